@@ -1,0 +1,113 @@
+"Property tests of dialog.core: identity, insertion positions, kernel stream handling, export directives."
+import copy, random
+from hypothesis import given, strategies as st, assume
+from dialog.core import *
+
+ids = st.one_of(st.text(min_size=1, max_size=12), st.integers())
+
+class Thing:
+    def __init__(self, id): self.id = id
+add_id_hash(Thing, 'id')
+
+@given(ids, ids)
+def test_id_hash_identity(a, b):
+    "Equality, hashing and membership all follow the id, from either side"
+    ta,tb = Thing(a),Thing(b)
+    assert (ta==tb) == (a==b) == (tb==ta)
+    assert (ta==b) == (a==b) and (b==ta) == (a==b)
+    if a==b: assert hash(ta)==hash(tb)==hash(b)
+    assert (b in [ta]) == (a==b)
+    assert len({ta, tb, Thing(a)}) == len({a, b})
+    assert {ta: 1}.get(b) == (1 if a==b else None)
+
+# A sequence of insertions: (kind, index into current messages) where kind picks append/idx/after/before and by id or object
+ops = st.lists(st.tuples(st.sampled_from(['append','idx','after','before','after_id','before_id']), st.integers(0, 1000)), max_size=25)
+
+@given(ops)
+def test_mk_message_positions(seq):
+    "mk_message lands exactly where the same insertion into a plain list would"
+    dlg,model = Dialog('p'),[]
+    for n,(kind,k) in enumerate(seq):
+        c = str(n)
+        if kind=='append' or not model: dlg.mk_message(c); model.append(c); continue
+        i = k % (len(model)+1) if kind=='idx' else k % len(model)
+        if kind=='idx':
+            dlg.mk_message(c, idx=i); model.insert(i, c); continue
+        ref = dlg.messages[i]
+        if kind.startswith('after'): dlg.mk_message(c, after=ref.id if kind.endswith('_id') else ref); model.insert(i+1, c)
+        else: dlg.mk_message(c, before=ref.id if kind.endswith('_id') else ref); model.insert(i, c)
+    assert [m.content for m in dlg.messages] == model
+    assert all(m.dlg is dlg for m in dlg.messages)
+    assert len({m.id for m in dlg.messages}) == len(model)
+    dlg.validate()
+
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=5), st.integers(0, 10))
+def test_mk_messages_pastes_fresh_copies(picks, at):
+    dlg = Dialog('paste')
+    for i in range(6): dlg.mk_message(f'm{i}', msg_type=snote, attachments=[Attachment(bytes([i]), 'image/png', f'a{i}.png')])
+    before = [m.content for m in dlg.messages]
+    clip = [dlg.messages[i] for i in picks]
+    after = dlg.messages[at % 6]
+    new = dlg.mk_messages(clip, after=after)
+    j = before.index(after.content)+1
+    assert [m.content for m in dlg.messages] == before[:j] + [m.content for m in clip] + before[j:]
+    assert [a.data for m in new for a in m.attachments] == [a.data for m in clip for a in m.attachments]
+    assert not any(n.id==c.id for n in new for c in clip)
+    dlg.validate()
+    new[0].attachments[0].data = b'changed'  # copies are independent of the originals
+    assert clip[0].attachments[0].data != b'changed'
+
+texts = st.text(alphabet=st.sampled_from('ab\n;x '), max_size=8)
+events = st.lists(st.one_of(
+    st.tuples(st.just('stream'), st.sampled_from(['stdout','stderr']), texts),
+    st.tuples(st.just('display'), st.just(''), texts),
+    st.tuples(st.just('clear'), st.booleans(), st.just(''))), max_size=30)
+
+def _model(evs):
+    "What Jupyter shows: consecutive same-name streams concatenated, clears applied (waiting ones at the next output)"
+    outs,wait = [],False
+    for kind,a,t in evs:
+        if kind=='clear':
+            if a: wait = True
+            else: outs,wait = [],False
+            continue
+        if wait: outs,wait = [],False
+        if kind=='stream' and outs and outs[-1][0]=='stream' and outs[-1][1]==a: outs[-1] = ('stream', a, outs[-1][2]+t)
+        else: outs.append((kind, a if kind=='stream' else '', t))
+    return outs
+
+@given(events)
+def test_add_output_streams(evs):
+    m = Message('run()', msg_type=scode)
+    for kind,a,t in evs:
+        if kind=='stream': m.add_output(mk_stream(t, a))
+        elif kind=='display': m.add_output(mk_dispdata({'text/plain': t}))
+        else: m.add_output(mk_jmsg('clear_output', wait=a))
+    got = [('stream', o['name'], o['text']) if o['output_type']=='stream' else ('display', '', o['data']['text/plain'])
+           for o in (m.output or [])]
+    assert got == _model(evs)
+    if m.output: m.validate()
+
+@given(st.lists(texts, max_size=10), st.integers(1, 6))
+def test_add_output_trunc_bounds_streams(chunks, n):
+    "A truncating hook applied on every add keeps a merged stream bounded"
+    m = Message('p()', msg_type=scode)
+    for t in chunks: m.add_output(mk_stream(t), trunc=lambda o: o | dict(text=o['text'][-n:]))
+    assert all(len(o['text'])<=n for o in m.output or [])
+
+spellings = st.sampled_from(['#| export', '#|export', '# | export', '#| exports', '#| exporti', '#export', '#| export sub.mod', '  #|  export '])
+bodies = st.text(alphabet=st.sampled_from('abc=()\n #|'), max_size=30).filter(lambda s: strip_export(s)==s)
+
+@given(bodies, spellings, st.lists(st.booleans(), max_size=6))
+def test_export_toggling(body, spelling, flips):
+    "exported reads any spelling; setting it is idempotent, and turning it off and on restores a canonical directive"
+    m = Message(f'{spelling}\n{body}')
+    assert m.exported
+    m.exported = False
+    assert not m.exported and m.content == body
+    for f in flips:
+        m.exported = f
+        assert m.exported == f
+        m.exported = f
+        assert m.content == (f'#| export\n{body}' if f else body)
+    assert strip_export(m.content) == body
