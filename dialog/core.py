@@ -101,7 +101,7 @@ def _suppressed(src):
     skip = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
     return next((t.string==';' for t in reversed(toks) if t.type not in skip), False)
 
-# %% ../nbs/00_core.ipynb #0c99ad53
+# %% ../nbs/00_core.ipynb #ff5809cb
 class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
     meta_attrs = {} # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
@@ -156,8 +156,8 @@ class Message:
         self.output = prompt_output(txt) + outs
 
     def _xtras(self):
-        "Public attributes beyond the core fields: `meta_attrs`, `execution_count`, and any extra keywords"
-        return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('id','meta','attachments')}
+        "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
+        return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('id','meta','attachments') and v is not None}
 
 add_id_hash(Message, 'id')
 Dialog.msg_cls = Message
@@ -165,7 +165,7 @@ Dialog.msg_cls = Message
 # %% ../nbs/00_core.ipynb #99e04188
 def _is_ai_res(o): return isinstance(o, dict) and o.get('output_type')=='display_data' and (o.get('metadata') or {}).get('is_ai_res')
 
-# %% ../nbs/00_core.ipynb #5909f267
+# %% ../nbs/00_core.ipynb #b5f62ddd
 def _esc(s): return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
 
 def _out_size(outs):
@@ -181,7 +181,7 @@ def summ(self:Message):
 
 @patch
 def _repr_markdown_(self:Message):
-    d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | {k:v for k,v in self._xtras().items() if v is not None}
+    d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | self._xtras()
     if self.attachments: d['attachments'] = [a.id for a in self.attachments]
     return self.summ + '\n\n' + '\n'.join(f'- {k}: {v}' for k,v in sorted(d.items()))
 
