@@ -1,5 +1,7 @@
 "settings.ini mirrors pyproject.toml for tools of the nbdev 2 era: they must never disagree."
-import configparser, re, tomllib
+import configparser, re
+try: import tomllib
+except ImportError: import tomli as tomllib  # Python 3.10
 from pathlib import Path
 import dialog
 

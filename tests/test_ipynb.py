@@ -313,6 +313,15 @@ def test_write_refuses_damaged_messages():
     d.meta = {'kernelspec': 'x'}
     with pytest.raises(ValueError, match="dialog meta 'kernelspec' must be"): write_ipynb(d)
 
+def test_write_some_messages_and_to_a_file(tmp_path):
+    d = mk_dialog()
+    part = write_ipynb(d, msgs=d.messages[:2])
+    assert [m.content for m in reads_ipynb(part).messages] == [m.content for m in d.messages[:2]]
+    assert 'attachments' in json.loads(part)['metadata']  # the code message's attachment is homed
+    assert 'attachments' not in json.loads(write_ipynb(d, msgs=[d.messages[0]]))['metadata']
+    p = write_ipynb(d, tmp_path/'out')
+    assert p == tmp_path/'out.ipynb' and p.read_text(encoding='utf-8') == write_ipynb(d)
+
 # ---- properties ----
 
 texts = st.text(alphabet=st.characters(codec='utf-8', exclude_categories=['Cs']), max_size=40)
