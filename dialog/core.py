@@ -44,7 +44,7 @@ class Msgs(L):
         if len(self)>rows: res.append(f'… {len(self)-rows} more')
         return _Lines('\n'.join(res))
 
-# %% ../nbs/00_core.ipynb #556ef30b
+# %% ../nbs/00_core.ipynb #b1878e3a
 class Dialog:
     "A named, ordered list of messages"
     msg_cls = None # The `Message` class every factory builds with; set below, overridden by subclasses
@@ -55,7 +55,7 @@ class Dialog:
         self.name,self.meta = name,{} if meta is None else meta
         self.messages = Msgs(messages)
         for m in self.messages: m.dlg = self
-    def __repr__(self): return '\n'.join([str(self.name)] + ([repr(self.messages)] if self.messages else []))
+    def __repr__(self): return '\n'.join([str(self.name)] + ([self.messages.show()] if self.messages else []))
 
 # %% ../nbs/00_core.ipynb #14df3570
 def mk_output(typ, # The `output_type`, e.g. 'display_data' or 'execute_result'
@@ -197,7 +197,7 @@ def preview(self:Message,
     head = f'{self.id}:{self.msg_type}: '
     return truncstr(head + truncstr(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
-# %% ../nbs/00_core.ipynb #dd6adda3
+# %% ../nbs/00_core.ipynb #4f31123a
 @patch
 def update(self:Message, **kwargs):
     "Update message attributes with provided keyword arguments"
@@ -205,7 +205,7 @@ def update(self:Message, **kwargs):
         if v is not UNSET: setattr(self, k, v)
     return self
 
-# %% ../nbs/00_core.ipynb #af93c8c2
+# %% ../nbs/00_core.ipynb #1e897c1b
 @patch
 def _insert(self:Dialog, msgs, idx=-1, after=None, before=None):
     "Insert `msgs` at `idx` (-1 appends), or just after or before a message or id"
@@ -231,7 +231,7 @@ def mk_message(self:Dialog,
     if msg_type==scode and isinstance(output, str) and output: output = json.loads(output)
     return self._insert([self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)], idx, after, before)[0]
 
-# %% ../nbs/00_core.ipynb #05f14822
+# %% ../nbs/00_core.ipynb #76dffbc6
 def _dup(m):
     "A deep copy of `m` with a fresh id, in no dialog"
     res = copy.deepcopy(m)
@@ -249,7 +249,7 @@ def insert_after(self:Message, msgs):
     if self.dlg is None: raise ValueError(f"message {self.id!r} is in no dialog")
     return self.dlg._insert(listify(msgs), after=self)
 
-# %% ../nbs/00_core.ipynb #f9b8b6d9
+# %% ../nbs/00_core.ipynb #dd885ab1
 _re_heading = re.compile(r' {0,3}(#{1,6})(?:[ \t]+(.*))?')
 
 def header_info(content):
@@ -270,7 +270,7 @@ def section_msgs(ms, head):
     end = next((j for j in range(i+1, len(ms)) if 0 < ms[j].header_level() <= lvl), len(ms))
     return Msgs(ms[i:end])
 
-# %% ../nbs/00_core.ipynb #fbc2b946
+# %% ../nbs/00_core.ipynb #4d920749
 @patch(as_prop=True)
 def has_error(self:Message):
     "Do this message's outputs include an `error`?"
@@ -281,7 +281,7 @@ def get_output_mds(output):
     return [join_out(o['data']['text/markdown']) for o in output or ()
             if o.get('output_type') in ('display_data','execute_result') and 'text/markdown' in o.get('data', {})]
 
-# %% ../nbs/00_core.ipynb #effe246a
+# %% ../nbs/00_core.ipynb #d2780d62
 def output_from_msg(jmsg):
     "ipynb output dict for the Jupyter iopub message dict `jmsg`"
     return msg2out(jmsg)
@@ -307,7 +307,7 @@ def mk_execresult(data, metadata=None, execution_count=1):
     "An `execute_result` iopub message"
     return mk_jmsg('execute_result', metadata or {}, data=data, execution_count=execution_count)
 
-# %% ../nbs/00_core.ipynb #358b957a
+# %% ../nbs/00_core.ipynb #c811b868
 _out_types = {'stream','display_data','execute_result','error'}
 
 def _jmsg_type(jmsg): return jmsg.get('msg_type') or jmsg['header']['msg_type']
@@ -351,7 +351,7 @@ def add_output(self:Message,
     self.clear_out_cache()
     return o
 
-# %% ../nbs/00_core.ipynb #a466f237
+# %% ../nbs/00_core.ipynb #8dfe9266
 _re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*')
 
 def _export_lines(s):
@@ -376,7 +376,7 @@ def dlg2py(dlg):
     "The exported code of `dlg`, as a python source string"
     return '\n\n'.join(m.content for m in dlg.messages if m.msg_type==scode and m.exported)
 
-# %% ../nbs/00_core.ipynb #94dded08
+# %% ../nbs/00_core.ipynb #8a81c963
 @patch
 def merge_content(self:Message,
                   mtype:str): # The merge target's msg_type
@@ -385,7 +385,7 @@ def merge_content(self:Message,
     if mtype==snote and self.msg_type==scode: return f'```python\n{self.content}\n```'
     return self.content
 
-# %% ../nbs/00_core.ipynb #98f967f2
+# %% ../nbs/00_core.ipynb #abfbfea9
 _re_id = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 
 def _chk_json(x, what, err):
@@ -417,7 +417,7 @@ def validate(self:Message):
             err(f'attachment {getattr(a, "id", a)!r} must be an Attachment with bytes data and a str content_type')
     return self
 
-# %% ../nbs/00_core.ipynb #9403a1e6
+# %% ../nbs/00_core.ipynb #9c94d911
 @patch
 def validate(self:Dialog):
     "Validate every message plus dialog-scope rules (unique ids, serializable meta); returns self if fine"
@@ -431,7 +431,7 @@ def validate(self:Dialog):
         seen.add(m.id)
     return self
 
-# %% ../nbs/00_core.ipynb #bab03fe0
+# %% ../nbs/00_core.ipynb #c2638fd8
 def ruuid4():
     "Generate a deterministic UUID4-like string using `rtoken_hex`"
     h = rtoken_hex(16)
@@ -452,10 +452,10 @@ def mk_attachment(self:Message, data:bytes, content_type:str, id:str=''):
     self.attachments.append(att := Attachment(data, content_type, id))
     return att
 
-# %% ../nbs/00_core.ipynb #a92da0ed
+# %% ../nbs/00_core.ipynb #e064444d
 tiny_png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII=')
 
-# %% ../nbs/00_core.ipynb #53a003e7
+# %% ../nbs/00_core.ipynb #38a42661
 @patch
 def todict(self:Attachment):
     "`{content_type: base64 data}`: the notebook's mime-bundle shape"
