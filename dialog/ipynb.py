@@ -178,7 +178,7 @@ def from_cell(cls:Message,
     "A message of this class from an ipynb `cell` (which is left unchanged)"
     return _cell2msg(cls, copy.deepcopy(cell), attachments)
 
-# %% ../nbs/01_ipynb.ipynb #6aaf02f2
+# %% ../nbs/01_ipynb.ipynb #05cb7a54
 _nb_keys = {'cells', 'metadata', 'nbformat', 'nbformat_minor'}
 
 def _loads(txt):
@@ -217,8 +217,9 @@ def reads_ipynb(txt, # The file's text, or its UTF-8 bytes
     if home is not None and (type(home) is not dict or not all(type(o) is dict for o in home.values())):
         raise DialogFormatError('notebook metadata attachments must map cell ids to attachments', fname)
     for i,c in enumerate(nb['cells']):
-        try: m = _cell2msg(mcls, c, home.pop(c.get('id'), None) if home and type(c) is dict and c.get('cell_type')=='code' and type(c.get('id')) is str else None)
-        except DialogFormatError as e: raise e.at(fname, i, c.get('id') if type(c) is dict and type(c.get('id')) is str else None) from None
+        cid = c.get('id') if type(c) is dict and type(c.get('id')) is str else None
+        try: m = _cell2msg(mcls, c, home.pop(cid, None) if home and cid and c.get('cell_type')=='code' else None)
+        except DialogFormatError as e: raise e.at(fname, i, cid) from None
         if m.id in seen: raise DialogFormatError(f'duplicate cell id {m.id!r}', fname, i, m.id)
         seen.add(m.id)
         msgs.append(m)
@@ -304,7 +305,7 @@ _out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), e
 _cell_special = dict(source=_lines, outputs=_arr(lambda o,p: _obj(o, p, _out_special.get(o['output_type'], {}))),
                      attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle)))
 
-# %% ../nbs/01_ipynb.ipynb #e289f5ed
+# %% ../nbs/01_ipynb.ipynb #4d62de35
 def _cell_txt(m, i, pad):
     "The laid-out cell of message `m`, number `i`"
     try: return _obj(_chk_cell(m.to_cell(), join=False), pad, _cell_special)
@@ -313,9 +314,10 @@ def _cell_txt(m, i, pad):
 
 def _nb_meta(dlg, msgs):
     "The notebook metadata to write: the dialog's, with code and prompt attachments homed by cell id"
-    meta = dlg.meta
-    home = {m.id:_att_bundles(m) for m in msgs if m.attachments and m.msg_type in (scode, sprompt)}
-    if home or 'attachments' in meta: meta = _without(meta, 'attachments') | ({'attachments': (meta.get('attachments') or {}) | home} if (meta.get('attachments') or home) else {})
+    prev = dlg.meta.get('attachments') or {}
+    if type(prev) is not dict: raise ValueError("dialog meta 'attachments' must map cell ids to attachments")
+    home = prev | {m.id:_att_bundles(m) for m in msgs if m.attachments and m.msg_type in (scode, sprompt)}
+    meta = _without(dlg.meta, 'attachments') | ({'attachments': home} if home else {})
     try: _chk_meta(meta, 'notebook', 'dialog meta')
     except DialogFormatError as e: raise ValueError(e.problem) from None
     return meta

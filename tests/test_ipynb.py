@@ -312,6 +312,8 @@ def test_write_refuses_damaged_messages():
     m.msg_type = scode
     d.meta = {'kernelspec': 'x'}
     with pytest.raises(ValueError, match="dialog meta 'kernelspec' must be"): write_ipynb(d)
+    d.meta = {'attachments': ['x']}
+    with pytest.raises(ValueError, match="dialog meta 'attachments' must map cell ids"): write_ipynb(d)
 
 def test_write_some_messages_and_to_a_file(tmp_path):
     d = mk_dialog()
