@@ -253,19 +253,24 @@ def to_cell(self:Message):
 # %% ../nbs/01_ipynb.ipynb #14efffed
 def _dumps(o, pad): return json.dumps(o, indent=1, sort_keys=True, ensure_ascii=False).replace('\n', '\n'+pad)
 
+def _arr(xs, pad, f):
+    "List `xs` as a JSON array, each item laid out by `f`"
+    if not xs: return '[]'
+    p = pad+' '
+    return '[\n' + ',\n'.join([p+f(x, p) for x in xs]) + f'\n{pad}]'
+
+def _obj(d, pad, special={}): # `special` is only read
+    "Dict `d` as a JSON object with sorted keys; a value whose key is in `special` is laid out by that function"
+    if not d: return '{}'
+    p = pad+' '
+    return '{\n' + ',\n'.join([f'{p}{_q(k)}: ' + (f(v, p) if (f := special.get(k)) else _enc(v, p)) for k,v in sorted(d.items())]) + f'\n{pad}}}'
+
 def _enc(o, pad):
     "`o` as `json.dumps(o, indent=1, sort_keys=True, ensure_ascii=False)` writes it, nested at indent `pad`"
     t = type(o)
     if t is str: return _q(o)
-    if t is dict:
-        if not o: return '{}'
-        if not all(type(k) is str for k in o): return _dumps(o, pad)
-        p = pad+' '
-        return '{\n' + ',\n'.join([f'{p}{_q(k)}: {_enc(v, p)}' for k,v in sorted(o.items())]) + f'\n{pad}}}'
-    if t is list:
-        if not o: return '[]'
-        p = pad+' '
-        return '[\n' + ',\n'.join([p+_enc(v, p) for v in o]) + f'\n{pad}]'
+    if t is dict: return _obj(o, pad) if all(type(k) is str for k in o) else _dumps(o, pad)
+    if t is list: return _arr(o, pad, _enc)
     if o is None: return 'null'
     if o is True: return 'true'
     if o is False: return 'false'
@@ -280,30 +285,13 @@ def _lines(s, pad):
     p = pad+' '
     return f'[\n{p}' + f',\n{p}'.join(map(_q, ls)) + f'\n{pad}]'
 
-def _obj(d, pad, special):
-    "Dict `d` as a JSON object, values whose key is in `special` laid out by its function"
-    if not d: return '{}'
-    p = pad+' '
-    return '{\n' + ',\n'.join([f'{p}{_q(k)}: ' + (f(v, p) if (f := special.get(k)) else _enc(v, p)) for k,v in sorted(d.items())]) + f'\n{pad}}}'
-
 def _bundle(d, pad):
-    "Mime bundle `d`, texts split into lines"
-    if not d: return '{}'
-    p = pad+' '
-    return '{\n' + ',\n'.join([f'{p}{_q(k)}: ' + (_lines(v, p) if type(v) is str and _is_split_mime(k) else _enc(v, p))
-                               for k,v in sorted(d.items())]) + f'\n{pad}}}'
-
-def _arr(f):
-    "A layout function for a JSON array whose items are laid out by `f`"
-    def _g(xs, pad):
-        if not xs: return '[]'
-        p = pad+' '
-        return '[\n' + ',\n'.join([p+f(x, p) for x in xs]) + f'\n{pad}]'
-    return _g
+    "Mime bundle `d`, its texts split into lines"
+    return _obj(d, pad, {k:_lines for k in d if _is_split_mime(k)})
 
 _out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), execute_result=dict(data=_bundle))
-_cell_special = dict(source=_lines, outputs=_arr(lambda o,p: _obj(o, p, _out_special.get(o['output_type'], {}))),
-                     attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle)))
+def _out(o, pad): return _obj(o, pad, _out_special.get(o['output_type'], {}))
+_cell_special = dict(source=_lines, outputs=lambda xs,p: _arr(xs, p, _out), attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle)))
 
 # %% ../nbs/01_ipynb.ipynb #4d62de35
 def _cell_txt(m, i, pad):
@@ -328,7 +316,7 @@ def write_ipynb(dlg, # The `Dialog` to write
     "The exact text of `dlg` as an ipynb file, or, with `fname`, write it atomically and return its path"
     msgs = dlg.messages if msgs is None else msgs
     meta = _nb_meta(dlg, msgs)
-    cells = '[\n' + ',\n'.join([' '*2 + _cell_txt(m, i, '  ') for i,m in enumerate(msgs)]) + '\n ]' if len(msgs) else '[]'
+    cells = _arr(range(len(msgs)), ' ', lambda i,p: _cell_txt(msgs[i], i, p))
     try: meta_txt = _enc(meta, ' ')
     except (TypeError, ValueError, RecursionError) as e: raise ValueError(f'dialog {dlg.name!r} meta: {e}') from None
     txt = f'{{\n "cells": {cells},\n "metadata": {meta_txt},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
