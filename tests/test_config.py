@@ -1,5 +1,6 @@
 "settings.ini mirrors pyproject.toml for tools of the nbdev 2 era: they must never disagree."
-import configparser, re
+import configparser, re, subprocess, sys, tarfile
+import pytest
 try: import tomllib
 except ImportError: import tomli as tomllib  # Python 3.10
 from pathlib import Path
@@ -37,3 +38,12 @@ def test_version_single_source():
 def test_runtime_dependency_is_fastcore_only():
     assert [re.split(r'[<>=~!]', d)[0] for d in proj['project']['dependencies']]==['fastcore']
     assert proj['project']['entry-points']['nbdev']=={'dialog': 'dialog._modidx:d'}
+
+@pytest.mark.slow
+def test_sdist_ships_no_tests(tmp_path):
+    "The sdist holds the library and no tests (they need the notebooks, bench/ and the corpus, which only the repository has)"
+    r = subprocess.run([sys.executable, '-m', 'build', '--sdist', '--outdir', str(tmp_path)], cwd=root, capture_output=True, text=True)
+    assert r.returncode==0, r.stderr
+    names = tarfile.open(next(tmp_path.glob('*.tar.gz'))).getnames()
+    assert any(n.endswith('dialog/core.py') for n in names)
+    assert not [n for n in names if '/tests/' in n or '/bench/' in n]
