@@ -456,7 +456,7 @@ def _prompt_content(parts):
         txt.append(f'![image](attachment:{a.id})')
     return '\n\n'.join(txt),atts
 
-# %% ../nbs/02_chat.ipynb #96a79aa8
+# %% ../nbs/02_chat.ipynb #50f2c456
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai' or 'anthropic'; detected when None
              system:str=None, # A system prompt given apart from the list (as Anthropic's API takes it)
@@ -465,7 +465,7 @@ def chat2dlg(msgs:list, # The provider's message list
     "A chat history as a dialog: one prompt per user turn, holding the reply that followed"
     if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
-    dlg,sys_txt,cur,pending = cls(name),[system] if system else [],None,{}
+    dlg,sys_txt,cur,pending,prev = cls(name),[system] if system else [],None,{},None
     def flush():
         if cur is not None: cur[0].output = _reply_txt(cur[1])
     for i,m in enumerate(msgs):
@@ -479,7 +479,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 txt,atts = _prompt_content(ev[1])
                 cur = (dlg.mk_message(txt, msg_type=sprompt, attachments=atts), [])
             elif ev[0]=='assistant':
-                if cur is None: cur = (dlg.mk_message('', msg_type=sprompt), [])
+                if cur is None or prev=='assistant': flush(); cur = (dlg.mk_message('', msg_type=sprompt), [])
                 calls = []
                 for p in ev[1]:
                     if p['type']=='text': cur[1].append(p['text'].strip('\n'))
@@ -489,6 +489,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
                 c = pending[ev[1]].pop(0)
                 c['result'] = ev[2]; c['extra'] |= ev[3]
+            prev = ev[0]
     if (c := first(c for cs in pending.values() for c in cs)): _err(c['idx'], f"tool call {c['id']!r} has no result")
     flush()
     dlg.system = '\n\n'.join(sys_txt) or None
