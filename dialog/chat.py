@@ -15,8 +15,10 @@ from fastcore.nbio import join_out
 from .core import *
 import base64, functools, html, json, re
 
-# %% ../nbs/02_chat.ipynb #8b22544a
-def _get_system(self):
+# %% ../nbs/02_chat.ipynb #81ecc0c5
+@patch(as_prop=True)
+def system(self:Dialog):
+    "The system prompt sent ahead of the conversation (`meta['dialog']['system']`), or None; setting None or '' removes it"
     d = self.meta.get('dialog')
     return d.get('system') if isinstance(d, dict) else None
 
@@ -29,7 +31,7 @@ def _set_system(self, v):
         d.pop('system', None)
         if not d: del self.meta['dialog']
 
-Dialog.system = property(_get_system, _set_system, doc="The system prompt (`meta['dialog']['system']`), or None; setting None or '' removes it")
+Dialog.system = Dialog.system.setter(_set_system)
 
 # %% ../nbs/02_chat.ipynb #85540cb8
 def _call_summary(name, args, maxlen=100):
