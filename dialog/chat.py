@@ -8,11 +8,11 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 __all__ = ['img_mimes', 'img_tokens', 'tool_block', 'parse_reply', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'dlg2chat',
            'chat2dlg', 'count_tokens', 'dlgs2jsonl', 'jsonl2dlgs']
 
-# %% ../nbs/02_chat.ipynb #4c2a07cf
+# %% ../nbs/02_chat.ipynb #fd237d52
 from fastcore.utils import *
-from fastcore.xtras import rtoken_hex, atomic_save
 from fastcore.nbio import join_out
 from .core import *
+from .ipynb import atomic_write
 import base64, functools, html, json, re
 
 # %% ../nbs/02_chat.ipynb #81ecc0c5
@@ -275,7 +275,7 @@ def _an_reply(parts):
         if calls: res.append(dict(role='user', content=[_an_result(c) for c in calls]))
     return res
 
-# %% ../nbs/02_chat.ipynb #d3808826
+# %% ../nbs/02_chat.ipynb #7f951201
 _no_request = '(no request)'
 
 def _blocks(c): return [_txt(c)] if isinstance(c, str) else c
@@ -289,10 +289,14 @@ def _an_alternate(msgs):
     if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', content=_no_request))
     return res
 
+def _flag(m, key):
+    "Is cell metadata `key` truthy for `m`, whether in `meta` or promoted to an attribute by the host's `meta_attrs`?"
+    return bool(m.meta.get(key)) or any(getattr(m, a, None) for a,k in m.meta_attrs.items() if k==key)
+
 def _units(ms):
     "Sendable messages `ms` as units: a context message's parts, or a prompt's request and reply parts"
     return [dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt
-            else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not m.meta.get('skipped')]
+            else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not _flag(m, 'skipped')]
 
 def _tidy(parts):
     "`parts` with texts trimmed of blank lines and whitespace-only ones dropped"
@@ -523,7 +527,7 @@ def count_tokens(msg:dict): # One provider message
     txt,enc = '\n'.join(acc),_tiktoken()
     return n + (len(enc.encode(txt, disallowed_special=())) if enc else -(-len(txt)//4))
 
-# %% ../nbs/02_chat.ipynb #2ea35efe
+# %% ../nbs/02_chat.ipynb #3abe4938
 def _trim(units, fmt, budget, counter, system):
     "`units` without the oldest droppable ones, until the estimated tokens fit `budget`"
     costs = [sum(map(counter, _render([u], fmt, None))) for u in units]
@@ -532,11 +536,11 @@ def _trim(units, fmt, budget, counter, system):
     keep = [True]*len(units)
     for i,u in enumerate(units):
         if total <= budget: break
-        if i==last or u['m'].meta.get('pinned'): continue
+        if i==last or _flag(u['m'], 'pinned'): continue
         keep[i] = False; total -= costs[i]
     return [u for u,k in zip(units, keep) if k]
 
-# %% ../nbs/02_chat.ipynb #29cb4c66
+# %% ../nbs/02_chat.ipynb #d9ab5ba8
 def _listed(m):
     "Provider message `m` with its text content, and any tool result's, as a list of parts"
     c = m.get('content')
@@ -548,7 +552,6 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each
                fname, # The file to write
                fmt:str='openai'): # 'openai' or 'anthropic'
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    from dialog.ipynb import atomic_write
     def rec(d):
         r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)])
         return r | ({'system': d.system} if fmt=='anthropic' and d.system else {})

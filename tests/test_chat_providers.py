@@ -331,3 +331,16 @@ def test_jsonl_write_is_atomic(tmp_path, monkeypatch):
         def messages(self, v): pass
     with pytest.raises(RuntimeError): dlgs2jsonl([chat2dlg([{'role': 'user', 'content': 'b'}]), Boom('x')], fn)
     assert fn.read_bytes() == before
+
+def test_host_promoted_flags():
+    "A host that promotes `skipped` and `pinned` to attributes (meta_attrs) gets the same treatment"
+    class HMsg(Message): meta_attrs = {'skipped': 'skipped', 'pinned': 'pinned'}
+    class HDlg(Dialog): msg_cls = HMsg
+    d = HDlg('h')
+    d.mk_message('secret', msg_type=snote, meta={'skipped': True})
+    d.mk_message('keep me', msg_type=snote, meta={'pinned': True}, id='pin')
+    d.mk_message('old', msg_type=sprompt, output='old answer')
+    d.mk_message('new', msg_type=sprompt)
+    assert d.messages[0].skipped and 'skipped' not in d.messages[0].meta
+    h = dlg2chat(d, budget=0, counter=lambda m: 1)
+    assert 'secret' not in json.dumps(dlg2chat(d)) and h == [{'role': 'user', 'content': '<note id="pin">\nkeep me\n</note>\n\nnew'}]
