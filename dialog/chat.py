@@ -167,7 +167,7 @@ def ai_output(self:Message):
                          render_outputs_ai(self.output) if self.msg_type==scode else '')
     return self._ai_rend
 
-# %% ../nbs/02_chat.ipynb #661d5ed6
+# %% ../nbs/02_chat.ipynb #d78bfefe
 _re_att = re.compile(r'!\[([^\]]*)\]\(attachment:([^)\s]+)\)')
 _fmts = ('openai', 'anthropic')
 
@@ -179,11 +179,13 @@ def _chk_fmt(fmt):
     return fmt
 
 def _merge(parts, sep):
-    "`parts` with adjacent text parts joined by `sep`"
-    res = []
+    "`parts` with each run of adjacent text parts joined by `sep` (one join per run: linear however long the run)"
+    res,run = [],[]
     for p in parts:
-        if p['type']=='text' and res and res[-1]['type']=='text': res[-1] = _txt(res[-1]['text']+sep+p['text'])
-        else: res.append(p)
+        if p['type']=='text': run.append(p['text']); continue
+        if run: res.append(_txt(sep.join(run))); run = []
+        res.append(p)
+    if run: res.append(_txt(sep.join(run)))
     return res
 
 def _pieces(segs):
@@ -275,7 +277,7 @@ def _an_reply(parts):
         if calls: res.append(dict(role='user', content=[_an_result(c) for c in calls]))
     return res
 
-# %% ../nbs/02_chat.ipynb #7f951201
+# %% ../nbs/02_chat.ipynb #e6995ca0
 _no_request = '(no request)'
 
 def _blocks(c): return [_txt(c)] if isinstance(c, str) else c
@@ -284,9 +286,10 @@ def _an_alternate(msgs):
     "Anthropic turns: consecutive same-role content merged, and a user turn first"
     res = []
     for m in msgs:
-        if res and res[-1]['role']==m['role']: res[-1] = dict(role=m['role'], content=_content(_merge(_blocks(res[-1]['content'])+_blocks(m['content']), '\n\n'), noop))
-        else: res.append(m)
+        if res and res[-1]['role']==m['role']: res[-1]['content'] += _blocks(m['content'])
+        else: res.append(dict(role=m['role'], content=list(_blocks(m['content']))))
     if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', content=_no_request))
+    for m in res: m['content'] = _content(_merge(_blocks(m['content']), '\n\n'), noop)
     return res
 
 def _flag(m, key):
