@@ -1,0 +1,59 @@
+"""Time of `dlg2chat` on the benchmark dialog and on one ten times its size, as ratios against `write_ipynb` on the same dialogs.
+
+    python bench/chat.py [--cells 5000] [--reps 9] [--gc]
+
+Both dialogs come from `bench/mkdata.py` (5,000 cells, about 8.4 MB, and 50,000 cells), read with `reads_ipynb`.
+The baseline, `write_ipynb` of the same dialog, is measured in the same run, interleaved with the others.
+Each figure is the best of `--reps` runs, interleaved, timed with the garbage collector off as `timeit` does (`--gc` leaves it
+on: its full collections walk every live object, so with the big dialog in memory they make every run superlinear,
+`write_ipynb` included). Goals: dlg2chat(10x) / dlg2chat(1x) <= 11 (linear), and
+dlg2chat / write_ipynb <= 1 on the same dialog. A last line checks the worst case for merging turns (a dialog of notes and
+unanswered prompts, which Anthropic sends as one user turn) for linearity too.
+"""
+import argparse, gc, sys, time
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parent))
+import mkdata
+from dialog.ipynb import reads_ipynb, write_ipynb
+from dialog.chat import dlg2chat
+from dialog.core import Dialog, snote, sprompt
+
+def unanswered(n):
+    "A dialog of `n` notes and prompts with no replies: Anthropic merges it all into one user turn, the worst case for merging"
+    d = Dialog('unanswered')
+    for i in range(n): d.mk_message(mkdata.text(mkdata.random.Random(i), 200), msg_type=(snote, sprompt)[i%2], id=f'{i:08x}')
+    return d
+
+def timed(f, gc_on):
+    "Seconds one run of `f` takes; the collector off while timing unless `gc_on` (as `timeit` does)"
+    gc.collect()
+    if not gc_on: gc.disable()
+    try:
+        t = time.perf_counter(); f(); return time.perf_counter()-t
+    finally: gc.enable()
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--cells', type=int, default=5000)
+    p.add_argument('--reps', type=int, default=9)
+    p.add_argument('--gc', action='store_true', help='leave the garbage collector on while timing')
+    a = p.parse_args()
+    small, big = (reads_ipynb(mkdata.mk_text(n)) for n in (a.cells, a.cells*10))
+    us, ub = unanswered(a.cells), unanswered(a.cells*10)
+    runs = {(name, k): (lambda d=d, k=k: write_ipynb(d) if k=='write_ipynb' else dlg2chat(d, k))
+            for name, d in (('1x', small), ('10x', big)) for k in ('openai', 'anthropic', 'write_ipynb')}
+    runs |= {(name, 'unanswered'): (lambda d=d: dlg2chat(d, 'anthropic')) for name, d in (('1x', us), ('10x', ub))}
+    times = {k: [] for k in runs}
+    for _ in range(a.reps):  # interleaved, so a change in the machine's load hits every figure alike
+        for k, f in runs.items(): times[k].append(timed(f, a.gc))
+    res = {k: min(v) for k, v in times.items()}
+    for name, d in (('1x', small), ('10x', big)):
+        print(f'{name} ({len(d.messages)} cells), best of {a.reps}, gc {"on" if a.gc else "off"}: ' + ', '.join(f'{k} {res[name, k]*1000:.0f} ms' for k in ('openai', 'anthropic', 'write_ipynb')))
+    for fmt in ('openai', 'anthropic'):
+        print(f'dlg2chat {fmt}: 10x / 1x = {res["10x", fmt]/res["1x", fmt]:.2f} (goal <= 11); '
+              f'dlg2chat / write_ipynb = {res["1x", fmt]/res["1x", "write_ipynb"]:.2f} at 1x, {res["10x", fmt]/res["10x", "write_ipynb"]:.2f} at 10x (goal <= 1)')
+    print(f'write_ipynb itself: 10x / 1x = {res["10x", "write_ipynb"]/res["1x", "write_ipynb"]:.2f} (what this machine does to a linear job)')
+    print(f'unanswered notes and prompts, anthropic (one merged user turn): 10x / 1x = {res["10x", "unanswered"]/res["1x", "unanswered"]:.2f} '
+          f'({res["1x", "unanswered"]*1000:.0f} ms, {res["10x", "unanswered"]*1000:.0f} ms)')
+
+if __name__=='__main__': main()
