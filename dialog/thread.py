@@ -7,10 +7,12 @@ Docs: https://nbdialog.github.io/nbdialog/thread.html.md"""
 # %% auto #0
 __all__ = ['roles', 'source_types', 'default_metrics', 'ChatMessage', 'Thread']
 
-# %% ../nbs/03_thread.ipynb #767e826f
+# %% ../nbs/03_thread.ipynb #fd22f3bf
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from .core import Dialog, Msgs, sprompt, snote, scode, sraw, prompt_output
+from .ipynb import read_ipynb
+from .chat import tool_block, parse_reply
 from datetime import datetime, timezone
 import copy, hashlib, html, json, re, uuid, weakref
 
@@ -170,7 +172,7 @@ def to_chat_completion_message(self:ChatMessage):
     d = dict(role=self.role, content=self.content if isinstance(self.content, str) else '', sequence=self.sequence)
     return d | {k:getattr(self, k) for k in ('name', 'tool_calls', 'tool_call_id') if getattr(self, k)}
 
-# %% ../nbs/03_thread.ipynb #a9db120f
+# %% ../nbs/03_thread.ipynb #bf7f75a8
 class Thread:
     "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`"
     def __init__(self,
@@ -185,9 +187,8 @@ class Thread:
         self.title,self.attributes,self.platforms = title,ifnone(attributes, {}),ifnone(platforms, {})
         self.created_at = _utcnow() if created_at is None else _utc(created_at, 'created_at')
         self.updated_at = self.created_at if updated_at is None else _utc(updated_at, 'updated_at')
-        self.messages,self._by_id,self._maxes,self._dlg = [],{},None,None
+        self.messages,self._by_id,self._maxes,self._dlg,self._runs = [],{},[0,0],None,[]
         for m in messages or []: self._adopt(m)
-        if self.messages: self._maxes = None
 
     def __repr__(self): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
 
@@ -200,8 +201,9 @@ class Thread:
         else: self.messages.insert(idx, m)
         self._by_id[m.id] = m
         m._thread = weakref.ref(self)
+        if (mx := self._maxes) is not None: mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
 
-# %% ../nbs/03_thread.ipynb #4a20aec0
+# %% ../nbs/03_thread.ipynb #6dd301e3
 @patch
 def _cur(self:Thread):
     "The largest turn and sequence number in the thread, recomputed only after a renumbering"
@@ -215,10 +217,8 @@ def _place(self:Thread, m, turn):
     if m.role=='system':
         m.turn = m.sequence = 0
         return self._adopt(m, 0)
-    mx = self._cur()
-    m.turn,m.sequence = turn,mx[1]+1
+    m.turn,m.sequence = turn,self._cur()[1]+1
     self._adopt(m)
-    mx[0],mx[1] = max(mx[0], turn),m.sequence
 
 @patch
 def get_current_turn(self:Thread):
@@ -380,7 +380,7 @@ def get_reactions(self:Thread,
     m = self.get_message_by_id(message_id)
     return {} if m is None else m.get_reactions()
 
-# %% ../nbs/03_thread.ipynb #a3667ee8
+# %% ../nbs/03_thread.ipynb #f0b59ebf
 @patch
 def generate_title(self:Thread):
     "Set the title from the first user message (50 characters, then `...`), and return it"
@@ -395,7 +395,7 @@ def generate_title(self:Thread):
 def clear_messages(self:Thread):
     "Remove every message"
     for m in self.messages: m._thread = None
-    self.messages,self._by_id,self._maxes = [],{},None
+    self.messages,self._by_id,self._maxes,self._runs = [],{},[0,0],[]
     self._touch()
 
 # %% ../nbs/03_thread.ipynb #78226a79
@@ -418,3 +418,211 @@ def model_dump_json(self:Thread):
 def to_dict(self:Thread):
     "Same as `model_dump(mode='json')`"
     return self.model_dump(mode='json')
+
+# %% ../nbs/03_thread.ipynb #67036fca
+def _record(m:ChatMessage, content=False):
+    "The JSON record of `m` kept in metadata: its fields without the unset and default ones, and without `content` unless asked"
+    d = m.model_dump('json')
+    if not content: del d['content']
+    for k,v in dict(source=None, platforms={}, reactions={}).items():
+        if d[k]==v: del d[k]
+    if d['metrics']==default_metrics(): del d['metrics']
+    return d
+
+def _from_record(d:dict, content=None, where=''):
+    "The `ChatMessage` of record `d`, with `content` unless the record holds its own"
+    if not isinstance(d, dict) or 'timestamp' not in d: raise ValueError(f'{where}: a thread record must be a dict with a timestamp, not {d!r}')
+    d = {'content': content} | d
+    try: return ChatMessage(**(d | dict(timestamp=datetime.fromisoformat(d['timestamp']))))
+    except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {d.get("id")!r}: {e}') from None
+
+# %% ../nbs/03_thread.ipynb #b73f1b02
+def _args(a):
+    "A tool call's `arguments` (a JSON string, or a dict) as the dict a tool block shows"
+    if isinstance(a, str):
+        try: a = json.loads(a)
+        except ValueError: return {}
+    return a if isinstance(a, dict) else {}
+
+def _txt(c): return c if isinstance(c, str) else ''
+
+def _reply(ms):
+    "The reply markdown of `ms`, a turn's assistant and tool messages"
+    res,done,pieces = {},set(),[]
+    for m in ms:
+        if m.role=='tool': res.setdefault(m.tool_call_id, m.content)
+    for m in ms:
+        if m.role=='tool':
+            if m.tool_call_id not in done: pieces.append(tool_block(m.tool_call_id, m.name or 'tool', {}, _txt(m.content)))
+            continue
+        if _txt(m.content): pieces.append(m.content)
+        for tc in m.tool_calls or []:
+            done.add(tc['id'])
+            pieces.append(tool_block(tc['id'], tc['function']['name'], _args(tc['function']['arguments']), _txt(res.get(tc['id']))))
+    return '\n\n'.join(pieces)
+
+def _contents(recs, reply):
+    "The contents of the messages of `recs`: from a record when it holds one, else from `reply`'s texts (assistants) and tool results (by call id)"
+    parts = parse_reply(reply)
+    texts,res = iter([p['text'] for p in parts if p['type']=='text']),{}
+    for p in parts:
+        if p['type']=='tool': res.setdefault(p['id'], p['result'])
+    return [r['content'] if 'content' in r else next(texts, '') if r['role']=='assistant' else res.get(r.get('tool_call_id'), '')
+            for r in recs]
+
+# %% ../nbs/03_thread.ipynb #8daa2fb6
+def _in_cell(m): return isinstance(m.content, str) and (m.role!='assistant' or m.content!='')
+
+def _reply_recs(ms, reply):
+    "Records of reply messages `ms`, holding their contents only where `reply` can't give them back"
+    recs = [_record(m, not _in_cell(m)) for m in ms]
+    if _contents(recs, reply)!=[m.content for m in ms]: recs = [_record(m, True) for m in ms]
+    return recs
+
+# %% ../nbs/03_thread.ipynb #6c50ecf0
+def _cell_id(mid, seen):
+    "A new 8-hex cell id derived from message id `mid`, not in `seen`"
+    h = hashlib.sha256(str(mid).encode()).hexdigest()
+    while h[:8] in seen: h = hashlib.sha256(h.encode()).hexdigest()
+    seen.add(h[:8])
+    return h[:8]
+
+def _mk_cell(dlg, ms, seen):
+    "The prompt cell of `ms`: a user message (if first) and its reply's messages"
+    u = ms[0] if ms[0].role=='user' else None
+    rest = ms[1:] if u else ms
+    reply = _reply(rest)
+    recs = ([_record(u, not isinstance(u.content, str))] if u else []) + _reply_recs(rest, reply)
+    return dlg.msg_cls(_txt(u.content) if u else '', msg_type=sprompt, output=prompt_output(reply),
+                       id=_cell_id(ms[0].id, seen), meta={'dialog': {'thread': recs}})
+
+def _groups(ms):
+    "Non-system messages `ms` split at each user message"
+    res = []
+    for m in ms:
+        if m.role=='user' or not res: res.append([])
+        res[-1].append(m)
+    return res
+
+# %% ../nbs/03_thread.ipynb #6200dae9
+@patch
+def _thread_rec(self:Thread):
+    "The notebook record: the thread's own fields, and its system messages (the first one's text is `Dialog.system`)"
+    sys = [m for m in self.messages if m.role=='system']
+    recs = [_record(m, i>0 or not (isinstance(m.content, str) and m.content)) for i,m in enumerate(sys)]
+    rec = dict(id=self.id, title=self.title, created_at=_iso(self.created_at), updated_at=_iso(self.updated_at),
+               attributes=_cp(self.attributes), platforms=_cp(self.platforms))
+    return rec | ({'system': recs} if recs else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
+
+@patch(as_prop=True)
+def dialog(self:Thread):
+    "The `Dialog` holding this thread, up to date"
+    dlg = self._dlg
+    if dlg is None: dlg = self._dlg = Dialog(self.id)
+    cells,seen,nrun,native = [],set(),0,[]
+    def flush():
+        cells.extend(_mk_cell(dlg, g, seen) for g in _groups(native))
+        native.clear()
+    def runs_to(i):
+        nonlocal nrun
+        while nrun<=i: cells.extend(self._runs[nrun]); nrun += 1
+    for m in self.messages:
+        if m.role=='system': continue
+        r = getattr(m, '_run', None)
+        if r is not None and r<len(self._runs) and m._thread and m._thread() is self:
+            flush(); runs_to(r)
+        else: native.append(m)
+    flush(); runs_to(len(self._runs)-1)
+    for c in cells: seen.add(c.id)
+    rec,dlg.system = self._thread_rec()
+    dlg.meta.setdefault('dialog', {})['thread'] = rec
+    dlg.messages = Msgs(cells)
+    for c in cells: c.dlg = dlg
+    return dlg
+
+# %% ../nbs/03_thread.ipynb #dd62f625
+def _ctx(c):
+    "The text a note or code cell adds as context to the next prompt"
+    return c.content if c.msg_type==snote else f'```python\n{c.content}\n```'
+
+def _chat_msgs(cells):
+    "OpenAI-shaped messages for cells without thread records (dialog.chat's turn rules: context joins the next prompt's request)"
+    res,ctx = [],[]
+    for c in cells:
+        if c.msg_type==sraw or c.meta.get('skipped'): continue
+        if c.msg_type!=sprompt: ctx.append(_ctx(c)); continue
+        res.append(dict(role='user', content='\n\n'.join(ctx+[c.content]))); ctx = []
+        for p in parse_reply(c.ai_res):
+            if p['type']=='text': res.append(dict(role='assistant', content=p['text']))
+            elif p['server']: res.append(dict(role='assistant', content=tool_block(p['id'], p['name'], p['args'], p['result'], server=True)))
+            else:
+                tc = dict(id=p['id'], type='function', function=dict(name=p['name'], arguments=json.dumps(p['args'])))
+                if res[-1]['role']=='assistant' and 'tool_calls' not in res[-1]: res[-1]['tool_calls'] = [tc]
+                else: res.append(dict(role='assistant', content=None, tool_calls=[tc]))
+                res.append(dict(role='tool', content=p['result'], tool_call_id=p['id'], name=p['name']))
+    if ctx: res.append(dict(role='user', content='\n\n'.join(ctx)))
+    return res
+
+# %% ../nbs/03_thread.ipynb #082bc4c8
+@patch
+def _add_run(self:Thread, cells):
+    "Add the role messages of `cells` (a run of cells without thread records), remembering the cells to write back"
+    run,turn,n = len(self._runs),[],0
+    self._runs.append(list(cells))
+    def flush():
+        if turn: self.add_messages_batch(turn); turn.clear()
+    for d in _chat_msgs(cells):
+        m = ChatMessage(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
+        m._run,n = run,n+1
+        if m.role=='user': flush(); self.add_message(m)
+        else: turn.append(m)
+    flush()
+
+# %% ../nbs/03_thread.ipynb #4f36d1c5
+def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
+
+@patch(cls_method=True)
+def from_dialog(cls:Thread,
+                dlg:Dialog): # A dialog: written by `Thread.save`, or made elsewhere
+    "The thread held by `dlg`"
+    meta = dlg.meta.get('dialog')
+    rec = (meta.get('thread') if isinstance(meta, dict) else None) or {}
+    where = f'dialog {dlg.name!r}'
+    if not isinstance(rec, dict): raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {type(rec).__name__}")
+    t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=_dt(rec, 'created_at'),
+            attributes=rec.get('attributes'), platforms=rec.get('platforms'))
+    t._dlg,sys = dlg,dlg.system
+    srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=_iso(t.created_at))] if sys else [])
+    for i,r in enumerate(srecs): t._adopt(_from_record(r, sys if i==0 else None, f'{where}, system message {i}'))
+    run = []
+    for i,c in enumerate(dlg.messages):
+        recs = (c.meta.get('dialog') or {}).get('thread') if isinstance(c.meta.get('dialog'), dict) else None
+        if recs is None: run.append(c); continue
+        if run: t._add_run(run); run = []
+        t._cell_msgs(c, recs, f'{where}, cell {i} (id {c.id})')
+    if run: t._add_run(run)
+    t.updated_at = _dt(rec, 'updated_at') or t.created_at
+    return t
+
+@patch
+def _cell_msgs(self:Thread, c, recs, where):
+    "Adopt the messages recorded in prompt cell `c`"
+    if not isinstance(recs, list) or not recs: raise ValueError(f'{where}: thread records must be a non-empty list')
+    u = recs[0] if isinstance(recs[0], dict) and recs[0].get('role')=='user' else None
+    rest = recs[1:] if u else recs
+    if u: self._adopt(_from_record(u, c.content, where))
+    for r,txt in zip(rest, _contents(rest, c.ai_res)): self._adopt(_from_record(r, txt, where))
+
+# %% ../nbs/03_thread.ipynb #94e49346
+@patch(cls_method=True)
+def read(cls:Thread,
+         fname): # The dialog file; `.ipynb` is appended when missing
+    "The thread stored in dialog file `fname`"
+    return cls.from_dialog(read_ipynb(fname))
+
+@patch
+def save(self:Thread,
+         fname=None, # Where to save; defaults to the file the thread was read from or last saved to
+         force:bool=False): # Overwrite even if the file changed on disk since it was read
+    "Save this thread as a dialog file, atomically and conflict-safely; returns the path"
+    return self.dialog.save(fname, force=force)
