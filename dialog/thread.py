@@ -135,7 +135,7 @@ def get_reaction_counts(self:ChatMessage):
     "How many users gave each reaction: `{emoji: count}`"
     return {e:len(us) for e,us in self.reactions.items()}
 
-# %% ../nbs/03_thread.ipynb #c884ba15
+# %% ../nbs/03_thread.ipynb #79dfb7d4
 _opt_fields = ('reasoning_content', 'name', 'tool_call_id', 'tool_calls', 'attributes')
 _all_fields = ('id', 'role', 'sequence', 'turn', 'content', *_opt_fields, 'timestamp', 'source', 'platforms', 'attachments', 'reactions', 'metrics')
 
@@ -144,7 +144,10 @@ def _iso(d, z=False):
     s = d.isoformat()
     return s[:-6]+'Z' if z and s.endswith('+00:00') else s
 
-def _cp(v): return copy.deepcopy(v) if isinstance(v, (dict, list)) else v
+def _cp(v):
+    "A copy of JSON-like `v`: new dicts and lists all the way down (much cheaper than `deepcopy`)"
+    if isinstance(v, dict): return {k:_cp(o) for k,o in v.items()}
+    return [_cp(o) for o in v] if isinstance(v, list) else v
 
 @patch
 def model_dump(self:ChatMessage,
@@ -350,17 +353,22 @@ def get_turns_summary(self:Thread):
         d['first_message_time'],d['last_message_time'] = min(d['first_message_time'], m.timestamp),max(d['last_message_time'], m.timestamp)
     return res
 
-# %% ../nbs/03_thread.ipynb #3a361151
+# %% ../nbs/03_thread.ipynb #f0e58110
+@patch
+def _react(self:Thread, f, message_id, emoji, user_id):
+    "Apply `f` (a message's add or remove reaction) to message `message_id`; move `updated_at` when that changed something"
+    m = self.get_message_by_id(message_id)
+    if m is None or not f(m, emoji, user_id): return False
+    self._touch()
+    return True
+
 @patch
 def add_reaction(self:Thread,
                  message_id:str, # The message reacted to
                  emoji:str, # The reaction, e.g. 'thumbsup'
                  user_id:str): # Who reacted
     "Add a reaction to message `message_id`; False for a repeat or a missing message"
-    m = self.get_message_by_id(message_id)
-    if m is None or not m.add_reaction(emoji, user_id): return False
-    self._touch()
-    return True
+    return self._react(ChatMessage.add_reaction, message_id, emoji, user_id)
 
 @patch
 def remove_reaction(self:Thread,
@@ -368,10 +376,7 @@ def remove_reaction(self:Thread,
                     emoji:str, # The reaction
                     user_id:str): # Whose reaction to remove
     "Remove a reaction from message `message_id`; False if there was none or no such message"
-    m = self.get_message_by_id(message_id)
-    if m is None or not m.remove_reaction(emoji, user_id): return False
-    self._touch()
-    return True
+    return self._react(ChatMessage.remove_reaction, message_id, emoji, user_id)
 
 @patch
 def get_reactions(self:Thread,
