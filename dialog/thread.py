@@ -7,12 +7,12 @@ Docs: https://nbdialog.github.io/nbdialog/thread.html.md"""
 # %% auto #0
 __all__ = ['roles', 'source_types', 'default_metrics', 'ChatMessage', 'Thread']
 
-# %% ../nbs/03_thread.ipynb #fd22f3bf
+# %% ../nbs/03_thread.ipynb #66689c7a
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from .core import Dialog, Msgs, sprompt, snote, scode, sraw, prompt_output
 from .ipynb import read_ipynb
-from .chat import tool_block, parse_reply
+from .chat import tool_block, parse_reply, dlg2chat
 from datetime import datetime, timezone
 import copy, hashlib, html, json, re, uuid, weakref
 
@@ -509,7 +509,7 @@ def _groups(ms):
         res[-1].append(m)
     return res
 
-# %% ../nbs/03_thread.ipynb #6200dae9
+# %% ../nbs/03_thread.ipynb #c771d301
 @patch
 def _thread_rec(self:Thread):
     "The notebook record: the thread's own fields, and its system messages (the first one's text is `Dialog.system`)"
@@ -524,7 +524,7 @@ def dialog(self:Thread):
     "The `Dialog` holding this thread, up to date"
     dlg = self._dlg
     if dlg is None: dlg = self._dlg = Dialog(self.id)
-    cells,seen,nrun,native = [],set(),0,[]
+    cells,seen,nrun,native = [],{c.id for r in self._runs for c in r},0,[]
     def flush():
         cells.extend(_mk_cell(dlg, g, seen) for g in _groups(native))
         native.clear()
@@ -538,52 +538,29 @@ def dialog(self:Thread):
             flush(); runs_to(r)
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
-    for c in cells: seen.add(c.id)
     rec,dlg.system = self._thread_rec()
     dlg.meta.setdefault('dialog', {})['thread'] = rec
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
     return dlg
 
-# %% ../nbs/03_thread.ipynb #dd62f625
-def _ctx(c):
-    "The text a note or code cell adds as context to the next prompt"
-    return c.content if c.msg_type==snote else f'```python\n{c.content}\n```'
-
-def _chat_msgs(cells):
-    "OpenAI-shaped messages for cells without thread records (dialog.chat's turn rules: context joins the next prompt's request)"
-    res,ctx = [],[]
-    for c in cells:
-        if c.msg_type==sraw or c.meta.get('skipped'): continue
-        if c.msg_type!=sprompt: ctx.append(_ctx(c)); continue
-        res.append(dict(role='user', content='\n\n'.join(ctx+[c.content]))); ctx = []
-        for p in parse_reply(c.ai_res):
-            if p['type']=='text': res.append(dict(role='assistant', content=p['text']))
-            elif p['server']: res.append(dict(role='assistant', content=tool_block(p['id'], p['name'], p['args'], p['result'], server=True)))
-            else:
-                tc = dict(id=p['id'], type='function', function=dict(name=p['name'], arguments=json.dumps(p['args'])))
-                if res[-1]['role']=='assistant' and 'tool_calls' not in res[-1]: res[-1]['tool_calls'] = [tc]
-                else: res.append(dict(role='assistant', content=None, tool_calls=[tc]))
-                res.append(dict(role='tool', content=p['result'], tool_call_id=p['id'], name=p['name']))
-    if ctx: res.append(dict(role='user', content='\n\n'.join(ctx)))
-    return res
-
-# %% ../nbs/03_thread.ipynb #082bc4c8
+# %% ../nbs/03_thread.ipynb #24219b1b
 @patch
-def _add_run(self:Thread, cells):
-    "Add the role messages of `cells` (a run of cells without thread records), remembering the cells to write back"
+def _add_run(self:Thread, dlg, cells):
+    "Add the role messages `dialog.chat` makes of `cells` (a run of `dlg`'s cells without thread records), remembering the cells to write back"
     run,turn,n = len(self._runs),[],0
     self._runs.append(list(cells))
     def flush():
         if turn: self.add_messages_batch(turn); turn.clear()
-    for d in _chat_msgs(cells):
+    for d in dlg2chat(dlg, 'openai', msgs=cells):
+        if d['role']=='system': continue
         m = ChatMessage(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
         m._run,n = run,n+1
         if m.role=='user': flush(); self.add_message(m)
         else: turn.append(m)
     flush()
 
-# %% ../nbs/03_thread.ipynb #4f36d1c5
+# %% ../nbs/03_thread.ipynb #834fb109
 def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
 
 @patch(cls_method=True)
@@ -603,9 +580,9 @@ def from_dialog(cls:Thread,
     for i,c in enumerate(dlg.messages):
         recs = (c.meta.get('dialog') or {}).get('thread') if isinstance(c.meta.get('dialog'), dict) else None
         if recs is None: run.append(c); continue
-        if run: t._add_run(run); run = []
+        if run: t._add_run(dlg, run); run = []
         t._cell_msgs(c, recs, f'{where}, cell {i} (id {c.id})')
-    if run: t._add_run(run)
+    if run: t._add_run(dlg, run)
     t.updated_at = _dt(rec, 'updated_at') or t.created_at
     return t
 

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import Dialog
 from dialog.ipynb import read_ipynb, write_ipynb, reads_ipynb, DialogConflictError, DialogFormatError
-from dialog.chat import tool_block
+from dialog.chat import tool_block, dlg2chat
 from dialog.thread import Thread, Message
 from test_thread_narrator import building, answers
 import dialog.thread as ours
@@ -124,7 +124,9 @@ def test_foreign_dialog_roles_and_cells_kept(tmp_path):
     p = tmp_path/'f.ipynb'; d.save(p); orig = p.read_bytes()
     t = Thread.read(p)
     assert [(m.role, m.turn) for m in t.messages]==[('user', 1), ('assistant', 2), ('tool', 2), ('assistant', 2), ('user', 3)]
-    assert t.messages[0].content=='Some notes\n\n```python\nx = 1\n```\n\nWhat is x?'
+    chat = [m for m in dlg2chat(read_ipynb(p)) if m['role']!='system']
+    assert [m.role for m in t.messages]==[m['role'] for m in chat] and [m.content for m in t.messages]==[m['content'] for m in chat] # roles as dialog.chat assigns them
+    assert 'Some notes' in t.messages[0].content and 'x = 1' in t.messages[0].content and 'raw stuff' not in t.messages[0].content
     assert t.messages[1].tool_calls==[{'id': 't1', 'type': 'function', 'function': {'name': 'show', 'arguments': '{"name": "x"}'}}]
     assert (t.messages[2].content, t.messages[2].tool_call_id) == ('1', 't1')
     notime = lambda t: [{k:v for k,v in d.items() if k!='timestamp'} for d in t.model_dump(mode='json')['messages']]
