@@ -424,7 +424,7 @@ def to_dict(self:Thread):
     "Same as `model_dump(mode='json')`"
     return self.model_dump(mode='json')
 
-# %% ../nbs/03_thread.ipynb #67036fca
+# %% ../nbs/03_thread.ipynb #9b0a9aa1
 def _record(m:ChatMessage, content=False):
     "The JSON record of `m` kept in metadata: its fields without the unset and default ones, and without `content` unless asked"
     d = m.model_dump('json')
@@ -432,6 +432,7 @@ def _record(m:ChatMessage, content=False):
     for k,v in dict(source=None, platforms={}, reactions={}).items():
         if d[k]==v: del d[k]
     if d['metrics']==default_metrics(): del d['metrics']
+    if m.attachments: d['attachments'] = _cp(m.attachments)
     return d
 
 def _from_record(d:dict, content=None, where=''):
@@ -441,7 +442,7 @@ def _from_record(d:dict, content=None, where=''):
     try: return ChatMessage(**(d | dict(timestamp=datetime.fromisoformat(d['timestamp']))))
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {d.get("id")!r}: {e}') from None
 
-# %% ../nbs/03_thread.ipynb #b73f1b02
+# %% ../nbs/03_thread.ipynb #3120ffa7
 def _args(a):
     "A tool call's `arguments` (a JSON string, or a dict) as the dict a tool block shows"
     if isinstance(a, str):
@@ -450,6 +451,13 @@ def _args(a):
     return a if isinstance(a, dict) else {}
 
 def _txt(c): return c if isinstance(c, str) else ''
+
+def _call_block(tc, res):
+    "The tool block of call `tc` holding result `res`; arguments written differently from `json.dumps` ride along as `raw_arguments` (which `dialog.chat` sends)"
+    a = tc['function']['arguments']
+    args = _args(a)
+    extra = {'raw_arguments': a} if isinstance(a, str) and a!=json.dumps(args, ensure_ascii=False) else {}
+    return tool_block(tc['id'], tc['function']['name'], args, _txt(res), **extra)
 
 def _reply(ms):
     "The reply markdown of `ms`, a turn's assistant and tool messages"
@@ -461,9 +469,9 @@ def _reply(ms):
             if m.tool_call_id not in done: pieces.append(tool_block(m.tool_call_id, m.name or 'tool', {}, _txt(m.content)))
             continue
         if _txt(m.content): pieces.append(m.content)
-        for tc in m.tool_calls or []:
-            done.add(tc['id'])
-            pieces.append(tool_block(tc['id'], tc['function']['name'], _args(tc['function']['arguments']), _txt(res.get(tc['id']))))
+        done.update(tc['id'] for tc in m.tool_calls or [])
+        blocks = [_call_block(tc, res.get(tc['id'])) for tc in m.tool_calls or []]
+        if blocks: pieces.append('\n'.join(blocks)) # one message's calls on adjacent lines: dialog.chat reads them as parallel calls
     return '\n\n'.join(pieces)
 
 def _contents(recs, reply):

@@ -1,5 +1,5 @@
 "A thread stored as a dialog: save/read round trips, valid files, dialogs made elsewhere"
-import json, os, pytest, nbformat, uuid
+import asyncio, json, os, pytest, nbformat, tempfile, uuid
 from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from hypothesis import given, settings, HealthCheck, strategies as st
@@ -162,3 +162,43 @@ def test_bad_records_raise(tmp_path):
     nb['cells'][0]['metadata']['dialog']['thread'] = 'nope'
     p.write_text(json.dumps(nb))
     with pytest.raises(ValueError, match='cell 0'): Thread.read(p)
+
+def _provider_check(nar_thread, t):
+    nar = asyncio.run(nar_thread.get_messages_for_chat_completion())
+    oa = dlg2chat(t.dialog)
+    assert oa[0]=={'role': 'system', 'content': t.get_system_message().content}
+    assert oa[1:]==[{k:v for k,v in d.items() if k not in ('sequence', 'name')} for d in nar]
+
+def _first_turns(mod):
+    "`building` up to its first batch: sequential calls only"
+    t = building(mod)
+    keep = [m for m in t.messages if m.role=='system' or m.sequence<=4]
+    t2 = mod.Thread(id='x')
+    for m in keep: t2.add_message(mod.Message(id=m.id, role=m.role, content=m.content, tool_calls=m.tool_calls, tool_call_id=m.tool_call_id, name=m.name, timestamp=m.timestamp))
+    return t2
+
+def test_provider_shapes_match_narrators_chat_list():
+    "dialog.chat's OpenAI list of the stored thread is narrator's chat-completion list in OpenAI's shape"
+    import narrator
+    _provider_check(_first_turns(narrator), _first_turns(ours))
+    t = building(ours)
+    assert dlg2chat(t.dialog, 'anthropic')[0]=={'role': 'user', 'content': "My computer won't start. The screen is black."}
+
+@pytest.mark.xfail(strict=True, reason="dialog.chat's _steps splits parallel calls that follow a text into one call per assistant message (reported to the lead)")
+def test_provider_shapes_parallel_calls():
+    "One assistant message with two calls stays one message with two calls"
+    import narrator
+    _provider_check(building(narrator), building(ours))
+
+def test_attachments_survive(tmp_path):
+    t = Thread(); t.add_message(Message(role='user', content='see file', attachments=[{'filename': 'a.txt', 'mime_type': 'text/plain'}]))
+    back,_ = roundtrip(t, tmp_path)
+    assert back.messages[0].attachments==[{'filename': 'a.txt', 'mime_type': 'text/plain'}]
+    assert json.loads(back.model_dump_json())==json.loads(t.model_dump_json())
+
+@pytest.mark.parametrize('args', ['{"a":1}', '{"a": 1}', '{\n  "q": "é"\n}'])
+def test_arguments_reach_the_provider_as_written(args):
+    t = Thread(); t.add_message(Message(role='user', content='go'))
+    t.add_message(Message(role='assistant', content=None, tool_calls=[{'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': args}}]))
+    t.add_message(Message(role='tool', content='ok', tool_call_id='c'), same_turn=True)
+    assert dlg2chat(t.dialog)[1]['tool_calls'][0]['function']['arguments']==args
