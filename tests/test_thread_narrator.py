@@ -196,3 +196,24 @@ def test_json_times_end_in_z():
     t = building(ours)
     assert json.loads(t.model_dump_json())['created_at'].endswith('Z')
     assert t.model_dump(mode='json')['created_at'].endswith('+00:00')
+
+def test_large_random_thread_same_answers():
+    "2,000 messages of random roles, turns, metrics, tool calls and reactions: every answer the same on both"
+    import random
+    def run(mod):
+        rnd,t = random.Random(7),mod.Thread(id='big', title='Big')
+        for i in range(2_000):
+            role = rnd.choice(['user', 'assistant', 'assistant', 'tool', 'system'] if i%50 else ['system'])
+            kw = dict(id=f'm{i}', timestamp=_ts(i), role=role, content=f'c{i}')
+            if role=='tool': kw['tool_call_id'] = f'call{i-1}'
+            if role=='assistant' and rnd.random()<0.3: kw['tool_calls'] = [{'id': f'call{i}', 'type': 'function', 'function': {'name': rnd.choice('fgh'), 'arguments': '{}'}}]
+            if role=='assistant': kw['metrics'] = {'model': rnd.choice(['a', 'b', None]), 'timing': {'latency': rnd.randint(0, 5)}, 'usage': {'total_tokens': rnd.randint(0, 9)}}
+            t.add_message(mod.Message(**kw), same_turn=rnd.random()<0.4)
+            if rnd.random()<0.1: t.add_reaction(f'm{rnd.randint(0, i)}', rnd.choice('xy'), rnd.choice('uv'))
+        return answers_big(t)
+    assert run(narrator)==run(ours)
+
+def answers_big(t):
+    return (_norm(t.model_dump(mode='json')), t.get_total_tokens(), t.get_model_usage(), t.get_message_counts(), t.get_message_timing_stats(),
+            t.get_tool_usage(), t.get_turns_summary(), t.get_current_turn(), [m.id for m in t.get_messages_in_sequence()],
+            asyncio.run(t.get_messages_for_chat_completion()), [m.id for m in t.get_messages_by_turn(7)], t.generate_title())

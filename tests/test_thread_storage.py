@@ -202,3 +202,17 @@ def test_arguments_reach_the_provider_as_written(args):
     t.add_message(Message(role='assistant', content=None, tool_calls=[{'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': args}}]))
     t.add_message(Message(role='tool', content='ok', tool_call_id='c'), same_turn=True)
     assert dlg2chat(t.dialog)[1]['tool_calls'][0]['function']['arguments']==args
+
+@pytest.mark.slow
+def test_large_thread_roundtrip(tmp_path):
+    "20,000 messages save and read back to the same thread"
+    import random
+    rnd,t = random.Random(3),Thread(id='big')
+    for i in range(20_000):
+        role = rnd.choice(['user', 'assistant', 'tool'])
+        kw = dict(role=role, content=f'message {i}', timestamp=T0+timedelta(seconds=i))
+        if role=='tool': kw['tool_call_id'] = f'c{i-1}'
+        if role=='assistant' and rnd.random()<0.3: kw['tool_calls'] = [{'id': f'c{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': '{"i": %d}' % i}}]
+        t.add_message(Message(**kw), same_turn=role!='user')
+    back,_ = roundtrip(t, tmp_path)
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
