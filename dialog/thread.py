@@ -7,14 +7,14 @@ Docs: https://nbdialog.github.io/nbdialog/thread.html.md"""
 # %% auto #0
 __all__ = ['roles', 'source_types', 'default_metrics', 'ChatMessage', 'Thread']
 
-# %% ../nbs/03_thread.ipynb #66689c7a
+# %% ../nbs/03_thread.ipynb #c2f9f69b
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
-from .core import Dialog, Msgs, sprompt, snote, scode, sraw, prompt_output
+from .core import Dialog, Msgs, sprompt, prompt_output
 from .ipynb import read_ipynb
 from .chat import tool_block, parse_reply, dlg2chat
 from datetime import datetime, timezone
-import copy, hashlib, html, json, re, uuid, weakref
+import hashlib, json, uuid, weakref
 
 # %% ../nbs/03_thread.ipynb #a60c4767
 roles = ('system', 'user', 'assistant', 'tool')
