@@ -206,6 +206,18 @@ class Thread:
         m._thread = weakref.ref(self)
         if (mx := self._maxes) is not None: mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
 
+# %% ../nbs/03_thread.ipynb #c87d4e98
+@patch
+def __getstate__(self:ChatMessage): return {**vars(self), '_thread': None}
+
+@patch
+def __getstate__(self:Thread): return {**vars(self), '_dlg': None} # a copy is a new thread: its dialog (and file) are its own
+
+@patch
+def __setstate__(self:Thread, state):
+    self.__dict__.update(state)
+    for m in self.messages: m._thread = weakref.ref(self)
+
 # %% ../nbs/03_thread.ipynb #6dd301e3
 @patch
 def _cur(self:Thread):

@@ -216,3 +216,15 @@ def test_large_thread_roundtrip(tmp_path):
         t.add_message(Message(**kw), same_turn=role!='user')
     back,_ = roundtrip(t, tmp_path)
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
+
+@pytest.mark.parametrize('how', ['pickle', 'deepcopy'])
+def test_pickle_and_copy(how):
+    import pickle, copy
+    t = building(ours); t.dialog
+    t2 = pickle.loads(pickle.dumps(t)) if how=='pickle' else copy.deepcopy(t)
+    assert t2.model_dump(mode='json')==t.model_dump(mode='json') and answers(t2)==answers(t)
+    assert all(m._thread() is t2 for m in t2.messages)
+    t2.messages[-1].turn = 40 # renumbering is seen by the copy, not the original
+    t2.add_message(Message(role='user', content='x'))
+    assert t2.messages[-1].turn==41 and t.get_current_turn()==answers(building(ours))['current']
+    assert t2.dialog is not t.dialog
