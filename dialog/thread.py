@@ -135,7 +135,7 @@ def get_reaction_counts(self:ChatMessage):
     "How many users gave each reaction: `{emoji: count}`"
     return {e:len(us) for e,us in self.reactions.items()}
 
-# %% ../nbs/03_thread.ipynb #79dfb7d4
+# %% ../nbs/03_thread.ipynb #c6e7e0cf
 _opt_fields = ('reasoning_content', 'name', 'tool_call_id', 'tool_calls', 'attributes')
 _all_fields = ('id', 'role', 'sequence', 'turn', 'content', *_opt_fields, 'timestamp', 'source', 'platforms', 'attachments', 'reactions', 'metrics')
 
@@ -168,6 +168,11 @@ def _json_dict(self:ChatMessage):
 def model_dump_json(self:ChatMessage):
     "This message as compact JSON text with every field (pydantic's layout)"
     return json.dumps(self._json_dict(), separators=(',', ':'), ensure_ascii=False)
+
+@patch
+def to_dict(self:ChatMessage):
+    "Same as `model_dump(mode='json')`"
+    return self.model_dump(mode='json')
 
 @patch
 def to_chat_completion_message(self:ChatMessage):

@@ -175,6 +175,7 @@ def test_message_shapes(kw):
     assert list(a.model_dump(mode='json'))==list(b.model_dump(mode='json'))
     assert a.model_dump_json()==b.model_dump_json()
     assert a.to_chat_completion_message()==b.to_chat_completion_message()
+    assert a.to_dict()==b.to_dict()
 
 @pytest.mark.parametrize('metrics', [{}, {'model': 'm'}, {'usage': {'total_tokens': 3}}, {'model': 'm', 'usage': {'prompt_tokens': 1}},
     {'timing': {'latency': 0}}, {'timing': {'latency': 5.5}}, {'timing': {'started_at': 'x'}}, {'model': None, 'usage': {'prompt_tokens': 1, 'completion_tokens': 2, 'total_tokens': 3}}])
@@ -191,6 +192,9 @@ def test_empty_thread():
         return (_norm(t.model_dump(mode='json')), t.get_current_turn(), t.get_message_timing_stats(), t.get_total_tokens(), t.get_tool_usage(),
                 t.get_turns_summary(), t.get_message_counts(), t.get_system_message(), t.get_last_message_by_role('user'), asyncio.run(t.get_messages_for_chat_completion()))
     assert run(narrator)==run(ours)
+
+def test_thread_to_dict():
+    assert _norm(building(narrator).to_dict())==_norm(building(ours).to_dict())
 
 def test_json_times_end_in_z():
     t = building(ours)
