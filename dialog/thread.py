@@ -534,7 +534,7 @@ def _groups(ms):
         res[-1].append(m)
     return res
 
-# %% ../nbs/03_thread.ipynb #c771d301
+# %% ../nbs/03_thread.ipynb #0d058852
 @patch
 def _thread_rec(self:Thread):
     "The notebook record: the thread's own fields, and its system messages (the first one's text is `Dialog.system`)"
@@ -556,20 +556,22 @@ def dialog(self:Thread):
     def runs_to(i):
         nonlocal nrun
         while nrun<=i: cells.extend(self._runs[nrun]); nrun += 1
+    changed = {}
     for m in self.messages:
         if m.role=='system': continue
         r = getattr(m, '_run', None)
         if r is not None and r<len(self._runs) and m._thread and m._thread() is self:
             flush(); runs_to(r)
+            if (mr := _record(m, True))!=m._base: changed[m._base['id']] = mr
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = self._thread_rec()
-    dlg.meta.setdefault('dialog', {})['thread'] = rec
+    dlg.meta.setdefault('dialog', {})['thread'] = rec | ({'changed': changed} if changed else {})
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
     return dlg
 
-# %% ../nbs/03_thread.ipynb #24219b1b
+# %% ../nbs/03_thread.ipynb #747cd539
 @patch
 def _add_run(self:Thread, dlg, cells):
     "Add the role messages `dialog.chat` makes of `cells` (a run of `dlg`'s cells without thread records), remembering the cells to write back"
@@ -577,15 +579,18 @@ def _add_run(self:Thread, dlg, cells):
     self._runs.append(list(cells))
     def flush():
         if turn: self.add_messages_batch(turn); turn.clear()
+    made = []
     for d in dlg2chat(dlg, 'openai', msgs=cells):
         if d['role']=='system': continue
         m = ChatMessage(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
         m._run,n = run,n+1
+        made.append(m)
         if m.role=='user': flush(); self.add_message(m)
         else: turn.append(m)
     flush()
+    for m in made: m._base = _record(m, True) # what the cells say: changes made in the thread are recorded against it
 
-# %% ../nbs/03_thread.ipynb #834fb109
+# %% ../nbs/03_thread.ipynb #3623b368
 def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
 
 @patch(cls_method=True)
@@ -608,8 +613,19 @@ def from_dialog(cls:Thread,
         if run: t._add_run(dlg, run); run = []
         t._cell_msgs(c, recs, f'{where}, cell {i} (id {c.id})')
     if run: t._add_run(dlg, run)
+    if changed := rec.get('changed'): t._apply_changes(changed, where)
     t.updated_at = _dt(rec, 'updated_at') or t.created_at
     return t
+
+@patch
+def _apply_changes(self:Thread, changed, where):
+    "Update the messages made from cells without records by the records of what changed since (by their original ids)"
+    if not isinstance(changed, dict): raise ValueError(f"{where}: meta['dialog']['thread']['changed'] must be a dict")
+    for m in self.messages:
+        if getattr(m, '_run', None) is None or (r := changed.get(m._base['id'])) is None: continue
+        new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}')
+        m.__dict__.update({k:v for k,v in vars(new).items() if k!='_thread'})
+    self._by_id,self._maxes = {m.id:m for m in self.messages},None
 
 @patch
 def _cell_msgs(self:Thread, c, recs, where):

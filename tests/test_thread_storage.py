@@ -147,6 +147,7 @@ def test_corpus_opens_as_thread(path, tmp_path):
     t = Thread.from_dialog(dlg)
     assert all(m.role in ('system', 'user', 'assistant', 'tool') for m in t.messages)
     cells = [c.todict() for c in dlg.messages]
+    if t.messages: t.add_reaction(t.messages[-1].id, 'eyes', 'ann')
     p = t.save(tmp_path/path.name)
     back = read_ipynb(p)
     assert [c.todict() for c in back.messages]==cells
@@ -228,3 +229,22 @@ def test_pickle_and_copy(how):
     t2.add_message(Message(role='user', content='x'))
     assert t2.messages[-1].turn==41 and t.get_current_turn()==answers(building(ours))['current']
     assert t2.dialog is not t.dialog
+
+def test_foreign_changes_not_lost(tmp_path):
+    "Reactions, metrics and edits to messages made from cells without records survive save and read; the cells stay as they were"
+    d = Dialog('elsewhere')
+    d.mk_message('ctx', msg_type='note')
+    d.mk_message('q1', msg_type='prompt', output='a1')
+    d.mk_message('q2', msg_type='prompt', output='a2')
+    p = tmp_path/'e.ipynb'; d.save(p)
+    cells = [c.todict() for c in read_ipynb(p).messages]
+    t = Thread.read(p)
+    t.add_reaction(t.messages[1].id, 'heart', 'bob')
+    t.messages[2].metrics = {'model': 'm', 'usage': {'total_tokens': 5}}
+    t.messages[3].content = 'a2, edited'
+    t.save()
+    back = Thread.read(p)
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+    assert back.get_total_tokens()['overall']['total_tokens']==5
+    assert [c.todict() for c in read_ipynb(p).messages]==cells
+    back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
