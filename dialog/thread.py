@@ -180,7 +180,7 @@ def to_chat_completion_message(self:ChatMessage):
     d = dict(role=self.role, content=self.content if isinstance(self.content, str) else '', sequence=self.sequence)
     return d | {k:getattr(self, k) for k in ('name', 'tool_calls', 'tool_call_id') if getattr(self, k)}
 
-# %% ../nbs/03_thread.ipynb #bf7f75a8
+# %% ../nbs/03_thread.ipynb #d23301c1
 class Thread:
     "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`"
     def __init__(self,
@@ -207,7 +207,7 @@ class Thread:
         if not isinstance(m, ChatMessage): raise ValueError(f'thread {self.id!r}: expected a Message, got {type(m).__name__}')
         if idx is None: self.messages.append(m)
         else: self.messages.insert(idx, m)
-        self._by_id[m.id] = m
+        self._by_id.setdefault(m.id, m) # the first message with an id is the one found, as in narrator
         m._thread = weakref.ref(self)
         if (mx := self._maxes) is not None: mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
 
@@ -590,7 +590,7 @@ def _add_run(self:Thread, dlg, cells):
     flush()
     for m in made: m._base = _record(m, True) # what the cells say: changes made in the thread are recorded against it
 
-# %% ../nbs/03_thread.ipynb #3623b368
+# %% ../nbs/03_thread.ipynb #5ace443a
 def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
 
 @patch(cls_method=True)
@@ -625,7 +625,8 @@ def _apply_changes(self:Thread, changed, where):
         if getattr(m, '_run', None) is None or (r := changed.get(m._base['id'])) is None: continue
         new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}')
         m.__dict__.update({k:v for k,v in vars(new).items() if k!='_thread'})
-    self._by_id,self._maxes = {m.id:m for m in self.messages},None
+    self._by_id,self._maxes = {},None
+    for m in self.messages: self._by_id.setdefault(m.id, m)
 
 @patch
 def _cell_msgs(self:Thread, c, recs, where):

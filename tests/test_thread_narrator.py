@@ -221,3 +221,11 @@ def answers_big(t):
     return (_norm(t.model_dump(mode='json')), t.get_total_tokens(), t.get_model_usage(), t.get_message_counts(), t.get_message_timing_stats(),
             t.get_tool_usage(), t.get_turns_summary(), t.get_current_turn(), [m.id for m in t.get_messages_in_sequence()],
             asyncio.run(t.get_messages_for_chat_completion()), [m.id for m in t.get_messages_by_turn(7)], t.generate_title())
+
+def test_duplicate_ids_and_readded_messages():
+    def run(mod):
+        t = mod.Thread()
+        t.add_message(mod.Message(id='x', role='user', content='a', timestamp=T0)); t.add_message(mod.Message(id='x', role='user', content='b', timestamp=T0))
+        m = mod.Message(id='y', role='user', content='c', timestamp=T0); t.add_message(m); t.add_message(m)
+        return t.get_message_by_id('x').content, [(x.id, x.sequence, x.turn) for x in t.messages], t.get_current_turn()
+    assert run(narrator)==run(ours)
