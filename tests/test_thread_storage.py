@@ -185,7 +185,6 @@ def test_provider_shapes_match_narrators_chat_list():
     t = building(ours)
     assert dlg2chat(t.dialog, 'anthropic')[0]=={'role': 'user', 'content': "My computer won't start. The screen is black."}
 
-@pytest.mark.xfail(strict=True, reason="dialog.chat's _steps splits parallel calls that follow a text into one call per assistant message (reported to the lead)")
 def test_provider_shapes_parallel_calls():
     "One assistant message with two calls stays one message with two calls"
     import narrator
