@@ -229,3 +229,9 @@ def test_duplicate_ids_and_readded_messages():
         m = mod.Message(id='y', role='user', content='c', timestamp=T0); t.add_message(m); t.add_message(m)
         return t.get_message_by_id('x').content, [(x.id, x.sequence, x.turn) for x in t.messages], t.get_current_turn()
     assert run(narrator)==run(ours)
+
+def test_star_import_keeps_core_message():
+    ns = {}
+    exec('from dialog.core import *\nfrom dialog.thread import *\nfrom dialog.thread import Thread, Message as M2', ns)
+    import dialog.core
+    assert ns['Message'] is dialog.core.Message and ns['ChatMessage'] is ns['M2'] is ours.Message
