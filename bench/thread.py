@@ -1,0 +1,90 @@
+"""Costs of building a thread message by message, then every analytic, at 2,000 and 20,000 messages; ours against narrator.
+
+    python bench/thread.py [--reps 5] [--no-narrator]
+
+Prints:
+- `ours 20k/2k`: our time at 20,000 messages over our time at 2,000 (linear is 10; goal <= 11);
+- `narrator/ours at 20k`: narrator's time over ours at 20,000 messages (goal >= 100); narrator is run once at 20k (about a minute);
+- `baseline 20k/2k`: the same ratio for the cheapest linear pass over the same messages (one small dict each), measured in the same run:
+  on a loaded machine memory effects can push even that above 10, so read `ours` next to it;
+- `get_message_by_id 20k/2k`: 10,000 lookups in a 20k thread over the same in a 2k thread (O(1) is 1).
+Messages are made before the clock starts (the same for both libraries): a user message, an assistant message with metrics,
+and every fifth turn a tool call answered by a tool message in the same turn. Each of our figures is the best of `--reps` runs;
+the garbage collector is off while the clock runs (as `timeit` does), for both libraries.
+"""
+import argparse, asyncio, gc, random, time
+import dialog.thread as ours
+
+def mk_msgs(mod, n):
+    "`n` messages of `mod` (narrator or dialog.thread), in the order they're added, with their `same_turn` flags"
+    res,i = [],0
+    while len(res)<n:
+        i += 1
+        res.append((mod.Message(role='user', content=f'question {i}'), False))
+        met = {'model': 'gpt-4' if i%2 else 'claude', 'timing': {'latency': i%7+1}, 'usage': {'prompt_tokens': 10, 'completion_tokens': 5, 'total_tokens': 15}}
+        if i%5==0:
+            tc = [{'id': f'call_{i}', 'type': 'function', 'function': {'name': 'lookup', 'arguments': '{"q": 1}'}}]
+            res.append((mod.Message(role='assistant', content='checking', tool_calls=tc, metrics=met), False))
+            res.append((mod.Message(role='tool', content='found', tool_call_id=f'call_{i}', name='lookup'), True))
+        else: res.append((mod.Message(role='assistant', content=f'answer {i}', metrics=met), False))
+    return res[:n]
+
+def run(mod, msgs):
+    "Seconds to add `msgs` to a new thread, then ask every analytic once"
+    gc.collect(); gc.disable() # as `timeit` does: the collector's pauses depend on everything else on the heap, not on the thread
+    try: return _run(mod, msgs)
+    finally: gc.enable()
+
+def _run(mod, msgs):
+    t0 = time.perf_counter()
+    t = mod.Thread(title='bench')
+    for m,same in msgs: t.add_message(m, same_turn=same)
+    t.get_total_tokens(); t.get_model_usage(); t.get_model_usage('gpt-4'); t.get_message_counts(); t.get_message_timing_stats()
+    t.get_tool_usage(); t.get_turns_summary(); t.get_current_turn(); t.get_messages_in_sequence(); t.get_messages_by_turn(3)
+    t.get_last_message_by_role('user'); t.get_system_message(); t.generate_title(); asyncio.run(t.get_messages_for_chat_completion())
+    t.model_dump(mode='json')
+    return time.perf_counter()-t0, t
+
+def baseline(msgs):
+    "Seconds for the least any linear pass costs here: one small dict per message (memory effects grow with size on a busy machine too)"
+    gc.collect(); gc.disable()
+    try:
+        t0 = time.perf_counter()
+        res = [dict(role=m.role, content=m.content, same=same, usage=dict(m.metrics['usage'])) for m,same in msgs]
+        return time.perf_counter()-t0
+    finally: gc.enable()
+
+def lookups(t, k=10_000):
+    "Seconds for `k` lookups of ids among the first 2,000 messages (the same working set at every size, so only the algorithm differs)"
+    ids = [m.id for m in t.messages[:2_000]]
+    rnd = random.Random(0); pick = [rnd.choice(ids) for _ in range(k)]
+    t0 = time.perf_counter()
+    for i in pick: t.get_message_by_id(i)
+    return time.perf_counter()-t0
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--reps', type=int, default=5)
+    p.add_argument('--no-narrator', action='store_true')
+    a = p.parse_args()
+    sizes = (2_000, 20_000)
+    ts,ls,bs = {n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes}
+    for _ in range(a.reps): # interleaved, so both sizes meet the same load from other processes
+        for n in sizes:
+            msgs = mk_msgs(ours, n)
+            bs[n].append(baseline(msgs))
+            dt,t = run(ours, msgs); ts[n].append(dt); ls[n].append(lookups(t))
+            del t, msgs; gc.collect()
+    best,look,base = {n:min(v) for n,v in ts.items()},{n:min(v) for n,v in ls.items()},{n:min(v) for n,v in bs.items()}
+    for n in sizes: print(f'ours {n:>6,} messages: {best[n]*1000:9.1f} ms   10,000 get_message_by_id: {look[n]*1000:6.1f} ms')
+    r,rb = best[20_000]/best[2_000],base[20_000]/base[2_000]
+    print(f'ours 20k/2k: {r:.2f}  (goal <= 11)')
+    print(f'baseline 20k/2k: {rb:.2f}  (a one-dict-per-message pass; above 10 when memory effects make even that superlinear)')
+    print(f'get_message_by_id 20k/2k: {look[20_000]/look[2_000]:.2f}  (O(1) is 1)')
+    if a.no_narrator: return
+    import narrator
+    nt,_ = run(narrator, mk_msgs(narrator, 20_000))
+    print(f'narrator 20,000 messages: {nt*1000:9.1f} ms')
+    print(f'narrator/ours at 20k: {nt/best[20_000]:.0f}x  (goal >= 100)')
+
+if __name__=='__main__': main()

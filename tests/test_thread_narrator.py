@@ -1,0 +1,237 @@
+"Differential tests: the same calls on narrator's `Thread` (the oracle) and on `dialog.thread`, compared answer by answer"
+import asyncio, json, pytest
+from datetime import datetime, timedelta, timezone
+import narrator
+import dialog.thread as ours
+
+T0 = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
+def _ts(i): return T0 + timedelta(seconds=i)
+
+def _norm(o):
+    "Drop the thread's own clock times (ids and message times are given, so they compare)"
+    if isinstance(o, dict): return {k:_norm(v) for k,v in o.items() if k not in ('created_at', 'updated_at')}
+    if isinstance(o, list): return [_norm(v) for v in o]
+    return o
+
+def _mdump(mod, m): return m.model_dump(mode='json')
+
+def building(mod):
+    "The seed's 'Building a Conversation', extended: metrics, a batch with two tool calls, reactions, a late system message"
+    M = mod.Message
+    t = mod.Thread(id='th-1', title='Technical Support', attributes={'team': 'it'}, platforms={'slack': {'channel': 'C1', 'thread_ts': '1.2'}})
+    t.add_message(M(id='s1', timestamp=_ts(0), role='system', content='You are a helpful technical support agent.'))
+    t.add_message(M(id='u1', timestamp=_ts(1), role='user', content="My computer won't start. The screen is black.",
+                    source={'type': 'user', 'id': 'ann', 'name': 'Ann'}, platforms={'slack': {'ts': '1.3'}}))
+    t.add_message(M(id='a1', timestamp=_ts(2), role='assistant', content="I'll help you troubleshoot this issue.",
+        tool_calls=[{'id': 'call_123', 'type': 'function', 'function': {'name': 'diagnose_computer', 'arguments': '{"symptom": "black screen"}'}}],
+        metrics={'model': 'gpt-4', 'timing': {'started_at': '2024-05-01T12:00:01+00:00', 'ended_at': '2024-05-01T12:00:02+00:00', 'latency': 1000},
+                 'usage': {'prompt_tokens': 40, 'completion_tokens': 12, 'total_tokens': 52}}, reasoning_content='Black screen: power or display.'))
+    t.add_message(M(id='t1', timestamp=_ts(3), role='tool', name='diagnose_computer', tool_call_id='call_123',
+                    content='Possible causes: 1) Power issue, 2) Display cable...'), same_turn=True)
+    t.add_message(M(id='a2', timestamp=_ts(4), role='assistant', content="Based on the diagnosis, let's start by checking your power connection.",
+                    metrics={'model': 'gpt-4', 'timing': {'latency': 800}, 'usage': {'prompt_tokens': 70, 'completion_tokens': 15, 'total_tokens': 85}}),
+                  same_turn=True)
+    t.add_message(M(id='u2', timestamp=_ts(5), role='user', content='Power is fine. Can you check the cable and the monitor?', attributes={'lang': 'en'}))
+    t.add_messages_batch([
+        M(id='a3', timestamp=_ts(6), role='assistant', content='Checking both.', tool_calls=[
+            {'id': 'call_a', 'type': 'function', 'function': {'name': 'check_cable', 'arguments': '{"port": "hdmi"}'}},
+            {'id': 'call_b', 'type': 'function', 'function': {'name': 'check_monitor', 'arguments': '{}'}}],
+          metrics={'model': 'claude-3', 'timing': {'latency': 1500.5}, 'usage': {'prompt_tokens': 90, 'completion_tokens': 20, 'total_tokens': 110}}),
+        M(id='t2', timestamp=_ts(7), role='tool', name='check_cable', tool_call_id='call_a', content='Cable loose'),
+        M(id='t3', timestamp=_ts(8), role='tool', name='check_monitor', tool_call_id='call_b', content='Monitor OK'),
+        M(id='a4', timestamp=_ts(9), role='assistant', content='Your HDMI cable is loose: push it in firmly.',
+          metrics={'model': 'claude-3', 'usage': {'prompt_tokens': 120, 'completion_tokens': 10, 'total_tokens': 130}})])
+    t.add_reaction('a4', 'thumbsup', 'ann'); t.add_reaction('a4', 'thumbsup', 'bob'); t.add_reaction('a4', 'heart', 'ann')
+    t.add_message(M(id='s2', timestamp=_ts(10), role='system', content='Be concise.'))
+    t.add_message(M(id='u3', timestamp=_ts(11), role='user', content='Thanks!'), same_turn=True)
+    return t
+
+def answers(t):
+    "Every accessor and analytic of thread `t`, as comparable data"
+    d = lambda m: None if m is None else m.model_dump(mode='json')
+    return dict(
+        dump=_norm(t.model_dump(mode='json')), json=_norm(json.loads(t.model_dump_json())),
+        chat=asyncio.run(t.get_messages_for_chat_completion()),
+        last={r: d(t.get_last_message_by_role(r)) for r in ('system', 'user', 'assistant', 'tool')},
+        system=d(t.get_system_message()), turns={n: [d(m) for m in t.get_messages_by_turn(n)] for n in range(5)},
+        current=t.get_current_turn(), by_id={i: d(t.get_message_by_id(i)) for i in ('u1', 'a3', 't3', 's2', 'nope')},
+        tokens=t.get_total_tokens(), models=t.get_model_usage(), gpt4=t.get_model_usage('gpt-4'), none=t.get_model_usage('nope'),
+        counts=t.get_message_counts(), timing=t.get_message_timing_stats(), tools=t.get_tool_usage(),
+        summary=t.get_turns_summary(), seq=[m.id for m in t.get_messages_in_sequence()],
+        reactions=t.get_reactions('a4'), counts_a4=t.get_message_by_id('a4').get_reaction_counts(),
+        chat_msgs=[m.to_chat_completion_message() for m in t.messages])
+
+def test_building_a_conversation():
+    a,b = answers(building(narrator)),answers(building(ours))
+    for k in a: assert a[k]==b[k], k
+    assert list(a['dump']['messages'][2])==list(b['dump']['messages'][2]) # same key order
+    assert a==b
+
+def test_python_mode_and_key_order():
+    a,b = building(narrator).model_dump(mode='python'),building(ours).model_dump(mode='python')
+    assert _norm(a)==_norm(b)
+    for x,y in zip(a['messages'], b['messages']): assert list(x)==list(y)
+    assert list(json.loads(building(narrator).model_dump_json())['messages'][0]) == list(json.loads(building(ours).model_dump_json())['messages'][0])
+
+def run_turns(mod, ops):
+    "Apply `ops` (('add', role, same_turn) | ('batch', roles) | ('renum', idx, field, value)) and return (role, content, sequence, turn) rows"
+    t,n = mod.Thread(),0
+    def mk(role):
+        nonlocal n; n += 1
+        return mod.Message(id=f'm{n}', timestamp=_ts(n), role=role, content=f'c{n}', **({'tool_call_id': 'x'} if role=='tool' else {}))
+    for op in ops:
+        if op[0]=='add': t.add_message(mk(op[1]), same_turn=op[2])
+        elif op[0]=='batch': t.add_messages_batch([mk(r) for r in op[1]])
+        else: setattr(t.messages[op[1]], op[2], op[3])
+    return [(m.role, m.content, m.sequence, m.turn) for m in t.messages], t.get_current_turn(), t.get_turns_summary()
+
+turn_cases = [
+    [('add', 'user', True)],
+    [('add', 'system', False), ('add', 'user', True), ('add', 'assistant', True)],
+    [('add', 'system', False), ('add', 'system', True), ('add', 'user', False)],
+    [('add', 'user', False), ('add', 'system', False), ('add', 'user', True)],
+    [('batch', ['assistant', 'system', 'user']), ('batch', []), ('add', 'tool', True), ('add', 'user', False)],
+    [('batch', ['system']), ('add', 'user', True)],
+    [('add', 'user', False), ('renum', 0, 'turn', 5), ('add', 'user', False), ('add', 'assistant', True)],
+    [('add', 'user', False), ('renum', 0, 'sequence', 9), ('add', 'user', False)],
+    [('add', 'user', False), ('add', 'user', False), ('renum', 1, 'turn', 0), ('add', 'user', True)],
+]
+
+@pytest.mark.parametrize('ops', turn_cases)
+def test_turn_rules(ops): assert run_turns(narrator, ops)==run_turns(ours, ops)
+
+def test_hypothesis_turn_rules():
+    from hypothesis import given, settings, strategies as st
+    role = st.sampled_from(['system', 'user', 'assistant', 'tool'])
+    op = st.one_of(st.tuples(st.just('add'), role, st.booleans()), st.tuples(st.just('batch'), st.lists(role, max_size=4)))
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(op, max_size=12))
+    def check(ops): assert run_turns(narrator, ops)==run_turns(ours, ops)
+    check()
+
+def reactions(mod):
+    t = mod.Thread(); t.add_message(mod.Message(id='m', role='user', content='hi'))
+    r = [t.add_reaction('m', 'x', 'u'), t.add_reaction('m', 'x', 'u'), t.add_reaction('m', 'y', 'u'), t.add_reaction('m', 'x', 'v'),
+         t.add_reaction('zz', 'x', 'u'), dict(t.get_reactions('m')), t.get_reactions('zz'), t.messages[0].get_reaction_counts(),
+         t.remove_reaction('m', 'y', 'u'), t.remove_reaction('m', 'y', 'u'), t.remove_reaction('zz', 'x', 'u'), t.remove_reaction('m', 'x', 'w'),
+         t.remove_reaction('m', 'x', 'u'), t.remove_reaction('m', 'x', 'v'), t.messages[0].reactions]
+    m = mod.Message(role='user', content='x')
+    return r + [m.add_reaction('a', 'u'), m.add_reaction('a', 'u'), m.get_reaction_counts(), m.remove_reaction('a', 'u'), m.remove_reaction('a', 'u'), m.reactions]
+
+def test_reactions(): assert reactions(narrator)==reactions(ours)
+
+@pytest.mark.parametrize('contents', [[], ['hi'], ['x'*50], ['x'*51], [None, 'second'], ['a\nb  c'], ['é'*60]])
+@pytest.mark.parametrize('first', [None, 'assistant'])
+def test_titles(contents, first):
+    def run(mod):
+        t = mod.Thread(title='Keep')
+        if first: t.add_message(mod.Message(role=first, content='from the assistant'))
+        for c in contents: t.add_message(mod.Message(role='user', content=c))
+        return t.generate_title(), t.title
+    assert run(narrator)==run(ours)
+
+def test_clear_messages():
+    def run(mod):
+        t = building(mod); before = t.updated_at; t.clear_messages()
+        t.add_message(mod.Message(id='n', timestamp=_ts(0), role='user', content='again'))
+        return t.updated_at>before, _norm(t.model_dump(mode='json')), t.get_current_turn(), t.get_message_by_id('u1'), t.get_message_counts()
+    assert run(narrator)==run(ours)
+
+def test_updated_at_moves():
+    def run(mod):
+        t,res = mod.Thread(),[]
+        def step(f):
+            before = t.updated_at; f(); res.append(t.updated_at>before)
+        for f in [lambda: t.add_message(mod.Message(id='m', role='user', content='hi')), lambda: t.add_messages_batch([]),
+                  lambda: t.add_reaction('m', 'x', 'u'), lambda: t.add_reaction('m', 'x', 'u'), lambda: t.remove_reaction('m', 'x', 'u'),
+                  lambda: t.remove_reaction('m', 'x', 'u'), t.generate_title, t.clear_messages]:
+            import time; time.sleep(0.002); step(f)
+        return res, t.created_at.tzinfo is not None
+    assert run(narrator)==run(ours)
+
+bad_messages = [dict(role='bogus', content='x'), dict(role='tool', content='x'), dict(role='tool', content='x', tool_call_id=''),
+    dict(role='assistant', content='x', tool_calls=[{'id': 'a'}]), dict(role='assistant', content='x', tool_calls='bad'),
+    dict(role='assistant', content='x', tool_calls=['x']), dict(role='assistant', content='x', tool_calls=[{'id': 'a', 'type': 'function', 'function': 'f'}]),
+    dict(role='assistant', content='x', tool_calls=[{'id': 'a', 'type': 'function', 'function': {'name': 'n'}}]),
+    dict(role='user', content='x', source={'type': 'robot'}), dict(role='user', content='x', source={'id': 'a', 'extra': 1}),
+    dict(role='user', content=5)]
+
+@pytest.mark.parametrize('kw', bad_messages)
+def test_bad_input_raises_valueerror(kw):
+    with pytest.raises(ValueError): narrator.Message(**kw)
+    with pytest.raises(ValueError): ours.Message(**kw)
+
+good_messages = [dict(role='user'), dict(role='assistant', content=None, tool_calls=[{'id': 'a', 'type': 'function', 'function': {'name': 'n', 'arguments': '{}'}}]),
+    dict(role='user', content=[{'type': 'text', 'text': 'hi'}]), dict(role='user', content='x', source={'name': 'n', 'type': 'user', 'id': '2'}),
+    dict(role='assistant', content='x', reasoning_content='', attributes={}, name=''), dict(role='tool', content=None, tool_call_id='c', name='f'),
+    dict(role='user', content='x', metrics={'model': 'm', 'extra': 1}), dict(role='user', content='x', timestamp=datetime(2024, 1, 1)),
+    dict(role='user', content='x', timestamp=datetime(2024, 1, 1, tzinfo=timezone(timedelta(hours=2))))]
+
+@pytest.mark.parametrize('kw', good_messages)
+def test_message_shapes(kw):
+    kw = dict(kw, id='m') | ({} if 'timestamp' in kw else {'timestamp': T0})
+    a,b = narrator.Message(**kw),ours.Message(**kw)
+    assert a.model_dump(mode='json')==b.model_dump(mode='json')
+    assert list(a.model_dump(mode='json'))==list(b.model_dump(mode='json'))
+    assert a.model_dump_json()==b.model_dump_json()
+    assert a.to_chat_completion_message()==b.to_chat_completion_message()
+    assert a.to_dict()==b.to_dict()
+
+@pytest.mark.parametrize('metrics', [{}, {'model': 'm'}, {'usage': {'total_tokens': 3}}, {'model': 'm', 'usage': {'prompt_tokens': 1}},
+    {'timing': {'latency': 0}}, {'timing': {'latency': 5.5}}, {'timing': {'started_at': 'x'}}, {'model': None, 'usage': {'prompt_tokens': 1, 'completion_tokens': 2, 'total_tokens': 3}}])
+def test_metrics_analytics(metrics):
+    def run(mod):
+        t = mod.Thread(); t.add_message(mod.Message(role='assistant', content='x', metrics=metrics))
+        t.add_message(mod.Message(role='assistant', content='y', metrics={'model': 'm', 'timing': {'latency': 3}, 'usage': {'total_tokens': 1}}))
+        return t.get_total_tokens(), t.get_message_timing_stats(), t.get_model_usage(), t.get_model_usage('m')
+    assert run(narrator)==run(ours)
+
+def test_empty_thread():
+    def run(mod):
+        t = mod.Thread(id='e', title='T')
+        return (_norm(t.model_dump(mode='json')), t.get_current_turn(), t.get_message_timing_stats(), t.get_total_tokens(), t.get_tool_usage(),
+                t.get_turns_summary(), t.get_message_counts(), t.get_system_message(), t.get_last_message_by_role('user'), asyncio.run(t.get_messages_for_chat_completion()))
+    assert run(narrator)==run(ours)
+
+def test_thread_to_dict():
+    assert _norm(building(narrator).to_dict())==_norm(building(ours).to_dict())
+
+def test_json_times_end_in_z():
+    t = building(ours)
+    assert json.loads(t.model_dump_json())['created_at'].endswith('Z')
+    assert t.model_dump(mode='json')['created_at'].endswith('+00:00')
+
+def test_large_random_thread_same_answers():
+    "2,000 messages of random roles, turns, metrics, tool calls and reactions: every answer the same on both"
+    import random
+    def run(mod):
+        rnd,t = random.Random(7),mod.Thread(id='big', title='Big')
+        for i in range(2_000):
+            role = rnd.choice(['user', 'assistant', 'assistant', 'tool', 'system'] if i%50 else ['system'])
+            kw = dict(id=f'm{i}', timestamp=_ts(i), role=role, content=f'c{i}')
+            if role=='tool': kw['tool_call_id'] = f'call{i-1}'
+            if role=='assistant' and rnd.random()<0.3: kw['tool_calls'] = [{'id': f'call{i}', 'type': 'function', 'function': {'name': rnd.choice('fgh'), 'arguments': '{}'}}]
+            if role=='assistant': kw['metrics'] = {'model': rnd.choice(['a', 'b', None]), 'timing': {'latency': rnd.randint(0, 5)}, 'usage': {'total_tokens': rnd.randint(0, 9)}}
+            t.add_message(mod.Message(**kw), same_turn=rnd.random()<0.4)
+            if rnd.random()<0.1: t.add_reaction(f'm{rnd.randint(0, i)}', rnd.choice('xy'), rnd.choice('uv'))
+        return answers_big(t)
+    assert run(narrator)==run(ours)
+
+def answers_big(t):
+    return (_norm(t.model_dump(mode='json')), t.get_total_tokens(), t.get_model_usage(), t.get_message_counts(), t.get_message_timing_stats(),
+            t.get_tool_usage(), t.get_turns_summary(), t.get_current_turn(), [m.id for m in t.get_messages_in_sequence()],
+            asyncio.run(t.get_messages_for_chat_completion()), [m.id for m in t.get_messages_by_turn(7)], t.generate_title())
+
+def test_duplicate_ids_and_readded_messages():
+    def run(mod):
+        t = mod.Thread()
+        t.add_message(mod.Message(id='x', role='user', content='a', timestamp=T0)); t.add_message(mod.Message(id='x', role='user', content='b', timestamp=T0))
+        m = mod.Message(id='y', role='user', content='c', timestamp=T0); t.add_message(m); t.add_message(m)
+        return t.get_message_by_id('x').content, [(x.id, x.sequence, x.turn) for x in t.messages], t.get_current_turn()
+    assert run(narrator)==run(ours)
+
+def test_star_import_keeps_core_message():
+    ns = {}
+    exec('from dialog.core import *\nfrom dialog.thread import *\nfrom dialog.thread import Thread, Message as M2', ns)
+    import dialog.core
+    assert ns['Message'] is dialog.core.Message and ns['ChatMessage'] is ns['M2'] is ours.Message

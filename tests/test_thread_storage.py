@@ -1,0 +1,249 @@
+"A thread stored as a dialog: save/read round trips, valid files, dialogs made elsewhere"
+import asyncio, json, os, pytest, nbformat, tempfile, uuid
+from pathlib import Path
+from datetime import datetime, timedelta, timezone
+from hypothesis import given, settings, HealthCheck, strategies as st
+from dialog.core import Dialog
+from dialog.ipynb import read_ipynb, write_ipynb, reads_ipynb, DialogConflictError, DialogFormatError
+from dialog.chat import tool_block, dlg2chat
+from dialog.thread import Thread, Message
+from test_thread_narrator import building, answers
+import dialog.thread as ours
+
+corpus = sorted(p for p in Path('/work/shared/corpus').rglob('*.ipynb') if p.name!='invalid.ipynb')
+
+def roundtrip(t, tmp_path, name='t.ipynb'):
+    p = t.save(tmp_path/name)
+    nbformat.validate(nbformat.read(p, as_version=4))
+    return Thread.read(p), p
+
+def test_building_roundtrip(tmp_path):
+    t = building(ours)
+    back,p = roundtrip(t, tmp_path)
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+    assert json.loads(back.model_dump_json())==json.loads(t.model_dump_json()) # key order inside user dicts follows the file (sorted keys)
+    assert answers(back)==answers(t)
+    assert back.created_at==t.created_at and back.updated_at==t.updated_at
+
+def test_file_reads_as_a_dialog(tmp_path):
+    "Each user message is a prompt, its turn's replies and tool calls are the reply, the system message is Dialog.system"
+    t = building(ours)
+    _,p = roundtrip(t, tmp_path)
+    dlg = read_ipynb(p)
+    assert dlg.system==t.get_system_message().content=='Be concise.' # the late system message went first, as in narrator
+    assert [c.msg_type for c in dlg.messages]==['prompt']*3
+    assert [c.content for c in dlg.messages]==[m.content for m in t.messages if m.role=='user']
+    r = dlg.messages[1].ai_res
+    assert 'Checking both.' in r and tool_block('call_a', 'check_cable', {'port': 'hdmi'}, 'Cable loose') in r
+    assert r.index('Checking both.') < r.index('check_cable') < r.index('check_monitor') < r.index('HDMI cable is loose')
+    rec = dlg.meta['dialog']['thread']
+    assert (rec['id'], rec['title']) == ('th-1', 'Technical Support')
+    assert [s['id'] for s in rec['system']]==['s2', 's1'] and 'content' not in rec['system'][0] and rec['system'][1]['content']
+    cell_recs = dlg.messages[1].meta['dialog']['thread']
+    assert [r['id'] for r in cell_recs]==['u2', 'a3', 't2', 't3', 'a4']
+    assert not any('content' in r for r in cell_recs) # every text is in the cell, once
+
+def test_save_twice_unchanged(tmp_path):
+    t = building(ours)
+    p = t.save(tmp_path/'t.ipynb'); data = p.read_bytes(); st_ = p.stat().st_mtime_ns
+    t.save(); assert p.read_bytes()==data
+    back = Thread.read(p); back.save(); assert p.read_bytes()==data
+
+def test_conflict_safe(tmp_path):
+    t = building(ours)
+    p = t.save(tmp_path/'t.ipynb')
+    other = Thread.read(p); other.add_message(Message(role='user', content='from elsewhere')); other.save()
+    t.add_message(Message(role='user', content='mine'))
+    with pytest.raises(DialogConflictError): t.save()
+    assert Thread.read(p).messages[-1].content=='from elsewhere'
+    t.save(force=True)
+    assert Thread.read(p).messages[-1].content=='mine'
+    with pytest.raises(DialogConflictError): Thread().save(p) # not the file it came from
+
+def test_save_needs_a_name():
+    with pytest.raises(ValueError, match='no file yet'): Thread().save()
+
+def test_dialog_is_kept_up_to_date():
+    t = Thread()
+    d = t.dialog
+    t.add_message(Message(role='user', content='hi'))
+    assert t.dialog is d and [c.content for c in d.messages]==['hi']
+    t.add_message(Message(role='system', content='sys'))
+    assert d.system is None and t.dialog.system=='sys' and t.dialog is d # brought up to date when asked for
+
+T0 = datetime(2024, 5, 1, tzinfo=timezone.utc)
+texts = st.one_of(st.none(), st.text(max_size=30), st.sampled_from(['', '\n\n', ' ', 'A\n\n', '\n', '🧠', '*[Response interrupted]*',
+    tool_block('x1', 'f', {}, 'r'), "<details class='tool-usage-details'>", '```json\n{}\n```', '- ⏳ <code>x</code> ⏳']),
+    st.just([{'type': 'text', 'text': 'part'}]))
+call_ids = st.sampled_from(['c1', 'c2', 'c3'])
+calls = st.lists(st.builds(lambda i,n,a: {'id': i, 'type': 'function', 'function': {'name': n, 'arguments': a}},
+                           call_ids, st.sampled_from(['f', 'g']), st.sampled_from(['{}', '{"a": 1}', 'not json', '[1]', '{"a":1}'])), max_size=2)
+msg = st.one_of(
+    st.builds(lambda c: dict(role='user', content=c), texts),
+    st.builds(lambda c,tc,r: dict(role='assistant', content=c, tool_calls=tc or None, reasoning_content=r), texts, calls, st.one_of(st.none(), st.text(max_size=5))),
+    st.builds(lambda c,i,n: dict(role='tool', content=c, tool_call_id=i, name=n), texts, call_ids, st.one_of(st.none(), st.just('f'))),
+    st.builds(lambda c: dict(role='system', content=c), texts))
+op = st.tuples(st.lists(msg, min_size=1, max_size=3), st.sampled_from(['add', 'same', 'batch']),
+               st.one_of(st.none(), st.fixed_dictionaries({'model': st.sampled_from(['m1', None]), 'timing': st.fixed_dictionaries({'latency': st.integers(0, 9)}),
+                                                            'usage': st.fixed_dictionaries({'total_tokens': st.integers(0, 9)})})),
+               st.booleans())
+
+def build(ops):
+    t,n = Thread(id='h', title='T', attributes={'k': [1]}, platforms={'p': {'a': 'b'}}),0
+    for ms,how,metrics,react in ops:
+        made = []
+        for d in ms:
+            n += 1
+            made.append(Message(id=f'm{n}', timestamp=T0+timedelta(seconds=n), metrics=metrics, source={'type': 'agent', 'id': 'a'} if n%3==0 else None, **d))
+        if how=='batch': t.add_messages_batch(made)
+        else:
+            for m in made: t.add_message(m, same_turn=how=='same')
+        if react: t.add_reaction(made[0].id, 'thumbsup', f'u{n}')
+    return t
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(op, max_size=6))
+def test_property_roundtrip(tmp_path, ops):
+    t = build(ops)
+    back,_ = roundtrip(t, tmp_path, f'{uuid.uuid4()}.ipynb')
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+    assert answers_of(back)==answers_of(t)
+
+def answers_of(t):
+    return (t.get_total_tokens(), t.get_model_usage(), t.get_message_counts(), t.get_message_timing_stats(), t.get_tool_usage(),
+            t.get_turns_summary(), t.get_current_turn(), [m.id for m in t.get_messages_in_sequence()])
+
+def test_foreign_dialog_roles_and_cells_kept(tmp_path):
+    "A dialog made elsewhere: notes and code are context for the next prompt, replies with tool blocks become assistant/tool messages"
+    d = Dialog('made-elsewhere')
+    d.mk_message('Some notes', msg_type='note')
+    d.mk_message('x = 1', msg_type='code')
+    d.mk_message('raw stuff', msg_type='raw')
+    d.mk_message('What is x?', msg_type='prompt', output='Let me look.\n\n' + tool_block('t1', 'show', {'name': 'x'}, '1') + '\n\nIt is 1.')
+    d.mk_message('trailing note', msg_type='note')
+    p = tmp_path/'f.ipynb'; d.save(p); orig = p.read_bytes()
+    t = Thread.read(p)
+    assert [(m.role, m.turn) for m in t.messages]==[('user', 1), ('assistant', 2), ('tool', 2), ('assistant', 2), ('user', 3)]
+    chat = [m for m in dlg2chat(read_ipynb(p)) if m['role']!='system']
+    assert [m.role for m in t.messages]==[m['role'] for m in chat] and [m.content for m in t.messages]==[m['content'] for m in chat] # roles as dialog.chat assigns them
+    assert 'Some notes' in t.messages[0].content and 'x = 1' in t.messages[0].content and 'raw stuff' not in t.messages[0].content
+    assert t.messages[1].tool_calls==[{'id': 't1', 'type': 'function', 'function': {'name': 'show', 'arguments': '{"name": "x"}'}}]
+    assert (t.messages[2].content, t.messages[2].tool_call_id) == ('1', 't1')
+    notime = lambda t: [{k:v for k,v in d.items() if k!='timestamp'} for d in t.model_dump(mode='json')['messages']]
+    assert notime(Thread.read(p))==notime(t) # same ids on every read (times are the thread's creation time, fixed once it is saved)
+    t.add_message(Message(role='user', content='thanks'))
+    t.save()
+    back = read_ipynb(p)
+    assert [c.id for c in back.messages[:5]]==[c.id for c in d.messages]
+    assert [c.content for c in back.messages[:5]]==[c.content for c in d.messages]
+    assert back.messages[5].content=='thanks'
+    assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json')
+
+@pytest.mark.parametrize('path', corpus, ids=[p.name for p in corpus])
+def test_corpus_opens_as_thread(path, tmp_path):
+    "Every real notebook opens as a thread, and writing the thread back keeps every cell"
+    try: dlg = read_ipynb(path)
+    except DialogFormatError: pytest.skip('a file dialog.ipynb refuses')
+    t = Thread.from_dialog(dlg)
+    assert all(m.role in ('system', 'user', 'assistant', 'tool') for m in t.messages)
+    cells = [c.todict() for c in dlg.messages]
+    if t.messages: t.add_reaction(t.messages[-1].id, 'eyes', 'ann')
+    p = t.save(tmp_path/path.name)
+    back = read_ipynb(p)
+    assert [c.todict() for c in back.messages]==cells
+    t2 = Thread.read(p)
+    assert t2.model_dump(mode='json')==t.model_dump(mode='json')
+
+def test_bad_records_raise(tmp_path):
+    t = building(ours); p = t.save(tmp_path/'t.ipynb')
+    nb = json.loads(p.read_text())
+    nb['cells'][0]['metadata']['dialog']['thread'][1]['role'] = 'robot'
+    p.write_text(json.dumps(nb))
+    with pytest.raises(ValueError, match=r"cell 0 \(id [0-9a-f]{8}\): bad thread record 'a1'"): Thread.read(p)
+    nb['cells'][0]['metadata']['dialog']['thread'] = 'nope'
+    p.write_text(json.dumps(nb))
+    with pytest.raises(ValueError, match='cell 0'): Thread.read(p)
+
+def _provider_check(nar_thread, t):
+    nar = asyncio.run(nar_thread.get_messages_for_chat_completion())
+    oa = dlg2chat(t.dialog)
+    assert oa[0]=={'role': 'system', 'content': t.get_system_message().content}
+    assert oa[1:]==[{k:v for k,v in d.items() if k not in ('sequence', 'name')} for d in nar]
+
+def _first_turns(mod):
+    "`building` up to its first batch: sequential calls only"
+    t = building(mod)
+    keep = [m for m in t.messages if m.role=='system' or m.sequence<=4]
+    t2 = mod.Thread(id='x')
+    for m in keep: t2.add_message(mod.Message(id=m.id, role=m.role, content=m.content, tool_calls=m.tool_calls, tool_call_id=m.tool_call_id, name=m.name, timestamp=m.timestamp))
+    return t2
+
+def test_provider_shapes_match_narrators_chat_list():
+    "dialog.chat's OpenAI list of the stored thread is narrator's chat-completion list in OpenAI's shape"
+    import narrator
+    _provider_check(_first_turns(narrator), _first_turns(ours))
+    t = building(ours)
+    assert dlg2chat(t.dialog, 'anthropic')[0]=={'role': 'user', 'content': "My computer won't start. The screen is black."}
+
+def test_provider_shapes_parallel_calls():
+    "One assistant message with two calls stays one message with two calls"
+    import narrator
+    _provider_check(building(narrator), building(ours))
+
+def test_attachments_survive(tmp_path):
+    t = Thread(); t.add_message(Message(role='user', content='see file', attachments=[{'filename': 'a.txt', 'mime_type': 'text/plain'}]))
+    back,_ = roundtrip(t, tmp_path)
+    assert back.messages[0].attachments==[{'filename': 'a.txt', 'mime_type': 'text/plain'}]
+    assert json.loads(back.model_dump_json())==json.loads(t.model_dump_json())
+
+@pytest.mark.parametrize('args', ['{"a":1}', '{"a": 1}', '{\n  "q": "é"\n}'])
+def test_arguments_reach_the_provider_as_written(args):
+    t = Thread(); t.add_message(Message(role='user', content='go'))
+    t.add_message(Message(role='assistant', content=None, tool_calls=[{'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': args}}]))
+    t.add_message(Message(role='tool', content='ok', tool_call_id='c'), same_turn=True)
+    assert dlg2chat(t.dialog)[1]['tool_calls'][0]['function']['arguments']==args
+
+@pytest.mark.slow
+def test_large_thread_roundtrip(tmp_path):
+    "20,000 messages save and read back to the same thread"
+    import random
+    rnd,t = random.Random(3),Thread(id='big')
+    for i in range(20_000):
+        role = rnd.choice(['user', 'assistant', 'tool'])
+        kw = dict(role=role, content=f'message {i}', timestamp=T0+timedelta(seconds=i))
+        if role=='tool': kw['tool_call_id'] = f'c{i-1}'
+        if role=='assistant' and rnd.random()<0.3: kw['tool_calls'] = [{'id': f'c{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': '{"i": %d}' % i}}]
+        t.add_message(Message(**kw), same_turn=role!='user')
+    back,_ = roundtrip(t, tmp_path)
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+
+@pytest.mark.parametrize('how', ['pickle', 'deepcopy'])
+def test_pickle_and_copy(how):
+    import pickle, copy
+    t = building(ours); t.dialog
+    t2 = pickle.loads(pickle.dumps(t)) if how=='pickle' else copy.deepcopy(t)
+    assert t2.model_dump(mode='json')==t.model_dump(mode='json') and answers(t2)==answers(t)
+    assert all(m._thread() is t2 for m in t2.messages)
+    t2.messages[-1].turn = 40 # renumbering is seen by the copy, not the original
+    t2.add_message(Message(role='user', content='x'))
+    assert t2.messages[-1].turn==41 and t.get_current_turn()==answers(building(ours))['current']
+    assert t2.dialog is not t.dialog
+
+def test_foreign_changes_not_lost(tmp_path):
+    "Reactions, metrics and edits to messages made from cells without records survive save and read; the cells stay as they were"
+    d = Dialog('elsewhere')
+    d.mk_message('ctx', msg_type='note')
+    d.mk_message('q1', msg_type='prompt', output='a1')
+    d.mk_message('q2', msg_type='prompt', output='a2')
+    p = tmp_path/'e.ipynb'; d.save(p)
+    cells = [c.todict() for c in read_ipynb(p).messages]
+    t = Thread.read(p)
+    t.add_reaction(t.messages[1].id, 'heart', 'bob')
+    t.messages[2].metrics = {'model': 'm', 'usage': {'total_tokens': 5}}
+    t.messages[3].content = 'a2, edited'
+    t.save()
+    back = Thread.read(p)
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+    assert back.get_total_tokens()['overall']['total_tokens']==5
+    assert [c.todict() for c in read_ipynb(p).messages]==cells
+    back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
