@@ -382,13 +382,13 @@ def find_msgs(dlg, # The `Dialog` to search
 
 # %% ../nbs/04_cli.ipynb #69754328
 def _ctx_rows(dlg, hits, before, after, maxlen):
-    "grep-style rows: matches as `id:type: …`, `before`/`after` context messages as `id-type- …`, `--` between groups"
+    "grep-style rows: matches as `id:type: …`, `before`/`after` context messages as `id-type- …`, and with context `--` between groups"
     ms,hit = list(dlg.messages),{m.id for m in hits}
     idx = [i for i,m in enumerate(ms) if m.id in hit]
     keep = sorted({j for i in idx for j in range(max(0, i-before), min(len(ms), i+after+1))})
     res = []
     for k,j in enumerate(keep):
-        if k and j>keep[k-1]+1: res.append('--')
+        if k and j>keep[k-1]+1 and (before or after): res.append('--')
         m = ms[j]; p = m.preview(maxlen)
         res.append(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
     return res
