@@ -1,0 +1,77 @@
+"dialog.chat: the contract other modules build on (system prompt, tool blocks, reply parsing, AI renders and their cache)"
+import json, pytest
+from hypothesis import given, strategies as st
+from dialog.core import *
+from dialog.ipynb import reads_ipynb, write_ipynb
+from dialog.chat import *
+
+def test_system_roundtrip_and_removal():
+    d = Dialog('s', meta={'solveit': {'ver': 2}})
+    d.system = 'be brief'
+    d2 = reads_ipynb(write_ipynb(d))
+    assert d2.system == 'be brief' and d2.meta['solveit'] == {'ver': 2}
+    d2.system = None
+    assert d2.meta == {'solveit': {'ver': 2}}
+    d2.system = None  # clearing twice is fine
+    assert d2.meta == {'solveit': {'ver': 2}}
+
+def test_system_bad_meta():
+    d = Dialog('s', meta={'dialog': 'oops'})
+    assert d.system is None
+    with pytest.raises(ValueError, match="meta\\['dialog'\\]"): d.system = 'x'
+
+def _blocks_reply(calls):
+    return '\n\n'.join(tool_block(*c) for c in calls)
+
+ids = st.text('abcdefghijklmnopqrstuvwxyz0123456789_-', min_size=1, max_size=12)
+jsonable = st.recursive(st.none() | st.booleans() | st.integers() | st.text(), lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3), max_leaves=6)
+
+@given(st.lists(st.tuples(st.text('abc \n*`#-', min_size=1).filter(str.strip), ids, st.from_regex(r'[a-z_]{1,10}', fullmatch=True),
+                          st.dictionaries(st.text(max_size=8), jsonable, max_size=3), st.text()), max_size=4), st.booleans())
+def test_tool_block_parse_roundtrip(steps, lead):
+    "Any call written by `tool_block` reads back exactly, in place between text parts"
+    items = [x for t,*c in steps for x in ([('text', f'x{t}y')] if lead else []) + [('tool', c)]]
+    got = parse_reply('\n\n'.join(tool_block(*v) if k=='tool' else v for k,v in items))
+    exp = [dict(type='tool', id=v[0], name=v[1], args=v[2], result=v[3], server=False, extra={}) if k=='tool' else dict(type='text', text=v)
+           for k,v in items]
+    assert got == exp
+
+def test_extra_and_server_ride_along():
+    b = tool_block('c1', 'bash', {'cmd': 'ls'}, 'a\n', success=True, exit_code=0)
+    p, = parse_reply(b)
+    assert p['extra'] == {'success': True, 'exit_code': 0} and not p['server']
+    p, = parse_reply(tool_block('c2', 'web_search', {'q': 'x'}, 'r', server=True))
+    assert p['server'] and p['extra'] == {}
+
+def test_unicode_and_fences_in_results():
+    res = 'line1\n```\nnot the end\n```\n</details>\n🧠\n- ⏳ <code>x</code> ⏳'
+    p, = parse_reply(tool_block('i', 'f', {'a': 'é'}, res))
+    assert p['result'] == res and p['args'] == {'a': 'é'}
+
+def test_ai_output_cache_never_stale():
+    "`ai_output` is cached in `_ai_rend`; assigning output, content or msg_type drops it"
+    m = Message('1+1', output=code_output('2'))
+    assert m.ai_output == '2' and m._ai_rend == '2'
+    m.output = code_output('3')
+    assert m._ai_rend is None and m.ai_output == '3'
+    m.ai_output
+    m.content = '1+2'
+    assert m._ai_rend is None
+    m.ai_output
+    m.msg_type = sprompt  # the output list is no longer a reply: nothing was said by the AI
+    assert m._ai_rend is None and m.ai_output == ai_fmt('')
+    m.output = 'now a reply'
+    assert m.ai_output == 'now a reply'
+    m.msg_type = snote
+    assert m.ai_output == ''
+    m = Message('x', output=[])
+    m.add_output(mk_stream('hi\n'))
+    assert m.ai_output == 'hi\n'
+    m.add_output(mk_stream('there\n'))
+    assert m.ai_output == 'hi\nthere\n'
+
+def test_render_outputs_order_and_no_eval():
+    outs = [code_output('1e3')[0], {'output_type': 'stream', 'name': 'stdout', 'text': '0.10\n'}, code_output("{'a': 1}")[0]]
+    assert render_outputs_ai(outs) == "1e3\n0.10\n{'a': 1}"
+    assert render_outputs_ai([{'output_type': 'display_data', 'metadata': {}, 'data': {'application/json': {'a': [1, 2]}}}]) == '{"a": [1, 2]}'
+    assert render_outputs_ai([{'output_type': 'display_data', 'metadata': {}, 'data': {'image/svg+xml': ['<svg>', '</svg>']}}]) == '<svg></svg>'
