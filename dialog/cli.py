@@ -15,8 +15,9 @@ from fastcore.xml import ft, to_xml
 from .core import *
 from .ipynb import *
 from .ipynb import _chk_output
+from .chat import dlg2chat, chat2dlg, dlgs2jsonl
 from xml.sax.saxutils import quoteattr
-import argparse, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys
+import argparse, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
 
 # %% ../nbs/04_cli.ipynb #b8294860
 def _where(dlg): return str(dlg.path) if dlg.path else f'dialog {dlg.name!r}'
@@ -472,18 +473,17 @@ def _cmd_move(a):
     dlg._insert(list(ms), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
 
-# %% ../nbs/04_cli.ipynb #4d038c56
-def _chat():
-    "The `dialog.chat` module, which the chat conversions go through"
-    try: from dialog import chat
-    except ImportError: raise ValueError('converting to and from chat messages needs dialog.chat, which this installation lacks') from None
-    return chat
-
+# %% ../nbs/04_cli.ipynb #736a82d2
 def _write_new(fname, txt:str, force=False):
     "Write `txt` to `fname` atomically, refusing to replace an existing file unless `force`"
+    p = _chk_new(fname, force)
+    atomic_write(p, txt.encode('utf-8'))
+
+def _chk_new(fname, force=False):
+    "`fname` as a `Path`, or an error if it exists and `force` isn't set"
     p = Path(fname).expanduser()
     if p.exists() and not force: raise ValueError(f'{p}: already exists; nothing written (use --force to replace it)')
-    atomic_write(p, txt.encode('utf-8'))
+    return p
 
 def _progress(what):
     "A `progress(i, n, item)` callback showing `what` on stderr when it is a terminal, else None"
@@ -494,21 +494,46 @@ def _progress(what):
         sys.stderr.flush()
     return f
 
-# %% ../nbs/04_cli.ipynb #785dc55b
+# %% ../nbs/04_cli.ipynb #a45d525d
+def _chat_txt(dlg, fmt):
+    "`dlg` as JSON chat messages of provider `fmt`; an Anthropic system prompt goes beside the list"
+    msgs = dlg2chat(dlg, fmt)
+    res = dict(system=dlg.system, messages=msgs) if fmt=='anthropic' and dlg.system else msgs
+    return json.dumps(res, indent=1, ensure_ascii=False) + '\n'
+
+def _jsonl_txt(dlgs, fmt):
+    "`dlgs` as the JSON Lines text `dlgs2jsonl` writes"
+    with tempfile.TemporaryDirectory() as d: return dlgs2jsonl(dlgs, Path(d)/'out.jsonl', fmt).read_text(encoding='utf-8')
+
 def _to_text(dlgs, to, a):
     "The `--to` projection of `dlgs` as text"
-    if to=='jsonl': return _chat().dlgs2jsonl(dlgs)
+    if to=='jsonl': return _jsonl_txt(dlgs, a.fmt)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
     if to=='md': return dlg2md(dlg, a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
     if to=='py': return dlg2py(dlg) + '\n'
     if to=='xml': return dlg.view(incl_out=True, trunc_out=False) + '\n'
-    return json.dumps(_chat().dlg2chat(dlg, to), indent=1, ensure_ascii=False) + '\n'
+    return _chat_txt(dlg, to)
 
+def _from_chat(fname, fmt, name):
+    "The dialog named `name` held by chat JSON file `fname`: a list of messages, or `{system, messages}`"
+    p = Path(fname)
+    try: js = json.loads(p.read_text(encoding='utf-8'))
+    except FileNotFoundError: raise ValueError(f'{p}: no such file') from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f'{p}: not JSON ({e})') from None
+    sys_txt = None
+    if isinstance(js, dict):
+        if not isinstance(js.get('messages'), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "messages" list')
+        js,sys_txt = js['messages'],js.get('system')
+    try: return chat2dlg(js, fmt, system=sys_txt, name=name)
+    except ValueError as e: raise ValueError(f'{p}: {e}') from None
+
+# %% ../nbs/04_cli.ipynb #5ffdc089
 @_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON file'),
       _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
                   _arg('--from', dest='from_', choices=('openai','anthropic'), help='read chat messages in this form into a new dialog (needs -o)')], required=True),
       _arg('-o', metavar='OUT', help='the file to write (default: stdout, except for --from)'),
+      _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with --to jsonl: the provider whose messages each line holds (default openai)'),
       _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
       help='convert a dialog to another form, or chat messages to a dialog')
@@ -516,23 +541,19 @@ def _cmd_convert(a):
     if a.from_:
         if not a.o: raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
-        p = Path(a.files[0])
-        try: msgs = json.loads(p.read_text())
-        except FileNotFoundError: raise ValueError(f'{p}: no such file') from None
-        except json.JSONDecodeError as e: raise ValueError(f'{p}: not JSON ({e})') from None
-        dlg = _chat().chat2dlg(msgs, a.from_)
-        dlg.name = Path(a.o).stem
+        dlg = _from_chat(a.files[0], a.from_, Path(a.o).stem)
         return print(f'wrote {dlg.save(a.o, force=a.force)}')
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):
         if prog: prog(i, len(a.files), f)
         dlgs.append(_load(f))
+    if a.o: _chk_new(a.o, a.force)
     txt = _to_text(dlgs, a.to, a)
     if a.o: _write_new(a.o, txt, a.force)
     else: sys.stdout.write(txt)
 
-# %% ../nbs/04_cli.ipynb #6c80eca0
+# %% ../nbs/04_cli.ipynb #8c5bdc54
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run'),
       _arg('--all', action='store_true', help='run every code message'),
       _arg('--above', metavar='ID', help='run the code messages before this one'),
@@ -551,5 +572,5 @@ def _cmd_run(a):
     _done(dlg, a, '\n'.join(rep.lines()) or 'no code messages to run')
     return 0 if rep.ok else 1
 
-# %% ../nbs/04_cli.ipynb #9407cfdb
+# %% ../nbs/04_cli.ipynb #0fb519eb
 if __name__=='__main__': sys.exit(main())

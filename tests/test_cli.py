@@ -319,3 +319,48 @@ def test_console_script(tour):
     assert r.returncode==0 and r.stdout.splitlines()==[m.preview() for m in read_ipynb(tour).messages]
     r = subprocess.run(['nbdialog', 'summary', str(tour.with_name('nope'))], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode==2 and 'no such file' in r.stderr
+
+# --- convert through dialog.chat
+
+from dialog.chat import dlg2chat, chat2dlg, dlgs2jsonl
+
+def test_convert_to_chat(tour, tmp_path):
+    dlg = read_ipynb(tour)
+    assert json.loads(ok('convert', tour, '--to', 'openai'))==json.loads(json.dumps(dlg2chat(dlg, 'openai')))
+    assert json.loads(ok('convert', tour, '--to', 'anthropic'))==json.loads(json.dumps(dlg2chat(dlg, 'anthropic')))
+    dlg.system = 'Be brief.'
+    dlg.save()
+    js = json.loads(ok('convert', tour, '--to', 'anthropic'))
+    assert js['system']=='Be brief.' and js['messages']==json.loads(json.dumps(dlg2chat(dlg, 'anthropic')))
+    assert json.loads(ok('convert', tour, '--to', 'openai'))[0]==dict(role='system', content='Be brief.')
+
+def test_convert_jsonl(tour, tmp_path):
+    other = tmp_path/'other.ipynb'
+    d = Dialog('other'); d.mk_message('Hi', msg_type='prompt', output='Hello'); d.save(other)
+    out = ok('convert', tour, other, '--to', 'jsonl')
+    want = dlgs2jsonl([read_ipynb(tour), read_ipynb(other)], tmp_path/'want.jsonl').read_text()
+    assert out==want and len(out.splitlines())==2
+    ok('convert', tour, other, '--to', 'jsonl', '--fmt', 'anthropic', '-o', tmp_path/'a.jsonl')
+    assert (tmp_path/'a.jsonl').read_text()==dlgs2jsonl([read_ipynb(tour), read_ipynb(other)], tmp_path/'w2.jsonl', 'anthropic').read_text()
+    fails('convert', tour, '--to', 'jsonl', '-o', tmp_path/'a.jsonl', has='already exists')
+
+def test_convert_from_chat(tour, tmp_path):
+    ok('convert', tour, '--to', 'openai', '-o', tmp_path/'c.json')
+    assert ok('convert', tmp_path/'c.json', '--from', 'openai', '-o', tmp_path/'back.ipynb').strip()==f'wrote {tmp_path}/back.ipynb'
+    back = read_ipynb(tmp_path/'back')
+    want = chat2dlg(json.loads((tmp_path/'c.json').read_text()), 'openai')
+    def rows(d): return [(m.msg_type, re.sub(r'attachment:[0-9a-f-]{36}', 'attachment:ID', m.content), m.ai_res, len(m.attachments)) for m in d.messages]
+    assert rows(back)==rows(want)  # attachment ids are new on every read of a chat
+    assert 'Greet the tools, using the `greet` function.' in [m.content for m in back.messages]
+    (tmp_path/'a.json').write_text(json.dumps(dict(system='Be brief.', messages=[dict(role='user', content='Hi'), dict(role='assistant', content='Hello')])))
+    ok('convert', tmp_path/'a.json', '--from', 'anthropic', '-o', tmp_path/'a.ipynb')
+    a = read_ipynb(tmp_path/'a')
+    assert (a.system, [(m.content, m.ai_res) for m in a.messages])==('Be brief.', [('Hi', 'Hello')])
+    before = (tmp_path/'a.ipynb').read_bytes()
+    fails('convert', tmp_path/'c.json', '--from', 'openai', '-o', tmp_path/'a.ipynb', has='already exists')
+    assert (tmp_path/'a.ipynb').read_bytes()==before
+    (tmp_path/'bad.json').write_text(json.dumps([dict(role='wizard', content='x')]))
+    fails('convert', tmp_path/'bad.json', '--from', 'openai', '-o', tmp_path/'b.ipynb', has='bad.json: message 0')
+    (tmp_path/'obj.json').write_text(json.dumps(dict(nothing=1)))
+    fails('convert', tmp_path/'obj.json', '--from', 'openai', '-o', tmp_path/'b.ipynb', has='"messages" list')
+    assert not (tmp_path/'b.ipynb').exists()
