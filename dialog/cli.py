@@ -215,7 +215,11 @@ def execute(self:Message,
 class RunReport(L):
     "The messages a run ran, in order, shown as one status line each (at most `rows`), and how many it left unrun"
     rows = 20
-    def __init__(self, items=None, unrun=0): super().__init__(items); self.unrun = unrun
+    def __init__(self,
+                 items=None, # The messages run
+                 unrun=0): # How many selected code messages were left unrun after an error
+        super().__init__(items)
+        self.unrun = unrun
     @property
     def ok(self):
         "Did every message run without an error?"
@@ -321,6 +325,9 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         p.print_help(sys.stderr)
         return 2
     try: return a.func(a) or 0
+    except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ValueError, OSError, ImportError, DialogConflictError) as e:
         print(f'nbdialog {a.cmd}: {e}', file=sys.stderr)
         return 2
@@ -350,7 +357,7 @@ def _cmd_view(a):
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
-    print('\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms))
+    if ms: print('\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms))
 
 # %% ../nbs/04_cli.ipynb #691feb27
 def _heading(dlg, text):

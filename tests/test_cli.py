@@ -364,3 +364,19 @@ def test_convert_from_chat(tour, tmp_path):
     (tmp_path/'obj.json').write_text(json.dumps(dict(nothing=1)))
     fails('convert', tmp_path/'obj.json', '--from', 'openai', '-o', tmp_path/'b.ipynb', has='"messages" list')
     assert not (tmp_path/'b.ipynb').exists()
+
+def test_reader_stops_early(tmp_path):
+    "`nbdialog summary big | head -1`: no broken-pipe error when the reader stops"
+    d = Dialog('big')
+    for i in range(20000): d.mk_message(f'x = {i}')
+    d.save(tmp_path/'big.ipynb')
+    p = subprocess.Popen(cmd + ['summary', str(tmp_path/'big')], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert p.stdout.readline().decode().endswith(':code: x = 0\n')
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60)==0 and err=='', err
+
+def test_view_errors_none(tmp_path):
+    d = Dialog('clean'); d.mk_message('1'); d.save(tmp_path/'clean.ipynb')
+    assert ok('view', tmp_path/'clean', '--errors')==''
+    assert ok('view', tmp_path/'clean', '--errors', '--xml')=='<dialog name="clean">\n</dialog>\n'
