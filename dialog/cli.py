@@ -9,7 +9,7 @@ __all__ = ['out_maxlen', 'msg2xml', 'dlg2md', 'RunReport', 'main', 'find_msgs']
 
 # %% ../nbs/04_cli.ipynb #802d9dd4
 from fastcore.utils import *
-from fastcore.nbio import render_text, _directive, _dir_attrs
+from fastcore.nbio import concat_streams, preferred_msg_out, _directive, _dir_attrs
 from fastcore.ansi import strip_ansi
 from fastcore.xml import ft, to_xml
 from .core import *
@@ -58,26 +58,53 @@ def _directive_attrs(m):
     return {k:v for k,v in attrs.items() if _re_xml_name.fullmatch(k)}, '\n'.join(lines[i:])
 
 # %% ../nbs/04_cli.ipynb #577e45ec
-out_maxlen = 2000 # Most characters of outputs the views show when they truncate
+out_maxlen = 2000 # Most characters of outputs the views show when they cut them
+
+def _tb_text(o):
+    "Error output `o`'s traceback as text, whether its lines end with newlines (execnb) or not (ipykernel)"
+    return strip_ansi(''.join(l if l.endswith('\n') else l+'\n' for l in o.get('traceback') or [f"{o.get('ename')}: {o.get('evalue')}"]))
+
+def _out_part(o):
+    "Output dict `o` as `(tag, attrs, text)`; an image shows as its mime type and its text repr"
+    typ = o.get('output_type')
+    if typ=='stream': return o.get('name') or 'stream', {}, strip_ansi(o.get('text', ''))
+    if typ=='error': return 'error', {}, _tb_text(o)
+    mime,d = preferred_msg_out(o, html1st=False)
+    if mime=='text/plain' and (img := first(k for k in o.get('data', {}) if k.startswith('image/'))): return typ, {'mime': img}, f'[{img}] {d}'.rstrip()
+    return typ, ({'mime': mime} if mime!='text/plain' else {}), strip_ansi(d)
+
+def _out_parts(m, trunc=False):
+    "`m`'s outputs as the views show them, `(tag, attrs, text)` each (a prompt's: its reply); at most `out_maxlen` characters in all when `trunc`"
+    if m.msg_type==sprompt: ps = [('reply', {}, m.ai_res)]
+    else: ps = [_out_part(o) for o in concat_streams(m.output)] if isinstance(m.output, list) else []
+    ps,res,left = [p for p in ps if p[2]],[],out_maxlen
+    if not trunc: return ps
+    for t,a,x in ps:
+        if left<=0: break
+        res.append((t, a, truncstr(x, left)))
+        left -= len(x)
+    return res
 
 def _out_text(m, trunc=False):
-    "The text of `m`'s outputs as views show it (a prompt's: its reply), cut to `out_maxlen` characters when `trunc`"
-    txt = m.ai_res if m.msg_type==sprompt else render_text(m.output) if isinstance(m.output, list) else ''
-    return truncstr(txt, out_maxlen) if trunc else txt
+    "`m`'s outputs as one text: a lone output bare, several each in its tag"
+    ps = _out_parts(m, trunc)
+    if len(ps)==1: return ps[0][2]
+    return '\n'.join(f'<{t}' + ''.join(f' {k}="{v}"' for k,v in a.items()) + f'>\n{x.rstrip(chr(10))}\n</{t}>' for t,a,x in ps)
 
-# %% ../nbs/04_cli.ipynb #146b0c8f
+# %% ../nbs/04_cli.ipynb #87f63aa8
 def msg2xml(m, # The `Message` to show
             incl_out=False, # Add an `<out>` section with the outputs (a prompt's: its reply)?
             trunc_out=True, # Cut outputs to `out_maxlen` characters?
             ids=True): # Give the message's id as an attribute?
     "Message `m` as concise, well-formed XML: its content bare inside a tag named for its type"
     attrs,src = _directive_attrs(m) if m.msg_type==scode else ({},m.content)
-    out = _out_text(m, trunc_out) if incl_out else ''
+    ps = _out_parts(m, trunc_out) if incl_out else []
+    out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **a) for t,a,x in ps)
     kw = ({'id': m.id} if ids else {}) | attrs
-    cs = (_xml_text(src),) + ((ft('out', _xml_text(out), attrmap=str),) if out else ())
+    cs = (_xml_text(src),) + ((ft('out', *out, attrmap=str),) if ps else ())
     return str(to_xml(ft(m.msg_type, *cs, attrmap=str, **{k:_xml_text(v) for k,v in kw.items()}), do_escape=True))
 
-# %% ../nbs/04_cli.ipynb #b2b228f9
+# %% ../nbs/04_cli.ipynb #d91d68c6
 @patch
 def to_xml(self:Message,
            incl_out=False, # Add an `<out>` section with the outputs?
@@ -86,7 +113,7 @@ def to_xml(self:Message,
     "This message as concise XML: `msg2xml`"
     return msg2xml(self, incl_out, trunc_out, ids)
 
-# %% ../nbs/04_cli.ipynb #00489633
+# %% ../nbs/04_cli.ipynb #fb06dced
 @patch
 def view(self:Dialog,
          incl_out=False, # Add each message's outputs?
@@ -99,7 +126,7 @@ def view(self:Dialog,
     items = [msg2xml(m, incl_out, trunc_out, ids) for m in ms if not only_errors or m.has_error]
     return '\n'.join([f'<dialog name={quoteattr(_xml_text(self.name))}>', *items, '</dialog>'])
 
-# %% ../nbs/04_cli.ipynb #ec5ce07f
+# %% ../nbs/04_cli.ipynb #d88800ef
 @patch
 def view(self:Message,
          nums=True, # Number the lines?
@@ -117,7 +144,7 @@ def view(self:Message,
     if incl_out and (o := _out_text(self, trunc_out)): res += f'\n<out>\n{o}\n</out>'
     return res
 
-# %% ../nbs/04_cli.ipynb #bce57295
+# %% ../nbs/04_cli.ipynb #3f9caad9
 def _fence(txt, lang=''):
     "`txt` in a code fence longer than any run of backticks inside it"
     n = max([3] + [len(r)+1 for r in re.findall('`{3,}', txt)])
@@ -135,14 +162,14 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     if not p.exists(): atomic_write(p, data)
     return Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix()
 
-# %% ../nbs/04_cli.ipynb #bf72a746
+# %% ../nbs/04_cli.ipynb #d14f7405
 _img_mimes = ('image/png', 'image/jpeg', 'image/gif', 'image/webp')
 
 def _out2md(o, img):
     "Output dict `o` as Markdown, linking images with `img(b64, mime)`"
     typ = o.get('output_type')
     if typ=='stream': return _fence(strip_ansi(o.get('text', '')))
-    if typ=='error': return _fence(strip_ansi(''.join(l if l.endswith('\n') else l+'\n' for l in o.get('traceback') or [f"{o.get('ename')}: {o.get('evalue')}"])))
+    if typ=='error': return _fence(_tb_text(o))
     d = o.get('data') or {}
     if mime := first(_img_mimes, d.__contains__): return f'![]({img(d[mime], mime)})'
     for k in ('image/svg+xml', 'text/markdown', 'text/html'):
@@ -165,7 +192,7 @@ def _msg2md(m, img):
     parts += [f'![{a.id}]({att_src(a)})' for a in m.attachments if a.id not in used and a.content_type in _img_mimes]
     return '\n\n'.join(p for p in parts if p)
 
-# %% ../nbs/04_cli.ipynb #62dc1333
+# %% ../nbs/04_cli.ipynb #d8d8bf56
 def dlg2md(dlg, # The `Dialog` to render
            assets=None, # Folder to write images into; None embeds them as data URIs
            rel=None): # Folder the Markdown will live in: image paths are made relative to it
@@ -173,7 +200,7 @@ def dlg2md(dlg, # The `Dialog` to render
     img = partial(_img_src, assets=assets, rel=rel)
     return '\n\n'.join(s for m in dlg.messages if (s := _msg2md(m, img))) + '\n'
 
-# %% ../nbs/04_cli.ipynb #592faaef
+# %% ../nbs/04_cli.ipynb #e56bd627
 def _capture_shell(path=None): # A file or folder whose folder joins `sys.path`, as a kernel's working folder does
     "A new `execnb` `CaptureShell`, or an error naming the extra that provides it"
     try: from execnb.shell import CaptureShell
@@ -197,7 +224,7 @@ def _status(m):
     err = first(o for o in m.output or () if o.get('output_type')=='error')
     return f'{m.id}: ok' if err is None else truncstr(f"{m.id}: error {err['ename']}: " + err['evalue'].split('\n')[0], 120)
 
-# %% ../nbs/04_cli.ipynb #ed15e6b0
+# %% ../nbs/04_cli.ipynb #56e816a1
 @patch
 def execute(self:Message,
             shell=None, # The `CaptureShell` to run on; a new one if None
@@ -211,7 +238,7 @@ def execute(self:Message,
     self.output,self.execution_count = _run_outs(outs, timeout),shell.execution_count-1
     return _status(self)
 
-# %% ../nbs/04_cli.ipynb #f17a2eb8
+# %% ../nbs/04_cli.ipynb #cf40c222
 class RunReport(L):
     "The messages a run ran, in order, shown as one status line each (at most `rows`), and how many it left unrun"
     rows = 20
@@ -234,7 +261,7 @@ class RunReport(L):
     def __repr__(self): return '\n'.join(self.lines(self.rows))
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
 
-# %% ../nbs/04_cli.ipynb #ff23f461
+# %% ../nbs/04_cli.ipynb #fd36877c
 @patch
 def _to_run(self:Dialog, ids=None, above=None, below=None):
     "The code messages `execute` selects, in dialog order"
@@ -246,7 +273,7 @@ def _to_run(self:Dialog, ids=None, above=None, below=None):
     if bad := [m.id for m in sel if m.msg_type!=scode]: raise ValueError(f'{_where(self)}: only code messages run, and {", ".join(bad)} {"is" if len(bad)==1 else "are"} not code')
     return [m for m in ms[lo:hi] if m in sel]
 
-# %% ../nbs/04_cli.ipynb #42e49611
+# %% ../nbs/04_cli.ipynb #396ef9f7
 @patch
 def execute(self:Dialog,
             ids=None, # Ids (or unique prefixes) of the code messages to run; None for all in range
@@ -269,7 +296,7 @@ def execute(self:Dialog,
             break
     return res
 
-# %% ../nbs/04_cli.ipynb #0b4457c5
+# %% ../nbs/04_cli.ipynb #67e34a1a
 _subs = {}
 def _arg(*a, **kw): return a,kw
 _file = _arg('file', help='the dialog file (.ipynb is appended when missing)')
@@ -282,7 +309,7 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
         return f
     return deco
 
-# %% ../nbs/04_cli.ipynb #79b34207
+# %% ../nbs/04_cli.ipynb #79fc7683
 def _load(fname):
     "The dialog in file `fname`"
     p = Path(fname).expanduser()
@@ -291,7 +318,7 @@ def _load(fname):
     if p.is_dir(): raise ValueError(f'{p}: is a folder, not a dialog file')
     return read_ipynb(p)
 
-# %% ../nbs/04_cli.ipynb #85cfefc9
+# %% ../nbs/04_cli.ipynb #f1160f30
 _epilog = '''examples:
   nbdialog summary talk.ipynb                  one row per message
   nbdialog view talk 3f9a --out                a message with its outputs
@@ -315,7 +342,7 @@ def _parser():
         s.set_defaults(func=f)
     return p
 
-# %% ../nbs/04_cli.ipynb #17c2d833
+# %% ../nbs/04_cli.ipynb #988c402a
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found, 2 bad usage or a bad file"
     p = _parser()
@@ -332,7 +359,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         print(f'nbdialog {a.cmd}: {e}', file=sys.stderr)
         return 2
 
-# %% ../nbs/04_cli.ipynb #c634ce7e
+# %% ../nbs/04_cli.ipynb #f8fb4dcc
 @_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _arg('--maxlen', type=int, default=120, help='most characters per row (default 120)'),
       help='one preview row per message')
@@ -340,7 +367,7 @@ def _cmd_summary(a):
     for m in _load(a.file).messages:
         if a.type in (None, m.msg_type): print(m.preview(a.maxlen))
 
-# %% ../nbs/04_cli.ipynb #10bee7a7
+# %% ../nbs/04_cli.ipynb #78fa0cf2
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
       _arg('--full-out', action='store_true', help='add outputs, without cutting long ones'),
@@ -359,7 +386,7 @@ def _cmd_view(a):
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
     if ms: print('\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms))
 
-# %% ../nbs/04_cli.ipynb #691feb27
+# %% ../nbs/04_cli.ipynb #969795d6
 def _heading(dlg, text):
     "The first heading note of `dlg` whose title is `text` (ignoring case), or else contains it"
     hs = [m for m in dlg.messages if m.header_level()]
@@ -388,7 +415,7 @@ def find_msgs(dlg, # The `Dialog` to search
                 and (not headers or m.header_level()) and (pat.search(m.content) or (out and pat.search(_out_text(m)))))
     return Msgs([m for m in ms if ok(m)][:limit])
 
-# %% ../nbs/04_cli.ipynb #69754328
+# %% ../nbs/04_cli.ipynb #46708b1d
 def _ctx_rows(dlg, hits, before, after, maxlen):
     "grep-style rows: matches as `id:type: …`, `before`/`after` context messages as `id-type- …`, and with context `--` between groups"
     ms,hit = list(dlg.messages),{m.id for m in hits}
@@ -423,7 +450,7 @@ def _cmd_find(a):
     b,f = (a.context,a.context) if a.context is not None else (a.before,a.after)
     print('\n'.join(_ctx_rows(dlg, hits, b, f, a.maxlen)))
 
-# %% ../nbs/04_cli.ipynb #4aa0c77a
+# %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
     "The content given with `--content`, or read from stdin"
     if a.content is not None: return a.content
@@ -443,7 +470,7 @@ def _done(dlg, a, did):
 _content_arg = _arg('--content', help='the content (default: read from stdin)')
 _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])
 
-# %% ../nbs/04_cli.ipynb #3895e3fe
+# %% ../nbs/04_cli.ipynb #b02c8853
 @_sub(_file, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg, _dry,
       help='add a message (at the end by default) and print its id')
 def _cmd_add(a):
@@ -452,7 +479,7 @@ def _cmd_add(a):
     m = dlg.mk_message(_content(a), msg_type=a.type, after=after, before=before)
     _done(dlg, a, m.id)
 
-# %% ../nbs/04_cli.ipynb #38c12626
+# %% ../nbs/04_cli.ipynb #a6653cbb
 @_sub(_file, _arg('id', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
       help="replace a message's content")
 def _cmd_edit(a):
@@ -480,7 +507,7 @@ def _cmd_move(a):
     dlg._insert(list(ms), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
 
-# %% ../nbs/04_cli.ipynb #736a82d2
+# %% ../nbs/04_cli.ipynb #660031b9
 def _write_new(fname, txt:str, force=False):
     "Write `txt` to `fname` atomically, refusing to replace an existing file unless `force`"
     p = _chk_new(fname, force)
@@ -501,7 +528,7 @@ def _progress(what):
         sys.stderr.flush()
     return f
 
-# %% ../nbs/04_cli.ipynb #a45d525d
+# %% ../nbs/04_cli.ipynb #755edf19
 def _chat_txt(dlg, fmt):
     "`dlg` as JSON chat messages of provider `fmt`; an Anthropic system prompt goes beside the list"
     msgs = dlg2chat(dlg, fmt)
@@ -535,7 +562,7 @@ def _from_chat(fname, fmt, name):
     try: return chat2dlg(js, fmt, system=sys_txt, name=name)
     except ValueError as e: raise ValueError(f'{p}: {e}') from None
 
-# %% ../nbs/04_cli.ipynb #5ffdc089
+# %% ../nbs/04_cli.ipynb #9f13beef
 @_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON file'),
       _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
                   _arg('--from', dest='from_', choices=('openai','anthropic'), help='read chat messages in this form into a new dialog (needs -o)')], required=True),
@@ -560,7 +587,7 @@ def _cmd_convert(a):
     if a.o: _write_new(a.o, txt, a.force)
     else: sys.stdout.write(txt)
 
-# %% ../nbs/04_cli.ipynb #8c5bdc54
+# %% ../nbs/04_cli.ipynb #ae994e35
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run'),
       _arg('--all', action='store_true', help='run every code message'),
       _arg('--above', metavar='ID', help='run the code messages before this one'),
@@ -579,5 +606,5 @@ def _cmd_run(a):
     _done(dlg, a, '\n'.join(rep.lines()) or 'no code messages to run')
     return 0 if rep.ok else 1
 
-# %% ../nbs/04_cli.ipynb #0fb519eb
+# %% ../nbs/04_cli.ipynb #02bd6dac
 if __name__=='__main__': sys.exit(main())
