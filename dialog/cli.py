@@ -14,7 +14,7 @@ from fastcore.ansi import strip_ansi
 from fastcore.xml import ft, to_xml
 from .core import *
 from .ipynb import *
-from .ipynb import _chk_output
+from .ipynb import _chk_output, _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl
 from xml.sax.saxutils import quoteattr
 import argparse, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
@@ -209,12 +209,15 @@ def _capture_shell(path=None): # A file or folder whose folder joins `sys.path`,
 
 def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError', evalue=f'timed out after {timeout}s', traceback=[f'TimeoutError: timed out after {timeout}s'])
 
+def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
+
 def _run_outs(outs, timeout):
     "The outputs `CaptureShell.run` gave, checked and with their texts joined as the library holds them"
     res = []
     for j,o in enumerate(outs):
         o = dict(o)
         if timeout and o.get('output_type')=='error' and o.get('ename')=='TimeoutError' and o.get('evalue', '').startswith('Timed out after'): o = _timeout_out(timeout)
+        if o.get('output_type')=='error' and isinstance(o.get('traceback'), list): o['traceback'] = [l for l in o['traceback'] if not _shell_frame(l)] # as a kernel shows it: from the user's code on
         _chk_output(o, j, join=True)
         res.append(o)
     return res
@@ -312,8 +315,7 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 # %% ../nbs/04_cli.ipynb #79fc7683
 def _load(fname):
     "The dialog in file `fname`"
-    p = Path(fname).expanduser()
-    p = p if p.suffix=='.ipynb' else p.with_name(p.name+'.ipynb')
+    p = _ipynb_path(fname)
     if not p.exists(): raise ValueError(f'{p}: no such file')
     if p.is_dir(): raise ValueError(f'{p}: is a folder, not a dialog file')
     return read_ipynb(p)
@@ -464,7 +466,8 @@ def _done(dlg, a, did):
         print(did, repr(dlg.messages), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
-        dlg.save()
+        try: dlg.save()
+        except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         print(did)
 
 _content_arg = _arg('--content', help='the content (default: read from stdin)')
@@ -575,8 +578,9 @@ def _cmd_convert(a):
     if a.from_:
         if not a.o: raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
-        dlg = _from_chat(a.files[0], a.from_, Path(a.o).stem)
-        return print(f'wrote {dlg.save(a.o, force=a.force)}')
+        out = _chk_new(_ipynb_path(a.o), a.force)
+        dlg = _from_chat(a.files[0], a.from_, out.stem)
+        return print(f'wrote {dlg.save(out, force=a.force)}')
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):

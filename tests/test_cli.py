@@ -257,6 +257,8 @@ def test_run_all_saves_outputs(tmp_path):
     ms = read_ipynb(tmp_path/'r').messages
     assert ms[0].output==[dict(output_type='stream', name='stdout', text='hi\n'), dict(output_type='execute_result', data={'text/plain': '42'}, metadata={}, execution_count=1)]
     assert ms[2].output[0]['ename']=='ZeroDivisionError' and ms[3].output==[]
+    tb = ''.join(ms[2].output[0]['traceback'])
+    assert '1/0' in tb and 'interactiveshell' not in tb  # as a kernel shows it: from the user's code on
     r = nbd('run', tmp_path/'r', '--all', '--continue-on-error')
     assert r.returncode==1 and read_ipynb(tmp_path/'r').messages[3].output[0]['text']=='after\n'
     assert ok('run', tmp_path/'r', c.id).strip()==f'{c.id}: ok'
@@ -353,7 +355,7 @@ def test_convert_from_chat(tour, tmp_path):
     assert rows(back)==rows(want)  # attachment ids are new on every read of a chat
     assert 'Greet the tools, using the `greet` function.' in [m.content for m in back.messages]
     (tmp_path/'a.json').write_text(json.dumps(dict(system='Be brief.', messages=[dict(role='user', content='Hi'), dict(role='assistant', content='Hello')])))
-    ok('convert', tmp_path/'a.json', '--from', 'anthropic', '-o', tmp_path/'a.ipynb')
+    ok('convert', tmp_path/'a.json', '--from', 'anthropic', '-o', tmp_path/'a')  # .ipynb appended
     a = read_ipynb(tmp_path/'a')
     assert (a.system, [(m.content, m.ai_res) for m in a.messages])==('Be brief.', [('Hi', 'Hello')])
     before = (tmp_path/'a.ipynb').read_bytes()
