@@ -219,7 +219,7 @@ def _ctx_parts(m):
     outs = _out_parts(m.output)
     return _merge(_tagged('code', m.id, [_txt(m.content)]) + (_tagged('output', m.id, outs) if outs else []), '\n')
 
-# %% ../nbs/02_chat.ipynb #47980070
+# %% ../nbs/02_chat.ipynb #c52b5acc
 def _oa_part(p): return p if p['type']=='text' else dict(type='image_url', image_url=dict(url=f"data:{p['mime']};base64,{p['data']}"))
 def _an_part(p): return p if p['type']=='text' else dict(type='image', source=dict(type='base64', media_type=p['mime'], data=p['data']))
 
@@ -232,7 +232,7 @@ def _steps(parts):
     res,txt,calls = [],[],[]
     for p in parts:
         if p['type']=='tool' and not p['server']:
-            if calls and (txt or not p['par']): res.append((txt, calls)); txt,calls = [],[]
+            if calls and not p['par']: res.append((txt, calls)); txt,calls = [],[]
             calls.append(p)
         else:
             if calls: res.append((txt, calls)); txt,calls = [],[]
@@ -267,7 +267,7 @@ def _an_reply(parts):
         if calls: res.append(dict(role='user', content=[_an_result(c) for c in calls]))
     return res
 
-# %% ../nbs/02_chat.ipynb #b922eeae
+# %% ../nbs/02_chat.ipynb #d3808826
 _no_request = '(no request)'
 
 def _blocks(c): return [_txt(c)] if isinstance(c, str) else c
@@ -276,7 +276,7 @@ def _an_alternate(msgs):
     "Anthropic turns: consecutive same-role content merged, and a user turn first"
     res = []
     for m in msgs:
-        if res and res[-1]['role']==m['role']: res[-1] = dict(role=m['role'], content=_blocks(res[-1]['content'])+_blocks(m['content']))
+        if res and res[-1]['role']==m['role']: res[-1] = dict(role=m['role'], content=_content(_merge(_blocks(res[-1]['content'])+_blocks(m['content']), '\n\n'), noop))
         else: res.append(m)
     if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', content=_no_request))
     return res
@@ -286,20 +286,24 @@ def _units(ms):
     return [dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt
             else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not m.meta.get('skipped')]
 
+def _tidy(parts):
+    "`parts` with texts trimmed of blank lines and whitespace-only ones dropped"
+    return [p if p['type']!='text' else _txt(_trim_blank(p['text'])) for p in parts if p['type']!='text' or p['text'].strip()]
+
 def _turns(units):
     "Neutral turns `(role, parts)`: context joins the next prompt's user turn; a reply is one 'assistant' turn of reply parts"
     res,ctx = [],[]
     for u in units:
         if 'ctx' in u: ctx += u['ctx']; continue
-        if (parts := _merge(ctx + u['req'], '\n\n')): res.append(('user', parts))
+        if (parts := _tidy(_merge(ctx + u['req'], '\n\n'))): res.append(('user', parts))
         if u['reply']: res.append(('assistant', u['reply']))
         ctx = []
-    if ctx: res.append(('user', _merge(ctx, '\n\n')))
+    if (ctx := _tidy(_merge(ctx, '\n\n'))): res.append(('user', ctx))
     return res
 
 def _render(units, fmt, system):
     "The provider message list for `units`"
-    res = [dict(role='system', content=system)] if system and fmt=='openai' else []
+    res = [dict(role='system', content=system)] if system and system.strip() and fmt=='openai' else []
     part,reply = (_oa_part,_oa_reply) if fmt=='openai' else (_an_part,_an_reply)
     for role,parts in _turns(units): res += [dict(role='user', content=_content(parts, part))] if role=='user' else reply(parts)
     return res if fmt=='openai' else _an_alternate(res)
@@ -315,7 +319,7 @@ def dlg2chat(dlg, # The `Dialog` to send
     if budget is not None: units = _trim(units, _chk_fmt(fmt), budget, counter or count_tokens, dlg.system)
     return _render(units, _chk_fmt(fmt), dlg.system)
 
-# %% ../nbs/02_chat.ipynb #d70d84ed
+# %% ../nbs/02_chat.ipynb #778b873f
 def _err(i, s): raise ValueError(f'message {i}: {s}')
 
 def _detect(msgs):
@@ -326,7 +330,7 @@ def _detect(msgs):
         for p in m.get('content') if isinstance(m.get('content'), list) else ():
             t = p.get('type') if isinstance(p, dict) else None
             if t=='image_url': return 'openai'
-            if t in ('image', 'tool_use', 'tool_result'): return 'anthropic'
+            if t in ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use'): return 'anthropic'
     return 'openai'
 
 def _texts(c, i, what):
@@ -446,7 +450,7 @@ def _prompt_content(parts):
         txt.append(f'![image](attachment:{a.id})')
     return '\n\n'.join(txt),atts
 
-# %% ../nbs/02_chat.ipynb #0709b21b
+# %% ../nbs/02_chat.ipynb #96a79aa8
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai' or 'anthropic'; detected when None
              system:str=None, # A system prompt given apart from the list (as Anthropic's API takes it)
@@ -473,13 +477,13 @@ def chat2dlg(msgs:list, # The provider's message list
                 calls = []
                 for p in ev[1]:
                     if p['type']=='text': cur[1].append(p['text'].strip('\n'))
-                    else: calls.append(c := dict(p, result=None, idx=i)); pending[c['id']] = c
+                    else: calls.append(c := dict(p, result=None, idx=i)); pending.setdefault(c['id'], []).append(c)
                 if calls: cur[1].append(calls)
             else:
-                c = pending.pop(ev[1], None)
-                if c is None: _err(i, f'tool result for {ev[1]!r} has no preceding call')
+                if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
+                c = pending[ev[1]].pop(0)
                 c['result'] = ev[2]; c['extra'] |= ev[3]
-    if pending: c = first(pending.values()); _err(c['idx'], f"tool call {c['id']!r} has no result")
+    if (c := first(c for cs in pending.values() for c in cs)): _err(c['idx'], f"tool call {c['id']!r} has no result")
     flush()
     dlg.system = '\n\n'.join(sys_txt) or None
     return dlg

@@ -1,0 +1,71 @@
+"Shared checks for chat tests: SDK-type validation (fully iterated) and the provider ordering rules the SDK types don't check"
+from pydantic import BaseModel, TypeAdapter, ConfigDict
+from openai.types.chat import ChatCompletionMessageParam
+from anthropic.types import MessageParam
+
+_tas = dict(openai=TypeAdapter(ChatCompletionMessageParam, config=ConfigDict(extra='forbid')),
+            anthropic=TypeAdapter(MessageParam, config=ConfigDict(extra='forbid')))
+
+def materialize(x):
+    "`x` with every lazily validated iterable (pydantic's ValidatorIterator) fully iterated into lists"
+    if isinstance(x, dict): return {k: materialize(v) for k, v in x.items()}
+    if isinstance(x, BaseModel): return materialize(x.model_dump(exclude_unset=True))  # smart unions may pick a response model, e.g. TextBlock
+    if isinstance(x, (str, bytes, int, float, bool)) or x is None: return x
+    return [materialize(v) for v in x]
+
+def sdk_valid(msgs, fmt):
+    "Each message validates as the SDK's param type with extra keys forbidden, and the validated value equals it"
+    for i, m in enumerate(msgs):
+        assert materialize(_tas[fmt].validate_python(m)) == m, f'message {i} changed under validation'
+
+def _blank(t): return not isinstance(t, str) or not t.strip()
+
+def openai_rules(msgs):
+    "System only first; every tool_calls entry answered right after, in order, by tool messages; no stray tool messages; no blank texts"
+    i = 0
+    while i < len(msgs):
+        m = msgs[i]
+        assert m['role'] != 'system' or i == 0, f'system message at {i}'
+        assert m['role'] != 'tool', f'tool message at {i} answers no call'
+        c = m.get('content')
+        if isinstance(c, str): assert c.strip() or m['role'] == 'tool', f'blank content at {i}'
+        if isinstance(c, list): assert all(not (p['type'] == 'text' and _blank(p['text'])) for p in c), f'blank text part at {i}'
+        if m['role'] == 'assistant':
+            assert c is not None or m.get('tool_calls'), f'empty assistant message at {i}'
+            ids = [tc['id'] for tc in m.get('tool_calls', [])]
+            got = [msgs[i+1+k].get('tool_call_id') if i+1+k < len(msgs) and msgs[i+1+k]['role'] == 'tool' else None for k in range(len(ids))]
+            assert got == ids, f'tool calls at {i} answered by {got}, expected {ids}'
+            i += len(ids)
+        i += 1
+
+def anthropic_rules(msgs):
+    "Starts with the user, roles alternate, no empty or whitespace-only text, each tool_use answered at the start of the next user turn"
+    assert not msgs or msgs[0]['role'] == 'user', 'first turn is not the user'
+    for i, m in enumerate(msgs):
+        assert m['role'] in ('user', 'assistant')
+        if i: assert m['role'] != msgs[i-1]['role'], f'turns {i-1} and {i} have the same role'
+        c = m['content']
+        blocks = [{'type': 'text', 'text': c}] if isinstance(c, str) else c
+        assert blocks, f'empty content at {i}'
+        for b in blocks:
+            if b['type'] == 'text': assert b['text'].strip(), f'blank text at {i}'
+        uses = [b['id'] for b in blocks if b['type'] == 'tool_use']
+        results = [b['tool_use_id'] for b in blocks if b['type'] == 'tool_result']
+        if results:
+            assert m['role'] == 'user' and i and [b['type'] for b in blocks[:len(results)]] == ['tool_result']*len(results), f'tool results at {i} not first'
+            prev = [b['id'] for b in msgs[i-1]['content'] if isinstance(msgs[i-1]['content'], list) and b['type'] == 'tool_use']
+            assert results == prev, f'results at {i} {results} do not answer {prev}'
+        if uses:
+            nxt = msgs[i+1]['content'] if i+1 < len(msgs) else []
+            assert [b.get('tool_use_id') for b in nxt[:len(uses)]] == uses, f'tool uses at {i} unanswered'
+
+def check_history(msgs, fmt):
+    sdk_valid(msgs, fmt)
+    (openai_rules if fmt == 'openai' else anthropic_rules)(msgs)
+
+def assert_same(got, exp):
+    "Histories equal, else an error showing the first differing message in full"
+    import json
+    for i, (g, e) in enumerate(zip(got, exp)):
+        assert g == e, f'message {i} differs:\n{json.dumps(g, indent=1)}\n!=\n{json.dumps(e, indent=1)}'
+    assert len(got) == len(exp), f'{len(got)} messages != {len(exp)}: extra {json.dumps((got[len(exp):] or exp[len(got):])[0], indent=1)}'
