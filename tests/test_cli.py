@@ -259,6 +259,11 @@ def test_run_all_saves_outputs(tmp_path):
     assert ms[2].output[0]['ename']=='ZeroDivisionError' and ms[3].output==[]
     tb = ''.join(ms[2].output[0]['traceback'])
     assert '1/0' in tb and 'interactiveshell' not in tb  # as a kernel shows it: from the user's code on
+
+def test_run_selections(tmp_path):
+    d = Dialog('r')
+    a = d.mk_message('print("hi")\n6*7'); d.mk_message('A note', msg_type='note'); b = d.mk_message('1/0'); c = d.mk_message('print("after")')
+    d.save(tmp_path/'r.ipynb')
     r = nbd('run', tmp_path/'r', '--all', '--continue-on-error')
     assert r.returncode==1 and read_ipynb(tmp_path/'r').messages[3].output[0]['text']=='after\n'
     assert ok('run', tmp_path/'r', c.id).strip()==f'{c.id}: ok'
