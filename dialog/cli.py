@@ -17,7 +17,7 @@ from .ipynb import *
 from .ipynb import _chk_output, _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl
 from xml.sax.saxutils import quoteattr
-import argparse, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
+import argparse, atexit, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
 
 # %% ../nbs/04_cli.ipynb #b8294860
 def _where(dlg): return str(dlg.path) if dlg.path else f'dialog {dlg.name!r}'
@@ -207,6 +207,21 @@ def _capture_shell(path=None): # A file or folder whose folder joins `sys.path`,
     except ImportError: raise ImportError("running code messages needs execnb: pip install 'nbdialog[run]'") from None
     return CaptureShell(path)
 
+def _close_shell(sh):
+    "Release a shell this module made: stop its event-loop thread and drop IPython's exit hook (its history is only in memory)"
+    atexit.unregister(sh.atexit_operations)
+    sh.loop.call_soon_threadsafe(sh.loop.stop)
+
+@contextlib.contextmanager
+def _shell_for(shell, path=None):
+    "`shell`, or else a new `CaptureShell` for the block, released after it"
+    if shell is not None:
+        yield shell
+        return
+    sh = _capture_shell(path)
+    try: yield sh
+    finally: _close_shell(sh)
+
 def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError', evalue=f'timed out after {timeout}s', traceback=[f'TimeoutError: timed out after {timeout}s'])
 
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
@@ -234,11 +249,11 @@ def execute(self:Message,
             timeout:float=None): # Seconds the message may run before it is stopped with a `TimeoutError`
     "Run this code message, replacing its outputs and execution count as a Jupyter kernel would; returns a one-line status"
     if self.msg_type!=scode: raise ValueError(f'message {self.id!r} is a {self.msg_type} message: only code messages run')
-    if shell is None: shell = _capture_shell()
     so,se = sys.stdout,sys.stderr
-    try: outs = shell.run(self.content, timeout=timeout)
-    finally: sys.stdout,sys.stderr = so,se # a timed-out run can leave them captured
-    self.output,self.execution_count = _run_outs(outs, timeout),shell.execution_count-1
+    with _shell_for(shell) as sh:
+        try: outs = sh.run(self.content, timeout=timeout)
+        finally: sys.stdout,sys.stderr = so,se # a timed-out run can leave them captured
+        self.output,self.execution_count = _run_outs(outs, timeout),sh.execution_count-1
     return _status(self)
 
 # %% ../nbs/04_cli.ipynb #cf40c222
@@ -287,16 +302,16 @@ def execute(self:Dialog,
             shell=None, # The `CaptureShell` to run on; a new one if None
             progress=None): # Called as `progress(i, n, msg)` before each message runs
     "Run code messages in dialog order on one shell, recording their outputs; returns a `RunReport`"
-    ms = self._to_run(ids, above, below)
-    if shell is None and ms: shell = _capture_shell(self.path)
-    res = RunReport()
-    for i,m in enumerate(ms):
-        if progress: progress(i, len(ms), m)
-        m.execute(shell, timeout)
-        res.append(m)
-        if m.has_error and not continue_on_error:
-            res.unrun = len(ms)-i-1
-            break
+    ms,res = self._to_run(ids, above, below),RunReport()
+    if not ms: return res
+    with _shell_for(shell, self.path) as sh:
+        for i,m in enumerate(ms):
+            if progress: progress(i, len(ms), m)
+            m.execute(sh, timeout)
+            res.append(m)
+            if m.has_error and not continue_on_error:
+                res.unrun = len(ms)-i-1
+                break
     return res
 
 # %% ../nbs/04_cli.ipynb #67e34a1a

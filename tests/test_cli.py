@@ -387,3 +387,17 @@ def test_view_errors_none(tmp_path):
     d = Dialog('clean'); d.mk_message('1'); d.save(tmp_path/'clean.ipynb')
     assert ok('view', tmp_path/'clean', '--errors')==''
     assert ok('view', tmp_path/'clean', '--errors', '--xml')=='<dialog name="clean">\n</dialog>\n'
+
+def test_execute_releases_its_shell():
+    "A shell `execute` made for itself is released after the run: no event-loop thread is left behind"
+    import threading
+    from dialog.cli import _capture_shell
+    def loops(): return sum(t.name=='CaptureShell-loop' and t.is_alive() for t in threading.enumerate())
+    d = Dialog('x'); m = d.mk_message('1+1')
+    n = loops()
+    for _ in range(3): d.execute(); m.execute()
+    time.sleep(0.3)
+    assert loops()==n and m.output[0]['data']['text/plain']=='2'
+    sh = _capture_shell()
+    d.execute(shell=sh); m.execute(sh)
+    assert loops()==n+1 and sh.execution_count==3  # a shell given is the caller's: used, and left running
