@@ -47,7 +47,7 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
     return (f"<details class='tool-usage-details' markdown='1'>\n<summary><code>{_call_summary(name, args)}</code></summary>\n\n"
             f"```json\n{js}\n```\n\n</details>")
 
-# %% ../nbs/02_chat.ipynb #f85952e4
+# %% ../nbs/02_chat.ipynb #edde5acf
 _re_blocks = re.compile(
     r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
     r"""(?:<summary>.*?</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>"""
@@ -76,7 +76,12 @@ def _tool_part(js, compact):
 
 def _trim_blank(s):
     "`s` without its leading and trailing blank lines"
-    return re.sub(r'(?:\n[ \t]*)+\Z', '', re.sub(r'\A(?:[ \t]*\n)+', '', s))
+    if not s or not (s[0] in ' \t\n' or s[-1] in ' \t\n'): return s
+    i = 0
+    while (j := s.find('\n', i))>=0 and not s[i:j].strip(' \t'): i = j+1
+    s,k = s[i:],len(s)-i
+    while (j := s.rfind('\n', 0, k))>=0 and not s[j+1:k].strip(' \t'): k = j
+    return s[:k]
 
 def _segments(txt):
     "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
@@ -88,12 +93,13 @@ def _segments(txt):
     res.append((txt[pos:], None, None))
     return res
 
-def _denoise(s): return _re_noise.sub('', s)
+_noise_marks = ('🧠', '⏳', 'token-usage-details', 'think_start')
+def _denoise(s): return _re_noise.sub('', s) if any(k in s for k in _noise_marks) else s
 
 def _parse(txt):
     "Reply parts, each tool part marked `par` when it sits on the line right after the previous call (same model response)"
     segs,res = _segments(txt or ''),[]
-    segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
+    if 'Response interrupted' in segs[-1][0]: segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
     for i,(gap,p,raw) in enumerate(segs):
         t = _trim_blank(_denoise(gap))
         if t.strip(): res.append(dict(type='text', text=t))
@@ -112,12 +118,12 @@ def ai_fmt(txt:str, # A reply's markdown
     res = [p['text'] if p['type']=='text' else p['raw'] for p in _parse(txt) if p['type']=='text' or not strip_tools]
     return '\n\n'.join(res) or pending
 
-# %% ../nbs/02_chat.ipynb #a9950e6f
+# %% ../nbs/02_chat.ipynb #33078cb5
 img_mimes = ('image/png', 'image/jpeg', 'image/gif', 'image/webp') # Image types both providers accept as image parts
 _txt_mimes = ('text/markdown', 'text/plain', 'text/latex', 'text/html', 'image/svg+xml', 'application/javascript')
 _re_ansi = re.compile(r'\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]')
 
-def _strip_ansi(s): return _re_ansi.sub('', s)
+def _strip_ansi(s): return _re_ansi.sub('', s) if '\x1b' in s else s
 
 def _out_item(o):
     "Output `o` as its text, or as an `(mime, base64)` image"
@@ -129,7 +135,7 @@ def _out_item(o):
         return f"{o.get('ename', '')}: {o.get('evalue', '')}" + (f'\n{tb}' if tb else '')
     d = o.get('data') or {}
     if not isinstance(d, dict): return ''
-    if (mt := first(img_mimes, d.get)): return (mt, re.sub(r'\s', '', join_out(d[mt])))
+    if (mt := first(img_mimes, d.get)): return (mt, ''.join(join_out(d[mt]).split()))
     if (mt := first(_txt_mimes, d.get)): return _strip_ansi(join_out(d[mt]))
     if (mt := first(k for k in d if k=='application/json' or k.endswith('+json'))): return json.dumps(d[mt], ensure_ascii=False)
     return ''
@@ -450,7 +456,7 @@ def _prompt_content(parts):
         txt.append(f'![image](attachment:{a.id})')
     return '\n\n'.join(txt),atts
 
-# %% ../nbs/02_chat.ipynb #96a79aa8
+# %% ../nbs/02_chat.ipynb #50f2c456
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai' or 'anthropic'; detected when None
              system:str=None, # A system prompt given apart from the list (as Anthropic's API takes it)
@@ -459,7 +465,7 @@ def chat2dlg(msgs:list, # The provider's message list
     "A chat history as a dialog: one prompt per user turn, holding the reply that followed"
     if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
-    dlg,sys_txt,cur,pending = cls(name),[system] if system else [],None,{}
+    dlg,sys_txt,cur,pending,prev = cls(name),[system] if system else [],None,{},None
     def flush():
         if cur is not None: cur[0].output = _reply_txt(cur[1])
     for i,m in enumerate(msgs):
@@ -473,7 +479,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 txt,atts = _prompt_content(ev[1])
                 cur = (dlg.mk_message(txt, msg_type=sprompt, attachments=atts), [])
             elif ev[0]=='assistant':
-                if cur is None: cur = (dlg.mk_message('', msg_type=sprompt), [])
+                if cur is None or prev=='assistant': flush(); cur = (dlg.mk_message('', msg_type=sprompt), [])
                 calls = []
                 for p in ev[1]:
                     if p['type']=='text': cur[1].append(p['text'].strip('\n'))
@@ -483,6 +489,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
                 c = pending[ev[1]].pop(0)
                 c['result'] = ev[2]; c['extra'] |= ev[3]
+            prev = ev[0]
     if (c := first(c for cs in pending.values() for c in cs)): _err(c['idx'], f"tool call {c['id']!r} has no result")
     flush()
     dlg.system = '\n\n'.join(sys_txt) or None

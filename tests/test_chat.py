@@ -75,3 +75,11 @@ def test_render_outputs_order_and_no_eval():
     assert render_outputs_ai(outs) == "1e3\n0.10\n{'a': 1}"
     assert render_outputs_ai([{'output_type': 'display_data', 'metadata': {}, 'data': {'application/json': {'a': [1, 2]}}}]) == '{"a": [1, 2]}'
     assert render_outputs_ai([{'output_type': 'display_data', 'metadata': {}, 'data': {'image/svg+xml': ['<svg>', '</svg>']}}]) == '<svg></svg>'
+
+def test_trim_blank_matches_its_definition():
+    "The fast blank-line trimmer agrees with the regex that defines it, on every short string of the relevant characters"
+    import itertools, re
+    from dialog.chat import _trim_blank
+    def ref(s): return re.sub(r'(?:\n[ \t]*)+\Z', '', re.sub(r'\A(?:[ \t]*\n)+', '', s))
+    for n in range(7):
+        for t in itertools.product(' \ta\n', repeat=n): assert _trim_blank(''.join(t)) == ref(''.join(t))
