@@ -401,7 +401,9 @@ def _cmd_view(a):
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
-    if ms: print('\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms))
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms)
+    except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
+    if ms: print(txt)
 
 # %% ../nbs/04_cli.ipynb #969795d6
 def _heading(dlg, text):

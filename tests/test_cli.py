@@ -109,7 +109,7 @@ def test_view_errors(tour):
     i = ids(tour)
     fails('view', tour, 'zzzz', has="no message with id 'zzzz'")
     fails('view', tour, '--start-line', '3', has='exactly one message id')
-    fails('view', tour, i[1], '--start-line', '99', has='has 4 lines')
+    fails('view', tour, i[1], '--start-line', '99', has=f"{tour}: message '{i[1]}' has 4 lines")
 
 def test_ambiguous_prefix(tmp_path):
     d = Dialog('amb', [Message('a', id='ab01'), Message('b', id='ab02')]); d.save(tmp_path/'amb.ipynb')
