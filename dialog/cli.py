@@ -222,6 +222,9 @@ def _shell_for(shell, path=None):
     try: yield sh
     finally: _close_shell(sh)
 
+def _chk_timeout(timeout):
+    if timeout is not None and not timeout>0: raise ValueError(f'timeout must be a number of seconds above 0, not {timeout!r}')
+
 def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError', evalue=f'timed out after {timeout}s', traceback=[f'TimeoutError: timed out after {timeout}s'])
 
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
@@ -249,6 +252,7 @@ def execute(self:Message,
             timeout:float=None): # Seconds the message may run before it is stopped with a `TimeoutError`
     "Run this code message, replacing its outputs and execution count as a Jupyter kernel would; returns a one-line status"
     if self.msg_type!=scode: raise ValueError(f'message {self.id!r} is a {self.msg_type} message: only code messages run')
+    _chk_timeout(timeout)
     so,se = sys.stdout,sys.stderr
     with _shell_for(shell) as sh:
         try: outs = sh.run(self.content, timeout=timeout)
@@ -302,6 +306,7 @@ def execute(self:Dialog,
             shell=None, # The `CaptureShell` to run on; a new one if None
             progress=None): # Called as `progress(i, n, msg)` before each message runs
     "Run code messages in dialog order on one shell, recording their outputs; returns a `RunReport`"
+    _chk_timeout(timeout)
     ms,res = self._to_run(ids, above, below),RunReport()
     if not ms: return res
     with _shell_for(shell, self.path) as sh:

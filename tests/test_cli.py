@@ -297,6 +297,7 @@ def test_run_errors(tour):
     fails('run', tour, i[0], has=f'{i[0]} is not code')
     fails('run', tour, i[1], '--all', has='not both')
     fails('run', tour, '--all', '--timeout', 'soon')
+    fails('run', tour, '--all', '--timeout', '0', has='timeout must be a number of seconds above 0')
 
 def test_run_without_execnb(tour):
     code = "import sys; sys.modules['execnb'] = None; from dialog.cli import main; sys.exit(main(sys.argv[1:]))"
