@@ -1,0 +1,404 @@
+"The nbdialog command line, run as a real program in subprocesses on temporary files: every subcommand, option and error path."
+import json, os, pty, re, shutil, subprocess, sys, time, xml.etree.ElementTree as ET
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+
+root = Path(__file__).resolve().parent.parent
+tour_src = root/'examples'/'tour.ipynb'
+env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + [p for p in [os.environ.get('PYTHONPATH')] if p]))
+cmd = [sys.executable, '-m', 'dialog.cli']
+
+def nbd(*args, input=None, **kw):
+    "Run the command line in a subprocess; returns the `CompletedProcess` (text stdout and stderr)"
+    return subprocess.run(cmd + [str(a) for a in args], input=input, capture_output=True, text=True, env=env, timeout=120, **kw)
+
+def ok(*args, **kw):
+    r = nbd(*args, **kw)
+    assert r.returncode==0, (r.returncode, r.stdout, r.stderr)
+    return r.stdout
+
+def fails(*args, code=2, has=None, **kw):
+    "Run a command that must fail with exit `code` and one clear line on stderr (containing `has`), no traceback"
+    r = nbd(*args, **kw)
+    assert r.returncode==code, (r.returncode, r.stdout, r.stderr)
+    if code==2 and not any(a in ('-h', '--help') for a in args):
+        assert 'Traceback' not in r.stderr, r.stderr
+        assert r.stderr.strip(), 'no error message'
+        if has: assert has in r.stderr.strip().splitlines()[-1], r.stderr
+    return r
+
+@pytest.fixture
+def tour(tmp_path):
+    p = tmp_path/'tour.ipynb'
+    shutil.copy(tour_src, p)
+    return p
+
+def ids(p): return [m.id for m in read_ipynb(p).messages]
+
+# --- help and usage
+
+def test_help_lists_every_subcommand():
+    out = ok('--help')
+    for c in ('summary','view','find','add','edit','del','move','convert','run'): assert re.search(rf'^\s+{c}\s+\w', out, re.M), c
+    assert 'exit codes' in out
+
+@pytest.mark.parametrize('sub', ['summary','view','find','add','edit','del','move','convert','run'])
+def test_subcommand_help(sub):
+    out = ok(sub, '--help')
+    assert out.startswith(f'usage: nbdialog {sub}')
+    opts = re.findall(r'^\s+(-[-\w]+)', out, re.M)
+    assert '-h' in opts and len(opts)>1 or sub=='del'
+    assert all(l.strip()!=o for l in out.splitlines() for o in opts), 'every option has help text'
+
+def test_no_command_and_bad_usage():
+    assert nbd().returncode==2
+    fails('frobnicate', 'x')
+    fails('summary')  # missing FILE
+
+# --- bad files: exit 2, one line naming the file
+
+def test_bad_files(tmp_path):
+    fails('summary', tmp_path/'missing', has=f'{tmp_path}/missing.ipynb: no such file')
+    (tmp_path/'dir.ipynb').mkdir()
+    fails('view', tmp_path/'dir', has='is a folder')
+    (tmp_path/'junk.ipynb').write_text('not json {')
+    fails('summary', tmp_path/'junk.ipynb', has='junk.ipynb')
+    (tmp_path/'old.ipynb').write_text(json.dumps(dict(nbformat=3, nbformat_minor=0, metadata={}, worksheets=[])))
+    fails('find', tmp_path/'old.ipynb', 'x', has='old.ipynb')
+    (tmp_path/'arr.ipynb').write_text('[1, 2]')
+    fails('add', tmp_path/'arr.ipynb', '--content', 'x', has='arr.ipynb')
+
+# --- summary
+
+def test_summary(tour):
+    dlg = read_ipynb(tour)
+    assert ok('summary', tour).splitlines()==[m.preview() for m in dlg.messages]
+    assert ok('summary', tour.with_suffix(''), '--type', 'note').splitlines()==[m.preview() for m in dlg.messages if m.msg_type=='note']
+    assert all(len(l)<=30 for l in ok('summary', tour, '--maxlen', '30').splitlines())
+    fails('summary', tour, '--type', 'bogus')
+
+# --- view
+
+def test_view_messages(tour):
+    i = ids(tour)
+    out = ok('view', tour, i[2][:4])
+    assert out.startswith(f'── {i[2]} code ──\n     1 │ print(greet(') and '<out>' not in out
+    assert 'Hello, world!' in ok('view', tour, i[2], '--out')
+    assert ok('view', tour, i[1], '--no-nums', '--start-line', '2', '--end-line', '2').splitlines()[1:]==['def greet(name):']
+    both = ok('view', tour, f'{i[0]},{i[1]}')
+    assert both.count('── ')==2
+    assert ok('view', tour).count('── ')==len(i)
+
+def test_view_outputs_cut_unless_full(tmp_path):
+    d = Dialog('big'); m = d.mk_message('print("x"*5000)', output=[dict(output_type='stream', name='stdout', text='x'*5000)])
+    d.save(tmp_path/'big.ipynb')
+    assert len(ok('view', tmp_path/'big', m.id, '--out')) < 2500
+    assert 'x'*5000 in ok('view', tmp_path/'big', m.id, '--full-out')
+
+def test_view_xml_and_errors(tour):
+    x = ok('view', tour, '--xml', '--out')
+    e = ET.fromstring(x)
+    assert [c.get('id') for c in e]==ids(tour)
+    errs = ET.fromstring(ok('view', tour, '--errors', '--xml'))
+    assert [c.tag for c in errs]==['code'] and 'TypeError' in errs[0].find('out').text
+    assert ok('view', tour, '--errors').count('── ')==1
+
+def test_view_errors(tour):
+    i = ids(tour)
+    fails('view', tour, 'zzzz', has="no message with id 'zzzz'")
+    fails('view', tour, '--start-line', '3', has='exactly one message id')
+    fails('view', tour, i[1], '--start-line', '99', has=f"{tour}: message '{i[1]}' has 4 lines")
+
+def test_ambiguous_prefix(tmp_path):
+    d = Dialog('amb', [Message('a', id='ab01'), Message('b', id='ab02')]); d.save(tmp_path/'amb.ipynb')
+    fails('view', tmp_path/'amb', 'ab', has="'ab' is ambiguous: ab01, ab02")
+    assert 'b' in ok('view', tmp_path/'amb', 'ab02')
+
+# --- find
+
+def test_find(tour):
+    i = ids(tour)
+    assert ok('find', tour, "greet\\('", '--type', 'code').splitlines()==[read_ipynb(tour).messages[2].preview()]
+    assert nbd('find', tour, 'GREET', '--case').returncode==1
+    assert ok('find', tour, 'GREET').strip()
+    assert ok('find', tour, 'greet(', '--plain', '--type', 'code').splitlines()==[read_ipynb(tour).messages[j].preview() for j in (1, 2, 9)]
+    fails('find', tour, 'greet(', has="bad pattern 'greet('")
+    assert ok('find', tour, '', '--exported').splitlines()==[read_ipynb(tour).messages[1].preview()]
+    assert [l.split(':')[0] for l in ok('find', tour, '', '--headers').splitlines()]==[i[0], i[3], i[7], i[8]]
+    assert [l.split(':')[0] for l in ok('find', tour, '', '--section', 'pictures').splitlines()]==i[3:7]
+    fails('find', tour, 'x', '--section', 'nope', has="no heading matching 'nope'")
+    assert len(ok('find', tour, '', '--limit', '3').splitlines())==3
+    assert nbd('find', tour, 'missing 1 required').returncode==1
+    assert ok('find', tour, 'missing 1 required', '--out').startswith(i[9])
+    assert ok('find', tour, '', '--errors').startswith(i[9])
+
+def test_find_context(tour):
+    i = ids(tour)
+    rows = ok('find', tour, 'Pictures|When things', '--context', '1', '--maxlen', '40').splitlines()
+    assert [r[:len(i[0])+1] for r in rows]==[f'{i[2]}-', f'{i[3]}:', f'{i[4]}-', '--', f'{i[7]}-', f'{i[8]}:', f'{i[9]}-']
+    rows = ok('find', tour, 'Pictures', '--before', '2').splitlines()
+    assert [r.split('-')[0].split(':')[0] for r in rows]==i[1:4]
+    rows = ok('find', tour, 'Pictures', '--after', '1').splitlines()
+    assert [r.split('-')[0].split(':')[0] for r in rows]==i[3:5]
+
+# --- add, edit, del, move
+
+def test_add(tour):
+    i = ids(tour)
+    new = ok('add', tour, '--content', 'x = 1').strip()
+    assert ids(tour)==i+[new] and read_ipynb(tour).messages[-1].content=='x = 1'
+    new2 = ok('add', tour, '--type', 'note', '--after', i[0][:5], input='# From stdin\n').strip()
+    m = read_ipynb(tour).messages[1]
+    assert (m.id, m.msg_type, m.content)==(new2, 'note', '# From stdin')
+    new3 = ok('add', tour, '--before', i[0], '--type', 'prompt', '--content', 'Hi?').strip()
+    assert ids(tour)[0]==new3 and read_ipynb(tour).messages[0].msg_type=='prompt'
+    fails('add', tour, '--after', i[0], '--before', i[1], '--content', 'x')
+    fails('add', tour, '--after', 'nope', '--content', 'x', has="no message with id 'nope'")
+
+def test_edit_del_move(tour):
+    i = ids(tour)
+    assert ok('edit', tour, i[2], '--content', 'print(2)').strip()==f'edited {i[2]}'
+    m = read_ipynb(tour).messages[2]
+    assert m.content=='print(2)'
+    ok('edit', tour, i[0], '--type', 'raw', input='plain text\n')
+    assert (read_ipynb(tour).messages[0].msg_type, read_ipynb(tour).messages[0].content)==('raw', 'plain text')
+    assert ok('del', tour, i[5], i[6]).strip()==f'deleted {i[5]} {i[6]}'
+    assert ids(tour)==i[:5]+i[7:]
+    assert ok('move', tour, i[9], i[8], '--before', i[0]).strip()==f'moved {i[9]} {i[8]} before {i[0]}'
+    assert ids(tour)==[i[9], i[8]]+i[:5]+[i[7]]
+    ok('move', tour, i[9], '--after', i[7])
+    assert ids(tour)==[i[8]]+i[:5]+[i[7], i[9]]
+    fails('move', tour, i[1], '--after', i[1], has='next to itself')
+    fails('move', tour, i[1])  # needs --after or --before
+    fails('del', tour, 'nope', has="no message with id 'nope'")
+    fails('edit', tour, 'nope', '--content', 'x', has="no message with id 'nope'")
+
+@pytest.mark.parametrize('args', [['add', '--content', 'x'], ['edit', 'ID2', '--content', 'y'], ['del', 'ID2', 'ID3'],
+                                  ['move', 'ID2', '--after', 'ID5'], ['run', '--all']])
+def test_dry_run_leaves_bytes(tour, args):
+    i = ids(tour)
+    args = [i[int(a[2:])] if a.startswith('ID') else a for a in args]
+    before = tour.read_bytes()
+    r = nbd(args[0], tour, *args[1:], '--dry-run')
+    assert r.returncode in (0, 1), r.stderr
+    assert tour.read_bytes()==before
+    assert r.stdout.strip()
+
+def test_dry_run_prints_result(tour):
+    out = ok('del', tour, ids(tour)[0], '--dry-run').splitlines()
+    assert out[0]==f'deleted {ids(tour)[0]}' and out[1:]==[m.preview() for m in read_ipynb(tour).messages[1:]]
+
+def _blocked_on_stdin(pid):
+    "Is process `pid` blocked reading fd 0 (Linux /proc)?"
+    try: f = Path(f'/proc/{pid}/syscall').read_text().split()
+    except OSError: return False
+    return len(f)>1 and f[0]=='0' and int(f[1], 16)==0
+
+@pytest.mark.skipif(not Path('/proc/self/syscall').exists(), reason='needs Linux /proc/PID/syscall to see the command waiting on stdin')
+def test_add_conflict_is_an_error(tour):
+    "The file changes on disk after `add` read it and while it waits for content on stdin: exit 2, the other change kept"
+    p = subprocess.Popen(cmd + ['add', str(tour)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    t0 = time.time()
+    while not _blocked_on_stdin(p.pid):
+        assert time.time()-t0 < 60 and p.poll() is None, 'add never waited on stdin'
+        time.sleep(0.05)
+    other = read_ipynb(tour)
+    other.mk_message('the other change', msg_type='note')
+    other.save()
+    theirs = tour.read_bytes()
+    out,err = p.communicate('mine', timeout=60)
+    assert p.returncode==2, (out, err)
+    assert 'changed on disk' in err and str(tour) in err and 'Traceback' not in err
+    assert tour.read_bytes()==theirs
+
+# --- convert
+
+def test_convert_md_py_xml(tour, tmp_path):
+    dlg = read_ipynb(tour)
+    md = ok('convert', tour, '--to', 'md')
+    assert md.startswith('# A tour of dialog') and '![](data:image/png;base64,' in md and "<details class='tool-usage-details'" in md
+    assert ok('convert', tour, '--to', 'py')==dlg2py(dlg)+'\n'
+    x = ET.fromstring(ok('convert', tour, '--to', 'xml'))
+    assert len(x)==len(dlg.messages)
+    assert ok('convert', tour, '--to', 'md', '-o', tmp_path/'out'/'t.md', '--assets', tmp_path/'out'/'img')==''
+    md = (tmp_path/'out'/'t.md').read_text()
+    links = re.findall(r'!\[[^]]*\]\((img/[0-9a-f]{16}\.png)\)', md)
+    assert len(links)==2 and all((tmp_path/'out'/l).exists() for l in links) and 'data:image' not in md
+
+def test_convert_refuses_overwrite(tour, tmp_path):
+    out = tmp_path/'t.py'
+    out.write_text('precious')
+    fails('convert', tour, '--to', 'py', '-o', out, has='already exists')
+    assert out.read_text()=='precious'
+    ok('convert', tour, '--to', 'py', '-o', out, '--force')
+    assert out.read_text()==dlg2py(read_ipynb(tour))+'\n'
+
+def test_convert_usage(tour, tmp_path):
+    fails('convert', tour)
+    fails('convert', tour, '--to', 'md', '--from', 'openai')
+    fails('convert', tour, tour, '--to', 'md', has='--to md takes one dialog')
+    (tmp_path/'c.json').write_text('[]')
+    fails('convert', tmp_path/'c.json', '--from', 'openai', has='--from needs -o')
+    fails('convert', tmp_path/'nope.json', '--from', 'openai', '-o', tmp_path/'n.ipynb', has='nope.json: no such file')
+    (tmp_path/'bad.json').write_text('{')
+    fails('convert', tmp_path/'bad.json', '--from', 'openai', '-o', tmp_path/'n.ipynb', has='bad.json: not JSON')
+
+# --- run
+
+def test_run_all_saves_outputs(tmp_path):
+    d = Dialog('r')
+    a = d.mk_message('print("hi")\n6*7'); d.mk_message('A note', msg_type='note'); b = d.mk_message('1/0'); c = d.mk_message('print("after")')
+    d.save(tmp_path/'r.ipynb')
+    r = nbd('run', tmp_path/'r', '--all')
+    assert r.returncode==1 and r.stderr==''
+    assert r.stdout.splitlines()==[f'{a.id}: ok', f'{b.id}: error ZeroDivisionError: division by zero', 'stopped at the error: 1 code message not run']
+    ms = read_ipynb(tmp_path/'r').messages
+    assert ms[0].output==[dict(output_type='stream', name='stdout', text='hi\n'), dict(output_type='execute_result', data={'text/plain': '42'}, metadata={}, execution_count=1)]
+    assert ms[2].output[0]['ename']=='ZeroDivisionError' and ms[3].output==[]
+    tb = ''.join(ms[2].output[0]['traceback'])
+    assert '1/0' in tb and 'interactiveshell' not in tb  # as a kernel shows it: from the user's code on
+
+def test_run_selections(tmp_path):
+    d = Dialog('r')
+    a = d.mk_message('print("hi")\n6*7'); d.mk_message('A note', msg_type='note'); b = d.mk_message('1/0'); c = d.mk_message('print("after")')
+    d.save(tmp_path/'r.ipynb')
+    r = nbd('run', tmp_path/'r', '--all', '--continue-on-error')
+    assert r.returncode==1 and read_ipynb(tmp_path/'r').messages[3].output[0]['text']=='after\n'
+    assert ok('run', tmp_path/'r', c.id).strip()==f'{c.id}: ok'
+    assert ok('run', tmp_path/'r', '--above', b.id).strip()==f'{a.id}: ok'
+    assert nbd('run', tmp_path/'r', '--below', b.id).stdout.splitlines()[0].startswith(f'{b.id}: error')
+
+def test_run_from_dialog_folder_and_image(tmp_path):
+    (tmp_path/'data.txt').write_text('beside the dialog')
+    (tmp_path/'helper.py').write_text('X = 5\n')
+    d = Dialog('w')
+    m1 = d.mk_message("print(open('data.txt').read())\nimport helper; helper.X")
+    m2 = d.mk_message(f'from IPython.display import Image, display\ndisplay(Image(data={tiny_png!r}))')
+    d.save(tmp_path/'w.ipynb')
+    ok('run', tmp_path/'w.ipynb', '--all', cwd='/')
+    ms = read_ipynb(tmp_path/'w').messages
+    assert ms[0].output[0]['text']=='beside the dialog\n' and ms[0].output[1]['data']['text/plain']=='5'
+    o = ms[1].output[0]
+    assert o['output_type']=='display_data' and o['data']['image/png']=='iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII='
+
+def test_run_timeout(tmp_path):
+    d = Dialog('t'); m = d.mk_message('import time\ntime.sleep(30)'); d.save(tmp_path/'t.ipynb')
+    t0 = time.time()
+    r = nbd('run', tmp_path/'t', '--all', '--timeout', '1')
+    assert time.time()-t0 < 25 and r.returncode==1
+    assert r.stdout.strip()==f'{m.id}: error TimeoutError: timed out after 1.0s'
+    assert read_ipynb(tmp_path/'t').messages[0].output[0]['ename']=='TimeoutError'
+
+def test_run_errors(tour):
+    i = ids(tour)
+    fails('run', tour, has='say which messages to run')
+    fails('run', tour, i[0], has=f'{i[0]} is not code')
+    fails('run', tour, i[1], '--all', has='not both')
+    fails('run', tour, '--all', '--timeout', 'soon')
+    fails('run', tour, '--all', '--timeout', '0', has='timeout must be a number of seconds above 0')
+
+def test_run_without_execnb(tour):
+    code = "import sys; sys.modules['execnb'] = None; from dialog.cli import main; sys.exit(main(sys.argv[1:]))"
+    r = subprocess.run([sys.executable, '-c', code, 'run', str(tour), '--all'], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode==2 and "pip install 'nbdialog[run]'" in r.stderr and 'Traceback' not in r.stderr
+
+def test_progress_only_on_a_terminal(tour):
+    assert nbd('run', tour, '--all', '--dry-run').stderr=='dry run: %s not written\n' % tour
+    mfd,sfd = pty.openpty()
+    p = subprocess.Popen(cmd + ['run', str(tour), '--all', '--dry-run'], stdout=subprocess.PIPE, stderr=sfd, env=env)
+    os.close(sfd)
+    out,_ = p.communicate(timeout=120)
+    err = b''
+    while True:
+        try: chunk = os.read(mfd, 4096)
+        except OSError: break
+        if not chunk: break
+        err += chunk
+    os.close(mfd)
+    assert b'\rrunning 1/4' in err.replace(b'\x1b[K', b'') and b'running 4/4' in err
+
+# --- the installed console script
+
+@pytest.mark.skipif(not shutil.which('nbdialog'), reason='the nbdialog console script is not installed (it appears once the package is reinstalled with this module)')
+def test_console_script(tour):
+    r = subprocess.run(['nbdialog', 'summary', str(tour)], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode==0 and r.stdout.splitlines()==[m.preview() for m in read_ipynb(tour).messages]
+    r = subprocess.run(['nbdialog', 'summary', str(tour.with_name('nope'))], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode==2 and 'no such file' in r.stderr
+
+# --- convert through dialog.chat
+
+from dialog.chat import dlg2chat, chat2dlg, dlgs2jsonl
+
+def test_convert_to_chat(tour, tmp_path):
+    dlg = read_ipynb(tour)
+    assert json.loads(ok('convert', tour, '--to', 'openai'))==json.loads(json.dumps(dlg2chat(dlg, 'openai')))
+    assert json.loads(ok('convert', tour, '--to', 'anthropic'))==json.loads(json.dumps(dlg2chat(dlg, 'anthropic')))
+    dlg.system = 'Be brief.'
+    dlg.save()
+    js = json.loads(ok('convert', tour, '--to', 'anthropic'))
+    assert js['system']=='Be brief.' and js['messages']==json.loads(json.dumps(dlg2chat(dlg, 'anthropic')))
+    assert json.loads(ok('convert', tour, '--to', 'openai'))[0]==dict(role='system', content='Be brief.')
+
+def test_convert_jsonl(tour, tmp_path):
+    other = tmp_path/'other.ipynb'
+    d = Dialog('other'); d.mk_message('Hi', msg_type='prompt', output='Hello'); d.save(other)
+    out = ok('convert', tour, other, '--to', 'jsonl')
+    want = dlgs2jsonl([read_ipynb(tour), read_ipynb(other)], tmp_path/'want.jsonl').read_text()
+    assert out==want and len(out.splitlines())==2
+    ok('convert', tour, other, '--to', 'jsonl', '--fmt', 'anthropic', '-o', tmp_path/'a.jsonl')
+    assert (tmp_path/'a.jsonl').read_text()==dlgs2jsonl([read_ipynb(tour), read_ipynb(other)], tmp_path/'w2.jsonl', 'anthropic').read_text()
+    fails('convert', tour, '--to', 'jsonl', '-o', tmp_path/'a.jsonl', has='already exists')
+
+def test_convert_from_chat(tour, tmp_path):
+    ok('convert', tour, '--to', 'openai', '-o', tmp_path/'c.json')
+    assert ok('convert', tmp_path/'c.json', '--from', 'openai', '-o', tmp_path/'back.ipynb').strip()==f'wrote {tmp_path}/back.ipynb'
+    back = read_ipynb(tmp_path/'back')
+    want = chat2dlg(json.loads((tmp_path/'c.json').read_text()), 'openai')
+    def rows(d): return [(m.msg_type, re.sub(r'attachment:[0-9a-f-]{36}', 'attachment:ID', m.content), m.ai_res, len(m.attachments)) for m in d.messages]
+    assert rows(back)==rows(want)  # attachment ids are new on every read of a chat
+    assert 'Greet the tools, using the `greet` function.' in [m.content for m in back.messages]
+    (tmp_path/'a.json').write_text(json.dumps(dict(system='Be brief.', messages=[dict(role='user', content='Hi'), dict(role='assistant', content='Hello')])))
+    ok('convert', tmp_path/'a.json', '--from', 'anthropic', '-o', tmp_path/'a')  # .ipynb appended
+    a = read_ipynb(tmp_path/'a')
+    assert (a.system, [(m.content, m.ai_res) for m in a.messages])==('Be brief.', [('Hi', 'Hello')])
+    before = (tmp_path/'a.ipynb').read_bytes()
+    fails('convert', tmp_path/'c.json', '--from', 'openai', '-o', tmp_path/'a.ipynb', has='already exists')
+    assert (tmp_path/'a.ipynb').read_bytes()==before
+    (tmp_path/'bad.json').write_text(json.dumps([dict(role='wizard', content='x')]))
+    fails('convert', tmp_path/'bad.json', '--from', 'openai', '-o', tmp_path/'b.ipynb', has='bad.json: message 0')
+    (tmp_path/'obj.json').write_text(json.dumps(dict(nothing=1)))
+    fails('convert', tmp_path/'obj.json', '--from', 'openai', '-o', tmp_path/'b.ipynb', has='"messages" list')
+    assert not (tmp_path/'b.ipynb').exists()
+
+def test_reader_stops_early(tmp_path):
+    "`nbdialog summary big | head -1`: no broken-pipe error when the reader stops"
+    d = Dialog('big')
+    for i in range(20000): d.mk_message(f'x = {i}')
+    d.save(tmp_path/'big.ipynb')
+    p = subprocess.Popen(cmd + ['summary', str(tmp_path/'big')], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert p.stdout.readline().decode().endswith(':code: x = 0\n')
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60)==0 and err=='', err
+
+def test_view_errors_none(tmp_path):
+    d = Dialog('clean'); d.mk_message('1'); d.save(tmp_path/'clean.ipynb')
+    assert ok('view', tmp_path/'clean', '--errors')==''
+    assert ok('view', tmp_path/'clean', '--errors', '--xml')=='<dialog name="clean">\n</dialog>\n'
+
+def test_execute_releases_its_shell():
+    "A shell `execute` made for itself is released after the run: no event-loop thread is left behind"
+    import threading
+    from dialog.cli import _capture_shell
+    def loops(): return sum(t.name=='CaptureShell-loop' and t.is_alive() for t in threading.enumerate())
+    d = Dialog('x'); m = d.mk_message('1+1')
+    n = loops()
+    for _ in range(3): d.execute(); m.execute()
+    time.sleep(0.3)
+    assert loops()==n and m.output[0]['data']['text/plain']=='2'
+    sh = _capture_shell()
+    d.execute(shell=sh); m.execute(sh)
+    assert loops()==n+1 and sh.execution_count==3  # a shell given is the caller's: used, and left running

@@ -1,0 +1,56 @@
+"The display projections on hostile and real content: the XML view always parses and keeps the text; Markdown and views never fail on real notebooks."
+import re, xml.etree.ElementTree as ET
+from pathlib import Path
+import pytest
+from hypothesis import given, strategies as st
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.cli import *
+from dialog.cli import _xml_text
+
+corpus = sorted(Path('/work/shared/corpus').rglob('*.ipynb'))
+hostile = st.lists(st.one_of(st.sampled_from(list('<>&"\'] \n\r\t#|:=x') + [']]>', '<![CDATA[', '&amp;', '\x00', '\x1b[31m', '\ud800', '\ufffe', '\x7f']),
+                             st.characters()), max_size=40).map(''.join)
+
+def norm(s):
+    "What an XML parser gives back for text `s`: line ends normalized"
+    return _xml_text(s).replace('\r\n', '\n').replace('\r', '\n')
+
+@given(hostile, hostile, st.sampled_from(smsg_types), hostile)
+def test_xml_parses_and_keeps_text(content, out, typ, mid):
+    output = out if typ=='prompt' else [dict(output_type='stream', name='stdout', text=out)] if typ=='code' else ''
+    m = Message(content, msg_type=typ, output=output)
+    e = ET.fromstring(msg2xml(m, incl_out=True, trunc_out=False))
+    assert e.tag==typ and e.get('id')==m.id
+    if typ!='code': assert (e.text or '')==norm(content)
+    o = e.find('out')
+    if typ in ('note', 'raw') or (typ=='prompt' and not out): assert o is None
+    if typ=='prompt' and out: assert o.text==norm(out)
+    if typ=='code' and 'x' in out: assert 'x' in o.text  # code outputs are rendered (ANSI and \r overwrites processed), then escaped
+    d = Dialog(mid, [m])
+    assert ET.fromstring(d.view(incl_out=True)).get('name')==_xml_text(mid)  # attribute values keep their line ends (quoted as &#13;)
+
+@given(st.lists(st.tuples(st.sampled_from(['export', 'hide', 'exports', 'a"<&', '1bad', 'x-y']), hostile), max_size=4), hostile)
+def test_xml_directives_hostile(dirs, body):
+    src = ''.join(f'#| {k} {v}'.rstrip() + '\n' for k,v in dirs if '\n' not in v and '\r' not in v) + body
+    e = ET.fromstring(msg2xml(Message(src), incl_out=True))
+    assert e.tag=='code'
+    for k,v in e.attrib.items(): assert re.fullmatch(r'[A-Za-z_][\w.-]*', k)
+
+def test_xml_cdata_and_entities_stay_text():
+    m = Message(']]> <![CDATA[x]]> &amp; </code><code>', msg_type='note')
+    e = ET.fromstring(m.to_xml())
+    assert e.text==']]> <![CDATA[x]]> &amp; </code><code>' and len(e)==0
+
+@pytest.mark.parametrize('p', corpus, ids=lambda p: p.name)
+def test_corpus_views(p, tmp_path):
+    try: dlg = read_ipynb(p)
+    except DialogFormatError: pytest.skip('a deliberately broken file')
+    x = ET.fromstring(dlg.view(incl_out=True, trunc_out=False))
+    assert [c.get('id') for c in x]==[m.id for m in dlg.messages]
+    md = dlg2md(dlg, assets=tmp_path/'img', rel=tmp_path)
+    assert '](data:image' not in md and md.endswith('\n')
+    for l in re.findall(r'!\[[^]]*\]\((img/[^)]+)\)', md): assert (tmp_path/l).exists()
+    for m in dlg.messages:
+        n = len(m.content.split('\n'))
+        assert len(m.view().split('\n'))==n and m.view(nums=False)==m.content
