@@ -6,15 +6,19 @@ Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 
 # %% auto #0
 __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'tiny_png', 'add_id_hash', 'Msgs', 'Dialog', 'mk_output',
-           'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'header_info',
-           'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error', 'mk_dispdata',
-           'mk_execresult', 'strip_export', 'dlg2py', 'ruuid4', 'Attachment']
+           'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
+           'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
+           'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'merge_metas', 'merge_parts', 'ruuid4',
+           'Attachment']
 
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, validate_cell, join_out
 import base64, copy, io, json, re, tokenize, weakref
+
+# %% ../nbs/00_core.ipynb #45e9492e
+from fastcore.nbio import mk_cell
 
 # %% ../nbs/00_core.ipynb #61592e34
 smsg_types = scode,snote,sprompt,sraw = 'code','note','prompt','raw'
@@ -28,21 +32,116 @@ def add_id_hash(cls, attr):
     return cls
 
 # %% ../nbs/00_core.ipynb #7acf7a04
+class _VList(list):
+    "A `list` that counts its changes in `ver`, so an index built from it can tell when it went stale"
+    ver = 0
+
+def _counting(f):
+    def _f(self, *args, **kw):
+        self.ver += 1
+        return f(self, *args, **kw)
+    return _f
+
+for _n in 'append extend insert pop remove clear sort reverse __setitem__ __delitem__ __iadd__ __imul__'.split():
+    setattr(_VList, _n, _counting(getattr(list, _n)))
+
+# %% ../nbs/00_core.ipynb #f1cf8750
+def _q(x, n:int=40):
+    "`repr` of `x` as text, cut to `n` characters, for quoting in error messages"
+    return repr(truncstr(str(x), n))
+
+# %% ../nbs/00_core.ipynb #aa6293a6
 class _Lines(str):
     "A `str` that displays as its lines, without quotes"
     def __repr__(self): return str(self)
 
 class Msgs(L):
-    "A list of `Message`s with a preview-per-line repr"
-    def __repr__(self): return '\n'.join(m.preview() for m in self)
+    "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
+    _syncd,_idx,_ids,_dups = -1,None,None,False
+    @property
+    def items(self):
+        "The messages, as a `_VList` (a list that counts its changes)"
+        return self._items
+    @items.setter
+    def items(self, v): self._items,self._syncd = v if isinstance(v, _VList) else _VList(v), -1
+    def __getstate__(self): return dict(_items=self._items)  # the index is rebuilt after unpickling
+    def __repr__(self): return str(self.show())
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
     def show(self,
-             maxlen=120, # Maximum characters per line
-             rows=20): # Maximum messages shown; the rest are counted in a last line
+             maxlen:int=120, # Maximum characters per line
+             rows:int=20): # Maximum messages shown; the rest are counted in a last line
         "Preview of the first `rows` messages, one line each, and how many more there are"
         res = [m.preview(maxlen) for m in self.items[:rows]]
         if len(self)>rows: res.append(f'… {len(self)-rows} more')
         return _Lines('\n'.join(res))
+
+# %% ../nbs/00_core.ipynb #841a8b2a
+@patch
+def _sync(self:Msgs):
+    "The id → message index, first rebuilt if the list changed since it was built"
+    its = self._items
+    if self._syncd!=its.ver:
+        self._ids = [getattr(m, 'id', None) for m in its]
+        self._idx = dict(zip(reversed(self._ids), reversed(its)))  # reversed: the first of a duplicate id wins
+        self._dups,self._syncd = len(self._idx)!=len(its),its.ver
+    return self._idx
+
+@patch
+def _touch(self:Msgs):
+    "Mark the index stale, e.g. after a message's id changed"
+    self._syncd = -1
+
+@patch
+def _pos(self:Msgs, ref):
+    "Position of the (first) message with the id of `ref` (a message or an id), or None"
+    k = ref if isinstance(ref, str) else getattr(ref, 'id', ref)
+    try: return self._ids.index(k) if k in self._sync() else None
+    except TypeError: return None  # an unhashable `ref` is no id
+
+@patch
+def _put(self:Msgs, pos, ms):
+    "Insert messages `ms`, whose ids are new to this list, at `pos`, updating the index in step"
+    its = self._items
+    fresh = self._syncd==its.ver
+    its[pos:pos] = ms
+    if fresh:
+        ids = [m.id for m in ms]
+        self._ids[pos:pos] = ids
+        self._idx.update(zip(ids, ms))
+        self._syncd = its.ver
+
+@patch
+def _cut(self:Msgs, ms):
+    "Remove messages `ms` (each in this list), updating the index in step when there are few"
+    its,idx = self._items,self._sync()
+    if len(ms)>16 or self._dups:
+        drop = set(map(id, ms))
+        its[:] = [m for m in its if id(m) not in drop]
+        return
+    for m in ms:
+        i = self._ids.index(m.id)
+        del its[i], self._ids[i], idx[m.id]
+    self._syncd = its.ver
+
+# %% ../nbs/00_core.ipynb #827a95d0
+@patch
+def __getitem__(self:Msgs, idx):
+    "Items at position(s) `idx` as `L` does, or the message whose id is, or uniquely starts with, the string `idx`"
+    if not isinstance(idx, str): return L.__getitem__(self, idx)
+    ix = self._sync()
+    if (m := ix.get(idx)) is not None: return m
+    hits = [k for k in ix if isinstance(k, str) and k.startswith(idx)] if idx else []
+    if len(hits)==1: return ix[hits[0]]
+    if hits: raise KeyError(f'message id prefix {_q(idx)} is ambiguous: {len(hits)} ids start with it, e.g. {", ".join(map(_q, hits[:3]))}')
+    raise KeyError(f'message id {_q(idx)} not found')
+
+@patch
+def __contains__(self:Msgs, x):
+    "Is there a message with id `x` (or with `x`'s id, for a message)? O(1)"
+    k = x if isinstance(x, str) else getattr(x, 'id', None)
+    if k is None: return x in self._items
+    try: return k in self._sync()
+    except TypeError: return False
 
 # %% ../nbs/00_core.ipynb #b1878e3a
 class Dialog:
@@ -52,10 +151,36 @@ class Dialog:
                  name, # Dialog name, usually the file stem
                  messages=None, # Initial `Message`s
                  meta=None): # Notebook-level metadata dict, carried verbatim through save/load
-        self.name,self.meta = name,{} if meta is None else meta
-        self.messages = Msgs(messages)
-        for m in self.messages: m.dlg = self
+        self.name,self.meta,self._messages = name,{} if meta is None else meta,Msgs()
+        if messages is not None: self._add(list(messages), 0)
     def __repr__(self): return '\n'.join([str(self.name)] + ([self.messages.show()] if self.messages else []))
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        for m in self.messages: m.dlg = self
+
+    @property
+    def messages(self):
+        "The dialog's messages, a `Msgs`; assigning a list wraps it and points its messages at this dialog"
+        return self._messages
+    @messages.setter
+    def messages(self, v):
+        self._messages = v if isinstance(v, Msgs) else Msgs(list(v))
+        for m in self._messages: m.dlg = self
+
+    def _add(self, ms, pos):
+        "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
+        ix,new = self.messages._sync(),{}
+        for m in ms:
+            d = m.dlg
+            if new.get(m.id) is m or (d is not None and d.messages._sync().get(m.id) is m):
+                raise ValueError(f'message {_q(m.id)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
+            while m.id in ix or m.id in new:
+                if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(m.id)}')
+                m._id = rtoken_hex(4)
+            new[m.id] = m
+        self.messages._put(pos, ms)
+        for m in ms: m.dlg = self
+        return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
 def mk_output(typ, # The `output_type`, e.g. 'display_data' or 'execute_result'
@@ -94,21 +219,30 @@ def _type_changed(m):
     m.clear_inp_cache(); m.clear_out_cache()
     if isinstance(m.output, str): m.output = m.output # renormalize, e.g. a code message turned into a prompt
 
-def _suppressed(src):
-    "Does python source `src` end with a semicolon, which hides a cell's result (as IPython does)?"
-    try: toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError): return False
-    skip = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
-    return next((t.string==';' for t in reversed(toks) if t.type not in skip), False)
+class _Dep(DepProp):
+    "A `DepProp` whose hook runs on every assignment, even of the same (perhaps mutated) object"
+    def __set__(self, o, v):
+        setattr(o, self.attr, self.fnorm(o, v) if self.fnorm else v)
+        self.fchange(o)
+
+class _OutDep(_Dep):
+    "`output`: reading or assigning it first joins any stream text `add_output` holds in chunks"
+    def __get__(self, o, objtype=None):
+        if o is not None and o._chunks: o._flush()
+        return super().__get__(o, objtype)
+    def __set__(self, o, v):
+        if o._chunks: o._flush()
+        super().__set__(o, v)
 
 # %% ../nbs/00_core.ipynb #ff5809cb
 class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
     meta_attrs = {} # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
     execution_count = None
-    content = DepProp(lambda m: m.clear_inp_cache())
-    output = DepProp(lambda m: m.clear_out_cache(), _norm_output)
-    msg_type = DepProp(_type_changed)
+    _chunks,_auto_id = None,False
+    content = _Dep(lambda m: m.clear_inp_cache())
+    output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
+    msg_type = _Dep(_type_changed)
 
     def __init__(self,
                  content:str='', # The message text: markdown, code, or a prompt's request
@@ -121,7 +255,7 @@ class Message:
                  **xtras): # Other attributes, e.g. those named in `meta_attrs`, or `execution_count`
         self._ai_rend,self._displays,self._clear_wait = None,{},False
         self.msg_type,self.content,self.output,self.dlg = msg_type,content,output,dlg
-        self.id = rtoken_hex(4) if id is None else str(id)
+        self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
         self.attachments = list(attachments or [])
         meta = {} if meta is None else meta
         if self.meta_attrs and not meta.keys().isdisjoint(self.meta_attrs.values()):
@@ -133,17 +267,34 @@ class Message:
         for k,v in xtras.items(): setattr(self, k, v)
 
     @property
+    def id(self):
+        "The message id, unique within its dialog; assigning one marks it chosen and re-indexes the dialog"
+        return self._id
+    @id.setter
+    def id(self, v):
+        self._id,self._auto_id = v,False
+        if (d := self.dlg) is not None: d.messages._touch()
+
+    @property
     def dlg(self):
         "The `Dialog` this message belongs to, or None"
         return self._dlg and self._dlg()
     @dlg.setter
     def dlg(self, d): self._dlg = None if d is None else weakref.ref(d)
 
+    def __getstate__(self):
+        if self._chunks: self._flush()
+        return self.__dict__ | dict(_dlg=None)
+    def __copy__(self):
+        res = object.__new__(type(self))
+        res.__dict__.update(self.__getstate__(), _dlg=self._dlg)
+        return res
+
     def clear_out_cache(self):
-        "Drop renders made from `output`: called whenever `output` or `msg_type` changes"
+        "Drop renders made from `output`: called whenever `output` or `msg_type` is assigned"
         self._ai_rend = None
     def clear_inp_cache(self):
-        "Drop renders made from `content`: called whenever `content` or `msg_type` changes"
+        "Drop renders made from `content`: called whenever `content` or `msg_type` is assigned"
         self._ai_rend = None
 
     @property
@@ -157,7 +308,7 @@ class Message:
 
     def _xtras(self):
         "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
-        return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('id','meta','attachments') and v is not None}
+        return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
 
 add_id_hash(Message, 'id')
 Dialog.msg_cls = Message
@@ -197,12 +348,36 @@ def preview(self:Message,
     head = f'{self.id}:{self.msg_type}: '
     return truncstr(head + truncstr(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
+# %% ../nbs/00_core.ipynb #d92ffd28
+class _MetaFlag:
+    "A flag kept in cell metadata under its own name, or in the attribute a host's `meta_attrs` promotes that key to"
+    def __set_name__(self, owner, name): self.name = name
+    def _attr(self, o): return next((a for a,k in o.meta_attrs.items() if k==self.name), None)
+    def __get__(self, o, objtype=None):
+        if o is None: return self
+        a = self._attr(o)
+        if a is None: return bool(o.meta.get(self.name))
+        return o.__dict__.get(a) if a==self.name else getattr(o, a)
+    def __set__(self, o, v):
+        a = self._attr(o)
+        if a==self.name: o.__dict__[a] = v
+        elif a is not None: setattr(o, a, v)
+        elif v: o.meta[self.name] = True
+        else: o.meta.pop(self.name, None)
+
+Message.skipped = _MetaFlag(); Message.skipped.__set_name__(Message, 'skipped')
+Message.pinned = _MetaFlag(); Message.pinned.__set_name__(Message, 'pinned')
+Message.skipped.__doc__ = "Is this message skipped (left out of what the AI sees)? Kept in `meta['skipped']`; settable"
+Message.pinned.__doc__ = "Is this message pinned (kept when history is trimmed)? Kept in `meta['pinned']`; settable"
+
 # %% ../nbs/00_core.ipynb #4f31123a
 @patch
 def update(self:Message, **kwargs):
-    "Update message attributes with provided keyword arguments"
+    "Assign the attributes in `kwargs`, skipping `UNSET` values (`export` sets `exported`); refuses names the message doesn't have"
+    if bad := [k for k in kwargs if k!='export' and k not in self.meta_attrs and not hasattr(self, k)]:
+        raise ValueError(f'message {_q(self.id)}: update got unknown attribute(s) {", ".join(map(repr, bad))}')
     for k,v in kwargs.items():
-        if v is not UNSET: setattr(self, k, v)
+        if v is not UNSET: setattr(self, 'exported' if k=='export' else k, v)
     return self
 
 # %% ../nbs/00_core.ipynb #1e897c1b
@@ -211,12 +386,10 @@ def _insert(self:Dialog, msgs, idx=-1, after=None, before=None):
     "Insert `msgs` at `idx` (-1 appends), or just after or before a message or id"
     if after is not None or before is not None:
         ref = after if after is not None else before
-        try: idx = self.messages.items.index(ref) + (after is not None)
-        except ValueError: raise ValueError(f"dialog {self.name!r} has no message {getattr(ref, 'id', ref)!r}") from None
+        if (i := self.messages._pos(ref)) is None: raise ValueError(f"dialog {_q(self.name)} has no message {_q(getattr(ref, 'id', ref))}")
+        idx = i + (after is not None)
     elif idx==-1: idx = len(self.messages)
-    for m in msgs: m.dlg = self
-    self.messages.items[idx:idx] = msgs
-    return msgs
+    return self._add(msgs, idx)
 
 @patch
 def mk_message(self:Dialog,
@@ -226,28 +399,115 @@ def mk_message(self:Dialog,
                before=None, # Insert before this `Message` or id
                msg_type:str=scode, # One of `smsg_types`
                output='', # Output list; code messages also accept a JSON string
+               export:bool=False, # Mark the message exported, with an nbdev `#| export` directive
                **kwargs):
-    "Make new message and insert it into notebook before/after specified cell, or at `idx` (appended by default)"
+    "Make new message and insert it into notebook before/after specified cell, or at `idx` (appended by default); `kwargs` go to `msg_cls`"
     if msg_type==scode and isinstance(output, str) and output: output = json.loads(output)
-    return self._insert([self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)], idx, after, before)[0]
+    m = self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)
+    if export: m.exported = True
+    return self._insert([m], idx, after, before)[0]
+
+# %% ../nbs/00_core.ipynb #e11048a2
+@patch
+def __len__(self:Dialog):
+    "Number of messages"
+    return len(self.messages)
+
+@patch
+def __iter__(self:Dialog):
+    "The messages, in order"
+    return iter(self.messages)
+
+@patch
+def __getitem__(self:Dialog,
+                k): # A position, slice or mask; or a message id, or a unique prefix of one
+    "Message(s) at position(s) `k`, or the message whose id is, or uniquely starts with, the string `k`"
+    return self.messages[k]
 
 # %% ../nbs/00_core.ipynb #76dffbc6
-def _dup(m):
-    "A deep copy of `m` with a fresh id, in no dialog"
-    res = copy.deepcopy(m)
-    res.id,res.dlg = rtoken_hex(4),None
-    return res
+def _dup(m, cls):
+    "A deep copy of message `m` built as a `cls`, with a fresh id, in no dialog"
+    c = copy.deepcopy(m)
+    meta = c.meta | {k:v for a,k in c.meta_attrs.items() if (v := getattr(c, a, None)) is not None}
+    xt = {k:v for k,v in c._xtras().items() if k not in c.meta_attrs}
+    return cls(c.content, output=c.output, msg_type=c.msg_type, attachments=c.attachments, meta=meta, **xt)
 
 @patch
-def mk_messages(self:Dialog, msgs, after=None, before=None):
-    "Make new messages and insert them sequentially into the notebook after/before a specific message."
-    return Msgs(self._insert([_dup(m) for m in msgs], after=after, before=before))
+def mk_messages(self:Dialog,
+                msgs, # The messages to copy, e.g. from a clipboard
+                after=None, # Insert after this `Message` or id
+                before=None): # Insert before this `Message` or id
+    "Insert copies of `msgs` (built through `msg_cls`, with fresh ids), one after another, after/before a specific message, or at the end"
+    return Msgs(self._insert([_dup(m, self.msg_cls) for m in msgs], after=after, before=before))
 
 @patch
-def insert_after(self:Message, msgs):
+def insert_after(self:Message,
+                 msgs): # A message or messages (not copies) to insert
     "Insert `msgs` (not copies) into this message's dialog, right after it"
-    if self.dlg is None: raise ValueError(f"message {self.id!r} is in no dialog")
+    if self.dlg is None: raise ValueError(f"message {_q(self.id)} is in no dialog")
     return self.dlg._insert(listify(msgs), after=self)
+
+# %% ../nbs/00_core.ipynb #9c7132fa
+@patch
+def _step(self:Message, step, pred):
+    "The nearest message `step` (+1 or -1) away from this one in its dialog for which `pred` holds, or None"
+    ms = self.dlg.messages if self.dlg is not None else None
+    if ms is None or (i := ms._pos(self)) is None: return None
+    its = ms.items
+    return next((its[j] for j in (range(i+1, len(its)) if step>0 else range(i-1, -1, -1)) if pred is None or pred(its[j])), None)
+
+@patch
+def next(self:Message,
+         pred=None): # Optional test a message must pass
+    "The message after this one in its dialog (the nearest for which `pred` holds, if given), or None"
+    return self._step(1, pred)
+
+@patch
+def previous(self:Message,
+             pred=None): # Optional test a message must pass
+    "The message before this one in its dialog (the nearest for which `pred` holds, if given), or None"
+    return self._step(-1, pred)
+
+# %% ../nbs/00_core.ipynb #7cb0c009
+@patch
+def remove_msgs(self:Dialog,
+                msgs): # Messages or ids to remove
+    "Remove `msgs` from this dialog and return them, detached"
+    ix,ms = self.messages._sync(),{}
+    for o in listify(msgs):
+        k = getattr(o, 'id', o)
+        if (m := ix.get(k)) is None: raise ValueError(f'dialog {_q(self.name)} has no message {_q(k)}')
+        ms[id(m)] = m
+    ms = list(ms.values())
+    self.messages._cut(ms)
+    for m in ms: m.dlg = None
+    return Msgs(ms)
+
+@patch
+def remove_from_dlg(self:Message):
+    "Remove this message from its dialog, and return it"
+    d = self.dlg
+    if d is None or d.messages._sync().get(self.id) is not self: raise ValueError(f'message {_q(self.id)} is in no dialog')
+    d.remove_msgs([self])
+    return self
+
+# %% ../nbs/00_core.ipynb #3166377b
+@patch
+def find_msg(self:Dialog,
+             content:str): # Text to look for
+    "The first message whose content contains `content`, or None"
+    return first(self.messages, lambda m: content in m.content)
+
+def get_msg(id:str, # A message id, or a unique prefix of one
+            dlg): # The `Dialog` to look in
+    "The message of `dlg` with `id` (or unique id prefix); `KeyError` if there is none"
+    return dlg[id]
+
+@patch
+def summary(self:Dialog,
+            maxlen:int=120): # Maximum characters per line
+    "One preview line per message (id, type, content start, output size), for the whole dialog"
+    return self.messages.show(maxlen, rows=len(self.messages))
 
 # %% ../nbs/00_core.ipynb #dd885ab1
 _re_heading = re.compile(r' {0,3}(#{1,6})(?:[ \t]+(.*))?')
@@ -309,14 +569,36 @@ def mk_execresult(data, metadata=None, execution_count=1):
 
 # %% ../nbs/00_core.ipynb #c811b868
 _out_types = {'stream','display_data','execute_result','error'}
+_skip_toks = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
+
+def _suppressed(src, maxlen=4096):
+    "Does python source `src` end with a semicolon, which hides a cell's result (as IPython does)? Tokenizes only its end"
+    if ';' not in src: return False
+    lines,n = src.rstrip().split('\n'),1
+    while True:  # the last logical line: grow the tail until it tokenizes and holds a real token
+        tail = '\n'.join(lines[-n:])
+        try:
+            t = next((t for t in reversed(list(tokenize.generate_tokens(io.StringIO(tail).readline))) if t.type not in _skip_toks), None)
+            if t is not None: return t.string==';'
+        except (tokenize.TokenError, SyntaxError, IndentationError): pass
+        if n>=len(lines) or len(tail)>maxlen: return False
+        n *= 2
 
 def _jmsg_type(jmsg): return jmsg.get('msg_type') or jmsg['header']['msg_type']
 
 @patch
-def clear_output(self:Message, wait=False):
+def _flush(self:Message):
+    "Join the stream chunks `add_output` holds into their output's text"
+    o,cs = self._chunks
+    self._chunks = None
+    o['text'] = ''.join(cs)
+
+@patch
+def clear_output(self:Message,
+                 wait:bool=False): # Wait for the next output before clearing
     "Clear outputs now, or on the next `add_output` if `wait`"
     if wait: self._clear_wait = True
-    else: self.output,self._displays,self._clear_wait = [],{},False
+    else: self._chunks = None; self.output,self._displays,self._clear_wait = [],{},False
 
 @patch
 def _update_display(self:Message, c, trunc):
@@ -341,9 +623,17 @@ def add_output(self:Message,
     if typ=='update_display_data': return self._update_display(c, trunc)
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
     if self._clear_wait: self.clear_output()
-    if not isinstance(self.output, list): self.output = []
-    outs,o = self.output,output_from_msg(jmsg)
-    if typ=='stream' and outs and outs[-1].get('output_type')=='stream' and outs[-1].get('name')==o['name']:
+    if not isinstance(self._output, list): self.output = []
+    outs,o = self._output,output_from_msg(jmsg)
+    last = outs[-1] if outs else None
+    if typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']:
+        if trunc is None:  # hold the chunk; `output` joins them when read
+            if self._chunks and self._chunks[0] is not last: self._flush()
+            if not self._chunks: self._chunks = (last, [join_out(last['text'])])
+            self._chunks[1].append(o['text'])
+            self.clear_out_cache()
+            return last
+        if self._chunks: self._flush()
         o['text'] = join_out(outs.pop()['text']) + o['text']
     if trunc: o = trunc(o)
     outs.append(o)
@@ -353,6 +643,7 @@ def add_output(self:Message,
 
 # %% ../nbs/00_core.ipynb #8dfe9266
 _re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*')
+_exp_names = ('export','exports','exporti')
 
 def _export_lines(s):
     "`s`'s lines, and the indices of the export directives in its opening block of comments"
@@ -367,14 +658,59 @@ def strip_export(s):
     lines,idxs = _export_lines(s)
     return '\n'.join(l for i,l in enumerate(lines) if i not in idxs) if idxs else s
 
-def _get_exported(self): return bool(_export_lines(self.content)[1])
-def _set_exported(self, v):
-    if bool(v)!=self.exported: self.content = '#| export\n'+self.content if v else strip_export(self.content)
-Message.exported = property(_get_exported, _set_exported, doc="Does the content carry an nbdev export directive? Settable: adds or removes it")
+def _meta_dirs(meta):
+    "nbdev directives recorded in cell metadata `meta['nbdev']`, as `{name: value}` ('' for a bare one)"
+    d = meta.get('nbdev') if isinstance(meta, dict) else None
+    if not isinstance(d, dict): return {}
+    return {k:'' if v in (True,'true') else 'false' if v is False else str(v) for k,v in d.items() if v is not None}
 
-def dlg2py(dlg):
+# %% ../nbs/00_core.ipynb #c75dc658
+@patch(as_prop=True)
+def meta_exported(self:Message):
+    "Does the cell metadata (`meta['nbdev']`) mark this message exported?"
+    return any(k in _exp_names and v!='false' for k,v in _meta_dirs(self.meta).items())
+
+def _get_exported(self): return bool(_export_lines(self.content)[1]) or self.meta_exported
+def _set_exported(self, v):
+    has = bool(_export_lines(self.content)[1])
+    if v and not has: self.content = '#| export\n'+self.content
+    if not v:
+        if has: self.content = strip_export(self.content)
+        nbd = self.meta.get('nbdev')
+        if isinstance(nbd, dict) and not nbd.keys().isdisjoint(_exp_names):
+            rest = {k:o for k,o in nbd.items() if k not in _exp_names}
+            self.meta = {k:o for k,o in self.meta.items() if k!='nbdev'} | ({'nbdev': rest} if rest else {})
+Message.exported = property(_get_exported, _set_exported, doc="Is this message exported, by a directive in its content or by its metadata? Setting false clears both; true writes the directive")
+
+# %% ../nbs/00_core.ipynb #d0b30c74
+def msgs2py(msgs): # The messages to take code from
+    "The exported code of the code messages among `msgs`, as a python source string"
+    return '\n\n'.join(m.content for m in msgs if m.msg_type==scode and m.exported)
+
+def dlg2py(dlg): # The `Dialog` to export
     "The exported code of `dlg`, as a python source string"
-    return '\n\n'.join(m.content for m in dlg.messages if m.msg_type==scode and m.exported)
+    return msgs2py(dlg.messages)
+
+# %% ../nbs/00_core.ipynb #02c585b2
+@patch(as_prop=True)
+def directives(self:Message):
+    "The nbdev directives of this message, `{name: value}`: from `meta['nbdev']` and the content's opening comments (which win)"
+    return _meta_dirs(self.meta) | mk_cell(self.content, id='_').directives
+
+# %% ../nbs/00_core.ipynb #2f85f748
+@patch
+def directive(self:Message,
+              name:str, # The directive, e.g. 'export' or 'default_exp'
+              default=None): # Returned when the message has no such directive
+    "The value of directive `name` ('' for a bare one), or `default`"
+    return self.directives.get(name, default)
+
+# %% ../nbs/00_core.ipynb #5ae7880f
+@patch
+def has_directive(self:Message,
+                  name:str): # The directive, e.g. 'hide'
+    "Does this message carry directive `name`?"
+    return name in self.directives
 
 # %% ../nbs/00_core.ipynb #8a81c963
 @patch
@@ -384,6 +720,41 @@ def merge_content(self:Message,
     if mtype==snote and self.msg_type==sprompt: return f'## AI Prompt\n{self.content}\n## AI Response\n{self.ai_res}'
     if mtype==snote and self.msg_type==scode: return f'```python\n{self.content}\n```'
     return self.content
+
+# %% ../nbs/00_core.ipynb #1f601a07
+def merge_metas(metas): # Cell metadata dicts, the first winning conflicts
+    "One metadata dict from `metas`: each key from the first dict that has it, `nbdev` directives folded key by key"
+    res = {}
+    for d in metas:
+        for k,v in d.items():
+            if k=='nbdev' and isinstance(v, dict) and isinstance(res.get(k), dict): res[k] = v | res[k]
+            else: res.setdefault(k, v)
+    return res
+
+# %% ../nbs/00_core.ipynb #16cd9431
+_re_dir = re.compile(r'[ \t]*#[ \t]*\|[ \t]*([\w-]+).*')
+
+def _split_dirs(s):
+    "The nbdev directive lines opening `s` (as `{name: line}`), and `s` without them"
+    lines,dirs = s.split('\n'),{}
+    for i,l in enumerate(lines):
+        if not (m := _re_dir.fullmatch(l)): break
+        dirs.setdefault(m[1], l.strip())
+    else: i = len(lines)
+    return dirs,'\n'.join(lines[i:])
+
+def merge_parts(msgs, # The messages to merge, in order
+                mtype:str=None): # The merged message's type; the first message's if None
+    "`(content, meta)` of the message made by merging `msgs`: their `merge_content`s, directives gathered at the top, and `merge_metas`"
+    msgs = list(msgs)
+    if not msgs: return '', {}
+    mtype = mtype or msgs[0].msg_type
+    dirs,parts = {},[]
+    for m in msgs:
+        d,body = _split_dirs(m.merge_content(mtype))
+        dirs |= {k:v for k,v in d.items() if k not in dirs}
+        parts.append(body)
+    return '\n'.join(list(dirs.values()) + ['\n\n'.join(parts)]), merge_metas(m.meta for m in msgs)
 
 # %% ../nbs/00_core.ipynb #abfbfea9
 _re_id = re.compile(r'[a-zA-Z0-9_-]{1,64}')
