@@ -81,8 +81,9 @@ def _sync(self:Msgs):
     "The id → message index, first rebuilt if the list changed since it was built"
     its = self._items
     if self._syncd!=its.ver:
-        self._ids = [getattr(m, 'id', None) for m in its]
-        self._idx = dict(zip(reversed(self._ids), reversed(its)))  # reversed: the first of a duplicate id wins
+        self._ids = ids = [getattr(m, 'id', None) for m in its]
+        self._idx = dict(zip(reversed(ids), reversed(its)))  # reversed: the first of a duplicate id wins
+        self._at = dict(zip(reversed(ids), range(len(ids)-1, -1, -1)))
         self._dups,self._syncd = len(self._idx)!=len(its),its.ver
     return self._idx
 
@@ -92,22 +93,32 @@ def _touch(self:Msgs):
     self._syncd = -1
 
 @patch
-def _pos(self:Msgs, ref):
+def _pos(self:Msgs, ref, win=256):
     "Position of the (first) message with the id of `ref` (a message or an id), or None"
     k = ref if isinstance(ref, str) else getattr(ref, 'id', ref)
-    try: return self._ids.index(k) if k in self._sync() else None
+    try:
+        if k not in self._sync(): return None
     except TypeError: return None  # an unhashable `ref` is no id
+    ids,i = self._ids,self._at.get(k, 0)
+    if self._dups: return ids.index(k)
+    if i>=len(ids) or ids[i]!=k:
+        try: i = ids.index(k, max(0, i-win), i+win)
+        except ValueError: i = ids.index(k)
+        self._at[k] = i
+    return i
 
 @patch
 def _put(self:Msgs, pos, ms):
     "Insert messages `ms`, whose ids are new to this list, at `pos`, updating the index in step"
     its = self._items
-    fresh = self._syncd==its.ver
+    fresh,n = self._syncd==its.ver,len(its)
+    pos = min(pos, n) if pos>=0 else max(0, n+pos)
     its[pos:pos] = ms
     if fresh:
         ids = [m.id for m in ms]
         self._ids[pos:pos] = ids
         self._idx.update(zip(ids, ms))
+        self._at.update(zip(ids, range(pos, pos+len(ids))))
         self._syncd = its.ver
 
 @patch
@@ -119,8 +130,8 @@ def _cut(self:Msgs, ms):
         its[:] = [m for m in its if id(m) not in drop]
         return
     for m in ms:
-        i = self._ids.index(m.id)
-        del its[i], self._ids[i], idx[m.id]
+        i = self._pos(m)
+        del its[i], self._ids[i], idx[m.id], self._at[m.id]
     self._syncd = its.ver
 
 # %% ../nbs/00_core.ipynb #827a95d0

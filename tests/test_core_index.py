@@ -33,8 +33,10 @@ def test_ids_unique_and_index_equals_scan(seq, seed):
             c = str(len(model))
             if a=='append' or not n: dlg.mk_message(c); model.append(c)
             elif a=='idx': i = b%(n+1); dlg.mk_message(c, idx=i); model.insert(i, c)
-            elif a=='after': i = b%n; dlg.mk_message(c, after=dlg[i]); model.insert(i+1, c)
-            else: i = b%n; dlg.mk_message(c, before=dlg[i].id); model.insert(i, c)
+            else:  # by id: the first message with the reference's id (only a direct edit can make two)
+                ref = dlg[b%n]; i = [m.id for m in dlg].index(ref.id)
+                if a=='after': dlg.mk_message(c, after=ref); model.insert(i+1, c)
+                else: dlg.mk_message(c, before=ref.id); model.insert(i, c)
         elif kind=='rm' and n:
             picks = [dlg[(a+k)%n] for k in range(min(b, n))]
             gone = {id(m) for m in picks}
@@ -44,7 +46,7 @@ def test_ids_unique_and_index_equals_scan(seq, seed):
         elif kind=='paste' and n:
             clip = [dlg[(a+k)%n] for k in range(min(b, n))]
             at = dlg[a%n]
-            j = dlg.messages._pos(at)+1
+            j = [m.id for m in dlg].index(at.id)+1
             new = dlg.mk_messages(clip, after=at)
             model[j:j] = [m.content for m in new]
         elif kind=='direct':

@@ -1,0 +1,81 @@
+"""How dialog.core scales: each operation at 10,000 and 100,000 messages, and the 100k/10k ratio (goal: at most 11, i.e. linear).
+
+    python bench/scale.py [--small 10000] [--big 100000] [--reps 3]
+
+Rows (n = the dialog's size):
+  build append   n `mk_message` calls, each appending
+  build middle   200 `mk_message(after=<the middle message>)` into a dialog of n (also printed: ms per insert, goal <= 1)
+  lookup         n lookups by id (`dlg.messages[id]`) and n `id in dlg.messages`, random ids
+  lookup_dict    baseline: the same lookups in a plain dict (random access outgrows the CPU caches between the sizes,
+                 so its own ratio exceeds 10; lookup's cost against it is printed for both sizes)
+  validate       `Dialog.validate`
+  write_ipynb    the file text of the dialog
+  reads_ipynb    a dialog from that text
+  add_output     n stream chunks streamed into one message
+Then building's cost against constructing the same `Message` objects into a plain list (goal <= 2x), at the big size.
+Each figure is the best of `--reps` runs (one run for the big size when --reps is 1); the machine is shared, so re-run if noisy.
+"""
+import argparse, gc, random, sys, time
+from pathlib import Path
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from dialog.core import *
+from dialog.ipynb import reads_ipynb, write_ipynb
+
+def _built(n):
+    d = Dialog('scale')
+    for i in range(n): d.mk_message(f'x = {i}', output=code_output(str(i)))
+    return d
+
+def build_append(n): _built(n)
+def plain_list(n): return [Message(f'x = {i}', output=code_output(str(i))) for i in range(n)]
+
+def best(f, reps):
+    "Best time of `reps` runs of `f()`, garbage collection off while timing"
+    res = []
+    for _ in range(reps):
+        gc.collect(); gc.disable()
+        t = time.perf_counter()
+        try: f()
+        finally: gc.enable()
+        res.append(time.perf_counter()-t)
+    return min(res)
+
+def rows(n, reps):
+    d = _built(n)
+    ids = [m.id for m in d]
+    random.seed(0); probe = random.choices(ids, k=n)
+    mid = d[n//2]
+    def middle():
+        for i in range(200): d.mk_message(f'm{i}', after=mid)
+    def lookup():
+        ms = d.messages
+        for k in probe: ms[k]
+        for k in probe: k in ms
+    plain = {m.id:m for m in d}
+    def dict_lookup():
+        for k in probe: plain[k]
+        for k in probe: k in plain
+    txt = write_ipynb(d)
+    def stream():
+        m = Message('run()', msg_type=scode)
+        for i in range(n): m.add_output(mk_stream(f'{i}\n'))
+        return m.output
+    return dict(build_append=best(lambda: build_append(n), reps), build_middle=best(middle, reps), lookup=best(lookup, reps), lookup_dict=best(dict_lookup, reps),
+                validate=best(d.validate, reps), write_ipynb=best(lambda: write_ipynb(d), reps),
+                reads_ipynb=best(lambda: reads_ipynb(txt), reps), add_output=best(stream, reps))
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--small', type=int, default=10_000)
+    p.add_argument('--big', type=int, default=100_000)
+    p.add_argument('--reps', type=int, default=3)
+    a = p.parse_args()
+    small,big = rows(a.small, a.reps),rows(a.big, max(1, a.reps-1))
+    print(f'{"row":<14}{a.small:>12,}{a.big:>12,}   ratio (goal <= 11)')
+    for k in small: print(f'{k:<14}{small[k]:>11.3f}s{big[k]:>11.3f}s   {big[k]/small[k]:.1f}')
+    print(f'lookup vs a plain dict: {small["lookup"]/small["lookup_dict"]:.1f}x at {a.small:,}, {big["lookup"]/big["lookup_dict"]:.1f}x at {a.big:,}')
+    print(f'insert in the middle of {a.big:,}: {big["build_middle"]/200*1e3:.3f} ms per insert (goal <= 1)')
+    r = a.reps
+    print(f'building {a.big:,} vs a plain list of the same Messages: {best(lambda: build_append(a.big), r)/best(lambda: plain_list(a.big), r):.2f}x (goal <= 2)')
+
+if __name__=='__main__': main()
