@@ -488,6 +488,7 @@ def remove_msgs(self:Dialog,
     for o in listify(msgs):
         k = getattr(o, 'id', o)
         if (m := ix.get(k)) is None: raise ValueError(f'dialog {_q(self.name)} has no message {_q(k)}')
+        if m is not o and self.messages._dups and any(x is o for x in self.messages.items): m = o  # that very message, not its id's first
         ms[id(m)] = m
     ms = list(ms.values())
     self.messages._cut(ms)
