@@ -142,3 +142,11 @@ def test_suppressed_bounded_and_right():
     for src,res in [('1;', True), ('1', False), ("'a;'", False), ('x = 1; x;  # quiet', True), ('for i in range(3):\n    i;', True),
                     ('s = """\nx;\n"""', False), ('x;\n\n# note\n', True), ('d = {\n  1: 2,\n};', True), ('d = {\n  1: ";",\n}', False)]:
         assert _suppressed(src) == res, src
+
+def test_assigning_messages_wraps_and_links():
+    d = Dialog('a')
+    ms = [Message('x', id='x1'), Message('y', id='y1')]
+    d.messages = ms
+    assert isinstance(d.messages, Msgs) and d['y'].content == 'y' and all(m.dlg is d for m in d)
+    d.messages = d.messages + [Message('z', id='z1')]  # L's + makes a new Msgs: still indexed and linked
+    assert d['z1'].dlg is d and len(d) == 3
