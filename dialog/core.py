@@ -182,13 +182,13 @@ class Dialog:
         "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
         ix,new = self.messages._sync(),{}
         for m in ms:
-            d = m.dlg
-            if new.get(m.id) is m or (d is not None and d.messages._sync().get(m.id) is m):
-                raise ValueError(f'message {_q(m.id)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
-            while m.id in ix or m.id in new:
-                if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(m.id)}')
-                m._id = rtoken_hex(4)
-            new[m.id] = m
+            k,d = m.id,m.dlg
+            if new.get(k) is m or (d is not None and d.messages._sync().get(k) is m):
+                raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
+            while k in ix or k in new:
+                if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
+                m._id = k = rtoken_hex(4)
+            new[k] = m
         self.messages._put(pos, ms)
         for m in ms: m.dlg = self
         return ms
@@ -239,8 +239,9 @@ class _Dep(DepProp):
 class _OutDep(_Dep):
     "`output`: reading or assigning it first joins any stream text `add_output` holds in chunks"
     def __get__(self, o, objtype=None):
-        if o is not None and o._chunks: o._flush()
-        return super().__get__(o, objtype)
+        if o is None: return self
+        if o._chunks: o._flush()
+        return getattr(o, self.attr, None)
     def __set__(self, o, v):
         if o._chunks: o._flush()
         super().__set__(o, v)
@@ -473,6 +474,7 @@ def next(self:Message,
     "The message after this one in its dialog (the nearest for which `pred` holds, if given), or None"
     return self._step(1, pred)
 
+# %% ../nbs/00_core.ipynb #e48675b4
 @patch
 def previous(self:Message,
              pred=None): # Optional test a message must pass
@@ -495,6 +497,7 @@ def remove_msgs(self:Dialog,
     for m in ms: m.dlg = None
     return Msgs(ms)
 
+# %% ../nbs/00_core.ipynb #e1b2238c
 @patch
 def remove_from_dlg(self:Message):
     "Remove this message from its dialog, and return it"
@@ -510,11 +513,13 @@ def find_msg(self:Dialog,
     "The first message whose content contains `content`, or None"
     return first(self.messages, lambda m: content in m.content)
 
+# %% ../nbs/00_core.ipynb #40a11493
 def get_msg(id:str, # A message id, or a unique prefix of one
             dlg): # The `Dialog` to look in
     "The message of `dlg` with `id` (or unique id prefix); `KeyError` if there is none"
     return dlg[id]
 
+# %% ../nbs/00_core.ipynb #de2ccc64
 @patch
 def summary(self:Dialog,
             maxlen:int=120): # Maximum characters per line
@@ -682,6 +687,7 @@ def meta_exported(self:Message):
     "Does the cell metadata (`meta['nbdev']`) mark this message exported?"
     return any(k in _exp_names and v!='false' for k,v in _meta_dirs(self.meta).items())
 
+# %% ../nbs/00_core.ipynb #63f66428
 def _get_exported(self): return bool(_export_lines(self.content)[1]) or self.meta_exported
 def _set_exported(self, v):
     has = bool(_export_lines(self.content)[1])
@@ -699,6 +705,7 @@ def msgs2py(msgs): # The messages to take code from
     "The exported code of the code messages among `msgs`, as a python source string"
     return '\n\n'.join(m.content for m in msgs if m.msg_type==scode and m.exported)
 
+# %% ../nbs/00_core.ipynb #1a9d5d2f
 def dlg2py(dlg): # The `Dialog` to export
     "The exported code of `dlg`, as a python source string"
     return msgs2py(dlg.messages)

@@ -150,3 +150,12 @@ def test_assigning_messages_wraps_and_links():
     assert isinstance(d.messages, Msgs) and d['y'].content == 'y' and all(m.dlg is d for m in d)
     d.messages = d.messages + [Message('z', id='z1')]  # L's + makes a new Msgs: still indexed and linked
     assert d['z1'].dlg is d and len(d) == 3
+
+nbdev3 = st.sampled_from(['#| export', '#|export', '# | export', '#| exports', '#| exporti', '#| export sub.mod', '  #|  export ', '#| hide', '#| eval: false'])
+@given(st.lists(nbdev3, max_size=3), st.sampled_from(['x = 1', 'def f(): pass', '', '# a plain comment after']))
+def test_exported_agrees_with_directives(dirs, body):
+    "`exported` (our reader, which also accepts nbdev 1's `#export`) and `directives` (fastcore's) agree on nbdev 3 spellings"
+    m = Message('\n'.join(dirs + [body]))
+    assert m.exported == any(m.has_directive(n) for n in ('export', 'exports', 'exporti'))
+    meta = Message(body, meta={'nbdev': {d.split('|')[1].split()[0]: 'true' for d in dirs}})
+    assert meta.exported == meta.meta_exported == any(meta.has_directive(n) for n in ('export', 'exports', 'exporti'))
