@@ -24,7 +24,8 @@ from fastcore.nbio import mk_cell
 smsg_types = scode,snote,sprompt,sraw = 'code','note','prompt','raw'
 
 # %% ../nbs/00_core.ipynb #2725815e
-def add_id_hash(cls, attr):
+def add_id_hash(cls, # The class to patch
+                attr:str): # Name of the id attribute, holding a str or int
     "Adds `__eq__` and `__hash__` to a `cls` based on a str or int `attr` id"
     def __eq__(self, o): return getattr(self, attr) == (getattr(o, attr) if isinstance(o, cls) else o)
     def __hash__(self): return hash(getattr(self, attr))
@@ -51,29 +52,28 @@ def _q(x, n:int=40):
     return repr(truncstr(str(x), n))
 
 # %% ../nbs/00_core.ipynb #aa6293a6
-class _Lines(str):
-    "A `str` that displays as its lines, without quotes"
-    def __repr__(self): return str(self)
-
 class Msgs(L):
     "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
     _syncd,_idx,_ids,_dups = -1,None,None,False
     @property
     def items(self):
-        "The messages, as a `_VList` (a list that counts its changes)"
+        "The messages, as a `_VList` (a list that counts its changes); assigning a list wraps it"
         return self._items
     @items.setter
     def items(self, v): self._items,self._syncd = v if isinstance(v, _VList) else _VList(v), -1
     def __getstate__(self): return dict(_items=self._items)  # the index is rebuilt after unpickling
     def __repr__(self): return str(self.show())
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
-    def show(self,
-             maxlen:int=120, # Maximum characters per line
-             rows:int=20): # Maximum messages shown; the rest are counted in a last line
-        "Preview of the first `rows` messages, one line each, and how many more there are"
-        res = [m.preview(maxlen) for m in self.items[:rows]]
-        if len(self)>rows: res.append(f'… {len(self)-rows} more')
-        return _Lines('\n'.join(res))
+
+# %% ../nbs/00_core.ipynb #41dfa25d
+@patch
+def show(self:Msgs,
+         maxlen:int=120, # Maximum characters per line
+         rows:int=20): # Maximum messages shown; the rest are counted in a last line
+    "Preview of the first `rows` messages, one line each, and how many more there are"
+    res = [m.preview(maxlen) for m in self.items[:rows]]
+    if len(self)>rows: res.append(f'… {len(self)-rows} more')
+    return PrettyString('\n'.join(res))
 
 # %% ../nbs/00_core.ipynb #841a8b2a
 @patch
@@ -136,7 +136,8 @@ def _cut(self:Msgs, ms):
 
 # %% ../nbs/00_core.ipynb #827a95d0
 @patch
-def __getitem__(self:Msgs, idx):
+def __getitem__(self:Msgs,
+                idx): # A position, slice or mask; or a message id, or a unique prefix of one
     "Items at position(s) `idx` as `L` does, or the message whose id is, or uniquely starts with, the string `idx`"
     if not isinstance(idx, str): return L.__getitem__(self, idx)
     ix = self._sync()
@@ -146,8 +147,10 @@ def __getitem__(self:Msgs, idx):
     if hits: raise KeyError(f'message id prefix {_q(idx)} is ambiguous: {len(hits)} ids start with it, e.g. {", ".join(map(_q, hits[:3]))}')
     raise KeyError(f'message id {_q(idx)} not found')
 
+# %% ../nbs/00_core.ipynb #ebfaf8a3
 @patch
-def __contains__(self:Msgs, x):
+def __contains__(self:Msgs,
+                 x): # A message id, or a message
     "Is there a message with id `x` (or with `x`'s id, for a message)? O(1)"
     k = x if isinstance(x, str) else getattr(x, 'id', None)
     if k is None: return x in self._items
@@ -194,30 +197,41 @@ class Dialog:
         return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
-def mk_output(typ, # The `output_type`, e.g. 'display_data' or 'execute_result'
+def mk_output(typ:str, # The `output_type`, e.g. 'display_data' or 'execute_result'
               d, # The mime bundle: {mimetype: value}
               meta=None, # The output's metadata dict
-              **kw): # Other keys of the output, e.g. `execution_count`
-    "An ipynb output dict of type `typ` holding the mime bundle `d`"
+              **kw):
+    "An ipynb output dict of type `typ` holding the mime bundle `d`; `kw` are its other keys, e.g. `execution_count`"
     return dict(output_type=typ, metadata={} if meta is None else meta, data=d, **kw)
 
-def mk_displayobj(d, meta=None):
+# %% ../nbs/00_core.ipynb #78967070
+def mk_displayobj(d, # The mime bundle: {mimetype: value}
+                  meta=None): # The output's metadata dict
     "A `display_data` output dict for the mime bundle `d`"
     return mk_output('display_data', d, meta)
 
-def displayobj(data='', subtype='plain', mimetype='text', meta=None):
+# %% ../nbs/00_core.ipynb #2f754931
+def displayobj(data='', # The value shown
+               subtype:str='plain', # The mime subtype, e.g. 'html' or 'markdown'
+               mimetype:str='text', # The mime type, e.g. 'text' or 'image'
+               meta=None): # The output's metadata dict
     "A `display_data` output dict showing `data` as `mimetype/subtype`"
     return mk_displayobj({f'{mimetype}/{subtype}': data}, meta)
 
-def mk_code_output(d):
+# %% ../nbs/00_core.ipynb #00c86135
+def mk_code_output(d): # The result's mime bundle: {mimetype: value}
     "A code message's output list: one `execute_result` of the mime bundle `d`"
     return [mk_output('execute_result', d, execution_count=1)]
 
-def code_output(result='', subtype='plain', mimetype='text'):
+# %% ../nbs/00_core.ipynb #6a6cecb0
+def code_output(result='', # The result's value
+                subtype:str='plain', # The mime subtype, e.g. 'html' or 'markdown'
+                mimetype:str='text'): # The mime type, e.g. 'text' or 'image'
     "A code message's output list: one `execute_result` showing `result` as `mimetype/subtype`"
     return mk_code_output({f'{mimetype}/{subtype}': result})
 
-def prompt_output(txt=''):
+# %% ../nbs/00_core.ipynb #7e2de7ba
+def prompt_output(txt:str=''): # The AI's reply, as markdown
     "Create prompt output list from AI response text (an empty list when there is no reply yet)"
     return [mk_displayobj({'text/markdown': txt}, {'is_ai_res': True})] if txt else []
 
@@ -227,6 +241,7 @@ def _norm_output(m, v):
     return prompt_output(v) if isinstance(v, str) and m.msg_type==sprompt else v
 
 def _type_changed(m):
+    "Hook for `msg_type`: both caches are stale, and a string output may need the prompt's normalization"
     m.clear_inp_cache(); m.clear_out_cache()
     if isinstance(m.output, str): m.output = m.output # renormalize, e.g. a code message turned into a prompt
 
@@ -246,12 +261,22 @@ class _OutDep(_Dep):
         if o._chunks: o._flush()
         super().__set__(o, v)
 
+def _promote(meta_attrs, meta, xtras):
+    "`meta` without the keys `meta_attrs` promotes, which go to `xtras` (a keyword given wins); each promoted attribute defaults to None"
+    meta = {} if meta is None else meta
+    if meta_attrs and not meta.keys().isdisjoint(meta_attrs.values()):
+        meta = dict(meta)  # the caller's dict is left as it was
+        for a,k in meta_attrs.items():
+            if k in meta: xtras.setdefault(a, meta.pop(k))
+    for a in meta_attrs: xtras.setdefault(a, None)
+    return meta
+
 # %% ../nbs/00_core.ipynb #ff5809cb
 class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
     meta_attrs = {} # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
     execution_count = None
-    _chunks,_auto_id = None,False
+    _chunks,_auto_id,_dlg = None,False,None
     content = _Dep(lambda m: m.clear_inp_cache())
     output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
     msg_type = _Dep(_type_changed)
@@ -264,18 +289,14 @@ class Message:
                  msg_type:str=scode, # One of `smsg_types`: code, note, prompt, or raw
                  attachments=None, # `Attachment`s carried by the message
                  meta=None, # Remaining cell metadata, carried verbatim through save/load
-                 **xtras): # Other attributes, e.g. those named in `meta_attrs`, or `execution_count`
+                 **xtras):
+        "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
         self._ai_rend,self._displays,self._clear_wait = None,{},False
-        self.msg_type,self.content,self.output,self.dlg = msg_type,content,output,dlg
+        self.msg_type,self.content,self.output = msg_type,content,output
+        if dlg is not None: self.dlg = dlg
         self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
         self.attachments = list(attachments or [])
-        meta = {} if meta is None else meta
-        if self.meta_attrs and not meta.keys().isdisjoint(self.meta_attrs.values()):
-            meta = dict(meta)
-            for a,k in self.meta_attrs.items():
-                if k in meta: xtras.setdefault(a, meta.pop(k))
-        self.meta = meta
-        for a in self.meta_attrs: xtras.setdefault(a, None)
+        self.meta = _promote(self.meta_attrs, meta, xtras)
         for k,v in xtras.items(): setattr(self, k, v)
 
     @property
@@ -287,13 +308,6 @@ class Message:
         self._id,self._auto_id = v,False
         if (d := self.dlg) is not None: d.messages._touch()
 
-    @property
-    def dlg(self):
-        "The `Dialog` this message belongs to, or None"
-        return self._dlg and self._dlg()
-    @dlg.setter
-    def dlg(self, d): self._dlg = None if d is None else weakref.ref(d)
-
     def __getstate__(self):
         if self._chunks: self._flush()
         return self.__dict__ | dict(_dlg=None)
@@ -302,34 +316,51 @@ class Message:
         res.__dict__.update(self.__getstate__(), _dlg=self._dlg)
         return res
 
-    def clear_out_cache(self):
-        "Drop renders made from `output`: called whenever `output` or `msg_type` is assigned"
-        self._ai_rend = None
-    def clear_inp_cache(self):
-        "Drop renders made from `content`: called whenever `content` or `msg_type` is assigned"
-        self._ai_rend = None
-
-    @property
-    def ai_res(self):
-        "The AI's reply held by a prompt message ('' when there is none)"
-        return next((join_out(o['data'].get('text/markdown', '')) for o in self.output or () if _is_ai_res(o)), '')
-    @ai_res.setter
-    def ai_res(self, txt):
-        outs = [o for o in self.output or () if not _is_ai_res(o)]
-        self.output = prompt_output(txt) + outs
-
-    def _xtras(self):
-        "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
-        return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
-
 add_id_hash(Message, 'id')
 Dialog.msg_cls = Message
 
 # %% ../nbs/00_core.ipynb #99e04188
-def _is_ai_res(o): return isinstance(o, dict) and o.get('output_type')=='display_data' and (o.get('metadata') or {}).get('is_ai_res')
+@patch
+def clear_out_cache(self:Message):
+    "Drop renders made from `output`: called whenever `output` or `msg_type` is assigned"
+    self._ai_rend = None
+
+# %% ../nbs/00_core.ipynb #f8f04fc8
+@patch
+def clear_inp_cache(self:Message):
+    "Drop renders made from `content`: called whenever `content` or `msg_type` is assigned"
+    self._ai_rend = None
+
+# %% ../nbs/00_core.ipynb #44fbe0cb
+def _get_dlg(self):
+    "The `Dialog` this message belongs to, or None"
+    return self._dlg and self._dlg()
+
+def _set_dlg(self, d):
+    "Point this message at dialog `d` (or None), weakly"
+    self._dlg = None if d is None else weakref.ref(d)
+
+Message.dlg = property(_get_dlg, _set_dlg, doc="The `Dialog` this message belongs to, or None; a weak reference, so it doesn't keep the dialog alive")
+
+# %% ../nbs/00_core.ipynb #0ac92e93
+def _is_ai_res(o):
+    "Is output dict `o` a prompt's reply: a `display_data` flagged `is_ai_res`?"
+    return isinstance(o, dict) and o.get('output_type')=='display_data' and (o.get('metadata') or {}).get('is_ai_res')
+
+def _get_ai_res(self):
+    "The text of the first reply among this message's outputs, or ''"
+    return next((join_out(o['data'].get('text/markdown', '')) for o in self.output or () if _is_ai_res(o)), '')
+
+def _set_ai_res(self, txt):
+    "Replace the reply with `txt`, keeping any other outputs after it"
+    self.output = prompt_output(txt) + [o for o in self.output or () if not _is_ai_res(o)]
+
+Message.ai_res = property(_get_ai_res, _set_ai_res, doc="The AI's reply held by a prompt message ('' when there is none); settable")
 
 # %% ../nbs/00_core.ipynb #b5f62ddd
-def _esc(s): return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
+def _esc(s):
+    "`s` with backslashes, newlines, carriage returns and tabs escaped, to keep it on one line"
+    return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
 
 def _out_size(outs):
     "Characters of text held by output list `outs`"
@@ -342,8 +373,15 @@ def summ(self:Message):
     out = self.ai_res if self.msg_type==sprompt else self.output
     return truncstr(self.content, 70) + (f' ⇒ {truncstr(str(out), 120)}' if out else '')
 
+# %% ../nbs/00_core.ipynb #0ec3e270
+@patch
+def _xtras(self:Message):
+    "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
+    return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
+
 @patch
 def _repr_markdown_(self:Message):
+    "The summary, then the message's fields as a markdown list"
     d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | self._xtras()
     if self.attachments: d['attachments'] = [a.id for a in self.attachments]
     return self.summ + '\n\n' + '\n'.join(f'- {k}: {v}' for k,v in sorted(d.items()))
@@ -361,26 +399,23 @@ def preview(self:Message,
     return truncstr(head + truncstr(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
 # %% ../nbs/00_core.ipynb #d92ffd28
-class _MetaFlag:
-    "A flag kept in cell metadata under its own name, or in the attribute a host's `meta_attrs` promotes that key to"
-    def __set_name__(self, owner, name): self.name = name
-    def _attr(self, o): return next((a for a,k in o.meta_attrs.items() if k==self.name), None)
-    def __get__(self, o, objtype=None):
-        if o is None: return self
-        a = self._attr(o)
-        if a is None: return bool(o.meta.get(self.name))
-        return o.__dict__.get(a) if a==self.name else getattr(o, a)
-    def __set__(self, o, v):
-        a = self._attr(o)
-        if a==self.name: o.__dict__[a] = v
+def _meta_flag(key):
+    "Getter and setter of a bool flag kept in `meta[key]`, or in the attribute a host's `meta_attrs` promotes `key` to"
+    def _attr(o): return first(a for a,k in o.meta_attrs.items() if k==key)
+    def _get(o):
+        a = _attr(o)
+        if a is None: return bool(o.meta.get(key))
+        return o.__dict__.get(a) if a==key else getattr(o, a)
+    def _set(o, v):
+        a = _attr(o)
+        if a==key: o.__dict__[a] = v  # the property shadows an attribute of its own name: keep the value in `__dict__`
         elif a is not None: setattr(o, a, v)
-        elif v: o.meta[self.name] = True
-        else: o.meta.pop(self.name, None)
+        elif v: o.meta[key] = True
+        else: o.meta.pop(key, None)
+    return _get,_set
 
-Message.skipped = _MetaFlag(); Message.skipped.__set_name__(Message, 'skipped')
-Message.pinned = _MetaFlag(); Message.pinned.__set_name__(Message, 'pinned')
-Message.skipped.__doc__ = "Is this message skipped (left out of what the AI sees)? Kept in `meta['skipped']`; settable"
-Message.pinned.__doc__ = "Is this message pinned (kept when history is trimmed)? Kept in `meta['pinned']`; settable"
+Message.skipped = property(*_meta_flag('skipped'), doc="Is this message skipped (left out of what the AI sees)? Kept in `meta['skipped']`; settable")
+Message.pinned = property(*_meta_flag('pinned'), doc="Is this message pinned (kept when history is trimmed)? Kept in `meta['pinned']`; settable")
 
 # %% ../nbs/00_core.ipynb #4f31123a
 @patch
@@ -425,11 +460,13 @@ def __len__(self:Dialog):
     "Number of messages"
     return len(self.messages)
 
+# %% ../nbs/00_core.ipynb #ab3048d8
 @patch
 def __iter__(self:Dialog):
     "The messages, in order"
     return iter(self.messages)
 
+# %% ../nbs/00_core.ipynb #21830fa8
 @patch
 def __getitem__(self:Dialog,
                 k): # A position, slice or mask; or a message id, or a unique prefix of one
@@ -452,6 +489,7 @@ def mk_messages(self:Dialog,
     "Insert copies of `msgs` (built through `msg_cls`, with fresh ids), one after another, after/before a specific message, or at the end"
     return Msgs(self._insert([_dup(m, self.msg_cls) for m in msgs], after=after, before=before))
 
+# %% ../nbs/00_core.ipynb #2a532d6f
 @patch
 def insert_after(self:Message,
                  msgs): # A message or messages (not copies) to insert
@@ -529,17 +567,20 @@ def summary(self:Dialog,
 # %% ../nbs/00_core.ipynb #dd885ab1
 _re_heading = re.compile(r' {0,3}(#{1,6})(?:[ \t]+(.*))?')
 
-def header_info(content):
+def header_info(content:str): # Markdown text; only its first line is read
     "Markdown heading `(level, text)` of `content`'s first line; `(0, None)` if not a heading"
     m = _re_heading.fullmatch(content.partition('\n')[0])
     return (len(m[1]), m[2] or '') if m else (0, None)
 
+# %% ../nbs/00_core.ipynb #6ab567c3
 @patch
 def header_level(self:Message):
     "Heading level of a heading note message, else 0"
     return header_info(self.content)[0] if self.msg_type==snote else 0
 
-def section_msgs(ms, head):
+# %% ../nbs/00_core.ipynb #3637b91b
+def section_msgs(ms, # The messages to look in: `dlg.messages`, or a filtered list
+                 head): # The message that opens the section
     "`head` plus its section in `ms`: messages until the next heading of the same or higher level"
     ms = list(ms)
     i,lvl = ms.index(head),head.header_level()
@@ -553,34 +594,49 @@ def has_error(self:Message):
     "Do this message's outputs include an `error`?"
     return isinstance(self.output, list) and any(isinstance(o, dict) and o.get('output_type')=='error' for o in self.output)
 
-def get_output_mds(output):
+# %% ../nbs/00_core.ipynb #37ab81a2
+def get_output_mds(output): # A message's output list (or None)
     "Extract text/markdown content from code outputs (display_data and execute_result)"
     return [join_out(o['data']['text/markdown']) for o in output or ()
             if o.get('output_type') in ('display_data','execute_result') and 'text/markdown' in o.get('data', {})]
 
 # %% ../nbs/00_core.ipynb #d2780d62
-def output_from_msg(jmsg):
+def output_from_msg(jmsg:dict): # A Jupyter iopub message dict
     "ipynb output dict for the Jupyter iopub message dict `jmsg`"
     return msg2out(jmsg)
 
-def mk_jmsg(typ, metadata=None, **kwargs):
+# %% ../nbs/00_core.ipynb #c05b68f5
+def mk_jmsg(typ:str, # The iopub message type, e.g. 'stream' or 'display_data'
+            metadata=None, # The metadata of the output the message carries
+            **kwargs):
     "A minimal Jupyter iopub message dict of type `typ`, with `kwargs` as its content"
     if metadata is not None: kwargs['metadata'] = metadata
     return dict(header=dict(msg_type=typ), msg_type=typ, parent_header={}, metadata={}, content=kwargs)
 
-def mk_stream(text, name='stdout'):
+# %% ../nbs/00_core.ipynb #b313805a
+def mk_stream(text:str, # The streamed text
+              name:str='stdout'): # The stream: 'stdout' or 'stderr'
     "A `stream` iopub message"
     return mk_jmsg('stream', name=name, text=text)
 
-def mk_error(ename='Exception', evalue='', traceback=None):
+# %% ../nbs/00_core.ipynb #61702e09
+def mk_error(ename:str='Exception', # The exception's class name
+             evalue:str='', # The exception's message
+             traceback=None): # The traceback, a list of lines
     "An `error` iopub message"
     return mk_jmsg('error', ename=ename, evalue=evalue, traceback=traceback or [])
 
-def mk_dispdata(data, metadata=None, display_id=None):
+# %% ../nbs/00_core.ipynb #a35f8889
+def mk_dispdata(data:dict, # The mime bundle: {mimetype: value}
+                metadata=None, # The output's metadata dict
+                display_id=None): # An id that a later `update_display_data` can target
     "A `display_data` iopub message; `display_id` lets a later `update_display_data` replace it"
     return mk_jmsg('display_data', metadata or {}, data=data, transient=dict(display_id=display_id) if display_id else {})
 
-def mk_execresult(data, metadata=None, execution_count=1):
+# %% ../nbs/00_core.ipynb #1dfe6b50
+def mk_execresult(data:dict, # The result's mime bundle: {mimetype: value}
+                  metadata=None, # The output's metadata dict
+                  execution_count:int=1): # The run's execution count
     "An `execute_result` iopub message"
     return mk_jmsg('execute_result', metadata or {}, data=data, execution_count=execution_count)
 
@@ -601,7 +657,9 @@ def _suppressed(src, maxlen=4096):
         if n>=len(lines) or len(tail)>maxlen: return False
         n *= 2
 
-def _jmsg_type(jmsg): return jmsg.get('msg_type') or jmsg['header']['msg_type']
+def _jmsg_type(jmsg):
+    "The type of iopub message `jmsg`"
+    return jmsg.get('msg_type') or jmsg['header']['msg_type']
 
 @patch
 def _flush(self:Message):
@@ -610,6 +668,7 @@ def _flush(self:Message):
     self._chunks = None
     o['text'] = ''.join(cs)
 
+# %% ../nbs/00_core.ipynb #df47045c
 @patch
 def clear_output(self:Message,
                  wait:bool=False): # Wait for the next output before clearing
@@ -617,8 +676,10 @@ def clear_output(self:Message,
     if wait: self._clear_wait = True
     else: self._chunks = None; self.output,self._displays,self._clear_wait = [],{},False
 
+# %% ../nbs/00_core.ipynb #69f9a490
 @patch
 def _update_display(self:Message, c, trunc):
+    "Apply `update_display_data` content `c` to each output shown with its display id; the last one updated, or None"
     res = None
     for o in self._displays.get((c.get('transient') or {}).get('display_id'), []):
         new = dict(o, data=c['data'], metadata=c.get('metadata') or {})
@@ -670,7 +731,7 @@ def _export_lines(s):
         if _re_export.fullmatch(l): res.append(i)
     return lines,res
 
-def strip_export(s):
+def strip_export(s:str): # A message's content
     "Content `s` without its leading `#| export` directive line, if any"
     lines,idxs = _export_lines(s)
     return '\n'.join(l for i,l in enumerate(lines) if i not in idxs) if idxs else s
@@ -688,8 +749,12 @@ def meta_exported(self:Message):
     return any(k in _exp_names and v!='false' for k,v in _meta_dirs(self.meta).items())
 
 # %% ../nbs/00_core.ipynb #63f66428
-def _get_exported(self): return bool(_export_lines(self.content)[1]) or self.meta_exported
+def _get_exported(self):
+    "Is there an export directive in the content's opening comments, or an export in the metadata?"
+    return bool(_export_lines(self.content)[1]) or self.meta_exported
+
 def _set_exported(self, v):
+    "Write the `#| export` directive if `v` and there is none; else remove every export directive and metadata entry"
     has = bool(_export_lines(self.content)[1])
     if v and not has: self.content = '#| export\n'+self.content
     if not v:
@@ -698,6 +763,7 @@ def _set_exported(self, v):
         if isinstance(nbd, dict) and not nbd.keys().isdisjoint(_exp_names):
             rest = {k:o for k,o in nbd.items() if k not in _exp_names}
             self.meta = {k:o for k,o in self.meta.items() if k!='nbdev'} | ({'nbdev': rest} if rest else {})
+
 Message.exported = property(_get_exported, _set_exported, doc="Is this message exported, by a directive in its content or by its metadata? Setting false clears both; true writes the directive")
 
 # %% ../nbs/00_core.ipynb #d0b30c74
@@ -827,17 +893,25 @@ def ruuid4():
     h = rtoken_hex(16)
     return f'{h[:8]}-{h[8:12]}-4{h[13:16]}-{"89ab"[int(h[16], 16)%4]}{h[17:20]}-{h[20:]}'
 
+# %% ../nbs/00_core.ipynb #34e587cd
 class Attachment:
     "A named binary blob (usually an image) carried by a message"
-    def __init__(self, data:bytes, content_type:str, id:str=''):
-        self.data,self.content_type = data,content_type
+    def __init__(self,
+                 data:bytes, # The blob
+                 content_type:str, # Its mime type, e.g. 'image/png'
+                 id:str=''): # Its name, e.g. 'image.png'; a `ruuid4` if empty or None
+        store_attr('data,content_type')
         self.id = ruuid4() if id in ('', None) else str(id)
     def __repr__(self): return f'Attachment({self.id!r}, {self.content_type!r}, {len(self.data)} bytes)'
 
 add_id_hash(Attachment, 'id')
 
+# %% ../nbs/00_core.ipynb #bed24e9c
 @patch
-def mk_attachment(self:Message, data:bytes, content_type:str, id:str=''):
+def mk_attachment(self:Message,
+                  data:bytes, # The blob
+                  content_type:str, # Its mime type, e.g. 'image/png'
+                  id:str=''): # Its name; a `ruuid4` if empty
     "Attach `data` to this message as a new `Attachment`, and return it"
     self.attachments.append(att := Attachment(data, content_type, id))
     return att
@@ -851,6 +925,7 @@ def todict(self:Attachment):
     "`{content_type: base64 data}`: the notebook's mime-bundle shape"
     return {self.content_type: base64.b64encode(self.data).decode('ascii')}
 
+# %% ../nbs/00_core.ipynb #002efca1
 @patch
 def todict(self:Message):
     "This message as plain, JSON-ready data"
@@ -858,6 +933,7 @@ def todict(self:Message):
     if self.attachments: res['attachments'] = {a.id:a.todict() for a in self.attachments}
     return res
 
+# %% ../nbs/00_core.ipynb #bc1b77c6
 @patch
 def todict(self:Dialog):
     "This dialog as plain, JSON-ready data: name, meta, and each message's `todict`"
