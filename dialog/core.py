@@ -38,6 +38,7 @@ class _VList(list):
     ver = 0
 
 def _counting(f):
+    "`list` method `f`, made to bump `ver` first"
     def _f(self, *args, **kw):
         self.ver += 1
         return f(self, *args, **kw)

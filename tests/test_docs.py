@@ -45,3 +45,25 @@ def test_found_the_api():
 def test_every_parameter_documented():
     bad = {n:p for n,f in _callables() if (p := _problems(f))}
     assert not bad, '\n'.join(f'{n}: {", ".join(p)}' for n,p in sorted(bad.items()))
+
+def _shown(nb):
+    "The `show_doc` cells nbdev's docs processing gives notebook `nb` (a path under nbs/), in order, without running them"
+    from pathlib import Path
+    from nbdev.process import NBProcessor
+    from nbdev.processors import add_show_docs
+    p = NBProcessor(Path(__file__).parent.parent/'nbs'/nb, add_show_docs)
+    p.process()
+    return [c.source for c in p.nb.cells if c.cell_type=='code' and c.source.startswith('show_doc(')]
+
+def test_core_docs_show_each_name_once_and_properties_as_properties():
+    import re
+    srcs = _shown('00_core.ipynb')
+    names = [re.match(r'show_doc\(([\w.]+)', s)[1] for s in srcs]
+    assert len(names)==len(set(names)), f'shown twice: {sorted({n for n in names if names.count(n)>1})}'
+    ours = {n.removeprefix('dialog.core.'):f for n,f in _callables() if n.startswith('dialog.core.')
+            and (f.fget if isinstance(f, property) else f).__module__=='dialog.core'}
+    assert not (missing := set(ours)-set(names)), f'no doc entry: {sorted(missing)}'
+    props = {n for n,f in ours.items() if isinstance(f, property)}
+    as_props = {n for n,s in zip(names, srcs) if 'renderer=PropDoc' in s}
+    assert {'Message.ai_res', 'Message.has_error', 'Message.dlg', 'Message.skipped'} <= props
+    assert props <= as_props, f'rendered as functions: {sorted(props-as_props)}'
