@@ -89,8 +89,8 @@ def main():
         ts,tb = [],[]
         for _ in range(a.reps): ts.append(best(cs[k], 1)); tb.append(best(cb[k], 1))
         small[k],big[k] = min(ts),min(tb)
-    print(f'{"row":<14}{a.small:>12,}{a.big:>12,}   ratio (goal <= 11)')
-    for k in small: print(f'{k:<14}{small[k]:>11.3f}s{big[k]:>11.3f}s   {big[k]/small[k]:.1f}')
+    print(f'{"row":<18}{a.small:>12,}{a.big:>12,}   ratio (goal <= 11)')
+    for k in small: print(f'{k:<18}{small[k]:>11.3f}s{big[k]:>11.3f}s   {big[k]/small[k]:.1f}')
     print(f'{a.small:,} lookups (lookup_fixed) at {a.big:,} vs at {a.small:,}: {big["lookup_fixed"]/small["lookup_fixed"]:.2f}x (O(1): near 1; a plain dict: {big["lookup_dict_fixed"]/small["lookup_dict_fixed"]:.2f}x)')
     print(f'the last {a.small:,} chunks of a {a.big:,}-chunk stream vs a {a.small:,}-chunk stream: {big["add_output_tail"]/small["add_output_tail"]:.2f}x (linear: near 1)')
     print(f'lookup vs a plain dict: {small["lookup"]/small["lookup_dict"]:.1f}x at {a.small:,}, {big["lookup"]/big["lookup_dict"]:.1f}x at {a.big:,}')
