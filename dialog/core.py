@@ -6,9 +6,10 @@ Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 
 # %% auto #0
 __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'tiny_png', 'add_id_hash', 'Msgs', 'Dialog', 'mk_output',
-           'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'header_info',
-           'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error', 'mk_dispdata',
-           'mk_execresult', 'strip_export', 'dlg2py', 'ruuid4', 'Attachment']
+           'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
+           'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
+           'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'merge_metas', 'merge_parts', 'ruuid4',
+           'Attachment']
 
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -16,11 +17,15 @@ from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, validate_cell, join_out
 import base64, copy, io, json, re, tokenize, weakref
 
+# %% ../nbs/00_core.ipynb #45e9492e
+from fastcore.nbio import mk_cell
+
 # %% ../nbs/00_core.ipynb #61592e34
 smsg_types = scode,snote,sprompt,sraw = 'code','note','prompt','raw'
 
 # %% ../nbs/00_core.ipynb #2725815e
-def add_id_hash(cls, attr):
+def add_id_hash(cls, # The class to patch
+                attr:str): # Name of the id attribute, holding a str or int
     "Adds `__eq__` and `__hash__` to a `cls` based on a str or int `attr` id"
     def __eq__(self, o): return getattr(self, attr) == (getattr(o, attr) if isinstance(o, cls) else o)
     def __hash__(self): return hash(getattr(self, attr))
@@ -28,21 +33,130 @@ def add_id_hash(cls, attr):
     return cls
 
 # %% ../nbs/00_core.ipynb #7acf7a04
-class _Lines(str):
-    "A `str` that displays as its lines, without quotes"
-    def __repr__(self): return str(self)
+class _VList(list):
+    "A `list` that counts its changes in `ver`, so an index built from it can tell when it went stale"
+    ver = 0
 
+def _counting(f):
+    "`list` method `f`, made to bump `ver` first"
+    def _f(self, *args, **kw):
+        self.ver += 1
+        return f(self, *args, **kw)
+    return _f
+
+for _n in 'append extend insert pop remove clear sort reverse __setitem__ __delitem__ __iadd__ __imul__'.split():
+    setattr(_VList, _n, _counting(getattr(list, _n)))
+
+# %% ../nbs/00_core.ipynb #f1cf8750
+def _q(x, n:int=40):
+    "`repr` of `x` as text, cut to `n` characters, for quoting in error messages"
+    return repr(truncstr(str(x), n))
+
+# %% ../nbs/00_core.ipynb #aa6293a6
 class Msgs(L):
-    "A list of `Message`s with a preview-per-line repr"
-    def __repr__(self): return '\n'.join(m.preview() for m in self)
+    "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
+    _syncd,_idx,_ids,_dups = -1,None,None,False
+    @property
+    def items(self):
+        "The messages, as a `_VList` (a list that counts its changes); assigning a list wraps it"
+        return self._items
+    @items.setter
+    def items(self, v): self._items,self._syncd = v if isinstance(v, _VList) else _VList(v), -1
+    def __getstate__(self): return dict(_items=self._items)  # the index is rebuilt after unpickling
+    def __repr__(self): return str(self.show())
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
-    def show(self,
-             maxlen=120, # Maximum characters per line
-             rows=20): # Maximum messages shown; the rest are counted in a last line
-        "Preview of the first `rows` messages, one line each, and how many more there are"
-        res = [m.preview(maxlen) for m in self.items[:rows]]
-        if len(self)>rows: res.append(f'… {len(self)-rows} more')
-        return _Lines('\n'.join(res))
+
+# %% ../nbs/00_core.ipynb #41dfa25d
+@patch
+def show(self:Msgs,
+         maxlen:int=120, # Maximum characters per line
+         rows:int=20): # Maximum messages shown; the rest are counted in a last line
+    "Preview of the first `rows` messages, one line each, and how many more there are"
+    res = [m.preview(maxlen) for m in self.items[:rows]]
+    if len(self)>rows: res.append(f'… {len(self)-rows} more')
+    return PrettyString('\n'.join(res))
+
+# %% ../nbs/00_core.ipynb #841a8b2a
+@patch
+def _sync(self:Msgs):
+    "The id → message index, first rebuilt if the list changed since it was built"
+    its = self._items
+    if self._syncd!=its.ver:
+        self._ids = ids = [getattr(m, 'id', None) for m in its]
+        self._idx = dict(zip(reversed(ids), reversed(its)))  # reversed: the first of a duplicate id wins
+        self._at = dict(zip(reversed(ids), range(len(ids)-1, -1, -1)))
+        self._dups,self._syncd = len(self._idx)!=len(its),its.ver
+    return self._idx
+
+@patch
+def _touch(self:Msgs):
+    "Mark the index stale, e.g. after a message's id changed"
+    self._syncd = -1
+
+@patch
+def _pos(self:Msgs, ref, win=256):
+    "Position of the (first) message with the id of `ref` (a message or an id), or None"
+    k = ref if isinstance(ref, str) else getattr(ref, 'id', ref)
+    try:
+        if k not in self._sync(): return None
+    except TypeError: return None  # an unhashable `ref` is no id
+    ids,i = self._ids,self._at.get(k, 0)
+    if self._dups: return ids.index(k)
+    if i>=len(ids) or ids[i]!=k:
+        try: i = ids.index(k, max(0, i-win), i+win)
+        except ValueError: i = ids.index(k)
+        self._at[k] = i
+    return i
+
+@patch
+def _put(self:Msgs, pos, ms):
+    "Insert messages `ms`, whose ids are new to this list, at `pos`, updating the index in step"
+    its = self._items
+    fresh,n = self._syncd==its.ver,len(its)
+    pos = min(pos, n) if pos>=0 else max(0, n+pos)
+    its[pos:pos] = ms
+    if fresh:
+        ids = [m.id for m in ms]
+        self._ids[pos:pos] = ids
+        self._idx.update(zip(ids, ms))
+        self._at.update(zip(ids, range(pos, pos+len(ids))))
+        self._syncd = its.ver
+
+@patch
+def _cut(self:Msgs, ms):
+    "Remove messages `ms` (each in this list), updating the index in step when there are few"
+    its,idx = self._items,self._sync()
+    if len(ms)>16 or self._dups:
+        drop = set(map(id, ms))
+        its[:] = [m for m in its if id(m) not in drop]
+        return
+    for m in ms:
+        i = self._pos(m)
+        del its[i], self._ids[i], idx[m.id], self._at[m.id]
+    self._syncd = its.ver
+
+# %% ../nbs/00_core.ipynb #827a95d0
+@patch
+def __getitem__(self:Msgs,
+                idx): # A position, slice or mask; or a message id, or a unique prefix of one
+    "Items at position(s) `idx` as `L` does, or the message whose id is, or uniquely starts with, the string `idx`"
+    if not isinstance(idx, str): return L.__getitem__(self, idx)
+    ix = self._sync()
+    if (m := ix.get(idx)) is not None: return m
+    hits = [k for k in ix if isinstance(k, str) and k.startswith(idx)] if idx else []
+    if len(hits)==1: return ix[hits[0]]
+    if hits: raise KeyError(f'message id prefix {_q(idx)} is ambiguous: {len(hits)} ids start with it, e.g. {", ".join(map(_q, hits[:3]))}')
+    raise KeyError(f'message id {_q(idx)} not found')
+
+# %% ../nbs/00_core.ipynb #ebfaf8a3
+@patch
+def __contains__(self:Msgs,
+                 x): # A message id, or a message
+    "Is there a message with id `x` (or with `x`'s id, for a message)? O(1)"
+    k = x if isinstance(x, str) else getattr(x, 'id', None)
+    if k is None: return x in self._items
+    try: return k in self._sync()
+    except TypeError: return False
 
 # %% ../nbs/00_core.ipynb #b1878e3a
 class Dialog:
@@ -52,36 +166,73 @@ class Dialog:
                  name, # Dialog name, usually the file stem
                  messages=None, # Initial `Message`s
                  meta=None): # Notebook-level metadata dict, carried verbatim through save/load
-        self.name,self.meta = name,{} if meta is None else meta
-        self.messages = Msgs(messages)
-        for m in self.messages: m.dlg = self
+        self.name,self.meta,self._messages = name,{} if meta is None else meta,Msgs()
+        if messages is not None: self._add(list(messages), 0)
     def __repr__(self): return '\n'.join([str(self.name)] + ([self.messages.show()] if self.messages else []))
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        for m in self.messages: m.dlg = self
+
+    @property
+    def messages(self):
+        "The dialog's messages, a `Msgs`; assigning a list wraps it and points its messages at this dialog"
+        return self._messages
+    @messages.setter
+    def messages(self, v):
+        self._messages = v if isinstance(v, Msgs) else Msgs(list(v))
+        for m in self._messages: m.dlg = self
+
+    def _add(self, ms, pos):
+        "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
+        ix,new = self.messages._sync(),{}
+        for m in ms:
+            k,d = m.id,m.dlg
+            if new.get(k) is m or (d is not None and d.messages._sync().get(k) is m):
+                raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
+            while k in ix or k in new:
+                if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
+                m._id = k = rtoken_hex(4)
+            new[k] = m
+        self.messages._put(pos, ms)
+        for m in ms: m.dlg = self
+        return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
-def mk_output(typ, # The `output_type`, e.g. 'display_data' or 'execute_result'
+def mk_output(typ:str, # The `output_type`, e.g. 'display_data' or 'execute_result'
               d, # The mime bundle: {mimetype: value}
               meta=None, # The output's metadata dict
-              **kw): # Other keys of the output, e.g. `execution_count`
-    "An ipynb output dict of type `typ` holding the mime bundle `d`"
+              **kw):
+    "An ipynb output dict of type `typ` holding the mime bundle `d`; `kw` are its other keys, e.g. `execution_count`"
     return dict(output_type=typ, metadata={} if meta is None else meta, data=d, **kw)
 
-def mk_displayobj(d, meta=None):
+# %% ../nbs/00_core.ipynb #78967070
+def mk_displayobj(d, # The mime bundle: {mimetype: value}
+                  meta=None): # The output's metadata dict
     "A `display_data` output dict for the mime bundle `d`"
     return mk_output('display_data', d, meta)
 
-def displayobj(data='', subtype='plain', mimetype='text', meta=None):
+# %% ../nbs/00_core.ipynb #2f754931
+def displayobj(data='', # The value shown
+               subtype:str='plain', # The mime subtype, e.g. 'html' or 'markdown'
+               mimetype:str='text', # The mime type, e.g. 'text' or 'image'
+               meta=None): # The output's metadata dict
     "A `display_data` output dict showing `data` as `mimetype/subtype`"
     return mk_displayobj({f'{mimetype}/{subtype}': data}, meta)
 
-def mk_code_output(d):
+# %% ../nbs/00_core.ipynb #00c86135
+def mk_code_output(d): # The result's mime bundle: {mimetype: value}
     "A code message's output list: one `execute_result` of the mime bundle `d`"
     return [mk_output('execute_result', d, execution_count=1)]
 
-def code_output(result='', subtype='plain', mimetype='text'):
+# %% ../nbs/00_core.ipynb #6a6cecb0
+def code_output(result='', # The result's value
+                subtype:str='plain', # The mime subtype, e.g. 'html' or 'markdown'
+                mimetype:str='text'): # The mime type, e.g. 'text' or 'image'
     "A code message's output list: one `execute_result` showing `result` as `mimetype/subtype`"
     return mk_code_output({f'{mimetype}/{subtype}': result})
 
-def prompt_output(txt=''):
+# %% ../nbs/00_core.ipynb #7e2de7ba
+def prompt_output(txt:str=''): # The AI's reply, as markdown
     "Create prompt output list from AI response text (an empty list when there is no reply yet)"
     return [mk_displayobj({'text/markdown': txt}, {'is_ai_res': True})] if txt else []
 
@@ -91,24 +242,45 @@ def _norm_output(m, v):
     return prompt_output(v) if isinstance(v, str) and m.msg_type==sprompt else v
 
 def _type_changed(m):
+    "Hook for `msg_type`: both caches are stale, and a string output may need the prompt's normalization"
     m.clear_inp_cache(); m.clear_out_cache()
     if isinstance(m.output, str): m.output = m.output # renormalize, e.g. a code message turned into a prompt
 
-def _suppressed(src):
-    "Does python source `src` end with a semicolon, which hides a cell's result (as IPython does)?"
-    try: toks = list(tokenize.generate_tokens(io.StringIO(src).readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError): return False
-    skip = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
-    return next((t.string==';' for t in reversed(toks) if t.type not in skip), False)
+class _Dep(DepProp):
+    "A `DepProp` whose hook runs on every assignment, even of the same (perhaps mutated) object"
+    def __set__(self, o, v):
+        setattr(o, self.attr, self.fnorm(o, v) if self.fnorm else v)
+        self.fchange(o)
+
+class _OutDep(_Dep):
+    "`output`: reading or assigning it first joins any stream text `add_output` holds in chunks"
+    def __get__(self, o, objtype=None):
+        if o is None: return self
+        if o._chunks: o._flush()
+        return getattr(o, self.attr, None)
+    def __set__(self, o, v):
+        if o._chunks: o._flush()
+        super().__set__(o, v)
+
+def _promote(meta_attrs, meta, xtras):
+    "`meta` without the keys `meta_attrs` promotes, which go to `xtras` (a keyword given wins); each promoted attribute defaults to None"
+    meta = {} if meta is None else meta
+    if meta_attrs and not meta.keys().isdisjoint(meta_attrs.values()):
+        meta = dict(meta)  # the caller's dict is left as it was
+        for a,k in meta_attrs.items():
+            if k in meta: xtras.setdefault(a, meta.pop(k))
+    for a in meta_attrs: xtras.setdefault(a, None)
+    return meta
 
 # %% ../nbs/00_core.ipynb #ff5809cb
 class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
     meta_attrs = {} # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
     execution_count = None
-    content = DepProp(lambda m: m.clear_inp_cache())
-    output = DepProp(lambda m: m.clear_out_cache(), _norm_output)
-    msg_type = DepProp(_type_changed)
+    _chunks,_auto_id,_dlg = None,False,None
+    content = _Dep(lambda m: m.clear_inp_cache())
+    output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
+    msg_type = _Dep(_type_changed)
 
     def __init__(self,
                  content:str='', # The message text: markdown, code, or a prompt's request
@@ -118,55 +290,78 @@ class Message:
                  msg_type:str=scode, # One of `smsg_types`: code, note, prompt, or raw
                  attachments=None, # `Attachment`s carried by the message
                  meta=None, # Remaining cell metadata, carried verbatim through save/load
-                 **xtras): # Other attributes, e.g. those named in `meta_attrs`, or `execution_count`
+                 **xtras):
+        "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
         self._ai_rend,self._displays,self._clear_wait = None,{},False
-        self.msg_type,self.content,self.output,self.dlg = msg_type,content,output,dlg
-        self.id = rtoken_hex(4) if id is None else str(id)
+        self.msg_type,self.content,self.output = msg_type,content,output
+        if dlg is not None: self.dlg = dlg
+        self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
         self.attachments = list(attachments or [])
-        meta = {} if meta is None else meta
-        if self.meta_attrs and not meta.keys().isdisjoint(self.meta_attrs.values()):
-            meta = dict(meta)
-            for a,k in self.meta_attrs.items():
-                if k in meta: xtras.setdefault(a, meta.pop(k))
-        self.meta = meta
-        for a in self.meta_attrs: xtras.setdefault(a, None)
+        self.meta = _promote(self.meta_attrs, meta, xtras)
         for k,v in xtras.items(): setattr(self, k, v)
 
     @property
-    def dlg(self):
-        "The `Dialog` this message belongs to, or None"
-        return self._dlg and self._dlg()
-    @dlg.setter
-    def dlg(self, d): self._dlg = None if d is None else weakref.ref(d)
+    def id(self):
+        "The message id, unique within its dialog; assigning one marks it chosen and re-indexes the dialog"
+        return self._id
+    @id.setter
+    def id(self, v):
+        self._id,self._auto_id = v,False
+        if (d := self.dlg) is not None: d.messages._touch()
 
-    def clear_out_cache(self):
-        "Drop renders made from `output`: called whenever `output` or `msg_type` changes"
-        self._ai_rend = None
-    def clear_inp_cache(self):
-        "Drop renders made from `content`: called whenever `content` or `msg_type` changes"
-        self._ai_rend = None
-
-    @property
-    def ai_res(self):
-        "The AI's reply held by a prompt message ('' when there is none)"
-        return next((join_out(o['data'].get('text/markdown', '')) for o in self.output or () if _is_ai_res(o)), '')
-    @ai_res.setter
-    def ai_res(self, txt):
-        outs = [o for o in self.output or () if not _is_ai_res(o)]
-        self.output = prompt_output(txt) + outs
-
-    def _xtras(self):
-        "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
-        return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('id','meta','attachments') and v is not None}
+    def __getstate__(self):
+        if self._chunks: self._flush()
+        return self.__dict__ | dict(_dlg=None)
+    def __copy__(self):
+        res = object.__new__(type(self))
+        res.__dict__.update(self.__getstate__(), _dlg=self._dlg)
+        return res
 
 add_id_hash(Message, 'id')
 Dialog.msg_cls = Message
 
 # %% ../nbs/00_core.ipynb #99e04188
-def _is_ai_res(o): return isinstance(o, dict) and o.get('output_type')=='display_data' and (o.get('metadata') or {}).get('is_ai_res')
+@patch
+def clear_out_cache(self:Message):
+    "Drop renders made from `output`: called whenever `output` or `msg_type` is assigned"
+    self._ai_rend = None
+
+# %% ../nbs/00_core.ipynb #f8f04fc8
+@patch
+def clear_inp_cache(self:Message):
+    "Drop renders made from `content`: called whenever `content` or `msg_type` is assigned"
+    self._ai_rend = None
+
+# %% ../nbs/00_core.ipynb #44fbe0cb
+def _get_dlg(self):
+    "The `Dialog` this message belongs to, or None"
+    return self._dlg and self._dlg()
+
+def _set_dlg(self, d):
+    "Point this message at dialog `d` (or None), weakly"
+    self._dlg = None if d is None else weakref.ref(d)
+
+Message.dlg = property(_get_dlg, _set_dlg, doc="The `Dialog` this message belongs to, or None; a weak reference, so it doesn't keep the dialog alive")
+
+# %% ../nbs/00_core.ipynb #0ac92e93
+def _is_ai_res(o):
+    "Is output dict `o` a prompt's reply: a `display_data` flagged `is_ai_res`?"
+    return isinstance(o, dict) and o.get('output_type')=='display_data' and (o.get('metadata') or {}).get('is_ai_res')
+
+def _get_ai_res(self):
+    "The text of the first reply among this message's outputs, or ''"
+    return next((join_out(o['data'].get('text/markdown', '')) for o in self.output or () if _is_ai_res(o)), '')
+
+def _set_ai_res(self, txt):
+    "Replace the reply with `txt`, keeping any other outputs after it"
+    self.output = prompt_output(txt) + [o for o in self.output or () if not _is_ai_res(o)]
+
+Message.ai_res = property(_get_ai_res, _set_ai_res, doc="The AI's reply held by a prompt message ('' when there is none); settable")
 
 # %% ../nbs/00_core.ipynb #b5f62ddd
-def _esc(s): return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
+def _esc(s):
+    "`s` with backslashes, newlines, carriage returns and tabs escaped, to keep it on one line"
+    return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
 
 def _out_size(outs):
     "Characters of text held by output list `outs`"
@@ -179,8 +374,15 @@ def summ(self:Message):
     out = self.ai_res if self.msg_type==sprompt else self.output
     return truncstr(self.content, 70) + (f' ⇒ {truncstr(str(out), 120)}' if out else '')
 
+# %% ../nbs/00_core.ipynb #0ec3e270
+@patch
+def _xtras(self:Message):
+    "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
+    return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
+
 @patch
 def _repr_markdown_(self:Message):
+    "The summary, then the message's fields as a markdown list"
     d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | self._xtras()
     if self.attachments: d['attachments'] = [a.id for a in self.attachments]
     return self.summ + '\n\n' + '\n'.join(f'- {k}: {v}' for k,v in sorted(d.items()))
@@ -197,12 +399,33 @@ def preview(self:Message,
     head = f'{self.id}:{self.msg_type}: '
     return truncstr(head + truncstr(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
+# %% ../nbs/00_core.ipynb #d92ffd28
+def _meta_flag(key):
+    "Getter and setter of a bool flag kept in `meta[key]`, or in the attribute a host's `meta_attrs` promotes `key` to"
+    def _attr(o): return first(a for a,k in o.meta_attrs.items() if k==key)
+    def _get(o):
+        a = _attr(o)
+        if a is None: return bool(o.meta.get(key))
+        return o.__dict__.get(a) if a==key else getattr(o, a)
+    def _set(o, v):
+        a = _attr(o)
+        if a==key: o.__dict__[a] = v  # the property shadows an attribute of its own name: keep the value in `__dict__`
+        elif a is not None: setattr(o, a, v)
+        elif v: o.meta[key] = True
+        else: o.meta.pop(key, None)
+    return _get,_set
+
+Message.skipped = property(*_meta_flag('skipped'), doc="Is this message skipped (left out of what the AI sees)? Kept in `meta['skipped']`; settable")
+Message.pinned = property(*_meta_flag('pinned'), doc="Is this message pinned (kept when history is trimmed)? Kept in `meta['pinned']`; settable")
+
 # %% ../nbs/00_core.ipynb #4f31123a
 @patch
 def update(self:Message, **kwargs):
-    "Update message attributes with provided keyword arguments"
+    "Assign the attributes in `kwargs`, skipping `UNSET` values (`export` sets `exported`); refuses names the message doesn't have"
+    if bad := [k for k in kwargs if k!='export' and k not in self.meta_attrs and not hasattr(self, k)]:
+        raise ValueError(f'message {_q(self.id)}: update got unknown attribute(s) {", ".join(map(repr, bad))}')
     for k,v in kwargs.items():
-        if v is not UNSET: setattr(self, k, v)
+        if v is not UNSET: setattr(self, 'exported' if k=='export' else k, v)
     return self
 
 # %% ../nbs/00_core.ipynb #1e897c1b
@@ -211,12 +434,10 @@ def _insert(self:Dialog, msgs, idx=-1, after=None, before=None):
     "Insert `msgs` at `idx` (-1 appends), or just after or before a message or id"
     if after is not None or before is not None:
         ref = after if after is not None else before
-        try: idx = self.messages.items.index(ref) + (after is not None)
-        except ValueError: raise ValueError(f"dialog {self.name!r} has no message {getattr(ref, 'id', ref)!r}") from None
+        if (i := self.messages._pos(ref)) is None: raise ValueError(f"dialog {_q(self.name)} has no message {_q(getattr(ref, 'id', ref))}")
+        idx = i + (after is not None)
     elif idx==-1: idx = len(self.messages)
-    for m in msgs: m.dlg = self
-    self.messages.items[idx:idx] = msgs
-    return msgs
+    return self._add(msgs, idx)
 
 @patch
 def mk_message(self:Dialog,
@@ -226,43 +447,141 @@ def mk_message(self:Dialog,
                before=None, # Insert before this `Message` or id
                msg_type:str=scode, # One of `smsg_types`
                output='', # Output list; code messages also accept a JSON string
+               export:bool=False, # Mark the message exported, with an nbdev `#| export` directive
                **kwargs):
-    "Make new message and insert it into notebook before/after specified cell, or at `idx` (appended by default)"
+    "Make new message and insert it into notebook before/after specified cell, or at `idx` (appended by default); `kwargs` go to `msg_cls`"
     if msg_type==scode and isinstance(output, str) and output: output = json.loads(output)
-    return self._insert([self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)], idx, after, before)[0]
+    m = self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)
+    if export: m.exported = True
+    return self._insert([m], idx, after, before)[0]
+
+# %% ../nbs/00_core.ipynb #e11048a2
+@patch
+def __len__(self:Dialog):
+    "Number of messages"
+    return len(self.messages)
+
+# %% ../nbs/00_core.ipynb #ab3048d8
+@patch
+def __iter__(self:Dialog):
+    "The messages, in order"
+    return iter(self.messages)
+
+# %% ../nbs/00_core.ipynb #21830fa8
+@patch
+def __getitem__(self:Dialog,
+                k): # A position, slice or mask; or a message id, or a unique prefix of one
+    "Message(s) at position(s) `k`, or the message whose id is, or uniquely starts with, the string `k`"
+    return self.messages[k]
 
 # %% ../nbs/00_core.ipynb #76dffbc6
-def _dup(m):
-    "A deep copy of `m` with a fresh id, in no dialog"
-    res = copy.deepcopy(m)
-    res.id,res.dlg = rtoken_hex(4),None
-    return res
+def _dup(m, cls):
+    "A deep copy of message `m` built as a `cls`, with a fresh id, in no dialog"
+    c = copy.deepcopy(m)
+    meta = c.meta | {k:v for a,k in c.meta_attrs.items() if (v := getattr(c, a, None)) is not None}
+    xt = {k:v for k,v in c._xtras().items() if k not in c.meta_attrs}
+    return cls(c.content, output=c.output, msg_type=c.msg_type, attachments=c.attachments, meta=meta, **xt)
 
 @patch
-def mk_messages(self:Dialog, msgs, after=None, before=None):
-    "Make new messages and insert them sequentially into the notebook after/before a specific message."
-    return Msgs(self._insert([_dup(m) for m in msgs], after=after, before=before))
+def mk_messages(self:Dialog,
+                msgs, # The messages to copy, e.g. from a clipboard
+                after=None, # Insert after this `Message` or id
+                before=None): # Insert before this `Message` or id
+    "Insert copies of `msgs` (built through `msg_cls`, with fresh ids), one after another, after/before a specific message, or at the end"
+    return Msgs(self._insert([_dup(m, self.msg_cls) for m in msgs], after=after, before=before))
 
+# %% ../nbs/00_core.ipynb #2a532d6f
 @patch
-def insert_after(self:Message, msgs):
+def insert_after(self:Message,
+                 msgs): # A message or messages (not copies) to insert
     "Insert `msgs` (not copies) into this message's dialog, right after it"
-    if self.dlg is None: raise ValueError(f"message {self.id!r} is in no dialog")
+    if self.dlg is None: raise ValueError(f"message {_q(self.id)} is in no dialog")
     return self.dlg._insert(listify(msgs), after=self)
+
+# %% ../nbs/00_core.ipynb #9c7132fa
+@patch
+def _step(self:Message, step, pred):
+    "The nearest message `step` (+1 or -1) away from this one in its dialog for which `pred` holds, or None"
+    ms = self.dlg.messages if self.dlg is not None else None
+    if ms is None or (i := ms._pos(self)) is None: return None
+    its = ms.items
+    return next((its[j] for j in (range(i+1, len(its)) if step>0 else range(i-1, -1, -1)) if pred is None or pred(its[j])), None)
+
+@patch
+def next(self:Message,
+         pred=None): # Optional test a message must pass
+    "The message after this one in its dialog (the nearest for which `pred` holds, if given), or None"
+    return self._step(1, pred)
+
+# %% ../nbs/00_core.ipynb #e48675b4
+@patch
+def previous(self:Message,
+             pred=None): # Optional test a message must pass
+    "The message before this one in its dialog (the nearest for which `pred` holds, if given), or None"
+    return self._step(-1, pred)
+
+# %% ../nbs/00_core.ipynb #7cb0c009
+@patch
+def remove_msgs(self:Dialog,
+                msgs): # Messages or ids to remove
+    "Remove `msgs` from this dialog and return them, detached"
+    ix,ms = self.messages._sync(),{}
+    for o in listify(msgs):
+        k = getattr(o, 'id', o)
+        if (m := ix.get(k)) is None: raise ValueError(f'dialog {_q(self.name)} has no message {_q(k)}')
+        if m is not o and self.messages._dups and any(x is o for x in self.messages.items): m = o  # that very message, not its id's first
+        ms[id(m)] = m
+    ms = list(ms.values())
+    self.messages._cut(ms)
+    for m in ms: m.dlg = None
+    return Msgs(ms)
+
+# %% ../nbs/00_core.ipynb #e1b2238c
+@patch
+def remove_from_dlg(self:Message):
+    "Remove this message from its dialog, and return it"
+    d = self.dlg
+    if d is None or d.messages._sync().get(self.id) is not self: raise ValueError(f'message {_q(self.id)} is in no dialog')
+    d.remove_msgs([self])
+    return self
+
+# %% ../nbs/00_core.ipynb #3166377b
+@patch
+def find_msg(self:Dialog,
+             content:str): # Text to look for
+    "The first message whose content contains `content`, or None"
+    return first(self.messages, lambda m: content in m.content)
+
+# %% ../nbs/00_core.ipynb #40a11493
+def get_msg(id:str, # A message id, or a unique prefix of one
+            dlg): # The `Dialog` to look in
+    "The message of `dlg` with `id` (or unique id prefix); `KeyError` if there is none"
+    return dlg[id]
+
+# %% ../nbs/00_core.ipynb #de2ccc64
+@patch
+def summary(self:Dialog,
+            maxlen:int=120): # Maximum characters per line
+    "One preview line per message (id, type, content start, output size), for the whole dialog"
+    return self.messages.show(maxlen, rows=len(self.messages))
 
 # %% ../nbs/00_core.ipynb #dd885ab1
 _re_heading = re.compile(r' {0,3}(#{1,6})(?:[ \t]+(.*))?')
 
-def header_info(content):
+def header_info(content:str): # Markdown text; only its first line is read
     "Markdown heading `(level, text)` of `content`'s first line; `(0, None)` if not a heading"
     m = _re_heading.fullmatch(content.partition('\n')[0])
     return (len(m[1]), m[2] or '') if m else (0, None)
 
+# %% ../nbs/00_core.ipynb #6ab567c3
 @patch
 def header_level(self:Message):
     "Heading level of a heading note message, else 0"
     return header_info(self.content)[0] if self.msg_type==snote else 0
 
-def section_msgs(ms, head):
+# %% ../nbs/00_core.ipynb #3637b91b
+def section_msgs(ms, # The messages to look in: `dlg.messages`, or a filtered list
+                 head): # The message that opens the section
     "`head` plus its section in `ms`: messages until the next heading of the same or higher level"
     ms = list(ms)
     i,lvl = ms.index(head),head.header_level()
@@ -276,50 +595,92 @@ def has_error(self:Message):
     "Do this message's outputs include an `error`?"
     return isinstance(self.output, list) and any(isinstance(o, dict) and o.get('output_type')=='error' for o in self.output)
 
-def get_output_mds(output):
+# %% ../nbs/00_core.ipynb #37ab81a2
+def get_output_mds(output): # A message's output list (or None)
     "Extract text/markdown content from code outputs (display_data and execute_result)"
     return [join_out(o['data']['text/markdown']) for o in output or ()
             if o.get('output_type') in ('display_data','execute_result') and 'text/markdown' in o.get('data', {})]
 
 # %% ../nbs/00_core.ipynb #d2780d62
-def output_from_msg(jmsg):
+def output_from_msg(jmsg:dict): # A Jupyter iopub message dict
     "ipynb output dict for the Jupyter iopub message dict `jmsg`"
     return msg2out(jmsg)
 
-def mk_jmsg(typ, metadata=None, **kwargs):
+# %% ../nbs/00_core.ipynb #c05b68f5
+def mk_jmsg(typ:str, # The iopub message type, e.g. 'stream' or 'display_data'
+            metadata=None, # The metadata of the output the message carries
+            **kwargs):
     "A minimal Jupyter iopub message dict of type `typ`, with `kwargs` as its content"
     if metadata is not None: kwargs['metadata'] = metadata
     return dict(header=dict(msg_type=typ), msg_type=typ, parent_header={}, metadata={}, content=kwargs)
 
-def mk_stream(text, name='stdout'):
+# %% ../nbs/00_core.ipynb #b313805a
+def mk_stream(text:str, # The streamed text
+              name:str='stdout'): # The stream: 'stdout' or 'stderr'
     "A `stream` iopub message"
     return mk_jmsg('stream', name=name, text=text)
 
-def mk_error(ename='Exception', evalue='', traceback=None):
+# %% ../nbs/00_core.ipynb #61702e09
+def mk_error(ename:str='Exception', # The exception's class name
+             evalue:str='', # The exception's message
+             traceback=None): # The traceback, a list of lines
     "An `error` iopub message"
     return mk_jmsg('error', ename=ename, evalue=evalue, traceback=traceback or [])
 
-def mk_dispdata(data, metadata=None, display_id=None):
+# %% ../nbs/00_core.ipynb #a35f8889
+def mk_dispdata(data:dict, # The mime bundle: {mimetype: value}
+                metadata=None, # The output's metadata dict
+                display_id=None): # An id that a later `update_display_data` can target
     "A `display_data` iopub message; `display_id` lets a later `update_display_data` replace it"
     return mk_jmsg('display_data', metadata or {}, data=data, transient=dict(display_id=display_id) if display_id else {})
 
-def mk_execresult(data, metadata=None, execution_count=1):
+# %% ../nbs/00_core.ipynb #1dfe6b50
+def mk_execresult(data:dict, # The result's mime bundle: {mimetype: value}
+                  metadata=None, # The output's metadata dict
+                  execution_count:int=1): # The run's execution count
     "An `execute_result` iopub message"
     return mk_jmsg('execute_result', metadata or {}, data=data, execution_count=execution_count)
 
 # %% ../nbs/00_core.ipynb #c811b868
 _out_types = {'stream','display_data','execute_result','error'}
+_skip_toks = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
 
-def _jmsg_type(jmsg): return jmsg.get('msg_type') or jmsg['header']['msg_type']
+def _suppressed(src, maxlen=4096):
+    "Does python source `src` end with a semicolon, which hides a cell's result (as IPython does)? Tokenizes only its end"
+    if ';' not in src: return False
+    lines,n = src.rstrip().split('\n'),1
+    while True:  # the last logical line: grow the tail until it tokenizes and holds a real token
+        tail = '\n'.join(lines[-n:])
+        try:
+            t = next((t for t in reversed(list(tokenize.generate_tokens(io.StringIO(tail).readline))) if t.type not in _skip_toks), None)
+            if t is not None: return t.string==';'
+        except (tokenize.TokenError, SyntaxError, IndentationError): pass
+        if n>=len(lines) or len(tail)>maxlen: return False
+        n *= 2
+
+def _jmsg_type(jmsg):
+    "The type of iopub message `jmsg`"
+    return jmsg.get('msg_type') or jmsg['header']['msg_type']
 
 @patch
-def clear_output(self:Message, wait=False):
+def _flush(self:Message):
+    "Join the stream chunks `add_output` holds into their output's text"
+    o,cs = self._chunks
+    self._chunks = None
+    o['text'] = ''.join(cs)
+
+# %% ../nbs/00_core.ipynb #df47045c
+@patch
+def clear_output(self:Message,
+                 wait:bool=False): # Wait for the next output before clearing
     "Clear outputs now, or on the next `add_output` if `wait`"
     if wait: self._clear_wait = True
-    else: self.output,self._displays,self._clear_wait = [],{},False
+    else: self._chunks = None; self.output,self._displays,self._clear_wait = [],{},False
 
+# %% ../nbs/00_core.ipynb #69f9a490
 @patch
 def _update_display(self:Message, c, trunc):
+    "Apply `update_display_data` content `c` to each output shown with its display id; the last one updated, or None"
     res = None
     for o in self._displays.get((c.get('transient') or {}).get('display_id'), []):
         new = dict(o, data=c['data'], metadata=c.get('metadata') or {})
@@ -341,9 +702,17 @@ def add_output(self:Message,
     if typ=='update_display_data': return self._update_display(c, trunc)
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
     if self._clear_wait: self.clear_output()
-    if not isinstance(self.output, list): self.output = []
-    outs,o = self.output,output_from_msg(jmsg)
-    if typ=='stream' and outs and outs[-1].get('output_type')=='stream' and outs[-1].get('name')==o['name']:
+    if not isinstance(self._output, list): self.output = []
+    outs,o = self._output,output_from_msg(jmsg)
+    last = outs[-1] if outs else None
+    if typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']:
+        if trunc is None:  # hold the chunk; `output` joins them when read
+            if self._chunks and self._chunks[0] is not last: self._flush()
+            if not self._chunks: self._chunks = (last, [join_out(last['text'])])
+            self._chunks[1].append(o['text'])
+            self.clear_out_cache()
+            return last
+        if self._chunks: self._flush()
         o['text'] = join_out(outs.pop()['text']) + o['text']
     if trunc: o = trunc(o)
     outs.append(o)
@@ -353,6 +722,7 @@ def add_output(self:Message,
 
 # %% ../nbs/00_core.ipynb #8dfe9266
 _re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*')
+_exp_names = ('export','exports','exporti')
 
 def _export_lines(s):
     "`s`'s lines, and the indices of the export directives in its opening block of comments"
@@ -362,19 +732,71 @@ def _export_lines(s):
         if _re_export.fullmatch(l): res.append(i)
     return lines,res
 
-def strip_export(s):
+def strip_export(s:str): # A message's content
     "Content `s` without its leading `#| export` directive line, if any"
     lines,idxs = _export_lines(s)
     return '\n'.join(l for i,l in enumerate(lines) if i not in idxs) if idxs else s
 
-def _get_exported(self): return bool(_export_lines(self.content)[1])
-def _set_exported(self, v):
-    if bool(v)!=self.exported: self.content = '#| export\n'+self.content if v else strip_export(self.content)
-Message.exported = property(_get_exported, _set_exported, doc="Does the content carry an nbdev export directive? Settable: adds or removes it")
+def _meta_dirs(meta):
+    "nbdev directives recorded in cell metadata `meta['nbdev']`, as `{name: value}` ('' for a bare one)"
+    d = meta.get('nbdev') if isinstance(meta, dict) else None
+    if not isinstance(d, dict): return {}
+    return {k:'' if v in (True,'true') else 'false' if v is False else str(v) for k,v in d.items() if v is not None}
 
-def dlg2py(dlg):
+# %% ../nbs/00_core.ipynb #c75dc658
+@patch(as_prop=True)
+def meta_exported(self:Message):
+    "Does the cell metadata (`meta['nbdev']`) mark this message exported?"
+    return any(k in _exp_names and v!='false' for k,v in _meta_dirs(self.meta).items())
+
+# %% ../nbs/00_core.ipynb #63f66428
+def _get_exported(self):
+    "Is there an export directive in the content's opening comments, or an export in the metadata?"
+    return bool(_export_lines(self.content)[1]) or self.meta_exported
+
+def _set_exported(self, v):
+    "Write the `#| export` directive if `v` and there is none; else remove every export directive and metadata entry"
+    has = bool(_export_lines(self.content)[1])
+    if v and not has: self.content = '#| export\n'+self.content
+    if not v:
+        if has: self.content = strip_export(self.content)
+        nbd = self.meta.get('nbdev')
+        if isinstance(nbd, dict) and not nbd.keys().isdisjoint(_exp_names):
+            rest = {k:o for k,o in nbd.items() if k not in _exp_names}
+            self.meta = {k:o for k,o in self.meta.items() if k!='nbdev'} | ({'nbdev': rest} if rest else {})
+
+Message.exported = property(_get_exported, _set_exported, doc="Is this message exported, by a directive in its content or by its metadata? Setting false clears both; true writes the directive")
+
+# %% ../nbs/00_core.ipynb #d0b30c74
+def msgs2py(msgs): # The messages to take code from
+    "The exported code of the code messages among `msgs`, as a python source string"
+    return '\n\n'.join(m.content for m in msgs if m.msg_type==scode and m.exported)
+
+# %% ../nbs/00_core.ipynb #1a9d5d2f
+def dlg2py(dlg): # The `Dialog` to export
     "The exported code of `dlg`, as a python source string"
-    return '\n\n'.join(m.content for m in dlg.messages if m.msg_type==scode and m.exported)
+    return msgs2py(dlg.messages)
+
+# %% ../nbs/00_core.ipynb #02c585b2
+@patch(as_prop=True)
+def directives(self:Message):
+    "The nbdev directives of this message, `{name: value}`: from `meta['nbdev']` and the content's opening comments (which win)"
+    return _meta_dirs(self.meta) | mk_cell(self.content, id='_').directives
+
+# %% ../nbs/00_core.ipynb #2f85f748
+@patch
+def directive(self:Message,
+              name:str, # The directive, e.g. 'export' or 'default_exp'
+              default=None): # Returned when the message has no such directive
+    "The value of directive `name` ('' for a bare one), or `default`"
+    return self.directives.get(name, default)
+
+# %% ../nbs/00_core.ipynb #5ae7880f
+@patch
+def has_directive(self:Message,
+                  name:str): # The directive, e.g. 'hide'
+    "Does this message carry directive `name`?"
+    return name in self.directives
 
 # %% ../nbs/00_core.ipynb #8a81c963
 @patch
@@ -384,6 +806,41 @@ def merge_content(self:Message,
     if mtype==snote and self.msg_type==sprompt: return f'## AI Prompt\n{self.content}\n## AI Response\n{self.ai_res}'
     if mtype==snote and self.msg_type==scode: return f'```python\n{self.content}\n```'
     return self.content
+
+# %% ../nbs/00_core.ipynb #1f601a07
+def merge_metas(metas): # Cell metadata dicts, the first winning conflicts
+    "One metadata dict from `metas`: each key from the first dict that has it, `nbdev` directives folded key by key"
+    res = {}
+    for d in metas:
+        for k,v in d.items():
+            if k=='nbdev' and isinstance(v, dict) and isinstance(res.get(k), dict): res[k] = v | res[k]
+            else: res.setdefault(k, v)
+    return res
+
+# %% ../nbs/00_core.ipynb #16cd9431
+_re_dir = re.compile(r'[ \t]*#[ \t]*\|[ \t]*([\w-]+).*')
+
+def _split_dirs(s):
+    "The nbdev directive lines opening `s` (as `{name: line}`), and `s` without them"
+    lines,dirs = s.split('\n'),{}
+    for i,l in enumerate(lines):
+        if not (m := _re_dir.fullmatch(l)): break
+        dirs.setdefault(m[1], l.strip())
+    else: i = len(lines)
+    return dirs,'\n'.join(lines[i:])
+
+def merge_parts(msgs, # The messages to merge, in order
+                mtype:str=None): # The merged message's type; the first message's if None
+    "`(content, meta)` of the message made by merging `msgs`: their `merge_content`s, directives gathered at the top, and `merge_metas`"
+    msgs = list(msgs)
+    if not msgs: return '', {}
+    mtype = mtype or msgs[0].msg_type
+    dirs,parts = {},[]
+    for m in msgs:
+        d,body = _split_dirs(m.merge_content(mtype))
+        dirs |= {k:v for k,v in d.items() if k not in dirs}
+        parts.append(body)
+    return '\n'.join(list(dirs.values()) + ['\n\n'.join(parts)]), merge_metas(m.meta for m in msgs)
 
 # %% ../nbs/00_core.ipynb #abfbfea9
 _re_id = re.compile(r'[a-zA-Z0-9_-]{1,64}')
@@ -437,17 +894,25 @@ def ruuid4():
     h = rtoken_hex(16)
     return f'{h[:8]}-{h[8:12]}-4{h[13:16]}-{"89ab"[int(h[16], 16)%4]}{h[17:20]}-{h[20:]}'
 
+# %% ../nbs/00_core.ipynb #34e587cd
 class Attachment:
     "A named binary blob (usually an image) carried by a message"
-    def __init__(self, data:bytes, content_type:str, id:str=''):
-        self.data,self.content_type = data,content_type
+    def __init__(self,
+                 data:bytes, # The blob
+                 content_type:str, # Its mime type, e.g. 'image/png'
+                 id:str=''): # Its name, e.g. 'image.png'; a `ruuid4` if empty or None
+        store_attr('data,content_type')
         self.id = ruuid4() if id in ('', None) else str(id)
     def __repr__(self): return f'Attachment({self.id!r}, {self.content_type!r}, {len(self.data)} bytes)'
 
 add_id_hash(Attachment, 'id')
 
+# %% ../nbs/00_core.ipynb #bed24e9c
 @patch
-def mk_attachment(self:Message, data:bytes, content_type:str, id:str=''):
+def mk_attachment(self:Message,
+                  data:bytes, # The blob
+                  content_type:str, # Its mime type, e.g. 'image/png'
+                  id:str=''): # Its name; a `ruuid4` if empty
     "Attach `data` to this message as a new `Attachment`, and return it"
     self.attachments.append(att := Attachment(data, content_type, id))
     return att
@@ -461,6 +926,7 @@ def todict(self:Attachment):
     "`{content_type: base64 data}`: the notebook's mime-bundle shape"
     return {self.content_type: base64.b64encode(self.data).decode('ascii')}
 
+# %% ../nbs/00_core.ipynb #002efca1
 @patch
 def todict(self:Message):
     "This message as plain, JSON-ready data"
@@ -468,6 +934,7 @@ def todict(self:Message):
     if self.attachments: res['attachments'] = {a.id:a.todict() for a in self.attachments}
     return res
 
+# %% ../nbs/00_core.ipynb #bc1b77c6
 @patch
 def todict(self:Dialog):
     "This dialog as plain, JSON-ready data: name, meta, and each message's `todict`"

@@ -1,0 +1,161 @@
+"Property tests of dialog.core's id index and identity rules: unique ids, the index equal to a scan, pickling, streaming."
+import copy, pickle, random
+import pytest
+from hypothesis import given, settings, strategies as st
+from dialog.core import *
+
+def _scan_ok(dlg):
+    "The index answers exactly what a linear scan of the list answers"
+    ms = dlg.messages
+    ids = [m.id for m in ms.items]
+    for i,m in enumerate(ms.items):
+        assert ms[m.id] is ms.items[ids.index(m.id)]  # first of an id wins
+        assert m.id in ms and ms._pos(m) == ids.index(m.id)
+    assert 'not-an-id' not in ms
+    with pytest.raises(KeyError): ms['not-an-id']
+
+# Operations on a dialog: insert (append/idx/after/before), remove, paste copies, direct list edits
+op = st.one_of(
+    st.tuples(st.just('mk'), st.sampled_from(['append','idx','after','before']), st.integers(0, 1000)),
+    st.tuples(st.just('rm'), st.integers(0, 1000), st.integers(1, 3)),
+    st.tuples(st.just('paste'), st.integers(0, 1000), st.integers(1, 3)),
+    st.tuples(st.just('direct'), st.sampled_from(['append','setitem','del','reverse','dup']), st.integers(0, 1000)))
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(op, max_size=30), st.integers(0, 3))
+def test_ids_unique_and_index_equals_scan(seq, seed):
+    "Under any sequence of library inserts, removals and pastes, ids stay unique; after any direct edit the index still equals a scan"
+    random.seed(seed)  # few seeds: random ids collide with earlier ones across examples, exercising the redraw
+    dlg,model,direct = Dialog('p'),[],False
+    for kind,a,b in seq:
+        n = len(dlg)
+        if kind=='mk':
+            c = str(len(model))
+            if a=='append' or not n: dlg.mk_message(c); model.append(c)
+            elif a=='idx': i = b%(n+1); dlg.mk_message(c, idx=i); model.insert(i, c)
+            else:  # by id: the first message with the reference's id (only a direct edit can make two)
+                ref = dlg[b%n]; i = [m.id for m in dlg].index(ref.id)
+                if a=='after': dlg.mk_message(c, after=ref); model.insert(i+1, c)
+                else: dlg.mk_message(c, before=ref.id); model.insert(i, c)
+        elif kind=='rm' and n:
+            picks = [dlg[(a+k)%n] for k in range(min(b, n))]
+            gone = {id(m) for m in picks}
+            model = [c for m,c in zip(dlg.messages.items, model) if id(m) not in gone]
+            dlg.remove_msgs(picks)
+            assert all(m.dlg is None for m in picks)
+        elif kind=='paste' and n:
+            clip = [dlg[(a+k)%n] for k in range(min(b, n))]
+            at = dlg[a%n]
+            j = [m.id for m in dlg].index(at.id)+1
+            new = dlg.mk_messages(clip, after=at)
+            model[j:j] = [m.content for m in new]
+        elif kind=='direct':
+            direct = True
+            its = dlg.messages.items
+            if a=='append': its.append(Message('d')); model.append('d')
+            elif a=='setitem' and n: its[b%n] = Message('s'); model[b%n] = 's'
+            elif a=='del' and n: del its[b%n]; del model[b%n]
+            elif a=='reverse': its.reverse(); model.reverse()
+            elif a=='dup' and n: dlg.messages.append(Message('dup', id=dlg[b%n].id)); model.append('dup')
+        assert [m.content for m in dlg] == model
+        _scan_ok(dlg)
+        if not direct: assert len({m.id for m in dlg}) == len(dlg)
+    if not direct: dlg.validate()
+
+@given(st.lists(st.sampled_from(['3f9a', '3f9b', '3fa0', 'aa00', 'aa01', 'b']), unique=True, min_size=1), st.text(alphabet='3fab0', max_size=4))
+def test_prefix_lookup_matches_scan(ids, key):
+    d = Dialog('x', [Message(i, id=i) for i in ids])
+    hits = [i for i in ids if i.startswith(key)] if key else []
+    if key in ids: assert d[key].id == key
+    elif len(hits)==1: assert d[key].id == hits[0] and d.messages[key] is d[key]
+    else:
+        with pytest.raises(KeyError, match='ambiguous' if hits else 'not found'): d[key]
+
+def test_one_dialog_per_message():
+    d1,d2 = Dialog('a'),Dialog('b')
+    m = d1.mk_message('x')
+    for f in (lambda: d2._insert([m]), lambda: d1._insert([m]), lambda: Dialog('c', [m]), lambda: d2.mk_message('y', after=None) and m.insert_after([m])):
+        with pytest.raises(ValueError, match='mk_messages'): f()
+    n = Message('n')
+    with pytest.raises(ValueError, match='mk_messages'): Dialog('c', [n, n])
+    del d1  # a dead dialog no longer owns its messages
+    import gc; gc.collect()
+    assert Dialog('d', [m])[0] is m
+
+def test_mk_messages_builds_through_msg_cls():
+    class Host(Message): meta_attrs = dict(pinned='pinned', hid='hidden')
+    class HostDialog(Dialog): msg_cls = Host
+    src = Message('a', meta={'pinned': True, 'hidden': 1, 'k': 2}, execution_count=4)
+    hd = HostDialog('h')
+    c, = hd.mk_messages([src])
+    assert type(c) is Host and (c.pinned, c.hid, c.meta, c.execution_count) == (True, 1, {'k': 2}, 4)
+    back, = Dialog('p').mk_messages([c])  # and back to a plain Message: the attributes return to meta
+    assert type(back) is Message and back.meta == {'k': 2, 'pinned': True, 'hidden': 1}
+
+def test_deepcopy_and_pickle_round_trip():
+    d = Dialog('d', meta=dict(a=1))
+    for i in range(5): d.mk_message(str(i), output=code_output(str(i)), attachments=[Attachment(bytes([i]), 'image/png', f'{i}.png')])
+    for cp in (copy.deepcopy(d), pickle.loads(pickle.dumps(d))):
+        assert [m.todict() for m in cp] == [m.todict() for m in d] and cp.meta == d.meta
+        assert all(m.dlg is cp for m in cp) and not any(a is b for a,b in zip(cp, d))
+        _scan_ok(cp)
+        cp.mk_message('new', after=cp[2])
+        assert len(cp)==6 and len(d)==5
+
+@given(st.lists(st.tuples(st.sampled_from(['stdout','stderr']), st.text(alphabet='ab\n', max_size=5)), max_size=40), st.integers(0, 40))
+def test_stream_chunks_read_like_concatenation(chunks, read_at):
+    "Reading `output` at any point shows what appending each chunk's text would, and pickling mid-stream keeps it"
+    m,model = Message('run()', msg_type=scode),[]
+    for i,(name,t) in enumerate(chunks):
+        m.add_output(mk_stream(t, name))
+        if model and model[-1][0]==name: model[-1] = (name, model[-1][1]+t)
+        else: model.append((name, t))
+        if i==read_at: assert [(o['name'], o['text']) for o in m.output] == model
+    assert [(o['name'], o['text']) for o in pickle.loads(pickle.dumps(m)).output or []] == model
+    assert [(o['name'], o['text']) for o in m.output or []] == model
+
+def test_hooks_fire_on_same_object():
+    class C(Message):
+        n = 0
+        def clear_out_cache(self): super().clear_out_cache(); self.n += 1
+    m = C('x', output=[])
+    n,outs = m.n,m.output
+    outs.append(dict(output_type='stream', name='stdout', text='a'))
+    m.output = outs
+    assert m.n == n+1
+
+def test_msgs_repr_bounded():
+    d = Dialog('big', [Message(str(i)) for i in range(500)])
+    assert len(repr(d.messages).splitlines()) == 21 and repr(d.messages).endswith('… 480 more')
+
+def test_errors_truncate_quoted_values():
+    d = Dialog('n'*500)
+    with pytest.raises(ValueError) as e: d.mk_message('x', after='y'*500)
+    assert len(str(e.value)) < 150
+    with pytest.raises(KeyError) as e: d['z'*500]
+    assert len(str(e.value)) < 150
+
+def test_suppressed_bounded_and_right():
+    from dialog.core import _suppressed
+    big = 'echo "' + '\\"'*40000 + '"\n' * 3 + 'x;'
+    assert _suppressed(big)
+    for src,res in [('1;', True), ('1', False), ("'a;'", False), ('x = 1; x;  # quiet', True), ('for i in range(3):\n    i;', True),
+                    ('s = """\nx;\n"""', False), ('x;\n\n# note\n', True), ('d = {\n  1: 2,\n};', True), ('d = {\n  1: ";",\n}', False)]:
+        assert _suppressed(src) == res, src
+
+def test_assigning_messages_wraps_and_links():
+    d = Dialog('a')
+    ms = [Message('x', id='x1'), Message('y', id='y1')]
+    d.messages = ms
+    assert isinstance(d.messages, Msgs) and d['y'].content == 'y' and all(m.dlg is d for m in d)
+    d.messages = d.messages + [Message('z', id='z1')]  # L's + makes a new Msgs: still indexed and linked
+    assert d['z1'].dlg is d and len(d) == 3
+
+nbdev3 = st.sampled_from(['#| export', '#|export', '# | export', '#| exports', '#| exporti', '#| export sub.mod', '  #|  export ', '#| hide', '#| eval: false'])
+@given(st.lists(nbdev3, max_size=3), st.sampled_from(['x = 1', 'def f(): pass', '', '# a plain comment after']))
+def test_exported_agrees_with_directives(dirs, body):
+    "`exported` (our reader, which also accepts nbdev 1's `#export`) and `directives` (fastcore's) agree on nbdev 3 spellings"
+    m = Message('\n'.join(dirs + [body]))
+    assert m.exported == any(m.has_directive(n) for n in ('export', 'exports', 'exporti'))
+    meta = Message(body, meta={'nbdev': {d.split('|')[1].split()[0]: 'true' for d in dirs}})
+    assert meta.exported == meta.meta_exported == any(meta.has_directive(n) for n in ('export', 'exports', 'exporti'))

@@ -1,0 +1,69 @@
+"The docs a user reads: every exported callable has a docstring, and every parameter a docments comment."
+import importlib, inspect, pkgutil
+import pytest
+from fastcore.docments import docments
+import dialog
+
+mods = [importlib.import_module(f'dialog.{m.name}') for m in pkgutil.iter_modules(dialog.__path__) if not m.name.startswith('_')]
+
+def _ours(f): return (getattr(f, '__module__', None) or '').startswith('dialog')
+
+def _callables():
+    "(qualified name, function) for every exported function, class constructor, and public method our modules define or patch"
+    seen = set()
+    for mod in mods:
+        for n in getattr(mod, '__all__', []):
+            o = getattr(mod, n)
+            if inspect.isclass(o):
+                if not _ours(o) or o in seen: continue
+                seen.add(o)
+                init = o.__dict__.get('__init__')
+                if init is not None and _ours(init): yield f'{mod.__name__}.{n}', init
+                for k,v in o.__dict__.items():
+                    f = v.fget if isinstance(v, property) else getattr(v, '__func__', v)
+                    if k[0]=='_' or not inspect.isfunction(f) or not _ours(f): continue
+                    yield f'{mod.__name__}.{n}.{k}', v if isinstance(v, property) else f
+            elif inspect.isfunction(o) and _ours(o): yield f'{mod.__name__}.{n}', o
+
+def _problems(f):
+    "What is undocumented in `f`: its docstring, or parameters without a docments comment"
+    if isinstance(f, property): return [] if f.__doc__ or inspect.getdoc(f.fget) else ['no docstring']
+    res = [] if inspect.getdoc(f) else ['no docstring']
+    try: docs = docments(f, full=True)
+    except (OSError, TypeError): return res + ['source not found']
+    for p in inspect.signature(f).parameters.values():
+        if p.name in ('self', 'cls'): continue
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if p.name not in (inspect.getdoc(f) or ''): res.append(f'*{p.name} not described in the docstring')
+        elif not (docs.get(p.name) or {}).get('docment'): res.append(f'parameter {p.name!r} has no docment')
+    return res
+
+def test_found_the_api():
+    names = [n for n,_ in _callables()]
+    assert 'dialog.core.Dialog' in names and 'dialog.core.Message.ai_res' in names and 'dialog.ipynb.read_ipynb' in names and len(names) > 40
+
+def test_every_parameter_documented():
+    bad = {n:p for n,f in _callables() if (p := _problems(f))}
+    assert not bad, '\n'.join(f'{n}: {", ".join(p)}' for n,p in sorted(bad.items()))
+
+def _shown(nb):
+    "The `show_doc` cells nbdev's docs processing gives notebook `nb` (a path under nbs/), in order, without running them"
+    from pathlib import Path
+    from nbdev.process import NBProcessor
+    from nbdev.processors import add_show_docs
+    p = NBProcessor(Path(__file__).parent.parent/'nbs'/nb, add_show_docs)
+    p.process()
+    return [c.source for c in p.nb.cells if c.cell_type=='code' and c.source.startswith('show_doc(')]
+
+def test_core_docs_show_each_name_once_and_properties_as_properties():
+    import re
+    srcs = _shown('00_core.ipynb')
+    names = [re.match(r'show_doc\(([\w.]+)', s)[1] for s in srcs]
+    assert len(names)==len(set(names)), f'shown twice: {sorted({n for n in names if names.count(n)>1})}'
+    ours = {n.removeprefix('dialog.core.'):f for n,f in _callables() if n.startswith('dialog.core.')
+            and (f.fget if isinstance(f, property) else f).__module__=='dialog.core'}
+    assert not (missing := set(ours)-set(names)), f'no doc entry: {sorted(missing)}'
+    props = {n for n,f in ours.items() if isinstance(f, property)}
+    as_props = {n for n,s in zip(names, srcs) if 'renderer=PropDoc' in s}
+    assert {'Message.ai_res', 'Message.has_error', 'Message.dlg', 'Message.skipped'} <= props
+    assert props <= as_props, f'rendered as functions: {sorted(props-as_props)}'
