@@ -168,7 +168,7 @@ def ai_output(self:Message):
     return self._ai_rend
 
 # %% ../nbs/02_chat.ipynb #d78bfefe
-_re_att = re.compile(r'!\[([^\]]*)\]\(attachment:([^)\s]+)\)')
+_re_att = re.compile(r'!\[([^\[\]]*)\]\(attachment:([^)\s]+)\)') # alt text holds no brackets, so a stray `![` can't reach into a later reference
 _fmts = ('openai', 'anthropic')
 
 def _txt(s): return dict(type='text', text=s)

@@ -83,3 +83,14 @@ def test_trim_blank_matches_its_definition():
     def ref(s): return re.sub(r'(?:\n[ \t]*)+\Z', '', re.sub(r'\A(?:[ \t]*\n)+', '', s))
     for n in range(7):
         for t in itertools.product(' \ta\n', repeat=n): assert _trim_blank(''.join(t)) == ref(''.join(t))
+
+def test_stray_image_bracket_stays_in_its_message():
+    "A lone `![` in one note must not join with a later note's image reference (found by the generated-dialog property)"
+    d = Dialog('x')
+    d.mk_message('![', msg_type=snote)
+    d.mk_message('![x](attachment:a)', msg_type=snote).mk_attachment(tiny_png, 'image/png', 'a')
+    d.mk_message('What is in the picture?', msg_type=sprompt)
+    for fmt in ('openai', 'anthropic'):
+        h = dlg2chat(d, fmt)
+        assert dlg2chat(chat2dlg(h, fmt), fmt)==h
+        assert '![\n' in h[0]['content'][0]['text']
