@@ -44,7 +44,7 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
                args:dict, # The call's arguments
                result:str, # What the tool returned, as a string
                **extra): # Other keys kept in the block's JSON, e.g. `success`, `exit_code`, `server`
-    "One tool call as the markdown block a reply holds (FORMAT.md's first spelling), without surrounding blank lines"
+    "One tool call as the markdown block a reply holds (FORMAT.md's first spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
     js = json.dumps(dict(id=id, call=dict(function=name, arguments=args), result=result) | extra, indent=2, ensure_ascii=False)
     return (f"<details class='tool-usage-details' markdown='1'>\n<summary><code>{_call_summary(name, args)}</code></summary>\n\n"
             f"```json\n{js}\n```\n\n</details>")
