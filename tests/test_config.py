@@ -47,3 +47,23 @@ def test_sdist_ships_no_tests(tmp_path):
     names = tarfile.open(next(tmp_path.glob('*.tar.gz'))).getnames()
     assert any(n.endswith('dialog/core.py') for n in names)
     assert not [n for n in names if '/tests/' in n or '/bench/' in n]
+
+def test_readme_says_what_index_says():
+    "README.md is rendered from nbs/index.ipynb by .ci/mk_readme.py: every cell of the index is in it, in order"
+    from fastcore.nbio import read_nb
+    readme,pos = (root/'README.md').read_text(),0
+    for c in read_nb(root/'nbs'/'index.ipynb').cells:
+        i = readme.find(c.source, pos)
+        assert i>=0, f'README.md lacks (or misorders) index.ipynb cell {c.id}: {c.source[:60]!r}; run python .ci/mk_readme.py'
+        pos = i+len(c.source)
+
+def test_readme_first_commands_run():
+    "The `nbdialog` commands README's Get started section gives run on the example dialog and print what it says"
+    readme = (root/'README.md').read_text()
+    block = readme.split('## Get started',1)[1].split('```sh\n',1)[1].split('```',1)[0]
+    cmds = [l.split() for l in block.splitlines() if l.startswith('nbdialog ')]
+    assert len(cmds)>=2
+    for cmd in cmds:
+        r = subprocess.run([sys.executable, '-m', 'dialog.cli', *cmd[1:]], cwd=root, capture_output=True, text=True)
+        assert r.returncode==0 and r.stdout.strip(), (cmd, r.stderr)
+        assert ':prompt: ' in r.stdout or '── ' in r.stdout
