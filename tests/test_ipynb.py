@@ -271,15 +271,15 @@ bad_cases = {
     'metadata wrong type': (nb_txt([dict(cell_type='raw', id='r', metadata='BAD', source='')]), 'metadata must be an object'),
     'bad cell id': (nb_txt([dict(cell_type='raw', id='$bad', metadata={}, source='')]), 'invalid cell id'),
     'duplicate ids': (nb_txt([dict(cell_type='raw', id='d', metadata={}, source='')]*2), "cell 1 (id d): duplicate cell id 'd'"),
-    'output not an object': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[3])]), 'output 0 must be an object'),
-    'output no type': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[{}])]), 'output 0 has unknown output_type None'),
+    'output not an object': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[3])]), 'bad output entry 0: must be an object'),
+    'output no type': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[{}])]), 'bad output entry 0: unknown output_type None'),
     'stream without text': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[dict(output_type='stream', name='stdout')])]), "lacks ['text']"),
     'output extra key': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[dict(output_type='display_data', data={}, metadata={}, transient={})])]), "unknown keys ['transient']"),
     'data not text': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[dict(output_type='display_data', data={'text/plain': 5}, metadata={})])]), "output 0 data 'text/plain'"),
     'bad traceback': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None, outputs=[dict(output_type='error', ename='E', evalue='', traceback='tb')])]), 'traceback must be a list'),
     'negative count': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=-3, outputs=[])]), 'execution_count must be'),
     'code without outputs': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', execution_count=None)]), 'lacks outputs'),
-    'outputs on markdown': (nb_txt([dict(cell_type='markdown', id='m', metadata={}, source='', outputs=[])]), "unknown keys ['outputs']"),
+    'outputs on markdown': (nb_txt([dict(cell_type='markdown', id='m', metadata={}, source='', outputs=[dict(output_type='stream', name='stdout', text='x')])]), "unknown keys ['outputs']"),
     'bad base64 on cell': (nb_txt([dict(cell_type='markdown', id='m', metadata={}, source='', attachments={'a.png': {'image/png': 'abc$'}})]), "attachments 'a.png' is not valid base64"),
     'bad base64 homed': (nb_txt([dict(cell_type='code', id='c', metadata={}, source='', outputs=[], execution_count=None)], metadata={'attachments': {'c': {'a.png': {'image/png': 'A'}}}}), 'is not valid base64'),
     'attachment two mimes': (nb_txt([dict(cell_type='markdown', id='m', metadata={}, source='', attachments={'a': {'image/png': 'AA==', 'text/plain': 'AA=='}})]), 'exactly one mime type'),
@@ -303,7 +303,7 @@ def test_read_ipynb_errors_name_the_file(tmp_path):
 def test_write_refuses_damaged_messages():
     d = Dialog('w')
     m = d.mk_message('x')
-    for out,msg in [([dict(output_type='stream', name='stdout', text=5)], 'output 0 text'), ('text', 'outputs must be a list'), ([dict(output_type='nope')], "unknown output_type 'nope'")]:
+    for out,msg in [([dict(output_type='stream', name='stdout', text=5)], 'output 0 text'), ('text', 'output must be a list'), ([dict(output_type='nope')], "unknown output_type 'nope'")]:
         m.output = out
         with pytest.raises(ValueError, match=msg): write_ipynb(d)
     m.output = []
@@ -400,9 +400,9 @@ def test_conflicts(tmp_path, how):
     elif how=='touch_same': os.utime(f, (1, 1))  # same bytes, new time: not a change
     else: f.unlink()
     disk = f.read_bytes() if f.exists() else None
-    if how in ('edit', 'replace'):
+    if how in ('edit', 'replace', 'delete'):
         with pytest.raises(DialogConflictError): mine.save()
-        assert f.read_bytes() == disk and os.listdir(tmp_path) == ['d.ipynb']
+        assert (f.read_bytes() if f.exists() else None) == disk and os.listdir(tmp_path) == ([] if how=='delete' else ['d.ipynb'])
         mine.save(force=True)
     else: mine.save()
     assert read_ipynb(f).messages[-1].content == 'mine'
