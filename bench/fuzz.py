@@ -103,6 +103,9 @@ def check(data, validate=None):
 def run(n, seed=0, report=True):
     rng,validate,ss = random.Random(seed),_validator(),seeds()
     counts,t = collections.Counter(),time.time()
+    if report:
+        nb = len(built_seeds())
+        print(f'{len(ss)} seed notebooks: {nb} built here, {len(ss)-nb} from {corpus}' + ('' if corpus.exists() else ' (absent)'))
     for i in range(n):
         kind,data = mutate(rng, rng.choice(ss))
         try: counts[kind, check(data, validate)] += 1
