@@ -694,8 +694,8 @@ def _nb_text(dlg, msgs=None):
         if home: homes[m.id] = home
     try: meta = _guard('dialog meta', _enc)(_nb_meta(dlg, homes), ' ')
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
-    body = ',\n  '.join(cells)
-    return (f'{{\n "cells": ' + (f'[\n  {body}\n ]' if cells else '[]') + f',\n "metadata": {_esc_sur(meta)},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n')
+    tail = f',\n "metadata": {_esc_sur(meta)},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
+    return ''.join(['{\n "cells": [\n  ', ',\n  '.join(cells), '\n ]', tail]) if cells else '{\n "cells": []' + tail
 
 # %% ../nbs/00_core.ipynb #9c94d911
 @patch
