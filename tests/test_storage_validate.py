@@ -155,3 +155,25 @@ def test_the_property_saw_both_outcomes():
     "Runs after the property (pytest keeps file order): it must have exercised both writing and refusing"
     if not sum(outcomes.values()): pytest.skip('run together with test_validate_passes_iff_write_succeeds')
     assert outcomes[True] > 10 and outcomes[False] > 10, outcomes
+
+# ---- the layout, against json.dumps ----
+
+from dialog.core import _enc, _lines, _esc_sur
+
+def test_layout_is_json_dumps():
+    nested = {'b': [1, 2.5, None, True, {'x': 'é'}], 'a': {}, 'c': [], 'big': 10**30, 'neg': -0.0}
+    assert _enc(nested, '')==json.dumps(nested, indent=1, sort_keys=True, ensure_ascii=False)
+    assert _enc(nested, '  ')==json.dumps(nested, indent=1, sort_keys=True, ensure_ascii=False).replace('\n', '\n  ')
+    assert _lines('a\nb\n', '')=='[\n "a\\n",\n "b\\n"\n]' and _lines('', '')=='[]'
+
+def test_layout_past_the_recursion_threshold():
+    for n in (150, 900):
+        d = deep(n)
+        assert json.loads(_enc(d, ''))==d
+    mixed = {'k': [{'a': deep(300), 'b': 'x'}, 1.5]}
+    assert _enc(mixed, '')==json.dumps(mixed, indent=1, sort_keys=True, ensure_ascii=False)
+
+def test_layout_refuses_what_json_cannot_hold():
+    assert _esc_sur(_enc('x\ud800', ''))=='"x\\ud800"'
+    for bad in ({1: 'a'}, float('nan'), float('inf'), {'s': {1, 2}}, [object()]):
+        with pytest.raises((TypeError, ValueError)): _enc(bad, '')
