@@ -145,6 +145,7 @@ def cell_type(self:Message):
     "The notebook cell type this message is written as: 'markdown', 'code' or 'raw'"
     return self.to_cell()['cell_type']
 
+# %% ../nbs/01_ipynb.ipynb #72c84238
 @patch(as_prop=True)
 def source(self:Message):
     "The cell source this message is written with (a prompt's includes its `%%prompt` line, or a legacy one its reply)"
@@ -156,6 +157,7 @@ def cells(self:Dialog):
     "This dialog's messages as ipynb cell dicts, as `to_cell` makes them"
     return [m.to_cell() for m in self.messages]
 
+# %% ../nbs/01_ipynb.ipynb #f4a29f7c
 @patch(cls_method=True)
 def from_cells(cls:Dialog,
                cells, # ipynb cell dicts (left unchanged)
