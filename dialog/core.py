@@ -654,11 +654,11 @@ _cell_special = {k:_guard(k, f) for k,f in dict(source=_lines, outputs=lambda xs
                                                attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle))).items()}
 
 def _cell_out(m, pad='  '):
-    "`(text, attachments to home)` of message `m`'s cell, nested at `pad`: every check the writer makes, or `ValueError`"
+    "`(text, attachments to home)` of message `m`'s cell, nested at `pad` (attachments None for a cell that keeps its own): every check the writer makes, or `ValueError`"
     c = _chk_cell(m.to_cell(), join=False)
     if (kind := _cell_kind(c))!=m.msg_type:
         raise _CellError(f"a {m.msg_type} message whose cell would read back as a {kind} (check its 'solveit_ai' metadata and content)")
-    home = _att_bundles(m) if c['cell_type']=='code' and m.attachments else None
+    home = (_att_bundles(m) if m.attachments else {}) if c['cell_type']=='code' else None
     return _esc_sur(_obj(c, pad, _cell_special)),home
 
 # %% ../nbs/00_core.ipynb #abfbfea9
@@ -671,11 +671,14 @@ def validate(self:Message):
 
 # %% ../nbs/00_core.ipynb #e15f5bc1
 def _nb_meta(dlg, homes):
-    "The notebook metadata to write: the dialog's, with code cells' attachments `homes` homed by cell id"
+    "The notebook metadata to write: the dialog's, with the attachments `homes` of its code cells (id -> attachments) homed by cell id"
     if not isinstance(dlg.meta, dict): raise _CellError(f'meta must be a dict, not {type(dlg.meta).__name__}')
     prev = dlg.meta.get('attachments') or {}
-    if not isinstance(prev, dict): raise _CellError("dialog meta 'attachments' must map cell ids to attachments")
-    home = prev | homes
+    if not isinstance(prev, dict) or not all(isinstance(v, dict) for v in prev.values()):
+        raise _CellError("dialog meta 'attachments' must map cell ids to attachments")
+    if clash := first(k for k in prev if k in homes):
+        raise _CellError(f"dialog meta 'attachments' holds attachments for code message {clash!r}, which would take them when read: attach them to it")
+    home = prev | {k:v for k,v in homes.items() if v}
     meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home else {})
     _chk_meta(meta, 'notebook', 'dialog meta')
     return meta
@@ -691,7 +694,7 @@ def _nb_text(dlg, msgs=None):
         except ValueError as e: raise ValueError(f'message {i} (id {getattr(m, "id", None)!r}): {e}') from None
         seen[m.id] = i
         cells.append(txt)
-        if home: homes[m.id] = home
+        if home is not None: homes[m.id] = home
     try: meta = _guard('dialog meta', _enc)(_nb_meta(dlg, homes), ' ')
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
     tail = f',\n "metadata": {_esc_sur(meta)},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'

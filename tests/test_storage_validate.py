@@ -177,3 +177,9 @@ def test_layout_refuses_what_json_cannot_hold():
     assert _esc_sur(_enc('x\ud800', ''))=='"x\\ud800"'
     for bad in ({1: 'a'}, float('nan'), float('inf'), {'s': {1, 2}}, [object()]):
         with pytest.raises((TypeError, ValueError)): _enc(bad, '')
+
+@pytest.mark.parametrize('home,msg', [({'gone': 1}, 'must map cell ids to attachments'), ({'m0': {'a.png': {'image/png': 'YWI='}}}, "holds attachments for code message 'm0'")])
+def test_dialog_meta_attachments_that_would_not_read_back(home, msg):
+    d = Dialog('h', [mk()], {'attachments': home})
+    err = check_agreement(d)
+    assert err is not None and msg in err
