@@ -673,13 +673,13 @@ def validate(self:Message):
 def _nb_meta(dlg, homes):
     "The notebook metadata to write: the dialog's, with the attachments `homes` of its code cells (id -> attachments) homed by cell id"
     if not isinstance(dlg.meta, dict): raise _CellError(f'meta must be a dict, not {type(dlg.meta).__name__}')
-    prev = dlg.meta.get('attachments') or {}
+    prev = dlg.meta.get('attachments', {})
     if not isinstance(prev, dict) or not all(isinstance(v, dict) for v in prev.values()):
         raise _CellError("dialog meta 'attachments' must map cell ids to attachments")
     if clash := first(k for k in prev if k in homes):
         raise _CellError(f"dialog meta 'attachments' holds attachments for code message {clash!r}, which would take them when read: attach them to it")
     home = prev | {k:v for k,v in homes.items() if v}
-    meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home else {})
+    meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home or 'attachments' in dlg.meta else {})
     _chk_meta(meta, 'notebook', 'dialog meta')
     return meta
 

@@ -118,6 +118,7 @@ def _cells2dlg(cls, cells, meta, name, fname=None):
     except _CellError as e: raise DialogFormatError(str(e), fname) from None
     mcls,msgs,seen = cls.msg_cls,[],set()
     home = meta.pop('attachments', None)
+    had = bool(home)
     if home is not None and (type(home) is not dict or not all(type(o) is dict for o in home.values())):
         raise DialogFormatError('notebook metadata attachments must map cell ids to attachments', fname)
     for i,c in enumerate(cells):
@@ -127,7 +128,7 @@ def _cells2dlg(cls, cells, meta, name, fname=None):
         if m.id in seen: raise DialogFormatError(f'duplicate cell id {m.id!r}', fname, i, m.id)
         seen.add(m.id)
         msgs.append(m)
-    if home: meta['attachments'] = home  # entries for cells this file doesn't have: carried along
+    if home or home=={} and not had: meta['attachments'] = home  # entries for cells this file doesn't have (or an empty home): carried along
     return cls(name, msgs, meta)
 
 def reads_ipynb(txt, # The file's text, or its UTF-8 bytes

@@ -27,6 +27,7 @@ cases = {
     'base64 with non-canonical padding bits': (nb([md('a', ['x'], attachments={'x.png': {'image/png': 'YWJ='}})]), Dialog),
     "an attachment named ''": (nb([md('a', ['x'], attachments={'': {'image/png': 'YWI='}})]), Dialog),
     'legacy prompt attachments stay on the cell': (nb([md('l', ('Q'+SEP+'A').splitlines(True), metadata={'solveit_ai': True}, attachments={'a.png': {'image/png': 'YWI='}})]), Dialog),
+    'an empty attachments home in notebook metadata': (nb([code('c', ['1'])], {'attachments': {}}), Dialog),
     'code attachments homed in metadata': (nb([code('c', ['1'])], {'attachments': {'c': {'a.png': {'image/png': 'YWI='}}}}), Dialog),
 }
 
