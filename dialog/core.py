@@ -579,9 +579,11 @@ def _esc_sur(t):
 @patch
 def cell_meta(self:Message):
     "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out); hosts override it"
-    if not isinstance(self.meta, dict): raise _CellError(f'meta must be a dict, not {type(self.meta).__name__}')
+    meta = self.meta
+    if type(meta) is not dict and not isinstance(meta, dict): raise _CellError(f'meta must be a dict, not {type(meta).__name__}')
+    if not self.meta_attrs: return meta
     promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
-    return self.meta | promoted if promoted else self.meta
+    return meta | promoted if promoted else meta
 
 # %% ../nbs/00_core.ipynb #62e82efc
 SEP = "\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n"
@@ -618,40 +620,51 @@ def _legacy_fits(m, out):
 @patch
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
-    mt,form = self.msg_type,getattr(self, '_ipynb', None) or {}
-    if mt not in smsg_types: raise _CellError(f'unknown msg_type {mt!r}, expected one of {smsg_types}')
-    if not isinstance(self.content, str): raise _CellError(f'content must be a str, not {type(self.content).__name__}')
-    if not isinstance(self.id, str): raise _CellError(f'id must be a str, not {type(self.id).__name__}')
-    src,out,meta = str.__str__(self.content),self.output,self.cell_meta()
-    if not isinstance(meta, dict): raise _CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
-    if mt in (snote, sraw):
-        if out: raise _CellError(f'a {mt} message must not carry output')
-    elif out is None or out=='': out = []
-    elif not isinstance(out, list): raise _CellError(f'output must be a list of output dicts, not {type(out).__name__}')
+    mt,src,cid,out = self.msg_type,self.content,self.id,self.output
+    if not isinstance(mt, str) or mt not in _cell_types: raise _CellError(f'unknown msg_type {mt!r}, expected one of {smsg_types}')
+    if type(src) is not str:
+        if not isinstance(src, str): raise _CellError(f'content must be a str, not {type(src).__name__}')
+        src = str.__str__(src)
+    if type(cid) is not str:
+        if not isinstance(cid, str): raise _CellError(f'id must be a str, not {type(cid).__name__}')
+        cid = str.__str__(cid)
+    meta = self.cell_meta()
+    if type(meta) is not dict and not isinstance(meta, dict): raise _CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
+    if mt==scode: return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=_outs(out), execution_count=self.execution_count)
+    form = getattr(self, '_ipynb', None) or {}
     if mt==sprompt:
+        out = _outs(out)
         if 'solveit_ai' in meta: raise _CellError("meta must not hold 'solveit_ai': the writer marks prompts")
         meta = meta | {'solveit_ai': form.get('mark', True)}
-    res = dict(cell_type=_cell_types[mt], id=str.__str__(self.id), metadata=meta, source=src)
-    if mt==sprompt and form.get('legacy') and _legacy_fits(self, out):
-        res.update(cell_type='markdown', source=src + (SEP+self.ai_res if out else ''))
-    elif mt in (scode, sprompt):
-        if mt==sprompt: res['source'] = _prompt_mark + ('' if not src and form.get('bare') else '\n'+src)
-        return res | dict(outputs=out, execution_count=self.execution_count)
+        if not (form.get('legacy') and _legacy_fits(self, out)):
+            src = _prompt_mark + ('' if not src and form.get('bare') else '\n'+src)
+            return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=out, execution_count=self.execution_count)
+        res = dict(cell_type='markdown', id=cid, metadata=meta, source=src + (SEP+self.ai_res if out else ''))
+    elif out: raise _CellError(f'a {mt} message must not carry output')
+    else: res = dict(cell_type=_cell_types[mt], id=cid, metadata=meta, source=src)
     if self.attachments or form.get('atts'): res['attachments'] = _att_bundles(self)
     return res
 
-# %% ../nbs/00_core.ipynb #a0b028c0
-def _guard(k, f):
-    "Layout function `f` for cell key `k`, with what JSON can't hold reported as not JSON-serializable"
-    what = dict(metadata='meta', outputs='output', source='content').get(k, k)
-    def g(v, p):
-        try: return f(v, p)
-        except _CellError: raise
-        except (TypeError, ValueError) as e: raise _CellError(f'{what} is not JSON-serializable ({e})') from None
-    return g
+def _outs(out):
+    "A code cell's outputs: the message's output list ('' or None when it has none)"
+    if type(out) is list: return out
+    if out is None or out=='': return []
+    if not isinstance(out, list): raise _CellError(f'output must be a list of output dicts, not {type(out).__name__}')
+    return out
 
-_cell_special = {k:_guard(k, f) for k,f in dict(source=_lines, outputs=lambda xs,p: _arr(xs, p, _out), metadata=_enc,
-                                               attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle))).items()}
+# %% ../nbs/00_core.ipynb #a0b028c0
+_cell_special = dict(source=_lines, outputs=lambda xs,p: _arr(xs, p, _out), attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle)))
+_key_names = dict(metadata='meta', outputs='output', source='content')
+
+def _not_json(d, e, special={}, names={}):
+    "`_CellError` naming the first key of `d` whose value JSON can't hold (found again, on this slow path), with `e`'s explanation"
+    k = first(k for k,v in sorted(d.items()) if _fails(special.get(k, _enc), v))
+    return _CellError(f'{names.get(k, k) if k is not None else "it"} is not JSON-serializable ({e})')
+
+def _fails(f, v):
+    try: f(v, '')
+    except (TypeError, ValueError): return True
+    return False
 
 def _cell_out(m, pad='  '):
     "`(text, attachments to home)` of message `m`'s cell, nested at `pad` (attachments None for a cell that keeps its own): every check the writer makes, or `ValueError`"
@@ -659,7 +672,10 @@ def _cell_out(m, pad='  '):
     if (kind := _cell_kind(c))!=m.msg_type:
         raise _CellError(f"a {m.msg_type} message whose cell would read back as a {kind} (check its 'solveit_ai' metadata and content)")
     home = (_att_bundles(m) if m.attachments else {}) if c['cell_type']=='code' else None
-    return _esc_sur(_obj(c, pad, _cell_special)),home
+    try: txt = _obj(c, pad, _cell_special)
+    except _CellError: raise
+    except (TypeError, ValueError) as e: raise _not_json(c, e, _cell_special, _key_names) from None
+    return _esc_sur(txt),home
 
 # %% ../nbs/00_core.ipynb #abfbfea9
 @patch
@@ -695,9 +711,12 @@ def _nb_text(dlg, msgs=None):
         seen[m.id] = i
         cells.append(txt)
         if home is not None: homes[m.id] = home
-    try: meta = _guard('dialog meta', _enc)(_nb_meta(dlg, homes), ' ')
+    try:
+        meta = _nb_meta(dlg, homes)
+        try: meta_txt = _enc(meta, ' ')
+        except (TypeError, ValueError) as e: raise _CellError(f'dialog meta is not JSON-serializable ({e})') from None
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
-    tail = f',\n "metadata": {_esc_sur(meta)},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
+    tail = f',\n "metadata": {_esc_sur(meta_txt)},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
     return ''.join(['{\n "cells": [\n  ', ',\n  '.join(cells), '\n ]', tail]) if cells else '{\n "cells": []' + tail
 
 # %% ../nbs/00_core.ipynb #9c94d911

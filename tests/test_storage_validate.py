@@ -63,6 +63,9 @@ bad_shapes = {
     'prompt meta holding the marker': (lambda: mk(msg_type=sprompt, meta=dict(solveit_ai=False)), "must not hold 'solveit_ai'"),
     'bad output entry': (lambda: mk(output=[dict(no_type=1)]), 'bad output entry'),
     'meta not a dict': (lambda: mk(meta=[]), 'meta must be a dict'),
+    'msg_type not a string': (lambda: mk(msg_type=['code']), 'unknown msg_type'),
+    'content not a string': (lambda: mk(content=3), 'content must be a str'),
+    'output a string on code': (lambda: mk(output='text'), 'output must be a list'),
 }
 
 @pytest.mark.parametrize('name', list(good_shapes))
