@@ -7,7 +7,7 @@ attachments, tool-use replies). Mutations: truncation, byte flips, deleted keys,
 huge strings, duplicated cells. An input that reads must also write, and what is written must validate against
 nbformat's schema (when nbformat is installed), read back, and write again to the same text.
 """
-import argparse, base64, collections, json, random, sys, time
+import argparse, collections, json, random, time
 from pathlib import Path
 from dialog.core import *
 from dialog.ipynb import reads_ipynb, write_ipynb, DialogFormatError, SEP

@@ -1,11 +1,11 @@
 "dialog.ipynb: corpus sweep, each behaviour of the format, schema validity, crash safety and conflicts."
-import base64, copy, json, os, random, signal, stat, sys, time, warnings
+import base64, copy, json, os, random, signal, stat, time, warnings
 from pathlib import Path
 import pytest, nbformat
 from hypothesis import given, strategies as st, settings, HealthCheck
 from dialog.core import *
 from dialog.ipynb import *
-from dialog.ipynb import SEP, atomic_write
+from dialog.ipynb import SEP
 
 root = Path(__file__).resolve().parent.parent
 corpus = root.parent/'shared'/'corpus'

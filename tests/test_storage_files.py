@@ -1,5 +1,5 @@
 "No lost edits: the lock from check to rename, absolute paths, read-only files, vanished files, temp files, safe names."
-import fcntl, json, os, pwd, subprocess, sys, threading, time
+import fcntl, os, pwd, subprocess, sys, threading, time
 from pathlib import Path
 import pytest
 from dialog.core import *
