@@ -570,10 +570,12 @@ def _bundle(d, pad):
 _out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), execute_result=dict(data=_bundle))
 def _out(o, pad): return _obj(o, pad, _out_special.get(o['output_type'], {}))
 
-_re_sur = re.compile('[\ud800-\udfff]')
+_re_sur,_re_pair = re.compile('[\ud800-\udfff]'),re.compile('[\ud800-\udbff][\udc00-\udfff]')
 def _esc_sur(t):
     "JSON text `t` with each lone surrogate written as its `\\udXXX` escape, so that it encodes as UTF-8"
-    return t if t.isascii() or not _re_sur.search(t) else _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', t)
+    if t.isascii() or not _re_sur.search(t): return t
+    if _re_pair.search(t): raise _CellError('holds a surrogate pair as two characters, which a file can only keep as one: join them first')
+    return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', t)
 
 # %% ../nbs/00_core.ipynb #0a0b1a65
 @patch
@@ -641,6 +643,7 @@ def to_cell(self:Message):
             return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=out, execution_count=self.execution_count)
         res = dict(cell_type='markdown', id=cid, metadata=meta, source=src + (SEP+self.ai_res if out else ''))
     elif out: raise _CellError(f'a {mt} message must not carry output')
+    elif self.execution_count is not None: raise _CellError(f'a {mt} message must not carry an execution_count')
     else: res = dict(cell_type=_cell_types[mt], id=cid, metadata=meta, source=src)
     if self.attachments or form.get('atts'): res['attachments'] = _att_bundles(self)
     return res
@@ -715,8 +718,9 @@ def _nb_text(dlg, msgs=None):
         meta = _nb_meta(dlg, homes)
         try: meta_txt = _enc(meta, ' ')
         except (TypeError, ValueError) as e: raise _CellError(f'dialog meta is not JSON-serializable ({e})') from None
+        meta_txt = _esc_sur(meta_txt)
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
-    tail = f',\n "metadata": {_esc_sur(meta_txt)},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
+    tail = f',\n "metadata": {meta_txt},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
     return ''.join(['{\n "cells": [\n  ', ',\n  '.join(cells), '\n ]', tail]) if cells else '{\n "cells": []' + tail
 
 # %% ../nbs/00_core.ipynb #9c94d911

@@ -63,6 +63,8 @@ bad_shapes = {
     'prompt meta holding the marker': (lambda: mk(msg_type=sprompt, meta=dict(solveit_ai=False)), "must not hold 'solveit_ai'"),
     'bad output entry': (lambda: mk(output=[dict(no_type=1)]), 'bad output entry'),
     'meta not a dict': (lambda: mk(meta=[]), 'meta must be a dict'),
+    'surrogate pair as two characters': (lambda: mk(content='\ud83d\ude00'), 'surrogate pair'),
+    'note with an execution_count': (lambda: mk(msg_type=snote, execution_count=3), 'must not carry an execution_count'),
     'msg_type not a string': (lambda: mk(msg_type=['code']), 'unknown msg_type'),
     'content not a string': (lambda: mk(content=3), 'content must be a str'),
     'output a string on code': (lambda: mk(output='text'), 'output must be a list'),
