@@ -47,6 +47,7 @@ def main():
     res = {}
     for traced in (False, True):
         for k in kinds:
+            print(f"measuring {k}, {'Python heap (tracemalloc)' if traced else 'peak RSS'}: {a.reps} processes…", file=sys.stderr, flush=True)
             runs = [int(subprocess.run([sys.executable, __file__, '--file', a.file, '--child', k] + (['--traced'] if traced else []),
                                        capture_output=True, text=True, check=True).stdout) for _ in range(a.reps)]
             res[k, traced] = statistics.median(runs)
