@@ -14,7 +14,7 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
-from fastcore.nbio import msg2out, validate_cell, join_out
+from fastcore.nbio import msg2out, join_out
 import base64, copy, io, json, re, tokenize, weakref
 
 # %% ../nbs/00_core.ipynb #45e9492e
@@ -843,7 +843,7 @@ def merge_parts(msgs, # The messages to merge, in order
     return '\n'.join(list(dirs.values()) + ['\n\n'.join(parts)]), merge_metas(m.meta for m in msgs)
 
 # %% ../nbs/00_core.ipynb #12c9acda
-from json.encoder import encode_basestring as _q
+from json.encoder import encode_basestring as _jstr
 
 # %% ../nbs/00_core.ipynb #06217b82
 class _CellError(ValueError): "What is wrong with one cell; callers add where"
@@ -964,14 +964,14 @@ def _obj(d, pad, special={}): # `special` is only read
     "Dict `d` as a JSON object with sorted keys; a value whose key is in `special` is laid out by that function"
     if not d: return '{}'
     p = pad+' '
-    return '{\n' + ',\n'.join([f'{p}{_q(k)}: ' + (f(v, p) if (f := special.get(k)) else _enc(v, p)) for k,v in sorted(d.items())]) + f'\n{pad}}}'
+    return '{\n' + ',\n'.join([f'{p}{_jstr(k)}: ' + (f(v, p) if (f := special.get(k)) else _enc(v, p)) for k,v in sorted(d.items())]) + f'\n{pad}}}'
 
 _deep = 100 # Nesting (in indent characters) past which values are laid out without recursion
 
 def _enc(o, pad):
     "`o` as `json.dumps(o, indent=1, sort_keys=True, ensure_ascii=False)` writes it, nested at indent `pad`"
     t = type(o)
-    if t is str: return _q(o)
+    if t is str: return _jstr(o)
     if t is dict or t is list:
         if len(pad)>_deep: return _enc_deep(o, pad)
         return _obj(o, pad) if t is dict else _arr(o, pad, _enc)
@@ -1004,7 +1004,7 @@ def _enc_deep(o, pad):
         d = type(x) is dict
         if not x: res.append('{}' if d else '[]'); continue
         q = p+' '
-        items = [(f'{q}{_q(k)}: ', v) for k,v in sorted(x.items())] if d else [(q, v) for v in x]
+        items = [(f'{q}{_jstr(k)}: ', v) for k,v in sorted(x.items())] if d else [(q, v) for v in x]
         seq = [('{\n' if d else '[\n',)]
         for i,(pre,v) in enumerate(items): seq += [(pre,), (v, q), (',\n' if i<len(items)-1 else f'\n{p}' + ('}' if d else ']'),)]
         todo.extend(reversed(seq))
@@ -1018,7 +1018,7 @@ def _lines(s, pad):
     ls = s.splitlines(True)
     if not ls: return '[]'
     p = pad+' '
-    return f'[\n{p}' + f',\n{p}'.join(map(_q, ls)) + f'\n{pad}]'
+    return f'[\n{p}' + f',\n{p}'.join(map(_jstr, ls)) + f'\n{pad}]'
 
 def _bundle(d, pad):
     "Mime bundle `d`, its texts split into lines"
