@@ -51,6 +51,22 @@ def _chk_source(src):
     if 'type' in src and src['type'] not in source_types: raise ValueError(f"source type must be one of {source_types}, not {src['type']!r}")
     return {k:src[k] for k in ('id','name','type') if k in src}
 
+def _chk_type(what, v, typ):
+    "`v` if it is None or a `typ`, else a `ValueError` naming field `what`"
+    if v is None or isinstance(v, typ): return v
+    raise ValueError(f'{what} must be a {typ.__name__}, not {type(v).__name__}')
+
+def _chk_dict(what, v, vtyp=None):
+    "`v` if it is None or a dict (of `vtyp`s, when given), else a `ValueError` naming the field or entry"
+    for k,o in (_chk_type(what, v, dict) or {}).items():
+        if vtyp: _chk_type(f'{what}[{k!r}]', o, vtyp)
+    return v
+
+def _chk_metrics(met):
+    "`met` if it is None or a metrics dict (its `usage` and `timing`, when there, dicts too), else a `ValueError`"
+    for k in ('usage', 'timing'): _chk_type(f'metrics[{k!r}]', (_chk_dict('metrics', met) or {}).get(k), dict)
+    return met
+
 def _chk_content(c):
     if c is None or isinstance(c, (str, list)): return c
     raise ValueError(f'content must be a str, a list of content parts, or None, not {type(c).__name__}')
@@ -66,9 +82,14 @@ def _renumbered(m):
     t = m._thread and m._thread()
     if t is not None: t._maxes = None
 
+def _reided(m):
+    t = m._thread and m._thread()
+    if t is not None: t._by_id = None
+
 class ChatMessage:
     "A role message of a `Thread`, with narrator's fields (import it as `Message` for drop-in use)"
     role = DepProp(noop, _chk_role)
+    id = DepProp(_reided)
     turn = DepProp(_renumbered)
     sequence = DepProp(_renumbered)
     def __init__(self,
@@ -89,14 +110,16 @@ class ChatMessage:
                  reactions:dict=None, # `{emoji: [user_id, ...]}`
                  attachments:list=None): # Attachments, carried as given
         self._thread = None
-        self.id = rtoken_hex(32) if id is None else id
-        self.role,self.content,self.name,self.tool_call_id = role,_chk_content(content),name,tool_call_id
+        self.id = rtoken_hex(32) if id is None else _chk_type('id', id, str)
+        self.role,self.content = role,_chk_content(content)
+        self.name,self.tool_call_id,self.reasoning_content = [_chk_type(k, v, str) for k,v in
+            dict(name=name, tool_call_id=tool_call_id, reasoning_content=reasoning_content).items()]
         self.tool_calls,self.source = _chk_tool_calls(tool_calls),_chk_source(source)
-        self.metrics = default_metrics() if metrics is None else metrics
+        self.metrics = default_metrics() if metrics is None else _chk_metrics(metrics)
         self.timestamp = _utcnow() if timestamp is None else _utc(timestamp)
-        self.platforms,self.attributes = ifnone(platforms, {}),ifnone(attributes, {})
-        self.reasoning_content,self.sequence,self.turn = reasoning_content,sequence,turn
-        self.reactions,self.attachments = ifnone(reactions, {}),ifnone(attachments, [])
+        self.platforms,self.attributes = ifnone(_chk_dict('platforms', platforms, dict), {}),ifnone(_chk_dict('attributes', attributes), {})
+        self.sequence,self.turn = sequence,turn
+        self.reactions,self.attachments = ifnone(_chk_dict('reactions', reactions, list), {}),ifnone(attachments, [])
         if role=='tool' and not tool_call_id: raise ValueError(f'message {self.id!r}: tool_call_id is required for tool messages')
     def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
 
@@ -195,21 +218,99 @@ class Thread:
         self.title,self.attributes,self.platforms = title,ifnone(attributes, {}),ifnone(platforms, {})
         self.created_at = _utcnow() if created_at is None else _utc(created_at, 'created_at')
         self.updated_at = self.created_at if updated_at is None else _utc(updated_at, 'updated_at')
-        self.messages,self._by_id,self._maxes,self._dlg,self._runs = [],{},[0,0],None,[]
+        self._dlg,self._runs,self._msgs,self._by_id,self._maxes,self._dups = None,[],_MsgList(self),{},[0,0],False
         for m in messages or []: self._adopt(m)
 
     def __repr__(self): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
 
     def _touch(self): self.updated_at = _utcnow()
 
-    def _adopt(self, m, idx=None):
-        "Put `m` in the list (at `idx`, or last) and the id index"
+    def _chk(self, m):
         if not isinstance(m, ChatMessage): raise ValueError(f'thread {self.id!r}: expected a Message, got {type(m).__name__}')
-        if idx is None: self.messages.append(m)
-        else: self.messages.insert(idx, m)
-        self._by_id.setdefault(m.id, m) # the first message with an id is the one found, as in narrator
+        return m
+
+    def _adopt(self, m, first=False):
+        "Put `m` in the list (first, or last), the id index and the numbering"
+        if first: list.insert(self._msgs, 0, self._chk(m))
+        else: list.append(self._msgs, self._chk(m))
+        self._linked(m, first)
+
+    def _linked(self, m, first=False):
+        "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
         m._thread = weakref.ref(self)
+        if (ix := self._by_id) is not None:
+            if m.id in ix: self._dups = True
+            if first or m.id not in ix: ix[m.id] = m
         if (mx := self._maxes) is not None: mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+
+# %% ../nbs/03_thread.ipynb #be730a3e
+class _MsgList(list):
+    "A thread's `messages`: a list that tells its thread when it is changed directly"
+    def __init__(self, t, ms=()): super().__init__(ms); self._t = weakref.ref(t)
+    def __reduce__(self): return list, (list(self),) # a copy is a plain list; the thread that gets it wraps it again
+    def _thread(self):
+        t = self._t()
+        return t if t is not None and t._msgs is self else None # a list the thread no longer holds tells nobody
+    def append(self, m):
+        t = self._thread()
+        super().append(t._chk(m) if t else m)
+        if t: t._linked(m)
+    def pop(self, i=-1):
+        m = super().pop(i)
+        if t := self._thread(): t._unlinked(m)
+        return m
+    def remove(self, m):
+        super().remove(m)
+        if t := self._thread(): t._unlinked(m)
+
+def _whole(nm, new=None):
+    "A `list` method `nm` that has the thread reindex after it; `new(args)` are the messages it puts in, checked first"
+    f = getattr(list, nm)
+    def _f(self, *args):
+        t = self._thread()
+        if t and new: args = new(t, *args)
+        res = f(self, *args)
+        if t: t._reindex()
+        return res
+    _f.__name__ = nm
+    return _f
+
+def _new_seq(t, ms): return ([t._chk(m) for m in ms],)
+def _new_at(t, i, v): return (i, [t._chk(m) for m in v] if isinstance(i, slice) else t._chk(v))
+for nm,new in dict(insert=_new_at, extend=_new_seq, __iadd__=_new_seq, __setitem__=_new_at, __delitem__=None, __imul__=None,
+                   clear=None, sort=None, reverse=None).items(): setattr(_MsgList, nm, _whole(nm, new))
+
+# %% ../nbs/03_thread.ipynb #67988e3a
+@patch
+def _unlinked(self:Thread, m):
+    "Forget `m`, just taken out of the list"
+    ix = self._by_id
+    if self._dups: self._by_id = None # another message (or `m` again) may hold its id
+    else:
+        if ix is not None and ix.get(m.id) is m: del ix[m.id]
+        if m._thread and m._thread() is self: m._thread = None
+    if (mx := self._maxes) is not None and ((m.turn or 0)>=mx[0] or (m.sequence or 0)>=mx[1]): self._maxes = None
+
+@patch
+def _reindex(self:Thread):
+    "Relink every message, and forget the id index and largest numbers (found again when next needed), after a change to the whole list"
+    for m in self._msgs: m._thread = weakref.ref(self)
+    self._by_id = self._maxes = None
+
+@patch
+def _index(self:Thread):
+    "The id index: each id's first message"
+    if self._by_id is None:
+        ix = {}
+        for m in self._msgs: ix.setdefault(m.id, m)
+        self._by_id,self._dups = ix,len(ix)<len(self._msgs)
+    return self._by_id
+
+def _set_messages(self:Thread, ms):
+    if not (isinstance(ms, _MsgList) and ms._thread() is self): self._msgs = _MsgList(self, [self._chk(m) for m in ms])
+    self._reindex()
+
+Thread.messages = property(lambda self: self._msgs, _set_messages, doc="The thread's messages, in order (a list; change it directly if you like)")
 
 # %% ../nbs/03_thread.ipynb #c87d4e98
 @patch
@@ -221,7 +322,7 @@ def __getstate__(self:Thread): return {**vars(self), '_dlg': None} # a copy is a
 @patch
 def __setstate__(self:Thread, state):
     self.__dict__.update(state)
-    for m in self.messages: m._thread = weakref.ref(self)
+    self.messages = self._msgs # wrapped and relinked: the copy's list tells the copy
 
 # %% ../nbs/03_thread.ipynb #6dd301e3
 @patch
@@ -234,9 +335,9 @@ def _cur(self:Thread):
 @patch
 def _place(self:Thread, m, turn):
     "Number `m` (system messages go first, with 0 and 0) and add it"
-    if m.role=='system':
+    if self._chk(m).role=='system':
         m.turn = m.sequence = 0
-        return self._adopt(m, 0)
+        return self._adopt(m, first=True)
     m.turn,m.sequence = turn,self._cur()[1]+1
     self._adopt(m)
 
@@ -259,9 +360,10 @@ def add_message(self:Thread,
 def add_messages_batch(self:Thread,
                        messages:list): # Messages that make one turn
     "Add `messages` together, all in one new turn"
-    if not messages: return
+    ms = [self._chk(m) for m in messages or []] # all checked before any is added
+    if not ms: return
     turn = self._cur()[0]+1
-    for m in messages: self._place(m, turn)
+    for m in ms: self._place(m, turn)
     self._touch()
 
 # %% ../nbs/03_thread.ipynb #11a9bd51
@@ -269,9 +371,7 @@ def add_messages_batch(self:Thread,
 def get_message_by_id(self:Thread,
                       message_id:str): # The id to look for
     "The message with `message_id`, or None (O(1))"
-    m = self._by_id.get(message_id)
-    if m is not None and m.id==message_id: return m
-    return next((m for m in self.messages if m.id==message_id), None) # appended to `messages` directly, or re-ided
+    return self._index().get(message_id)
 
 @patch
 def get_last_message_by_role(self:Thread,
@@ -417,7 +517,7 @@ def generate_title(self:Thread):
 def clear_messages(self:Thread):
     "Remove every message"
     for m in self.messages: m._thread = None
-    self.messages,self._by_id,self._maxes,self._runs = [],{},[0,0],[]
+    self.messages,self._runs = [],[]
     self._touch()
 
 # %% ../nbs/03_thread.ipynb #78226a79
@@ -538,8 +638,9 @@ def _groups(ms):
 @patch
 def _thread_rec(self:Thread):
     "The notebook record: the thread's own fields, and its system messages (the first one's text is `Dialog.system`)"
-    sys = [m for m in self.messages if m.role=='system']
-    recs = [_record(m, i>0 or not (isinstance(m.content, str) and m.content)) for i,m in enumerate(sys)]
+    sys = [(i,m) for i,m in enumerate(self.messages) if m.role=='system']
+    recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i}) for j,(i,m) in enumerate(sys)]
+    sys = [m for i,m in sys]
     rec = dict(id=self.id, title=self.title, created_at=_iso(self.created_at), updated_at=_iso(self.updated_at),
                attributes=_cp(self.attributes), platforms=_cp(self.platforms))
     return rec | ({'system': recs} if recs else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
@@ -605,7 +706,7 @@ def from_dialog(cls:Thread,
             attributes=rec.get('attributes'), platforms=rec.get('platforms'))
     t._dlg,sys = dlg,dlg.system
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=_iso(t.created_at))] if sys else [])
-    for i,r in enumerate(srecs): t._adopt(_from_record(r, sys if i==0 else None, f'{where}, system message {i}'))
+    late = t._sys_msgs(srecs, sys, where)
     run = []
     for i,c in enumerate(dlg.messages):
         recs = (c.meta.get('dialog') or {}).get('thread') if isinstance(c.meta.get('dialog'), dict) else None
@@ -613,9 +714,23 @@ def from_dialog(cls:Thread,
         if run: t._add_run(dlg, run); run = []
         t._cell_msgs(c, recs, f'{where}, cell {i} (id {c.id})')
     if run: t._add_run(dlg, run)
+    for at,m in late: t.messages.insert(at, m)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
     t.updated_at = _dt(rec, 'updated_at') or t.created_at
     return t
+
+@patch
+def _sys_msgs(self:Thread, srecs, sys, where):
+    "Adopt the system messages of records `srecs` that go first (the first one's text is `sys`); the others, with the place (`at`) each goes back to"
+    late = []
+    for i,r in enumerate(srecs):
+        w = f'{where}, system message {i}'
+        at = r.get('at') if isinstance(r, dict) else None
+        if at is not None and (not isinstance(at, int) or at<0): raise ValueError(f'{w}: at must be a non-negative int, not {at!r}')
+        m = _from_record({k:v for k,v in r.items() if k!='at'} if at is not None else r, sys if i==0 else None, w)
+        if at is None: self._adopt(m)
+        else: late.append((at, m))
+    return late
 
 @patch
 def _apply_changes(self:Thread, changed, where):
@@ -625,8 +740,7 @@ def _apply_changes(self:Thread, changed, where):
         if getattr(m, '_run', None) is None or (r := changed.get(m._base['id'])) is None: continue
         new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}')
         m.__dict__.update({k:v for k,v in vars(new).items() if k!='_thread'})
-    self._by_id,self._maxes = {},None
-    for m in self.messages: self._by_id.setdefault(m.id, m)
+    self._reindex()
 
 @patch
 def _cell_msgs(self:Thread, c, recs, where):

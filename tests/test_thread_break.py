@@ -1,0 +1,144 @@
+"Hostile review of dialog.thread: changes made to `thread.messages` directly, late system messages, bad input; narrator is the oracle"
+import copy, pickle, pytest, nbformat
+import narrator
+import dialog.thread as ours
+from dialog.thread import Thread, Message
+from test_thread_narrator import T0, _ts, _norm, building, answers
+
+def base(mod):
+    "Five messages in three turns, ids m0..m4"
+    t = mod.Thread(id='b', title='B')
+    for i,(role,same) in enumerate([('user',False), ('assistant',False), ('user',False), ('assistant',False), ('assistant',True)]):
+        t.add_message(mod.Message(id=f'm{i}', timestamp=_ts(i), role=role, content=f'c{i}'), same_turn=same)
+    return t
+
+def state(t, ids=('m0', 'm2', 'm4', 'n1', 'n2', 'n3', 'new')):
+    "What the thread answers after a direct change: lookups, numbering of the next message, current turn"
+    found = {i: (m.content if (m := t.get_message_by_id(i)) is not None else None) for i in ids}
+    return found, t.get_current_turn(), [(m.id, m.sequence, m.turn) for m in t.messages]
+
+def nmsg(mod, i, **kw): return mod.Message(id=i, timestamp=T0, role='user', content=i, **kw)
+
+direct_ops = {
+    'pop_first': lambda t,mod: t.messages.pop(0),
+    'pop_last': lambda t,mod: t.messages.pop(),
+    'remove': lambda t,mod: t.messages.remove(t.messages[2]),
+    'del_item': lambda t,mod: t.messages.__delitem__(1),
+    'del_slice': lambda t,mod: t.messages.__delitem__(slice(2, None)),
+    'clear_list': lambda t,mod: t.messages.clear(),
+    'setitem': lambda t,mod: t.messages.__setitem__(2, nmsg(mod, 'n1', sequence=3, turn=2)),
+    'setslice': lambda t,mod: t.messages.__setitem__(slice(3, None), [nmsg(mod, 'n1', sequence=4, turn=3)]),
+    'reassign': lambda t,mod: setattr(t, 'messages', [nmsg(mod, 'n1', sequence=1, turn=1)]),
+    'reassign_slice': lambda t,mod: setattr(t, 'messages', t.messages[:2]),
+    'append': lambda t,mod: t.messages.append(nmsg(mod, 'n1', sequence=9, turn=6)),
+    'extend': lambda t,mod: t.messages.extend([nmsg(mod, 'n1', sequence=7, turn=7), nmsg(mod, 'n2', sequence=8, turn=8)]),
+    'iadd': lambda t,mod: t.messages.__iadd__([nmsg(mod, 'n3', sequence=6, turn=4)]),
+    'insert': lambda t,mod: t.messages.insert(1, nmsg(mod, 'n1', sequence=2, turn=1)),
+    'reverse': lambda t,mod: t.messages.reverse(),
+    'reid': lambda t,mod: setattr(t.messages[2], 'id', 'n1'),
+}
+
+@pytest.mark.parametrize('op', list(direct_ops))
+def test_direct_list_changes_match_narrator(op):
+    "Lookups and the numbering of the next message follow changes made to `thread.messages` directly, as in narrator"
+    def run(mod):
+        t = base(mod)
+        t.get_current_turn(); t.get_message_by_id('m0') # warm any cache
+        direct_ops[op](t, mod)
+        before = state(t)
+        t.add_message(mod.Message(id='new', timestamp=T0, role='user', content='new'))
+        t.add_message(mod.Message(id='new2', timestamp=T0, role='assistant', content='x'), same_turn=True)
+        return before, state(t)
+    assert run(ours)==run(narrator)
+
+def test_removed_message_not_found():
+    "The known limit: a message removed from `thread.messages` was still found by id"
+    t = base(ours)
+    m = t.messages.pop(0)
+    assert t.get_message_by_id('m0') is None
+    t.messages.append(m)
+    assert t.get_message_by_id('m0') is m
+
+def test_direct_append_indexed():
+    "Messages appended directly are found through the index (not a linear search): the index holds them"
+    t = base(ours)
+    m = nmsg(ours, 'n1', sequence=6, turn=4)
+    t.messages.append(m)
+    assert t._by_id['n1'] is m and t.get_message_by_id('n1') is m
+
+def test_duplicate_ids_after_removal():
+    "With two messages of one id, removing the first finds the second (narrator finds the first in the list)"
+    def run(mod):
+        t = base(mod); t.add_message(mod.Message(id='m0', timestamp=T0, role='user', content='dup'))
+        t.messages.pop(0)
+        a = t.get_message_by_id('m0').content
+        t.messages.pop()
+        return a, t.get_message_by_id('m0')
+    assert run(ours)==run(narrator)==('dup', None)
+
+def test_turn_change_after_direct_change():
+    "Renumbering a message by hand after the list was replaced is still seen by the next add"
+    def run(mod):
+        t = base(mod)
+        t.messages = [nmsg(mod, 'n1', sequence=1, turn=1)]
+        t.get_current_turn()
+        t.messages[0].turn = 5
+        t.add_message(nmsg(mod, 'n2'))
+        return state(t)
+    assert run(ours)==run(narrator)
+
+@pytest.mark.parametrize('how', ['pickle', 'deepcopy', 'copy'])
+def test_copies_keep_direct_changes_working(how):
+    t = base(ours)
+    c = {'pickle': lambda: pickle.loads(pickle.dumps(t)), 'deepcopy': lambda: copy.deepcopy(t), 'copy': lambda: copy.copy(t)}[how]()
+    c.messages.pop(0)
+    assert c.get_message_by_id('m0') is None
+    if how!='copy': assert t.get_message_by_id('m0') is not None and len(t.messages)==5
+
+def late_system(mod):
+    "A system message that is not first: put in the list directly, as narrator allows"
+    t = base(mod)
+    t.messages.insert(2, mod.Message(id='s1', timestamp=T0, role='system', content='Be brief.', sequence=0, turn=0))
+    t.messages.append(mod.Message(id='s2', timestamp=T0, role='system', content='Be kind.', sequence=0, turn=0))
+    return t
+
+def test_late_system_message_roundtrip(tmp_path):
+    "The known limit: a system message that is not first was read back first"
+    t = late_system(ours)
+    p = t.save(tmp_path/'late.ipynb')
+    nbformat.validate(nbformat.read(p, as_version=4))
+    back = Thread.read(p)
+    assert [m.id for m in back.messages]==[m.id for m in t.messages]
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+    assert back.get_system_message().content=='Be brief.'
+    assert back.dialog.system=='Be brief.'
+
+def test_late_system_answers_match_narrator():
+    a,b = late_system(ours),late_system(narrator)
+    assert state(a, ('s1', 's2', 'm2'))==state(b, ('s1', 's2', 'm2'))
+    assert a.get_system_message().id==b.get_system_message().id=='s1'
+
+def test_bad_system_position_raises(tmp_path):
+    t = late_system(ours)
+    dlg = t.dialog
+    dlg.meta['dialog']['thread']['system'][1]['at'] = 'x'
+    with pytest.raises(ValueError, match=r"system message 1"): Thread.from_dialog(dlg)
+
+@pytest.mark.parametrize('bad', ['hi', None, 5, object()])
+def test_add_non_message_raises_valueerror(bad):
+    t = base(ours)
+    for f in (lambda: t.add_message(bad), lambda: t.add_messages_batch([bad]), lambda: t.messages.append(bad)):
+        with pytest.raises(ValueError, match='expected a Message'): f()
+    assert len(t.messages)==5
+
+def test_batch_not_a_list_raises():
+    with pytest.raises(ValueError, match='expected a Message'): Thread().add_messages_batch('hi')
+
+bad_fields = [dict(metrics='x'), dict(metrics=[1]), dict(platforms='x'), dict(platforms={'a': 1}), dict(attributes=[1]),
+              dict(reactions={'x': 'y'}), dict(reactions=[1]), dict(name=5), dict(id=5), dict(reasoning_content=3)]
+
+@pytest.mark.parametrize('kw', bad_fields)
+def test_bad_field_types_raise_valueerror(kw):
+    "Fields narrator's pydantic model refuses are refused here too, with a ValueError naming the field"
+    with pytest.raises(ValueError): narrator.Message(role='assistant', content='a', **kw)
+    with pytest.raises(ValueError, match=list(kw)[0]): Message(role='assistant', content='a', **kw)
