@@ -206,6 +206,7 @@ def to_chat_completion_message(self:ChatMessage):
 # %% ../nbs/03_thread.ipynb #d23301c1
 class Thread:
     "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`"
+    msg_cls,dlg_cls = ChatMessage,Dialog # a host subclass sets its own: the classes of the messages and the dialog it builds
     def __init__(self,
                  id:str=None, # Thread id; a new UUID if None
                  title:str='Untitled Thread', # Human-readable title
@@ -552,11 +553,11 @@ def _record(m:ChatMessage, content=False):
     if m.attachments: d['attachments'] = _cp(m.attachments)
     return d
 
-def _from_record(d:dict, content=None, where=''):
-    "The `ChatMessage` of record `d`, with `content` unless the record holds its own"
+def _from_record(d:dict, content=None, where='', mcls=ChatMessage):
+    "The `mcls` message of record `d`, with `content` unless the record holds its own"
     if not isinstance(d, dict) or 'timestamp' not in d: raise ValueError(f'{where}: a thread record must be a dict with a timestamp, not {d!r}')
     d = {'content': content} | d
-    try: return ChatMessage(**(d | dict(timestamp=datetime.fromisoformat(d['timestamp']))))
+    try: return mcls(**(d | dict(timestamp=datetime.fromisoformat(d['timestamp']))))
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {d.get("id")!r}: {e}') from None
 
 # %% ../nbs/03_thread.ipynb #3120ffa7
@@ -649,7 +650,7 @@ def _thread_rec(self:Thread):
 def dialog(self:Thread):
     "The `Dialog` holding this thread, up to date"
     dlg = self._dlg
-    if dlg is None: dlg = self._dlg = Dialog(self.id)
+    if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
     cells,seen,nrun,native = [],{c.id for r in self._runs for c in r},0,[]
     def flush():
         cells.extend(_mk_cell(dlg, g, seen) for g in _groups(native))
@@ -683,7 +684,7 @@ def _add_run(self:Thread, dlg, cells):
     made = []
     for d in dlg2chat(dlg, 'openai', msgs=cells):
         if d['role']=='system': continue
-        m = ChatMessage(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
+        m = self.msg_cls(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
         m._run,n = run,n+1
         made.append(m)
         if m.role=='user': flush(); self.add_message(m)
@@ -727,7 +728,7 @@ def _sys_msgs(self:Thread, srecs, sys, where):
         w = f'{where}, system message {i}'
         at = r.get('at') if isinstance(r, dict) else None
         if at is not None and (not isinstance(at, int) or at<0): raise ValueError(f'{w}: at must be a non-negative int, not {at!r}')
-        m = _from_record({k:v for k,v in r.items() if k!='at'} if at is not None else r, sys if i==0 else None, w)
+        m = _from_record({k:v for k,v in r.items() if k!='at'} if at is not None else r, sys if i==0 else None, w, self.msg_cls)
         if at is None: self._adopt(m)
         else: late.append((at, m))
     return late
@@ -738,7 +739,7 @@ def _apply_changes(self:Thread, changed, where):
     if not isinstance(changed, dict): raise ValueError(f"{where}: meta['dialog']['thread']['changed'] must be a dict")
     for m in self.messages:
         if getattr(m, '_run', None) is None or (r := changed.get(m._base['id'])) is None: continue
-        new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}')
+        new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}', mcls=self.msg_cls)
         m.__dict__.update({k:v for k,v in vars(new).items() if k!='_thread'})
     self._reindex()
 
@@ -748,15 +749,15 @@ def _cell_msgs(self:Thread, c, recs, where):
     if not isinstance(recs, list) or not recs: raise ValueError(f'{where}: thread records must be a non-empty list')
     u = recs[0] if isinstance(recs[0], dict) and recs[0].get('role')=='user' else None
     rest = recs[1:] if u else recs
-    if u: self._adopt(_from_record(u, c.content, where))
-    for r,txt in zip(rest, _contents(rest, c.ai_res)): self._adopt(_from_record(r, txt, where))
+    if u: self._adopt(_from_record(u, c.content, where, self.msg_cls))
+    for r,txt in zip(rest, _contents(rest, c.ai_res)): self._adopt(_from_record(r, txt, where, self.msg_cls))
 
 # %% ../nbs/03_thread.ipynb #94e49346
 @patch(cls_method=True)
 def read(cls:Thread,
          fname): # The dialog file; `.ipynb` is appended when missing
-    "The thread stored in dialog file `fname`"
-    return cls.from_dialog(read_ipynb(fname))
+    "The thread stored in dialog file `fname` (read as a `cls.dlg_cls`)"
+    return cls.from_dialog(read_ipynb(fname, cls.dlg_cls))
 
 @patch
 def save(self:Thread,

@@ -142,3 +142,25 @@ def test_bad_field_types_raise_valueerror(kw):
     "Fields narrator's pydantic model refuses are refused here too, with a ValueError naming the field"
     with pytest.raises(ValueError): narrator.Message(role='assistant', content='a', **kw)
     with pytest.raises(ValueError, match=list(kw)[0]): Message(role='assistant', content='a', **kw)
+
+from dialog.core import Dialog, Message as CoreMsg
+class MyMsg(CoreMsg): meta_attrs = {'pinned_': 'pinned'}
+class MyDlg(Dialog): msg_cls = MyMsg
+class MyChat(Message): pass
+class MyThread(Thread): msg_cls,dlg_cls = MyChat,MyDlg
+
+def test_host_subclasses_through_every_path(tmp_path):
+    "A host's Thread subclass builds its own dialog and message classes: new, from a dialog made elsewhere, read back from a file"
+    t = MyThread(id='h')
+    t.add_message(MyChat(role='user', content='q?')); t.add_message(MyChat(role='assistant', content='a!'))
+    assert type(t.dialog) is MyDlg and {type(c) for c in t.dialog.messages}=={MyMsg}
+    back = MyThread.read(t.save(tmp_path/'h.ipynb'))
+    assert type(back) is MyThread and type(back.dialog) is MyDlg
+    assert {type(m) for m in back.messages}=={MyChat} and {type(c) for c in back.dialog.messages}=={MyMsg}
+    d = MyDlg('other'); d.mk_message('note', msg_type='note'); d.mk_message('q2', msg_type='prompt', output='a2')
+    o = MyThread.from_dialog(d)
+    o.add_reaction(o.messages[-1].id, 'x', 'u')
+    assert {type(m) for m in o.messages}=={MyChat}
+    back = MyThread.read(o.save(tmp_path/'o.ipynb'))
+    assert {type(m) for m in back.messages}=={MyChat} and back.get_reactions(o.messages[-1].id)=={'x': ['u']}
+    assert back.model_dump(mode='json')==o.model_dump(mode='json')
