@@ -88,7 +88,7 @@ def _reided(m):
 
 class ChatMessage:
     "A role message of a `Thread`, with narrator's fields (import it as `Message` for drop-in use)"
-    role = DepProp(noop, _chk_role)
+    role = DepProp(_renumbered, _chk_role)
     id = DepProp(_reided)
     turn = DepProp(_renumbered)
     sequence = DepProp(_renumbered)
@@ -242,7 +242,7 @@ class Thread:
         if (ix := self._by_id) is not None:
             if m.id in ix: self._dups = True
             if first or m.id not in ix: ix[m.id] = m
-        if (mx := self._maxes) is not None: mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+        if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
 
 # %% ../nbs/03_thread.ipynb #be730a3e
 class _MsgList(list):
@@ -290,7 +290,7 @@ def _unlinked(self:Thread, m):
     else:
         if ix is not None and ix.get(m.id) is m: del ix[m.id]
         if m._thread and m._thread() is self: m._thread = None
-    if (mx := self._maxes) is not None and ((m.turn or 0)>=mx[0] or (m.sequence or 0)>=mx[1]): self._maxes = None
+    if (mx := self._maxes) is not None and m.role!='system' and ((m.turn or 0)>=mx[0] or (m.sequence or 0)>=mx[1]): self._maxes = None
 
 @patch
 def _reindex(self:Thread):
@@ -328,9 +328,10 @@ def __setstate__(self:Thread, state):
 # %% ../nbs/03_thread.ipynb #6dd301e3
 @patch
 def _cur(self:Thread):
-    "The largest turn and sequence number in the thread, recomputed only after a renumbering"
+    "The largest turn and sequence number of the thread's non-system messages (as narrator counts), recomputed only after a renumbering"
     if self._maxes is None:
-        self._maxes = [max((m.turn or 0 for m in self.messages), default=0), max((m.sequence or 0 for m in self.messages), default=0)]
+        ms = [m for m in self.messages if m.role!='system']
+        self._maxes = [max((m.turn or 0 for m in ms), default=0), max((m.sequence or 0 for m in ms), default=0)]
     return self._maxes
 
 @patch
