@@ -647,23 +647,33 @@ def _thread_rec(self:Thread):
                attributes=_cp(self.attributes), platforms=_cp(self.platforms))
     return rec | ({'system': recs} if recs else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
 
+@patch
+def _run_of(self:Thread, m):
+    "The run of cells non-system message `m` was made from, or None"
+    r = getattr(m, '_run', None)
+    return r if m.role!='system' and r is not None and r<len(self._runs) and m._thread and m._thread() is self else None
+
 @patch(as_prop=True)
 def dialog(self:Thread):
     "The `Dialog` holding this thread, up to date"
     dlg = self._dlg
     if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
-    cells,seen,nrun,native = [],{c.id for r in self._runs for c in r},0,[]
+    cells,seen,nrun,native = [],{c.id for cs,_ in self._runs for c in cs},0,[]
+    live = {} # run: the ids (as made) of its messages still in the thread
+    for m in self.messages:
+        if (r := self._run_of(m)) is not None: live.setdefault(r, set()).add(m._base['id'])
     def flush():
         cells.extend(_mk_cell(dlg, g, seen) for g in _groups(native))
         native.clear()
     def runs_to(i):
         nonlocal nrun
-        while nrun<=i: cells.extend(self._runs[nrun]); nrun += 1
-    changed = {}
+        while nrun<=i:
+            if nrun in live: cells.extend(self._runs[nrun][0]) # a run whose messages were all taken out goes too
+            nrun += 1
+    changed = {i:None for r,ids in live.items() for i in self._runs[r][1] if i not in ids} # taken out of the thread
     for m in self.messages:
         if m.role=='system': continue
-        r = getattr(m, '_run', None)
-        if r is not None and r<len(self._runs) and m._thread and m._thread() is self:
+        if (r := self._run_of(m)) is not None:
             flush(); runs_to(r)
             if (mr := _record(m, True))!=m._base: changed[m._base['id']] = mr
         else: native.append(m)
@@ -678,8 +688,8 @@ def dialog(self:Thread):
 @patch
 def _add_run(self:Thread, dlg, cells):
     "Add the role messages `dialog.chat` makes of `cells` (a run of `dlg`'s cells without thread records), remembering the cells to write back"
-    run,turn,n = len(self._runs),[],0
-    self._runs.append(list(cells))
+    run,turn,n,ids = len(self._runs),[],0,[]
+    self._runs.append((list(cells), ids)) # the cells, and the ids of the messages made from them
     def flush():
         if turn: self.add_messages_batch(turn); turn.clear()
     made = []
@@ -687,7 +697,7 @@ def _add_run(self:Thread, dlg, cells):
         if d['role']=='system': continue
         m = self.msg_cls(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
         m._run,n = run,n+1
-        made.append(m)
+        made.append(m); ids.append(m.id)
         if m.role=='user': flush(); self.add_message(m)
         else: turn.append(m)
     flush()
@@ -736,13 +746,15 @@ def _sys_msgs(self:Thread, srecs, sys, where):
 
 @patch
 def _apply_changes(self:Thread, changed, where):
-    "Update the messages made from cells without records by the records of what changed since (by their original ids)"
+    "Update the messages made from cells without records by the records of what changed since (by their original ids; None: taken out)"
     if not isinstance(changed, dict): raise ValueError(f"{where}: meta['dialog']['thread']['changed'] must be a dict")
+    gone = set()
     for m in self.messages:
-        if getattr(m, '_run', None) is None or (r := changed.get(m._base['id'])) is None: continue
-        new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}', mcls=self.msg_cls)
+        if getattr(m, '_run', None) is None or (i := m._base['id']) not in changed: continue
+        if (r := changed[i]) is None: gone.add(id(m)); continue
+        new = _from_record(r, where=f'{where}, changed message {i!r}', mcls=self.msg_cls)
         m.__dict__.update({k:v for k,v in vars(new).items() if k!='_thread'})
-    self._reindex()
+    self.messages = [m for m in self.messages if id(m) not in gone]
 
 @patch
 def _cell_msgs(self:Thread, c, recs, where):

@@ -220,3 +220,25 @@ def test_system_numbers_not_counted():
         t.add_message(mod.Message(id='v', role='user', content='V', timestamp=T0))
         return [(m.id, m.sequence, m.turn) for m in t.messages], t.get_current_turn()
     assert run(ours)==run(narrator)
+
+def foreign():
+    d = Dialog('notes')
+    d.mk_message('# Orders', msg_type='note')
+    d.mk_message('Where is order 1?', msg_type='prompt', output='It shipped.')
+    d.mk_message('And order 2?', msg_type='prompt', output='Not yet.')
+    return d
+
+@pytest.mark.parametrize('how', ['pop_one', 'pop_all', 'reassign_empty', 'keep_first_two'])
+def test_removed_foreign_messages_stay_removed(tmp_path, how):
+    "Messages made from a dialog made elsewhere, removed from `messages`, don't come back when the thread is saved and read"
+    t = Thread.from_dialog(foreign())
+    assert len(t.messages)==4
+    if how=='pop_one': t.messages.pop(1)
+    elif how=='pop_all': 
+        while t.messages: t.messages.pop()
+    elif how=='reassign_empty': t.messages = []
+    else: t.messages = t.messages[:2]
+    t.add_message(Message(role='user', content='new question'))
+    back = Thread.read(t.save(tmp_path/'f.ipynb'))
+    assert [m.content for m in back.messages]==[m.content for m in t.messages]
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
