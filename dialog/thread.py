@@ -48,6 +48,7 @@ def _chk_source(src):
     if src is None: return None
     if not isinstance(src, dict): raise ValueError(f'source must be a dict, not {type(src).__name__}')
     if extra := set(src) - {'id','name','type'}: raise ValueError(f'source has unknown keys {sorted(extra)}')
+    if not src.get('id'): raise ValueError(f'source must have an id, not {src!r}')
     if 'type' in src and src['type'] not in source_types: raise ValueError(f"source type must be one of {source_types}, not {src['type']!r}")
     return {k:src[k] for k in ('id','name','type') if k in src}
 
@@ -66,6 +67,14 @@ def _chk_metrics(met):
     "`met` if it is None or a metrics dict (its `usage` and `timing`, when there, dicts too), else a `ValueError`"
     for k in ('usage', 'timing'): _chk_type(f'metrics[{k!r}]', (_chk_dict('metrics', met) or {}).get(k), dict)
     return met
+
+def _chk_int(m, v, what=''):
+    "`v` as an int (pydantic's lax ints: an int's text, an integral float or a bool), or None; else a `ValueError`"
+    if v is None or type(v) is int: return v
+    try:
+        if isinstance(v, (bool, float, str)) and (i := int(v))==float(v): return i
+    except (ValueError, OverflowError): pass
+    raise ValueError(f'message {getattr(m, "id", None)!r}: {what} must be an int, not {v!r}')
 
 def _chk_content(c):
     if c is None or isinstance(c, (str, list)): return c
@@ -90,8 +99,8 @@ class ChatMessage:
     "A role message of a `Thread`, with narrator's fields (import it as `Message` for drop-in use)"
     role = DepProp(_renumbered, _chk_role)
     id = DepProp(_reided)
-    turn = DepProp(_renumbered)
-    sequence = DepProp(_renumbered)
+    turn = DepProp(_renumbered, lambda m,v: _chk_int(m, v, 'turn'))
+    sequence = DepProp(_renumbered, lambda m,v: _chk_int(m, v, 'sequence'))
     def __init__(self,
                  role:str, # One of `roles`: system, user, assistant or tool
                  content=None, # The text, a list of content parts, or None
@@ -215,8 +224,8 @@ class Thread:
                  updated_at:datetime=None, # Last change; `created_at` if None
                  attributes:dict=None, # Custom metadata
                  platforms:dict=None): # Where the thread also lives: `{platform: {key: value}}`
-        self.id = str(uuid.uuid4()) if id is None else id
-        self.title,self.attributes,self.platforms = title,ifnone(attributes, {}),ifnone(platforms, {})
+        self.id = str(uuid.uuid4()) if id is None else _chk_type('id', id, str)
+        self.title,self.attributes,self.platforms = title,ifnone(_chk_dict('attributes', attributes), {}),ifnone(_chk_dict('platforms', platforms, dict), {})
         self.created_at = _utcnow() if created_at is None else _utc(created_at, 'created_at')
         self.updated_at = self.created_at if updated_at is None else _utc(updated_at, 'updated_at')
         self._dlg,self._runs,self._msgs,self._by_id,self._maxes,self._dups = None,[],_MsgList(self),{},[0,0],False
@@ -445,7 +454,7 @@ def get_message_counts(self:Thread):
 @patch
 def get_message_timing_stats(self:Thread):
     "Latency over the messages that report one: `{total_latency, average_latency, message_count}`"
-    lats = [l for m in self.messages if (l := ((m.metrics or {}).get('timing') or {}).get('latency') or 0) > 0]
+    lats = [l for m in self.messages if (l := ((m.metrics or {}).get('timing') or {}).get('latency'))] # any but 0 or empty, as narrator counts
     return dict(total_latency=sum(lats), average_latency=sum(lats)/len(lats) if lats else 0, message_count=len(lats))
 
 @patch
@@ -454,8 +463,7 @@ def get_tool_usage(self:Thread):
     tools = {}
     for m in self.messages:
         for tc in m.tool_calls or []:
-            n = tc['function']['name']
-            tools[n] = tools.get(n, 0) + 1
+            if n := tc['function']['name']: tools[n] = tools.get(n, 0) + 1 # a call with no name isn't counted, as in narrator
     return dict(tools=tools, total_calls=sum(tools.values()))
 
 # %% ../nbs/03_thread.ipynb #803476e4

@@ -242,3 +242,34 @@ def test_removed_foreign_messages_stay_removed(tmp_path, how):
     back = Thread.read(t.save(tmp_path/'f.ipynb'))
     assert [m.content for m in back.messages]==[m.content for m in t.messages]
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
+
+def _usage(mod, metrics=None, tool_calls=None):
+    t = mod.Thread(); t.add_message(mod.Message(role='assistant', content='a', tool_calls=tool_calls, **({} if metrics is None else {'metrics': metrics})))
+    return t.get_message_timing_stats(), t.get_tool_usage()
+
+@pytest.mark.parametrize('lat', [-5, 0.0, '', False, True, 1e-9, None, 3])
+def test_latency_counts_as_narrator(lat):
+    "narrator counts every latency that isn't zero or empty, negative ones too"
+    assert _usage(ours, {'timing': {'latency': lat}})==_usage(narrator, {'timing': {'latency': lat}})
+
+@pytest.mark.parametrize('name', ['', 0, None, 'f'])
+def test_tool_usage_skips_nameless_calls(name):
+    tc = [{'id': 'c', 'type': 'function', 'function': {'name': name, 'arguments': '{}'}}]
+    assert _usage(ours, tool_calls=tc)==_usage(narrator, tool_calls=tc)
+
+@pytest.mark.parametrize('kw', [dict(source={}), dict(source={'type': 'user'}), dict(source={'name': 'n'}), dict(turn=2.5), dict(sequence='x'), dict(sequence=[1]), dict(turn=float('inf'))])
+def test_more_bad_fields_raise_valueerror(kw):
+    with pytest.raises(ValueError): narrator.Message(role='user', content='a', **kw)
+    with pytest.raises(ValueError, match=list(kw)[0]): Message(role='user', content='a', **kw)
+
+@pytest.mark.parametrize('v', ['3', 2.0, True, -1, None, 7])
+def test_numbers_coerced_as_narrator(v):
+    "pydantic's lax ints: an int's text, an integral float and a bool are taken as ints"
+    for k in ('sequence', 'turn'):
+        a,b = getattr(narrator.Message(role='user', content='a', **{k: v}), k),getattr(Message(role='user', content='a', **{k: v}), k)
+        assert a==b and type(a) is type(b)
+
+@pytest.mark.parametrize('kw', [dict(id=5), dict(attributes=[1]), dict(platforms={'a': 1}), dict(platforms='x')])
+def test_bad_thread_fields_raise_valueerror(kw):
+    with pytest.raises(ValueError): narrator.Thread(**kw)
+    with pytest.raises(ValueError, match=list(kw)[0]): Thread(**kw)
