@@ -48,8 +48,8 @@ def _chk_source(src):
     if src is None: return None
     if not isinstance(src, dict): raise ValueError(f'source must be a dict, not {type(src).__name__}')
     if extra := set(src) - {'id','name','type'}: raise ValueError(f'source has unknown keys {sorted(extra)}')
-    if not src.get('id'): raise ValueError(f'source must have an id, not {src!r}')
     if 'type' in src and src['type'] not in source_types: raise ValueError(f"source type must be one of {source_types}, not {src['type']!r}")
+    if not src.get('id'): raise ValueError(f'source must have an id, not {src!r}')
     return {k:src[k] for k in ('id','name','type') if k in src}
 
 def _chk_type(what, v, typ):
