@@ -656,34 +656,45 @@ def _thread_rec(self:Thread):
     return rec | ({'system': recs} if recs else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
 
 @patch
-def _run_of(self:Thread, m):
-    "The run of cells non-system message `m` was made from, or None"
-    r = getattr(m, '_run', None)
-    return r if m.role!='system' and r is not None and r<len(self._runs) and m._thread and m._thread() is self else None
+def _live_runs(self:Thread):
+    "`{run: ids (as made) of its messages its cells still give}`, the indexes in `messages` of those messages, and `{id (as made): (run, place in it)}`"
+    pos = {i:(r,k) for r,(_,ids,_) in enumerate(self._runs) for k,i in enumerate(ids)}
+    live,kept,last,open_ = {},set(),(-1,-1),False
+    for j,m in enumerate(self.messages):
+        if m.role=='system': continue
+        p = pos.get(m._base['id']) if getattr(m, '_run', None) is not None and m._thread and m._thread() is self else None
+        # a run's cells give its messages together and in order: one out of order, or after another message, is written as a new prompt
+        if open_ := p is not None and p>last and (open_ or p[0]>last[0]):
+            last = p; kept.add(j); live.setdefault(p[0], set()).add(m._base['id'])
+    return live,kept,pos
 
 @patch(as_prop=True)
 def dialog(self:Thread):
     "The `Dialog` holding this thread, up to date"
     dlg = self._dlg
     if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
-    cells,seen,nrun,native = [],{c.id for cs,_ in self._runs for c in cs},0,[]
-    live = {} # run: the ids (as made) of its messages still in the thread
-    for m in self.messages:
-        if (r := self._run_of(m)) is not None: live.setdefault(r, set()).add(m._base['id'])
+    cells,seen,nrun,native = [],{c.id for cs,*_ in self._runs for c in cs},0,[]
+    live,kept,pos = self._live_runs()
+    mx,offs = [0,0],{} # the largest turn and sequence reading the file back will have seen; where each run's numbering will start
     def flush():
+        for m in native: mx[:] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
         cells.extend(_mk_cell(dlg, g, seen) for g in _groups(native))
         native.clear()
     def runs_to(i):
         nonlocal nrun
         while nrun<=i:
-            if nrun in live: cells.extend(self._runs[nrun][0]) # a run whose messages were all taken out goes too
+            if nrun in live: # a run whose messages were all taken out goes too
+                cs,_,rels = self._runs[nrun]
+                cells.extend(cs); offs[nrun] = tuple(mx)
+                mx[:] = max([mx[0]]+[mx[0]+t for t,s in rels]),max([mx[1]]+[mx[1]+s for t,s in rels])
             nrun += 1
     changed = {i:None for r,ids in live.items() for i in self._runs[r][1] if i not in ids} # taken out of the thread
-    for m in self.messages:
+    for j,m in enumerate(self.messages):
         if m.role=='system': continue
-        if (r := self._run_of(m)) is not None:
-            flush(); runs_to(r)
-            if (mr := _record(m, True))!=m._base: changed[m._base['id']] = mr
+        if j in kept:
+            flush(); runs_to(m._run)
+            (t0,s0),(dt,ds) = offs[m._run],self._runs[m._run][2][pos[m._base['id']][1]]
+            if (mr := _record(m, True))!=m._base|dict(sequence=s0+ds, turn=t0+dt): changed[m._base['id']] = mr # as read back, unless recorded
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = self._thread_rec()
@@ -696,8 +707,9 @@ def dialog(self:Thread):
 @patch
 def _add_run(self:Thread, dlg, cells):
     "Add the role messages `dialog.chat` makes of `cells` (a run of `dlg`'s cells without thread records), remembering the cells to write back"
-    run,turn,n,ids = len(self._runs),[],0,[]
-    self._runs.append((list(cells), ids)) # the cells, and the ids of the messages made from them
+    run,turn,n,ids,rels = len(self._runs),[],0,[],[]
+    self._runs.append((list(cells), ids, rels)) # the cells; the ids of the messages made from them, and their numbers past the run's start
+    t0,s0 = self._cur()
     def flush():
         if turn: self.add_messages_batch(turn); turn.clear()
     made = []
@@ -710,6 +722,7 @@ def _add_run(self:Thread, dlg, cells):
         else: turn.append(m)
     flush()
     for m in made: m._base = _record(m, True) # what the cells say: changes made in the thread are recorded against it
+    rels.extend((m.turn-t0, m.sequence-s0) for m in made)
 
 # %% ../nbs/03_thread.ipynb #5ace443a
 def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
@@ -734,8 +747,8 @@ def from_dialog(cls:Thread,
         if run: t._add_run(dlg, run); run = []
         t._cell_msgs(c, recs, f'{where}, cell {i} (id {c.id})')
     if run: t._add_run(dlg, run)
-    for at,m in late: t.messages.insert(at, m)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
+    for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
     t.updated_at = _dt(rec, 'updated_at') or t.created_at
     return t
 

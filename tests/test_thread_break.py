@@ -170,11 +170,11 @@ role = st.sampled_from(['system', 'user', 'assistant', 'tool'])
 idx = st.integers(0, 30)
 mixed_op = st.one_of(st.tuples(st.just('add'), role, st.booleans()), st.tuples(st.just('batch'), st.lists(role, max_size=3)),
     st.tuples(st.just('pop'), idx), st.tuples(st.just('del'), idx, idx), st.tuples(st.just('append'), role, idx),
-    st.tuples(st.just('reid'), idx), st.tuples(st.just('keep'), idx), st.tuples(st.just('react'), idx), st.tuples(st.just('renum'), idx, idx))
+    st.tuples(st.just('reid'), idx), st.tuples(st.just('keep'), idx), st.tuples(st.just('react'), idx), st.tuples(st.just('renum'), idx, idx), st.tuples(st.just('reverse')), st.tuples(st.just('dup'), idx))
 
-def run_mixed(mod, ops):
-    "Apply `ops` (API adds and direct list changes) and return every id lookup, the numbering and the current turn"
-    t,n,ids = mod.Thread(id='mx', title='M'),0,set()
+def run_mixed(mod, ops, start=None):
+    "Apply `ops` (API adds and direct list changes) to a new thread (or `start`) and return every id lookup, the numbering and the thread"
+    t,n,ids = start or mod.Thread(id='mx', title='M'),0,set()
     def mk(r, **kw):
         nonlocal n; n += 1; ids.add(f'm{n}')
         return mod.Message(id=f'm{n}', timestamp=_ts(n), role=r, content=f'c{n}', **({'tool_call_id': 'x'} if r=='tool' else {}), **kw)
@@ -189,6 +189,8 @@ def run_mixed(mod, ops):
         elif k=='reid': ms[op[1]%len(ms)].id = f'r{op[1]}'; ids.add(f'r{op[1]}')
         elif k=='keep': t.messages = ms[:op[1]%len(ms)+1]
         elif k=='react': t.add_reaction(ms[op[1]%len(ms)].id, 'x', f'u{op[1]}')
+        elif k=='reverse': ms.reverse()
+        elif k=='dup': ms.append(ms[op[1]%len(ms)])
         elif k=='renum': ms[op[1]%len(ms)].turn = op[2]
     found = {i: (m.content if (m := t.get_message_by_id(i)) is not None else None) for i in sorted(ids)}
     return found, [(m.id, m.role, m.sequence, m.turn) for m in t.messages], t
@@ -206,6 +208,14 @@ def test_mixed_changes_match_narrator(ops):
 def test_mixed_changes_roundtrip(tmp_path, ops):
     "Whatever was done to the list, save and read give back the same thread, in the same order"
     t = run_mixed(ours, ops)[2]
+    back = Thread.read(t.save(tmp_path/'mixed.ipynb', force=True))
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(mixed_op, max_size=14))
+def test_mixed_changes_roundtrip_foreign(tmp_path, ops):
+    "The same, starting from a dialog made elsewhere (notes and prompts without thread records)"
+    t = run_mixed(ours, ops, Thread.from_dialog(foreign()))[2]
     back = Thread.read(t.save(tmp_path/'mixed.ipynb', force=True))
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
     assert [back.get_message_by_id(m.id).id for m in t.messages]==[m.id for m in t.messages]
@@ -273,3 +283,16 @@ def test_numbers_coerced_as_narrator(v):
 def test_bad_thread_fields_raise_valueerror(kw):
     with pytest.raises(ValueError): narrator.Thread(**kw)
     with pytest.raises(ValueError, match=list(kw)[0]): Thread(**kw)
+
+@pytest.mark.parametrize('how', ['reverse', 'swap', 'dup', 'move_last_first'])
+def test_reordered_foreign_messages_roundtrip(tmp_path, how):
+    "Messages made from a dialog made elsewhere, reordered in `messages`, come back in their new order"
+    t = Thread.from_dialog(foreign())
+    ms = t.messages
+    if how=='reverse': ms.reverse()
+    elif how=='swap': ms[1],ms[2] = ms[2],ms[1]
+    elif how=='dup': ms.append(ms[1])
+    else: ms.insert(0, ms.pop())
+    t.add_message(Message(role='user', content='new question'))
+    back = Thread.read(t.save(tmp_path/'r.ipynb'))
+    assert back.model_dump(mode='json')==t.model_dump(mode='json')
