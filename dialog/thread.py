@@ -725,7 +725,11 @@ def _add_run(self:Thread, dlg, cells):
     rels.extend((m.turn-t0, m.sequence-s0) for m in made)
 
 # %% ../nbs/03_thread.ipynb #5ace443a
-def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
+def _dt(rec, k, where):
+    "The time `rec[k]` (ISO text; UTC when it names no zone), or None"
+    if not (v := rec.get(k)): return None
+    try: return _utc(datetime.fromisoformat(v), k)
+    except (TypeError, ValueError): raise ValueError(f"{where}: the thread's {k} must be an ISO time, not {v!r}") from None
 
 @patch(cls_method=True)
 def from_dialog(cls:Thread,
@@ -735,8 +739,10 @@ def from_dialog(cls:Thread,
     rec = (meta.get('thread') if isinstance(meta, dict) else None) or {}
     where = f'dialog {dlg.name!r}'
     if not isinstance(rec, dict): raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {type(rec).__name__}")
-    t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=_dt(rec, 'created_at'),
-            attributes=rec.get('attributes'), platforms=rec.get('platforms'))
+    created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
+    try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
+                 attributes=rec.get('attributes'), platforms=rec.get('platforms'))
+    except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,sys = dlg,dlg.system
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=_iso(t.created_at))] if sys else [])
     late = t._sys_msgs(srecs, sys, where)
@@ -749,7 +755,7 @@ def from_dialog(cls:Thread,
     if run: t._add_run(dlg, run)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
     for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
-    t.updated_at = _dt(rec, 'updated_at') or t.created_at
+    t.updated_at = updated or t.created_at
     return t
 
 @patch
@@ -780,7 +786,8 @@ def _apply_changes(self:Thread, changed, where):
 @patch
 def _cell_msgs(self:Thread, c, recs, where):
     "Adopt the messages recorded in prompt cell `c`"
-    if not isinstance(recs, list) or not recs: raise ValueError(f'{where}: thread records must be a non-empty list')
+    if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
+        raise ValueError(f'{where}: thread records must be a non-empty list of dicts')
     u = recs[0] if isinstance(recs[0], dict) and recs[0].get('role')=='user' else None
     rest = recs[1:] if u else recs
     if u: self._adopt(_from_record(u, c.content, where, self.msg_cls))

@@ -296,3 +296,27 @@ def test_reordered_foreign_messages_roundtrip(tmp_path, how):
     t.add_message(Message(role='user', content='new question'))
     back = Thread.read(t.save(tmp_path/'r.ipynb'))
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
+
+bad_meta = {
+    'id int': lambda d: d.meta['dialog']['thread'].__setitem__('id', 5),
+    'created int': lambda d: d.meta['dialog']['thread'].__setitem__('created_at', 5),
+    'created text': lambda d: d.meta['dialog']['thread'].__setitem__('created_at', 'yesterday'),
+    'updated text': lambda d: d.meta['dialog']['thread'].__setitem__('updated_at', 'x'),
+    'attributes list': lambda d: d.meta['dialog']['thread'].__setitem__('attributes', [1]),
+    'platforms bad': lambda d: d.meta['dialog']['thread'].__setitem__('platforms', {'a': 1}),
+    'record not a dict': lambda d: d.messages[0].meta['dialog']['thread'].__setitem__(0, 'x'),
+    'reply record not a dict': lambda d: d.messages[0].meta['dialog']['thread'].__setitem__(1, 3),
+}
+
+@pytest.mark.parametrize('case', list(bad_meta))
+def test_bad_thread_metadata_raises_valueerror_saying_where(case):
+    "A hand-edited notebook record that's wrong raises a ValueError naming the dialog, never a TypeError"
+    d = building(ours).dialog
+    bad_meta[case](d)
+    with pytest.raises(ValueError, match="dialog 'th-1'"): Thread.from_dialog(d)
+
+def test_naive_thread_times_read_as_utc():
+    d = building(ours).dialog
+    d.meta['dialog']['thread'] |= dict(created_at='2024-05-01T12:00:00', updated_at='2024-05-01T13:00:00')
+    t = Thread.from_dialog(d)
+    assert t.created_at.tzinfo is not None and t.updated_at.tzinfo is not None and t.updated_at>t.created_at
