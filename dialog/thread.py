@@ -662,7 +662,7 @@ def _live_runs(self:Thread):
     live,kept,last,open_ = {},set(),(-1,-1),False
     for j,m in enumerate(self.messages):
         if m.role=='system': continue
-        p = pos.get(m._base['id']) if getattr(m, '_run', None) is not None and m._thread and m._thread() is self else None
+        p = pos.get(m._base['id']) if getattr(m, '_src', None) is self._runs else None # made from this thread's cells (a copy shares them)
         # a run's cells give its messages together and in order: one out of order, or after another message, is written as a new prompt
         if open_ := p is not None and p>last and (open_ or p[0]>last[0]):
             last = p; kept.add(j); live.setdefault(p[0], set()).add(m._base['id'])
@@ -716,7 +716,7 @@ def _add_run(self:Thread, dlg, cells):
     for d in dlg2chat(dlg, 'openai', msgs=cells):
         if d['role']=='system': continue
         m = self.msg_cls(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
-        m._run,n = run,n+1
+        m._run,m._src,n = run,self._runs,n+1
         made.append(m); ids.append(m.id)
         if m.role=='user': flush(); self.add_message(m)
         else: turn.append(m)

@@ -320,3 +320,11 @@ def test_naive_thread_times_read_as_utc():
     d.meta['dialog']['thread'] |= dict(created_at='2024-05-01T12:00:00', updated_at='2024-05-01T13:00:00')
     t = Thread.from_dialog(d)
     assert t.created_at.tzinfo is not None and t.updated_at.tzinfo is not None and t.updated_at>t.created_at
+
+def test_shallow_copy_leaves_original_cells():
+    "A shallow copy shares the messages; changing the copy's list doesn't turn the original's cells into new prompts"
+    t = Thread.from_dialog(foreign())
+    before = [c.id for c in t.dialog.messages]
+    c = copy.copy(t)
+    c.messages.pop(0); c.add_message(Message(role='user', content='copy'))
+    assert [x.id for x in t.dialog.messages]==before and len(t.messages)==4
