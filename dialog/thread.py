@@ -276,10 +276,10 @@ class _MsgList(list):
 def _whole(nm, new=None):
     "A `list` method `nm` that has the thread reindex after it; `new(args)` are the messages it puts in, checked first"
     f = getattr(list, nm)
-    def _f(self, *args):
+    def _f(self, *args, **kw):
         t = self._thread()
         if t and new: args = new(t, *args)
-        res = f(self, *args)
+        res = f(self, *args, **kw)
         if t: t._reindex()
         return res
     _f.__name__ = nm

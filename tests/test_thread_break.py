@@ -35,6 +35,7 @@ direct_ops = {
     'iadd': lambda t,mod: t.messages.__iadd__([nmsg(mod, 'n3', sequence=6, turn=4)]),
     'insert': lambda t,mod: t.messages.insert(1, nmsg(mod, 'n1', sequence=2, turn=1)),
     'reverse': lambda t,mod: t.messages.reverse(),
+    'sort_key': lambda t,mod: t.messages.sort(key=lambda m: m.content, reverse=True),
     'reid': lambda t,mod: setattr(t.messages[2], 'id', 'n1'),
 }
 
