@@ -317,6 +317,7 @@ def _index(self:Thread):
     return self._by_id
 
 def _set_messages(self:Thread, ms):
+    if not isinstance(ms, (list, tuple, L)): raise ValueError(f'thread {self.id!r}: messages must be a list, not {type(ms).__name__}')
     if not (isinstance(ms, _MsgList) and ms._thread() is self): self._msgs = _MsgList(self, [self._chk(m) for m in ms])
     self._reindex()
 

@@ -329,3 +329,9 @@ def test_shallow_copy_leaves_original_cells():
     c = copy.copy(t)
     c.messages.pop(0); c.add_message(Message(role='user', content='copy'))
     assert [x.id for x in t.dialog.messages]==before and len(t.messages)==4
+
+@pytest.mark.parametrize('bad', [None, 'abc', 5, {'a': 1}])
+def test_messages_must_be_a_list(bad):
+    t = base(ours)
+    with pytest.raises(ValueError, match='messages must be a list'): t.messages = bad
+    assert len(t.messages)==5 and t.get_message_by_id('m0') is not None
