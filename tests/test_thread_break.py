@@ -1,5 +1,6 @@
 "Hostile review of dialog.thread: changes made to `thread.messages` directly, late system messages, bad input; narrator is the oracle"
 import copy, pickle, pytest, nbformat
+from pathlib import Path
 import narrator
 import dialog.thread as ours
 from dialog.thread import Thread, Message
@@ -335,3 +336,17 @@ def test_messages_must_be_a_list(bad):
     t = base(ours)
     with pytest.raises(ValueError, match='messages must be a list'): t.messages = bad
     assert len(t.messages)==5 and t.get_message_by_id('m0') is not None
+
+def test_two_processes_saving_one_thread(tmp_path):
+    "Processes that read the same thread file and save it: one wins, the others are refused, nothing is half-written"
+    import subprocess, sys, os
+    p = tmp_path/'t.ipynb'
+    t = Thread(id='c'); t.add_message(Message(role='user', content='hi')); t.save(p)
+    code = ('import sys, time\nfrom dialog.thread import Thread, Message\nt = Thread.read(sys.argv[1]); time.sleep(0.5)\n'
+            't.add_message(Message(role="user", content=sys.argv[2]))\ntry: t.save(); print("saved")\nexcept Exception as e: print(type(e).__name__)')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(ours.__file__).parent.parent), os.environ.get('PYTHONPATH', '')]))
+    ps = [subprocess.Popen([sys.executable, '-c', code, str(p), f'w{i}'], stdout=subprocess.PIPE, text=True, env=env) for i in range(3)]
+    outs = sorted(x.communicate()[0].strip() for x in ps)
+    assert outs==['DialogConflictError', 'DialogConflictError', 'saved']
+    back = Thread.read(p)
+    assert [m.content for m in back.messages][0]=='hi' and len(back.messages)==2 and [x.name for x in tmp_path.iterdir()]==['t.ipynb']
