@@ -7,7 +7,7 @@ Prints:
 - `narrator/ours at 20k`: narrator's time over ours at 20,000 messages (goal >= 100); narrator is run once at 20k (about a minute);
 - `baseline 20k/2k`: the same ratio for the cheapest linear pass over the same messages (one small dict each), measured in the same run:
   on a loaded machine memory effects can push even that above 10, so read `ours` next to it;
-- `get_message_by_id 20k/2k`: 10,000 lookups in a 20k thread over the same in a 2k thread (O(1) is 1).
+- `get_message_by_id 20k/2k`: 10,000 lookups in a 20k thread over the same in a 2k thread (O(1) is 1); `missing` the same for ids not in the thread.
 Messages are made before the clock starts (the same for both libraries): a user message, an assistant message with metrics,
 and every fifth turn a tool call answered by a tool message in the same turn. Each of our figures is the best of `--reps` runs;
 the garbage collector is off while the clock runs (as `timeit` does), for both libraries.
@@ -54,9 +54,9 @@ def baseline(msgs):
         return time.perf_counter()-t0
     finally: gc.enable()
 
-def lookups(t, k=10_000):
-    "Seconds for `k` lookups of ids among the first 2,000 messages (the same working set at every size, so only the algorithm differs)"
-    ids = [m.id for m in t.messages[:2_000]]
+def lookups(t, k=10_000, missing=False):
+    "Seconds for `k` lookups of ids among the first 2,000 messages (the same working set at every size, so only the algorithm differs), or of ids not in the thread"
+    ids = [f'missing-{i}' for i in range(2_000)] if missing else [m.id for m in t.messages[:2_000]]
     rnd = random.Random(0); pick = [rnd.choice(ids) for _ in range(k)]
     t0 = time.perf_counter()
     for i in pick: t.get_message_by_id(i)
@@ -68,12 +68,12 @@ def main():
     p.add_argument('--no-narrator', action='store_true')
     a = p.parse_args()
     sizes = (2_000, 20_000)
-    ts,ls,bs = {n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes}
+    ts,ls,bs,ms = {n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes}
     for _ in range(a.reps): # interleaved, so both sizes meet the same load from other processes
         for n in sizes:
             msgs = mk_msgs(ours, n)
             bs[n].append(baseline(msgs))
-            dt,t = run(ours, msgs); ts[n].append(dt); ls[n].append(lookups(t))
+            dt,t = run(ours, msgs); ts[n].append(dt); ls[n].append(lookups(t)); ms[n].append(lookups(t, missing=True))
             del t, msgs; gc.collect()
     best,look,base = {n:min(v) for n,v in ts.items()},{n:min(v) for n,v in ls.items()},{n:min(v) for n,v in bs.items()}
     for n in sizes: print(f'ours {n:>6,} messages: {best[n]*1000:9.1f} ms   10,000 get_message_by_id: {look[n]*1000:6.1f} ms')
@@ -81,6 +81,7 @@ def main():
     print(f'ours 20k/2k: {r:.2f}  (goal <= 11)')
     print(f'baseline 20k/2k: {rb:.2f}  (a one-dict-per-message pass; above 10 when memory effects make even that superlinear)')
     print(f'get_message_by_id 20k/2k: {look[20_000]/look[2_000]:.2f}  (O(1) is 1)')
+    print(f'get_message_by_id missing 20k/2k: {min(ms[20_000])/min(ms[2_000]):.2f}  (O(1) is 1)')
     if a.no_narrator: return
     import narrator
     nt,_ = run(narrator, mk_msgs(narrator, 20_000))

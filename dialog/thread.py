@@ -49,7 +49,32 @@ def _chk_source(src):
     if not isinstance(src, dict): raise ValueError(f'source must be a dict, not {type(src).__name__}')
     if extra := set(src) - {'id','name','type'}: raise ValueError(f'source has unknown keys {sorted(extra)}')
     if 'type' in src and src['type'] not in source_types: raise ValueError(f"source type must be one of {source_types}, not {src['type']!r}")
+    if not src.get('id'): raise ValueError(f'source must have an id, not {src!r}')
     return {k:src[k] for k in ('id','name','type') if k in src}
+
+def _chk_type(what, v, typ):
+    "`v` if it is None or a `typ`, else a `ValueError` naming field `what`"
+    if v is None or isinstance(v, typ): return v
+    raise ValueError(f'{what} must be a {typ.__name__}, not {type(v).__name__}')
+
+def _chk_dict(what, v, vtyp=None):
+    "`v` if it is None or a dict (of `vtyp`s, when given), else a `ValueError` naming the field or entry"
+    for k,o in (_chk_type(what, v, dict) or {}).items():
+        if vtyp: _chk_type(f'{what}[{k!r}]', o, vtyp)
+    return v
+
+def _chk_metrics(met):
+    "`met` if it is None or a metrics dict (its `usage` and `timing`, when there, dicts too), else a `ValueError`"
+    for k in ('usage', 'timing'): _chk_type(f'metrics[{k!r}]', (_chk_dict('metrics', met) or {}).get(k), dict)
+    return met
+
+def _chk_int(m, v, what=''):
+    "`v` as an int (pydantic's lax ints: an int's text, an integral float or a bool), or None; else a `ValueError`"
+    if v is None or type(v) is int: return v
+    try:
+        if isinstance(v, (bool, float, str)) and (i := int(v))==float(v): return i
+    except (ValueError, OverflowError): pass
+    raise ValueError(f'message {getattr(m, "id", None)!r}: {what} must be an int, not {v!r}')
 
 def _chk_content(c):
     if c is None or isinstance(c, (str, list)): return c
@@ -66,11 +91,16 @@ def _renumbered(m):
     t = m._thread and m._thread()
     if t is not None: t._maxes = None
 
+def _reided(m):
+    t = m._thread and m._thread()
+    if t is not None: t._by_id = None
+
 class ChatMessage:
     "A role message of a `Thread`, with narrator's fields (import it as `Message` for drop-in use)"
-    role = DepProp(noop, _chk_role)
-    turn = DepProp(_renumbered)
-    sequence = DepProp(_renumbered)
+    role = DepProp(_renumbered, _chk_role)
+    id = DepProp(_reided)
+    turn = DepProp(_renumbered, lambda m,v: _chk_int(m, v, 'turn'))
+    sequence = DepProp(_renumbered, lambda m,v: _chk_int(m, v, 'sequence'))
     def __init__(self,
                  role:str, # One of `roles`: system, user, assistant or tool
                  content=None, # The text, a list of content parts, or None
@@ -89,14 +119,16 @@ class ChatMessage:
                  reactions:dict=None, # `{emoji: [user_id, ...]}`
                  attachments:list=None): # Attachments, carried as given
         self._thread = None
-        self.id = rtoken_hex(32) if id is None else id
-        self.role,self.content,self.name,self.tool_call_id = role,_chk_content(content),name,tool_call_id
+        self.id = rtoken_hex(32) if id is None else _chk_type('id', id, str)
+        self.role,self.content = role,_chk_content(content)
+        self.name,self.tool_call_id,self.reasoning_content = [_chk_type(k, v, str) for k,v in
+            dict(name=name, tool_call_id=tool_call_id, reasoning_content=reasoning_content).items()]
         self.tool_calls,self.source = _chk_tool_calls(tool_calls),_chk_source(source)
-        self.metrics = default_metrics() if metrics is None else metrics
+        self.metrics = default_metrics() if metrics is None else _chk_metrics(metrics)
         self.timestamp = _utcnow() if timestamp is None else _utc(timestamp)
-        self.platforms,self.attributes = ifnone(platforms, {}),ifnone(attributes, {})
-        self.reasoning_content,self.sequence,self.turn = reasoning_content,sequence,turn
-        self.reactions,self.attachments = ifnone(reactions, {}),ifnone(attachments, [])
+        self.platforms,self.attributes = ifnone(_chk_dict('platforms', platforms, dict), {}),ifnone(_chk_dict('attributes', attributes), {})
+        self.sequence,self.turn = sequence,turn
+        self.reactions,self.attachments = ifnone(_chk_dict('reactions', reactions, list), {}),ifnone(attachments, [])
         if role=='tool' and not tool_call_id: raise ValueError(f'message {self.id!r}: tool_call_id is required for tool messages')
     def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
 
@@ -183,6 +215,7 @@ def to_chat_completion_message(self:ChatMessage):
 # %% ../nbs/03_thread.ipynb #d23301c1
 class Thread:
     "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`"
+    msg_cls,dlg_cls = ChatMessage,Dialog # a host subclass sets its own: the classes of the messages and the dialog it builds
     def __init__(self,
                  id:str=None, # Thread id; a new UUID if None
                  title:str='Untitled Thread', # Human-readable title
@@ -191,25 +224,104 @@ class Thread:
                  updated_at:datetime=None, # Last change; `created_at` if None
                  attributes:dict=None, # Custom metadata
                  platforms:dict=None): # Where the thread also lives: `{platform: {key: value}}`
-        self.id = str(uuid.uuid4()) if id is None else id
-        self.title,self.attributes,self.platforms = title,ifnone(attributes, {}),ifnone(platforms, {})
+        self.id = str(uuid.uuid4()) if id is None else _chk_type('id', id, str)
+        self.title,self.attributes,self.platforms = title,ifnone(_chk_dict('attributes', attributes), {}),ifnone(_chk_dict('platforms', platforms, dict), {})
         self.created_at = _utcnow() if created_at is None else _utc(created_at, 'created_at')
         self.updated_at = self.created_at if updated_at is None else _utc(updated_at, 'updated_at')
-        self.messages,self._by_id,self._maxes,self._dlg,self._runs = [],{},[0,0],None,[]
+        self._dlg,self._runs,self._msgs,self._by_id,self._maxes,self._dups = None,[],_MsgList(self),{},[0,0],False
         for m in messages or []: self._adopt(m)
 
     def __repr__(self): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
 
     def _touch(self): self.updated_at = _utcnow()
 
-    def _adopt(self, m, idx=None):
-        "Put `m` in the list (at `idx`, or last) and the id index"
+    def _chk(self, m):
         if not isinstance(m, ChatMessage): raise ValueError(f'thread {self.id!r}: expected a Message, got {type(m).__name__}')
-        if idx is None: self.messages.append(m)
-        else: self.messages.insert(idx, m)
-        self._by_id.setdefault(m.id, m) # the first message with an id is the one found, as in narrator
+        return m
+
+    def _adopt(self, m, first=False):
+        "Put `m` in the list (first, or last), the id index and the numbering"
+        if first: list.insert(self._msgs, 0, self._chk(m))
+        else: list.append(self._msgs, self._chk(m))
+        self._linked(m, first)
+
+    def _linked(self, m, first=False):
+        "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
         m._thread = weakref.ref(self)
-        if (mx := self._maxes) is not None: mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+        if (ix := self._by_id) is not None:
+            if m.id in ix: self._dups = True
+            if first or m.id not in ix: ix[m.id] = m
+        if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+
+# %% ../nbs/03_thread.ipynb #be730a3e
+class _MsgList(list):
+    "A thread's `messages`: a list that tells its thread when it is changed directly"
+    def __init__(self, t, ms=()): super().__init__(ms); self._t = weakref.ref(t)
+    def __reduce__(self): return list, (list(self),) # a copy is a plain list; the thread that gets it wraps it again
+    def _thread(self):
+        t = self._t()
+        return t if t is not None and t._msgs is self else None # a list the thread no longer holds tells nobody
+    def append(self, m):
+        t = self._thread()
+        super().append(t._chk(m) if t else m)
+        if t: t._linked(m)
+    def pop(self, i=-1):
+        m = super().pop(i)
+        if t := self._thread(): t._unlinked(m)
+        return m
+    def remove(self, m):
+        super().remove(m)
+        if t := self._thread(): t._unlinked(m)
+
+def _whole(nm, new=None):
+    "A `list` method `nm` that has the thread reindex after it; `new(args)` are the messages it puts in, checked first"
+    f = getattr(list, nm)
+    def _f(self, *args, **kw):
+        t = self._thread()
+        if t and new: args = new(t, *args)
+        res = f(self, *args, **kw)
+        if t: t._reindex()
+        return res
+    _f.__name__ = nm
+    return _f
+
+def _new_seq(t, ms): return ([t._chk(m) for m in ms],)
+def _new_at(t, i, v): return (i, [t._chk(m) for m in v] if isinstance(i, slice) else t._chk(v))
+for nm,new in dict(insert=_new_at, extend=_new_seq, __iadd__=_new_seq, __setitem__=_new_at, __delitem__=None, __imul__=None,
+                   clear=None, sort=None, reverse=None).items(): setattr(_MsgList, nm, _whole(nm, new))
+
+# %% ../nbs/03_thread.ipynb #67988e3a
+@patch
+def _unlinked(self:Thread, m):
+    "Forget `m`, just taken out of the list"
+    ix = self._by_id
+    if self._dups: self._by_id = None # another message (or `m` again) may hold its id
+    else:
+        if ix is not None and ix.get(m.id) is m: del ix[m.id]
+        if m._thread and m._thread() is self: m._thread = None
+    if (mx := self._maxes) is not None and m.role!='system' and ((m.turn or 0)>=mx[0] or (m.sequence or 0)>=mx[1]): self._maxes = None
+
+@patch
+def _reindex(self:Thread):
+    "Relink every message, and forget the id index and largest numbers (found again when next needed), after a change to the whole list"
+    for m in self._msgs: m._thread = weakref.ref(self)
+    self._by_id = self._maxes = None
+
+@patch
+def _index(self:Thread):
+    "The id index: each id's first message"
+    if self._by_id is None:
+        ix = {}
+        for m in self._msgs: ix.setdefault(m.id, m)
+        self._by_id,self._dups = ix,len(ix)<len(self._msgs)
+    return self._by_id
+
+def _set_messages(self:Thread, ms):
+    if not isinstance(ms, (list, tuple, L)): raise ValueError(f'thread {self.id!r}: messages must be a list, not {type(ms).__name__}')
+    if not (isinstance(ms, _MsgList) and ms._thread() is self): self._msgs = _MsgList(self, [self._chk(m) for m in ms])
+    self._reindex()
+
+Thread.messages = property(lambda self: self._msgs, _set_messages, doc="The thread's messages, in order (a list; change it directly if you like)")
 
 # %% ../nbs/03_thread.ipynb #c87d4e98
 @patch
@@ -221,22 +333,23 @@ def __getstate__(self:Thread): return {**vars(self), '_dlg': None} # a copy is a
 @patch
 def __setstate__(self:Thread, state):
     self.__dict__.update(state)
-    for m in self.messages: m._thread = weakref.ref(self)
+    self.messages = self._msgs # wrapped and relinked: the copy's list tells the copy
 
 # %% ../nbs/03_thread.ipynb #6dd301e3
 @patch
 def _cur(self:Thread):
-    "The largest turn and sequence number in the thread, recomputed only after a renumbering"
+    "The largest turn and sequence number of the thread's non-system messages (as narrator counts), recomputed only after a renumbering"
     if self._maxes is None:
-        self._maxes = [max((m.turn or 0 for m in self.messages), default=0), max((m.sequence or 0 for m in self.messages), default=0)]
+        ms = [m for m in self.messages if m.role!='system']
+        self._maxes = [max((m.turn or 0 for m in ms), default=0), max((m.sequence or 0 for m in ms), default=0)]
     return self._maxes
 
 @patch
 def _place(self:Thread, m, turn):
     "Number `m` (system messages go first, with 0 and 0) and add it"
-    if m.role=='system':
+    if self._chk(m).role=='system':
         m.turn = m.sequence = 0
-        return self._adopt(m, 0)
+        return self._adopt(m, first=True)
     m.turn,m.sequence = turn,self._cur()[1]+1
     self._adopt(m)
 
@@ -259,9 +372,10 @@ def add_message(self:Thread,
 def add_messages_batch(self:Thread,
                        messages:list): # Messages that make one turn
     "Add `messages` together, all in one new turn"
-    if not messages: return
+    ms = [self._chk(m) for m in messages or []] # all checked before any is added
+    if not ms: return
     turn = self._cur()[0]+1
-    for m in messages: self._place(m, turn)
+    for m in ms: self._place(m, turn)
     self._touch()
 
 # %% ../nbs/03_thread.ipynb #11a9bd51
@@ -269,9 +383,7 @@ def add_messages_batch(self:Thread,
 def get_message_by_id(self:Thread,
                       message_id:str): # The id to look for
     "The message with `message_id`, or None (O(1))"
-    m = self._by_id.get(message_id)
-    if m is not None and m.id==message_id: return m
-    return next((m for m in self.messages if m.id==message_id), None) # appended to `messages` directly, or re-ided
+    return self._index().get(message_id)
 
 @patch
 def get_last_message_by_role(self:Thread,
@@ -343,7 +455,7 @@ def get_message_counts(self:Thread):
 @patch
 def get_message_timing_stats(self:Thread):
     "Latency over the messages that report one: `{total_latency, average_latency, message_count}`"
-    lats = [l for m in self.messages if (l := ((m.metrics or {}).get('timing') or {}).get('latency') or 0) > 0]
+    lats = [l for m in self.messages if (l := ((m.metrics or {}).get('timing') or {}).get('latency'))] # any but 0 or empty, as narrator counts
     return dict(total_latency=sum(lats), average_latency=sum(lats)/len(lats) if lats else 0, message_count=len(lats))
 
 @patch
@@ -352,8 +464,7 @@ def get_tool_usage(self:Thread):
     tools = {}
     for m in self.messages:
         for tc in m.tool_calls or []:
-            n = tc['function']['name']
-            tools[n] = tools.get(n, 0) + 1
+            if n := tc['function']['name']: tools[n] = tools.get(n, 0) + 1 # a call with no name isn't counted, as in narrator
     return dict(tools=tools, total_calls=sum(tools.values()))
 
 # %% ../nbs/03_thread.ipynb #803476e4
@@ -417,7 +528,7 @@ def generate_title(self:Thread):
 def clear_messages(self:Thread):
     "Remove every message"
     for m in self.messages: m._thread = None
-    self.messages,self._by_id,self._maxes,self._runs = [],{},[0,0],[]
+    self.messages,self._runs = [],[]
     self._touch()
 
 # %% ../nbs/03_thread.ipynb #78226a79
@@ -452,11 +563,11 @@ def _record(m:ChatMessage, content=False):
     if m.attachments: d['attachments'] = _cp(m.attachments)
     return d
 
-def _from_record(d:dict, content=None, where=''):
-    "The `ChatMessage` of record `d`, with `content` unless the record holds its own"
+def _from_record(d:dict, content=None, where='', mcls=ChatMessage):
+    "The `mcls` message of record `d`, with `content` unless the record holds its own"
     if not isinstance(d, dict) or 'timestamp' not in d: raise ValueError(f'{where}: a thread record must be a dict with a timestamp, not {d!r}')
     d = {'content': content} | d
-    try: return ChatMessage(**(d | dict(timestamp=datetime.fromisoformat(d['timestamp']))))
+    try: return mcls(**(d | dict(timestamp=datetime.fromisoformat(d['timestamp']))))
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {d.get("id")!r}: {e}') from None
 
 # %% ../nbs/03_thread.ipynb #3120ffa7
@@ -538,31 +649,53 @@ def _groups(ms):
 @patch
 def _thread_rec(self:Thread):
     "The notebook record: the thread's own fields, and its system messages (the first one's text is `Dialog.system`)"
-    sys = [m for m in self.messages if m.role=='system']
-    recs = [_record(m, i>0 or not (isinstance(m.content, str) and m.content)) for i,m in enumerate(sys)]
+    sys = [(i,m) for i,m in enumerate(self.messages) if m.role=='system']
+    recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i}) for j,(i,m) in enumerate(sys)]
+    sys = [m for i,m in sys]
     rec = dict(id=self.id, title=self.title, created_at=_iso(self.created_at), updated_at=_iso(self.updated_at),
                attributes=_cp(self.attributes), platforms=_cp(self.platforms))
     return rec | ({'system': recs} if recs else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
+
+@patch
+def _live_runs(self:Thread):
+    "`{run: ids (as made) of its messages its cells still give}`, the indexes in `messages` of those messages, and `{id (as made): (run, place in it)}`"
+    pos = {i:(r,k) for r,(_,ids,_) in enumerate(self._runs) for k,i in enumerate(ids)}
+    live,kept,last,open_ = {},set(),(-1,-1),False
+    for j,m in enumerate(self.messages):
+        if m.role=='system': continue
+        p = pos.get(m._base['id']) if getattr(m, '_src', None) is self._runs else None # made from this thread's cells (a copy shares them)
+        # a run's cells give its messages together and in order: one out of order, or after another message, is written as a new prompt
+        if open_ := p is not None and p>last and (open_ or p[0]>last[0]):
+            last = p; kept.add(j); live.setdefault(p[0], set()).add(m._base['id'])
+    return live,kept,pos
 
 @patch(as_prop=True)
 def dialog(self:Thread):
     "The `Dialog` holding this thread, up to date"
     dlg = self._dlg
-    if dlg is None: dlg = self._dlg = Dialog(self.id)
-    cells,seen,nrun,native = [],{c.id for r in self._runs for c in r},0,[]
+    if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
+    cells,seen,nrun,native = [],{c.id for cs,*_ in self._runs for c in cs},0,[]
+    live,kept,pos = self._live_runs()
+    mx,offs = [0,0],{} # the largest turn and sequence reading the file back will have seen; where each run's numbering will start
     def flush():
+        for m in native: mx[:] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
         cells.extend(_mk_cell(dlg, g, seen) for g in _groups(native))
         native.clear()
     def runs_to(i):
         nonlocal nrun
-        while nrun<=i: cells.extend(self._runs[nrun]); nrun += 1
-    changed = {}
-    for m in self.messages:
+        while nrun<=i:
+            if nrun in live: # a run whose messages were all taken out goes too
+                cs,_,rels = self._runs[nrun]
+                cells.extend(cs); offs[nrun] = tuple(mx)
+                mx[:] = max([mx[0]]+[mx[0]+t for t,s in rels]),max([mx[1]]+[mx[1]+s for t,s in rels])
+            nrun += 1
+    changed = {i:None for r,ids in live.items() for i in self._runs[r][1] if i not in ids} # taken out of the thread
+    for j,m in enumerate(self.messages):
         if m.role=='system': continue
-        r = getattr(m, '_run', None)
-        if r is not None and r<len(self._runs) and m._thread and m._thread() is self:
-            flush(); runs_to(r)
-            if (mr := _record(m, True))!=m._base: changed[m._base['id']] = mr
+        if j in kept:
+            flush(); runs_to(m._run)
+            (t0,s0),(dt,ds) = offs[m._run],self._runs[m._run][2][pos[m._base['id']][1]]
+            if (mr := _record(m, True))!=m._base|dict(sequence=s0+ds, turn=t0+dt): changed[m._base['id']] = mr # as read back, unless recorded
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = self._thread_rec()
@@ -575,23 +708,29 @@ def dialog(self:Thread):
 @patch
 def _add_run(self:Thread, dlg, cells):
     "Add the role messages `dialog.chat` makes of `cells` (a run of `dlg`'s cells without thread records), remembering the cells to write back"
-    run,turn,n = len(self._runs),[],0
-    self._runs.append(list(cells))
+    run,turn,n,ids,rels = len(self._runs),[],0,[],[]
+    self._runs.append((list(cells), ids, rels)) # the cells; the ids of the messages made from them, and their numbers past the run's start
+    t0,s0 = self._cur()
     def flush():
         if turn: self.add_messages_batch(turn); turn.clear()
     made = []
     for d in dlg2chat(dlg, 'openai', msgs=cells):
         if d['role']=='system': continue
-        m = ChatMessage(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
-        m._run,n = run,n+1
-        made.append(m)
+        m = self.msg_cls(id=f'{cells[0].id}-{n}', timestamp=self.created_at, **{k:v for k,v in d.items() if k in ('role','content','tool_calls','tool_call_id','name')})
+        m._run,m._src,n = run,self._runs,n+1
+        made.append(m); ids.append(m.id)
         if m.role=='user': flush(); self.add_message(m)
         else: turn.append(m)
     flush()
     for m in made: m._base = _record(m, True) # what the cells say: changes made in the thread are recorded against it
+    rels.extend((m.turn-t0, m.sequence-s0) for m in made)
 
 # %% ../nbs/03_thread.ipynb #5ace443a
-def _dt(rec, k): return datetime.fromisoformat(rec[k]) if rec.get(k) else None
+def _dt(rec, k, where):
+    "The time `rec[k]` (ISO text; UTC when it names no zone), or None"
+    if not (v := rec.get(k)): return None
+    try: return _utc(datetime.fromisoformat(v), k)
+    except (TypeError, ValueError): raise ValueError(f"{where}: the thread's {k} must be an ISO time, not {v!r}") from None
 
 @patch(cls_method=True)
 def from_dialog(cls:Thread,
@@ -601,11 +740,13 @@ def from_dialog(cls:Thread,
     rec = (meta.get('thread') if isinstance(meta, dict) else None) or {}
     where = f'dialog {dlg.name!r}'
     if not isinstance(rec, dict): raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {type(rec).__name__}")
-    t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=_dt(rec, 'created_at'),
-            attributes=rec.get('attributes'), platforms=rec.get('platforms'))
+    created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
+    try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
+                 attributes=rec.get('attributes'), platforms=rec.get('platforms'))
+    except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,sys = dlg,dlg.system
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=_iso(t.created_at))] if sys else [])
-    for i,r in enumerate(srecs): t._adopt(_from_record(r, sys if i==0 else None, f'{where}, system message {i}'))
+    late = t._sys_msgs(srecs, sys, where)
     run = []
     for i,c in enumerate(dlg.messages):
         recs = (c.meta.get('dialog') or {}).get('thread') if isinstance(c.meta.get('dialog'), dict) else None
@@ -614,35 +755,51 @@ def from_dialog(cls:Thread,
         t._cell_msgs(c, recs, f'{where}, cell {i} (id {c.id})')
     if run: t._add_run(dlg, run)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
-    t.updated_at = _dt(rec, 'updated_at') or t.created_at
+    for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
+    t.updated_at = updated or t.created_at
     return t
 
 @patch
+def _sys_msgs(self:Thread, srecs, sys, where):
+    "Adopt the system messages of records `srecs` that go first (the first one's text is `sys`); the others, with the place (`at`) each goes back to"
+    late = []
+    for i,r in enumerate(srecs):
+        w = f'{where}, system message {i}'
+        at = r.get('at') if isinstance(r, dict) else None
+        if at is not None and (not isinstance(at, int) or at<0): raise ValueError(f'{w}: at must be a non-negative int, not {at!r}')
+        m = _from_record({k:v for k,v in r.items() if k!='at'} if at is not None else r, sys if i==0 else None, w, self.msg_cls)
+        if at is None: self._adopt(m)
+        else: late.append((at, m))
+    return late
+
+@patch
 def _apply_changes(self:Thread, changed, where):
-    "Update the messages made from cells without records by the records of what changed since (by their original ids)"
+    "Update the messages made from cells without records by the records of what changed since (by their original ids; None: taken out)"
     if not isinstance(changed, dict): raise ValueError(f"{where}: meta['dialog']['thread']['changed'] must be a dict")
+    gone = set()
     for m in self.messages:
-        if getattr(m, '_run', None) is None or (r := changed.get(m._base['id'])) is None: continue
-        new = _from_record(r, where=f'{where}, changed message {m._base["id"]!r}')
+        if getattr(m, '_run', None) is None or (i := m._base['id']) not in changed: continue
+        if (r := changed[i]) is None: gone.add(id(m)); continue
+        new = _from_record(r, where=f'{where}, changed message {i!r}', mcls=self.msg_cls)
         m.__dict__.update({k:v for k,v in vars(new).items() if k!='_thread'})
-    self._by_id,self._maxes = {},None
-    for m in self.messages: self._by_id.setdefault(m.id, m)
+    self.messages = [m for m in self.messages if id(m) not in gone]
 
 @patch
 def _cell_msgs(self:Thread, c, recs, where):
     "Adopt the messages recorded in prompt cell `c`"
-    if not isinstance(recs, list) or not recs: raise ValueError(f'{where}: thread records must be a non-empty list')
+    if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
+        raise ValueError(f'{where}: thread records must be a non-empty list of dicts')
     u = recs[0] if isinstance(recs[0], dict) and recs[0].get('role')=='user' else None
     rest = recs[1:] if u else recs
-    if u: self._adopt(_from_record(u, c.content, where))
-    for r,txt in zip(rest, _contents(rest, c.ai_res)): self._adopt(_from_record(r, txt, where))
+    if u: self._adopt(_from_record(u, c.content, where, self.msg_cls))
+    for r,txt in zip(rest, _contents(rest, c.ai_res)): self._adopt(_from_record(r, txt, where, self.msg_cls))
 
 # %% ../nbs/03_thread.ipynb #94e49346
 @patch(cls_method=True)
 def read(cls:Thread,
          fname): # The dialog file; `.ipynb` is appended when missing
-    "The thread stored in dialog file `fname`"
-    return cls.from_dialog(read_ipynb(fname))
+    "The thread stored in dialog file `fname` (read as a `cls.dlg_cls`)"
+    return cls.from_dialog(read_ipynb(fname, cls.dlg_cls))
 
 @patch
 def save(self:Thread,
