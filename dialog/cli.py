@@ -24,18 +24,15 @@ def _where(dlg): return str(dlg.path) if dlg.path else f'dialog {dlg.name!r}'
 
 def _msg(dlg, # The `Dialog` to look in
          key): # A message id, or a prefix of exactly one id
-    "The message of `dlg` with id `key`, or else the only one whose id starts with `key`"
-    key = str(key)
-    if (m := first(dlg.messages, lambda m: m.id==key)) is not None: return m
-    ms = [m for m in dlg.messages if m.id.startswith(key)] if key else []
-    if len(ms)==1: return ms[0]
-    if ms: raise ValueError(f'{_where(dlg)}: message id {key!r} is ambiguous: ' + ', '.join(m.id for m in ms[:5]) + (', …' if len(ms)>5 else '') + ' all start with it')
-    raise ValueError(f'{_where(dlg)}: no message with id {key!r}')
+    "The message of `dlg` with id `key`, or else the only one whose id starts with `key`: core's `dlg[key]`, with errors naming the file"
+    try: return dlg[str(key)]
+    except KeyError as e: raise ValueError(f'{_where(dlg)}: {e.args[0]}') from None
 
 def _msgs(dlg, # The `Dialog` to look in
           keys): # Ids or prefixes: a list, or a str of them separated by commas or spaces
     "The messages of `dlg` named by `keys`, in the order given, each once"
     keys = [k for o in listify(keys) for k in re.split(r'[,\s]+', str(o)) if k]
+    if not keys: raise ValueError(f'{_where(dlg)}: no message id given')
     return L(list(dict.fromkeys(_msg(dlg, k) for k in keys)))
 
 # %% ../nbs/04_cli.ipynb #7d4f4188
@@ -325,6 +322,16 @@ def _arg(*a, **kw): return a,kw
 _file = _arg('file', help='the dialog file (.ipynb is appended when missing)')
 _dry = _arg('--dry-run', action='store_true', help='print the result and write nothing')
 
+def _int_from(lo:int): # The smallest number allowed
+    "An argparse `type` reading an int of at least `lo`, so anything less is a usage error"
+    def f(s):
+        try: n = int(s)
+        except ValueError: raise argparse.ArgumentTypeError(f'expected a whole number, not {s!r}') from None
+        if n<lo: raise argparse.ArgumentTypeError(f'must be {lo} or more, not {n}')
+        return n
+    return f
+_maxlen = _arg('--maxlen', type=_int_from(1), default=120, help='most characters per row, at least 1 (default 120)')
+
 def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's arguments
     "Register the decorated `_cmd_NAME(a)` as subcommand NAME, with `help` and arguments `args`"
     def deco(f):
@@ -333,10 +340,16 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
     return deco
 
 # %% ../nbs/04_cli.ipynb #79fc7683
-def _load(fname):
-    "The dialog in file `fname`"
+def _load(fname, # The dialog file; `.ipynb` is appended when missing
+          new=False): # If the file doesn't exist, an empty dialog to be saved there?
+    "The dialog in file `fname`, or with `new` a new one when there is no such file"
     p = _ipynb_path(fname)
-    if not p.exists(): raise ValueError(f'{p}: no such file')
+    if not p.exists():
+        if not new: raise ValueError(f'{p}: no such file')
+        if not p.parent.is_dir(): raise ValueError(f'{p}: no such folder {p.parent}')
+        dlg = Dialog(p.stem)
+        dlg.path = p # saved there, unless someone else creates the file first
+        return dlg
     if p.is_dir(): raise ValueError(f'{p}: is a folder, not a dialog file')
     return read_ipynb(p)
 
@@ -350,29 +363,38 @@ _epilog = '''examples:
 exit codes: 0 success, 1 nothing found (find) or a message raised (run), 2 bad usage or a bad file'''
 
 def _parser():
-    "The `nbdialog` argument parser, one subparser per registered subcommand"
+    "The `nbdialog` argument parser, and its subparsers by name, one per registered subcommand"
     p = argparse.ArgumentParser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
                                 epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sp = p.add_subparsers(dest='cmd', metavar='COMMAND')
+    sp,subs = p.add_subparsers(dest='cmd', metavar='COMMAND'),{}
     for name,(f,help,args) in _subs.items():
-        s = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.')
+        s = subs[name] = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.')
         for a,kw in args:
             if 'group' in kw: # a mutually exclusive group of `_arg`s
                 g = s.add_mutually_exclusive_group(required=kw.get('required', False))
                 for ga,gkw in kw['group']: g.add_argument(*ga, **gkw)
             else: s.add_argument(*a, **kw)
-        s.set_defaults(func=f)
-    return p
+        s.set_defaults(func=f, cmd=name)
+    return p,subs
+
+def _parse(argv):
+    "Namespace of `argv` (a subcommand and its arguments), options and ids in any order; None with no subcommand"
+    p,subs = _parser()
+    a,rest = p.parse_known_args(argv) # finds the subcommand, and answers --help
+    if a.cmd is None:
+        if rest: p.error(f"unrecognized arguments: {' '.join(rest)}")
+        p.print_help(sys.stderr)
+        return None
+    if i := argv.index(a.cmd): p.error(f"unrecognized arguments: {' '.join(argv[:i])}")
+    return subs[a.cmd].parse_intermixed_args(argv[1:]) # `view FILE --out ID`: an id may follow the options
 
 # %% ../nbs/04_cli.ipynb #988c402a
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found, 2 bad usage or a bad file"
-    p = _parser()
-    try: a = p.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else [str(o) for o in argv]
+    try: a = _parse(argv)
     except SystemExit as e: return e.code
-    if a.cmd is None:
-        p.print_help(sys.stderr)
-        return 2
+    if a is None: return 2
     try: return a.func(a) or 0
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -383,7 +405,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
 @_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
-      _arg('--maxlen', type=int, default=120, help='most characters per row (default 120)'),
+      _maxlen,
       help='one preview row per message')
 def _cmd_summary(a):
     for m in _load(a.file).messages:
@@ -459,13 +481,13 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
       _arg('--exported', action='store_true', help='only code with an export directive'),
       _arg('--headers', action='store_true', help='only heading notes'),
       _arg('--section', metavar='HEADING', help='only the section under this heading (its title, or part of it)'),
-      _arg('--before', type=int, default=0, metavar='N', help='show N messages before each match'),
-      _arg('--after', type=int, default=0, metavar='N', help='show N messages after each match'),
-      _arg('--context', type=int, metavar='N', help='show N messages before and after each match'),
-      _arg('--limit', type=int, metavar='N', help='stop after N matches'),
+      _arg('--before', type=_int_from(0), default=0, metavar='N', help='show N messages before each match'),
+      _arg('--after', type=_int_from(0), default=0, metavar='N', help='show N messages after each match'),
+      _arg('--context', type=_int_from(0), metavar='N', help='show N messages before and after each match'),
+      _arg('--limit', type=_int_from(1), metavar='N', help='stop after N matches'),
       _arg('--case', action='store_true', help='match case (ignored by default)'),
       _arg('--plain', action='store_true', help='PATTERN is plain text, not a regex'),
-      _arg('--maxlen', type=int, default=120, help='most characters per row (default 120)'),
+      _maxlen,
       help='find messages matching a pattern')
 def _cmd_find(a):
     dlg = _load(a.file)
@@ -476,9 +498,14 @@ def _cmd_find(a):
 
 # %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
-    "The content given with `--content`, or read from stdin"
-    if a.content is not None: return a.content
-    txt = sys.stdin.read()
+    "The content given with `--content`, or read from stdin (as UTF-8); an error if it isn't UTF-8 text"
+    if a.content is not None:
+        try: a.content.encode('utf-8')
+        except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
+        return a.content
+    inp = getattr(sys.stdin, 'buffer', None)
+    try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8').read()
+    except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
     return txt[:-1] if txt.endswith('\n') else txt
 
 def _done(dlg, a, did):
@@ -497,9 +524,9 @@ _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this m
 
 # %% ../nbs/04_cli.ipynb #b02c8853
 @_sub(_file, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg, _dry,
-      help='add a message (at the end by default) and print its id')
+      help='add a message (at the end by default) and print its id; a missing FILE becomes a new dialog')
 def _cmd_add(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, new=True)
     after,before = [_msg(dlg, k) if k else None for k in (a.after, a.before)]
     m = dlg.mk_message(_content(a), msg_type=a.type, after=after, before=before)
     _done(dlg, a, m.id)
@@ -514,11 +541,15 @@ def _cmd_edit(a):
     if a.type: m.msg_type = a.type
     _done(dlg, a, f'edited {m.id}')
 
+def _remove(dlg, ms):
+    "Remove messages `ms` from `dlg` with core's `remove_msgs`, one at a time: removing several in one call can leave their ids in `Msgs`' index"
+    return L(dlg.remove_msgs([m])[0] for m in ms)
+
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids)
-    dlg.messages = Msgs(m for m in dlg.messages if m not in ms)
+    _remove(dlg, ms)
     _done(dlg, a, 'deleted ' + ' '.join(m.id for m in ms))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
@@ -528,8 +559,7 @@ def _cmd_move(a):
     dlg = _load(a.file)
     ms,ref = _msgs(dlg, a.ids),_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{_where(dlg)}: cannot move message {ref.id!r} next to itself')
-    dlg.messages = Msgs(m for m in dlg.messages if m not in ms)
-    dlg._insert(list(ms), after=ref if a.after else None, before=ref if a.before else None)
+    dlg._insert(list(_remove(dlg, ms)), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
 
 # %% ../nbs/04_cli.ipynb #660031b9
