@@ -134,7 +134,7 @@ def view(self:Message,
     "This message's content, or a range of its lines, with line numbers"
     lines = self.content.split('\n')
     if start_line<1 or start_line>len(lines) or (end_line is not None and end_line<start_line):
-        raise ValueError(f'message {self.id!r} has {len(lines)} lines: no lines {start_line} to {end_line or "end"}')
+        raise ValueError(f'message {self.id!r} has {len(lines)} lines: no lines {start_line} to {"end" if end_line is None else end_line}')
     lines = lines[start_line-1:end_line]
     if nums: lines = [f'{i:6d} │ {l}' for i,l in enumerate(lines, start_line)]
     res = '\n'.join(lines)
@@ -418,13 +418,15 @@ def _cmd_summary(a):
       _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
       _arg('--xml', action='store_true', help='the XML view agents read'),
       _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help='number the lines (default: yes)'),
-      _arg('--start-line', type=int, default=1, help='first line shown, of one message'),
-      _arg('--end-line', type=int, help='last line shown, of one message'),
+      _arg('--start-line', type=_int_from(1), default=1, help='first line shown, of one message'),
+      _arg('--end-line', type=_int_from(1), help='last line shown, of one message'),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids) if a.ids else dlg.messages
-    if (a.start_line!=1 or a.end_line is not None) and len(ms)!=1: raise ValueError('--start-line and --end-line need exactly one message id')
+    if a.start_line!=1 or a.end_line is not None:
+        if len(ms)!=1: raise ValueError('--start-line and --end-line need exactly one message id')
+        if a.xml: raise ValueError('--start-line and --end-line show lines of a message, not its XML: leave out --xml')
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
@@ -453,6 +455,9 @@ def find_msgs(dlg, # The `Dialog` to search
               plain=False, # Search for `pattern` as plain text rather than a regex?
               limit:int=None): # Most matches returned
     "The messages of `dlg` matching `pattern` and every filter, in dialog order"
+    if not isinstance(pattern, str): raise ValueError(f'the pattern must be a str, not {type(pattern).__name__}')
+    if msg_type is not None and msg_type not in smsg_types: raise ValueError(f'unknown message type {msg_type!r}: expected one of {", ".join(smsg_types)}')
+    if limit is not None and not (isinstance(limit, int) and limit>=1): raise ValueError(f'limit must be a whole number of at least 1, not {limit!r}')
     try: pat = re.compile(re.escape(pattern) if plain else pattern, 0 if case else re.I)
     except re.error as e: raise ValueError(f'bad pattern {pattern!r}: {e}') from None
     ms = section_msgs(dlg.messages, _heading(dlg, section)) if section is not None else dlg.messages
@@ -542,8 +547,10 @@ def _cmd_edit(a):
     _done(dlg, a, f'edited {m.id}')
 
 def _remove(dlg, ms):
-    "Remove messages `ms` from `dlg` with core's `remove_msgs`, one at a time: removing several in one call can leave their ids in `Msgs`' index"
-    return L(dlg.remove_msgs([m])[0] for m in ms)
+    "Remove messages `ms` from `dlg` with core's `remove_msgs`, and return them"
+    res = dlg.remove_msgs(ms)
+    dlg.messages._touch() # `remove_msgs` of 2 to 16 messages can leave their ids in the id index
+    return res
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):

@@ -132,3 +132,20 @@ def test_del_move_keep_subclass_and_meta(tmp_path):
     r = read_ipynb(tmp_path/'s', cls=MyDlg)
     assert [m.content for m in r.messages]==['m2', 'm4', 'm3', 'm0'] and all(type(m) is MyMsg for m in r.messages)
     assert [m.pinned_ for m in r.messages]==[None, None, True, None]
+
+# --- view's line range: never silently ignored, and its error says which lines
+
+def test_view_line_range(tour):
+    i = ids(tour)
+    fails('view', tour, i[0], '--xml', '--start-line', '2', has='leave out --xml')
+    fails('view', tour, i[0], '--end-line', '0', has='argument --end-line: must be 1 or more, not 0')
+    fails('view', tour, i[0], '--start-line', '0', has='argument --start-line')
+    m = Message('a\nb', id='m1')
+    with pytest.raises(ValueError, match='no lines 1 to 0'): m.view(end_line=0)
+
+def test_find_msgs_bad_arguments(tour):
+    from dialog.cli import find_msgs
+    d = read_ipynb(tour)
+    for kw in (dict(limit=0), dict(limit=-1), dict(msg_type='cell'), dict(pattern=None), dict(pattern=b'x')):
+        with pytest.raises(ValueError): find_msgs(d, **({'pattern': ''} | kw))
+    assert len(find_msgs(d, '', limit=1))==1
