@@ -226,11 +226,19 @@ def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError'
 
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
 
+_re_surrogate = re.compile('[\ud800-\udfff]')
+def _utf8_safe(o):
+    "`o` (an output's str, list or dict) with lone surrogates, which UTF-8 files can't hold, replaced by U+FFFD"
+    if isinstance(o, str): return _re_surrogate.sub('\ufffd', o)
+    if isinstance(o, list): return [_utf8_safe(x) for x in o]
+    if isinstance(o, dict): return {_utf8_safe(k):_utf8_safe(v) for k,v in o.items()}
+    return o
+
 def _run_outs(outs, timeout):
-    "The outputs `CaptureShell.run` gave, checked and with their texts joined as the library holds them"
+    "The outputs `CaptureShell.run` gave, checked, savable as UTF-8, and with their texts joined as the library holds them"
     res = []
     for j,o in enumerate(outs):
-        o = dict(o)
+        o = _utf8_safe(dict(o))
         if timeout and o.get('output_type')=='error' and o.get('ename')=='TimeoutError' and o.get('evalue', '').startswith('Timed out after'): o = _timeout_out(timeout)
         if o.get('output_type')=='error' and isinstance(o.get('traceback'), list): o['traceback'] = [l for l in o['traceback'] if not _shell_frame(l)] # as a kernel shows it: from the user's code on
         _chk_output(o, j, join=True)
@@ -521,6 +529,7 @@ def _done(dlg, a, did):
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
         try: dlg.save()
+        except UnicodeError as e: raise ValueError(f'{dlg.path}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
         except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         print(did)
 

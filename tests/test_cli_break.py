@@ -149,3 +149,17 @@ def test_find_msgs_bad_arguments(tour):
     for kw in (dict(limit=0), dict(limit=-1), dict(msg_type='cell'), dict(pattern=None), dict(pattern=b'x')):
         with pytest.raises(ValueError): find_msgs(d, **({'pattern': ''} | kw))
     assert len(find_msgs(d, '', limit=1))==1
+
+# --- a run whose outputs hold text UTF-8 can't carry (lone surrogates) still saves its outputs
+
+def test_run_surrogate_output(tmp_path):
+    d = Dialog('s')
+    a = d.mk_message("print('x\\ud800y')")
+    b = d.mk_message("raise ValueError('\\udcff')")
+    d.save(tmp_path/'s')
+    r = nbd('run', tmp_path/'s', '--all', '--continue-on-error')
+    assert r.returncode==1 and 'Traceback' not in r.stderr, r.stderr
+    assert r.stdout.splitlines()==[f'{a.id}: ok', f'{b.id}: error ValueError: \ufffd']
+    ms = read_ipynb(tmp_path/'s').messages
+    assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ufffdy\n')]
+    assert ms[1].output[0]['evalue']=='\ufffd'
