@@ -523,7 +523,8 @@ def _content(a):
 
 def _done(dlg, a, did):
     "Save `dlg` and print `did`; with `--dry-run`, print `did` and the resulting dialog, and write nothing"
-    dlg.validate()
+    try: dlg.validate()
+    except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
     if a.dry_run:
         print(did, repr(dlg.messages), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
@@ -547,13 +548,15 @@ def _cmd_add(a):
 
 # %% ../nbs/04_cli.ipynb #a6653cbb
 @_sub(_file, _arg('id', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
-      help="replace a message's content")
+      help="replace a message's content (and type: a note or raw message drops its outputs)")
 def _cmd_edit(a):
     dlg = _load(a.file)
     m = _msg(dlg, a.id)
-    m.content = _content(a)
+    m.content,did = _content(a),f'edited {m.id}'
     if a.type: m.msg_type = a.type
-    _done(dlg, a, f'edited {m.id}')
+    if m.msg_type in (snote, sraw) and m.output: # as Jupyter does when a code cell becomes markdown or raw
+        m.output,m.execution_count,did = '',None,did + f' (a {m.msg_type} has no outputs: they were dropped)'
+    _done(dlg, a, did)
 
 def _remove(dlg, ms):
     "Remove messages `ms` from `dlg` with core's `remove_msgs`, and return them"

@@ -163,3 +163,13 @@ def test_run_surrogate_output(tmp_path):
     ms = read_ipynb(tmp_path/'s').messages
     assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ufffdy\n')]
     assert ms[1].output[0]['evalue']=='\ufffd'
+
+# --- edit --type to a note or raw message: its outputs go (as in Jupyter), rather than the edit being impossible
+
+def test_edit_type_drops_outputs(tour):
+    i = ids(tour)
+    assert ok('edit', tour, i[2], '--type', 'note', '--content', 'now a note').strip()==f'edited {i[2]} (a note has no outputs: they were dropped)'
+    assert ok('edit', tour, i[5], '--type', 'raw', '--content', 'raw').strip()==f'edited {i[5]} (a raw has no outputs: they were dropped)'
+    ms = read_ipynb(tour).messages
+    assert [(m.msg_type, m.content, m.output) for m in (ms[2], ms[5])]==[('note', 'now a note', ''), ('raw', 'raw', '')]
+    assert ok('edit', tour, i[0], '--type', 'raw', '--content', 'x').strip()==f'edited {i[0]}'
