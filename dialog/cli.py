@@ -39,9 +39,16 @@ def _msgs(dlg, # The `Dialog` to look in
 _re_bad_xml = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 _re_xml_name = re.compile(r'[A-Za-z_][\w.-]*')
 
+def _esc_char(m): return f'\\x{ord(m[0]):02x}' if ord(m[0])<256 else f'\\u{ord(m[0]):04x}'
+
 def _xml_text(s):
     "`s` with the characters XML 1.0 can't carry, even escaped, spelled as visible escapes"
-    return _re_bad_xml.sub(lambda m: f'\\x{ord(m[0]):02x}' if ord(m[0])<256 else f'\\u{ord(m[0]):04x}', str(s))
+    return _re_bad_xml.sub(_esc_char, str(s))
+
+_re_ctl = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]')
+def _visible(s, tty=True):
+    "`s` for a terminal: control characters (a terminal's escapes, line breaks other than `\\n`) spelled as visible escapes; as it is if not `tty`"
+    return _re_ctl.sub(_esc_char, s) if tty else s
 
 def _directive_attrs(m):
     "Code message `m`'s nbdev directives as XML attributes, and its content without the leading directive lines"
@@ -417,7 +424,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
       help='one preview row per message')
 def _cmd_summary(a):
     for m in _load(a.file).messages:
-        if a.type in (None, m.msg_type): print(m.preview(a.maxlen))
+        if a.type in (None, m.msg_type): print(_visible(m.preview(a.maxlen)))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -440,7 +447,7 @@ def _cmd_view(a):
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
     try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms)
     except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
-    if ms: print(txt)
+    if ms: print(_visible(txt, sys.stdout.isatty()))
 
 # %% ../nbs/04_cli.ipynb #969795d6
 def _heading(dlg, text):
@@ -484,7 +491,7 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
     for k,j in enumerate(keep):
         if k and j>keep[k-1]+1 and (before or after): res.append('--')
         m = ms[j]; p = m.preview(maxlen)
-        res.append(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
+        res.append(_visible(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:]))
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
@@ -526,7 +533,7 @@ def _done(dlg, a, did):
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
     if a.dry_run:
-        print(did, repr(dlg.messages), sep='\n')
+        print(did, _visible(repr(dlg.messages)), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
         try: dlg.save()

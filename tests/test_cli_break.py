@@ -1,5 +1,5 @@
 "Regression tests from a hostile review of the command line: each failed before its fix."
-import os, subprocess, time
+import os, pty, subprocess, time
 from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
@@ -173,3 +173,36 @@ def test_edit_type_drops_outputs(tour):
     ms = read_ipynb(tour).messages
     assert [(m.msg_type, m.content, m.output) for m in (ms[2], ms[5])]==[('note', 'now a note', ''), ('raw', 'raw', '')]
     assert ok('edit', tour, i[0], '--type', 'raw', '--content', 'x').strip()==f'edited {i[0]}'
+
+# --- a hostile dialog can't drive the terminal, and a row stays one line
+
+hostile = 'a\x1b[2J\x1b]0;title\x07b\x0bc\x0cd\x85e\u2028f\u2029g\x00h\x9bi'
+
+def test_rows_are_one_line_without_controls(tmp_path):
+    d = Dialog('h')
+    ms = [d.mk_message(hostile, msg_type=t) for t in (snote, scode)]
+    d.save(tmp_path/'h')
+    for out in (ok('summary', tmp_path/'h'), ok('find', tmp_path/'h', 'a', '--context', '1'), '\n'.join(ok('del', tmp_path/'h', ms[0].id, '--dry-run').splitlines()[1:])):
+        rows = out.splitlines()
+        assert len(rows)==len([r for r in rows if r!='--']) and len(rows) in (1, 2), rows
+        assert not any(c in out for c in '\x1b\x07\x0b\x0c\x85\u2028\u2029\x00\x9b'), repr(out)
+        assert '\\x1b[2J' in out
+    assert ok('view', tmp_path/'h', ms[0].id, '--no-nums').split('\n', 1)[1]==hostile+'\n'  # not a terminal: exact
+
+def test_view_on_a_terminal_is_visible(tmp_path):
+    d = Dialog('h')
+    m = d.mk_message(hostile + '\nline 2')
+    d.save(tmp_path/'h')
+    mfd,sfd = pty.openpty()
+    p = subprocess.Popen(cmd + ['view', str(tmp_path/'h'), m.id], stdout=sfd, stderr=subprocess.PIPE, env=env)
+    os.close(sfd)
+    out = b''
+    while True:
+        try: chunk = os.read(mfd, 4096)
+        except OSError: break
+        if not chunk: break
+        out += chunk
+    os.close(mfd)
+    assert p.wait(timeout=60)==0
+    txt = out.decode().replace('\r\n', '\n')
+    assert '\\x1b[2J' in txt and '\\u2028' in txt and 'line 2' in txt and '\x1b' not in txt, repr(txt)
