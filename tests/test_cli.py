@@ -304,19 +304,24 @@ def test_run_without_execnb(tour):
     r = subprocess.run([sys.executable, '-c', code, 'run', str(tour), '--all'], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode==2 and "pip install 'nbdialog[run]'" in r.stderr and 'Traceback' not in r.stderr
 
+def read_pty(mfd):
+    "All a pseudo-terminal's master `mfd` gives until its other side is closed; then close it"
+    res = b''
+    while True:
+        try: chunk = os.read(mfd, 4096)
+        except OSError: break
+        if not chunk: break
+        res += chunk
+    os.close(mfd)
+    return res
+
 def test_progress_only_on_a_terminal(tour):
     assert nbd('run', tour, '--all', '--dry-run').stderr=='dry run: %s not written\n' % tour
     mfd,sfd = pty.openpty()
     p = subprocess.Popen(cmd + ['run', str(tour), '--all', '--dry-run'], stdout=subprocess.PIPE, stderr=sfd, env=env)
     os.close(sfd)
     out,_ = p.communicate(timeout=120)
-    err = b''
-    while True:
-        try: chunk = os.read(mfd, 4096)
-        except OSError: break
-        if not chunk: break
-        err += chunk
-    os.close(mfd)
+    err = read_pty(mfd)
     assert b'\rrunning 1/4' in err.replace(b'\x1b[K', b'') and b'running 4/4' in err
 
 # --- the installed console script

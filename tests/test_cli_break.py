@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.cli import _msg, _msgs
-from test_cli import nbd, ok, fails, tour, ids, cmd, env, _blocked_on_stdin
+from test_cli import nbd, ok, fails, tour, ids, cmd, env, _blocked_on_stdin, read_pty
 
 # --- numbers that make no sense are usage errors (argparse's own exit 2 and usage line)
 
@@ -196,13 +196,7 @@ def test_view_on_a_terminal_is_visible(tmp_path):
     mfd,sfd = pty.openpty()
     p = subprocess.Popen(cmd + ['view', str(tmp_path/'h'), m.id], stdout=sfd, stderr=subprocess.PIPE, env=env)
     os.close(sfd)
-    out = b''
-    while True:
-        try: chunk = os.read(mfd, 4096)
-        except OSError: break
-        if not chunk: break
-        out += chunk
-    os.close(mfd)
+    out = read_pty(mfd)
     assert p.wait(timeout=60)==0
     txt = out.decode().replace('\r\n', '\n')
     assert '\\x1b[2J' in txt and '\\u2028' in txt and 'line 2' in txt and '\x1b' not in txt, repr(txt)
