@@ -7,7 +7,7 @@ attachments, tool-use replies). Mutations: truncation, byte flips, deleted keys,
 huge strings, duplicated cells. An input that reads must also write, and what is written must validate against
 nbformat's schema (when nbformat is installed), read back, and write again to the same text.
 """
-import argparse, base64, collections, json, random, sys, time
+import argparse, collections, json, random, time
 from pathlib import Path
 from dialog.core import *
 from dialog.ipynb import reads_ipynb, write_ipynb, DialogFormatError, SEP
@@ -103,6 +103,9 @@ def check(data, validate=None):
 def run(n, seed=0, report=True):
     rng,validate,ss = random.Random(seed),_validator(),seeds()
     counts,t = collections.Counter(),time.time()
+    if report:
+        nb = len(built_seeds())
+        print(f'{len(ss)} seed notebooks: {nb} built here, {len(ss)-nb} from {corpus}' + ('' if corpus.exists() else ' (absent)'))
     for i in range(n):
         kind,data = mutate(rng, rng.choice(ss))
         try: counts[kind, check(data, validate)] += 1

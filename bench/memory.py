@@ -8,7 +8,7 @@ Each run is a new Python process that imports what it needs and reads the file's
 before it: the resident set (peak `ru_maxrss` minus the RSS just before), and the Python heap (`tracemalloc`'s peak,
 in a separate process since tracing slows things down). Each figure is the median of `--reps` processes.
 """
-import argparse, json, os, resource, statistics, subprocess, sys
+import argparse, importlib.util, json, os, resource, statistics, subprocess, sys
 from pathlib import Path
 
 def rss():
@@ -42,11 +42,11 @@ def main():
         sys.path.insert(0, str(Path(__file__).parent)); import mkdata
         Path(a.file).parent.mkdir(parents=True, exist_ok=True); Path(a.file).write_text(mkdata.mk_text(), encoding='utf-8')
     kinds = ['baseline', 'dialog']
-    try: import nbformat; kinds.append('nbformat')
-    except ImportError: pass
+    if importlib.util.find_spec('nbformat'): kinds.append('nbformat')
     res = {}
     for traced in (False, True):
         for k in kinds:
+            print(f"measuring {k}, {'Python heap (tracemalloc)' if traced else 'peak RSS'}: {a.reps} processes…", file=sys.stderr, flush=True)
             runs = [int(subprocess.run([sys.executable, __file__, '--file', a.file, '--child', k] + (['--traced'] if traced else []),
                                        capture_output=True, text=True, check=True).stdout) for _ in range(a.reps)]
             res[k, traced] = statistics.median(runs)

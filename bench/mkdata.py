@@ -13,7 +13,7 @@ WORDS = 'the of and to in is that for it as with was on be by this are from at o
 
 def text(rng, n, width=72):
     "About `n` characters of wrapped prose"
-    words,res,line = [],[],''
+    res,line = [],''
     while sum(map(len, res)) + len(line) < n:
         w = rng.choice(WORDS)
         if len(line)+len(w) > width: res.append(line+'\n'); line = ''

@@ -14,7 +14,8 @@ from fastcore.ansi import strip_ansi
 from fastcore.xml import ft, to_xml
 from .core import *
 from .ipynb import *
-from .ipynb import _chk_output, _ipynb_path
+from .core import _chk_output
+from .ipynb import _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl
 from xml.sax.saxutils import quoteattr
 import argparse, atexit, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile

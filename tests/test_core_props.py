@@ -1,6 +1,5 @@
 "Property tests of dialog.core: identity, insertion positions, kernel stream handling, export directives."
-import copy, random
-from hypothesis import given, strategies as st, assume
+from hypothesis import given, strategies as st
 from dialog.core import *
 
 ids = st.one_of(st.text(min_size=1, max_size=12), st.integers())

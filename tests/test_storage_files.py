@@ -1,0 +1,126 @@
+"No lost edits: the lock from check to rename, absolute paths, read-only files, vanished files, temp files, safe names."
+import fcntl, os, pwd, subprocess, sys, threading, time
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.ipynb as ipy
+
+root = Path(__file__).resolve().parent.parent
+
+def saved(tmp_path, name='d.ipynb'):
+    f = tmp_path/name
+    d = Dialog('d'); d.mk_message('first', msg_type=snote); d.save(f)
+    return f
+
+def test_relative_path_survives_chdir(tmp_path, monkeypatch):
+    f = saved(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    d = read_ipynb('d')
+    assert d.path==f and d.path.is_absolute()
+    (tmp_path/'elsewhere').mkdir()
+    os.chdir(tmp_path/'elsewhere')
+    d.mk_message('after chdir', msg_type=snote)
+    d.save()
+    assert read_ipynb(f).messages[-1].content=='after chdir' and os.listdir(tmp_path/'elsewhere')==[]
+
+@pytest.mark.parametrize('how', ['deleted', 'renamed'])
+def test_vanished_file_is_a_conflict(tmp_path, how):
+    f = saved(tmp_path)
+    d = read_ipynb(f)
+    if how=='deleted': f.unlink()
+    else: f.rename(tmp_path/'moved.ipynb')
+    d.mk_message('mine', msg_type=snote)
+    with pytest.raises(DialogConflictError, match='deleted or renamed'): d.save()
+    assert not f.exists()
+    d.save(force=True)
+    assert read_ipynb(f).messages[-1].content=='mine'
+
+nobody = next((p for p in pwd.getpwall() if p.pw_name=='nobody'), None)
+
+@pytest.mark.skipif(os.geteuid()==0 and nobody is None, reason='running as root, whom file modes do not stop, and there is no nobody user to drop to')
+def test_read_only_file_refused():
+    "A 0444 file in a writable folder is not replaced (as root, checked in a child that drops to nobody once it has imported dialog)"
+    import tempfile, shutil
+    folder = Path(tempfile.mkdtemp())  # not under pytest's tmp_path, which only its owner may enter
+    try:
+        folder.chmod(0o777)
+        f = saved(folder)
+        f.chmod(0o444)
+        before = f.read_bytes()
+        drop = f'os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid})' if os.geteuid()==0 else 'pass'
+        code = (f"import os, sys; from dialog.core import *; from dialog.ipynb import *\n{drop}\nd = read_ipynb(sys.argv[1]); d.mk_message('x', msg_type=snote)\n"
+                "try: d.save()\nexcept PermissionError as e: print('PermissionError', e)\nelse: print('saved')")
+        r = subprocess.run([sys.executable, '-c', code, str(f)], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)))
+        assert r.stdout.startswith('PermissionError') and 'read-only' in r.stdout, r.stdout+r.stderr
+        assert f.read_bytes()==before and sorted(os.listdir(folder))==['d.ipynb']
+    finally: shutil.rmtree(folder)
+
+def test_temp_names_carry_host_and_pid(tmp_path):
+    n = ipy._tmp_name(tmp_path/'d.ipynb')
+    m = ipy._re_tmp.fullmatch(n)
+    assert m and m[1]=='d.ipynb' and m[2]==ipy._host and int(m[3])==os.getpid()
+    live_elsewhere = tmp_path/'.d.ipynb.otherhost.1.0123abcd.tmp'  # pid 1 is alive here, but means nothing for another host
+    dead_here = tmp_path/f'.d.ipynb.{ipy._host}.999999999.0123abcd.tmp'
+    live_here = tmp_path/f'.d.ipynb.{ipy._host}.{os.getpid()}.0123abcd.tmp'
+    other_file = tmp_path/f'.e.ipynb.{ipy._host}.999999999.0123abcd.tmp'
+    for p in (live_elsewhere, dead_here, live_here, other_file): p.write_text('')
+    saved(tmp_path)
+    assert sorted(os.listdir(tmp_path))==sorted(['d.ipynb', live_elsewhere.name, live_here.name, other_file.name])
+
+def test_save_waits_for_the_lock(tmp_path):
+    "A save takes the folder's lock before it checks the file, and holds it to the rename"
+    f = saved(tmp_path)
+    d = read_ipynb(f)
+    d.mk_message('waited', msg_type=snote)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    errs = []
+    def save():
+        try: d.save()
+        except DialogConflictError as e: errs.append(e)
+    t = threading.Thread(target=save)
+    t.start()
+    time.sleep(0.3)
+    assert t.is_alive() and read_ipynb(f).messages[-1].content=='first'  # blocked: nothing checked or written yet
+    other = read_ipynb(f); other.mk_message('sneaked in', msg_type=snote)
+    ipy._rm_stale_tmps(f)
+    f.write_bytes(write_ipynb(other).encode())  # another writer's change, made while we hold the lock
+    os.close(fd)  # release
+    t.join(5)
+    assert len(errs)==1 and read_ipynb(f).messages[-1].content=='sneaked in'  # the waiting save saw the change and refused: nothing lost
+    assert sorted(os.listdir(tmp_path))==['d.ipynb']  # no lock file
+
+@pytest.mark.parametrize('name', ['../outside/evil', 'a/b', '/abs/path', '..', '.', '', 'a\\b'])
+def test_write_refuses_names_that_are_paths(tmp_path, name):
+    (tmp_path/'in').mkdir()
+    with pytest.raises(ValueError, match='not a plain file name'): Dialog(name).write(tmp_path/'in')
+    assert [p.name for p in tmp_path.rglob('*')]==['in']
+
+def _stress_child(f, tag, n, q):
+    "Child: `n` read-edit-save loops, re-reading on conflict; reports each edit whose save returned"
+    done = []
+    for i in range(n):
+        while True:
+            d = read_ipynb(f)
+            d.mk_message(f'{tag}{i}', msg_type=snote)
+            try: d.save(); break
+            except DialogConflictError: continue
+        done.append(f'{tag}{i}')
+    q.put(done)
+
+@pytest.mark.slow
+def test_two_processes_lose_no_edit(tmp_path):
+    "Two processes each save 300 edits: every save that returned is in the final file"
+    import multiprocessing as mp
+    f = tmp_path/'shared.ipynb'
+    Dialog('shared').save(f)
+    ctx = mp.get_context('fork')
+    q = ctx.Queue()
+    ps = [ctx.Process(target=_stress_child, args=(f, tag, 300, q)) for tag in 'ab']
+    for p in ps: p.start()
+    done = q.get(timeout=600) + q.get(timeout=600)
+    for p in ps: p.join(60)
+    final = [m.content for m in read_ipynb(f).messages]
+    assert len(done)==600 and sorted(final)==sorted(done)
+    assert sorted(os.listdir(tmp_path))==['shared.ipynb']
