@@ -648,14 +648,17 @@ def _from_chat(fname, fmt, name):
 @_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON file'),
       _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
                   _arg('--from', dest='from_', choices=('openai','anthropic'), help='read chat messages in this form into a new dialog (needs -o)')], required=True),
-      _arg('-o', metavar='OUT', help='the file to write (default: stdout, except for --from)'),
-      _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with --to jsonl: the provider whose messages each line holds (default openai)'),
+      _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout, except for --from)'),
+      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl: the provider whose messages each line holds (default openai)'),
       _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
       help='convert a dialog to another form, or chat messages to a dialog')
 def _cmd_convert(a):
+    if a.fmt and a.to!='jsonl': raise ValueError('--fmt goes with --to jsonl only')
+    if a.assets and a.to!='md': raise ValueError('--assets goes with --to md only')
+    a.fmt = a.fmt or 'openai'
     if a.from_:
-        if not a.o: raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
+        if a.o in (None, '-'): raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
         out = _chk_new(_ipynb_path(a.o), a.force)
         dlg = _from_chat(a.files[0], a.from_, out.stem)
@@ -665,6 +668,7 @@ def _cmd_convert(a):
     for i,f in enumerate(a.files):
         if prog: prog(i, len(a.files), f)
         dlgs.append(_load(f))
+    if a.o=='-': a.o = None
     if a.o: _chk_new(a.o, a.force)
     txt = _to_text(dlgs, a.to, a)
     if a.o: _write_new(a.o, txt, a.force)

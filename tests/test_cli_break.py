@@ -200,3 +200,13 @@ def test_view_on_a_terminal_is_visible(tmp_path):
     assert p.wait(timeout=60)==0
     txt = out.decode().replace('\r\n', '\n')
     assert '\\x1b[2J' in txt and '\\u2028' in txt and 'line 2' in txt and '\x1b' not in txt, repr(txt)
+
+# --- convert: `-o -` is stdout, and options that don't fit the form are errors, not ignored
+
+def test_convert_stdout_dash_and_misfit_options(tour, tmp_path):
+    assert ok('convert', tour, '--to', 'py', '-o', '-', cwd=tmp_path)==ok('convert', tour, '--to', 'py') and not (tmp_path/'-').exists()
+    fails('convert', tour, '--to', 'md', '--fmt', 'anthropic', has='--fmt goes with --to jsonl only')
+    fails('convert', tour, '--to', 'py', '--assets', 'img', cwd=tmp_path, has='--assets goes with --to md only')
+    assert not (tmp_path/'img').exists()
+    fails('convert', tour, '--from', 'openai', '-o', '-', has='--from needs -o FILE.ipynb')
+    assert ok('convert', tour, tour, '--to', 'jsonl', '--fmt', 'anthropic').count('\n')==2
