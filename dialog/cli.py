@@ -125,9 +125,9 @@ def view(self:Dialog,
          only_errors=False, # Only the messages whose outputs hold an error?
          trunc_out=True, # Cut outputs to `out_maxlen` characters?
          ids=True, # Give message ids?
-         msgs=None): # The messages to show, if not all of them
+         msgs=None): # The messages (or their ids) to show, if not all of them
     "The dialog as the concise XML view agents read: a `<dialog>` element holding each message's `msg2xml`"
-    ms = self.messages if msgs is None else msgs
+    ms = self.messages if msgs is None else [_msg(self, m) if isinstance(m, str) else m for m in msgs]
     items = [msg2xml(m, incl_out, trunc_out, ids) for m in ms if not only_errors or m.has_error]
     return '\n'.join([f'<dialog name={quoteattr(_xml_text(self.name))}>', *items, '</dialog>'])
 
@@ -140,6 +140,8 @@ def view(self:Message,
          incl_out=False, # Add the outputs in an `<out>` section?
          trunc_out=True): # Cut outputs to `out_maxlen` characters?
     "This message's content, or a range of its lines, with line numbers"
+    for k,v in dict(start_line=start_line, end_line=end_line).items():
+        if not (isinstance(v, int) and not isinstance(v, bool) or v is None and k=='end_line'): raise ValueError(f'message {self.id!r}: {k} must be a whole number, not {v!r}')
     lines = self.content.split('\n')
     if start_line<1 or start_line>len(lines) or (end_line is not None and end_line<start_line):
         raise ValueError(f'message {self.id!r} has {len(lines)} lines: no lines {start_line} to {"end" if end_line is None else end_line}')

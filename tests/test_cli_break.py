@@ -210,3 +210,13 @@ def test_convert_stdout_dash_and_misfit_options(tour, tmp_path):
     assert not (tmp_path/'img').exists()
     fails('convert', tour, '--from', 'openai', '-o', '-', has='--from needs -o FILE.ipynb')
     assert ok('convert', tour, tour, '--to', 'jsonl', '--fmt', 'anthropic').count('\n')==2
+
+# --- the Python views: wrong argument types are ValueErrors naming the message; `Dialog.view` takes ids too
+
+def test_views_bad_arguments():
+    m = Message('a\nb', id='m1')
+    for kw in (dict(start_line='2'), dict(end_line=1.5), dict(start_line=None), dict(start_line=True)):
+        with pytest.raises(ValueError, match="message 'm1'"): m.view(**kw)
+    d = Dialog('x', [m, Message('c', id='m2')])
+    assert d.view(msgs=['m2'])==d.view(msgs=[d['m2']]) and 'id="m1"' not in d.view(msgs=['m2'])
+    with pytest.raises(ValueError, match="dialog 'x'"): d.view(msgs=['zz'])
