@@ -238,8 +238,8 @@ def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/int
 
 _re_surrogate = re.compile('[\ud800-\udfff]')
 def _utf8_safe(o):
-    "`o` (an output's str, list or dict) with lone surrogates, which UTF-8 files can't hold, replaced by U+FFFD"
-    if isinstance(o, str): return _re_surrogate.sub('\ufffd', o)
+    "`o` (an output's str, list or dict) with surrogate pairs joined and lone surrogates, which UTF-8 files can't hold, replaced by U+FFFD"
+    if isinstance(o, str): return o.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace') if _re_surrogate.search(o) else o
     if isinstance(o, list): return [_utf8_safe(x) for x in o]
     if isinstance(o, dict): return {_utf8_safe(k):_utf8_safe(v) for k,v in o.items()}
     return o

@@ -154,14 +154,14 @@ def test_find_msgs_bad_arguments(tour):
 
 def test_run_surrogate_output(tmp_path):
     d = Dialog('s')
-    a = d.mk_message("print('x\\ud800y')")
+    a = d.mk_message("print('x\\ud800y\\ud83d\\ude00')")
     b = d.mk_message("raise ValueError('\\udcff')")
     d.save(tmp_path/'s')
     r = nbd('run', tmp_path/'s', '--all', '--continue-on-error')
     assert r.returncode==1 and 'Traceback' not in r.stderr, r.stderr
     assert r.stdout.splitlines()==[f'{a.id}: ok', f'{b.id}: error ValueError: \ufffd']
     ms = read_ipynb(tmp_path/'s').messages
-    assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ufffdy\n')]
+    assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ufffdy\U0001f600\n')]
     assert ms[1].output[0]['evalue']=='\ufffd'
 
 # --- edit --type to a note or raw message: its outputs go (as in Jupyter), rather than the edit being impossible
