@@ -25,27 +25,31 @@ def _where(dlg): return str(dlg.path) if dlg.path else f'dialog {dlg.name!r}'
 
 def _msg(dlg, # The `Dialog` to look in
          key): # A message id, or a prefix of exactly one id
-    "The message of `dlg` with id `key`, or else the only one whose id starts with `key`"
-    key = str(key)
-    if (m := first(dlg.messages, lambda m: m.id==key)) is not None: return m
-    ms = [m for m in dlg.messages if m.id.startswith(key)] if key else []
-    if len(ms)==1: return ms[0]
-    if ms: raise ValueError(f'{_where(dlg)}: message id {key!r} is ambiguous: ' + ', '.join(m.id for m in ms[:5]) + (', …' if len(ms)>5 else '') + ' all start with it')
-    raise ValueError(f'{_where(dlg)}: no message with id {key!r}')
+    "The message of `dlg` with id `key`, or else the only one whose id starts with `key`: core's `dlg[key]`, with errors naming the file"
+    try: return dlg[str(key)]
+    except KeyError as e: raise ValueError(f'{_where(dlg)}: {e.args[0]}') from None
 
 def _msgs(dlg, # The `Dialog` to look in
           keys): # Ids or prefixes: a list, or a str of them separated by commas or spaces
     "The messages of `dlg` named by `keys`, in the order given, each once"
     keys = [k for o in listify(keys) for k in re.split(r'[,\s]+', str(o)) if k]
+    if not keys: raise ValueError(f'{_where(dlg)}: no message id given')
     return L(list(dict.fromkeys(_msg(dlg, k) for k in keys)))
 
 # %% ../nbs/04_cli.ipynb #7d4f4188
 _re_bad_xml = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 _re_xml_name = re.compile(r'[A-Za-z_][\w.-]*')
 
+def _esc_char(m): return f'\\x{ord(m[0]):02x}' if ord(m[0])<256 else f'\\u{ord(m[0]):04x}'
+
 def _xml_text(s):
     "`s` with the characters XML 1.0 can't carry, even escaped, spelled as visible escapes"
-    return _re_bad_xml.sub(lambda m: f'\\x{ord(m[0]):02x}' if ord(m[0])<256 else f'\\u{ord(m[0]):04x}', str(s))
+    return _re_bad_xml.sub(_esc_char, str(s))
+
+_re_ctl = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]')
+def _visible(s, tty=True):
+    "`s` for a terminal: control characters (a terminal's escapes, line breaks other than `\\n`) spelled as visible escapes; as it is if not `tty`"
+    return _re_ctl.sub(_esc_char, s) if tty else s
 
 def _directive_attrs(m):
     "Code message `m`'s nbdev directives as XML attributes, and its content without the leading directive lines"
@@ -121,9 +125,9 @@ def view(self:Dialog,
          only_errors=False, # Only the messages whose outputs hold an error?
          trunc_out=True, # Cut outputs to `out_maxlen` characters?
          ids=True, # Give message ids?
-         msgs=None): # The messages to show, if not all of them
+         msgs=None): # The messages (or their ids) to show, if not all of them
     "The dialog as the concise XML view agents read: a `<dialog>` element holding each message's `msg2xml`"
-    ms = self.messages if msgs is None else msgs
+    ms = self.messages if msgs is None else [_msg(self, m) if isinstance(m, str) else m for m in msgs]
     items = [msg2xml(m, incl_out, trunc_out, ids) for m in ms if not only_errors or m.has_error]
     return '\n'.join([f'<dialog name={quoteattr(_xml_text(self.name))}>', *items, '</dialog>'])
 
@@ -136,9 +140,11 @@ def view(self:Message,
          incl_out=False, # Add the outputs in an `<out>` section?
          trunc_out=True): # Cut outputs to `out_maxlen` characters?
     "This message's content, or a range of its lines, with line numbers"
+    for k,v in dict(start_line=start_line, end_line=end_line).items():
+        if not (isinstance(v, int) and not isinstance(v, bool) or v is None and k=='end_line'): raise ValueError(f'message {self.id!r}: {k} must be a whole number, not {v!r}')
     lines = self.content.split('\n')
     if start_line<1 or start_line>len(lines) or (end_line is not None and end_line<start_line):
-        raise ValueError(f'message {self.id!r} has {len(lines)} lines: no lines {start_line} to {end_line or "end"}')
+        raise ValueError(f'message {self.id!r} has {len(lines)} lines: no lines {start_line} to {"end" if end_line is None else end_line}')
     lines = lines[start_line-1:end_line]
     if nums: lines = [f'{i:6d} │ {l}' for i,l in enumerate(lines, start_line)]
     res = '\n'.join(lines)
@@ -230,11 +236,19 @@ def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError'
 
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
 
+_re_surrogate = re.compile('[\ud800-\udfff]')
+def _utf8_safe(o):
+    "`o` (an output's str, list or dict) with surrogate pairs joined and lone surrogates, which UTF-8 files can't hold, replaced by U+FFFD"
+    if isinstance(o, str): return o.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace') if _re_surrogate.search(o) else o
+    if isinstance(o, list): return [_utf8_safe(x) for x in o]
+    if isinstance(o, dict): return {_utf8_safe(k):_utf8_safe(v) for k,v in o.items()}
+    return o
+
 def _run_outs(outs, timeout):
-    "The outputs `CaptureShell.run` gave, checked and with their texts joined as the library holds them"
+    "The outputs `CaptureShell.run` gave, checked, savable as UTF-8, and with their texts joined as the library holds them"
     res = []
     for j,o in enumerate(outs):
-        o = dict(o)
+        o = _utf8_safe(dict(o))
         if timeout and o.get('output_type')=='error' and o.get('ename')=='TimeoutError' and o.get('evalue', '').startswith('Timed out after'): o = _timeout_out(timeout)
         if o.get('output_type')=='error' and isinstance(o.get('traceback'), list): o['traceback'] = [l for l in o['traceback'] if not _shell_frame(l)] # as a kernel shows it: from the user's code on
         _chk_output(o, j, join=True)
@@ -326,6 +340,16 @@ def _arg(*a, **kw): return a,kw
 _file = _arg('file', help='the dialog file (.ipynb is appended when missing)')
 _dry = _arg('--dry-run', action='store_true', help='print the result and write nothing')
 
+def _int_from(lo:int): # The smallest number allowed
+    "An argparse `type` reading an int of at least `lo`, so anything less is a usage error"
+    def f(s):
+        try: n = int(s)
+        except ValueError: raise argparse.ArgumentTypeError(f'expected a whole number, not {s!r}') from None
+        if n<lo: raise argparse.ArgumentTypeError(f'must be {lo} or more, not {n}')
+        return n
+    return f
+_maxlen = _arg('--maxlen', type=_int_from(1), default=120, help='most characters per row, at least 1 (default 120)')
+
 def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's arguments
     "Register the decorated `_cmd_NAME(a)` as subcommand NAME, with `help` and arguments `args`"
     def deco(f):
@@ -334,10 +358,16 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
     return deco
 
 # %% ../nbs/04_cli.ipynb #79fc7683
-def _load(fname):
-    "The dialog in file `fname`"
+def _load(fname, # The dialog file; `.ipynb` is appended when missing
+          new=False): # If the file doesn't exist, an empty dialog to be saved there?
+    "The dialog in file `fname`, or with `new` a new one when there is no such file"
     p = _ipynb_path(fname)
-    if not p.exists(): raise ValueError(f'{p}: no such file')
+    if not p.exists():
+        if not new: raise ValueError(f'{p}: no such file')
+        if not p.parent.is_dir(): raise ValueError(f'{p}: no such folder {p.parent}')
+        dlg = Dialog(p.stem)
+        dlg.path = p # saved there, unless someone else creates the file first
+        return dlg
     if p.is_dir(): raise ValueError(f'{p}: is a folder, not a dialog file')
     return read_ipynb(p)
 
@@ -351,29 +381,38 @@ _epilog = '''examples:
 exit codes: 0 success, 1 nothing found (find) or a message raised (run), 2 bad usage or a bad file'''
 
 def _parser():
-    "The `nbdialog` argument parser, one subparser per registered subcommand"
+    "The `nbdialog` argument parser, and its subparsers by name, one per registered subcommand"
     p = argparse.ArgumentParser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
                                 epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sp = p.add_subparsers(dest='cmd', metavar='COMMAND')
+    sp,subs = p.add_subparsers(dest='cmd', metavar='COMMAND'),{}
     for name,(f,help,args) in _subs.items():
-        s = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.')
+        s = subs[name] = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.')
         for a,kw in args:
             if 'group' in kw: # a mutually exclusive group of `_arg`s
                 g = s.add_mutually_exclusive_group(required=kw.get('required', False))
                 for ga,gkw in kw['group']: g.add_argument(*ga, **gkw)
             else: s.add_argument(*a, **kw)
-        s.set_defaults(func=f)
-    return p
+        s.set_defaults(func=f, cmd=name)
+    return p,subs
+
+def _parse(argv):
+    "Namespace of `argv` (a subcommand and its arguments), options and ids in any order; None with no subcommand"
+    p,subs = _parser()
+    a,rest = p.parse_known_args(argv) # finds the subcommand, and answers --help
+    if a.cmd is None:
+        if rest: p.error(f"unrecognized arguments: {' '.join(rest)}")
+        p.print_help(sys.stderr)
+        return None
+    if i := argv.index(a.cmd): p.error(f"unrecognized arguments: {' '.join(argv[:i])}")
+    return subs[a.cmd].parse_intermixed_args(argv[1:]) # `view FILE --out ID`: an id may follow the options
 
 # %% ../nbs/04_cli.ipynb #988c402a
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found, 2 bad usage or a bad file"
-    p = _parser()
-    try: a = p.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else [str(o) for o in argv]
+    try: a = _parse(argv)
     except SystemExit as e: return e.code
-    if a.cmd is None:
-        p.print_help(sys.stderr)
-        return 2
+    if a is None: return 2
     try: return a.func(a) or 0
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -384,11 +423,11 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
 @_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
-      _arg('--maxlen', type=int, default=120, help='most characters per row (default 120)'),
+      _maxlen,
       help='one preview row per message')
 def _cmd_summary(a):
     for m in _load(a.file).messages:
-        if a.type in (None, m.msg_type): print(m.preview(a.maxlen))
+        if a.type in (None, m.msg_type): print(_visible(m.preview(a.maxlen)))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -397,19 +436,21 @@ def _cmd_summary(a):
       _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
       _arg('--xml', action='store_true', help='the XML view agents read'),
       _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help='number the lines (default: yes)'),
-      _arg('--start-line', type=int, default=1, help='first line shown, of one message'),
-      _arg('--end-line', type=int, help='last line shown, of one message'),
+      _arg('--start-line', type=_int_from(1), default=1, help='first line shown, of one message'),
+      _arg('--end-line', type=_int_from(1), help='last line shown, of one message'),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids) if a.ids else dlg.messages
-    if (a.start_line!=1 or a.end_line is not None) and len(ms)!=1: raise ValueError('--start-line and --end-line need exactly one message id')
+    if a.start_line!=1 or a.end_line is not None:
+        if len(ms)!=1: raise ValueError('--start-line and --end-line need exactly one message id')
+        if a.xml: raise ValueError('--start-line and --end-line show lines of a message, not its XML: leave out --xml')
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
     try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms)
     except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
-    if ms: print(txt)
+    if ms: print(_visible(txt, sys.stdout.isatty()))
 
 # %% ../nbs/04_cli.ipynb #969795d6
 def _heading(dlg, text):
@@ -432,6 +473,9 @@ def find_msgs(dlg, # The `Dialog` to search
               plain=False, # Search for `pattern` as plain text rather than a regex?
               limit:int=None): # Most matches returned
     "The messages of `dlg` matching `pattern` and every filter, in dialog order"
+    if not isinstance(pattern, str): raise ValueError(f'the pattern must be a str, not {type(pattern).__name__}')
+    if msg_type is not None and msg_type not in smsg_types: raise ValueError(f'unknown message type {msg_type!r}: expected one of {", ".join(smsg_types)}')
+    if limit is not None and not (isinstance(limit, int) and limit>=1): raise ValueError(f'limit must be a whole number of at least 1, not {limit!r}')
     try: pat = re.compile(re.escape(pattern) if plain else pattern, 0 if case else re.I)
     except re.error as e: raise ValueError(f'bad pattern {pattern!r}: {e}') from None
     ms = section_msgs(dlg.messages, _heading(dlg, section)) if section is not None else dlg.messages
@@ -450,7 +494,7 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
     for k,j in enumerate(keep):
         if k and j>keep[k-1]+1 and (before or after): res.append('--')
         m = ms[j]; p = m.preview(maxlen)
-        res.append(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
+        res.append(_visible(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:]))
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
@@ -460,13 +504,13 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
       _arg('--exported', action='store_true', help='only code with an export directive'),
       _arg('--headers', action='store_true', help='only heading notes'),
       _arg('--section', metavar='HEADING', help='only the section under this heading (its title, or part of it)'),
-      _arg('--before', type=int, default=0, metavar='N', help='show N messages before each match'),
-      _arg('--after', type=int, default=0, metavar='N', help='show N messages after each match'),
-      _arg('--context', type=int, metavar='N', help='show N messages before and after each match'),
-      _arg('--limit', type=int, metavar='N', help='stop after N matches'),
+      _arg('--before', type=_int_from(0), default=0, metavar='N', help='show N messages before each match'),
+      _arg('--after', type=_int_from(0), default=0, metavar='N', help='show N messages after each match'),
+      _arg('--context', type=_int_from(0), metavar='N', help='show N messages before and after each match'),
+      _arg('--limit', type=_int_from(1), metavar='N', help='stop after N matches'),
       _arg('--case', action='store_true', help='match case (ignored by default)'),
       _arg('--plain', action='store_true', help='PATTERN is plain text, not a regex'),
-      _arg('--maxlen', type=int, default=120, help='most characters per row (default 120)'),
+      _maxlen,
       help='find messages matching a pattern')
 def _cmd_find(a):
     dlg = _load(a.file)
@@ -477,19 +521,26 @@ def _cmd_find(a):
 
 # %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
-    "The content given with `--content`, or read from stdin"
-    if a.content is not None: return a.content
-    txt = sys.stdin.read()
+    "The content given with `--content`, or read from stdin (as UTF-8); an error if it isn't UTF-8 text"
+    if a.content is not None:
+        try: a.content.encode('utf-8')
+        except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
+        return a.content
+    inp = getattr(sys.stdin, 'buffer', None)
+    try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8').read()
+    except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
     return txt[:-1] if txt.endswith('\n') else txt
 
 def _done(dlg, a, did):
     "Save `dlg` and print `did`; with `--dry-run`, print `did` and the resulting dialog, and write nothing"
-    dlg.validate()
+    try: dlg.validate()
+    except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
     if a.dry_run:
-        print(did, repr(dlg.messages), sep='\n')
+        print(did, _visible(repr(dlg.messages)), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
         try: dlg.save()
+        except UnicodeError as e: raise ValueError(f'{dlg.path}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
         except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         print(did)
 
@@ -498,28 +549,36 @@ _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this m
 
 # %% ../nbs/04_cli.ipynb #b02c8853
 @_sub(_file, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg, _dry,
-      help='add a message (at the end by default) and print its id')
+      help='add a message (at the end by default) and print its id; a missing FILE becomes a new dialog')
 def _cmd_add(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, new=True)
     after,before = [_msg(dlg, k) if k else None for k in (a.after, a.before)]
     m = dlg.mk_message(_content(a), msg_type=a.type, after=after, before=before)
     _done(dlg, a, m.id)
 
 # %% ../nbs/04_cli.ipynb #a6653cbb
 @_sub(_file, _arg('id', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
-      help="replace a message's content")
+      help="replace a message's content (and type: a note or raw message drops its outputs)")
 def _cmd_edit(a):
     dlg = _load(a.file)
     m = _msg(dlg, a.id)
-    m.content = _content(a)
+    m.content,did = _content(a),f'edited {m.id}'
     if a.type: m.msg_type = a.type
-    _done(dlg, a, f'edited {m.id}')
+    if m.msg_type in (snote, sraw) and m.output: # as Jupyter does when a code cell becomes markdown or raw
+        m.output,m.execution_count,did = '',None,did + f' (a {m.msg_type} has no outputs: they were dropped)'
+    _done(dlg, a, did)
+
+def _remove(dlg, ms):
+    "Remove messages `ms` from `dlg` with core's `remove_msgs`, and return them"
+    res = dlg.remove_msgs(ms)
+    dlg.messages._touch() # `remove_msgs` of 2 to 16 messages can leave their ids in the id index
+    return res
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids)
-    dlg.messages = Msgs(m for m in dlg.messages if m not in ms)
+    _remove(dlg, ms)
     _done(dlg, a, 'deleted ' + ' '.join(m.id for m in ms))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
@@ -529,8 +588,7 @@ def _cmd_move(a):
     dlg = _load(a.file)
     ms,ref = _msgs(dlg, a.ids),_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{_where(dlg)}: cannot move message {ref.id!r} next to itself')
-    dlg.messages = Msgs(m for m in dlg.messages if m not in ms)
-    dlg._insert(list(ms), after=ref if a.after else None, before=ref if a.before else None)
+    dlg._insert(list(_remove(dlg, ms)), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
 
 # %% ../nbs/04_cli.ipynb #660031b9
@@ -592,14 +650,17 @@ def _from_chat(fname, fmt, name):
 @_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON file'),
       _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
                   _arg('--from', dest='from_', choices=('openai','anthropic'), help='read chat messages in this form into a new dialog (needs -o)')], required=True),
-      _arg('-o', metavar='OUT', help='the file to write (default: stdout, except for --from)'),
-      _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with --to jsonl: the provider whose messages each line holds (default openai)'),
+      _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout, except for --from)'),
+      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl: the provider whose messages each line holds (default openai)'),
       _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
       help='convert a dialog to another form, or chat messages to a dialog')
 def _cmd_convert(a):
+    if a.fmt and a.to!='jsonl': raise ValueError('--fmt goes with --to jsonl only')
+    if a.assets and a.to!='md': raise ValueError('--assets goes with --to md only')
+    a.fmt = a.fmt or 'openai'
     if a.from_:
-        if not a.o: raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
+        if a.o in (None, '-'): raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
         out = _chk_new(_ipynb_path(a.o), a.force)
         dlg = _from_chat(a.files[0], a.from_, out.stem)
@@ -609,6 +670,7 @@ def _cmd_convert(a):
     for i,f in enumerate(a.files):
         if prog: prog(i, len(a.files), f)
         dlgs.append(_load(f))
+    if a.o=='-': a.o = None
     if a.o: _chk_new(a.o, a.force)
     txt = _to_text(dlgs, a.to, a)
     if a.o: _write_new(a.o, txt, a.force)

@@ -107,13 +107,13 @@ def test_view_xml_and_errors(tour):
 
 def test_view_errors(tour):
     i = ids(tour)
-    fails('view', tour, 'zzzz', has="no message with id 'zzzz'")
+    fails('view', tour, 'zzzz', has="message id 'zzzz' not found")
     fails('view', tour, '--start-line', '3', has='exactly one message id')
     fails('view', tour, i[1], '--start-line', '99', has=f"{tour}: message '{i[1]}' has 4 lines")
 
 def test_ambiguous_prefix(tmp_path):
     d = Dialog('amb', [Message('a', id='ab01'), Message('b', id='ab02')]); d.save(tmp_path/'amb.ipynb')
-    fails('view', tmp_path/'amb', 'ab', has="'ab' is ambiguous: ab01, ab02")
+    fails('view', tmp_path/'amb', 'ab', has="prefix 'ab' is ambiguous: 2 ids start with it, e.g. 'ab01', 'ab02'")
     assert 'b' in ok('view', tmp_path/'amb', 'ab02')
 
 # --- find
@@ -155,7 +155,7 @@ def test_add(tour):
     new3 = ok('add', tour, '--before', i[0], '--type', 'prompt', '--content', 'Hi?').strip()
     assert ids(tour)[0]==new3 and read_ipynb(tour).messages[0].msg_type=='prompt'
     fails('add', tour, '--after', i[0], '--before', i[1], '--content', 'x')
-    fails('add', tour, '--after', 'nope', '--content', 'x', has="no message with id 'nope'")
+    fails('add', tour, '--after', 'nope', '--content', 'x', has="message id 'nope' not found")
 
 def test_edit_del_move(tour):
     i = ids(tour)
@@ -172,8 +172,8 @@ def test_edit_del_move(tour):
     assert ids(tour)==[i[8]]+i[:5]+[i[7], i[9]]
     fails('move', tour, i[1], '--after', i[1], has='next to itself')
     fails('move', tour, i[1])  # needs --after or --before
-    fails('del', tour, 'nope', has="no message with id 'nope'")
-    fails('edit', tour, 'nope', '--content', 'x', has="no message with id 'nope'")
+    fails('del', tour, 'nope', has="message id 'nope' not found")
+    fails('edit', tour, 'nope', '--content', 'x', has="message id 'nope' not found")
 
 @pytest.mark.parametrize('args', [['add', '--content', 'x'], ['edit', 'ID2', '--content', 'y'], ['del', 'ID2', 'ID3'],
                                   ['move', 'ID2', '--after', 'ID5'], ['run', '--all']])
@@ -304,19 +304,24 @@ def test_run_without_execnb(tour):
     r = subprocess.run([sys.executable, '-c', code, 'run', str(tour), '--all'], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode==2 and "pip install 'nbdialog[run]'" in r.stderr and 'Traceback' not in r.stderr
 
+def read_pty(mfd):
+    "All a pseudo-terminal's master `mfd` gives until its other side is closed; then close it"
+    res = b''
+    while True:
+        try: chunk = os.read(mfd, 4096)
+        except OSError: break
+        if not chunk: break
+        res += chunk
+    os.close(mfd)
+    return res
+
 def test_progress_only_on_a_terminal(tour):
     assert nbd('run', tour, '--all', '--dry-run').stderr=='dry run: %s not written\n' % tour
     mfd,sfd = pty.openpty()
     p = subprocess.Popen(cmd + ['run', str(tour), '--all', '--dry-run'], stdout=subprocess.PIPE, stderr=sfd, env=env)
     os.close(sfd)
     out,_ = p.communicate(timeout=120)
-    err = b''
-    while True:
-        try: chunk = os.read(mfd, 4096)
-        except OSError: break
-        if not chunk: break
-        err += chunk
-    os.close(mfd)
+    err = read_pty(mfd)
     assert b'\rrunning 1/4' in err.replace(b'\x1b[K', b'') and b'running 4/4' in err
 
 # --- the installed console script

@@ -26,7 +26,7 @@ def test_xml_parses_and_keeps_text(content, out, typ, mid):
     o = e.find('out')
     if typ in ('note', 'raw') or (typ=='prompt' and not out): assert o is None
     if typ=='prompt' and out: assert o.text==norm(out)
-    if typ=='code' and 'x' in out: assert 'x' in o.text  # code outputs are rendered (ANSI and \r overwrites processed), then escaped
+    if typ=='code' and 'x' in out and '\r' not in out: assert 'x' in o.text  # code outputs are rendered (ANSI and \r overwrites processed: 'x\r<' shows '<'), then escaped
     d = Dialog(mid, [m])
     assert ET.fromstring(d.view(incl_out=True)).get('name')==_xml_text(mid)  # attribute values keep their line ends (quoted as &#13;)
 
