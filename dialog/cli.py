@@ -568,17 +568,11 @@ def _cmd_edit(a):
         m.output,m.execution_count,did = '',None,did + f' (a {m.msg_type} has no outputs: they were dropped)'
     _done(dlg, a, did)
 
-def _remove(dlg, ms):
-    "Remove messages `ms` from `dlg` with core's `remove_msgs`, and return them"
-    res = dlg.remove_msgs(ms)
-    dlg.messages._touch() # `remove_msgs` of 2 to 16 messages can leave their ids in the id index
-    return res
-
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids)
-    _remove(dlg, ms)
+    dlg.remove_msgs(ms)
     _done(dlg, a, 'deleted ' + ' '.join(m.id for m in ms))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
@@ -588,7 +582,7 @@ def _cmd_move(a):
     dlg = _load(a.file)
     ms,ref = _msgs(dlg, a.ids),_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{_where(dlg)}: cannot move message {ref.id!r} next to itself')
-    dlg._insert(list(_remove(dlg, ms)), after=ref if a.after else None, before=ref if a.before else None)
+    dlg._insert(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
 
 # %% ../nbs/04_cli.ipynb #660031b9

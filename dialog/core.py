@@ -133,7 +133,7 @@ def _cut(self:Msgs, ms):
     for m in ms:
         i = self._pos(m)
         del its[i], self._ids[i], idx[m.id], self._at[m.id]
-    self._syncd = its.ver
+        self._syncd = its.ver # the index followed this deletion: the next `_pos` must not rebuild it under our feet
 
 # %% ../nbs/00_core.ipynb #827a95d0
 @patch

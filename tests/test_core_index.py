@@ -43,6 +43,8 @@ def test_ids_unique_and_index_equals_scan(seq, seed):
             model = [c for m,c in zip(dlg.messages.items, model) if id(m) not in gone]
             dlg.remove_msgs(picks)
             assert all(m.dlg is None for m in picks)
+            left = {m.id for m in dlg.messages.items}
+            assert not [m.id for m in picks if m.id in dlg.messages and m.id not in left], 'a removed id is still indexed'
         elif kind=='paste' and n:
             clip = [dlg[(a+k)%n] for k in range(min(b, n))]
             at = dlg[a%n]
