@@ -100,6 +100,7 @@ def _denoise(s): return _re_noise.sub('', s) if any(k in s for k in _noise_marks
 
 def _parse(txt):
     "Reply parts, each tool part marked `par` when it sits on the line right after the previous call (same model response)"
+    if txt is not None and not isinstance(txt, str): raise ValueError(f'a reply must be a str, not {type(txt).__name__}')
     segs,res = _segments(txt or ''),[]
     if 'Response interrupted' in segs[-1][0]: segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
     for i,(gap,p,raw) in enumerate(segs):
@@ -133,8 +134,8 @@ def _out_item(o):
     typ = o.get('output_type')
     if typ=='stream': return _strip_ansi(join_out(o.get('text', '')))
     if typ=='error':
-        tb = _strip_ansi('\n'.join(join_out(l) for l in o.get('traceback') or []))
-        return f"{o.get('ename', '')}: {o.get('evalue', '')}" + (f'\n{tb}' if tb else '')
+        tb = '\n'.join(join_out(l) for l in o.get('traceback') or [])
+        return _strip_ansi(f"{o.get('ename', '')}: {o.get('evalue', '')}" + (f'\n{tb}' if tb else ''))
     d = o.get('data') or {}
     if not isinstance(d, dict): return ''
     if (mt := first(img_mimes, d.get)): return (mt, ''.join(join_out(d[mt]).split()))
@@ -251,12 +252,12 @@ def _steps(parts):
     return res
 
 def _args_json(c):
-    "A call's arguments as the JSON string OpenAI takes: the original string when it still says the same"
+    "A call's arguments as the JSON string OpenAI takes: the original string while it still says the same, or while the arguments it was no object of are unedited"
     raw = c['extra'].get('raw_arguments')
     if isinstance(raw, str):
-        try:
-            if json.loads(raw)==c['args']: return raw
-        except ValueError: pass
+        try: v = json.loads(raw)
+        except ValueError: v = None
+        if v==c['args'] or (not isinstance(v, dict) and c['args']=={}): return raw
     return json.dumps(c['args'], ensure_ascii=False)
 
 def _oa_reply(parts):
@@ -292,14 +293,10 @@ def _an_alternate(msgs):
     for m in res: m['content'] = _content(_merge(_blocks(m['content']), '\n\n'), noop)
     return res
 
-def _flag(m, key):
-    "Is cell metadata `key` truthy for `m`, whether in `meta` or promoted to an attribute by the host's `meta_attrs`?"
-    return bool(m.meta.get(key)) or any(getattr(m, a, None) for a,k in m.meta_attrs.items() if k==key)
-
 def _units(ms):
     "Sendable messages `ms` as units: a context message's parts, or a prompt's request and reply parts"
     return [dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt
-            else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not _flag(m, 'skipped')]
+            else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not m.skipped]
 
 def _tidy(parts):
     "`parts` with texts trimmed of blank lines and whitespace-only ones dropped"
@@ -330,6 +327,7 @@ def dlg2chat(dlg, # The `Dialog` to send
              budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
              counter=None): # Tokens of one provider message; default `count_tokens`
     "The dialog as the provider's own message list (for Anthropic, pass `dlg.system` as the API's `system=`)"
+    if budget is not None and (type(budget) is not int or budget<0): raise ValueError(f'budget must be a non-negative int (tokens), not {budget!r:.40}')
     units = _units(dlg.messages if msgs is None else msgs)
     if budget is not None: units = _trim(units, _chk_fmt(fmt), budget, counter or count_tokens, dlg.system)
     return _render(units, _chk_fmt(fmt), dlg.system)
@@ -363,7 +361,8 @@ def _texts(c, i, what):
 _re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S)
 
 def _image(mime, data, i, j):
-    "An image part, checking the base64 `data`"
+    "An image part, checking its type is one the providers take and its `data` is base64"
+    if mime not in img_mimes: _err(i, f"content part {j}: image type {mime!r} is not one the providers take ({', '.join(img_mimes)})")
     try: base64.b64decode(data, validate=True)
     except (ValueError, TypeError): _err(i, f'content part {j}: image data is not base64')
     return _img(mime, data)
@@ -456,6 +455,13 @@ def _reply_txt(items):
         else: out.append('\n'.join(tool_block(c['id'], c['name'], c['args'], c['result'], **c['extra']) for c in it))
     return '\n\n'.join(out)
 
+def _system_arg(s):
+    "The `system` argument as text: a string, or Anthropic's list of text blocks joined by a blank line"
+    if s is None or isinstance(s, str): return s
+    if isinstance(s, list) and all(isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str) for p in s):
+        return '\n\n'.join(p['text'] for p in s)
+    raise ValueError(f'chat2dlg: system must be a string or a list of text blocks, not {s!r:.80}')
+
 def _prompt_content(parts):
     "Prompt text and attachments from user parts: each image an attachment referenced where it stood"
     txt,atts = [],[]
@@ -468,12 +474,13 @@ def _prompt_content(parts):
 # %% ../nbs/02_chat.ipynb #50f2c456
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai' or 'anthropic'; detected when None
-             system:str=None, # A system prompt given apart from the list (as Anthropic's API takes it)
+             system:str=None, # A system prompt given apart from the list, as Anthropic's API takes it (a string or a list of text blocks)
              name:str='chat', # The dialog's name
              cls=Dialog): # The `Dialog` class to build
     "A chat history as a dialog: one prompt per user turn, holding the reply that followed"
     if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
+    system = _system_arg(system)
     dlg,sys_txt,cur,pending,prev = cls(name),[system] if system else [],None,{},None
     def flush():
         if cur is not None: cur[0].output = _reply_txt(cur[1])
@@ -539,7 +546,7 @@ def _trim(units, fmt, budget, counter, system):
     keep = [True]*len(units)
     for i,u in enumerate(units):
         if total <= budget: break
-        if i==last or _flag(u['m'], 'pinned'): continue
+        if i==last or u['m'].pinned: continue
         keep[i] = False; total -= costs[i]
     return [u for u,k in zip(units, keep) if k]
 
@@ -555,13 +562,15 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each
                fname, # The file to write
                fmt:str='openai'): # 'openai' or 'anthropic'
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    def rec(d):
-        r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)])
-        return r | ({'system': d.system} if fmt=='anthropic' and d.system else {})
-    return atomic_write(fname, ''.join(json.dumps(rec(d), ensure_ascii=False)+'\n' for d in dlgs).encode())
+    def line(i, d):
+        r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)]) | ({'system': d.system} if fmt=='anthropic' and d.system else {})
+        try: return (json.dumps(r, ensure_ascii=False)+'\n').encode()
+        except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
+    return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
 
 def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote
-               fmt:str=None): # 'openai' or 'anthropic'; detected per line when None
+               fmt:str=None, # 'openai' or 'anthropic'; detected per line when None
+               cls=Dialog): # The `Dialog` class to build
     "The dialogs of JSON Lines file `fname`, named after it and their line"
     res,p = [],Path(fname)
     for i,l in enumerate(p.read_text(encoding='utf-8').splitlines(), 1):
@@ -569,6 +578,6 @@ def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote
         try:
             r = json.loads(l)
             if not isinstance(r, dict) or not isinstance(r.get('messages'), list): raise ValueError('expected an object with a "messages" list')
-            res.append(chat2dlg(r['messages'], fmt, system=r.get('system'), name=f'{p.stem}-{i}'))
+            res.append(chat2dlg(r['messages'], fmt, system=r.get('system'), name=f'{p.stem}-{i}', cls=cls))
         except ValueError as e: raise ValueError(f'{fname}: line {i}: {e}') from None
     return res

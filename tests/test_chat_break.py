@@ -1,0 +1,82 @@
+"dialog.chat under hostile review: each test pins a bug found by breaking the module (it failed before the fix)"
+import base64, json, pytest
+from dialog.core import *
+from dialog.chat import *
+from chat_checks import check_history
+
+fmts = ('openai', 'anthropic')
+png64 = base64.b64encode(b'\x89PNG\r\n\x1a\n').decode()
+h = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo'}]
+
+@pytest.mark.parametrize('system', [5, {'text': 'x'}, [{'type': 'image'}], ['plain string in a list']])
+def test_bad_system_argument_is_a_valueerror(system):
+    "A `system` that is neither text nor text blocks is a ValueError naming it (was a TypeError from str.join)"
+    with pytest.raises(ValueError, match='system'): chat2dlg(h, system=system)
+
+def test_system_argument_as_anthropic_text_blocks():
+    "Anthropic's API takes `system` as a list of text blocks too; chat2dlg reads that spelling (was a TypeError)"
+    d = chat2dlg(h, 'anthropic', system=[{'type': 'text', 'text': 'Be brief.'}, {'type': 'text', 'text': 'Be kind.', 'cache_control': {'type': 'ephemeral'}}])
+    assert d.system == 'Be brief.\n\nBe kind.'
+
+@pytest.mark.parametrize('fmt,part', [
+    ('openai', {'type': 'image_url', 'image_url': {'url': 'data:image/bmp;base64,AAAA'}}),
+    ('openai', {'type': 'image_url', 'image_url': {'url': 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4='}}),
+    ('anthropic', {'type': 'image', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': 'AAAA'}}),
+])
+def test_image_type_providers_refuse_is_a_valueerror(fmt, part):
+    "An image part of a type the providers refuse was read as an attachment that then went out as a dangling reference or as its source text"
+    msgs = [{'role': 'user', 'content': [{'type': 'text', 'text': 'look'}, part]}]
+    with pytest.raises(ValueError, match=r'message 0: content part 1: image type'): chat2dlg(msgs, fmt)
+
+@pytest.mark.parametrize('raw', ['{oops', '[1, 2]', '"just a string"', '{"a": 1,}'])
+def test_arguments_that_are_not_a_json_object_go_out_as_they_came(raw):
+    "A model's malformed or non-object arguments were replaced by '{}' on the way back out"
+    hist = [{'role': 'user', 'content': 'q'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': raw}}]},
+            {'role': 'tool', 'tool_call_id': 'c1', 'content': 'error: bad arguments'}]
+    out = dlg2chat(chat2dlg(hist))
+    assert out == hist
+    check_history(out, 'openai')
+    for f in fmts: check_history(dlg2chat(chat2dlg(hist), f), f)
+
+def test_edited_arguments_still_win_over_raw():
+    "Guard for the fix above: once someone edits the block's arguments, the new ones are sent, not the stale raw string"
+    hist = [{'role': 'user', 'content': 'q'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{oops'}}]},
+            {'role': 'tool', 'tool_call_id': 'c1', 'content': 'r'}]
+    d = chat2dlg(hist)
+    m = d.messages[0]
+    m.output = m.ai_res.replace('"arguments": {}', '"arguments": {"x": 1}')
+    assert dlg2chat(d)[1]['tool_calls'][0]['function']['arguments'] == '{"x": 1}'
+
+@pytest.mark.parametrize('budget', ['100', -1, 2.5, True])
+def test_bad_budget_is_a_valueerror(budget):
+    "A budget that is not a non-negative int was a TypeError deep in trimming, or silently trimmed everything"
+    with pytest.raises(ValueError, match='budget'): dlg2chat(chat2dlg(h), budget=budget)
+
+@pytest.mark.parametrize('f', [parse_reply, ai_fmt])
+def test_reply_parsers_refuse_non_text(f):
+    "The public parser of replies raised a TypeError from `re` on non-text"
+    with pytest.raises(ValueError, match='int'): f(5)
+    assert f(None) == ([] if f is parse_reply else ai_fmt(''))
+
+def test_jsonl2dlgs_builds_the_host_class(tmp_path):
+    "jsonl2dlgs had no `cls`: a host reading its JSON Lines got plain Dialogs and Messages"
+    class MyMsg(Message): meta_attrs = {'pinned_': 'pinned'}
+    class MyDlg(Dialog): msg_cls = MyMsg
+    fn = dlgs2jsonl([chat2dlg(h), chat2dlg(h)], tmp_path/'c.jsonl')
+    ds = jsonl2dlgs(fn, cls=MyDlg)
+    assert [type(d) for d in ds] == [MyDlg]*2 and all(type(m) is MyMsg for d in ds for m in d.messages)
+
+def test_jsonl_unencodable_text_names_the_dialog(tmp_path):
+    "A lone surrogate made a bare UnicodeEncodeError with no hint of which dialog; the file is left untouched"
+    fn = tmp_path/'c.jsonl'
+    good = chat2dlg(h, name='good')
+    bad = chat2dlg([{'role': 'user', 'content': 'a\ud800b'}], name='bad')
+    with pytest.raises(ValueError, match=r"dialog 1 \('bad'\)"): dlgs2jsonl([good, bad], fn)
+    assert not fn.exists()
+
+def test_error_output_has_no_ansi_anywhere():
+    "ANSI escapes were stripped from the traceback but not from `evalue`"
+    m = Message('1/0', msg_type='code', output=[{'output_type': 'error', 'ename': 'E', 'evalue': '\x1b[31mbad\x1b[0m', 'traceback': ['\x1b[1mtb\x1b[0m']}])
+    assert m.ai_output == 'E: bad\ntb'
