@@ -50,15 +50,25 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
             f"```json\n{js}\n```\n\n</details>")
 
 # %% ../nbs/02_chat.ipynb #edde5acf
-_re_blocks = re.compile(
-    r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
-    r"""(?:<summary>.*?</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>"""
-    r"""|^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js4>.*?)\n```[ \t]*$""",  # spelling 4
-    re.S | re.M)
-_re_noise = re.compile(
-    r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?"""
-    r"""|<!--\s*think_start\s*-->.*?<!--\s*think_end\s*-->[ \t]*\n?"""
-    r"""|^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳.*⏳[ \t]*(?:\n|$)""", re.S | re.M)
+# Each spanning pattern is paired with the pattern of its closing, and searched only up to the last closing in the text:
+# an opening never closed then costs one scan, not one per opening (no quadratic time on hostile replies)
+_re_details = (re.compile(r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
+    r"""(?:<summary>(?:(?!</summary>|<details).)*</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>""", re.S),
+    re.compile(r'\n[ \t]*```\s*</details>'), 'tool-usage-details')
+_re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>.*?)\n```[ \t]*$""", re.S | re.M),  # spelling 4
+    re.compile(r'\n```[ \t]*$', re.M), '{.tool}')
+_re_token = (re.compile(r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?""", re.S),
+    re.compile(r'</details>[ \t]*\n?'), 'token-usage-details')
+_re_think = (re.compile(r'<!--\s*think_start\s*-->.*?<!--\s*think_end\s*-->[ \t]*\n?', re.S), re.compile(r'<!--\s*think_end\s*-->[ \t]*\n?'), 'think_start')
+_re_noise_lines = re.compile(r'^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳[^\n]*⏳[ \t]*(?:\n|$)', re.M) # one line each
+
+def _closed(pat, txt):
+    "Where to stop searching `txt` for `pat` (pattern, closing pattern, marker): the end of its last closing, 0 when it can't match"
+    rx,close,mark = pat
+    e = 0
+    if mark in txt:
+        for m in close.finditer(txt): e = m.end()
+    return e
 _re_interrupted = re.compile(r'\s*\*\[Response interrupted\]\*\s*$')
 
 def _tool_part(js, compact):
@@ -87,16 +97,21 @@ def _trim_blank(s):
 
 def _segments(txt):
     "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
-    res,pos = [],0
-    for m in _re_blocks.finditer(txt):
-        p = _tool_part(m['js'] if m['js'] is not None else m['js4'], m['js'] is None)
-        if p is None: continue
-        res.append((txt[pos:m.start()], p, m[0])); pos = m.end()
+    ms = sorted((m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced) for m in pat[0].finditer(txt, 0, _closed(pat, txt)))
+    res,pos,end = [],0,0
+    for s,m,compact in ms:
+        if s<end: continue  # inside a block of the other spelling
+        end = m.end()
+        if (p := _tool_part(m['js'], compact)) is None: continue
+        res.append((txt[pos:s], p, m[0])); pos = end
     res.append((txt[pos:], None, None))
     return res
 
-_noise_marks = ('🧠', '⏳', 'token-usage-details', 'think_start')
-def _denoise(s): return _re_noise.sub('', s) if any(k in s for k in _noise_marks) else s
+def _denoise(s):
+    "`s` without host noise: token-usage blocks, think comments, 🧠 lines and ⏳ progress lines"
+    for pat in (_re_token, _re_think):
+        if (e := _closed(pat, s)): s = pat[0].sub('', s[:e]) + s[e:]
+    return _re_noise_lines.sub('', s) if '🧠' in s or '⏳' in s else s
 
 def _parse(txt):
     "Reply parts, each tool part marked `par` when it sits on the line right after the previous call (same model response)"

@@ -80,3 +80,19 @@ def test_error_output_has_no_ansi_anywhere():
     "ANSI escapes were stripped from the traceback but not from `evalue`"
     m = Message('1/0', msg_type='code', output=[{'output_type': 'error', 'ename': 'E', 'evalue': '\x1b[31mbad\x1b[0m', 'traceback': ['\x1b[1mtb\x1b[0m']}])
     assert m.ai_output == 'E: bad\ntb'
+
+def test_progress_lines_never_eat_the_text_between():
+    "The ⏳ noise pattern ran across lines (re.S): text between two progress lines was deleted"
+    r = "- ⏳ <code>a()</code> ⏳\nImportant text\n- ⏳ <code>b()</code> ⏳\nend"
+    assert ai_fmt(r) == 'Important text\nend' and parse_reply(r) == [{'type': 'text', 'text': 'Important text\nend'}]
+    assert ai_fmt('🧠🧠\nkeep ⏳ this\nand ⏳ this') == 'keep ⏳ this\nand ⏳ this'
+
+@pytest.mark.parametrize('n', [1, 3])
+def test_unclosed_openings_before_and_after_real_blocks(n):
+    "Searching each kind only up to its last closing (the fix for quadratic time) still finds every block, and noise before a real one"
+    blk = tool_block('c1', 'f', {'a': 1}, 'r')
+    junk = ("<details class='tool-usage-details'><summary>x\n" + "<details class='token-usage-details'>\n" + "<!-- think_start -->\n")*n
+    r = f"{junk}\n\n<details class='token-usage-details'>42 tokens</details>\n{blk}\n\n```json {{.tool}}\n" + json.dumps(dict(id='c2', name='g', args={}, result='s')) + f"\n```\n\n{junk}"
+    parts = parse_reply(r)
+    assert [p['id'] for p in parts if p['type'] == 'tool'] == ['c1', 'c2']
+    assert '42 tokens' not in json.dumps(parts)
