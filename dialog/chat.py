@@ -308,10 +308,16 @@ def _an_alternate(msgs):
     for m in res: m['content'] = _content(_merge(_blocks(m['content']), '\n\n'), noop)
     return res
 
+def _unit(m):
+    "Message `m` as a unit: a context message's parts, or a prompt's request and reply parts"
+    try: return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt else dict(m=m, ctx=_ctx_parts(m))
+    except (TypeError, AttributeError, KeyError) as e:  # a malformed message: `validate` names it and the problem, else we do
+        m.validate()
+        raise ValueError(f'message {m.id!r}: cannot be rendered for the AI ({type(e).__name__}: {e})') from e
+
 def _units(ms):
-    "Sendable messages `ms` as units: a context message's parts, or a prompt's request and reply parts"
-    return [dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt
-            else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not m.skipped]
+    "Sendable messages `ms` as units"
+    return [_unit(m) for m in ms if m.msg_type!=sraw and not m.skipped]
 
 def _tidy(parts):
     "`parts` with texts trimmed of blank lines and whitespace-only ones dropped"

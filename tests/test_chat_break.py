@@ -96,3 +96,27 @@ def test_unclosed_openings_before_and_after_real_blocks(n):
     parts = parse_reply(r)
     assert [p['id'] for p in parts if p['type'] == 'tool'] == ['c1', 'c2']
     assert '42 tokens' not in json.dumps(parts)
+
+@pytest.mark.parametrize('kw,err', [
+    (dict(content='x', msg_type='code', output=[{'output_type': 'stream', 'name': 'stdout', 'text': 5}]), 'stream requires text'),
+    (dict(content='x', msg_type='code', output=[{'output_type': 'display_data', 'metadata': {}, 'data': {'image/png': 5}}]), 'cannot be rendered'),
+    (dict(content=5, msg_type='note'), 'content must be a str'),
+    (dict(content='![a](attachment:A)', msg_type='note', attachments=[Attachment('not bytes', 'image/png', id='A')]), 'bytes data'),
+])
+def test_malformed_message_names_itself(kw, err):
+    "A message malformed in memory made dlg2chat raise a bare TypeError/AttributeError with no hint of which message"
+    d = Dialog('bad')
+    m = d.mk_message(**kw)
+    for f in fmts:
+        with pytest.raises(ValueError, match=err) as e: dlg2chat(d, f)
+        assert m.id in str(e.value)
+
+def test_jsonl_openai_lines_share_types_whatever_the_arguments(tmp_path):
+    "The promise the notebook makes for columnar readers: OpenAI lines read with pyarrow even when tools take differently typed arguments"
+    pj = pytest.importorskip('pyarrow.json')
+    def mk(args):
+        d = Dialog('x'); d.mk_message('q', msg_type='prompt', output=tool_block('c1', 'f', args, 'r') + '\n\nok'); return d
+    dlgs = [mk({'a': 1}), mk({'a': 's'}), mk({'a': [1]}), mk({})]
+    fn = dlgs2jsonl(dlgs, tmp_path/'c.jsonl')
+    assert pj.read_json(fn).num_rows == 4
+    assert [dlg2chat(d) for d in jsonl2dlgs(fn)] == [dlg2chat(d) for d in dlgs]
