@@ -594,7 +594,7 @@ def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote
                cls=Dialog): # The `Dialog` class to build
     "The dialogs of JSON Lines file `fname`, named after it and their line"
     res,p = [],Path(fname)
-    for i,l in enumerate(p.read_text(encoding='utf-8').splitlines(), 1):
+    for i,l in enumerate(p.read_text(encoding='utf-8-sig').split('\n'), 1): # only \n ends a line: json.dumps leaves U+2028 and kin raw
         if not l.strip(): continue
         try:
             r = json.loads(l)

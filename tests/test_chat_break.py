@@ -120,3 +120,17 @@ def test_jsonl_openai_lines_share_types_whatever_the_arguments(tmp_path):
     fn = dlgs2jsonl(dlgs, tmp_path/'c.jsonl')
     assert pj.read_json(fn).num_rows == 4
     assert [dlg2chat(d) for d in jsonl2dlgs(fn)] == [dlg2chat(d) for d in dlgs]
+
+def test_jsonl_line_separators_inside_text_round_trip(tmp_path):
+    "json.dumps(ensure_ascii=False) writes U+2028, U+2029 and U+0085 raw; reading split lines on them (str.splitlines) and failed"
+    d = chat2dlg([{'role': 'user', 'content': 'a\u2028b\u2029c\x85d\x1ce\x0bf'}, {'role': 'assistant', 'content': 'ok'}])
+    fn = dlgs2jsonl([d, d], tmp_path/'c.jsonl')
+    assert [dlg2chat(x) for x in jsonl2dlgs(fn)] == [dlg2chat(d)]*2
+    pj = pytest.importorskip('pyarrow.json')
+    assert pj.read_json(fn).num_rows == 2
+
+def test_jsonl_with_a_byte_order_mark_reads(tmp_path):
+    "A JSON Lines file saved with a UTF-8 BOM (as some Windows tools write) failed on its first line"
+    fn = tmp_path/'bom.jsonl'
+    fn.write_bytes('\ufeff'.encode() + json.dumps({'messages': h}).encode() + b'\r\n')
+    assert [dlg2chat(d) for d in jsonl2dlgs(fn)] == [h]
