@@ -317,6 +317,9 @@ def _unit(m):
 
 def _units(ms):
     "Sendable messages `ms` as units"
+    try: ms = list(ms)
+    except TypeError: raise ValueError(f'msgs must be a list of messages, not {type(ms).__name__}') from None
+    if (i := first(i for i,m in enumerate(ms) if not isinstance(m, Message))) is not None: raise ValueError(f'msgs[{i}] is not a Message: {ms[i]!r:.60}')
     return [_unit(m) for m in ms if m.msg_type!=sraw and not m.skipped]
 
 def _tidy(parts):
@@ -348,6 +351,7 @@ def dlg2chat(dlg, # The `Dialog` to send
              budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
              counter=None): # Tokens of one provider message; default `count_tokens`
     "The dialog as the provider's own message list (for Anthropic, pass `dlg.system` as the API's `system=`)"
+    if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0): raise ValueError(f'budget must be a non-negative int (tokens), not {budget!r:.40}')
     units = _units(dlg.messages if msgs is None else msgs)
     if budget is not None: units = _trim(units, _chk_fmt(fmt), budget, counter or count_tokens, dlg.system)
@@ -499,6 +503,7 @@ def chat2dlg(msgs:list, # The provider's message list
              name:str='chat', # The dialog's name
              cls=Dialog): # The `Dialog` class to build
     "A chat history as a dialog: one prompt per user turn, holding the reply that followed"
+    if not (isinstance(cls, type) and issubclass(cls, Dialog)): raise ValueError(f'chat2dlg: cls must be a Dialog subclass, not {cls!r:.40}')
     if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
     system = _system_arg(system)
@@ -584,9 +589,12 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each
                fmt:str='openai'): # 'openai' or 'anthropic'
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
     def line(i, d):
-        r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)]) | ({'system': d.system} if fmt=='anthropic' and d.system else {})
-        try: return (json.dumps(r, ensure_ascii=False)+'\n').encode()
+        try:
+            r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)]) | ({'system': d.system} if fmt=='anthropic' and d.system else {})
+            return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
+        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
+    if isinstance(dlgs, Dialog): raise ValueError(f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})')
     return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
 
 def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote

@@ -134,3 +134,20 @@ def test_jsonl_with_a_byte_order_mark_reads(tmp_path):
     fn = tmp_path/'bom.jsonl'
     fn.write_bytes('\ufeff'.encode() + json.dumps({'messages': h}).encode() + b'\r\n')
     assert [dlg2chat(d) for d in jsonl2dlgs(fn)] == [h]
+
+@pytest.mark.parametrize('call,err', [
+    (lambda: dlg2chat(h), 'dlg must be a Dialog, not list'),
+    (lambda: dlg2chat(Dialog('x'), msgs=['hi']), r"msgs\[0\] is not a Message"),
+    (lambda: dlg2chat(Dialog('x'), msgs=5), 'msgs must be a list'),
+    (lambda: chat2dlg(h, cls=dict), 'cls must be a Dialog subclass'),
+])
+def test_wrong_types_are_valueerrors(call, err):
+    "Wrong argument types were AttributeError/TypeError tracebacks from deep inside"
+    with pytest.raises(ValueError, match=err): call()
+
+def test_dlgs2jsonl_names_the_bad_dialog_and_refuses_one_dialog(tmp_path):
+    "A single Dialog passed as `dlgs` silently wrote its messages' (non-)conversations; a bad item didn't say which"
+    fn = tmp_path/'c.jsonl'
+    with pytest.raises(ValueError, match='not one Dialog'): dlgs2jsonl(chat2dlg(h), fn)
+    with pytest.raises(ValueError, match='dialog 1: dlg2chat: dlg must be a Dialog'): dlgs2jsonl([chat2dlg(h), 5], fn)
+    assert not fn.exists()
