@@ -45,7 +45,11 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
                result:str, # What the tool returned, as a string
                **extra): # Other keys kept in the block's JSON, e.g. `success`, `exit_code`, `server`
     "One tool call as the markdown block a reply holds (FORMAT.md's first spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
-    js = json.dumps(dict(id=id, call=dict(function=name, arguments=args), result=result) | extra, indent=2, ensure_ascii=False)
+    if not (isinstance(id, str) and isinstance(name, str) and isinstance(args, dict) and isinstance(result, str)):
+        raise ValueError(f'tool_block: id, name and result must be str and args a dict, not {type(id).__name__}, {type(name).__name__}, {type(args).__name__}, {type(result).__name__}')
+    if 'call' in extra: raise ValueError("tool_block: 'call' is the block's own key, not an extra one")
+    try: js = json.dumps(dict(id=id, call=dict(function=name, arguments=args), result=result) | extra, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError) as e: raise ValueError(f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})') from None
     return (f"<details class='tool-usage-details' markdown='1'>\n<summary><code>{_call_summary(name, args)}</code></summary>\n\n"
             f"```json\n{js}\n```\n\n</details>")
 

@@ -151,3 +151,14 @@ def test_dlgs2jsonl_names_the_bad_dialog_and_refuses_one_dialog(tmp_path):
     with pytest.raises(ValueError, match='not one Dialog'): dlgs2jsonl(chat2dlg(h), fn)
     with pytest.raises(ValueError, match='dialog 1: dlg2chat: dlg must be a Dialog'): dlgs2jsonl([chat2dlg(h), 5], fn)
     assert not fn.exists()
+
+@pytest.mark.parametrize('args,kw,err', [
+    ((5, 'f', {}, 'r'), {}, 'must be str'),
+    (('c1', 'f', [1, 2], 'r'), {}, 'args a dict'),
+    (('c1', 'f', {}, 42), {}, 'must be str'),
+    (('c1', 'f', {}, 'r'), {'call': 'x'}, "'call' is the block's own key"),
+    (('c1', 'f', {'when': object()}, 'r'), {}, 'JSON-serializable'),
+])
+def test_tool_block_refuses_what_would_read_back_as_text(args, kw, err):
+    "tool_block wrote blocks that parse_reply then read as plain text (a non-str id, a list of args, an extra `call`) or raised a TypeError"
+    with pytest.raises(ValueError, match=err): tool_block(*args, **kw)
