@@ -208,9 +208,16 @@ def _merge(parts, sep):
     if run: res.append(_txt(sep.join(run)))
     return res
 
+def _unjoin(s, head, tail):
+    "`s` without the blank line (or line break) joining it to a reference before it (`head`) and after it (`tail`)"
+    if head: s = s[2:] if s.startswith('\n\n') else s[1:] if s.startswith('\n') else s
+    if tail: s = s[:-2] if s.endswith('\n\n') else s[:-1] if s.endswith('\n') else s
+    return s
+
 def _pieces(segs):
-    "Text and image parts from alternating strings and image parts, texts trimmed of blank lines, whitespace-only ones dropped"
-    return [p if isinstance(p, dict) else _txt(_trim_blank(p)) for p in segs if isinstance(p, dict) or p.strip()]
+    "Parts from strings alternating with parts: each string loses only the join to its neighbouring references, whitespace-only ones are dropped"
+    n = len(segs)-1
+    return [p if isinstance(p, dict) else _txt(t) for i,p in enumerate(segs) if isinstance(p, dict) or (t := _unjoin(p, i>0, i<n)).strip()]
 
 def _text_parts(txt, atts):
     "`txt` as text and image parts: each reference to a raster attachment becomes an image part where it stands"
@@ -219,7 +226,7 @@ def _text_parts(txt, atts):
         a = byid.get(m[2])
         if a is None or (a.content_type not in img_mimes and a.content_type!='image/svg+xml'): continue
         segs.append(txt[pos:m.start()]); pos = m.end()
-        segs.append(_img(a.content_type, base64.b64encode(a.data).decode()) if a.content_type in img_mimes else a.data.decode('utf-8', 'replace'))
+        segs.append(_img(a.content_type, base64.b64encode(a.data).decode()) if a.content_type in img_mimes else _txt(a.data.decode('utf-8', 'replace')))
     segs.append(txt[pos:])
     return _merge(_pieces(segs), '')
 
@@ -327,8 +334,8 @@ def _units(ms):
     return [_unit(m) for m in ms if m.msg_type!=sraw and not m.skipped]
 
 def _tidy(parts):
-    "`parts` with texts trimmed of blank lines and whitespace-only ones dropped"
-    return [p if p['type']!='text' else _txt(_trim_blank(p['text'])) for p in parts if p['type']!='text' or p['text'].strip()]
+    "`parts` without whitespace-only texts (providers refuse them)"
+    return [p for p in parts if p['type']!='text' or p['text'].strip()]
 
 def _turns(units):
     "Neutral turns `(role, parts)`: context joins the next prompt's user turn; a reply is one 'assistant' turn of reply parts"
