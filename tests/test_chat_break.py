@@ -183,3 +183,17 @@ def test_user_text_keeps_its_blank_lines(ps, fmt):
     out = dlg2chat(chat2dlg(hist, fmt), fmt)
     check_history(out, fmt)
     assert out == hist
+
+def test_two_processes_writing_one_jsonl_leave_one_whole_file(tmp_path):
+    "Held up: two writers racing on one file leave one complete file, never a mix or a torn line"
+    import subprocess, sys, os
+    fn = tmp_path/'race.jsonl'
+    code = ("import sys; from dialog.chat import chat2dlg, dlgs2jsonl\n"
+            "w = sys.argv[1]; d = chat2dlg([{'role': 'user', 'content': w*5000}, {'role': 'assistant', 'content': w}])\n"
+            "for _ in range(30): dlgs2jsonl([d]*20, sys.argv[2])\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    ps = [subprocess.Popen([sys.executable, '-c', code, w, str(fn)], env=env) for w in 'ab']
+    assert [p.wait(timeout=120) for p in ps] == [0, 0]
+    ds = jsonl2dlgs(fn)
+    assert len(ds) == 20 and len({dlg2chat(d)[1]['content'] for d in ds}) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ['race.jsonl']  # no temporary files left behind
