@@ -20,7 +20,9 @@ import base64, functools, html, json, re
 def system(self:Dialog):
     "The system prompt sent ahead of the conversation (`meta['dialog']['system']`), or None; setting None or '' removes it"
     d = self.meta.get('dialog')
-    return d.get('system') if isinstance(d, dict) else None
+    v = d.get('system') if isinstance(d, dict) else None
+    if v is not None and not isinstance(v, str): raise ValueError(f"dialog {self.name!r}: meta['dialog']['system'] must be a str, not {type(v).__name__}")
+    return v
 
 def _set_system(self, v):
     if v is not None and not isinstance(v, str): raise ValueError(f'dialog {self.name!r}: system must be a str or None, not {type(v).__name__}')

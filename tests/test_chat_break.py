@@ -197,3 +197,12 @@ def test_two_processes_writing_one_jsonl_leave_one_whole_file(tmp_path):
     ds = jsonl2dlgs(fn)
     assert len(ds) == 20 and len({dlg2chat(d)[1]['content'] for d in ds}) == 1
     assert [p.name for p in tmp_path.iterdir()] == ['race.jsonl']  # no temporary files left behind
+
+def test_non_string_system_in_a_file_is_a_valueerror():
+    "A hand-edited `system: 5` in notebook metadata made dlg2chat raise AttributeError ('int' has no 'strip')"
+    d = Dialog('edited', meta={'dialog': {'system': 5}})
+    d.mk_message('q', msg_type='prompt')
+    for f in fmts:
+        with pytest.raises(ValueError, match=r"dialog 'edited': meta\['dialog'\]\['system'\] must be a str"): dlg2chat(d, f)
+    d.system = 'fixed'
+    assert dlg2chat(d)[0] == {'role': 'system', 'content': 'fixed'}
