@@ -8,14 +8,15 @@ Each figure is the best of `--reps` runs, interleaved, timed with the garbage co
 on: its full collections walk every live object, so with the big dialog in memory they make every run superlinear,
 `write_ipynb` included). Goals: dlg2chat(10x) / dlg2chat(1x) <= 11 (linear), and
 dlg2chat / write_ipynb <= 1 on the same dialog. A last line checks the worst case for merging turns (a dialog of notes and
-unanswered prompts, which Anthropic sends as one user turn) for linearity too.
+unanswered prompts, which Anthropic sends as one user turn) for linearity too, and another the worst case for reading
+replies (tool-block and noise openings never closed, which a naive pattern search takes quadratic time over).
 """
 import argparse, gc, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import mkdata
 from dialog.ipynb import reads_ipynb, write_ipynb
-from dialog.chat import dlg2chat
+from dialog.chat import dlg2chat, parse_reply
 from dialog.core import Dialog, snote, sprompt
 
 def unanswered(n):
@@ -23,6 +24,11 @@ def unanswered(n):
     d = Dialog('unanswered')
     for i in range(n): d.mk_message(mkdata.text(mkdata.random.Random(i), 200), msg_type=(snote, sprompt)[i%2], id=f'{i:08x}')
     return d
+
+def hostile(n):
+    "Replies of `n` openings never closed, one per kind: tool blocks (with a summary, with JSON, compact), token-usage blocks, think comments"
+    o = "<details class='tool-usage-details'>"
+    return [(o+'<summary>')*n, (o+'\n```json\n{')*n, '```json {.tool}\n{\n'*n, "<details class='token-usage-details'>x"*n, '<!-- think_start -->'*n]
 
 def timed(f, gc_on):
     "Seconds one run of `f` takes; the collector off while timing unless `gc_on` (as `timeit` does)"
@@ -43,6 +49,7 @@ def main():
     runs = {(name, k): (lambda d=d, k=k: write_ipynb(d) if k=='write_ipynb' else dlg2chat(d, k))
             for name, d in (('1x', small), ('10x', big)) for k in ('openai', 'anthropic', 'write_ipynb')}
     runs |= {(name, 'unanswered'): (lambda d=d: dlg2chat(d, 'anthropic')) for name, d in (('1x', us), ('10x', ub))}
+    runs |= {(name, 'hostile'): (lambda rs=hostile(n): [parse_reply(r) for r in rs]) for name, n in (('1x', a.cells//5), ('10x', a.cells*2))}
     times = {k: [] for k in runs}
     for _ in range(a.reps):  # interleaved, so a change in the machine's load hits every figure alike
         for k, f in runs.items(): times[k].append(timed(f, a.gc))
@@ -55,5 +62,7 @@ def main():
     print(f'write_ipynb itself: 10x / 1x = {res["10x", "write_ipynb"]/res["1x", "write_ipynb"]:.2f} (what this machine does to a linear job)')
     print(f'unanswered notes and prompts, anthropic (one merged user turn): 10x / 1x = {res["10x", "unanswered"]/res["1x", "unanswered"]:.2f} '
           f'({res["1x", "unanswered"]*1000:.0f} ms, {res["10x", "unanswered"]*1000:.0f} ms)')
+    print(f'hostile replies (openings never closed), parse_reply: 10x / 1x = {res["10x", "hostile"]/res["1x", "hostile"]:.2f} (goal <= 11; '
+          f'{res["1x", "hostile"]*1000:.1f} ms, {res["10x", "hostile"]*1000:.1f} ms)')
 
 if __name__=='__main__': main()

@@ -20,7 +20,9 @@ import base64, functools, html, json, re
 def system(self:Dialog):
     "The system prompt sent ahead of the conversation (`meta['dialog']['system']`), or None; setting None or '' removes it"
     d = self.meta.get('dialog')
-    return d.get('system') if isinstance(d, dict) else None
+    v = d.get('system') if isinstance(d, dict) else None
+    if v is not None and not isinstance(v, str): raise ValueError(f"dialog {self.name!r}: meta['dialog']['system'] must be a str, not {type(v).__name__}")
+    return v
 
 def _set_system(self, v):
     if v is not None and not isinstance(v, str): raise ValueError(f'dialog {self.name!r}: system must be a str or None, not {type(v).__name__}')
@@ -45,20 +47,34 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
                result:str, # What the tool returned, as a string
                **extra): # Other keys kept in the block's JSON, e.g. `success`, `exit_code`, `server`
     "One tool call as the markdown block a reply holds (FORMAT.md's first spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
-    js = json.dumps(dict(id=id, call=dict(function=name, arguments=args), result=result) | extra, indent=2, ensure_ascii=False)
+    if not (isinstance(id, str) and isinstance(name, str) and isinstance(args, dict) and isinstance(result, str)):
+        raise ValueError(f'tool_block: id, name and result must be str and args a dict, not {type(id).__name__}, {type(name).__name__}, {type(args).__name__}, {type(result).__name__}')
+    if 'call' in extra: raise ValueError("tool_block: 'call' is the block's own key, not an extra one")
+    try: js = json.dumps(dict(id=id, call=dict(function=name, arguments=args), result=result) | extra, indent=2, ensure_ascii=False)
+    except (TypeError, ValueError) as e: raise ValueError(f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})') from None
     return (f"<details class='tool-usage-details' markdown='1'>\n<summary><code>{_call_summary(name, args)}</code></summary>\n\n"
             f"```json\n{js}\n```\n\n</details>")
 
 # %% ../nbs/02_chat.ipynb #edde5acf
-_re_blocks = re.compile(
-    r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
-    r"""(?:<summary>.*?</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>"""
-    r"""|^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js4>.*?)\n```[ \t]*$""",  # spelling 4
-    re.S | re.M)
-_re_noise = re.compile(
-    r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?"""
-    r"""|<!--\s*think_start\s*-->.*?<!--\s*think_end\s*-->[ \t]*\n?"""
-    r"""|^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳.*⏳[ \t]*(?:\n|$)""", re.S | re.M)
+# Each spanning pattern is paired with the pattern of its closing, and searched only up to the last closing in the text:
+# an opening never closed then costs one scan, not one per opening (no quadratic time on hostile replies)
+_re_details = (re.compile(r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
+    r"""(?:<summary>(?:(?!</summary>|<details).)*</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>""", re.S),
+    re.compile(r'\n[ \t]*```\s*</details>'), 'tool-usage-details')
+_re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>.*?)\n```[ \t]*$""", re.S | re.M),  # spelling 4
+    re.compile(r'\n```[ \t]*$', re.M), '{.tool}')
+_re_token = (re.compile(r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?""", re.S),
+    re.compile(r'</details>[ \t]*\n?'), 'token-usage-details')
+_re_think = (re.compile(r'<!--\s*think_start\s*-->.*?<!--\s*think_end\s*-->[ \t]*\n?', re.S), re.compile(r'<!--\s*think_end\s*-->[ \t]*\n?'), 'think_start')
+_re_noise_lines = re.compile(r'^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳[^\n]*⏳[ \t]*(?:\n|$)', re.M) # one line each
+
+def _closed(pat, txt):
+    "Where to stop searching `txt` for `pat` (pattern, closing pattern, marker): the end of its last closing, 0 when it can't match"
+    rx,close,mark = pat
+    e = 0
+    if mark in txt:
+        for m in close.finditer(txt): e = m.end()
+    return e
 _re_interrupted = re.compile(r'\s*\*\[Response interrupted\]\*\s*$')
 
 def _tool_part(js, compact):
@@ -87,19 +103,25 @@ def _trim_blank(s):
 
 def _segments(txt):
     "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
-    res,pos = [],0
-    for m in _re_blocks.finditer(txt):
-        p = _tool_part(m['js'] if m['js'] is not None else m['js4'], m['js'] is None)
-        if p is None: continue
-        res.append((txt[pos:m.start()], p, m[0])); pos = m.end()
+    ms = sorted((m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced) for m in pat[0].finditer(txt, 0, _closed(pat, txt)))
+    res,pos,end = [],0,0
+    for s,m,compact in ms:
+        if s<end: continue  # inside a block of the other spelling
+        end = m.end()
+        if (p := _tool_part(m['js'], compact)) is None: continue
+        res.append((txt[pos:s], p, m[0])); pos = end
     res.append((txt[pos:], None, None))
     return res
 
-_noise_marks = ('🧠', '⏳', 'token-usage-details', 'think_start')
-def _denoise(s): return _re_noise.sub('', s) if any(k in s for k in _noise_marks) else s
+def _denoise(s):
+    "`s` without host noise: token-usage blocks, think comments, 🧠 lines and ⏳ progress lines"
+    for pat in (_re_token, _re_think):
+        if (e := _closed(pat, s)): s = pat[0].sub('', s[:e]) + s[e:]
+    return _re_noise_lines.sub('', s) if '🧠' in s or '⏳' in s else s
 
 def _parse(txt):
     "Reply parts, each tool part marked `par` when it sits on the line right after the previous call (same model response)"
+    if txt is not None and not isinstance(txt, str): raise ValueError(f'a reply must be a str, not {type(txt).__name__}')
     segs,res = _segments(txt or ''),[]
     if 'Response interrupted' in segs[-1][0]: segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
     for i,(gap,p,raw) in enumerate(segs):
@@ -133,8 +155,8 @@ def _out_item(o):
     typ = o.get('output_type')
     if typ=='stream': return _strip_ansi(join_out(o.get('text', '')))
     if typ=='error':
-        tb = _strip_ansi('\n'.join(join_out(l) for l in o.get('traceback') or []))
-        return f"{o.get('ename', '')}: {o.get('evalue', '')}" + (f'\n{tb}' if tb else '')
+        tb = '\n'.join(join_out(l) for l in o.get('traceback') or [])
+        return _strip_ansi(f"{o.get('ename', '')}: {o.get('evalue', '')}" + (f'\n{tb}' if tb else ''))
     d = o.get('data') or {}
     if not isinstance(d, dict): return ''
     if (mt := first(img_mimes, d.get)): return (mt, ''.join(join_out(d[mt]).split()))
@@ -188,9 +210,16 @@ def _merge(parts, sep):
     if run: res.append(_txt(sep.join(run)))
     return res
 
+def _unjoin(s, head, tail):
+    "`s` without the blank line (or line break) joining it to a reference before it (`head`) and after it (`tail`)"
+    if head: s = s[2:] if s.startswith('\n\n') else s[1:] if s.startswith('\n') else s
+    if tail: s = s[:-2] if s.endswith('\n\n') else s[:-1] if s.endswith('\n') else s
+    return s
+
 def _pieces(segs):
-    "Text and image parts from alternating strings and image parts, texts trimmed of blank lines, whitespace-only ones dropped"
-    return [p if isinstance(p, dict) else _txt(_trim_blank(p)) for p in segs if isinstance(p, dict) or p.strip()]
+    "Parts from strings alternating with parts: each string loses only the join to its neighbouring references, whitespace-only ones are dropped"
+    n = len(segs)-1
+    return [p if isinstance(p, dict) else _txt(t) for i,p in enumerate(segs) if isinstance(p, dict) or (t := _unjoin(p, i>0, i<n)).strip()]
 
 def _text_parts(txt, atts):
     "`txt` as text and image parts: each reference to a raster attachment becomes an image part where it stands"
@@ -199,7 +228,7 @@ def _text_parts(txt, atts):
         a = byid.get(m[2])
         if a is None or (a.content_type not in img_mimes and a.content_type!='image/svg+xml'): continue
         segs.append(txt[pos:m.start()]); pos = m.end()
-        segs.append(_img(a.content_type, base64.b64encode(a.data).decode()) if a.content_type in img_mimes else a.data.decode('utf-8', 'replace'))
+        segs.append(_img(a.content_type, base64.b64encode(a.data).decode()) if a.content_type in img_mimes else _txt(a.data.decode('utf-8', 'replace')))
     segs.append(txt[pos:])
     return _merge(_pieces(segs), '')
 
@@ -251,12 +280,12 @@ def _steps(parts):
     return res
 
 def _args_json(c):
-    "A call's arguments as the JSON string OpenAI takes: the original string when it still says the same"
+    "A call's arguments as the JSON string OpenAI takes: the original string while it still says the same, or while the arguments it was no object of are unedited"
     raw = c['extra'].get('raw_arguments')
     if isinstance(raw, str):
-        try:
-            if json.loads(raw)==c['args']: return raw
-        except ValueError: pass
+        try: v = json.loads(raw)
+        except ValueError: v = None
+        if v==c['args'] or (not isinstance(v, dict) and c['args']=={}): return raw
     return json.dumps(c['args'], ensure_ascii=False)
 
 def _oa_reply(parts):
@@ -292,18 +321,23 @@ def _an_alternate(msgs):
     for m in res: m['content'] = _content(_merge(_blocks(m['content']), '\n\n'), noop)
     return res
 
-def _flag(m, key):
-    "Is cell metadata `key` truthy for `m`, whether in `meta` or promoted to an attribute by the host's `meta_attrs`?"
-    return bool(m.meta.get(key)) or any(getattr(m, a, None) for a,k in m.meta_attrs.items() if k==key)
+def _unit(m):
+    "Message `m` as a unit: a context message's parts, or a prompt's request and reply parts"
+    try: return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt else dict(m=m, ctx=_ctx_parts(m))
+    except (TypeError, AttributeError, KeyError) as e:  # a malformed message: `validate` names it and the problem, else we do
+        m.validate()
+        raise ValueError(f'message {m.id!r}: cannot be rendered for the AI ({type(e).__name__}: {e})') from e
 
 def _units(ms):
-    "Sendable messages `ms` as units: a context message's parts, or a prompt's request and reply parts"
-    return [dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res)) if m.msg_type==sprompt
-            else dict(m=m, ctx=_ctx_parts(m)) for m in ms if m.msg_type!=sraw and not _flag(m, 'skipped')]
+    "Sendable messages `ms` as units"
+    try: ms = list(ms)
+    except TypeError: raise ValueError(f'msgs must be a list of messages, not {type(ms).__name__}') from None
+    if (i := first(i for i,m in enumerate(ms) if not isinstance(m, Message))) is not None: raise ValueError(f'msgs[{i}] is not a Message: {ms[i]!r:.60}')
+    return [_unit(m) for m in ms if m.msg_type!=sraw and not m.skipped]
 
 def _tidy(parts):
-    "`parts` with texts trimmed of blank lines and whitespace-only ones dropped"
-    return [p if p['type']!='text' else _txt(_trim_blank(p['text'])) for p in parts if p['type']!='text' or p['text'].strip()]
+    "`parts` without whitespace-only texts (providers refuse them)"
+    return [p for p in parts if p['type']!='text' or p['text'].strip()]
 
 def _turns(units):
     "Neutral turns `(role, parts)`: context joins the next prompt's user turn; a reply is one 'assistant' turn of reply parts"
@@ -330,6 +364,8 @@ def dlg2chat(dlg, # The `Dialog` to send
              budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
              counter=None): # Tokens of one provider message; default `count_tokens`
     "The dialog as the provider's own message list (for Anthropic, pass `dlg.system` as the API's `system=`)"
+    if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
+    if budget is not None and (type(budget) is not int or budget<0): raise ValueError(f'budget must be a non-negative int (tokens), not {budget!r:.40}')
     units = _units(dlg.messages if msgs is None else msgs)
     if budget is not None: units = _trim(units, _chk_fmt(fmt), budget, counter or count_tokens, dlg.system)
     return _render(units, _chk_fmt(fmt), dlg.system)
@@ -363,7 +399,8 @@ def _texts(c, i, what):
 _re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S)
 
 def _image(mime, data, i, j):
-    "An image part, checking the base64 `data`"
+    "An image part, checking its type is one the providers take and its `data` is base64"
+    if mime not in img_mimes: _err(i, f"content part {j}: image type {mime!r} is not one the providers take ({', '.join(img_mimes)})")
     try: base64.b64decode(data, validate=True)
     except (ValueError, TypeError): _err(i, f'content part {j}: image data is not base64')
     return _img(mime, data)
@@ -456,6 +493,13 @@ def _reply_txt(items):
         else: out.append('\n'.join(tool_block(c['id'], c['name'], c['args'], c['result'], **c['extra']) for c in it))
     return '\n\n'.join(out)
 
+def _system_arg(s):
+    "The `system` argument as text: a string, or Anthropic's list of text blocks joined by a blank line"
+    if s is None or isinstance(s, str): return s
+    if isinstance(s, list) and all(isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str) for p in s):
+        return '\n\n'.join(p['text'] for p in s)
+    raise ValueError(f'chat2dlg: system must be a string or a list of text blocks, not {s!r:.80}')
+
 def _prompt_content(parts):
     "Prompt text and attachments from user parts: each image an attachment referenced where it stood"
     txt,atts = [],[]
@@ -468,12 +512,14 @@ def _prompt_content(parts):
 # %% ../nbs/02_chat.ipynb #50f2c456
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai' or 'anthropic'; detected when None
-             system:str=None, # A system prompt given apart from the list (as Anthropic's API takes it)
+             system:str=None, # A system prompt given apart from the list, as Anthropic's API takes it (a string or a list of text blocks)
              name:str='chat', # The dialog's name
              cls=Dialog): # The `Dialog` class to build
     "A chat history as a dialog: one prompt per user turn, holding the reply that followed"
+    if not (isinstance(cls, type) and issubclass(cls, Dialog)): raise ValueError(f'chat2dlg: cls must be a Dialog subclass, not {cls!r:.40}')
     if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
+    system = _system_arg(system)
     dlg,sys_txt,cur,pending,prev = cls(name),[system] if system else [],None,{},None
     def flush():
         if cur is not None: cur[0].output = _reply_txt(cur[1])
@@ -539,7 +585,7 @@ def _trim(units, fmt, budget, counter, system):
     keep = [True]*len(units)
     for i,u in enumerate(units):
         if total <= budget: break
-        if i==last or _flag(u['m'], 'pinned'): continue
+        if i==last or u['m'].pinned: continue
         keep[i] = False; total -= costs[i]
     return [u for u,k in zip(units, keep) if k]
 
@@ -555,20 +601,25 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each
                fname, # The file to write
                fmt:str='openai'): # 'openai' or 'anthropic'
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    def rec(d):
-        r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)])
-        return r | ({'system': d.system} if fmt=='anthropic' and d.system else {})
-    return atomic_write(fname, ''.join(json.dumps(rec(d), ensure_ascii=False)+'\n' for d in dlgs).encode())
+    def line(i, d):
+        try:
+            r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt)]) | ({'system': d.system} if fmt=='anthropic' and d.system else {})
+            return (json.dumps(r, ensure_ascii=False)+'\n').encode()
+        except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
+        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
+    if isinstance(dlgs, Dialog): raise ValueError(f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})')
+    return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
 
 def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote
-               fmt:str=None): # 'openai' or 'anthropic'; detected per line when None
+               fmt:str=None, # 'openai' or 'anthropic'; detected per line when None
+               cls=Dialog): # The `Dialog` class to build
     "The dialogs of JSON Lines file `fname`, named after it and their line"
     res,p = [],Path(fname)
-    for i,l in enumerate(p.read_text(encoding='utf-8').splitlines(), 1):
+    for i,l in enumerate(p.read_text(encoding='utf-8-sig').split('\n'), 1): # only \n ends a line: json.dumps leaves U+2028 and kin raw
         if not l.strip(): continue
         try:
             r = json.loads(l)
             if not isinstance(r, dict) or not isinstance(r.get('messages'), list): raise ValueError('expected an object with a "messages" list')
-            res.append(chat2dlg(r['messages'], fmt, system=r.get('system'), name=f'{p.stem}-{i}'))
+            res.append(chat2dlg(r['messages'], fmt, system=r.get('system'), name=f'{p.stem}-{i}', cls=cls))
         except ValueError as e: raise ValueError(f'{fname}: line {i}: {e}') from None
     return res

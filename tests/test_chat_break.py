@@ -1,0 +1,208 @@
+"dialog.chat under hostile review: each test pins a bug found by breaking the module (it failed before the fix)"
+import base64, json, pytest
+from dialog.core import *
+from dialog.chat import *
+from chat_checks import check_history
+
+fmts = ('openai', 'anthropic')
+png64 = base64.b64encode(b'\x89PNG\r\n\x1a\n').decode()
+h = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'yo'}]
+
+@pytest.mark.parametrize('system', [5, {'text': 'x'}, [{'type': 'image'}], ['plain string in a list']])
+def test_bad_system_argument_is_a_valueerror(system):
+    "A `system` that is neither text nor text blocks is a ValueError naming it (was a TypeError from str.join)"
+    with pytest.raises(ValueError, match='system'): chat2dlg(h, system=system)
+
+def test_system_argument_as_anthropic_text_blocks():
+    "Anthropic's API takes `system` as a list of text blocks too; chat2dlg reads that spelling (was a TypeError)"
+    d = chat2dlg(h, 'anthropic', system=[{'type': 'text', 'text': 'Be brief.'}, {'type': 'text', 'text': 'Be kind.', 'cache_control': {'type': 'ephemeral'}}])
+    assert d.system == 'Be brief.\n\nBe kind.'
+
+@pytest.mark.parametrize('fmt,part', [
+    ('openai', {'type': 'image_url', 'image_url': {'url': 'data:image/bmp;base64,AAAA'}}),
+    ('openai', {'type': 'image_url', 'image_url': {'url': 'data:image/svg+xml;base64,PHN2Zz48L3N2Zz4='}}),
+    ('anthropic', {'type': 'image', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': 'AAAA'}}),
+])
+def test_image_type_providers_refuse_is_a_valueerror(fmt, part):
+    "An image part of a type the providers refuse was read as an attachment that then went out as a dangling reference or as its source text"
+    msgs = [{'role': 'user', 'content': [{'type': 'text', 'text': 'look'}, part]}]
+    with pytest.raises(ValueError, match=r'message 0: content part 1: image type'): chat2dlg(msgs, fmt)
+
+@pytest.mark.parametrize('raw', ['{oops', '[1, 2]', '"just a string"', '{"a": 1,}'])
+def test_arguments_that_are_not_a_json_object_go_out_as_they_came(raw):
+    "A model's malformed or non-object arguments were replaced by '{}' on the way back out"
+    hist = [{'role': 'user', 'content': 'q'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': raw}}]},
+            {'role': 'tool', 'tool_call_id': 'c1', 'content': 'error: bad arguments'}]
+    out = dlg2chat(chat2dlg(hist))
+    assert out == hist
+    check_history(out, 'openai')
+    for f in fmts: check_history(dlg2chat(chat2dlg(hist), f), f)
+
+def test_edited_arguments_still_win_over_raw():
+    "Guard for the fix above: once someone edits the block's arguments, the new ones are sent, not the stale raw string"
+    hist = [{'role': 'user', 'content': 'q'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{oops'}}]},
+            {'role': 'tool', 'tool_call_id': 'c1', 'content': 'r'}]
+    d = chat2dlg(hist)
+    m = d.messages[0]
+    m.output = m.ai_res.replace('"arguments": {}', '"arguments": {"x": 1}')
+    assert dlg2chat(d)[1]['tool_calls'][0]['function']['arguments'] == '{"x": 1}'
+
+@pytest.mark.parametrize('budget', ['100', -1, 2.5, True])
+def test_bad_budget_is_a_valueerror(budget):
+    "A budget that is not a non-negative int was a TypeError deep in trimming, or silently trimmed everything"
+    with pytest.raises(ValueError, match='budget'): dlg2chat(chat2dlg(h), budget=budget)
+
+@pytest.mark.parametrize('f', [parse_reply, ai_fmt])
+def test_reply_parsers_refuse_non_text(f):
+    "The public parser of replies raised a TypeError from `re` on non-text"
+    with pytest.raises(ValueError, match='int'): f(5)
+    assert f(None) == ([] if f is parse_reply else ai_fmt(''))
+
+def test_jsonl2dlgs_builds_the_host_class(tmp_path):
+    "jsonl2dlgs had no `cls`: a host reading its JSON Lines got plain Dialogs and Messages"
+    class MyMsg(Message): meta_attrs = {'pinned_': 'pinned'}
+    class MyDlg(Dialog): msg_cls = MyMsg
+    fn = dlgs2jsonl([chat2dlg(h), chat2dlg(h)], tmp_path/'c.jsonl')
+    ds = jsonl2dlgs(fn, cls=MyDlg)
+    assert [type(d) for d in ds] == [MyDlg]*2 and all(type(m) is MyMsg for d in ds for m in d.messages)
+
+def test_jsonl_unencodable_text_names_the_dialog(tmp_path):
+    "A lone surrogate made a bare UnicodeEncodeError with no hint of which dialog; the file is left untouched"
+    fn = tmp_path/'c.jsonl'
+    good = chat2dlg(h, name='good')
+    bad = chat2dlg([{'role': 'user', 'content': 'a\ud800b'}], name='bad')
+    with pytest.raises(ValueError, match=r"dialog 1 \('bad'\)"): dlgs2jsonl([good, bad], fn)
+    assert not fn.exists()
+
+def test_error_output_has_no_ansi_anywhere():
+    "ANSI escapes were stripped from the traceback but not from `evalue`"
+    m = Message('1/0', msg_type='code', output=[{'output_type': 'error', 'ename': 'E', 'evalue': '\x1b[31mbad\x1b[0m', 'traceback': ['\x1b[1mtb\x1b[0m']}])
+    assert m.ai_output == 'E: bad\ntb'
+
+def test_progress_lines_never_eat_the_text_between():
+    "The ⏳ noise pattern ran across lines (re.S): text between two progress lines was deleted"
+    r = "- ⏳ <code>a()</code> ⏳\nImportant text\n- ⏳ <code>b()</code> ⏳\nend"
+    assert ai_fmt(r) == 'Important text\nend' and parse_reply(r) == [{'type': 'text', 'text': 'Important text\nend'}]
+    assert ai_fmt('🧠🧠\nkeep ⏳ this\nand ⏳ this') == 'keep ⏳ this\nand ⏳ this'
+
+@pytest.mark.parametrize('n', [1, 3])
+def test_unclosed_openings_before_and_after_real_blocks(n):
+    "Searching each kind only up to its last closing (the fix for quadratic time) still finds every block, and noise before a real one"
+    blk = tool_block('c1', 'f', {'a': 1}, 'r')
+    junk = ("<details class='tool-usage-details'><summary>x\n" + "<details class='token-usage-details'>\n" + "<!-- think_start -->\n")*n
+    r = f"{junk}\n\n<details class='token-usage-details'>42 tokens</details>\n{blk}\n\n```json {{.tool}}\n" + json.dumps(dict(id='c2', name='g', args={}, result='s')) + f"\n```\n\n{junk}"
+    parts = parse_reply(r)
+    assert [p['id'] for p in parts if p['type'] == 'tool'] == ['c1', 'c2']
+    assert '42 tokens' not in json.dumps(parts)
+
+@pytest.mark.parametrize('kw,err', [
+    (dict(content='x', msg_type='code', output=[{'output_type': 'stream', 'name': 'stdout', 'text': 5}]), 'stream requires text'),
+    (dict(content='x', msg_type='code', output=[{'output_type': 'display_data', 'metadata': {}, 'data': {'image/png': 5}}]), 'cannot be rendered'),
+    (dict(content=5, msg_type='note'), 'content must be a str'),
+    (dict(content='![a](attachment:A)', msg_type='note', attachments=[Attachment('not bytes', 'image/png', id='A')]), 'bytes data'),
+])
+def test_malformed_message_names_itself(kw, err):
+    "A message malformed in memory made dlg2chat raise a bare TypeError/AttributeError with no hint of which message"
+    d = Dialog('bad')
+    m = d.mk_message(**kw)
+    for f in fmts:
+        with pytest.raises(ValueError, match=err) as e: dlg2chat(d, f)
+        assert m.id in str(e.value)
+
+def test_jsonl_openai_lines_share_types_whatever_the_arguments(tmp_path):
+    "The promise the notebook makes for columnar readers: OpenAI lines read with pyarrow even when tools take differently typed arguments"
+    pj = pytest.importorskip('pyarrow.json')
+    def mk(args):
+        d = Dialog('x'); d.mk_message('q', msg_type='prompt', output=tool_block('c1', 'f', args, 'r') + '\n\nok'); return d
+    dlgs = [mk({'a': 1}), mk({'a': 's'}), mk({'a': [1]}), mk({})]
+    fn = dlgs2jsonl(dlgs, tmp_path/'c.jsonl')
+    assert pj.read_json(fn).num_rows == 4
+    assert [dlg2chat(d) for d in jsonl2dlgs(fn)] == [dlg2chat(d) for d in dlgs]
+
+def test_jsonl_line_separators_inside_text_round_trip(tmp_path):
+    "json.dumps(ensure_ascii=False) writes U+2028, U+2029 and U+0085 raw; reading split lines on them (str.splitlines) and failed"
+    d = chat2dlg([{'role': 'user', 'content': 'a\u2028b\u2029c\x85d\x1ce\x0bf'}, {'role': 'assistant', 'content': 'ok'}])
+    fn = dlgs2jsonl([d, d], tmp_path/'c.jsonl')
+    assert [dlg2chat(x) for x in jsonl2dlgs(fn)] == [dlg2chat(d)]*2
+    pj = pytest.importorskip('pyarrow.json')
+    assert pj.read_json(fn).num_rows == 2
+
+def test_jsonl_with_a_byte_order_mark_reads(tmp_path):
+    "A JSON Lines file saved with a UTF-8 BOM (as some Windows tools write) failed on its first line"
+    fn = tmp_path/'bom.jsonl'
+    fn.write_bytes('\ufeff'.encode() + json.dumps({'messages': h}).encode() + b'\r\n')
+    assert [dlg2chat(d) for d in jsonl2dlgs(fn)] == [h]
+
+@pytest.mark.parametrize('call,err', [
+    (lambda: dlg2chat(h), 'dlg must be a Dialog, not list'),
+    (lambda: dlg2chat(Dialog('x'), msgs=['hi']), r"msgs\[0\] is not a Message"),
+    (lambda: dlg2chat(Dialog('x'), msgs=5), 'msgs must be a list'),
+    (lambda: chat2dlg(h, cls=dict), 'cls must be a Dialog subclass'),
+])
+def test_wrong_types_are_valueerrors(call, err):
+    "Wrong argument types were AttributeError/TypeError tracebacks from deep inside"
+    with pytest.raises(ValueError, match=err): call()
+
+def test_dlgs2jsonl_names_the_bad_dialog_and_refuses_one_dialog(tmp_path):
+    "A single Dialog passed as `dlgs` silently wrote its messages' (non-)conversations; a bad item didn't say which"
+    fn = tmp_path/'c.jsonl'
+    with pytest.raises(ValueError, match='not one Dialog'): dlgs2jsonl(chat2dlg(h), fn)
+    with pytest.raises(ValueError, match='dialog 1: dlg2chat: dlg must be a Dialog'): dlgs2jsonl([chat2dlg(h), 5], fn)
+    assert not fn.exists()
+
+@pytest.mark.parametrize('args,kw,err', [
+    ((5, 'f', {}, 'r'), {}, 'must be str'),
+    (('c1', 'f', [1, 2], 'r'), {}, 'args a dict'),
+    (('c1', 'f', {}, 42), {}, 'must be str'),
+    (('c1', 'f', {}, 'r'), {'call': 'x'}, "'call' is the block's own key"),
+    (('c1', 'f', {'when': object()}, 'r'), {}, 'JSON-serializable'),
+])
+def test_tool_block_refuses_what_would_read_back_as_text(args, kw, err):
+    "tool_block wrote blocks that parse_reply then read as plain text (a non-str id, a list of args, an extra `call`) or raised a TypeError"
+    with pytest.raises(ValueError, match=err): tool_block(*args, **kw)
+
+from hypothesis import given, settings, strategies as st
+utext = st.text(st.sampled_from('ab \n\t'), min_size=1, max_size=12).filter(lambda s: s.strip())
+uparts = st.lists(st.one_of(utext.map(lambda t: ('text', t)), st.just(('image', None))), min_size=1, max_size=4).filter(
+    lambda ps: all(not (a[0] == b[0] == 'text') for a, b in zip(ps, ps[1:])))  # adjacent texts join: the documented normalisation
+
+def _user(ps, fmt):
+    def part(k, t):
+        if k == 'text': return {'type': 'text', 'text': t}
+        return ({'type': 'image_url', 'image_url': {'url': f'data:image/png;base64,{png64}'}} if fmt == 'openai'
+                else {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png64}})
+    return {'role': 'user', 'content': ps[0][1] if len(ps) == 1 and ps[0][0] == 'text' else [part(*p) for p in ps]}
+
+@settings(max_examples=200, deadline=None)
+@given(uparts, st.sampled_from(fmts))
+def test_user_text_keeps_its_blank_lines(ps, fmt):
+    "User text lost its leading and trailing line breaks on a round trip ('hi\\n' came back 'hi'), beyond the one normalisation the issue allows"
+    hist = [_user(ps, fmt), {'role': 'assistant', 'content': 'ok'}]
+    out = dlg2chat(chat2dlg(hist, fmt), fmt)
+    check_history(out, fmt)
+    assert out == hist
+
+def test_two_processes_writing_one_jsonl_leave_one_whole_file(tmp_path):
+    "Held up: two writers racing on one file leave one complete file, never a mix or a torn line"
+    import subprocess, sys, os
+    fn = tmp_path/'race.jsonl'
+    code = ("import sys; from dialog.chat import chat2dlg, dlgs2jsonl\n"
+            "w = sys.argv[1]; d = chat2dlg([{'role': 'user', 'content': w*5000}, {'role': 'assistant', 'content': w}])\n"
+            "for _ in range(30): dlgs2jsonl([d]*20, sys.argv[2])\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    ps = [subprocess.Popen([sys.executable, '-c', code, w, str(fn)], env=env) for w in 'ab']
+    assert [p.wait(timeout=120) for p in ps] == [0, 0]
+    ds = jsonl2dlgs(fn)
+    assert len(ds) == 20 and len({dlg2chat(d)[1]['content'] for d in ds}) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ['race.jsonl']  # no temporary files left behind
+
+def test_non_string_system_in_a_file_is_a_valueerror():
+    "A hand-edited `system: 5` in notebook metadata made dlg2chat raise AttributeError ('int' has no 'strip')"
+    d = Dialog('edited', meta={'dialog': {'system': 5}})
+    d.mk_message('q', msg_type='prompt')
+    for f in fmts:
+        with pytest.raises(ValueError, match=r"dialog 'edited': meta\['dialog'\]\['system'\] must be a str"): dlg2chat(d, f)
+    d.system = 'fixed'
+    assert dlg2chat(d)[0] == {'role': 'system', 'content': 'fixed'}
