@@ -50,7 +50,7 @@ def baseline(msgs):
     gc.collect(); gc.disable()
     try:
         t0 = time.perf_counter()
-        res = [dict(role=m.role, content=m.content, same=same, usage=dict(m.metrics['usage'])) for m,same in msgs]
+        [dict(role=m.role, content=m.content, same=same, usage=dict(m.metrics['usage'])) for m,same in msgs]
         return time.perf_counter()-t0
     finally: gc.enable()
 

@@ -1,5 +1,5 @@
 "dialog.chat: the contract other modules build on (system prompt, tool blocks, reply parsing, AI renders and their cache)"
-import json, pytest
+import pytest
 from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import reads_ipynb, write_ipynb

@@ -98,8 +98,8 @@ def test_unclosed_openings_before_and_after_real_blocks(n):
     assert '42 tokens' not in json.dumps(parts)
 
 @pytest.mark.parametrize('kw,err', [
-    (dict(content='x', msg_type='code', output=[{'output_type': 'stream', 'name': 'stdout', 'text': 5}]), 'stream requires text'),
-    (dict(content='x', msg_type='code', output=[{'output_type': 'display_data', 'metadata': {}, 'data': {'image/png': 5}}]), 'cannot be rendered'),
+    (dict(content='x', msg_type='code', output=[{'output_type': 'stream', 'name': 'stdout', 'text': 5}]), 'output 0 text must be a string'),
+    (dict(content='x', msg_type='code', output=[{'output_type': 'display_data', 'metadata': {}, 'data': {'image/png': 5}}]), "output 0 data 'image/png' must be a string"),
     (dict(content=5, msg_type='note'), 'content must be a str'),
     (dict(content='![a](attachment:A)', msg_type='note', attachments=[Attachment('not bytes', 'image/png', id='A')]), 'bytes data'),
 ])

@@ -3,11 +3,11 @@ import base64, json, random, pytest
 from pathlib import Path
 from hypothesis import given, note, settings, HealthCheck, strategies as st
 from dialog.core import *
-from dialog.ipynb import reads_ipynb, write_ipynb, read_ipynb, DialogFormatError
+from dialog.ipynb import reads_ipynb, write_ipynb, read_ipynb
 from dialog.chat import *
 from dialog.chat import _trim_blank
 import dialog.chat as chat
-from chat_checks import check_history, sdk_valid, anthropic_rules, openai_rules, assert_same
+from chat_checks import check_history, sdk_valid, anthropic_rules, assert_same
 
 fmts = ('openai', 'anthropic')
 corpus = Path(__file__).parent.parent.parent/'shared'/'corpus'

@@ -249,7 +249,7 @@ def test_convert_usage(tour, tmp_path):
 
 def test_run_all_saves_outputs(tmp_path):
     d = Dialog('r')
-    a = d.mk_message('print("hi")\n6*7'); d.mk_message('A note', msg_type='note'); b = d.mk_message('1/0'); c = d.mk_message('print("after")')
+    a = d.mk_message('print("hi")\n6*7'); d.mk_message('A note', msg_type='note'); b = d.mk_message('1/0'); d.mk_message('print("after")')
     d.save(tmp_path/'r.ipynb')
     r = nbd('run', tmp_path/'r', '--all')
     assert r.returncode==1 and r.stderr==''
@@ -274,8 +274,8 @@ def test_run_from_dialog_folder_and_image(tmp_path):
     (tmp_path/'data.txt').write_text('beside the dialog')
     (tmp_path/'helper.py').write_text('X = 5\n')
     d = Dialog('w')
-    m1 = d.mk_message("print(open('data.txt').read())\nimport helper; helper.X")
-    m2 = d.mk_message(f'from IPython.display import Image, display\ndisplay(Image(data={tiny_png!r}))')
+    d.mk_message("print(open('data.txt').read())\nimport helper; helper.X")
+    d.mk_message(f'from IPython.display import Image, display\ndisplay(Image(data={tiny_png!r}))')
     d.save(tmp_path/'w.ipynb')
     ok('run', tmp_path/'w.ipynb', '--all', cwd='/')
     ms = read_ipynb(tmp_path/'w').messages

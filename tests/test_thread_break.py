@@ -4,7 +4,7 @@ from pathlib import Path
 import narrator
 import dialog.thread as ours
 from dialog.thread import Thread, Message
-from test_thread_narrator import T0, _ts, _norm, building, answers
+from test_thread_narrator import T0, _ts, building
 
 def base(mod):
     "Five messages in three turns, ids m0..m4"

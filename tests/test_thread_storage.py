@@ -1,10 +1,10 @@
 "A thread stored as a dialog: save/read round trips, valid files, dialogs made elsewhere"
-import asyncio, json, os, pytest, nbformat, tempfile, uuid
+import asyncio, json, pytest, nbformat, uuid
 from pathlib import Path
 from datetime import datetime, timedelta, timezone
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import Dialog
-from dialog.ipynb import read_ipynb, write_ipynb, reads_ipynb, DialogConflictError, DialogFormatError
+from dialog.ipynb import read_ipynb, DialogConflictError, DialogFormatError
 from dialog.chat import tool_block, dlg2chat
 from dialog.thread import Thread, Message
 from test_thread_narrator import building, answers
@@ -45,7 +45,7 @@ def test_file_reads_as_a_dialog(tmp_path):
 
 def test_save_twice_unchanged(tmp_path):
     t = building(ours)
-    p = t.save(tmp_path/'t.ipynb'); data = p.read_bytes(); st_ = p.stat().st_mtime_ns
+    p = t.save(tmp_path/'t.ipynb'); data = p.read_bytes()
     t.save(); assert p.read_bytes()==data
     back = Thread.read(p); back.save(); assert p.read_bytes()==data
 
@@ -121,7 +121,7 @@ def test_foreign_dialog_roles_and_cells_kept(tmp_path):
     d.mk_message('raw stuff', msg_type='raw')
     d.mk_message('What is x?', msg_type='prompt', output='Let me look.\n\n' + tool_block('t1', 'show', {'name': 'x'}, '1') + '\n\nIt is 1.')
     d.mk_message('trailing note', msg_type='note')
-    p = tmp_path/'f.ipynb'; d.save(p); orig = p.read_bytes()
+    p = tmp_path/'f.ipynb'; d.save(p)
     t = Thread.read(p)
     assert [(m.role, m.turn) for m in t.messages]==[('user', 1), ('assistant', 2), ('tool', 2), ('assistant', 2), ('user', 3)]
     chat = [m for m in dlg2chat(read_ipynb(p)) if m['role']!='system']
