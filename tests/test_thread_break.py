@@ -1,10 +1,10 @@
 "Hostile review of dialog.thread: changes made to `thread.messages` directly, late system messages, bad input; narrator is the oracle"
 import copy, pickle, pytest, nbformat
 from pathlib import Path
-import narrator
+narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
 import dialog.thread as ours
 from dialog.thread import Thread, Message
-from test_thread_narrator import T0, _ts, building
+from thread_cases import T0, _ts, building
 
 def base(mod):
     "Five messages in three turns, ids m0..m4"
