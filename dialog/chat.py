@@ -46,7 +46,7 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
                args:dict, # The call's arguments
                result:str, # What the tool returned, as a string
                **extra): # Other keys kept in the block's JSON, e.g. `success`, `exit_code`, `server`
-    "One tool call as the markdown block a reply holds (FORMAT.md's first spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
+    "One tool call as the markdown block a reply holds (the current `<details>` spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
     if not (isinstance(id, str) and isinstance(name, str) and isinstance(args, dict) and isinstance(result, str)):
         raise ValueError(f'tool_block: id, name and result must be str and args a dict, not {type(id).__name__}, {type(name).__name__}, {type(args).__name__}, {type(result).__name__}')
     if 'call' in extra: raise ValueError("tool_block: 'call' is the block's own key, not an extra one")
