@@ -49,13 +49,18 @@ def test_sdist_ships_no_tests(tmp_path):
     assert not [n for n in names if '/tests/' in n or '/bench/' in n]
 
 def test_readme_says_what_index_says():
-    "README.md is rendered from nbs/index.ipynb by .ci/mk_readme.py: every cell of the index is in it, in order"
+    "README.md is rendered from nbs/index.ipynb by .ci/mk_readme.py: every cell of the index, and every saved output, is in it, in order"
     from fastcore.nbio import read_nb
+    sys.path.insert(0, str(root/'.ci'))
+    from mk_readme import out_txt, indented
     readme,pos = (root/'README.md').read_text(),0
     for c in read_nb(root/'nbs'/'index.ipynb').cells:
-        i = readme.find(c.source, pos)
-        assert i>=0, f'README.md lacks (or misorders) index.ipynb cell {c.id}: {c.source[:60]!r}; run python .ci/mk_readme.py'
-        pos = i+len(c.source)
+        outs = [indented(t.rstrip('\n')) for t in map(out_txt, c.get('outputs', [])) if t.strip()]
+        assert c.cell_type!='code' or outs or c.source.startswith('from '), f'index.ipynb cell {c.id} has no saved output for the docs site'
+        for part in [c.source, *outs]:
+            i = readme.find(part, pos)
+            assert i>=0, f'README.md lacks (or misorders) index.ipynb cell {c.id}: {part[:60]!r}; run python .ci/mk_readme.py'
+            pos = i+len(part)
 
 def test_readme_first_commands_run():
     "The `nbdialog` commands README's Get started section gives run on the example dialog and print what it says"
