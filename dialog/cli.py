@@ -18,7 +18,7 @@ from .core import _chk_output
 from .ipynb import _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl
 from xml.sax.saxutils import quoteattr
-import argparse, atexit, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
+import argparse, asyncio, atexit, base64, concurrent.futures, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
 
 # %% ../nbs/04_cli.ipynb #b8294860
 def _where(dlg): return str(dlg.path) if dlg.path else f'dialog {dlg.name!r}'
@@ -232,6 +232,13 @@ def _shell_for(shell, path=None):
 def _chk_timeout(timeout):
     if timeout is not None and not timeout>0: raise ValueError(f'timeout must be a number of seconds above 0, not {timeout!r}')
 
+def _cancel_run(sh):
+    "Cancel the run a timeout left on `sh`'s loop, as execnb does itself when the timeout is the builtin `TimeoutError` (Python 3.11 on)"
+    def _cancel():
+        for t in asyncio.all_tasks(sh.loop):
+            if getattr(t.get_coro(), '__name__', '')=='_run_async': t.cancel()
+    sh.loop.call_soon_threadsafe(_cancel)
+
 def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError', evalue=f'timed out after {timeout}s', traceback=[f'TimeoutError: timed out after {timeout}s'])
 
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
@@ -271,6 +278,9 @@ def execute(self:Message,
     so,se = sys.stdout,sys.stderr
     with _shell_for(shell) as sh:
         try: outs = sh.run(self.content, timeout=timeout)
+        except concurrent.futures.TimeoutError: # on Python 3.10 this is not the builtin `TimeoutError`, and escapes execnb
+            _cancel_run(sh)
+            outs = [_timeout_out(timeout)]
         finally: sys.stdout,sys.stderr = so,se # a timed-out run can leave them captured
         self.output,self.execution_count = _run_outs(outs, timeout),sh.execution_count-1
     return _status(self)
