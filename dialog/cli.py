@@ -531,15 +531,18 @@ def _cmd_find(a):
 
 # %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
-    "The content given with `--content`, or read from stdin (as UTF-8); an error if it isn't UTF-8 text"
+    "The content given with `--content`, or piped on stdin (as UTF-8); an error if neither gives some, or it isn't UTF-8 text"
     if a.content is not None:
         try: a.content.encode('utf-8')
         except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
         return a.content
+    if sys.stdin is None or sys.stdin.isatty(): raise ValueError('give --content TEXT, or pipe the content on stdin')
     inp = getattr(sys.stdin, 'buffer', None)
     try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8').read()
     except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
-    return txt[:-1] if txt.endswith('\n') else txt
+    txt = txt[:-1] if txt.endswith('\n') else txt
+    if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
+    return txt
 
 def _done(dlg, a, did):
     "Save `dlg` and print `did`; with `--dry-run`, print `did` and the resulting dialog, and write nothing"
@@ -554,7 +557,7 @@ def _done(dlg, a, did):
         except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         print(did)
 
-_content_arg = _arg('--content', help='the content (default: read from stdin)')
+_content_arg = _arg('--content', metavar='TEXT', help="the content (default: read from stdin when it is not a terminal; --content '' for an empty message)")
 _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])
 
 # %% ../nbs/04_cli.ipynb #b02c8853

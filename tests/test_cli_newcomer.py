@@ -23,3 +23,39 @@ def test_timeout_same_on_every_python():
         assert m4.execute(sh)==f'{m4.id}: ok' and m4.output[0]['data']['text/plain']=='42'
         assert m4.execution_count==m2.execution_count+2 # the timed-out time.sleep ran to its end, and took a count, as in a kernel
     finally: _close_shell(sh)
+
+# --- 2. content comes from a pipe, never from an empty one or a terminal
+def test_empty_stdin_is_an_error(tour):
+    m = read_ipynb(tour).messages[0]
+    before = tour.read_bytes()
+    for args in (('edit', tour, m.id), ('add', tour)):
+        for inp in ('', '\n'):
+            fails(*args, input=inp, has="pass --content '' to")
+            assert tour.read_bytes()==before
+    assert ok('edit', tour, m.id, '--content', '')==f'edited {m.id}\n'
+    assert read_ipynb(tour).messages[0].content==''
+    new = ok('add', tour, '--content', '').strip()
+    assert read_ipynb(tour).messages[-1].id==new and read_ipynb(tour).messages[-1].content==''
+    assert ok('edit', tour, m.id, input='piped\n')==f'edited {m.id}\n'
+    assert read_ipynb(tour).messages[0].content=='piped'
+
+@pytest.mark.parametrize('sub', ['edit', 'add'])
+def test_terminal_stdin_asks_for_content(tour, sub):
+    import pty
+    mfd,sfd = pty.openpty()
+    before = tour.read_bytes()
+    args = ['edit', str(tour), read_ipynb(tour).messages[0].id] if sub=='edit' else ['add', str(tour)]
+    p = subprocess.Popen([sys.executable, '-m', 'dialog.cli'] + args, stdin=sfd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ | {'PYTHONPATH': str(tour_src.parent.parent)})
+    os.close(sfd)
+    try: out,err = p.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill(); p.communicate()
+        pytest.fail(f'{sub} waited on the terminal for content')
+    finally: os.close(mfd)
+    assert p.returncode==2 and err.strip().splitlines()[-1].endswith('give --content TEXT, or pipe the content on stdin'), (out, err)
+    assert tour.read_bytes()==before
+
+def test_content_help_says_where_content_comes_from():
+    for sub in ('add', 'edit'):
+        h = ' '.join(ok(sub, '--help').split())
+        assert 'read from stdin when it is not a terminal' in h and "--content ''" in h, h
