@@ -16,7 +16,7 @@ from .core import *
 from .ipynb import *
 from .core import _chk_output
 from .ipynb import _ipynb_path
-from .chat import dlg2chat, chat2dlg, dlgs2jsonl
+from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
 from xml.sax.saxutils import quoteattr
 import argparse, asyncio, atexit, base64, concurrent.futures, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
 
@@ -645,7 +645,9 @@ def _from_chat(fname, fmt, name):
     p = Path(fname)
     try: js = json.loads(p.read_text(encoding='utf-8'))
     except FileNotFoundError: raise ValueError(f'{p}: no such file') from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f'{p}: not JSON ({e})') from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        hint = '; JSON Lines (one chat per line) are read with --from jsonl -o FOLDER' if getattr(e, 'msg', '')=='Extra data' or p.suffix=='.jsonl' else ''
+        raise ValueError(f'{p}: not JSON ({e}){hint}') from None
     sys_txt = None
     if isinstance(js, dict):
         if not isinstance(js.get('messages'), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "messages" list')
@@ -653,25 +655,43 @@ def _from_chat(fname, fmt, name):
     try: return chat2dlg(js, fmt, system=sys_txt, name=name)
     except ValueError as e: raise ValueError(f'{p}: {e}') from None
 
+def _from_jsonl(fname, fmt, o, force=False):
+    "Pairs of (dialog, `.ipynb` path) for JSON Lines file `fname`: `o` itself when it ends in .ipynb and the file holds one dialog, else `o/NAME.ipynb` each"
+    p,out = Path(fname),Path(o).expanduser()
+    if not p.exists(): raise ValueError(f'{p}: no such file')
+    dlgs = jsonl2dlgs(p, fmt)
+    if not dlgs: raise ValueError(f'{p}: holds no dialogs; nothing written')
+    if out.suffix=='.ipynb':
+        if len(dlgs)>1: raise ValueError(f'{p}: holds {len(dlgs)} dialogs, and -o {o} is one file: give -o a folder, which gets one NAME.ipynb per line')
+        dlgs[0].name = out.stem
+        return [(dlgs[0], _chk_new(out, force))]
+    if out.exists() and not out.is_dir(): raise ValueError(f'{out} is not a folder: with --from jsonl, -o is a folder (one NAME.ipynb per line) or, for one dialog, a .ipynb file')
+    res = [(d, _chk_new(out/f'{d.name}.ipynb', force)) for d in dlgs] # every name checked before anything is written
+    out.mkdir(exist_ok=True)
+    return res
+
 # %% ../nbs/04_cli.ipynb #9f13beef
-@_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON file'),
+@_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON (or JSON Lines) file'),
       _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
-                  _arg('--from', dest='from_', choices=('openai','anthropic'), help='read chat messages in this form into a new dialog (needs -o)')], required=True),
-      _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout, except for --from)'),
-      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl: the provider whose messages each line holds (default openai)'),
+                  _arg('--from', dest='from_', choices=('openai','anthropic','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
+      _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout); with --from the .ipynb to write, and with --from jsonl a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
+      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl or --from jsonl: the provider whose messages each line holds (default: openai to write, found line by line to read)'),
       _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
-      help='convert a dialog to another form, or chat messages to a dialog')
+      help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
-    if a.fmt and a.to!='jsonl': raise ValueError('--fmt goes with --to jsonl only')
+    if a.fmt and 'jsonl' not in (a.to, a.from_): raise ValueError('--fmt goes with --to jsonl or --from jsonl only')
     if a.assets and a.to!='md': raise ValueError('--assets goes with --to md only')
-    a.fmt = a.fmt or 'openai'
     if a.from_:
-        if a.o in (None, '-'): raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
+        if a.o in (None, '-'): raise ValueError(f"--from needs -o {'FOLDER' if a.from_=='jsonl' else 'FILE.ipynb'}, where the dialog{'s go' if a.from_=='jsonl' else ' goes'}")
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
-        out = _chk_new(_ipynb_path(a.o), a.force)
-        dlg = _from_chat(a.files[0], a.from_, out.stem)
-        return print(f'wrote {dlg.save(out, force=a.force)}')
+        if a.from_=='jsonl': outs = _from_jsonl(a.files[0], a.fmt, a.o, a.force)
+        else:
+            out = _chk_new(_ipynb_path(a.o), a.force)
+            outs = [(_from_chat(a.files[0], a.from_, out.stem), out)]
+        for dlg,out in outs: print(f'wrote {dlg.save(out, force=a.force)}')
+        return
+    a.fmt = a.fmt or 'openai'
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):
@@ -680,7 +700,9 @@ def _cmd_convert(a):
     if a.o=='-': a.o = None
     if a.o: _chk_new(a.o, a.force)
     txt = _to_text(dlgs, a.to, a)
-    if a.o: _write_new(a.o, txt, a.force)
+    if a.o:
+        _write_new(a.o, txt, a.force)
+        print(f'wrote {a.o}')
     else: sys.stdout.write(txt)
 
 # %% ../nbs/04_cli.ipynb #ae994e35

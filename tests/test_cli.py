@@ -222,7 +222,7 @@ def test_convert_md_py_xml(tour, tmp_path):
     assert ok('convert', tour, '--to', 'py')==dlg2py(dlg)+'\n'
     x = ET.fromstring(ok('convert', tour, '--to', 'xml'))
     assert len(x)==len(dlg.messages)
-    assert ok('convert', tour, '--to', 'md', '-o', tmp_path/'out'/'t.md', '--assets', tmp_path/'out'/'img')==''
+    assert ok('convert', tour, '--to', 'md', '-o', tmp_path/'out'/'t.md', '--assets', tmp_path/'out'/'img')==f"wrote {tmp_path/'out'/'t.md'}\n"
     md = (tmp_path/'out'/'t.md').read_text()
     links = re.findall(r'!\[[^]]*\]\((img/[0-9a-f]{16}\.png)\)', md)
     assert len(links)==2 and all((tmp_path/'out'/l).exists() for l in links) and 'data:image' not in md

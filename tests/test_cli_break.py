@@ -205,7 +205,7 @@ def test_view_on_a_terminal_is_visible(tmp_path):
 
 def test_convert_stdout_dash_and_misfit_options(tour, tmp_path):
     assert ok('convert', tour, '--to', 'py', '-o', '-', cwd=tmp_path)==ok('convert', tour, '--to', 'py') and not (tmp_path/'-').exists()
-    fails('convert', tour, '--to', 'md', '--fmt', 'anthropic', has='--fmt goes with --to jsonl only')
+    fails('convert', tour, '--to', 'md', '--fmt', 'anthropic', has='--fmt goes with --to jsonl or --from jsonl only')
     fails('convert', tour, '--to', 'py', '--assets', 'img', cwd=tmp_path, has='--assets goes with --to md only')
     assert not (tmp_path/'img').exists()
     fails('convert', tour, '--from', 'openai', '-o', '-', has='--from needs -o FILE.ipynb')
