@@ -371,7 +371,9 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 def _load(fname, # The dialog file; `.ipynb` is appended when missing
           new=False): # If the file doesn't exist, an empty dialog to be saved there?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
-    p = _ipynb_path(fname)
+    p,given = _ipynb_path(fname),Path(fname).expanduser()
+    if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
+        raise ValueError(f'{fname} is a folder, not a dialog file' if given.is_dir() else f'{fname} is not a .ipynb file (a dialog is a notebook)')
     if not p.exists():
         if not new: raise ValueError(f'{p}: no such file')
         if not p.parent.is_dir(): raise ValueError(f'{p}: no such folder {p.parent}')

@@ -109,3 +109,15 @@ def test_every_convert_o_says_what_it_wrote(tour, tmp_path, to):
     r = nbd('convert', tour, '--to', to, '-o', out)
     assert r.returncode==0 and r.stdout==f'wrote {out}\n' and r.stderr=='', r
     assert out.read_text()==ok('convert', tour, '--to', to) # without -o, stdout is the data alone
+
+# --- 4. errors about the name as given
+def test_errors_name_the_file_given(tmp_path):
+    (tmp_path/'t.md').write_text('# notes')
+    r = fails('summary', tmp_path/'t.md', has=f'{tmp_path}/t.md is not a .ipynb file')
+    assert 't.md.ipynb' not in r.stderr
+    r = fails('summary', tmp_path, has=f'{tmp_path} is a folder, not a dialog file')
+    assert f'{tmp_path}.ipynb' not in r.stderr
+    fails('add', tmp_path/'t.md', '--content', 'x', has='is not a .ipynb file')
+    fails('add', tmp_path, '--content', 'x', has='is a folder')
+    assert sorted(os.listdir(tmp_path))==['t.md'] and not Path(f'{tmp_path}.ipynb').exists()
+    fails('summary', tmp_path/'nope', has=f'{tmp_path}/nope.ipynb: no such file') # a name that isn't there still names the .ipynb looked for
