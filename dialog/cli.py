@@ -434,12 +434,17 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
+_re_cut_esc = re.compile(r'(?<!\\)((?:\\\\)*)\\…') # an odd run of backslashes before the cut: half of an escape
+def _row(m, maxlen):
+    "Message `m`'s preview row (`Message.preview`), never cut between the two characters of an escape such as `\\n`"
+    return _visible(_re_cut_esc.sub(r'\1…', m.preview(maxlen), count=1))
+
 @_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _maxlen,
       help='one preview row per message')
 def _cmd_summary(a):
     for m in _load(a.file).messages:
-        if a.type in (None, m.msg_type): print(_visible(m.preview(a.maxlen)))
+        if a.type in (None, m.msg_type): print(_row(m, a.maxlen))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -505,8 +510,8 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
     res = []
     for k,j in enumerate(keep):
         if k and j>keep[k-1]+1 and (before or after): res.append('--')
-        m = ms[j]; p = m.preview(maxlen)
-        res.append(_visible(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:]))
+        m = ms[j]; p = _row(m, maxlen)
+        res.append(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
@@ -546,12 +551,12 @@ def _content(a):
     if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
     return txt
 
-def _done(dlg, a, did):
-    "Save `dlg` and print `did`; with `--dry-run`, print `did` and the resulting dialog, and write nothing"
+def _done(dlg, a, did, would=None):
+    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), the resulting dialog, and write nothing"
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
     if a.dry_run:
-        print(did, _visible(repr(dlg.messages)), sep='\n')
+        print(f'{would} (dry run: nothing written)' if would else did, _visible(repr(dlg.messages)), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
         try: dlg.save()
@@ -577,18 +582,18 @@ def _cmd_add(a):
 def _cmd_edit(a):
     dlg = _load(a.file)
     m = _msg(dlg, a.id)
-    m.content,did = _content(a),f'edited {m.id}'
+    m.content,drop = _content(a),''
     if a.type: m.msg_type = a.type
     if m.msg_type in (snote, sraw) and m.output: # as Jupyter does when a code cell becomes markdown or raw
-        m.output,m.execution_count,did = '',None,did + f' (a {m.msg_type} has no outputs: they were dropped)'
-    _done(dlg, a, did)
+        m.output,m.execution_count,drop = '',None,f' (a {m.msg_type} message has no outputs: they {{}} dropped)'
+    _done(dlg, a, f'edited {m.id}' + drop.format('were'), f'would edit {m.id}' + drop.format('would be'))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids)
     dlg.remove_msgs(ms)
-    _done(dlg, a, 'deleted ' + ' '.join(m.id for m in ms))
+    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)}" for v in ('deleted', 'would delete')))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
       _arg(group=[_arg('--after', metavar='ID', help='move them after this message'), _arg('--before', metavar='ID', help='move them before this message')], required=True),
@@ -598,7 +603,7 @@ def _cmd_move(a):
     ms,ref = _msgs(dlg, a.ids),_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{_where(dlg)}: cannot move message {ref.id!r} next to itself')
     dlg._insert(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
-    _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
+    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')))
 
 # %% ../nbs/04_cli.ipynb #660031b9
 def _write_new(fname, txt:str, force=False):

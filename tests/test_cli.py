@@ -188,7 +188,7 @@ def test_dry_run_leaves_bytes(tour, args):
 
 def test_dry_run_prints_result(tour):
     out = ok('del', tour, ids(tour)[0], '--dry-run').splitlines()
-    assert out[0]==f'deleted {ids(tour)[0]}' and out[1:]==[m.preview() for m in read_ipynb(tour).messages[1:]]
+    assert out[0]==f'would delete {ids(tour)[0]} (dry run: nothing written)' and out[1:]==[m.preview() for m in read_ipynb(tour).messages[1:]]
 
 def _blocked_on_stdin(pid):
     "Is process `pid` blocked reading fd 0 (Linux /proc)?"

@@ -121,3 +121,23 @@ def test_errors_name_the_file_given(tmp_path):
     fails('add', tmp_path, '--content', 'x', has='is a folder')
     assert sorted(os.listdir(tmp_path))==['t.md'] and not Path(f'{tmp_path}.ipynb').exists()
     fails('summary', tmp_path/'nope', has=f'{tmp_path}/nope.ipynb: no such file') # a name that isn't there still names the .ipynb looked for
+
+def test_dry_run_says_would(tour):
+    i = ids(tour)
+    before = tour.read_bytes()
+    assert ok('del', tour, i[1], i[2], '--dry-run').splitlines()[0]==f'would delete {i[1]} {i[2]} (dry run: nothing written)'
+    assert ok('move', tour, i[1], '--after', i[3], '--dry-run').splitlines()[0]==f'would move {i[1]} after {i[3]} (dry run: nothing written)'
+    assert ok('edit', tour, i[1], '--content', 'x', '--dry-run').splitlines()[0]==f'would edit {i[1]} (dry run: nothing written)'
+    assert ok('edit', tour, i[2], '--type', 'raw', '--content', 'r', '--dry-run').splitlines()[0]==f'would edit {i[2]} (a raw message has no outputs: they would be dropped) (dry run: nothing written)'
+    assert tour.read_bytes()==before
+    assert ok('edit', tour, i[2], '--type', 'raw', '--content', 'r').strip()==f'edited {i[2]} (a raw message has no outputs: they were dropped)'
+
+@pytest.mark.parametrize('k', range(20, 27))
+def test_summary_never_cuts_an_escape(tmp_path, k):
+    d = Dialog('e'); m = d.mk_message('a'*k + '\n\t\\' + 'b'*40); d.save(tmp_path/'e.ipynb')
+    import re
+    for row in (ok('summary', tmp_path/'e', '--maxlen', 40).strip(), ok('find', tmp_path/'e', 'a', '--maxlen', 40).strip()):
+        assert len(row)<=40 and row.endswith('…') and row.startswith(f'{m.id}:code: '), row
+        body = row[len(f'{m.id}:code: '):-1]
+        assert len(re.search(r'\\*$', body).group())%2==0, row # no half of an escape left before the cut
+        assert ('a'*k + '\\n\\t\\\\' + 'b'*40).startswith(body), row
