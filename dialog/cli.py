@@ -16,9 +16,9 @@ from .core import *
 from .ipynb import *
 from .core import _chk_output
 from .ipynb import _ipynb_path
-from .chat import dlg2chat, chat2dlg, dlgs2jsonl
+from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
 from xml.sax.saxutils import quoteattr
-import argparse, atexit, base64, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
+import argparse, asyncio, atexit, base64, concurrent.futures, contextlib, hashlib, io, json, mimetypes, os, re, sys, tempfile
 
 # %% ../nbs/04_cli.ipynb #b8294860
 def _where(dlg): return str(dlg.path) if dlg.path else f'dialog {dlg.name!r}'
@@ -232,6 +232,13 @@ def _shell_for(shell, path=None):
 def _chk_timeout(timeout):
     if timeout is not None and not timeout>0: raise ValueError(f'timeout must be a number of seconds above 0, not {timeout!r}')
 
+def _cancel_run(sh):
+    "Cancel the run a timeout left on `sh`'s loop, as execnb does itself when the timeout is the builtin `TimeoutError` (Python 3.11 on)"
+    def _cancel():
+        for t in asyncio.all_tasks(sh.loop):
+            if getattr(t.get_coro(), '__name__', '')=='_run_async': t.cancel()
+    sh.loop.call_soon_threadsafe(_cancel)
+
 def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError', evalue=f'timed out after {timeout}s', traceback=[f'TimeoutError: timed out after {timeout}s'])
 
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
@@ -271,6 +278,9 @@ def execute(self:Message,
     so,se = sys.stdout,sys.stderr
     with _shell_for(shell) as sh:
         try: outs = sh.run(self.content, timeout=timeout)
+        except concurrent.futures.TimeoutError: # on Python 3.10 this is not the builtin `TimeoutError`, and escapes execnb
+            _cancel_run(sh)
+            outs = [_timeout_out(timeout)]
         finally: sys.stdout,sys.stderr = so,se # a timed-out run can leave them captured
         self.output,self.execution_count = _run_outs(outs, timeout),sh.execution_count-1
     return _status(self)
@@ -361,7 +371,9 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 def _load(fname, # The dialog file; `.ipynb` is appended when missing
           new=False): # If the file doesn't exist, an empty dialog to be saved there?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
-    p = _ipynb_path(fname)
+    p,given = _ipynb_path(fname),Path(fname).expanduser()
+    if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
+        raise ValueError(f'{fname} is a folder, not a dialog file' if given.is_dir() else f'{fname} is not a .ipynb file (a dialog is a notebook)')
     if not p.exists():
         if not new: raise ValueError(f'{p}: no such file')
         if not p.parent.is_dir(): raise ValueError(f'{p}: no such folder {p.parent}')
@@ -422,12 +434,17 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
+_re_cut_esc = re.compile(r'(?<!\\)((?:\\\\)*)\\…') # an odd run of backslashes before the cut: half of an escape
+def _row(m, maxlen):
+    "Message `m`'s preview row (`Message.preview`), never cut between the two characters of an escape such as `\\n`"
+    return _visible(_re_cut_esc.sub(r'\1…', m.preview(maxlen), count=1))
+
 @_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _maxlen,
       help='one preview row per message')
 def _cmd_summary(a):
     for m in _load(a.file).messages:
-        if a.type in (None, m.msg_type): print(_visible(m.preview(a.maxlen)))
+        if a.type in (None, m.msg_type): print(_row(m, a.maxlen))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -493,8 +510,8 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
     res = []
     for k,j in enumerate(keep):
         if k and j>keep[k-1]+1 and (before or after): res.append('--')
-        m = ms[j]; p = m.preview(maxlen)
-        res.append(_visible(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:]))
+        m = ms[j]; p = _row(m, maxlen)
+        res.append(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
@@ -521,22 +538,25 @@ def _cmd_find(a):
 
 # %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
-    "The content given with `--content`, or read from stdin (as UTF-8); an error if it isn't UTF-8 text"
+    "The content given with `--content`, or piped on stdin (as UTF-8); an error if neither gives some, or it isn't UTF-8 text"
     if a.content is not None:
         try: a.content.encode('utf-8')
         except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
         return a.content
+    if sys.stdin is None or sys.stdin.isatty(): raise ValueError('give --content TEXT, or pipe the content on stdin')
     inp = getattr(sys.stdin, 'buffer', None)
     try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8').read()
     except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
-    return txt[:-1] if txt.endswith('\n') else txt
+    txt = txt[:-1] if txt.endswith('\n') else txt
+    if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
+    return txt
 
-def _done(dlg, a, did):
-    "Save `dlg` and print `did`; with `--dry-run`, print `did` and the resulting dialog, and write nothing"
+def _done(dlg, a, did, would=None):
+    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), the resulting dialog, and write nothing"
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{_where(dlg)}: {e}') from None
     if a.dry_run:
-        print(did, _visible(repr(dlg.messages)), sep='\n')
+        print(f'{would} (dry run: nothing written)' if would else did, _visible(repr(dlg.messages)), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
         try: dlg.save()
@@ -544,7 +564,7 @@ def _done(dlg, a, did):
         except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         print(did)
 
-_content_arg = _arg('--content', help='the content (default: read from stdin)')
+_content_arg = _arg('--content', metavar='TEXT', help="the content (default: read from stdin when it is not a terminal; --content '' for an empty message)")
 _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])
 
 # %% ../nbs/04_cli.ipynb #b02c8853
@@ -562,18 +582,18 @@ def _cmd_add(a):
 def _cmd_edit(a):
     dlg = _load(a.file)
     m = _msg(dlg, a.id)
-    m.content,did = _content(a),f'edited {m.id}'
+    m.content,drop = _content(a),''
     if a.type: m.msg_type = a.type
     if m.msg_type in (snote, sraw) and m.output: # as Jupyter does when a code cell becomes markdown or raw
-        m.output,m.execution_count,did = '',None,did + f' (a {m.msg_type} has no outputs: they were dropped)'
-    _done(dlg, a, did)
+        m.output,m.execution_count,drop = '',None,f' (a {m.msg_type} message has no outputs: they {{}} dropped)'
+    _done(dlg, a, f'edited {m.id}' + drop.format('were'), f'would edit {m.id}' + drop.format('would be'))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file)
     ms = _msgs(dlg, a.ids)
     dlg.remove_msgs(ms)
-    _done(dlg, a, 'deleted ' + ' '.join(m.id for m in ms))
+    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)}" for v in ('deleted', 'would delete')))
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
       _arg(group=[_arg('--after', metavar='ID', help='move them after this message'), _arg('--before', metavar='ID', help='move them before this message')], required=True),
@@ -583,7 +603,7 @@ def _cmd_move(a):
     ms,ref = _msgs(dlg, a.ids),_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{_where(dlg)}: cannot move message {ref.id!r} next to itself')
     dlg._insert(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
-    _done(dlg, a, f"moved {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}")
+    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')))
 
 # %% ../nbs/04_cli.ipynb #660031b9
 def _write_new(fname, txt:str, force=False):
@@ -632,7 +652,9 @@ def _from_chat(fname, fmt, name):
     p = Path(fname)
     try: js = json.loads(p.read_text(encoding='utf-8'))
     except FileNotFoundError: raise ValueError(f'{p}: no such file') from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as e: raise ValueError(f'{p}: not JSON ({e})') from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        hint = '; JSON Lines (one chat per line) are read with --from jsonl -o FOLDER' if getattr(e, 'msg', '')=='Extra data' or p.suffix=='.jsonl' else ''
+        raise ValueError(f'{p}: not JSON ({e}){hint}') from None
     sys_txt = None
     if isinstance(js, dict):
         if not isinstance(js.get('messages'), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "messages" list')
@@ -640,25 +662,43 @@ def _from_chat(fname, fmt, name):
     try: return chat2dlg(js, fmt, system=sys_txt, name=name)
     except ValueError as e: raise ValueError(f'{p}: {e}') from None
 
+def _from_jsonl(fname, fmt, o, force=False):
+    "Pairs of (dialog, `.ipynb` path) for JSON Lines file `fname`: `o` itself when it ends in .ipynb and the file holds one dialog, else `o/NAME.ipynb` each"
+    p,out = Path(fname),Path(o).expanduser()
+    if not p.exists(): raise ValueError(f'{p}: no such file')
+    dlgs = jsonl2dlgs(p, fmt)
+    if not dlgs: raise ValueError(f'{p}: holds no dialogs; nothing written')
+    if out.suffix=='.ipynb':
+        if len(dlgs)>1: raise ValueError(f'{p}: holds {len(dlgs)} dialogs, and -o {o} is one file: give -o a folder, which gets one NAME.ipynb per line')
+        dlgs[0].name = out.stem
+        return [(dlgs[0], _chk_new(out, force))]
+    if out.exists() and not out.is_dir(): raise ValueError(f'{out} is not a folder: with --from jsonl, -o is a folder (one NAME.ipynb per line) or, for one dialog, a .ipynb file')
+    res = [(d, _chk_new(out/f'{d.name}.ipynb', force)) for d in dlgs] # every name checked before anything is written
+    out.mkdir(exist_ok=True)
+    return res
+
 # %% ../nbs/04_cli.ipynb #9f13beef
-@_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON file'),
+@_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON (or JSON Lines) file'),
       _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
-                  _arg('--from', dest='from_', choices=('openai','anthropic'), help='read chat messages in this form into a new dialog (needs -o)')], required=True),
-      _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout, except for --from)'),
-      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl: the provider whose messages each line holds (default openai)'),
+                  _arg('--from', dest='from_', choices=('openai','anthropic','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
+      _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout); with --from the .ipynb to write, and with --from jsonl a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
+      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl or --from jsonl: the provider whose messages each line holds (default: openai to write, found line by line to read)'),
       _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
-      help='convert a dialog to another form, or chat messages to a dialog')
+      help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
-    if a.fmt and a.to!='jsonl': raise ValueError('--fmt goes with --to jsonl only')
+    if a.fmt and 'jsonl' not in (a.to, a.from_): raise ValueError('--fmt goes with --to jsonl or --from jsonl only')
     if a.assets and a.to!='md': raise ValueError('--assets goes with --to md only')
-    a.fmt = a.fmt or 'openai'
     if a.from_:
-        if a.o in (None, '-'): raise ValueError('--from needs -o FILE.ipynb, the dialog to write')
+        if a.o in (None, '-'): raise ValueError(f"--from needs -o {'FOLDER' if a.from_=='jsonl' else 'FILE.ipynb'}, where the dialog{'s go' if a.from_=='jsonl' else ' goes'}")
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
-        out = _chk_new(_ipynb_path(a.o), a.force)
-        dlg = _from_chat(a.files[0], a.from_, out.stem)
-        return print(f'wrote {dlg.save(out, force=a.force)}')
+        if a.from_=='jsonl': outs = _from_jsonl(a.files[0], a.fmt, a.o, a.force)
+        else:
+            out = _chk_new(_ipynb_path(a.o), a.force)
+            outs = [(_from_chat(a.files[0], a.from_, out.stem), out)]
+        for dlg,out in outs: print(f'wrote {dlg.save(out, force=a.force)}')
+        return
+    a.fmt = a.fmt or 'openai'
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):
@@ -667,7 +707,9 @@ def _cmd_convert(a):
     if a.o=='-': a.o = None
     if a.o: _chk_new(a.o, a.force)
     txt = _to_text(dlgs, a.to, a)
-    if a.o: _write_new(a.o, txt, a.force)
+    if a.o:
+        _write_new(a.o, txt, a.force)
+        print(f'wrote {a.o}')
     else: sys.stdout.write(txt)
 
 # %% ../nbs/04_cli.ipynb #ae994e35

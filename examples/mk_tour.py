@@ -38,7 +38,7 @@ prompt('Greet the tools, using the `greet` function.',
        "</details>\n\nIt returned `'Hello, tools!'`.")
 note('## Attachments\n\nA note can carry images pasted into it: ![a dot](attachment:dot.png)',
      attachments=[Attachment(tiny_png, 'image/png', 'dot.png')])
-note('## When things go wrong\n\nAn error is recorded with its traceback; `nbdialog view tour.ipynb --errors` shows just these.')
+note('## When things go wrong\n\nAn error is recorded with its traceback; `nbdialog view examples/tour.ipynb --errors` (from the repository root) shows just these.')
 code('greet()')
 
 rep = dlg.execute(continue_on_error=True)

@@ -188,7 +188,7 @@ def test_dry_run_leaves_bytes(tour, args):
 
 def test_dry_run_prints_result(tour):
     out = ok('del', tour, ids(tour)[0], '--dry-run').splitlines()
-    assert out[0]==f'deleted {ids(tour)[0]}' and out[1:]==[m.preview() for m in read_ipynb(tour).messages[1:]]
+    assert out[0]==f'would delete {ids(tour)[0]} (dry run: nothing written)' and out[1:]==[m.preview() for m in read_ipynb(tour).messages[1:]]
 
 def _blocked_on_stdin(pid):
     "Is process `pid` blocked reading fd 0 (Linux /proc)?"
@@ -222,7 +222,7 @@ def test_convert_md_py_xml(tour, tmp_path):
     assert ok('convert', tour, '--to', 'py')==dlg2py(dlg)+'\n'
     x = ET.fromstring(ok('convert', tour, '--to', 'xml'))
     assert len(x)==len(dlg.messages)
-    assert ok('convert', tour, '--to', 'md', '-o', tmp_path/'out'/'t.md', '--assets', tmp_path/'out'/'img')==''
+    assert ok('convert', tour, '--to', 'md', '-o', tmp_path/'out'/'t.md', '--assets', tmp_path/'out'/'img')==f"wrote {tmp_path/'out'/'t.md'}\n"
     md = (tmp_path/'out'/'t.md').read_text()
     links = re.findall(r'!\[[^]]*\]\((img/[0-9a-f]{16}\.png)\)', md)
     assert len(links)==2 and all((tmp_path/'out'/l).exists() for l in links) and 'data:image' not in md

@@ -39,7 +39,7 @@ def test_options_before_ids(tour):
     assert ok('view', tour, '--out', i[2])==ok('view', tour, i[2], '--out')
     assert ok('view', tour, '--xml', '--out', i[2], i[5]).count('<code')==1
     assert ok('run', tour, '--dry-run', i[1]).startswith(f'{i[1]}: ok')
-    assert ok('del', tour, '--dry-run', i[1], i[2]).splitlines()[0]==f'deleted {i[1]} {i[2]}'
+    assert ok('del', tour, '--dry-run', i[1], i[2]).splitlines()[0]==f'would delete {i[1]} {i[2]} (dry run: nothing written)'
     assert ok('find', tour, '--type', 'code', 'greet')==ok('find', tour, 'greet', '--type', 'code')
     fails('view', tour, '--nosuch', i[2])
 
@@ -168,8 +168,8 @@ def test_run_surrogate_output(tmp_path):
 
 def test_edit_type_drops_outputs(tour):
     i = ids(tour)
-    assert ok('edit', tour, i[2], '--type', 'note', '--content', 'now a note').strip()==f'edited {i[2]} (a note has no outputs: they were dropped)'
-    assert ok('edit', tour, i[5], '--type', 'raw', '--content', 'raw').strip()==f'edited {i[5]} (a raw has no outputs: they were dropped)'
+    assert ok('edit', tour, i[2], '--type', 'note', '--content', 'now a note').strip()==f'edited {i[2]} (a note message has no outputs: they were dropped)'
+    assert ok('edit', tour, i[5], '--type', 'raw', '--content', 'raw').strip()==f'edited {i[5]} (a raw message has no outputs: they were dropped)'
     ms = read_ipynb(tour).messages
     assert [(m.msg_type, m.content, m.output) for m in (ms[2], ms[5])]==[('note', 'now a note', ''), ('raw', 'raw', '')]
     assert ok('edit', tour, i[0], '--type', 'raw', '--content', 'x').strip()==f'edited {i[0]}'
@@ -205,7 +205,7 @@ def test_view_on_a_terminal_is_visible(tmp_path):
 
 def test_convert_stdout_dash_and_misfit_options(tour, tmp_path):
     assert ok('convert', tour, '--to', 'py', '-o', '-', cwd=tmp_path)==ok('convert', tour, '--to', 'py') and not (tmp_path/'-').exists()
-    fails('convert', tour, '--to', 'md', '--fmt', 'anthropic', has='--fmt goes with --to jsonl only')
+    fails('convert', tour, '--to', 'md', '--fmt', 'anthropic', has='--fmt goes with --to jsonl or --from jsonl only')
     fails('convert', tour, '--to', 'py', '--assets', 'img', cwd=tmp_path, has='--assets goes with --to md only')
     assert not (tmp_path/'img').exists()
     fails('convert', tour, '--from', 'openai', '-o', '-', has='--from needs -o FILE.ipynb')
