@@ -15,7 +15,7 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, join_out
-import base64, copy, io, json, re, tokenize, weakref
+import base64, copy, io, json, re, sys, threading, tokenize, weakref
 
 # %% ../nbs/00_core.ipynb #45e9492e
 from fastcore.nbio import mk_cell
@@ -992,9 +992,28 @@ def _plain(o):
     if isinstance(o, tuple): return list(o)
     raise TypeError(f'{type(o).__name__} {truncstr(repr(o), 40)}')
 
+def _json_fresh(txt):
+    "`json.loads(txt)` on a fresh thread's stack, so how deep it reads doesn't depend on the caller's stack: the reader's fallback and the writer's check"
+    res = {}
+    def run():
+        try: res['v'] = json.loads(txt)
+        except RecursionError: pass
+        except ValueError as e: res['e'] = e
+    th = threading.Thread(target=run)
+    th.start(); th.join()
+    if 'e' in res: raise res['e']
+    if 'v' not in res: raise RecursionError('JSON nested too deeply to read')
+    return res['v']
+
+def _readable(txt, pre, post):
+    "Raise `_CellError` unless the reader can read back JSON text `txt`, nested in its file as `pre`+txt+`post` (checked only for deep text)"
+    if ' '*_deep not in txt: return
+    try: _json_fresh(pre+txt+post)
+    except RecursionError: raise _CellError('nested too deeply for a reader to read it back') from None
+
 def _enc_deep(o, pad):
-    "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows"
-    res,todo = [],[(o, pad)]
+    "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows; refuses what no reader could read back"
+    res,todo,top = [],[(o, pad)],sys.getrecursionlimit()
     while todo:
         it = todo.pop()
         if len(it)==1: res.append(it[0]); continue
@@ -1004,6 +1023,7 @@ def _enc_deep(o, pad):
         d = type(x) is dict
         if not x: res.append('{}' if d else '[]'); continue
         q = p+' '
+        if len(q)>top: raise ValueError(f'nested more than {top} levels deep, or holding itself (a reference cycle): no reader could read it back')
         items = [(f'{q}{_jstr(k)}: ', v) for k,v in sorted(x.items())] if d else [(q, v) for v in x]
         seq = [('{\n' if d else '[\n',)]
         for i,(pre,v) in enumerate(items): seq += [(pre,), (v, q), (',\n' if i<len(items)-1 else f'\n{p}' + ('}' if d else ']'),)]
@@ -1135,6 +1155,7 @@ def _cell_out(m, pad='  '):
     try: txt = _obj(c, pad, _cell_special)
     except _CellError: raise
     except (TypeError, ValueError) as e: raise _not_json(c, e, _cell_special, _key_names) from None
+    _readable(txt, '{"cells": [\n  ', ']}')
     return _esc_sur(txt),home
 
 # %% ../nbs/00_core.ipynb #abfbfea9
@@ -1175,6 +1196,7 @@ def _nb_text(dlg, msgs=None):
         meta = _nb_meta(dlg, homes)
         try: meta_txt = _enc(meta, ' ')
         except (TypeError, ValueError) as e: raise _CellError(f'dialog meta is not JSON-serializable ({e})') from None
+        _readable(meta_txt, '{"metadata": ', '}')
         meta_txt = _esc_sur(meta_txt)
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
     tail = f',\n "metadata": {meta_txt},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'

@@ -11,7 +11,7 @@ __all__ = ['DialogFormatError', 'read_ipynb', 'reads_ipynb', 'write_ipynb', 'Dia
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from .core import *
-from .core import _CellError, _cell_kind, _chk_cell, _chk_meta, _nb_text, _prompt_mark, _text
+from .core import _CellError, _cell_kind, _chk_cell, _chk_meta, _json_fresh, _nb_text, _prompt_mark, _text
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, re, socket, stat, time
 try: import fcntl
@@ -48,6 +48,8 @@ def _loads(txt):
     if not txt.strip(): raise DialogFormatError('empty file')
     try: return json.loads(txt)
     except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
+    except RecursionError: pass  # the caller's stack was too deep: read on a fresh one, as the writer's check does
+    try: return _json_fresh(txt)
     except RecursionError: raise DialogFormatError('JSON nested too deeply to read') from None
     except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
 
