@@ -46,12 +46,12 @@ def _loads(txt):
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt.strip(): raise DialogFormatError('empty file')
-    try: return json.loads(txt)
-    except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
-    except RecursionError: pass  # the caller's stack was too deep: read on a fresh one, as the writer's check does
-    try: return _json_fresh(txt)
-    except RecursionError: raise DialogFormatError('JSON nested too deeply to read') from None
-    except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
+    for parse in (json.loads, _json_fresh):  # too deep for the caller's stack: read on a fresh one, as the writer's check does
+        try: return parse(txt)
+        except RecursionError: continue
+        except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
+        except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
+    raise DialogFormatError('JSON nested too deeply to read')
 
 def _chk_nb(nb):
     "Check the notebook-level structure of parsed `nb`, healing a missing `metadata` or `nbformat_minor`"
