@@ -89,6 +89,12 @@ def _sync(self:Msgs):
     return self._idx
 
 @patch
+def _by_id(self:Msgs, k):
+    "The (first) message with id `k`, or None (also for an unhashable `k`)"
+    try: return self._sync().get(k)
+    except TypeError: return None
+
+@patch
 def _touch(self:Msgs):
     "Mark the index stale, e.g. after a message's id changed"
     self._syncd = -1
@@ -172,6 +178,12 @@ class Dialog:
     def __setstate__(self, d):
         self.__dict__.update(d)
         for m in self.messages: m.dlg = self
+    def __copy__(self):
+        "A shallow copy holding shallow copies of the messages (same ids): a message stays in one dialog"
+        res = object.__new__(type(self))
+        res.__dict__.update(self.__dict__, _messages=Msgs([copy.copy(m) for m in self.messages]))
+        for m in res.messages: m.dlg = res
+        return res
 
     @property
     def messages(self):
@@ -179,8 +191,12 @@ class Dialog:
         return self._messages
     @messages.setter
     def messages(self, v):
-        self._messages = v if isinstance(v, Msgs) else Msgs(list(v))
-        for m in self._messages: m.dlg = self
+        old,self._messages = self._messages,Msgs()
+        try: self._add(list(v), 0)  # the checks every insert makes: ids unique, each message in no other live dialog
+        except BaseException: self._messages = old; old._touch(); raise
+        keep = set(map(id, self._messages))
+        for m in old:
+            if id(m) not in keep and m.dlg is self: m.dlg = None
 
     def _add(self, ms, pos):
         "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
@@ -306,8 +322,11 @@ class Message:
         return self._id
     @id.setter
     def id(self, v):
+        if not isinstance(v, str): raise ValueError(f'message id must be a str, not {type(v).__name__}')
+        if (d := self.dlg) is not None and (o := d.messages._by_id(v)) is not None and o is not self:
+            raise ValueError(f'dialog {_q(d.name)} already has a message with id {_q(v)}')
         self._id,self._auto_id = v,False
-        if (d := self.dlg) is not None: d.messages._touch()
+        if d is not None: d.messages._touch()
 
     def __getstate__(self):
         if self._chunks: self._flush()

@@ -161,3 +161,48 @@ def test_exported_agrees_with_directives(dirs, body):
     assert m.exported == any(m.has_directive(n) for n in ('export', 'exports', 'exporti'))
     meta = Message(body, meta={'nbdev': {d.split('|')[1].split()[0]: 'true' for d in dirs}})
     assert meta.exported == meta.meta_exported == any(meta.has_directive(n) for n in ('export', 'exports', 'exporti'))
+
+# ---- every way a message enters, or an id changes, keeps ids unique and each message in one dialog ----
+
+def test_assigning_messages_checks_like_inserting():
+    "`dlg.messages = ...` refuses what `mk_message`/`insert_after` refuse (it used to take a message from a live dialog, or the same one twice)"
+    d,e = Dialog('d'),Dialog('e')
+    a,b = d.mk_message('a'),d.mk_message('b')
+    with pytest.raises(ValueError, match='already in dialog'): e.messages = [a]
+    assert a.dlg is d and list(d.messages)==[a, b] and len(e)==0
+    with pytest.raises(ValueError, match='already in dialog'): d.messages = [a, a]
+    assert list(d.messages)==[a, b] and d[a.id] is a  # refused: the dialog is as it was, index too
+    with pytest.raises(ValueError, match="already has a message with id 'x1'"): e.messages = [Message('p', id='x1'), Message('q', id='x1')]
+    d.messages = [b]  # the usual filter idiom: a kept message may be reassigned; the dropped one leaves
+    assert list(d.messages)==[b] and a.dlg is None and b.dlg is d and a.id not in d.messages
+    d.messages = d.messages[::-1] + [a]
+    assert list(d.messages)==[b, a] and a.dlg is d and d.messages._pos(a)==1
+
+def test_id_setter_refuses_a_collision():
+    "Renaming a message to an id its dialog already has is a `ValueError` at once (it used to surface only at save)"
+    d = Dialog('d'); a,b = d.mk_message('a', id='aa'),d.mk_message('b', id='bb')
+    with pytest.raises(ValueError, match="already has a message with id 'aa'"): b.id = 'aa'
+    assert b.id=='bb' and d['bb'] is b
+    with pytest.raises(ValueError, match='must be a str'): b.id = ['x']
+    b.id = 'bb'; b.id = 'cc'  # its own id again, or a new one: fine
+    assert d['cc'] is b and 'bb' not in d.messages
+    Message('free', id='z').id = 'aa'  # a message in no dialog may take any id
+
+def test_shallow_copy_leaves_the_original_alone():
+    "`copy.copy(dlg)` used to point the original's messages at the copy; now the copy holds copies (same ids)"
+    d = Dialog('d'); a = d.mk_message('a')
+    c = copy.copy(d)
+    assert a.dlg is d and c[0] is not a and c[0].id==a.id and c[0].dlg is c
+    n = c.mk_message('new', after=c[0])
+    assert len(d)==1 and n.previous() is c[0]
+
+def test_pickle_and_deepcopy_of_a_stale_index():
+    "A dialog whose list was edited directly (index stale) pickles and deep-copies into a dialog whose index is right"
+    d = Dialog('d'); ms = [d.mk_message(str(i)) for i in range(5)]
+    assert d[ms[0].id] is ms[0]  # index built
+    d.messages.items.reverse()  # direct edit: stale
+    for c in (pickle.loads(pickle.dumps(d)), copy.deepcopy(d)):
+        assert [m.content for m in c]==list('43210') and all(m.dlg is c for m in c)
+        assert all(c.messages._pos(m)==i for i,m in enumerate(c.messages))
+        assert c.mk_message('x', after=c[0].id).previous() is c[0]
+    assert all(m.dlg is d for m in ms)
