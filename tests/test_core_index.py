@@ -19,7 +19,8 @@ op = st.one_of(
     st.tuples(st.just('mk'), st.sampled_from(['append','idx','after','before']), st.integers(0, 1000)),
     st.tuples(st.just('rm'), st.integers(0, 1000), st.integers(1, 3)),
     st.tuples(st.just('paste'), st.integers(0, 1000), st.integers(1, 3)),
-    st.tuples(st.just('direct'), st.sampled_from(['append','setitem','del','reverse','dup']), st.integers(0, 1000)))
+    st.tuples(st.just('direct'), st.sampled_from(['append','setitem','del','reverse','dup']), st.integers(0, 1000)),
+    st.tuples(st.just('lib'), st.sampled_from(['assign','rename','clash','pickle','deepcopy','after']), st.integers(0, 1000)))
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(op, max_size=30), st.integers(0, 3))
@@ -59,6 +60,25 @@ def test_ids_unique_and_index_equals_scan(seq, seed):
             elif a=='del' and n: del its[b%n]; del model[b%n]
             elif a=='reverse': its.reverse(); model.reverse()
             elif a=='dup' and n: dlg.messages.append(Message('dup', id=dlg[b%n].id)); model.append('dup')
+        elif kind=='lib' and n:
+            m = dlg[b%n]
+            if a=='assign':  # keep every other message, in reverse
+                keep = dlg.messages.items[::-2]
+                if len({x.id for x in keep})<len(keep) or any(x is y for i,x in enumerate(keep) for y in keep[:i]):
+                    with pytest.raises(ValueError): dlg.messages = keep
+                else:
+                    model = model[::-2]; dlg.messages = keep
+                    assert all(x.dlg is dlg for x in keep)
+            elif a=='rename' and m.dlg is dlg and (new := f'r{b}') not in dlg.messages: m.id = new
+            elif a=='clash' and n>1 and m.dlg is dlg:
+                o = dlg[(b+1)%n]
+                if o.id!=m.id:
+                    with pytest.raises(ValueError, match='already has'): m.id = o.id
+            elif a in ('pickle','deepcopy'):
+                dlg = pickle.loads(pickle.dumps(dlg)) if a=='pickle' else copy.deepcopy(dlg)
+                assert all(x.dlg is dlg for x in dlg)
+            elif a=='after' and m.dlg is dlg and [x.id for x in dlg].index(m.id)==b%n:
+                m.insert_after(Message(c := str(len(model)))); model.insert(b%n+1, c)
         assert [m.content for m in dlg] == model
         _scan_ok(dlg)
         if not direct: assert len({m.id for m in dlg}) == len(dlg)
@@ -206,3 +226,15 @@ def test_pickle_and_deepcopy_of_a_stale_index():
         assert all(c.messages._pos(m)==i for i,m in enumerate(c.messages))
         assert c.mk_message('x', after=c[0].id).previous() is c[0]
     assert all(m.dlg is d for m in ms)
+
+def test_an_id_is_never_redrawn_once_in_a_dialog():
+    "A random id is redrawn only while its message is new: reassigning or moving a message never renames it silently"
+    d = Dialog('d'); a = d.mk_message('a')
+    dup = Message('dup', id=a.id)
+    d.messages.append(dup)  # direct edit: two messages share a's id
+    with pytest.raises(ValueError, match='already has a message with id'): d.messages = [dup, a]
+    assert a.id==dup.id and list(d.messages)==[a, dup]
+    random.seed(5); b = d.mk_message('b'); d.remove_msgs([b])
+    e = Dialog('e'); random.seed(5); x = e.mk_message('x')  # the same random id as b's
+    with pytest.raises(ValueError, match='already has a message with id'): e.messages = [x, b]  # b, once in a dialog, keeps its id
+    assert b.id==x.id and b.dlg is None
