@@ -384,8 +384,15 @@ def _esc(s):
 
 def _out_size(outs):
     "Characters of text held by output list `outs`"
-    def _n(v): return len(v) if isinstance(v, str) else sum(map(_n, v.values() if isinstance(v, dict) else v)) if isinstance(v, (list, dict)) else 0
-    return sum(_n(o.get('text', '')) + _n(o.get('data', {})) + _n(o.get('traceback', [])) for o in outs or () if isinstance(o, dict))
+    n,seen = 0,set()
+    todo = [o.get(k) for o in outs or () if isinstance(o, dict) for k in ('text', 'data', 'traceback')]
+    while todo:  # no recursion: JSON data may be nested as deep as a file allows, or even hold itself
+        v = todo.pop()
+        if isinstance(v, str): n += len(v)
+        elif isinstance(v, (list, dict)) and id(v) not in seen:
+            seen.add(id(v))
+            todo.extend(v.values() if isinstance(v, dict) else v)
+    return n
 
 @patch(as_prop=True)
 def summ(self:Message):
@@ -1050,18 +1057,23 @@ def _enc_deep(o, pad):
     return ''.join(res)
 
 def _lines(s, pad):
-    "Text `s` as a JSON list of its lines"
+    "Text `s` (a string, or a checked list of strings: one text) as a JSON list of its lines"
     if type(s) is not str:
-        if not isinstance(s, str): return _enc(s, pad)
-        s = str.__str__(s)
+        if isinstance(s, list): s = ''.join(s)  # laid out as its reader will join it, so a rewrite is byte-identical
+        elif not isinstance(s, str): return _enc(s, pad)
+        else: s = str.__str__(s)
     ls = s.splitlines(True)
     if not ls: return '[]'
     p = pad+' '
     return f'[\n{p}' + f',\n{p}'.join(map(_jstr, ls)) + f'\n{pad}]'
 
+def _joined(v, pad):
+    "A non-JSON mime value given as a (checked) list of strings, written joined as its reader will join it"
+    return _enc(''.join(v) if isinstance(v, list) else v, pad)
+
 def _bundle(d, pad):
     "Mime bundle `d`, its texts split into lines"
-    return _obj(d, pad, {k:_lines for k in d if _is_split_mime(k)})
+    return _obj(d, pad, {k:_lines if _is_split_mime(k) else _joined for k in d if not _is_json_mime(k)})
 
 _out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), execute_result=dict(data=_bundle))
 def _out(o, pad): return _obj(o, pad, _out_special.get(o['output_type'], {}))

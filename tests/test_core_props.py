@@ -110,3 +110,14 @@ def test_export_toggling(body, spelling, flips):
         m.exported = f
         assert m.content == (f'#| export\n{body}' if f else body)
     assert strip_export(m.content) == body
+
+def test_preview_of_deep_or_cyclic_output_does_not_recurse():
+    "A message's one-line preview counts its output's text without recursion: deep JSON (as a file allows) or a cycle don't raise"
+    deep = []; x = deep
+    for _ in range(5000): x.append([]); x = x[0]
+    x.append('abc')
+    m = Message('x', output=[mk_displayobj({'application/json': deep})])
+    assert m.preview().endswith('out(3)')
+    c = []; c.append(c); c.append('hi')
+    m.output = [mk_displayobj({'application/json': c})]
+    assert m.preview().endswith('out(2)') and 'out(2)' in repr(Dialog('d', [m]))
