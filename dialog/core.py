@@ -49,8 +49,8 @@ for _n in 'append extend insert pop remove clear sort reverse __setitem__ __deli
 
 # %% ../nbs/00_core.ipynb #f1cf8750
 def _q(x, n:int=40):
-    "`repr` of `x` as text, cut to `n` characters, for quoting in error messages"
-    return repr(truncstr(str(x), n))
+    "`x` quoted for an error message, cut to `n` characters: a string's `repr` of its start, or the start of anything else's `repr`"
+    return repr(truncstr(x, n)) if isinstance(x, str) else truncstr(repr(x), n)
 
 # %% ../nbs/00_core.ipynb #aa6293a6
 class Msgs(L):
@@ -958,7 +958,7 @@ def _chk_cell(c, join):
     if not isinstance(c, dict): raise _CellError(f'cell must be an object, not {type(c).__name__}')
     ct = c.get('cell_type')
     keys = _cell_keys.get(ct) if isinstance(ct, str) else None
-    if keys is None: raise _CellError(f'unknown cell_type {ct!r}')
+    if keys is None: raise _CellError(f'unknown cell_type {_q(ct)}')
     if join and ct!='code':  # left by an editor that changed a code cell's type
         if c.get('outputs')==[]: del c['outputs']
         if 'execution_count' in c and c['execution_count'] is None: del c['execution_count']
@@ -1109,7 +1109,7 @@ def _cell_kind(c):
 def _att_bundle(a):
     "Attachment `a` as `{mime: base64}`, keeping the base64 text it was read as while its bytes are unchanged"
     if not isinstance(a, Attachment) or not isinstance(a.data, bytes) or not isinstance(a.content_type, str) or not isinstance(a.id, str):
-        raise _CellError(f'attachment {getattr(a, "id", a)!r} must be an Attachment with bytes data, a str content_type and a str id')
+        raise _CellError(f'attachment {_q(getattr(a, "id", a))} must be an Attachment with bytes data, a str content_type and a str id')
     read = getattr(a, '_b64', None)
     return {a.content_type: read[2]} if read and read[0] is a.data and read[1]==a.content_type else a.todict()
 
@@ -1118,7 +1118,7 @@ def _att_bundles(m):
     res = {}
     for a in m.attachments:
         b = _att_bundle(a)
-        if a.id in res: raise _CellError(f'two attachments named {a.id!r}: only one could be written')
+        if a.id in res: raise _CellError(f'two attachments named {_q(a.id)}: only one could be written')
         res[str.__str__(a.id)] = b
     return res
 
@@ -1131,7 +1131,7 @@ def _legacy_fits(m, out):
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
     mt,src,cid,out = self.msg_type,self.content,self.id,self.output
-    if not isinstance(mt, str) or mt not in _cell_types: raise _CellError(f'unknown msg_type {mt!r}, expected one of {smsg_types}')
+    if not isinstance(mt, str) or mt not in _cell_types: raise _CellError(f'unknown msg_type {_q(mt)}, expected one of {smsg_types}')
     if type(src) is not str:
         if not isinstance(src, str): raise _CellError(f'content must be a str, not {type(src).__name__}')
         src = str.__str__(src)
@@ -1194,7 +1194,7 @@ def _cell_out(m, pad='  '):
 def validate(self:Message):
     "Raise `ValueError` if this message can't be written as it is (what `write_ipynb` would refuse); returns self if fine"
     try: _cell_out(self)
-    except ValueError as e: raise ValueError(f'message {getattr(self, "id", None)!r}: {e}') from None
+    except ValueError as e: raise ValueError(f'message {_q(getattr(self, "id", None))}: {e}') from None
     return self
 
 # %% ../nbs/00_core.ipynb #e15f5bc1
@@ -1205,7 +1205,7 @@ def _nb_meta(dlg, homes):
     if not isinstance(prev, dict) or not all(isinstance(v, dict) for v in prev.values()):
         raise _CellError("dialog meta 'attachments' must map cell ids to attachments")
     if clash := first(k for k in prev if k in homes):
-        raise _CellError(f"dialog meta 'attachments' holds attachments for code message {clash!r}, which would take them when read: attach them to it")
+        raise _CellError(f"dialog meta 'attachments' holds attachments for code message {_q(clash)}, which would take them when read: attach them to it")
     home = prev | {k:v for k,v in homes.items() if v}
     meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home or 'attachments' in dlg.meta else {})
     _chk_meta(meta, 'notebook', 'dialog meta')
@@ -1218,8 +1218,8 @@ def _nb_text(dlg, msgs=None):
     for i,m in enumerate(msgs):
         try:
             txt,home = _cell_out(m)
-            if m.id in seen: raise _CellError(f'duplicate message id {m.id!r} (message {seen[m.id]} has it too)')
-        except ValueError as e: raise ValueError(f'message {i} (id {getattr(m, "id", None)!r}): {e}') from None
+            if m.id in seen: raise _CellError(f'duplicate message id {_q(m.id)} (message {seen[m.id]} has it too)')
+        except ValueError as e: raise ValueError(f'message {i} (id {_q(getattr(m, "id", None))}): {e}') from None
         seen[m.id] = i
         cells.append(txt)
         if home is not None: homes[m.id] = home
@@ -1229,7 +1229,7 @@ def _nb_text(dlg, msgs=None):
         except (TypeError, ValueError) as e: raise _CellError(f'dialog meta is not JSON-serializable ({e})') from None
         _readable(meta_txt, '{"metadata": ', '}')
         meta_txt = _esc_sur(meta_txt)
-    except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
+    except ValueError as e: raise ValueError(f'dialog {_q(dlg.name)}: {e}') from None
     tail = f',\n "metadata": {meta_txt},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
     return ''.join(['{\n "cells": [\n  ', ',\n  '.join(cells), '\n ]', tail]) if cells else '{\n "cells": []' + tail
 
