@@ -11,7 +11,7 @@ __all__ = ['DialogFormatError', 'read_ipynb', 'reads_ipynb', 'write_ipynb', 'Dia
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from .core import *
-from .core import _CellError, _cell_kind, _chk_cell, _chk_meta, _json_fresh, _nb_text, _prompt_mark, _q, _text
+from .core import _CellError, _att_bundles, _cell_kind, _chk_cell, _chk_meta, _json_fresh, _nb_meta, _nb_text, _prompt_mark, _q, _text
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, re, socket, stat, time
 try: import fcntl
@@ -311,3 +311,9 @@ def from_cells(cls:Dialog,
                meta=None): # Notebook metadata, holding code cells' attachments under `attachments` if any
     "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's"
     return _cells2dlg(cls, copy.deepcopy(list(cells)), copy.deepcopy({} if meta is None else meta), name)
+
+# %% ../nbs/01_ipynb.ipynb #62be69b3
+@patch(as_prop=True)
+def nb_meta(self:Dialog):
+    "The notebook metadata this dialog writes: `meta`, with its code messages' attachments homed under `attachments` by cell id, as `from_cells` takes them back"
+    return _nb_meta(self, {m.id: _att_bundles(m) for m in self.messages if m.attachments and m.cell_type=='code'})
