@@ -1033,7 +1033,7 @@ def _json_fresh(txt):
 
 def _readable(txt, pre, post):
     "Raise `_CellError` unless the reader can read back JSON text `txt`, nested in its file as `pre`+txt+`post` (checked only for deep text)"
-    if ' '*_deep not in txt: return
+    if '\n'+' '*_deep not in txt: return  # only layout indents a line (a JSON string can't hold a raw line break), so this finds deep nesting alone
     try: _json_fresh(pre+txt+post)
     except RecursionError: raise _CellError('nested too deeply for a reader to read it back') from None
 
