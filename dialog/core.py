@@ -1039,7 +1039,7 @@ def _readable(txt, pre, post):
 
 def _enc_deep(o, pad):
     "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows; refuses what no reader could read back"
-    res,todo,top = [],[(o, pad)],sys.getrecursionlimit()
+    res,todo,top = [],[(o, pad)],min(sys.getrecursionlimit(), 10_000)  # bounded even under a raised limit: a cycle costs at most ~50 MB of indents
     while todo:
         it = todo.pop()
         if len(it)==1: res.append(it[0]); continue

@@ -217,3 +217,13 @@ def test_dialog_meta_attachments_that_would_not_read_back(home, msg):
     d = Dialog('h', [mk()], {'attachments': home})
     err = check_agreement(d)
     assert err is not None and msg in err
+
+def test_cycle_refused_quickly_under_a_raised_recursion_limit():
+    "With `sys.setrecursionlimit` raised, a cycle is still refused within a bounded depth (not after exhausting memory)"
+    import sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(200_000)
+    try:
+        m = Message('x'); m.meta['me'] = m.meta
+        with pytest.raises(ValueError, match='reference cycle'): m.validate()
+    finally: sys.setrecursionlimit(old)
