@@ -198,12 +198,17 @@ class Dialog:
         for m in old:
             if id(m) not in keep and m.dlg is self: m.dlg = None
 
+    def _holds(self, m):
+        "Is message `m` itself in this dialog's list? O(1), unless a direct edit left two messages with one id"
+        ms = self.messages
+        return ms._by_id(m.id) is m or (ms._dups and any(x is m for x in ms.items))
+
     def _add(self, ms, pos):
         "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
         ix,new = self.messages._sync(),{}
         for m in ms:
             k,d = m.id,m.dlg
-            if new.get(k) is m or (d is not None and d.messages._sync().get(k) is m):
+            if new.get(k) is m or (d is not None and d._holds(m)):
                 raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
             while k in ix or k in new:
                 if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
@@ -567,7 +572,7 @@ def remove_msgs(self:Dialog,
 def remove_from_dlg(self:Message):
     "Remove this message from its dialog, and return it"
     d = self.dlg
-    if d is None or d.messages._sync().get(self.id) is not self: raise ValueError(f'message {_q(self.id)} is in no dialog')
+    if d is None or not d._holds(self): raise ValueError(f'message {_q(self.id)} is in no dialog')
     d.remove_msgs([self])
     return self
 

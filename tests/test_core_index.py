@@ -238,3 +238,12 @@ def test_an_id_is_never_redrawn_once_in_a_dialog():
     e = Dialog('e'); random.seed(5); x = e.mk_message('x')  # the same random id as b's
     with pytest.raises(ValueError, match='already has a message with id'): e.messages = [x, b]  # b, once in a dialog, keeps its id
     assert b.id==x.id and b.dlg is None
+
+def test_a_message_sharing_an_id_after_a_direct_edit_is_still_held():
+    "Even when a direct edit left two messages with one id, the second is known to be in its dialog: it can't be inserted elsewhere"
+    d = Dialog('d'); first = d.mk_message('a', id='same')
+    second = Message('b', id='same'); d.messages.append(second); second.dlg = d
+    with pytest.raises(ValueError, match='already in dialog'): Dialog('e', [second])
+    with pytest.raises(ValueError, match='already in dialog'): Dialog('e').messages = [second]
+    assert second.dlg is d and first.dlg is d
+    assert second.remove_from_dlg() is second and list(d.messages)==[first] and second.dlg is None
