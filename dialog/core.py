@@ -15,7 +15,7 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, join_out
-import base64, copy, io, json, re, tokenize, weakref
+import base64, copy, io, json, re, sys, threading, tokenize, weakref
 
 # %% ../nbs/00_core.ipynb #45e9492e
 from fastcore.nbio import mk_cell
@@ -49,8 +49,8 @@ for _n in 'append extend insert pop remove clear sort reverse __setitem__ __deli
 
 # %% ../nbs/00_core.ipynb #f1cf8750
 def _q(x, n:int=40):
-    "`repr` of `x` as text, cut to `n` characters, for quoting in error messages"
-    return repr(truncstr(str(x), n))
+    "`x` quoted for an error message, cut to `n` characters: a string's `repr` of its start, or the start of anything else's `repr`"
+    return repr(truncstr(x, n)) if isinstance(x, str) else truncstr(repr(x), n)
 
 # %% ../nbs/00_core.ipynb #aa6293a6
 class Msgs(L):
@@ -87,6 +87,12 @@ def _sync(self:Msgs):
         self._at = dict(zip(reversed(ids), range(len(ids)-1, -1, -1)))
         self._dups,self._syncd = len(self._idx)!=len(its),its.ver
     return self._idx
+
+@patch
+def _by_id(self:Msgs, k):
+    "The (first) message with id `k`, or None (also for an unhashable `k`)"
+    try: return self._sync().get(k)
+    except TypeError: return None
 
 @patch
 def _touch(self:Msgs):
@@ -172,6 +178,12 @@ class Dialog:
     def __setstate__(self, d):
         self.__dict__.update(d)
         for m in self.messages: m.dlg = self
+    def __copy__(self):
+        "A shallow copy holding shallow copies of the messages (same ids): a message stays in one dialog"
+        res = object.__new__(type(self))
+        res.__dict__.update(self.__dict__, _messages=Msgs([copy.copy(m) for m in self.messages]))
+        for m in res.messages: m.dlg = res
+        return res
 
     @property
     def messages(self):
@@ -179,22 +191,31 @@ class Dialog:
         return self._messages
     @messages.setter
     def messages(self, v):
-        self._messages = v if isinstance(v, Msgs) else Msgs(list(v))
-        for m in self._messages: m.dlg = self
+        old,self._messages = self._messages,Msgs()
+        try: self._add(list(v), 0)  # the checks every insert makes: ids unique, each message in no other live dialog
+        except BaseException: self._messages = old; old._touch(); raise
+        keep = set(map(id, self._messages))
+        for m in old:
+            if id(m) not in keep and m.dlg is self: m.dlg = None
+
+    def _holds(self, m):
+        "Is message `m` itself in this dialog's list? O(1), unless a direct edit left two messages with one id"
+        ms = self.messages
+        return ms._by_id(m.id) is m or (ms._dups and any(x is m for x in ms.items))
 
     def _add(self, ms, pos):
         "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
         ix,new = self.messages._sync(),{}
         for m in ms:
             k,d = m.id,m.dlg
-            if new.get(k) is m or (d is not None and d.messages._sync().get(k) is m):
+            if new.get(k) is m or (d is not None and d._holds(m)):
                 raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
             while k in ix or k in new:
                 if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
                 m._id = k = rtoken_hex(4)
             new[k] = m
         self.messages._put(pos, ms)
-        for m in ms: m.dlg = self
+        for m in ms: m.dlg,m._auto_id = self,False  # once in a dialog, an id is the message's for good: never redrawn later
         return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
@@ -306,8 +327,11 @@ class Message:
         return self._id
     @id.setter
     def id(self, v):
+        if not isinstance(v, str): raise ValueError(f'message id must be a str, not {type(v).__name__}')
+        if (d := self.dlg) is not None and (o := d.messages._by_id(v)) is not None and o is not self:
+            raise ValueError(f'dialog {_q(d.name)} already has a message with id {_q(v)}')
         self._id,self._auto_id = v,False
-        if (d := self.dlg) is not None: d.messages._touch()
+        if d is not None: d.messages._touch()
 
     def __getstate__(self):
         if self._chunks: self._flush()
@@ -365,8 +389,15 @@ def _esc(s):
 
 def _out_size(outs):
     "Characters of text held by output list `outs`"
-    def _n(v): return len(v) if isinstance(v, str) else sum(map(_n, v.values() if isinstance(v, dict) else v)) if isinstance(v, (list, dict)) else 0
-    return sum(_n(o.get('text', '')) + _n(o.get('data', {})) + _n(o.get('traceback', [])) for o in outs or () if isinstance(o, dict))
+    n,seen = 0,set()
+    todo = [o.get(k) for o in outs or () if isinstance(o, dict) for k in ('text', 'data', 'traceback')]
+    while todo:  # no recursion: JSON data may be nested as deep as a file allows, or even hold itself
+        v = todo.pop()
+        if isinstance(v, str): n += len(v)
+        elif isinstance(v, (list, dict)) and id(v) not in seen:
+            seen.add(id(v))
+            todo.extend(v.values() if isinstance(v, dict) else v)
+    return n
 
 @patch(as_prop=True)
 def summ(self:Message):
@@ -541,7 +572,7 @@ def remove_msgs(self:Dialog,
 def remove_from_dlg(self:Message):
     "Remove this message from its dialog, and return it"
     d = self.dlg
-    if d is None or d.messages._sync().get(self.id) is not self: raise ValueError(f'message {_q(self.id)} is in no dialog')
+    if d is None or not d._holds(self): raise ValueError(f'message {_q(self.id)} is in no dialog')
     d.remove_msgs([self])
     return self
 
@@ -932,7 +963,7 @@ def _chk_cell(c, join):
     if not isinstance(c, dict): raise _CellError(f'cell must be an object, not {type(c).__name__}')
     ct = c.get('cell_type')
     keys = _cell_keys.get(ct) if isinstance(ct, str) else None
-    if keys is None: raise _CellError(f'unknown cell_type {ct!r}')
+    if keys is None: raise _CellError(f'unknown cell_type {_q(ct)}')
     if join and ct!='code':  # left by an editor that changed a code cell's type
         if c.get('outputs')==[]: del c['outputs']
         if 'execution_count' in c and c['execution_count'] is None: del c['execution_count']
@@ -992,9 +1023,28 @@ def _plain(o):
     if isinstance(o, tuple): return list(o)
     raise TypeError(f'{type(o).__name__} {truncstr(repr(o), 40)}')
 
+def _json_fresh(txt):
+    "`json.loads(txt)` on a fresh thread's stack, so how deep it reads doesn't depend on the caller's stack: the reader's fallback and the writer's check"
+    res = {}
+    def run():
+        try: res['v'] = json.loads(txt)
+        except RecursionError: pass
+        except ValueError as e: res['e'] = e
+    th = threading.Thread(target=run)
+    th.start(); th.join()
+    if 'e' in res: raise res['e']
+    if 'v' not in res: raise RecursionError('JSON nested too deeply to read')
+    return res['v']
+
+def _readable(txt, pre, post):
+    "Raise `_CellError` unless the reader can read back JSON text `txt`, nested in its file as `pre`+txt+`post` (checked only for deep text)"
+    if '\n'+' '*_deep not in txt: return  # only layout indents a line (a JSON string can't hold a raw line break), so this finds deep nesting alone
+    try: _json_fresh(pre+txt+post)
+    except RecursionError: raise _CellError('nested too deeply for a reader to read it back') from None
+
 def _enc_deep(o, pad):
-    "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows"
-    res,todo = [],[(o, pad)]
+    "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows; refuses what no reader could read back"
+    res,todo,top = [],[(o, pad)],min(sys.getrecursionlimit(), 10_000)  # bounded even under a raised limit: a cycle costs at most ~50 MB of indents
     while todo:
         it = todo.pop()
         if len(it)==1: res.append(it[0]); continue
@@ -1004,6 +1054,7 @@ def _enc_deep(o, pad):
         d = type(x) is dict
         if not x: res.append('{}' if d else '[]'); continue
         q = p+' '
+        if len(q)>top: raise ValueError(f'nested more than {top} levels deep, or holding itself (a reference cycle): no reader could read it back')
         items = [(f'{q}{_jstr(k)}: ', v) for k,v in sorted(x.items())] if d else [(q, v) for v in x]
         seq = [('{\n' if d else '[\n',)]
         for i,(pre,v) in enumerate(items): seq += [(pre,), (v, q), (',\n' if i<len(items)-1 else f'\n{p}' + ('}' if d else ']'),)]
@@ -1011,18 +1062,23 @@ def _enc_deep(o, pad):
     return ''.join(res)
 
 def _lines(s, pad):
-    "Text `s` as a JSON list of its lines"
+    "Text `s` (a string, or a checked list of strings: one text) as a JSON list of its lines"
     if type(s) is not str:
-        if not isinstance(s, str): return _enc(s, pad)
-        s = str.__str__(s)
+        if isinstance(s, list): s = ''.join(s)  # laid out as its reader will join it, so a rewrite is byte-identical
+        elif not isinstance(s, str): return _enc(s, pad)
+        else: s = str.__str__(s)
     ls = s.splitlines(True)
     if not ls: return '[]'
     p = pad+' '
     return f'[\n{p}' + f',\n{p}'.join(map(_jstr, ls)) + f'\n{pad}]'
 
+def _joined(v, pad):
+    "A non-JSON mime value given as a (checked) list of strings, written joined as its reader will join it"
+    return _enc(''.join(v) if isinstance(v, list) else v, pad)
+
 def _bundle(d, pad):
     "Mime bundle `d`, its texts split into lines"
-    return _obj(d, pad, {k:_lines for k in d if _is_split_mime(k)})
+    return _obj(d, pad, {k:_lines if _is_split_mime(k) else _joined for k in d if not _is_json_mime(k)})
 
 _out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), execute_result=dict(data=_bundle))
 def _out(o, pad): return _obj(o, pad, _out_special.get(o['output_type'], {}))
@@ -1058,7 +1114,7 @@ def _cell_kind(c):
 def _att_bundle(a):
     "Attachment `a` as `{mime: base64}`, keeping the base64 text it was read as while its bytes are unchanged"
     if not isinstance(a, Attachment) or not isinstance(a.data, bytes) or not isinstance(a.content_type, str) or not isinstance(a.id, str):
-        raise _CellError(f'attachment {getattr(a, "id", a)!r} must be an Attachment with bytes data, a str content_type and a str id')
+        raise _CellError(f'attachment {_q(getattr(a, "id", a))} must be an Attachment with bytes data, a str content_type and a str id')
     read = getattr(a, '_b64', None)
     return {a.content_type: read[2]} if read and read[0] is a.data and read[1]==a.content_type else a.todict()
 
@@ -1067,7 +1123,7 @@ def _att_bundles(m):
     res = {}
     for a in m.attachments:
         b = _att_bundle(a)
-        if a.id in res: raise _CellError(f'two attachments named {a.id!r}: only one could be written')
+        if a.id in res: raise _CellError(f'two attachments named {_q(a.id)}: only one could be written')
         res[str.__str__(a.id)] = b
     return res
 
@@ -1080,7 +1136,7 @@ def _legacy_fits(m, out):
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
     mt,src,cid,out = self.msg_type,self.content,self.id,self.output
-    if not isinstance(mt, str) or mt not in _cell_types: raise _CellError(f'unknown msg_type {mt!r}, expected one of {smsg_types}')
+    if not isinstance(mt, str) or mt not in _cell_types: raise _CellError(f'unknown msg_type {_q(mt)}, expected one of {smsg_types}')
     if type(src) is not str:
         if not isinstance(src, str): raise _CellError(f'content must be a str, not {type(src).__name__}')
         src = str.__str__(src)
@@ -1135,6 +1191,7 @@ def _cell_out(m, pad='  '):
     try: txt = _obj(c, pad, _cell_special)
     except _CellError: raise
     except (TypeError, ValueError) as e: raise _not_json(c, e, _cell_special, _key_names) from None
+    _readable(txt, '{"cells": [\n  ', ']}')
     return _esc_sur(txt),home
 
 # %% ../nbs/00_core.ipynb #abfbfea9
@@ -1142,7 +1199,7 @@ def _cell_out(m, pad='  '):
 def validate(self:Message):
     "Raise `ValueError` if this message can't be written as it is (what `write_ipynb` would refuse); returns self if fine"
     try: _cell_out(self)
-    except ValueError as e: raise ValueError(f'message {getattr(self, "id", None)!r}: {e}') from None
+    except ValueError as e: raise ValueError(f'message {_q(getattr(self, "id", None))}: {e}') from None
     return self
 
 # %% ../nbs/00_core.ipynb #e15f5bc1
@@ -1153,7 +1210,7 @@ def _nb_meta(dlg, homes):
     if not isinstance(prev, dict) or not all(isinstance(v, dict) for v in prev.values()):
         raise _CellError("dialog meta 'attachments' must map cell ids to attachments")
     if clash := first(k for k in prev if k in homes):
-        raise _CellError(f"dialog meta 'attachments' holds attachments for code message {clash!r}, which would take them when read: attach them to it")
+        raise _CellError(f"dialog meta 'attachments' holds attachments for code message {_q(clash)}, which would take them when read: attach them to it")
     home = prev | {k:v for k,v in homes.items() if v}
     meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home or 'attachments' in dlg.meta else {})
     _chk_meta(meta, 'notebook', 'dialog meta')
@@ -1166,8 +1223,8 @@ def _nb_text(dlg, msgs=None):
     for i,m in enumerate(msgs):
         try:
             txt,home = _cell_out(m)
-            if m.id in seen: raise _CellError(f'duplicate message id {m.id!r} (message {seen[m.id]} has it too)')
-        except ValueError as e: raise ValueError(f'message {i} (id {getattr(m, "id", None)!r}): {e}') from None
+            if m.id in seen: raise _CellError(f'duplicate message id {_q(m.id)} (message {seen[m.id]} has it too)')
+        except ValueError as e: raise ValueError(f'message {i} (id {_q(getattr(m, "id", None))}): {e}') from None
         seen[m.id] = i
         cells.append(txt)
         if home is not None: homes[m.id] = home
@@ -1175,8 +1232,9 @@ def _nb_text(dlg, msgs=None):
         meta = _nb_meta(dlg, homes)
         try: meta_txt = _enc(meta, ' ')
         except (TypeError, ValueError) as e: raise _CellError(f'dialog meta is not JSON-serializable ({e})') from None
+        _readable(meta_txt, '{"metadata": ', '}')
         meta_txt = _esc_sur(meta_txt)
-    except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
+    except ValueError as e: raise ValueError(f'dialog {_q(dlg.name)}: {e}') from None
     tail = f',\n "metadata": {meta_txt},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
     return ''.join(['{\n "cells": [\n  ', ',\n  '.join(cells), '\n ]', tail]) if cells else '{\n "cells": []' + tail
 

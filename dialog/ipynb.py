@@ -11,7 +11,7 @@ __all__ = ['DialogFormatError', 'read_ipynb', 'reads_ipynb', 'write_ipynb', 'Dia
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from .core import *
-from .core import _CellError, _cell_kind, _chk_cell, _chk_meta, _nb_text, _prompt_mark, _text
+from .core import _CellError, _att_bundles, _cell_kind, _chk_cell, _chk_meta, _json_fresh, _nb_meta, _nb_text, _prompt_mark, _q, _text
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, re, socket, stat, time
 try: import fcntl
@@ -46,10 +46,12 @@ def _loads(txt):
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt.strip(): raise DialogFormatError('empty file')
-    try: return json.loads(txt)
-    except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
-    except RecursionError: raise DialogFormatError('JSON nested too deeply to read') from None
-    except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
+    for parse in (json.loads, _json_fresh):  # too deep for the caller's stack: read on a fresh one, as the writer's check does
+        try: return parse(txt)
+        except RecursionError: continue
+        except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
+        except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
+    raise DialogFormatError('JSON nested too deeply to read')
 
 def _chk_nb(nb):
     "Check the notebook-level structure of parsed `nb`, healing a missing `metadata` or `nbformat_minor`"
@@ -76,7 +78,7 @@ def _cells2dlg(cls, cells, meta, name, fname=None):
         cid = c.get('id') if type(c) is dict and type(c.get('id')) is str else None
         try: m = _cell2msg(mcls, c, home.pop(cid, None) if home and cid and c.get('cell_type')=='code' else None)
         except (_CellError, DialogFormatError) as e: raise DialogFormatError(getattr(e, 'problem', str(e)), fname, i, cid) from None
-        if m.id in seen: raise DialogFormatError(f'duplicate cell id {m.id!r}', fname, i, m.id)
+        if m.id in seen: raise DialogFormatError(f'duplicate cell id {_q(m.id)}', fname, i, m.id)
         seen.add(m.id)
         msgs.append(m)
     if home or home=={} and not had: meta['attachments'] = home  # entries for cells this file doesn't have (or an empty home): carried along
@@ -88,12 +90,12 @@ def _atts(d, what='attachments'):
     if type(d) is not dict: raise DialogFormatError(f'{what} must be an object mapping names to mime bundles')
     res = []
     for k,b in d.items():
-        if type(b) is not dict or len(b)!=1: raise DialogFormatError(f'{what} {k!r} must hold exactly one mime type')
+        if type(b) is not dict or len(b)!=1: raise DialogFormatError(f'{what} {_q(k)} must hold exactly one mime type')
         (mime,v), = b.items()
         try: s = _text(v, f'{what} {k!r}')
         except _CellError as e: raise DialogFormatError(str(e)) from None
         try: data = base64.b64decode(''.join(s.split()), validate=True)
-        except (binascii.Error, ValueError) as e: raise DialogFormatError(f'{what} {k!r} is not valid base64 ({e})') from None
+        except (binascii.Error, ValueError) as e: raise DialogFormatError(f'{what} {_q(k)} is not valid base64 ({e})') from None
         a = Attachment(data, mime, k)
         a.id,a._b64 = k,(data, mime, s)  # even a name of '' is kept
         res.append(a)
@@ -217,16 +219,16 @@ def save(self:Dialog,
          force=False): # Overwrite even if the file changed, or vanished, since it was read
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = _ipynb_path(fname) if fname is not None else self.path
-    if path is None: raise ValueError(f'dialog {self.name!r} has no file yet: pass `fname`')
+    if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
     data = write_ipynb(self).encode('utf-8')
     ours = self.path is not None and os.path.realpath(path)==os.path.realpath(self.path)
     def check(cur):
         if cur==data: return False
         if force: return True
         if cur is None:
-            if ours and self._seen is not None: raise DialogConflictError(f'{path} was deleted or renamed since dialog {self.name!r} read or saved it; nothing was written (save with force=True to write it again)')
-        elif not ours: raise DialogConflictError(f'{path} already exists and is not the file dialog {self.name!r} was read from; nothing was written (save with force=True to replace it)')
-        elif _digest(cur)!=self._seen: raise DialogConflictError(f'{path} changed on disk since dialog {self.name!r} read or saved it; nothing was written (read it again, or save with force=True to overwrite)')
+            if ours and self._seen is not None: raise DialogConflictError(f'{path} was deleted or renamed since dialog {_q(self.name)} read or saved it; nothing was written (save with force=True to write it again)')
+        elif not ours: raise DialogConflictError(f'{path} already exists and is not the file dialog {_q(self.name)} was read from; nothing was written (save with force=True to replace it)')
+        elif _digest(cur)!=self._seen: raise DialogConflictError(f'{path} changed on disk since dialog {_q(self.name)} read or saved it; nothing was written (read it again, or save with force=True to overwrite)')
     atomic_write(path, data, check)
     self.path,self._seen = path,_digest(data)
     return path
@@ -239,7 +241,7 @@ def write(self:Dialog,
     "Save this dialog as `base_path/{name}.ipynb`; a name that isn't a plain file name is refused"
     n = self.name
     if not isinstance(n, str) or n in ('', '.', '..') or '/' in n or '\\' in n or '\0' in n or os.path.isabs(n):
-        raise ValueError(f'dialog name {n!r} is not a plain file name (no path separators, not "..", not absolute): pass a full path to `save` instead')
+        raise ValueError(f'dialog name {_q(n)} is not a plain file name (no path separators, not "..", not absolute): pass a full path to `save` instead')
     return self.save(Path(base_path)/f'{n}.ipynb', force=force)
 
 # %% ../nbs/01_ipynb.ipynb #7dbe0fbb
@@ -309,3 +311,9 @@ def from_cells(cls:Dialog,
                meta=None): # Notebook metadata, holding code cells' attachments under `attachments` if any
     "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's"
     return _cells2dlg(cls, copy.deepcopy(list(cells)), copy.deepcopy({} if meta is None else meta), name)
+
+# %% ../nbs/01_ipynb.ipynb #62be69b3
+@patch(as_prop=True)
+def nb_meta(self:Dialog):
+    "The notebook metadata this dialog writes: `meta`, with its code messages' attachments homed under `attachments` by cell id, as `from_cells` takes them back"
+    return _nb_meta(self, {m.id: _att_bundles(m) for m in self.messages if m.attachments and m.cell_type=='code'})

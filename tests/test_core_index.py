@@ -19,7 +19,8 @@ op = st.one_of(
     st.tuples(st.just('mk'), st.sampled_from(['append','idx','after','before']), st.integers(0, 1000)),
     st.tuples(st.just('rm'), st.integers(0, 1000), st.integers(1, 3)),
     st.tuples(st.just('paste'), st.integers(0, 1000), st.integers(1, 3)),
-    st.tuples(st.just('direct'), st.sampled_from(['append','setitem','del','reverse','dup']), st.integers(0, 1000)))
+    st.tuples(st.just('direct'), st.sampled_from(['append','setitem','del','reverse','dup']), st.integers(0, 1000)),
+    st.tuples(st.just('lib'), st.sampled_from(['assign','rename','clash','pickle','deepcopy','after']), st.integers(0, 1000)))
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(op, max_size=30), st.integers(0, 3))
@@ -59,6 +60,25 @@ def test_ids_unique_and_index_equals_scan(seq, seed):
             elif a=='del' and n: del its[b%n]; del model[b%n]
             elif a=='reverse': its.reverse(); model.reverse()
             elif a=='dup' and n: dlg.messages.append(Message('dup', id=dlg[b%n].id)); model.append('dup')
+        elif kind=='lib' and n:
+            m = dlg[b%n]
+            if a=='assign':  # keep every other message, in reverse
+                keep = dlg.messages.items[::-2]
+                if len({x.id for x in keep})<len(keep) or any(x is y for i,x in enumerate(keep) for y in keep[:i]):
+                    with pytest.raises(ValueError): dlg.messages = keep
+                else:
+                    model = model[::-2]; dlg.messages = keep
+                    assert all(x.dlg is dlg for x in keep)
+            elif a=='rename' and m.dlg is dlg and (new := f'r{b}') not in dlg.messages: m.id = new
+            elif a=='clash' and n>1 and m.dlg is dlg:
+                o = dlg[(b+1)%n]
+                if o.id!=m.id:
+                    with pytest.raises(ValueError, match='already has'): m.id = o.id
+            elif a in ('pickle','deepcopy'):
+                dlg = pickle.loads(pickle.dumps(dlg)) if a=='pickle' else copy.deepcopy(dlg)
+                assert all(x.dlg is dlg for x in dlg)
+            elif a=='after' and m.dlg is dlg and [x.id for x in dlg].index(m.id)==b%n:
+                m.insert_after(Message(c := str(len(model)))); model.insert(b%n+1, c)
         assert [m.content for m in dlg] == model
         _scan_ok(dlg)
         if not direct: assert len({m.id for m in dlg}) == len(dlg)
@@ -161,3 +181,69 @@ def test_exported_agrees_with_directives(dirs, body):
     assert m.exported == any(m.has_directive(n) for n in ('export', 'exports', 'exporti'))
     meta = Message(body, meta={'nbdev': {d.split('|')[1].split()[0]: 'true' for d in dirs}})
     assert meta.exported == meta.meta_exported == any(meta.has_directive(n) for n in ('export', 'exports', 'exporti'))
+
+# ---- every way a message enters, or an id changes, keeps ids unique and each message in one dialog ----
+
+def test_assigning_messages_checks_like_inserting():
+    "`dlg.messages = ...` refuses what `mk_message`/`insert_after` refuse (it used to take a message from a live dialog, or the same one twice)"
+    d,e = Dialog('d'),Dialog('e')
+    a,b = d.mk_message('a'),d.mk_message('b')
+    with pytest.raises(ValueError, match='already in dialog'): e.messages = [a]
+    assert a.dlg is d and list(d.messages)==[a, b] and len(e)==0
+    with pytest.raises(ValueError, match='already in dialog'): d.messages = [a, a]
+    assert list(d.messages)==[a, b] and d[a.id] is a  # refused: the dialog is as it was, index too
+    with pytest.raises(ValueError, match="already has a message with id 'x1'"): e.messages = [Message('p', id='x1'), Message('q', id='x1')]
+    d.messages = [b]  # the usual filter idiom: a kept message may be reassigned; the dropped one leaves
+    assert list(d.messages)==[b] and a.dlg is None and b.dlg is d and a.id not in d.messages
+    d.messages = d.messages[::-1] + [a]
+    assert list(d.messages)==[b, a] and a.dlg is d and d.messages._pos(a)==1
+
+def test_id_setter_refuses_a_collision():
+    "Renaming a message to an id its dialog already has is a `ValueError` at once (it used to surface only at save)"
+    d = Dialog('d'); a,b = d.mk_message('a', id='aa'),d.mk_message('b', id='bb')
+    with pytest.raises(ValueError, match="already has a message with id 'aa'"): b.id = 'aa'
+    assert b.id=='bb' and d['bb'] is b
+    with pytest.raises(ValueError, match='must be a str'): b.id = ['x']
+    b.id = 'bb'; b.id = 'cc'  # its own id again, or a new one: fine
+    assert d['cc'] is b and 'bb' not in d.messages
+    Message('free', id='z').id = 'aa'  # a message in no dialog may take any id
+
+def test_shallow_copy_leaves_the_original_alone():
+    "`copy.copy(dlg)` used to point the original's messages at the copy; now the copy holds copies (same ids)"
+    d = Dialog('d'); a = d.mk_message('a')
+    c = copy.copy(d)
+    assert a.dlg is d and c[0] is not a and c[0].id==a.id and c[0].dlg is c
+    n = c.mk_message('new', after=c[0])
+    assert len(d)==1 and n.previous() is c[0]
+
+def test_pickle_and_deepcopy_of_a_stale_index():
+    "A dialog whose list was edited directly (index stale) pickles and deep-copies into a dialog whose index is right"
+    d = Dialog('d'); ms = [d.mk_message(str(i)) for i in range(5)]
+    assert d[ms[0].id] is ms[0]  # index built
+    d.messages.items.reverse()  # direct edit: stale
+    for c in (pickle.loads(pickle.dumps(d)), copy.deepcopy(d)):
+        assert [m.content for m in c]==list('43210') and all(m.dlg is c for m in c)
+        assert all(c.messages._pos(m)==i for i,m in enumerate(c.messages))
+        assert c.mk_message('x', after=c[0].id).previous() is c[0]
+    assert all(m.dlg is d for m in ms)
+
+def test_an_id_is_never_redrawn_once_in_a_dialog():
+    "A random id is redrawn only while its message is new: reassigning or moving a message never renames it silently"
+    d = Dialog('d'); a = d.mk_message('a')
+    dup = Message('dup', id=a.id)
+    d.messages.append(dup)  # direct edit: two messages share a's id
+    with pytest.raises(ValueError, match='already has a message with id'): d.messages = [dup, a]
+    assert a.id==dup.id and list(d.messages)==[a, dup]
+    random.seed(5); b = d.mk_message('b'); d.remove_msgs([b])
+    e = Dialog('e'); random.seed(5); x = e.mk_message('x')  # the same random id as b's
+    with pytest.raises(ValueError, match='already has a message with id'): e.messages = [x, b]  # b, once in a dialog, keeps its id
+    assert b.id==x.id and b.dlg is None
+
+def test_a_message_sharing_an_id_after_a_direct_edit_is_still_held():
+    "Even when a direct edit left two messages with one id, the second is known to be in its dialog: it can't be inserted elsewhere"
+    d = Dialog('d'); first = d.mk_message('a', id='same')
+    second = Message('b', id='same'); d.messages.append(second); second.dlg = d
+    with pytest.raises(ValueError, match='already in dialog'): Dialog('e', [second])
+    with pytest.raises(ValueError, match='already in dialog'): Dialog('e').messages = [second]
+    assert second.dlg is d and first.dlg is d
+    assert second.remove_from_dlg() is second and list(d.messages)==[first] and second.dlg is None

@@ -1,4 +1,5 @@
 "Property tests of dialog.core: identity, insertion positions, kernel stream handling, export directives."
+import pytest
 from hypothesis import given, strategies as st
 from dialog.core import *
 
@@ -110,3 +111,27 @@ def test_export_toggling(body, spelling, flips):
         m.exported = f
         assert m.content == (f'#| export\n{body}' if f else body)
     assert strip_export(m.content) == body
+
+def test_preview_of_deep_or_cyclic_output_does_not_recurse():
+    "A message's one-line preview counts its output's text without recursion: deep JSON (as a file allows) or a cycle don't raise"
+    deep = []; x = deep
+    for _ in range(5000): x.append([]); x = x[0]
+    x.append('abc')
+    m = Message('x', output=[mk_displayobj({'application/json': deep})])
+    assert m.preview().endswith('out(3)')
+    c = []; c.append(c); c.append('hi')
+    m.output = [mk_displayobj({'application/json': c})]
+    assert m.preview().endswith('out(2)') and 'out(2)' in repr(Dialog('d', [m]))
+
+def test_write_errors_truncate_what_they_quote():
+    "`validate`, the writer and the reader quote ids, names and types cut short: a 100k-character value never floods an error"
+    big = 'x'*100_000
+    d = Dialog(big); m = d.mk_message('a', id=big)
+    m.msg_type = big
+    for f in (d.validate, m.validate):
+        with pytest.raises(ValueError) as e: f()
+        assert len(str(e.value)) < 400 and '…' in str(e.value)
+    from dialog.ipynb import reads_ipynb, DialogFormatError
+    nb = '{"cells": [{"cell_type": "raw", "id": "r", "metadata": {}, "source": "", "attachments": {"%s": {}}}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}' % big
+    with pytest.raises(DialogFormatError) as e: reads_ipynb(nb)
+    assert len(str(e.value)) < 400

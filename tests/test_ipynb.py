@@ -475,3 +475,15 @@ def test_fuzz_some():
     counts = fuzz.run(int(os.environ.get('DIALOG_FUZZ_N', 400)), seed=int(os.environ.get('DIALOG_FUZZ_SEED', 0)), report=False)
     read = sum(v for (k,r),v in counts.items() if r=='read')
     assert read > 0 and sum(counts.values()) - read > 0
+
+def test_cells_and_nb_meta_lose_nothing_for_a_host():
+    "Through `cells` + `nb_meta` and `from_cells`, a host dialog comes back whole: code attachments (homed in notebook metadata), `meta_attrs`, classes"
+    class PinMsg(Message): meta_attrs = {'pinned_': 'pinned'}
+    class PinDlg(Dialog): msg_cls = PinMsg
+    d = PinDlg('h', meta={'kernelspec': {'name': 'python3', 'display_name': 'Python 3'}})
+    c = d.mk_message('show()', pinned_=False); c.mk_attachment(tiny_png, 'image/png', 'a.png')
+    d.mk_message('# note', msg_type=snote, pinned_=True).mk_attachment(b'x', 'text/plain', 'n.txt')
+    back = PinDlg.from_cells(d.cells, name='h', meta=d.nb_meta)
+    assert type(back) is PinDlg and all(type(m) is PinMsg for m in back)
+    assert [m.pinned_ for m in back]==[False, True] and back[c.id].attachments[0].data==tiny_png
+    assert write_ipynb(back)==write_ipynb(d)

@@ -100,3 +100,14 @@ def test_cell_meta_hook_used_by_write_and_validate():
     plain = Dialog('p', [Message('1', meta=dict(collapsed=1))])  # without the hook the schema refuses it, in both
     for f in (plain.validate, lambda: write_ipynb(plain)):
         with pytest.raises(ValueError, match="'collapsed' must be true or false"): f()
+
+@pytest.mark.parametrize('out', [
+    [mk_displayobj({'text/plain': ['a', 'b']})],  # a split mime given as a list not split at line ends
+    [mk_displayobj({'image/png': ['aGk=\n', 'aGk=']})],  # a non-split mime given as a list
+    [dict(output_type='stream', name='stdout', text=['a', 'b\nc'])]], ids=['text-list', 'png-list', 'stream-list'])
+def test_texts_given_as_lists_rewrite_byte_identical(out):
+    "A text given as a list of strings is written as the reader will join it, so the file we wrote reads and rewrites byte-identical"
+    d = Dialog('v'); d.mk_message('x', output=out)
+    txt = write_ipynb(d)
+    assert write_ipynb(reads_ipynb(txt))==txt
+    assert reads_ipynb(txt)[0].output[0].get('data', out[0].get('data', {}))=={k:''.join(v) for k,v in out[0].get('data', {}).items()}

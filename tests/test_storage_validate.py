@@ -102,26 +102,49 @@ def test_lone_surrogates_keep_their_escape():
     out = write_ipynb(d)
     assert '"a\\ud800"' in out and '"\\udcff"' in out and reads_ipynb(out).messages[0].content=='a\ud800'
 
-def test_whatever_depth_reads_writes():
-    "The deepest JSON `reads_ipynb` accepts is written, and `validate` never raises `RecursionError`"
+def _deepest(tmpl):
+    "The deepest nesting `n` for which `reads_ipynb(tmpl(n))` reads"
     n = 5
     while True:  # find how deep the reader goes on this interpreter
-        t = '{"cells": [], "metadata": {"x": ' + '['*(n*2) + ']'*(n*2) + '}, "nbformat": 4, "nbformat_minor": 5}'
-        try: reads_ipynb(t)
+        try: reads_ipynb(tmpl(n*2))
         except DialogFormatError: break
         n *= 2
     lo,hi = n,n*2
     while hi-lo>1:
         mid = (lo+hi)//2
-        t = '{"cells": [], "metadata": {"x": ' + '['*mid + ']'*mid + '}, "nbformat": 4, "nbformat_minor": 5}'
-        try: reads_ipynb(t); lo = mid
+        try: reads_ipynb(tmpl(mid)); lo = mid
         except DialogFormatError: hi = mid
-    t = '{"cells": [], "metadata": {"x": ' + '['*lo + ']'*lo + '}, "nbformat": 4, "nbformat_minor": 5}'
-    d = reads_ipynb(t)
+    return lo
+
+def _nb_meta_nest(n): return '{"cells": [], "metadata": {"x": ' + '['*n + ']'*n + '}, "nbformat": 4, "nbformat_minor": 5}'
+def _cell_meta_nest(n): return '{"cells": [{"cell_type": "raw", "id": "r", "metadata": {"x": ' + '['*n + ']'*n + '}, "source": ""}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+
+@pytest.mark.parametrize('tmpl', [_nb_meta_nest, _cell_meta_nest], ids=['notebook-meta', 'cell-meta'])
+def test_whatever_depth_reads_writes(tmpl):
+    "The deepest JSON `reads_ipynb` accepts is written, `validate` never raises `RecursionError`, and one level more is refused by both: what is written reads back"
+    lo = _deepest(tmpl)
+    d = reads_ipynb(tmpl(lo))
     assert d.validate() is d
-    m = Message('x', meta=d.meta)
-    assert m.validate() is m
-    assert json.loads(write_ipynb(d))['metadata']==json.loads(t)['metadata']
+    assert all(m.validate() is m for m in d.messages)
+    txt = write_ipynb(d)
+    assert write_ipynb(reads_ipynb(txt))==txt and txt.count('[')>=lo  # reads back, all of it (compared as text: `==` on it would recurse)
+    meta = d.messages[0].meta if d.messages else d.meta
+    meta['x'] = [meta['x']]  # one level more than the reader reads: both refuse, with the same message
+    with pytest.raises(ValueError) as v: d.validate()
+    with pytest.raises(ValueError) as w: write_ipynb(d)
+    assert str(v.value)==str(w.value) and 'too deeply' in str(v.value)
+
+def test_cycles_refused_not_hung():
+    "A value that holds itself is a `ValueError` from `validate` and the writer alike (it used to loop until memory ran out)"
+    d = Dialog('cyc'); m = d.mk_message('x')
+    m.meta['me'] = m.meta
+    with pytest.raises(ValueError, match='reference cycle') as v: d.validate()
+    with pytest.raises(ValueError) as w: write_ipynb(d)
+    assert str(v.value)==str(w.value)
+    m.meta = {}; m.output = [mk_displayobj({'application/json': (j := [])})]; j.append(j)
+    with pytest.raises(ValueError, match='reference cycle'): m.validate()
+    d2 = Dialog('cyc2', meta={'a': (c := {})}); c['c'] = c
+    with pytest.raises(ValueError, match='reference cycle'): d2.validate()
 
 # ---- the property ----
 
@@ -194,3 +217,13 @@ def test_dialog_meta_attachments_that_would_not_read_back(home, msg):
     d = Dialog('h', [mk()], {'attachments': home})
     err = check_agreement(d)
     assert err is not None and msg in err
+
+def test_cycle_refused_quickly_under_a_raised_recursion_limit():
+    "With `sys.setrecursionlimit` raised, a cycle is still refused within a bounded depth (not after exhausting memory)"
+    import sys
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(200_000)
+    try:
+        m = Message('x'); m.meta['me'] = m.meta
+        with pytest.raises(ValueError, match='reference cycle'): m.validate()
+    finally: sys.setrecursionlimit(old)
