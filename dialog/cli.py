@@ -434,10 +434,9 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
-_re_cut_esc = re.compile(r'(?<!\\)((?:\\\\)*)\\…') # an odd run of backslashes before the cut: half of an escape
 def _row(m, maxlen):
-    "Message `m`'s preview row (`Message.preview`), never cut between the two characters of an escape such as `\\n`"
-    return _visible(_re_cut_esc.sub(r'\1…', m.preview(maxlen), count=1))
+    "Message `m`'s preview row (`Message.preview`, which never cuts an escape such as `\\n` in half), with control characters made visible"
+    return _visible(m.preview(maxlen))
 
 @_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _maxlen,

@@ -421,6 +421,14 @@ def _repr_markdown_(self:Message):
 Message.__repr__ = Message._repr_markdown_
 
 # %% ../nbs/00_core.ipynb #73cc7f23
+def _trunc_esc(s, n):
+    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never between a backslash and the character it escapes"
+    res = truncstr(s, n)
+    if len(res)==len(s) and res==s: return res
+    body = res[:-1]
+    if (len(body)-len(body.rstrip('\\')))%2: body = body[:-1] # an odd run of backslashes at the cut: half an escape
+    return body+'…'
+
 @patch
 def preview(self:Message,
             maxlen:int=120): # Maximum characters in the line
@@ -428,7 +436,7 @@ def preview(self:Message,
     hint = (f' reply({len(self.ai_res)})' if self.msg_type==sprompt and self.output
             else f' out({_out_size(self.output)})' if self.output and isinstance(self.output, list) else '')
     head = f'{self.id}:{self.msg_type}: '
-    return truncstr(head + truncstr(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
+    return truncstr(head + _trunc_esc(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
 # %% ../nbs/00_core.ipynb #d92ffd28
 def _meta_flag(key):
