@@ -11,6 +11,7 @@ __all__ = ['img_mimes', 'img_tokens', 'tool_block', 'parse_reply', 'ai_fmt', 're
 # %% ../nbs/02_chat.ipynb #fd237d52
 from fastcore.utils import *
 from fastcore.nbio import join_out
+from fastcore.ansi import strip_ansi
 from .core import *
 from .ipynb import atomic_write
 import base64, functools, html, json, re
@@ -145,9 +146,7 @@ def ai_fmt(txt:str, # A reply's markdown
 # %% ../nbs/02_chat.ipynb #33078cb5
 img_mimes = ('image/png', 'image/jpeg', 'image/gif', 'image/webp') # Image types both providers accept as image parts
 _txt_mimes = ('text/markdown', 'text/plain', 'text/latex', 'text/html', 'image/svg+xml', 'application/javascript')
-_re_ansi = re.compile(r'\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]')
-
-def _strip_ansi(s): return _re_ansi.sub('', s) if '\x1b' in s else s
+def _strip_ansi(s): return strip_ansi(s) if '\x1b' in s else s # fastcore's, skipped when there is no escape at all
 
 def _out_item(o):
     "Output `o` as its text, or as an `(mime, base64)` image"
