@@ -343,8 +343,7 @@ def _chk_msg(m):
     if not isinstance(m.attachments, list): raise ValueError(f'message {m.id!r}: attachments must be a list, not {type(m.attachments).__name__}')
 
 def _unit(m, reply=True):
-    "Message `m` as a unit: a context message's parts, or a prompt's request and (unless not `reply`) reply parts"
-    _chk_msg(m)
+    "Message `m` (checked by `_chk_msg`) as a unit: a context message's parts, or a prompt's request and (unless not `reply`) reply parts"
     try:
         if m.msg_type!=sprompt: return dict(m=m, ctx=_ctx_parts(m))
         return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res) if reply else [])
@@ -361,8 +360,7 @@ def _units(ms, upto=None):
         k = first(i for i,m in enumerate(ms) if m is upto or m.id==upto)
         if k is None: raise KeyError(f'upto: no message {getattr(upto, "id", upto)!r:.60} among the messages sent')
         ms = ms[:k+1]
-    for m in ms:
-        if not isinstance(m.meta, dict): raise ValueError(f'message {m.id!r}: meta must be a dict, not {type(m.meta).__name__}')
+    for m in ms: _chk_msg(m)
     return [_unit(m, upto is None or i<len(ms)-1) for i,m in enumerate(ms) if not m.skipped]
 
 def _tidy(parts):
@@ -465,8 +463,10 @@ def fit_image(data:bytes, # The image's bytes
     raise ValueError(f'fit_image: could not bring a {im.width}x{im.height} {mime} image under {max_bytes} bytes')
 
 def _px(b64):
-    "Size of the base64 image `b64`, decoding only as much of it as its header needs"
-    return img_size(base64.b64decode(b64[:1<<16])) or (img_size(base64.b64decode(b64)) if len(b64)>1<<16 else None)
+    "Size of the base64 image `b64`, decoding only as much of it as its header needs (a JPEG's may sit after its metadata)"
+    for n in (64, 1<<12, 1<<16, len(b64)):
+        head = base64.b64decode(b64[:n])
+        if (sz := img_size(head)) or n>=len(b64) or head[:2]!=b'\xff\xd8': return sz
 
 def _fit_images(units, fmt):
     "Every data image part of `units` within `fmt`'s limits: resized in place with Pillow, else a ValueError naming its message and the limit"
