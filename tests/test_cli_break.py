@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
-from dialog.cli import _msg, _msgs
+from dialog.view import pick_msg as _msg, pick_msgs as _msgs
 from test_cli import nbd, ok, fails, tour, ids, cmd, env, _blocked_on_stdin, read_pty
 
 # --- numbers that make no sense are usage errors (argparse's own exit 2 and usage line)
