@@ -200,13 +200,13 @@ def _done(dlg, a, did, would=None):
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if a.dry_run:
-        print(f'{would} (dry run: nothing written)' if would else did, term_safe(repr(dlg.messages)), sep='\n')
+        print(term_safe(f'{would} (dry run: nothing written)' if would else did, sys.stdout.isatty()), term_safe(repr(dlg.messages)), sep='\n')
         print(f'dry run: {dlg.path} not written', file=sys.stderr)
     else:
         try: dlg.save()
         except UnicodeError as e: raise ValueError(f'{dlg.path}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
         except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
-        print(did)
+        print(term_safe(did, sys.stdout.isatty()))
 
 _content_arg = _arg('--content', metavar='TEXT', help="the content (default: read from stdin when it is not a terminal; --content '' for an empty message)")
 _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])

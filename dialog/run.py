@@ -51,18 +51,18 @@ def _timeout_out(timeout): return dict(output_type='error', ename='TimeoutError'
 def _shell_frame(l): return l.lstrip().startswith('File ') and 'IPython/core/interactiveshell.py", line' in l.replace(os.sep, '/')
 
 _re_surrogate = re.compile('[\ud800-\udfff]')
-def _utf8_safe(o):
-    "`o` (an output's str, list or dict) with surrogate pairs joined and lone surrogates, which UTF-8 files can't hold, replaced by U+FFFD"
-    if isinstance(o, str): return o.encode('utf-16', 'surrogatepass').decode('utf-16', 'replace') if _re_surrogate.search(o) else o
-    if isinstance(o, list): return [_utf8_safe(x) for x in o]
-    if isinstance(o, dict): return {_utf8_safe(k):_utf8_safe(v) for k,v in o.items()}
+def _join_pairs(o):
+    "`o` (an output's str, list or dict) with surrogate pairs joined into the characters they stand for; lone surrogates stay, as storage keeps them"
+    if isinstance(o, str): return o.encode('utf-16', 'surrogatepass').decode('utf-16', 'surrogatepass') if _re_surrogate.search(o) else o
+    if isinstance(o, list): return [_join_pairs(x) for x in o]
+    if isinstance(o, dict): return {_join_pairs(k):_join_pairs(v) for k,v in o.items()}
     return o
 
 def _run_outs(outs, timeout):
-    "The outputs `CaptureShell.run` gave, checked, savable as UTF-8, and with their texts joined as the library holds them"
+    "The outputs `CaptureShell.run` gave, checked, with surrogate pairs joined, and with their texts joined as the library holds them"
     res = []
     for j,o in enumerate(outs):
-        o = _utf8_safe(dict(o))
+        o = _join_pairs(dict(o))
         if timeout and o.get('output_type')=='error' and o.get('ename')=='TimeoutError' and o.get('evalue', '').startswith('Timed out after'): o = _timeout_out(timeout)
         if o.get('output_type')=='error' and isinstance(o.get('traceback'), list): o['traceback'] = [l for l in o['traceback'] if not _shell_frame(l)] # as a kernel shows it: from the user's code on
         _chk_output(o, j, join=True)

@@ -9,10 +9,10 @@ __all__ = ['out_maxlen', 'dlg_where', 'pick_msg', 'pick_msgs', 'term_safe', 'msg
 
 # %% ../nbs/06_view.ipynb #a4cb53d1
 from fastcore.utils import *
-from fastcore.nbio import concat_streams, preferred_msg_out, _directive, _dir_attrs
-from fastcore.ansi import strip_ansi
+from fastcore.nbio import concat_streams, _directive, _dir_attrs
 from fastcore.xml import ft, to_xml
 from .core import *
+from .render import *
 from .ipynb import *
 from xml.sax.saxutils import quoteattr
 import base64, hashlib, mimetypes, os, re
@@ -48,7 +48,8 @@ def _xml_text(s):
 _re_ctl = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]')
 def term_safe(s:str, # Text to print
               tty=True): # Is it going to a terminal?
-    "`s` for a terminal: control characters (a terminal's escapes, line breaks other than `\\n`) spelled as visible escapes; as it is if not `tty`"
+    "`s` for a terminal: lone surrogates as `\\udXXX` escapes (`esc_surrogates`), and if `tty` control characters (a terminal's escapes, line breaks other than `\\n`) spelled as visible escapes"
+    s = esc_surrogates(s)
     return _re_ctl.sub(_esc_char, s) if tty else s
 
 def _directive_attrs(m):
@@ -65,18 +66,15 @@ def _directive_attrs(m):
 # %% ../nbs/06_view.ipynb #577e45ec
 out_maxlen = 2000 # Most characters of outputs the views show when they cut them
 
-def _tb_text(o):
-    "Error output `o`'s traceback as text, whether its lines end with newlines (execnb) or not (ipykernel)"
-    return strip_ansi(''.join(l if l.endswith('\n') else l+'\n' for l in o.get('traceback') or [f"{o.get('ename')}: {o.get('evalue')}"]))
-
 def _out_part(o):
-    "Output dict `o` as `(tag, attrs, text)`; an image shows as its mime type and its text repr"
+    "Output dict `o` as `(tag, attrs, text)`: `out_text` with `view_mimes`; an image shows as its mime type and its text form"
     typ = o.get('output_type')
-    if typ=='stream': return o.get('name') or 'stream', {}, strip_ansi(o.get('text', ''))
-    if typ=='error': return 'error', {}, _tb_text(o)
-    mime,d = preferred_msg_out(o, html1st=False)
-    if mime=='text/plain' and (img := first(k for k in o.get('data', {}) if k.startswith('image/'))): return typ, {'mime': img}, f'[{img}] {d}'.rstrip()
-    return typ, ({'mime': mime} if mime!='text/plain' else {}), strip_ansi(d)
+    mime,txt = out_text(o, view_mimes)
+    if typ=='stream': return o.get('name') or 'stream', {}, txt
+    if typ=='error': return 'error', {}, txt
+    d = o.get('data') if isinstance(o.get('data'), dict) else {}
+    if mime in (None, 'text/plain') and (img := pick_mime(d, ('image/*',))): return typ, {'mime': img}, f'[{img}] {txt}'.rstrip()
+    return typ, ({'mime': mime} if mime not in (None, 'text/plain') else {}), txt
 
 def _out_parts(m, trunc=False):
     "`m`'s outputs as the views show them, `(tag, attrs, text)` each (a prompt's: its reply); at most `out_maxlen` characters in all when `trunc`"
@@ -170,18 +168,11 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     return Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix()
 
 # %% ../nbs/06_view.ipynb #d14f7405
-_img_mimes = ('image/png', 'image/jpeg', 'image/gif', 'image/webp')
-
 def _out2md(o, img):
-    "Output dict `o` as Markdown, linking images with `img(b64, mime)`"
-    typ = o.get('output_type')
-    if typ=='stream': return _fence(strip_ansi(o.get('text', '')))
-    if typ=='error': return _fence(_tb_text(o))
-    d = o.get('data') or {}
-    if mime := first(_img_mimes, d.__contains__): return f'![]({img(d[mime], mime)})'
-    for k in ('image/svg+xml', 'text/markdown', 'text/html'):
-        if k in d: return d[k]
-    return _fence(d['text/plain']) if 'text/plain' in d else ''
+    "Output dict `o` as Markdown (`out_text` with `md_mimes`): plain text fenced, images linked with `img(b64, mime)`, the rest as it is"
+    mime,txt = out_text(o, md_mimes)
+    if mime in img_mimes: return f'![]({img(txt, mime)})'
+    return _fence(txt) if mime=='text/plain' else txt
 
 def _msg2md(m, img):
     "Message `m` as Markdown, linking images with `img(b64, mime)`"
@@ -196,7 +187,7 @@ def _msg2md(m, img):
     elif m.msg_type==sprompt: parts = ['\n'.join('> '+l if l else '>' for l in c.split('\n')), m.ai_res]
     elif m.msg_type==scode: parts = [_fence(c, 'python')] + [_out2md(o, img) for o in m.output or ()]
     else: parts = [_fence(c)]
-    parts += [f'![{a.id}]({att_src(a)})' for a in m.attachments if a.id not in used and a.content_type in _img_mimes]
+    parts += [f'![{a.id}]({att_src(a)})' for a in m.attachments if a.id not in used and a.content_type in img_mimes]
     return '\n\n'.join(p for p in parts if p)
 
 # %% ../nbs/06_view.ipynb #d8d8bf56
@@ -205,7 +196,7 @@ def dlg2md(dlg, # The `Dialog` to render
            rel=None): # Folder the Markdown will live in: image paths are made relative to it
     "Markdown a person reads: notes as they are, code fenced with its outputs, prompts quoted with their replies"
     img = partial(_img_src, assets=assets, rel=rel)
-    return '\n\n'.join(s for m in dlg.messages if (s := _msg2md(m, img))) + '\n'
+    return esc_surrogates('\n\n'.join(s for m in dlg.messages if (s := _msg2md(m, img))) + '\n')
 
 # %% ../nbs/06_view.ipynb #969795d6
 def _heading(dlg, text):
