@@ -9,7 +9,7 @@ __all__ = ['out_maxlen', 'rel_path', 'dlg_where', 'pick_msg', 'pick_msgs', 'term
 
 # %% ../nbs/06_view.ipynb #a4cb53d1
 from fastcore.utils import *
-from fastcore.nbio import concat_streams, _directive, _dir_attrs
+from fastcore.nbio import concat_streams, item2xml, _directive, _dir_attrs
 from fastcore.xml import ft, to_xml
 from .core import *
 from .core import _q # TODO: the public `short_repr` once the cell form module lands
@@ -109,9 +109,8 @@ def msg2xml(m, # The `Message` to show
     attrs,src = _directive_attrs(m) if m.msg_type==scode else ({},m.content)
     ps = _out_parts(m, trunc_out) if incl_out else []
     out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **a) for t,a,x in ps)
-    kw = ({'id': m.id} if ids else {}) | attrs
-    cs = (_xml_text(src),) + ((ft('out', *out, attrmap=str),) if ps else ())
-    return str(to_xml(ft(m.msg_type, *cs, attrmap=str, **{k:_xml_text(v) for k,v in kw.items()}), do_escape=True))
+    x = item2xml(m.msg_type, _xml_text(src), out if ps else '', id=_xml_text(m.id) if ids else None, **{k:_xml_text(v) for k,v in attrs.items()})
+    return str(to_xml(x, do_escape=True))
 
 # %% ../nbs/06_view.ipynb #d91d68c6
 @patch
