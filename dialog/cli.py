@@ -14,7 +14,6 @@ from .core import *
 from .ipynb import *
 from .view import *
 from .run import *
-from .ipynb import _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
 from fastcore.docments import docments
 import argparse, contextlib, io, json, os, re, sys, tempfile
@@ -58,7 +57,7 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 def _load(fname, # The dialog file; `.ipynb` is appended when missing
           new=False): # If the file doesn't exist, an empty dialog to be saved there?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
-    p,given = _ipynb_path(fname),Path(fname).expanduser()
+    p,given = ipynb_path(fname),Path(fname).expanduser()
     if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
         raise ValueError(f'{fname} is a folder, not a dialog file' if given.is_dir() else f'{fname} is not a .ipynb file (a dialog is a notebook)')
     if not p.exists():
@@ -257,7 +256,7 @@ def _cmd_move(a):
     dlg = _load(a.file)
     ms,ref = pick_msgs(dlg, a.ids),pick_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{dlg_where(dlg)}: cannot move message {ref.id!r} next to itself')
-    dlg._insert(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
+    dlg.insert_msgs(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')))
 
 # %% ../nbs/04_cli.ipynb #660031b9
@@ -349,7 +348,7 @@ def _cmd_convert(a):
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
         if a.from_=='jsonl': outs = _from_jsonl(a.files[0], a.fmt, a.o, a.force)
         else:
-            out = _chk_new(_ipynb_path(a.o), a.force)
+            out = _chk_new(ipynb_path(a.o), a.force)
             outs = [(_from_chat(a.files[0], a.from_, out.stem), out)]
         for dlg,out in outs: print(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return

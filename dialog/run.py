@@ -11,7 +11,7 @@ __all__ = ['RunReport']
 from fastcore.utils import *
 from .core import *
 from .view import *
-from .core import _chk_output, _q # TODO: the cell form's public `chk_output` and `short_repr` once that module lands
+from .nbjson import chk_output, short_repr as _q
 import asyncio, atexit, concurrent.futures, contextlib, os, re, sys
 
 # %% ../nbs/07_run.ipynb #e56bd627
@@ -65,7 +65,7 @@ def _run_outs(outs, timeout):
         o = _join_pairs(dict(o))
         if timeout and o.get('output_type')=='error' and o.get('ename')=='TimeoutError' and o.get('evalue', '').startswith('Timed out after'): o = _timeout_out(timeout)
         if o.get('output_type')=='error' and isinstance(o.get('traceback'), list): o['traceback'] = [l for l in o['traceback'] if not _shell_frame(l)] # as a kernel shows it: from the user's code on
-        _chk_output(o, j, join=True)
+        chk_output(o, j, join=True)
         res.append(o)
     return res
 

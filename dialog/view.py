@@ -12,7 +12,7 @@ from fastcore.utils import *
 from fastcore.nbio import concat_streams, item2xml, _directive, _dir_attrs
 from fastcore.xml import ft, to_xml
 from .core import *
-from .core import _q # TODO: the public `short_repr` once the cell form module lands
+from .nbjson import short_repr as _q # user data quoted cut short, as every error of the library quotes it
 from .render import *
 from .ipynb import *
 from xml.sax.saxutils import quoteattr
