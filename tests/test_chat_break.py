@@ -68,14 +68,14 @@ def test_jsonl2dlgs_builds_the_host_class(tmp_path):
     ds = jsonl2dlgs(fn, cls=MyDlg)
     assert [type(d) for d in ds] == [MyDlg]*2 and all(type(m) is MyMsg for d in ds for m in d.messages)
 
-def test_jsonl_lone_surrogates_are_replaced(tmp_path):
-    "A lone surrogate made a bare UnicodeEncodeError; now it is replaced by U+FFFD, in messages and an Anthropic system prompt alike"
+def test_jsonl_lone_surrogates_go_as_escapes(tmp_path):
+    "A lone surrogate made a bare UnicodeEncodeError; now it goes as its escape, in messages and an Anthropic system prompt alike"
     fn = tmp_path/'c.jsonl'
     good = chat2dlg(h, name='good')
     bad = chat2dlg([{'role': 'user', 'content': 'a\ud800b'}], name='bad')
     bad.system = 's\udc80'
     dlgs2jsonl([good, bad], fn, 'anthropic')
-    assert [d.messages[0].content for d in jsonl2dlgs(fn)] == ['hi', 'a\ufffdb'] and jsonl2dlgs(fn)[1].system == 's\ufffd'
+    assert [d.messages[0].content for d in jsonl2dlgs(fn)] == ['hi', 'a\\ud800b'] and jsonl2dlgs(fn)[1].system == 's\\udc80'
 
 def test_jsonl_unsendable_dialog_names_it(tmp_path):
     "A dialog that can't be sent names its place in the list; the file is left untouched"
@@ -88,7 +88,7 @@ def test_jsonl_unsendable_dialog_names_it(tmp_path):
 def test_error_output_has_no_ansi_anywhere():
     "ANSI escapes were stripped from the traceback but not from `evalue`"
     m = Message('1/0', msg_type='code', output=[{'output_type': 'error', 'ename': 'E', 'evalue': '\x1b[31mbad\x1b[0m', 'traceback': ['\x1b[1mtb\x1b[0m']}])
-    assert m.ai_output == 'E: bad\ntb'
+    assert m.ai_output == 'tb\nE: bad'
 
 def test_progress_lines_never_eat_the_text_between():
     "The ⏳ noise pattern ran across lines (re.S): text between two progress lines was deleted"
