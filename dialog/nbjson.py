@@ -75,8 +75,9 @@ def chk_meta(meta, # A metadata dict
              kind:str, # 'code', 'markdown', 'raw' (a cell's) or 'notebook'
              what:str='metadata'): # What `meta` is, for the error message
     "Check the metadata keys nbformat's schema types, for a cell of `kind` or the notebook; `CellError` naming the key"
-    if not isinstance(meta, dict): raise CellError(f'{what} must be an object, not {type(meta).__name__}')
+    if type(meta) is not dict and not isinstance(meta, dict): raise CellError(f'{what} must be an object, not {type(meta).__name__}')
     rules = _meta_rules[kind]
+    if not meta or rules.keys().isdisjoint(meta): return
     for k in rules.keys() & meta.keys():
         ok,desc = rules[k]
         if not ok(meta[k]): raise CellError(f'{what} {k!r} must be {desc}, not {short_repr(meta[k], 60)}')
@@ -111,16 +112,16 @@ def chk_output(o, # An output dict
 def chk_cell(c, # A cell dict
              join:bool): # Reading: heal what needs no guess and join texts in place
     "Check cell dict `c` against nbformat 4.5's schema and return it; `CellError` saying what is wrong"
-    if not isinstance(c, dict): raise CellError(f'cell must be an object, not {type(c).__name__}')
+    if type(c) is not dict and not isinstance(c, dict): raise CellError(f'cell must be an object, not {type(c).__name__}')
     ct = c.get('cell_type')
     keys = _cell_keys.get(ct) if isinstance(ct, str) else None
     if keys is None: raise CellError(f'unknown cell_type {short_repr(ct)}')
     if join and ct!='code':  # left by an editor that changed a code cell's type
         if c.get('outputs')==[]: del c['outputs']
         if 'execution_count' in c and c['execution_count'] is None: del c['execution_count']
-    if extra := c.keys()-keys: raise CellError(f'unknown keys {short_repr(sorted(extra), 80)} in a {ct} cell')
+    if not c.keys()<=keys: raise CellError(f'unknown keys {short_repr(sorted(c.keys()-keys), 80)} in a {ct} cell')
     cid = c.get('id')
-    if cid is not None and (not isinstance(cid, str) or not _re_id.fullmatch(cid)):
+    if cid is not None and not (type(cid) is str and ((cid.isalnum() and cid.isascii() and len(cid)<=64) or _re_id.fullmatch(cid))):
         raise CellError(f'invalid cell id {short_repr(cid, 70)}: an id must be 1 to 64 of [a-zA-Z0-9-_]')
     if 'metadata' not in c: c['metadata'] = {}
     else: chk_meta(c['metadata'], ct)
@@ -145,37 +146,62 @@ def cell_kind(c): # A checked cell dict, texts joined
     return 'prompt' if ct=='markdown' or src==prompt_mark or src.startswith(prompt_mark+'\n') else 'code'
 
 # %% ../nbs/05_nbjson.ipynb #851501a7
-def _arr(xs, pad, f):
-    "List `xs` as a JSON array, each item laid out by `f`"
-    if not xs: return '[]'
-    p = pad+' '
-    return '[\n' + ',\n'.join([p+f(x, p) for x in xs]) + f'\n{pad}]'
-
-def _obj(d, pad, special={}): # `special` is only read
-    "Dict `d` as a JSON object with sorted keys; a value whose key is in `special` is laid out by that function"
-    if not d: return '{}'
-    p = pad+' '
-    return '{\n' + ',\n'.join([f'{p}{_jstr(k)}: ' + (f(v, p) if (f := special.get(k)) else _enc(v, p)) for k,v in sorted(d.items())]) + f'\n{pad}}}'
-
 _deep = 100 # Nesting (in indent characters) past which values are laid out without recursion
+_inf = float('inf')
+
+def _put(o, pad, out):
+    "Append to `out` the text of `o` as `json.dumps(o, indent=1, sort_keys=True, ensure_ascii=False)` writes it, nested at indent `pad`"
+    t = type(o)
+    if t is str: out.append(_jstr(o))
+    elif t is dict: _put_obj(o, pad, out)
+    elif t is list: _put_arr(o, pad, out, _put)
+    elif o is None: out.append('null')
+    elif o is True: out.append('true')
+    elif o is False: out.append('false')
+    elif t is int: out.append(int.__repr__(o))
+    elif t is float:
+        if o!=o or o in (_inf, -_inf): raise ValueError(f'{o!r} is not JSON')
+        out.append(float.__repr__(o))
+    else: _put(_plain(o), pad, out)
+
+def _put_arr(xs, pad, out, f):
+    "Append list `xs` as a JSON array, each item laid out by `f`"
+    if not xs: return out.append('[]')
+    if len(pad)>_deep: return out.append(_enc_deep(xs, pad))
+    p = pad+' '
+    sep,nxt = '[\n'+p,',\n'+p
+    for x in xs:
+        out.append(sep); f(x, p, out)
+        sep = nxt
+    out.append('\n'+pad+']')
+
+_heads = {} # indent -> {key: (its head as an object's first key, as a later key)}
+def _head(p, k):
+    "The text before the value of key `k` at indent `p`: `(first, later)`; `TypeError` for a key that isn't a string"
+    hs = _heads.get(p)
+    if hs is None: hs = _heads[p] = {}
+    if (h := hs.get(k)) is None:
+        h = (f'{{\n{p}{_jstr(k)}: ', f',\n{p}{_jstr(k)}: ')
+        if len(hs)<512: hs[k] = h  # the keys a notebook repeats are few; the rest aren't kept
+    return h
+
+def _put_obj(d, pad, out, special=None): # `special` is only read
+    "Append dict `d` as a JSON object with sorted keys; a value whose key is in `special` is laid out by that function"
+    if not d: return out.append('{}')
+    if len(pad)>_deep: return out.append(_enc_deep(d, pad))
+    p,i = pad+' ',0
+    for k,v in sorted(d.items()):
+        out.append(_head(p, k)[i])
+        (special.get(k, _put) if special else _put)(v, p, out)
+        i = 1
+    out.append('\n'+pad+'}')
 
 def _enc(o, pad):
     "`o` as `json.dumps(o, indent=1, sort_keys=True, ensure_ascii=False)` writes it, nested at indent `pad`"
-    t = type(o)
-    if t is str: return _jstr(o)
-    if t is dict or t is list:
-        if len(pad)>_deep: return _enc_deep(o, pad)
-        return _obj(o, pad) if t is dict else _arr(o, pad, _enc)
-    if o is None: return 'null'
-    if o is True: return 'true'
-    if o is False: return 'false'
-    if t is int: return int.__repr__(o)
-    if t is float:
-        if o!=o or o in (_inf, -_inf): raise ValueError(f'{o!r} is not JSON')
-        return float.__repr__(o)
-    return _enc(_plain(o), pad)
+    out = []
+    _put(o, pad, out)
+    return ''.join(out)
 
-_inf = float('inf')
 def _plain(o):
     "`o`, of a subclass of a JSON type, as that plain type; `TypeError` for anything else"
     for t in (str, int, float, dict, list):
@@ -223,27 +249,45 @@ def _enc_deep(o, pad):
     return ''.join(res)
 
 # %% ../nbs/05_nbjson.ipynb #a1de864e
-def _lines(s, pad):
-    "Text `s` (a string, or a checked list of strings: one text) as a JSON list of its lines"
+def _put_lines(s, pad, out):
+    "Append text `s` (a string, or a checked list of strings: one text) as a JSON list of its lines"
     if type(s) is not str:
         if isinstance(s, list): s = ''.join(s)  # laid out as its reader will join it, so a rewrite is byte-identical
-        elif not isinstance(s, str): return _enc(s, pad)
+        elif not isinstance(s, str): return _put(s, pad, out)
         else: s = str.__str__(s)
     ls = s.splitlines(True)
-    if not ls: return '[]'
+    if not ls: return out.append('[]')
     p = pad+' '
-    return f'[\n{p}' + f',\n{p}'.join(map(_jstr, ls)) + f'\n{pad}]'
+    out.append(f'[\n{p}' + (_jstr(s) if len(ls)==1 else f',\n{p}'.join(map(_jstr, ls))) + f'\n{pad}]')
 
-def _joined(v, pad):
-    "A non-JSON mime value given as a (checked) list of strings, written joined as its reader will join it"
-    return _enc(''.join(v) if isinstance(v, list) else v, pad)
+_mime_kinds = {}
+def _mime_kind(k):
+    "How mime type `k`'s value is laid out: 'json' as JSON, 'split' into lines, 'join' joined into one string"
+    if (r := _mime_kinds.get(k)) is None:
+        r = 'json' if _is_json_mime(k) else 'split' if _is_split_mime(k) else 'join'
+        if len(_mime_kinds)<1000: _mime_kinds[k] = r
+    return r
 
-def _bundle(d, pad):
-    "Mime bundle `d`, its texts split into lines"
-    return _obj(d, pad, {k:_lines if _is_split_mime(k) else _joined for k in d if not _is_json_mime(k)})
+def _put_bundle(d, pad, out):
+    "Append mime bundle `d`, its texts split into lines"
+    if not d: return out.append('{}')
+    p,i = pad+' ',0
+    for k,v in sorted(d.items()):
+        out.append(_head(p, k)[i])
+        kind = _mime_kind(k)
+        if kind=='split': _put_lines(v, p, out)
+        else: _put(''.join(v) if kind=='join' and isinstance(v, list) else v, p, out)  # a list of strings is written joined, as its reader joins it
+        i = 1
+    out.append('\n'+pad+'}')
 
-_out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), execute_result=dict(data=_bundle))
-def _out(o, pad): return _obj(o, pad, _out_special.get(o['output_type'], {}))
+_out_special = dict(stream=dict(text=_put_lines), display_data=dict(data=_put_bundle), execute_result=dict(data=_put_bundle))
+def _put_out(o, pad, out): _put_obj(o, pad, out, _out_special.get(o['output_type']))
+
+def _lines(s, pad):
+    "Text `s` as a JSON list of its lines, nested at indent `pad`"
+    out = []
+    _put_lines(s, pad, out)
+    return ''.join(out)
 
 _re_sur,_re_pair = re.compile('[\ud800-\udfff]'),re.compile('[\ud800-\udbff][\udc00-\udfff]')
 def _esc_sur(t):
@@ -253,10 +297,11 @@ def _esc_sur(t):
     return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', t)
 
 # %% ../nbs/05_nbjson.ipynb #323a3de6
-_cell_special = dict(source=_lines, outputs=lambda xs,p: _arr(xs, p, _out), attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle)))
+_cell_special = dict(source=_put_lines, outputs=lambda xs,p,out: _put_arr(xs, p, out, _put_out),
+                     attachments=lambda d,p,out: _put_obj(d, p, out, dict.fromkeys(d, _put_bundle)))
 
 def _fails(f, v):
-    try: f(v, '')
+    try: f(v, '', [])
     except (TypeError, ValueError): return True
     return False
 
@@ -264,11 +309,13 @@ def cell_json(c, # A cell dict that passed `chk_cell(c, join=False)`
               pad:str='  ', # The indent it is nested at: a notebook's cells are at two spaces
               names=None): # What to call a cell key in errors, e.g. `{'metadata': 'meta'}`
     "The text of cell `c` as Jupyter lays it out, texts split into lines; `CellError` if it isn't JSON or couldn't be read back"
-    try: txt = _obj(c, pad, _cell_special)
+    out = []
+    try: _put_obj(c, pad, out, _cell_special)
     except CellError: raise
     except (TypeError, ValueError) as e:
-        k = first(k for k,v in sorted(c.items()) if _fails(_cell_special.get(k, _enc), v))
+        k = first(k for k,v in sorted(c.items()) if _fails(_cell_special.get(k, _put), v))
         raise CellError(f'{(names or {}).get(k, k) if k is not None else "it"} is not JSON-serializable ({e})') from None
+    txt = ''.join(out)
     _readable(txt, '{"cells": [\n  ', ']}')
     return _esc_sur(txt)
 
