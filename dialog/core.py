@@ -645,9 +645,11 @@ def header_level(self:Message):
 # %% ../nbs/00_core.ipynb #3637b91b
 def section_msgs(ms, # The messages to look in: `dlg.messages`, or a filtered list
                  head): # The message that opens the section
-    "`head` plus its section in `ms`: messages until the next heading of the same or higher level"
+    "`head` plus its section in `ms`: messages until the next heading of the same or higher level; `KeyError` if `head` isn't in `ms`"
     ms = list(ms)
-    i,lvl = ms.index(head),head.header_level()
+    i = next((j for j,m in enumerate(ms) if m is head), None)
+    if i is None: raise KeyError(f'message {_q(getattr(head, "id", head))} is not among the messages given')
+    lvl = head.header_level()
     if not lvl: return Msgs([ms[i]])
     end = next((j for j in range(i+1, len(ms)) if 0 < ms[j].header_level() <= lvl), len(ms))
     return Msgs(ms[i:end])

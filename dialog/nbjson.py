@@ -41,7 +41,7 @@ def _chk_bundle(d, what, join):
     if not isinstance(d, dict): raise CellError(f'{what} must be an object mapping mime types to data')
     for k,v in d.items():
         if not isinstance(v, str) and not _is_json_mime(k):
-            t = join_text(v, f'{what} {k!r}')
+            t = join_text(v, f'{what} {short_repr(k)}')
             if join: d[k] = t
 
 # %% ../nbs/05_nbjson.ipynb #7aaddbcf
