@@ -17,7 +17,6 @@ from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, join_out
 from .nbjson import *
 import base64, copy, io, json, re, tokenize, weakref
-_chk_output = chk_output # the name `dialog.cli` still imports from here; goes when it imports `chk_output` from `dialog.nbjson`
 
 # %% ../nbs/00_core.ipynb #45e9492e
 from fastcore.nbio import mk_cell, dict2nb, nb_frontmatter, fm_default_eval, does_cell_eval
@@ -499,7 +498,6 @@ def insert_msgs(self:Dialog,
     elif idx==-1: idx = len(self.messages)
     return Msgs(self._add(list(msgs), idx))
 
-Dialog._insert = Dialog.insert_msgs # the name `dialog.cli` still calls; goes when it calls `insert_msgs`
 
 @patch
 def mk_message(self:Dialog,
@@ -1163,7 +1161,7 @@ def select_msgs(self:Dialog,
                 exported:bool=False, # Only messages with an `export` or `exports` directive
                 default_eval:bool=True, # Whether a message without an `eval` directive (its own or the frontmatter's) runs
                 ignore_eval:bool=False): # Run every message selected, whatever its `eval` directive says
-    "The code messages a non-interactive run executes, in order: fastcore's `select_cells` rules over this dialog as a notebook"
+    "The code messages a non-interactive run executes, in order, from those named in `ids` (or all): fastcore's `select_cells` rules over this dialog as a notebook"
     if not all and not ids: raise ValueError('select_msgs needs message ids, or all=True')
     nb = dict2nb(cells=[dict(cell_type=c['cell_type'], id=c['id'], source=c['source'], metadata=c['metadata']) for c in (m.to_cell() for m in self.messages)],
                  metadata={k:v for k,v in self.meta.items() if k=='nbdev'}, nbformat=4, nbformat_minor=5)

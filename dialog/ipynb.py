@@ -185,7 +185,6 @@ def ipynb_path(fname): # A file name, with or without `.ipynb`
     p = Path(os.path.abspath(Path(fname).expanduser()))
     return p if p.suffix=='.ipynb' else p.with_name(p.name+'.ipynb')
 
-_ipynb_path = ipynb_path # the name `dialog.cli` still imports; goes when it imports `ipynb_path`
 
 def _pid_alive(pid):
     try: os.kill(pid, 0)

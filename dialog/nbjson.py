@@ -51,9 +51,9 @@ def is_cell_id(v): # Any value
     return type(v) is str and ((v.isalnum() and v.isascii() and len(v)<=64) or _re_id.fullmatch(v) is not None)
 
 cell_keys = dict(code={'id','cell_type','metadata','source','outputs','execution_count'},
-                  markdown={'id','cell_type','metadata','source','attachments'}, raw={'id','cell_type','metadata','source','attachments'}) # The keys each cell type may have
+                 markdown={'id','cell_type','metadata','source','attachments'}, raw={'id','cell_type','metadata','source','attachments'}) # The keys each cell type may have
 out_keys = dict(stream={'output_type','name','text'}, display_data={'output_type','data','metadata'},
-                 execute_result={'output_type','data','metadata','execution_count'}, error={'output_type','ename','evalue','traceback'}) # The keys each output type has
+                execute_result={'output_type','data','metadata','execution_count'}, error={'output_type','ename','evalue','traceback'}) # The keys each output type has
 
 def _is_count(v): return v is None or (type(v) is int and v>=0)
 def _strs(v): return isinstance(v, list) and all(isinstance(o, str) for o in v)
@@ -194,8 +194,9 @@ def _put_obj(d, pad, out, special=None): # `special` is only read
     if not d: return out.append('{}')
     if len(pad)>_deep: return out.append(_enc_deep(d, pad))
     p,i = pad+' ',0
+    hs = _heads.get(p) or {}
     for k,v in sorted(d.items()):
-        out.append(_head(p, k)[i])
+        out.append((hs.get(k) or _head(p, k))[i])
         (special.get(k, _put) if special else _put)(v, p, out)
         i = 1
     out.append('\n'+pad+'}')
@@ -276,9 +277,10 @@ def _put_bundle(d, pad, out):
     "Append mime bundle `d`, its texts split into lines"
     if not d: return out.append('{}')
     p,i = pad+' ',0
+    hs = _heads.get(p) or {}
     for k,v in sorted(d.items()):
-        out.append(_head(p, k)[i])
-        kind = _mime_kind(k)
+        out.append((hs.get(k) or _head(p, k))[i])
+        kind = _mime_kinds.get(k) or _mime_kind(k)
         if kind=='split': _put_lines(v, p, out)
         else: _put(''.join(v) if kind=='join' and isinstance(v, list) else v, p, out)  # a list of strings is written joined, as its reader joins it
         i = 1
