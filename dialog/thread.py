@@ -161,16 +161,20 @@ class ChatMessage:
         try:
             if role is UNSET: raise ValueError('role is required')
             if (file_content is None)!=(filename is None): raise ValueError('file_content and filename must be given together')
-            d = dict(id=mid, role=role if role in roles else _chk_role(role), sequence=_chk_int(sequence, 'sequence'), turn=_chk_int(turn, 'turn'),
-                     content=_chk_content(content), reasoning_content=_chk_type('reasoning_content', reasoning_content, str),
-                     name=_chk_type('name', name, str), tool_call_id=_chk_type('tool_call_id', tool_call_id, str),
-                     tool_calls=_chk_tool_calls(tool_calls), attributes={} if attributes is UNSET else _chk_dict('attributes', attributes),
-                     timestamp=_utcnow() if timestamp is UNSET else _utc(timestamp), source=_chk_source(source),
+            # the common values (None, text, ints) are taken without a call: a message is made for every one a thread holds
+            d = dict(id=mid, role=role if role in roles else _chk_role(role), sequence=sequence if sequence is None or type(sequence) is int else _chk_int(sequence, 'sequence'),
+                     turn=turn if turn is None or type(turn) is int else _chk_int(turn, 'turn'),
+                     content=content if content is None or type(content) is str else _chk_content(content),
+                     reasoning_content=reasoning_content if reasoning_content is None or type(reasoning_content) is str else _chk_type('reasoning_content', reasoning_content, str),
+                     name=name if name is None or type(name) is str else _chk_type('name', name, str),
+                     tool_call_id=tool_call_id if tool_call_id is None or type(tool_call_id) is str else _chk_type('tool_call_id', tool_call_id, str),
+                     tool_calls=None if tool_calls is None else _chk_tool_calls(tool_calls), attributes={} if attributes is UNSET else _chk_dict('attributes', attributes),
+                     timestamp=datetime.now(timezone.utc) if timestamp is UNSET else _utc(timestamp), source=None if source is None else _chk_source(source),
                      platforms={} if platforms is UNSET else _chk_dict('platforms', platforms, dict, str),
                      attachments=[] if attachments is UNSET else _atts(attachments),
                      reactions={} if reactions is UNSET else _chk_dict('reactions', reactions, list, str),
                      metrics=default_metrics() if metrics is UNSET else _chk_metrics(metrics))
-            _chk_tool(self, role, tool_call_id)
+            if role=='tool' and not tool_call_id: _chk_tool(self, role, tool_call_id)
         except ValueError as e: raise ValueError(f'message {_short(mid)}: {e}') from None
         self.__dict__.update(d)
         if file_content is not None: self.add_attachment(file_content, filename)
@@ -232,13 +236,17 @@ def get_reaction_counts(self:ChatMessage):
     return {e:len(us) for e,us in self.reactions.items()}
 
 # %% ../nbs/03_thread.ipynb #17f9b79e
-_magic = ((b'\x89PNG\r\n\x1a\n', 'image/png'), (b'\xff\xd8\xff', 'image/jpeg'), (b'GIF87a', 'image/gif'), (b'GIF89a', 'image/gif'),
-          (b'%PDF', 'application/pdf'), (b'PK\x03\x04', 'application/zip'), (b'\x1f\x8b', 'application/gzip'), (b'BM', 'image/bmp'),
-          (b'ID3', 'audio/mpeg'), (b'OggS', 'audio/ogg'))
+_magic = ((b'\x89PNG', 'image/png'), (b'\xff\xd8\xff', 'image/jpeg'), (b'GIF8', 'image/gif'), (b'%PDF', 'application/pdf'),
+          (b'PK\x03\x04', 'application/zip'), (b'PK\x05\x06', 'application/zip'), (b'\x1f\x8b\x08', 'application/gzip'), (b'BM', 'image/bmp'),
+          (b'ID3', 'audio/mpeg'), (b'OggS', 'audio/ogg'), (b'fLaC', 'audio/x-flac'), (b'\x00\x00\x01\x00', 'image/x-icon'),
+          (b"7z\xbc\xaf'\x1c", 'application/x-7z-compressed'), (b'MZ', 'application/x-msdownload'), (b'8BPS', 'image/vnd.adobe.photoshop'),
+          (b'{\\rtf', 'application/rtf'), (b'%!PS', 'application/postscript'), (b'BZh', 'application/x-bzip2'), (b'\xfd7zXZ\x00', 'application/x-xz'),
+          (b'SQLite format 3\x00', 'application/x-sqlite3'), (b'\x00\x01\x00\x00\x00', 'application/font-sfnt'))
 
 def _sniff(data:bytes, fname:str):
-    "The mime type of `data` from its first bytes, else from file name `fname`, else `application/octet-stream`"
-    if data[:4]==b'RIFF' and data[8:12]==b'WEBP': return 'image/webp'
+    "The mime type of `data` from its first bytes (the common formats' signatures), else from file name `fname`, else `application/octet-stream`"
+    if data[:4]==b'RIFF' and data[8:12]==b'WEBP' and data[12:15]==b'VP8': return 'image/webp'
+    if data[:4]==b'RIFF' and data[8:12]==b'WAVE': return 'audio/x-wav'
     for sig,mime in _magic:
         if data.startswith(sig): return mime
     return mimetypes.guess_type(fname)[0] or 'application/octet-stream'
@@ -440,8 +448,12 @@ def _iso(d, z=False):
     s = d.isoformat()
     return s[:-6]+'Z' if z and s.endswith('+00:00') else s
 
+_atoms = {str, int, float, bool, type(None)}
 def _cp(v):
     "A copy of JSON-like `v`: new dicts and lists all the way down (much cheaper than `deepcopy`)"
+    t = type(v)
+    if t is dict: return {k:(o if type(o) in _atoms else _cp(o)) for k,o in v.items()}
+    if t is list: return [o if type(o) in _atoms else _cp(o) for o in v]
     if isinstance(v, dict): return {k:_cp(o) for k,o in v.items()}
     return [_cp(o) for o in v] if isinstance(v, list) else v
 
@@ -484,12 +496,19 @@ def _sel(v, inc=None, exc=None):
         res.append((k, _sel(o, i if isinstance(i, (dict, set, frozenset, list, tuple)) else None, e if isinstance(e, (dict, set, frozenset)) else None)))
     return dict(res) if isinstance(v, dict) else [o for _,o in res]
 
+def _drop_none(d):
+    "Model dump `d` without its None fields, and so its messages and attachments (dicts inside fields keep theirs, as pydantic's `exclude_none` does)"
+    d = {k:v for k,v in d.items() if v is not None}
+    for k in ('messages', 'attachments'):
+        if isinstance(d.get(k), list): d[k] = [_drop_none(o) if isinstance(o, dict) else o for o in d[k]]
+    return d
+
 def _pyd_dump(full, mode, include, exclude, kw):
     "A whole-field dump `full` (python values) as pydantic's `model_dump` gives it with `kw`"
     if bad := set(kw)-_dump_kw: raise TypeError(f'model_dump() got an unexpected keyword argument {sorted(bad)[0]!r}')
     if mode not in ('json', 'python'): raise ValueError(f"mode must be 'json' or 'python', not {_short(mode)}")
     d = _sel(full, include, exclude)
-    if kw.get('exclude_none'): d = {k:v for k,v in d.items() if v is not None}
+    if kw.get('exclude_none'): d = _drop_none(d)
     return _jsonable(d) if mode=='json' else d
 
 def _norm_tc(tc):
@@ -514,9 +533,10 @@ def model_dump(self:ChatMessage,
     "This message as a dict: narrator's shape (unset optional fields left out, tool calls normalised), or with `include`/`exclude`/options pydantic's whole-field dump"
     if include is not None or exclude is not None or kw: return _pyd_dump(self._full(), mode, include, exclude, kw)
     s = self.__dict__
-    d = {k:_cp(s[k]) for k in ('id', 'role', 'sequence', 'turn', 'content')}
-    d['timestamp'] = s['timestamp'] if mode=='python' else _iso(s['timestamp'])
-    d |= {k:_cp(s[k]) for k in ('source', 'platforms', 'metrics', 'reactions')}
+    c,src,pl,re_ = s['content'],s['source'],s['platforms'],s['reactions']
+    d = dict(id=s['id'], role=s['role'], sequence=s['sequence'], turn=s['turn'], content=c if c is None or type(c) is str else _cp(c),
+             timestamp=s['timestamp'] if mode=='python' else s['timestamp'].isoformat(), source=src and _cp(src), platforms=_cp(pl) if pl else {},
+             metrics=_cp(s['metrics']), reactions=_cp(re_) if re_ else {})
     for k in _opt_fields:
         if v := s[k]: d[k] = [_norm_tc(tc) for tc in v] if k=='tool_calls' else [a.model_dump(mode=mode) for a in v] if k=='attachments' else _cp(v)
     return d
@@ -753,7 +773,10 @@ def _place(self:Thread, m, turn):
     if self._chk(m).role=='system':
         m.turn = m.sequence = 0
         return self._adopt(m, first=True)
-    m.turn,m.sequence = turn,self._cur()[1]+1
+    d,seq = m.__dict__,self._cur()[1]+1
+    was = d['turn'],d['sequence']
+    d['turn'],d['sequence'] = turn,seq # ints the thread made: no check needed
+    if d.get('_links') and was!=(turn, seq): _renumbered(m) # a message in another thread too: that one's numbers moved
     self._adopt(m)
 
 @patch
@@ -1171,12 +1194,13 @@ def _gmax(ms):
     return [max((m.turn for m in ms if isinstance(m.turn, int)), default=0), max((m.sequence for m in ms if isinstance(m.sequence, int)), default=0)]
 
 def _placed(out, inert):
-    "Cells `out` (`(place in the file read, cell)`, place None for new ones) with the `inert` cells (same form) put back where they were: each before the first cell from later in the file"
-    res,inert = [],sorted(inert, key=lambda o: o[0])
-    k = 0
+    "Cells `out` (`(place in the file read, cell)`, place None for new ones) with the `inert` cells (same form) put back where they were: each before the first cell from later in the file (new cells go after the inert ones before that cell)"
+    res,inert,k,nxt = [],sorted(inert, key=lambda o: o[0]),0,math.inf
+    for j in range(len(out)-1, -1, -1): # a new cell stands where the next cell from the file stands
+        if out[j][0] is None: out[j] = (nxt, out[j][1])
+        else: nxt = out[j][0]
     for p,c in out:
-        if p is not None:
-            while k<len(inert) and inert[k][0]<p: res.append(inert[k][1]); k += 1
+        while k<len(inert) and inert[k][0]<p: res.append(inert[k][1]); k += 1
         res.append(c)
     return res + [c for _,c in inert[k:]]
 
