@@ -345,7 +345,7 @@ def _full(self:ChatAttachment, mode='python'):
 def model_dump(self:ChatAttachment,
                mode:str='json'): # 'json' or 'python': the same here (no times)
     "This attachment's metadata, without its content (narrator's shape)"
-    return {k:_cp(getattr(self, k)) for k in att_fields if k!='content'}
+    return {k:copy.deepcopy(getattr(self, k)) if k=='attributes' else getattr(self, k) for k in att_fields if k!='content'}
 
 @patch
 def model_dump_json(self:ChatAttachment,
@@ -424,8 +424,11 @@ async def process_and_store(self:ChatAttachment,
                             force:bool=False): # Store it again even if it is already stored
     "Store the bytes in `file_store` and record where (`file_id`, `storage_path`, `url`), what they are (`mime_type`, `attributes`) and `status`"
     if self.status=='stored' and not force: return
+    if self.content is None:
+        self.status = 'failed'
+        raise RuntimeError(f'Cannot process attachment {self.filename}: no content provided')
     try:
-        data = await self.get_content_bytes(file_store)
+        data = self.data()
         self.detect_mime_type()
         mime = self.mime_type or _sniff(data, self.filename)
         res = await file_store.save(data, self.filename, mime)

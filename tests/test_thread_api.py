@@ -98,7 +98,7 @@ def test_dialog_file_store():
         await fs.delete(a.file_id)
         with pytest.raises(FileNotFoundError, match=a.file_id): await fs.get(a.file_id)
         b = ours.Attachment(filename='b.txt', content=None)
-        with pytest.raises(RuntimeError, match='Failed to process attachment b.txt'): await b.process_and_store(fs)
+        with pytest.raises(RuntimeError, match='Cannot process attachment b.txt: no content provided'): await b.process_and_store(fs)
         assert b.status=='failed'
     asyncio.run(run())
 
