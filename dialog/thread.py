@@ -1368,9 +1368,9 @@ def _cell_msgs(self:Thread, c, recs, where, pos):
     if u:
         ua = [a for a in (u.get('attachments') if isinstance(u.get('attachments'), list) else []) if isinstance(a, dict)]
         refs = _refs([(str(a.get('filename')), n, atts[n].content_type) for a in ua if (n := a.get('att') or a.get('file')) in atts])
-        ms.append(_from_record(u, _user_txt(c.content, refs), where, self.msg_cls, atts, self.file_store))
+        ms.append(_from_record(u, _user_txt(c.content, refs), f'{where}, record 0', self.msg_cls, atts, self.file_store))
     reply = c.ai_res or ''
-    rms = [_from_record(r, txt, where, self.msg_cls, atts, self.file_store) for r,txt in zip(rest, _contents(rest, reply))]
+    rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
     if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms)
     for k,m in enumerate(ms+rms):
         m._home = (c, k, mine, pos) # the cell it came from: its metadata, pasted files and place survive the next save

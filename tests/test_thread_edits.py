@@ -241,3 +241,14 @@ def test_property_edits_survive(tmp_path_factory, t, extra, meta, edit):
 def answers_of(t):
     return (t.get_total_tokens(), t.get_model_usage(), t.get_message_counts(), t.get_message_timing_stats(), t.get_tool_usage(), t.get_turns_summary(),
             t.get_current_turn(), [m.id for m in t.get_messages_in_sequence()], asyncio.run(t.get_messages_for_chat_completion()))
+
+@pytest.mark.parametrize('field,value', [('role', 'x'*100_000), ('content', ['y'*100_000]), ('id', 5), ('timestamp', 'z'*100_000), ('attachments', [{'filename': 'a', 'status': 'q'*100_000}]),
+                                         ('bogus'*20_000, 1), ('metrics', {'usage': 'u'*100_000})])
+def test_bad_records_say_where_cut_short(tmp_path, field, value):
+    t,p = saved(tmp_path)
+    nb = json.loads(Path(p).read_text())
+    nb['cells'][1]['metadata']['dialog']['thread'][1][field] = value
+    Path(p).write_text(json.dumps(nb))
+    with pytest.raises(ValueError) as e: Thread.read(p)
+    msg = str(e.value)
+    assert 'cell 1' in msg and 'record 1' in msg and ("'a3'" in msg or field=='id') and len(msg)<500, (len(msg), msg[:300])

@@ -159,7 +159,7 @@ def test_bad_records_raise(tmp_path):
     nb = json.loads(p.read_text())
     nb['cells'][0]['metadata']['dialog']['thread'][1]['role'] = 'robot'
     p.write_text(json.dumps(nb))
-    with pytest.raises(ValueError, match=r"cell 0 \(id '[0-9a-f]{8}'\): bad thread record 'a1'"): Thread.read(p)
+    with pytest.raises(ValueError, match=r"cell 0 \(id '[0-9a-f]{8}'\), record 1: bad thread record 'a1'"): Thread.read(p)
     nb['cells'][0]['metadata']['dialog']['thread'] = 'nope'
     p.write_text(json.dumps(nb))
     with pytest.raises(ValueError, match='cell 0'): Thread.read(p)
