@@ -848,8 +848,11 @@ async def get_messages_for_chat_completion(self:Thread,
 # %% ../nbs/03_thread.ipynb #83fefff3
 _tok_keys = ('completion_tokens', 'prompt_tokens', 'total_tokens')
 
-def _add_usage(acc, usage):
-    for k in _tok_keys: acc[k] += usage.get(k, 0) or 0
+def _add_usage(acc, u):
+    "Add usage `u`'s token counts to `acc` (a missing or None count adds 0)"
+    acc['completion_tokens'] += u.get('completion_tokens', 0) or 0
+    acc['prompt_tokens'] += u.get('prompt_tokens', 0) or 0
+    acc['total_tokens'] += u.get('total_tokens', 0) or 0
     return acc
 
 @patch
@@ -860,7 +863,9 @@ def get_total_tokens(self:Thread):
         met = m.metrics or {}
         u = met.get('usage') or {}
         if u: _add_usage(overall, u)
-        if mod := met.get('model'): _add_usage(by_model.setdefault(mod, dict.fromkeys(_tok_keys, 0)), u) # listed even with no usage, as in narrator
+        if mod := met.get('model'): # listed even with no usage, as in narrator
+            if (d := by_model.get(mod)) is None: d = by_model[mod] = dict.fromkeys(_tok_keys, 0)
+            if u: _add_usage(d, u)
     return dict(overall=overall, by_model=by_model)
 
 @patch
@@ -871,9 +876,9 @@ def get_model_usage(self:Thread,
     for m in self.messages:
         met = m.metrics or {}
         if not (mod := met.get('model')): continue
-        d = res.setdefault(mod, dict(calls=0, **dict.fromkeys(_tok_keys, 0)))
+        if (d := res.get(mod)) is None: d = res[mod] = dict(calls=0, **dict.fromkeys(_tok_keys, 0))
         d['calls'] += 1
-        _add_usage(d, met.get('usage') or {})
+        if u := met.get('usage'): _add_usage(d, u)
     if not model_name: return res
     return res.get(model_name, dict(calls=0, **dict.fromkeys(_tok_keys, 0)))
 
