@@ -12,7 +12,7 @@ __all__ = ['roles', 'source_types', 'message_fields', 'att_fields', 'att_statuse
 from fastcore.utils import *
 from .core import Dialog, Msgs, Attachment as CellAttachment, sprompt, prompt_output
 from .ipynb import read_ipynb, DialogConflictError
-from .chat import tool_block, parse_reply, dlg2chat, img_mimes
+from .chat import tool_block, parse_reply, dlg2chat, call_args, img_mimes
 from datetime import datetime, timezone, date, time as dtime
 from pathlib import Path, PurePath
 import base64, copy, decimal, enum, hashlib, json, math, mimetypes, os, re, uuid, weakref
@@ -1053,20 +1053,11 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, st
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {_short(d.get("id"))}: {e}') from None
 
 # %% ../nbs/03_thread.ipynb #3120ffa7
-def _args(a):
-    "A tool call's `arguments` (a JSON string, or a dict) as the dict a tool block shows"
-    if isinstance(a, str):
-        try: a = json.loads(a)
-        except ValueError: return {}
-    return a if isinstance(a, dict) else {}
-
 def _txt(c): return c if isinstance(c, str) else ''
 
 def _call_block(tc, res):
     "The tool block of call `tc` holding result `res`; arguments written differently from `json.dumps` ride along as `raw_arguments` (which `dialog.chat` sends)"
-    a = tc['function']['arguments']
-    args = _args(a)
-    extra = {'raw_arguments': a} if isinstance(a, str) and a!=json.dumps(args, ensure_ascii=False) else {}
+    args,extra = call_args(tc['function']['arguments'])
     return tool_block(tc['id'], tc['function']['name'], args, _txt(res), **extra)
 
 def _reply(ms):
