@@ -134,7 +134,7 @@ message_fields = tuple(_checks) # narrator's fields, in its order
 def _chk_role(v): raise ValueError(f'role must be one of {roles}, not {_short(v)}')
 
 class ChatMessage:
-    "A role message of a `Thread`, with narrator's fields and checks (import it as `Message` for drop-in use)"
+    "A role message of a `Thread`, with narrator's fields and checks (import it as `Message` for drop-in use); other keywords (`kw`) are refused"
     __hash__ = None # a value, as narrator's pydantic messages are: equal when their fields are
     def __init__(self,
                  role:str=UNSET, # One of `roles`: system, user, assistant or tool (required)
@@ -156,6 +156,7 @@ class ChatMessage:
                  file_content:bytes=None, # With `filename`: the bytes of an attachment to add, as narrator's `Message` takes them
                  filename:str=None, # With `file_content`: that attachment's name
                  **kw): # Anything else is refused (`ValueError`), as narrator refuses unknown fields
+        "Check and keep narrator's fields (other keywords, `kw`, are refused)"
         if kw: raise ValueError(f'message: unknown field {_short(next(iter(kw)))} (the fields are {", ".join(message_fields)})')
         mid = os.urandom(32).hex() if id is UNSET else _chk_type('id', id, str, none=False)
         try:
@@ -272,6 +273,7 @@ class ChatAttachment:
                  storage_backend:str=None, # Which store: 'dialog' for `DialogFileStore`
                  status:str='pending', # 'pending', 'stored' or 'failed'
                  **kw): # Anything else (e.g. the `id` a dump holds) is ignored, as narrator ignores it
+        "Check and keep narrator's fields (other keywords, `kw`, are ignored)"
         if filename is UNSET: raise ValueError('attachment: filename is required')
         try:
             _chk_type('filename', filename, str, none=False)
@@ -397,7 +399,10 @@ class DialogFileStore:
                      storage_path:str=None): # Ignored
         "Forget file `file_id` (the next save leaves it out of the dialog file)"
         if self.files.pop(file_id, None) is None: raise FileNotFoundError(f'file {_short(file_id)} is not in this dialog')
-    def get_file_url(self, storage_path:str): "The link to a kept file: `attachment:ID`"; return f'attachment:{storage_path}'
+    def get_file_url(self,
+                     storage_path:str): # The path `save` gave
+        "The link to a kept file: `attachment:ID`"
+        return f'attachment:{storage_path}'
     def __repr__(self): return f'DialogFileStore({len(self.files)} files)'
 
 # %% ../nbs/03_thread.ipynb #a120a04d
@@ -533,7 +538,7 @@ def model_dump(self:ChatMessage,
                include=None, # Fields to keep: a set, or a dict of nested ones (pydantic's `include`)
                exclude=None, # Fields to leave out (pydantic's `exclude`)
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
-    "This message as a dict: narrator's shape (unset optional fields left out, tool calls normalised), or with `include`/`exclude`/options pydantic's whole-field dump"
+    "This message as a dict: narrator's shape (unset optional fields left out, tool calls normalised), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
     if include is not None or exclude is not None or kw: return _pyd_dump(self._full(), mode, include, exclude, kw)
     s = self.__dict__
     c,src,pl,re_ = s['content'],s['source'],s['platforms'],s['reactions']
@@ -551,7 +556,7 @@ def model_dump_json(self:ChatMessage,
                     include=None, # Fields to keep (pydantic's `include`)
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
-    "This message as JSON text with every field (pydantic's layout): times as ISO text, NaN as null"
+    "This message as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text, NaN as null"
     d = _pyd_dump(self._full(), 'json', include, exclude, kw)
     return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
 
@@ -574,7 +579,9 @@ def _validate(cls, obj, where=None):
     try: return cls(**obj)
     except ValueError as e: raise ValueError(f'{what}: {e}' if where else str(e)) from None
 
-def _model_copy(self, update=None, deep=False):
+def _model_copy(self,
+                update:dict=None, # Fields to set on the copy, unchecked (as pydantic sets them)
+                deep:bool=False): # Copy the values too (a thread's messages, a message's dicts)
     "A copy of `self` (its values shared, or with `deep` copied too), with the fields in `update` set as given (unchecked, as pydantic sets them)"
     new = copy.deepcopy(self) if deep else copy.copy(self)
     for k,v in (update or {}).items():
@@ -584,8 +591,14 @@ def _model_copy(self, update=None, deep=False):
 
 def _model_api(c):
     "Give class `c` pydantic's `model_validate`, `model_validate_json` and `model_copy`"
-    def model_validate(cls, obj, where=None): return _validate(cls, obj, where)
-    def model_validate_json(cls, data, where=None): return _validate(cls, data if isinstance(data, (str, bytes, bytearray)) else _chk_type('data', data, str, none=False), where)
+    def model_validate(cls,
+                       obj, # A dict of the fields, their JSON text, or an instance
+                       where:str=None): # Where `obj` came from, to say in an error
+        return _validate(cls, obj, where)
+    def model_validate_json(cls,
+                            data:str, # The JSON text of the fields
+                            where:str=None): # Where `data` came from, to say in an error
+        return _validate(cls, data if isinstance(data, (str, bytes, bytearray)) else _chk_type('data', data, str, none=False), where)
     model_validate.__doc__ = f'A `{c.__name__}` from a dict of its fields, their JSON text, or a `{c.__name__}` (returned as is)'
     model_validate_json.__doc__ = f'A `{c.__name__}` from the JSON text of its fields'
     c.model_validate,c.model_validate_json,c.model_copy = classmethod(model_validate),classmethod(model_validate_json),_model_copy
@@ -618,7 +631,7 @@ def to_chat_completion_message(self:ChatMessage,
 thread_fields = ('id', 'title', 'messages', 'created_at', 'updated_at', 'attributes', 'platforms')
 
 class Thread:
-    "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`"
+    "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`; other keywords (`kw`) are ignored, as narrator ignores them"
     msg_cls,dlg_cls = ChatMessage,Dialog # a host subclass sets its own: the classes of the messages and the dialog it builds
     __hash__ = None # a value, as narrator's pydantic threads are
     def __init__(self,
@@ -631,6 +644,7 @@ class Thread:
                  platforms:dict=UNSET, # Where the thread also lives: `{platform: {key: value}}`
                  file_store=None, # Where attachments' files are kept; a new `DialogFileStore` (the dialog file itself) if None
                  **kw): # Other keys are ignored, as narrator ignores them
+        "Check and keep narrator's fields (other keywords, `kw`, are ignored)"
         tid = str(uuid.uuid4()) if id is UNSET else id
         try:
             _chk_type('id', tid, str, none=False); _chk_type('title', title, str)
@@ -983,7 +997,7 @@ def model_dump(self:Thread,
                include=None, # Fields to keep: a set, or a dict of nested ones (pydantic's `include`, e.g. `{'messages': {'__all__': {'id'}}}`)
                exclude=None, # Fields to leave out (pydantic's `exclude`)
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
-    "This thread as a dict: narrator's shape (each message's own `model_dump`), or with `include`/`exclude`/options pydantic's whole-field dump"
+    "This thread as a dict: narrator's shape (each message's own `model_dump`), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
     if include is not None or exclude is not None or kw: return _pyd_dump(self._full(), mode, include, exclude, kw)
     t = (lambda d: d) if mode=='python' else _iso
     return dict(id=self.id, title=self.title, messages=[m.model_dump(mode=mode) for m in self.messages], created_at=t(self.created_at),
@@ -996,7 +1010,7 @@ def model_dump_json(self:Thread,
                     include=None, # Fields to keep (pydantic's `include`)
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
-    "This thread as JSON text with every field (pydantic's layout): times as ISO text (UTC as `Z`), NaN as null"
+    "This thread as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text (UTC as `Z`), NaN as null"
     d = _pyd_dump(self._full(), 'json', include, exclude, kw)
     return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
 
