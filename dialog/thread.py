@@ -658,6 +658,7 @@ class Thread:
         except ValueError as e: raise ValueError(f'thread {_short(tid)}: {e}') from None
         self.file_store = DialogFileStore() if file_store is None else file_store
         self._ref,self._dlg,self._disk,self._msgs,self._by_id,self._maxes,self._dups = weakref.ref(self),None,None,_MsgList(self),{},[0,0],False
+        self._refs = (self._ref,)
         self._runs,self._run_pos,self._inert = [],[],[] # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
         for m in ms: self._adopt(m)
 
@@ -681,8 +682,8 @@ class Thread:
     def _linked(self, m, first=False):
         "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
         d = m.__dict__
-        if not (ls := d.get('_links')): d['_links'] = [self._ref]
-        elif not any(r() is self for r in ls): ls.append(self._ref) # in another thread too: a renumbering tells both
+        if not (ls := d.get('_links')): d['_links'] = self._refs # a tuple all the thread's messages share: linking allocates nothing
+        elif not any(r() is self for r in ls): d['_links'] = ls+self._refs # in another thread too: a renumbering tells both
         if (ix := self._by_id) is not None:
             if d['id'] in ix: self._dups = True
             if first or d['id'] not in ix: ix[d['id']] = m
@@ -728,7 +729,7 @@ for nm,new in dict(insert=_new_at, extend=_new_seq, __iadd__=_new_seq, __setitem
 # %% ../nbs/03_thread.ipynb #67988e3a
 def _unlink(m, t):
     "Take thread `t` off the threads message `m` tells of renumberings"
-    if ls := m.__dict__.get('_links'): m.__dict__['_links'] = [r for r in ls if r() is not t and r() is not None]
+    if ls := m.__dict__.get('_links'): m.__dict__['_links'] = tuple(r for r in ls if r() is not t and r() is not None)
 
 @patch
 def _unlinked(self:Thread, m):
@@ -767,12 +768,13 @@ Thread.messages = property(lambda self: self._msgs, _set_messages, doc="The thre
 def __getstate__(self:ChatMessage): return {k:v for k,v in vars(self).items() if k!='_links'} # a copy is in no thread yet
 
 @patch
-def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in ('_ref', '_dlg', '_disk')} # a copy is a new thread: its dialog (and file) are its own
+def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in ('_ref', '_refs', '_dlg', '_disk')} # a copy is a new thread: its dialog (and file) are its own
 
 @patch
 def __setstate__(self:Thread, state):
     self.__dict__.update(state)
     self._ref,self._dlg,self._disk = weakref.ref(self),None,None
+    self._refs = (self._ref,)
     self.messages = self._msgs # wrapped and relinked: the copy's list tells the copy (and a message it shares tells both)
 
 # %% ../nbs/03_thread.ipynb #6dd301e3
@@ -840,7 +842,7 @@ def get_system_message(self:Thread):
     "The system message (the first one), or None"
     return next((m for m in self.messages if m.role=='system'), None)
 
-def _seq_key(m): return (m.sequence is None, m.sequence or 0)
+def _seq_key(m): return math.inf if (s := m.sequence) is None else s # unnumbered last; no tuple per message
 
 @patch
 def get_messages_by_turn(self:Thread,
