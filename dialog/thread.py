@@ -112,7 +112,7 @@ def default_metrics():
 # %% ../nbs/03_thread.ipynb #9ee3bfe2
 def _threads(m):
     "The threads `m` is linked to (a message may be in more than one: a shallow copy shares it, a caller may add it to two)"
-    return [t for r in m.__dict__.get('_links', ()) if (t := r()) is not None]
+    return [t for r in getattr(m, '_links', ()) if (t := r()) is not None]
 
 def _renumbered(m):
     for t in _threads(m): t._maxes = None
@@ -121,7 +121,7 @@ def _reided(m):
     for t in _threads(m): t._by_id = None
 
 def _chk_tool(m, role, tcid):
-    if role=='tool' and not tcid: raise ValueError(f'message {_short(m.__dict__.get("id"))}: tool_call_id is required for tool messages')
+    if role=='tool' and not tcid: raise ValueError(f'message {_short(getattr(m, "id", None))}: tool_call_id is required for tool messages')
 
 _checks = dict(id=lambda v: _chk_type('id', v, str, none=False), role=lambda v: v if v in roles else _chk_role(v),
     sequence=lambda v: _chk_int(v, 'sequence'), turn=lambda v: _chk_int(v, 'turn'), content=_chk_content,
@@ -133,9 +133,16 @@ message_fields = tuple(_checks) # narrator's fields, in its order
 
 def _chk_role(v): raise ValueError(f'role must be one of {roles}, not {_short(v)}')
 
+_priv = ('_links', '_run', '_src', '_base', '_home') # the threads it is in; where it came from in a dialog read
+_lazy = dict(attributes=dict, platforms=dict, attachments=list, reactions=dict, metrics=lambda: default_metrics()) # made when first read
+_slots = tuple('_'+k if k in _lazy else k for k in message_fields) # a lazy field's slot holds None until then
+
 class ChatMessage:
     "A role message of a `Thread`, with narrator's fields and checks (import it as `Message` for drop-in use); other keywords (`kw`) are refused"
     __hash__ = None # a value, as narrator's pydantic messages are: equal when their fields are
+    # fields in slots, not a `__dict__`, and no empty dicts or default metrics made until read: a message is half the size,
+    # and a pass over 20,000 of them reads one block of memory each, not three
+    __slots__ = _slots + _priv
     def __init__(self,
                  role:str=UNSET, # One of `roles`: system, user, assistant or tool (required)
                  content=None, # The text, a list of content parts (`{type: 'text', text}`, `{type: 'image_url', image_url: {url}}`), or None
@@ -163,43 +170,60 @@ class ChatMessage:
             if role is UNSET: raise ValueError('role is required')
             if (file_content is None)!=(filename is None): raise ValueError('file_content and filename must be given together')
             # the common values (None, text, ints) are taken without a call: a message is made for every one a thread holds
-            d = dict(id=mid, role=role if role in roles else _chk_role(role), sequence=sequence if sequence is None or type(sequence) is int else _chk_int(sequence, 'sequence'),
-                     turn=turn if turn is None or type(turn) is int else _chk_int(turn, 'turn'),
-                     content=content if content is None or type(content) is str else _chk_content(content),
-                     reasoning_content=reasoning_content if reasoning_content is None or type(reasoning_content) is str else _chk_type('reasoning_content', reasoning_content, str),
-                     name=name if name is None or type(name) is str else _chk_type('name', name, str),
-                     tool_call_id=tool_call_id if tool_call_id is None or type(tool_call_id) is str else _chk_type('tool_call_id', tool_call_id, str),
-                     tool_calls=None if tool_calls is None else _chk_tool_calls(tool_calls), attributes={} if attributes is UNSET else _chk_dict('attributes', attributes),
-                     timestamp=datetime.now(timezone.utc) if timestamp is UNSET else _utc(timestamp), source=None if source is None else _chk_source(source),
-                     platforms={} if platforms is UNSET else _chk_dict('platforms', platforms, dict, str),
-                     attachments=[] if attachments is UNSET else _atts(attachments),
-                     reactions={} if reactions is UNSET else _chk_dict('reactions', reactions, list, str),
-                     metrics=default_metrics() if metrics is UNSET else _chk_metrics(metrics))
+            vs = (mid, role if role in roles else _chk_role(role), sequence if sequence is None or type(sequence) is int else _chk_int(sequence, 'sequence'),
+                     turn if turn is None or type(turn) is int else _chk_int(turn, 'turn'),
+                     content if content is None or type(content) is str else _chk_content(content),
+                     reasoning_content if reasoning_content is None or type(reasoning_content) is str else _chk_type('reasoning_content', reasoning_content, str),
+                     name if name is None or type(name) is str else _chk_type('name', name, str),
+                     tool_call_id if tool_call_id is None or type(tool_call_id) is str else _chk_type('tool_call_id', tool_call_id, str),
+                     None if tool_calls is None else _chk_tool_calls(tool_calls), None if attributes is UNSET else _chk_dict('attributes', attributes),
+                     datetime.now(timezone.utc) if timestamp is UNSET else _utc(timestamp), None if source is None else _chk_source(source),
+                     None if platforms is UNSET else _chk_dict('platforms', platforms, dict, str),
+                     None if attachments is UNSET else _atts(attachments),
+                     None if reactions is UNSET else _chk_dict('reactions', reactions, list, str),
+                     None if metrics is UNSET else _chk_metrics(metrics))
             if role=='tool' and not tool_call_id: _chk_tool(self, role, tool_call_id)
         except ValueError as e: raise ValueError(f'message {_short(mid)}: {e}') from None
-        self.__dict__.update(d)
+        for f,v in zip(_fsets, vs): f(self, v) # straight into the slots: checked above
         if file_content is not None: self.add_attachment(file_content, filename)
 
     def __setattr__(self, k, v):
         "Check and normalise a field as narrator's `validate_assignment` does (a `ValueError` at the assignment); refuse unknown fields"
         chk = _checks.get(k)
         if chk is None:
-            if k[:1]!='_' and not hasattr(type(self), k): raise ValueError(f'message {_short(self.__dict__.get("id"))}: no field {_short(k)} (the fields are {", ".join(message_fields)})')
+            if k[:1]!='_' and not hasattr(type(self), k): raise ValueError(f'message {_short(getattr(self, "id", None))}: no field {_short(k)} (the fields are {", ".join(message_fields)})')
             return object.__setattr__(self, k, v)
         try:
             v = chk(v)
             if k in ('role', 'tool_call_id'): _chk_tool(self, v if k=='role' else self.role, v if k=='tool_call_id' else self.tool_call_id)
-        except ValueError as e: raise ValueError(f'message {_short(self.__dict__.get("id"))}: {e}') from None
-        d = self.__dict__
-        old = d.get(k, UNSET)
-        d[k] = v
+        except ValueError as e: raise ValueError(f'message {_short(getattr(self, "id", None))}: {e}') from None
+        old = getattr(self, k, UNSET) if k in _watched else None
+        _fset[k](self, v)
         if k in ('turn', 'sequence', 'role') and old!=v: _renumbered(self)
         elif k=='id' and old!=v: _reided(self)
 
     def __eq__(self, o):
         if type(o) is not type(self): return NotImplemented
-        return all(self.__dict__.get(k)==o.__dict__.get(k) for k in message_fields)
+        return all(getattr(self, k, None)==getattr(o, k, None) for k in message_fields)
+    def __getstate__(self): # a copy (or pickle) is in no thread yet
+        return {k:v for k in _slots+_priv[1:] if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
+    def __setstate__(self, state):
+        for k,v in state.items(): object.__setattr__(self, k, v) # as copied: no checks
     def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
+
+def _lazy_field(k, mk):
+    "The property of lazy field `k`: its slot's value, made by `mk` when first read"
+    s = getattr(ChatMessage, '_'+k)
+    get,put = s.__get__,s.__set__
+    def f(self):
+        if (v := get(self)) is None: put(self, v := mk())
+        return v
+    return property(f, doc=f"The message's {k} (made when first read)")
+
+for k,mk in _lazy.items(): setattr(ChatMessage, k, _lazy_field(k, mk))
+_watched = ('turn', 'sequence', 'role', 'id')
+_fset = {k:getattr(ChatMessage, s).__set__ for k,s in zip(message_fields+_priv, _slots+_priv)} # a slot's setter: no checks (for values checked already, or made here)
+_fsets,_set_links,_set_turn,_set_seq = [_fset[k] for k in message_fields],_fset['_links'],_fset['turn'],_fset['sequence']
 
 # %% ../nbs/03_thread.ipynb #f01def89
 Message = ChatMessage
@@ -449,6 +473,7 @@ async def process_and_store(self:ChatAttachment,
 
 # %% ../nbs/03_thread.ipynb #c6e7e0cf
 _opt_fields = ('reasoning_content', 'name', 'tool_call_id', 'tool_calls', 'attributes', 'attachments')
+_raw = {k:'_'+k for k in _lazy} # a lazy field's slot: read without making the default
 _dump_kw = {'context', 'by_alias', 'exclude_unset', 'exclude_defaults', 'exclude_none', 'round_trip', 'warnings', 'serialize_as_any', 'fallback'}
 
 def _iso(d, z=False):
@@ -527,7 +552,7 @@ def _norm_tc(tc):
 @patch
 def _full(self:ChatMessage, mode='python'):
     "Every field, in narrator's order (pydantic's whole dump)"
-    d = {k:self.__dict__[k] for k in message_fields}
+    d = {k:getattr(self, k) for k in message_fields}
     d['attachments'] = [a._full(mode) for a in d['attachments']]
     return d
 
@@ -540,13 +565,13 @@ def model_dump(self:ChatMessage,
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
     "This message as a dict: narrator's shape (unset optional fields left out, tool calls normalised), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
     if include is not None or exclude is not None or kw: return _pyd_dump(self._full(), mode, include, exclude, kw)
-    s = self.__dict__
-    c,src,pl,re_ = s['content'],s['source'],s['platforms'],s['reactions']
-    d = dict(id=s['id'], role=s['role'], sequence=s['sequence'], turn=s['turn'], content=c if c is None or type(c) is str else _cp(c),
-             timestamp=s['timestamp'] if mode=='python' else s['timestamp'].isoformat(), source=src and _cp(src), platforms=_cp(pl) if pl else {},
-             metrics=_cp(s['metrics']), reactions=_cp(re_) if re_ else {})
+    s = self
+    c,src,pl,re_,met = s.content,s.source,s._platforms,s._reactions,s._metrics # unread lazy fields are None
+    d = dict(id=s.id, role=s.role, sequence=s.sequence, turn=s.turn, content=c if c is None or type(c) is str else _cp(c),
+             timestamp=s.timestamp if mode=='python' else s.timestamp.isoformat(), source=src and _cp(src), platforms=_cp(pl) if pl else {},
+             metrics=default_metrics() if met is None else _cp(met), reactions=_cp(re_) if re_ else {})
     for k in _opt_fields:
-        if v := s[k]: d[k] = [_norm_tc(tc) for tc in v] if k=='tool_calls' else [a.model_dump(mode=mode) for a in v] if k=='attachments' else _cp(v)
+        if v := getattr(s, _raw.get(k, k)): d[k] = [_norm_tc(tc) for tc in v] if k=='tool_calls' else [a.model_dump(mode=mode) for a in v] if k=='attachments' else _cp(v)
     return d
 
 @patch
@@ -585,7 +610,7 @@ def _model_copy(self,
     "A copy of `self` (its values shared, or with `deep` copied too), with the fields in `update` set as given (unchecked, as pydantic sets them)"
     new = copy.deepcopy(self) if deep else copy.copy(self)
     for k,v in (update or {}).items():
-        if isinstance(new, ChatMessage): new.__dict__[k] = v
+        if isinstance(new, ChatMessage) and k in _fset: _fset[k](new, v)
         else: setattr(new, k, v) # a thread's `messages` go through its list
     return new
 
@@ -617,14 +642,14 @@ def _file_line(a):
 def to_chat_completion_message(self:ChatMessage,
                                file_store=None): # Accepted as narrator accepts it; unused (a file is named by its URL, its bytes aren't sent)
     "This message as narrator's chat message: `role`, text `content` ('' for None or parts), `sequence`, `name`, and `tool_calls` (assistant) / `tool_call_id` (tool) when set; stored files listed after the text"
-    s = self.__dict__
-    c = s['content'] if type(s['content']) is str else ''
-    if s['attachments'] and s['role']!='system' and (files := [_file_line(a) for a in s['attachments'] if a.storage_path]):
-        c = (c+'\n\n' if c else '') + ('Generated Files:\n' if s['role']=='assistant' else '') + '\n'.join(files)
-    d = dict(role=s['role'], content=c, sequence=s['sequence'])
-    if s['name']: d['name'] = s['name']
-    if s['role']=='assistant' and s['tool_calls']: d['tool_calls'] = s['tool_calls']
-    if s['role']=='tool' and s['tool_call_id']: d['tool_call_id'] = s['tool_call_id']
+    s = self
+    c = s.content if type(s.content) is str else ''
+    if s._attachments and s.role!='system' and (files := [_file_line(a) for a in s._attachments if a.storage_path]):
+        c = (c+'\n\n' if c else '') + ('Generated Files:\n' if s.role=='assistant' else '') + '\n'.join(files)
+    d = dict(role=s.role, content=c, sequence=s.sequence)
+    if s.name: d['name'] = s.name
+    if s.role=='assistant' and s.tool_calls: d['tool_calls'] = s.tool_calls
+    if s.role=='tool' and s.tool_call_id: d['tool_call_id'] = s.tool_call_id
     return d
 
 # %% ../nbs/03_thread.ipynb #d23301c1
@@ -681,13 +706,12 @@ class Thread:
 
     def _linked(self, m, first=False):
         "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
-        d = m.__dict__
-        if not (ls := d.get('_links')): d['_links'] = self._refs # a tuple all the thread's messages share: linking allocates nothing
-        elif not any(r() is self for r in ls): d['_links'] = ls+self._refs # in another thread too: a renumbering tells both
+        if not (ls := getattr(m, '_links', None)): _set_links(m, self._refs) # a tuple all the thread's messages share: linking allocates nothing
+        elif not any(r() is self for r in ls): _set_links(m, ls+self._refs) # in another thread too: a renumbering tells both
         if (ix := self._by_id) is not None:
-            if d['id'] in ix: self._dups = True
-            if first or d['id'] not in ix: ix[d['id']] = m
-        if (mx := self._maxes) is not None and d['role']!='system': mx[0],mx[1] = max(mx[0], d['turn'] or 0),max(mx[1], d['sequence'] or 0)
+            if (i := m.id) in ix: self._dups = True
+            if first or i not in ix: ix[i] = m
+        if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
 
 # %% ../nbs/03_thread.ipynb #be730a3e
 class _MsgList(list):
@@ -729,7 +753,7 @@ for nm,new in dict(insert=_new_at, extend=_new_seq, __iadd__=_new_seq, __setitem
 # %% ../nbs/03_thread.ipynb #67988e3a
 def _unlink(m, t):
     "Take thread `t` off the threads message `m` tells of renumberings"
-    if ls := m.__dict__.get('_links'): m.__dict__['_links'] = tuple(r for r in ls if r() is not t and r() is not None)
+    if ls := getattr(m, '_links', None): _set_links(m, tuple(r for r in ls if r() is not t and r() is not None))
 
 @patch
 def _unlinked(self:Thread, m):
@@ -765,9 +789,6 @@ Thread.messages = property(lambda self: self._msgs, _set_messages, doc="The thre
 
 # %% ../nbs/03_thread.ipynb #c87d4e98
 @patch
-def __getstate__(self:ChatMessage): return {k:v for k,v in vars(self).items() if k!='_links'} # a copy is in no thread yet
-
-@patch
 def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in ('_ref', '_refs', '_dlg', '_disk')} # a copy is a new thread: its dialog (and file) are its own
 
 @patch
@@ -792,10 +813,10 @@ def _place(self:Thread, m, turn):
     if self._chk(m).role=='system':
         m.turn = m.sequence = 0
         return self._adopt(m, first=True)
-    d,seq = m.__dict__,self._cur()[1]+1
-    was = d['turn'],d['sequence']
-    d['turn'],d['sequence'] = turn,seq # ints the thread made: no check needed
-    if d.get('_links') and was!=(turn, seq): _renumbered(m) # a message in another thread too: that one's numbers moved
+    seq = self._cur()[1]+1
+    was = m.turn,m.sequence
+    _set_turn(m, turn); _set_seq(m, seq) # ints the thread made: no check needed
+    if getattr(m, '_links', None) and was!=(turn, seq): _renumbered(m) # a message in another thread too: that one's numbers moved
     self._adopt(m)
 
 @patch
@@ -876,7 +897,7 @@ def get_total_tokens(self:Thread):
     "Token usage `{overall: {...tokens}, by_model: {model: {...tokens}}}`"
     overall,by_model = dict.fromkeys(_tok_keys, 0),{}
     for m in self.messages:
-        met = m.metrics or {}
+        met = m._metrics or {} # None: the default metrics, no model and no usage
         u = met.get('usage') or {}
         if u: _add_usage(overall, u)
         if mod := met.get('model'): # listed even with no usage, as in narrator
@@ -890,7 +911,7 @@ def get_model_usage(self:Thread,
     "Calls and tokens by model `{model: {calls, ...tokens}}`, or for `model_name` alone"
     res = {}
     for m in self.messages:
-        met = m.metrics or {}
+        met = m._metrics or {}
         if not (mod := met.get('model')): continue
         if (d := res.get(mod)) is None: d = res[mod] = dict(calls=0, **dict.fromkeys(_tok_keys, 0))
         d['calls'] += 1
@@ -909,7 +930,7 @@ def get_message_counts(self:Thread):
 @patch
 def get_message_timing_stats(self:Thread):
     "Latency over the messages that report one: `{total_latency, average_latency, message_count}`"
-    lats = [l for m in self.messages if (l := ((m.metrics or {}).get('timing') or {}).get('latency'))] # any but 0 or empty, as narrator counts
+    lats = [l for m in self.messages if (l := ((m._metrics or {}).get('timing') or {}).get('latency'))] # any but 0 or empty, as narrator counts
     return dict(total_latency=sum(lats), average_latency=sum(lats)/len(lats) if lats else 0, message_count=len(lats))
 
 @patch
@@ -982,7 +1003,7 @@ def generate_title(self:Thread):
 @patch
 def clear_messages(self:Thread):
     "Remove every message"
-    for m in self.messages: m._thread = None
+    for m in self.messages: _unlink(m, self)
     self.messages,self._runs = [],[]
     self._touch()
 
@@ -1161,7 +1182,7 @@ def _mk_cell(dlg, ms, seen, store=None):
     reply = _reply(rest)
     recs = ([_record(u, not isinstance(u.content, str), keep, store)] if u else []) + _reply_recs(rest, reply, keep, store)
     refs = _refs([(a.filename, n, catts[n].content_type) for a in u.attachments if (n := names.get(id(a)))]) if u else ''
-    home,at,mine,_ = ms[0].__dict__.get('_home') or (None, None, set(), None)
+    home,at,mine,_ = getattr(ms[0], '_home', None) or (None, None, set(), None)
     cid = home.id if home is not None and at==0 and home.id not in seen and not seen.add(home.id) else _cell_id(ms[0].id, seen)
     meta = copy.deepcopy(home.meta) if home is not None and at==0 else {} # a person's tags, flags and keys on the cell survive
     meta['dialog'] = (meta.get('dialog') if isinstance(meta.get('dialog'), dict) else {}) | {'thread': recs}
@@ -1189,7 +1210,7 @@ def _thread_rec(self:Thread):
 
 def _from_run(m, t):
     "The place `(run, index)` in thread `t`'s runs of message `m`, when it was made from `t`'s cells (a copy of `t` shares them), else None"
-    return m.__dict__.get('_run') if m.__dict__.get('_src') is t._runs else None
+    return getattr(m, '_run', None) if getattr(m, '_src', None) is t._runs else None
 
 @patch
 def _live_runs(self:Thread):
@@ -1231,7 +1252,7 @@ def dialog(self:Thread):
     mx,offs = _gmax(nat),{} # the largest turn and sequence reading the file back will have seen; where each run's numbering will start
     def flush():
         for g in _groups(native):
-            h = g[0].__dict__.get('_home')
+            h = getattr(g[0], '_home', None)
             out.append((h[3] if h and h[1]==0 else None, _mk_cell(dlg, g, seen, self.file_store)))
         native.clear()
     def runs_to(i):
@@ -1364,7 +1385,7 @@ def _apply_changes(self:Thread, changed, where):
         if _from_run(m, self) is None or (i := m._base['id']) not in changed: continue
         if (r := changed[i]) is None: gone.add(id(m)); continue
         new = _from_record(r, where=f'{where}, changed message {_short(i)}', mcls=self.msg_cls)
-        m.__dict__.update({k:v for k,v in vars(new).items() if k!='_links'})
+        for k in message_fields: _fset[k](m, getattr(new, k)) # checked as `new` was made
     self.messages = [m for m in self.messages if id(m) not in gone]
 
 @patch

@@ -1,4 +1,4 @@
-"Hostile review of dialog.thread: changes made to `thread.messages` directly, late system messages, bad input; narrator is the oracle"
+"dialog.thread against narrator (the oracle) when a thread is changed other than by `add_message`: `thread.messages` edited directly, messages renumbered, copied or subclassed; late system messages; bad input"
 import copy, pickle, pytest, nbformat
 from pathlib import Path
 narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
