@@ -15,7 +15,7 @@ from .ipynb import read_ipynb, DialogConflictError
 from .chat import tool_block, parse_reply, dlg2chat, call_args, img_mimes
 from datetime import datetime, timezone, date, time as dtime
 from pathlib import Path, PurePath
-import base64, copy, decimal, enum, hashlib, json, math, mimetypes, os, re, uuid, weakref
+import base64, copy, decimal, enum, functools, hashlib, json, math, mimetypes, os, re, uuid, weakref
 
 # %% ../nbs/03_thread.ipynb #a60c4767
 roles = ('system', 'user', 'assistant', 'tool')
@@ -134,6 +134,11 @@ message_fields = tuple(_checks) # narrator's fields, in its order
 def _chk_role(v): raise ValueError(f'role must be one of {roles}, not {_short(v)}')
 
 _priv = ('_links', '_run', '_src', '_base', '_home') # the threads it is in; where it came from in a dialog read
+
+@functools.cache
+def _slot_names(cls):
+    "The slots of message class `cls` and its bases (a subclass may add its own) a copy takes: all but the links to threads"
+    return tuple(s for c in cls.__mro__ for s in c.__dict__.get('__slots__', ()) if s not in ('__dict__', '__weakref__', '_links'))
 _lazy = dict(attributes=dict, platforms=dict, attachments=list, reactions=dict, metrics=lambda: default_metrics()) # made when first read
 _slots = tuple('_'+k if k in _lazy else k for k in message_fields) # a lazy field's slot holds None until then
 
@@ -206,7 +211,7 @@ class ChatMessage:
         if type(o) is not type(self): return NotImplemented
         return all(getattr(self, k, None)==getattr(o, k, None) for k in message_fields)
     def __getstate__(self): # a copy (or pickle) is in no thread yet
-        return {k:v for k in _slots+_priv[1:] if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
+        return {k:v for k in _slot_names(type(self)) if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
     def __setstate__(self, state):
         for k,v in state.items(): object.__setattr__(self, k, v) # as copied: no checks
     def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'

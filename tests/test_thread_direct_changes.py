@@ -350,3 +350,16 @@ def test_two_processes_saving_one_thread(tmp_path):
     assert outs==['DialogConflictError', 'DialogConflictError', 'saved']
     back = Thread.read(p)
     assert [m.content for m in back.messages][0]=='hi' and len(back.messages)==2 and [x.name for x in tmp_path.iterdir()]==['t.ipynb']
+
+
+class _SlotMsg(Message):
+    __slots__ = ('tag',)
+
+@pytest.mark.parametrize('how', ['copy', 'deepcopy', 'pickle', 'model_copy'])
+def test_subclass_slots_survive_copies(how):
+    "A host's message subclass with slots of its own keeps them through every kind of copy (and its copy is in no thread)"
+    m = _SlotMsg(role='user', content='a', id='m'); m.tag = 5
+    t = Thread(); t.add_message(m)
+    c = dict(copy=copy.copy, deepcopy=copy.deepcopy, pickle=lambda o: pickle.loads(pickle.dumps(o)), model_copy=lambda o: o.model_copy())[how](m)
+    assert (type(c), c.tag, c) == (_SlotMsg, 5, m)
+    assert getattr(c, '_links', ()) == ()
