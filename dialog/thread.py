@@ -214,6 +214,7 @@ class ChatMessage:
         return {k:v for k in _slot_names(type(self)) if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
     def __setstate__(self, state):
         for k,v in state.items(): object.__setattr__(self, k, v) # as copied: no checks
+    def __iter__(self): return ((k, getattr(self, k)) for k in message_fields) # pydantic's: `dict(message)` gives its fields
     def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
 
 def _lazy_field(k, mk):
@@ -324,6 +325,7 @@ class ChatAttachment:
     def __eq__(self, o):
         if not isinstance(o, ChatAttachment): return NotImplemented
         return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in att_fields)
+    def __iter__(self): return ((k, getattr(self, k)) for k in att_fields) # pydantic's: `dict(attachment)` gives its fields
     def __repr__(self):
         c = self.content
         return f'Attachment({self.filename!r}, {self.mime_type!r}, {self.status}, {"no content" if c is None else f"{len(c)} {type(c).__name__}"})'
@@ -693,6 +695,7 @@ class Thread:
         for m in ms: self._adopt(m)
 
     def __repr__(self): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
+    def __iter__(self): return ((k, getattr(self, k)) for k in thread_fields) # pydantic's: `dict(thread)` gives its fields
     def __eq__(self, o):
         if not isinstance(o, Thread): return NotImplemented
         return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in thread_fields)

@@ -283,3 +283,15 @@ def test_message_memory():
     ms = [ours.Message(role='user', content=f'question {i}') for i in range(2_000)]
     cur,_ = tracemalloc.get_traced_memory(); tracemalloc.stop()
     assert cur/len(ms) < 1_000, cur/len(ms)
+
+
+@pytest.mark.parametrize('mod', [narrator, ours])
+def test_dict_of_model_gives_fields(mod):
+    "`dict(model)`, pydantic's way to a model's fields, works on messages, attachments and threads, with narrator's keys in its order"
+    m = mod.Message(role='user', content='hi', id='m', timestamp=T0, attachments=[mod.Attachment(filename='a.txt', content=b'x')])
+    t = mod.Thread(id='t', messages=[m], created_at=T0)
+    dm,da,dt = dict(m),dict(m.attachments[0]),dict(t)
+    assert list(dm) == list(dict(narrator.Message(role='user')))
+    assert (dm['content'], dm['timestamp'], dm['metrics']['model'], dm['attachments'][0] is m.attachments[0]) == ('hi', T0, None, True)
+    assert (list(da), da['content']) == (list(dict(narrator.Attachment(filename='a'))), b'x')
+    assert list(dt) == ['id', 'title', 'messages', 'created_at', 'updated_at', 'attributes', 'platforms'] and dt['messages'] == [m]
