@@ -279,7 +279,8 @@ def atomic_write(fname, # The file to write
         if st is not None and not os.access(path, os.W_OK): raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', str(path))
         _rm_stale_tmps(path)
         tmp = path.parent/_tmp_name(path)
-        fd = os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666 if st is None else 0o600)
+        try: fd = os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666 if st is None else 0o600)
+        except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', str(path.parent)) from None # name the folder, not our temp file
         try:
             with open(fd, 'wb', closefd=True) as f:
                 f.write(data)

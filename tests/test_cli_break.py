@@ -38,7 +38,7 @@ def test_options_before_ids(tour):
     i = ids(tour)
     assert ok('view', tour, '--out', i[2])==ok('view', tour, i[2], '--out')
     assert ok('view', tour, '--xml', '--out', i[2], i[5]).count('<code')==1
-    assert ok('run', tour, '--dry-run', i[1]).startswith(f'{i[1]}: ok')
+    assert ok('run', tour, '--dry-run', i[1]).startswith(f'would run {i[1]}')
     assert ok('del', tour, '--dry-run', i[1], i[2]).splitlines()[0]==f'would delete {i[1]} {i[2]} (dry run: nothing written)'
     assert ok('find', tour, '--type', 'code', 'greet')==ok('find', tour, 'greet', '--type', 'code')
     fails('view', tour, '--nosuch', i[2])
@@ -149,20 +149,6 @@ def test_find_msgs_bad_arguments(tour):
     for kw in (dict(limit=0), dict(limit=-1), dict(msg_type='cell'), dict(pattern=None), dict(pattern=b'x')):
         with pytest.raises(ValueError): find_msgs(d, **({'pattern': ''} | kw))
     assert len(find_msgs(d, '', limit=1))==1
-
-# --- a run whose outputs hold text UTF-8 can't carry (lone surrogates) still saves its outputs
-
-def test_run_surrogate_output(tmp_path):
-    d = Dialog('s')
-    a = d.mk_message("print('x\\ud800y\\ud83d\\ude00')")
-    b = d.mk_message("raise ValueError('\\udcff')")
-    d.save(tmp_path/'s')
-    r = nbd('run', tmp_path/'s', '--all', '--continue-on-error')
-    assert r.returncode==1 and 'Traceback' not in r.stderr, r.stderr
-    assert r.stdout.splitlines()==[f'{a.id}: ok', f'{b.id}: error ValueError: \\udcff'] # printed as the file holds it
-    ms = read_ipynb(tmp_path/'s').messages
-    assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ud800y\U0001f600\n')] # lone surrogates kept, pairs joined, as storage does
-    assert ms[1].output[0]['evalue']=='\udcff'
 
 # --- edit --type to a note or raw message: its outputs go (as in Jupyter), rather than the edit being impossible
 
