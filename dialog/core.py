@@ -938,7 +938,7 @@ def _chk_meta(meta, kind, what='metadata'):
     "Check the metadata keys nbformat's schema types, for a cell of `kind` or the notebook"
     if not isinstance(meta, dict): raise _CellError(f'{what} must be an object, not {type(meta).__name__}')
     rules = _meta_rules[kind]
-    for k in rules.keys() & meta.keys():
+    for k in [k for k in meta if k in rules]: # in the file's order, so the same file gives the same error on every run (a set's order changes with the hash seed)
         ok,desc = rules[k]
         if not ok(meta[k]): raise _CellError(f'{what} {k!r} must be {desc}, not {truncstr(repr(meta[k]), 60)}')
 

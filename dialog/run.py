@@ -84,7 +84,7 @@ def run(self:Kernel,
     cell = v4.new_code_cell(m.content)
     c.nb.cells.append(cell)
     self.msgs.append(m)
-    c.timeout,c.updated,why,info = t,set(),None,{}
+    c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{} # nbclient's own `timeout` takes whole seconds only
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
     try: c.execute_cell(cell, len(c.nb.cells)-1)
     except DeadKernelError: why = 'dead'
