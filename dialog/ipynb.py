@@ -162,8 +162,11 @@ def read_ipynb(fname, # The file; `.ipynb` is appended when missing
     "A `cls` dialog read from ipynb file `fname`, remembering its absolute path and what was on disk"
     path = _ipynb_path(fname)
     data = path.read_bytes()
+    seen = _digest(data)
+    try: data = data.decode('utf-8') # the bytes go before parsing: holding them too would cost a copy of the file at the peak
+    except UnicodeDecodeError: pass # reads_ipynb says where
     dlg = reads_ipynb(data, cls, name or path.stem, fname=path)
-    dlg.path,dlg._seen = path,_digest(data)
+    dlg.path,dlg._seen = path,seen
     return dlg
 
 # %% ../nbs/01_ipynb.ipynb #0dd70c89

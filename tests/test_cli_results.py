@@ -119,3 +119,17 @@ def test_find_rows_show_the_matching_line(tmp_path):
     d = Dialog('rows'); m = d.mk_message('# a long first line that says nothing of interest\n' + 'z = 0\n'*5 + 'needle = 1', msg_type='note')
     d.save(tmp_path/'rows.ipynb')
     assert ok('find', tmp_path/'rows', 'needle').strip()==f'{m.id}:note:7: needle = 1'
+
+# --- 7. memory: reading holds no extra copy of the file (bench/cli_memory.py measures the commands against aidialog)
+
+def test_reading_holds_no_extra_copy_of_the_file(tmp_path):
+    import tracemalloc
+    f = tmp_path/'big.ipynb'
+    cells = [dict(cell_type='code', id=f'c{i}', metadata={}, execution_count=1, source='x', outputs=[dict(output_type='stream', name='stdout', text='y'*500_000+'\n')]) for i in range(10)]
+    f.write_text(json.dumps(dict(cells=cells, metadata={}, nbformat=4, nbformat_minor=5), indent=1, sort_keys=True))
+    tracemalloc.start()
+    try:
+        read_ipynb(f)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally: tracemalloc.stop()
+    assert peak < 2.5*f.stat().st_size, peak/f.stat().st_size # the text and what it parses to; not the bytes as well (3x)
