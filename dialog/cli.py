@@ -263,13 +263,15 @@ def _cmd_add(a):
 def _cmd_edit(a):
     dlg = _load(a.file)
     m = pick_msg(dlg, a.id)
-    m.content,drop,old = _content(a),'',m.msg_type
+    m.content,old,drop = _content(a),m.msg_type,None
     if a.type and a.type!=old:
         m.msg_type = a.type
-        if m.output: # what the new type can't hold: a note or raw message holds no outputs (as Jupyter drops them when a code cell becomes markdown), a prompt no code outputs, code no reply
-            what = 'reply' if old==sprompt else 'outputs'
-            m.output,m.execution_count,drop = '',None,f" (a {m.msg_type} message doesn't keep a {old} message's {what}: {'it' if what=='reply' else 'they'} {{}} dropped)"
-    _done(dlg, a, f'edited {m.id}' + drop.format('was' if 'reply' in drop else 'were'), f'would edit {m.id}' + drop.format('would be'), changed=[m.id])
+        if m.output: # what the new type can't hold: a note or raw message holds no outputs (Jupyter drops them when a code cell becomes markdown), a prompt no code outputs, code no reply
+            drop = (f'a {a.type} message has no outputs: they {{}} dropped' if a.type in (snote, sraw) else
+                    f"a code message doesn't keep a prompt's reply: it {{}} dropped" if old==sprompt else f"a prompt doesn't keep a code message's outputs: they {{}} dropped")
+            m.output,m.execution_count = '',None
+    say = lambda v,was: f'{v} {m.id}' + (f' ({drop.format(was)})' if drop else '')
+    _done(dlg, a, say('edited', 'was' if 'reply' in (drop or '') and a.type==scode else 'were'), say('would edit', 'would be'), changed=[m.id])
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):

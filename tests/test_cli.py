@@ -189,7 +189,7 @@ def test_dry_run_leaves_bytes(tour, args):
 def test_dry_run_prints_result(tour):
     i,ms = ids(tour),read_ipynb(tour).messages
     out = ok('del', tour, i[0], '--dry-run').splitlines()
-    assert out==[f'would delete {i[0]} (dry run: nothing written)', f'{i[0]}:note: (deleted) ' + ms[0].preview(100)[len(i[0])+6:]]
+    assert out==[f'would delete {i[0]} (dry run: nothing written)', f'{i[0]}:note: (deleted) ' + ms[0].preview(100)[len(f'{i[0]}:note: '):]]
 
 def _blocked_on_stdin(pid):
     "Is process `pid` blocked reading fd 0 (Linux /proc)?"

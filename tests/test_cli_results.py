@@ -52,13 +52,13 @@ def test_edit_type_drops_what_the_new_type_cannot_hold(tour):
     code = ms[2]; assert code.output
     before = tour.read_bytes()
     out = ok('edit', tour, i[2], '--type', 'prompt', '--content', 'hi', '--dry-run').splitlines()[0]
-    assert out==f"would edit {i[2]} (a prompt message doesn't keep a code message's outputs: they would be dropped) (dry run: nothing written)"
+    assert out==f"would edit {i[2]} (a prompt doesn't keep a code message's outputs: they would be dropped) (dry run: nothing written)"
     assert tour.read_bytes()==before
     ok('edit', tour, i[2], '--type', 'prompt', '--content', 'hi')
     m = read_ipynb(tour)[i[2]]
     assert (m.msg_type, m.output, m.ai_res)==('prompt', [], '')
     out = ok('edit', tour, i[5], '--type', 'code', '--content', '1')
-    assert out.strip()==f"edited {i[5]} (a code message doesn't keep a prompt message's reply: it was dropped)"
+    assert out.strip()==f"edited {i[5]} (a code message doesn't keep a prompt's reply: it was dropped)"
     assert read_ipynb(tour)[i[5]].output==[]
 
 def test_convert_refuses_to_overwrite_its_input(tour):
