@@ -14,8 +14,8 @@ from .core import *
 from .ipynb import *
 from .view import *
 from .run import *
-from .ipynb import _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
+from fastcore.docments import docments
 import argparse, contextlib, io, json, os, re, sys, tempfile
 
 # %% ../nbs/04_cli.ipynb #6a651851
@@ -37,6 +37,15 @@ def _int_from(lo:int): # The smallest number allowed
     return f
 _maxlen = _arg('--maxlen', type=_int_from(1), default=120, help='most characters per row, at least 1 (default 120)')
 
+class _doc:
+    "Help text from the docment of parameter `p` of `f` (read when help is shown): a question's `?` and a Python-only `; None …` dropped, the parameters it names in capitals"
+    def __init__(self, f, p:str, pre:str='', post:str=''): store_attr() # `pre`/`post`: text around it, for what only the command line says
+    def __str__(self):
+        ds = docments(self.f)
+        s = re.split(r'[;,] None\b', ds[self.p])[0].rstrip('?')
+        s = re.sub(r'`(\w+)`', lambda m: m[1].upper() if m[1] in ds else m[0], s)
+        return self.pre + s[0].lower() + s[1:] + self.post
+
 def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's arguments
     "Register the decorated `_cmd_NAME(a)` as subcommand NAME, with `help` and arguments `args`"
     def deco(f):
@@ -48,16 +57,16 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 def _load(fname, # The dialog file; `.ipynb` is appended when missing
           new=False): # If the file doesn't exist, an empty dialog to be saved there?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
-    p,given = _ipynb_path(fname),Path(fname).expanduser()
+    p,given = ipynb_path(fname),Path(fname).expanduser()
     if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
         raise ValueError(f'{fname} is a folder, not a dialog file' if given.is_dir() else f'{fname} is not a .ipynb file (a dialog is a notebook)')
     if not p.exists():
-        if not new: raise ValueError(f'{p}: no such file')
-        if not p.parent.is_dir(): raise ValueError(f'{p}: no such folder {p.parent}')
+        if not new: raise ValueError(f'{rel_path(p)}: no such file')
+        if not p.parent.is_dir(): raise ValueError(f'{rel_path(p)}: no such folder {rel_path(p.parent)}')
         dlg = Dialog(p.stem)
         dlg.path = p # saved there, unless someone else creates the file first
         return dlg
-    if p.is_dir(): raise ValueError(f'{p}: is a folder, not a dialog file')
+    if p.is_dir(): raise ValueError(f'{rel_path(p)}: is a folder, not a dialog file')
     return read_ipynb(p)
 
 # %% ../nbs/04_cli.ipynb #f1160f30
@@ -75,7 +84,7 @@ class _Parser(argparse.ArgumentParser):
     def _print_message(self, message, file=None):
         if message: super()._print_message(term_safe(message, file is None or file is sys.stderr or file.isatty()), file)
 
-def _parser():
+def _parser(helping=False): # Will help be shown? Only then are the docments behind `_doc` helps read
     "The `nbdialog` argument parser, and its subparsers by name, one per registered subcommand"
     p = _Parser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
                                 epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -83,6 +92,7 @@ def _parser():
     for name,(f,help,args) in _subs.items():
         s = subs[name] = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.')
         for a,kw in args:
+            if isinstance(kw.get('help'), _doc): kw = kw | dict(help=str(kw['help']) if helping else None)
             if 'group' in kw: # a mutually exclusive group of `_arg`s
                 g = s.add_mutually_exclusive_group(required=kw.get('required', False))
                 for ga,gkw in kw['group']: g.add_argument(*ga, **gkw)
@@ -92,7 +102,7 @@ def _parser():
 
 def _parse(argv):
     "Namespace of `argv` (a subcommand and its arguments), options and ids in any order; None with no subcommand"
-    p,subs = _parser()
+    p,subs = _parser(helping=any(o in ('-h', '--help') for o in argv))
     a,rest = p.parse_known_args(argv) # finds the subcommand, and answers --help
     if a.cmd is None:
         if rest: p.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -121,8 +131,8 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
         _say(f'nbdialog {a.cmd}: interrupted', err=True)
         return 130
-    except (ValueError, OSError, ImportError, DialogConflictError) as e:
-        _say(f'nbdialog {a.cmd}: {e}', err=True)
+    except (KeyError, ValueError, OSError, ImportError, DialogConflictError) as e: # KeyError: a message id not found
+        _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
@@ -141,11 +151,11 @@ def _cmd_summary(a):
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
       _arg('--full-out', action='store_true', help='add outputs, without cutting long ones'),
-      _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
+      _arg('--errors', action='store_true', help=_doc(Dialog.view, 'only_errors')),
       _arg('--xml', action='store_true', help='the XML view agents read'),
-      _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help='number the lines (default: yes)'),
-      _arg('--start-line', type=_int_from(1), default=1, help='first line shown, of one message'),
-      _arg('--end-line', type=_int_from(1), help='last line shown, of one message'),
+      _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help=_doc(Message.view, 'nums', post=' (default: yes)')),
+      _arg('--start-line', type=_int_from(1), default=1, help=_doc(Message.view, 'start_line', post=', of one message')),
+      _arg('--end-line', type=_int_from(1), help=_doc(Message.view, 'end_line', post=', of one message')),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
     dlg = _load(a.file)
@@ -184,20 +194,20 @@ def _ctx_rows(dlg, hits, before, after, maxlen, row=None):
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
-      _arg('--type', choices=smsg_types, help='only messages of this type'),
-      _arg('--out', action='store_true', help='search the outputs too'),
-      _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
-      _arg('--exported', action='store_true', help='only code with an export directive'),
-      _arg('--headers', action='store_true', help='only heading notes'),
-      _arg('--section', metavar='HEADING', help='only the section under this heading (its title, or part of it)'),
+      _arg('--type', choices=smsg_types, help=_doc(find_msgs, 'msg_type')),
+      _arg('--out', action='store_true', help=_doc(find_msgs, 'out')),
+      _arg('--errors', action='store_true', help=_doc(find_msgs, 'errors')),
+      _arg('--exported', action='store_true', help=_doc(find_msgs, 'exported')),
+      _arg('--headers', action='store_true', help=_doc(find_msgs, 'headers')),
+      _arg('--section', metavar='HEADING', help=_doc(find_msgs, 'section')),
       _arg('--before', type=_int_from(0), default=0, metavar='N', help='show N messages before each match'),
       _arg('--after', type=_int_from(0), default=0, metavar='N', help='show N messages after each match'),
       _arg('--context', type=_int_from(0), metavar='N', help='show N messages before and after each match'),
-      _arg('--limit', type=_int_from(1), metavar='N', help='stop after N matches'),
-      _arg('--case', action='store_true', help='match case (ignored by default)'),
-      _arg('--plain', action='store_true', help='PATTERN is plain text, not a regex'),
+      _arg('--limit', type=_int_from(1), metavar='N', help=_doc(find_msgs, 'limit')),
+      _arg('--case', action='store_true', help=_doc(find_msgs, 'case', post=' (ignored by default)')),
+      _arg('--plain', action='store_true', help=_doc(find_msgs, 'plain')),
       _maxlen,
-      help='find messages matching a pattern (searched line by line); each row shows the first matching line and its number')
+      help='find messages matching a pattern')
 def _cmd_find(a):
     dlg = _load(a.file)
     hits = find_msgs(dlg, a.pattern, a.type, a.errors, a.exported, a.headers, a.section, a.out, a.case, a.plain, a.limit)
@@ -233,11 +243,11 @@ def _done(dlg, a, did, would=None, changed=(), gone=()):
         rows = [f'{m.id}:{m.msg_type}: (deleted) ' + _row(m, 100)[len(m.id)+len(m.msg_type)+3:] for m in gone]
         rows += _ctx_rows(dlg, [m for m in dlg.messages if m.id in set(changed)], 2, 2, 100)
         _say(f'{would} (dry run: nothing written)' if would else did, *rows)
-        _say(f'dry run: {dlg.path} not written', err=True)
+        _say(f'dry run: {dlg_where(dlg)} not written', err=True)
     else:
         try: dlg.save()
-        except UnicodeError as e: raise ValueError(f'{dlg.path}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
-        except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
+        except UnicodeError as e: raise ValueError(f'{dlg_where(dlg)}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
+        except DialogConflictError: raise ValueError(f'{dlg_where(dlg)} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         _say(did)
         _ids_note(dlg)
 
@@ -287,7 +297,7 @@ def _cmd_move(a):
     dlg = _load(a.file)
     ms,ref = pick_msgs(dlg, a.ids),pick_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{dlg_where(dlg)}: cannot move message {ref.id!r} next to itself')
-    dlg._insert(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
+    dlg.insert_msgs(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')), changed=[m.id for m in ms])
 
 # %% ../nbs/04_cli.ipynb #660031b9
@@ -299,7 +309,7 @@ def _write_new(fname, txt:str, force=False):
 def _chk_new(fname, force=False):
     "`fname` as a `Path`, or an error if it exists and `force` isn't set"
     p = Path(fname).expanduser()
-    if p.exists() and not force: raise ValueError(f'{p}: already exists; nothing written (use --force to replace it)')
+    if p.exists() and not force: raise ValueError(f'{rel_path(p)}: already exists; nothing written (use --force to replace it)')
     return p
 
 def _progress(what):
@@ -370,7 +380,7 @@ def _from_jsonl(fname, fmt, o, force=False):
                   _arg('--from', dest='from_', choices=('openai','anthropic','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
       _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout); with --from the .ipynb to write, and with --from jsonl a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
       _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl or --from jsonl: the provider whose messages each line holds (default: openai to write, found line by line to read)'),
-      _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
+      _arg('--assets', metavar='DIR', help=_doc(dlg2md, 'assets', pre='with --to md: ', post=' (default: embedded as data URIs)')),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
@@ -381,9 +391,9 @@ def _cmd_convert(a):
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
         if a.from_=='jsonl': outs = _from_jsonl(a.files[0], a.fmt, a.o, a.force)
         else:
-            out = _chk_new(_ipynb_path(a.o), a.force)
+            out = _chk_new(ipynb_path(a.o), a.force)
             outs = [(_from_chat(a.files[0], a.from_, out.stem), out)]
-        for dlg,out in outs: _say(f'wrote {dlg.save(out, force=a.force)}')
+        for dlg,out in outs: _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return
     a.fmt = a.fmt or 'openai'
     prog = _progress('reading') if len(a.files)>1 else None
@@ -411,10 +421,10 @@ def _seconds(s):
 
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
       _arg('--all', action='store_true', help='run every code message (the default when no ids, --above or --below are given)'),
-      _arg('--above', metavar='ID', help='run the code messages before this one'),
-      _arg('--below', metavar='ID', help='run the code messages from this one on'),
+      _arg('--above', metavar='ID', help=_doc(Dialog.execute, 'above')),
+      _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
       _arg('--timeout', type=_seconds, metavar='S', help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError'),
-      _arg('--continue-on-error', action='store_true', help="go on after a message's error"),
+      _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
       _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false' and dialogs marked 'skip_exec: true' (skipped by default)"),
       _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
       help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving each one's outputs as it finishes")

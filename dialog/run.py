@@ -12,6 +12,7 @@ from fastcore.utils import *
 from .core import *
 from .view import *
 from .ipynb import *
+from .nbjson import short_repr as _q
 import contextlib, os, re, signal, subprocess, threading
 
 # %% ../nbs/07_run.ipynb #1e061776
@@ -180,7 +181,7 @@ def run_plan(self:Dialog,
     if ids is None: sel = [m for m in ms[lo:hi] if m.msg_type==scode]
     else:
         want = pick_msgs(self, ids)
-        if bad := [m.id for m in want if m.msg_type!=scode]: raise ValueError(f'{dlg_where(self)}: only code messages run, and {", ".join(bad)} {"is" if len(bad)==1 else "are"} not code')
+        if bad := [m.id for m in want if m.msg_type!=scode]: raise ValueError(f'{dlg_where(self)}: only code messages run, and {", ".join(map(_q, bad[:5]))}{" …" if len(bad)>5 else ""} {"is" if len(bad)==1 else "are"} not code')
         want = set(map(id, want))
         sel = [m for m in ms[lo:hi] if id(m) in want]
     if force_eval: return sel,[]
@@ -232,14 +233,15 @@ def execute(self:Dialog,
             force_eval=False, # Run messages marked `#| eval: false` or `skip_exec: true` too?
             save=False, # Write each message's outputs into the file as soon as it finishes (see `save_outputs`)?
             kernel=None, # The `Kernel` to run in; a new one, shut down after, if None
-            progress=None): # Called as `progress(i, n, msg)` before each message runs
+            progress=None, # Called as `progress(i, n, msg)` before each message runs
+            cwd=None): # The kernel's working folder; None for the dialog's folder (or, with no file, the current one)
     "Run code messages in dialog order in one Jupyter kernel, recording their outputs; returns a `RunReport`"
     chk_timeout(timeout)
     if save and self.path is None: raise ValueError(f'{dlg_where(self)} has no file to save outputs into: save it first')
     ms,skipped = self.run_plan(ids, above, below, force_eval)
     res = RunReport(skipped=skipped)
     if not ms: return res
-    with _kernel_for(kernel, self.path) as k, _on_sigint(k) as sig:
+    with _kernel_for(kernel, cwd or self.path) as k, _on_sigint(k) as sig:
         for i,m in enumerate(ms):
             if sig['hit']: res.stopped = 'interrupt'
             else:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dialog.core import *
 from dialog.ipynb import *
-from test_cli import cmd, env
+from cli_helpers import cmd, env
 
 hostile = ['\x1b]0;pwned\x07', '\x1b[2J\x1b[H', '\x1b]52;c;cm0gLXJmIH4=\x07', 'rm -rf ~ # \rprint("hello")', '\x9b31m', '\x85next', 'del\x7f\x08\x08',
            'bidi \u202eevil\u202c \u2066x\u2069', 'zero\u200bwidth\ufeff', 'tag\U000e0041\U000e007f', 'sep\u2028para\u2029', 'bell\x07 vt\x0b ff\x0c']

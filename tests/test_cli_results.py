@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from dialog.core import *
 from dialog.ipynb import *
-from test_cli import nbd, ok, fails, cmd, env, tour, ids
+from cli_helpers import nbd, ok, fails, cmd, env, ids
 
 def old_nb(p, srcs):
     "Write an nbformat 4.4 notebook (no cell ids) of code cells `srcs` at `p`"

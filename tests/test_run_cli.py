@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from dialog.core import *
 from dialog.ipynb import *
-from test_cli import nbd, ok, fails, cmd, env, read_pty, tour, ids
+from cli_helpers import nbd, ok, fails, cmd, env, read_pty, ids
 
 def mk(tmp_path, *srcs, name='r'):
     d = Dialog(name)
