@@ -434,7 +434,7 @@ def _cmd_run(a):
     if a.dry_run:
         ms,skipped = dlg.run_plan(a.ids or None, a.above, a.below, a.force_eval)
         _say(*[f'would run {_row(m, 100)}' for m in ms], *[f'would skip {m.id} ({why})' for m,why in skipped] or ['nothing to run'])
-        _say(f'dry run: nothing run, {dlg.path} not written', err=True)
+        _say(f'dry run: nothing run, {dlg_where(dlg)} not written', err=True)
         return 0
     try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True, progress=_progress('running'))
     except KeyboardInterrupt: # a second Ctrl-C, for a kernel that ignored the first
