@@ -62,7 +62,10 @@ class Kernel:
                               record_timing=False, coalesce_streams=True, resources=dict(metadata=dict(path=self.cwd)))
         self.client.updated,self.msgs = set(),[]
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) # the kernel's own prints would reach the terminal raw
-        self._cm.__enter__()
+        try: self._cm.__enter__()
+        except BaseException: # Ctrl-C, or a failure, while the kernel starts: leave no kernel process behind
+            with contextlib.suppress(Exception): self.client.km.provisioner.process.kill()
+            raise
         return self
     def __exit__(self, *exc):
         try: self._cm.__exit__(*exc)

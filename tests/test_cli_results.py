@@ -133,3 +133,11 @@ def test_reading_holds_no_extra_copy_of_the_file(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally: tracemalloc.stop()
     assert peak < 2.5*f.stat().st_size, peak/f.stat().st_size # the text and what it parses to; not the bytes as well (3x)
+
+def test_xml_emits_no_namespace_from_a_directive(tmp_path):
+    import xml.etree.ElementTree as ET
+    d = Dialog('ns'); m = d.mk_message('#| xmlns http://evil.example/\n#| xml:lang en\n#| a:b 1\nx = 1\r# hidden'); d.save(tmp_path/'ns.ipynb')
+    x = ok('view', tmp_path/'ns', '--xml')
+    e = ET.fromstring(x)[0]
+    assert e.tag=='code' and e.attrib=={'id': m.id} # not in a namespace, so an agent still finds <code>
+    assert '&#13;' in x and e.text.endswith('x = 1\r# hidden') # CR kept as &#13;, which reads back as CR
