@@ -96,32 +96,32 @@ if __name__=='__main__':
     a = p.parse_args()
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from dialog.ipynb import read_ipynb
-    from dialog.dataset import read_dialogs, write_parquet, read_parquet, table2dlgs, dlg_paths
+    from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths
     folder = Path(a.data)/'dlgs'
-    t = time.perf_counter(); mk_folder(folder, a.n); print(f'data: {a.n} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)')
+    t = time.perf_counter(); mk_folder(folder, a.n); print(f'data: {a.n} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
     paths = dlg_paths(folder)[:a.n]
     small,big = min(1000, a.n),a.n
     m1,m2 = peak_kb(folder, small),peak_kb(folder, big)  # first, in fresh processes, before this one holds any dialogs
+    print(f'paths2jsonl(workers=0) peak RSS: {small} dialogs {m1/1e3:.0f} MB (baseline), {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)', flush=True)
     pq = Path(a.data)/f'dlgs{a.n}.parquet'
     if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)
     fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size
+    print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x', flush=True)
     serial = timed(lambda: [read_ipynb(p) for p in paths])
+    print(f'serial read_ipynb loop (baseline): {serial:.2f} s', flush=True)
     par = timed(lambda: read_dialogs(paths, workers=2, progress=False))
-    tab = timed(lambda: read_parquet(pq), 3)
-    back = timed(lambda: table2dlgs(read_parquet(pq)))
-    tser = timed(lambda: dlgs2table(paths, workers=0, progress=False))
-    tpar = timed(lambda: dlgs2table(paths, workers=2, progress=False))
+    print(f'read_dialogs(workers=2):           {par:.2f} s  = {par/serial:.2f}x serial (goal <= 0.6)', flush=True)
     sub = paths[:1000]
     r1 = timed(lambda: [read_ipynb(p) for p in sub])
     pk = [pickle.dumps(read_ipynb(p)) for p in sub]
     u1 = timed(lambda: [pickle.loads(b) for b in pk])
     del pk
-    print(f'serial read_ipynb loop (baseline): {serial:.2f} s')
-    print(f'read_dialogs(workers=2):           {par:.2f} s  = {par/serial:.2f}x serial (goal <= 0.6)')
-    print(f'  (why: unpickling 1,000 dialogs here takes {u1/r1:.2f}x the time of reading them: {u1:.2f} s vs {r1:.2f} s)')
-    print(f'dlgs2table(workers=0) (baseline):  {tser:.2f} s')
-    print(f'dlgs2table(workers=2):             {tpar:.2f} s  = {tpar/tser:.2f}x dlgs2table(workers=0), {tpar/serial:.2f}x the serial read_ipynb loop')
-    print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)')
-    print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial')
-    print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x')
-    print(f'paths2jsonl peak RSS: {small} dialogs {m1/1e3:.0f} MB, {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)')
+    print(f'  why: unpickling 1,000 dialogs in this process takes {u1/r1:.2f}x the time of reading them ({u1:.2f} s vs {r1:.2f} s)', flush=True)
+    tab = timed(lambda: read_parquet(pq), 3)
+    print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
+    back = timed(lambda: table2dlgs(read_parquet(pq)))
+    print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial', flush=True)
+    tser = timed(lambda: dlgs2table(paths, workers=0, progress=False))
+    print(f'dlgs2table(workers=0) (baseline):  {tser:.2f} s', flush=True)
+    tpar = timed(lambda: dlgs2table(paths, workers=2, progress=False))
+    print(f'dlgs2table(workers=2):             {tpar:.2f} s  = {tpar/tser:.2f}x dlgs2table(workers=0), {tpar/serial:.2f}x the serial read_ipynb loop', flush=True)
