@@ -13,7 +13,8 @@ from fastcore.utils import *
 from fastcore.parallel import ProcessPoolExecutor
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, reads_ipynb, atomic_write
-from .chat import img_mimes, img_tokens, dlgs2jsonl
+from .render import img_mimes, esc_surrogates
+from .chat import img_tokens, dlgs2jsonl
 import glob, json, os, sys, tempfile, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
@@ -149,7 +150,7 @@ def _nimg(m):
 def _row(m, i):
     "The values of message `m` at position `i`, in `msg_cols` order from `pos` to `cell`"
     c,t = m.to_cell(),m.msg_type
-    out = m.ai_output if t in (scode, sprompt) else None  # `dialog.render`'s renderer when it lands: one rendering for the AI
+    out = m.ai_output if t in (scode, sprompt) else None  # the chat's rendering for the AI: one rule, in dialog.chat and dialog.render
     n = _nimg(m)
     return (i, m.id, t, m.content, m.ai_res if t==sprompt else None, out, m.has_error, m.exported, m.skipped, m.pinned, n,
             -(-(len(m.content)+len(out or ''))//4) + n*img_tokens, _js(c['metadata']), _js(c))
@@ -165,20 +166,12 @@ def _cols(pairs):
     return dict(zip(msg_cols, zip(*rows))) if rows else {k:[] for k in msg_cols}
 
 # %% ../nbs/09_dataset.ipynb #b99de255
-def _utf8(v, k):
-    "Text `v` as UTF-8 can encode it: the JSON columns escape lone surrogates (lossless), the others replace them"
-    if not isinstance(v, str): return v
-    try: v.encode('utf-8'); return v
-    except UnicodeEncodeError:
-        if k in ('meta', 'cell', 'dlg_meta'): return json.dumps(json.loads(v), ensure_ascii=True, sort_keys=True)
-        return ''.join('\ufffd' if '\ud800'<=c<='\udfff' else c for c in v)
-
 def _table(pairs):
     "A message table of `(dialog, path)` pairs"
     pa,cols = _pa(),_cols(pairs)
     try: return pa.table(cols, schema=msg_schema())
     except (pa.ArrowInvalid, UnicodeEncodeError):
-        return pa.table({k: [_utf8(v, k) for v in vs] if msg_cols[k][0]=='string' else vs for k,vs in cols.items()}, schema=msg_schema())
+        return pa.table({k: [esc_surrogates(v) if isinstance(v, str) else v for v in vs] for k,vs in cols.items()}, schema=msg_schema())
 
 # %% ../nbs/09_dataset.ipynb #283b73a6
 def _tables(src, workers, on_error, progress, errs):
