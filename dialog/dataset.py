@@ -54,10 +54,11 @@ def _progress(total, progress, desc):
 
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
     "Yield `f(job)` for `jobs` in order, in `workers` processes (0: this one), counting `nfiles(job)` files on a progress bar"
-    bar = _progress(total, progress, desc)
     ex = ProcessPoolExecutor(workers)
+    res = ex.map(f, jobs)  # the processes start here, before the bar's thread does: a fork copies no running thread
+    bar = _progress(total, progress, desc)
     try:
-        for j,r in zip(jobs, ex.map(f, jobs)):
+        for j,r in zip(jobs, res):
             yield r
             if bar is not None: bar.update(nfiles(j))
     finally:
