@@ -15,7 +15,8 @@ from .core import *
 from .ipynb import DialogFormatError, read_ipynb, reads_ipynb, atomic_write
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
-import glob, json, os, sys, tempfile, warnings
+from contextlib import contextmanager
+import gc, glob, json, os, sys, tempfile, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
@@ -86,13 +87,25 @@ def _triage(res, on_error, errs):
 def _warn_skipped(errs, on_error):
     if errs and on_error=='skip': warnings.warn(f'skipped {len(errs)} bad file(s); the first: {errs[0]}', stacklevel=3)
 
-def _read_chunk(paths): return [_read1(p) for p in paths]
+def _read_chunk(paths):
+    "The dialogs at `paths`, or the errors saying why they can't be read"
+    with _gc_paused(): return [_read1(p) for p in paths]
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
     res = _read_chunk(paths)
     return _table([(d, str(d.path)) for d in res if not isinstance(d, Exception)]),[e for e in res if isinstance(e, Exception)]
 
 # %% ../nbs/09_dataset.ipynb #8de4ab47
+@contextmanager
+def _gc_paused():
+    "Pause the cyclic garbage collector for the block (building many objects would trigger full passes over a growing heap)"
+    was = gc.isenabled()
+    gc.disable()
+    try: yield
+    finally:
+        if was: gc.enable()
+
+# %% ../nbs/09_dataset.ipynb #b339a476
 def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a list of files
                  workers:int=None, # Processes; 0 reads in this one; None: every core for 64 files or more
                  on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
@@ -101,18 +114,19 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
     _chk_on_error(on_error)
     res,errs = L(),L()
     paths,workers,jobs = _plan(src, workers)
-    for r in _pmap(_read_chunk, jobs, workers, progress, 'reading', len(paths)): res += _triage(r, on_error, errs)
+    with _gc_paused():
+        for r in _pmap(_read_chunk, jobs, workers, progress, 'reading', len(paths)): res += _triage(r, on_error, errs)
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 
-# %% ../nbs/09_dataset.ipynb #ba6ace6c
+# %% ../nbs/09_dataset.ipynb #b4174a67
 def _pa():
     "pyarrow (with its parquet module), or an ImportError naming the extra that installs it"
     try: import pyarrow, pyarrow.parquet
     except ImportError as e: raise ImportError('dialog.dataset needs pyarrow for tables and Parquet: pip install "nbdialog[data]"') from e
     return pyarrow
 
-# %% ../nbs/09_dataset.ipynb #2b5ebaa0
+# %% ../nbs/09_dataset.ipynb #73b7a490
 msg_cols = dict(  # column: (Arrow type, what it holds)
     name=('string', "the dialog's name"),
     path=('string', "the file it was read from (absolute); null for a dialog made in memory"),
@@ -139,7 +153,7 @@ def msg_schema():
     pa = _pa()
     return pa.schema([pa.field(k, pa.type_for_alias(t)) for k,(t,_) in msg_cols.items()], metadata={'nbdialog.schema': schema_version})
 
-# %% ../nbs/09_dataset.ipynb #73b7a490
+# %% ../nbs/09_dataset.ipynb #6c2ea417
 def _js(o): return json.dumps(o, ensure_ascii=False, sort_keys=True) # keys sorted, as the file has them: equal cells, equal text
 
 def _nimg(m):
@@ -166,7 +180,7 @@ def _cols(pairs):
         rows += [(d.name, p, *r, dm) for r in ([_row(m, i) for i,m in enumerate(d.messages)] or [_no_msg])]
     return dict(zip(msg_cols, zip(*rows))) if rows else {k:[] for k in msg_cols}
 
-# %% ../nbs/09_dataset.ipynb #b99de255
+# %% ../nbs/09_dataset.ipynb #2b1e1885
 def _table(pairs):
     "A message table of `(dialog, path)` pairs"
     pa,cols = _pa(),_cols(pairs)
@@ -174,7 +188,7 @@ def _table(pairs):
     except (pa.ArrowInvalid, UnicodeEncodeError):
         return pa.table({k: [esc_surrogates(v) if isinstance(v, str) else v for v in vs] for k,vs in cols.items()}, schema=msg_schema())
 
-# %% ../nbs/09_dataset.ipynb #283b73a6
+# %% ../nbs/09_dataset.ipynb #0d243a16
 def _tables(src, workers, on_error, progress, errs):
     "Message tables of `src`, one per chunk: dialogs as they are, or files read in `workers` processes (bad ones go to `errs`)"
     if isinstance(src, Dialog): src = [src]
@@ -199,7 +213,7 @@ def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 
-# %% ../nbs/09_dataset.ipynb #10363c5f
+# %% ../nbs/09_dataset.ipynb #6237dbe6
 def _chk_cols(t, where='the table'):
     "Raise ValueError unless table `t` has every column of `msg_cols`"
     if miss := [k for k in msg_cols if k not in t.column_names]: raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
@@ -216,12 +230,13 @@ def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dia
         cur[1] = i
         if c is not None: cur[3].append(json.loads(c))
     res = []
-    for (n,p),_,dm,cells in groups:
-        try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm)))
-        except DialogFormatError as e: raise e.at(p or n) from None
+    with _gc_paused():
+        for (n,p),_,dm,cells in groups:
+            try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm)))
+            except DialogFormatError as e: raise e.at(p or n) from None
     return res
 
-# %% ../nbs/09_dataset.ipynb #bf00188d
+# %% ../nbs/09_dataset.ipynb #eb40a9b8
 def _refuse_existing(path, force):
     "A `check` for `atomic_write` that refuses to replace an existing file unless `force`"
     def check(cur):
@@ -246,7 +261,7 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
     res = atomic_write(fname, memoryview(buf.getvalue()), _refuse_existing(fname, force))
     return (res, errs) if on_error=='collect' else res
 
-# %% ../nbs/09_dataset.ipynb #1a070205
+# %% ../nbs/09_dataset.ipynb #3478442b
 def read_parquet(fname, # A Parquet file `write_parquet` wrote (or any with the message table's columns)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
@@ -255,7 +270,7 @@ def read_parquet(fname, # A Parquet file `write_parquet` wrote (or any with the 
     if columns is None: _chk_cols(t, str(fname))
     return t
 
-# %% ../nbs/09_dataset.ipynb #cb01c357
+# %% ../nbs/09_dataset.ipynb #1674518d
 def _jsonl_chunk(job):
     "Write a chunk of files' dialogs with `dlgs2jsonl` to a temporary file: (that file, or None if none could be read; the errors)"
     paths,tmp,fmt = job
@@ -286,7 +301,7 @@ def _stream_write(path, chunks, force):
         except FileNotFoundError: pass
     return path
 
-# %% ../nbs/09_dataset.ipynb #6bf82959
+# %% ../nbs/09_dataset.ipynb #c5c7d186
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list of files
                 fname, # The JSON Lines file to write
                 fmt:str='openai', # 'openai' or 'anthropic'
@@ -312,7 +327,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 
-# %% ../nbs/09_dataset.ipynb #e9502700
+# %% ../nbs/09_dataset.ipynb #47fbb3b4
 def _ray():
     "ray (with ray.data), or an ImportError naming the extra that installs it"
     try: import ray, ray.data
@@ -333,7 +348,7 @@ def ray_read(src, # A local folder, glob or list of files, or a URI (or list of 
     paths = src if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))) else [str(p.absolute()) for p in dlg_paths(src)]
     return ray.data.read_binary_files(paths, include_paths=True, **kwargs).map_batches(_bin2table, batch_format='pyarrow')
 
-# %% ../nbs/09_dataset.ipynb #0b0ecf26
+# %% ../nbs/09_dataset.ipynb #e2eb17c8
 def _rel(p):
     "`p` relative to the current folder when it is inside it"
     try: return str(Path(p).absolute().relative_to(Path.cwd()))
@@ -369,7 +384,7 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
     what = f'{_pa().parquet.read_metadata(p).num_rows:,} rows' if suf=='.parquet' else f'{n:,} lines'
     return f'wrote {_rel(p)}: {n:,} dialogs, {what}' + _bad_text(errs)
 
-# %% ../nbs/09_dataset.ipynb #e2eb17c8
+# %% ../nbs/09_dataset.ipynb #694398c5
 def folder_stats(src, # A folder (searched recursively), a glob pattern, or a list of files
                  top:int=5, # How many of the biggest dialogs to list
                  workers:int=None, # Processes; 0 reads in this one; None: every core for 64 files or more
