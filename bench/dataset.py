@@ -14,7 +14,7 @@ Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; JSON Lin
 
     python bench/dataset.py [--n 10000] [--data /tmp/nbdialog-bench-dataset]
 """
-import argparse, base64, gc, json, os, pickle, random, subprocess, sys, tempfile, time
+import argparse, base64, gc, json, os, pickle, random, resource, subprocess, sys, tempfile, time
 from pathlib import Path
 
 WORDS = 'the of and to in is that for it as with was on be by this are from at or an have not which but can all they'.split()
@@ -64,12 +64,21 @@ def mk_folder(folder, n, nmsgs=50, start=0):
         if not p.exists(): p.write_text(write_ipynb(reads_ipynb(json.dumps(mk_nb(i, nmsgs)))), encoding='utf-8')
     return folder
 
+def _cpu():
+    "CPU seconds used so far by this process, and by its finished children"
+    s,c = resource.getrusage(resource.RUSAGE_SELF),resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime+s.ru_stime, c.ru_utime+c.ru_stime
+
+cpu = {} # CPU seconds of the last `timed` call: (this process, its children)
+
 def timed(f, reps=1):
-    "Best time of `reps` calls of `f`, gc off"
+    "Best wall time of `reps` calls of `f`, gc off; `cpu` keeps the CPU seconds of the last call"
     best = None
     for _ in range(reps):
         gc.collect(); gc.disable()
-        try: t = time.perf_counter(); f(); t = time.perf_counter()-t
+        try:
+            s0,c0 = _cpu(); t = time.perf_counter(); f(); t = time.perf_counter()-t; s1,c1 = _cpu()
+            cpu.update(me=s1-s0, kids=c1-c0)
         finally: gc.enable()
         best = t if best is None else min(best, t)
     return best
@@ -107,21 +116,26 @@ if __name__=='__main__':
     if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)
     fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size
     print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x', flush=True)
-    serial = timed(lambda: [read_ipynb(p) for p in paths])
-    print(f'serial read_ipynb loop (baseline): {serial:.2f} s', flush=True)
+    print(f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times on a shared machine: see the CPU figures)', flush=True)
+    serial = timed(lambda: [read_ipynb(p) for p in paths]); scpu = cpu['me']
+    print(f'serial read_ipynb loop (baseline): {serial:.2f} s  ({scpu:.2f} CPU s)', flush=True)
     par = timed(lambda: read_dialogs(paths, workers=2, progress=False))
     print(f'read_dialogs(workers=2):           {par:.2f} s  = {par/serial:.2f}x serial (goal <= 0.6)', flush=True)
+    busiest = max(cpu['me'], cpu['kids']/2)
+    print(f'  CPU: this process {cpu["me"]:.2f} s, 2 workers {cpu["kids"]:.2f} s: on 2 idle cores the busiest takes {busiest/scpu:.2f}x the serial CPU', flush=True)
     sub = paths[:1000]
     r1 = timed(lambda: [read_ipynb(p) for p in sub])
     pk = [pickle.dumps(read_ipynb(p)) for p in sub]
     u1 = timed(lambda: [pickle.loads(b) for b in pk])
     del pk
-    print(f'  why: unpickling 1,000 dialogs in this process takes {u1/r1:.2f}x the time of reading them ({u1:.2f} s vs {r1:.2f} s)', flush=True)
+    print(f'  why: unpickling {len(sub):,} dialogs in this process takes {u1/r1:.2f}x the time of reading them ({u1:.2f} s vs {r1:.2f} s)', flush=True)
     tab = timed(lambda: read_parquet(pq), 3)
     print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
     back = timed(lambda: table2dlgs(read_parquet(pq)))
     print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial', flush=True)
     tser = timed(lambda: dlgs2table(paths, workers=0, progress=False))
     print(f'dlgs2table(workers=0) (baseline):  {tser:.2f} s', flush=True)
+    tcpu = cpu['me']
     tpar = timed(lambda: dlgs2table(paths, workers=2, progress=False))
     print(f'dlgs2table(workers=2):             {tpar:.2f} s  = {tpar/tser:.2f}x dlgs2table(workers=0), {tpar/serial:.2f}x the serial read_ipynb loop', flush=True)
+    print(f'  CPU: this process {cpu["me"]:.2f} s, 2 workers {cpu["kids"]:.2f} s: on 2 idle cores the busiest takes {max(cpu["me"], cpu["kids"]/2)/tcpu:.2f}x dlgs2table(workers=0)\'s CPU ({tcpu:.2f} s)', flush=True)
