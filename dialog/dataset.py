@@ -281,7 +281,7 @@ def _jsonl_chunk(job):
     except ValueError: pass
     for d in dlgs:  # find the dialog that can't be converted, to name its file
         try: dlgs2jsonl([d], tmp, fmt)
-        except ValueError as e: raise ValueError(f'{d.path}: {str(e).removeprefix(f"{tmp}: ")}') from None
+        except ValueError as e: raise ValueError(f'{d.path}: {str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")}') from None
 
 def _stream_write(path, chunks, force):
     "Write byte `chunks` to `path` through a temporary file beside it, fsynced, then put in place; an existing `path` only if `force`"

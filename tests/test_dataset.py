@@ -180,9 +180,9 @@ def test_paths2jsonl_names_the_file_it_cannot_convert(tmp_path):
     "A dialog dlgs2jsonl refuses is named by its file; nothing is written"
     f = mk_folder(tmp_path/'f', 3)
     d = read_ipynb(f/'d000001.ipynb')
-    next(m for m in d.messages if m.msg_type==sprompt and not m.skipped).content = 'x\ud800'
+    d.meta['dialog'] = {'system': 5}  # a hand-edited system prompt that isn't text: dlg2chat refuses it
     d.save()
-    with pytest.raises(ValueError, match=r'd000001\.ipynb: .*UTF-8'): paths2jsonl(f, tmp_path/'o.jsonl', workers=0)
+    with pytest.raises(ValueError, match=r'd000001\.ipynb: .*system.* must be a str'): paths2jsonl(f, tmp_path/'o.jsonl', workers=0)
     assert not (tmp_path/'o.jsonl').exists()
 
 def test_paths2jsonl_skips_bad_files(badfolder, tmp_path):
