@@ -15,6 +15,7 @@ from .ipynb import *
 from .view import *
 from .run import *
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
+from .dataset import export_folder, folder_stats, paths2jsonl
 from fastcore.docments import docments
 import argparse, contextlib, io, json, os, re, sys, tempfile
 
@@ -396,6 +397,7 @@ def _cmd_convert(a):
         for dlg,out in outs: _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return
     a.fmt = a.fmt or 'openai'
+    if a.to=='jsonl' and any(Path(f).expanduser().is_dir() for f in a.files): return _folders2jsonl(a)
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):
@@ -411,6 +413,33 @@ def _cmd_convert(a):
         _write_new(a.o, txt, a.force)
         _say(f'wrote {a.o}')
     else: sys.stdout.write(term_safe(txt, sys.stdout.isatty()))
+
+# %% ../nbs/04_cli.ipynb #863e09f1
+def _folders2jsonl(a):
+    "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed by `paths2jsonl` to `-o` or stdout"
+    if a.o in (None, '-'):
+        with tempfile.TemporaryDirectory() as d, open(paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt), encoding='utf-8') as f:
+            while s := f.read(1<<20): sys.stdout.write(s)
+        return
+    _chk_new(a.o, a.force)
+    paths2jsonl(a.files, a.o, a.fmt, force=a.force)
+    print(f'wrote {a.o}')
+
+_srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searched recursively), globs or dialog files')
+_workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
+
+@_sub(_srcs, _arg('-o', metavar='OUT', required=True, help='the file to write: .parquet (one row per message) or .jsonl (one chat per line)'),
+      _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with a .jsonl OUT: the provider whose messages each line holds (default openai)'),
+      _workers, _arg('--skip-bad', action='store_true', help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
+      _arg('--force', action='store_true', help='replace OUT if it exists'),
+      help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)')
+def _cmd_export(a):
+    _chk_new(a.o, a.force)
+    print(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force))
+
+@_sub(_srcs, _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')), _workers,
+      help='count the messages, tokens, errors and flags of folders of dialogs, and list the biggest and the unreadable')
+def _cmd_stats(a): print(folder_stats(a.src, a.top, a.workers))
 
 # %% ../nbs/04_cli.ipynb #ae994e35
 def _seconds(s):
