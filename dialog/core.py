@@ -214,7 +214,8 @@ class Dialog:
                 m._id = k = rtoken_hex(4)
             new[k] = m
         self.messages._put(pos, ms)
-        for m in ms: m.dlg,m._auto_id = self,False  # once in a dialog, an id is the message's for good: never redrawn later
+        ref = weakref.ref(self)  # the `dlg` backlink, made once for all of them
+        for m in ms: m._dlg,m._auto_id = ref,False  # once in a dialog, an id is the message's for good: never redrawn later
         return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
