@@ -118,4 +118,4 @@ def test_the_attribute_checker_sees_definitions_and_uses(tmp_path):
     (tmp_path/'b.py').write_text('def f(o): return o._m(), o._k, o._own, o._p(), o._mine\ndef g(o): o._mine = 2\n')
     assert _attr_defs_and_uses('a', tmp_path)[0] == {'_k', '_m', '_own', '_p'}
     defs,uses = _attr_defs_and_uses('b', tmp_path)
-    assert defs == {'_mine'} and [t for _,t in uses] == ['o._m', 'o._k', 'o._own', 'o._p', 'o._mine']
+    assert defs == {'_mine'} and sorted(t for _,t in uses) == ['o._k', 'o._m', 'o._mine', 'o._own', 'o._p']
