@@ -286,7 +286,7 @@ def _to_text(dlgs, to, a):
     if to=='jsonl': return _jsonl_txt(dlgs, a.fmt)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
-    if to=='md': return dlg2md(dlg, a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
+    if to=='md': return dlg2md(dlg, assets=a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
     if to=='py': return dlg2py(dlg) + '\n'
     if to=='xml': return dlg.view(incl_out=True, trunc_out=False) + '\n'
     return _chat_txt(dlg, to)

@@ -9,7 +9,7 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
            'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'merge_metas', 'merge_parts', 'ruuid4',
-           'Attachment']
+           'Attachment', 'export_filter', 'copy_export', 'home_atts', 'unhome_atts', 'ipynb_cells']
 
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -1304,3 +1304,77 @@ def todict(self:Message):
 def todict(self:Dialog):
     "This dialog as plain, JSON-ready data: name, meta, and each message's `todict`"
     return dict(name=self.name, meta=self.meta, messages=[m.todict() for m in self.messages])
+
+# %% ../nbs/00_core.ipynb #d810ad19
+@patch
+def __bool__(self:Dialog):
+    "Always true, even with no messages: a dialog exists; `len` says how many messages it has"
+    return True
+
+# %% ../nbs/00_core.ipynb #a567bc77
+@patch
+def rel_msg(self:Message,
+            is_up:bool=True, # Above this message? Else below
+            n:int=1): # How many steps away
+    "The message `n` steps above (`is_up`) or below this one in its dialog, or None"
+    m = self
+    for _ in range(n):
+        if (m := m._step(-1 if is_up else 1, None)) is None: break
+    return m
+
+# %% ../nbs/00_core.ipynb #885d1fb5
+def export_filter(ms): # The messages to choose from
+    "The messages taking part in an export: every exported one if any is, else every one that isn't pinned"
+    ms = list(ms)
+    return [m for m in ms if m.exported] or [m for m in ms if not m.pinned]
+
+_re_first_exp = re.compile(r'#\|[ \t]*export[s]?(?:[ \t]+\S+)?[ \t]*\n')
+def copy_export(s:str, # Text that should carry the directive
+                src:str): # The text whose first line may be an export directive
+    "`s` with `src`'s first line prepended when that line is an export directive, unless `s` already starts with a `#|` directive"
+    if s.startswith('#|') or not (m := _re_first_exp.match(src)): return s
+    return m[0]+s
+
+# %% ../nbs/00_core.ipynb #45cb7568
+@patch
+def select_msgs(self:Dialog,
+                *ids:str, # Message ids, or unique prefixes
+                above:bool=False, # Each named message and every code message above it?
+                below:bool=False, # Each named message and every code message below it?
+                all:bool=False, # Every code message (ignores `ids`)?
+                exported:bool=False, # Only messages with an `#| export` or `#| exports` directive?
+                default_eval:bool=True, # Run a message that has no `eval` directive, when the notebook sets no default?
+                ignore_eval:bool=False): # Ignore `eval` directives: every selected message runs
+    "The code messages a run executes, in order, named by `ids` and the flags: fastcore's `select_cells` over this dialog's code, note and raw messages"
+    from fastcore.nbio import dict2nb, select_cells
+    cells = [m.to_cell() for m in self.messages if m.msg_type!=sprompt]
+    nb = dict2nb(dict(cells=cells, metadata=self.meta, nbformat=4, nbformat_minor=5))
+    sel = select_cells(nb, *ids, above=above, below=below, all=all, exported=exported, default_eval=default_eval, ignore_eval=ignore_eval)
+    return [self[c.id] for c in sel]
+
+# %% ../nbs/00_core.ipynb #e508aeca
+def home_atts(nb:dict): # A notebook dict, changed in place
+    "`nb` with each code cell's attachments moved into `metadata.attachments[cell id]`"
+    home = nb.setdefault('metadata', {}).get('attachments') or {}
+    for c in nb.get('cells', ()):
+        if c.get('cell_type')=='code' and 'attachments' in c:
+            if (atts := c.pop('attachments')): home[c.get('id')] = atts
+    if home: nb['metadata']['attachments'] = home
+    return nb
+
+def unhome_atts(nb:dict): # A notebook dict, changed in place
+    "`nb` with the attachments in `metadata.attachments` back on their code cells; those of an unknown id stay in the metadata"
+    meta = nb.get('metadata') or {}
+    home = meta.get('attachments')
+    if not isinstance(home, dict): return nb
+    for c in nb.get('cells', ()):
+        if c.get('cell_type')=='code' and (atts := home.pop(c.get('id'), None)) is not None: c['attachments'] = atts
+    if not home: del meta['attachments']
+    return nb
+
+def ipynb_cells(path, # A notebook file, or the folder holding it
+                nm:str=None): # The notebook's name in `path` (`.ipynb` added when missing)
+    "The cells of a notebook file, each code cell with its attachments on it (`unhome_atts`)"
+    p = Path(path)/nm if nm else Path(path)
+    if p.suffix!='.ipynb': p = p.with_name(p.name+'.ipynb')
+    return unhome_atts(json.loads(p.read_text(encoding='utf-8'))).get('cells', [])
