@@ -186,7 +186,7 @@ def msg2md(m, # The `Message` to render
     div = partial(_div, fenced=fenced)
     if m.msg_type==snote: parts = [c]
     elif m.msg_type==sprompt: parts = [div('prompt', c), div('reply', m.ai_res)]
-    elif m.msg_type==scode: parts = ([] if weave else [fence(c, 'python')]) + [div('output', render_md(m.output, img=img))]
+    elif m.msg_type==scode: parts = ([] if weave else [fence(c, 'python')]) + [div('output', render_md(m.output, html1st=False, img=img))]
     else: parts = [] if weave else [fence(c)]
     parts += [f'![{a.id}]({att_src(a)})' for a in m.attachments if a.id not in used and a.content_type in img_mimes]
     return esc_surrogates('\n\n'.join(p for p in parts if p.strip()))

@@ -79,3 +79,21 @@ def test_exportfilter():
 def test_msg2md_joins_to_dlg2md():
     d = _dlg()
     assert dlg2md(d) == '\n\n'.join(msg2md(m) for m in d.messages) + '\n'
+
+def test_markdown_preferred_to_html():
+    "An output with both: Markdown, which every renderer shows, rather than an HTML raw block CommonMark would show as code"
+    m = Message('x', output=[mk_displayobj({'text/html': '<b>x</b>', 'text/markdown': '**x**', 'text/plain': 'x'})])
+    assert msg2md(m) == '```python\nx\n```\n\n::: output\n**x**\n:::'
+
+from hypothesis import given, settings, strategies as st
+_txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>']), max_size=12).map(''.join)
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_txt, _txt), min_size=1, max_size=3))
+def test_divs_hold_whatever_the_text(pairs):
+    "Whatever a prompt and its reply hold (colon fences, backticks, HTML), each message is exactly its divs: the fences outlast any inside"
+    d = Dialog('p')
+    for q,r in pairs: d.mk_message(q, msg_type=sprompt, output=r)
+    out = _quarto_md().render(dlg2md(d))
+    assert out.count('<div class="prompt">') == sum(bool(q.strip()) for q,r in pairs)
+    assert out.count('<div class="reply">') == sum(bool(r.strip()) for q,r in pairs)
