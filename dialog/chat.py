@@ -6,7 +6,7 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 
 # %% auto #0
 __all__ = ['INTERRUPTED', 'img_tokens', 'tool_block', 'parse_reply', 'ai_fmt', 'render_output_ai', 'render_outputs_ai',
-           'dlg2chat', 'chat2dlg', 'count_tokens', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'dlg2chat', 'call_args', 'chat2dlg', 'count_tokens', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/02_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -180,7 +180,7 @@ def ai_output(self:Message):
 @patch
 def render_out(self:Message):
     "Render this message's output for the AI afresh, cache it as `ai_output`, and return it"
-    self._ai_rend = None
+    self.clear_out_cache()
     return self.ai_output
 
 # %% ../nbs/02_chat.ipynb #d78bfefe
@@ -414,16 +414,21 @@ def _oa_user(c, i):
         else: _err(i, f'unknown or malformed content part {j} (type {t!r})')
     return res
 
+def call_args(raw): # A tool call's `arguments` as a provider gave them: a JSON string (OpenAI), or a dict
+    "`(args, extra)`: the arguments as the dict a `tool_block` shows ({} unless they are a JSON object), and `extra` holding `raw_arguments` when `raw` is a string `json.dumps(args)` doesn't give back"
+    args = raw
+    if isinstance(raw, str):
+        try: args = json.loads(raw)
+        except ValueError: args = None
+    if not isinstance(args, dict): args = {}
+    return args, ({'raw_arguments': raw} if isinstance(raw, str) and raw!=json.dumps(args, ensure_ascii=False) else {})
+
 def _oa_call(tc, i, j):
     "OpenAI `tool_calls` entry `tc` as a call part"
     f = tc.get('function') if isinstance(tc, dict) else None
     if not (isinstance(f, dict) and isinstance(tc.get('id'), str) and isinstance(f.get('name'), str) and isinstance(f.get('arguments'), str)):
         _err(i, f'tool call {j} needs an id, and a function with a name and a JSON string of arguments')
-    raw = f['arguments']
-    try: args = json.loads(raw)
-    except ValueError: args = None
-    if not isinstance(args, dict): args = {}
-    extra = {} if json.dumps(args, ensure_ascii=False)==raw else {'raw_arguments': raw}
+    args,extra = call_args(f['arguments'])
     return dict(type='tool', id=tc['id'], name=f['name'], args=args, extra=extra)
 
 _oa_ignored = {'name', 'refusal', 'audio', 'function_call', 'annotations'} # OpenAI keys that may be present but empty
