@@ -169,10 +169,49 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     return Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix()
 
 # %% ../nbs/06_view.ipynb #d14f7405
+_re_code_fence = re.compile(r' {0,3}(`{3,}|~{3,})') # a fence; it opens a block when at most one word follows (both CommonMark and Pandoc agree then)
+_re_info = re.compile(r'[ \t]*(\{[^{}]*\}|[\w.+-]*)[ \t]*') # an info string both read alike: one word, or Pandoc's attributes
+_re_colons = re.compile(r' {0,3}(:{3,})(.*)')
+_re_div_tag = re.compile(r'(`+).*?\1|<(/?)div\b[^>]*>', re.I) # code spans match first, so tags inside them are skipped
+
+def _esc(l, col): return l[:col] + '\\' + l[col:]
+
+def _scan(lines):
+    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags `[(line, col)]` outside them, and the lines opening a colon div"
+    blocks,opens,stray,code,fences = [],[],[],None,[] # one stack for both kinds of div: Pandoc nests them together
+    for i,l in enumerate(lines):
+        if code:
+            if (m := _re_code_fence.match(l)) and m[1][0]==code[0] and len(m[1])>=len(code) and not l[m.end():].strip(): blocks[-1][1],code = i,None
+            continue
+        if (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
+            code = m[1]; blocks.append([i, None]); continue
+        if (m := _re_colons.fullmatch(l)) and m[2].strip(): fences.append(i)
+        toks = [(':', m.start(1), not m[2].strip())] if m else []
+        toks += [('<', t.start(), bool(t[2])) for t in _re_div_tag.finditer(l) if t[1] is None]
+        for k,col,closer in toks:
+            if not closer: opens.append((k, i, col))
+            elif opens and opens[-1][0]==k: opens.pop()
+            else: stray.append((i, col))
+    return blocks,stray+[(i, col) for _,i,col in opens],fences
+
+def _fence_safe(body):
+    "`body` with each div fence (a `:::` line, a `<div>` or `</div>` tag) or code fence that has no partner escaped as text, and a blank line before each code block and div fence (Pandoc wants one)"
+    lines = body.split('\n')
+    while True:
+        blocks,bad,fences = _scan(lines)
+        if not blocks or blocks[-1][1] is not None: break
+        i = blocks[-1][0]; lines[i] = _esc(lines[i], _re_code_fence.match(lines[i]).start(1)) # a code fence nothing closes is text: scan again
+    for i,col in sorted(set(bad), reverse=True): lines[i] = _esc(lines[i], col)
+    esc = {i for i,_ in bad}
+    for i in sorted({i for i,_ in blocks} | (set(fences)-esc), reverse=True):
+        if i and lines[i-1].strip(): lines.insert(i, '') # CommonMark lets a fence interrupt a paragraph; Pandoc doesn't
+    return '\n'.join(lines)
+
 def _div(cls, body, fenced=True):
-    "`body` in a div of class `cls`: a fenced div longer than any colon fence inside it, or an HTML `<div>`; '' for an empty body"
+    "`body` in a div of class `cls`: a fenced div longer than any colon fence inside it (unpaired ones escaped), or an HTML `<div>`; '' for an empty body"
     if not body.strip(): return ''
     if not fenced: return f'<div class="{cls}">\n\n{body}\n\n</div>'
+    body = _fence_safe(body)
     n = max([3] + [len(r)+1 for r in re.findall(r'^ {0,3}(:{3,})', body, re.M)])
     return f"{':'*n} {cls}\n{body}\n{':'*n}"
 

@@ -1,5 +1,5 @@
 "dlg2md's Markdown rendered by a real CommonMark renderer (markdown-it-py): the divs are divs, never text"
-import base64, re, html as H
+import base64, json, re, html as H
 import pytest
 from dialog.core import *
 from dialog.view import dlg2md, msg2md
@@ -97,3 +97,34 @@ def test_divs_hold_whatever_the_text(pairs):
     out = _quarto_md().render(dlg2md(d))
     assert out.count('<div class="prompt">') == sum(bool(q.strip()) for q,r in pairs)
     assert out.count('<div class="reply">') == sum(bool(r.strip()) for q,r in pairs)
+
+def _pandoc_divs(md):
+    "The divs Pandoc reads in `md`, as (depth, classes), and its HTML"
+    pypandoc = pytest.importorskip('pypandoc')
+    ast = json.loads(pypandoc.convert_text(md, 'json', format='markdown'))
+    res = []
+    def walk(bs, depth):
+        for b in bs:
+            if b['t']=='Div': res.append((depth, b['c'][0][1])); walk(b['c'][1], depth+1)
+    walk(ast['blocks'], 0)
+    return res
+
+@pytest.mark.parametrize('fenced', [True, False])
+def test_pandoc_reads_the_divs(fenced):
+    "Pandoc (what Quarto runs) reads both forms as the same divs: a reply's stray fence is its text, its thinking div nested in it"
+    divs = _pandoc_divs(dlg2md(_dlg(), fenced=fenced))
+    assert divs == [(0, ['output']), (0, ['prompt']), (0, ['reply']), (1, ['details']), (0, ['output'])]
+
+_lines = st.lists(st.tuples(st.sampled_from(['a b', ':::', '::::', '::: details', '```', '```python', '```{=html}', '~~~', '<div>', '</div>', '<div class="x">', '# h', '> q']),
+                            st.sampled_from(['\n', '\n\n'])), max_size=10).map(lambda ts: ''.join(w+s for w,s in ts))
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_lines, _lines), min_size=1, max_size=2))
+def test_pandoc_divs_hold_whatever_the_text(pairs):
+    "Stray or unclosed div fences, `<div>` lines and code fences, each on its own line, never break Pandoc's divs (tokens glued into one line, like `<div>:::`, which Pandoc reads as a fence of class `</div>`, are out of scope)"
+    d = Dialog('p')
+    for q,r in pairs: d.mk_message(q, msg_type=sprompt, output=r)
+    top = [c for depth,c in _pandoc_divs(dlg2md(d)) if depth==0]
+    want = [c for q,r in pairs for c,t in ((['prompt'], q), (['reply'], r)) if t.strip()]
+    assert top == want
