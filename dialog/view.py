@@ -208,10 +208,10 @@ def _fence_safe(body):
     return '\n'.join(lines)
 
 def _div(cls, body, fenced=True):
-    "`body` in a div of class `cls`: a fenced div longer than any colon fence inside it (unpaired ones escaped), or an HTML `<div>`; '' for an empty body"
+    "`body` (its unpaired fences escaped) in a div of class `cls`: a fenced div longer than any colon fence inside it, or an HTML `<div>`; '' for an empty body"
     if not body.strip(): return ''
-    if not fenced: return f'<div class="{cls}">\n\n{body}\n\n</div>'
     body = _fence_safe(body)
+    if not fenced: return f'<div class="{cls}">\n\n{body}\n\n</div>'
     n = max([3] + [len(r)+1 for r in re.findall(r'^ {0,3}(:{3,})', body, re.M)])
     return f"{':'*n} {cls}\n{body}\n{':'*n}"
 

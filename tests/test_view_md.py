@@ -120,11 +120,11 @@ _lines = st.lists(st.tuples(st.sampled_from(['a b', ':::', '::::', '::: details'
 
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(_lines, _lines), min_size=1, max_size=2))
-def test_pandoc_divs_hold_whatever_the_text(pairs):
+@given(st.lists(st.tuples(_lines, _lines), min_size=1, max_size=2), st.booleans())
+def test_pandoc_divs_hold_whatever_the_text(pairs, fenced):
     "Stray or unclosed div fences, `<div>` lines and code fences, each on its own line, never break Pandoc's divs (tokens glued into one line, like `<div>:::`, which Pandoc reads as a fence of class `</div>`, are out of scope)"
     d = Dialog('p')
     for q,r in pairs: d.mk_message(q, msg_type=sprompt, output=r)
-    top = [c for depth,c in _pandoc_divs(dlg2md(d)) if depth==0]
+    top = [c for depth,c in _pandoc_divs(dlg2md(d, fenced=fenced)) if depth==0]
     want = [c for q,r in pairs for c,t in ((['prompt'], q), (['reply'], r)) if t.strip()]
     assert top == want
