@@ -6,13 +6,14 @@ Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
 # %% auto #0
 __all__ = ['DialogFormatError', 'read_ipynb', 'reads_ipynb', 'write_ipynb', 'DialogConflictError', 'ipynb_path', 'atomic_write',
-           'repair_ipynb']
+           'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
 
 # %% ../nbs/01_ipynb.ipynb #f410fa81
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
+from fastcore.nbio import read_nb, repair_nb
 from .core import *
-from .nbjson import CellError, cell_kind, chk_cell, chk_meta, chk_output, join_text, json_fresh, prompt_mark, short_repr, cell_keys, out_keys
+from .nbjson import CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text, json_fresh, out_keys, prompt_mark, short_repr
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, re, socket, stat, time
 _q = short_repr # quote user data cut short (core's error policy)
@@ -131,15 +132,14 @@ def _cell2msg(mcls, c, atts=None):
 # %% ../nbs/01_ipynb.ipynb #a046b34d
 Dialog.path = None # The file this dialog was read from or last saved to (absolute)
 Dialog._seen = None # Digest of the bytes it read or wrote there
-Dialog.repairs = () # What `read_ipynb(..., repair=True)` fixed, one line per fix
 
 def _digest(data): return hashlib.blake2b(data, digest_size=16).digest()
 
 def read_ipynb(fname, # The file; `.ipynb` is appended when missing
                cls=Dialog, # The `Dialog` class to build
                name=None, # The dialog's name; defaults to the file's stem
-               repair=False, # Heal damage that needs no guess (`repair_ipynb`), listing each fix in `dlg.repairs`?
-               verbose=False): # Print each fix?
+               repair:bool=False, # Heal damage that needs no guess (see *Repairing damaged files*), listing each fix in `dlg.repairs`
+               verbose:bool=False): # With `repair`, also print each fix
     "A `cls` dialog read from ipynb file `fname`, remembering its absolute path and what was on disk"
     path = ipynb_path(fname)
     data = path.read_bytes()
@@ -152,18 +152,19 @@ def reads_ipynb(txt, # The file's text, or its UTF-8 bytes
                 cls=Dialog, # The `Dialog` class to build; its `msg_cls` builds the messages
                 name='dialog', # The dialog's name
                 fname=None, # The file's name, used in error messages
-                repair=False, # Heal damage that needs no guess (`repair_ipynb`), listing each fix in `dlg.repairs`?
-                verbose=False): # Print each fix?
+                repair:bool=False, # Heal damage that needs no guess, listing each fix in `dlg.repairs`
+                verbose:bool=False): # With `repair`, also print each fix
     "A `cls` dialog from the text of an ipynb file"
     try:
         nb = _loads(txt)
-        fixes = repair_ipynb(nb) if repair else []
+        fixes = repair_ipynb(nb) if repair else None
         nb = _chk_nb(nb)
     except DialogFormatError as e: raise e.at(fname) from None
     dlg = _cells2dlg(cls, nb['cells'], nb['metadata'], name, fname)
-    if fixes: dlg.repairs = fixes
-    if verbose:
-        for o in fixes: print(f'{fname or name}: {o}')
+    if repair:
+        dlg.repairs = fixes
+        if verbose:
+            for f in fixes: print(f'{fname or name}: {f}')
     return dlg
 
 # %% ../nbs/01_ipynb.ipynb #4d62de35
@@ -184,7 +185,6 @@ def ipynb_path(fname): # A file name, with or without `.ipynb`
     p = Path(os.path.abspath(Path(fname).expanduser()))
     return p if p.suffix=='.ipynb' else p.with_name(p.name+'.ipynb')
 
-_ipynb_path = ipynb_path # the name `dialog.cli` still imports; goes when it imports `ipynb_path`
 
 def _pid_alive(pid):
     try: os.kill(pid, 0)
@@ -326,91 +326,95 @@ def from_cells(cls:Dialog,
     "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's"
     return _cells2dlg(cls, copy.deepcopy(list(cells)), copy.deepcopy({} if meta is None else meta), name)
 
-# %% ../nbs/01_ipynb.ipynb #810dbe61
-def _ok(f, *args):
-    "Does `f(*args)` pass (raise no `CellError`)?"
-    try: f(*args); return True
-    except CellError: return False
+# %% ../nbs/01_ipynb.ipynb #ee1820a3
+def home_atts(nb:dict): # A notebook dict (changed in place)
+    "Move code cells' `attachments` into notebook metadata under `attachments`, by cell id, as the writer stores them; returns `nb`"
+    home = {}
+    for c in nb.get('cells', []):
+        if c.get('cell_type')=='code' and 'attachments' in c and (atts := c.pop('attachments')): home[c['id']] = atts
+    if home: nb.setdefault('metadata', {})['attachments'] = nb.get('metadata', {}).get('attachments', {}) | home
+    return nb
 
-def _cut(v): return short_repr(v, 60)
-def _is_count(v): return _ok(chk_cell, dict(cell_type='code', metadata={}, source='', outputs=[], execution_count=v), False) # the reader's rule, asked
+def unhome_atts(nb:dict): # A notebook dict (changed in place)
+    "Move the attachments notebook metadata keeps for code cells back onto those cells, as the reader does; returns `nb`"
+    meta = nb.get('metadata', {})
+    home = meta.pop('attachments', None)
+    if not isinstance(home, dict): return nb
+    for c in nb.get('cells', []):
+        if c.get('cell_type')=='code' and (atts := home.pop(c.get('id'), None)) is not None: c['attachments'] = atts
+    if home: meta['attachments'] = home  # entries for cells this notebook doesn't have: carried along
+    return nb
 
-def _fix_meta(meta, kind, where, say):
-    "`meta` without the keys nbformat's schema types differently, or `{}` if it isn't an object"
-    if not isinstance(meta, dict):
-        say(f'{where}: metadata {_cut(meta)} is not an object: replaced by {{}}')
-        return {}
-    for k in [k for k in meta if not _ok(chk_meta, {k: meta[k]}, kind)]:
-        say(f'{where}: removed metadata {k!r} of the wrong type: {_cut(meta.pop(k))}')
-    return meta
+# %% ../nbs/01_ipynb.ipynb #47526712
+def ipynb_cells(path, # The folder
+                nm:str, # The notebook's name, without `.ipynb`
+                prefix=None, # Cells (or one cell) to put first
+                suffix=None): # Cells (or one cell) to put last
+    "The cells of `path/nm.ipynb` as fastcore's `read_nb` reads them, between `prefix` and `suffix`; `[]` if there is no such file"
+    p = Path(path)/f'{nm}.ipynb'
+    return [*listify(prefix), *read_nb(p).cells, *listify(suffix)] if p.exists() else []
 
-def _fix_output(o, j, where, say):
-    "Output `o` healed where that needs no guess, or None (reported) when no reader can show it"
-    if _ok(chk_output, copy.deepcopy(o), j, False): return o
-    keys = out_keys.get(o.get('output_type')) if isinstance(o, dict) and isinstance(o.get('output_type'), str) else None
-    if keys is None:
-        say(f'{where}: removed output {j}, which no reader can show: {_cut(o)}')
-        return None
-    for k in sorted(o.keys()-keys): say(f'{where} output {j}: removed key {k!r}: {_cut(o.pop(k))}')
-    if 'metadata' in keys and not isinstance(o.get('metadata'), dict):
-        say(f'{where} output {j}: ' + (f'metadata {_cut(o["metadata"])} replaced by {{}}' if 'metadata' in o else 'added empty metadata'))
-        o['metadata'] = {}
-    if 'execution_count' in keys and ('execution_count' not in o or not _is_count(o['execution_count'])):
-        say(f'{where} output {j}: ' + (f'execution_count {_cut(o["execution_count"])} set to null' if 'execution_count' in o else 'added execution_count null'))
-        o['execution_count'] = None
-    if _ok(chk_output, copy.deepcopy(o), j, False): return o
-    say(f'{where}: removed output {j}, which no reader can show: {_cut(o)}')
+# %% ../nbs/01_ipynb.ipynb #77f22260
+Dialog.repairs = None # With `read_ipynb(..., repair=True)`: the fixes made while reading, one line each
 
-# %% ../nbs/01_ipynb.ipynb #108b463f
-def _valid_id(cid): return _ok(chk_cell, dict(cell_type='raw', id=cid, metadata={}, source=''), False) # the reader's rule, asked
-
-def _fix_cell(c, i, say, new_id):
-    "Heal cell dict `c` (number `i`) in place where that needs no guess"
-    if not isinstance(c, dict) or _ok(chk_cell, copy.deepcopy(c), False): return
-    where = f'cell {i}' + (f' (id {_q(c["id"])})' if isinstance(c.get('id'), str) else '')
-    if c.get('cell_type')=='heading' and type(lvl := c.get('level', 1)) is int and 1<=lvl<=6 and _ok(join_text, c.get('source', ''), 'source'):
-        c.pop('level', None)
-        c.update(cell_type='markdown', source='#'*lvl + ' ' + join_text(c.get('source', ''), 'source'))
-        say(f'{where}: a heading cell (nbformat 3) made a markdown heading of level {lvl}')
+def _fix_cell(c, i, home):
+    "Heal cell `c` (number `i`) where no content is guessed: what was fixed, one line each; a code cell's attachments go to `home`"
+    res,where = [],f"cell {i}" + (f" (id {c['id']})" if type(c.get('id')) is str else '')
     ct = c.get('cell_type')
-    if (keys := cell_keys.get(ct) if isinstance(ct, str) else None) is None: return
-    for k in sorted(c.keys()-keys): say(f'{where}: removed key {k!r}, which a {ct} cell has no place for: {_cut(c.pop(k))}')
-    if 'id' in c and not _valid_id(c['id']):
-        old,c['id'] = c['id'],new_id()
-        say(f'cell {i}: id {_cut(old)} is not a valid id: given the new id {c["id"]!r}')
-    c['metadata'] = _fix_meta(c.get('metadata', {}), ct, where, say)
-    if c.get('source') is None:
-        say(f'{where}: ' + ('had no source: set to an empty one' if 'source' not in c else 'source null set to an empty one'))
-        c['source'] = ''
-    if ct!='code': return
-    if not isinstance(c.get('outputs'), list):
-        say(f'{where}: ' + (f'outputs {_cut(c["outputs"])} is not a list: replaced by []' if 'outputs' in c else 'added an empty outputs list'))
-        c['outputs'] = []
-    if not _is_count(c.get('execution_count')):
-        say(f'{where}: execution_count {_cut(c["execution_count"])} set to null')
-    if not _is_count(c.get('execution_count')) or 'execution_count' not in c:
-        if 'execution_count' not in c: say(f'{where}: added execution_count null')
-        c['execution_count'] = None
-    c['outputs'] = [o for j,o in enumerate(c['outputs']) if _fix_output(o, j, where, say) is not None]
+    if ct=='heading' and type(lvl := c.get('level', 1)) is int and 1<=lvl<=6:  # nbformat 3's heading cell, left in a newer file
+        src = join_text(c.get('source', ''), 'source') if isinstance(c.get('source', ''), (str, list)) else ''
+        c['cell_type'],c['source'],ct = 'markdown','#'*lvl+' '+src,'markdown'
+        c.pop('level', None); res.append(f'{where}: heading cell of level {lvl} made a markdown heading')
+    if 'source' not in c: c['source'] = ''; res.append(f'{where}: added an empty source')
+    cid = c.get('id')
+    if cid is not None and not is_cell_id(cid):
+        c['id'] = rtoken_hex(4); res.append(f"{where}: invalid id {_q(cid)} replaced by {c['id']}")
+    if ct=='code' and 'attachments' in c:
+        atts = c.pop('attachments')
+        if type(atts) is dict and atts and type(c.get('id')) is str: home[c['id']] = atts; res.append(f'{where}: attachments homed in notebook metadata')
+        else: res.append(f'{where}: removed attachments {_q(atts)}')
+    if (keys := cell_keys.get(ct)) and (extra := sorted(c.keys()-keys)):
+        for k in extra: del c[k]
+        res.append(f'{where}: removed unknown keys {_q(extra, 80)}')
+    if type(c.get('metadata')) is dict and ct in ('code', 'markdown', 'raw'): res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
+    for j,o in enumerate(c.get('outputs') or [] if ct=='code' else []):
+        if type(o) is dict and (keys := out_keys.get(o.get('output_type'))) and (extra := sorted(o.keys()-keys)):
+            for k in extra: del o[k]
+            res.append(f'{where}: output {j}: removed unknown keys {_q(extra, 80)}')
+    if ct=='code' and type(c.get('outputs')) is list:
+        keep = []
+        for j,o in enumerate(c['outputs']):
+            try: chk_output(copy.deepcopy(o), j, True); keep.append(o)
+            except CellError as e: res.append(f'{where}: removed output {j} ({e})')
+        c['outputs'] = keep
+    return res
 
-# %% ../nbs/01_ipynb.ipynb #80a84622
-def repair_ipynb(nb:dict): # A parsed notebook, healed in place
-    "Heal the damage in `nb` that has only one reading (see the table above); the list of fixes made, one line each"
+def _fix_meta(meta, kind):
+    "Remove from `meta` the keys nbformat's schema types that hold a wrong type: what was removed, one line each"
     res = []
-    if type(nb) is not dict or nb.get('nbformat')!=4 or type(nb.get('cells')) is not list: return res
-    for k in sorted(nb.keys()-_nb_keys): res.append(f'removed notebook key {k!r}: {_cut(nb.pop(k))}')
-    if 'metadata' in nb: nb['metadata'] = _fix_meta(nb['metadata'], 'notebook', 'notebook', res.append)
-    cells = nb['cells']
-    ids = {c['id'] for c in cells if isinstance(c, dict) and isinstance(c.get('id'), str)}
-    def new_id():
-        while (i := rtoken_hex(4)) in ids: pass
-        ids.add(i); return i
-    for i,c in enumerate(cells): _fix_cell(c, i, res.append, new_id)
-    seen = set()
-    for i,c in enumerate(cells):
-        if not isinstance(c, dict) or not isinstance(cid := c.get('id'), str): continue
-        if cid in seen:
-            c['id'] = new_id()
-            res.append(f'cell {i}: id {cid!r} is also an earlier cell\'s: given the new id {c["id"]!r}')
-        seen.add(c['id'])
+    for k in list(meta):
+        try: chk_meta({k: meta[k]}, kind)
+        except CellError as e: del meta[k]; res.append(f'removed a bad value: {e}')
+    return res
+
+# %% ../nbs/01_ipynb.ipynb #cb0cfe06
+def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
+    "Heal parsed notebook `nb` where no content must be guessed, in place; the fixes made, one line each"
+    if type(nb) is not dict or type(nb.get('cells', [])) is not list: return []
+    res = []
+    if nb.get('nbformat')==4 and type(m := nb.get('nbformat_minor')) is int and m>5: nb['nbformat_minor'] = 5; res.append(f'nbformat 4.{m} read as 4.5')
+    if extra := sorted(nb.keys()-_nb_keys):
+        for k in extra: del nb[k]
+        res.append(f'removed unknown notebook keys {_q(extra, 80)}')
+    if bad := [i for i,c in enumerate(nb.get('cells', [])) if type(c) is not dict]:
+        nb['cells'] = [c for c in nb['cells'] if type(c) is dict]
+        res.append(f'removed cells {bad} (not objects)')
+    home = {}
+    for i,c in enumerate(nb.get('cells', [])): res += _fix_cell(c, i, home)
+    res += repair_nb(nb)  # fastcore's: missing keys, sources that aren't text, broken outputs, duplicate ids
+    meta = nb['metadata'] if type(nb['metadata']) is dict else {}
+    if type(meta.get('attachments', {})) is not dict: res.append(f"removed notebook metadata 'attachments' ({_q(meta.pop('attachments'))})")
+    if home: meta['attachments'] = meta.get('attachments', {}) | home
+    res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]
+    nb['metadata'] = meta
     return res

@@ -106,3 +106,11 @@ def test_ai_fmt_strips_more():
          '{\n  "id": "t1",\n  "call": {"function": "f", "arguments": {}},\n  "result": "1"\n}\n```\n\n</details>'
     assert ai_fmt(f'a\n\n{tb}\n\nb') == A.ai_fmt(f'a\n\n{tb}\n\nb')
     assert ai_fmt(f'a\n\n{tb}\n\nb', strip_tools=True) == 'a\n\nb'
+
+def test_render_out():
+    "Message.render_out renders afresh and caches, as aidialog's does (ours also returns the text)"
+    from dialog.core import Message
+    outs = [dict(output_type='stream', name='stdout', text='a\rb\n')]
+    m,n = Message('print(1)', output=outs),A.Message('print(1)', output=outs)
+    n.render_out()
+    assert m.render_out() == m.ai_output == n.ai_output == 'b\n'
