@@ -217,16 +217,18 @@ class ChatMessage:
     def __iter__(self): return ((k, getattr(self, k)) for k in message_fields) # pydantic's: `dict(message)` gives its fields
     def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
 
-def _lazy_field(k, mk):
-    "The property of lazy field `k`: its slot's value, made by `mk` when first read"
-    s = getattr(ChatMessage, '_'+k)
-    get,put = s.__get__,s.__set__
-    def f(self):
-        if (v := get(self)) is None: put(self, v := mk())
+class _LazyField:
+    "Field `k` of a message (a field like the others, documented with `ChatMessage`), kept in slot `_k`: None there until first read, when `mk()` makes its default"
+    def __init__(self, k, mk):
+        s = getattr(ChatMessage, '_'+k)
+        self.get,self.put,self.mk = s.__get__,s.__set__,mk
+    def __get__(self, o, cls=None):
+        if o is None: return self
+        if (v := self.get(o)) is None: self.put(o, v := self.mk())
         return v
-    return property(f, doc=f"The message's {k} (made when first read)")
+    def __set__(self, o, v): self.put(o, v) # unchecked, as a slot is: `ChatMessage.__setattr__` checks first
 
-for k,mk in _lazy.items(): setattr(ChatMessage, k, _lazy_field(k, mk))
+for k,mk in _lazy.items(): setattr(ChatMessage, k, _LazyField(k, mk))
 _watched = ('turn', 'sequence', 'role', 'id')
 _fset = {k:getattr(ChatMessage, s).__set__ for k,s in zip(message_fields+_priv, _slots+_priv)} # a slot's setter: no checks (for values checked already, or made here)
 _fsets,_set_links,_set_turn,_set_seq = [_fset[k] for k in message_fields],_fset['_links'],_fset['turn'],_fset['sequence']
