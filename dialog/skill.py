@@ -270,7 +270,7 @@ def exhash(self:Message,
     _set_txt(self, new, out)
     diff = res.format_diff() if new!=old else ''
     shown = res.format_printed() if res.printed else ''
-    return PrettyString('\n'.join(o for o in (diff.rstrip('\n'), shown and f'# printed\n{shown}') if o) or 'none: No changes.')
+    return PrettyString(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.')
 
 # %% ../nbs/08_skill.ipynb #adf9b95d
 _tries = 8 # Reads a file function makes before a run of conflicts makes it give up
