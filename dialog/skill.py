@@ -41,7 +41,7 @@ import ast, copy, inspect, os, random, re, shlex, time
 try: from dialog.view import msg2xml, find_msgs as _view_find
 except ImportError: from dialog.cli import msg2xml, find_msgs as _view_find  # before the views moved out of the CLI
 
-# %% ../nbs/08_skill.ipynb #2002b1da
+# %% ../nbs/08_skill.ipynb #04855c28
 _st = dict(dlg=None, cur=None, buf=None, root=None)
 
 def _confine(fname, # A dialog file name
@@ -62,7 +62,7 @@ def _file(dlg:str=None): # A dialog file, or None for the current one
 
 def _load(dlg=None): return read_ipynb(_file(dlg))
 
-# %% ../nbs/08_skill.ipynb #d34474ce
+# %% ../nbs/08_skill.ipynb #7fe26793
 def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; None to forget it
     "Set the current dialog file (it must exist), and return its path"
     if fname is None: _st['dlg'] = None; return None
@@ -84,7 +84,7 @@ def cur_msg():
     d = _load()
     return d.messages._by_id(_st['cur']) if _st['cur'] in d.messages else None
 
-# %% ../nbs/08_skill.ipynb #e3d13392
+# %% ../nbs/08_skill.ipynb #e36c035a
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180): # Maximum characters per row
     "One row per message of the dialog file: id, type, start of its content, size of its output"
@@ -97,7 +97,7 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
     "The dialog file as the concise XML agents read"
     return PrettyString(_load(dlg).view(incl_out, only_errors, trunc_out))
 
-# %% ../nbs/08_skill.ipynb #011d8c45
+# %% ../nbs/08_skill.ipynb #98ebcbd0
 def _lines(txt): # A message's text
     "`txt`'s lines as the exhash engine counts them"
     ls = re.split(r'\r?\n', txt)
@@ -125,7 +125,7 @@ def lnhashview(self:Message,
     if ls and not 1<=start_line<=len(ls): raise ValueError(f'message {self.id!r} has {len(ls)} lines: no line {start_line}')
     return PrettyString('\n'.join(lnhash(i, l)+l for i,l in enumerate(ls[start_line-1:end_line], start_line)))
 
-# %% ../nbs/08_skill.ipynb #3147d8f9
+# %% ../nbs/08_skill.ipynb #6d3eb890
 def _view1(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out):
     if not lnhashs: return m.view(nums, start_line, end_line, incl_out, trunc_out)
     res = m.lnhashview(start_line, end_line)
@@ -161,7 +161,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes"
     return _load(dlg)[id].lnhashview(start_line, end_line, out)
 
-# %% ../nbs/08_skill.ipynb #0ed3a7fd
+# %% ../nbs/08_skill.ipynb #98b96df5
 def _py_tree(m):
     "The `ast` of code message `m` (IPython magic and shell lines blanked), or None if it isn't Python"
     if m.msg_type!=scode: return None
@@ -200,7 +200,7 @@ def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
         return bool(hits)
     return _f
 
-# %% ../nbs/08_skill.ipynb #36a974c9
+# %% ../nbs/08_skill.ipynb #2a2347c8
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
               dlg:str=None, # The dialog file; the current one if None
               msg_type:str=None, # Only messages of this type: code, note, prompt or raw
@@ -220,7 +220,7 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
     hits = _view_find(_load(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain, None if ps else limit)
     return Msgs([m for m in hits if all(p(m) for p in ps)][:limit])
 
-# %% ../nbs/08_skill.ipynb #c3081ed1
+# %% ../nbs/08_skill.ipynb #b20e7c30
 _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError)
 
 def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
@@ -239,7 +239,7 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 for _n in _editors: setattr(Message, _n, msg_editor(getattr(_ft, _n)))
 
-# %% ../nbs/08_skill.ipynb #ea404c9f
+# %% ../nbs/08_skill.ipynb #212f9cf7
 def _exhash_engine():
     try: from exhash import exhash
     except ImportError: raise ImportError('exhash edits need the exhash package: pip install "nbdialog[skill]"') from None
@@ -272,7 +272,7 @@ def exhash(self:Message,
     shown = res.format_printed() if res.printed else ''
     return PrettyString(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.')
 
-# %% ../nbs/08_skill.ipynb #adf9b95d
+# %% ../nbs/08_skill.ipynb #be6c52fe
 _tries = 8 # Reads a file function makes before a run of conflicts makes it give up
 
 def _edit(dlg, f):
@@ -286,7 +286,7 @@ def _edit(dlg, f):
             if i==_tries-1: raise
             time.sleep(random.random()*0.01*(i+1))
 
-# %% ../nbs/08_skill.ipynb #cd8ae31d
+# %% ../nbs/08_skill.ipynb #a18b63a7
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
     if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
@@ -313,7 +313,7 @@ def _file_editor(name):
 
 msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors)
 
-# %% ../nbs/08_skill.ipynb #b96a1e0c
+# %% ../nbs/08_skill.ipynb #49363ddd
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
                cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
@@ -325,7 +325,7 @@ def msg_exhash(id:str, # The message's id, or a unique prefix of it
         return r, r[:6]!='error:' and r!='none: No changes.' and not r.startswith('# printed')
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #bad192e3
+# %% ../nbs/08_skill.ipynb #6c3af5da
 def _place(d, before, after):
     "`(before, after)` as given, or after the current message when it is in `d`"
     if before is None and after is None and (c := _st['cur']) is not None and c in d.messages: after = c
@@ -352,7 +352,7 @@ def del_msgs(ids:list, # Message ids (or unique prefixes), or one id
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
 
-# %% ../nbs/08_skill.ipynb #ed6fd41b
+# %% ../nbs/08_skill.ipynb #e2ad5d60
 def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
 
 def update_msg(id:str, # The message's id, or a unique prefix of it
@@ -375,7 +375,7 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         return PrettyString(str_diff(old, _shown(m)) or 'none: No changes.'), _shown(m)!=old
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #218aae90
+# %% ../nbs/08_skill.ipynb #766c49d0
 def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
 
 @patch
@@ -383,6 +383,7 @@ def split(self:Message,
           *linenos:int): # Line numbers (from 1) that each start a new piece
     "Split this message (in its dialog, if any) into pieces at `linenos`, returned as `Msgs`; the first keeps the id and the outputs"
     ls,ns = self.content.split('\n'),sorted(set(linenos))
+    if len(ls)<2: raise ValueError(f'message {self.id!r} has one line: there is nowhere to split it')
     if not ns or ns[0]<2 or ns[-1]>len(ls): raise ValueError(f'message {self.id!r} has {len(ls)} lines: it splits at lines 2 to {len(ls)}, not {list(linenos)}')
     parts = ['\n'.join(ls[a-1:b-1]) for a,b in zip([1]+ns, ns+[len(ls)+1])]
     parts = [p[:-1] if p.endswith('\n') and i<len(parts)-1 else p for i,p in enumerate(parts)]
@@ -414,7 +415,7 @@ def merge_msgs(self:Dialog,
     if t!=sprompt: m.output = [] if t==scode else ''
     return m
 
-# %% ../nbs/08_skill.ipynb #f6437b2d
+# %% ../nbs/08_skill.ipynb #486c8df6
 def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new order; or one id
               before:str=None, # Put them before this message
               after:str=None, # Put them after this message
@@ -442,7 +443,7 @@ def merge_msgs(ids:list, # The messages (ids or unique prefixes) to merge, in or
     "Merge messages of the dialog file into the first (see `Dialog.merge_msgs`); returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
-# %% ../nbs/08_skill.ipynb #0bf5a4b3
+# %% ../nbs/08_skill.ipynb #90e5d6ab
 def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
@@ -468,7 +469,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
         return d.mk_messages(_st['buf'], before=b and d[b], after=a and d[a]), True
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #87b7d415
+# %% ../nbs/08_skill.ipynb #75378a07
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
@@ -481,7 +482,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
     d.save(p)
     return d
 
-# %% ../nbs/08_skill.ipynb #110f3f97
+# %% ../nbs/08_skill.ipynb #9a5f11ec
 skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_msgs, add_msg, del_msgs, update_msg,
                move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
                msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
@@ -508,7 +509,7 @@ def tool_schemas(pname:str='input_schema'): # The key the parameters go under
     "JSON schemas of every tool in `skill_tools`"
     return [tool_schema(f, pname) for f in skill_tools]
 
-# %% ../nbs/08_skill.ipynb #0d11c2fb
+# %% ../nbs/08_skill.ipynb #b5b66245
 def tool_text(res): # What a tool returned
     "A tool's result as the text a client reads"
     if isinstance(res, Msgs): return '\n'.join(m.preview(180) for m in res) or '(no messages)'
@@ -530,7 +531,7 @@ def call_tool(name:str, # The tool's name
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
 
-# %% ../nbs/08_skill.ipynb #4f49eaee
+# %% ../nbs/08_skill.ipynb #519f6db6
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     try:
@@ -550,7 +551,7 @@ def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(main)
 
-# %% ../nbs/08_skill.ipynb #970a4dbd
+# %% ../nbs/08_skill.ipynb #b3bcfb1f
 def _magic_args(line):
     "`line`'s bare words and `key=value` options"
     ws = shlex.split(line)
