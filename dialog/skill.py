@@ -37,9 +37,8 @@ from .core import *
 from .ipynb import *
 import ast, copy, inspect, os, random, re, shlex, time
 
-# %% ../nbs/08_skill.ipynb #bf25771b
-try: from dialog.view import msg2xml, find_msgs as _view_find
-except ImportError: from dialog.cli import msg2xml, find_msgs as _view_find  # before the views moved out of the CLI
+# %% ../nbs/08_skill.ipynb #e4977849
+from .view import msg2xml, find_msgs as _view_find
 
 # %% ../nbs/08_skill.ipynb #04855c28
 _st = dict(dlg=None, cur=None, buf=None, root=None)

@@ -79,7 +79,7 @@ def test_jsonl_unencodable_text_names_the_dialog(tmp_path):
 def test_error_output_has_no_ansi_anywhere():
     "ANSI escapes were stripped from the traceback but not from `evalue`"
     m = Message('1/0', msg_type='code', output=[{'output_type': 'error', 'ename': 'E', 'evalue': '\x1b[31mbad\x1b[0m', 'traceback': ['\x1b[1mtb\x1b[0m']}])
-    assert m.ai_output == 'E: bad\ntb'
+    assert m.ai_output == 'tb\nE: bad'
 
 def test_progress_lines_never_eat_the_text_between():
     "The ⏳ noise pattern ran across lines (re.S): text between two progress lines was deleted"

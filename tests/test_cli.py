@@ -397,7 +397,7 @@ def test_view_errors_none(tmp_path):
 def test_execute_releases_its_shell():
     "A shell `execute` made for itself is released after the run: no event-loop thread is left behind"
     import threading
-    from dialog.cli import _capture_shell
+    from dialog.run import _capture_shell
     def loops(): return sum(t.name=='CaptureShell-loop' and t.is_alive() for t in threading.enumerate())
     d = Dialog('x'); m = d.mk_message('1+1')
     n = loops()

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
-from dialog.cli import _msg, _msgs
+from dialog.view import pick_msg as _msg, pick_msgs as _msgs
 from test_cli import nbd, ok, fails, tour, ids, cmd, env, _blocked_on_stdin, read_pty
 
 # --- numbers that make no sense are usage errors (argparse's own exit 2 and usage line)
@@ -159,10 +159,10 @@ def test_run_surrogate_output(tmp_path):
     d.save(tmp_path/'s')
     r = nbd('run', tmp_path/'s', '--all', '--continue-on-error')
     assert r.returncode==1 and 'Traceback' not in r.stderr, r.stderr
-    assert r.stdout.splitlines()==[f'{a.id}: ok', f'{b.id}: error ValueError: \ufffd']
+    assert r.stdout.splitlines()==[f'{a.id}: ok', f'{b.id}: error ValueError: \\udcff'] # printed as the file holds it
     ms = read_ipynb(tmp_path/'s').messages
-    assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ufffdy\U0001f600\n')]
-    assert ms[1].output[0]['evalue']=='\ufffd'
+    assert ms[0].output==[dict(output_type='stream', name='stdout', text='x\ud800y\U0001f600\n')] # lone surrogates kept, pairs joined, as storage does
+    assert ms[1].output[0]['evalue']=='\udcff'
 
 # --- edit --type to a note or raw message: its outputs go (as in Jupyter), rather than the edit being impossible
 

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.cli import *
-from dialog.cli import _xml_text
+from dialog.view import _xml_text
 
 corpus = sorted(Path('/work/shared/corpus').rglob('*.ipynb'))
 hostile = st.lists(st.one_of(st.sampled_from(list('<>&"\'] \n\r\t#|:=x') + [']]>', '<![CDATA[', '&amp;', '\x00', '\x1b[31m', '\ud800', '\ufffe', '\x7f']),

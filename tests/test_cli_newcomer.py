@@ -5,7 +5,7 @@ import pytest
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.chat import jsonl2dlgs
-from dialog.cli import _capture_shell, _close_shell, _timeout_out
+from dialog.run import _capture_shell, _close_shell, _timeout_out
 from test_cli import nbd, ok, fails, tour, tour_src, ids
 
 # --- 1. a timeout is the same output on every Python, and the shell goes on
