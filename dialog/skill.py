@@ -20,11 +20,11 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
-           'skill_tools', 'std_params', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg',
-           'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'find_msgs',
-           'msg_editor', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs',
-           'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'tool_text', 'call_tool',
-           'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'skill_tools', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg',
+           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'find_msgs', 'msg_editor',
+           'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs',
+           'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'tool_text', 'call_tool', 'serve_mcp',
+           'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #960f7e48
 from fastcore.utils import *
@@ -37,8 +37,8 @@ from .core import *
 from .ipynb import *
 import ast, copy, inspect, os, random, re, shlex, time
 
-# %% ../nbs/08_skill.ipynb #e4977849
-from .view import msg2xml, find_msgs as _view_find
+# %% ../nbs/08_skill.ipynb #58de51c3
+from .view import find_msgs as _view_find
 
 # %% ../nbs/08_skill.ipynb #04855c28
 _st = dict(dlg=None, cur=None, buf=None, root=None)
@@ -117,19 +117,21 @@ def _set_txt(m, v, out=False):
 def lnhashview(self:Message,
                start_line:int=1, # First line shown, counted from 1
                end_line:int=None, # Last line shown (included); None for the last
-               out:bool=False): # Show a prompt's reply instead of its request?
+               out:bool=False, # Show a prompt's reply instead of its request?
+               incl_out:bool=False, # Add the outputs in an `<out>` section, as `Message.view` does?
+               trunc_out:bool=True): # Cut long outputs?
     "This message's lines as `lineno|hash|text` rows: the addresses `exhash` verifies"
     ls = _lines(_txt(self, out))
     if end_line is None or end_line>len(ls): end_line = len(ls)
     if ls and not 1<=start_line<=len(ls): raise ValueError(f'message {self.id!r} has {len(ls)} lines: no line {start_line}')
-    return PrettyString('\n'.join(lnhash(i, l)+l for i,l in enumerate(ls[start_line-1:end_line], start_line)))
+    res = '\n'.join(lnhash(i, l)+l for i,l in enumerate(ls[start_line-1:end_line], start_line))
+    if incl_out: res += self.view(False, incl_out=True, trunc_out=trunc_out)[len(self.content):]  # the views' `<out>` section
+    return PrettyString(res)
 
 # %% ../nbs/08_skill.ipynb #6d3eb890
 def _view1(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out):
-    if not lnhashs: return m.view(nums, start_line, end_line, incl_out, trunc_out)
-    res = m.lnhashview(start_line, end_line)
-    if incl_out and (o := msg2xml(m, True, trunc_out).partition('<out>')[2].rpartition('</out>')[0]): res += f'\n<out>{o}</out>'
-    return res
+    if lnhashs: return m.lnhashview(start_line, end_line, incl_out=incl_out, trunc_out=trunc_out)
+    return m.view(nums, start_line, end_line, incl_out, trunc_out)
 
 def view_msg(id:str, # The message's id, or a unique prefix of it
              dlg:str=None, # The dialog file; the current one if None
@@ -222,6 +224,12 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
 # %% ../nbs/08_skill.ipynb #b20e7c30
 _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError)
 
+def _std_params(id:str, # The message's id (or a unique prefix of it), a list of them (edited all or none), or 'all' (every message the edit applies to)
+                dlg:str=None, # The dialog file; the current one (`set_dlg`) if None
+                out:bool=False): # Edit a prompt's reply instead of its request?
+    "The parameters the editors add to its text editor's (their docments live here)"
+
+
 def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
     "`f` as a `Message` method: edits the message's text (or with `out=True` a prompt's reply), returning a diff, `none: No changes.` or `error: ...`"
     def _f(self, *args, out:bool=False, **kw):
@@ -233,6 +241,7 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
         return PrettyString(str_diff(old, new) or 'none: No changes.')
     res = splice_sig(_f, f, 'text')
     res.__doc__ = f'{f.__doc__}: in this message (or with `out=True` a prompt\'s reply), returning a diff, `none: No changes.` or `error: ...`'
+    res.__delwrap__ = _std_params
     return res
 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
@@ -307,12 +316,12 @@ def _file_editor(name):
     res = splice_sig(_f, meth.__wrapped__ if hasattr(meth, '__wrapped__') else meth, 'text')
     res.__name__ = res.__qualname__ = f'msg_{name}'
     res.__doc__ = f'{meth.__doc__.split(":")[0]}: in message(s) `id` of the dialog file, saved at once; returns a diff, `none: No changes.` or `error: ...` (then nothing changed)'
-    res.__module__ = __name__
+    res.__module__,res.__delwrap__ = __name__,_std_params
     return res
 
 msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors)
 
-# %% ../nbs/08_skill.ipynb #49363ddd
+# %% ../nbs/08_skill.ipynb #58db61ea
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
                cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
@@ -324,7 +333,7 @@ def msg_exhash(id:str, # The message's id, or a unique prefix of it
         return r, r[:6]!='error:' and r!='none: No changes.' and not r.startswith('# printed')
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #6c3af5da
+# %% ../nbs/08_skill.ipynb #9d332e21
 def _place(d, before, after):
     "`(before, after)` as given, or after the current message when it is in `d`"
     if before is None and after is None and (c := _st['cur']) is not None and c in d.messages: after = c
@@ -351,7 +360,7 @@ def del_msgs(ids:list, # Message ids (or unique prefixes), or one id
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
 
-# %% ../nbs/08_skill.ipynb #e2ad5d60
+# %% ../nbs/08_skill.ipynb #ecf317c4
 def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
 
 def update_msg(id:str, # The message's id, or a unique prefix of it
@@ -374,7 +383,7 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         return PrettyString(str_diff(old, _shown(m)) or 'none: No changes.'), _shown(m)!=old
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #766c49d0
+# %% ../nbs/08_skill.ipynb #77df0bd6
 def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
 
 @patch
@@ -401,7 +410,7 @@ def split(self:Message,
 @patch
 def merge_msgs(self:Dialog,
                *ids): # The messages (ids or unique prefixes) to merge, in order
-    "Merge messages into the first (returned, keeping its id): one type stays, mixed types make a note; outputs cleared, metadata and attachments combined"
+    "Merge messages `ids` into the first (returned, keeping its id): one type stays, mixed types make a note; outputs cleared, metadata and attachments combined"
     ms = [self[i] for i in ids]
     if len(ms)<2: raise ValueError(f'merging needs two messages or more, not {len(ms)}')
     if len({m.id for m in ms})<len(ms): raise ValueError('merging a message with itself: each id once')
@@ -414,7 +423,7 @@ def merge_msgs(self:Dialog,
     if t!=sprompt: m.output = [] if t==scode else ''
     return m
 
-# %% ../nbs/08_skill.ipynb #486c8df6
+# %% ../nbs/08_skill.ipynb #1911ef22
 def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new order; or one id
               before:str=None, # Put them before this message
               after:str=None, # Put them after this message
@@ -442,7 +451,7 @@ def merge_msgs(ids:list, # The messages (ids or unique prefixes) to merge, in or
     "Merge messages of the dialog file into the first (see `Dialog.merge_msgs`); returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
-# %% ../nbs/08_skill.ipynb #90e5d6ab
+# %% ../nbs/08_skill.ipynb #ed7455e6
 def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
@@ -468,7 +477,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
         return d.mk_messages(_st['buf'], before=b and d[b], after=a and d[a]), True
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #75378a07
+# %% ../nbs/08_skill.ipynb #0986a4e2
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
@@ -481,14 +490,11 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
     d.save(p)
     return d
 
-# %% ../nbs/08_skill.ipynb #9a5f11ec
+# %% ../nbs/08_skill.ipynb #a758b8df
 skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_msgs, add_msg, del_msgs, update_msg,
                move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
                msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
 
-std_params = dict(id="The message's id (or a unique prefix of it), a list of them (edited all or none), or 'all' (every message the edit applies to)",
-                  dlg='The dialog file (.ipynb), relative to the working folder; the current one (set_dlg) if omitted',
-                  out="Edit a prompt's reply instead of its request?")
 
 def tool_schema(f, # A tool function
                 pname:str='input_schema'): # The key the parameters go under: 'input_schema' (Anthropic), 'parameters' (OpenAI), 'inputSchema' (MCP)
@@ -496,9 +502,7 @@ def tool_schema(f, # A tool function
     s = get_schema(f, pname=pname)
     ps = s[pname]['properties']
     ps.pop('pred', None)
-    for k,v in ps.items():
-        if not v.get('description'): v['description'] = std_params.get(k, '')
-    if 'id' in ps and f.__name__.startswith('msg_') and f is not msg_exhash: ps['id'] = {'description': std_params['id'], 'anyOf': [{'type':'string'}, {'type':'array', 'items':{'type':'string'}}]}
+    if 'id' in ps and f.__name__.startswith('msg_') and f is not msg_exhash: ps['id'] = {'description': ps['id']['description'], 'anyOf': [{'type':'string'}, {'type':'array', 'items':{'type':'string'}}]}
     for k in ('ids','linenos'):
         if k in ps: ps[k] |= {'anyOf': [{'type':'string' if k=='ids' else 'integer'}, {'type':'array', 'items':{'type':'string' if k=='ids' else 'integer'}}]}; ps[k].pop('type', None)
     if 'cmds' in ps: ps['cmds'] = {'description': ps['cmds']['description'], 'type':'array', 'items': {'type':'array', 'items': {}}}
@@ -508,7 +512,7 @@ def tool_schemas(pname:str='input_schema'): # The key the parameters go under
     "JSON schemas of every tool in `skill_tools`"
     return [tool_schema(f, pname) for f in skill_tools]
 
-# %% ../nbs/08_skill.ipynb #b5b66245
+# %% ../nbs/08_skill.ipynb #628c6bdc
 def tool_text(res): # What a tool returned
     "A tool's result as the text a client reads"
     if isinstance(res, Msgs): return '\n'.join(m.preview(180) for m in res) or '(no messages)'
@@ -530,7 +534,7 @@ def call_tool(name:str, # The tool's name
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
 
-# %% ../nbs/08_skill.ipynb #519f6db6
+# %% ../nbs/08_skill.ipynb #2eb97ca9
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     try:
@@ -550,7 +554,7 @@ def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(main)
 
-# %% ../nbs/08_skill.ipynb #b3bcfb1f
+# %% ../nbs/08_skill.ipynb #c9281f12
 def _magic_args(line):
     "`line`'s bare words and `key=value` options"
     ws = shlex.split(line)
