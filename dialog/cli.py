@@ -129,6 +129,7 @@ def _cmd_summary(a):
       _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
       _arg('--xml', action='store_true', help='the XML view agents read'),
       _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help='number the lines (default: yes)'),
+      _arg('--lnhash', action='store_true', help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
       _arg('--start-line', type=_int_from(1), default=1, help='first line shown, of one message'),
       _arg('--end-line', type=_int_from(1), help='last line shown, of one message'),
       help='show whole messages, or the whole dialog')
@@ -138,10 +139,11 @@ def _cmd_view(a):
     if a.start_line!=1 or a.end_line is not None:
         if len(ms)!=1: raise ValueError('--start-line and --end-line need exactly one message id')
         if a.xml: raise ValueError('--start-line and --end-line show lines of a message, not its XML: leave out --xml')
+    if a.lnhash and a.xml: raise ValueError('--lnhash shows the lines of messages, not XML: leave out --xml')
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
-    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms)
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + (m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out) if a.lnhash else m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if ms: print(term_safe(txt, sys.stdout.isatty()))
 
@@ -374,6 +376,35 @@ def _cmd_run(a):
     finally: os.chdir(cwd)
     _done(dlg, a, '\n'.join(rep.lines()) or 'no code messages to run')
     return 0 if rep.ok else 1
+
+# %% ../nbs/04_cli.ipynb #28ac1b34
+from .skill import msg_exhash, serve_mcp
+
+# %% ../nbs/04_cli.ipynb #4ee98ff3
+def _exhash_cmds(txt:str): # The text piped in: JSON
+    "exhash commands from JSON text: a list of commands, one command, or one command (a JSON list) per line"
+    if not txt.strip(): raise ValueError('no commands on stdin: pipe them in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
+    try: return json.loads(txt)
+    except json.JSONDecodeError:
+        try: return [json.loads(l) for l in txt.splitlines() if l.strip()]
+        except json.JSONDecodeError as e: raise ValueError(f'the commands are not JSON ({e}): e.g. [["2|Ab|", "c", "new text"]]') from None
+
+@_sub(_file, _arg('id', help='the message to edit'),
+      _arg('--out', action='store_true', help="edit a prompt's reply"),
+      _arg('--sw', type=_int_from(1), default=4, metavar='N', help='shift width of > and < (default 4)'),
+      help='apply exhash commands (JSON on stdin) to a message, only if every line they address is unchanged')
+def _cmd_exhash(a):
+    dlg = _load(a.file)
+    if sys.stdin is None or sys.stdin.isatty(): raise ValueError('pipe the commands in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
+    res = msg_exhash(pick_msg(dlg, a.id).id, _exhash_cmds(sys.stdin.read()), a.sw, dlg=dlg.path, out=a.out)
+    if res.startswith('error:'):
+        print(f'nbdialog exhash: {res[7:]}', file=sys.stderr)
+        return 1
+    print(term_safe(res.rstrip('\n'), sys.stdout.isatty()))
+
+@_sub(_arg('--root', default='.', metavar='DIR', help='the folder whose dialogs clients may read and edit (default: the working folder)'),
+      help='serve the dialog tools to an MCP client over stdio')
+def _cmd_mcp(a): serve_mcp(a.root)
 
 # %% ../nbs/04_cli.ipynb #02bd6dac
 if __name__=='__main__': sys.exit(main())
