@@ -15,7 +15,9 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, join_out
-import base64, copy, io, json, re, sys, threading, tokenize, weakref
+from .nbjson import *
+import base64, copy, io, json, re, tokenize, weakref
+_chk_output = chk_output # the name `dialog.cli` still imports from here; goes when it imports `chk_output` from `dialog.nbjson`
 
 # %% ../nbs/00_core.ipynb #45e9492e
 from fastcore.nbio import mk_cell
@@ -48,9 +50,7 @@ for _n in 'append extend insert pop remove clear sort reverse __setitem__ __deli
     setattr(_VList, _n, _counting(getattr(list, _n)))
 
 # %% ../nbs/00_core.ipynb #f1cf8750
-def _q(x, n:int=40):
-    "`x` quoted for an error message, cut to `n` characters: a string's `repr` of its start, or the start of anything else's `repr`"
-    return repr(truncstr(x, n)) if isinstance(x, str) else truncstr(repr(x), n)
+_q = short_repr # quote user data cut short: the error policy above
 
 # %% ../nbs/00_core.ipynb #aa6293a6
 class Msgs(L):
@@ -267,6 +267,12 @@ def _type_changed(m):
     m.clear_inp_cache(); m.clear_out_cache()
     if isinstance(m.output, str): m.output = m.output # renormalize, e.g. a code message turned into a prompt
 
+def _chk_type(m, v):
+    "`v` if it is one of `smsg_types`, else `ValueError` listing them"
+    if isinstance(v, str) and v in smsg_types: return v
+    where = f'message {_q(i)}: ' if (i := getattr(m, '_id', None)) else ''
+    raise ValueError(f"{where}msg_type {_q(v)} is not one of {', '.join(smsg_types)}")
+
 class _Dep(DepProp):
     "A `DepProp` whose hook runs on every assignment, even of the same (perhaps mutated) object"
     def __set__(self, o, v):
@@ -301,7 +307,7 @@ class Message:
     _chunks,_auto_id,_dlg = None,False,None
     content = _Dep(lambda m: m.clear_inp_cache())
     output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
-    msg_type = _Dep(_type_changed)
+    msg_type = _Dep(_type_changed, _chk_type)
 
     def __init__(self,
                  content:str='', # The message text: markdown, code, or a prompt's request
@@ -314,9 +320,9 @@ class Message:
                  **xtras):
         "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
         self._ai_rend,self._displays,self._clear_wait = None,{},False
+        self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
         self.msg_type,self.content,self.output = msg_type,content,output
         if dlg is not None: self.dlg = dlg
-        self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
         self.attachments = list(attachments or [])
         self.meta = _promote(self.meta_attrs, meta, xtras)
         for k,v in xtras.items(): setattr(self, k, v)
@@ -355,6 +361,17 @@ def clear_out_cache(self:Message):
 def clear_inp_cache(self:Message):
     "Drop renders made from `content`: called whenever `content` or `msg_type` is assigned"
     self._ai_rend = None
+
+# %% ../nbs/00_core.ipynb #f1d4a616
+def _get_rend(self):
+    "The cached render for the AI, or None"
+    return self._ai_rend
+
+def _set_rend(self, v):
+    "Cache `v` as the render for the AI"
+    self._ai_rend = v
+
+Message.ai_rend = property(_get_rend, _set_rend, doc="This message as text for the AI, cached by `dialog.chat`; None when not rendered yet: `clear_out_cache` and `clear_inp_cache` drop it")
 
 # %% ../nbs/00_core.ipynb #44fbe0cb
 def _get_dlg(self):
@@ -469,14 +486,20 @@ def update(self:Message, **kwargs):
 
 # %% ../nbs/00_core.ipynb #1e897c1b
 @patch
-def _insert(self:Dialog, msgs, idx=-1, after=None, before=None):
-    "Insert `msgs` at `idx` (-1 appends), or just after or before a message or id"
+def insert_msgs(self:Dialog,
+                msgs, # Messages (not copies) in no other dialog
+                idx:int=-1, # Insert position; -1 appends
+                after=None, # Insert after this `Message` or id
+                before=None): # Insert before this `Message` or id
+    "Insert `msgs` themselves at `idx` (-1 appends), or just after or before a message or id; `KeyError` if that message isn't here"
     if after is not None or before is not None:
         ref = after if after is not None else before
-        if (i := self.messages._pos(ref)) is None: raise ValueError(f"dialog {_q(self.name)} has no message {_q(getattr(ref, 'id', ref))}")
+        if (i := self.messages._pos(ref)) is None: raise KeyError(f"dialog {_q(self.name)} has no message {_q(getattr(ref, 'id', ref))}")
         idx = i + (after is not None)
     elif idx==-1: idx = len(self.messages)
-    return self._add(msgs, idx)
+    return Msgs(self._add(list(msgs), idx))
+
+Dialog._insert = Dialog.insert_msgs # the name `dialog.cli` still calls; goes when it calls `insert_msgs`
 
 @patch
 def mk_message(self:Dialog,
@@ -489,10 +512,11 @@ def mk_message(self:Dialog,
                export:bool=False, # Mark the message exported, with an nbdev `#| export` directive
                **kwargs):
     "Make new message and insert it into notebook before/after specified cell, or at `idx` (appended by default); `kwargs` go to `msg_cls`"
+    _chk_type(None, msg_type)
     if msg_type==scode and isinstance(output, str) and output: output = json.loads(output)
     m = self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)
     if export: m.exported = True
-    return self._insert([m], idx, after, before)[0]
+    return self.insert_msgs([m], idx, after, before)[0]
 
 # %% ../nbs/00_core.ipynb #e11048a2
 @patch
@@ -527,7 +551,7 @@ def mk_messages(self:Dialog,
                 after=None, # Insert after this `Message` or id
                 before=None): # Insert before this `Message` or id
     "Insert copies of `msgs` (built through `msg_cls`, with fresh ids), one after another, after/before a specific message, or at the end"
-    return Msgs(self._insert([_dup(m, self.msg_cls) for m in msgs], after=after, before=before))
+    return self.insert_msgs([_dup(m, self.msg_cls) for m in msgs], after=after, before=before)
 
 # %% ../nbs/00_core.ipynb #2a532d6f
 @patch
@@ -535,7 +559,7 @@ def insert_after(self:Message,
                  msgs): # A message or messages (not copies) to insert
     "Insert `msgs` (not copies) into this message's dialog, right after it"
     if self.dlg is None: raise ValueError(f"message {_q(self.id)} is in no dialog")
-    return self.dlg._insert(listify(msgs), after=self)
+    return self.dlg.insert_msgs(listify(msgs), after=self)
 
 # %% ../nbs/00_core.ipynb #9c7132fa
 @patch
@@ -563,11 +587,11 @@ def previous(self:Message,
 @patch
 def remove_msgs(self:Dialog,
                 msgs): # Messages or ids to remove
-    "Remove `msgs` from this dialog and return them, detached"
+    "Remove `msgs` from this dialog and return them, detached; `KeyError`, removing nothing, if one isn't here"
     ix,ms = self.messages._sync(),{}
     for o in listify(msgs):
         k = getattr(o, 'id', o)
-        if (m := ix.get(k)) is None: raise ValueError(f'dialog {_q(self.name)} has no message {_q(k)}')
+        if (m := ix.get(k)) is None: raise KeyError(f'dialog {_q(self.name)} has no message {_q(k)}')
         if m is not o and self.messages._dups and any(x is o for x in self.messages.items): m = o  # that very message, not its id's first
         ms[id(m)] = m
     ms = list(ms.values())
@@ -881,248 +905,37 @@ def merge_parts(msgs, # The messages to merge, in order
         parts.append(body)
     return '\n'.join(list(dirs.values()) + ['\n\n'.join(parts)]), merge_metas(m.meta for m in msgs)
 
-# %% ../nbs/00_core.ipynb #12c9acda
-from json.encoder import encode_basestring as _jstr
-
-# %% ../nbs/00_core.ipynb #06217b82
-class _CellError(ValueError): "What is wrong with one cell; callers add where"
-
-_split_mimes = {'application/javascript', 'image/svg+xml'}
-def _is_json_mime(k): return k=='application/json' or (k.startswith('application/') and k.endswith('+json'))
-def _is_split_mime(k): return k.startswith('text/') or k in _split_mimes
-
-def _text(v, what):
-    "Multiline string `v` (a str, or a list of str) as one str"
-    if isinstance(v, str): return v
-    if type(v) is list:
-        try: return ''.join(v) # refuses anything but strings
-        except TypeError: pass
-    raise _CellError(f'{what} must be a string or a list of strings, not {type(v).__name__}')
-
-def _chk_bundle(d, what, join):
-    "Check mime bundle `d`, joining its texts in place when `join`"
-    if not isinstance(d, dict): raise _CellError(f'{what} must be an object mapping mime types to data')
-    for k,v in d.items():
-        if not isinstance(v, str) and not _is_json_mime(k):
-            t = _text(v, f'{what} {k!r}')
-            if join: d[k] = t
-
-# %% ../nbs/00_core.ipynb #cb71a71d
-_re_id = re.compile(r'[a-zA-Z0-9_-]{1,64}')
-_cell_keys = dict(code={'id','cell_type','metadata','source','outputs','execution_count'},
-                  markdown={'id','cell_type','metadata','source','attachments'}, raw={'id','cell_type','metadata','source','attachments'})
-_out_keys = dict(stream={'output_type','name','text'}, display_data={'output_type','data','metadata'},
-                 execute_result={'output_type','data','metadata','execution_count'}, error={'output_type','ename','evalue','traceback'})
-
-def _is_count(v): return v is None or (type(v) is int and v>=0)
-def _strs(v): return isinstance(v, list) and all(isinstance(o, str) for o in v)
-def _is_tags(v): return _strs(v) and all(o and ',' not in o for o in v) and len(set(v))==len(v)
-def _has_strs(*req, opt=()):
-    return lambda v: (isinstance(v, dict) and all(isinstance(v.get(k), str) for k in req)
-                      and all(k not in v or isinstance(v[k], str) for k in opt))
-def _mode(v): return 'codemirror_mode' not in v or isinstance(v['codemirror_mode'], (str, dict))
-
-_str_ = (lambda v: isinstance(v, str), 'a string')
-_common = dict(name=(lambda v: isinstance(v, str) and v!='', 'a non-empty string'), tags=(_is_tags, 'a list of unique strings without commas'),
-               jupyter=(lambda v: isinstance(v, dict), 'an object'))
-_meta_rules = dict(
-    markdown=_common, raw=_common | dict(format=_str_),
-    code=_common | dict(collapsed=(lambda v: type(v) is bool, 'true or false'), scrolled=(lambda v: v is True or v is False or v=='auto', 'true, false or "auto"'),
-                        execution=(lambda v: isinstance(v, dict) and all(isinstance(o, str) for o in v.values()), 'an object of strings')),
-    notebook=dict(kernelspec=(_has_strs('name', 'display_name'), 'an object with string name and display_name'),
-                  language_info=(lambda v: _has_strs('name', opt=('file_extension','mimetype','pygments_lexer'))(v) and _mode(v), 'an object with a string name'),
-                  orig_nbformat=(lambda v: type(v) is int and v>=1, 'an integer of at least 1'), title=_str_,
-                  authors=(lambda v: isinstance(v, list), 'a list')))
-
-def _chk_meta(meta, kind, what='metadata'):
-    "Check the metadata keys nbformat's schema types, for a cell of `kind` or the notebook"
-    if not isinstance(meta, dict): raise _CellError(f'{what} must be an object, not {type(meta).__name__}')
-    rules = _meta_rules[kind]
-    for k in rules.keys() & meta.keys():
-        ok,desc = rules[k]
-        if not ok(meta[k]): raise _CellError(f'{what} {k!r} must be {desc}, not {truncstr(repr(meta[k]), 60)}')
-
-# %% ../nbs/00_core.ipynb #a990bb77
-def _chk_output(o, j, join):
-    "Check output dict `o` (number `j` of its cell), joining its texts in place when `join`"
-    def bad(s): raise _CellError(f'bad output entry {j}: {s}')
-    if not isinstance(o, dict): bad(f'must be an object, not {type(o).__name__}')
-    ot = o.get('output_type')
-    keys = _out_keys.get(ot) if isinstance(ot, str) else None
-    if keys is None: bad(f'unknown output_type {ot!r}')
-    if o.keys()!=keys:
-        if miss := keys-o.keys(): bad(f'{ot} lacks {sorted(miss)}')
-        bad(f'{ot} has unknown keys {sorted(o.keys()-keys)}')
-    if ot=='stream':
-        if not isinstance(o['name'], str): bad('stream name must be a string')
-        if not isinstance(o['text'], str):
-            t = _text(o['text'], f'output {j} text')
-            if join: o['text'] = t
-    elif ot=='error':
-        if not isinstance(o['ename'], str) or not isinstance(o['evalue'], str): bad('error ename and evalue must be strings')
-        if not _strs(o['traceback']): bad('error traceback must be a list of strings')
-    else:
-        _chk_bundle(o['data'], f'output {j} data', join)
-        if not isinstance(o['metadata'], dict): bad(f'{ot} metadata must be an object')
-        if ot=='execute_result' and not _is_count(o['execution_count']): bad('execute_result execution_count must be a non-negative integer or null')
-
-def _chk_cell(c, join):
-    "Check cell dict `c` against the schema; reading (`join`), heal what needs no guess and join texts in place"
-    if not isinstance(c, dict): raise _CellError(f'cell must be an object, not {type(c).__name__}')
-    ct = c.get('cell_type')
-    keys = _cell_keys.get(ct) if isinstance(ct, str) else None
-    if keys is None: raise _CellError(f'unknown cell_type {_q(ct)}')
-    if join and ct!='code':  # left by an editor that changed a code cell's type
-        if c.get('outputs')==[]: del c['outputs']
-        if 'execution_count' in c and c['execution_count'] is None: del c['execution_count']
-    if extra := c.keys()-keys: raise _CellError(f'unknown keys {sorted(extra)} in a {ct} cell')
-    cid = c.get('id')
-    if cid is not None and (not isinstance(cid, str) or not _re_id.fullmatch(cid)):
-        raise _CellError(f'invalid cell id {truncstr(repr(cid), 70)}: an id must be 1 to 64 of [a-zA-Z0-9-_]')
-    if 'metadata' not in c: c['metadata'] = {}
-    else: _chk_meta(c['metadata'], ct)
-    if 'source' not in c: raise _CellError('cell has no source')
-    if not isinstance(c['source'], str):
-        t = _text(c['source'], 'source')
-        if join: c['source'] = t
-    if ct=='code':
-        if 'outputs' not in c or 'execution_count' not in c: raise _CellError('code cell lacks outputs or execution_count')
-        if not isinstance(c['outputs'], list): raise _CellError('output must be a list of output dicts')
-        for j,o in enumerate(c['outputs']): _chk_output(o, j, join)
-        if not _is_count(c['execution_count']): raise _CellError('execution_count must be a non-negative integer or null')
-    return c
-
-# %% ../nbs/00_core.ipynb #82c18a0a
-def _arr(xs, pad, f):
-    "List `xs` as a JSON array, each item laid out by `f`"
-    if not xs: return '[]'
-    p = pad+' '
-    return '[\n' + ',\n'.join([p+f(x, p) for x in xs]) + f'\n{pad}]'
-
-def _obj(d, pad, special={}): # `special` is only read
-    "Dict `d` as a JSON object with sorted keys; a value whose key is in `special` is laid out by that function"
-    if not d: return '{}'
-    p = pad+' '
-    return '{\n' + ',\n'.join([f'{p}{_jstr(k)}: ' + (f(v, p) if (f := special.get(k)) else _enc(v, p)) for k,v in sorted(d.items())]) + f'\n{pad}}}'
-
-_deep = 100 # Nesting (in indent characters) past which values are laid out without recursion
-
-def _enc(o, pad):
-    "`o` as `json.dumps(o, indent=1, sort_keys=True, ensure_ascii=False)` writes it, nested at indent `pad`"
-    t = type(o)
-    if t is str: return _jstr(o)
-    if t is dict or t is list:
-        if len(pad)>_deep: return _enc_deep(o, pad)
-        return _obj(o, pad) if t is dict else _arr(o, pad, _enc)
-    if o is None: return 'null'
-    if o is True: return 'true'
-    if o is False: return 'false'
-    if t is int: return int.__repr__(o)
-    if t is float:
-        if o!=o or o in (_inf, -_inf): raise ValueError(f'{o!r} is not JSON')
-        return float.__repr__(o)
-    return _enc(_plain(o), pad)
-
-_inf = float('inf')
-def _plain(o):
-    "`o`, of a subclass of a JSON type, as that plain type; `TypeError` for anything else"
-    for t in (str, int, float, dict, list):
-        if isinstance(o, t) and not isinstance(o, bool): return t(o) if t is not str else str.__str__(o)
-    if isinstance(o, tuple): return list(o)
-    raise TypeError(f'{type(o).__name__} {truncstr(repr(o), 40)}')
-
-def _json_fresh(txt):
-    "`json.loads(txt)` on a fresh thread's stack, so how deep it reads doesn't depend on the caller's stack: the reader's fallback and the writer's check"
-    res = {}
-    def run():
-        try: res['v'] = json.loads(txt)
-        except RecursionError: pass
-        except ValueError as e: res['e'] = e
-    th = threading.Thread(target=run)
-    th.start(); th.join()
-    if 'e' in res: raise res['e']
-    if 'v' not in res: raise RecursionError('JSON nested too deeply to read')
-    return res['v']
-
-def _readable(txt, pre, post):
-    "Raise `_CellError` unless the reader can read back JSON text `txt`, nested in its file as `pre`+txt+`post` (checked only for deep text)"
-    if '\n'+' '*_deep not in txt: return  # only layout indents a line (a JSON string can't hold a raw line break), so this finds deep nesting alone
-    try: _json_fresh(pre+txt+post)
-    except RecursionError: raise _CellError('nested too deeply for a reader to read it back') from None
-
-def _enc_deep(o, pad):
-    "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows; refuses what no reader could read back"
-    res,todo,top = [],[(o, pad)],min(sys.getrecursionlimit(), 10_000)  # bounded even under a raised limit: a cycle costs at most ~50 MB of indents
-    while todo:
-        it = todo.pop()
-        if len(it)==1: res.append(it[0]); continue
-        x,p = it
-        if not isinstance(x, (dict, list, tuple)): res.append(_enc(x, p)); continue
-        if type(x) is not dict and type(x) is not list: x = _plain(x)
-        d = type(x) is dict
-        if not x: res.append('{}' if d else '[]'); continue
-        q = p+' '
-        if len(q)>top: raise ValueError(f'nested more than {top} levels deep, or holding itself (a reference cycle): no reader could read it back')
-        items = [(f'{q}{_jstr(k)}: ', v) for k,v in sorted(x.items())] if d else [(q, v) for v in x]
-        seq = [('{\n' if d else '[\n',)]
-        for i,(pre,v) in enumerate(items): seq += [(pre,), (v, q), (',\n' if i<len(items)-1 else f'\n{p}' + ('}' if d else ']'),)]
-        todo.extend(reversed(seq))
-    return ''.join(res)
-
-def _lines(s, pad):
-    "Text `s` (a string, or a checked list of strings: one text) as a JSON list of its lines"
-    if type(s) is not str:
-        if isinstance(s, list): s = ''.join(s)  # laid out as its reader will join it, so a rewrite is byte-identical
-        elif not isinstance(s, str): return _enc(s, pad)
-        else: s = str.__str__(s)
-    ls = s.splitlines(True)
-    if not ls: return '[]'
-    p = pad+' '
-    return f'[\n{p}' + f',\n{p}'.join(map(_jstr, ls)) + f'\n{pad}]'
-
-def _joined(v, pad):
-    "A non-JSON mime value given as a (checked) list of strings, written joined as its reader will join it"
-    return _enc(''.join(v) if isinstance(v, list) else v, pad)
-
-def _bundle(d, pad):
-    "Mime bundle `d`, its texts split into lines"
-    return _obj(d, pad, {k:_lines if _is_split_mime(k) else _joined for k in d if not _is_json_mime(k)})
-
-_out_special = dict(stream=dict(text=_lines), display_data=dict(data=_bundle), execute_result=dict(data=_bundle))
-def _out(o, pad): return _obj(o, pad, _out_special.get(o['output_type'], {}))
-
-_re_sur,_re_pair = re.compile('[\ud800-\udfff]'),re.compile('[\ud800-\udbff][\udc00-\udfff]')
-def _esc_sur(t):
-    "JSON text `t` with each lone surrogate written as its `\\udXXX` escape, so that it encodes as UTF-8"
-    if t.isascii() or not _re_sur.search(t): return t
-    if _re_pair.search(t): raise _CellError('holds a surrogate pair as two characters, which a file can only keep as one: join them first')
-    return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', t)
-
 # %% ../nbs/00_core.ipynb #0a0b1a65
 @patch
 def cell_meta(self:Message):
     "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out); hosts override it"
     meta = self.meta
-    if type(meta) is not dict and not isinstance(meta, dict): raise _CellError(f'meta must be a dict, not {type(meta).__name__}')
+    if type(meta) is not dict and not isinstance(meta, dict): raise CellError(f'meta must be a dict, not {type(meta).__name__}')
     if not self.meta_attrs: return meta
     promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
     return meta | promoted if promoted else meta
 
+# %% ../nbs/00_core.ipynb #57bc2419
+def _get_form(self):
+    "How this message's cell was written in the file it was read from"
+    return self.__dict__.get('_ipynb') or {}
+
+def _set_form(self, d):
+    "Remember cell form `d` (a dict; empty or None forgets it)"
+    if d and not isinstance(d, dict): raise ValueError(f'message {_q(self.id)}: ipynb_form must be a dict, not {type(d).__name__}')
+    if d: self._ipynb = dict(d)
+    else: self.__dict__.pop('_ipynb', None)
+
+Message.ipynb_form = property(_get_form, _set_form, doc="How this message's cell was written in the file it was read from, so an unedited message is rewritten byte for byte: `legacy` (a legacy markdown prompt), `bare` (a prompt source of exactly `%%prompt`), `mark` (a `solveit_ai` value other than true), `atts` (an empty attachments object); `{}` for a new message. The reader sets it")
+
 # %% ../nbs/00_core.ipynb #62e82efc
 SEP = "\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n"
-_prompt_mark = '%%prompt'
 _cell_types = {snote:'markdown', scode:'code', sprompt:'code', sraw:'raw'}
-
-def _cell_kind(c):
-    "The `msg_type` cell `c` reads as: one rule for the reader and the writer's check"
-    ct,src = c['cell_type'],c['source']
-    if ct=='raw' or not c['metadata'].get('solveit_ai'): return {'code':scode, 'markdown':snote}.get(ct, sraw)
-    return sprompt if ct=='markdown' or src==_prompt_mark or src.startswith(_prompt_mark+'\n') else scode
 
 def _att_bundle(a):
     "Attachment `a` as `{mime: base64}`, keeping the base64 text it was read as while its bytes are unchanged"
     if not isinstance(a, Attachment) or not isinstance(a.data, bytes) or not isinstance(a.content_type, str) or not isinstance(a.id, str):
-        raise _CellError(f'attachment {_q(getattr(a, "id", a))} must be an Attachment with bytes data, a str content_type and a str id')
+        raise CellError(f'attachment {_q(getattr(a, "id", a))} must be an Attachment with bytes data, a str content_type and a str id')
     read = getattr(a, '_b64', None)
     return {a.content_type: read[2]} if read and read[0] is a.data and read[1]==a.content_type else a.todict()
 
@@ -1131,7 +944,7 @@ def _att_bundles(m):
     res = {}
     for a in m.attachments:
         b = _att_bundle(a)
-        if a.id in res: raise _CellError(f'two attachments named {_q(a.id)}: only one could be written')
+        if a.id in res: raise CellError(f'two attachments named {_q(a.id)}: only one could be written')
         res[str.__str__(a.id)] = b
     return res
 
@@ -1144,27 +957,27 @@ def _legacy_fits(m, out):
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
     mt,src,cid,out = self.msg_type,self.content,self.id,self.output
-    if not isinstance(mt, str) or mt not in _cell_types: raise _CellError(f'unknown msg_type {_q(mt)}, expected one of {smsg_types}')
+    if not isinstance(mt, str) or mt not in _cell_types: raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
     if type(src) is not str:
-        if not isinstance(src, str): raise _CellError(f'content must be a str, not {type(src).__name__}')
+        if not isinstance(src, str): raise CellError(f'content must be a str, not {type(src).__name__}')
         src = str.__str__(src)
     if type(cid) is not str:
-        if not isinstance(cid, str): raise _CellError(f'id must be a str, not {type(cid).__name__}')
+        if not isinstance(cid, str): raise CellError(f'id must be a str, not {type(cid).__name__}')
         cid = str.__str__(cid)
     meta = self.cell_meta()
-    if type(meta) is not dict and not isinstance(meta, dict): raise _CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
+    if type(meta) is not dict and not isinstance(meta, dict): raise CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
     if mt==scode: return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=_outs(out), execution_count=self.execution_count)
-    form = getattr(self, '_ipynb', None) or {}
+    form = self.ipynb_form
     if mt==sprompt:
         out = _outs(out)
-        if 'solveit_ai' in meta: raise _CellError("meta must not hold 'solveit_ai': the writer marks prompts")
+        if 'solveit_ai' in meta: raise CellError("meta must not hold 'solveit_ai': the writer marks prompts")
         meta = meta | {'solveit_ai': form.get('mark', True)}
         if not (form.get('legacy') and _legacy_fits(self, out)):
-            src = _prompt_mark + ('' if not src and form.get('bare') else '\n'+src)
+            src = prompt_mark + ('' if not src and form.get('bare') else '\n'+src)
             return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=out, execution_count=self.execution_count)
         res = dict(cell_type='markdown', id=cid, metadata=meta, source=src + (SEP+self.ai_res if out else ''))
-    elif out: raise _CellError(f'a {mt} message must not carry output')
-    elif self.execution_count is not None: raise _CellError(f'a {mt} message must not carry an execution_count')
+    elif out: raise CellError(f'a {mt} message must not carry output')
+    elif self.execution_count is not None: raise CellError(f'a {mt} message must not carry an execution_count')
     else: res = dict(cell_type=_cell_types[mt], id=cid, metadata=meta, source=src)
     if self.attachments or form.get('atts'): res['attachments'] = _att_bundles(self)
     return res
@@ -1173,34 +986,19 @@ def _outs(out):
     "A code cell's outputs: the message's output list ('' or None when it has none)"
     if type(out) is list: return out
     if out is None or out=='': return []
-    if not isinstance(out, list): raise _CellError(f'output must be a list of output dicts, not {type(out).__name__}')
+    if not isinstance(out, list): raise CellError(f'output must be a list of output dicts, not {type(out).__name__}')
     return out
 
 # %% ../nbs/00_core.ipynb #a0b028c0
-_cell_special = dict(source=_lines, outputs=lambda xs,p: _arr(xs, p, _out), attachments=lambda d,p: _obj(d, p, dict.fromkeys(d, _bundle)))
 _key_names = dict(metadata='meta', outputs='output', source='content')
-
-def _not_json(d, e, special={}, names={}):
-    "`_CellError` naming the first key of `d` whose value JSON can't hold (found again, on this slow path), with `e`'s explanation"
-    k = first(k for k,v in sorted(d.items()) if _fails(special.get(k, _enc), v))
-    return _CellError(f'{names.get(k, k) if k is not None else "it"} is not JSON-serializable ({e})')
-
-def _fails(f, v):
-    try: f(v, '')
-    except (TypeError, ValueError): return True
-    return False
 
 def _cell_out(m, pad='  '):
     "`(text, attachments to home)` of message `m`'s cell, nested at `pad` (attachments None for a cell that keeps its own): every check the writer makes, or `ValueError`"
-    c = _chk_cell(m.to_cell(), join=False)
-    if (kind := _cell_kind(c))!=m.msg_type:
-        raise _CellError(f"a {m.msg_type} message whose cell would read back as a {kind} (check its 'solveit_ai' metadata and content)")
+    c = chk_cell(m.to_cell(), join=False)
+    if (kind := cell_kind(c))!=m.msg_type:
+        raise CellError(f"a {m.msg_type} message whose cell would read back as a {kind} (check its 'solveit_ai' metadata and content)")
     home = (_att_bundles(m) if m.attachments else {}) if c['cell_type']=='code' else None
-    try: txt = _obj(c, pad, _cell_special)
-    except _CellError: raise
-    except (TypeError, ValueError) as e: raise _not_json(c, e, _cell_special, _key_names) from None
-    _readable(txt, '{"cells": [\n  ', ']}')
-    return _esc_sur(txt),home
+    return cell_json(c, pad, _key_names),home
 
 # %% ../nbs/00_core.ipynb #abfbfea9
 @patch
@@ -1213,45 +1011,46 @@ def validate(self:Message):
 # %% ../nbs/00_core.ipynb #e15f5bc1
 def _nb_meta(dlg, homes):
     "The notebook metadata to write: the dialog's, with the attachments `homes` of its code cells (id -> attachments) homed by cell id"
-    if not isinstance(dlg.meta, dict): raise _CellError(f'meta must be a dict, not {type(dlg.meta).__name__}')
+    if not isinstance(dlg.meta, dict): raise CellError(f'meta must be a dict, not {type(dlg.meta).__name__}')
     prev = dlg.meta.get('attachments', {})
     if not isinstance(prev, dict) or not all(isinstance(v, dict) for v in prev.values()):
-        raise _CellError("dialog meta 'attachments' must map cell ids to attachments")
+        raise CellError("dialog meta 'attachments' must map cell ids to attachments")
     if clash := first(k for k in prev if k in homes):
-        raise _CellError(f"dialog meta 'attachments' holds attachments for code message {_q(clash)}, which would take them when read: attach them to it")
+        raise CellError(f"dialog meta 'attachments' holds attachments for code message {_q(clash)}, which would take them when read: attach them to it")
     home = prev | {k:v for k,v in homes.items() if v}
     meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home or 'attachments' in dlg.meta else {})
-    _chk_meta(meta, 'notebook', 'dialog meta')
+    chk_meta(meta, 'notebook', 'dialog meta')
     return meta
 
-def _nb_text(dlg, msgs=None):
-    "The exact text of `dlg` (or its messages `msgs`) as an ipynb file: every check `validate` and the writer make"
-    msgs = dlg.messages if msgs is None else msgs
+@patch
+def nb_text(self:Dialog,
+            msgs=None): # The messages to write, if not all of `messages`
+    "The exact text of this dialog as an ipynb file, as `write_ipynb` writes it: every check `validate` and the writer make"
+    msgs = self.messages if msgs is None else msgs
     cells,homes,seen = [],{},{}
     for i,m in enumerate(msgs):
         try:
             txt,home = _cell_out(m)
-            if m.id in seen: raise _CellError(f'duplicate message id {_q(m.id)} (message {seen[m.id]} has it too)')
+            if m.id in seen: raise CellError(f'duplicate message id {_q(m.id)} (message {seen[m.id]} has it too)')
         except ValueError as e: raise ValueError(f'message {i} (id {_q(getattr(m, "id", None))}): {e}') from None
         seen[m.id] = i
         cells.append(txt)
         if home is not None: homes[m.id] = home
-    try:
-        meta = _nb_meta(dlg, homes)
-        try: meta_txt = _enc(meta, ' ')
-        except (TypeError, ValueError) as e: raise _CellError(f'dialog meta is not JSON-serializable ({e})') from None
-        _readable(meta_txt, '{"metadata": ', '}')
-        meta_txt = _esc_sur(meta_txt)
-    except ValueError as e: raise ValueError(f'dialog {_q(dlg.name)}: {e}') from None
-    tail = f',\n "metadata": {meta_txt},\n "nbformat": 4,\n "nbformat_minor": 5\n}}\n'
-    return ''.join(['{\n "cells": [\n  ', ',\n  '.join(cells), '\n ]', tail]) if cells else '{\n "cells": []' + tail
+    try: return nb_json(cells, _nb_meta(self, homes))
+    except ValueError as e: raise ValueError(f'dialog {_q(self.name)}: {e}') from None
 
 # %% ../nbs/00_core.ipynb #9c94d911
 @patch
 def validate(self:Dialog):
     "Raise `ValueError` if this dialog can't be written as it is (what `write_ipynb` would refuse); returns self if fine"
-    _nb_text(self)
+    self.nb_text()
     return self
+
+# %% ../nbs/00_core.ipynb #fe683ae7
+@patch(as_prop=True)
+def nb_meta(self:Dialog):
+    "The notebook metadata this dialog writes: `meta`, with its code messages' attachments homed under `attachments` by cell id"
+    return _nb_meta(self, {m.id: _att_bundles(m) for m in self.messages if m.attachments and m.to_cell()['cell_type']=='code'})
 
 # %% ../nbs/00_core.ipynb #c2638fd8
 def ruuid4():
@@ -1281,6 +1080,18 @@ def mk_attachment(self:Message,
     "Attach `data` to this message as a new `Attachment`, and return it"
     self.attachments.append(att := Attachment(data, content_type, id))
     return att
+
+# %% ../nbs/00_core.ipynb #3f819243
+@patch(cls_method=True)
+def from_b64(cls:Attachment,
+             b64:str, # The base64 text, as a file holds it (whitespace is ignored)
+             content_type:str, # Its mime type, e.g. 'image/png'
+             id:str=''): # Its name, kept as given (even '')
+    "An attachment decoded from `b64`, which it writes back as it was while its data and type are unchanged; `ValueError` if `b64` isn't base64"
+    data = base64.b64decode(''.join(b64.split()), validate=True)
+    res = cls(data, content_type, id)
+    res.id,res._b64 = id,(data, content_type, b64)
+    return res
 
 # %% ../nbs/00_core.ipynb #e064444d
 tiny_png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII=')

@@ -31,9 +31,19 @@ def test_project_keys_agree():
     assert (cfg['license'], p['license'])==('apache2', 'Apache-2.0')
 
 def test_version_single_source():
-    assert proj['tool']['setuptools']['dynamic']['version']=={'attr': 'dialog.__version__'}
-    assert cfg['version']==dialog.__version__
+    "The version lives in dialog/__init__.py alone: pyproject reads it from there, and settings.ini keeps no copy to fall out of step"
+    assert proj['tool']['setuptools']['dynamic']['version']=={'attr': 'dialog.__version__'} and 'version' not in proj['project']
+    assert 'version' not in cfg and '__version__' not in cfg
     assert re.fullmatch(r'\d+\.\d+\.\d+', dialog.__version__)
+
+def test_bump_version_keeps_one_source(tmp_path):
+    "What `nbdev-bump-version` does (nbdev's `set_version` on `dialog/__init__.py`) leaves every place that reads the version agreeing"
+    from nbdev.config import bump_version, set_version, read_version
+    (tmp_path/'__init__.py').write_text((root/'dialog'/'__init__.py').read_text())
+    new = bump_version(dialog.__version__)
+    set_version(tmp_path, new)
+    assert read_version(tmp_path)==new!=dialog.__version__
+    assert 'version' not in cfg  # nothing else to bump
 
 def test_runtime_dependency_is_fastcore_only():
     assert [re.split(r'[<>=~!]', d)[0] for d in proj['project']['dependencies']]==['fastcore']

@@ -152,7 +152,7 @@ def test_msgs_repr_bounded():
 
 def test_errors_truncate_quoted_values():
     d = Dialog('n'*500)
-    with pytest.raises(ValueError) as e: d.mk_message('x', after='y'*500)
+    with pytest.raises(KeyError) as e: d.mk_message('x', after='y'*500)
     assert len(str(e.value)) < 150
     with pytest.raises(KeyError) as e: d['z'*500]
     assert len(str(e.value)) < 150

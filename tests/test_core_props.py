@@ -127,7 +127,9 @@ def test_write_errors_truncate_what_they_quote():
     "`validate`, the writer and the reader quote ids, names and types cut short: a 100k-character value never floods an error"
     big = 'x'*100_000
     d = Dialog(big); m = d.mk_message('a', id=big)
-    m.msg_type = big
+    with pytest.raises(ValueError) as e: m.msg_type = big
+    assert len(str(e.value)) < 400 and '…' in str(e.value)
+    m.output = 'text'
     for f in (d.validate, m.validate):
         with pytest.raises(ValueError) as e: f()
         assert len(str(e.value)) < 400 and '…' in str(e.value)

@@ -314,9 +314,8 @@ def test_write_refuses_damaged_messages():
         m.output = out
         with pytest.raises(ValueError, match=msg): write_ipynb(d)
     m.output = []
-    m.msg_type = 'bogus'
-    with pytest.raises(ValueError, match="unknown msg_type 'bogus'"): write_ipynb(d)
-    m.msg_type = scode
+    with pytest.raises(ValueError, match="msg_type 'bogus' is not one of code, note, prompt, raw"): m.msg_type = 'bogus'
+    assert m.msg_type == scode and write_ipynb(d)
     d.meta = {'kernelspec': 'x'}
     with pytest.raises(ValueError, match="dialog meta 'kernelspec' must be"): write_ipynb(d)
     d.meta = {'attachments': ['x']}

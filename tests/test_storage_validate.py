@@ -65,7 +65,6 @@ bad_shapes = {
     'meta not a dict': (lambda: mk(meta=[]), 'meta must be a dict'),
     'surrogate pair as two characters': (lambda: mk(content='\ud83d\ude00'), 'surrogate pair'),
     'note with an execution_count': (lambda: mk(msg_type=snote, execution_count=3), 'must not carry an execution_count'),
-    'msg_type not a string': (lambda: mk(msg_type=['code']), 'unknown msg_type'),
     'content not a string': (lambda: mk(content=3), 'content must be a str'),
     'output a string on code': (lambda: mk(output='text'), 'output must be a list'),
 }
@@ -82,6 +81,15 @@ def test_shape_refused_by_both_with_one_message(name):
     err = check_agreement(d)
     assert err is not None and msg in err and err.startswith("message 0 (id 'm0'): ")
     with pytest.raises(ValueError, match="message 'm0'"): d.messages[0].validate()
+
+def test_bad_msg_type_refused_when_set():
+    "A type outside `smsg_types` never gets as far as `validate`: building or assigning it is refused at once, naming the four"
+    for bad in (['code'], 'markdown', None):
+        with pytest.raises(ValueError, match='is not one of code, note, prompt, raw'): mk(msg_type=bad)
+    m = mk()
+    with pytest.raises(ValueError, match="message 'm0': msg_type 'md'"): m.msg_type = 'md'
+    assert m.msg_type == 'code'
+    with pytest.raises(ValueError, match='code, note, prompt, raw'): Dialog('d').mk_message('x', msg_type='markdown')
 
 def as_given(name, ms, meta=None):
     "A dialog holding `ms` as they are, duplicate ids included: core refuses those on insert, so only a direct edit of the list makes one"
@@ -192,7 +200,7 @@ def test_the_property_saw_both_outcomes():
 
 # ---- the layout, against json.dumps ----
 
-from dialog.core import _enc, _lines, _esc_sur
+from dialog.nbjson import _enc, _lines, _esc_sur
 
 def test_layout_is_json_dumps():
     nested = {'b': [1, 2.5, None, True, {'x': 'é'}], 'a': {}, 'c': [], 'big': 10**30, 'neg': -0.0}
