@@ -434,10 +434,7 @@ def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new
         ms,ref = [d[i] for i in listify(ids)],d[before if after is None else after]
         if ref in ms: raise ValueError(f'message {ref.id!r} is one of those moved: it cannot be where they go')
         d.remove_msgs(ms)
-        rest = list(d.messages)
-        i = rest.index(ref) + (after is not None)
-        d.messages = rest[:i] + ms + rest[i:]
-        return Msgs(ms), True
+        return d.insert_msgs(ms, before=None if after is not None else ref, after=ref if after is not None else None), True
     return _edit(dlg, ed)
 
 def split_msg(id:str, # The message's id, or a unique prefix of it
