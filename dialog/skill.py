@@ -73,7 +73,7 @@ def cur_dlg():
     return None if _st['dlg'] is None else _load()
 
 def set_cur_msg(id): # The current message's id (or a unique prefix); None to forget it
-    "Set the current message of the current dialog: where `add_msg` and `paste_msgs` put messages by default"
+    "Set the current message of the current dialog: where `add_msg` puts messages by default"
     _st['cur'] = None if id is None else (_load()[id].id if _st['dlg'] is not None else id)
     return _st['cur']
 
@@ -467,12 +467,9 @@ def cut_msgs(ids:list, # Message ids (or unique prefixes), or one id
 def paste_msgs(before:str=None, # Put the copies before this message
                after:str=None, # Put the copies after this message
                dlg:str=None): # The dialog file; the current one if None
-    "Insert copies of the buffered messages (fresh ids) into the dialog file, by default after the current message, else at the end; returns them"
+    "Insert copies of the buffered messages (fresh ids) into the dialog file, before or after a message, or at the end; returns them"
     if not _st['buf']: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
-    def ed(d):
-        b,a = _place(d, before, after)
-        return d.mk_messages(_st['buf'], before=b and d[b], after=a and d[a]), True
-    return _edit(dlg, ed)
+    return _edit(dlg, lambda d: (d.mk_messages(_st['buf'], before=before and d[before], after=after and d[after]), True))
 
 # %% ../nbs/08_skill.ipynb #0986a4e2
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
@@ -531,7 +528,7 @@ def call_tool(name:str, # The tool's name
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
 
-# %% ../nbs/08_skill.ipynb #2eb97ca9
+# %% ../nbs/08_skill.ipynb #6054dcce
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     try:
@@ -551,7 +548,7 @@ def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(main)
 
-# %% ../nbs/08_skill.ipynb #c9281f12
+# %% ../nbs/08_skill.ipynb #c391dae9
 def _magic_args(line):
     "`line`'s bare words and `key=value` options"
     ws = shlex.split(line)

@@ -167,3 +167,50 @@ def test_several_ids_differ_on_purpose(pair):
     before = open(pair[1], 'rb').read()
     assert sk.msg_str_replace(['c1', 'c2'], 'area', 'surface', dlg=pair[1]).startswith("error: message 'c2'")
     assert open(pair[1], 'rb').read()==before
+
+def _found(r): return [m.id for m in r if m.id in getattr(r, 'matched', {m.id})]  # aidialog's results hold context rows too
+
+@pytest.mark.parametrize('theirs,ours', [
+    (dict(re_pattern='area'), dict(pattern='area')),
+    (dict(re_pattern='AREA', use_case=True), dict(pattern='AREA', case=True)),
+    (dict(re_pattern='3.14', use_regex=False), dict(pattern='3.14', plain=True, out=True)),  # aidialog searches replies always; ours with out=True, as `nbdialog find --out`
+    (dict(msg_type='code'), dict(msg_type='code')),
+    (dict(re_pattern='x', msg_type='code', limit=1), dict(pattern='x', msg_type='code', limit=1)),
+    (dict(headers_only=True), dict(headers=True)),
+    (dict(header_section='Title'), dict(section='Title')),
+])
+def test_find_msgs_match(pair, theirs, ours):
+    assert _found(ad.find_msgs(dlg=pair[0], **theirs))==_found(sk.find_msgs(dlg=pair[1], **ours))
+
+@pytest.mark.parametrize('name', ['area', 'math', 'x', 'print', 'r'])
+def test_symbol_finders_match(pair, name):
+    pytest.importorskip('remold')
+    for a,o in ((ad.symdef_finder, sk.symdef_finder), (ad.symref_finder, sk.symref_finder)):
+        assert _found(ad.find_msgs(dlg=pair[0], pred=a(name)))==_found(sk.find_msgs(dlg=pair[1], pred=o(name))), (a.__name__, name)
+
+def test_ast_finder_matches(pair):
+    pytest.importorskip('remold')
+    for pat in ('print($X)', 'return $X', '$A + $B'):
+        assert _found(ad.find_msgs(dlg=pair[0], pred=ad.ast_finder(pat)))==_found(sk.find_msgs(dlg=pair[1], pred=sk.ast_finder(pat))), pat
+
+def test_current_message_placement_matches(pair):
+    keep = {'n1', 'c1', 'p1', 'c2'}
+    ad.set_dlg(pair[0]); sk.set_dlg(pair[1])
+    try:
+        ad.set_cur_msg('c1'); sk.set_cur_msg('c1')
+        for t in ('one', 'two'): ad.add_msg(t); sk.add_msg(t)
+        assert _norm_ids(pair[0], keep)==_norm_ids(pair[1], keep)
+        assert ad.cur_msg().id==sk.cur_msg().id=='c1'
+        ad.copy_msgs('n1'); sk.copy_msgs('n1')
+        ad.paste_msgs(); sk.paste_msgs()
+        assert _norm_ids(pair[0], keep)==_norm_ids(pair[1], keep)
+        assert ad.cur_dlg().summary()!='' and [m.id for m in ad.cur_dlg().messages][:2]==[m.id for m in sk.cur_dlg().messages][:2]
+    finally: sk.set_dlg(None); sk.set_cur_msg(None)
+
+def test_export_differs_on_purpose(pair):
+    "aidialog marks export in the cell metadata; ours writes the `#| export` directive, the core's single source of truth"
+    ad.update_msg('c2', export=True, dlg=pair[0]); sk.update_msg('c2', export=True, dlg=pair[1])
+    a,b = read_ipynb(pair[0])['c2'],read_ipynb(pair[1])['c2']
+    assert a.exported and b.exported
+    assert a.meta=={'nbdev': {'export': 'true'}} and a.content=='x = 1\ny = 2\nz = x + y'
+    assert b.meta=={} and b.content=='#| export\nx = 1\ny = 2\nz = x + y'
