@@ -81,7 +81,7 @@ def cur_msg():
     "The current message, read fresh from the current dialog file; None if unset, or no longer there"
     if _st['cur'] is None or _st['dlg'] is None: return None
     d = _load()
-    return d.messages._by_id(_st['cur']) if _st['cur'] in d.messages else None
+    return d[_st['cur']] if _st['cur'] in d.messages else None
 
 # %% ../nbs/08_skill.ipynb #e36c035a
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
@@ -227,7 +227,7 @@ _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError
 def _std_params(id:str, # The message's id (or a unique prefix of it), a list of them (edited all or none), or 'all' (every message the edit applies to)
                 dlg:str=None, # The dialog file; the current one (`set_dlg`) if None
                 out:bool=False): # Edit a prompt's reply instead of its request?
-    "The parameters the editors add to its text editor's (their docments live here)"
+    "The parameters the editors add to a text editor's: one place for their docments, which `docments` reaches through `__delwrap__`"
 
 
 def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
