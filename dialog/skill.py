@@ -349,6 +349,7 @@ def add_msg(content:str, # The message's text (a prompt's request)
             dlg:str=None): # The dialog file; the current one if None
     "Add a message to the dialog file (by default after the current message, else at the end) and return it"
     if msg_type not in smsg_types: raise ValueError(f'unknown message type {str(msg_type)[:40]!r}: expected one of {", ".join(smsg_types)}')
+    if before is not None and after is not None: raise ValueError('add_msg takes `before` or `after`, not both')
     def ed(d):
         b,a = _place(d, before, after)
         kw = dict(id=id) if id is not None else {}

@@ -214,3 +214,14 @@ def test_export_differs_on_purpose(pair):
     assert a.exported and b.exported
     assert a.meta=={'nbdev': {'export': 'true'}} and a.content=='x = 1\ny = 2\nz = x + y'
     assert b.meta=={} and b.content=='#| export\nx = 1\ny = 2\nz = x + y'
+
+def test_held_save_differs_on_purpose(pair):
+    "A held dialog saved after another program changed its file: aidialog writes over the change, ours refuses"
+    from aidialog.ipynb import read_ipynb as ad_read
+    theirs,ours = ad_read(pair[0]),read_ipynb(pair[1])
+    for p in pair: sk.msg_str_replace('c2', 'x = 1', 'x = 10', dlg=p)
+    theirs.msg('c1').content = ours['c1'].content = 'changed'
+    theirs.save()
+    assert 'x = 10' not in read_ipynb(pair[0])['c2'].content  # the other program's edit is gone
+    with pytest.raises(DialogConflictError): ours.save()
+    assert 'x = 10' in read_ipynb(pair[1])['c2'].content
