@@ -247,7 +247,7 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 for _n in _editors: setattr(Message, _n, msg_editor(getattr(_ft, _n)))
 
-# %% ../nbs/08_skill.ipynb #212f9cf7
+# %% ../nbs/08_skill.ipynb #0a44a456
 def _exhash_engine():
     try: from exhash import exhash
     except ImportError: raise ImportError('exhash edits need the exhash package: pip install "nbdialog[skill]"') from None
@@ -280,7 +280,7 @@ def exhash(self:Message,
     shown = res.format_printed() if res.printed else ''
     return PrettyString(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.')
 
-# %% ../nbs/08_skill.ipynb #be6c52fe
+# %% ../nbs/08_skill.ipynb #659d447a
 _tries = 8 # Reads a file function makes before a run of conflicts makes it give up
 
 def _edit(dlg, f):
@@ -294,7 +294,7 @@ def _edit(dlg, f):
             if i==_tries-1: raise
             time.sleep(random.random()*0.01*(i+1))
 
-# %% ../nbs/08_skill.ipynb #a18b63a7
+# %% ../nbs/08_skill.ipynb #7adc8a3a
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
     if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
@@ -321,7 +321,7 @@ def _file_editor(name):
 
 msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors)
 
-# %% ../nbs/08_skill.ipynb #58db61ea
+# %% ../nbs/08_skill.ipynb #c68cc2d8
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
                cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
@@ -333,7 +333,7 @@ def msg_exhash(id:str, # The message's id, or a unique prefix of it
         return r, r[:6]!='error:' and r!='none: No changes.' and not r.startswith('# printed')
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #9d332e21
+# %% ../nbs/08_skill.ipynb #bb5295c0
 def _place(d, before, after):
     "`(before, after)` as given, or after the current message when it is in `d`"
     if before is None and after is None and (c := _st['cur']) is not None and c in d.messages: after = c
@@ -361,7 +361,7 @@ def del_msgs(ids:list, # Message ids (or unique prefixes), or one id
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
 
-# %% ../nbs/08_skill.ipynb #ecf317c4
+# %% ../nbs/08_skill.ipynb #d9997151
 def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
 
 def update_msg(id:str, # The message's id, or a unique prefix of it
@@ -384,7 +384,7 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         return PrettyString(str_diff(old, _shown(m)) or 'none: No changes.'), _shown(m)!=old
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #77df0bd6
+# %% ../nbs/08_skill.ipynb #6c966f62
 def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
 
 @patch
@@ -424,7 +424,7 @@ def merge_msgs(self:Dialog,
     if t!=sprompt: m.output = [] if t==scode else ''
     return m
 
-# %% ../nbs/08_skill.ipynb #1911ef22
+# %% ../nbs/08_skill.ipynb #86bd9c79
 def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new order; or one id
               before:str=None, # Put them before this message
               after:str=None, # Put them after this message
@@ -449,7 +449,7 @@ def merge_msgs(ids:list, # The messages (ids or unique prefixes) to merge, in or
     "Merge messages of the dialog file into the first (see `Dialog.merge_msgs`); returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
-# %% ../nbs/08_skill.ipynb #ed7455e6
+# %% ../nbs/08_skill.ipynb #2e30dcbd
 def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
@@ -472,7 +472,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
     if not _st['buf']: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
     return _edit(dlg, lambda d: (d.mk_messages(_st['buf'], before=before and d[before], after=after and d[after]), True))
 
-# %% ../nbs/08_skill.ipynb #0986a4e2
+# %% ../nbs/08_skill.ipynb #2b7f98d9
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
@@ -485,7 +485,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
     d.save(p)
     return d
 
-# %% ../nbs/08_skill.ipynb #a758b8df
+# %% ../nbs/08_skill.ipynb #03561b1a
 skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_msgs, add_msg, del_msgs, update_msg,
                move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
                msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
@@ -507,7 +507,7 @@ def tool_schemas(pname:str='input_schema'): # The key the parameters go under
     "JSON schemas of every tool in `skill_tools`"
     return [tool_schema(f, pname) for f in skill_tools]
 
-# %% ../nbs/08_skill.ipynb #628c6bdc
+# %% ../nbs/08_skill.ipynb #6befd04d
 def tool_text(res): # What a tool returned
     "A tool's result as the text a client reads"
     if isinstance(res, Msgs): return '\n'.join(m.preview(180) for m in res) or '(no messages)'
@@ -529,7 +529,7 @@ def call_tool(name:str, # The tool's name
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
 
-# %% ../nbs/08_skill.ipynb #6054dcce
+# %% ../nbs/08_skill.ipynb #1dc7be4e
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     try:
@@ -549,7 +549,7 @@ def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(main)
 
-# %% ../nbs/08_skill.ipynb #c391dae9
+# %% ../nbs/08_skill.ipynb #b7489eb3
 def _magic_args(line):
     "`line`'s bare words and `key=value` options"
     ws = shlex.split(line)
