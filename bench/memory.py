@@ -4,7 +4,7 @@
 
 Each run is a new Python process that imports what it needs and reads the file's text, then does one round trip
 (baseline: `json.loads` + `json.dumps(indent=1, sort_keys=True, ensure_ascii=False)`; dialog: `reads_ipynb` +
-`write_ipynb`; nbformat: `reads` + `writes`). Two measures of the round trip's peak, above what the process held
+`write_ipynb`; nbformat: `reads` + `writes`; aidialog: its `reads_ipynb` + `write_ipynb`). Two measures of the round trip's peak, above what the process held
 before it: the resident set (peak `ru_maxrss` minus the RSS just before), and the Python heap (`tracemalloc`'s peak,
 in a separate process since tracing slows things down). Each figure is the median of `--reps` processes.
 """
@@ -17,6 +17,7 @@ def rss():
 def child(kind, fname, traced):
     if kind=='dialog': from dialog.ipynb import reads_ipynb, write_ipynb; f = lambda t: write_ipynb(reads_ipynb(t))
     elif kind=='nbformat': import nbformat; f = lambda t: nbformat.writes(nbformat.reads(t, as_version=nbformat.NO_CONVERT))
+    elif kind=='aidialog': from aidialog import ipynb; f = lambda t: ipynb.write_ipynb(ipynb.reads_ipynb(t))
     else: f = lambda t: json.dumps(json.loads(t), indent=1, sort_keys=True, ensure_ascii=False)+'\n'
     txt = Path(fname).read_text(encoding='utf-8')
     if traced:
@@ -42,7 +43,7 @@ def main():
         sys.path.insert(0, str(Path(__file__).parent)); import mkdata
         Path(a.file).parent.mkdir(parents=True, exist_ok=True); Path(a.file).write_text(mkdata.mk_text(), encoding='utf-8')
     kinds = ['baseline', 'dialog']
-    if importlib.util.find_spec('nbformat'): kinds.append('nbformat')
+    kinds += [k for k in ('nbformat', 'aidialog') if importlib.util.find_spec(k)]  # the peers, when installed
     res = {}
     for traced in (False, True):
         for k in kinds:

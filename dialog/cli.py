@@ -14,8 +14,8 @@ from .core import *
 from .ipynb import *
 from .view import *
 from .run import *
-from .ipynb import _ipynb_path
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
+from fastcore.docments import docments
 import argparse, contextlib, io, json, os, re, sys, tempfile
 
 # %% ../nbs/04_cli.ipynb #6a651851
@@ -37,6 +37,15 @@ def _int_from(lo:int): # The smallest number allowed
     return f
 _maxlen = _arg('--maxlen', type=_int_from(1), default=120, help='most characters per row, at least 1 (default 120)')
 
+class _doc:
+    "Help text from the docment of parameter `p` of `f` (read when help is shown): a question's `?` and a Python-only `; None …` dropped, the parameters it names in capitals"
+    def __init__(self, f, p:str, pre:str='', post:str=''): store_attr() # `pre`/`post`: text around it, for what only the command line says
+    def __str__(self):
+        ds = docments(self.f)
+        s = re.split(r'[;,] None\b', ds[self.p])[0].rstrip('?')
+        s = re.sub(r'`(\w+)`', lambda m: m[1].upper() if m[1] in ds else m[0], s)
+        return self.pre + s[0].lower() + s[1:] + self.post
+
 def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's arguments
     "Register the decorated `_cmd_NAME(a)` as subcommand NAME, with `help` and arguments `args`"
     def deco(f):
@@ -48,16 +57,16 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 def _load(fname, # The dialog file; `.ipynb` is appended when missing
           new=False): # If the file doesn't exist, an empty dialog to be saved there?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
-    p,given = _ipynb_path(fname),Path(fname).expanduser()
+    p,given = ipynb_path(fname),Path(fname).expanduser()
     if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
         raise ValueError(f'{fname} is a folder, not a dialog file' if given.is_dir() else f'{fname} is not a .ipynb file (a dialog is a notebook)')
     if not p.exists():
-        if not new: raise ValueError(f'{p}: no such file')
-        if not p.parent.is_dir(): raise ValueError(f'{p}: no such folder {p.parent}')
+        if not new: raise ValueError(f'{rel_path(p)}: no such file')
+        if not p.parent.is_dir(): raise ValueError(f'{rel_path(p)}: no such folder {rel_path(p.parent)}')
         dlg = Dialog(p.stem)
         dlg.path = p # saved there, unless someone else creates the file first
         return dlg
-    if p.is_dir(): raise ValueError(f'{p}: is a folder, not a dialog file')
+    if p.is_dir(): raise ValueError(f'{rel_path(p)}: is a folder, not a dialog file')
     return read_ipynb(p)
 
 # %% ../nbs/04_cli.ipynb #f1160f30
@@ -69,7 +78,7 @@ _epilog = '''examples:
   nbdialog run talk --all                      run the code and save its outputs
 exit codes: 0 success, 1 nothing found (find) or a message raised (run), 2 bad usage or a bad file'''
 
-def _parser():
+def _parser(helping=False): # Will help be shown? Only then are the docments behind `_doc` helps read
     "The `nbdialog` argument parser, and its subparsers by name, one per registered subcommand"
     p = argparse.ArgumentParser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
                                 epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -77,6 +86,7 @@ def _parser():
     for name,(f,help,args) in _subs.items():
         s = subs[name] = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.')
         for a,kw in args:
+            if isinstance(kw.get('help'), _doc): kw = kw | dict(help=str(kw['help']) if helping else None)
             if 'group' in kw: # a mutually exclusive group of `_arg`s
                 g = s.add_mutually_exclusive_group(required=kw.get('required', False))
                 for ga,gkw in kw['group']: g.add_argument(*ga, **gkw)
@@ -86,7 +96,7 @@ def _parser():
 
 def _parse(argv):
     "Namespace of `argv` (a subcommand and its arguments), options and ids in any order; None with no subcommand"
-    p,subs = _parser()
+    p,subs = _parser(helping=any(o in ('-h', '--help') for o in argv))
     a,rest = p.parse_known_args(argv) # finds the subcommand, and answers --help
     if a.cmd is None:
         if rest: p.error(f"unrecognized arguments: {' '.join(rest)}")
@@ -106,8 +116,8 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (ValueError, OSError, ImportError, DialogConflictError) as e:
-        print(f'nbdialog {a.cmd}: {e}', file=sys.stderr)
+    except (KeyError, ValueError, OSError, ImportError, DialogConflictError) as e: # KeyError: a message id not found
+        print(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', file=sys.stderr)
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
@@ -126,12 +136,12 @@ def _cmd_summary(a):
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
       _arg('--full-out', action='store_true', help='add outputs, without cutting long ones'),
-      _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
+      _arg('--errors', action='store_true', help=_doc(Dialog.view, 'only_errors')),
       _arg('--xml', action='store_true', help='the XML view agents read'),
-      _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help='number the lines (default: yes)'),
+      _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help=_doc(Message.view, 'nums', post=' (default: yes)')),
       _arg('--lnhash', action='store_true', help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
-      _arg('--start-line', type=_int_from(1), default=1, help='first line shown, of one message'),
-      _arg('--end-line', type=_int_from(1), help='last line shown, of one message'),
+      _arg('--start-line', type=_int_from(1), default=1, help=_doc(Message.view, 'start_line', post=', of one message')),
+      _arg('--end-line', type=_int_from(1), help=_doc(Message.view, 'end_line', post=', of one message')),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
     dlg = _load(a.file)
@@ -161,18 +171,18 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
-      _arg('--type', choices=smsg_types, help='only messages of this type'),
-      _arg('--out', action='store_true', help='search the outputs too'),
-      _arg('--errors', action='store_true', help='only messages whose outputs hold an error'),
-      _arg('--exported', action='store_true', help='only code with an export directive'),
-      _arg('--headers', action='store_true', help='only heading notes'),
-      _arg('--section', metavar='HEADING', help='only the section under this heading (its title, or part of it)'),
+      _arg('--type', choices=smsg_types, help=_doc(find_msgs, 'msg_type')),
+      _arg('--out', action='store_true', help=_doc(find_msgs, 'out')),
+      _arg('--errors', action='store_true', help=_doc(find_msgs, 'errors')),
+      _arg('--exported', action='store_true', help=_doc(find_msgs, 'exported')),
+      _arg('--headers', action='store_true', help=_doc(find_msgs, 'headers')),
+      _arg('--section', metavar='HEADING', help=_doc(find_msgs, 'section')),
       _arg('--before', type=_int_from(0), default=0, metavar='N', help='show N messages before each match'),
       _arg('--after', type=_int_from(0), default=0, metavar='N', help='show N messages after each match'),
       _arg('--context', type=_int_from(0), metavar='N', help='show N messages before and after each match'),
-      _arg('--limit', type=_int_from(1), metavar='N', help='stop after N matches'),
-      _arg('--case', action='store_true', help='match case (ignored by default)'),
-      _arg('--plain', action='store_true', help='PATTERN is plain text, not a regex'),
+      _arg('--limit', type=_int_from(1), metavar='N', help=_doc(find_msgs, 'limit')),
+      _arg('--case', action='store_true', help=_doc(find_msgs, 'case', post=' (ignored by default)')),
+      _arg('--plain', action='store_true', help=_doc(find_msgs, 'plain')),
       _maxlen,
       help='find messages matching a pattern')
 def _cmd_find(a):
@@ -203,11 +213,11 @@ def _done(dlg, a, did, would=None):
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if a.dry_run:
         print(term_safe(f'{would} (dry run: nothing written)' if would else did, sys.stdout.isatty()), term_safe(repr(dlg.messages)), sep='\n')
-        print(f'dry run: {dlg.path} not written', file=sys.stderr)
+        print(f'dry run: {dlg_where(dlg)} not written', file=sys.stderr)
     else:
         try: dlg.save()
-        except UnicodeError as e: raise ValueError(f'{dlg.path}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
-        except DialogConflictError: raise ValueError(f'{dlg.path} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
+        except UnicodeError as e: raise ValueError(f'{dlg_where(dlg)}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
+        except DialogConflictError: raise ValueError(f'{dlg_where(dlg)} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
         print(term_safe(did, sys.stdout.isatty()))
 
 _content_arg = _arg('--content', metavar='TEXT', help="the content (default: read from stdin when it is not a terminal; --content '' for an empty message)")
@@ -248,7 +258,7 @@ def _cmd_move(a):
     dlg = _load(a.file)
     ms,ref = pick_msgs(dlg, a.ids),pick_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{dlg_where(dlg)}: cannot move message {ref.id!r} next to itself')
-    dlg._insert(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
+    dlg.insert_msgs(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
     _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')))
 
 # %% ../nbs/04_cli.ipynb #660031b9
@@ -260,7 +270,7 @@ def _write_new(fname, txt:str, force=False):
 def _chk_new(fname, force=False):
     "`fname` as a `Path`, or an error if it exists and `force` isn't set"
     p = Path(fname).expanduser()
-    if p.exists() and not force: raise ValueError(f'{p}: already exists; nothing written (use --force to replace it)')
+    if p.exists() and not force: raise ValueError(f'{rel_path(p)}: already exists; nothing written (use --force to replace it)')
     return p
 
 def _progress(what):
@@ -329,7 +339,7 @@ def _from_jsonl(fname, fmt, o, force=False):
                   _arg('--from', dest='from_', choices=('openai','anthropic','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
       _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout); with --from the .ipynb to write, and with --from jsonl a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
       _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl or --from jsonl: the provider whose messages each line holds (default: openai to write, found line by line to read)'),
-      _arg('--assets', metavar='DIR', help='with --to md: write images into DIR rather than embedding them'),
+      _arg('--assets', metavar='DIR', help=_doc(dlg2md, 'assets', pre='with --to md: ', post=' (default: embedded as data URIs)')),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
@@ -340,9 +350,9 @@ def _cmd_convert(a):
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
         if a.from_=='jsonl': outs = _from_jsonl(a.files[0], a.fmt, a.o, a.force)
         else:
-            out = _chk_new(_ipynb_path(a.o), a.force)
+            out = _chk_new(ipynb_path(a.o), a.force)
             outs = [(_from_chat(a.files[0], a.from_, out.stem), out)]
-        for dlg,out in outs: print(f'wrote {dlg.save(out, force=a.force)}')
+        for dlg,out in outs: print(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return
     a.fmt = a.fmt or 'openai'
     prog = _progress('reading') if len(a.files)>1 else None
@@ -361,19 +371,16 @@ def _cmd_convert(a):
 # %% ../nbs/04_cli.ipynb #ae994e35
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run'),
       _arg('--all', action='store_true', help='run every code message'),
-      _arg('--above', metavar='ID', help='run the code messages before this one'),
-      _arg('--below', metavar='ID', help='run the code messages from this one on'),
-      _arg('--timeout', type=float, metavar='S', help='stop a message after S seconds'),
-      _arg('--continue-on-error', action='store_true', help="go on after a message's error"),
+      _arg('--above', metavar='ID', help=_doc(Dialog.execute, 'above')),
+      _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
+      _arg('--timeout', type=float, metavar='S', help=_doc(Dialog.execute, 'timeout')),
+      _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
       _dry, help='run code messages and save their outputs')
 def _cmd_run(a):
     dlg = _load(a.file)
     if not (a.ids or a.all or a.above or a.below): raise ValueError('say which messages to run: ids, --all, --above ID or --below ID')
     if a.all and a.ids: raise ValueError('give message ids or --all, not both')
-    cwd = os.getcwd()
-    os.chdir(dlg.path.parent)
-    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, progress=_progress('running'))
-    finally: os.chdir(cwd)
+    rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, progress=_progress('running'), cwd=dlg.path.parent)
     _done(dlg, a, '\n'.join(rep.lines()) or 'no code messages to run')
     return 0 if rep.ok else 1
 

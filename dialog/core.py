@@ -8,8 +8,8 @@ Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png', 'add_id_hash', 'Msgs', 'Dialog', 'mk_output',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
-           'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'merge_metas', 'merge_parts', 'ruuid4',
-           'Attachment']
+           'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'export_filter', 'copy_export',
+           'merge_metas', 'merge_parts', 'ruuid4', 'Attachment']
 
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -17,10 +17,9 @@ from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, join_out
 from .nbjson import *
 import base64, copy, io, json, re, tokenize, weakref
-_chk_output = chk_output # the name `dialog.cli` still imports from here; goes when it imports `chk_output` from `dialog.nbjson`
 
 # %% ../nbs/00_core.ipynb #45e9492e
-from fastcore.nbio import mk_cell
+from fastcore.nbio import mk_cell, dict2nb, nb_frontmatter, fm_default_eval, does_cell_eval
 
 # %% ../nbs/00_core.ipynb #61592e34
 smsg_types = scode,snote,sprompt,sraw = 'code','note','prompt','raw'
@@ -499,7 +498,6 @@ def insert_msgs(self:Dialog,
     elif idx==-1: idx = len(self.messages)
     return Msgs(self._add(list(msgs), idx))
 
-Dialog._insert = Dialog.insert_msgs # the name `dialog.cli` still calls; goes when it calls `insert_msgs`
 
 @patch
 def mk_message(self:Dialog,
@@ -628,6 +626,19 @@ def summary(self:Dialog,
     "One preview line per message (id, type, content start, output size), for the whole dialog"
     return self.messages.show(maxlen, rows=len(self.messages))
 
+# %% ../nbs/00_core.ipynb #908eaab7
+@patch
+def __bool__(self:Dialog):
+    "Always true, even with no messages: a dialog is something, empty or not"
+    return True
+
+# %% ../nbs/00_core.ipynb #b5cbd246
+@patch
+def rel_msg(self:Message,
+            is_up:bool): # The message above (True) or below (False)
+    "The message just above (`is_up`) or below this one in its dialog, or None at either end or outside a dialog"
+    return self.previous() if is_up else self.next()
+
 # %% ../nbs/00_core.ipynb #dd885ab1
 _re_heading = re.compile(r' {0,3}(#{1,6})(?:[ \t]+(.*))?')
 
@@ -645,9 +656,11 @@ def header_level(self:Message):
 # %% ../nbs/00_core.ipynb #3637b91b
 def section_msgs(ms, # The messages to look in: `dlg.messages`, or a filtered list
                  head): # The message that opens the section
-    "`head` plus its section in `ms`: messages until the next heading of the same or higher level"
+    "`head` plus its section in `ms`: messages until the next heading of the same or higher level; `KeyError` if `head` isn't in `ms`"
     ms = list(ms)
-    i,lvl = ms.index(head),head.header_level()
+    i = next((j for j,m in enumerate(ms) if m is head), None)
+    if i is None: raise KeyError(f'message {_q(getattr(head, "id", head))} is not among the messages given')
+    lvl = head.header_level()
     if not lvl: return Msgs([ms[i]])
     end = next((j for j in range(i+1, len(ms)) if 0 < ms[j].header_level() <= lvl), len(ms))
     return Msgs(ms[i:end])
@@ -839,6 +852,19 @@ def msgs2py(msgs): # The messages to take code from
 def dlg2py(dlg): # The `Dialog` to export
     "The exported code of `dlg`, as a python source string"
     return msgs2py(dlg.messages)
+
+# %% ../nbs/00_core.ipynb #1bd4ab91
+def export_filter(ms): # Messages, e.g. `dlg.messages`
+    "The messages taking part in an export: every exported one if there are any, else every one that isn't pinned"
+    ms = list(ms)
+    return [m for m in ms if m.exported] or [m for m in ms if not m.pinned]
+
+# %% ../nbs/00_core.ipynb #36f18582
+def copy_export(s:str, # The content to give the directive to
+                src:str): # The content whose first line may be an export directive
+    "`s` with `src`'s opening export directive line in front, unless `s` already starts with a `#|` directive"
+    line = src.partition('\n')[0]
+    return f'{line}\n{s}' if _re_export.fullmatch(line) and not s.startswith('#|') else s
 
 # %% ../nbs/00_core.ipynb #02c585b2
 @patch(as_prop=True)
@@ -1115,3 +1141,39 @@ def todict(self:Message):
 def todict(self:Dialog):
     "This dialog as plain, JSON-ready data: name, meta, and each message's `todict`"
     return dict(name=self.name, meta=self.meta, messages=[m.todict() for m in self.messages])
+
+# %% ../nbs/00_core.ipynb #1fbb8da2
+def _code_id(cells, k):
+    "The id of the code cell among `cells` whose id is `k`, or else uniquely starts with it; `KeyError` otherwise"
+    ids = [c.id for c in cells]
+    if k in ids: return k
+    hits = [i for i in ids if isinstance(k, str) and k and i.startswith(k)]
+    if len(hits)==1: return hits[0]
+    if hits: raise KeyError(f'code message id prefix {_q(k)} is ambiguous: {len(hits)} ids start with it, e.g. {", ".join(map(_q, hits[:3]))}')
+    raise KeyError(f'no code message has id {_q(k)}')
+
+@patch
+def select_msgs(self:Dialog,
+                *ids:str, # Code message ids, or unique prefixes of them
+                above:bool=False, # Also every code message above each one named
+                below:bool=False, # Also every code message below each one named
+                all:bool=False, # Every code message (`ids` are ignored)
+                exported:bool=False, # Only messages with an `export` or `exports` directive
+                default_eval:bool=True, # Whether a message without an `eval` directive (its own or the frontmatter's) runs
+                ignore_eval:bool=False): # Run every message selected, whatever its `eval` directive says
+    "The code messages a non-interactive run executes, in order, from those named in `ids` (or all): fastcore's `select_cells` rules over this dialog as a notebook"
+    if not all and not ids: raise ValueError('select_msgs needs message ids, or all=True')
+    nb = dict2nb(cells=[dict(cell_type=c['cell_type'], id=c['id'], source=c['source'], metadata=c['metadata']) for c in (m.to_cell() for m in self.messages)],
+                 metadata={k:v for k,v in self.meta.items() if k=='nbdev'}, nbformat=4, nbformat_minor=5)
+    code = [c for c in nb.cells if c.cell_type=='code']
+    pos,anchors = {c.id:i for i,c in enumerate(code)},set()
+    def one(k):
+        i = pos[cid := _code_id(code, k)]
+        anchors.add(cid)
+        return code[:i+1] if above else code[i:] if below else [code[i]]
+    sel = code if all else [c for k in ids for c in one(k)]
+    if exported: sel = [c for c in sel if c.has_directive('export') or c.has_directive('exports')]
+    if not ignore_eval:
+        dflt = fm_default_eval(nb_frontmatter(nb), default_eval)
+        sel = [c for c in sel if c.id in anchors or does_cell_eval(c, dflt)]
+    return Msgs([m for m in (self.messages[c.id] for c in sel) if m.msg_type==scode])

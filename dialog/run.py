@@ -11,7 +11,7 @@ __all__ = ['RunReport']
 from fastcore.utils import *
 from .core import *
 from .view import *
-from .core import _chk_output
+from .nbjson import chk_output, short_repr as _q
 import asyncio, atexit, concurrent.futures, contextlib, os, re, sys
 
 # %% ../nbs/07_run.ipynb #e56bd627
@@ -37,7 +37,7 @@ def _shell_for(shell, path=None):
     finally: _close_shell(sh)
 
 def _chk_timeout(timeout):
-    if timeout is not None and not timeout>0: raise ValueError(f'timeout must be a number of seconds above 0, not {timeout!r}')
+    if timeout is not None and not timeout>0: raise ValueError(f'timeout must be a number of seconds above 0, not {_q(timeout)}')
 
 def _cancel_run(sh):
     "Cancel the run a timeout left on `sh`'s loop, as execnb does itself when the timeout is the builtin `TimeoutError` (Python 3.11 on)"
@@ -65,7 +65,7 @@ def _run_outs(outs, timeout):
         o = _join_pairs(dict(o))
         if timeout and o.get('output_type')=='error' and o.get('ename')=='TimeoutError' and o.get('evalue', '').startswith('Timed out after'): o = _timeout_out(timeout)
         if o.get('output_type')=='error' and isinstance(o.get('traceback'), list): o['traceback'] = [l for l in o['traceback'] if not _shell_frame(l)] # as a kernel shows it: from the user's code on
-        _chk_output(o, j, join=True)
+        chk_output(o, j, join=True)
         res.append(o)
     return res
 
@@ -80,7 +80,7 @@ def execute(self:Message,
             shell=None, # The `CaptureShell` to run on; a new one if None
             timeout:float=None): # Seconds the message may run before it is stopped with a `TimeoutError`
     "Run this code message, replacing its outputs and execution count as a Jupyter kernel would; returns a one-line status"
-    if self.msg_type!=scode: raise ValueError(f'message {self.id!r} is a {self.msg_type} message: only code messages run')
+    if self.msg_type!=scode: raise ValueError(f'message {_q(self.id)} is a {self.msg_type} message: only code messages run')
     _chk_timeout(timeout)
     so,se = sys.stdout,sys.stderr
     with _shell_for(shell) as sh:
@@ -124,7 +124,7 @@ def _to_run(self:Dialog, ids=None, above=None, below=None):
     hi = len(ms) if above is None else ms.index(pick_msg(self, above))
     if ids is None: return [m for m in ms[lo:hi] if m.msg_type==scode]
     sel = pick_msgs(self, ids)
-    if bad := [m.id for m in sel if m.msg_type!=scode]: raise ValueError(f'{dlg_where(self)}: only code messages run, and {", ".join(bad)} {"is" if len(bad)==1 else "are"} not code')
+    if bad := [m.id for m in sel if m.msg_type!=scode]: raise ValueError(f'{dlg_where(self)}: only code messages run, and {", ".join(map(_q, bad[:5]))}{" …" if len(bad)>5 else ""} {"is" if len(bad)==1 else "are"} not code')
     return [m for m in ms[lo:hi] if m in sel]
 
 # %% ../nbs/07_run.ipynb #396ef9f7
@@ -136,12 +136,13 @@ def execute(self:Dialog,
             timeout:float=None, # Seconds each message may run
             continue_on_error=False, # Go on after a message's error rather than stop there?
             shell=None, # The `CaptureShell` to run on; a new one if None
-            progress=None): # Called as `progress(i, n, msg)` before each message runs
+            progress=None, # Called as `progress(i, n, msg)` before each message runs
+            cwd=None): # Working folder for the run, e.g. the dialog's, where a Jupyter kernel would run it; None to leave it
     "Run code messages in dialog order on one shell, recording their outputs; returns a `RunReport`"
     _chk_timeout(timeout)
     ms,res = self._to_run(ids, above, below),RunReport()
     if not ms: return res
-    with _shell_for(shell, self.path) as sh:
+    with _shell_for(shell, self.path) as sh, working_directory(cwd) if cwd is not None else contextlib.nullcontext():
         for i,m in enumerate(ms):
             if progress: progress(i, len(ms), m)
             m.execute(sh, timeout)

@@ -280,8 +280,8 @@ def exhash(self:Message,
     shown = res.format_printed() if res.printed else ''
     return PrettyString(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.')
 
-# %% ../nbs/08_skill.ipynb #659d447a
-_tries = 8 # Reads a file function makes before a run of conflicts makes it give up
+# %% ../nbs/08_skill.ipynb #167eab26
+_tries = 30 # Reads a file function makes before a run of conflicts makes it give up (a few seconds of backing off)
 
 def _edit(dlg, f):
     "Read the dialog file, `res,changed = f(dialog)`, save it if changed (again on a fresh read after a conflict), and return `res`"
@@ -292,7 +292,7 @@ def _edit(dlg, f):
         try: d.save(); return res
         except DialogConflictError:
             if i==_tries-1: raise
-            time.sleep(random.random()*0.01*(i+1))
+            time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))  # random, growing waits: two busy writers can't keep colliding
 
 # %% ../nbs/08_skill.ipynb #7adc8a3a
 def _pick(d, id, out=False):

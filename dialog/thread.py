@@ -12,7 +12,7 @@ from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from .core import Dialog, Msgs, sprompt, prompt_output
 from .ipynb import read_ipynb
-from .chat import tool_block, parse_reply, dlg2chat
+from .chat import tool_block, parse_reply, dlg2chat, call_args
 from datetime import datetime, timezone
 import hashlib, json, uuid, weakref
 
@@ -571,20 +571,11 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage):
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {d.get("id")!r}: {e}') from None
 
 # %% ../nbs/03_thread.ipynb #3120ffa7
-def _args(a):
-    "A tool call's `arguments` (a JSON string, or a dict) as the dict a tool block shows"
-    if isinstance(a, str):
-        try: a = json.loads(a)
-        except ValueError: return {}
-    return a if isinstance(a, dict) else {}
-
 def _txt(c): return c if isinstance(c, str) else ''
 
 def _call_block(tc, res):
     "The tool block of call `tc` holding result `res`; arguments written differently from `json.dumps` ride along as `raw_arguments` (which `dialog.chat` sends)"
-    a = tc['function']['arguments']
-    args = _args(a)
-    extra = {'raw_arguments': a} if isinstance(a, str) and a!=json.dumps(args, ensure_ascii=False) else {}
+    args,extra = call_args(tc['function']['arguments'])
     return tool_block(tc['id'], tc['function']['name'], args, _txt(res), **extra)
 
 def _reply(ms):

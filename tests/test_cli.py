@@ -1,43 +1,11 @@
-"The nbdialog command line, run as a real program in subprocesses on temporary files: every subcommand, option and error path."
-import json, os, pty, re, shutil, subprocess, sys, time, xml.etree.ElementTree as ET
+"The nbdialog command line, run as a real program in subprocesses on temporary files: every subcommand, its options and its errors."
+import json, os, pty, pytest, re, shutil, subprocess, sys, time
+import xml.etree.ElementTree as ET
 from pathlib import Path
-import pytest
 from dialog.core import *
 from dialog.ipynb import *
-
-root = Path(__file__).resolve().parent.parent
-tour_src = root/'examples'/'tour.ipynb'
-env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + [p for p in [os.environ.get('PYTHONPATH')] if p]))
-cmd = [sys.executable, '-m', 'dialog.cli']
-
-def nbd(*args, input=None, **kw):
-    "Run the command line in a subprocess; returns the `CompletedProcess` (text stdout and stderr)"
-    return subprocess.run(cmd + [str(a) for a in args], input=input, capture_output=True, text=True, env=env, timeout=120, **kw)
-
-def ok(*args, **kw):
-    r = nbd(*args, **kw)
-    assert r.returncode==0, (r.returncode, r.stdout, r.stderr)
-    return r.stdout
-
-def fails(*args, code=2, has=None, **kw):
-    "Run a command that must fail with exit `code` and one clear line on stderr (containing `has`), no traceback"
-    r = nbd(*args, **kw)
-    assert r.returncode==code, (r.returncode, r.stdout, r.stderr)
-    if code==2 and not any(a in ('-h', '--help') for a in args):
-        assert 'Traceback' not in r.stderr, r.stderr
-        assert r.stderr.strip(), 'no error message'
-        if has: assert has in r.stderr.strip().splitlines()[-1], r.stderr
-    return r
-
-@pytest.fixture
-def tour(tmp_path):
-    p = tmp_path/'tour.ipynb'
-    shutil.copy(tour_src, p)
-    return p
-
-def ids(p): return [m.id for m in read_ipynb(p).messages]
-
-# --- help and usage
+from dialog.chat import dlg2chat, chat2dlg, dlgs2jsonl
+from cli_helpers import blocked_on_stdin, cmd, env, fails, ids, nbd, ok, read_pty
 
 def test_help_lists_every_subcommand():
     out = ok('--help')
@@ -57,8 +25,7 @@ def test_no_command_and_bad_usage():
     fails('frobnicate', 'x')
     fails('summary')  # missing FILE
 
-# --- bad files: exit 2, one line naming the file
-
+@pytest.mark.slow
 def test_bad_files(tmp_path):
     fails('summary', tmp_path/'missing', has=f'{tmp_path}/missing.ipynb: no such file')
     (tmp_path/'dir.ipynb').mkdir()
@@ -70,8 +37,7 @@ def test_bad_files(tmp_path):
     (tmp_path/'arr.ipynb').write_text('[1, 2]')
     fails('add', tmp_path/'arr.ipynb', '--content', 'x', has='arr.ipynb')
 
-# --- summary
-
+@pytest.mark.slow
 def test_summary(tour):
     dlg = read_ipynb(tour)
     assert ok('summary', tour).splitlines()==[m.preview() for m in dlg.messages]
@@ -79,8 +45,7 @@ def test_summary(tour):
     assert all(len(l)<=30 for l in ok('summary', tour, '--maxlen', '30').splitlines())
     fails('summary', tour, '--type', 'bogus')
 
-# --- view
-
+@pytest.mark.slow
 def test_view_messages(tour):
     i = ids(tour)
     out = ok('view', tour, i[2][:4])
@@ -116,8 +81,7 @@ def test_ambiguous_prefix(tmp_path):
     fails('view', tmp_path/'amb', 'ab', has="prefix 'ab' is ambiguous: 2 ids start with it, e.g. 'ab01', 'ab02'")
     assert 'b' in ok('view', tmp_path/'amb', 'ab02')
 
-# --- find
-
+@pytest.mark.slow
 def test_find(tour):
     i = ids(tour)
     assert ok('find', tour, "greet\\('", '--type', 'code').splitlines()==[read_ipynb(tour).messages[2].preview()]
@@ -143,8 +107,7 @@ def test_find_context(tour):
     rows = ok('find', tour, 'Pictures', '--after', '1').splitlines()
     assert [r.split('-')[0].split(':')[0] for r in rows]==i[3:5]
 
-# --- add, edit, del, move
-
+@pytest.mark.slow
 def test_add(tour):
     i = ids(tour)
     new = ok('add', tour, '--content', 'x = 1').strip()
@@ -157,6 +120,7 @@ def test_add(tour):
     fails('add', tour, '--after', i[0], '--before', i[1], '--content', 'x')
     fails('add', tour, '--after', 'nope', '--content', 'x', has="message id 'nope' not found")
 
+@pytest.mark.slow
 def test_edit_del_move(tour):
     i = ids(tour)
     assert ok('edit', tour, i[2], '--content', 'print(2)').strip()==f'edited {i[2]}'
@@ -190,18 +154,12 @@ def test_dry_run_prints_result(tour):
     out = ok('del', tour, ids(tour)[0], '--dry-run').splitlines()
     assert out[0]==f'would delete {ids(tour)[0]} (dry run: nothing written)' and out[1:]==[m.preview() for m in read_ipynb(tour).messages[1:]]
 
-def _blocked_on_stdin(pid):
-    "Is process `pid` blocked reading fd 0 (Linux /proc)?"
-    try: f = Path(f'/proc/{pid}/syscall').read_text().split()
-    except OSError: return False
-    return len(f)>1 and f[0]=='0' and int(f[1], 16)==0
-
 @pytest.mark.skipif(not Path('/proc/self/syscall').exists(), reason='needs Linux /proc/PID/syscall to see the command waiting on stdin')
 def test_add_conflict_is_an_error(tour):
     "The file changes on disk after `add` read it and while it waits for content on stdin: exit 2, the other change kept"
     p = subprocess.Popen(cmd + ['add', str(tour)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     t0 = time.time()
-    while not _blocked_on_stdin(p.pid):
+    while not blocked_on_stdin(p.pid):
         assert time.time()-t0 < 60 and p.poll() is None, 'add never waited on stdin'
         time.sleep(0.05)
     other = read_ipynb(tour)
@@ -213,8 +171,7 @@ def test_add_conflict_is_an_error(tour):
     assert 'changed on disk' in err and str(tour) in err and 'Traceback' not in err
     assert tour.read_bytes()==theirs
 
-# --- convert
-
+@pytest.mark.slow
 def test_convert_md_py_xml(tour, tmp_path):
     dlg = read_ipynb(tour)
     md = ok('convert', tour, '--to', 'md')
@@ -235,6 +192,7 @@ def test_convert_refuses_overwrite(tour, tmp_path):
     ok('convert', tour, '--to', 'py', '-o', out, '--force')
     assert out.read_text()==dlg2py(read_ipynb(tour))+'\n'
 
+@pytest.mark.slow
 def test_convert_usage(tour, tmp_path):
     fails('convert', tour)
     fails('convert', tour, '--to', 'md', '--from', 'openai')
@@ -244,8 +202,6 @@ def test_convert_usage(tour, tmp_path):
     fails('convert', tmp_path/'nope.json', '--from', 'openai', '-o', tmp_path/'n.ipynb', has='nope.json: no such file')
     (tmp_path/'bad.json').write_text('{')
     fails('convert', tmp_path/'bad.json', '--from', 'openai', '-o', tmp_path/'n.ipynb', has='bad.json: not JSON')
-
-# --- run
 
 def test_run_all_saves_outputs(tmp_path):
     d = Dialog('r')
@@ -260,6 +216,7 @@ def test_run_all_saves_outputs(tmp_path):
     tb = ''.join(ms[2].output[0]['traceback'])
     assert '1/0' in tb and 'interactiveshell' not in tb  # as a kernel shows it: from the user's code on
 
+@pytest.mark.slow
 def test_run_selections(tmp_path):
     d = Dialog('r')
     a = d.mk_message('print("hi")\n6*7'); d.mk_message('A note', msg_type='note'); b = d.mk_message('1/0'); c = d.mk_message('print("after")')
@@ -270,6 +227,7 @@ def test_run_selections(tmp_path):
     assert ok('run', tmp_path/'r', '--above', b.id).strip()==f'{a.id}: ok'
     assert nbd('run', tmp_path/'r', '--below', b.id).stdout.splitlines()[0].startswith(f'{b.id}: error')
 
+@pytest.mark.slow
 def test_run_from_dialog_folder_and_image(tmp_path):
     (tmp_path/'data.txt').write_text('beside the dialog')
     (tmp_path/'helper.py').write_text('X = 5\n')
@@ -283,6 +241,7 @@ def test_run_from_dialog_folder_and_image(tmp_path):
     o = ms[1].output[0]
     assert o['output_type']=='display_data' and o['data']['image/png']=='iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII='
 
+@pytest.mark.slow
 def test_run_timeout(tmp_path):
     d = Dialog('t'); m = d.mk_message('import time\ntime.sleep(30)'); d.save(tmp_path/'t.ipynb')
     t0 = time.time()
@@ -291,10 +250,11 @@ def test_run_timeout(tmp_path):
     assert r.stdout.strip()==f'{m.id}: error TimeoutError: timed out after 1.0s'
     assert read_ipynb(tmp_path/'t').messages[0].output[0]['ename']=='TimeoutError'
 
+@pytest.mark.slow
 def test_run_errors(tour):
     i = ids(tour)
     fails('run', tour, has='say which messages to run')
-    fails('run', tour, i[0], has=f'{i[0]} is not code')
+    fails('run', tour, i[0], has=f"'{i[0]}' is not code")
     fails('run', tour, i[1], '--all', has='not both')
     fails('run', tour, '--all', '--timeout', 'soon')
     fails('run', tour, '--all', '--timeout', '0', has='timeout must be a number of seconds above 0')
@@ -304,17 +264,7 @@ def test_run_without_execnb(tour):
     r = subprocess.run([sys.executable, '-c', code, 'run', str(tour), '--all'], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode==2 and "pip install 'nbdialog[run]'" in r.stderr and 'Traceback' not in r.stderr
 
-def read_pty(mfd):
-    "All a pseudo-terminal's master `mfd` gives until its other side is closed; then close it"
-    res = b''
-    while True:
-        try: chunk = os.read(mfd, 4096)
-        except OSError: break
-        if not chunk: break
-        res += chunk
-    os.close(mfd)
-    return res
-
+@pytest.mark.slow
 def test_progress_only_on_a_terminal(tour):
     assert nbd('run', tour, '--all', '--dry-run').stderr=='dry run: %s not written\n' % tour
     mfd,sfd = pty.openpty()
@@ -324,8 +274,6 @@ def test_progress_only_on_a_terminal(tour):
     err = read_pty(mfd)
     assert b'\rrunning 1/4' in err.replace(b'\x1b[K', b'') and b'running 4/4' in err
 
-# --- the installed console script
-
 @pytest.mark.skipif(not shutil.which('nbdialog'), reason='the nbdialog console script is not installed (it appears once the package is reinstalled with this module)')
 def test_console_script(tour):
     r = subprocess.run(['nbdialog', 'summary', str(tour)], capture_output=True, text=True, env=env, timeout=60)
@@ -333,10 +281,7 @@ def test_console_script(tour):
     r = subprocess.run(['nbdialog', 'summary', str(tour.with_name('nope'))], capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode==2 and 'no such file' in r.stderr
 
-# --- convert through dialog.chat
-
-from dialog.chat import dlg2chat, chat2dlg, dlgs2jsonl
-
+@pytest.mark.slow
 def test_convert_to_chat(tour, tmp_path):
     dlg = read_ipynb(tour)
     assert json.loads(ok('convert', tour, '--to', 'openai'))==json.loads(json.dumps(dlg2chat(dlg, 'openai')))
@@ -347,6 +292,7 @@ def test_convert_to_chat(tour, tmp_path):
     assert js['system']=='Be brief.' and js['messages']==json.loads(json.dumps(dlg2chat(dlg, 'anthropic')))
     assert json.loads(ok('convert', tour, '--to', 'openai'))[0]==dict(role='system', content='Be brief.')
 
+@pytest.mark.slow
 def test_convert_jsonl(tour, tmp_path):
     other = tmp_path/'other.ipynb'
     d = Dialog('other'); d.mk_message('Hi', msg_type='prompt', output='Hello'); d.save(other)
@@ -357,6 +303,7 @@ def test_convert_jsonl(tour, tmp_path):
     assert (tmp_path/'a.jsonl').read_text()==dlgs2jsonl([read_ipynb(tour), read_ipynb(other)], tmp_path/'w2.jsonl', 'anthropic').read_text()
     fails('convert', tour, '--to', 'jsonl', '-o', tmp_path/'a.jsonl', has='already exists')
 
+@pytest.mark.slow
 def test_convert_from_chat(tour, tmp_path):
     ok('convert', tour, '--to', 'openai', '-o', tmp_path/'c.json')
     assert ok('convert', tmp_path/'c.json', '--from', 'openai', '-o', tmp_path/'back.ipynb').strip()==f'wrote {tmp_path}/back.ipynb'
@@ -393,17 +340,3 @@ def test_view_errors_none(tmp_path):
     d = Dialog('clean'); d.mk_message('1'); d.save(tmp_path/'clean.ipynb')
     assert ok('view', tmp_path/'clean', '--errors')==''
     assert ok('view', tmp_path/'clean', '--errors', '--xml')=='<dialog name="clean">\n</dialog>\n'
-
-def test_execute_releases_its_shell():
-    "A shell `execute` made for itself is released after the run: no event-loop thread is left behind"
-    import threading
-    from dialog.run import _capture_shell
-    def loops(): return sum(t.name=='CaptureShell-loop' and t.is_alive() for t in threading.enumerate())
-    d = Dialog('x'); m = d.mk_message('1+1')
-    n = loops()
-    for _ in range(3): d.execute(); m.execute()
-    time.sleep(0.3)
-    assert loops()==n and m.output[0]['data']['text/plain']=='2'
-    sh = _capture_shell()
-    d.execute(shell=sh); m.execute(sh)
-    assert loops()==n+1 and sh.execution_count==3  # a shell given is the caller's: used, and left running

@@ -96,7 +96,7 @@ def test_prefix_lookup_matches_scan(ids, key):
 def test_one_dialog_per_message():
     d1,d2 = Dialog('a'),Dialog('b')
     m = d1.mk_message('x')
-    for f in (lambda: d2._insert([m]), lambda: d1._insert([m]), lambda: Dialog('c', [m]), lambda: d2.mk_message('y', after=None) and m.insert_after([m])):
+    for f in (lambda: d2.insert_msgs([m]), lambda: d1.insert_msgs([m]), lambda: Dialog('c', [m]), lambda: d2.mk_message('y', after=None) and m.insert_after([m])):
         with pytest.raises(ValueError, match='mk_messages'): f()
     n = Message('n')
     with pytest.raises(ValueError, match='mk_messages'): Dialog('c', [n, n])

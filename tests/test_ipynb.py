@@ -348,6 +348,7 @@ msgs = st.one_of(
     st.builds(lambda c,r,m,a: Message(c, msg_type=sprompt, output=r, meta=m, attachments=a, id='_'), texts, texts, metas, atts),
     st.builds(lambda c,m,a,t: Message(c, msg_type=t, meta=m, attachments=a, id='_'), texts, metas, atts, st.sampled_from([snote, sraw])))
 
+@pytest.mark.slow  # ~5 s: a hypothesis sweep
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(st.lists(msgs, max_size=6), metas)
 def test_roundtrip_property(ms, meta):

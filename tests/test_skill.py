@@ -63,6 +63,7 @@ def test_conflict_is_retried_then_refused(tmp_path, monkeypatch):
         o = real(dlg); o['m2'].content += '#'; o.save()
         return d
     monkeypatch.setattr(sk, '_load', other_writer_each_time)
+    monkeypatch.setattr(sk, '_tries', 5)
     with pytest.raises(DialogConflictError): sk.msg_str_replace('m0', 'x0', 'y0', dlg=str(p))
     monkeypatch.setattr(sk, '_load', real)
     d = read_ipynb(p)

@@ -184,6 +184,7 @@ msgs = st.one_of(
     st.builds(lambda c,r,m,a: Message(c, msg_type=sprompt, output=r, meta=m, attachments=a, id='_'), strs, strs | outputs, metas, atts),
     st.builds(lambda c,m,a,t,o: Message(c, msg_type=t, meta=m, attachments=a, output=o, id='_'), strs, metas, atts, st.sampled_from([snote, sraw]), st.just('') | outputs))
 
+@pytest.mark.slow  # ~5 s: a hypothesis sweep
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], deadline=None)
 @given(st.lists(msgs, max_size=5), metas, st.booleans())
 def test_validate_passes_iff_write_succeeds(ms, meta, dup):

@@ -29,10 +29,8 @@ def cross_private(mod, folder=pkg):
             if base in aliases or base.startswith('dialog.'): res.append((n.lineno, f'{base}.{n.attr}'))
     return res
 
-# Known crossings left by the modules another branch is splitting (the command line): each names the public
-# replacement already in place. The lead empties this list once `dialog.cli` (and its successors) switch.
-known = {('cli', 'from core import _chk_output'): 'dialog.nbjson.chk_output',
-         ('cli', 'from ipynb import _ipynb_path'): 'dialog.ipynb.ipynb_path'}
+# Known crossings, each with the public name that replaces it: none are left
+known = {}
 
 @pytest.mark.parametrize('mod', mods)
 def test_no_module_imports_another_modules_private_names(mod):

@@ -1,14 +1,16 @@
 "The display projections on hostile and real content: the XML view always parses and keeps the text; Markdown and views never fail on real notebooks."
-import re, xml.etree.ElementTree as ET
+import pytest, re
+import xml.etree.ElementTree as ET
 from pathlib import Path
-import pytest
 from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.cli import *
 from dialog.view import _xml_text
+from cli_helpers import ids
 
 corpus = sorted(Path('/work/shared/corpus').rglob('*.ipynb'))
+
 hostile = st.lists(st.one_of(st.sampled_from(list('<>&"\'] \n\r\t#|:=x') + [']]>', '<![CDATA[', '&amp;', '\x00', '\x1b[31m', '\ud800', '\ufffe', '\x7f']),
                              st.characters()), max_size=40).map(''.join)
 

@@ -1,0 +1,72 @@
+"nbdialog convert: -o, options that don't fit the form, JSON Lines both ways, and what each conversion says it wrote."
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.chat import jsonl2dlgs
+from cli_helpers import fails, nbd, ok
+
+# --- 3. JSON Lines read back; --from openai on JSON Lines says what to do
+def _two_dialogs(tmp_path):
+    a = Dialog('a'); a.mk_message('Hi', msg_type='prompt', output='Hello'); a.save(tmp_path/'a.ipynb')
+    b = Dialog('b'); b.mk_message('Sum?', msg_type='prompt', output='3'); b.mk_message('More?', msg_type='prompt', output='no'); b.save(tmp_path/'b.ipynb')
+    ok('convert', tmp_path/'a.ipynb', tmp_path/'b.ipynb', '--to', 'jsonl', '-o', tmp_path/'both.jsonl')
+    return tmp_path/'both.jsonl'
+
+def rows(d): return [(m.msg_type, m.content, m.ai_res) for m in d.messages]
+
+@pytest.mark.slow
+def test_convert_stdout_dash_and_misfit_options(tour, tmp_path):
+    assert ok('convert', tour, '--to', 'py', '-o', '-', cwd=tmp_path)==ok('convert', tour, '--to', 'py') and not (tmp_path/'-').exists()
+    fails('convert', tour, '--to', 'md', '--fmt', 'anthropic', has='--fmt goes with --to jsonl or --from jsonl only')
+    fails('convert', tour, '--to', 'py', '--assets', 'img', cwd=tmp_path, has='--assets goes with --to md only')
+    assert not (tmp_path/'img').exists()
+    fails('convert', tour, '--from', 'openai', '-o', '-', has='--from needs -o FILE.ipynb')
+    assert ok('convert', tour, tour, '--to', 'jsonl', '--fmt', 'anthropic').count('\n')==2
+
+@pytest.mark.slow
+def test_convert_from_jsonl_to_a_folder(tmp_path):
+    src = _two_dialogs(tmp_path)
+    out = ok('convert', src, '--from', 'jsonl', '-o', tmp_path/'back')
+    want = jsonl2dlgs(src)
+    assert out.splitlines()==[f'wrote {tmp_path}/back/{d.name}.ipynb' for d in want] and [d.name for d in want]==['both-1', 'both-2']
+    for d in want: assert rows(read_ipynb(tmp_path/'back'/f'{d.name}.ipynb'))==rows(d)
+    assert rows(want[1])==[('prompt', 'Sum?', '3'), ('prompt', 'More?', 'no')]
+    before = (tmp_path/'back'/'both-2.ipynb').read_bytes()
+    (tmp_path/'back'/'both-1.ipynb').unlink()
+    fails('convert', src, '--from', 'jsonl', '-o', tmp_path/'back', has='both-2.ipynb: already exists')
+    assert not (tmp_path/'back'/'both-1.ipynb').exists() and (tmp_path/'back'/'both-2.ipynb').read_bytes()==before # checked before any is written
+    ok('convert', src, '--from', 'jsonl', '-o', tmp_path/'back', '--force')
+    assert (tmp_path/'back'/'both-1.ipynb').exists()
+
+@pytest.mark.slow
+def test_convert_from_jsonl_one_dialog_to_a_file(tmp_path):
+    src = _two_dialogs(tmp_path)
+    one = tmp_path/'one.jsonl'
+    one.write_text(src.read_text().splitlines()[1] + '\n')
+    assert ok('convert', one, '--from', 'jsonl', '-o', tmp_path/'one.ipynb').strip()==f'wrote {tmp_path}/one.ipynb'
+    assert rows(read_ipynb(tmp_path/'one.ipynb'))==[('prompt', 'Sum?', '3'), ('prompt', 'More?', 'no')]
+    fails('convert', src, '--from', 'jsonl', '-o', tmp_path/'two.ipynb', has='holds 2 dialogs')
+    assert not (tmp_path/'two.ipynb').exists()
+    ok('convert', src, '--from', 'jsonl', '--fmt', 'anthropic', '-o', tmp_path/'ant')
+    assert len(list((tmp_path/'ant').glob('*.ipynb')))==2
+    (tmp_path/'f').write_text('')
+    fails('convert', src, '--from', 'jsonl', '-o', tmp_path/'f', has='is not a folder')
+
+def test_convert_jsonl_with_from_openai_points_at_jsonl(tmp_path):
+    src = _two_dialogs(tmp_path)
+    fails('convert', src, '--from', 'openai', '-o', tmp_path/'x.ipynb', has='--from jsonl')
+    assert not (tmp_path/'x.ipynb').exists()
+
+# --- 5. wording
+@pytest.mark.slow
+@pytest.mark.parametrize('to', ['openai', 'anthropic', 'jsonl', 'md', 'py', 'xml'])
+def test_every_convert_o_says_what_it_wrote(tour, tmp_path, to):
+    out = tmp_path/f'out.{to}'
+    r = nbd('convert', tour, '--to', to, '-o', out)
+    assert r.returncode==0 and r.stdout==f'wrote {out}\n' and r.stderr=='', r
+    assert out.read_text()==ok('convert', tour, '--to', to) # without -o, stdout is the data alone
+
+# --- 7. the way back from chat JSON is said to be lossy
+def test_convert_help_says_from_gives_prompts_and_replies():
+    h = ' '.join(ok('convert', '--help').split())
+    assert 'prompts and replies' in h and 'notes and code sent as context come back as text inside the prompts' in h, h

@@ -1,0 +1,42 @@
+"What nbdialog prints is safe on a terminal: one row per message, control characters made visible, escapes never cut in half."
+import os, pty, pytest, subprocess
+from dialog.core import *
+from dialog.ipynb import *
+from cli_helpers import cmd, env, ok, read_pty
+
+hostile = 'a\x1b[2J\x1b]0;title\x07b\x0bc\x0cd\x85e\u2028f\u2029g\x00h\x9bi'
+
+def rows(d): return [(m.msg_type, m.content, m.ai_res) for m in d.messages]
+
+def test_rows_are_one_line_without_controls(tmp_path):
+    d = Dialog('h')
+    ms = [d.mk_message(hostile, msg_type=t) for t in (snote, scode)]
+    d.save(tmp_path/'h')
+    for out in (ok('summary', tmp_path/'h'), ok('find', tmp_path/'h', 'a', '--context', '1'), '\n'.join(ok('del', tmp_path/'h', ms[0].id, '--dry-run').splitlines()[1:])):
+        rows = out.splitlines()
+        assert len(rows)==len([r for r in rows if r!='--']) and len(rows) in (1, 2), rows
+        assert not any(c in out for c in '\x1b\x07\x0b\x0c\x85\u2028\u2029\x00\x9b'), repr(out)
+        assert '\\x1b[2J' in out
+    assert ok('view', tmp_path/'h', ms[0].id, '--no-nums').split('\n', 1)[1]==hostile+'\n'  # not a terminal: exact
+
+def test_view_on_a_terminal_is_visible(tmp_path):
+    d = Dialog('h')
+    m = d.mk_message(hostile + '\nline 2')
+    d.save(tmp_path/'h')
+    mfd,sfd = pty.openpty()
+    p = subprocess.Popen(cmd + ['view', str(tmp_path/'h'), m.id], stdout=sfd, stderr=subprocess.PIPE, env=env)
+    os.close(sfd)
+    out = read_pty(mfd)
+    assert p.wait(timeout=60)==0
+    txt = out.decode().replace('\r\n', '\n')
+    assert '\\x1b[2J' in txt and '\\u2028' in txt and 'line 2' in txt and '\x1b' not in txt, repr(txt)
+
+@pytest.mark.parametrize('k', range(20, 27))
+def test_summary_never_cuts_an_escape(tmp_path, k):
+    d = Dialog('e'); m = d.mk_message('a'*k + '\n\t\\' + 'b'*40); d.save(tmp_path/'e.ipynb')
+    import re
+    for row in (ok('summary', tmp_path/'e', '--maxlen', 40).strip(), ok('find', tmp_path/'e', 'a', '--maxlen', 40).strip()):
+        assert len(row)<=40 and row.endswith('…') and row.startswith(f'{m.id}:code: '), row
+        body = row[len(f'{m.id}:code: '):-1]
+        assert len(re.search(r'\\*$', body).group())%2==0, row # no half of an escape left before the cut
+        assert ('a'*k + '\\n\\t\\\\' + 'b'*40).startswith(body), row

@@ -1,0 +1,22 @@
+"The tour example: its nbdialog commands run from the repo root, as README runs them, and the file is what mk_tour.py writes."
+import os, shutil, subprocess, sys
+from dialog.core import *
+from dialog.ipynb import *
+from cli_helpers import env, nbd, root, tour_src
+
+# --- 6. the tour's commands work from the repo root, as README runs them, and the tour is what mk_tour.py writes
+def test_tour_commands_run_from_the_root():
+    import re
+    root = tour_src.parent.parent
+    cmds = [c for m in read_ipynb(tour_src).messages for c in re.findall(r'`(nbdialog [^`]+)`', m.content)]
+    assert cmds, 'the tour names no nbdialog command'
+    for c in cmds:
+        r = nbd(*c.split()[1:], cwd=root)
+        assert r.returncode==0 and r.stdout, (c, r.stderr)
+
+def test_tour_is_what_mk_tour_writes(tmp_path):
+    shutil.copy(tour_src.parent/'mk_tour.py', tmp_path/'mk_tour.py')
+    r = subprocess.run([sys.executable, tmp_path/'mk_tour.py'], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                       env=os.environ | {'PYTHONPATH': str(tour_src.parent.parent)})
+    assert r.returncode==0, r.stderr
+    assert (tmp_path/'tour.ipynb').read_bytes()==tour_src.read_bytes(), 'examples/tour.ipynb is stale: run python examples/mk_tour.py'
