@@ -225,3 +225,12 @@ def test_held_save_differs_on_purpose(pair):
     assert 'x = 10' not in read_ipynb(pair[0])['c2'].content  # the other program's edit is gone
     with pytest.raises(DialogConflictError): ours.save()
     assert 'x = 10' in read_ipynb(pair[1])['c2'].content
+
+def test_add_msg_magic_matches(pair, capsys):
+    keep = {'n1', 'c1', 'p1', 'c2'}
+    ad.set_dlg(pair[0]); sk.set_dlg(pair[1])
+    try:
+        for line,body in [('note after=c1', '# A note\n\n'), ('after=n1', 'x = 42\n'), ('raw before=c2', 'raw text')]:
+            ad.add_msg_magic(line, body); sk.add_msg_magic(line, body)
+            assert _norm_ids(pair[0], keep)==_norm_ids(pair[1], keep), line
+    finally: sk.set_dlg(None)
