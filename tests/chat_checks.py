@@ -20,8 +20,29 @@ def sdk_valid(msgs, fmt):
 
 def _blank(t): return not isinstance(t, str) or not t.strip()
 
+import re
+_an_id = re.compile(r'[a-zA-Z0-9_-]{1,64}')
+AN_IMG_BYTES, AN_IMG_PX, OA_IMG_BYTES = 5*2**20, 8000, 20*2**20  # the providers' documented per-image limits (base64 bytes, long edge)
+
+def _img_ok(data, max_bytes, max_px):
+    "A base64 image within the byte limit and, read with Pillow when installed, the pixel limit"
+    assert len(data) <= max_bytes, f'image of {len(data)} base64 bytes over {max_bytes}'
+    if max_px:
+        try: from PIL import Image
+        except ImportError: return
+        import base64, io
+        try: size = Image.open(io.BytesIO(base64.b64decode(data))).size
+        except Exception: return  # not a real image (generated test bytes): only its byte size can be checked
+        assert max(size) <= max_px, f'image of {size} px over the pixel limit {max_px}'
+
 def openai_rules(msgs):
-    "System only first; every tool_calls entry answered right after, in order, by tool messages; no stray tool messages; no blank texts"
+    "System only first; every tool_calls entry answered right after, in order, by tool messages; no stray tool messages; no blank texts; ids unique and at most 40 characters; images within 20 MB"
+    ids_seen = [tc['id'] for m in msgs for tc in m.get('tool_calls', [])]
+    assert len(ids_seen) == len(set(ids_seen)), f'duplicate tool call ids {ids_seen}'
+    assert all(0 < len(i) <= 40 for i in ids_seen), f'tool call id over 40 characters in {ids_seen}'
+    for m in msgs:
+        for p in m['content'] if isinstance(m.get('content'), list) else ():
+            if p['type'] == 'image_url' and p['image_url']['url'].startswith('data:'): _img_ok(p['image_url']['url'].split(',', 1)[1], OA_IMG_BYTES, None)
     i = 0
     while i < len(msgs):
         m = msgs[i]
@@ -39,8 +60,19 @@ def openai_rules(msgs):
         i += 1
 
 def anthropic_rules(msgs):
-    "Starts with the user, roles alternate, no empty or whitespace-only text, each tool_use answered at the start of the next user turn"
+    "Starts with the user, roles alternate, no empty or whitespace-only text, each tool_use answered at the start of the next user turn; ids unique and matching the id pattern; tool results not blank; images within 5 MB and 8,000 px (2,000 px over 20 images)"
     assert not msgs or msgs[0]['role'] == 'user', 'first turn is not the user'
+    blocks_all = [b for m in msgs if isinstance(m['content'], list) for b in m['content']]
+    uses_all = [b['id'] for b in blocks_all if b['type'] == 'tool_use']
+    assert len(uses_all) == len(set(uses_all)), f'duplicate tool_use ids {uses_all}'
+    assert all(_an_id.fullmatch(i) for i in uses_all), f'tool_use id refused by the pattern in {uses_all}'
+    imgs = [b['source'] for b in blocks_all if b['type'] == 'image']
+    for s in imgs:
+        if s['type'] == 'base64': _img_ok(s['data'], AN_IMG_BYTES, 2000 if len(imgs) > 20 else AN_IMG_PX)
+    for b in blocks_all:
+        if b['type'] == 'tool_result':
+            c = b.get('content')
+            assert not _blank(c if isinstance(c, str) else ''.join(x.get('text', 'x') for x in c or [])), f'blank tool result {b}'
     for i, m in enumerate(msgs):
         assert m['role'] in ('user', 'assistant')
         if i: assert m['role'] != msgs[i-1]['role'], f'turns {i-1} and {i} have the same role'

@@ -68,12 +68,21 @@ def test_jsonl2dlgs_builds_the_host_class(tmp_path):
     ds = jsonl2dlgs(fn, cls=MyDlg)
     assert [type(d) for d in ds] == [MyDlg]*2 and all(type(m) is MyMsg for d in ds for m in d.messages)
 
-def test_jsonl_unencodable_text_names_the_dialog(tmp_path):
-    "A lone surrogate made a bare UnicodeEncodeError with no hint of which dialog; the file is left untouched"
+def test_jsonl_lone_surrogates_go_as_escapes(tmp_path):
+    "A lone surrogate made a bare UnicodeEncodeError; now it goes as its escape, in messages and an Anthropic system prompt alike"
     fn = tmp_path/'c.jsonl'
     good = chat2dlg(h, name='good')
     bad = chat2dlg([{'role': 'user', 'content': 'a\ud800b'}], name='bad')
-    with pytest.raises(ValueError, match=r"dialog 1 \('bad'\)"): dlgs2jsonl([good, bad], fn)
+    bad.system = 's\udc80'
+    dlgs2jsonl([good, bad], fn, 'anthropic')
+    assert [d.messages[0].content for d in jsonl2dlgs(fn)] == ['hi', 'a\\ud800b'] and jsonl2dlgs(fn)[1].system == 's\\udc80'
+
+def test_jsonl_unsendable_dialog_names_it(tmp_path):
+    "A dialog that can't be sent names its place in the list; the file is left untouched"
+    fn = tmp_path/'c.jsonl'
+    bad = chat2dlg(h, name='bad')
+    bad.messages[0].meta = 'oops'
+    with pytest.raises(ValueError, match=r"dialog 1: dialog 'bad': message '.*': meta must be a dict"): dlgs2jsonl([chat2dlg(h), bad], fn)
     assert not fn.exists()
 
 def test_error_output_has_no_ansi_anywhere():
