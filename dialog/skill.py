@@ -26,7 +26,7 @@ __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replac
            'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'tool_text', 'call_tool', 'serve_mcp',
            'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
-# %% ../nbs/08_skill.ipynb #960f7e48
+# %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
 from fastcore.xtras import str_diff
 from fastcore.meta import splice_sig
@@ -37,10 +37,10 @@ from .core import *
 from .ipynb import *
 import ast, copy, inspect, os, random, re, shlex, time
 
-# %% ../nbs/08_skill.ipynb #58de51c3
+# %% ../nbs/08_skill.ipynb #1bd914f3
 from .view import find_msgs as _view_find
 
-# %% ../nbs/08_skill.ipynb #04855c28
+# %% ../nbs/08_skill.ipynb #8ae67381
 _st = dict(dlg=None, cur=None, buf=None, root=None)
 
 def _confine(fname, # A dialog file name
@@ -61,7 +61,7 @@ def _file(dlg:str=None): # A dialog file, or None for the current one
 
 def _load(dlg=None): return read_ipynb(_file(dlg))
 
-# %% ../nbs/08_skill.ipynb #7fe26793
+# %% ../nbs/08_skill.ipynb #aab836b8
 def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; None to forget it
     "Set the current dialog file (it must exist), and return its path"
     if fname is None: _st['dlg'] = None; return None
@@ -83,7 +83,7 @@ def cur_msg():
     d = _load()
     return d[_st['cur']] if _st['cur'] in d.messages else None
 
-# %% ../nbs/08_skill.ipynb #e36c035a
+# %% ../nbs/08_skill.ipynb #4737fad4
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180): # Maximum characters per row
     "One row per message of the dialog file: id, type, start of its content, size of its output"
@@ -96,7 +96,7 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
     "The dialog file as the concise XML agents read"
     return PrettyString(_load(dlg).view(incl_out, only_errors, trunc_out))
 
-# %% ../nbs/08_skill.ipynb #98ebcbd0
+# %% ../nbs/08_skill.ipynb #e89bc109
 def _lines(txt): # A message's text
     "`txt`'s lines as the exhash engine counts them"
     ls = re.split(r'\r?\n', txt)
@@ -128,7 +128,7 @@ def lnhashview(self:Message,
     if incl_out: res += self.view(False, incl_out=True, trunc_out=trunc_out)[len(self.content):]  # the views' `<out>` section
     return PrettyString(res)
 
-# %% ../nbs/08_skill.ipynb #6d3eb890
+# %% ../nbs/08_skill.ipynb #140593b7
 def _view1(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out):
     if lnhashs: return m.lnhashview(start_line, end_line, incl_out=incl_out, trunc_out=trunc_out)
     return m.view(nums, start_line, end_line, incl_out, trunc_out)
@@ -162,7 +162,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes"
     return _load(dlg)[id].lnhashview(start_line, end_line, out)
 
-# %% ../nbs/08_skill.ipynb #98b96df5
+# %% ../nbs/08_skill.ipynb #d0118225
 def _py_tree(m):
     "The `ast` of code message `m` (IPython magic and shell lines blanked), or None if it isn't Python"
     if m.msg_type!=scode: return None
@@ -201,7 +201,7 @@ def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
         return bool(hits)
     return _f
 
-# %% ../nbs/08_skill.ipynb #2a2347c8
+# %% ../nbs/08_skill.ipynb #80eee970
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
               dlg:str=None, # The dialog file; the current one if None
               msg_type:str=None, # Only messages of this type: code, note, prompt or raw
@@ -221,7 +221,7 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
     hits = _view_find(_load(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain, None if ps else limit)
     return Msgs([m for m in hits if all(p(m) for p in ps)][:limit])
 
-# %% ../nbs/08_skill.ipynb #b20e7c30
+# %% ../nbs/08_skill.ipynb #a8f00e25
 _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError)
 
 def _std_params(id:str, # The message's id (or a unique prefix of it), a list of them (edited all or none), or 'all' (every message the edit applies to)
@@ -247,7 +247,7 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 for _n in _editors: setattr(Message, _n, msg_editor(getattr(_ft, _n)))
 
-# %% ../nbs/08_skill.ipynb #0a44a456
+# %% ../nbs/08_skill.ipynb #b0728d59
 def _exhash_engine():
     try: from exhash import exhash
     except ImportError: raise ImportError('exhash edits need the exhash package: pip install "nbdialog[skill]"') from None
@@ -280,7 +280,7 @@ def exhash(self:Message,
     shown = res.format_printed() if res.printed else ''
     return PrettyString(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.')
 
-# %% ../nbs/08_skill.ipynb #167eab26
+# %% ../nbs/08_skill.ipynb #d3109d17
 _tries = 30 # Reads a file function makes before a run of conflicts makes it give up (a few seconds of backing off)
 
 def _edit(dlg, f):
@@ -294,7 +294,7 @@ def _edit(dlg, f):
             if i==_tries-1: raise
             time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))  # random, growing waits: two busy writers can't keep colliding
 
-# %% ../nbs/08_skill.ipynb #7adc8a3a
+# %% ../nbs/08_skill.ipynb #d8bcdc9f
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
     if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
@@ -321,7 +321,7 @@ def _file_editor(name):
 
 msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors)
 
-# %% ../nbs/08_skill.ipynb #c68cc2d8
+# %% ../nbs/08_skill.ipynb #b56f3d4a
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
                cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
@@ -333,7 +333,7 @@ def msg_exhash(id:str, # The message's id, or a unique prefix of it
         return r, r[:6]!='error:' and r!='none: No changes.' and not r.startswith('# printed')
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #bb5295c0
+# %% ../nbs/08_skill.ipynb #da3c392c
 def _place(d, before, after):
     "`(before, after)` as given, or after the current message when it is in `d`"
     if before is None and after is None and (c := _st['cur']) is not None and c in d.messages: after = c
@@ -361,7 +361,7 @@ def del_msgs(ids:list, # Message ids (or unique prefixes), or one id
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
 
-# %% ../nbs/08_skill.ipynb #d9997151
+# %% ../nbs/08_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
 
 def update_msg(id:str, # The message's id, or a unique prefix of it
@@ -384,7 +384,7 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         return PrettyString(str_diff(old, _shown(m)) or 'none: No changes.'), _shown(m)!=old
     return _edit(dlg, ed)
 
-# %% ../nbs/08_skill.ipynb #6c966f62
+# %% ../nbs/08_skill.ipynb #c29b8219
 def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
 
 @patch
@@ -424,7 +424,7 @@ def merge_msgs(self:Dialog,
     if t!=sprompt: m.output = [] if t==scode else ''
     return m
 
-# %% ../nbs/08_skill.ipynb #86bd9c79
+# %% ../nbs/08_skill.ipynb #e6490779
 def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new order; or one id
               before:str=None, # Put them before this message
               after:str=None, # Put them after this message
@@ -449,7 +449,7 @@ def merge_msgs(ids:list, # The messages (ids or unique prefixes) to merge, in or
     "Merge messages of the dialog file into the first (see `Dialog.merge_msgs`); returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
-# %% ../nbs/08_skill.ipynb #2e30dcbd
+# %% ../nbs/08_skill.ipynb #6fc0d67f
 def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
@@ -472,7 +472,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
     if not _st['buf']: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
     return _edit(dlg, lambda d: (d.mk_messages(_st['buf'], before=before and d[before], after=after and d[after]), True))
 
-# %% ../nbs/08_skill.ipynb #2b7f98d9
+# %% ../nbs/08_skill.ipynb #e5750960
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
@@ -485,7 +485,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
     d.save(p)
     return d
 
-# %% ../nbs/08_skill.ipynb #03561b1a
+# %% ../nbs/08_skill.ipynb #45b412d8
 skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_msgs, add_msg, del_msgs, update_msg,
                move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
                msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
@@ -507,7 +507,7 @@ def tool_schemas(pname:str='input_schema'): # The key the parameters go under
     "JSON schemas of every tool in `skill_tools`"
     return [tool_schema(f, pname) for f in skill_tools]
 
-# %% ../nbs/08_skill.ipynb #6befd04d
+# %% ../nbs/08_skill.ipynb #59d15a18
 def tool_text(res): # What a tool returned
     "A tool's result as the text a client reads"
     if isinstance(res, Msgs): return '\n'.join(m.preview(180) for m in res) or '(no messages)'
@@ -529,7 +529,7 @@ def call_tool(name:str, # The tool's name
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
 
-# %% ../nbs/08_skill.ipynb #1dc7be4e
+# %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     try:
@@ -549,7 +549,7 @@ def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(main)
 
-# %% ../nbs/08_skill.ipynb #b7489eb3
+# %% ../nbs/08_skill.ipynb #bcf9e0b1
 def _magic_args(line):
     "`line`'s bare words and `key=value` options"
     ws = shlex.split(line)
