@@ -338,7 +338,7 @@ def _to_text(dlgs, to, a):
     if to=='jsonl': return _jsonl_txt(dlgs, a.fmt)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
-    if to=='md': return dlg2md(dlg, a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
+    if to=='md': return dlg2md(dlg, assets=a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
     if to=='py':
         if not (py := dlg2py(dlg)): raise ValueError(f'{dlg_where(dlg)}: no code message is exported (marked #| export), so --to py has nothing to write; nothing written')
         return py + '\n'

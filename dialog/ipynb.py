@@ -398,12 +398,12 @@ def _fix_cell(c, i, home):
         atts = c.pop('attachments')
         if type(atts) is dict and atts and type(c.get('id')) is str: home[c['id']] = atts; res.append(f'{where}: attachments homed in notebook metadata')
         else: res.append(f'{where}: removed attachments {_q(atts)}')
-    if (keys := cell_keys.get(ct)) and (extra := sorted(c.keys()-keys)):
+    if type(ct) is str and (keys := cell_keys.get(ct)) and (extra := sorted(c.keys()-keys)):
         for k in extra: del c[k]
         res.append(f'{where}: removed unknown keys {_q(extra, 80)}')
     if type(c.get('metadata')) is dict and ct in ('code', 'markdown', 'raw'): res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
-    for j,o in enumerate(c.get('outputs') or [] if ct=='code' else []):
-        if type(o) is dict and (keys := out_keys.get(o.get('output_type'))) and (extra := sorted(o.keys()-keys)):
+    for j,o in enumerate(c['outputs'] if ct=='code' and type(c.get('outputs')) is list else []):
+        if type(o) is dict and type(ot := o.get('output_type')) is str and (keys := out_keys.get(ot)) and (extra := sorted(o.keys()-keys)):
             for k in extra: del o[k]
             res.append(f'{where}: output {j}: removed unknown keys {_q(extra, 80)}')
     if ct=='code' and type(c.get('outputs')) is list:
@@ -436,8 +436,10 @@ def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
         res.append(f'removed cells {bad} (not objects)')
     home = {}
     for i,c in enumerate(nb.get('cells', [])): res += _fix_cell(c, i, home)
-    res += repair_nb(nb)  # fastcore's: missing keys, sources that aren't text, broken outputs, duplicate ids
-    meta = nb['metadata'] if type(nb['metadata']) is dict else {}
+    try: res += repair_nb(nb)  # fastcore's: missing keys, sources that aren't text, broken outputs, duplicate ids
+    except (TypeError, AttributeError, ValueError): pass  # shapes it can't take (an id that's a list…): the strict reading names them
+    meta = nb['metadata']
+    if type(meta) is not dict: meta = {}; res.append(f"notebook metadata {_q(nb['metadata'])} replaced by an empty one (not an object)")
     if type(meta.get('attachments', {})) is not dict: res.append(f"removed notebook metadata 'attachments' ({_q(meta.pop('attachments'))})")
     if home: meta['attachments'] = meta.get('attachments', {}) | home
     res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]
