@@ -102,7 +102,7 @@ def main():
     r,rb = best[20_000]/best[2_000],base[20_000]/base[2_000]
     print(f'ours 20k/2k: {r:.2f}  (goal <= 11)')
     print(f'baseline 20k/2k: {rb:.2f}  (a one-dict-per-message pass; above 10 when memory effects make even that superlinear)')
-    print(f'baseline with passes 20k/2k: {min(ps[20_000])/min(ps[2_000]):.2f}  (message-sized objects with a __dict__ each, made, then read back in 10 passes: fresh memory's page faults and cache misses)')
+    print(f'baseline with passes 20k/2k: {min(ps[20_000])/min(ps[2_000]):.2f}  (message-sized objects with a __dict__ each, made, then read back in 10 passes: page faults on fresh memory, cache misses)')
     print(f'get_message_by_id 20k/2k: {look[20_000]/look[2_000]:.2f}  (O(1) is 1)')
     print(f'get_message_by_id missing 20k/2k: {min(ms[20_000])/min(ms[2_000]):.2f}  (O(1) is 1)')
     if a.no_narrator: return
