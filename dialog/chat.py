@@ -554,6 +554,7 @@ def _detect(msgs):
             t = p.get('type') if isinstance(p, dict) else None
             if t=='image_url': return 'openai'
             if t in ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use'): return 'anthropic'
+            if t=='text' and 'citations' in p: return 'anthropic'  # a cited answer is text blocks only: their citations say whose
     return 'openai'
 
 def _texts(c, i, what):
@@ -565,6 +566,7 @@ def _texts(c, i, what):
         if not isinstance(p, dict) or p.get('type') not in ('text', 'refusal'): _err(i, f'{what} content part {j}: expected a text part, got {p!r:.80}')
         t = p.get('text', p.get('refusal'))
         if not isinstance(t, str): _err(i, f'{what} content part {j}: text must be a string')
+        if p.get('citations') and what!='tool_result': _err(i, f"{what} content part {j}: OpenAI text parts carry no citations (an Anthropic history? pass fmt='anthropic')")
         res.append(refusal_text(t) if p['type']=='refusal' else t)
     return '\n\n'.join(res)
 
@@ -592,15 +594,18 @@ def _note(c):
     if isinstance(url, str): return f"[{str(title or url).replace('[', '(').replace(']', ')')}]({_url_esc(url)}){q}"
     return f'{title or "source"}{q}'
 
+_re_fn = re.compile(r'\[\^(\d{1,9})\]')
+
 def _cite(spans, i):
     "Text from `(text, citations)` spans: a footnote mark after each cited span, the footnotes after the text (a span already holding a cited URL, as a Markdown link does, needs none)"
     out,notes = [],[]
+    n0 = max(map(int, _re_fn.findall(''.join(t for t,_ in spans))), default=0)  # the text's own footnotes keep their numbers: ours follow them
     for t,cs in spans:
         out.append(t)
         for j,c in enumerate(cs or ()):
             if not isinstance(c, dict): _err(i, f'citation {j} must be an object')
             if isinstance(c.get('url'), str) and c['url'] in t: continue
-            notes.append(f'[^{len(notes)+1}]: {_note(c)}'); out.append(f'[^{len(notes)}]')
+            notes.append(f'[^{n0+len(notes)+1}]: {_note(c)}'); out.append(f'[^{n0+len(notes)}]')
     return ''.join(out) + ('\n\n' + '\n'.join(notes) if notes else '')
 
 def _oa_annotated(txt, anns, i):

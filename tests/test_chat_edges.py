@@ -330,3 +330,20 @@ def test_upto_a_message_of_another_dialog_is_refused():
     with pytest.raises(ValueError, match="upto: message 'p1' is in dialog 'e', not in 'd'"): dlg2chat(d, upto=q)
     assert dlg2chat(d, upto='p1') == [{'role': 'user', 'content': 'q1'}]  # its id still names this dialog's message
     assert dlg2chat(d, upto=Message('free', id='p1')) == [{'role': 'user', 'content': 'q1'}]  # a message in no dialog: by its id
+
+def test_citations_never_take_the_texts_own_footnote_numbers():
+    "A reply with its own footnotes got citation footnotes numbered from 1 too: its [^1] then pointed at a citation (and two [^1] definitions)"
+    own = 'Paris is the capital.[^1]\n\n[^1]: My note.'
+    oa = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': own,
+          'annotations': [{'type': 'url_citation', 'url_citation': {'start_index': 0, 'end_index': 5, 'url': 'https://en.wikipedia.org/wiki/Paris', 'title': 'Paris'}}]}]
+    assert chat2dlg(oa).messages[0].ai_res == 'Paris[^2] is the capital.[^1]\n\n[^1]: My note.\n\n[^2]: [Paris](https://en.wikipedia.org/wiki/Paris)'
+    an = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [
+          {'type': 'text', 'text': 'See [^3]. '}, {'type': 'text', 'text': 'Water boils at 100 °C', 'citations': [{'type': 'char_location', 'document_title': 'Physics', 'cited_text': 'boils at 100', 'document_index': 0, 'start_char_index': 0, 'end_char_index': 12}]}]}]
+    assert chat2dlg(an).messages[0].ai_res == 'See [^3]. Water boils at 100 °C[^4]\n\n[^4]: Physics "boils at 100"'
+
+def test_cited_answer_of_text_blocks_is_read_as_anthropic():
+    "An Anthropic cited answer is text blocks only: detection read it as OpenAI and silently dropped every citation"
+    an = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [
+          {'type': 'text', 'text': 'It ', 'citations': None}, {'type': 'text', 'text': 'boils at 100 °C', 'citations': [{'type': 'char_location', 'document_title': 'Physics', 'cited_text': 'boils at 100'}]}]}]
+    assert chat2dlg(an).messages[0].ai_res == chat2dlg(an, 'anthropic').messages[0].ai_res == 'It boils at 100 °C[^1]\n\n[^1]: Physics "boils at 100"'
+    with pytest.raises(ValueError, match=r"message 1: assistant content part 1: OpenAI text parts carry no citations"): chat2dlg(an, 'openai')
