@@ -15,6 +15,7 @@ from .ipynb import *
 from .view import *
 from .run import *
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
+from .dataset import export_folder, folder_stats, paths2jsonl
 from fastcore.docments import docments
 import argparse, contextlib, io, json, os, re, sys, tempfile
 
@@ -75,12 +76,18 @@ _epilog = '''examples:
   nbdialog view talk 3f9a --out                a message with its outputs
   nbdialog find talk 'def \\w+' --type code     messages matching a regex
   echo 'print(1)' | nbdialog add talk --after 3f9a
-  nbdialog run talk --all                      run the code and save its outputs
-exit codes: 0 success, 1 nothing found (find) or a message raised (run), 2 bad usage or a bad file'''
+  nbdialog run talk                            run all the code, saving outputs as it goes
+exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raised, timed out, or
+  the kernel died), 2 bad usage or a bad file, 130 interrupted (Ctrl-C)'''
+
+class _Parser(argparse.ArgumentParser):
+    "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
+    def _print_message(self, message, file=None):
+        if message: super()._print_message(term_safe(message, file is None or file is sys.stderr or file.isatty()), file)
 
 def _parser(helping=False): # Will help be shown? Only then are the docments behind `_doc` helps read
     "The `nbdialog` argument parser, and its subparsers by name, one per registered subcommand"
-    p = argparse.ArgumentParser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
+    p = _Parser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
                                 epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     sp,subs = p.add_subparsers(dest='cmd', metavar='COMMAND'),{}
     for name,(f,help,args) in _subs.items():
@@ -106,8 +113,14 @@ def _parse(argv):
     return subs[a.cmd].parse_intermixed_args(argv[1:]) # `view FILE --out ID`: an id may follow the options
 
 # %% ../nbs/04_cli.ipynb #988c402a
+def _say(*parts, # Texts, printed one a line
+         err=False): # Print on stderr (where every character is escaped, terminal or not)?
+    "Print text that may come from a file, a user or executed code: on a terminal, and always on stderr, every control and invisible format character is spelled out (`term_safe`)"
+    f = sys.stderr if err else sys.stdout
+    print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
+
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
-    "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found, 2 bad usage or a bad file"
+    "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found (or a run's message failed), 2 bad usage or a bad file, 130 interrupted"
     argv = sys.argv[1:] if argv is None else [str(o) for o in argv]
     try: a = _parse(argv)
     except SystemExit as e: return e.code
@@ -116,8 +129,11 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
+        _say(f'nbdialog {a.cmd}: interrupted', err=True)
+        return 130
     except (KeyError, ValueError, OSError, ImportError, DialogConflictError) as e: # KeyError: a message id not found
-        print(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', file=sys.stderr)
+        _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
@@ -130,7 +146,7 @@ def _row(m, maxlen):
       help='one preview row per message')
 def _cmd_summary(a):
     for m in _load(a.file).messages:
-        if a.type in (None, m.msg_type): print(_row(m, a.maxlen))
+        if a.type in (None, m.msg_type): _say(_row(m, a.maxlen))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
 @_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -150,14 +166,24 @@ def _cmd_view(a):
         if a.xml: raise ValueError('--start-line and --end-line show lines of a message, not its XML: leave out --xml')
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
-    if a.xml: return print(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
+    if a.xml: return _say(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
     try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
-    if ms: print(term_safe(txt, sys.stdout.isatty()))
+    if ms: _say(txt)
 
 # %% ../nbs/04_cli.ipynb #46708b1d
-def _ctx_rows(dlg, hits, before, after, maxlen):
-    "grep-style rows: matches as `id:type: …`, `before`/`after` context messages as `id-type- …`, and with context `--` between groups"
+_re_part_esc = re.compile(r'\\(x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?$')
+def _cut(s, maxlen):
+    "`s` cut to `maxlen` characters with `…`, never inside an escape `term_safe` wrote"
+    return s if len(s)<=maxlen else _re_part_esc.sub('', s[:maxlen-1]) + '…'
+
+def _match_row(m, pat, out, maxlen):
+    "Message `m`'s row in `find`: `id:type:LINE: the matching line` (`out` for a line of its outputs), control characters made visible"
+    where,line = match_line(m, pat, out) or (1, m.content.split('\n', 1)[0])
+    return _cut(term_safe(f'{m.id}:{m.msg_type}:{where}: {line.strip()}'), maxlen)
+
+def _ctx_rows(dlg, hits, before, after, maxlen, row=None):
+    "grep-style rows: matches as `id:type: …` (or as `row(m)` gives them), `before`/`after` context messages as `id-type- …`, and with context `--` between groups"
     ms,hit = list(dlg.messages),{m.id for m in hits}
     idx = [i for i,m in enumerate(ms) if m.id in hit]
     keep = sorted({j for i in idx for j in range(max(0, i-before), min(len(ms), i+after+1))})
@@ -165,7 +191,7 @@ def _ctx_rows(dlg, hits, before, after, maxlen):
     for k,j in enumerate(keep):
         if k and j>keep[k-1]+1 and (before or after): res.append('--')
         m = ms[j]; p = _row(m, maxlen)
-        res.append(p if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
+        res.append((row(m) if row else p) if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
     return res
 
 @_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
@@ -188,66 +214,82 @@ def _cmd_find(a):
     hits = find_msgs(dlg, a.pattern, a.type, a.errors, a.exported, a.headers, a.section, a.out, a.case, a.plain, a.limit)
     if not hits: return 1
     b,f = (a.context,a.context) if a.context is not None else (a.before,a.after)
-    print('\n'.join(_ctx_rows(dlg, hits, b, f, a.maxlen)))
+    pat = find_pattern(a.pattern, a.case, a.plain)
+    _say(*_ctx_rows(dlg, hits, b, f, a.maxlen, lambda m: _match_row(m, pat, a.out, a.maxlen)))
 
 # %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
-    "The content given with `--content`, or piped on stdin (as UTF-8); an error if neither gives some, or it isn't UTF-8 text"
+    "The content given with `--content`, or piped on stdin (UTF-8, kept byte for byte, CRs included, but for one trailing newline); an error if neither gives some, or it isn't UTF-8 text"
     if a.content is not None:
         try: a.content.encode('utf-8')
         except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
         return a.content
     if sys.stdin is None or sys.stdin.isatty(): raise ValueError('give --content TEXT, or pipe the content on stdin')
     inp = getattr(sys.stdin, 'buffer', None)
-    try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8').read()
+    try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8', newline='').read()
     except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
     txt = txt[:-1] if txt.endswith('\n') else txt
     if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
     return txt
 
-def _done(dlg, a, did, would=None):
-    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), the resulting dialog, and write nothing"
+def _ids_note(dlg):
+    "Say, once, that saving gave the cells of a pre-4.5 file ids (`Dialog.ids_derived`)"
+    if n := dlg.ids_derived: _say(f'note: {dlg.path.name} had no cell ids: {n} cell{"s"*(n>1)} got one, written with the file (now nbformat 4.5)', err=True)
+
+def _done(dlg, a, did, would=None, changed=(), gone=()):
+    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), the rows that change with two rows of context, and write nothing"
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if a.dry_run:
-        print(term_safe(f'{would} (dry run: nothing written)' if would else did, sys.stdout.isatty()), term_safe(repr(dlg.messages)), sep='\n')
-        print(f'dry run: {dlg_where(dlg)} not written', file=sys.stderr)
+        rows = [f'{m.id}:{m.msg_type}: (deleted) ' + _row(m, 100)[len(m.id)+len(m.msg_type)+3:] for m in gone]
+        rows += _ctx_rows(dlg, [m for m in dlg.messages if m.id in set(changed)], 2, 2, 100)
+        _say(f'{would} (dry run: nothing written)' if would else did, *rows)
+        _say(f'dry run: {dlg_where(dlg)} not written', err=True)
     else:
         try: dlg.save()
         except UnicodeError as e: raise ValueError(f'{dlg_where(dlg)}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
         except DialogConflictError: raise ValueError(f'{dlg_where(dlg)} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
-        print(term_safe(did, sys.stdout.isatty()))
+        _say(did)
+        _ids_note(dlg)
 
 _content_arg = _arg('--content', metavar='TEXT', help="the content (default: read from stdin when it is not a terminal; --content '' for an empty message)")
 _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])
 
 # %% ../nbs/04_cli.ipynb #b02c8853
-@_sub(_file, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg, _dry,
-      help='add a message (at the end by default) and print its id; a missing FILE becomes a new dialog')
+@_sub(_file, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg,
+      _arg('--new', action='store_true', help='start a new dialog if FILE does not exist (without it, a missing FILE is an error)'), _dry,
+      help='add a message (at the end by default) and print its id')
 def _cmd_add(a):
-    dlg = _load(a.file, new=True)
+    try: dlg = _load(a.file, new=a.new)
+    except ValueError as e:
+        if str(e).endswith(': no such file'): raise ValueError(f'{e} (a typo? --new starts a new dialog there)') from None
+        raise
     after,before = [pick_msg(dlg, k) if k else None for k in (a.after, a.before)]
     m = dlg.mk_message(_content(a), msg_type=a.type, after=after, before=before)
-    _done(dlg, a, m.id)
+    _done(dlg, a, m.id, changed=[m.id])
 
 # %% ../nbs/04_cli.ipynb #a6653cbb
 @_sub(_file, _arg('id', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
-      help="replace a message's content (and type: a note or raw message drops its outputs)")
+      help="replace a message's content (and with --type its type, dropping what the new type can't hold: outputs, or a reply)")
 def _cmd_edit(a):
     dlg = _load(a.file)
     m = pick_msg(dlg, a.id)
-    m.content,drop = _content(a),''
-    if a.type: m.msg_type = a.type
-    if m.msg_type in (snote, sraw) and m.output: # as Jupyter does when a code cell becomes markdown or raw
-        m.output,m.execution_count,drop = '',None,f' (a {m.msg_type} message has no outputs: they {{}} dropped)'
-    _done(dlg, a, f'edited {m.id}' + drop.format('were'), f'would edit {m.id}' + drop.format('would be'))
+    m.content,old,drop = _content(a),m.msg_type,None
+    if a.type and a.type!=old:
+        m.msg_type = a.type
+        if m.output: # what the new type can't hold: a note or raw message holds no outputs (Jupyter drops them when a code cell becomes markdown), a prompt no code outputs, code no reply
+            drop = (f'a {a.type} message has no outputs: they {{}} dropped' if a.type in (snote, sraw) else
+                    f"a code message doesn't keep a prompt's reply: it {{}} dropped" if old==sprompt else f"a prompt doesn't keep a code message's outputs: they {{}} dropped")
+            m.output,m.execution_count = '',None
+    say = lambda v,was: f'{v} {m.id}' + (f' ({drop.format(was)})' if drop else '')
+    _done(dlg, a, say('edited', 'was' if 'reply' in (drop or '') and a.type==scode else 'were'), say('would edit', 'would be'), changed=[m.id])
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file)
     ms = pick_msgs(dlg, a.ids)
     dlg.remove_msgs(ms)
-    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)}" for v in ('deleted', 'would delete')))
+    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)}" for v in ('deleted', 'would delete')), gone=ms)
 
 @_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
       _arg(group=[_arg('--after', metavar='ID', help='move them after this message'), _arg('--before', metavar='ID', help='move them before this message')], required=True),
@@ -257,7 +299,7 @@ def _cmd_move(a):
     ms,ref = pick_msgs(dlg, a.ids),pick_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{dlg_where(dlg)}: cannot move message {ref.id!r} next to itself')
     dlg.insert_msgs(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
-    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')))
+    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')), changed=[m.id for m in ms])
 
 # %% ../nbs/04_cli.ipynb #660031b9
 def _write_new(fname, txt:str, force=False):
@@ -275,7 +317,7 @@ def _progress(what):
     "A `progress(i, n, item)` callback showing `what` on stderr when it is a terminal, else None"
     if not sys.stderr.isatty(): return None
     def f(i, n, item):
-        sys.stderr.write(f'\r\x1b[K{what} {i+1}/{n} {getattr(item, "id", item)}')
+        sys.stderr.write(f'\r\x1b[K{what} {i+1}/{n} ' + term_safe(str(getattr(item, "id", item)))) # a file's name may hold escapes
         if i+1==n: sys.stderr.write('\n')
         sys.stderr.flush()
     return f
@@ -296,8 +338,10 @@ def _to_text(dlgs, to, a):
     if to=='jsonl': return _jsonl_txt(dlgs, a.fmt)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
-    if to=='md': return dlg2md(dlg, a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
-    if to=='py': return dlg2py(dlg) + '\n'
+    if to=='md': return dlg2md(dlg, assets=a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
+    if to=='py':
+        if not (py := dlg2py(dlg)): raise ValueError(f'{dlg_where(dlg)}: no code message is exported (marked #| export), so --to py has nothing to write; nothing written')
+        return py + '\n'
     if to=='xml': return dlg.view(incl_out=True, trunc_out=False) + '\n'
     return _chat_txt(dlg, to)
 
@@ -350,37 +394,84 @@ def _cmd_convert(a):
         else:
             out = _chk_new(ipynb_path(a.o), a.force)
             outs = [(_from_chat(a.files[0], a.from_, out.stem), out)]
-        for dlg,out in outs: print(f'wrote {rel_path(dlg.save(out, force=a.force))}')
+        for dlg,out in outs: _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return
     a.fmt = a.fmt or 'openai'
+    if a.to=='jsonl' and any(Path(f).expanduser().is_dir() for f in a.files): return _folders2jsonl(a)
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):
         if prog: prog(i, len(a.files), f)
         dlgs.append(_load(f))
     if a.o=='-': a.o = None
-    if a.o: _chk_new(a.o, a.force)
+    if a.o:
+        _chk_new(a.o, a.force)
+        if same := first(d.path for d in dlgs if os.path.realpath(Path(a.o).expanduser())==os.path.realpath(d.path)):
+            raise ValueError(f'{a.o} is the dialog being converted ({same.name}): writing there would replace it; nothing written')
     txt = _to_text(dlgs, a.to, a)
     if a.o:
         _write_new(a.o, txt, a.force)
-        print(f'wrote {a.o}')
-    else: sys.stdout.write(txt)
+        _say(f'wrote {a.o}')
+    else: sys.stdout.write(term_safe(txt, sys.stdout.isatty()))
+
+# %% ../nbs/04_cli.ipynb #863e09f1
+def _folders2jsonl(a):
+    "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed by `paths2jsonl` to `-o` or stdout"
+    if a.o in (None, '-'):
+        with tempfile.TemporaryDirectory() as d, open(paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt), encoding='utf-8') as f:
+            while s := f.read(1<<20): sys.stdout.write(s)
+        return
+    _chk_new(a.o, a.force)
+    paths2jsonl(a.files, a.o, a.fmt, force=a.force)
+    print(f'wrote {a.o}')
+
+_srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searched recursively), globs or dialog files')
+_workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
+
+@_sub(_srcs, _arg('-o', metavar='OUT', required=True, help='the file to write: .parquet (one row per message) or .jsonl (one chat per line)'),
+      _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with a .jsonl OUT: the provider whose messages each line holds (default openai)'),
+      _workers, _arg('--skip-bad', action='store_true', help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
+      _arg('--force', action='store_true', help='replace OUT if it exists'),
+      help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)')
+def _cmd_export(a):
+    _chk_new(a.o, a.force)
+    print(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force))
+
+@_sub(_srcs, _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')), _workers,
+      help='count the messages, tokens, errors and flags of folders of dialogs, and list the biggest and the unreadable')
+def _cmd_stats(a): print(folder_stats(a.src, a.top, a.workers))
 
 # %% ../nbs/04_cli.ipynb #ae994e35
-@_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run'),
-      _arg('--all', action='store_true', help='run every code message'),
+def _seconds(s):
+    "An argparse `type` reading a timeout: any number of seconds above 0, or `inf` (`chk_timeout`)"
+    try: chk_timeout(s)
+    except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
+    return float(s)
+
+@_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
+      _arg('--all', action='store_true', help='run every code message (the default when no ids, --above or --below are given)'),
       _arg('--above', metavar='ID', help=_doc(Dialog.execute, 'above')),
       _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
-      _arg('--timeout', type=float, metavar='S', help=_doc(Dialog.execute, 'timeout')),
+      _arg('--timeout', type=_seconds, metavar='S', help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError'),
       _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
-      _dry, help='run code messages and save their outputs')
+      _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false' and dialogs marked 'skip_exec: true' (skipped by default)"),
+      _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
+      help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving each one's outputs as it finishes")
 def _cmd_run(a):
     dlg = _load(a.file)
-    if not (a.ids or a.all or a.above or a.below): raise ValueError('say which messages to run: ids, --all, --above ID or --below ID')
     if a.all and a.ids: raise ValueError('give message ids or --all, not both')
-    rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, progress=_progress('running'), cwd=dlg.path.parent)
-    _done(dlg, a, '\n'.join(rep.lines()) or 'no code messages to run')
-    return 0 if rep.ok else 1
+    if a.dry_run:
+        ms,skipped = dlg.run_plan(a.ids or None, a.above, a.below, a.force_eval)
+        _say(*[f'would run {_row(m, 100)}' for m in ms], *[f'would skip {m.id} ({why})' for m,why in skipped] or ['nothing to run'])
+        _say(f'dry run: nothing run, {dlg_where(dlg)} not written', err=True)
+        return 0
+    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True, progress=_progress('running'))
+    except KeyboardInterrupt: # a second Ctrl-C, for a kernel that ignored the first
+        _say('nbdialog run: interrupted; the outputs of the messages that finished are saved', err=True)
+        return 130
+    _say(*rep.lines() or ['no code messages to run'])
+    if len(rep): _ids_note(dlg)
+    return 130 if rep.stopped=='interrupt' else 0 if rep.ok else 1
 
 # %% ../nbs/04_cli.ipynb #02bd6dac
 if __name__=='__main__': sys.exit(main())

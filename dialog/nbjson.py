@@ -82,7 +82,7 @@ def chk_meta(meta, # A metadata dict
     if type(meta) is not dict and not isinstance(meta, dict): raise CellError(f'{what} must be an object, not {type(meta).__name__}')
     rules = _meta_rules[kind]
     if not meta or rules.keys().isdisjoint(meta): return
-    for k in rules.keys() & meta.keys():
+    for k in [k for k in meta if k in rules]: # in the file's order, so the same file gives the same error on every run (a set's order changes with the hash seed)
         ok,desc = rules[k]
         if not ok(meta[k]): raise CellError(f'{what} {k!r} must be {desc}, not {short_repr(meta[k], 60)}')
 

@@ -1,6 +1,6 @@
 """Write examples/tour.ipynb: a small, real dialog made with the library, its code run for real outputs.
 
-Run from anywhere: `python examples/mk_tour.py` (needs execnb: `pip install 'nbdialog[run]'`). It replaces the tour."""
+Run from anywhere: `python examples/mk_tour.py` (needs a Jupyter kernel: `pip install 'nbdialog[run]'`). It replaces the tour."""
 import random
 from pathlib import Path
 from dialog.core import *

@@ -32,7 +32,7 @@ def test_options_before_ids(tour):
     i = ids(tour)
     assert ok('view', tour, '--out', i[2])==ok('view', tour, i[2], '--out')
     assert ok('view', tour, '--xml', '--out', i[2], i[5]).count('<code')==1
-    assert ok('run', tour, '--dry-run', i[1]).startswith(f'{i[1]}: ok')
+    assert ok('run', tour, '--dry-run', i[1]).startswith(f'would run {i[1]}')
     assert ok('del', tour, '--dry-run', i[1], i[2]).splitlines()[0]==f'would delete {i[1]} {i[2]} (dry run: nothing written)'
     assert ok('find', tour, '--type', 'code', 'greet')==ok('find', tour, 'greet', '--type', 'code')
     fails('view', tour, '--nosuch', i[2])

@@ -11,17 +11,17 @@ class MyDlg(Dialog): msg_cls = MyMsg
 
 def test_add_creates_a_dialog(tmp_path):
     p = tmp_path/'new.ipynb'
-    new = ok('add', tmp_path/'new', '--type', 'note', '--content', '# Hello').strip()
+    new = ok('add', tmp_path/'new', '--new', '--type', 'note', '--content', '# Hello').strip()
     d = read_ipynb(p)
     assert d.name=='new' and [(m.id, m.msg_type, m.content) for m in d.messages]==[(new, 'note', '# Hello')]
     assert ok('add', p, '--content', 'x').strip() in ids(p)
 
 def test_add_new_file_limits(tmp_path):
-    fails('add', tmp_path/'a', '--after', 'abc', '--content', 'x', has="message id 'abc' not found")
+    fails('add', tmp_path/'a', '--new', '--after', 'abc', '--content', 'x', has="message id 'abc' not found")
     assert not (tmp_path/'a.ipynb').exists()
-    r = nbd('add', tmp_path/'b', '--content', 'x', '--dry-run')
+    r = nbd('add', tmp_path/'b', '--new', '--content', 'x', '--dry-run')
     assert r.returncode==0 and r.stdout.strip() and not (tmp_path/'b.ipynb').exists()
-    fails('add', tmp_path/'nodir'/'c', '--content', 'x', has='no such folder')
+    fails('add', tmp_path/'nodir'/'c', '--new', '--content', 'x', has='no such folder')
     assert not (tmp_path/'nodir').exists()
     for c in (['edit', 'x', '--content', 'y'], ['del', 'x'], ['move', 'x', '--after', 'y'], ['view', 'x'], ['summary'], ['run', '--all']):
         fails(c[0], tmp_path/'d', *c[1:], has='no such file')
@@ -31,7 +31,7 @@ def test_add_new_file_limits(tmp_path):
 def test_add_new_file_conflict(tmp_path):
     "Another program creates the file while `add` waits for content: exit 2, its file kept"
     f = tmp_path/'n.ipynb'
-    p = subprocess.Popen(cmd + ['add', str(f)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(cmd + ['add', str(f), '--new'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     t0 = time.time()
     while not blocked_on_stdin(p.pid):
         assert time.time()-t0 < 60 and p.poll() is None, 'add never waited on stdin'

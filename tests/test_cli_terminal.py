@@ -35,8 +35,10 @@ def test_view_on_a_terminal_is_visible(tmp_path):
 def test_summary_never_cuts_an_escape(tmp_path, k):
     d = Dialog('e'); m = d.mk_message('a'*k + '\n\t\\' + 'b'*40); d.save(tmp_path/'e.ipynb')
     import re
-    for row in (ok('summary', tmp_path/'e', '--maxlen', 40).strip(), ok('find', tmp_path/'e', 'a', '--maxlen', 40).strip()):
-        assert len(row)<=40 and row.endswith('…') and row.startswith(f'{m.id}:code: '), row
-        body = row[len(f'{m.id}:code: '):-1]
-        assert len(re.search(r'\\*$', body).group())%2==0, row # no half of an escape left before the cut
-        assert ('a'*k + '\\n\\t\\\\' + 'b'*40).startswith(body), row
+    row,pre = ok('summary', tmp_path/'e', '--maxlen', 40).strip(),f'{m.id}:code: '
+    assert len(row)<=40 and row.endswith('…') and row.startswith(pre), row
+    body = row[len(pre):-1]
+    assert len(re.search(r'\\*$', body).group())%2==0, row # no half of an escape left before the cut
+    assert ('a'*k + '\\n\\t\\\\' + 'b'*40).startswith(body), row
+    row,pre = ok('find', tmp_path/'e', 'bbb', '--maxlen', 40).strip(),f'{m.id}:code:2: ' # find shows the matching line itself
+    assert len(row)<=40 and row.endswith('…') and row.startswith(pre) and ('\\' + 'b'*40).startswith(row[len(pre):-1]), row

@@ -1,4 +1,5 @@
 "The tour example: its nbdialog commands run from the repo root, as README runs them, and the file is what mk_tour.py writes."
+import pytest
 import os, shutil, subprocess, sys
 from dialog.core import *
 from dialog.ipynb import *
@@ -14,6 +15,7 @@ def test_tour_commands_run_from_the_root():
         r = nbd(*c.split()[1:], cwd=root)
         assert r.returncode==0 and r.stdout, (c, r.stderr)
 
+@pytest.mark.slow # starts a kernel
 def test_tour_is_what_mk_tour_writes(tmp_path):
     shutil.copy(tour_src.parent/'mk_tour.py', tmp_path/'mk_tour.py')
     r = subprocess.run([sys.executable, tmp_path/'mk_tour.py'], capture_output=True, text=True, cwd=tmp_path, timeout=120,

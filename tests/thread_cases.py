@@ -58,3 +58,11 @@ def answers(t):
         summary=t.get_turns_summary(), seq=[m.id for m in t.get_messages_in_sequence()],
         reactions=t.get_reactions('a4'), counts_a4=t.get_message_by_id('a4').get_reaction_counts(),
         chat_msgs=[m.to_chat_completion_message() for m in t.messages])
+
+def outcome(f, *args):
+    "What `f(*args)` gives: its value, or the kind of error it raised (pydantic's `ValidationError` is a `ValueError`, as ours are)"
+    try: return f(*args)
+    except ValueError: return 'ValueError'
+    except TypeError: return 'TypeError'
+
+PNG = bytes.fromhex('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b4944415478da63600002000005000127ec5a1f0000000049454e44ae426082')

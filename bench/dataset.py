@@ -1,0 +1,141 @@
+"""Collections of dialogs: reading a folder serially, in 2 processes, and from Parquet; Parquet's size; JSON Lines' memory.
+
+Generates N dialogs of 50 messages (notes, some with an image attachment; code with stream, result, error and image
+outputs; prompts with replies, some skipped or pinned; raw), written canonically, into a folder under /tmp (kept between
+runs). Then, gc off while timing:
+  serial      a `read_ipynb` loop over the files (the baseline)
+  workers=2   `read_dialogs(folder, workers=2)`
+  parquet     `read_parquet` of the same collection (the table), and `read_parquet` + `table2dlgs` (the dialogs back)
+  tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow
+and prints the Parquet file's size against the folder's, and the peak memory (RSS, in a fresh process each) of
+`paths2jsonl(folder, workers=0)` over 1,000 and over 10,000 of the dialogs.
+
+Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; JSON Lines peak memory 10k/1k <= 1.2.
+
+    python bench/dataset.py [--n 10000] [--data /tmp/nbdialog-bench-dataset]
+"""
+import argparse, base64, gc, json, os, pickle, random, resource, subprocess, sys, tempfile, time
+from pathlib import Path
+
+WORDS = 'the of and to in is that for it as with was on be by this are from at or an have not which but can all they'.split()
+
+def _text(rng, n):
+    "About `n` characters of prose in lines of up to 72"
+    res,line = [],''
+    while sum(map(len, res)) + len(line) < n:
+        w = rng.choice(WORDS)
+        if len(line)+len(w) > 72: res.append(line+'\n'); line = ''
+        line += w+' '
+    return ''.join(res)+line.rstrip()
+
+def mk_nb(seed, nmsgs=50):
+    "A notebook dict of `nmsgs` cells of every kind, from `seed`"
+    rng = random.Random(seed)
+    png = base64.b64encode(rng.randbytes(1500)).decode()
+    cells = []
+    for i in range(nmsgs):
+        cid,kind = f'{seed:06x}{i:02x}',rng.choice(('note', 'code', 'code', 'prompt', 'prompt', 'raw'))
+        if kind=='note':
+            c = dict(cell_type='markdown', id=cid, metadata={}, source=_text(rng, 200))
+            if rng.random()<0.1: c['attachments'],c['source'] = {'fig.png': {'image/png': png}},c['source']+'\n![fig](attachment:fig.png)'
+        elif kind=='code':
+            outs = [dict(output_type='stream', name='stdout', text=_text(rng, 150)+'\n')]
+            r = rng.random()
+            if r<0.1: outs.append(dict(output_type='error', ename='ValueError', evalue='bad value', traceback=['Traceback', 'ValueError: bad value']))
+            elif r<0.2: outs.append(dict(output_type='display_data', metadata={}, data={'image/png': png, 'text/plain': '<Figure>'}))
+            else: outs.append(dict(output_type='execute_result', execution_count=i, metadata={}, data={'text/plain': _text(rng, 80)}))
+            src = ('#| export\n' if rng.random()<0.1 else '') + f'x_{i} = {i}\nprint(x_{i})'
+            c = dict(cell_type='code', id=cid, metadata={}, source=src, outputs=outs, execution_count=i)
+        elif kind=='prompt':
+            meta = {'solveit_ai': True} | ({'skipped': True} if rng.random()<0.1 else {}) | ({'pinned': True} if rng.random()<0.1 else {})
+            reply = dict(output_type='display_data', metadata={'is_ai_res': True}, data={'text/markdown': _text(rng, 600)})
+            c = dict(cell_type='code', id=cid, metadata=meta, source='%%prompt\n'+_text(rng, 120), outputs=[reply], execution_count=None)
+        else: c = dict(cell_type='raw', id=cid, metadata={}, source=_text(rng, 60))
+        cells.append(c)
+    meta = dict(kernelspec=dict(display_name='python3', language='python', name='python3'), solveit=dict(mode='learning', ver=2))
+    return dict(cells=cells, metadata=meta, nbformat=4, nbformat_minor=5)
+
+def mk_folder(folder, n, nmsgs=50, start=0):
+    "Write dialogs `start`..`n-1` as canonical files `d{i:06}.ipynb` in `folder` (those already there are kept); returns the folder"
+    from dialog.ipynb import reads_ipynb, write_ipynb
+    folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    for i in range(start, n):
+        p = folder/f'd{i:06}.ipynb'
+        if not p.exists(): p.write_text(write_ipynb(reads_ipynb(json.dumps(mk_nb(i, nmsgs)))), encoding='utf-8')
+    return folder
+
+def _cpu():
+    "CPU seconds used so far by this process, and by its finished children"
+    s,c = resource.getrusage(resource.RUSAGE_SELF),resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime+s.ru_stime, c.ru_utime+c.ru_stime
+
+cpu = {} # CPU seconds of the last `timed` call: (this process, its children)
+
+def timed(f, reps=1):
+    "Best wall time of `reps` calls of `f`, gc off; `cpu` keeps the CPU seconds of the last call"
+    best = None
+    for _ in range(reps):
+        gc.collect(); gc.disable()
+        try:
+            s0,c0 = _cpu(); t = time.perf_counter(); f(); t = time.perf_counter()-t; s1,c1 = _cpu()
+            cpu.update(me=s1-s0, kids=c1-c0)
+        finally: gc.enable()
+        best = t if best is None else min(best, t)
+    return best
+
+_mem_script = '''
+import sys, tempfile, os
+from dialog.dataset import paths2jsonl, dlg_paths
+paths = dlg_paths(sys.argv[1])[:int(sys.argv[2])]
+with tempfile.TemporaryDirectory() as td: paths2jsonl(paths, os.path.join(td, 'x.jsonl'), workers=0, progress=False)
+print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))  # this process's peak (ru_maxrss would include the parent's, kept across exec)
+'''
+
+def peak_kb(folder, n):
+    "Peak RSS (KB) of a fresh process running `paths2jsonl` over the first `n` dialogs of `folder`"
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent))
+    return int(subprocess.run([sys.executable, '-c', _mem_script, str(folder), str(n)], capture_output=True, text=True, check=True, env=env).stdout.split()[-1])
+
+def folder_bytes(folder): return sum(p.stat().st_size for p in Path(folder).glob('*.ipynb'))
+
+if __name__=='__main__':
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--n', type=int, default=10_000)
+    p.add_argument('--data', default='/tmp/nbdialog-bench-dataset')
+    a = p.parse_args()
+    sys.path.insert(0, str(Path(__file__).parent.parent))
+    from dialog.ipynb import read_ipynb
+    from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths
+    folder = Path(a.data)/'dlgs'
+    t = time.perf_counter(); mk_folder(folder, a.n); print(f'data: {a.n} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
+    paths = dlg_paths(folder)[:a.n]
+    small,big = min(1000, a.n),a.n
+    m1,m2 = peak_kb(folder, small),peak_kb(folder, big)  # first, in fresh processes, before this one holds any dialogs
+    print(f'paths2jsonl(workers=0) peak RSS: {small} dialogs {m1/1e3:.0f} MB (baseline), {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)', flush=True)
+    pq = Path(a.data)/f'dlgs{a.n}.parquet'
+    if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)
+    fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size
+    print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x', flush=True)
+    print(f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times on a shared machine: see the CPU figures)', flush=True)
+    serial = timed(lambda: [read_ipynb(p) for p in paths]); scpu = cpu['me']
+    print(f'serial read_ipynb loop (baseline): {serial:.2f} s  ({scpu:.2f} CPU s)', flush=True)
+    par = timed(lambda: read_dialogs(paths, workers=2, progress=False))
+    print(f'read_dialogs(workers=2):           {par:.2f} s  = {par/serial:.2f}x serial (goal <= 0.6)', flush=True)
+    busiest = max(cpu['me'], cpu['kids']/2)
+    print(f'  CPU: this process {cpu["me"]:.2f} s, 2 workers {cpu["kids"]:.2f} s: on 2 idle cores the busiest takes {busiest/scpu:.2f}x the serial CPU', flush=True)
+    sub = paths[:1000]
+    r1 = timed(lambda: [read_ipynb(p) for p in sub])
+    pk = [pickle.dumps(read_ipynb(p)) for p in sub]
+    u1 = timed(lambda: [pickle.loads(b) for b in pk])
+    del pk
+    print(f'  why: unpickling {len(sub):,} dialogs in this process takes {u1/r1:.2f}x the time of reading them ({u1:.2f} s vs {r1:.2f} s)', flush=True)
+    tab = timed(lambda: read_parquet(pq), 3)
+    print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
+    back = timed(lambda: table2dlgs(read_parquet(pq)))
+    print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial', flush=True)
+    tser = timed(lambda: dlgs2table(paths, workers=0, progress=False))
+    print(f'dlgs2table(workers=0) (baseline):  {tser:.2f} s', flush=True)
+    tcpu = cpu['me']
+    tpar = timed(lambda: dlgs2table(paths, workers=2, progress=False))
+    print(f'dlgs2table(workers=2):             {tpar:.2f} s  = {tpar/tser:.2f}x dlgs2table(workers=0), {tpar/serial:.2f}x the serial read_ipynb loop', flush=True)
+    print(f'  CPU: this process {cpu["me"]:.2f} s, 2 workers {cpu["kids"]:.2f} s: on 2 idle cores the busiest takes {max(cpu["me"], cpu["kids"]/2)/tcpu:.2f}x dlgs2table(workers=0)\'s CPU ({tcpu:.2f} s)', flush=True)

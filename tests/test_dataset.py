@@ -1,0 +1,215 @@
+"dialog.dataset: lossless tables, Parquet read by pyarrow and DuckDB, parallel folder reads, bad files, streamed JSON Lines, the CLI helpers"
+import json, os, subprocess, sys, warnings
+from pathlib import Path
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from dialog.core import *
+from dialog.ipynb import read_ipynb, reads_ipynb, write_ipynb, DialogFormatError
+from dialog.chat import dlgs2jsonl
+from dialog.dataset import *
+from dataset import mk_nb, mk_folder  # bench/dataset.py's generator (bench is on pytest's pythonpath)
+
+pa = pytest.importorskip('pyarrow')
+corpus = Path(__file__).parent.parent.parent/'shared'/'corpus'
+if not corpus.exists(): corpus = Path('/work/shared/corpus')
+root = Path(__file__).parent.parent
+
+@pytest.fixture(scope='module')
+def folder(tmp_path_factory):
+    "60 generated dialogs of 50 messages, written canonically, in two subfolders"
+    f = tmp_path_factory.mktemp('dlgs')
+    mk_folder(f/'a', 30); mk_folder(f/'b', 60, start=30)
+    return f
+
+def _texts(paths): return [Path(p).read_text(encoding='utf-8') for p in paths]
+
+def test_schema_is_the_documented_contract():
+    "The columns, their order and types are a contract: changing them must change `schema_version`"
+    s = msg_schema()
+    assert [(f.name, str(f.type)) for f in s] == [(k, t) for k,(t,_) in msg_cols.items()]
+    assert list(msg_cols)[:6] == ['name', 'path', 'pos', 'id', 'msg_type', 'content'] and schema_version == '1'
+    assert s.metadata == {b'nbdialog.schema': b'1'}
+
+def test_generated_folder_round_trips_byte_identical(folder):
+    "Every canonical file comes back from its table as the same bytes, read serially or in 2 processes"
+    paths = dlg_paths(folder)
+    assert len(paths) == 60 and paths[0].parent.name == 'a'
+    t = dlgs2table(folder, workers=2)
+    assert t.num_rows == 60*50
+    assert t.equals(dlgs2table(folder, workers=0)) and t.equals(dlgs2table(read_dialogs(folder, workers=0)))
+    assert [write_ipynb(d) for d in table2dlgs(t)] == _texts(paths)
+
+def test_rows_say_what_the_messages_say(folder):
+    "Each column holds what the message's own properties say"
+    d = read_ipynb(dlg_paths(folder)[0])
+    rows = dlgs2table([d]).to_pylist()
+    for i,(m,r) in enumerate(zip(d.messages, rows)):
+        assert (r['name'], r['path'], r['pos'], r['id'], r['msg_type'], r['content']) == (d.name, str(d.path), i, m.id, m.msg_type, m.content)
+        assert r['ai_res'] == (m.ai_res if m.msg_type == sprompt else None)
+        assert r['output'] == (m.ai_output if m.msg_type in (scode, sprompt) else None)
+        assert (r['has_error'], r['exported'], r['skipped'], r['pinned']) == (m.has_error, m.exported, m.skipped, m.pinned)
+        assert json.loads(r['cell']) == m.to_cell() and json.loads(r['meta']) == m.to_cell()['metadata']
+        assert json.loads(r['dlg_meta']) == d.nb_meta
+    assert any(r['has_error'] for r in rows) and any(r['n_images'] for r in rows) and any(r['skipped'] for r in rows)
+
+@pytest.mark.skipif(not corpus.exists(), reason='no corpus beside the repository')
+def test_corpus_round_trips():
+    "Every corpus notebook the reader reads comes back from a table writing what the original dialog writes (the canonical ones: the file's bytes)"
+    n = canon = 0
+    for f in sorted(corpus.rglob('*.ipynb')):
+        try: d = read_ipynb(f)
+        except DialogFormatError: continue
+        back, = table2dlgs(dlgs2table([d]))
+        assert write_ipynb(back) == write_ipynb(d), f
+        if write_ipynb(d).encode() == f.read_bytes(): canon += 1
+        n += 1
+    assert n >= 20 and canon >= 1
+
+def _odd_dialog(seed, text):
+    "A dialog with what a table must carry: legacy prompts, attachments on code and notes, host metadata, an arbitrary text"
+    d = reads_ipynb(json.dumps(mk_nb(seed, 6)), name=f'odd{seed}')
+    d.meta['host'] = {'k': text}
+    d.mk_message(text, msg_type=snote).mk_attachment(b'\x89PNG..', 'image/png', 'a.png')
+    d.mk_message(text, output=[dict(output_type='stream', name='stdout', text=text)]).mk_attachment(b'data', 'text/csv', 'x.csv')
+    legacy = dict(cell_type='markdown', id=f'leg{seed}', metadata={'solveit_ai': True}, source='ask' + SEP + text)
+    d.messages.append(Message.from_cell(legacy))
+    return d
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.text(max_size=30))
+def test_any_dialog_round_trips(seed, text):
+    "Any dialog the writer writes comes back from its table (and from Parquet) writing the same bytes"
+    try: want = write_ipynb(d := _odd_dialog(seed, text))
+    except ValueError: return  # a text no file can hold (e.g. a surrogate pair as two characters): the writer refuses it
+    t = dlgs2table([d, Dialog('empty')])
+    back = table2dlgs(t)
+    assert [write_ipynb(b) for b in back] == [want, write_ipynb(Dialog('empty'))]
+
+def test_lone_surrogates_stay_lossless():
+    "A lone surrogate (which UTF-8 can't encode) is spelled as its escape, as the file spells it, and comes back from the JSON columns"
+    d = Dialog('s')
+    d.mk_message('a\ud800b', msg_type=snote)
+    t = dlgs2table([d])
+    assert t['content'][0].as_py() == 'a\\ud800b'
+    assert table2dlgs(t)[0].messages[0].content == 'a\ud800b'
+
+def test_parquet_reads_in_duckdb_as_in_pyarrow(folder, tmp_path):
+    "The Parquet file holds the table; DuckDB reads the same rows and answers queries over them"
+    duckdb = pytest.importorskip('duckdb')
+    p = write_parquet(folder, tmp_path/'d.parquet', workers=2)
+    t = read_parquet(p)
+    assert t.equals(dlgs2table(folder, workers=0))
+    q = duckdb.sql(f"select * from read_parquet('{p}') order by path, pos")
+    assert q.columns == list(msg_cols)
+    assert q.fetchall() == [tuple(r.values()) for r in t.to_pylist()]
+    by = dict(duckdb.sql(f"select msg_type, sum(tokens) from '{p}' group by msg_type").fetchall())
+    assert by == {k: sum(r['tokens'] for r in t.to_pylist() if r['msg_type']==k) for k in ('code', 'note', 'prompt', 'raw')}
+    assert read_parquet(p, filters=[('msg_type', '=', 'prompt')])['msg_type'].unique().to_pylist() == ['prompt']
+
+def test_write_parquet_never_half_writes(folder, tmp_path):
+    "An existing file is refused (and kept) without force; a bad file under 'raise' leaves no file at all"
+    p = tmp_path/'d.parquet'
+    p.write_bytes(b'keep')
+    with pytest.raises(FileExistsError, match='already exists; nothing was written'): write_parquet(folder/'a', p)
+    assert p.read_bytes() == b'keep'
+    write_parquet(folder/'a', p, force=True)
+    assert read_parquet(p).num_rows == 30*50
+    bad = tmp_path/'bad'; mk_folder(bad, 3); (bad/'x.ipynb').write_text('[]')
+    with pytest.raises(DialogFormatError, match='x.ipynb'): write_parquet(bad, tmp_path/'n.parquet', workers=0)
+    assert not (tmp_path/'n.parquet').exists() and [f.name for f in tmp_path.iterdir() if f.name.startswith('.')] == []
+
+@pytest.fixture
+def badfolder(tmp_path):
+    "Four good dialogs and three bad files: not JSON, not a notebook, a folder named like a notebook"
+    f = mk_folder(tmp_path/'mixed', 4)
+    (f/'b1.ipynb').write_text('{"cells": [')
+    (f/'b2.ipynb').write_text('{"cells": {}, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    (f/'b3.ipynb').mkdir()
+    return f
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_bad_files_raise_skip_or_collect(badfolder, workers):
+    "'raise' raises the first bad file's error; 'skip' warns and counts them; 'collect' returns each error naming its file"
+    with pytest.raises(DialogFormatError, match=r'b1\.ipynb: not JSON'): read_dialogs(badfolder, workers=workers)
+    ds,errs = read_dialogs(badfolder, workers=workers, on_error='collect')
+    assert [d.name for d in ds] == [f'd{i:06}' for i in range(4)]
+    assert [(type(e).__name__, Path(e.fname if isinstance(e, DialogFormatError) else e.filename).name) for e in errs] == [
+        ('DialogFormatError', 'b1.ipynb'), ('DialogFormatError', 'b2.ipynb'), ('IsADirectoryError', 'b3.ipynb')]
+    with pytest.warns(UserWarning, match=r'skipped 3 bad file\(s\); the first: .*b1\.ipynb'):
+        assert len(read_dialogs(badfolder, workers=workers, on_error='skip')) == 4
+    t,errs2 = dlgs2table(badfolder, workers=workers, on_error='collect')
+    assert t.num_rows == 200 and [str(e) for e in errs2] == [str(e) for e in errs]
+
+def test_parallel_reads_equal_serial_ones(folder):
+    "2 processes give the same dialogs, in the same order, each remembering its file"
+    a,b = read_dialogs(folder, workers=0),read_dialogs(folder, workers=2)
+    assert [write_ipynb(d) for d in a] == [write_ipynb(d) for d in b] == _texts(dlg_paths(folder))
+    assert [d.path for d in b] == [p.absolute() for p in dlg_paths(folder)]
+    d = b[5]; d.messages[0].content = 'edited'; d.save()
+    assert read_ipynb(d.path).messages[0].content == 'edited'
+
+def test_paths_from_folders_globs_and_lists(folder):
+    "A folder is searched recursively without hidden folders; globs and lists give their files, sorted; a missing name is an error"
+    (folder/'a'/'.ipynb_checkpoints').mkdir(exist_ok=True)
+    (folder/'a'/'.ipynb_checkpoints'/'d000000-checkpoint.ipynb').write_text('{}')
+    assert len(dlg_paths(folder)) == 60
+    assert dlg_paths(str(folder/'b'/'d00003*.ipynb')).map(lambda p: p.name) == [f'd{i:06}.ipynb' for i in range(30, 40)]
+    assert len(dlg_paths(str(folder/'**'/'*.ipynb'))) == 60
+    with pytest.raises(FileNotFoundError, match='no such file or folder'): dlg_paths(folder/'nope')
+    with pytest.raises(ValueError, match="on_error must be"): read_dialogs(folder, on_error='ignore')
+
+def test_progress_bar_counts_files(folder, capsys):
+    "With progress on, tqdm draws a bar on stderr counting the files read; off by default when stderr isn't a terminal"
+    pytest.importorskip('tqdm')
+    read_dialogs(folder/'a', workers=0, progress=True)
+    err = capsys.readouterr().err
+    assert 'reading:' in err and '0/30 ' in err and err.endswith('\r')  # a bar of 30 files, cleared when done (tqdm throttles the updates between)
+    read_dialogs(folder/'a', workers=0)
+    assert capsys.readouterr().err == ''
+
+@pytest.mark.parametrize('fmt', ['openai', 'anthropic'])
+def test_paths2jsonl_writes_what_dlgs2jsonl_writes(folder, tmp_path, fmt):
+    "Streamed from files in 2 processes, the JSON Lines are dlgs2jsonl's, byte for byte"
+    a = paths2jsonl(folder, tmp_path/'a.jsonl', fmt=fmt, workers=2)
+    b = dlgs2jsonl(read_dialogs(folder, workers=0), tmp_path/'b.jsonl', fmt=fmt)
+    assert a.read_bytes() == b.read_bytes() and len(a.read_text().splitlines()) == 60
+    assert [f.name for f in tmp_path.iterdir()] == ['a.jsonl', 'b.jsonl'] or sorted(f.name for f in tmp_path.iterdir()) == ['a.jsonl', 'b.jsonl']
+    with pytest.raises(FileExistsError): paths2jsonl(folder, a)
+
+def test_paths2jsonl_names_the_file_it_cannot_convert(tmp_path):
+    "A dialog dlgs2jsonl refuses is named by its file; nothing is written"
+    f = mk_folder(tmp_path/'f', 3)
+    d = read_ipynb(f/'d000001.ipynb')
+    d.meta['dialog'] = {'system': 5}  # a hand-edited system prompt that isn't text: dlg2chat refuses it
+    d.save()
+    with pytest.raises(ValueError, match=r'd000001\.ipynb: .*system.* must be a str'): paths2jsonl(f, tmp_path/'o.jsonl', workers=0)
+    assert not (tmp_path/'o.jsonl').exists()
+
+def test_paths2jsonl_skips_bad_files(badfolder, tmp_path):
+    "Bad files are collected; the good dialogs' lines are written"
+    p,errs = paths2jsonl(badfolder, tmp_path/'o.jsonl', workers=2, on_error='collect')
+    assert len(p.read_text().splitlines()) == 4 and len(errs) == 3
+
+def test_export_and_stats(badfolder, tmp_path, monkeypatch):
+    "export_folder writes by suffix and says what it wrote (listing skipped files); folder_stats sums the table"
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DialogFormatError): export_folder('mixed', 'x.parquet')
+    txt = export_folder('mixed', 'x.parquet', on_error='skip')
+    assert txt.splitlines()[0] == 'wrote x.parquet: 4 dialogs, 200 rows' and txt.splitlines()[1] == '3 bad files skipped:'
+    assert 'mixed/b1.ipynb: not JSON' in txt and str(tmp_path) not in txt
+    assert export_folder('mixed', 'x.jsonl', on_error='skip').startswith('wrote x.jsonl: 4 dialogs, 4 lines')
+    s = folder_stats('mixed', top=2)
+    t = dlgs2table('mixed', on_error='collect')[0]
+    assert s.splitlines()[0] == f"4 dialogs, 200 messages, {sum(t['tokens'].to_pylist()):,} tokens (estimated)"
+    assert f"code that raised: {sum(t['has_error'].to_pylist())} messages" in s and '3 bad files not read:' in s
+    big = sorted(((sum(r['tokens'] for r in t.to_pylist() if r['name']==n), n) for n in set(t['name'].to_pylist())), key=lambda x: (-x[0], x[1]))[:2]
+    lines = s.split('biggest dialogs (tokens):\n')[1].splitlines()[:2]
+    assert [l.split()[1] for l in lines] == [f'mixed/{n}.ipynb' for _,n in big]
+
+def test_without_pyarrow_the_error_names_the_extra():
+    "No pyarrow: a table is an ImportError naming nbdialog[data]; reading dialogs and JSON Lines still work"
+    code = ("import sys; sys.modules['pyarrow'] = None\n"
+            "from dialog.dataset import dlgs2table, read_dialogs\nfrom dialog.core import Dialog\n"
+            "try: dlgs2table([Dialog('x')])\nexcept ImportError as e: print(e)\n")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)))
+    assert 'pip install "nbdialog[data]"' in r.stdout, r.stderr

@@ -1,0 +1,104 @@
+"Running code messages in a real Jupyter kernel (dialog.run): outputs as Jupyter records them, timeouts, dead kernels, skipping, saving as it goes"
+import threading, time
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.run import *
+
+def test_timeout_values():
+    assert [chk_timeout(o) for o in (None, 1, '2.5', 'inf', float('inf'), 1e300)]==[None, 1.0, 2.5, None, None, None]
+    for bad in (0, -1, 'nan', float('nan'), 'soon', '', [1]):
+        with pytest.raises(ValueError, match='timeout must be a number of seconds above 0, or inf'): chk_timeout(bad)
+
+def test_skip_reasons():
+    d = Dialog('s'); a = d.mk_message('1'); b = d.mk_message('#| eval: false\n2'); c = d.mk_message('#|eval:FALSE\n3')
+    assert d.run_plan()==([a], [(b, '#| eval: false'), (c, '#| eval: false')])
+    assert d.run_plan(force_eval=True)==([a, b, c], [])
+    f = Dialog('f'); f.mk_message('---\ntitle: x\nskip_exec: true\n---', msg_type='raw'); x = f.mk_message('1')
+    assert f.run_plan()==([], [(x, 'skip_exec: true')])
+    g = Dialog('g'); g.mk_message('---\ntitle: x\n---\nskip_exec: true is what nbdev reads', msg_type='raw'); y = g.mk_message('1')
+    assert g.run_plan()==([y], []) # only the front matter counts
+
+@pytest.fixture(scope='module')
+def kernel():
+    with Kernel() as k: yield k
+
+@pytest.mark.slow
+def test_outputs_as_jupyter_records_them(kernel):
+    m = Message("from IPython.display import display, clear_output\nprint('gone')\nclear_output()\nprint('kept')")
+    kernel.run(m)
+    assert m.output==[dict(output_type='stream', name='stdout', text='kept\n')]
+    m = Message("import sys\nfor i in range(5):\n    clear_output(wait=True)\n    print(f'{i}/5', end='\\r', flush=True)\nprint('done')")
+    kernel.run(m)
+    assert m.output==[dict(output_type='stream', name='stdout', text='done\n')] and '\x1b' not in str(m.output)
+    a = Message("h = display('v1', display_id=True)")
+    b = Message("h.update('v2'); print('updated')")
+    kernel.run(a)
+    assert kernel.run(b)==(None, [a])
+    assert [o['data']['text/plain'] for o in a.output]==["'v2'"] # one version: the last
+    assert b.output==[dict(output_type='stream', name='stdout', text='updated\n')]
+
+@pytest.mark.slow
+def test_timeout_interrupts_and_next_runs(kernel):
+    d = Dialog('t'); a = d.mk_message('x = 41'); b = d.mk_message("import time\nprint('start', flush=True)\ntime.sleep(60)"); c = d.mk_message('x+1')
+    t0 = time.time()
+    rep = d.execute(timeout=1.5, continue_on_error=True, kernel=kernel)
+    assert time.time()-t0 < 20
+    assert rep.lines()==[f'{a.id}: ok', f'{b.id}: error TimeoutError: timed out after 1.5s', f'{c.id}: ok']
+    assert b.output==[dict(output_type='stream', name='stdout', text='start\n'),
+                      dict(output_type='error', ename='TimeoutError', evalue='timed out after 1.5s', traceback=['TimeoutError: timed out after 1.5s'])]
+    assert c.output[0]['data']['text/plain']=='42' and not any(o.get('ename')=='TimeoutError' for o in c.output)
+
+@pytest.mark.slow
+@pytest.mark.parametrize('how', ['import os; os._exit(3)', 'import ctypes; ctypes.string_at(0)', 'import os, signal; os.kill(os.getpid(), signal.SIGKILL)'])
+def test_dead_kernel_reported_on_its_message(tmp_path, how):
+    d = Dialog('dead'); a = d.mk_message("print('first')"); b = d.mk_message(f"print('before', flush=True)\nimport time; time.sleep(0.5)\n{how}"); c = d.mk_message("print('never')")
+    d.save(tmp_path/'dead.ipynb')
+    rep = d.execute(save=True)
+    assert rep.stopped=='dead' and list(rep)==[a, b] and rep.unrun==1 and not rep.ok
+    assert rep.lines()[-1]=='the kernel died: 1 code message not run'
+    err = b.output[-1]
+    assert err['ename']=='DeadKernelError' and err['evalue'].startswith('the kernel died while this message ran')
+    assert dict(output_type='stream', name='stdout', text='before\n') in b.output
+    back = read_ipynb(tmp_path/'dead.ipynb')
+    assert back[a.id].output==a.output and back[b.id].output==b.output and back[c.id].output==[]
+
+@pytest.mark.slow
+def test_saves_as_it_goes_merging_other_edits(tmp_path):
+    d = Dialog('m'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(3); print('b')"); n = d.mk_message('a note', msg_type='note')
+    p = d.save(tmp_path/'m.ipynb')
+    def other(): # another program edits a message that isn't running, while b runs
+        while not read_ipynb(p)[a.id].output: time.sleep(0.05)
+        o = read_ipynb(p); o[n.id].content = 'edited elsewhere'; o.mk_message('added elsewhere', msg_type='note'); o.save()
+    t = threading.Thread(target=other); t.start()
+    rep = d.execute(save=True)
+    t.join()
+    assert rep.ok and rep.stopped is None
+    back = read_ipynb(p)
+    assert [m.content for m in back.messages][2:]==['edited elsewhere', 'added elsewhere']
+    assert back[b.id].output==[dict(output_type='stream', name='stdout', text='b\n')]
+
+@pytest.mark.slow
+def test_conflict_only_on_the_message_run(tmp_path):
+    d = Dialog('c'); a = d.mk_message("import time; time.sleep(3); print('a')"); b = d.mk_message("print('b')")
+    p = d.save(tmp_path/'c.ipynb')
+    def other():
+        time.sleep(1.5)
+        o = read_ipynb(p); o[a.id].content = 'print("changed while running")'; o.save()
+    t = threading.Thread(target=other); t.start()
+    rep = d.execute(save=True)
+    t.join()
+    assert rep.stopped=='conflict' and rep.unrun==1 and 'changed on disk while it ran' in rep.lines()[-1]
+    back = read_ipynb(p)
+    assert back[a.id].content=='print("changed while running")' and back[a.id].output==[] and back[b.id].output==[]
+
+@pytest.mark.slow
+def test_code_runs_in_the_dialogs_folder(tmp_path):
+    f = tmp_path/"it's a \"folder\" $(x)"
+    f.mkdir()
+    (f/'helper.py').write_text('X = 5\n')
+    d = Dialog('w'); m = d.mk_message('import helper, os\nprint(helper.X, os.path.basename(os.getcwd()))')
+    d.save(f/'w.ipynb')
+    d.execute()
+    assert m.output==[dict(output_type='stream', name='stdout', text=f'5 {f.name}\n')]
