@@ -112,7 +112,7 @@ def _think_spans(txt):
     if 'think_start' not in txt: return []
     ends = [(m.start(), m.end()) for m in _re_think[1].finditer(txt)]
     res = []
-    for m in _re_think_open.finditer(txt):
+    for m in _re_think_open.finditer(txt, 0, ends[-1][0] if ends else 0):  # only openings some closing follows
         k = bisect.bisect_left(ends, (m.end(), -1))
         if k<len(ends): res.append((m.start(), None, ends[k][1]))
     return res
