@@ -491,6 +491,12 @@ def _sniff(raw):
     if raw[:6] in (b'GIF87a', b'GIF89a'): return 'image/gif'
     if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP': return 'image/webp'
 
+@functools.lru_cache(maxsize=256)
+def _img_facts(b64):
+    "`(the type its bytes say or None, its size or None)` of base64 image `b64`; a ValueError when it isn't base64 (cached: a dialog sends the same images again and again)"
+    raw = base64.b64decode(b64, validate=True)
+    return _sniff(raw),img_size(raw)
+
 def _fit_images(units, fmt):
     "Every data image part of `units` checked and within `fmt`'s limits: labelled with the type its bytes say, resized in place with Pillow; else a ValueError naming its message"
     imgs = [(u['m'], p) for u in units for p in u.get('ctx') or u.get('req') or () if p['type']=='image']
@@ -498,15 +504,14 @@ def _fit_images(units, fmt):
     mb,px = lim['bytes'],lim['px_many'] if len(imgs)>lim.get('many', len(imgs)) else lim['px']
     for m,p in imgs:
         if 'data' not in p: continue
-        try: raw = base64.b64decode(p['data'], validate=True)
+        try: kind,sz = _img_facts(p['data'])
         except ValueError: raise ValueError(f"message {m.id!r}: an image ({p['mime']}) whose data is not base64: {p['data']!r:.40}") from None
-        p['mime'] = _sniff(raw) or p['mime']  # providers refuse an image labelled with another type than its bytes are
-        sz = img_size(raw)
+        p['mime'] = kind or p['mime']  # providers refuse an image labelled with another type than its bytes are
         if len(p['data'])<=mb and (px is None or max(sz or (0,))<=px): continue
         if _pillow() is None:
             raise ValueError(f"message {m.id!r}: an image ({p['mime']}, {'x'.join(map(str, sz or ('?','?')))} px, {len(p['data'])} bytes of base64) is over {fmt}'s limit "
                              f"of {mb} bytes{f' and {px} px on the long edge' if px else ''}: install Pillow to resize it (pip install \"nbdialog[images]\")")
-        try: mime,data = fit_image(raw, p['mime'], mb, px)
+        try: mime,data = fit_image(base64.b64decode(p['data']), p['mime'], mb, px)
         except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
 
