@@ -190,8 +190,12 @@ class Dialog:
         return self._messages
     @messages.setter
     def messages(self, v):
-        old,self._messages = self._messages,Msgs()
-        try: self._add(list(v), 0)  # the checks every insert makes: ids unique, each message in no other live dialog
+        old,v = self._messages,list(v)
+        was = set(map(id, old.items))
+        for m in v:
+            if id(m) in was: m._auto_id = False # already in this list (a direct edit put it there): its id is known, never redrawn
+        self._messages = Msgs()
+        try: self._add(v, 0)  # the checks every insert makes: ids unique, each message in no other live dialog
         except BaseException: self._messages = old; old._touch(); raise
         keep = set(map(id, self._messages))
         for m in old:

@@ -15,8 +15,10 @@ from .core import *
 from .ipynb import DialogFormatError, read_ipynb, reads_ipynb, atomic_write
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
+from collections import deque
+from concurrent.futures import Future
 from contextlib import contextmanager
-import gc, glob, json, os, sys, tempfile, warnings
+import gc, glob, json, os, pickle, sys, tempfile, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
@@ -30,7 +32,7 @@ def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, o
 
 # %% ../nbs/09_dataset.ipynb #76b67451
 def _nworkers(workers, n):
-    "Processes to use for `n` files: `workers`, or when None every core for 64 files or more, else none (this process)"
+    "Processes to use for `n` files: `workers`, or when None every core for 64 files or more, else 0 (this one alone)"
     if workers is None: return (os.cpu_count() or 1) if n>=64 else 0
     return workers
 
@@ -53,23 +55,43 @@ def _progress(total, progress, desc):
     except ImportError: return None
     return tqdm(total=total, desc=desc, unit='file', leave=False)
 
+def _pickled(f, job):
+    "`f(job)` pickled (a list item by item: one pickler's memo over a whole chunk grows slow), for the reader to unpickle when it takes it"
+    r = f(job)
+    return [_dumps(o) for o in r] if isinstance(r, list) else _dumps(r)
+
+def _unpickled(b): return [pickle.loads(o) for o in b] if isinstance(b, list) else pickle.loads(b)
+def _dumps(o): return pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
+
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
-    "Yield `f(job)` for `jobs` in order, in `workers` processes (0: this one), counting `nfiles(job)` files on a progress bar"
-    ex = ProcessPoolExecutor(workers)
-    res = ex.map(f, jobs)  # the processes start here, before the bar's thread does: a fork copies no running thread
-    bar = _progress(total, progress, desc)
+    "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar"
+    kids,end = max(workers-1, 0),object()
+    ex,todo,pend,nfly = ProcessPoolExecutor(kids) if kids else None,iter(jobs),deque(),0
+    bar = None
     try:
-        for j,r in zip(jobs, res):
+        while True:
+            while kids and nfly<2*kids and (j := next(todo, end)) is not end: pend.append((j, ex.submit(_pickled, f, j))); nfly += 1
+            if bar is None: bar = _progress(total, progress, desc) or False  # after the processes started: a fork copies no running thread
+            if not pend:
+                if (j := next(todo, end)) is end: break
+                pend.append((j, (f(j),)))
+            j,r = pend[0]
+            if isinstance(r, Future) and not r.done() and len(pend)<4*kids+2 and (k := next(todo, end)) is not end:
+                pend.append((k, (f(k),)))  # while the next chunk is being read elsewhere, read a later one here
+                continue
+            pend.popleft()
+            if isinstance(r, Future): nfly -= 1; r = _unpickled(r.result())
+            else: r = r[0]
             yield r
-            if bar is not None: bar.update(nfiles(j))
+            if bar: bar.update(nfiles(j))
     finally:
-        ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: chunks not started are dropped
-        if bar is not None: bar.close()
+        if ex is not None: ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: chunks not started are dropped
+        if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7
-def _read1(p):
-    "The dialog at `p`, or the error that says why it can't be read"
-    try: return read_ipynb(p)
+def _read1(p, cls=Dialog):
+    "The `cls` dialog at `p`, or the error that says why it can't be read"
+    try: return read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
 
 def _chk_on_error(on_error):
@@ -87,9 +109,9 @@ def _triage(res, on_error, errs):
 def _warn_skipped(errs, on_error):
     if errs and on_error=='skip': warnings.warn(f'skipped {len(errs)} bad file(s); the first: {errs[0]}', stacklevel=3)
 
-def _read_chunk(paths):
-    "The dialogs at `paths`, or the errors saying why they can't be read"
-    with _gc_paused(): return [_read1(p) for p in paths]
+def _read_chunk(paths, cls=Dialog):
+    "The `cls` dialogs at `paths`, or the errors saying why they can't be read"
+    with _gc_paused(): return [_read1(p, cls) for p in paths]
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
     res = _read_chunk(paths)
@@ -107,15 +129,16 @@ def _gc_paused():
 
 # %% ../nbs/09_dataset.ipynb #b339a476
 def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a list of files
-                 workers:int=None, # Processes; 0 reads in this one; None: every core for 64 files or more
+                 workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                  on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
-                 progress:bool=None): # Show a progress bar; None: when stderr is a terminal
-    "The dialogs at `src` in path order, read in parallel processes; with `on_error='collect'`, `(dialogs, errors)`"
+                 progress:bool=None, # Show a progress bar; None: when stderr is a terminal
+                 cls=Dialog): # The `Dialog` class to build (importable by name, when other processes read)
+    "The `cls` dialogs at `src` in path order, read in parallel processes; with `on_error='collect'`, `(dialogs, errors)`"
     _chk_on_error(on_error)
     res,errs = L(),L()
     paths,workers,jobs = _plan(src, workers)
     with _gc_paused():
-        for r in _pmap(_read_chunk, jobs, workers, progress, 'reading', len(paths)): res += _triage(r, on_error, errs)
+        for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', len(paths)): res += _triage(r, on_error, errs)
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 
@@ -203,7 +226,7 @@ def _tables(src, workers, on_error, progress, errs):
         yield t
 
 def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
-               workers:int=None, # Processes reading files; 0 reads in this one; None: every core for 64 files or more
+               workers:int=None, # Processes reading files, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                progress:bool=None): # Show a progress bar; None: when stderr is a terminal
     "A pyarrow `Table` of the messages of `src`, one row each (columns: `msg_cols`); with `on_error='collect'`, `(table, errors)`"
@@ -245,7 +268,7 @@ def _refuse_existing(path, force):
 
 def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
                   fname, # The Parquet file to write
-                  workers:int=None, # Processes reading files; 0 reads in this one; None: every core for 64 files or more
+                  workers:int=None, # Processes reading files, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                   on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
@@ -305,7 +328,7 @@ def _stream_write(path, chunks, force):
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list of files
                 fname, # The JSON Lines file to write
                 fmt:str='openai', # 'openai' or 'anthropic'
-                workers:int=None, # Processes; 0 converts in this one; None: every core for 64 files or more
+                workers:int=None, # Processes converting, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                 on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                 force:bool=False, # Replace `fname` if it exists
                 progress:bool=None): # Show a progress bar; None: when stderr is a terminal
@@ -369,7 +392,7 @@ def _bad_text(errs, what='skipped'):
 def export_folder(src, # A folder (searched recursively), a glob pattern, or a list of files
                   fname, # The file to write: `.parquet` (the message table) or `.jsonl` (chat histories)
                   fmt:str='openai', # For JSON Lines: 'openai' or 'anthropic'
-                  workers:int=None, # Processes; 0 reads in this one; None: every core for 64 files or more
+                  workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                   on_error:str='raise', # A bad file: 'raise' its error, or 'skip' it (the text lists it)
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None): # Show a progress bar; None: when stderr is a terminal
@@ -387,7 +410,7 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
 # %% ../nbs/09_dataset.ipynb #694398c5
 def folder_stats(src, # A folder (searched recursively), a glob pattern, or a list of files
                  top:int=5, # How many of the biggest dialogs to list
-                 workers:int=None, # Processes; 0 reads in this one; None: every core for 64 files or more
+                 workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                  progress:bool=None): # Show a progress bar; None: when stderr is a terminal
     "A text summary of the dialogs at `src`: messages and tokens by type, errors, flags, the biggest dialogs, the bad files"
     import pyarrow.compute as pc

@@ -213,3 +213,44 @@ def test_without_pyarrow_the_error_names_the_extra():
             "try: dlgs2table([Dialog('x')])\nexcept ImportError as e: print(e)\n")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)))
     assert 'pip install "nbdialog[data]"' in r.stdout, r.stderr
+
+class NoteMsg(Message): meta_attrs = {'pinned': 'pinned'}
+class NoteDlg(Dialog): msg_cls = NoteMsg
+
+def _state(d):
+    "Everything a dialog holds, but the message backlinks and render caches, as plain comparable data"
+    ms = [(type(m), {k:v for k,v in vars(m).items() if k not in ('_dlg', '_ai_rend')}) for m in d.messages]
+    return type(d),{k:v for k,v in vars(d).items() if k!='_messages'},ms
+
+def test_parallel_reads_equal_serial_ones_object_for_object(folder):
+    "2 processes give dialogs equal to the serial loop's in every attribute (attachments, outputs, subclasses via `cls=`), each message pointing at its own dialog"
+    paths = dlg_paths(folder)
+    for cls in (Dialog, NoteDlg):
+        want,got = [read_ipynb(p, cls=cls) for p in paths],read_dialogs(folder, workers=2, cls=cls)
+        assert [_state(d) for d in got] == [_state(d) for d in want]
+        assert all(type(m) is cls.msg_cls and m.dlg is d for d in got for m in d.messages)
+    atts = [a for d in got for m in d.messages for a in m.attachments]
+    assert atts and all(type(a) is Attachment and a.data for a in atts)
+
+def _pid_of(job):
+    "`job` and the process that ran it, slowly enough that the processes share the jobs"
+    import time; time.sleep(0.02)
+    return job,os.getpid()
+
+def test_workers_count_this_process():
+    "`workers=2` is this process and one other, sharing the chunks; results come back in order; 0 and 1 are this one alone"
+    from dialog.dataset import _pmap
+    res = list(_pmap(_pid_of, list(range(40)), 2, False, '', 40))
+    assert [j for j,_ in res] == list(range(40))
+    pids = {p for _,p in res}
+    assert len(pids) == 2 and os.getpid() in pids
+    for w in (0, 1): assert {p for _,p in _pmap(_pid_of, [1, 2, 3], w, False, '', 3)} == {os.getpid()}
+
+def test_an_unexpected_error_stops_the_reading():
+    "An unexpected error, raised here or in the other process, reaches the caller (`on_error` is for bad files, not for bugs)"
+    from dialog.dataset import _pmap
+    with pytest.raises(ZeroDivisionError): list(_pmap(_inv, [1, 2, 0, 4, 5, 6, 7, 8], 2, False, '', 8))
+
+def _inv(x):
+    import time; time.sleep(0.02)
+    return 1/x
