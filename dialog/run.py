@@ -71,6 +71,14 @@ class Kernel:
         try: self._cm.__exit__(*exc)
         except Exception: pass # a kernel that died or was cut off by a second Ctrl-C: nothing left to shut down cleanly
         self.client = None
+    def settled(self,
+                wait=5): # Seconds to wait for it
+        "After a timeout's interrupt: did the message stop, so that the kernel is free (its own reply came)?"
+        from queue import Empty
+        from jupyter_core.utils import run_sync
+        try: run_sync(self.client.kc.shell_channel.get_msg)(timeout=wait)
+        except Empty: return False
+        return True
     def interrupt(self):
         "Send the running kernel an interrupt (SIGINT), as Jupyter's stop button does"
         try: os.kill(self.client.km.provisioner.process.pid, signal.SIGINT)
@@ -81,7 +89,7 @@ class Kernel:
 def run(self:Kernel,
         m:Message, # The code message to run; its outputs and execution count are replaced
         timeout=None): # Seconds it may run (see `chk_timeout`)
-    "Run `m` in this kernel, recording outputs as Jupyter does; returns why it stopped early ('timeout', 'dead') or None, and the earlier messages a display update changed"
+    "Run `m` in this kernel, recording outputs as Jupyter does; returns why it stopped early ('timeout', 'stuck', 'dead') or None, and the earlier messages a display update changed"
     from nbformat import v4
     from nbclient.exceptions import DeadKernelError
     t,c = chk_timeout(timeout),self.client
@@ -94,9 +102,9 @@ def run(self:Kernel,
     except DeadKernelError: why = 'dead'
     outs = _plain(cell.outputs)
     if why is None and info.get('ename')=='TimeoutError' and info.get('evalue')==_timed_out:
-        why = 'timeout'
+        why = 'timeout' if self.settled() else 'stuck'
         while outs and outs[-1].get('output_type')=='error' and outs[-1].get('ename')=='KeyboardInterrupt': outs.pop() # the interrupt the timeout sent
-        outs.append(_err_out('TimeoutError', f'timed out after {timeout:g}s'))
+        outs.append(_err_out('TimeoutError', f'timed out after {t:g}s' + ('' if why=='timeout' else '; the kernel did not stop when interrupted')))
     if why=='dead':
         rc = getattr(getattr(c.km.provisioner, 'process', None), 'poll', lambda: None)()
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + (f' (exit code {rc})' if rc is not None else '')))
@@ -132,13 +140,18 @@ def execute(self:Message,
 
 # %% ../nbs/07_run.ipynb #f33e9307
 _re_skip_exec = re.compile(r'^\s*(?:-\s*)?skip_exec\s*:\s*true\s*$', re.I|re.M)
+_re_fm_no_eval = re.compile(r'^\s*(?:-\s*)?eval\s*:\s*false\s*$', re.I|re.M)
 def skip_reason(m, # A code message
-                dlg=None): # Its dialog, for the notebook-wide `skip_exec: true`
-    "Why `nbdev-test` would not run `m`, as a short phrase ('#| eval: false', 'skip_exec: true'), or None"
-    if str(m.directive('eval', '')).strip().lower()=='false': return '#| eval: false'
-    if dlg is not None:
-        fm = first(dlg.messages, lambda o: o.msg_type in (snote, sraw))
-        if fm is not None and _re_skip_exec.search(fm.content.split('\n---', 1)[0] if fm.msg_type==sraw else fm.content): return 'skip_exec: true'
+                dlg=None): # Its dialog, for the notebook-wide `skip_exec: true` and `eval: false`
+    "Why `nbdev-test` (or `jupyter execute`) would not run `m`, as a short phrase ('#| eval: false', 'skip-execution tag', 'skip_exec: true', 'eval: false in the front matter'), or None"
+    ev = str(m.directive('eval', 'none')).strip().lower()
+    if ev=='false': return '#| eval: false'
+    tags = m.meta.get('tags') if isinstance(m.meta, dict) else None
+    if isinstance(tags, list) and 'skip-execution' in tags: return 'skip-execution tag' # the tag nbclient (`jupyter execute`, papermill) skips
+    if dlg is not None and (fm := first(dlg.messages, lambda o: o.msg_type in (snote, sraw))) is not None:
+        txt = fm.content.split('\n---', 1)[0] if fm.msg_type==sraw else fm.content
+        if _re_skip_exec.search(txt): return 'skip_exec: true'
+        if ev not in ('true', '') and _re_fm_no_eval.search(txt): return 'eval: false in the front matter' # the default of cells without `#| eval: true`
     return None
 
 # %% ../nbs/07_run.ipynb #cf40c222
@@ -149,7 +162,7 @@ class RunReport(L):
                  items=None, # The messages run
                  unrun=0, # How many selected code messages were left unrun when it stopped
                  skipped=None, # `(message, why)` pairs of the messages it skipped
-                 stopped=None): # Why it stopped early: 'error', 'dead', 'interrupt', 'conflict', or None
+                 stopped=None): # Why it stopped early: 'error', 'dead', 'stuck', 'interrupt', 'conflict', or None
         super().__init__(items)
         self.unrun,self.skipped,self.stopped,self.problem = unrun,list(skipped or []),stopped,None
     @property
@@ -164,7 +177,7 @@ class RunReport(L):
         res += [f'{m.id}: skipped ({why})' for m,why in self.skipped[:rows]]
         if rows is not None and len(self.skipped)>rows: res.append(f'… {len(self.skipped)-rows} more skipped')
         n = f'{self.unrun} code message{"s"*(self.unrun!=1)} not run'
-        why = dict(error='stopped at the error', dead='the kernel died', interrupt='interrupted (Ctrl-C)', conflict=f'stopped: {self.problem}').get(self.stopped)
+        why = dict(error='stopped at the error', dead='the kernel died', stuck='the kernel did not stop after a timeout', interrupt='interrupted (Ctrl-C)', conflict=f'stopped: {self.problem}').get(self.stopped)
         if why and (self.unrun or self.stopped!='error'): res.append(f'{why}: {n}')
         return res
     def __repr__(self): return '\n'.join(self.lines(self.rows))
@@ -176,7 +189,7 @@ def run_plan(self:Dialog,
              ids=None, # Ids (or unique prefixes) of the code messages to run; None for all in range
              above=None, # Only the messages before this id (not it), as Jupyter's "run all above"
              below=None, # Only the messages from this id on (it included), as Jupyter's "run selected and below"
-             force_eval=False): # Run messages marked `#| eval: false` or `skip_exec: true` too?
+             force_eval=False): # Run the messages `skip_reason` skips (`#| eval: false`, `skip_exec: true`, ...) too?
     "The code messages `execute` would run, in dialog order, and the `(message, why)` pairs it would skip"
     ms = list(self.messages)
     lo = 0 if below is None else ms.index(pick_msg(self, below))
@@ -233,7 +246,7 @@ def execute(self:Dialog,
             below=None, # Run only the messages from this id on (it included), as Jupyter's "run selected and below"
             timeout=None, # Seconds each message may run (see `chk_timeout`)
             continue_on_error=False, # Go on after a message's error rather than stop there?
-            force_eval=False, # Run messages marked `#| eval: false` or `skip_exec: true` too?
+            force_eval=False, # Run the messages `skip_reason` skips (`#| eval: false`, `skip_exec: true`, ...) too?
             save=False, # Write each message's outputs into the file as soon as it finishes (see `save_outputs`)?
             kernel=None, # The `Kernel` to run in; a new one, shut down after, if None
             progress=None, # Called as `progress(i, n, msg)` before each message runs
@@ -253,7 +266,7 @@ def execute(self:Dialog,
                 why,changed = k.run(m, timeout)
                 res.append(m)
                 if sig['hit']: res.stopped = 'interrupt'
-                elif why=='dead': res.stopped = 'dead'
+                elif why in ('dead', 'stuck'): res.stopped = why
                 elif m.has_error and not continue_on_error: res.stopped = 'error'
                 if save:
                     try: save_outputs(self, [m], {m.id: src}, changed)

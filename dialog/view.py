@@ -214,7 +214,7 @@ def _msg2md(m, img):
     c = m.content if m.msg_type in (scode, sraw) else re.sub(r'attachment:([^\s)"\'>]+)', sub, m.content)
     if m.msg_type==snote: parts = [_close_fences(c)]
     elif m.msg_type==sprompt: parts = ['\n'.join('> '+l if l else '>' for l in c.split('\n')), _close_fences(m.ai_res)]
-    elif m.msg_type==scode: parts = [_fence(c, 'python')] + [_out2md(o, img) for o in m.output or ()]
+    elif m.msg_type==scode: parts = [_fence(c, 'python')] + [_close_fences(_out2md(o, img)) for o in m.output or ()] # a Markdown output is Markdown too
     else: parts = [_fence(c)]
     parts += [f'![{a.id}]({att_src(a)})' for a in m.attachments if a.id not in used and a.content_type in img_mimes]
     return '\n\n'.join(p for p in parts if p)
