@@ -422,6 +422,11 @@ def _folders2jsonl(a):
             while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
         return
     _chk_new(a.o, a.force)
+    out = os.path.realpath(Path(a.o).expanduser())
+    for s in a.files: # a dialog read is never the file written, even with --force
+        r = os.path.realpath(Path(s).expanduser())
+        if out==r or out.endswith('.ipynb') and os.path.isdir(r) and out.startswith(r.rstrip(os.sep)+os.sep):
+            raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): writing there would replace it; nothing written')
     paths2jsonl(a.files, a.o, a.fmt, force=a.force)
     _say(f'wrote {a.o}')
 

@@ -67,3 +67,14 @@ def test_skip_execution_tag_and_front_matter_eval(tmp_path):
     out = ok('run', p, '--dry-run').splitlines()
     assert [l.split(' (')[-1] for l in out if l.startswith('would skip')]==['skip-execution tag)', 'eval: false in the front matter)']
     assert [l for l in out if l.startswith('would run')]==[l for l in out if 'print(1)' in l] and len(out)==3
+
+def test_convert_folder_never_writes_over_a_dialog_it_reads(tmp_path):
+    "convert FOLDER --to jsonl -o FOLDER/x.ipynb --force would replace a dialog it reads with JSON Lines: refused, the dialog kept"
+    d = tmp_path/'dlgs'; (d/'sub').mkdir(parents=True)
+    a,b = old_nb(d/'a.ipynb', ['1']),old_nb(d/'sub'/'b.ipynb', ['2'])
+    before = a.read_bytes(),b.read_bytes()
+    for o,src in ((a,d), (b,d), (a,a), (tmp_path/'dlgs'/'..'/'dlgs'/'a.ipynb',d)):
+        r = nbd('convert', src, d/'sub', '--to', 'jsonl', '-o', o, '--force')
+        assert r.returncode==2 and 'being converted' in r.stderr, (o, r.stdout, r.stderr)
+    assert (a.read_bytes(),b.read_bytes())==before
+    assert ok('convert', d, '--to', 'jsonl', '-o', d/'all.jsonl').startswith('wrote') # beside them is fine
