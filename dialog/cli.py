@@ -78,7 +78,8 @@ _epilog = '''examples:
   echo 'print(1)' | nbdialog add talk --after 3f9a
   nbdialog run talk                            run all the code, saving outputs as it goes
 exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raised, timed out, the
-  kernel died, or another program changed it meanwhile), 2 bad usage or a bad file, 130 interrupted (Ctrl-C)'''
+  kernel died, or another program changed it meanwhile), 2 bad usage, a bad file or no kernel, 130
+  interrupted (Ctrl-C)'''
 
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
@@ -132,7 +133,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
         _say(f'nbdialog {a.cmd}: interrupted', err=True)
         return 130
-    except (KeyError, ValueError, OSError, ImportError, DialogConflictError) as e: # KeyError: a message id not found
+    except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError) as e: # KeyError: a message id not found
         _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
         return 2
 

@@ -135,3 +135,13 @@ def test_surrogates_in_outputs_are_saved(tmp_path):
     assert r.returncode==1 and 'Traceback' not in r.stderr, r.stderr
     assert r.stdout.splitlines()[1].startswith(f'{b.id}: error ValueError: ')
     read_ipynb(p).validate()
+
+def test_a_kernel_that_cannot_start(tmp_path):
+    "A broken kernelspec: one clear line and exit 2, not nbclient's traceback; nothing written"
+    ks = tmp_path/'jp'/'kernels'/'python3'; ks.mkdir(parents=True)
+    (ks/'kernel.json').write_text(json.dumps(dict(argv=['/bin/false', '{connection_file}'], display_name='broken', language='python')))
+    p,(a,) = mk(tmp_path, 'print(1)')
+    before = p.read_bytes()
+    r = subprocess.run(cmd + ['run', str(p)], capture_output=True, text=True, env=dict(env, JUPYTER_PATH=str(tmp_path/'jp')), timeout=120)
+    assert r.returncode==2 and 'Traceback' not in r.stderr and "the Jupyter kernel 'python3' did not start" in r.stderr, r.stderr
+    assert p.read_bytes()==before
