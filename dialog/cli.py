@@ -27,6 +27,8 @@ _subs = {}
 def _arg(*a, **kw): return a,kw
 _file = _arg('file', help='the dialog file (.ipynb is appended when missing)')
 _dry = _arg('--dry-run', action='store_true', help='print the result and write nothing')
+_repair = _arg('--repair', action='store_true', help='heal damage in the file that needs no guess, printing each fix on stderr; the file is left as it is')
+_repair_save = _arg('--repair', action='store_true', help='heal damage in the file that needs no guess, printing each fix on stderr; the healed file is written when the command saves')
 
 def _int_from(lo:int): # The smallest number allowed
     "An argparse `type` reading an int of at least `lo`, so anything less is a usage error"
@@ -56,7 +58,8 @@ def _sub(*args, help:str=''): # `args`: `_arg` specs of the subcommand's argumen
 
 # %% ../nbs/04_cli.ipynb #79fc7683
 def _load(fname, # The dialog file; `.ipynb` is appended when missing
-          new=False): # If the file doesn't exist, an empty dialog to be saved there?
+          new=False, # If the file doesn't exist, an empty dialog to be saved there?
+          repair=False): # Heal damage that needs no guess (`read_ipynb`'s `repair`), printing each fix on stderr?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
     p,given = ipynb_path(fname),Path(fname).expanduser()
     if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
@@ -68,7 +71,9 @@ def _load(fname, # The dialog file; `.ipynb` is appended when missing
         dlg.path = p # saved there, unless someone else creates the file first
         return dlg
     if p.is_dir(): raise ValueError(f'{rel_path(p)}: is a folder, not a dialog file')
-    return read_ipynb(p)
+    dlg = read_ipynb(p, repair=repair)
+    for r in dlg.repairs or []: _say(f'{rel_path(p)}: {r}', err=True)
+    return dlg
 
 # %% ../nbs/04_cli.ipynb #f1160f30
 _epilog = '''examples:
@@ -142,33 +147,35 @@ def _row(m, maxlen):
     "Message `m`'s preview row (`Message.preview`, which never cuts an escape such as `\\n` in half), with control characters made visible"
     return term_safe(m.preview(maxlen))
 
-@_sub(_file, _arg('--type', choices=smsg_types, help='only messages of this type'),
+@_sub(_file, _repair, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _maxlen,
       help='one preview row per message')
 def _cmd_summary(a):
-    for m in _load(a.file).messages:
+    for m in _load(a.file, repair=a.repair).messages:
         if a.type in (None, m.msg_type): _say(_row(m, a.maxlen))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
-@_sub(_file, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
+@_sub(_file, _repair, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
       _arg('--full-out', action='store_true', help='add outputs, without cutting long ones'),
       _arg('--errors', action='store_true', help=_doc(Dialog.view, 'only_errors')),
       _arg('--xml', action='store_true', help='the XML view agents read'),
       _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help=_doc(Message.view, 'nums', post=' (default: yes)')),
+      _arg('--lnhash', action='store_true', help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
       _arg('--start-line', type=_int_from(1), default=1, help=_doc(Message.view, 'start_line', post=', of one message')),
       _arg('--end-line', type=_int_from(1), help=_doc(Message.view, 'end_line', post=', of one message')),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     ms = pick_msgs(dlg, a.ids) if a.ids else dlg.messages
     if a.start_line!=1 or a.end_line is not None:
         if len(ms)!=1: raise ValueError('--start-line and --end-line need exactly one message id')
         if a.xml: raise ValueError('--start-line and --end-line show lines of a message, not its XML: leave out --xml')
+    if a.lnhash and a.xml: raise ValueError('--lnhash shows the lines of messages, not XML: leave out --xml')
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return _say(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
-    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + m.view(a.nums, a.start_line, a.end_line, out, not a.full_out) for m in ms)
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + (m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out) if a.lnhash else m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if ms: _say(txt)
 
@@ -195,7 +202,7 @@ def _ctx_rows(dlg, hits, before, after, maxlen, row=None):
         res.append((row(m) if row else p) if m.id in hit else f'{m.id}-{m.msg_type}-' + p[len(m.id)+len(m.msg_type)+2:])
     return res
 
-@_sub(_file, _arg('pattern', help='regex searched for (plain text with --plain)'),
+@_sub(_file, _repair, _arg('pattern', help='regex searched for (plain text with --plain)'),
       _arg('--type', choices=smsg_types, help=_doc(find_msgs, 'msg_type')),
       _arg('--out', action='store_true', help=_doc(find_msgs, 'out')),
       _arg('--errors', action='store_true', help=_doc(find_msgs, 'errors')),
@@ -211,7 +218,7 @@ def _ctx_rows(dlg, hits, before, after, maxlen, row=None):
       _maxlen,
       help='find messages matching a pattern')
 def _cmd_find(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     hits = find_msgs(dlg, a.pattern, a.type, a.errors, a.exported, a.headers, a.section, a.out, a.case, a.plain, a.limit)
     if not hits: return 1
     b,f = (a.context,a.context) if a.context is not None else (a.before,a.after)
@@ -257,11 +264,11 @@ _content_arg = _arg('--content', metavar='TEXT', help="the content (default: rea
 _where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])
 
 # %% ../nbs/04_cli.ipynb #b02c8853
-@_sub(_file, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg,
+@_sub(_file, _repair_save, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg,
       _arg('--new', action='store_true', help='start a new dialog if FILE does not exist (without it, a missing FILE is an error)'), _dry,
       help='add a message (at the end by default) and print its id')
 def _cmd_add(a):
-    try: dlg = _load(a.file, new=a.new)
+    try: dlg = _load(a.file, new=a.new, repair=a.repair)
     except ValueError as e:
         if str(e).endswith(': no such file'): raise ValueError(f'{e} (a typo? --new starts a new dialog there)') from None
         raise
@@ -270,10 +277,10 @@ def _cmd_add(a):
     _done(dlg, a, m.id, changed=[m.id])
 
 # %% ../nbs/04_cli.ipynb #a6653cbb
-@_sub(_file, _arg('id', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
+@_sub(_file, _repair_save, _arg('id', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
       help="replace a message's content (and with --type its type, dropping what the new type can't hold: outputs, or a reply)")
 def _cmd_edit(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     m = pick_msg(dlg, a.id)
     m.content,old,drop = _content(a),m.msg_type,None
     if a.type and a.type!=old:
@@ -285,18 +292,18 @@ def _cmd_edit(a):
     say = lambda v,was: f'{v} {m.id}' + (f' ({drop.format(was)})' if drop else '')
     _done(dlg, a, say('edited', 'was' if 'reply' in (drop or '') and a.type==scode else 'were'), say('would edit', 'would be'), changed=[m.id])
 
-@_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
+@_sub(_file, _repair_save, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
 def _cmd_del(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     ms = pick_msgs(dlg, a.ids)
     dlg.remove_msgs(ms)
     _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)}" for v in ('deleted', 'would delete')), gone=ms)
 
-@_sub(_file, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
+@_sub(_file, _repair_save, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
       _arg(group=[_arg('--after', metavar='ID', help='move them after this message'), _arg('--before', metavar='ID', help='move them before this message')], required=True),
       _dry, help='move messages after or before another')
 def _cmd_move(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     ms,ref = pick_msgs(dlg, a.ids),pick_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{dlg_where(dlg)}: cannot move message {ref.id!r} next to itself')
     dlg.insert_msgs(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
@@ -339,7 +346,7 @@ def _to_text(dlgs, to, a):
     if to=='jsonl': return _jsonl_txt(dlgs, a.fmt)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
-    if to=='md': return dlg2md(dlg, a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
+    if to=='md': return dlg2md(dlg, a.fenced is not False, bool(a.exportfilter), bool(a.weave), assets=a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
     if to=='py':
         if not (py := dlg2py(dlg)): raise ValueError(f'{dlg_where(dlg)}: no code message is exported (marked #| export), so --to py has nothing to write; nothing written')
         return py + '\n'
@@ -383,11 +390,17 @@ def _from_jsonl(fname, fmt, o, force=False):
       _arg('-o', metavar='OUT', help='the file to write (default, or -: stdout); with --from the .ipynb to write, and with --from jsonl a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
       _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl or --from jsonl: the provider whose messages each line holds (default: openai to write, found line by line to read)'),
       _arg('--assets', metavar='DIR', help=_doc(dlg2md, 'assets', pre='with --to md: ', post=' (default: embedded as data URIs)')),
-      _arg('--force', action='store_true', help='replace OUT if it exists'),
+      _arg('--fenced', action=argparse.BooleanOptionalAction, help=_doc(dlg2md, 'fenced', pre='with --to md: ', post=' (default: fenced)')),
+      _arg('--weave', action='store_true', default=None, help=_doc(dlg2md, 'weave', pre='with --to md: ')),
+      _arg('--exportfilter', action='store_true', default=None, help=_doc(dlg2md, 'exportfilter', pre='with --to md: ')),
+      _arg('--force', action='store_true', help='replace OUT if it exists'), _repair,
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
     if a.fmt and 'jsonl' not in (a.to, a.from_): raise ValueError('--fmt goes with --to jsonl or --from jsonl only')
     if a.assets and a.to!='md': raise ValueError('--assets goes with --to md only')
+    if (md := [o for o in ('fenced', 'weave', 'exportfilter') if getattr(a, o) is not None]) and a.to!='md':
+        raise ValueError(f'--{md[0]} goes with --to md only')
+    if a.repair and a.from_: raise ValueError('--repair goes with reading dialogs, not --from')
     if a.from_:
         if a.o in (None, '-'): raise ValueError(f"--from needs -o {'FOLDER' if a.from_=='jsonl' else 'FILE.ipynb'}, where the dialog{'s go' if a.from_=='jsonl' else ' goes'}")
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
@@ -398,12 +411,14 @@ def _cmd_convert(a):
         for dlg,out in outs: _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return
     a.fmt = a.fmt or 'openai'
-    if a.to=='jsonl' and any(Path(f).expanduser().is_dir() for f in a.files): return _folders2jsonl(a)
+    if a.to=='jsonl' and any(Path(f).expanduser().is_dir() for f in a.files):
+        if a.repair: raise ValueError('--repair reads dialog files, not folders')
+        return _folders2jsonl(a)
     prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
     for i,f in enumerate(a.files):
         if prog: prog(i, len(a.files), f)
-        dlgs.append(_load(f))
+        dlgs.append(_load(f, repair=a.repair))
     if a.o=='-': a.o = None
     if a.o:
         _chk_new(a.o, a.force)
@@ -454,7 +469,7 @@ def _seconds(s):
     except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
     return float(s)
 
-@_sub(_file, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
+@_sub(_file, _repair_save, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
       _arg('--all', action='store_true', help='run every code message (the default when no ids, --above or --below are given)'),
       _arg('--above', metavar='ID', help=_doc(Dialog.execute, 'above')),
       _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
@@ -464,7 +479,7 @@ def _seconds(s):
       _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
       help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving each one's outputs as it finishes")
 def _cmd_run(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     if a.all and a.ids: raise ValueError('give message ids or --all, not both')
     if a.dry_run:
         ms,skipped = dlg.run_plan(a.ids or None, a.above, a.below, a.force_eval)
@@ -478,6 +493,35 @@ def _cmd_run(a):
     _say(*rep.lines() or ['no code messages to run'])
     if len(rep): _ids_note(dlg)
     return 130 if rep.stopped=='interrupt' else 0 if rep.ok else 1
+
+# %% ../nbs/04_cli.ipynb #28ac1b34
+from .skill import msg_exhash, serve_mcp
+
+# %% ../nbs/04_cli.ipynb #4ee98ff3
+def _exhash_cmds(txt:str): # The text piped in: JSON
+    "exhash commands from JSON text: a list of commands, one command, or one command (a JSON list) per line"
+    if not txt.strip(): raise ValueError('no commands on stdin: pipe them in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
+    try: return json.loads(txt)
+    except json.JSONDecodeError:
+        try: return [json.loads(l) for l in txt.splitlines() if l.strip()]
+        except json.JSONDecodeError as e: raise ValueError(f'the commands are not JSON ({e}): e.g. [["2|Ab|", "c", "new text"]]') from None
+
+@_sub(_file, _arg('id', help='the message to edit'),
+      _arg('--out', action='store_true', help="edit a prompt's reply"),
+      _arg('--sw', type=_int_from(1), default=4, metavar='N', help='shift width of > and < (default 4)'),
+      help='apply exhash commands (JSON on stdin) to a message, only if every line they address is unchanged')
+def _cmd_exhash(a):
+    dlg = _load(a.file)
+    if sys.stdin is None or sys.stdin.isatty(): raise ValueError('pipe the commands in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
+    res = msg_exhash(pick_msg(dlg, a.id).id, _exhash_cmds(sys.stdin.read()), a.sw, dlg=dlg.path, out=a.out)
+    if res.startswith('error:'):
+        _say(f'nbdialog exhash: {res[7:]}', err=True)
+        return 1
+    _say(res.rstrip('\n'))
+
+@_sub(_arg('--root', default='.', metavar='DIR', help='the folder whose dialogs clients may read and edit (default: the working folder)'),
+      help='serve the dialog tools to an MCP client over stdio')
+def _cmd_mcp(a): serve_mcp(a.root)
 
 # %% ../nbs/04_cli.ipynb #02bd6dac
 if __name__=='__main__': sys.exit(main())

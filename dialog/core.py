@@ -190,8 +190,12 @@ class Dialog:
         return self._messages
     @messages.setter
     def messages(self, v):
-        old,self._messages = self._messages,Msgs()
-        try: self._add(list(v), 0)  # the checks every insert makes: ids unique, each message in no other live dialog
+        old,v = self._messages,list(v)
+        was = set(map(id, old.items))
+        for m in v:
+            if id(m) in was: m._auto_id = False # already in this list (a direct edit put it there): its id is known, never redrawn
+        self._messages = Msgs()
+        try: self._add(v, 0)  # the checks every insert makes: ids unique, each message in no other live dialog
         except BaseException: self._messages = old; old._touch(); raise
         keep = set(map(id, self._messages))
         for m in old:
@@ -214,7 +218,8 @@ class Dialog:
                 m._id = k = rtoken_hex(4)
             new[k] = m
         self.messages._put(pos, ms)
-        for m in ms: m.dlg,m._auto_id = self,False  # once in a dialog, an id is the message's for good: never redrawn later
+        ref = weakref.ref(self)  # the `dlg` backlink, made once for all of them
+        for m in ms: m._dlg,m._auto_id = ref,False  # once in a dialog, an id is the message's for good: never redrawn later
         return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
@@ -320,7 +325,12 @@ class Message:
         "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
         self._ai_rend,self._displays,self._clear_wait = None,{},False
         self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
-        self.msg_type,self.content,self.output = msg_type,content,output
+        cls = type(self)
+        if cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output:  # set all three, then run each hook once
+            self._msg_type,self._content = _chk_type(self, msg_type),content
+            self._output = _norm_output(self, output)
+            self.clear_inp_cache(); self.clear_out_cache()
+        else: self.msg_type,self.content,self.output = msg_type,content,output  # a subclass's own descriptors
         if dlg is not None: self.dlg = dlg
         self.attachments = list(attachments or [])
         self.meta = _promote(self.meta_attrs, meta, xtras)

@@ -11,7 +11,7 @@ __all__ = ['DialogFormatError', 'derive_ids', 'read_ipynb', 'reads_ipynb', 'writ
 # %% ../nbs/01_ipynb.ipynb #f410fa81
 from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
-from fastcore.nbio import read_nb, repair_nb
+from fastcore.nbio import read_nb, repair_cell
 from .core import *
 from .nbjson import CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text, json_fresh, out_keys, prompt_mark, short_repr
 from contextlib import contextmanager
@@ -382,37 +382,43 @@ def ipynb_cells(path, # The folder
 # %% ../nbs/01_ipynb.ipynb #77f22260
 Dialog.repairs = None # With `read_ipynb(..., repair=True)`: the fixes made while reading, one line each
 
+def _is_text(x): return type(x) is str or type(x) is list and all(type(o) is str for o in x)
+
 def _fix_cell(c, i, home):
-    "Heal cell `c` (number `i`) where no content is guessed: what was fixed, one line each; a code cell's attachments go to `home`"
-    res,where = [],f"cell {i}" + (f" (id {c['id']})" if type(c.get('id')) is str else '')
+    "Heal cell `c` (number `i`) where no content is guessed, or raise `DialogFormatError`: a healed copy and what was fixed, one line each"
+    cid = c['id'] if type(c.get('id')) is str else None
+    def refuse(problem): raise DialogFormatError(f'{problem}; repair refuses to guess', None, i, cid)
+    c,res,where = copy.deepcopy(c),[],f"cell {i}" + (f" (id {cid})" if cid else '')
     ct = c.get('cell_type')
+    src = c.get('source')
+    if src is not None and not _is_text(src): refuse(f'source must be text (a string or a list of strings), not {_q(src)}')
     if ct=='heading' and type(lvl := c.get('level', 1)) is int and 1<=lvl<=6:  # nbformat 3's heading cell, left in a newer file
-        src = join_text(c.get('source', ''), 'source') if isinstance(c.get('source', ''), (str, list)) else ''
-        c['cell_type'],c['source'],ct = 'markdown','#'*lvl+' '+src,'markdown'
+        c['cell_type'],c['source'],ct = 'markdown','#'*lvl+' '+join_text(src or '', 'source'),'markdown'
         c.pop('level', None); res.append(f'{where}: heading cell of level {lvl} made a markdown heading')
-    if 'source' not in c: c['source'] = ''; res.append(f'{where}: added an empty source')
-    cid = c.get('id')
-    if cid is not None and not is_cell_id(cid):
-        c['id'] = rtoken_hex(4); res.append(f"{where}: invalid id {_q(cid)} replaced by {c['id']}")
-    if ct=='code' and 'attachments' in c:
-        atts = c.pop('attachments')
-        if type(atts) is dict and atts and type(c.get('id')) is str: home[c['id']] = atts; res.append(f'{where}: attachments homed in notebook metadata')
-        else: res.append(f'{where}: removed attachments {_q(atts)}')
-    if (keys := cell_keys.get(ct)) and (extra := sorted(c.keys()-keys)):
-        for k in extra: del c[k]
-        res.append(f'{where}: removed unknown keys {_q(extra, 80)}')
-    if type(c.get('metadata')) is dict and ct in ('code', 'markdown', 'raw'): res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
-    for j,o in enumerate(c.get('outputs') or [] if ct=='code' else []):
-        if type(o) is dict and (keys := out_keys.get(o.get('output_type'))) and (extra := sorted(o.keys()-keys)):
-            for k in extra: del o[k]
-            res.append(f'{where}: output {j}: removed unknown keys {_q(extra, 80)}')
-    if ct=='code' and type(c.get('outputs')) is list:
-        keep = []
-        for j,o in enumerate(c['outputs']):
-            try: chk_output(copy.deepcopy(o), j, True); keep.append(o)
-            except CellError as e: res.append(f'{where}: removed output {j} ({e})')
-        c['outputs'] = keep
-    return res
+    if ct not in ('code', 'markdown', 'raw'): return c,res  # a cell type nobody knows: the strict reading names it
+    if src is None: res.append(f"{where}: {'no' if 'source' not in c else 'null'} source; made it empty"); c['source'] = ''
+    if type(c.get('metadata', {})) not in (dict, type(None)): refuse(f"metadata must be an object, not {_q(c['metadata'])}")
+    if ct=='code':
+        if type(c.get('outputs', [])) not in (list, type(None)): refuse(f"outputs must be a list, not {_q(c['outputs'])}")
+        if bad := [j for j,o in enumerate(c.get('outputs') or []) if type(o) is not dict]: refuse(f'output {bad[0]} is not an object: {_q(c["outputs"][bad[0]])}')
+        if 'attachments' in c:
+            atts = c.pop('attachments')
+            if type(atts) is dict and atts and cid and is_cell_id(cid): home[cid] = atts; res.append(f'{where}: attachments moved to notebook metadata, where a code cell keeps them')
+            elif atts: refuse(f'a code cell\'s attachments {_q(atts)} can\'t be kept (not an object, or the cell has no valid id)')
+            else: res.append(f'{where}: removed empty attachments {_q(atts)}')
+    elif c.get('outputs'): refuse(f"a {ct} cell holds outputs {_q(c['outputs'])}")
+    pre = f"cell {c.get('id', i)}"
+    res += [f"{where}: {r.removeprefix(pre).lstrip(': ')}" for r in repair_cell(c, i)]  # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count
+    if bad := [r for r in res if 'removed output (' in r]: refuse(bad[0].removeprefix(where).lstrip(': ').replace('removed output', "can't be read"))
+    if type(ct) is str and (keys := cell_keys.get(ct)) and (extra := sorted(c.keys()-keys)):
+        res.append(f'{where}: removed unknown keys ' + ', '.join(f'{k}={_q(c.pop(k), 30)}' for k in extra))
+    if ct in ('code', 'markdown', 'raw'): res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
+    for j,o in enumerate(c['outputs'] if ct=='code' else []):
+        if type(ot := o.get('output_type')) is str and (keys := out_keys.get(ot)) and (extra := sorted(o.keys()-keys)):
+            res.append(f'{where}: output {j}: removed unknown keys ' + ', '.join(f'{k}={_q(o.pop(k), 30)}' for k in extra))
+        try: chk_output(copy.deepcopy(o), j, True)
+        except CellError as e: refuse(str(e))
+    return c,res
 
 def _fix_meta(meta, kind):
     "Remove from `meta` the keys nbformat's schema types that hold a wrong type: what was removed, one line each"
@@ -424,22 +430,34 @@ def _fix_meta(meta, kind):
 
 # %% ../nbs/01_ipynb.ipynb #cb0cfe06
 def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
-    "Heal parsed notebook `nb` where no content must be guessed, in place; the fixes made, one line each"
-    if type(nb) is not dict or type(nb.get('cells', [])) is not list: return []
-    res = []
-    if nb.get('nbformat')==4 and type(m := nb.get('nbformat_minor')) is int and m>5: nb['nbformat_minor'] = 5; res.append(f'nbformat 4.{m} read as 4.5')
-    if extra := sorted(nb.keys()-_nb_keys):
-        for k in extra: del nb[k]
-        res.append(f'removed unknown notebook keys {_q(extra, 80)}')
-    if bad := [i for i,c in enumerate(nb.get('cells', [])) if type(c) is not dict]:
-        nb['cells'] = [c for c in nb['cells'] if type(c) is dict]
-        res.append(f'removed cells {bad} (not objects)')
-    home = {}
-    for i,c in enumerate(nb.get('cells', [])): res += _fix_cell(c, i, home)
-    res += repair_nb(nb)  # fastcore's: missing keys, sources that aren't text, broken outputs, duplicate ids
-    meta = nb['metadata'] if type(nb['metadata']) is dict else {}
-    if type(meta.get('attachments', {})) is not dict: res.append(f"removed notebook metadata 'attachments' ({_q(meta.pop('attachments'))})")
+    "Heal parsed notebook `nb` where no content must be guessed, in place, or raise `DialogFormatError` (leaving `nb` as it was); the fixes made, one line each"
+    if type(nb) is not dict or nb.get('nbformat')!=4 or type(nb.get('cells')) is not list: return []  # not a notebook 4: the strict reading says why
+    res,cells = [],nb['cells']
+    if bad := [i for i,c in enumerate(cells) if type(c) is not dict]:
+        raise DialogFormatError(f'not a JSON object: {_q(cells[bad[0]])}; repair refuses to drop it', None, bad[0])
+    meta = nb.get('metadata')
+    if type(meta) not in (dict, type(None)): raise DialogFormatError(f'notebook metadata must be an object, not {_q(meta)}')
+    meta,home = copy.deepcopy(meta or {}),{}
+    atts = meta.get('attachments')
+    if atts is not None and (type(atts) is not dict or not all(type(o) is dict for o in atts.values())):
+        raise DialogFormatError(f'notebook metadata attachments must map cell ids to attachments, not {_q(atts)}')
+    fixed = []
+    for i,c in enumerate(cells):
+        c,r = _fix_cell(c, i, home)
+        fixed.append(c); res += r
+    if type(m := nb.get('nbformat_minor')) is int and m>5: res.insert(0, f'nbformat 4.{m} read as 4.5')
+    if extra := sorted(nb.keys()-_nb_keys): res.insert(0, 'removed unknown notebook keys ' + ', '.join(f'{k}={_q(nb[k], 30)}' for k in extra))
+    if type(m) is int and m>=5:  # 4.5 requires ids: a missing one gets the id strict reading would derive for an older file
+        res += [f"cell {i}: no id; gave it {fixed[i]['id']}" for i in derive_ids(fixed)]
+    seen = {}
+    for i,c in enumerate(fixed):
+        cid = c.get('id')
+        if type(cid) is str and is_cell_id(cid) and cid in seen: c['id'] = rtoken_hex(4); res.append(f"cell {i}: id {_q(cid)} already used by cell {seen[cid]}; gave it {c['id']}")
+        elif cid is not None and not is_cell_id(cid): c['id'] = rtoken_hex(4); res.append(f"cell {i}: invalid id {_q(cid)}; gave it {c['id']}")
+        if type(c.get('id')) is str: seen.setdefault(c['id'], i)
     if home: meta['attachments'] = meta.get('attachments', {}) | home
     res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]
-    nb['metadata'] = meta
+    for k in extra: del nb[k]
+    if type(m) is int and m>5: nb['nbformat_minor'] = 5
+    nb['cells'][:],nb['metadata'] = fixed,meta
     return res

@@ -40,7 +40,7 @@ def test_markdown_closes_open_fences(tmp_path):
     d = Dialog('md'); d.mk_message('Look:\n```python\nprint(1)', msg_type='note'); d.mk_message('## After', msg_type='note')
     d.save(tmp_path/'md.ipynb')
     md = ok('convert', tmp_path/'md', '--to', 'md')
-    assert md=='Look:\n```python\nprint(1)\n```\n\n## After\n'
+    assert md=='Look:\n\n```python\nprint(1)\n```\n\n## After\n' # closed, and a blank line before the fence (Pandoc wants one)
 
 def test_stdin_is_kept_byte_for_byte(tour):
     txt = 'a\r\nb\rc\x0bd\n\n'

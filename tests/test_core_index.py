@@ -247,3 +247,14 @@ def test_a_message_sharing_an_id_after_a_direct_edit_is_still_held():
     with pytest.raises(ValueError, match='already in dialog'): Dialog('e').messages = [second]
     assert second.dlg is d and first.dlg is d
     assert second.remove_from_dlg() is second and list(d.messages)==[first] and second.dlg is None
+
+def test_assigning_messages_refuses_an_id_a_direct_edit_duplicated():
+    "A message a direct edit put in the list is not new: assigning a list where it shares an id with another is refused, not silently renamed"
+    dlg = Dialog('x')
+    for i in range(4): dlg.mk_message(f'm{i}')
+    dlg.messages.items[0] = Message('s')
+    dlg.messages.append(Message('dup', id=dlg[0].id))
+    keep = dlg.messages.items[::-2]
+    ids = [m.id for m in keep]
+    with pytest.raises(ValueError, match='already has a message with id'): dlg.messages = keep
+    assert [m.id for m in keep]==ids

@@ -1,5 +1,5 @@
 "The modules' boundaries: no module reaches into another's private names, and the public names users already use stay where they are"
-import ast, importlib
+import ast, functools, importlib
 from pathlib import Path
 import pytest
 
@@ -36,6 +36,41 @@ known = {}
 def test_no_module_imports_another_modules_private_names(mod):
     bad = [(l, w) for l,w in cross_private(mod) if (mod, w) not in known]
     assert not bad, f'dialog/{mod}.py takes private names of other modules: {bad}'
+
+@functools.cache
+def _attr_defs_and_uses(mod, folder=pkg):
+    "Private attribute names `mod` defines (methods, class attributes, attributes it assigns) and `(line, text)` of each private attribute it reads"
+    defs,uses = set(),[]
+    for n in ast.walk(ast.parse((folder/f'{mod}.py').read_text())):
+        if isinstance(n, ast.ClassDef):
+            for b in n.body:
+                if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and _private(b.name): defs.add(b.name)
+                if isinstance(b, ast.Assign):
+                    defs |= {e.id for t in b.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t]) if isinstance(e, ast.Name) and _private(e.id)}
+        elif isinstance(n, ast.FunctionDef) and _private(n.name) and any(ast.unparse(d).startswith('patch') for d in n.decorator_list): defs.add(n.name)
+        elif isinstance(n, ast.Attribute) and _private(n.attr):
+            if isinstance(n.ctx, ast.Store): defs.add(n.attr)
+            else: uses.append((n.lineno, ast.unparse(n)))
+    return defs,uses
+
+@pytest.mark.parametrize('mod', mods)
+def test_no_module_uses_another_modules_private_attributes(mod):
+    "A private method or attribute another module defines (and this one doesn't) is not read here: `obj._sync()` of core's `Msgs` from chat, say"
+    info = {m:_attr_defs_and_uses(m) for m in mods}
+    theirs = set().union(*(info[o][0] for o in mods if o!=mod)) - info[mod][0]
+    bad = [(l, t) for l,t in info[mod][1] if t.rsplit('.', 1)[1] in theirs]
+    assert not bad, f'dialog/{mod}.py reads private attributes of other modules: {bad}'
+
+# Core's private attributes that have a public, documented name for other modules; only core touches the private ones.
+protocol = {'_ai_rend': 'Message.ai_rend', '_ipynb': 'Message.ipynb_form', '_b64': 'Attachment.from_b64', '_insert': 'Dialog.insert_msgs'}
+# Known uses the lead empties once the module switches to the public name (dialog.chat caches its render in `_ai_rend`).
+protocol_known = {('chat', '_ai_rend')}
+
+@pytest.mark.parametrize('mod', [m for m in mods if m!='core'])
+def test_protocol_attributes_go_through_their_public_names(mod):
+    tree = ast.parse((pkg/f'{mod}.py').read_text())
+    bad = sorted({n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in protocol and (mod, n.attr) not in protocol_known})
+    assert not bad, f'dialog/{mod}.py uses {bad}: use {[protocol[b] for b in bad]}'
 
 def test_the_checker_sees_both_forms(tmp_path):
     "The walker itself: it flags `from .x import _y`, `from dialog.x import _y` and `x._y`, and lets public names and dunders pass"
@@ -77,3 +112,10 @@ def test_model_keeps_the_methods_users_call(cls):
     for m in mods: importlib.import_module(f'dialog.{m}')
     c = getattr(importlib.import_module('dialog.core'), cls)
     assert not (missing := [n for n in methods[cls] if not hasattr(c, n)]), f'{cls} lost {missing}'
+
+def test_the_attribute_checker_sees_definitions_and_uses(tmp_path):
+    (tmp_path/'a.py').write_text('class A:\n    _k = 1\n    def _m(self): self._own = 1\n@patch\ndef _p(self:A): pass\n')
+    (tmp_path/'b.py').write_text('def f(o): return o._m(), o._k, o._own, o._p(), o._mine\ndef g(o): o._mine = 2\n')
+    assert _attr_defs_and_uses('a', tmp_path)[0] == {'_k', '_m', '_own', '_p'}
+    defs,uses = _attr_defs_and_uses('b', tmp_path)
+    assert defs == {'_mine'} and sorted(t for _,t in uses) == ['o._k', 'o._m', 'o._mine', 'o._own', 'o._p']

@@ -1,0 +1,76 @@
+"The command line's verified edits and MCP server, run as real programs: `view --lnhash`, `exhash` (commands on stdin), `mcp --root`"
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.skill as sk
+
+root = Path(__file__).resolve().parent.parent
+env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root)] + [p for p in [os.environ.get('PYTHONPATH')] if p]))
+cmd = [sys.executable, '-m', 'dialog.cli']
+
+def nbd(*args, input=None):
+    return subprocess.run(cmd + [str(a) for a in args], input=input, capture_output=True, text=True, env=env, timeout=120)
+
+@pytest.fixture
+def dlg(tmp_path):
+    d = Dialog('d'); d.mk_message('def f(x):\n    return x+1\nprint(f(1))', id='c1', output=code_output('2')); d.mk_message('Q?', msg_type=sprompt, output='A one', id='p1')
+    d.save(tmp_path/'d.ipynb')
+    return tmp_path/'d.ipynb'
+
+def test_view_lnhash_shows_the_addresses_skill_gives(dlg):
+    r = nbd('view', dlg, 'c1', '--lnhash')
+    assert r.returncode==0
+    assert r.stdout=='── c1 code ──\n' + str(read_ipynb(dlg)['c1'].lnhashview()) + '\n'
+    r = nbd('view', dlg, 'c1', '--lnhash', '--out', '--start-line', '2')
+    assert r.stdout=='── c1 code ──\n' + str(sk.view_msg('c1', dlg=dlg, lnhashs=True, start_line=2, incl_out=True)) + '\n'
+    assert '<out>\n2\n</out>' in r.stdout
+    r = nbd('view', dlg, '--lnhash', '--xml')
+    assert r.returncode==2 and 'leave out --xml' in r.stderr
+
+def _addr(p, i, n): return str(read_ipynb(p)[i].lnhashview()).split('\n')[n-1].rsplit('|', 1)[0]+'|'
+
+def test_exhash_applies_verified_commands_from_stdin(dlg):
+    a = _addr(dlg, 'c1', 2)
+    r = nbd('exhash', dlg, 'c1', input=json.dumps([[a, 's', r'x\+1', 'x + 1']]))
+    assert r.returncode==0, r.stderr
+    assert '+2|' in r.stdout and r.stdout.startswith('--- original')
+    assert read_ipynb(dlg)['c1'].content=='def f(x):\n    return x + 1\nprint(f(1))'
+    before = dlg.read_bytes()
+    r = nbd('exhash', dlg, 'c1', input=json.dumps([a, 'd']))  # one bare command, and a stale address now
+    assert r.returncode==1 and 'stale lnhash at line 2' in r.stderr and r.stdout==''
+    assert dlg.read_bytes()==before
+
+def test_exhash_lines_of_json_prefix_ids_and_replies(dlg):
+    a = _addr(dlg, 'c1', 3)
+    r = nbd('exhash', dlg, 'c', input=json.dumps([a, 'c', 'print(f(2))']) + '\n' + json.dumps(['0|AA|', 'a', '# top']) + '\n')
+    assert r.returncode==0, r.stderr
+    assert read_ipynb(dlg)['c1'].content=='# top\ndef f(x):\n    return x+1\nprint(f(2))'
+    r = nbd('exhash', dlg, 'p1', '--out', input=json.dumps([['1|' + _addr(dlg, 'p1', 1).split('|')[1] + '|', 's', 'one', 'two']]))
+    assert r.returncode==1  # that's the request's hash, not the reply's
+    rep = read_ipynb(dlg)['p1']
+    a = str(rep.lnhashview(out=True)).rsplit('|', 1)[0]+'|'
+    r = nbd('exhash', dlg, 'p1', '--out', input=json.dumps([[a, 's', 'one', 'two']]))
+    assert r.returncode==0 and read_ipynb(dlg)['p1'].ai_res=='A two'
+
+def test_exhash_bad_input_is_exit_2(dlg):
+    for inp,msg in [('', 'no commands on stdin'), ('not json', 'not JSON'), ('[["1|zz|"]]', '')]:
+        r = nbd('exhash', dlg, 'c1', input=inp)
+        assert r.returncode in (1, 2) and r.stderr.startswith('nbdialog exhash:'), (inp, r.stderr)
+        assert msg in r.stderr
+    r = nbd('exhash', dlg, 'nope', input='[]')
+    assert r.returncode==2 and "'nope'" in r.stderr
+
+def test_help_lists_exhash_and_mcp():
+    r = nbd('--help')
+    assert 'exhash' in r.stdout and 'mcp' in r.stdout
+    assert '--root DIR' in nbd('mcp', '--help').stdout
+
+@pytest.mark.slow
+def test_mcp_subcommand_serves_over_stdio(tmp_path):
+    anyio = pytest.importorskip('anyio'); pytest.importorskip('mcp')
+    import test_skill_mcp as t
+    r,out = t._setup(tmp_path)
+    params = t._server(r, [sys.executable, '-m', 'dialog.cli', 'mcp', '--root', str(r)])
+    assert anyio.run(t._session_run, params, lambda s: t._scenario(s, r, out))

@@ -1,0 +1,74 @@
+"The MCP server, driven by the official SDK's own stdio client, which starts it as a subprocess"
+import os, sys
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+
+mcp = pytest.importorskip('mcp')
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client, StdioServerParameters
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def _server(root, cmd=None):
+    "How the client starts the server: `cmd` (argv) or the `serve_mcp` function through python"
+    env = dict(PYTHONPATH=str(ROOT))
+    if cmd: return StdioServerParameters(command=cmd[0], args=cmd[1:], env=env, cwd=str(root))
+    return StdioServerParameters(command=sys.executable, args=['-c', 'from dialog.skill import serve_mcp; serve_mcp(".")'], env=env, cwd=str(root))
+
+async def _session_run(params, f):
+    async with stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as s:
+            await s.initialize()
+            return await f(s)
+
+def _text(res): return '\n'.join(c.text for c in res.content)
+
+async def _scenario(s, root, outside):
+    tools = (await s.list_tools()).tools
+    names = {t.name for t in tools}
+    assert {'summary_dlg', 'add_msg', 'msg_str_replace', 'msg_exhash', 'lnhashview_msg', 'find_msgs'} <= names
+    sr = next(t for t in tools if t.name=='msg_str_replace')
+    assert sr.input_schema['properties']['old_str']['description']=='Text to find and replace'
+
+    res = await s.call_tool('summary_dlg', dict(dlg='d.ipynb'))
+    assert not res.is_error and _text(res).startswith('m0:code: x = 1')
+
+    res = await s.call_tool('add_msg', dict(content='## Notes', msg_type='note', dlg='d.ipynb'))
+    assert not res.is_error and ':note: ## Notes' in _text(res)
+    assert read_ipynb(root/'d.ipynb').messages[-1].content=='## Notes'
+
+    res = await s.call_tool('msg_str_replace', dict(id='m0', old_str='x = 1', new_str='x = 2', dlg='d.ipynb'))
+    assert not res.is_error and _text(res)=='@@ -1,2 +1,2 @@\n-x = 1\n+x = 2\n print(x)'
+    assert read_ipynb(root/'d.ipynb')['m0'].content=='x = 2\nprint(x)'
+
+    view = _text(await s.call_tool('lnhashview_msg', dict(id='m0', dlg='d.ipynb')))
+    addr = view.split('\n')[0].rsplit('|', 1)[0]+'|'
+    res = await s.call_tool('msg_exhash', dict(id='m0', cmds=[[addr, 'c', 'x = 3']], dlg='d.ipynb'))
+    assert not res.is_error and '+1|' in _text(res)
+    before = (root/'d.ipynb').read_bytes()
+    res = await s.call_tool('msg_exhash', dict(id='m0', cmds=[[addr, 'c', 'x = 4']], dlg='d.ipynb'))  # the line is 'x = 3' now: stale
+    assert _text(res).startswith('error: stale lnhash at line 1')
+    assert (root/'d.ipynb').read_bytes()==before
+
+    for bad in ('../outside.ipynb', str(outside), 'link.ipynb'):
+        res = await s.call_tool('summary_dlg', dict(dlg=bad))
+        assert res.is_error and 'outside the root' in _text(res), bad
+    res = await s.call_tool('view_msg', dict(id='nope', dlg='d.ipynb'))
+    assert res.is_error and "'nope'" in _text(res)
+    return True
+
+def _setup(tmp_path):
+    root = tmp_path/'root'; root.mkdir()
+    d = Dialog('d'); d.mk_message('x = 1\nprint(x)', id='m0'); d.save(root/'d.ipynb')
+    out = tmp_path/'outside.ipynb'; Dialog('o', [Message('secret', id='s')]).save(out)
+    (root/'link.ipynb').symlink_to(out)
+    return root,out
+
+@pytest.mark.slow
+def test_mcp_server_over_stdio(tmp_path):
+    root,out = _setup(tmp_path)
+    assert anyio.run(_session_run, _server(root), lambda s: _scenario(s, root, out))
+    assert read_ipynb(out)['s'].content=='secret'

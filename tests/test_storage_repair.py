@@ -1,0 +1,85 @@
+"Reading with `repair=True` on damaged files: it reads or raises `DialogFormatError`, and what it reads writes a valid file that reads back strictly"
+import random, collections, copy, json
+import pytest, nbformat
+import fuzz
+from dialog.ipynb import reads_ipynb, write_ipynb, repair_ipynb, DialogFormatError
+
+def outcome(data):
+    try: d = reads_ipynb(data, repair=True)
+    except DialogFormatError: return 'refused'
+    t = write_ipynb(d)
+    nbformat.validate(nbformat.reads(t, as_version=nbformat.NO_CONVERT))
+    assert write_ipynb(reads_ipynb(t))==t  # strict reading takes what repair gave back, unchanged
+    return 'read'
+
+@pytest.mark.parametrize('seed', [0, 1])
+def test_repair_reads_or_refuses_mutated_files(seed):
+    rng,ss,res = random.Random(seed),fuzz.seeds(),collections.Counter()
+    for _ in range(80): res[outcome(fuzz.mutate(rng, rng.choice(ss))[1])] += 1
+    assert res['read'] and res['refused'], res
+
+@pytest.mark.slow  # ~45 s
+def test_repair_fuzz_long():
+    rng,ss = random.Random(7),fuzz.seeds()
+    for _ in range(4000): outcome(fuzz.mutate(rng, rng.choice(ss))[1])
+
+def test_repair_heals_more_than_strict_reading():
+    "Of the same mutations, repair reads every one strict reading reads, and more"
+    rng,ss,strict,healed = random.Random(3),fuzz.seeds(),0,0
+    for _ in range(120):
+        data = fuzz.mutate(rng, rng.choice(ss))[1]
+        try: reads_ipynb(data); strict += 1; ok = True
+        except DialogFormatError: ok = False
+        r = outcome(data)=='read'
+        assert r or not ok
+        healed += r
+    assert healed > strict
+
+def _text(src): return src if type(src) is str else ''.join(src)
+
+def check_no_guess(nb):
+    "Repair of parsed `nb` keeps every cell, every source's text and every output, or refuses and leaves `nb` as it was"
+    orig = copy.deepcopy(nb)
+    try: fixes = repair_ipynb(nb)
+    except DialogFormatError:
+        assert nb == orig
+        return 'refused'
+    if type(orig) is not dict or type(orig.get('cells')) is not list: return 'untouched'
+    assert len(nb['cells']) == len(orig['cells'])
+    for a,b in zip(orig['cells'], nb['cells']):
+        if a.get('cell_type') == 'heading': continue  # made a markdown heading of the same text
+        assert _text(b.get('source', '')) == ('' if a.get('source') is None else _text(a['source']))
+        assert len(b.get('outputs') or []) == len(a.get('outputs') or [])
+    assert len(set(fixes)) == len(fixes)  # each fix reported once
+    return 'read'
+
+def test_repair_never_guesses_or_drops_content():
+    "On mutated files: no cell, source text or output is dropped or made up; what can't be healed is refused"
+    rng,ss,res = random.Random(11),fuzz.seeds(),collections.Counter()
+    for _ in range(150):
+        try: nb = json.loads(fuzz.mutate(rng, rng.choice(ss))[1])
+        except (ValueError, RecursionError): continue
+        res[check_no_guess(nb)] += 1
+    assert res['read'] and res['refused'], res
+
+@pytest.mark.parametrize('cell,problem', [
+    (dict(cell_type='code', id='s', source=[1, 2], metadata={}, outputs=[]), 'cell 1 (id s): source must be text'),
+    (dict(cell_type='code', id='n', source=5, metadata={}, outputs=[]), 'cell 1 (id n): source must be text'),
+    ([1], 'cell 1: not a JSON object'), (None, 'cell 1: not a JSON object'),
+    (dict(cell_type='code', id='o', source='', outputs=[dict(output_type='bad stream', name='stdout', text='x')]), "cell 1 (id o): output 0: can't be read"),
+    (dict(cell_type='code', id='o', source='', outputs={'a': 1}), 'cell 1 (id o): outputs must be a list'),
+    (dict(cell_type='raw', id='r', source='', outputs=[dict(output_type='stream', name='stdout', text='x')]), 'cell 1 (id r): a raw cell holds outputs')])
+def test_repair_refuses_what_needs_a_guess(cell, problem):
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[dict(cell_type='markdown', id='ok', metadata={}, source='keep'), cell])
+    with pytest.raises(DialogFormatError, match='^' + __import__('re').escape(f'f.ipynb: {problem}')): reads_ipynb(json.dumps(nb), fname='f.ipynb', repair=True)
+    assert check_no_guess(nb) == 'refused'
+
+def test_missing_ids_reported_once_as_what_was_done():
+    "Cells with no id: no 'duplicate id' reports; in a 4.5 file each gets the id strict reading would derive, reported once; older files need no fix"
+    cells = [dict(cell_type='markdown', metadata={}, source=f'c{i}') for i in range(4)]
+    old = json.dumps(dict(nbformat=4, nbformat_minor=4, metadata={}, cells=cells))
+    test = reads_ipynb(old, repair=True)
+    assert test.repairs == [] and [m.id for m in test.messages] == [m.id for m in reads_ipynb(old)]
+    new = reads_ipynb(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)), repair=True)
+    assert new.repairs == [f'cell {i}: no id; gave it {m.id}' for i,m in enumerate(new.messages)]
+    assert [m.id for m in new.messages] == [m.id for m in test.messages]

@@ -1,0 +1,130 @@
+"dlg2md's Markdown rendered by a real CommonMark renderer (markdown-it-py): the divs are divs, never text"
+import base64, json, re, html as H
+import pytest
+from dialog.core import *
+from dialog.view import dlg2md, msg2md
+
+mdit = pytest.importorskip('markdown_it')
+container = pytest.importorskip('mdit_py_plugins.container').container_plugin
+
+def _dlg():
+    d = Dialog('md')
+    d.mk_message('# Title\n\nSome *prose*.', msg_type=snote)
+    d.mk_message('print("hi")\nx', output=[dict(output_type='stream', name='stdout', text='10%\r100%\n'),
+                 mk_displayobj({'text/html': '<table>\n<tr><td>1</td></tr>\n\n</table>', 'text/plain': 't'}),
+                 mk_displayobj({'image/png': base64.b64encode(tiny_png).decode(), 'text/plain': '<Figure>'})])
+    d.mk_message('Explain ::: this', msg_type=sprompt,
+                 output='::: details\n## Thinking\nhmm\n:::\n\nIt is **so**.\n\n:::\nstray fence in a reply')
+    d.mk_message('1/0', output=[dict(output_type='error', ename='ZeroDivisionError', evalue='division by zero', traceback=['1/0'])])
+    return d
+
+def _text(html):
+    "The visible text of `html`: tags removed (code blocks included, where `:::` would be harmless but still text)"
+    return H.unescape(re.sub(r'<[^>]+>', '', html))
+
+def _quarto_md():
+    md = mdit.MarkdownIt('commonmark')
+    for n in ('prompt', 'reply', 'output', 'details'): md = md.use(container, name=n)
+    return md
+
+def test_fenced_divs_render_as_divs():
+    "With a fenced-div plugin (what Quarto and Pandoc do natively) no `:::` line shows, and each class word is a div"
+    out = _quarto_md().render(dlg2md(_dlg()))
+    lines = [l for l in _text(out).split('\n') if l.strip().startswith(':::')]
+    assert lines == [':::'], lines # only the reply's own stray fence, which is the reply's text
+    assert [out.count(f'<div class="{c}">') for c in ('prompt', 'reply', 'output')] == [1, 1, 2]
+    assert '<h2>Thinking</h2>' in out # the thinking div nested in the reply still renders
+
+def test_plain_commonmark_shows_fences_as_text():
+    "Why `fenced=False` exists: a renderer without the plugin prints the fence lines"
+    out = mdit.MarkdownIt('commonmark').render(dlg2md(_dlg()))
+    assert '::: prompt' in _text(out)
+
+def test_html_divs_render_in_plain_commonmark():
+    "`fenced=False`: the same classes as HTML divs, which plain CommonMark passes through, rendering the Markdown inside"
+    src = dlg2md(_dlg(), fenced=False)
+    out = mdit.MarkdownIt('commonmark').render(src)
+    assert [out.count(f'<div class="{c}">') for c in ('prompt', 'reply', 'output')] == [1, 1, 2]
+    assert '&lt;div' not in out and '::: prompt' not in _text(out) and '::: output' not in _text(out)
+    assert '<strong>so</strong>' in out and '<h1>Title</h1>' in out
+    assert out.count('<div') == out.count('</div>')
+
+def test_images_inline_or_in_assets(tmp_path):
+    d = _dlg()
+    src = dlg2md(d)
+    assert f'![](data:image/png;base64,{base64.b64encode(tiny_png).decode()})' in src
+    src = dlg2md(d, assets=tmp_path/'img', rel=tmp_path)
+    assert 'data:image' not in src and len(list((tmp_path/'img').iterdir())) == 1
+    img = re.search(r'!\[\]\((img/[^)]+)\)', src)[1]
+    assert (tmp_path/img).read_bytes() == tiny_png
+
+def test_html_output_is_raw_block():
+    "HTML (a table with a blank line inside) goes in a `{=html}` raw block: Pandoc passes it through, CommonMark shows it as code, never half-parsed"
+    src = dlg2md(_dlg())
+    assert '```{=html}\n<table>\n<tr><td>1</td></tr>\n\n</table>\n```' in src
+
+def test_streams_as_shown_and_weave():
+    d = _dlg()
+    assert '10%' not in dlg2md(d) and '100%' in dlg2md(d)
+    w = dlg2md(d, weave=True)
+    assert 'print("hi")' not in w and '100%' in w and 'python\n1/0' not in w and 'ZeroDivisionError: division by zero' in w
+    assert '```python' not in w
+
+def test_exportfilter():
+    d = Dialog('e'); d.mk_message('import os'); d.mk_message('#| export\ndef f(): pass'); d.mk_message('f()', msg_type=snote)
+    assert dlg2md(d, exportfilter=True) == '```python\n#| export\ndef f(): pass\n```\n'
+    d2 = Dialog('e2'); d2.mk_message('a'); m = d2.mk_message('b'); m.pinned = True
+    assert dlg2md(d2, exportfilter=True) == '```python\na\n```\n'
+
+def test_msg2md_joins_to_dlg2md():
+    d = _dlg()
+    assert dlg2md(d) == '\n\n'.join(msg2md(m) for m in d.messages) + '\n'
+
+def test_markdown_preferred_to_html():
+    "An output with both: Markdown, which every renderer shows, rather than an HTML raw block CommonMark would show as code"
+    m = Message('x', output=[mk_displayobj({'text/html': '<b>x</b>', 'text/markdown': '**x**', 'text/plain': 'x'})])
+    assert msg2md(m) == '```python\nx\n```\n\n::: output\n**x**\n:::'
+
+from hypothesis import given, settings, strategies as st
+_txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>']), max_size=12).map(''.join)
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_txt, _txt), min_size=1, max_size=3))
+def test_divs_hold_whatever_the_text(pairs):
+    "Whatever a prompt and its reply hold (colon fences, backticks, HTML), each message is exactly its divs: the fences outlast any inside"
+    d = Dialog('p')
+    for q,r in pairs: d.mk_message(q, msg_type=sprompt, output=r)
+    out = _quarto_md().render(dlg2md(d))
+    assert out.count('<div class="prompt">') == sum(bool(q.strip()) for q,r in pairs)
+    assert out.count('<div class="reply">') == sum(bool(r.strip()) for q,r in pairs)
+
+def _pandoc_divs(md):
+    "The divs Pandoc reads in `md`, as (depth, classes), and its HTML"
+    pypandoc = pytest.importorskip('pypandoc')
+    ast = json.loads(pypandoc.convert_text(md, 'json', format='markdown'))
+    res = []
+    def walk(bs, depth):
+        for b in bs:
+            if b['t']=='Div': res.append((depth, b['c'][0][1])); walk(b['c'][1], depth+1)
+    walk(ast['blocks'], 0)
+    return res
+
+@pytest.mark.parametrize('fenced', [True, False])
+def test_pandoc_reads_the_divs(fenced):
+    "Pandoc (what Quarto runs) reads both forms as the same divs: a reply's stray fence is its text, its thinking div nested in it"
+    divs = _pandoc_divs(dlg2md(_dlg(), fenced=fenced))
+    assert divs == [(0, ['output']), (0, ['prompt']), (0, ['reply']), (1, ['details']), (0, ['output'])]
+
+_lines = st.lists(st.tuples(st.sampled_from(['a b', ':::', '::::', '::: details', '```', '```python', '```{=html}', '~~~', '<div>', '</div>', '<div class="x">', '# h', '> q']),
+                            st.sampled_from(['\n', '\n\n'])), max_size=10).map(lambda ts: ''.join(w+s for w,s in ts))
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_lines, _lines), min_size=1, max_size=2), st.booleans())
+def test_pandoc_divs_hold_whatever_the_text(pairs, fenced):
+    "Stray or unclosed div fences, `<div>` lines and code fences, each on its own line, never break Pandoc's divs (tokens glued into one line, like `<div>:::`, which Pandoc reads as a fence of class `</div>`, are out of scope)"
+    d = Dialog('p')
+    for q,r in pairs: d.mk_message(q, msg_type=sprompt, output=r)
+    top = [c for depth,c in _pandoc_divs(dlg2md(d, fenced=fenced)) if depth==0]
+    want = [c for q,r in pairs for c,t in ((['prompt'], q), (['reply'], r)) if t.strip()]
+    assert top == want
