@@ -185,11 +185,11 @@ def render_outputs_ai(outs, # An nbformat output list (anything else renders as 
 # %% ../nbs/02_chat.ipynb #6dd7f569
 @patch(as_prop=True)
 def ai_output(self:Message):
-    "This message's output as text for the AI (cached in `_ai_rend` until `output`, `content` or `msg_type` changes)"
-    if self._ai_rend is None:
-        self._ai_rend = (ai_fmt(self.ai_res) if self.msg_type==sprompt else
+    "This message's output as text for the AI (cached in `Message.ai_rend` until `output`, `content` or `msg_type` changes)"
+    if self.ai_rend is None:
+        self.ai_rend = (ai_fmt(self.ai_res) if self.msg_type==sprompt else
                          render_outputs_ai(self.output) if self.msg_type==scode else '')
-    return self._ai_rend
+    return self.ai_rend
 
 # %% ../nbs/02_chat.ipynb #f5415efa
 @patch

@@ -1,4 +1,4 @@
-"What a hostile review of the command line found: each test fails without its fix"
+"The command line at its edges: ids of id-less files across edits, folder commands on hostile names, dry runs, fences in outputs, skip markers, convert over its own input"
 import json, os, subprocess
 from pathlib import Path
 import pytest
