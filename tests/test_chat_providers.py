@@ -10,8 +10,7 @@ import dialog.chat as chat
 from chat_checks import check_history, sdk_valid, anthropic_rules, assert_same
 
 fmts = ('openai', 'anthropic')
-corpus = Path(__file__).parent.parent.parent/'shared'/'corpus'
-if not corpus.exists(): corpus = Path('/work/shared/corpus')
+from shared_paths import corpus
 
 # ---------- generated histories (built independently of the code under test) ----------
 texts = st.text(st.sampled_from('ab c\n*#`é'), min_size=1, max_size=30).filter(lambda s: s.strip() and s == _trim_blank(s))

@@ -10,8 +10,7 @@ import dialog.chat as chat
 from chat_checks import check_history, anthropic_rules, openai_rules, AN_IMG_BYTES
 
 fmts = ('openai', 'anthropic')
-corpus = Path(__file__).parent.parent.parent/'shared'/'corpus'
-if not corpus.exists(): corpus = Path('/work/shared/corpus')
+from shared_paths import corpus
 
 # ---------- the real SDK clients, on a mock transport ----------
 class Provider:
