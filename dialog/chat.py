@@ -16,7 +16,7 @@ from fastcore.ansi import strip_ansi
 from .core import *
 from .render import *
 from .ipynb import atomic_write
-import base64, functools, hashlib, html, io, json, re, struct
+import base64, bisect, functools, hashlib, html, io, json, re, struct
 
 # %% ../nbs/02_chat.ipynb #81ecc0c5
 @patch(as_prop=True)
@@ -105,12 +105,26 @@ def _trim_blank(s):
     while (j := s.rfind('\n', 0, k))>=0 and not s[j+1:k].strip(' \t'): k = j
     return s[:k]
 
+_re_think_open = re.compile(r'<!--\s*think_start\s*-->')
+
+def _think_spans(txt):
+    "`(start, None, end)` of each think opening in `txt` that has a closing after it (the end of its first one)"
+    if 'think_start' not in txt: return []
+    ends = [(m.start(), m.end()) for m in _re_think[1].finditer(txt)]
+    res = []
+    for m in _re_think_open.finditer(txt, 0, ends[-1][0] if ends else 0):  # only openings some closing follows
+        k = bisect.bisect_left(ends, (m.end(), -1))
+        if k<len(ends): res.append((m.start(), None, ends[k][1]))
+    return res
+
 def _segments(txt):
     "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
-    ms = sorted((m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced) for m in pat[0].finditer(txt, 0, _closed(pat, txt)))
+    ms = sorted([(m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced) for m in pat[0].finditer(txt, 0, _closed(pat, txt))] + _think_spans(txt),
+                key=lambda x: x[0])
     res,pos,end = [],0,0
     for s,m,compact in ms:
-        if s<end: continue  # inside a block of the other spelling
+        if s<end: continue  # inside a block of the other spelling, or inside thinking
+        if m is None: end = compact; continue  # thinking: stays in the gap, where `_denoise` drops it, and no block inside it is a call
         end = m.end()
         if (p := _tool_part(m['js'], compact)) is None: continue
         res.append((txt[pos:s], p, m[0])); pos = end
@@ -171,11 +185,11 @@ def render_outputs_ai(outs, # An nbformat output list (anything else renders as 
 # %% ../nbs/02_chat.ipynb #6dd7f569
 @patch(as_prop=True)
 def ai_output(self:Message):
-    "This message's output as text for the AI (cached in `_ai_rend` until `output`, `content` or `msg_type` changes)"
-    if self._ai_rend is None:
-        self._ai_rend = (ai_fmt(self.ai_res) if self.msg_type==sprompt else
+    "This message's output as text for the AI (cached in `Message.ai_rend` until `output`, `content` or `msg_type` changes)"
+    if self.ai_rend is None:
+        self.ai_rend = (ai_fmt(self.ai_res) if self.msg_type==sprompt else
                          render_outputs_ai(self.output) if self.msg_type==scode else '')
-    return self._ai_rend
+    return self.ai_rend
 
 # %% ../nbs/02_chat.ipynb #f5415efa
 @patch
@@ -191,7 +205,12 @@ _fmts = ('openai', 'anthropic')
 
 def _txt(s): return dict(type='text', text=s)
 def _img(mime, data): return dict(type='image', mime=mime, data=data)
-def _url_img(url): return dict(type='image', url=url)
+_re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S)
+
+def _url_img(url):
+    "An image part for `url`: a `data:` URL of a type the providers take is the image itself, sent (and checked, and fitted) as one"
+    m = _re_data_url.fullmatch(url) if url[:5].lower()=='data:' else None
+    return _img(m[1], m[2]) if m and m[1] in img_mimes else dict(type='image', url=url)
 
 def _chk_fmt(fmt):
     if fmt not in _fmts: raise ValueError(f'unknown chat format {fmt!r}, expected one of {_fmts}')
@@ -326,6 +345,10 @@ def _an_alternate(msgs):
         else: res.append(dict(role=m['role'], content=list(_blocks(m['content']))))
     if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', content=_no_request))
     for m in res: m['content'] = _content(_merge(_blocks(m['content']), '\n\n'), noop)
+    if res and res[-1]['role']=='assistant':  # Anthropic refuses a last assistant turn (a prefill) that ends in white space
+        c = res[-1]['content']
+        if isinstance(c, str): res[-1]['content'] = c.rstrip()
+        elif c[-1]['type']=='text': c[-1] = _txt(c[-1]['text'].rstrip())
     return res
 
 def _chk_msg(m):
@@ -373,7 +396,9 @@ def _turns(units):
 def _weight(m):
     "Prompt `m`'s fine-tuning weight (`meta['dialog']['weight']`: 0 or 1, or a list with one per assistant message), or None"
     d = m.meta.get('dialog') if m is not None else None
-    return d.get('weight') if isinstance(d, dict) else None
+    w = d.get('weight') if isinstance(d, dict) else None
+    if w is None or w in (0, 1) and type(w) is int or type(w) is list and w and all(type(x) is int and x in (0, 1) for x in w): return w
+    raise ValueError(f"message {m.id!r}: meta['dialog']['weight'] must be 0, 1 or a list of them (one per assistant message), not {w!r:.40}")
 
 def _render(units, fmt, system, weights=False):
     "The provider message list for `units` (with `weights`, each OpenAI assistant message carries its prompt's fine-tuning weight)"
@@ -397,11 +422,12 @@ def tool_id(id:str, # A tool-call id as the dialog holds it
 
 class _IdMap:
     "Tool-call ids of one request: each call's id as `tool_id` maps it, made unique with a `-2`, `-3`… suffix when already sent"
-    def __init__(self, fmt): self.fmt,self.seen = fmt,set()
+    def __init__(self, fmt): self.fmt,self.seen,self.next = fmt,set(),{}
     def __call__(self, id):
         i = base = tool_id(id, self.fmt)
-        k = 2
+        k = self.next.get(base, 2)  # the suffixes below it are taken: n uses of one id cost n tries, not n²/2
         while i in self.seen: i = f'{base[:_id_rules[self.fmt][1]-len(str(k))-1]}-{k}'; k += 1
+        self.next[base] = k
         self.seen.add(i)
         return i
 
@@ -443,7 +469,11 @@ def fit_image(data:bytes, # The image's bytes
     "`(mime, data)`: the image shrunk (aspect kept, same type; a GIF becomes PNG) until it fits both limits; needs Pillow"
     Image = _pillow()
     if Image is None: raise ValueError('fit_image needs Pillow: pip install "nbdialog[images]"')
-    im = Image.open(io.BytesIO(data)); im.load()
+    if mime not in img_mimes: raise ValueError(f"fit_image: {mime!r} is not one of {', '.join(img_mimes)}")
+    try: im = Image.open(io.BytesIO(data)); im.load()
+    except Exception as e:
+        why = re.sub(r' ?<[^<>]* at 0x[0-9a-fA-F]+>', '', str(e))  # Pillow names the file object it read: no help to anyone
+        raise ValueError(f'fit_image: Pillow cannot read this {mime} image ({type(e).__name__}: {truncstr(why, 80)})') from None
     pf,out = dict(zip(img_mimes, ('PNG', 'JPEG', 'PNG', 'WEBP')))[mime],mime if mime!='image/gif' else 'image/png'
     if im.mode not in (('RGB', 'L') if pf=='JPEG' else ('RGB', 'RGBA', 'L', 'LA')): im = im.convert('RGB' if pf=='JPEG' else 'RGBA')
     s = min(1, max_px/max(im.size)) if max_px else 1
@@ -454,23 +484,35 @@ def fit_image(data:bytes, # The image's bytes
         s *= min(0.9, (max_bytes/_b64len(b.tell()))**0.5)
     raise ValueError(f'fit_image: could not bring a {im.width}x{im.height} {mime} image under {max_bytes} bytes')
 
-def _px(b64):
-    "Size of the base64 image `b64`, decoding only as much of it as its header needs (a JPEG's may sit after its metadata)"
-    for n in (64, 1<<12, 1<<16, len(b64)):
-        head = base64.b64decode(b64[:n])
-        if (sz := img_size(head)) or n>=len(b64) or head[:2]!=b'\xff\xd8': return sz
+def _sniff(raw):
+    "The image type (one of `img_mimes`) the bytes `raw` start as, or None"
+    if raw[:8]==b'\x89PNG\r\n\x1a\n': return 'image/png'
+    if raw[:3]==b'\xff\xd8\xff': return 'image/jpeg'
+    if raw[:6] in (b'GIF87a', b'GIF89a'): return 'image/gif'
+    if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP': return 'image/webp'
+
+@functools.lru_cache(maxsize=256)
+def _img_facts(b64):
+    "`(the type its bytes say or None, its size or None)` of base64 image `b64`; a ValueError when it isn't base64 (cached: a dialog sends the same images again and again)"
+    raw = base64.b64decode(b64, validate=True)
+    return _sniff(raw),img_size(raw)
 
 def _fit_images(units, fmt):
-    "Every data image part of `units` within `fmt`'s limits: resized in place with Pillow, else a ValueError naming its message and the limit"
+    "Every data image part of `units` checked and within `fmt`'s limits: labelled with the type its bytes say, resized in place with Pillow; else a ValueError naming its message"
     imgs = [(u['m'], p) for u in units for p in u.get('ctx') or u.get('req') or () if p['type']=='image']
     lim = img_limits[fmt]
     mb,px = lim['bytes'],lim['px_many'] if len(imgs)>lim.get('many', len(imgs)) else lim['px']
     for m,p in imgs:
-        if 'data' not in p or len(p['data'])<=mb and (px is None or max(_px(p['data']) or (0,))<=px): continue
+        if 'data' not in p: continue
+        try: kind,sz = _img_facts(p['data'])
+        except ValueError: raise ValueError(f"message {m.id!r}: an image ({p['mime']}) whose data is not base64: {p['data']!r:.40}") from None
+        p['mime'] = kind or p['mime']  # providers refuse an image labelled with another type than its bytes are
+        if len(p['data'])<=mb and (px is None or max(sz or (0,))<=px): continue
         if _pillow() is None:
-            raise ValueError(f"message {m.id!r}: an image ({p['mime']}, {'x'.join(map(str, _px(p['data']) or ('?','?')))} px, {len(p['data'])} bytes of base64) is over {fmt}'s limit "
+            raise ValueError(f"message {m.id!r}: an image ({p['mime']}, {'x'.join(map(str, sz or ('?','?')))} px, {len(p['data'])} bytes of base64) is over {fmt}'s limit "
                              f"of {mb} bytes{f' and {px} px on the long edge' if px else ''}: install Pillow to resize it (pip install \"nbdialog[images]\")")
-        mime,data = fit_image(base64.b64decode(p['data']), p['mime'], mb, px)
+        try: mime,data = fit_image(base64.b64decode(p['data']), p['mime'], mb, px)
+        except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
 
 # %% ../nbs/02_chat.ipynb #a7d1e032
@@ -502,6 +544,8 @@ def dlg2chat(dlg, # The `Dialog` to send
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0): raise ValueError(f'budget must be a non-negative int (tokens), not {budget!r:.40}')
     _chk_fmt(fmt)
+    if isinstance(upto, Message) and upto.dlg is not None and upto.dlg is not dlg:
+        raise ValueError(f'upto: message {upto.id!r} is in dialog {upto.dlg.name!r}, not in {dlg.name!r}')
     try:
         units = _units(dlg.messages if msgs is None else msgs, upto)
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
@@ -521,6 +565,7 @@ def _detect(msgs):
             t = p.get('type') if isinstance(p, dict) else None
             if t=='image_url': return 'openai'
             if t in ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use'): return 'anthropic'
+            if t=='text' and 'citations' in p: return 'anthropic'  # a cited answer is text blocks only: their citations say whose
     return 'openai'
 
 def _texts(c, i, what):
@@ -532,10 +577,9 @@ def _texts(c, i, what):
         if not isinstance(p, dict) or p.get('type') not in ('text', 'refusal'): _err(i, f'{what} content part {j}: expected a text part, got {p!r:.80}')
         t = p.get('text', p.get('refusal'))
         if not isinstance(t, str): _err(i, f'{what} content part {j}: text must be a string')
+        if p.get('citations') and what!='tool_result': _err(i, f"{what} content part {j}: OpenAI text parts carry no citations (an Anthropic history? pass fmt='anthropic')")
         res.append(refusal_text(t) if p['type']=='refusal' else t)
     return '\n\n'.join(res)
-
-_re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S)
 
 def _image(mime, data, i, j):
     "An image part, checking its type is one the providers take and its `data` is base64"
@@ -561,15 +605,18 @@ def _note(c):
     if isinstance(url, str): return f"[{str(title or url).replace('[', '(').replace(']', ')')}]({_url_esc(url)}){q}"
     return f'{title or "source"}{q}'
 
+_re_fn = re.compile(r'\[\^(\d{1,9})\]')
+
 def _cite(spans, i):
     "Text from `(text, citations)` spans: a footnote mark after each cited span, the footnotes after the text (a span already holding a cited URL, as a Markdown link does, needs none)"
     out,notes = [],[]
+    n0 = max(map(int, _re_fn.findall(''.join(t for t,_ in spans))), default=0)  # the text's own footnotes keep their numbers: ours follow them
     for t,cs in spans:
         out.append(t)
         for j,c in enumerate(cs or ()):
             if not isinstance(c, dict): _err(i, f'citation {j} must be an object')
             if isinstance(c.get('url'), str) and c['url'] in t: continue
-            notes.append(f'[^{len(notes)+1}]: {_note(c)}'); out.append(f'[^{len(notes)}]')
+            notes.append(f'[^{n0+len(notes)+1}]: {_note(c)}'); out.append(f'[^{n0+len(notes)}]')
     return ''.join(out) + ('\n\n' + '\n'.join(notes) if notes else '')
 
 def _oa_annotated(txt, anns, i):
@@ -684,7 +731,8 @@ def _an_events(m, i):
         elif isinstance(t, str) and t.endswith('_tool_result') and t!='tool_result' and role=='assistant': _an_server(p, srv, i, j)
         elif t=='image' and role=='user' and isinstance(s := p.get('source'), dict):
             if s.get('type')=='base64' and isinstance(s.get('media_type'), str) and isinstance(s.get('data'), str): parts.append(_image(s['media_type'], s['data'], i, j))
-            elif s.get('type')=='url' and isinstance(s.get('url'), str): parts.append(_url_text(s['url']))
+            elif s.get('type')=='url' and isinstance(s.get('url'), str):  # a data: URL is the image itself, kept as an attachment as OpenAI's is
+                parts.append(_image(d[1], d[2], i, j) if (d := _re_data_url.fullmatch(s['url'])) else _url_text(s['url']))
             else: _err(i, f'content part {j}: unsupported image source')
         elif t=='tool_result' and role=='user': res.append(_an_result_ev(p, i, j))
         elif t=='tool_use' and role=='assistant':
@@ -803,9 +851,11 @@ def count_tokens(msg:dict): # One provider message
 # %% ../nbs/02_chat.ipynb #3abe4938
 def _trim(units, fmt, budget, counter, system):
     "`units` without the oldest droppable ones, until the estimated tokens fit `budget`"
-    costs = [sum(map(counter, _render([u], fmt, None))) for u in units]
+    rs = [_render([u], fmt, None) for u in units]
+    costs = [sum(map(counter, r)) for r in rs]
     total = sum(costs) + (counter(dict(role='system', content=system)) if system else 0)
-    last = max((i for i,u in enumerate(units) if 'req' in u), default=len(units)-1)  # no prompt: the newest message stays
+    sends = [i for i,r in enumerate(rs) if r]  # an empty prompt sends nothing: keeping it alone would send []
+    last = max((i for i in sends if 'req' in units[i]), default=max(sends, default=len(units)-1))  # no prompt: the newest message stays
     keep = [True]*len(units)
     for i,u in enumerate(units):
         if total <= budget: break

@@ -82,8 +82,9 @@ _epilog = '''examples:
   nbdialog find talk 'def \\w+' --type code     messages matching a regex
   echo 'print(1)' | nbdialog add talk --after 3f9a
   nbdialog run talk                            run all the code, saving outputs as it goes
-exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raised, timed out, or
-  the kernel died), 2 bad usage or a bad file, 130 interrupted (Ctrl-C)'''
+exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raised, timed out, the
+  kernel died, or another program changed it meanwhile), 2 bad usage, a bad file or no kernel, 130
+  interrupted (Ctrl-C)'''
 
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
@@ -137,7 +138,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
         _say(f'nbdialog {a.cmd}: interrupted', err=True)
         return 130
-    except (KeyError, ValueError, OSError, ImportError, DialogConflictError) as e: # KeyError: a message id not found
+    except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError) as e: # KeyError: a message id not found
         _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
         return 2
 
@@ -434,11 +435,16 @@ def _folders2jsonl(a):
     "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed by `paths2jsonl` to `-o` or stdout"
     if a.o in (None, '-'):
         with tempfile.TemporaryDirectory() as d, open(paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt), encoding='utf-8') as f:
-            while s := f.read(1<<20): sys.stdout.write(s)
+            while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
         return
     _chk_new(a.o, a.force)
+    out = os.path.realpath(Path(a.o).expanduser())
+    for s in a.files: # a dialog read is never the file written, even with --force
+        r = os.path.realpath(Path(s).expanduser())
+        if out==r or out.endswith('.ipynb') and os.path.isdir(r) and out.startswith(r.rstrip(os.sep)+os.sep):
+            raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): writing there would replace it; nothing written')
     paths2jsonl(a.files, a.o, a.fmt, force=a.force)
-    print(f'wrote {a.o}')
+    _say(f'wrote {a.o}')
 
 _srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searched recursively), globs or dialog files')
 _workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
@@ -450,11 +456,11 @@ _workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_fo
       help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)')
 def _cmd_export(a):
     _chk_new(a.o, a.force)
-    print(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force))
+    _say(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force)) # its report names files: escaped on a terminal
 
 @_sub(_srcs, _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')), _workers,
       help='count the messages, tokens, errors and flags of folders of dialogs, and list the biggest and the unreadable')
-def _cmd_stats(a): print(folder_stats(a.src, a.top, a.workers))
+def _cmd_stats(a): _say(folder_stats(a.src, a.top, a.workers)) # names of files, and their errors: escaped on a terminal
 
 # %% ../nbs/04_cli.ipynb #ae994e35
 def _seconds(s):
@@ -469,7 +475,7 @@ def _seconds(s):
       _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
       _arg('--timeout', type=_seconds, metavar='S', help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError'),
       _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
-      _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false' and dialogs marked 'skip_exec: true' (skipped by default)"),
+      _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false' or tagged skip-execution, and dialogs marked 'skip_exec: true' or 'eval: false' (skipped by default)"),
       _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
       help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving each one's outputs as it finishes")
 def _cmd_run(a):
@@ -477,7 +483,7 @@ def _cmd_run(a):
     if a.all and a.ids: raise ValueError('give message ids or --all, not both')
     if a.dry_run:
         ms,skipped = dlg.run_plan(a.ids or None, a.above, a.below, a.force_eval)
-        _say(*[f'would run {_row(m, 100)}' for m in ms], *[f'would skip {m.id} ({why})' for m,why in skipped] or ['nothing to run'])
+        _say(*[f'would run {_row(m, 100)}' for m in ms] + [f'would skip {m.id} ({why})' for m,why in skipped] or ['nothing to run'])
         _say(f'dry run: nothing run, {dlg_where(dlg)} not written', err=True)
         return 0
     try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True, progress=_progress('running'))

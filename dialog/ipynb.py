@@ -94,14 +94,14 @@ def _cells2dlg(cls, cells, meta, name, fname=None):
 Dialog.ids_derived = 0 # How many cells the reader gave an id derived from the file, as they had none
 
 def derive_ids(cells): # Parsed ipynb cells, in file order (changed in place)
-    "Give each cell that has no id one derived from its position and source (8 hex digits, deterministic even on collisions); returns their indices"
+    "Give each cell that has no id one derived from its source (8 hex digits, deterministic even on collisions, unchanged by edits to other cells); returns their indices"
     taken = {c['id'] for c in cells if type(c) is dict and type(c.get('id')) is str and c['id']}
     res = []
     for i,c in enumerate(cells):
         if type(c) is not dict or c.get('id'): continue
         src = json.dumps(c.get('source'), sort_keys=True, ensure_ascii=False, default=repr)
         for k in range(len(taken)+1):
-            cid = hashlib.blake2b(f'{i}\0{k}\0{src}'.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()
+            cid = hashlib.blake2b(f'{k}\0{src}'.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()
             if cid not in taken: break
         c['id'] = cid
         taken.add(cid)

@@ -60,7 +60,7 @@ def openai_rules(msgs):
         i += 1
 
 def anthropic_rules(msgs):
-    "Starts with the user, roles alternate, no empty or whitespace-only text, each tool_use answered at the start of the next user turn; ids unique and matching the id pattern; tool results not blank; images within 5 MB and 8,000 px (2,000 px over 20 images)"
+    "Starts with the user, roles alternate, no empty or whitespace-only text, a last assistant turn not ending in white space, each tool_use answered at the start of the next user turn; ids unique and matching the id pattern; tool results not blank; images within 5 MB and 8,000 px (2,000 px over 20 images)"
     assert not msgs or msgs[0]['role'] == 'user', 'first turn is not the user'
     blocks_all = [b for m in msgs if isinstance(m['content'], list) for b in m['content']]
     uses_all = [b['id'] for b in blocks_all if b['type'] == 'tool_use']
@@ -73,6 +73,9 @@ def anthropic_rules(msgs):
         if b['type'] == 'tool_result':
             c = b.get('content')
             assert not _blank(c if isinstance(c, str) else ''.join(x.get('text', 'x') for x in c or [])), f'blank tool result {b}'
+    if msgs and msgs[-1]['role'] == 'assistant':
+        c = msgs[-1]['content']; last = c if isinstance(c, str) else c[-1].get('text', 'x') if c else 'x'
+        assert last == last.rstrip(), 'the last turn (an assistant prefill) ends in white space'
     for i, m in enumerate(msgs):
         assert m['role'] in ('user', 'assistant')
         if i: assert m['role'] != msgs[i-1]['role'], f'turns {i-1} and {i} have the same role'

@@ -51,6 +51,8 @@ def mk_hostile(folder):
 def commands(p, bad, ids, tmp):
     "Every command and option that prints what a file, a user or executed code holds"
     h = ' '.join(hostile)
+    good = tmp/('good\u202e'); good.mkdir(exist_ok=True) # a folder of readable dialogs only
+    (good/p.name).write_bytes(p.read_bytes())
     return [['summary', p], ['summary', p, '--maxlen', '20'], ['view', p], ['view', p, '--out'], ['view', p, '--full-out'], ['view', p, '--xml', '--out'],
             ['view', p, '--errors', '--xml'], ['view', p, ids[0], '--start-line', '2', '--end-line', '4'], ['view', p, '--no-nums', '--out'],
             ['find', p, 'x'], ['find', p, 'pwned', '--out'], ['find', p, 'e', '--context', '1'], ['find', p, '', '--exported'],
@@ -59,6 +61,9 @@ def commands(p, bad, ids, tmp):
             ['convert', p, '--to', 'md'], ['convert', p, '--to', 'py'], ['convert', p, '--to', 'xml'], ['convert', p, '--to', 'openai'],
             ['convert', p, '--to', 'anthropic'], ['convert', p, p, '--to', 'jsonl'], ['convert', p, '--to', 'md', '-o', tmp/('out\x1b]0;t\x07.md')],
             ['run', p, '--dry-run'], ['run', p, '--dry-run', '--force-eval'],
+            # folders of dialogs: reports that name files and quote their errors, JSON Lines on the terminal
+            ['stats', tmp], ['export', tmp, '-o', tmp/'all.jsonl', '--skip-bad'], ['export', tmp, '-o', tmp/'bad.jsonl'],
+            ['convert', good, '--to', 'jsonl'], ['convert', good, '--to', 'jsonl', '-o', tmp/('o\x1b]0;t\x07.jsonl')],
             # errors that quote the user's input or the file
             ['summary', bad], ['view', p, '\x1b[2Jnope\u202e'], ['find', p, '(\x1b[2J'], ['edit', p, ids[1]], ['add', tmp/'no\x1b[2Jsuch', '--content', 'x'],
             ['summary', tmp/('gone\x1b]0;x\x07')], ['view', p, '--bogus\x1b[2J'], ['summary', p, '--type', 'evil\x1b[2J'], ['convert', p, '--to', 'py', '-o', p],

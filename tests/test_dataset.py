@@ -10,8 +10,7 @@ from dialog.dataset import *
 from dataset import mk_nb, mk_folder  # bench/dataset.py's generator (bench is on pytest's pythonpath)
 
 pa = pytest.importorskip('pyarrow')
-corpus = Path(__file__).parent.parent.parent/'shared'/'corpus'
-if not corpus.exists(): corpus = Path('/work/shared/corpus')
+from shared_paths import corpus
 root = Path(__file__).parent.parent
 
 @pytest.fixture(scope='module')

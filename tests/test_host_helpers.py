@@ -10,7 +10,7 @@ from dialog.ipynb import home_atts, unhome_atts, ipynb_cells, repair_ipynb
 
 ai = pytest.importorskip('aidialog.dialog')
 aiio = pytest.importorskip('aidialog.ipynb')
-corpus = Path('/work/shared/corpus')
+from shared_paths import corpus
 
 contents = st.sampled_from(['x = 1', '#| export\ndef f(): pass', '#| exports\ny = 2', '#| eval: false\nslow()', '#| eval: true\nz = 3',
                             '#| hide\nimport os', '# a comment\n#| export\nw = 4', '#|export\nv = 5', 'print(1)'])

@@ -7,8 +7,7 @@ from dialog.core import *
 from dialog.ipynb import *
 from dialog.ipynb import SEP
 
-root = Path(__file__).resolve().parent.parent
-corpus = root.parent/'shared'/'corpus'
+from shared_paths import root, corpus
 fixtures = Path(__file__).parent/'fixtures'
 
 def validate(txt): nbformat.validate(nbformat.reads(txt, as_version=nbformat.NO_CONVERT))

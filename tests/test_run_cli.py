@@ -27,7 +27,7 @@ def test_dry_run_runs_nothing(tmp_path):
     r = nbd('run', p, '--dry-run', cwd=tmp_path)
     assert r.returncode==0 and not (tmp_path/'ran.txt').exists() and p.read_bytes()==before
     assert r.stdout.splitlines()==[f'would run {a.preview(100)}', f'would run {b.preview(100)}', f'would skip {s.id} (#| eval: false)']
-    assert ok('run', p, '--dry-run', '--force-eval').count('would run')==3
+    assert ok('run', p, '--dry-run', '--force-eval').splitlines()==[f'would run {m.preview(100)}' for m in (a,s,b)] # nothing skipped: no 'nothing to run' after them
 
 def test_without_the_run_extra(tour):
     code = "import sys; sys.modules['nbclient'] = None; from dialog.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -57,6 +57,17 @@ def test_timeout_then_the_next_message(tmp_path):
     assert r.stdout.splitlines()==[f'{a.id}: error TimeoutError: timed out after 1s', f'{b.id}: ok']
     assert read_ipynb(p)[b.id].output==[dict(output_type='stream', name='stdout', text='next\n')]
     assert nbd('run', p, b.id, '--timeout', 'inf').returncode==0 and nbd('run', p, b.id, '--timeout', '1e12').returncode==0
+
+@pytest.mark.slow
+def test_timeout_the_code_ignores(tmp_path):
+    "Code that catches the timeout's interrupt keeps the kernel busy: the run stops there, rather than give the next message a timeout it never had"
+    p,(a,b) = mk(tmp_path, "import time\nwhile True:\n    try: time.sleep(0.2)\n    except KeyboardInterrupt: print('caught')", "print('next')")
+    r = nbd('run', p, '--timeout', '1', '--continue-on-error')
+    assert r.returncode==1, (r.stdout, r.stderr)
+    assert r.stdout.splitlines()==[f'{a.id}: error TimeoutError: timed out after 1s; the kernel did not stop when interrupted',
+                                   'the kernel did not stop after a timeout: 1 code message not run']
+    d = read_ipynb(p)
+    assert d[a.id].output[0]['text'].startswith('caught') and not d[b.id].output # the next message was not run, nor given a false timeout
 
 @pytest.mark.slow
 def test_dead_kernel_exit_code_and_outputs_kept(tmp_path):
@@ -124,3 +135,13 @@ def test_surrogates_in_outputs_are_saved(tmp_path):
     assert r.returncode==1 and 'Traceback' not in r.stderr, r.stderr
     assert r.stdout.splitlines()[1].startswith(f'{b.id}: error ValueError: ')
     read_ipynb(p).validate()
+
+def test_a_kernel_that_cannot_start(tmp_path):
+    "A broken kernelspec: one clear line and exit 2, not nbclient's traceback; nothing written"
+    ks = tmp_path/'jp'/'kernels'/'python3'; ks.mkdir(parents=True)
+    (ks/'kernel.json').write_text(json.dumps(dict(argv=['/bin/false', '{connection_file}'], display_name='broken', language='python')))
+    p,(a,) = mk(tmp_path, 'print(1)')
+    before = p.read_bytes()
+    r = subprocess.run(cmd + ['run', str(p)], capture_output=True, text=True, env=dict(env, JUPYTER_PATH=str(tmp_path/'jp')), timeout=120)
+    assert r.returncode==2 and 'Traceback' not in r.stderr and "the Jupyter kernel 'python3' did not start" in r.stderr, r.stderr
+    assert p.read_bytes()==before

@@ -63,8 +63,8 @@ def test_no_module_uses_another_modules_private_attributes(mod):
 
 # Core's private attributes that have a public, documented name for other modules; only core touches the private ones.
 protocol = {'_ai_rend': 'Message.ai_rend', '_ipynb': 'Message.ipynb_form', '_b64': 'Attachment.from_b64', '_insert': 'Dialog.insert_msgs'}
-# Known uses the lead empties once the module switches to the public name (dialog.chat caches its render in `_ai_rend`).
-protocol_known = {('chat', '_ai_rend')}
+# Known uses of the private names by other modules: none (each module goes through the public name)
+protocol_known = set()
 
 @pytest.mark.parametrize('mod', [m for m in mods if m!='core'])
 def test_protocol_attributes_go_through_their_public_names(mod):

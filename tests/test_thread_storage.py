@@ -10,7 +10,8 @@ from dialog.thread import Thread, Message
 from thread_cases import building, answers
 import dialog.thread as ours
 
-corpus = sorted(p for p in Path('/work/shared/corpus').rglob('*.ipynb') if p.name!='invalid.ipynb')
+from shared_paths import corpus as _corpus
+corpus = sorted(p for p in _corpus.rglob('*.ipynb') if p.name!='invalid.ipynb')
 
 def roundtrip(t, tmp_path, name='t.ipynb'):
     p = t.save(tmp_path/name)

@@ -1,4 +1,4 @@
-"dialog.chat under hostile review: each test pins a bug found by breaking the module (it failed before the fix)"
+"dialog.chat on odd, malformed and hostile input: wrong argument types, odd ids, images, thinking, budgets, `upto`, JSON Lines edge cases (each test failed before its fix)"
 import base64, json, pytest
 from dialog.core import *
 from dialog.chat import *
@@ -215,3 +215,135 @@ def test_non_string_system_in_a_file_is_a_valueerror():
         with pytest.raises(ValueError, match=r"dialog 'edited': meta\['dialog'\]\['system'\] must be a str"): dlg2chat(d, f)
     d.system = 'fixed'
     assert dlg2chat(d)[0] == {'role': 'system', 'content': 'fixed'}
+
+# ---------- thinking, ids, images, budgets, weights and upto under attack ----------
+import io
+import dialog.chat as chat
+
+def _png(w, h, fmt='PNG'):
+    from PIL import Image
+    b = io.BytesIO(); Image.new('RGB', (w, h), 'red').save(b, fmt); return b.getvalue()
+
+def _img_dlg(data, mime, text='![x](attachment:a) what is it?'):
+    d = Dialog('im'); m = d.mk_message(text, msg_type=sprompt, id='p1'); m.mk_attachment(data, mime, 'a'); return d
+
+def _sent_imgs(h, fmt):
+    ps = [p for m in h if isinstance(m['content'], list) for p in m['content'] if p['type'] in ('image', 'image_url')]
+    return [(p['source'].get('media_type'), p['source'].get('data')) if fmt == 'anthropic' else tuple(p['image_url']['url'][5:].split(';base64,')) for p in ps]
+
+def test_tool_block_inside_thinking_is_thinking():
+    "A model's thinking that quotes a tool block was read as a real call: the thinking leaked into the request, and a call never made was sent with a made-up result"
+    blk = tool_block('toolu_9', 'rm', {'path': '/'}, 'done')
+    h = [{'role': 'user', 'content': 'Clean up?'},
+         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': f'I could run\n\n{blk}\n\nbut I should ask.', 'signature': 's'}, {'type': 'text', 'text': 'Shall I delete it?'}]}]
+    d = chat2dlg(h)
+    assert 'I could run' in d.messages[0].ai_res  # the dialog keeps the thinking
+    for fmt in fmts:
+        out = dlg2chat(d, fmt)
+        check_history(out, fmt)
+        assert out[1]['content'] == 'Shall I delete it?' and 'tool_calls' not in out[1]
+    assert ai_fmt(d.messages[0].ai_res) == 'Shall I delete it?'
+    # a think marker inside a real block's JSON (a tool that read a dialog file) hides no later call
+    r = tool_block('t1', 'cat', {}, 'x <!--think_start--> y') + '\n\n' + think_block('hm') + '\n\nNext.\n\n' + tool_block('t2', 'ls', {}, 'z')
+    assert [p['id'] for p in parse_reply(r) if p['type'] == 'tool'] == ['t1', 't2']
+
+def test_many_uses_of_one_id_take_linear_time(monkeypatch):
+    "Making n uses of one id unique tried every suffix from -2 each time: n²/2 set lookups (8,000 copies of one example block took 30 s)"
+    lookups = [0]
+    class Counting(set):
+        def __contains__(self, x): lookups[0] += 1; return set.__contains__(self, x)
+    init = chat._IdMap.__init__
+    def counted(self, fmt): init(self, fmt); self.seen = Counting()
+    monkeypatch.setattr(chat._IdMap, '__init__', counted)
+    n = 1000
+    d = Dialog('dup'); d.mk_message('go', msg_type=sprompt, output='\n'.join([tool_block('a', 'f', {}, 'r')]*n))
+    ids = [b['id'] for b in dlg2chat(d, 'anthropic')[1]['content']]
+    assert ids[:3] == ['a', 'a-2', 'a-3'] and len(set(ids)) == n
+    assert lookups[0] < 3*n
+
+@pytest.mark.parametrize('fmt', fmts)
+def test_image_that_is_not_base64_names_its_message(fmt):
+    "An output image whose data is not base64 went to OpenAI as it was (refused), and to Anthropic as a bare binascii error naming no message"
+    d = Dialog('bad'); m = d.mk_message('plot()', id='c1')
+    m.output = [{'output_type': 'display_data', 'data': {'image/png': 'not base64!!'}, 'metadata': {}}]
+    with pytest.raises(ValueError, match=r"dialog 'bad': message 'c1': an image \(image/png\) whose data is not base64"): dlg2chat(d, fmt)
+
+def test_unreadable_oversized_image_names_its_message():
+    "Bytes over the limit that Pillow can't read escaped as PIL.UnidentifiedImageError, naming no message"
+    d = _img_dlg(b'\x89PNG\r\n\x1a\n' + bytes(4*2**20), 'image/png')
+    with pytest.raises(ValueError, match=r"message 'p1': fit_image: Pillow cannot read this image/png image"): dlg2chat(d, 'anthropic')
+    with pytest.raises(ValueError, match='is not one of'): fit_image(b'x', 'image/bmp', 100)
+
+@pytest.mark.parametrize('fmt', fmts)
+@pytest.mark.parametrize('real,label', [('PNG', 'image/jpeg'), ('JPEG', 'image/png'), ('GIF', 'image/webp'), ('WEBP', 'image/gif')])
+def test_image_goes_labelled_with_the_type_its_bytes_say(fmt, real, label):
+    "An attachment saved with the wrong type (a PNG named x.jpg) went with that label, and Anthropic refuses an image whose bytes are another type"
+    data = _png(4, 3, real)
+    h = dlg2chat(_img_dlg(data, label), fmt)
+    check_history(h, fmt)
+    assert _sent_imgs(h, fmt) == [('image/' + real.lower(), base64.b64encode(data).decode())]
+
+def test_data_url_image_goes_as_the_image_itself():
+    "A data: URL image (an Anthropic url source holding one, or hand-written) went to Anthropic as a URL source, which it refuses, and skipped the size limits"
+    png = base64.b64encode(_png(2, 2)).decode()
+    an = [{'role': 'user', 'content': [{'type': 'text', 'text': 'see'}, {'type': 'image', 'source': {'type': 'url', 'url': f'data:image/png;base64,{png}'}}]}]
+    d = chat2dlg(an)
+    assert len(d.messages[0].attachments) == 1  # kept as the image it is, as an OpenAI data URL is
+    assert dlg2chat(d, 'anthropic')[0]['content'][1] == {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png}}
+    wide = base64.b64encode(_png(9000, 4)).decode()
+    hand = Dialog('hand'); hand.mk_message(f'![w](data:image/png;base64,{wide} "sent as image") what?', msg_type=sprompt)
+    h = dlg2chat(hand, 'anthropic')
+    check_history(h, 'anthropic')  # resized to 8,000 px like any other image
+    assert h[0]['content'][0]['source']['type'] == 'base64'
+    assert dlg2chat(hand)[0]['content'][0] == {'type': 'image_url', 'image_url': {'url': f'data:image/png;base64,{wide}'}}
+
+@pytest.mark.parametrize('fmt', fmts)
+def test_budget_with_an_empty_last_prompt_still_sends_something(fmt):
+    "The newest prompt is kept when trimming; an empty one sends nothing, so a small budget sent [] (both providers refuse it)"
+    d = Dialog('e'); d.mk_message('q', msg_type=sprompt, output='a'); d.mk_message('', msg_type=sprompt)
+    out = dlg2chat(d, fmt, budget=0)
+    assert out == dlg2chat(d, fmt) == [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a'}]
+
+def test_anthropic_prefill_has_no_trailing_whitespace():
+    "A list ending with a reply whose text ends in spaces was sent as is: Anthropic refuses a last assistant turn ending in white space"
+    d = Dialog('ws'); d.mk_message('q', msg_type=sprompt, output='Done.  \t')
+    d.mk_message('r', msg_type=sprompt, output=f"Look:\n\n{tool_block('t', 'f', {}, 'x')}\n\nok \u00a0")
+    h = dlg2chat(d, 'anthropic')
+    check_history(h, 'anthropic')
+    assert h[1]['content'] == 'Done.  \t' and h[-1]['content'] == 'ok'  # only the last turn: elsewhere the text goes as written
+    assert d.messages[-1].ai_res.endswith('ok \u00a0')
+    assert dlg2chat(d)[-1]['content'] == 'ok \u00a0'  # OpenAI takes it
+
+@pytest.mark.parametrize('w', ['x', 5, 1.0, True, [], [0, 'x'], {'a': 1}])
+def test_bad_weight_is_refused_before_a_file_the_reader_refuses(tmp_path, w):
+    "A weight in meta that isn't 0, 1 or a list of them was written by dlgs2jsonl, and jsonl2dlgs then refused the file it wrote"
+    d = Dialog('w'); d.mk_message('q', msg_type=sprompt, output='a', id='m1', meta={'dialog': {'weight': w}})
+    with pytest.raises(ValueError, match=r"dialog 0: dialog 'w': message 'm1': meta\['dialog'\]\['weight'\] must be 0, 1"): dlgs2jsonl([d], tmp_path/'w.jsonl')
+    assert not (tmp_path/'w.jsonl').exists()
+    d.messages[0].meta = {'dialog': {'weight': [0, 1]}}
+    assert jsonl2dlgs(dlgs2jsonl([d], tmp_path/'w.jsonl'))[0].messages[0].meta == {'dialog': {'weight': 0}}  # one assistant message: its weight
+
+def test_upto_a_message_of_another_dialog_is_refused():
+    "upto= a message of another dialog that shares an id (messages compare by id) silently cut this dialog at its own message"
+    d = Dialog('d'); d.mk_message('q1', msg_type=sprompt, output='a1', id='p1'); d.mk_message('q2', msg_type=sprompt, output='a2', id='p2')
+    e = Dialog('e'); q = e.mk_message('other', msg_type=sprompt, id='p1')
+    with pytest.raises(ValueError, match="upto: message 'p1' is in dialog 'e', not in 'd'"): dlg2chat(d, upto=q)
+    assert dlg2chat(d, upto='p1') == [{'role': 'user', 'content': 'q1'}]  # its id still names this dialog's message
+    assert dlg2chat(d, upto=Message('free', id='p1')) == [{'role': 'user', 'content': 'q1'}]  # a message in no dialog: by its id
+
+def test_citations_never_take_the_texts_own_footnote_numbers():
+    "A reply with its own footnotes got citation footnotes numbered from 1 too: its [^1] then pointed at a citation (and two [^1] definitions)"
+    own = 'Paris is the capital.[^1]\n\n[^1]: My note.'
+    oa = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': own,
+          'annotations': [{'type': 'url_citation', 'url_citation': {'start_index': 0, 'end_index': 5, 'url': 'https://en.wikipedia.org/wiki/Paris', 'title': 'Paris'}}]}]
+    assert chat2dlg(oa).messages[0].ai_res == 'Paris[^2] is the capital.[^1]\n\n[^1]: My note.\n\n[^2]: [Paris](https://en.wikipedia.org/wiki/Paris)'
+    an = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [
+          {'type': 'text', 'text': 'See [^3]. '}, {'type': 'text', 'text': 'Water boils at 100 °C', 'citations': [{'type': 'char_location', 'document_title': 'Physics', 'cited_text': 'boils at 100', 'document_index': 0, 'start_char_index': 0, 'end_char_index': 12}]}]}]
+    assert chat2dlg(an).messages[0].ai_res == 'See [^3]. Water boils at 100 °C[^4]\n\n[^4]: Physics "boils at 100"'
+
+def test_cited_answer_of_text_blocks_is_read_as_anthropic():
+    "An Anthropic cited answer is text blocks only: detection read it as OpenAI and silently dropped every citation"
+    an = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [
+          {'type': 'text', 'text': 'It ', 'citations': None}, {'type': 'text', 'text': 'boils at 100 °C', 'citations': [{'type': 'char_location', 'document_title': 'Physics', 'cited_text': 'boils at 100'}]}]}]
+    assert chat2dlg(an).messages[0].ai_res == chat2dlg(an, 'anthropic').messages[0].ai_res == 'It boils at 100 °C[^1]\n\n[^1]: Physics "boils at 100"'
+    with pytest.raises(ValueError, match=r"message 1: assistant content part 1: OpenAI text parts carry no citations"): chat2dlg(an, 'openai')
