@@ -382,12 +382,16 @@ def model_dump(self:ChatAttachment,
     "This attachment's metadata, without its content (narrator's shape)"
     return {k:copy.deepcopy(getattr(self, k)) if k=='attributes' else getattr(self, k) for k in att_fields if k!='content'}
 
+def _pyd_json(d, indent=None):
+    "`d` as JSON text laid out as pydantic's `model_dump_json` lays it out: compact when `indent` is None"
+    return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+
 @patch
 def model_dump_json(self:ChatAttachment,
                     *,
                     indent:int=None): # Spaces to indent by; compact when None
     "Every field as JSON text (content as UTF-8 text, or base64 when it isn't text)"
-    return json.dumps(self._full('json'), indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+    return _pyd_json(self._full('json'), indent)
 
 def _atts(v):
     "Attachments list `v`: each an attachment, or its dict made into one; a `ValueError` naming the bad entry"
@@ -592,7 +596,7 @@ def model_dump_json(self:ChatMessage,
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This message as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text, NaN as null"
     d = _pyd_dump(self._full(), 'json', include, exclude, kw)
-    return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+    return _pyd_json(d, indent)
 
 @patch
 def to_dict(self:ChatMessage,
@@ -1045,7 +1049,7 @@ def model_dump_json(self:Thread,
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This thread as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text (UTC as `Z`), NaN as null"
     d = _pyd_dump(self._full(), 'json', include, exclude, kw)
-    return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+    return _pyd_json(d, indent)
 
 @patch
 def to_dict(self:Thread,
