@@ -72,6 +72,5 @@ def test_docs_show_each_name_once_and_properties_as_properties(mod):
     assert not (missing := set(ours)-set(names)), f'no doc entry: {sorted(missing)}'
     props = {n for n,f in ours.items() if isinstance(f, property)}
     as_props = {n for n,s in zip(names, srcs) if 'renderer=PropDoc' in s}
-    if mod!='dialog.core': return # the other notebooks' few properties still render as nbdev renders them (see 00_core's PropDoc)
-    assert {'Message.ai_res', 'Message.has_error', 'Message.dlg', 'Message.skipped'} <= props
+    if mod=='dialog.core': assert {'Message.ai_res', 'Message.has_error', 'Message.dlg', 'Message.skipped'} <= props
     assert props <= as_props, f'rendered as functions: {sorted(props-as_props)}'
