@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from dialog.core import *
 from dialog.ipynb import *
-from cli_helpers import cmd, env
+from cli_helpers import cmd, env, read_pty
 
 hostile = ['\x1b]0;pwned\x07', '\x1b[2J\x1b[H', '\x1b]52;c;cm0gLXJmIH4=\x07', 'rm -rf ~ # \rprint("hello")', '\x9b31m', '\x85next', 'del\x7f\x08\x08',
            'bidi \u202eevil\u202c \u2066x\u2069', 'zero\u200bwidth\ufeff', 'tag\U000e0041\U000e007f', 'sep\u2028para\u2029', 'bell\x07 vt\x0b ff\x0c']
@@ -24,13 +24,7 @@ def on_pty(args, cwd=None, timeout=180):
     tty.setraw(sfd) # no newline translation: any CR the terminal gets came from us
     p = subprocess.Popen(cmd + [str(a) for a in args], stdin=subprocess.DEVNULL, stdout=sfd, stderr=sfd, env=env, cwd=cwd)
     os.close(sfd)
-    out = b''
-    while True:
-        try: chunk = os.read(mfd, 65536)
-        except OSError: break
-        if not chunk: break
-        out += chunk
-    os.close(mfd)
+    out = read_pty(mfd)
     return p.wait(timeout=timeout), out.decode('utf-8', 'replace')
 
 def mk_hostile(folder):
