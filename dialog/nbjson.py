@@ -6,7 +6,7 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'CellError', 'short_repr', 'join_text', 'is_cell_id', 'chk_meta', 'chk_output',
-           'chk_cell', 'cell_kind', 'json_fresh', 'cell_json', 'nb_json']
+           'chk_cell', 'cell_kind', 'json_fresh', 'esc_surrogates', 'cell_json', 'nb_json']
 
 # %% ../nbs/05_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -296,11 +296,15 @@ def _lines(s, pad):
     return ''.join(out)
 
 _re_sur,_re_pair = re.compile('[\ud800-\udfff]'),re.compile('[\ud800-\udbff][\udc00-\udfff]')
+def esc_surrogates(s:str): # Text that may hold lone surrogates
+    "`s` with each lone surrogate spelled as its escape `\\udXXX`, as a file holds it, so that it encodes as UTF-8: the library's one rule for them"
+    return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', s) if not s.isascii() else s
+
 def _esc_sur(t):
     "JSON text `t` with each lone surrogate written as its `\\udXXX` escape, so that it encodes as UTF-8"
     if t.isascii() or not _re_sur.search(t): return t
     if _re_pair.search(t): raise CellError('holds a surrogate pair as two characters, which a file can only keep as one: join them first')
-    return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', t)
+    return esc_surrogates(t)
 
 # %% ../nbs/05_nbjson.ipynb #323a3de6
 _cell_special = dict(source=_put_lines, outputs=lambda xs,p,out: _put_arr(xs, p, out, _put_out),

@@ -6,8 +6,8 @@ Docs: https://nbdialog.github.io/nbdialog/render.html.md"""
 
 # %% auto #0
 __all__ = ['img_mimes', 'text_mimes', 'ai_mimes', 'view_mimes', 'md_mimes', 'mime_renderers', 'ai_renderers', 'md_renderers',
-           'pick_mime', 'esc_surrogates', 'tb_text', 'merge_streams', 'out_text', 'normalize_text_latex', 'ai_item',
-           'fence', 'render_md']
+           'pick_mime', 'tb_text', 'merge_streams', 'out_text', 'normalize_text_latex', 'ai_item', 'fence', 'render_md',
+           'esc_surrogates']
 
 # %% ../nbs/05a_render.ipynb #4ebf8f29
 from fastcore.utils import *
@@ -34,10 +34,8 @@ def pick_mime(d:dict, # A mime bundle: {mime type: value}
         elif (k := first(k for k in d if fnmatch.fnmatchcase(k, pat) and d[k] not in (None, '', []))): return k
 
 # %% ../nbs/05a_render.ipynb #ccc42679
-_re_sur = re.compile('[\ud800-\udfff]')
-def esc_surrogates(s:str): # Text that may hold lone surrogates
-    "`s` with each lone surrogate spelled as its escape `\\udXXX`, as the file holds it, so that it encodes as UTF-8"
-    return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', s) if not s.isascii() else s
+from .nbjson import esc_surrogates
+_all_ = ['esc_surrogates'] # storage's rule (`dialog.nbjson`), the one spelling of a lone surrogate: re-exported for every reader's text
 
 # %% ../nbs/05a_render.ipynb #eabc83b7
 def _plain(s): return strip_ansi(s) if '\x1b' in s else s # fastcore's, skipped when there is no escape at all
