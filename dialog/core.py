@@ -176,7 +176,8 @@ class Dialog:
     def __repr__(self): return '\n'.join([str(self.name)] + ([self.messages.show()] if self.messages else []))
     def __setstate__(self, d):
         self.__dict__.update(d)
-        for m in self.messages: m.dlg = self
+        ref = weakref.ref(self)  # one backlink for all of them, as `_add` makes it
+        for m in self.messages: m._dlg = ref
     def __copy__(self):
         "A shallow copy holding shallow copies of the messages (same ids): a message stays in one dialog"
         res = object.__new__(type(self))
@@ -219,7 +220,9 @@ class Dialog:
             new[k] = m
         self.messages._put(pos, ms)
         ref = weakref.ref(self)  # the `dlg` backlink, made once for all of them
-        for m in ms: m._dlg,m._auto_id = ref,False  # once in a dialog, an id is the message's for good: never redrawn later
+        for m in ms:
+            m._dlg = ref
+            if m._auto_id: m._auto_id = False  # once in a dialog, an id is the message's for good: never redrawn later
         return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
@@ -308,7 +311,8 @@ class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
     meta_attrs = {} # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
     execution_count = None
-    _chunks,_auto_id,_dlg = None,False,None
+    # defaults live on the class: a message's `__dict__` holds only what differs (read, copied and pickled by the thousand)
+    _chunks,_auto_id,_dlg,_ai_rend,_displays,_clear_wait = None,False,None,None,None,False
     content = _Dep(lambda m: m.clear_inp_cache())
     output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
     msg_type = _Dep(_type_changed, _chk_type)
@@ -323,8 +327,8 @@ class Message:
                  meta=None, # Remaining cell metadata, carried verbatim through save/load
                  **xtras):
         "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
-        self._ai_rend,self._displays,self._clear_wait = None,{},False
-        self._id,self._auto_id = (rtoken_hex(4),True) if id is None else (str(id),False)
+        if id is None: self._id,self._auto_id = rtoken_hex(4),True
+        else: self._id = str(id)
         cls = type(self)
         if cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output:  # set all three, then run each hook once
             self._msg_type,self._content = _chk_type(self, msg_type),content
@@ -350,7 +354,9 @@ class Message:
 
     def __getstate__(self):
         if self._chunks: self._flush()
-        return self.__dict__ | dict(_dlg=None)
+        d = self.__dict__.copy()
+        d.pop('_dlg', None) # a copy (or pickle) is in no dialog yet
+        return d
     def __copy__(self):
         res = object.__new__(type(self))
         res.__dict__.update(self.__getstate__(), _dlg=self._dlg)
@@ -363,13 +369,13 @@ Dialog.msg_cls = Message
 @patch
 def clear_out_cache(self:Message):
     "Drop renders made from `output`: called whenever `output` or `msg_type` is assigned"
-    self._ai_rend = None
+    if self._ai_rend is not None: self._ai_rend = None
 
 # %% ../nbs/00_core.ipynb #f8f04fc8
 @patch
 def clear_inp_cache(self:Message):
     "Drop renders made from `content`: called whenever `content` or `msg_type` is assigned"
-    self._ai_rend = None
+    if self._ai_rend is not None: self._ai_rend = None
 
 # %% ../nbs/00_core.ipynb #f1d4a616
 def _get_rend(self):
@@ -761,14 +767,14 @@ def clear_output(self:Message,
                  wait:bool=False): # Wait for the next output before clearing
     "Clear outputs now, or on the next `add_output` if `wait`"
     if wait: self._clear_wait = True
-    else: self._chunks = None; self.output,self._displays,self._clear_wait = [],{},False
+    else: self._chunks = None; self.output,self._displays,self._clear_wait = [],None,False
 
 # %% ../nbs/00_core.ipynb #69f9a490
 @patch
 def _update_display(self:Message, c, trunc):
     "Apply `update_display_data` content `c` to each output shown with its display id; the last one updated, or None"
     res = None
-    for o in self._displays.get((c.get('transient') or {}).get('display_id'), []):
+    for o in (self._displays or {}).get((c.get('transient') or {}).get('display_id'), []):
         new = dict(o, data=c['data'], metadata=c.get('metadata') or {})
         o.clear(); o.update(trunc(new) if trunc else new)
         res = o
@@ -802,7 +808,9 @@ def add_output(self:Message,
         o['text'] = join_out(outs.pop()['text']) + o['text']
     if trunc: o = trunc(o)
     outs.append(o)
-    if typ=='display_data' and (did := (c.get('transient') or {}).get('display_id')): self._displays.setdefault(did, []).append(o)
+    if typ=='display_data' and (did := (c.get('transient') or {}).get('display_id')):
+        if self._displays is None: self._displays = {}
+        self._displays.setdefault(did, []).append(o)
     self.clear_out_cache()
     return o
 
