@@ -15,8 +15,7 @@ from .core import *
 from .ipynb import DialogFormatError, read_ipynb, reads_ipynb, atomic_write
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
-from collections import deque
-from concurrent.futures import Future
+from concurrent.futures import wait, FIRST_COMPLETED
 from contextlib import contextmanager
 import gc, glob, json, os, pickle, sys, tempfile, warnings
 
@@ -37,8 +36,8 @@ def _nworkers(workers, n):
     return workers
 
 def _chunks(xs, workers):
-    "`xs` cut in chunks: about 8 per process, at most 100 items each"
-    n = max(1, min(100, len(xs)//(max(workers, 1)*8)))
+    "`xs` cut in chunks: about 16 per process, at most 50 items each"
+    n = max(1, min(50, len(xs)//(max(workers, 1)*16)))
     return [xs[i:i+n] for i in range(0, len(xs), n)]
 
 def _plan(src, workers):
@@ -65,27 +64,29 @@ def _dumps(o): return pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
 
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar"
-    kids,end = max(workers-1, 0),object()
-    ex,todo,pend,nfly = ProcessPoolExecutor(kids) if kids else None,iter(jobs),deque(),0
-    bar = None
+    jobs,kids = list(jobs),max(workers-1, 0)
+    res,lo,hi,nxt = [None]*len(jobs),0,len(jobs),0  # results by job, each in a 1-tuple; `jobs[lo:hi]` not started yet; the next to yield
+    ex,fly,bar = ProcessPoolExecutor(kids) if kids else None,{},None
+    def took(i, r):
+        res[i] = (r,)
+        if bar: bar.update(nfiles(jobs[i]))
     try:
-        while True:
-            while kids and nfly<2*kids and (j := next(todo, end)) is not end: pend.append((j, ex.submit(_pickled, f, j))); nfly += 1
+        while nxt<len(jobs):
+            for i in [i for i,fu in fly.items() if fu.done()]: took(i, _unpickled(fly.pop(i).result()))
+            while kids and lo<hi and len(fly)<2*kids: fly[lo] = ex.submit(_pickled, f, jobs[lo]); lo += 1  # the others take jobs from the front
             if bar is None: bar = _progress(total, progress, desc) or False  # after the processes started: a fork copies no running thread
-            if not pend:
-                if (j := next(todo, end)) is end: break
-                pend.append((j, (f(j),)))
-            j,r = pend[0]
-            if isinstance(r, Future) and not r.done() and len(pend)<4*kids+2 and (k := next(todo, end)) is not end:
-                pend.append((k, (f(k),)))  # while the next chunk is being read elsewhere, read a later one here
-                continue
-            pend.popleft()
-            if isinstance(r, Future): nfly -= 1; r = _unpickled(r.result())
-            else: r = r[0]
-            yield r
-            if bar: bar.update(nfiles(j))
+            while nxt<len(jobs) and res[nxt] is not None:
+                r,res[nxt] = res[nxt][0],None
+                nxt += 1
+                yield r
+            if lo<hi:
+                if kids: hi -= 1; took(hi, f(jobs[hi]))  # this one takes jobs from the back, until they meet
+                else: lo += 1; took(lo-1, f(jobs[lo-1]))  # alone: in order, each handed on as soon as it is read
+            elif (i := next((i for i in sorted(fly, reverse=True) if fly[i].cancel()), None)) is not None:
+                del fly[i]; took(i, f(jobs[i]))  # one the others have not started yet: this one takes it back rather than wait
+            elif fly: wait(fly.values(), return_when=FIRST_COMPLETED)
     finally:
-        if ex is not None: ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: chunks not started are dropped
+        if ex is not None: ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: jobs not started are dropped
         if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7
