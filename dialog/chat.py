@@ -16,7 +16,7 @@ from fastcore.ansi import strip_ansi
 from .core import *
 from .render import *
 from .ipynb import atomic_write
-import base64, bisect, functools, hashlib, html, io, json, re, struct
+import base64, bisect, functools, hashlib, html, io, json, os, re, struct
 
 # %% ../nbs/02_chat.ipynb #81ecc0c5
 @patch(as_prop=True)
@@ -871,10 +871,14 @@ def _listed(m):
     elif isinstance(c, list): c = [dict(p, content=[_txt(p['content'])]) if p.get('type')=='tool_result' and isinstance(p.get('content'), str) else p for p in c]
     return dict(m, content=c) if 'content' in m else m
 
-def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each
+def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each; or a folder, glob or list of `.ipynb` files
                fname, # The file to write
-               fmt:str='openai'): # 'openai' or 'anthropic'
+               fmt:str='openai', # 'openai' or 'anthropic'
+               workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
+    if isinstance(dlgs, (str, os.PathLike)) or (isinstance(dlgs, (list, tuple)) and dlgs and all(isinstance(o, (str, os.PathLike)) for o in dlgs)):
+        from dialog.dataset import paths2jsonl  # files: read in processes and written a chunk at a time (`dialog.dataset` builds on this module)
+        return paths2jsonl(dlgs, fname, fmt, workers, force=True)
     def line(i, d):
         try:
             r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt, weights=fmt=='openai')]) | ({'system': _unsur(d.system)} if fmt=='anthropic' and d.system else {})
