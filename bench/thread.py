@@ -12,13 +12,15 @@ Prints:
   (its first touch is kernel time, which the CPU clock counts; 2,000 reuse memory the process already has), and passes over them miss the caches.
   Our messages keep their fields in slots and make their default dicts only when read (about 0.9 KB a message, narrator's about 2.7 KB),
   which keeps `ours` at or under 11 where this baseline is above it;
+- `page faults`: how many fresh pages of memory our best runs touched, what one costs here (measured in the same run), and so how much
+  of the 20k time is the kernel's (the 2k runs reuse memory the process already has, so they take few or none);
 - `get_message_by_id 20k/2k`: 10,000 lookups in a 20k thread over the same in a 2k thread (O(1) is 1); `missing` the same for ids not in the thread.
 Messages are made inside the clock, as users pay for them (they build every message they add), for both libraries: a user message,
 an assistant message with metrics, and every fifth turn a tool call answered by a tool message in the same turn.
 Each of our figures is the best of `--reps` runs; the garbage collector is off while the clock runs (as `timeit` does), for both libraries. The clock is the process's CPU time
 (`time.process_time`), so a machine shared with other work measures the same as an idle one.
 """
-import argparse, asyncio, gc, random, time
+import argparse, asyncio, gc, mmap, random, resource, time
 clock = time.process_time # this process's CPU time: the ~7 other processes sharing the machine's cores don't count against either library
 import dialog.thread as ours
 
@@ -41,6 +43,19 @@ def run(mod, n):
     gc.collect(); gc.disable() # as `timeit` does: the collector's pauses depend on everything else on the heap, not on the thread
     try: return _run(mod, n)
     finally: gc.enable()
+
+def faults(): return resource.getrusage(resource.RUSAGE_SELF).ru_minflt # pages this process touched for the first time (minor page faults)
+
+def fault_cost(npages=10_000):
+    "CPU seconds one page fault costs here: first touches of fresh pages, less second touches of the same pages"
+    m = mmap.mmap(-1, npages*mmap.PAGESIZE)
+    try:
+        t0 = clock()
+        for i in range(0, len(m), mmap.PAGESIZE): m[i] = 1
+        t1 = clock()
+        for i in range(0, len(m), mmap.PAGESIZE): m[i] = 2
+        return max(0., (t1-t0)-(clock()-t1))/npages
+    finally: m.close()
 
 def _run(mod, n):
     t0 = clock()
@@ -91,11 +106,11 @@ def main():
     p.add_argument('--no-narrator', action='store_true')
     a = p.parse_args()
     sizes = (2_000, 20_000)
-    ts,ls,bs,ms,ps = {n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes},{n:[] for n in sizes}
+    ts,ls,bs,ms,ps,fs = ({n:[] for n in sizes} for _ in range(6))
     for _ in range(a.reps): # interleaved, so both sizes meet the same load from other processes
         for n in sizes:
             bs[n].append(baseline(n)); ps[n].append(baseline_passes(n))
-            dt,t = run(ours, n); ts[n].append(dt); ls[n].append(lookups(t)); ms[n].append(lookups(t, missing=True))
+            f0 = faults(); dt,t = run(ours, n); fs[n].append(faults()-f0); ts[n].append(dt); ls[n].append(lookups(t)); ms[n].append(lookups(t, missing=True))
             del t; gc.collect()
     best,look,base = {n:min(v) for n,v in ts.items()},{n:min(v) for n,v in ls.items()},{n:min(v) for n,v in bs.items()}
     for n in sizes: print(f'ours {n:>6,} messages: {best[n]*1000:9.1f} ms   10,000 get_message_by_id: {look[n]*1000:6.1f} ms')
@@ -103,6 +118,9 @@ def main():
     print(f'ours 20k/2k: {r:.2f}  (goal <= 11)')
     print(f'baseline 20k/2k: {rb:.2f}  (a one-dict-per-message pass; above 10 when memory effects make even that superlinear)')
     print(f'baseline with passes 20k/2k: {min(ps[20_000])/min(ps[2_000]):.2f}  (message-sized objects with a __dict__ each, made, then read back in 10 passes: page faults on fresh memory, cache misses)')
+    fc,nf = min(fault_cost() for _ in range(3)),{n:fs[n][ts[n].index(best[n])] for n in sizes}
+    print(f'page faults in the best runs: {nf[2_000]:,} at 2k, {nf[20_000]:,} at 20k; one costs {fc*1e6:.1f} us of CPU here, '
+          f'so {nf[20_000]*fc*1000:.0f} ms of the 20k time is the kernel handing out fresh memory ({nf[20_000]*fc/best[20_000]:.0%})')
     print(f'get_message_by_id 20k/2k: {look[20_000]/look[2_000]:.2f}  (O(1) is 1)')
     print(f'get_message_by_id missing 20k/2k: {min(ms[20_000])/min(ms[2_000]):.2f}  (O(1) is 1)')
     if a.no_narrator: return
