@@ -467,7 +467,7 @@ def _is_uri(o): return isinstance(o, str) and '://' in o
 def ray_read(src, # A local folder, glob or list of files, or a URI (or list of them) Ray reads, e.g. 's3://bucket/dialogs'
              on_error:str='raise', # A bad file: 'raise' its error (when the dataset is computed), 'skip' it (with a warning in the worker's log), or 'collect' it
              **kwargs): # Passed to `ray.data.read_binary_files`, e.g. `override_num_blocks`
-    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, parsed on the cluster's workers; with 'collect', `(dataset, errors)`"
+    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, parsed on the cluster's workers (`kwargs` go to `read_binary_files`); with 'collect', `(dataset, errors)`"
     _chk_on_error(on_error)
     ray = _ray()
     paths = src if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))) else [str(p.absolute()) for p in dlg_paths(src)]
