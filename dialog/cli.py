@@ -449,14 +449,15 @@ def _folders2jsonl(a):
 _srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searched recursively), globs or dialog files')
 _workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
 
-@_sub(_srcs, _arg('-o', metavar='OUT', required=True, help='the file to write: .parquet (one row per message) or .jsonl (one chat per line)'),
+@_sub(_srcs, _arg('-o', metavar='OUT', required=True, help='the file to write: .parquet (one row per message) or .jsonl (one chat per line); with --partition-by, the folder'),
       _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with a .jsonl OUT: the provider whose messages each line holds (default openai)'),
       _workers, _arg('--skip-bad', action='store_true', help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
+      _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS', help='write OUT as a folder of Parquet files partitioned by these columns, comma-separated (e.g. msg_type)'),
       help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)')
 def _cmd_export(a):
     _chk_new(a.o, a.force)
-    _say(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force)) # its report names files: escaped on a terminal
+    _say(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force, partition_by=a.partition_by)) # its report names files: escaped on a terminal
 
 @_sub(_srcs, _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')), _workers,
       help='count the messages, tokens, errors and flags of folders of dialogs, and list the biggest and the unreadable')

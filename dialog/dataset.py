@@ -268,31 +268,106 @@ def _refuse_existing(path, force):
     return check
 
 def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
-                  fname, # The Parquet file to write
+                  fname, # The Parquet file to write (with `partition_by`, the folder)
                   workers:int=None, # Processes reading files, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                   on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
-                  compression:str='zstd'): # Parquet compression codec
-    "Write the message table of `src` to Parquet file `fname` atomically; returns its `Path` (with 'collect', and the errors)"
+                  compression:str='zstd', # Parquet compression codec
+                  partition_by:list=None): # Columns with few values (e.g. `['msg_type']`): write a hive-partitioned folder, a subfolder per value
+    "Write the message table of `src` to Parquet file `fname` (with `partition_by`, a folder of them) atomically; returns its `Path` (with 'collect', and the errors)"
     _chk_on_error(on_error)
     pa,errs = _pa(),L()
-    buf = pa.BufferOutputStream()
-    with pa.parquet.ParquetWriter(buf, msg_schema(), compression=compression) as w:
-        for t in _tables(src, workers, on_error, progress, errs):
-            if t.num_rows: w.write_table(t)
+    if partition_by is not None:
+        cols = _chk_partition(partition_by)
+        res = _write_folder(fname, partial(_write_parts, _tables(src, workers, on_error, progress, errs), cols, compression), force)
+    else:
+        if os.path.isdir(fname): _refuse_existing(fname, force)(fname)
+        buf = pa.BufferOutputStream()
+        with pa.parquet.ParquetWriter(buf, msg_schema(), compression=compression) as w:
+            for t in _tables(src, workers, on_error, progress, errs):
+                if t.num_rows: w.write_table(t)
+        res = atomic_write(fname, memoryview(buf.getvalue()), _refuse_existing(fname, force))
     _warn_skipped(errs, on_error)
-    res = atomic_write(fname, memoryview(buf.getvalue()), _refuse_existing(fname, force))
     return (res, errs) if on_error=='collect' else res
 
 # %% ../nbs/09_dataset.ipynb #3478442b
-def read_parquet(fname, # A Parquet file `write_parquet` wrote (or any with the message table's columns)
+def _hive(path):
+    "The hive partitioning of the folder `path` (its partition columns with their `msg_schema` types), or None if it holds no file"
+    import pyarrow.dataset as ds
+    pa,s = _pa(),msg_schema()
+    fs = ds.dataset(path, format='parquet').files
+    if not fs: return None
+    ks = [p.split('=', 1)[0] for p in Path(fs[0]).relative_to(Path(path).absolute()).parts[:-1]]
+    return ds.partitioning(pa.schema([s.field(k) if k in msg_cols else pa.field(k, pa.string()) for k in ks]), flavor='hive')
+
+def read_parquet(fname, # A Parquet file `write_parquet` wrote (or any with the message table's columns), or a partitioned folder of them
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
-    "The message table in Parquet file `fname`"
-    t = _pa().parquet.read_table(fname, columns=columns, filters=filters)
+    "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (partition columns restored, in `msg_cols` order)"
+    pa = _pa()
+    if not os.path.isdir(fname): t = pa.parquet.read_table(fname, columns=columns, filters=filters)
+    elif (part := _hive(Path(fname).absolute())) is None: t = msg_schema().empty_table().select(columns or list(msg_cols))
+    else:
+        t = pa.parquet.read_table(fname, columns=columns, filters=filters, partitioning=part)
+        if columns is None: t = t.select([k for k in msg_cols if k in t.column_names] + [k for k in t.column_names if k not in msg_cols])
     if columns is None: _chk_cols(t, str(fname))
     return t
+
+# %% ../nbs/09_dataset.ipynb #ff9aa559
+_few_vals = ('msg_type', 'has_error', 'exported', 'skipped', 'pinned', 'n_images') # The columns a table can be partitioned by
+
+def _chk_partition(cols):
+    "`cols` (a column or a list) as a list, or a ValueError naming the column a message table can't be partitioned by, and why"
+    cols = [cols] if isinstance(cols, str) else list(cols)
+    if not cols: raise ValueError('partition_by names no column')
+    for c in cols:
+        if c not in msg_cols: raise ValueError(f'partition_by: {c!r} is not a column of the message table (see msg_cols)')
+        if c not in _few_vals: raise ValueError(f"partition_by: {c!r} has about a value per message or per dialog: it would make a folder for each; partition by columns with few values: {', '.join(_few_vals)}")
+    if len(set(cols))<len(cols): raise ValueError(f'partition_by names a column twice: {cols}')
+    return cols
+
+def _write_parts(tables, cols, compression, dest):
+    "Write message `tables` into folder `dest` as hive-partitioned Parquet files, partitioned by `cols`"
+    import pyarrow.dataset as ds
+    pa,s = _pa(),msg_schema()
+    part = ds.partitioning(pa.schema([s.field(c) for c in cols]), flavor='hive')
+    ds.write_dataset((b for t in tables for b in t.to_batches()), dest, schema=s, format='parquet', partitioning=part,
+                     basename_template='part-{i}.parquet', existing_data_behavior='overwrite_or_ignore', preserve_order=True,
+                     file_options=ds.ParquetFileFormat().make_write_options(compression=compression))
+
+def _fsync(p):
+    fd = os.open(p, os.O_RDONLY)
+    try: os.fsync(fd)
+    finally: os.close(fd)
+
+def _write_folder(path, write, force):
+    "Fill a new temporary folder beside `path` with `write(folder)`, sync it, and rename it to `path`; an existing `path` only if `force`, replaced once the new one is complete"
+    import shutil
+    path = Path(os.path.realpath(Path(path).expanduser()))
+    chk = _refuse_existing(path, force)
+    chk(path if os.path.lexists(path) else None)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp,old = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')),None
+    try:
+        write(tmp)
+        for f in [*tmp.rglob('*'), tmp]: _fsync(f)
+        if os.path.lexists(path):
+            chk(path)  # it appeared while we wrote
+            old = Path(f'{tmp}.old')
+            os.rename(path, old)
+        try: os.rename(tmp, path)  # without force, refuses a folder that appeared since (unless empty: nothing lost)
+        except OSError as e:
+            if old is not None: os.rename(old, path); old = None
+            if force: raise
+            raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)') from e
+        _fsync(path.parent)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            if old.is_dir() and not old.is_symlink(): shutil.rmtree(old)
+            else: os.unlink(old)
+    return path
 
 # %% ../nbs/09_dataset.ipynb #1674518d
 def _jsonl_chunk(job):
@@ -358,19 +433,50 @@ def _ray():
     except ImportError as e: raise ImportError('ray_read needs Ray Data: pip install "nbdialog[ray]"') from e
     return ray
 
-def _bin2table(batch):
-    "The message table of a `read_binary_files` batch (columns `bytes` and `path`)"
-    b,p = batch.column('bytes').to_pylist(),batch.column('path').to_pylist()
-    return _table([(reads_ipynb(x, name=Path(f).stem, fname=f), f) for x,f in zip(b, p)])
+_err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file's pickled error, on the one row it has
+
+def _parse1(x, f):
+    "The dialog in bytes `x` of file `f`, or the error that says why it can't be read"
+    try: return reads_ipynb(x, name=Path(f).stem, fname=f)
+    except DialogFormatError as e: return e
+
+def _bin2table(batch, on_error='raise'):
+    "The message table of a `read_binary_files` batch (columns `bytes` and `path`); bad files as `on_error` says (with 'collect', a row each in `_err_col`)"
+    ps = batch.column('path').to_pylist()
+    res,errs = [_parse1(x, f) for x,f in zip(batch.column('bytes').to_pylist(), ps)],[]
+    _triage(res, on_error, errs)  # 'raise': the first bad file's error fails the task, naming the file
+    _warn_skipped(errs, on_error)
+    t = _table([(d, f) for d,f in zip(res, ps) if not isinstance(d, Exception)])
+    if on_error!='collect': return t
+    pa = _pa()
+    bad = pa.table({k: [str(e.fname) if k=='path' else None for e in errs] for k in msg_cols}, schema=msg_schema())
+    return pa.concat_tables([t.append_column(_err_col, pa.nulls(t.num_rows, pa.binary())),
+                             bad.append_column(_err_col, pa.array([pickle.dumps(e) for e in errs], pa.binary()))])
+
+def _good_rows(t):
+    "The message rows of a 'collect' block, without the bad files' rows and their column: exactly `msg_schema`"
+    import pyarrow.compute as pc
+    return t.filter(pc.is_null(t[_err_col])).drop_columns([_err_col]).cast(msg_schema())
+
+def _bad_rows(t):
+    "The pickled errors of a 'collect' block"
+    import pyarrow.compute as pc
+    return t.filter(pc.is_valid(t[_err_col])).select([_err_col])
 
 def _is_uri(o): return isinstance(o, str) and '://' in o
 
 def ray_read(src, # A local folder, glob or list of files, or a URI (or list of them) Ray reads, e.g. 's3://bucket/dialogs'
+             on_error:str='raise', # A bad file: 'raise' its error (when the dataset is computed), 'skip' it (with a warning in the worker's log), or 'collect' it
              **kwargs): # Passed to `ray.data.read_binary_files`, e.g. `override_num_blocks`
-    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, parsed on the cluster's workers; `kwargs` go to `read_binary_files`"
+    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, parsed on the cluster's workers (`kwargs` go to `read_binary_files`); with 'collect', `(dataset, errors)`"
+    _chk_on_error(on_error)
     ray = _ray()
     paths = src if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))) else [str(p.absolute()) for p in dlg_paths(src)]
-    return ray.data.read_binary_files(paths, include_paths=True, **kwargs).map_batches(_bin2table, batch_format='pyarrow')
+    ds = ray.data.read_binary_files(paths, include_paths=True, **kwargs).map_batches(partial(_bin2table, on_error=on_error), batch_format='pyarrow')
+    if on_error!='collect': return ds
+    ds = ds.materialize()  # one reading of the files serves both the rows and the errors
+    errs = L(pickle.loads(r[_err_col]) for r in ds.map_batches(_bad_rows, batch_format='pyarrow').take_all())
+    return ds.map_batches(_good_rows, batch_format='pyarrow'),errs.sorted(lambda e: str(e.fname))
 
 # %% ../nbs/09_dataset.ipynb #e2eb17c8
 def _rel(p):
@@ -396,16 +502,19 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
                   workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                   on_error:str='raise', # A bad file: 'raise' its error, or 'skip' it (the text lists it)
                   force:bool=False, # Replace `fname` if it exists
-                  progress:bool=None): # Show a progress bar; None: when stderr is a terminal
-    "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix; returns a summary of what was written"
+                  progress:bool=None, # Show a progress bar; None: when stderr is a terminal
+                  partition_by:list=None): # Columns to partition Parquet by (`write_parquet`): `fname` is then a folder
+    "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix (a partitioned Parquet folder with `partition_by`); returns a summary of what was written"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
-    if suf=='.parquet': res = write_parquet(src, fname, workers, oe, force, progress)
+    if partition_by is not None and suf=='.jsonl': raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
+    if partition_by is not None or suf=='.parquet': res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
     elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress)
     else: raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
     p,errs = res if oe=='collect' else (res, [])
     n = len(dlg_paths(src))-len(errs)
-    what = f'{_pa().parquet.read_metadata(p).num_rows:,} rows' if suf=='.parquet' else f'{n:,} lines'
+    if suf=='.jsonl': what = f'{n:,} lines'
+    else: what = f"{_pa().parquet.read_metadata(p).num_rows if p.is_file() else read_parquet(p, columns=['pos']).num_rows:,} rows"
     return f'wrote {_rel(p)}: {n:,} dialogs, {what}' + _bad_text(errs)
 
 # %% ../nbs/09_dataset.ipynb #694398c5

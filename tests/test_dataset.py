@@ -253,3 +253,62 @@ def test_an_unexpected_error_stops_the_reading():
 def _inv(x):
     import time; time.sleep(0.02)
     return 1/x
+
+order = [('path', 'ascending'), ('pos', 'ascending')]
+
+def test_partitioned_folder_round_trips_and_duckdb_reads_it(folder, tmp_path):
+    "A folder partitioned by type and error flag reads back as the table (types, column order, schema version), gives the files byte for byte, and DuckDB reads it as is"
+    duckdb = pytest.importorskip('duckdb')
+    p = write_parquet(folder, tmp_path/'parts', workers=2, partition_by=['msg_type', 'has_error'])
+    assert p == (tmp_path/'parts').resolve() and p.is_dir()
+    dirs = sorted(str(f.parent.relative_to(p)) for f in p.rglob('*.parquet'))
+    assert 'msg_type=code/has_error=true' in dirs and 'msg_type=prompt/has_error=false' in dirs
+    assert all(pa.parquet.read_schema(f).metadata == {b'nbdialog.schema': b'1'} for f in p.rglob('*.parquet'))
+    t,serial = read_parquet(p),dlgs2table(folder, workers=0)
+    assert t.schema.equals(msg_schema(), check_metadata=True) and t.column_names == list(msg_cols)
+    assert not t.equals(serial)  # grouped by folder...
+    assert t.sort_by(order).equals(serial.sort_by(order))  # ...and the same rows
+    assert [write_ipynb(d) for d in table2dlgs(t.sort_by(order))] == _texts(dlg_paths(folder))
+    q = f"from read_parquet('{p}/**/*.parquet', hive_partitioning=true)"
+    assert duckdb.sql(f'select count(*) {q}').fetchall()[0][0] == serial.num_rows == 60*50
+    by = dict(duckdb.sql(f'select msg_type, count(*) {q} group by msg_type').fetchall())
+    assert by == {r['msg_type']: r['msg_type_count'] for r in serial.group_by('msg_type').aggregate([('msg_type', 'count')]).to_pylist()}
+    assert set(by) == {'code', 'note', 'prompt', 'raw'}
+    prompts = read_parquet(p, columns=['msg_type', 'has_error', 'id'], filters=[('msg_type', '=', 'prompt')])
+    assert prompts.num_rows == by['prompt'] and prompts['msg_type'].unique().to_pylist() == ['prompt'] and prompts.schema.field('has_error').type == pa.bool_()
+
+def test_partitioned_nulls_and_empty_dialogs_come_back(tmp_path):
+    "The row of a dialog without messages (a null type) and a collection that wrote no row at all read back as tables"
+    d = Dialog('one'); d.mk_message('x = 1')
+    p = write_parquet([d, Dialog('empty')], tmp_path/'p', partition_by='msg_type')
+    t = read_parquet(p)
+    assert t.sort_by([('name', 'descending')]).equals(dlgs2table([d, Dialog('empty')]))
+    assert t['msg_type'].to_pylist() == [None, 'code'] and t['has_error'].to_pylist() == [None, False]
+    assert sorted(f.name for f in p.iterdir()) == ['msg_type=__HIVE_DEFAULT_PARTITION__', 'msg_type=code']
+    bad = tmp_path/'bad'; bad.mkdir(); (bad/'x.ipynb').write_text('[]')
+    with pytest.warns(UserWarning, match='skipped 1 bad file'): e = write_parquet(bad, tmp_path/'e', on_error='skip', partition_by=['msg_type'])
+    assert e.is_dir() and read_parquet(e).equals(msg_schema().empty_table())
+
+def test_partitioned_write_never_loses_anything(folder, tmp_path):
+    "An existing folder (or file) is refused without force; with force it is replaced only by a complete folder; a failed write leaves the old one and no temporary folder"
+    p = tmp_path/'parts'
+    write_parquet(folder/'a', p, partition_by=['msg_type'])
+    before = sorted((f.relative_to(p), f.read_bytes()) for f in p.rglob('*') if f.is_file())
+    with pytest.raises(FileExistsError, match='already exists; nothing was written'): write_parquet(folder/'b', p, partition_by=['msg_type'])
+    bad = tmp_path/'bad'; mk_folder(bad, 3); (bad/'x.ipynb').write_text('[]')
+    with pytest.raises(DialogFormatError, match=r'x\.ipynb'): write_parquet(bad, p, workers=0, partition_by=['msg_type'], force=True)
+    assert sorted((f.relative_to(p), f.read_bytes()) for f in p.rglob('*') if f.is_file()) == before
+    assert write_parquet(folder/'b', p, partition_by=['msg_type'], force=True) == p.resolve()
+    assert read_parquet(p).num_rows == 30*50 and sorted(read_parquet(p)['name'].unique().to_pylist())[0] == 'd000030'
+    (tmp_path/'f.parquet').write_bytes(b'keep')
+    with pytest.raises(FileExistsError): write_parquet(folder/'a', tmp_path/'f.parquet', partition_by=['msg_type'])
+    assert (tmp_path/'f.parquet').read_bytes() == b'keep'
+    with pytest.raises(FileExistsError): write_parquet(folder/'a', p)  # the single file won't replace a folder either
+    assert [f.name for f in tmp_path.iterdir() if f.name.startswith('.')] == []
+
+@pytest.mark.parametrize('cols,msg', [(['kind'], "'kind' is not a column of the message table"), (['cell'], "'cell' has about a value per message"),
+    (['msg_type', 'content'], "'content' has about a value per message"), (['path'], "'path' has about a value per message or per dialog"),
+    ([], 'names no column'), (['msg_type', 'msg_type'], 'names a column twice')])
+def test_bad_partition_by_is_a_value_error(folder, tmp_path, cols, msg):
+    with pytest.raises(ValueError, match=msg): write_parquet(folder/'a', tmp_path/'p', partition_by=cols)
+    assert list(tmp_path.iterdir()) == []

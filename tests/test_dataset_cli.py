@@ -68,3 +68,19 @@ def test_without_pyarrow_export_names_the_extra(talks):
     assert r.returncode == 2 and 'pip install "nbdialog[data]"' in r.stderr
     r = subprocess.run([sys.executable, '-m', 'dialog.cli', 'export', 'talks', '-o', 'x.jsonl'], capture_output=True, text=True, cwd=talks, env=dict(os.environ, **env))
     assert r.returncode == 0, r.stderr
+
+def test_export_partitioned_folder(talks):
+    "--partition-by writes a hive-partitioned folder that reads back as the table; it is refused for JSON Lines and for a column with a value per message"
+    rc,out,err = nbd('export', 'talks', '-o', 'parts', '--partition-by', 'msg_type,has_error', '--workers', '2', cwd=talks)
+    assert (rc, out, err) == (0, 'wrote parts: 70 dialogs, 3,500 rows\n', '')
+    assert (talks/'parts'/'msg_type=prompt'/'has_error=false').is_dir()
+    order = [('path', 'ascending'), ('pos', 'ascending')]
+    assert read_parquet(talks/'parts').sort_by(order).equals(dlgs2table(talks/'talks', workers=0).sort_by(order))
+    rc,out,err = nbd('export', 'talks', '-o', 'parts', '--partition-by', 'msg_type', cwd=talks)
+    assert rc == 2 and 'already exists; nothing written (use --force to replace it)' in err
+    assert nbd('export', 'talks', '-o', 'parts', '--partition-by', 'msg_type', '--force', cwd=talks)[0] == 0
+    assert sorted(f.name for f in (talks/'parts').iterdir()) == ['msg_type=code', 'msg_type=note', 'msg_type=prompt', 'msg_type=raw']
+    rc,out,err = nbd('export', 'talks', '-o', 'p2', '--partition-by', 'content', cwd=talks)
+    assert rc == 2 and "'content' has about a value per message" in err and not (talks/'p2').exists()
+    rc,out,err = nbd('export', 'talks', '-o', 'x.jsonl', '--partition-by', 'msg_type', cwd=talks)
+    assert rc == 2 and 'partition_by writes a folder of Parquet files, not JSON Lines' in err

@@ -2,7 +2,7 @@
 import os
 from pathlib import Path
 import pytest
-from dialog.dataset import dlgs2table, ray_read, msg_schema
+from dialog.dataset import dlgs2table, ray_read, msg_schema, msg_cols
 from dataset import mk_folder  # bench/dataset.py's generator
 
 ray = pytest.importorskip('ray', reason='Ray is not installed: pip install "nbdialog[ray]"')
@@ -35,3 +35,57 @@ def test_ray_read_raises_naming_a_bad_file(local_ray, tmp_path):
     f = mk_folder(tmp_path/'dlgs', 3)
     (f/'bad.ipynb').write_text('{"cells": [')
     with pytest.raises(Exception, match=r'bad\.ipynb: not JSON'): ray_read(f).materialize()
+
+import json, warnings
+from dialog.ipynb import DialogFormatError
+
+@pytest.fixture
+def broken(tmp_path):
+    "Five good dialogs, a file cut short and one whose cell has a source of the wrong type"
+    f = mk_folder(tmp_path/'dlgs', 5)
+    (f/'cut.ipynb').write_text((f/'d000000.ipynb').read_text()[:200])
+    nb = json.loads((f/'d000001.ipynb').read_text())
+    nb['cells'][2]['source'] = 5
+    (f/'typed.ipynb').write_text(json.dumps(nb))
+    return f
+
+def _serial(f, on_error):
+    "The serial table (and errors) of folder `f`, as `dlgs2table` gives them"
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return dlgs2table(f, workers=0, on_error=on_error)
+
+def _rows(ds): return pa.concat_tables([msg_schema().empty_table(), *ray.get(ds.to_arrow_refs())])
+
+@pytest.mark.slow
+@pytest.mark.parametrize('bad,msg', [('cut.ipynb', r'cut\.ipynb: not JSON, or cut short'), ('typed.ipynb', r'typed\.ipynb: cell 2 \(id \w+\): source must be a string')])
+def test_ray_read_raise_names_each_kind_of_bad_file(local_ray, broken, bad, msg):
+    "'raise' (the default): the dataset fails when computed, with the DialogFormatError naming the file"
+    for f in broken.glob('*.ipynb'):
+        if f.name in ('cut.ipynb', 'typed.ipynb') and f.name != bad: f.unlink()
+    ds = ray_read(broken, on_error='raise')  # lazy: nothing read yet
+    with pytest.raises(Exception, match=msg) as e: ds.materialize()
+    assert 'DialogFormatError' in str(e.value) or isinstance(e.value, DialogFormatError)
+
+@pytest.mark.slow
+def test_ray_read_skip_gives_the_serial_rows(local_ray, broken):
+    "'skip': the bad files' rows are left out, the others are the serial `dlgs2table(on_error='skip')` rows, schema and all"
+    t = _rows(ray_read(broken, on_error='skip', override_num_blocks=3))
+    serial = _serial(broken, 'skip')
+    assert serial.num_rows == 5*50 and t.schema.equals(msg_schema(), check_metadata=True)
+    assert t.sort_by(order).equals(serial.sort_by(order))
+
+@pytest.mark.slow
+def test_ray_read_collect_gives_the_rows_and_the_errors(local_ray, broken):
+    "'collect': `(dataset, errors)`, the rows exactly `msg_schema` and the serial ones, the errors the serial `DialogFormatError`s"
+    ds,errs = ray_read(broken, on_error='collect', override_num_blocks=3)
+    assert ds.schema().names == list(msg_cols)
+    t = _rows(ds)
+    serial,serrs = _serial(broken, 'collect')
+    assert t.schema.equals(msg_schema(), check_metadata=True) and t.sort_by(order).equals(serial.sort_by(order))
+    assert all(isinstance(e, DialogFormatError) for e in errs)
+    assert [Path(e.fname).name for e in errs] == ['cut.ipynb', 'typed.ipynb'] and [str(e) for e in errs] == [str(e) for e in serrs]
+    assert _rows(ray_read(broken/'d000002.ipynb', on_error='collect')[0]).num_rows == 50
+
+def test_ray_read_checks_on_error_first():
+    with pytest.raises(ValueError, match="on_error must be 'raise', 'skip' or 'collect'"): ray_read('.', on_error='ignore')
