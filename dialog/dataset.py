@@ -55,12 +55,29 @@ def _progress(total, progress, desc):
     return tqdm(total=total, desc=desc, unit='file', leave=False)
 
 def _pickled(f, job):
-    "`f(job)` pickled (a list item by item: one pickler's memo over a whole chunk grows slow), for the reader to unpickle when it takes it"
+    "`f(job)` pickled into a temporary file, whose name is what crosses back: a big result never waits on the pipe between the processes"
     r = f(job)
-    return [_dumps(o) for o in r] if isinstance(r, list) else _dumps(r)
+    b = _dumps([_dumps(o) for o in r] if isinstance(r, list) else r)  # a list item by item: one pickler's memo over a whole chunk grows slow
+    fd,p = tempfile.mkstemp(prefix='nbdialog-', suffix='.pkl')
+    with open(fd, 'wb') as fh: fh.write(b)
+    return p
 
-def _unpickled(b): return [pickle.loads(o) for o in b] if isinstance(b, list) else pickle.loads(b)
+def _unpickled(p):
+    "The result `_pickled` left in file `p`, which is removed"
+    try:
+        with open(p, 'rb') as fh: b = fh.read()
+    finally: os.unlink(p)
+    r = pickle.loads(b)
+    return [pickle.loads(o) for o in r] if isinstance(r, list) else r
+
 def _dumps(o): return pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
+
+def _drop_results(fly):
+    "Remove the files of finished jobs `fly` left that no one will take (the reading stopped early)"
+    for fu in fly:
+        if fu.done() and not fu.cancelled() and fu.exception() is None:
+            try: os.unlink(fu.result())
+            except FileNotFoundError: pass
 
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar"
@@ -86,7 +103,9 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
                 del fly[i]; took(i, f(jobs[i]))  # one the others have not started yet: this one takes it back rather than wait
             elif fly: wait(fly.values(), return_when=FIRST_COMPLETED)
     finally:
-        if ex is not None: ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: jobs not started are dropped
+        if ex is not None:
+            ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: jobs not started are dropped
+            _drop_results(fly.values())
         if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7

@@ -250,6 +250,25 @@ def test_an_unexpected_error_stops_the_reading():
     from dialog.dataset import _pmap
     with pytest.raises(ZeroDivisionError): list(_pmap(_inv, [1, 2, 0, 4, 5, 6, 7, 8], 2, False, '', 8))
 
+def test_the_others_read_from_the_front_this_one_from_the_back():
+    "The other process takes jobs from the front and this one from the back, so they meet wherever their speeds put them; nothing is read twice"
+    from dialog.dataset import _pmap
+    res = list(_pmap(_pid_of, list(range(40)), 2, False, '', 40))
+    mine,theirs = [j for j,p in res if p==os.getpid()],[j for j,p in res if p!=os.getpid()]
+    assert mine and theirs and sorted(mine+theirs) == list(range(40))
+    assert max(theirs) < min(mine) and max(mine) == 39
+
+def test_stopping_early_leaves_no_result_files(monkeypatch, tmp_path):
+    "Results the other process left in files for this one are removed when the reading stops before taking them"
+    import tempfile, time
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path)); monkeypatch.setenv('TMPDIR', str(tmp_path))
+    from dialog.dataset import _pmap
+    g = _pmap(_pid_of, list(range(40)), 2, False, '', 40)
+    next(g); time.sleep(0.3)
+    assert list(tmp_path.glob('nbdialog-*.pkl'))  # finished, not yet taken
+    g.close()
+    assert not list(tmp_path.glob('nbdialog-*'))
+
 def _inv(x):
     import time; time.sleep(0.02)
     return 1/x
