@@ -184,35 +184,66 @@ _re_code_fence = re.compile(r' {0,3}(`{3,}|~{3,})') # a fence; it opens a block 
 _re_info = re.compile(r'[ \t]*(\{[^{}]*\}|[\w.+-]*)[ \t]*') # an info string both read alike: one word, or Pandoc's attributes
 _re_colons = re.compile(r' {0,3}(:{3,})(.*)')
 _re_div_tag = re.compile(r'(`+).*?\1|<(/?)div\b[^>]*>', re.I) # code spans match first, so tags inside them are skipped
+# raw HTML blocks that only their end marker ends, blank lines or not (CommonMark's kinds 1 to 5): `<pre>`, `<script>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`
+_re_html_open = re.compile(r' {0,3}<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))', re.I)
+_html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the end tags of the tags it opened)
+_re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<!--|-->', re.I)
+_re_raw_div = re.compile(r'</?div\b[^>]*>', re.I) # in raw HTML no code span hides a tag
+
+def _html_open(l, i):
+    "The raw HTML block line `l` (line `i`) opens and leaves open, as `[its end marker, or None for kind 1; kind 1's open tags; in a comment?; (i, col of its <)]`, or None"
+    if not (m := _re_html_open.match(l)): return None
+    k,at = next(i for i in range(5) if m[i+1]),(i, len(l)-len(l.lstrip(' ')))
+    end = _html_ends[k]
+    if end: return None if end in l[m.end():] else [end, [], False, at]
+    return _html_in(l, [None, [], False, at])
+
+def _html_in(l, st):
+    "Raw HTML block state `st` after its line `l`, or None when `l` ends it; kind 1 (`<pre>` and kin) ends when every such tag it opened is closed"
+    # CommonMark ends kind 1 at the first end tag, but Pandoc nests them (`<pre><pre>` takes two `</pre>`): an end tag too many is harmless to both
+    if st[0]: return None if st[0] in l else st
+    for t in _re_html_tok.finditer(l):
+        n,top = (t[2] or '').lower(),st[1][-1] if st[1] else None
+        if top in ('script', 'style', 'textarea'): # their text is text: only their own end tag ends it
+            if t[1] and n==top: st[1].pop()
+        elif st[2] or not n: st[2] = t[0]=='<!--' if not st[2] else t[0]!='-->' # in a comment, only its end counts
+        elif not t[1]: st[1].append(n)
+        elif n in st[1]: del st[1][len(st[1])-1-st[1][::-1].index(n)]
+    return st if st[1] or st[2] else None
 
 def _esc(l, col): return l[:col] + '\\' + l[col:]
+def _ent(l, col): return l[:col] + '&lt;' + l[col+1:] # the `<` at `col` as text, in HTML too
 
 def _scan(lines):
-    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags `[(line, col)]` outside them, and the lines opening a colon div"
-    blocks,opens,stray,code,fences = [],[],[],None,[] # one stack for both kinds of div: Pandoc nests them together
+    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags `[(line, col)]` outside them, the lines opening a colon div, where a raw HTML block left open opens `(line, col)` (else None), and the div tags in raw HTML `[(line, col)]`"
+    blocks,opens,stray,code,fences,html,raw = [],[],[],None,[],None,[] # one stack for both kinds of div: Pandoc nests them together
     for i,l in enumerate(lines):
         if code:
             if (m := _re_code_fence.match(l)) and m[1][0]==code[0] and len(m[1])>=len(code) and not l[m.end():].strip(): blocks[-1][1],code = i,None
             continue
-        if (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
+        if html: inraw,html = True,_html_in(l, html) # raw HTML: no code fence opens in it, but its div fences still count (markdown-it's divs end at a `:::` line even there)
+        elif (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
             code = m[1]; blocks.append([i, None]); continue
+        else: inraw,html = bool(_re_html_open.match(l)),_html_open(l, i)
         if (m := _re_colons.fullmatch(l)) and m[2].strip(): fences.append(i)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
-        toks += [('<', t.start(), bool(t[2])) for t in _re_div_tag.finditer(l) if t[1] is None]
+        if inraw: raw += [(i, t.start()) for t in _re_raw_div.finditer(l)] # text to Pandoc, a tag to a browser: made text for both
+        else: toks += [('<', t.start(), bool(t[2])) for t in _re_div_tag.finditer(l) if t[1] is None]
         for k,col,closer in toks:
             if not closer: opens.append((k, i, col))
             elif opens and opens[-1][0]==k: opens.pop()
             else: stray.append((i, col))
-    return blocks,stray+[(i, col) for _,i,col in opens],fences
+    return blocks,stray+[(i, col) for _,i,col in opens],fences,html and html[3],raw
 
 def _fence_safe(body):
-    "`body` with a code block left open closed at its end, each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, and a blank line before each code block and div fence (Pandoc wants one)"
+    "`body` with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag in raw HTML written `&lt;div>`, and a blank line before each code block and div fence (Pandoc wants one)"
     lines = body.split('\n')
-    while True:
-        blocks,bad,fences = _scan(lines)
-        if not blocks or blocks[-1][1] is not None: break
-        lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1]) # a code block nothing closes is closed at the end, so it can't swallow what follows
-    for i,col in sorted(set(bad), reverse=True): lines[i] = _esc(lines[i], col)
+    while True: # so neither can swallow what follows
+        blocks,bad,fences,html,raw = _scan(lines)
+        if html: lines[html[0]] = _esc(lines[html[0]], html[1])
+        elif blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1])
+        else: break
+    for i,col,f in sorted([(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw], reverse=True): lines[i] = f(lines[i], col) # last first: each change leaves the places before it
     esc = {i for i,_ in bad}
     for i in sorted({i for i,_ in blocks} | (set(fences)-esc), reverse=True):
         if i and lines[i-1].strip(): lines.insert(i, '') # CommonMark lets a fence interrupt a paragraph; Pandoc doesn't
