@@ -876,7 +876,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each; or a folder, glob o
                fmt:str='openai', # 'openai' or 'anthropic'
                workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    if isinstance(dlgs, (str, os.PathLike)) or (isinstance(dlgs, (list, tuple)) and dlgs and all(isinstance(o, (str, os.PathLike)) for o in dlgs)):
+    if isinstance(dlgs, (str, os.PathLike)) or (isinstance(dlgs, (list, tuple, L)) and dlgs and all(isinstance(o, (str, os.PathLike)) for o in dlgs)):
         from dialog.dataset import paths2jsonl  # files: read in processes and written a chunk at a time (`dialog.dataset` builds on this module)
         return paths2jsonl(dlgs, fname, fmt, workers, force=True)
     def line(i, d):

@@ -59,7 +59,9 @@ def _pickled(f, job):
     r = f(job)
     b = _dumps([_dumps(o) for o in r] if isinstance(r, list) else r)  # a list item by item: one pickler's memo over a whole chunk grows slow
     fd,p = tempfile.mkstemp(prefix='nbdialog-', suffix='.pkl')
-    with open(fd, 'wb') as fh: fh.write(b)
+    try:
+        with open(fd, 'wb') as fh: fh.write(b)
+    except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
     return p
 
 def _unpickled(p):
@@ -286,6 +288,19 @@ def _refuse_existing(path, force):
         if cur is not None and not force: raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
     return check
 
+def _file_over_folder(fname, data):
+    "Replace the folder `fname` (e.g. a partitioned table) by a file of `data`, once that file is complete; the folder is back if the swap fails"
+    import shutil
+    path = Path(os.path.realpath(Path(fname).expanduser()))
+    side = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
+    try:
+        atomic_write(side/'new', data)
+        os.rename(path, side/'old')
+        try: os.rename(side/'new', path)
+        except BaseException: os.rename(side/'old', path); raise
+    finally: shutil.rmtree(side, ignore_errors=True)
+    return path
+
 def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
                   fname, # The Parquet file to write (with `partition_by`, the folder)
                   workers:int=None, # Processes reading files, this one among them (0 or 1: this one alone); None: every core for 64 files or more
@@ -306,7 +321,8 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
         with pa.parquet.ParquetWriter(buf, msg_schema(), compression=compression) as w:
             for t in _tables(src, workers, on_error, progress, errs):
                 if t.num_rows: w.write_table(t)
-        res = atomic_write(fname, memoryview(buf.getvalue()), _refuse_existing(fname, force))
+        data = memoryview(buf.getvalue())
+        res = _file_over_folder(fname, data) if os.path.isdir(fname) else atomic_write(fname, data, _refuse_existing(fname, force))
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 

@@ -94,3 +94,18 @@ def test_stray_image_bracket_stays_in_its_message():
         h = dlg2chat(d, fmt)
         assert dlg2chat(chat2dlg(h, fmt), fmt)==h
         assert '![\n' in h[0]['content'][0]['text']
+
+def test_dlgs2jsonl_takes_the_list_dlg_paths_gives(tmp_path):
+    "`dlg_paths` returns a fastcore `L` of files: `dlgs2jsonl` writes them as it writes the dialogs read one by one, as for a plain list"
+    pytest.importorskip('pyarrow')
+    from fastcore.utils import L
+    from dialog.ipynb import read_ipynb
+    from dialog.dataset import dlg_paths
+    for i in range(3):
+        d = Dialog(f'd{i}'); d.mk_message(f'q{i}', msg_type='prompt', output=f'a{i}'); d.save(tmp_path/f'd{i}.ipynb')
+    ps = dlg_paths(tmp_path)
+    assert isinstance(ps, L) and len(ps) == 3
+    want = dlgs2jsonl([read_ipynb(p) for p in ps], tmp_path/'one.jsonl').read_bytes()
+    assert want.count(b'\n') == 3
+    assert dlgs2jsonl(ps, tmp_path/'l.jsonl', workers=0).read_bytes() == want
+    assert dlgs2jsonl(list(ps), tmp_path/'p.jsonl', workers=0).read_bytes() == want

@@ -331,3 +331,32 @@ def test_partitioned_write_never_loses_anything(folder, tmp_path):
 def test_bad_partition_by_is_a_value_error(folder, tmp_path, cols, msg):
     with pytest.raises(ValueError, match=msg): write_parquet(folder/'a', tmp_path/'p', partition_by=cols)
     assert list(tmp_path.iterdir()) == []
+
+class _FullDisk:
+    "A file whose writes fail as on a full disk"
+    def __init__(self, f): self.f = f
+    def __enter__(self): return self
+    def __exit__(self, *a): self.f.close()
+    def write(self, b): raise OSError(28, 'No space left on device')
+
+def test_a_failed_result_write_leaves_no_file(monkeypatch, tmp_path):
+    "When the other process can't write its result (a full disk), the error reaches the caller and no half-written result file is left"
+    import tempfile, builtins, errno
+    import dialog.dataset as dd
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path)); monkeypatch.setenv('TMPDIR', str(tmp_path))
+    main = os.getpid()
+    def _open(f, mode='r', *a, **kw):  # forked into the other process: its result writes fail
+        res = builtins.open(f, mode, *a, **kw)
+        return _FullDisk(res) if mode=='wb' and os.getpid()!=main else res
+    monkeypatch.setattr(dd, 'open', _open, raising=False)
+    with pytest.raises(OSError, match='No space left'): list(dd._pmap(_pid_of, list(range(10)), 2, False, '', 10))
+    assert not list(tmp_path.glob('nbdialog-*'))
+
+def test_single_file_force_replaces_a_folder(folder, tmp_path):
+    "`force=True` replaces an existing folder (e.g. a partitioned table) with the single file, as a partitioned write replaces a file; without force it is refused"
+    p = write_parquet(folder/'a', tmp_path/'t', partition_by=['msg_type'])
+    with pytest.raises(FileExistsError): write_parquet(folder/'a', p)
+    assert p.is_dir()
+    assert write_parquet(folder/'a', p, force=True) == p and p.is_file()
+    assert read_parquet(p).equals(dlgs2table(folder/'a', workers=0))
+    assert [f.name for f in tmp_path.iterdir()] == ['t']
