@@ -24,7 +24,7 @@ def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, o
     "The `.ipynb` files `src` names, sorted; a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
     if isinstance(src, (list, tuple, L)): return L(src).map(dlg_paths).concat()
     p = Path(src).expanduser()
-    if p.is_dir(): return L(sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts)))
+    if p.is_dir(): return L(sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and f.is_file())) # a folder named x.ipynb is searched, not read
     if p.exists(): return L([p])
     if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
     return L(sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb')))
@@ -507,6 +507,9 @@ def ray_read(src, # A local folder, glob or list of files, or a URI (or list of 
     _chk_on_error(on_error)
     ray = _ray()
     paths = src if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))) else [str(p.absolute()) for p in dlg_paths(src)]
+    if not paths: # no files: no rows, as the other readers give (Ray refuses an empty list of paths)
+        ds = ray.data.from_arrow(msg_schema().empty_table())
+        return (ds, L()) if on_error=='collect' else ds
     ds = ray.data.read_binary_files(paths, include_paths=True, **kwargs).map_batches(partial(_bin2table, on_error=on_error), batch_format='pyarrow')
     if on_error!='collect': return ds
     ds = ds.materialize()  # one reading of the files serves both the rows and the errors

@@ -157,6 +157,13 @@ def test_paths_from_folders_globs_and_lists(folder):
     with pytest.raises(FileNotFoundError, match='no such file or folder'): dlg_paths(folder/'nope')
     with pytest.raises(ValueError, match="on_error must be"): read_dialogs(folder, on_error='ignore')
 
+def test_a_folder_named_like_a_dialog_is_searched_not_read(tmp_path):
+    "`dlg_paths` lists files only: a folder called `x.ipynb` is searched for dialogs like any other folder"
+    mk_folder(tmp_path/'x.ipynb', 2)
+    (tmp_path/'y.ipynb').write_text('{}')
+    assert [p.relative_to(tmp_path).as_posix() for p in dlg_paths(tmp_path)] == ['x.ipynb/d000000.ipynb', 'x.ipynb/d000001.ipynb', 'y.ipynb']
+    assert len(read_dialogs(tmp_path/'x.ipynb', workers=0)) == 2
+
 def test_progress_bar_counts_files(folder, capsys):
     "With progress on, tqdm draws a bar on stderr counting the files read; off by default when stderr isn't a terminal"
     pytest.importorskip('tqdm')

@@ -89,3 +89,23 @@ def test_ray_read_collect_gives_the_rows_and_the_errors(local_ray, broken):
 
 def test_ray_read_checks_on_error_first():
     with pytest.raises(ValueError, match="on_error must be 'raise', 'skip' or 'collect'"): ray_read('.', on_error='ignore')
+
+@pytest.mark.slow
+@pytest.mark.parametrize('on_error', ['raise', 'skip', 'collect'])
+def test_ray_read_of_no_files_is_an_empty_table(local_ray, tmp_path, on_error):
+    "A folder with no dialogs gives no rows, as the serial readers do (Ray itself refuses an empty list of paths)"
+    (tmp_path/'empty').mkdir()
+    res = ray_read(tmp_path/'empty', on_error=on_error)
+    ds,errs = res if on_error=='collect' else (res, [])
+    t = _rows(ds)
+    assert t.num_rows == 0 and t.schema.equals(msg_schema()) and list(errs) == []
+    assert t.equals(dlgs2table(tmp_path/'empty', workers=0))
+
+@pytest.mark.slow
+def test_ray_read_searches_a_folder_named_like_a_dialog(local_ray, tmp_path):
+    "A folder called `x.ipynb` is searched like any folder, not read as a file, by Ray and by the serial readers alike"
+    f = mk_folder(tmp_path/'dlgs', 2)
+    mk_folder(f/'x.ipynb', 5, start=2)
+    (f/'x.ipynb'/'notes.txt').write_text('not a dialog')
+    t = _rows(ray_read(f))
+    assert t.num_rows == 5*50 and t.sort_by(order).equals(dlgs2table(f, workers=0).sort_by(order))
