@@ -24,7 +24,7 @@ def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, o
     "The `.ipynb` files `src` names, sorted; a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
     if isinstance(src, (list, tuple, L)): return L(src).map(dlg_paths).concat()
     p = Path(src).expanduser()
-    if p.is_dir(): return L(sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and f.is_file())) # a folder named x.ipynb is searched, not read
+    if p.is_dir(): return L(sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and not f.is_dir())) # a folder named x.ipynb is searched, not read (a broken link is a bad file)
     if p.exists(): return L([p])
     if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
     return L(sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb')))

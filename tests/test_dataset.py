@@ -119,11 +119,11 @@ def test_write_parquet_never_half_writes(folder, tmp_path):
 
 @pytest.fixture
 def badfolder(tmp_path):
-    "Four good dialogs and three bad files: not JSON, not a notebook, a folder named like a notebook"
+    "Four good dialogs and three bad files: not JSON, not a notebook, a link to a file that is gone"
     f = mk_folder(tmp_path/'mixed', 4)
     (f/'b1.ipynb').write_text('{"cells": [')
     (f/'b2.ipynb').write_text('{"cells": {}, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
-    (f/'b3.ipynb').mkdir()
+    (f/'b3.ipynb').symlink_to(f/'gone.ipynb')
     return f
 
 @pytest.mark.parametrize('workers', [0, 2])
@@ -133,7 +133,7 @@ def test_bad_files_raise_skip_or_collect(badfolder, workers):
     ds,errs = read_dialogs(badfolder, workers=workers, on_error='collect')
     assert [d.name for d in ds] == [f'd{i:06}' for i in range(4)]
     assert [(type(e).__name__, Path(e.fname if isinstance(e, DialogFormatError) else e.filename).name) for e in errs] == [
-        ('DialogFormatError', 'b1.ipynb'), ('DialogFormatError', 'b2.ipynb'), ('IsADirectoryError', 'b3.ipynb')]
+        ('DialogFormatError', 'b1.ipynb'), ('DialogFormatError', 'b2.ipynb'), ('FileNotFoundError', 'b3.ipynb')]
     with pytest.warns(UserWarning, match=r'skipped 3 bad file\(s\); the first: .*b1\.ipynb'):
         assert len(read_dialogs(badfolder, workers=workers, on_error='skip')) == 4
     t,errs2 = dlgs2table(badfolder, workers=workers, on_error='collect')
@@ -158,7 +158,7 @@ def test_paths_from_folders_globs_and_lists(folder):
     with pytest.raises(ValueError, match="on_error must be"): read_dialogs(folder, on_error='ignore')
 
 def test_a_folder_named_like_a_dialog_is_searched_not_read(tmp_path):
-    "`dlg_paths` lists files only: a folder called `x.ipynb` is searched for dialogs like any other folder"
+    "`dlg_paths` lists no folder: a folder called `x.ipynb` is searched for dialogs like any other folder"
     mk_folder(tmp_path/'x.ipynb', 2)
     (tmp_path/'y.ipynb').write_text('{}')
     assert [p.relative_to(tmp_path).as_posix() for p in dlg_paths(tmp_path)] == ['x.ipynb/d000000.ipynb', 'x.ipynb/d000001.ipynb', 'y.ipynb']
