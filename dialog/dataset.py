@@ -17,7 +17,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
 from concurrent.futures import wait, FIRST_COMPLETED
 from contextlib import contextmanager
-import gc, glob, json, os, pickle, sys, tempfile, warnings
+import gc, glob, json, os, pickle, shutil, sys, tempfile, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
@@ -290,7 +290,6 @@ def _refuse_existing(path, force):
 
 def _file_over_folder(fname, data):
     "Replace the folder `fname` (e.g. a partitioned table) by a file of `data`, once that file is complete; the folder is back if the swap fails"
-    import shutil
     path = Path(os.path.realpath(Path(fname).expanduser()))
     side = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
     try:
@@ -378,7 +377,6 @@ def _fsync(p):
 
 def _write_folder(path, write, force):
     "Fill a new temporary folder beside `path` with `write(folder)`, sync it, and rename it to `path`; an existing `path` only if `force`, replaced once the new one is complete"
-    import shutil
     path = Path(os.path.realpath(Path(path).expanduser()))
     chk = _refuse_existing(path, force)
     chk(path if os.path.lexists(path) else None)
