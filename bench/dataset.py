@@ -8,7 +8,7 @@ runs). Then, gc off while timing:
   parquet     `read_parquet` of the same collection (the table), and `read_parquet` + `table2dlgs` (the dialogs back)
   tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow
 and prints the Parquet file's size against the folder's, and the peak memory (RSS, in a fresh process each) of
-`paths2jsonl(folder, workers=0)` over 1,000 and over 10,000 of the dialogs.
+`paths2jsonl(folder, workers=0)` and of `write_parquet(folder, workers=0)` over 1,000 and over 10,000 of the dialogs.
 
 Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; JSON Lines peak memory 10k/1k <= 1.2.
 
@@ -85,16 +85,18 @@ def timed(f, reps=1):
 
 _mem_script = '''
 import sys, tempfile, os
-from dialog.dataset import paths2jsonl, dlg_paths
+from dialog.dataset import paths2jsonl, write_parquet, dlg_paths
 paths = dlg_paths(sys.argv[1])[:int(sys.argv[2])]
-with tempfile.TemporaryDirectory() as td: paths2jsonl(paths, os.path.join(td, 'x.jsonl'), workers=0, progress=False)
+with tempfile.TemporaryDirectory() as td:
+    if sys.argv[3]=='jsonl': paths2jsonl(paths, os.path.join(td, 'x.jsonl'), workers=0, progress=False)
+    else: write_parquet(paths, os.path.join(td, 'x.parquet'), workers=0, progress=False)
 print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))  # this process's peak (ru_maxrss would include the parent's, kept across exec)
 '''
 
-def peak_kb(folder, n):
-    "Peak RSS (KB) of a fresh process running `paths2jsonl` over the first `n` dialogs of `folder`"
+def peak_kb(folder, n, what='jsonl'):
+    "Peak RSS (KB) of a fresh process running `paths2jsonl` (`what='jsonl'`) or `write_parquet` ('parquet') over the first `n` dialogs of `folder`"
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent))
-    return int(subprocess.run([sys.executable, '-c', _mem_script, str(folder), str(n)], capture_output=True, text=True, check=True, env=env).stdout.split()[-1])
+    return int(subprocess.run([sys.executable, '-c', _mem_script, str(folder), str(n), what], capture_output=True, text=True, check=True, env=env).stdout.split()[-1])
 
 def folder_bytes(folder): return sum(p.stat().st_size for p in Path(folder).glob('*.ipynb'))
 
@@ -112,6 +114,8 @@ if __name__=='__main__':
     small,big = min(1000, a.n),a.n
     m1,m2 = peak_kb(folder, small),peak_kb(folder, big)  # first, in fresh processes, before this one holds any dialogs
     print(f'paths2jsonl(workers=0) peak RSS: {small} dialogs {m1/1e3:.0f} MB (baseline), {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)', flush=True)
+    q1,q2 = peak_kb(folder, small, 'parquet'),peak_kb(folder, big, 'parquet')
+    print(f'write_parquet(workers=0) peak RSS: {small} dialogs {q1/1e3:.0f} MB (baseline), {big} dialogs {q2/1e3:.0f} MB = {q2/q1:.2f}x (streamed to the file: flat)', flush=True)
     pq = Path(a.data)/f'dlgs{a.n}.parquet'
     if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)
     fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size

@@ -12,7 +12,7 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_paths', 'read_dialogs', 'msg_schem
 from fastcore.utils import *
 from fastcore.parallel import ProcessPoolExecutor
 from .core import *
-from .ipynb import DialogFormatError, read_ipynb, reads_ipynb, atomic_write
+from .ipynb import DialogFormatError, read_ipynb, reads_ipynb
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
 from concurrent.futures import wait, FIRST_COMPLETED
@@ -30,9 +30,13 @@ def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, o
     return L(sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb')))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
+def _ncpus():
+    "The cores this process may run on (a container's CPU set, not the whole machine's count, where the system says)"
+    return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
+
 def _nworkers(workers, n):
     "Processes to use for `n` files: `workers`, or when None every core for 64 files or more, else 0 (this one alone)"
-    if workers is None: return (os.cpu_count() or 1) if n>=64 else 0
+    if workers is None: return _ncpus() if n>=64 else 0
     return workers
 
 def _chunks(xs, workers):
@@ -283,17 +287,35 @@ def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dia
 
 # %% ../nbs/09_dataset.ipynb #eb40a9b8
 def _refuse_existing(path, force):
-    "A `check` for `atomic_write` that refuses to replace an existing file unless `force`"
+    "A check, called with what is at `path` (None for nothing), that refuses to replace it unless `force`"
     def check(cur):
         if cur is not None and not force: raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
     return check
 
-def _file_over_folder(fname, data):
-    "Replace the folder `fname` (e.g. a partitioned table) by a file of `data`, once that file is complete; the folder is back if the swap fails"
+def _stream_write(path, write, force):
+    "Call `write(f)` on a temporary file beside `path`, fsync it, then put it in place; an existing `path` only if `force`"
+    path = Path(os.path.realpath(Path(path).expanduser()))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd,tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    try:
+        with open(fd, 'wb') as f:
+            write(f)
+            f.flush(); os.fsync(f.fileno())
+        if force: os.replace(tmp, path)
+        else:
+            try: os.link(tmp, path)  # refuses an existing file, even one that appeared while we wrote
+            except FileExistsError: raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)') from None
+    finally:
+        try: os.unlink(tmp)
+        except FileNotFoundError: pass
+    return path
+
+def _file_over_folder(fname, write):
+    "Replace the folder `fname` (e.g. a partitioned table) by the file `write(f)` writes, once that file is complete; the folder is back if the swap fails"
     path = Path(os.path.realpath(Path(fname).expanduser()))
     side = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
     try:
-        atomic_write(side/'new', data)
+        _stream_write(side/'new', write, False)
         os.rename(path, side/'old')
         try: os.rename(side/'new', path)
         except BaseException: os.rename(side/'old', path); raise
@@ -316,12 +338,11 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
         res = _write_folder(fname, partial(_write_parts, _tables(src, workers, on_error, progress, errs), cols, compression), force)
     else:
         if os.path.isdir(fname): _refuse_existing(fname, force)(fname)
-        buf = pa.BufferOutputStream()
-        with pa.parquet.ParquetWriter(buf, msg_schema(), compression=compression) as w:
-            for t in _tables(src, workers, on_error, progress, errs):
-                if t.num_rows: w.write_table(t)
-        data = memoryview(buf.getvalue())
-        res = _file_over_folder(fname, data) if os.path.isdir(fname) else atomic_write(fname, data, _refuse_existing(fname, force))
+        def write(f): # straight to the file, a row group per chunk: memory stays flat
+            with pa.parquet.ParquetWriter(f, msg_schema(), compression=compression) as w:
+                for t in _tables(src, workers, on_error, progress, errs):
+                    if t.num_rows: w.write_table(t)
+        res = _file_over_folder(fname, write) if os.path.isdir(fname) else _stream_write(fname, write, force)
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 
@@ -415,24 +436,6 @@ def _jsonl_chunk(job):
         try: dlgs2jsonl([d], tmp, fmt)
         except ValueError as e: raise ValueError(f'{d.path}: {str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")}') from None
 
-def _stream_write(path, chunks, force):
-    "Write byte `chunks` to `path` through a temporary file beside it, fsynced, then put in place; an existing `path` only if `force`"
-    path = Path(os.path.realpath(Path(path).expanduser()))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd,tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with open(fd, 'wb') as f:
-            for c in chunks: f.write(c)
-            f.flush(); os.fsync(f.fileno())
-        if force: os.replace(tmp, path)
-        else:
-            try: os.link(tmp, path)  # refuses an existing file, even one that appeared while we wrote
-            except FileExistsError: raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)') from None
-    finally:
-        try: os.unlink(tmp)
-        except FileNotFoundError: pass
-    return path
-
 # %% ../nbs/09_dataset.ipynb #c5c7d186
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list of files
                 fname, # The JSON Lines file to write
@@ -455,7 +458,9 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
                 with open(tmp, 'rb') as f:
                     while b := f.read(1<<20): yield b
                 os.unlink(tmp)
-        res = _stream_write(fname, parts(), force)
+        def write(f):
+            for b in parts(): f.write(b)
+        res = _stream_write(fname, write, force)
     _warn_skipped(errs, on_error)
     return (res, errs) if on_error=='collect' else res
 
@@ -504,7 +509,10 @@ def ray_read(src, # A local folder, glob or list of files, or a URI (or list of 
     "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, parsed on the cluster's workers (`kwargs` go to `read_binary_files`); with 'collect', `(dataset, errors)`"
     _chk_on_error(on_error)
     ray = _ray()
-    paths = src if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))) else [str(p.absolute()) for p in dlg_paths(src)]
+    if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))):
+        paths = src
+        kwargs.setdefault('file_extensions', ['ipynb']) # a folder's URI names every file under it: notebooks only, as `dlg_paths` picks them
+    else: paths = [str(p.absolute()) for p in dlg_paths(src)]
     if not paths: # no files: no rows, as the other readers give (Ray refuses an empty list of paths)
         ds = ray.data.from_arrow(msg_schema().empty_table())
         return (ds, L()) if on_error=='collect' else ds

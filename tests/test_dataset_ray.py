@@ -109,3 +109,12 @@ def test_ray_read_searches_a_folder_named_like_a_dialog(local_ray, tmp_path):
     (f/'x.ipynb'/'notes.txt').write_text('not a dialog')
     t = _rows(ray_read(f))
     assert t.num_rows == 5*50 and t.sort_by(order).equals(dlgs2table(f, workers=0).sort_by(order))
+
+@pytest.mark.slow
+def test_ray_read_of_a_uri_reads_notebooks_only(local_ray, tmp_path):
+    "A folder's URI names every file under it; only the notebooks are read, as `dlg_paths` picks them locally"
+    f = mk_folder(tmp_path/'dlgs', 3)
+    (f/'README.md').write_text('# not a dialog')
+    t = _rows(ray_read(f'file://{f}'))
+    assert t.num_rows == 3*50 and t.drop(['path']).sort_by(order[1:]+[('name', 'ascending')]).equals(
+        dlgs2table(f, workers=0).drop(['path']).sort_by(order[1:]+[('name', 'ascending')]))
