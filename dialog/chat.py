@@ -876,9 +876,12 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each; or a folder, glob o
                fmt:str='openai', # 'openai' or 'anthropic'
                workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    if isinstance(dlgs, (str, os.PathLike)) or (isinstance(dlgs, (list, tuple, L)) and dlgs and all(isinstance(o, (str, os.PathLike)) for o in dlgs)):
+    isp = lambda o: isinstance(o, (str, os.PathLike))
+    many = isinstance(dlgs, (list, tuple, L))
+    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))):
         from dialog.dataset import paths2jsonl  # files: read in processes and written a chunk at a time (`dialog.dataset` builds on this module)
         return paths2jsonl(dlgs, fname, fmt, workers, force=True)
+    if many and any(map(isp, dlgs)): raise ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {next(i for i,o in enumerate(dlgs) if isp(o))} is a path)')
     def line(i, d):
         try:
             r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt, weights=fmt=='openai')]) | ({'system': _unsur(d.system)} if fmt=='anthropic' and d.system else {})
