@@ -132,8 +132,13 @@ def _triage(res, on_error, errs):
         else: errs.append(r)
     return ok
 
-def _warn_skipped(errs, on_error):
-    if errs and on_error=='skip': warnings.warn(f'skipped {len(errs)} bad file(s); the first: {errs[0]}', stacklevel=3)
+def _warn_skipped(errs, on_error, level=3):
+    if errs and on_error=='skip': warnings.warn(f'skipped {len(errs)} bad file(s); the first: {errs[0]}', stacklevel=level)
+
+def _outcome(res, errs, on_error):
+    "What a reader gives back: `res`, or with 'collect' `(res, errs)`; with 'skip', a warning saying how many bad files were left out"
+    _warn_skipped(errs, on_error, 4)  # pointing at the line that called the reader
+    return (res, errs) if on_error=='collect' else res
 
 def _read_chunk(paths, cls=Dialog):
     "The `cls` dialogs at `paths`, or the errors saying why they can't be read"
@@ -165,8 +170,7 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
     paths,workers,jobs = _plan(src, workers)
     with _gc_paused():
         for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', len(paths)): res += _triage(r, on_error, errs)
-    _warn_skipped(errs, on_error)
-    return (res, errs) if on_error=='collect' else res
+    return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b4174a67
 def _pa():
@@ -259,8 +263,7 @@ def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
     _chk_on_error(on_error)
     pa,errs = _pa(),L()
     res = pa.concat_tables([msg_schema().empty_table(), *_tables(src, workers, on_error, progress, errs)])
-    _warn_skipped(errs, on_error)
-    return (res, errs) if on_error=='collect' else res
+    return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #6237dbe6
 def _chk_cols(t, where='the table'):
@@ -343,8 +346,7 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
                 for t in _tables(src, workers, on_error, progress, errs):
                     if t.num_rows: w.write_table(t)
         res = _file_over_folder(fname, write) if os.path.isdir(fname) else _stream_write(fname, write, force)
-    _warn_skipped(errs, on_error)
-    return (res, errs) if on_error=='collect' else res
+    return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #3478442b
 def _hive(path):
@@ -461,8 +463,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
         def write(f):
             for b in parts(): f.write(b)
         res = _stream_write(fname, write, force)
-    _warn_skipped(errs, on_error)
-    return (res, errs) if on_error=='collect' else res
+    return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #47fbb3b4
 def _ray():
@@ -515,7 +516,7 @@ def ray_read(src, # A local folder, glob or list of files, or a URI (or list of 
     else: paths = [str(p.absolute()) for p in dlg_paths(src)]
     if not paths: # no files: no rows, as the other readers give (Ray refuses an empty list of paths)
         ds = ray.data.from_arrow(msg_schema().empty_table())
-        return (ds, L()) if on_error=='collect' else ds
+        return _outcome(ds, L(), on_error)
     ds = ray.data.read_binary_files(paths, include_paths=True, **kwargs).map_batches(partial(_bin2table, on_error=on_error), batch_format='pyarrow')
     if on_error!='collect': return ds
     ds = ds.materialize()  # one reading of the files serves both the rows and the errors
