@@ -367,3 +367,11 @@ def test_single_file_force_replaces_a_folder(folder, tmp_path):
     assert write_parquet(folder/'a', p, force=True) == p and p.is_file()
     assert read_parquet(p).equals(dlgs2table(folder/'a', workers=0))
     assert [f.name for f in tmp_path.iterdir()] == ['t']
+
+def test_workers_none_counts_the_cores_this_process_may_use(monkeypatch):
+    "`workers=None` uses the cores the process may run on (a container's CPU set), not the machine's count"
+    from dialog import dataset
+    if not hasattr(os, 'sched_getaffinity'): pytest.skip('no CPU sets on this system')
+    monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {3})
+    monkeypatch.setattr(os, 'cpu_count', lambda: 64)
+    assert dataset._nworkers(None, 100) == 1 and dataset._nworkers(None, 10) == 0 and dataset._nworkers(3, 10) == 3
