@@ -10,24 +10,46 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_paths', 'read_dialogs', 'msg_schem
 
 # %% ../nbs/09_dataset.ipynb #4462ebfc
 from fastcore.utils import *
-from fastcore.parallel import ProcessPoolExecutor
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, reads_ipynb
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
-from concurrent.futures import wait, FIRST_COMPLETED
+from multiprocessing.connection import wait
 from contextlib import contextmanager
-import gc, glob, json, os, pickle, shutil, sys, tempfile, warnings
+import errno, gc, glob, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
+def _notebooks(folder):
+    "The `.ipynb` files under `folder`, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
+    try: es = list(os.scandir(folder))
+    except PermissionError: return  # a folder this process can't open is skipped, as `rglob` skips it
+    for e in es:
+        if e.name.startswith('.'): continue
+        if e.is_dir():
+            if not e.is_symlink(): yield from _notebooks(e.path)
+        elif e.name.endswith('.ipynb'): yield Path(e.path)
+
+def _paths1(src):
+    "The files one item of `dlg_paths`'s `src` names"
+    p = Path(src).expanduser()
+    try: st = os.stat(p)  # one look at each file listed: a long list of files costs little more than the list
+    except OSError as e:
+        if e.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF): raise
+        st = None  # not there (or a broken link)
+    if st is None:
+        if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
+        return sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb'))
+    return sorted(_notebooks(p)) if stat.S_ISDIR(st.st_mode) else [p]
+
+def _paths(src):
+    "The files `src` names, a list's items in turn"
+    if isinstance(src, (list, tuple, L)):
+        for s in src: yield from _paths(s)
+    else: yield from _paths1(src)
+
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
     "The `.ipynb` files `src` names, sorted; a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
-    if isinstance(src, (list, tuple, L)): return L(src).map(dlg_paths).concat()
-    p = Path(src).expanduser()
-    if p.is_dir(): return L(sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and not f.is_dir())) # a folder named x.ipynb is searched, not read (a broken link is a bad file)
-    if p.exists(): return L([p])
-    if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-    return L(sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb')))
+    return L(_paths(src))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
 def _ncpus():
@@ -58,60 +80,149 @@ def _progress(total, progress, desc):
     except ImportError: return None
     return tqdm(total=total, desc=desc, unit='file', leave=False)
 
-def _pickled(f, job):
-    "`f(job)` pickled into a temporary file, whose name is what crosses back: a big result never waits on the pipe between the processes"
+_Path = type(Path())  # the concrete class `Path(...)` makes here
+
+def _pack(o):
+    "Bytes that `_unpack` turns back into `o`, as pickle would: a `Dialog` of `Message`s (exactly those classes) as marshal data, anything else pickled"
+    if type(o) is Dialog:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
+        d,states = dict(vars(o)),[]
+        ms,conv = d.pop('_messages'),type(d.get('path')) is _Path
+        if conv: d['path'] = str(d['path'])
+        for m in ms:
+            if type(m) is not Message: break
+            s = m.__getstate__()  # what pickle keeps of a message
+            if a := s.get('attachments'):
+                if any(type(x) is not Attachment for x in a): break
+                s['attachments'] = [vars(x) for x in a]
+            states.append(s)
+        else:
+            try: return b'M' + marshal.dumps((d, states, conv))
+            except ValueError: pass  # something marshal can't write (a subclass's attribute): pickle it
+    return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
+
+def _built(cls, state):
+    "A `cls` object with attributes `state`, as pickle builds one whose class has no `__setstate__`"
+    res = object.__new__(cls)
+    res.__dict__ = state
+    return res
+
+def _unpack(b):
+    "The object `_pack` wrote as bytes `b` (any bytes-like object)"
+    kind,b = bytes(b[:1]),b[1:]
+    if kind==b'P': return pickle.loads(b)
+    d,states,conv = marshal.loads(b)
+    if conv: d['path'] = Path(d['path'])
+    for s in states:
+        if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
+    d['_messages'] = Msgs([_built(Message, s) for s in states])
+    res = object.__new__(Dialog)
+    res.__setstate__(d)  # as unpickling does: the messages point back at their dialog
+    return res
+
+def _result_file(f, job):
+    "`f(job)` written (`_pack`) into a temporary file, whose name is what crosses back: a big result never waits on the pipe between the processes"
     r = f(job)
-    b = _dumps([_dumps(o) for o in r] if isinstance(r, list) else r)  # a list item by item: one pickler's memo over a whole chunk grows slow
-    fd,p = tempfile.mkstemp(prefix='nbdialog-', suffix='.pkl')
+    bs = [_pack(o) for o in r] if isinstance(r, list) else [_pack(r)]  # a list item by item, so no memo grows over a whole chunk
+    fd,p = tempfile.mkstemp(prefix='nbdialog-', suffix='.res')
     try:
-        with open(fd, 'wb') as fh: fh.write(b)
+        with open(fd, 'wb') as fh:
+            fh.write(struct.pack(f'<{len(bs)+1}q', len(bs) if isinstance(r, list) else -1, *map(len, bs)))  # how many (-1: not a list), then each one's size
+            for b in bs: fh.write(b)
     except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
     return p
 
-def _unpickled(p):
-    "The result `_pickled` left in file `p`, which is removed"
+def _result_back(p, buf):
+    "The result `_result_file` left in file `p`, which is removed; read into `buf`, a `bytearray` kept from one result to the next (grown as needed)"
     try:
-        with open(p, 'rb') as fh: b = fh.read()
+        with open(p, 'rb', buffering=0) as fh:
+            n = os.fstat(fh.fileno()).st_size
+            if len(buf)<n: buf.extend(bytes(n-len(buf)))
+            with memoryview(buf) as mv:
+                got = 0
+                while got<n:
+                    if not (k := fh.readinto(mv[got:n])): raise EOFError(f'{p}: a result file cut short')
+                    got += k
+                k, = struct.unpack_from('<q', mv)
+                sizes,res = struct.unpack_from(f'<{max(k, 1)}q', mv, 8),[]
+                off = 8*(len(sizes)+1)
+                with _gc_paused():
+                    for s in sizes: res.append(_unpack(mv[off:off+s])); off += s
     finally: os.unlink(p)
-    r = pickle.loads(b)
-    return [pickle.loads(o) for o in r] if isinstance(r, list) else r
+    return res if k>=0 else res[0]
 
-def _dumps(o): return pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
+def _worker(f, jobs, todo, conn):
+    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file, None)` for each, or `(index, None, error)` and stop"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that started this one: it stops the others through `todo`
+    try:
+        while True:
+            with todo.get_lock():
+                if (i := todo[0])>=todo[1]: return
+                todo[0] = i+1
+            try: p = _result_file(f, jobs[i])
+            except Exception as e:
+                try: conn.send((i, None, e))
+                except Exception: conn.send((i, None, RuntimeError(f'{type(e).__name__}: {e}')))  # an error pickle can't carry
+                return
+            conn.send((i, p, None))
+    finally: conn.close()
 
-def _drop_results(fly):
-    "Remove the files of finished jobs `fly` left that no one will take (the reading stopped early)"
-    for fu in fly:
-        if fu.done() and not fu.cancelled() and fu.exception() is None:
-            try: os.unlink(fu.result())
-            except FileNotFoundError: pass
+def _pmap1(f, jobs, progress, desc, total, nfiles):
+    "`_pmap` in this process alone: each job in order, its result handed on as soon as it is ready"
+    bar = _progress(total, progress, desc)
+    try:
+        for j in jobs:
+            r = f(j)
+            if bar: bar.update(nfiles(j))
+            yield r
+    finally:
+        if bar: bar.close()
 
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar"
     jobs,kids = list(jobs),max(workers-1, 0)
-    res,lo,hi,nxt = [None]*len(jobs),0,len(jobs),0  # results by job, each in a 1-tuple; `jobs[lo:hi]` not started yet; the next to yield
-    ex,fly,bar = ProcessPoolExecutor(kids) if kids else None,{},None
+    if not kids: yield from _pmap1(f, jobs, progress, desc, total, nfiles); return
+    ctx = multiprocessing.get_context()
+    todo = ctx.Array('q', [0, len(jobs)])  # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
+    res,nxt,buf,conns,procs,bar = [None]*len(jobs),0,bytearray(),[],[],None  # results by job, each in a 1-tuple; the next to yield; what result files are read into
     def took(i, r):
         res[i] = (r,)
         if bar: bar.update(nfiles(jobs[i]))
+    def take_in(timeout):
+        "Take in what the others sent, waiting up to `timeout` seconds for it (None: until something comes)"
+        for c in wait(conns, timeout):
+            try: i,p,e = c.recv()
+            except EOFError: conns.remove(c); c.close(); continue  # that process has stopped
+            if e is not None: raise e
+            took(i, _result_back(p, buf))
     try:
-        while nxt<len(jobs):
-            for i in [i for i,fu in fly.items() if fu.done()]: took(i, _unpickled(fly.pop(i).result()))
-            while kids and lo<hi and len(fly)<2*kids: fly[lo] = ex.submit(_pickled, f, jobs[lo]); lo += 1  # the others take jobs from the front
-            if bar is None: bar = _progress(total, progress, desc) or False  # after the processes started: a fork copies no running thread
+        for _ in range(kids):
+            r,w = ctx.Pipe(duplex=False)
+            conns.append(r)
+            try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w), daemon=True)).start()
+            finally: w.close()  # the other process has its own end now: with it gone, this one reads the end of the pipe
+            procs.append(p)
+        bar = _progress(total, progress, desc)  # after the processes started: a fork copies no running thread
+        while True:
+            take_in(0)
             while nxt<len(jobs) and res[nxt] is not None:
                 r,res[nxt] = res[nxt][0],None
                 nxt += 1
                 yield r
-            if lo<hi:
-                if kids: hi -= 1; took(hi, f(jobs[hi]))  # this one takes jobs from the back, until they meet
-                else: lo += 1; took(lo-1, f(jobs[lo-1]))  # alone: in order, each handed on as soon as it is read
-            elif (i := next((i for i in sorted(fly, reverse=True) if fly[i].cancel()), None)) is not None:
-                del fly[i]; took(i, f(jobs[i]))  # one the others have not started yet: this one takes it back rather than wait
-            elif fly: wait(fly.values(), return_when=FIRST_COMPLETED)
+            if nxt==len(jobs): return
+            with todo.get_lock():
+                if mine := (i := todo[1]-1)>=todo[0]: todo[1] = i
+            if mine: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others
+            elif conns: take_in(None)
+            else: raise RuntimeError('a process reading files stopped (was it killed?) before sending back what it read')
     finally:
-        if ex is not None:
-            ex.shutdown(wait=True, cancel_futures=True)  # an error stops the reading: jobs not started are dropped
-            _drop_results(fly.values())
+        with todo.get_lock(): todo[1] = todo[0]  # no one starts another job
+        for c in conns:  # the others finish the job they are on: remove the files of results no one will take
+            try:
+                while True:
+                    if (p := c.recv()[1]) is not None: os.unlink(p)
+            except (EOFError, OSError): pass
+            c.close()
+        for p in procs: p.join()
         if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7

@@ -272,7 +272,7 @@ def test_stopping_early_leaves_no_result_files(monkeypatch, tmp_path):
     from dialog.dataset import _pmap
     g = _pmap(_pid_of, list(range(40)), 2, False, '', 40)
     next(g); time.sleep(0.3)
-    assert list(tmp_path.glob('nbdialog-*.pkl'))  # finished, not yet taken
+    assert list(tmp_path.glob('nbdialog-*.res'))  # finished, not yet taken
     g.close()
     assert not list(tmp_path.glob('nbdialog-*'))
 
@@ -375,3 +375,123 @@ def test_workers_none_counts_the_cores_this_process_may_use(monkeypatch):
     monkeypatch.setattr(os, 'sched_getaffinity', lambda pid: {3})
     monkeypatch.setattr(os, 'cpu_count', lambda: 64)
     assert dataset._nworkers(None, 100) == 1 and dataset._nworkers(None, 10) == 0 and dataset._nworkers(3, 10) == 3
+
+# What crosses between the processes: `_pack` and `_unpack` give what pickle gives
+
+def _full_state(d):
+    "Everything a dialog and its messages hold (the backlinks as whether each points at this dialog), as comparable data"
+    ms = [(type(m), {k:v for k,v in vars(m).items() if k!='_dlg'}, m.dlg is d, [(type(a), vars(a)) for a in m.attachments]) for m in d.messages]
+    return type(d),{k:v for k,v in vars(d).items() if k!='_messages'},ms
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.text(max_size=30), st.booleans())
+def test_packed_dialogs_come_back_as_pickle_brings_them(seed, text, read):
+    "A dialog as the readers give it (and with anything added) comes back from `_pack`/`_unpack` equal to what pickle gives back, writing the same bytes"
+    from dialog.dataset import _pack, _unpack
+    import pickle
+    d = _odd_dialog(seed, text)
+    if read: d.path,d._seen = Path(f'/data/odd{seed}.ipynb'),b'\x00digest'
+    try: want = write_ipynb(d)
+    except ValueError: return  # a text no file can hold
+    b = _pack(d)
+    assert b[:1] == b'M'  # the fast path: exactly a Dialog of Messages
+    got,ref = _unpack(memoryview(b)),pickle.loads(pickle.dumps(d))
+    assert _full_state(got) == _full_state(ref)
+    assert write_ipynb(got) == want and got.messages[0].dlg is got
+
+class _Sub(Message): pass
+class _SubDlg(Dialog): msg_cls = _Sub
+class _Att(Attachment): pass
+
+def test_pack_pickles_what_it_cannot_carry_exactly():
+    "Subclasses (of the dialog, a message or an attachment) and attributes marshal can't write go by pickle, and come back the same"
+    from dialog.dataset import _pack, _unpack
+    import pickle, datetime
+    cases = []
+    d = _SubDlg('s'); d.mk_message('hi'); cases.append(d)
+    d = Dialog('m'); d.messages.append(_Sub('sub')); cases.append(d)
+    d = Dialog('a'); d.mk_message('x').attachments.append(_Att(b'1', 'text/plain', 'a.txt')); cases.append(d)
+    d = Dialog('t'); d.mk_message('x'); d.when = datetime.datetime(2026, 1, 1); cases.append(d)
+    d = Dialog('p'); d.path = 'rel/p.ipynb'; cases.append(d)  # a path given as text stays text
+    for d in cases:
+        got = _unpack(_pack(d))
+        assert _full_state(got) == _full_state(pickle.loads(pickle.dumps(d))), d.name
+    assert [_pack(d)[:1] for d in cases] == [b'P', b'P', b'P', b'P', b'M']
+    assert _unpack(_pack([1, 'x'])) == [1, 'x']
+
+def _kill_other(job):
+    "Kill the process running `job` when it is not the test's own"
+    import signal, time
+    if job==0 and os.getpid()!=_main: os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.01)
+    return job
+_main = os.getpid()
+
+def test_a_killed_process_is_an_error_not_a_hang(monkeypatch, tmp_path):
+    "When another process dies (killed, out of memory) the results it owed are missing: that's a clear error, and no result file is left"
+    import tempfile
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    from dialog.dataset import _pmap
+    with pytest.raises(RuntimeError, match='stopped'): list(_pmap(_kill_other, list(range(10)), 2, False, '', 10))
+    assert not list(tmp_path.glob('nbdialog-*'))
+
+def _interrupt_here(job):
+    "Ctrl-C in the process that started the reading, on its first own job"
+    import time
+    if os.getpid()==_main: raise KeyboardInterrupt
+    time.sleep(0.01)
+    return job
+
+def test_ctrl_c_stops_every_process_and_leaves_nothing(monkeypatch, tmp_path):
+    "An interrupt in this process stops the others after the job they are on, removes what they sent, and leaves no process behind"
+    import tempfile, multiprocessing
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    from dialog.dataset import _pmap
+    with pytest.raises(KeyboardInterrupt): list(_pmap(_interrupt_here, list(range(40)), 3, False, '', 40))
+    assert not list(tmp_path.glob('nbdialog-*')) and not multiprocessing.active_children()
+
+def _rglob_paths(p):
+    "dlg_paths' folder rule, as rglob reads it: the second program the faster walk is checked against"
+    return sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and not f.is_dir())
+
+_names = st.sampled_from(['a.ipynb', 'b.ipynb', '.h.ipynb', 'c.txt', 'd.ipynb', 'x', '.hid', 'sub.ipynb'])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.lists(_names, min_size=1, max_size=3), st.sampled_from(['file', 'dir', 'link', 'dirlink', 'broken'])), max_size=12))
+def test_folders_are_searched_as_rglob_searches_them(tmp_path_factory, tree):
+    "Files, folders, hidden ones, links to files and to folders, broken links: a folder's notebooks are the ones rglob finds"
+    root = tmp_path_factory.mktemp('tree')
+    (root/'target').mkdir(); (root/'target'/'in.ipynb').write_text('{}')
+    for parts,kind in tree:
+        p = root.joinpath(*parts)
+        if p.exists() or p.is_symlink() or any(q.is_symlink() or (q.exists() and not q.is_dir()) for q in p.parents if root in q.parents): continue
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if kind=='file': p.write_text('{}')
+        elif kind=='dir': p.mkdir()
+        elif kind=='link': p.symlink_to(root/'target'/'in.ipynb')
+        elif kind=='dirlink': p.symlink_to(root/'target')
+        else: p.symlink_to(root/'nowhere')
+    assert dlg_paths(root) == _rglob_paths(root)
+    assert dlg_paths([root, root/'target']) == _rglob_paths(root) + [root/'target'/'in.ipynb']
+
+_spawn_script = '''
+import multiprocessing, sys
+from dialog.ipynb import read_ipynb, write_ipynb
+from dialog.dataset import read_dialogs, dlg_paths, dlgs2table
+if __name__=='__main__':
+    multiprocessing.set_start_method(sys.argv[2])
+    ps = dlg_paths(sys.argv[1])
+    got,want = read_dialogs(ps, workers=2),[read_ipynb(p) for p in ps]
+    assert [write_ipynb(d) for d in got] == [write_ipynb(d) for d in want]
+    assert all(m.dlg is d for d in got for m in d.messages)
+    assert dlgs2table(ps, workers=3).equals(dlgs2table(ps, workers=0))
+    print('ok', len(got))
+'''
+
+@pytest.mark.parametrize('method', ['spawn', 'forkserver'])
+def test_other_ways_to_start_processes_read_the_same(folder, tmp_path, method):
+    "Where the other processes start as fresh interpreters (macOS, Windows; Linux from Python 3.14), the results are the same"
+    script = tmp_path/'read.py'; script.write_text(_spawn_script)
+    env = dict(os.environ, PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, str(script), str(folder), method], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ['ok', '60']
