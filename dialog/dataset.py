@@ -119,11 +119,11 @@ def _unpack(b):
     res.__setstate__(d)  # as unpickling does: the messages point back at their dialog
     return res
 
-def _result_file(f, job):
-    "`f(job)` written (`_pack`) into a temporary file, whose name is what crosses back: a big result never waits on the pipe between the processes"
+def _result_file(f, job, folder):
+    "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back: a big result never waits on the pipe between the processes"
     r = f(job)
     bs = [_pack(o) for o in r] if isinstance(r, list) else [_pack(r)]  # a list item by item, so no memo grows over a whole chunk
-    fd,p = tempfile.mkstemp(prefix='nbdialog-', suffix='.res')
+    fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
     try:
         with open(fd, 'wb') as fh:
             fh.write(struct.pack(f'<{len(bs)+1}q', len(bs) if isinstance(r, list) else -1, *map(len, bs)))  # how many (-1: not a list), then each one's size
@@ -150,15 +150,15 @@ def _result_back(p, buf):
     finally: os.unlink(p)
     return res if k>=0 else res[0]
 
-def _worker(f, jobs, todo, conn):
-    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file, None)` for each, or `(index, None, error)` and stop"
+def _worker(f, jobs, todo, conn, folder):
+    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file in folder, None)` for each, or `(index, None, error)` and stop"
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that started this one: it stops the others through `todo`
     try:
         while True:
             with todo.get_lock():
                 if (i := todo[0])>=todo[1]: return
                 todo[0] = i+1
-            try: p = _result_file(f, jobs[i])
+            try: p = _result_file(f, jobs[i], folder)
             except Exception as e:
                 try: conn.send((i, None, e))
                 except Exception: conn.send((i, None, RuntimeError(f'{type(e).__name__}: {e}')))  # an error pickle can't carry
@@ -184,6 +184,7 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
     ctx = multiprocessing.get_context()
     todo = ctx.Array('q', [0, len(jobs)])  # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
     res,nxt,buf,conns,procs,bar = [None]*len(jobs),0,bytearray(),[],[],None  # results by job, each in a 1-tuple; the next to yield; what result files are read into
+    folder = tempfile.mkdtemp(prefix='nbdialog-')  # the result files, removed with it at the end, whatever happened to the processes that wrote them
     def took(i, r):
         res[i] = (r,)
         if bar: bar.update(nfiles(jobs[i]))
@@ -198,7 +199,7 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
         for _ in range(kids):
             r,w = ctx.Pipe(duplex=False)
             conns.append(r)
-            try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w), daemon=True)).start()
+            try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder), daemon=True)).start()
             finally: w.close()  # the other process has its own end now: with it gone, this one reads the end of the pipe
             procs.append(p)
         bar = _progress(total, progress, desc)  # after the processes started: a fork copies no running thread
@@ -216,13 +217,13 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
             else: raise RuntimeError('a process reading files stopped (was it killed?) before sending back what it read')
     finally:
         with todo.get_lock(): todo[1] = todo[0]  # no one starts another job
-        for c in conns:  # the others finish the job they are on: remove the files of results no one will take
+        for c in conns:  # the others finish the job they are on
             try:
-                while True:
-                    if (p := c.recv()[1]) is not None: os.unlink(p)
+                while True: c.recv()
             except (EOFError, OSError): pass
             c.close()
         for p in procs: p.join()
+        shutil.rmtree(folder, ignore_errors=True)  # with the files of results no one took (the reading stopped early, or one process was killed)
         if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7

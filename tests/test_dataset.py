@@ -272,7 +272,7 @@ def test_stopping_early_leaves_no_result_files(monkeypatch, tmp_path):
     from dialog.dataset import _pmap
     g = _pmap(_pid_of, list(range(40)), 2, False, '', 40)
     next(g); time.sleep(0.3)
-    assert list(tmp_path.glob('nbdialog-*.res'))  # finished, not yet taken
+    assert list(tmp_path.glob('nbdialog-*/*.res'))  # finished, not yet taken
     g.close()
     assert not list(tmp_path.glob('nbdialog-*'))
 
@@ -495,3 +495,17 @@ def test_other_ways_to_start_processes_read_the_same(folder, tmp_path, method):
     r = subprocess.run([sys.executable, str(script), str(folder), method], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ['ok', '60']
+
+def test_a_process_killed_after_writing_its_result_leaves_no_file(monkeypatch, tmp_path):
+    "A process killed between writing a result and sending its name: the error says a process stopped, and its file goes with the reading's folder"
+    import tempfile, signal
+    import dialog.dataset as dd
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
+    real = dd._result_file
+    def write_then_die(f, job, folder):  # forked into the other process
+        p = real(f, job, folder)
+        if os.getpid()!=_main: os.kill(os.getpid(), signal.SIGKILL)
+        return p
+    monkeypatch.setattr(dd, '_result_file', write_then_die)
+    with pytest.raises(RuntimeError, match='stopped'): list(dd._pmap(_pid_of, list(range(10)), 2, False, '', 10))
+    assert not list(tmp_path.iterdir())
