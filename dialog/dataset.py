@@ -16,16 +16,25 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens, dlgs2jsonl
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, gc, glob, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, warnings
+import errno, gc, glob, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
+_gone = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF)  # what a path that leads nowhere raises
+
+def _is_dir(e):
+    "Whether `os.DirEntry` `e` is a folder, or a link to one; a link that leads nowhere (gone, a loop, through a file) isn't"
+    try: return e.is_dir()
+    except OSError as x:
+        if x.errno in _gone: return False
+        raise
+
 def _notebooks(folder):
     "The `.ipynb` files under `folder`, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
     try: es = list(os.scandir(folder))
     except PermissionError: return  # a folder this process can't open is skipped, as `rglob` skips it
     for e in es:
         if e.name.startswith('.'): continue
-        if e.is_dir():
+        if _is_dir(e):
             if not e.is_symlink(): yield from _notebooks(e.path)
         elif e.name.endswith('.ipynb'): yield Path(e.path)
 
@@ -34,7 +43,7 @@ def _paths1(src):
     p = Path(src).expanduser()
     try: st = os.stat(p)  # one look at each file listed: a long list of files costs little more than the list
     except OSError as e:
-        if e.errno not in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF): raise
+        if e.errno not in _gone: raise
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
@@ -82,22 +91,32 @@ def _progress(total, progress, desc):
 
 _Path = type(Path())  # the concrete class `Path(...)` makes here
 
+def _atts_plain(a, seen):
+    "Whether attachments `a` are a list of exactly `Attachment`s holding `bytes`, none in `seen` (marshal would split one shared); adds theirs to `seen`"
+    if type(a) is not list: return False
+    for x in a:
+        if type(x) is not Attachment or type(x.data) is not bytes or id(x) in seen: return False
+        seen.add(id(x))
+    return True
+
 def _pack(o):
-    "Bytes that `_unpack` turns back into `o`, as pickle would: a `Dialog` of `Message`s (exactly those classes) as marshal data, anything else pickled"
+    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog as `read_ipynb` returns it as marshal data, anything else pickled"
     if type(o) is Dialog:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
-        d,states = dict(vars(o)),[]
-        ms,conv = d.pop('_messages'),type(d.get('path')) is _Path
+        d,states,seen = dict(vars(o)),[],set()
+        ms,conv = d['_messages'],type(d.get('path')) is _Path
+        d['_messages'] = ms.items.ver  # in its place, for `_unpack` to put the messages back
         if conv: d['path'] = str(d['path'])
         for m in ms:
-            if type(m) is not Message: break
+            if type(m) is not Message or id(m) in seen: break  # a subclass (pickle knows it), or a message listed twice (marshal would make two)
+            seen.add(id(m))
             s = m.__getstate__()  # what pickle keeps of a message
             if a := s.get('attachments'):
-                if any(type(x) is not Attachment for x in a): break
+                if not _atts_plain(a, seen): break
                 s['attachments'] = [vars(x) for x in a]
             states.append(s)
         else:
             try: return b'M' + marshal.dumps((d, states, conv))
-            except ValueError: pass  # something marshal can't write (a subclass's attribute): pickle it
+            except ValueError: pass  # something marshal can't write (an attribute set by hand): pickle it
     return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
 
 def _built(cls, state):
@@ -114,7 +133,8 @@ def _unpack(b):
     if conv: d['path'] = Path(d['path'])
     for s in states:
         if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
-    d['_messages'] = Msgs([_built(Message, s) for s in states])
+    ms = Msgs([_built(Message, s) for s in states])
+    ms.items.ver,d['_messages'] = d['_messages'],ms  # the list's change count, as pickle keeps it
     res = object.__new__(Dialog)
     res.__setstate__(d)  # as unpickling does: the messages point back at their dialog
     return res
@@ -122,11 +142,12 @@ def _unpack(b):
 def _result_file(f, job, folder):
     "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back: a big result never waits on the pipe between the processes"
     r = f(job)
-    bs = [_pack(o) for o in r] if isinstance(r, list) else [_pack(r)]  # a list item by item, so no memo grows over a whole chunk
+    many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
+    bs = [_pack(o) for o in r] if many else [_pack(r)]
     fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
     try:
         with open(fd, 'wb') as fh:
-            fh.write(struct.pack(f'<{len(bs)+1}q', len(bs) if isinstance(r, list) else -1, *map(len, bs)))  # how many (-1: not a list), then each one's size
+            fh.write(struct.pack(f'<{len(bs)+2}q', many, len(bs), *map(len, bs)))  # a list or not, how many, each one's size
             for b in bs: fh.write(b)
     except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
     return p
@@ -142,28 +163,44 @@ def _result_back(p, buf):
                 while got<n:
                     if not (k := fh.readinto(mv[got:n])): raise EOFError(f'{p}: a result file cut short')
                     got += k
-                k, = struct.unpack_from('<q', mv)
-                sizes,res = struct.unpack_from(f'<{max(k, 1)}q', mv, 8),[]
-                off = 8*(len(sizes)+1)
+                many,k = struct.unpack_from('<2q', mv)
+                sizes,res,off = struct.unpack_from(f'<{k}q', mv, 16),[],16+8*k
                 with _gc_paused():
                     for s in sizes: res.append(_unpack(mv[off:off+s])); off += s
     finally: os.unlink(p)
-    return res if k>=0 else res[0]
+    return res if many else res[0]
 
-def _worker(f, jobs, todo, conn, folder):
-    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file in folder, None)` for each, or `(index, None, error)` and stop"
+class _Elsewhere(Exception):
+    "Where an error another process sent was raised: its traceback there"
+    def __str__(self): return '\n'+self.args[0]
+
+def _portable(e):
+    "Error `e` ready to cross to another process: itself if pickle brings it back, else a RuntimeError naming it; and where it was raised"
+    tb = ''.join(traceback.format_exception(type(e), e, e.__traceback__))
+    try: pickle.loads(pickle.dumps(e))
+    except Exception: e = RuntimeError(f'{type(e).__name__}: {e}')  # e.g. an error whose __init__ wants other arguments than it keeps
+    return e,tb
+
+def _worker(f, jobs, todo, conn, folder, inherited=()):
+    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file in folder, None)` for each, or `(index, None, (error, traceback))` and stop"
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that started this one: it stops the others through `todo`
+    for c in inherited: c.close()  # the pipes' read ends a fork copied: when the process that started this one dies, a send must fail
+    ppid,lock = os.getppid(),todo.get_lock()
     try:
-        while True:
-            with todo.get_lock():
+        while os.getppid()==ppid:  # else the process that started this one is gone: no one will take another result
+            while not lock.acquire(timeout=1):
+                if os.getppid()!=ppid: return
+            try:
                 if (i := todo[0])>=todo[1]: return
                 todo[0] = i+1
-            try: p = _result_file(f, jobs[i], folder)
-            except Exception as e:
-                try: conn.send((i, None, e))
-                except Exception: conn.send((i, None, RuntimeError(f'{type(e).__name__}: {e}')))  # an error pickle can't carry
+            finally: lock.release()
+            try: msg = (i, _result_file(f, jobs[i], folder), None)
+            except Exception as e: msg = (i, None, _portable(e))
+            try: conn.send(msg)
+            except OSError:  # no one reads the pipe: the process that started this one is gone
+                if msg[1]: os.unlink(msg[1])
                 return
-            conn.send((i, p, None))
+            if msg[2]: return
     finally: conn.close()
 
 def _pmap1(f, jobs, progress, desc, total, nfiles):
@@ -177,6 +214,19 @@ def _pmap1(f, jobs, progress, desc, total, nfiles):
     finally:
         if bar: bar.close()
 
+_stopped = 'a process reading files stopped (was it killed?) before sending back what it read'
+
+def _take_back(todo, procs):
+    "The last job no process has started, now this one's, or None when none is left"
+    lock = todo.get_lock()
+    while not lock.acquire(timeout=1):  # held a few instructions at a time: so long a wait may mean its holder died holding it
+        if any(p.exitcode not in (None, 0) for p in procs): raise RuntimeError(_stopped)
+    try:
+        if (i := todo[1]-1)<todo[0]: return None
+        todo[1] = i
+        return i
+    finally: lock.release()
+
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar"
     jobs,kids = list(jobs),max(workers-1, 0)
@@ -189,17 +239,17 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
         res[i] = (r,)
         if bar: bar.update(nfiles(jobs[i]))
     def take_in(timeout):
-        "Take in what the others sent, waiting up to `timeout` seconds for it (None: until something comes)"
+        "Take in what the others sent, waiting up to `timeout` seconds for it"
         for c in wait(conns, timeout):
             try: i,p,e = c.recv()
             except EOFError: conns.remove(c); c.close(); continue  # that process has stopped
-            if e is not None: raise e
+            if e: raise e[0] from _Elsewhere(e[1])
             took(i, _result_back(p, buf))
     try:
         for _ in range(kids):
             r,w = ctx.Pipe(duplex=False)
             conns.append(r)
-            try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder), daemon=True)).start()
+            try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder, list(conns) if ctx.get_start_method()=='fork' else ()), daemon=True)).start()
             finally: w.close()  # the other process has its own end now: with it gone, this one reads the end of the pipe
             procs.append(p)
         bar = _progress(total, progress, desc)  # after the processes started: a fork copies no running thread
@@ -210,21 +260,27 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
                 nxt += 1
                 yield r
             if nxt==len(jobs): return
-            with todo.get_lock():
-                if mine := (i := todo[1]-1)>=todo[0]: todo[1] = i
-            if mine: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others
-            elif conns: take_in(None)
-            else: raise RuntimeError('a process reading files stopped (was it killed?) before sending back what it read')
+            if any(p.exitcode not in (None, 0) for p in procs): raise RuntimeError(_stopped)  # its job is lost: no use reading on
+            if (i := _take_back(todo, procs)) is not None: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others
+            elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
+            else: raise RuntimeError(_stopped)
     finally:
-        with todo.get_lock(): todo[1] = todo[0]  # no one starts another job
-        for c in conns:  # the others finish the job they are on
-            try:
-                while True: c.recv()
-            except (EOFError, OSError): pass
-            c.close()
-        for p in procs: p.join()
-        shutil.rmtree(folder, ignore_errors=True)  # with the files of results no one took (the reading stopped early, or one process was killed)
-        if bar: bar.close()
+        try:
+            lock = todo.get_lock()
+            if not lock.acquire(timeout=1): raise RuntimeError(_stopped)  # its holder died: the others may wait on it, so they are stopped below
+            todo[1] = todo[0]  # no one starts another job
+            lock.release()
+            for c in conns:  # the others finish the job they are on
+                try:
+                    while True: c.recv()
+                except (EOFError, OSError): pass
+        finally:  # even when that is cut short (Ctrl-C again), no process or file outlives the reading
+            for p in procs:
+                if p.is_alive(): p.terminate()
+                p.join()
+            for c in conns: c.close()
+            shutil.rmtree(folder, ignore_errors=True)  # with the files of results no one took
+            if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog):

@@ -1,0 +1,182 @@
+"dialog.dataset between processes, as a hostile reviewer tried to break it: `_pmap` (odd results, errors, dying processes, Ctrl-C twice), `_pack`/`_unpack` against pickle, `dlg_paths` against rglob's rule"
+import array, json, os, pickle, signal, subprocess, sys, textwrap, time
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import reads_ipynb
+from dialog.dataset import dlg_paths, _pmap, _pack, _unpack, _result_file, _result_back
+from dataset import mk_nb  # bench/dataset.py's generator
+
+root = Path(__file__).parent.parent
+_main = os.getpid()  # the test's own process: any other pid is one `_pmap` started
+
+def _run(script, tmp_path, timeout, **env):
+    "Run `script` in a fresh interpreter with TMPDIR in `tmp_path`/tmp"
+    (tmp := tmp_path/'tmp').mkdir(exist_ok=True)
+    (s := tmp_path/'s.py').write_text(textwrap.dedent(script))
+    e = dict(os.environ, PYTHONPATH=str(root), TMPDIR=str(tmp), **env)
+    return subprocess.run([sys.executable, str(s)], capture_output=True, text=True, env=e, timeout=timeout),tmp
+
+# _pmap / _result_back
+
+def _nothing(j):
+    time.sleep(0.02)  # slow enough that the other process takes some jobs
+    return []
+
+def test_an_empty_list_result_crosses_back_empty(tmp_path):
+    "A job returning `[]` in another process comes back `[]`: not a size read where none was written, nor a stale item from the reused buffer"
+    buf = bytearray()
+    assert _result_back(_result_file(lambda j: ['x'*100], 0, tmp_path), buf) == ['x'*100]
+    assert _result_back(_result_file(lambda j: [], 0, tmp_path), buf) == []
+    assert list(_pmap(_nothing, list(range(6)), 2, False, '', 6, lambda j: 1)) == [[]]*6  # struct.error
+
+class _Rows(list): pass
+def _rows(j):
+    time.sleep(0.02)
+    return _Rows([j])
+
+def test_a_result_keeps_its_type_whichever_process_made_it():
+    "A result keeps its type whichever process made it (a list subclass is not a list to pack item by item)"
+    assert {type(r) for r in _pmap(_rows, list(range(8)), 2, False, '', 8, lambda j: 1)} == {_Rows}
+
+class _TwoArgs(Exception):
+    def __init__(self, what, where): super().__init__(f'{what} at {where}')
+def _raise_two_args(j):
+    time.sleep(0.02)
+    if os.getpid()!=_main: raise _TwoArgs('bad job', j)
+    return [j]
+
+def test_an_error_pickle_cannot_rebuild_still_says_what_went_wrong():
+    "An error that pickles but can't be unpickled (its __init__ takes two arguments) still says what went wrong, not pickle's complaint"
+    with pytest.raises(Exception, match='bad job at'): list(_pmap(_raise_two_args, list(range(10)), 2, False, '', 10, lambda j: 1))
+
+_orphans = '''
+import os, signal, time, multiprocessing
+from dialog.dataset import _pmap
+main = os.getpid()
+def f(j):
+    time.sleep(0.05)
+    if os.getpid()==main:  # this process dies (OOM killer, kill -9) on its first own job
+        print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+        os.kill(main, signal.SIGKILL)
+    return [j]
+if __name__=='__main__': list(_pmap(f, range(60), 3, False, '', 60, lambda j: 1))
+'''
+
+def _gone(pid):
+    try: return Path(f'/proc/{pid}/stat').read_text().split(')')[1].split()[0] in 'ZX'
+    except FileNotFoundError: return True
+
+@pytest.mark.slow
+def test_the_others_stop_when_this_process_dies(tmp_path):
+    "When the reading process is killed, the others stop after the job they are on (their sends fail: no copy of a read end is left in them), leaving at most that job's file"
+    r,tmp = _run(_orphans, tmp_path, 30)
+    pids = [int(p) for p in r.stdout.split()]
+    assert r.returncode == -signal.SIGKILL and len(pids) == 2
+    for _ in range(200):
+        if all(map(_gone, pids)): break
+        time.sleep(0.05)
+    assert len(list(tmp.glob('nbdialog-*/*.res'))) <= 2  # at most the job each was on
+
+_lock_kill = '''
+import gc, os, signal, time
+from dialog.dataset import _pmap
+main = os.getpid()
+def f(j):
+    if os.getpid()!=main and j==1:  # killed in the few instructions it holds the shared counters' lock
+        todo, = [o for o in gc.get_objects() if type(o).__name__=='SynchronizedArray']
+        todo.get_lock().acquire()
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.05)
+    return [j]
+if __name__=='__main__':
+    try: list(_pmap(f, range(20), 2, False, '', 20, lambda j: 1))
+    except RuntimeError as e: print('error:', e)
+'''
+
+@pytest.mark.slow
+def test_a_process_killed_holding_the_lock_is_an_error_not_a_hang(tmp_path):
+    "A process killed while it holds `todo`'s lock never releases it: that is an error, not a wait for ever (in the loop or in the clean-up)"
+    try: r,_ = _run(_lock_kill, tmp_path, 8)
+    except subprocess.TimeoutExpired: pytest.fail('_pmap hung on the lock a killed process held')
+    assert 'error:' in r.stdout, r.stderr
+
+_ctrl_c_twice = '''
+import glob, os, signal, tempfile, threading, time
+from dialog.dataset import _pmap
+main = os.getpid()
+def f(j):
+    if os.getpid()==main:
+        time.sleep(0.2)
+        threading.Timer(0.3, os.kill, (main, signal.SIGINT)).start()  # the second Ctrl-C, while `finally` waits for the others
+        raise KeyboardInterrupt
+    time.sleep(1)
+    return [j]
+if __name__=='__main__':
+    try: list(_pmap(f, range(30), 2, False, '', 30, lambda j: 1))
+    except KeyboardInterrupt: pass
+    time.sleep(1.5)  # the other process finishes its job and sends its file's name
+    print(len(glob.glob(os.path.join(tempfile.gettempdir(), 'nbdialog-*'))))
+'''
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_leaves_no_result_file(tmp_path):
+    "Ctrl-C pressed again while `_pmap` waits for the others' last jobs still leaves no file in TMPDIR"
+    r,tmp = _run(_ctrl_c_twice, tmp_path, 30)
+    assert r.stdout.split() == ['0'], r.stdout + r.stderr
+
+# _pack / _unpack against pickle's round trip
+
+def _rt(o): return _unpack(_pack(o)),pickle.loads(pickle.dumps(o))
+
+class _Bytes(bytes): pass
+
+@pytest.mark.parametrize('val', [bytearray(b'ab'), array.array('b', [1, 2]), _Bytes(b'ab')], ids=['bytearray', 'array', 'bytes-subclass'])
+def test_bytes_like_values_keep_their_type(val):
+    "marshal writes anything with the buffer protocol as bytes: an attachment holding a bytearray (or array, bytes subclass) goes by pickle and keeps its type"
+    d = Dialog('b')
+    m = d.mk_message('x')
+    m.mk_attachment(val, 'image/png', 'a.png')
+    got,ref = _rt(d)
+    assert type(got.messages[0].attachments[0].data) is type(ref.messages[0].attachments[0].data)
+
+def _shared_att():
+    d,a = Dialog('s'),Attachment(b'1', 'text/plain', 'a.txt')
+    d.mk_message('x').attachments.append(a); d.mk_message('y').attachments.append(a)
+    return d,lambda d: d.messages[0].attachments[0] is d.messages[1].attachments[0]
+def _tuple_atts():
+    d = Dialog('t')
+    d.mk_message('x').attachments = (Attachment(b'1', 'text/plain', 'a.txt'),)
+    return d,lambda d: type(d.messages[0].attachments)
+def _msg_twice():
+    d = Dialog('m')
+    d.messages.items.append(d.mk_message('x'))  # a direct edit: the same message twice
+    return d,lambda d: d.messages.items[0] is d.messages.items[1]
+
+@pytest.mark.parametrize('mk', [_shared_att, _tuple_atts, _msg_twice], ids=['shared-attachment', 'tuple-attachments', 'message-twice'])
+def test_sharing_and_container_types_come_back_as_pickle_brings_them(mk):
+    "One Attachment in two messages, a tuple of attachments, a message listed twice: each comes back as pickle brings it (marshal would split, turn into a list, make two)"
+    d,shape = mk()
+    got,ref = _rt(d)
+    assert shape(got) == shape(ref)
+
+def test_the_message_list_comes_back_as_pickle_brings_it():
+    "A read dialog's message list keeps its change count (`ver`), and its attributes their order, as pickle keeps them"
+    d = reads_ipynb(json.dumps(mk_nb(1, 4)), name='v')
+    got,ref = _rt(d)
+    assert ref.messages.items.ver >= 1
+    assert got.messages.items.ver == ref.messages.items.ver
+    assert list(vars(got)) == list(vars(ref))
+
+# dlg_paths against the old rglob rule
+
+def _rglob_paths(p):
+    return sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and not f.is_dir())
+
+@pytest.mark.parametrize('kind', ['loop', 'through-a-file'])
+def test_a_link_that_cannot_be_followed_is_no_error(tmp_path, kind):
+    "A link loop (ELOOP) or a link through a file (ENOTDIR) in a folder is no error: as rglob's rule has it, it is ignored (or listed, named .ipynb, as a bad file)"
+    (tmp_path/'f.ipynb').write_text('{}')
+    if kind=='loop': (tmp_path/'loop').symlink_to(tmp_path/'loop')
+    else: (tmp_path/'thru.ipynb').symlink_to(tmp_path/'f.ipynb'/'x')
+    assert dlg_paths(tmp_path) == _rglob_paths(tmp_path)
