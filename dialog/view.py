@@ -190,26 +190,32 @@ _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the 
 _re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<!--|-->', re.I)
 _re_raw_div = re.compile(r'</?div\b[^>]*>', re.I) # in raw HTML no code span hides a tag
 
+class _RawHtml:
+    "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed), whether a comment is open in it, and where it opened (`at`: line, column of its `<`)"
+    __slots__ = ('end', 'tags', 'comment', 'at')
+    def __init__(self, end, at): self.end,self.tags,self.comment,self.at = end,[],False,at
+
 def _html_open(l, i):
-    "The raw HTML block line `l` (line `i`) opens and leaves open, as `[its end marker, or None for kind 1; kind 1's open tags; in a comment?; (i, col of its <)]`, or None"
+    "The raw HTML block line `l` (line `i`) opens and leaves open, as a `_RawHtml`, or None"
     if not (m := _re_html_open.match(l)): return None
     k,at = next(i for i in range(5) if m[i+1]),(i, len(l)-len(l.lstrip(' ')))
     end = _html_ends[k]
-    if end: return None if end in l[m.end():] else [end, [], False, at]
-    return _html_in(l, [None, [], False, at])
+    if end: return None if end in l[m.end():] else _RawHtml(end, at)
+    return _html_in(l, _RawHtml(None, at))
 
 def _html_in(l, st):
     "Raw HTML block state `st` after its line `l`, or None when `l` ends it; kind 1 (`<pre>` and kin) ends when every such tag it opened is closed"
     # CommonMark ends kind 1 at the first end tag, but Pandoc nests them (`<pre><pre>` takes two `</pre>`): an end tag too many is harmless to both
-    if st[0]: return None if st[0] in l else st
+    if st.end: return None if st.end in l else st
+    tags = st.tags
     for t in _re_html_tok.finditer(l):
-        n,top = (t[2] or '').lower(),st[1][-1] if st[1] else None
+        n,top = (t[2] or '').lower(),tags[-1] if tags else None
         if top in ('script', 'style', 'textarea'): # their text is text: only their own end tag ends it
-            if t[1] and n==top: st[1].pop()
-        elif st[2] or not n: st[2] = t[0]=='<!--' if not st[2] else t[0]!='-->' # in a comment, only its end counts
-        elif not t[1]: st[1].append(n)
-        elif n in st[1]: del st[1][len(st[1])-1-st[1][::-1].index(n)]
-    return st if st[1] or st[2] else None
+            if t[1] and n==top: tags.pop()
+        elif st.comment or not n: st.comment = t[0]=='<!--' if not st.comment else t[0]!='-->' # in a comment, only its end counts
+        elif not t[1]: tags.append(n)
+        elif n in tags: del tags[len(tags)-1-tags[::-1].index(n)]
+    return st if tags or st.comment else None
 
 def _esc(l, col): return l[:col] + '\\' + l[col:]
 def _ent(l, col): return l[:col] + '&lt;' + l[col+1:] # the `<` at `col` as text, in HTML too
@@ -233,7 +239,7 @@ def _scan(lines):
             if not closer: opens.append((k, i, col))
             elif opens and opens[-1][0]==k: opens.pop()
             else: stray.append((i, col))
-    return blocks,stray+[(i, col) for _,i,col in opens],fences,html and html[3],raw
+    return blocks,stray+[(i, col) for _,i,col in opens],fences,html and html.at,raw
 
 def _fence_safe(body):
     "`body` with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag in raw HTML written `&lt;div>`, and a blank line before each code block and div fence (Pandoc wants one)"
