@@ -9,7 +9,7 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
            'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'export_filter', 'copy_export',
-           'merge_metas', 'merge_parts', 'ruuid4', 'Attachment']
+           'merge_metas', 'merge_parts', 'ruuid4', 'Attachment', 'needs_extra']
 
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -17,6 +17,7 @@ from fastcore.xtras import rtoken_hex
 from fastcore.nbio import msg2out, join_out
 from .nbjson import *
 import base64, copy, io, json, re, tokenize, weakref
+from contextlib import contextmanager
 
 # %% ../nbs/00_core.ipynb #45e9492e
 from fastcore.nbio import mk_cell, dict2nb, nb_frontmatter, fm_default_eval, does_cell_eval
@@ -1195,3 +1196,11 @@ def select_msgs(self:Dialog,
         dflt = fm_default_eval(nb_frontmatter(nb), default_eval)
         sel = [c for c in sel if c.id in anchors or does_cell_eval(c, dflt)]
     return Msgs([m for m in (self.messages[c.id] for c in sel) if m.msg_type==scode])
+
+# %% ../nbs/00_core.ipynb #e7a1c0df
+@contextmanager
+def needs_extra(extra:str, # The extra that installs what the block imports, e.g. 'data'
+                what:str): # What needs it, e.g. 'dialog.dataset needs pyarrow for tables and Parquet'
+    "Turn an `ImportError` in the block into one saying `what` needs, and how to install it (the original error as its cause)"
+    try: yield
+    except ImportError as e: raise ImportError(f'{what}: pip install "nbdialog[{extra}]"') from e

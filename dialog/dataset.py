@@ -343,8 +343,7 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
 # %% ../nbs/09_dataset.ipynb #b4174a67
 def _pa():
     "pyarrow (with its parquet module), or an ImportError naming the extra that installs it"
-    try: import pyarrow, pyarrow.parquet
-    except ImportError as e: raise ImportError('dialog.dataset needs pyarrow for tables and Parquet: pip install "nbdialog[data]"') from e
+    with needs_extra('data', 'dialog.dataset needs pyarrow for tables and Parquet'): import pyarrow, pyarrow.parquet
     return pyarrow
 
 # %% ../nbs/09_dataset.ipynb #73b7a490
@@ -636,8 +635,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
 # %% ../nbs/09_dataset.ipynb #47fbb3b4
 def _ray():
     "ray (with ray.data), or an ImportError naming the extra that installs it"
-    try: import ray, ray.data
-    except ImportError as e: raise ImportError('ray_read needs Ray Data: pip install "nbdialog[ray]"') from e
+    with needs_extra('ray', 'ray_read needs Ray Data'): import ray, ray.data
     return ray
 
 _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file's pickled error, on the one row it has

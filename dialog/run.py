@@ -29,10 +29,8 @@ def chk_timeout(timeout): # Seconds a message may run: a number above 0, `inf`, 
 # %% ../nbs/07_run.ipynb #40376c7a
 def _nbclient():
     "The `nbclient` module, or an error naming the extra that installs it with `ipykernel`"
-    try:
-        import nbclient, ipykernel
-        return nbclient
-    except ImportError: raise ImportError('running code messages needs a Jupyter kernel: pip install "nbdialog[run]"') from None
+    with needs_extra('run', 'running code messages needs a Jupyter kernel'): import nbclient, ipykernel
+    return nbclient
 
 _timed_out = 'nbdialog: timed out' # The evalue nbclient is given for a reply it makes up on a timeout
 def _plain(o):

@@ -192,8 +192,7 @@ def symref_finder(name:str): # The name looked for
 
 def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
     "A `find_msgs` predicate: does ast-grep `pattern` match in a code message? Needs the optional `remold` package"
-    try: import remold
-    except ImportError: raise ImportError('ast_finder needs the optional remold package: pip install "nbdialog[skill]"') from None
+    with needs_extra('skill', 'ast_finder needs the optional remold package'): import remold
     def _f(m):
         if _py_tree(m) is None: return False
         hits = []
@@ -249,8 +248,7 @@ for _n in _editors: setattr(Message, _n, msg_editor(getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
 def _exhash_engine():
-    try: from exhash import exhash
-    except ImportError: raise ImportError('exhash edits need the exhash package: pip install "nbdialog[skill]"') from None
+    with needs_extra('skill', 'exhash edits need the exhash package'): from exhash import exhash
     return exhash
 
 def _tuples(o): return tuple(_tuples(x) for x in o) if isinstance(o, (list, tuple)) else o
@@ -532,11 +530,10 @@ def call_tool(name:str, # The tool's name
 # %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
-    try:
+    with needs_extra('mcp', 'the MCP server needs the mcp package'):
         import anyio, mcp_types as mt
         from mcp.server.lowlevel import Server
         from mcp.server.stdio import stdio_server
-    except ImportError: raise ImportError('the MCP server needs the mcp package: pip install "nbdialog[mcp]"') from None
     root = os.path.realpath(root)
     if not os.path.isdir(root): raise NotADirectoryError(f'the root {root!r} is not a folder')
     tools = [mt.Tool(name=s['name'], description=s['description'], input_schema=s['input_schema']) for s in tool_schemas()]
