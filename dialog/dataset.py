@@ -99,24 +99,27 @@ def _atts_plain(a, seen):
         seen.add(id(x))
     return True
 
+def _msg_states(ms):
+    "What pickle keeps of each of messages `ms` (attachments as their attributes), or None where marshal can't carry them exactly: a subclass, a message listed twice or an attachment shared (marshal would make two), an attachment that is a subclass or holds other than `bytes`"
+    if len(set(map(id, ms)))<len(ms): return None
+    res,seen = [],set()
+    for m in ms:
+        if type(m) is not Message: return None
+        s = m.__getstate__()  # what pickle keeps of a message
+        if a := s.get('attachments'):
+            if not _atts_plain(a, seen): return None
+            s['attachments'] = [vars(x) for x in a]
+        res.append(s)
+    return res
+
 def _pack(o):
     "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog as `read_ipynb` returns it as marshal data, anything else pickled"
-    if type(o) is Dialog:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
-        d,states,seen = dict(vars(o)),[],set()
-        ms,conv = d['_messages'],type(d.get('path')) is _Path
-        d['_messages'] = ms.items.ver  # in its place, for `_unpack` to put the messages back
-        if conv: d['path'] = str(d['path'])
-        for m in ms:
-            if type(m) is not Message or id(m) in seen: break  # a subclass (pickle knows it), or a message listed twice (marshal would make two)
-            seen.add(id(m))
-            s = m.__getstate__()  # what pickle keeps of a message
-            if a := s.get('attachments'):
-                if not _atts_plain(a, seen): break
-                s['attachments'] = [vars(x) for x in a]
-            states.append(s)
-        else:
-            try: return b'M' + marshal.dumps((d, states, conv))
-            except ValueError: pass  # something marshal can't write (an attribute set by hand): pickle it
+    if type(o) is Dialog and (states := _msg_states(o.messages.items)) is not None:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
+        d = dict(vars(o))
+        d['_messages'] = o.messages.items.ver  # in its place, for `_unpack` to put the messages back
+        if conv := type(d.get('path')) is _Path: d['path'] = str(d['path'])
+        try: return b'M' + marshal.dumps((d, states, conv))
+        except ValueError: pass  # something marshal can't write (an attribute set by hand): pickle it
     return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
 
 def _built(cls, state):
