@@ -6,12 +6,16 @@ runs). Then, gc off while timing:
   serial      a `read_ipynb` loop over the files (the baseline)
   workers=2   `read_dialogs(folder, workers=2)`: this process and one other read
               (both run --reps times, alternating, each in a fresh process with the clock around the reading alone, the dialogs kept
-              until it stops; the best of each counts, as timeit takes the best). A fresh process is how a program reads a
-              folder; in a process that already freed much memory, the serial loop reuses it while a fork shares it with the
-              other process and pays to copy each page it writes (before this, both also counted freeing the dialogs)
-  packing     what `_pack` (there) and `_unpack` (here) cost per dialog a process other than this one read, against reading it
-  parquet     `read_parquet` of the same collection (the table), and `read_parquet` + `table2dlgs` (the dialogs back)
-  tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow
+              until it stops, since freeing them is no part of reading; the best of each counts, as timeit takes the best).
+              A fresh process is how a program reads a folder, and it treats both sides alike: in a process that already
+              freed much memory, the serial loop would reuse it while a fork shares it with the other process, which then
+              pays to copy each page this one writes
+  packing     what `_pack` and `_unpack` cost per dialog (both measured here, on 1,000 dialogs) against reading it, and the
+              floor they set: 0.6 is about that floor on 2 idle cores, so noise decides a run that close to it
+  parquet     `read_parquet` of the same collection (the table; pyarrow reads with its threads), and `read_parquet` +
+              `table2dlgs` (the dialogs back). The Parquet file is kept between runs, named by the table's schema version
+  tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow,
+              each once, in fresh processes too
 and prints the Parquet file's size against the folder's, and the peak memory (RSS, in a fresh process each) of
 `paths2jsonl(folder, workers=0)` and of `write_parquet(folder, workers=0)` over 1,000 and over 10,000 of the dialogs.
 
@@ -106,22 +110,23 @@ def peak_kb(folder, n, what='jsonl'):
 _read_script = '''
 import gc, resource, sys, time
 from dialog.ipynb import read_ipynb
-from dialog.dataset import read_dialogs, dlg_paths
+from dialog.dataset import read_dialogs, dlg_paths, dlgs2table
 paths = dlg_paths(sys.argv[1])[:int(sys.argv[2])]
 def cpu():
     s,c = resource.getrusage(resource.RUSAGE_SELF),resource.getrusage(resource.RUSAGE_CHILDREN)
     return s.ru_utime+s.ru_stime, c.ru_utime+c.ru_stime
-f = (lambda: [read_ipynb(p) for p in paths]) if sys.argv[3]=='serial' else (lambda: read_dialogs(paths, workers=2, progress=False))
+f = dict(serial=lambda: [read_ipynb(p) for p in paths], tables0=lambda: dlgs2table(paths, workers=0, progress=False),
+         tables2=lambda: dlgs2table(paths, workers=2, progress=False)).get(sys.argv[3], lambda: read_dialogs(paths, workers=2, progress=False))
 gc.collect(); gc.disable()
 (s0,c0),t = cpu(),time.perf_counter()
 res = f()  # kept until the clock stops: freeing the dialogs afterwards is no part of reading them
 t = time.perf_counter()-t; s1,c1 = cpu()
-assert len(res)==len(paths)
+assert len(res)==len(paths) or res.num_rows==50*len(paths)
 print(t, s1-s0, c1-c0)
 '''
 
 def read_time(folder, n, how):
-    "Wall seconds, and CPU seconds of the process and of its children, of a fresh process reading the first `n` dialogs of `folder` (`how`: 'serial' or 'workers=2'), the clock around the reading alone"
+    "Wall seconds, and CPU seconds of the process and of its children, of a fresh process reading the first `n` dialogs of `folder` (`how`: 'serial', 'workers=2', or 'tables0'/'tables2' for `dlgs2table`), the clock around the reading alone"
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent))
     return tuple(map(float, subprocess.run([sys.executable, '-c', _read_script, str(folder), str(n), how], capture_output=True, text=True, check=True, env=env).stdout.split()))
 
@@ -143,12 +148,13 @@ if __name__=='__main__':
     m1,m2 = peak_kb(folder, small),peak_kb(folder, big)  # first, in fresh processes, before this one holds any dialogs
     print(f'paths2jsonl(workers=0) peak RSS: {small} dialogs {m1/1e3:.0f} MB (baseline), {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)', flush=True)
     q1,q2 = peak_kb(folder, small, 'parquet'),peak_kb(folder, big, 'parquet')
-    print(f'write_parquet(workers=0) peak RSS: {small} dialogs {q1/1e3:.0f} MB (baseline), {big} dialogs {q2/1e3:.0f} MB = {q2/q1:.2f}x (streamed to the file: flat)', flush=True)
-    pq = Path(a.data)/f'dlgs{a.n}.parquet'
+    print(f'write_parquet(workers=0) peak RSS: {small} dialogs {q1/1e3:.0f} MB (baseline), {big} dialogs {q2/1e3:.0f} MB = {q2/q1:.2f}x (workers=0: the file is written chunk by chunk)', flush=True)
+    from dialog.dataset import schema_version
+    pq = Path(a.data)/f'dlgs{a.n}-v{schema_version}.parquet'
     if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)
     fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size
     print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x', flush=True)
-    print(f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times on a shared machine: see the CPU figures)', flush=True)
+    print(f'load average {os.getloadavg()[0]:.1f} on {len(os.sched_getaffinity(0))} cores (wall times on a shared machine: see the CPU figures)', flush=True)
     sers,pars = [],[]
     for _ in range(a.reps):  # alternating fresh processes, so both meet the same load from the machine's other work; the best of each counts, as timeit takes it
         sers.append(read_time(folder, a.n, 'serial')); pars.append(read_time(folder, a.n, 'workers=2'))
@@ -165,15 +171,14 @@ if __name__=='__main__':
     u1 = timed(lambda: [_unpack(b) for b in pk])
     del pk, ds
     pu = (p1+u1)/r1
-    print(f'  why not 0.5: a dialog read in the other process is packed there ({p1/r1:.2f}x the time of reading it) and unpacked here ({u1/r1:.2f}x);'
+    print(f'  why not 0.5: a dialog read in the other process is packed there ({p1/r1:.2f}x the time of reading it, measured here) and unpacked here ({u1/r1:.2f}x);'
           f' with about half of them crossing, even a perfect split on 2 idle cores takes 0.5 + {pu:.2f}/4 = {0.5+pu/4:.2f}x serial', flush=True)
     tab = timed(lambda: read_parquet(pq), 3)
     print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
     back = timed(lambda: table2dlgs(read_parquet(pq)))
     print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial', flush=True)
-    tser = timed(lambda: dlgs2table(paths, workers=0, progress=False))
+    tser,tcpu,_ = read_time(folder, a.n, 'tables0')
     print(f'dlgs2table(workers=0) (baseline):  {tser:.2f} s', flush=True)
-    tcpu = cpu['me']
-    tpar = timed(lambda: dlgs2table(paths, workers=2, progress=False))
+    tpar,tme,tkid = read_time(folder, a.n, 'tables2')
     print(f'dlgs2table(workers=2):             {tpar:.2f} s  = {tpar/tser:.2f}x dlgs2table(workers=0), {tpar/serial:.2f}x the serial read_ipynb loop', flush=True)
-    print(f'  CPU: this process {cpu["me"]:.2f} s, the other {cpu["kids"]:.2f} s: on 2 idle cores the busiest takes {max(cpu["me"], cpu["kids"])/tcpu:.2f}x dlgs2table(workers=0)\'s CPU ({tcpu:.2f} s)', flush=True)
+    print(f'  CPU: this process {tme:.2f} s, the other {tkid:.2f} s: on 2 idle cores the busiest takes {max(tme, tkid)/tcpu:.2f}x dlgs2table(workers=0)\'s CPU ({tcpu:.2f} s)', flush=True)

@@ -1200,7 +1200,9 @@ def select_msgs(self:Dialog,
 # %% ../nbs/00_core.ipynb #e7a1c0df
 @contextmanager
 def needs_extra(extra:str, # The extra that installs what the block imports, e.g. 'data'
-                what:str): # What needs it, e.g. 'dialog.dataset needs pyarrow for tables and Parquet'
-    "Turn an `ImportError` in the block into one saying `what` needs, and how to install it (the original error as its cause)"
+                what:str): # What needs which package, e.g. 'tables and Parquet need pyarrow'
+    "Turn an `ImportError` in the block into one that says what needs the missing package and which extra installs it (the original error its cause)"
     try: yield
-    except ImportError as e: raise ImportError(f'{what}: pip install "nbdialog[{extra}]"') from e
+    except ImportError as e:
+        why = '' if isinstance(e, ModuleNotFoundError) else f' (it is there but fails to import: {e})'
+        raise ImportError(f'{what}: pip install "nbdialog[{extra}]"{why}') from e

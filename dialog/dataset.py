@@ -346,7 +346,7 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
 # %% ../nbs/09_dataset.ipynb #b4174a67
 def _pa():
     "pyarrow (with its parquet module), or an ImportError naming the extra that installs it"
-    with needs_extra('data', 'dialog.dataset needs pyarrow for tables and Parquet'): import pyarrow, pyarrow.parquet
+    with needs_extra('data', 'tables and Parquet need pyarrow'): import pyarrow, pyarrow.compute, pyarrow.parquet
     return pyarrow
 
 # %% ../nbs/09_dataset.ipynb #73b7a490
@@ -737,7 +737,7 @@ def folder_stats(src, # A folder (searched recursively), a glob pattern, or a li
                  workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                  progress:bool=None): # Show a progress bar; None: when stderr is a terminal
     "A text summary of the dialogs at `src`: messages and tokens by type, errors, flags, the biggest dialogs, the bad files"
-    import pyarrow.compute as pc
+    pc = _pa().compute
     t,errs = dlgs2table(src, workers, 'collect', progress)
     t = t.select(['name', 'path', 'id', 'msg_type', 'has_error', 'skipped', 'pinned', 'exported', 'tokens'])
     dl = t.group_by(['path', 'name'], use_threads=False).aggregate([('id', 'count'), ('tokens', 'sum'), ('has_error', 'any')])

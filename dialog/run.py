@@ -28,8 +28,8 @@ def chk_timeout(timeout): # Seconds a message may run: a number above 0, `inf`, 
 
 # %% ../nbs/07_run.ipynb #40376c7a
 def _nbclient():
-    "The `nbclient` module, or an error naming the extra that installs it with `ipykernel`"
-    with needs_extra('run', 'running code messages needs a Jupyter kernel'): import nbclient, ipykernel
+    "The `nbclient` module, or an ImportError naming the `run` extra (nbclient and ipykernel)"
+    with needs_extra('run', 'running code messages needs nbclient and ipykernel'): import nbclient, ipykernel
     return nbclient
 
 _timed_out = 'nbdialog: timed out' # The evalue nbclient is given for a reply it makes up on a timeout

@@ -192,7 +192,7 @@ def symref_finder(name:str): # The name looked for
 
 def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
     "A `find_msgs` predicate: does ast-grep `pattern` match in a code message? Needs the optional `remold` package"
-    with needs_extra('skill', 'ast_finder needs the optional remold package'): import remold
+    with needs_extra('skill', 'ast_finder needs remold'): import remold
     def _f(m):
         if _py_tree(m) is None: return False
         hits = []
@@ -248,7 +248,7 @@ for _n in _editors: setattr(Message, _n, msg_editor(getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
 def _exhash_engine():
-    with needs_extra('skill', 'exhash edits need the exhash package'): from exhash import exhash
+    with needs_extra('skill', 'exhash edits need exhash'): from exhash import exhash
     return exhash
 
 def _tuples(o): return tuple(_tuples(x) for x in o) if isinstance(o, (list, tuple)) else o
@@ -530,7 +530,7 @@ def call_tool(name:str, # The tool's name
 # %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
-    with needs_extra('mcp', 'the MCP server needs the mcp package'):
+    with needs_extra('mcp', 'the MCP server needs mcp'):
         import anyio, mcp_types as mt
         from mcp.server.lowlevel import Server
         from mcp.server.stdio import stdio_server
