@@ -29,18 +29,21 @@ def _is_dir(e):
         raise
 
 def _notebooks(folder):
-    "The `.ipynb` files under `folder`, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
+    "The `.ipynb` files under `Path` `folder`, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
     try: es = list(os.scandir(folder))
     except PermissionError: return  # a folder this process can't open is skipped, as `rglob` skips it
     for e in es:
         if e.name.startswith('.'): continue
         if _is_dir(e):
-            if not e.is_symlink(): yield from _notebooks(e.path)
-        elif e.name.endswith('.ipynb'): yield Path(e.path)
+            if not e.is_symlink(): yield from _notebooks(folder/e.name)
+        elif e.name.endswith('.ipynb'): yield folder/e.name
+
+_path_key = (lambda p: p.parts) if os.name=='posix' else (lambda p: tuple(s.lower() for s in p.parts)) # `Path`'s own order (case-blind on Windows), compared in C
 
 def _paths1(src):
     "The files one item of `dlg_paths`'s `src` names"
-    p = Path(src).expanduser()
+    p = src if isinstance(src, Path) else Path(src)
+    if str(p)[:1]=='~': p = p.expanduser()
     try: st = os.stat(p)  # one look at each file listed: a long list of files costs little more than the list
     except OSError as e:
         if e.errno not in _gone: raise
@@ -48,7 +51,7 @@ def _paths1(src):
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
         return sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb'))
-    return sorted(_notebooks(p)) if stat.S_ISDIR(st.st_mode) else [p]
+    return sorted(_notebooks(p), key=_path_key) if stat.S_ISDIR(st.st_mode) else [p]
 
 def _paths(src):
     "The files `src` names, a list's items in turn"
