@@ -200,7 +200,8 @@ def _worker(f, jobs, todo, conn, folder, inherited=()):
                 if (i := todo[0])>=todo[1]: return
                 todo[0] = i+1
             finally: lock.release()
-            try: msg = (i, _result_file(f, jobs[i], folder), None)
+            try:
+                with _gc_paused(): msg = (i, _result_file(f, jobs[i], folder), None)  # packing builds many containers too
             except Exception as e: msg = (i, None, _portable(e))
             try: conn.send(msg)
             except OSError:  # no one reads the pipe: the process that started this one is gone
