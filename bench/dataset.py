@@ -21,7 +21,7 @@ and prints the Parquet file's size against the folder's, and the peak memory (RS
 
 Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; JSON Lines peak memory 10k/1k <= 1.2.
 
-    python bench/dataset.py [--n 10000] [--reps 3] [--data /tmp/nbdialog-bench-dataset]
+    python bench/dataset.py [--n 10000] [--reps 3] [--data /tmp/nbdialog-bench-dataset] [--compare OTHER_CHECKOUT]
 """
 import argparse, base64, gc, json, os, random, resource, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -125,10 +125,10 @@ assert len(res)==len(paths) or res.num_rows==50*len(paths)
 print(t, s1-s0, c1-c0)
 '''
 
-def read_time(folder, n, how):
-    "Wall seconds, and CPU seconds of the process and of its children, of a fresh process reading the first `n` dialogs of `folder` (`how`: 'serial', 'workers=2', or 'tables0'/'tables2' for `dlgs2table`), the clock around the reading alone"
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent))
-    return tuple(map(float, subprocess.run([sys.executable, '-c', _read_script, str(folder), str(n), how], capture_output=True, text=True, check=True, env=env).stdout.split()))
+def read_time(folder, n, how, root=None):
+    "Wall seconds, and CPU seconds of the process and of its children, of a fresh process reading the first `n` dialogs of `folder` (`how`: 'serial', 'workers=2', or 'tables0'/'tables2' for `dlgs2table`), the clock around the reading alone; `root`: the checkout whose `dialog` to use (default: this one)"
+    env = dict(os.environ, PYTHONPATH=str(root or Path(__file__).parent.parent))
+    return tuple(map(float, subprocess.run([sys.executable, '-c', _read_script, str(folder), str(n), how], capture_output=True, text=True, check=True, env=env, cwd=tempfile.gettempdir()).stdout.split()))
 
 def folder_bytes(folder): return sum(p.stat().st_size for p in Path(folder).glob('*.ipynb'))
 
@@ -137,6 +137,7 @@ if __name__=='__main__':
     p.add_argument('--n', type=int, default=10_000)
     p.add_argument('--data', default='/tmp/nbdialog-bench-dataset')
     p.add_argument('--reps', type=int, default=3, help='runs of the serial loop and of workers=2, alternating in fresh processes; the best of each counts')
+    p.add_argument('--compare', help="another checkout's root (e.g. a git worktree of an older commit): its read_dialogs(workers=2) runs too, alternating with this one's")
     a = p.parse_args()
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from dialog.ipynb import read_ipynb
@@ -155,14 +156,16 @@ if __name__=='__main__':
     fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size
     print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x', flush=True)
     print(f'load average {os.getloadavg()[0]:.1f} on {len(os.sched_getaffinity(0))} cores (wall times on a shared machine: see the CPU figures)', flush=True)
-    sers,pars = [],[]
+    sers,pars,cmps = [],[],[]
     for _ in range(a.reps):  # alternating fresh processes, so both meet the same load from the machine's other work; the best of each counts, as timeit takes it
         sers.append(read_time(folder, a.n, 'serial')); pars.append(read_time(folder, a.n, 'workers=2'))
+        if a.compare: cmps.append(read_time(folder, a.n, 'workers=2', a.compare))
     (serial,scpu,_),(par,pme,pkid) = min(sers),min(pars)
     print(f'serial read_ipynb loop (baseline): {serial:.2f} s  ({scpu:.2f} CPU s; each run in a fresh process, best of {a.reps}: {", ".join(f"{t:.2f}" for t,*_ in sers)})', flush=True)
     print(f'read_dialogs(workers=2):           {par:.2f} s  = {par/serial:.2f}x serial (goal <= 0.6; best of {a.reps}: {", ".join(f"{t:.2f}" for t,*_ in pars)})', flush=True)
     print(f'  CPU: this process {pme:.2f} s, the other {pkid:.2f} s: the busiest took {max(pme, pkid)/scpu:.2f}x the serial CPU; '
           f'shared evenly on 2 idle cores {(pme+pkid)/2/scpu:.2f}x', flush=True)
+    if cmps: print(f'  {a.compare}: read_dialogs(workers=2) {min(cmps)[0]:.2f} s = {min(cmps)[0]/serial:.2f}x serial (best of {a.reps}: {", ".join(f"{t:.2f}" for t,*_ in cmps)})', flush=True)
     sub = paths[:1000]
     r1 = timed(lambda: [read_ipynb(p) for p in sub])
     ds = [read_ipynb(p) for p in sub]
