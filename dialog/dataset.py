@@ -223,11 +223,15 @@ def _pmap1(f, jobs, progress, desc, total, nfiles):
 
 _stopped = 'a process reading files stopped (was it killed?) before sending back what it read'
 
+def _died(procs):
+    "Whether one of `procs` ended other than by finishing its jobs (killed, or an error outside them)"
+    return any(p.exitcode not in (None, 0) for p in procs)
+
 def _take_back(todo, procs):
     "The last job no process has started, now this one's, or None when none is left"
     lock = todo.get_lock()
     while not lock.acquire(timeout=1):  # held a few instructions at a time: so long a wait may mean its holder died holding it
-        if any(p.exitcode not in (None, 0) for p in procs): raise RuntimeError(_stopped)
+        if _died(procs): raise RuntimeError(_stopped)
     try:
         if (i := todo[1]-1)<todo[0]: return None
         todo[1] = i
@@ -267,7 +271,7 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
                 nxt += 1
                 yield r
             if nxt==len(jobs): return
-            if any(p.exitcode not in (None, 0) for p in procs): raise RuntimeError(_stopped)  # its job is lost: no use reading on
+            if _died(procs): raise RuntimeError(_stopped)  # its job is lost: no use reading on
             if (i := _take_back(todo, procs)) is not None: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others
             elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
             else: raise RuntimeError(_stopped)
