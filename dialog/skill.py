@@ -379,7 +379,8 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         if mergemeta: m.meta = m.meta | copy.deepcopy(mergemeta)
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
-        return PrettyString(str_diff(old, _shown(m)) or 'none: No changes.'), _shown(m)!=old
+        new = _shown(m)
+        return PrettyString(str_diff(old, new) or 'none: No changes.'), new!=old
     return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #c29b8219
@@ -459,7 +460,7 @@ def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
 def cut_msgs(ids:list, # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
-    ms = _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
+    ms = del_msgs(ids, dlg)
     _st['buf'] = [copy.deepcopy(m) for m in ms]
     return ms
 
@@ -522,7 +523,6 @@ def call_tool(name:str, # The tool's name
     old,_st['root'] = _st['root'],(None if root is None else os.path.realpath(root))
     try:
         if name not in _tool_ns: raise KeyError(f'no tool named {str(name)[:60]!r}')
-        if root is not None and 'fname' in (args or {}): args = args | dict(fname=str(_file(args['fname'])))
         return tool_text(call_func(name, args or {}, _tool_ns)), False
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
