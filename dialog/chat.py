@@ -209,7 +209,7 @@ _re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S)
 
 def _url_img(url):
     "An image part for `url`: a `data:` URL of a type the providers take is the image itself, sent (and checked, and fitted) as one"
-    m = _re_data_url.fullmatch(url) if url[:5].lower()=='data:' else None
+    m = _re_data_url.fullmatch(url) if url[:5]=='data:' else None
     return _img(m[1], m[2]) if m and m[1] in img_mimes else dict(type='image', url=url)
 
 def _chk_fmt(fmt):
@@ -594,6 +594,10 @@ def _url_text(url):
     "A URL image part as the Markdown `_text_parts` sends back as one: `![image](URL \"sent as image\")`"
     return _txt(f'![image]({_url_esc(url)} "sent as image")')
 
+def _url_part(url, i, j):
+    "The part an image URL of part `j` of message `i` comes back as: a `data:` URL is the image itself (an attachment), any other URL its Markdown"
+    return _image(m[1], m[2], i, j) if (m := _re_data_url.fullmatch(url)) else _url_text(url)
+
 def refusal_text(txt:str): # What the model said in refusing
     "A refusal as a reply holds it: a `::: {.refusal}` div, sent back as the assistant's text"
     return f'::: {{.refusal}}\n{txt}\n:::'
@@ -644,7 +648,7 @@ def _oa_user(c, i):
         t = p.get('type') if isinstance(p, dict) else None
         if t=='text' and isinstance(p.get('text'), str): res.append(_txt(p['text']))
         elif t=='image_url' and isinstance(p.get('image_url'), dict) and isinstance(url := p['image_url'].get('url'), str):
-            res.append(_image(m[1], m[2], i, j) if (m := _re_data_url.fullmatch(url)) else _url_text(url))
+            res.append(_url_part(url, i, j))
         else: _err(i, f'unknown or malformed content part {j} (type {t!r})')
     return res
 
@@ -732,7 +736,7 @@ def _an_events(m, i):
         elif t=='image' and role=='user' and isinstance(s := p.get('source'), dict):
             if s.get('type')=='base64' and isinstance(s.get('media_type'), str) and isinstance(s.get('data'), str): parts.append(_image(s['media_type'], s['data'], i, j))
             elif s.get('type')=='url' and isinstance(s.get('url'), str):  # a data: URL is the image itself, kept as an attachment as OpenAI's is
-                parts.append(_image(d[1], d[2], i, j) if (d := _re_data_url.fullmatch(s['url'])) else _url_text(s['url']))
+                parts.append(_url_part(s['url'], i, j))
             else: _err(i, f'content part {j}: unsupported image source')
         elif t=='tool_result' and role=='user': res.append(_an_result_ev(p, i, j))
         elif t=='tool_use' and role=='assistant':

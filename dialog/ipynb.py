@@ -410,9 +410,9 @@ def _fix_cell(c, i, home):
     pre = f"cell {c.get('id', i)}"
     res += [f"{where}: {r.removeprefix(pre).lstrip(': ')}" for r in repair_cell(c, i)]  # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count
     if bad := [r for r in res if 'removed output (' in r]: refuse(bad[0].removeprefix(where).lstrip(': ').replace('removed output', "can't be read"))
-    if type(ct) is str and (keys := cell_keys.get(ct)) and (extra := sorted(c.keys()-keys)):
+    if extra := sorted(c.keys()-cell_keys[ct]):  # ct is code, markdown or raw here
         res.append(f'{where}: removed unknown keys ' + ', '.join(f'{k}={_q(c.pop(k), 30)}' for k in extra))
-    if ct in ('code', 'markdown', 'raw'): res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
+    res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
     for j,o in enumerate(c['outputs'] if ct=='code' else []):
         if type(ot := o.get('output_type')) is str and (keys := out_keys.get(ot)) and (extra := sorted(o.keys()-keys)):
             res.append(f'{where}: output {j}: removed unknown keys ' + ', '.join(f'{k}={_q(o.pop(k), 30)}' for k in extra))
