@@ -491,11 +491,17 @@ def _sniff(raw):
     if raw[:6] in (b'GIF87a', b'GIF89a'): return 'image/gif'
     if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP': return 'image/webp'
 
-@functools.lru_cache(maxsize=256)
+_facts = {} # digest of an image's base64 text -> its facts, for the 256 images seen last (the digests, never the images)
+
 def _img_facts(b64):
-    "`(the type its bytes say or None, its size or None)` of base64 image `b64`; a ValueError when it isn't base64 (cached: a dialog sends the same images again and again)"
-    raw = base64.b64decode(b64, validate=True)
-    return _sniff(raw),img_size(raw)
+    "`(the type its bytes say or None, its size or None)` of base64 image `b64`; a ValueError when it isn't base64 (remembered: a dialog sends the same images again and again)"
+    k = hashlib.blake2b(b64.encode('utf-8', 'surrogatepass'), digest_size=16).digest()
+    if (r := _facts.pop(k, None)) is None:
+        raw = base64.b64decode(b64, validate=True)
+        r = _sniff(raw),img_size(raw)
+        if len(_facts)>=256: _facts.pop(next(iter(_facts)), None)  # the one seen longest ago
+    _facts[k] = r  # now the one seen last
+    return r
 
 def _fit_images(units, fmt):
     "Every data image part of `units` checked and within `fmt`'s limits: labelled with the type its bytes say, resized in place with Pillow; else a ValueError naming its message"

@@ -347,3 +347,19 @@ def test_cited_answer_of_text_blocks_is_read_as_anthropic():
           {'type': 'text', 'text': 'It ', 'citations': None}, {'type': 'text', 'text': 'boils at 100 °C', 'citations': [{'type': 'char_location', 'document_title': 'Physics', 'cited_text': 'boils at 100'}]}]}]
     assert chat2dlg(an).messages[0].ai_res == chat2dlg(an, 'anthropic').messages[0].ai_res == 'It boils at 100 °C[^1]\n\n[^1]: Physics "boils at 100"'
     with pytest.raises(ValueError, match=r"message 1: assistant content part 1: OpenAI text parts carry no citations"): chat2dlg(an, 'openai')
+
+def test_image_facts_are_remembered_without_the_images():
+    "What an image's bytes say is remembered for the images seen last, by a digest of their text: a dropped dialog's images are freed, and at most 256 are remembered"
+    import base64, gc, tracemalloc
+    from dialog import chat
+    png = base64.b64encode(b'\x89PNG\r\n\x1a\n' + bytes(8) + (64).to_bytes(4, 'big') + (32).to_bytes(4, 'big') + bytes(2_000_000)).decode()
+    want = chat._img_facts(png)
+    assert want[0] == 'image/png' and chat._img_facts(png) == want
+    tracemalloc.start()
+    b64 = png[:-4] + 'AAAA'  # another image of the same size, made while tracing
+    before = tracemalloc.get_traced_memory()[0]
+    chat._img_facts(b64); del b64; gc.collect()
+    assert tracemalloc.get_traced_memory()[0] - before < 100_000  # the 2.7 MB text is gone
+    tracemalloc.stop()
+    for i in range(300): chat._img_facts(base64.b64encode(bytes([i % 256, i // 256])).decode())
+    assert len(chat._facts) == 256
