@@ -48,8 +48,7 @@ def _confine(fname, # A dialog file name
     "`fname` as an absolute path inside `root` (relative names are taken from it); `PermissionError` for one outside it, also through a symlink"
     p = Path(fname).expanduser()
     if not p.is_absolute(): p = Path(root)/p
-    if p.suffix!='.ipynb': p = p.with_name(p.name+'.ipynb')
-    rp,rr = os.path.realpath(p),os.path.realpath(root)
+    rp,rr = os.path.realpath(ipynb_path(p)),os.path.realpath(root)
     if os.path.commonpath([rp, rr])!=rr: raise PermissionError(f'{str(fname)[:200]!r} is outside the root folder: only dialogs under it can be used')
     return Path(rp)
 
@@ -476,8 +475,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
     "Create a new dialog file and return the `Dialog`"
-    p = _file(fname)
-    p = Path(p) if str(p).endswith('.ipynb') else Path(f'{p}.ipynb')
+    p = ipynb_path(_file(fname))
     if p.exists(): raise FileExistsError(f'{p.name} already exists: open it with set_dlg, or pick another name')
     d = Dialog(p.stem)
     if content is not None: d.mk_message(content, msg_type=msg_type)
