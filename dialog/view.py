@@ -187,13 +187,15 @@ _re_div_tag = re.compile(r'(`+).*?\1|<(/?)div\b[^>]*>', re.I) # code spans match
 # raw HTML blocks that only their end marker ends, blank lines or not (CommonMark's kinds 1 to 5): `<pre>`, `<script>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`
 _re_html_open = re.compile(r' {0,3}<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))', re.I)
 _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the end tags of the tags it opened)
-_re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<!--|-->', re.I)
+_re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<(!--|\?|!\[CDATA\[|![A-Za-z])', re.I)
+_inner_ends = {'!--': '-->', '?': '?>', '![cdata[': ']]>'} # else `>` (`<!X`)
+_re_end_tag = re.compile(r'</(?:pre|script|style|textarea)\b', re.I)
 _re_raw_div = re.compile(r'</?div\b[^>]*>', re.I) # in raw HTML no code span hides a tag
 
 class _RawHtml:
-    "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed), whether a comment is open in it, and where it opened (`at`: line, column of its `<`)"
-    __slots__ = ('end', 'tags', 'comment', 'at')
-    def __init__(self, end, at): self.end,self.tags,self.comment,self.at = end,[],False,at
+    "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed), the end of a comment or its kin open in it (`inner`), and where it opened (`at`: line, column of its `<`)"
+    __slots__ = ('end', 'tags', 'inner', 'at')
+    def __init__(self, end, at): self.end,self.tags,self.inner,self.at = end,[],None,at
 
 def _html_open(l, i):
     "The raw HTML block line `l` (line `i`) opens and leaves open, as a `_RawHtml`, or None"
@@ -205,50 +207,72 @@ def _html_open(l, i):
 
 def _html_in(l, st):
     "Raw HTML block state `st` after its line `l`, or None when `l` ends it; kind 1 (`<pre>` and kin) ends when every such tag it opened is closed"
-    # CommonMark ends kind 1 at the first end tag, but Pandoc nests them (`<pre><pre>` takes two `</pre>`): an end tag too many is harmless to both
+    # CommonMark ends kind 1 at the first end tag, but Pandoc nests them (`<pre><pre>` takes two `</pre>`): an end tag too many is harmless to both.
+    # To Pandoc only a script's text is text (`<pre><script></pre>` leaves a script open); elsewhere a comment, `<?`, `<![CDATA[` or `<!X` hides tags until its end
     if st.end: return None if st.end in l else st
-    tags = st.tags
-    for t in _re_html_tok.finditer(l):
-        n,top = (t[2] or '').lower(),tags[-1] if tags else None
-        if top in ('script', 'style', 'textarea'): # their text is text: only their own end tag ends it
-            if t[1] and n==top: tags.pop()
-        elif st.comment or not n: st.comment = t[0]=='<!--' if not st.comment else t[0]!='-->' # in a comment, only its end counts
-        elif not t[1]: tags.append(n)
-        elif n in tags: del tags[len(tags)-1-tags[::-1].index(n)]
-    return st if tags or st.comment else None
+    tags,pos = st.tags,0
+    while True:
+        if st.inner: # in a comment or its kin: only its end counts
+            if (j := l.find(st.inner, pos))<0: break
+            pos,st.inner = j+len(st.inner),None
+        elif t := _re_html_tok.search(l, pos):
+            pos,n = t.end(),(t[2] or '').lower()
+            if tags and tags[-1]=='script':
+                if t[1] and n=='script': tags.pop()
+            elif t[3]: st.inner = _inner_ends.get(t[3].lower(), '>')
+            elif not t[1]: tags.append(n)
+            elif n in tags: del tags[len(tags)-1-tags[::-1].index(n)]
+        else: break
+    return st if tags or st.inner else None
 
 def _esc(l, col): return l[:col] + '\\' + l[col:]
-def _ent(l, col): return l[:col] + '&lt;' + l[col+1:] # the `<` at `col` as text, in HTML too
+def _ent(l, col): return l[:col] + ('&lt;' if l[col]=='<' else f'&#{ord(l[col])};') + l[col+1:] # the character at `col` (a `<`, a `:`) as text, in HTML too
 
-def _scan(lines):
-    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags `[(line, col)]` outside them, the lines opening a colon div, where a raw HTML block left open opens `(line, col)` (else None), and the div tags in raw HTML `[(line, col)]`"
+def _marks(lines):
+    "For each end marker of raw HTML (`-->`, `?>`, `]]>`, `>`), the last line holding it (-1: none); and for each line, how many end tags (`</pre>` and kin) it and the lines after it hold"
+    last = {e: next((i for i in range(len(lines)-1, -1, -1) if e in lines[i]), -1) for e in _html_ends[1:]}
+    closes = [0]*(len(lines)+1)
+    for i in range(len(lines)-1, -1, -1): closes[i] = closes[i+1] + len(_re_end_tag.findall(lines[i]))
+    return last,closes
+
+def _scan(lines, in_div=True):
+    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags `[(line, col)]` outside them, the lines opening a colon div, and what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`), the `<` opening a `<?`, `<![CDATA[` or `<!X` block. The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows), and what follows it read again"
+    last,closes = _marks(lines)
     blocks,opens,stray,code,fences,html,raw = [],[],[],None,[],None,[] # one stack for both kinds of div: Pandoc nests them together
-    for i,l in enumerate(lines):
-        if code:
-            if (m := _re_code_fence.match(l)) and m[1][0]==code[0] and len(m[1])>=len(code) and not l[m.end():].strip(): blocks[-1][1],code = i,None
+    i,snap = 0,0 # the line read; how many of `raw` came before the raw HTML block open
+    while i<len(lines) or html:
+        if html and (i==len(lines) or (last[html.end]<i if html.end else len(html.tags)>closes[i])): # it can't close: its end marker is on no line left, or fewer end tags are left than it needs
+            (i,col),html = html.at,None
+            lines[i] = _esc(lines[i], col); del raw[snap:] # nothing else changed since it opened: read on from there
             continue
-        if html: inraw,html = True,_html_in(l, html) # raw HTML: no code fence opens in it, but its div fences still count (markdown-it's divs end at a `:::` line even there)
+        l,i = lines[i],i+1
+        if code:
+            if (m := _re_code_fence.match(l)) and m[1][0]==code[0] and len(m[1])>=len(code) and not l[m.end():].strip(): blocks[-1][1],code = i-1,None
+            continue
+        if html: inraw,html = True,_html_in(l, html) # raw HTML: no code fence opens in it
         elif (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
-            code = m[1]; blocks.append([i, None]); continue
-        else: inraw,html = bool(_re_html_open.match(l)),_html_open(l, i)
-        if (m := _re_colons.fullmatch(l)) and m[2].strip(): fences.append(i)
+            code = m[1]; blocks.append([i-1, None]); continue
+        elif (m := _re_html_open.match(l)) and in_div and not (m[1] or m[2]): # `<?`, `<![CDATA[`, `<!X`: after a `<?` block Pandoc ends no div, and the others aren't raw HTML to it, so it may see a `<pre>` in them: the `<` is made text
+            inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
+        else: inraw,html,snap = bool(m),_html_open(l, i-1),len(raw)
+        m = _re_colons.fullmatch(l)
+        if inraw: # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there): made text for both
+            raw += [(i-1, t.start()) for t in _re_raw_div.finditer(l)] + ([(i-1, m.start(1))] if m else [])
+            continue
+        if m and m[2].strip(): fences.append(i-1)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
-        if inraw: raw += [(i, t.start()) for t in _re_raw_div.finditer(l)] # text to Pandoc, a tag to a browser: made text for both
-        else: toks += [('<', t.start(), bool(t[2])) for t in _re_div_tag.finditer(l) if t[1] is None]
+        toks += [('<', t.start(), bool(t[2])) for t in _re_div_tag.finditer(l) if t[1] is None]
         for k,col,closer in toks:
-            if not closer: opens.append((k, i, col))
+            if not closer: opens.append((k, i-1, col))
             elif opens and opens[-1][0]==k: opens.pop()
-            else: stray.append((i, col))
-    return blocks,stray+[(i, col) for _,i,col in opens],fences,html and html.at,raw
+            else: stray.append((i-1, col))
+    return blocks,stray+[(i, col) for _,i,col in opens],fences,raw
 
-def _fence_safe(body):
-    "`body` with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag in raw HTML written `&lt;div>`, and a blank line before each code block and div fence (Pandoc wants one)"
+def _fence_safe(body, in_div=True):
+    "`body` (in a div, or not) with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`, in a div the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, and a blank line before each code block and div fence (Pandoc wants one)"
     lines = body.split('\n')
-    while True: # so neither can swallow what follows
-        blocks,bad,fences,html,raw = _scan(lines)
-        if html: lines[html[0]] = _esc(lines[html[0]], html[1])
-        elif blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1])
-        else: break
+    blocks,bad,fences,raw = _scan(lines, in_div)
+    if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1]) # so it can't swallow what follows
     for i,col,f in sorted([(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw], reverse=True): lines[i] = f(lines[i], col) # last first: each change leaves the places before it
     esc = {i for i,_ in bad}
     for i in sorted({i for i,_ in blocks} | (set(fences)-esc), reverse=True):
@@ -277,7 +301,7 @@ def msg2md(m, # The `Message` to render
         return att_src(a)
     c = m.content if m.msg_type in (scode, sraw) else re.sub(r'attachment:([^\s)"\'>]+)', sub, m.content)
     div = partial(_div, fenced=fenced)
-    if m.msg_type==snote: parts = [_fence_safe(c)] # a fence the note leaves open can't swallow what follows
+    if m.msg_type==snote: parts = [_fence_safe(c, in_div=False)] # a fence the note leaves open can't swallow what follows
     elif m.msg_type==sprompt: parts = [div('prompt', c), div('reply', m.ai_res)]
     elif m.msg_type==scode: parts = ([] if weave else [fence(c, 'python')]) + [div('output', render_md(m.output, html1st=False, img=img))]
     else: parts = [] if weave else [fence(c)]

@@ -86,7 +86,7 @@ def test_markdown_preferred_to_html():
     assert msg2md(m) == '```python\nx\n```\n\n::: output\n**x**\n:::'
 
 from hypothesis import given, settings, strategies as st
-_txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>', '<pre>', '</pre>', '<!--', '-->']), max_size=12).map(''.join)
+_txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>', '<pre>', '</pre>', '<!--', '-->', '<style>', '</style>', '<textarea>', '</textarea>', '<?x', '?>', '<![CDATA[', ']]>', '<!X']), max_size=12).map(''.join)
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(_txt, _txt), min_size=1, max_size=3))
@@ -116,16 +116,36 @@ def test_pandoc_reads_the_divs(fenced):
     assert divs == [(0, ['output']), (0, ['prompt']), (0, ['reply']), (1, ['details']), (0, ['output'])]
 
 _lines = st.lists(st.tuples(st.sampled_from(['a b', ':::', '::::', '::: details', '```', '```python', '```{=html}', '~~~', '<div>', '</div>', '<div class="x">', '# h', '> q',
-                                              '<pre>', '</pre>', '<!-- c', '-->', '<script>']),
+                                              '<pre>', '</pre>', '<!-- c', '-->', '<script>', '<style>', '</style>', '<textarea>', '</textarea>',
+                                              '<?x y', '?>', '<?x y ?>', '<![CDATA[', ']]>', '<!X', '>']),
                             st.sampled_from(['\n', '\n\n'])), max_size=10).map(lambda ts: ''.join(w+s for w,s in ts))
 
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(_lines, _lines), min_size=1, max_size=2), st.booleans())
 def test_pandoc_divs_hold_whatever_the_text(pairs, fenced):
-    "Stray or unclosed div fences, `<div>` lines, code fences and raw HTML blocks (`<pre>`, `<!--`), each on its own line, never break Pandoc's divs (tokens glued into one line, like `<div>:::`, which Pandoc reads as a fence of class `</div>`, are out of scope)"
+    "Stray or unclosed div fences, `<div>` lines, code fences and raw HTML blocks (`<pre>`, `<!--`, `<?`, `<![CDATA[`…), each on its own line, never break Pandoc's divs (tokens glued into one line, like `<div>:::`, which Pandoc reads as a fence of class `</div>`, are out of scope)"
     d = Dialog('p')
     for q,r in pairs: d.mk_message(q, msg_type=sprompt, output=r)
     top = [c for depth,c in _pandoc_divs(dlg2md(d, fenced=fenced)) if depth==0]
     want = [c for q,r in pairs for c,t in ((['prompt'], q), (['reply'], r)) if t.strip()]
     assert top == want
+
+@pytest.mark.parametrize('reply', ['::: details\n<pre>\n:::\n</pre>\n', '<pre>\n::: x\n</pre>', '<?x y ?>', '<?x\n:::\n?>', '<style>\n:::\n</style>', '<!--\n::::\n-->'])
+@pytest.mark.parametrize('fenced', [True, False])
+def test_fences_in_raw_html(reply, fenced):
+    "A colon fence inside raw HTML is text to Pandoc but a fence to markdown-it's divs, and after a `<?` block Pandoc ends no div: both renderers still see each message's divs, and the next message's"
+    d = Dialog('p')
+    d.mk_message('q', msg_type=sprompt, output=reply); d.mk_message('q2', msg_type=sprompt, output='r2')
+    md = dlg2md(d, fenced=fenced)
+    assert [c for depth,c in _pandoc_divs(md) if depth==0] == [['prompt'], ['reply']]*2
+    out = _quarto_md().render(md)
+    assert out.count('<div class="prompt">') == 2 and out.count('<div class="reply">') == 2
+
+@pytest.mark.parametrize('opener', ['<!--', '<pre>', '<?x', '<pre><!--'])
+def test_many_raw_html_openings_left_open(opener):
+    "Thousands of raw HTML blocks that never close (each would swallow the rest) are each escaped, in one pass: reading on from each one's opening, not from the top, which took minutes here"
+    n = 20_000
+    out = msg2md(Message('q', msg_type=sprompt, output=f'{opener}\n'*n))
+    want = '&lt;?x' if opener=='<?x' else '\\'+opener # a `<?` in a div is made text anyway
+    assert out.split('::: reply\n')[1].split('\n')[:n+1] == [want]*n + ['']
