@@ -51,17 +51,21 @@ def tb_text(o:dict): # An error output dict
 
 # %% ../nbs/05a_render.ipynb #c7d8f67a
 def merge_streams(outs): # An nbformat output list (anything else gives [])
-    "`outs` with each stream's texts (by name) joined into the output where that stream first appears; other outputs keep their order"
+    "`outs` with each stream's texts (by name) joined into the output where that stream first appears in each run of stream outputs; every output keeps its order"
     if not isinstance(outs, list): return []
-    res,texts = [],{}
+    res,texts = [],{} # texts: {name: (where in res, its texts)} of the run of streams going on
+    def flush():
+        for i,ts in texts.values():
+            if len(ts)>1: res[i] = dict(res[i], text=''.join(ts))
+        texts.clear()
     for o in outs:
         if isinstance(o, dict) and o.get('output_type')=='stream' and isinstance(o.get('text', ''), (str, list)):
             k = str(o.get('name'))
             if k in texts: texts[k][1].append(join_out(o.get('text', ''))); continue
             texts[k] = (len(res), [join_out(o.get('text', ''))])
+        else: flush() # any other output ends the run
         res.append(o)
-    for i,ts in texts.values():
-        if len(ts)>1: res[i] = dict(res[i], text=''.join(ts))
+    flush()
     return res
 
 # %% ../nbs/05a_render.ipynb #5812b5b5

@@ -30,10 +30,38 @@ def test_a_bar_in_many_outputs_is_one_stream(parts):
     assert render_outputs_ai(outs) == A.render_outputs_ai(outs)
 
 def test_streams_keep_their_place():
-    "Deliberate: aidialog moves results after the streams and joins with blank lines; we keep the order and start each output on its own line"
+    "Deliberate: aidialog moves results after the streams and joins with blank lines; we keep the order (what was printed after a result stays after it) and start each output on its own line"
     outs = [S('a\n'), R({'text/plain': 'R'}), S('b\rc\n')]
     assert A.render_outputs_ai(outs) == 'a\nc\n\nR'
-    assert render_outputs_ai(outs) == 'a\nc\nR'
+    assert render_outputs_ai(outs) == 'a\nR\nc\n'
+
+from hypothesis import given, settings, strategies as st
+_out = st.one_of(st.builds(S, st.sampled_from(['a\n', 'b', '\r', 'c\r\n', '']), st.sampled_from(['stdout', 'stderr'])),
+                 st.builds(lambda t: R({'text/plain': t}), st.sampled_from(['R1', 'R2'])))
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_out, max_size=12))
+def test_merge_streams_keeps_order(outs):
+    "Between any two other outputs, each stream's texts are joined in order into its first output there; the other outputs are untouched and in place"
+    from dialog.render import merge_streams
+    def runs(os_):
+        "Each run of streams as {name: joined text}, and the other outputs, in order"
+        res,cur = [],{}
+        for o in os_:
+            if o['output_type']=='stream': cur[o['name']] = cur.get(o['name'], '') + o['text']
+            else: res += [cur, o]; cur = {}
+        return res + [cur]
+    got = merge_streams(outs)
+    assert runs(got) == runs(outs)
+    assert all(sum(o['output_type']=='stream' and o['name']==k for o in r) <= 1 for r in _split(got) for k in ('stdout', 'stderr'))
+
+def _split(os_):
+    "The runs of stream outputs in `os_`"
+    res = [[]]
+    for o in os_:
+        if o['output_type']=='stream': res[-1].append(o)
+        else: res.append([])
+    return res
 
 latex = ['\\(x\\)', '\\[x\\]', '$x$', '$$x$$', 'x', '\\begin{align}x\\end{align}', '', '$x', '\\$5', 'x^2 + \\frac{1}{2}']
 @pytest.mark.parametrize('s', latex)
