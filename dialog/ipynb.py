@@ -384,6 +384,12 @@ Dialog.repairs = None # With `read_ipynb(..., repair=True)`: the fixes made whil
 
 def _is_text(x): return type(x) is str or type(x) is list and all(type(o) is str for o in x)
 
+def _out_problem(o, j):
+    "What is wrong with output `o` (number `j`), as `chk_output` says it"
+    try: chk_output(copy.deepcopy(o), j, True)
+    except CellError as e: return str(e).removeprefix(f'bad output entry {j}: ')
+    return 'not an output this library reads'
+
 def _fix_cell(c, i, home):
     "Heal cell `c` (number `i`) where no content is guessed, or raise `DialogFormatError`: a healed copy and what was fixed, one line each"
     cid = c['id'] if type(c.get('id')) is str else None
@@ -407,9 +413,11 @@ def _fix_cell(c, i, home):
             elif atts: refuse(f'a code cell\'s attachments {_q(atts)} can\'t be kept (not an object, or the cell has no valid id)')
             else: res.append(f'{where}: removed empty attachments {_q(atts)}')
     elif c.get('outputs'): refuse(f"a {ct} cell holds outputs {_q(c['outputs'])}")
-    pre = f"cell {c.get('id', i)}"
-    res += [f"{where}: {r.removeprefix(pre).lstrip(': ')}" for r in repair_cell(c, i)]  # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count
-    if bad := [r for r in res if 'removed output (' in r]: refuse(bad[0].removeprefix(where).lstrip(': ').replace('removed output', "can't be read"))
+    pre,outs = f"cell {c.get('id', i)}",list(c.get('outputs') or []) if ct=='code' else []
+    fixes = repair_cell(c, i)  # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count (fixed in place)
+    kept = {id(o) for o in c.get('outputs') or []}
+    if lost := [j for j,o in enumerate(outs) if id(o) not in kept]: refuse(f"output {lost[0]}: can't be read ({_out_problem(outs[lost[0]], lost[0])})")  # an output it dropped
+    res += [f"{where}: {r.removeprefix(pre).lstrip(': ')}" for r in fixes]
     if extra := sorted(c.keys()-cell_keys[ct]):  # ct is code, markdown or raw here
         res.append(f'{where}: removed unknown keys ' + ', '.join(f'{k}={_q(c.pop(k), 30)}' for k in extra))
     res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]

@@ -68,11 +68,22 @@ def test_repair_never_guesses_or_drops_content():
     ([1], 'cell 1: not a JSON object'), (None, 'cell 1: not a JSON object'),
     (dict(cell_type='code', id='o', source='', outputs=[dict(output_type='bad stream', name='stdout', text='x')]), "cell 1 (id o): output 0: can't be read"),
     (dict(cell_type='code', id='o', source='', outputs={'a': 1}), 'cell 1 (id o): outputs must be a list'),
+    (dict(cell_type='code', id='p', source='', outputs=[dict(output_type='display_data', data={'text/plain': 'x'}), {'text': 'x'}]),
+     "cell 1 (id p): output 1: can't be read (unknown output_type None)"), # the output named is the one that can't be read, after one that repair fixes
     (dict(cell_type='raw', id='r', source='', outputs=[dict(output_type='stream', name='stdout', text='x')]), 'cell 1 (id r): a raw cell holds outputs')])
 def test_repair_refuses_what_needs_a_guess(cell, problem):
     nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[dict(cell_type='markdown', id='ok', metadata={}, source='keep'), cell])
     with pytest.raises(DialogFormatError, match='^' + __import__('re').escape(f'f.ipynb: {problem}')): reads_ipynb(json.dumps(nb), fname='f.ipynb', repair=True)
     assert check_no_guess(nb) == 'refused'
+
+def test_repair_keeps_outputs_it_fixes():
+    "Outputs that need only their metadata or count set are fixed, every one kept and none refused"
+    outs = [dict(output_type='display_data', data={'text/plain': 'x'}), dict(output_type='execute_result', data={'text/plain': 'y'}, metadata={}),
+            dict(output_type='stream', name='stdout', text='z')]
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[dict(cell_type='code', id='c', metadata={}, source='', outputs=outs, execution_count=None)])
+    d = reads_ipynb(json.dumps(nb), repair=True)
+    assert [o['output_type'] for o in d.messages[0].output] == ['display_data', 'execute_result', 'stream']
+    assert d.repairs == ['cell 0 (id c): output 0: set metadata', 'cell 0 (id c): output 1: set execution_count']
 
 def test_missing_ids_reported_once_as_what_was_done():
     "Cells with no id: no 'duplicate id' reports; in a 4.5 file each gets the id strict reading would derive, reported once; older files need no fix"
