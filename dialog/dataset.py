@@ -250,12 +250,14 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
         res[i] = (r,)
         if bar: bar.update(nfiles(jobs[i]))
     def take_in(timeout):
-        "Take in what the others sent, waiting up to `timeout` seconds for it"
+        "Take in all the others sent, waiting up to `timeout` seconds for the first: every result waiting is unpacked before this process reads on, or results would pile up (this one's reads are the slower, as it keeps what it reads) and their unpacking be left to the end, when the others have nothing to do"
         for c in wait(conns, timeout):
-            try: i,p,e = c.recv()
-            except EOFError: conns.remove(c); c.close(); continue  # that process has stopped
-            if e: raise e[0] from _Elsewhere(e[1])
-            took(i, _result_back(p, buf))
+            while True:
+                try: i,p,e = c.recv()
+                except EOFError: conns.remove(c); c.close(); break  # that process has stopped
+                if e: raise e[0] from _Elsewhere(e[1])
+                took(i, _result_back(p, buf))
+                if not c.poll(): break
     try:
         for _ in range(kids):
             r,w = ctx.Pipe(duplex=False)
