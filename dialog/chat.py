@@ -888,24 +888,19 @@ def _listed(m):
     elif isinstance(c, list): c = [dict(p, content=[_txt(p['content'])]) if p.get('type')=='tool_result' and isinstance(p.get('content'), str) else p for p in c]
     return dict(m, content=c) if 'content' in m else m
 
-def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each; or a folder, glob or list of `.ipynb` files
+def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
-               fmt:str='openai', # 'openai' or 'anthropic'
-               workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
+               fmt:str='openai'): # 'openai' or 'anthropic'
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    isp = lambda o: isinstance(o, (str, os.PathLike))
-    many = isinstance(dlgs, (list, tuple, L))
-    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))):
-        from dialog.dataset import paths2jsonl  # files: read in processes and written a chunk at a time (`dialog.dataset` builds on this module)
-        return paths2jsonl(dlgs, fname, fmt, workers, force=True)
-    if many and any(map(isp, dlgs)): raise ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {next(i for i,o in enumerate(dlgs) if isp(o))} is a path)')
     def line(i, d):
+        if isinstance(d, (str, os.PathLike)): raise ValueError(f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; `dialog.dataset`'s `dlgs2jsonl` reads files too")
         try:
             r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt, weights=fmt=='openai')]) | ({'system': _unsur(d.system)} if fmt=='anthropic' and d.system else {})
             return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
         except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
     if isinstance(dlgs, Dialog): raise ValueError(f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})')
+    if isinstance(dlgs, (str, os.PathLike)): line(0, dlgs)
     return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
 
 def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote
