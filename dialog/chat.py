@@ -6,7 +6,7 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 
 # %% auto #0
 __all__ = ['INTERRUPTED', 'no_output', 'img_limits', 'img_tokens', 'tool_block', 'parse_reply', 'ai_fmt', 'render_output_ai',
-           'render_outputs_ai', 'tool_id', 'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args',
+           'render_outputs_ai', 'tool_id', 'img_type', 'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args',
            'think_block', 'chat2dlg', 'count_tokens', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/02_chat.ipynb #fd237d52
@@ -68,7 +68,7 @@ _re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>.*?)\n
     re.compile(r'\n```[ \t]*$', re.M), '{.tool}')
 _re_token = (re.compile(r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?""", re.S),
     re.compile(r'</details>[ \t]*\n?'), 'token-usage-details')
-_re_think = (re.compile(r'<!--\s*think_start\s*-->.*?<!--\s*think_end\s*-->[ \t]*\n?', re.S), re.compile(r'<!--\s*think_end\s*-->[ \t]*\n?'), 'think_start')
+_re_think = re.compile(r'<!--\s*think_start\s*-->'),re.compile(r'<!--\s*think_end\s*-->[ \t]*\n?')  # thinking's opening and closing: `_think_spans` pairs them
 _re_noise_lines = re.compile(r'^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳[^\n]*⏳[ \t]*(?:\n|$)', re.M) # one line each
 
 def _closed(pat, txt):
@@ -105,14 +105,12 @@ def _trim_blank(s):
     while (j := s.rfind('\n', 0, k))>=0 and not s[j+1:k].strip(' \t'): k = j
     return s[:k]
 
-_re_think_open = re.compile(r'<!--\s*think_start\s*-->')
-
 def _think_spans(txt):
-    "`(start, None, end)` of each think opening in `txt` that has a closing after it (the end of its first one)"
+    "`(start, None, end)` of each think opening in `txt` that has a closing after it (the end of its first one): the one rule of what thinking spans"
     if 'think_start' not in txt: return []
     ends = [(m.start(), m.end()) for m in _re_think[1].finditer(txt)]
     res = []
-    for m in _re_think_open.finditer(txt, 0, ends[-1][0] if ends else 0):  # only openings some closing follows
+    for m in _re_think[0].finditer(txt, 0, ends[-1][0] if ends else 0):  # only openings some closing follows
         k = bisect.bisect_left(ends, (m.end(), -1))
         if k<len(ends): res.append((m.start(), None, ends[k][1]))
     return res
@@ -131,10 +129,17 @@ def _segments(txt):
     res.append((txt[pos:], None, None))
     return res
 
+def _unthink(s):
+    "`s` without its thinking: each of `_think_spans` that doesn't start inside one cut before it (an opening inside thinking is thinking)"
+    res,pos = [],0
+    for a,_,b in _think_spans(s):
+        if a>=pos: res.append(s[pos:a]); pos = b
+    return ''.join(res) + s[pos:] if res else s
+
 def _denoise(s):
     "`s` without host noise: token-usage blocks, think comments, 🧠 lines and ⏳ progress lines"
-    for pat in (_re_token, _re_think):
-        if (e := _closed(pat, s)): s = pat[0].sub('', s[:e]) + s[e:]
+    if (e := _closed(_re_token, s)): s = _re_token[0].sub('', s[:e]) + s[e:]
+    s = _unthink(s)
     return _re_noise_lines.sub('', s) if '🧠' in s or '⏳' in s else s
 
 def _parse(txt):
@@ -338,13 +343,15 @@ _no_request = '(no request)'
 def _blocks(c): return [_txt(c)] if isinstance(c, str) else c
 
 def _an_alternate(msgs):
-    "Anthropic turns: consecutive same-role content merged, and a user turn first"
+    "Anthropic turns: blank texts dropped, consecutive same-role content merged, a user turn first, and no turn empty"
     res = []
     for m in msgs:
-        if res and res[-1]['role']==m['role']: res[-1]['content'] += _blocks(m['content'])
-        else: res.append(dict(role=m['role'], content=list(_blocks(m['content']))))
-    if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', content=_no_request))
-    for m in res: m['content'] = _content(_merge(_blocks(m['content']), '\n\n'), noop)
+        bs = [b for b in _blocks(m['content']) if b['type']!='text' or b['text'].strip()]  # Anthropic refuses an empty or whitespace-only text block
+        if not bs: continue  # nothing but blank text: its neighbours may now merge
+        if res and res[-1]['role']==m['role']: res[-1]['content'] += bs
+        else: res.append(dict(role=m['role'], content=bs))
+    if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', content=[_txt(_no_request)]))
+    for m in res: m['content'] = _content(_merge(m['content'], '\n\n'), noop)
     if res and res[-1]['role']=='assistant':  # Anthropic refuses a last assistant turn (a prefill) that ends in white space
         c = res[-1]['content']
         if isinstance(c, str): res[-1]['content'] = c.rstrip()
@@ -434,16 +441,24 @@ class _IdMap:
 # %% ../nbs/02_chat.ipynb #a7d1e012
 img_limits = dict(openai=dict(bytes=20*2**20, px=None), anthropic=dict(bytes=5*2**20, px=8000, px_many=2000, many=20)) # Per image: base64 bytes, long edge (px), and Anthropic's smaller edge when a request holds more than `many` images
 
+def img_type(data:bytes): # A file's bytes (the first 15 are enough)
+    "The image type (one of `img_mimes`) `data` starts as, by signature: PNG, JPEG, GIF, or a RIFF file of type WEBP whose first chunk is a VP8 one; else None"
+    if data[:4]==b'\x89PNG': return 'image/png'
+    if data[:3]==b'\xff\xd8\xff': return 'image/jpeg'
+    if data[:4]==b'GIF8': return 'image/gif'
+    if data[:4]==b'RIFF' and data[8:15]==b'WEBPVP8': return 'image/webp'  # a WAV or AVI file is RIFF too
+
 def img_size(data:bytes): # An image's bytes (PNG, GIF and WebP need only their first 30)
-    "`(width, height)` of a PNG, GIF, WebP or JPEG image, read from its header; None when they can't be read"
-    if data[:8]==b'\x89PNG\r\n\x1a\n' and data[12:16]==b'IHDR': return struct.unpack('>II', data[16:24])
-    if data[:6] in (b'GIF87a', b'GIF89a') and len(data)>=10: return struct.unpack('<HH', data[6:10])
-    if data[:4]==b'RIFF' and data[8:12]==b'WEBP' and len(data)>=30:
+    "`(width, height)` of a PNG, GIF, WebP or JPEG image (as `img_type` tells them), read from its header; None when they can't be read"
+    t = img_type(data)
+    if t=='image/png' and data[12:16]==b'IHDR' and len(data)>=24: return struct.unpack('>II', data[16:24])
+    if t=='image/gif' and data[:6] in (b'GIF87a', b'GIF89a') and len(data)>=10: return struct.unpack('<HH', data[6:10])
+    if t=='image/webp' and len(data)>=30:
         k = data[12:16]
         if k==b'VP8 ': w,h = struct.unpack('<HH', data[26:30]); return w&0x3fff,h&0x3fff
         if k==b'VP8L': b = int.from_bytes(data[21:25], 'little'); return (b&0x3fff)+1,((b>>14)&0x3fff)+1
         if k==b'VP8X': return int.from_bytes(data[24:27], 'little')+1,int.from_bytes(data[27:30], 'little')+1
-    if data[:2]==b'\xff\xd8':
+    if t=='image/jpeg':
         i = 2
         while i+9<len(data):
             if data[i]!=0xff: return None
@@ -454,10 +469,11 @@ def img_size(data:bytes): # An image's bytes (PNG, GIF and WebP need only their 
             i += 2+int.from_bytes(data[i+2:i+4], 'big')
     return None
 
-def _pillow():
-    "Pillow's `Image` module, or None when the `images` extra isn't installed"
-    try: from PIL import Image
-    except ImportError: return None
+def _pillow(what:str='fit_image needs Pillow'):
+    "Pillow's `Image` module; without it, `needs_extra`'s error for the `images` extra, raised as a ValueError (an image too big to send is bad input)"
+    try:
+        with needs_extra('images', what): from PIL import Image
+    except ImportError as e: raise ValueError(str(e)) from e
     return Image
 
 def _b64len(n): return -(-n//3)*4
@@ -468,7 +484,6 @@ def fit_image(data:bytes, # The image's bytes
               max_px:int=None): # The longest edge it may have, in pixels
     "`(mime, data)`: the image shrunk (aspect kept, same type; a GIF becomes PNG) until it fits both limits; needs Pillow"
     Image = _pillow()
-    if Image is None: raise ValueError('fit_image needs Pillow: pip install "nbdialog[images]"')
     if mime not in img_mimes: raise ValueError(f"fit_image: {mime!r} is not one of {', '.join(img_mimes)}")
     try: im = Image.open(io.BytesIO(data)); im.load()
     except Exception as e:
@@ -484,13 +499,6 @@ def fit_image(data:bytes, # The image's bytes
         s *= min(0.9, (max_bytes/_b64len(b.tell()))**0.5)
     raise ValueError(f'fit_image: could not bring a {im.width}x{im.height} {mime} image under {max_bytes} bytes')
 
-def _sniff(raw):
-    "The image type (one of `img_mimes`) the bytes `raw` start as, or None"
-    if raw[:8]==b'\x89PNG\r\n\x1a\n': return 'image/png'
-    if raw[:3]==b'\xff\xd8\xff': return 'image/jpeg'
-    if raw[:6] in (b'GIF87a', b'GIF89a'): return 'image/gif'
-    if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP': return 'image/webp'
-
 _facts = {} # digest of an image's base64 text -> its facts, for the 256 images seen last (the digests, never the images)
 
 def _img_facts(b64):
@@ -498,7 +506,7 @@ def _img_facts(b64):
     k = hashlib.blake2b(b64.encode('utf-8', 'surrogatepass'), digest_size=16).digest()
     if (r := _facts.pop(k, None)) is None:
         raw = base64.b64decode(b64, validate=True)
-        r = _sniff(raw),img_size(raw)
+        r = img_type(raw),img_size(raw)
         if len(_facts)>=256: _facts.pop(next(iter(_facts)), None)  # the one seen longest ago
     _facts[k] = r  # now the one seen last
     return r
@@ -514,9 +522,8 @@ def _fit_images(units, fmt):
         except ValueError: raise ValueError(f"message {m.id!r}: an image ({p['mime']}) whose data is not base64: {p['data']!r:.40}") from None
         p['mime'] = kind or p['mime']  # providers refuse an image labelled with another type than its bytes are
         if len(p['data'])<=mb and (px is None or max(sz or (0,))<=px): continue
-        if _pillow() is None:
-            raise ValueError(f"message {m.id!r}: an image ({p['mime']}, {'x'.join(map(str, sz or ('?','?')))} px, {len(p['data'])} bytes of base64) is over {fmt}'s limit "
-                             f"of {mb} bytes{f' and {px} px on the long edge' if px else ''}: install Pillow to resize it (pip install \"nbdialog[images]\")")
+        _pillow(f"message {m.id!r}: an image ({p['mime']}, {'x'.join(map(str, sz or ('?','?')))} px, {len(p['data'])} bytes of base64) is over {fmt}'s limit "
+                f"of {mb} bytes{f' and {px} px on the long edge' if px else ''}: resizing it needs Pillow")
         try: mime,data = fit_image(base64.b64decode(p['data']), p['mime'], mb, px)
         except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
@@ -881,24 +888,19 @@ def _listed(m):
     elif isinstance(c, list): c = [dict(p, content=[_txt(p['content'])]) if p.get('type')=='tool_result' and isinstance(p.get('content'), str) else p for p in c]
     return dict(m, content=c) if 'content' in m else m
 
-def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each; or a folder, glob or list of `.ipynb` files
+def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
-               fmt:str='openai', # 'openai' or 'anthropic'
-               workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
+               fmt:str='openai'): # 'openai' or 'anthropic'
     "Write `dlgs` as JSON Lines, one `{\"messages\": [...]}` per dialog; returns the file's `Path`"
-    isp = lambda o: isinstance(o, (str, os.PathLike))
-    many = isinstance(dlgs, (list, tuple, L))
-    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))):
-        from dialog.dataset import paths2jsonl  # files: read in processes and written a chunk at a time (`dialog.dataset` builds on this module)
-        return paths2jsonl(dlgs, fname, fmt, workers, force=True)
-    if many and any(map(isp, dlgs)): raise ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {next(i for i,o in enumerate(dlgs) if isp(o))} is a path)')
     def line(i, d):
+        if isinstance(d, (str, os.PathLike)): raise ValueError(f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; `dialog.dataset`'s `dlgs2jsonl` reads files too")
         try:
             r = dict(messages=[_listed(m) for m in dlg2chat(d, fmt, weights=fmt=='openai')]) | ({'system': _unsur(d.system)} if fmt=='anthropic' and d.system else {})
             return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
         except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
     if isinstance(dlgs, Dialog): raise ValueError(f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})')
+    if isinstance(dlgs, (str, os.PathLike)): line(0, dlgs)
     return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
 
 def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's tooling) wrote

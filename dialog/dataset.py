@@ -6,14 +6,15 @@ Docs: https://nbdialog.github.io/nbdialog/dataset.html.md"""
 
 # %% auto #0
 __all__ = ['msg_cols', 'schema_version', 'dlg_paths', 'read_dialogs', 'msg_schema', 'dlgs2table', 'table2dlgs', 'write_parquet',
-           'read_parquet', 'paths2jsonl', 'ray_read', 'export_folder', 'folder_stats']
+           'read_parquet', 'paths2jsonl', 'dlgs2jsonl', 'ray_read', 'export_folder', 'folder_stats']
 
 # %% ../nbs/09_dataset.ipynb #4462ebfc
 from fastcore.utils import *
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, reads_ipynb
 from .render import img_mimes, esc_surrogates
-from .chat import img_tokens, dlgs2jsonl
+from .chat import img_tokens
+from . import chat
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 import errno, gc, glob, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
@@ -607,15 +608,15 @@ def _write_folder(path, write, force):
 
 # %% ../nbs/09_dataset.ipynb #1674518d
 def _jsonl_chunk(job):
-    "Write a chunk of files' dialogs with `dlgs2jsonl` to a temporary file: (that file, or None if none could be read; the errors)"
+    "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: (that file, or None if none could be read; the errors)"
     paths,tmp,fmt = job
     dlgs,bad = [],[]
     for r in map(_read1, paths): (bad if isinstance(r, Exception) else dlgs).append(r)
     if not dlgs: return None,bad
-    try: return dlgs2jsonl(dlgs, tmp, fmt),bad
+    try: return chat.dlgs2jsonl(dlgs, tmp, fmt),bad
     except ValueError: pass
     for d in dlgs:  # find the dialog that can't be converted, to name its file
-        try: dlgs2jsonl([d], tmp, fmt)
+        try: chat.dlgs2jsonl([d], tmp, fmt)
         except ValueError as e: raise ValueError(f'{d.path}: {str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")}') from None
 
 # %% ../nbs/09_dataset.ipynb #c5c7d186
@@ -644,6 +645,18 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
             for b in parts(): f.write(b)
         res = _stream_write(fname, write, force)
     return _outcome(res, errs, on_error)
+
+# %% ../nbs/09_dataset.ipynb #b1a0e005
+def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or a folder, glob or list of `.ipynb` files
+               fname, # The file to write
+               fmt:str='openai', # 'openai' or 'anthropic'
+               workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
+    "`dialog.chat.dlgs2jsonl`, taking files too: read in `workers` processes and written a chunk at a time (`paths2jsonl`)"
+    isp = lambda o: isinstance(o, (str, os.PathLike))
+    many = isinstance(dlgs, (list, tuple, L))
+    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))): return paths2jsonl(dlgs, fname, fmt, workers, force=True)
+    if many and any(map(isp, dlgs)): raise ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {next(i for i,o in enumerate(dlgs) if isp(o))} is a path)')
+    return chat.dlgs2jsonl(dlgs, fname, fmt)
 
 # %% ../nbs/09_dataset.ipynb #47fbb3b4
 def _ray():

@@ -12,7 +12,7 @@ __all__ = ['roles', 'source_types', 'message_fields', 'att_fields', 'att_statuse
 from fastcore.utils import *
 from .core import Dialog, Msgs, Attachment as CellAttachment, sprompt, prompt_output
 from .ipynb import read_ipynb, DialogConflictError
-from .chat import tool_block, parse_reply, dlg2chat, call_args, img_mimes
+from .chat import tool_block, parse_reply, dlg2chat, call_args, img_mimes, img_type
 from datetime import datetime, timezone, date, time as dtime
 from pathlib import Path, PurePath
 import base64, copy, decimal, enum, functools, hashlib, json, math, mimetypes, os, re, uuid, weakref
@@ -269,7 +269,7 @@ def get_reaction_counts(self:ChatMessage):
     return {e:len(us) for e,us in self.reactions.items()}
 
 # %% ../nbs/03_thread.ipynb #17f9b79e
-_magic = ((b'\x89PNG', 'image/png'), (b'\xff\xd8\xff', 'image/jpeg'), (b'GIF8', 'image/gif'), (b'%PDF', 'application/pdf'),
+_magic = ((b'%PDF', 'application/pdf'),  # the image types providers take are `img_type`'s
           (b'PK\x03\x04', 'application/zip'), (b'PK\x05\x06', 'application/zip'), (b'\x1f\x8b\x08', 'application/gzip'), (b'BM', 'image/bmp'),
           (b'ID3', 'audio/mpeg'), (b'OggS', 'audio/ogg'), (b'fLaC', 'audio/x-flac'), (b'\x00\x00\x01\x00', 'image/x-icon'),
           (b"7z\xbc\xaf'\x1c", 'application/x-7z-compressed'), (b'MZ', 'application/x-msdownload'), (b'8BPS', 'image/vnd.adobe.photoshop'),
@@ -278,7 +278,7 @@ _magic = ((b'\x89PNG', 'image/png'), (b'\xff\xd8\xff', 'image/jpeg'), (b'GIF8', 
 
 def _sniff(data:bytes, fname:str):
     "The mime type of `data` from its first bytes (the common formats' signatures), else from file name `fname`, else `application/octet-stream`"
-    if data[:4]==b'RIFF' and data[8:12]==b'WEBP' and data[12:15]==b'VP8': return 'image/webp'
+    if (t := img_type(data)): return t  # PNG, JPEG, GIF, WebP: `dialog.chat`'s one rule, so a thread labels an image as sending does
     if data[:4]==b'RIFF' and data[8:12]==b'WAVE': return 'audio/x-wav'
     for sig,mime in _magic:
         if data.startswith(sig): return mime

@@ -96,16 +96,25 @@ def test_stray_image_bracket_stays_in_its_message():
         assert '![\n' in h[0]['content'][0]['text']
 
 def test_dlgs2jsonl_takes_the_list_dlg_paths_gives(tmp_path):
-    "`dlg_paths` returns a fastcore `L` of files: `dlgs2jsonl` writes them as it writes the dialogs read one by one, as for a plain list"
+    "`dlg_paths` returns a fastcore `L` of files: `dialog.dataset`'s `dlgs2jsonl` writes them as chat's writes the dialogs read one by one, as for a plain list"
     pytest.importorskip('pyarrow')
     from fastcore.utils import L
     from dialog.ipynb import read_ipynb
-    from dialog.dataset import dlg_paths
+    from dialog.dataset import dlg_paths, dlgs2jsonl as files2jsonl
     for i in range(3):
         d = Dialog(f'd{i}'); d.mk_message(f'q{i}', msg_type='prompt', output=f'a{i}'); d.save(tmp_path/f'd{i}.ipynb')
     ps = dlg_paths(tmp_path)
     assert isinstance(ps, L) and len(ps) == 3
     want = dlgs2jsonl([read_ipynb(p) for p in ps], tmp_path/'one.jsonl').read_bytes()
     assert want.count(b'\n') == 3
-    assert dlgs2jsonl(ps, tmp_path/'l.jsonl', workers=0).read_bytes() == want
-    assert dlgs2jsonl(list(ps), tmp_path/'p.jsonl', workers=0).read_bytes() == want
+    assert files2jsonl(ps, tmp_path/'l.jsonl', workers=0).read_bytes() == want
+    assert files2jsonl(list(ps), tmp_path/'p.jsonl', workers=0).read_bytes() == want
+    assert files2jsonl([read_ipynb(p) for p in ps], tmp_path/'d.jsonl').read_bytes() == want
+    with pytest.raises(ValueError, match="item 0 is a path"): dlgs2jsonl(ps, tmp_path/'c.jsonl')  # chat's takes dialogs only
+
+def test_chat_never_imports_dataset():
+    "Module dependencies point one way: dialog.dataset builds on dialog.chat, so nothing in chat imports it, at import time or inside a function"
+    import ast, dialog.chat as chat
+    tree = ast.parse(open(chat.__file__).read())
+    mods = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)] + [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in mods if m and 'dataset' in m], mods

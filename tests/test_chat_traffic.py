@@ -1,5 +1,5 @@
 "dialog.chat against real provider traffic (issue 17): requests go through the real OpenAI and Anthropic SDK clients on a mock transport"
-import base64, importlib, io, json, random, pytest
+import base64, importlib, io, json, random, sys, pytest
 from pathlib import Path
 import httpx, openai, anthropic
 from hypothesis import given, settings, HealthCheck, strategies as st
@@ -251,7 +251,7 @@ def test_many_images_use_the_smaller_edge():
     assert {img_size(base64.b64decode(b['source']['data'])) for b in an[0]['content'] if b['type'] == 'image'} == {(2100, 10)}
 
 def test_oversized_image_without_pillow_is_refused_before_any_request(monkeypatch):
-    monkeypatch.setattr(chat, '_pillow', lambda: None)
+    monkeypatch.setitem(sys.modules, 'PIL', None)  # as if Pillow were not installed
     p = Provider('anthropic')
     d = _img_dialog([b'\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR' + (9000).to_bytes(4, 'big') + (20).to_bytes(4, 'big') + b'\x08\x02\x00\x00\x00'])
     with pytest.raises(ValueError, match=r"dialog 'img': message 'm1': an image \(image/png, 9000x20 px.*over anthropic's limit of 5242880 bytes and 8000 px.*nbdialog\[images\]"): p.send(d)
