@@ -6,7 +6,7 @@ Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`. Ev
 
 **Ids**: a message is named by its id, or by any unique prefix of it; never by position. A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to).
 
-**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1. `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check.
+**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1. `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
 **Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`. Copy the `lineno|hash|` addresses into `msg_exhash(id, [(addr, cmd, ...), ...])` (exhash's command tuples: `s`, `a`, `i`, `c`, `d`, `m`, `t`, `j`, `>`, `<`, `g`, ...). Every addressed line's hash is checked first: if one line changed since you looked, the call returns `error: stale lnhash ...` and changes nothing; view again and retry.
 
