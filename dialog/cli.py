@@ -244,13 +244,14 @@ def _ids_note(dlg):
     "Say, once, that saving gave the cells of a pre-4.5 file ids (`Dialog.ids_derived`)"
     if n := dlg.ids_derived: _say(f'note: {dlg.path.name} had no cell ids: {n} cell{"s"*(n>1)} got one, written with the file (now nbformat 4.5)', err=True)
 
-def _done(dlg, a, did, would=None, changed=(), gone=()):
-    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), the rows that change with two rows of context, and write nothing"
+def _done(dlg, a, did, would=None, changed=(), gone=(), rows=None):
+    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), then `rows` (default: the rows that change with two rows of context), and write nothing"
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if a.dry_run:
-        rows = [f'{m.id}:{m.msg_type}: (deleted) ' + _row(m, 100)[len(m.id)+len(m.msg_type)+3:] for m in gone]
-        rows += _ctx_rows(dlg, [m for m in dlg.messages if m.id in set(changed)], 2, 2, 100)
+        if rows is None:
+            rows = [f'{m.id}:{m.msg_type}: (deleted) ' + _row(m, 100)[len(m.id)+len(m.msg_type)+3:] for m in gone]
+            rows += _ctx_rows(dlg, [m for m in dlg.messages if m.id in set(changed)], 2, 2, 100)
         _say(f'{would} (dry run: nothing written)' if would else did, *rows)
         _say(f'dry run: {dlg_where(dlg)} not written', err=True)
     else:
@@ -496,7 +497,7 @@ def _cmd_run(a):
     return 130 if rep.stopped=='interrupt' else 0 if rep.ok else 1
 
 # %% ../nbs/04_cli.ipynb #28ac1b34
-from .skill import msg_exhash, serve_mcp
+from .skill import serve_mcp # and `Message.exhash`, which dialog.skill patches in
 
 # %% ../nbs/04_cli.ipynb #4ee98ff3
 def _exhash_cmds(txt:str): # The text piped in: JSON
@@ -507,18 +508,20 @@ def _exhash_cmds(txt:str): # The text piped in: JSON
         try: return [json.loads(l) for l in txt.splitlines() if l.strip()]
         except json.JSONDecodeError as e: raise ValueError(f'the commands are not JSON ({e}): e.g. [["2|Ab|", "c", "new text"]]') from None
 
-@_sub(_file, _arg('id', help='the message to edit'),
+@_sub(_file, _repair_save, _arg('id', help='the message to edit'),
       _arg('--out', action='store_true', help="edit a prompt's reply"),
-      _arg('--sw', type=_int_from(1), default=4, metavar='N', help='shift width of > and < (default 4)'),
+      _arg('--sw', type=_int_from(1), default=4, metavar='N', help='shift width of > and < (default 4)'), _dry,
       help='apply exhash commands (JSON on stdin) to a message, only if every line they address is unchanged')
 def _cmd_exhash(a):
-    dlg = _load(a.file)
+    dlg = _load(a.file, repair=a.repair)
     if sys.stdin is None or sys.stdin.isatty(): raise ValueError('pipe the commands in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
-    res = msg_exhash(pick_msg(dlg, a.id).id, _exhash_cmds(sys.stdin.read()), a.sw, dlg=dlg.path, out=a.out)
-    if res.startswith('error:'):
+    m = pick_msg(dlg, a.id)
+    res = m.exhash(_exhash_cmds(sys.stdin.read()), a.sw, a.out)
+    if res.error:
         _say(f'nbdialog exhash: {res[7:]}', err=True)
         return 1
-    _say(res.rstrip('\n'))
+    if not res.changed: return _say(res.rstrip('\n')) # no change (or lines printed): nothing to write
+    _done(dlg, a, res.rstrip('\n'), f'would edit {m.id}', rows=[res.rstrip('\n')])
 
 @_sub(_arg('--root', default='.', metavar='DIR', help='the folder whose dialogs clients may read and edit (default: the working folder)'),
       help='serve the dialog tools to an MCP client over stdio')

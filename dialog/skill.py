@@ -6,7 +6,7 @@ Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`. Ev
 
 **Ids**: a message is named by its id, or by any unique prefix of it; never by position. A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to).
 
-**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1. `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check.
+**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1. `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
 **Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`. Copy the `lineno|hash|` addresses into `msg_exhash(id, [(addr, cmd, ...), ...])` (exhash's command tuples: `s`, `a`, `i`, `c`, `d`, `m`, `t`, `j`, `>`, `<`, `g`, ...). Every addressed line's hash is checked first: if one line changed since you looked, the call returns `error: stale lnhash ...` and changes nothing; view again and retry.
 
@@ -21,10 +21,10 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
            'skill_tools', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg',
-           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'find_msgs', 'msg_editor',
-           'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs',
-           'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'tool_text', 'call_tool', 'serve_mcp',
-           'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'find_msgs', 'EditReport',
+           'msg_editor', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs',
+           'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'tool_text', 'call_tool',
+           'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -38,7 +38,7 @@ from .ipynb import *
 import ast, copy, inspect, os, random, re, shlex, time
 
 # %% ../nbs/08_skill.ipynb #1bd914f3
-from .view import find_msgs as _view_find
+from .view import find_msgs as _view_find, line_range
 
 # %% ../nbs/08_skill.ipynb #8ae67381
 _st = dict(dlg=None, cur=None, buf=None, root=None)
@@ -120,10 +120,7 @@ def lnhashview(self:Message,
                incl_out:bool=False, # Add the outputs in an `<out>` section, as `Message.view` does?
                trunc_out:bool=True): # Cut long outputs?
     "This message's lines as `lineno|hash|text` rows: the addresses `exhash` verifies"
-    ls = _lines(_txt(self, out))
-    if end_line is None or end_line>len(ls): end_line = len(ls)
-    if ls and not 1<=start_line<=len(ls): raise ValueError(f'message {self.id!r} has {len(ls)} lines: no line {start_line}')
-    res = '\n'.join(lnhash(i, l)+l for i,l in enumerate(ls[start_line-1:end_line], start_line))
+    res = '\n'.join(lnhash(i, l)+l for i,l in line_range(_lines(_txt(self, out)), start_line, end_line, self.id))
     if incl_out: res += self.view(False, incl_out=True, trunc_out=trunc_out)[len(self.content):]  # the views' `<out>` section
     return PrettyString(res)
 
@@ -143,7 +140,7 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
     "One message's content, or a range of its lines, numbered or hash-addressed"
     return PrettyString(_view1(_load(dlg)[id], nums, start_line, end_line, lnhashs, incl_out, trunc_out))
 
-def view_msgs(ids:list, # Message ids (or unique prefixes), or one id
+def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
               nums:bool=True, # Number the lines?
               lnhashs:bool=False, # Show `lineno|hash|` addresses instead of numbers?
@@ -228,15 +225,32 @@ def _std_params(id:str, # The message's id (or a unique prefix of it), a list of
     "The parameters the editors add to a text editor's: one place for their docments, which `docments` reaches through `__delwrap__`"
 
 
+class EditReport(PrettyString):
+    "What an edit did, as text (a diff, `none: No changes.` or `error: ...`), saying itself whether it `changed` the text or was an `error`"
+    def __new__(cls, txt:str, # The report
+                changed:bool=False, # Did the edit change the text?
+                error:bool=False): # Did it fail (so nothing changed)?
+        res = super().__new__(cls, txt)
+        res.changed,res.error = changed,error
+        return res
+
+def _diff(old, new):
+    "`str_diff` of `old` and `new`; when only line endings differ, which it doesn't see, a diff of the lines with their endings spelled out"
+    if old==new: return ''
+    return str_diff(old, new) or '# line endings changed\n' + str_diff(*('\n'.join(repr(l)[1:-1] for l in t.splitlines(True)) for t in (old, new)))
+
+def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
+def _failed(e): return EditReport(f'error: {e}', error=True)
+
 def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
     "`f` as a `Message` method: edits the message's text (or with `out=True` a prompt's reply), returning a diff, `none: No changes.` or `error: ...`"
     def _f(self, *args, out:bool=False, **kw):
         try:
             old = _txt(self, out)
             new = f(old, *args, **kw)
-        except _edit_errs as e: return PrettyString(f'error: {e}')
+        except _edit_errs as e: return _failed(e)
         _set_txt(self, new, out)
-        return PrettyString(str_diff(old, new) or 'none: No changes.')
+        return _report(old, new)
     res = splice_sig(_f, f, 'text')
     res.__doc__ = f'{f.__doc__}: in this message (or with `out=True` a prompt\'s reply), returning a diff, `none: No changes.` or `error: ...`'
     res.__delwrap__ = _std_params
@@ -260,6 +274,25 @@ def _cmds(cmds):
         raise ValueError(f'exhash commands are tuples like ("3|ab|", "c", "new text"), not {str(cmds)[:100]!r}')
     return list(cmds)
 
+def _eols(txt):
+    "The line ending (`\\n` or `\\r\\n`) of each of `txt`'s lines as exhash counts them, '' for a last line without one"
+    return re.findall(r'\r?\n', txt) + ([''] if txt and not txt.endswith('\n') else [])
+
+def _join(res, old):
+    "exhash's result lines joined with the endings they had in `old`: a line that replaced others takes the first one's, an inserted line the one before it; the text ends with one only if `old` did, or its last line is empty"
+    es,os_ = _eols(old),res.origins
+    n,got,dflt = len(os_),[],next((e for e in es if e), '\n')
+    nxt,q = [0]*n,len(es)+1
+    for j in range(n-1, -1, -1): nxt[j],q = q,os_[j] or q # the origin of the next kept line
+    p = 0 # the origin of the last kept line
+    for j,o in enumerate(os_):
+        if o: e,p = es[o-1],o
+        elif p+1<nxt[j]: e = es[p] # lines p+1 to nxt-1 were replaced: the first one's ending
+        else: e = got[-1] if got else es[nxt[j]-1] if nxt[j]<=len(es) else dflt # inserted: the ending before it (at the top: after it)
+        got.append(e or (got[-1] if got else dflt)) # a last line without one, now followed by others, gets one
+    if n and not old.endswith('\n') and res.lines[-1]: got[-1] = '' # (an empty last line keeps one: without it, it is no line)
+    return ''.join(l+e for l,e in zip(res.lines, got))
+
 @patch
 def exhash(self:Message,
            cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line'), ('5|xY|', 'd')], or one command
@@ -270,12 +303,12 @@ def exhash(self:Message,
     try:
         old = _txt(self, out)
         res = ex(old, _cmds(cmds), sw=sw)
-    except _edit_errs as e: return PrettyString(f'error: {e}')
-    new = '\n'.join(res.lines) + ('\n' if res.lines and old.endswith('\n') else '')
+    except _edit_errs as e: return _failed(e)
+    new = _join(res, old)
     _set_txt(self, new, out)
-    diff = res.format_diff() if new!=old else ''
+    diff = (res.format_diff() or _diff(old, new)) if new!=old else ''
     shown = res.format_printed() if res.printed else ''
-    return PrettyString(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.')
+    return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/08_skill.ipynb #d3109d17
 _tries = 30 # Reads a file function makes before a run of conflicts makes it give up (a few seconds of backing off)
@@ -300,15 +333,15 @@ def _pick(d, id, out=False):
 def _file_editor(name):
     "The `msg_{name}` file function: the `Message.{name}` editor on messages of a dialog file"
     meth = getattr(Message, name)
-    def _f(id:str, *args, dlg:str=None, out:bool=False, **kw):
+    def _f(id:str|list[str], *args, dlg:str=None, out:bool=False, **kw):
         def ed(d):
             ms = _pick(d, id, out)
-            if not isinstance(id, (list, tuple)) and id!='all': return (r := meth(ms[0], *args, out=out, **kw)), r[:6] not in ('none: ', 'error:')
+            if not isinstance(id, (list, tuple)) and id!='all': return (r := meth(ms[0], *args, out=out, **kw)), r.changed
             rs = [(m.id, meth(m, *args, out=out, **kw)) for m in ms]
-            if id=='all': rs = [(k,r) for k,r in rs if not r.startswith('error:')] or rs[:1]
-            if bad := first((k,r) for k,r in rs if r.startswith('error:')): return PrettyString(f'error: message {bad[0]!r}: {bad[1][7:]}'), False
-            done = [(k,r) for k,r in rs if r!='none: No changes.']
-            return PrettyString('\n'.join(f'# msg {k}\n{r}' for k,r in done) or 'none: No changes.'), bool(done)
+            if id=='all': rs = [(k,r) for k,r in rs if not r.error] or rs[:1]
+            if bad := first((k,r) for k,r in rs if r.error): return EditReport(f'error: message {bad[0]!r}: {bad[1][7:]}', error=True), False
+            done = [(k,r) for k,r in rs if r.changed]
+            return EditReport('\n'.join(f'# msg {k}\n{r}' for k,r in done) or 'none: No changes.', bool(done)), bool(done)
         return _edit(dlg, ed)
     res = splice_sig(_f, meth.__wrapped__ if hasattr(meth, '__wrapped__') else meth, 'text')
     res.__name__ = res.__qualname__ = f'msg_{name}'
@@ -320,14 +353,12 @@ msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines
 
 # %% ../nbs/08_skill.ipynb #b56f3d4a
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
-               cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
+               cmds:list[tuple], # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
                dlg:str=None, # The dialog file; the current one if None
                out:bool=False): # Edit a prompt's reply instead of its request?
     "Apply exhash commands to a message of the dialog file only if every addressed line's hash matches, and save it; returns the diff, `none: No changes.` or `error: ...`"
-    def ed(d):
-        r = d[id].exhash(cmds, sw, out)
-        return r, r[:6]!='error:' and r!='none: No changes.' and not r.startswith('# printed')
+    def ed(d): return (r := d[id].exhash(cmds, sw, out)), r.changed
     return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #da3c392c
@@ -345,7 +376,6 @@ def add_msg(content:str, # The message's text (a prompt's request)
             export:bool=False, # Give it an nbdev `#| export` directive?
             dlg:str=None): # The dialog file; the current one if None
     "Add a message to the dialog file (by default after the current message, else at the end) and return it"
-    if msg_type not in smsg_types: raise ValueError(f'unknown message type {str(msg_type)[:40]!r}: expected one of {", ".join(smsg_types)}')
     if before is not None and after is not None: raise ValueError('add_msg takes `before` or `after`, not both')
     def ed(d):
         b,a = _place(d, before, after)
@@ -353,7 +383,7 @@ def add_msg(content:str, # The message's text (a prompt's request)
         return d.mk_message(content, before=b and d[b], after=a and d[a], msg_type=msg_type, meta=copy.deepcopy(meta), export=export, **kw), True
     return _edit(dlg, ed)
 
-def del_msgs(ids:list, # Message ids (or unique prefixes), or one id
+def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
@@ -370,7 +400,6 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
                skipped:bool=None, # Hide it from the AI (True) or show it (False)
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
     "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
-    if msg_type is not None and msg_type not in smsg_types: raise ValueError(f'unknown message type {str(msg_type)[:40]!r}: expected one of {", ".join(smsg_types)}')
     def ed(d):
         m = d[id]; old = _shown(m)
         if msg_type is not None and msg_type!=m.msg_type: m.msg_type = msg_type
@@ -379,7 +408,7 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
         new = _shown(m)
-        return PrettyString(str_diff(old, new) or 'none: No changes.'), new!=old
+        return (r := _report(old, new)), r.changed
     return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #c29b8219
@@ -423,7 +452,7 @@ def merge_msgs(self:Dialog,
     return m
 
 # %% ../nbs/08_skill.ipynb #e6490779
-def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new order; or one id
+def move_msgs(ids:str|list[str], # Message ids (or unique prefixes) to move, in their new order; or one id
               before:str=None, # Put them before this message
               after:str=None, # Put them after this message
               dlg:str=None): # The dialog file; the current one if None
@@ -437,18 +466,18 @@ def move_msgs(ids:list, # Message ids (or unique prefixes) to move, in their new
     return _edit(dlg, ed)
 
 def split_msg(id:str, # The message's id, or a unique prefix of it
-              linenos:list, # Line numbers (from 1) that each start a new piece, or one
+              linenos:int|list[int], # Line numbers (from 1) that each start a new piece, or one
               dlg:str=None): # The dialog file; the current one if None
     "Split a message of the dialog file at `linenos` (see `Message.split`); returns the pieces"
     return _edit(dlg, lambda d: (d[id].split(*listify(linenos)), True))
 
-def merge_msgs(ids:list, # The messages (ids or unique prefixes) to merge, in order
+def merge_msgs(ids:str|list[str], # The messages (ids or unique prefixes) to merge, in order
                dlg:str=None): # The dialog file; the current one if None
     "Merge messages of the dialog file into the first (see `Dialog.merge_msgs`); returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
 # %% ../nbs/08_skill.ipynb #6fc0d67f
-def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
+def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
     d = _load(dlg)
@@ -456,7 +485,7 @@ def copy_msgs(ids:list, # Message ids (or unique prefixes), or one id
     _st['buf'] = [copy.deepcopy(m) for m in ms]
     return ms
 
-def cut_msgs(ids:list, # Message ids (or unique prefixes), or one id
+def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
     ms = del_msgs(ids, dlg)
@@ -490,14 +519,10 @@ skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_
 
 def tool_schema(f, # A tool function
                 pname:str='input_schema'): # The key the parameters go under: 'input_schema' (Anthropic), 'parameters' (OpenAI), 'inputSchema' (MCP)
-    "The JSON schema of tool `f`, from its signature and docments"
+    "The JSON schema of tool `f`, from its signature's annotations and its docments; a parameter annotated `callable` (Python only) is left out"
     s = get_schema(f, pname=pname)
-    ps = s[pname]['properties']
-    ps.pop('pred', None)
-    if 'id' in ps and f.__name__.startswith('msg_') and f is not msg_exhash: ps['id'] = {'description': ps['id']['description'], 'anyOf': [{'type':'string'}, {'type':'array', 'items':{'type':'string'}}]}
-    for k in ('ids','linenos'):
-        if k in ps: ps[k] |= {'anyOf': [{'type':'string' if k=='ids' else 'integer'}, {'type':'array', 'items':{'type':'string' if k=='ids' else 'integer'}}]}; ps[k].pop('type', None)
-    if 'cmds' in ps: ps['cmds'] = {'description': ps['cmds']['description'], 'type':'array', 'items': {'type':'array', 'items': {}}}
+    for k,p in inspect.signature(f).parameters.items():
+        if p.annotation is callable: s[pname]['properties'].pop(k)
     return s
 
 def tool_schemas(pname:str='input_schema'): # The key the parameters go under

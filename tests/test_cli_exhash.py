@@ -1,0 +1,93 @@
+"nbdialog exhash: one read of the file, --dry-run and --repair as the other editing commands have them, and a result that says whether it changed anything"
+import io, json
+import pytest
+from fastcore.tools import lnhash
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.cli as cli, dialog.skill as sk
+from cli_helpers import nbd
+
+def run(capsys, monkeypatch, *args, stdin=''):
+    "`main(args)` in this process with `stdin` piped in: (exit code, stdout, stderr)"
+    monkeypatch.setattr('sys.stdin', io.StringIO(stdin))
+    rc = cli.main([str(a) for a in args])
+    o = capsys.readouterr()
+    return rc,o.out,o.err
+
+@pytest.fixture
+def dlg(tmp_path):
+    d = Dialog('d'); d.mk_message('def f(x):\n    return x+1\nprint(f(1))', id='c1'); d.mk_message('x = 2', id='c2')
+    return d.save(tmp_path/'d.ipynb')
+
+def _cmd(line, text, *rest): return json.dumps([[lnhash(line, text), *rest]])
+
+def test_exhash_reads_the_file_once(dlg, capsys, monkeypatch):
+    reads = []
+    for mod in (cli, sk):
+        real = mod.read_ipynb
+        monkeypatch.setattr(mod, 'read_ipynb', lambda *a, _r=real, **kw: reads.append(a[0]) or _r(*a, **kw))
+    rc,out,err = run(capsys, monkeypatch, 'exhash', dlg, 'c1', stdin=_cmd(2, '    return x+1', 's', r'x\+1', 'x + 1'))
+    assert rc==0, err
+    assert len(reads)==1
+    assert read_ipynb(dlg)['c1'].content=='def f(x):\n    return x + 1\nprint(f(1))'
+
+def test_exhash_dry_run_shows_the_diff_and_writes_nothing(dlg, capsys, monkeypatch):
+    before = dlg.read_bytes()
+    rc,out,err = run(capsys, monkeypatch, 'exhash', dlg, 'c1', '--dry-run', stdin=_cmd(3, 'print(f(1))', 'c', 'print(f(2))'))
+    assert rc==0, err
+    assert out.splitlines()[0]=='would edit c1 (dry run: nothing written)'
+    assert '-3|' in out and '+3|' in out and '+3|' + lnhash(3, 'print(f(2))').split('|')[1] + '|print(f(2))' in out  # the diff itself
+    assert err.strip().startswith('dry run: ') and err.strip().endswith('d.ipynb not written')
+    assert dlg.read_bytes()==before
+    rc,out,err = run(capsys, monkeypatch, 'exhash', dlg, 'c1', stdin=_cmd(3, 'print(f(1))', 'c', 'print(f(2))'))
+    assert rc==0 and read_ipynb(dlg)['c1'].content.endswith('print(f(2))')
+    assert out.startswith('--- original') and 'would' not in out
+
+def test_exhash_dry_run_of_a_stale_address_is_still_an_error(dlg, capsys, monkeypatch):
+    before = dlg.read_bytes()
+    rc,out,err = run(capsys, monkeypatch, 'exhash', dlg, 'c1', '--dry-run', stdin=_cmd(3, 'nope', 'd'))
+    assert rc==1 and err.startswith('nbdialog exhash: stale lnhash') and dlg.read_bytes()==before
+
+def test_exhash_that_changes_nothing_writes_nothing(dlg, capsys, monkeypatch):
+    before = dlg.read_bytes()
+    rc,out,err = run(capsys, monkeypatch, 'exhash', dlg, 'c1', stdin=_cmd(1, 'def f(x):', 'p'))  # print a line: no edit
+    assert rc==0 and out.startswith('# printed') and 'def f(x):' in out
+    assert dlg.read_bytes()==before
+
+def test_exhash_keeps_crlf(tmp_path, capsys, monkeypatch):
+    d = Dialog('w'); d.mk_message('a = 1\r\nb = 2\r\n', id='w1'); p = d.save(tmp_path/'w.ipynb')
+    rc,out,err = run(capsys, monkeypatch, 'exhash', p, 'w1', stdin=_cmd(2, 'b = 2', 's', '2', '3'))
+    assert rc==0 and read_ipynb(p)['w1'].content=='a = 1\r\nb = 3\r\n'
+
+def _damaged(p):
+    "A file strict reading refuses (an invalid cell id), which `--repair` heals"
+    cells = [dict(cell_type='markdown', id='$a', metadata={}, source='# Title'),
+             dict(cell_type='code', id='c1', metadata={}, source='x = 1\ny = 2', outputs=[], execution_count=None)]
+    p.write_text(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)))
+    return p
+
+def test_exhash_repair(tmp_path, capsys, monkeypatch):
+    p = _damaged(tmp_path/'g.ipynb')
+    before = p.read_bytes()
+    cmd = _cmd(2, 'y = 2', 'c', 'y = 3')
+    rc,out,err = run(capsys, monkeypatch, 'exhash', p, 'c1', stdin=cmd)
+    assert rc==2 and 'invalid cell id' in err and p.read_bytes()==before
+    rc,out,err = run(capsys, monkeypatch, 'exhash', p, 'c1', '--repair', '--dry-run', stdin=cmd)
+    assert rc==0 and 'invalid id' in err and out.startswith('would edit c1') and p.read_bytes()==before  # a dry run writes nothing
+    rc,out,err = run(capsys, monkeypatch, 'exhash', p, 'c1', '--repair', stdin=cmd)
+    assert rc==0 and 'invalid id' in err, err
+    d = read_ipynb(p)  # the healed file reads strictly
+    assert [m.content for m in d.messages]==['# Title', 'x = 1\ny = 3']
+
+def test_exhash_options_in_help(capsys, monkeypatch):
+    "exhash spells its flags as the other editing commands do"
+    for c in ('exhash', 'edit'):
+        rc,out,err = run(capsys, monkeypatch, c, '--help')
+        txt = ' '.join(out.split())
+        assert rc==0 and '--dry-run print the result and write nothing' in txt and 'the healed file is written when the command saves' in txt, (c, txt)
+
+@pytest.mark.slow
+def test_exhash_dry_run_as_a_program(dlg):
+    before = dlg.read_bytes()
+    r = nbd('exhash', dlg, 'c2', '--dry-run', input=_cmd(1, 'x = 2', 'c', 'x = 3'))
+    assert r.returncode==0 and r.stdout.startswith('would edit c2 (dry run: nothing written)\n--- original') and dlg.read_bytes()==before

@@ -1,0 +1,174 @@
+"dialog.skill's editors: line endings kept by exhash, one range rule for the two line views, edits that say whether they changed the text, core's type check, tool schemas from annotations"
+import inspect, json, re
+from pathlib import Path
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+from fastcore.docments import docments
+from fastcore.tools import lnhash
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.skill as sk
+
+# --- exhash keeps the line endings it didn't edit
+
+_line = st.text(st.sampled_from('ab \t#x\r'), max_size=6).filter(lambda s: not s.endswith('\r'))  # a lone CR inside a line; not before its newline (that would make it CRLF)
+_eol = st.sampled_from(['\n', '\r\n'])
+
+def _parts(txt):
+    "`txt` as (line, ending) pairs, the lines exhash counts (a CR before a newline belongs to the ending)"
+    return [(m[1], m[2]) for m in re.finditer(r'([^\n]*?)(\r\n|\n|$)', txt) if m[0]][:len(sk._lines(txt))]
+
+@st.composite
+def _texts(draw):
+    ls = draw(st.lists(st.tuples(_line, _eol), min_size=1, max_size=8))
+    txt = ''.join(l+e for l,e in ls)
+    return txt if draw(st.booleans()) else txt[:-len(ls[-1][1])]  # with or without a final line ending
+
+@given(_texts(), st.data())
+@settings(max_examples=300, deadline=None)
+def test_exhash_keeps_every_line_ending_it_did_not_edit(txt, data):
+    ps = _parts(txt)
+    assume(ps)
+    n = len(ps)
+    i = data.draw(st.integers(1, n), label='line')
+    op = data.draw(st.sampled_from(['s', 'c', 'd', 'a', 'i']), label='op')
+    new = data.draw(st.text(st.sampled_from('xyz'), min_size=1, max_size=3), label='new')
+    addr = lnhash(i, ps[i-1][0])
+    cmd = {'s': (addr, 's', '$', new), 'c': (addr, 'c', new), 'd': (addr, 'd'), 'a': (addr, 'a', new), 'i': (addr, 'i', new)}[op]
+    m = Message(txt)
+    r = m.exhash([cmd])
+    assert not r.startswith('error:'), r
+    got = m.content
+    exp_lines = {'s': lambda ls: ls[:i-1]+[ls[i-1]+new]+ls[i:], 'c': lambda ls: ls[:i-1]+[new]+ls[i:], 'd': lambda ls: ls[:i-1]+ls[i:],
+                 'a': lambda ls: ls[:i]+[new]+ls[i:], 'i': lambda ls: ls[:i-1]+[new]+ls[i-1:]}[op]([l for l,_ in ps])
+    assert [l for l,_ in _parts(got)]==exp_lines  # the edit is exhash's
+    # every line the edit didn't touch is there byte for byte, with its ending; only the last line may gain one (something now follows it)
+    keep = [j for j in range(n) if j!=i-1 or op in 'ai']
+    after = _parts(got)
+    pos = {j: j if op not in 'dai' or j<i-1 or (op=='a' and j==i-1) else j-1 if op=='d' else j+1 for j in keep}
+    for j in keep:
+        l,e = ps[j]
+        gl,ge = after[pos[j]]
+        assert gl==l
+        if pos[j]<len(after)-1 and e: assert ge==e, (j, txt, got)
+        elif e and ge: assert ge==e, (j, txt, got)  # the last line keeps its own ending
+    if after and after[-1][0]: assert got.endswith('\n')==txt.endswith('\n')  # a final line ending stays, or stays away (an empty last line needs one to be a line)
+
+def test_exhash_keeps_crlf_and_lone_cr():
+    m = Message('a\r\nb\nc\rd\r\n')
+    assert m.exhash([(lnhash(2, 'b'), 's', 'b', 'B')]).startswith('--- original')
+    assert m.content=='a\r\nB\nc\rd\r\n'
+    m = Message('one\r\ntwo\r\n')
+    m.exhash([(lnhash(1, 'one'), 'a', 'new')])
+    assert m.content=='one\r\nnew\r\ntwo\r\n'  # an inserted line takes the ending of the line before it
+
+def test_msg_exhash_keeps_crlf_in_the_file(tmp_path):
+    d = Dialog('t'); d.mk_message('x = 1\r\ny = 2\r\nz = 3', id='m0'); p = d.save(tmp_path/'t.ipynb')
+    r = sk.msg_exhash('m0', [(lnhash(2, 'y = 2'), 'c', 'y = 20')], dlg=p)
+    assert r.changed and read_ipynb(p)['m0'].content=='x = 1\r\ny = 20\r\nz = 3'
+
+# --- one range rule for Message.view and lnhashview
+
+_rng = st.one_of(st.none(), st.integers(-2, 12), st.booleans(), st.sampled_from(['1', 1.0]))
+
+def _outcome(f):
+    try: return 'ok', f()
+    except ValueError as e: return 'error', str(e)
+
+@given(st.text(st.sampled_from('ab\n\r'), max_size=12), st.one_of(st.integers(-2, 12), st.booleans(), st.sampled_from(['1', 1.0])), _rng)
+@settings(max_examples=400, deadline=None)
+def test_view_and_lnhashview_accept_the_same_ranges(txt, s, e):
+    "lnhashview counts exhash's lines, where a final newline ends the last line rather than starting one: it agrees with `view` of the text without it"
+    m = Message(txt, id='m0')
+    v = Message(txt[:-1] if txt.endswith('\n') else txt, id='m0')
+    a,b = _outcome(lambda: v.view(True, s, e)),_outcome(lambda: m.lnhashview(s, e))
+    assert a[0]==b[0], (a, b)
+    if a[0]=='error': assert a[1]==b[1] or txt=='', (a, b)  # the same message (an empty text has no line for exhash, one empty line for `view`)
+    else: assert [int(l.split('│')[0]) for l in a[1].split('\n') if l] == [int(l.split('|')[0]) for l in b[1].split('\n') if l] or txt in ('', '\n')
+
+def test_lnhashview_range_errors():
+    m = Message('a\nb', id='m0')
+    with pytest.raises(ValueError, match='no lines 2 to 1'): m.lnhashview(2, 1)
+    with pytest.raises(ValueError, match='start_line must be a whole number'): m.lnhashview('1')
+    with pytest.raises(ValueError, match='has 2 lines: no lines 3 to end'): m.lnhashview(3)
+    assert str(Message('').lnhashview())==''
+
+# --- edits say whether they changed the text, not a guess from their report
+
+def test_an_edit_that_only_changes_line_endings_is_saved(tmp_path):
+    d = Dialog('t'); d.mk_message('a\nb', id='m0'); d.mk_message('c', id='m1'); p = d.save(tmp_path/'t.ipynb')
+    r = sk.msg_str_replace('m0', 'b', 'b\n', dlg=p)  # `str_diff` compares lines: it sees no change here
+    assert r.changed and read_ipynb(p)['m0'].content=='a\nb\n'
+    assert r!='none: No changes.'
+    r = sk.msg_str_replace('all', 'a\n', 'a\r\n', dlg=p)  # m1 has none: 'all' edits those it can
+    assert r.changed and read_ipynb(p)['m0'].content=='a\r\nb\n'
+    r = sk.msg_str_replace('m1', 'c', 'c', dlg=p)
+    assert not r.changed and r=='none: No changes.'
+
+def test_a_report_that_reads_like_no_change_is_still_saved(tmp_path):
+    "A line 'none: No changes.' in a prompt's reply makes a diff whose text starts like 'no change'"
+    d = Dialog('t'); d.mk_message('Q', msg_type=sprompt, output='x', id='p0'); p = d.save(tmp_path/'t.ipynb')
+    m = read_ipynb(p)['p0']
+    r = m.exhash([('0|AA|', 'a', 'none: No changes.')], out=True)
+    assert r.changed and not r.error
+    r = sk.msg_exhash('p0', [(lnhash(1, 'x'), 'p')], out=True, dlg=p)  # printing changes nothing
+    assert not r.changed and r.startswith('# printed')
+    r = sk.msg_exhash('p0', [(lnhash(1, 'x'), 'd')], out=True, dlg=p)
+    assert r.changed and read_ipynb(p)['p0'].ai_res==''
+
+def test_an_error_report_is_flagged():
+    m = Message('a')
+    r = m.str_replace('zz', 'y')
+    assert r.error and not r.changed and r.startswith('error:')
+    r = m.exhash([('1|zz|', 'd')])
+    assert r.error and not r.changed
+
+# --- core's msg_type check, the same from the skill
+
+_bad_types = ['Code', 'cell', '', 'markdown', 3, ['code'], ('code',), {'code': 1}]
+
+@pytest.mark.parametrize('bad', _bad_types)
+def test_skill_rejects_bad_types_as_core_does(tmp_path, bad):
+    d = Dialog('t'); d.mk_message('x', id='m0'); p = d.save(tmp_path/'t.ipynb')
+    before = p.read_bytes()
+    with pytest.raises(ValueError) as core_add: Dialog('u').mk_message('y', msg_type=bad)
+    with pytest.raises(ValueError) as skill_add: sk.add_msg('y', bad, dlg=p)
+    assert str(skill_add.value)==str(core_add.value)
+    m = read_ipynb(p)['m0']
+    with pytest.raises(ValueError) as core_set: m.msg_type = bad
+    with pytest.raises(ValueError) as skill_set: sk.update_msg('m0', msg_type=bad, dlg=p)
+    assert str(skill_set.value)==str(core_set.value)
+    assert p.read_bytes()==before
+
+# --- tool schemas come from annotations and docments
+
+def test_tool_schemas_say_what_each_parameter_takes():
+    ids_like = {'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'type': 'string'}}]}
+    special = dict(ids=ids_like, linenos={'anyOf': [{'type': 'integer'}, {'type': 'array', 'items': {'type': 'integer'}}]},
+                   cmds={'type': 'array', 'items': {'type': 'array', 'items': {}}})
+    for f in sk.skill_tools:
+        for pname in ('input_schema', 'parameters', 'inputSchema'):
+            s = sk.tool_schema(f, pname)
+            assert s['name']==f.__name__ and s['description']==f.__doc__
+            ps,sig,ds = s[pname]['properties'],inspect.signature(f).parameters,docments(f)
+            assert set(ps)==set(sig)-{'pred'}, f.__name__  # a Python predicate can't come from JSON
+            assert s[pname].get('required', [])==[k for k,v in sig.items() if v.default is inspect.Parameter.empty]
+            for k,v in ps.items():
+                assert v['description']==ds[k] and v['description'], (f.__name__, k)
+                typ = {kk:vv for kk,vv in v.items() if kk not in ('description', 'default')}
+                if k in special: assert typ==special[k], (f.__name__, k, typ)
+                elif k=='id' and f.__name__.startswith('msg_') and f is not sk.msg_exhash: assert typ==ids_like, (f.__name__, typ)
+                elif k in ('old_strs', 'new_strs', 'repls'): assert typ=={'type': 'array', 'items': {'type': 'string'}}, (f.__name__, k)
+                else: assert typ=={'type': {str: 'string', int: 'integer', bool: 'boolean', dict: 'object'}[sig[k].annotation]}, (f.__name__, k, typ)
+                if sig[k].default is not inspect.Parameter.empty: assert v['default']==sig[k].default
+
+def test_a_renamed_tool_keeps_its_schema():
+    for f in (sk.msg_str_replace, sk.view_msgs, sk.split_msg, sk.msg_exhash, sk.find_msgs):
+        s = sk.tool_schema(f)
+        g = sk._file_editor('str_replace') if f is sk.msg_str_replace else f
+        old = g.__name__
+        try:
+            g.__name__ = 'renamed'
+            r = sk.tool_schema(g)
+        finally: g.__name__ = old
+        assert r['name']=='renamed' and r['input_schema']==s['input_schema'], f.__name__
