@@ -353,10 +353,12 @@ class Message:
         self._id,self._auto_id = v,False
         if d is not None: d.messages._touch()
 
-    def __getstate__(self):
+    def __getstate__(self, take=False):
+        "What a copy or pickle keeps: every attribute but the backlink (a copy is in no dialog yet); `take=True` moves them out rather than copying them, leaving this message empty (for a caller done with it)"
         if self._chunks: self._flush()
-        d = self.__dict__.copy()
-        d.pop('_dlg', None) # a copy (or pickle) is in no dialog yet
+        if take: d,self.__dict__ = self.__dict__,{}
+        else: d = self.__dict__.copy()
+        d.pop('_dlg', None)
         return d
     def __copy__(self):
         res = object.__new__(type(self))

@@ -103,27 +103,28 @@ def _atts_plain(a, seen):
         seen.add(id(x))
     return True
 
-def _msg_states(ms):
-    "What pickle keeps of each of messages `ms` (attachments as their attributes), or None where marshal can't carry them exactly: a subclass, a message listed twice or an attachment shared (marshal would make two), an attachment that is a subclass or holds other than `bytes`"
+def _msg_states(ms, take=False):
+    "What pickle keeps of each of messages `ms` (attachments as their attributes), or None where marshal can't carry them exactly: a subclass, a message listed twice or an attachment shared (marshal would make two), an attachment that is a subclass or holds other than `bytes`; `take`: moved out of the messages, which are left empty (`Message.__getstate__`)"
     if len(set(map(id, ms)))<len(ms): return None
-    res,seen = [],set()
+    seen = set()
+    for m in ms:  # every one checked before any is taken
+        if type(m) is not Message or (a := m.attachments) and not _atts_plain(a, seen): return None
+    res = []
     for m in ms:
-        if type(m) is not Message: return None
-        s = m.__getstate__()  # what pickle keeps of a message
-        if a := s.get('attachments'):
-            if not _atts_plain(a, seen): return None
-            s['attachments'] = [vars(x) for x in a]
+        s = m.__getstate__(take)  # what pickle keeps of a message
+        if a := s.get('attachments'): s['attachments'] = [vars(x) for x in a]
         res.append(s)
     return res
 
-def _pack(o):
-    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog as `read_ipynb` returns it as marshal data, anything else pickled"
-    if type(o) is Dialog and (states := _msg_states(o.messages.items)) is not None:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
+def _pack(o, take=False):
+    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog as `read_ipynb` returns it as marshal data, anything else pickled; `take`: `o` is the caller's to spend, so a dialog's messages are moved into the bytes, not copied (which leaves them empty)"
+    if type(o) is Dialog and (states := _msg_states(o.messages.items, take)) is not None:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
         d = dict(vars(o))
         d['_messages'] = o.messages.items.ver  # in its place, for `_unpack` to put the messages back
         if conv := type(d.get('path')) is _Path: d['path'] = str(d['path'])
         try: return b'M' + marshal.dumps((d, states, conv))
-        except ValueError: pass  # something marshal can't write (an attribute set by hand): pickle it
+        except ValueError:  # something marshal can't write (an attribute set by hand): pickle it
+            if take: o = _dialog(d, states, conv)  # its messages were emptied: the dialog again, from what they held
     return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
 
 def _built(cls, state):
@@ -132,25 +133,29 @@ def _built(cls, state):
     res.__dict__ = state
     return res
 
-def _unpack(b):
-    "The object `_pack` wrote as bytes `b` (any bytes-like object)"
-    kind,b = bytes(b[:1]),b[1:]
-    if kind==b'P': return pickle.loads(b)
-    d,states,conv = marshal.loads(b)
-    if conv: d['path'] = Path(d['path'])
+def _dialog(d, states, conv, path=None):
+    "The `Dialog` of state `d` and message states `states` (`_pack`'s parts), as unpickling builds it; `path`: a `Path` that is its path's text, used as it (no new one to parse), else None"
+    if conv: d['path'] = path if type(path) is _Path and str(path)==d['path'] else Path(d['path'])
     for s in states:
         if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
-    ms = Msgs([_built(Message, s) for s in states])
+    ms = object.__new__(Msgs)  # as unpickling builds it: no `L.__init__`
+    ms.items = [_built(Message, s) for s in states]
     ms.items.ver,d['_messages'] = d['_messages'],ms  # the list's change count, as pickle keeps it
     res = object.__new__(Dialog)
     res.__setstate__(d)  # as unpickling does: the messages point back at their dialog
     return res
 
+def _unpack(b, path=None):
+    "The object `_pack` wrote as bytes `b` (any bytes-like object); `path`: the `Path` it was likely read from (see `_dialog`)"
+    kind,b = bytes(b[:1]),b[1:]
+    if kind==b'P': return pickle.loads(b)
+    return _dialog(*marshal.loads(b), path)
+
 def _result_file(f, job, folder):
     "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back: a big result never waits on the pipe between the processes"
     r = f(job)
     many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
-    bs = [_pack(o) for o in r] if many else [_pack(r)]
+    bs = [_pack(o, take=True) for o in r] if many else [_pack(r, take=True)]  # this process is done with them
     fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
     try:
         with open(fd, 'wb') as fh:
@@ -159,8 +164,8 @@ def _result_file(f, job, folder):
     except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
     return p
 
-def _result_back(p, buf):
-    "The result `_result_file` left in file `p`, which is removed; read into `buf`, a `bytearray` kept from one result to the next (grown as needed)"
+def _result_back(p, buf, paths=()):
+    "The result `_result_file` left in file `p`, which is removed; read into `buf`, a `bytearray` kept from one result to the next (grown as needed); `paths`: for a list, the files its items were likely read from, one each (`_unpack`'s hint)"
     try:
         with open(p, 'rb', buffering=0) as fh:
             n = os.fstat(fh.fileno()).st_size
@@ -173,7 +178,8 @@ def _result_back(p, buf):
                 many,k = struct.unpack_from('<2q', mv)
                 sizes,res,off = struct.unpack_from(f'<{k}q', mv, 16),[],16+8*k
                 with _gc_paused():
-                    for s in sizes: res.append(_unpack(mv[off:off+s])); off += s
+                    hints = paths if many and isinstance(paths, (list, L)) and len(paths)==k else [None]*k
+                    for s,h in zip(sizes, hints): res.append(_unpack(mv[off:off+s], h)); off += s
     finally: os.unlink(p)
     return res if many else res[0]
 
@@ -257,7 +263,7 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
                 try: i,p,e = c.recv()
                 except EOFError: conns.remove(c); c.close(); break  # that process has stopped
                 if e: raise e[0] from _Elsewhere(e[1])
-                took(i, _result_back(p, buf))
+                took(i, _result_back(p, buf, jobs[i]))  # a list result holds one item per file of the job
                 if not c.poll(): break
     try:
         for _ in range(kids):

@@ -384,20 +384,24 @@ def _full_state(d):
     return type(d),{k:v for k,v in vars(d).items() if k!='_messages'},ms
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**6), st.text(max_size=30), st.booleans())
-def test_packed_dialogs_come_back_as_pickle_brings_them(seed, text, read):
-    "A dialog as the readers give it (and with anything added) comes back from `_pack`/`_unpack` equal to what pickle gives back, writing the same bytes"
+@given(st.integers(0, 10**6), st.text(max_size=30), st.booleans(), st.booleans(), st.sampled_from([None, 'same', 'other']))
+def test_packed_dialogs_come_back_as_pickle_brings_them(seed, text, read, take, hint):
+    "A dialog as the readers give it (and with anything added) comes back from `_pack`/`_unpack` equal to what pickle gives back, writing the same bytes, whether its messages were moved out (`take`) or copied, and whatever path it is told it was read from (`hint`)"
     from dialog.dataset import _pack, _unpack
     import pickle
     d = _odd_dialog(seed, text)
     if read: d.path,d._seen = Path(f'/data/odd{seed}.ipynb'),b'\x00digest'
     try: want = write_ipynb(d)
     except ValueError: return  # a text no file can hold
-    b = _pack(d)
+    ref = pickle.loads(pickle.dumps(d))
+    b = _pack(d, take=take)
     assert b[:1] == b'M'  # the fast path: exactly a Dialog of Messages
-    got,ref = _unpack(memoryview(b)),pickle.loads(pickle.dumps(d))
+    assert all(vars(m)=={} for m in d.messages) if take else write_ipynb(d)==want  # moved out, or left as it was
+    h = {None: None, 'same': Path(f'/data/odd{seed}.ipynb'), 'other': Path('/data/elsewhere.ipynb')}[hint]
+    got = _unpack(memoryview(b), h)
     assert _full_state(got) == _full_state(ref)
     assert write_ipynb(got) == want and got.messages[0].dlg is got
+    if read: assert (got.path is h) == (hint=='same')  # the hint's own Path when it is the same text
 
 class _Sub(Message): pass
 class _SubDlg(Dialog): msg_cls = _Sub
@@ -417,6 +421,9 @@ def test_pack_pickles_what_it_cannot_carry_exactly():
         got = _unpack(_pack(d))
         assert _full_state(got) == _full_state(pickle.loads(pickle.dumps(d))), d.name
     assert [_pack(d)[:1] for d in cases] == [b'P', b'P', b'P', b'P', b'M']
+    for d in cases:  # moving the messages out first: what marshal then can't write is the dialog again, pickled
+        ref = pickle.loads(pickle.dumps(d))
+        assert _full_state(_unpack(_pack(d, take=True))) == _full_state(ref), d.name
     assert _unpack(_pack([1, 'x'])) == [1, 'x']
 
 def _kill_other(job):
