@@ -192,14 +192,15 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
 _re_code_fence = re.compile(r' {0,3}(`{3,}|~{3,})') # a fence; it opens a block when at most one word follows (both CommonMark and Pandoc agree then)
 _re_info = re.compile(r'[ \t]*(\{[^{}]*\}|[\w.+-]*)[ \t]*') # an info string both read alike: one word, or Pandoc's attributes
 _re_colons = re.compile(r' {0,3}(:{3,})(.*)')
-_re_div_tag = re.compile(r'(`+).*?\1|<(/?)div\b[^>]*>', re.I) # code spans match first, so tags inside them are skipped
+_re_ticks = re.compile(r'`+')
+_re_div_tag = re.compile(r'<(/?)div\b[^>]*(>|$)', re.I) # a tag when group 2 is `>`; else (no `>` left on the line) none, but matched to the line's end so no later `<div` scans it again
 # raw HTML blocks that only their end marker ends, blank lines or not (CommonMark's kinds 1 to 5): `<pre>`, `<script>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`
 _re_html_open = re.compile(r' {0,3}<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))', re.I)
 _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the end tags of the tags it opened)
 _re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<(!--|\?|!\[CDATA\[|![A-Za-z])', re.I)
 _inner_ends = {'!--': '-->', '?': '?>', '![cdata[': ']]>'} # else `>` (`<!X`)
 _re_end_tag = re.compile(r'</(?:pre|script|style|textarea)\b', re.I)
-_re_raw_div = re.compile(r'</?div\b[^>]*>', re.I) # in raw HTML no code span hides a tag
+_re_raw_div = re.compile(r'</?div\b[^>]*(>|$)', re.I) # in raw HTML no code span hides a tag
 
 class _RawHtml:
     "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed), the end of a comment or its kin open in it (`inner`), and where it opened (`at`: line, column of its `<`)"
@@ -234,6 +235,21 @@ def _html_in(l, st):
         else: break
     return st if tags or st.inner else None
 
+def _code_spans(l):
+    "The code spans of line `l` as `(start, end)`: a run of backticks to the next run just as long (CommonMark's and Pandoc's rule), in one pass"
+    runs = [t.span() for t in _re_ticks.finditer(l)]
+    nxt,after,res,k = [None]*len(runs),{},[],0
+    for j in range(len(runs)-1, -1, -1): n = runs[j][1]-runs[j][0]; nxt[j],after[n] = after.get(n),j
+    while k<len(runs):
+        if (j := nxt[k]) is None: k += 1
+        else: res.append((runs[k][0], runs[j][1])); k = j+1
+    return res
+
+def _div_tags(l):
+    "`(col, closer)` of each `<div>` or `</div>` tag of line `l` outside its code spans"
+    spans = _code_spans(l) if '`' in l else []
+    return [(t.start(), bool(t[1])) for t in _re_div_tag.finditer(l) if t[2] and not any(a<=t.start()<b for a,b in spans)]
+
 def _esc(l, col): return l[:col] + '\\' + l[col:]
 def _ent(l, col): return l[:col] + ('&lt;' if l[col]=='<' else f'&#{ord(l[col])};') + l[col+1:] # the character at `col` (a `<`, a `:`) as text, in HTML too
 
@@ -266,11 +282,11 @@ def _scan(lines, in_div=True):
         else: inraw,html,snap = bool(m),_html_open(l, i-1),len(raw)
         m = _re_colons.fullmatch(l)
         if inraw: # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there): made text for both
-            raw += [(i-1, t.start()) for t in _re_raw_div.finditer(l)] + ([(i-1, m.start(1))] if m else [])
+            raw += [(i-1, t.start()) for t in _re_raw_div.finditer(l) if t[1]] + ([(i-1, m.start(1))] if m else [])
             continue
         if m and m[2].strip(): fences.append(i-1)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
-        toks += [('<', t.start(), bool(t[2])) for t in _re_div_tag.finditer(l) if t[1] is None]
+        toks += [('<', col, closer) for col,closer in _div_tags(l)]
         for k,col,closer in toks:
             if not closer: opens.append((k, i-1, col))
             elif opens and opens[-1][0]==k: opens.pop()
@@ -279,7 +295,7 @@ def _scan(lines, in_div=True):
 
 def _fence_safe(body, in_div=True):
     "`body` (in a div, or not) with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`, in a div the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, and a blank line before each code block and div fence (Pandoc wants one)"
-    lines = body.split('\n')
+    lines = re.sub(r'\r\n?', '\n', body).split('\n') # a CR, alone or before a LF, ends a line to CommonMark (Pandoc drops a lone one): read and written as a LF
     blocks,bad,fences,raw = _scan(lines, in_div)
     if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1]) # so it can't swallow what follows
     for i,col,f in sorted([(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw], reverse=True): lines[i] = f(lines[i], col) # last first: each change leaves the places before it
