@@ -17,7 +17,7 @@ from .nbjson import short_repr as _q # user data quoted cut short, as every erro
 from .render import *
 from .ipynb import *
 from xml.sax.saxutils import quoteattr
-import base64, hashlib, mimetypes, os, re
+import base64, bisect, hashlib, mimetypes, os, re
 
 # %% ../nbs/06_view.ipynb #b8294860
 def rel_path(p): # A file's path
@@ -193,19 +193,27 @@ _re_code_fence = re.compile(r' {0,3}(`{3,}|~{3,})') # a fence; it opens a block 
 _re_info = re.compile(r'[ \t]*(\{[^{}]*\}|[\w.+-]*)[ \t]*') # an info string both read alike: one word, or Pandoc's attributes
 _re_colons = re.compile(r' {0,3}(:{3,})(.*)')
 _re_ticks = re.compile(r'`+')
-_re_div_tag = re.compile(r'<(/?)div\b[^>]*(>|$)', re.I) # a tag when group 2 is `>`; else (no `>` left on the line) none, but matched to the line's end so no later `<div` scans it again
+_re_tag = re.compile(r'<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)([^>]*)(>|$)') # a tag when group 4 is `>`; else (no `>` left on the line) none, but matched to the line's end so no later `<` scans it again
+# Pandoc's block-level tags (measured with Pandoc 3.9): in a div, one it reads opens a raw HTML block that only its end tag closes, and until then
+# the div's own end (`:::`, `</div>`) is text, so the rest of the page nests in the div. It reads these anywhere in a line, and the others only first on one
+_pd_mid = set('''address article aside blockquote body canvas caption center col colgroup dd details dir div dl dt fieldset figcaption figure footer form
+ frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html isindex li main menu meta nav noframes ol output p pre script section summary table tbody td
+ textarea tfoot th thead title tr ul'''.split())
+_pd_line = _pd_mid | set('area audio button del embed iframe ins map noscript object progress source style svg track video'.split())
+_void = set('area base br col embed hr img input link meta param source track wbr'.split()) # HTML's elements with no end tag: `<hr>` is `<hr/>`
 # raw HTML blocks that only their end marker ends, blank lines or not (CommonMark's kinds 1 to 5): `<pre>`, `<script>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`
 _re_html_open = re.compile(r' {0,3}<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))', re.I)
 _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the end tags of the tags it opened)
+_kind1 = ('pre', 'script', 'style', 'textarea')
 _re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<(!--|\?|!\[CDATA\[|![A-Za-z])', re.I)
 _inner_ends = {'!--': '-->', '?': '?>', '![cdata[': ']]>'} # else `>` (`<!X`)
-_re_end_tag = re.compile(r'</(?:pre|script|style|textarea)\b', re.I)
+_re_end_tag = re.compile(r'</(pre|script|style|textarea)\b', re.I)
 _re_raw_div = re.compile(r'</?div\b[^>]*(>|$)', re.I) # in raw HTML no code span hides a tag
 
 class _RawHtml:
-    "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed), the end of a comment or its kin open in it (`inner`), and where it opened (`at`: line, column of its `<`)"
-    __slots__ = ('end', 'tags', 'inner', 'at')
-    def __init__(self, end, at): self.end,self.tags,self.inner,self.at = end,[],None,at
+    "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed, `counts` saying how many of each), the end of a comment or its kin open in it (`inner`), and where it opened (`at`: line, column of its `<`)"
+    __slots__ = ('end', 'tags', 'counts', 'inner', 'at')
+    def __init__(self, end, at): self.end,self.tags,self.counts,self.inner,self.at = end,[],dict.fromkeys(_kind1, 0),None,at
 
 def _html_open(l, i):
     "The raw HTML block line `l` (line `i`) opens and leaves open, as a `_RawHtml`, or None"
@@ -228,10 +236,10 @@ def _html_in(l, st):
         elif t := _re_html_tok.search(l, pos):
             pos,n = t.end(),(t[2] or '').lower()
             if tags and tags[-1]=='script':
-                if t[1] and n=='script': tags.pop()
+                if t[1] and n=='script': tags.pop(); st.counts[n] -= 1
             elif t[3]: st.inner = _inner_ends.get(t[3].lower(), '>')
-            elif not t[1]: tags.append(n)
-            elif n in tags: del tags[len(tags)-1-tags[::-1].index(n)]
+            elif not t[1]: tags.append(n); st.counts[n] += 1
+            elif st.counts[n]: del tags[len(tags)-1-tags[::-1].index(n)]; st.counts[n] -= 1
         else: break
     return st if tags or st.inner else None
 
@@ -245,28 +253,41 @@ def _code_spans(l):
         else: res.append((runs[k][0], runs[j][1])); k = j+1
     return res
 
-def _div_tags(l):
-    "`(col, closer)` of each `<div>` or `</div>` tag of line `l` outside its code spans"
+def _html_tags(l, in_div=True):
+    "The tags of line `l`, outside its code spans, that matter to Pandoc's divs, as `(col, name, closer, col of its >)`: `<div>` and `</div>`, and in a div (`in_div`) Pandoc's block-level tags; self-closing ones (`<hr/>`) left out"
+    if '<' not in l: return []
     spans = _code_spans(l) if '`' in l else []
-    return [(t.start(), bool(t[1])) for t in _re_div_tag.finditer(l) if t[2] and not any(a<=t.start()<b for a,b in spans)]
+    starts,ind,res = [a for a,_ in spans],len(l)-len(l.lstrip(' ')),[]
+    for t in _re_tag.finditer(l):
+        if not t[4] or t[3].endswith('/'): continue # no `>` left on the line (no tag), or self-closing
+        n,c = t[2].lower(),t.start()
+        if n!='div' and not (in_div and n in (_pd_line if c==ind<4 else _pd_mid)): continue
+        j = c
+        while j and l[j-1]=='\\': j -= 1
+        if (k := bisect.bisect_right(starts, c)) and c<spans[k-1][1] or (c-j)%2: continue # in a code span, or escaped (`\\<p>` is text)
+        res.append((c, n, bool(t[1]), t.end()-1))
+    return res
 
 def _esc(l, col): return l[:col] + '\\' + l[col:]
+def _slash(l, col): return l[:col] + '/' + l[col:] # `/` before the `>` at `col`: `<hr>` written `<hr/>`
 def _ent(l, col): return l[:col] + ('&lt;' if l[col]=='<' else f'&#{ord(l[col])};') + l[col+1:] # the character at `col` (a `<`, a `:`) as text, in HTML too
 
 def _marks(lines):
-    "For each end marker of raw HTML (`-->`, `?>`, `]]>`, `>`), the last line holding it (-1: none); and for each line, how many end tags (`</pre>` and kin) it and the lines after it hold"
+    "For each end marker of raw HTML (`-->`, `?>`, `]]>`, `>`), the last line holding it (-1: none); and for each of `<pre>` and kin, how many of its end tags each line and the lines after it hold"
     last = {e: next((i for i in range(len(lines)-1, -1, -1) if e in lines[i]), -1) for e in _html_ends[1:]}
-    closes = [0]*(len(lines)+1)
-    for i in range(len(lines)-1, -1, -1): closes[i] = closes[i+1] + len(_re_end_tag.findall(lines[i]))
+    closes = {k: [0]*(len(lines)+1) for k in _kind1}
+    for i in range(len(lines)-1, -1, -1):
+        for k in _kind1: closes[k][i] = closes[k][i+1]
+        for k in _re_end_tag.findall(lines[i]): closes[k.lower()][i] += 1
     return last,closes
 
 def _scan(lines, in_div=True):
-    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags `[(line, col)]` outside them, the lines opening a colon div, and what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`), the `<` opening a `<?`, `<![CDATA[` or `<!X` block. The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows), and what follows it read again"
+    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags (in a div, Pandoc's block-level tags too) `[(line, col)]` outside them, the lines opening a colon div, what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`), the `<` opening a `<?`, `<![CDATA[` or `<!X` block; and the `>` of each void tag to write self-closing (`<hr>`, in a div). The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows), and what follows it read again"
     last,closes = _marks(lines)
-    blocks,opens,stray,code,fences,html,raw = [],[],[],None,[],None,[] # one stack for both kinds of div: Pandoc nests them together
+    blocks,opens,stray,code,fences,html,raw,slash = [],[],[],None,[],None,[],[] # one stack for divs of both kinds and block tags: Pandoc nests them together
     i,snap = 0,0 # the line read; how many of `raw` came before the raw HTML block open
     while i<len(lines) or html:
-        if html and (i==len(lines) or (last[html.end]<i if html.end else len(html.tags)>closes[i])): # it can't close: its end marker is on no line left, or fewer end tags are left than it needs
+        if html and (i==len(lines) or (last[html.end]<i if html.end else any(n>closes[k][i] for k,n in html.counts.items()))): # it can't close: its end marker is on no line left, or fewer of some end tag are left than it needs
             (i,col),html = html.at,None
             lines[i] = _esc(lines[i], col); del raw[snap:] # nothing else changed since it opened: read on from there
             continue
@@ -286,19 +307,22 @@ def _scan(lines, in_div=True):
             continue
         if m and m[2].strip(): fences.append(i-1)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
-        toks += [('<', col, closer) for col,closer in _div_tags(l)]
+        for col,n,closer,gt in _html_tags(l, in_div):
+            if n not in _void: toks.append((n, col, closer))
+            elif not closer: slash.append((i-1, gt)) # `<hr>` as `<hr/>`: the same to a browser, and no block left open to Pandoc
         for k,col,closer in toks:
             if not closer: opens.append((k, i-1, col))
             elif opens and opens[-1][0]==k: opens.pop()
-            else: stray.append((i-1, col))
-    return blocks,stray+[(i, col) for _,i,col in opens],fences,raw
+            elif k in (':', 'div'): stray.append((i-1, col)) # another end tag with no partner is harmless to both
+    return blocks,stray+[(i, col) for _,i,col in opens],fences,raw,slash
 
 def _fence_safe(body, in_div=True):
-    "`body` (in a div, or not) with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`, in a div the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, and a blank line before each code block and div fence (Pandoc wants one)"
+    "`body` (in a div, or not) with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`, in a div the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, in a div each of Pandoc's block-level tags that has no end tag escaped and each void one written self-closing (`<hr/>`), and a blank line before each code block and div fence (Pandoc wants one)"
     lines = re.sub(r'\r\n?', '\n', body).split('\n') # a CR, alone or before a LF, ends a line to CommonMark (Pandoc drops a lone one): read and written as a LF
-    blocks,bad,fences,raw = _scan(lines, in_div)
+    blocks,bad,fences,raw,slash = _scan(lines, in_div)
     if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1]) # so it can't swallow what follows
-    for i,col,f in sorted([(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw], reverse=True): lines[i] = f(lines[i], col) # last first: each change leaves the places before it
+    fixes = [(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw] + [(i, c, _slash) for i,c in slash]
+    for i,col,f in sorted(fixes, reverse=True): lines[i] = f(lines[i], col) # last first: each change leaves the places before it
     esc = {i for i,_ in bad}
     for i in sorted({i for i,_ in blocks} | (set(fences)-esc), reverse=True):
         if i and lines[i-1].strip(): lines.insert(i, '') # CommonMark lets a fence interrupt a paragraph; Pandoc doesn't

@@ -35,7 +35,6 @@ _want = [['prompt'], ['reply']]*2
 # Pandoc reads any of its block-level HTML tags (`<hr>`, `<p>`, `<table>`, `<details>`, ...) as opening a block it fills until the end tag;
 # with none in the message, the `:::` (or `</div>`) closing the reply is read as a paragraph inside it, and every later message nests in the reply.
 # A tag mid-line (`Use <table> for that.`) interrupts the paragraph just the same, and so does a `<pre>`/`<script>`/`<textarea>` that isn't first on its line.
-@pytest.mark.xfail(strict=True, reason="view doesn't know Pandoc's block-level HTML tags: one left unclosed (or a void <hr>) swallows the rest of the dialog")
 @pytest.mark.parametrize('reply', ['<hr>\nhi\n', '<p>\nhello\n', '<details><summary>x</summary>\nhi\n', 'Use <table> for that.\n', '<li>one\n<li>two\n',
                                    'x <pre>\n', 'x <textarea>\n', '<pre><script></pre>\n:::\n'])
 @pytest.mark.parametrize('fenced', [True, False])
@@ -70,9 +69,9 @@ def test_long_lines_linear(text):
     with _within(10): msg2md(Message('q', msg_type=sprompt, output=text))
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="raw HTML that can't close is found again from each opening: a <pre> kept open by a <script> (or counting </script> as closing <pre>) is re-read from every line")
 @pytest.mark.parametrize('text', ['<pre>\n'*8000 + '</script>\n'*8000, '<pre>\n<script>\n'*4000 + '</pre>\n'*4000], ids=['other-end-tags', 'script-in-pre'])
 def test_unclosable_raw_html_linear(text):
+    "Raw HTML that can't close is found so at once: end tags are counted by kind (a `</script>` doesn't close a `<pre>`), so no opening is re-read from every line after it"
     with _within(10): msg2md(Message('q', msg_type=sprompt, output=text))
 
 # dataset: what held (take, fallback, path hints come back as pickle brings them)

@@ -86,7 +86,7 @@ def test_markdown_preferred_to_html():
     assert msg2md(m) == '```python\nx\n```\n\n::: output\n**x**\n:::'
 
 from hypothesis import given, settings, strategies as st
-_txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>', '<pre>', '</pre>', '<!--', '-->', '<style>', '</style>', '<textarea>', '</textarea>', '<?x', '?>', '<![CDATA[', ']]>', '<!X']), max_size=12).map(''.join)
+_txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>', '<pre>', '</pre>', '<!--', '-->', '<style>', '</style>', '<textarea>', '</textarea>', '<?x', '?>', '<![CDATA[', ']]>', '<!X', '<p>', '</p>', '<hr>', ' <table> ', '<li>']), max_size=12).map(''.join)
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(_txt, _txt), min_size=1, max_size=3))
@@ -117,7 +117,8 @@ def test_pandoc_reads_the_divs(fenced):
 
 _lines = st.lists(st.tuples(st.sampled_from(['a b', ':::', '::::', '::: details', '```', '```python', '```{=html}', '~~~', '<div>', '</div>', '<div class="x">', '# h', '> q',
                                               '<pre>', '</pre>', '<!-- c', '-->', '<script>', '<style>', '</style>', '<textarea>', '</textarea>',
-                                              '<?x y', '?>', '<?x y ?>', '<![CDATA[', ']]>', '<!X', '>']),
+                                              '<?x y', '?>', '<?x y ?>', '<![CDATA[', ']]>', '<!X', '>', '<hr>', '<p>', '</p>', 'Use <table> here',
+                                              '<li>one', '<details>', '</details>', 'x <pre> y', '<hr/>', '<section>', '</section>']),
                             st.sampled_from(['\n', '\n\n'])), max_size=10).map(lambda ts: ''.join(w+s for w,s in ts))
 
 @pytest.mark.slow
