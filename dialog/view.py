@@ -10,7 +10,7 @@ __all__ = ['out_maxlen', 'rel_path', 'dlg_where', 'pick_msg', 'pick_msgs', 'term
 
 # %% ../nbs/06_view.ipynb #a4cb53d1
 from fastcore.utils import *
-from fastcore.nbio import concat_streams, item2xml, _directive, _dir_attrs
+from fastcore.nbio import item2xml, _directive, _dir_attrs
 from fastcore.xml import ft, to_xml
 from .core import *
 from .nbjson import short_repr as _q # user data quoted cut short, as every error of the library quotes it
@@ -85,7 +85,7 @@ def _out_part(o):
     "Output dict `o` as `(tag, attrs, text)`: `out_text` with `view_mimes`; an image shows as its mime type and its text form"
     typ = o.get('output_type')
     mime,txt = out_text(o, view_mimes)
-    if typ=='stream': return o.get('name') or 'stream', {}, txt
+    if typ=='stream': return (n if (n := o.get('name')) in ('stdout', 'stderr') else 'stream'), {}, txt
     if typ=='error': return 'error', {}, txt
     d = o.get('data') if isinstance(o.get('data'), dict) else {}
     if mime in (None, 'text/plain') and (img := pick_mime(d, ('image/*',))): return typ, {'mime': img}, f'[{img}] {txt}'.rstrip()
@@ -94,7 +94,7 @@ def _out_part(o):
 def _out_parts(m, trunc=False):
     "`m`'s outputs as the views show them, `(tag, attrs, text)` each (a prompt's: its reply); at most `out_maxlen` characters in all when `trunc`"
     if m.msg_type==sprompt: ps = [('reply', {}, m.ai_res)]
-    else: ps = [_out_part(o) for o in concat_streams(m.output)] if isinstance(m.output, list) else []
+    else: ps = [_out_part(o) for o in merge_streams(m.output) if isinstance(o, dict)]
     ps,res,left = [p for p in ps if p[2]],[],out_maxlen
     if not trunc: return ps
     for t,a,x in ps:
