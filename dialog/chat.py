@@ -899,6 +899,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
         except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
+    _chk_fmt(fmt)  # also when there is no dialog to write
     if isinstance(dlgs, Dialog): raise ValueError(f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})')
     if isinstance(dlgs, (str, os.PathLike)): line(0, dlgs)
     return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))

@@ -17,7 +17,7 @@ from .chat import img_tokens
 from . import chat
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, gc, glob, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
+import errno, gc, glob, itertools, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 _gone = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF)  # what a path that leads nowhere raises
@@ -653,15 +653,24 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b1a0e005
-def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or a folder, glob or list of `.ipynb` files
+def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or a folder, glob, or list (or any iterable) of `.ipynb` files
                fname, # The file to write
                fmt:str='openai', # 'openai' or 'anthropic'
                workers:int=None): # For files: processes reading them, this one among them; None: every core for 64 files or more
     "`dialog.chat.dlgs2jsonl`, taking files too: read in `workers` processes and written a chunk at a time (`paths2jsonl`)"
     isp = lambda o: isinstance(o, (str, os.PathLike))
+    def mixed(i): return ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {i} is a path)')
+    def dialogs(it):  # streamed dialogs: a path among them is found when reached
+        for i,o in enumerate(it):
+            if isp(o): raise mixed(i)
+            yield o
+    if not isp(dlgs) and not isinstance(dlgs, (list, tuple, L, Dialog)):  # any other iterable (a generator, a set): paths when its first item is one
+        it = iter(dlgs); head = list(itertools.islice(it, 1))
+        if not (head and isp(head[0])): return chat.dlgs2jsonl(dialogs(itertools.chain(head, it)), fname, fmt)
+        dlgs = head + list(it)
     many = isinstance(dlgs, (list, tuple, L))
     if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))): return paths2jsonl(dlgs, fname, fmt, workers, force=True)
-    if many and any(map(isp, dlgs)): raise ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {next(i for i,o in enumerate(dlgs) if isp(o))} is a path)')
+    if many and any(map(isp, dlgs)): raise mixed(next(i for i,o in enumerate(dlgs) if isp(o)))
     return chat.dlgs2jsonl(dlgs, fname, fmt)
 
 # %% ../nbs/09_dataset.ipynb #47fbb3b4

@@ -42,3 +42,26 @@ def test_view_other_stream_names():
     assert m.view(incl_out=True).endswith('<out>\n<stream>\nx\n</stream>\n<stdout>\ny\n</stdout>\n</out>')
     ET = pytest.importorskip('xml.etree.ElementTree')
     ET.fromstring(msg2xml(m, incl_out=True))
+
+# --- 3. the two dlgs2jsonl
+
+def _talk(tmp_path):
+    d = Dialog('a'); d.mk_message('q', msg_type=sprompt, output='r')
+    p = tmp_path/'a.ipynb'; d.save(p)
+    return d, p
+
+@pytest.mark.parametrize('wrap', [lambda ps: (p for p in ps), set, iter], ids=['generator', 'set', 'iterator'])
+def test_dataset_dlgs2jsonl_any_iterable_of_paths(tmp_path, wrap):
+    "dataset's dlgs2jsonl takes files: given them in a generator or set, it told the user to call dataset's dlgs2jsonl, the function called"
+    from dialog import dataset, chat
+    d,p = _talk(tmp_path)
+    want = chat.dlgs2jsonl([d], tmp_path/'want.jsonl').read_bytes()
+    assert dataset.dlgs2jsonl(wrap([p]), tmp_path/'o.jsonl', workers=0).read_bytes()==want
+    assert dataset.dlgs2jsonl(wrap([d]), tmp_path/'o2.jsonl').read_bytes()==want  # dialogs still go to chat's, streamed
+    with pytest.raises(ValueError, match=r'not a mix of both \(item 1 is a path\)'): dataset.dlgs2jsonl(iter([d, p]), tmp_path/'m.jsonl')
+
+def test_chat_dlgs2jsonl_bad_fmt_with_no_dialogs(tmp_path):
+    "A bad fmt is a ValueError even when there is no dialog to write: it wrote an empty file"
+    from dialog.chat import dlgs2jsonl
+    with pytest.raises(ValueError, match="unknown chat format 'bad'"): dlgs2jsonl([], tmp_path/'o.jsonl', fmt='bad')
+    assert not (tmp_path/'o.jsonl').exists()
