@@ -546,7 +546,8 @@ def call_tool(name:str, # The tool's name
     old,_st['root'] = _st['root'],(None if root is None else os.path.realpath(root))
     try:
         if name not in _tool_ns: raise KeyError(f'no tool named {str(name)[:60]!r}')
-        return tool_text(call_func(name, args or {}, _tool_ns)), False
+        r = call_func(name, args or {}, _tool_ns)
+        return tool_text(r),bool(getattr(r, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
 

@@ -192,7 +192,7 @@ def test_every_tool_schema_is_complete_json():
 def test_json_calls_reach_the_tools(tmp_path):
     p = _mk(tmp_path/'c.ipynb')
     txt,err = sk.call_tool('msg_exhash', dict(id='m0', cmds=[['1|zz|', 'd']], dlg='c.ipynb'), root=tmp_path)
-    assert not err and txt.startswith('error: stale lnhash at line 1')
+    assert err and txt.startswith('error: stale lnhash at line 1')  # a failed edit is an error to an MCP client, as its text says
     txt,err = sk.call_tool('del_msgs', dict(ids=['m0', 'm1'], dlg='c.ipynb'), root=tmp_path)
     assert not err and txt.split('\n')[0].startswith('m0:code:')
     txt,err = sk.call_tool('nope', {}, root=tmp_path)
