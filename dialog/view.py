@@ -159,7 +159,6 @@ def line_range(lines:list, # A message's lines
         raise ValueError(f'{where} has {len(lines)} lines: no lines {start_line} to {"end" if end_line is None else end_line}')
     return list(enumerate(lines[start_line-1:end_line], start_line))
 
-
 # %% ../nbs/06_view.ipynb #d88800ef
 @patch
 def view(self:Message,
@@ -173,7 +172,6 @@ def view(self:Message,
     res = '\n'.join(f'{i:6d} │ {l}' if nums else l for i,l in ls)
     if incl_out and (o := _out_text(self, trunc_out)): res += f'\n<out>\n{o}\n</out>'
     return res
-
 
 # %% ../nbs/06_view.ipynb #3f9caad9
 def _img_src(b64, # Base64 image data (whitespace is ignored)
@@ -367,7 +365,6 @@ def dlg2md(dlg, # The `Dialog` to render
     "Markdown a person reads: each message's `msg2md`, separated by blank lines"
     ms = export_filter(dlg.messages) if exportfilter else dlg.messages
     return '\n\n'.join(s for m in ms if (s := msg2md(m, fenced, weave, assets, rel))) + '\n'
-
 
 # %% ../nbs/06_view.ipynb #969795d6
 def _heading(dlg, text):
