@@ -10,8 +10,8 @@ runs). Then, gc off while timing:
               A fresh process is how a program reads a folder, and it treats both sides alike: in a process that already
               freed much memory, the serial loop would reuse it while a fork shares it with the other process, which then
               pays to copy each page this one writes
-  packing     what `_pack` and `_unpack` cost per dialog (both measured here, on 1,000 dialogs) against reading it, and the
-              floor they set: 0.6 is about that floor on 2 idle cores, so noise decides a run that close to it
+  packing     what the other process pays per dialog (reading it as plain data with `read_ipynb_parts`, then `_pack`) and what
+              `_unpack` costs here, against reading it here (measured here, on 1,000 dialogs), and the floor they set on 2 idle cores
   parquet     `read_parquet` of the same collection (the table; pyarrow reads with its threads), and `read_parquet` +
               `table2dlgs` (the dialogs back). The Parquet file is kept between runs, named by the table's schema version
   tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow,
@@ -141,7 +141,8 @@ if __name__=='__main__':
     a = p.parse_args()
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from dialog.ipynb import read_ipynb
-    from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths, _pack, _unpack
+    from dialog.ipynb import read_ipynb_parts
+    from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths, _pack, _unpack, _Parts
     folder = Path(a.data)/'dlgs'
     t = time.perf_counter(); mk_folder(folder, a.n); print(f'data: {a.n} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
     paths = dlg_paths(folder)[:a.n]
@@ -168,13 +169,13 @@ if __name__=='__main__':
     if cmps: print(f'  {a.compare}: read_dialogs(workers=2) {min(cmps)[0]:.2f} s = {min(cmps)[0]/serial:.2f}x serial (best of {a.reps}: {", ".join(f"{t:.2f}" for t,*_ in cmps)})', flush=True)
     sub = paths[:1000]
     r1 = timed(lambda: [read_ipynb(p) for p in sub])
-    ds,pk = [read_ipynb(p) for p in sub],[]
-    p1 = timed(lambda: pk.extend(_pack(d, take=True) for d in ds))  # as the other process packs what it read: moved out, which empties the dialogs
-    u1 = timed(lambda: [_unpack(b, d.path) for b,d in zip(pk, ds)])
-    del pk, ds
-    pu = (p1+u1)/r1
-    print(f'  why not 0.5: a dialog read in the other process is packed there ({p1/r1:.2f}x the time of reading it, measured here) and unpacked here ({u1/r1:.2f}x);'
-          f' with about half of them crossing, even a perfect split on 2 idle cores takes 0.5 + {pu:.2f}/4 = {0.5+pu/4:.2f}x serial', flush=True)
+    pk = []
+    k1 = timed(lambda: pk.extend(_pack(_Parts(*read_ipynb_parts(p))) for p in sub))  # as the other process reads and packs: states, no messages built
+    u1 = timed(lambda: [_unpack(b, p) for b,p in zip(pk, sub)])
+    del pk
+    c,u = k1/r1,u1/r1
+    print(f'  why not 0.5: a dialog the other process reads costs it {c:.2f}x reading one here (read as plain data, without building its messages, and packed; measured here),'
+          f' and unpacking it here {u:.2f}x; with this process reading the rest, the split that ends both together on 2 idle cores takes c/(1+c-u) = {c/(1+c-u):.2f}x serial', flush=True)
     tab = timed(lambda: read_parquet(pq), 3)
     print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
     back = timed(lambda: table2dlgs(read_parquet(pq)))

@@ -266,19 +266,19 @@ def prompt_output(txt:str=''): # The AI's reply, as markdown
     return [mk_displayobj({'text/markdown': txt}, {'is_ai_res': True})] if txt else []
 
 # %% ../nbs/00_core.ipynb #cd4256f2
-def _norm_output(m, v):
-    "A prompt's output given as a string is its reply: wrap it as `prompt_output`"
-    return prompt_output(v) if isinstance(v, str) and m.msg_type==sprompt else v
+def _norm_output(m, v, t=None):
+    "A prompt's output given as a string is its reply: wrap it as `prompt_output` (`t`: the message type, when `m` has none yet)"
+    return prompt_output(v) if isinstance(v, str) and (t or m.msg_type)==sprompt else v
 
 def _type_changed(m):
     "Hook for `msg_type`: both caches are stale, and a string output may need the prompt's normalization"
     m.clear_inp_cache(); m.clear_out_cache()
     if isinstance(m.output, str): m.output = m.output # renormalize, e.g. a code message turned into a prompt
 
-def _chk_type(m, v):
-    "`v` if it is one of `smsg_types`, else `ValueError` listing them"
+def _chk_type(m, v, i=None):
+    "`v` if it is one of `smsg_types`, else `ValueError` listing them, naming message `m` (or id `i`, when there is no message yet)"
     if isinstance(v, str) and v in smsg_types: return v
-    where = f'message {_q(i)}: ' if (i := getattr(m, '_id', None)) else ''
+    where = f'message {_q(i)}: ' if (i := i or getattr(m, '_id', None)) else ''
     raise ValueError(f"{where}msg_type {_q(v)} is not one of {', '.join(smsg_types)}")
 
 class _Dep(DepProp):
@@ -307,6 +307,15 @@ def _promote(meta_attrs, meta, xtras):
     for a in meta_attrs: xtras.setdefault(a, None)
     return meta
 
+def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own=True):
+    "The attributes `Message.__init__` gives a new `cls` message, as one dict: its id (4 random hex bytes when None, marked redrawable), type (checked), content, output (a prompt's reply given as a string, wrapped), attachments (a new list) and metadata, less the keys `cls.meta_attrs` promotes, which move to `xtras` for the caller to set; `own=False`: `cls` has descriptors of its own for type, content or output, so those are left to the caller to assign through them"
+    st = {'_id': rtoken_hex(4), '_auto_id': True} if id is None else {'_id': str(id)}
+    if own:
+        st['_msg_type'] = t = _chk_type(None, msg_type, st['_id'])
+        st['_content'],st['_output'] = content,_norm_output(None, output, t)
+    st['attachments'],st['meta'] = list(attachments or []),_promote(cls.meta_attrs, meta, xtras)
+    return st
+
 # %% ../nbs/00_core.ipynb #ff5809cb
 class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
@@ -328,17 +337,15 @@ class Message:
                  meta=None, # Remaining cell metadata, carried verbatim through save/load
                  **xtras):
         "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
-        if id is None: self._id,self._auto_id = rtoken_hex(4),True
-        else: self._id = str(id)
         cls = type(self)
-        if cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output:  # set all three, then run each hook once
-            self._msg_type,self._content = _chk_type(self, msg_type),content
-            self._output = _norm_output(self, output)
-            self.clear_inp_cache(); self.clear_out_cache()
-        else: self.msg_type,self.content,self.output = msg_type,content,output  # a subclass's own descriptors
+        own = cls is Message or cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output
+        st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own)
+        if cls is Message: self.__dict__.update(st)
+        else:
+            for k,v in st.items(): setattr(self, k, v)  # through any slot or descriptor of a subclass's
+        if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
+        else: self.msg_type,self.content,self.output = msg_type,content,output  # through the subclass's own descriptors
         if dlg is not None: self.dlg = dlg
-        self.attachments = list(attachments or [])
-        self.meta = _promote(self.meta_attrs, meta, xtras)
         for k,v in xtras.items(): setattr(self, k, v)
 
     @property
@@ -353,11 +360,10 @@ class Message:
         self._id,self._auto_id = v,False
         if d is not None: d.messages._touch()
 
-    def __getstate__(self, take=False):
-        "What a copy or pickle keeps: every attribute but the backlink (a copy is in no dialog yet); `take=True` moves them out rather than copying them, leaving this message empty (for a caller done with it)"
+    def __getstate__(self):
+        "What a copy or pickle keeps: every attribute but the backlink (a copy is in no dialog yet)"
         if self._chunks: self._flush()
-        if take: d,self.__dict__ = self.__dict__,{}
-        else: d = self.__dict__.copy()
+        d = self.__dict__.copy()
         d.pop('_dlg', None)
         return d
     def __copy__(self):
@@ -967,13 +973,43 @@ def _get_form(self):
     "How this message's cell was written in the file it was read from"
     return self.__dict__.get('_ipynb') or {}
 
+def _form_attrs(d, i):
+    "The attribute that keeps cell form `d` of message `i`, as a dict (`{}` for an empty or None form); `ValueError` for a form that isn't a dict"
+    if not d: return {}
+    if not isinstance(d, dict): raise ValueError(f'message {_q(i)}: ipynb_form must be a dict, not {type(d).__name__}')
+    return {'_ipynb': dict(d)}
+
 def _set_form(self, d):
     "Remember cell form `d` (a dict; empty or None forgets it)"
-    if d and not isinstance(d, dict): raise ValueError(f'message {_q(self.id)}: ipynb_form must be a dict, not {type(d).__name__}')
-    if d: self._ipynb = dict(d)
-    else: self.__dict__.pop('_ipynb', None)
+    fa = _form_attrs(d, self.id)
+    self.__dict__.pop('_ipynb', None)
+    for k,v in fa.items(): setattr(self, k, v)
 
 Message.ipynb_form = property(_get_form, _set_form, doc="How this message's cell was written in the file it was read from, so an unedited message is rewritten byte for byte: `legacy` (a legacy markdown prompt), `bare` (a prompt source of exactly `%%prompt`), `mark` (a `solveit_ai` value other than true), `atts` (an empty attachments object); `{}` for a new message. The reader sets it")
+
+# %% ../nbs/00_core.ipynb #9f811177
+@patch(cls_method=True)
+def state_of(cls:Message,
+             content:str='', # As `Message` takes them: content, output, id, type, attachments, metadata
+             output='', id=None, msg_type:str=scode, attachments=None, meta=None,
+             ipynb_form=None, # The cell form to remember (see `ipynb_form`)
+             **xtras): # Other attributes, each a plain one (as `execution_count` is)
+    "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog, made by `__init__`'s own rules without building the message: for a reader that hands messages to another process as plain data. `Message` itself only: a subclass's `__init__` may do more"
+    if cls is not Message: raise TypeError(f'state_of builds the state of a Message itself, not of {cls.__name__}')
+    st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras)
+    if xtras:
+        if not _plain_attrs.issuperset(xtras): _chk_plain(xtras)
+        st.update(xtras)  # what `__init__`'s `setattr` does for a plain attribute
+    if ipynb_form: st.update(_form_attrs(ipynb_form, st['_id']))
+    return st
+
+_plain_attrs = set() # Names `_chk_plain` found `Message` has no descriptor for: each checked once (`state_of` runs once per message read)
+
+def _chk_plain(names):
+    "`TypeError` unless each of `names` is a plain attribute of `Message`, one `setattr` stores as it is"
+    for k in names:
+        if hasattr(type(getattr(Message, k, None)), '__set__'): raise TypeError(f'state_of: {k!r} is not a plain attribute of Message')
+        _plain_attrs.add(k)
 
 # %% ../nbs/00_core.ipynb #62e82efc
 SEP = "\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n"

@@ -11,7 +11,7 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_paths', 'read_dialogs', 'msg_schem
 # %% ../nbs/09_dataset.ipynb #4462ebfc
 from fastcore.utils import *
 from .core import *
-from .ipynb import DialogFormatError, read_ipynb, reads_ipynb
+from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
@@ -95,36 +95,21 @@ def _progress(total, progress, desc):
 
 _Path = type(Path())  # the concrete class `Path(...)` makes here
 
-def _atts_plain(a, seen):
-    "Whether attachments `a` are a list of exactly `Attachment`s holding `bytes`, none in `seen` (marshal would split one shared); adds theirs to `seen`"
-    if type(a) is not list: return False
-    for x in a:
-        if type(x) is not Attachment or type(x.data) is not bytes or id(x) in seen: return False
-        seen.add(id(x))
-    return True
+class _Parts:
+    "A dialog read as `read_ipynb_parts` gives it: the `Dialog` without its messages, and the attributes of each (`Message.state_of`), for `_pack`"
+    __slots__ = ('dlg', 'states')
+    def __init__(self, dlg, states): self.dlg,self.states = dlg,states
 
-def _msg_states(ms, take=False):
-    "What pickle keeps of each of messages `ms` (attachments as their attributes), or None where marshal can't carry them exactly: a subclass, a message listed twice or an attachment shared (marshal would make two), an attachment that is a subclass or holds other than `bytes`; `take`: moved out of the messages, which are left empty (`Message.__getstate__`)"
-    if len(set(map(id, ms)))<len(ms): return None
-    seen = set()
-    for m in ms:  # every one checked before any is taken
-        if type(m) is not Message or (a := m.attachments) and not _atts_plain(a, seen): return None
-    res = []
-    for m in ms:
-        s = m.__getstate__(take)  # what pickle keeps of a message
-        if a := s.get('attachments'): s['attachments'] = [vars(x) for x in a]
-        res.append(s)
-    return res
-
-def _pack(o, take=False):
-    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog as `read_ipynb` returns it as marshal data, anything else pickled; `take`: `o` is the caller's to spend, so a dialog's messages are moved into the bytes, not copied (which leaves them empty)"
-    if type(o) is Dialog and (states := _msg_states(o.messages.items, take)) is not None:  # read from a file, its state and its messages' are JSON's types, str and bytes, which marshal writes fast and exactly
-        d = dict(vars(o))
-        d['_messages'] = o.messages.items.ver  # in its place, for `_unpack` to put the messages back
+def _pack(o):
+    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog read as `_Parts` as marshal data (it comes back as the dialog `read_ipynb` gives), anything else pickled"
+    if type(o) is _Parts:  # a `Dialog` of `Message`s read from a file: its attributes and theirs are JSON's types, text, bytes and tuples, which marshal writes fast and exactly
+        d,states = dict(vars(o.dlg)),o.states
+        for s in states:
+            if a := s.get('attachments'): s['attachments'] = [vars(x) for x in a]  # each `Attachment` as its attributes
+        d['_messages'] = o.dlg.messages.items.ver  # in its place, for `_unpack` to put the messages back
         if conv := type(d.get('path')) is _Path: d['path'] = str(d['path'])
         try: return b'M' + marshal.dumps((d, states, conv))
-        except ValueError:  # something marshal can't write (an attribute set by hand): pickle it
-            if take: o = _dialog(d, states, conv)  # its messages were emptied: the dialog again, from what they held
+        except ValueError: o = _dialog(d, states, conv)  # something marshal can't write (not from a file): the dialog, pickled
     return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
 
 def _built(cls, state):
@@ -155,7 +140,7 @@ def _result_file(f, job, folder):
     "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back: a big result never waits on the pipe between the processes"
     r = f(job)
     many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
-    bs = [_pack(o, take=True) for o in r] if many else [_pack(r, take=True)]  # this process is done with them
+    bs = [_pack(o) for o in r] if many else [_pack(r)]
     fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
     try:
         with open(fd, 'wb') as fh:
@@ -245,8 +230,8 @@ def _take_back(todo, procs):
         return i
     finally: lock.release()
 
-def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
-    "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar"
+def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
+    "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar; `kf`: what the other processes call instead of `f`, giving what `_pack` turns into `f`'s result"
     jobs,kids = list(jobs),max(workers-1, 0)
     if not kids: yield from _pmap1(f, jobs, progress, desc, total, nfiles); return
     ctx = multiprocessing.get_context()
@@ -269,7 +254,7 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
         for _ in range(kids):
             r,w = ctx.Pipe(duplex=False)
             conns.append(r)
-            try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder, list(conns) if ctx.get_start_method()=='fork' else ()), daemon=True)).start()
+            try: (p := ctx.Process(target=_worker, args=(kf or f, jobs, todo, w, folder, list(conns) if ctx.get_start_method()=='fork' else ()), daemon=True)).start()
             finally: w.close()  # the other process has its own end now: with it gone, this one reads the end of the pipe
             procs.append(p)
         bar = _progress(total, progress, desc)  # after the processes started: a fork copies no running thread
@@ -303,9 +288,9 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len):
             if bar: bar.close()
 
 # %% ../nbs/09_dataset.ipynb #14b044d7
-def _read1(p, cls=Dialog):
-    "The `cls` dialog at `p`, or the error that says why it can't be read"
-    try: return read_ipynb(p, cls=cls)
+def _read1(p, cls=Dialog, parts=False):
+    "The `cls` dialog at `p`, or the error that says why it can't be read; `parts`: for a plain `Dialog` of `Message`s, as `_Parts` (which `_pack` turns into the dialog)"
+    try: return _Parts(*read_ipynb_parts(p)) if parts and cls is Dialog and Dialog.msg_cls is Message else read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
 
 def _chk_on_error(on_error):
@@ -328,9 +313,9 @@ def _outcome(res, errs, on_error):
     _warn_skipped(errs, on_error, 4)  # pointing at the line that called the reader
     return (res, errs) if on_error=='collect' else res
 
-def _read_chunk(paths, cls=Dialog):
-    "The `cls` dialogs at `paths`, or the errors saying why they can't be read"
-    with _gc_paused(): return [_read1(p, cls) for p in paths]
+def _read_chunk(paths, cls=Dialog, parts=False):
+    "The `cls` dialogs at `paths`, or the errors saying why they can't be read; `parts`: see `_read1`"
+    with _gc_paused(): return [_read1(p, cls, parts) for p in paths]
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
     res = _read_chunk(paths)
@@ -357,7 +342,8 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
     res,errs = L(),L()
     paths,workers,jobs = _plan(src, workers)
     with _gc_paused():
-        for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', len(paths)): res += _triage(r, on_error, errs)
+        kf = partial(_read_chunk, cls=cls, parts=True)  # the others read without building messages: this process builds them from what they send
+        for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', len(paths), kf=kf): res += _triage(r, on_error, errs)
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b4174a67

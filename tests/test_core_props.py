@@ -137,3 +137,38 @@ def test_write_errors_truncate_what_they_quote():
     nb = '{"cells": [{"cell_type": "raw", "id": "r", "metadata": {}, "source": "", "attachments": {"%s": {}}}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}' % big
     with pytest.raises(DialogFormatError) as e: reads_ipynb(nb)
     assert len(str(e.value)) < 400
+
+# `Message.state_of` is `__init__`'s own rule (`_msg_state`): what it gives is what the constructor sets, key for key and in order
+
+_txt = st.text(max_size=20)
+_outs = st.one_of(st.just(''), _txt, st.lists(st.fixed_dictionaries({'output_type': st.just('stream'), 'name': st.just('stdout'), 'text': _txt}), max_size=2))
+
+@given(_txt, _outs, st.one_of(st.none(), st.text('0123456789abcdef', min_size=1, max_size=8)), st.sampled_from(smsg_types),
+       st.one_of(st.none(), st.lists(st.binary(max_size=4), max_size=2)), st.one_of(st.none(), st.dictionaries(st.sampled_from(['pinned', 'skipped', 'x']), st.booleans())),
+       st.one_of(st.none(), st.integers(0, 99)), st.one_of(st.none(), st.just({}), st.fixed_dictionaries({'bare': st.just(True)}), st.fixed_dictionaries({'mark': st.integers(2, 3)})))
+def test_state_of_is_what_the_constructor_sets(content, output, id, msg_type, atts, meta, n, form):
+    atts = None if atts is None else [Attachment(b, 'image/png', f'a{i}.png') for i,b in enumerate(atts)]
+    xtras = {} if n is None else {'execution_count': n}
+    m = Message(content, output=output, id=id, msg_type=msg_type, attachments=atts, meta=meta, **xtras)
+    m.ipynb_form = form
+    s = Message.state_of(content, output=output, id=id, msg_type=msg_type, attachments=atts, meta=meta, ipynb_form=form, **xtras)
+    if id is None: s['_id'] = m.id  # a drawn id differs; that it is drawn (and marked so) is the same
+    assert s == vars(m) and list(s) == list(vars(m))
+    assert s['attachments'] is not atts and (atts is None or s['attachments'] == atts)  # a new list, as the constructor makes
+
+def test_a_subclass_keeps_what_it_set_before_calling_init():
+    "A subclass's `__init__` may set attributes before calling `Message.__init__`: they are kept; and its own slots and properties are set through"
+    class M(Message):
+        __slots__ = ('tag',)
+        def __init__(self, *a, tag=None, flag=False, **kw):
+            self.flag,self.tag = flag,tag
+            super().__init__(*a, **kw)
+    m = M('x', tag='t', flag=True, id='a1')
+    assert (m.flag, m.tag, m.content, m.id) == (True, 't', 'x', 'a1')
+    class P(Message):
+        @property
+        def content(self): return self._c
+        @content.setter
+        def content(self, v): self._c = v.upper()
+    p = P('hi', msg_type='note')
+    assert (p.content, p.msg_type) == ('HI', 'note')

@@ -383,48 +383,71 @@ def _full_state(d):
     ms = [(type(m), {k:v for k,v in vars(m).items() if k!='_dlg'}, m.dlg is d, [(type(a), vars(a)) for a in m.attachments]) for m in d.messages]
     return type(d),{k:v for k,v in vars(d).items() if k!='_messages'},ms
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10**6), st.text(max_size=30), st.booleans(), st.booleans(), st.sampled_from([None, 'same', 'other']))
-def test_packed_dialogs_come_back_as_pickle_brings_them(seed, text, read, take, hint):
-    "A dialog as the readers give it (and with anything added) comes back from `_pack`/`_unpack` equal to what pickle gives back, writing the same bytes, whether its messages were moved out (`take`) or copied, and whatever path it is told it was read from (`hint`)"
-    from dialog.dataset import _pack, _unpack
+def _form_cells(text):
+    "Cells whose form the reader remembers (a bare prompt, a `solveit_ai` mark other than true, an empty attachments object), and a code cell with an execution count and attachments homed in the notebook's metadata"
+    return [dict(cell_type='code', id='bare', metadata={'solveit_ai': True}, source='%%prompt', outputs=[], execution_count=None),
+            dict(cell_type='code', id='mark', metadata={'solveit_ai': 2, 'pinned': True}, source='%%prompt\n'+text, outputs=[], execution_count=None),
+            dict(cell_type='markdown', id='noatt', metadata={}, source=text, attachments={}),
+            dict(cell_type='code', id='home', metadata={}, source='x', outputs=[], execution_count=7)]
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 10**6), st.text(max_size=30), st.sampled_from([None, 'same', 'other']))
+def test_dialogs_read_as_parts_come_back_as_read_ipynb_gives_them(tmp_path, seed, text, hint):
+    "What the other processes send (`read_ipynb_parts`, packed from `_Parts`) comes back here as what `read_ipynb` gives for the same file, as pickle brings it back: every attribute of the dialog and its messages, in order, and the same bytes written"
+    from dialog.dataset import _pack, _unpack, _Parts
+    from dialog.ipynb import read_ipynb_parts
     import pickle
     d = _odd_dialog(seed, text)
-    if read: d.path,d._seen = Path(f'/data/odd{seed}.ipynb'),b'\x00digest'
-    try: want = write_ipynb(d)
+    try: txt = write_ipynb(d)
     except ValueError: return  # a text no file can hold
-    ref = pickle.loads(pickle.dumps(d))
-    b = _pack(d, take=take)
-    assert b[:1] == b'M'  # the fast path: exactly a Dialog of Messages
-    assert all(vars(m)=={} for m in d.messages) if take else write_ipynb(d)==want  # moved out, or left as it was
-    h = {None: None, 'same': Path(f'/data/odd{seed}.ipynb'), 'other': Path('/data/elsewhere.ipynb')}[hint]
+    nb = json.loads(txt)
+    nb['cells'] += _form_cells(text)
+    nb['metadata']['attachments'] = {'home': {'h.png': {'image/png': 'iVBORw=='}}}
+    p = tmp_path/f'odd{seed}.ipynb'
+    p.write_text(json.dumps(nb), encoding='utf-8')
+    want = read_ipynb(p)
+    assert [m.ipynb_form for m in want.messages[-4:]] == [{'bare': True}, {'mark': 2}, {'atts': True}, {}]  # every form is there to carry
+    ref = pickle.loads(pickle.dumps(want))
+    h = {None: None, 'same': p, 'other': Path('/data/elsewhere.ipynb')}[hint]
+    b = _pack(_Parts(*read_ipynb_parts(p)))
+    assert b[:1] == b'M'  # the fast path
     got = _unpack(memoryview(b), h)
     assert _full_state(got) == _full_state(ref)
-    assert write_ipynb(got) == want and got.messages[0].dlg is got
-    if read: assert (got.path is h) == (hint=='same')  # the hint's own Path when it is the same text
+    assert (got.path is h) == (hint=='same')  # the hint's own Path when it is the same text
+    assert [list(vars(m)) for m in got.messages] == [list(vars(m)) for m in ref.messages]
+    assert write_ipynb(got) == write_ipynb(want) and got.messages[0].dlg is got and got.messages.items.ver == want.messages.items.ver
+
+def test_read_dialogs_builds_the_messages_a_changed_msg_cls_makes(folder, monkeypatch):
+    "With `Dialog.msg_cls` set to a subclass, the other processes read whole dialogs (parts are for `Message` itself), and every dialog holds the subclass's messages"
+    from dialog.ipynb import read_ipynb_parts
+    monkeypatch.setattr(Dialog, 'msg_cls', _Sub)
+    with pytest.raises(TypeError, match='Dialog.msg_cls is _Sub'): read_ipynb_parts(dlg_paths(folder)[0])
+    ds = read_dialogs(folder, workers=2, progress=False)
+    assert len(ds) > 1 and all(type(m) is _Sub for d in ds for m in d.messages)
 
 class _Sub(Message): pass
 class _SubDlg(Dialog): msg_cls = _Sub
 class _Att(Attachment): pass
 
-def test_pack_pickles_what_it_cannot_carry_exactly():
-    "Subclasses (of the dialog, a message or an attachment) and attributes marshal can't write go by pickle, and come back the same"
-    from dialog.dataset import _pack, _unpack
+def test_pack_pickles_what_is_not_read_as_parts(tmp_path):
+    "Dialogs (subclasses included) and anything else go by pickle and come back the same; parts holding what marshal can't write (an attribute set by hand) go as their dialog, pickled"
+    from dialog.dataset import _pack, _unpack, _Parts
+    from dialog.ipynb import read_ipynb_parts
     import pickle, datetime
     cases = []
     d = _SubDlg('s'); d.mk_message('hi'); cases.append(d)
     d = Dialog('m'); d.messages.append(_Sub('sub')); cases.append(d)
     d = Dialog('a'); d.mk_message('x').attachments.append(_Att(b'1', 'text/plain', 'a.txt')); cases.append(d)
-    d = Dialog('t'); d.mk_message('x'); d.when = datetime.datetime(2026, 1, 1); cases.append(d)
-    d = Dialog('p'); d.path = 'rel/p.ipynb'; cases.append(d)  # a path given as text stays text
+    d = Dialog('p'); d.mk_message('x'); d.path = 'rel/p.ipynb'; cases.append(d)
     for d in cases:
-        got = _unpack(_pack(d))
-        assert _full_state(got) == _full_state(pickle.loads(pickle.dumps(d))), d.name
-    assert [_pack(d)[:1] for d in cases] == [b'P', b'P', b'P', b'P', b'M']
-    for d in cases:  # moving the messages out first: what marshal then can't write is the dialog again, pickled
-        ref = pickle.loads(pickle.dumps(d))
-        assert _full_state(_unpack(_pack(d, take=True))) == _full_state(ref), d.name
+        b = _pack(d)
+        assert b[:1] == b'P' and _full_state(_unpack(b)) == _full_state(pickle.loads(pickle.dumps(d))), d.name
     assert _unpack(_pack([1, 'x'])) == [1, 'x']
+    p = tmp_path/'w.ipynb'; p.write_text(write_ipynb(_odd_dialog(3, 'w')), encoding='utf-8')
+    want = read_ipynb(p); want.when = datetime.date(2026, 1, 1)
+    parts = _Parts(*read_ipynb_parts(p)); parts.dlg.when = datetime.date(2026, 1, 1)
+    b = _pack(parts)
+    assert b[:1] == b'P' and _full_state(_unpack(b)) == _full_state(pickle.loads(pickle.dumps(want)))
 
 def _kill_other(job):
     "Kill the process running `job` when it is not the test's own"

@@ -74,16 +74,21 @@ def test_unclosable_raw_html_linear(text):
     "Raw HTML that can't close is found so at once: end tags are counted by kind (a `</script>` doesn't close a `<pre>`), so no opening is re-read from every line after it"
     with _within(10): msg2md(Message('q', msg_type=sprompt, output=text))
 
-# dataset: what held (take, fallback, path hints come back as pickle brings them)
+# dataset: what held (parts, the fallback to pickle, path hints come back as pickle brings them)
 def _mk():
     d = Dialog('x'); d.mk_message('a', output=[dict(output_type='stream', name='stdout', text='hi')]); d.mk_message('b', msg_type=snote)
     return d
 def _state(dl): return (type(dl), {k:v for k,v in vars(dl).items() if k!='_messages'}, [(type(m), {k:v for k,v in vars(m).items() if k!='_dlg'}) for m in dl.messages], dl.messages.items.ver, [m._dlg() is dl for m in dl.messages])
 
 @pytest.mark.parametrize('path,hint', [('rel/x.ipynb', Path('rel/x.ipynb')), (Path('rel/x.ipynb'), Path('rel/x.ipynb')), (Path('rel/x.ipynb'), Path('other.ipynb')), (None, None)])
-@pytest.mark.parametrize('extra', [None, datetime.date(2020, 1, 1)]) # a date: marshal can't write it, so a taken dialog is pickled from what it held
-def test_take_round_trip_as_pickle(path, hint, extra):
-    d = _mk(); d.path = path
-    if extra: d.extra = extra
+@pytest.mark.parametrize('extra', [None, datetime.date(2020, 1, 1)]) # a date: marshal can't write it, so the dialog is built from its parts and pickled
+def test_parts_round_trip_as_pickle(tmp_path, path, hint, extra):
+    from dialog.dataset import _Parts
+    from dialog.ipynb import read_ipynb, read_ipynb_parts, write_ipynb
+    f = tmp_path/'x.ipynb'; f.write_text(write_ipynb(_mk()), encoding='utf-8')
+    d,parts = read_ipynb(f),_Parts(*read_ipynb_parts(f))
+    for o in (d, parts.dlg):
+        o.path = path
+        if extra: o.extra = extra
     want = pickle.loads(pickle.dumps(d))
-    assert _state(_unpack(_pack(d, take=True), hint)) == _state(want)
+    assert _state(_unpack(_pack(parts), hint)) == _state(want)
