@@ -17,7 +17,7 @@ from .chat import img_tokens
 from . import chat
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, gc, glob, itertools, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
+import errno, fnmatch, gc, glob, itertools, json, marshal, multiprocessing, os, pickle, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 _gone = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF)  # what a path that leads nowhere raises
@@ -41,6 +41,39 @@ def _notebooks(folder):
 
 _path_key = (lambda p: p.parts) if os.name=='posix' else (lambda p: tuple(s.lower() for s in p.parts)) # `Path`'s own order (case-blind on Windows), compared in C
 
+def _entries(base):
+    "The entries of folder `base` ('' is the current one); none when it can't be listed"
+    try: return list(os.scandir(base or os.curdir))
+    except OSError: return []
+
+def _below(base, dirs=True):
+    "Every folder under `base` at any depth (`dirs=False`: every entry), but hidden ones; links to folders aren't followed (nor, with `dirs`, listed)"
+    for e in _entries(base):
+        if e.name[0]=='.': continue
+        q,d = os.path.join(base, e.name),not e.is_symlink() and _is_dir(e)
+        if d or not dirs: yield q
+        if d: yield from _below(q, dirs)
+
+def _expand(base, parts):
+    "The paths under `base` that the glob pattern components `parts` match"
+    if not parts: yield base; return
+    c,rest = parts[0],parts[1:]
+    if c=='**' and not rest:  # last: everything below
+        if base: yield base
+        yield from _below(base, dirs=False)
+    elif c=='**':  # zero or more folders
+        yield from _expand(base, rest)
+        for d in _below(base): yield from _expand(d, rest)
+    elif glob.has_magic(c):
+        for e in _entries(base):
+            if (e.name[0]!='.' or c[0]=='.') and fnmatch.fnmatch(e.name, c) and (not rest or _is_dir(e)): yield from _expand(os.path.join(base, e.name), rest)
+    elif os.path.lexists(q := os.path.join(base, c)) and (not rest or os.path.isdir(q)): yield from _expand(q, rest)
+
+def _glob(pat):
+    "The paths glob pattern `pat` matches, as `glob.glob(pat, recursive=True)` finds them, except that `**` follows no link to a folder (as a folder's search follows none): a link loop can't make it list a file again and again, or run for ever"
+    p = Path(pat)
+    return _expand(p.anchor, p.parts[1:] if p.anchor else p.parts)
+
 def _paths1(src):
     "The files one item of `dlg_paths`'s `src` names"
     p = src if isinstance(src, Path) else Path(src)
@@ -51,7 +84,7 @@ def _paths1(src):
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-        return sorted(Path(f) for f in glob.glob(str(p), recursive=True) if f.endswith('.ipynb'))
+        return sorted({Path(f) for f in _glob(str(p)) if f.endswith('.ipynb')})  # a file two `**`s reach is listed once
     return sorted(_notebooks(p), key=_path_key) if stat.S_ISDIR(st.st_mode) else [p]
 
 def _paths(src):

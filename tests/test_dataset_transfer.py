@@ -149,3 +149,44 @@ def test_a_link_that_cannot_be_followed_is_no_error(tmp_path, kind):
     if kind=='loop': (tmp_path/'loop').symlink_to(tmp_path/'loop')
     else: (tmp_path/'thru.ipynb').symlink_to(tmp_path/'f.ipynb'/'x')
     assert dlg_paths(tmp_path) == _rglob_paths(tmp_path)
+
+# dlg_paths' globs against glob.glob's rule: the same files, but `**` follows no link to a folder
+
+from hypothesis import given, settings, strategies as st, HealthCheck
+import glob, random, tempfile
+
+_names = ['a', 'b', '.h', 'x.ipynb', '.y.ipynb', 'c.ipynb', 'sub', 'd.txt']
+_pats = ['**/*.ipynb', '*/*.ipynb', '**', 'a/**/*.ipynb', '**/.h/*.ipynb', '.h/**/*', '**/**/*.ipynb', '?/*', '[ab]/**/c.ipynb',
+         'sub/*.ipynb', 'a/b/x.ipynb', 'a/**', '**/a/**/*.ipynb', '.*/*.ipynb', '*/**/*.ipynb']
+
+def _tree(d, rnd, depth=0):
+    "A random tree under `d`: folders and files, hidden ones, files named like folders"
+    for n in rnd.sample(_names, rnd.randint(1, 5)):
+        p = d/n
+        if n.endswith(('.ipynb', '.txt')) or depth>=3 or rnd.random()<0.2: p.write_text('{}')
+        else: p.mkdir(); _tree(p, rnd, depth+1)
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(_pats), st.booleans())
+def test_a_glob_names_the_files_glob_finds(seed, pat, absolute):
+    "With no links, a glob pattern names exactly the `.ipynb` paths `glob.glob(pat, recursive=True)` finds, absolute or relative to the current folder"
+    with tempfile.TemporaryDirectory() as td:
+        root = Path(td); _tree(root, random.Random(seed))
+        cwd = os.getcwd(); os.chdir(root)
+        try:
+            p = str(root/pat) if absolute else pat
+            want = sorted({Path(f) for f in glob.glob(p, recursive=True) if f.endswith('.ipynb')})
+            try: got = list(dlg_paths(p))
+            except FileNotFoundError: got = []  # no match and no magic: can't happen for these patterns
+            assert got == want
+        finally: os.chdir(cwd)
+
+def test_a_link_loop_under_a_glob_lists_each_file_once(tmp_path):
+    "Two links back to their own folder made `**` (as glob.glob follows links) list a file 2**40 ways: it ran for ever. `**` follows no link to a folder, as a folder's search doesn't"
+    d = tmp_path/'d'; (d/'sub').mkdir(parents=True)
+    (d/'a.ipynb').write_text('{}'); (d/'sub'/'b.ipynb').write_text('{}')
+    (d/'l1').symlink_to(d); (d/'l2').symlink_to(d); (d/'sub'/'up').symlink_to(d)
+    (tmp_path/'other').mkdir(); (tmp_path/'other'/'c.ipynb').write_text('{}'); (d/'lnk').symlink_to(tmp_path/'other')
+    assert list(dlg_paths(str(d/'**'/'*.ipynb'))) == [d/'a.ipynb', d/'sub'/'b.ipynb'] == list(dlg_paths(d))
+    one = str(d/'*'/'*.ipynb')  # a single `*` looks through links (no loop: it goes one folder deep), as glob does
+    assert list(dlg_paths(one)) == sorted(Path(f) for f in glob.glob(one)) == [d/'l1'/'a.ipynb', d/'l2'/'a.ipynb', d/'lnk'/'c.ipynb', d/'sub'/'b.ipynb']
