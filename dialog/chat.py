@@ -366,12 +366,9 @@ def _chk_msg(m):
 
 def _unit(m, reply=True):
     "Message `m` (checked by `_chk_msg`) as a unit: a context message's parts, or a prompt's request and (unless not `reply`) reply parts"
-    try:
+    with explain_malformed(m, 'rendered for the AI'):  # a malformed message: `validate` names it and the problem
         if m.msg_type!=sprompt: return dict(m=m, ctx=_ctx_parts(m))
         return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res) if reply else [])
-    except (TypeError, AttributeError, KeyError) as e:  # a malformed message: `validate` names it and the problem, else we do
-        m.validate()
-        raise ValueError(f'message {m.id!r}: cannot be rendered for the AI ({type(e).__name__}: {e})') from e
 
 def _units(ms, upto=None):
     "Sendable messages `ms` as units; with `upto`, only those up to it, and without its reply when it is a prompt"

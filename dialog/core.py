@@ -9,7 +9,7 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
            'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'export_filter', 'copy_export',
-           'merge_metas', 'merge_parts', 'ruuid4', 'Attachment', 'needs_extra']
+           'merge_metas', 'merge_parts', 'explain_malformed', 'ruuid4', 'Attachment', 'needs_extra']
 
 # %% ../nbs/00_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -1090,6 +1090,16 @@ def validate(self:Message):
     try: _cell_out(self)
     except ValueError as e: raise ValueError(f'message {_q(getattr(self, "id", None))}: {e}') from None
     return self
+
+# %% ../nbs/00_core.ipynb #9fcb6035
+@contextmanager
+def explain_malformed(m:Message, # The message being read
+                      what:str='read'): # What was being done, for the error: 'shown', 'rendered for the AI', ...
+    "Within the block, a `TypeError`, `AttributeError` or `KeyError` (what reading a malformed message raises) becomes `m.validate()`'s `ValueError`, or, if `m` is valid, one saying `m` cannot be `what`"
+    try: yield
+    except (TypeError, AttributeError, KeyError) as e:
+        m.validate()
+        raise ValueError(f'message {_q(m.id)}: cannot be {what} ({type(e).__name__}: {e})') from e
 
 # %% ../nbs/00_core.ipynb #e15f5bc1
 def _nb_meta(dlg, homes):

@@ -93,8 +93,9 @@ def _out_part(o):
 
 def _out_parts(m, trunc=False):
     "`m`'s outputs as the views show them, `(tag, attrs, text)` each (a prompt's: its reply); at most `out_maxlen` characters in all when `trunc`"
-    if m.msg_type==sprompt: ps = [('reply', {}, m.ai_res)]
-    else: ps = [_out_part(o) for o in merge_streams(m.output) if isinstance(o, dict)]
+    with explain_malformed(m, 'shown'):  # a malformed output: `validate` says what is wrong
+        if m.msg_type==sprompt: ps = [('reply', {}, m.ai_res)]
+        else: ps = [_out_part(o) for o in merge_streams(m.output) if isinstance(o, dict)]
     ps,res,left = [p for p in ps if p[2]],[],out_maxlen
     if not trunc: return ps
     for t,a,x in ps:
@@ -340,6 +341,9 @@ def msg2md(m, # The `Message` to render
            assets=None, # Folder to write images into; None embeds them as data URIs
            rel=None): # Folder the Markdown will live in: image paths are made relative to it
     "Message `m` as Markdown: a note as it is, code fenced with a div of its outputs, a prompt and its reply each in a div"
+    with explain_malformed(m, 'rendered as Markdown'): return _msg2md(m, fenced, weave, assets, rel)
+
+def _msg2md(m, fenced, weave, assets, rel):
     img,atts,used = partial(_img_src, assets=assets, rel=rel),{a.id:a for a in m.attachments},set()
     def att_src(a): return img(base64.b64encode(a.data).decode(), a.content_type)
     def sub(mt):
