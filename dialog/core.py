@@ -993,23 +993,29 @@ def state_of(cls:Message,
              content:str='', # As `Message` takes them: content, output, id, type, attachments, metadata
              output='', id=None, msg_type:str=scode, attachments=None, meta=None,
              ipynb_form=None, # The cell form to remember (see `ipynb_form`)
-             **xtras): # Other attributes, each a plain one (as `execution_count` is)
-    "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog, made by `__init__`'s own rules without building the message: for a reader that hands messages to another process as plain data. `Message` itself only: a subclass's `__init__` may do more"
+             **xtras): # Other attributes, as the constructor takes them
+    "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog, made by `__init__`'s own rules without building the message (but for an attribute it sets through a descriptor, e.g. a `meta_attrs` name that is a property: then the message's own): for a reader that hands messages to another process as plain data. `Message` itself only: a subclass's `__init__` may do more"
     if cls is not Message: raise TypeError(f'state_of builds the state of a Message itself, not of {cls.__name__}')
+    if 'dlg' in xtras: raise TypeError('state_of gives the state of a message in no dialog: it takes no dlg')
+    if not (_plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs)) and not _all_plain([*xtras, *cls.meta_attrs]):
+        m = cls(content, output=output, id=id, msg_type=msg_type, attachments=attachments, meta=meta, **xtras)  # one set through a descriptor (e.g. a promoted `pinned`): the message itself
+        m.ipynb_form = ipynb_form
+        return vars(m)
     st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras)
-    if xtras:
-        if not _plain_attrs.issuperset(xtras): _chk_plain(xtras)
-        st.update(xtras)  # what `__init__`'s `setattr` does for a plain attribute
-    if ipynb_form: st.update(_form_attrs(ipynb_form, st['_id']))
+    if xtras: st.update(xtras)  # what `__init__`'s `setattr` does for a plain attribute
+    if ipynb_form or '_ipynb' in st:  # what setting `ipynb_form` does
+        fa = _form_attrs(ipynb_form, st['_id'])
+        st.pop('_ipynb', None); st.update(fa)
     return st
 
-_plain_attrs = set() # Names `_chk_plain` found `Message` has no descriptor for: each checked once (`state_of` runs once per message read)
+_plain_attrs = set() # Names `_all_plain` found `Message` has no descriptor for: each checked once (`state_of` runs once per message read)
 
-def _chk_plain(names):
-    "`TypeError` unless each of `names` is a plain attribute of `Message`, one `setattr` stores as it is"
+def _all_plain(names):
+    "Is each of `names` a plain attribute of `Message`, one `setattr` stores as it is (no descriptor in its class or their bases)?"
     for k in names:
-        if hasattr(type(getattr(Message, k, None)), '__set__'): raise TypeError(f'state_of: {k!r} is not a plain attribute of Message')
-        _plain_attrs.add(k)
+        if hasattr(type(next((c.__dict__[k] for c in Message.__mro__ if k in c.__dict__), None)), '__set__'): return False
+    _plain_attrs.update(names)
+    return True
 
 # %% ../nbs/00_core.ipynb #62e82efc
 SEP = "\n\n##### 🤖Reply🤖<!-- SOLVEIT_SEPARATOR_7f3a9b2c -->\n\n"
