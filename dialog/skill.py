@@ -38,7 +38,7 @@ from .ipynb import *
 import ast, copy, inspect, os, random, re, shlex, time
 
 # %% ../nbs/08_skill.ipynb #1bd914f3
-from .view import find_msgs as _view_find, line_range
+from .view import find_msgs as _view_find, line_range, text_lines, with_out
 
 # %% ../nbs/08_skill.ipynb #8ae67381
 _st = dict(dlg=None, cur=None, buf=None, root=None)
@@ -96,11 +96,6 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
     return PrettyString(_load(dlg).view(incl_out, only_errors, trunc_out))
 
 # %% ../nbs/08_skill.ipynb #e89bc109
-def _lines(txt): # A message's text
-    "`txt`'s lines as the exhash engine counts them"
-    ls = re.split(r'\r?\n', txt)
-    return ls[:-1] if ls[-1]=='' else ls
-
 def _txt(m, out=False):
     "The text an editor works on: `m`'s content, or with `out` its reply (prompts only)"
     if not out: return m.content
@@ -120,8 +115,8 @@ def lnhashview(self:Message,
                incl_out:bool=False, # Add the outputs in an `<out>` section, as `Message.view` does?
                trunc_out:bool=True): # Cut long outputs?
     "This message's lines as `lineno|hash|text` rows: the addresses `exhash` verifies"
-    res = '\n'.join(lnhash(i, l)+l for i,l in line_range(_lines(_txt(self, out)), start_line, end_line, self.id))
-    if incl_out: res += self.view(False, incl_out=True, trunc_out=trunc_out)[len(self.content):]  # the views' `<out>` section
+    res = '\n'.join(lnhash(i, l)+l for i,l in line_range(text_lines(_txt(self, out)), start_line, end_line, self.id))
+    if incl_out: res = with_out(res, self, trunc_out)  # as `Message.view` ends
     return PrettyString(res)
 
 # %% ../nbs/08_skill.ipynb #140593b7

@@ -234,3 +234,17 @@ def test_add_msg_magic_matches(pair, capsys):
             ad.add_msg_magic(line, body); sk.add_msg_magic(line, body)
             assert _norm_ids(pair[0], keep)==_norm_ids(pair[1], keep), line
     finally: sk.set_dlg(None)
+
+@settings(max_examples=150, deadline=None)
+@given(safe)
+def test_view_counts_lines_as_aidialog_and_the_line_editors(txt):
+    "`Message.view` shows the lines aidialog's view shows and `lnhashview` addresses, which are the lines fastcore's line editors count: a final line end starts no new line"
+    from aidialog.dialog import Message as AMsg
+    from fastcore.tools import insert_line
+    m = Message(txt)
+    assert m.view(nums=False)==str(AMsg(txt).view(nums=False))
+    rows = lambda s: str(s).split('\n') if str(s) else []
+    n = len(rows(m.view()))
+    assert n==len(rows(m.lnhashview()))
+    if n: insert_line(txt, n, 'x')  # the last line shown is one the editors can address
+    with pytest.raises(ValueError): insert_line(txt, n+1, 'x')
