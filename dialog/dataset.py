@@ -450,8 +450,7 @@ def _cols(pairs):
     "Column lists of the rows of `(dialog, path)` pairs"
     rows = []
     for d,p in pairs:
-        dm = _js(d.nb_meta)
-        try: rs = [_row(m, i) for i,m in enumerate(d.messages)] or [_no_msg]
+        try: dm,rs = _js(d.nb_meta),[_row(m, i) for i,m in enumerate(d.messages)] or [_no_msg]
         except (ValueError, TypeError, AttributeError, KeyError):  # a malformed message: say which, and what is wrong
             if (x := _row_error(d)) is None: raise
             raise x

@@ -84,12 +84,13 @@ def test_every_view_names_a_malformed_message(view, kind):
     try: _views[view](d, m)  # a view may show a malformed message it can read
     except ValueError as e: assert "message 'bad1'" in str(e), e
 
-@pytest.mark.parametrize('kind', _kinds + ['c:data', 'c:tb'])
+@pytest.mark.parametrize('kind', _kinds + ['c:data', 'c:tb', 'n:att', 'c:att'])
 def test_dlgs2table_names_a_malformed_message(kind):
     pytest.importorskip('pyarrow')
     from dialog.dataset import dlgs2table
     d,m = _mal(kind)
     if kind=='c:data': m.output = [dict(output_type='display_data', data={'text/plain': 5}, metadata={})]
+    if kind.endswith(':att'): m.attachments = ['x']
     if kind=='c:tb': m.output = [dict(output_type='error', ename='E', evalue='v', traceback=5)]
     with pytest.raises(ValueError, match="dialog 'd': message 'bad1'"): dlgs2table([d])
 
