@@ -31,13 +31,16 @@ def _is_dir(e):
 
 def _notebooks(folder):
     "The `.ipynb` files under `Path` `folder`, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
-    try: es = list(os.scandir(folder))
-    except PermissionError: return  # a folder this process can't open is skipped, as `rglob` skips it
-    for e in es:
-        if e.name.startswith('.'): continue
-        if _is_dir(e):
-            if not e.is_symlink(): yield from _notebooks(folder/e.name)
-        elif e.name.endswith('.ipynb'): yield folder/e.name
+    todo = [folder]  # folders still to search: a stack, not recursion, so a tree of any depth is searched
+    while todo:
+        f = todo.pop()
+        try: es = list(os.scandir(f))
+        except PermissionError: continue  # a folder this process can't open is skipped, as `rglob` skips it
+        for e in es:
+            if e.name.startswith('.'): continue
+            if _is_dir(e):
+                if not e.is_symlink(): todo.append(f/e.name)
+            elif e.name.endswith('.ipynb'): yield f/e.name
 
 _path_key = (lambda p: p.parts) if os.name=='posix' else (lambda p: tuple(s.lower() for s in p.parts)) # `Path`'s own order (case-blind on Windows), compared in C
 
@@ -48,18 +51,21 @@ def _entries(base):
 
 def _below(base, dirs=True):
     "Every folder under `base` at any depth (`dirs=False`: every entry), but hidden ones; links to folders aren't followed (nor, with `dirs`, listed)"
-    for e in _entries(base):
-        if e.name[0]=='.': continue
-        q,d = os.path.join(base, e.name),not e.is_symlink() and _is_dir(e)
-        if d or not dirs: yield q
-        if d: yield from _below(q, dirs)
+    todo = [base]  # a stack, not recursion: a tree of any depth
+    while todo:
+        b = todo.pop()
+        for e in _entries(b):
+            if e.name[0]=='.': continue
+            q,d = os.path.join(b, e.name),not e.is_symlink() and _is_dir(e)
+            if d or not dirs: yield q
+            if d: todo.append(q)
 
 def _expand(base, parts):
     "The paths under `base` that the glob pattern components `parts` match"
     if not parts: yield base; return
     c,rest = parts[0],parts[1:]
     if c=='**' and not rest:  # last: everything below
-        if base: yield base
+        if base: yield os.path.join(base, '')  # the folder itself, named as a folder (`d.ipynb/`), as glob names it
         yield from _below(base, dirs=False)
     elif c=='**':  # zero or more folders
         yield from _expand(base, rest)
@@ -71,8 +77,10 @@ def _expand(base, parts):
 
 def _glob(pat):
     "The paths glob pattern `pat` matches, as `glob.glob(pat, recursive=True)` finds them, except that `**` follows no link to a folder (as a folder's search follows none): a link loop can't make it list a file again and again, or run for ever"
-    p = Path(pat)
-    return _expand(p.anchor, p.parts[1:] if p.anchor else p.parts)
+    p = Path(pat)  # (`Path` drops a final separator: a pattern ending in one names folders only, as `d.ipynb/`)
+    fs = _expand(p.anchor, p.parts[1:] if p.anchor else p.parts)
+    if pat.endswith(tuple(s for s in (os.sep, os.altsep) if s)): return (os.path.join(f, '') for f in fs if os.path.isdir(f))
+    return fs
 
 def _paths1(src):
     "The files one item of `dlg_paths`'s `src` names"
@@ -84,7 +92,7 @@ def _paths1(src):
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-        return sorted({Path(f) for f in _glob(str(p)) if f.endswith('.ipynb')})  # a file two `**`s reach is listed once
+        return sorted({Path(f) for f in _glob(os.path.expanduser(str(src))) if f.endswith('.ipynb')})  # a file two `**`s reach is listed once
     return sorted(_notebooks(p), key=_path_key) if stat.S_ISDIR(st.st_mode) else [p]
 
 def _paths(src):
@@ -431,12 +439,22 @@ def _row(m, i):
 
 _no_msg = (None,)*14 # The row of a dialog with no messages: only its name, path and metadata
 
+def _row_error(d):
+    "The `ValueError` of dialog `d`'s first message `_row` can't take, naming the dialog and the message: `validate`'s, or what `_row` raised"
+    for i,m in enumerate(d.messages):
+        try:
+            with explain_malformed(m, 'put in a table'): m.validate(); _row(m, i)
+        except ValueError as e: return ValueError(f'dialog {d.name!r}: {e}')
+
 def _cols(pairs):
     "Column lists of the rows of `(dialog, path)` pairs"
     rows = []
     for d,p in pairs:
-        dm = _js(d.nb_meta)
-        rows += [(d.name, p, *r, dm) for r in ([_row(m, i) for i,m in enumerate(d.messages)] or [_no_msg])]
+        try: dm,rs = _js(d.nb_meta),[_row(m, i) for i,m in enumerate(d.messages)] or [_no_msg]
+        except (ValueError, TypeError, AttributeError, KeyError):  # a malformed message: say which, and what is wrong
+            if (x := _row_error(d)) is None: raise
+            raise x
+        rows += [(d.name, p, *r, dm) for r in rs]
     return dict(zip(msg_cols, zip(*rows))) if rows else {k:[] for k in msg_cols}
 
 # %% ../nbs/09_dataset.ipynb #2b1e1885

@@ -35,7 +35,7 @@ from fastcore import tools as _ft
 from fastcore.tools import lnhash
 from .core import *
 from .ipynb import *
-import ast, copy, inspect, os, random, re, shlex, time
+import ast, copy, functools, inspect, os, random, re, shlex, time
 
 # %% ../nbs/08_skill.ipynb #1bd914f3
 from .view import find_msgs as _view_find, line_range, text_lines, with_out
@@ -115,8 +115,9 @@ def lnhashview(self:Message,
                incl_out:bool=False, # Add the outputs in an `<out>` section, as `Message.view` does?
                trunc_out:bool=True): # Cut long outputs?
     "This message's lines as `lineno|hash|text` rows: the addresses `exhash` verifies"
-    res = '\n'.join(lnhash(i, l)+l for i,l in line_range(text_lines(_txt(self, out)), start_line, end_line, self.id))
-    if incl_out: res = with_out(res, self, trunc_out)  # as `Message.view` ends
+    with explain_malformed(self, 'shown'):  # a malformed message: `validate` says what is wrong
+        res = '\n'.join(lnhash(i, l)+l for i,l in line_range(text_lines(_txt(self, out)), start_line, end_line, self.id))
+        if incl_out: res = with_out(res, self, trunc_out)  # as `Message.view` ends
     return PrettyString(res)
 
 # %% ../nbs/08_skill.ipynb #140593b7
@@ -251,8 +252,22 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
     res.__delwrap__ = _std_params
     return res
 
+_breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]') # what `str.splitlines` ends a line at, but `text_lines` doesn't
+
+def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.splitlines`
+    "`f` counting lines as `text_lines` (so `view`, `lnhashview` and exhash) do: a lone CR, a form feed, U+2028, ... are hidden from it in characters the text doesn't hold, and come back after"
+    @functools.wraps(f)
+    def _f(text, *args, **kw):
+        if not isinstance(text, str) or not (bs := set(_breaks.findall(text))): return f(text, *args, **kw)
+        used = set(text).union(*(a for a in (*args, *kw.values()) if isinstance(a, str)))
+        hide = dict(zip(bs, (c for c in map(chr, range(0xE000, 0xF900)) if c not in used)))  # private use characters
+        back = {v:k for k,v in hide.items()}
+        res = f(_breaks.sub(lambda x: hide[x[0]], text), *args, **kw)
+        return re.sub('|'.join(back), lambda x: back[x[0]], res)
+    return _f
+
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
-for _n in _editors: setattr(Message, _n, msg_editor(getattr(_ft, _n)))
+for _n in _editors: setattr(Message, _n, msg_editor(_by_lines(getattr(_ft, _n)) if _n in ('insert_line', 'replace_lines', 'del_lines') else getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
 def _exhash_engine():

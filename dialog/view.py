@@ -119,6 +119,9 @@ def msg2xml(m, # The `Message` to show
             trunc_out=True, # Cut outputs to `out_maxlen` characters?
             ids=True): # Give the message's id as an attribute?
     "Message `m` as concise, well-formed XML: its content bare inside a tag named for its type"
+    with explain_malformed(m, 'shown'): return _msg2xml(m, incl_out, trunc_out, ids)  # a malformed message: `validate` says what is wrong
+
+def _msg2xml(m, incl_out, trunc_out, ids):
     attrs,src = _directive_attrs(m) if m.msg_type==scode else ({},m.content)
     ps = _out_parts(m, trunc_out) if incl_out else []
     out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **a) for t,a,x in ps)
@@ -174,9 +177,10 @@ def view(self:Message,
          incl_out=False, # Add the outputs in an `<out>` section?
          trunc_out=True): # Cut outputs to `out_maxlen` characters?
     "This message's content, or a range of its lines, with line numbers"
-    ls = line_range(text_lines(self.content), start_line, end_line, self.id)
-    res = '\n'.join(f'{i:6d} │ {l}' if nums else l for i,l in ls)
-    return with_out(res, self, trunc_out) if incl_out else res
+    with explain_malformed(self, 'shown'):  # a malformed message: `validate` says what is wrong
+        ls = line_range(text_lines(self.content), start_line, end_line, self.id)
+        res = '\n'.join(f'{i:6d} │ {l}' if nums else l for i,l in ls)
+        return with_out(res, self, trunc_out) if incl_out else res
 
 def with_out(txt:str, # A view of message `m`'s lines
              m, # The `Message` shown
@@ -426,6 +430,6 @@ def find_msgs(dlg, # The `Dialog` to search
     pat = find_pattern(pattern, case, plain)
     ms = section_msgs(dlg.messages, _heading(dlg, section)) if section is not None else dlg.messages
     def ok(m):
-        return ((msg_type is None or m.msg_type==msg_type) and (not errors or m.has_error) and (not exported or (m.msg_type==scode and m.exported))
+        with explain_malformed(m, 'searched'): return ((msg_type is None or m.msg_type==msg_type) and (not errors or m.has_error) and (not exported or (m.msg_type==scode and m.exported))
                 and (not headers or m.header_level()) and match_line(m, pat, out) is not None)
     return Msgs([m for m in ms if ok(m)][:limit])
