@@ -22,9 +22,9 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
            'skill_tools', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg',
            'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'find_msgs', 'EditReport',
-           'msg_editor', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs',
-           'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'tool_text', 'call_tool',
-           'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'msg_editor', 'insert_line', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg',
+           'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas',
+           'tool_text', 'call_tool', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -266,8 +266,24 @@ def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.sp
         return re.sub('|'.join(back), lambda x: back[x[0]], res)
     return _f
 
+def insert_line(
+    text:str,
+    insert_line:int, # The 1-based line number after which to insert the text (0: before 1st line, 1: after 1st line, 2: after 2nd, etc.)
+    new_str:str, # The text to insert
+):
+    "Insert new_str at specified line number"
+    n = len(text_lines(text))  # fastcore's joins its `splitlines()` with LF: a CR LF, a final line end and a last empty line were lost
+    if not 0<=insert_line<=n: raise ValueError(f'Invalid line {insert_line}. Valid range: 0-{n}')
+    if not text: return new_str
+    ends = list(re.finditer(r'\r?\n', text))  # each line's end
+    eol = ends[0][0] if ends else '\n'  # the text's own line end, for the new line
+    if insert_line>len(ends): return text + ('\r\n' if text[-1]=='\r' else eol) + new_str  # after a last line with no end (a CR it ends with stays its own)
+    at = ends[insert_line-1].end() if insert_line else 0
+    return text[:at] + new_str + eol + text[at:]
+
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
-for _n in _editors: setattr(Message, _n, msg_editor(_by_lines(getattr(_ft, _n)) if _n in ('insert_line', 'replace_lines', 'del_lines') else getattr(_ft, _n)))
+_own = dict(insert_line=insert_line, replace_lines=_by_lines(_ft.replace_lines), del_lines=_by_lines(_ft.del_lines))  # the three that count lines, as `text_lines` does
+for _n in _editors: setattr(Message, _n, msg_editor(_own.get(_n) or getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
 def _exhash_engine():

