@@ -267,7 +267,7 @@ def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.sp
     return _f
 
 def insert_line(
-    text:str,
+    text:str, # The text to edit
     insert_line:int, # The 1-based line number after which to insert the text (0: before 1st line, 1: after 1st line, 2: after 2nd, etc.)
     new_str:str, # The text to insert
 ):
