@@ -57,7 +57,15 @@ def test_a_deep_tree(tmp_path):
         want = [Path('deep', *['a']*1100, 'f.ipynb')]
         assert list(dlg_paths('deep')) == want
         assert list(dlg_paths('deep/**/*.ipynb')) == want
-    finally: os.chdir(cwd)
+    finally:  # removed here, from the bottom up: pytest removes old temporary folders recursively, and would hit the recursion limit on this one
+        os.chdir(tmp_path)
+        if os.path.isdir('deep'):
+            os.chdir('deep'); n = 0
+            while os.path.isdir('a'): os.chdir('a'); n += 1
+            if os.path.exists('f.ipynb'): os.remove('f.ipynb')
+            for _ in range(n): os.chdir('..'); os.rmdir('a')
+            os.chdir('..'); os.rmdir('deep')
+        os.chdir(cwd)
 
 # --- 2. malformed messages: a ValueError naming the message, from every view
 
