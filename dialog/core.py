@@ -340,7 +340,7 @@ class Message:
         cls = type(self)
         own = cls is Message or cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output
         st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own)
-        if cls is Message: self.__dict__.update(st)
+        if cls is Message: self.__dict__ = st  # a new message (`Message(...)` always makes one): these are all its attributes
         else:
             for k,v in st.items(): setattr(self, k, v)  # through any slot or descriptor of a subclass's
         if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
