@@ -33,7 +33,7 @@ def join_text(v, # A str, or a list of str
     if isinstance(v, str): return v
     if type(v) is list:
         try: return ''.join(v) # refuses anything but strings
-        except TypeError: 
+        except TypeError:
             i,x = next((i,x) for i,x in enumerate(v) if not isinstance(x, str))
             raise CellError(f'{what} must be a string or a list of strings: item {i} is not a string ({short_repr(x)})') from None
     raise CellError(f'{what} must be a string or a list of strings, not {type(v).__name__}')
