@@ -39,6 +39,7 @@ def _utc(d, what='timestamp'):
 def _chk_tool_calls(tcs):
     "`tcs` if it is None or a list of OpenAI-shaped tool calls, else a `ValueError` naming the bad call"
     if tcs is None: return None
+    if isinstance(tcs, tuple): tcs = list(tcs) # pydantic's lax list: a tuple is taken as a list
     if not isinstance(tcs, list): raise ValueError(f'tool_calls must be a list, not {_short(tcs)}')
     for i,tc in enumerate(tcs):
         if not isinstance(tc, dict): raise ValueError(f'tool call {i}: each tool call must be a dictionary, not {_short(tc)}')
@@ -61,13 +62,17 @@ def _chk_source(src):
     return {k:src[k] for k in _src_keys if k in src} # in narrator's order
 
 def _chk_type(what, v, typ, none=True):
-    "`v` if it is a `typ` (or None, with `none`), else a `ValueError` naming field `what`"
+    "`v` if it is a `typ` (or None, with `none`), else a `ValueError` naming field `what`; UTF-8 bytes for a `str` are their text (as pydantic's lax `str` takes them)"
     if (none and v is None) or isinstance(v, typ): return v
+    if typ is str and isinstance(v, (bytes, bytearray)):
+        try: return bytes(v).decode('utf-8')
+        except UnicodeDecodeError: pass
     raise ValueError(f'{what} must be a {getattr(typ, "__name__", typ)}{" or None" if none else ""}, not {_short(v)}')
 
 def _chk_dict(what, v, vtyp=None, etyp=None):
     "`v` if it is a dict (of `vtyp`s, when given, holding `etyp`s), else a `ValueError` naming the field or entry"
     _chk_type(what, v, dict, none=False)
+    if vtyp is list and any(type(o) is tuple for o in v.values()): v = {k:list(o) if type(o) is tuple else o for k,o in v.items()} # lax lists: a tuple is taken as a list (the caller's dict untouched)
     if vtyp:
         for k,o in v.items():
             _chk_type(f'{what}[{_short(k)}]', o, vtyp, none=False)
@@ -98,6 +103,10 @@ def _chk_part(i, p):
 def _chk_content(c):
     if c is None or type(c) is str: return c
     if isinstance(c, str): return c
+    if isinstance(c, (bytes, bytearray)): # UTF-8 bytes are their text, as pydantic's lax `str` takes them
+        try: return bytes(c).decode('utf-8')
+        except UnicodeDecodeError: pass
+    if isinstance(c, tuple): c = list(c) # a tuple of parts is taken as a list
     if isinstance(c, list):
         for i,p in enumerate(c): _chk_part(i, p)
         return c
@@ -170,7 +179,7 @@ class ChatMessage:
                  **kw): # Anything else is refused (`ValueError`), as narrator refuses unknown fields
         "Check and keep narrator's fields (other keywords, `kw`, are refused)"
         if kw: raise ValueError(f'message: unknown field {_short(next(iter(kw)))} (the fields are {", ".join(message_fields)})')
-        mid = os.urandom(32).hex() if id is UNSET else _chk_type('id', id, str, none=False)
+        mid = os.urandom(32).hex() if id is UNSET or id=='' else _chk_type('id', id, str, none=False) # '' is a new id, as in narrator
         try:
             if role is UNSET: raise ValueError('role is required')
             if (file_content is None)!=(filename is None): raise ValueError('file_content and filename must be given together')
@@ -395,6 +404,7 @@ def model_dump_json(self:ChatAttachment,
 
 def _atts(v):
     "Attachments list `v`: each an attachment, or its dict made into one; a `ValueError` naming the bad entry"
+    if isinstance(v, tuple): v = list(v)
     if not isinstance(v, list): raise ValueError(f'attachments must be a list, not {_short(v)}')
     return [a if isinstance(a, ChatAttachment) else ChatAttachment.model_validate(a, where=f'attachment {i}') for i,a in enumerate(v)]
 
@@ -691,7 +701,7 @@ class Thread:
             self.platforms = {} if platforms is UNSET else _chk_dict('platforms', platforms, dict, str)
             self.created_at = _utcnow() if created_at is UNSET else _utc(created_at, 'created_at')
             self.updated_at = self.created_at if updated_at is UNSET else _utc(updated_at, 'updated_at')
-            ms = [] if messages is UNSET else _chk_type('messages', messages, list, none=False)
+            ms = [] if messages is UNSET else list(messages) if isinstance(messages, tuple) else _chk_type('messages', messages, list, none=False)
             ms = [m if isinstance(m, ChatMessage) else self.msg_cls.model_validate(m, where=f'message {i}') for i,m in enumerate(ms)]
         except ValueError as e: raise ValueError(f'thread {_short(tid)}: {e}') from None
         self.file_store = DialogFileStore() if file_store is None else file_store
@@ -1092,6 +1102,8 @@ def _record(m:ChatMessage, content=False, keep=None, store=None):
         if k not in d and (v := getattr(m, k)) is not None and k!='attributes': d[k] = _cp(v)
     if m.tool_calls: d['tool_calls'] = _cp(m.tool_calls) # as given, not normalised
     if m.attachments: d['attachments'] = [_att_rec(a, keep, store) for a in m.attachments]
+    for k in ('attributes', 'metrics', 'source', 'tool_calls', 'attachments'): # free-form values (datetimes, NaN, bytes, tuples) as `model_dump_json` writes them
+        if k in d: d[k] = _jsonable(d[k])
     return d
 
 def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, store=None):
@@ -1199,6 +1211,7 @@ def _mk_cell(dlg, ms, seen, store=None):
     home,at,mine,_ = getattr(ms[0], '_home', None) or (None, None, set(), None)
     cid = home.id if home is not None and at==0 and home.id not in seen and not seen.add(home.id) else _cell_id(ms[0].id, seen)
     meta = copy.deepcopy(home.meta) if home is not None and at==0 else {} # a person's tags, flags and keys on the cell survive
+    meta.pop('solveit_ai', None) # the prompt mark of a thread cell a person made raw, code or markdown: the writer marks prompts itself
     meta['dialog'] = (meta.get('dialog') if isinstance(meta.get('dialog'), dict) else {}) | {'thread': recs}
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values()) # a person's pasted files stay
     return dlg.msg_cls(_prompt_txt(u, refs) if u else '', msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)

@@ -1,0 +1,125 @@
+"review7: a hostile review of dialog.thread against narrator (the oracle): odd-but-valid values, notebooks edited by hand"
+import copy, json, math, pytest, nbformat
+from datetime import datetime, date, timezone
+from pathlib import Path
+narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
+import dialog.thread as ours
+from dialog.thread import Thread, Message
+from dialog.ipynb import read_ipynb
+from thread_cases import T0, _ts, _norm, building
+
+def outcome(f):
+    "What `f()` gives: ('ok', value) or the kind of error (pydantic's `ValidationError` is a `ValueError`)"
+    try: return 'ok', f()
+    except ValueError: return 'ValueError', None
+    except TypeError: return 'TypeError', None
+
+# --- free-form values (datetimes, NaN, bytes, tuples) inside a message's attributes, metrics, source and tool calls
+def free_form(mod):
+    "A thread whose messages hold values JSON can't: narrator takes them all"
+    t = mod.Thread(id='ff', title='F', created_at=T0, updated_at=T0)
+    t.add_message(mod.Message(id='u', role='user', content='q', timestamp=_ts(1), attributes={'at': T0, 'nan': float('nan'), 'raw': b'ab', 'pair': (1, 2), 'day': date(2024, 5, 1)},
+                              source={'id': 'ann', 'type': 'user', 'attributes': {'seen': T0, 'score': float('inf')}}))
+    t.add_message(mod.Message(id='a', role='assistant', content='r', timestamp=_ts(2),
+                              metrics={'model': 'm', 'timing': {'started_at': T0, 'ended_at': _ts(2), 'latency': 1.5}, 'usage': {'total_tokens': 3}},
+                              tool_calls=[{'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}, 'extra': {'at': T0}}]))
+    t.add_message(mod.Message(id='t', role='tool', content='ok', timestamp=_ts(3), tool_call_id='c', attributes={'nested': {'when': [T0, (b'x',)]}}), same_turn=True)
+    return t
+
+def test_free_form_values_save_and_read_as_json(tmp_path):
+    "A thread narrator holds, with datetimes, NaN, bytes and tuples in attributes, metrics, source and tool calls, saves (it was a ValueError: meta not JSON-serializable) and reads back as its JSON dump says"
+    t = free_form(ours)
+    want = _norm(json.loads(free_form(narrator).model_dump_json()))
+    assert _norm(json.loads(t.model_dump_json()))==want
+    p = t.save(tmp_path/'ff.ipynb')
+    nbformat.validate(nbformat.read(p, as_version=4))
+    assert 'NaN' not in Path(p).read_text() and 'Infinity' not in Path(p).read_text() # strict JSON: no bare NaN in the file
+    back = Thread.read(p)
+    assert _norm(json.loads(back.model_dump_json()))==want
+    assert back.get_message_timing_stats()==t.get_message_timing_stats() and back.get_total_tokens()==t.get_total_tokens()
+    back.add_message(Message(role='user', content='more')); back.save() # and saves again
+    assert [m.id for m in Thread.read(p).messages][:3]==['u', 'a', 't']
+
+def test_free_form_values_in_a_foreign_dialogs_changed_records(tmp_path):
+    "A message made from a cell without records, given free-form attributes, is written in the record of changes: that record is JSON too"
+    from dialog.core import Dialog
+    d = Dialog('foreign'); d.mk_message('hello', msg_type='prompt', output='hi')
+    t = Thread.from_dialog(d)
+    t.messages[0].attributes = {'at': T0, 'nan': float('nan')}
+    back = Thread.read(t.save(tmp_path/'f.ipynb'))
+    assert back.messages[0].attributes=={'at': '2024-05-01T12:00:00Z', 'nan': None}
+
+# --- a thread cell a person turned into another kind of cell
+def retype_raw(c): c['cell_type'] = 'raw'; c.pop('outputs'); c.pop('execution_count', None)
+def retype_code(c): c['source'] = ''.join(c['source']).replace('%%prompt\n', '') # the prompt mark deleted: a code cell
+def empty_src(c): c['source'] = ''
+
+@pytest.mark.parametrize('edit', [retype_raw, retype_code, empty_src])
+def test_retyped_thread_cell_saves(tmp_path, edit):
+    "A thread cell a person made raw, or code (its `%%prompt` line deleted or its text emptied) keeps its `solveit_ai` mark in Jupyter: the thread read it, then could never save (ValueError: meta must not hold 'solveit_ai')"
+    p = building(ours).save(tmp_path/'b.ipynb')
+    nb = json.loads(Path(p).read_text())
+    edit(nb['cells'][1])
+    Path(p).write_text(json.dumps(nb))
+    t = Thread.read(p)
+    t.save()
+    nbformat.validate(nbformat.read(p, as_version=4))
+    back = Thread.read(p)
+    assert back.model_dump()==t.model_dump()
+    back.add_message(Message(role='user', content='next')); back.save()
+    assert Thread.read(p).messages[-1].content=='next'
+
+# --- lax values narrator (pydantic) takes: tuples for lists, UTF-8 bytes for text, '' for a new id
+tc = {'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}
+lax = [dict(content=b'hi'), dict(content=bytearray(b'hi')), dict(content=b'\xff'), dict(content=({'type': 'text', 'text': 'a'},)), dict(tool_calls=(tc,)),
+       dict(reactions={'x': ('u',)}), dict(name=b'n'), dict(id=b'i'), dict(reasoning_content=b'r'), dict(attachments=()), dict(tool_call_id=b'c')]
+
+@pytest.mark.parametrize('kw', lax, ids=lambda kw: f'{list(kw)[0]}={kw[list(kw)[0]]!r}')
+def test_lax_values_as_narrator(kw):
+    "Values pydantic's lax mode takes for narrator (a tuple for a list, UTF-8 bytes for a str) are taken here too, as the same values; a ValueError where narrator refuses"
+    def run(mod):
+        m = mod.Message(id='x', role='assistant', content='c', timestamp=T0, **kw)
+        d = m.model_dump()
+        return {k:d.get(k) for k in kw}
+    assert outcome(lambda: run(ours))==outcome(lambda: run(narrator))
+
+def test_lax_values_on_assignment():
+    for mod in (ours, narrator):
+        m = mod.Message(role='user', content='a')
+        m.content = ({'type': 'text', 'text': 'a'},); m.reactions = {'x': ('u',)}
+        assert (m.content, m.reactions)==([{'type': 'text', 'text': 'a'}], {'x': ['u']})
+    r = {'x': ('u',)}
+    Message(role='user', content='a', reactions=r)
+    assert r=={'x': ('u',)} # the caller's dict untouched
+
+def test_thread_messages_tuple():
+    "narrator's `Thread(messages=(...))` takes a tuple"
+    for mod in (ours, narrator):
+        t = mod.Thread(messages=(mod.Message(id='m', role='user', content='a'), {'role': 'assistant', 'content': 'b'}))
+        assert [m.content for m in t.messages]==['a', 'b']
+
+def test_empty_id_is_a_new_id():
+    "narrator gives a message with `id=''` an id of its own (64 hex digits); it was kept as ''"
+    for mod in (ours, narrator):
+        m = mod.Message(role='user', content='a', id='')
+        assert len(m.id)==64 and int(m.id, 16)>=0
+        assert len(mod.Message.model_validate({'role': 'user', 'content': 'a', 'id': ''}).id)==64
+
+# --- known limits, left as strict xfails (see the review's report)
+@pytest.mark.xfail(strict=True, reason="a copy of a thread cell (Jupyter's copy/paste keeps its metadata) is read as the same messages again: the thread can't tell it from a message the thread holds twice (which must round trip), without a mark of the cell a record was written in")
+def test_pasted_copy_of_a_thread_cell_gets_new_numbers(tmp_path):
+    "A person copies a thread cell and pastes it: the copy is a prompt a person inserts, so its messages must not repeat another's id or sequence number (issue 16, item 6)"
+    p = building(ours).save(tmp_path/'b.ipynb')
+    nb = json.loads(Path(p).read_text())
+    nb['cells'].insert(2, dict(copy.deepcopy(nb['cells'][0]), id='pasted01'))
+    Path(p).write_text(json.dumps(nb))
+    t = Thread.read(p)
+    seqs = [m.sequence for m in t.messages if m.role!='system']
+    assert len(seqs)==len(set(seqs))
+    assert len({m.id for m in t.messages})==len(t.messages)
+
+@pytest.mark.xfail(strict=True, reason="Thread has no __setattr__ check (one on every attribute set would tax add_message's hot path; the lead decides): a misspelt field is kept silently")
+def test_unknown_thread_field_assignment_raises():
+    "narrator refuses `thread.titel = ...` (a ValueError); ours keeps it silently"
+    with pytest.raises(ValueError): narrator.Thread().titel = 'x'
+    with pytest.raises(ValueError): Thread().titel = 'x'
