@@ -1186,9 +1186,22 @@ def _refs(items):
 
 def _alt(fn): return re.sub(r'[][\r\n]', ' ', fn) # a file name as alt text: no brackets or line breaks to break the reference
 
+def _shown(c):
+    "The text a prompt cell shows of user content `c`: the text itself, or the texts of its parts (None shows nothing)"
+    if isinstance(c, str): return c
+    return '\n\n'.join(p['text'] for p in c if p.get('type')=='text') if isinstance(c, list) else ''
+
+def _typed(c, txt):
+    "User content `c` (None, or a list of parts, as recorded) after a person changed the text its cell shows to `txt`: None becomes `txt`; parts get one text part holding `txt` where their first text was (images and other parts kept)"
+    if txt==_shown(c): return c
+    if not isinstance(c, list): return txt
+    i = next((k for k,p in enumerate(c) if p.get('type')=='text'), 0)
+    rest = [p for p in c if p.get('type')!='text']
+    return rest[:i] + ([{'type': 'text', 'text': txt}] if txt else []) + rest[i:]
+
 def _prompt_txt(u, refs):
-    "The prompt text of user message `u`: its text, then its images' references"
-    t = _txt(u.content)
+    "The prompt text of user message `u`: its text (or its parts' texts), then its images' references"
+    t = _shown(u.content)
     return t+refs if t else refs.removeprefix('\n\n')
 
 def _user_txt(cell_txt, refs):
@@ -1428,7 +1441,9 @@ def _cell_msgs(self:Thread, c, recs, where, pos):
     if u:
         ua = [a for a in (u.get('attachments') if isinstance(u.get('attachments'), list) else []) if isinstance(a, dict)]
         refs = _refs([(str(a.get('filename')), n, atts[n].content_type) for a in ua if (n := a.get('att') or a.get('file')) in atts])
-        ms.append(_from_record(u, _user_txt(c.content, refs), f'{where}, record 0', self.msg_cls, atts, self.file_store))
+        m = _from_record(u, txt := _user_txt(c.content, refs), f'{where}, record 0', self.msg_cls, atts, self.file_store)
+        if m.content is None or isinstance(m.content, list): m.content = _typed(m.content, txt) # content the record holds (None, parts): a person's edit of the text the cell shows wins
+        ms.append(m)
     reply = c.ai_res or ''
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
     if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms)

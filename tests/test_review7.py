@@ -123,3 +123,60 @@ def test_unknown_thread_field_assignment_raises():
     "narrator refuses `thread.titel = ...` (a ValueError); ours keeps it silently"
     with pytest.raises(ValueError): narrator.Thread().titel = 'x'
     with pytest.raises(ValueError): Thread().titel = 'x'
+
+# --- a user message whose content is narrator's list of parts, or None
+from hypothesis import given, settings, HealthCheck, strategies as st
+IMG = {'type': 'image_url', 'image_url': {'url': 'https://example.com/cat.png'}}
+
+def parts_thread(content):
+    t = Thread(id='parts', created_at=T0, updated_at=T0)
+    t.add_message(Message(id='u', role='user', content=content, timestamp=_ts(1)))
+    t.add_message(Message(id='a', role='assistant', content='A cat.', timestamp=_ts(2)))
+    return t
+
+def set_prompt(p, i, txt):
+    nb = json.loads(Path(p).read_text())
+    nb['cells'][i]['source'] = '%%prompt\n'+txt
+    Path(p).write_text(json.dumps(nb))
+
+def test_parts_text_shown_and_sent(tmp_path):
+    "A user message of text and image parts showed an empty prompt in the notebook, and `dlg2chat(thread.dialog)` sent no user message at all"
+    from dialog.chat import dlg2chat
+    t = parts_thread([{'type': 'text', 'text': 'What is this?'}, IMG])
+    p = t.save(tmp_path/'p.ipynb')
+    assert read_ipynb(p).messages[0].content=='What is this?'
+    assert dlg2chat(t.dialog, 'openai')[0]==dict(role='user', content='What is this?')
+    assert Thread.read(p).model_dump()==t.model_dump()
+
+@pytest.mark.parametrize('content,typed,want', [
+    ([{'type': 'text', 'text': 'What is this?'}, IMG], 'What colour is it?', [{'type': 'text', 'text': 'What colour is it?'}, IMG]),
+    ([IMG, {'type': 'text', 'text': 'a'}, {'type': 'text', 'text': 'b'}], 'c', [IMG, {'type': 'text', 'text': 'c'}]),
+    ([IMG], 'Look:', [{'type': 'text', 'text': 'Look:'}, IMG]),
+    ([{'type': 'text', 'text': 'x'}, IMG], '', [IMG]),
+    (None, 'Now I ask something', 'Now I ask something')])
+def test_person_edits_text_of_recorded_content(tmp_path, content, typed, want):
+    "A person's edit of a prompt whose content the record holds (parts, None) was ignored on read, then deleted from the file by the next save"
+    p = parts_thread(content).save(tmp_path/'p.ipynb')
+    set_prompt(p, 0, typed)
+    t = Thread.read(p)
+    assert t.messages[0].content==want
+    t.save()
+    assert read_ipynb(p).messages[0].content==typed # the person's text stays in the file
+    assert Thread.read(p).model_dump()==t.model_dump()
+
+part = st.one_of(st.builds(lambda s: {'type': 'text', 'text': s}, st.text(max_size=8)), st.just(IMG))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.one_of(st.none(), st.lists(part, max_size=4)), typed=st.one_of(st.none(), st.text(max_size=8)))
+def test_parts_roundtrip_and_edits(tmp_path, content, typed):
+    "Parts (or None) round trip unchanged; after a person's edit the message reads back with the edited text and every image part, and the file keeps the edit"
+    p = parts_thread(content).save(tmp_path/'h.ipynb', force=True)
+    assert Thread.read(p).messages[0].content==content
+    if typed is None: return
+    set_prompt(p, 0, typed)
+    t = Thread.read(p)
+    c = t.messages[0].content
+    imgs = [x for x in content or [] if x['type']=='image_url']
+    assert [x for x in (c if isinstance(c, list) else []) if x['type']=='image_url']==imgs
+    t.save()
+    assert read_ipynb(p).messages[0].content==typed
+    assert Thread.read(p).model_dump()==t.model_dump()
