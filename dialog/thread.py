@@ -393,7 +393,8 @@ def model_dump(self:ChatAttachment,
 
 def _pyd_json(d, indent=None):
     "`d` as JSON text laid out as pydantic's `model_dump_json` lays it out: compact when `indent` is None"
-    return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+    try: return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+    except TypeError as e: raise ValueError(f'not JSON-serializable: {e}') from None # a ValueError, as pydantic's serialization error is
 
 @patch
 def model_dump_json(self:ChatAttachment,

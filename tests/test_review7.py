@@ -180,3 +180,28 @@ def test_parts_roundtrip_and_edits(tmp_path, content, typed):
     t.save()
     assert read_ipynb(p).messages[0].content==typed
     assert Thread.read(p).model_dump()==t.model_dump()
+
+# --- a value JSON can't hold at all: narrator's serialization error is a ValueError
+class Opaque: pass
+
+@pytest.mark.parametrize('how', ['message', 'thread', 'message_in_thread', 'attachment'])
+def test_unserializable_value_is_a_valueerror(how):
+    "`model_dump_json` of an object JSON can't hold raised a TypeError; narrator raises pydantic's serialization error, a ValueError"
+    def run(mod):
+        if how=='message': return mod.Message(role='user', content='x', attributes={'o': Opaque()}).model_dump_json()
+        if how=='thread': return mod.Thread(attributes={'o': Opaque()}).model_dump_json(indent=2)
+        if how=='attachment': return mod.Attachment(filename='x', attributes={'o': Opaque()}).model_dump_json()
+        t = mod.Thread(); t.add_message(mod.Message(role='user', content='x', metrics={'model': Opaque()}))
+        return t.model_dump_json()
+    assert outcome(lambda: run(ours))==outcome(lambda: run(narrator))==('ValueError', None)
+
+def test_unsaveable_value_leaves_the_file(tmp_path):
+    "A save that can't write a value is a ValueError, and the file is left as it was; the thread saves once the value is gone"
+    t = Thread(id='at'); t.add_message(Message(role='user', content='one'))
+    p = t.save(tmp_path/'a.ipynb'); before = Path(p).read_bytes()
+    m = Message(role='user', content='two', attributes={'o': Opaque()}); t.add_message(m)
+    with pytest.raises(ValueError, match='JSON'): t.save()
+    assert Path(p).read_bytes()==before
+    m.attributes = {}
+    t.save()
+    assert [x.content for x in Thread.read(p).messages]==['one', 'two']
