@@ -534,21 +534,23 @@ def _jsonable(v):
 
 def _spec(s):
     "A pydantic `include`/`exclude` as a dict (a set of keys names each whole)"
-    return s if s is None or isinstance(s, dict) else {k:True for k in s}
+    return s if s is None or isinstance(s, dict) else {s: True} if isinstance(s, (str, int)) else {k:True for k in s} # one key, as pydantic takes it, or a set of them
 
-def _pick(spec, k):
+def _pick(spec, k, n=None):
+    "What `spec` says of key `k` (of list index `k`, `n` long: `k-n` too, as pydantic takes negative indexes)"
     v = spec.get(k)
+    if v is None and n is not None: v = spec.get(k-n)
     return spec.get('__all__') if v is None else v
 
 def _sel(v, inc=None, exc=None):
     "`v` restricted as pydantic's `include` and `exclude` restrict a dump: sets of keys, or dicts of them (nested, list indexes, `__all__`)"
     inc,exc = _spec(inc),_spec(exc)
     if (inc is None and exc is None) or not isinstance(v, (dict, list)): return v
-    res = []
+    res,n = [],None if isinstance(v, dict) else len(v)
     for k,o in (v.items() if isinstance(v, dict) else enumerate(v)):
-        i = None if inc is None else _pick(inc, k)
+        i = None if inc is None else _pick(inc, k, n)
         if inc is not None and (i is None or i is False): continue
-        e = None if exc is None else _pick(exc, k)
+        e = None if exc is None else _pick(exc, k, n)
         if e is True or e is ...: continue
         res.append((k, _sel(o, i if isinstance(i, (dict, set, frozenset, list, tuple)) else None, e if isinstance(e, (dict, set, frozenset)) else None)))
     return dict(res) if isinstance(v, dict) else [o for _,o in res]
@@ -616,10 +618,15 @@ def to_dict(self:ChatMessage,
     return self.model_dump(mode=mode)
 
 # %% ../nbs/03_thread.ipynb #e88a61d8
-def _validate(cls, obj, where=None):
-    "`obj` (a `cls`, a dict of its fields, or their JSON text) as a `cls`; a `ValueError` saying what is wrong and where"
+def _validate(cls, obj, where=None, from_attributes=None):
+    "`obj` (a `cls`, a dict of its fields, or their JSON text; with `from_attributes`, any object with the fields as attributes) as a `cls`; a `ValueError` saying what is wrong and where"
     what = where or cls.__name__
     if isinstance(obj, cls): return obj
+    if from_attributes and not isinstance(obj, (dict, str, bytes, bytearray)):
+        fs = message_fields if issubclass(cls, ChatMessage) else thread_fields if issubclass(cls, Thread) else att_fields
+        obj = {k:getattr(obj, k) for k in fs if hasattr(obj, k)} # pydantic's `from_attributes`: the fields read off the object, and off its messages and attachments
+        for k,c in (('messages', getattr(cls, 'msg_cls', None)), ('attachments', ChatAttachment)):
+            if c is not None and isinstance(v := obj.get(k), (list, tuple)): obj[k] = [_validate(c, o, f'{k[:-1]} {i}', True) for i,o in enumerate(v)]
     if isinstance(obj, (str, bytes, bytearray)):
         try: obj = json.loads(obj)
         except ValueError as e: raise ValueError(f'{what}: not JSON ({e}): {_short(obj)}') from None
@@ -633,7 +640,7 @@ def _model_copy(self,
                 deep:bool=False): # Copy the values too (a thread's messages, a message's dicts)
     "A copy of `self` (its values shared, or with `deep` copied too), with the fields in `update` set as given (unchecked, as pydantic sets them)"
     new = copy.deepcopy(self) if deep else copy.copy(self)
-    for k,v in (update or {}).items():
+    for k,v in dict(update or {}).items(): # a ValueError for an update that isn't a mapping, as pydantic's
         if isinstance(new, ChatMessage) and k in _fset: _fset[k](new, v)
         else: setattr(new, k, v) # a thread's `messages` go through its list
     return new
@@ -642,12 +649,21 @@ def _model_api(c):
     "Give class `c` pydantic's `model_validate`, `model_validate_json` and `model_copy`"
     def model_validate(cls,
                        obj, # A dict of the fields, their JSON text, or an instance
-                       where:str=None): # Where `obj` came from, to say in an error
-        return _validate(cls, obj, where)
+                       where:str=None, # Where `obj` came from, to say in an error
+                       *,
+                       strict:bool=None, # Accepted as pydantic accepts it; unused (values are checked, and coerced as pydantic's lax mode does)
+                       from_attributes:bool=None, # Read the fields off any object's attributes (a narrator model, an ORM row)
+                       context=None, # Accepted as pydantic accepts it; unused
+                       extra=None, by_alias:bool=None, by_name:bool=None): # pydantic's other options, accepted and unused (unknown fields are refused, there are no aliases)
+        return _validate(cls, obj, where, from_attributes)
     def model_validate_json(cls,
-                            data:str, # The JSON text of the fields
-                            where:str=None): # Where `data` came from, to say in an error
-        return _validate(cls, data if isinstance(data, (str, bytes, bytearray)) else _chk_type('data', data, str, none=False), where)
+                            json_data:str, # The JSON text of the fields (pydantic's name for it)
+                            where:str=None, # Where `json_data` came from, to say in an error
+                            *,
+                            strict:bool=None, # Accepted as pydantic accepts it; unused
+                            context=None, # Accepted as pydantic accepts it; unused
+                            extra=None, by_alias:bool=None, by_name:bool=None): # pydantic's other options, accepted and unused
+        return _validate(cls, json_data if isinstance(json_data, (str, bytes, bytearray)) else _chk_type('json_data', json_data, str, none=False), where)
     model_validate.__doc__ = f'A `{c.__name__}` from a dict of its fields, their JSON text, or a `{c.__name__}` (returned as is)'
     model_validate_json.__doc__ = f'A `{c.__name__}` from the JSON text of its fields'
     c.model_validate,c.model_validate_json,c.model_copy = classmethod(model_validate),classmethod(model_validate_json),_model_copy

@@ -205,3 +205,43 @@ def test_unsaveable_value_leaves_the_file(tmp_path):
     m.attributes = {}
     t.save()
     assert [x.content for x in Thread.read(p).messages]==['one', 'two']
+
+# --- pydantic's keywords on model_validate / model_validate_json / model_dump / model_copy
+def small(mod):
+    t = mod.Thread(id='t', created_at=T0, updated_at=T0)
+    t.add_message(mod.Message(id='u', role='user', content='q', timestamp=_ts(1)))
+    t.add_message(mod.Message(id='a', role='assistant', content='r', timestamp=_ts(2), metrics={'model': 'm', 'usage': {'total_tokens': 3}}))
+    return t
+
+U = {'role': 'user', 'content': 'c', 'id': 'x', 'timestamp': T0}
+validate_kw = {
+    'strict': lambda mod: mod.Message.model_validate(U, strict=True).id,
+    'context': lambda mod: mod.Message.model_validate(U, context={'k': 1}).id,
+    'by_alias': lambda mod: mod.Message.model_validate(U, by_alias=True).id,
+    'json_strict': lambda mod: mod.Message.model_validate_json('{"role":"user","content":"c","id":"x"}', strict=False).id,
+    'json_data_kw': lambda mod: mod.Message.model_validate_json(json_data='{"role":"user","content":"c","id":"x"}').id,
+    'thread_strict': lambda mod: mod.Thread.model_validate({'id': 't', 'created_at': T0, 'updated_at': T0}, strict=False, context=None).id,
+    'unknown_kw': lambda mod: mod.Message.model_validate(U, nope=1),
+    'include_str': lambda mod: small(mod).messages[0].model_dump(include='id'),
+    'include_negative_index': lambda mod: small(mod).model_dump(include={'messages': {-1: {'id'}}}),
+    'exclude_negative_index': lambda mod: [m['id'] for m in small(mod).model_dump(exclude={'messages': {-2}})['messages']],
+    'copy_update_not_a_mapping': lambda mod: small(mod).messages[0].model_copy(update='x'),
+}
+
+@pytest.mark.parametrize('case', list(validate_kw))
+def test_pydantic_keywords_as_narrator(case):
+    "Keywords narrator's (pydantic's) methods take were a TypeError (`strict`, `context`, `json_data`), or gave another answer (`include='id'`, negative list indexes); a bad update a ValueError as there"
+    assert outcome(lambda: validate_kw[case](ours))==outcome(lambda: validate_kw[case](narrator))
+
+def test_from_attributes_reads_narrator_objects(tmp_path):
+    "`model_validate(obj, from_attributes=True)` (a TypeError here) reads a narrator thread, its messages and attachments, into ours, and ours into narrator's: the way over from narrator"
+    n = building(narrator)
+    n.messages[1].add_attachment(b'hello', 'h.txt')
+    t = Thread.model_validate(n, from_attributes=True)
+    assert _norm(t.model_dump())==_norm(n.model_dump()) and t.messages[1].attachments[0].content==b'hello'
+    assert {type(m) for m in t.messages}=={Message}
+    assert Message.model_validate(n.messages[2], from_attributes=True).model_dump()==n.messages[2].model_dump()
+    assert _norm(narrator.Thread.model_validate(t, from_attributes=True).model_dump())==_norm(t.model_dump())
+    with pytest.raises(ValueError): Message.model_validate(n.messages[2]) # without it, as pydantic: a ValueError
+    back = Thread.read(t.save(tmp_path/'moved.ipynb'))
+    assert _norm(back.model_dump())==_norm(n.model_dump())
