@@ -1257,13 +1257,15 @@ def _groups(ms):
 # %% ../nbs/03_thread.ipynb #0d058852
 @patch
 def _thread_rec(self:Thread):
-    "The notebook record: the thread's own fields, and its system messages (the first one's text is `Dialog.system`)"
+    "The notebook record: the thread's own fields, its system messages (the first one's text is `Dialog.system`), and the ids it holds more than once"
     sys = [(i,m) for i,m in enumerate(self.messages) if m.role=='system']
+    self._index(); seen = set()
+    dups = sorted({m.id for m in self.messages if m.id in seen or seen.add(m.id)}) if self._dups else [] # a reader tells them from a person's pasted copy of a cell
     recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i}) for j,(i,m) in enumerate(sys)]
     sys = [m for i,m in sys]
     rec = dict(id=self.id, title=self.title, created_at=_iso(self.created_at), updated_at=_iso(self.updated_at),
                attributes=_jsonable(self.attributes), platforms=_cp(self.platforms))
-    return rec | ({'system': recs} if recs else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
+    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
 
 def _from_run(m, t):
     "The place `(run, index)` in thread `t`'s runs of message `m`, when it was made from `t`'s cells (a copy of `t` shares them), else None"
@@ -1406,13 +1408,15 @@ def from_dialog(cls:Thread,
     cells = list(dlg.messages)
     recs = [_cell_recs(c) for c in cells]
     start,run = _rec_max(recs),[]
+    if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups): raise ValueError(f"{where}: the thread's dups must be a list of ids, not {_short(dups)}")
+    dups,seen = set(dups),set() # the ids the records of the cells read so far gave
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if rs is None:
             if _inert(dlg, c): t._inert.append((i, c))
             else: run.append((i, c))
             continue
         if run: t._add_run(dlg, run, start); run = []
-        t._cell_msgs(c, rs, f'{where}, cell {i} (id {_short(c.id)})', i)
+        t._cell_msgs(c, rs, f'{where}, cell {i} (id {_short(c.id)})', i, start, dups, seen)
     if run: t._add_run(dlg, run, start)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
     for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
@@ -1446,10 +1450,12 @@ def _apply_changes(self:Thread, changed, where):
     self.messages = [m for m in self.messages if id(m) not in gone]
 
 @patch
-def _cell_msgs(self:Thread, c, recs, where, pos):
-    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file): the cell's text and reply win over the records, which give the rest"
+def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), dups=(), seen=None):
+    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file; `start`: the largest turn and sequence the file's records hold; `dups`: ids the thread held more than once; `seen`: the ids earlier cells' records gave, updated): the cell's text and reply win over the records, which give the rest"
     if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
         raise ValueError(f'{where}: thread records must be a non-empty list of dicts, not {_short(recs)}')
+    seen = set() if seen is None else seen # a record repeating an id of an earlier cell's record (one the thread didn't hold twice) is in a person's pasted copy of that cell
+    pasted = any(r.get('id') in seen and r.get('id') not in dups for r in recs)
     atts = {a.id:a for a in c.attachments}
     mine = {n for r in recs for a in (r.get('attachments') if isinstance(r.get('attachments'), list) else []) if isinstance(a, dict) for n in (a.get('att'), a.get('file')) if n}
     u = recs[0] if recs[0].get('role')=='user' else None
@@ -1464,9 +1470,20 @@ def _cell_msgs(self:Thread, c, recs, where, pos):
     reply = c.ai_res or ''
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
     if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms)
+    if pasted: self._renew(ms+rms, c, start)
+    seen.update(m.id for m in ms+rms)
     for k,m in enumerate(ms+rms):
         m._home = (c, k, mine, pos) # the cell it came from: its metadata, pasted files and place survive the next save
         self._adopt(m)
+
+@patch
+def _renew(self:Thread, ms, c, start):
+    "Make messages `ms` of cell `c`, a person's pasted copy of a thread cell, new ones: ids from the cell's id, numbered past every number so far and the file's records' (`start`), their turns apart as they were"
+    mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1])
+    t0 = min((m.turn for m in ms if isinstance(m.turn, int)), default=0)
+    for k,m in enumerate(ms):
+        m.id = f'{c.id}-{k}'
+        _set_turn(m, mx[0]+1+(m.turn-t0 if isinstance(m.turn, int) else 0)); _set_seq(m, mx[1]+1+k)
 
 @patch
 def _one_reply(self:Thread, rms, reply, c, ms):
