@@ -391,9 +391,9 @@ def model_dump(self:ChatAttachment,
     "This attachment's metadata, without its content (narrator's shape)"
     return {k:copy.deepcopy(getattr(self, k)) if k=='attributes' else getattr(self, k) for k in att_fields if k!='content'}
 
-def _pyd_json(d, indent=None):
+def _pyd_json(d, indent=None, ensure_ascii=False):
     "`d` as JSON text laid out as pydantic's `model_dump_json` lays it out: compact when `indent` is None"
-    try: return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=False)
+    try: return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=bool(ensure_ascii))
     except TypeError as e: raise ValueError(f'not JSON-serializable: {e}') from None # a ValueError, as pydantic's serialization error is
 
 @patch
@@ -498,7 +498,8 @@ async def process_and_store(self:ChatAttachment,
 # %% ../nbs/03_thread.ipynb #c6e7e0cf
 _opt_fields = ('reasoning_content', 'name', 'tool_call_id', 'tool_calls', 'attributes', 'attachments')
 _raw = {k:'_'+k for k in _lazy} # a lazy field's slot: read without making the default
-_dump_kw = {'context', 'by_alias', 'exclude_unset', 'exclude_defaults', 'exclude_none', 'round_trip', 'warnings', 'serialize_as_any', 'fallback'}
+_dump_kw = {'context', 'by_alias', 'exclude_unset', 'exclude_defaults', 'exclude_none', 'round_trip', 'warnings', 'serialize_as_any', 'fallback',
+            'exclude_computed_fields', 'polymorphic_serialization'}
 
 def _iso(d, z=False):
     "ISO string of datetime `d`; with `z`, UTC is written `Z` (as pydantic's JSON does)"
@@ -562,11 +563,30 @@ def _drop_none(d):
         if isinstance(d.get(k), list): d[k] = [_drop_none(o) if isinstance(o, dict) else o for o in d[k]]
     return d
 
+_msg_defaults = dict(sequence=None, turn=None, content=None, reasoning_content=None, name=None, tool_call_id=None, tool_calls=None,
+                     attributes={}, source=None, platforms={}, reactions={}, attachments=[]) # and `default_metrics()`
+_att_defaults = dict(content=None, mime_type=None, attributes=None, file_id=None, storage_path=None, storage_backend=None, status='pending')
+_thread_defaults = dict(title='Untitled Thread', messages=[], attributes={}, platforms={})
+def _drop_defaults(d):
+    "Whole-field dump `d` (a thread's, a message's or an attachment's) without the fields equal to their defaults, and so its messages and attachments (pydantic's `exclude_defaults`)"
+    dd = _thread_defaults if 'messages' in d else _msg_defaults|{'metrics': default_metrics()} if 'role' in d else _att_defaults
+    d = {k:v for k,v in d.items() if k not in dd or v!=dd[k]}
+    for k in ('messages', 'attachments'):
+        if isinstance(d.get(k), list): d[k] = [_drop_defaults(o) if isinstance(o, dict) else o for o in d[k]]
+    return d
+
+def _no_computed(d):
+    "Whole-field dump `d` without its attachments' `id`, the one computed field (pydantic's `exclude_computed_fields`)"
+    if isinstance(d.get('messages'), list): return d | {'messages': [_no_computed(m) for m in d['messages']]}
+    if 'role' in d: return d | {'attachments': [_no_computed(a) for a in d['attachments']]}
+    return {k:v for k,v in d.items() if k!='id'}
+
 def _pyd_dump(full, mode, include, exclude, kw):
     "A whole-field dump `full` (python values) as pydantic's `model_dump` gives it with `kw`"
     if bad := set(kw)-_dump_kw: raise TypeError(f'model_dump() got an unexpected keyword argument {sorted(bad)[0]!r}')
     if mode not in ('json', 'python'): raise ValueError(f"mode must be 'json' or 'python', not {_short(mode)}")
-    d = _sel(full, include, exclude)
+    if kw.get('exclude_computed_fields'): full = _no_computed(full)
+    d = _sel(_drop_defaults(full) if kw.get('exclude_defaults') else full, include, exclude)
     if kw.get('exclude_none'): d = _drop_none(d)
     return _jsonable(d) if mode=='json' else d
 
@@ -604,12 +624,13 @@ def model_dump(self:ChatMessage,
 def model_dump_json(self:ChatMessage,
                     *,
                     indent:int=None, # Spaces to indent by; compact when None
+                    ensure_ascii:bool=False, # Escape every non-ASCII character (as `\uXXXX`), as pydantic's option does
                     include=None, # Fields to keep (pydantic's `include`)
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This message as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text, NaN as null"
     d = _pyd_dump(self._full(), 'json', include, exclude, kw)
-    return _pyd_json(d, indent)
+    return _pyd_json(d, indent, ensure_ascii)
 
 @patch
 def to_dict(self:ChatMessage,
@@ -1071,12 +1092,13 @@ def model_dump(self:Thread,
 def model_dump_json(self:Thread,
                     *,
                     indent:int=None, # Spaces to indent by; compact when None
+                    ensure_ascii:bool=False, # Escape every non-ASCII character (as `\uXXXX`), as pydantic's option does
                     include=None, # Fields to keep (pydantic's `include`)
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This thread as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text (UTC as `Z`), NaN as null"
     d = _pyd_dump(self._full(), 'json', include, exclude, kw)
-    return _pyd_json(d, indent)
+    return _pyd_json(d, indent, ensure_ascii)
 
 @patch
 def to_dict(self:Thread,
