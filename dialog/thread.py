@@ -399,9 +399,14 @@ def _pyd_json(d, indent=None, ensure_ascii=False):
 @patch
 def model_dump_json(self:ChatAttachment,
                     *,
-                    indent:int=None): # Spaces to indent by; compact when None
-    "Every field as JSON text (content as UTF-8 text, or base64 when it isn't text)"
-    return _pyd_json(self._full('json'), indent)
+                    indent:int=None, # Spaces to indent by; compact when None
+                    ensure_ascii:bool=False, # Escape every non-ASCII character, as pydantic's option does
+                    include=None, # Fields to keep (pydantic's `include`)
+                    exclude=None, # Fields to leave out (pydantic's `exclude`)
+                    **kw): # pydantic's other options (`exclude_none`, ...)
+    "Every field as JSON text (content as UTF-8 text, or base64 when it isn't text), with pydantic's options (`kw`)"
+    if include is None and exclude is None and not kw: return _pyd_json(self._full('json'), indent, ensure_ascii)
+    return _pyd_json(_pyd_dump(self._full(), 'json', include, exclude, kw), indent, ensure_ascii)
 
 def _atts(v):
     "Attachments list `v`: each an attachment, or its dict made into one; a `ValueError` naming the bad entry"

@@ -314,3 +314,11 @@ def test_exclude_unset_as_narrator():
         m = mod.Message(id='x', role='assistant', content='c', timestamp=T0, metrics={'model': 'm'})
         return m.model_dump(exclude_unset=True)
     assert run(ours)==run(narrator)
+
+@pytest.mark.parametrize('kw', [dict(exclude_none=True), dict(include={'filename', 'id'}), dict(exclude={'content'}), dict(exclude_defaults=True),
+                                dict(exclude_computed_fields=True), dict(indent=2, ensure_ascii=True)], ids=str)
+@pytest.mark.parametrize('content', [b'abc', 'é', None])
+def test_attachment_dump_json_options(kw, content):
+    "`Attachment.model_dump_json` took only `indent` (anything else a TypeError); narrator's takes pydantic's options"
+    mk = lambda mod: mod.Attachment(filename='é.txt', content=content, attributes={'k': 'v'})
+    assert mk(ours).model_dump_json(**kw)==mk(narrator).model_dump_json(**kw)
