@@ -430,7 +430,10 @@ def add_attachment(self:ChatMessage,
 class DialogFileStore:
     "A file store with narrator's `FileStore` calls that keeps the files in the dialog file itself (as cell attachments)"
     storage_backend = 'dialog'
-    def __init__(self): self.files = {} # file_id: (bytes, mime type)
+    _live = weakref.WeakSet() # every store in this process: a message taken into another thread (or a thread remade from its dump) still finds its files
+    def __init__(self):
+        self.files,self._gone = {},set() # file_id: (bytes, mime type); ids deleted here
+        DialogFileStore._live.add(self)
     async def save(self,
                    content:bytes, # The file's bytes
                    filename:str, # Its name
@@ -439,24 +442,34 @@ class DialogFileStore:
         if not isinstance(content, bytes): raise ValueError(f'file {_short(filename)}: content must be bytes, not {_short(content)}')
         mime = mime_type or _sniff(content, filename)
         fid = hashlib.sha256(content).hexdigest()[:16]
-        self.files[fid] = (content, mime)
+        self.files[fid] = (content, mime); self._gone.discard(fid)
         return dict(id=fid, filename=filename, mime_type=mime, storage_path=fid, storage_backend=self.storage_backend, size=len(content))
     async def get(self,
                   file_id:str, # The id `save` gave
                   storage_path:str=None): # Ignored: the id says where
         "The bytes of file `file_id`; a `FileNotFoundError` naming it when it isn't here"
-        if file_id not in self.files: raise FileNotFoundError(f'file {_short(file_id)} is not in this dialog')
-        return self.files[file_id][0]
+        if (f := _kept_file(self, file_id)) is None: raise FileNotFoundError(f'file {_short(file_id)} is not in this dialog')
+        return f[0]
     async def delete(self,
                      file_id:str, # The id `save` gave
                      storage_path:str=None): # Ignored
         "Forget file `file_id` (the next save leaves it out of the dialog file)"
         if self.files.pop(file_id, None) is None: raise FileNotFoundError(f'file {_short(file_id)} is not in this dialog')
+        self._gone.add(file_id)
     def get_file_url(self,
                      storage_path:str): # The path `save` gave
         "The link to a kept file: `attachment:ID`"
         return f'attachment:{storage_path}'
     def __repr__(self): return f'DialogFileStore({len(self.files)} files)'
+
+def _kept_file(store, fid):
+    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s, else another live `DialogFileStore`'s (an id is a hash of the bytes: one id, one file), then kept in `store` too (unless deleted from it); None when no store has it"
+    mine = isinstance(store, DialogFileStore)
+    if mine and (f := store.files.get(fid)) is not None: return f
+    if mine and fid in getattr(store, '_gone', ()): return None
+    f = next((s.files[fid] for s in list(DialogFileStore._live) if fid in s.files), None)
+    if f is not None and mine: store.files[fid] = f
+    return f
 
 # %% ../nbs/03_thread.ipynb #a120a04d
 def _kind(mime, data, fname):
@@ -1121,7 +1134,7 @@ def _att_rec(a, keep=None, store=None):
     elif isinstance(c, bytes):
         if keep: r['att'] = keep(a.id, c, a)
         else: r['data'] = base64.b64encode(c).decode('ascii')
-    elif keep and store is not None and a.storage_backend==DialogFileStore.storage_backend and a.file_id in store.files: r['file'] = keep(a.file_id, store.files[a.file_id][0], a)
+    elif keep and a.storage_backend==DialogFileStore.storage_backend and a.file_id and (f := _kept_file(store, a.file_id)) is not None: r['file'] = keep(a.file_id, f[0], a)
     return r
 
 def _att_from(r, atts, store, where):

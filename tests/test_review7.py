@@ -322,3 +322,44 @@ def test_attachment_dump_json_options(kw, content):
     "`Attachment.model_dump_json` took only `indent` (anything else a TypeError); narrator's takes pydantic's options"
     mk = lambda mod: mod.Attachment(filename='é.txt', content=content, attributes={'k': 'v'})
     assert mk(ours).model_dump_json(**kw)==mk(narrator).model_dump_json(**kw)
+
+# --- a file kept in one dialog (DialogFileStore), its message taken into another thread
+import asyncio, gc
+from thread_cases import PNG
+
+def stored_msg():
+    "A thread whose user message's image is kept in the dialog itself, and that message"
+    a = Thread(id='A'); m = Message(role='user', content='see', id='u'); m.add_attachment(PNG, 'c.png'); a.add_message(m)
+    asyncio.run(m.attachments[0].process_and_store(a.file_store))
+    return a,m
+
+def file_bytes(p):
+    "The bytes of every cell attachment in notebook `p` (in a cell, or for a code cell in the notebook's `attachments`), read from the file alone"
+    import base64
+    nb = json.loads(Path(p).read_text())
+    bundles = [c.get('attachments') or {} for c in nb['cells']] + list(nb['metadata'].get('attachments', {}).values())
+    return [base64.b64decode(v) for bs in bundles for b in bs.values() for v in b.values()]
+
+@pytest.mark.parametrize('how', ['add_message', 'model_validate', 'narrator_store'])
+def test_kept_file_follows_its_message(tmp_path, how):
+    "A message whose file the dialog kept, put in another thread (added, or the thread remade from its dump, or a thread whose store is narrator's), was saved without the file's bytes (silently: the file could never give them back), or was an AttributeError"
+    a,m = stored_msg()
+    if how=='add_message': b = Thread(id='B'); b.add_message(m)
+    elif how=='model_validate': b = Thread.model_validate(a.model_dump())
+    else: b = Thread(id='C', file_store=narrator.FileStore(base_path=str(tmp_path/'store'))); b.add_message(m)
+    p = b.save(tmp_path/'b.ipynb')
+    del a,m,b; gc.collect() # only the file holds the bytes now
+    assert PNG in file_bytes(p)
+    back = Thread.read(p)
+    assert asyncio.run(back.messages[0].attachments[0].get_content_bytes(back.file_store))==PNG
+
+def test_deleted_file_stays_deleted(tmp_path):
+    "A file deleted from a thread's store isn't brought back from another thread's store by the next save"
+    a,m = stored_msg()
+    b = Thread(id='B'); b.add_message(m)
+    fid = m.attachments[0].file_id
+    asyncio.run(b.file_store.get(fid)) # found (in a's store), and kept in b's
+    asyncio.run(b.file_store.delete(fid))
+    with pytest.raises(FileNotFoundError): asyncio.run(b.file_store.get(fid))
+    assert PNG not in file_bytes(b.save(tmp_path/'b.ipynb'))
+    assert asyncio.run(a.file_store.get(fid))==PNG # a's own is untouched
