@@ -681,6 +681,7 @@ def _model_copy(self,
     new = copy.deepcopy(self) if deep else copy.copy(self)
     for k,v in dict(update or {}).items(): # a ValueError for an update that isn't a mapping, as pydantic's
         if isinstance(new, ChatMessage) and k in _fset: _fset[k](new, v)
+        elif isinstance(new, Thread) and k not in _thread_attrs: object.__setattr__(new, k, v) # as pydantic's update sets any key, unchecked
         else: setattr(new, k, v) # a thread's `messages` go through its list
     return new
 
@@ -733,6 +734,7 @@ def to_chat_completion_message(self:ChatMessage,
 
 # %% ../nbs/03_thread.ipynb #d23301c1
 thread_fields = ('id', 'title', 'messages', 'created_at', 'updated_at', 'attributes', 'platforms')
+_thread_attrs = set(thread_fields) | {'file_store'} # the public attributes a thread has
 
 class Thread:
     "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`; other keywords (`kw`) are ignored, as narrator ignores them"
@@ -772,7 +774,13 @@ class Thread:
         if not isinstance(o, Thread): return NotImplemented
         return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in thread_fields)
 
-    def _touch(self): self.updated_at = _utcnow()
+    def __setattr__(self, k, v):
+        "Refuse a name that is no field (a misspelt `thread.titel = ...` is a `ValueError`, as narrator's pydantic model refuses it); fields are set as narrator sets them, unchecked"
+        if k[:1]!='_' and k not in _thread_attrs and not hasattr(type(self), k):
+            raise ValueError(f'thread {_short(getattr(self, "id", None))}: no field {_short(k)} (the fields are {", ".join(thread_fields)})')
+        object.__setattr__(self, k, v)
+
+    def _touch(self): object.__setattr__(self, 'updated_at', _utcnow()) # on every add: no check needed
 
     def _chk(self, m):
         if not isinstance(m, ChatMessage): raise ValueError(f'thread {_short(self.id)}: expected a Message, got {_short(m)}')
