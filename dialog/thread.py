@@ -1313,7 +1313,7 @@ def _thread_rec(self:Thread):
     sys = [m for i,m in sys]
     rec = dict(id=self.id, title=self.title, created_at=_iso(self.created_at), updated_at=_iso(self.updated_at),
                attributes=_jsonable(self.attributes), platforms=_cp(self.platforms))
-    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (sys[0].content if sys and isinstance(sys[0].content, str) else None)
+    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (_shown(sys[0].content) if sys else None) # a system message of parts shows their texts
 
 def _from_run(m, t):
     "The place `(run, index)` in thread `t`'s runs of message `m`, when it was made from `t`'s cells (a copy of `t` shares them), else None"
@@ -1481,6 +1481,7 @@ def _sys_msgs(self:Thread, srecs, sys, where):
         at = r.get('at') if isinstance(r, dict) else None
         if at is not None and (not isinstance(at, int) or at<0): raise ValueError(f'{w}: at must be a non-negative int, not {_short(at)}')
         m = _from_record({k:v for k,v in r.items() if k!='at'} if at is not None else r, sys if i==0 else None, w, self.msg_cls)
+        if i==0 and at is None and not (isinstance(m.content, str) and m.content): m.content = _typed(m.content, sys or '') # content the record holds ('', None, parts): a person's edit of the system prompt wins
         if at is None: self._adopt(m)
         else: late.append((at, m))
     return late

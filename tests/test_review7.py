@@ -368,3 +368,17 @@ def test_deleted_file_stays_deleted(tmp_path):
     with pytest.raises(FileNotFoundError): asyncio.run(b.file_store.get(fid))
     assert PNG not in file_bytes(b.save(tmp_path/'b.ipynb'))
     assert asyncio.run(a.file_store.get(fid))==PNG # a's own is untouched
+
+@pytest.mark.parametrize('content,want', [('', 'Be brief.'), (None, 'Be brief.'),
+    ([{'type': 'text', 'text': 'sys'}, IMG], [{'type': 'text', 'text': 'Be brief.'}, IMG])])
+def test_person_edits_recorded_system_prompt(tmp_path, content, want):
+    "A system message whose content the record holds ('', None, parts) showed no system prompt; a person's system prompt was ignored on read and deleted by the next save"
+    t = Thread(id='s'); t.add_message(Message(role='system', content=content, id='s0')); t.add_message(Message(role='user', content='q', id='u'))
+    p = t.save(tmp_path/'s.ipynb')
+    assert read_ipynb(p).system==(None if not isinstance(content, list) else 'sys')
+    assert Thread.read(p).model_dump()==t.model_dump()
+    d = read_ipynb(p); d.system = 'Be brief.'; d.save()
+    r = Thread.read(p)
+    assert r.messages[0].content==want
+    r.save()
+    assert read_ipynb(p).system=='Be brief.' and Thread.read(p).model_dump()==r.model_dump()
