@@ -694,7 +694,9 @@ def _model_api(c):
                        strict:bool=None, # Accepted as pydantic accepts it; unused (values are checked, and coerced as pydantic's lax mode does)
                        from_attributes:bool=None, # Read the fields off any object's attributes (a narrator model, an ORM row)
                        context=None, # Accepted as pydantic accepts it; unused
-                       extra=None, by_alias:bool=None, by_name:bool=None): # pydantic's other options, accepted and unused (unknown fields are refused, there are no aliases)
+                       extra=None, # Accepted as pydantic accepts it; unused (unknown fields are refused)
+                       by_alias:bool=None, # Accepted as pydantic accepts it; unused (there are no aliases)
+                       by_name:bool=None): # Accepted as pydantic accepts it; unused
         return _validate(cls, obj, where, from_attributes)
     def model_validate_json(cls,
                             json_data:str, # The JSON text of the fields (pydantic's name for it)
@@ -702,7 +704,9 @@ def _model_api(c):
                             *,
                             strict:bool=None, # Accepted as pydantic accepts it; unused
                             context=None, # Accepted as pydantic accepts it; unused
-                            extra=None, by_alias:bool=None, by_name:bool=None): # pydantic's other options, accepted and unused
+                            extra=None, # Accepted as pydantic accepts it; unused (unknown fields are refused)
+                            by_alias:bool=None, # Accepted as pydantic accepts it; unused (there are no aliases)
+                            by_name:bool=None): # Accepted as pydantic accepts it; unused
         return _validate(cls, json_data if isinstance(json_data, (str, bytes, bytearray)) else _chk_type('json_data', json_data, str, none=False), where)
     model_validate.__doc__ = f'A `{c.__name__}` from a dict of its fields, their JSON text, or a `{c.__name__}` (returned as is)'
     model_validate_json.__doc__ = f'A `{c.__name__}` from the JSON text of its fields'
