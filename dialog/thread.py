@@ -1522,7 +1522,7 @@ def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), dups=(), seen=Non
         ms.append(m)
     reply = c.ai_res or ''
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
-    if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms)
+    if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms, start)
     if pasted: self._renew(ms+rms, c, start)
     seen.update(m.id for m in ms+rms)
     for k,m in enumerate(ms+rms):
@@ -1539,10 +1539,13 @@ def _renew(self:Thread, ms, c, start):
         _set_turn(m, mx[0]+1+(m.turn-t0 if isinstance(m.turn, int) else 0)); _set_seq(m, mx[1]+1+k)
 
 @patch
-def _one_reply(self:Thread, rms, reply, c, ms):
-    "A person's edit of a reply that changed its tool calls: one assistant message holding the reply as written (the first assistant's record gives the rest)"
+def _one_reply(self:Thread, rms, reply, c, ms, start=(0, 0)):
+    "A person's edit of a reply that changed its tool calls: one assistant message holding the reply as written (the first assistant's record gives the rest; with none, a new one, numbered as the first message it replaces, or when it replaces none, past every number so far and the file's records' `start`)"
     a = first(m for m in rms if m.role=='assistant')
-    if a is None: a = self.msg_cls(role='assistant', id=f'{c.id}-reply', timestamp=ms[0].timestamp if ms else self.created_at)
+    if a is None:
+        mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1])
+        t,s = (rms[0].turn,rms[0].sequence) if rms else (mx[0]+1,mx[1]+1)
+        a = self.msg_cls(role='assistant', id=f'{c.id}-reply', timestamp=ms[0].timestamp if ms else self.created_at, turn=t, sequence=s)
     a.content,a.tool_calls = reply,None
     return [a]
 

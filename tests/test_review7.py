@@ -382,3 +382,84 @@ def test_person_edits_recorded_system_prompt(tmp_path, content, want):
     assert r.messages[0].content==want
     r.save()
     assert read_ipynb(p).system=='Be brief.' and Thread.read(p).model_dump()==r.model_dump()
+
+# --- property: threads holding what narrator takes, edited by a person in every way the edit table lists, read, saved and read again
+import uuid
+from datetime import timedelta
+from hypothesis import HealthCheck
+prop_contents = st.sampled_from(['c', '', None, 'two\n\nparas', [{'type': 'text', 'text': 'p'}, IMG], [IMG], '<details>x</details>'])
+prop_attrs = st.sampled_from([None, {'at': T0, 'nan': float('nan'), 'raw': b'ab', 'pair': (1, 2)}, {'k': [1, {'d': T0}]}])
+
+@st.composite
+def prop_threads(draw):
+    t = Thread(id='h', title='T', created_at=T0)
+    for i,r in enumerate(draw(st.lists(st.sampled_from(['user', 'assistant', 'assistant', 'tool', 'system']), min_size=1, max_size=8))):
+        kw = dict(id=f'm{i}', role=r, timestamp=T0+timedelta(seconds=i), content=draw(prop_contents))
+        if (a := draw(prop_attrs)) is not None: kw['attributes'] = a
+        if r=='tool': kw['tool_call_id'] = f'call{i-1}'
+        if r=='assistant' and draw(st.booleans()): kw['tool_calls'] = [{'id': f'call{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]
+        if r=='assistant': kw['metrics'] = {'model': 'm', 'timing': {'started_at': T0, 'latency': i}, 'usage': {'total_tokens': i}}
+        t.add_message(Message(**kw), same_turn=draw(st.booleans()))
+    return t
+
+person_edit = st.one_of(st.tuples(st.just('retype'), st.integers(0, 20), st.sampled_from(['raw', 'markdown', 'code'])),
+    st.tuples(st.just('prompt'), st.integers(0, 20), st.text(max_size=6)), st.tuples(st.just('reply'), st.integers(0, 20), st.text(max_size=6)),
+    st.tuples(st.just('paste'), st.integers(0, 20), st.integers(0, 20)), st.tuples(st.just('move'), st.integers(0, 20), st.integers(0, 20)),
+    st.tuples(st.just('delete'), st.integers(0, 20)), st.tuples(st.just('system'), st.text(max_size=6)),
+    st.tuples(st.just('add'), st.integers(0, 20), st.sampled_from(['raw', 'markdown', 'prompt'])))
+
+def person(nb, e):
+    "Edit notebook `nb` (its JSON) as a person would in Jupyter: edit `e`"
+    cs = nb['cells']
+    if e[0]=='system': nb['metadata'].setdefault('dialog', {})['system'] = e[1]; return
+    if e[0]=='add':
+        c = {'cell_type': 'code' if e[2]=='prompt' else e[2], 'id': uuid.uuid4().hex[:8], 'metadata': {'solveit_ai': True} if e[2]=='prompt' else {}, 'source': ('%%prompt\n' if e[2]=='prompt' else '')+'added'}
+        if c['cell_type']=='code': c |= {'outputs': [], 'execution_count': None}
+        return cs.insert(e[1]%(len(cs)+1), c)
+    if not cs: return
+    i = e[1]%len(cs); c = cs[i]
+    if e[0]=='retype':
+        if e[2]=='code': c['source'] = ''.join(c['source']).replace('%%prompt\n', '', 1)
+        else: c['cell_type'] = e[2]; c.pop('outputs', None); c.pop('execution_count', None)
+    elif e[0]=='prompt' and c['cell_type']=='code' and ''.join(c['source']).startswith('%%prompt'): c['source'] = '%%prompt\n'+e[2]
+    elif e[0]=='reply':
+        for o in c.get('outputs', []):
+            if o.get('metadata', {}).get('is_ai_res'): o['data']['text/markdown'] = ''.join(o['data']['text/markdown'])+e[2]
+    elif e[0]=='paste': cs.insert(e[2]%(len(cs)+1), dict(copy.deepcopy(c), id=uuid.uuid4().hex[:8]))
+    elif e[0]=='move': cs.insert(e[2]%len(cs), cs.pop(i))
+    elif e[0]=='delete': cs.pop(i)
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(t=prop_threads(), edits=st.lists(person_edit, max_size=5))
+def test_person_edits_property(tmp_path_factory, t, edits):
+    "Whatever a person does to the file, it reads, saves to a valid notebook and reads back the same; no two messages share an id or sequence number; the next message is numbered past them all"
+    p = t.save(tmp_path_factory.mktemp('e')/'t.ipynb')
+    nb = json.loads(Path(p).read_text())
+    for e in edits: person(nb, e)
+    Path(p).write_text(json.dumps(nb))
+    a = Thread.read(p); a.save()
+    nbformat.validate(nbformat.read(p, as_version=4))
+    b = Thread.read(p)
+    assert b.model_dump()==a.model_dump() and json.loads(b.model_dump_json())==json.loads(a.model_dump_json())
+    seqs = [m.sequence for m in b.messages if m.role!='system']
+    assert len(seqs)==len(set(seqs)) and len({m.id for m in b.messages})==len(b.messages)
+    b.add_message(Message(role='user', content='next')); b.save()
+    assert Thread.read(p).messages[-1].sequence==max((x for x in seqs if x is not None), default=0)+1
+
+def test_reply_a_person_runs_is_numbered(tmp_path):
+    "A person runs an unanswered prompt (Solveit writes its reply), or a cell of tool results loses its reply: the assistant message made of the reply had no sequence or turn (narrator's analytics fail on those)"
+    from dialog.core import prompt_output
+    t = building(ours); t.add_message(Message(id='u9', role='user', content='One more thing?', timestamp=_ts(20)))
+    p = t.save(tmp_path/'r.ipynb')
+    d = read_ipynb(p); d.messages[-1].output = prompt_output('Sure: what is it?'); d.save()
+    r = Thread.read(p)
+    a = r.messages[-1]
+    assert (a.role, a.content) == ('assistant', 'Sure: what is it?')
+    assert (a.sequence, a.turn)==(max(m.sequence for m in t.messages)+1, t.get_current_turn()+1)
+    r.save(); assert Thread.read(p).model_dump()==r.model_dump()
+    t = Thread(id='tools'); t.add_message(Message(id='x', role='tool', content='42', tool_call_id='c', timestamp=T0))
+    p = t.save(tmp_path/'t.ipynb')
+    nb = json.loads(Path(p).read_text()); retype_raw(nb['cells'][0]); Path(p).write_text(json.dumps(nb))
+    a = Thread.read(p).messages[0]
+    assert (a.role, a.sequence, a.turn)==('assistant', 1, 1) # in the place of the tool message it replaces
