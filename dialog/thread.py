@@ -1508,7 +1508,7 @@ def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), dups=(), seen=Non
     if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
         raise ValueError(f'{where}: thread records must be a non-empty list of dicts, not {_short(recs)}')
     seen = set() if seen is None else seen # a record repeating an id of an earlier cell's record (one the thread didn't hold twice) is in a person's pasted copy of that cell
-    pasted = any(r.get('id') in seen and r.get('id') not in dups for r in recs)
+    pasted = any(isinstance(i := r.get('id'), str) and i in seen and i not in dups for r in recs) # (a bad id is refused below, saying where)
     atts = {a.id:a for a in c.attachments}
     mine = {n for r in recs for a in (r.get('attachments') if isinstance(r.get('attachments'), list) else []) if isinstance(a, dict) for n in (a.get('att'), a.get('file')) if n}
     u = recs[0] if recs[0].get('role')=='user' else None
@@ -1524,7 +1524,7 @@ def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), dups=(), seen=Non
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
     if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms, start)
     if pasted: self._renew(ms+rms, c, start)
-    seen.update(m.id for m in ms+rms)
+    seen.update([r.get('id') for r in recs]+[m.id for m in ms+rms]) # the records' ids too: a reply rewritten leaves them in no message
     for k,m in enumerate(ms+rms):
         m._home = (c, k, mine, pos) # the cell it came from: its metadata, pasted files and place survive the next save
         self._adopt(m)

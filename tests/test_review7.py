@@ -463,3 +463,20 @@ def test_reply_a_person_runs_is_numbered(tmp_path):
     nb = json.loads(Path(p).read_text()); retype_raw(nb['cells'][0]); Path(p).write_text(json.dumps(nb))
     a = Thread.read(p).messages[0]
     assert (a.role, a.sequence, a.turn)==('assistant', 1, 1) # in the place of the tool message it replaces
+
+def test_pasted_copy_of_a_rewritten_cell(tmp_path):
+    "A cell whose reply was rewritten (retyped raw: its tool message replaced by one assistant message), pasted: the copy was not seen as one (the records' ids were in no message), and repeated the sequence number"
+    t = Thread(id='h', created_at=T0); t.add_message(Message(id='m0', role='tool', content='c', tool_call_id='c', timestamp=T0))
+    p = t.save(tmp_path/'p.ipynb')
+    nb = json.loads(Path(p).read_text()); person(nb, ('retype', 0, 'raw')); person(nb, ('paste', 0, 0)); Path(p).write_text(json.dumps(nb))
+    r = Thread.read(p)
+    assert [m.sequence for m in r.messages]==[1, 2]
+
+@pytest.mark.parametrize('bad', [[1], {'a': 1}, None])
+def test_unhashable_record_id_is_a_valueerror(tmp_path, bad):
+    "A hand-edited record id that is a list or a dict is a ValueError naming the cell (not a TypeError)"
+    p = building(ours).save(tmp_path/'b.ipynb')
+    nb = json.loads(Path(p).read_text())
+    nb['cells'][1]['metadata']['dialog']['thread'][0]['id'] = bad
+    Path(p).write_text(json.dumps(nb))
+    with pytest.raises(ValueError, match='cell 1'): Thread.read(p)
