@@ -1261,8 +1261,8 @@ def _shown(c):
     return '\n\n'.join(p['text'] for p in c if p.get('type')=='text') if isinstance(c, list) else ''
 
 def _typed(c, txt):
-    "User content `c` (None, or a list of parts, as recorded) after a person changed the text its cell shows to `txt`: None becomes `txt`; parts get one text part holding `txt` where their first text was (images and other parts kept)"
-    if txt==_shown(c): return c
+    "User content `c` (None, or a list of parts, as recorded) after a person changed the text its cell shows to `txt`: None becomes `txt`; parts get one text part holding `txt` where their first text was (images and other parts kept). An empty cell leaves parts as they are (files written before parts showed their texts have empty cells)"
+    if txt==_shown(c) or (not txt and isinstance(c, list)): return c
     if not isinstance(c, list): return txt
     i = next((k for k,p in enumerate(c) if p.get('type')=='text'), 0)
     rest = [p for p in c if p.get('type')!='text']
