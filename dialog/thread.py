@@ -1543,8 +1543,10 @@ def _one_reply(self:Thread, rms, reply, c, ms, start=(0, 0)):
     "A person's edit of a reply that changed its tool calls: one assistant message holding the reply as written (the first assistant's record gives the rest; with none, a new one, numbered as the first message it replaces, or when it replaces none, past every number so far and the file's records' `start`)"
     a = first(m for m in rms if m.role=='assistant')
     if a is None:
-        mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1])
-        t,s = (rms[0].turn,rms[0].sequence) if rms else (mx[0]+1,mx[1]+1)
+        if rms: t,s = rms[0].turn,rms[0].sequence # the numbers of the first message it replaces (the thread's largest stay as its messages say)
+        else:
+            mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1])
+            t,s = mx[0]+1,mx[1]+1
         a = self.msg_cls(role='assistant', id=f'{c.id}-reply', timestamp=ms[0].timestamp if ms else self.created_at, turn=t, sequence=s)
     a.content,a.tool_calls = reply,None
     return [a]
