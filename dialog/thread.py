@@ -1351,20 +1351,42 @@ def _placed(out, inert):
         res.append(c)
     return res + [c for _,c in inert[k:]]
 
+_builds = weakref.WeakKeyDictionary() # a dialog: the cells a thread last made it of, the state of those the thread wrote, and its system prompt
+
+def _made_state(c):
+    "What can change in a cell a thread wrote: its type, text, outputs, files and metadata (copied)"
+    return c.msg_type, c.content, _cp(c.output), list(c.attachments), _cp(c.meta)
+
+def _chk_unchanged(t, dlg):
+    "A `ValueError` when `dlg` was changed in memory since a thread last made it (a cell added, removed or moved, a cell the thread writes edited, the system prompt set): the rebuild would drop the change"
+    if (b := _builds.get(dlg)) is None: return
+    cells,made,system = b
+    now = list(dlg.messages)
+    if len(now)!=len(cells) or any(a is not c for a,c in zip(now, cells)):
+        was,is_ = {id(c) for c in cells},{id(c) for c in now}
+        new,gone = next((c for c in now if id(c) not in was), None),next((c for c in cells if id(c) not in is_), None)
+        what = f'cell {_short(new.id)} was added' if new else f'cell {_short(gone.id)} was removed' if gone else 'its cells were moved'
+    elif (c := next((c for c,s in made if _made_state(c)!=s), None)) is not None: what = f'cell {_short(c.id)}, which the thread writes, was edited'
+    elif dlg.system!=system: what = 'its system prompt was set'
+    else: return
+    raise ValueError(f"thread {_short(t.id)}: its dialog was changed in memory since the thread last made it ({what}); the thread writes its cells from its messages, "
+                     "so that change would be lost. Make the change in the thread, or take the dialog in as it is now with `Thread.from_dialog(dlg)`")
+
 @patch(as_prop=True)
 def dialog(self:Thread):
-    "The `Dialog` holding this thread, up to date: the thread's cells rebuilt from its messages, every other cell kept as it was, where it was"
+    "The `Dialog` holding this thread, up to date: the thread's cells rebuilt from its messages, every other cell kept as it was, where it was; a `ValueError` if it was changed in memory since (the change would be lost)"
     dlg = self._dlg
     if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
+    _chk_unchanged(self, dlg)
     seen,nrun = {c.id for cs,*_ in self._runs for c in cs} | {c.id for _,c in self._inert},0
-    out,native = [],[]
+    out,native,made = [],[],[]
     live,kept,pos = self._live_runs()
     nat = [m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]
     mx,offs = _gmax(nat),{} # the largest turn and sequence reading the file back will have seen; where each run's numbering will start
     def flush():
         for g in _groups(native):
             h = getattr(g[0], '_home', None)
-            out.append((h[3] if h and h[1]==0 else None, _mk_cell(dlg, g, seen, self.file_store)))
+            out.append((h[3] if h and h[1]==0 else None, c := _mk_cell(dlg, g, seen, self.file_store))); made.append(c)
         native.clear()
     def runs_to(i):
         nonlocal nrun
@@ -1389,6 +1411,7 @@ def dialog(self:Thread):
     cells = _placed(out, self._inert)
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
+    _builds[dlg] = (cells, [(c, _made_state(c)) for c in made], dlg.system)
     return dlg
 
 # %% ../nbs/03_thread.ipynb #747cd539
@@ -1455,6 +1478,7 @@ def from_dialog(cls:Thread,
                  attributes=rec.get('attributes', UNSET), platforms=rec.get('platforms', UNSET))
     except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,t._disk,sys = dlg,_disk_state(dlg.path),dlg.system
+    _builds.pop(dlg, None) # its cells, as they are now, are what this thread holds
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=_iso(t.created_at))] if sys else [])
     late = t._sys_msgs(srecs, sys, where)
     cells = list(dlg.messages)

@@ -270,20 +270,55 @@ def test_from_attributes_reads_narrator_objects(tmp_path):
     back = Thread.read(t.save(tmp_path/'moved.ipynb'))
     assert _norm(back.model_dump())==_norm(n.model_dump())
 
-@pytest.mark.xfail(strict=True, reason="the thread rebuilds `thread.dialog`'s cells from the file it read and its messages: a cell added to (or a tag set on a cell of) that dialog in memory is dropped by the next rebuild, and `thread.save()` writes the file without it. A fix needs the thread to take such cells in (as `from_dialog` does, with their messages) or to refuse to save; a design call")
-def test_cells_added_to_thread_dialog_survive_save(tmp_path):
-    "`thread.dialog` is documented to keep 'every other cell as it was, where it was': a note a program adds to it, and a tag on a thread cell, must reach the file (or the save must refuse), not vanish"
+
+def _saved(tmp_path):
     t = Thread(id='dd'); t.add_message(Message(role='user', content='q')); t.add_message(Message(role='assistant', content='a'), same_turn=True)
     p = t.save(tmp_path/'dd.ipynb')
+    return t,p
+
+@pytest.mark.parametrize('change', ['note', 'tag', 'reply', 'system', 'remove', 'move'])
+def test_dialog_changed_in_memory_is_refused_not_dropped(tmp_path, change):
+    "A change made to `thread.dialog` in memory that the thread's next rebuild would drop (it writes its own cells from its messages) is a `ValueError` naming it, at `thread.dialog` and at `save` (which then writes nothing): it used to vanish at the next save"
+    t,p = _saved(tmp_path)
+    t.add_message(Message(role='user', content='q2'))
+    d = t.dialog
+    c = d.messages[0]
+    if change=='note': d.mk_message('a note added to thread.dialog', msg_type='note')
+    elif change=='tag': c.meta['tags'] = ['x']
+    elif change=='reply': c.ai_res = 'edited in memory'
+    elif change=='system': d.system = 'be brief'
+    elif change=='remove': d.messages = d.messages[1:]
+    else: d.messages = list(reversed(d.messages))
+    before = Path(p).read_bytes()
+    with pytest.raises(ValueError, match='changed in memory'): t.save()
+    assert Path(p).read_bytes()==before
+    with pytest.raises(ValueError, match='changed in memory'): t.dialog
+
+def test_dialog_taken_in_after_a_change_in_memory(tmp_path):
+    "The way on that the error names: `Thread.from_dialog(dlg)` takes the dialog in as it is, and its save keeps the note and the tag"
+    t,p = _saved(tmp_path)
     d = t.dialog
     d.mk_message('a note added to thread.dialog', msg_type='note')
     d.messages[0].meta['tags'] = ['x']
-    t.add_message(Message(role='user', content='q2'))
-    try: t.save()
-    except (ValueError, DialogConflictError): return # refusing to save is fine too: the point is no silent loss
+    t2 = Thread.from_dialog(d)
+    t2.add_message(Message(role='user', content='q2'))
+    t2.save()
     cells = read_ipynb(p).messages
     assert 'a note added to thread.dialog' in [c.content for c in cells]
     assert cells[0].meta.get('tags')==['x']
+    assert [m.content for m in Thread.read(p).messages][:2]==['q', 'a']
+
+def test_dialog_unchanged_in_memory_builds_again(tmp_path):
+    "Reading `thread.dialog` again, saving again, and two threads of one dialog taking turns are no change made in memory; a cell read from the file and edited in memory is kept as it is (the thread doesn't write it)"
+    src = Thread(id='s'); src.add_message(Message(role='user', content='q'))
+    d0 = src.dialog; d0.mk_message('a note from elsewhere', msg_type='note', id='note1')
+    p = d0.save(tmp_path/'s.ipynb')
+    t = Thread.read(p); t2 = Thread.from_dialog(t.dialog)
+    for _ in range(2): t.dialog; t2.dialog
+    t.dialog.messages[-1].content = 'the note, edited in memory' # not a cell the thread writes: kept as it is
+    t.add_message(Message(role='user', content='q2'))
+    t.save(); t.save()
+    assert 'the note, edited in memory' in [c.content for c in read_ipynb(p).messages]
 
 # --- pydantic's dump options narrator passes on: exclude_defaults was ignored, others a TypeError
 def rich(mod):
