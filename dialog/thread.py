@@ -15,7 +15,7 @@ from .ipynb import read_ipynb, DialogConflictError
 from .chat import tool_block, parse_reply, dlg2chat, call_args, img_mimes, img_type
 from datetime import datetime, timezone, date, time as dtime
 from pathlib import Path, PurePath
-import base64, copy, decimal, enum, functools, hashlib, json, math, mimetypes, os, re, uuid, weakref
+import base64, copy, decimal, enum, functools, hashlib, itertools, json, math, mimetypes, os, re, uuid, weakref
 
 # %% ../nbs/03_thread.ipynb #a60c4767
 roles = ('system', 'user', 'assistant', 'tool')
@@ -1351,22 +1351,31 @@ def _placed(out, inert):
         res.append(c)
     return res + [c for _,c in inert[k:]]
 
-_builds = weakref.WeakKeyDictionary() # a dialog: the cells a thread last made it of, the state of those the thread wrote, and its system prompt
+_builds = weakref.WeakKeyDictionary() # a dialog: the cells a thread last made it of, those the thread wrote and their `_made_state`s (one flat list), and its system prompt
 
 def _made_state(c):
-    "What can change in a cell a thread wrote: its type, text, outputs, files and metadata (copied)"
-    return c.msg_type, c.content, _cp(c.output), list(c.attachments), _cp(c.meta)
+    "What a program changes in a cell a thread wrote, as a flat list: its type, text, outputs (a new list, or one added to), files, and its metadata's keys and values (a new value); references, so no new value can pass for the one it replaced"
+    o,a,me = c.output,c.attachments,c.meta
+    return [c.msg_type, c.content, o, len(o or ()), len(a), *a, len(me), *itertools.chain.from_iterable(me.items())]
+
+def _first_edited(made, flat):
+    "The first of cells `made` whose state is no longer its part of `flat` (their `_made_state`s, one after another), or None"
+    i = 0
+    for c in made:
+        s = _made_state(c)
+        if flat[i:i+len(s)]!=s: return c
+        i += len(s)
 
 def _chk_unchanged(t, dlg):
     "A `ValueError` when `dlg` was changed in memory since a thread last made it (a cell added, removed or moved, a cell the thread writes edited, the system prompt set): the rebuild would drop the change"
     if (b := _builds.get(dlg)) is None: return
-    cells,made,system = b
+    cells,made,flat,system = b
     now = list(dlg.messages)
     if len(now)!=len(cells) or any(a is not c for a,c in zip(now, cells)):
         was,is_ = {id(c) for c in cells},{id(c) for c in now}
         new,gone = next((c for c in now if id(c) not in was), None),next((c for c in cells if id(c) not in is_), None)
         what = f'cell {_short(new.id)} was added' if new else f'cell {_short(gone.id)} was removed' if gone else 'its cells were moved'
-    elif (c := next((c for c,s in made if _made_state(c)!=s), None)) is not None: what = f'cell {_short(c.id)}, which the thread writes, was edited'
+    elif (c := _first_edited(made, flat)) is not None: what = f'cell {_short(c.id)}, which the thread writes, was edited'
     elif dlg.system!=system: what = 'its system prompt was set'
     else: return
     raise ValueError(f"thread {_short(t.id)}: its dialog was changed in memory since the thread last made it ({what}); the thread writes its cells from its messages, "
@@ -1411,7 +1420,7 @@ def dialog(self:Thread):
     cells = _placed(out, self._inert)
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
-    _builds[dlg] = (cells, [(c, _made_state(c)) for c in made], dlg.system)
+    _builds[dlg] = (cells, made, [x for c in made for x in _made_state(c)], dlg.system) # one flat list: no container per cell for the collector to walk
     return dlg
 
 # %% ../nbs/03_thread.ipynb #747cd539
