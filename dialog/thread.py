@@ -461,13 +461,16 @@ class DialogFileStore:
         "The link to a kept file: `attachment:ID`"
         return f'attachment:{storage_path}'
     def __repr__(self): return f'DialogFileStore({len(self.files)} files)'
+    def __setstate__(self, d): self.__dict__.update(d); DialogFileStore._live.add(self) # a store unpickled or copied is live too
 
-def _kept_file(store, fid):
-    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s, else another live `DialogFileStore`'s (an id is a hash of the bytes: one id, one file), then kept in `store` too (unless deleted from it); None when no store has it"
+def _kept_file(store, fid, att=None):
+    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s, else another live `DialogFileStore`'s (an id is a hash of the bytes: one id, one file), else those attachment `att` took when it was stored or read (its first store may be gone), unless a live store deleted it; then kept in `store` too (unless deleted from it); None when none has it"
     mine = isinstance(store, DialogFileStore)
     if mine and (f := store.files.get(fid)) is not None: return f
     if mine and fid in getattr(store, '_gone', ()): return None
-    f = next((s.files[fid] for s in list(DialogFileStore._live) if fid in s.files), None)
+    live = list(DialogFileStore._live)
+    f = next((s.files[fid] for s in live if fid in s.files), None)
+    if f is None and (k := getattr(att, '_kept', None)) is not None and k[0]==fid and not any(fid in s._gone for s in live): f = k[1]
     if f is not None and mine: store.files[fid] = f
     return f
 
@@ -505,6 +508,7 @@ async def process_and_store(self:ChatAttachment,
         res = await file_store.save(data, self.filename, mime)
         name = self.filename
         self.file_id,self.storage_path,self.storage_backend = res['id'],res['storage_path'],res.get('storage_backend')
+        if isinstance(file_store, DialogFileStore): self._kept = (res['id'], file_store.files[res['id']]) # the bytes stay with the attachment, should its store go
         self.filename,self.mime_type = res.get('filename', self.filename),res.get('mime_type', mime)
         self.attributes = (self.attributes or {}) | _kind(self.mime_type, data, name) | dict(mime_type=self.mime_type, storage_path=self.storage_path)
         self.update_attributes_with_url()
@@ -1146,19 +1150,21 @@ def _att_rec(a, keep=None, store=None):
     elif isinstance(c, bytes):
         if keep: r['att'] = keep(a.id, c, a)
         else: r['data'] = base64.b64encode(c).decode('ascii')
-    elif keep and a.storage_backend==DialogFileStore.storage_backend and a.file_id and (f := _kept_file(store, a.file_id)) is not None: r['file'] = keep(a.file_id, f[0], a)
+    elif keep and a.storage_backend==DialogFileStore.storage_backend and a.file_id and (f := _kept_file(store, a.file_id, a)) is not None: r['file'] = keep(a.file_id, f[0], a)
     return r
 
 def _att_from(r, atts, store, where):
     "The attachment of record `r`, its bytes from cell attachments `atts` (`{name: Attachment}`) or `store`"
     if not isinstance(r, dict): raise ValueError(f'{where}: an attachment record must be a dict, not {_short(r)}')
-    d = {k:v for k,v in r.items() if k in att_fields}
+    d,kept = {k:v for k,v in r.items() if k in att_fields},None
     try:
         if 'data' in r: d['content'] = base64.b64decode(r['data'])
         elif (ca := atts.get(r.get('att'))) is not None: d['content'] = ca.data # a cell attachment deleted by hand leaves the file without content
-        elif (ca := atts.get(r.get('file'))) is not None and store is not None: store.files[r['file']] = (ca.data, ca.content_type)
+        elif (ca := atts.get(r.get('file'))) is not None and store is not None: store.files[r['file']] = kept = (ca.data, ca.content_type)
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad attachment record {_short(r)}: {e}') from None
-    return ChatAttachment.model_validate(d, where=where)
+    a = ChatAttachment.model_validate(d, where=where)
+    if kept is not None: a._kept = (r['file'], kept) # the bytes stay with the attachment, should the thread's store go
+    return a
 
 def _record(m:ChatMessage, content=False, keep=None, store=None):
     "The JSON record of `m` kept in metadata: its fields without the unset and default ones, without `content` unless asked, attachments by `_att_rec`"
@@ -1354,9 +1360,14 @@ def _placed(out, inert):
 _builds = weakref.WeakKeyDictionary() # a dialog: the cells a thread last made it of, those the thread wrote and their `_made_state`s (one flat list), and its system prompt
 
 def _made_state(c):
-    "What a program changes in a cell a thread wrote, as a flat list: its type, text, outputs (a new list, or one added to), files, and its metadata's keys and values (a new value); references, so no new value can pass for the one it replaced"
+    "What a program changes in a cell a thread wrote, as a flat list: its id, type, text, outputs (a new list, or one added to), files, and its metadata's keys and values (a new value), one level in (a tag added in place, a key set in its `dialog` beside the records)"
     o,a,me = c.output,c.attachments,c.meta
-    return [c.msg_type, c.content, o, len(o or ()), len(a), *a, len(me), *itertools.chain.from_iterable(me.items())]
+    res = [c.id, c.msg_type, c.content, o, len(o or ()), len(a), *a, len(me)]
+    for k,v in me.items():
+        res += (k, v)
+        if type(v) is dict: res.append(len(v)); res.extend(itertools.chain.from_iterable(v.items()))
+        elif type(v) is list: res.append(len(v)); res.extend(v)
+    return res
 
 def _first_edited(made, flat):
     "The first of cells `made` whose state is no longer its part of `flat` (their `_made_state`s, one after another), or None"
