@@ -133,16 +133,17 @@ def paste(p, before, tmp_path):
     q = dl.save(tmp_path/f'p{before}.ipynb')
     return Thread.read(q)
 
-@pytest.mark.parametrize('before', [False, pytest.param(True, marks=pytest.mark.xfail(strict=True,
-    reason="the first cell holding the records keeps their ids: a copy pasted above its original takes the original's ids and the original is renumbered as the copy"))])
+@pytest.mark.parametrize('before', [False, True])
 def test_pasted_copy_above_or_below(tmp_path, before):
-    "The original cell's messages keep their ids and numbers wherever the copy is pasted; the copy's are new"
+    "The original cell's messages keep their ids and numbers wherever the copy is pasted; the copy's are new (a copy pasted above its original took the original's ids, and the original was renumbered as the copy)"
     t0 = Thread.read(sample().save(tmp_path/'s.ipynb'))
     want = {m.id:(m.sequence, m.turn) for m in t0.messages}
     t = paste(tmp_path/'s.ipynb', before, tmp_path)
     home = {m.id:m._home[0].id for m in t.messages if getattr(m, '_home', None)}
     assert all(home[i]!='pasted1' for i in want if i in home)
     assert {m.id:(m.sequence, m.turn) for m in t.messages if m.id in want}==want
+    new = [m for m in t.messages if m.id not in want]
+    assert [(m.role, m.content) for m in new]==[('user', 'hi'), ('assistant', 'hello')] and all(m._home[0].id=='pasted1' for m in new)
 
 def test_message_held_twice_reads_back(tmp_path):
     "A message a thread holds twice (narrator keeps it so) reads back twice with its id, not as a person's pasted copy"
