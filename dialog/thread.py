@@ -364,6 +364,7 @@ async def get_content_bytes(self:ChatAttachment,
     "The file's bytes: from `file_store` when it was stored (has a `file_id`), else from `content`"
     if self.file_id:
         if file_store is None: raise ValueError(f'attachment {_short(self.filename)}: FileStore instance required to retrieve content for file_id {_short(self.file_id)}')
+        if isinstance(file_store, DialogFileStore) and (f := _kept_file(file_store, self.file_id, self)) is not None: return f[0] # its bytes, should the store that kept them be gone
         return await file_store.get(self.file_id, storage_path=self.storage_path)
     if self.content is None: raise ValueError(f'attachment {_short(self.filename)}: No content available - attachment has neither file_id nor content')
     return self.data()

@@ -96,6 +96,7 @@ def test_file_survives_its_first_store(tmp_path, how):
         src = stored(sample()); cp = copy.deepcopy(src); del src; ms = cp.messages
     gc.collect()
     b = Thread(id='B', messages=list(ms)); gc.collect()
+    assert asyncio.run(next(m for m in b.messages if m.attachments).attachments[0].get_content_bytes(b.file_store))==PNG # before the save too
     p = b.save(tmp_path/'b.ipynb')
     back = Thread.read(p)
     a = next(m for m in back.messages if m.attachments).attachments[0]
