@@ -886,12 +886,12 @@ Thread.messages = property(lambda self: self._msgs, _set_messages, doc="The thre
 
 # %% ../nbs/03_thread.ipynb #c87d4e98
 @patch
-def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in ('_ref', '_refs', '_dlg', '_disk')} # a copy is a new thread: its dialog (and file) are its own
+def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in ('_ref', '_refs', '_dlg', '_disk', '_cps')} # a copy is a new thread: its dialog (and file) are its own
 
 @patch
 def __setstate__(self:Thread, state):
     self.__dict__.update(state)
-    self._ref,self._dlg,self._disk = weakref.ref(self),None,None
+    self._ref,self._dlg,self._disk,self._cps = weakref.ref(self),None,None,{} # `_cps`: its own copies of the cells it shares (see `dialog`)
     self._refs = (self._ref,)
     self.messages = self._msgs # wrapped and relinked: the copy's list tells the copy (and a message it shares tells both)
 
@@ -1400,7 +1400,10 @@ def dialog(self:Thread):
     if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
     _chk_unchanged(self, dlg)
     seen,nrun = {c.id for cs,*_ in self._runs for c in cs} | {c.id for _,c in self._inert},0
-    out,native,made = [],[],[]
+    out,native,made,cps = [],[],[],self.__dict__.setdefault('_cps', {})
+    def own(c): # a cell read that another dialog holds (a shallow copy of a thread shares the original's cells): a copy of it, made once
+        if (o := cps.get(id(c))) is None and (d := c.dlg) is not None and d is not dlg: o = cps[id(c)] = copy.copy(c)
+        return c if o is None else o
     live,kept,pos = self._live_runs()
     nat = [m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]
     mx,offs = _gmax(nat),{} # the largest turn and sequence reading the file back will have seen; where each run's numbering will start
@@ -1414,7 +1417,7 @@ def dialog(self:Thread):
         while nrun<=i:
             if nrun in live: # a run whose messages were all taken out goes too
                 cs,_,rels = self._runs[nrun]
-                out.extend((self._run_pos[nrun][k], c) for k,c in enumerate(cs)); offs[nrun] = tuple(mx)
+                out.extend((self._run_pos[nrun][k], own(c)) for k,c in enumerate(cs)); offs[nrun] = tuple(mx)
                 mx[:] = max([mx[0]]+[mx[0]+t for t,s in rels]),max([mx[1]]+[mx[1]+s for t,s in rels])
             nrun += 1
     changed = {i:None for r,ids in live.items() for i in self._runs[r][1] if i not in ids} # taken out of the thread
@@ -1429,7 +1432,7 @@ def dialog(self:Thread):
     rec,dlg.system = self._thread_rec()
     if not isinstance(dlg.meta.get('dialog'), dict): dlg.meta['dialog'] = {}
     dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {})
-    cells = _placed(out, self._inert)
+    cells = _placed(out, [(i, own(c)) for i,c in self._inert])
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
     _builds[dlg] = (cells, made, [x for c in made for x in _made_state(c)], dlg.system) # one flat list: no container per cell for the collector to walk

@@ -151,3 +151,18 @@ def test_message_held_twice_reads_back(tmp_path):
     t = Thread(id='d'); m = Message(role='user', content='x'); t.add_message(m); t.add_message(Message(role='assistant', content='y')); t.messages.append(m)
     back = Thread.read(t.save(tmp_path/'d.ipynb'))
     assert back.model_dump()==t.model_dump()
+
+# --- a shallow copy of a thread read from a file (model_copy, copy.copy)
+@pytest.mark.parametrize('how', ['model_copy', 'copy'])
+def test_shallow_copy_of_a_read_thread_has_a_dialog(tmp_path, how):
+    "A shallow copy of a thread read from a file with cells a person added shares the original's cells: its `dialog` was a ValueError (message already in dialog 's'); it has its own, and both save what they hold"
+    p = tagged(tmp_path)
+    dl = read_ipynb(p); dl.insert_msgs([Cell('a note', msg_type='note', id='n1'), Cell('typed', msg_type='prompt', id='u1')], len(dl.messages)); dl.save(p, force=True)
+    t = Thread.read(p); t.dialog
+    c = t.model_copy() if how=='model_copy' else copy.copy(t)
+    c.add_message(Message(role='assistant', content='more'))
+    q = c.save(tmp_path/'c.ipynb')
+    c.dialog.messages['n1'].content = 'edited in the copy'; c.save() # the copy's own cell: kept by its next save
+    assert read_ipynb(q).messages['n1'].content=='edited in the copy' and read_ipynb(p).messages['n1'].content=='a note'
+    assert Thread.read(q).model_dump(exclude={'updated_at'})==c.model_dump(exclude={'updated_at'})
+    t.save(); assert Thread.read(p).model_dump()==t.model_dump()
