@@ -347,16 +347,21 @@ Attachment = ChatAttachment
 # %% ../nbs/03_thread.ipynb #c6d660b1
 @patch
 def data(self:ChatAttachment):
-    "The bytes of `content` when it has some (a `data:` URL's payload, base64 decoded, or else text as UTF-8), else None"
+    "The bytes of `content` when it has some (a `data:` URL's payload, base64 decoded; other text base64 decoded, or else as UTF-8), else None; a `ValueError` for a `data:` URL with no data or data that isn't base64, as narrator's"
     c = self.content
     if c is None or isinstance(c, bytes): return c
-    if c.startswith('data:') and ';base64,' in c[:200]: c = c.split(';base64,', 1)[1]
-    return _b64_or_text(c)
+    if not c.startswith('data:'): return _b64_or_text(c)
+    if ',' not in c: raise ValueError(f'attachment {_short(self.filename)}: a data: URL with no comma before its data: {_short(c)}')
+    try: return base64.b64decode(c.split(',', 1)[1])
+    except ValueError as e: raise ValueError(f"attachment {_short(self.filename)}: the data of data: URL {_short(c)} isn't base64 ({e})") from None
 
 @patch
 def detect_mime_type(self:ChatAttachment):
     "Set `mime_type` (when it is unset and there is content) from the content's first bytes, else the file name"
-    if self.mime_type is None and self.content is not None: self.mime_type = _sniff(self.data(), self.filename)
+    if self.mime_type is None and self.content is not None:
+        try: d = self.data()
+        except ValueError: d = b'' # a data: URL with no readable data: the name says, as in narrator
+        self.mime_type = _sniff(d, self.filename)
 
 @patch
 async def get_content_bytes(self:ChatAttachment,

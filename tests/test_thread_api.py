@@ -40,6 +40,22 @@ def test_attachment_property(fn, c):
         return a.id, a.mime_type, outcome(lambda: asyncio.run(a.get_content_bytes()))
     both(run)
 
+data_heads = ['data:', 'data:,', 'data:;base64,', 'data:image/png;base64,', 'data:text/plain,', 'data:image/png;base64']
+@given(st.sampled_from(['', 'f.png', 'f.txt']), st.tuples(st.sampled_from(data_heads), st.sampled_from(['', base64.b64encode(PNG).decode(), 'aGk=', 'aGk', 'hi'])).map(''.join)
+       | st.tuples(st.sampled_from(data_heads), st.text(alphabet='aGk=+/@,;: x', max_size=12)).map(''.join))
+@settings(max_examples=300, deadline=None)
+def test_data_url_content_as_narrator(fn, c):
+    "A `data:` URL as content, well formed or not (no comma, no data, data that isn't base64): narrator's id, and its bytes or `ValueError` (we gave the base64 decoding of the URL's text, or the text itself); its type is found from those bytes (narrator reads the URL's text as base64 and finds no type: a difference on purpose)"
+    def run(mod):
+        a = mod.Attachment(filename=fn, content=c)
+        return a.id, outcome(lambda: asyncio.run(a.get_content_bytes()))
+    both(run)
+    a = ours.Attachment(filename=fn, content=c); a.detect_mime_type()
+    data = outcome(lambda: asyncio.run(a.get_content_bytes()))
+    b = ours.Attachment(filename=fn, content=b'' if data=='ValueError' else data); b.detect_mime_type()
+    assert a.mime_type==b.mime_type # the type of the URL's bytes (of none, for a URL they can't be read from)
+    if data==PNG: assert a.mime_type=='image/png'
+
 @pytest.mark.parametrize('kw', [dict(content=b'x'), dict(filename=5, content=b'x'), dict(filename='a', content=5), dict(filename='a', status='bad'),
     dict(filename='a', attributes=[1]), dict(filename='a', file_id=3), dict(filename='a', bogus=1), dict(filename='a', status='stored', mime_type='text/plain')])
 def test_attachment_checks(kw):
