@@ -1514,15 +1514,15 @@ def from_dialog(cls:Thread,
     recs = [_cell_recs(c) for c in cells]
     start,run = _rec_max(recs),[]
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups): raise ValueError(f"{where}: the thread's dups must be a list of ids, not {_short(dups)}")
-    dups,seen = set(dups),set() # the ids the records of the cells read so far gave
-    copies,origs = _copies(cells, recs, dups)
+    dups = set(dups)
+    copies = _copies(cells, recs, dups)
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if rs is None:
             if _inert(dlg, c): t._inert.append((i, c))
             else: run.append((i, c))
             continue
         if run: t._add_run(dlg, run, start); run = []
-        t._cell_msgs(c, rs, f'{where}, cell {i} (id {_short(c.id)})', i, start, dups, seen, True if i in copies else False if i in origs else None)
+        t._cell_msgs(c, rs, f'{where}, cell {i} (id {_short(c.id)})', i, start, i in copies)
     if run: t._add_run(dlg, run, start)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
     for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
@@ -1556,34 +1556,32 @@ def _apply_changes(self:Thread, changed, where):
         for k in message_fields: _fset[k](m, getattr(new, k)) # checked as `new` was made
     self.messages = [m for m in self.messages if id(m) not in gone]
 
+def _rec_ids(recs, dups):
+    "`(place, id)` of each record id in `recs` (a cell's records each, or None) that isn't one the thread held twice (`dups`)"
+    for i,rs in enumerate(recs):
+        for r in (rs if isinstance(rs, list) else ()):
+            if isinstance(r, dict) and isinstance(k := r.get('id'), str) and k not in dups: yield i,k
+
 def _copies(cells, recs, dups):
-    "The places of the cells (`recs` their records) that are a person's pasted copies, and of their originals: of the cells whose records hold one id (not one the thread held twice, `dups`), the original is the one whose cell id the writer made from its first record's id (the copy, above or below it, has a new one), else the first"
-    owner,rep = {},False
-    for i,rs in enumerate(recs):
-        for r in (rs if isinstance(rs, list) else ()):
-            if isinstance(r, dict) and isinstance(k := r.get('id'), str) and k not in dups and owner.setdefault(k, i)!=i: rep = True
-    if not rep: return set(),set()
+    "The places of the cells (`recs` their records) that are a person's pasted copies: of the cells whose records hold one id (not one the thread held twice, `dups`), the original is the one whose cell id the writer made from its first record's id (the copy, above or below it, has a new one), else the first"
+    owner = {}
+    if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return set() # no id in two cells: the common case, answered in one pass
     holders = {}
-    for i,rs in enumerate(recs):
-        for r in (rs if isinstance(rs, list) else ()):
-            if isinstance(r, dict) and isinstance(k := r.get('id'), str) and k not in dups and i not in (h := holders.setdefault(k, [])): h.append(i)
+    for i,k in _rec_ids(recs, dups):
+        if i not in (h := holders.setdefault(k, [])): h.append(i)
     def made(i):
         r = recs[i][0] if recs[i] and isinstance(recs[i][0], dict) else {}
         return cells[i].id==_cell_id(r.get('id'), set())
-    copies,origs = set(),set()
+    copies = set()
     for hs in holders.values():
-        if len(hs)<2: continue
-        o = next((i for i in hs if made(i)), hs[0])
-        origs.add(o); copies.update(i for i in hs if i!=o)
-    return copies,origs-copies
+        if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update(i for i in hs if i!=o)
+    return copies
 
 @patch
-def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), dups=(), seen=None, copy=None):
-    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file; `start`: the largest turn and sequence the file's records hold; `dups`: ids the thread held more than once; `seen`: the ids earlier cells' records gave, updated; `copy`: whether `c` is a person's pasted copy of another cell, when `_copies` knows): the cell's text and reply win over the records, which give the rest"
+def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), pasted=False):
+    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file; `start`: the largest turn and sequence the file's records hold; `pasted`: `c` is a person's pasted copy of another cell, as `_copies` finds): the cell's text and reply win over the records, which give the rest"
     if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
         raise ValueError(f'{where}: thread records must be a non-empty list of dicts, not {_short(recs)}')
-    seen = set() if seen is None else seen # a record repeating an id of an earlier cell's record (one the thread didn't hold twice) is in a person's pasted copy of that cell
-    pasted = copy if copy is not None else any(isinstance(i := r.get('id'), str) and i in seen and i not in dups for r in recs) # (a bad id is refused below, saying where)
     atts = {a.id:a for a in c.attachments}
     mine = {n for r in recs for a in (r.get('attachments') if isinstance(r.get('attachments'), list) else []) if isinstance(a, dict) for n in (a.get('att'), a.get('file')) if n}
     u = recs[0] if recs[0].get('role')=='user' else None
@@ -1599,7 +1597,6 @@ def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), dups=(), seen=Non
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
     if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms, start)
     if pasted: self._renew(ms+rms, c, start)
-    seen.update([r.get('id') for r in recs]+[m.id for m in ms+rms]) # the records' ids too: a reply rewritten leaves them in no message
     for k,m in enumerate(ms+rms):
         m._home = (c, k, mine, pos) # the cell it came from: its metadata, pasted files and place survive the next save
         self._adopt(m)
