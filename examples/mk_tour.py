@@ -6,6 +6,7 @@ from pathlib import Path
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.cli import *
+from fastcore.ansi import strip_ansi
 
 random.seed(2026) # stable message ids, so regenerating the tour gives the same file
 here = Path(__file__).resolve().parent
@@ -43,5 +44,8 @@ code('greet()')
 
 rep = dlg.execute(continue_on_error=True)
 print(rep)
+for m in dlg.messages:  # tracebacks kept without the kernel's colour codes, which differ between IPython versions
+    if isinstance(m.output, list) and any(o.get('output_type')=='error' for o in m.output):
+        m.output = [o | dict(traceback=[strip_ansi(l) for l in o['traceback']]) if o.get('output_type')=='error' else o for o in m.output]
 dlg.validate()
 print(dlg.save(here/'tour.ipynb', force=True))

@@ -54,7 +54,7 @@ def test_help_comes_from_docments(capsys):
     "An option that passes its value to a library function shows that parameter's docment as its help, so the two can't drift apart"
     from fastcore.docments import docments
     from dialog.cli import _subs, _doc, main
-    docd = [(name, kw['help']) for name,(f,h,args) in _subs.items() for a,kw in args if isinstance(kw.get('help'), _doc)]
+    docd = [(name, kw['help']) for name,(f,h,args,*_) in _subs.items() for a,kw in args if isinstance(kw.get('help'), _doc)]
     assert {n for n,_ in docd} >= {'find', 'run', 'view', 'convert'}
     for name,h in docd:
         capsys.readouterr()
@@ -64,3 +64,12 @@ def test_help_comes_from_docments(capsys):
         d = docments(h.f)[h.p]
         first = d.rstrip('?').split()[:2] # the docment's first words lead the help
         assert str(h).removeprefix(h.pre).lower().split()[:2]==[w.lower() for w in first], (name, h.p)
+
+@pytest.mark.parametrize('cmd,extra', [('run', 'run'), ('exhash', 'skill'), ('mcp', 'mcp'), ('export', 'data')])
+def test_help_names_the_extra(cmd, extra):
+    "A subcommand that needs an extra says which in its own help, with the command that installs it"
+    out = ' '.join(ok(cmd, '--help').split())
+    assert f'pip install "nbdialog[{extra}]"' in out, out
+
+def test_stats_help_names_no_extra():
+    assert 'nbdialog[' not in ok('stats', '--help')

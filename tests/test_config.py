@@ -1,5 +1,5 @@
 "settings.ini mirrors pyproject.toml for tools of the nbdev 2 era: they must never disagree."
-import configparser, re, subprocess, sys, tarfile
+import configparser, re, subprocess, sys, tarfile, zipfile
 import pytest
 try: import tomllib
 except ImportError: import tomli as tomllib  # Python 3.10
@@ -49,12 +49,17 @@ def test_runtime_dependency_is_fastcore_only():
     assert [re.split(r'[<>=~!]', d)[0] for d in proj['project']['dependencies']]==['fastcore']
     assert proj['project']['entry-points']['nbdev']=={'dialog': 'dialog._modidx:d'}
 
+def _built(kind, dest):
+    "The names of the files in the `kind` ('sdist' or 'wheel') that `python -m build` makes of the project in folder `dest`"
+    r = subprocess.run([sys.executable, '-m', 'build', f'--{kind}', '--outdir', str(dest)], cwd=root, capture_output=True, text=True)
+    assert r.returncode==0, r.stderr
+    if kind=='sdist': return tarfile.open(next(dest.glob('*.tar.gz'))).getnames()
+    return zipfile.ZipFile(next(dest.glob('*.whl'))).namelist()
+
 @pytest.mark.slow
 def test_sdist_ships_no_tests(tmp_path):
     "The sdist holds the library and no tests (they need the notebooks, bench/ and the corpus, which only the repository has)"
-    r = subprocess.run([sys.executable, '-m', 'build', '--sdist', '--outdir', str(tmp_path)], cwd=root, capture_output=True, text=True)
-    assert r.returncode==0, r.stderr
-    names = tarfile.open(next(tmp_path.glob('*.tar.gz'))).getnames()
+    names = _built('sdist', tmp_path)
     assert any(n.endswith('dialog/core.py') for n in names)
     assert not [n for n in names if '/tests/' in n or '/bench/' in n]
 
@@ -82,3 +87,20 @@ def test_readme_first_commands_run():
         r = subprocess.run([sys.executable, '-m', 'dialog.cli', *cmd[1:]], cwd=root, capture_output=True, text=True)
         assert r.returncode==0 and r.stdout.strip(), (cmd, r.stderr)
         assert ':prompt: ' in r.stdout or '── ' in r.stdout
+
+@pytest.mark.slow
+def test_wheel_ships_py_typed(tmp_path):
+    "The wheel marks the package as typed (PEP 561's py.typed), so type checkers read the annotations users rely on"
+    names = _built('wheel', tmp_path)
+    assert 'dialog/py.typed' in names and 'dialog/core.py' in names
+
+def _readme_block(after):
+    "The first ```sh block of README.md after the text `after`"
+    return (root/'README.md').read_text().split(after, 1)[1].split('```sh\n', 1)[1].split('```', 1)[0].strip()
+
+def test_ci_runs_readmes_commands():
+    "CI sets up and tests as README tells a newcomer: its setup command, in a virtual environment of its own, then its test command"
+    ci = (root/'.ci'/'run').read_text()
+    setup,test = _readme_block('In a fresh virtual environment, set up with'),_readme_block('and pass the tests with')
+    assert setup in ci and test in ci and '-m venv' in ci
+    assert ci.index('-m venv') < ci.index(setup) < ci.index(test)

@@ -169,7 +169,7 @@ def test_progress_bar_counts_files(folder, capsys):
     pytest.importorskip('tqdm')
     read_dialogs(folder/'a', workers=0, progress=True)
     err = capsys.readouterr().err
-    assert 'reading:' in err and '0/30 ' in err and err.endswith('\r')  # a bar of 30 files, cleared when done (tqdm throttles the updates between)
+    assert 'reading: 0/30 files |' in err  # a bar of 30 files in our own layout (tqdm throttles the updates between)
     read_dialogs(folder/'a', workers=0)
     assert capsys.readouterr().err == ''
 
@@ -539,3 +539,11 @@ def test_a_process_killed_after_writing_its_result_leaves_no_file(monkeypatch, t
     monkeypatch.setattr(dd, '_result_file', write_then_die)
     with pytest.raises(RuntimeError, match='stopped'): list(dd._pmap(_pid_of, list(range(10)), 2, False, '', 10))
     assert not list(tmp_path.iterdir())
+
+def test_export_counts_read_as_english(tmp_path, monkeypatch):
+    "One dialog exported is '1 dialog, 1 line' (and '1 row'), not '1 dialogs'"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'one').mkdir()
+    Dialog('d', [Message('hi', msg_type='prompt', output='hello')]).save(tmp_path/'one'/'d.ipynb')
+    assert export_folder('one', 'x.jsonl') == 'wrote x.jsonl: 1 dialog, 1 line'
+    assert export_folder('one', 'x.parquet') == 'wrote x.parquet: 1 dialog, 1 row'

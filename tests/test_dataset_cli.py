@@ -44,7 +44,8 @@ def test_bad_files_stop_export_unless_skipped_and_stats_lists_them(talks):
     rc,out,err = nbd('export', 'talks', '-o', 'x.parquet', cwd=talks)
     assert rc == 2 and err.startswith('nbdialog export: ') and 'broken.ipynb: not JSON' in err and not (talks/'x.parquet').exists()
     rc,out,err = nbd('export', 'talks', '-o', 'x.parquet', '--skip-bad', cwd=talks)
-    assert rc == 0 and out.splitlines()[:3] == ['wrote x.parquet: 70 dialogs, 3,500 rows', '1 bad file skipped:', '  talks/a/broken.ipynb: not JSON, or cut short: Expecting value: line 1 column 12 (char 11)']
+    assert rc == 0 and out.splitlines()[:2] == ['wrote x.parquet: 70 dialogs, 3,500 rows', '1 bad file skipped:']
+    assert out.splitlines()[2].startswith('  talks/a/broken.ipynb: not JSON, or cut short: ')  # then json's own words
     rc,out,err = nbd('stats', 'talks', '--top', '3', cwd=talks)
     assert rc == 0 and err == ''
     os.chdir(talks)

@@ -74,3 +74,9 @@ def test_docs_show_each_name_once_and_properties_as_properties(mod):
     as_props = {n for n,s in zip(names, srcs) if 'renderer=PropDoc' in s}
     if mod=='dialog.core': assert {'Message.ai_res', 'Message.has_error', 'Message.dlg', 'Message.skipped'} <= props
     assert props <= as_props, f'rendered as functions: {sorted(props-as_props)}'
+
+def test_package_docstring_lists_every_module():
+    "`help(dialog)` names every public module with its summary: each module's notebook exports an overview, which is what nbdev lists"
+    import dialog, pkgutil
+    mods = [m.name for m in pkgutil.iter_modules(dialog.__path__) if not m.name.startswith('_')]
+    assert len(mods)>=10 and all(f'- `dialog.{m}`: ' in dialog.__doc__ for m in mods), [m for m in mods if f'`dialog.{m}`' not in dialog.__doc__]

@@ -144,7 +144,7 @@ def test_foreign_dialog_roles_and_cells_kept(tmp_path):
 def test_corpus_opens_as_thread(path, tmp_path):
     "Every real notebook opens as a thread, and writing the thread back keeps every cell"
     try: dlg = read_ipynb(path)
-    except DialogFormatError: pytest.skip('a file dialog.ipynb refuses')
+    except DialogFormatError as e: pytest.skip(f'read_ipynb refuses this file (no thread to open): {e}')
     t = Thread.from_dialog(dlg)
     assert all(m.role in ('system', 'user', 'assistant', 'tool') for m in t.messages)
     cells = [c.todict() for c in dlg.messages]
