@@ -175,8 +175,8 @@ def _cmd_summary(a):
       _arg('--xml', action='store_true', help='the XML view agents read'),
       _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help=_doc(Message.view, 'nums', post=' (default: yes)')),
       _arg('--lnhash', action='store_true', help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
-      _arg('--start-line', type=_int_from(1), default=1, help=_doc(Message.view, 'start_line', post=', of one message')),
-      _arg('--end-line', type=_int_from(1), help=_doc(Message.view, 'end_line', post=', of one message')),
+      _arg('--start-line', type=_int_from(1), default=1, metavar='N', help=_doc(Message.view, 'start_line', post=', of one message')),
+      _arg('--end-line', type=_int_from(1), metavar='N', help=_doc(Message.view, 'end_line', post=', of one message')),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
     dlg = _load(a.file, repair=a.repair)

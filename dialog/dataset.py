@@ -118,8 +118,9 @@ def _paths(src):
     else: yield from _paths1(src)
 
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
-    "The `.ipynb` files `src` names, sorted; a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
-    return L(_paths(src))
+    "The `.ipynb` files `src` names, sorted, each once (where first named: a folder and its subfolder overlap); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
+    seen = set()  # absolute paths, so `a.ipynb`, `./a.ipynb` and `/here/a.ipynb` are one file (a link to it is another)
+    return L(p for p in _paths(src) if (k := os.path.abspath(p)) not in seen and not seen.add(k))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
 def _ncpus():
@@ -289,7 +290,8 @@ def _take_back(todo, procs):
 
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar; `kf`: what the other processes call instead of `f`, giving what `_pack` turns into `f`'s result"
-    jobs,kids = list(jobs),max(workers-1, 0)
+    jobs = list(jobs)
+    kids = max(min(workers, len(jobs))-1, 0)  # no more processes than jobs, whatever `workers` asks
     if not kids: yield from _pmap1(f, jobs, progress, desc, total, nfiles); return
     ctx = multiprocessing.get_context()
     todo = ctx.Array('q', [0, len(jobs)])  # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
@@ -865,8 +867,8 @@ def folder_stats(src, # A folder (searched recursively), a glob pattern, or a li
             big.append((-sum(c[1] for c in by.values()), name, p, sum(c[0] for c in by.values())))
         big = sorted(big)[:top]  # most tokens first, then by name
     s = dict(zip(_cnames, map(sum, zip([0]*len(_cnames), *tot.values()))))
-    res = [f"{_n(nd, 'dialog')}, {_n(s['messages'], 'message')}, {s['tokens']:,} tokens (estimated)"]
-    res += [f"  {t:<7}{n:>10,} message{'s' if n!=1 else ' '}{k:>14,} tokens" for t,(n,k,*_) in sorted(tot.items())]
+    res = [f"{_n(nd, 'dialog')}, {_n(s['messages'], 'message')}, {_n(s['tokens'], 'token')} (estimated)"]
+    res += [f"  {t:<7}{n:>10,} message{'s' if n!=1 else ' '}{k:>14,} token{'s' if k!=1 else ''}" for t,(n,k,*_) in sorted(tot.items())]
     res.append(f"code that raised: {_n(s['raised'], 'message')} in {_n(nde, 'dialog')}")
     res.append(f"{s['skipped']:,} skipped, {s['pinned']:,} pinned, {s['exported']:,} exported")
     if big: res += ['biggest dialogs (tokens):'] + [f"  {-k:>12,}  {_rel(p) if p else name} ({_n(n, 'message')})" for k,name,p,n in big]

@@ -16,7 +16,7 @@ from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from fastcore.nbio import read_nb, repair_cell
 from .core import *
-from .nbjson import CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text, json_fresh, out_keys, prompt_mark, short_repr
+from .nbjson import CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text, json_copy, json_fresh, out_keys, prompt_mark, short_repr
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, re, socket, stat, time
 _q = short_repr # quote user data cut short (core's error policy)
@@ -340,7 +340,7 @@ def from_cell(cls:Message,
               cell:dict, # An ipynb cell: texts as strings or lists of lines
               attachments:dict=None): # A code cell's attachments, homed in notebook metadata: {name: {mime: base64}}
     "A message of this class from an ipynb `cell` (which is left unchanged)"
-    try: return _cell2msg(cls, copy.deepcopy(cell), attachments)
+    try: return _cell2msg(cls, json_copy(cell), attachments)
     except CellError as e: raise DialogFormatError(str(e)) from None
 
 # %% ../nbs/01_ipynb.ipynb #baac0106
@@ -368,7 +368,7 @@ def from_cells(cls:Dialog,
                name='dialog', # The dialog's name
                meta=None): # Notebook metadata, holding code cells' attachments under `attachments` if any
     "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's"
-    return _cells2dlg(cls, copy.deepcopy(list(cells)), copy.deepcopy({} if meta is None else meta), name)
+    return _cells2dlg(cls, json_copy(list(cells)), json_copy({} if meta is None else meta), name)
 
 # %% ../nbs/01_ipynb.ipynb #ee1820a3
 def home_atts(nb:dict): # A notebook dict (changed in place)
@@ -405,7 +405,7 @@ def _is_text(x): return type(x) is str or type(x) is list and all(type(o) is str
 
 def _out_problem(o, j):
     "What is wrong with output `o` (number `j`), as `chk_output` says it"
-    try: chk_output(copy.deepcopy(o), j, True)
+    try: chk_output(json_copy(o), j, True)
     except CellError as e: return str(e).removeprefix(f'bad output entry {j}: ')
     return 'not an output this library reads'
 
@@ -413,7 +413,7 @@ def _fix_cell(c, i, home):
     "Heal cell `c` (number `i`) where no content is guessed, or raise `DialogFormatError`: a healed copy and what was fixed, one line each"
     cid = c['id'] if type(c.get('id')) is str else None
     def refuse(problem): raise DialogFormatError(f'{problem}; repair refuses to guess', None, i, cid)
-    c,res,where = copy.deepcopy(c),[],f"cell {i}" + (f" (id {cid})" if cid else '')
+    c,res,where = json_copy(c),[],f"cell {i}" + (f" (id {cid})" if cid else '')
     ct = c.get('cell_type')
     src = c.get('source')
     if src is not None and not _is_text(src): refuse(f'source must be text (a string or a list of strings), not {_q(src)}')
@@ -443,7 +443,7 @@ def _fix_cell(c, i, home):
     for j,o in enumerate(c['outputs'] if ct=='code' else []):
         if type(ot := o.get('output_type')) is str and (keys := out_keys.get(ot)) and (extra := sorted(o.keys()-keys)):
             res.append(f'{where}: output {j}: removed unknown keys ' + ', '.join(f'{k}={_q(o.pop(k), 30)}' for k in extra))
-        try: chk_output(copy.deepcopy(o), j, True)
+        try: chk_output(json_copy(o), j, True)
         except CellError as e: refuse(str(e))
     return c,res
 
@@ -464,7 +464,7 @@ def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
         raise DialogFormatError(f'not a JSON object: {_q(cells[bad[0]])}; repair refuses to drop it', None, bad[0])
     meta = nb.get('metadata')
     if type(meta) not in (dict, type(None)): raise DialogFormatError(f'notebook metadata must be an object, not {_q(meta)}')
-    meta,home = copy.deepcopy(meta or {}),{}
+    meta,home = json_copy(meta or {}),{}
     atts = meta.get('attachments')
     if atts is not None and (type(atts) is not dict or not all(type(o) is dict for o in atts.values())):
         raise DialogFormatError(f'notebook metadata attachments must map cell ids to attachments, not {_q(atts)}')

@@ -8,12 +8,12 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'CellError', 'short_repr', 'join_text', 'is_cell_id', 'chk_meta', 'chk_output',
-           'chk_cell', 'cell_kind', 'json_fresh', 'esc_surrogates', 'cell_json', 'nb_json']
+           'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates', 'cell_json', 'nb_json']
 
 # %% ../nbs/05_nbjson.ipynb #2257b902
 from fastcore.utils import *
 from json.encoder import encode_basestring as _jstr
-import json, re, sys, threading
+import copy, json, re, sys, threading
 
 # %% ../nbs/05_nbjson.ipynb #7463b7eb
 class CellError(ValueError):
@@ -232,6 +232,22 @@ def json_fresh(txt:str): # JSON text
     if 'v' not in res: raise RecursionError('JSON nested too deeply to read')
     return res['v']
 
+def json_copy(o): # A JSON value: dicts, lists and scalars, nested as deep as the reader reads
+    "A deep copy of `o` made without recursion, so every depth `json_fresh` reads can be copied (`copy.deepcopy` stops at Python's recursion limit, below what `json.loads` reads from 3.12 on); containers shared, or holding themselves, stay so; other objects are `copy.deepcopy`'d"
+    memo,todo = {},[]
+    def cp(x):
+        if type(x) not in (dict, list): return x if isinstance(x, (str, int, float, type(None))) else copy.deepcopy(x)
+        if (c := memo.get(id(x))) is None:
+            c = memo[id(x)] = type(x)()
+            todo.append((x, c))
+        return c
+    res = cp(o)
+    while todo:
+        x,c = todo.pop()
+        if type(x) is dict: c.update((k, cp(v)) for k,v in x.items())
+        else: c.extend(map(cp, x))
+    return res
+
 def _readable(txt, pre, post):
     "Raise `CellError` unless the reader can read back JSON text `txt`, nested in its file as `pre`+txt+`post` (checked only for deep text)"
     if '\n'+' '*_deep not in txt: return  # only layout indents a line (a JSON string can't hold a raw line break), so this finds deep nesting alone
@@ -240,7 +256,7 @@ def _readable(txt, pre, post):
 
 def _enc_deep(o, pad):
     "`_enc(o, pad)` without recursion, for values nested deeper than Python's stack allows; refuses what no reader could read back"
-    res,todo,top = [],[(o, pad)],min(sys.getrecursionlimit(), 10_000)  # bounded even under a raised limit: a cycle costs at most ~50 MB of indents
+    res,todo,top = [],[(o, pad)],10_000  # past what `json.loads` reads on any stack (about 1,000 levels to 3.11, 10,000 from 3.12), so `_readable` decides; a cycle costs at most ~50 MB of indents
     while todo:
         it = todo.pop()
         if len(it)==1: res.append(it[0]); continue

@@ -73,3 +73,13 @@ def test_help_names_the_extra(cmd, extra):
 
 def test_stats_help_names_no_extra():
     assert 'nbdialog[' not in ok('stats', '--help')
+
+def test_help_metavars_are_ours():
+    "Every value a command takes is named in capitals we chose (FILE, ID, N...), never argparse's own from the option's name"
+    import re
+    from dialog.cli import _subs
+    for cmd in _subs:
+        usage = ok(cmd, '--help').split('\n\n')[0].removeprefix(f'usage: nbdialog {cmd}')
+        words = re.sub(r'\{[^}]*\}|(?<![\w-])--?[\w-]+', ' ', usage)  # without the choices and the options' own names
+        assert not re.findall(r'[a-z_]{2,}', words), (cmd, usage)
+        assert not [m[0] for m in re.finditer(r'--([\w-]+) ([A-Z_]+)', usage) if m[2]==m[1].replace('-', '_').upper()], (cmd, usage)

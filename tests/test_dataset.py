@@ -501,7 +501,7 @@ def test_folders_are_searched_as_rglob_searches_them(tmp_path_factory, tree):
         elif kind=='dirlink': p.symlink_to(root/'target')
         else: p.symlink_to(root/'nowhere')
     assert dlg_paths(root) == _rglob_paths(root)
-    assert dlg_paths([root, root/'target']) == _rglob_paths(root) + [root/'target'/'in.ipynb']
+    assert dlg_paths([root, root/'target']) == _rglob_paths(root)  # target/in.ipynb, found in root, is listed once
 
 _spawn_script = '''
 import multiprocessing, sys
@@ -547,3 +547,29 @@ def test_export_counts_read_as_english(tmp_path, monkeypatch):
     Dialog('d', [Message('hi', msg_type='prompt', output='hello')]).save(tmp_path/'one'/'d.ipynb')
     assert export_folder('one', 'x.jsonl') == 'wrote x.jsonl: 1 dialog, 1 line'
     assert export_folder('one', 'x.parquet') == 'wrote x.parquet: 1 dialog, 1 row'
+
+def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
+    "A folder and its subfolder, a folder twice, or one file spelled relative and absolute: each file is read and counted once"
+    monkeypatch.chdir(tmp_path)
+    mk_folder(tmp_path/'talks'/'sub', 2)
+    one = dlg_paths('talks')
+    for src in (['talks', 'talks/sub'], ['talks', 'talks'], ['talks/sub/d000000.ipynb', str(tmp_path/'talks/sub/d000000.ipynb'), 'talks']):
+        assert dlg_paths(src).map(os.path.abspath).sorted() == one.map(os.path.abspath).sorted(), src
+        assert folder_stats(src, workers=0).splitlines()[0] == folder_stats('talks', workers=0).splitlines()[0]
+    assert folder_stats(['talks', 'talks'], workers=0).startswith('2 dialogs, ')
+
+def test_no_more_processes_than_jobs(tmp_path, monkeypatch):
+    "`workers` far above the files to read starts no process for nothing: one file is read here alone, whatever is asked"
+    import multiprocessing
+    ctx,started = multiprocessing.get_context(),[]
+    class Counted(ctx.Process):
+        def start(self): started.append(self); super().start()
+    monkeypatch.setattr(type(ctx), 'Process', Counted)
+    mk_folder(tmp_path/'one', 1)
+    assert folder_stats(tmp_path/'one', workers=1_000_000).startswith('1 dialog, ') and started == []
+
+def test_stats_counts_read_as_english(tmp_path):
+    "One dialog of one message of one token reads '1 dialog, 1 message, 1 token'"
+    Dialog('d', [Message('a', msg_type='note')]).save(tmp_path/'d.ipynb')
+    s = folder_stats(tmp_path, workers=0)
+    assert s.startswith('1 dialog, 1 message, 1 token (estimated)\n  note            1 message              1 token\n'), s

@@ -236,3 +236,32 @@ def test_cycle_refused_quickly_under_a_raised_recursion_limit():
         m = Message('x'); m.meta['me'] = m.meta
         with pytest.raises(ValueError, match='reference cycle'): m.validate()
     finally: sys.setrecursionlimit(old)
+
+from hypothesis import given, strategies as st
+from dialog.nbjson import json_copy
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+                     lambda kids: st.lists(kids) | st.dictionaries(st.text(), kids), max_leaves=30)
+
+@given(_json)
+def test_json_copy_is_deepcopy(v):
+    "`json_copy` gives what `copy.deepcopy` gives on JSON values: equal, and no container shared with the original"
+    import copy
+    c = json_copy(v)
+    assert c == copy.deepcopy(v) and type(c) is type(v)
+    todo = [(v, c)]
+    while todo:
+        a,b = todo.pop()
+        if isinstance(a, (dict, list)):
+            assert a is not b
+            todo += zip(a.values(), b.values()) if isinstance(a, dict) else zip(a, b)
+
+def test_json_copy_any_depth_and_cycles():
+    "Deeper than Python's recursion limit, and a container holding itself, copy without recursion; sharing is kept"
+    deep = leaf = []
+    for _ in range(50_000): leaf.append([]); leaf = leaf[0]
+    c,n = json_copy(deep),0
+    while c: c,n = c[0],n+1
+    assert n == 50_000
+    shared = {'k': 1}; loop = [shared, shared]; loop.append(loop)
+    c = json_copy(loop)
+    assert c[0] is c[1] is not shared and c[2] is c and c[0] == shared
