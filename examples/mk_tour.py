@@ -1,6 +1,7 @@
 """Write examples/tour.ipynb: a small, real dialog made with the library, its code run for real outputs.
 
-Run from anywhere: `python examples/mk_tour.py` (needs a Jupyter kernel: `pip install 'nbdialog[run]'`). It replaces the tour."""
+Run from anywhere: `python examples/mk_tour.py` (needs a Jupyter kernel: `pip install 'nbdialog[run]'`). It replaces the tour.
+Tracebacks are kept without colour codes and the picture is stored uncompressed (zlib level 0), so any IPython and any zlib build write the same file."""
 import random
 from pathlib import Path
 from dialog.core import *
@@ -27,7 +28,7 @@ def png(w, h, px):
     "A PNG of `w`x`h` RGB pixels given by `px(x, y)`"
     chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
     rows = b''.join(b'\\0' + bytes(c for x in range(w) for c in px(x, y)) for y in range(h))
-    return b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b'')
+    return b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0)) + chunk(b'IDAT', zlib.compress(rows, 0)) + chunk(b'IEND', b'')
 
 Image(data=png(16, 16, lambda x, y: (16*x, 16*y, 128)))''')
 prompt('What does `greet` return for an empty name?',

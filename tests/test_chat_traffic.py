@@ -1,7 +1,7 @@
 "dialog.chat against real provider traffic (issue 17): requests go through the real OpenAI and Anthropic SDK clients on a mock transport"
 import base64, importlib, io, json, random, sys, pytest
 from pathlib import Path
-import httpx, openai, anthropic
+import openai, anthropic
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import *
 from dialog.ipynb import read_ipynb, reads_ipynb, write_ipynb
@@ -17,7 +17,8 @@ class Provider:
     "A provider's real SDK client whose HTTP goes to a handler: it records each request body and answers with the next canned response"
     def __init__(self, fmt, *responses):
         self.fmt, self.responses, self.bodies = fmt, list(responses), []
-        hx = httpx if fmt == 'openai' else importlib.import_module('httpx2')  # the Anthropic SDK ships its own fork of httpx
+        sdk = openai if fmt == 'openai' else anthropic
+        hx = importlib.import_module(next(c.__module__.split('.')[0] for c in sdk.DefaultHttpxClient.__mro__ if c.__name__ == 'Client'))  # the HTTP library the SDK itself builds on (httpx, or its fork httpx2)
         self.hx = hx
         http = hx.Client(transport=hx.MockTransport(self.handle))
         self.client = (openai.OpenAI(api_key='sk-test', base_url='https://api.test/v1', http_client=http, max_retries=0) if fmt == 'openai' else
