@@ -1,0 +1,42 @@
+"`nbdialog run` skips and tolerates what `nbdev-test` does: a `nbdev_export()` call is never run, a `raises-exception` error is recorded and the run goes on"
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.run import skip_reason, expects_error
+from cli_helpers import nbd
+
+def test_nbdev_export_cells_are_skipped_and_reported(tmp_path):
+    "In an nbdev project, running `nbdev_export()` would rewrite the library over hand edits: it is skipped, and the rest runs"
+    d = Dialog('lib')
+    exp = d.mk_message("open('exported.txt', 'w').write('x')\ndef nbdev_export(): open('exported.txt', 'w').write('x')\nnbdev_export()")
+    ran = d.mk_message("open('ran.txt', 'w').write('y')")
+    p = d.save(tmp_path/'lib.ipynb')
+    r = nbd('run', p, cwd=tmp_path)
+    assert r.returncode==0, r.stderr
+    assert f'{exp.id}: skipped (nbdev_export() call)' in r.stdout and not (tmp_path/'exported.txt').exists() and (tmp_path/'ran.txt').exists()
+    r = nbd('run', p, '--force-eval', cwd=tmp_path)
+    assert r.returncode==0 and (tmp_path/'exported.txt').exists()  # --force-eval runs it, as every other skip
+
+@pytest.mark.parametrize('src,why', [('nbdev_export()', 'nbdev_export() call'), ('from nbdev.export import notebook2script\nnotebook2script()', 'nbdev_export() call'),
+                                     ('x = nbdev_export', None), ('my_nbdev_export()', None), ('print("nbdev_export")', None)])
+def test_which_cells_are_export_calls(src, why):
+    assert skip_reason(Message(src)) == why
+
+def test_raises_exception_is_recorded_and_the_run_goes_on(tmp_path):
+    "A message tagged raises-exception may raise: its error is kept, the next message runs, and the run exits 0"
+    d = Dialog('exp')
+    bad = d.mk_message('1/0', meta=dict(tags=['raises-exception']))
+    nxt = d.mk_message('print("after")')
+    p = d.save(tmp_path/'exp.ipynb')
+    r = nbd('run', p, cwd=tmp_path)
+    assert r.returncode==0, (r.stdout, r.stderr)
+    back = read_ipynb(p)
+    assert back[bad.id].has_error and back[nxt.id].output[0]['text']=='after\n'
+    assert f'{bad.id}: error (expected: raises-exception tag) ZeroDivisionError' in r.stdout
+
+def test_an_untagged_error_still_stops(tmp_path):
+    d = Dialog('stop')
+    d.mk_message('1/0', meta=dict(tags=['raises-something-else'])); nxt = d.mk_message('print("after")')
+    p = d.save(tmp_path/'stop.ipynb')
+    assert nbd('run', p, cwd=tmp_path).returncode==1 and not read_ipynb(p)[nxt.id].output
+    assert not expects_error(Message('1/0', meta=dict(tags='raises-exception')))  # tags must be a list, as nbformat says
