@@ -490,7 +490,7 @@ def _seconds(s):
       _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
       _arg('--timeout', type=_seconds, metavar='S', help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError (default: inf, no limit)'),
       _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
-      _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false', tagged skip-execution or calling nbdev_export(), and dialogs marked 'skip_exec: true' or 'eval: false' (skipped by default)"),
+      _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false', tagged skip-execution or calling nbdev_export, and dialogs marked 'skip_exec: true' or 'eval: false' (skipped by default)"),
       _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
       help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving each one's outputs as it finishes", extra='run')
 def _cmd_run(a):

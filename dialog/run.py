@@ -154,11 +154,11 @@ def _tags(m): return [t for t in m.meta.get('tags') or () if isinstance(t, str)]
 
 def skip_reason(m, # A code message
                 dlg=None): # Its dialog, for the notebook-wide `skip_exec: true` and `eval: false`
-    "Why `nbdev-test` (or `jupyter execute`) would not run `m`, as a short phrase ('#| eval: false', 'skip-execution tag', 'nbdev_export() call', 'skip_exec: true', 'eval: false in the front matter'), or None"
+    "Why `nbdev-test` (or `jupyter execute`) would not run `m`, as a short phrase ('#| eval: false', 'skip-execution tag', 'nbdev_export call', 'skip_exec: true', 'eval: false in the front matter'), or None"
     ev = str(m.directive('eval', 'none')).strip().lower()
     if ev=='false': return '#| eval: false'
     if 'skip-execution' in _tags(m): return 'skip-execution tag' # the tag nbclient (`jupyter execute`, papermill) skips
-    if _re_nbdev_export.search(m.content): return 'nbdev_export() call' # run, it would rewrite the library over hand edits (or fail outside an nbdev project)
+    if _re_nbdev_export.search(m.content): return 'nbdev_export call' # run, it would rewrite the library over hand edits (or fail outside an nbdev project)
     if dlg is not None and (fm := first(dlg.messages, lambda o: o.msg_type in (snote, sraw))) is not None:
         txt = fm.content.split('\n---', 1)[0] if fm.msg_type==sraw else fm.content
         if _re_skip_exec.search(txt): return 'skip_exec: true'

@@ -80,3 +80,13 @@ def test_package_docstring_lists_every_module():
     import dialog, pkgutil
     mods = [m.name for m in pkgutil.iter_modules(dialog.__path__) if not m.name.startswith('_')]
     assert len(mods)>=10 and all(f'- `dialog.{m}`: ' in dialog.__doc__ for m in mods), [m for m in mods if f'`dialog.{m}`' not in dialog.__doc__]
+
+def test_no_cell_is_skipped_by_nbdev_test_unawares():
+    "nbdev-test skips any code cell whose text holds `nbdev_export(`: only the notebooks' own export call may, or a cell's code and tests would silently not run"
+    import json
+    from pathlib import Path
+    for nb in sorted((Path(__file__).resolve().parent.parent/'nbs').glob('*.ipynb')):
+        for c in json.loads(nb.read_text(encoding='utf-8'))['cells']:
+            s = ''.join(c['source'])
+            if c['cell_type']=='code' and 'nbdev_export'+'(' in s:
+                assert s.strip().splitlines()[-1].strip() in ('import nbdev; nbdev.nbdev_export()', 'nbdev_export()'), (nb.name, c['id'])

@@ -13,11 +13,11 @@ def test_nbdev_export_cells_are_skipped_and_reported(tmp_path):
     p = d.save(tmp_path/'lib.ipynb')
     r = nbd('run', p, cwd=tmp_path)
     assert r.returncode==0, r.stderr
-    assert f'{exp.id}: skipped (nbdev_export() call)' in r.stdout and not (tmp_path/'exported.txt').exists() and (tmp_path/'ran.txt').exists()
+    assert f'{exp.id}: skipped (nbdev_export call)' in r.stdout and not (tmp_path/'exported.txt').exists() and (tmp_path/'ran.txt').exists()
     r = nbd('run', p, '--force-eval', cwd=tmp_path)
     assert r.returncode==0 and (tmp_path/'exported.txt').exists()  # --force-eval runs it, as every other skip
 
-@pytest.mark.parametrize('src,why', [('nbdev_export()', 'nbdev_export() call'), ('from nbdev.export import notebook2script\nnotebook2script()', 'nbdev_export() call'),
+@pytest.mark.parametrize('src,why', [('nbdev_export()', 'nbdev_export call'), ('from nbdev.export import notebook2script\nnotebook2script()', 'nbdev_export call'),
                                      ('x = nbdev_export', None), ('my_nbdev_export()', None), ('print("nbdev_export")', None)])
 def test_which_cells_are_export_calls(src, why):
     assert skip_reason(Message(src)) == why
