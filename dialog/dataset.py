@@ -461,11 +461,11 @@ def _row(m, i):
 
 _no_msg = (None,)*14 # The row of a dialog with no messages: only its name, path and metadata
 
-def _row_error(d, f=_row):
-    "The `ValueError` of dialog `d`'s first message `f` (`_row`, or `_counts` for a summary) can't take, naming the dialog and the message: `validate`'s, or what `f` raised"
+def _row_error(d):
+    "The `ValueError` of dialog `d`'s first message `_row` can't take, naming the dialog and the message: `validate`'s, or what `_row` raised"
     for i,m in enumerate(d.messages):
         try:
-            with explain_malformed(m, 'put in a table'): m.validate(); f(m, i) if f is _row else f(m)
+            with explain_malformed(m, 'put in a table'): m.validate(); _row(m, i)
         except ValueError as e: return ValueError(f'dialog {d.name!r}: {e}')
 
 def _cols(pairs):
@@ -847,7 +847,7 @@ def _stats_chunk(paths):
         if isinstance(d, Exception): errs.append(d); continue
         try: res.append(_dlg_counts(d))
         except (ValueError, TypeError, AttributeError, KeyError):  # as `_cols` says it: which message, and what is wrong
-            if (x := _row_error(d, _counts)) is None: raise
+            if (x := _row_error(d)) is None: raise  # `_row` calls `_counts`: it fails on the same message
             errs.append(x)
     return res,errs
 
