@@ -9,6 +9,15 @@ Docs: https://nbdialog.github.io/nbdialog/cli.html.md"""
 # %% auto #0
 __all__ = ['main', 'out_maxlen', 'msg2xml', 'dlg2md', 'find_msgs', 'RunReport']
 
+# %% ../nbs/04_cli.ipynb #5e6cb04a
+import os, signal, sys
+
+# %% ../nbs/04_cli.ipynb #0386d52c
+def _quiet_exit(sig, frame): os._exit(130) # nothing has been done yet: nothing to save or clean up
+
+if (__name__=='__main__' and globals().get('__spec__')) or os.path.basename(sys.argv[0] if sys.argv else '')=='nbdialog': # `python -m dialog.cli`, or the script (not a notebook)
+    signal.signal(signal.SIGINT, _quiet_exit)
+
 # %% ../nbs/04_cli.ipynb #802d9dd4
 from fastcore.utils import *
 from fastcore.ansi import strip_ansi
@@ -19,7 +28,7 @@ from .run import *
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs
 from .dataset import export_folder, folder_stats, paths2jsonl
 from fastcore.docments import docments
-import argparse, contextlib, io, json, os, re, sys, tempfile
+import argparse, contextlib, io, json, re, tempfile
 
 # %% ../nbs/04_cli.ipynb #6a651851
 _all_ = ['out_maxlen', 'msg2xml', 'dlg2md', 'find_msgs', 'RunReport']
@@ -140,6 +149,7 @@ def _say(*parts, # Texts, printed one a line
 
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found (or a run's message failed), 2 bad usage or a bad file, 130 interrupted"
+    if signal.getsignal(signal.SIGINT) is _quiet_exit: signal.signal(signal.SIGINT, signal.default_int_handler)
     argv = sys.argv[1:] if argv is None else [str(o) for o in argv]
     try: a = _parse(argv)
     except SystemExit as e: return e.code
@@ -147,7 +157,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     try: return a.func(a) or 0
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return getattr(a, 'rc', 0) # a command that knew its exit code before printing (run) still gives it
     except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
         _say(f'nbdialog {a.cmd}: interrupted', err=True)
         return 130
@@ -484,6 +494,13 @@ def _seconds(s):
     except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
     return float(s)
 
+def _seconds0(s):
+    "An argparse `type` reading a number of seconds, 0 or more"
+    try: f = float(s)
+    except ValueError: f = -1
+    if not f>=0: raise argparse.ArgumentTypeError(f'expected a number of seconds, 0 or more, not {s!r}')
+    return f
+
 @_sub(_file, _repair_save, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
       _arg('--all', action='store_true', help='run every code message (the default when no ids, --above or --below are given)'),
       _arg('--above', metavar='ID', help=_doc(Dialog.execute, 'above')),
@@ -491,8 +508,10 @@ def _seconds(s):
       _arg('--timeout', type=_seconds, metavar='S', help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError (default: inf, no limit)'),
       _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
       _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false', tagged skip-execution or calling nbdev_export, and dialogs marked 'skip_exec: true' or 'eval: false' (skipped by default)"),
+      _arg('--kernel', metavar='NAME', help="the Jupyter kernel to run in (default: the one the dialog's kernelspec names, or python3)"),
+      _arg('--save-every', type=_seconds0, default=5., metavar='S', help='save finished outputs at most every S seconds (default: 5); they are always saved when the run ends, however it ends'),
       _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
-      help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving each one's outputs as it finishes", extra='run')
+      help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving their outputs as it goes", extra='run')
 def _cmd_run(a):
     dlg = _load(a.file, repair=a.repair)
     if a.all and a.ids: raise ValueError('give message ids or --all, not both')
@@ -501,13 +520,19 @@ def _cmd_run(a):
         _say(*[f'would run {_row(m, 100)}' for m in ms] + [f'would skip {m.id} ({why})' for m,why in skipped] or ['nothing to run'])
         _say(f'dry run: nothing run, {dlg_where(dlg)} not written', err=True)
         return 0
-    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True, progress=_progress('running'))
+    if dlg.repairs: dlg.save() # the healed file, before the run saves into it
+    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True, progress=_progress('running'),
+                           kernel_name=a.kernel, save_every=a.save_every)
     except KeyboardInterrupt: # a second Ctrl-C, for a kernel that ignored the first
         _say('nbdialog run: interrupted; the outputs of the messages that finished are saved', err=True)
         return 130
+    except SystemExit as e: # SIGTERM or SIGHUP
+        _say(f'nbdialog run: stopped by signal {signal.Signals(e.code-128).name}; the outputs of the messages that finished are saved', err=True)
+        return e.code
+    a.rc = 130 if rep.stopped=='interrupt' else 0 if rep.ok else 1 # the exit code, whatever happens to stdout
     _say(*rep.lines() or ['no code messages to run'])
     if len(rep): _ids_note(dlg)
-    return 130 if rep.stopped=='interrupt' else 0 if rep.ok else 1
+    return a.rc
 
 # %% ../nbs/04_cli.ipynb #28ac1b34
 from .skill import serve_mcp # and `Message.exhash`, which dialog.skill patches in

@@ -8,8 +8,8 @@ Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
 # %% auto #0
 __all__ = ['DialogFormatError', 'derive_ids', 'read_ipynb', 'read_ipynb_parts', 'reads_ipynb', 'write_ipynb',
-           'DialogConflictError', 'ipynb_path', 'atomic_write', 'home_atts', 'unhome_atts', 'ipynb_cells',
-           'repair_ipynb']
+           'DialogConflictError', 'ipynb_path', 'atomic_write', 'chk_writable', 'home_atts', 'unhome_atts',
+           'ipynb_cells', 'repair_ipynb']
 
 # %% ../nbs/01_ipynb.ipynb #f410fa81
 from fastcore.utils import *
@@ -302,6 +302,16 @@ def write(self:Dialog,
     return self.save(Path(base_path)/f'{n}.ipynb', force=force)
 
 # %% ../nbs/01_ipynb.ipynb #7dbe0fbb
+def _chk_file(path, st):
+    "A `PermissionError` for a read-only file (`st` its stat, None if absent): renaming over it needs only the folder's permission, so its own is asked for"
+    if st is not None and not os.access(path, os.W_OK): raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', str(path))
+
+def _new_tmp(path, mode):
+    "A new temp file beside `path`, open for writing: `(its path, its descriptor)`, or an error naming the folder, not our temp file"
+    tmp = path.parent/_tmp_name(path)
+    try: return tmp,os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL, mode)
+    except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', str(path.parent)) from None
+
 def atomic_write(fname, # The file to write
                  data:bytes, # What to write
                  check=None): # Called as `check(bytes on disk, or None)` under the lock: raises to refuse, returns False to skip writing
@@ -312,11 +322,9 @@ def atomic_write(fname, # The file to write
         try: st = os.stat(path)
         except FileNotFoundError: st = None
         if check is not None and check(None if st is None else path.read_bytes()) is False: return path
-        if st is not None and not os.access(path, os.W_OK): raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', str(path))
+        _chk_file(path, st)
         _rm_stale_tmps(path)
-        tmp = path.parent/_tmp_name(path)
-        try: fd = os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666 if st is None else 0o600)
-        except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', str(path.parent)) from None # name the folder, not our temp file
+        tmp,fd = _new_tmp(path, 0o666 if st is None else 0o600)
         try:
             with open(fd, 'wb', closefd=True) as f:
                 f.write(data)
@@ -333,6 +341,15 @@ def atomic_write(fname, # The file to write
             raise
     _fsync_dir(path.parent)
     return path
+
+def chk_writable(fname): # The file a program is about to write, existing or not
+    "Raise the error `atomic_write(fname, ...)` would raise for a read-only file or a folder where no file can be made, writing nothing: for a program to check before long work whose result it must save"
+    path = Path(os.path.realpath(Path(fname).expanduser()))
+    try: _chk_file(path, os.stat(path))
+    except FileNotFoundError: pass
+    tmp,fd = _new_tmp(path, 0o600)
+    os.close(fd)
+    os.unlink(tmp)
 
 # %% ../nbs/01_ipynb.ipynb #cac029ce
 @patch(cls_method=True)

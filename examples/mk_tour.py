@@ -43,7 +43,7 @@ note('## Attachments\n\nA note can carry images pasted into it: ![a dot](attachm
 note('## When things go wrong\n\nAn error is recorded with its traceback; `nbdialog view examples/tour.ipynb --errors` (from the repository root) shows just these.')
 code('greet()')
 
-rep = dlg.execute(continue_on_error=True)
+rep = dlg.execute(continue_on_error=True, timing=False) # timings would change the tour at every run
 print(rep)
 for m in dlg.messages:  # tracebacks kept without the kernel's colour codes, which differ between IPython versions
     if isinstance(m.output, list) and any(o.get('output_type')=='error' for o in m.output):

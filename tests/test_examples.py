@@ -16,8 +16,9 @@ def test_tour_commands_run_from_the_root():
         assert r.returncode==0 and r.stdout, (c, r.stderr)
 
 def _sans_tracebacks(b):
-    "Notebook JSON `b` parsed, each error output's traceback cut to its last line (the error itself): the lines above it are IPython's own text, which changes between IPython versions"
+    "Notebook JSON `b` parsed, each error output's traceback cut to its last line (the error itself): the lines above it are IPython's own text, which changes between IPython versions; so does the Python version `language_info` records"
     nb = json.loads(b)
+    nb['metadata']['language_info'].pop('version')
     for c in nb['cells']:
         for o in c.get('outputs', []):
             if o['output_type']=='error': o['traceback'] = o['traceback'][-1:]

@@ -81,7 +81,7 @@ def test_dead_kernel_exit_code_and_outputs_kept(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_keeps_what_finished(tmp_path):
     p,(a,b,c) = mk(tmp_path, "print('done')", "print('waiting', flush=True)\nimport time; time.sleep(60)", "print('never')")
-    proc = subprocess.Popen(cmd + ['run', str(p)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(cmd + ['run', str(p), '--save-every', '0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     t0 = time.time()
     while not read_ipynb(p)[a.id].output:
         assert time.time()-t0 < 60 and proc.poll() is None

@@ -1,0 +1,98 @@
+"What a run records, as Jupyter records it: streams merged only where consecutive, long lines in linear time, the notebook's kernel, language_info and timings"
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest
+from hypothesis import given, strategies as st
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.run import merge_streams, chk_kernel, KernelError, Kernel
+from cli_helpers import nbd, cmd, env
+from run_helpers import as_shown
+
+def nbd_in(e, *args):
+    "`nbdialog ARGS` in environment `e`"
+    return subprocess.run(cmd + [str(a) for a in args], capture_output=True, text=True, env=e, timeout=120)
+
+def so(t, name='stdout'): return dict(output_type='stream', name=name, text=t)
+
+@given(st.lists(st.tuples(st.sampled_from(['stdout', 'stderr', None]), st.text(alphabet='ab\r\n\b', max_size=12)), max_size=8))
+def test_merge_streams_is_the_rule(parts):
+    "Only consecutive outputs of one stream merge, in order; each merged text is what the rule makes of the joined pieces"
+    outs = [so(t, n) if n else dict(output_type='display_data', data={'text/plain': t}, metadata={}) for n,t in parts]
+    groups = []
+    for o in outs:
+        if o['output_type']=='stream' and groups and groups[-1][0]['output_type']=='stream' and groups[-1][0]['name']==o['name']: groups[-1].append(o)
+        else: groups.append([o])
+    want = [so(as_shown(''.join(o['text'] for o in g)), g[0]['name']) if g[0]['output_type']=='stream' else g[0] for g in groups]
+    assert merge_streams(outs)==want
+
+@pytest.mark.slow
+def test_print_display_print_keeps_its_order(tmp_path):
+    d = Dialog('o')
+    m = d.mk_message("import sys\nfrom IPython.display import display\nprint('one', flush=True); print('err', file=sys.stderr, flush=True)\ndisplay('shown')\nprint('two'); print('three')")
+    d.execute()
+    assert [(o['output_type'], o.get('name'), o.get('text')) for o in m.output]==[
+        ('stream', 'stdout', 'one\n'), ('stream', 'stderr', 'err\n'), ('display_data', None, None), ('stream', 'stdout', 'two\nthree\n')]
+
+@pytest.mark.slow
+def test_a_1mb_line_and_a_progress_bar(tmp_path):
+    "A 1 MB line, printed whole and in 100,000 pieces, and a bar redrawn with carriage returns: recorded exactly (this took minutes when the recorder rescanned the text at each piece)"
+    d = Dialog('long')
+    a = d.mk_message("print('x'*1_000_000)")
+    b = d.mk_message("for i in range(100_000): print('y'*10, end='')")
+    c = d.mk_message("for i in range(1001): print(f'\\r{i/10:.1f}%', end='', flush=i%100==0)\nprint()")
+    rep = d.execute(timeout=120)
+    assert rep.ok and a.output==[so('x'*1_000_000+'\n')] and b.output==[so('y'*1_000_000)] and c.output==[so('100.0%\n')]
+
+def _kernel_dir(tmp_path, name, marker):
+    "A Jupyter data folder with a Python kernel named `name` that sets KERNEL_MARKER to `marker`"
+    ks = tmp_path/'jp'/'kernels'/name; ks.mkdir(parents=True)
+    (ks/'kernel.json').write_text(json.dumps(dict(argv=[sys.executable, '-m', 'ipykernel_launcher', '-f', '{connection_file}'], display_name=name, language='python', env=dict(KERNEL_MARKER=marker))))
+    return env | dict(JUPYTER_PATH=str(tmp_path/'jp'))
+
+@pytest.mark.slow
+def test_the_notebooks_kernel_and_kernel_option(tmp_path):
+    kenv = _kernel_dir(tmp_path, 'mine', 'from mine')
+    d = Dialog('k', meta=dict(kernelspec=dict(name='mine', display_name='mine', language='python')))
+    m = d.mk_message("import os; print(os.environ.get('KERNEL_MARKER'))")
+    p = d.save(tmp_path/'k.ipynb')
+    assert nbd_in(kenv, 'run', p).returncode==0
+    assert read_ipynb(p)[m.id].output[0]['text']=='from mine\n'
+    assert nbd_in(kenv, 'run', p, '--kernel', 'python3').returncode==0
+    assert read_ipynb(p)[m.id].output[0]['text']=='None\n'
+    r = nbd_in(kenv, 'run', p, '--kernel', 'nosuch')
+    assert r.returncode==2 and "no Jupyter kernel named 'nosuch' is installed here" in r.stderr and 'mine' in r.stderr and 'Traceback' not in r.stderr, r.stderr
+    r = nbd_in(env, 'run', p) # the notebook's kernel isn't installed where JUPYTER_PATH doesn't reach
+    assert r.returncode==2 and "no Jupyter kernel named 'mine' is installed here" in r.stderr, r.stderr
+    assert read_ipynb(p)[m.id].output[0]['text']=='None\n' # nothing run, nothing written
+
+def test_chk_kernel():
+    assert chk_kernel('python3')=='python3'
+    with pytest.raises(KernelError, match="no Jupyter kernel named 'nope'"): chk_kernel('nope')
+
+@pytest.mark.slow
+def test_language_info_and_timings_are_recorded(tmp_path):
+    d = Dialog('li', meta=dict(language_info=dict(name='python', version='3.9.6')))
+    m = d.mk_message('1+1')
+    p = d.save(tmp_path/'li.ipynb')
+    assert nbd('run', p).returncode==0
+    back = read_ipynb(p)
+    out = subprocess.run([sys.executable, '-c', 'import platform; print(platform.python_version())'], capture_output=True, text=True).stdout.strip()
+    assert back.meta['language_info']['version']==out and back.meta['language_info']['file_extension']=='.py'
+    ex = back[m.id].meta['execution']
+    assert sorted(ex)==['iopub.execute_input', 'iopub.status.busy', 'iopub.status.idle', 'shell.execute_reply']
+    assert ex['iopub.status.busy']<=ex['iopub.execute_input']<=ex['iopub.status.idle'] # ISO times, in order
+    d2 = read_ipynb(p); d2.execute(save=True, timing=False)
+    assert 'execution' not in read_ipynb(p)[m.id].meta # no stale timings from the run before
+
+@pytest.mark.slow
+def test_a_blank_cell_is_left_as_it_is(tmp_path):
+    "As in Jupyter: a code cell of only whitespace is not sent to the kernel, keeps what it had, and takes no execution count"
+    d = Dialog('b')
+    a = d.mk_message('1'); blank = d.mk_message('   \n'); c = d.mk_message('2')
+    blank.output,blank.execution_count = [dict(output_type='stream', name='stdout', text='stale\n')],9
+    p = d.save(tmp_path/'b.ipynb')
+    assert nbd('run', p).returncode==0
+    back = read_ipynb(p)
+    assert back[blank.id].output==blank.output and back[blank.id].execution_count==9 and 'execution' not in back[blank.id].meta
+    assert (back[a.id].execution_count, back[c.id].execution_count)==(1, 2)

@@ -1,0 +1,176 @@
+"A run's saving: throttled whatever the number of messages, always at the end, never cut short by a signal, safe against other programs writing the file (in place, mid-run, read-only), and --repair before running"
+import json, os, pwd, signal, subprocess, sys, threading, time
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.run as run
+from cli_helpers import nbd, ok, fails, cmd, env, root
+
+def mk(path, *srcs):
+    d = Dialog(Path(path).stem)
+    ms = [d.mk_message(s, msg_type='note') if s.startswith('# ') else d.mk_message(s) for s in srcs]
+    d.save(path)
+    return d,ms
+
+def wait_for(f, what, limit=60):
+    t = time.time()
+    while not f():
+        assert time.time()-t < limit, f'waited {limit}s for {what}'
+        time.sleep(0.05)
+
+@pytest.mark.slow
+def test_saves_are_throttled_and_the_end_always_saves(tmp_path):
+    "200 messages in well under the save interval: one write, at the end, with every output in it"
+    d,ms = mk(tmp_path/'many.ipynb', *[f'print({i})' for i in range(200)])
+    rep = d.execute(save=True, save_every=3600)
+    assert rep.ok and rep.saves==1 and rep.save_time>0
+    back = read_ipynb(tmp_path/'many.ipynb')
+    assert [m.output[0]['text'] for m in back.messages]==[f'{i}\n' for i in range(200)]
+    assert [m.execution_count for m in back.messages]==list(range(1, 201))
+
+@pytest.mark.slow
+def test_save_every_zero_saves_as_each_message_finishes(tmp_path):
+    d,(a,b) = mk(tmp_path/'each.ipynb', "print('a')", "import time; time.sleep(2); print('b')")
+    seen = []
+    t = threading.Thread(target=lambda: (wait_for(lambda: read_ipynb(tmp_path/'each.ipynb')[a.id].output, "a's output"), seen.append(read_ipynb(tmp_path/'each.ipynb')[b.id].output)))
+    t.start()
+    rep = d.execute(save=True, save_every=0)
+    t.join()
+    assert rep.ok and seen==[[]] and rep.saves==2 # a was in the file while b still ran
+
+@pytest.mark.slow
+def test_error_saves_at_once(tmp_path):
+    d,(a,b,c) = mk(tmp_path/'err.ipynb', "print('a')", '1/0', "print('never')")
+    rep = d.execute(save=True, save_every=3600)
+    back = read_ipynb(tmp_path/'err.ipynb')
+    assert rep.stopped=='error' and back[a.id].output and back[b.id].output[0]['ename']=='ZeroDivisionError' and back[c.id].output==[]
+
+@pytest.mark.slow
+def test_a_second_ctrl_c_waits_for_the_save(tmp_path, monkeypatch):
+    "Two Ctrl-Cs aimed at the save: it completes with every finished output, then the run raises KeyboardInterrupt"
+    d,(a,b,c) = mk(tmp_path/'cc.ipynb', "print('a')", "print('b')", "print('c')")
+    real = run._Disk.save
+    def save(self):
+        if self.todo: # the first Ctrl-C stops the run after b; the second comes while its outputs are being saved
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.2)
+        return real(self)
+    monkeypatch.setattr(run._Disk, 'save', save)
+    hits = []
+    def b_done(i, n, m):
+        if i==1: os.kill(os.getpid(), signal.SIGINT); hits.append(m) # while b is about to run
+    with pytest.raises(KeyboardInterrupt): d.execute(save=True, save_every=3600, progress=b_done)
+    back = read_ipynb(tmp_path/'cc.ipynb')
+    assert back[a.id].output==[dict(output_type='stream', name='stdout', text='a\n')] and back[b.id].output, back[b.id].output
+    assert back[c.id].output==[] and hits==[b]
+
+def test_signals_during_a_save_wait_for_it():
+    "The mechanism: inside `saving`, a second Ctrl-C or a SIGTERM is held, and raised when the block ends"
+    class K:
+        n = 0
+        def interrupt(self): self.n += 1
+    k = K(); h = run._Signals(k)
+    h(signal.SIGINT, None)
+    assert h.hit and k.n==1
+    with pytest.raises(KeyboardInterrupt): h(signal.SIGINT, None)
+    done = []
+    with pytest.raises(SystemExit) as e:
+        with h.saving():
+            h(signal.SIGTERM, None); h(signal.SIGINT, None)
+            done.append(1)
+    assert done==[1] and e.value.code==128+signal.SIGTERM
+
+@pytest.mark.slow
+def test_a_file_caught_mid_write_is_read_again(tmp_path):
+    "Another program rewrites the file in place (as Jupyter does) while a message finishes: the run waits and reads it again, never aborts"
+    p = tmp_path/'mid.ipynb'
+    d,(a,b) = mk(p, "open('started', 'w').close(); import time; time.sleep(1); print('a')", "print('b')")
+    def jupyter():
+        wait_for(lambda: (tmp_path/'started').exists(), 'a to start')
+        o = read_ipynb(p); o.mk_message('written by Jupyter', msg_type='note')
+        full = write_ipynb(o).encode()
+        with open(p, 'wb') as f: f.write(full[:len(full)//2]) # truncated and half written...
+        time.sleep(2.5)
+        with open(p, 'wb') as f: f.write(full) # ...then finished
+    t = threading.Thread(target=jupyter); t.start()
+    rep = d.execute(save=True, save_every=0, cwd=tmp_path)
+    t.join()
+    assert rep.ok and rep.stopped is None, rep.lines()
+    back = read_ipynb(p)
+    assert back[a.id].output[0]['text']=='a\n' and back[b.id].output[0]['text']=='b\n' and back.messages[-1].content=='written by Jupyter'
+
+@pytest.mark.slow
+def test_messages_changed_or_deleted_mid_run_are_skipped(tmp_path):
+    p = tmp_path/'mid.ipynb'
+    d,(a,b,c,e) = mk(p, "open('started', 'w').close(); import time; time.sleep(1.5)", "print('old b')", "print('c')", "print('e')")
+    def other():
+        wait_for(lambda: (tmp_path/'started').exists(), 'a to start')
+        o = read_ipynb(p); o[b.id].content = "print('new b')"; o.remove_msgs([o[c.id]]); o.save()
+    t = threading.Thread(target=other); t.start()
+    rep = d.execute(save=True, cwd=tmp_path)
+    t.join()
+    assert list(rep)==[a, e] and rep.skipped==[(b, 'changed on disk'), (c, 'deleted on disk')] and rep.ok
+    assert rep.lines()[2:]==[f'{b.id}: skipped (changed on disk)', f'{c.id}: skipped (deleted on disk)']
+    back = read_ipynb(p)
+    assert back[b.id].content=="print('new b')" and back[b.id].output==[] and c.id not in [m.id for m in back.messages]
+    assert back[e.id].output[0]['text']=='e\n'
+
+@pytest.mark.slow
+def test_changed_while_running_gets_no_outputs_and_the_run_goes_on(tmp_path):
+    p = tmp_path/'c.ipynb'
+    d,(a,b) = mk(p, "open('started', 'w').close(); import time; time.sleep(1.5); print('a')", "print('b')")
+    def other():
+        wait_for(lambda: (tmp_path/'started').exists(), 'a to start')
+        o = read_ipynb(p); o[a.id].content = 'print("changed while running")'; o.save()
+    t = threading.Thread(target=other); t.start()
+    rep = d.execute(save=True, cwd=tmp_path)
+    t.join()
+    assert rep.stopped is None and rep.unsaved==[a] and f'{a.id}: outputs not saved (changed on disk while it ran)' in rep.lines()
+    back = read_ipynb(p)
+    assert back[a.id].content=='print("changed while running")' and back[a.id].output==[] and back[b.id].output[0]['text']=='b\n'
+
+def test_unsaved_messages_are_refused_before_running(tmp_path):
+    d,(a,) = mk(tmp_path/'u.ipynb', "print('a')")
+    a.content = "print('edited here, not saved')"
+    with pytest.raises(ValueError, match=f"'{a.id}' not in the file as in this dialog: save it before running"): d.execute(save=True)
+
+@pytest.mark.slow
+def test_repair_runs_on_the_healed_file(tmp_path):
+    p = tmp_path/'damaged.ipynb'
+    cells = [dict(cell_type='code', id='c1', metadata={}, source='x = 1', outputs=[], execution_count=None),
+             dict(cell_type='code', id='c1', metadata={}, source='print(x+1)', outputs=[], execution_count=None)]
+    p.write_text(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)))
+    r = nbd('run', p, '--repair')
+    assert r.returncode==0 and len(r.stdout.splitlines())==2, (r.stdout, r.stderr)
+    back = read_ipynb(p)
+    assert [m.content for m in back.messages]==['x = 1', 'print(x+1)'] and back.messages[1].output[0]['text']=='2\n'
+
+nobody = next((p for p in pwd.getpwall() if p.pw_name=='nobody'), None)
+
+@pytest.mark.skipif(os.geteuid()==0 and nobody is None, reason='running as root, whom file modes do not stop, and there is no nobody user to drop to')
+def test_a_read_only_dialog_is_refused_before_anything_runs(tmp_path):
+    import tempfile, shutil
+    folder = Path(tempfile.mkdtemp()) # not under pytest's tmp_path, which only its owner may enter
+    try:
+        folder.chmod(0o777)
+        p = folder/'ro.ipynb'
+        mk(p, f"open({str(folder/'ran')!r}, 'w').close()")
+        p.chmod(0o444)
+        before = p.read_bytes()
+        drop = f'os.setgid({nobody.pw_gid}); os.setuid({nobody.pw_uid}); ' if os.geteuid()==0 else ''
+        code = f"import os, sys; from dialog.cli import main; {drop}sys.exit(main(['run', sys.argv[1]]))" # imported first: nobody may not read the interpreter's folders
+        r = subprocess.run([sys.executable, '-c', code, str(p)], capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode==2 and 'read-only' in r.stderr and 'Traceback' not in r.stderr, (r.stdout, r.stderr)
+        assert not (folder/'ran').exists() and p.read_bytes()==before
+    finally: shutil.rmtree(folder)
+
+@pytest.mark.slow
+def test_kill_9_loses_at_most_the_save_window(tmp_path):
+    "Killed outright mid-run: the outputs saved before the kill are in the file, intact"
+    p = tmp_path/'k.ipynb'
+    d,(a,b) = mk(p, "print('a')", "import time; time.sleep(60)")
+    proc = subprocess.Popen(cmd + ['run', str(p), '--save-every', '0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    wait_for(lambda: read_ipynb(p)[a.id].output, "a's output")
+    proc.kill(); proc.wait()
+    assert read_ipynb(p)[a.id].output[0]['text']=='a\n'
