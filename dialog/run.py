@@ -290,10 +290,12 @@ class _Disk:
         for w in (*_waits, None):
             at = _sig(self.path)
             if self.cur is not None and at==self.at: return self.cur
+            t = time.monotonic()
             try: self.cur,self.at = read_ipynb(self.path, cls=self.cls),at
             except (FileNotFoundError, DialogFormatError) as e: err,self.cur = e,None
             else:
                 self.ids = {m.id:m for m in self.cur.messages}
+                if not self.saves: self.cost = max(self.cost, time.monotonic()-t) # until a save is timed, reading the file tells what one costs
                 return self.cur
             if w: time.sleep(w)
         if isinstance(err, FileNotFoundError): raise DialogConflictError(f'{self.path} was deleted or renamed while the dialog ran; outputs not saved') from None

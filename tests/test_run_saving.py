@@ -31,7 +31,7 @@ def test_saves_are_throttled_and_the_end_always_saves(tmp_path):
 
 @pytest.mark.slow
 def test_save_every_zero_saves_as_each_message_finishes(tmp_path):
-    d,(a,b) = mk(tmp_path/'each.ipynb', "print('a')", "import time; time.sleep(2); print('b')")
+    d,(a,b) = mk(tmp_path/'each.ipynb', "import time; time.sleep(0.3); print('a')", "import time; time.sleep(2); print('b')") # 0.3 s: more than 20 reads of the file
     seen = []
     t = threading.Thread(target=lambda: (wait_for(lambda: read_ipynb(tmp_path/'each.ipynb')[a.id].output, "a's output"), seen.append(read_ipynb(tmp_path/'each.ipynb')[b.id].output)))
     t.start()
