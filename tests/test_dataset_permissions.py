@@ -1,0 +1,36 @@
+"Exports are made as every other file we write: new files and folders follow the umask, a replaced file keeps its permission bits, and no temporary file is left"
+import os, stat, subprocess, sys
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.dataset import write_parquet, paths2jsonl, export_folder
+from cli_helpers import env
+
+def mode(p): return stat.S_IMODE(os.stat(p).st_mode)
+
+@pytest.fixture
+def src(tmp_path):
+    d = Dialog('a'); d.mk_message('hi', msg_type='note'); d.mk_message('1+1')
+    d.save(tmp_path/'src'/'a.ipynb')
+    return tmp_path/'src'
+
+@pytest.fixture(params=[0o022, 0o077, 0o002])
+def umask(request):
+    old = os.umask(request.param)
+    yield request.param
+    os.umask(old)
+
+def test_new_exports_follow_the_umask(src, tmp_path, umask):
+    f,fd = 0o666 & ~umask,0o777 & ~umask
+    assert mode(write_parquet(src, tmp_path/'t.parquet', workers=0))==f
+    out = write_parquet(src, tmp_path/'parts', workers=0, partition_by='msg_type')
+    assert mode(out)==fd and all(mode(p)==(fd if p.is_dir() else f) for p in out.rglob('*'))
+    assert mode(paths2jsonl(src, tmp_path/'t.jsonl', workers=0))==f
+    assert mode(Dialog('x').save(tmp_path/'x.ipynb'))==f # as Dialog.save does
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith('.tmp')]
+
+def test_a_replaced_export_keeps_its_bits(src, tmp_path):
+    for p,w in ((tmp_path/'t.parquet', lambda p: write_parquet(src, p, workers=0, force=True)), (tmp_path/'t.jsonl', lambda p: paths2jsonl(src, p, workers=0, force=True))):
+        p.write_text('old'); p.chmod(0o640)
+        assert w(p)==p and mode(p)==0o640 and p.read_bytes()!=b'old'

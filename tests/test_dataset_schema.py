@@ -1,0 +1,41 @@
+"The message table's schema is checked by names and types and by version: tables DuckDB and pandas wrote back from ours are taken (cast where no value changes), a text `pos`, a lossy cast or an unknown schema version are refused"
+import pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as pq
+import pytest
+from dialog.core import *
+from dialog.dataset import write_parquet, read_parquet, table2dlgs, dlgs2table, chk_msg_table, msg_schema, schema_version
+
+@pytest.fixture
+def ours(tmp_path):
+    d = Dialog('twelve')
+    for i in range(12): d.mk_message(f'x{i}')
+    return write_parquet([d, Dialog('empty')], tmp_path/'ours.parquet', workers=0)
+
+def counts(t): return [len(d.messages) for d in table2dlgs(t)]
+
+def test_written_back_by_duckdb_and_pandas(ours, tmp_path):
+    import duckdb, pandas as pd
+    duckdb.sql(f"COPY (SELECT * FROM '{ours}') TO '{tmp_path/'duck.parquet'}' (FORMAT parquet)") # its fields come back NOT NULL
+    pd.read_parquet(ours).to_parquet(tmp_path/'pandas.parquet') # pos, with a null for the empty dialog, comes back as float64
+    ts = [read_parquet(ours), read_parquet(tmp_path/'duck.parquet'), read_parquet(tmp_path/'pandas.parquet')]
+    assert all(t.schema.equals(msg_schema()) or t.select(list(msg_schema().names)).schema.equals(msg_schema()) for t in ts)
+    both = pa.concat_tables([t.select(msg_schema().names) for t in ts])
+    assert both.num_rows==39 and counts(ts[1])==counts(ts[2])==[12, 0]
+
+def test_a_text_pos_is_refused_not_split(ours):
+    t = read_parquet(ours)
+    bad = t.set_column(t.column_names.index('pos'), 'pos', pc.cast(t['pos'], pa.string())) # '10' < '9': 12 messages would split into 10 + 2
+    with pytest.raises(ValueError, match="column 'pos' holds string, where a message table has int32"): table2dlgs(bad)
+
+@pytest.mark.parametrize('col,arr,msg', [('pos', lambda n: pa.array([0.5]*n), 'truncated'), ('n_images', lambda n: pa.array([2**40]*n), 'not in range'),
+                                         ('has_error', lambda n: pa.array(['yes']*n), 'holds string')])
+def test_a_cast_that_changes_values_is_refused(ours, col, arr, msg):
+    t = read_parquet(ours)
+    with pytest.raises(ValueError, match=msg): chk_msg_table(t.set_column(t.column_names.index(col), col, arr(t.num_rows)))
+
+def test_an_unknown_schema_version_is_refused(ours, tmp_path):
+    pq.write_table(read_parquet(ours).replace_schema_metadata({b'nbdialog.schema': b'99'}), tmp_path/'v99.parquet')
+    with pytest.raises(ValueError, match="schema '99', and this version of dialog reads schema '1'"): read_parquet(tmp_path/'v99.parquet')
+
+def test_our_own_tables_pass_unchanged(ours):
+    t = dlgs2table(table2dlgs(read_parquet(ours)))
+    assert chk_msg_table(t).equals(t) and chk_msg_table(t).schema.metadata==t.schema.metadata=={b'nbdialog.schema': schema_version.encode()}

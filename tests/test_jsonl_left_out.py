@@ -1,0 +1,45 @@
+"JSON Lines never holds an empty conversation (every consumer refuses one), `drop` rules leave out more, and the export's summary counts what was left out"
+import json
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+from dialog.chat import dlgs2jsonl as chat_jsonl, chk_drop
+from dialog.dataset import dlgs2jsonl, paths2jsonl, export_folder
+from cli_helpers import nbd, ok
+
+@pytest.fixture
+def src(tmp_path):
+    f = tmp_path/'src'
+    d = Dialog('a'); d.mk_message('q', msg_type='prompt', output='ans'); d.save(f/'a.ipynb')
+    d = Dialog('b'); d.mk_message('just a note', msg_type='note'); d.save(f/'b.ipynb') # a user turn, no reply
+    Dialog('c').save(f/'c.ipynb') # nothing at all
+    d = Dialog('d'); d.system = 'Be brief.'; d.save(f/'d.ipynb') # a system prompt and nothing else
+    return f
+
+def lines(p): return [json.loads(l) for l in Path(p).read_text().splitlines()]
+def roles(p): return [[m['role'] for m in l['messages']] for l in lines(p)]
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_no_empty_line_whatever_the_path(src, tmp_path, workers):
+    assert roles(paths2jsonl(src, tmp_path/'p.jsonl', workers=workers))==[['user', 'assistant'], ['user']]
+    assert roles(paths2jsonl(src, tmp_path/'q.jsonl', workers=workers, drop='no_assistant'))==[['user', 'assistant']]
+    assert roles(dlgs2jsonl([read_ipynb(p) for p in sorted(src.glob('*.ipynb'))], tmp_path/'r.jsonl', drop=['no_assistant']))==[['user', 'assistant']]
+    assert roles(chat_jsonl([read_ipynb(src/'d.ipynb')], tmp_path/'s.jsonl', 'anthropic'))==[]
+
+def test_a_function_as_a_rule(src, tmp_path):
+    long = lambda ms: len(ms)>1
+    assert roles(dlgs2jsonl([read_ipynb(p) for p in sorted(src.glob('*.ipynb'))], tmp_path/'f.jsonl', drop=long))==[['user']]
+
+def test_unknown_rules_are_refused_before_writing(src, tmp_path):
+    for bad in ('no_user', ['no_assistant', 3]):
+        with pytest.raises(ValueError, match='drop: no rule named'): paths2jsonl(src, tmp_path/'x.jsonl', drop=bad)
+    assert not (tmp_path/'x.jsonl').exists()
+    assert chk_drop(None)==[] and len(chk_drop(['no_assistant', len]))==2
+
+def test_the_summary_says_what_was_left_out(src, tmp_path):
+    assert export_folder(src, tmp_path/'e.jsonl', workers=0).endswith('e.jsonl: 4 dialogs, 2 lines (2 dialogs left out: nothing to send)')
+    assert ok('export', src, '-o', tmp_path/'f.jsonl', '--drop', 'no_assistant').strip().endswith('4 dialogs, 1 line (3 dialogs left out: nothing to send or dropped)')
+    assert [json.loads(l)['messages'][0]['role'] for l in ok('convert', src, '--to', 'jsonl', '--drop', 'no_assistant').splitlines()]==['user']
+    r = nbd('convert', src/'a.ipynb', '--to', 'md', '--drop', 'no_assistant')
+    assert r.returncode==2 and '--drop goes with --to jsonl only' in r.stderr
