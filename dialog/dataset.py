@@ -429,9 +429,10 @@ msg_cols = dict(  # column: (Arrow type, what it holds)
     tokens=('int64', "estimated tokens: characters of content and output over 4, plus `img_tokens` per image"),
     meta=('string', "the cell metadata, as JSON"),
     cell=('string', "the whole ipynb cell, as JSON: with `dlg_meta`, what makes the table lossless"),
-    dlg_meta=('string', "the notebook metadata (`Dialog.nb_meta`) as JSON, on every row of the dialog"),
+    dlg_meta=('string', "the notebook metadata (`Dialog.nb_meta`) as JSON, on the dialog's first row (null on the others: it can be megabytes)"),
 )
-schema_version = '1' # Stored in the schema metadata as `nbdialog.schema`; changes when the columns do
+schema_version = '2' # Stored in the schema metadata as `nbdialog.schema`; changes when the columns or what they hold do
+_read_versions = ('1', '2') # The versions `chk_msg_table` takes: 1 had `dlg_meta` on every row, which reads the same
 
 def msg_schema():
     "The Arrow schema of a message table: the columns of `msg_cols`, in order, with `schema_version` in its metadata"
@@ -476,7 +477,7 @@ def _cols(pairs):
         except (ValueError, TypeError, AttributeError, KeyError):  # a malformed message: say which, and what is wrong
             if (x := _row_error(d)) is None: raise
             raise x
-        rows += [(d.name, p, *r, dm) for r in rs]
+        rows += [(d.name, p, *r, None if j else dm) for j,r in enumerate(rs)]
     return dict(zip(msg_cols, zip(*rows))) if rows else {k:[] for k in msg_cols}
 
 # %% ../nbs/09_dataset.ipynb #2b1e1885
@@ -527,7 +528,7 @@ def chk_msg_table(t, # A pyarrow table: ours, or one DuckDB, Polars, pandas or S
     "`t` with the types of `msg_cols` and our schema metadata, cast where no value changes (other integer widths, large or dictionary strings, integral floats); a `ValueError` for a missing column, a type that doesn't fit, or another schema version"
     pa = _pa()
     v = (t.schema.metadata or {}).get(b'nbdialog.schema')
-    if v is not None and v.decode('utf-8', 'replace')!=schema_version: raise ValueError(f"{where} holds a message table of schema {v.decode('utf-8', 'replace')!r}, and this version of dialog reads schema {schema_version!r}")
+    if v is not None and v.decode('utf-8', 'replace') not in _read_versions: raise ValueError(f"{where} holds a message table of schema {v.decode('utf-8', 'replace')!r}, and this version of dialog reads schemas {', '.join(_read_versions)}")
     if columns is None and (miss := [k for k in msg_cols if k not in t.column_names]): raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
     s = msg_schema()
     for k in (msg_cols if columns is None else [c for c in columns if c in msg_cols]):
@@ -550,11 +551,12 @@ def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dia
             cur = [(n,p), i, dm, []]
             groups.append(cur)
         cur[1] = i
+        if cur[2] is None: cur[2] = dm # the dialog's first row holds it: a subset without that row gives the dialog none
         if c is not None: cur[3].append(json.loads(c))
     res = []
     with _gc_paused():
         for (n,p),_,dm,cells in groups:
-            try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm)))
+            try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm) if dm is not None else {}))
             except DialogFormatError as e: raise e.at(p or n) from None
     return res
 

@@ -34,8 +34,27 @@ def test_a_cast_that_changes_values_is_refused(ours, col, arr, msg):
 
 def test_an_unknown_schema_version_is_refused(ours, tmp_path):
     pq.write_table(read_parquet(ours).replace_schema_metadata({b'nbdialog.schema': b'99'}), tmp_path/'v99.parquet')
-    with pytest.raises(ValueError, match="schema '99', and this version of dialog reads schema '1'"): read_parquet(tmp_path/'v99.parquet')
+    with pytest.raises(ValueError, match="schema '99', and this version of dialog reads schemas 1, 2"): read_parquet(tmp_path/'v99.parquet')
 
 def test_our_own_tables_pass_unchanged(ours):
     t = dlgs2table(table2dlgs(read_parquet(ours)))
     assert chk_msg_table(t).equals(t) and chk_msg_table(t).schema.metadata==t.schema.metadata=={b'nbdialog.schema': schema_version.encode()}
+
+def test_a_version_1_table_reads(ours, tmp_path):
+    "Schema 1 had the notebook metadata on every row: such a file reads as today's, and gives the same dialogs"
+    t = read_parquet(ours)
+    first = pc.fill_null(t['dlg_meta'], '{"kernelspec": {"name": "python3", "display_name": "Python 3"}}') # a value on every row
+    pq.write_table(t.set_column(t.column_names.index('dlg_meta'), 'dlg_meta', first).replace_schema_metadata({b'nbdialog.schema': b'1'}), tmp_path/'v1.parquet')
+    v1 = read_parquet(tmp_path/'v1.parquet')
+    assert v1.schema.metadata=={b'nbdialog.schema': b'2'} and [len(d.messages) for d in table2dlgs(v1)]==[12, 0]
+
+def test_metadata_once_per_dialog(tmp_path):
+    "A dialog with megabytes of notebook metadata (pasted screenshots, widget state) has it on one row, not on each"
+    d = Dialog('heavy', meta=dict(widgets={'state': 'x'*1_000_000}))
+    for i in range(50): d.mk_message(f'x{i}')
+    t = dlgs2table([d])
+    assert t['dlg_meta'].null_count==49 and t.nbytes < 2_000_000
+    back, = table2dlgs(t)
+    assert back.meta['widgets']['state']=='x'*1_000_000
+    sub, = table2dlgs(t.slice(10)) # a subset without the first row: no notebook metadata, the messages still there
+    assert len(sub.messages)==40 and 'widgets' not in sub.meta
