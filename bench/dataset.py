@@ -17,11 +17,12 @@ runs). Then, gc off while timing:
   tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow,
               each once, in fresh processes too
 and prints the Parquet file's size against the folder's, and the peak memory (RSS, in a fresh process each) of
-`paths2jsonl(folder, workers=0)` and of `write_parquet(folder, workers=0)` over 1,000 and over 10,000 of the dialogs.
+`paths2jsonl(folder, workers=0)`, `write_parquet(folder, workers=0)`, `write_parquet` with the default workers (as
+`nbdialog export`) and `folder_stats` (as `nbdialog stats`) over 1,000 and over N of the dialogs (`--mem-only` stops there).
 
-Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; JSON Lines peak memory 10k/1k <= 1.2.
+Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; peak memory N/1k <= 1.2 for JSON Lines, export and stats.
 
-    python bench/dataset.py [--n 10000] [--reps 3] [--data /tmp/nbdialog-bench-dataset] [--compare OTHER_CHECKOUT]
+    python bench/dataset.py [--n 10000] [--reps 3] [--mem-only] [--data /tmp/nbdialog-bench-dataset] [--compare OTHER_CHECKOUT]
 """
 import argparse, base64, gc, json, os, random, resource, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -94,16 +95,18 @@ def timed(f, reps=1):
 
 _mem_script = '''
 import sys, tempfile, os
-from dialog.dataset import paths2jsonl, write_parquet, dlg_paths
+from dialog.dataset import paths2jsonl, write_parquet, dlg_paths, folder_stats
 paths = dlg_paths(sys.argv[1])[:int(sys.argv[2])]
 with tempfile.TemporaryDirectory() as td:
     if sys.argv[3]=='jsonl': paths2jsonl(paths, os.path.join(td, 'x.jsonl'), workers=0, progress=False)
-    else: write_parquet(paths, os.path.join(td, 'x.parquet'), workers=0, progress=False)
+    elif sys.argv[3]=='parquet': write_parquet(paths, os.path.join(td, 'x.parquet'), workers=0, progress=False)
+    elif sys.argv[3]=='export': write_parquet(paths, os.path.join(td, 'x.parquet'), progress=False) # default workers: every core
+    else: folder_stats(paths)
 print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))  # this process's peak (ru_maxrss would include the parent's, kept across exec)
 '''
 
 def peak_kb(folder, n, what='jsonl'):
-    "Peak RSS (KB) of a fresh process running `paths2jsonl` (`what='jsonl'`) or `write_parquet` ('parquet') over the first `n` dialogs of `folder`"
+    "Peak RSS (KB) of a fresh process running `paths2jsonl` (`what='jsonl'`), `write_parquet` ('parquet'; 'export': with the default workers, as `nbdialog export` runs it) or `folder_stats` ('stats', as `nbdialog stats`) over the first `n` dialogs of `folder`"
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent))
     return int(subprocess.run([sys.executable, '-c', _mem_script, str(folder), str(n), what], capture_output=True, text=True, check=True, env=env).stdout.split()[-1])
 
@@ -137,6 +140,7 @@ if __name__=='__main__':
     p.add_argument('--n', type=int, default=10_000)
     p.add_argument('--data', default='/tmp/nbdialog-bench-dataset')
     p.add_argument('--reps', type=int, default=3, help='runs of the serial loop and of workers=2, alternating in fresh processes; the best of each counts')
+    p.add_argument('--mem-only', action='store_true', help='stop after the peak memory figures')
     p.add_argument('--compare', help="another checkout's root (e.g. a git worktree of an older commit): its read_dialogs(workers=2) runs too, alternating with this one's")
     a = p.parse_args()
     sys.path.insert(0, str(Path(__file__).parent.parent))
@@ -151,6 +155,10 @@ if __name__=='__main__':
     print(f'paths2jsonl(workers=0) peak RSS: {small} dialogs {m1/1e3:.0f} MB (baseline), {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)', flush=True)
     q1,q2 = peak_kb(folder, small, 'parquet'),peak_kb(folder, big, 'parquet')
     print(f'write_parquet(workers=0) peak RSS: {small} dialogs {q1/1e3:.0f} MB (baseline), {big} dialogs {q2/1e3:.0f} MB = {q2/q1:.2f}x (workers=0: the file is written chunk by chunk)', flush=True)
+    for what,name in (('export', 'write_parquet(default workers), as nbdialog export'), ('stats', 'folder_stats, as nbdialog stats')):
+        e1,e2 = peak_kb(folder, small, what),peak_kb(folder, big, what)
+        print(f'{name} peak RSS of this process: {small} dialogs {e1/1e3:.0f} MB (baseline), {big} dialogs {e2/1e3:.0f} MB = {e2/e1:.2f}x (goal <= 1.2)', flush=True)
+    if a.mem_only: sys.exit()
     from dialog.dataset import schema_version
     pq = Path(a.data)/f'dlgs{a.n}-v{schema_version}.parquet'
     if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)

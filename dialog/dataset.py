@@ -277,14 +277,15 @@ def _died(procs):
     "Whether one of `procs` ended other than by finishing its jobs (killed, or an error outside them)"
     return any(p.exitcode not in (None, 0) for p in procs)
 
-def _take_back(todo, procs):
-    "The last job no process has started, now this one's, or None when none is left"
+def _take(todo, procs, front=False):
+    "The last job no process has started (with `front`, the first), now this one's, or None when none is left"
     lock = todo.get_lock()
     while not lock.acquire(timeout=1):  # held a few instructions at a time: so long a wait may mean its holder died holding it
         if _died(procs): raise RuntimeError(_stopped)
     try:
-        if (i := todo[1]-1)<todo[0]: return None
-        todo[1] = i
+        if todo[0]>=todo[1]: return None
+        i = todo[0] if front else todo[1]-1
+        todo[0 if front else 1] = i+1 if front else i
         return i
     finally: lock.release()
 
@@ -296,9 +297,11 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
     ctx = multiprocessing.get_context()
     todo = ctx.Array('q', [0, len(jobs)])  # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
     res,nxt,buf,conns,procs,bar = [None]*len(jobs),0,bytearray(),[],[],None  # results by job, each in a 1-tuple; the next to yield; what result files are read into
+    held,most = [0],2*(kids+1)  # results waiting for those before them, and how many may wait: then this one takes jobs from the front too
     folder = tempfile.mkdtemp(prefix='nbdialog-')  # the result files, removed with it at the end, whatever happened to the processes that wrote them
     def took(i, r):
         res[i] = (r,)
+        held[0] += 1
         if bar: bar.update(nfiles(jobs[i]))
     def take_in(timeout):
         "Take in all the others sent, waiting up to `timeout` seconds for the first: every result waiting is unpacked before this process reads on, or results would pile up (this one's reads are the slower, as it keeps what it reads) and their unpacking be left to the end, when the others have nothing to do"
@@ -321,11 +324,11 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
             take_in(0)
             while nxt<len(jobs) and res[nxt] is not None:
                 r,res[nxt] = res[nxt][0],None
-                nxt += 1
+                nxt,held[0] = nxt+1,held[0]-1
                 yield r
             if nxt==len(jobs): return
             if _died(procs): raise RuntimeError(_stopped)  # its job is lost: no use reading on
-            if (i := _take_back(todo, procs)) is not None: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others
+            if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others or holds `most`
             elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
             else: raise RuntimeError(_stopped)
     finally:
