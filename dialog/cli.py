@@ -146,6 +146,7 @@ def _say(*parts, # Texts, printed one a line
          err=False): # Print on stderr (where every character is escaped, terminal or not)?
     "Print text that may come from a file, a user or executed code: on a terminal, and always on stderr, every control and invisible format character is spelled out (`term_safe`)"
     f = sys.stderr if err else sys.stdout
+    if f is None: return # no stdout or stderr at all (closed with >&-): nowhere to print, and the exit code still says how it went
     print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
 
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`

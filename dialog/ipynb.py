@@ -173,10 +173,18 @@ def read_ipynb_parts(fname): # The file; `.ipynb` is appended when missing
     if Dialog.msg_cls is not Message: raise TypeError(f'read_ipynb_parts reads messages of class Message, and Dialog.msg_cls is {Dialog.msg_cls.__name__}: use read_ipynb')
     return _read(fname, Dialog, None, False, False, parts=True)
 
+def _read_file(path):
+    "The bytes of the regular file `path`; anything else (a FIFO, a device: reading it could block for good) is a `ValueError`, raised without waiting"
+    fd = os.open(path, os.O_RDONLY|getattr(os, 'O_NONBLOCK', 0)) # so that opening a FIFO never waits for a writer
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode): raise ValueError(f'{path} is not a regular file: a dialog is a .ipynb file')
+        with open(os.dup(fd), 'rb') as f: return f.read()
+    finally: os.close(fd)
+
 def _read(fname, cls, name, repair, verbose, parts=False):
     "`read_ipynb`, or with `parts` `read_ipynb_parts`"
     path = ipynb_path(fname)
-    data = path.read_bytes()
+    data = _read_file(path)
     seen = _digest(data)
     try: data = data.decode('utf-8') # the bytes go before parsing: holding them too would cost a copy of the file at the peak
     except UnicodeDecodeError: pass # reads_ipynb says where (or, repairing, what it did)
@@ -321,6 +329,7 @@ def atomic_write(fname, # The file to write
     with _locked(path.parent):
         try: st = os.stat(path)
         except FileNotFoundError: st = None
+        if st is not None and not stat.S_ISREG(st.st_mode): raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
         if check is not None and check(None if st is None else path.read_bytes()) is False: return path
         _chk_file(path, st)
         _rm_stale_tmps(path)

@@ -40,3 +40,32 @@ def test_an_untagged_error_still_stops(tmp_path):
     p = d.save(tmp_path/'stop.ipynb')
     assert nbd('run', p, cwd=tmp_path).returncode==1 and not read_ipynb(p)[nxt.id].output
     assert not expects_error(Message('1/0', meta=dict(tags='raises-exception')))  # tags must be a list, as nbformat says
+
+def _front_matter_cases():
+    "Notebooks whose front matter decides what runs: (name, cells as (cell type, source))"
+    C = ('code', 'x()')
+    raw, md = lambda s: ('raw', s), lambda s: ('markdown', s)
+    return {
+        'raw first': [raw('---\nskip_exec: true\n---'), C], 'raw after a title note': [md('# T'), raw('---\nskip_exec: true\n---'), C],
+        'raw after code': [C, raw('---\nskip_exec: true\n---'), ('code', 'y()')], 'only the first raw': [raw('just raw'), raw('---\nskip_exec: true\n---'), C],
+        **{f'raw {v}': [raw(f'---\nskip_exec: {v}\n---'), C] for v in ('yes', 'True', 'on', '1', "'true'", 'no', 'false', '0', "'false'", 'off')},
+        'raw unclosed': [raw('---\nskip_exec: true'), C], 'raw after text': [raw('x\n---\nskip_exec: true\n---'), C], 'raw indented': [raw('---\n  skip_exec: true\n---'), C],
+        'raw key case': [raw('---\nSkip_Exec: true\n---'), C],
+        'note without title': [md('Options:\n\n- skip_exec: true'), C], 'note with title': [md('# T\n\n- skip_exec: true'), C],
+        'title and summary': [md('# T\n> s\n\n- skip_exec: yes'), C], 'title in a later note': [md('hello'), md('# T\n\n- skip_exec: true'), C],
+        'h2 title': [md('## T\n\n- skip_exec: true'), C], 'title without space': [md('#T\n\n- skip_exec: true'), C], 'blank before title': [md('\n# T\n\n- skip_exec: true'), C],
+        'note then raw false': [md('# T\n\n- skip_exec: true'), raw('---\nskip_exec: false\n---'), C], 'raw title then note': [raw('---\ntitle: x\n---'), md('# T\n\n- skip_exec: true'), C],
+        'eval false': [md('# T\n\n- eval: false'), ('code', '#| eval: true\nx()'), C],
+    }
+
+@pytest.mark.parametrize('name', list(_front_matter_cases()))
+def test_front_matter_as_nbdev_test_reads_it(tmp_path, name):
+    "Oracle: nbdev's own `nb_test_cells` on the same file runs the same cells as `run_plan`"
+    nb_test_cells = pytest.importorskip('nbdev.test').nb_test_cells
+    import nbformat
+    from nbformat import v4
+    mk = dict(code=v4.new_code_cell, markdown=v4.new_markdown_cell, raw=v4.new_raw_cell)
+    nb = v4.new_notebook(cells=[mk[t](s) for t,s in _front_matter_cases()[name]], metadata={'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}})
+    p = tmp_path/'fm.ipynb'
+    nbformat.write(nb, str(p))
+    assert [m.content for m in read_ipynb(p).run_plan()[0]]==[c.source for c in nb_test_cells(p)]

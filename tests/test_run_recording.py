@@ -96,3 +96,24 @@ def test_a_blank_cell_is_left_as_it_is(tmp_path):
     back = read_ipynb(p)
     assert back[blank.id].output==blank.output and back[blank.id].execution_count==9 and 'execution' not in back[blank.id].meta
     assert (back[a.id].execution_count, back[c.id].execution_count)==(1, 2)
+
+@pytest.mark.slow
+def test_an_error_the_kernel_cannot_send_is_still_an_error(tmp_path):
+    "An exception whose text holds a lone surrogate: the kernel can't send the error output, but its reply says error; the run records it and stops there"
+    d = Dialog('s')
+    a = d.mk_message("import json\nrec = json.loads('\"caf\\\\ud83d\"')\nraise ValueError(f'bad record {rec!s}')")
+    b = d.mk_message("print('after')")
+    rep = d.execute()
+    assert rep.stopped=='error' and not rep.ok and a.output[-1]['output_type']=='error' and b.output=='' # named as the kernel's reply names it
+
+@pytest.mark.slow
+def test_code_the_kernel_cannot_receive_is_an_error_on_it(tmp_path):
+    "Code holding a lone surrogate can't be sent to the kernel: an error on that message, naming the line; the run goes on or stops as for any error"
+    d = Dialog('s')
+    a = d.mk_message("x = 1\ny = '\ud83d'")
+    b = d.mk_message("print('after')")
+    p = d.save(tmp_path/'s.ipynb')
+    rep = d.execute(continue_on_error=True)
+    assert a.output[0]['ename']=='UnicodeEncodeError' and 'line 2' in a.output[0]['evalue'] and b.output[0]['text']=='after\n' and not rep.ok
+    r = nbd('run', p)
+    assert r.returncode==1 and f'{a.id}: error UnicodeEncodeError' in r.stdout and 'stopped at the error' in r.stdout, (r.stdout, r.stderr)

@@ -110,7 +110,7 @@ def test_messages_changed_or_deleted_mid_run_are_skipped(tmp_path):
     t = threading.Thread(target=other); t.start()
     rep = d.execute(save=True, cwd=tmp_path)
     t.join()
-    assert list(rep)==[a, e] and rep.skipped==[(b, 'changed on disk'), (c, 'deleted on disk')] and rep.ok
+    assert list(rep)==[a, e] and rep.skipped==[(b, 'changed on disk'), (c, 'deleted on disk')] and not rep.ok # not all ran: exit 1
     assert rep.lines()[2:]==[f'{b.id}: skipped (changed on disk)', f'{c.id}: skipped (deleted on disk)']
     back = read_ipynb(p)
     assert back[b.id].content=="print('new b')" and back[b.id].output==[] and c.id not in [m.id for m in back.messages]
@@ -126,7 +126,7 @@ def test_changed_while_running_gets_no_outputs_and_the_run_goes_on(tmp_path):
     t = threading.Thread(target=other); t.start()
     rep = d.execute(save=True, cwd=tmp_path)
     t.join()
-    assert rep.stopped is None and rep.unsaved==[a] and f'{a.id}: outputs not saved (changed on disk while it ran)' in rep.lines()
+    assert rep.stopped is None and rep.unsaved==[a] and f'{a.id}: outputs not saved (changed on disk while it ran)' in rep.lines() and not rep.ok
     back = read_ipynb(p)
     assert back[a.id].content=='print("changed while running")' and back[a.id].output==[] and back[b.id].output[0]['text']=='b\n'
 
@@ -174,3 +174,77 @@ def test_kill_9_loses_at_most_the_save_window(tmp_path):
     wait_for(lambda: read_ipynb(p)[a.id].output, "a's output")
     proc.kill(); proc.wait()
     assert read_ipynb(p)[a.id].output[0]['text']=='a\n'
+
+@pytest.mark.slow
+def test_a_finished_message_is_saved_while_a_long_one_runs(tmp_path):
+    "A kill -9 loses only the last few seconds: a message that finished is in the file within `save_every` even while the next one runs for long"
+    p = tmp_path/'long.ipynb'
+    d,(a,b) = mk(p, "print('a')", "import time; time.sleep(60)")
+    proc = subprocess.Popen(cmd + ['run', str(p), '--save-every', '1'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try: wait_for(lambda: read_ipynb(p)[a.id].output, "a's output, saved while b runs", limit=30)
+    finally: proc.kill(); proc.wait()
+    assert read_ipynb(p)[a.id].output[0]['text']=='a\n' and proc.returncode==-signal.SIGKILL
+
+@pytest.mark.slow
+def test_a_refused_save_stops_the_run_with_a_report(tmp_path, monkeypatch):
+    "The system refusing a save mid-run (a file made read-only, a full disk): the run stops there with a report, the earlier saves kept"
+    import dialog.ipynb as ipy
+    p = tmp_path/'ro.ipynb'
+    d,(a,b,c) = mk(p, "import time; time.sleep(0.3); print('a')", "import time; time.sleep(0.5); print('b')", "print('c')")
+    real,calls = ipy.atomic_write,[]
+    def write(*args, **kw):
+        calls.append(1)
+        if len(calls)>1: raise PermissionError(13, 'the file is read-only; nothing was written', str(p))
+        return real(*args, **kw)
+    monkeypatch.setattr(ipy, 'atomic_write', write)
+    rep = d.execute(save=True, save_every=0)
+    assert rep.stopped=='unsaved' and not rep.ok and rep.lines()[-1].startswith('stopped, as the file could not be saved: [Errno 13] the file is read-only')
+    assert read_ipynb(p)[a.id].output[0]['text']=='a\n' # the first save stands
+
+@pytest.mark.slow
+def test_the_dialog_saves_again_after_its_run(tmp_path):
+    "The run's own saves don't make the dialog that ran stale: it saves again; a change another program made meanwhile still refuses a blind save"
+    p = tmp_path/'again.ipynb'
+    d,(a,) = mk(p, "print('a')")
+    d.execute(save=True)
+    d.mk_message('added after the run', msg_type='note'); d.save()
+    assert [m.content for m in read_ipynb(p).messages]==["print('a')", 'added after the run'] and read_ipynb(p)[a.id].output
+    e,(b,) = mk(tmp_path/'other.ipynb', "open('started', 'w').close(); import time; time.sleep(1)")
+    def other():
+        wait_for(lambda: (tmp_path/'started').exists(), 'b to start')
+        o = read_ipynb(tmp_path/'other.ipynb'); o.mk_message('from elsewhere', msg_type='note'); o.save()
+    t = threading.Thread(target=other); t.start()
+    e.execute(save=True, cwd=tmp_path); t.join()
+    e.mk_message('mine', msg_type='note')
+    with pytest.raises(DialogConflictError): e.save()
+    assert read_ipynb(tmp_path/'other.ipynb').messages[-1].content=='from elsewhere'
+
+def test_arguments_are_checked_before_anything_runs(tmp_path):
+    d,(a,) = mk(tmp_path/'args.ipynb', "open('ran', 'w').close()")
+    for bad in (None, '5', -1, float('nan')):
+        with pytest.raises(ValueError, match='save_every must be a number of seconds, 0 or more'): d.execute(save=True, save_every=bad)
+    assert not (tmp_path/'ran').exists()
+
+@pytest.mark.slow
+def test_a_kernelspec_that_is_no_object_means_python3(tmp_path):
+    for ks in ('python3', ['python3'], 3):
+        d = Dialog('k'); d.meta['kernelspec'] = ks; m = d.mk_message('1+1')
+        assert d.execute().ok and m.output[0]['data']['text/plain']=='2'
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    "A FIFO named .ipynb (or swapped in for the dialog mid-run) is not a dialog: refused at once, never read"
+    f = tmp_path/'pipe.ipynb'
+    os.mkfifo(f)
+    r = nbd('run', f)
+    assert r.returncode==2 and 'is not a regular file' in r.stderr, r.stderr
+    with pytest.raises(ValueError, match='is not a regular file'): read_ipynb(f)
+
+@pytest.mark.slow
+def test_a_fifo_swapped_in_mid_run_stops_it(tmp_path):
+    p = tmp_path/'swap.ipynb'
+    mk(p, "print('a')\nopen('go', 'w').close()", *["import time; time.sleep(0.3)"]*10)
+    proc = subprocess.Popen(cmd + ['run', str(p), '--save-every', '0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    wait_for(lambda: (tmp_path/'go').exists(), 'the first message')
+    os.unlink(p); os.mkfifo(p)
+    out,err = proc.communicate(timeout=60)
+    assert proc.returncode==1 and 'is not a regular file' in out.splitlines()[-1] and 'Traceback' not in err, (out, err)

@@ -85,3 +85,48 @@ def test_ctrl_c_in_a_program_importing_the_cli_is_its_own(tour):
     "Imported by someone else's program, dialog.cli leaves its Ctrl-C alone"
     code = "import signal; import dialog.cli; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
     assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env).stdout=='True\n'
+
+def _slow_kernel(tmp_path):
+    "An environment whose python3 kernel never comes up (it sleeps instead of connecting): a run stays in the kernel's start"
+    ks = tmp_path/'jp'/'kernels'/'python3'; ks.mkdir(parents=True)
+    (ks/'kernel.json').write_text(json.dumps(dict(argv=[sys.executable, '-c', 'import time; time.sleep(60)', '{connection_file}'], display_name='slow', language='python')))
+    (tmp_path/'tmp').mkdir()
+    return env | dict(JUPYTER_PATH=str(tmp_path/'jp'), TMPDIR=str(tmp_path/'tmp'))
+
+@pytest.mark.slow
+@pytest.mark.parametrize('sig,code', [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_while_the_kernel_starts(tmp_path, sig, code):
+    "SIGTERM or Ctrl-C while the kernel starts: the run ends with the signal's code, the kernel process and its connection file gone"
+    p = tmp_path/'s.ipynb'
+    mk(p, "print('never')")
+    proc = subprocess.Popen(cmd + ['run', str(p)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_slow_kernel(tmp_path), cwd=tmp_path)
+    t = time.time()
+    while not os.listdir(tmp_path/'tmp'): # the connection file: the kernel is starting
+        assert time.time()-t < 30 and proc.poll() is None
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    out,err = proc.communicate(timeout=60)
+    kernels = subprocess.run(['pgrep', '-f', 'import time; time.sleep(60)'], capture_output=True, text=True).stdout.split()
+    assert proc.returncode==code and 'Traceback' not in err and os.listdir(tmp_path/'tmp')==[], (proc.returncode, err, os.listdir(tmp_path/'tmp'))
+    assert not any(alive(int(k)) and str(tmp_path) in Path(f'/proc/{k}/cmdline').read_text(errors='replace') for k in kernels if Path(f'/proc/{k}').exists())
+
+@pytest.mark.slow
+def test_a_ctrl_c_as_a_message_starts_stops_it(tmp_path):
+    "A Ctrl-C that reaches the kernel just before it begins the message (idle, so it ignores it) is sent again when the message begins: the message stops"
+    d = Dialog('c'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(30); print('ran to its end')")
+    def progress(i, n, m):
+        if i==1: os.kill(os.getpid(), signal.SIGINT) # after the run looked for an earlier Ctrl-C, before the kernel has b
+    t = time.time()
+    rep = d.execute(progress=progress)
+    assert time.time()-t < 20 and rep.stopped=='interrupt' and b.output[-1]['ename']=='KeyboardInterrupt'
+
+@pytest.mark.slow
+@pytest.mark.parametrize('ok_run', [True, False])
+def test_no_stdout_at_all(tmp_path, ok_run):
+    "stdout closed (`>&-`, as daemons and cron jobs may run it): the exit code is still the run's"
+    p = tmp_path/'n.ipynb'
+    mk(p, '1+1' if ok_run else '1/0')
+    r = subprocess.run(cmd + ['run', str(p)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, timeout=120, pass_fds=(), close_fds=True,
+                       preexec_fn=lambda: os.close(1))
+    assert r.returncode==(0 if ok_run else 1) and 'Traceback' not in r.stderr, r.stderr
