@@ -244,11 +244,15 @@ def _tags(m): return [t for t in m.meta.get('tags') or () if isinstance(t, str)]
 def skip_reason(m, # A code message
                 dlg=None): # Its dialog, for the notebook-wide `skip_exec: true` and `eval: false` of its `front_matter`
     "Why `nbdev-test` (or `jupyter execute`) would not run `m`, as a short phrase ('#| eval: false', 'skip-execution tag', 'nbdev_export call', 'skip_exec: true', 'eval: false in the front matter'), or None"
+    return _skip_why(m, {} if dlg is None else front_matter(dlg))
+
+def _skip_why(m, fm):
+    "`skip_reason` of `m`, given its dialog's front matter `fm` (read once for a whole run: finding it can mean looking at every message)"
     ev = str(m.directive('eval', 'none')).strip().lower()
     if ev=='false': return '#| eval: false'
     if 'skip-execution' in _tags(m): return 'skip-execution tag' # the tag nbclient (`jupyter execute`, papermill) skips
     if _re_nbdev_export.search(m.content): return 'nbdev_export call' # run, it would rewrite the library over hand edits (or fail outside an nbdev project)
-    if dlg is not None and (fm := front_matter(dlg)):
+    if fm:
         if _yes(fm.get('skip_exec', '')): return 'skip_exec: true'
         if ev not in ('true', '') and 'eval' in fm and not _yes(fm['eval']): return 'eval: false in the front matter' # the default of cells without `#| eval: true`
     return None
@@ -307,7 +311,8 @@ def run_plan(self:Dialog,
         want = set(map(id, want))
         sel = [m for m in ms[lo:hi] if id(m) in want]
     if force_eval: return sel,[]
-    whys = [(m, skip_reason(m, self)) for m in sel]
+    fm = front_matter(self)
+    whys = [(m, _skip_why(m, fm)) for m in sel]
     return [m for m,w in whys if not w],[(m,w) for m,w in whys if w]
 
 # %% ../nbs/07_run.ipynb #a67fdb88
