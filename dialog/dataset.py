@@ -139,8 +139,8 @@ def _chunks(xs, workers):
     return [xs[i:i+n] for i in range(0, len(xs), n)]
 
 def _plan(src, workers):
-    "The files of `src`, the processes to read them in, and the chunks they are read in"
-    paths = dlg_paths(src)
+    "The files of `src` (as text: a `Path` each would cost 500 bytes for as long as the reading lasts), the processes to read them in, and the chunks they are read in"
+    paths = [str(p) for p in dlg_paths(src)]
     workers = _nworkers(workers, len(paths))
     return paths,workers,_chunks(paths, workers)
 
@@ -879,12 +879,13 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
     "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix (a partitioned Parquet folder with `partition_by`); returns a summary of what was written"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
+    n = len(dlg_paths(src)) # counted first: the list is gone before the files are read
     if partition_by is not None and suf=='.jsonl': raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
     if partition_by is not None or suf=='.parquet': res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
     elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop)
     else: raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
     p,errs = res if oe=='collect' else (res, [])
-    n = len(dlg_paths(src))-len(errs)
+    n -= len(errs)
     if suf=='.jsonl':
         k = _nlines(p)
         what = _n(k, 'line') + (f' ({_n(n-k, "dialog")} left out: nothing to send{" or dropped" if drop else ""})' if k<n else '')
