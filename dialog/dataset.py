@@ -560,7 +560,7 @@ def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dia
     res = []
     with _gc_paused():
         for (n,p),_,dm,cells in groups:
-            try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm) if dm is not None else {}))
+            try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm) if dm is not None else {}, copy=False)) # fresh from json.loads: no one else holds them
             except DialogFormatError as e: raise e.at(p or n) from None
     return res
 

@@ -390,11 +390,13 @@ def cells(self:Dialog):
 # %% ../nbs/01_ipynb.ipynb #f4a29f7c
 @patch(cls_method=True)
 def from_cells(cls:Dialog,
-               cells, # ipynb cell dicts (left unchanged)
+               cells, # ipynb cell dicts (left unchanged, unless `copy=False`)
                name='dialog', # The dialog's name
-               meta=None): # Notebook metadata, holding code cells' attachments under `attachments` if any
+               meta=None, # Notebook metadata, holding code cells' attachments under `attachments` if any
+               copy:bool=True): # Copy `cells` and `meta` first? False hands them over: for cells fresh from `json.loads`, which no one else holds
     "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's"
-    return _cells2dlg(cls, json_copy(list(cells)), json_copy({} if meta is None else meta), name)
+    cells,meta = list(cells),{} if meta is None else meta
+    return _cells2dlg(cls, json_copy(cells) if copy else cells, json_copy(meta) if copy else meta, name)
 
 # %% ../nbs/01_ipynb.ipynb #ee1820a3
 def home_atts(nb:dict): # A notebook dict (changed in place)

@@ -486,3 +486,14 @@ def test_cells_and_nb_meta_lose_nothing_for_a_host():
     assert type(back) is PinDlg and all(type(m) is PinMsg for m in back)
     assert [m.pinned_ for m in back]==[False, True] and back[c.id].attachments[0].data==tiny_png
     assert write_ipynb(back)==write_ipynb(d)
+
+def test_from_cells_without_a_copy_builds_the_same_dialog():
+    "copy=False hands the cells over rather than copying them: the same dialog, byte for byte, on every notebook of the repo; with copy=True the caller's cells are untouched"
+    import glob
+    for f in sorted(glob.glob(str(Path(__file__).parent.parent/'nbs'/'*.ipynb'))) + [str(Path(__file__).parent.parent/'examples'/'tour.ipynb')]:
+        nb = json.loads(Path(f).read_text(encoding='utf-8'))
+        before = json.dumps(nb)
+        a = Dialog.from_cells(nb['cells'], name='x', meta=nb['metadata'])
+        assert json.dumps(nb)==before
+        b = Dialog.from_cells(json.loads(before)['cells'], name='x', meta=json.loads(before)['metadata'], copy=False)
+        assert write_ipynb(a)==write_ipynb(b), f
