@@ -612,6 +612,7 @@ def _file_over_folder(fname, write):
     finally: shutil.rmtree(side, ignore_errors=True)
     return path
 
+# %% ../nbs/09_dataset.ipynb #22bb28aa
 row_group_bytes = 32<<20 # About how many bytes of the table each Parquet row group holds (the last may hold fewer)
 _stat_cols = [k for k in msg_cols if k not in ('content', 'ai_res', 'output', 'meta', 'cell', 'dlg_meta')] # Columns whose row groups carry min/max statistics: the short ones filters use. The texts' would be up to 8 KB per column per row group, which the file's footer, and the writer's memory, keep for every row group
 

@@ -103,31 +103,38 @@ class Kernel:
         finally:
             with contextlib.suppress(Exception): self.client.km.cleanup_connection_file()
             self.client = None
-    def settled(self,
-                wait=5): # Seconds to wait for it
-        "After a timeout's interrupt: did the message stop, so that the kernel is free (its own reply came)?"
-        from queue import Empty
-        from jupyter_core.utils import run_sync
-        try: run_sync(self.client.kc.shell_channel.get_msg)(timeout=wait)
-        except Empty: return False
-        return True
-    def _started(self, msg, cell):
-        "The kernel began `cell` (its busy status `msg` came): an interrupt sent before that, while it was idle, was lost; if the cell still runs half a second on, interrupt it again, as a person would press stop again"
-        d = msg.get('header', {}).get('date')
-        if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
-            # not at once: an interrupt must land in the code, not in the kernel's own handling of the request, which it could break
-            t = threading.Timer(_again_after, lambda: self.interrupt() if self.cur is cell else None)
-            t.daemon = True
-            t.start()
-    def interrupt(self):
-        "Send the kernel and every process it started an interrupt (SIGINT to its process group), as Jupyter's stop button does"
-        self.hit = datetime.datetime.now(datetime.timezone.utc)
-        try:
-            pid = self.client.km.provisioner.process.pid
-            pg = os.getpgid(pid)
-            if pg!=os.getpgrp(): os.killpg(pg, signal.SIGINT) # never our own group
-            else: os.kill(pid, signal.SIGINT)
-        except (AttributeError, OSError): pass
+
+# %% ../nbs/07_run.ipynb #46715f71
+@patch
+def settled(self:Kernel,
+            wait=5): # Seconds to wait for it
+    "After a timeout's interrupt: did the message stop, so that the kernel is free (its own reply came)?"
+    from queue import Empty
+    from jupyter_core.utils import run_sync
+    try: run_sync(self.client.kc.shell_channel.get_msg)(timeout=wait)
+    except Empty: return False
+    return True
+
+@patch
+def _started(self:Kernel, msg, cell):
+    "The kernel began `cell` (its busy status `msg` came): an interrupt sent before that, while it was idle, was lost; if the cell still runs half a second on, interrupt it again, as a person would press stop again"
+    d = msg.get('header', {}).get('date')
+    if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
+        # not at once: an interrupt must land in the code, not in the kernel's own handling of the request, which it could break
+        t = threading.Timer(_again_after, lambda: self.interrupt() if self.cur is cell else None)
+        t.daemon = True
+        t.start()
+
+@patch
+def interrupt(self:Kernel):
+    "Send the kernel and every process it started an interrupt (SIGINT to its process group), as Jupyter's stop button does"
+    self.hit = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        pid = self.client.km.provisioner.process.pid
+        pg = os.getpgid(pid)
+        if pg!=os.getpgrp(): os.killpg(pg, signal.SIGINT) # never our own group
+        else: os.kill(pid, signal.SIGINT)
+    except (AttributeError, OSError): pass
 
 # %% ../nbs/07_run.ipynb #891e3ae2
 def _overwrite(text):
@@ -354,32 +361,37 @@ class _Disk:
         cm = self.ids.get(m.id)
         if cm is None: return 'deleted on disk'
         if cm.msg_type!=scode or cm.content!=src: return 'changed on disk'
-    def add(self, m, src, must=True):
-        "Queue `m`'s outputs for the next `save`; unless `must`, they are dropped silently if `m` changed on disk"
-        if must or m.id not in self.todo: self.todo[m.id] = (m,src,must)
-    def save(self):
-        "Put the queued outputs (and `meta`) into the file: the messages whose outputs could not go in, as they changed on disk"
-        if not self.todo and not self.meta: return []
-        t = time.monotonic()
-        for _ in range(20): # another writer between our read and our write: read again
-            cur,lost = self.dialog(),[]
-            for m,src,must in self.todo.values():
-                if self.changed(m, src):
-                    if must: lost.append(m)
-                    continue
-                cm = self.ids[m.id]
-                cm.output,cm.execution_count = m.output,m.execution_count
-                if isinstance(cm.meta, dict) and isinstance(m.meta, dict):
-                    cm.meta.pop('execution', None)
-                    if 'execution' in m.meta: cm.meta['execution'] = m.meta['execution']
-            cur.meta.update(self.meta)
-            try: cur.save()
-            except DialogConflictError: self.cur = None; continue
-            self.at,self.todo,self.meta = _sig(self.path),{},{}
-            self.cost = time.monotonic()-t
-            self.time,self.saves = self.time+self.cost,self.saves+1
-            return lost
-        raise DialogConflictError(f'{self.path} kept changing while the outputs were saved; outputs not saved')
+
+# %% ../nbs/07_run.ipynb #57f07e3d
+@patch
+def add(self:_Disk, m, src, must=True):
+    "Queue `m`'s outputs for the next `save`; unless `must`, they are dropped silently if `m` changed on disk"
+    if must or m.id not in self.todo: self.todo[m.id] = (m,src,must)
+
+@patch
+def save(self:_Disk):
+    "Put the queued outputs (and `meta`) into the file: the messages whose outputs could not go in, as they changed on disk"
+    if not self.todo and not self.meta: return []
+    t = time.monotonic()
+    for _ in range(20): # another writer between our read and our write: read again
+        cur,lost = self.dialog(),[]
+        for m,src,must in self.todo.values():
+            if self.changed(m, src):
+                if must: lost.append(m)
+                continue
+            cm = self.ids[m.id]
+            cm.output,cm.execution_count = m.output,m.execution_count
+            if isinstance(cm.meta, dict) and isinstance(m.meta, dict):
+                cm.meta.pop('execution', None)
+                if 'execution' in m.meta: cm.meta['execution'] = m.meta['execution']
+        cur.meta.update(self.meta)
+        try: cur.save()
+        except DialogConflictError: self.cur = None; continue
+        self.at,self.todo,self.meta = _sig(self.path),{},{}
+        self.cost = time.monotonic()-t
+        self.time,self.saves = self.time+self.cost,self.saves+1
+        return lost
+    raise DialogConflictError(f'{self.path} kept changing while the outputs were saved; outputs not saved')
 
 # %% ../nbs/07_run.ipynb #a06ec6d8
 def save_outputs(dlg, # The `Dialog` whose file gets the outputs
@@ -477,6 +489,7 @@ def execute(self:Dialog,
     if disk is not None and not disk.foreign and disk.cur is not None and self._seen==disk.first: self._seen = disk.cur._seen # only the run wrote the file: this dialog can save there again
     return res
 
+# %% ../nbs/07_run.ipynb #44813c33
 def _save(res, disk):
     "Save what `disk` has queued, noting in `res` the outputs not saved, and a failure that stops the run: a conflict, or the system's refusal"
     try: res.unsaved += disk.save()
@@ -502,6 +515,7 @@ class _Autosave:
         self.t.join()
         _save(self.res, self.disk)
 
+# %% ../nbs/07_run.ipynb #86632d64
 def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
     "The loop of `Dialog.execute`: run `ms` in `k`, filling in `res`, and, with `auto`, queueing outputs for it to save"
     lock = auto.lock if auto is not None else contextlib.nullcontext()
