@@ -564,6 +564,14 @@ def __getitem__(self:Dialog,
     "Message(s) at position(s) `k`, or the message whose id is, or uniquely starts with, the string `k`"
     return self.messages[k]
 
+# %% ../nbs/00_core.ipynb #a348fec1
+@patch
+def msg(self:Dialog,
+        id:str): # A message id, or a unique prefix of one
+    "The message whose id is, or uniquely starts with, `id`: never a position (a number is a `TypeError`), so a JSON number can't name the first or last message"
+    if not isinstance(id, str): raise TypeError(f'a message id is a string, not {type(id).__name__} {str(id)[:60]}: messages are named by id (or a unique prefix), never by position')
+    return self.messages[id]
+
 # %% ../nbs/00_core.ipynb #76dffbc6
 def _dup(m, cls):
     "A deep copy of message `m` built as a `cls`, with a fresh id, in no dialog"

@@ -2,15 +2,15 @@
 
 Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`. Every tool takes `dlg=PATH` (or uses the file given to `set_dlg(PATH)`), reads the file fresh, makes one edit and saves it at once, so there is nothing to save yourself.
 
-**Start** with `summary_dlg()` (one row per message: `id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML, `incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines.
+**Start** with `summary_dlg()` (one row per message: `id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML, `incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines. The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 characters by default), and a last line `… N more messages: call again with offset=K` says what was left out.
 
-**Ids**: a message is named by its id, or by any unique prefix of it; never by position. A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to).
+**Ids**: a message is named by its id (a string), or by any unique prefix of it; never by position (a number is refused). A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to).
 
-**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1. `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
+**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1, as the views number them (only a LF or CR LF ends a line). `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
 **Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`. Copy the `lineno|hash|` addresses into `msg_exhash(id, [(addr, cmd, ...), ...])` (exhash's command tuples: `s`, `a`, `i`, `c`, `d`, `m`, `t`, `j`, `>`, `<`, `g`, ...). Every addressed line's hash is checked first: if one line changed since you looked, the call returns `error: stale lnhash ...` and changes nothing; view again and retry.
 
-**Structure**: `add_msg(content, msg_type, before=|after=)` (by default after the current message, else at the end), `del_msgs`, `update_msg` (type, metadata, export directive, skipped, pinned), `move_msgs`, `split_msg`, `merge_msgs`, `copy_msgs`/`cut_msgs`/`paste_msgs` (pasted copies get fresh ids), `create_dlg`. `find_msgs` narrows by type, errors, export, headings, section, outputs, and Python structure (`symdef=NAME`: defines NAME at top level; `symref=NAME`: uses it; `pred=ast_finder(pattern)`).
+**Structure**: `add_msg(content, msg_type, before=|after=)` (by default after the current message when `dlg` is the current dialog, else at the end), `del_msgs`, `update_msg` (type, metadata, export directive (code only), skipped, pinned; a type change drops outputs the new type can't hold), `move_msgs`, `split_msg`, `merge_msgs`, `copy_msgs`/`cut_msgs`/`paste_msgs` (pasted copies get fresh ids), `create_dlg`. `find_msgs` narrows by type, errors, export, headings, section, outputs, and Python structure (`symdef=NAME`: defines NAME at top level; `symref=NAME`: names it anywhere; `pred=ast_finder(pattern)`).
 
 **Saving**: a change another program saved after a tool read the file is never overwritten: the tool reads again and redoes its edit, and after repeated clashes raises `DialogConflictError` with nothing written. In memory, `Message` has the same editors as methods (`m.str_replace(...)`, `m.lnhashview()`, `m.exhash(cmds)`); save a held dialog with `dlg.save()`, which refuses to overwrite a file changed meanwhile.
 
@@ -20,11 +20,12 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
-           'skill_tools', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg',
-           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'find_msgs', 'EditReport',
-           'msg_editor', 'insert_line', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg',
-           'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas',
-           'tool_text', 'call_tool', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'skill_tools', 'mcp_instructions', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg',
+           'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found',
+           'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace',
+           'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs',
+           'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text',
+           'call_tool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -35,10 +36,11 @@ from fastcore import tools as _ft
 from fastcore.tools import lnhash
 from .core import *
 from .ipynb import *
-import ast, copy, functools, inspect, os, random, re, shlex, time
+from .nbjson import short_repr
+import ast, copy, functools, inspect, json, math, os, random, re, shlex, time
 
 # %% ../nbs/08_skill.ipynb #1bd914f3
-from .view import find_msgs as _view_find, line_range, text_lines, with_out
+from .view import find_msgs as _view_find, line_range, msg2xml, text_lines, with_out
 
 # %% ../nbs/08_skill.ipynb #8ae67381
 _st = dict(dlg=None, cur=None, buf=None, root=None)
@@ -73,7 +75,7 @@ def cur_dlg():
 
 def set_cur_msg(id): # The current message's id (or a unique prefix); None to forget it
     "Set the current message of the current dialog: where `add_msg` puts messages by default"
-    _st['cur'] = None if id is None else (_load()[id].id if _st['dlg'] is not None else id)
+    _st['cur'] = None if id is None else (_load().msg(id).id if _st['dlg'] is not None else id)
     return _st['cur']
 
 def cur_msg():
@@ -82,18 +84,53 @@ def cur_msg():
     d = _load()
     return d[_st['cur']] if _st['cur'] in d.messages else None
 
+# %% ../nbs/08_skill.ipynb #613a2d68
+def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
+
+def _page(items, # What is listed, in order
+          show, # `show(item)`: the item's text
+          offset:int=0, # The first item shown, counted from 0
+          limit:int=None, # Most items shown; None for as many as `maxchars` allows
+          maxchars:int=30_000, # Most characters shown (at least one item, cut to it); 0 for no limit
+          what:str='message'): # What an item is, for the last line
+    "`(shown, texts, more)`: the items shown, each one's text, and a last line saying what was left out and how to get it ('' when nothing was)"
+    for k,v,lo in (('offset', offset, 0), ('limit', limit, 1), ('maxchars', maxchars, 0)):
+        if v is not None and v<lo: raise ValueError(f'{k} must be {lo} or more, not {v}')
+    if offset and offset>=len(items): raise ValueError(f'offset {offset} is past the end: there are {len(items)} {_plural(what, len(items))}, counted from 0')
+    got,texts,n = [],[],0
+    for it in items[offset:None if limit is None else offset+limit]:
+        t = show(it)
+        if texts and maxchars and n+len(t)>maxchars: break
+        if maxchars and len(t)>maxchars: t = f'{t[:maxchars]}… (cut at {maxchars:,} characters)'
+        got.append(it); texts.append(t); n += len(t)+1
+    end = offset+len(got)
+    left = len(items)-end
+    more = f'… {left:,} more {_plural(what, left)}: call again with offset={end}' if left else ''
+    return got,texts,more
+
 # %% ../nbs/08_skill.ipynb #4737fad4
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
-                maxlen:int=180): # Maximum characters per row
-    "One row per message of the dialog file: id, type, start of its content, size of its output"
-    return _load(dlg).summary(maxlen)
+                maxlen:int=180, # Maximum characters per row
+                offset:int=0, # The first message shown, counted from 0
+                limit:int=None, # Most messages shown; None for as many as `maxchars` allows
+                maxchars:int=30_000): # Most characters shown; 0 for no limit
+    "One row per message of the dialog file (id, type, start of its content, size of its output), a page at a time"
+    _,rows,more = _page(_load(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars)
+    return PrettyString('\n'.join(rows + [more] if more else rows))
 
 def view_dlg(dlg:str=None, # The dialog file; the current one if None
              incl_out:bool=False, # Add each message's outputs (a prompt's: its reply)?
              only_errors:bool=False, # Only messages whose outputs hold an error?
-             trunc_out:bool=True): # Cut long outputs?
-    "The dialog file as the concise XML agents read"
-    return PrettyString(_load(dlg).view(incl_out, only_errors, trunc_out))
+             trunc_out:bool=True, # Cut long outputs?
+             offset:int=0, # The first message shown, counted from 0 (among those shown: with `only_errors`, those with errors)
+             limit:int=None, # Most messages shown; None for as many as `maxchars` allows
+             maxchars:int=30_000): # Most characters shown; 0 for no limit
+    "The dialog file as the concise XML agents read, a page at a time"
+    d = _load(dlg)
+    ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
+    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, maxchars)
+    head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
+    return PrettyString('\n'.join([head, *items, tail] + ([more] if more else [])))
 
 # %% ../nbs/08_skill.ipynb #e89bc109
 def _txt(m, out=False):
@@ -134,7 +171,7 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
              trunc_out:bool=True): # Cut long outputs?
     "One message's content, or a range of its lines, numbered or hash-addressed"
-    return PrettyString(_view1(_load(dlg)[id], nums, start_line, end_line, lnhashs, incl_out, trunc_out))
+    return PrettyString(_view1(_load(dlg).msg(id), nums, start_line, end_line, lnhashs, incl_out, trunc_out))
 
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
@@ -144,7 +181,7 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               trunc_out:bool=True): # Cut long outputs?
     "Several messages, each under a `# msg ID` header"
     d = _load(dlg)
-    return PrettyString('\n\n'.join(f'# msg {m.id}\n' + _view1(m, nums, 1, None, lnhashs, incl_out, trunc_out) for m in [d[i] for i in listify(ids)]))
+    return PrettyString('\n\n'.join(f'# msg {m.id}\n' + _view1(m, nums, 1, None, lnhashs, incl_out, trunc_out) for m in [d.msg(i) for i in listify(ids)]))
 
 def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    dlg:str=None, # The dialog file; the current one if None
@@ -152,7 +189,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    end_line:int=None, # Last line shown (included); None for the last
                    out:bool=False): # Show a prompt's reply instead of its request?
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes"
-    return _load(dlg)[id].lnhashview(start_line, end_line, out)
+    return _load(dlg).msg(id).lnhashview(start_line, end_line, out)
 
 # %% ../nbs/08_skill.ipynb #d0118225
 def _py_tree(m):
@@ -162,24 +199,47 @@ def _py_tree(m):
     try: return ast.parse(src)
     except (SyntaxError, ValueError): return None
 
+def _top(body):
+    "The statements run at the top level of `body`: its own, and those inside `if`/`try`/`with`/`for`/`while`/`match` blocks (not inside a def or class)"
+    for n in body:
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): continue
+        for k in ('body', 'orelse', 'finalbody'): yield from _top(getattr(n, k, []))
+        for h in getattr(n, 'handlers', []) + getattr(n, 'cases', []): yield from _top(h.body)
+
+def _names(t):
+    "The names target `t` binds: a name, or the names in a tuple, list or starred target (not `a.b = ...` or `a[i] = ...`, which bind nothing)"
+    if isinstance(t, ast.Name): return [t.id]
+    if isinstance(t, ast.Starred): return _names(t.value)
+    if isinstance(t, (ast.Tuple, ast.List)): return [n for e in t.elts for n in _names(e)]
+    return []
+
 def _binds(node, name):
-    "Does top-level statement `node` bind `name`?"
+    "Does statement `node` bind `name` (at its own level)?"
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): return node.name==name
     if isinstance(node, (ast.Import, ast.ImportFrom)): return any((a.asname or a.name.split('.')[0])==name for a in node.names)
     tgts = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else \
            [i.optional_vars for i in node.items if i.optional_vars] if isinstance(node, (ast.With, ast.AsyncWith)) else []
-    return any(isinstance(n, ast.Name) and n.id==name for t in tgts for n in ast.walk(t))
+    return name in [n for t in tgts for n in _names(t)]
 
+def _uses(node, name):
+    "Does `node` name `name`: as a name, an attribute, a def or class, an import or a parameter?"
+    if isinstance(node, ast.Name): return node.id==name
+    if isinstance(node, ast.Attribute): return node.attr==name
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): return node.name==name
+    if isinstance(node, ast.alias): return (node.asname or node.name.split('.')[0])==name or name in node.name.split('.')
+    if isinstance(node, ast.arg): return node.arg==name
+    return False
+
+# %% ../nbs/08_skill.ipynb #ecf744cb
 def symdef_finder(name:str): # The name looked for
-    "A `find_msgs` predicate: does a code message bind `name` at its top level (def, class, import, assignment)?"
-    def _f(m): return (t := _py_tree(m)) is not None and any(_binds(n, name) for n in t.body)
+    "A `find_msgs` predicate: does a code message bind `name` at its top level (def, class, import, assignment, also inside a top-level `if`, `try`, `with` or `for`)?"
+    def _f(m): return (t := _py_tree(m)) is not None and any(_binds(n, name) for n in _top(t.body))
     return _f
 
 def symref_finder(name:str): # The name looked for
-    "A `find_msgs` predicate: does a code message use `name` (as a name or an attribute)?"
-    def _f(m):
-        t = _py_tree(m)
-        return t is not None and any(isinstance(n, ast.Name) and n.id==name or isinstance(n, ast.Attribute) and n.attr==name for n in ast.walk(t))
+    "A `find_msgs` predicate: does a code message name `name` anywhere (a use, an assignment, a def or class, an import, a parameter, an attribute)?"
+    def _f(m): return (t := _py_tree(m)) is not None and any(_uses(n, name) for n in ast.walk(t))
     return _f
 
 def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
@@ -193,6 +253,10 @@ def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
     return _f
 
 # %% ../nbs/08_skill.ipynb #80eee970
+class Found(Msgs):
+    "A page of `find_msgs`' matches; `more` says what was left out and how to get it ('' when nothing was)"
+    more = ''
+
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
               dlg:str=None, # The dialog file; the current one if None
               msg_type:str=None, # Only messages of this type: code, note, prompt or raw
@@ -206,11 +270,16 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               symdef:str=None, # Only code messages that bind this name at top level
               symref:str=None, # Only code messages that use this name
               pred:callable=None, # Only messages for which `pred(message)` is true, e.g. `ast_finder('print($X)')`
-              limit:int=None): # Most matches returned
-    "The messages of the dialog file matching `pattern` and every filter, in dialog order (shown as summary rows)"
+              offset:int=0, # The first match shown, counted from 0
+              limit:int=None, # Most matches shown; None for as many as `maxchars` allows
+              maxchars:int=30_000): # Most characters their summary rows take; 0 for no limit
+    "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time (shown as summary rows)"
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-    hits = _view_find(_load(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain, None if ps else limit)
-    return Msgs([m for m in hits if all(p(m) for p in ps)][:limit])
+    hits = [m for m in _view_find(_load(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain) if all(p(m) for p in ps)]
+    got,_,more = _page(hits, lambda m: m.preview(180), offset, limit, maxchars, 'match')
+    res = Found(got)
+    res.more = more
+    return res
 
 # %% ../nbs/08_skill.ipynb #a8f00e25
 _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError)
@@ -230,10 +299,13 @@ class EditReport(PrettyString):
         res.changed,res.error = changed,error
         return res
 
+def _ends(t): return set(re.findall(r'\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]', t))  # the kinds of line break `str_diff` splits at
+
 def _diff(old, new):
-    "`str_diff` of `old` and `new`; when only line endings differ, which it doesn't see, a diff of the lines with their endings spelled out"
+    "`str_diff` of `old` and `new`, which doesn't see line endings; when they may matter (the final line end came or went, or the texts hold more than one kind) a diff of the lines with their endings spelled out"
     if old==new: return ''
-    return str_diff(old, new) or '# line endings changed\n' + str_diff(*('\n'.join(repr(l)[1:-1] for l in t.splitlines(True)) for t in (old, new)))
+    if (res := str_diff(old, new)) and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
+    return '# line endings spelled out\n' + str_diff(*('\n'.join(repr(l)[1:-1] for l in t.splitlines(True)) for t in (old, new)))
 
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
 def _failed(e): return EditReport(f'error: {e}', error=True)
@@ -252,6 +324,7 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
     res.__delwrap__ = _std_params
     return res
 
+# %% ../nbs/08_skill.ipynb #468ceed0
 _breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]') # what `str.splitlines` ends a line at, but `text_lines` doesn't
 
 def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.splitlines`
@@ -281,8 +354,45 @@ def insert_line(
     at = ends[insert_line-1].end() if insert_line else 0
     return text[:at] + new_str + eol + text[at:]
 
+def replace_lines(
+    text:str, # The text to edit
+    start_line:int=None, # Starting line number to replace (1-based); None means line 1
+    end_line:int=None, # Ending line number to replace (1-based, inclusive, negative counts from end); None means the last line
+    new_content:str='', # New content to replace the specified lines
+):
+    "Replace line range with new content; the defaults replace the entire contents"
+    if not text: return new_content
+    ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
+    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
+    if new_content and not new_content.endswith('\n'): new_content += (m[0] if (m := re.search(r'\r?\n\Z', ls[e-1])) else '')  # the end of the last line replaced, if it had one
+    ls[s-1:e] = [new_content] if new_content else []
+    return ''.join(ls) if new_content else _kept_end(text, ''.join(ls))
+
+def _kept_end(text, res):
+    "`res`, an edit of `text` that deleted lines, without a final line end `text` didn't have (kept when the last line is empty: only a line end shows it)"
+    m = re.search(r'\r?\n\Z', res)
+    return res[:m.start()] if m and not text.endswith('\n') and m.start() and res[m.start()-1]!='\n' else res
+
+def del_lines(
+    text:str, # The text to edit
+    start_line:int, # Starting line number to delete (1-based); required
+    end_line:int, # Ending line number to delete (1-based, inclusive, negative counts from end); required
+    re_filter:str=None, # If provided, only delete lines matching this regex (like g// in ex)
+    invert_filter:bool=False, # Invert the filter (like g!// in ex)
+):
+    "Delete line range; deletion is destructive, so both line numbers must be given explicitly (`1, -1` for all lines)"
+    return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+
+def ast_replace(
+    text:str, # The text to edit
+    repls:list[tuple[str,str]], # [pattern, replacement] pairs, ast-grep rules: the replacement a `$VAR` template (in Python also a callable(match)->str)
+):
+    "Apply ast-grep structural pattern replacements to python source"
+    return _ft.ast_replace(text, [tuple(r) if isinstance(r, list) else r for r in repls])
+
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
-_own = dict(insert_line=insert_line, replace_lines=_by_lines(_ft.replace_lines), del_lines=_by_lines(_ft.del_lines))  # the three that count lines, as `text_lines` does
+_own = dict(insert_line=insert_line, replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines), ast_replace=ast_replace,
+            str_replace=_by_lines(_ft.str_replace), strs_replace=_by_lines(_ft.strs_replace))  # those that count lines count as `text_lines` does
 for _n in _editors: setattr(Message, _n, msg_editor(_own.get(_n) or getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
@@ -354,7 +464,7 @@ def _edit(dlg, f):
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
     if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
-    return [d[i] for i in listify(id)]
+    return [d.msg(i) for i in listify(id)]
 
 def _file_editor(name):
     "The `msg_{name}` file function: the `Message.{name}` editor on messages of a dialog file"
@@ -384,14 +494,19 @@ def msg_exhash(id:str, # The message's id, or a unique prefix of it
                dlg:str=None, # The dialog file; the current one if None
                out:bool=False): # Edit a prompt's reply instead of its request?
     "Apply exhash commands to a message of the dialog file only if every addressed line's hash matches, and save it; returns the diff, `none: No changes.` or `error: ...`"
-    def ed(d): return (r := d[id].exhash(cmds, sw, out)), r.changed
+    def ed(d): return (r := d.msg(id).exhash(cmds, sw, out)), r.changed
     return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #da3c392c
+def _is_cur(d): return _st['dlg'] is not None and os.path.realpath(d.path)==os.path.realpath(_file())
+
 def _place(d, before, after):
-    "`(before, after)` as given, or after the current message when it is in `d`"
-    if before is None and after is None and (c := _st['cur']) is not None and c in d.messages: after = c
+    "`(before, after)` as given, or after the current message when `d` is the current dialog's file and holds it"
+    if before is None and after is None and (c := _st['cur']) is not None and _is_cur(d) and c in d.messages: after = c
     return before,after
+
+def _export_ok(t, export):
+    if export and t!=scode: raise ValueError(f'export=True is for code messages: in a {t} message an nbdev directive would be part of its text')
 
 def add_msg(content:str, # The message's text (a prompt's request)
             msg_type:str='code', # code, note, prompt or raw
@@ -399,42 +514,55 @@ def add_msg(content:str, # The message's text (a prompt's request)
             after:str=None, # Put it after this message (id or unique prefix)
             id:str=None, # Its id; a fresh random one if None
             meta:dict=None, # Its cell metadata
-            export:bool=False, # Give it an nbdev `#| export` directive?
+            export:bool=False, # Give it an nbdev `#| export` directive? (code only)
             dlg:str=None): # The dialog file; the current one if None
     "Add a message to the dialog file (by default after the current message, else at the end) and return it"
     if before is not None and after is not None: raise ValueError('add_msg takes `before` or `after`, not both')
+    _export_ok(msg_type, export)
     def ed(d):
         b,a = _place(d, before, after)
         kw = dict(id=id) if id is not None else {}
-        return d.mk_message(content, before=b and d[b], after=a and d[a], msg_type=msg_type, meta=copy.deepcopy(meta), export=export, **kw), True
+        return d.mk_message(content, before=b and d.msg(b), after=a and d.msg(a), msg_type=msg_type, meta=copy.deepcopy(meta), export=export, **kw), True
     return _edit(dlg, ed)
 
 def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Delete messages from the dialog file, and return them"
-    return _edit(dlg, lambda d: (d.remove_msgs([d[i] for i in listify(ids)]), True))
+    return _edit(dlg, lambda d: (d.remove_msgs([d.msg(i) for i in listify(ids)]), True))
 
 # %% ../nbs/08_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
 
+def _retype(m, t):
+    "Make `m` a message of type `t`, dropping what `t` can't carry (a code message's outputs, a prompt's reply); returns a line saying what was dropped, or ''"
+    if t==m.msg_type: return ''
+    old,out = m.msg_type,m.output
+    m.msg_type = t  # (core checks the type)
+    m.output = [] if t==scode else ''  # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
+    if old==scode and out: return f'# {len(out)} output(s) dropped: a {t} message has none'
+    if old==sprompt and out: return f'# the reply dropped: a {t} message has none'
+    return ''
+
 def update_msg(id:str, # The message's id, or a unique prefix of it
                dlg:str=None, # The dialog file; the current one if None
-               msg_type:str=None, # New type: code, note, prompt or raw
+               msg_type:str=None, # New type: code, note, prompt or raw (a code message's outputs and a prompt's reply are dropped)
                meta:dict=None, # New cell metadata, replacing it all
                mergemeta:dict=None, # Metadata keys to set, keeping the others
-               export:bool=None, # Add (True) or remove (False) the nbdev export directive
+               export:bool=None, # Add (True, code only) or remove (False) the nbdev export directive
                skipped:bool=None, # Hide it from the AI (True) or show it (False)
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
-    "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
+    "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff, and what was dropped"
     def ed(d):
-        m = d[id]; old = _shown(m)
-        if msg_type is not None and msg_type!=m.msg_type: m.msg_type = msg_type
+        m = d.msg(id); old = _shown(m)
+        _export_ok(msg_type or m.msg_type, export)
+        dropped = '' if msg_type is None else _retype(m, msg_type)
         if meta is not None: m.meta = copy.deepcopy(meta)
         if mergemeta: m.meta = m.meta | copy.deepcopy(mergemeta)
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
-        new = _shown(m)
-        return (r := _report(old, new)), r.changed
+        r = _report(old, _shown(m))
+        if dropped: r = EditReport(f'{r}\n{dropped}', True)
+        return r,r.changed
     return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #c29b8219
@@ -448,7 +576,7 @@ def split(self:Message,
     if len(ls)<2: raise ValueError(f'message {self.id!r} has one line: there is nowhere to split it')
     if not ns or ns[0]<2 or ns[-1]>len(ls): raise ValueError(f'message {self.id!r} has {len(ls)} lines: it splits at lines 2 to {len(ls)}, not {list(linenos)}')
     parts = ['\n'.join(ls[a-1:b-1]) for a,b in zip([1]+ns, ns+[len(ls)+1])]
-    parts = [p[:-1] if p.endswith('\n') and i<len(parts)-1 else p for i,p in enumerate(parts)]
+    parts = [p if i==len(parts)-1 else re.sub(r'\r?\n\Z', '', p[:-1] if p.endswith('\r') else p) for i,p in enumerate(parts)]  # a cut takes its line's end (a CR LF's CR too) and one blank line
     exp = self.msg_type==scode and self.exported and not self.meta_exported
     atts,res = list(self.attachments or []),[self]
     for p in parts[1:]:
@@ -464,17 +592,19 @@ def split(self:Message,
 @patch
 def merge_msgs(self:Dialog,
                *ids): # The messages (ids or unique prefixes) to merge, in order
-    "Merge messages `ids` into the first (returned, keeping its id): one type stays, mixed types make a note; outputs cleared, metadata and attachments combined"
-    ms = [self[i] for i in ids]
+    "Merge messages `ids` into the first (returned, keeping its id): one type stays, mixed types make a note; code outputs cleared, prompts' replies joined, metadata and attachments combined"
+    ms = [self.msg(i) for i in ids]
     if len(ms)<2: raise ValueError(f'merging needs two messages or more, not {len(ms)}')
     if len({m.id for m in ms})<len(ms): raise ValueError('merging a message with itself: each id once')
     t = ms[0].msg_type if len({m.msg_type for m in ms})==1 else snote
     content,meta = merge_parts(ms, t)
     atts = [a for m in ms for a in (m.attachments or [])]
+    replies = '\n\n'.join(r for x in ms if (r := x.ai_res)) if t==sprompt else ''
     self.remove_msgs(ms[1:])
     m = ms[0]
     m.msg_type,m.content,m.meta,m.attachments = t,content,meta,atts
-    if t!=sprompt: m.output = [] if t==scode else ''
+    m.output = [] if t==scode else ''
+    if t==sprompt: m.ai_res = replies  # every reply kept, joined as the requests are
     return m
 
 # %% ../nbs/08_skill.ipynb #e6490779
@@ -485,7 +615,7 @@ def move_msgs(ids:str|list[str], # Message ids (or unique prefixes) to move, in 
     "Move messages in the dialog file, keeping their order, before or after another; returns them"
     if (before is None)==(after is None): raise ValueError('move_msgs needs exactly one of `before` and `after`')
     def ed(d):
-        ms,ref = [d[i] for i in listify(ids)],d[before if after is None else after]
+        ms,ref = [d.msg(i) for i in listify(ids)],d.msg(before if after is None else after)
         if ref in ms: raise ValueError(f'message {ref.id!r} is one of those moved: it cannot be where they go')
         d.remove_msgs(ms)
         return d.insert_msgs(ms, before=None if after is not None else ref, after=ref if after is not None else None), True
@@ -495,7 +625,7 @@ def split_msg(id:str, # The message's id, or a unique prefix of it
               linenos:int|list[int], # Line numbers (from 1) that each start a new piece, or one
               dlg:str=None): # The dialog file; the current one if None
     "Split a message of the dialog file at `linenos` (see `Message.split`); returns the pieces"
-    return _edit(dlg, lambda d: (d[id].split(*listify(linenos)), True))
+    return _edit(dlg, lambda d: (d.msg(id).split(*listify(linenos)), True))
 
 def merge_msgs(ids:str|list[str], # The messages (ids or unique prefixes) to merge, in order
                dlg:str=None): # The dialog file; the current one if None
@@ -507,7 +637,7 @@ def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
     d = _load(dlg)
-    ms = Msgs(d[i] for i in listify(ids))
+    ms = Msgs(d.msg(i) for i in listify(ids))
     _st['buf'] = [copy.deepcopy(m) for m in ms]
     return ms
 
@@ -523,7 +653,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
                dlg:str=None): # The dialog file; the current one if None
     "Insert copies of the buffered messages (fresh ids) into the dialog file, before or after a message, or at the end; returns them"
     if not _st['buf']: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
-    return _edit(dlg, lambda d: (d.mk_messages(_st['buf'], before=before and d[before], after=after and d[after]), True))
+    return _edit(dlg, lambda d: (d.mk_messages(_st['buf'], before=before and d.msg(before), after=after and d.msg(after)), True))
 
 # %% ../nbs/08_skill.ipynb #e5750960
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
@@ -542,40 +672,121 @@ skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_
                move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
                msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
 
+_dlg_doc = 'The dialog file: its path (a relative one is taken from the working folder, or the MCP server\'s root)'
 
 def tool_schema(f, # A tool function
-                pname:str='input_schema'): # The key the parameters go under: 'input_schema' (Anthropic), 'parameters' (OpenAI), 'inputSchema' (MCP)
-    "The JSON schema of tool `f`, from its signature's annotations and its docments; a parameter annotated `callable` (Python only) is left out"
+                pname:str='input_schema', # The key the parameters go under: 'input_schema' (Anthropic), 'parameters' (OpenAI), 'inputSchema' (MCP)
+                cur_dlg:bool=False): # Is there a current dialog (`set_dlg`), so `dlg` may be left out?
+    "The JSON schema of tool `f`, from its signature's annotations and its docments; a parameter annotated `callable` (Python only) is left out, and `dlg` is required unless `cur_dlg`"
     s = get_schema(f, pname=pname)
+    ps = s[pname]['properties']
     for k,p in inspect.signature(f).parameters.items():
-        if p.annotation is callable: s[pname]['properties'].pop(k)
+        if p.annotation is callable: ps.pop(k)
+    if 'dlg' in ps and not cur_dlg:
+        ps['dlg'] = dict(description=_dlg_doc, type='string')
+        s[pname]['required'] = s[pname].get('required', []) + ['dlg']
     return s
 
-def tool_schemas(pname:str='input_schema'): # The key the parameters go under
+def tool_schemas(pname:str='input_schema', # The key the parameters go under
+                 cur_dlg:bool=False): # Is there a current dialog, so `dlg` may be left out?
     "JSON schemas of every tool in `skill_tools`"
-    return [tool_schema(f, pname) for f in skill_tools]
+    return [tool_schema(f, pname, cur_dlg) for f in skill_tools]
+
+# %% ../nbs/08_skill.ipynb #c76a1a5c
+_jnames = dict(string=('a string', 'strings'), integer=('a whole number', 'whole numbers'), number=('a number', 'numbers'),
+               boolean=('true or false', 'booleans'), array=('an array', 'arrays'), object=('an object', 'objects'), null=('null', 'nulls'))
+
+def _jtype(v):
+    "The JSON type of `v`"
+    return 'null' if v is None else 'boolean' if isinstance(v, bool) else 'integer' if isinstance(v, int) else 'number' if isinstance(v, float) else \
+        'string' if isinstance(v, str) else 'array' if isinstance(v, (list, tuple)) else 'object' if isinstance(v, dict) else type(v).__name__
+
+def _what(s, many=False):
+    "What schema `s` asks for, in words"
+    if 'anyOf' in s: return ' or '.join(_what(o, many) for o in s['anyOf'])
+    ts = listify(s.get('type'))
+    if not ts: return 'values' if many else 'any value'
+    res = ' or '.join(_jnames.get(t, (t,t))[many] for t in ts)
+    n = f'{s["minItems"]} ' if 'minItems' in s and s['minItems']==s.get('maxItems') else ''
+    return res + (f' of {n}{_what(s["items"], True)}' if 'array' in ts and s.get('items') else '')
+
+def _desc(v): return f'{_jnames.get(t := _jtype(v), (t,))[0].split(" or ")[0]} {json.dumps(v, default=str)[:60] if t!="null" else ""}'.rstrip()
+
+def _check(s, v, where):
+    "`v` if it is what JSON schema `s` asks for (a whole-valued number made an int where an integer is asked for), else a `TypeError` saying what and where"
+    if 'anyOf' in s:
+        for o in s['anyOf']:
+            try: return _check(o, v, where)
+            except TypeError: pass
+        raise TypeError(f'{where} must be {_what(s)}, not {_desc(v)}')
+    t,ts = _jtype(v),listify(s.get('type'))
+    if t=='number' and 'integer' in ts and math.isfinite(v) and v.is_integer(): v,t = int(v),'integer'
+    if ts and t not in ts and not (t=='integer' and 'number' in ts): raise TypeError(f'{where} must be {_what(s)}, not {_desc(v)}')
+    if 'enum' in s and v not in s['enum']: raise TypeError(f'{where} must be one of {", ".join(map(json.dumps, s["enum"]))}, not {_desc(v)}')
+    if t!='array': return v
+    if not s.get('minItems', 0)<=len(v)<=s.get('maxItems', len(v)): raise TypeError(f'{where} must be {_what(s)}, not {len(v)} items')
+    pre = s.get('prefixItems', [])
+    return [_check(pre[i] if i<len(pre) else s.get('items', {}), x, f'{where}[{i}]') for i,x in enumerate(v)]
+
+def check_args(schema:dict, # A tool's input schema (JSON schema of an object)
+               args:dict, # The arguments of a call, from JSON
+               name:str='the tool'): # The tool's name, for errors
+    "`args` checked against `schema` (a `TypeError` naming what is wrong); returns them with nulls left out (null asks for the default) and whole-valued numbers made ints"
+    if not isinstance(args, dict): raise TypeError(f'{name} takes its arguments as an object, not {_desc(args)}')
+    ps,req = schema.get('properties', {}),schema.get('required', [])
+    if bad := [k for k in args if k not in ps]: raise TypeError(f'{name} has no argument {", ".join(short_repr(k) for k in bad)}: it takes {", ".join(ps)}')
+    if miss := [k for k in req if args.get(k) is None]: raise TypeError(f'{name} needs ' + '; '.join(f'`{k}`: {ps[k].get("description", _what(ps[k]))}' for k in miss))
+    return {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items() if v is not None}
 
 # %% ../nbs/08_skill.ipynb #59d15a18
 def tool_text(res): # What a tool returned
     "A tool's result as the text a client reads"
-    if isinstance(res, Msgs): return '\n'.join(m.preview(180) for m in res) or '(no messages)'
+    if isinstance(res, Msgs): return '\n'.join([m.preview(180) for m in res] + ([res.more] if getattr(res, 'more', '') else [])) or '(no messages)'
     if isinstance(res, Message): return res.preview(180)
     if isinstance(res, Dialog): return res.summary(180) if len(res) else f'dialog {res.name!r}: no messages'
     return str(res)
 
 _tool_ns = {f.__name__: f for f in skill_tools}
 
+@functools.cache
+def _input_schema(name, cur): return tool_schema(_tool_ns[name], 'inputSchema', cur)['inputSchema']
+
 def call_tool(name:str, # The tool's name
               args:dict, # Its arguments, from JSON
               root=None): # Confine dialog paths to this folder; None for no confinement
-    "Call tool `name` with JSON `args`: `(text, is_error)`"
+    "Call tool `name` with JSON `args`, checked against its schema first: `(text, is_error)`"
     old,_st['root'] = _st['root'],(None if root is None else os.path.realpath(root))
     try:
-        if name not in _tool_ns: raise KeyError(f'no tool named {str(name)[:60]!r}')
-        r = call_func(name, args or {}, _tool_ns)
+        if name not in _tool_ns: raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
+        r = _tool_ns[name](**check_args(_input_schema(name, _st['dlg'] is not None), {} if args is None else args, name))
         return tool_text(r),bool(getattr(r, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
     except Exception as e: return f'{type(e).__name__}: {e}', True
     finally: _st['root'] = old
+
+# %% ../nbs/08_skill.ipynb #f47e7b8c
+_reads = {'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'find_msgs'}
+_destroys = {'del_msgs', 'cut_msgs', 'update_msg', 'merge_msgs', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace', 'msg_exhash'}
+_idempotent = {'update_msg', 'move_msgs', 'copy_msgs', 'create_dlg'}
+
+def tool_hints(f): # A tool function
+    "MCP's annotations of tool `f`: does it change no file (`readOnlyHint`), may it remove or overwrite what is there (`destructiveHint`), does a second identical call change nothing more (`idempotentHint`)?"
+    n = f.__name__
+    return dict(readOnlyHint=n in _reads, destructiveHint=n in _destroys, idempotentHint=n in _reads|_idempotent, openWorldHint=False)
+
+# %% ../nbs/08_skill.ipynb #fead725a
+mcp_instructions = """Read, search and edit dialog files (notebooks, `.ipynb`, holding a conversation among a person, an AI and Python) under this server's folder. Every tool takes `dlg`, the file's path; it reads the file fresh, makes one change and saves it at once, so there is nothing to save.
+
+Start with summary_dlg (one row per message: `id:type: content start, output size`), then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), then view_msg for one message's numbered lines. Listings come a page at a time: a last line `… N more messages: call again with offset=K` says what was left out and how to get it.
+
+Ids: a message is named by its id, a string, or any unique prefix of it; never by position. The line editors take one id, a list of ids (edited all or none), or 'all' (every message the edit applies to).
+
+Line edits: msg_str_replace, msg_strs_replace, msg_insert_line, msg_replace_lines, msg_del_lines, msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs). Lines count from 1, as view_msg numbers them. out=true edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: read the diff as your check.
+
+Verified edits: lnhashview_msg (or view_msg with lnhashs=true) shows each line as `lineno|hash|text`; with out=true, a prompt's reply. Give those `lineno|hash|` addresses to msg_exhash as command arrays, e.g. [["2|Ab|", "c", "new text"]]. If a line changed since you looked, the call fails with `stale lnhash` and changes nothing: view again and retry.
+
+Structure: add_msg, del_msgs, update_msg (type, metadata, export, skipped, pinned), move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs and paste_msgs (a paste buffer of this server's own; pasted copies get fresh ids), create_dlg. find_msgs also narrows by type, errors, export, headings, section, outputs and Python names (symdef: binds it at top level; symref: names it).
+
+Another program's change saved after a tool read the file is never overwritten: the tool reads again and redoes its edit."""
 
 # %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
@@ -586,12 +797,14 @@ def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
         from mcp.server.stdio import stdio_server
     root = os.path.realpath(root)
     if not os.path.isdir(root): raise NotADirectoryError(f'the root {root!r} is not a folder')
-    tools = [mt.Tool(name=s['name'], description=s['description'], input_schema=s['input_schema']) for s in tool_schemas()]
+    tools = [mt.Tool(name=s['name'], description=s['description'], input_schema=s['inputSchema'], annotations=mt.ToolAnnotations.model_validate(tool_hints(f)))
+             for f,s in zip(skill_tools, tool_schemas('inputSchema'))]
+    for f in skill_tools: _input_schema(f.__name__, False)  # every schema `call_tool` checks against, read from the source once, at start
     async def list_tools(ctx, params): return mt.ListToolsResult(tools=tools)
     async def run_tool(ctx, params):
-        txt,err = call_tool(params.name, params.arguments or {}, root)
+        txt,err = call_tool(params.name, params.arguments, root)
         return mt.CallToolResult(content=[mt.TextContent(type='text', text=txt)], is_error=err)
-    srv = Server('nbdialog', instructions=__doc__, on_list_tools=list_tools, on_call_tool=run_tool)
+    srv = Server('nbdialog', instructions=mcp_instructions, on_list_tools=list_tools, on_call_tool=run_tool)
     async def main():
         async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
     anyio.run(main)
@@ -618,8 +831,8 @@ def nbrun_magic(line): # Ids (or unique prefixes) of code messages to run, or `a
     words,kw = _magic_args(line)
     d = _load(kw.get('dlg'))
     if not words: raise ValueError('%nbrun: name the code messages to run (ids or unique prefixes), or `all`')
-    want = {d[w].id for w in words if w!='all'}
-    ms = [m for m in d.messages if m.msg_type==scode and ('all' in words or m.id in want)]
+    want = {d.msg(w).id for w in words if w!='all'}
+    ms = list(d.select_msgs(all=True)) if 'all' in words else [m for m in d.messages if m.msg_type==scode and m.id in want]  # all: as a run of the notebook would, skipping `#| eval: false`
     if bad := [m.id for m in d.messages if m.id in want and m.msg_type!=scode]: raise ValueError(f'%nbrun: {", ".join(map(repr, bad))} not code')
     ip,n = get_ipython(),0
     for m in ms:

@@ -220,3 +220,19 @@ def test_magics(tmp_path, capsys):
     ip.run_line_magic('nbrun', 'all')
     assert 'stopped at boom' in capsys.readouterr().out
     with pytest.raises(ValueError, match='unknown option'): ip.run_cell_magic('add_msg', 'cell', 'x')
+
+def test_nbrun_all_skips_eval_false_messages(tmp_path, capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+    ip = InteractiveShell.instance()
+    ip.run_line_magic('load_ext', 'dialog.skill')
+    p = tmp_path/'e.ipynb'
+    d = Dialog('e')
+    d.mk_message('ran_a = 1', id='a'); d.mk_message('#| eval: false\nnot_run = 1', id='b'); d.mk_message('ran_c = 1', id='c')
+    d.save(p)
+    sk.set_dlg(p)
+    for k in ('ran_a', 'not_run', 'ran_c'): ip.user_ns.pop(k, None)
+    ip.run_line_magic('nbrun', 'all')
+    assert 'nbrun: 2 ran' in capsys.readouterr().out
+    assert 'ran_a' in ip.user_ns and 'ran_c' in ip.user_ns and 'not_run' not in ip.user_ns
+    ip.run_line_magic('nbrun', 'b')  # named: it runs, as `nbdialog run` runs a message it is asked for
+    assert ip.user_ns.pop('not_run')==1

@@ -144,21 +144,26 @@ def test_skill_rejects_bad_types_as_core_does(tmp_path, bad):
 
 def test_tool_schemas_say_what_each_parameter_takes():
     ids_like = {'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'type': 'string'}}]}
+    pair = {'type': 'array', 'prefixItems': [{'type': 'string'}, {'type': 'string'}], 'items': {'type': 'string'}, 'minItems': 2, 'maxItems': 2}
     special = dict(ids=ids_like, linenos={'anyOf': [{'type': 'integer'}, {'type': 'array', 'items': {'type': 'integer'}}]},
-                   cmds={'type': 'array', 'items': {'type': 'array', 'items': {}}})
+                   cmds={'type': 'array', 'items': {'type': 'array', 'items': {}}}, repls={'type': 'array', 'items': pair})
     for f in sk.skill_tools:
         for pname in ('input_schema', 'parameters', 'inputSchema'):
-            s = sk.tool_schema(f, pname)
+          for cur in (False, True):
+            s = sk.tool_schema(f, pname, cur)
             assert s['name']==f.__name__ and s['description']==f.__doc__
             ps,sig,ds = s[pname]['properties'],inspect.signature(f).parameters,docments(f)
             assert set(ps)==set(sig)-{'pred'}, f.__name__  # a Python predicate can't come from JSON
-            assert s[pname].get('required', [])==[k for k,v in sig.items() if v.default is inspect.Parameter.empty]
+            need_dlg = ['dlg'] if 'dlg' in sig and not cur else []  # with no current dialog (the MCP server has none), `dlg` is needed
+            assert s[pname].get('required', [])==[k for k,v in sig.items() if v.default is inspect.Parameter.empty]+need_dlg
             for k,v in ps.items():
+                if k=='dlg' and need_dlg:
+                    assert v=={'description': sk._dlg_doc, 'type': 'string'}; continue
                 assert v['description']==ds[k] and v['description'], (f.__name__, k)
                 typ = {kk:vv for kk,vv in v.items() if kk not in ('description', 'default')}
                 if k in special: assert typ==special[k], (f.__name__, k, typ)
                 elif k=='id' and f.__name__.startswith('msg_') and f is not sk.msg_exhash: assert typ==ids_like, (f.__name__, typ)
-                elif k in ('old_strs', 'new_strs', 'repls'): assert typ=={'type': 'array', 'items': {'type': 'string'}}, (f.__name__, k)
+                elif k in ('old_strs', 'new_strs'): assert typ=={'type': 'array', 'items': {'type': 'string'}}, (f.__name__, k)
                 else: assert typ=={'type': {str: 'string', int: 'integer', bool: 'boolean', dict: 'object'}[sig[k].annotation]}, (f.__name__, k, typ)
                 if sig[k].default is not inspect.Parameter.empty: assert v['default']==sig[k].default
 
@@ -172,3 +177,142 @@ def test_a_renamed_tool_keeps_its_schema():
             r = sk.tool_schema(g)
         finally: g.__name__ = old
         assert r['name']=='renamed' and r['input_schema']==s['input_schema'], f.__name__
+
+# --- one line rule for the views and every editor that takes line numbers
+
+_piece = st.text(st.sampled_from('ab \x0c\u2028\x85\r\x1c'), max_size=4).filter(lambda s: not s.endswith('\r'))  # other breaks inside a line; a CR not before a LF
+
+@st.composite
+def _mixed(draw):
+    ls = draw(st.lists(st.tuples(_piece, st.sampled_from(['\n', '\r\n'])), min_size=1, max_size=6))
+    txt = ''.join(l+e for l,e in ls)
+    return txt if draw(st.booleans()) else txt[:-len(ls[-1][1])]
+
+@given(_mixed(), st.data())
+@settings(max_examples=300, deadline=None)
+def test_editors_count_lines_as_the_views_show_them(txt, data):
+    "`view` numbers the lines, `text_lines` is the rule; the editors that take line numbers edit exactly the line the view shows under that number, and keep every other character"
+    lines = text_lines(txt)
+    assume(lines)
+    k = data.draw(st.integers(1, len(lines)), label='line')
+    m = Message(txt)
+    assert m.view(nums=False).split('\n')[k-1]==lines[k-1]  # (the view shows the line as is)
+    assert m.lnhashview(k, k)==lnhash(k, lines[k-1])+lines[k-1]
+    r = Message(txt); r.replace_lines(k, k, 'NEW')
+    assert text_lines(r.content)==lines[:k-1]+['NEW']+lines[k:]
+    d = Message(txt); d.del_lines(k, k)
+    assert text_lines(d.content)==lines[:k-1]+lines[k:]
+    s = Message(txt); s.str_replace('', '@', start_line=k, end_line=k, n_matches=1)  # '' matches at the line's start
+    assert text_lines(s.content)==lines[:k-1]+['@'+lines[k-1]]+lines[k:]
+    ss = Message(txt); ss.strs_replace([''], ['@'], start_line=k, end_line=k, n_matches=1)
+    assert ss.content==s.content
+    i = Message(txt); i.insert_line(k, 'INS')
+    assert text_lines(i.content)==lines[:k]+['INS']+lines[k:]
+
+def test_str_replace_in_a_line_range_counts_lines_as_the_view_does():
+    m = Message('a\u2028b\nc\x0cd\re\nf')  # three lines for the view: a U+2028, a form feed and a lone CR end none
+    assert m.view(nums=False)=='a\u2028b\nc\x0cd\re\nf'
+    r = m.str_replace('d', 'D', start_line=2, end_line=2)
+    assert not r.error and m.content=='a\u2028b\nc\x0cD\re\nf'
+
+# --- replace_lines adds no line end the text didn't have, and writes the text's own
+
+@pytest.mark.parametrize('txt,args,want', [
+    ('a\nb', (2, 2, 'X'), 'a\nX'),  # the last line had no line end: the new one gets none
+    ('a\nb', (None, None, 'X'), 'X'),
+    ('a\nb\n', (2, 2, 'X'), 'a\nX\n'),
+    ('a\r\nb\r\n', (1, 1, 'X'), 'X\r\nb\r\n'),  # CR LF text keeps CR LF
+    ('a\r\nb', (1, 2, 'X'), 'X'),
+    ('a\r\nb\r\nc', (2, 2, 'X\nY'), 'a\r\nX\nY\r\nc'),  # the user's own line ends are theirs
+    ('a\nb', (1, 1, ''), 'b'),
+])
+def test_replace_lines_line_ends(txt, args, want):
+    m = Message(txt)
+    m.replace_lines(*args)
+    assert m.content==want
+
+def test_the_diff_shows_a_final_line_end_or_a_line_end_change():
+    m = Message('a\nb', id='m')
+    r = m.replace_lines(2, 2, 'X\n')  # asked for: a final line end
+    assert m.content=='a\nX\n' and r.startswith('# line endings spelled out\n') and '+X\\n' in r
+    m = Message('a\r\nb\r\n', id='m')
+    r = m.str_replace('a\r\n', 'A\n')
+    assert m.content=='A\nb\r\n' and '-a\\r\\n' in r and '+A\\n' in r
+    m = Message('a\nb\n', id='m')
+    assert m.str_replace('a', 'A')=='@@ -1,2 +1,2 @@\n-a\n+A\n b'  # nothing to spell out: the plain diff
+
+# --- structure
+
+def test_split_of_crlf_text_leaves_no_lone_cr(tmp_path):
+    m = Message('x\r\ny\r\nz\r\n')
+    ps = m.split(2, 3)
+    assert [p.content for p in ps]==['x', 'y', 'z\r\n'] and not any(re.search('\r(?!\n)', p.content) for p in ps)
+    m = Message('a\r\n\r\nb\r\n\r\nc')  # a blank line at each cut is absorbed, as for LF text
+    assert [p.content for p in m.split(3, 5)]==['a', 'b', 'c']
+
+def _dlg(path):
+    d = Dialog('t')
+    d.mk_message('1+1', id='c1', output=code_output('2'))
+    d.mk_message('q1', msg_type=sprompt, output='r1', id='p1')
+    d.mk_message('q2', msg_type=sprompt, output='r2', id='p2')
+    d.mk_message('note', msg_type=snote, id='n1')
+    d.save(path)
+    return path
+
+def test_update_msg_type_changes_drop_outputs_and_say_so(tmp_path):
+    p = _dlg(tmp_path/'d.ipynb')
+    r = sk.update_msg('c1', msg_type='note', dlg=p)
+    assert not r.error and '# 1 output(s) dropped: a note message has none' in r
+    m = read_ipynb(p)['c1']
+    assert m.msg_type==snote and not m.output
+    p = _dlg(tmp_path/'e.ipynb')
+    assert 'output(s) dropped' in sk.update_msg('c1', msg_type='prompt', dlg=p)
+    assert not read_ipynb(p)['c1'].output  # no reply
+    sk.update_msg('c1', msg_type='code', dlg=p)
+    assert read_ipynb(p)['c1'].output==[]  # the old outputs don't come back
+    assert 'the reply dropped' in sk.update_msg('p1', msg_type='code', dlg=p)
+    assert read_ipynb(p)['p1'].output==[]
+
+def test_merging_prompts_keeps_every_reply(tmp_path):
+    p = _dlg(tmp_path/'d.ipynb')
+    m = sk.merge_msgs(['p1', 'p2'], dlg=p)
+    d = read_ipynb(p)
+    assert d['p1'].content=='q1\n\nq2' and d['p1'].ai_res=='r1\n\nr2' and 'p2' not in d.messages
+
+def test_add_msg_to_another_dialog_ignores_this_dialogs_current_message(tmp_path):
+    a,b = _dlg(tmp_path/'a.ipynb'),_dlg(tmp_path/'b.ipynb')  # the same ids
+    old = dict(sk._st)
+    try:
+        sk.set_dlg(a); sk.set_cur_msg('c1')
+        sk.add_msg('other', id='new', dlg=b)
+        assert read_ipynb(b).messages[-1].id=='new'  # at the end of b, not after b's c1
+        sk.add_msg('here', id='new2', dlg=a)
+        assert read_ipynb(a).messages[1].id=='new2'  # after the current message of the current dialog
+        sk.add_msg('here too', id='new3')
+        assert read_ipynb(a).messages[1].id=='new3'
+    finally: sk._st.clear(); sk._st.update(old)
+
+@pytest.mark.parametrize('t', ['note', 'prompt', 'raw'])
+def test_export_is_for_code_only(tmp_path, t):
+    p = _dlg(tmp_path/'d.ipynb')
+    before = p.read_bytes()
+    with pytest.raises(ValueError, match='export=True is for code messages'): sk.add_msg('prose', msg_type=t, export=True, dlg=p)
+    with pytest.raises(ValueError, match='export=True is for code messages'): sk.update_msg('n1', export=True, dlg=p)
+    with pytest.raises(ValueError, match='export=True is for code messages'): sk.update_msg('c1', msg_type=t, export=True, dlg=p)
+    assert p.read_bytes()==before
+    sk.add_msg('x = 1', export=True, id='e1', dlg=p)
+    assert read_ipynb(p)['e1'].content=='#| export\nx = 1'
+
+@pytest.mark.parametrize('txt,args,want', [
+    ('a\nb', (2, 2), 'a'),  # the last line had no line end: the one before it loses its own
+    ('a\r\nb', (2, 2), 'a'),
+    ('a\nb\n', (2, 2), 'a\n'),
+    ('a\n\nb', (3, 3), 'a\n\n'),  # an empty last line shows only by its line end: kept
+    ('a\nb\nc', (2, 3), 'a'),
+    ('\r\na', (2, 2), '\r\n'),  # an empty first line, then the last deleted: no lone CR left
+])
+def test_deleting_lines_adds_no_final_line_end(txt, args, want):
+    m = Message(txt); m.del_lines(*args)
+    assert m.content==want
+    m = Message(txt); m.replace_lines(*args, '')
+    assert m.content==want

@@ -72,3 +72,36 @@ def test_mcp_server_over_stdio(tmp_path):
     root,out = _setup(tmp_path)
     assert anyio.run(_session_run, _server(root), lambda s: _scenario(s, root, out))
     assert read_ipynb(out)['s'].content=='secret'
+
+async def _hints_and_types(s, root):
+    tools = {t.name: t for t in (await s.list_tools()).tools}
+    assert tools['summary_dlg'].annotations.read_only_hint is True
+    assert tools['del_msgs'].annotations.destructive_hint is True and tools['del_msgs'].annotations.read_only_hint is False
+    assert tools['add_msg'].annotations.destructive_hint is False and tools['update_msg'].annotations.idempotent_hint is True
+    assert all('dlg' in t.input_schema['required'] for t in tools.values() if 'dlg' in t.input_schema['properties'])
+    before = (root/'d.ipynb').read_bytes()
+    for name,args in (('del_msgs', dict(ids=0)), ('msg_str_replace', dict(id=-1, old_str='x', new_str='y'))):
+        res = await s.call_tool(name, args|dict(dlg='d.ipynb'))
+        assert res.is_error and 'must be a string' in _text(res)
+    assert (root/'d.ipynb').read_bytes()==before
+    res = await s.call_tool('summary_dlg', {})
+    assert res.is_error and 'needs `dlg`' in _text(res) and 'set_dlg' not in _text(res)
+    return True
+
+async def _instructions(params):
+    async with stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as s:
+            init = await s.initialize()
+            return init.instructions
+
+@pytest.mark.slow
+def test_mcp_annotations_argument_types_and_instructions(tmp_path):
+    import re
+    import dialog.skill as sk
+    root,_ = _setup(tmp_path)
+    assert anyio.run(_session_run, _server(root), lambda s: _hints_and_types(s, root))
+    ins = anyio.run(_instructions, _server(root))
+    assert ins==sk.mcp_instructions
+    names = set(sk._tool_ns) | {k for s in sk.tool_schemas() for k in s['input_schema']['properties']}
+    assert {w for w in re.findall(r'\b[a-z]+(?:_[a-z]+)+\b', ins) if w not in names}==set()  # every tool named exists
+    assert 'set_dlg' not in ins and 'summary_dlg' in ins

@@ -1,0 +1,58 @@
+"The structural finders: symdef finds names bound at top level, also inside top-level if/try/with/for blocks, and not attributes set on a name; symref finds every place a name is named, a def as well as an assignment"
+import textwrap
+import pytest
+from hypothesis import given, settings, strategies as st
+from dialog.core import *
+import dialog.skill as sk
+
+def _def(src, name): return sk.symdef_finder(name)(Message(src))
+def _ref(src, name): return sk.symref_finder(name)(Message(src))
+
+@pytest.mark.parametrize('src', [
+    'try: import numpy as np\nexcept ImportError: np = None',
+    'try: pass\nexcept ImportError: import numpy as np',
+    'try: pass\nfinally: np = 1',
+    'if True: np = 1',
+    'if x: pass\nelse:\n    from numpy import np',
+    'with open(f) as np: pass',
+    'with ctx():\n    np = 1',
+    'for i in range(3):\n    np = i',
+    'for np in []: pass',
+    'while False: np = 1',
+    'match v:\n    case 1: np = 2',
+    'a, (b, *np) = 1, (2, 3)',
+    'np: int = 1',
+    'np += 1',
+    'async def np(): pass',
+    'class np: pass',
+])
+def test_symdef_finds_top_level_bindings_inside_blocks(src):
+    assert _def(src, 'np'), src
+
+@pytest.mark.parametrize('src', [
+    'defaults.cpus = 4', 'defaults[0] = 4', 'defaults.x.y += 1', 'defaults.n: int = 4',
+    'for defaults.i in range(3): pass', 'with ctx() as defaults.f: pass',
+    'def f():\n    defaults = 1', 'class C:\n    defaults = 1', 'if x:\n    def f():\n        defaults = 1',
+    'print(defaults)', 'x = defaults',
+])
+def test_symdef_does_not_count_what_binds_no_name_at_top_level(src):
+    assert not _def(src, 'defaults'), src
+
+@pytest.mark.parametrize('src', ['def x(): pass', 'x = 0', 'class x: pass', 'import x', 'from m import x', 'def f(x): pass', 'print(x)', 'a.x', 'async def x(): pass', 'import x.y'])
+def test_symref_finds_every_naming(src):
+    assert _ref(src, 'x'), src
+
+@pytest.mark.parametrize('src', ["s = 'x'", '# x', 'xx = 1', 'def xy(): pass', 'import y as z'])
+def test_symref_misses_what_does_not_name_it(src):
+    assert not _ref(src, 'x'), src
+
+_blocks = st.sampled_from(['if c:\n{}', 'try:\n{}\nexcept E:\n    pass', 'try:\n    pass\nexcept E:\n{}', 'with c:\n{}', 'for i in c:\n{}', 'while c:\n{}', 'if c:\n    pass\nelse:\n{}'])
+
+@given(st.lists(_blocks, max_size=4), st.sampled_from(['name = 1', 'import name', 'def name(): pass', 'name, b = c']), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_symdef_sees_through_any_nesting_of_blocks_but_not_a_def(blocks, stmt, in_def):
+    src = stmt
+    for b in blocks: src = b.format(textwrap.indent(src, '    '))
+    if in_def: src = 'def outer():\n' + textwrap.indent(src, '    ')
+    assert _def(src, 'name')==(not in_def), src
+    assert _ref(src, 'name'), src

@@ -1,0 +1,82 @@
+"Paging: the listings an agent reads (summary_dlg, view_dlg, find_msgs) fit a character budget by default, say what they left out and how to get it, and their pages put together are the whole"
+import re
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.skill as sk
+
+@pytest.fixture(scope='module')
+def big(tmp_path_factory):
+    "A dialog of 3,000 messages, some with long outputs: its summary alone is over 200 K characters"
+    p = tmp_path_factory.mktemp('big')/'big.ipynb'
+    d = Dialog('big')
+    for i in range(3000):
+        if i%3: d.mk_message(f'x{i} = {i}  # ' + 'word '*30, id=f'm{i:04d}', output=code_output('y'*2000) if i%7==0 else None)
+        else: d.mk_message(f'## Part {i}\n\n' + 'prose '*40, msg_type=snote, id=f'm{i:04d}')
+    d.save(p)
+    return p
+
+def _more(txt):
+    "The offset the last line asks for, or None"
+    m = re.fullmatch(r'… ([\d,]+) more (?:messages?|match(?:es)?): call again with offset=(\d+)', txt.rsplit('\n', 1)[-1])
+    return m and (int(m[1].replace(',', '')), int(m[2]))
+
+def test_default_pages_fit_the_budget_and_say_what_is_left(big):
+    d = read_ipynb(big)
+    assert len(d.summary(180))>400_000  # what the tool used to return
+    for txt in (sk.summary_dlg(big), sk.view_dlg(big), sk.view_dlg(big, incl_out=True, trunc_out=False), sk.tool_text(sk.find_msgs('x', dlg=big))):
+        assert len(txt)<=30_000+200, len(txt)
+        left,nxt = _more(txt)
+        assert left>1000 and nxt>0
+    rows = sk.summary_dlg(big).split('\n')
+    assert _more(sk.summary_dlg(big))==(3000-len(rows)+1, len(rows)-1)
+
+@pytest.mark.parametrize('tool', ['summary', 'view', 'find'])
+def test_pages_put_together_are_the_whole(big, tool):
+    d = read_ipynb(big)
+    def call(off):
+        if tool=='summary': return sk.summary_dlg(big, offset=off, maxchars=50_000)
+        if tool=='view': return sk.view_dlg(big, incl_out=True, offset=off, maxchars=50_000)
+        return sk.tool_text(sk.find_msgs('Part', dlg=big, offset=off, maxchars=20_000))
+    got,off,calls = [],0,0
+    while True:
+        txt = call(off); calls += 1
+        more = _more(txt)
+        body = txt.rsplit('\n', 1)[0] if more else txt
+        if tool=='view': body = '\n'.join(body.split('\n')[1:-1])  # the <dialog> element around each page
+        got.append(body)
+        if not more: break
+        assert more[1]>off
+        off = more[1]
+    assert calls>2
+    whole = {'summary': lambda: d.summary(180), 'view': lambda: '\n'.join(d.view(incl_out=True).split('\n')[1:-1]),
+             'find': lambda: sk.tool_text(sk.find_msgs('Part', dlg=big, maxchars=0))}[tool]()
+    assert '\n'.join(got)==whole
+
+def test_limit_offset_and_errors(big):
+    txt = sk.summary_dlg(big, offset=10, limit=3)
+    assert [r.split(':')[0] for r in txt.split('\n')[:3]]==['m0010', 'm0011', 'm0012'] and _more(txt)==(2987, 13)
+    assert sk.summary_dlg(big, offset=2999).startswith('m2999') and _more(sk.summary_dlg(big, offset=2999)) is None
+    for kw,msg in ((dict(offset=3000), 'offset 3000 is past the end: there are 3000 messages'), (dict(offset=-1), 'offset must be 0 or more'),
+                   (dict(limit=0), 'limit must be 1 or more'), (dict(maxchars=-5), 'maxchars must be 0 or more')):
+        with pytest.raises(ValueError, match=msg): sk.summary_dlg(big, **kw)
+    f = sk.find_msgs('Part', dlg=big, offset=5, limit=2)
+    assert f.attrgot('id')==['m0015', 'm0018'] and f.more=='… 993 more matches: call again with offset=7'
+    txt,err = sk.call_tool('find_msgs', dict(pattern='Part', dlg='big.ipynb', limit=2), root=big.parent)
+    assert not err and txt.split('\n')[-1]=='… 998 more matches: call again with offset=2'
+
+def test_one_message_bigger_than_the_budget_is_cut_and_says_so(tmp_path):
+    p = tmp_path/'one.ipynb'
+    d = Dialog('one'); d.mk_message('print(1)', id='m1', output=code_output('z'*100_000)); d.mk_message('2', id='m2'); d.save(p)
+    txt = sk.view_dlg(p, incl_out=True, trunc_out=False, maxchars=5000)
+    assert '… (cut at 5,000 characters)' in txt and len(txt)<5300 and _more(txt)==(1, 1)
+    assert 'z'*1000 not in sk.view_dlg(p, incl_out=True, trunc_out=False, offset=1)
+
+def test_only_errors_pages_among_the_errors(tmp_path):
+    p = tmp_path/'e.ipynb'
+    d = Dialog('e')
+    for i in range(6): d.mk_message(f'f{i}()', id=f'e{i}', output=[dict(output_type='error', ename='E', evalue='boom', traceback=[])] if i%2 else None)
+    d.save(p)
+    txt = sk.view_dlg(p, only_errors=True, limit=2)
+    assert re.findall(r'id="(e\d)"', txt)==['e1', 'e3'] and _more(txt)==(1, 2)
