@@ -25,7 +25,7 @@ from .core import *
 from .ipynb import *
 from .view import *
 from .run import *
-from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs, jsonl_drops
+from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs, jsonl_drops, jsonl_shapes
 from .dataset import export_folder, folder_stats, paths2jsonl
 from fastcore.docments import docments
 import argparse, contextlib, io, json, re, tempfile
@@ -38,7 +38,8 @@ _subs = {}
 def _arg(*a, **kw): return a,kw
 _file = _arg('file', metavar='FILE', help='the dialog file (.ipynb is appended when missing)')
 _dry = _arg('--dry-run', action='store_true', help='print the result and write nothing')
-_drop = _arg('--drop', action='append', choices=tuple(jsonl_drops), help="with JSON Lines: also leave out the conversations this rule holds for (no_assistant: without an assistant turn); conversations with nothing to send are always left out")
+_drop = _arg('--drop', action='append', choices=tuple(jsonl_drops), help="with JSON Lines: also leave out the conversations this rule holds for (no_assistant: without an assistant turn; has_image: sending an image); conversations with nothing to send are always left out")
+_shape = _arg('--shape', choices=tuple(jsonl_shapes), help="with JSON Lines: what a line holds (default chat: the provider's messages; openai_ft: OpenAI fine-tuning; hf: Hugging Face messages with string content; trl: prompt/completion; sharegpt: from/value conversations)")
 _repair = _arg('--repair', action='store_true', help='heal damage in the file that needs no guess, printing each fix on stderr; the file is left as it is')
 _repair_save = _arg('--repair', action='store_true', help='heal damage in the file that needs no guess, printing each fix on stderr; the healed file is written when the command saves')
 
@@ -363,13 +364,13 @@ def _chat_txt(dlg, fmt):
     res = dict(system=dlg.system, messages=msgs) if fmt=='anthropic' and dlg.system else msgs
     return json.dumps(res, indent=1, ensure_ascii=False) + '\n'
 
-def _jsonl_txt(dlgs, fmt, drop=None):
+def _jsonl_txt(dlgs, fmt, drop=None, shape=None):
     "`dlgs` as the JSON Lines text `dlgs2jsonl` writes"
-    with tempfile.TemporaryDirectory() as d: return dlgs2jsonl(dlgs, Path(d)/'out.jsonl', fmt, drop).read_text(encoding='utf-8')
+    with tempfile.TemporaryDirectory() as d: return dlgs2jsonl(dlgs, Path(d)/'out.jsonl', fmt, drop, shape or 'chat').read_text(encoding='utf-8')
 
 def _to_text(dlgs, to, a):
     "The `--to` projection of `dlgs` as text"
-    if to=='jsonl': return _jsonl_txt(dlgs, a.fmt, a.drop)
+    if to=='jsonl': return _jsonl_txt(dlgs, a.fmt, a.drop, a.shape)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
     if to=='md': return dlg2md(dlg, a.fenced is not False, bool(a.exportfilter), bool(a.weave), assets=a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
@@ -419,11 +420,12 @@ def _from_jsonl(fname, fmt, o, force=False):
       _arg('--fenced', action=argparse.BooleanOptionalAction, help=_doc(dlg2md, 'fenced', pre='with --to md: ', post=' (default: fenced)')),
       _arg('--weave', action='store_true', default=None, help=_doc(dlg2md, 'weave', pre='with --to md: ')),
       _arg('--exportfilter', action='store_true', default=None, help=_doc(dlg2md, 'exportfilter', pre='with --to md: ')),
-      _arg('--force', action='store_true', help='replace OUT if it exists'), _repair, _drop,
+      _arg('--force', action='store_true', help='replace OUT if it exists'), _repair, _drop, _shape,
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
     if a.fmt and 'jsonl' not in (a.to, a.from_): raise ValueError('--fmt goes with --to jsonl or --from jsonl only')
     if a.drop and a.to!='jsonl': raise ValueError('--drop goes with --to jsonl only')
+    if a.shape and a.to!='jsonl': raise ValueError('--shape goes with --to jsonl only')
     if a.assets and a.to!='md': raise ValueError('--assets goes with --to md only')
     if (md := [o for o in ('fenced', 'weave', 'exportfilter') if getattr(a, o) is not None]) and a.to!='md':
         raise ValueError(f'--{md[0]} goes with --to md only')
@@ -461,7 +463,7 @@ def _cmd_convert(a):
 def _folders2jsonl(a):
     "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed by `paths2jsonl` to `-o` or stdout"
     if a.o in (None, '-'):
-        with tempfile.TemporaryDirectory() as d, open(paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt, drop=a.drop), encoding='utf-8') as f:
+        with tempfile.TemporaryDirectory() as d, open(paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt, drop=a.drop, shape=a.shape or 'chat'), encoding='utf-8') as f:
             while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
         return
     _chk_new(a.o, a.force)
@@ -470,7 +472,7 @@ def _folders2jsonl(a):
         r = os.path.realpath(Path(s).expanduser())
         if out==r or out.endswith('.ipynb') and os.path.isdir(r) and out.startswith(r.rstrip(os.sep)+os.sep):
             raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): writing there would replace it; nothing written')
-    paths2jsonl(a.files, a.o, a.fmt, force=a.force, drop=a.drop)
+    paths2jsonl(a.files, a.o, a.fmt, force=a.force, drop=a.drop, shape=a.shape or 'chat')
     _say(f'wrote {a.o}')
 
 _srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searched recursively), globs or dialog files')
@@ -480,12 +482,13 @@ _workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_fo
       _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with a .jsonl OUT: the provider whose messages each line holds (default openai)'),
       _workers, _arg('--skip-bad', action='store_true', help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
-      _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS', help='write OUT as a folder of Parquet files partitioned by these columns, comma-separated (e.g. msg_type)'), _drop,
+      _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS', help='write OUT as a folder of Parquet files partitioned by these columns, comma-separated (e.g. msg_type)'), _drop, _shape,
       help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)', extra=('data', 'Parquet', 'JSON Lines needs none'))
 def _cmd_export(a):
     _chk_new(a.o, a.force)
     if a.drop and Path(a.o).suffix!='.jsonl': raise ValueError('--drop goes with a .jsonl OUT only')
-    _say(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force, partition_by=a.partition_by, drop=a.drop)) # its report names files: escaped on a terminal
+    if a.shape and Path(a.o).suffix!='.jsonl': raise ValueError('--shape goes with a .jsonl OUT only')
+    _say(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force, partition_by=a.partition_by, drop=a.drop, shape=a.shape or 'chat')) # its report names files: escaped on a terminal
 
 @_sub(_srcs, _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')), _workers,
       help='count the messages, tokens, errors and flags of folders of dialogs, and list the biggest and the unreadable')

@@ -46,20 +46,23 @@ def _is_dir(e):
         if x.errno in _gone: return False
         raise
 
+def _hidden(name): return name.startswith('.') # A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`): one rule for the local listing and Ray's
+
 def _notebooks(folder):
-    "The `.ipynb` files under `Path` `folder`, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
+    "The `.ipynb` files under folder `folder` (text, as `str` of a `Path`), as text, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
     todo = [folder]  # folders still to search: a stack, not recursion, so a tree of any depth is searched
     while todo:
         f = todo.pop()
-        try: es = list(os.scandir(f))
+        try: es = os.scandir(f)
         except PermissionError: continue  # a folder this process can't open is skipped, as `rglob` skips it
-        for e in es:
-            if e.name.startswith('.'): continue
-            if _is_dir(e):
-                if not e.is_symlink(): todo.append(f/e.name)
-            elif e.name.endswith('.ipynb'): yield f/e.name
+        with es:  # an entry at a time: a folder of 50,000 files is not held as 50,000 entries
+            for e in es:
+                if _hidden(e.name): continue
+                if _is_dir(e):
+                    if not e.is_symlink(): todo.append(os.path.join(f, e.name))
+                elif e.name.endswith('.ipynb'): yield os.path.join(f, e.name) # text, as `Path` writes it: a `Path` each costs 500 bytes, 25 MB at 50,000 files
 
-_path_key = (lambda p: p.parts) if os.name=='posix' else (lambda p: tuple(s.lower() for s in p.parts)) # `Path`'s own order (case-blind on Windows), compared in C
+_path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0') # A path's text in `Path`'s own order (by its parts, case-blind on Windows): the separator made the least character, one string compared in C
 
 def _entries(base):
     "The entries of folder `base` ('' is the current one); none when it can't be listed"
@@ -72,7 +75,7 @@ def _below(base, dirs=True):
     while todo:
         b = todo.pop()
         for e in _entries(b):
-            if e.name[0]=='.': continue
+            if _hidden(e.name): continue
             q,d = os.path.join(b, e.name),not e.is_symlink() and _is_dir(e)
             if d or not dirs: yield q
             if d: todo.append(q)
@@ -100,7 +103,7 @@ def _glob(pat):
     return fs
 
 def _paths1(src):
-    "The files one item of `dlg_paths`'s `src` names"
+    "The files one item of `dlg_paths`'s `src` names, as text (as `str` of a `Path`)"
     p = src if isinstance(src, Path) else Path(src)
     if str(p)[:1]=='~': p = p.expanduser()
     try: st = os.stat(p)  # one look at each file listed: a long list of files costs little more than the list
@@ -109,8 +112,8 @@ def _paths1(src):
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-        return sorted({Path(f) for f in _glob(os.path.expanduser(str(src))) if f.endswith('.ipynb')})  # a file two `**`s reach is listed once
-    return sorted(_notebooks(p), key=_path_key) if stat.S_ISDIR(st.st_mode) else [p]
+        return sorted({str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if f.endswith('.ipynb')}, key=_path_key)  # a file two `**`s reach is listed once
+    return sorted(_notebooks(str(p)), key=_path_key) if stat.S_ISDIR(st.st_mode) else [str(p)]
 
 def _paths(src):
     "The files `src` names, a list's items in turn"
@@ -118,10 +121,15 @@ def _paths(src):
         for s in src: yield from _paths(s)
     else: yield from _paths1(src)
 
+def _dlg_texts(src):
+    "The files `dlg_paths` lists, as text: what the readers keep while they read (a `Path` each would cost 500 bytes, 25 MB at 50,000 files)"
+    if not isinstance(src, (list, tuple, L)): return _paths1(src) # one folder or glob lists each file once
+    seen = set()  # absolute paths, so `a.ipynb`, `./a.ipynb` and `/here/a.ipynb` are one file (a link to it is another)
+    return [p for p in _paths(src) if (k := os.path.abspath(p)) not in seen and not seen.add(k)]
+
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
     "The `.ipynb` files `src` names, sorted, each once (where first named: a folder and its subfolder overlap); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
-    seen = set()  # absolute paths, so `a.ipynb`, `./a.ipynb` and `/here/a.ipynb` are one file (a link to it is another)
-    return L(p for p in _paths(src) if (k := os.path.abspath(p)) not in seen and not seen.add(k))
+    return L(map(Path, _dlg_texts(src)))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
 def _ncpus():
@@ -134,13 +142,13 @@ def _nworkers(workers, n):
     return workers
 
 def _chunks(xs, workers):
-    "`xs` cut in chunks: about 16 per process, at most 50 items each"
-    n = max(1, min(50, len(xs)//(max(workers, 1)*16)))
+    "`xs` cut in chunks: about 16 per process, at most 16 items each"
+    n = max(1, min(16, len(xs)//(max(workers, 1)*16)))
     return [xs[i:i+n] for i in range(0, len(xs), n)]
 
 def _plan(src, workers):
-    "The files of `src` (as text: a `Path` each would cost 500 bytes for as long as the reading lasts), the processes to read them in, and the chunks they are read in"
-    paths = [str(p) for p in dlg_paths(src)]
+    "The files of `src` (as text: `_dlg_texts`), the processes to read them in, and the chunks they are read in"
+    paths = _dlg_texts(src)
     workers = _nworkers(workers, len(paths))
     return paths,workers,_chunks(paths, workers)
 
@@ -545,23 +553,52 @@ def chk_msg_table(t, # A pyarrow table: ours, or one DuckDB, Polars, pandas or S
     fs = [s.field(k) if k in msg_cols else f for k,f in zip(t.column_names, t.schema)] # our fields, nullable, where a writer (DuckDB) marked them not null
     return t.cast(pa.schema(fs, metadata=(t.schema.metadata or {}) | {b'nbdialog.schema': schema_version.encode()}))
 
-def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dialog's rows together and in order
-               cls=Dialog): # The `Dialog` class to build
-    "The dialogs of a message table; from a whole table they write the same bytes as the dialogs it was made from"
-    table = chk_msg_table(table)
-    groups,cur = [],None
-    for n,p,i,c,dm in zip(*table.select(['name', 'path', 'pos', 'cell', 'dlg_meta']).to_pydict().values()):
-        if cur is None or (n,p)!=cur[0] or i is None or cur[1] is None or i<=cur[1]:
-            cur = [(n,p), i, dm, []]
-            groups.append(cur)
-        cur[1] = i
-        if cur[2] is None: cur[2] = dm # the dialog's first row holds it: a subset without that row gives the dialog none
-        if c is not None: cur[3].append(json.loads(c))
+# %% ../nbs/09_dataset.ipynb #04ef1966
+def _dlg_starts(t):
+    "The rows of message table `t` where a dialog starts, and its length last: a new dialog at a new name or path, a row without `pos`, after one, or at a `pos` not above the one before (the one rule every conversion of a table follows)"
+    pa,pc,n = _pa(),_pa().compute,t.num_rows
+    if n==0: return [0]
+    def prev(c): return t[c].slice(0, n-1), t[c].slice(1)
+    (a,b),(x,y),(i,j) = prev('name'),prev('path'),prev('pos')
+    def same(u, v): return pc.fill_null(pc.equal(u, v), pc.and_(pc.is_null(u), pc.is_null(v))) # null equals null: dialogs in memory have no path
+    new = pc.invert(pc.fill_null(pc.and_(pc.and_(same(a, b), same(x, y)), pc.greater(j, i)), False))
+    return [0, *(k+1 for k in pc.indices_nonzero(new).to_pylist()), n]
+
+_scan = json.JSONDecoder().scan_once
+def _cell_json(c):
+    "The JSON value of text `c`, as `json.loads` gives it (and its error for bad text): the scanner called directly, a fifth faster on short texts"
+    try: o,end = _scan(c, 0)
+    except StopIteration: end = -1
+    return o if end==len(c) else json.loads(c)
+
+def _range_dlgs(starts, table, cls=Dialog, parts=False):
+    "The dialogs of `table` whose rows start at `starts` (the end last); `parts`: as `_Parts`, for another process to send"
+    a,z = starts[0],starts[-1]
+    names,paths,cells,metas = table.slice(a, z-a).select(['name', 'path', 'cell', 'dlg_meta']).to_pydict().values()
     res = []
     with _gc_paused():
-        for (n,p),_,dm,cells in groups:
-            try: res.append(cls.from_cells(cells, name=n, meta=json.loads(dm) if dm is not None else {}, copy=False)) # fresh from json.loads: no one else holds them
-            except DialogFormatError as e: raise e.at(p or n) from None
+        for s,e in zip(starts, starts[1:]):
+            s,e = s-a,e-a
+            dm = next((m for m in metas[s:e] if m is not None), None) # the dialog's first row holds it: a subset without that row gives the dialog none
+            try: d = cls.from_cells([_cell_json(c) for c in cells[s:e] if c is not None], name=names[s], meta=json.loads(dm) if dm is not None else {}, copy=False, parts=parts) # fresh from json.loads: no one else holds them
+            except DialogFormatError as x: raise x.at(paths[s] or names[s]) from None
+            res.append(_Parts(*d) if parts else d)
+    return res
+
+# %% ../nbs/09_dataset.ipynb #33ab3dcd
+def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dialog's rows together and in order
+               cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
+               workers:int=None, # Processes converting, this one among them (0 or 1: this one alone); None: every core for 64 dialogs or more
+               progress:bool=None): # Show a progress bar; None: when stderr is a terminal
+    "The dialogs of a message table; from a whole table they write the same bytes as the dialogs it was made from"
+    table = chk_msg_table(table)
+    starts = _dlg_starts(table)
+    n = len(starts)-1
+    workers = _nworkers(workers, n)
+    jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
+    kf = partial(_range_dlgs, table=table, parts=True) if cls is Dialog and Dialog.msg_cls is Message else None # the others send plain data: this process builds the messages
+    res = []
+    for r in _pmap(partial(_range_dlgs, table=table, cls=cls), jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
     return res
 
 # %% ../nbs/09_dataset.ipynb #eb40a9b8
@@ -667,13 +704,25 @@ def read_parquet(fname, # A Parquet file `write_parquet` wrote (or any with the 
     if not os.path.isdir(fname): t = pa.parquet.read_table(fname, columns=columns, filters=filters)
     elif (part := _hive(Path(fname).absolute())) is None: t = msg_schema().empty_table().select(columns or list(msg_cols))
     else:
-        t = pa.parquet.read_table(fname, columns=columns, filters=filters, partitioning=part)
-        if columns is None: t = t.select([k for k in msg_cols if k in t.column_names] + [k for k in t.column_names if k not in msg_cols])
+        ks = [k for k in part.schema.names if k in _few_vals and (columns is None or k in columns)]
+        cs = columns if columns is None or not ks or 'pos' in columns else [*columns, 'pos'] # `pos` tells an empty dialog's row
+        t = _fill_parts(pa.parquet.read_table(fname, columns=cs, filters=filters, partitioning=part), ks, back=True)
+        t = t.select([k for k in msg_cols if k in t.column_names] + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/09_dataset.ipynb #ff9aa559
-_few_vals = ('msg_type', 'has_error', 'exported', 'skipped', 'pinned', 'n_images') # The columns a table can be partitioned by
+_few_vals = dict(msg_type='', has_error=False, exported=False, skipped=False, pinned=False, n_images=0) # The columns a table can be partitioned by, each with the value a dialog without messages has in a folder name, where its row holds null (hive's null folder is one pandas can't read)
 
+# %% ../nbs/09_dataset.ipynb #df5b7c0f
+def _fill_parts(t, cols, back=False):
+    "Message table `t` with its empty dialogs' rows holding `_few_vals`'s values in partition columns `cols`, or (`back`) null again: one rule for writing and reading"
+    pa,pc = _pa(),_pa().compute
+    for c in cols:
+        i,v = t.schema.get_field_index(c),pa.scalar(_few_vals[c], t.schema.field(c).type)
+        t = t.set_column(i, t.schema.field(c), pc.if_else(pc.is_null(t['pos']), pa.scalar(None, v.type) if back else v, t[c]))
+    return t
+
+# %% ../nbs/09_dataset.ipynb #b67a93f6
 def _chk_partition(cols):
     "`cols` (a column or a list) as a list, or a ValueError naming the column a message table can't be partitioned by, and why"
     cols = [cols] if isinstance(cols, str) else list(cols)
@@ -689,7 +738,7 @@ def _write_parts(tables, cols, compression, dest):
     import pyarrow.dataset as ds
     pa,s = _pa(),msg_schema()
     part = ds.partitioning(pa.schema([s.field(c) for c in cols]), flavor='hive')
-    ds.write_dataset((b for t in tables for b in t.to_batches()), dest, schema=s, format='parquet', partitioning=part,
+    ds.write_dataset((b for t in tables for b in _fill_parts(t, cols).to_batches()), dest, schema=s, format='parquet', partitioning=part,
                      basename_template='part-{i}.parquet', existing_data_behavior='overwrite_or_ignore', preserve_order=True,
                      file_options=ds.ParquetFileFormat().make_write_options(compression=compression, write_statistics=_stat_cols))
 
@@ -728,14 +777,14 @@ def _write_folder(path, write, force):
 # %% ../nbs/09_dataset.ipynb #1674518d
 def _jsonl_chunk(job):
     "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: (that file, or None if none could be read; the errors)"
-    paths,tmp,fmt,drop = job
+    paths,tmp,fmt,drop,shape = job
     dlgs,bad = [],[]
     for r in map(_read1, paths): (bad if isinstance(r, Exception) else dlgs).append(r)
     if not dlgs: return None,bad
-    try: return chat.dlgs2jsonl(dlgs, tmp, fmt, drop),bad
+    try: return chat.dlgs2jsonl(dlgs, tmp, fmt, drop, shape),bad
     except ValueError: pass
     for d in dlgs:  # find the dialog that can't be converted, to name its file
-        try: chat.dlgs2jsonl([d], tmp, fmt, drop)
+        try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
         except ValueError as e: raise ValueError(f'{d.path}: {str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")}') from None
 
 # %% ../nbs/09_dataset.ipynb #c5c7d186
@@ -746,15 +795,16 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
                 on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                 force:bool=False, # Replace `fname` if it exists
                 progress:bool=None, # Show a progress bar; None: when stderr is a terminal
-                drop=None): # Conversations to leave out, as `dialog.chat.dlgs2jsonl` takes it (names, or module-level functions, which reach the other processes)
+                drop=None, # Conversations to leave out, as `dialog.chat.dlgs2jsonl` takes it (names, or module-level functions, which reach the other processes)
+                shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
     "Write the dialogs at `src` as `dlgs2jsonl` does, a chunk at a time in `workers` processes: memory stays flat however many there are"
     _chk_on_error(on_error)
-    chat.chk_drop(drop)
+    chat.chk_drop(drop); chat.chk_shape(shape, fmt)
     if not force and Path(fname).exists(): raise FileExistsError(f'{fname} already exists; nothing was written (pass force=True to replace it)')
     errs = L()
     with tempfile.TemporaryDirectory() as td:
         paths,workers,chunks = _plan(src, workers)
-        jobs = [(c, os.path.join(td, f'{i}.jsonl'), fmt, drop) for i,c in enumerate(chunks)]
+        jobs = [(c, os.path.join(td, f'{i}.jsonl'), fmt, drop, shape) for i,c in enumerate(chunks)]
         def parts():
             for tmp,bad in _pmap(_jsonl_chunk, jobs, workers, progress, 'converting', len(paths), lambda j: len(j[0])):
                 _triage(bad, on_error, errs)
@@ -772,7 +822,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or
                fname, # The file to write
                fmt:str='openai', # 'openai' or 'anthropic'
                workers:int=None, # For files: processes reading them, this one among them; None: every core for 64 files or more
-               drop=None): # Conversations to leave out (see `dialog.chat.dlgs2jsonl`)
+               drop=None, # Conversations to leave out (see `dialog.chat.dlgs2jsonl`)
+               shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
     "`dialog.chat.dlgs2jsonl`, taking files too: read in `workers` processes and written a chunk at a time (`paths2jsonl`)"
     isp = lambda o: isinstance(o, (str, os.PathLike))
     def mixed(i): return ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {i} is a path)')
@@ -782,12 +833,12 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or
             yield o
     if not isp(dlgs) and not isinstance(dlgs, (list, tuple, L, Dialog)):  # any other iterable (a generator, a set): paths when its first item is one
         it = iter(dlgs); head = list(itertools.islice(it, 1))
-        if not (head and isp(head[0])): return chat.dlgs2jsonl(dialogs(itertools.chain(head, it)), fname, fmt, drop)
+        if not (head and isp(head[0])): return chat.dlgs2jsonl(dialogs(itertools.chain(head, it)), fname, fmt, drop, shape)
         dlgs = head + list(it)
     many = isinstance(dlgs, (list, tuple, L))
-    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))): return paths2jsonl(dlgs, fname, fmt, workers, force=True, drop=drop)
+    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))): return paths2jsonl(dlgs, fname, fmt, workers, force=True, drop=drop, shape=shape)
     if many and any(map(isp, dlgs)): raise mixed(next(i for i,o in enumerate(dlgs) if isp(o)))
-    return chat.dlgs2jsonl(dlgs, fname, fmt, drop)
+    return chat.dlgs2jsonl(dlgs, fname, fmt, drop, shape)
 
 # %% ../nbs/09_dataset.ipynb #47fbb3b4
 def _ray():
@@ -797,21 +848,52 @@ def _ray():
 
 _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file's pickled error, on the one row it has
 
-def _parse1(x, f):
-    "The dialog in bytes `x` of file `f`, or the error that says why it can't be read"
-    try: return reads_ipynb(x, name=Path(f).stem, fname=f)
+def _is_uri(o): return isinstance(o, str) and '://' in o
+
+def _uri_files(uri):
+    "The filesystem of `uri` (pyarrow's), and the `.ipynb` files it names, listed by `dlg_paths`'s rule (`_hidden` names skipped below a folder), sorted"
+    from pyarrow import fs as pafs
+    fs,root = pafs.FileSystem.from_uri(uri)
+    kind = fs.get_file_info(root).type
+    if kind==pafs.FileType.NotFound: raise FileNotFoundError(f'{uri}: no such file or folder')
+    if kind!=pafs.FileType.Directory: return fs,[root]
+    base = root.rstrip('/')
+    fs_ = fs.get_file_info(pafs.FileSelector(base, recursive=True))
+    return fs,sorted(f.path for f in fs_ if f.type==pafs.FileType.File and f.path.endswith('.ipynb') and not any(map(_hidden, f.path[len(base)+1:].split('/'))))
+
+def _ray_files(src):
+    "The filesystems the files of `src` are on (None: this machine's, read as the local readers read), and a `(filesystem's index, path)` pair per file"
+    if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))):
+        fss,files = [],[]
+        for u in ([src] if isinstance(src, str) else src):
+            fs,ps = _uri_files(u)
+            if type(fs).__name__=='LocalFileSystem': files += [(-1, p) for p in ps] # `file://`: the local readers' way
+            else: fss.append(fs); files += [(len(fss)-1, p) for p in ps]
+        return fss,files
+    return [],[(-1, str(p.absolute())) for p in dlg_paths(src)]
+
+# %% ../nbs/09_dataset.ipynb #4321347d
+def _read_uri(fs, p):
+    "The dialog in file `p` of pyarrow filesystem `fs`, or the error that says why it can't be read (an `OSError` naming the file)"
+    try:
+        with fs.open_input_stream(p) as f: x = f.readall()
+    except OSError as e: return OSError(e.errno, e.strerror or str(e), p)
+    try: return reads_ipynb(x, name=Path(p).stem, fname=p)
     except DialogFormatError as e: return e
 
-def _bin2table(batch, on_error='raise'):
-    "The message table of a `read_binary_files` batch (columns `bytes` and `path`); bad files as `on_error` says (with 'collect', a row each in `_err_col`)"
+def _bad_path(e): return str(e.fname if isinstance(e, DialogFormatError) else e.filename)
+
+def _files2table(batch, on_error='raise', fss=()):
+    "The message table of a batch of files (columns `fs`, the index of the file's filesystem in `fss` or -1 for this machine's, and `path`); bad files as `on_error` says (with 'collect', a row each in `_err_col`)"
     ps = batch.column('path').to_pylist()
-    res,errs = [_parse1(x, f) for x,f in zip(batch.column('bytes').to_pylist(), ps)],[]
+    with _gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(batch.column('fs').to_pylist(), ps)]
+    errs = []
     _triage(res, on_error, errs)  # 'raise': the first bad file's error fails the task, naming the file
     _warn_skipped(errs, on_error)
     t = _table([(d, f) for d,f in zip(res, ps) if not isinstance(d, Exception)])
     if on_error!='collect': return t
     pa = _pa()
-    bad = pa.table({k: [str(e.fname) if k=='path' else None for e in errs] for k in msg_cols}, schema=msg_schema())
+    bad = pa.table({k: [_bad_path(e) if k=='path' else None for e in errs] for k in msg_cols}, schema=msg_schema())
     return pa.concat_tables([t.append_column(_err_col, pa.nulls(t.num_rows, pa.binary())),
                              bad.append_column(_err_col, pa.array([pickle.dumps(e) for e in errs], pa.binary()))])
 
@@ -825,26 +907,25 @@ def _bad_rows(t):
     import pyarrow.compute as pc
     return t.filter(pc.is_valid(t[_err_col])).select([_err_col])
 
-def _is_uri(o): return isinstance(o, str) and '://' in o
-
-def ray_read(src, # A local folder, glob or list of files, or a URI (or list of them) Ray reads, e.g. 's3://bucket/dialogs'
+# %% ../nbs/09_dataset.ipynb #d83f7191
+def ray_read(src, # A local folder, glob or list of files; or a URI of a folder or file (or a list of them) pyarrow's filesystems read, e.g. 's3://bucket/dialogs'
              on_error:str='raise', # A bad file: 'raise' its error (when the dataset is computed), 'skip' it (with a warning in the worker's log), or 'collect' it
-             **kwargs): # Passed to `ray.data.read_binary_files`, e.g. `override_num_blocks`
-    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, parsed on the cluster's workers (`kwargs` go to `read_binary_files`); with 'collect', `(dataset, errors)`"
+             files_per_batch:int=16, # Files a worker reads and turns into rows at a time
+             override_num_blocks:int=None, # Blocks (Ray's tasks) the list of files is cut in; None: a batch each, up to 1,000
+             **kwargs): # Passed to `map_batches`, e.g. `concurrency` or `num_cpus`
+    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, the files listed here by `dlg_paths`'s rule and read and parsed on the cluster's workers (`kwargs` go to `map_batches`); with 'collect', `(dataset, errors)`"
     _chk_on_error(on_error)
-    ray = _ray()
-    if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))):
-        paths = src
-        kwargs.setdefault('file_extensions', ['ipynb']) # a folder's URI names every file under it: notebooks only, as `dlg_paths` picks them
-    else: paths = [str(p.absolute()) for p in dlg_paths(src)]
-    if not paths: # no files: no rows, as the other readers give (Ray refuses an empty list of paths)
-        ds = ray.data.from_arrow(msg_schema().empty_table())
-        return _outcome(ds, L(), on_error)
-    ds = ray.data.read_binary_files(paths, include_paths=True, **kwargs).map_batches(partial(_bin2table, on_error=on_error), batch_format='pyarrow')
+    ray,pa = _ray(),_pa()
+    fss,files = _ray_files(src)
+    if not files: return _outcome(ray.data.from_arrow(msg_schema().empty_table()), L(), on_error) # no files: no rows, as the other readers give
+    k = -(-len(files)//(override_num_blocks or min(1000, -(-len(files)//files_per_batch)))) # files per block
+    lst = pa.table({'fs': [i for i,_ in files], 'path': [p for _,p in files]})
+    ds = ray.data.from_arrow([lst.slice(i, k) for i in range(0, len(files), k)])
+    ds = ds.map_batches(partial(_files2table, fss=tuple(fss), on_error=on_error), batch_format='pyarrow', batch_size=files_per_batch, **kwargs)
     if on_error!='collect': return ds
     ds = ds.materialize()  # one reading of the files serves both the rows and the errors
     errs = L(pickle.loads(r[_err_col]) for r in ds.map_batches(_bad_rows, batch_format='pyarrow').take_all())
-    return ds.map_batches(_good_rows, batch_format='pyarrow'),errs.sorted(lambda e: str(e.fname))
+    return ds.map_batches(_good_rows, batch_format='pyarrow'),errs.sorted(_bad_path)
 
 # %% ../nbs/09_dataset.ipynb #e2eb17c8
 def _rel(p):
@@ -876,20 +957,21 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
                   partition_by:list=None, # Columns to partition Parquet by (`write_parquet`): `fname` is then a folder
-                  drop=None): # For JSON Lines: conversations to leave out besides empty ones (see `dialog.chat.dlgs2jsonl`)
+                  drop=None, # For JSON Lines: conversations to leave out besides empty ones (see `dialog.chat.dlgs2jsonl`)
+                  shape:str='chat'): # For JSON Lines: what a line holds, one of `dialog.chat.jsonl_shapes`
     "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix (a partitioned Parquet folder with `partition_by`); returns a summary of what was written"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
-    n = len(dlg_paths(src)) # counted first: the list is gone before the files are read
+    n = len(_dlg_texts(src)) # counted first: the list is gone before the files are read
     if partition_by is not None and suf=='.jsonl': raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
     if partition_by is not None or suf=='.parquet': res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
-    elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop)
+    elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop, shape)
     else: raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
     p,errs = res if oe=='collect' else (res, [])
     n -= len(errs)
     if suf=='.jsonl':
         k = _nlines(p)
-        what = _n(k, 'line') + (f' ({_n(n-k, "dialog")} left out: nothing to send{" or dropped" if drop else ""})' if k<n else '')
+        what = _n(k, 'line') + (f' ({_n(n-k, "dialog")} left out: nothing to send{" or dropped" if drop else ""}{f" or nothing a {shape!r} line takes" if shape!="chat" else ""})' if k<n else '')
     else: what = _n(_pa().parquet.read_metadata(p).num_rows if p.is_file() else read_parquet(p, columns=['pos']).num_rows, 'row')
     return f"wrote {_rel(p)}: {_n(n, 'dialog')}, {what}" + _bad_text(errs)
 

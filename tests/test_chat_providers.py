@@ -362,3 +362,11 @@ def test_host_promoted_flags():
     assert d.messages[0].skipped and 'skipped' not in d.messages[0].meta
     h = dlg2chat(d, budget=0, counter=lambda m: 1)
     assert 'secret' not in json.dumps(dlg2chat(d)) and h == [{'role': 'user', 'content': '<note id="pin">\nkeep me\n</note>\n\nnew'}]
+
+def test_a_history_that_fits_whole_is_not_trimmed():
+    "Notes merged into one turn cost less together than apart: a budget the whole history fits keeps every message (hypothesis found three empty notes)"
+    d = Dialog('gen')
+    for k in range(3): d.mk_message('', msg_type='note', id=f'm{k}')
+    for fmt in fmts:
+        full = dlg2chat(d, fmt)
+        assert dlg2chat(d, fmt, budget=sum(map(count_tokens, full))) == full

@@ -2,7 +2,7 @@
 import os
 from pathlib import Path
 import pytest
-from dialog.dataset import dlgs2table, ray_read, msg_schema, msg_cols
+from dialog.dataset import dlgs2table, ray_read, msg_schema, msg_cols, dlg_paths
 from dataset import mk_folder  # bench/dataset.py's generator
 
 ray = pytest.importorskip('ray', reason='Ray is not installed: pip install "nbdialog[ray]"')
@@ -115,5 +115,53 @@ def test_ray_read_of_a_uri_reads_notebooks_only(local_ray, tmp_path):
     f = mk_folder(tmp_path/'dlgs', 3)
     (f/'README.md').write_text('# not a dialog')
     t = _rows(ray_read(f'file://{f}'))
-    assert t.num_rows == 3*50 and t.drop(['path']).sort_by(order[1:]+[('name', 'ascending')]).equals(
-        dlgs2table(f, workers=0).drop(['path']).sort_by(order[1:]+[('name', 'ascending')]))
+    assert t.num_rows == 3*50 and t.sort_by(order).equals(dlgs2table(f, workers=0).sort_by(order))
+
+def _tree(f):
+    "A folder holding what the listing rule decides: underscored names (read), hidden ones and checkpoints (not), a text file, a broken link"
+    mk_folder(f, 2)
+    mk_folder(f/'_archive', 3, start=2)
+    mk_folder(f/'.ipynb_checkpoints', 4, start=3)
+    mk_folder(f/'sub'/'.hidden', 5, start=4)
+    (f/'d000000.ipynb').rename(f/'_draft.ipynb')
+    (f/'.secret.ipynb').write_text((f/'_draft.ipynb').read_text())
+    (f/'notes.txt').write_text('not a dialog')
+    return f
+
+@pytest.mark.slow
+@pytest.mark.parametrize('uri', [False, True])
+def test_ray_lists_the_files_the_local_readers_read(local_ray, tmp_path, uri):
+    "Ray reads the files `dlg_paths` lists, by our rule, not Ray's: `_draft.ipynb` and `_archive/` are read, checkpoints and hidden files are not"
+    f = _tree(tmp_path/'dlgs')
+    t = _rows(ray_read(f'file://{f}' if uri else f))
+    assert sorted(set(t['path'].to_pylist())) == [str(p.absolute()) for p in dlg_paths(f)]
+    assert sorted(Path(p).relative_to(f).as_posix() for p in set(t['path'].to_pylist())) == ['_archive/d000002.ipynb', '_draft.ipynb', 'd000001.ipynb']
+    assert t.sort_by(order).equals(dlgs2table(f, workers=0).sort_by(order))
+
+@pytest.mark.slow
+def test_ray_collects_a_file_it_cannot_read(local_ray, tmp_path):
+    "A file the worker can't open (a link to nowhere) is a bad file under `on_error`, as locally: collected, skipped, or raised naming it; the others are read"
+    f = mk_folder(tmp_path/'dlgs', 3)
+    (f/'gone.ipynb').symlink_to(tmp_path/'nowhere.ipynb')
+    ds,errs = ray_read(f, on_error='collect')
+    serial,serrs = _serial(f, 'collect')
+    assert _rows(ds).sort_by(order).equals(serial.sort_by(order)) and _rows(ds).num_rows == 3*50
+    assert [type(e) for e in errs] == [type(e) for e in serrs] == [FileNotFoundError] and Path(errs[0].filename).name == 'gone.ipynb'
+    assert _rows(ray_read(f, on_error='skip')).num_rows == 3*50
+    with pytest.raises(Exception, match='gone.ipynb'): ray_read(f).materialize()
+
+def test_a_uri_on_another_filesystem_is_read_through_it(tmp_path):
+    "A file on a pyarrow filesystem other than this machine's is read through it, by the same parser, its errors naming the file"
+    from pyarrow import fs as pafs
+    from dialog.dataset import _files2table
+    f = mk_folder(tmp_path/'dlgs', 2)
+    (f/'cut.ipynb').write_text('{"cells": [')
+    sub = pafs.SubTreeFileSystem(str(f), pafs.LocalFileSystem())
+    batch = pa.table({'fs': [0, 0, 0, 0], 'path': ['d000000.ipynb', 'd000001.ipynb', 'cut.ipynb', 'missing.ipynb']})
+    both = _files2table(batch, 'collect', (sub,))
+    from dialog.dataset import _good_rows, _bad_rows
+    import pickle
+    assert _good_rows(both).num_rows == 2*50
+    errs = [pickle.loads(x) for x in _bad_rows(both)['nbdialog_error'].to_pylist()]
+    assert [type(e).__name__ for e in errs] == ['DialogFormatError', 'FileNotFoundError'] and errs[0].fname == 'cut.ipynb' and errs[1].filename == 'missing.ipynb'
+

@@ -1,0 +1,76 @@
+"Every engine reads our Parquet as it is, a partitioned folder holding an empty dialog included (pandas can't read a null in a folder name), and the folder reads back through `read_parquet` as the file does"
+import json
+import pyarrow as pa, pyarrow.dataset as ds
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from dialog.core import *
+from dialog.dataset import write_parquet, read_parquet, dlgs2table, table2dlgs, msg_cols
+from dialog.ipynb import write_ipynb
+
+few = ['msg_type', 'has_error', 'exported', 'skipped', 'pinned', 'n_images']
+order = [('path', 'ascending'), ('name', 'ascending'), ('pos', 'ascending')]
+
+def _dialogs():
+    a = Dialog('a'); a.mk_message('q', msg_type='prompt', output='ans'); a.mk_message('print(1)', msg_type='code', pinned=True)
+    b = Dialog('b') # no messages: one row, null wherever a message fills
+    c = Dialog('c'); c.mk_message('a note', msg_type='note', skipped=True)
+    return [a, b, c]
+_made = _dialogs()
+def dialogs(): return [d for d in _made] # the same ids each time
+
+@pytest.fixture(params=[['msg_type'], ['has_error', 'n_images'], ['pinned', 'msg_type']], ids='+'.join)
+def folder(request, tmp_path):
+    return request.param, write_parquet(dialogs(), tmp_path/'parts', workers=0, partition_by=request.param)
+
+def test_pandas_reads_a_partitioned_folder_with_an_empty_dialog(folder):
+    import pandas as pd
+    cols,p = folder
+    df = pd.read_parquet(p)
+    assert len(df)==4 and sorted(df['name'])==['a', 'a', 'b', 'c']
+    assert set(cols) <= set(df.columns)
+
+def test_polars_duckdb_and_pyarrow_read_it_too(folder):
+    import polars as pl, duckdb
+    cols,p = folder
+    assert pl.read_parquet(f'{p}/**/*.parquet', hive_partitioning=True).height==4
+    assert duckdb.sql(f"select count(*) from read_parquet('{p}/**/*.parquet', hive_partitioning=true)").fetchall()[0][0]==4
+    assert ds.dataset(p, format='parquet', partitioning='hive').to_table().num_rows==4
+
+def test_hf_datasets_reads_the_file(tmp_path):
+    import datasets
+    p = write_parquet(dialogs(), tmp_path/'all.parquet', workers=0)
+    got = datasets.Dataset.from_parquet(str(p), cache_dir=str(tmp_path/'cache'))
+    assert got.num_rows==4 and sorted(got['name'])==['a', 'a', 'b', 'c']
+
+def test_the_folder_reads_back_as_the_file(folder):
+    cols,p = folder
+    t,want = read_parquet(p).sort_by(order),dlgs2table(dialogs()).sort_by(order)
+    assert t.equals(want)
+    empty = [r for r in t.to_pylist() if r['name']=='b'][0]
+    assert all(empty[c] is None for c in few)
+    assert [write_ipynb(d) for d in table2dlgs(t)]==[write_ipynb(d) for d in sorted(dialogs(), key=lambda d: d.name)]
+
+def test_a_column_subset_restores_nulls_too(folder):
+    cols,p = folder
+    t = read_parquet(p, columns=['name', *cols])
+    assert t.column_names==['name', *cols]
+    assert {r['name']: tuple(r[c] for c in cols) for r in t.to_pylist()}['b']==(None,)*len(cols)
+
+def test_what_other_readers_see_for_the_empty_dialog(tmp_path):
+    import pandas as pd
+    p = write_parquet(dialogs(), tmp_path/'parts', workers=0, partition_by=['msg_type', 'has_error'])
+    df = pd.read_parquet(p)
+    assert df[df['name']=='b'].iloc[0]['msg_type']=='' # the folder's spelling of "no message"
+    assert (p/'msg_type='/'has_error=false').is_dir()
+
+msgs = st.lists(st.tuples(st.sampled_from(['note', 'code', 'prompt', 'raw']), st.booleans(), st.booleans()), max_size=3)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(msgs, min_size=1, max_size=4), st.lists(st.sampled_from(few), min_size=1, max_size=3, unique=True))
+def test_partitioned_and_plain_tables_agree(tmp_path_factory, specs, cols):
+    dlgs = []
+    for i,spec in enumerate(specs):
+        d = Dialog(f'd{i}')
+        for t,pin,skip in spec: d.mk_message('x', msg_type=t, pinned=pin, skipped=skip)
+        dlgs.append(d)
+    p = write_parquet(dlgs, tmp_path_factory.mktemp('h')/'parts', workers=0, partition_by=cols)
+    assert read_parquet(p).sort_by(order).equals(dlgs2table(dlgs).sort_by(order))

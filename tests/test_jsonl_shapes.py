@@ -1,0 +1,419 @@
+"""JSON Lines training shapes (`dlgs2jsonl(..., shape=...)`), each checked by its consumer: transformers' `apply_chat_template` with real
+chat templates on a tokenizer built locally (`hf`), trl's own format checks and template application (`trl`, `sharegpt`), and OpenAI's
+documented fine-tuning rules written as a checker (`openai_ft`); the default `chat` shape is what it always was"""
+import json, pytest
+from pathlib import Path
+from hypothesis import given, note, settings, HealthCheck, strategies as st
+from dialog.core import *
+from dialog.chat import *
+from dialog.chat import _listed, _reasonings
+from dialog.dataset import dlgs2jsonl as ds_jsonl, paths2jsonl, export_folder
+from chat_checks import sdk_valid
+from cli_helpers import nbd, ok
+from test_chat_providers import dialogs
+
+transformers = pytest.importorskip('transformers')
+trl_data = pytest.importorskip('trl.data_utils')
+from tokenizers import Tokenizer
+from tokenizers.models import WordLevel
+
+# ---------- real chat templates, as the models' tokenizer_config.json publishes them (whitespace control kept; comments left out) ----------
+# ChatML, the template of the ChatML models (e.g. teknium/OpenHermes-2.5-Mistral-7B)
+CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}"
+          "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}")
+# Qwen/Qwen2.5-7B-Instruct: tools as JSON in the system turn; `arguments | tojson` (a string would be written as a JSON string)
+QWEN25 = """{%- if tools %}
+    {{- '<|im_start|>system\\n' }}
+    {%- if messages[0]['role'] == 'system' %}
+        {{- messages[0]['content'] }}
+    {%- else %}
+        {{- 'You are Qwen, created by Alibaba Cloud. You are a helpful assistant.' }}
+    {%- endif %}
+    {{- "\\n\\n# Tools\\n\\nYou may call one or more functions to assist with the user query.\\n\\nYou are provided with function signatures within <tools></tools> XML tags:\\n<tools>" }}
+    {%- for tool in tools %}
+        {{- "\\n" }}
+        {{- tool | tojson }}
+    {%- endfor %}
+    {{- "\\n</tools>\\n\\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\\n<tool_call>\\n{\\"name\\": <function-name>, \\"arguments\\": <args-json-object>}\\n</tool_call><|im_end|>\\n" }}
+{%- else %}
+    {%- if messages[0]['role'] == 'system' %}
+        {{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}
+    {%- else %}
+        {{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\\n' }}
+    {%- endif %}
+{%- endif %}
+{%- for message in messages %}
+    {%- if (message.role == "user") or (message.role == "system" and not loop.first) or (message.role == "assistant" and not message.tool_calls) %}
+        {{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>' + '\\n' }}
+    {%- elif message.role == "assistant" %}
+        {{- '<|im_start|>' + message.role }}
+        {%- if message.content %}
+            {{- '\\n' + message.content }}
+        {%- endif %}
+        {%- for tool_call in message.tool_calls %}
+            {%- if tool_call.function is defined %}
+                {%- set tool_call = tool_call.function %}
+            {%- endif %}
+            {{- '\\n<tool_call>\\n{"name": "' }}
+            {{- tool_call.name }}
+            {{- '", "arguments": ' }}
+            {{- tool_call.arguments | tojson }}
+            {{- '}\\n</tool_call>' }}
+        {%- endfor %}
+        {{- '<|im_end|>\\n' }}
+    {%- elif message.role == "tool" %}
+        {%- if (loop.index0 == 0) or (messages[loop.index0 - 1].role != "tool") %}
+            {{- '<|im_start|>user' }}
+        {%- endif %}
+        {{- '\\n<tool_response>\\n' }}
+        {{- message.content }}
+        {{- '\\n</tool_response>' }}
+        {%- if loop.last or (messages[loop.index0 + 1].role != "tool") %}
+            {{- '<|im_end|>\\n' }}
+        {%- endif %}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|im_start|>assistant\\n' }}
+{%- endif %}
+"""
+# meta-llama/Llama-3.1-8B-Instruct, its JSON tool calling (the built-in tools branches left out): tools in the first user turn, one call per assistant message, `arguments | tojson`
+LLAMA31 = """{{- bos_token }}
+{%- if custom_tools is defined %}
+    {%- set tools = custom_tools %}
+{%- endif %}
+{%- if not tools_in_user_message is defined %}
+    {%- set tools_in_user_message = true %}
+{%- endif %}
+{%- if not date_string is defined %}
+    {%- set date_string = "26 Jul 2024" %}
+{%- endif %}
+{%- if not tools is defined %}
+    {%- set tools = none %}
+{%- endif %}
+{%- if messages[0]['role'] == 'system' %}
+    {%- set system_message = messages[0]['content']|trim %}
+    {%- set messages = messages[1:] %}
+{%- else %}
+    {%- set system_message = "" %}
+{%- endif %}
+{{- "<|start_header_id|>system<|end_header_id|>\\n\\n" }}
+{%- if tools is not none %}
+    {{- "Environment: ipython\\n" }}
+{%- endif %}
+{{- "Cutting Knowledge Date: December 2023\\n" }}
+{{- "Today Date: " + date_string + "\\n\\n" }}
+{{- system_message }}
+{{- "<|eot_id|>" }}
+{%- if tools_in_user_message and not tools is none %}
+    {%- if messages | length != 0 %}
+        {%- set first_user_message = messages[0]['content']|trim %}
+        {%- set messages = messages[1:] %}
+    {%- else %}
+        {{- raise_exception("Cannot put tools in the first user message when there's no first user message!") }}
+    {%- endif %}
+    {{- '<|start_header_id|>user<|end_header_id|>\\n\\n' -}}
+    {{- "Given the following functions, please respond with a JSON for a function call " }}
+    {{- "with its proper arguments that best answers the given prompt.\\n\\n" }}
+    {{- 'Respond in the format {"name": function name, "parameters": dictionary of argument name and its value}.' }}
+    {{- "Do not use variables.\\n\\n" }}
+    {%- for t in tools %}
+        {{- t | tojson(indent=4) }}
+        {{- "\\n\\n" }}
+    {%- endfor %}
+    {{- first_user_message + "<|eot_id|>"}}
+{%- endif %}
+{%- for message in messages %}
+    {%- if not (message.role == 'ipython' or message.role == 'tool' or 'tool_calls' in message) %}
+        {{- '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n'+ message['content'] | trim + '<|eot_id|>' }}
+    {%- elif 'tool_calls' in message %}
+        {%- if not message.tool_calls|length == 1 %}
+            {{- raise_exception("This model only supports single tool-calls at once!") }}
+        {%- endif %}
+        {%- set tool_call = message.tool_calls[0].function %}
+        {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' -}}
+        {{- '{"name": "' + tool_call.name + '", ' }}
+        {{- '"parameters": ' }}
+        {{- tool_call.arguments | tojson }}
+        {{- "}" }}
+        {{- "<|eot_id|>" }}
+    {%- elif message.role == "tool" or message.role == "ipython" %}
+        {{- "<|start_header_id|>ipython<|end_header_id|>\\n\\n" }}
+        {%- if message.content is mapping or message.content is iterable %}
+            {{- message.content | tojson }}
+        {%- else %}
+            {{- message.content }}
+        {%- endif %}
+        {{- "<|eot_id|>" }}
+    {%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}
+    {{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}
+{%- endif %}
+"""
+
+def tokenizer(template):
+    "A tokenizer built locally from a one-word `tokenizers` model (no download), with `template` as its chat template"
+    tok = transformers.PreTrainedTokenizerFast(tokenizer_object=Tokenizer(WordLevel({'[UNK]': 0}, unk_token='[UNK]')), bos_token='<s>', eos_token='</s>')
+    tok.chat_template = template
+    return tok
+toks = {k: tokenizer(t) for k, t in dict(chatml=CHATML, qwen=QWEN25, llama=LLAMA31).items()}
+
+# ---------- OpenAI's fine-tuning rules, as its docs state them ----------
+# https://platform.openai.com/docs/guides/supervised-fine-tuning (each line one example: `messages`, with `tools` and `parallel_tool_calls`
+#   for tool calling; `weight` 0 or 1 on assistant messages), the API reference's fine-tuning chat input (FineTuneChatRequestInput:
+#   messages, tools, parallel_tool_calls, functions), and the cookbook's format checks
+#   (https://cookbook.openai.com/examples/chat_finetuning_data_prep: a dict with a non-empty `messages` list, each message with a role and
+#   content, no unrecognized keys, at least one assistant message)
+OA_LINE_KEYS = {'messages', 'tools', 'parallel_tool_calls'}
+OA_MSG_KEYS = dict(system={'role', 'content', 'name'}, user={'role', 'content', 'name'}, tool={'role', 'content', 'tool_call_id'},
+                   assistant={'role', 'content', 'name', 'tool_calls', 'refusal', 'weight'})
+import re
+fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')
+
+def openai_ft_rules(line):
+    "An OpenAI chat fine-tuning example: raises AssertionError naming the rule broken"
+    assert isinstance(line, dict) and set(line) <= OA_LINE_KEYS, f'unrecognized line keys {set(line) - OA_LINE_KEYS}'
+    ms = line['messages']
+    assert isinstance(ms, list) and ms, 'missing messages list'
+    defined = set()
+    for t in line.get('tools', []):
+        assert t['type'] == 'function' and fn_name.fullmatch(t['function']['name']), f'bad tool {t!r:.80}'
+        assert t['function']['parameters']['type'] == 'object', 'tool parameters must be a JSON schema object'
+        defined.add(t['function']['name'])
+    pending = []
+    for i, m in enumerate(ms):
+        r = m.get('role')
+        assert r in OA_MSG_KEYS, f'message {i}: unrecognized role {r!r}'
+        assert set(m) <= OA_MSG_KEYS[r], f'message {i}: unrecognized keys {set(m) - OA_MSG_KEYS[r]}'
+        assert 'content' in m, f'message {i}: missing content'
+        assert not pending or r == 'tool', f'message {i}: tool calls {pending} not answered'
+        if 'weight' in m: assert m['weight'] in (0, 1) and type(m['weight']) is int, f'message {i}: weight must be 0 or 1'
+        if r == 'assistant':
+            assert (isinstance(m['content'], str) and m['content'].strip()) or m.get('tool_calls'), f'message {i}: assistant message without content or tool calls'
+            for tc in m.get('tool_calls', []):
+                assert tc['type'] == 'function' and isinstance(tc['id'], str) and tc['id'], f'message {i}: bad tool call'
+                assert isinstance(json.loads(tc['function']['arguments']), dict), f'message {i}: arguments must be a JSON object as text'
+                assert tc['function']['name'] in defined, f"message {i}: function {tc['function']['name']!r} called but not defined in tools"
+                pending.append(tc['id'])
+        elif r == 'tool':
+            assert m['tool_call_id'] == (pending and pending[0]), f'message {i}: tool result for {m["tool_call_id"]!r}, expected {pending[:1]}'
+            pending.pop(0)
+            assert isinstance(m['content'], str), f'message {i}: tool content must be text'
+        else: assert isinstance(m['content'], (str, list)), f'message {i}: content must be a string or parts'
+    assert not pending, f'tool calls {pending} never answered'
+    assert any(m['role'] == 'assistant' for m in ms), 'example missing assistant message'
+    sdk_valid([{k: v for k, v in m.items() if k != 'weight'} for m in ms], 'openai')  # and, weight aside, Chat Completions messages the SDK's types accept
+
+# ---------- the consumers ----------
+def text_only(ms):
+    "Chat-template safe messages: every content a plain string, every call's arguments a mapping"
+    for m in ms:
+        assert isinstance(m['content'], str), f'content of a {m["role"]} message is {type(m["content"]).__name__}'
+        for tc in m.get('tool_calls', []): assert isinstance(tc['function']['arguments'], dict)
+
+def rendered(ms, tools, tok='qwen', **kw):
+    return toks[tok].apply_chat_template(ms, tools=tools, tokenize=False, **kw)
+
+def hf_check(line):
+    "The `hf` line through transformers' apply_chat_template: ChatML for plain talk, Qwen2.5 with tools, Llama 3.1 where it takes the calls"
+    ms, tools = line['messages'], line.get('tools')
+    text_only(ms)
+    q = rendered(ms, tools)
+    for m in ms:
+        if m['content']: assert m['content'] in q  # rendered as the text it is
+        for tc in m.get('tool_calls', []): assert f'"name": "{tc["function"]["name"]}", "arguments": ' in q
+    if not tools: rendered(ms, None, 'chatml')
+    if all(len(m.get('tool_calls', [])) <= 1 for m in ms) and ms[0]['role'] in ('system', 'user'): rendered(ms, tools, 'llama')
+
+def trl_check(row):
+    assert trl_data.is_conversational(row)
+    text_only(row['prompt'] + row['completion'])
+    assert row['completion'][0]['role'] == 'assistant' and row['prompt'][-1]['role'] == 'user'
+    out = trl_data.maybe_apply_chat_template(row, toks['qwen'], tools=row.get('tools'))
+    assert isinstance(out['prompt'], str) and isinstance(out['completion'], str)
+    assert out['prompt'] + out['completion'] == rendered(row['prompt'] + row['completion'], row.get('tools'))
+
+SG_ROLES = {'system', 'human', 'gpt', 'function_call', 'observation'}
+def sharegpt_check(row):
+    assert trl_data.is_conversational_from_value(row)
+    conv = row['conversations']
+    assert conv and all(set(t) == {'from', 'value'} and t['from'] in SG_ROLES and isinstance(t['value'], str) for t in conv)
+    for i, t in enumerate(conv):
+        if t['from'] == 'function_call':
+            cs = json.loads(t['value'])
+            assert all(isinstance(c['name'], str) and isinstance(c['arguments'], dict) for c in (cs if isinstance(cs, list) else [cs]))
+            assert i+1 < len(conv) and conv[i+1]['from'] == 'observation', 'a function_call answered by an observation'
+        if t['from'] == 'observation': assert conv[i-1]['from'] == 'function_call'
+        if t['from'] == 'system': assert i == 0
+    if 'tools' in row: assert all({'name', 'parameters'} <= set(f) for f in json.loads(row['tools']))
+    chatml = trl_data.maybe_convert_to_chatml(json.loads(json.dumps(row)))  # it renames keys in place
+    assert [m['content'] for m in chatml['messages']] == [t['value'] for t in conv] and [m['role'] for m in chatml['messages']] == [t['from'] for t in conv]
+
+checks = dict(openai_ft=openai_ft_rules, hf=hf_check, trl=trl_check, sharegpt=sharegpt_check)
+
+# ---------- dialogs ----------
+def tool_dlg(name='tools'):
+    d = Dialog(name)
+    d.system = 'Be brief.'
+    d.mk_message('We load sales first.', msg_type=snote, id='n1')
+    d.mk_message('df = load()', msg_type=scode, id='c1', output=code_output('1200'))
+    d.mk_message('How many rows?', msg_type=sprompt, output=think_block('Count them.') + '\n\n' + tool_block('call_1', 'count_rows', {'table': 'sales'}, '1200') + '\n\nThere are 1,200 rows.')
+    d.mk_message('And the averages?', msg_type=sprompt, output=tool_block('call_2', 'avg', {'col': 'price'}, '9.5') + '\n' + tool_block('call_3', 'avg', {'col': 'qty', 'digits': 2}, '3.25') + '\n\nPrice 9.5, quantity 3.25.', meta={'dialog': {'weight': 0}})
+    return d
+
+def img_dlg():
+    d = Dialog('pic')
+    m = d.mk_message('What is this?\n\n![a](attachment:a.png)', msg_type=sprompt, id='p1', output='A dot.')
+    m.mk_attachment(tiny_png, 'image/png', 'a.png')
+    return d
+
+def plain_dlg():
+    d = Dialog('plain'); d.mk_message('hi', msg_type=sprompt, output='hello'); d.mk_message('bye', msg_type=sprompt, output='see you')
+    return d
+
+def lines(p): return [json.loads(l) for l in Path(p).read_text(encoding='utf-8').split('\n') if l]  # only \n ends a line (U+0085 and kin may stand in one)
+
+@pytest.mark.parametrize('shape', list(checks))
+def test_each_shape_taken_by_its_consumer(shape, tmp_path):
+    "Tool calls (one, and two made together), a system prompt, context, thinking and a weight: each shape's line passes its consumer's check"
+    ls = lines(dlgs2jsonl([tool_dlg(), plain_dlg()], tmp_path/'x.jsonl', shape=shape))
+    assert len(ls) == 2
+    for l in ls: checks[shape](l)
+
+def test_default_is_what_it_was(tmp_path):
+    "The default shape is 'chat': every content a list of parts, as before; naming it gives the same bytes; and it is what chat templates choke on"
+    dl = [tool_dlg(), plain_dlg(), img_dlg()]
+    a, b = dlgs2jsonl(dl, tmp_path/'a.jsonl'), dlgs2jsonl(dl, tmp_path/'b.jsonl', shape='chat')
+    assert a.read_bytes() == b.read_bytes()
+    assert [l['messages'] for l in lines(a)] == [[_listed(m) for m in dlg2chat(d, weights=True)] for d in dl]
+    with pytest.raises(Exception): toks['chatml'].apply_chat_template(lines(a)[1]['messages'], tokenize=False)  # content as a list of parts
+    toks['chatml'].apply_chat_template(lines(dlgs2jsonl(dl[1:2], tmp_path/'h.jsonl', shape='hf'))[0]['messages'], tokenize=False)
+
+def test_tools_weight_reasoning(tmp_path):
+    ft = lines(dlgs2jsonl([tool_dlg()], tmp_path/'o.jsonl', shape='openai_ft'))[0]
+    assert [t['function']['name'] for t in ft['tools']] == ['count_rows', 'avg']
+    assert ft['tools'][1]['function']['parameters'] == {'type': 'object', 'properties': {'col': {'type': 'string'}, 'digits': {'type': 'integer'}}, 'required': ['col']}
+    assert [m.get('weight') for m in ft['messages'] if m['role'] == 'assistant'] == [None, None, 0, 0]
+    assert not any('reasoning_content' in m for m in ft['messages'])  # not in OpenAI's format
+    hf = lines(dlgs2jsonl([tool_dlg()], tmp_path/'h.jsonl', shape='hf'))[0]
+    asst = [m for m in hf['messages'] if m['role'] == 'assistant']
+    assert [m.get('reasoning_content') for m in asst] == ['Count them.', None, None, None]  # on the round that thought
+    assert asst[2]['tool_calls'][1]['function']['arguments'] == {'col': 'qty', 'digits': 2}
+    assert [m['name'] for m in hf['messages'] if m['role'] == 'tool'] == ['count_rows', 'avg', 'avg']
+    assert 'tools' not in lines(dlgs2jsonl([plain_dlg()], tmp_path/'p.jsonl', shape='hf'))[0]  # no call, no tools
+
+def test_trl_split(tmp_path):
+    d = tool_dlg(); d.mk_message('one more?', msg_type=sprompt)  # a prompt not yet answered: not in the row
+    row = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='trl'))[0]
+    assert [m['role'] for m in row['completion']] == ['assistant', 'tool', 'tool', 'assistant']
+    assert row['prompt'][-1] == {'role': 'user', 'content': 'And the averages?'}
+    trl_check(row)
+
+def test_sharegpt_turns(tmp_path):
+    row = lines(dlgs2jsonl([tool_dlg()], tmp_path/'s.jsonl', shape='sharegpt'))[0]
+    assert [t['from'] for t in row['conversations']] == ['system', 'human', 'function_call', 'observation', 'gpt', 'human', 'function_call', 'observation', 'gpt']
+    assert json.loads(row['conversations'][6]['value']) == [{'name': 'avg', 'arguments': {'col': 'price'}}, {'name': 'avg', 'arguments': {'col': 'qty', 'digits': 2}}]
+    assert json.loads(row['conversations'][7]['value']) == ['9.5', '3.25']
+    d = plain_dlg(); d.mk_message('', msg_type=sprompt, output='said with a call ' + tool_block('k', 'f', {}, 'r'))
+    conv = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='sharegpt'))[0]['conversations']
+    assert [t['from'] for t in conv][-4:] == ['gpt', 'gpt', 'function_call', 'observation']  # text said with calls: a gpt turn, then the calls
+
+def test_images_refused_or_dropped_or_kept(tmp_path):
+    for s in ('hf', 'trl', 'sharegpt'):
+        with pytest.raises(ValueError, match=f"dialog 1: dialog 'pic': message 'p1' sends an image, and shape '{s}' takes text only"):
+            dlgs2jsonl([plain_dlg(), img_dlg()], tmp_path/f'{s}.jsonl', shape=s)
+        assert not (tmp_path/f'{s}.jsonl').exists()
+        assert len(lines(dlgs2jsonl([plain_dlg(), img_dlg()], tmp_path/f'{s}.jsonl', shape=s, drop='has_image'))) == 1
+    ft = lines(dlgs2jsonl([img_dlg()], tmp_path/'o.jsonl', shape='openai_ft'))[0]
+    openai_ft_rules(ft)
+    assert ft['messages'][0]['content'][1]['type'] == 'image_url'
+
+def test_empty_and_left_out(tmp_path):
+    "Empty and skipped dialogs write no line in any shape; openai_ft and trl also leave out a conversation with no assistant turn; drop still works"
+    empty, skipped, quiet = Dialog('empty'), Dialog('skipped'), Dialog('quiet')
+    skipped.mk_message('q', msg_type=sprompt, output='a', meta={'skipped': True})
+    quiet.mk_message('hello?', msg_type=sprompt)
+    for s in jsonl_shapes:
+        n = len(lines(dlgs2jsonl([empty, skipped, quiet, plain_dlg()], tmp_path/f'{s}.jsonl', shape=s)))
+        assert n == (1 if s in ('openai_ft', 'trl') else 2), s
+        assert len(lines(dlgs2jsonl([quiet, plain_dlg()], tmp_path/f'{s}d.jsonl', shape=s, drop='no_assistant'))) == 1
+        assert lines(dlgs2jsonl([quiet, plain_dlg()], tmp_path/f'{s}e.jsonl', shape=s, drop=lambda ms: True)) == []
+    d = Dialog('reply only'); d.mk_message('', msg_type=sprompt, output='unprompted')  # nothing before the assistant turn: no prompt
+    assert lines(dlgs2jsonl([d], tmp_path/'r.jsonl', shape='trl')) == []
+
+def test_bad_shape(tmp_path):
+    for bad in ('alpaca', None, 3):
+        with pytest.raises(ValueError, match='the shapes are chat, openai_ft, hf, trl, sharegpt'): dlgs2jsonl([plain_dlg()], tmp_path/'x.jsonl', shape=bad)
+        with pytest.raises(ValueError, match='the shapes are chat'): paths2jsonl([], tmp_path/'y.jsonl', shape=bad)
+    with pytest.raises(ValueError, match="shape 'hf' is built from OpenAI messages: fmt='anthropic' goes with shape='chat' only"):
+        dlgs2jsonl([plain_dlg()], tmp_path/'x.jsonl', 'anthropic', shape='hf')
+    with pytest.raises(ValueError, match="calls function 'a.b', a name OpenAI refuses"):
+        d = plain_dlg(); d.mk_message('x', msg_type=sprompt, output=tool_block('k', 'a.b', {}, 'r')); dlgs2jsonl([d], tmp_path/'x.jsonl', shape='openai_ft')
+
+@pytest.mark.parametrize('shape', list(jsonl_shapes))
+def test_read_back(shape, tmp_path):
+    "jsonl2dlgs reads every shape; written again in that shape, the dialogs give the same line"
+    f = dlgs2jsonl([tool_dlg(), plain_dlg()], tmp_path/'a.jsonl', shape=shape)
+    ds = jsonl2dlgs(f)
+    assert dlgs2jsonl(ds, tmp_path/'b.jsonl', shape=shape).read_text() == f.read_text()
+    if shape in ('hf', 'trl'): assert think_block('Count them.') in ds[0].messages[0].ai_res  # reasoning_content comes back as the reply's thinking
+
+def test_dataset_and_cli(tmp_path):
+    "dialog.dataset's writers and the command line pass the shape through (files read in other processes too)"
+    src = tmp_path/'src'
+    tool_dlg().save(src/'a.ipynb'); plain_dlg().save(src/'b.ipynb'); img_dlg().save(src/'c.ipynb')
+    for workers in (0, 2):
+        ls = lines(paths2jsonl(src, tmp_path/f'p{workers}.jsonl', workers=workers, shape='sharegpt', drop='has_image', force=True))
+        assert len(ls) == 2 and all('conversations' in l for l in ls)
+    assert all('prompt' in l for l in lines(ds_jsonl(src, tmp_path/'t.jsonl', shape='trl', drop='has_image')))
+    assert 'hf' in jsonl_shapes and all('messages' in l for l in lines(ds_jsonl([tool_dlg()], tmp_path/'h.jsonl', shape='hf')))
+    assert export_folder(src, tmp_path/'e.jsonl', workers=0, shape='openai_ft').endswith('3 dialogs, 3 lines')
+    for l in lines(tmp_path/'e.jsonl'): openai_ft_rules(l)
+    out = ok('convert', src/'a.ipynb', src/'b.ipynb', '--to', 'jsonl', '--shape', 'hf')
+    for l in out.split('\n')[:-1]: hf_check(json.loads(l))
+    ok('convert', src, '--to', 'jsonl', '--shape', 'trl', '--drop', 'has_image', '-o', tmp_path/'c.jsonl')
+    for l in lines(tmp_path/'c.jsonl'): trl_check(l)
+    ok('export', src, '-o', tmp_path/'x.jsonl', '--shape', 'sharegpt', '--drop', 'has_image')
+    for l in lines(tmp_path/'x.jsonl'): sharegpt_check(l)
+    r = nbd('convert', src/'a.ipynb', '--to', 'md', '--shape', 'hf')
+    assert r.returncode == 2 and '--shape goes with --to jsonl only' in r.stderr
+    r = nbd('export', src, '-o', tmp_path/'y.parquet', '--shape', 'hf')
+    assert r.returncode == 2 and '--shape goes with a .jsonl OUT only' in r.stderr
+    r = nbd('convert', src/'a.ipynb', '--to', 'jsonl', '--shape', 'alpaca')
+    assert r.returncode == 2 and 'alpaca' in r.stderr
+
+# ---------- any dialog ----------
+@st.composite
+def thinking_dialogs(draw):
+    "The providers' generated dialogs, with thinking written into some replies: first, last, or before a tool block"
+    d = draw(dialogs())
+    for m in d.messages:
+        if m.msg_type == sprompt and m.ai_res and draw(st.booleans()):
+            r = m.ai_res
+            end = len(r) - max((len(x) for x in ('\n\n*[Response interrupted]*', '\n🧠\n') if r.endswith(x)), default=0)  # before the host's trailing marks
+            cuts = [0, end] + [m.start() for m in re.finditer(r'^(?:<details|```json \{\.tool\})', r, re.M)]  # not inside a block, which it would break
+            cut = draw(st.sampled_from(cuts))
+            m.output = r[:cut] + ('\n\n' if cut and r[cut-1] != '\n' else '') + think_block(draw(st.text(st.sampled_from('ab \n<!-:#'), min_size=1, max_size=20))) + '\n\n' + r[cut:]
+    return d
+
+def has_image(d): return jsonl_drops['has_image']([_listed(m) for m in dlg2chat(d)])
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(d=thinking_dialogs())
+def test_any_dialog_every_shape(d, tmp_path_factory):
+    "For any generated dialog: the default line is each message's content as a list of parts; every other shape's line passes its consumer's check, or (text-only shapes) the dialog sends an image and the error says so; reasoning lines up with the assistant messages"
+    tmp = tmp_path_factory.mktemp('s')
+    note(repr([(m.msg_type, m.content, m.ai_res if m.msg_type == sprompt else m.output, m.meta) for m in d.messages]))
+    oa = dlg2chat(d, weights=True)
+    chat = lines(dlgs2jsonl([d], tmp/'c.jsonl'))
+    assert chat == ([] if all(m['role'] == 'system' for m in oa) else [{'messages': [dict(m, content=[{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']) if 'content' in m and m['content'] is not None else m for m in oa]}])
+    rs = _reasonings(d)
+    if rs is not None: assert len(rs) == sum(m['role'] == 'assistant' for m in oa)
+    for s, check in checks.items():
+        try: ls = lines(dlgs2jsonl([d], tmp/f'{s}.jsonl', shape=s))
+        except ValueError as e:
+            assert s != 'openai_ft' and has_image(d) and 'sends an image' in str(e), str(e)
+            continue
+        for l in ls: check(l)
+        if ls: assert dlgs2jsonl(jsonl2dlgs(tmp/f'{s}.jsonl'), tmp/'again.jsonl', shape=s).read_text() == (tmp/f'{s}.jsonl').read_text()

@@ -1,0 +1,70 @@
+"`table2dlgs`: the dialogs back from a message table, in this process or several, object for object the same; one grouping rule (`_dlg_starts`) says where each dialog starts"
+import json
+import pyarrow as pa, pyarrow.compute as pc
+import pytest
+from hypothesis import given, settings, strategies as st
+from dialog.core import *
+from dialog.ipynb import read_ipynb, write_ipynb, DialogFormatError
+from dialog.dataset import dlgs2table, table2dlgs, dlg_paths, _dlg_starts
+from dataset import mk_folder  # bench/dataset.py's generator
+from test_dataset import NoteDlg, _state
+
+@pytest.fixture(scope='module')
+def folder(tmp_path_factory):
+    f = tmp_path_factory.mktemp('t2d')
+    mk_folder(f, 90)
+    Dialog('empty').save(f/'empty.ipynb')
+    return f
+
+def test_several_processes_give_the_serial_dialogs_object_for_object(folder):
+    t = dlgs2table(folder, workers=0)
+    for cls in (Dialog, NoteDlg):
+        want,got = table2dlgs(t, cls=cls, workers=0),table2dlgs(t, cls=cls, workers=2)
+        assert len(got) == 91 and [_state(d) for d in got] == [_state(d) for d in want]
+        assert all(type(m) is cls.msg_cls and m.dlg is d for d in got for m in d.messages)
+    assert [write_ipynb(d) for d in got] == [write_ipynb(read_ipynb(p)) for p in dlg_paths(folder)]
+
+def test_a_bad_cell_is_named_whichever_process_meets_it(folder):
+    t = dlgs2table(folder, workers=0)
+    cells = t['cell'].to_pylist()
+    k = len(cells)-10 # a late row: the other process, or this one from the back
+    c = json.loads(cells[k]); c['source'] = 5; cells[k] = json.dumps(c)
+    bad = t.set_column(t.column_names.index('cell'), 'cell', pa.array(cells))
+    for w in (0, 2):
+        with pytest.raises(DialogFormatError, match=r'd000089\.ipynb: cell \d+ \(id \w+\): source must be a string'): table2dlgs(bad, workers=w)
+
+def _starts_by_rows(t):
+    "Where dialogs start, row by row: the rule `_dlg_starts` computes in columns"
+    res,prev = [],None
+    for k,(n,p,i) in enumerate(zip(t['name'].to_pylist(), t['path'].to_pylist(), t['pos'].to_pylist())):
+        if prev is None or (n,p)!=prev[:2] or i is None or prev[2] is None or i<=prev[2]: res.append(k)
+        prev = (n,p,i)
+    return res+[t.num_rows]
+
+rows = st.lists(st.tuples(st.sampled_from(['a', 'b']), st.sampled_from([None, 'x.ipynb', 'y.ipynb']), st.none() | st.integers(0, 4)), max_size=30)
+@settings(max_examples=300, deadline=None)
+@given(rows)
+def test_one_grouping_rule(rs):
+    "A new dialog at a new name or path (null equal to null), at a row without `pos`, after one, or where `pos` doesn't go up"
+    t = pa.table({'name': [r[0] for r in rs], 'path': pa.array([r[1] for r in rs], pa.string()), 'pos': pa.array([r[2] for r in rs], pa.int32())})
+    assert _dlg_starts(t) == _starts_by_rows(t)
+
+def test_subsets_and_orders_group_as_before(folder):
+    t = dlgs2table(folder, workers=0)
+    kept = table2dlgs(t.filter(pc.equal(t['msg_type'], 'prompt')), workers=2)
+    assert len(kept) == 90 and all(m.msg_type == 'prompt' for d in kept for m in d.messages)
+    rev = t.sort_by([('path', 'descending'), ('pos', 'ascending')])
+    assert [d.name for d in table2dlgs(rev, workers=2)] == [d.name for d in table2dlgs(t, workers=0)][::-1]
+    assert table2dlgs(t.slice(0, 0)) == []
+
+from dialog.dataset import _cell_json
+jsons = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(), lambda c: st.lists(c) | st.dictionaries(st.text(), c), max_leaves=8)
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(jsons.map(json.dumps), jsons.map(lambda v: ' '+json.dumps(v)+'\n'), st.text(max_size=20), jsons.map(lambda v: json.dumps(v)+'x')))
+def test_cell_json_is_json_loads(txt):
+    "The scanner called directly gives what `json.loads` gives, value or error"
+    try: want = ('ok', json.loads(txt))
+    except ValueError as e: want = ('error', str(e))
+    try: got = ('ok', _cell_json(txt))
+    except ValueError as e: got = ('error', str(e))
+    assert got == want
