@@ -27,7 +27,7 @@ folder as a user names it (the 1,000 are hard links to the first files; `--mem-o
 Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; table2dlgs(read_parquet) <= 0.5x serial; ray_read <= 1.5x serial;
 peak memory N/1k <= 1.2 for JSON Lines, export and stats.
 
-    python bench/dataset.py [--n 10000] [--reps 3] [--mem-only] [--data /tmp/nbdialog-bench-dataset] [--compare OTHER_CHECKOUT]
+    python bench/dataset.py [--n 10000] [--mem-n 50000] [--reps 3] [--mem-only] [--data /tmp/nbdialog-bench-dataset] [--compare OTHER_CHECKOUT]
 """
 import argparse, base64, gc, json, os, random, resource, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -155,7 +155,8 @@ def folder_bytes(folder): return sum(p.stat().st_size for p in Path(folder).glob
 
 if __name__=='__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--n', type=int, default=10_000)
+    p.add_argument('--n', type=int, default=10_000, help='dialogs the speed figures read')
+    p.add_argument('--mem-n', type=int, help='dialogs the memory figures reach (against 1,000); default --n')
     p.add_argument('--data', default='/tmp/nbdialog-bench-dataset')
     p.add_argument('--reps', type=int, default=3, help='runs of the serial loop and of workers=2, alternating in fresh processes; the best of each counts')
     p.add_argument('--mem-only', action='store_true', help='stop after the peak memory figures')
@@ -166,9 +167,10 @@ if __name__=='__main__':
     from dialog.ipynb import read_ipynb_parts
     from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths, _pack, _unpack, _Parts
     folder = Path(a.data)/'dlgs'
-    t = time.perf_counter(); mk_folder(folder, a.n); print(f'data: {a.n} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
+    mem_n = a.mem_n or a.n
+    t = time.perf_counter(); mk_folder(folder, max(a.n, mem_n)); print(f'data: {max(a.n, mem_n)} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
     paths = dlg_paths(folder)[:a.n]
-    small,big = min(1000, a.n),a.n
+    small,big = min(1000, mem_n),mem_n
     m1,m2 = peak_kb(folder, small),peak_kb(folder, big)  # first, in fresh processes, before this one holds any dialogs
     print(f'paths2jsonl(workers=0) peak RSS: {small} dialogs {m1/1e3:.0f} MB (baseline), {big} dialogs {m2/1e3:.0f} MB = {m2/m1:.2f}x (goal <= 1.2)', flush=True)
     q1,q2 = peak_kb(folder, small, 'parquet'),peak_kb(folder, big, 'parquet')
@@ -218,6 +220,7 @@ if __name__=='__main__':
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={'env_vars': {'PYTHONPATH': str(Path(__file__).parent.parent)}})
     ray_read(paths[:64]).materialize()  # the workers start and import dialog
     up = time.perf_counter()-t
-    rt = min(timed(lambda: ray_read(folder).materialize()) for _ in range(a.reps))
+    sub = first_n(folder, a.n)
+    rt = min(timed(lambda: ray_read(sub).materialize()) for _ in range(a.reps))
     print(f'ray_read on 2 local CPUs:          {rt:.2f} s  = {rt/serial:.2f}x serial (goal <= 1.5), {rt/tser:.2f}x dlgs2table(workers=0) (start-up apart: {up:.1f} s)', flush=True)
     ray.shutdown()

@@ -962,6 +962,13 @@ def _image_msg(dlg):
     "The id of the first message of `dlg` that sends an image"
     return first(u['m'].id for u in _units(dlg.messages) if any(p['type']=='image' for p in u.get('ctx', u.get('req', []))))
 
+def _args_dict(d, f, shape):
+    "The arguments of call `f` (an OpenAI `function`) as the dict chat templates take, or a `ValueError` naming the dialog when they are no JSON object (cut short, say): never `{}` in their place"
+    try: v = json.loads(f['arguments']) if isinstance(f['arguments'], str) else f['arguments']
+    except ValueError: v = None
+    if not isinstance(v, dict): raise ValueError(f"dialog {d.name!r}: a call of {f['name']!r:.60} has arguments that are no JSON object ({f['arguments']!r:.60}), and shape {shape!r} gives them as one: write shape 'openai_ft' or 'chat', which send them as they are")
+    return v
+
 def _hf_msgs(d, oa, reasons=None, shape='hf'):
     "OpenAI messages `oa` of dialog `d` as chat templates take them: content a string, a call's arguments a dict, a tool result named after its function; `reasons` (one per assistant message) as `reasoning_content`"
     res,names,k = [],{},0
@@ -971,7 +978,7 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
         r = dict(role=m['role'], content=c or '')
         if m['role']=='assistant':
             if tcs := m.get('tool_calls'):
-                r['tool_calls'] = [dict(id=tc['id'], type='function', function=dict(name=tc['function']['name'], arguments=call_args(tc['function']['arguments'])[0])) for tc in tcs]
+                r['tool_calls'] = [dict(id=tc['id'], type='function', function=dict(name=tc['function']['name'], arguments=_args_dict(d, tc['function'], shape))) for tc in tcs]
                 names |= {tc['id']:tc['function']['name'] for tc in tcs}
             if reasons and reasons[k]: r['reasoning_content'] = _unsur(reasons[k])
             if 'weight' in m: r['weight'] = m['weight']
@@ -1007,8 +1014,10 @@ def _trl(d, oa):
     while j and ms[j-1]['role'] in ('assistant', 'tool'): j -= 1
     return dict(prompt=ms[:j], completion=ms[j:e]) | r if j and ms[j-1]['role']=='user' else None  # TRL renders a prompt that ends with the user's turn
 
+_sg_turns = (('human', 'observation'), ('gpt', 'function_call')) # ShareGPT's two sides, which take turns after the system's
+
 def _sharegpt(d, oa):
-    "ShareGPT `conversations` of `from`/`value` turns (system, human, gpt, function_call, observation), and `tools` as a JSON string"
+    "ShareGPT `conversations` of `from`/`value` turns (system, then human or observation and gpt or function_call in turn, ending with the model's), and `tools` as a JSON string; None when no model turn is left"
     ms,res,i = _hf_msgs(d, oa, shape='sharegpt'),[],0
     while i<len(ms):
         m = ms[i]
@@ -1019,10 +1028,13 @@ def _sharegpt(d, oa):
             res.append({'from': 'observation', 'value': rs[0] if len(rs)==1 else json.dumps(rs, ensure_ascii=False)}); i = j; continue
         if m['role']!='assistant': res.append({'from': 'human' if m['role']=='user' else 'system', 'value': m['content']})
         else:
-            if m['content'] or not m.get('tool_calls'): res.append({'from': 'gpt', 'value': m['content']})
+            if not m.get('tool_calls'): res.append({'from': 'gpt', 'value': m['content']}) # text said with calls isn't kept: a function_call turn holds the calls only, and two model turns in a row are refused
             if tcs := [dict(name=tc['function']['name'], arguments=tc['function']['arguments']) for tc in m.get('tool_calls', [])]:
                 res.append({'from': 'function_call', 'value': json.dumps(tcs[0] if len(tcs)==1 else tcs, ensure_ascii=False)})
         i += 1
+    while res and res[-1]['from']!='gpt': res.pop() # the model's answer ends the line: a prompt not answered, or a tool loop cut short (its calls and results), is left off
+    turns = res[1:] if res and res[0]['from']=='system' else res
+    if not turns or any(t['from'] not in _sg_turns[i%2] for i,t in enumerate(turns)): return None # no model turn, or two of one side in a row (a reply with no prompt before it): no line a trainer keeps
     tools = _tool_defs(ms)
     return dict(conversations=res) | ({'tools': json.dumps([t['function'] for t in tools], ensure_ascii=False)} if tools else {})
 
@@ -1072,7 +1084,7 @@ def _from_sharegpt(conv):
         if f=='function_call':
             cs = js if isinstance(js, list) else [js]
             if not all(isinstance(c, dict) and isinstance(c.get('name'), str) for c in cs): _err(i, 'a function_call value must be a call {"name", "arguments"}, or a list of them')
-            calls = [dict(id=f'call_{n+j}', type='function', function=dict(name=c['name'], arguments=json.dumps(c.get('arguments', {}), ensure_ascii=False))) for j,c in enumerate(cs, 1)]
+            calls = [dict(id=f'call_{n+j}', type='function', function=dict(name=c['name'], arguments=a if isinstance(a := c.get('arguments', {}), str) else json.dumps(a, ensure_ascii=False))) for j,c in enumerate(cs, 1)] # some datasets give the arguments as JSON text already
             n += len(cs)
             if i and conv[i-1].get('from')=='gpt': res[-1]['tool_calls'] = calls
             else: res.append(dict(role='assistant', content=None, tool_calls=calls))

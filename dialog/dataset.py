@@ -34,7 +34,7 @@ from .chat import img_tokens
 from . import chat
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, fnmatch, gc, glob, itertools, json, marshal, multiprocessing, os, pickle, secrets, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
+import errno, fnmatch, gc, glob, heapq, itertools, json, marshal, multiprocessing, os, pickle, secrets, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 _gone = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF)  # what a path that leads nowhere raises
@@ -48,19 +48,29 @@ def _is_dir(e):
 
 def _hidden(name): return name.startswith('.') # A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`): one rule for the local listing and Ray's
 
+def _listing(f):
+    "Folder `f`'s subfolders to search and its notebooks (a broken link among them: a bad file), as `(path, is a folder)` in order of name (case-blind where the system is); none if it can't be opened, as `rglob` skips it"
+    dirs,files = [],[]
+    try: es = os.scandir(f)
+    except PermissionError: return iter(())
+    with es:  # an entry at a time: a folder of 50,000 files is not held as 50,000 entries
+        for e in es:
+            if _hidden(e.name): continue
+            if _is_dir(e):
+                if not e.is_symlink(): dirs.append(e.name) # a link to a folder isn't followed
+            elif e.name.endswith('.ipynb'): files.append(e.name)
+    by = lambda n: os.path.normcase(n)
+    return heapq.merge(((os.path.join(f, d), True) for d in sorted(dirs, key=by)), ((os.path.join(f, n), False) for n in sorted(files, key=by)), key=lambda e: by(os.path.basename(e[0])))
+
 def _notebooks(folder):
-    "The `.ipynb` files under folder `folder` (text, as `str` of a `Path`), as text, but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them (links to folders aren't followed); no folder named like one, but a broken link (a bad file)"
-    todo = [folder]  # folders still to search: a stack, not recursion, so a tree of any depth is searched
+    "The `.ipynb` files under folder `folder` (its text, as `str` of a `Path` gives it) as text, in `Path`'s order (each folder's entries by name, a subfolder's files where its name falls), but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them; no folder named like one, but a broken link (a bad file)"
+    todo = [iter([(folder, True)])]  # a stack of folders' entries still to take, not recursion: a tree of any depth is searched
     while todo:
-        f = todo.pop()
-        try: es = os.scandir(f)
-        except PermissionError: continue  # a folder this process can't open is skipped, as `rglob` skips it
-        with es:  # an entry at a time: a folder of 50,000 files is not held as 50,000 entries
-            for e in es:
-                if _hidden(e.name): continue
-                if _is_dir(e):
-                    if not e.is_symlink(): todo.append(os.path.join(f, e.name))
-                elif e.name.endswith('.ipynb'): yield os.path.join(f, e.name) # text, as `Path` writes it: a `Path` each costs 500 bytes, 25 MB at 50,000 files
+        for name,sub in todo[-1]:
+            if not sub: yield name; continue
+            todo.append(_listing(name))
+            break
+        else: todo.pop()
 
 _path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0') # A path's text in `Path`'s own order (by its parts, case-blind on Windows): the separator made the least character, one string compared in C
 
@@ -113,7 +123,7 @@ def _paths1(src):
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
         return sorted({str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if f.endswith('.ipynb')}, key=_path_key)  # a file two `**`s reach is listed once
-    return sorted(_notebooks(str(p)), key=_path_key) if stat.S_ISDIR(st.st_mode) else [str(p)]
+    return list(_notebooks(str(p))) if stat.S_ISDIR(st.st_mode) else [str(p)]
 
 def _paths(src):
     "The files `src` names, a list's items in turn"
@@ -121,14 +131,16 @@ def _paths(src):
         for s in src: yield from _paths(s)
     else: yield from _paths1(src)
 
+def _once(paths, seen):
+    "`paths` but those whose real path is in `seen` (which gets theirs): `a.ipynb`, `./a.ipynb`, `/here/a.ipynb` and a link to it, or a folder reached twice through a link, are one file, read once where first named"
+    return [p for p in paths if (k := os.path.realpath(p)) not in seen and not seen.add(k)]
+
 def _dlg_texts(src):
     "The files `dlg_paths` lists, as text: what the readers keep while they read (a `Path` each would cost 500 bytes, 25 MB at 50,000 files)"
-    if not isinstance(src, (list, tuple, L)): return _paths1(src) # one folder or glob lists each file once
-    seen = set()  # absolute paths, so `a.ipynb`, `./a.ipynb` and `/here/a.ipynb` are one file (a link to it is another)
-    return [p for p in _paths(src) if (k := os.path.abspath(p)) not in seen and not seen.add(k)]
+    return _once(_paths(src), set())
 
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
-    "The `.ipynb` files `src` names, sorted, each once (where first named: a folder and its subfolder overlap); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
+    "The `.ipynb` files `src` names, sorted, each once by its real path (where first named: a folder and its subfolder overlap, or a link leads to a file listed); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
     return L(map(Path, _dlg_texts(src)))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
@@ -298,6 +310,16 @@ def _take(todo, procs, front=False):
         return i
     finally: lock.release()
 
+class _Failed:
+    "A job's error, held until the job's turn: the error raised is the first in the jobs' order, whichever process met it"
+    __slots__ = ('e', 'cause')
+    def __init__(self, e, cause=None): self.e,self.cause = e,cause
+
+def _attempt(f, job):
+    "`f(job)`, or its error as `_Failed`"
+    try: return f(job)
+    except Exception as e: return _Failed(e, e.__cause__)
+
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar; `kf`: what the other processes call instead of `f`, giving what `_pack` turns into `f`'s result"
     jobs = list(jobs)
@@ -318,7 +340,7 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
             while True:
                 try: i,p,e = c.recv()
                 except EOFError: conns.remove(c); c.close(); break  # that process has stopped
-                if e: raise e[0] from _Elsewhere(e[1])
+                if e: took(i, _Failed(e[0], _Elsewhere(e[1]))); conns.remove(c); c.close(); break  # raised in its turn: the first error in path order is the one raised (that process has stopped)
                 took(i, _result_back(p, buf, jobs[i]))  # a list result holds one item per file of the job
                 if not c.poll(): break
     try:
@@ -333,11 +355,12 @@ def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
             take_in(0)
             while nxt<len(jobs) and res[nxt] is not None:
                 r,res[nxt] = res[nxt][0],None
+                if type(r) is _Failed: raise r.e from r.cause
                 nxt,held[0] = nxt+1,held[0]-1
                 yield r
             if nxt==len(jobs): return
             if _died(procs): raise RuntimeError(_stopped)  # its job is lost: no use reading on
-            if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, f(jobs[i]))  # this one takes jobs from the back, until it meets the others or holds `most`
+            if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, _attempt(f, jobs[i]))  # this one takes jobs from the back, until it meets the others or holds `most`
             elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
             else: raise RuntimeError(_stopped)
     finally:
@@ -850,27 +873,28 @@ _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file'
 
 def _is_uri(o): return isinstance(o, str) and '://' in o
 
-def _uri_files(uri):
-    "The filesystem of `uri` (pyarrow's), and the `.ipynb` files it names, listed by `dlg_paths`'s rule (`_hidden` names skipped below a folder), sorted"
+def _uri_files(fs, root):
+    "The `.ipynb` files at `root` of pyarrow filesystem `fs` (a folder or a file), listed by `dlg_paths`'s rule (`_hidden` names skipped below a folder) and in its order"
     from pyarrow import fs as pafs
-    fs,root = pafs.FileSystem.from_uri(uri)
     kind = fs.get_file_info(root).type
-    if kind==pafs.FileType.NotFound: raise FileNotFoundError(f'{uri}: no such file or folder')
-    if kind!=pafs.FileType.Directory: return fs,[root]
+    if kind==pafs.FileType.NotFound: raise FileNotFoundError(f'{root}: no such file or folder')
+    if kind!=pafs.FileType.Directory: return [root]
     base = root.rstrip('/')
     fs_ = fs.get_file_info(pafs.FileSelector(base, recursive=True))
-    return fs,sorted(f.path for f in fs_ if f.type==pafs.FileType.File and f.path.endswith('.ipynb') and not any(map(_hidden, f.path[len(base)+1:].split('/'))))
+    return sorted((f.path for f in fs_ if f.type==pafs.FileType.File and f.path.endswith('.ipynb') and not any(map(_hidden, f.path[len(base)+1:].split('/')))), key=_path_key)
 
 def _ray_files(src):
-    "The filesystems the files of `src` are on (None: this machine's, read as the local readers read), and a `(filesystem's index, path)` pair per file"
-    if _is_uri(src) or (isinstance(src, (list, tuple)) and src and all(map(_is_uri, src))):
-        fss,files = [],[]
-        for u in ([src] if isinstance(src, str) else src):
-            fs,ps = _uri_files(u)
-            if type(fs).__name__=='LocalFileSystem': files += [(-1, p) for p in ps] # `file://`: the local readers' way
-            else: fss.append(fs); files += [(len(fss)-1, p) for p in ps]
-        return fss,files
-    return [],[(-1, str(p.absolute())) for p in dlg_paths(src)]
+    "The filesystems the files of `src` are on, and a `(filesystem's index, path)` pair per file, each once, in the order named: a local path or a `file://` URI listed as the local readers list it (index -1: read as they read it), any other URI through its pyarrow filesystem"
+    from pyarrow import fs as pafs
+    fss,res,seen,remote = [],[],set(),set()
+    for u in (src if isinstance(src, (list, tuple, L)) else [src]):
+        if not _is_uri(u): res += [(-1, os.path.abspath(p)) for p in _once(_paths(u), seen)]; continue
+        fs,root = pafs.FileSystem.from_uri(u)
+        if isinstance(fs, pafs.LocalFileSystem): res += [(-1, os.path.abspath(p)) for p in _once(_paths(root), seen)]; continue # links and all, as locally
+        fss.append(fs)
+        res += [(len(fss)-1, p) for p in _uri_files(fs, root) if (k := (type(fs).__name__, p)) not in remote and not remote.add(k)]
+    return fss,res
+
 
 # %% ../nbs/09_dataset.ipynb #4321347d
 def _read_uri(fs, p):

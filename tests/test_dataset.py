@@ -491,8 +491,9 @@ def test_ctrl_c_stops_every_process_and_leaves_nothing(monkeypatch, tmp_path):
     assert not list(tmp_path.glob('nbdialog-*')) and not multiprocessing.active_children()
 
 def _rglob_paths(p):
-    "dlg_paths' folder rule, as rglob reads it: the second program the faster walk is checked against"
-    return sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and not f.is_dir())
+    "dlg_paths' folder rule, as rglob reads it: the second program the faster walk is checked against; a file reached twice (a link to a file listed) counts where first listed"
+    seen = set()
+    return [f for f in sorted(f for f in p.rglob('*.ipynb') if not any(s.startswith('.') for s in f.relative_to(p).parts) and not f.is_dir()) if (k := f.resolve()) not in seen and not seen.add(k)]
 
 _names = st.sampled_from(['a.ipynb', 'b.ipynb', '.h.ipynb', 'c.txt', 'd.ipynb', 'x', '.hid', 'sub.ipynb'])
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -583,3 +584,37 @@ def test_stats_counts_read_as_english(tmp_path):
     Dialog('d', [Message('a', msg_type='note')]).save(tmp_path/'d.ipynb')
     s = folder_stats(tmp_path, workers=0)
     assert s.startswith('1 dialog, 1 message, 1 token (estimated)\n  note            1 message              1 token\n'), s
+
+def test_overlap_through_a_link_is_read_once(tmp_path):
+    "Sources are resolved to real paths: a folder and a link into it (or to it) read each file once"
+    src = tmp_path/'dlgs'; (src/'2024').mkdir(parents=True)
+    for p in (src/'a.ipynb', src/'2024'/'b.ipynb'):
+        d = Dialog(p.stem); d.mk_message('hi', msg_type='prompt', output='hello'); d.save(p)
+    os.symlink(src, tmp_path/'latest')
+    os.symlink(src/'a.ipynb', src/'alias.ipynb')
+    assert [p.name for p in dlg_paths([src, tmp_path/'latest'/'2024'])] == ['b.ipynb', 'a.ipynb']
+    assert len(read_dialogs([src, tmp_path/'latest'/'2024'], workers=0)) == 2
+    assert folder_stats([src, tmp_path/'latest'], workers=0).splitlines()[0].startswith('2 dialogs')
+
+def test_a_file_that_is_not_regular_is_a_bad_file(tmp_path):
+    "A FIFO named like a dialog is a bad file under on_error, as a file that isn't JSON is: collected, skipped, or raised naming it"
+    src = tmp_path/'dlgs'; src.mkdir()
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save(src/'a.ipynb')
+    os.mkfifo(src/'fifo.ipynb')
+    t,errs = dlgs2table(src, workers=0, on_error='collect')
+    assert t.num_rows == 1 and [Path(e.fname).name for e in errs] == ['fifo.ipynb'] and 'not a regular file' in str(errs[0])
+    r = subprocess.run([sys.executable, '-m', 'dialog.cli', 'export', str(src), '-o', str(tmp_path/'o.parquet'), '--skip-bad'], capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(root)))
+    assert r.returncode == 0 and (tmp_path/'o.parquet').exists() and 'fifo.ipynb' in r.stdout+r.stderr, r.stderr
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_raise_names_the_first_bad_file_in_path_order(tmp_path, workers):
+    "With 'raise', the error is the first in path order whichever process met it: this one takes chunks from the back"
+    from dialog.core import tiny_png
+    src = tmp_path/'dlgs'; src.mkdir()
+    for i in range(40):
+        d = Dialog(f'd{i:02}')
+        m = d.mk_message('hi' + ('\n\n![a](attachment:a.png)' if i == 38 else ''), msg_type='prompt', output='hello')
+        if i == 38: m.mk_attachment(tiny_png, 'image/png', 'a.png')
+        d.save(src/f'd{i:02}.ipynb')
+    (src/'d03.ipynb').write_text('{bad')
+    with pytest.raises(ValueError, match=r'd03\.ipynb'): paths2jsonl(src, tmp_path/'o.jsonl', workers=workers, shape='hf')

@@ -165,3 +165,31 @@ def test_a_uri_on_another_filesystem_is_read_through_it(tmp_path):
     errs = [pickle.loads(x) for x in _bad_rows(both)['nbdialog_error'].to_pylist()]
     assert [type(e).__name__ for e in errs] == ['DialogFormatError', 'FileNotFoundError'] and errs[0].fname == 'cut.ipynb' and errs[1].filename == 'missing.ipynb'
 
+
+def test_a_file_uri_is_listed_as_the_local_readers_list_it(tmp_path):
+    "`file://` goes through the local listing: a link to a folder isn't followed (a link back up would repeat every file), a broken link is listed (a bad file)"
+    from dialog.dataset import _ray_files
+    f = mk_folder(tmp_path/'dlgs', 2)
+    os.symlink('..', f/'up'); os.symlink(f/'gone.ipynb', f/'broken.ipynb')
+    fss,files = _ray_files(f'file://{f}')
+    assert fss == [] and [p for _,p in files] == [str(p.absolute()) for p in dlg_paths(f)]
+    assert sorted(Path(p).name for _,p in files) == ['broken.ipynb', 'd000000.ipynb', 'd000001.ipynb']
+
+def test_overlapping_and_mixed_sources_list_each_file_once(tmp_path):
+    "A folder and its subfolder, as URIs, paths or a mix, give each file once, in the order named"
+    from dialog.dataset import _ray_files
+    f = mk_folder(tmp_path/'dlgs', 2); mk_folder(f/'2024', 4, start=2)
+    for src in ([f'file://{f}', f'file://{f}/2024'], [str(f), f'file://{f}/2024'], [f'file://{f}/2024', str(f)]):
+        _,files = _ray_files(src)
+        assert sorted(p for _,p in files) == sorted(str(p.absolute()) for p in dlg_paths(f)) and len(files) == 4
+
+def test_another_filesystem_lists_in_path_order_by_our_rule(tmp_path):
+    "Through a pyarrow filesystem that isn't this machine's, the listing skips hidden names and sorts by path parts (`a/y` before `a-x`), as locally"
+    from pyarrow import fs as pafs
+    from dialog.dataset import _uri_files
+    f = tmp_path/'dlgs'
+    for p in ('a/y.ipynb', 'a-x.ipynb', '.ipynb_checkpoints/c.ipynb', '_draft.ipynb', 'b/.h.ipynb', 'notes.txt'):
+        (f/p).parent.mkdir(parents=True, exist_ok=True); (f/p).write_text('{}')
+    sub = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
+    assert _uri_files(sub, 'dlgs') == ['dlgs/_draft.ipynb', 'dlgs/a/y.ipynb', 'dlgs/a-x.ipynb']
+    assert [p.relative_to(f).as_posix() for p in dlg_paths(f)] == ['_draft.ipynb', 'a/y.ipynb', 'a-x.ipynb']

@@ -58,3 +58,11 @@ def test_metadata_once_per_dialog(tmp_path):
     assert back.meta['widgets']['state']=='x'*1_000_000
     sub, = table2dlgs(t.slice(10)) # a subset without the first row: no notebook metadata, the messages still there
     assert len(sub.messages)==40 and 'widgets' not in sub.meta
+
+def test_written_back_by_polars(ours, tmp_path):
+    "Polars writes large strings and its own metadata: the table still reads, concatenates with ours and gives the same dialogs"
+    import polars as pl
+    pl.read_parquet(ours).filter(pl.col('name')=='twelve').write_parquet(tmp_path/'polars.parquet')
+    t = read_parquet(tmp_path/'polars.parquet')
+    assert t.schema.equals(msg_schema())
+    assert pa.concat_tables([read_parquet(ours), t]).num_rows == 25 and counts(t) == [12]

@@ -247,6 +247,7 @@ def sharegpt_check(row):
         if t['from'] == 'observation': assert conv[i-1]['from'] == 'function_call'
         if t['from'] == 'system': assert i == 0
     if 'tools' in row: assert all({'name', 'parameters'} <= set(f) for f in json.loads(row['tools']))
+    assert llamafactory_ok(row), [t['from'] for t in conv]
     chatml = trl_data.maybe_convert_to_chatml(json.loads(json.dumps(row)))  # it renames keys in place
     assert [m['content'] for m in chatml['messages']] == [t['value'] for t in conv] and [m['role'] for m in chatml['messages']] == [t['from'] for t in conv]
 
@@ -316,8 +317,10 @@ def test_sharegpt_turns(tmp_path):
     assert json.loads(row['conversations'][6]['value']) == [{'name': 'avg', 'arguments': {'col': 'price'}}, {'name': 'avg', 'arguments': {'col': 'qty', 'digits': 2}}]
     assert json.loads(row['conversations'][7]['value']) == ['9.5', '3.25']
     d = plain_dlg(); d.mk_message('', msg_type=sprompt, output='said with a call ' + tool_block('k', 'f', {}, 'r'))
-    conv = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='sharegpt'))[0]['conversations']
-    assert [t['from'] for t in conv][-4:] == ['gpt', 'gpt', 'function_call', 'observation']  # text said with calls: a gpt turn, then the calls
+    conv = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='sharegpt'))[0]['conversations'] # a last reply that ends on a result has no answer: it is left off
+    assert conv[-1]['from'] == 'gpt' and not any('said with a call' in t['value'] for t in conv) and llamafactory_ok({'conversations': conv})
+    d.mk_message('', msg_type=sprompt, output='and again') # a reply with no prompt before it: two model turns in a row, a line LLaMA-Factory skips, so none
+    assert lines(dlgs2jsonl([d], tmp_path/'u.jsonl', shape='sharegpt')) == []
 
 def test_images_refused_or_dropped_or_kept(tmp_path):
     for s in ('hf', 'trl', 'sharegpt'):
@@ -330,13 +333,13 @@ def test_images_refused_or_dropped_or_kept(tmp_path):
     assert ft['messages'][0]['content'][1]['type'] == 'image_url'
 
 def test_empty_and_left_out(tmp_path):
-    "Empty and skipped dialogs write no line in any shape; openai_ft and trl also leave out a conversation with no assistant turn; drop still works"
+    "Empty and skipped dialogs write no line in any shape; openai_ft, trl and sharegpt also leave out a conversation with no assistant turn; drop still works"
     empty, skipped, quiet = Dialog('empty'), Dialog('skipped'), Dialog('quiet')
     skipped.mk_message('q', msg_type=sprompt, output='a', meta={'skipped': True})
     quiet.mk_message('hello?', msg_type=sprompt)
     for s in jsonl_shapes:
         n = len(lines(dlgs2jsonl([empty, skipped, quiet, plain_dlg()], tmp_path/f'{s}.jsonl', shape=s)))
-        assert n == (1 if s in ('openai_ft', 'trl') else 2), s
+        assert n == (1 if s in ('openai_ft', 'trl', 'sharegpt') else 2), s
         assert len(lines(dlgs2jsonl([quiet, plain_dlg()], tmp_path/f'{s}d.jsonl', shape=s, drop='no_assistant'))) == 1
         assert lines(dlgs2jsonl([quiet, plain_dlg()], tmp_path/f'{s}e.jsonl', shape=s, drop=lambda ms: True)) == []
     d = Dialog('reply only'); d.mk_message('', msg_type=sprompt, output='unprompted')  # nothing before the assistant turn: no prompt
@@ -417,3 +420,43 @@ def test_any_dialog_every_shape(d, tmp_path_factory):
             continue
         for l in ls: check(l)
         if ls: assert dlgs2jsonl(jsonl2dlgs(tmp/f'{s}.jsonl'), tmp/'again.jsonl', shape=s).read_text() == (tmp/f'{s}.jsonl').read_text()
+
+def llamafactory_ok(row):
+    "LLaMA-Factory's rule for a ShareGPT line (its converter skips any other): after a system turn, human or observation and gpt or function_call in turn, an even count"
+    msgs = row['conversations'][1:] if row['conversations'] and row['conversations'][0]['from'] == 'system' else row['conversations']
+    return all(m['from'] in (('human', 'observation'), ('gpt', 'function_call'))[i%2] for i,m in enumerate(msgs)) and len(msgs)%2 == 0
+
+def _dlg(name, *ms):
+    d = Dialog(name)
+    for c,t,o in ms: d.mk_message(c, msg_type=t, output=o)
+    return d
+
+def test_sharegpt_lines_alternate_and_end_with_the_model(tmp_path):
+    "Text said with a call isn't a turn of its own, and turns after the model's last are left off: every line is one LLaMA-Factory keeps"
+    ds = [_dlg('text_then_call', ('Rows?', sprompt, 'Let me count.\n\n' + tool_block('call_1', 'count', {'t': 's'}, '12') + '\n\n12 rows.')),
+          _dlg('unanswered_last', ('hi', sprompt, 'hello'), ('and then?', sprompt, '')),
+          _dlg('code_after_reply', ('hi', sprompt, 'hello'), ('x = 1', scode, code_output('1'))),
+          _dlg('ends_on_result', ('Rows?', sprompt, tool_block('call_1', 'count', {'t': 's'}, '12'))),
+          _dlg('no_reply', ('hi', sprompt, ''))]
+    rows = lines(dlgs2jsonl(ds, tmp_path/'sg.jsonl', shape='sharegpt'))
+    assert [[t['from'] for t in r['conversations']] for r in rows] == [['human', 'function_call', 'observation', 'gpt'], ['human', 'gpt'], ['human', 'gpt']] # a tool loop cut short has no answer: no line
+    assert all(map(llamafactory_ok, rows))
+
+def test_arguments_that_are_no_object_are_refused_not_emptied(tmp_path):
+    "A call whose arguments text is cut short can't be a dict: the text-only shapes refuse the dialog, naming it; openai_ft sends the text as it came"
+    hist = [{'role': 'user', 'content': 'Weather in Paris?'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': '{"city": "Par'}}]},
+            {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'sunny'}, {'role': 'assistant', 'content': 'Sunny.'}]
+    d = chat2dlg(hist, 'openai', name='cut')
+    for shape in ('hf', 'trl', 'sharegpt'):
+        with pytest.raises(ValueError, match=r"dialog 'cut': a call of 'get_weather' has arguments that are no JSON object"): dlgs2jsonl([d], tmp_path/'x.jsonl', shape=shape)
+    assert lines(dlgs2jsonl([d], tmp_path/'o.jsonl', shape='openai_ft'))[0]['messages'][1]['tool_calls'][0]['function']['arguments'] == '{"city": "Par'
+
+def test_sharegpt_arguments_given_as_json_text_read_back_as_the_object(tmp_path):
+    "Some ShareGPT datasets give a call's arguments as JSON text: read as the object it is, not as a string"
+    sg = tmp_path/'sg.jsonl'
+    sg.write_text(json.dumps({'conversations': [{'from': 'human', 'value': 'Weather in Paris?'},
+        {'from': 'function_call', 'value': json.dumps({'name': 'get_weather', 'arguments': json.dumps({'city': 'Paris'})})},
+        {'from': 'observation', 'value': 'sunny'}, {'from': 'gpt', 'value': 'Sunny.'}]}) + '\n')
+    row = lines(dlgs2jsonl(jsonl2dlgs(sg), tmp_path/'hf.jsonl', shape='hf'))[0]
+    assert row['messages'][1]['tool_calls'][0]['function']['arguments'] == {'city': 'Paris'}
