@@ -164,28 +164,38 @@ def read_ipynb(fname, # The file; `.ipynb` is appended when missing
                cls=Dialog, # The `Dialog` class to build
                name=None, # The dialog's name; defaults to the file's stem
                repair:bool=False, # Heal damage that needs no guess (see *Repairing damaged files*), listing each fix in `dlg.repairs`
-               verbose:bool=False): # With `repair`, also print each fix
+               verbose:bool=False, # With `repair`, also print each fix
+               root=None): # Read it only from inside this folder, following no symlink below it; None: wherever `fname` leads
     "A `cls` dialog read from ipynb file `fname`, remembering its absolute path and what was on disk"
-    return _read(fname, cls, name, repair, verbose)
+    return _read(fname, cls, name, repair, verbose, root=root)
 
 def read_ipynb_parts(fname): # The file; `.ipynb` is appended when missing
     "`read_ipynb(fname)` as plain data, made without building the messages: `(dialog, states)`, the `Dialog` without its messages and the attributes each `Message` of it would have (`Message.state_of`), for a reader in another process to send (as `dialog.dataset` does)"
     if Dialog.msg_cls is not Message: raise TypeError(f'read_ipynb_parts reads messages of class Message, and Dialog.msg_cls is {Dialog.msg_cls.__name__}: use read_ipynb')
     return _read(fname, Dialog, None, False, False, parts=True)
 
-def _read_file(path):
-    "`(bytes, stat)` of the regular file `path`, its stat taken before reading; anything else (a FIFO, a device: reading it could block for good) is a `ValueError`, raised without waiting"
-    fd = os.open(path, os.O_RDONLY|getattr(os, 'O_NONBLOCK', 0)) # so that opening a FIFO never waits for a writer
+_nofollow,_nonblock = getattr(os, 'O_NOFOLLOW', 0),getattr(os, 'O_NONBLOCK', 0)
+
+def _read_file(path, root=None):
+    "`(bytes, stat)` of the regular file `path` (under `root`, reached without following a symlink), its stat taken before reading; anything else (a FIFO, a device: reading it could block for good) is a `ValueError`, raised without waiting"
+    if root is None: fd = os.open(path, os.O_RDONLY|_nonblock) # so that opening a FIFO never waits for a writer
+    else:
+        rp = os.path.realpath(path)  # symlinks resolved once, up front (and the result confined); none followed after
+        with _Dir(os.path.dirname(rp), root) as d: fd = d.open(os.path.basename(rp))
+    return _read_fd(fd, path)
+
+def _read_fd(fd, path):
+    "`_read_file` of descriptor `fd` (closed after), opened on `path`"
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode): raise ValueError(f'{path} is not a regular file: a dialog is a .ipynb file')
+        if not stat.S_ISREG(st.st_mode): raise DialogFormatError('not a regular file: a dialog is a .ipynb file', path) # a bad file, as a collection's readers count it
         with open(os.dup(fd), 'rb') as f: return f.read(),st
     finally: os.close(fd)
 
-def _read(fname, cls, name, repair, verbose, parts=False):
+def _read(fname, cls, name, repair, verbose, parts=False, root=None):
     "`read_ipynb`, or with `parts` `read_ipynb_parts`"
     path = ipynb_path(fname)
-    return _read_bytes(path, _read_file(path)[0], cls, name, repair, verbose, parts)
+    return _read_bytes(path, _read_file(path, root)[0], cls, name, repair, verbose, parts)
 
 def _read_bytes(path, data, cls, name, repair, verbose, parts=False):
     "`_read` of file `path`, whose bytes are `data`"
@@ -249,42 +259,102 @@ def _pid_alive(pid):
 
 _host = re.sub(r'[^A-Za-z0-9-]', '-', socket.gethostname())[:40] or 'host'
 _tmp_age = 24*3600 # Seconds after which any host's leftover temp file is surely dead
-def _tmp_name(path): return f'.{path.name}.{_host}.{os.getpid()}.{rtoken_hex(4)}.tmp'
+def _tmp_name(path): return f'.{os.path.basename(path)}.{_host}.{os.getpid()}.{rtoken_hex(4)}.tmp'
 _re_tmp = re.compile(r'\.(.+)\.([A-Za-z0-9-]+)\.(\d+)\.[0-9a-f]{8}\.tmp')
 
-def _rm_stale_tmps(path):
-    "Remove temp files writers of `path` left behind: this host's whose process is gone, and any host's a day old"
-    try: names = os.listdir(path.parent)
+def _rm_stale_tmps(path, d=None):
+    "Remove temp files writers of file `path` (in folder `d`, a `_Dir`, when given) left behind: this host's whose process is gone, and any host's a day old"
+    if d is None:
+        with _Dir(os.path.dirname(path)) as d: return _rm_stale_tmps(path, d)
+    try: names = os.listdir(d.fd if d.fd is not None else d.folder)
     except OSError: return
     for n in names:
-        if not ((m := _re_tmp.fullmatch(n)) and m[1]==path.name): continue
-        p = path.parent/n
+        if not ((m := _re_tmp.fullmatch(n)) and m[1]==os.path.basename(path)): continue
         try:
-            if (m[2]==_host and not _pid_alive(int(m[3]))) or time.time()-os.lstat(p).st_mtime > _tmp_age: os.unlink(p)
+            if (m[2]==_host and not _pid_alive(int(m[3]))) or time.time()-os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime > _tmp_age: os.unlink(d.p(n), dir_fd=d.fd)
         except OSError: pass
 
 @contextmanager
-def _locked(folder):
-    "Hold an exclusive `flock` on `folder`: every writer here takes it from its check of the file to its rename"
+def _locked(d):
+    "Hold an exclusive `flock` on folder `d` (a `_Dir`): every writer here takes it from its check of the file to its rename"
     if fcntl is None: yield; return
-    fd = os.open(folder, os.O_RDONLY)
+    fd = os.open(d.folder, os.O_RDONLY) if d.fd is None else d.fd
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
-    finally: os.close(fd) # which releases the lock
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        if fd!=d.fd: os.close(fd)
 
 def _fsync_dir(d):
-    try: fd = os.open(d, os.O_RDONLY)
+    try: fd = os.open(d.folder, os.O_RDONLY) if d.fd is None else os.dup(d.fd)
     except OSError: return
     try: os.fsync(fd)
     except OSError: pass
     finally: os.close(fd)
 
+# %% ../nbs/01_ipynb.ipynb #2b5aeea8
+_dir_flags = os.O_RDONLY|getattr(os, 'O_DIRECTORY', 0)
+_by_fd = {os.open, os.stat, os.mkdir, os.unlink, os.rename, os.access} <= os.supports_dir_fd and os.listdir in os.supports_fd and bool(_nofollow) # POSIX (`os.replace` takes `src_dir_fd` as `os.rename` does, but isn't listed)
+
+def _below(folder, root):
+    "The names of the folders from `root` down to `folder` (both resolved paths); a `PermissionError` when `folder` isn't inside `root`"
+    rel = os.path.relpath(folder, root)
+    if rel==os.curdir: return []
+    if os.path.isabs(rel) or rel==os.pardir or rel.startswith(os.pardir+os.sep): raise PermissionError(errno.EACCES, f'outside the root folder {root}: nothing was read or written', str(folder))
+    return rel.split(os.sep)
+
+def _open_dir(folder, root, mkdir):
+    "A descriptor of `folder`: opened as it is, or from `root` down one folder at a time, each opened without following a symlink (`O_NOFOLLOW`)"
+    if root is None:
+        if mkdir: os.makedirs(folder, exist_ok=True)
+        return os.open(folder, _dir_flags)
+    parts,fd = _below(folder, root),os.open(root, _dir_flags)
+    try:
+        for p in parts:
+            if mkdir:
+                try: os.mkdir(p, dir_fd=fd)
+                except FileExistsError: pass
+            try: nfd = os.open(p, _dir_flags|_nofollow, dir_fd=fd)
+            except (NotADirectoryError, OSError) as e:
+                if isinstance(e, FileNotFoundError): raise
+                raise PermissionError(errno.EACCES, f'{p!r} is not a folder under the root (a symlink swapped in?): nothing was read or written', str(folder)) from None
+            os.close(fd); fd = nfd
+        return fd
+    except BaseException: os.close(fd); raise
+
+class _Dir:
+    "The folder a file is read or written in, held open: by a descriptor where the OS opens files relative to one (POSIX), else by its path"
+    def __init__(self, folder, # The folder, an absolute path
+                 root=None, # Reach it from this folder following no symlink (after resolving both once), and refuse one outside it; None: as it is
+                 mkdir=False): # Make the folders missing?
+        self.folder,self.root = (str(folder),None) if root is None else (os.path.realpath(folder),os.path.realpath(root))
+        if _by_fd: self.fd = _open_dir(self.folder, self.root, mkdir); return
+        self.fd = None
+        if mkdir: os.makedirs(self.folder, exist_ok=True)
+        self.check()
+    def p(self, name): return name if self.fd is not None else os.path.join(self.folder, name)
+    def check(self):
+        "Without descriptors, a `PermissionError` unless the folder's real path is still the one under `root` it was"
+        if self.fd is None and self.root is not None and os.path.realpath(self.folder)!=self.folder: raise PermissionError(errno.EACCES, 'the folder changed (a symlink swapped in?): nothing was read or written', self.folder)
+        if self.fd is None and self.root is not None: _below(self.folder, self.root)
+    def open(self, name):
+        "A descriptor of file `name` here, for reading: never blocking (a FIFO), and under a `root` not through a symlink"
+        try: return os.open(self.p(name), os.O_RDONLY|_nonblock|(_nofollow if self.root is not None else 0), dir_fd=self.fd)
+        except OSError as e:
+            if e.errno!=errno.ELOOP: raise
+            raise PermissionError(errno.EACCES, 'a symlink: under the root folder a file is read without following one', os.path.join(self.folder, name)) from None
+    def stat(self, name): return os.stat(self.p(name), dir_fd=self.fd, follow_symlinks=self.root is None)
+    def __enter__(self): return self
+    def __exit__(self, *a):
+        if self.fd is not None: os.close(self.fd)
+
 # %% ../nbs/01_ipynb.ipynb #b63c2bcb
 @patch
 def save(self:Dialog,
          fname=None, # Where to save; defaults to the file the dialog came from
-         force=False): # Overwrite even if the file changed, or vanished, since it was read
+         force=False, # Overwrite even if the file changed, or vanished, since it was read
+         root=None): # Write only inside this folder, following no symlink below it; None: wherever the path leads
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = ipynb_path(fname) if fname is not None else self.path
     if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
@@ -297,7 +367,7 @@ def save(self:Dialog,
             if ours and self._seen is not None: raise DialogConflictError(f'{path} was deleted or renamed since dialog {_q(self.name)} read or saved it; nothing was written (save with force=True to write it again)')
         elif not ours: raise DialogConflictError(f'{path} already exists and is not the file dialog {_q(self.name)} was read from; nothing was written (save with force=True to replace it)')
         elif _digest(cur)!=self._seen: raise DialogConflictError(f'{path} changed on disk since dialog {_q(self.name)} read or saved it; nothing was written (read it again, or save with force=True to overwrite)')
-    atomic_write(path, data, check)
+    atomic_write(path, data, check, root)
     self.path,self._seen = path,_digest(data)
     return path
 
@@ -314,55 +384,59 @@ def write(self:Dialog,
     return self.save(Path(base_path)/f'{n}.ipynb', force=force)
 
 # %% ../nbs/01_ipynb.ipynb #7dbe0fbb
-def _chk_file(path, st):
-    "A `PermissionError` for a read-only file (`st` its stat, None if absent): renaming over it needs only the folder's permission, so its own is asked for"
-    if st is not None and not os.access(path, os.W_OK): raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', str(path))
+def _chk_file(d, name, st):
+    "A `PermissionError` for a read-only file `name` in folder `d` (`st` its stat, None if absent): renaming over it needs only the folder's permission, so its own is asked for"
+    if st is not None and not os.access(d.p(name), os.W_OK, dir_fd=d.fd): raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', os.path.join(d.folder, name))
 
-def _new_tmp(path, mode):
-    "A new temp file beside `path`, open for writing: `(its path, its descriptor)`, or an error naming the folder, not our temp file"
-    tmp = path.parent/_tmp_name(path)
-    try: return tmp,os.open(tmp, os.O_WRONLY|os.O_CREAT|os.O_EXCL, mode)
-    except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', str(path.parent)) from None
+def _new_tmp(d, name, mode):
+    "A new temp file beside file `name` in folder `d`, open for writing: `(its name, its descriptor)`, or an error naming the folder, not our temp file"
+    tmp = _tmp_name(name)
+    try: return tmp,os.open(d.p(tmp), os.O_WRONLY|os.O_CREAT|os.O_EXCL|_nofollow, mode, dir_fd=d.fd)
+    except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', d.folder) from None
 
 def atomic_write(fname, # The file to write
                  data:bytes, # What to write
-                 check=None): # Called as `check(bytes on disk, or None)` under the lock: raises to refuse, returns False to skip writing
+                 check=None, # Called as `check(bytes on disk, or None)` under the lock: raises to refuse, returns False to skip writing
+                 root=None): # Write only inside this folder, following no symlink below it (see *Confined to a folder*); None: wherever `fname` leads
     "Write `data` to `fname` atomically (temp file in the same folder, fsynced, renamed over it) and return its `Path`"
     path = Path(os.path.realpath(Path(fname).expanduser()))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _locked(path.parent):
-        try: st = os.stat(path)
-        except FileNotFoundError: st = None
-        if st is not None and not stat.S_ISREG(st.st_mode): raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
-        if check is not None and check(None if st is None else path.read_bytes()) is False: return path
-        _chk_file(path, st)
-        _rm_stale_tmps(path)
-        tmp,fd = _new_tmp(path, 0o666 if st is None else 0o600)
-        try:
-            with open(fd, 'wb', closefd=True) as f:
-                f.write(data)
-                f.flush()
-                if st is not None:
-                    os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-                    try: os.fchown(f.fileno(), st.st_uid, st.st_gid)
-                    except OSError: pass
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            try: os.unlink(tmp)
-            except OSError: pass
-            raise
-    _fsync_dir(path.parent)
+    n = path.name
+    with _Dir(path.parent, None if root is None else os.path.realpath(root), mkdir=True) as d:
+        with _locked(d):
+            try: st = d.stat(n)
+            except FileNotFoundError: st = None
+            if st is not None and not stat.S_ISREG(st.st_mode): raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
+            if check is not None and check(None if st is None else _read_fd(d.open(n), path)[0]) is False: return path
+            _chk_file(d, n, st)
+            _rm_stale_tmps(n, d)
+            tmp,fd = _new_tmp(d, n, 0o666 if st is None else 0o600)
+            try:
+                with open(fd, 'wb', closefd=True) as f:
+                    f.write(data)
+                    f.flush()
+                    if st is not None:
+                        os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
+                        try: os.fchown(f.fileno(), st.st_uid, st.st_gid)
+                        except OSError: pass
+                    os.fsync(f.fileno())
+                d.check()
+                os.replace(d.p(tmp), d.p(n), src_dir_fd=d.fd, dst_dir_fd=d.fd)
+            except BaseException:
+                try: os.unlink(d.p(tmp), dir_fd=d.fd)
+                except OSError: pass
+                raise
+        _fsync_dir(d)
     return path
 
 def chk_writable(fname): # The file a program is about to write, existing or not
     "Raise the error `atomic_write(fname, ...)` would raise for a read-only file or a folder where no file can be made, writing nothing: for a program to check before long work whose result it must save"
     path = Path(os.path.realpath(Path(fname).expanduser()))
-    try: _chk_file(path, os.stat(path))
-    except FileNotFoundError: pass
-    tmp,fd = _new_tmp(path, 0o600)
-    os.close(fd)
-    os.unlink(tmp)
+    with _Dir(path.parent) as d:
+        try: _chk_file(d, path.name, d.stat(path.name))
+        except FileNotFoundError: pass
+        tmp,fd = _new_tmp(d, path.name, 0o600)
+        os.close(fd)
+        os.unlink(d.p(tmp), dir_fd=d.fd)
 
 # %% ../nbs/01_ipynb.ipynb #5c8624a7
 def _st_sig(st): return st.st_dev,st.st_ino,st.st_size,st.st_mtime_ns,st.st_ctime_ns
@@ -411,14 +485,15 @@ def _entry_put(c, key, e):
 def read(self:DialogCache,
          fname, # The file; `.ipynb` is appended when missing
          cls=Dialog, # The `Dialog` class to build
-         name=None): # The dialog's name; defaults to the file's stem
-    "`read_ipynb(fname, cls, name)`: a new dialog, unpickled from the one kept while the file's `file_sig` is unchanged (and settled, or its bytes are the same), else read and kept"
+         name=None, # The dialog's name; defaults to the file's stem
+         root=None): # Read it only from inside this folder, following no symlink below it (as `read_ipynb` does)
+    "`read_ipynb(fname, cls, name, root=root)`: a new dialog, unpickled from the one kept while the file's `file_sig` is unchanged (and settled, or its bytes are the same), else read and kept"
     path = ipynb_path(fname)
     key = (path, cls, cls.msg_cls, name)
     e = _entry_get(self, key)
     if e is not None and e[3] and file_sig(path)==e[0]: return self._hit(e)
     at = time.time_ns()
-    data,st = _read_file(path)
+    data,st = _read_file(path, root)
     sig = _st_sig(st)
     if e is not None and sig==e[0] and _digest(data)==e[2]:  # racy when kept: the same bytes prove it
         if sig_settled(sig, at): _entry_put(self, key, e[:3]+(True,))

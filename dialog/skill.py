@@ -20,12 +20,12 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
-           'skill_tools', 'mcp_instructions', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg',
-           'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found',
-           'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace',
+           'skill_tools', 'mcp_instructions', 'Session', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg',
+           'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder',
+           'Found', 'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace',
            'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs',
            'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text',
-           'call_tool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'call_tool', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -33,17 +33,29 @@ from fastcore.xtras import str_diff
 from fastcore.meta import splice_sig
 from fastcore.funccall import get_schema, call_func
 from fastcore import tools as _ft
+from contextlib import contextmanager
 from fastcore.tools import lnhash
 from .core import *
 from .ipynb import *
 from .nbjson import short_repr
-import ast, copy, functools, inspect, json, math, os, random, re, shlex, time
+import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time
 
 # %% ../nbs/08_skill.ipynb #1bd914f3
 from .view import find_msgs as _view_find, line_range, msg2xml, text_lines, with_out
 
 # %% ../nbs/08_skill.ipynb #8ae67381
-_st = dict(dlg=None, cur=None, buf=None, root=None)
+class Session:
+    "What one caller's tool calls share: the current dialog file and message, and the paste buffer"
+    def __init__(self, dlg=None, # The current dialog file (`set_dlg`), or None
+                 cur=None, # The current message's id (`set_cur_msg`), or None
+                 buf=None): # The paste buffer: copies of messages (`copy_msgs`, `cut_msgs`), or None
+        store_attr()
+    __repr__ = basic_repr('dlg,cur')
+
+_user = Session() # The Python user's: what `set_dlg`, `set_cur_msg` and the paste buffer use outside a `call_tool` given a session
+_session = contextvars.ContextVar('dialog_skill_session', default=None) # The session of the call running in this thread or task, when its host gave one
+_root = contextvars.ContextVar('dialog_skill_root', default=None) # The folder (resolved) the call running in this thread or task is confined to, or None
+def _sess(): return _session.get() or _user
 
 def _confine(fname, # A dialog file name
              root): # The folder every path must stay inside
@@ -56,33 +68,37 @@ def _confine(fname, # A dialog file name
 
 def _file(dlg:str=None): # A dialog file, or None for the current one
     "The file `dlg` names, else the current dialog file; confined to the root when one is set"
-    f = _st['dlg'] if dlg is None else dlg
+    f = _sess().dlg if dlg is None else dlg
     if f is None: raise ValueError('no dialog file: pass `dlg=PATH`, or call `set_dlg(PATH)` first')
-    return _confine(f, _st['root']) if _st['root'] is not None else f
+    return _confine(f, r) if (r := _root.get()) is not None else f
 
-def _load(dlg=None): return read_ipynb(_file(dlg))
+_cache = DialogCache() # Dialogs read by the read-only tools, kept while their files are unchanged: such a call doesn't parse the file again
+def _load(dlg=None): return read_ipynb(_file(dlg), root=_root.get())
+def _view(dlg=None): return _cache.read(_file(dlg), root=_root.get())
 
 # %% ../nbs/08_skill.ipynb #aab836b8
 def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; None to forget it
     "Set the current dialog file (it must exist), and return its path"
-    if fname is None: _st['dlg'] = None; return None
-    _st['dlg'] = p = _load(fname).path
+    if fname is None: _sess().dlg = None; return None
+    _sess().dlg = p = _view(fname).path
     return p
 
 def cur_dlg():
     "A fresh `Dialog` read from the current dialog file, or None if none is set"
-    return None if _st['dlg'] is None else _load()
+    return None if _sess().dlg is None else _view()
 
 def set_cur_msg(id): # The current message's id (or a unique prefix); None to forget it
     "Set the current message of the current dialog: where `add_msg` puts messages by default"
-    _st['cur'] = None if id is None else (_load().msg(id).id if _st['dlg'] is not None else id)
-    return _st['cur']
+    s = _sess()
+    s.cur = None if id is None else (_view().msg(id).id if s.dlg is not None else id)
+    return s.cur
 
 def cur_msg():
     "The current message, read fresh from the current dialog file; None if unset, or no longer there"
-    if _st['cur'] is None or _st['dlg'] is None: return None
-    d = _load()
-    return d[_st['cur']] if _st['cur'] in d.messages else None
+    s = _sess()
+    if s.cur is None or s.dlg is None: return None
+    d = _view()
+    return d[s.cur] if s.cur in d.messages else None
 
 # %% ../nbs/08_skill.ipynb #613a2d68
 def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
@@ -115,7 +131,7 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 limit:int=None, # Most messages shown; None for as many as `maxchars` allows
                 maxchars:int=30_000): # Most characters shown; 0 for no limit
     "One row per message of the dialog file (id, type, start of its content, size of its output), a page at a time"
-    _,rows,more = _page(_load(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars)
+    _,rows,more = _page(_view(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars)
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
 def view_dlg(dlg:str=None, # The dialog file; the current one if None
@@ -126,7 +142,7 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
              limit:int=None, # Most messages shown; None for as many as `maxchars` allows
              maxchars:int=30_000): # Most characters shown; 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
-    d = _load(dlg)
+    d = _view(dlg)
     ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
     _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, maxchars)
     head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
@@ -171,7 +187,7 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
              trunc_out:bool=True): # Cut long outputs?
     "One message's content, or a range of its lines, numbered or hash-addressed"
-    return PrettyString(_view1(_load(dlg).msg(id), nums, start_line, end_line, lnhashs, incl_out, trunc_out))
+    return PrettyString(_view1(_view(dlg).msg(id), nums, start_line, end_line, lnhashs, incl_out, trunc_out))
 
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
@@ -180,7 +196,7 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
               trunc_out:bool=True): # Cut long outputs?
     "Several messages, each under a `# msg ID` header"
-    d = _load(dlg)
+    d = _view(dlg)
     return PrettyString('\n\n'.join(f'# msg {m.id}\n' + _view1(m, nums, 1, None, lnhashs, incl_out, trunc_out) for m in [d.msg(i) for i in listify(ids)]))
 
 def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
@@ -189,7 +205,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    end_line:int=None, # Last line shown (included); None for the last
                    out:bool=False): # Show a prompt's reply instead of its request?
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes"
-    return _load(dlg).msg(id).lnhashview(start_line, end_line, out)
+    return _view(dlg).msg(id).lnhashview(start_line, end_line, out)
 
 # %% ../nbs/08_skill.ipynb #d0118225
 def _py_tree(m):
@@ -275,7 +291,7 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               maxchars:int=30_000): # Most characters their summary rows take; 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time (shown as summary rows)"
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-    hits = [m for m in _view_find(_load(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain) if all(p(m) for p in ps)]
+    hits = [m for m in _view_find(_view(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain) if all(p(m) for p in ps)]
     got,_,more = _page(hits, lambda m: m.preview(180), offset, limit, maxchars, 'match')
     res = Found(got)
     res.more = more
@@ -354,6 +370,7 @@ def insert_line(
     at = ends[insert_line-1].end() if insert_line else 0
     return text[:at] + new_str + eol + text[at:]
 
+# %% ../nbs/08_skill.ipynb #618f5dcf
 def replace_lines(
     text:str, # The text to edit
     start_line:int=None, # Starting line number to replace (1-based); None means line 1
@@ -402,12 +419,15 @@ def _exhash_engine():
 
 def _tuples(o): return tuple(_tuples(x) for x in o) if isinstance(o, (list, tuple)) else o
 
+_max_cmds,_max_sw = 1_000,64 # Most exhash commands in one call (the engine's time grows with their number times the text's lines), and the widest shift
+
 def _cmds(cmds):
     "`cmds` as a list of command tuples: one command (a tuple whose first item is a str) or a list of them, lists (from JSON) made tuples"
     cmds = _tuples(cmds)
     if isinstance(cmds, tuple) and cmds and isinstance(cmds[0], str): cmds = (cmds,)
     if not isinstance(cmds, tuple) or not all(isinstance(c, tuple) and c and isinstance(c[0], str) for c in cmds):
         raise ValueError(f'exhash commands are tuples like ("3|ab|", "c", "new text"), not {str(cmds)[:100]!r}')
+    if len(cmds)>_max_cmds: raise ValueError(f'{len(cmds):,} exhash commands: at most {_max_cmds:,} in one call; split the edit, or rewrite a range with replace_lines')
     return list(cmds)
 
 def _eols(txt):
@@ -438,6 +458,7 @@ def exhash(self:Message,
     ex = _exhash_engine()
     try:
         old = _txt(self, out)
+        if not (isinstance(sw, int) and 1<=sw<=_max_sw): raise ValueError(f'sw, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')  # the engine aborts the process on a huge one
         res = ex(old, _cmds(cmds), sw=sw)
     except _edit_errs as e: return _failed(e)
     new = _join(res, old)
@@ -455,7 +476,7 @@ def _edit(dlg, f):
         d = _load(dlg)
         res,changed = f(d)
         if not changed: return res
-        try: d.save(); return res
+        try: d.save(root=_root.get()); return res
         except DialogConflictError:
             if i==_tries-1: raise
             time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))  # random, growing waits: two busy writers can't keep colliding
@@ -498,11 +519,11 @@ def msg_exhash(id:str, # The message's id, or a unique prefix of it
     return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #da3c392c
-def _is_cur(d): return _st['dlg'] is not None and os.path.realpath(d.path)==os.path.realpath(_file())
+def _is_cur(d): return _sess().dlg is not None and os.path.realpath(d.path)==os.path.realpath(_file())
 
 def _place(d, before, after):
     "`(before, after)` as given, or after the current message when `d` is the current dialog's file and holds it"
-    if before is None and after is None and (c := _st['cur']) is not None and _is_cur(d) and c in d.messages: after = c
+    if before is None and after is None and (c := _sess().cur) is not None and _is_cur(d) and c in d.messages: after = c
     return before,after
 
 def _export_ok(t, export):
@@ -636,24 +657,24 @@ def merge_msgs(ids:str|list[str], # The messages (ids or unique prefixes) to mer
 def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
-    d = _load(dlg)
+    d = _view(dlg)
     ms = Msgs(d.msg(i) for i in listify(ids))
-    _st['buf'] = [copy.deepcopy(m) for m in ms]
+    _sess().buf = [copy.deepcopy(m) for m in ms]
     return ms
 
 def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
     ms = del_msgs(ids, dlg)
-    _st['buf'] = [copy.deepcopy(m) for m in ms]
+    _sess().buf = [copy.deepcopy(m) for m in ms]
     return ms
 
 def paste_msgs(before:str=None, # Put the copies before this message
                after:str=None, # Put the copies after this message
                dlg:str=None): # The dialog file; the current one if None
     "Insert copies of the buffered messages (fresh ids) into the dialog file, before or after a message, or at the end; returns them"
-    if not _st['buf']: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
-    return _edit(dlg, lambda d: (d.mk_messages(_st['buf'], before=before and d.msg(before), after=after and d.msg(after)), True))
+    if not _sess().buf: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
+    return _edit(dlg, lambda d: (d.mk_messages(_sess().buf, before=before and d.msg(before), after=after and d.msg(after)), True))
 
 # %% ../nbs/08_skill.ipynb #e5750960
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
@@ -664,7 +685,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
     if p.exists(): raise FileExistsError(f'{p.name} already exists: open it with set_dlg, or pick another name')
     d = Dialog(p.stem)
     if content is not None: d.mk_message(content, msg_type=msg_type)
-    d.save(p)
+    d.save(p, root=_root.get())
     return d
 
 # %% ../nbs/08_skill.ipynb #45b412d8
@@ -751,17 +772,116 @@ _tool_ns = {f.__name__: f for f in skill_tools}
 @functools.cache
 def _input_schema(name, cur): return tool_schema(_tool_ns[name], 'inputSchema', cur)['inputSchema']
 
+def _wire(txt): return txt.encode('utf-8', 'backslashreplace').decode('utf-8') # a lone surrogate (no UTF-8 text can carry one) as its escape, `\udcff`
+
 def call_tool(name:str, # The tool's name
               args:dict, # Its arguments, from JSON
-              root=None): # Confine dialog paths to this folder; None for no confinement
-    "Call tool `name` with JSON `args`, checked against its schema first: `(text, is_error)`"
-    old,_st['root'] = _st['root'],(None if root is None else os.path.realpath(root))
+              root=None, # Confine dialog paths to this folder; None for no confinement
+              session:Session=None): # The caller's session (current dialog and message, paste buffer); None for the Python user's
+    "Call tool `name` with JSON `args`, checked against its schema first: `(text, is_error)`; `root` and `session` are this call's alone"
+    return contextvars.copy_context().run(_call_tool, name, args, root, session)
+
+def _call_tool(name, args, root, session):
+    "`call_tool`, in a context of its own: what it sets there is gone when it returns"
+    _root.set(None if root is None else os.path.realpath(root))
+    if session is not None: _session.set(session)
     try:
         if name not in _tool_ns: raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
-        r = _tool_ns[name](**check_args(_input_schema(name, _st['dlg'] is not None), {} if args is None else args, name))
-        return tool_text(r),bool(getattr(r, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
-    except Exception as e: return f'{type(e).__name__}: {e}', True
-    finally: _st['root'] = old
+        r = _tool_ns[name](**check_args(_input_schema(name, _sess().dlg is not None), {} if args is None else args, name))
+        return _wire(tool_text(r)),bool(getattr(r, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
+    except Exception as e: return _wire(f'{type(e).__name__}: {e}'),True
+
+# %% ../nbs/08_skill.ipynb #bb0e04d6
+_buf_tools = {'copy_msgs', 'cut_msgs', 'paste_msgs'} # The tools that use the paste buffer
+
+def _worker_main(root, # The folder calls are confined to
+                 maxmem): # Most bytes of memory this process may take, or 0
+    "A worker process: answers tool calls `(name, args, buffer or None)` read from stdin with `(text, is_error, buffer)` on stdout, until stdin closes"
+    from multiprocessing.connection import Connection
+    rd,wr = os.dup(0),os.dup(1)
+    nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
+    os.dup2(2, 1)  # stray prints go to stderr, not into the answers
+    try:
+        import resource
+        if maxmem: resource.setrlimit(resource.RLIMIT_AS, (maxmem, maxmem))
+    except (ImportError, ValueError, OSError): pass
+    inp,out = Connection(rd, writable=False),Connection(wr, readable=False)
+    while True:
+        try: name,args,buf = inp.recv()
+        except (EOFError, OSError): return
+        s = Session(buf=buf)
+        txt,err = call_tool(name, args, root, s)
+        out.send((txt, err, s.buf if name in _buf_tools else None))
+
+class _Worker:
+    "A worker process, and the two ends of its pipes"
+    def __init__(self, root, maxmem):
+        from multiprocessing.connection import Connection
+        code = 'import sys; from dialog.skill import _worker_main; _worker_main(sys.argv[1], int(sys.argv[2]))'
+        self.proc = subprocess.Popen([sys.executable, '-c', code, root, str(maxmem or 0)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.send = Connection(os.dup(self.proc.stdin.fileno()), readable=False).send
+        self.conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
+        self.proc.stdin.close(); self.proc.stdout.close()
+    def alive(self): return self.proc.poll() is None
+    def kill(self):
+        "Stop it at once (its pipe is left open for a thread still waiting on it: it reads EOF)"
+        if self.alive(): self.proc.kill()
+        self.proc.wait()
+
+def _tname(name): return name if name in _tool_ns else short_repr(name, 60)
+def _died(code): return f'killed by signal {-code}' if code and code<0 else f'exit code {code}'
+
+# %% ../nbs/08_skill.ipynb #4ede4d82
+class ToolPool:
+    "Tool calls in worker processes, each with a deadline: `call(name, args)` is `call_tool`'s `(text, is_error)`, or a tool error when the call ran past `timeout` or crashed its worker"
+    def __init__(self, root='.', # The folder every dialog path is confined to
+                 timeout:float=30, # Seconds a call may run before it is stopped
+                 maxmem:int=4<<30): # Most bytes of memory a worker may take (None: no limit)
+        self.root,self.timeout,self.maxmem = os.path.realpath(root),timeout,maxmem
+        self.buf,self._idle,self._lock = None,[],threading.Lock()
+    def _take(self):
+        "An idle worker (the one used last), or a new one"
+        with self._lock:
+            while self._idle:
+                if (w := self._idle.pop()).alive(): return w
+        return _Worker(self.root, self.maxmem)
+    def _give(self, w):
+        if w.alive():
+            with self._lock: self._idle.append(w)
+    def _run(self, w, name, args):
+        "Call `name` in worker `w`: its answer, or a tool error when it ran past the deadline (then `w` is killed) or `w` died"
+        try:
+            w.send((name, args, self.buf if name in _buf_tools else None))
+            if not w.conn.poll(self.timeout):
+                w.kill()
+                return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call and was stopped (a regex that backtracks for ages? a huge exhash script?). '
+                        'A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
+            txt,err,buf = w.conn.recv()
+        except (EOFError, OSError):
+            w.kill()
+            return f'RuntimeError: the process running {_tname(name)} died ({_died(w.proc.poll())}), as a native extension does when it aborts; an edit saved nothing unless it had finished. The server goes on', True
+        if name in _buf_tools: self.buf = buf
+        return txt,err
+    def call(self, name:str, # The tool's name
+             args:dict): # Its arguments, from JSON
+        "Run one call in a worker, with the deadline: `(text, is_error)`"
+        w = self._take()
+        try: return self._run(w, name, args)
+        finally: self._give(w)
+    async def acall(self, name:str, # The tool's name
+                    args:dict): # Its arguments, from JSON
+        "`call` for an event loop, which it leaves free meanwhile; cancelled, it stops the worker at once"
+        import anyio
+        w = await anyio.to_thread.run_sync(self._take)
+        try: return await anyio.to_thread.run_sync(self._run, w, name, args, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class(): w.kill(); raise
+        finally: self._give(w)
+    def close(self):
+        "Stop every idle worker"
+        with self._lock: ws,self._idle = self._idle,[]
+        for w in ws: w.kill()
+    def __enter__(self): return self
+    def __exit__(self, *a): self.close()
 
 # %% ../nbs/08_skill.ipynb #f47e7b8c
 _reads = {'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'find_msgs'}
@@ -788,26 +908,71 @@ Structure: add_msg, del_msgs, update_msg (type, metadata, export, skipped, pinne
 
 Another program's change saved after a tool read the file is never overwritten: the tool reads again and redoes its edit."""
 
+# %% ../nbs/08_skill.ipynb #5cdbfd91
+@contextmanager
+def _claim_stdin():
+    "The client's requests as a text file of our own, with fd 0 on the null device meanwhile (so no worker process can read them); restored after"
+    fd = os.dup(0)
+    nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
+    f = open(os.dup(fd), 'r', encoding='utf-8', errors='replace', newline='\n')
+    try: yield f
+    finally:
+        f.close()
+        os.dup2(fd, 0); os.close(fd)
+
+def _bad_request(line, e):
+    "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification (which gets no answer)"
+    import mcp_types as mt
+    try: msg = json.loads(line)
+    except ValueError: msg = None
+    if isinstance(msg, dict) and 'id' not in msg: return None
+    id = msg.get('id') if isinstance(msg, dict) else None
+    if not isinstance(id, (str, int)) or isinstance(id, bool) or (isinstance(id, str) and _wire(id)!=id): id = None
+    if msg is None: why = 'it is not JSON'
+    elif _wire(json.dumps(msg, ensure_ascii=False))!=json.dumps(msg, ensure_ascii=False): why = 'it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: send the text it stands for'
+    else: why = f'it is not a JSON-RPC message MCP knows ({short_repr(str(e).split(chr(10))[0], 200)})'
+    return mt.JSONRPCError(jsonrpc='2.0', id=id, error=mt.ErrorData(code=mt.PARSE_ERROR if msg is None else mt.INVALID_REQUEST, message=f'the request could not be read: {why}'))
+
+async def _requests(lines, # The client's lines (an async iterable)
+                    answer): # `await answer(error)` sends a JSON-RPC error to the client
+    "The lines the SDK can read; each other one answered here with a JSON-RPC error, where the SDK would drop it and leave the client waiting"
+    import mcp_types as mt
+    async for line in lines:
+        if not line.strip(): continue
+        try: mt.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except Exception as e:
+            if (err := _bad_request(line, e)) is not None: await answer(err)
+            continue
+        yield line
+
 # %% ../nbs/08_skill.ipynb #c66d6b41
-def serve_mcp(root='.'): # The folder whose dialogs the server may read and edit
+def serve_mcp(root='.', # The folder whose dialogs the server may read and edit
+              timeout:float=30, # Seconds a tool call may run before it is stopped (a tool error naming the limit)
+              maxmem:int=4<<30): # Most bytes of memory the process running a call may take (None: no limit)
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     with needs_extra('mcp', 'the MCP server needs mcp'):
         import anyio, mcp_types as mt
         from mcp.server.lowlevel import Server
         from mcp.server.stdio import stdio_server
+        from mcp.shared.message import SessionMessage
     root = os.path.realpath(root)
     if not os.path.isdir(root): raise NotADirectoryError(f'the root {root!r} is not a folder')
     tools = [mt.Tool(name=s['name'], description=s['description'], input_schema=s['inputSchema'], annotations=mt.ToolAnnotations.model_validate(tool_hints(f)))
              for f,s in zip(skill_tools, tool_schemas('inputSchema'))]
     for f in skill_tools: _input_schema(f.__name__, False)  # every schema `call_tool` checks against, read from the source once, at start
+    pool = ToolPool(root, timeout, maxmem)
     async def list_tools(ctx, params): return mt.ListToolsResult(tools=tools)
     async def run_tool(ctx, params):
-        txt,err = call_tool(params.name, params.arguments, root)
+        txt,err = await pool.acall(params.name, params.arguments)  # in a worker process: the event loop stays free for other calls and cancellations
         return mt.CallToolResult(content=[mt.TextContent(type='text', text=txt)], is_error=err)
     srv = Server('nbdialog', instructions=mcp_instructions, on_list_tools=list_tools, on_call_tool=run_tool)
-    async def main():
-        async with stdio_server() as (r, w): await srv.run(r, w, srv.create_initialization_options())
-    anyio.run(main)
+    async def main(f):
+        ready,out = anyio.Event(),{}
+        async def answer(err): await ready.wait(); await out['w'].send(SessionMessage(err))
+        async with stdio_server(stdin=_requests(anyio.wrap_file(f), answer)) as (r, w):
+            out['w'] = w; ready.set()
+            await srv.run(r, w, srv.create_initialization_options())
+    with pool, _claim_stdin() as f: anyio.run(main, f)
 
 # %% ../nbs/08_skill.ipynb #bcf9e0b1
 def _magic_args(line):

@@ -236,8 +236,8 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     f = tmp_path/'pipe.ipynb'
     os.mkfifo(f)
     r = nbd('run', f)
-    assert r.returncode==2 and 'is not a regular file' in r.stderr, r.stderr
-    with pytest.raises(ValueError, match='is not a regular file'): read_ipynb(f)
+    assert r.returncode==2 and 'not a regular file' in r.stderr, r.stderr
+    with pytest.raises(ValueError, match='not a regular file'): read_ipynb(f)
 
 @pytest.mark.slow
 def test_a_fifo_swapped_in_mid_run_stops_it(tmp_path):
@@ -247,4 +247,4 @@ def test_a_fifo_swapped_in_mid_run_stops_it(tmp_path):
     wait_for(lambda: (tmp_path/'go').exists(), 'the first message')
     os.unlink(p); os.mkfifo(p)
     out,err = proc.communicate(timeout=60)
-    assert proc.returncode==1 and 'is not a regular file' in out.splitlines()[-1] and 'Traceback' not in err, (out, err)
+    assert proc.returncode==1 and 'not a regular file' in out.splitlines()[-1] and 'Traceback' not in err, (out, err)

@@ -11,9 +11,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(autouse=True)
 def _fresh_state():
-    old = dict(sk._st)
+    old = dict(vars(sk._user))
     yield
-    sk._st.clear(); sk._st.update(old)
+    vars(sk._user).update(old)
 
 def _mk(path, n=3):
     d = Dialog('t')
@@ -135,7 +135,7 @@ def test_root_confines_paths(tmp_path):
         assert not err and txt.startswith('m0:code:'), good
     txt,err = sk.call_tool('create_dlg', dict(fname='sub/new', content='hi'), root=root)
     assert not err and (root/'sub/new.ipynb').exists()
-    assert sk._st['root'] is None  # confinement is the call's, not left behind
+    assert sk._root.get() is None  # confinement is the call's, not left behind
 
 def test_no_dialog_file_says_how():
     sk.set_dlg(None)
@@ -236,3 +236,16 @@ def test_nbrun_all_skips_eval_false_messages(tmp_path, capsys):
     assert 'ran_a' in ip.user_ns and 'ran_c' in ip.user_ns and 'not_run' not in ip.user_ns
     ip.run_line_magic('nbrun', 'b')  # named: it runs, as `nbdialog run` runs a message it is asked for
     assert ip.user_ns.pop('not_run')==1
+
+# --- read-only tools read through the cache
+
+def test_read_only_tools_read_through_the_cache(tmp_path):
+    "A second read-only call on an unchanged file doesn't parse it; a change on disk is seen at once"
+    d = Dialog('a'); m = d.mk_message('x = 1'); d.save(tmp_path/'a.ipynb')
+    sk._cache.clear()
+    assert sk.call_tool('view_msg', dict(id=m.id, dlg='a.ipynb'), tmp_path)[0].endswith('x = 1')
+    n = sk._cache.hits
+    sk.call_tool('view_msg', dict(id=m.id, dlg='a.ipynb'), tmp_path)
+    assert sk._cache.hits==n+1
+    sk.call_tool('msg_str_replace', dict(id=m.id, old_str='x = 1', new_str='x = 2', dlg='a.ipynb'), tmp_path)
+    assert sk.call_tool('view_msg', dict(id=m.id, dlg='a.ipynb'), tmp_path)[0].endswith('x = 2')

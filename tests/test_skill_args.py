@@ -9,9 +9,9 @@ import dialog.skill as sk
 
 @pytest.fixture(autouse=True)
 def _fresh_state():
-    old = dict(sk._st)
+    old = dict(vars(sk._user))
     yield
-    sk._st.clear(); sk._st.update(old)
+    vars(sk._user).update(old)
 
 def _mk(path):
     d = Dialog('t')
@@ -143,7 +143,7 @@ def test_every_tool_with_schema_arguments_never_crashes_and_bad_types_are_tool_e
     root = tmp_path/'r'; shutil.rmtree(root, ignore_errors=True); root.mkdir()
     p = _mk(root/'d.ipynb')
     before = p.read_bytes()
-    sk._st['buf'] = None
+    sk._user.buf = None
     schema = {**s['inputSchema'], 'properties': {k:{kk:vv for kk,vv in v.items() if kk!='default'} for k,v in s['inputSchema']['properties'].items()}}
     try: jsonschema.validate({k:v for k,v in args.items() if v is not None}, schema); valid = True
     except jsonschema.ValidationError: valid = False

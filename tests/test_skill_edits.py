@@ -281,7 +281,7 @@ def test_merging_prompts_keeps_every_reply(tmp_path):
 
 def test_add_msg_to_another_dialog_ignores_this_dialogs_current_message(tmp_path):
     a,b = _dlg(tmp_path/'a.ipynb'),_dlg(tmp_path/'b.ipynb')  # the same ids
-    old = dict(sk._st)
+    old = dict(vars(sk._user))
     try:
         sk.set_dlg(a); sk.set_cur_msg('c1')
         sk.add_msg('other', id='new', dlg=b)
@@ -290,7 +290,7 @@ def test_add_msg_to_another_dialog_ignores_this_dialogs_current_message(tmp_path
         assert read_ipynb(a).messages[1].id=='new2'  # after the current message of the current dialog
         sk.add_msg('here too', id='new3')
         assert read_ipynb(a).messages[1].id=='new3'
-    finally: sk._st.clear(); sk._st.update(old)
+    finally: vars(sk._user).update(old)
 
 @pytest.mark.parametrize('t', ['note', 'prompt', 'raw'])
 def test_export_is_for_code_only(tmp_path, t):

@@ -1,0 +1,138 @@
+"A call never blocks the server: FIFOs refused before opening, runaway work stopped at a deadline (a tool error naming the limit), a crashed worker replaced, exhash inputs bounded, unreadable requests answered"
+import json, os, select, signal, subprocess, sys, threading, time
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.skill as sk
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def _mk(root):
+    d = Dialog('d'); d.mk_message('x = 1', id='m0'); d.mk_message('a'*40 + '!', msg_type=snote, id='bomb')
+    d.save(root/'d.ipynb')
+    return root
+
+def _in_time(f, secs=10):
+    "`f()`, failing the test if it takes more than `secs` (run in a thread, so a hang is seen, not suffered)"
+    res = []
+    t = threading.Thread(target=lambda: res.append(f()), daemon=True); t.start(); t.join(secs)
+    assert not t.is_alive(), f'hung for {secs} s'
+    return res[0]
+
+@pytest.mark.parametrize('name,args', [
+    ('summary_dlg', dict(dlg='f.ipynb')), ('view_dlg', dict(dlg='f')), ('find_msgs', dict(dlg='f.ipynb')),
+    ('add_msg', dict(content='x', dlg='f.ipynb')), ('create_dlg', dict(fname='f')), ('copy_msgs', dict(ids='a', dlg='f.ipynb'))])
+def test_a_fifo_named_ipynb_is_refused_at_once(tmp_path, name, args):
+    os.mkfifo(tmp_path/'f.ipynb')
+    txt,err = _in_time(lambda: sk.call_tool(name, args, root=tmp_path))
+    assert err and ('not a regular file' in txt or 'already exists' in txt), txt
+
+def test_set_dlg_on_a_fifo_is_refused_at_once(tmp_path):
+    os.mkfifo(tmp_path/'f.ipynb')
+    def f():
+        try: sk.set_dlg(tmp_path/'f.ipynb')
+        except ValueError as e: return str(e)
+    assert 'not a regular file' in _in_time(f)
+
+def test_exhash_inputs_are_bounded(tmp_path):
+    _mk(tmp_path)
+    txt,err = sk.call_tool('msg_exhash', dict(id='m0', cmds=[['%', '>']], sw=2**60, dlg='d.ipynb'), root=tmp_path)  # aborted the whole process before
+    assert err and 'must be 1 to 64' in txt
+    t = time.time()
+    txt,err = sk.call_tool('msg_exhash', dict(id='m0', cmds=[['1|zz|', 's', 'x', 'y']]*100_000, dlg='d.ipynb'), root=tmp_path)
+    assert err and txt.startswith('error: 100,000 exhash commands: at most 1,000') and time.time()-t < 10, txt
+    assert read_ipynb(tmp_path/'d.ipynb')['m0'].content=='x = 1'
+
+def test_a_runaway_regex_is_stopped_at_the_deadline_and_the_next_call_is_answered(tmp_path):
+    _mk(tmp_path)
+    with sk.ToolPool(tmp_path, timeout=1.5) as pool:
+        for name,args in (('find_msgs', dict(pattern='(a+)+$')), ('msg_str_replace', dict(id='bomb', old_str='a', new_str='b', re_filter='(a+)+$'))):
+            t = time.time()
+            txt,err = pool.call(name, args|dict(dlg='d.ipynb'))
+            assert err and txt.startswith(f'TimeoutError: {name} ran past the 1.5 s limit') and time.time()-t < 5, txt
+            assert pool.call('view_msg', dict(id='m0', dlg='d.ipynb'))==(sk.call_tool('view_msg', dict(id='m0', dlg='d.ipynb'), root=tmp_path)[0], False)
+    assert read_ipynb(tmp_path/'d.ipynb')['bomb'].content=='a'*40 + '!'
+
+def test_a_crashed_worker_is_a_tool_error_and_is_replaced(tmp_path):
+    _mk(tmp_path)
+    with sk.ToolPool(tmp_path, timeout=20) as pool:
+        pool.call('summary_dlg', dict(dlg='d.ipynb'))
+        w = pool._idle[-1]
+        threading.Timer(0.5, lambda: os.kill(w.proc.pid, signal.SIGKILL)).start()  # as a native abort would end it
+        txt,err = pool.call('find_msgs', dict(pattern='(a+)+$', dlg='d.ipynb'))
+        assert err and txt.startswith('RuntimeError: the process running find_msgs died (killed by signal 9)'), txt
+        assert pool.call('summary_dlg', dict(dlg='d.ipynb'))[1] is False
+
+def test_the_pool_keeps_its_own_paste_buffer(tmp_path):
+    _mk(tmp_path)
+    with sk.ToolPool(tmp_path) as pool:
+        assert not pool.call('copy_msgs', dict(ids='m0', dlg='d.ipynb'))[1]
+        assert not pool.call('paste_msgs', dict(dlg='d.ipynb'))[1]
+    assert [m.content for m in read_ipynb(tmp_path/'d.ipynb').messages]==['x = 1', 'a'*40 + '!', 'x = 1']
+
+# --- the server, over its stdio
+
+def _server(root, timeout=2):
+    return subprocess.Popen([sys.executable, '-c', f'from dialog.skill import serve_mcp; serve_mcp(".", timeout={timeout})'], cwd=root,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ|dict(PYTHONPATH=str(ROOT)))
+
+def _send(p, msg): p.stdin.write((msg if isinstance(msg, str) else json.dumps(msg)).encode()+b'\n'); p.stdin.flush()
+
+def _recv(p, secs):
+    r,_,_ = select.select([p.stdout], [], [], secs)
+    return json.loads(p.stdout.readline()) if r else None
+
+def _init(p):
+    _send(p, dict(jsonrpc='2.0', id=0, method='initialize', params=dict(protocolVersion='2025-06-18', capabilities={}, clientInfo=dict(name='t', version='1'))))
+    assert _recv(p, 30)['id']==0
+    _send(p, dict(jsonrpc='2.0', method='notifications/initialized'))
+
+def _call(rid, name, **args): return dict(jsonrpc='2.0', id=rid, method='tools/call', params=dict(name=name, arguments=args))
+
+@pytest.mark.slow
+def test_unreadable_requests_get_an_error_response(tmp_path):
+    _mk(tmp_path)
+    p = _server(tmp_path)
+    try:
+        _init(p)
+        _send(p, '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"summary_dlg","arguments":{"dlg":"\\udcff"}}}')
+        r = _recv(p, 10)
+        assert r and r['id']==7 and 'lone surrogate' in r['error']['message'], r
+        _send(p, '{"jsonrpc": "2.0", "id": 8, "method"')
+        r = _recv(p, 10)
+        assert r and r['id'] is None and r['error']['code']==-32700, r
+        _send(p, _call(9, 'summary_dlg', dlg='d.ipynb'))
+        assert _recv(p, 10)['result']['content'][0]['text'].startswith('m0:code:')  # and the server goes on
+    finally: p.kill(); p.wait()
+
+@pytest.mark.slow
+def test_a_slow_call_blocks_neither_the_next_call_nor_a_cancellation(tmp_path):
+    _mk(tmp_path)
+    p = _server(tmp_path, timeout=5)
+    try:
+        _init(p)
+        _send(p, _call(1, 'summary_dlg', dlg='d.ipynb')); assert _recv(p, 30)['id']==1  # a worker started
+        t = time.time()
+        _send(p, _call(2, 'find_msgs', pattern='(a+)+$', dlg='d.ipynb'))
+        _send(p, _call(3, 'view_msg', id='m0', dlg='d.ipynb'))
+        r = _recv(p, 4.5)
+        assert r and r['id']==3 and time.time()-t < 4.5, r  # answered while the regex runs
+        _send(p, dict(jsonrpc='2.0', method='notifications/cancelled', params=dict(requestId=2, reason='enough')))
+        _send(p, _call(4, 'summary_dlg', dlg='d.ipynb'))
+        r = _recv(p, 4.5)
+        assert r and r['id']==4, r
+        r = _recv(p, 8)
+        assert r is None or r['id']==2  # a cancelled request may get no answer; never one that blocked the others
+    finally: p.kill(); p.wait()
+
+@pytest.mark.slow
+def test_a_result_holding_a_lone_surrogate_is_sent_escaped(tmp_path):
+    d = Dialog('d'); d.mk_message('x = "\udcff"', id='m0'); d.save(tmp_path/'d.ipynb')
+    p = _server(tmp_path)
+    try:
+        _init(p)
+        _send(p, _call(1, 'view_msg', id='m0', dlg='d.ipynb'))
+        r = _recv(p, 30)
+        assert r and '\\udcff' in r['result']['content'][0]['text'], r
+    finally: p.kill(); p.wait()

@@ -1,0 +1,77 @@
+"Per-call state: the root, the current dialog and message and the paste buffer are each call's (context variables) or each client's (a `Session`), never module state shared between threads"
+import threading
+from pathlib import Path
+import pytest
+from dialog.core import *
+from dialog.ipynb import *
+import dialog.skill as sk
+
+@pytest.fixture(autouse=True)
+def _fresh_state():
+    old = dict(vars(sk._user))
+    yield
+    vars(sk._user).update(old)
+
+def _mk(root):
+    root.mkdir()
+    Dialog('d', [Message('x = 1', id='m0')]).save(root/'d.ipynb')
+    return root
+
+def _lockstep(monkeypatch):
+    "Every call's path check waits for the other thread's: both calls are under way, each with its root set, before either looks at a path"
+    bar,real = threading.Barrier(2, timeout=10),sk._confine
+    def waiting(*a, **kw):
+        try: bar.wait()
+        except threading.BrokenBarrierError: pass
+        return real(*a, **kw)
+    monkeypatch.setattr(sk, '_confine', waiting)
+    return bar
+
+def test_two_threads_two_roots_every_edit_lands_in_its_own_root(tmp_path, monkeypatch):
+    roots = [_mk(tmp_path/'a'), _mk(tmp_path/'b')]
+    bar,n,errs = _lockstep(monkeypatch),60,[]
+    def client(k):
+        for i in range(n):
+            txt,err = sk.call_tool('add_msg', dict(content=f'from {k} {i}', dlg='d.ipynb'), root=roots[k])
+            if err: errs.append(txt)
+    ts = [threading.Thread(target=client, args=(k,)) for k in (0, 1)]
+    for t in ts: t.start()
+    for t in ts: t.join(60)
+    bar.abort()
+    assert not errs, errs[:3]
+    for k,r in enumerate(roots):
+        got = [m.content for m in read_ipynb(r/'d.ipynb').messages[1:]]
+        assert got==[f'from {k} {i}' for i in range(n)], (k, got[:5])
+
+def test_sessions_keep_their_own_paste_buffer_and_current_dialog(tmp_path, monkeypatch):
+    roots = [_mk(tmp_path/'a'), _mk(tmp_path/'b')]
+    for k,r in enumerate(roots): sk.add_msg(f'only in {k}', id=f'own{k}', dlg=r/'d.ipynb')
+    sess,bar,users = [sk.Session(), sk.Session()],_lockstep(monkeypatch),sk._user.buf
+    def client(k):
+        for i in range(20):
+            sk.call_tool('copy_msgs', dict(ids=f'own{k}', dlg='d.ipynb'), root=roots[k], session=sess[k])
+            sk.call_tool('paste_msgs', dict(dlg='d.ipynb'), root=roots[k], session=sess[k])
+    ts = [threading.Thread(target=client, args=(k,)) for k in (0, 1)]
+    for t in ts: t.start()
+    for t in ts: t.join(60)
+    bar.abort()
+    for k,r in enumerate(roots):
+        pasted = [m.content for m in read_ipynb(r/'d.ipynb').messages[2:]]
+        assert pasted==[f'only in {k}']*20, (k, set(pasted))
+        assert [m.id for m in sess[k].buf]==[f'own{k}']
+    assert sk._user.buf is users  # the Python user's buffer untouched
+
+def test_a_python_users_current_dialog_is_untouched_by_calls_in_other_threads(tmp_path):
+    a,b = _mk(tmp_path/'a'),_mk(tmp_path/'b')
+    sk.set_dlg(a/'d.ipynb'); sk.set_cur_msg('m0')
+    t = threading.Thread(target=lambda: [sk.call_tool('summary_dlg', dict(dlg='d.ipynb'), root=b, session=sk.Session()) for _ in range(20)])
+    t.start(); t.join(30)
+    assert sk.cur_dlg().path==(a/'d.ipynb').resolve() and sk.cur_msg().id=='m0'
+    assert sk._root.get() is None
+    sk.add_msg('here')
+    assert read_ipynb(a/'d.ipynb').messages[1].content=='here' and len(read_ipynb(b/'d.ipynb'))==1
+
+def test_the_root_is_the_calls_alone_even_when_the_call_fails(tmp_path):
+    a = _mk(tmp_path/'a')
+    txt,err = sk.call_tool('view_msg', dict(id='nope', dlg='d.ipynb'), root=a)
+    assert err and sk._root.get() is None and sk._session.get() is None
