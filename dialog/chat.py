@@ -1035,7 +1035,8 @@ def _sharegpt(d, oa):
     while res and res[-1]['from']!='gpt': res.pop() # the model's answer ends the line: a prompt not answered, or a tool loop cut short (its calls and results), is left off
     turns = res[1:] if res and res[0]['from']=='system' else res
     if not turns or any(t['from'] not in _sg_turns[i%2] for i,t in enumerate(turns)): return None # no model turn, or two of one side in a row (a reply with no prompt before it): no line a trainer keeps
-    tools = _tool_defs(ms)
+    kept = [c for t in res if t['from']=='function_call' for c in (lambda v: v if isinstance(v, list) else [v])(json.loads(t['value']))]
+    tools = _tool_defs([dict(tool_calls=[dict(function=c) for c in kept])]) # the functions the line calls: a loop left off defines none
     return dict(conversations=res) | ({'tools': json.dumps([t['function'] for t in tools], ensure_ascii=False)} if tools else {})
 
 jsonl_shapes = dict(chat=None, openai_ft=_openai_ft, hf=_hf, trl=_trl, sharegpt=_sharegpt) # The shapes `dlgs2jsonl` writes a line in: a name, and the function that builds a line of a dialog and its OpenAI messages (None: the line is left out)

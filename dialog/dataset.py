@@ -74,6 +74,7 @@ def _notebooks(folder):
 
 _path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0') # A path's text in `Path`'s own order (by its parts, case-blind on Windows): the separator made the least character, one string compared in C
 
+# %% ../nbs/09_dataset.ipynb #0389df3b
 def _entries(base):
     "The entries of folder `base` ('' is the current one); none when it can't be listed"
     try: return list(os.scandir(base or os.curdir))
@@ -112,6 +113,7 @@ def _glob(pat):
     if pat.endswith(tuple(s for s in (os.sep, os.altsep) if s)): return (os.path.join(f, '') for f in fs if os.path.isdir(f))
     return fs
 
+# %% ../nbs/09_dataset.ipynb #0fd09402
 def _paths1(src):
     "The files one item of `dlg_paths`'s `src` names, as text (as `str` of a `Path`)"
     p = src if isinstance(src, Path) else Path(src)
@@ -123,7 +125,7 @@ def _paths1(src):
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
         return sorted({str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if f.endswith('.ipynb')}, key=_path_key)  # a file two `**`s reach is listed once
-    return list(_notebooks(str(p))) if stat.S_ISDIR(st.st_mode) else [str(p)]
+    return _notebooks(str(p)) if stat.S_ISDIR(st.st_mode) else [str(p)] # a folder's files as they are found, in order
 
 def _paths(src):
     "The files `src` names, a list's items in turn"
@@ -133,14 +135,20 @@ def _paths(src):
 
 def _once(paths, seen):
     "`paths` but those whose real path is in `seen` (which gets theirs): `a.ipynb`, `./a.ipynb`, `/here/a.ipynb` and a link to it, or a folder reached twice through a link, are one file, read once where first named"
-    return [p for p in paths if (k := os.path.realpath(p)) not in seen and not seen.add(k)]
+    return (p for p in paths if (k := os.path.realpath(p)) not in seen and not seen.add(k))
+
+def _listed(src, keep):
+    "`keep(paths)` of the files `src` names (`_paths`), each once (`_once`). One folder lists each file once already, unless a link leads to another: then, only then, `keep` is given them again through `_once` (so 50,000 files cost no set of 50,000 real paths)"
+    if isinstance(src, (list, tuple, L)) or not os.path.isdir(os.path.expanduser(src)): return keep(_once(_paths(src), set()))
+    res = keep(_paths(src))
+    return keep(_once(_paths(src), set())) if any(os.path.islink(p) for p in _paths(src)) else res
 
 def _dlg_texts(src):
     "The files `dlg_paths` lists, as text: what the readers keep while they read (a `Path` each would cost 500 bytes, 25 MB at 50,000 files)"
-    return _once(_paths(src), set())
+    return _listed(src, list)
 
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
-    "The `.ipynb` files `src` names, sorted, each once by its real path (where first named: a folder and its subfolder overlap, or a link leads to a file listed); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
+    "The `.ipynb` files `src` names, sorted, each file once however it is reached (where first named: a folder and its subfolder overlap, or a link leads to a file listed); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
     return L(map(Path, _dlg_texts(src)))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
@@ -158,12 +166,32 @@ def _chunks(xs, workers):
     n = max(1, min(16, len(xs)//(max(workers, 1)*16)))
     return [xs[i:i+n] for i in range(0, len(xs), n)]
 
-def _plan(src, workers):
-    "The files of `src` (as text: `_dlg_texts`), the processes to read them in, and the chunks they are read in"
-    paths = _dlg_texts(src)
-    workers = _nworkers(workers, len(paths))
-    return paths,workers,_chunks(paths, workers)
+class _Files:
+    "A listing kept small while it is read: its paths in blocks of `k`, each one text (NUL between them: no path holds one), a block's list of paths made when it is asked for. 50,000 paths take 2 MB so, where a list of them takes 6"
+    def __init__(self, paths, k=16):
+        self.blocks,self.n,cur = [],0,[]
+        for p in paths:
+            cur.append(p); self.n += 1
+            if len(cur)==k: self.blocks.append('\0'.join(cur)); cur = []
+        if cur: self.blocks.append('\0'.join(cur))
+    def __len__(self): return len(self.blocks)
+    def __getitem__(self, i): return self.blocks[i].split('\0')
+    def __iter__(self): return (b.split('\0') for b in self.blocks)
 
+class _Lazy:
+    "The items `f(i, xs[i])` of sequence `xs`, each made when it is asked for: a long list of jobs isn't held whole"
+    def __init__(self, xs, f): self.xs,self.f = xs,f
+    def __len__(self): return len(self.xs)
+    def __getitem__(self, i): return self.f(i, self.xs[i])
+    def __iter__(self): return (self[i] for i in range(len(self)))
+
+def _plan(src, workers):
+    "How many files `src` names (`dlg_paths`), the processes to read them in, and the chunks they are read in: blocks of 16 (`_Files`), or smaller for fewer than 256 files a process"
+    fs = _listed(src, _Files)
+    workers = _nworkers(workers, fs.n)
+    return fs.n,workers,(fs if max(1, min(16, fs.n//(max(workers, 1)*16)))==16 else _chunks([p for b in fs for p in b], workers))
+
+# %% ../nbs/09_dataset.ipynb #8da61b0e
 def _progress(total, progress, desc):
     "A tqdm progress bar of `total` files when `progress` (None: when stderr is a terminal), else None (also without tqdm)"
     if progress is None: progress = sys.stderr.isatty()
@@ -322,7 +350,7 @@ def _attempt(f, job):
 
 def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
     "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar; `kf`: what the other processes call instead of `f`, giving what `_pack` turns into `f`'s result"
-    jobs = list(jobs)
+    jobs = jobs if isinstance(jobs, (list, _Files, _Lazy)) else list(jobs) # a sequence made as it is read stays so
     kids = max(min(workers, len(jobs))-1, 0)  # no more processes than jobs, whatever `workers` asks
     if not kids: yield from _pmap1(f, jobs, progress, desc, total, nfiles); return
     ctx = multiprocessing.get_context()
@@ -434,10 +462,10 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
     "The `cls` dialogs at `src` in path order, read in parallel processes; with `on_error='collect'`, `(dialogs, errors)`"
     _chk_on_error(on_error)
     res,errs = L(),L()
-    paths,workers,jobs = _plan(src, workers)
+    n,workers,jobs = _plan(src, workers)
     with _gc_paused():
         kf = partial(_read_chunk, cls=cls, parts=True)  # the others read without building messages: this process builds them from what they send
-        for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', len(paths), kf=kf): res += _triage(r, on_error, errs)
+        for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', n, kf=kf): res += _triage(r, on_error, errs)
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b4174a67
@@ -532,8 +560,8 @@ def _tables(src, workers, on_error, progress, errs):
         if src and all(isinstance(d, Dialog) for d in src):
             yield _table([(d, None if d.path is None else str(d.path)) for d in src]); return
         if any(isinstance(d, Dialog) for d in src): raise ValueError('give dialogs or paths, not a mix of both')
-    paths,workers,jobs = _plan(src, workers)
-    for t,bad in _pmap(_table_chunk, jobs, workers, progress, 'reading', len(paths)):
+    n,workers,jobs = _plan(src, workers)
+    for t,bad in _pmap(_table_chunk, jobs, workers, progress, 'reading', n):
         _triage(bad, on_error, errs)
         yield t
 
@@ -798,6 +826,8 @@ def _write_folder(path, write, force):
     return path
 
 # %% ../nbs/09_dataset.ipynb #1674518d
+def _jsonl_job(td, fmt, drop, shape, i, paths): return paths, os.path.join(td, f'{i}.jsonl'), fmt, drop, shape # job `i` of `paths2jsonl`: its files, the temporary file it writes, and how
+
 def _jsonl_chunk(job):
     "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: (that file, or None if none could be read; the errors)"
     paths,tmp,fmt,drop,shape = job
@@ -826,10 +856,10 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     if not force and Path(fname).exists(): raise FileExistsError(f'{fname} already exists; nothing was written (pass force=True to replace it)')
     errs = L()
     with tempfile.TemporaryDirectory() as td:
-        paths,workers,chunks = _plan(src, workers)
-        jobs = [(c, os.path.join(td, f'{i}.jsonl'), fmt, drop, shape) for i,c in enumerate(chunks)]
+        n,workers,chunks = _plan(src, workers)
+        jobs = _Lazy(chunks, partial(_jsonl_job, td, fmt, drop, shape))
         def parts():
-            for tmp,bad in _pmap(_jsonl_chunk, jobs, workers, progress, 'converting', len(paths), lambda j: len(j[0])):
+            for tmp,bad in _pmap(_jsonl_chunk, jobs, workers, progress, 'converting', n, lambda j: len(j[0])):
                 _triage(bad, on_error, errs)
                 if tmp is None: continue
                 with open(tmp, 'rb') as f:
@@ -1028,9 +1058,9 @@ def folder_stats(src, # A folder (searched recursively), a glob pattern, or a li
                  workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                  progress:bool=None): # Show a progress bar; None: when stderr is a terminal
     "A text summary of the dialogs at `src`: messages and tokens by type, errors, flags, the biggest dialogs, the bad files"
-    paths,workers,jobs = _plan(src, workers)
+    n,workers,jobs = _plan(src, workers)
     tot,big,errs,nd,nde = {},[],L(),0,0  # totals by type, the biggest dialogs so far, bad files, dialogs, dialogs with code that raised
-    for res,bad in _pmap(_stats_chunk, jobs, workers, progress, 'reading', len(paths)):  # one chunk's summaries in memory at a time
+    for res,bad in _pmap(_stats_chunk, jobs, workers, progress, 'reading', n):  # one chunk's summaries in memory at a time
         errs += bad
         for p,name,by in res:
             nd,nde = nd+1,nde+any(c[2] for c in by.values())

@@ -618,3 +618,14 @@ def test_raise_names_the_first_bad_file_in_path_order(tmp_path, workers):
         d.save(src/f'd{i:02}.ipynb')
     (src/'d03.ipynb').write_text('{bad')
     with pytest.raises(ValueError, match=r'd03\.ipynb'): paths2jsonl(src, tmp_path/'o.jsonl', workers=workers, shape='hf')
+
+@pytest.mark.parametrize('n,workers', [(0, 0), (5, 2), (300, 2), (520, 2), (1000, 0), (1000, 3)])
+def test_a_plan_holds_the_listing_as_chunks_of_text(tmp_path, n, workers):
+    "`_plan` gives the files `dlg_paths` lists, in its order, in the chunks `_chunks` would cut (blocks of 16 text a piece for big listings)"
+    from dialog.dataset import _plan, _chunks, _Files
+    f = tmp_path/'many'; f.mkdir()
+    for i in range(n): (f/f'{i:05}.ipynb').write_text('{}')
+    k,w,jobs = _plan(f, workers)
+    want = [str(p) for p in dlg_paths(f)]
+    assert k == n and [p for j in jobs for p in j] == want and [len(j) for j in jobs] == [len(c) for c in _chunks(want, w)]
+    if n >= 1000: assert isinstance(jobs, _Files) and len(jobs.blocks) == -(-n//16)

@@ -460,3 +460,10 @@ def test_sharegpt_arguments_given_as_json_text_read_back_as_the_object(tmp_path)
         {'from': 'observation', 'value': 'sunny'}, {'from': 'gpt', 'value': 'Sunny.'}]}) + '\n')
     row = lines(dlgs2jsonl(jsonl2dlgs(sg), tmp_path/'hf.jsonl', shape='hf'))[0]
     assert row['messages'][1]['tool_calls'][0]['function']['arguments'] == {'city': 'Paris'}
+
+def test_sharegpt_tools_define_only_the_calls_kept(tmp_path):
+    "A tool loop left off the end of a line defines no function: `tools` holds what the kept turns call (hypothesis found a line whose `tools` named a call it had cut)"
+    d = _dlg('cut_loop', ('Rows?', sprompt, tool_block('c1', 'count', {'t': 's'}, '12') + '\n\n12 rows.'), ('More?', sprompt, tool_block('c2', 'more', {}, 'x')))
+    row = lines(dlgs2jsonl([d], tmp_path/'sg.jsonl', shape='sharegpt'))[0]
+    assert [t['from'] for t in row['conversations']] == ['human', 'function_call', 'observation', 'gpt']
+    assert [f['name'] for f in json.loads(row['tools'])] == ['count']
