@@ -110,6 +110,7 @@ def _trim_blank(s):
     while (j := s.rfind('\n', 0, k))>=0 and not s[j+1:k].strip(' \t'): k = j
     return s[:k]
 
+# %% ../nbs/02_chat.ipynb #c630f352
 def _think_spans(txt):
     "`(start, None, end)` of each think opening in `txt` that has a closing after it (the end of its first one): the one rule of what thinking spans"
     if 'think_start' not in txt: return []

@@ -394,9 +394,17 @@ def _new_tmp(d, name, mode):
     try: return tmp,os.open(d.p(tmp), os.O_WRONLY|os.O_CREAT|os.O_EXCL|_nofollow, mode, dir_fd=d.fd)
     except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', d.folder) from None
 
+# %% ../nbs/01_ipynb.ipynb #2859bc17
+class _Skip(Exception): "The check, run again, says the file needn't be written"
+
+def _bytes_now(d, n, path):
+    "The bytes of file `n` in folder `d` now, or None if it is gone"
+    try: return _read_fd(d.open(n), path)[0]
+    except FileNotFoundError: return None
+
 def atomic_write(fname, # The file to write
                  data:bytes, # What to write
-                 check=None, # Called as `check(bytes on disk, or None)` under the lock: raises to refuse, returns False to skip writing
+                 check=None, # Called as `check(bytes on disk, or None)` under the lock (and again just before the rename, if a program that takes no lock changed the file meanwhile): raises to refuse, returns False to skip writing
                  root=None): # Write only inside this folder, following no symlink below it (see *Confined to a folder*); None: wherever `fname` leads
     "Write `data` to `fname` atomically (temp file in the same folder, fsynced, renamed over it) and return its `Path`"
     path = Path(os.path.realpath(Path(fname).expanduser()))
@@ -406,7 +414,8 @@ def atomic_write(fname, # The file to write
             try: st = d.stat(n)
             except FileNotFoundError: st = None
             if st is not None and not stat.S_ISREG(st.st_mode): raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
-            if check is not None and check(None if st is None else _read_fd(d.open(n), path)[0]) is False: return path
+            cur = None if check is None or st is None else _read_fd(d.open(n), path)[0]
+            if check is not None and check(cur) is False: return path
             _chk_file(d, n, st)
             _rm_stale_tmps(n, d)
             tmp,fd = _new_tmp(d, n, 0o666 if st is None else 0o600)
@@ -420,10 +429,12 @@ def atomic_write(fname, # The file to write
                         except OSError: pass
                     os.fsync(f.fileno())
                 d.check()
+                if check is not None and (now := _bytes_now(d, n, path))!=cur and check(now) is False: raise _Skip # a program that takes no lock (one that writes in place) saved since the check: checked again, a microsecond from the rename
                 os.replace(d.p(tmp), d.p(n), src_dir_fd=d.fd, dst_dir_fd=d.fd)
-            except BaseException:
+            except BaseException as e:
                 try: os.unlink(d.p(tmp), dir_fd=d.fd)
                 except OSError: pass
+                if isinstance(e, _Skip): return path
                 raise
         _fsync_dir(d)
     return path

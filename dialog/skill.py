@@ -682,7 +682,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
                msg_type:str='code'): # The first message's type
     "Create a new dialog file and return the `Dialog`"
     p = ipynb_path(_file(fname))
-    if p.exists(): raise FileExistsError(f'{p.name} already exists: open it with set_dlg, or pick another name')
+    if p.exists(): raise FileExistsError(f'{p.name} already exists: give it as `dlg` to the other tools, or pick another name')
     d = Dialog(p.stem)
     if content is not None: d.mk_message(content, msg_type=msg_type)
     d.save(p, root=_root.get())
@@ -794,8 +794,25 @@ def _call_tool(name, args, root, session):
 # %% ../nbs/08_skill.ipynb #bb0e04d6
 _buf_tools = {'copy_msgs', 'cut_msgs', 'paste_msgs'} # The tools that use the paste buffer
 
+def _orphan_guard(ppid, timeout):
+    "Keep this worker from outliving the server that started it (`ppid`): a thread that ends it when the server is gone, which runs whenever a call waits (on a lock, say); and for a call that holds the interpreter (a regex backtracking in C), a CPU limit `_cpu_cap` sets a call's deadline past"
+    def watch():
+        while os.getppid()==ppid: time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+def _cpu_cap(timeout):
+    "Let this process use at most `timeout` (and 2) more seconds of CPU: past them the system ends it (SIGXCPU), whatever it is doing, though no one is left to stop it"
+    try:
+        import resource
+        used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+        resource.setrlimit(resource.RLIMIT_CPU, (int(used+timeout)+2, resource.RLIM_INFINITY))
+    except (ImportError, ValueError, OSError): pass
+
 def _worker_main(root, # The folder calls are confined to
-                 maxmem): # Most bytes of memory this process may take, or 0
+                 maxmem, # Most bytes of memory this process may take, or 0
+                 timeout=0, # A call's deadline in seconds (0: none): its CPU is capped a little past it
+                 ppid=None): # The server's process id: the worker ends when it does
     "A worker process: answers tool calls `(name, args, buffer or None)` read from stdin with `(text, is_error, buffer)` on stdout, until stdin closes"
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
@@ -804,21 +821,24 @@ def _worker_main(root, # The folder calls are confined to
     try:
         import resource
         if maxmem: resource.setrlimit(resource.RLIMIT_AS, (maxmem, maxmem))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a worker ended by its CPU cap leaves no core file in the user's folder
     except (ImportError, ValueError, OSError): pass
     inp,out = Connection(rd, writable=False),Connection(wr, readable=False)
+    if ppid: _orphan_guard(ppid, timeout)
     while True:
         try: name,args,buf = inp.recv()
         except (EOFError, OSError): return
+        if timeout: _cpu_cap(timeout)
         s = Session(buf=buf)
         txt,err = call_tool(name, args, root, s)
         out.send((txt, err, s.buf if name in _buf_tools else None))
 
 class _Worker:
     "A worker process, and the two ends of its pipes"
-    def __init__(self, root, maxmem):
+    def __init__(self, root, maxmem, timeout=0):
         from multiprocessing.connection import Connection
-        code = 'import sys; from dialog.skill import _worker_main; _worker_main(sys.argv[1], int(sys.argv[2]))'
-        self.proc = subprocess.Popen([sys.executable, '-c', code, root, str(maxmem or 0)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        code = 'import sys; from dialog.skill import _worker_main; _worker_main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))'
+        self.proc = subprocess.Popen([sys.executable, '-c', code, root, str(maxmem or 0), str(timeout or 0), str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.send = Connection(os.dup(self.proc.stdin.fileno()), readable=False).send
         self.conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close(); self.proc.stdout.close()
@@ -844,7 +864,7 @@ class ToolPool:
         with self._lock:
             while self._idle:
                 if (w := self._idle.pop()).alive(): return w
-        return _Worker(self.root, self.maxmem)
+        return _Worker(self.root, self.maxmem, self.timeout)
     def _give(self, w):
         if w.alive():
             with self._lock: self._idle.append(w)
@@ -854,7 +874,7 @@ class ToolPool:
             w.send((name, args, self.buf if name in _buf_tools else None))
             if not w.conn.poll(self.timeout):
                 w.kill()
-                return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call and was stopped (a regex that backtracks for ages? a huge exhash script?). '
+                return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call and was stopped (a regex that backtracks for ages? a huge exhash script? a save waiting on another program’s lock?). '
                         'A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
             txt,err,buf = w.conn.recv()
         except (EOFError, OSError):

@@ -136,3 +136,34 @@ def test_a_result_holding_a_lone_surrogate_is_sent_escaped(tmp_path):
         r = _recv(p, 30)
         assert r and '\\udcff' in r['result']['content'][0]['text'], r
     finally: p.kill(); p.wait()
+
+def _gone(pid, secs):
+    "Whether process `pid` is gone (or a zombie) within `secs`"
+    end = time.time()+secs
+    while time.time() < end:
+        try:
+            with open(f'/proc/{pid}/stat') as f:
+                if f.read().split(')')[-1].split()[0] == 'Z': return True
+        except FileNotFoundError: return True
+        time.sleep(0.1)
+    return False
+
+@pytest.mark.skipif(not os.path.exists('/proc/self/stat'), reason='reads process states from /proc')
+@pytest.mark.parametrize('how', ['regex', 'idle'])
+def test_a_worker_does_not_outlive_its_server(tmp_path, how):
+    "A server killed (SIGKILL: no clean-up) leaves no worker running: one stuck in a regex holding the interpreter ends at its CPU cap, one waiting ends at once"
+    _mk(tmp_path)
+    code = ("import sys, threading, time, dialog.skill as sk\n"
+            f"pool = sk.ToolPool({str(tmp_path)!r}, timeout=2)\n"
+            "pool.call('view_msg', dict(id='m0', dlg='d.ipynb'))\n"
+            "w = pool._idle[-1]; print(w.proc.pid, flush=True)\n"
+            + ("threading.Thread(target=pool.call, args=('find_msgs', dict(pattern='(a+)+$', dlg='d.ipynb')), daemon=True).start()\n" if how=='regex' else "")
+            + "time.sleep(60)\n")
+    p = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    try:
+        wpid = int(p.stdout.readline())
+        time.sleep(0.5)
+        p.kill(); p.wait()
+        assert _gone(wpid, 8 if how=='regex' else 3), f'worker {wpid} still running after its server was killed'
+    finally:
+        p.kill()

@@ -124,3 +124,31 @@ def test_two_processes_lose_no_edit(tmp_path):
     final = [m.content for m in read_ipynb(f).messages]
     assert len(done)==600 and sorted(final)==sorted(done)
     assert sorted(os.listdir(tmp_path))==['shared.ipynb']
+
+def test_a_write_in_place_after_the_check_is_seen(tmp_path):
+    "A program that takes no lock and rewrites the file in place (between the check and the rename) is seen: the check runs again on what is there, and its refusal keeps that program's save"
+    p = tmp_path/'a.ipynb'; p.write_bytes(b'one')
+    seen = []
+    def check(cur):
+        seen.append(cur)
+        if len(seen)==1:
+            with open(p, 'r+b') as f: f.truncate(0); f.write(b'two') # the other program, in place, no lock
+            return True
+        raise DialogConflictError('changed on disk')
+    with pytest.raises(DialogConflictError): atomic_write(p, b'mine', check)
+    assert p.read_bytes()==b'two' and seen==[b'one', b'two'] and not list(tmp_path.glob('.*.tmp'))
+
+def test_a_save_keeps_a_change_made_in_place_meanwhile(tmp_path, monkeypatch):
+    "Dialog.save: another program's in-place save landing after save's check is a conflict, not overwritten"
+    d = Dialog('d'); d.mk_message('x = 1'); p = d.save(tmp_path/'d.ipynb')
+    other = read_ipynb(p); other.mk_message('theirs'); theirs = write_ipynb(other).encode()
+    real = ipy._read_fd
+    n = [0]
+    def read_then_write(fd, path):
+        res = real(fd, path); n[0] += 1
+        if n[0]==1: Path(path).write_bytes(theirs) # right after save's check read the file
+        return res
+    monkeypatch.setattr(ipy, '_read_fd', read_then_write)
+    d.mk_message('mine')
+    with pytest.raises(DialogConflictError, match='changed on disk'): d.save()
+    assert Path(p).read_bytes()==theirs
