@@ -131,6 +131,7 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 limit:int=None, # Most messages shown; None for as many as `maxchars` allows
                 maxchars:int=30_000): # Most characters shown; 0 for no limit
     "One row per message of the dialog file (id, type, start of its content, size of its output), a page at a time"
+    if maxlen<20: raise ValueError(f'maxlen must be at least 20 (a row starts with the 8-character id and the type), not {maxlen}')
     _,rows,more = _page(_view(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars)
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
@@ -731,7 +732,10 @@ def _what(s, many=False):
     n = f'{s["minItems"]} ' if 'minItems' in s and s['minItems']==s.get('maxItems') else ''
     return res + (f' of {n}{_what(s["items"], True)}' if 'array' in ts and s.get('items') else '')
 
-def _desc(v): return f'{_jnames.get(t := _jtype(v), (t,))[0].split(" or ")[0]} {json.dumps(v, default=str)[:60] if t!="null" else ""}'.rstrip()
+def _desc(v):
+    "Value `v` named by its JSON type, then shown: 'a whole number 0', 'a boolean true', 'null'"
+    t = _jtype(v)
+    return 'null' if t=='null' else f"{'a boolean' if t=='boolean' else _jnames.get(t, (t,))[0]} {json.dumps(v, default=str)[:60]}"
 
 def _check(s, v, where):
     "`v` if it is what JSON schema `s` asks for (a whole-valued number made an int where an integer is asked for), else a `TypeError` saying what and where"

@@ -176,3 +176,18 @@ def test_dialog_msg_finds_ids_and_prefixes_as_aidialog_does_but_never_positions(
     assert theirs.msg(0).id=='abc1'  # aidialog takes a number as a position; we refuse it, on purpose
     for k in (0, -1, None, 1.0):
         with pytest.raises(TypeError, match='never by position'): ours.msg(k)
+
+def test_a_boolean_where_a_number_belongs_is_named_so(tmp_path):
+    "The error names the value's type once: 'not a boolean true' (it read 'not true true')"
+    Dialog('d').save(tmp_path/'d.ipynb')
+    for v in (True, False):
+        txt,err = sk.call_tool('summary_dlg', dict(dlg='d.ipynb', maxlen=v), root=tmp_path)
+        assert err and f'not a boolean {str(v).lower()}' in txt, txt
+
+@pytest.mark.parametrize('maxlen', [-5, 0, 3, 19])
+def test_summary_rows_keep_their_ids(tmp_path, maxlen):
+    "A maxlen too short for a row's id and type is refused, not obeyed by cutting the ids an agent needs"
+    d = Dialog('d'); d.mk_message('abcdef', id='abcdef12'); d.save(tmp_path/'d.ipynb')
+    txt,err = sk.call_tool('summary_dlg', dict(dlg='d.ipynb', maxlen=maxlen), root=tmp_path)
+    assert err and 'maxlen must be at least 20' in txt, txt
+    assert 'abcdef12' in sk.call_tool('summary_dlg', dict(dlg='d.ipynb', maxlen=20), root=tmp_path)[0]
