@@ -59,21 +59,25 @@ def main():
             'msg_str_replace after a view': (lambda: cache.read(f), edit),
             'msg_str_replace after an edit': (edit, edit),
             'view_msg after an edit (a miss)': (edit, lambda: call('view_msg', id=mid))}
-    for pre,g in runs.values(): pre and pre(); g()  # warm up
-    times = {k:[] for k in runs}
-    for _ in range(a.reps):
-        for k,(pre,g) in runs.items():
-            if pre: pre()
-            gc.collect(); gc.disable()
-            try: t = clock(); g(); times[k].append(clock()-t)
-            finally: gc.enable()
-    best = {k:min(v) for k,v in times.items()}
+    best = best_times(runs, a.reps, clock)
     print(f'{len(txt.encode())/1e6:.1f} MB, {len(d.messages):,} messages, best of {a.reps} ({"wall" if a.wall else "CPU"} time)'
           f'{", without the cache" if a.no_cache else ""}: ' + ', '.join(f'{k} {v*1000:.1f} ms' for k,v in best.items()))
     for k in best:
         if k!='baseline': print(f'{k} / baseline: {best[k]/best["baseline"]:.2f}x')
     pooled(a, txt, root, mid, last, flip)
     shutil.rmtree(root)
+
+def best_times(runs, reps, clock):
+    "The best time of each of `runs` (`name: (what runs first, untimed, or None; what is timed)`) over `reps` rounds, after one warm-up round, gc off while timing"
+    for pre,g in runs.values(): pre and pre(); g()
+    times = {k:[] for k in runs}
+    for _ in range(reps):
+        for k,(pre,g) in runs.items():
+            if pre: pre()
+            gc.collect(); gc.disable()
+            try: t = clock(); g(); times[k].append(clock()-t)
+            finally: gc.enable()
+    return {k:min(v) for k,v in times.items()}
 
 def pooled(a, txt, root, mid, last, flip):
     "The calls as the MCP server makes them: in a `ToolPool` worker, timed wall-clock against the baseline's wall-clock"
@@ -91,15 +95,7 @@ def pooled(a, txt, root, mid, last, flip):
                 'find_msgs': (lambda: call('summary_dlg', limit=1), lambda: call('find_msgs', pattern=r'result_\d+ = 4999\*2')),
                 'msg_str_replace after a view': (lambda: call('summary_dlg', limit=1), edit),
                 'msg_str_replace after an edit': (edit, edit)}
-        for pre,g in runs.values(): pre and pre(); g()
-        times = {k:[] for k in runs}
-        for _ in range(a.reps):
-            for k,(pre,g) in runs.items():
-                if pre: pre()
-                gc.collect(); gc.disable()
-                try: t = clock(); g(); times[k].append(clock()-t)
-                finally: gc.enable()
-    best = {k:min(v) for k,v in times.items()}
+        best = best_times(runs, a.reps, clock)
     print(f'Through a ToolPool worker (as the MCP server calls), wall time: ' + ', '.join(f'{k} {v*1000:.1f} ms' for k,v in best.items()))
     for k in best:
         if k!='baseline': print(f'pooled {k} / baseline: {best[k]/best["baseline"]:.2f}x')
