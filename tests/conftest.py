@@ -7,6 +7,7 @@ settings.load_profile('ci' if os.environ.get('CI') else 'dev')
 
 import shutil, pytest
 from cli_helpers import tour_src
+from dialog.core import Message
 
 @pytest.fixture
 def tour(tmp_path):
@@ -14,3 +15,8 @@ def tour(tmp_path):
     p = tmp_path/'tour.ipynb'
     shutil.copy(tour_src, p)
     return p
+
+@pytest.fixture
+def pin_promoted(monkeypatch):
+    "`Message` itself promoting the `pinned` flag (a property of `Message`) to an attribute"
+    monkeypatch.setattr(Message, 'meta_attrs', {'pinned': 'pinned'})

@@ -172,3 +172,40 @@ def test_a_subclass_keeps_what_it_set_before_calling_init():
         def content(self, v): self._c = v.upper()
     p = P('hi', msg_type='note')
     assert (p.content, p.msg_type) == ('HI', 'note')
+
+def _built(content='c', ipynb_form=None, **kw):
+    "What `Message(content, **kw)` with `ipynb_form` set holds, or the error it raises, as comparable data"
+    try:
+        m = Message(content, **kw)
+        m.ipynb_form = ipynb_form
+        return vars(m)
+    except Exception as e: return type(e),str(e)
+
+def _state(content='c', **kw):
+    "What `Message.state_of(content, **kw)` gives, or the error it raises, as comparable data"
+    try: return Message.state_of(content, **kw)
+    except Exception as e: return type(e),str(e)
+
+def _same(**kw):
+    a,b = _state(id='i', **kw),_built(id='i', **kw)
+    assert a == b and (type(a) is tuple or list(a) == list(b))
+
+def test_state_of_promotes_a_meta_attr_that_is_a_property(pin_promoted):
+    "A `meta_attrs` name `Message` has a property for (`pinned`): the constructor sets it through the property, and so must `state_of`"
+    _same(meta={'pinned': True, 'x': 1})
+    _same(meta={'x': 1})
+
+@pytest.mark.parametrize('kw', [dict(summ=1), dict(__class__=int), dict(__dict__={'a': 1}), dict(__weakref__=None),
+                                dict(skipped=True), dict(pinned=False, ipynb_form={'bare': True})])
+def test_state_of_sets_what_is_not_a_plain_attribute_as_the_constructor_does(kw):
+    "An extra the constructor sets through a descriptor (a property, `__dict__`, `__class__`): the same state, or the same error"
+    _same(**kw)
+
+def test_state_of_forgets_a_form_as_setting_ipynb_form_does():
+    "`ipynb_form=None` forgets the form, as `m.ipynb_form = None` does, even one given as an attribute"
+    _same(_ipynb={'bare': True})
+    _same(_ipynb={'bare': True}, ipynb_form={'mark': 2})
+
+def test_state_of_takes_no_dialog():
+    "A state is of a message in no dialog"
+    with pytest.raises(TypeError, match='no dialog'): Message.state_of('x', dlg=None)

@@ -629,3 +629,18 @@ def test_a_plan_holds_the_listing_as_chunks_of_text(tmp_path, n, workers):
     want = [str(p) for p in dlg_paths(f)]
     assert k == n and [p for j in jobs for p in j] == want and [len(j) for j in jobs] == [len(c) for c in _chunks(want, w)]
     if n >= 1000: assert isinstance(jobs, _Files) and len(jobs.blocks) == -(-n//16)
+
+def _talk(tmp_path):
+    d = Dialog('a'); d.mk_message('q', msg_type=sprompt, output='r')
+    p = tmp_path/'a.ipynb'; d.save(p)
+    return d, p
+
+@pytest.mark.parametrize('wrap', [lambda ps: (p for p in ps), set, iter], ids=['generator', 'set', 'iterator'])
+def test_dataset_dlgs2jsonl_any_iterable_of_paths(tmp_path, wrap):
+    "dataset's dlgs2jsonl takes files: given them in a generator or set, it told the user to call dataset's dlgs2jsonl, the function called"
+    from dialog import dataset, chat
+    d,p = _talk(tmp_path)
+    want = chat.dlgs2jsonl([d], tmp_path/'want.jsonl').read_bytes()
+    assert dataset.dlgs2jsonl(wrap([p]), tmp_path/'o.jsonl', workers=0).read_bytes()==want
+    assert dataset.dlgs2jsonl(wrap([d]), tmp_path/'o2.jsonl').read_bytes()==want  # dialogs still go to chat's, streamed
+    with pytest.raises(ValueError, match=r'not a mix of both \(item 1 is a path\)'): dataset.dlgs2jsonl(iter([d, p]), tmp_path/'m.jsonl')

@@ -3,6 +3,7 @@ import pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as pq
 import pytest
 from dialog.core import *
 from dialog.dataset import write_parquet, read_parquet, table2dlgs, dlgs2table, chk_msg_table, msg_schema, schema_version
+from malformed_cases import malformed, kinds
 
 @pytest.fixture
 def ours(tmp_path):
@@ -66,3 +67,14 @@ def test_written_back_by_polars(ours, tmp_path):
     t = read_parquet(tmp_path/'polars.parquet')
     assert t.schema.equals(msg_schema())
     assert pa.concat_tables([read_parquet(ours), t]).num_rows == 25 and counts(t) == [12]
+
+
+@pytest.mark.parametrize('kind', kinds + ['c:data', 'c:tb', 'n:att', 'c:att'])
+def test_dlgs2table_names_a_malformed_message(kind):
+    pytest.importorskip('pyarrow')
+    from dialog.dataset import dlgs2table
+    d,m = malformed(kind)
+    if kind=='c:data': m.output = [dict(output_type='display_data', data={'text/plain': 5}, metadata={})]
+    if kind.endswith(':att'): m.attachments = ['x']
+    if kind=='c:tb': m.output = [dict(output_type='error', ename='E', evalue='v', traceback=5)]
+    with pytest.raises(ValueError, match="dialog 'd': message 'bad1'"): dlgs2table([d])

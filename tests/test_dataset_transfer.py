@@ -154,6 +154,9 @@ def test_a_link_that_cannot_be_followed_is_no_error(tmp_path, kind):
 
 from hypothesis import given, settings, strategies as st, HealthCheck
 import glob, random, tempfile
+import datetime
+from dialog.ipynb import read_ipynb, read_ipynb_parts
+from dialog.dataset import read_dialogs
 
 _names = ['a', 'b', '.h', 'x.ipynb', '.y.ipynb', 'c.ipynb', 'sub', 'd.txt']
 _pats = ['**/*.ipynb', '*/*.ipynb', '**', 'a/**/*.ipynb', '**/.h/*.ipynb', '.h/**/*', '**/**/*.ipynb', '?/*', '[ab]/**/c.ipynb',
@@ -191,3 +194,43 @@ def test_a_link_loop_under_a_glob_lists_each_file_once(tmp_path):
     one = str(d/'*'/'*.ipynb')  # a single `*` looks through links (no loop: it goes one folder deep), as glob does
     assert sorted(Path(f) for f in glob.glob(one)) == [d/'l1'/'a.ipynb', d/'l2'/'a.ipynb', d/'lnk'/'c.ipynb', d/'sub'/'b.ipynb']
     assert list(dlg_paths(one)) == [d/'l1'/'a.ipynb', d/'lnk'/'c.ipynb', d/'sub'/'b.ipynb'] # l2/a.ipynb is l1/a.ipynb: one file, read once
+
+# dataset: what held (parts, the fallback to pickle, path hints come back as pickle brings them)
+def _mk():
+    d = Dialog('x'); d.mk_message('a', output=[dict(output_type='stream', name='stdout', text='hi')]); d.mk_message('b', msg_type=snote)
+    return d
+
+def _state(dl): return (type(dl), {k:v for k,v in vars(dl).items() if k!='_messages'}, [(type(m), {k:v for k,v in vars(m).items() if k!='_dlg'}) for m in dl.messages], dl.messages.items.ver, [m._dlg() is dl for m in dl.messages])
+
+@pytest.mark.parametrize('path,hint', [('rel/x.ipynb', Path('rel/x.ipynb')), (Path('rel/x.ipynb'), Path('rel/x.ipynb')), (Path('rel/x.ipynb'), Path('other.ipynb')), (None, None)])
+@pytest.mark.parametrize('extra', [None, datetime.date(2020, 1, 1)]) # a date: marshal can't write it, so the dialog is built from its parts and pickled
+def test_parts_round_trip_as_pickle(tmp_path, path, hint, extra):
+    from dialog.dataset import _Parts
+    from dialog.ipynb import read_ipynb, read_ipynb_parts, write_ipynb
+    f = tmp_path/'x.ipynb'; f.write_text(write_ipynb(_mk()), encoding='utf-8')
+    d,parts = read_ipynb(f),_Parts(*read_ipynb_parts(f))
+    for o in (d, parts.dlg):
+        o.path = path
+        if extra: o.extra = extra
+    want = pickle.loads(pickle.dumps(d))
+    assert _state(_unpack(_pack(parts), hint)) == _state(want)
+
+def _nb(i):
+    return dict(cells=[dict(cell_type='code', id=f'a{i}', metadata={'pinned': True, 'k': i}, source='x', outputs=[], execution_count=i),
+                       dict(cell_type='markdown', id=f'b{i}', metadata={}, source='y')], metadata={}, nbformat=4, nbformat_minor=5)
+
+def _full(d):
+    return (type(d), {k:v for k,v in vars(d).items() if k!='_messages'}, d.messages.items.ver,
+            [(type(m), [(k,v) for k,v in vars(m).items() if k!='_dlg'], m.dlg is d) for m in d.messages])
+
+def test_read_dialogs_in_processes_with_a_promoted_property(pin_promoted, tmp_path):
+    "With `Message.meta_attrs` naming a property, the other processes read what `read_ipynb` reads (it was a `TypeError` from `state_of`)"
+    fs = []
+    for i in range(40):
+        (p := tmp_path/f'd{i:02}.ipynb').write_text(json.dumps(_nb(i)), encoding='utf-8')
+        fs.append(p)
+    want = [read_ipynb(p) for p in fs]
+    d,states = read_ipynb_parts(fs[0])
+    assert states == [{k:v for k,v in vars(m).items() if k!='_dlg'} for m in want[0].messages] and states[0]['pinned'] is True
+    got = read_dialogs(fs, workers=2, progress=False)
+    assert [_full(d) for d in got] == [_full(d) for d in want]

@@ -43,3 +43,9 @@ def test_the_summary_says_what_was_left_out(src, tmp_path):
     assert [json.loads(l)['messages'][0]['role'] for l in ok('convert', src, '--to', 'jsonl', '--drop', 'no_assistant').splitlines()]==['user']
     r = nbd('convert', src/'a.ipynb', '--to', 'md', '--drop', 'no_assistant')
     assert r.returncode==2 and '--drop goes with --to jsonl only' in r.stderr
+
+def test_chat_dlgs2jsonl_bad_fmt_with_no_dialogs(tmp_path):
+    "A bad fmt is a ValueError even when there is no dialog to write: it wrote an empty file"
+    from dialog.chat import dlgs2jsonl
+    with pytest.raises(ValueError, match="unknown chat format 'bad'"): dlgs2jsonl([], tmp_path/'o.jsonl', fmt='bad')
+    assert not (tmp_path/'o.jsonl').exists()

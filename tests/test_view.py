@@ -5,6 +5,7 @@ from dialog.core import *
 from dialog.ipynb import *
 from dialog.view import *
 from cli_helpers import fails, ids
+from dialog.chat import render_outputs_ai
 
 keys = st.text('0123456789abcdef', max_size=9)
 
@@ -49,3 +50,39 @@ def test_views_bad_arguments():
     d = Dialog('x', [m, Message('c', id='m2')])
     assert d.view(msgs=['m2'])==d.view(msgs=[d['m2']]) and 'id="m1"' not in d.view(msgs=['m2'])
     with pytest.raises(KeyError, match="dialog 'x': message id 'zz' not found"): d.view(msgs=['zz'])
+
+S = lambda t, name='stdout': dict(output_type='stream', name=name, text=t)
+
+def _code(outs):
+    d = Dialog('x')
+    return d.mk_message('print(1)', output=outs)
+
+def test_view_keeps_output_order():
+    "A result between two prints: Jupyter, the AI and the Markdown show a, R, c; the views showed R, then 'a c'"
+    outs = [S('a\n'), mk_displayobj({'text/plain': 'R'}), S('c\n')]
+    assert render_outputs_ai(outs)=='a\nR\nc\n'
+    m = _code(outs)
+    assert m.view(incl_out=True).endswith('<out>\n<stdout>\na\n</stdout>\n<display_data>\nR\n</display_data>\n<stdout>\nc\n</stdout>\n</out>')
+    assert msg2xml(m, incl_out=True).endswith('<out><stdout>a\n</stdout><display_data>R</display_data><stdout>c\n</stdout></out></code>')
+
+def test_view_error_stays_last_only_when_last():
+    "An error then output printed after it (a second print in a finally): shown after the error, not before"
+    outs = [{'output_type': 'error', 'ename': 'E', 'evalue': 'v', 'traceback': []}, S('after\n')]
+    v = _code(outs).view(incl_out=True)
+    assert v.index('E: v')<v.index('after')
+
+@pytest.mark.parametrize('outs', [[{'output_type': 'stream', 'text': 'a\n'}], [5, S('a\n')], [{'data': {}}, S('a\n')]],
+                         ids=['stream without name', 'non-dict output', 'output without type'])
+def test_view_tolerates_odd_outputs(outs):
+    "What the AI reads of an odd output list, the views show, without KeyError/TypeError"
+    m = _code(outs)
+    assert render_outputs_ai(outs)=='a\n'
+    assert m.view(incl_out=True).endswith('<out>\na\n\n</out>')
+    assert msg2xml(m, incl_out=True).endswith('<out>a\n</out></code>')
+
+def test_view_other_stream_names():
+    "A stream named neither stdout nor stderr is shown (Jupyter shows it), and its name can't make a tag"
+    m = _code([S('x\n', 'weird name<"'), S('y\n')])
+    assert m.view(incl_out=True).endswith('<out>\n<stream>\nx\n</stream>\n<stdout>\ny\n</stdout>\n</out>')
+    ET = pytest.importorskip('xml.etree.ElementTree')
+    ET.fromstring(msg2xml(m, incl_out=True))

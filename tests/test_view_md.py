@@ -86,6 +86,8 @@ def test_markdown_preferred_to_html():
     assert msg2md(m) == '```python\nx\n```\n\n::: output\n**x**\n:::'
 
 from hypothesis import given, settings, strategies as st
+import signal
+from contextlib import contextmanager
 _txt = st.lists(st.sampled_from(['a', ' ', '\n', ':::', '::::', '::: details', '`', '```', '#', '*', '<div>', '</div>', '>', '<pre>', '</pre>', '<!--', '-->', '<style>', '</style>', '<textarea>', '</textarea>', '<?x', '?>', '<![CDATA[', ']]>', '<!X', '<p>', '</p>', '<hr>', ' <table> ', '<li>']), max_size=12).map(''.join)
 
 @settings(max_examples=150, deadline=None)
@@ -150,3 +152,60 @@ def test_many_raw_html_openings_left_open(opener):
     out = msg2md(Message('q', msg_type=sprompt, output=f'{opener}\n'*n))
     want = '&lt;?x' if opener=='<?x' else '\\'+opener # a `<?` in a div is made text anyway
     assert out.split('::: reply\n')[1].split('\n')[:n+1] == [want]*n + ['']
+
+def _pandoc_top(md):
+    "The classes of the divs Pandoc reads at the top level of `md`"
+    return [c for depth,c in _pandoc_divs(md) if depth==0]
+
+def _two(reply):
+    d = Dialog('p')
+    d.mk_message('q', msg_type=sprompt, output=reply); d.mk_message('q2', msg_type=sprompt, output='r2')
+    return d
+
+def _mdit_divs(md, fenced):
+    out = (_quarto_md() if fenced else mdit.MarkdownIt('commonmark')).render(md)
+    return re.findall(r'<div class="(prompt|reply)">', out)
+
+_want = [['prompt'], ['reply']]*2
+
+# Pandoc reads any of its block-level HTML tags (`<hr>`, `<p>`, `<table>`, `<details>`, ...) as opening a block it fills until the end tag;
+# with none in the message, the `:::` (or `</div>`) closing the reply is read as a paragraph inside it, and every later message nests in the reply.
+# A tag mid-line (`Use <table> for that.`) interrupts the paragraph just the same, and so does a `<pre>`/`<script>`/`<textarea>` that isn't first on its line.
+@pytest.mark.parametrize('reply', ['<hr>\nhi\n', '<p>\nhello\n', '<details><summary>x</summary>\nhi\n', 'Use <table> for that.\n', '<li>one\n<li>two\n',
+                                   'x <pre>\n', 'x <textarea>\n', '<pre><script></pre>\n:::\n'])
+@pytest.mark.parametrize('fenced', [True, False])
+def test_pandoc_block_tags_left_open(reply, fenced):
+    assert _pandoc_top(dlg2md(_two(reply), fenced=fenced)) == _want
+
+@pytest.mark.parametrize('fenced', [True, False])
+@pytest.mark.parametrize('reply', ['```\r\ncode\r\n', '```python\r\nx\r\n', 'a\r\n```\r\n'])
+def test_crlf_code_fence_left_open(reply, fenced):
+    "A code block opened on a CRLF line and left open: both renderers read `\\r\\n` as a line end, so the fence must be closed as with `\\n`"
+    md = dlg2md(_two(reply), fenced=fenced)
+    assert _mdit_divs(md, fenced) == ['prompt', 'reply']*2
+    assert _pandoc_top(md) == _want
+
+def test_crlf_code_block_text_kept():
+    "A `:::` inside a CRLF code block is code: not escaped (a `\\` would show in the code)"
+    out = _quarto_md().render(msg2md(Message('q', msg_type=sprompt, output='```\r\n:::\r\n```\r\n')))
+    assert '<code>:::\n</code>' in out and '\\' not in out
+
+@contextmanager
+def _within(secs):
+    "Fail (TimeoutError) if the block runs over `secs` seconds: a bound 20x or more over what a linear pass takes, to catch a quadratic one"
+    def boom(*a): raise TimeoutError(f'over {secs} s')
+    old = signal.signal(signal.SIGALRM, boom); signal.alarm(secs)
+    try: yield
+    finally: signal.alarm(0); signal.signal(signal.SIGALRM, old)
+
+@pytest.mark.slow
+@pytest.mark.parametrize('text', ['`'*20_000 + '<div>', '<div '*100_000, '<pre>\n'+'<div '*100_000], ids=['backticks', 'div-no-gt', 'div-no-gt-in-pre'])
+def test_long_lines_linear(text):
+    "A long line of backticks, or of `<div` with no `>`: the tag and code span regexes must not backtrack over the line from each place (the backticks took 6 s for 4,000)"
+    with _within(10): msg2md(Message('q', msg_type=sprompt, output=text))
+
+@pytest.mark.slow
+@pytest.mark.parametrize('text', ['<pre>\n'*8000 + '</script>\n'*8000, '<pre>\n<script>\n'*4000 + '</pre>\n'*4000], ids=['other-end-tags', 'script-in-pre'])
+def test_unclosable_raw_html_linear(text):
+    "Raw HTML that can't close is found so at once: end tags are counted by kind (a `</script>` doesn't close a `<pre>`), so no opening is re-read from every line after it"
+    with _within(10): msg2md(Message('q', msg_type=sprompt, output=text))
