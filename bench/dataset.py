@@ -165,7 +165,8 @@ if __name__=='__main__':
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from dialog.ipynb import read_ipynb
     from dialog.ipynb import read_ipynb_parts
-    from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths, _pack, _unpack, _Parts
+    from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths
+    from dialog.pool import _pack, _unpack, DialogParts
     folder = Path(a.data)/'dlgs'
     mem_n = a.mem_n or a.n
     t = time.perf_counter(); mk_folder(folder, max(a.n, mem_n)); print(f'data: {max(a.n, mem_n)} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
@@ -198,7 +199,7 @@ if __name__=='__main__':
     sub = paths[:1000]
     r1 = timed(lambda: [read_ipynb(p) for p in sub])
     pk = []
-    k1 = timed(lambda: pk.extend(_pack(_Parts(*read_ipynb_parts(p))) for p in sub))  # as the other process reads and packs: states, no messages built
+    k1 = timed(lambda: pk.extend(_pack(DialogParts(*read_ipynb_parts(p))) for p in sub))  # as the other process reads and packs: states, no messages built
     u1 = timed(lambda: [_unpack(b, p) for b,p in zip(pk, sub)])
     del pk
     c,u = k1/r1,u1/r1

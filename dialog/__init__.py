@@ -8,6 +8,7 @@ Modules:
 - `dialog.dataset`: Collections of dialogs: one row per message in Arrow tables and Parquet, folders read in parallel processes, the same rows from Ray Data across machines, and JSON Lines for fine-tuning written streaming
 - `dialog.ipynb`: Reading and writing dialog files: lossless, safe against crashes and concurrent edits, and about as fast as the JSON itself
 - `dialog.nbjson`: The cell form: nbformat's rules for notebook cells and metadata, and the exact JSON layout Jupyter writes
+- `dialog.pool`: Work fanned out over processes: one call, `pmap`, which the dataset readers use to read, convert and export many dialogs at once
 - `dialog.render`: One renderer of a message's outputs to text, with a documented choice of mime type for each audience: the AI, the views, Markdown
 - `dialog.run`: Running a dialog's code messages in a real Jupyter kernel, recording their outputs as Jupyter does and saving them as they come
 - `dialog.skill`: The editing toolkit agents use on dialogs: file functions that re-read, edit and save conflict-safely, line editors, hash-verified line addresses, finders, a paste buffer, IPython magics and an MCP server

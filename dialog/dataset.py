@@ -32,6 +32,7 @@ from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
+from .pool import pmap, DialogParts, gc_paused
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 import errno, fnmatch, gc, glob, heapq, itertools, json, marshal, multiprocessing, os, pickle, secrets, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
@@ -191,228 +192,10 @@ def _plan(src, workers):
     workers = _nworkers(workers, fs.n)
     return fs.n,workers,(fs if max(1, min(16, fs.n//(max(workers, 1)*16)))==16 else _chunks([p for b in fs for p in b], workers))
 
-# %% ../nbs/09_dataset.ipynb #8da61b0e
-def _progress(total, progress, desc):
-    "A tqdm progress bar of `total` files when `progress` (None: when stderr is a terminal), else None (also without tqdm)"
-    if progress is None: progress = sys.stderr.isatty()
-    if not progress: return None
-    try: from tqdm import tqdm
-    except ImportError: return None
-    return tqdm(total=total, desc=desc, leave=False, bar_format='{desc}: {n_fmt}/{total_fmt} files |{bar}| {elapsed}<{remaining}')  # our layout, not tqdm's default
-
-_Path = type(Path())  # the concrete class `Path(...)` makes here
-
-class _Parts:
-    "A dialog read as `read_ipynb_parts` gives it: the `Dialog` without its messages, and the attributes of each (`Message.state_of`), for `_pack`"
-    __slots__ = ('dlg', 'states')
-    def __init__(self, dlg, states): self.dlg,self.states = dlg,states
-
-def _pack(o):
-    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog read as `_Parts` as marshal data (it comes back as the dialog `read_ipynb` gives), anything else pickled"
-    if type(o) is _Parts:  # a `Dialog` of `Message`s read from a file: its attributes and theirs are JSON's types, text, bytes and tuples, which marshal writes fast and exactly
-        d,states = dict(vars(o.dlg)),o.states
-        for s in states:
-            if a := s.get('attachments'): s['attachments'] = [vars(x) for x in a]  # each `Attachment` as its attributes
-        d['_messages'] = o.dlg.messages.items.ver  # in its place, for `_unpack` to put the messages back
-        if conv := type(d.get('path')) is _Path: d['path'] = str(d['path'])
-        try: return b'M' + marshal.dumps((d, states, conv))
-        except ValueError: o = _dialog(d, states, conv)  # something marshal can't write (not from a file): the dialog, pickled
-    return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
-
-def _built(cls, state):
-    "A `cls` object with attributes `state`, as pickle builds one whose class has no `__setstate__`"
-    res = object.__new__(cls)
-    res.__dict__ = state
-    return res
-
-def _dialog(d, states, conv, path=None):
-    "The `Dialog` of state `d` and message states `states` (`_pack`'s parts), as unpickling builds it; `path`: a `Path` that is its path's text, used as it (no new one to parse), else None"
-    if conv: d['path'] = path if type(path) is _Path and str(path)==d['path'] else Path(d['path'])
-    for s in states:
-        if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
-    ms = object.__new__(Msgs)  # as unpickling builds it: no `L.__init__`
-    ms.items = [_built(Message, s) for s in states]
-    ms.items.ver,d['_messages'] = d['_messages'],ms  # the list's change count, as pickle keeps it
-    res = object.__new__(Dialog)
-    res.__setstate__(d)  # as unpickling does: the messages point back at their dialog
-    return res
-
-def _unpack(b, path=None):
-    "The object `_pack` wrote as bytes `b` (any bytes-like object); `path`: the `Path` it was likely read from (see `_dialog`)"
-    kind,b = bytes(b[:1]),b[1:]
-    if kind==b'P': return pickle.loads(b)
-    return _dialog(*marshal.loads(b), path)
-
-def _result_file(f, job, folder):
-    "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back: a big result never waits on the pipe between the processes"
-    r = f(job)
-    many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
-    bs = [_pack(o) for o in r] if many else [_pack(r)]
-    fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
-    try:
-        with open(fd, 'wb') as fh:
-            fh.write(struct.pack(f'<{len(bs)+2}q', many, len(bs), *map(len, bs)))  # a list or not, how many, each one's size
-            for b in bs: fh.write(b)
-    except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
-    return p
-
-def _result_back(p, buf, paths=()):
-    "The result `_result_file` left in file `p`, which is removed; read into `buf`, a `bytearray` kept from one result to the next (grown as needed); `paths`: for a list, the files its items were likely read from, one each (`_unpack`'s hint)"
-    try:
-        with open(p, 'rb', buffering=0) as fh:
-            n = os.fstat(fh.fileno()).st_size
-            if len(buf)<n: buf.extend(bytes(n-len(buf)))
-            with memoryview(buf) as mv:
-                got = 0
-                while got<n:
-                    if not (k := fh.readinto(mv[got:n])): raise EOFError(f'{p}: a result file cut short')
-                    got += k
-                many,k = struct.unpack_from('<2q', mv)
-                sizes,res,off = struct.unpack_from(f'<{k}q', mv, 16),[],16+8*k
-                with _gc_paused():
-                    hints = paths if many and isinstance(paths, (list, L)) and len(paths)==k else [None]*k
-                    for s,h in zip(sizes, hints): res.append(_unpack(mv[off:off+s], h)); off += s
-    finally: os.unlink(p)
-    return res if many else res[0]
-
-class _Elsewhere(Exception):
-    "Where an error another process sent was raised: its traceback there"
-    def __str__(self): return '\n'+self.args[0]
-
-def _portable(e):
-    "Error `e` ready to cross to another process: itself if pickle brings it back, else a RuntimeError naming it; and where it was raised"
-    tb = ''.join(traceback.format_exception(type(e), e, e.__traceback__))
-    try: pickle.loads(pickle.dumps(e))
-    except Exception: e = RuntimeError(f'{type(e).__name__}: {e}')  # e.g. an error whose __init__ wants other arguments than it keeps
-    return e,tb
-
-def _worker(f, jobs, todo, conn, folder, inherited=()):
-    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file in folder, None)` for each, or `(index, None, (error, traceback))` and stop"
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that started this one: it stops the others through `todo`
-    for c in inherited: c.close()  # the pipes' read ends a fork copied: when the process that started this one dies, a send must fail
-    ppid,lock = os.getppid(),todo.get_lock()
-    try:
-        while os.getppid()==ppid:  # else the process that started this one is gone: no one will take another result
-            while not lock.acquire(timeout=1):
-                if os.getppid()!=ppid: return
-            try:
-                if (i := todo[0])>=todo[1]: return
-                todo[0] = i+1
-            finally: lock.release()
-            try:
-                with _gc_paused(): msg = (i, _result_file(f, jobs[i], folder), None)  # packing builds many containers too
-            except Exception as e: msg = (i, None, _portable(e))
-            try: conn.send(msg)
-            except OSError:  # no one reads the pipe: the process that started this one is gone
-                if msg[1]: os.unlink(msg[1])
-                return
-            if msg[2]: return
-    finally: conn.close()
-
-def _pmap1(f, jobs, progress, desc, total, nfiles):
-    "`_pmap` in this process alone: each job in order, its result handed on as soon as it is ready"
-    bar = _progress(total, progress, desc)
-    try:
-        for j in jobs:
-            r = f(j)
-            if bar: bar.update(nfiles(j))
-            yield r
-    finally:
-        if bar: bar.close()
-
-_stopped = 'a process reading files stopped (was it killed?) before sending back what it read'
-
-def _died(procs):
-    "Whether one of `procs` ended other than by finishing its jobs (killed, or an error outside them)"
-    return any(p.exitcode not in (None, 0) for p in procs)
-
-def _take(todo, procs, front=False):
-    "The last job no process has started (with `front`, the first), now this one's, or None when none is left"
-    lock = todo.get_lock()
-    while not lock.acquire(timeout=1):  # held a few instructions at a time: so long a wait may mean its holder died holding it
-        if _died(procs): raise RuntimeError(_stopped)
-    try:
-        if todo[0]>=todo[1]: return None
-        i = todo[0] if front else todo[1]-1
-        todo[0 if front else 1] = i+1 if front else i
-        return i
-    finally: lock.release()
-
-class _Failed:
-    "A job's error, held until the job's turn: the error raised is the first in the jobs' order, whichever process met it"
-    __slots__ = ('e', 'cause')
-    def __init__(self, e, cause=None): self.e,self.cause = e,cause
-
-def _attempt(f, job):
-    "`f(job)`, or its error as `_Failed`"
-    try: return f(job)
-    except Exception as e: return _Failed(e, e.__cause__)
-
-def _pmap(f, jobs, workers, progress, desc, total, nfiles=len, kf=None):
-    "Yield `f(job)` for `jobs` in order, in `workers` processes, this one among them (0 or 1: this one alone), counting `nfiles(job)` files on a progress bar; `kf`: what the other processes call instead of `f`, giving what `_pack` turns into `f`'s result"
-    jobs = jobs if isinstance(jobs, (list, _Files, _Lazy)) else list(jobs) # a sequence made as it is read stays so
-    kids = max(min(workers, len(jobs))-1, 0)  # no more processes than jobs, whatever `workers` asks
-    if not kids: yield from _pmap1(f, jobs, progress, desc, total, nfiles); return
-    ctx = multiprocessing.get_context()
-    todo = ctx.Array('q', [0, len(jobs)])  # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
-    res,nxt,buf,conns,procs,bar = [None]*len(jobs),0,bytearray(),[],[],None  # results by job, each in a 1-tuple; the next to yield; what result files are read into
-    held,most = [0],2*(kids+1)  # results waiting for those before them, and how many may wait: then this one takes jobs from the front too
-    folder = tempfile.mkdtemp(prefix='nbdialog-')  # the result files, removed with it at the end, whatever happened to the processes that wrote them
-    def took(i, r):
-        res[i] = (r,)
-        held[0] += 1
-        if bar: bar.update(nfiles(jobs[i]))
-    def take_in(timeout):
-        "Take in all the others sent, waiting up to `timeout` seconds for the first: every result waiting is unpacked before this process reads on, or results would pile up (this one's reads are the slower, as it keeps what it reads) and their unpacking be left to the end, when the others have nothing to do"
-        for c in wait(conns, timeout):
-            while True:
-                try: i,p,e = c.recv()
-                except EOFError: conns.remove(c); c.close(); break  # that process has stopped
-                if e: took(i, _Failed(e[0], _Elsewhere(e[1]))); conns.remove(c); c.close(); break  # raised in its turn: the first error in path order is the one raised (that process has stopped)
-                took(i, _result_back(p, buf, jobs[i]))  # a list result holds one item per file of the job
-                if not c.poll(): break
-    try:
-        for _ in range(kids):
-            r,w = ctx.Pipe(duplex=False)
-            conns.append(r)
-            try: (p := ctx.Process(target=_worker, args=(kf or f, jobs, todo, w, folder, list(conns) if ctx.get_start_method()=='fork' else ()), daemon=True)).start()
-            finally: w.close()  # the other process has its own end now: with it gone, this one reads the end of the pipe
-            procs.append(p)
-        bar = _progress(total, progress, desc)  # after the processes started: a fork copies no running thread
-        while True:
-            take_in(0)
-            while nxt<len(jobs) and res[nxt] is not None:
-                r,res[nxt] = res[nxt][0],None
-                if type(r) is _Failed: raise r.e from r.cause
-                nxt,held[0] = nxt+1,held[0]-1
-                yield r
-            if nxt==len(jobs): return
-            if _died(procs): raise RuntimeError(_stopped)  # its job is lost: no use reading on
-            if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, _attempt(f, jobs[i]))  # this one takes jobs from the back, until it meets the others or holds `most`
-            elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
-            else: raise RuntimeError(_stopped)
-    finally:
-        try:
-            lock = todo.get_lock()
-            if not lock.acquire(timeout=1): raise RuntimeError(_stopped)  # its holder died: the others may wait on it, so they are stopped below
-            todo[1] = todo[0]  # no one starts another job
-            lock.release()
-            for c in conns:  # the others finish the job they are on
-                try:
-                    while True: c.recv()
-                except (EOFError, OSError): pass
-        finally:  # even when that is cut short (Ctrl-C again), no process or file outlives the reading
-            for p in procs:
-                if p.is_alive(): p.terminate()
-                p.join()
-            for c in conns: c.close()
-            shutil.rmtree(folder, ignore_errors=True)  # with the files of results no one took
-            if bar: bar.close()
-
 # %% ../nbs/09_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog, parts=False):
-    "The `cls` dialog at `p`, or the error that says why it can't be read; `parts`: for a plain `Dialog` of `Message`s, as `_Parts` (which `_pack` turns into the dialog)"
-    try: return _Parts(*read_ipynb_parts(p)) if parts and cls is Dialog and Dialog.msg_cls is Message else read_ipynb(p, cls=cls)
+    "The `cls` dialog at `p`, or the error that says why it can't be read; `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog)"
+    try: return DialogParts(*read_ipynb_parts(p)) if parts and cls is Dialog and Dialog.msg_cls is Message else read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
 
 def _chk_on_error(on_error):
@@ -437,21 +220,11 @@ def _outcome(res, errs, on_error):
 
 def _read_chunk(paths, cls=Dialog, parts=False):
     "The `cls` dialogs at `paths`, or the errors saying why they can't be read; `parts`: see `_read1`"
-    with _gc_paused(): return [_read1(p, cls, parts) for p in paths]
+    with gc_paused(): return [_read1(p, cls, parts) for p in paths]
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
     res = _read_chunk(paths)
     return _table([(d, str(d.path)) for d in res if not isinstance(d, Exception)]),[e for e in res if isinstance(e, Exception)]
-
-# %% ../nbs/09_dataset.ipynb #8de4ab47
-@contextmanager
-def _gc_paused():
-    "Pause the cyclic garbage collector for the block (building many objects would trigger full passes over a growing heap)"
-    was = gc.isenabled()
-    gc.disable()
-    try: yield
-    finally:
-        if was: gc.enable()
 
 # %% ../nbs/09_dataset.ipynb #b339a476
 def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a list of files
@@ -463,9 +236,9 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
     _chk_on_error(on_error)
     res,errs = L(),L()
     n,workers,jobs = _plan(src, workers)
-    with _gc_paused():
+    with gc_paused():
         kf = partial(_read_chunk, cls=cls, parts=True)  # the others read without building messages: this process builds them from what they send
-        for r in _pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', n, kf=kf): res += _triage(r, on_error, errs)
+        for r in pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', n, len, kf=kf): res += _triage(r, on_error, errs)
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b4174a67
@@ -561,7 +334,7 @@ def _tables(src, workers, on_error, progress, errs):
             yield _table([(d, None if d.path is None else str(d.path)) for d in src]); return
         if any(isinstance(d, Dialog) for d in src): raise ValueError('give dialogs or paths, not a mix of both')
     n,workers,jobs = _plan(src, workers)
-    for t,bad in _pmap(_table_chunk, jobs, workers, progress, 'reading', n):
+    for t,bad in pmap(_table_chunk, jobs, workers, progress, 'reading', n, len):
         _triage(bad, on_error, errs)
         yield t
 
@@ -623,17 +396,17 @@ def _cell_json(c):
     return o if end==len(c) else json.loads(c)
 
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
-    "The dialogs of `table` whose rows start at `starts` (the end last); `parts`: as `_Parts`, for another process to send"
+    "The dialogs of `table` whose rows start at `starts` (the end last); `parts`: as `DialogParts`, for another process to send"
     a,z = starts[0],starts[-1]
     names,paths,cells,metas = table.slice(a, z-a).select(['name', 'path', 'cell', 'dlg_meta']).to_pydict().values()
     res = []
-    with _gc_paused():
+    with gc_paused():
         for s,e in zip(starts, starts[1:]):
             s,e = s-a,e-a
             dm = next((m for m in metas[s:e] if m is not None), None) # the dialog's first row holds it: a subset without that row gives the dialog none
             try: d = cls.from_cells([_cell_json(c) for c in cells[s:e] if c is not None], name=names[s], meta=json.loads(dm) if dm is not None else {}, copy=False, parts=parts) # fresh from json.loads: no one else holds them
             except DialogFormatError as x: raise x.at(paths[s] or names[s]) from None
-            res.append(_Parts(*d) if parts else d)
+            res.append(DialogParts(*d) if parts else d)
     return res
 
 # %% ../nbs/09_dataset.ipynb #33ab3dcd
@@ -649,7 +422,7 @@ def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dia
     jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
     kf = partial(_range_dlgs, table=table, parts=True) if cls is Dialog and Dialog.msg_cls is Message else None # the others send plain data: this process builds the messages
     res = []
-    for r in _pmap(partial(_range_dlgs, table=table, cls=cls), jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
+    for r in pmap(partial(_range_dlgs, table=table, cls=cls), jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
     return res
 
 # %% ../nbs/09_dataset.ipynb #eb40a9b8
@@ -859,7 +632,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
         n,workers,chunks = _plan(src, workers)
         jobs = _Lazy(chunks, partial(_jsonl_job, td, fmt, drop, shape))
         def parts():
-            for tmp,bad in _pmap(_jsonl_chunk, jobs, workers, progress, 'converting', n, lambda j: len(j[0])):
+            for tmp,bad in pmap(_jsonl_chunk, jobs, workers, progress, 'converting', n, lambda j: len(j[0])):
                 _triage(bad, on_error, errs)
                 if tmp is None: continue
                 with open(tmp, 'rb') as f:
@@ -940,7 +713,7 @@ def _bad_path(e): return str(e.fname if isinstance(e, DialogFormatError) else e.
 def _files2table(batch, on_error='raise', fss=()):
     "The message table of a batch of files (columns `fs`, the index of the file's filesystem in `fss` or -1 for this machine's, and `path`); bad files as `on_error` says (with 'collect', a row each in `_err_col`)"
     ps = batch.column('path').to_pylist()
-    with _gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(batch.column('fs').to_pylist(), ps)]
+    with gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(batch.column('fs').to_pylist(), ps)]
     errs = []
     _triage(res, on_error, errs)  # 'raise': the first bad file's error fails the task, naming the file
     _warn_skipped(errs, on_error)
@@ -1060,7 +833,7 @@ def folder_stats(src, # A folder (searched recursively), a glob pattern, or a li
     "A text summary of the dialogs at `src`: messages and tokens by type, errors, flags, the biggest dialogs, the bad files"
     n,workers,jobs = _plan(src, workers)
     tot,big,errs,nd,nde = {},[],L(),0,0  # totals by type, the biggest dialogs so far, bad files, dialogs, dialogs with code that raised
-    for res,bad in _pmap(_stats_chunk, jobs, workers, progress, 'reading', n):  # one chunk's summaries in memory at a time
+    for res,bad in pmap(_stats_chunk, jobs, workers, progress, 'reading', n, len):  # one chunk's summaries in memory at a time
         errs += bad
         for p,name,by in res:
             nd,nde = nd+1,nde+any(c[2] for c in by.values())

@@ -250,23 +250,23 @@ def _pid_of(job):
 
 def test_workers_count_this_process():
     "`workers=2` is this process and one other, sharing the chunks; results come back in order; 0 and 1 are this one alone"
-    from dialog.dataset import _pmap
-    res = list(_pmap(_pid_of, list(range(40)), 2, False, '', 40))
+    from dialog.pool import pmap
+    res = list(pmap(_pid_of, list(range(40)), 2, False, '', 40))
     assert [j for j,_ in res] == list(range(40))
     pids = {p for _,p in res}
     assert len(pids) == 2 and os.getpid() in pids
-    for w in (0, 1): assert {p for _,p in _pmap(_pid_of, [1, 2, 3], w, False, '', 3)} == {os.getpid()}
+    for w in (0, 1): assert {p for _,p in pmap(_pid_of, [1, 2, 3], w, False, '', 3)} == {os.getpid()}
 
 def test_an_unexpected_error_stops_the_reading():
     "An unexpected error, raised here or in the other process, reaches the caller (`on_error` is for bad files, not for bugs)"
-    from dialog.dataset import _pmap
-    with pytest.raises(ZeroDivisionError): list(_pmap(_inv, [1, 2, 0, 4, 5, 6, 7, 8], 2, False, '', 8))
+    from dialog.pool import pmap
+    with pytest.raises(ZeroDivisionError): list(pmap(_inv, [1, 2, 0, 4, 5, 6, 7, 8], 2, False, '', 8))
 
 def test_the_others_read_from_the_front_this_one_from_the_back():
     "The other process takes jobs from the front and this one from the back, but no more than 2*workers ahead: then from the front too, so memory holds a few results, not half the collection; nothing is read twice"
-    from dialog.dataset import _pmap
+    from dialog.pool import pmap
     import time
-    res = list(_pmap(_pid_timed, list(range(40)), 2, False, '', 40))
+    res = list(pmap(_pid_timed, list(range(40)), 2, False, '', 40))
     mine,theirs = [(t,j) for j,p,t in res if p==os.getpid()],[j for j,p,t in res if p!=os.getpid()]
     assert mine and theirs and sorted([j for _,j in mine]+theirs) == list(range(40)) and [j for j,*_ in res] == list(range(40))
     ran = [j for _,j in sorted(mine)] # this process's jobs in the order it ran them
@@ -279,8 +279,8 @@ def test_stopping_early_leaves_no_result_files(monkeypatch, tmp_path):
     "Results the other process left in files for this one are removed when the reading stops before taking them"
     import tempfile, time
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path)); monkeypatch.setenv('TMPDIR', str(tmp_path))
-    from dialog.dataset import _pmap
-    g = _pmap(_pid_of, list(range(40)), 2, False, '', 40)
+    from dialog.pool import pmap
+    g = pmap(_pid_of, list(range(40)), 2, False, '', 40)
     next(g); time.sleep(0.3)
     assert list(tmp_path.glob('nbdialog-*/*.res'))  # finished, not yet taken
     g.close()
@@ -359,14 +359,14 @@ class _FullDisk:
 def test_a_failed_result_write_leaves_no_file(monkeypatch, tmp_path):
     "When the other process can't write its result (a full disk), the error reaches the caller and no half-written result file is left"
     import tempfile, builtins, errno
-    import dialog.dataset as dd
+    import dialog.pool as dd
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path)); monkeypatch.setenv('TMPDIR', str(tmp_path))
     main = os.getpid()
     def _open(f, mode='r', *a, **kw):  # forked into the other process: its result writes fail
         res = builtins.open(f, mode, *a, **kw)
         return _FullDisk(res) if mode=='wb' and os.getpid()!=main else res
     monkeypatch.setattr(dd, 'open', _open, raising=False)
-    with pytest.raises(OSError, match='No space left'): list(dd._pmap(_pid_of, list(range(10)), 2, False, '', 10))
+    with pytest.raises(OSError, match='No space left'): list(dd.pmap(_pid_of, list(range(10)), 2, False, '', 10))
     assert not list(tmp_path.glob('nbdialog-*'))
 
 def test_single_file_force_replaces_a_folder(folder, tmp_path):
@@ -403,8 +403,8 @@ def _form_cells(text):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.integers(0, 10**6), st.text(max_size=30), st.sampled_from([None, 'same', 'other']))
 def test_dialogs_read_as_parts_come_back_as_read_ipynb_gives_them(tmp_path, seed, text, hint):
-    "What the other processes send (`read_ipynb_parts`, packed from `_Parts`) comes back here as what `read_ipynb` gives for the same file, as pickle brings it back: every attribute of the dialog and its messages, in order, and the same bytes written"
-    from dialog.dataset import _pack, _unpack, _Parts
+    "What the other processes send (`read_ipynb_parts`, packed from `DialogParts`) comes back here as what `read_ipynb` gives for the same file, as pickle brings it back: every attribute of the dialog and its messages, in order, and the same bytes written"
+    from dialog.pool import _pack, _unpack, DialogParts
     from dialog.ipynb import read_ipynb_parts
     import pickle
     d = _odd_dialog(seed, text)
@@ -419,7 +419,7 @@ def test_dialogs_read_as_parts_come_back_as_read_ipynb_gives_them(tmp_path, seed
     assert [m.ipynb_form for m in want.messages[-4:]] == [{'bare': True}, {'mark': 2}, {'atts': True}, {}]  # every form is there to carry
     ref = pickle.loads(pickle.dumps(want))
     h = {None: None, 'same': p, 'other': Path('/data/elsewhere.ipynb')}[hint]
-    b = _pack(_Parts(*read_ipynb_parts(p)))
+    b = _pack(DialogParts(*read_ipynb_parts(p)))
     assert b[:1] == b'M'  # the fast path
     got = _unpack(memoryview(b), h)
     assert _full_state(got) == _full_state(ref)
@@ -441,7 +441,7 @@ class _Att(Attachment): pass
 
 def test_pack_pickles_what_is_not_read_as_parts(tmp_path):
     "Dialogs (subclasses included) and anything else go by pickle and come back the same; parts holding what marshal can't write (an attribute set by hand) go as their dialog, pickled"
-    from dialog.dataset import _pack, _unpack, _Parts
+    from dialog.pool import _pack, _unpack, DialogParts
     from dialog.ipynb import read_ipynb_parts
     import pickle, datetime
     cases = []
@@ -455,7 +455,7 @@ def test_pack_pickles_what_is_not_read_as_parts(tmp_path):
     assert _unpack(_pack([1, 'x'])) == [1, 'x']
     p = tmp_path/'w.ipynb'; p.write_text(write_ipynb(_odd_dialog(3, 'w')), encoding='utf-8')
     want = read_ipynb(p); want.when = datetime.date(2026, 1, 1)
-    parts = _Parts(*read_ipynb_parts(p)); parts.dlg.when = datetime.date(2026, 1, 1)
+    parts = DialogParts(*read_ipynb_parts(p)); parts.dlg.when = datetime.date(2026, 1, 1)
     b = _pack(parts)
     assert b[:1] == b'P' and _full_state(_unpack(b)) == _full_state(pickle.loads(pickle.dumps(want)))
 
@@ -471,8 +471,8 @@ def test_a_killed_process_is_an_error_not_a_hang(monkeypatch, tmp_path):
     "When another process dies (killed, out of memory) the results it owed are missing: that's a clear error, and no result file is left"
     import tempfile
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
-    from dialog.dataset import _pmap
-    with pytest.raises(RuntimeError, match='stopped'): list(_pmap(_kill_other, list(range(10)), 2, False, '', 10))
+    from dialog.pool import pmap
+    with pytest.raises(RuntimeError, match='stopped'): list(pmap(_kill_other, list(range(10)), 2, False, '', 10))
     assert not list(tmp_path.glob('nbdialog-*'))
 
 def _interrupt_here(job):
@@ -486,8 +486,8 @@ def test_ctrl_c_stops_every_process_and_leaves_nothing(monkeypatch, tmp_path):
     "An interrupt in this process stops the others after the job they are on, removes what they sent, and leaves no process behind"
     import tempfile, multiprocessing
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
-    from dialog.dataset import _pmap
-    with pytest.raises(KeyboardInterrupt): list(_pmap(_interrupt_here, list(range(40)), 3, False, '', 40))
+    from dialog.pool import pmap
+    with pytest.raises(KeyboardInterrupt): list(pmap(_interrupt_here, list(range(40)), 3, False, '', 40))
     assert not list(tmp_path.glob('nbdialog-*')) and not multiprocessing.active_children()
 
 def _rglob_paths(p):
@@ -540,7 +540,7 @@ def test_other_ways_to_start_processes_read_the_same(folder, tmp_path, method):
 def test_a_process_killed_after_writing_its_result_leaves_no_file(monkeypatch, tmp_path):
     "A process killed between writing a result and sending its name: the error says a process stopped, and its file goes with the reading's folder"
     import tempfile, signal
-    import dialog.dataset as dd
+    import dialog.pool as dd
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
     real = dd._result_file
     def write_then_die(f, job, folder):  # forked into the other process
@@ -548,7 +548,7 @@ def test_a_process_killed_after_writing_its_result_leaves_no_file(monkeypatch, t
         if os.getpid()!=_main: os.kill(os.getpid(), signal.SIGKILL)
         return p
     monkeypatch.setattr(dd, '_result_file', write_then_die)
-    with pytest.raises(RuntimeError, match='stopped'): list(dd._pmap(_pid_of, list(range(10)), 2, False, '', 10))
+    with pytest.raises(RuntimeError, match='stopped'): list(dd.pmap(_pid_of, list(range(10)), 2, False, '', 10))
     assert not list(tmp_path.iterdir())
 
 def test_export_counts_read_as_english(tmp_path, monkeypatch):

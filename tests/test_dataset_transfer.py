@@ -1,13 +1,14 @@
-"dialog.dataset between processes, as a hostile reviewer tried to break it: `_pmap` (odd results, errors, dying processes, Ctrl-C twice), `_pack`/`_unpack` against pickle, `dlg_paths` against rglob's rule"
+"dialog.dataset between processes, as a hostile reviewer tried to break it: `pmap` (odd results, errors, dying processes, Ctrl-C twice), `_pack`/`_unpack` against pickle, `dlg_paths` against rglob's rule"
 import json, os, pickle, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
 from dialog.core import *
-from dialog.dataset import dlg_paths, _pmap, _pack, _unpack, _result_file, _result_back
+from dialog.dataset import dlg_paths
+from dialog.pool import pmap, _pack, _unpack, _result_file, _result_back
 from dataset import mk_nb  # bench/dataset.py's generator
 
 root = Path(__file__).parent.parent
-_main = os.getpid()  # the test's own process: any other pid is one `_pmap` started
+_main = os.getpid()  # the test's own process: any other pid is one `pmap` started
 
 def _run(script, tmp_path, timeout, **env):
     "Run `script` in a fresh interpreter with TMPDIR in `tmp_path`/tmp"
@@ -16,7 +17,7 @@ def _run(script, tmp_path, timeout, **env):
     e = dict(os.environ, PYTHONPATH=str(root), TMPDIR=str(tmp), **env)
     return subprocess.run([sys.executable, str(s)], capture_output=True, text=True, env=e, timeout=timeout),tmp
 
-# _pmap / _result_back
+# pmap / _result_back
 
 def _nothing(j):
     time.sleep(0.02)  # slow enough that the other process takes some jobs
@@ -27,7 +28,7 @@ def test_an_empty_list_result_crosses_back_empty(tmp_path):
     buf = bytearray()
     assert _result_back(_result_file(lambda j: ['x'*100], 0, tmp_path), buf) == ['x'*100]
     assert _result_back(_result_file(lambda j: [], 0, tmp_path), buf) == []
-    assert list(_pmap(_nothing, list(range(6)), 2, False, '', 6, lambda j: 1)) == [[]]*6  # struct.error
+    assert list(pmap(_nothing, list(range(6)), 2, False, '', 6, lambda j: 1)) == [[]]*6  # struct.error
 
 class _Rows(list): pass
 def _rows(j):
@@ -36,7 +37,7 @@ def _rows(j):
 
 def test_a_result_keeps_its_type_whichever_process_made_it():
     "A result keeps its type whichever process made it (a list subclass is not a list to pack item by item)"
-    assert {type(r) for r in _pmap(_rows, list(range(8)), 2, False, '', 8, lambda j: 1)} == {_Rows}
+    assert {type(r) for r in pmap(_rows, list(range(8)), 2, False, '', 8, lambda j: 1)} == {_Rows}
 
 class _TwoArgs(Exception):
     def __init__(self, what, where): super().__init__(f'{what} at {where}')
@@ -47,11 +48,11 @@ def _raise_two_args(j):
 
 def test_an_error_pickle_cannot_rebuild_still_says_what_went_wrong():
     "An error that pickles but can't be unpickled (its __init__ takes two arguments) still says what went wrong, not pickle's complaint"
-    with pytest.raises(Exception, match='bad job at'): list(_pmap(_raise_two_args, list(range(10)), 2, False, '', 10, lambda j: 1))
+    with pytest.raises(Exception, match='bad job at'): list(pmap(_raise_two_args, list(range(10)), 2, False, '', 10, lambda j: 1))
 
 _orphans = '''
 import os, signal, time, multiprocessing
-from dialog.dataset import _pmap
+from dialog.pool import pmap
 main = os.getpid()
 def f(j):
     time.sleep(0.05)
@@ -59,7 +60,7 @@ def f(j):
         print(' '.join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
         os.kill(main, signal.SIGKILL)
     return [j]
-if __name__=='__main__': list(_pmap(f, range(60), 3, False, '', 60, lambda j: 1))
+if __name__=='__main__': list(pmap(f, range(60), 3, False, '', 60, lambda j: 1))
 '''
 
 def _gone(pid):
@@ -79,7 +80,7 @@ def test_the_others_stop_when_this_process_dies(tmp_path):
 
 _lock_kill = '''
 import gc, os, signal, time
-from dialog.dataset import _pmap
+from dialog.pool import pmap
 main = os.getpid()
 def f(j):
     if os.getpid()!=main and j==1:  # killed in the few instructions it holds the shared counters' lock
@@ -89,7 +90,7 @@ def f(j):
     time.sleep(0.05)
     return [j]
 if __name__=='__main__':
-    try: list(_pmap(f, range(20), 2, False, '', 20, lambda j: 1))
+    try: list(pmap(f, range(20), 2, False, '', 20, lambda j: 1))
     except RuntimeError as e: print('error:', e)
 '''
 
@@ -97,12 +98,12 @@ if __name__=='__main__':
 def test_a_process_killed_holding_the_lock_is_an_error_not_a_hang(tmp_path):
     "A process killed while it holds `todo`'s lock never releases it: that is an error, not a wait for ever (in the loop or in the clean-up)"
     try: r,_ = _run(_lock_kill, tmp_path, 8)
-    except subprocess.TimeoutExpired: pytest.fail('_pmap hung on the lock a killed process held')
+    except subprocess.TimeoutExpired: pytest.fail('pmap hung on the lock a killed process held')
     assert 'error:' in r.stdout, r.stderr
 
 _ctrl_c_twice = '''
 import glob, os, signal, tempfile, threading, time
-from dialog.dataset import _pmap
+from dialog.pool import pmap
 main = os.getpid()
 def f(j):
     if os.getpid()==main:
@@ -112,7 +113,7 @@ def f(j):
     time.sleep(1)
     return [j]
 if __name__=='__main__':
-    try: list(_pmap(f, range(30), 2, False, '', 30, lambda j: 1))
+    try: list(pmap(f, range(30), 2, False, '', 30, lambda j: 1))
     except KeyboardInterrupt: pass
     time.sleep(1.5)  # the other process finishes its job and sends its file's name
     print(len(glob.glob(os.path.join(tempfile.gettempdir(), 'nbdialog-*'))))
@@ -120,7 +121,7 @@ if __name__=='__main__':
 
 @pytest.mark.slow
 def test_a_second_ctrl_c_leaves_no_result_file(tmp_path):
-    "Ctrl-C pressed again while `_pmap` waits for the others' last jobs still leaves no file in TMPDIR"
+    "Ctrl-C pressed again while `pmap` waits for the others' last jobs still leaves no file in TMPDIR"
     r,tmp = _run(_ctrl_c_twice, tmp_path, 30)
     assert r.stdout.split() == ['0'], r.stdout + r.stderr
 
@@ -128,11 +129,11 @@ def test_a_second_ctrl_c_leaves_no_result_file(tmp_path):
 
 def test_the_message_list_comes_back_as_pickle_brings_it(tmp_path):
     "A read dialog's message list keeps its change count (`ver`), and its attributes their order, as pickle keeps them"
-    from dialog.dataset import _Parts
+    from dialog.pool import DialogParts
     from dialog.ipynb import read_ipynb, read_ipynb_parts
     f = tmp_path/'v.ipynb'; f.write_text(json.dumps(mk_nb(1, 4)), encoding='utf-8')
     ref = pickle.loads(pickle.dumps(read_ipynb(f)))
-    got = _unpack(_pack(_Parts(*read_ipynb_parts(f))))
+    got = _unpack(_pack(DialogParts(*read_ipynb_parts(f))))
     assert ref.messages.items.ver >= 1
     assert got.messages.items.ver == ref.messages.items.ver
     assert list(vars(got)) == list(vars(ref))
@@ -205,10 +206,10 @@ def _state(dl): return (type(dl), {k:v for k,v in vars(dl).items() if k!='_messa
 @pytest.mark.parametrize('path,hint', [('rel/x.ipynb', Path('rel/x.ipynb')), (Path('rel/x.ipynb'), Path('rel/x.ipynb')), (Path('rel/x.ipynb'), Path('other.ipynb')), (None, None)])
 @pytest.mark.parametrize('extra', [None, datetime.date(2020, 1, 1)]) # a date: marshal can't write it, so the dialog is built from its parts and pickled
 def test_parts_round_trip_as_pickle(tmp_path, path, hint, extra):
-    from dialog.dataset import _Parts
+    from dialog.pool import DialogParts
     from dialog.ipynb import read_ipynb, read_ipynb_parts, write_ipynb
     f = tmp_path/'x.ipynb'; f.write_text(write_ipynb(_mk()), encoding='utf-8')
-    d,parts = read_ipynb(f),_Parts(*read_ipynb_parts(f))
+    d,parts = read_ipynb(f),DialogParts(*read_ipynb_parts(f))
     for o in (d, parts.dlg):
         o.path = path
         if extra: o.extra = extra
