@@ -103,6 +103,7 @@ def _touch(self:Msgs):
     "Mark the index stale, e.g. after a message's id changed"
     self._syncd = -1
 
+# %% ../nbs/00_core.ipynb #23be296a
 @patch
 def _pos(self:Msgs, ref, win=256):
     "Position of the (first) message with the id of `ref` (a message or an id), or None"
@@ -207,28 +208,31 @@ class Dialog:
         for m in old:
             if id(m) not in keep and m.dlg is self: m.dlg = None
 
-    def _holds(self, m):
-        "Is message `m` itself in this dialog's list? O(1), unless a direct edit left two messages with one id"
-        ms = self.messages
-        return ms._by_id(m.id) is m or (ms._dups and any(x is m for x in ms.items))
+# %% ../nbs/00_core.ipynb #ce5e2ddb
+@patch
+def _holds(self:Dialog, m):
+    "Is message `m` itself in this dialog's list? O(1), unless a direct edit left two messages with one id"
+    ms = self.messages
+    return ms._by_id(m.id) is m or (ms._dups and any(x is m for x in ms.items))
 
-    def _add(self, ms, pos):
-        "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
-        ix,new = self.messages._sync(),{}
-        for m in ms:
-            k,d = m.id,m.dlg
-            if new.get(k) is m or (d is not None and d._holds(m)):
-                raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
-            while k in ix or k in new:
-                if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
-                m._id = k = rtoken_hex(4)
-            new[k] = m
-        self.messages._put(pos, ms)
-        ref = weakref.ref(self)  # the `dlg` backlink, made once for all of them
-        for m in ms:
-            m._dlg = ref
-            if m._auto_id: m._auto_id = False  # once in a dialog, an id is the message's for good: never redrawn later
-        return ms
+@patch
+def _add(self:Dialog, ms, pos):
+    "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
+    ix,new = self.messages._sync(),{}
+    for m in ms:
+        k,d = m.id,m.dlg
+        if new.get(k) is m or (d is not None and d._holds(m)):
+            raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
+        while k in ix or k in new:
+            if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
+            m._id = k = rtoken_hex(4)
+        new[k] = m
+    self.messages._put(pos, ms)
+    ref = weakref.ref(self)  # the `dlg` backlink, made once for all of them
+    for m in ms:
+        m._dlg = ref
+        if m._auto_id: m._auto_id = False  # once in a dialog, an id is the message's for good: never redrawn later
+    return ms
 
 # %% ../nbs/00_core.ipynb #14df3570
 def mk_output(typ:str, # The `output_type`, e.g. 'display_data' or 'execute_result'

@@ -183,6 +183,7 @@ def _put_arr(xs, pad, out, f):
         sep = nxt
     out.append('\n'+pad+']')
 
+# %% ../nbs/05_nbjson.ipynb #9e327964
 _heads = {} # indent -> {key: (its head as an object's first key, as a later key)}
 def _head(p, k):
     "The text before the value of key `k` at indent `p`: `(first, later)`; `TypeError` for a key that isn't a string"

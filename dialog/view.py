@@ -226,6 +226,7 @@ _inner_ends = {'!--': '-->', '?': '?>', '![cdata[': ']]>'} # else `>` (`<!X`)
 _re_end_tag = re.compile(r'</(pre|script|style|textarea)\b', re.I)
 _re_raw_div = re.compile(r'</?div\b[^>]*(>|$)', re.I) # in raw HTML no code span hides a tag
 
+# %% ../nbs/06_view.ipynb #1804b316
 class _RawHtml:
     "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed, `counts` saying how many of each), the end of a comment or its kin open in it (`inner`), and where it opened (`at`: line, column of its `<`)"
     __slots__ = ('end', 'tags', 'counts', 'inner', 'at')
@@ -259,6 +260,7 @@ def _html_in(l, st):
         else: break
     return st if tags or st.inner else None
 
+# %% ../nbs/06_view.ipynb #f065c40c
 def _code_spans(l):
     "The code spans of line `l` as `(start, end)`: a run of backticks to the next run just as long (CommonMark's and Pandoc's rule), in one pass"
     runs = [t.span() for t in _re_ticks.finditer(l)]
@@ -284,6 +286,7 @@ def _html_tags(l, in_div=True):
         res.append((c, n, bool(t[1]), t.end()-1))
     return res
 
+# %% ../nbs/06_view.ipynb #3f759c8e
 def _esc(l, col): return l[:col] + '\\' + l[col:]
 def _slash(l, col): return l[:col] + '/' + l[col:] # `/` before the `>` at `col`: `<hr>` written `<hr/>`
 def _ent(l, col): return l[:col] + ('&lt;' if l[col]=='<' else f'&#{ord(l[col])};') + l[col+1:] # the character at `col` (a `<`, a `:`) as text, in HTML too
@@ -297,6 +300,7 @@ def _marks(lines):
         for k in _re_end_tag.findall(lines[i]): closes[k.lower()][i] += 1
     return last,closes
 
+# %% ../nbs/06_view.ipynb #cb7dc706
 def _scan(lines, in_div=True):
     "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags (in a div, Pandoc's block-level tags too) `[(line, col)]` outside them, the lines opening a colon div, what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`), the `<` opening a `<?`, `<![CDATA[` or `<!X` block; and the `>` of each void tag to write self-closing (`<hr>`, in a div). The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows), and what follows it read again"
     last,closes = _marks(lines)
@@ -332,6 +336,7 @@ def _scan(lines, in_div=True):
             elif k in (':', 'div'): stray.append((i-1, col)) # another end tag with no partner is harmless to both
     return blocks,stray+[(i, col) for _,i,col in opens],fences,raw,slash
 
+# %% ../nbs/06_view.ipynb #89b71238
 def _fence_safe(body, in_div=True):
     "`body` (in a div, or not) with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`, in a div the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, in a div each of Pandoc's block-level tags that has no end tag escaped and each void one written self-closing (`<hr/>`), and a blank line before each code block and div fence (Pandoc wants one)"
     lines = re.sub(r'\r\n?', '\n', body).split('\n') # a CR, alone or before a LF, ends a line to CommonMark (Pandoc drops a lone one): read and written as a LF
@@ -352,6 +357,7 @@ def _div(cls, body, fenced=True):
     n = max([3] + [len(r)+1 for r in re.findall(r'^ {0,3}(:{3,})', body, re.M)])
     return f"{':'*n} {cls}\n{body}\n{':'*n}"
 
+# %% ../nbs/06_view.ipynb #7477f623
 def msg2md(m, # The `Message` to render
            fenced=True, # Quarto fenced divs (`::: reply`)? Else HTML `<div class="reply">` blocks
            weave=False, # A report: leave out code and raw sources, keep prose and outputs

@@ -1,5 +1,5 @@
 "dialog.ipynb's DialogCache: a read from the cache is read_ipynb's dialog, the caller's own, and never stale (signature, racy rule, bounds, threads)."
-import os, pickle, threading, time
+import json, os, pickle, threading, time
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
@@ -232,7 +232,8 @@ def run_ops(p, c, ops):
         if op=='save': d = read_ipynb(p); d.messages[0].content = txt; d.save()
         elif op=='inplace':
             st0 = os.stat(p); cur = read_ipynb(p).messages[0].content
-            b = p.read_bytes().replace(cur.encode(), txt.encode()) if len(cur.encode())==len(txt.encode()) else None
+            enc = lambda s: json.dumps(s, ensure_ascii=False)[1:-1].encode()  # as the file holds the text: a backslash doubled, say
+            b = p.read_bytes().replace(enc(cur), enc(txt)) if len(enc(cur))==len(enc(txt)) else None
             if b is not None:
                 with open(p, 'r+b') as f: f.write(b)
                 os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns))
