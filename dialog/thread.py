@@ -79,6 +79,7 @@ def _chk_type(what, v, typ, none=True):
         except UnicodeDecodeError: pass
     raise ValueError(f'{what} must be a {getattr(typ, "__name__", typ)}{" or None" if none else ""}, not {_short(v)}')
 
+# %% ../nbs/03_thread.ipynb #63da8ec8
 def _chk_dict(what, v, vtyp=None, etyp=None):
     "`v` if it is a dict (of `vtyp`s, when given, holding `etyp`s), else a `ValueError` naming the field or entry"
     _chk_type(what, v, dict, none=False)
@@ -152,7 +153,8 @@ message_fields = tuple(_checks) # narrator's fields, in its order
 
 def _chk_role(v): raise ValueError(f'role must be one of {roles}, not {_short(v)}')
 
-_priv = ('_links', '_run', '_src', '_base', '_home') # the threads it is in; where it came from in a dialog read
+_given_sets = {} # which of its fields a message was given (a flag each: not given): the set of their names, shared by the messages made alike
+_priv = ('_links', '_run', '_src', '_base', '_home', '_given') # the threads it is in; where it came from in a dialog read; the fields given or set
 
 @functools.cache
 def _slot_names(cls):
@@ -161,6 +163,7 @@ def _slot_names(cls):
 _lazy = dict(attributes=dict, platforms=dict, attachments=list, reactions=dict, metrics=lambda: default_metrics()) # made when first read
 _slots = tuple('_'+k if k in _lazy else k for k in message_fields) # a lazy field's slot holds None until then
 
+# %% ../nbs/03_thread.ipynb #bcd6a7f7
 class ChatMessage:
     "A role message of a `Thread`, with narrator's fields and checks (import it as `Message` for drop-in use); other keywords (`kw`) are refused"
     __hash__ = None # a value, as narrator's pydantic messages are: equal when their fields are
@@ -169,19 +172,19 @@ class ChatMessage:
     __slots__ = _slots + _priv
     def __init__(self,
                  role:str=UNSET, # One of `roles`: system, user, assistant or tool (required)
-                 content=None, # The text, a list of content parts (`{type: 'text', text}`, `{type: 'image_url', image_url: {url}}`), or None
-                 name:str=None, # The tool's (or the speaker's) name
-                 tool_call_id:str=None, # For a tool message: the id of the call it answers (required)
-                 tool_calls:list=None, # For an assistant message: OpenAI-shaped calls `{id, type, function: {name, arguments}}`
+                 content=UNSET, # The text, a list of content parts (`{type: 'text', text}`, `{type: 'image_url', image_url: {url}}`), or None (the default)
+                 name:str=UNSET, # The tool's (or the speaker's) name, or None (the default)
+                 tool_call_id:str=UNSET, # For a tool message: the id of the call it answers (required)
+                 tool_calls:list=UNSET, # For an assistant message: OpenAI-shaped calls `{id, type, function: {name, arguments}}`
                  metrics:dict=UNSET, # `{model, timing: {started_at, ended_at, latency}, usage: {...tokens}}`; `default_metrics()` if not given
                  timestamp:datetime=UNSET, # When it was made (a datetime or ISO text); now (UTC) if not given, UTC if naive
-                 source:dict=None, # Who made it: narrator's `EntitySource`, `{id, name, type, attributes}` (type user, agent or tool)
+                 source:dict=UNSET, # Who made it: narrator's `EntitySource`, `{id, name, type, attributes}` (type user, agent or tool)
                  platforms:dict=UNSET, # Where else it lives: `{platform: {key: value}}`
                  attributes:dict=UNSET, # Custom metadata
-                 reasoning_content:str=None, # The model's reasoning, when it shows it
+                 reasoning_content:str=UNSET, # The model's reasoning, when it shows it
                  id:str=UNSET, # Message id; 64 random hex digits if not given
-                 sequence:int=None, # Position in the thread; set by the thread
-                 turn:int=None, # Conversation round; set by the thread
+                 sequence:int=UNSET, # Position in the thread; set by the thread
+                 turn:int=UNSET, # Conversation round; set by the thread
                  reactions:dict=UNSET, # `{emoji: [user_id, ...]}`
                  attachments:list=UNSET, # `Attachment`s (or their dicts)
                  file_content:bytes=None, # With `filename`: the bytes of an attachment to add, as narrator's `Message` takes them
@@ -190,6 +193,13 @@ class ChatMessage:
         "Check and keep narrator's fields (other keywords, `kw`, are refused)"
         if kw: raise ValueError(f'message: unknown field {_short(next(iter(kw)))} (the fields are {", ".join(message_fields)})')
         mid = os.urandom(32).hex() if id is UNSET or id=='' else _chk_type('id', id, str, none=False) # '' is a new id, as in narrator
+        # pydantic's `model_fields_set`: the fields given (and the id, which narrator makes before pydantic sees the fields), one frozen set for each way of calling
+        unset = (id is UNSET, role is UNSET, sequence is UNSET, turn is UNSET, content is UNSET, reasoning_content is UNSET, name is UNSET, tool_call_id is UNSET,
+                 tool_calls is UNSET, attributes is UNSET, timestamp is UNSET, source is UNSET, platforms is UNSET, attachments is UNSET, reactions is UNSET, metrics is UNSET)
+        if (given := _given_sets.get(unset)) is None: given = _given_sets[unset] = frozenset(k for k,u in zip(message_fields, unset) if not u) | {'id'}
+        sequence,turn,content,reasoning_content,name,tool_call_id,tool_calls,source = (None if sequence is UNSET else sequence, None if turn is UNSET else turn,
+            None if content is UNSET else content, None if reasoning_content is UNSET else reasoning_content, None if name is UNSET else name,
+            None if tool_call_id is UNSET else tool_call_id, None if tool_calls is UNSET else tool_calls, None if source is UNSET else source)
         try:
             if role is UNSET: raise ValueError('role is required')
             if (file_content is None)!=(filename is None): raise ValueError('file_content and filename must be given together')
@@ -209,33 +219,43 @@ class ChatMessage:
             if role=='tool' and not tool_call_id: _chk_tool(self, role, tool_call_id)
         except ValueError as e: raise ValueError(f'message {_short(mid)}: {e}') from None
         for f,v in zip(_fsets, vs): f(self, v) # straight into the slots: checked above
-        if file_content is not None: self.add_attachment(file_content, filename)
+        _set_given(self, given)
+        if file_content is not None: self.add_attachment(file_content, filename); self.model_fields_set.add('attachments')
 
-    def __setattr__(self, k, v):
-        "Check and normalise a field as narrator's `validate_assignment` does (a `ValueError` at the assignment); refuse unknown fields"
-        chk = _checks.get(k)
-        if chk is None:
-            if k[:1]!='_' and not hasattr(type(self), k): raise ValueError(f'message {_short(getattr(self, "id", None))}: no field {_short(k)} (the fields are {", ".join(message_fields)})')
-            return object.__setattr__(self, k, v)
-        try:
-            v = chk(v)
-            if k in ('role', 'tool_call_id'): _chk_tool(self, v if k=='role' else self.role, v if k=='tool_call_id' else self.tool_call_id)
-        except ValueError as e: raise ValueError(f'message {_short(getattr(self, "id", None))}: {e}') from None
-        old = getattr(self, k, UNSET) if k in _watched else None
-        _fset[k](self, v)
-        if k in ('turn', 'sequence', 'role') and old!=v: _renumbered(self)
-        elif k=='id' and old!=v: _reided(self)
+# %% ../nbs/03_thread.ipynb #32a2672e
+@patch
+def __setattr__(self:ChatMessage, k, v):
+    "Check and normalise a field as narrator's `validate_assignment` does (a `ValueError` at the assignment); refuse unknown fields"
+    chk = _checks.get(k)
+    if chk is None:
+        if k[:1]!='_' and not hasattr(type(self), k): raise ValueError(f'message {_short(getattr(self, "id", None))}: no field {_short(k)} (the fields are {", ".join(message_fields)})')
+        return object.__setattr__(self, k, v)
+    try:
+        v = chk(v)
+        if k in ('role', 'tool_call_id'): _chk_tool(self, v if k=='role' else self.role, v if k=='tool_call_id' else self.tool_call_id)
+    except ValueError as e: raise ValueError(f'message {_short(getattr(self, "id", None))}: {e}') from None
+    old = getattr(self, k, UNSET) if k in _watched else None
+    _fset[k](self, v); self.model_fields_set.add(k) # pydantic's: an assigned field is a set one
+    if k in ('turn', 'sequence', 'role') and old!=v: _renumbered(self)
+    elif k=='id' and old!=v: _reided(self)
 
-    def __eq__(self, o):
-        if type(o) is not type(self): return NotImplemented
-        return all(getattr(self, k, None)==getattr(o, k, None) for k in message_fields)
-    def __getstate__(self): # a copy (or pickle) is in no thread yet
-        return {k:v for k in _slot_names(type(self)) if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
-    def __setstate__(self, state):
-        for k,v in state.items(): object.__setattr__(self, k, v) # as copied: no checks
-    def __iter__(self): return ((k, getattr(self, k)) for k in message_fields) # pydantic's: `dict(message)` gives its fields
-    def __repr__(self): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
+@patch
+def __eq__(self:ChatMessage, o):
+    if type(o) is not type(self): return NotImplemented
+    return all(getattr(self, k, None)==getattr(o, k, None) for k in message_fields)
+@patch
+def __getstate__(self:ChatMessage): # a copy (or pickle) is in no thread yet
+    return {k:v for k in _slot_names(type(self)) if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
+@patch
+def __setstate__(self:ChatMessage, state):
+    for k,v in state.items(): object.__setattr__(self, k, v) # as copied: no checks
+    _set_given(self, set(state.get('_given', ()))) # a set of its own: a copy's assignments are its own
+@patch
+def __iter__(self:ChatMessage): return ((k, getattr(self, k)) for k in message_fields) # pydantic's: `dict(message)` gives its fields
+@patch
+def __repr__(self:ChatMessage): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
 
+# %% ../nbs/03_thread.ipynb #4bbe7d5c
 class _LazyField:
     "Field `k` of a message (a field like the others, documented with `ChatMessage`), kept in slot `_k`: None there until first read, when `mk()` makes its default"
     def __init__(self, k, mk):
@@ -250,7 +270,19 @@ class _LazyField:
 for k,mk in _lazy.items(): setattr(ChatMessage, k, _LazyField(k, mk))
 _watched = ('turn', 'sequence', 'role', 'id')
 _fset = {k:getattr(ChatMessage, s).__set__ for k,s in zip(message_fields+_priv, _slots+_priv)} # a slot's setter: no checks (for values checked already, or made here)
-_fsets,_set_links,_set_turn,_set_seq = [_fset[k] for k in message_fields],_fset['_links'],_fset['turn'],_fset['sequence']
+_fsets,_set_links,_set_turn,_set_seq,_set_given = [_fset[k] for k in message_fields],_fset['_links'],_fset['turn'],_fset['sequence'],_fset['_given']
+def _fields_set(self):
+    "The fields given when it was made, or set since (pydantic's `model_fields_set`)"
+    if type(g := self._given) is frozenset: _set_given(self, g := set(g)) # shared until first asked for: its own from then on
+    return g
+ChatMessage.model_fields_set = property(_fields_set)
+
+_numbered = {} # a shared set of fields given: it with `turn` and `sequence`, which `add_message` sets
+def _set_numbered(m):
+    "Count `turn` and `sequence` among the fields set of `m`, as a thread numbering it does"
+    if type(g := m._given) is not frozenset: return g.update(('turn', 'sequence'))
+    if (n := _numbered.get(g)) is None: n = _numbered[g] = g | {'turn', 'sequence'}
+    _set_given(m, n)
 
 # %% ../nbs/03_thread.ipynb #f01def89
 Message = ChatMessage
@@ -311,21 +343,25 @@ def _b64_or_text(s:str):
 att_fields = ('filename', 'content', 'mime_type', 'attributes', 'file_id', 'storage_path', 'storage_backend', 'status')
 att_statuses = ('pending', 'stored', 'failed')
 
+# %% ../nbs/03_thread.ipynb #fb49ff12
 class ChatAttachment:
     "A file attached to a thread message, with narrator's fields and behaviour (import it as `Attachment` for drop-in use)"
     __hash__ = None
     def __init__(self,
                  filename:str=UNSET, # The file's name (required)
-                 content=None, # Its bytes, or a str: their base64, a `data:` URL, or text
-                 mime_type:str=None, # Its mime type; `detect_mime_type` fills it in
-                 attributes:dict=None, # What processing found: `type`, `text`, `url`, ...
-                 file_id:str=None, # Its id in the file store that keeps it
-                 storage_path:str=None, # Its path in that store
-                 storage_backend:str=None, # Which store: 'dialog' for `DialogFileStore`
-                 status:str='pending', # 'pending', 'stored' or 'failed'
+                 content=UNSET, # Its bytes, or a str: their base64, a `data:` URL, or text; None (the default) when it has none
+                 mime_type:str=UNSET, # Its mime type (None: unknown); `detect_mime_type` fills it in
+                 attributes:dict=UNSET, # What processing found: `type`, `text`, `url`, ... (None: nothing yet)
+                 file_id:str=UNSET, # Its id in the file store that keeps it, or None
+                 storage_path:str=UNSET, # Its path in that store, or None
+                 storage_backend:str=UNSET, # Which store: 'dialog' for `DialogFileStore`, or None
+                 status:str=UNSET, # 'pending' (the default), 'stored' or 'failed'
                  **kw): # Anything else (e.g. the `id` a dump holds) is ignored, as narrator ignores it
         "Check and keep narrator's fields (other keywords, `kw`, are ignored)"
         if filename is UNSET: raise ValueError('attachment: filename is required')
+        given = {k for k,v in zip(att_fields, (filename, content, mime_type, attributes, file_id, storage_path, storage_backend, status)) if v is not UNSET} # pydantic's `model_fields_set`
+        content,mime_type,attributes,file_id,storage_path,storage_backend = [None if v is UNSET else v for v in (content, mime_type, attributes, file_id, storage_path, storage_backend)]
+        if status is UNSET: status = 'pending'
         try:
             _chk_type('filename', filename, str, none=False)
             if content is not None and not isinstance(content, (bytes, str)): raise ValueError(f'content must be bytes, a str or None, not {_short(content)}')
@@ -335,6 +371,14 @@ class ChatAttachment:
         except ValueError as e: raise ValueError(f'attachment {_short(filename)}: {e}') from None
         self.filename,self.content,self.mime_type,self.attributes = filename,content,mime_type,attributes
         self.file_id,self.storage_path,self.storage_backend,self.status = file_id,storage_path,storage_backend,status
+        self._given = given
+
+    def __setattr__(self, k, v):
+        "Set `k`; a field assigned is one of `model_fields_set` (as pydantic counts them)"
+        object.__setattr__(self, k, v)
+        if k in att_fields and (g := self.__dict__.get('_given')) is not None: g.add(k)
+    def __setstate__(self, d): self.__dict__.update(d); self.__dict__['_given'] = set(d.get('_given', ())) # a copy's set is its own
+    model_fields_set = property(lambda self: self.__dict__.setdefault('_given', set()), doc="The fields given when it was made, or set since (pydantic's `model_fields_set`)")
 
     @property
     def id(self):
@@ -379,8 +423,8 @@ async def get_content_bytes(self:ChatAttachment,
     "The file's bytes: from `file_store` when it was stored (has a `file_id`), else from `content`"
     if self.file_id:
         if file_store is None: raise ValueError(f'attachment {_short(self.filename)}: FileStore instance required to retrieve content for file_id {_short(self.file_id)}')
-        if isinstance(file_store, DialogFileStore) and (f := _kept_file(file_store, self.file_id, self)) is not None: return f[0] # its bytes, should the store that kept them be gone
-        return await file_store.get(self.file_id, storage_path=self.storage_path)
+        if isinstance(file_store, DialogFileStore) and (f := _kept_file(file_store, self.file_id, self)) is not None: return f[0] # the bytes it carries, should its first store be gone
+        return await file_store.get(self.file_id, self.storage_path) # narrator's call: both positional
     if self.content is None: raise ValueError(f'attachment {_short(self.filename)}: No content available - attachment has neither file_id nor content')
     return self.data()
 
@@ -396,9 +440,9 @@ def from_file_path(cls:ChatAttachment,
 
 # %% ../nbs/03_thread.ipynb #16b45515
 @patch
-def _full(self:ChatAttachment, mode='python'):
-    "Every field, and the `id` (pydantic's whole dump: bytes as text in JSON)"
-    d = {k:getattr(self, k) for k in att_fields} | dict(id=self.id)
+def _full(self:ChatAttachment, mode='python', unset=False):
+    "Every field (with `unset`, those of `model_fields_set`), and the `id` (pydantic's whole dump: bytes as text in JSON)"
+    d = {k:getattr(self, k) for k in att_fields if not unset or k in self.model_fields_set} | dict(id=self.id)
     return _jsonable(d) if mode=='json' else d
 
 @patch
@@ -422,7 +466,7 @@ def model_dump_json(self:ChatAttachment,
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "Every field as JSON text (content as UTF-8 text, or base64 when it isn't text), with pydantic's options (`kw`)"
     if include is None and exclude is None and not kw: return _pyd_json(self._full('json'), indent, ensure_ascii)
-    return _pyd_json(_pyd_dump(self._full(), 'json', include, exclude, kw), indent, ensure_ascii)
+    return _pyd_json(_pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw), indent, ensure_ascii)
 
 def _atts(v):
     "Attachments list `v`: each an attachment, or its dict made into one; a `ValueError` naming the bad entry"
@@ -446,10 +490,7 @@ def add_attachment(self:ChatMessage,
 class DialogFileStore:
     "A file store with narrator's `FileStore` calls that keeps the files in the dialog file itself (as cell attachments)"
     storage_backend = 'dialog'
-    _live = weakref.WeakSet() # every store in this process: a message taken into another thread (or a thread remade from its dump) still finds its files
-    def __init__(self):
-        self.files,self._gone = {},set() # file_id: (bytes, mime type); ids deleted here
-        DialogFileStore._live.add(self)
+    def __init__(self): self.files,self._gone = {},set() # file_id: (bytes, mime type); ids deleted here
     async def save(self,
                    content:bytes, # The file's bytes
                    filename:str, # Its name
@@ -477,18 +518,21 @@ class DialogFileStore:
         "The link to a kept file: `attachment:ID`"
         return f'attachment:{storage_path}'
     def __repr__(self): return f'DialogFileStore({len(self.files)} files)'
-    def __setstate__(self, d): self.__dict__.update(d); DialogFileStore._live.add(self) # a store unpickled or copied is live too
 
 def _kept_file(store, fid, att=None):
-    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s, else another live `DialogFileStore`'s (an id is a hash of the bytes: one id, one file), else those attachment `att` took when it was stored or read (its first store may be gone), unless a live store deleted it; then kept in `store` too (unless deleted from it); None when none has it"
+    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s own, else those attachment `att` itself carries (taken when it was stored or read: a message moved into another thread brings its files), then kept in `store` too; None when neither has it, or `store` deleted it. Never another store's: a store serves only its own dialog's files"
     mine = isinstance(store, DialogFileStore)
     if mine and (f := store.files.get(fid)) is not None: return f
-    if mine and fid in getattr(store, '_gone', ()): return None
-    live = list(DialogFileStore._live)
-    f = next((s.files[fid] for s in live if fid in s.files), None)
-    if f is None and (k := getattr(att, '_kept', None)) is not None and k[0]==fid and not any(fid in s._gone for s in live): f = k[1]
+    if mine and fid in store._gone: return None
+    f = k[1] if (k := getattr(att, '_kept', None)) is not None and k[0]==fid else None
     if f is not None and mine: store.files[fid] = f
     return f
+
+def _take_files(store, m):
+    "Keep in `store` (a thread's) the dialog-kept files whose bytes message `m`'s attachments carry, unless `store` deleted them: a message moved from another thread brings its files"
+    if not isinstance(store, DialogFileStore): return
+    for a in m._attachments:
+        if (k := getattr(a, '_kept', None)) is not None and k[0] not in store.files and k[0] not in store._gone: store.files[k[0]] = k[1]
 
 # %% ../nbs/03_thread.ipynb #a120a04d
 def _kind(mime, data, fname):
@@ -505,7 +549,7 @@ def update_attributes_with_url(self:ChatAttachment):
     "Set `attributes['url']` from `storage_path`: `attachment:ID` for a file kept in the dialog, else a path under narrator's default file folder"
     if not self.storage_path: return
     if self.storage_backend==DialogFileStore.storage_backend: url = f'attachment:{self.storage_path}'
-    else: url = str(Path(os.environ.get('NARRATOR_FILE_STORAGE_PATH') or Path.home()/'.narrator'/'files')/self.storage_path)
+    else: url = f"{Path(os.environ.get('NARRATOR_FILE_STORAGE_PATH') or Path.home()/'.narrator'/'files')}/{self.storage_path.lstrip('/')}" # the path as given (`ab/` stays `ab/`), as narrator's
     self.attributes = (self.attributes or {}) | {'url': url}
 
 @patch
@@ -523,9 +567,10 @@ async def process_and_store(self:ChatAttachment,
         mime = self.mime_type or _sniff(data, self.filename)
         res = await file_store.save(data, self.filename, mime)
         name = self.filename
-        self.file_id,self.storage_path,self.storage_backend = res['id'],res['storage_path'],res.get('storage_backend')
+        self.file_id,self.storage_path,self.storage_backend = res['id'],res['storage_path'],res['storage_backend'] # all three required, as narrator's
         if isinstance(file_store, DialogFileStore): self._kept = (res['id'], file_store.files[res['id']]) # the bytes stay with the attachment, should its store go
-        self.filename,self.mime_type = res.get('filename', self.filename),res.get('mime_type', mime)
+        self.mime_type = mime
+        if not isinstance(file_store, DialogFileStore): self.filename = Path(res['storage_path'] or '').name # the name the store gave it (narrator's rule); a dialog keeps the file's own name
         self.attributes = (self.attributes or {}) | _kind(self.mime_type, data, name) | dict(mime_type=self.mime_type, storage_path=self.storage_path)
         self.update_attributes_with_url()
         self.content,self.status = None,'stored'
@@ -579,8 +624,16 @@ def _pick(spec, k, n=None):
     "What `spec` says of key `k` (of list index `k`, `n` long: `k-n` too, as pydantic takes negative indexes)"
     v = spec.get(k)
     if v is None and n is not None: v = spec.get(k-n)
-    return spec.get('__all__') if v is None else v
+    return _merge(v, spec.get('__all__'))
 
+def _merge(a, b):
+    "What an item's own `include` or `exclude` (`a`) and `__all__`'s (`b`) say together, as pydantic merges them: the item's own when either is whole (True, `...`), else both"
+    if a is None: return b
+    if b is None or a is True or a is ... or b is True or b is ...: return a
+    a,b = _spec(a),_spec(b)
+    return {k:_merge(a.get(k), b.get(k)) for k in a.keys()|b.keys()}
+
+# %% ../nbs/03_thread.ipynb #de2a689a
 def _sel(v, inc=None, exc=None):
     "`v` restricted as pydantic's `include` and `exclude` restrict a dump: sets of keys, or dicts of them (nested, list indexes, `__all__`)"
     inc,exc = _spec(inc),_spec(exc)
@@ -607,7 +660,7 @@ _att_defaults = dict(content=None, mime_type=None, attributes=None, file_id=None
 _thread_defaults = dict(title='Untitled Thread', messages=[], attributes={}, platforms={})
 def _drop_defaults(d):
     "Whole-field dump `d` (a thread's, a message's or an attachment's) without the fields equal to their defaults, and so its messages and attachments (pydantic's `exclude_defaults`)"
-    dd = _thread_defaults if 'messages' in d else _msg_defaults|{'metrics': default_metrics()} if 'role' in d else _att_defaults
+    dd = _msg_defaults|{'metrics': default_metrics()} if 'role' in d else _att_defaults if 'filename' in d else _thread_defaults # a message always has its role, an attachment its name (`exclude_unset` keeps them)
     d = {k:v for k,v in d.items() if k not in dd or v!=dd[k]}
     for k in ('messages', 'attachments'):
         if isinstance(d.get(k), list): d[k] = [_drop_defaults(o) if isinstance(o, dict) else o for o in d[k]]
@@ -616,7 +669,7 @@ def _drop_defaults(d):
 def _no_computed(d):
     "Whole-field dump `d` without its attachments' `id`, the one computed field (pydantic's `exclude_computed_fields`)"
     if isinstance(d.get('messages'), list): return d | {'messages': [_no_computed(m) for m in d['messages']]}
-    if 'role' in d: return d | {'attachments': [_no_computed(a) for a in d['attachments']]}
+    if 'role' in d: return d | {'attachments': [_no_computed(a) for a in d['attachments']]} if 'attachments' in d else d
     return {k:v for k,v in d.items() if k!='id'}
 
 def _pyd_dump(full, mode, include, exclude, kw):
@@ -634,12 +687,13 @@ def _norm_tc(tc):
     return dict(id=tc['id'], type=tc['type'], function=dict(name=f['name'], arguments=f['arguments']))
 
 @patch
-def _full(self:ChatMessage, mode='python'):
-    "Every field, in narrator's order (pydantic's whole dump)"
-    d = {k:getattr(self, k) for k in message_fields}
-    d['attachments'] = [a._full(mode) for a in d['attachments']]
+def _full(self:ChatMessage, mode='python', unset=False):
+    "Every field (with `unset`, those of `model_fields_set`), in narrator's order (pydantic's whole dump)"
+    d = {k:getattr(self, k) for k in message_fields if not unset or k in self.model_fields_set}
+    if 'attachments' in d: d['attachments'] = [a._full(mode, unset) for a in d['attachments']]
     return d
 
+# %% ../nbs/03_thread.ipynb #2f33cbda
 @patch
 def model_dump(self:ChatMessage,
                *,
@@ -648,7 +702,7 @@ def model_dump(self:ChatMessage,
                exclude=None, # Fields to leave out (pydantic's `exclude`)
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
     "This message as a dict: narrator's shape (unset optional fields left out, tool calls normalised), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
-    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(), mode, include, exclude, kw)
+    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(unset=kw.get('exclude_unset')), mode, include, exclude, kw)
     s = self
     c,src,pl,re_,met = s.content,s.source,s._platforms,s._reactions,s._metrics # unread lazy fields are None
     d = dict(id=s.id, role=s.role, sequence=s.sequence, turn=s.turn, content=c if c is None or type(c) is str else _cp(c),
@@ -667,7 +721,7 @@ def model_dump_json(self:ChatMessage,
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This message as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text, NaN as null"
-    d = _pyd_dump(self._full(), 'json', include, exclude, kw)
+    d = _pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw)
     return _pyd_json(d, indent, ensure_ascii)
 
 @patch
@@ -700,7 +754,7 @@ def _model_copy(self,
     "A copy of `self` (its values shared, or with `deep` copied too), with the fields in `update` set as given (unchecked, as pydantic sets them)"
     new = copy.deepcopy(self) if deep else copy.copy(self)
     for k,v in dict(update or {}).items(): # a ValueError for an update that isn't a mapping, as pydantic's
-        if isinstance(new, ChatMessage) and k in _fset: _fset[k](new, v)
+        if isinstance(new, ChatMessage) and k in _fset: _fset[k](new, v); new.model_fields_set.add(k)
         elif isinstance(new, Thread) and k not in _thread_attrs: object.__setattr__(new, k, v) # as pydantic's update sets any key, unchecked
         else: setattr(new, k, v) # a thread's `messages` go through its list
     return new
@@ -760,13 +814,14 @@ def to_chat_completion_message(self:ChatMessage,
 thread_fields = ('id', 'title', 'messages', 'created_at', 'updated_at', 'attributes', 'platforms')
 _thread_attrs = set(thread_fields) | {'file_store'} # the public attributes a thread has
 
+# %% ../nbs/03_thread.ipynb #174ac322
 class Thread:
     "A conversation of role messages, numbered into turns (narrator's `Thread` API), that is also a `Dialog`; other keywords (`kw`) are ignored, as narrator ignores them"
     msg_cls,dlg_cls = ChatMessage,Dialog # a host subclass sets its own: the classes of the messages and the dialog it builds
     __hash__ = None # a value, as narrator's pydantic threads are
     def __init__(self,
                  id:str=UNSET, # Thread id; a new UUID if not given
-                 title:str='Untitled Thread', # Human-readable title (or None)
+                 title:str=UNSET, # Human-readable title (or None); 'Untitled Thread' if not given
                  messages:list=UNSET, # `ChatMessage`s (or their dicts), kept as given (not renumbered)
                  created_at:datetime=UNSET, # Creation time (a datetime or ISO text); now (UTC) if not given
                  updated_at:datetime=UNSET, # Last change; `created_at` if not given
@@ -776,6 +831,8 @@ class Thread:
                  **kw): # Other keys are ignored, as narrator ignores them
         "Check and keep narrator's fields (other keywords, `kw`, are ignored)"
         tid = str(uuid.uuid4()) if id is UNSET else id
+        given = {k for k,v in zip(thread_fields, (id, title, messages, created_at, updated_at, attributes, platforms)) if v is not UNSET} # pydantic's `model_fields_set`
+        if title is UNSET: title = 'Untitled Thread'
         try:
             _chk_type('id', tid, str, none=False); _chk_type('title', title, str)
             self.id,self.title = tid,title
@@ -791,39 +848,56 @@ class Thread:
         self._refs = (self._ref,)
         self._runs,self._run_pos,self._inert = [],[],[] # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
         for m in ms: self._adopt(m)
+        self._given = given
 
-    def __repr__(self): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
-    def __iter__(self): return ((k, getattr(self, k)) for k in thread_fields) # pydantic's: `dict(thread)` gives its fields
-    def __eq__(self, o):
-        if not isinstance(o, Thread): return NotImplemented
-        return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in thread_fields)
+# %% ../nbs/03_thread.ipynb #69e9f6ab
+@patch
+def __repr__(self:Thread): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
+@patch
+def __iter__(self:Thread): return ((k, getattr(self, k)) for k in thread_fields) # pydantic's: `dict(thread)` gives its fields
+@patch
+def __eq__(self:Thread, o):
+    if not isinstance(o, Thread): return NotImplemented
+    return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in thread_fields)
 
-    def __setattr__(self, k, v):
-        "Refuse a name that is no field (a misspelt `thread.titel = ...` is a `ValueError`, as narrator's pydantic model refuses it); fields are set as narrator sets them, unchecked"
-        if k[:1]!='_' and k not in _thread_attrs and not hasattr(type(self), k):
-            raise ValueError(f'thread {_short(getattr(self, "id", None))}: no field {_short(k)} (the fields are {", ".join(thread_fields)})')
-        object.__setattr__(self, k, v)
+@patch
+def __setattr__(self:Thread, k, v):
+    "Refuse a name that is no field (a misspelt `thread.titel = ...` is a `ValueError`, as narrator's pydantic model refuses it); fields are set as narrator sets them, unchecked"
+    if k[:1]!='_' and k not in _thread_attrs and not hasattr(type(self), k):
+        raise ValueError(f'thread {_short(getattr(self, "id", None))}: no field {_short(k)} (the fields are {", ".join(thread_fields)})')
+    object.__setattr__(self, k, v)
+    if k in thread_fields and (g := self.__dict__.get('_given')) is not None: g.add(k) # pydantic's: an assigned field is a set one
 
-    def _touch(self): object.__setattr__(self, 'updated_at', _utcnow()) # on every add: no check needed
+@patch(as_prop=True)
+def model_fields_set(self:Thread):
+    "The fields given when it was made, or set since (pydantic's `model_fields_set`)"
+    return self.__dict__.setdefault('_given', set())
 
-    def _chk(self, m):
-        if not isinstance(m, ChatMessage): raise ValueError(f'thread {_short(self.id)}: expected a Message, got {_short(m)}')
-        return m
+@patch
+def _touch(self:Thread): object.__setattr__(self, 'updated_at', _utcnow()); self.model_fields_set.add('updated_at') # on every add: no check needed
 
-    def _adopt(self, m, first=False):
-        "Put `m` in the list (first, or last), the id index and the numbering"
-        if first: list.insert(self._msgs, 0, self._chk(m))
-        else: list.append(self._msgs, self._chk(m))
-        self._linked(m, first)
+@patch
+def _chk(self:Thread, m):
+    if not isinstance(m, ChatMessage): raise ValueError(f'thread {_short(self.id)}: expected a Message, got {_short(m)}')
+    return m
 
-    def _linked(self, m, first=False):
-        "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
-        if not (ls := getattr(m, '_links', None)): _set_links(m, self._refs) # a tuple all the thread's messages share: linking allocates nothing
-        elif not any(r() is self for r in ls): _set_links(m, ls+self._refs) # in another thread too: a renumbering tells both
-        if (ix := self._by_id) is not None:
-            if (i := m.id) in ix: self._dups = True
-            if first or i not in ix: ix[i] = m
-        if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+@patch
+def _adopt(self:Thread, m, first=False):
+    "Put `m` in the list (first, or last), the id index and the numbering"
+    if first: list.insert(self._msgs, 0, self._chk(m))
+    else: list.append(self._msgs, self._chk(m))
+    self._linked(m, first)
+
+@patch
+def _linked(self:Thread, m, first=False):
+    "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
+    if not (ls := getattr(m, '_links', None)): _set_links(m, self._refs) # a tuple all the thread's messages share: linking allocates nothing
+    elif not any(r() is self for r in ls): _set_links(m, ls+self._refs) # in another thread too: a renumbering tells both
+    if (ix := self._by_id) is not None:
+        if (i := m.id) in ix: self._dups = True
+        if first or i not in ix: ix[i] = m
+    if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+    if m._attachments: _take_files(self.file_store, m) # its files join the thread's store
 
 # %% ../nbs/03_thread.ipynb #be730a3e
 class _MsgList(list):
@@ -871,7 +945,7 @@ def _unlink(m, t):
 def _unlinked(self:Thread, m):
     "Forget `m`, just taken out of the list"
     ix = self._by_id
-    if self._dups: self._by_id = None # another message (or `m` again) may hold its id
+    if self._dups or ix is None: self._by_id = None # another message (or `m` again) may hold its id (with no index, whether one does is unknown: `m` stays linked)
     else:
         if ix is not None and ix.get(m.id) is m: del ix[m.id]
         _unlink(m, self)
@@ -906,9 +980,10 @@ def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k no
 @patch
 def __setstate__(self:Thread, state):
     self.__dict__.update(state)
-    self._ref,self._dlg,self._disk,self._cps = weakref.ref(self),None,None,{} # `_cps`: its own copies of the cells it shares (see `dialog`)
+    self._ref,self._dlg,self._disk,self._cps,self._given = weakref.ref(self),None,None,{},None # `_cps`: its own copies of the cells it shares (see `dialog`)
     self._refs = (self._ref,)
     self.messages = self._msgs # wrapped and relinked: the copy's list tells the copy (and a message it shares tells both)
+    self._given = set(state.get('_given', ())) # its own set of the fields set, as it was
 
 # %% ../nbs/03_thread.ipynb #6dd301e3
 @patch
@@ -927,7 +1002,7 @@ def _place(self:Thread, m, turn):
         return self._adopt(m, first=True)
     seq = self._cur()[1]+1
     was = m.turn,m.sequence
-    _set_turn(m, turn); _set_seq(m, seq) # ints the thread made: no check needed
+    _set_turn(m, turn); _set_seq(m, seq); _set_numbered(m) # ints the thread made: no check needed (set, as narrator sets them)
     if getattr(m, '_links', None) and was!=(turn, seq): _renumbered(m) # a message in another thread too: that one's numbers moved
     self._adopt(m)
 
@@ -1121,9 +1196,10 @@ def clear_messages(self:Thread):
 
 # %% ../nbs/03_thread.ipynb #78226a79
 @patch
-def _full(self:Thread, mode='python'):
-    return dict(id=self.id, title=self.title, messages=[m._full(mode) for m in self.messages], created_at=self.created_at,
-                updated_at=self.updated_at, attributes=self.attributes, platforms=self.platforms)
+def _full(self:Thread, mode='python', unset=False):
+    "Every field (with `unset`, those of `model_fields_set`), its messages' too (pydantic's whole dump)"
+    fs = self.model_fields_set if unset else thread_fields
+    return {k:[m._full(mode, unset) for m in self.messages] if k=='messages' else getattr(self, k) for k in thread_fields if k in fs}
 
 @patch
 def model_dump(self:Thread,
@@ -1133,7 +1209,7 @@ def model_dump(self:Thread,
                exclude=None, # Fields to leave out (pydantic's `exclude`)
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
     "This thread as a dict: narrator's shape (each message's own `model_dump`), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
-    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(), mode, include, exclude, kw)
+    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(unset=kw.get('exclude_unset')), mode, include, exclude, kw)
     t = (lambda d: d) if mode=='python' else _iso
     return dict(id=self.id, title=self.title, messages=[m.model_dump(mode=mode) for m in self.messages], created_at=t(self.created_at),
                 updated_at=t(self.updated_at), attributes=_cp(self.attributes), platforms=_cp(self.platforms))
@@ -1147,7 +1223,7 @@ def model_dump_json(self:Thread,
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This thread as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text (UTC as `Z`), NaN as null"
-    d = _pyd_dump(self._full(), 'json', include, exclude, kw)
+    d = _pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw)
     return _pyd_json(d, indent, ensure_ascii)
 
 @patch
@@ -1157,6 +1233,131 @@ def to_dict(self:Thread,
     return self.model_dump(mode=mode)
 
 _model_api(Thread)
+
+# %% ../nbs/03_thread.ipynb #b6d9d3ce
+@functools.cache
+def _parts():
+    "narrator's content parts and entity source as `TypedDict`s pydantic reads (typing_extensions' before Python 3.12, as pydantic needs)"
+    from typing_extensions import TypedDict, Literal, Optional, Dict, Any
+    from pydantic import with_config
+    @with_config(extra='forbid')
+    class ImageUrl(TypedDict): url: str
+    @with_config(extra='forbid')
+    class TextContent(TypedDict): type: Literal['text']; text: str
+    @with_config(extra='forbid')
+    class ImageContent(TypedDict): type: Literal['image_url']; image_url: ImageUrl
+    @with_config(extra='forbid')
+    class EntitySource(TypedDict, total=False): id: str; name: str; type: Literal[source_types]; attributes: Optional[Dict[str, Any]]
+    return TextContent,ImageContent,EntitySource
+
+def _field_types(cls):
+    "`{field: (type, default)}` of `cls` (a `Thread`, `ChatMessage` or `ChatAttachment` class) as pydantic declares them (the messages and attachments in them as their describing models, `_mirror`); a default made per instance is a `pydantic.Field` with a factory"
+    from typing import Literal, Optional, Union, List, Dict, Any
+    from pydantic import Field
+    mk = lambda f: Field(default_factory=f)
+    txt,img,src = _parts()
+    if issubclass(cls, Thread): return dict(id=(str, mk(lambda: str(uuid.uuid4()))), title=(Optional[str], 'Untitled Thread'), messages=(List[_mirror(cls.msg_cls)], mk(list)),
+        created_at=(datetime, mk(_utcnow)), updated_at=(datetime, mk(_utcnow)), attributes=(Dict, mk(dict)), platforms=(Dict[str, Dict[str, str]], mk(dict)))
+    if issubclass(cls, ChatAttachment): return dict(filename=(str, ...), content=(Union[bytes, str, None], None)) | {k:(Optional[str], None) for k in ('mime_type', 'attributes', 'file_id', 'storage_path', 'storage_backend')} | dict(
+        attributes=(Optional[Dict[str, Any]], None), status=(Literal[att_statuses], 'pending'))
+    ot = {k:(Optional[int], None) for k in ('sequence', 'turn')} | {k:(Optional[str], None) for k in ('reasoning_content', 'name', 'tool_call_id')}
+    d = dict(id=(str, None), role=(Literal[roles], ...), **ot, content=(Union[str, List[Union[txt, img]], None], None), tool_calls=(Optional[list], None),
+        attributes=(Dict, mk(dict)), timestamp=(datetime, mk(_utcnow)), source=(Optional[src], None), platforms=(Dict[str, Dict[str, str]], mk(dict)),
+        attachments=(List[_mirror(ChatAttachment)], mk(list)), reactions=(Dict[str, List[str]], mk(dict)), metrics=(Dict[str, Any], mk(default_metrics)))
+    return {k:d[k] for k in message_fields}
+
+# %% ../nbs/03_thread.ipynb #a7273a72
+@functools.cache
+def _mirror(cls):
+    "The pydantic model describing `cls`'s fields, named as narrator's (`Thread`, `Message`, `Attachment`), with `cls`'s docstring: pydantic's JSON schema and `model_fields` of `cls` are its"
+    try: import pydantic
+    except ImportError: raise ImportError(f"{cls.__name__}'s pydantic API (model_fields, model_json_schema, a field of a pydantic model) needs pydantic: pip install pydantic") from None
+    name = 'Thread' if issubclass(cls, Thread) else 'Attachment' if issubclass(cls, ChatAttachment) else 'Message'
+    base = pydantic.BaseModel
+    if name=='Attachment':
+        class base(pydantic.BaseModel): # its computed `id`, in the schema of what a dump holds
+            @pydantic.computed_field
+            @property
+            def id(self) -> str: return ''
+    kw = dict(__config__=pydantic.ConfigDict(extra='forbid')) if name=='Message' else dict(__base__=base) # narrator's messages refuse unknown fields
+    return pydantic.create_model(name, __doc__=cls.__doc__, __module__=cls.__module__, **kw, **_field_types(cls))
+
+def _core_schema(cls, source, handler):
+    "How pydantic validates a `cls` (`cls.model_validate`; an instance is kept as it is), dumps it (every field, with the caller's options, as pydantic dumps a model) and describes it (`_mirror(cls)`)"
+    from pydantic_core import core_schema as cs
+    desc = handler.generate_schema(_mirror(cls))
+    def ser(v, info):
+        kw = dict(exclude_defaults=info.exclude_defaults, exclude_none=info.exclude_none)
+        return _pyd_dump(v._full(unset=info.exclude_unset), 'json' if info.mode_is_json() else 'python', info.include, info.exclude, kw)
+    return cs.no_info_plain_validator_function(cls.model_validate, json_schema_input_schema=desc, # described by the mirror (in a schema of what a dump holds, any value)
+                                               serialization=cs.plain_serializer_function_ser_schema(ser, info_arg=True, return_schema=cs.any_schema()))
+
+# %% ../nbs/03_thread.ipynb #40c4ff2f
+class _ClassProp:
+    "A read-only property of a class (and so of its instances)"
+    def __init__(self, f): self.f,self.__doc__ = f,f.__doc__
+    def __get__(self, o, cls=None): return self.f(type(o) if cls is None else cls)
+
+def _model_fields(cls):
+    "The fields, as pydantic's `FieldInfo`s: their types, defaults and whether they are required (pydantic's `model_fields`)"
+    return _mirror(cls).model_fields
+
+def _model_json_schema(cls,
+                       **kw): # pydantic's options: `by_alias`, `ref_template`, `schema_generator`, `mode` ('validation' or 'serialization')
+    "The JSON schema of `cls` (pydantic's `model_json_schema`, `kw` its options)"
+    return _mirror(cls).model_json_schema(**kw)
+
+for c in (ChatAttachment, ChatMessage, Thread):
+    c.__get_pydantic_core_schema__,c.model_fields = classmethod(_core_schema),_ClassProp(_model_fields)
+    c.model_json_schema = classmethod(_model_json_schema)
+
+# %% ../nbs/03_thread.ipynb #bd95721f
+def _defaults(cls):
+    "The value of each field of `cls` (a `Thread`, `ChatMessage` or `ChatAttachment` class) that isn't given: the table of defaults the dumps use, and new ids and times"
+    if issubclass(cls, Thread): return dict(_thread_defaults, id=str(uuid.uuid4()), created_at=_utcnow(), updated_at=_utcnow())
+    if issubclass(cls, ChatAttachment): return dict(filename=None) | _att_defaults
+    return dict(_msg_defaults, id=os.urandom(32).hex(), role=None, timestamp=_utcnow(), metrics=default_metrics())
+
+def _model_construct(cls,
+                     _fields_set:set=None, # The fields to count as set (`model_fields_set`); the fields given if None
+                     **values): # Field values, set as given: no checks (keys that are no field are left out)
+    "A `cls` with `values` set as given, without checks, the other fields their defaults (pydantic's `model_construct`, for trusted data)"
+    fs = thread_fields if issubclass(cls, Thread) else att_fields if issubclass(cls, ChatAttachment) else message_fields
+    vs = {k:copy.copy(v) if isinstance(v, (dict, list)) else v for k,v in _defaults(cls).items()} | {k:v for k,v in values.items() if k in fs}
+    if issubclass(cls, Thread):
+        o = cls(id=vs['id'])
+        for k in fs: object.__setattr__(o, k, vs[k]) if k!='messages' else setattr(o, k, vs[k])
+    else:
+        o = cls.__new__(cls)
+        for k in fs: (_fset[k](o, vs[k]) if issubclass(cls, ChatMessage) else object.__setattr__(o, k, vs[k]))
+    if issubclass(cls, ChatMessage): _set_given(o, set())
+    o.model_fields_set.clear(); o.model_fields_set.update(set(values)&set(fs) if _fields_set is None else _fields_set)
+    return o
+
+for c in (ChatAttachment, ChatMessage, Thread): c.model_construct = classmethod(_model_construct)
+
+# %% ../nbs/03_thread.ipynb #f5fe8733
+_tags = ('$bytes', '$dict') # the keys that mark an encoded value in a record's free-form field
+
+def _enc(v):
+    "Free-form value `v` (a message's or thread's `attributes`, `metrics`) as JSON that `_dec` reads back exactly: bytes as `{'$bytes': base64}`, a dict that would read as such a mark as `{'$dict': it}`, the rest as `_jsonable` writes it"
+    if isinstance(v, (bytes, bytearray)): return {'$bytes': base64.b64encode(v).decode('ascii')}
+    if isinstance(v, dict):
+        d = {(k if isinstance(k, str) else str(_jsonable(k))):_enc(o) for k,o in v.items()}
+        return {'$dict': d} if len(d)==1 and next(iter(d)) in _tags else d
+    if isinstance(v, (list, tuple, set, frozenset)): return [_enc(o) for o in v]
+    return _jsonable(v)
+
+def _dec(v, where=''):
+    "The value `_enc` wrote as `v`; a `ValueError` naming `where` for a `$bytes` mark that holds no base64"
+    if isinstance(v, list): return [_dec(o, where) for o in v]
+    if not isinstance(v, dict): return v
+    if len(v)==1 and (k := next(iter(v))) in _tags:
+        o = v[k]
+        if k=='$dict' and isinstance(o, dict): return {kk:_dec(x, where) for kk,x in o.items()}
+        try: return base64.b64decode(o, validate=True)
+        except (TypeError, ValueError): raise ValueError(f"{where}: {{{k!r}: ...}} must hold {'base64 text' if k=='$bytes' else 'a dict'}, not {_short(o)}") from None
+    return {kk:_dec(x, where) for kk,x in v.items()}
 
 # %% ../nbs/03_thread.ipynb #9b0a9aa1
 def _att_rec(a, keep=None, store=None):
@@ -1193,7 +1394,9 @@ def _record(m:ChatMessage, content=False, keep=None, store=None):
         if k not in d and (v := getattr(m, k)) is not None and k!='attributes': d[k] = _cp(v)
     if m.tool_calls: d['tool_calls'] = _cp(m.tool_calls) # as given, not normalised
     if m.attachments: d['attachments'] = [_att_rec(a, keep, store) for a in m.attachments]
-    for k in ('attributes', 'metrics', 'source', 'tool_calls', 'attachments'): # free-form values (datetimes, NaN, bytes, tuples) as `model_dump_json` writes them
+    for k in ('attributes', 'metrics'): # free-form values: bytes as bytes, the rest (datetimes, NaN, tuples) as `model_dump_json` writes them
+        if k in d: d[k] = _enc(getattr(m, k))
+    for k in ('source', 'tool_calls', 'attachments'):
         if k in d: d[k] = _jsonable(d[k])
     return d
 
@@ -1202,6 +1405,8 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, st
     if not isinstance(d, dict) or 'timestamp' not in d: raise ValueError(f'{where}: a thread record must be a dict with a timestamp, not {_short(d)}')
     d = {'content': content} | d
     try:
+        for k in ('attributes', 'metrics'):
+            if k in d: d[k] = _dec(d[k], k)
         if 'attachments' in d: d['attachments'] = [_att_from(r, atts or {}, store, f'attachment {i}') for i,r in enumerate(_chk_type('attachments', d['attachments'], list, none=False))]
         return mcls(**d)
     except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad thread record {_short(d.get("id"))}: {e}') from None
@@ -1239,13 +1444,9 @@ def _contents(recs, reply):
             for r in recs]
 
 # %% ../nbs/03_thread.ipynb #8daa2fb6
-def _in_cell(m): return isinstance(m.content, str) and (m.role!='assistant' or m.content!='')
-
-def _reply_recs(ms, reply, keep=None, store=None):
-    "Records of reply messages `ms`, holding their contents only where `reply` can't give them back"
-    recs = [_record(m, not _in_cell(m), keep, store) for m in ms]
-    if _contents(recs, reply)!=[m.content for m in ms]: recs = [_record(m, True, keep, store) for m in ms]
-    return recs
+def _reply_recs(ms, keep=None, store=None):
+    "Records of reply messages `ms`, each holding its content: the reply in the cell's outputs is their rendering, and outputs can be cleared"
+    return [_record(m, True, keep, store) for m in ms]
 
 def _shape(parts): return [(p['type'], p.get('id')) for p in parts]
 
@@ -1301,8 +1502,8 @@ def _user_txt(cell_txt, refs):
     if refs and cell_txt==refs.removeprefix('\n\n'): return ''
     return cell_txt
 
-def _mk_cell(dlg, ms, seen, store=None):
-    "The prompt cell of `ms`: a user message (if first) and its reply's messages; their files kept as the cell's attachments, a user's images shown after its text"
+def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0)):
+    "The prompt cell of `ms`: a user message (if first) and its reply's messages; their files kept as the cell's attachments, a user's images shown after its text; its records' numbers less `shift` (what the runs of cells without records before it add)"
     u = ms[0] if ms[0].role=='user' else None
     rest = ms[1:] if u else ms
     catts,names = {},{}
@@ -1310,7 +1511,8 @@ def _mk_cell(dlg, ms, seen, store=None):
         catts.setdefault(n, CellAttachment(data, a.mime_type or _sniff(data, a.filename), n)); names[id(a)] = n
         return n
     reply = _reply(rest)
-    recs = ([_record(u, not isinstance(u.content, str), keep, store)] if u else []) + _reply_recs(rest, reply, keep, store)
+    recs = ([_record(u, not isinstance(u.content, str), keep, store)] if u else []) + _reply_recs(rest, keep, store)
+    if any(shift): recs = [_shift(r, -shift[0], -shift[1]) for r in recs]
     refs = _refs([(a.filename, n, catts[n].content_type) for a in u.attachments if (n := names.get(id(a)))]) if u else ''
     home,at,mine,_ = getattr(ms[0], '_home', None) or (None, None, set(), None)
     cid = home.id if home is not None and at==0 and home.id not in seen and not seen.add(home.id) else _cell_id(ms[0].id, seen)
@@ -1319,6 +1521,14 @@ def _mk_cell(dlg, ms, seen, store=None):
     meta['dialog'] = (meta.get('dialog') if isinstance(meta.get('dialog'), dict) else {}) | {'thread': recs}
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values()) # a person's pasted files stay
     return dlg.msg_cls(_prompt_txt(u, refs) if u else '', msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
+
+# %% ../nbs/03_thread.ipynb #651a482e
+def _shift(r, dt, ds):
+    "Record (or message) `r` with `dt` added to its turn and `ds` to its sequence, when they are ints"
+    if isinstance(r, dict): return r | {k:r[k]+d for k,d in (('turn', dt), ('sequence', ds)) if type(r.get(k)) is int}
+    if type(r.turn) is int: _set_turn(r, r.turn+dt)
+    if type(r.sequence) is int: _set_seq(r, r.sequence+ds)
+    return r
 
 def _groups(ms):
     "Non-system messages `ms` split at each user message"
@@ -1338,7 +1548,7 @@ def _thread_rec(self:Thread):
     recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i}) for j,(i,m) in enumerate(sys)]
     sys = [m for i,m in sys]
     rec = dict(id=self.id, title=self.title, created_at=_iso(self.created_at), updated_at=_iso(self.updated_at),
-               attributes=_jsonable(self.attributes), platforms=_cp(self.platforms))
+               attributes=_enc(self.attributes), platforms=_cp(self.platforms))
     return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (_shown(sys[0].content) if sys else None) # a system message of parts shows their texts
 
 def _from_run(m, t):
@@ -1359,9 +1569,28 @@ def _live_runs(self:Thread):
     return live,kept,pos
 
 def _gmax(ms):
-    "The largest turn and sequence among records-written messages `ms` (what a reader sees before numbering prompts a person added)"
+    "The largest turn and sequence among records-written messages `ms` (what a reader sees before numbering the runs, when they go past every recorded number)"
     return [max((m.turn for m in ms if isinstance(m.turn, int)), default=0), max((m.sequence for m in ms if isinstance(m.sequence, int)), default=0)]
 
+@patch
+def _in_order(self:Thread, live, kept):
+    "Whether a save can number the file in the notebook's order: the sequence numbers of the messages it writes records of, less what the `live` runs before each add (`kept`: the places of the runs' messages), strictly increase. Else (a person moved cells, a program numbered out of order, unnumbered messages) the file says `numbering: appended`, and a reader numbers its runs past every recorded number"
+    S,nrun,last = 0,0,-math.inf
+    for j,m in enumerate(self.messages):
+        if m.role=='system': continue
+        if j in kept:
+            while nrun<=m._run:
+                if nrun in live: S += _run_size(self._runs[nrun][2])[1]
+                nrun += 1
+        elif type(m.sequence) is not int or m.sequence-S<=last: return False
+        else: last = m.sequence-S
+    return True
+
+def _run_size(rels):
+    "How many turns and sequence numbers a run of cells without records takes (`rels`: its messages' numbers past its start): what the reader adds to the numbers of the records after it"
+    return max([0]+[t for t,s in rels]),max([0]+[s for t,s in rels])
+
+# %% ../nbs/03_thread.ipynb #65c7141b
 def _placed(out, inert):
     "Cells `out` (`(place in the file read, cell)`, place None for new ones) with the `inert` cells (same form) put back where they were: each before the first cell from later in the file (new cells go after the inert ones before that cell)"
     res,inert,k,nxt = [],sorted(inert, key=lambda o: o[0]),0,math.inf
@@ -1385,6 +1614,7 @@ def _made_state(c):
         elif type(v) is list: res.append(len(v)); res.extend(v)
     return res
 
+# %% ../nbs/03_thread.ipynb #2a0cba65
 def _first_edited(made, flat):
     "The first of cells `made` whose state is no longer its part of `flat` (their `_made_state`s, one after another), or None"
     i = 0
@@ -1408,6 +1638,7 @@ def _chk_unchanged(t, dlg):
     raise ValueError(f"thread {_short(t.id)}: its dialog was changed in memory since the thread last made it ({what}); the thread writes its cells from its messages, "
                      "so that change would be lost. Make the change in the thread, or take the dialog in as it is now with `Thread.from_dialog(dlg)`")
 
+# %% ../nbs/03_thread.ipynb #42731d3d
 @patch(as_prop=True)
 def dialog(self:Thread):
     "The `Dialog` holding this thread, up to date: the thread's cells rebuilt from its messages, every other cell kept as it was, where it was; a `ValueError` if it was changed in memory since (the change would be lost)"
@@ -1420,12 +1651,14 @@ def dialog(self:Thread):
         if (o := cps.get(id(c))) is None and (d := c.dlg) is not None and d is not dlg: o = cps[id(c)] = copy.copy(c)
         return c if o is None else o
     live,kept,pos = self._live_runs()
-    nat = [m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]
-    mx,offs = _gmax(nat),{} # the largest turn and sequence reading the file back will have seen; where each run's numbering will start
+    ordered = self._in_order(live, kept) # numbered in the notebook's order (else runs go past every recorded number, as they did)
+    # as a reader will number the file: the largest turn and sequence it has seen so far, where each run's numbering starts, and what the runs so far add to the numbers after them
+    mx,offs,shift = [0,0] if ordered else _gmax([m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]),{},[0,0]
     def flush():
+        for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else 0),max(mx[1], m.sequence if type(m.sequence) is int else 0)
         for g in _groups(native):
             h = getattr(g[0], '_home', None)
-            out.append((h[3] if h and h[1]==0 else None, c := _mk_cell(dlg, g, seen, self.file_store))); made.append(c)
+            out.append((h[3] if h and h[1]==0 else None, c := _mk_cell(dlg, g, seen, self.file_store, shift))); made.append(c)
         native.clear()
     def runs_to(i):
         nonlocal nrun
@@ -1433,20 +1666,23 @@ def dialog(self:Thread):
             if nrun in live: # a run whose messages were all taken out goes too
                 cs,_,rels = self._runs[nrun]
                 out.extend((self._run_pos[nrun][k], own(c)) for k,c in enumerate(cs)); offs[nrun] = tuple(mx)
-                mx[:] = max([mx[0]]+[mx[0]+t for t,s in rels]),max([mx[1]]+[mx[1]+s for t,s in rels])
+                dt,ds = _run_size(rels); mx[:] = mx[0]+dt,mx[1]+ds
+                if ordered: shift[:] = shift[0]+dt,shift[1]+ds
             nrun += 1
     changed = {i:None for r,ids in live.items() for i in self._runs[r][1] if i not in ids} # taken out of the thread
+    read = self.__dict__.get('_run_seen', {})
+    edited = {r for r in live if [x for c in self._runs[r][0] for x in _made_state(own(c))]!=read.get(r)} # runs whose cells a program edited in memory
     for j,m in enumerate(self.messages):
         if m.role=='system': continue
         if j in kept:
             flush(); r = m._run; runs_to(r)
             (t0,s0),(dt,ds) = offs[r],self._runs[r][2][pos[m._base['id']][1]]
-            if (mr := _record(m, True))!=m._base|dict(sequence=s0+ds, turn=t0+dt): changed[m._base['id']] = mr # as read back, unless recorded
+            if (mr := _record(m, True))!=m._base|dict(sequence=s0+ds, turn=t0+dt) or r in edited: changed[m._base['id']] = mr # as read back, unless recorded
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = self._thread_rec()
     if not isinstance(dlg.meta.get('dialog'), dict): dlg.meta['dialog'] = {}
-    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {})
+    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | ({} if ordered else {'numbering': 'appended'})
     cells = _placed(out, [(i, own(c)) for i,c in self._inert])
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
@@ -1455,13 +1691,14 @@ def dialog(self:Thread):
 
 # %% ../nbs/03_thread.ipynb #747cd539
 @patch
-def _add_run(self:Thread, dlg, run, start):
-    "Add the role messages `dialog.chat` makes of `run` (`(place in the file, cell)` of `dlg`'s cells without thread records), numbered from `start` up, remembering the cells to write back"
+def _add_run(self:Thread, dlg, run, start=(0, 0)):
+    "Add the role messages `dialog.chat` makes of `run` (`(place in the file, cell)` of `dlg`'s cells without thread records), numbered past every message before them in the file (and past `start`), remembering the cells to write back"
     cells = [c for _,c in run]
     self._run_pos.append([i for i,_ in run])
     run,turn,n,ids,rels = len(self._runs),[],0,[],[]
     self._runs.append((list(cells), ids, rels)) # the cells; the ids of the messages made from them, and their numbers past the run's start
-    mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1]) # past every recorded number: a prompt a person adds never repeats one
+    self.__dict__.setdefault('_run_seen', {})[run] = [x for c in cells for x in _made_state(c)] # the cells as read: edited in memory since, they no longer give its messages
+    mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1]) # past every number before it: a prompt a person adds sorts where the file has it
     t0,s0 = mx
     def flush():
         if turn: self.add_messages_batch(turn); turn.clear()
@@ -1489,14 +1726,20 @@ def _cell_recs(c):
     d = c.meta.get('dialog')
     return d.get('thread') if isinstance(d, dict) else None
 
+
 def _rec_max(recs):
     "The largest turn and sequence in the records of cells `recs` (lists of dicts; anything else is left for the reader to refuse)"
     ns = [r for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)]
     return [max([r['turn'] for r in ns if type(r.get('turn')) is int] or [0]), max([r['sequence'] for r in ns if type(r.get('sequence')) is int] or [0])]
 
+def _in_order_recs(recs):
+    "Whether the sequence numbers of the records of cells `recs` (each a cell's list, or None) strictly increase in the file's order (what `Thread._in_order` writes)"
+    ss = [r.get('sequence') for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)]
+    return all(type(s) is int for s in ss) and all(a<b for a,b in zip(ss, ss[1:]))
+
 def _inert(dlg, c):
-    "Whether cell `c` gives `dialog.chat` nothing to send (a raw cell, a skipped one, an empty one): it is kept in place and makes no message"
-    return not any(d['role']!='system' for d in dlg2chat(dlg, 'openai', msgs=[c]))
+    "Whether cell `c` of `dlg` makes no message: a skipped cell (hidden from the AI), or an empty one (only whitespace, no outputs, no files); it is kept in place. Our own rule, not what `dialog.chat` chooses to send"
+    return bool(c.skipped) or not ((c.content or '').strip() or c.output or c.attachments)
 
 def _disk_state(path):
     "A digest of the bytes of file `path` now (None when it has no file, or there is none)"
@@ -1504,6 +1747,7 @@ def _disk_state(path):
     try: return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except FileNotFoundError: return None
 
+# %% ../nbs/03_thread.ipynb #ccece8c3
 @patch(cls_method=True)
 def from_dialog(cls:Thread,
                 dlg:Dialog): # A dialog: written by `Thread.save`, or made elsewhere
@@ -1514,7 +1758,7 @@ def from_dialog(cls:Thread,
     if not isinstance(rec, dict): raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {_short(rec)}")
     created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
     try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
-                 attributes=rec.get('attributes', UNSET), platforms=rec.get('platforms', UNSET))
+                 attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET))
     except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,t._disk,sys = dlg,_disk_state(dlg.path),dlg.system
     _builds.pop(dlg, None) # its cells, as they are now, are what this thread holds
@@ -1522,18 +1766,24 @@ def from_dialog(cls:Thread,
     late = t._sys_msgs(srecs, sys, where)
     cells = list(dlg.messages)
     recs = [_cell_recs(c) for c in cells]
-    start,run = _rec_max(recs),[]
+    run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
+    start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups): raise ValueError(f"{where}: the thread's dups must be a list of ids, not {_short(dups)}")
     dups = set(dups)
     copies = _copies(cells, recs, dups)
+    shift,new = (0, 0),[] # what the runs of cells without records so far add to the numbers of the records after them; the messages to number last
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if rs is None:
             if _inert(dlg, c): t._inert.append((i, c))
             else: run.append((i, c))
             continue
-        if run: t._add_run(dlg, run, start); run = []
-        t._cell_msgs(c, rs, f'{where}, cell {i} (id {_short(c.id)})', i, start, i in copies)
+        if run:
+            t._add_run(dlg, run, start); run = []
+            if not appended: dt,ds = _run_size(t._runs[-1][2]); shift = shift[0]+dt,shift[1]+ds
+        new.append(t._cell_msgs(c, rs, f'{where}, cell {i} (id {_short(c.id)})', i, i in copies, shift))
     if run: t._add_run(dlg, run, start)
+    for ms in new:
+        if ms: t._renew(ms)
     if changed := rec.get('changed'): t._apply_changes(changed, where)
     for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
     t.updated_at = t.created_at if updated is UNSET else updated
@@ -1554,6 +1804,7 @@ def _sys_msgs(self:Thread, srecs, sys, where):
         else: late.append((at, m))
     return late
 
+# %% ../nbs/03_thread.ipynb #0396d918
 @patch
 def _apply_changes(self:Thread, changed, where):
     "Update the messages made from cells without records by the records of what changed since (by their original ids; None: taken out)"
@@ -1587,9 +1838,17 @@ def _copies(cells, recs, dups):
         if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update(i for i in hs if i!=o)
     return copies
 
+def _chk_whole(recs, where, off=0):
+    "A `ValueError` naming the record of `recs` (reply records of the cell `where`, the first at `off`) that can't give its message back without the cell's reply: one without its `content` (a file written before records kept replies whole)"
+    for k,r in enumerate(recs):
+        if 'content' not in r: raise ValueError(f"{where}, record {k+off} (message {_short(r.get('id'))}): the cell's reply is gone (its outputs were cleared, or an error took their place) "
+            "and this record doesn't hold the message's content (the file was written before records kept replies whole), so the message can't be rebuilt; "
+            "restore the cell's outputs (e.g. from version control) and read the file again")
+
+# %% ../nbs/03_thread.ipynb #946d79d5
 @patch
-def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), pasted=False):
-    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file; `start`: the largest turn and sequence the file's records hold; `pasted`: `c` is a person's pasted copy of another cell, as `_copies` finds): the cell's text and reply win over the records, which give the rest"
+def _cell_msgs(self:Thread, c, recs, where, pos, pasted=False, shift=(0, 0)):
+    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file; `pasted`: `c` is a person's pasted copy of another cell, as `_copies` finds; `shift`: what the runs of cells without records before it add to its records' numbers): the cell's text and reply win over the records, which give the rest. Returns the messages to number past every other once the whole file is read (`_renew`): a pasted copy's, or a reply a person ran"
     if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
         raise ValueError(f'{where}: thread records must be a non-empty list of dicts, not {_short(recs)}')
     atts = {a.id:a for a in c.attachments}
@@ -1604,34 +1863,37 @@ def _cell_msgs(self:Thread, c, recs, where, pos, start=(0, 0), pasted=False):
         if m.content is None or isinstance(m.content, list): m.content = _typed(m.content, txt) # content the record holds (None, parts): a person's edit of the text the cell shows wins
         ms.append(m)
     reply = c.ai_res or ''
+    if gone := bool(rest) and not reply: _chk_whole(rest, where, len(ms)) # the reply's output is gone (cleared, an error in its place): the records give it back
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', self.msg_cls, atts, self.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
-    if _reply(rms)!=reply and not _edited(rms, reply): rms = self._one_reply(rms, reply, c, ms, start)
-    if pasted: self._renew(ms+rms, c, start)
+    for m in ms+rms: _shift(m, *shift) # after the runs of cells without records before it: numbered as the file orders them
+    new = []
+    if not gone and _reply(rms)!=reply and not _edited(rms, reply): rms,new = self._one_reply(rms, reply, c, ms)
+    if pasted: # new messages: ids from the cell's id, unnumbered until the whole file is read (their turns apart as they were)
+        t0 = min((m.turn for m in ms+rms if isinstance(m.turn, int)), default=0)
+        new = [(m, m.turn-t0 if isinstance(m.turn, int) else 0) for m in ms+rms]
+        for k,(m,_) in enumerate(new): m.id = f'{c.id}-{k}'; _set_turn(m, None); _set_seq(m, None)
     for k,m in enumerate(ms+rms):
         m._home = (c, k, mine, pos) # the cell it came from: its metadata, pasted files and place survive the next save
         self._adopt(m)
+    return new
 
 @patch
-def _renew(self:Thread, ms, c, start):
-    "Make messages `ms` of cell `c`, a person's pasted copy of a thread cell, new ones: ids from the cell's id, numbered past every number so far and the file's records' (`start`), their turns apart as they were"
-    mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1])
-    t0 = min((m.turn for m in ms if isinstance(m.turn, int)), default=0)
-    for k,m in enumerate(ms):
-        m.id = f'{c.id}-{k}'
-        _set_turn(m, mx[0]+1+(m.turn-t0 if isinstance(m.turn, int) else 0)); _set_seq(m, mx[1]+1+k)
+def _renew(self:Thread, ms):
+    "Number messages `ms` (`(message, its turn past the first's)` of a person's pasted copy of a thread cell, or of a reply a person ran), once the file is read, past every number the thread holds (so none repeats, and a cell's original keeps its numbers)"
+    t1,s1 = [max(v, 0)+1 for v in self._cur()]
+    for k,(m,dt) in enumerate(ms): _set_turn(m, t1+dt); _set_seq(m, s1+k)
+    self._maxes = None # found again with these
 
 @patch
-def _one_reply(self:Thread, rms, reply, c, ms, start=(0, 0)):
-    "A person's edit of a reply that changed its tool calls: one assistant message holding the reply as written (the first assistant's record gives the rest; with none, a new one, numbered as the first message it replaces, or when it replaces none, past every number so far and the file's records' `start`)"
-    a = first(m for m in rms if m.role=='assistant')
+def _one_reply(self:Thread, rms, reply, c, ms):
+    "A person's edit of a reply that changed its tool calls: one assistant message holding the reply as written (the first assistant's record gives the rest; with none, a new one, numbered as the first message it replaces, or when it replaces none, left for `_renew` to number past every other); with the messages left to number"
+    a,new = first(m for m in rms if m.role=='assistant'),[]
     if a is None:
-        if rms: t,s = rms[0].turn,rms[0].sequence # the numbers of the first message it replaces (the thread's largest stay as its messages say)
-        else:
-            mx = self._cur(); mx[:] = max(mx[0], start[0]),max(mx[1], start[1])
-            t,s = mx[0]+1,mx[1]+1
+        t,s = (rms[0].turn,rms[0].sequence) if rms else (None, None) # the numbers of the first message it replaces (the thread's largest stay as its messages say)
         a = self.msg_cls(role='assistant', id=f'{c.id}-reply', timestamp=ms[0].timestamp if ms else self.created_at, turn=t, sequence=s)
+        if not rms: new = [(a, 0)]
     a.content,a.tool_calls = reply,None
-    return [a]
+    return [a],new
 
 # %% ../nbs/03_thread.ipynb #94e49346
 @patch(cls_method=True)

@@ -119,3 +119,12 @@ def test_the_attribute_checker_sees_definitions_and_uses(tmp_path):
     assert _attr_defs_and_uses('a', tmp_path)[0] == {'_k', '_m', '_own', '_p'}
     defs,uses = _attr_defs_and_uses('b', tmp_path)
     assert defs == {'_mine'} and sorted(t for _,t in uses) == ['o._k', 'o._m', 'o._mine', 'o._own', 'o._p']
+
+_tests = Path(__file__).parent
+_who_found_it = ('review', 'round', 'bugs', 'hunt', 'regress', 'misc', 'fixes', 'issue')  # names that say who found a bug, or when, not what breaks
+
+def test_a_test_file_is_named_for_what_it_tests():
+    "Each test file is named for a behaviour or a module (`test_skill_paging.py`), and its docstring says what it holds: tests found by a review go into the file of the behaviour they test"
+    for p in sorted(_tests.glob('test_*.py')):
+        assert not any(w in p.stem for w in _who_found_it), f'{p.name}: name it for what it tests'
+        assert ast.get_docstring(ast.parse(p.read_text(encoding='utf-8'))), f'{p.name}: no docstring saying what it tests'

@@ -4,6 +4,9 @@ from datetime import datetime, timedelta, timezone
 from thread_cases import T0, PNG
 narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
 import dialog.thread as ours
+from dialog.thread import Message
+from dialog.thread import Thread
+from unittest import mock
 
 @pytest.fixture(params=['narrator', 'dialog.thread'])
 def mod(request): return narrator if request.param=='narrator' else ours
@@ -295,3 +298,11 @@ def test_dict_of_model_gives_fields(mod):
     assert (dm['content'], dm['timestamp'], dm['metrics']['model'], dm['attachments'][0] is m.attachments[0]) == ('hi', T0, None, True)
     assert (list(da), da['content']) == (list(dict(narrator.Attachment(filename='a'))), b'x')
     assert list(dt) == ['id', 'title', 'messages', 'created_at', 'updated_at', 'attributes', 'platforms'] and dt['messages'] == [m]
+
+def test_declared_names_still_set():
+    "Names the class declares (a host's `msg_cls`, a method a test patches) and private ones are set; a misspelt field is a ValueError, as narrator's"
+    from unittest import mock
+    t = Thread()
+    t.msg_cls = Message; t._mine = 1
+    with mock.patch.object(t, 'add_message', lambda m: None): t.add_message(None)
+    with pytest.raises(ValueError, match='titel'): t.titel = 'x'

@@ -4,6 +4,9 @@ from datetime import datetime, timedelta, timezone
 narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
 import dialog.thread as ours
 from thread_cases import T0, _ts, _norm, building, answers
+from dialog.thread import Message
+from dialog.thread import Thread
+from thread_cases import ok_or_error
 
 def test_building_a_conversation():
     a,b = answers(building(narrator)),answers(building(ours))
@@ -179,3 +182,50 @@ def test_star_import_keeps_core_message():
     exec('from dialog.core import *\nfrom dialog.thread import *\nfrom dialog.thread import Thread, Message as M2', ns)
     import dialog.core
     assert ns['Message'] is dialog.core.Message and ns['ChatMessage'] is ns['M2'] is ours.Message
+
+tc = {'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}
+
+lax = [dict(content=b'hi'), dict(content=bytearray(b'hi')), dict(content=b'\xff'), dict(content=({'type': 'text', 'text': 'a'},)), dict(tool_calls=(tc,)),
+       dict(reactions={'x': ('u',)}), dict(name=b'n'), dict(id=b'i'), dict(reasoning_content=b'r'), dict(attachments=()), dict(tool_call_id=b'c')]
+
+@pytest.mark.parametrize('kw', lax, ids=lambda kw: f'{list(kw)[0]}={kw[list(kw)[0]]!r}')
+def test_lax_values_as_narrator(kw):
+    "Values pydantic's lax mode takes for narrator (a tuple for a list, UTF-8 bytes for a str) are taken here too, as the same values; a ValueError where narrator refuses"
+    def run(mod):
+        m = mod.Message(id='x', role='assistant', content='c', timestamp=T0, **kw)
+        d = m.model_dump()
+        return {k:d.get(k) for k in kw}
+    assert ok_or_error(lambda: run(ours))==ok_or_error(lambda: run(narrator))
+
+def test_lax_values_on_assignment():
+    for mod in (ours, narrator):
+        m = mod.Message(role='user', content='a')
+        m.content = ({'type': 'text', 'text': 'a'},); m.reactions = {'x': ('u',)}
+        assert (m.content, m.reactions)==([{'type': 'text', 'text': 'a'}], {'x': ['u']})
+    r = {'x': ('u',)}
+    Message(role='user', content='a', reactions=r)
+    assert r=={'x': ('u',)} # the caller's dict untouched
+
+def test_thread_messages_tuple():
+    "narrator's `Thread(messages=(...))` takes a tuple"
+    for mod in (ours, narrator):
+        t = mod.Thread(messages=(mod.Message(id='m', role='user', content='a'), {'role': 'assistant', 'content': 'b'}))
+        assert [m.content for m in t.messages]==['a', 'b']
+
+def test_empty_id_is_a_new_id():
+    "narrator gives a message with `id=''` an id of its own (64 hex digits); it was kept as ''"
+    for mod in (ours, narrator):
+        m = mod.Message(role='user', content='a', id='')
+        assert len(m.id)==64 and int(m.id, 16)>=0
+        assert len(mod.Message.model_validate({'role': 'user', 'content': 'a', 'id': ''}).id)==64
+
+def test_unknown_thread_field_assignment_raises():
+    "narrator refuses `thread.titel = ...` (a ValueError); ours kept it silently"
+    with pytest.raises(ValueError): narrator.Thread().titel = 'x'
+    with pytest.raises(ValueError, match='titel'): Thread().titel = 'x'
+    for mod in (ours, narrator): # fields are set unchecked, as narrator sets them; model_copy's update sets any key, as pydantic's does
+        t = mod.Thread(); t.title = None
+        assert t.model_copy(update={'extra': 1}).title is None
+    t = Thread(); t.file_store = None # ours has a store too
+    class Host(Thread): note = None # a host's subclass declares what it sets
+    h = Host(); h.note = 'kept'; assert h.note=='kept'

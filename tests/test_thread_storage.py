@@ -11,6 +11,11 @@ from thread_cases import building, answers
 import dialog.thread as ours
 
 from shared_paths import corpus as _corpus
+from thread_cases import _norm
+from thread_cases import _ts
+from datetime import date
+narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
+from thread_cases import ok_or_error
 corpus = sorted(p for p in _corpus.rglob('*.ipynb') if p.name!='invalid.ipynb')
 
 def roundtrip(t, tmp_path, name='t.ipynb'):
@@ -42,7 +47,7 @@ def test_file_reads_as_a_dialog(tmp_path):
     assert [s['id'] for s in rec['system']]==['s2', 's1'] and 'content' not in rec['system'][0] and rec['system'][1]['content']
     cell_recs = dlg.messages[1].meta['dialog']['thread']
     assert [r['id'] for r in cell_recs]==['u2', 'a3', 't2', 't3', 'a4']
-    assert not any('content' in r for r in cell_recs) # every text is in the cell, once
+    assert 'content' not in cell_recs[0] and [r['content'] for r in cell_recs[1:]]==[m.content for m in t.messages if m.id in ('a3', 't2', 't3', 'a4')] # the request is the cell's source; the reply's records keep its texts (outputs can be cleared)
 
 def test_save_twice_unchanged(tmp_path):
     t = building(ours)
@@ -248,3 +253,75 @@ def test_foreign_changes_not_lost(tmp_path):
     assert back.get_total_tokens()['overall']['total_tokens']==5
     assert [c.todict() for c in read_ipynb(p).messages]==cells
     back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
+
+def free_form(mod):
+    "A thread whose messages hold values JSON can't: narrator takes them all"
+    t = mod.Thread(id='ff', title='F', created_at=T0, updated_at=T0)
+    t.add_message(mod.Message(id='u', role='user', content='q', timestamp=_ts(1), attributes={'at': T0, 'nan': float('nan'), 'raw': b'ab', 'pair': (1, 2), 'day': date(2024, 5, 1)},
+                              source={'id': 'ann', 'type': 'user', 'attributes': {'seen': T0, 'score': float('inf')}}))
+    t.add_message(mod.Message(id='a', role='assistant', content='r', timestamp=_ts(2),
+                              metrics={'model': 'm', 'timing': {'started_at': T0, 'ended_at': _ts(2), 'latency': 1.5}, 'usage': {'total_tokens': 3}},
+                              tool_calls=[{'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}, 'extra': {'at': T0}}]))
+    t.add_message(mod.Message(id='t', role='tool', content='ok', timestamp=_ts(3), tool_call_id='c', attributes={'nested': {'when': [T0, (b'x',)]}}), same_turn=True)
+    return t
+
+def test_free_form_values_save_and_read_as_json(tmp_path):
+    "A thread narrator holds, with datetimes, NaN, bytes and tuples in attributes, metrics, source and tool calls, saves (it was a ValueError: meta not JSON-serializable) and reads back as its JSON dump says"
+    t = free_form(ours)
+    want = _norm(json.loads(free_form(narrator).model_dump_json()))
+    assert _norm(json.loads(t.model_dump_json()))==want
+    p = t.save(tmp_path/'ff.ipynb')
+    nbformat.validate(nbformat.read(p, as_version=4))
+    assert 'NaN' not in Path(p).read_text() and 'Infinity' not in Path(p).read_text() # strict JSON: no bare NaN in the file
+    back = Thread.read(p)
+    assert _norm(json.loads(back.model_dump_json()))==want
+    assert back.get_message_timing_stats()==t.get_message_timing_stats() and back.get_total_tokens()==t.get_total_tokens()
+    back.add_message(Message(role='user', content='more')); back.save() # and saves again
+    assert [m.id for m in Thread.read(p).messages][:3]==['u', 'a', 't']
+
+def test_free_form_values_in_a_foreign_dialogs_changed_records(tmp_path):
+    "A message made from a cell without records, given free-form attributes, is written in the record of changes: that record is JSON too"
+    from dialog.core import Dialog
+    d = Dialog('foreign'); d.mk_message('hello', msg_type='prompt', output='hi')
+    t = Thread.from_dialog(d)
+    t.messages[0].attributes = {'at': T0, 'nan': float('nan')}
+    back = Thread.read(t.save(tmp_path/'f.ipynb'))
+    assert back.messages[0].attributes=={'at': T0.isoformat().replace('+00:00', 'Z'), 'nan': None}
+
+def test_held_twice_still_round_trips(tmp_path):
+    "A message the thread holds twice (narrator allows it) is written in two cells with one id: that is not a pasted copy, and reads back as it was"
+    t = building(ours)
+    t.messages.append(t.get_message_by_id('u1')) # u1 again, at the end
+    back = Thread.read(t.save(tmp_path/'d.ipynb'))
+    assert back.model_dump()==t.model_dump()
+    assert json.loads(Path(tmp_path/'d.ipynb').read_text())['metadata']['dialog']['thread']['dups']==['u1']
+
+class Opaque: pass
+
+@pytest.mark.parametrize('how', ['message', 'thread', 'message_in_thread', 'attachment'])
+def test_unserializable_value_is_a_valueerror(how):
+    "`model_dump_json` of an object JSON can't hold raised a TypeError; narrator raises pydantic's serialization error, a ValueError"
+    def run(mod):
+        if how=='message': return mod.Message(role='user', content='x', attributes={'o': Opaque()}).model_dump_json()
+        if how=='thread': return mod.Thread(attributes={'o': Opaque()}).model_dump_json(indent=2)
+        if how=='attachment': return mod.Attachment(filename='x', attributes={'o': Opaque()}).model_dump_json()
+        t = mod.Thread(); t.add_message(mod.Message(role='user', content='x', metrics={'model': Opaque()}))
+        return t.model_dump_json()
+    assert ok_or_error(lambda: run(ours))==ok_or_error(lambda: run(narrator))==('ValueError', None)
+
+def test_unsaveable_value_leaves_the_file(tmp_path):
+    "A save that can't write a value is a ValueError, and the file is left as it was; the thread saves once the value is gone"
+    t = Thread(id='at'); t.add_message(Message(role='user', content='one'))
+    p = t.save(tmp_path/'a.ipynb'); before = Path(p).read_bytes()
+    m = Message(role='user', content='two', attributes={'o': Opaque()}); t.add_message(m)
+    with pytest.raises(ValueError, match='JSON'): t.save()
+    assert Path(p).read_bytes()==before
+    m.attributes = {}
+    t.save()
+    assert [x.content for x in Thread.read(p).messages]==['one', 'two']
+
+def test_message_held_twice_reads_back(tmp_path):
+    "A message a thread holds twice (narrator keeps it so) reads back twice with its id, not as a person's pasted copy"
+    t = Thread(id='d'); m = Message(role='user', content='x'); t.add_message(m); t.add_message(Message(role='assistant', content='y')); t.messages.append(m)
+    back = Thread.read(t.save(tmp_path/'d.ipynb'))
+    assert back.model_dump()==t.model_dump()

@@ -1,6 +1,9 @@
 "Shared cases for the thread tests: the seed's conversation built on any `Thread` module, and the answers compared"
 import asyncio, json
 from datetime import datetime, timedelta, timezone
+from dialog.thread import Message
+from dialog.thread import Thread
+from dialog.ipynb import read_ipynb
 
 T0 = datetime(2024, 5, 1, 12, 0, tzinfo=timezone.utc)
 def _ts(i): return T0 + timedelta(seconds=i)
@@ -66,3 +69,39 @@ def outcome(f, *args):
     except TypeError: return 'TypeError'
 
 PNG = bytes.fromhex('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b4944415478da63600002000005000127ec5a1f0000000049454e44ae426082')
+
+def ok_or_error(f):
+    "What `f()` gives: ('ok', value) or the kind of error (pydantic's `ValidationError` is a `ValueError`)"
+    try: return 'ok', f()
+    except ValueError: return 'ValueError', None
+    except TypeError: return 'TypeError', None
+
+def sample():
+    "A thread with a system prompt, a reply, an image, a tool call and its result"
+    t = Thread(id='s', title='S', created_at=T0, updated_at=T0)
+    t.add_message(Message(role='system', content='Be brief.', timestamp=_ts(0)))
+    t.add_message(Message(role='user', content='hi', timestamp=_ts(1)))
+    t.add_message(Message(role='assistant', content='hello', timestamp=_ts(2)))
+    t.add_message(Message(role='user', content='see', file_content=PNG, filename='c.png', timestamp=_ts(3)))
+    t.add_message(Message(role='assistant', content='', timestamp=_ts(4), tool_calls=[{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]))
+    t.add_message(Message(role='tool', content='42', tool_call_id='c1', name='f', timestamp=_ts(5)), same_turn=True)
+    t.add_message(Message(role='assistant', content='done', timestamp=_ts(6)), same_turn=True)
+    return t
+
+def tagged(tmp_path):
+    "A saved sample whose cells a person tagged (and gave a fine-tuning weight), read back"
+    p = sample().save(tmp_path/'s.ipynb')
+    dl = read_ipynb(p)
+    for c in dl.messages: c.meta['tags'] = ['keep']; c.meta['dialog']['weight'] = 1
+    dl.save(p, force=True)
+    return p
+
+def first_prompt(dlg): return next(c for c in dlg.messages if c.msg_type=='prompt')
+
+def edit_then_save(p, edit):
+    "Read `p`, edit the first prompt cell of its dialog in memory with `edit(cell)`, save: the ValueError it raises (None when it saved), and the first prompt cell read back"
+    t = Thread.read(p); c = first_prompt(t.dialog)
+    edit(c)
+    try: t.save()
+    except ValueError as e: return e, None
+    return None, first_prompt(read_ipynb(p))

@@ -1,0 +1,424 @@
+"""The "What a person may edit" table of dialog.thread, row by row: one test per row, named for it, doing what a person does in Jupyter or Solveit
+straight on the file's JSON (or through `read_ipynb` where Solveit would), then reading the thread back. Other files test each row more deeply."""
+import base64, json
+from pathlib import Path
+import pytest
+from dialog.thread import Thread, Message
+from dialog.ipynb import read_ipynb, DialogConflictError
+from dialog.chat import tool_block
+from thread_cases import building
+import dialog.thread as ours
+from hypothesis import HealthCheck
+from thread_cases import T0
+from thread_cases import _ts
+import copy
+from dialog.chat import dlg2chat
+from hypothesis import given
+import nbformat
+from dialog.core import prompt_output
+from hypothesis import settings
+from hypothesis import strategies as st
+from datetime import timedelta
+import uuid
+from dialog.core import Message as Cell
+from thread_cases import edit_then_save
+from thread_cases import first_prompt
+from thread_cases import sample
+from thread_cases import tagged
+
+def saved(tmp_path):
+    t = building(ours)
+    return t, t.save(tmp_path/'t.ipynb')
+
+def nb_of(p): return json.loads(Path(p).read_text())
+def put(p, nb): Path(p).write_text(json.dumps(nb, indent=1))
+def edit(p, f):
+    nb = nb_of(p); f(nb); put(p, nb)
+def cell(kind, cid, text, **meta):
+    c = {'cell_type': kind, 'id': cid, 'metadata': meta, 'source': text}
+    return c | ({'execution_count': None, 'outputs': []} if kind=='code' else {})
+def reply_md(c):
+    o = [o for o in c['outputs'] if o.get('metadata', {}).get('is_ai_res')][0]['data']['text/markdown']
+    return ''.join(o) if isinstance(o, list) else o
+def set_reply(c, md):
+    o = [o for o in c['outputs'] if o.get('metadata', {}).get('is_ai_res')][0]; o['data']['text/markdown'] = md
+def same(a, b): return a.model_dump(mode='json')==b.model_dump(mode='json')
+
+def test_row_adds_a_skipped_or_empty_cell(tmp_path):
+    t,p = saved(tmp_path)
+    def add(nb): nb['cells'][1:1] = [cell('code', 'skip1', 'x = 1', skipped=True), cell('markdown', 'empty1', '')]
+    edit(p, add)
+    back = Thread.read(p); assert same(back, t)
+    back.add_message(Message(role='user', content='more')); back.save()
+    assert [c['id'] for c in nb_of(p)['cells']][1:3]==['skip1', 'empty1']
+
+@pytest.mark.parametrize('kind', ['prompt', 'note', 'code', 'raw'])
+def test_row_adds_a_prompt_note_code_or_raw_cell(tmp_path, kind):
+    t,p = saved(tmp_path)
+    dlg = read_ipynb(p); dlg.mk_message(f'A {kind} a person added', idx=1, msg_type=kind, **({'output': 'Its answer.'} if kind=='prompt' else {})); dlg.save()
+    back = Thread.read(p)
+    new = [m for m in back.messages if m.id not in {x.id for x in t.messages}]
+    assert new and any(f'A {kind} a person added' in (m.content or '') for m in new)
+    ns = [m for m in back.messages if m.role!='system']
+    assert [m.id for m in back.get_messages_in_sequence() if m.role!='system']==[m.id for m in ns] # numbered where the notebook has it
+    back.save(); assert same(Thread.read(p), back)
+
+def test_row_edits_a_prompts_text(tmp_path):
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: nb['cells'][0].__setitem__('source', '%%prompt\nMy screen is black, what now?'))
+    m = Thread.read(p).get_message_by_id('u1')
+    assert m.content=='My screen is black, what now?' and m.source==t.get_message_by_id('u1').source
+
+def test_row_edits_the_system_prompt(tmp_path):
+    t,p = saved(tmp_path)
+    dlg = read_ipynb(p); dlg.system = 'Be very brief.'; dlg.save()
+    assert Thread.read(p).get_system_message().content=='Be very brief.'
+
+@pytest.mark.parametrize('what', ['text', 'result'])
+def test_row_edits_a_replys_text_or_a_tool_result(tmp_path, what):
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: set_reply(nb['cells'][1], reply_md(nb['cells'][1]).replace('Checking both.', 'Looking.') if what=='text' else reply_md(nb['cells'][1]).replace('Cable loose', 'Cable out')))
+    back = Thread.read(p)
+    if what=='text': assert back.get_message_by_id('a3').content=='Looking.' and back.get_message_by_id('a3').metrics==t.get_message_by_id('a3').metrics
+    else: assert back.get_message_by_id('t2').content=='Cable out' and back.get_message_by_id('t2').tool_call_id=='call_a'
+
+def test_row_runs_an_unanswered_prompt(tmp_path):
+    t = Thread(id='q'); t.add_message(Message(role='user', content='Still there?', id='u')); p = t.save(tmp_path/'q.ipynb')
+    dlg = read_ipynb(p); dlg.messages[0].ai_res = 'Yes.'; dlg.save()
+    back = Thread.read(p); cid = dlg.messages[0].id
+    assert [(m.id, m.role, m.content) for m in back.messages]==[('u', 'user', 'Still there?'), (f'{cid}-reply', 'assistant', 'Yes.')]
+    assert back.messages[1].sequence>back.messages[0].sequence
+
+def test_row_clears_outputs(tmp_path):
+    t,p = saved(tmp_path); want = [c.ai_res for c in read_ipynb(p).messages]
+    def clear(nb):
+        for c in nb['cells']: c['outputs'],c['execution_count'] = [],None
+    edit(p, clear)
+    back = Thread.read(p); assert same(back, t)
+    back.save(); assert [c.ai_res for c in read_ipynb(p).messages]==want
+
+def test_row_rewrites_a_replys_structure(tmp_path):
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: set_reply(nb['cells'][1], 'No tools this time.'))
+    back = Thread.read(p)
+    a = back.get_message_by_id('a3')
+    assert a.content=='No tools this time.' and a.tool_calls is None and a.metrics==t.get_message_by_id('a3').metrics and back.get_message_by_id('t2') is None
+    back.save(); assert read_ipynb(p).messages[1].ai_res=='No tools this time.'
+
+def test_row_copies_and_pastes_a_thread_cell(tmp_path):
+    t,p = saved(tmp_path)
+    def paste(nb):
+        c = json.loads(json.dumps(nb['cells'][0])); c['id'] = 'pasted1'; nb['cells'].insert(2, c)
+    edit(p, paste)
+    back = Thread.read(p)
+    ids = [m.id for m in back.messages]
+    assert len(ids)==len(set(ids)) and any(i.startswith('pasted1-') for i in ids)
+    seqs = [m.sequence for m in back.messages if m.role!='system']; assert len(seqs)==len(set(seqs))
+    assert back.get_message_by_id('u1').content==t.get_message_by_id('u1').content # the original keeps its ids
+
+def test_row_turns_a_thread_cell_into_another_kind(tmp_path):
+    t,p = saved(tmp_path)
+    def to_raw(nb):
+        c = nb['cells'][1]; c['cell_type'] = 'raw'; c['source'] = ''.join(c['source']).removeprefix('%%prompt\n')
+        for k in ('outputs', 'execution_count'): c.pop(k)
+    edit(p, to_raw)
+    back = Thread.read(p); assert same(back, t)
+    back.save(); assert nb_of(p)['cells'][1]['cell_type']=='code' and read_ipynb(p).messages[1].msg_type=='prompt'
+
+def test_row_tags_pins_skips_or_adds_keys_to_a_thread_cell(tmp_path):
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: nb['cells'][1]['metadata'].update(tags=['keep'], pinned=True, collapsed=True, host={'a': 1}))
+    back = Thread.read(p); back.add_message(Message(role='user', content='later')); back.save()
+    meta = nb_of(p)['cells'][1]['metadata']
+    assert (meta['tags'], meta['pinned'], meta['collapsed'], meta['host'])==(['keep'], True, True, {'a': 1})
+
+def test_row_pastes_a_file_into_a_thread_cell(tmp_path):
+    t,p = saved(tmp_path)
+    def paste(nb):
+        c = nb['cells'][0]; c['source'] = ''.join(c['source'])+'\n\n![pic](attachment:pic.txt)'
+        nb['metadata'].setdefault('attachments', {})[c['id']] = {'pic.txt': {'text/plain': base64.b64encode(b'hello').decode()}}
+    edit(p, paste)
+    back = Thread.read(p); back.add_message(Message(role='user', content='later')); back.save()
+    cid = nb_of(p)['cells'][0]['id']
+    assert 'pic.txt' in nb_of(p)['metadata']['attachments'][cid]
+
+def test_row_deletes_a_thread_cell(tmp_path):
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: nb['cells'].pop(1))
+    back = Thread.read(p)
+    assert not {'u2', 'a3', 't2', 't3', 'a4'} & {m.id for m in back.messages} and back.get_message_by_id('u3') is not None
+
+def test_row_deletes_a_cell_it_added(tmp_path):
+    t,p = saved(tmp_path)
+    dlg = read_ipynb(p); dlg.mk_message('Added, then deleted', idx=1, msg_type='prompt', output='Gone.'); dlg.save()
+    assert len(Thread.read(p).messages)>len(t.messages)
+    edit(p, lambda nb: nb['cells'].pop(1))
+    assert same(Thread.read(p), t)
+
+def test_row_edits_a_thread_cells_records(tmp_path):
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: nb['cells'][1]['metadata']['dialog']['thread'][1].__setitem__('role', 'bot'))
+    cid = nb_of(p)['cells'][1]['id']
+    with pytest.raises(ValueError, match=rf"cell 1 \(id '{cid}'\), record 1: bad thread record 'a3': .*role must be one of"): Thread.read(p)
+
+def test_row_saves_the_file_while_a_program_holds_a_thread(tmp_path):
+    t,p = saved(tmp_path)
+    held = Thread.read(p)
+    dlg = read_ipynb(p); dlg.messages[0].content = 'Edited in Jupyter'; dlg.save()
+    held.add_message(Message(role='user', content='from the program'))
+    with pytest.raises(DialogConflictError): held.save()
+    assert Thread.read(p).get_message_by_id('u1').content=='Edited in Jupyter'
+
+def test_every_row_has_its_test():
+    "The table in the notebook and this file agree: one test per row"
+    nb = json.loads((Path(__file__).parent.parent/'nbs'/'03_thread.ipynb').read_text())
+    md = next(''.join(c['source']) for c in nb['cells'] if ''.join(c['source']).startswith('### What a person may edit'))
+    rows = [l for l in md.splitlines() if l.startswith('| ') and not l.startswith(('| a person', '|---'))]
+    tests = [k for k in globals() if k.startswith('test_row_')]
+    assert len(rows)==len(tests), (len(rows), len(tests))
+
+def retype_raw(c): c['cell_type'] = 'raw'; c.pop('outputs'); c.pop('execution_count', None)
+
+def retype_code(c): c['source'] = ''.join(c['source']).replace('%%prompt\n', '') # the prompt mark deleted: a code cell
+
+def empty_src(c): c['source'] = ''
+
+@pytest.mark.parametrize('edit', [retype_raw, retype_code, empty_src])
+def test_retyped_thread_cell_saves(tmp_path, edit):
+    "A thread cell a person made raw, or code (its `%%prompt` line deleted or its text emptied) keeps its `solveit_ai` mark in Jupyter: the thread read it, then could never save (ValueError: meta must not hold 'solveit_ai')"
+    p = building(ours).save(tmp_path/'b.ipynb')
+    nb = json.loads(Path(p).read_text())
+    edit(nb['cells'][1])
+    Path(p).write_text(json.dumps(nb))
+    t = Thread.read(p)
+    t.save()
+    nbformat.validate(nbformat.read(p, as_version=4))
+    back = Thread.read(p)
+    assert back.model_dump()==t.model_dump()
+    back.add_message(Message(role='user', content='next')); back.save()
+    assert Thread.read(p).messages[-1].content=='next'
+
+def test_pasted_copy_of_a_thread_cell_gets_new_numbers(tmp_path):
+    "A person copies a thread cell and pastes it (Jupyter's copy keeps its metadata, records included): the copy is a prompt a person inserts, so its messages must not repeat another's id or sequence number (issue 16, item 6); they did"
+    t = building(ours)
+    p = t.save(tmp_path/'b.ipynb')
+    nb = json.loads(Path(p).read_text())
+    nb['cells'].insert(2, dict(copy.deepcopy(nb['cells'][0]), id='pasted01'))
+    Path(p).write_text(json.dumps(nb))
+    r = Thread.read(p)
+    seqs = [m.sequence for m in r.messages if m.role!='system']
+    assert len(seqs)==len(set(seqs)) and len({m.id for m in r.messages})==len(r.messages)
+    orig = [m for m in t.messages if m.id in ('u1', 'a1', 't1', 'a2')]
+    copied = [m for m in r.messages if m.id.startswith('pasted01-')]
+    assert [m.id for m in copied]==[f'pasted01-{k}' for k in range(4)]
+    assert [(m.role, m.content, m.tool_calls, m.metrics) for m in copied]==[(m.role, m.content, m.tool_calls, m.metrics) for m in orig]
+    mx = max(m.sequence for m in t.messages)
+    assert [m.sequence for m in copied]==list(range(mx+1, mx+5))
+    assert [m.turn-copied[0].turn for m in copied]==[m.turn-orig[0].turn for m in orig] # turns apart as they were
+    assert [m.model_dump() for m in r.messages if not m.id.startswith('pasted01-')]==[m.model_dump() for m in t.messages] # the original untouched
+    r.save()
+    back = Thread.read(p)
+    assert back.model_dump()==r.model_dump()
+    back.add_message(Message(role='user', content='next')); assert back.messages[-1].sequence==mx+5
+
+IMG = {'type': 'image_url', 'image_url': {'url': 'https://example.com/cat.png'}}
+
+def parts_thread(content):
+    t = Thread(id='parts', created_at=T0, updated_at=T0)
+    t.add_message(Message(id='u', role='user', content=content, timestamp=_ts(1)))
+    t.add_message(Message(id='a', role='assistant', content='A cat.', timestamp=_ts(2)))
+    return t
+
+def set_prompt(p, i, txt):
+    nb = json.loads(Path(p).read_text())
+    nb['cells'][i]['source'] = '%%prompt\n'+txt
+    Path(p).write_text(json.dumps(nb))
+
+def test_parts_text_shown_and_sent(tmp_path):
+    "A user message of text and image parts showed an empty prompt in the notebook, and `dlg2chat(thread.dialog)` sent no user message at all"
+    from dialog.chat import dlg2chat
+    t = parts_thread([{'type': 'text', 'text': 'What is this?'}, IMG])
+    p = t.save(tmp_path/'p.ipynb')
+    assert read_ipynb(p).messages[0].content=='What is this?'
+    assert dlg2chat(t.dialog, 'openai')[0]==dict(role='user', content='What is this?')
+    assert Thread.read(p).model_dump()==t.model_dump()
+
+@pytest.mark.parametrize('content,typed,want', [
+    ([{'type': 'text', 'text': 'What is this?'}, IMG], 'What colour is it?', [{'type': 'text', 'text': 'What colour is it?'}, IMG]),
+    ([IMG, {'type': 'text', 'text': 'a'}, {'type': 'text', 'text': 'b'}], 'c', [IMG, {'type': 'text', 'text': 'c'}]),
+    ([IMG], 'Look:', [{'type': 'text', 'text': 'Look:'}, IMG]),
+    ([{'type': 'text', 'text': 'x'}, IMG], '', [{'type': 'text', 'text': 'x'}, IMG]), # emptied: kept (files written before parts showed their texts have empty cells)
+    (None, 'Now I ask something', 'Now I ask something')])
+def test_person_edits_text_of_recorded_content(tmp_path, content, typed, want):
+    "A person's edit of a prompt whose content the record holds (parts, None) was ignored on read, then deleted from the file by the next save"
+    p = parts_thread(content).save(tmp_path/'p.ipynb')
+    set_prompt(p, 0, typed)
+    t = Thread.read(p)
+    assert t.messages[0].content==want
+    t.save()
+    assert read_ipynb(p).messages[0].content==(typed or (want[0]['text'] if isinstance(want, list) and want[0]['type']=='text' else '')) # the person's text stays in the file
+    assert Thread.read(p).model_dump()==t.model_dump()
+
+part = st.one_of(st.builds(lambda s: {'type': 'text', 'text': s}, st.text(max_size=8)), st.just(IMG))
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(content=st.one_of(st.none(), st.lists(part, max_size=4)), typed=st.one_of(st.none(), st.text(max_size=8)))
+def test_parts_roundtrip_and_edits(tmp_path, content, typed):
+    "Parts (or None) round trip unchanged; after a person's edit the message reads back with the edited text and every image part, and the file keeps the edit"
+    p = parts_thread(content).save(tmp_path/'h.ipynb', force=True)
+    assert Thread.read(p).messages[0].content==content
+    if typed is None: return
+    set_prompt(p, 0, typed)
+    t = Thread.read(p)
+    c = t.messages[0].content
+    imgs = [x for x in content or [] if x['type']=='image_url']
+    assert [x for x in (c if isinstance(c, list) else []) if x['type']=='image_url']==imgs
+    t.save()
+    if typed or not isinstance(content, list): assert read_ipynb(p).messages[0].content==typed
+    assert Thread.read(p).model_dump()==t.model_dump()
+
+@pytest.mark.parametrize('content,want', [('', 'Be brief.'), (None, 'Be brief.'),
+    ([{'type': 'text', 'text': 'sys'}, IMG], [{'type': 'text', 'text': 'Be brief.'}, IMG])])
+def test_person_edits_recorded_system_prompt(tmp_path, content, want):
+    "A system message whose content the record holds ('', None, parts) showed no system prompt; a person's system prompt was ignored on read and deleted by the next save"
+    t = Thread(id='s'); t.add_message(Message(role='system', content=content, id='s0')); t.add_message(Message(role='user', content='q', id='u'))
+    p = t.save(tmp_path/'s.ipynb')
+    assert read_ipynb(p).system==(None if not isinstance(content, list) else 'sys')
+    assert Thread.read(p).model_dump()==t.model_dump()
+    d = read_ipynb(p); d.system = 'Be brief.'; d.save()
+    r = Thread.read(p)
+    assert r.messages[0].content==want
+    r.save()
+    assert read_ipynb(p).system=='Be brief.' and Thread.read(p).model_dump()==r.model_dump()
+
+prop_contents = st.sampled_from(['c', '', None, 'two\n\nparas', [{'type': 'text', 'text': 'p'}, IMG], [IMG], '<details>x</details>'])
+
+prop_attrs = st.sampled_from([None, {'at': T0, 'nan': float('nan'), 'raw': b'ab', 'pair': (1, 2)}, {'k': [1, {'d': T0}]}])
+
+@st.composite
+def prop_threads(draw):
+    t = Thread(id='h', title='T', created_at=T0)
+    for i,r in enumerate(draw(st.lists(st.sampled_from(['user', 'assistant', 'assistant', 'tool', 'system']), min_size=1, max_size=8))):
+        kw = dict(id=f'm{i}', role=r, timestamp=T0+timedelta(seconds=i), content=draw(prop_contents))
+        if (a := draw(prop_attrs)) is not None: kw['attributes'] = a
+        if r=='tool': kw['tool_call_id'] = f'call{i-1}'
+        if r=='assistant' and draw(st.booleans()): kw['tool_calls'] = [{'id': f'call{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]
+        if r=='assistant': kw['metrics'] = {'model': 'm', 'timing': {'started_at': T0, 'latency': i}, 'usage': {'total_tokens': i}}
+        t.add_message(Message(**kw), same_turn=draw(st.booleans()))
+    return t
+
+person_edit = st.one_of(st.tuples(st.just('retype'), st.integers(0, 20), st.sampled_from(['raw', 'markdown', 'code'])),
+    st.tuples(st.just('prompt'), st.integers(0, 20), st.text(max_size=6)), st.tuples(st.just('reply'), st.integers(0, 20), st.text(max_size=6)),
+    st.tuples(st.just('paste'), st.integers(0, 20), st.integers(0, 20)), st.tuples(st.just('move'), st.integers(0, 20), st.integers(0, 20)),
+    st.tuples(st.just('delete'), st.integers(0, 20)), st.tuples(st.just('system'), st.text(max_size=6)),
+    st.tuples(st.just('add'), st.integers(0, 20), st.sampled_from(['raw', 'markdown', 'prompt'])))
+
+def person(nb, e):
+    "Edit notebook `nb` (its JSON) as a person would in Jupyter: edit `e`"
+    cs = nb['cells']
+    if e[0]=='system': nb['metadata'].setdefault('dialog', {})['system'] = e[1]; return
+    if e[0]=='add':
+        c = {'cell_type': 'code' if e[2]=='prompt' else e[2], 'id': uuid.uuid4().hex[:8], 'metadata': {'solveit_ai': True} if e[2]=='prompt' else {}, 'source': ('%%prompt\n' if e[2]=='prompt' else '')+'added'}
+        if c['cell_type']=='code': c |= {'outputs': [], 'execution_count': None}
+        return cs.insert(e[1]%(len(cs)+1), c)
+    if not cs: return
+    i = e[1]%len(cs); c = cs[i]
+    if e[0]=='retype':
+        if e[2]=='code': c['source'] = ''.join(c['source']).replace('%%prompt\n', '', 1)
+        else: c['cell_type'] = e[2]; c.pop('outputs', None); c.pop('execution_count', None)
+    elif e[0]=='prompt' and c['cell_type']=='code' and ''.join(c['source']).startswith('%%prompt'): c['source'] = '%%prompt\n'+e[2]
+    elif e[0]=='reply':
+        for o in c.get('outputs', []):
+            if o.get('metadata', {}).get('is_ai_res'): o['data']['text/markdown'] = ''.join(o['data']['text/markdown'])+e[2]
+    elif e[0]=='paste': cs.insert(e[2]%(len(cs)+1), dict(copy.deepcopy(c), id=uuid.uuid4().hex[:8]))
+    elif e[0]=='move': cs.insert(e[2]%len(cs), cs.pop(i))
+    elif e[0]=='delete': cs.pop(i)
+
+@pytest.mark.slow
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(t=prop_threads(), edits=st.lists(person_edit, max_size=5))
+def test_person_edits_property(tmp_path_factory, t, edits):
+    "Whatever a person does to the file, it reads, saves to a valid notebook and reads back the same; no two messages share an id or sequence number; the next message is numbered past them all"
+    p = t.save(tmp_path_factory.mktemp('e')/'t.ipynb')
+    nb = json.loads(Path(p).read_text())
+    for e in edits: person(nb, e)
+    Path(p).write_text(json.dumps(nb))
+    a = Thread.read(p); a.save()
+    nbformat.validate(nbformat.read(p, as_version=4))
+    b = Thread.read(p)
+    assert b.model_dump()==a.model_dump() and json.loads(b.model_dump_json())==json.loads(a.model_dump_json())
+    seqs = [m.sequence for m in b.messages if m.role!='system']
+    assert len(seqs)==len(set(seqs)) and len({m.id for m in b.messages})==len(b.messages)
+    b.add_message(Message(role='user', content='next')); b.save()
+    assert Thread.read(p).messages[-1].sequence==max((x for x in seqs if x is not None), default=0)+1
+
+def test_reply_a_person_runs_is_numbered(tmp_path):
+    "A person runs an unanswered prompt (Solveit writes its reply): the assistant message made of the reply had no sequence or turn (narrator's analytics fail on those); a cell of tool results that loses its reply (retyped raw) gives its tool message back from the record"
+    from dialog.core import prompt_output
+    t = building(ours); t.add_message(Message(id='u9', role='user', content='One more thing?', timestamp=_ts(20)))
+    p = t.save(tmp_path/'r.ipynb')
+    d = read_ipynb(p); d.messages[-1].output = prompt_output('Sure: what is it?'); d.save()
+    r = Thread.read(p)
+    a = r.messages[-1]
+    assert (a.role, a.content) == ('assistant', 'Sure: what is it?')
+    assert (a.sequence, a.turn)==(max(m.sequence for m in t.messages)+1, t.get_current_turn()+1)
+    r.save(); assert Thread.read(p).model_dump()==r.model_dump()
+    t = Thread(id='tools'); t.add_message(Message(id='x', role='tool', content='42', tool_call_id='c', timestamp=T0))
+    p = t.save(tmp_path/'t.ipynb')
+    nb = json.loads(Path(p).read_text()); retype_raw(nb['cells'][0]); Path(p).write_text(json.dumps(nb))
+    a = Thread.read(p).messages[0]
+    assert (a.role, a.content, a.sequence, a.turn)==('tool', '42', 1, 1) # rebuilt from its record, in its place
+
+def test_pasted_copy_of_a_rewritten_cell(tmp_path):
+    "A cell whose reply was rewritten (retyped raw: its tool message replaced by one assistant message), pasted: the copy was not seen as one (the records' ids were in no message), and repeated the sequence number"
+    t = Thread(id='h', created_at=T0); t.add_message(Message(id='m0', role='tool', content='c', tool_call_id='c', timestamp=T0))
+    p = t.save(tmp_path/'p.ipynb')
+    nb = json.loads(Path(p).read_text()); person(nb, ('retype', 0, 'raw')); person(nb, ('paste', 0, 0)); Path(p).write_text(json.dumps(nb))
+    r = Thread.read(p)
+    assert sorted(m.sequence for m in r.messages)==[1, 2]
+    assert r.messages[1].sequence==1 # the original (below the copy pasted above it) keeps its number (review8)
+
+@pytest.mark.parametrize('bad', [[1], {'a': 1}, None])
+def test_unhashable_record_id_is_a_valueerror(tmp_path, bad):
+    "A hand-edited record id that is a list or a dict is a ValueError naming the cell (not a TypeError)"
+    p = building(ours).save(tmp_path/'b.ipynb')
+    nb = json.loads(Path(p).read_text())
+    nb['cells'][1]['metadata']['dialog']['thread'][0]['id'] = bad
+    Path(p).write_text(json.dumps(nb))
+    with pytest.raises(ValueError, match='cell 1'): Thread.read(p)
+
+def test_edits_the_rebuild_keeps_pass(tmp_path):
+    "Changing a foreign cell in memory (a note a person added) is kept by the rebuild (the cell itself is written): no false alarm"
+    p = tagged(tmp_path)
+    dl = read_ipynb(p); dl.insert_msgs([Cell('a note', msg_type='note', id='n1')], 0); dl.save(p, force=True)
+    t = Thread.read(p); dlg = t.dialog
+    dlg.messages['n1'].content = 'a better note'
+    t.save()
+    assert read_ipynb(p).messages['n1'].content=='a better note'
+
+def paste(p, before, tmp_path):
+    "A copy of the first prompt cell of `p` pasted (with a new cell id, as Jupyter pastes) just before or after it; the thread read back"
+    dl = read_ipynb(p); src = first_prompt(dl)
+    cp = Cell(src.content, msg_type='prompt', output=copy.deepcopy(src.output), meta=copy.deepcopy(src.meta), id='pasted1')
+    i = list(dl.messages).index(src)
+    dl.insert_msgs([cp], i if before else i+1)
+    q = dl.save(tmp_path/f'p{before}.ipynb')
+    return Thread.read(q)
+
+@pytest.mark.parametrize('before', [False, True])
+def test_pasted_copy_above_or_below(tmp_path, before):
+    "The original cell's messages keep their ids and numbers wherever the copy is pasted; the copy's are new (a copy pasted above its original took the original's ids, and the original was renumbered as the copy)"
+    t0 = Thread.read(sample().save(tmp_path/'s.ipynb'))
+    want = {m.id:(m.sequence, m.turn) for m in t0.messages}
+    t = paste(tmp_path/'s.ipynb', before, tmp_path)
+    home = {m.id:m._home[0].id for m in t.messages if getattr(m, '_home', None)}
+    assert all(home[i]!='pasted1' for i in want if i in home)
+    assert {m.id:(m.sequence, m.turn) for m in t.messages if m.id in want}==want
+    new = [m for m in t.messages if m.id not in want]
+    assert [(m.role, m.content) for m in new]==[('user', 'hi'), ('assistant', 'hello')] and all(m._home[0].id=='pasted1' for m in new)
+
+@pytest.mark.xfail(strict=True, reason="the guard looks one level into a cell's outputs (a new list, or one added to): a reply's text changed inside its output dict is dropped by the rebuild; `cell.ai_res = ...` is caught")
+def test_reply_edited_inside_its_output(tmp_path):
+    "A reply's markdown changed in place in the cell's output bundle"
+    err,_ = edit_then_save(tagged(tmp_path), lambda c: c.output[0]['data'].__setitem__('text/markdown', 'EDITED'))
+    assert err is not None

@@ -1,0 +1,85 @@
+"Sequence numbers follow the notebook's order after a person inserts prompts between a thread's cells (issue 32, item 4): the inserted messages are numbered after the message before them, and every message after them moves up"
+import asyncio, json
+from pathlib import Path
+import pytest
+from hypothesis import given, settings, HealthCheck, strategies as st
+from dialog.thread import Thread, Message
+from dialog.ipynb import read_ipynb
+from thread_cases import building
+import dialog.thread as ours
+
+def saved(tmp_path, name='t.ipynb'):
+    t = building(ours)
+    return t, t.save(tmp_path/name)
+
+def insert_prompts(p, places):
+    "A person inserts a prompt (with a reply) before each cell index of `places` (indexes in the file as it was)"
+    dlg = read_ipynb(p)
+    for k,at in enumerate(sorted(places, reverse=True)): dlg.mk_message(f'A question a person typed {k}', idx=at, msg_type='prompt', output=f'Its answer {k}.')
+    dlg.save()
+
+def in_order(t):
+    ns = [m for m in t.messages if m.role!='system']
+    seq = [m.id for m in t.get_messages_in_sequence() if m.role!='system']
+    chat = [d['content'] for d in asyncio.run(t.get_messages_for_chat_completion())]
+    return seq==[m.id for m in ns] and chat==[m.to_chat_completion_message()['content'] for m in ns] and [m.sequence for m in ns]==sorted({m.sequence for m in ns})
+
+def test_inserted_prompt_sorts_in_place(tmp_path):
+    t,p = saved(tmp_path)
+    insert_prompts(p, [1])
+    back = Thread.read(p)
+    assert in_order(back)
+    qs = [m.content for m in back.get_messages_in_sequence() if m.role=='user']
+    assert qs==[t.get_message_by_id('u1').content, 'A question a person typed 0', 'Power is fine. Can you check the cable and the monitor?', 'Thanks!']
+    turns = [m.turn for m in back.messages if m.role=='user']
+    assert turns==sorted(set(turns)) # each user message starts a turn of its own, in order
+    assert Thread.read(p).model_dump()==back.model_dump() # the same numbers on every read
+
+def test_numbers_kept_by_saves(tmp_path):
+    "A save writes the moved numbers so that the next read gives them again, and later saves keep them"
+    t,p = saved(tmp_path)
+    insert_prompts(p, [0, 2])
+    back = Thread.read(p); back.save()
+    again = Thread.read(p)
+    assert again.model_dump()==back.model_dump() and in_order(again)
+    again.add_message(Message(role='user', content='one more')); again.add_reaction(again.messages[-2].id, 'x', 'u'); again.save()
+    last = Thread.read(p)
+    assert last.model_dump()==again.model_dump() and in_order(last)
+
+def test_thread_without_insertions_keeps_its_numbers(tmp_path):
+    "Numbers a program set out of order (narrator allows any) are kept when no cell was inserted"
+    t = building(ours); t.messages[2].sequence = 40; t.messages[3].turn = 9
+    p = t.save(tmp_path/'t.ipynb')
+    assert Thread.read(p).model_dump()==t.model_dump()
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(st.integers(0, 3), max_size=4), st.booleans())
+def test_property_insertions(tmp_path_factory, places, edit):
+    d = tmp_path_factory.mktemp('seq')
+    t,p = saved(d)
+    insert_prompts(p, places)
+    back = Thread.read(p)
+    assert in_order(back)
+    if edit: back.add_message(Message(role='user', content='later'))
+    back.save()
+    again = Thread.read(p)
+    assert again.model_dump()==back.model_dump() and in_order(again)
+
+def test_moved_cells_then_an_insertion(tmp_path):
+    "Records out of the notebook's order (a person moved a cell): inserted prompts go past every number, nothing repeats, and saves read back the same"
+    t,p = saved(tmp_path)
+    nb = json.loads(Path(p).read_text()); nb['cells'].insert(0, nb['cells'].pop(2)); Path(p).write_text(json.dumps(nb))
+    insert_prompts(p, [1])
+    back = Thread.read(p)
+    seqs = [m.sequence for m in back.messages if m.role!='system']
+    assert len(seqs)==len(set(seqs)) and [m.sequence for m in back.messages if m.content=='A question a person typed 0'][0]==max(seqs)-1 # past every number; its answer is the last
+    back.save()
+    assert json.loads(Path(p).read_text())['metadata']['dialog']['thread']['numbering']=='appended'
+    again = Thread.read(p); assert again.model_dump()==back.model_dump()
+
+def test_thread_numbered_out_of_order_with_a_run(tmp_path):
+    "A thread a program numbered out of order, with a prompt a person added: the save says so, and the next read gives the same numbers"
+    t,p = saved(tmp_path)
+    insert_prompts(p, [2])
+    back = Thread.read(p); back.messages[1].sequence = 99; back.save()
+    assert Thread.read(p).model_dump()==back.model_dump()
