@@ -1,0 +1,229 @@
+"A folder of dialog files as narrator's `ThreadStore`: file names, what a person does to the files, the index file, and what isn't a thread"
+import asyncio, json, os, shutil, time, pytest
+from pathlib import Path
+from hypothesis import given, strategies as st
+from dialog.thread import Thread, Message
+from dialog.threadstore import DialogThreadStore, thread_fname
+
+def run(c): return asyncio.run(c)
+
+def mk(tid, *texts, **kw):
+    t = Thread(id=tid, **kw)
+    for i,x in enumerate(texts): t.add_message(Message(role='user' if i%2==0 else 'assistant', content=x))
+    return t
+
+def ids(ts): return [t.id for t in ts]
+
+@given(st.text(max_size=300))
+def test_file_names_are_safe(tid):
+    "A thread's file name is a plain, visible file name, not too long, ending in .ipynb, whatever its id"
+    n = thread_fname(tid)
+    assert n.endswith('.ipynb') and not n.startswith('.') and '/' not in n and '\\' not in n and '\0' not in n
+    assert len(n.encode())<=255 and n not in ('.ipynb', '..ipynb')
+
+@given(st.text(max_size=300), st.text(max_size=300))
+def test_file_names_keep_ids_apart(a, b):
+    "Two ids never share a file name (on a file system that tells case apart)"
+    if a!=b: assert thread_fname(a)!=thread_fname(b)
+
+def test_a_thread_round_trips_without_system_messages(tmp_path):
+    "get gives the saved thread as narrator's stores do: its fields and messages, less the system messages save leaves out; the thread given keeps them"
+    s = DialogThreadStore(tmp_path)
+    t = mk('a', 'hi', 'hello', attributes={'k': [1, 2]}, platforms={'slack': {'ts': '1.0'}})
+    t.add_message(Message(role='system', content='be brief'))
+    run(s.save(t))
+    assert [m.role for m in t.messages]==['system', 'user', 'assistant']
+    g = run(s.get('a'))
+    exp = t.model_dump(); exp['messages'] = exp['messages'][1:]
+    assert g.model_dump()==exp
+    assert sorted(os.listdir(tmp_path))==['.dialog-threads.jsonl', '.dialog-threads.lock', 'a.ipynb']
+
+def test_ids_that_are_no_file_names(tmp_path):
+    "Ids with slashes, dots, spaces or an empty id are threads like any other, each in its own file inside the folder"
+    s = DialogThreadStore(tmp_path/'st')
+    tids = ['../escape', '/abs', 'a b', '.', '..', '', 'x'*400, 'ü/é', '%2F']
+    for tid in tids: run(s.save(mk(tid, tid or 'empty')))
+    assert sorted(ids(run(s.list_recent())))==sorted(tids)
+    for tid in tids: assert run(s.get(tid)).messages[0].content==(tid or 'empty')
+    assert not (tmp_path/'escape.ipynb').exists() and len(list((tmp_path/'st').glob('*.ipynb')))==len(tids)
+
+def test_a_name_taken_by_another_thread(tmp_path):
+    "A file named for an id but holding another thread (on a case-blind file system, `A` and `a`; or a person's rename) is left alone: the thread gets another name"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('b', 'I am b')))
+    os.rename(tmp_path/'b.ipynb', tmp_path/'a.ipynb') # thread b now lives in a file named for a
+    run(s.save(mk('a', 'I am a')))
+    assert run(s.get('a')).messages[0].content=='I am a' and run(s.get('b')).messages[0].content=='I am b'
+    assert sorted(os.listdir(tmp_path))[-2:]==['a.ipynb', 'a~1.ipynb']
+
+@pytest.mark.parametrize('recheck', [0, 0.5])
+def test_a_person_edits_a_file(tmp_path, recheck):
+    "An edit by hand in place (the folder unchanged) is seen by the next call with `recheck=0`, and within `recheck` seconds otherwise"
+    s = DialogThreadStore(tmp_path, recheck=recheck)
+    run(s.save(mk('a', 'hi', attributes={'team': 'red'})))
+    run(s.save(mk('b', 'yo', attributes={'team': 'red'})))
+    assert ids(run(s.find_by_attributes({'team': 'red'})))==['a', 'b']
+    p = tmp_path/'a.ipynb'
+    st0 = os.stat(p)
+    with open(p, 'r+b') as f: # in place, as Jupyter without atomic writing, or VS Code, saves
+        data = f.read().replace(b'"red"', b'"tan"')
+        f.seek(0); f.write(data)
+    os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns)) # even with the same size and modification time
+    if recheck:
+        assert ids(run(s.find_by_attributes({'team': 'red'})))==['a', 'b'] # not yet: the index is trusted for `recheck` seconds
+        time.sleep(recheck)
+    assert ids(run(s.find_by_attributes({'team': 'red'})))==['b']
+    assert ids(run(s.find_by_attributes({'team': 'tan'})))==['a']
+
+def test_a_person_edits_a_message_and_adds_a_prompt(tmp_path):
+    "The thread a store gives is what the file holds now; a prompt a person adds is a message, found by its id"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'hi', 'hello')))
+    p = tmp_path/'a.ipynb'
+    nb = json.loads(p.read_text())
+    nb['cells'][0]['source'] = ['%%prompt\n', 'hi there']
+    nb['cells'].append({'cell_type': 'code', 'execution_count': None, 'id': 'added01', 'metadata': {'solveit_ai': True}, 'outputs': [], 'source': ['%%prompt\n', 'one more']})
+    p.write_text(json.dumps(nb, indent=1))
+    g = run(s.get('a'))
+    assert [m.content for m in g.messages]==['hi there', 'hello', 'one more']
+    assert run(s.get_thread_by_message_id(g.messages[-1].id)).id=='a'
+
+def test_a_person_deletes_copies_and_renames_files(tmp_path):
+    s = DialogThreadStore(tmp_path)
+    for tid in 'abc': run(s.save(mk(tid, tid)))
+    os.remove(tmp_path/'a.ipynb')
+    assert run(s.get('a')) is None and ids(run(s.list_recent()))==['c', 'b']
+    assert run(s.delete('a')) is False
+    os.rename(tmp_path/'b.ipynb', tmp_path/'renamed.ipynb')
+    assert run(s.get('b')).messages[0].content=='b'
+    shutil.copy(tmp_path/'c.ipynb', tmp_path/'copy of c.ipynb') # two files hold c: the one named for it is c, and listings show it once
+    assert ids(run(s.list_recent()))==['c', 'b']
+    assert run(s.delete('c')) is True # both files go
+    assert sorted(os.listdir(tmp_path))==['.dialog-threads.jsonl', '.dialog-threads.lock', 'renamed.ipynb']
+
+def test_a_file_of_a_thread_that_vanishes_between_calls(tmp_path):
+    "A file deleted by hand after the index last looked is no answer of get, even before any listing"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'x')))
+    assert run(s.get('a')) is not None
+    os.remove(tmp_path/'a.ipynb')
+    assert run(s.get('a')) is None and run(s.get_thread_by_message_id('whatever')) is None
+
+def test_files_that_are_no_threads(tmp_path):
+    "A broken file, a folder named like a notebook, and the store's own and Jupyter's hidden files are no threads; `errors` names the broken ones"
+    s = DialogThreadStore(tmp_path, recheck=0)
+    run(s.save(mk('a', 'x')))
+    (tmp_path/'broken.ipynb').write_text('{"cells": [')
+    (tmp_path/'dir.ipynb').mkdir()
+    (tmp_path/'.ipynb_checkpoints').mkdir(); (tmp_path/'.ipynb_checkpoints'/'a-checkpoint.ipynb').write_text('{}')
+    (tmp_path/'.hidden.ipynb').write_text('{}')
+    assert ids(run(s.list_recent()))==['a']
+    assert sorted(s.errors)==['broken.ipynb', 'dir.ipynb'] and 'broken.ipynb' in s.errors and s.errors['broken.ipynb']
+    (tmp_path/'broken.ipynb').write_text((tmp_path/'a.ipynb').read_text().replace('"id": "a"', '"id": "fixed"'))
+    assert sorted(ids(run(s.list_recent())))==['a', 'fixed'] and list(s.errors)==['dir.ipynb']
+
+def test_a_broken_file_named_for_the_thread_is_its_file(tmp_path):
+    "A save over a thread's file a person broke writes the thread there (not beside it)"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'x')))
+    (tmp_path/'a.ipynb').write_text('not json')
+    run(s.save(mk('a', 'y')))
+    assert [n for n in os.listdir(tmp_path) if n.endswith('.ipynb')]==['a.ipynb'] and run(s.get('a')).messages[0].content=='y'
+
+def test_cells_a_person_added_survive_a_save_through_the_store(tmp_path):
+    "A thread got from the store and saved back keeps the note a person added to its file"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'hi', 'hello')))
+    p = tmp_path/'a.ipynb'
+    nb = json.loads(p.read_text())
+    nb['cells'].insert(0, {'cell_type': 'markdown', 'id': 'note0001', 'metadata': {'skipped': True}, 'source': ['a note to self']})
+    p.write_text(json.dumps(nb, indent=1))
+    t = run(s.get('a'))
+    t.add_message(Message(role='user', content='next'))
+    run(s.save(t))
+    nb = json.loads(p.read_text())
+    assert nb['cells'][0]['source']==['a note to self'] and [m.content for m in run(s.get('a')).messages]==['hi', 'hello', 'next']
+
+def test_the_index_file_is_only_a_cache(tmp_path):
+    "A lost, emptied or garbled index file loses nothing: a new store object gives the same answers from the files"
+    s = DialogThreadStore(tmp_path)
+    for i in range(5): run(s.save(mk(f't{i}', f'q{i}', attributes={'i': i%2}, platforms={'slack': {'c': str(i%2)}})))
+    want = (ids(run(s.list_recent())), ids(run(s.find_by_attributes({'i': 1}))), ids(run(s.find_by_platform('slack', {'c': '0'}))))
+    idx = tmp_path/DialogThreadStore.index_name
+    for damage in (lambda: idx.write_bytes(idx.read_bytes()[:-40]), lambda: idx.write_text('garbage\n{"f": 3}\n[]\n'), lambda: idx.write_text(''), idx.unlink):
+        damage()
+        s2 = DialogThreadStore(tmp_path)
+        assert (ids(run(s2.list_recent())), ids(run(s2.find_by_attributes({'i': 1}))), ids(run(s2.find_by_platform('slack', {'c': '0'}))))==want
+
+def test_an_index_line_cut_short_by_a_crash(tmp_path):
+    "A writer that died mid-line leaves a line cut short: the next writer closes it, and every later line reads"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'x')))
+    idx = tmp_path/DialogThreadStore.index_name
+    with open(idx, 'ab') as f: f.write(b'{"f":"zz.ipynb","sig":[1,')
+    run(DialogThreadStore(tmp_path).save(mk('b', 'y')))
+    lines = idx.read_bytes().split(b'\n')
+    assert lines[1]==b'{"f":"zz.ipynb","sig":[1,' and b'"id":"b"' in lines[2]
+    s3 = DialogThreadStore(tmp_path)
+    s3._tail()
+    assert sorted(e['id'] for e in s3._e.values())==['a', 'b']
+
+def test_the_index_file_is_compacted(tmp_path):
+    "Saving one thread many times doesn't grow the index file without bound"
+    s = DialogThreadStore(tmp_path)
+    t = mk('a', 'x')
+    for i in range(200):
+        t.add_message(Message(role='user', content=str(i)))
+        run(s.save(t))
+    assert len((tmp_path/DialogThreadStore.index_name).read_bytes().splitlines())<=2*1+64
+    assert len(run(DialogThreadStore(tmp_path).get('a')).messages)==201
+
+def test_a_new_store_object_reads_no_file_the_index_describes(tmp_path, monkeypatch):
+    "A new process takes the entries from the index file: it reads only the threads it returns (here 2 of 30), not every file"
+    s = DialogThreadStore(tmp_path)
+    for i in range(30): run(s.save(mk(f't{i:02d}', f'q{i}')))
+    time.sleep(2.1) # past the 2 s in which a file's signature may not yet tell an edit
+    run(s.list_recent()) # the files, settled, are logged as such
+    reads = []
+    orig = Thread.read.__func__
+    monkeypatch.setattr(Thread, 'read', classmethod(lambda cls, f: reads.append(f) or orig(cls, f)))
+    assert ids(run(DialogThreadStore(tmp_path).list_recent(2)))==['t29', 't28']
+    assert len(reads)==2
+
+def test_a_thread_cls_of_our_own(tmp_path):
+    "A subclass of `Thread` as `thread_cls`: the files are read as that class"
+    class MyThread(Thread): pass
+    s = DialogThreadStore(tmp_path, thread_cls=MyThread)
+    run(s.save(mk('a', 'x')))
+    assert type(run(s.get('a'))) is MyThread and [type(t) for t in run(s.list_recent())]==[MyThread]
+
+def test_an_edit_the_signature_cant_tell(tmp_path):
+    "An edit in the same tick of the clock and of the same size leaves the file's signature as it was: until the signature has settled (2 s), the entry is checked by the file's bytes"
+    from dialog.ipynb import file_sig
+    s = DialogThreadStore(tmp_path, recheck=0)
+    run(s.save(mk('a', 'hi', attributes={'team': 'red'})))
+    p = tmp_path/'a.ipynb'
+    p.write_bytes(p.read_bytes().replace(b'"red"', b'"tan"'))
+    s._e['a.ipynb']['sig'] = file_sig(p) # as a file system whose clock hadn't moved would have it
+    assert ids(run(s.find_by_attributes({'team': 'tan'})))==['a']
+
+def test_a_file_gone_or_changed_under_the_index(tmp_path):
+    "Between full checks the index is trusted, but a listed file found gone, or holding another thread, makes the call check every file and answer again"
+    s = DialogThreadStore(tmp_path, recheck=3600)
+    for tid in 'abc': run(s.save(mk(tid, tid)))
+    assert ids(run(s.list_recent()))==['c', 'b', 'a']
+    p = tmp_path/'b.ipynb'
+    p.write_text(p.read_text().replace('"id": "b"', '"id": "z"')) # in place: the folder's signature stays
+    assert ids(run(s.list_recent()))==['c', 'z', 'a'] or ids(run(s.list_recent()))==['c', 'a', 'z']
+    assert run(s.get('b')) is None and run(s.get('z')).messages[0].content=='b'
+
+def test_of_two_files_that_hold_a_thread_the_one_named_for_it_wins(tmp_path):
+    "A thread in two files: the one named for its id is the thread, even when the other was seen first"
+    s = DialogThreadStore(tmp_path, recheck=0)
+    run(s.save(mk('c', 'first')))
+    os.rename(tmp_path/'c.ipynb', tmp_path/'elsewhere.ipynb')
+    assert [t.messages[0].content for t in run(s.list_recent())]==['first'] # seen first, under another name
+    (tmp_path/'c.ipynb').write_text((tmp_path/'elsewhere.ipynb').read_text().replace('first', 'named for it'))
+    assert [t.messages[0].content for t in run(s.list_recent())]==['named for it']
+    assert run(s.get('c')).messages[0].content=='named for it'
+    assert run(DialogThreadStore(tmp_path).get('c')).messages[0].content=='named for it'
