@@ -239,7 +239,7 @@ def test_tool_block_inside_thinking_is_thinking():
     d = chat2dlg(h)
     assert 'I could run' in d.messages[0].ai_res  # the dialog keeps the thinking
     for fmt in fmts:
-        out = dlg2chat(d, fmt)
+        out = dlg2chat(d, fmt, reasoning=False)  # the shown thinking; the provider's own turn (reasoning=True) is test_chat_reasoning's
         check_history(out, fmt)
         assert out[1]['content'] == 'Shall I delete it?' and 'tool_calls' not in out[1]
     assert ai_fmt(d.messages[0].ai_res) == 'Shall I delete it?'

@@ -84,11 +84,14 @@ def test_anthropic_thinking_and_parallel_calls_roundtrip():
     assert reply.startswith(think_block('Two cities: call the tool twice.') + '\n\n' + think_block(None) + '\n\nChecking both.')
     assert '<!--think_start-->\n::: details\n\n## Thinking\n\nTwo cities' in reply and '*(redacted thinking)*' in reply
     assert tools_of(d2) == [('toolu_01A', 'weather', {'city': 'Paris', 'days': 3}, '21C'), ('toolu_01B', 'weather', {'city': 'Oslo', 'days': 3}, '')]
-    sent2, body, r2 = p.send(d2)
-    # thinking is never sent back; the calls go out together; the empty result as the placeholder
+    # with reasoning=False thinking is not sent back; the calls go out together; the empty result as the placeholder
+    _, body, _ = p.send(d2, reasoning=False)
     assert body['messages'][1] == {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Checking both.'}] + [{k: b[k] for k in ('type', 'id', 'name', 'input')} for b in content[3:]]}
     assert body['messages'][2]['content'][1] == {'type': 'tool_result', 'tool_use_id': 'toolu_01B', 'content': no_output}
     assert 'thinking' not in json.dumps(body['messages'])
+    p.responses.insert(0, an_resp([{'type': 'thinking', 'thinking': 'Compare.', 'signature': 's'}, {'type': 'text', 'text': 'Paris.'}]))
+    sent2, body, r2 = p.send(d2)  # by default the assistant turn goes back as the host got it, thinking and all (test_chat_reasoning)
+    assert body['messages'][1] == hist[1] and body['messages'][2] == hist[2] | {'content': [hist[2]['content'][0], {'type': 'tool_result', 'tool_use_id': 'toolu_01B', 'content': no_output}]}
     d3 = chat2dlg(sent2 + [p.reply(r2)], system=d.system)
     assert d3.messages[0].ai_res.endswith(think_block('Compare.') + '\n\nParis.') and tools_of(d3) == tools_of(d2)
     assert reads_ipynb(write_ipynb(d3)).messages[0].ai_res == d3.messages[0].ai_res
@@ -133,7 +136,9 @@ def test_anthropic_web_search_citations_roundtrip():
                                 f'[^1]: [What\'s New]({url}) "free-threaded mode"\n[^2]: PEP 744 "a JIT compiler"')
     d2.mk_message('Thanks!', msg_type=sprompt)
     _, body, _ = p.send(d2)
-    assert body['messages'][1]['role'] == 'assistant' and 'tool_use' not in json.dumps(body['messages'])  # the server call goes as its text
+    assert body['messages'][1]['role'] == 'assistant' and body['messages'][1]['content'][1:3] == content[1:3]  # the server call goes back to Anthropic as its own blocks (issue 30)
+    oa = json.dumps(dlg2chat(d2, 'openai'))
+    assert 'was run by the provider' in oa and url in oa and 'encrypted_content' not in oa  # to another provider as a short text, no blobs
 
 # ---------- 1. raw messages are context ----------
 def test_raw_message_is_sent_as_context():
@@ -183,7 +188,7 @@ def test_any_ids_give_valid_requests(calls, par):
 def test_tool_id_mapping_is_a_function_of_the_id():
     assert tool_id('a.b') == tool_id('a.b') != tool_id('a:b')
     assert tool_id('a.b').startswith('a_b_') and tool_id('', 'openai') and tool_id('x' * 41, 'openai') != tool_id('x' * 42, 'openai')
-    with pytest.raises(ValueError, match='unknown chat format'): tool_id('a', 'gemini')
+    with pytest.raises(ValueError, match='unknown chat format'): tool_id('a', 'bard')  # every format with a codec is one (gemini is, since issue 30)
 
 # ---------- 3. weight and a tool message's name ----------
 def test_weight_zero_survives_jsonl(tmp_path):

@@ -1,0 +1,124 @@
+"What the SDKs and their docs hand `chat2dlg` (issue 30): SDK objects, a trailing call with no result, any-case image labels, the developer role, Anthropic's cache_control"
+import base64, json, pytest
+from dialog.core import *
+from dialog.chat import *
+from dialog.ipynb import reads_ipynb, write_ipynb
+from chat_checks import check_history
+from test_chat_traffic import Provider, an_resp, oa_resp
+
+png = bytes.fromhex('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6e0e10000000049454e44ae426082')
+png64 = base64.b64encode(png).decode()
+
+def test_openai_sdk_message_appended_as_the_docs_do():
+    "`messages.append(completion.choices[0].message)`: the SDK object is read as the JSON the SDK would send"
+    call = {'id': 'call_1', 'type': 'function', 'function': {'name': 'weather', 'arguments': '{"city": "Paris"}'}}
+    p = Provider('openai', oa_resp({'tool_calls': [call]}, 'tool_calls'))
+    d = Dialog('w'); d.mk_message('Weather in Paris?', msg_type=sprompt)
+    sent, _, r = p.send(d)
+    hist = sent + [r.choices[0].message, {'role': 'tool', 'tool_call_id': 'call_1', 'content': '21C'}]
+    p.client.chat.completions.create(model='gpt-4o', messages=hist)
+    sdk = p.bodies[-1]['messages']
+    _, body, _ = p.send(chat2dlg(hist))
+    assert body['messages'][1]['tool_calls'] == sdk[1]['tool_calls'] and body['messages'][2] == sdk[2]
+
+def test_anthropic_sdk_blocks_in_a_turn():
+    "`{'role': 'assistant', 'content': response.content}`: a list of SDK block objects"
+    content = [{'type': 'text', 'text': 'Looking.', 'citations': None}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'ls', 'input': {'p': '.'}}]
+    p = Provider('anthropic', an_resp(content, 'tool_use'))
+    d = Dialog('w'); d.mk_message('List it.', msg_type=sprompt)
+    sent, _, r = p.send(d)
+    hist = sent + [{'role': 'assistant', 'content': r.content}, {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'a.py'}]}]
+    d2 = chat2dlg(hist)
+    assert [(x['id'], x['args'], x['result']) for x in parse_reply(d2.messages[0].ai_res) if x['type'] == 'tool'] == [('toolu_1', {'p': '.'}, 'a.py')]
+    _, body, _ = p.send(d2)
+    assert body['messages'][1]['content'][1] == {'type': 'tool_use', 'id': 'toolu_1', 'name': 'ls', 'input': {'p': '.'}}
+
+def test_trailing_tool_call_without_result_is_kept():
+    "OpenAI's tool-calling fine-tuning example ends with the assistant's call"
+    ft = [{'role': 'user', 'content': 'Weather in Paris?'},
+          {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'weather', 'arguments': '{"city": "Paris"}'}}]}]
+    d = chat2dlg(ft)
+    assert '"result"' not in d.messages[0].ai_res
+    assert dlg2chat(d) == ft
+    an = dlg2chat(d, 'anthropic')
+    assert an[-1] == {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'call_1', 'name': 'weather', 'input': {'city': 'Paris'}}]}
+    assert dlg2chat(chat2dlg(an), 'anthropic') == an
+    d.mk_message('Never mind.', msg_type=sprompt)  # the conversation went on: the call gets an empty result, as providers require one
+    for fmt in ('openai', 'anthropic'): check_history(dlg2chat(d, fmt), fmt)
+    with pytest.raises(ValueError, match="message 1: tool call 'call_1' has no result"): chat2dlg(ft + [{'role': 'user', 'content': 'x'}])
+
+def test_tool_block_without_result():
+    b = tool_block('c1', 'f', {}, None)
+    assert '"result"' not in b and parse_reply(b)[0]['result'] == ''
+
+@pytest.mark.parametrize('label', ['image/jpg', 'image/JPEG', 'Image/PNG', 'IMAGE/png '])
+def test_any_case_and_jpg_labels(label):
+    for h in ([{'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': f'data:{label.strip()};base64,{png64}'}}]}],
+              [{'role': 'user', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': label, 'data': png64}}]}]):
+        d = chat2dlg(h)
+        assert d.messages[0].attachments[0].content_type in ('image/png', 'image/jpeg')
+        for fmt in ('openai', 'anthropic'):
+            out = dlg2chat(d, fmt)
+            check_history(out, fmt)
+            assert 'image/png' in json.dumps(out)  # labelled with what its bytes are
+
+def test_attachment_labelled_jpg_is_sent_as_an_image():
+    d = Dialog('j')
+    m = d.mk_message('![a](attachment:a.jpg)', msg_type=sprompt)
+    m.mk_attachment(png, 'image/JPG', 'a.jpg')
+    assert dlg2chat(d)[0]['content'][0]['type'] == 'image_url'
+
+def test_developer_role_read_and_written():
+    h = [{'role': 'developer', 'content': 'Be brief.'}, {'role': 'user', 'content': 'hi'}]
+    d = chat2dlg(h)
+    assert d.system == 'Be brief.'
+    assert dlg2chat(d, system_role='developer') == h
+    assert dlg2chat(d)[0]['role'] == 'system'
+    p = Provider('openai')
+    _, body, _ = p.send(d, system_role='developer')
+    assert body['messages'][0] == {'role': 'developer', 'content': 'Be brief.'}
+    with pytest.raises(ValueError, match="system_role must be 'system' or 'developer'"): dlg2chat(d, system_role='user')
+
+def test_cache_control_kept_and_sent_to_anthropic():
+    cc, cc1 = {'type': 'ephemeral'}, {'type': 'ephemeral', 'ttl': '1h'}
+    h = [{'role': 'user', 'content': [{'type': 'text', 'text': 'A long document.', 'cache_control': cc}]},
+         {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 't1', 'name': 'f', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 't1', 'content': 'r', 'cache_control': cc1}]},
+         {'role': 'assistant', 'content': 'ok'}]
+    d = chat2dlg(h)
+    assert d.messages[0].meta == {'dialog': {'cache_control': cc}}
+    assert dlg2chat(d, 'anthropic') == h
+    p = Provider('anthropic')
+    d.mk_message('And?', msg_type=sprompt)
+    _, body, _ = p.send(d)
+    assert body['messages'][0]['content'][0]['cache_control'] == cc and body['messages'][2]['content'][0]['cache_control'] == cc1
+    assert 'cache_control' not in json.dumps(dlg2chat(d, 'openai'))
+    d.messages[0].meta['dialog']['cache_control'] = 'yes'
+    with pytest.raises(ValueError, match=r"meta\['dialog'\]\['cache_control'\] must be a dict"): dlg2chat(d, 'anthropic')
+
+def test_cache_control_on_an_image_and_a_merged_turn():
+    cc = {'type': 'ephemeral'}
+    h = [{'role': 'user', 'content': [{'type': 'text', 'text': 'See'}, {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png64}, 'cache_control': cc}]}]
+    d = chat2dlg(h)
+    assert dlg2chat(d, 'anthropic') == h
+    d.mk_message('More text.', msg_type=sprompt)  # merges into the same Anthropic turn: the breakpoint stays on its block
+    out = dlg2chat(d, 'anthropic')
+    assert out[0]['content'][1]['cache_control'] == cc and out[0]['content'][2] == {'type': 'text', 'text': 'More text.'}
+
+def test_text_between_tool_calls_stays_in_place():
+    "The notebook promises calls 'where it happened': an Anthropic turn that says text between its calls goes back with the text there"
+    h = [{'role': 'user', 'content': 'go'},
+         {'role': 'assistant', 'content': [{'type': 'text', 'text': 'First ls.'}, {'type': 'tool_use', 'id': 't1', 'name': 'ls', 'input': {}},
+                                           {'type': 'text', 'text': 'Then cat,\n\nboth now.'}, {'type': 'tool_use', 'id': 't2', 'name': 'cat', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 't1', 'content': 'a'}, {'type': 'tool_result', 'tool_use_id': 't2', 'content': 'b'}]},
+         {'role': 'assistant', 'content': 'Done.'}]
+    d = chat2dlg(h)
+    assert [p['type'] for p in parse_reply(d.messages[0].ai_res)] == ['text', 'tool', 'text', 'tool', 'text']
+    assert dlg2chat(d, 'anthropic') == h
+    assert dlg2chat(chat2dlg(dlg2chat(d)), 'openai')[1]['content'] == 'First ls.\n\nThen cat,\n\nboth now.'  # one text for OpenAI, before the calls
+    d2 = reads_ipynb(write_ipynb(d))
+    assert dlg2chat(d2, 'anthropic') == h
+    # text after the calls set off by a blank line is a new round, as before
+    r = tool_block('a', 'f', {}, '1') + '\n\nLater.\n' + tool_block('b', 'g', {}, '2')
+    dd = Dialog('x'); dd.mk_message('go', msg_type=sprompt, output=r)
+    assert [m['role'] for m in dlg2chat(dd)] == ['user', 'assistant', 'tool', 'assistant', 'tool']

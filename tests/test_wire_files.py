@@ -1,0 +1,49 @@
+"Documents and audio (issue 30): read from each provider's own part, kept as attachments linked from the prompt, sent as each provider's own part; a clear ValueError naming the message and the provider where it has none"
+import base64, json, pytest
+from dialog.core import *
+from dialog.chat import *
+from dialog.ipynb import reads_ipynb, write_ipynb
+from chat_checks import check_history
+from test_chat_traffic import Provider
+from test_wire_responses import responses_rules
+
+pdf = base64.b64encode(b'%PDF-1.7\n%%EOF\n').decode()
+wav = base64.b64encode(b'RIFF\x24\x00\x00\x00WAVEfmt ').decode()
+
+def test_pdf_from_each_provider_to_each_provider():
+    hs = {'openai': [{'role': 'user', 'content': [{'type': 'text', 'text': 'Summarise'}, {'type': 'file', 'file': {'filename': 'a.pdf', 'file_data': f'data:application/pdf;base64,{pdf}'}}]}],
+          'anthropic': [{'role': 'user', 'content': [{'type': 'text', 'text': 'Summarise'}, {'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, 'title': 'a.pdf'}]}],
+          'responses': [{'role': 'user', 'content': [{'type': 'input_text', 'text': 'Summarise'}, {'type': 'input_file', 'file_data': f'data:application/pdf;base64,{pdf}', 'filename': 'a.pdf'}]}]}
+    for src, h in hs.items():
+        d = reads_ipynb(write_ipynb(chat2dlg(h, src)))
+        m = d.messages[0]
+        assert m.attachments[0].content_type == 'application/pdf' and m.attachments[0].data.startswith(b'%PDF') and '[a.pdf](attachment:' in m.content
+        for dst, want in hs.items(): assert dlg2chat(d, dst) == want, (src, dst)
+        assert {'inlineData': {'mimeType': 'application/pdf', 'data': pdf}} in dlg2chat(d, 'gemini')[0]['parts']
+        check_history(dlg2chat(d, 'openai'), 'openai'); check_history(dlg2chat(d, 'anthropic'), 'anthropic'); responses_rules(dlg2chat(d, 'responses'))
+
+def test_audio_to_openai_and_gemini_and_a_clear_error_elsewhere():
+    h = [{'role': 'user', 'content': [{'type': 'text', 'text': 'Transcribe'}, {'type': 'input_audio', 'input_audio': {'data': wav, 'format': 'wav'}}]}]
+    d = chat2dlg(h)
+    assert dlg2chat(d) == h
+    assert dlg2chat(d, 'gemini')[0]['parts'][1] == {'inlineData': {'mimeType': 'audio/wav', 'data': wav}}
+    mid = d.messages[0].id
+    for fmt in ('anthropic', 'responses'):
+        with pytest.raises(ValueError, match=rf"message '{mid}': {fmt} takes no audio/wav file as a content part"): dlg2chat(d, fmt)
+
+def test_a_dialog_sends_its_own_pdf_through_the_sdks():
+    d = Dialog('doc')
+    m = d.mk_message('What does [the report](attachment:r.pdf) say?', msg_type=sprompt)
+    m.mk_attachment(base64.b64decode(pdf), 'application/pdf', 'r.pdf')
+    _, body, _ = Provider('anthropic').send(d)
+    assert body['messages'][0]['content'][1] == {'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, 'title': 'the report'}
+    _, body, _ = Provider('openai').send(d)
+    assert body['messages'][0]['content'][1]['file']['file_data'] == f'data:application/pdf;base64,{pdf}'
+    m.content = 'See [notes](attachment:missing.pdf) and ![pic](attachment:r.pdf).'  # a missing file stays text; an image reference to a PDF is no image
+    assert dlg2chat(d) == [{'role': 'user', 'content': m.content}]
+
+def test_files_by_id_are_refused_by_name():
+    with pytest.raises(ValueError, match='message 0: content part 0: a file must come as a base64 data: URL'):
+        chat2dlg([{'role': 'user', 'content': [{'type': 'file', 'file': {'file_id': 'file-abc'}}]}])
+    with pytest.raises(ValueError, match="message 0: content part 0: a 'video/mp4' file: only application/pdf, audio/wav, audio/mpeg are kept"):
+        chat2dlg([{'role': 'user', 'content': [{'type': 'file', 'file': {'file_data': 'data:video/mp4;base64,AAAA'}}]}])

@@ -1,0 +1,124 @@
+"OpenAI Responses items as a wire format (issue 30): read and written, reasoning items kept, through the real SDK client on a mock transport"
+import json, subprocess, sys, pytest
+import openai
+from pydantic import TypeAdapter, ConfigDict
+from openai.types.responses import ResponseInputParam
+from hypothesis import given, settings, HealthCheck, strategies as st
+from dialog.core import *
+from dialog.ipynb import reads_ipynb, write_ipynb
+from dialog.chat import *
+from test_chat_traffic import Provider
+from test_chat_providers import dialogs
+
+_ta = TypeAdapter(ResponseInputParam)
+
+def responses_rules(items):
+    "The input validates as the SDK's ResponseInputParam; every call is answered, in order, by an output before the next user message, and no output answers no call; call ids unique"
+    _ta.validate_python(items)
+    calls, seen = [], []
+    for i, x in enumerate(items):
+        t = x.get('type', 'message')
+        if t in ('function_call', 'custom_tool_call'): calls.append(x['call_id']); seen.append(x['call_id'])
+        elif t.endswith('_call_output'):
+            assert calls and calls[0] == x['call_id'], f'output at {i} for {x["call_id"]} answers no pending call ({calls})'
+            calls.pop(0)
+        elif t == 'message' and x.get('role') == 'user': assert not calls, f'user message at {i} before outputs of {calls}'
+        if t == 'message': assert x.get('content') not in (None, '', []), f'empty message at {i}'
+    assert len(seen) == len(set(seen)), f'duplicate call ids {seen}'
+
+class RProvider(Provider):
+    def __init__(self, *responses):
+        super().__init__('openai', *responses)
+        self.fmt = 'responses'
+    def handle(self, request):
+        self.bodies.append(json.loads(request.content))
+        return self.hx.Response(200, json=self.responses.pop(0) if self.responses else rs_resp([{'type': 'message', 'id': 'msg_x', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': 'ok', 'annotations': []}]}]))
+    def send(self, dlg, **kw):
+        items = dlg2chat(dlg, 'responses', **kw)
+        r = self.client.responses.create(model='gpt-5', input=items, **({'instructions': dlg.system} if dlg.system else {}))
+        body = self.bodies[-1]
+        assert body['input'] == items
+        responses_rules(body['input'])
+        return items, body, r
+
+def rs_resp(output):
+    return {'id': 'resp_1', 'object': 'response', 'created_at': 1, 'model': 'gpt-5', 'status': 'completed', 'output': output,
+            'parallel_tool_calls': True, 'tool_choice': 'auto', 'tools': [], 'usage': {'input_tokens': 9, 'output_tokens': 9, 'total_tokens': 18}}
+
+def test_tool_loop_with_reasoning_through_the_sdk():
+    "`input += response.output`, then the function outputs: the reasoning items go back with their calls"
+    out = [{'type': 'reasoning', 'id': 'rs_1', 'summary': [{'type': 'summary_text', 'text': 'Use wc.'}], 'encrypted_content': 'gAAAAB'},
+           {'type': 'function_call', 'id': 'fc_1', 'call_id': 'call_1', 'name': 'shell', 'arguments': '{"cmd":"wc -l a.py"}', 'status': 'completed'}]
+    p = RProvider(rs_resp(out))
+    d = Dialog('codex'); d.system = 'You are a coding agent.'
+    d.mk_message('Count the lines of a.py', msg_type=sprompt)
+    sent, body, r = p.send(d)
+    assert body['instructions'] == 'You are a coding agent.'
+    hist = sent + list(r.output) + [{'type': 'function_call_output', 'call_id': 'call_1', 'output': '12 a.py'}]  # SDK objects, as the docs append them
+    p.client.responses.create(model='gpt-5', input=hist)
+    sdk = p.bodies[-1]['input']
+    d2 = chat2dlg(hist, system=d.system)
+    assert think_block('Use wc.') in d2.messages[0].ai_res
+    _, body2, _ = p.send(d2)
+    assert body2['input'] == sdk
+    assert dlg2chat(reads_ipynb(write_ipynb(d2)), 'responses') == sdk
+    assert 'gAAAAB' not in json.dumps(dlg2chat(d2, 'openai')) + json.dumps(dlg2chat(d2, 'anthropic'))  # never to another provider
+
+def test_detected_and_importable_from_chat_alone():
+    code = ("from dialog.chat import chat2dlg, dlg2chat\n"
+            "h = [{'type': 'message', 'role': 'user', 'content': 'hi'}, {'type': 'function_call', 'call_id': 'c', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'c', 'output': '1'}]\n"
+            "d = chat2dlg(h)\n"
+            "print(dlg2chat(d, 'responses')[1:] == h[1:])")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert r.stdout.strip() == 'True', r.stderr
+
+def test_edits_drop_reasoning_items_from_their_point_on():
+    items = [{'role': 'user', 'content': 'go'},
+             {'type': 'reasoning', 'id': 'rs_1', 'summary': [], 'encrypted_content': 'E1'},
+             {'type': 'function_call', 'call_id': 'c1', 'name': 'f', 'arguments': '{}'},
+             {'type': 'function_call_output', 'call_id': 'c1', 'output': 'one'},
+             {'type': 'reasoning', 'id': 'rs_2', 'summary': [], 'encrypted_content': 'E2'},
+             {'type': 'function_call', 'call_id': 'c2', 'name': 'f', 'arguments': '{}'},
+             {'type': 'function_call_output', 'call_id': 'c2', 'output': 'two'}]
+    d = chat2dlg(items)
+    rs = lambda xs: [x['id'] for x in xs if x.get('type') == 'reasoning']
+    assert dlg2chat(d, 'responses') == items
+    m = d.messages[0]
+    m.ai_res = m.ai_res.replace('"result": "one"', '"result": "uno"')
+    assert rs(dlg2chat(d, 'responses')) == ['rs_1']
+    assert rs(dlg2chat(d, 'responses', reasoning='keep')) == ['rs_1', 'rs_2']
+    assert rs(dlg2chat(d, 'responses', reasoning=False)) == []
+    responses_rules(dlg2chat(d, 'responses'))
+
+def test_custom_tools_server_calls_and_refusals():
+    items = [{'role': 'developer', 'content': 'Be careful.'}, {'role': 'user', 'content': [{'type': 'input_text', 'text': 'Patch it'}]},
+             {'type': 'web_search_call', 'id': 'ws_1', 'status': 'completed', 'action': {'type': 'search', 'query': 'x'}},
+             {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Patching.'}]},
+             {'type': 'custom_tool_call', 'call_id': 'call_9', 'name': 'apply_patch', 'input': '*** Begin Patch'},
+             {'type': 'custom_tool_call_output', 'call_id': 'call_9', 'output': 'ok'},
+             {'type': 'message', 'role': 'assistant', 'content': [{'type': 'refusal', 'refusal': 'No more.'}]}]
+    d = chat2dlg(items)
+    assert d.system == 'Be careful.'
+    out = dlg2chat(d, 'responses')
+    responses_rules(out)
+    assert out[1:] == items[2:3] + [{'role': 'assistant', 'content': 'Patching.'}] + items[4:6] + [{'role': 'assistant', 'content': refusal_text('No more.')}]  # the web search as its own item
+    assert 'web_search' in dlg2chat(d, 'openai')[2]['content']  # to others, as its text
+    for fmt in ('openai', 'anthropic'): responses_rules(dlg2chat(chat2dlg(dlg2chat(d, fmt), fmt), 'responses'))
+
+def test_images_and_trailing_calls():
+    png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4z8DwHwAFAAH/q842iQAAAABJRU5ErkJggg=='
+    h = [{'role': 'user', 'content': [{'type': 'input_text', 'text': 'What is it?'}, {'type': 'input_image', 'image_url': f'data:image/png;base64,{png}', 'detail': 'auto'},
+                                      {'type': 'input_image', 'image_url': 'https://example.com/a.png', 'detail': 'auto'}]},
+         {'type': 'function_call', 'call_id': 'c1', 'name': 'zoom', 'arguments': '{}'}]
+    d = chat2dlg(h)
+    assert len(d.messages[0].attachments) == 1
+    assert dlg2chat(d, 'responses') == h  # ends with the call, not answered yet
+    assert dlg2chat(d, 'openai')[0]['content'][1]['type'] == 'image_url'
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(dialogs())
+def test_generated_dialogs_give_valid_inputs(d):
+    "Any dialog gives an input the SDK's types accept and the pairing rules allow; it reads back into a dialog that sends it again"
+    items = dlg2chat(d, 'responses')
+    responses_rules(items)
+    assert dlg2chat(chat2dlg(items, 'responses', system=d.system), 'responses') == items
