@@ -2,11 +2,11 @@
 
 Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`. Every tool takes `dlg=PATH` (or uses the file given to `set_dlg(PATH)`), reads the file fresh, makes one edit and saves it at once, so there is nothing to save yourself.
 
-**Start** with `summary_dlg()` (one row per message: `id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML, `incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines. The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 characters by default), and a last line `… N more messages: call again with offset=K` says what was left out.
+**Start** with `summary_dlg()` (one row per message: `id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML, `incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines. The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 characters by default), and a last line `… N more messages: call again with offset=K` says what was left out. One message's lines (`view_msg`, `view_msgs`, `lnhashview_msg`) keep the same budget, ending `… N more lines: call again with start_line=K`.
 
-**Ids**: a message is named by its id (a string), or by any unique prefix of it; never by position (a number is refused). A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to).
+**Ids**: a message is named by its id (a string), or by any unique prefix of it; never by position (a number is refused). A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to). A list names each message once: two ids naming the same message (an id and its prefix) are refused.
 
-**Line edits**: `msg_str_replace(id, old, new)`, `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1, as the views number them (only a LF or CR LF ends a line). `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
+**Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1, as the views number them (only a LF or CR LF ends a line). `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
 **Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`. Copy the `lineno|hash|` addresses into `msg_exhash(id, [(addr, cmd, ...), ...])` (exhash's command tuples: `s`, `a`, `i`, `c`, `d`, `m`, `t`, `j`, `>`, `<`, `g`, ...). Every addressed line's hash is checked first: if one line changed since you looked, the call returns `error: stale lnhash ...` and changes nothing; view again and retry.
 
@@ -20,12 +20,13 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
-           'skill_tools', 'mcp_instructions', 'Session', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'summary_dlg',
-           'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder',
-           'Found', 'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace',
-           'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs',
-           'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text',
-           'call_tool', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'skill_tools', 'mcp_instructions', 'Session', 'Root', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg',
+           'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder',
+           'ast_finder', 'Found', 'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines',
+           'ast_replace', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs',
+           'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args',
+           'tool_text', 'call_tool', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic',
+           'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -56,6 +57,25 @@ _user = Session() # The Python user's: what `set_dlg`, `set_cur_msg` and the pas
 _session = contextvars.ContextVar('dialog_skill_session', default=None) # The session of the call running in this thread or task, when its host gave one
 _root = contextvars.ContextVar('dialog_skill_root', default=None) # The folder (resolved) the call running in this thread or task is confined to, or None
 def _sess(): return _session.get() or _user
+
+def _ident(p): st = os.stat(p); return st.st_dev,st.st_ino
+
+class Root:
+    "The folder a server's calls are confined to, fixed when it starts: its resolved path and its identity (device, inode), which `check` compares before and after each call"
+    def __init__(self, path, # The folder
+                 ident=None): # Its `(st_dev, st_ino)` as recorded when the server started; None: taken now
+        self.path = os.path.realpath(path)
+        if ident is None and not os.path.isdir(self.path): raise NotADirectoryError(f'the root {self.path!r} is not a folder')
+        self.ident = _ident(self.path) if ident is None else tuple(ident)
+    def check(self, after=False): # Checked after a call (whose edit may then have gone to the folder now at the path), not before?
+        "The root's path, if it still leads to the folder the server started on; else a `PermissionError`"
+        try: now = _ident(self.path)
+        except OSError: now = None
+        if now!=self.ident: raise PermissionError(f'the root folder {self.path} is no longer the folder this server was started on (moved away, or replaced by a symlink?): '
+                                                  + ('the answer is withheld, and an edit may have gone to the folder now at that path' if after else 'nothing was read or written')
+                                                  + '; restart the server on the folder you mean')
+        return self.path
+    __repr__ = basic_repr('path')
 
 def _confine(fname, # A dialog file name
              root): # The folder every path must stay inside
@@ -108,7 +128,9 @@ def _page(items, # What is listed, in order
           offset:int=0, # The first item shown, counted from 0
           limit:int=None, # Most items shown; None for as many as `maxchars` allows
           maxchars:int=30_000, # Most characters shown (at least one item, cut to it); 0 for no limit
-          what:str='message'): # What an item is, for the last line
+          what:str='message', # What an item is, for the last line
+          again=None, # `again(k)`: how to get the items from `k` on; None: `call again with offset=k`
+          cut:str='; maxchars=0 shows it whole'): # What the note on an item cut to the budget adds
     "`(shown, texts, more)`: the items shown, each one's text, and a last line saying what was left out and how to get it ('' when nothing was)"
     for k,v,lo in (('offset', offset, 0), ('limit', limit, 1), ('maxchars', maxchars, 0)):
         if v is not None and v<lo: raise ValueError(f'{k} must be {lo} or more, not {v}')
@@ -117,11 +139,11 @@ def _page(items, # What is listed, in order
     for it in items[offset:None if limit is None else offset+limit]:
         t = show(it)
         if texts and maxchars and n+len(t)>maxchars: break
-        if maxchars and len(t)>maxchars: t = f'{t[:maxchars]}… (cut at {maxchars:,} characters)'
+        if maxchars and len(t)>maxchars: t = f'{t[:maxchars]}… (cut at {maxchars:,} characters{cut})'
         got.append(it); texts.append(t); n += len(t)+1
     end = offset+len(got)
     left = len(items)-end
-    more = f'… {left:,} more {_plural(what, left)}: call again with offset={end}' if left else ''
+    more = f'… {left:,} more {_plural(what, left)}: {again(end) if again else f"call again with offset={end}"}' if left else ''
     return got,texts,more
 
 # %% ../nbs/08_skill.ipynb #4737fad4
@@ -161,6 +183,20 @@ def _set_txt(m, v, out=False):
     if out: m.ai_res = v
     else: m.content = v
 
+_pua = 0xF0000-0xD800 # a lone surrogate, U+D800 to U+DFFF, stands in line hashes and the exhash engine as a private use character, U+F0000 to U+F07FF
+_surr_re,_pua_re = re.compile('[\ud800-\udfff]'),re.compile('[\U000F0000-\U000F07FF]')
+
+def _has(o, rx): return bool(rx.search(o)) if isinstance(o, str) else isinstance(o, (tuple, list)) and any(_has(x, rx) for x in o)
+def _map(o, f): return f(o) if isinstance(o, str) else type(o)(_map(x, f) for x in o) if isinstance(o, (tuple, list)) else o
+
+def _nosurr(o): # A text, or tuples of texts
+    "`(o, hid)`: `o` with each lone surrogate made the private use character that stands for it (UTF-8, which hashing and exhash need, can't carry one), and whether there was one"
+    if not _has(o, _surr_re): return o,False
+    if _has(o, _pua_re): raise ValueError('the text holds lone surrogates and private use characters U+F0000 to U+F07FF, which stand for them in line hashes: edit it with msg_str_replace or msg_replace_lines')
+    return _map(o, lambda t: _surr_re.sub(lambda x: chr(ord(x[0])+_pua), t)),True
+
+def _resurr(t): return _pua_re.sub(lambda x: chr(ord(x[0])-_pua), t) # `_nosurr`'s text back
+
 @patch
 def lnhashview(self:Message,
                start_line:int=1, # First line shown, counted from 1
@@ -170,14 +206,28 @@ def lnhashview(self:Message,
                trunc_out:bool=True): # Cut long outputs?
     "This message's lines as `lineno|hash|text` rows: the addresses `exhash` verifies"
     with explain_malformed(self, 'shown'):  # a malformed message: `validate` says what is wrong
-        res = '\n'.join(lnhash(i, l)+l for i,l in line_range(text_lines(_txt(self, out)), start_line, end_line, self.id))
+        res = '\n'.join(lnhash(i, _nosurr(l)[0])+l for i,l in line_range(text_lines(_txt(self, out)), start_line, end_line, self.id))
         if incl_out: res = with_out(res, self, trunc_out)  # as `Message.view` ends
     return PrettyString(res)
 
 # %% ../nbs/08_skill.ipynb #140593b7
-def _view1(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out):
-    if lnhashs: return m.lnhashview(start_line, end_line, incl_out=incl_out, trunc_out=trunc_out)
-    return m.view(nums, start_line, end_line, incl_out, trunc_out)
+def _msgs(d, ids):
+    "The messages `ids` (one id or unique prefix, or a list of them) name in `d`, each once: a `ValueError` when two name the same message"
+    ms,seen = [d.msg(i) for i in listify(ids)],{}
+    for i,m in zip(listify(ids), ms):
+        if m.id in seen: raise ValueError(f'{short_repr(seen[m.id], 40)} and {short_repr(i, 40)} name the same message {m.id!r}: name each message once')
+        seen[m.id] = i
+    return ms
+
+def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out=False, trunc_out=True, maxchars=30_000, out=False, again='call again with '):
+    "Message `m`'s lines from `start_line` (numbered, or hash-addressed) within `maxchars`, then its outputs once its last line is shown; a last line says what was left out and how to get it (`again` starts that)"
+    rows = (m.lnhashview(start_line, end_line, out) if lnhashs else m.view(nums, start_line, end_line)).split('\n')  # one row a line
+    _,got,more = _page(rows, str, 0, None, maxchars, 'line', lambda k: f'{again}start_line={start_line+k}' + (' (the outputs come after the last line)' if incl_out else ''))
+    res = '\n'.join(got)
+    if incl_out and not more:
+        res = with_out(res, m, trunc_out)
+        if maxchars and len(res)>maxchars: res = f'{res[:maxchars]}… (cut at {maxchars:,} characters: {"a larger maxchars shows more" if trunc_out else "trunc_out=true shows the outputs cut short"})'
+    return res + (f'\n{more}' if more else '')
 
 def view_msg(id:str, # The message's id, or a unique prefix of it
              dlg:str=None, # The dialog file; the current one if None
@@ -186,27 +236,33 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              end_line:int=None, # Last line shown (included); None for the last
              lnhashs:bool=False, # Show `lineno|hash|` addresses (for `msg_exhash`) instead of numbers?
              incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
-             trunc_out:bool=True): # Cut long outputs?
-    "One message's content, or a range of its lines, numbered or hash-addressed"
-    return PrettyString(_view1(_view(dlg).msg(id), nums, start_line, end_line, lnhashs, incl_out, trunc_out))
+             trunc_out:bool=True, # Cut long outputs?
+             maxchars:int=30_000): # Most characters shown; 0 for no limit
+    "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars` (a last line says where to go on)"
+    return PrettyString(_msg_view(_view(dlg).msg(id), nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars))
 
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
               nums:bool=True, # Number the lines?
               lnhashs:bool=False, # Show `lineno|hash|` addresses instead of numbers?
               incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
-              trunc_out:bool=True): # Cut long outputs?
-    "Several messages, each under a `# msg ID` header"
-    d = _view(dlg)
-    return PrettyString('\n\n'.join(f'# msg {m.id}\n' + _view1(m, nums, 1, None, lnhashs, incl_out, trunc_out) for m in [d.msg(i) for i in listify(ids)]))
+              trunc_out:bool=True, # Cut long outputs?
+              offset:int=0, # The first of `ids` shown, counted from 0
+              maxchars:int=30_000): # Most characters shown; 0 for no limit
+    "Several messages, each under a `# msg ID` header, up to `maxchars` (a last line says what was left out and how to get it)"
+    inner = max(maxchars-300, maxchars//2)  # a message longer than the page is cut to a little less, so that its own last line shows
+    def show(m): return f'# msg {m.id}\n' + _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again=f'call view_msg with id={m.id!r} and ')
+    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars)
+    return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
 def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    dlg:str=None, # The dialog file; the current one if None
                    start_line:int=1, # First line shown, counted from 1
                    end_line:int=None, # Last line shown (included); None for the last
-                   out:bool=False): # Show a prompt's reply instead of its request?
-    "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes"
-    return _view(dlg).msg(id).lnhashview(start_line, end_line, out)
+                   out:bool=False, # Show a prompt's reply instead of its request?
+                   maxchars:int=30_000): # Most characters shown; 0 for no limit
+    "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars` (a last line says where to go on)"
+    return PrettyString(_msg_view(_view(dlg).msg(id), start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out))
 
 # %% ../nbs/08_skill.ipynb #d0118225
 def _py_tree(m):
@@ -408,9 +464,19 @@ def ast_replace(
     "Apply ast-grep structural pattern replacements to python source"
     return _ft.ast_replace(text, [tuple(r) if isinstance(r, list) else r for r in repls])
 
+def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
+    "`f` refusing an empty text to replace: it matches between every two characters, so the replacement would go everywhere"
+    @functools.wraps(f)
+    def _f(text, *args, **kw):
+        old = args[0] if args else kw.get('old_str', kw.get('old_strs'))
+        if any(o=='' for o in (old if isinstance(old, (list, tuple)) else [old])):
+            raise ValueError('the text to replace is empty: give the text to replace (copied from view_msg), or add lines with msg_insert_line')
+        return f(text, *args, **kw)
+    return _f
+
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 _own = dict(insert_line=insert_line, replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines), ast_replace=ast_replace,
-            str_replace=_by_lines(_ft.str_replace), strs_replace=_by_lines(_ft.strs_replace))  # those that count lines count as `text_lines` does
+            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_by_lines(_ft.strs_replace)))  # those that count lines count as `text_lines` does
 for _n in _editors: setattr(Message, _n, msg_editor(_own.get(_n) or getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
@@ -435,8 +501,9 @@ def _eols(txt):
     "The line ending (`\\n` or `\\r\\n`) of each of `txt`'s lines as exhash counts them, '' for a last line without one"
     return re.findall(r'\r?\n', txt) + ([''] if txt and not txt.endswith('\n') else [])
 
-def _join(res, old):
-    "exhash's result lines joined with the endings they had in `old`: a line that replaced others takes the first one's, an inserted line the one before it; the text ends with one only if `old` did, or its last line is empty"
+def _join(res, old, lines=None):
+    "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`: a line that replaced others takes the first one's, an inserted line the one before it; the text ends with one only if `old` did, or its last line is empty"
+    lines = res.lines if lines is None else lines
     es,os_ = _eols(old),res.origins
     n,got,dflt = len(os_),[],next((e for e in es if e), '\n')
     nxt,q = [0]*n,len(es)+1
@@ -447,8 +514,8 @@ def _join(res, old):
         elif p+1<nxt[j]: e = es[p] # lines p+1 to nxt-1 were replaced: the first one's ending
         else: e = got[-1] if got else es[nxt[j]-1] if nxt[j]<=len(es) else dflt # inserted: the ending before it (at the top: after it)
         got.append(e or (got[-1] if got else dflt)) # a last line without one, now followed by others, gets one
-    if n and not old.endswith('\n') and res.lines[-1]: got[-1] = '' # (an empty last line keeps one: without it, it is no line)
-    return ''.join(l+e for l,e in zip(res.lines, got))
+    if n and not old.endswith('\n') and lines[-1]: got[-1] = '' # (an empty last line keeps one: without it, it is no line)
+    return ''.join(l+e for l,e in zip(lines, got))
 
 @patch
 def exhash(self:Message,
@@ -460,12 +527,14 @@ def exhash(self:Message,
     try:
         old = _txt(self, out)
         if not (isinstance(sw, int) and 1<=sw<=_max_sw): raise ValueError(f'sw, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')  # the engine aborts the process on a huge one
-        res = ex(old, _cmds(cmds), sw=sw)
+        (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))  # lone surrogates as the characters that stand for them in line hashes
+        res = ex(txt, list(cs), sw=sw)
     except _edit_errs as e: return _failed(e)
-    new = _join(res, old)
+    back = _resurr if hid else noop
+    new = _join(res, old, [back(l) for l in res.lines])
     _set_txt(self, new, out)
-    diff = (res.format_diff() or _diff(old, new)) if new!=old else ''
-    shown = res.format_printed() if res.printed else ''
+    diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
+    shown = back(res.format_printed()) if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/08_skill.ipynb #d3109d17
@@ -486,7 +555,7 @@ def _edit(dlg, f):
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
     if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
-    return [d.msg(i) for i in listify(id)]
+    return _msgs(d, id)
 
 def _file_editor(name):
     "The `msg_{name}` file function: the `Message.{name}` editor on messages of a dialog file"
@@ -511,7 +580,7 @@ msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines
 
 # %% ../nbs/08_skill.ipynb #b56f3d4a
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
-               cmds:list[tuple], # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line')], or one command
+               cmds:list[tuple], # exhash commands, each an array (a tuple in Python), e.g. [["2|Ab|", "c", "new line"]], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
                dlg:str=None, # The dialog file; the current one if None
                out:bool=False): # Edit a prompt's reply instead of its request?
@@ -538,7 +607,7 @@ def add_msg(content:str, # The message's text (a prompt's request)
             meta:dict=None, # Its cell metadata
             export:bool=False, # Give it an nbdev `#| export` directive? (code only)
             dlg:str=None): # The dialog file; the current one if None
-    "Add a message to the dialog file (by default after the current message, else at the end) and return it"
+    "Add a message to the dialog file, before or after another one, else at the end; returns it"
     if before is not None and after is not None: raise ValueError('add_msg takes `before` or `after`, not both')
     _export_ok(msg_type, export)
     def ed(d):
@@ -550,7 +619,7 @@ def add_msg(content:str, # The message's text (a prompt's request)
 def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Delete messages from the dialog file, and return them"
-    return _edit(dlg, lambda d: (d.remove_msgs([d.msg(i) for i in listify(ids)]), True))
+    return _edit(dlg, lambda d: (d.remove_msgs(_msgs(d, ids)), True))
 
 # %% ../nbs/08_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
@@ -594,9 +663,9 @@ def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
 def split(self:Message,
           *linenos:int): # Line numbers (from 1) that each start a new piece
     "Split this message (in its dialog, if any) into pieces at `linenos`, returned as `Msgs`; the first keeps the id and the outputs"
-    ls,ns = self.content.split('\n'),sorted(set(linenos))
-    if len(ls)<2: raise ValueError(f'message {self.id!r} has one line: there is nowhere to split it')
-    if not ns or ns[0]<2 or ns[-1]>len(ls): raise ValueError(f'message {self.id!r} has {len(ls)} lines: it splits at lines 2 to {len(ls)}, not {list(linenos)}')
+    ls,ns,n = self.content.split('\n'),sorted(set(linenos)),len(text_lines(self.content))  # lines as the views count them: a final line end starts none
+    if n<2: raise ValueError(f'message {self.id!r} has {"one line" if n else "no lines"}: there is nowhere to split it')
+    if not ns or ns[0]<2 or ns[-1]>n: raise ValueError(f'message {self.id!r} has {n} lines: it splits at lines 2 to {n}, not {list(linenos)}')
     parts = ['\n'.join(ls[a-1:b-1]) for a,b in zip([1]+ns, ns+[len(ls)+1])]
     parts = [p if i==len(parts)-1 else re.sub(r'\r?\n\Z', '', p[:-1] if p.endswith('\r') else p) for i,p in enumerate(parts)]  # a cut takes its line's end (a CR LF's CR too) and one blank line
     exp = self.msg_type==scode and self.exported and not self.meta_exported
@@ -637,7 +706,7 @@ def move_msgs(ids:str|list[str], # Message ids (or unique prefixes) to move, in 
     "Move messages in the dialog file, keeping their order, before or after another; returns them"
     if (before is None)==(after is None): raise ValueError('move_msgs needs exactly one of `before` and `after`')
     def ed(d):
-        ms,ref = [d.msg(i) for i in listify(ids)],d.msg(before if after is None else after)
+        ms,ref = _msgs(d, ids),d.msg(before if after is None else after)
         if ref in ms: raise ValueError(f'message {ref.id!r} is one of those moved: it cannot be where they go')
         d.remove_msgs(ms)
         return d.insert_msgs(ms, before=None if after is not None else ref, after=ref if after is not None else None), True
@@ -646,12 +715,12 @@ def move_msgs(ids:str|list[str], # Message ids (or unique prefixes) to move, in 
 def split_msg(id:str, # The message's id, or a unique prefix of it
               linenos:int|list[int], # Line numbers (from 1) that each start a new piece, or one
               dlg:str=None): # The dialog file; the current one if None
-    "Split a message of the dialog file at `linenos` (see `Message.split`); returns the pieces"
+    "Split a message of the dialog file into pieces, each of `linenos` (counted from 1, as view_msg numbers lines) starting one: the first keeps the id and the outputs, the others get fresh ids, the same type and metadata, and the attachments their text names; a blank line just before a cut goes; returns the pieces"
     return _edit(dlg, lambda d: (d.msg(id).split(*listify(linenos)), True))
 
 def merge_msgs(ids:str|list[str], # The messages (ids or unique prefixes) to merge, in order
                dlg:str=None): # The dialog file; the current one if None
-    "Merge messages of the dialog file into the first (see `Dialog.merge_msgs`); returns it"
+    "Merge messages of the dialog file, in the order given, into the first (which keeps its id): texts joined, one type kept (mixed types make a note), code outputs cleared, prompts' replies joined, metadata and attachments combined; returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
 # %% ../nbs/08_skill.ipynb #6fc0d67f
@@ -659,7 +728,7 @@ def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None): # The dialog file; the current one if None
     "Copy messages of the dialog file into the paste buffer (replacing what it held); returns them"
     d = _view(dlg)
-    ms = Msgs(d.msg(i) for i in listify(ids))
+    ms = Msgs(_msgs(d, ids))
     _sess().buf = [copy.deepcopy(m) for m in ms]
     return ms
 
@@ -681,7 +750,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
-    "Create a new dialog file and return the `Dialog`"
+    "Create a new dialog file (never replacing one), holding one message when `content` is given; returns the new dialog"
     p = ipynb_path(_file(fname))
     if p.exists(): raise FileExistsError(f'{p.name} already exists: give it as `dlg` to the other tools, or pick another name')
     d = Dialog(p.stem)
@@ -694,6 +763,8 @@ skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_
                move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
                msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
 
+_max_items = dict(cmds=_max_cmds) # Arguments whose arrays are bounded: the schema says so, and `check_args` refuses a longer one before looking at its items
+
 _dlg_doc = 'The dialog file: its path (a relative one is taken from the working folder, or the MCP server\'s root)'
 
 def tool_schema(f, # A tool function
@@ -704,6 +775,8 @@ def tool_schema(f, # A tool function
     ps = s[pname]['properties']
     for k,p in inspect.signature(f).parameters.items():
         if p.annotation is callable: ps.pop(k)
+    for k,n in _max_items.items():
+        if k in ps: ps[k]['maxItems'] = n
     if 'dlg' in ps and not cur_dlg:
         ps['dlg'] = dict(description=_dlg_doc, type='string')
         s[pname]['required'] = s[pname].get('required', []) + ['dlg']
@@ -749,6 +822,7 @@ def _check(s, v, where):
     if ts and t not in ts and not (t=='integer' and 'number' in ts): raise TypeError(f'{where} must be {_what(s)}, not {_desc(v)}')
     if 'enum' in s and v not in s['enum']: raise TypeError(f'{where} must be one of {", ".join(map(json.dumps, s["enum"]))}, not {_desc(v)}')
     if t!='array': return v
+    if len(v)>s.get('maxItems', len(v)): raise TypeError(f'{where} holds {len(v):,} items: at most {s["maxItems"]:,} in one call')
     if not s.get('minItems', 0)<=len(v)<=s.get('maxItems', len(v)): raise TypeError(f'{where} must be {_what(s)}, not {len(v)} items')
     pre = s.get('prefixItems', [])
     return [_check(pre[i] if i<len(pre) else s.get('items', {}), x, f'{where}[{i}]') for i,x in enumerate(v)]
@@ -764,42 +838,64 @@ def check_args(schema:dict, # A tool's input schema (JSON schema of an object)
     return {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items() if v is not None}
 
 # %% ../nbs/08_skill.ipynb #59d15a18
-def tool_text(res): # What a tool returned
-    "A tool's result as the text a client reads"
-    if isinstance(res, Msgs): return '\n'.join([m.preview(180) for m in res] + ([res.more] if getattr(res, 'more', '') else [])) or '(no messages)'
-    if isinstance(res, Message): return res.preview(180)
-    if isinstance(res, Dialog): return res.summary(180) if len(res) else f'dialog {res.name!r}: no messages'
-    return str(res)
+def tool_text(res, # What a tool returned
+              maxchars:int=30_000): # Most characters of the text (0: no limit): a longer one is cut at a line, saying what was left out
+    "A tool's result as the text a client reads, within `maxchars` (an edit's long diff, a long list of pasted messages)"
+    if isinstance(res, Msgs): txt = '\n'.join([m.preview(180) for m in res] + ([res.more] if getattr(res, 'more', '') else [])) or '(no messages)'
+    elif isinstance(res, Message): txt = res.preview(180)
+    elif isinstance(res, Dialog): txt = res.summary(180) if len(res) else f'dialog {res.name!r}: no messages'
+    else: txt = str(res)
+    if not maxchars or len(txt)<=maxchars or not isinstance(res, (EditReport, Msgs)) or isinstance(res, Found): return txt  # (the listings and views keep the budget they were given)
+    how = 'the edit was made in full: view_msg shows the message as it is now' if isinstance(res, EditReport) else 'the call was made in full: view what you need'
+    _,rows,more = _page(txt.split('\n'), str, 0, None, maxchars, 'line', lambda k: how, '')
+    return '\n'.join(rows + [more])
 
 _tool_ns = {f.__name__: f for f in skill_tools}
 
 @functools.cache
 def _input_schema(name, cur): return tool_schema(_tool_ns[name], 'inputSchema', cur)['inputSchema']
 
-def _wire(txt): return txt.encode('utf-8', 'backslashreplace').decode('utf-8') # a lone surrogate (no UTF-8 text can carry one) as its escape, `\udcff`
+_out_re,_in_re = re.compile('⟨|[\ud800-\udfff]'),re.compile(r'⟨⟨|⟨lone surrogate U\+(D[89A-F][0-9A-F]{2})⟩')
+def _wire(txt): # Text a JSON client reads
+    "`txt` as JSON carries it: a lone surrogate (no UTF-8 text can carry one) spelt `⟨lone surrogate U+DCFF⟩`, and so that no text reads the same, a `⟨` doubled"
+    return _out_re.sub(lambda m: '⟨⟨' if m[0]=='⟨' else f'⟨lone surrogate U+{ord(m[0]):04X}⟩', txt)
+
+def _unwire(o): # A JSON argument
+    "`o` with `_wire`'s spellings in its texts undone: `⟨⟨` is `⟨`, `⟨lone surrogate U+DCFF⟩` the surrogate (so a line copied from a view finds itself)"
+    if '⟨' not in json.dumps(o, ensure_ascii=False): return o  # (most arguments: no text to look at one by one)
+    return _map(o, lambda t: _in_re.sub(lambda m: chr(int(m[1], 16)) if m[1] else '⟨', t))
 
 def call_tool(name:str, # The tool's name
               args:dict, # Its arguments, from JSON
-              root=None, # Confine dialog paths to this folder; None for no confinement
+              root=None, # Confine dialog paths to this folder (a path, or a `Root` fixed when a server started); None for no confinement
               session:Session=None): # The caller's session (current dialog and message, paste buffer); None for the Python user's
     "Call tool `name` with JSON `args`, checked against its schema first: `(text, is_error)`; `root` and `session` are this call's alone"
     return contextvars.copy_context().run(_call_tool, name, args, root, session)
 
 def _call_tool(name, args, root, session):
     "`call_tool`, in a context of its own: what it sets there is gone when it returns"
-    _root.set(None if root is None else os.path.realpath(root))
     if session is not None: _session.set(session)
     try:
+        r = None if root is None else root if isinstance(root, Root) else Root(root)
+        _root.set(None if r is None else r.check())  # the root, still the folder it was
         if name not in _tool_ns: raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
-        r = _tool_ns[name](**check_args(_input_schema(name, _sess().dlg is not None), {} if args is None else args, name))
-        return _wire(tool_text(r)),bool(getattr(r, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
+        args = {k:_unwire(v) for k,v in args.items()} if isinstance(args, dict) else args
+        res = _tool_ns[name](**check_args(_input_schema(name, _sess().dlg is not None), {} if args is None else args, name))
+        txt = tool_text(res)
+        if r is not None: r.check(after=True)  # and still after: a read through a root swapped meanwhile shows nothing
+        return _wire(txt),bool(getattr(res, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
     except Exception as e: return _wire(f'{type(e).__name__}: {e}'),True
 
 # %% ../nbs/08_skill.ipynb #bb0e04d6
 _buf_tools = {'copy_msgs', 'cut_msgs', 'paste_msgs'} # The tools that use the paste buffer
 
 def _orphan_guard(ppid, timeout):
-    "Keep this worker from outliving the server that started it (`ppid`): a thread that ends it when the server is gone, which runs whenever a call waits (on a lock, say); and for a call that holds the interpreter (a regex backtracking in C), a CPU limit `_cpu_cap` sets a call's deadline past"
+    "Keep this worker from outliving the server that started it (`ppid`): on Linux the system kills it when the server's thread that started it ends (`PR_SET_PDEATHSIG`), whatever it is doing, a regex backtracking in C included; elsewhere a thread ends it when the server is gone, which runs whenever a call waits (on a lock, say), and for a call that holds the interpreter a CPU limit `_cpu_cap` sets a call's deadline past"
+    try:
+        import ctypes, signal
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError): pass
+    if os.getppid()!=ppid: os._exit(1)  # the server ended before that was set
     def watch():
         while os.getppid()==ppid: time.sleep(0.5)
         os._exit(1)
@@ -816,7 +912,8 @@ def _cpu_cap(timeout):
 def _worker_main(root, # The folder calls are confined to
                  maxmem, # Most bytes of memory this process may take, or 0
                  timeout=0, # A call's deadline in seconds (0: none): its CPU is capped a little past it
-                 ppid=None): # The server's process id: the worker ends when it does
+                 ppid=None, # The server's process id: the worker ends when it does
+                 ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`): a call finds the root moved is refused
     "A worker process: answers tool calls `(name, args, buffer or None)` read from stdin with `(text, is_error, buffer)` on stdout, until stdin closes"
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
@@ -827,7 +924,7 @@ def _worker_main(root, # The folder calls are confined to
         if maxmem: resource.setrlimit(resource.RLIMIT_AS, (maxmem, maxmem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a worker ended by its CPU cap leaves no core file in the user's folder
     except (ImportError, ValueError, OSError): pass
-    inp,out = Connection(rd, writable=False),Connection(wr, readable=False)
+    inp,out,root = Connection(rd, writable=False),Connection(wr, readable=False),Root(root, ident)
     if ppid: _orphan_guard(ppid, timeout)
     while True:
         try: name,args,buf = inp.recv()
@@ -837,12 +934,14 @@ def _worker_main(root, # The folder calls are confined to
         txt,err = call_tool(name, args, root, s)
         out.send((txt, err, s.buf if name in _buf_tools else None))
 
+# %% ../nbs/08_skill.ipynb #1e6c6099
 class _Worker:
     "A worker process, and the two ends of its pipes"
-    def __init__(self, root, maxmem, timeout=0):
+    def __init__(self, root:Root, maxmem, timeout=0):
         from multiprocessing.connection import Connection
-        code = 'import sys; from dialog.skill import _worker_main; _worker_main(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]))'
-        self.proc = subprocess.Popen([sys.executable, '-c', code, root, str(maxmem or 0), str(timeout or 0), str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        code = 'import sys; from dialog.skill import _worker_main; a = sys.argv; _worker_main(a[1], int(a[2]), float(a[3]), int(a[4]), (int(a[5]), int(a[6])))'
+        self.proc = subprocess.Popen([sys.executable, '-c', code, root.path, str(maxmem or 0), str(timeout or 0), str(os.getpid()), *map(str, root.ident)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.send = Connection(os.dup(self.proc.stdin.fileno()), readable=False).send
         self.conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close(); self.proc.stdout.close()
@@ -857,55 +956,88 @@ def _died(code): return f'killed by signal {-code}' if code and code<0 else f'ex
 
 # %% ../nbs/08_skill.ipynb #4ede4d82
 class ToolPool:
-    "Tool calls in worker processes, each with a deadline: `call(name, args)` is `call_tool`'s `(text, is_error)`, or a tool error when the call ran past `timeout` or crashed its worker"
-    def __init__(self, root='.', # The folder every dialog path is confined to
-                 timeout:float=30, # Seconds a call may run before it is stopped
-                 maxmem:int=4<<30): # Most bytes of memory a worker may take (None: no limit)
-        self.root,self.timeout,self.maxmem = os.path.realpath(root),timeout,maxmem
-        self.buf,self._idle,self._lock = None,[],threading.Lock()
+    "Tool calls in at most `workers` worker processes at once, each call with a deadline: `call(name, args)` is `call_tool`'s `(text, is_error)`, or a tool error when the call found no free worker, ran past its deadline or crashed its worker"
+    def __init__(self, root='.', # The folder every dialog path is confined to: fixed now (`Root`), and a call is refused once the path leads elsewhere
+                 timeout:float=30, # Seconds a call may take, counted from when it comes in (waiting for a free worker included), before it is stopped
+                 maxmem:int=4<<30, # Most bytes of memory a worker may take (None: no limit)
+                 workers:int=None): # Most calls run at once, each in a worker process of its own (the rest wait); None: twice the CPU count, at least 2
+        self.root,self.timeout,self.maxmem = Root(root),timeout,maxmem
+        self.workers = workers or max(2, 2*(os.cpu_count() or 1))
+        self.buf,self._idle,self._lock,self._slots,self._asem = None,[],threading.Lock(),threading.BoundedSemaphore(self.workers),None
+        self._spawner = None # The thread that starts every worker (a worker lives only as long as the thread that started it): it lasts until `close`
     def _take(self):
         "An idle worker (the one used last), or a new one"
         with self._lock:
             while self._idle:
                 if (w := self._idle.pop()).alive(): return w
-        return _Worker(self.root, self.maxmem, self.timeout)
+            if self._spawner is None:
+                from concurrent.futures import ThreadPoolExecutor
+                self._spawner = ThreadPoolExecutor(1, thread_name_prefix='dialog-tool-workers')
+            sp = self._spawner
+        return sp.submit(_Worker, self.root, self.maxmem, self.timeout).result()
     def _give(self, w):
         if w.alive():
             with self._lock: self._idle.append(w)
-    def _run(self, w, name, args):
-        "Call `name` in worker `w`: its answer, or a tool error when it ran past the deadline (then `w` is killed) or `w` died"
+    def _busy(self, name):
+        return (f'TimeoutError: {_tname(name)} waited its whole {self.timeout:g} s deadline for a free worker ({self.workers} calls were running, the most this server runs at once: '
+                'many slow calls sent together?) and was not run: nothing changed; call again once fewer calls are running'),True
+    def _run(self, w, name, args, end):
+        "Call `name` in worker `w` until `end` (a `time.monotonic()`): its answer, or a tool error when it ran past it (then `w` is killed) or `w` died"
         try:
             w.send((name, args, self.buf if name in _buf_tools else None))
-            if not w.conn.poll(self.timeout):
+            if not w.conn.poll(max(0, end-time.monotonic())):
                 w.kill()
-                return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call and was stopped (a regex that backtracks for ages? a huge exhash script? a save waiting on another program’s lock?). '
-                        'A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
+                return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call (counted from when it came in) and was stopped (a regex that backtracks for ages? a huge exhash script? '
+                        'a save waiting on another program’s lock?). A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
             txt,err,buf = w.conn.recv()
         except (EOFError, OSError):
             w.kill()
             return f'RuntimeError: the process running {_tname(name)} died ({_died(w.proc.poll())}), as a native extension does when it aborts; an edit saved nothing unless it had finished. The server goes on', True
         if name in _buf_tools: self.buf = buf
         return txt,err
-    def call(self, name:str, # The tool's name
-             args:dict): # Its arguments, from JSON
-        "Run one call in a worker, with the deadline: `(text, is_error)`"
-        w = self._take()
-        try: return self._run(w, name, args)
-        finally: self._give(w)
-    async def acall(self, name:str, # The tool's name
-                    args:dict): # Its arguments, from JSON
-        "`call` for an event loop, which it leaves free meanwhile; cancelled, it stops the worker at once"
-        import anyio
-        w = await anyio.to_thread.run_sync(self._take)
-        try: return await anyio.to_thread.run_sync(self._run, w, name, args, abandon_on_cancel=True)
-        except anyio.get_cancelled_exc_class(): w.kill(); raise
-        finally: self._give(w)
     def close(self):
-        "Stop every idle worker"
-        with self._lock: ws,self._idle = self._idle,[]
+        "Stop every idle worker (a later call starts new ones)"
+        with self._lock: ws,self._idle,sp,self._spawner = self._idle,[],self._spawner,None
         for w in ws: w.kill()
+        if sp is not None: sp.shutdown(wait=False)
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
+
+# %% ../nbs/08_skill.ipynb #1e963d10
+@patch
+def call(self:ToolPool, name:str, # The tool's name
+         args:dict): # Its arguments, from JSON
+    "Run one call in a worker, within its deadline: `(text, is_error)`"
+    end = time.monotonic()+self.timeout
+    if not self._slots.acquire(timeout=self.timeout): return self._busy(name)
+    try:
+        w = self._take()
+        try: return self._run(w, name, args, end)
+        finally: self._give(w)
+    finally: self._slots.release()
+
+@patch
+async def acall(self:ToolPool, name:str, # The tool's name
+                args:dict): # Its arguments, from JSON
+    "`call` for an event loop, which it leaves free meanwhile (the calls waiting for a worker wait in it, first come first served); cancelled, it stops the worker at once"
+    import anyio
+    end = time.monotonic()+self.timeout
+    if self._asem is None: self._asem = anyio.Semaphore(self.workers)  # (made in the loop that uses it)
+    got = False
+    with anyio.move_on_after(self.timeout):
+        await self._asem.acquire(); got = True
+    if not got: return self._busy(name)
+    try:
+        while not self._slots.acquire(blocking=False):  # (held only by `call`s from other threads meanwhile)
+            if time.monotonic()>=end: return self._busy(name)
+            await anyio.sleep(0.01)
+        try:
+            with anyio.CancelScope(shield=True): w = await anyio.to_thread.run_sync(self._take)  # (a worker started for a call cancelled meanwhile is kept, not lost)
+            try: return await anyio.to_thread.run_sync(self._run, w, name, args, end, abandon_on_cancel=True)
+            except anyio.get_cancelled_exc_class(): w.kill(); raise
+            finally: self._give(w)
+        finally: self._slots.release()
+    finally: self._asem.release()
 
 # %% ../nbs/08_skill.ipynb #f47e7b8c
 _reads = {'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'find_msgs'}
@@ -920,9 +1052,9 @@ def tool_hints(f): # A tool function
 # %% ../nbs/08_skill.ipynb #fead725a
 mcp_instructions = """Read, search and edit dialog files (notebooks, `.ipynb`, holding a conversation among a person, an AI and Python) under this server's folder. Every tool takes `dlg`, the file's path; it reads the file fresh, makes one change and saves it at once, so there is nothing to save.
 
-Start with summary_dlg (one row per message: `id:type: content start, output size`), then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), then view_msg for one message's numbered lines. Listings come a page at a time: a last line `… N more messages: call again with offset=K` says what was left out and how to get it.
+Start with summary_dlg (one row per message: `id:type: content start, output size`), then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), then view_msg for one message's numbered lines. Listings come a page at a time: a last line `… N more messages: call again with offset=K` says what was left out and how to get it; view_msg, view_msgs and lnhashview_msg show a long message a page of lines at a time (`… N more lines: call again with start_line=K`).
 
-Ids: a message is named by its id, a string, or any unique prefix of it; never by position. The line editors take one id, a list of ids (edited all or none), or 'all' (every message the edit applies to).
+Ids: a message is named by its id, a string, or any unique prefix of it; never by position. The line editors take one id, a list of ids (edited all or none, each message named once), or 'all' (every message the edit applies to).
 
 Line edits: msg_str_replace, msg_strs_replace, msg_insert_line, msg_replace_lines, msg_del_lines, msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs). Lines count from 1, as view_msg numbers them. out=true edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: read the diff as your check.
 
@@ -930,7 +1062,9 @@ Verified edits: lnhashview_msg (or view_msg with lnhashs=true) shows each line a
 
 Structure: add_msg, del_msgs, update_msg (type, metadata, export, skipped, pinned), move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs and paste_msgs (a paste buffer of this server's own; pasted copies get fresh ids), create_dlg. find_msgs also narrows by type, errors, export, headings, section, outputs and Python names (symdef: binds it at top level; symref: names it).
 
-Another program's change saved after a tool read the file is never overwritten: the tool reads again and redoes its edit."""
+Another program's change saved after a tool read the file is never overwritten: the tool reads again and redoes its edit.
+
+A lone surrogate (a character no UTF-8 text can carry, which a file may hold) shows as `⟨lone surrogate U+DCFF⟩`, and so that no text looks like one, a `⟨` in the text shows doubled, `⟨⟨`. Arguments are read the same way: copy text from a view as it shows; write `⟨⟨` for a `⟨`. The text `\\udcff` is just those six characters."""
 
 # %% ../nbs/08_skill.ipynb #5cdbfd91
 @contextmanager
@@ -951,9 +1085,9 @@ def _bad_request(line, e):
     except ValueError: msg = None
     if isinstance(msg, dict) and 'id' not in msg: return None
     id = msg.get('id') if isinstance(msg, dict) else None
-    if not isinstance(id, (str, int)) or isinstance(id, bool) or (isinstance(id, str) and _wire(id)!=id): id = None
+    if not isinstance(id, (str, int)) or isinstance(id, bool) or (isinstance(id, str) and _surr_re.search(id)): id = None
     if msg is None: why = 'it is not JSON'
-    elif _wire(json.dumps(msg, ensure_ascii=False))!=json.dumps(msg, ensure_ascii=False): why = 'it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: send the text it stands for'
+    elif _surr_re.search(json.dumps(msg, ensure_ascii=False)): why = 'it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`'
     else: why = f'it is not a JSON-RPC message MCP knows ({short_repr(str(e).split(chr(10))[0], 200)})'
     return mt.JSONRPCError(jsonrpc='2.0', id=id, error=mt.ErrorData(code=mt.PARSE_ERROR if msg is None else mt.INVALID_REQUEST, message=f'the request could not be read: {why}'))
 
@@ -971,20 +1105,19 @@ async def _requests(lines, # The client's lines (an async iterable)
 
 # %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.', # The folder whose dialogs the server may read and edit
-              timeout:float=30, # Seconds a tool call may run before it is stopped (a tool error naming the limit)
-              maxmem:int=4<<30): # Most bytes of memory the process running a call may take (None: no limit)
+              timeout:float=30, # Seconds a tool call may take, counted from when it comes in (waiting for a free worker included), before it is stopped (a tool error naming the limit)
+              maxmem:int=4<<30, # Most bytes of memory the process running a call may take (None: no limit)
+              workers:int=None): # Most calls run at once (the rest wait, within their deadline); None: twice the CPU count, at least 2
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     with needs_extra('mcp', 'the MCP server needs mcp'):
         import anyio, mcp_types as mt
         from mcp.server.lowlevel import Server
         from mcp.server.stdio import stdio_server
         from mcp.shared.message import SessionMessage
-    root = os.path.realpath(root)
-    if not os.path.isdir(root): raise NotADirectoryError(f'the root {root!r} is not a folder')
     tools = [mt.Tool(name=s['name'], description=s['description'], input_schema=s['inputSchema'], annotations=mt.ToolAnnotations.model_validate(tool_hints(f)))
              for f,s in zip(skill_tools, tool_schemas('inputSchema'))]
     for f in skill_tools: _input_schema(f.__name__, False)  # every schema `call_tool` checks against, read from the source once, at start
-    pool = ToolPool(root, timeout, maxmem)
+    pool = ToolPool(root, timeout, maxmem, workers)  # the root fixed now: a call once its path leads elsewhere is refused
     async def list_tools(ctx, params): return mt.ListToolsResult(tools=tools)
     async def run_tool(ctx, params):
         txt,err = await pool.acall(params.name, params.arguments)  # in a worker process: the event loop stays free for other calls and cancellations

@@ -67,6 +67,30 @@ def test_help_lists_exhash_and_mcp():
     assert 'exhash' in r.stdout and 'mcp' in r.stdout
     assert '--root DIR' in nbd('mcp', '--help').stdout
 
+def test_mcp_takes_the_pools_deadline_memory_cap_and_worker_count(tmp_path, monkeypatch):
+    import dialog.cli as cli
+    got = []
+    monkeypatch.setattr(cli, 'serve_mcp', lambda *a: got.append(a))
+    for args,want in [([], ('.', 30, 4<<30, None)), (['--timeout', '2.5', '--maxmem', '512M', '--workers', '3'], ('.', 2.5, 512<<20, 3)),
+                      (['--maxmem', '0'], ('.', 30, None, None)), (['--maxmem', '1000000', '--root', 'x'], ('x', 30, 1_000_000, None))]:
+        assert cli.main(['mcp', *args])==0 and got.pop()==want, args
+    for bad,msg in [(['--timeout', '0'], 'more than 0 seconds'), (['--timeout', 'soon'], 'number of seconds'), (['--maxmem', '4X'], 'a size such as 4G'),
+                    (['--workers', '0'], '1 or more')]:
+        r = nbd('mcp', *bad)
+        assert r.returncode==2 and msg in r.stderr, (bad, r.stderr)
+
+@pytest.mark.slow
+def test_mcp_timeout_option_is_the_calls_deadline(tmp_path):
+    anyio = pytest.importorskip('anyio'); pytest.importorskip('mcp')
+    import test_skill_mcp as t, time
+    d = Dialog('d'); d.mk_message('a'*40+'!', id='m0'); d.save(tmp_path/'d.ipynb')
+    params = t._server(tmp_path, [sys.executable, '-m', 'dialog.cli', 'mcp', '--root', str(tmp_path), '--timeout', '1.5', '--maxmem', '1G'])
+    async def f(s):
+        t0 = time.monotonic(); r = await s.call_tool('find_msgs', dict(pattern='(a+)+$', dlg='d.ipynb'))
+        return r.is_error, r.content[0].text, time.monotonic()-t0
+    err,txt,took = anyio.run(t._session_run, params, f)
+    assert err and txt.startswith('TimeoutError: find_msgs ran past the 1.5 s limit') and took<5, (txt, took)
+
 @pytest.mark.slow
 def test_mcp_subcommand_serves_over_stdio(tmp_path):
     anyio = pytest.importorskip('anyio'); pytest.importorskip('mcp')

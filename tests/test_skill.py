@@ -179,6 +179,17 @@ def test_split_refuses_bad_lines_and_keeps_attachments_with_their_piece():
     with pytest.raises(ValueError, match='has one line'): ps[0].split(2)
     with pytest.raises(ValueError, match='splits at lines 2 to 2'): Message('a\nb').split(3)
 
+@pytest.mark.parametrize('txt', ['a\nb\n', 'a\r\nb\r\n'])
+def test_split_counts_lines_as_the_view_does(tmp_path, txt):
+    "A final line end starts no line (the view shows 2): splitting at line 3 is refused and changes nothing; at line 2 the last piece keeps the line end"
+    with pytest.raises(ValueError, match='has 2 lines: it splits at lines 2 to 2, not \\[3\\]'): Message(txt).split(3)
+    with pytest.raises(ValueError, match='has one line'): Message('a\n').split(2)
+    Dialog('d', [Message(txt, id='m')]).save(tmp_path/'d.ipynb')
+    before = (tmp_path/'d.ipynb').read_bytes()
+    t,err = sk.call_tool('split_msg', dict(id='m', linenos=3, dlg='d.ipynb'), root=tmp_path)
+    assert err and 'splits at lines 2 to 2' in t and (tmp_path/'d.ipynb').read_bytes()==before
+    assert [m.content for m in Message(txt).split(2)]==['a', txt.split('\n', 1)[1]]
+
 # --- schemas
 
 def test_every_tool_schema_is_complete_json():

@@ -191,3 +191,18 @@ def test_summary_rows_keep_their_ids(tmp_path, maxlen):
     txt,err = sk.call_tool('summary_dlg', dict(dlg='d.ipynb', maxlen=maxlen), root=tmp_path)
     assert err and 'maxlen must be at least 20' in txt, txt
     assert 'abcdef12' in sk.call_tool('summary_dlg', dict(dlg='d.ipynb', maxlen=20), root=tmp_path)[0]
+
+# --- a message named twice
+
+@pytest.mark.parametrize('name,args', [
+    ('msg_insert_line', dict(id=['p1', 'p'], insert_line=0, new_str='# added')), ('msg_str_replace', dict(id=['c1', 'c1'], old_str='x', new_str='w')),
+    ('del_msgs', dict(ids=['c2', 'c2'])), ('copy_msgs', dict(ids=['n1', 'n'])), ('cut_msgs', dict(ids=['n1', 'n1'])),
+    ('move_msgs', dict(ids=['c2', 'c2'], after='n1')), ('merge_msgs', dict(ids=['c1', 'c1'])), ('view_msgs', dict(ids=['p1', 'p'])),
+])
+def test_a_message_named_twice_in_a_list_is_refused_and_nothing_changes(tmp_path, name, args):
+    "Ids are resolved first: two naming one message (the same id twice, or an id and its prefix) are refused, never edited twice"
+    p = _mk(tmp_path/'t.ipynb')
+    before = p.read_bytes()
+    txt,err = sk.call_tool(name, args|dict(dlg='t.ipynb'), root=tmp_path)
+    assert err and ('name the same message' in txt or 'merging a message with itself' in txt), txt
+    assert p.read_bytes()==before

@@ -94,3 +94,52 @@ def test_without_a_root_nothing_changes(tmp_path):
     os.symlink(away, tmp_path/'link')
     d = read_ipynb(tmp_path/'link'/'d.ipynb'); d.mk_message('more'); d.save()
     assert len(read_ipynb(away/'d.ipynb'))==2
+
+# --- the root itself swapped after the server started
+
+def _root_and_outside(tmp_path):
+    root,out = tmp_path/'root',tmp_path/'outside'
+    root.mkdir(); out.mkdir()
+    Dialog('d', [Message('inside', id='m')]).save(root/'d.ipynb'); Dialog('d', [Message('secret', id='m')]).save(out/'d.ipynb')
+    return root,out
+
+@pytest.mark.parametrize('name,args', [('summary_dlg', dict(dlg='d.ipynb')), ('add_msg', dict(content='pwned', dlg='d.ipynb')),
+                                       ('create_dlg', dict(fname='new', content='pwned'))])
+def test_a_root_swapped_for_a_symlink_after_start_is_refused(tmp_path, name, args):
+    "The root is fixed when the server starts (`Root`: its identity checked before and after each call): once the path leads to another folder, every call is refused, nothing read or written there"
+    root,out = _root_and_outside(tmp_path)
+    r = sk.Root(root)
+    assert sk.call_tool('summary_dlg', dict(dlg='d.ipynb'), root=r)==('m:code: inside', False)
+    before = _files(out), (out/'d.ipynb').read_bytes()
+    os.rename(root, tmp_path/'root.old'); os.symlink(out, root)
+    txt,err = sk.call_tool(name, args, root=r)
+    assert err and txt.startswith('PermissionError: the root folder') and 'secret' not in txt, txt
+    assert (_files(out), (out/'d.ipynb').read_bytes())==before
+
+def test_the_pools_workers_check_the_root_the_server_started_on(tmp_path):
+    "A worker started after the swap still compares against the identity recorded at start"
+    root,out = _root_and_outside(tmp_path)
+    with sk.ToolPool(root, timeout=20) as pool:
+        assert pool.call('summary_dlg', dict(dlg='d.ipynb'))==('m:code: inside', False)
+        pool.close()  # no idle worker left: the next call starts a fresh one
+        os.rename(root, tmp_path/'root.old'); os.symlink(out, root)
+        txt,err = pool.call('add_msg', dict(content='pwned', dlg='d.ipynb'))
+    assert err and 'no longer the folder this server was started on' in txt
+    assert read_ipynb(out/'d.ipynb').messages.attrgot('content')==['secret']
+
+def test_a_root_swapped_during_a_read_withholds_the_answer(tmp_path, monkeypatch):
+    root,out = _root_and_outside(tmp_path)
+    r,real = sk.Root(root),sk._view
+    def swapping(dlg=None):
+        os.rename(root, tmp_path/'root.old'); os.symlink(out, root)
+        return real(dlg)
+    monkeypatch.setattr(sk, '_view', swapping)
+    txt,err = sk.call_tool('summary_dlg', dict(dlg='d.ipynb'), root=r)
+    assert err and 'the answer is withheld' in txt and 'secret' not in txt and 'inside' not in txt, txt
+
+def test_the_same_folder_reached_another_way_is_still_the_root(tmp_path):
+    "Only the folder's identity counts: the root moved and a symlink to it put in its place is the same folder"
+    root,_ = _root_and_outside(tmp_path)
+    r = sk.Root(root)
+    os.rename(root, tmp_path/'moved'); os.symlink(tmp_path/'moved', root)
+    assert sk.call_tool('summary_dlg', dict(dlg='d.ipynb'), root=r)==('m:code: inside', False)

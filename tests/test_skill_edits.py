@@ -146,7 +146,7 @@ def test_tool_schemas_say_what_each_parameter_takes():
     ids_like = {'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'type': 'string'}}]}
     pair = {'type': 'array', 'prefixItems': [{'type': 'string'}, {'type': 'string'}], 'items': {'type': 'string'}, 'minItems': 2, 'maxItems': 2}
     special = dict(ids=ids_like, linenos={'anyOf': [{'type': 'integer'}, {'type': 'array', 'items': {'type': 'integer'}}]},
-                   cmds={'type': 'array', 'items': {'type': 'array', 'items': {}}}, repls={'type': 'array', 'items': pair})
+                   cmds={'type': 'array', 'items': {'type': 'array', 'items': {}}, 'maxItems': 1000}, repls={'type': 'array', 'items': pair})
     for f in sk.skill_tools:
         for pname in ('input_schema', 'parameters', 'inputSchema'):
           for cur in (False, True):
@@ -202,9 +202,9 @@ def test_editors_count_lines_as_the_views_show_them(txt, data):
     assert text_lines(r.content)==lines[:k-1]+['NEW']+lines[k:]
     d = Message(txt); d.del_lines(k, k)
     assert text_lines(d.content)==lines[:k-1]+lines[k:]
-    s = Message(txt); s.str_replace('', '@', start_line=k, end_line=k, n_matches=1)  # '' matches at the line's start
+    s = Message(txt); s.str_replace('^', '@', start_line=k, end_line=k, n_matches=1, use_regex=True)  # '^' matches at the line's start
     assert text_lines(s.content)==lines[:k-1]+['@'+lines[k-1]]+lines[k:]
-    ss = Message(txt); ss.strs_replace([''], ['@'], start_line=k, end_line=k, n_matches=1)
+    ss = Message(txt); ss.strs_replace(['^'], ['@'], start_line=k, end_line=k, n_matches=1, use_regex=True)
     assert ss.content==s.content
     i = Message(txt); i.insert_line(k, 'INS')
     assert text_lines(i.content)==lines[:k]+['INS']+lines[k:]
@@ -316,3 +316,76 @@ def test_deleting_lines_adds_no_final_line_end(txt, args, want):
     assert m.content==want
     m = Message(txt); m.replace_lines(*args, '')
     assert m.content==want
+
+# --- lone surrogates: line hashes, exhash, and how a client sees and sends them
+
+_surr_line = st.lists(st.sampled_from(['a', ' ', '\udcff', '\ud800', '\\udcff', 'x']), min_size=1, max_size=6).map(''.join)
+
+@given(st.text(st.sampled_from(['a', '\n', '\udcff', '\ud800', '\U000f04ff', 'é']), max_size=12))
+def test_surrogates_and_the_characters_that_stand_for_them_are_inverse(txt):
+    "One rule for line hashes and exhash: `_nosurr` maps lone surrogates to private use characters and `_resurr` back; text holding both is refused, not garbled"
+    try: (t,), hid = sk._nosurr((txt,))
+    except ValueError as e:
+        assert sk._surr_re.search(txt) and sk._pua_re.search(txt) and 'private use' in str(e); return
+    assert not sk._surr_re.search(t) and (sk._resurr(t) if hid else t)==txt
+    t.encode('utf-8')  # what hashing needs
+
+@given(st.lists(_surr_line, min_size=1, max_size=5), st.data())
+@settings(max_examples=200, deadline=None)
+def test_lnhash_addresses_of_text_with_surrogates_edit_the_line_they_show(lines, data):
+    "lnhashview and exhash work on text holding lone surrogates: a `c` at the address shown replaces that line and keeps the others, surrogates included"
+    m = Message('\n'.join(lines))
+    k = data.draw(st.integers(1, len(lines)), label='line')
+    addr = str(m.lnhashview(k, k)).split('|')[:2]
+    r = m.exhash([('|'.join(addr)+'|', 'c', 'NEW\udcfe')])
+    assert not r.error, r
+    assert m.content.split('\n')==lines[:k-1]+['NEW\udcfe']+lines[k:]
+
+def test_a_lone_surrogate_is_spelt_apart_from_its_escape_and_can_be_sent_back(tmp_path):
+    "Over JSON a lone surrogate reads `⟨lone surrogate U+DCFF⟩`, where the text `\\udcff` reads as itself; the spelling sent in an argument stands for the surrogate"
+    d = Dialog('d'); d.mk_message('x = \udcff', id='real'); d.mk_message('x = \\udcff', id='lit'); d.save(tmp_path/'d.ipynb')
+    real,_ = sk.call_tool('view_msg', dict(id='real', dlg='d.ipynb'), root=tmp_path)
+    lit,_ = sk.call_tool('view_msg', dict(id='lit', dlg='d.ipynb'), root=tmp_path)
+    assert real=='     1 │ x = ⟨lone surrogate U+DCFF⟩' and lit=='     1 │ x = \\udcff'
+    txt,err = sk.call_tool('msg_str_replace', dict(id='real', old_str=real.split('│ ')[1], new_str='y = ⟨lone surrogate U+D800⟩', dlg='d.ipynb'), root=tmp_path)
+    assert not err, txt
+    d = read_ipynb(tmp_path/'d.ipynb')
+    assert d['real'].content=='y = \ud800' and d['lit'].content=='x = \\udcff'
+    txt,err = sk.call_tool('lnhashview_msg', dict(id='real', dlg='d.ipynb'), root=tmp_path)
+    assert not err and txt.endswith('|y = ⟨lone surrogate U+D800⟩'), txt
+    txt,err = sk.call_tool('msg_exhash', dict(id='real', cmds=[[txt.rsplit('|', 1)[0]+'|', 's', 'y', 'z']], dlg='d.ipynb'), root=tmp_path)
+    assert not err and read_ipynb(tmp_path/'d.ipynb')['real'].content=='z = \ud800', txt
+
+# --- an empty text to replace
+
+@pytest.mark.parametrize('f,args', [('str_replace', ('', 'Z')), ('strs_replace', (['a', ''], ['A', 'Z']))])
+def test_an_empty_text_to_replace_is_refused(f, args):
+    m = Message('abc')
+    r = getattr(m, f)(*args)
+    assert r.error and 'the text to replace is empty' in r and m.content=='abc'
+
+def test_an_empty_old_str_over_json_changes_nothing(tmp_path):
+    d = Dialog('d'); d.mk_message('abc', id='m'); d.save(tmp_path/'d.ipynb')
+    before = (tmp_path/'d.ipynb').read_bytes()
+    for kw in (dict(old_str='', new_str='Z'), dict(old_str='', new_str='Z', use_regex=True)):
+        txt,err = sk.call_tool('msg_str_replace', dict(id='m', dlg='d.ipynb', **kw), root=tmp_path)
+        assert err and 'msg_insert_line' in txt
+    txt,err = sk.call_tool('msg_strs_replace', dict(id='all', old_strs=[''], new_strs=['Z'], dlg='d.ipynb'), root=tmp_path)
+    assert err and (tmp_path/'d.ipynb').read_bytes()==before
+
+_wire_text = st.lists(st.sampled_from(['⟨', '⟩', '\udcff', '\ud800', 'lone surrogate U+DCFF', '⟨lone surrogate U+D800⟩', 'a', '\\udcff']), max_size=8).map(''.join)
+
+@given(_wire_text)
+def test_what_a_client_reads_is_read_back_as_it_was(txt):
+    "One rule each way: `_unwire` undoes `_wire` for every text (surrogates, `⟨`, the spelling itself held as text), and `_wire`'s is UTF-8"
+    w = sk._wire(txt)
+    w.encode('utf-8')
+    assert sk._unwire(w)==txt and sk._unwire([w, (w,)])==[txt, (txt,)]
+
+def test_a_message_holding_the_spelling_as_text_is_edited_as_shown(tmp_path):
+    "This notebook's own prose holds `⟨lone surrogate U+DCFF⟩` as text: copied from the view, it finds that text, not a surrogate"
+    d = Dialog('d'); d.mk_message('shown as `⟨lone surrogate U+DCFF⟩` ⟨x⟩', id='m'); d.save(tmp_path/'d.ipynb')
+    v,_ = sk.call_tool('view_msg', dict(id='m', dlg='d.ipynb', nums=False), root=tmp_path)
+    assert v=='shown as `⟨⟨lone surrogate U+DCFF⟩` ⟨⟨x⟩'
+    txt,err = sk.call_tool('msg_str_replace', dict(id='m', old_str=v, new_str=v.replace('shown', 'spelt'), dlg='d.ipynb'), root=tmp_path)
+    assert not err and read_ipynb(tmp_path/'d.ipynb')['m'].content=='spelt as `⟨lone surrogate U+DCFF⟩` ⟨x⟩', txt

@@ -105,3 +105,12 @@ def test_mcp_annotations_argument_types_and_instructions(tmp_path):
     names = set(sk._tool_ns) | {k for s in sk.tool_schemas() for k in s['input_schema']['properties']}
     assert {w for w in re.findall(r'\b[a-z]+(?:_[a-z]+)+\b', ins) if w not in names}==set()  # every tool named exists
     assert 'set_dlg' not in ins and 'summary_dlg' in ins
+
+def test_tool_descriptions_name_no_python_only_api():
+    "An MCP client sees only tools: no description sends it to a Python name (`Message.split`, `Dialog.merge_msgs`), a current message (no tool sets one) or `set_dlg`"
+    import re
+    import dialog.skill as sk
+    for s in sk.tool_schemas('inputSchema'):
+        texts = [s['description']] + [p.get('description', '') for p in s['inputSchema']['properties'].values()]
+        bad = [t for t in texts if re.search(r'`(Message|Dialog|Msgs)\b|\b(Message|Dialog)\.\w|current message|set_dlg|set_cur_msg', t)]
+        assert not bad, (s['name'], bad)

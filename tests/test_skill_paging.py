@@ -70,7 +70,7 @@ def test_one_message_bigger_than_the_budget_is_cut_and_says_so(tmp_path):
     p = tmp_path/'one.ipynb'
     d = Dialog('one'); d.mk_message('print(1)', id='m1', output=code_output('z'*100_000)); d.mk_message('2', id='m2'); d.save(p)
     txt = sk.view_dlg(p, incl_out=True, trunc_out=False, maxchars=5000)
-    assert '… (cut at 5,000 characters)' in txt and len(txt)<5300 and _more(txt)==(1, 1)
+    assert '… (cut at 5,000 characters; maxchars=0 shows it whole)' in txt and len(txt)<5300 and _more(txt)==(1, 1)
     assert 'z'*1000 not in sk.view_dlg(p, incl_out=True, trunc_out=False, offset=1)
 
 def test_only_errors_pages_among_the_errors(tmp_path):
@@ -80,3 +80,59 @@ def test_only_errors_pages_among_the_errors(tmp_path):
     d.save(p)
     txt = sk.view_dlg(p, only_errors=True, limit=2)
     assert re.findall(r'id="(e\d)"', txt)==['e1', 'e3'] and _more(txt)==(1, 2)
+
+# --- one message's lines, and an edit's diff
+
+@pytest.fixture(scope='module')
+def long(tmp_path_factory):
+    "A dialog with one message of 20,000 lines (a pasted log: 700 K characters) with an output, and two small ones"
+    p = tmp_path_factory.mktemp('long')/'long.ipynb'
+    d = Dialog('long')
+    d.mk_message('\n'.join(f'row {i}, some value, another value' for i in range(20_000)), id='big', output=code_output('the output'))
+    d.mk_message('x = 1', id='small'); d.mk_message('y = 2', id='other')
+    d.save(p)
+    return p
+
+def _next_line(txt):
+    "The start_line the last line asks for, or None"
+    m = re.match(r'… [\d,]+ more lines?: call again with start_line=(\d+)', txt.rsplit('\n', 1)[-1])
+    return m and int(m[1])
+
+@pytest.mark.parametrize('lnhashs', [False, True])
+def test_one_message_is_shown_a_page_of_lines_at_a_time(long, lnhashs):
+    "view_msg and lnhashview_msg keep the budget, and their pages put together are the whole view, the outputs after the last line"
+    m = read_ipynb(long)['big']
+    whole = m.lnhashview(incl_out=True) if lnhashs else m.view(incl_out=True)
+    def f(s): return sk.view_msg('big', dlg=long, start_line=s, lnhashs=lnhashs, incl_out=True)
+    got,start,calls = [],1,0
+    while True:
+        txt = f(start); calls += 1
+        assert len(txt)<=30_000+200, len(txt)
+        nxt = _next_line(txt)
+        got.append(txt.rsplit('\n', 1)[0] if nxt else txt)
+        if not nxt: break
+        assert nxt>start and '(the outputs come after the last line)' in txt
+        start = nxt
+    assert calls>20 and '\n'.join(got)==whole
+
+def test_lnhashview_msg_pages_as_view_msg_does(long):
+    test = sk.lnhashview_msg('big', dlg=long, start_line=5000)
+    assert test==sk.view_msg('big', dlg=long, start_line=5000, lnhashs=True) and _next_line(test)>5000
+    assert sk.lnhashview_msg('big', dlg=long, maxchars=0)==read_ipynb(long)['big'].lnhashview()
+
+def test_view_msgs_pages_messages_and_cuts_a_long_one_saying_where_to_go_on(long):
+    txt = sk.view_msgs(['big', 'small', 'other'], dlg=long)
+    assert len(txt)<=30_000+200
+    assert re.search(r"… [\d,]+ more lines: call view_msg with id='big' and start_line=\d+", txt)
+    assert txt.endswith('# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2')  # the rest of the budget
+    txt = sk.view_msgs(['small', 'other', 'big'], dlg=long, maxchars=60)
+    assert txt=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2\n\n… 1 more message: call again with offset=2'
+    assert sk.view_msgs(['big', 'small', 'other'], dlg=long, offset=1)=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2'
+
+def test_an_edits_long_diff_is_cut_for_a_client_and_the_edit_is_whole(long, tmp_path):
+    p = tmp_path/'l.ipynb'; p.write_bytes(long.read_bytes())
+    txt,err = sk.call_tool('msg_str_replace', dict(id='big', old_str='value', new_str='VALUE', dlg=str(p)))
+    assert not err and len(txt)<=30_000+200, len(txt)
+    assert re.search(r'… [\d,]+ more lines: the edit was made in full: view_msg shows the message as it is now$', txt)
+    assert 'value' not in read_ipynb(p)['big'].content
+    assert len(sk.msg_str_replace('big', 'VALUE', 'value', dlg=p))>1_000_000  # in Python, the whole diff
