@@ -15,7 +15,9 @@ def _run_ci(tmp_path, failing):
         (b/name).write_text('#!/bin/bash\n' + body + '\n'); (b/name).chmod(0o755)
     stub('python3', f'if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/bin"; echo "export PATH={b}:\\$PATH" > "$3/bin/activate"; fi')
     fail = lambda n: 'echo "$0 failed" >&2; exit 1' if n==failing else 'exit 0'
-    stub('python', f'if [ "$2" = pytest ]; then echo PYTEST_RAN; {fail("pytest")}; fi\nif [ "$1" = -c ]; then echo 1.0; fi')
+    stub('python', f'if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/bin"; ln -s {b}/python "$3/bin/python"; exit 0; fi\n'  # an oracle's own environment
+                   'case "$0" in */tyler/bin/python) exit 0;; esac\n'  # what runs there (Tyler's test) is not README's test command
+                   f'if [ "$2" = pytest ]; then echo PYTEST_RAN; {fail("pytest")}; fi\nif [ "$1" = -c ]; then echo 1.0; fi')
     for n in ('nbdev-export', 'nbdev-clean', 'nbdev-test'): stub(n, fail(n))
     env = {'PATH': f'{b}:/usr/bin:/bin', 'HOME': str(tmp_path), 'TMPDIR': str(tmp_path), 'GIT_CONFIG_NOSYSTEM': '1'}
     git = lambda *a: subprocess.run(['git', '-c', 'user.name=x', '-c', 'user.email=x@x', *a], cwd=r, env=env, capture_output=True, check=True)
