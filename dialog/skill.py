@@ -20,13 +20,13 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
-           'skill_tools', 'mcp_instructions', 'Session', 'Root', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg',
-           'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder',
-           'ast_finder', 'Found', 'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines',
-           'ast_replace', 'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs',
-           'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args',
-           'tool_text', 'call_tool', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic',
-           'load_ipython_extension']
+           'skill_tools', 'min_mem', 'max_timeout', 'mcp_instructions', 'Session', 'Root', 'set_dlg', 'cur_dlg',
+           'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg',
+           'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport', 'msg_editor',
+           'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg', 'del_msgs',
+           'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg',
+           'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits', 'ToolPool',
+           'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/08_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -187,7 +187,20 @@ _pua = 0xF0000-0xD800 # a lone surrogate, U+D800 to U+DFFF, stands in line hashe
 _surr_re,_pua_re = re.compile('[\ud800-\udfff]'),re.compile('[\U000F0000-\U000F07FF]')
 
 def _has(o, rx): return bool(rx.search(o)) if isinstance(o, str) else isinstance(o, (tuple, list)) and any(_has(x, rx) for x in o)
-def _map(o, f): return f(o) if isinstance(o, str) else type(o)(_map(x, f) for x in o) if isinstance(o, (tuple, list)) else o
+def _map(o, f): # A text, or lists, tuples and dicts of them (keys too)
+    "`o` with `f` applied to every text in it"
+    if isinstance(o, str): return f(o)
+    if isinstance(o, (tuple, list)): return type(o)(_map(x, f) for x in o)
+    return {_map(k, f):_map(v, f) for k,v in o.items()} if isinstance(o, dict) else o
+
+def _srepr(o): # A text, or lists, tuples and dicts of them
+    "`repr(o)` with each lone surrogate left as it is, not escaped as `\\udcff`, so that a client reads it spelt as in any other text (`_wire`)"
+    r = repr(o)
+    if '\\ud' not in r.lower() or (sen := next((c for c in map(chr, range(0x2400, 0x2427)) if c not in r), None)) is None: return r
+    found = []
+    r = repr(_map(o, lambda t: _surr_re.sub(lambda m: found.append(m[0]) or sen, t)))  # (`repr` meets the texts in the order `_map` does)
+    it = iter(found)
+    return re.sub(sen, lambda m: next(it), r)
 
 def _nosurr(o): # A text, or tuples of texts
     "`(o, hid)`: `o` with each lone surrogate made the private use character that stands for it (UTF-8, which hashing and exhash need, can't carry one), and whether there was one"
@@ -222,7 +235,7 @@ def _msgs(d, ids):
 def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out=False, trunc_out=True, maxchars=30_000, out=False, again='call again with '):
     "Message `m`'s lines from `start_line` (numbered, or hash-addressed) within `maxchars`, then its outputs once its last line is shown; a last line says what was left out and how to get it (`again` starts that)"
     rows = (m.lnhashview(start_line, end_line, out) if lnhashs else m.view(nums, start_line, end_line)).split('\n')  # one row a line
-    _,got,more = _page(rows, str, 0, None, maxchars, 'line', lambda k: f'{again}start_line={start_line+k}' + (' (the outputs come after the last line)' if incl_out else ''))
+    _,got,more = _page(rows, str, 0, None, maxchars, 'line', lambda k: f'{again}start_line={start_line+k}' + (f' and end_line={end_line}' if end_line is not None else '') + (' (the outputs come after the last line)' if incl_out else ''))
     res = '\n'.join(got)
     if incl_out and not more:
         res = with_out(res, m, trunc_out)
@@ -251,7 +264,9 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               maxchars:int=30_000): # Most characters shown; 0 for no limit
     "Several messages, each under a `# msg ID` header, up to `maxchars` (a last line says what was left out and how to get it)"
     inner = max(maxchars-300, maxchars//2)  # a message longer than the page is cut to a little less, so that its own last line shows
-    def show(m): return f'# msg {m.id}\n' + _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again=f'call view_msg with id={m.id!r} and ')
+    ps = inspect.signature(view_msg).parameters  # the hint names view_msg's options that give this view: those not at their defaults
+    opts = [f'{k}={json.dumps(v)}' for k,v in dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars).items() if v!=ps[k].default]
+    def show(m): return f'# msg {m.id}\n' + _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again=f'call view_msg with {", ".join([f"id={m.id!r}", *opts])} and ')
     _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
@@ -622,7 +637,7 @@ def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     return _edit(dlg, lambda d: (d.remove_msgs(_msgs(d, ids)), True))
 
 # %% ../nbs/08_skill.ipynb #7764bd7a
-def _shown(m): return f'{m.to_xml()}\nmeta: {m.meta}'
+def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
 
 def _retype(m, t):
     "Make `m` a message of type `t`, dropping what `t` can't carry (a code message's outputs, a prompt's reply); returns a line saying what was dropped, or ''"
@@ -865,6 +880,13 @@ def _unwire(o): # A JSON argument
     if '⟨' not in json.dumps(o, ensure_ascii=False): return o  # (most arguments: no text to look at one by one)
     return _map(o, lambda t: _in_re.sub(lambda m: chr(int(m[1], 16)) if m[1] else '⟨', t))
 
+def _err_text(e):
+    "An exception as a tool error's text: an `OSError`'s file names by `_srepr`, so that a lone surrogate in one is spelt as in any other text"
+    if isinstance(e, OSError) and e.strerror and isinstance(e.filename, str):
+        names = ' -> '.join(_srepr(n) for n in (e.filename, e.filename2) if n is not None)
+        return f'{type(e).__name__}: [Errno {e.errno}] {e.strerror}: {names}'
+    return f'{type(e).__name__}: {e}'
+
 def call_tool(name:str, # The tool's name
               args:dict, # Its arguments, from JSON
               root=None, # Confine dialog paths to this folder (a path, or a `Root` fixed when a server started); None for no confinement
@@ -884,7 +906,7 @@ def _call_tool(name, args, root, session):
         txt = tool_text(res)
         if r is not None: r.check(after=True)  # and still after: a read through a root swapped meanwhile shows nothing
         return _wire(txt),bool(getattr(res, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
-    except Exception as e: return _wire(f'{type(e).__name__}: {e}'),True
+    except Exception as e: return _wire(_err_text(e)),True
 
 # %% ../nbs/08_skill.ipynb #bb0e04d6
 _buf_tools = {'copy_msgs', 'cut_msgs', 'paste_msgs'} # The tools that use the paste buffer
@@ -900,6 +922,13 @@ def _orphan_guard(ppid, timeout):
         while os.getppid()==ppid: time.sleep(0.5)
         os._exit(1)
     threading.Thread(target=watch, daemon=True).start()
+
+_nomem = 3 # A worker's exit code when it ran out of the memory it may take
+
+def _vm_size():
+    "This process's address space in bytes (what a memory cap counts), or 0 where `/proc` doesn't say"
+    try: return int(re.search(r'VmSize:\s*(\d+) kB', Path('/proc/self/status').read_text())[1])<<10
+    except (OSError, TypeError): return 0
 
 def _cpu_cap(timeout):
     "Let this process use at most `timeout` (and 2) more seconds of CPU: past them the system ends it (SIGXCPU), whatever it is doing, though no one is left to stop it"
@@ -919,20 +948,23 @@ def _worker_main(root, # The folder calls are confined to
     rd,wr = os.dup(0),os.dup(1)
     nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
     os.dup2(2, 1)  # stray prints go to stderr, not into the answers
+    if maxmem and maxmem<_vm_size()+(16<<20): os._exit(_nomem)  # too little to answer a call: the pool says so, naming the cap
     try:
         import resource
         if maxmem: resource.setrlimit(resource.RLIMIT_AS, (maxmem, maxmem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a worker ended by its CPU cap leaves no core file in the user's folder
     except (ImportError, ValueError, OSError): pass
-    inp,out,root = Connection(rd, writable=False),Connection(wr, readable=False),Root(root, ident)
-    if ppid: _orphan_guard(ppid, timeout)
-    while True:
-        try: name,args,buf = inp.recv()
-        except (EOFError, OSError): return
-        if timeout: _cpu_cap(timeout)
-        s = Session(buf=buf)
-        txt,err = call_tool(name, args, root, s)
-        out.send((txt, err, s.buf if name in _buf_tools else None))
+    try:
+        inp,out,root = Connection(rd, writable=False),Connection(wr, readable=False),Root(root, ident)
+        if ppid: _orphan_guard(ppid, timeout)
+        while True:
+            try: name,args,buf = inp.recv()
+            except (EOFError, OSError): return
+            if timeout: _cpu_cap(timeout)
+            s = Session(buf=buf)
+            txt,err = call_tool(name, args, root, s)
+            out.send((txt, err, s.buf if name in _buf_tools else None))
+    except MemoryError: os._exit(_nomem)  # (a call's own MemoryError is its tool error: this is one reading, answering or starting)
 
 # %% ../nbs/08_skill.ipynb #1e6c6099
 class _Worker:
@@ -945,63 +977,104 @@ class _Worker:
         self.send = Connection(os.dup(self.proc.stdin.fileno()), readable=False).send
         self.conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close(); self.proc.stdout.close()
+        self.busy,self.sp = False,None # Busy from a call sent until its answer is read; `sp`: the pool's thread that started it
     def alive(self): return self.proc.poll() is None
     def kill(self):
         "Stop it at once (its pipe is left open for a thread still waiting on it: it reads EOF)"
         if self.alive(): self.proc.kill()
         self.proc.wait()
 
+min_mem,max_timeout = 128<<20,7*86400 # The least memory cap a worker works under (one takes about 40 MiB just to start, and about 90 with ast-grep loaded), and the longest deadline (a week: a wait for an answer can't be longer than about 24 days)
+
+def check_limits(timeout:float, # A call's deadline in seconds
+                 maxmem:int): # A worker's memory cap in bytes, or None or 0 for none
+    "Refuse a deadline or memory cap `ToolPool` can't keep, saying why (the CLI's `--timeout` and `--maxmem` too)"
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0<timeout<=max_timeout:
+        raise ValueError(f'timeout must be more than 0 seconds and at most a week ({max_timeout:,} s), not {timeout!r}')
+    if maxmem and maxmem<min_mem:
+        raise ValueError(f'maxmem must be at least {min_mem>>20} MiB ({min_mem:,} bytes: a worker takes about 40 MiB just to start and 90 for ast-grep; a number without a unit is bytes), or none for no limit, not {maxmem!r}')
+
 def _tname(name): return name if name in _tool_ns else short_repr(name, 60)
 def _died(code): return f'killed by signal {-code}' if code and code<0 else f'exit code {code}'
 
 # %% ../nbs/08_skill.ipynb #4ede4d82
 class ToolPool:
-    "Tool calls in at most `workers` worker processes at once, each call with a deadline: `call(name, args)` is `call_tool`'s `(text, is_error)`, or a tool error when the call found no free worker, ran past its deadline or crashed its worker"
+    "Tool calls in at most `workers` worker processes at once, each call with a deadline: `call(name, args)` is `call_tool`'s `(text, is_error)`, or a tool error when the call found no free worker, ran past its deadline, ran out of memory or crashed its worker"
     def __init__(self, root='.', # The folder every dialog path is confined to: fixed now (`Root`), and a call is refused once the path leads elsewhere
-                 timeout:float=30, # Seconds a call may take, counted from when it comes in (waiting for a free worker included), before it is stopped
-                 maxmem:int=4<<30, # Most bytes of memory a worker may take (None: no limit)
+                 timeout:float=30, # Seconds a call may take, counted from when it comes in (waiting for a free worker included), before it is stopped: more than 0, at most a week
+                 maxmem:int=4<<30, # Most bytes of memory a worker may take, at least `min_mem` (None or 0: no limit)
                  workers:int=None): # Most calls run at once, each in a worker process of its own (the rest wait); None: twice the CPU count, at least 2
-        self.root,self.timeout,self.maxmem = Root(root),timeout,maxmem
+        check_limits(timeout, maxmem)
+        self.root,self.timeout,self.maxmem = Root(root),timeout,maxmem or None
         self.workers = workers or max(2, 2*(os.cpu_count() or 1))
         self.buf,self._idle,self._lock,self._slots,self._asem = None,[],threading.Lock(),threading.BoundedSemaphore(self.workers),None
-        self._spawner = None # The thread that starts every worker (a worker lives only as long as the thread that started it): it lasts until `close`
+        self._spawner = None # The thread that starts every worker (a worker lives only as long as the thread that started it): it lasts until `close`, and a closed one until its last busy worker is done
+        self._out = {} # Per spawner thread: how many calls hold (or are starting) one of its workers
     def _take(self):
         "An idle worker (the one used last), or a new one"
         with self._lock:
-            while self._idle:
-                if (w := self._idle.pop()).alive(): return w
             if self._spawner is None:
                 from concurrent.futures import ThreadPoolExecutor
                 self._spawner = ThreadPoolExecutor(1, thread_name_prefix='dialog-tool-workers')
-            sp = self._spawner
-        return sp.submit(_Worker, self.root, self.maxmem, self.timeout).result()
+            sp = self._spawner; self._out[sp] = self._out.get(sp, 0)+1
+            while self._idle:
+                if (w := self._idle.pop()).alive(): return w
+        try: w = sp.submit(_Worker, self.root, self.maxmem, self.timeout).result()
+        except BaseException: self._done(sp); raise
+        w.sp = sp; return w
+    def _done(self, sp):
+        "A call let go of a worker `sp` started: a spawner `close` retired ends with its last one"
+        with self._lock:
+            self._out[sp] -= 1
+            if end := not self._out[sp] and sp is not self._spawner: del self._out[sp]
+        if end: sp.shutdown(wait=False)
     def _give(self, w):
-        if w.alive():
-            with self._lock: self._idle.append(w)
+        "Back to the idle workers, unless it died, is still busy with a call (after an error), or `close` came meanwhile: then it is stopped"
+        with self._lock:
+            if keep := w.alive() and not w.busy and w.sp is self._spawner: self._idle.append(w)
+        if not keep: w.kill()
+        self._done(w.sp)
     def _busy(self, name):
         return (f'TimeoutError: {_tname(name)} waited its whole {self.timeout:g} s deadline for a free worker ({self.workers} calls were running, the most this server runs at once: '
                 'many slow calls sent together?) and was not run: nothing changed; call again once fewer calls are running'),True
-    def _run(self, w, name, args, end):
-        "Call `name` in worker `w` until `end` (a `time.monotonic()`): its answer, or a tool error when it ran past it (then `w` is killed) or `w` died"
-        try:
-            w.send((name, args, self.buf if name in _buf_tools else None))
-            if not w.conn.poll(max(0, end-time.monotonic())):
-                w.kill()
-                return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call (counted from when it came in) and was stopped (a regex that backtracks for ages? a huge exhash script? '
-                        'a save waiting on another program’s lock?). A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
-            txt,err,buf = w.conn.recv()
-        except (EOFError, OSError):
-            w.kill()
-            return f'RuntimeError: the process running {_tname(name)} died ({_died(w.proc.poll())}), as a native extension does when it aborts; an edit saved nothing unless it had finished. The server goes on', True
-        if name in _buf_tools: self.buf = buf
-        return txt,err
     def close(self):
-        "Stop every idle worker (a later call starts new ones)"
-        with self._lock: ws,self._idle,sp,self._spawner = self._idle,[],self._spawner,None
+        "Stop every idle worker (a later call starts new ones); a call running meanwhile runs to its end, and its worker is stopped then"
+        with self._lock:
+            ws,self._idle,sp,self._spawner = self._idle,[],self._spawner,None
+            if end := sp is not None and not self._out.get(sp): self._out.pop(sp, None)
         for w in ws: w.kill()
-        if sp is not None: sp.shutdown(wait=False)
+        if end: sp.shutdown(wait=False)
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
+
+# %% ../nbs/08_skill.ipynb #d69f9abe
+@patch
+def _run(self:ToolPool, w, name, args, end):
+    "Call `name` in worker `w` until `end` (a `time.monotonic()`): its answer, or a tool error when it ran past it (then `w` is killed), out of memory, or `w` died"
+    w.busy = True  # until it answers: after an error meanwhile `_give` stops it rather than hand it to another call
+    try:
+        w.send((name, args, self.buf if name in _buf_tools else None))
+        if not w.conn.poll(max(0, end-time.monotonic())):
+            w.kill()
+            return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call (counted from when it came in) and was stopped (a regex that backtracks for ages? a huge exhash script? '
+                    'a save waiting on another program’s lock?). A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
+        txt,err,buf = w.conn.recv()
+    except (EOFError, OSError): return self._dead(w, name),True
+    w.busy = False
+    if name in _buf_tools: self.buf = buf
+    if err and txt.startswith('MemoryError') and self.maxmem: txt = f'{txt.rstrip(": ")}: {_tname(name)} needed more memory than a worker may take (maxmem={self.maxmem:,} bytes): nothing changed'
+    return txt,err
+
+@patch
+def _dead(self:ToolPool, w, name):
+    "The tool error for a call whose worker `w` died"
+    try: w.proc.wait(1)  # (the code it ended with, not the kill's)
+    except subprocess.TimeoutExpired: pass
+    w.kill(); code = w.proc.returncode
+    if code==_nomem: return (f'MemoryError: {_tname(name)} needed more memory than a worker may take (maxmem={self.maxmem:,} bytes: nbdialog mcp --maxmem) and was stopped; '
+                             'an edit saved nothing. The server goes on')
+    cap = f', or as one out of the {self.maxmem:,} bytes of memory a worker may take (maxmem) does' if self.maxmem else ''
+    return f'RuntimeError: the process running {_tname(name)} died ({_died(code)}), as a native extension does when it aborts{cap}; an edit saved nothing unless it had finished. The server goes on'
 
 # %% ../nbs/08_skill.ipynb #1e963d10
 @patch
@@ -1105,8 +1178,8 @@ async def _requests(lines, # The client's lines (an async iterable)
 
 # %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.', # The folder whose dialogs the server may read and edit
-              timeout:float=30, # Seconds a tool call may take, counted from when it comes in (waiting for a free worker included), before it is stopped (a tool error naming the limit)
-              maxmem:int=4<<30, # Most bytes of memory the process running a call may take (None: no limit)
+              timeout:float=30, # Seconds a tool call may take, counted from when it comes in (waiting for a free worker included), before it is stopped (a tool error naming the limit): at most a week
+              maxmem:int=4<<30, # Most bytes of memory the process running a call may take, at least 128 MiB (None: no limit)
               workers:int=None): # Most calls run at once (the rest wait, within their deadline); None: twice the CPU count, at least 2
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     with needs_extra('mcp', 'the MCP server needs mcp'):

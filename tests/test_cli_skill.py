@@ -72,10 +72,11 @@ def test_mcp_takes_the_pools_deadline_memory_cap_and_worker_count(tmp_path, monk
     got = []
     monkeypatch.setattr(cli, 'serve_mcp', lambda *a: got.append(a))
     for args,want in [([], ('.', 30, 4<<30, None)), (['--timeout', '2.5', '--maxmem', '512M', '--workers', '3'], ('.', 2.5, 512<<20, 3)),
-                      (['--maxmem', '0'], ('.', 30, None, None)), (['--maxmem', '1000000', '--root', 'x'], ('x', 30, 1_000_000, None))]:
+                      (['--maxmem', '0'], ('.', 30, None, None)), (['--maxmem', '200000000', '--root', 'x'], ('x', 30, 200_000_000, None)), (['--maxmem', '0.0', '--timeout', '604800'], ('.', 604800, None, None))]:
         assert cli.main(['mcp', *args])==0 and got.pop()==want, args
     for bad,msg in [(['--timeout', '0'], 'more than 0 seconds'), (['--timeout', 'soon'], 'number of seconds'), (['--maxmem', '4X'], 'a size such as 4G'),
-                    (['--workers', '0'], '1 or more')]:
+                    (['--workers', '0'], '1 or more'), (['--timeout', '3000000'], 'at most a week'), (['--timeout', 'inf'], 'at most a week'),
+                    (['--maxmem', '512'], 'a number without a unit is bytes'), (['--maxmem', '0.5'], '0.5 is 0 bytes, too little'), (['--maxmem', '100M'], 'at least 128M')]:
         r = nbd('mcp', *bad)
         assert r.returncode==2 and msg in r.stderr, (bad, r.stderr)
 

@@ -211,3 +211,60 @@ def test_a_worker_does_not_outlive_its_server(tmp_path, how):
         assert _gone(wpid, 8 if how=='regex' else 3), f'worker {wpid} still running after its server was killed'
     finally:
         p.kill()
+
+def test_close_lets_a_running_call_finish(tmp_path):
+    "`close` stops idle workers only: a call running meanwhile (its worker's death signal tied to the spawner thread) finishes and saves, and its thread ends after it"
+    sk.call_tool('create_dlg', dict(fname='t.ipynb', content='a'*25 + 'b'), tmp_path)
+    pool = sk.ToolPool(tmp_path, timeout=60, workers=2)
+    assert not pool.call('summary_dlg', dict(dlg='t.ipynb'))[1]
+    res = {}
+    def edit(): res['r'] = pool.call('msg_str_replace', dict(id='all', old_str='(a+)+!|b', new_str='done', use_regex=True, dlg='t.ipynb'))  # a second or so of backtracking
+    th = threading.Thread(target=edit); th.start(); time.sleep(0.3)
+    assert pool._out  # (still running)
+    sp = next(iter(pool._out))
+    pool.close(); th.join(60)
+    txt,err = res['r']
+    assert not err and txt.endswith('+aaaaaaaaaaaaaaaaaaaaaaaaadone'), txt
+    assert read_ipynb(tmp_path/'t.ipynb').messages[0].content=='a'*25 + 'done'
+    assert pool._out=={} and pool._idle==[] and sp._shutdown  # the retired thread ended with its last call, the worker stopped
+    assert pool.call('summary_dlg', dict(dlg='t.ipynb'))[1] is False; pool.close()  # a later call starts afresh
+
+class _Broken:
+    "A worker's answer pipe whose wait fails, as an error between sending a call and reading its answer does"
+    def __init__(self, conn): self.conn = conn
+    def poll(self, t): raise OverflowError('timeout is too large')
+
+def test_a_worker_is_never_handed_back_busy_after_an_error(tmp_path):
+    _mk(tmp_path)
+    with sk.ToolPool(tmp_path, timeout=20, workers=1) as pool:
+        pool.call('summary_dlg', dict(dlg='d.ipynb'))
+        w = pool._idle[-1]; w.conn = _Broken(w.conn)
+        with pytest.raises(OverflowError): pool.call('summary_dlg', dict(dlg='d.ipynb'))
+        assert w not in pool._idle and not w.alive()  # stopped, not given to the next call with the answer still coming
+        assert pool.call('view_msg', dict(id='m0', dlg='d.ipynb'))==('     1 │ x = 1', False)
+
+@pytest.mark.parametrize('timeout,maxmem,msg', [(3_000_000, None, 'at most a week'), (float('inf'), None, 'at most a week'), (float('nan'), None, 'more than 0'),
+                                                 (0, None, 'more than 0'), (30, 512, 'at least 128 MiB'), (30, 100<<20, 'a number without a unit is bytes')])
+def test_limits_the_pool_cannot_keep_are_refused(tmp_path, timeout, maxmem, msg):
+    with pytest.raises(ValueError, match=msg): sk.ToolPool(tmp_path, timeout=timeout, maxmem=maxmem)
+
+def test_the_longest_deadline_and_the_smallest_cap_work(tmp_path):
+    "A week's deadline is a wait `poll` can take; ast-grep (the most memory-hungry tool) runs under the smallest cap"
+    _mk(tmp_path)
+    with sk.ToolPool(tmp_path, timeout=sk.max_timeout, maxmem=sk.min_mem, workers=1) as pool:
+        assert pool.call('summary_dlg', dict(dlg='d.ipynb'))[1] is False
+        txt,err = pool.call('msg_ast_replace', dict(id='m0', repls=[['x = $A', 'y = $A']], dlg='d.ipynb'))
+        assert not err and txt.endswith('+y = 1'), txt
+
+def test_a_call_past_the_memory_cap_says_so_naming_the_cap(tmp_path, capfd):
+    "A call too big for a worker's memory is a MemoryError naming maxmem, as is a worker that can't start under its cap; no traceback, and the next call is answered"
+    _mk(tmp_path)
+    with sk.ToolPool(tmp_path, timeout=60, maxmem=sk.min_mem, workers=1) as pool:
+        txt,err = pool.call('add_msg', dict(content='y'*(100<<20), dlg='d.ipynb'))
+        assert err and txt.startswith(f'MemoryError: add_msg needed more memory than a worker may take (maxmem={sk.min_mem:,} bytes'), txt[:300]
+        assert pool.call('summary_dlg', dict(dlg='d.ipynb'))[1] is False
+        pool.close(); pool.maxmem = 8<<20  # (under what `check_limits` allows: a worker can't even start)
+        txt,err = pool.call('summary_dlg', dict(dlg='d.ipynb'))
+        assert err and txt.startswith('MemoryError: summary_dlg needed more memory than a worker may take (maxmem=8,388,608 bytes'), txt
+    assert 'Traceback' not in capfd.readouterr().err
+    assert len(read_ipynb(tmp_path/'d.ipynb'))==2

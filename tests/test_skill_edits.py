@@ -1,5 +1,5 @@
 "dialog.skill's editors: line endings kept by exhash, one range rule for the two line views, edits that say whether they changed the text, core's type check, tool schemas from annotations"
-import inspect, json, re
+import ast, inspect, json, re
 from pathlib import Path
 import pytest
 from hypothesis import assume, given, settings, strategies as st
@@ -389,3 +389,36 @@ def test_a_message_holding_the_spelling_as_text_is_edited_as_shown(tmp_path):
     assert v=='shown as `⟨⟨lone surrogate U+DCFF⟩` ⟨⟨x⟩'
     txt,err = sk.call_tool('msg_str_replace', dict(id='m', old_str=v, new_str=v.replace('shown', 'spelt'), dlg='d.ipynb'), root=tmp_path)
     assert not err and read_ipynb(tmp_path/'d.ipynb')['m'].content=='spelt as `⟨lone surrogate U+DCFF⟩` ⟨x⟩', txt
+
+# --- metadata and paths follow the same spelling rule
+
+_meta = st.recursive(_wire_text | st.integers(), lambda c: st.lists(c, max_size=3) | st.dictionaries(_wire_text, c, max_size=3), max_leaves=8)
+
+@given(_meta)
+def test_unwire_reads_every_text_inside_dicts_and_lists(o):
+    "`_unwire` undoes `_wire` for every text in a `meta` value, dict keys included"
+    assert sk._unwire(sk._map(o, sk._wire))==o
+
+@given(_meta | st.sampled_from([{'a': '␀␁\udcff'}, ['\udcff', '\\udcff', '␀']]))
+def test_srepr_is_repr_with_lone_surrogates_left_as_they_are(o):
+    "A view's metadata: `repr`, except that each lone surrogate is itself (which `_wire` then spells), not its `\\udcff` escape"
+    r = sk._srepr(o)
+    assert sk._surr_re.sub(lambda m: f'\\u{ord(m[0]):04x}', r)==repr(o)
+    assert len(sk._surr_re.findall(r))==len(sk._surr_re.findall(json.dumps(o, ensure_ascii=False)))
+
+def test_meta_is_read_and_shown_as_every_text_is_so_a_copy_round_trip_is_exact(tmp_path):
+    "A `meta` argument is unwired like content (`x⟨⟨y` is `x⟨y`), and the diff shows it spelt as sent: written back as shown, it stays the same"
+    def call(name, **kw): return sk.call_tool(name, dict(kw, dlg='d.ipynb'), root=tmp_path)
+    Dialog('d').save(tmp_path/'d.ipynb')
+    call('add_msg', content='x⟨⟨y', id='m', meta={'tag': 'x⟨⟨y', 'k⟨⟨': ['⟨lone surrogate U+DCFF⟩']})
+    want = {'tag': 'x⟨y', 'k⟨': ['\udcff']}
+    assert read_ipynb(tmp_path/'d.ipynb')['m'].meta==want
+    txt,err = call('update_msg', id='m', mergemeta={'n': '1'})
+    assert not err and "+meta: {'k⟨⟨': ['⟨lone surrogate U+DCFF⟩'], 'tag': 'x⟨⟨y', 'n': '1'}" in txt, txt
+    shown = ast.literal_eval(txt.split('+meta: ')[1])  # copied from the view...
+    call('update_msg', id='m', meta=shown)  # ...and written back
+    assert read_ipynb(tmp_path/'d.ipynb')['m'].meta==want|{'n': '1'}
+
+def test_an_error_naming_a_path_spells_a_lone_surrogate_as_the_instructions_say(tmp_path):
+    txt,err = sk.call_tool('summary_dlg', dict(dlg='a⟨⟨⟨lone surrogate U+DCFE⟩.ipynb'), root=tmp_path)
+    assert err and txt.startswith('FileNotFoundError: [Errno 2] No such file or directory: ') and txt.endswith("'a⟨⟨⟨lone surrogate U+DCFE⟩.ipynb'"), txt

@@ -1,5 +1,5 @@
 "Paging: the listings an agent reads (summary_dlg, view_dlg, find_msgs) fit a character budget by default, say what they left out and how to get it, and their pages put together are the whole"
-import re
+import json, re
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
@@ -136,3 +136,26 @@ def test_an_edits_long_diff_is_cut_for_a_client_and_the_edit_is_whole(long, tmp_
     assert re.search(r'… [\d,]+ more lines: the edit was made in full: view_msg shows the message as it is now$', txt)
     assert 'value' not in read_ipynb(p)['big'].content
     assert len(sk.msg_str_replace('big', 'VALUE', 'value', dlg=p))>1_000_000  # in Python, the whole diff
+
+@pytest.mark.parametrize('tool', ['view_msg', 'lnhashview_msg'])
+def test_the_next_page_hint_keeps_the_end_line_asked_for(tmp_path, tool):
+    "`start_line=3, end_line=5` cut after line 4: the hint asks for line 5 alone, and following it shows just that"
+    d = Dialog('d'); d.mk_message('\n'.join(f'line{i}' for i in range(1, 11)), id='m'); d.save(tmp_path/'d.ipynb')
+    def f(**kw): return getattr(sk, tool)('m', dlg=tmp_path/'d.ipynb', maxchars=30, **kw)
+    txt = f(start_line=3, end_line=5)
+    assert txt.endswith('… 1 more line: call again with start_line=5 and end_line=5'), txt
+    assert re.findall(r'line(\d+)$', f(start_line=5, end_line=5), re.M)==['5']
+    assert not f(start_line=3).endswith('end_line=None')  # no end_line asked for: none named
+
+@pytest.mark.parametrize('opts', [dict(lnhashs=True), dict(nums=False), dict(incl_out=True), dict(incl_out=True, trunc_out=False), dict(maxchars=700), {}])
+def test_view_msgs_hint_names_the_view_msg_options_that_give_the_same_view(tmp_path, opts):
+    "Following the hint of a cut message, view_msg shows the rest of the same view (hash addresses, no numbers, outputs, the budget asked for)"
+    d = Dialog('d'); d.mk_message('\n'.join(f'line{i}' for i in range(1, 6000)), id='m1', output=code_output('out')); d.save(tmp_path/'d.ipynb')
+    txt = sk.view_msgs(['m1'], dlg=tmp_path/'d.ipynb', **opts)
+    hint = next(l for l in txt.split('\n') if l.startswith('…'))
+    m = re.fullmatch(r"… [\d,]+ more lines: call view_msg with id='m1'((?:, \w+=\w+)*) and start_line=(\d+)( \(the outputs come after the last line\))?", hint)
+    assert m, hint
+    named = {k: json.loads(v) for k,v in re.findall(r', (\w+)=(\w+)', m[1])}
+    assert named==opts, (named, opts)  # exactly those that differ from view_msg's defaults
+    assert sk.view_msg('m1', dlg=tmp_path/'d.ipynb', start_line=int(m[2]), **named)==sk.view_msg('m1', dlg=tmp_path/'d.ipynb', start_line=int(m[2]), **opts)
+    assert bool(m[3])==bool(opts.get('incl_out'))
