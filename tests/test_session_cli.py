@@ -1,0 +1,89 @@
+"`nbdialog sessions` and `nbdialog convert` for agent sessions"
+import json, os, pytest
+from pathlib import Path
+from dialog.cli import main
+from dialog.ipynb import read_ipynb
+from test_session_edit import cc, cx, need, check_chain
+
+@pytest.fixture
+def homes(tmp_path, monkeypatch):
+    "The agents' own folders, moved by their environment variables"
+    cl,co = tmp_path/'claude',tmp_path/'codex'
+    (cl/'projects'/'-w-proj').mkdir(parents=True); (co/'sessions'/'2026'/'07'/'19').mkdir(parents=True)
+    monkeypatch.setenv('CLAUDE_CONFIG_DIR', str(cl)); monkeypatch.setenv('CODEX_HOME', str(co))
+    return cl/'projects'/'-w-proj',co/'sessions'/'2026'/'07'/'19'
+
+@need
+def test_sessions_lists_newest_first(homes, capsys):
+    a,b = homes
+    (a/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl').write_bytes(cc.read_bytes())
+    (a/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044'/'subagents').mkdir(parents=True)
+    (a/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044'/'subagents'/'agent-1.jsonl').write_bytes(cc.read_bytes())  # a subagent's file: not a session of its own
+    (b/'rollout-2026-07-19T15-30-38-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl').write_bytes(cx.read_bytes())
+    (a/'notes.jsonl').write_text('{"a": 1}\n')
+    assert main(['sessions'])==0
+    out = capsys.readouterr().out.splitlines()
+    assert [l.split()[2] for l in out]==['codex', 'claude']
+    assert 'Execute fixture and math operations' in out[1] and 'Measure the flux.' in out[0]
+    assert main(['sessions', 'e12b'])==0 and len(capsys.readouterr().out.splitlines())==1
+    assert main(['sessions', '--agent', 'codex'])==0 and 'codex' in capsys.readouterr().out
+    assert main(['sessions', 'ffff'])==1
+
+@need
+def test_convert_both_ways(tmp_path, capsys):
+    nb = tmp_path/'s.ipynb'
+    assert main(['convert', str(cc), '--to', 'ipynb', '-o', str(nb)])==0
+    assert main(['convert', str(nb), '--to', 'claude', '-o', str(tmp_path/'back.jsonl')])==0
+    assert (tmp_path/'back.jsonl').read_bytes()==cc.read_bytes()
+    assert main(['convert', str(nb), '--to', 'claude', '-o', str(tmp_path/'back.jsonl')])==2  # never replaced without --force
+    assert 'already exists' in capsys.readouterr().err
+    assert main(['convert', str(nb), '--to', 'codex', '-o', str(tmp_path/'x.jsonl')])==2
+    (tmp_path/'fork').mkdir()
+    assert main(['convert', str(nb), '--to', 'claude', '--fork', '-o', str(tmp_path/'fork')])==0
+    check_chain(next((tmp_path/'fork').iterdir()))
+    assert main(['convert', str(nb), '--to', 'md', '--fork'])==2
+
+def test_convert_hand_made_dialog(tmp_path):
+    from dialog.core import Dialog
+    d = Dialog('hand'); d.mk_message('hi', msg_type='prompt').ai_res = 'hello'
+    d.save(tmp_path/'hand.ipynb')
+    (tmp_path/'o').mkdir()
+    assert main(['convert', str(tmp_path/'hand.ipynb'), '--to', 'codex', '-o', str(tmp_path/'o')])==0
+    f = next((tmp_path/'o').iterdir())
+    assert f.name.startswith('rollout-') and json.loads(f.read_text().splitlines()[0])['type']=='session_meta'
+
+@need
+@pytest.mark.parametrize('key,val', [('timestamp', 1752720688111), ('customTitle', {'text': 't'}), ('sessionId', 7), ('cwd', ['/x']), ('type', ['user'])])
+def test_sessions_skip_odd_field_types(homes, capsys, key, val):
+    "A file whose records hold a value of an odd JSON type: the other sessions are still listed"
+    from dialog.session import find_sessions
+    a,_ = homes
+    (a/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl').write_bytes(cc.read_bytes())
+    r = dict(type='user', sessionId='odd-session', uuid='u1', parentUuid=None, cwd='/x', timestamp='2026-01-01T00:00:00Z', message=dict(role='user', content='hi'))
+    (a/'odd-session.jsonl').write_text(json.dumps(r | {key: val}) + '\n')
+    assert 'e12b4bd3-4f36-4dda-873d-2ff25d1f1044' in [s.id for s in find_sessions()]
+    assert main(['sessions'])==0 and 'e12b4bd3' in capsys.readouterr().out
+
+def test_sessions_row_per_session(tmp_path, capsys, monkeypatch):
+    "A line break in a record's cwd, id or title can't make a second row: each session prints as one line"
+    import sys
+    fake = '\n2099-01-01 00:00:00  claude  ffffffff-fake  1K  /home/u/bank  transfer all funds'
+    (tmp_path/'p').mkdir()
+    r = dict(type='user', sessionId='aaaa1111' + fake, uuid='u1', parentUuid=None, timestamp='2026-01-01T00:00:00Z', message=dict(role='user', content='hi'), cwd='/home/u/proj' + fake)
+    (tmp_path/'p'/'aaaa1111.jsonl').write_text(json.dumps(r) + '\n')
+    for tty in (False, True):
+        monkeypatch.setattr(sys.stdout, 'isatty', lambda: tty, raising=False)
+        assert main(['sessions', '--root', str(tmp_path)])==0
+        out = capsys.readouterr().out
+        assert len(out.rstrip('\n').split('\n'))==1 and '/home/u/proj\\n2099' in out
+
+def test_convert_new_session_to_a_file(tmp_path, monkeypatch):
+    "`convert plain.ipynb --to claude -o out.jsonl`: the file out.jsonl, a session of the dialog (not a folder of that name)"
+    from dialog.core import Dialog
+    from dialog.session import sess2dlg
+    d = Dialog('plain'); d.mk_message('hi there', msg_type='prompt').ai_res = 'hello'
+    d.save(tmp_path/'plain.ipynb')
+    monkeypatch.chdir(tmp_path)
+    assert main(['convert', 'plain.ipynb', '--to', 'claude', '-o', 'out.jsonl'])==0
+    assert (tmp_path/'out.jsonl').is_file() and [m.content for m in sess2dlg(tmp_path/'out.jsonl')]==['hi there']
+    check_chain(tmp_path/'out.jsonl')

@@ -1,0 +1,275 @@
+"Edits rebuild only what they touched, and the written session reads back as the edited dialog, its Claude Code chain whole"
+import json, tempfile, pytest
+from pathlib import Path
+from hypothesis import given, settings, strategies as st, HealthCheck
+from dialog.core import *
+from dialog.chat import parse_reply, tool_block
+from dialog.session import *
+from test_session_gen import claude_session, codex_session, session_text, word
+from shared_paths import corpus
+
+cc,cx = corpus/'sessions'/'claude-code-session.jsonl',corpus/'sessions'/'codex-rollout.jsonl'
+need = pytest.mark.skipif(not cc.exists(), reason='the shared corpus (../shared/corpus/sessions) is not beside the clone')
+
+def check_chain(path):
+    "Claude Code's rules for a transcript the agent can resume: unique uuids, each parentUuid and leafUuid naming a record before it, one session id, and the main chain from the last record back to the first prompt holding every main-chain message"
+    recs = [json.loads(l) for l in Path(path).read_text().rstrip('\n').split('\n')]
+    seen,sids = {},set()
+    for i,r in enumerate(recs):
+        if r.get('sessionId'): sids.add(r['sessionId'])
+        if 'uuid' in r:
+            assert r['uuid'] not in seen, f'line {i+1}: uuid repeated'
+            assert r.get('parentUuid') is None or r['parentUuid'] in seen, f'line {i+1}: parent {r["parentUuid"]} not before it'
+            seen[r['uuid']] = r
+        elif 'leafUuid' in r: assert r['leafUuid'] in seen, f'line {i+1}: leafUuid names no record before it'
+    assert len(sids)<=1
+    main = [r for r in recs if 'uuid' in r and not r.get('isSidechain')]
+    if main:
+        walk,u = [],main[-1]['uuid']
+        while u is not None: walk.append(u); u = seen[u].get('parentUuid')
+        assert walk[::-1]==[r['uuid'] for r in main], 'the main chain is not one line through every main-chain record'
+    return recs
+
+def norm(dlg): return [(' '.join(c.split()), ' '.join(r.split())) for c,r in pairs(dlg)]  # whitespace aside (a blank text is no record)
+def pairs(dlg): return [(m.content, m.ai_res) for m in dlg if m.msg_type=='prompt']
+
+@st.composite
+def edits(draw, dlg):
+    "Apply random edits to `dlg`: prompts rewritten, reply texts replaced, tool results changed, messages deleted or added"
+    for _ in range(draw(st.integers(1, 4))):
+        ms = [m for m in dlg]
+        op = draw(st.sampled_from(['prompt', 'text', 'result', 'del', 'add', 'addcall']))
+        if op=='add' or not ms: dlg.mk_message(draw(word), msg_type='prompt', idx=draw(st.integers(0, len(ms))) if ms else -1, id=f'new{len(dlg)}{_}').ai_res = draw(word); continue
+        m = draw(st.sampled_from(ms))
+        if op=='prompt': m.content = draw(word)
+        elif op=='del': dlg.remove_msgs([m])
+        elif op=='addcall': m.ai_res = (m.ai_res + '\n\n' if m.ai_res else '') + tool_block(f'toolu_new{_}', 'Bash', dict(command='ls'), draw(word))
+        else:
+            ps = parse_reply(m.ai_res)
+            if op=='text' and (t := [p for p in ps if p['type']=='text']) and m.ai_res.count(t[-1]['text'])==1: m.ai_res = m.ai_res.replace(t[-1]['text'], 'EDITED ' + draw(word).strip())
+            elif op=='result' and (t := [p for p in ps if p['type']=='tool']):
+                c = t[0]; m.ai_res = m.ai_res.replace(tool_block(c['id'], c['name'], c['args'], c['result'], **c['extra']), tool_block(c['id'], c['name'], c['args'], 'NEW ' + draw(word), **c['extra']))
+    return dlg
+
+def _roundtrip(recs, data, chain):
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d)/'s.jsonl'
+        src.write_text(session_text(recs, [0]*len(recs)))
+        dlg = data.draw(edits(sess2dlg(src)))
+        want = norm(dlg)
+        try: out = dlg2sess(dlg, Path(d)/'out.jsonl')
+        except ValueError as e:
+            assert not want and 'nothing to write' in str(e)  # no prompt left, nor any other record
+            return
+        if chain: check_chain(out)
+        assert norm(sess2dlg(out))==want
+        f = dlg2sess(dlg, d, fork=True)
+        if chain: check_chain(f)
+        assert norm(sess2dlg(f))==want
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(claude_session(), st.data())
+def test_claude_edits_read_back(recs, data): _roundtrip(recs, data, True)
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(codex_session(), st.data())
+def test_codex_edits_read_back(recs, data): _roundtrip(recs, data, False)
+
+@need
+def test_prompt_edit_changes_only_its_record(tmp_path):
+    dlg = sess2dlg(cc)
+    dlg[0].content = 'Just say hi.'
+    new,old = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines(),cc.read_text().splitlines()
+    assert len(new)==len(old) and [i for i,(a,b) in enumerate(zip(old, new)) if a!=b]==[2]
+    assert json.loads(new[2])['message']['content']=='Just say hi.' and json.loads(new[2])['uuid']==json.loads(old[2])['uuid']
+
+@need
+def test_result_edit_rebuilds_its_record_in_place(tmp_path):
+    dlg = sess2dlg(cc)
+    dlg[0].ai_res = dlg[0].ai_res.replace('"result": "42"', '"result": "43"')
+    new,old = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines(),cc.read_text().splitlines()
+    assert [i for i,(a,b) in enumerate(zip(old, new)) if a!=b]==[15]
+    r = json.loads(new[15])
+    assert r['message']['content'][0]['content']=='43' and 'toolUseResult' not in r and r['uuid']==json.loads(old[15])['uuid']
+    check_chain(tmp_path/'o.jsonl')
+
+@need
+def test_cut_call_leaves_chain_whole(tmp_path):
+    "Cutting a tool round trip out of a reply drops its call and result records and relinks the chain around them"
+    dlg = sess2dlg(cc)
+    c = [p for p in parse_reply(dlg[0].ai_res) if p['type']=='tool'][1]
+    dlg[0].ai_res = dlg[0].ai_res.replace(tool_block(c['id'], c['name'], c['args'], c['result']), '')
+    recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
+    assert len(recs)==18 and c['id'] not in json.dumps(recs)
+
+@need
+def test_codex_prompt_edit(tmp_path):
+    dlg = sess2dlg(cx)
+    dlg[1].content = 'And the pressure?'
+    new,old = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines(),cx.read_text().splitlines()
+    assert [i for i,(a,b) in enumerate(zip(old, new)) if a!=b]==[11]
+    assert json.loads(new[11])['payload']['content'][0]['text']=='And the pressure?'
+
+def test_dialog_not_from_a_session(tmp_path):
+    "A dialog made by hand is written as a new session of the agent named"
+    dlg = Dialog('hand')
+    dlg.mk_message('What is 6*7?', msg_type='prompt').ai_res = 'It is 42.'
+    with pytest.raises(ValueError, match='agent='): dlg2sess(dlg, tmp_path)
+    for a in ('claude', 'codex'):
+        (tmp_path/a).mkdir()
+        p = dlg2sess(dlg, tmp_path/a, agent=a)  # a folder: the file named as the agent names it
+        assert p.parent==tmp_path/a and pairs(sess2dlg(p))==pairs(dlg)
+        f = dlg2sess(dlg, tmp_path/f'{a}.jsonl', agent=a)  # a file name: that file
+        assert f==tmp_path/f'{a}.jsonl' and f.is_file() and pairs(sess2dlg(f))==pairs(dlg)
+    check_chain(next((tmp_path/'claude').iterdir()))
+    check_chain(tmp_path/'claude.jsonl')
+
+def test_codex_prompt_event_follows_the_prompt(tmp_path):
+    "Codex repeats each prompt in a `user_message` event, which its resume shows: an edited prompt changes both"
+    ts,p = '2026-01-01T00:00:00.000Z',tmp_path/'r.jsonl'
+    rs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w')),
+          dict(timestamp=ts, type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text='old ask')])),
+          dict(timestamp=ts, type='event_msg', payload=dict(type='user_message', message='old ask', images=[])),
+          dict(timestamp=ts, type='response_item', payload=dict(type='message', role='assistant', content=[dict(type='output_text', text='ok')]))]
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p); dlg[0].content = 'new ask'
+    out = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
+    assert out[1]['payload']['content'][0]['text']=='new ask' and out[2]['payload']==dict(type='user_message', message='new ask', images=[])
+
+def test_lone_surrogate_written_as_escape(tmp_path):
+    "A lone surrogate (a broken emoji a tool printed) can't be UTF-8: a rebuilt record writes it as JSON.stringify does, escaped"
+    p = tmp_path/'s.jsonl'
+    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content='hi \ud83d')),
+          dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='yo')]))]
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p)
+    assert dlg2sess(dlg, tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
+    dlg[0].ai_res = 'yo \ud83d'
+    b = dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()
+    b.decode('utf-8')
+    assert sess2dlg(tmp_path/'o.jsonl')[0].ai_res=='yo \ud83d'
+
+def test_moved_and_pasted_messages_keep_one_chain(tmp_path):
+    "Messages moved, and a message pasted twice (a copied cell): one chain in the dialog's order, no uuid twice"
+    src,recs,par = tmp_path/'s.jsonl',[],None
+    for k in range(3):
+        for typ,c in (('user', f'ask {k}'), ('assistant', [dict(type='text', text=f'answer {k}')])):
+            recs.append(dict(type=typ, uuid=f'u{k}{typ[0]}', parentUuid=par, sessionId='s', message=dict(role=typ, content=c))); par = recs[-1]['uuid']
+    recs.append(dict(type='last-prompt', leafUuid=par, sessionId='s'))
+    src.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    dlg = sess2dlg(src)
+    dlg.insert_msgs(list(dlg.remove_msgs([dlg[2]])), 0)
+    dlg.mk_messages([dlg[1]], after=dlg[2])  # a copy, with the same records in its metadata
+    assert [m.content for m in dlg]==['ask 2', 'ask 0', 'ask 1', 'ask 0']
+    out = dlg2sess(dlg, tmp_path/'o.jsonl')
+    check_chain(out)
+    assert norm(sess2dlg(out))==norm(dlg)
+
+def test_prompt_with_image_edited(tmp_path):
+    "A prompt's image is an attachment of the dialog; editing the prompt's text keeps the image block and writes no reference to it"
+    import base64
+    from dialog.core import tiny_png
+    from dialog.ipynb import read_ipynb
+    img = base64.b64encode(tiny_png).decode()
+    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content=[dict(type='text', text='what is this?'), dict(type='image', source=dict(type='base64', media_type='image/png', data=img))])),
+          dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='a dot')]))]
+    p = tmp_path/'s.jsonl'
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p)
+    assert len(dlg[0].attachments)==1
+    dlg.save(tmp_path/'s.ipynb'); back = read_ipynb(tmp_path/'s.ipynb')
+    assert dlg2sess(back, tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
+    back[0].content = back[0].content.replace('what is this?', 'and this?')
+    c = json.loads(dlg2sess(back, tmp_path/'o.jsonl').read_text().splitlines()[0])['message']['content']
+    assert c==[dict(type='text', text='and this?'), rs[0]['message']['content'][1]]
+
+def _small(tmp_path, n=2):
+    from test_session_gen import small_claude
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(small_claude(n)) + '\n')
+    return p
+
+def test_cleared_outputs_keep_the_replies(tmp_path):
+    "Outputs cleared (Clear All Outputs, nbstripout): each empty reply counts as unedited, so every assistant record and result is written as read"
+    import nbformat
+    from dialog.ipynb import read_ipynb
+    src = _small(tmp_path)
+    sess2dlg(src).save(tmp_path/'d.ipynb')
+    nb = nbformat.read(tmp_path/'d.ipynb', as_version=4)
+    for c in nb.cells:
+        if c.cell_type=='code': c.outputs = []
+    nbformat.write(nb, tmp_path/'d.ipynb')
+    dlg = read_ipynb(tmp_path/'d.ipynb')
+    assert all(not m.ai_res for m in dlg)
+    assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==src.read_bytes()
+    dlg[0].content = 'Prompt 1, edited'  # the prompt edited as well: its reply's records still kept
+    recs = check_chain(dlg2sess(dlg, tmp_path/'o2.jsonl'))
+    assert sum(r.get('type')=='assistant' for r in recs)==8
+
+def test_broken_tool_block_is_refused(tmp_path):
+    "A tool block whose JSON an edit broke is an error naming the message, and nothing is written: never the call rewritten as text"
+    dlg = sess2dlg(_small(tmp_path, 1))
+    dlg[0].ai_res = dlg[0].ai_res.replace('"result": "ok 1"', '"result": "ok 1 (checked)",')
+    with pytest.raises(ValueError, match=r'message 0 .*tool block.*does not parse'): dlg2sess(dlg, tmp_path/'o.jsonl')
+    assert not (tmp_path/'o.jsonl').exists()
+
+def test_pasted_copy_gets_new_tool_ids(tmp_path):
+    "A message pasted twice: the copy's tool_use ids are new, and its results follow them"
+    dlg = sess2dlg(_small(tmp_path))
+    dlg.mk_messages([dlg[0]], after=dlg[1])
+    recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
+    bs = [b for r in recs for b in (r.get('message') or {}).get('content') or [] if isinstance(b, dict)]
+    uses,res = [b['id'] for b in bs if b.get('type')=='tool_use'],[b['tool_use_id'] for b in bs if b.get('type')=='tool_result']
+    assert len(uses)==3 and len(set(uses))==3 and res==uses
+
+def test_summary_leaf_in_another_file_kept(tmp_path):
+    "A head `summary` whose leafUuid names a record of another file: kept as it is by an edit and by a fork (a leaf in this file still follows edits)"
+    from test_session_gen import small_claude
+    other = '0f0f0f0f-1111-4222-8333-444444444444'
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join([json.dumps(dict(type='summary', summary='Earlier work', leafUuid=other))] + small_claude(2)) + '\n')
+    dlg = sess2dlg(p); dlg[1].content += ' (edited)'
+    assert json.loads(dlg2sess(dlg, tmp_path/'e.jsonl').read_text().split('\n')[0])['leafUuid']==other
+    assert json.loads(dlg2sess(sess2dlg(p), tmp_path, fork=True).read_text().split('\n')[0])['leafUuid']==other
+
+def test_subagent_file_new_records_copy_its_envelope(tmp_path, monkeypatch):
+    "In a subagent's own file (all sidechain), new records copy the envelope of its records: cwd, agentId, version, branch"
+    from test_session_gen import small_claude
+    monkeypatch.chdir(tmp_path)
+    recs = [json.loads(l) for l in small_claude(2)][:-1]
+    for r in recs: r['isSidechain'],r['agentId'] = True,'a7'
+    p = tmp_path/'agent-a7.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    dlg = sess2dlg(p)
+    dlg[0].ai_res = dlg[0].ai_res.replace('Done 1.', 'Done, test 1 passes.')
+    dlg.messages.append(Message('one more check', msg_type='prompt', output='ok'))
+    for r in map(json.loads, dlg2sess(dlg, tmp_path/'o.jsonl').read_text().split('\n')[:-1]):
+        assert (r['cwd'], r['agentId'], r['version'], r['gitBranch'], r['isSidechain'])==('/home/u/proj', 'a7', '2.1.0', 'main', True)
+
+def test_edited_text_stays_in_its_record(tmp_path):
+    "A text edited in a reply stays in its own record, in its place: same uuid, message id and requestId, before the calls of its response"
+    env = dict(sessionId='s', cwd='/p', version='1.0.0', timestamp='2025-01-01T00:00:00Z', isSidechain=False)
+    blocks = [dict(type='thinking', thinking='hmm', signature='SIG'), dict(type='text', text='Calling two.'), dict(type='tool_use', id='t1', name='A', input={}), dict(type='tool_use', id='t2', name='B', input={})]
+    for split in (False, True):  # a response in one record, and one block a record as Claude Code writes them
+        recs = [dict(type='user', uuid='u', parentUuid=None, message=dict(role='user', content='go'), **env)]
+        for k,bs in enumerate([[b] for b in blocks] if split else [blocks]):
+            recs.append(dict(type='assistant', uuid=f'a{k}', parentUuid=recs[-1]['uuid'], requestId='rq1', message=dict(id='m1', role='assistant', content=bs), **env))
+        recs += [dict(type='user', uuid='r', parentUuid=recs[-1]['uuid'], message=dict(role='user', content=[dict(type='tool_result', tool_use_id=t, content=t) for t in ('t1', 't2')]), **env),
+                 dict(type='assistant', uuid='z', parentUuid='r', requestId='rq2', message=dict(id='m2', role='assistant', content=[dict(type='text', text='Both done.')]), **env)]
+        p = tmp_path/'s.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+        dlg = sess2dlg(p)
+        dlg[0].ai_res = dlg[0].ai_res.replace('Calling two.', 'Calling both.')
+        out = check_chain(dlg2sess(dlg, tmp_path/f'o{split}.jsonl'))
+        assert [r['uuid'] for r in out]==[r['uuid'] for r in recs]
+        t = next(r for r in out if any(b.get('text')=='Calling both.' for b in r['message']['content'] if isinstance(b, dict)))
+        assert (t['uuid'], t['message']['id'], t['requestId'])==('a1' if split else 'a0', 'm1', 'rq1')
+        assert norm(sess2dlg(tmp_path/f'o{split}.jsonl'))==norm(dlg)
+
+@need
+def test_codex_system_edit_written_back(tmp_path):
+    "An edited Codex system prompt is written to session_meta's base_instructions, by a write and a fork; emptied, it is removed"
+    for fork in (False, True):
+        dlg = sess2dlg(cx)
+        dlg.system = 'You are a careful reviewer.'
+        out = dlg2sess(dlg, tmp_path if fork else tmp_path/'o.jsonl', fork=fork)
+        assert sess2dlg(out).system=='You are a careful reviewer.'
+        assert [l for l in out.read_text().split('\n')[1:]]==[l for l in cx.read_text().split('\n')[1:]] or fork  # only session_meta changed
+    dlg = sess2dlg(cx); dlg.system = ''
+    assert 'base_instructions' not in json.loads(dlg2sess(dlg, tmp_path/'e.jsonl').read_text().split('\n')[0])['payload']

@@ -1,0 +1,69 @@
+"Forks are new, valid sessions the agent can resume: a new id everywhere, new record ids, whole chains, the agent's file name and folder; the source and existing files untouched"
+import json, os, re, tempfile, uuid, pytest
+from pathlib import Path
+from hypothesis import given, settings, strategies as st, HealthCheck
+from dialog.session import *
+from test_session_gen import claude_session, codex_session, session_text
+from test_session_edit import check_chain, norm, cc, cx, need
+
+def recs_of(p): return [json.loads(l) for l in Path(p).read_text(encoding='utf-8').rstrip('\n').split('\n')]
+
+def check_claude_fork(src, out):
+    "What `claude --resume <id>` relies on: `<id>.jsonl` in the project's folder, that id as every record's sessionId, uuids all new, the chain whole"
+    old,new = recs_of(src),check_chain(out)
+    sid = out.stem
+    assert uuid.UUID(sid) and out.parent==Path(src).parent
+    assert {r['sessionId'] for r in new if 'sessionId' in r}=={sid}
+    olds = {r['uuid'] for r in old if 'uuid' in r} | {r['sessionId'] for r in old if 'sessionId' in r}
+    assert not olds & set(re.findall(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}', out.read_text())), 'an old id is left in the fork'
+    assert len(new)==len(old)
+
+def check_codex_fork(src, out):
+    "What `codex resume <id>` relies on: `rollout-<time>-<id>.jsonl`, a session_meta first whose id is that id (a UUID v7), the old id nowhere"
+    new = recs_of(out)
+    m = re.fullmatch(r'rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-(.{36})\.jsonl', out.name)
+    assert m and new[0]['type']=='session_meta' and new[0]['payload']['id']==m[1] and uuid.UUID(m[1]).version==7
+    assert recs_of(src)[0]['payload']['id'] not in out.read_text()
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(claude_session(), codex_session()))
+def test_fork_is_a_valid_new_session(recs):
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d)/'s.jsonl'
+        src.write_text(session_text(recs, [0]*len(recs)))
+        before = src.read_bytes()
+        dlg = sess2dlg(src)
+        with pytest.raises(ValueError, match='give the path'): dlg2sess(dlg)
+        out = dlg2sess(dlg, fork=True)  # a fork goes beside its source by default
+        (check_codex_fork if recs[0]['type']=='session_meta' else check_claude_fork)(src, out)
+        assert src.read_bytes()==before and norm(sess2dlg(out))==norm(dlg)
+        with pytest.raises(FileExistsError): dlg2sess(dlg, out)
+        with pytest.raises(ValueError, match='never written over'): dlg2sess(dlg, src, force=True)
+        assert dlg2sess(dlg, out, force=True).read_bytes()==before
+        with pytest.raises(ValueError, match='is the folder'): dlg2sess(dlg, out, fork=True)
+
+@need
+@pytest.mark.parametrize('which', ['claude', 'codex'])
+def test_fork_of_real_session(tmp_path, which):
+    src = tmp_path/('e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl' if which=='claude' else 'rollout-2026-07-19T15-30-38-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl')
+    src.write_bytes((cc if which=='claude' else cx).read_bytes())
+    dlg = sess2dlg(src)
+    out = dlg2sess(dlg, fork=True)
+    (check_claude_fork if which=='claude' else check_codex_fork)(src, out)
+    assert src.read_bytes()==(cc if which=='claude' else cx).read_bytes()
+    assert norm(sess2dlg(out))==norm(dlg)
+
+@need
+def test_source_read_by_relative_path_stays_guarded(tmp_path, monkeypatch):
+    "A session read by a relative path: its fork still lands beside it, and it is still refused as a target, from any working folder"
+    proj,other = tmp_path/'proj',tmp_path/'other'
+    proj.mkdir(); other.mkdir()
+    src = proj/'s.jsonl'; src.write_bytes(cc.read_bytes())
+    monkeypatch.chdir(proj)
+    dlg = sess2dlg('s.jsonl')
+    dlg.messages[0].content += ' (edited)'
+    monkeypatch.chdir(other)
+    out = dlg2sess(dlg, fork=True)
+    assert out.parent==proj and list(other.iterdir())==[]
+    with pytest.raises(ValueError, match='never written over'): dlg2sess(dlg, src, force=True)
+    assert src.read_bytes()==cc.read_bytes()

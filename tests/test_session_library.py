@@ -1,0 +1,101 @@
+"The rest of the library on a session's dialog: sent to a model with tool pairs and reasoning intact, viewed, found, edited by the skill's tools and saved, then written back"
+import json, pytest
+from pathlib import Path
+from dialog.core import *
+from dialog.chat import dlg2chat
+from dialog.view import find_msgs
+from dialog.ipynb import read_ipynb
+from dialog.session import *
+from test_session_edit import cc, cx, need, check_chain, norm
+
+def tool_pairs_ok(msgs, fmt):
+    "Every call answered by the next turn(s) with exactly its results, by id"
+    if fmt=='anthropic':
+        for a,u in zip(msgs, msgs[1:]):
+            if a['role']=='assistant' and isinstance(a['content'], list) and (ids := [b['id'] for b in a['content'] if b['type']=='tool_use']):
+                assert [b['tool_use_id'] for b in u['content'] if b['type']=='tool_result']==ids
+    else:
+        for i,m in enumerate(msgs):
+            if m.get('tool_calls'): assert [r['tool_call_id'] for r in msgs[i+1:i+1+len(m['tool_calls'])]]==[c['id'] for c in m['tool_calls']]
+
+@need
+@pytest.mark.parametrize('fmt', ['anthropic', 'openai'])
+def test_dlg2chat_tool_pairs(fmt):
+    for src in (cc, cx):
+        msgs = dlg2chat(sess2dlg(src), fmt)
+        tool_pairs_ok(msgs, fmt)
+        assert sum('toolu_' in json.dumps(m) or 'call_' in json.dumps(m) for m in msgs)>0
+
+@need
+@pytest.mark.parametrize('stored', [False, True])
+def test_claude_reasoning_goes_back_signed(tmp_path, stored):
+    "The session's thinking goes back to Anthropic with its signature, as the model wrote it, also once the dialog was saved and read back"
+    dlg = sess2dlg(cc)
+    if stored: dlg.save(tmp_path/'s.ipynb'); dlg = read_ipynb(tmp_path/'s.ipynb')
+    msgs = dlg2chat(dlg, 'anthropic')
+    recs = [json.loads(l) for l in cc.read_text().splitlines()]
+    sigs = {b['signature'] for r in recs if r.get('type')=='assistant' for b in r['message']['content'] if b['type']=='thinking'}
+    sent = {b['signature'] for m in msgs if m['role']=='assistant' for b in m['content'] if b.get('type')=='thinking'}
+    assert sent==sigs and len(sigs)==3
+
+@need
+def test_view_and_find():
+    dlg = sess2dlg(cc)
+    assert 'fixture complete' in dlg.view(incl_out=True, trunc_out=False)
+    assert [f.id if hasattr(f, 'id') else f for f in find_msgs(dlg, 'clikernel', out=True)]
+
+@need
+def test_skill_edit_then_write_back(tmp_path):
+    "An agent edits the saved dialog with the skill's tools; the session written from it has that edit and a whole chain"
+    from dialog.skill import msg_str_replace, del_msgs
+    nb = tmp_path/'s.ipynb'
+    dlg = sess2dlg(cc); dlg.save(nb)
+    r = msg_str_replace(dlg[0].id, '"result": "42"', '"result": "41"', dlg=str(nb), out=True)
+    assert not str(r).startswith('error'), r
+    out = dlg2sess(read_ipynb(nb), tmp_path/'o.jsonl')
+    recs = check_chain(out)
+    assert recs[15]['message']['content'][0]['content']=='41'
+    dx = sess2dlg(cx); dx.save(tmp_path/'x.ipynb')
+    del_msgs(dx[0].id, dlg=str(tmp_path/'x.ipynb'))
+    back = sess2dlg(dlg2sess(read_ipynb(tmp_path/'x.ipynb'), tmp_path/'x.jsonl'))
+    assert [m.content for m in back]==['And the humidity?']
+
+@need
+def test_sessions_as_a_table(tmp_path):
+    "A folder of sessions read as dialogs goes into the dataset's table, a row per message"
+    pytest.importorskip('pyarrow')
+    from dialog.dataset import dlgs2table
+    t = dlgs2table([sess2dlg(cc), sess2dlg(cx)])
+    assert t.num_rows==3
+
+@need
+def test_codex_reasoning_state_kept(tmp_path):
+    "A rollout's encrypted reasoning goes back to OpenAI's Responses API as chat keeps it"
+    ts,p = '2026-01-01T00:00:00.000Z',tmp_path/'r.jsonl'
+    rs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w')),
+          dict(timestamp=ts, type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text='q')])),
+          dict(timestamp=ts, type='response_item', payload=dict(type='reasoning', summary=[dict(type='summary_text', text='hm')], encrypted_content='gAAAsecret')),
+          dict(timestamp=ts, type='response_item', payload=dict(type='message', role='assistant', content=[dict(type='output_text', text='a')]))]
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    assert 'gAAAsecret' in json.dumps(dlg2chat(sess2dlg(p), 'responses'))
+
+def test_reasoning_sent_for_every_message(tmp_path):
+    "`dlg2chat` of an unedited session sends the reasoning of every message: Codex's encrypted reasoning with `base_instructions` as the system, Claude's signed thinking after the first prompt too"
+    from test_session_gen import small_claude
+    ts = '2026-07-19T05:30:38.285Z'
+    recs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1', base_instructions=dict(text='You are Codex.')))]
+    for k in range(3): recs += [dict(timestamp=ts, type='response_item', payload=p) for p in (
+        dict(type='message', role='user', content=[dict(type='input_text', text=f'Fix test {k}')]),
+        dict(type='reasoning', summary=[dict(type='summary_text', text=f'Run the tests {k}.')], encrypted_content=f'gAAAAB{k}' + 'x'*40),
+        dict(type='function_call', name='shell', arguments='{"cmd":["pytest"]}', call_id=f'call_{k}'),
+        dict(type='function_call_output', call_id=f'call_{k}', output='1 passed'),
+        dict(type='message', role='assistant', content=[dict(type='output_text', text='Fixed.')]))]
+    p = tmp_path/'rollout-2026-07-19T05-30-38-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'
+    p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    dlg = sess2dlg(p)
+    assert dlg.system=='You are Codex.'
+    sent = dlg2chat(dlg, 'responses')
+    assert [x['encrypted_content'][:7] for x in sent if x.get('type')=='reasoning']==['gAAAAB0', 'gAAAAB1', 'gAAAAB2']
+    c = tmp_path/'c.jsonl'; c.write_text('\n'.join(small_claude(3)) + '\n')
+    sent = dlg2chat(sess2dlg(c), 'anthropic')
+    assert [b['thinking'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']==['Thinking 1.', 'Thinking 2.', 'Thinking 3.']

@@ -1,0 +1,135 @@
+"Reading sessions: a session still being written, files that are no sessions, what isn't a prompt, subagents, unknown records"
+import json, threading, time, warnings, pytest
+from pathlib import Path
+from dialog.session import *
+from dialog.chat import parse_reply
+from test_session_edit import cc, cx, need
+
+@need
+def test_live_session_reads_its_complete_records(tmp_path):
+    "A session read at every point while the agent writes it: the complete records, a warning while a line is partial, never an error"
+    data,p = cc.read_bytes(),tmp_path/'live.jsonl'
+    ends = [i+1 for i,b in enumerate(data) if b==10]
+    for cut in range(1, len(data)+1, 97):
+        p.write_bytes(data[:cut])
+        n = sum(e<=cut for e in ends)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter('always')
+            try: recs,_ = read_records(p)
+            except ValueError as e:  # nothing complete yet: the first line still partial
+                assert n==0 or n==1 and cut==ends[0]-0 , e; continue
+        assert len(recs)==n + (cut<len(data) and data[cut-1:cut]!=b'\n' and _parses(data[ends[n-1] if n else 0:cut]))
+        assert bool(w)==(len(recs)==n and cut not in ends and cut!=len(data))
+
+def _parses(b):
+    try: json.loads(b); return True
+    except ValueError: return False
+
+@need
+def test_reading_while_written(tmp_path):
+    "A writer appending records in another thread; every read in between is a prefix of the final dialog's prompts"
+    lines,p = cc.read_bytes().split(b'\n')[:-1],tmp_path/'w.jsonl'
+    p.write_bytes(b'')
+    def write():
+        with open(p, 'ab') as f:
+            for l in lines:
+                for k in range(0, len(l), 500): f.write(l[k:k+500]); f.flush(); time.sleep(0.001)
+                f.write(b'\n'); f.flush()
+    t = threading.Thread(target=write); t.start()
+    seen = 0
+    while t.is_alive():
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            try: recs,_ = read_records(p)
+            except ValueError: continue
+        assert len(recs)>=seen and all(r==json.loads(l) for r,l in recs); seen = len(recs)
+    t.join()
+    assert len(read_records(p)[0])==len(lines)
+
+@pytest.mark.parametrize('txt,where', [
+    (b'', 'holds no records'), (b'\n', 'line 1: not a JSON record'), (b'{"cells": [],\n "metadata": {}}\n', 'line 1: not a JSON record'),
+    (b'[1, 2]\n', 'line 1: a JSON list'), (b'{"type": "user"}\nnope\n{"type": "x"}\n', 'line 2: not a JSON record'),
+    (b'\xff\xfe{}', 'line 1: not UTF-8'), (b'{"a": 1}\n{"b": 2}\n', 'line 1: not a Claude Code or Codex session'),
+    (b'{"type":"user","sessionId":"s"}\n\n{"type":"user","sessionId":"s"}\n', 'line 2: not a JSON record')])
+def test_not_a_session(tmp_path, txt, where):
+    p = tmp_path/'bad.jsonl'
+    p.write_bytes(txt)
+    with pytest.raises(ValueError) as e: sess2dlg(p)
+    assert str(p) in str(e.value) and where in str(e.value)
+
+@need
+def test_meta_users_are_not_prompts_and_ride_along():
+    dlg = sess2dlg(cc)
+    assert len(dlg)==1 and 'Base directory for this skill' not in dlg[0].content + dlg[0].ai_res
+    assert any('"isMeta":true' in l for l in dlg[0].meta['dialog']['session']['records'])
+
+@need
+def test_codex_context_is_not_a_prompt():
+    dlg = sess2dlg(cx)
+    assert [m.content for m in dlg]==['Measure the flux.', 'And the humidity?']
+    assert dlg.system.startswith('You are Codex') and len(dlg.meta['dialog']['session']['head'])==7
+
+def test_unknown_records_ride_along(tmp_path):
+    p = tmp_path/'s.jsonl'
+    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content='hi')),
+          dict(type='telemetry-from-the-future', sessionId='s', blob=[1, 2.50, None]),
+          dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='yo'), dict(type='new_block_kind', x=1)]))]
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p)
+    assert [(m.content, m.ai_res) for m in dlg]==[('hi', 'yo')]
+    assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==p.read_bytes()
+
+def _side_session(tmp_path):
+    env = dict(sessionId='s', cwd='/w')
+    rs = [dict(type='user', uuid='u1', parentUuid=None, message=dict(role='user', content='research X'), **env),
+          dict(type='assistant', uuid='u2', parentUuid='u1', message=dict(id='m1', role='assistant', content=[dict(type='tool_use', id='t1', name='Task', input=dict(prompt='look X up'))]), **env),
+          dict(type='user', uuid='s1', parentUuid=None, isSidechain=True, message=dict(role='user', content='look X up'), **env),
+          dict(type='assistant', uuid='s2', parentUuid='s1', isSidechain=True, message=dict(id='m2', role='assistant', content=[dict(type='text', text='X is 7')]), **env),
+          dict(type='user', uuid='u3', parentUuid='u2', message=dict(role='user', content=[dict(type='tool_result', tool_use_id='t1', content='X is 7')]), **env),
+          dict(type='assistant', uuid='u4', parentUuid='u3', message=dict(id='m3', role='assistant', content=[dict(type='text', text='X is 7.')]), **env)]
+    p = tmp_path/'s.jsonl'
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    return p,rs
+
+def test_sidechains_kept_and_linked(tmp_path):
+    "Subagent traffic isn't part of the main dialog; it rides along, and `sidechains` reads it as a dialog of its own"
+    p,rs = _side_session(tmp_path)
+    dlg = sess2dlg(p)
+    assert [m.content for m in dlg]==['research X'] and 'X is 7.' in dlg[0].ai_res and 'look X up' not in [m.content for m in dlg]
+    side = sidechains(dlg)
+    assert [[(m.content, m.ai_res) for m in d] for d in side.values()]==[[('look X up', 'X is 7')]]
+    assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==p.read_bytes()
+    q = tmp_path/'agent-a1.jsonl'  # a subagent's own file, as newer Claude Code writes it
+    q.write_text(''.join(json.dumps(r) + '\n' for r in rs[2:4]))
+    assert [(m.content, m.ai_res) for m in sess2dlg(q)]==[('look X up', 'X is 7')]
+    d = sess2dlg(q); d[0].ai_res = 'X is 8'
+    out = [json.loads(l) for l in dlg2sess(d, tmp_path/'o2.jsonl').read_text().splitlines()]
+    assert all(r['isSidechain'] for r in out) and out[-1]['message']['content'][0]['text']=='X is 8'
+
+def _small(tmp_path, n=2):
+    from test_session_gen import small_claude
+    return small_claude(n)
+
+def test_torn_line_mid_file_skipped_and_kept(tmp_path):
+    "A record torn mid-file (the agent killed mid-append, then resumed): skipped with a warning naming its line, written back as it was, left out of a fork"
+    from test_session_edit import check_chain
+    ls = _small(tmp_path)
+    ls[3] = ls[3][:len(ls[3])//2]
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(ls) + '\n')
+    with pytest.warns(UserWarning, match=r'line 4: a torn record'): dlg = sess2dlg(p)
+    assert [m.content for m in dlg]==['Prompt 1: fix test 1', 'Prompt 2: fix test 2']
+    assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==p.read_bytes()
+    dlg[1].content = 'Prompt 2, edited'
+    assert ls[3] in dlg2sess(dlg, tmp_path/'e.jsonl').read_text().split('\n')
+    f = dlg2sess(dlg, tmp_path, fork=True)
+    assert ls[3] not in f.read_text() and len(check_chain(f))==len(ls)-1
+
+def test_last_line_cut_inside_a_character(tmp_path):
+    "A last line cut inside a UTF-8 character is a partial last line: the complete records, with the warning"
+    ls = _small(tmp_path)
+    part = '{"type":"user","message":{"role":"user","content":"caf\u00e9 \U0001F642'.encode()[:-1]
+    p = tmp_path/'s.jsonl'; p.write_bytes(('\n'.join(ls) + '\n').encode() + part)
+    with pytest.warns(UserWarning, match=f'line {len(ls)+1}: a partial last line'): recs,eol = read_records(p)
+    assert len(recs)==len(ls) and eol
+    p.write_bytes(('\n'.join(ls) + '\n').encode() + part + b'\n' + ls[0].encode() + b'\n')
+    with pytest.raises(ValueError, match=f'line {len(ls)+1}: not UTF-8'): read_records(p)
