@@ -33,6 +33,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts, gc_paused
+from .session import sess2dlg, agents
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 import errno, fnmatch, gc, glob, heapq, itertools, json, marshal, multiprocessing, os, pickle, secrets, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
@@ -47,6 +48,20 @@ def _is_dir(e):
         if x.errno in _gone: return False
         raise
 
+def _is_session(p):
+    "Whether `.jsonl` file `p` looks like an agent session: a regular file whose first line is a JSON object with a `type`, as every record of Claude Code and Codex is (`sess2dlg` then reads it, or names what is wrong); never opened in a way that waits (a named pipe)"
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
+        with open(fd, 'rb') as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode): return False
+            r = json.loads(f.readline())
+    except (OSError, ValueError): return False
+    return isinstance(r, dict) and isinstance(r.get('type'), str)
+
+def _listed_file(path, name):
+    "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file)"
+    return name.endswith('.ipynb') or (name.endswith('.jsonl') and _is_session(path))
+
 def _hidden(name): return name.startswith('.') # A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`): one rule for the local listing and Ray's
 
 def _listing(f):
@@ -59,7 +74,7 @@ def _listing(f):
             if _hidden(e.name): continue
             if _is_dir(e):
                 if not e.is_symlink(): dirs.append(e.name) # a link to a folder isn't followed
-            elif e.name.endswith('.ipynb'): files.append(e.name)
+            elif _listed_file(e.path, e.name): files.append(e.name)
     by = lambda n: os.path.normcase(n)
     return heapq.merge(((os.path.join(f, d), True) for d in sorted(dirs, key=by)), ((os.path.join(f, n), False) for n in sorted(files, key=by)), key=lambda e: by(os.path.basename(e[0])))
 
@@ -125,7 +140,7 @@ def _paths1(src):
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-        return sorted({str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if f.endswith('.ipynb')}, key=_path_key)  # a file two `**`s reach is listed once
+        return sorted({str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if _listed_file(f, f)}, key=_path_key)  # a file two `**`s reach is listed once
     return _notebooks(str(p)) if stat.S_ISDIR(st.st_mode) else [str(p)] # a folder's files as they are found, in order
 
 def _paths(src):
@@ -149,7 +164,7 @@ def _dlg_texts(src):
     return _listed(src, list)
 
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
-    "The `.ipynb` files `src` names, sorted, each file once however it is reached (where first named: a folder and its subfolder overlap, or a link leads to a file listed); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
+    "The `.ipynb` files (and agent sessions, `_listed_file`) `src` names, sorted, each file once however it is reached (where first named: a folder and its subfolder overlap, or a link leads to a file listed); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
     return L(map(Path, _dlg_texts(src)))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
@@ -195,8 +210,17 @@ def _plan(src, workers):
 # %% ../nbs/09_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog, parts=False):
     "The `cls` dialog at `p`, or the error that says why it can't be read; `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog)"
+    if str(p).endswith('.jsonl'): return _read_session(p, cls)
     try: return DialogParts(*read_ipynb_parts(p)) if parts and cls is Dialog and Dialog.msg_cls is Message else read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
+
+def _read_session(p, cls=Dialog):
+    "The `cls` dialog of agent session `p` (`sess2dlg`: without a `path`, as `Dialog.save` would write a notebook over the session; `dlg2sess` writes it back), or the error that says why it can't be read: a `DialogFormatError` naming the file and line"
+    try:
+        if not stat.S_ISREG(os.stat(p).st_mode): return DialogFormatError('not a regular file: a session is a .jsonl file', p)  # a named pipe would never end
+        return sess2dlg(p, cls=cls)
+    except OSError as e: return e
+    except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{p}, ').removeprefix(f'{p}: '), p)
 
 def _chk_on_error(on_error):
     if on_error not in ('raise', 'skip', 'collect'): raise ValueError(f"on_error must be 'raise', 'skip' or 'collect', not {on_error!r}")
@@ -224,7 +248,8 @@ def _read_chunk(paths, cls=Dialog, parts=False):
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
     res = _read_chunk(paths)
-    return _table([(d, str(d.path)) for d in res if not isinstance(d, Exception)]),[e for e in res if isinstance(e, Exception)]
+    good = [(d, str(d.path) if d.path is not None else os.path.abspath(p)) for d,p in zip(res, paths) if not isinstance(d, Exception)]  # a session's dialog has no path: its file's
+    return _table(good),[e for e in res if isinstance(e, Exception)]
 
 # %% ../nbs/09_dataset.ipynb #b339a476
 def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a list of files
@@ -616,7 +641,7 @@ def _jsonl_chunk(job):
 # %% ../nbs/09_dataset.ipynb #c5c7d186
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list of files
                 fname, # The JSON Lines file to write
-                fmt:str='openai', # 'openai' or 'anthropic'
+                fmt:str='openai', # The wire format each line holds: 'openai', 'anthropic', 'responses' or 'gemini' (`dialog.chat`'s codecs)
                 workers:int=None, # Processes converting, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                 on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                 force:bool=False, # Replace `fname` if it exists
@@ -646,7 +671,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
 # %% ../nbs/09_dataset.ipynb #b1a0e005
 def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or a folder, glob, or list (or any iterable) of `.ipynb` files
                fname, # The file to write
-               fmt:str='openai', # 'openai' or 'anthropic'
+               fmt:str='openai', # The wire format each line holds: 'openai', 'anthropic', 'responses' or 'gemini' (`dialog.chat`'s codecs)
                workers:int=None, # For files: processes reading them, this one among them; None: every core for 64 files or more
                drop=None, # Conversations to leave out (see `dialog.chat.dlgs2jsonl`)
                shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
@@ -778,7 +803,7 @@ def _nlines(p):
 
 def export_folder(src, # A folder (searched recursively), a glob pattern, or a list of files
                   fname, # The file to write: `.parquet` (the message table) or `.jsonl` (chat histories)
-                  fmt:str='openai', # For JSON Lines: 'openai' or 'anthropic'
+                  fmt:str='openai', # For JSON Lines: the wire format each line holds ('openai', 'anthropic', 'responses' or 'gemini')
                   workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
                   on_error:str='raise', # A bad file: 'raise' its error, or 'skip' it (the text lists it)
                   force:bool=False, # Replace `fname` if it exists
@@ -817,9 +842,9 @@ def _dlg_counts(d):
 def _stats_chunk(paths):
     "The summaries (`_dlg_counts`) of the good files among `paths`, and the errors of the bad ones (a dialog with a malformed message among them)"
     res,errs = [],[]
-    for d in _read_chunk(paths):
+    for p,d in zip(paths, _read_chunk(paths)):
         if isinstance(d, Exception): errs.append(d); continue
-        try: res.append(_dlg_counts(d))
+        try: res.append((str(d.path) if d.path is not None else p, *_dlg_counts(d)[1:]))  # a session's dialog has no path: its file's
         except (ValueError, TypeError, AttributeError, KeyError):  # as `_cols` says it: which message, and what is wrong
             if (x := _row_error(d)) is None: raise  # `_row` calls `_counts`: it fails on the same message
             errs.append(x)

@@ -39,6 +39,13 @@ def test_export_jsonl_and_convert_folder_stream_what_dlgs2jsonl_writes(talks):
     rc,out,err = nbd('convert', 'talks/a', 'talks/b', '--to', 'jsonl', '--fmt', 'anthropic', cwd=talks)  # to stdout
     assert (talks/'e.jsonl').read_bytes() == (talks/'c.jsonl').read_bytes() == out.encode() == want and rc == 0
 
+@pytest.mark.parametrize('fmt', ['responses', 'gemini'])
+def test_export_jsonl_in_every_wire_format(talks, fmt):
+    "`nbdialog export --fmt` takes every format `dialog.chat` speaks, and writes what `dlgs2jsonl` writes"
+    want = dlgs2jsonl(read_dialogs(talks/'talks', workers=0), talks/'want.jsonl', fmt).read_bytes()
+    assert nbd('export', 'talks', '-o', 'e.jsonl', '--fmt', fmt, cwd=talks)[0] == 0
+    assert (talks/'e.jsonl').read_bytes() == want
+
 def test_bad_files_stop_export_unless_skipped_and_stats_lists_them(talks):
     (talks/'talks'/'a'/'broken.ipynb').write_text('{"cells": [')
     rc,out,err = nbd('export', 'talks', '-o', 'x.parquet', cwd=talks)
