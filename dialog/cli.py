@@ -358,10 +358,13 @@ def _progress(what):
     return f
 
 # %% ../nbs/04_cli.ipynb #755edf19
+_req_keys = dict(anthropic=('system', 'messages'), responses=('instructions', 'input'), gemini=('system_instruction', 'contents')) # Formats whose system prompt goes beside the history: the two keys of the object written then, as each API names its arguments
+
 def _chat_txt(dlg, fmt):
-    "`dlg` as JSON chat messages of provider `fmt`; an Anthropic system prompt goes beside the list"
+    "`dlg` as JSON chat messages of provider `fmt`; a system prompt the format takes apart goes beside the list (Gemini's as a content of parts)"
     msgs = dlg2chat(dlg, fmt)
-    res = dict(system=dlg.system, messages=msgs) if fmt=='anthropic' and dlg.system else msgs
+    sk,k = _req_keys.get(fmt, (None, None))
+    res = {sk: {'parts': [{'text': dlg.system}]} if fmt=='gemini' else dlg.system, k: msgs} if sk and dlg.system else msgs
     return json.dumps(res, indent=1, ensure_ascii=False) + '\n'
 
 def _jsonl_txt(dlgs, fmt, drop=None, shape=None):
@@ -381,7 +384,7 @@ def _to_text(dlgs, to, a):
     return _chat_txt(dlg, to)
 
 def _from_chat(fname, fmt, name):
-    "The dialog named `name` held by chat JSON file `fname`: a list of messages, or `{system, messages}`"
+    "The dialog named `name` held by chat JSON file `fname`: a list of messages, or the object `_chat_txt` writes (`{system, messages}`, `{instructions, input}`, `{system_instruction, contents}`)"
     p = Path(fname)
     try: js = json.loads(p.read_text(encoding='utf-8'))
     except FileNotFoundError: raise ValueError(f'{p}: no such file') from None
@@ -390,8 +393,10 @@ def _from_chat(fname, fmt, name):
         raise ValueError(f'{p}: not JSON ({e}){hint}') from None
     sys_txt = None
     if isinstance(js, dict):
-        if not isinstance(js.get('messages'), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "messages" list')
-        js,sys_txt = js['messages'],js.get('system')
+        sk,k = _req_keys.get(fmt, _req_keys['anthropic'])
+        if not isinstance(js.get(k), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "{k}" list')
+        js,sys_txt = js[k],js.get(sk)
+        if isinstance(sys_txt, dict) and isinstance(sys_txt.get('parts'), list): sys_txt = '\n\n'.join(x.get('text', '') for x in sys_txt['parts'] if isinstance(x, dict))
     try: return chat2dlg(js, fmt, system=sys_txt, name=name)
     except ValueError as e: raise ValueError(f'{p}: {e}') from None
 
@@ -412,17 +417,19 @@ def _from_jsonl(fname, fmt, o, force=False):
 
 # %% ../nbs/04_cli.ipynb #9f13beef
 @_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON (or JSON Lines) file'),
-      _arg(group=[_arg('--to', choices=('openai','anthropic','jsonl','md','py','xml'), help='write the dialog in this form'),
-                  _arg('--from', dest='from_', choices=('openai','anthropic','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
+      _arg(group=[_arg('--to', choices=('openai','anthropic','responses','gemini','jsonl','md','py','xml','ipynb','claude','codex'), help='write the dialog in this form; ipynb reads an agent session (Claude Code or Codex .jsonl) into a dialog, claude and codex write a dialog as one'),
+                  _arg('--from', dest='from_', choices=('openai','anthropic','responses','gemini','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
       _arg('-o', metavar='OUT', help='the file to write (default: stdout, as with -o -); with --from, the .ipynb to write, and with --from jsonl, a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
-      _arg('--fmt', choices=('openai','anthropic'), help='with --to jsonl or --from jsonl: the provider whose messages each line holds (default: openai to write, found line by line to read)'),
+      _arg('--fmt', choices=('openai','anthropic','responses','gemini'), help='with --to jsonl or --from jsonl: the wire format of the history each line holds (default: openai to write, found line by line to read)'),
       _arg('--assets', metavar='DIR', help=_doc(dlg2md, 'assets', pre='with --to md: ', post=' (default: embedded as data URIs)')),
       _arg('--fenced', action=argparse.BooleanOptionalAction, help=_doc(dlg2md, 'fenced', pre='with --to md: ', post=' (default: fenced)')),
       _arg('--weave', action='store_true', default=None, help=_doc(dlg2md, 'weave', pre='with --to md: ')),
       _arg('--exportfilter', action='store_true', default=None, help=_doc(dlg2md, 'exportfilter', pre='with --to md: ')),
       _arg('--force', action='store_true', help='replace OUT if it exists'), _repair, _drop, _shape,
+      _arg('--fork', action='store_true', help='with --to claude or codex: write a new session the agent can resume (a new id), in folder OUT (default: beside the session the dialog came from)'),
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
+    if a.to in ('ipynb', 'claude', 'codex') or a.fork: return _convert_sess(a)
     if a.fmt and 'jsonl' not in (a.to, a.from_): raise ValueError('--fmt goes with --to jsonl or --from jsonl only')
     if a.drop and a.to!='jsonl': raise ValueError('--drop goes with --to jsonl only')
     if a.shape and a.to!='jsonl': raise ValueError('--shape goes with --to jsonl only')
@@ -459,6 +466,37 @@ def _cmd_convert(a):
         _say(f'wrote {a.o}')
     else: sys.stdout.write(term_safe(txt, sys.stdout.isatty()))
 
+# %% ../nbs/04_cli.ipynb #37c936ce
+from .session import sess2dlg, dlg2sess, find_sessions
+
+def _convert_sess(a):
+    "`convert SESSION.jsonl --to ipynb`, `convert DIALOG.ipynb --to claude|codex [--fork]`: agent sessions and dialogs, both ways"
+    if a.to not in ('ipynb', 'claude', 'codex'): raise ValueError('--fork goes with --to claude or codex only')
+    if len(a.files)!=1: raise ValueError(f'--to {a.to} takes one file, not {len(a.files)}')
+    if bad := [o for o in ('fmt', 'drop', 'shape', 'assets', 'fenced', 'weave', 'exportfilter') if getattr(a, o) is not None]: raise ValueError(f'--{bad[0]} does not go with --to {a.to}')
+    f,o = a.files[0],None if a.o in (None, '-') else a.o
+    if a.to=='ipynb':
+        if a.fork: raise ValueError('--fork goes with --to claude or codex only')
+        if a.repair: raise ValueError('--repair reads dialog files, not sessions')
+        out = _chk_new(ipynb_path(o or Path(f).stem), a.force)
+        dlg = sess2dlg(f, name=out.stem)
+        return _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
+    p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
+    _say(f'wrote {rel_path(p)}')
+
+# %% ../nbs/04_cli.ipynb #01feba4e
+def _human_size(n): return next(f'{n/k:.0f}{u}' if k>1 else f'{n}B' for k,u in ((1<<30, 'G'), (1<<20, 'M'), (1<<10, 'K'), (1, 'B')) if n>=k or k==1)
+
+@_sub(_arg('prefix', nargs='?', metavar='PREFIX', help='only the sessions whose id starts with it'),
+      _arg('--agent', choices=('claude', 'codex'), help="only this agent's sessions"),
+      _arg('--root', metavar='DIR', help='look in this folder instead of ~/.claude/projects and ~/.codex/sessions (which $CLAUDE_CONFIG_DIR and $CODEX_HOME move)'),
+      help='list Claude Code and Codex sessions, newest first: start time, agent, id, size, project and title')
+def _cmd_sessions(a):
+    ss = find_sessions(a.prefix, a.agent, a.root)
+    if not ss: return _say('no sessions found' + (f' with an id starting {a.prefix!r}' if a.prefix else ''), err=True) or 1
+    one = lambda x: str(x).replace('\r', '\\r').replace('\n', '\\n')  # a field from a file is one row's: its line breaks escaped (`_say` escapes the rest on a terminal)
+    _say(*(f"{one(s.start or '?')[:19].replace('T', ' ')}  {s.agent:<6}  {one(s.id)}  {_human_size(s.size):>5}  {one(s.project or '?')}  {one(s.title)}" for s in ss))
+
 # %% ../nbs/04_cli.ipynb #863e09f1
 def _folders2jsonl(a):
     "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed by `paths2jsonl` to `-o` or stdout"
@@ -479,7 +517,7 @@ _srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searc
 _workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
 
 @_sub(_srcs, _arg('-o', metavar='OUT', required=True, help='the file to write: .parquet (one row per message) or .jsonl (one chat per line); with --partition-by, the folder'),
-      _arg('--fmt', choices=('openai','anthropic'), default='openai', help='with a .jsonl OUT: the provider whose messages each line holds (default openai)'),
+      _arg('--fmt', choices=('openai','anthropic','responses','gemini'), default='openai', help='with a .jsonl OUT: the wire format of the history each line holds (default openai)'),
       _workers, _arg('--skip-bad', action='store_true', help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
       _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS', help='write OUT as a folder of Parquet files partitioned by these columns, comma-separated (e.g. msg_type)'), _drop, _shape,
@@ -568,9 +606,33 @@ def _cmd_exhash(a):
     if not res.changed: return _say(res.rstrip('\n')) # no change (or lines printed): nothing to write
     _done(dlg, a, res.rstrip('\n'), f'would edit {m.id}', rows=[res.rstrip('\n')])
 
+# %% ../nbs/04_cli.ipynb #a63dfaf1
+from .skill import check_limits, min_mem
+
+def _secs(s):
+    "An argparse `type` reading a tool call's deadline in seconds: more than 0, at most a week (`check_limits`)"
+    try: v = float(s)
+    except ValueError: raise argparse.ArgumentTypeError(f'expected a number of seconds, not {s!r}') from None
+    try: check_limits(v, None)
+    except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
+    return v
+
+_units = dict(k=1<<10, m=1<<20, g=1<<30, t=1<<40)
+def _size(s):
+    "An argparse `type` reading a memory cap: bytes, or a number and K, M, G or T (powers of 1024), e.g. 4G; at least `min_mem` (64M); 0 for no limit"
+    m = re.fullmatch(r'(\d+(?:\.\d+)?)([kmgt]?)i?b?', s.strip(), re.I)
+    if not m: raise argparse.ArgumentTypeError(f'expected a size such as 4G, 512M or 1000000 (bytes), or 0 for no limit, not {s!r}')
+    v = int(float(m[1])*_units.get(m[2].lower(), 1))
+    if float(m[1]) and v<min_mem:  # (0.5 is no "0": a cap that rounds to nothing is refused, not taken as no limit)
+        raise argparse.ArgumentTypeError(f'{s} is {v:,} bytes, too little: a cap is at least {min_mem>>20}M (a worker takes about 40M just to start and 90M for ast-grep; a number without a unit is bytes: write 512M for 512 MiB), or 0 for no limit')
+    return v
+
 @_sub(_arg('--root', default='.', metavar='DIR', help='the folder whose dialogs clients may read and edit (default: the working folder)'),
+      _arg('--timeout', type=_secs, default=30, metavar='SECS', help=_doc(serve_mcp, 'timeout', post=' (default 30)')),
+      _arg('--maxmem', type=_size, default=4<<30, metavar='SIZE', help=f'most memory the process running a call may take, e.g. 512M, 4G (a number without a unit is bytes; at least {min_mem>>20}M; default 4G; 0: no limit)'),
+      _arg('--workers', type=_int_from(1), metavar='N', help=_doc(serve_mcp, 'workers', post=' (default: twice the CPU count, at least 2)')),
       help='serve the dialog tools to an MCP client over stdio', extra='mcp')
-def _cmd_mcp(a): serve_mcp(a.root)
+def _cmd_mcp(a): serve_mcp(a.root, a.timeout, a.maxmem or None, a.workers)
 
 # %% ../nbs/04_cli.ipynb #02bd6dac
 if __name__=='__main__': sys.exit(main())
