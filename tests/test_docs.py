@@ -90,3 +90,18 @@ def test_no_cell_is_skipped_by_nbdev_test_unawares():
             s = ''.join(c['source'])
             if c['cell_type']=='code' and 'nbdev_export'+'(' in s:
                 assert s.strip().splitlines()[-1].strip() in ('import nbdev; nbdev.nbdev_export()', 'nbdev_export()'), (nb.name, c['id'])
+
+def test_no_cell_holds_imports_and_other_code():
+    "nbdev's docs processing refuses a cell whose top level holds imports and other statements (it runs imports to render the docs): an import goes in a cell of its own"
+    import ast, json
+    from pathlib import Path
+    bad = []
+    for nb in sorted((Path(__file__).resolve().parent.parent/'nbs').glob('*.ipynb')):
+        for c in json.loads(nb.read_text(encoding='utf-8'))['cells']:
+            s = ''.join(c['source'])
+            if c['cell_type']!='code' or 'nbdev_export'+'()' in s or any(l.strip() in ('#| export', '#| exporti', '#| exports', '#| eval: false') for l in s.split('\n')): continue
+            try: t = ast.parse('\n'.join(l for l in s.split('\n') if not l.lstrip().startswith(('%', '!'))))
+            except SyntaxError: continue
+            tl = lambda *ty: any(isinstance(n, ty) for n in t.body)
+            if tl(ast.Import, ast.ImportFrom) and tl(ast.Expr, ast.Assign): bad.append(f"{nb.name} {c['id']}")
+    assert not bad, bad
