@@ -395,7 +395,7 @@ def _from_chat(fname, fmt, name):
     if isinstance(js, dict):
         sk,k = _req_keys.get(fmt, _req_keys['anthropic'])
         if not isinstance(js.get(k), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "{k}" list')
-        js,sys_txt = js[k],js.get(sk)
+        js,sys_txt = js[k],js.get(sk, js.get('systemInstruction') if fmt=='gemini' else None)  # Gemini's REST spelling too
         if isinstance(sys_txt, dict) and isinstance(sys_txt.get('parts'), list): sys_txt = '\n\n'.join(x.get('text', '') for x in sys_txt['parts'] if isinstance(x, dict))
     try: return chat2dlg(js, fmt, system=sys_txt, name=name)
     except ValueError as e: raise ValueError(f'{p}: {e}') from None

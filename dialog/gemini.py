@@ -56,11 +56,14 @@ def _gm_result(fr, i, j):
     if not isinstance(r, dict): kit.err(i, f'part {j}: a functionResponse needs a response object')
     return json.dumps(r, ensure_ascii=False)
 
+_urlsafe = str.maketrans('-_', '+/')
+
 def _gm_media(p, i, j):
     "An `inlineData` or `fileData` part as a neutral image part, or an inline PDF or audio as a file part"
     d = p.get('inlineData') or p.get('fileData')
     if not isinstance(d, dict): kit.err(i, f'part {j}: malformed media part')
     mime = kit.mime(d.get('mimeType'))
+    if isinstance(b := d.get('data'), str) and ('-' in b or '_' in b or len(b)%4): d = dict(d, data=b.translate(_urlsafe) + '='*(-len(b)%4))  # google-genai's JSON of bytes is URL-safe base64
     if 'inlineData' in p and mime in file_mimes: return kit.b64_file(mime, d.get('data'), d.get('displayName'), i, j)
     if mime not in img_mimes: kit.err(i, f"part {j}: a {mime!r} part: only images and {', '.join(file_mimes)} are read")
     if 'inlineData' in p: return kit.image(mime, d.get('data'), i, j)
@@ -81,9 +84,10 @@ def _gm_events(c, i):
             elif p['text'].strip() or role=='user': out.append(kit.txt(p['text']))
         elif 'functionCall' in p and role=='model':
             fc = p['functionCall']
-            if not (isinstance(fc.get('name'), str) and isinstance(fc.get('args', {}), dict)): kit.err(i, f'part {j}: a functionCall needs a name and an args object')
+            if not (isinstance(fc, dict) and isinstance(fc.get('name'), str) and isinstance(fc.get('args', {}), dict)): kit.err(i, f'part {j}: a functionCall needs a name and an args object')
             out.append(dict(type='tool', id=c['_ids'][j], name=fc['name'], args=fc.get('args', {}), extra={} if isinstance(fc.get('id'), str) else {'no_id': True}))
         elif 'functionResponse' in p and role=='user':
+            if not isinstance(p['functionResponse'], dict): kit.err(i, f'part {j}: a functionResponse must be an object, not {type(p["functionResponse"]).__name__}')
             if c['_ids'][j] is None: kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
             res.append(('result', c['_ids'][j], _gm_result(p['functionResponse'], i, j), {}))
         elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, i, j))

@@ -15,11 +15,12 @@ __all__ = []
 from fastcore.utils import *
 from .core import *
 import dialog.chat as chat
-from .chat import Codec, codec_kit as kit, register_codec, call_args, refusal_text, tool_block, img_mimes, file_mimes
+from .chat import Codec, codec_kit as kit, register_codec, call_args, refusal_text, tool_block, img_mimes, file_mimes, result_image
 import json
 
 # %% ../nbs/02a_responses.ipynb #4fa1c4ff
-_outputs = ('function_call_output', 'custom_tool_call_output') # the items that answer the model's calls
+_client_calls = ('computer_call', 'local_shell_call', 'shell_call') # calls of tools the host runs (computer use, Codex's local shell, the shell tool): paired with outputs by `call_id`, as a function's are
+_outputs = ('function_call_output', 'custom_tool_call_output', *(t+'_output' for t in _client_calls)) # the items that answer the model's calls
 
 def _typ(x): return x.get('type', 'message') if isinstance(x, dict) else None # an input message may leave out its type
 
@@ -81,6 +82,14 @@ def _rs_model(items, i):
             if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)): kit.err(j, f"a {t} needs a call_id, a name and its {a} as a string")
             args,extra = call_args(x['arguments']) if t=='function_call' else ({'input': x['input']}, {'custom': True})
             parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra))
+        elif t in _client_calls:  # run by the host: its output comes as an item of its own
+            if not (isinstance(x.get('call_id'), str) and isinstance(x.get('action', {}), dict)): kit.err(j, f'a {t} needs a call_id and an action object')
+            parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=x.get('action', {}), extra={'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {})))
+        elif t=='mcp_call':  # a remote MCP server OpenAI called: its tool, arguments and output kept
+            if not all(isinstance(x.get(k), str) for k in ('id', 'name')): kit.err(j, 'an mcp_call needs an id and a name')
+            args,_ = call_args(x.get('arguments') or '{}')
+            out = x.get('output') if isinstance(x.get('output'), str) else x.get('error') if isinstance(x.get('error'), str) else ''
+            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, server=True, result=out, extra={'result_type': t} | ({'server_label': x['server_label']} if isinstance(x.get('server_label'), str) else {})))
         else:  # a tool OpenAI ran itself: shown, never replayed as a call
             if not isinstance(x.get('id'), str): kit.err(j, f'a {t} item without an id')
             act = x.get('action')
@@ -88,13 +97,27 @@ def _rs_model(items, i):
                               result=str(x.get('status') or ''), extra={'result_type': t}))
     return parts
 
+def _rs_result_text(o, i, t):
+    "An output list holding `input_image` parts as the result text a tool block holds (each image as `result_image` spells it)"
+    res = []
+    for k,x in enumerate(o):
+        if isinstance(x, dict) and x.get('type')=='input_image':
+            p = kit.url_part(x.get('image_url'), i, k) if isinstance(x.get('image_url'), str) else None
+            if not (p and 'data' in p): kit.err(i, f'{t} content part {k}: an input_image must be a data URL (a file id or web URL is not read)')
+            res.append(result_image(p['mime'], p['data']))
+        else: res.append(_rs_texts([x], i, t))
+    return '\n\n'.join(res)
+
 def _rs_events(m, i):
     "`chat2dlg`'s events of item (or run of model items) `m` at index `i`"
     if 'items' in m and m.get('role')=='assistant': return [('assistant', _rs_model(m['items'], i))]
     t = _typ(m)
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
-        return [('result', m['call_id'], _rs_texts(m.get('output', ''), i, t), {})]
+        o = m.get('output', '')
+        if isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o): o = _rs_result_text(o, i, t)  # a screenshot, an image read
+        if t in _outputs[:2] or isinstance(o, str): return [('result', m['call_id'], _rs_texts(o, i, t), {} if t in _outputs[:2] else {'output_type': t})]
+        return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), {'output_type': t, 'output_json': True})]  # a host-run tool's output object (a screenshot, shell runs): kept as its JSON
     if t!='message': kit.err(i, f'unsupported item type {t!r}')
     role = m.get('role')
     if role in ('system', 'developer'): return [('system', _rs_texts(m.get('content'), i, role))]
@@ -110,9 +133,19 @@ def _rs_part(p):
     return dict(type='input_image', image_url=p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}", detail='auto')
 
 def _rs_call(i, p):
-    "Call part `p` as a `function_call` item (a custom tool's as `custom_tool_call`), with id `i`"
+    "Call part `p` as a `function_call` item (a custom tool's as `custom_tool_call`, a host-run tool's as its own item), with id `i`"
+    if (t := p['extra'].get('item')) in _client_calls: return dict(type=t, call_id=i, action=p['args'], status='completed') | ({'id': p['extra']['item_id']} if 'item_id' in p['extra'] else {})
     if p['extra'].get('custom') and isinstance(p['args'].get('input'), str) and len(p['args'])==1: return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input'])
     return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p))
+
+def _rs_output(c, p):
+    "The item answering call item `c` (of part `p`): its own output type, the output as it came (a host-run tool's object from its JSON)"
+    e,o = p['extra'],p['result']
+    if e.get('output_json'):
+        try: o = json.loads(o)
+        except (TypeError, ValueError): pass  # edited into text: sent as text
+    elif isinstance(o, str) and (ps := kit.result_pieces(o, lambda t: dict(type='input_text', text=t), lambda mime, data: dict(type='input_image', image_url=f'data:{mime};base64,{data}'))): o = ps  # images the tool returned
+    return dict(type=e.get('output_type') or ('function_call_output' if c['type'] in _client_calls else c['type']+'_output'), call_id=c['call_id'], output=o)  # a host-run call's own output type is kept when it came so
 
 def _rs_server(p):
     "A web search OpenAI ran (a server block read from a `web_search_call`) as that item again; None for any other part"
@@ -130,7 +163,7 @@ def _rs_reply(parts, ids):
                 out.append(ws); continue
             if not kit.call(p): txt.append(p['text'] if p['type']=='text' else kit.server_text(p)); continue
             if txt: out.append(dict(role='assistant', content='\n\n'.join(txt))); txt = []
-            out.append(c := _rs_call(ids(p['id']), p)); calls.append(dict(type=c['type']+'_output', call_id=c['call_id'], output=p['result']))
+            out.append(c := _rs_call(ids(p['id']), p)); calls.append(_rs_output(c, p))
         if txt: out.append(dict(role='assistant', content='\n\n'.join(txt)))
         res.append(out + calls)
     return res

@@ -363,3 +363,35 @@ def test_image_facts_are_remembered_without_the_images():
     tracemalloc.stop()
     for i in range(300): chat._img_facts(base64.b64encode(bytes([i % 256, i // 256])).decode())
     assert len(chat._facts) == 256
+
+def test_deeply_nested_arguments_are_a_value_error():
+    "Tool-call arguments nested deeper than Python's recursion limit (hostile model output): a ValueError naming the message, never a RecursionError"
+    args = '{"b": ' + '['*3000 + ']'*3000 + '}'
+    h = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': args}}]},
+         {'role': 'tool', 'tool_call_id': 'c1', 'content': 'x'}]
+    with pytest.raises(ValueError, match='message 1: nested too deeply'): chat2dlg(h, 'openai')
+    deep = x = {}
+    for _ in range(3000): x['a'] = {}; x = x['a']
+    a = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 't', 'signature': 's'}, {'type': 'tool_use', 'id': 't1', 'name': 'f', 'input': deep}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 't1', 'content': 'x'}]}]
+    with pytest.raises(ValueError, match='nested too deeply'): chat2dlg(a, 'anthropic')
+
+png1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+def test_an_image_inside_a_tool_result_is_read_and_sent_back():
+    "A tool result holding an image (a screenshot: Anthropic's text and image blocks, a Responses output list): read, kept in the result, back as that provider's image; as a short note, no base64, to OpenAI"
+    img = {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png1}}
+    h = [{'role': 'user', 'content': 'Take a screenshot'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'computer', 'input': {'action': 'screenshot'}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'text', 'text': 'Here:'}, img]}]},
+         {'role': 'assistant', 'content': [{'type': 'text', 'text': 'I see a desktop.'}]}]
+    d = chat2dlg(h, 'anthropic')
+    assert dlg2chat(d, 'anthropic') == h[:3] + [{'role': 'assistant', 'content': 'I see a desktop.'}]
+    oa = dlg2chat(d, 'openai')
+    assert png1 not in json.dumps(oa) and 'image/png image' in oa[2]['content']
+    check_history(oa, 'openai')
+    r = [{'role': 'user', 'content': 'Take a screenshot'}, {'type': 'function_call', 'call_id': 'c1', 'name': 'shot', 'arguments': '{}'},
+         {'type': 'function_call_output', 'call_id': 'c1', 'output': [{'type': 'input_image', 'image_url': 'data:image/png;base64,' + png1}]},
+         {'role': 'assistant', 'content': 'A desktop.'}]
+    assert dlg2chat(chat2dlg(r, 'responses'), 'responses') == r
+    with pytest.raises(ValueError, match='message 2: content part 0: image data is not base64'):
+        chat2dlg(h[:2] + [{'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': '%%'}}]}]}], 'anthropic')

@@ -122,3 +122,14 @@ def test_text_between_tool_calls_stays_in_place():
     r = tool_block('a', 'f', {}, '1') + '\n\nLater.\n' + tool_block('b', 'g', {}, '2')
     dd = Dialog('x'); dd.mk_message('go', msg_type=sprompt, output=r)
     assert [m['role'] for m in dlg2chat(dd)] == ['user', 'assistant', 'tool', 'assistant', 'tool']
+
+def test_chat_completions_custom_tool_call_read_and_sent_back():
+    "GPT-5's custom tool call on Chat Completions (`type: 'custom'`, a `ChatCompletionMessage` as the host appends it): read, and sent back to OpenAI as a custom call"
+    from openai.types.chat import ChatCompletion
+    c = ChatCompletion.model_validate({'id': 'x', 'object': 'chat.completion', 'created': 1, 'model': 'gpt-5', 'choices': [{'index': 0, 'finish_reason': 'tool_calls',
+        'message': {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'custom', 'custom': {'name': 'apply_patch', 'input': '*** Begin Patch'}}]}}]})
+    h = [{'role': 'user', 'content': 'patch it'}, c.choices[0].message, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'done'}]
+    out = dlg2chat(chat2dlg(h, 'openai'), 'openai')
+    assert out[1]['tool_calls'] == [{'id': 'call_1', 'type': 'custom', 'custom': {'name': 'apply_patch', 'input': '*** Begin Patch'}}]
+    assert dlg2chat(chat2dlg(h, 'openai'), 'responses')[1] == {'type': 'custom_tool_call', 'call_id': 'call_1', 'name': 'apply_patch', 'input': '*** Begin Patch'}
+    with pytest.raises(ValueError, match='message 1: custom tool call 0 needs'): chat2dlg([h[0], {'role': 'assistant', 'tool_calls': [{'id': 'c', 'type': 'custom', 'custom': 5}]}], 'openai')

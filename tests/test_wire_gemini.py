@@ -104,3 +104,27 @@ def test_generated_dialogs_give_valid_contents(d):
     c = dlg2chat(d, 'gemini')
     gemini_rules(c)
     assert dlg2chat(chat2dlg(c, 'gemini', system=d.system), 'gemini') == c
+
+def test_camel_case_system_instruction_read_from_jsonl(tmp_path):
+    "A JSON Lines line as Gemini's REST API spells a request (`systemInstruction`, camelCase) gives its system prompt, as the snake_case spelling does"
+    cs = [{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'text': 'Ahoy'}]}]
+    for k in ('systemInstruction', 'system_instruction'):
+        p = tmp_path/f'{k}.jsonl'; p.write_text(json.dumps({'contents': cs, k: {'parts': [{'text': 'Talk like a pirate.'}]}}) + '\n')
+        assert jsonl2dlgs(p)[0].system == 'Talk like a pirate.'
+
+def test_sdk_content_with_url_safe_base64_image_read():
+    "google-genai's `Content` holding image bytes serialises them as URL-safe base64: read, the bytes intact"
+    import base64
+    png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==')
+    data = png + bytes([0xfb, 0xff, 0xfe])*10  # standard base64 of these holds '+' and '/'
+    c = types.Content(role='user', parts=[types.Part(text='see'), types.Part.from_bytes(data=data, mime_type='image/png')])
+    d = chat2dlg([c, types.Content(role='model', parts=[types.Part(text='ok')])], 'gemini')
+    assert base64.b64decode(dlg2chat(d, 'gemini')[0]['parts'][1]['inlineData']['data']) == data
+
+@pytest.mark.parametrize('bad', [{'functionCall': 'f'}, {'functionCall': ['f']}, {'functionCall': None}, {'functionCall': {'name': 'f', 'args': [1]}}])
+def test_malformed_function_call_is_a_value_error(bad):
+    with pytest.raises(ValueError, match='message 1: part 0: a functionCall needs'): chat2dlg([{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [bad]}], 'gemini')
+
+def test_malformed_function_response_is_a_value_error():
+    h = [{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'functionCall': {'name': 'f', 'args': {}}}]}, {'role': 'user', 'parts': [{'functionResponse': 'x'}]}]
+    with pytest.raises(ValueError, match='message 2: part 0: a functionResponse must be an object'): chat2dlg(h, 'gemini')

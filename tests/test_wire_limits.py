@@ -39,8 +39,17 @@ def test_too_many_images_names_the_limit():
 def test_a_request_too_big_by_its_text_names_the_limit():
     d = Dialog('big')
     d.mk_message('x' * (21*2**20), msg_type=sprompt)
-    assert dlg2chat(d, 'gemini')  # text alone is not measured (no media): the provider's context limit comes first
+    with pytest.raises(ValueError, match="over gemini's limit of 20971520 bytes, and not by its images"): dlg2chat(d, 'gemini')  # text alone is measured too (issue 30 review)
+    assert dlg2chat(d, 'anthropic')  # under Anthropic's 32 MB
     assert len(dlg2chat(album(101, b'\x89PNG'), 'anthropic', limits=False)[0]['content']) == 102  # an archive, never one request
     m = d.mk_message('[doc](attachment:d.pdf)', msg_type=sprompt)
     m.mk_attachment(b'%PDF-1.7\n' + b'0'*(11*2**20), 'application/pdf', 'd.pdf')
     with pytest.raises(ValueError, match="over gemini's limit of 20971520 bytes, and not by its images"): dlg2chat(d, 'gemini')
+
+def test_the_byte_limit_counts_the_system_prompt():
+    "A request over the limit by its system prompt alone (which goes beside the messages, as Anthropic's `system=`) is refused, naming the limit"
+    d = Dialog('sys'); d.system = 'x' * (33*2**20)
+    d.mk_message('hi', msg_type=sprompt)
+    with pytest.raises(ValueError, match="over anthropic's limit of 33554432 bytes"): dlg2chat(d, 'anthropic')
+    d.system = 'Be brief.'
+    assert dlg2chat(d, 'anthropic') == [{'role': 'user', 'content': 'hi'}]

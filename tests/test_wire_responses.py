@@ -122,3 +122,27 @@ def test_generated_dialogs_give_valid_inputs(d):
     items = dlg2chat(d, 'responses')
     responses_rules(items)
     assert dlg2chat(chat2dlg(items, 'responses', system=d.system), 'responses') == items
+
+client_loops = {
+ 'computer': [{'role': 'user', 'content': 'click'}, {'type': 'computer_call', 'id': 'cu_1', 'call_id': 'call_1', 'action': {'type': 'click', 'x': 1, 'y': 2}, 'status': 'completed'},
+              {'type': 'computer_call_output', 'call_id': 'call_1', 'output': {'type': 'computer_screenshot', 'image_url': 'https://example.com/s.png'}}, {'role': 'assistant', 'content': 'Clicked.'}],
+ 'codex local shell': [{'role': 'user', 'content': 'ls'}, {'type': 'local_shell_call', 'id': 'lsh_1', 'call_id': 'call_1', 'action': {'type': 'exec', 'command': ['ls']}, 'status': 'completed'},
+              {'type': 'function_call_output', 'call_id': 'call_1', 'output': 'a b'}, {'role': 'assistant', 'content': 'Two files.'}],
+ 'shell': [{'role': 'user', 'content': 'ls'}, {'type': 'shell_call', 'id': 'sh_1', 'call_id': 'call_1', 'action': {'commands': ['ls']}, 'status': 'completed'},
+              {'type': 'shell_call_output', 'call_id': 'call_1', 'output': [{'stdout': 'a', 'stderr': '', 'outcome': {'type': 'exit', 'exit_code': 0}}]}, {'role': 'assistant', 'content': 'One file.'}]}
+
+@pytest.mark.parametrize('k', list(client_loops))
+def test_host_run_calls_pair_with_their_outputs(k):
+    "computer_call, local_shell_call and shell_call are the host's to run: read with their outputs (paired by call_id), written back as the same items, and as calls to other providers"
+    h = client_loops[k]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    assert dlg2chat(d, 'responses') == h
+    oa = dlg2chat(d, 'openai')
+    assert oa[1]['tool_calls'][0]['id'] == 'call_1' and oa[2]['tool_call_id'] == 'call_1'
+
+def test_mcp_call_keeps_its_tool_arguments_and_output():
+    h = [{'role': 'user', 'content': 'x'}, {'type': 'mcp_call', 'id': 'mcp_1', 'server_label': 'docs', 'name': 'search_docs', 'arguments': '{"q":"dialog"}', 'output': '3 hits'},
+         {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'ok'}]}]
+    d = chat2dlg(h, 'responses')
+    for s in ('search_docs', '3 hits', 'dialog'): assert s in d.messages[0].ai_res
+    assert "search_docs(q='dialog')" in json.dumps(dlg2chat(d, 'anthropic'))  # as a short text to another provider
