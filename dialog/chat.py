@@ -714,6 +714,7 @@ def img_size(data:bytes): # An image's bytes (PNG, GIF and WebP need only their 
             i += 2+int.from_bytes(data[i+2:i+4], 'big')
     return None
 
+# %% ../nbs/02_chat.ipynb #a0f21aa1
 def _pillow(what:str='fit_image needs Pillow'):
     "Pillow's `Image` module; without it, `needs_extra`'s error for the `images` extra, raised as a ValueError (an image too big to send is bad input)"
     try:
@@ -900,6 +901,7 @@ def _url_part(url, i, j):
     "The part an image URL of part `j` of message `i` comes back as: a `data:` URL is the image itself (an attachment), any other URL its Markdown"
     return _image(m[1], m[2], i, j) if (m := _re_data_url.fullmatch(url)) else _url_text(url)
 
+# %% ../nbs/02_chat.ipynb #7b7a935f
 def refusal_text(txt:str): # What the model said in refusing
     "A refusal as a reply holds it: a `::: {.refusal}` div, sent back as the assistant's text"
     return f'::: {{.refusal}}\n{txt}\n:::'
@@ -970,6 +972,7 @@ def _data_file(url, name, i, j):
     if m is None: _err(i, f'content part {j}: a file must come as a base64 data: URL (a file_id or URL names a file this dialog can\'t hold)')
     return _b64_file(m[1], m[2], name, i, j)
 
+# %% ../nbs/02_chat.ipynb #0ab5cc9d
 def call_args(raw): # A tool call's `arguments` as a provider gave them: a JSON string (OpenAI), or a dict
     "`(args, extra)`: the arguments as the dict a `tool_block` shows ({} unless they are a JSON object), and `extra` holding `raw_arguments` when `raw` is a string `json.dumps(args)` doesn't give back"
     args = raw
@@ -1194,6 +1197,23 @@ def _too_deep(o, limit=None):
         if isinstance(x, (dict, list)): todo.extend((v, d+1) for v in (x.values() if isinstance(x, dict) else x))
     return False
 
+# %% ../nbs/02_chat.ipynb #6d4c25ac
+def _add_reply(cur, ev, m, i, fmt, pending):
+    "Add assistant event `ev` of message `m` (index `i`) to the reply `cur` builds: texts, thinking, server calls, and calls waiting in `pending` for their results"
+    calls,s0,tail = [],len(cur[1]),[]
+    for p in ev[1]:
+        if p['type']=='tool' and _too_deep(p['args']): _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: over {max_depth} levels)")
+        if p['type']=='text' and calls: tail.append(p['text'].strip('\n'))  # said after a call: it stays between calls, or goes before them when no call follows
+        elif p['type']=='text': cur[1].append(p['text'].strip('\n'))
+        elif p['type']=='think': cur[1].extend([think_block(p['text'])] if p['text']!='' else [])  # empty thinking (kept with the message) shows nothing
+        elif p.get('server'): cur[1].append([dict(p, extra=p['extra'] | {'server': True})])  # run by the provider: its result came with it
+        else:
+            calls += [t for t in tail if t.strip()]; tail = []  # text between calls: on the lines between them, in the same round
+            calls.append(c := dict(p, result=None, idx=i)); pending.setdefault(c['id'], []).append(c)
+    cur[1].extend(tail + ([calls] if calls else []))  # text after the last call goes before them, in the same turn
+    cur[2].append(ev[2] if len(ev)>2 else None); cur[3].append((s0, len(cur[1]), m, i))
+
+# %% ../nbs/02_chat.ipynb #a332e226
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai', 'anthropic', 'responses' or 'gemini'; detected when None
              system:str=None, # A system prompt given apart from the list, as Anthropic's, Responses' and Gemini's APIs take it (a string or a list of text blocks)
@@ -1228,18 +1248,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 if len(ev)>2: cur[0].meta['dialog'] = {'cache_control': ev[2]}  # Anthropic's cache breakpoint: at the end of this prompt's turn
             elif ev[0]=='assistant':
                 if cur is None or prev=='assistant': flush(); cur = (dlg.mk_message('', msg_type=sprompt), [], [], [])
-                calls,s0,tail = [],len(cur[1]),[]
-                for p in ev[1]:
-                    if p['type']=='tool' and _too_deep(p['args']): _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: over {max_depth} levels)")
-                    if p['type']=='text' and calls: tail.append(p['text'].strip('\n'))  # said after a call: it stays between calls, or goes before them when no call follows
-                    elif p['type']=='text': cur[1].append(p['text'].strip('\n'))
-                    elif p['type']=='think': cur[1].extend([think_block(p['text'])] if p['text']!='' else [])  # empty thinking (kept with the message) shows nothing
-                    elif p.get('server'): cur[1].append([dict(p, extra=p['extra'] | {'server': True})])  # run by the provider: its result came with it
-                    else:
-                        calls += [t for t in tail if t.strip()]; tail = []  # text between calls: on the lines between them, in the same round
-                        calls.append(c := dict(p, result=None, idx=i)); pending.setdefault(c['id'], []).append(c)
-                cur[1].extend(tail + ([calls] if calls else []))  # text after the last call goes before them, in the same turn
-                cur[2].append(ev[2] if len(ev)>2 else None); cur[3].append((s0, len(cur[1]), m, i))
+                _add_reply(cur, ev, m, i, fmt, pending)
             else:
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
                 c = pending[ev[1]].pop(0)
