@@ -385,6 +385,7 @@ def _plain_result(s):
     "Result text `s` for a format without images in results: each image as a short note, never its base64"
     return _re_res_img.sub(lambda m: f'({m[1]} image, {len(m[2])*3//4 - m[2].count("=")} bytes)', s) if '![image](data:' in s else s
 
+# %% ../nbs/02_chat.ipynb #75f3a569
 def _oa_tool_call(i, c):
     "Call part `c` as a `tool_calls` entry with id `i`: a custom tool's (one `input` string) as `type: 'custom'`, any other as a function's"
     if c['extra'].get('custom') and isinstance(c['args'].get('input'), str) and len(c['args'])==1: return dict(id=i, type='custom', custom=dict(name=c['name'], input=c['args']['input']))
@@ -400,6 +401,7 @@ def _oa_reply(parts, ids):
         res.append([m] + [dict(role='tool', tool_call_id=i, content=_plain_result(c['result'])) for i,c in zip(cids, calls)])
     return res
 
+# %% ../nbs/02_chat.ipynb #eefb6901
 def _an_result(i, c):
     res = c['result'] if c['result'].strip() else no_output
     res = _result_pieces(res, _txt, lambda mime, data: dict(type='image', source=dict(type='base64', media_type=mime, data=data))) or res  # an image the tool returned: an image block
@@ -1051,6 +1053,7 @@ def _an_server(p, calls, i, j):
     if c is None: _err(i, f"content part {j}: a {p['type']} for {p.get('tool_use_id')!r} has no server_tool_use before it")
     c['result'],c['extra'] = json.dumps(p.get('content'), ensure_ascii=False),{'result_type': p['type']}
 
+# %% ../nbs/02_chat.ipynb #53c78bb9
 def _an_events(m, i):
     "Anthropic turn `m` as events (results first, as a user turn must start with them)"
     role,c = m.get('role'),m.get('content')
