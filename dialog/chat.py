@@ -1165,8 +1165,9 @@ def _unprefixed(units, fmt, system, wire, msgs, given):
     out = list(map(_an_norm, _render(units, fmt, system)))
     same = given is None and system is None or isinstance(given, str) and given==system  # system blocks (cache breakpoints) don't come back as they were given
     h = [_an_norm(_sdk_json(x)) for x in msgs]
+    k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))  # where they part: one pass, not one per record
     for _,r,_,i in wire:
-        same = same and out[:i]==h[:i]
+        same = same and min(i, len(out))==min(i, len(h)) and k>=min(i, len(out))  # `out[:i]==h[:i]`
         if not same: r['prefix'] = 'unsendable'  # no digest is this: the record never goes back as valid
 def _sdk_json(o):
     "An SDK object (anything with `model_dump`: an Anthropic block, a `ChatCompletionMessage`…) as its JSON, the fields it was given (what the SDKs themselves send for it); a message whose lists hold such objects (`response.content`) likewise; anything else as it is"
