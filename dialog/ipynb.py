@@ -1,6 +1,8 @@
-"""Reading and writing dialog files: lossless, safe against crashes and concurrent edits, and about as fast as the JSON itself
+"""Reading and writing dialog files: lossless, safe against crashes and concurrent edits, and as fast as the JSON itself
 
-A dialog lives in a `.ipynb` file, and people diff it, commit it, and open it in Jupyter, nbdev, GitHub and Solveit, sometimes in several programs at once. This module is the storage projection: it reads a file into a `Dialog` and writes one back.
+A dialog lives in a `.ipynb` file, and people diff it, commit it, and open it in Jupyter, nbdev, GitHub and Solveit,
+sometimes in several programs at once.
+This module is the storage projection: it reads a file into a `Dialog` and writes one back.
 
 Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
@@ -16,7 +18,8 @@ from fastcore.utils import *
 from fastcore.xtras import rtoken_hex
 from fastcore.nbio import read_nb, repair_cell
 from .core import *
-from .nbjson import CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text, json_copy, json_fresh, out_keys, prompt_mark, short_repr
+from .nbjson import (CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text,
+                           json_copy, json_fresh, out_keys, prompt_mark, short_repr)
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, pickle, re, socket, stat, threading, time
 _q = short_repr # quote user data cut short (core's error policy)
@@ -40,7 +43,8 @@ class DialogFormatError(ValueError):
            idx=None, # The cell's index, if this error doesn't have one
            cell_id=None): # The cell's id, if this error doesn't have one
         "This error, located in file `fname` at cell `idx`"
-        return DialogFormatError(self.problem, fname or self.fname, self.idx if idx is None else idx, self.cell_id or cell_id)
+        idx = self.idx if idx is None else idx
+        return DialogFormatError(self.problem, fname or self.fname, idx, self.cell_id or cell_id)
 
 # %% ../nbs/01_ipynb.ipynb #05cb7a54
 _nb_keys = {'cells', 'metadata', 'nbformat', 'nbformat_minor'}
@@ -52,7 +56,8 @@ def _loads(txt):
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt or txt.isspace(): raise DialogFormatError('empty file')  # not `strip()`: that copies the whole text
-    for parse in (json.loads, json_fresh):  # too deep for the caller's stack: read on a fresh one, as the writer's check does
+    # too deep for the caller's stack: read on a fresh one, as the writer's check does
+    for parse in (json.loads, json_fresh):
         try: return parse(txt)
         except RecursionError: continue
         except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
@@ -63,8 +68,11 @@ def _chk_nb(nb):
     "Check the notebook-level structure of parsed `nb`, healing a missing `metadata` or `nbformat_minor`"
     if type(nb) is not dict or 'nbformat' not in nb: raise DialogFormatError('not a notebook (no nbformat key)')
     v,minor = nb['nbformat'],nb.setdefault('nbformat_minor', 0)
-    if type(v) is not int or type(minor) is not int: raise DialogFormatError('nbformat and nbformat_minor must be integers')
-    if v<4: raise DialogFormatError(f'nbformat {v} is too old to read: open and save it in Jupyter to convert it to nbformat 4')
+    if type(v) is not int or type(minor) is not int:
+        raise DialogFormatError('nbformat and nbformat_minor must be integers')
+    if v<4:
+        raise DialogFormatError(f'nbformat {v} is too old to read: '
+                                'open and save it in Jupyter to convert it to nbformat 4')
     if v>4 or minor>5: raise DialogFormatError(f'nbformat {v}.{minor} is newer than this library reads (4.0 to 4.5)')
     if extra := nb.keys()-_nb_keys: raise DialogFormatError(f'unknown notebook keys {sorted(extra)}')
     if type(nb.get('cells')) is not list: raise DialogFormatError('not a notebook (cells must be a list)')
@@ -72,7 +80,8 @@ def _chk_nb(nb):
     return nb
 
 def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
-    "A `cls` dialog of parsed `cells` and notebook metadata `meta` (both checked, and changed in place); `parts`: `(dialog, message states)`, the dialog without its messages (see `read_ipynb_parts`)"
+    "A `cls` dialog of parsed `cells` and notebook metadata `meta` (both checked, and changed in place)"
+    # `parts`: `(dialog, message states)`, the dialog without its messages (see `read_ipynb_parts`)
     try: chk_meta(meta, 'notebook', 'notebook metadata')
     except CellError as e: raise DialogFormatError(str(e), fname) from None
     mcls,msgs,seen = cls.msg_cls,[],set()
@@ -82,22 +91,28 @@ def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
     if home is not None and (type(home) is not dict or not all(type(o) is dict for o in home.values())):
         raise DialogFormatError('notebook metadata attachments must map cell ids to attachments', fname)
     for i,c in enumerate(cells):
-        cid = c.get('id') if type(c) is dict and type(c.get('id')) is str and i not in made else None # errors name only ids the file holds
-        try: m = _cell2msg(mcls, c, home.pop(cid, None) if home and cid and c.get('cell_type')=='code' else None, parts)
-        except (CellError, DialogFormatError) as e: raise DialogFormatError(getattr(e, 'problem', str(e)), fname, i, cid) from None
-        if (mid := m['_id'] if parts else m.id) in seen: raise DialogFormatError(f'duplicate cell id {_q(mid)}', fname, i, mid)
+        # errors name only ids the file holds
+        cid = c.get('id') if type(c) is dict and type(c.get('id')) is str and i not in made else None
+        atts = home.pop(cid, None) if home and cid and c.get('cell_type')=='code' else None
+        try: m = _cell2msg(mcls, c, atts, parts)
+        except (CellError, DialogFormatError) as e:
+            raise DialogFormatError(getattr(e, 'problem', str(e)), fname, i, cid) from None
+        if (mid := m['_id'] if parts else m.id) in seen:
+            raise DialogFormatError(f'duplicate cell id {_q(mid)}', fname, i, mid)
         seen.add(mid)
         msgs.append(m)
-    if home or home=={} and not had: meta['attachments'] = home  # entries for cells this file doesn't have (or an empty home): carried along
+    # entries for cells this file doesn't have (or an empty home): carried along
+    if home or home=={} and not had: meta['attachments'] = home
     res = cls(name, [] if parts else msgs, meta)  # with no messages, its list counts the same one change (`ver`)
     res.ids_derived = len(made)
     return (res, msgs) if parts else res
 
 # %% ../nbs/01_ipynb.ipynb #88695cca
-Dialog.ids_derived = 0 # How many cells the reader gave an id derived from the file, as they had none
+# How many cells the reader gave an id derived from the file, as they had none
+Dialog.ids_derived = 0
 
 def derive_ids(cells): # Parsed ipynb cells, in file order (changed in place)
-    "Give each cell that has no id one derived from its source (8 hex digits, deterministic even on collisions, unchanged by edits to other cells); returns their indices"
+    "Give each cell that has no id one derived from its source; returns their indices"
     taken = {c['id'] for c in cells if type(c) is dict and type(c.get('id')) is str and c['id']}
     res = []
     for i,c in enumerate(cells):
@@ -122,14 +137,17 @@ def _atts(d, what='attachments'):
         try: s = join_text(v, f'{what} {_q(k)}')
         except CellError as e: raise DialogFormatError(str(e)) from None
         try: res.append(Attachment.from_b64(s, mime, k))  # even a name of '' is kept
-        except (binascii.Error, ValueError) as e: raise DialogFormatError(f'{what} {_q(k)} is not valid base64 ({e})') from None
+        except (binascii.Error, ValueError) as e:
+            raise DialogFormatError(f'{what} {_q(k)} is not valid base64 ({e})') from None
     return res
 
 def _without(d, k): return {a:b for a,b in d.items() if a!=k}
 def _ai_out(txt): return mk_displayobj({'text/markdown': txt}, {'is_ai_res': True})
 
 def _cell2msg(mcls, c, atts=None, state=False):
-    "A `mcls` message from cell dict `c` (checked, and its texts joined in place); `atts` are its homed attachments; `state`: the attributes that message would have (`Message.state_of`; `mcls` is `Message`), not the message"
+    "A `mcls` message from cell dict `c` (checked, and its texts joined in place)"
+    # `atts` are its homed attachments;
+    # `state`: the attributes that message would have (`Message.state_of`; `mcls` is `Message`), not the message
     ct,meta = chk_cell(c, join=True)['cell_type'],c['metadata']
     src,kind,form = c['source'],cell_kind(c),{}
     if kind==sprompt:
@@ -158,26 +176,34 @@ def _cell2msg(mcls, c, atts=None, state=False):
 Dialog.path = None # The file this dialog was read from or last saved to (absolute)
 Dialog._seen = None # Digest of the bytes it read or wrote there
 
-def _digest(data): return hashlib.sha256(data).digest()[:16]  # SHA-256: machines have it in hardware, twice blake2b's speed (a read hashes the file, a save twice)
+# SHA-256: machines have it in hardware, twice blake2b's speed (a read hashes the file, a save twice)
+def _digest(data): return hashlib.sha256(data).digest()[:16]
 
 def read_ipynb(fname, # The file; `.ipynb` is appended when missing
                cls=Dialog, # The `Dialog` class to build
                name=None, # The dialog's name; defaults to the file's stem
-               repair:bool=False, # Heal damage that needs no guess (see *Repairing damaged files*), listing each fix in `dlg.repairs`
+               repair:bool=False, # Heal damage that needs no guess, listing each fix in `dlg.repairs`
                verbose:bool=False, # With `repair`, also print each fix
-               root=None): # Read it only from inside this folder, following no symlink below it; None: wherever `fname` leads
+               root=None): # Read it only from inside this folder, following no symlink below it
     "A `cls` dialog read from ipynb file `fname`, remembering its absolute path and what was on disk"
     return _read(fname, cls, name, repair, verbose, root=root)
 
+# %% ../nbs/01_ipynb.ipynb #557bd60c
 def read_ipynb_parts(fname): # The file; `.ipynb` is appended when missing
-    "`read_ipynb(fname)` as plain data, made without building the messages: `(dialog, states)`, the `Dialog` without its messages and the attributes each `Message` of it would have (`Message.state_of`), for a reader in another process to send (as `dialog.dataset` does)"
-    if Dialog.msg_cls is not Message: raise TypeError(f'read_ipynb_parts reads messages of class Message, and Dialog.msg_cls is {Dialog.msg_cls.__name__}: use read_ipynb')
+    "`read_ipynb(fname)` as plain data, made without building the messages: `(dialog, states)`"
+    if Dialog.msg_cls is not Message:
+        cname = Dialog.msg_cls.__name__
+        msg = f'read_ipynb_parts reads messages of class Message, and Dialog.msg_cls is {cname}: use read_ipynb'
+        raise TypeError(msg)
     return _read(fname, Dialog, None, False, False, parts=True)
 
+# %% ../nbs/01_ipynb.ipynb #6440338a
 _nofollow,_nonblock = getattr(os, 'O_NOFOLLOW', 0),getattr(os, 'O_NONBLOCK', 0)
 
 def _read_file(path, root=None):
-    "`(bytes, stat)` of the regular file `path` (under `root`, reached without following a symlink), its stat taken before reading; anything else (a FIFO, a device: reading it could block for good) is a `ValueError`, raised without waiting"
+    "`(bytes, stat)` of the regular file `path` (under `root`, reached without following a symlink)"
+    # its stat is taken before reading; anything else than a regular file
+    # (a FIFO, a device: reading it could block for good) is a `ValueError`, raised without waiting
     if root is None: fd = os.open(path, os.O_RDONLY|_nonblock) # so that opening a FIFO never waits for a writer
     else:
         rp = os.path.realpath(path)  # symlinks resolved once, up front (and the result confined); none followed after
@@ -188,7 +214,8 @@ def _read_fd(fd, path):
     "`_read_file` of descriptor `fd` (closed after), opened on `path`"
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode): raise DialogFormatError('not a regular file: a dialog is a .ipynb file', path) # a bad file, as a collection's readers count it
+        # a bad file, as a collection's readers count it
+        if not stat.S_ISREG(st.st_mode): raise DialogFormatError('not a regular file: a dialog is a .ipynb file', path)
         with open(os.dup(fd), 'rb') as f: return f.read(),st
     finally: os.close(fd)
 
@@ -200,7 +227,8 @@ def _read(fname, cls, name, repair, verbose, parts=False, root=None):
 def _read_bytes(path, data, cls, name, repair, verbose, parts=False):
     "`_read` of file `path`, whose bytes are `data`"
     seen = _digest(data)
-    try: data = data.decode('utf-8') # the bytes go before parsing: holding them too would cost a copy of the file at the peak
+    # the bytes go before parsing: holding them too would cost a copy of the file at the peak
+    try: data = data.decode('utf-8')
     except UnicodeDecodeError: pass # reads_ipynb says where (or, repairing, what it did)
     res = _reads(data, cls, name or path.stem, path, repair, verbose, parts)
     dlg = res[0] if parts else res
@@ -263,7 +291,8 @@ def _tmp_name(path): return f'.{os.path.basename(path)}.{_host}.{os.getpid()}.{r
 _re_tmp = re.compile(r'\.(.+)\.([A-Za-z0-9-]+)\.(\d+)\.[0-9a-f]{8}\.tmp')
 
 def _rm_stale_tmps(path, d=None):
-    "Remove temp files writers of file `path` (in folder `d`, a `_Dir`, when given) left behind: this host's whose process is gone, and any host's a day old"
+    "Remove temp files writers of file `path` (in folder `d`, a `_Dir`, when given) left behind"
+    # this host's whose process is gone, and any host's a day old
     if d is None:
         with _Dir(os.path.dirname(path)) as d: return _rm_stale_tmps(path, d)
     try: names = os.listdir(d.fd if d.fd is not None else d.folder)
@@ -271,12 +300,15 @@ def _rm_stale_tmps(path, d=None):
     for n in names:
         if not ((m := _re_tmp.fullmatch(n)) and m[1]==os.path.basename(path)): continue
         try:
-            if (m[2]==_host and not _pid_alive(int(m[3]))) or time.time()-os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime > _tmp_age: os.unlink(d.p(n), dir_fd=d.fd)
+            mine_dead = m[2]==_host and not _pid_alive(int(m[3]))
+            if mine_dead or time.time()-os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime > _tmp_age:
+                os.unlink(d.p(n), dir_fd=d.fd)
         except OSError: pass
 
 @contextmanager
 def _locked(d):
-    "Hold an exclusive `flock` on folder `d` (a `_Dir`): every writer here takes it from its check of the file to its rename"
+    "Hold an exclusive `flock` on folder `d` (a `_Dir`)"
+    # every writer here takes it from its check of the file to its rename
     if fcntl is None: yield; return
     fd = os.open(d.folder, os.O_RDONLY) if d.fd is None else d.fd
     try:
@@ -295,17 +327,22 @@ def _fsync_dir(d):
 
 # %% ../nbs/01_ipynb.ipynb #2b5aeea8
 _dir_flags = os.O_RDONLY|getattr(os, 'O_DIRECTORY', 0)
-_by_fd = {os.open, os.stat, os.mkdir, os.unlink, os.rename, os.access} <= os.supports_dir_fd and os.listdir in os.supports_fd and bool(_nofollow) # POSIX (`os.replace` takes `src_dir_fd` as `os.rename` does, but isn't listed)
+# POSIX (`os.replace` takes `src_dir_fd` as `os.rename` does, but isn't listed)
+_by_dir_fd = {os.open, os.stat, os.mkdir, os.unlink, os.rename, os.access} <= os.supports_dir_fd
+_by_fd = _by_dir_fd and os.listdir in os.supports_fd and bool(_nofollow)
 
 def _below(folder, root):
-    "The names of the folders from `root` down to `folder` (both resolved paths); a `PermissionError` when `folder` isn't inside `root`"
+    "The names of the folders from `root` down to `folder` (both resolved paths)"
+    # a `PermissionError` when `folder` isn't inside `root`
     rel = os.path.relpath(folder, root)
     if rel==os.curdir: return []
-    if os.path.isabs(rel) or rel==os.pardir or rel.startswith(os.pardir+os.sep): raise PermissionError(errno.EACCES, f'outside the root folder {root}: nothing was read or written', str(folder))
+    if os.path.isabs(rel) or rel==os.pardir or rel.startswith(os.pardir+os.sep):
+        raise PermissionError(errno.EACCES, f'outside the root folder {root}: nothing was read or written', str(folder))
     return rel.split(os.sep)
 
 def _open_dir(folder, root, mkdir):
-    "A descriptor of `folder`: opened as it is, or from `root` down one folder at a time, each opened without following a symlink (`O_NOFOLLOW`)"
+    "A descriptor of `folder`: opened as it is, or from `root` down one folder at a time"
+    # each opened without following a symlink (`O_NOFOLLOW`)
     if root is None:
         if mkdir: os.makedirs(folder, exist_ok=True)
         return os.open(folder, _dir_flags)
@@ -318,17 +355,22 @@ def _open_dir(folder, root, mkdir):
             try: nfd = os.open(p, _dir_flags|_nofollow, dir_fd=fd)
             except (NotADirectoryError, OSError) as e:
                 if isinstance(e, FileNotFoundError): raise
-                raise PermissionError(errno.EACCES, f'{p!r} is not a folder under the root (a symlink swapped in?): nothing was read or written', str(folder)) from None
+                msg = f'{p!r} is not a folder under the root (a symlink swapped in?): nothing was read or written'
+                raise PermissionError(errno.EACCES, msg, str(folder)) from None
             os.close(fd); fd = nfd
         return fd
     except BaseException: os.close(fd); raise
 
+# %% ../nbs/01_ipynb.ipynb #0f53181f
 class _Dir:
-    "The folder a file is read or written in, held open: by a descriptor where the OS opens files relative to one (POSIX), else by its path"
+    "The folder a file is read or written in, held open"
+    # by a descriptor where the OS opens files relative to one (POSIX), else by its path
     def __init__(self, folder, # The folder, an absolute path
-                 root=None, # Reach it from this folder following no symlink (after resolving both once), and refuse one outside it; None: as it is
+                 root=None, # Reach it from this folder following no symlink, refusing one outside it; None: as it is
                  mkdir=False): # Make the folders missing?
-        self.folder,self.root = (str(folder),None) if root is None else (os.path.realpath(folder),os.path.realpath(root))
+        # under a `root`, both are resolved once, here
+        if root is None: self.folder,self.root = str(folder),None
+        else: self.folder,self.root = os.path.realpath(folder),os.path.realpath(root)
         if _by_fd: self.fd = _open_dir(self.folder, self.root, mkdir); return
         self.fd = None
         if mkdir: os.makedirs(self.folder, exist_ok=True)
@@ -336,14 +378,19 @@ class _Dir:
     def p(self, name): return name if self.fd is not None else os.path.join(self.folder, name)
     def check(self):
         "Without descriptors, a `PermissionError` unless the folder's real path is still the one under `root` it was"
-        if self.fd is None and self.root is not None and os.path.realpath(self.folder)!=self.folder: raise PermissionError(errno.EACCES, 'the folder changed (a symlink swapped in?): nothing was read or written', self.folder)
+        if self.fd is None and self.root is not None and os.path.realpath(self.folder)!=self.folder:
+            msg = 'the folder changed (a symlink swapped in?): nothing was read or written'
+            raise PermissionError(errno.EACCES, msg, self.folder)
         if self.fd is None and self.root is not None: _below(self.folder, self.root)
     def open(self, name):
-        "A descriptor of file `name` here, for reading: never blocking (a FIFO), and under a `root` not through a symlink"
-        try: return os.open(self.p(name), os.O_RDONLY|_nonblock|(_nofollow if self.root is not None else 0), dir_fd=self.fd)
+        "A descriptor of file `name` here, for reading: never blocking, and under a `root` not through a symlink"
+        # never blocking: on a FIFO, say
+        flags = os.O_RDONLY|_nonblock|(_nofollow if self.root is not None else 0)
+        try: return os.open(self.p(name), flags, dir_fd=self.fd)
         except OSError as e:
             if e.errno!=errno.ELOOP: raise
-            raise PermissionError(errno.EACCES, 'a symlink: under the root folder a file is read without following one', os.path.join(self.folder, name)) from None
+            msg = 'a symlink: under the root folder a file is read without following one'
+            raise PermissionError(errno.EACCES, msg, os.path.join(self.folder, name)) from None
     def stat(self, name): return os.stat(self.p(name), dir_fd=self.fd, follow_symlinks=self.root is None)
     def __enter__(self): return self
     def __exit__(self, *a):
@@ -354,7 +401,7 @@ class _Dir:
 def save(self:Dialog,
          fname=None, # Where to save; defaults to the file the dialog came from
          force=False, # Overwrite even if the file changed, or vanished, since it was read
-         root=None): # Write only inside this folder, following no symlink below it; None: wherever the path leads
+         root=None): # Write only inside this folder, following no symlink below it
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = ipynb_path(fname) if fname is not None else self.path
     if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
@@ -363,10 +410,17 @@ def save(self:Dialog,
     def check(cur):
         if cur==data: return False
         if force: return True
+        who = f'dialog {_q(self.name)}'
         if cur is None:
-            if ours and self._seen is not None: raise DialogConflictError(f'{path} was deleted or renamed since dialog {_q(self.name)} read or saved it; nothing was written (save with force=True to write it again)')
-        elif not ours: raise DialogConflictError(f'{path} already exists and is not the file dialog {_q(self.name)} was read from; nothing was written (save with force=True to replace it)')
-        elif _digest(cur)!=self._seen: raise DialogConflictError(f'{path} changed on disk since dialog {_q(self.name)} read or saved it; nothing was written (read it again, or save with force=True to overwrite)')
+            if ours and self._seen is not None:
+                raise DialogConflictError(f'{path} was deleted or renamed since {who} read or saved it; '
+                                          'nothing was written (save with force=True to write it again)')
+        elif not ours:
+            raise DialogConflictError(f'{path} already exists and is not the file {who} was read from; '
+                                      'nothing was written (save with force=True to replace it)')
+        elif _digest(cur)!=self._seen:
+            raise DialogConflictError(f'{path} changed on disk since {who} read or saved it; '
+                                      'nothing was written (read it again, or save with force=True to overwrite)')
     atomic_write(path, data, check, root)
     self.path,self._seen = path,_digest(data)
     return path
@@ -376,23 +430,31 @@ def save(self:Dialog,
 def write(self:Dialog,
           base_path, # The folder to save into
           force=False): # Overwrite even if the file changed on disk, or isn't this dialog's
-    "Save this dialog as `base_path/{name}.ipynb`; a name that isn't a plain file name, or a `base_path` ending in `.ipynb`, is refused"
-    if str(base_path).endswith('.ipynb'): raise ValueError(f'write saves into a folder, and {_q(str(base_path))} names a .ipynb file: to save to that file, call save(fname)')
+    "Save this dialog as `base_path/{name}.ipynb`"
+    if str(base_path).endswith('.ipynb'):
+        raise ValueError(f'write saves into a folder, and {_q(str(base_path))} names a .ipynb file: '
+                         'to save to that file, call save(fname)')
     n = self.name
     if not isinstance(n, str) or n in ('', '.', '..') or '/' in n or '\\' in n or '\0' in n or os.path.isabs(n):
-        raise ValueError(f'dialog name {_q(n)} is not a plain file name (no path separators, not "..", not absolute): pass a full path to `save` instead')
+        raise ValueError(f'dialog name {_q(n)} is not a plain file name (no path separators, not "..", not absolute): '
+                         'pass a full path to `save` instead')
     return self.save(Path(base_path)/f'{n}.ipynb', force=force)
 
 # %% ../nbs/01_ipynb.ipynb #7dbe0fbb
 def _chk_file(d, name, st):
-    "A `PermissionError` for a read-only file `name` in folder `d` (`st` its stat, None if absent): renaming over it needs only the folder's permission, so its own is asked for"
-    if st is not None and not os.access(d.p(name), os.W_OK, dir_fd=d.fd): raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', os.path.join(d.folder, name))
+    "A `PermissionError` for a read-only file `name` in folder `d` (`st` its stat, None if absent)"
+    # renaming over it needs only the folder's permission, so its own is asked for
+    if st is not None and not os.access(d.p(name), os.W_OK, dir_fd=d.fd):
+        raise PermissionError(errno.EACCES, 'the file is read-only; nothing was written', os.path.join(d.folder, name))
 
 def _new_tmp(d, name, mode):
-    "A new temp file beside file `name` in folder `d`, open for writing: `(its name, its descriptor)`, or an error naming the folder, not our temp file"
+    "A new temp file beside file `name` in folder `d`, open for writing: `(its name, its descriptor)`"
+    # or an error naming the folder, not our temp file
     tmp = _tmp_name(name)
     try: return tmp,os.open(d.p(tmp), os.O_WRONLY|os.O_CREAT|os.O_EXCL|_nofollow, mode, dir_fd=d.fd)
-    except OSError as e: raise type(e)(e.errno, f'cannot create a file in this folder ({e.strerror}); nothing was written', d.folder) from None
+    except OSError as e:
+        msg = f'cannot create a file in this folder ({e.strerror}); nothing was written'
+        raise type(e)(e.errno, msg, d.folder) from None
 
 # %% ../nbs/01_ipynb.ipynb #2859bc17
 class _Skip(Exception): "The check, run again, says the file needn't be written"
@@ -404,8 +466,8 @@ def _bytes_now(d, n, path):
 
 def atomic_write(fname, # The file to write
                  data:bytes, # What to write
-                 check=None, # Called as `check(bytes on disk, or None)` under the lock (and again just before the rename, if a program that takes no lock changed the file meanwhile): raises to refuse, returns False to skip writing
-                 root=None): # Write only inside this folder, following no symlink below it (see *Confined to a folder*); None: wherever `fname` leads
+                 check=None, # Called as `check(bytes on disk, or None)` under the lock: raises to refuse, False skips
+                 root=None): # Write only inside this folder, following no symlink below it
     "Write `data` to `fname` atomically (temp file in the same folder, fsynced, renamed over it) and return its `Path`"
     path = Path(os.path.realpath(Path(fname).expanduser()))
     n = path.name
@@ -413,7 +475,8 @@ def atomic_write(fname, # The file to write
         with _locked(d):
             try: st = d.stat(n)
             except FileNotFoundError: st = None
-            if st is not None and not stat.S_ISREG(st.st_mode): raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
+            if st is not None and not stat.S_ISREG(st.st_mode):
+                raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
             cur = None if check is None or st is None else _read_fd(d.open(n), path)[0]
             if check is not None and check(cur) is False: return path
             _chk_file(d, n, st)
@@ -429,7 +492,9 @@ def atomic_write(fname, # The file to write
                         except OSError: pass
                     os.fsync(f.fileno())
                 d.check()
-                if check is not None and (now := _bytes_now(d, n, path))!=cur and check(now) is False: raise _Skip # a program that takes no lock (one that writes in place) saved since the check: checked again, a microsecond from the rename
+                # a program that takes no lock (one that writes in place) saved since the check:
+                # checked again, a microsecond from the rename
+                if check is not None and (now := _bytes_now(d, n, path))!=cur and check(now) is False: raise _Skip
                 os.replace(d.p(tmp), d.p(n), src_dir_fd=d.fd, dst_dir_fd=d.fd)
             except BaseException as e:
                 try: os.unlink(d.p(tmp), dir_fd=d.fd)
@@ -439,8 +504,9 @@ def atomic_write(fname, # The file to write
         _fsync_dir(d)
     return path
 
+# %% ../nbs/01_ipynb.ipynb #4a332f56
 def chk_writable(fname): # The file a program is about to write, existing or not
-    "Raise the error `atomic_write(fname, ...)` would raise for a read-only file or a folder where no file can be made, writing nothing: for a program to check before long work whose result it must save"
+    "Raise the error `atomic_write(fname, ...)` would raise for a file it can't write, writing nothing"
     path = Path(os.path.realpath(Path(fname).expanduser()))
     with _Dir(path.parent) as d:
         try: _chk_file(d, path.name, d.stat(path.name))
@@ -453,27 +519,32 @@ def chk_writable(fname): # The file a program is about to write, existing or not
 def _st_sig(st): return st.st_dev,st.st_ino,st.st_size,st.st_mtime_ns,st.st_ctime_ns
 
 def file_sig(fname): # A file's path
-    "What tells that file `fname` changed: `(device, inode, size, mtime_ns, ctime_ns)` from its `os.stat`, or None if it is gone"
+    "What tells that file `fname` changed: `(device, inode, size, mtime_ns, ctime_ns)`, or None if it is gone"
     try: return _st_sig(os.stat(fname))
     except FileNotFoundError: return None
 
-racy_ns = 2_000_000_000 # How long after a file was last changed its signature stays racy (ns): two seconds, FAT's clock tick, as git's rule has it
+# %% ../nbs/01_ipynb.ipynb #ed484e1f
+# How long after a file was last changed its signature stays racy (ns):
+# two seconds, FAT's clock tick, as git's rule has it
+racy_ns = 2_000_000_000
 
 def sig_settled(sig, # A `file_sig`
                 at:int): # When the file was looked at, from `time.time_ns()` taken before its stat
-    "Does `sig` prove the file unchanged from now on? Only when its last change (mtime or ctime) is `racy_ns` older than `at`: a write in the same clock tick, of the same size, could otherwise leave the signature as it was"
+    "Does `sig` prove the file unchanged from now on?"
     return sig is not None and max(sig[3], sig[4]) <= at-racy_ns
 
 # %% ../nbs/01_ipynb.ipynb #b91e145f
 class DialogCache:
-    "Dialogs read from files, kept while each file is unchanged: `read` gives a dialog of its own, as `read_ipynb` reads it, without parsing the file again"
+    "Dialogs read from files, kept while each file is unchanged, so that reading one again parses nothing"
     def __init__(self,
                  maxsize:int=16, # Most dialogs kept; the least recently read goes first
                  maxbytes:int=256<<20): # Most bytes kept (a dialog costs about its file's size)
         self.maxsize,self.maxbytes,self.hits,self.misses = maxsize,maxbytes,0,0
         self._d,self._n,self._lock = {},0,threading.Lock()
     def __len__(self): return len(self._d)
-    def __repr__(self): return f'{type(self).__name__}: {len(self)} dialog(s), {self._n:,} bytes; {self.hits} hit(s), {self.misses} miss(es)'
+    def __repr__(self):
+        counts = f'{self.hits} hit(s), {self.misses} miss(es)'
+        return f'{type(self).__name__}: {len(self)} dialog(s), {self._n:,} bytes; {counts}'
     def clear(self):
         "Forget every dialog"
         with self._lock: self._d,self._n = {},0
@@ -485,7 +556,8 @@ def _entry_get(c, key):
         return e
 
 def _entry_put(c, key, e):
-    "Keep entry `e` (sig, pickled dialog, digest, settled?) under `key`, forgetting the least recently read past the bounds"
+    "Keep entry `e` (sig, pickled dialog, digest, settled?) under `key`"
+    # forgetting the least recently read past the bounds
     with c._lock:
         if (old := c._d.pop(key, None)) is not None: c._n -= len(old[1])
         if len(e[1])>c.maxbytes: return
@@ -498,7 +570,7 @@ def read(self:DialogCache,
          cls=Dialog, # The `Dialog` class to build
          name=None, # The dialog's name; defaults to the file's stem
          root=None): # Read it only from inside this folder, following no symlink below it (as `read_ipynb` does)
-    "`read_ipynb(fname, cls, name, root=root)`: a new dialog, unpickled from the one kept while the file's `file_sig` is unchanged (and settled, or its bytes are the same), else read and kept"
+    "`read_ipynb(fname, cls, name, root=root)`: a new dialog, from the one kept while the file is unchanged"
     path = ipynb_path(fname)
     key = (path, cls, cls.msg_cls, name)
     e = _entry_get(self, key)
@@ -512,7 +584,8 @@ def read(self:DialogCache,
     with self._lock: self.misses += 1
     dlg = _read_bytes(path, data, cls, name, False, False)
     try: blob = pickle.dumps(dlg, pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError): return dlg  # a class that can't be pickled: not kept
+    # a class that can't be pickled: not kept
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError): return dlg
     _entry_put(self, key, (sig, blob, dlg._seen, sig_settled(sig, at)))
     return dlg
 
@@ -554,24 +627,27 @@ def from_cells(cls:Dialog,
                cells, # ipynb cell dicts (left unchanged, unless `copy=False`)
                name='dialog', # The dialog's name
                meta=None, # Notebook metadata, holding code cells' attachments under `attachments` if any
-               copy:bool=True, # Copy `cells` and `meta` first? False hands them over: for cells fresh from `json.loads`, which no one else holds
-               parts:bool=False): # Give `(dialog, states)` as `read_ipynb_parts` does, made without building the messages
-    "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's (with `parts`, as `read_ipynb_parts` does)"
-    if parts and (cls is not Dialog or Dialog.msg_cls is not Message): raise TypeError(f'from_cells(parts=True) makes the parts of a Dialog of Message, not of {cls.__name__} of {cls.msg_cls.__name__}')
+               copy:bool=True, # Copy `cells` and `meta` first? False hands them over
+               parts:bool=False): # Give `(dialog, states)` as `read_ipynb_parts` does
+    "A dialog of this class from ipynb `cells`, read as `reads_ipynb` reads a file's"
+    if parts and (cls is not Dialog or Dialog.msg_cls is not Message):
+        raise TypeError(f'from_cells(parts=True) makes the parts of a Dialog of Message, '
+                        f'not of {cls.__name__} of {cls.msg_cls.__name__}')
     cells,meta = list(cells),{} if meta is None else meta
     return _cells2dlg(cls, json_copy(cells) if copy else cells, json_copy(meta) if copy else meta, name, parts=parts)
 
 # %% ../nbs/01_ipynb.ipynb #ee1820a3
 def home_atts(nb:dict): # A notebook dict (changed in place)
-    "Move code cells' `attachments` into notebook metadata under `attachments`, by cell id, as the writer stores them; returns `nb`"
+    "Move code cells' `attachments` into notebook metadata, by cell id, as the writer stores them; returns `nb`"
     home = {}
     for c in nb.get('cells', []):
         if c.get('cell_type')=='code' and 'attachments' in c and (atts := c.pop('attachments')): home[c['id']] = atts
     if home: nb.setdefault('metadata', {})['attachments'] = nb.get('metadata', {}).get('attachments', {}) | home
     return nb
 
+# %% ../nbs/01_ipynb.ipynb #baef4e48
 def unhome_atts(nb:dict): # A notebook dict (changed in place)
-    "Move the attachments notebook metadata keeps for code cells back onto those cells, as the reader does; returns `nb`"
+    "Move the attachments notebook metadata keeps for code cells back onto those cells; returns `nb`"
     meta = nb.get('metadata', {})
     home = meta.pop('attachments', None)
     if not isinstance(home, dict): return nb
@@ -585,12 +661,13 @@ def ipynb_cells(path, # The folder
                 nm:str, # The notebook's name, without `.ipynb`
                 prefix=None, # Cells (or one cell) to put first
                 suffix=None): # Cells (or one cell) to put last
-    "The cells of `path/nm.ipynb` as fastcore's `read_nb` reads them, between `prefix` and `suffix`; `[]` if there is no such file"
+    "The cells of `path/nm.ipynb` as fastcore's `read_nb` reads them, between `prefix` and `suffix`"
     p = Path(path)/f'{nm}.ipynb'
     return [*listify(prefix), *read_nb(p).cells, *listify(suffix)] if p.exists() else []
 
 # %% ../nbs/01_ipynb.ipynb #77f22260
-Dialog.repairs = None # With `read_ipynb(..., repair=True)`: the fixes made while reading, one line each
+# With `read_ipynb(..., repair=True)`: the fixes made while reading, one line each
+Dialog.repairs = None
 
 def _is_text(x): return type(x) is str or type(x) is list and all(type(o) is str for o in x)
 
@@ -600,44 +677,62 @@ def _out_problem(o, j):
     except CellError as e: return str(e).removeprefix(f'bad output entry {j}: ')
     return 'not an output this library reads'
 
+# %% ../nbs/01_ipynb.ipynb #c1a288f6
 def _fix_cell(c, i, home):
-    "Heal cell `c` (number `i`) where no content is guessed, or raise `DialogFormatError`: a healed copy and what was fixed, one line each"
+    "Heal cell `c` (number `i`) where no content is guessed: a healed copy and what was fixed, one line each"
+    # or raise `DialogFormatError`
     cid = c['id'] if type(c.get('id')) is str else None
     def refuse(problem): raise DialogFormatError(f'{problem}; repair refuses to guess', None, i, cid)
     c,res,where = json_copy(c),[],f"cell {i}" + (f" (id {cid})" if cid else '')
     ct = c.get('cell_type')
     src = c.get('source')
-    if src is not None and not _is_text(src): refuse(f'source must be text (a string or a list of strings), not {_q(src)}')
-    if ct=='heading' and type(lvl := c.get('level', 1)) is int and 1<=lvl<=6:  # nbformat 3's heading cell, left in a newer file
+    if src is not None and not _is_text(src):
+        refuse(f'source must be text (a string or a list of strings), not {_q(src)}')
+    # nbformat 3's heading cell, left in a newer file
+    if ct=='heading' and type(lvl := c.get('level', 1)) is int and 1<=lvl<=6:
         c['cell_type'],c['source'],ct = 'markdown','#'*lvl+' '+join_text(src or '', 'source'),'markdown'
         c.pop('level', None); res.append(f'{where}: heading cell of level {lvl} made a markdown heading')
     if ct not in ('code', 'markdown', 'raw'): return c,res  # a cell type nobody knows: the strict reading names it
-    if src is None: res.append(f"{where}: {'no' if 'source' not in c else 'null'} source; made it empty"); c['source'] = ''
-    if type(c.get('metadata', {})) not in (dict, type(None)): refuse(f"metadata must be an object, not {_q(c['metadata'])}")
+    if src is None:
+        res.append(f"{where}: {'no' if 'source' not in c else 'null'} source; made it empty"); c['source'] = ''
+    if type(c.get('metadata', {})) not in (dict, type(None)):
+        refuse(f"metadata must be an object, not {_q(c['metadata'])}")
     if ct=='code':
-        if type(c.get('outputs', [])) not in (list, type(None)): refuse(f"outputs must be a list, not {_q(c['outputs'])}")
-        if bad := [j for j,o in enumerate(c.get('outputs') or []) if type(o) is not dict]: refuse(f'output {bad[0]} is not an object: {_q(c["outputs"][bad[0]])}')
+        if type(c.get('outputs', [])) not in (list, type(None)):
+            refuse(f"outputs must be a list, not {_q(c['outputs'])}")
+        if bad := [j for j,o in enumerate(c.get('outputs') or []) if type(o) is not dict]:
+            refuse(f'output {bad[0]} is not an object: {_q(c["outputs"][bad[0]])}')
         if 'attachments' in c:
             atts = c.pop('attachments')
-            if type(atts) is dict and atts and cid and is_cell_id(cid): home[cid] = atts; res.append(f'{where}: attachments moved to notebook metadata, where a code cell keeps them')
-            elif atts: refuse(f'a code cell\'s attachments {_q(atts)} can\'t be kept (not an object, or the cell has no valid id)')
+            if type(atts) is dict and atts and cid and is_cell_id(cid):
+                home[cid] = atts
+                res.append(f'{where}: attachments moved to notebook metadata, where a code cell keeps them')
+            elif atts:
+                refuse(f"a code cell's attachments {_q(atts)} can't be kept "
+                       "(not an object, or the cell has no valid id)")
             else: res.append(f'{where}: removed empty attachments {_q(atts)}')
     elif c.get('outputs'): refuse(f"a {ct} cell holds outputs {_q(c['outputs'])}")
     pre,outs = f"cell {c.get('id', i)}",list(c.get('outputs') or []) if ct=='code' else []
-    fixes = repair_cell(c, i)  # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count (fixed in place)
+    # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count
+    # (fixed in place)
+    fixes = repair_cell(c, i)
     kept = {id(o) for o in c.get('outputs') or []}
-    if lost := [j for j,o in enumerate(outs) if id(o) not in kept]: refuse(f"output {lost[0]}: can't be read ({_out_problem(outs[lost[0]], lost[0])})")  # an output it dropped
+    # an output it dropped
+    if lost := [j for j,o in enumerate(outs) if id(o) not in kept]:
+        refuse(f"output {lost[0]}: can't be read ({_out_problem(outs[lost[0]], lost[0])})")
     res += [f"{where}: {r.removeprefix(pre).lstrip(': ')}" for r in fixes]
     if extra := sorted(c.keys()-cell_keys[ct]):  # ct is code, markdown or raw here
         res.append(f'{where}: removed unknown keys ' + ', '.join(f'{k}={_q(c.pop(k), 30)}' for k in extra))
     res += [f'{where}: {o}' for o in _fix_meta(c['metadata'], ct)]
     for j,o in enumerate(c['outputs'] if ct=='code' else []):
         if type(ot := o.get('output_type')) is str and (keys := out_keys.get(ot)) and (extra := sorted(o.keys()-keys)):
-            res.append(f'{where}: output {j}: removed unknown keys ' + ', '.join(f'{k}={_q(o.pop(k), 30)}' for k in extra))
+            gone = ', '.join(f'{k}={_q(o.pop(k), 30)}' for k in extra)
+            res.append(f'{where}: output {j}: removed unknown keys {gone}')
         try: chk_output(json_copy(o), j, True)
         except CellError as e: refuse(str(e))
     return c,res
 
+# %% ../nbs/01_ipynb.ipynb #30a8566e
 def _fix_meta(meta, kind):
     "Remove from `meta` the keys nbformat's schema types that hold a wrong type: what was removed, one line each"
     res = []
@@ -648,13 +743,15 @@ def _fix_meta(meta, kind):
 
 # %% ../nbs/01_ipynb.ipynb #cb0cfe06
 def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
-    "Heal parsed notebook `nb` where no content must be guessed, in place, or raise `DialogFormatError` (leaving `nb` as it was); the fixes made, one line each"
-    if type(nb) is not dict or nb.get('nbformat')!=4 or type(nb.get('cells')) is not list: return []  # not a notebook 4: the strict reading says why
+    "Heal parsed notebook `nb` where no content must be guessed, in place; the fixes made, one line each"
+    # not a notebook 4: the strict reading says why
+    if type(nb) is not dict or nb.get('nbformat')!=4 or type(nb.get('cells')) is not list: return []
     res,cells = [],nb['cells']
     if bad := [i for i,c in enumerate(cells) if type(c) is not dict]:
         raise DialogFormatError(f'not a JSON object: {_q(cells[bad[0]])}; repair refuses to drop it', None, bad[0])
     meta = nb.get('metadata')
-    if type(meta) not in (dict, type(None)): raise DialogFormatError(f'notebook metadata must be an object, not {_q(meta)}')
+    if type(meta) not in (dict, type(None)):
+        raise DialogFormatError(f'notebook metadata must be an object, not {_q(meta)}')
     meta,home = json_copy(meta or {}),{}
     atts = meta.get('attachments')
     if atts is not None and (type(atts) is not dict or not all(type(o) is dict for o in atts.values())):
@@ -664,14 +761,19 @@ def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
         c,r = _fix_cell(c, i, home)
         fixed.append(c); res += r
     if type(m := nb.get('nbformat_minor')) is int and m>5: res.insert(0, f'nbformat 4.{m} read as 4.5')
-    if extra := sorted(nb.keys()-_nb_keys): res.insert(0, 'removed unknown notebook keys ' + ', '.join(f'{k}={_q(nb[k], 30)}' for k in extra))
-    if type(m) is int and m>=5:  # 4.5 requires ids: a missing one gets the id strict reading would derive for an older file
+    if extra := sorted(nb.keys()-_nb_keys):
+        res.insert(0, 'removed unknown notebook keys ' + ', '.join(f'{k}={_q(nb[k], 30)}' for k in extra))
+    # 4.5 requires ids: a missing one gets the id strict reading would derive for an older file
+    if type(m) is int and m>=5:
         res += [f"cell {i}: no id; gave it {fixed[i]['id']}" for i in derive_ids(fixed)]
     seen = {}
     for i,c in enumerate(fixed):
         cid = c.get('id')
-        if type(cid) is str and is_cell_id(cid) and cid in seen: c['id'] = rtoken_hex(4); res.append(f"cell {i}: id {_q(cid)} already used by cell {seen[cid]}; gave it {c['id']}")
-        elif cid is not None and not is_cell_id(cid): c['id'] = rtoken_hex(4); res.append(f"cell {i}: invalid id {_q(cid)}; gave it {c['id']}")
+        if type(cid) is str and is_cell_id(cid) and cid in seen:
+            c['id'] = rtoken_hex(4)
+            res.append(f"cell {i}: id {_q(cid)} already used by cell {seen[cid]}; gave it {c['id']}")
+        elif cid is not None and not is_cell_id(cid):
+            c['id'] = rtoken_hex(4); res.append(f"cell {i}: invalid id {_q(cid)}; gave it {c['id']}")
         if type(c.get('id')) is str: seen.setdefault(c['id'], i)
     if home: meta['attachments'] = meta.get('attachments', {}) | home
     res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]

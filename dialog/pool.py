@@ -1,6 +1,12 @@
-"""Work fanned out over processes: one call, `pmap`, which the dataset readers use to read, convert and export many dialogs at once
+"""Work fanned out over processes: one call, `pmap`, with which `dialog.dataset` reads, converts and writes dialogs
 
-Reading a folder of dialogs, turning a table back into dialogs, writing JSON Lines: each is many jobs that don't depend on each other, and CPU work (parsing JSON, checking cells), which one Python process does one job at a time. `pmap(f, jobs, workers)` yields `f(job)` for each job, in order, computed in `workers` processes, this one among them; its results come as soon as they and every one before them are ready, so a caller can write each away and hold only a few. A job's error is raised in its turn, as if the jobs had run one after another.
+Reading a folder of dialogs, turning a table back into dialogs, writing JSON Lines:
+each is many jobs that don't depend on each other, and CPU work (parsing JSON, checking cells),
+which one Python process does one job at a time.
+`pmap(f, jobs, workers)` yields `f(job)` for each job, in order, computed in `workers` processes, this one among them;
+its results come as soon as they and every one before them are ready,
+so a caller can write each away and hold only a few.
+A job's error is raised in its turn, as if the jobs had run one after another.
 
 Docs: https://nbdialog.github.io/nbdialog/pool.html.md"""
 
@@ -19,7 +25,7 @@ import gc, marshal, multiprocessing, os, pickle, shutil, signal, struct, sys, te
 # %% ../nbs/08a_pool.ipynb #84cfccca
 @contextmanager
 def gc_paused():
-    "Pause the cyclic garbage collector for the block (building many objects would trigger full passes over a growing heap)"
+    "Pause the cyclic garbage collector for the block"
     was = gc.isenabled()
     gc.disable()
     try: yield
@@ -27,18 +33,20 @@ def gc_paused():
         if was: gc.enable()
 
 def _progress(total, progress, desc):
-    "A tqdm progress bar of `total` files when `progress` (None: when stderr is a terminal), else None (also without tqdm)"
+    "A tqdm progress bar of `total` files when `progress` (None: when stderr is a terminal), else None"
+    # None too without tqdm
     if progress is None: progress = sys.stderr.isatty()
     if not progress: return None
     try: from tqdm import tqdm
     except ImportError: return None
-    return tqdm(total=total, desc=desc, leave=False, bar_format='{desc}: {n_fmt}/{total_fmt} files |{bar}| {elapsed}<{remaining}')  # our layout, not tqdm's default
+    layout = '{desc}: {n_fmt}/{total_fmt} files |{bar}| {elapsed}<{remaining}' # ours, not tqdm's default
+    return tqdm(total=total, desc=desc, leave=False, bar_format=layout)
 
 # %% ../nbs/08a_pool.ipynb #db022cd6
 _Path = type(Path())  # the concrete class `Path(...)` makes here
 
 class DialogParts:
-    "A dialog as `read_ipynb_parts` (or `Dialog.from_cells(..., parts=True)`) gives it: the `Dialog` without its messages, and the attributes of each (`Message.state_of`); a job's result of this type crosses to `pmap`'s process fast, and arrives there as the whole `Dialog`"
+    "A dialog as `read_ipynb_parts` gives it: the `Dialog` without its messages, and the attributes of each"
     __slots__ = ('dlg', 'states')
     def __init__(self,
                  dlg, # The `Dialog`, without its messages
@@ -46,15 +54,18 @@ class DialogParts:
         self.dlg,self.states = dlg,states
 
 def _pack(o):
-    "Bytes that `_unpack` turns back into `o`, as pickle would: a dialog read as `DialogParts` as marshal data (it comes back as the dialog `read_ipynb` gives), anything else pickled"
-    if type(o) is DialogParts:  # a `Dialog` of `Message`s read from a file: its attributes and theirs are JSON's types, text, bytes and tuples, which marshal writes fast and exactly
+    "Bytes that `_unpack` turns back into `o`, as pickle would: `DialogParts` as marshal data, anything else pickled"
+    # `DialogParts` come back as the dialog `read_ipynb` gives: a `Dialog` of `Message`s read from a file,
+    # whose attributes and theirs are JSON's types, text, bytes and tuples, which marshal writes fast and exactly
+    if type(o) is DialogParts:
         d,states = dict(vars(o.dlg)),o.states
         for s in states:
             if a := s.get('attachments'): s['attachments'] = [vars(x) for x in a]  # each `Attachment` as its attributes
         d['_messages'] = o.dlg.messages.items.ver  # in its place, for `_unpack` to put the messages back
         if conv := type(d.get('path')) is _Path: d['path'] = str(d['path'])
         try: return b'M' + marshal.dumps((d, states, conv))
-        except ValueError: o = _dialog(d, states, conv)  # something marshal can't write (not from a file): the dialog, pickled
+        # something marshal can't write (not from a file): the dialog, pickled
+        except ValueError: o = _dialog(d, states, conv)
     return b'P' + pickle.dumps(o, pickle.HIGHEST_PROTOCOL)
 
 def _built(cls, state):
@@ -64,7 +75,8 @@ def _built(cls, state):
     return res
 
 def _dialog(d, states, conv, path=None):
-    "The `Dialog` of state `d` and message states `states` (`_pack`'s parts), as unpickling builds it; `path`: a `Path` that is its path's text, used as it (no new one to parse), else None"
+    "The `Dialog` of state `d` and message states `states` (`_pack`'s parts), as unpickling builds it"
+    # `path`: a `Path` that is its path's text, used as it (no new one to parse), else None
     if conv: d['path'] = path if type(path) is _Path and str(path)==d['path'] else Path(d['path'])
     for s in states:
         if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
@@ -76,27 +88,32 @@ def _dialog(d, states, conv, path=None):
     return res
 
 def _unpack(b, path=None):
-    "The object `_pack` wrote as bytes `b` (any bytes-like object); `path`: the `Path` it was likely read from (see `_dialog`)"
+    "The object `_pack` wrote as bytes `b` (any bytes-like object)"
+    # `path`: the `Path` it was likely read from (see `_dialog`)
     kind,b = bytes(b[:1]),b[1:]
     if kind==b'P': return pickle.loads(b)
     return _dialog(*marshal.loads(b), path)
 
 # %% ../nbs/08a_pool.ipynb #bcf6f97a
 def _result_file(f, job, folder):
-    "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back: a big result never waits on the pipe between the processes"
+    "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back"
+    # a big result never waits on the pipe between the processes
     r = f(job)
     many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
     bs = [_pack(o) for o in r] if many else [_pack(r)]
     fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
     try:
         with open(fd, 'wb') as fh:
-            fh.write(struct.pack(f'<{len(bs)+2}q', many, len(bs), *map(len, bs)))  # a list or not, how many, each one's size
+            # a list or not, how many, each one's size
+            fh.write(struct.pack(f'<{len(bs)+2}q', many, len(bs), *map(len, bs)))
             for b in bs: fh.write(b)
     except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
     return p
 
 def _result_back(p, buf, paths=()):
-    "The result `_result_file` left in file `p`, which is removed; read into `buf`, a `bytearray` kept from one result to the next (grown as needed); `paths`: for a list, the files its items were likely read from, one each (`_unpack`'s hint)"
+    "The result `_result_file` left in file `p`, which is removed"
+    # read into `buf`, a `bytearray` kept from one result to the next (grown as needed)
+    # `paths`: for a list, the files its items were likely read from, one each (`_unpack`'s hint)
     try:
         with open(p, 'rb', buffering=0) as fh:
             n = os.fstat(fh.fileno()).st_size
@@ -120,16 +137,21 @@ class _Elsewhere(Exception):
     def __str__(self): return '\n'+self.args[0]
 
 def _portable(e):
-    "Error `e` ready to cross to another process: itself if pickle brings it back, else a RuntimeError naming it; and where it was raised"
+    "Error `e` ready to cross to another process, and where it was raised"
+    # itself if pickle brings it back, else a RuntimeError naming it
     tb = ''.join(traceback.format_exception(type(e), e, e.__traceback__))
     try: pickle.loads(pickle.dumps(e))
-    except Exception: e = RuntimeError(f'{type(e).__name__}: {e}')  # e.g. an error whose __init__ wants other arguments than it keeps
+    # e.g. an error whose __init__ wants other arguments than it keeps
+    except Exception: e = RuntimeError(f'{type(e).__name__}: {e}')
     return e,tb
 
 def _worker(f, jobs, todo, conn, folder, inherited=()):
-    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending `(index, result file in folder, None)` for each, or `(index, None, (error, traceback))` and stop"
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the process that started this one: it stops the others through `todo`
-    for c in inherited: c.close()  # the pipes' read ends a fork copied: when the process that started this one dies, a send must fail
+    "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending each result"
+    # sends `(index, result file in folder, None)` for each, or `(index, None, (error, traceback))` and stops
+    # Ctrl-C is for the process that started this one: it stops the others through `todo`
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the pipes' read ends a fork copied: when the process that started this one dies, a send must fail
+    for c in inherited: c.close()
     ppid,lock = os.getppid(),todo.get_lock()
     try:
         while os.getppid()==ppid:  # else the process that started this one is gone: no one will take another result
@@ -140,7 +162,8 @@ def _worker(f, jobs, todo, conn, folder, inherited=()):
                 todo[0] = i+1
             finally: lock.release()
             try:
-                with gc_paused(): msg = (i, _result_file(f, jobs[i], folder), None)  # packing builds many containers too
+                # packing builds many containers too
+                with gc_paused(): msg = (i, _result_file(f, jobs[i], folder), None)
             except Exception as e: msg = (i, None, _portable(e))
             try: conn.send(msg)
             except OSError:  # no one reads the pipe: the process that started this one is gone
@@ -170,7 +193,8 @@ def _died(procs):
 def _take(todo, procs, front=False):
     "The last job no process has started (with `front`, the first), now this one's, or None when none is left"
     lock = todo.get_lock()
-    while not lock.acquire(timeout=1):  # held a few instructions at a time: so long a wait may mean its holder died holding it
+    # held a few instructions at a time: so long a wait may mean its holder died holding it
+    while not lock.acquire(timeout=1):
         if _died(procs): raise RuntimeError(_stopped)
     try:
         if todo[0]>=todo[1]: return None
@@ -180,7 +204,8 @@ def _take(todo, procs, front=False):
     finally: lock.release()
 
 class _Failed:
-    "A job's error, held until the job's turn: the error raised is the first in the jobs' order, whichever process met it"
+    "A job's error, held until the job's turn"
+    # the error raised is the first in the jobs' order, whichever process met it
     __slots__ = ('e', 'cause')
     def __init__(self, e, cause=None): self.e,self.cause = e,cause
 
@@ -191,20 +216,25 @@ def _attempt(f, job):
 
 # %% ../nbs/08a_pool.ipynb #7d22e1d6
 def _start(kids, f, jobs, todo, folder, conns, procs):
-    "Start `kids` other processes calling `f` on `jobs` (`_worker`), adding their pipes' read ends to `conns` and the processes to `procs` as each starts (so a failed start leaves none unknown to `_stop`)"
+    "Start `kids` other processes calling `f` on `jobs` (`_worker`)"
+    # their pipes' read ends go to `conns` and the processes to `procs` as each starts,
+    # so a failed start leaves none unknown to `_stop`
     ctx = multiprocessing.get_context()
     for _ in range(kids):
         r,w = ctx.Pipe(duplex=False)
         conns.append(r)
-        try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder, list(conns) if ctx.get_start_method()=='fork' else ()), daemon=True)).start()
-        finally: w.close()  # the other process has its own end now: with it gone, this one reads the end of the pipe
+        inherited = list(conns) if ctx.get_start_method()=='fork' else ()
+        try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder, inherited), daemon=True)).start()
+        # the other process has its own end now: with it gone, this one reads the end of the pipe
+        finally: w.close()
         procs.append(p)
 
 def _stop(todo, conns, procs, folder, bar):
     "Stop the others when this process stops reading, however it stops: no process or file outlives the reading"
     try:
         lock = todo.get_lock()
-        if not lock.acquire(timeout=1): raise RuntimeError(_stopped)  # its holder died: the others may wait on it, so they are stopped below
+        # its holder died: the others may wait on it, so they are stopped below
+        if not lock.acquire(timeout=1): raise RuntimeError(_stopped)
         todo[1] = todo[0]  # no one starts another job
         lock.release()
         for c in conns:  # the others finish the job they are on
@@ -220,37 +250,47 @@ def _stop(todo, conns, procs, folder, bar):
         if bar: bar.close()
 
 # %% ../nbs/08a_pool.ipynb #c1ff823e
-def pmap(f, # A function of one job, defined at a module's top level (the other processes may need to import it)
+def pmap(f, # A function of one job, defined at a module's top level
          jobs, # The jobs: a list, or any sequence with `len` and indexing (read as the work goes)
          workers:int, # Processes working, this one among them (0 or 1: this one alone)
          progress:bool=False, # Show a progress bar (None: when stderr is a terminal)
          desc:str='', # The progress bar's label
          total:int=None, # The progress bar's total; None: `len(jobs)`
-         size=None, # A function of a job: how much of `total` it counts (e.g. `len`, for jobs that are lists of files); None: 1 each
-         kf=None): # What the other processes call instead of `f`: a function whose result `_pack` turns into `f`'s (e.g. `DialogParts` for a `Dialog`)
-    "Yield `f(job)` for each of `jobs`, in order, computed in `workers` processes; an error is raised in its job's turn, with the other process's traceback as its cause"
-    jobs = jobs if hasattr(jobs, '__getitem__') and hasattr(jobs, '__len__') and not isinstance(jobs, (str, bytes)) else list(jobs)  # a sequence made as it is read stays so
+         size=None, # A function of a job: how much of `total` it counts; None: 1 each
+         kf=None): # What the other processes call instead of `f`; None: `f`
+    "Yield `f(job)` for each of `jobs`, in order, computed in `workers` processes"
+    seq = hasattr(jobs, '__getitem__') and hasattr(jobs, '__len__') and not isinstance(jobs, (str, bytes))
+    jobs = jobs if seq else list(jobs) # a sequence made as it is read stays so
     size = size or (lambda j: 1)
     total = len(jobs) if total is None else total
     kids = max(min(workers or 0, len(jobs))-1, 0)  # no more processes than jobs, whatever `workers` asks
     if not kids: yield from _serial(f, jobs, progress, desc, total, size); return
-    todo = multiprocessing.get_context().Array('q', [0, len(jobs)])  # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
-    res,nxt,buf,bar = [None]*len(jobs),0,bytearray(),None  # results by job, each in a 1-tuple; the next to yield; what result files are read into
-    held,most = [0],2*(kids+1)  # results waiting for those before them, and how many may wait: then this one takes jobs from the front too
-    folder = tempfile.mkdtemp(prefix='nbdialog-')  # the result files, removed with it at the end, whatever happened to the processes that wrote them
+    # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
+    todo = multiprocessing.get_context().Array('q', [0, len(jobs)])
+    # results by job, each in a 1-tuple; the next to yield; what result files are read into
+    res,nxt,buf,bar = [None]*len(jobs),0,bytearray(),None
+    # results waiting for those before them, and how many may wait: then this one takes jobs from the front too
+    held,most = [0],2*(kids+1)
+    # the result files, removed with it at the end, whatever happened to the processes that wrote them
+    folder = tempfile.mkdtemp(prefix='nbdialog-')
     conns,procs = [],[]
     def took(i, r):
         res[i] = (r,)
         held[0] += 1
         if bar: bar.update(size(jobs[i]))
     def take_in(timeout):
-        "Take in all the others sent, waiting up to `timeout` seconds for the first: every result waiting is unpacked before this process works on, or results would pile up and their unpacking be left to the end, when the others have nothing to do"
+        "Take in all the others sent, waiting up to `timeout` seconds for the first"
+        # every result waiting is unpacked before this process works on, or results would pile up
+        # and their unpacking be left to the end, when the others have nothing to do
         for c in wait(conns, timeout):
             while True:
                 try: i,p,e = c.recv()
                 except EOFError: conns.remove(c); c.close(); break  # that process has stopped
-                if e: took(i, _Failed(e[0], _Elsewhere(e[1]))); conns.remove(c); c.close(); break  # raised in its turn: the first error in the jobs' order is the one raised (that process has stopped)
-                took(i, _result_back(p, buf, jobs[i]))  # a list result holds one item per item of the job (e.g. a dialog per file)
+                # an error is raised in its turn: the first in the jobs' order is the one raised
+                # (its process has stopped)
+                if e: took(i, _Failed(e[0], _Elsewhere(e[1]))); conns.remove(c); c.close(); break
+                # a list result holds one item per item of the job (e.g. a dialog per file)
+                took(i, _result_back(p, buf, jobs[i]))
                 if not c.poll(): break
     try:
         _start(kids, kf or f, jobs, todo, folder, conns, procs)
@@ -264,7 +304,8 @@ def pmap(f, # A function of one job, defined at a module's top level (the other 
                 yield r
             if nxt==len(jobs): return
             if _died(procs): raise RuntimeError(_stopped)  # its job is lost: no use working on
-            if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, _attempt(f, jobs[i]))  # this one takes jobs from the back, until it meets the others or holds `most`
+            # this one takes jobs from the back, until it meets the others or holds `most`
+            if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, _attempt(f, jobs[i]))
             elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
             else: raise RuntimeError(_stopped)
     finally: _stop(todo, conns, procs, folder, bar)

@@ -1,6 +1,11 @@
-"""One renderer of a message's outputs to text, with a documented choice of mime type for each audience: the AI, the views, Markdown
+"""One renderer of a message's outputs to text, with a documented choice of mime type for each audience
 
-A code message's outputs are what Jupyter recorded: streams, results and displays holding one value in several mime types, errors with their tracebacks. Three readers want them as text: the AI (`dialog.chat`), the XML and terminal views (`dialog.view`), and Markdown a person reads (`dialog.view`'s `dlg2md`). They agree on everything but which mime type each prefers, so that choice is a parameter (a table per audience), and the rest is one piece of code.
+A code message's outputs are what Jupyter recorded:
+streams, results and displays holding one value in several mime types, errors with their tracebacks.
+Three readers want them as text: the AI (`dialog.chat`), the XML and terminal views (`dialog.view`),
+and Markdown a person reads (`dialog.view`'s `dlg2md`).
+They agree on everything but which mime type each prefers,
+so that choice is a parameter (a table per audience), and the rest is one piece of code.
 
 Docs: https://nbdialog.github.io/nbdialog/render.html.md"""
 
@@ -20,11 +25,15 @@ from .core import *
 import base64, fnmatch, json, re
 
 # %% ../nbs/05a_render.ipynb #afc8aeb5
-img_mimes = ('image/png', 'image/jpeg', 'image/gif', 'image/webp') # Raster image types: both chat providers take them as image parts, Markdown embeds them
-text_mimes = ('text/markdown', 'text/plain', 'text/latex', 'text/html', 'image/svg+xml', 'application/javascript', 'application/json', 'application/*+json') # Text forms, most readable first
+# Raster image types: both chat providers take them as image parts, Markdown embeds them
+img_mimes = ('image/png', 'image/jpeg', 'image/gif', 'image/webp')
+# Text forms, most readable first
+text_mimes = ('text/markdown', 'text/plain', 'text/latex', 'text/html', 'image/svg+xml',
+              'application/javascript', 'application/json', 'application/*+json')
 ai_mimes = img_mimes + text_mimes # The AI: an image as an image part, else the most readable text
 view_mimes = text_mimes # The XML and terminal views: the same text the AI reads
-md_mimes = img_mimes + ('image/svg+xml', 'text/markdown', 'text/html', 'text/latex', 'text/plain') # Markdown: the richest form a Markdown page renders itself
+# Markdown: the richest form a Markdown page renders itself
+md_mimes = img_mimes + ('image/svg+xml', 'text/markdown', 'text/html', 'text/latex', 'text/plain')
 
 # %% ../nbs/05a_render.ipynb #c623ecf5
 def pick_mime(d:dict, # A mime bundle: {mime type: value}
@@ -37,7 +46,8 @@ def pick_mime(d:dict, # A mime bundle: {mime type: value}
 
 # %% ../nbs/05a_render.ipynb #ccc42679
 from .nbjson import esc_surrogates
-_all_ = ['esc_surrogates'] # storage's rule (`dialog.nbjson`), the one spelling of a lone surrogate: re-exported for every reader's text
+# storage's rule (`dialog.nbjson`), the one spelling of a lone surrogate: re-exported for every reader's text
+_all_ = ['esc_surrogates']
 
 # %% ../nbs/05a_render.ipynb #eabc83b7
 def _plain(s): return strip_ansi(s) if '\x1b' in s else s # fastcore's, skipped when there is no escape at all
@@ -53,7 +63,7 @@ def tb_text(o:dict): # An error output dict
 
 # %% ../nbs/05a_render.ipynb #c7d8f67a
 def merge_streams(outs): # An nbformat output list (anything else gives [])
-    "`outs` with each stream's texts (by name) joined into the output where that stream first appears in each run of stream outputs; every output keeps its order"
+    "`outs` with each run of stream outputs joined into one output per stream name"
     if not isinstance(outs, list): return []
     res,texts = [],{} # texts: {name: (where in res, its texts)} of the run of streams going on
     def flush():
@@ -74,19 +84,22 @@ def merge_streams(outs): # An nbformat output list (anything else gives [])
 def _json_text(v): return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 def _img_text(v): return ''.join(join_out(v).split())
 
+# {mime type or glob: f(value) -> text}; 'stream' takes a stream's text, 'error' the error output
 mime_renderers = {'stream': lambda t: clean_cli_output(join_out(t)), 'error': tb_text,
-                  'image/*': _img_text, 'application/json': _json_text, 'application/*+json': _json_text} # {mime type or glob: f(value) -> text}; 'stream' takes a stream's text, 'error' the error output
+                  'image/*': _img_text, 'application/json': _json_text, 'application/*+json': _json_text}
 
 def _renderer(mime, rs):
-    "The renderer of `mime` in `rs`: an exact entry, else the first glob matching it, else join the lines and strip ANSI"
+    "The renderer of `mime` in `rs`: an exact entry, else the first glob matching it, else plain text"
     if mime in rs: return rs[mime]
-    return first(f for k,f in rs.items() if '*' in k and fnmatch.fnmatchcase(mime, k)) or (lambda v: _plain(join_out(v)))
+    glob = first(f for k,f in rs.items() if '*' in k and fnmatch.fnmatchcase(mime, k))
+    # no entry: the lines joined, ANSI stripped
+    return glob or (lambda v: _plain(join_out(v)))
 
 # %% ../nbs/05a_render.ipynb #87022186
 def out_text(o:dict, # One nbformat output dict
-             mimes=text_mimes, # The audience's table: mime types (or globs) a result may be shown as, most preferred first
+             mimes=text_mimes, # The audience's table: mime types (or globs), most preferred first
              renderers:dict=None): # {mime: f(value) -> text} entries overriding `mime_renderers` for this call
-    "`(mime, text)` of output `o` for an audience: a stream's text, an error's traceback, or a result in the first of `mimes` it holds; `(None, '')` if nothing"
+    "`(mime, text)` of output `o` for the audience whose table is `mimes`; `(None, '')` if nothing"
     if not isinstance(o, dict): return None,''
     rs,typ = mime_renderers | (renderers or {}),o.get('output_type')
     if typ in ('stream', 'error'):
@@ -97,7 +110,9 @@ def out_text(o:dict, # One nbformat output dict
     return mime,esc_surrogates(_renderer(mime, rs)(d[mime]))
 
 # %% ../nbs/05a_render.ipynb #35b6d0d5
-_re_math = re.compile(r'(?<!\\)\$\$(.+?)(?<!\\)\$\$|\\\[(.+?)\\\]|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$|\\\((.+?)\\\)', re.S)
+_display_math = r'(?<!\\)\$\$(.+?)(?<!\\)\$\$|\\\[(.+?)\\\]' # $$…$$ or \[…\]: groups 1 and 2
+_inline_math = r'(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$|\\\((.+?)\\\)' # $…$ or \(…\): groups 3 and 4
+_re_math = re.compile(f'{_display_math}|{_inline_math}', re.S)
 
 def normalize_text_latex(s:str, # A `text/latex` payload (a str, or a list of lines)
                          dollars=False): # Spell math `$…$`/`$$…$$` rather than `\(…\)`/`\[…\]`?
@@ -114,26 +129,32 @@ def normalize_text_latex(s:str, # A `text/latex` payload (a str, or a list of li
     return o+s+c
 
 # %% ../nbs/05a_render.ipynb #3248b94e
+# The AI's table: `mime_renderers` with math delimited and scripts tagged
 ai_renderers = mime_renderers | {'text/latex': normalize_text_latex,
-                                 'application/javascript': lambda v: f'<script>{join_out(v)}</script>'} # The AI's table: `mime_renderers` with math delimited and scripts tagged
+                                 'application/javascript': lambda v: f'<script>{join_out(v)}</script>'}
 
+# %% ../nbs/05a_render.ipynb #e7e3a715
 def ai_item(o:dict, # One nbformat output dict
             renderers:dict=None, # {mime: f(value) -> text} entries over `ai_renderers` for this call
             dollars=False): # Spell LaTeX math with `$`?
-    "Output `o` for the AI: `(mime, base64)` for a raster image, which travels as an image part, else its text (`''` if none)"
-    rs = ai_renderers | ({'text/latex': partial(normalize_text_latex, dollars=True)} if dollars else {}) | (renderers or {})
+    "Output `o` for the AI: `(mime, base64)` for a raster image, else its text (`''` if none)"
+    latex = {'text/latex': partial(normalize_text_latex, dollars=True)} if dollars else {}
+    rs = ai_renderers | latex | (renderers or {})
     mime,txt = out_text(o, ai_mimes, rs)
     return (mime, txt) if mime in img_mimes else txt
 
 # %% ../nbs/05a_render.ipynb #2b501e00
-md_renderers = mime_renderers | {'text/latex': partial(normalize_text_latex, dollars=True)} # Markdown's table: math in dollars
+# Markdown's table: math in dollars
+md_renderers = mime_renderers | {'text/latex': partial(normalize_text_latex, dollars=True)}
 
+# %% ../nbs/05a_render.ipynb #691f82fa
 def fence(txt:str, # Text to show verbatim
           info=''): # The fence's info string: a language, `output`, `{=html}`
     "`txt` in a code fence longer than any run of backticks inside it"
     n = max([3] + [len(r)+1 for r in re.findall('`{3,}', txt)])
     return f"{'`'*n}{info}\n{txt.rstrip(chr(10))}\n{'`'*n}"
 
+# %% ../nbs/05a_render.ipynb #c2baa389
 def _data_uri(b64, mime): return f'data:{mime};base64,{b64}'
 
 def _md_order(html1st):
@@ -146,12 +167,14 @@ def render_md(outs, # An nbformat output list
               html1st=True, # Prefer HTML to Markdown when an output holds both?
               img=None, # f(b64, mime) -> an image's link; None for a data URI
               renderers:dict=None): # {mime: f(value) -> text} entries over `md_renderers` for this call
-    "Outputs `outs` as Markdown, in order: images linked, Markdown inlined, HTML raw, LaTeX as math, text in `output` fences"
+    "Outputs `outs` as Markdown, in order, each in the form a Markdown page shows best"
     img,rs = img or _data_uri,md_renderers | (renderers or {})
     mimes = _md_order(html1st)
     parts,plain = [],[]
     def flush():
-        if plain: parts.append(fence(''.join(t if t.endswith('\n') else t+'\n' for t in plain), 'output')); plain.clear()
+        if not plain: return
+        txt = ''.join(t if t.endswith('\n') else t+'\n' for t in plain)
+        parts.append(fence(txt, 'output')); plain.clear()
     for o in merge_streams(outs):
         mime,txt = out_text(o, mimes, rs)
         if not txt.strip(): continue

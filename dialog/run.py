@@ -1,8 +1,23 @@
-"""Running a dialog's code messages in a real Jupyter kernel, recording their outputs as Jupyter does and saving them as they come
+"""Running a dialog's code in a real Jupyter kernel, recording its outputs as Jupyter does and saving them as they come
 
-A dialog's code is meant to run: an agent adds a code message and wants its outputs, a person re-runs a notebook from the shell. This module runs code messages in a Jupyter kernel and records what they print, return, display and raise exactly as Jupyter stores it, so the dialog saves as a normal notebook. The `nbdialog run` command (`dialog.cli`) calls it.
+A dialog's code is meant to run:
+an agent adds a code message and wants its outputs, a person re-runs a notebook from the shell.
+This module runs code messages in a Jupyter kernel and records what they print, return, display and raise
+exactly as Jupyter stores it, so the dialog saves as a normal notebook.
+The `nbdialog run` command (`dialog.cli`) calls it.
 
-The code runs in a **kernel process**, never in the caller's: code that calls `os._exit`, crashes the interpreter, sets a `signal.alarm` or loops forever takes down or blocks the kernel, not the program that ran it, and the outputs finished before are kept. The kernel is started and spoken to with `nbclient` and `jupyter_client`, with `ipykernel` as the kernel: the parts `jupyter execute`, `nbconvert --execute`, papermill and nbdev's CI use, so outputs are recorded by the same code that records them there (`clear_output`, `clear_output(wait=True)`, display updates by `display_id`); streams are merged as Jupyter's frontends merge them, carriage returns applied, in linear time (`merge_streams`). They are an optional extra: `pip install "nbdialog[run]"`; without them running says so. (An in-process IPython shell such as `execnb`'s is faster to start, but a crash, an `os._exit` or a stuck C call in the code kills or blocks the caller with everything it held, and its recorder is not Jupyter's, which is what this module used to use.)
+The code runs in a **kernel process**, never in the caller's:
+code that calls `os._exit`, crashes the interpreter, sets a `signal.alarm` or loops forever
+takes down or blocks the kernel, not the program that ran it, and the outputs finished before are kept.
+The kernel is started and spoken to with `nbclient` and `jupyter_client`, with `ipykernel` as the kernel:
+the parts `jupyter execute`, `nbconvert --execute`, papermill and nbdev's CI use,
+so outputs are recorded by the same code that records them there
+(`clear_output`, `clear_output(wait=True)`, display updates by `display_id`);
+streams are merged as Jupyter's frontends merge them, carriage returns applied, in linear time (`merge_streams`).
+They are an optional extra: `pip install "nbdialog[run]"`; without them running says so.
+(An in-process IPython shell such as `execnb`'s is faster to start,
+but a crash, an `os._exit` or a stuck C call in the code kills or blocks the caller with everything it held,
+and its recorder is not Jupyter's, which is what this module used to use.)
 
 Docs: https://nbdialog.github.io/nbdialog/run.html.md"""
 
@@ -21,14 +36,16 @@ from .nbjson import short_repr as _q, esc_surrogates
 import contextlib, datetime, os, re, signal, subprocess, threading, time
 
 # %% ../nbs/07_run.ipynb #1e061776
-_forever = 365*24*3600 # Seconds beyond which a timeout means no limit (zmq can't wait longer than about 24 days at once)
+# Seconds beyond which a timeout means no limit (zmq can't wait longer than about 24 days at once)
+_forever = 365*24*3600
 
 def chk_timeout(timeout): # Seconds a message may run: a number above 0, `inf`, or None for no limit
-    "`timeout` as the seconds a kernel waits, None for no limit; a `ValueError` for anything but a number above 0 or `inf`"
+    "`timeout` as the seconds a kernel waits, None for no limit"
     if timeout is None: return None
+    def bad(): return ValueError(f'timeout must be a number of seconds above 0, or inf, not {timeout!r}')
     try: t = float(timeout)
-    except (TypeError, ValueError): raise ValueError(f'timeout must be a number of seconds above 0, or inf, not {timeout!r}') from None
-    if not t>0: raise ValueError(f'timeout must be a number of seconds above 0, or inf, not {timeout!r}')
+    except (TypeError, ValueError): raise bad() from None
+    if not t>0: raise bad()
     return None if t>_forever else t
 
 # %% ../nbs/07_run.ipynb #40376c7a
@@ -44,30 +61,41 @@ def _plain(o):
     if isinstance(o, list): return [_plain(v) for v in o]
     return o
 
-def _err_out(ename, evalue): return dict(output_type='error', ename=ename, evalue=evalue, traceback=[f'{ename}: {evalue}'])
+def _err_out(ename, evalue):
+    "An error output of `ename` and `evalue`, its traceback the one line saying them"
+    return dict(output_type='error', ename=ename, evalue=evalue, traceback=[f'{ename}: {evalue}'])
 
-class KernelError(RuntimeError): "A Jupyter kernel that is not installed, or could not be started (a broken kernelspec or environment)"
+# %% ../nbs/07_run.ipynb #6d0431a7
+class KernelError(RuntimeError): "A Jupyter kernel that is not installed, or could not be started"
 
+# %% ../nbs/07_run.ipynb #1b1abfa8
 def chk_kernel(name:str): # A Jupyter kernel's name, as in a notebook's `metadata.kernelspec.name`
     "`name` if a kernel of that name is installed here, else a `KernelError` listing those that are"
     _nbclient()
     from jupyter_client.kernelspec import KernelSpecManager
     names = sorted(KernelSpecManager().find_kernel_specs())
-    if name not in names: raise KernelError(f'no Jupyter kernel named {_q(name)} is installed here (installed: {", ".join(names) or "none"}); choose one with kernel_name (nbdialog run --kernel NAME)')
+    if name not in names:
+        have = ", ".join(names) or "none"
+        raise KernelError(f'no Jupyter kernel named {_q(name)} is installed here (installed: {have}); '
+                          'choose one with kernel_name (nbdialog run --kernel NAME)')
     return name
 
 # %% ../nbs/07_run.ipynb #0bb4c860
-_again_after = 0.5 # Seconds after a message began that an interrupt lost before it is sent again, if the message still runs
+# Seconds after a message began that an interrupt lost before it is sent again, if the message still runs
+_again_after = 0.5
 
 class Kernel:
     "A Jupyter kernel process, started by nbclient, that code messages run in: use it as a context manager"
     def __init__(self,
-                 path=None, # A dialog file or a folder: the kernel works in its folder, so modules beside the dialog import
+                 path=None, # A dialog file or a folder: the kernel works in its folder
                  kernel_name='python3', # The Jupyter kernel to start (see `chk_kernel`)
                  timing=True): # Record each run's timings in its message's `meta['execution']`, as Jupyter does?
         p = Path(path) if path is not None else Path.cwd()
-        self.cwd,self.kernel_name,self.timing,self.client,self.language_info = str(p if p.is_dir() else p.parent),kernel_name,timing,None,None
-        self.hit,self.cur = None,None # When an interrupt was last sent (UTC), to send it again if the kernel had not yet begun the message; the cell running
+        self.cwd = str(p if p.is_dir() else p.parent)
+        self.kernel_name,self.timing,self.client,self.language_info = kernel_name,timing,None,None
+        # `hit`: when an interrupt was last sent (UTC), to send it again if the kernel had not yet begun the message
+        # `cur`: the cell running
+        self.hit,self.cur = None,None
     def __enter__(self):
         nbc = _nbclient()
         chk_kernel(self.kernel_name)
@@ -78,23 +106,31 @@ class Kernel:
                 self.updated.update(self._display_id_map.get(display_id, {}))
                 return super()._update_display_id(display_id, msg)
             def process_message(self, msg, cell, cell_index):
-                if msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy': k._started(msg, cell)
+                busy = msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy'
+                if busy: k._started(msg, cell)
                 return super().process_message(msg, cell, cell_index)
-        # streams are merged by `merge_streams`, in linear time: nbclient's `coalesce_streams` is quadratic in a long line, and merges across displays
-        self.client = _Client(v4.new_notebook(), kernel_name=self.kernel_name, allow_errors=True, interrupt_on_timeout=True,
+        # streams are merged by `merge_streams`, in linear time:
+        # nbclient's `coalesce_streams` is quadratic in a long line, and merges across displays
+        self.client = _Client(v4.new_notebook(), kernel_name=self.kernel_name,
+                              allow_errors=True, interrupt_on_timeout=True,
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
-                              record_timing=self.timing, coalesce_streams=False, resources=dict(metadata=dict(path=self.cwd)))
+                              record_timing=self.timing, coalesce_streams=False,
+                              resources=dict(metadata=dict(path=self.cwd)))
         self.client.updated,self.msgs = set(),[]
-        self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) # the kernel's own prints would reach the terminal raw
+        # the kernel's own prints would reach the terminal raw
+        self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             self._cm.__enter__()
             reply = self.client.wait_for_reply(self.client.kc.kernel_info())
             self.language_info = _plain((reply or {}).get('content', {}).get('language_info'))
-        except BaseException as e: # Ctrl-C, SIGTERM, or a failure, while the kernel starts: leave no kernel process, and no connection file, behind
+        # Ctrl-C, SIGTERM, or a failure, while the kernel starts:
+        # leave no kernel process, and no connection file, behind
+        except BaseException as e:
             with contextlib.suppress(Exception): self.client.km.provisioner.process.kill()
             with contextlib.suppress(Exception): self._cm.__exit__(None, None, None)
             with contextlib.suppress(Exception): self.client.km.cleanup_connection_file()
-            if isinstance(e, Exception): raise KernelError(f'the Jupyter kernel {self.kernel_name!r} did not start ({type(e).__name__}: {e})') from None
+            msg = f'the Jupyter kernel {self.kernel_name!r} did not start ({type(e).__name__}: {e})'
+            if isinstance(e, Exception): raise KernelError(msg) from None
             raise
         return self
     def __exit__(self, *exc):
@@ -115,19 +151,24 @@ def settled(self:Kernel,
     except Empty: return False
     return True
 
+# %% ../nbs/07_run.ipynb #5978e89a
 @patch
 def _started(self:Kernel, msg, cell):
-    "The kernel began `cell` (its busy status `msg` came): an interrupt sent before that, while it was idle, was lost; if the cell still runs half a second on, interrupt it again, as a person would press stop again"
+    "The kernel began `cell` (its busy status `msg` came): interrupt it again if an earlier interrupt was lost"
+    # an interrupt sent before that, while it was idle, was lost;
+    # if the cell still runs half a second on, interrupt it again, as a person would press stop again
     d = msg.get('header', {}).get('date')
     if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
-        # not at once: an interrupt must land in the code, not in the kernel's own handling of the request, which it could break
+        # not at once: an interrupt must land in the code,
+        # not in the kernel's own handling of the request, which it could break
         t = threading.Timer(_again_after, lambda: self.interrupt() if self.cur is cell else None)
         t.daemon = True
         t.start()
 
+# %% ../nbs/07_run.ipynb #a79c613c
 @patch
 def interrupt(self:Kernel):
-    "Send the kernel and every process it started an interrupt (SIGINT to its process group), as Jupyter's stop button does"
+    "Interrupt the kernel and every process it started, as Jupyter's stop button does"
     self.hit = datetime.datetime.now(datetime.timezone.utc)
     try:
         pid = self.client.km.provisioner.process.pid
@@ -138,11 +179,14 @@ def interrupt(self:Kernel):
 
 # %% ../nbs/07_run.ipynb #891e3ae2
 def _overwrite(text):
-    "`text` as a terminal shows it: on each line, a carriage return followed by more text drops what came before it, and a backspace drops the character before it"
+    "`text` as a terminal shows it, carriage returns and backspaces applied"
+    # on each line, a carriage return followed by more text drops what came before it,
+    # and a backspace drops the character before it
     if '\r' not in text and '\b' not in text: return text
     lines = text.split('\n')
     for i,l in enumerate(lines):
-        if (j := l.rfind('\r', 0, len(l)-1))>=0: l = l[j+1:] # a `\r` ending a line (or the text) waits for what comes after it
+        # a `\r` ending a line (or the text) waits for what comes after it
+        if (j := l.rfind('\r', 0, len(l)-1))>=0: l = l[j+1:]
         if '\b' in l:
             kept = []
             for ch in l:
@@ -153,10 +197,12 @@ def _overwrite(text):
     return '\n'.join(lines)
 
 def merge_streams(outs:list): # Outputs of one cell, as the kernel sent them
-    "`outs` with each run of consecutive outputs of one stream merged into one, carriage returns and backspaces applied, as Jupyter shows and saves them: linear in the text"
+    "`outs` with each run of consecutive outputs of one stream merged into one, as Jupyter shows and saves them"
     res = []
     for o in outs:
-        if o.get('output_type')=='stream' and res and res[-1].get('output_type')=='stream' and res[-1].get('name')==o.get('name'): res[-1]['text'].append(o.get('text', ''))
+        prev = res[-1] if res else {}
+        same = prev.get('output_type')=='stream' and prev.get('name')==o.get('name')
+        if o.get('output_type')=='stream' and same: prev['text'].append(o.get('text', ''))
         else: res.append(o | dict(text=[o.get('text', '')]) if o.get('output_type')=='stream' else o)
     return [o | dict(text=_overwrite(''.join(o['text']))) if o.get('output_type')=='stream' else o for o in res]
 
@@ -165,19 +211,24 @@ def merge_streams(outs:list): # Outputs of one cell, as the kernel sent them
 def run(self:Kernel,
         m:Message, # The code message to run; its outputs and execution count are replaced
         timeout=None): # Seconds it may run (see `chk_timeout`)
-    "Run `m` in this kernel, recording outputs as Jupyter does; returns why it stopped early ('timeout', 'stuck', 'dead') or None, and the earlier messages a display update changed"
+    "Run `m` in this kernel, recording outputs as Jupyter does; `(why it stopped early, messages updated)`"
     from nbformat import v4
     from nbclient.exceptions import DeadKernelError
-    if not m.content.strip(): return None,[] # a blank cell: Jupyter never sends it to the kernel, and leaves it as it is
+    # a blank cell: Jupyter never sends it to the kernel, and leaves it as it is
+    if not m.content.strip(): return None,[]
     t,c = chk_timeout(timeout),self.client
     try: m.content.encode('utf-8')
     except UnicodeEncodeError as e: # a lone surrogate: the kernel's channel can't carry it
-        m.output,m.execution_count = [_err_out('UnicodeEncodeError', f'the code holds {e.object[e.start:e.end]!r}, which UTF-8 cannot encode, so it was not sent to the kernel (line {m.content.count(chr(10), 0, e.start)+1})')],None
+        line = m.content.count(chr(10), 0, e.start)+1
+        msg = (f'the code holds {e.object[e.start:e.end]!r}, which UTF-8 cannot encode, '
+               f'so it was not sent to the kernel (line {line})')
+        m.output,m.execution_count = [_err_out('UnicodeEncodeError', msg)],None
         return None,[]
     cell = v4.new_code_cell(m.content)
     c.nb.cells.append(cell)
     self.msgs.append(m)
-    c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{} # nbclient's own `timeout` takes whole seconds only
+    # nbclient's own `timeout` takes whole seconds only
+    c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{}
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
     self.cur = cell
     try: c.execute_cell(cell, len(c.nb.cells)-1)
@@ -186,15 +237,20 @@ def run(self:Kernel,
     outs = merge_streams(_plain(cell.outputs))
     if why is None and info.get('ename')=='TimeoutError' and info.get('evalue')==_timed_out:
         why = 'timeout' if self.settled() else 'stuck'
-        while outs and outs[-1].get('output_type')=='error' and outs[-1].get('ename')=='KeyboardInterrupt': outs.pop() # the interrupt the timeout sent
-        outs.append(_err_out('TimeoutError', f'timed out after {t:g}s' + ('' if why=='timeout' else '; the kernel did not stop when interrupted')))
-    if why is None and info.get('status')=='error' and not any(o.get('output_type')=='error' for o in outs): # the kernel could not send its error (its text held a lone surrogate), but said so
+        # the interrupt the timeout sent
+        while outs and outs[-1].get('output_type')=='error' and outs[-1].get('ename')=='KeyboardInterrupt': outs.pop()
+        stuck = '' if why=='timeout' else '; the kernel did not stop when interrupted'
+        outs.append(_err_out('TimeoutError', f'timed out after {t:g}s' + stuck))
+    # the kernel could not send its error (its text held a lone surrogate), but said so
+    if why is None and info.get('status')=='error' and not any(o.get('output_type')=='error' for o in outs):
         outs.append(_err_out(str(info.get('ename') or 'Error'), esc_surrogates(str(info.get('evalue') or ''))))
     if why=='dead':
         rc = getattr(getattr(c.km.provisioner, 'process', None), 'poll', lambda: None)()
-        outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + (f' (exit code {rc})' if rc is not None else '')))
+        code = f' (exit code {rc})' if rc is not None else ''
+        outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     m.output,m.execution_count = outs,cell.get('execution_count')
-    if isinstance(m.meta, dict): # the timings of this run, or none: those of an earlier run don't describe these outputs
+    # the timings of this run, or none: those of an earlier run don't describe these outputs
+    if isinstance(m.meta, dict):
         m.meta.pop('execution', None)
         if self.timing: m.meta['execution'] = _plain(cell.metadata.get('execution', {}))
     changed = []
@@ -222,8 +278,9 @@ def _status(m):
 def execute(self:Message,
             kernel=None, # The `Kernel` to run in; a new one, shut down after, if None
             timeout=None): # Seconds the message may run before the kernel is interrupted (see `chk_timeout`)
-    "Run this code message in a Jupyter kernel, replacing its outputs and execution count as Jupyter would; returns a one-line status"
-    if self.msg_type!=scode: raise ValueError(f'message {self.id!r} is a {self.msg_type} message: only code messages run')
+    "Run this code message in a Jupyter kernel, replacing its outputs and execution count; returns a one-line status"
+    if self.msg_type!=scode:
+        raise ValueError(f'message {self.id!r} is a {self.msg_type} message: only code messages run')
     chk_timeout(timeout)
     with _kernel_for(kernel) as k: k.run(self, timeout)
     return _status(self)
@@ -231,70 +288,90 @@ def execute(self:Message,
 # %% ../nbs/07_run.ipynb #f33e9307
 _re_md_fm = re.compile(r'^\s*-\s*(\w+)\s*:\s*(.*?)\s*$', re.M) # a `- key: value` line of a markdown front matter
 _re_yaml_fm = re.compile(r'^\s*(\w+)\s*:\s*(.*?)\s*$', re.M) # a `key: value` line of a raw `---` block
-_re_nbdev_export = re.compile(r'\b(?:nbdev_export|notebook2script)\(') # the call that writes a library from its notebooks, which `nbdev-test` never runs
+# the call that writes a library from its notebooks, which `nbdev-test` never runs
+_re_nbdev_export = re.compile(r'\b(?:nbdev_export|notebook2script)\(')
 
 def front_matter(dlg): # A `Dialog`
-    "The keys of `dlg`'s front matter as nbdev reads it, their values as text: the `- key: value` lines of its first note if that note opens with a `# Title`, updated by the `key: value` lines of its first raw message if that is a `---` block"
+    "The keys of `dlg`'s front matter as nbdev reads it, their values as text"
     res = {}
-    if (md := first(dlg.messages, lambda m: m.msg_type==snote)) is not None and md.content.strip().startswith('# '): res |= dict(_re_md_fm.findall(md.content))
-    if (raw := first(dlg.messages, lambda m: m.msg_type==sraw)) is not None and (b := re.match(r'---[ \t]*\n(.*?)\n---[ \t]*(?:\n|$)', raw.content.strip()+'\n', re.S)): res |= dict(_re_yaml_fm.findall(b[1]))
+    md = first(dlg.messages, lambda m: m.msg_type==snote)
+    if md is not None and md.content.strip().startswith('# '): res |= dict(_re_md_fm.findall(md.content))
+    raw = first(dlg.messages, lambda m: m.msg_type==sraw)
+    b = re.match(r'---[ \t]*\n(.*?)\n---[ \t]*(?:\n|$)', raw.content.strip()+'\n', re.S) if raw is not None else None
+    if b: res |= dict(_re_yaml_fm.findall(b[1]))
     return res
 
 def _yes(v):
-    "A front matter value as YAML and nbdev take it: `true`, `yes`, `on`, `1` (in any case, quoted or not) are true; `false`, `no`, `off`, `0` and nothing are false; any other text is true"
+    "A front matter value as YAML and nbdev take it: true or false"
+    # `true`, `yes`, `on`, `1` (in any case, quoted or not) are true; `false`, `no`, `off`, `0` and nothing are false;
+    # any other text is true
     v = v.strip().strip('\'"')
     try: return str2bool(v)
     except ValueError: return True
 
-def _tags(m): return [t for t in m.meta.get('tags') or () if isinstance(t, str)] if isinstance(m.meta, dict) and isinstance(m.meta.get('tags'), list) else []
+# %% ../nbs/07_run.ipynb #c45f631f
+def _tags(m):
+    "The tags of message `m`: the strings in its metadata's `tags` list"
+    if not (isinstance(m.meta, dict) and isinstance(m.meta.get('tags'), list)): return []
+    return [t for t in m.meta.get('tags') or () if isinstance(t, str)]
 
 def skip_reason(m, # A code message
-                dlg=None): # Its dialog, for the notebook-wide `skip_exec: true` and `eval: false` of its `front_matter`
-    "Why `nbdev-test` (or `jupyter execute`) would not run `m`, as a short phrase ('#| eval: false', 'skip-execution tag', 'nbdev_export call', 'skip_exec: true', 'eval: false in the front matter'), or None"
+                dlg=None): # Its dialog, for the notebook-wide settings of its `front_matter`
+    "Why `nbdev-test` (or `jupyter execute`) would not run `m`, as a short phrase, or None"
     return _skip_why(m, {} if dlg is None else front_matter(dlg))
 
 def _skip_why(m, fm):
-    "`skip_reason` of `m`, given its dialog's front matter `fm` (read once for a whole run: finding it can mean looking at every message)"
+    "`skip_reason` of `m`, given its dialog's front matter `fm`"
+    # `fm` is read once for a whole run: finding it can mean looking at every message
     ev = str(m.directive('eval', 'none')).strip().lower()
     if ev=='false': return '#| eval: false'
-    if 'skip-execution' in _tags(m): return 'skip-execution tag' # the tag nbclient (`jupyter execute`, papermill) skips
-    if _re_nbdev_export.search(m.content): return 'nbdev_export call' # run, it would rewrite the library over hand edits (or fail outside an nbdev project)
+    # the tag nbclient (`jupyter execute`, papermill) skips
+    if 'skip-execution' in _tags(m): return 'skip-execution tag'
+    # run, it would rewrite the library over hand edits (or fail outside an nbdev project)
+    if _re_nbdev_export.search(m.content): return 'nbdev_export call'
     if fm:
         if _yes(fm.get('skip_exec', '')): return 'skip_exec: true'
-        if ev not in ('true', '') and 'eval' in fm and not _yes(fm['eval']): return 'eval: false in the front matter' # the default of cells without `#| eval: true`
+        # the default of cells without `#| eval: true`
+        if ev not in ('true', '') and 'eval' in fm and not _yes(fm['eval']): return 'eval: false in the front matter'
     return None
 
+# %% ../nbs/07_run.ipynb #3b5f4dca
 def expects_error(m): # A code message
-    "Is `m` tagged `raises-exception`, so that a run records its error and goes on, as `jupyter execute` and nbconvert do?"
+    "Is `m` tagged `raises-exception`, so that a run records its error and goes on?"
     return 'raises-exception' in _tags(m)
 
 # %% ../nbs/07_run.ipynb #cf40c222
 class RunReport(L):
-    "The messages a run ran, in order, shown as one status line each (at most `rows`), with what it skipped and why it stopped"
+    "The messages a run ran, in order, shown as one status line each, with what it skipped and why it stopped"
     rows = 20
     def __init__(self,
                  items=None, # The messages run
                  unrun=0, # How many selected code messages were left unrun when it stopped
                  skipped=None, # `(message, why)` pairs of the messages it skipped
-                 stopped=None): # Why it stopped early: 'error', 'dead', 'stuck', 'interrupt', 'conflict' (the file was deleted or can't be read), 'unsaved' (the system refused a save), or None
+                 stopped=None): # Why it stopped early, or None
         super().__init__(items)
         self.unrun,self.skipped,self.stopped,self.problem = unrun,list(skipped or []),stopped,None
-        self.unsaved,self.saves,self.save_time = [],0,0. # Messages whose outputs were not saved (changed on disk as they ran); writes made; seconds spent writing
+        # messages whose outputs were not saved (changed on disk as they ran); writes made; seconds spent writing
+        self.unsaved,self.saves,self.save_time = [],0,0.
     @property
     def ok(self):
-        "Did every message run without an error (but those tagged `raises-exception`), the run to its end, and every output into the file (none skipped or left unsaved as another program changed it)?"
+        "Did every message run without an unexpected error, the run to its end, and every output into the file?"
         return (not any(m.has_error and not expects_error(m) for m in self) and self.stopped in (None, 'error')
                 and not self.unsaved and not any(w.endswith('on disk') for _,w in self.skipped))
     def lines(self,
               rows=None): # Most lines shown; None for all
-        "Status lines: one per message run, one per message skipped or whose outputs were not saved, then why the run stopped"
+        "Status lines: one per message run, skipped or not saved, then why the run stopped"
         def cut(xs, f, what):
             res = [f(o) for o in xs[:rows]]
             return res + ([f'… {len(xs)-rows} more{what}'] if rows is not None and len(xs)>rows else [])
         res = cut(self.items, _status, '') + cut(self.skipped, lambda o: f'{o[0].id}: skipped ({o[1]})', ' skipped')
         res += cut(self.unsaved, lambda m: f'{m.id}: outputs not saved (changed on disk while it ran)', ' not saved')
         n = f'{self.unrun} code message{"s"*(self.unrun!=1)} not run'
-        why = dict(error='stopped at the error', dead='the kernel died', stuck='the kernel did not stop after a timeout', interrupt='interrupted (Ctrl-C)', conflict=f'stopped: {self.problem}', unsaved=f'stopped, as the file could not be saved: {self.problem}').get(self.stopped)
+        whys = dict(error='stopped at the error', dead='the kernel died',
+                    stuck='the kernel did not stop after a timeout', interrupt='interrupted (Ctrl-C)',
+                    conflict=f'stopped: {self.problem}',
+                    unsaved=f'stopped, as the file could not be saved: {self.problem}')
+        why = whys.get(self.stopped)
         if why and (self.unrun or self.stopped!='error'): res.append(f'{why}: {n}')
         return res
     def __repr__(self): return '\n'.join(self.lines(self.rows))
@@ -314,7 +391,10 @@ def run_plan(self:Dialog,
     if ids is None: sel = [m for m in ms[lo:hi] if m.msg_type==scode]
     else:
         want = pick_msgs(self, ids)
-        if bad := [m.id for m in want if m.msg_type!=scode]: raise ValueError(f'{dlg_where(self)}: only code messages run, and {", ".join(map(_q, bad[:5]))}{" …" if len(bad)>5 else ""} {"is" if len(bad)==1 else "are"} not code')
+        if bad := [m.id for m in want if m.msg_type!=scode]:
+            ids = ", ".join(map(_q, bad[:5])) + (" …" if len(bad)>5 else "")
+            verb = "is" if len(bad)==1 else "are"
+            raise ValueError(f'{dlg_where(self)}: only code messages run, and {ids} {verb} not code')
         want = set(map(id, want))
         sel = [m for m in ms[lo:hi] if id(m) in want]
     if force_eval: return sel,[]
@@ -329,34 +409,45 @@ def _sig(path):
     except FileNotFoundError: return None
     return st.st_ino,st.st_size,st.st_mtime_ns
 
-_waits = (0.05, 0.1, 0.2, 0.4, 0.8, 1, 1, 1) # Seconds between reads of a file caught mid-write by another program
+# Seconds between reads of a file caught mid-write by another program
+_waits = (0.05, 0.1, 0.2, 0.4, 0.8, 1, 1, 1)
 
 class _Disk:
-    "The file side of a run: the dialog as it is on disk, read again only when the file changed, and the outputs of finished messages put into it and saved"
+    "The file side of a run: the dialog as it is on disk, and the outputs of finished messages put into it and saved"
+    # the file is read again only when it changed
     def __init__(self, dlg):
         self.path,self.cls,self.cur,self.at,self.todo,self.meta = dlg.path,type(dlg),None,None,{},{}
-        self.cost,self.time,self.saves,self.first,self.foreign = 0.,0.,0,None,False # `first`: the digest of the file as first read; `foreign`: read again since, as another program changed it
+        # `first`: the digest of the file as first read; `foreign`: read again since, as another program changed it
+        self.cost,self.time,self.saves,self.first,self.foreign = 0.,0.,0,None,False
     def dialog(self):
-        "The dialog in the file now; a file that can't be read (another program writing it in place) is read again after a short wait"
+        "The dialog in the file now"
+        # a file that can't be read (another program writing it in place) is read again after a short wait
         err = None
         for w in (*_waits, None):
             at = _sig(self.path)
             if self.cur is not None and at==self.at: return self.cur
             t = time.monotonic()
             try: self.cur,self.at = read_ipynb(self.path, cls=self.cls),at
-            except (FileNotFoundError, DialogFormatError) as e: err,self.cur = e,None # gone for a moment, or half written
-            except ValueError as e: raise DialogConflictError(f'{e}; outputs not saved') from None # not a regular file: a FIFO would block any read
+            # gone for a moment, or half written
+            except (FileNotFoundError, DialogFormatError) as e: err,self.cur = e,None
+            # not a regular file: a FIFO would block any read
+            except ValueError as e: raise DialogConflictError(f'{e}; outputs not saved') from None
             else:
                 self.ids = {m.id:m for m in self.cur.messages}
                 if self.first is None: self.first = self.cur._seen
                 else: self.foreign = True
-                if not self.saves: self.cost = max(self.cost, time.monotonic()-t) # until a save is timed, reading the file tells what one costs
+                # until a save is timed, reading the file tells what one costs
+                if not self.saves: self.cost = max(self.cost, time.monotonic()-t)
                 return self.cur
             if w: time.sleep(w)
-        if isinstance(err, FileNotFoundError): raise DialogConflictError(f'{self.path} was deleted or renamed while the dialog ran; outputs not saved') from None
-        raise DialogConflictError(f'{self.path} could not be read while the dialog ran ({err}); outputs not saved') from None
+        if isinstance(err, FileNotFoundError):
+            msg = f'{self.path} was deleted or renamed while the dialog ran; outputs not saved'
+            raise DialogConflictError(msg) from None
+        msg = f'{self.path} could not be read while the dialog ran ({err}); outputs not saved'
+        raise DialogConflictError(msg) from None
     def changed(self, m, src):
-        "Why code message `m`, whose code was `src` when the run began, is not in the file as it was ('deleted on disk', 'changed on disk'), or None"
+        "Why code message `m`, whose code was `src` when the run began, is not in the file as it was, or None"
+        # 'deleted on disk' or 'changed on disk'
         self.dialog()
         cm = self.ids.get(m.id)
         if cm is None: return 'deleted on disk'
@@ -368,9 +459,11 @@ def add(self:_Disk, m, src, must=True):
     "Queue `m`'s outputs for the next `save`; unless `must`, they are dropped silently if `m` changed on disk"
     if must or m.id not in self.todo: self.todo[m.id] = (m,src,must)
 
+# %% ../nbs/07_run.ipynb #3f2fd657
 @patch
 def save(self:_Disk):
-    "Put the queued outputs (and `meta`) into the file: the messages whose outputs could not go in, as they changed on disk"
+    "Put the queued outputs (and `meta`) into the file; returns the messages whose outputs could not go in"
+    # they could not, as they changed on disk
     if not self.todo and not self.meta: return []
     t = time.monotonic()
     for _ in range(20): # another writer between our read and our write: read again
@@ -399,7 +492,7 @@ def save_outputs(dlg, # The `Dialog` whose file gets the outputs
                  ran=None, # `{id: content}` each message had when it ran (default: its content now)
                  extra=(), # Messages written too when unchanged on disk, and otherwise left as they are there
                  meta=None): # Notebook metadata to set too, such as `language_info`
-    "Write the outputs of `msgs` into `dlg`'s file, merged with whatever other programs changed there; returns those of `msgs` not written, as they changed on disk"
+    "Write the outputs of `msgs` into `dlg`'s file, merged with whatever other programs changed there"
     disk,ran = _Disk(dlg),ran or {}
     for m in msgs: disk.add(m, ran.get(m.id, m.content))
     for m in extra: disk.add(m, m.content, must=False)
@@ -408,7 +501,11 @@ def save_outputs(dlg, # The `Dialog` whose file gets the outputs
 
 # %% ../nbs/07_run.ipynb #396ef9f7
 class _Signals:
-    "Signal handlers for a run: a first Ctrl-C interrupts the kernel `k` and stops the run after that message (before the kernel is up, it stops at once); a second Ctrl-C, SIGTERM or SIGHUP stops it at once; none cuts a save or the kernel's shutdown short (it is raised when that is done)"
+    "Signal handlers for a run"
+    # A first Ctrl-C interrupts the kernel `k` and stops the run after that message
+    # (before the kernel is up, it stops at once);
+    # a second Ctrl-C, SIGTERM or SIGHUP stops it at once;
+    # none cuts a save or the kernel's shutdown short (it is raised when that is done)
     def __init__(self, k=None): self.k,self.hit,self.busy,self.late = k,False,False,None
     def __call__(self, sig, frame):
         if sig==signal.SIGINT and not self.hit and self.k is not None:
@@ -429,7 +526,8 @@ class _Signals:
 
 @contextlib.contextmanager
 def _on_signals(k=None):
-    "While the block runs, signals stop the run as `_Signals` says (only on the main thread, and SIGTERM and SIGHUP only if nobody else handles them)"
+    "While the block runs, signals stop the run as `_Signals` says"
+    # only on the main thread, and SIGTERM and SIGHUP only if nobody else handles them
     h,old = _Signals(k),{}
     if threading.current_thread() is threading.main_thread():
         for s in (signal.SIGINT, getattr(signal, 'SIGTERM', None), getattr(signal, 'SIGHUP', None)):
@@ -439,8 +537,6 @@ def _on_signals(k=None):
         for s,o in old.items(): signal.signal(s, o)
 
 # %% ../nbs/07_run.ipynb #e5ec8684
-_save_share = 20 # Saves are spaced by at least this many times the last one's cost, so a run spends at most about 1/20 of its time saving
-
 @patch
 def execute(self:Dialog,
             ids=None, # Ids (or unique prefixes) of the code messages to run; None for all in range
@@ -449,55 +545,73 @@ def execute(self:Dialog,
             timeout=None, # Seconds each message may run (see `chk_timeout`)
             continue_on_error=False, # Go on after a message's error rather than stop there?
             force_eval=False, # Run the messages `skip_reason` skips (`#| eval: false`, `skip_exec: true`, ...) too?
-            save=False, # Write finished messages' outputs into the file as the run goes (see *Saving as it goes*), and always when it ends?
+            save=False, # Write finished messages' outputs into the file as the run goes, and when it ends?
             kernel=None, # The `Kernel` to run in; a new one, shut down after, if None
             progress=None, # Called as `progress(i, n, msg)` before each message runs
             cwd=None, # The kernel's working folder; None for the dialog's folder (or, with no file, the current one)
-            kernel_name=None, # The kernel to start (see `chk_kernel`); None for the one the dialog's `kernelspec` names, or `python3`
+            kernel_name=None, # The kernel to start (see `chk_kernel`); None for the dialog's own
             save_every=5, # With `save`: the fewest seconds between two saves during the run
             timing=True): # Record each message's timings in its `meta['execution']`, as Jupyter does?
     "Run code messages in dialog order in one Jupyter kernel, recording their outputs; returns a `RunReport`"
     chk_timeout(timeout)
-    if not (isinstance(save_every, (int, float)) and save_every>=0): raise ValueError(f'save_every must be a number of seconds, 0 or more, not {save_every!r}')
-    if save and self.path is None: raise ValueError(f'{dlg_where(self)} has no file to save outputs into: save it first')
+    if not (isinstance(save_every, (int, float)) and save_every>=0):
+        raise ValueError(f'save_every must be a number of seconds, 0 or more, not {save_every!r}')
+    if save and self.path is None:
+        raise ValueError(f'{dlg_where(self)} has no file to save outputs into: save it first')
     ms,skipped = self.run_plan(ids, above, below, force_eval)
     res,disk = RunReport(skipped=skipped),None
     if not ms: return res
     if save: # refused before anything runs: a file we can't write, or messages that aren't in it as they are here
         chk_writable(self.path)
         disk = _Disk(self)
-        if bad := [m.id for m in ms if disk.changed(m, m.content)]: raise ValueError(f'{dlg_where(self)}: {", ".join(map(_q, bad[:5]))}{" …" if len(bad)>5 else ""} not in the file as in this dialog: save it before running with save=True')
+        if bad := [m.id for m in ms if disk.changed(m, m.content)]:
+            ids = ", ".join(map(_q, bad[:5])) + (" …" if len(bad)>5 else "")
+            msg = f'{dlg_where(self)}: {ids} not in the file as in this dialog: save it before running with save=True'
+            raise ValueError(msg)
     ks = self.meta.get('kernelspec')
-    name = kernel_name or (ks.get('name') if isinstance(ks, dict) and isinstance(ks.get('name'), str) else None) or 'python3'
-    with _on_signals() as sig: # from before the kernel starts until after it is shut down: no signal leaves it, or its connection file, behind
+    named = ks.get('name') if isinstance(ks, dict) and isinstance(ks.get('name'), str) else None
+    name = kernel_name or named or 'python3'
+    # from before the kernel starts until after it is shut down: no signal leaves it, or its connection file, behind
+    with _on_signals() as sig:
         kcm = _kernel_for(kernel, cwd or self.path, name, timing)
         k = sig.k = kcm.__enter__()
         k.hit = None # an interrupt of an earlier run is not this one's
         try:
-            if k.language_info and self.meta.get('language_info')!=k.language_info: # as Jupyter records it, with the first save
+            # as Jupyter records it, with the first save
+            if k.language_info and self.meta.get('language_info')!=k.language_info:
                 self.meta['language_info'] = k.language_info
                 if disk is not None: disk.meta['language_info'] = k.language_info
             auto = None if disk is None else _Autosave(disk, res, save_every)
             try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress)
-            except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e) # the file was deleted, or can't be read
+            # the file was deleted, or can't be read
+            except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e)
             finally:
                 if auto is not None:
                     with sig.saving(): auto.close()
         finally:
             with sig.saving(): kcm.__exit__(None, None, None)
     if res.stopped: res.unrun = len(ms)-len(res)-sum(w.endswith('on disk') for o,w in res.skipped)
-    if disk is not None and not disk.foreign and disk.cur is not None and self._seen==disk.first: self._seen = disk.cur._seen # only the run wrote the file: this dialog can save there again
+    # only the run wrote the file: this dialog can save there again
+    only_ours = disk is not None and not disk.foreign and disk.cur is not None and self._seen==disk.first
+    if only_ours: self._seen = disk.cur._seen
     return res
 
 # %% ../nbs/07_run.ipynb #44813c33
+# Saves are spaced by at least this many times the last one's cost,
+# so a run spends at most about 1/20 of its time saving
+_save_share = 20
+
 def _save(res, disk):
-    "Save what `disk` has queued, noting in `res` the outputs not saved, and a failure that stops the run: a conflict, or the system's refusal"
+    "Save what `disk` has queued, noting in `res` the outputs not saved, and a failure that stops the run"
+    # a failure: a conflict, or the system's refusal
     try: res.unsaved += disk.save()
-    except (DialogConflictError, OSError) as e: res.stopped,res.problem = 'conflict' if isinstance(e, DialogConflictError) else 'unsaved',str(e)
+    except (DialogConflictError, OSError) as e:
+        res.stopped,res.problem = 'conflict' if isinstance(e, DialogConflictError) else 'unsaved',str(e)
     res.saves,res.save_time = disk.saves,disk.time
 
 class _Autosave:
-    "The saving of a run with `save=True`: a thread writes what `disk` has queued when it is due, also while a long message runs; `lock` keeps it and the run's loop apart"
+    "The saving of a run with `save=True`: a thread writes what `disk` has queued when it is due"
+    # also while a long message runs; `lock` keeps it and the run's loop apart
     def __init__(self, disk, res, every):
         self.disk,self.res,self.every,self.last = disk,res,every,time.monotonic()
         self.lock,self.stop = threading.Lock(),threading.Event()
@@ -506,7 +620,8 @@ class _Autosave:
     def _loop(self):
         while not self.stop.wait(min(0.5, max(self.every, 0.1))):
             with self.lock:
-                if self.disk.todo and not self.res.stopped and time.monotonic()-self.last>=max(self.every, _save_share*self.disk.cost):
+                due = time.monotonic()-self.last>=max(self.every, _save_share*self.disk.cost)
+                if self.disk.todo and not self.res.stopped and due:
                     _save(self.res, self.disk)
                     self.last = time.monotonic()
     def close(self):

@@ -1,6 +1,11 @@
-"""The display projections: the XML view agents read, line-numbered views, the Markdown people read, and finding messages
+"""The display projections: the XML agents read, line-numbered views, the Markdown people read, and finding messages
 
-A dialog is read by people and agents far more often than it is edited. This module holds the ways to show it: the XML view an agent reads (each message's content bare, tagged by its type and id, with its outputs when asked), a message's lines numbered so an edit can name them, and Markdown a person reads. They are one way only: nothing reads them back. `find_msgs` searches what the views show. The `nbdialog` command line (`dialog.cli`) prints them.
+A dialog is read by people and agents far more often than it is edited.
+This module holds the ways to show it:
+the XML view an agent reads (each message's content bare, tagged by its type and id, with its outputs when asked),
+a message's lines numbered so an edit can name them, and Markdown a person reads.
+They are one way only: nothing reads them back.
+`find_msgs` searches what the views show. The `nbdialog` command line (`dialog.cli`) prints them.
 
 Docs: https://nbdialog.github.io/nbdialog/view.html.md"""
 
@@ -27,16 +32,19 @@ def rel_path(p): # A file's path
     r = os.path.relpath(p)
     return Path(r if not r.startswith('..') else os.path.abspath(p)).as_posix()
 
+# %% ../nbs/06_view.ipynb #0e44908c
 def dlg_where(dlg): # The `Dialog` an error is about
     "Where `dlg` is, for an error message: its file (`rel_path`), or else its name"
     return rel_path(dlg.path) if dlg.path else f'dialog {_q(dlg.name)}'
 
+# %% ../nbs/06_view.ipynb #34827143
 def pick_msg(dlg, # The `Dialog` to look in
              key): # A message id, or a prefix of exactly one id
-    "The message of `dlg` with id `key`, or else the only one whose id starts with `key`: core's `dlg[key]`, with errors naming the file"
+    "The message of `dlg` with id `key`, or else the only one whose id starts with `key`"
     try: return dlg[str(key)]
     except KeyError as e: raise KeyError(f'{dlg_where(dlg)}: {e.args[0]}') from None
 
+# %% ../nbs/06_view.ipynb #c54e82f7
 def pick_msgs(dlg, # The `Dialog` to look in
               keys): # Ids or prefixes: a list, or a str of them separated by commas or spaces
     "The messages of `dlg` named by `keys`, in the order given, each once"
@@ -56,17 +64,23 @@ def _xml_text(s):
     "`s` with the characters XML 1.0 can't carry, even escaped, spelled as visible escapes"
     return _re_bad_xml.sub(_esc_char, str(s))
 
-_re_ctl = re.compile('[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029' # C0 (but tab and newline), DEL, C1, line and paragraph separators
-                     '\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb'
-                     '\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]') # invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but the emoji joiner U+200D
+# C0 (but tab and newline), DEL, C1, line and paragraph separators
+_ctl = '\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029'
+# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but the emoji joiner U+200D
+_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e\u200f\u202a-\u202e'
+        '\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb'
+        '\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a'
+        '\U000e0001\U000e0020-\U000e007f')
+_re_ctl = re.compile(f'[{_ctl}{_fmt}]')
 def term_safe(s:str, # Text to print
               tty=True): # Is it going to a terminal?
-    "`s` for a terminal: lone surrogates as `\\udXXX` escapes (`esc_surrogates`), and if `tty` control characters (a terminal's escapes, CR and line breaks other than `\\n`) and invisible format characters (bidi controls, zero widths) spelled as visible escapes"
+    "`s` made safe to print: lone surrogates escaped, and for a terminal control and invisible characters too"
     s = esc_surrogates(s)
     return _re_ctl.sub(_esc_char, s) if tty else s
 
 def _safe_attr(k):
-    "Can directive name `k` be an XML attribute? A plain name: not `id`, no colon (a namespace prefix), nothing XML reserves (`xmlns`, names starting with `xml`)"
+    "Can directive name `k` be an XML attribute?"
+    # a plain name: not `id`, no colon (a namespace prefix), nothing XML reserves (`xmlns`, names starting with `xml`)
     return bool(_re_xml_name.fullmatch(k)) and k!='id' and not k.lower().startswith('xml')
 
 def _directive_attrs(m):
@@ -84,17 +98,20 @@ def _directive_attrs(m):
 out_maxlen = 2000 # Most characters of outputs the views show when they cut them
 
 def _out_part(o):
-    "Output dict `o` as `(tag, attrs, text)`: `out_text` with `view_mimes`; an image shows as its mime type and its text form"
+    "Output dict `o` as `(tag, attrs, text)`: `out_text` with `view_mimes`"
+    # an image shows as its mime type and its text form
     typ = o.get('output_type')
     mime,txt = out_text(o, view_mimes)
     if typ=='stream': return (n if (n := o.get('name')) in ('stdout', 'stderr') else 'stream'), {}, txt
     if typ=='error': return 'error', {}, txt
     d = o.get('data') if isinstance(o.get('data'), dict) else {}
-    if mime in (None, 'text/plain') and (img := pick_mime(d, ('image/*',))): return typ, {'mime': img}, f'[{img}] {txt}'.rstrip()
+    img = pick_mime(d, ('image/*',)) if mime in (None, 'text/plain') else None
+    if img: return typ, {'mime': img}, f'[{img}] {txt}'.rstrip()
     return typ, ({'mime': mime} if mime not in (None, 'text/plain') else {}), txt
 
 def _out_parts(m, trunc=False):
-    "`m`'s outputs as the views show them, `(tag, attrs, text)` each (a prompt's: its reply); at most `out_maxlen` characters in all when `trunc`"
+    "`m`'s outputs as the views show them, `(tag, attrs, text)` each (a prompt's: its reply)"
+    # at most `out_maxlen` characters in all when `trunc`
     with explain_malformed(m, 'shown'):  # a malformed output: `validate` says what is wrong
         if m.msg_type==sprompt: ps = [('reply', {}, m.ai_res)]
         else: ps = [_out_part(o) for o in merge_streams(m.output) if isinstance(o, dict)]
@@ -104,7 +121,9 @@ def _out_parts(m, trunc=False):
         if left<=0: break
         res.append((t, a, truncstr(x, left)))
         left -= len(x)
-    if cut := sum(len(x) for *_,x in ps) - sum(len(x) for *_,x in res) + sum(x.endswith('…') and len(x)<len(y) for (*_,x),(*_,y) in zip(res, ps)):
+    # the characters left out, and an ellipsis `truncstr` put in the place of one
+    dots = sum(x.endswith('…') and len(x)<len(y) for (*_,x),(*_,y) in zip(res, ps))
+    if cut := sum(len(x) for *_,x in ps) - sum(len(x) for *_,x in res) + dots:
         t,a,x = res[-1]
         res[-1] = (t, a, f'{x}\n[{cut:,} more characters cut: --full-out shows them]')
     return res
@@ -113,7 +132,10 @@ def _out_text(m, trunc=False):
     "`m`'s outputs as one text: a lone output bare, several each in its tag"
     ps = _out_parts(m, trunc)
     if len(ps)==1: return ps[0][2]
-    return '\n'.join(f'<{t}' + ''.join(f' {k}="{v}"' for k,v in a.items()) + f'>\n{x.rstrip(chr(10))}\n</{t}>' for t,a,x in ps)
+    def tagged(t, a, x):
+        attrs = ''.join(f' {k}="{v}"' for k,v in a.items())
+        return f'<{t}{attrs}>\n{x.rstrip(chr(10))}\n</{t}>'
+    return '\n'.join(tagged(*p) for p in ps)
 
 # %% ../nbs/06_view.ipynb #87f63aa8
 def msg2xml(m, # The `Message` to show
@@ -121,13 +143,15 @@ def msg2xml(m, # The `Message` to show
             trunc_out=True, # Cut outputs to `out_maxlen` characters?
             ids=True): # Give the message's id as an attribute?
     "Message `m` as concise, well-formed XML: its content bare inside a tag named for its type"
-    with explain_malformed(m, 'shown'): return _msg2xml(m, incl_out, trunc_out, ids)  # a malformed message: `validate` says what is wrong
+    # a malformed message: `validate` says what is wrong
+    with explain_malformed(m, 'shown'): return _msg2xml(m, incl_out, trunc_out, ids)
 
 def _msg2xml(m, incl_out, trunc_out, ids):
     attrs,src = _directive_attrs(m) if m.msg_type==scode else ({},m.content)
     ps = _out_parts(m, trunc_out) if incl_out else []
     out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **a) for t,a,x in ps)
-    x = item2xml(m.msg_type, _xml_text(src), out if ps else '', id=_xml_text(m.id) if ids else None, **{k:_xml_text(v) for k,v in attrs.items()})
+    attrs = {k:_xml_text(v) for k,v in attrs.items()}
+    x = item2xml(m.msg_type, _xml_text(src), out if ps else '', id=_xml_text(m.id) if ids else None, **attrs)
     return str(to_xml(x, do_escape=True)).replace('\r', '&#13;') # a raw CR would read back as a newline
 
 # %% ../nbs/06_view.ipynb #d91d68c6
@@ -154,20 +178,24 @@ def view(self:Dialog,
 
 # %% ../nbs/06_view.ipynb #511d048b
 def text_lines(txt:str): # A message's text
-    "`txt`'s lines as the views and the line editors count them: a line ends at a LF (or CR LF), and a line end at the very end starts no new line"
+    "`txt`'s lines as the views and the line editors count them"
     ls = re.split(r'\r?\n', txt)
     return ls[:-1] if ls[-1]=='' else ls
 
+# %% ../nbs/06_view.ipynb #f37511f0
 def line_range(lines:list, # A message's lines
                start_line:int=1, # First line wanted, counted from 1
                end_line:int=None, # Last line wanted (included); None for the last line
                id:str=None): # The message's id, for errors
-    "`(lineno, line)` pairs of `lines` from `start_line` to `end_line`: a `ValueError` for a range that isn't whole numbers, or holds no line"
+    "`(lineno, line)` pairs of `lines` from `start_line` to `end_line`"
     where = f'message {_q(id)}'
     for k,v in dict(start_line=start_line, end_line=end_line).items():
-        if not (isinstance(v, int) and not isinstance(v, bool) or v is None and k=='end_line'): raise ValueError(f'{where}: {k} must be a whole number, not {_q(v)}')
+        whole = isinstance(v, int) and not isinstance(v, bool)
+        if not (whole or v is None and k=='end_line'):
+            raise ValueError(f'{where}: {k} must be a whole number, not {_q(v)}')
     if start_line<1 or start_line>max(len(lines), 1) or (end_line is not None and end_line<start_line):
-        raise ValueError(f'{where} has {len(lines)} lines: no lines {start_line} to {"end" if end_line is None else end_line}')
+        last = 'end' if end_line is None else end_line
+        raise ValueError(f'{where} has {len(lines)} lines: no lines {start_line} to {last}')
     return list(enumerate(lines[start_line-1:end_line], start_line))
 
 # %% ../nbs/06_view.ipynb #d88800ef
@@ -184,10 +212,11 @@ def view(self:Message,
         res = '\n'.join(f'{i:6d} │ {l}' if nums else l for i,l in ls)
         return with_out(res, self, trunc_out) if incl_out else res
 
+# %% ../nbs/06_view.ipynb #bd48c596
 def with_out(txt:str, # A view of message `m`'s lines
              m, # The `Message` shown
              trunc_out=True): # Cut outputs to `out_maxlen` characters?
-    "`txt` followed, on lines of its own, by an `<out>` section of `m`'s outputs (a prompt's: its reply), when it has any"
+    "`txt` followed, on lines of its own, by an `<out>` section of `m`'s outputs, when it has any"
     if not (o := _out_text(m, trunc_out)): return txt
     return (txt+'\n' if txt else '') + f'<out>\n{o}\n</out>'
 
@@ -205,20 +234,29 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     return Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix()
 
 # %% ../nbs/06_view.ipynb #d14f7405
-_re_code_fence = re.compile(r' {0,3}(`{3,}|~{3,})') # a fence; it opens a block when at most one word follows (both CommonMark and Pandoc agree then)
-_re_info = re.compile(r'[ \t]*(\{[^{}]*\}|[\w.+-]*)[ \t]*') # an info string both read alike: one word, or Pandoc's attributes
+# a fence; it opens a block when at most one word follows (both CommonMark and Pandoc agree then)
+_re_code_fence = re.compile(r' {0,3}(`{3,}|~{3,})')
+# an info string both read alike: one word, or Pandoc's attributes
+_re_info = re.compile(r'[ \t]*(\{[^{}]*\}|[\w.+-]*)[ \t]*')
 _re_colons = re.compile(r' {0,3}(:{3,})(.*)')
 _re_ticks = re.compile(r'`+')
-_re_tag = re.compile(r'<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)([^>]*)(>|$)') # a tag when group 4 is `>`; else (no `>` left on the line) none, but matched to the line's end so no later `<` scans it again
-# Pandoc's block-level tags (measured with Pandoc 3.9): in a div, one it reads opens a raw HTML block that only its end tag closes, and until then
-# the div's own end (`:::`, `</div>`) is text, so the rest of the page nests in the div. It reads these anywhere in a line, and the others only first on one
-_pd_mid = set('''address article aside blockquote body canvas caption center col colgroup dd details dir div dl dt fieldset figcaption figure footer form
- frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html isindex li main menu meta nav noframes ol output p pre script section summary table tbody td
- textarea tfoot th thead title tr ul'''.split())
-_pd_line = _pd_mid | set('area audio button del embed iframe ins map noscript object progress source style svg track video'.split())
-_void = set('area base br col embed hr img input link meta param source track wbr'.split()) # HTML's elements with no end tag: `<hr>` is `<hr/>`
-# raw HTML blocks that only their end marker ends, blank lines or not (CommonMark's kinds 1 to 5): `<pre>`, `<script>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`
-_re_html_open = re.compile(r' {0,3}<(?:(pre|script|style|textarea)(?=[\s>]|$)|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))', re.I)
+# a tag when group 4 is `>`; else (no `>` left on the line) none,
+# but matched to the line's end so no later `<` scans it again
+_re_tag = re.compile(r'<(/?)([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)([^>]*)(>|$)')
+# Pandoc's block-level tags (measured with Pandoc 3.9): in a div, one it reads opens a raw HTML block
+# that only its end tag closes, and until then the div's own end (`:::`, `</div>`) is text,
+# so the rest of the page nests in the div. It reads these anywhere in a line, and the others only first on one
+_pd_mid = set('''address article aside blockquote body canvas caption center col colgroup dd details dir div dl dt
+ fieldset figcaption figure footer form frameset h1 h2 h3 h4 h5 h6 head header hgroup hr html isindex li main menu meta
+ nav noframes ol output p pre script section summary table tbody td textarea tfoot th thead title tr ul'''.split())
+_pd_line = _pd_mid | set('''area audio button del embed iframe ins map noscript object progress source style svg
+ track video'''.split())
+# HTML's elements with no end tag: `<hr>` is `<hr/>`
+_void = set('area base br col embed hr img input link meta param source track wbr'.split())
+# raw HTML blocks that only their end marker ends, blank lines or not (CommonMark's kinds 1 to 5):
+# `<pre>`, `<script>`, `<style>`, `<textarea>`, `<!--`, `<?`, `<!X`, `<![CDATA[`
+_kind1_open = r'(pre|script|style|textarea)(?=[\s>]|$)' # group 1; groups 2 to 5: `<!--`, `<?`, `<![CDATA[`, `<!X`
+_re_html_open = re.compile(r' {0,3}<(?:' + _kind1_open + r'|(!--)|(\?)|(!\[CDATA\[)|(![A-Za-z]))', re.I)
 _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the end tags of the tags it opened)
 _kind1 = ('pre', 'script', 'style', 'textarea')
 _re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<(!--|\?|!\[CDATA\[|![A-Za-z])', re.I)
@@ -228,9 +266,13 @@ _re_raw_div = re.compile(r'</?div\b[^>]*(>|$)', re.I) # in raw HTML no code span
 
 # %% ../nbs/06_view.ipynb #1804b316
 class _RawHtml:
-    "A raw HTML block left open: what ends it (`end`, its end marker; None for kind 1, which ends when every tag in `tags` is closed, `counts` saying how many of each), the end of a comment or its kin open in it (`inner`), and where it opened (`at`: line, column of its `<`)"
+    "A raw HTML block left open: what ends it, what is open in it, and where it opened"
+    # `end`: its end marker; None for kind 1, which ends when every tag in `tags` is closed,
+    # `counts` saying how many of each
+    # `inner`: the end of a comment or its kin open in it; `at`: where it opened (line, column of its `<`)
     __slots__ = ('end', 'tags', 'counts', 'inner', 'at')
-    def __init__(self, end, at): self.end,self.tags,self.counts,self.inner,self.at = end,[],dict.fromkeys(_kind1, 0),None,at
+    def __init__(self, end, at):
+        self.end,self.tags,self.counts,self.inner,self.at = end,[],dict.fromkeys(_kind1, 0),None,at
 
 def _html_open(l, i):
     "The raw HTML block line `l` (line `i`) opens and leaves open, as a `_RawHtml`, or None"
@@ -241,9 +283,12 @@ def _html_open(l, i):
     return _html_in(l, _RawHtml(None, at))
 
 def _html_in(l, st):
-    "Raw HTML block state `st` after its line `l`, or None when `l` ends it; kind 1 (`<pre>` and kin) ends when every such tag it opened is closed"
-    # CommonMark ends kind 1 at the first end tag, but Pandoc nests them (`<pre><pre>` takes two `</pre>`): an end tag too many is harmless to both.
-    # To Pandoc only a script's text is text (`<pre><script></pre>` leaves a script open); elsewhere a comment, `<?`, `<![CDATA[` or `<!X` hides tags until its end
+    "Raw HTML block state `st` after its line `l`, or None when `l` ends it"
+    # kind 1 (`<pre>` and kin) ends when every such tag it opened is closed.
+    # CommonMark ends kind 1 at the first end tag, but Pandoc nests them (`<pre><pre>` takes two `</pre>`):
+    # an end tag too many is harmless to both.
+    # To Pandoc only a script's text is text (`<pre><script></pre>` leaves a script open);
+    # elsewhere a comment, `<?`, `<![CDATA[` or `<!X` hides tags until its end
     if st.end: return None if st.end in l else st
     tags,pos = st.tags,0
     while True:
@@ -262,7 +307,8 @@ def _html_in(l, st):
 
 # %% ../nbs/06_view.ipynb #f065c40c
 def _code_spans(l):
-    "The code spans of line `l` as `(start, end)`: a run of backticks to the next run just as long (CommonMark's and Pandoc's rule), in one pass"
+    "The code spans of line `l` as `(start, end)`, in one pass"
+    # a span is a run of backticks to the next run just as long (CommonMark's and Pandoc's rule)
     runs = [t.span() for t in _re_ticks.finditer(l)]
     nxt,after,res,k = [None]*len(runs),{},[],0
     for j in range(len(runs)-1, -1, -1): n = runs[j][1]-runs[j][0]; nxt[j],after[n] = after.get(n),j
@@ -272,7 +318,8 @@ def _code_spans(l):
     return res
 
 def _html_tags(l, in_div=True):
-    "The tags of line `l`, outside its code spans, that matter to Pandoc's divs, as `(col, name, closer, col of its >)`: `<div>` and `</div>`, and in a div (`in_div`) Pandoc's block-level tags; self-closing ones (`<hr/>`) left out"
+    "The tags of line `l`, outside its code spans, that matter to Pandoc's divs, as `(col, name, closer, col of its >)`"
+    # `<div>` and `</div>`, and in a div (`in_div`) Pandoc's block-level tags; self-closing ones (`<hr/>`) left out
     if '<' not in l: return []
     spans = _code_spans(l) if '`' in l else []
     starts,ind,res = [a for a,_ in spans],len(l)-len(l.lstrip(' ')),[]
@@ -282,17 +329,21 @@ def _html_tags(l, in_div=True):
         if n!='div' and not (in_div and n in (_pd_line if c==ind<4 else _pd_mid)): continue
         j = c
         while j and l[j-1]=='\\': j -= 1
-        if (k := bisect.bisect_right(starts, c)) and c<spans[k-1][1] or (c-j)%2: continue # in a code span, or escaped (`\\<p>` is text)
+        # in a code span, or escaped (`\\<p>` is text)
+        if (k := bisect.bisect_right(starts, c)) and c<spans[k-1][1] or (c-j)%2: continue
         res.append((c, n, bool(t[1]), t.end()-1))
     return res
 
 # %% ../nbs/06_view.ipynb #3f759c8e
 def _esc(l, col): return l[:col] + '\\' + l[col:]
 def _slash(l, col): return l[:col] + '/' + l[col:] # `/` before the `>` at `col`: `<hr>` written `<hr/>`
-def _ent(l, col): return l[:col] + ('&lt;' if l[col]=='<' else f'&#{ord(l[col])};') + l[col+1:] # the character at `col` (a `<`, a `:`) as text, in HTML too
+# the character at `col` (a `<`, a `:`) as text, in HTML too
+def _ent(l, col): return l[:col] + ('&lt;' if l[col]=='<' else f'&#{ord(l[col])};') + l[col+1:]
 
 def _marks(lines):
-    "For each end marker of raw HTML (`-->`, `?>`, `]]>`, `>`), the last line holding it (-1: none); and for each of `<pre>` and kin, how many of its end tags each line and the lines after it hold"
+    "Where raw HTML's end markers are in `lines`: `(last, closes)`"
+    # `last`: for each end marker of raw HTML (`-->`, `?>`, `]]>`, `>`), the last line holding it (-1: none)
+    # `closes`: for each of `<pre>` and kin, how many of its end tags each line and the lines after it hold
     last = {e: next((i for i in range(len(lines)-1, -1, -1) if e in lines[i]), -1) for e in _html_ends[1:]}
     closes = {k: [0]*(len(lines)+1) for k in _kind1}
     for i in range(len(lines)-1, -1, -1):
@@ -301,35 +352,56 @@ def _marks(lines):
     return last,closes
 
 # %% ../nbs/06_view.ipynb #cb7dc706
+def _stuck(html, i, last, closes):
+    "Can raw HTML block `html`, open at line `i`, no longer close? (`_marks` gives `last` and `closes`)"
+    return last[html.end]<i if html.end else any(n>closes[k][i] for k,n in html.counts.items())
+
 def _scan(lines, in_div=True):
-    "Code blocks `[(open, close)]` of `lines` (a block left open has close None), the unpaired div fences and tags (in a div, Pandoc's block-level tags too) `[(line, col)]` outside them, the lines opening a colon div, what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`), the `<` opening a `<?`, `<![CDATA[` or `<!X` block; and the `>` of each void tag to write self-closing (`<hr>`, in a div). The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows), and what follows it read again"
+    "What in `lines` must be closed, escaped or made text: `(blocks, stray, fences, raw, slash)`"
+    # blocks: the code blocks `[(open, close)]` (a block left open has close None)
+    # stray: the unpaired div fences and tags (in a div, Pandoc's block-level tags too) `[(line, col)]` outside them
+    # fences: the lines opening a colon div
+    # raw: what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`),
+    #   the `<` opening a `<?`, `<![CDATA[` or `<!X` block
+    # slash: the `>` of each void tag to write self-closing (`<hr>`, in a div)
+    # The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows),
+    # and what follows it read again.
     last,closes = _marks(lines)
-    blocks,opens,stray,code,fences,html,raw,slash = [],[],[],None,[],None,[],[] # one stack for divs of both kinds and block tags: Pandoc nests them together
+    # `opens`: one stack for divs of both kinds and block tags: Pandoc nests them together
+    blocks,opens,stray,code,fences,html,raw,slash = [],[],[],None,[],None,[],[]
     i,snap = 0,0 # the line read; how many of `raw` came before the raw HTML block open
     while i<len(lines) or html:
-        if html and (i==len(lines) or (last[html.end]<i if html.end else any(n>closes[k][i] for k,n in html.counts.items()))): # it can't close: its end marker is on no line left, or fewer of some end tag are left than it needs
+        # it can't close: its end marker is on no line left, or fewer of some end tag are left than it needs
+        if html and (i==len(lines) or _stuck(html, i, last, closes)):
             (i,col),html = html.at,None
             lines[i] = _esc(lines[i], col); del raw[snap:] # nothing else changed since it opened: read on from there
             continue
         l,i = lines[i],i+1
         if code:
-            if (m := _re_code_fence.match(l)) and m[1][0]==code[0] and len(m[1])>=len(code) and not l[m.end():].strip(): blocks[-1][1],code = i-1,None
+            m = _re_code_fence.match(l)
+            shut = m and m[1][0]==code[0] and len(m[1])>=len(code) and not l[m.end():].strip()
+            if shut: blocks[-1][1],code = i-1,None
             continue
         if html: inraw,html = True,_html_in(l, html) # raw HTML: no code fence opens in it
         elif (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
             code = m[1]; blocks.append([i-1, None]); continue
-        elif (m := _re_html_open.match(l)) and in_div and not (m[1] or m[2]): # `<?`, `<![CDATA[`, `<!X`: after a `<?` block Pandoc ends no div, and the others aren't raw HTML to it, so it may see a `<pre>` in them: the `<` is made text
+        # `<?`, `<![CDATA[`, `<!X`: after a `<?` block Pandoc ends no div, and the others aren't raw HTML to it,
+        # so it may see a `<pre>` in them: the `<` is made text
+        elif (m := _re_html_open.match(l)) and in_div and not (m[1] or m[2]):
             inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
         else: inraw,html,snap = bool(m),_html_open(l, i-1),len(raw)
         m = _re_colons.fullmatch(l)
-        if inraw: # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there): made text for both
+        # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there):
+        # made text for both
+        if inraw:
             raw += [(i-1, t.start()) for t in _re_raw_div.finditer(l) if t[1]] + ([(i-1, m.start(1))] if m else [])
             continue
         if m and m[2].strip(): fences.append(i-1)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
         for col,n,closer,gt in _html_tags(l, in_div):
             if n not in _void: toks.append((n, col, closer))
-            elif not closer: slash.append((i-1, gt)) # `<hr>` as `<hr/>`: the same to a browser, and no block left open to Pandoc
+            # `<hr>` as `<hr/>`: the same to a browser, and no block left open to Pandoc
+            elif not closer: slash.append((i-1, gt))
         for k,col,closer in toks:
             if not closer: opens.append((k, i-1, col))
             elif opens and opens[-1][0]==k: opens.pop()
@@ -338,19 +410,30 @@ def _scan(lines, in_div=True):
 
 # %% ../nbs/06_view.ipynb #89b71238
 def _fence_safe(body, in_div=True):
-    "`body` (in a div, or not) with a code block left open closed at its end, a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag) that has no partner escaped as text, a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`, in a div the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, in a div each of Pandoc's block-level tags that has no end tag escaped and each void one written self-closing (`<hr/>`), and a blank line before each code block and div fence (Pandoc wants one)"
-    lines = re.sub(r'\r\n?', '\n', body).split('\n') # a CR, alone or before a LF, ends a line to CommonMark (Pandoc drops a lone one): read and written as a LF
+    "`body` (in a div, or not) with whatever could break the page around it closed, escaped or made text"
+    # - a code block left open closed at its end;
+    # - a raw HTML block left open (`<pre>`, `<!--`) and each div fence (a `:::` line, a `<div>` or `</div>` tag)
+    #   that has no partner escaped as text;
+    # - a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`;
+    # - in a div: the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, each of Pandoc's block-level tags
+    #   that has no end tag escaped, and each void one written self-closing (`<hr/>`);
+    # - a blank line before each code block and div fence (Pandoc wants one).
+    # a CR, alone or before a LF, ends a line to CommonMark (Pandoc drops a lone one): read and written as a LF
+    lines = re.sub(r'\r\n?', '\n', body).split('\n')
     blocks,bad,fences,raw,slash = _scan(lines, in_div)
-    if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1]) # so it can't swallow what follows
+    # a code block left open is closed, so it can't swallow what follows
+    if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1])
     fixes = [(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw] + [(i, c, _slash) for i,c in slash]
-    for i,col,f in sorted(fixes, reverse=True): lines[i] = f(lines[i], col) # last first: each change leaves the places before it
+    # last first: each change leaves the places before it
+    for i,col,f in sorted(fixes, reverse=True): lines[i] = f(lines[i], col)
     esc = {i for i,_ in bad}
     for i in sorted({i for i,_ in blocks} | (set(fences)-esc), reverse=True):
         if i and lines[i-1].strip(): lines.insert(i, '') # CommonMark lets a fence interrupt a paragraph; Pandoc doesn't
     return '\n'.join(lines)
 
 def _div(cls, body, fenced=True):
-    "`body` (its unpaired fences escaped) in a div of class `cls`: a fenced div longer than any colon fence inside it, or an HTML `<div>`; '' for an empty body"
+    "`body` (its unpaired fences escaped) in a div of class `cls`; '' for an empty body"
+    # a fenced div longer than any colon fence inside it, or an HTML `<div>`
     if not body.strip(): return ''
     body = _fence_safe(body)
     if not fenced: return f'<div class="{cls}">\n\n{body}\n\n</div>'
@@ -363,7 +446,7 @@ def msg2md(m, # The `Message` to render
            weave=False, # A report: leave out code and raw sources, keep prose and outputs
            assets=None, # Folder to write images into; None embeds them as data URIs
            rel=None): # Folder the Markdown will live in: image paths are made relative to it
-    "Message `m` as Markdown: a note as it is, code fenced with a div of its outputs, a prompt and its reply each in a div"
+    "Message `m` as Markdown, for a person to read"
     with explain_malformed(m, 'rendered as Markdown'): return _msg2md(m, fenced, weave, assets, rel)
 
 def _msg2md(m, fenced, weave, assets, rel):
@@ -375,9 +458,12 @@ def _msg2md(m, fenced, weave, assets, rel):
         return att_src(a)
     c = m.content if m.msg_type in (scode, sraw) else re.sub(r'attachment:([^\s)"\'>]+)', sub, m.content)
     div = partial(_div, fenced=fenced)
-    if m.msg_type==snote: parts = [_fence_safe(c, in_div=False)] # a fence the note leaves open can't swallow what follows
+    # a fence the note leaves open can't swallow what follows
+    if m.msg_type==snote: parts = [_fence_safe(c, in_div=False)]
     elif m.msg_type==sprompt: parts = [div('prompt', c), div('reply', m.ai_res)]
-    elif m.msg_type==scode: parts = ([] if weave else [fence(c, 'python')]) + [div('output', render_md(m.output, html1st=False, img=img))]
+    elif m.msg_type==scode:
+        outs = div('output', render_md(m.output, html1st=False, img=img))
+        parts = ([] if weave else [fence(c, 'python')]) + [outs]
     else: parts = [] if weave else [fence(c)]
     parts += [f'![{a.id}]({att_src(a)})' for a in m.attachments if a.id not in used and a.content_type in img_mimes]
     return esc_surrogates('\n\n'.join(p for p in parts if p.strip()))
@@ -398,22 +484,24 @@ def _heading(dlg, text):
     "The first heading note of `dlg` whose title is `text` (ignoring case), or else contains it"
     hs = [m for m in dlg.messages if m.header_level()]
     t = text.lower()
-    if (h := first(hs, lambda m: header_info(m.content)[1].lower()==t) or first(hs, lambda m: t in header_info(m.content)[1].lower())) is None:
+    def title(m): return header_info(m.content)[1].lower()
+    if (h := first(hs, lambda m: title(m)==t) or first(hs, lambda m: t in title(m))) is None:
         raise ValueError(f'{dlg_where(dlg)}: no heading matching {_q(text)}')
     return h
 
 def find_pattern(pattern:str, # Regex (or plain text) searched for
                  case=False, # Match case?
                  plain=False): # Search for `pattern` as plain text rather than a regex?
-    "`pattern` compiled as `find_msgs` searches with it: line by line (`^` and `$` match at each line), ignoring case unless `case`"
+    "`pattern` compiled as `find_msgs` searches with it"
     if not isinstance(pattern, str): raise ValueError(f'the pattern must be a str, not {type(pattern).__name__}')
     try: return re.compile(re.escape(pattern) if plain else pattern, re.M | (0 if case else re.I))
     except re.error as e: raise ValueError(f'bad pattern {_q(pattern)}: {e}') from None
 
+# %% ../nbs/06_view.ipynb #64df6153
 def match_line(m, # The `Message` searched
                pat, # A compiled pattern, as `find_pattern` makes it
                out=False): # Search the outputs' text too (after the content)?
-    "Where `pat` first matches in `m`: `(line number, line)` in its content, or `('out', line)` in its outputs' text; None if nowhere"
+    "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
         if (mt := pat.search(t)) is None: continue
@@ -421,6 +509,7 @@ def match_line(m, # The `Message` searched
         return (where or t.count('\n', 0, lo)+1), t[lo:None if hi<0 else hi]
     return None
 
+# %% ../nbs/06_view.ipynb #dd21c628
 def find_msgs(dlg, # The `Dialog` to search
               pattern:str='', # Regex (or plain text) searched for; '' matches every message
               msg_type:str=None, # Only messages of this type
@@ -433,11 +522,15 @@ def find_msgs(dlg, # The `Dialog` to search
               plain=False, # Search for `pattern` as plain text rather than a regex?
               limit:int=None): # Most matches returned
     "The messages of `dlg` matching `pattern` and every filter, in dialog order"
-    if msg_type is not None and msg_type not in smsg_types: raise ValueError(f'unknown message type {_q(msg_type)}: expected one of {", ".join(smsg_types)}')
-    if limit is not None and not (isinstance(limit, int) and limit>=1): raise ValueError(f'limit must be a whole number of at least 1, not {_q(limit)}')
+    if msg_type is not None and msg_type not in smsg_types:
+        raise ValueError(f'unknown message type {_q(msg_type)}: expected one of {", ".join(smsg_types)}')
+    if limit is not None and not (isinstance(limit, int) and limit>=1):
+        raise ValueError(f'limit must be a whole number of at least 1, not {_q(limit)}')
     pat = find_pattern(pattern, case, plain)
     ms = section_msgs(dlg.messages, _heading(dlg, section)) if section is not None else dlg.messages
     def ok(m):
-        with explain_malformed(m, 'searched'): return ((msg_type is None or m.msg_type==msg_type) and (not errors or m.has_error) and (not exported or (m.msg_type==scode and m.exported))
-                and (not headers or m.header_level()) and match_line(m, pat, out) is not None)
+        with explain_malformed(m, 'searched'):
+            return ((msg_type is None or m.msg_type==msg_type) and (not errors or m.has_error)
+                    and (not exported or (m.msg_type==scode and m.exported))
+                    and (not headers or m.header_level()) and match_line(m, pat, out) is not None)
     return Msgs([m for m in ms if ok(m)][:limit])
