@@ -1,6 +1,11 @@
 """The `nbdialog` command line: read, search, edit, convert and run dialogs from a shell
 
-People and agents work on dialogs from a shell as much as from Python: to see what a dialog holds, find a message, make a surgical edit without opening an editor, convert it, run its code and keep the outputs. This module is that command line, `nbdialog`, and only that: it parses the arguments, calls the library (`dialog.view` for the views and `find_msgs`, `dialog.run` to run code, `dialog.chat` to convert), prints terminal-safe text and exits 0, 1 or 2.
+People and agents work on dialogs from a shell as much as from Python:
+to see what a dialog holds, find a message, make a surgical edit without opening an editor, convert it,
+run its code and keep the outputs.
+This module is that command line, `nbdialog`, and only that:
+it parses the arguments, calls the library (`dialog.view` for the views and `find_msgs`, `dialog.run` to run code,
+`dialog.chat` to convert), prints terminal-safe text and exits 0, 1 or 2.
 
 Docs: https://nbdialog.github.io/nbdialog/cli.html.md"""
 
@@ -15,7 +20,9 @@ import os, signal, sys
 # %% ../nbs/04_cli.ipynb #0386d52c
 def _quiet_exit(sig, frame): os._exit(130) # nothing has been done yet: nothing to save or clean up
 
-if (__name__=='__main__' and globals().get('__spec__')) or os.path.basename(sys.argv[0] if sys.argv else '')=='nbdialog': # `python -m dialog.cli`, or the script (not a notebook)
+_prog = os.path.basename(sys.argv[0] if sys.argv else '')
+# `python -m dialog.cli`, or the script (not a notebook)
+if (__name__=='__main__' and globals().get('__spec__')) or _prog=='nbdialog':
     signal.signal(signal.SIGINT, _quiet_exit)
 
 # %% ../nbs/04_cli.ipynb #802d9dd4
@@ -38,10 +45,17 @@ _subs = {}
 def _arg(*a, **kw): return a,kw
 _file = _arg('file', metavar='FILE', help='the dialog file (.ipynb is appended when missing)')
 _dry = _arg('--dry-run', action='store_true', help='print the result and write nothing')
-_drop = _arg('--drop', action='append', choices=tuple(jsonl_drops), help="with JSON Lines: also leave out the conversations this rule holds for (no_assistant: without an assistant turn; has_image: sending an image); conversations with nothing to send are always left out")
-_shape = _arg('--shape', choices=tuple(jsonl_shapes), help="with JSON Lines: what a line holds (default chat: the provider's messages; openai_ft: OpenAI fine-tuning; hf: Hugging Face messages with string content; trl: prompt/completion; sharegpt: from/value conversations)")
-_repair = _arg('--repair', action='store_true', help='heal damage in the file that needs no guess, printing each fix on stderr; the file is left as it is')
-_repair_save = _arg('--repair', action='store_true', help='heal damage in the file that needs no guess, printing each fix on stderr; the healed file is written when the command saves')
+_drop = _arg('--drop', action='append', choices=tuple(jsonl_drops),
+             help="with JSON Lines: also leave out the conversations this rule holds for "
+                  "(no_assistant: without an assistant turn; has_image: sending an image); "
+                  "conversations with nothing to send are always left out")
+_shape = _arg('--shape', choices=tuple(jsonl_shapes),
+              help="with JSON Lines: what a line holds (default chat: the provider's messages; "
+                   "openai_ft: OpenAI fine-tuning; hf: Hugging Face messages with string content; "
+                   "trl: prompt/completion; sharegpt: from/value conversations)")
+_heal = 'heal damage in the file that needs no guess, printing each fix on stderr'
+_repair = _arg('--repair', action='store_true', help=f'{_heal}; the file is left as it is')
+_repair_save = _arg('--repair', action='store_true', help=f'{_heal}; the healed file is written when the command saves')
 
 def _int_from(lo:int): # The smallest number allowed
     "An argparse `type` reading an int of at least `lo`, so anything less is a usage error"
@@ -51,11 +65,14 @@ def _int_from(lo:int): # The smallest number allowed
         if n<lo: raise argparse.ArgumentTypeError(f'must be {lo} or more, not {n}')
         return n
     return f
-_maxlen = _arg('--maxlen', type=_int_from(1), default=120, metavar='N', help='most characters per row, at least 1 (default 120)')
+_maxlen = _arg('--maxlen', type=_int_from(1), default=120, metavar='N',
+               help='most characters per row, at least 1 (default 120)')
 
 class _doc:
-    "Help text from the docment of parameter `p` of `f` (read when help is shown): a question's `?` and a Python-only `; None …` dropped, the parameters it names in capitals"
-    def __init__(self, f, p:str, pre:str='', post:str=''): store_attr() # `pre`/`post`: text around it, for what only the command line says
+    "Help text from the docment of parameter `p` of `f` (read when help is shown)"
+    # a question's `?` and a Python-only `; None …` dropped, the parameters it names in capitals
+    # `pre`/`post`: text around it, for what only the command line says
+    def __init__(self, f, p:str, pre:str='', post:str=''): store_attr()
     def __str__(self):
         ds = docments(self.f)
         s = re.split(r'[;,] None\b', ds[self.p])[0].rstrip('?')
@@ -83,8 +100,10 @@ def _load(fname, # The dialog file; `.ipynb` is appended when missing
           repair=False): # Heal damage that needs no guess (`read_ipynb`'s `repair`), printing each fix on stderr?
     "The dialog in file `fname`, or with `new` a new one when there is no such file"
     p,given = ipynb_path(fname),Path(fname).expanduser()
-    if not p.exists() and given.exists(): # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
-        raise ValueError(f'{fname} is a folder, not a dialog file' if given.is_dir() else f'{fname} is not a .ipynb file (a dialog is a notebook)')
+    # the name as given is there, but isn't a dialog file: say so, not that NAME.ipynb is missing
+    if not p.exists() and given.exists():
+        if given.is_dir(): raise ValueError(f'{fname} is a folder, not a dialog file')
+        raise ValueError(f'{fname} is not a .ipynb file (a dialog is a notebook)')
     if not p.exists():
         if not new: raise ValueError(f'{rel_path(p)}: no such file')
         if not p.parent.is_dir(): raise ValueError(f'{rel_path(p)}: no such folder {rel_path(p.parent)}')
@@ -110,18 +129,21 @@ exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raise
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
     def __init__(self, *args, **kw):
-        if sys.version_info>=(3, 14): kw.setdefault('color', False)  # argparse's colour codes would reach `term_safe`, which spells them out
+        # argparse's colour codes would reach `term_safe`, which spells them out
+        if sys.version_info>=(3, 14): kw.setdefault('color', False)
         super().__init__(*args, **kw)
     def _print_message(self, message, file=None):
-        if message: super()._print_message(term_safe(message, file is None or file is sys.stderr or file.isatty()), file)
+        if not message: return
+        super()._print_message(term_safe(message, file is None or file is sys.stderr or file.isatty()), file)
 
 def _parser(helping=False): # Will help be shown? Only then are the docments behind `_doc` helps read
     "The `nbdialog` argument parser, and its subparsers by name, one per registered subcommand"
-    p = _Parser(prog='nbdialog', description='Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.',
-                                epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    desc = 'Read, search, edit, convert and run LLM dialogs kept as Jupyter notebooks.'
+    p = _Parser(prog='nbdialog', description=desc, epilog=_epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     sp,subs = p.add_subparsers(dest='cmd', metavar='COMMAND'),{}
     for name,(f,help,args,extra) in _subs.items():
-        s = subs[name] = sp.add_parser(name, help=help, description=help[0].upper()+help[1:]+'.' + (f' {_needs(extra)}.' if extra else ''))
+        desc = help[0].upper()+help[1:]+'.' + (f' {_needs(extra)}.' if extra else '')
+        s = subs[name] = sp.add_parser(name, help=help, description=desc)
         for a,kw in args:
             if isinstance(kw.get('help'), _doc): kw = kw | dict(help=str(kw['help']) if helping else None)
             if 'group' in kw: # a mutually exclusive group of `_arg`s
@@ -145,13 +167,15 @@ def _parse(argv):
 # %% ../nbs/04_cli.ipynb #988c402a
 def _say(*parts, # Texts, printed one a line
          err=False): # Print on stderr (where every character is escaped, terminal or not)?
-    "Print text that may come from a file, a user or executed code: on a terminal, and always on stderr, every control and invisible format character is spelled out (`term_safe`)"
+    "Print text that may come from a file, a user or executed code, its control characters spelled out"
+    # on a terminal, and always on stderr, every control and invisible format character is spelled out (`term_safe`)
     f = sys.stderr if err else sys.stdout
-    if f is None: return # no stdout or stderr at all (closed with >&-): nowhere to print, and the exit code still says how it went
+    # no stdout or stderr at all (closed with >&-): nowhere to print, and the exit code still says how it went
+    if f is None: return
     print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
 
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
-    "Run the `nbdialog` command line; returns the exit code: 0 success, 1 nothing found (or a run's message failed), 2 bad usage or a bad file, 130 interrupted"
+    "Run the `nbdialog` command line; returns the exit code"
     if signal.getsignal(signal.SIGINT) is _quiet_exit: signal.signal(signal.SIGINT, signal.default_int_handler)
     argv = sys.argv[1:] if argv is None else [str(o) for o in argv]
     try: a = _parse(argv)
@@ -164,13 +188,15 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
         _say(f'nbdialog {a.cmd}: interrupted', err=True)
         return 130
-    except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError) as e: # KeyError: a message id not found
+    except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError) as e:
+        # KeyError: a message id not found
         _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
         return 2
 
 # %% ../nbs/04_cli.ipynb #f8fb4dcc
 def _row(m, maxlen):
-    "Message `m`'s preview row (`Message.preview`, which never cuts an escape such as `\\n` in half), with control characters made visible"
+    "Message `m`'s preview row (`Message.preview`), with control characters made visible"
+    # (`Message.preview` never cuts an escape such as `\\n` in half)
     return term_safe(m.preview(maxlen))
 
 @_sub(_file, _repair, _arg('--type', choices=smsg_types, help='only messages of this type'),
@@ -181,14 +207,18 @@ def _cmd_summary(a):
         if a.type in (None, m.msg_type): _say(_row(m, a.maxlen))
 
 # %% ../nbs/04_cli.ipynb #78fa0cf2
-@_sub(_file, _repair, _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
+@_sub(_file, _repair,
+      _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
       _arg('--full-out', action='store_true', help='add outputs, without cutting long ones'),
       _arg('--errors', action='store_true', help=_doc(Dialog.view, 'only_errors')),
       _arg('--xml', action='store_true', help='the XML view agents read'),
-      _arg('--nums', action=argparse.BooleanOptionalAction, default=True, help=_doc(Message.view, 'nums', post=' (default: yes)')),
-      _arg('--lnhash', action='store_true', help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
-      _arg('--start-line', type=_int_from(1), default=1, metavar='N', help=_doc(Message.view, 'start_line', post=', of one message')),
+      _arg('--nums', action=argparse.BooleanOptionalAction, default=True,
+           help=_doc(Message.view, 'nums', post=' (default: yes)')),
+      _arg('--lnhash', action='store_true',
+           help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
+      _arg('--start-line', type=_int_from(1), default=1, metavar='N',
+           help=_doc(Message.view, 'start_line', post=', of one message')),
       _arg('--end-line', type=_int_from(1), metavar='N', help=_doc(Message.view, 'end_line', post=', of one message')),
       help='show whole messages, or the whole dialog')
 def _cmd_view(a):
@@ -201,7 +231,10 @@ def _cmd_view(a):
     out = a.out or a.full_out or a.errors
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return _say(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
-    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + (m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out) if a.lnhash else m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)) for m in ms)
+    def show(m):
+        if a.lnhash: return m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out)
+        return m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + show(m) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if ms: _say(txt)
 
@@ -212,12 +245,14 @@ def _cut(s, maxlen):
     return s if len(s)<=maxlen else _re_part_esc.sub('', s[:maxlen-1]) + '…'
 
 def _match_row(m, pat, out, maxlen):
-    "Message `m`'s row in `find`: `id:type:LINE: the matching line` (`out` for a line of its outputs), control characters made visible"
+    "Message `m`'s row in `find`: `id:type:LINE: the matching line`, control characters made visible"
+    # (`out`: the line is one of its outputs)
     where,line = match_line(m, pat, out) or (1, m.content.split('\n', 1)[0])
     return _cut(term_safe(f'{m.id}:{m.msg_type}:{where}: {line.strip()}'), maxlen)
 
 def _ctx_rows(dlg, hits, before, after, maxlen, row=None):
-    "grep-style rows: matches as `id:type: …` (or as `row(m)` gives them), `before`/`after` context messages as `id-type- …`, and with context `--` between groups"
+    "grep-style rows: matches as `id:type: …` (or as `row(m)` gives them), context messages as `id-type- …`"
+    # `before`/`after` context messages; with context, `--` between groups
     ms,hit = list(dlg.messages),{m.id for m in hits}
     idx = [i for i,m in enumerate(ms) if m.id in hit]
     keep = sorted({j for i in idx for j in range(max(0, i-before), min(len(ms), i+after+1))})
@@ -245,7 +280,8 @@ def _ctx_rows(dlg, hits, before, after, maxlen, row=None):
       help='find messages matching a pattern')
 def _cmd_find(a):
     dlg = _load(a.file, repair=a.repair)
-    hits = find_msgs(dlg, a.pattern, a.type, a.errors, a.exported, a.headers, a.section, a.out, a.case, a.plain, a.limit)
+    hits = find_msgs(dlg, a.pattern, a.type, a.errors, a.exported, a.headers, a.section, a.out, a.case, a.plain,
+                     a.limit)
     if not hits: return 1
     b,f = (a.context,a.context) if a.context is not None else (a.before,a.after)
     pat = find_pattern(a.pattern, a.case, a.plain)
@@ -253,14 +289,17 @@ def _cmd_find(a):
 
 # %% ../nbs/04_cli.ipynb #8e6843d1
 def _content(a):
-    "The content given with `--content`, or piped on stdin (UTF-8, kept byte for byte, CRs included, but for one trailing newline); an error if neither gives some, or it isn't UTF-8 text"
+    "The content given with `--content`, or piped on stdin; an error if neither gives some, or it isn't UTF-8 text"
+    # stdin is read as UTF-8, kept byte for byte, CRs included, but for one trailing newline
     if a.content is not None:
         try: a.content.encode('utf-8')
         except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
         return a.content
     if sys.stdin is None or sys.stdin.isatty(): raise ValueError('give --content TEXT, or pipe the content on stdin')
     inp = getattr(sys.stdin, 'buffer', None)
-    try: txt = sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8', newline='').read()
+    try:
+        if inp is None: txt = sys.stdin.read()
+        else: txt = io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8', newline='').read()
     except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
     txt = txt[:-1] if txt.endswith('\n') else txt
     if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
@@ -268,10 +307,14 @@ def _content(a):
 
 def _ids_note(dlg):
     "Say, once, that saving gave the cells of a pre-4.5 file ids (`Dialog.ids_derived`)"
-    if n := dlg.ids_derived: _say(f'note: {dlg.path.name} had no cell ids: {n} cell{"s"*(n>1)} got one, written with the file (now nbformat 4.5)', err=True)
+    if n := dlg.ids_derived:
+        _say(f'note: {dlg.path.name} had no cell ids: {n} cell{"s"*(n>1)} got one, '
+             'written with the file (now nbformat 4.5)', err=True)
 
 def _done(dlg, a, did, would=None, changed=(), gone=(), rows=None):
-    "Save `dlg` and print `did`; with `--dry-run`, print `would` (what it would have done; else `did`), then `rows` (default: the rows that change with two rows of context), and write nothing"
+    "Save `dlg` and print `did`; with `--dry-run`, print what it would do, and write nothing"
+    # with `--dry-run`: `would` (what it would have done; else `did`),
+    # then `rows` (default: the rows that change with two rows of context)
     try: dlg.validate()
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if a.dry_run:
@@ -282,44 +325,62 @@ def _done(dlg, a, did, would=None, changed=(), gone=(), rows=None):
         _say(f'dry run: {dlg_where(dlg)} not written', err=True)
     else:
         try: dlg.save()
-        except UnicodeError as e: raise ValueError(f'{dlg_where(dlg)}: not saved, the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
-        except DialogConflictError: raise ValueError(f'{dlg_where(dlg)} changed on disk while nbdialog {a.cmd} worked on it; nothing was written (run the command again)') from None
+        except UnicodeError as e:
+            raise ValueError(f'{dlg_where(dlg)}: not saved, '
+                             f'the dialog holds text UTF-8 cannot carry ({e.reason}); nothing was written') from None
+        except DialogConflictError:
+            raise ValueError(f'{dlg_where(dlg)} changed on disk while nbdialog {a.cmd} worked on it; '
+                             'nothing was written (run the command again)') from None
         _say(did)
         _ids_note(dlg)
 
-_content_arg = _arg('--content', metavar='TEXT', help="the content (default: read from stdin when it is not a terminal; --content '' for an empty message)")
-_where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'), _arg('--before', metavar='ID', help='insert before this message')])
+_content_arg = _arg('--content', metavar='TEXT',
+                    help="the content (default: read from stdin when it is not a terminal; "
+                         "--content '' for an empty message)")
+_where_arg = _arg(group=[_arg('--after', metavar='ID', help='insert after this message'),
+                         _arg('--before', metavar='ID', help='insert before this message')])
 
 # %% ../nbs/04_cli.ipynb #b02c8853
-@_sub(_file, _repair_save, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'), _where_arg, _content_arg,
-      _arg('--new', action='store_true', help='start a new dialog if FILE does not exist (without it, a missing FILE is an error)'), _dry,
+@_sub(_file, _repair_save, _arg('--type', choices=smsg_types, default=scode, help='the message type (default: code)'),
+      _where_arg, _content_arg,
+      _arg('--new', action='store_true',
+           help='start a new dialog if FILE does not exist (without it, a missing FILE is an error)'),
+      _dry,
       help='add a message (at the end by default) and print its id')
 def _cmd_add(a):
     try: dlg = _load(a.file, new=a.new, repair=a.repair)
     except ValueError as e:
-        if str(e).endswith(': no such file'): raise ValueError(f'{e} (a typo? --new starts a new dialog there)') from None
+        if str(e).endswith(': no such file'):
+            raise ValueError(f'{e} (a typo? --new starts a new dialog there)') from None
         raise
     after,before = [pick_msg(dlg, k) if k else None for k in (a.after, a.before)]
     m = dlg.mk_message(_content(a), msg_type=a.type, after=after, before=before)
     _done(dlg, a, m.id, changed=[m.id])
 
 # %% ../nbs/04_cli.ipynb #a6653cbb
-@_sub(_file, _repair_save, _arg('id', metavar='ID', help='the message to edit'), _content_arg, _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
-      help="replace a message's content (and with --type its type, dropping what the new type can't hold: outputs, or a reply)")
+@_sub(_file, _repair_save, _arg('id', metavar='ID', help='the message to edit'), _content_arg,
+      _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
+      help="replace a message's content "
+           "(and with --type its type, dropping what the new type can't hold: outputs, or a reply)")
 def _cmd_edit(a):
     dlg = _load(a.file, repair=a.repair)
     m = pick_msg(dlg, a.id)
     m.content,old,drop = _content(a),m.msg_type,None
     if a.type and a.type!=old:
         m.msg_type = a.type
-        if m.output: # what the new type can't hold: a note or raw message holds no outputs (Jupyter drops them when a code cell becomes markdown), a prompt no code outputs, code no reply
-            drop = (f'a {a.type} message has no outputs: they {{}} dropped' if a.type in (snote, sraw) else
-                    f"a code message doesn't keep a prompt's reply: it {{}} dropped" if old==sprompt else f"a prompt doesn't keep a code message's outputs: they {{}} dropped")
+        # what the new type can't hold: a note or raw message holds no outputs (Jupyter drops them
+        # when a code cell becomes markdown), a prompt no code outputs, code no reply
+        if m.output:
+            if a.type in (snote, sraw): drop = f'a {a.type} message has no outputs: they {{}} dropped'
+            elif old==sprompt: drop = f"a code message doesn't keep a prompt's reply: it {{}} dropped"
+            else: drop = f"a prompt doesn't keep a code message's outputs: they {{}} dropped"
             m.output,m.execution_count = '',None
     say = lambda v,was: f'{v} {m.id}' + (f' ({drop.format(was)})' if drop else '')
-    _done(dlg, a, say('edited', 'was' if 'reply' in (drop or '') and a.type==scode else 'were'), say('would edit', 'would be'), changed=[m.id])
+    was = 'was' if 'reply' in (drop or '') and a.type==scode else 'were'
+    _done(dlg, a, say('edited', was), say('would edit', 'would be'), changed=[m.id])
 
-@_sub(_file, _repair_save, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry, help='delete messages')
+@_sub(_file, _repair_save, _arg('ids', nargs='+', metavar='ID', help='the messages to delete'), _dry,
+      help='delete messages')
 def _cmd_del(a):
     dlg = _load(a.file, repair=a.repair)
     ms = pick_msgs(dlg, a.ids)
@@ -327,14 +388,17 @@ def _cmd_del(a):
     _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)}" for v in ('deleted', 'would delete')), gone=ms)
 
 @_sub(_file, _repair_save, _arg('ids', nargs='+', metavar='ID', help='the messages to move, in their new order'),
-      _arg(group=[_arg('--after', metavar='ID', help='move them after this message'), _arg('--before', metavar='ID', help='move them before this message')], required=True),
+      _arg(group=[_arg('--after', metavar='ID', help='move them after this message'),
+                  _arg('--before', metavar='ID', help='move them before this message')], required=True),
       _dry, help='move messages after or before another')
 def _cmd_move(a):
     dlg = _load(a.file, repair=a.repair)
     ms,ref = pick_msgs(dlg, a.ids),pick_msg(dlg, a.after or a.before)
     if ref in ms: raise ValueError(f'{dlg_where(dlg)}: cannot move message {ref.id!r} next to itself')
     dlg.insert_msgs(list(dlg.remove_msgs(ms)), after=ref if a.after else None, before=ref if a.before else None)
-    _done(dlg, a, *(f"{v} {' '.join(m.id for m in ms)} {'after' if a.after else 'before'} {ref.id}" for v in ('moved', 'would move')), changed=[m.id for m in ms])
+    where = f"{'after' if a.after else 'before'} {ref.id}"
+    did,would = (f"{v} {' '.join(m.id for m in ms)} {where}" for v in ('moved', 'would move'))
+    _done(dlg, a, did, would, changed=[m.id for m in ms])
 
 # %% ../nbs/04_cli.ipynb #660031b9
 def _write_new(fname, txt:str, force=False):
@@ -345,88 +409,139 @@ def _write_new(fname, txt:str, force=False):
 def _chk_new(fname, force=False):
     "`fname` as a `Path`, or an error if it exists and `force` isn't set"
     p = Path(fname).expanduser()
-    if p.exists() and not force: raise ValueError(f'{rel_path(p)}: already exists; nothing written (use --force to replace it)')
+    if p.exists() and not force:
+        raise ValueError(f'{rel_path(p)}: already exists; nothing written (use --force to replace it)')
     return p
 
 def _progress(what):
     "A `progress(i, n, item)` callback showing `what` on stderr when it is a terminal, else None"
     if not sys.stderr.isatty(): return None
     def f(i, n, item):
-        sys.stderr.write(f'\r\x1b[K{what} {i+1}/{n} ' + term_safe(str(getattr(item, "id", item)))) # a file's name may hold escapes
+        # a file's name may hold escapes
+        sys.stderr.write(f'\r\x1b[K{what} {i+1}/{n} ' + term_safe(str(getattr(item, "id", item))))
         if i+1==n: sys.stderr.write('\n')
         sys.stderr.flush()
     return f
 
 # %% ../nbs/04_cli.ipynb #755edf19
-_req_keys = dict(anthropic=('system', 'messages'), responses=('instructions', 'input'), gemini=('system_instruction', 'contents')) # Formats whose system prompt goes beside the history: the two keys of the object written then, as each API names its arguments
+# Formats whose system prompt goes beside the history:
+# the two keys of the object written then, as each API names its arguments
+_req_keys = dict(anthropic=('system', 'messages'), responses=('instructions', 'input'),
+                 gemini=('system_instruction', 'contents'))
 
 def _chat_txt(dlg, fmt):
-    "`dlg` as JSON chat messages of provider `fmt`; a system prompt the format takes apart goes beside the list (Gemini's as a content of parts)"
+    "`dlg` as JSON chat messages of provider `fmt`; a system prompt the format takes apart goes beside the list"
+    # (Gemini's as a content of parts)
     msgs = dlg2chat(dlg, fmt)
     sk,k = _req_keys.get(fmt, (None, None))
-    res = {sk: {'parts': [{'text': dlg.system}]} if fmt=='gemini' else dlg.system, k: msgs} if sk and dlg.system else msgs
+    if sk and dlg.system:
+        sys_val = {'parts': [{'text': dlg.system}]} if fmt=='gemini' else dlg.system
+        res = {sk: sys_val, k: msgs}
+    else: res = msgs
     return json.dumps(res, indent=1, ensure_ascii=False) + '\n'
 
 def _jsonl_txt(dlgs, fmt, drop=None, shape=None):
     "`dlgs` as the JSON Lines text `dlgs2jsonl` writes"
-    with tempfile.TemporaryDirectory() as d: return dlgs2jsonl(dlgs, Path(d)/'out.jsonl', fmt, drop, shape or 'chat').read_text(encoding='utf-8')
+    with tempfile.TemporaryDirectory() as d:
+        return dlgs2jsonl(dlgs, Path(d)/'out.jsonl', fmt, drop, shape or 'chat').read_text(encoding='utf-8')
 
 def _to_text(dlgs, to, a):
     "The `--to` projection of `dlgs` as text"
     if to=='jsonl': return _jsonl_txt(dlgs, a.fmt, a.drop, a.shape)
     if len(dlgs)>1: raise ValueError(f'--to {to} takes one dialog, not {len(dlgs)}: only --to jsonl joins several')
     dlg = dlgs[0]
-    if to=='md': return dlg2md(dlg, a.fenced is not False, bool(a.exportfilter), bool(a.weave), assets=a.assets, rel=Path(a.o).parent if a.o else Path.cwd())
+    if to=='md':
+        rel = Path(a.o).parent if a.o else Path.cwd()
+        return dlg2md(dlg, a.fenced is not False, bool(a.exportfilter), bool(a.weave), assets=a.assets, rel=rel)
     if to=='py':
-        if not (py := dlg2py(dlg)): raise ValueError(f'{dlg_where(dlg)}: no code message is exported (marked #| export), so --to py has nothing to write; nothing written')
+        if not (py := dlg2py(dlg)):
+            raise ValueError(f'{dlg_where(dlg)}: no code message is exported (marked #| export), '
+                             'so --to py has nothing to write; nothing written')
         return py + '\n'
     if to=='xml': return dlg.view(incl_out=True, trunc_out=False) + '\n'
     return _chat_txt(dlg, to)
 
+# %% ../nbs/04_cli.ipynb #3fb559bf
 def _from_chat(fname, fmt, name):
-    "The dialog named `name` held by chat JSON file `fname`: a list of messages, or the object `_chat_txt` writes (`{system, messages}`, `{instructions, input}`, `{system_instruction, contents}`)"
+    "The dialog named `name` held by chat JSON file `fname`: a list of messages, or the object `_chat_txt` writes"
+    # (`{system, messages}`, `{instructions, input}`, `{system_instruction, contents}`)
     p = Path(fname)
     try: js = json.loads(p.read_text(encoding='utf-8'))
     except FileNotFoundError: raise ValueError(f'{p}: no such file') from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        hint = '; JSON Lines (one chat per line) are read with --from jsonl -o FOLDER' if getattr(e, 'msg', '')=='Extra data' or p.suffix=='.jsonl' else ''
+        jsonl = getattr(e, 'msg', '')=='Extra data' or p.suffix=='.jsonl'
+        hint = '; JSON Lines (one chat per line) are read with --from jsonl -o FOLDER' if jsonl else ''
         raise ValueError(f'{p}: not JSON ({e}){hint}') from None
     sys_txt = None
     if isinstance(js, dict):
         sk,k = _req_keys.get(fmt, _req_keys['anthropic'])
-        if not isinstance(js.get(k), list): raise ValueError(f'{p}: expected a list of messages, or an object with a "{k}" list')
-        js,sys_txt = js[k],js.get(sk, js.get('systemInstruction') if fmt=='gemini' else None)  # Gemini's REST spelling too
-        if isinstance(sys_txt, dict) and isinstance(sys_txt.get('parts'), list): sys_txt = '\n\n'.join(x.get('text', '') for x in sys_txt['parts'] if isinstance(x, dict))
+        if not isinstance(js.get(k), list):
+            raise ValueError(f'{p}: expected a list of messages, or an object with a "{k}" list')
+        # Gemini's REST spelling too
+        js,sys_txt = js[k],js.get(sk, js.get('systemInstruction') if fmt=='gemini' else None)
+        if isinstance(sys_txt, dict) and isinstance(sys_txt.get('parts'), list):
+            sys_txt = '\n\n'.join(x.get('text', '') for x in sys_txt['parts'] if isinstance(x, dict))
     try: return chat2dlg(js, fmt, system=sys_txt, name=name)
     except ValueError as e: raise ValueError(f'{p}: {e}') from None
 
 def _from_jsonl(fname, fmt, o, force=False):
-    "Pairs of (dialog, `.ipynb` path) for JSON Lines file `fname`: `o` itself when it ends in .ipynb and the file holds one dialog, else `o/NAME.ipynb` each"
+    "Pairs of (dialog, `.ipynb` path) for JSON Lines file `fname`"
+    # `o` itself when it ends in .ipynb and the file holds one dialog, else `o/NAME.ipynb` each
     p,out = Path(fname),Path(o).expanduser()
     if not p.exists(): raise ValueError(f'{p}: no such file')
     dlgs = jsonl2dlgs(p, fmt)
     if not dlgs: raise ValueError(f'{p}: holds no dialogs; nothing written')
     if out.suffix=='.ipynb':
-        if len(dlgs)>1: raise ValueError(f'{p}: holds {len(dlgs)} dialogs, and -o {o} is one file: give -o a folder, which gets one NAME.ipynb per line')
+        if len(dlgs)>1:
+            raise ValueError(f'{p}: holds {len(dlgs)} dialogs, and -o {o} is one file: '
+                             'give -o a folder, which gets one NAME.ipynb per line')
         dlgs[0].name = out.stem
         return [(dlgs[0], _chk_new(out, force))]
-    if out.exists() and not out.is_dir(): raise ValueError(f'{out} is not a folder: with --from jsonl, -o is a folder (one NAME.ipynb per line) or, for one dialog, a .ipynb file')
-    res = [(d, _chk_new(out/f'{d.name}.ipynb', force)) for d in dlgs] # every name checked before anything is written
+    if out.exists() and not out.is_dir():
+        raise ValueError(f'{out} is not a folder: with --from jsonl, -o is a folder (one NAME.ipynb per line) '
+                         'or, for one dialog, a .ipynb file')
+    # every name checked before anything is written
+    res = [(d, _chk_new(out/f'{d.name}.ipynb', force)) for d in dlgs]
     out.mkdir(exist_ok=True)
     return res
 
 # %% ../nbs/04_cli.ipynb #9f13beef
-@_sub(_arg('files', nargs='+', metavar='FILE', help='the dialog file(s), or with --from a chat JSON (or JSON Lines) file'),
-      _arg(group=[_arg('--to', choices=('openai','anthropic','responses','gemini','jsonl','md','py','xml','ipynb','claude','codex'), help='write the dialog in this form; ipynb reads an agent session (Claude Code or Codex .jsonl) into a dialog, claude and codex write a dialog as one'),
-                  _arg('--from', dest='from_', choices=('openai','anthropic','responses','gemini','jsonl'), help='read chat messages in this form into new dialogs (needs -o): they hold the prompts and replies, and the notes and code sent as context come back as text inside the prompts')], required=True),
-      _arg('-o', metavar='OUT', help='the file to write (default: stdout, as with -o -); with --from, the .ipynb to write, and with --from jsonl, a folder that gets one NAME.ipynb per line (or a .ipynb for a file of one dialog)'),
-      _arg('--fmt', choices=('openai','anthropic','responses','gemini'), help='with --to jsonl or --from jsonl: the wire format of the history each line holds (default: openai to write, found line by line to read)'),
-      _arg('--assets', metavar='DIR', help=_doc(dlg2md, 'assets', pre='with --to md: ', post=' (default: embedded as data URIs)')),
-      _arg('--fenced', action=argparse.BooleanOptionalAction, help=_doc(dlg2md, 'fenced', pre='with --to md: ', post=' (default: fenced)')),
-      _arg('--weave', action='store_true', default=None, help=_doc(dlg2md, 'weave', pre='with --to md: ')),
-      _arg('--exportfilter', action='store_true', default=None, help=_doc(dlg2md, 'exportfilter', pre='with --to md: ')),
-      _arg('--force', action='store_true', help='replace OUT if it exists'), _repair, _drop, _shape,
-      _arg('--fork', action='store_true', help='with --to claude or codex: write a new session the agent can resume (a new id), in folder OUT (default: beside the session the dialog came from)'),
+_wire_fmts = ('openai','anthropic','responses','gemini')
+_to_forms = (*_wire_fmts, 'jsonl','md','py','xml','ipynb','claude','codex')
+_convert_args = [
+    _arg('files', nargs='+', metavar='FILE',
+         help='the dialog file(s), or with --from a chat JSON (or JSON Lines) file'),
+    _arg(group=[_arg('--to', choices=_to_forms,
+                     help='write the dialog in this form; '
+                          'ipynb reads an agent session (Claude Code or Codex .jsonl) into a dialog, '
+                          'claude and codex write a dialog as one'),
+                _arg('--from', dest='from_', choices=(*_wire_fmts, 'jsonl'),
+                     help='read chat messages in this form into new dialogs (needs -o): '
+                          'they hold the prompts and replies, '
+                          'and the notes and code sent as context come back as text inside the prompts')],
+         required=True),
+    _arg('-o', metavar='OUT',
+         help='the file to write (default: stdout, as with -o -); with --from, the .ipynb to write, '
+              'and with --from jsonl, a folder that gets one NAME.ipynb per line '
+              '(or a .ipynb for a file of one dialog)'),
+    _arg('--fmt', choices=_wire_fmts,
+         help='with --to jsonl or --from jsonl: the wire format of the history each line holds '
+              '(default: openai to write, found line by line to read)'),
+    _arg('--assets', metavar='DIR',
+         help=_doc(dlg2md, 'assets', pre='with --to md: ', post=' (default: embedded as data URIs)')),
+    _arg('--fenced', action=argparse.BooleanOptionalAction,
+         help=_doc(dlg2md, 'fenced', pre='with --to md: ', post=' (default: fenced)')),
+    _arg('--weave', action='store_true', default=None, help=_doc(dlg2md, 'weave', pre='with --to md: ')),
+    _arg('--exportfilter', action='store_true', default=None,
+         help=_doc(dlg2md, 'exportfilter', pre='with --to md: ')),
+    _arg('--force', action='store_true', help='replace OUT if it exists'), _repair, _drop, _shape,
+    _arg('--fork', action='store_true',
+         help='with --to claude or codex: write a new session the agent can resume (a new id), '
+              'in folder OUT (default: beside the session the dialog came from)'),
+]
+
+# %% ../nbs/04_cli.ipynb #b37ae9f5
+@_sub(*_convert_args,
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
     if a.to in ('ipynb', 'claude', 'codex') or a.fork: return _convert_sess(a)
@@ -438,7 +553,9 @@ def _cmd_convert(a):
         raise ValueError(f'--{md[0]} goes with --to md only')
     if a.repair and a.from_: raise ValueError('--repair goes with reading dialogs, not --from')
     if a.from_:
-        if a.o in (None, '-'): raise ValueError(f"--from needs -o {'FOLDER' if a.from_=='jsonl' else 'FILE.ipynb'}, where the dialog{'s go' if a.from_=='jsonl' else ' goes'}")
+        if a.o in (None, '-'):
+            where = 'FOLDER' if a.from_=='jsonl' else 'FILE.ipynb'
+            raise ValueError(f"--from needs -o {where}, where the dialog{'s go' if a.from_=='jsonl' else ' goes'}")
         if len(a.files)!=1: raise ValueError('--from takes one chat file')
         if a.from_=='jsonl': outs = _from_jsonl(a.files[0], a.fmt, a.o, a.force)
         else:
@@ -459,7 +576,8 @@ def _cmd_convert(a):
     if a.o:
         _chk_new(a.o, a.force)
         if same := first(d.path for d in dlgs if os.path.realpath(Path(a.o).expanduser())==os.path.realpath(d.path)):
-            raise ValueError(f'{a.o} is the dialog being converted ({same.name}): writing there would replace it; nothing written')
+            raise ValueError(f'{a.o} is the dialog being converted ({same.name}): '
+                             'writing there would replace it; nothing written')
     txt = _to_text(dlgs, a.to, a)
     if a.o:
         _write_new(a.o, txt, a.force)
@@ -470,10 +588,13 @@ def _cmd_convert(a):
 from .session import sess2dlg, dlg2sess, find_sessions
 
 def _convert_sess(a):
-    "`convert SESSION.jsonl --to ipynb`, `convert DIALOG.ipynb --to claude|codex [--fork]`: agent sessions and dialogs, both ways"
+    "Agent sessions and dialogs, both ways: `convert` to ipynb from a session, or to claude or codex from a dialog"
+    # `convert SESSION.jsonl --to ipynb`, `convert DIALOG.ipynb --to claude|codex [--fork]`
     if a.to not in ('ipynb', 'claude', 'codex'): raise ValueError('--fork goes with --to claude or codex only')
     if len(a.files)!=1: raise ValueError(f'--to {a.to} takes one file, not {len(a.files)}')
-    if bad := [o for o in ('fmt', 'drop', 'shape', 'assets', 'fenced', 'weave', 'exportfilter') if getattr(a, o) is not None]: raise ValueError(f'--{bad[0]} does not go with --to {a.to}')
+    opts = ('fmt', 'drop', 'shape', 'assets', 'fenced', 'weave', 'exportfilter')
+    if bad := [o for o in opts if getattr(a, o) is not None]:
+        raise ValueError(f'--{bad[0]} does not go with --to {a.to}')
     f,o = a.files[0],None if a.o in (None, '-') else a.o
     if a.to=='ipynb':
         if a.fork: raise ValueError('--fork goes with --to claude or codex only')
@@ -485,51 +606,79 @@ def _convert_sess(a):
     _say(f'wrote {rel_path(p)}')
 
 # %% ../nbs/04_cli.ipynb #01feba4e
-def _human_size(n): return next(f'{n/k:.0f}{u}' if k>1 else f'{n}B' for k,u in ((1<<30, 'G'), (1<<20, 'M'), (1<<10, 'K'), (1, 'B')) if n>=k or k==1)
+def _human_size(n):
+    units = ((1<<30, 'G'), (1<<20, 'M'), (1<<10, 'K'), (1, 'B'))
+    return next(f'{n/k:.0f}{u}' if k>1 else f'{n}B' for k,u in units if n>=k or k==1)
 
 @_sub(_arg('prefix', nargs='?', metavar='PREFIX', help='only the sessions whose id starts with it'),
       _arg('--agent', choices=('claude', 'codex'), help="only this agent's sessions"),
-      _arg('--root', metavar='DIR', help='look in this folder instead of ~/.claude/projects and ~/.codex/sessions (which $CLAUDE_CONFIG_DIR and $CODEX_HOME move)'),
+      _arg('--root', metavar='DIR',
+           help='look in this folder instead of ~/.claude/projects and ~/.codex/sessions '
+                '(which $CLAUDE_CONFIG_DIR and $CODEX_HOME move)'),
       help='list Claude Code and Codex sessions, newest first: start time, agent, id, size, project and title')
 def _cmd_sessions(a):
     ss = find_sessions(a.prefix, a.agent, a.root)
-    if not ss: return _say('no sessions found' + (f' with an id starting {a.prefix!r}' if a.prefix else ''), err=True) or 1
-    one = lambda x: str(x).replace('\r', '\\r').replace('\n', '\\n')  # a field from a file is one row's: its line breaks escaped (`_say` escapes the rest on a terminal)
-    _say(*(f"{one(s.start or '?')[:19].replace('T', ' ')}  {s.agent:<6}  {one(s.id)}  {_human_size(s.size):>5}  {one(s.project or '?')}  {one(s.title)}" for s in ss))
+    if not ss:
+        return _say('no sessions found' + (f' with an id starting {a.prefix!r}' if a.prefix else ''), err=True) or 1
+    # a field from a file is one row's: its line breaks escaped (`_say` escapes the rest on a terminal)
+    one = lambda x: str(x).replace('\r', '\\r').replace('\n', '\\n')
+    def row(s):
+        start = one(s.start or '?')[:19].replace('T', ' ')
+        return f"{start}  {s.agent:<6}  {one(s.id)}  {_human_size(s.size):>5}  {one(s.project or '?')}  {one(s.title)}"
+    _say(*map(row, ss))
 
 # %% ../nbs/04_cli.ipynb #863e09f1
 def _folders2jsonl(a):
-    "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed by `paths2jsonl` to `-o` or stdout"
+    "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed to `-o` or stdout"
+    # (streamed by `paths2jsonl`)
     if a.o in (None, '-'):
-        with tempfile.TemporaryDirectory() as d, open(paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt, drop=a.drop, shape=a.shape or 'chat'), encoding='utf-8') as f:
-            while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
+        with tempfile.TemporaryDirectory() as d:
+            p = paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt, drop=a.drop, shape=a.shape or 'chat')
+            with open(p, encoding='utf-8') as f:
+                while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
         return
     _chk_new(a.o, a.force)
     out = os.path.realpath(Path(a.o).expanduser())
     for s in a.files: # a dialog read is never the file written, even with --force
         r = os.path.realpath(Path(s).expanduser())
         if out==r or out.endswith('.ipynb') and os.path.isdir(r) and out.startswith(r.rstrip(os.sep)+os.sep):
-            raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): writing there would replace it; nothing written')
+            raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): '
+                             'writing there would replace it; nothing written')
     paths2jsonl(a.files, a.o, a.fmt, force=a.force, drop=a.drop, shape=a.shape or 'chat')
     _say(f'wrote {a.o}')
 
-_srcs = _arg('src', nargs='+', metavar='FOLDER', help='folders of dialogs (searched recursively), globs or dialog files')
-_workers = _arg('--workers', type=_int_from(0), metavar='N', help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
-
-@_sub(_srcs, _arg('-o', metavar='OUT', required=True, help='the file to write: .parquet (one row per message) or .jsonl (one chat per line); with --partition-by, the folder'),
-      _arg('--fmt', choices=('openai','anthropic','responses','gemini'), default='openai', help='with a .jsonl OUT: the wire format of the history each line holds (default openai)'),
-      _workers, _arg('--skip-bad', action='store_true', help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
+_srcs = _arg('src', nargs='+', metavar='FOLDER',
+             help='folders of dialogs (searched recursively), globs or dialog files')
+_workers = _arg('--workers', type=_int_from(0), metavar='N',
+                help=_doc(export_folder, 'workers', post=' (default: every core for 64 files or more)'))
+@_sub(_srcs,
+      _arg('-o', metavar='OUT', required=True,
+           help='the file to write: .parquet (one row per message) or .jsonl (one chat per line); '
+                'with --partition-by, the folder'),
+      _arg('--fmt', choices=_wire_fmts, default='openai',
+           help='with a .jsonl OUT: the wire format of the history each line holds (default openai)'),
+      _workers,
+      _arg('--skip-bad', action='store_true',
+           help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
       _arg('--force', action='store_true', help='replace OUT if it exists'),
-      _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS', help='write OUT as a folder of Parquet files partitioned by these columns, comma-separated (e.g. msg_type)'), _drop, _shape,
-      help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)', extra=('data', 'Parquet', 'JSON Lines needs none'))
+      _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS',
+           help='write OUT as a folder of Parquet files partitioned by these columns, comma-separated (e.g. msg_type)'),
+      _drop, _shape,
+      help='export folders of dialogs to one Parquet file (a row per message) or JSON Lines (a chat per line)',
+      extra=('data', 'Parquet', 'JSON Lines needs none'))
 def _cmd_export(a):
     _chk_new(a.o, a.force)
     if a.drop and Path(a.o).suffix!='.jsonl': raise ValueError('--drop goes with a .jsonl OUT only')
     if a.shape and Path(a.o).suffix!='.jsonl': raise ValueError('--shape goes with a .jsonl OUT only')
-    _say(export_folder(a.src, a.o, a.fmt, a.workers, 'skip' if a.skip_bad else 'raise', a.force, partition_by=a.partition_by, drop=a.drop, shape=a.shape or 'chat')) # its report names files: escaped on a terminal
-
-@_sub(_srcs, _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')), _workers,
-      help='count the messages, tokens, errors and flags of folders of dialogs, and list the biggest and the unreadable')
+    on_error = 'skip' if a.skip_bad else 'raise'
+    rep = export_folder(a.src, a.o, a.fmt, a.workers, on_error, a.force, partition_by=a.partition_by, drop=a.drop,
+                        shape=a.shape or 'chat')
+    _say(rep) # its report names files: escaped on a terminal
+@_sub(_srcs,
+      _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')),
+      _workers,
+      help='count the messages, tokens, errors and flags of folders of dialogs, '
+           'and list the biggest and the unreadable')
 def _cmd_stats(a): _say(folder_stats(a.src, a.top, a.workers)) # names of files, and their errors: escaped on a terminal
 
 # %% ../nbs/04_cli.ipynb #ae994e35
@@ -547,32 +696,45 @@ def _seconds0(s):
     return f
 
 @_sub(_file, _repair_save, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
-      _arg('--all', action='store_true', help='run every code message (the default when no ids, --above or --below are given)'),
+      _arg('--all', action='store_true',
+           help='run every code message (the default when no ids, --above or --below are given)'),
       _arg('--above', metavar='ID', help=_doc(Dialog.execute, 'above')),
       _arg('--below', metavar='ID', help=_doc(Dialog.execute, 'below')),
-      _arg('--timeout', type=_seconds, metavar='S', help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError (default: inf, no limit)'),
+      _arg('--timeout', type=_seconds, metavar='S',
+           help='interrupt a message after S seconds (a number above 0, or inf) and record a TimeoutError '
+                '(default: inf, no limit)'),
       _arg('--continue-on-error', action='store_true', help=_doc(Dialog.execute, 'continue_on_error')),
-      _arg('--force-eval', action='store_true', help="also run messages marked '#| eval: false', tagged skip-execution or calling nbdev_export, and dialogs marked 'skip_exec: true' or 'eval: false' (skipped by default)"),
-      _arg('--kernel', metavar='NAME', help="the Jupyter kernel to run in (default: the one the dialog's kernelspec names, or python3)"),
-      _arg('--save-every', type=_seconds0, default=5., metavar='S', help='save finished outputs at most every S seconds (default: 5); they are always saved when the run ends, however it ends'),
-      _arg('--dry-run', action='store_true', help='list the messages that would run and those skipped; run nothing, write nothing'),
-      help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, saving their outputs as it goes", extra='run')
+      _arg('--force-eval', action='store_true',
+           help="also run messages marked '#| eval: false', tagged skip-execution or calling nbdev_export, "
+                "and dialogs marked 'skip_exec: true' or 'eval: false' (skipped by default)"),
+      _arg('--kernel', metavar='NAME',
+           help="the Jupyter kernel to run in (default: the one the dialog's kernelspec names, or python3)"),
+      _arg('--save-every', type=_seconds0, default=5., metavar='S',
+           help='save finished outputs at most every S seconds (default: 5); '
+                'they are always saved when the run ends, however it ends'),
+      _arg('--dry-run', action='store_true',
+           help='list the messages that would run and those skipped; run nothing, write nothing'),
+      help="run code messages (all by default) in a Jupyter kernel started in the dialog's folder, "
+           "saving their outputs as it goes",
+      extra='run')
 def _cmd_run(a):
     dlg = _load(a.file, repair=a.repair)
     if a.all and a.ids: raise ValueError('give message ids or --all, not both')
     if a.dry_run:
         ms,skipped = dlg.run_plan(a.ids or None, a.above, a.below, a.force_eval)
-        _say(*[f'would run {_row(m, 100)}' for m in ms] + [f'would skip {m.id} ({why})' for m,why in skipped] or ['nothing to run'])
+        rows = [f'would run {_row(m, 100)}' for m in ms] + [f'would skip {m.id} ({why})' for m,why in skipped]
+        _say(*rows or ['nothing to run'])
         _say(f'dry run: nothing run, {dlg_where(dlg)} not written', err=True)
         return 0
     if dlg.repairs: dlg.save() # the healed file, before the run saves into it
-    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True, progress=_progress('running'),
-                           kernel_name=a.kernel, save_every=a.save_every)
+    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True,
+                           progress=_progress('running'), kernel_name=a.kernel, save_every=a.save_every)
     except KeyboardInterrupt: # a second Ctrl-C, for a kernel that ignored the first
         _say('nbdialog run: interrupted; the outputs of the messages that finished are saved', err=True)
         return 130
     except SystemExit as e: # SIGTERM or SIGHUP
-        _say(f'nbdialog run: stopped by signal {signal.Signals(e.code-128).name}; the outputs of the messages that finished are saved', err=True)
+        _say(f'nbdialog run: stopped by signal {signal.Signals(e.code-128).name}; '
+             'the outputs of the messages that finished are saved', err=True)
         return e.code
     a.rc = 130 if rep.stopped=='interrupt' else 0 if rep.ok else 1 # the exit code, whatever happens to stdout
     _say(*rep.lines() or ['no code messages to run'])
@@ -583,21 +745,24 @@ def _cmd_run(a):
 from .skill import serve_mcp # and `Message.exhash`, which dialog.skill patches in
 
 # %% ../nbs/04_cli.ipynb #4ee98ff3
+_exhash_eg = 'echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID'
 def _exhash_cmds(txt:str): # The text piped in: JSON
     "exhash commands from JSON text: a list of commands, one command, or one command (a JSON list) per line"
-    if not txt.strip(): raise ValueError('no commands on stdin: pipe them in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
+    if not txt.strip(): raise ValueError(f'no commands on stdin: pipe them in as JSON, e.g. {_exhash_eg}')
     try: return json.loads(txt)
     except json.JSONDecodeError:
         try: return [json.loads(l) for l in txt.splitlines() if l.strip()]
-        except json.JSONDecodeError as e: raise ValueError(f'the commands are not JSON ({e}): e.g. [["2|Ab|", "c", "new text"]]') from None
+        except json.JSONDecodeError as e:
+            raise ValueError(f'the commands are not JSON ({e}): e.g. [["2|Ab|", "c", "new text"]]') from None
 
 @_sub(_file, _repair_save, _arg('id', metavar='ID', help='the message to edit'),
       _arg('--out', action='store_true', help="edit a prompt's reply"),
       _arg('--sw', type=_int_from(1), default=4, metavar='N', help='shift width of > and < (default 4)'), _dry,
-      help='apply exhash commands (JSON on stdin) to a message, only if every line they address is unchanged', extra='skill')
+      help='apply exhash commands (JSON on stdin) to a message, only if every line they address is unchanged',
+      extra='skill')
 def _cmd_exhash(a):
     dlg = _load(a.file, repair=a.repair)
-    if sys.stdin is None or sys.stdin.isatty(): raise ValueError('pipe the commands in as JSON, e.g. echo \'[["2|Ab|", "c", "new text"]]\' | nbdialog exhash FILE ID')
+    if sys.stdin is None or sys.stdin.isatty(): raise ValueError(f'pipe the commands in as JSON, e.g. {_exhash_eg}')
     m = pick_msg(dlg, a.id)
     res = m.exhash(_exhash_cmds(sys.stdin.read()), a.sw, a.out)
     if res.error:
@@ -619,18 +784,28 @@ def _secs(s):
 
 _units = dict(k=1<<10, m=1<<20, g=1<<30, t=1<<40)
 def _size(s):
-    "An argparse `type` reading a memory cap: bytes, or a number and K, M, G or T (powers of 1024), e.g. 4G; at least `min_mem` (64M); 0 for no limit"
+    "An argparse `type` reading a memory cap: bytes, or a number and K, M, G or T (powers of 1024), e.g. 4G"
+    # at least `min_mem` (128M); 0 for no limit
     m = re.fullmatch(r'(\d+(?:\.\d+)?)([kmgt]?)i?b?', s.strip(), re.I)
-    if not m: raise argparse.ArgumentTypeError(f'expected a size such as 4G, 512M or 1000000 (bytes), or 0 for no limit, not {s!r}')
+    if not m:
+        raise argparse.ArgumentTypeError('expected a size such as 4G, 512M or 1000000 (bytes), '
+                                         f'or 0 for no limit, not {s!r}')
     v = int(float(m[1])*_units.get(m[2].lower(), 1))
     if float(m[1]) and v<min_mem:  # (0.5 is no "0": a cap that rounds to nothing is refused, not taken as no limit)
-        raise argparse.ArgumentTypeError(f'{s} is {v:,} bytes, too little: a cap is at least {min_mem>>20}M (a worker takes about 40M just to start and 90M for ast-grep; a number without a unit is bytes: write 512M for 512 MiB), or 0 for no limit')
+        raise argparse.ArgumentTypeError(f'{s} is {v:,} bytes, too little: a cap is at least {min_mem>>20}M '
+                                         '(a worker takes about 40M just to start and 90M for ast-grep; '
+                                         'a number without a unit is bytes: write 512M for 512 MiB), '
+                                         'or 0 for no limit')
     return v
 
-@_sub(_arg('--root', default='.', metavar='DIR', help='the folder whose dialogs clients may read and edit (default: the working folder)'),
+@_sub(_arg('--root', default='.', metavar='DIR',
+           help='the folder whose dialogs clients may read and edit (default: the working folder)'),
       _arg('--timeout', type=_secs, default=30, metavar='SECS', help=_doc(serve_mcp, 'timeout', post=' (default 30)')),
-      _arg('--maxmem', type=_size, default=4<<30, metavar='SIZE', help=f'most memory the process running a call may take, e.g. 512M, 4G (a number without a unit is bytes; at least {min_mem>>20}M; default 4G; 0: no limit)'),
-      _arg('--workers', type=_int_from(1), metavar='N', help=_doc(serve_mcp, 'workers', post=' (default: twice the CPU count, at least 2)')),
+      _arg('--maxmem', type=_size, default=4<<30, metavar='SIZE',
+           help=f'most memory the process running a call may take, e.g. 512M, 4G '
+                f'(a number without a unit is bytes; at least {min_mem>>20}M; default 4G; 0: no limit)'),
+      _arg('--workers', type=_int_from(1), metavar='N',
+           help=_doc(serve_mcp, 'workers', post=' (default: twice the CPU count, at least 2)')),
       help='serve the dialog tools to an MCP client over stdio', extra='mcp')
 def _cmd_mcp(a): serve_mcp(a.root, a.timeout, a.maxmem or None, a.workers)
 

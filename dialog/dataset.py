@@ -1,20 +1,40 @@
-"""Collections of dialogs: one row per message in Arrow tables and Parquet, folders read in parallel processes, the same rows from Ray Data across machines, and JSON Lines for fine-tuning written streaming
+"""Collections of dialogs: one row per message in Arrow and Parquet, read in parallel or on Ray, and JSON Lines
 
-One person has one dialog open. A team, a host or a training pipeline has thousands of them: an organisation's archive, every user's conversations on a server, a fine-tuning set built from the best ones. What they ask of a collection is what a database answers: how many prompts, how many tokens, which code raised, which dialogs are biggest, every reply longer than N characters, the chat histories of those that qualify. This module turns a collection into a **table with one row per message**, in Apache Arrow, so that those questions are one line of pyarrow, DuckDB, Polars, pandas or Spark, and so that a folder is read once, in parallel, and then kept as one Parquet file whose table reads back in a fraction of the time (the dialogs themselves come back from it, with `table2dlgs`, in about twice the time reading the folder takes: keep the folder for that).
+One person has one dialog open.
+A team, a host or a training pipeline has thousands of them:
+an organisation's archive, every user's conversations on a server, a fine-tuning set built from the best ones.
+What they ask of a collection is what a database answers:
+how many prompts, how many tokens, which code raised, which dialogs are biggest, every reply longer than N characters,
+the chat histories of those that qualify.
+This module turns a collection into a **table with one row per message**, in Apache Arrow,
+so that those questions are one line of pyarrow, DuckDB, Polars, pandas or Spark,
+and so that a folder is read once, in parallel, and then kept as one Parquet file whose table reads back
+in a fraction of the time
+(the dialogs themselves come back from it, with `table2dlgs`, in about twice the time reading the folder takes:
+keep the folder for that).
 
-The table is lossless: besides the columns people query, each row carries its whole ipynb cell as JSON, and each dialog its notebook metadata, so `table2dlgs` gives back dialogs that write the same bytes as the files they came from. The same rows come out of a local folder (`dlgs2table`, `read_dialogs`), a Parquet file (`read_parquet`) and a Ray cluster (`ray_read`), and JSON Lines of chat histories for fine-tuning or batch inference are written from a folder in constant memory (`paths2jsonl`).
+The table is lossless:
+besides the columns people query, each row carries its whole ipynb cell as JSON, and each dialog its notebook metadata,
+so `table2dlgs` gives back dialogs that write the same bytes as the files they came from.
+The same rows come out of a local folder (`dlgs2table`, `read_dialogs`),
+a Parquet file (`read_parquet`) and a Ray cluster (`ray_read`),
+and JSON Lines of chat histories for fine-tuning or batch inference are written from a folder in constant memory
+(`paths2jsonl`).
 
 In short, a program uses it like this (each call is explained, with its examples, further down):
 
 ```python
 t = dlgs2table('talks', workers=2)              # a folder read in 2 processes: one row per message
-write_parquet('talks', 'talks.parquet')         # the folder's table as one Parquet file (it reads the folder; a table you hold: pyarrow.parquet.write_table)
+write_parquet('talks', 'talks.parquet')         # the folder's table as one Parquet file (it reads the folder)
 t = read_parquet('talks.parquet', filters=[('msg_type', '=', 'prompt')])  # read back, only the prompts
 dlgs = table2dlgs(read_parquet('talks.parquet'))  # dialogs again, writing the same bytes as the files
 paths2jsonl('talks', 'train.jsonl', workers=2)  # chat histories for fine-tuning, streamed
 ```
 
-pyarrow is an optional dependency: `pip install "nbdialog[data]"` (Ray: `nbdialog[ray]`). Reading dialogs in parallel (`read_dialogs`) and JSON Lines (`paths2jsonl`) need neither.
+To write a table you already hold, use `pyarrow.parquet.write_table`.
+
+pyarrow is an optional dependency: `pip install "nbdialog[data]"` (Ray: `nbdialog[ray]`).
+Reading dialogs in parallel (`read_dialogs`) and JSON Lines (`paths2jsonl`) need neither.
 
 Docs: https://nbdialog.github.io/nbdialog/dataset.html.md"""
 
@@ -36,20 +56,25 @@ from .pool import pmap, DialogParts, gc_paused
 from .session import sess2dlg, agents
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, fnmatch, gc, glob, heapq, itertools, json, marshal, multiprocessing, os, pickle, secrets, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
+import errno, fnmatch, glob, os, shutil, stat, tempfile
+import gc, heapq, itertools, json, marshal, multiprocessing, pickle, secrets, signal, struct, sys, traceback, warnings
 
 # %% ../nbs/09_dataset.ipynb #01a5ba50
 _gone = (errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EBADF)  # what a path that leads nowhere raises
 
 def _is_dir(e):
-    "Whether `os.DirEntry` `e` is a folder, or a link to one; a link that leads nowhere (gone, a loop, through a file) isn't"
+    "Whether `os.DirEntry` `e` is a folder, or a link to one"
+    # a link that leads nowhere (gone, a loop, through a file) isn't
     try: return e.is_dir()
     except OSError as x:
         if x.errno in _gone: return False
         raise
 
 def _is_session(p):
-    "Whether `.jsonl` file `p` looks like an agent session: a regular file whose first line is a JSON object with a `type`, as every record of Claude Code and Codex is (`sess2dlg` then reads it, or names what is wrong); never opened in a way that waits (a named pipe)"
+    "Whether `.jsonl` file `p` looks like an agent session"
+    # A regular file whose first line is a JSON object with a `type`, as every record of Claude Code and Codex is
+    # (`sess2dlg` then reads it, or names what is wrong);
+    # never opened in a way that waits (a named pipe)
     try:
         fd = os.open(p, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
         with open(fd, 'rb') as f:
@@ -59,13 +84,19 @@ def _is_session(p):
     return isinstance(r, dict) and isinstance(r.get('type'), str)
 
 def _listed_file(path, name):
-    "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file)"
+    "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"
+    # (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file)
     return name.endswith('.ipynb') or (name.endswith('.jsonl') and _is_session(path))
 
-def _hidden(name): return name.startswith('.') # A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`): one rule for the local listing and Ray's
+# A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`):
+# one rule for the local listing and Ray's
+def _hidden(name): return name.startswith('.')
 
+# %% ../nbs/09_dataset.ipynb #c435a5cd
 def _listing(f):
-    "Folder `f`'s subfolders to search and its notebooks (a broken link among them: a bad file), as `(path, is a folder)` in order of name (case-blind where the system is); none if it can't be opened, as `rglob` skips it"
+    "Folder `f`'s subfolders to search and its notebooks, as `(path, is a folder)` in order of name"
+    # A broken link among the notebooks is a bad file; the order is case-blind where the system is;
+    # none if the folder can't be opened, as `rglob` skips it
     dirs,files = [],[]
     try: es = os.scandir(f)
     except PermissionError: return iter(())
@@ -76,11 +107,17 @@ def _listing(f):
                 if not e.is_symlink(): dirs.append(e.name) # a link to a folder isn't followed
             elif _listed_file(e.path, e.name): files.append(e.name)
     by = lambda n: os.path.normcase(n)
-    return heapq.merge(((os.path.join(f, d), True) for d in sorted(dirs, key=by)), ((os.path.join(f, n), False) for n in sorted(files, key=by)), key=lambda e: by(os.path.basename(e[0])))
+    subs = ((os.path.join(f, d), True) for d in sorted(dirs, key=by))
+    nbs = ((os.path.join(f, n), False) for n in sorted(files, key=by))
+    return heapq.merge(subs, nbs, key=lambda e: by(os.path.basename(e[0])))
 
 def _notebooks(folder):
-    "The `.ipynb` files under folder `folder` (its text, as `str` of a `Path` gives it) as text, in `Path`'s order (each folder's entries by name, a subfolder's files where its name falls), but in hidden subfolders (or hidden themselves), as `Path.rglob` finds them; no folder named like one, but a broken link (a bad file)"
-    todo = [iter([(folder, True)])]  # a stack of folders' entries still to take, not recursion: a tree of any depth is searched
+    "The `.ipynb` files under folder `folder` as text, as `Path.rglob` finds them"
+    # (`folder` is text too, as `str` of a `Path` gives it)
+    # In `Path`'s order (each folder's entries by name, a subfolder's files where its name falls), but in hidden
+    # subfolders (or hidden themselves); no folder named like one, but a broken link (a bad file)
+    # a stack of folders' entries still to take, not recursion: a tree of any depth is searched
+    todo = [iter([(folder, True)])]
     while todo:
         for name,sub in todo[-1]:
             if not sub: yield name; continue
@@ -88,7 +125,9 @@ def _notebooks(folder):
             break
         else: todo.pop()
 
-_path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0') # A path's text in `Path`'s own order (by its parts, case-blind on Windows): the separator made the least character, one string compared in C
+# A path's text in `Path`'s own order (by its parts, case-blind on Windows):
+# the separator made the least character, one string compared in C
+_path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0')
 
 # %% ../nbs/09_dataset.ipynb #0389df3b
 def _entries(base):
@@ -97,7 +136,8 @@ def _entries(base):
     except OSError: return []
 
 def _below(base, dirs=True):
-    "Every folder under `base` at any depth (`dirs=False`: every entry), but hidden ones; links to folders aren't followed (nor, with `dirs`, listed)"
+    "Every folder under `base` at any depth (`dirs=False`: every entry), but hidden ones"
+    # links to folders aren't followed (nor, with `dirs`, listed)
     todo = [base]  # a stack, not recursion: a tree of any depth
     while todo:
         b = todo.pop()
@@ -119,14 +159,18 @@ def _expand(base, parts):
         for d in _below(base): yield from _expand(d, rest)
     elif glob.has_magic(c):
         for e in _entries(base):
-            if (e.name[0]!='.' or c[0]=='.') and fnmatch.fnmatch(e.name, c) and (not rest or _is_dir(e)): yield from _expand(os.path.join(base, e.name), rest)
+            if (e.name[0]!='.' or c[0]=='.') and fnmatch.fnmatch(e.name, c) and (not rest or _is_dir(e)):
+                yield from _expand(os.path.join(base, e.name), rest)
     elif os.path.lexists(q := os.path.join(base, c)) and (not rest or os.path.isdir(q)): yield from _expand(q, rest)
 
 def _glob(pat):
-    "The paths glob pattern `pat` matches, as `glob.glob(pat, recursive=True)` finds them, except that `**` follows no link to a folder (as a folder's search follows none): a link loop can't make it list a file again and again, or run for ever"
+    "The paths glob pattern `pat` matches, as `glob.glob(pat, recursive=True)` finds them, but `**` follows no link"
+    # `**` follows no link to a folder (as a folder's search follows none):
+    # a link loop can't make it list a file again and again, or run for ever
     p = Path(pat)  # (`Path` drops a final separator: a pattern ending in one names folders only, as `d.ipynb/`)
     fs = _expand(p.anchor, p.parts[1:] if p.anchor else p.parts)
-    if pat.endswith(tuple(s for s in (os.sep, os.altsep) if s)): return (os.path.join(f, '') for f in fs if os.path.isdir(f))
+    if pat.endswith(tuple(s for s in (os.sep, os.altsep) if s)):
+        return (os.path.join(f, '') for f in fs if os.path.isdir(f))
     return fs
 
 # %% ../nbs/09_dataset.ipynb #0fd09402
@@ -140,7 +184,9 @@ def _paths1(src):
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-        return sorted({str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if _listed_file(f, f)}, key=_path_key)  # a file two `**`s reach is listed once
+        # a file two `**`s reach is listed once
+        found = {str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if _listed_file(f, f)}
+        return sorted(found, key=_path_key)
     return _notebooks(str(p)) if stat.S_ISDIR(st.st_mode) else [str(p)] # a folder's files as they are found, in order
 
 def _paths(src):
@@ -150,21 +196,27 @@ def _paths(src):
     else: yield from _paths1(src)
 
 def _once(paths, seen):
-    "`paths` but those whose real path is in `seen` (which gets theirs): `a.ipynb`, `./a.ipynb`, `/here/a.ipynb` and a link to it, or a folder reached twice through a link, are one file, read once where first named"
+    "`paths` but those whose real path is in `seen` (which gets theirs)"
+    # `a.ipynb`, `./a.ipynb`, `/here/a.ipynb` and a link to it, or a folder reached twice through a link,
+    # are one file, read once where first named
     return (p for p in paths if (k := os.path.realpath(p)) not in seen and not seen.add(k))
 
 def _listed(src, keep):
-    "`keep(paths)` of the files `src` names (`_paths`), each once (`_once`). One folder lists each file once already, unless a link leads to another: then, only then, `keep` is given them again through `_once` (so 50,000 files cost no set of 50,000 real paths)"
-    if isinstance(src, (list, tuple, L)) or not os.path.isdir(os.path.expanduser(src)): return keep(_once(_paths(src), set()))
+    "`keep(paths)` of the files `src` names (`_paths`), each once (`_once`)"
+    # One folder lists each file once already, unless a link leads to another: then, only then, `keep` is given
+    # them again through `_once` (so 50,000 files cost no set of 50,000 real paths)
+    if isinstance(src, (list, tuple, L)) or not os.path.isdir(os.path.expanduser(src)):
+        return keep(_once(_paths(src), set()))
     res = keep(_paths(src))
     return keep(_once(_paths(src), set())) if any(os.path.islink(p) for p in _paths(src)) else res
 
 def _dlg_texts(src):
-    "The files `dlg_paths` lists, as text: what the readers keep while they read (a `Path` each would cost 500 bytes, 25 MB at 50,000 files)"
+    "The files `dlg_paths` lists, as text: what the readers keep while they read"
+    # (a `Path` each would cost 500 bytes, 25 MB at 50,000 files)
     return _listed(src, list)
 
 def dlg_paths(src): # A folder (searched recursively), a glob pattern, a file, or a list of those
-    "The `.ipynb` files (and agent sessions, `_listed_file`) `src` names, sorted, each file once however it is reached (where first named: a folder and its subfolder overlap, or a link leads to a file listed); a folder's hidden subfolders (e.g. `.ipynb_checkpoints`) are skipped"
+    "The `.ipynb` files (and agent sessions) `src` names, sorted, each file once however it is reached"
     return L(map(Path, _dlg_texts(src)))
 
 # %% ../nbs/09_dataset.ipynb #76b67451
@@ -183,7 +235,9 @@ def _chunks(xs, workers):
     return [xs[i:i+n] for i in range(0, len(xs), n)]
 
 class _Files:
-    "A listing kept small while it is read: its paths in blocks of `k`, each one text (NUL between them: no path holds one), a block's list of paths made when it is asked for. 50,000 paths take 2 MB so, where a list of them takes 6"
+    "A listing kept small while it is read: its paths in blocks of `k`, each one text"
+    # (NUL between them: no path holds one), a block's list of paths made when it is asked for.
+    # 50,000 paths take 2 MB so, where a list of them takes 6
     def __init__(self, paths, k=16):
         self.blocks,self.n,cur = [],0,[]
         for p in paths:
@@ -202,28 +256,38 @@ class _Lazy:
     def __iter__(self): return (self[i] for i in range(len(self)))
 
 def _plan(src, workers):
-    "How many files `src` names (`dlg_paths`), the processes to read them in, and the chunks they are read in: blocks of 16 (`_Files`), or smaller for fewer than 256 files a process"
+    "How many files `src` names (`dlg_paths`), the processes to read them in, and the chunks they are read in"
+    # chunks: blocks of 16 (`_Files`), or smaller for fewer than 256 files a process
     fs = _listed(src, _Files)
     workers = _nworkers(workers, fs.n)
-    return fs.n,workers,(fs if max(1, min(16, fs.n//(max(workers, 1)*16)))==16 else _chunks([p for b in fs for p in b], workers))
+    size = max(1, min(16, fs.n//(max(workers, 1)*16)))  # as `_chunks` cuts
+    if size==16: return fs.n,workers,fs
+    return fs.n,workers,_chunks([p for b in fs for p in b], workers)
 
 # %% ../nbs/09_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog, parts=False):
-    "The `cls` dialog at `p`, or the error that says why it can't be read; `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog)"
+    "The `cls` dialog at `p`, or the error that says why it can't be read"
+    # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog)
     if str(p).endswith('.jsonl'): return _read_session(p, cls)
-    try: return DialogParts(*read_ipynb_parts(p)) if parts and cls is Dialog and Dialog.msg_cls is Message else read_ipynb(p, cls=cls)
+    try:
+        if parts and cls is Dialog and Dialog.msg_cls is Message: return DialogParts(*read_ipynb_parts(p))
+        return read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
 
 def _read_session(p, cls=Dialog):
-    "The `cls` dialog of agent session `p` (`sess2dlg`: without a `path`, as `Dialog.save` would write a notebook over the session; `dlg2sess` writes it back), or the error that says why it can't be read: a `DialogFormatError` naming the file and line"
+    "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
+    # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
+    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line
     try:
-        if not stat.S_ISREG(os.stat(p).st_mode): return DialogFormatError('not a regular file: a session is a .jsonl file', p)  # a named pipe would never end
+        if not stat.S_ISREG(os.stat(p).st_mode):  # a named pipe would never end
+            return DialogFormatError('not a regular file: a session is a .jsonl file', p)
         return sess2dlg(p, cls=cls)
     except OSError as e: return e
     except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{p}, ').removeprefix(f'{p}: '), p)
 
 def _chk_on_error(on_error):
-    if on_error not in ('raise', 'skip', 'collect'): raise ValueError(f"on_error must be 'raise', 'skip' or 'collect', not {on_error!r}")
+    if on_error not in ('raise', 'skip', 'collect'):
+        raise ValueError(f"on_error must be 'raise', 'skip' or 'collect', not {on_error!r}")
 
 def _triage(res, on_error, errs):
     "Results `res` without the errors among them: raise the first (`on_error='raise'`), else add them to `errs`"
@@ -235,10 +299,12 @@ def _triage(res, on_error, errs):
     return ok
 
 def _warn_skipped(errs, on_error, level=3):
-    if errs and on_error=='skip': warnings.warn(f'skipped {len(errs)} bad file(s); the first: {errs[0]}', stacklevel=level)
+    if errs and on_error=='skip':
+        warnings.warn(f'skipped {len(errs)} bad file(s); the first: {errs[0]}', stacklevel=level)
 
 def _outcome(res, errs, on_error):
-    "What a reader gives back: `res`, or with 'collect' `(res, errs)`; with 'skip', a warning saying how many bad files were left out"
+    "What a reader gives back: `res`, or with 'collect' `(res, errs)`"
+    # with 'skip', a warning saying how many bad files were left out
     _warn_skipped(errs, on_error, 4)  # pointing at the line that called the reader
     return (res, errs) if on_error=='collect' else res
 
@@ -248,22 +314,26 @@ def _read_chunk(paths, cls=Dialog, parts=False):
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
     res = _read_chunk(paths)
-    good = [(d, str(d.path) if d.path is not None else os.path.abspath(p)) for d,p in zip(res, paths) if not isinstance(d, Exception)]  # a session's dialog has no path: its file's
+    # a session's dialog has no path: its file's
+    def where(d, p): return str(d.path) if d.path is not None else os.path.abspath(p)
+    good = [(d, where(d, p)) for d,p in zip(res, paths) if not isinstance(d, Exception)]
     return _table(good),[e for e in res if isinstance(e, Exception)]
 
 # %% ../nbs/09_dataset.ipynb #b339a476
 def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a list of files
-                 workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
+                 workers:int=None, # Processes reading (0 or 1: this one alone); None: every core from 64 files on
                  on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                  progress:bool=None, # Show a progress bar; None: when stderr is a terminal
                  cls=Dialog): # The `Dialog` class to build (importable by name, when other processes read)
-    "The `cls` dialogs at `src` in path order, read in parallel processes; with `on_error='collect'`, `(dialogs, errors)`"
+    "The `cls` dialogs at `src` in path order, read in parallel processes"
     _chk_on_error(on_error)
     res,errs = L(),L()
     n,workers,jobs = _plan(src, workers)
     with gc_paused():
-        kf = partial(_read_chunk, cls=cls, parts=True)  # the others read without building messages: this process builds them from what they send
-        for r in pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', n, len, kf=kf): res += _triage(r, on_error, errs)
+        # the others read without building messages: this process builds them from what they send
+        kf = partial(_read_chunk, cls=cls, parts=True)
+        for r in pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', n, len, kf=kf):
+            res += _triage(r, on_error, errs)
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b4174a67
@@ -281,7 +351,8 @@ msg_cols = dict(  # column: (Arrow type, what it holds)
     msg_type=('string', "'code', 'note', 'prompt' or 'raw'"),
     content=('string', "the message's content (a prompt's request)"),
     ai_res=('string', "a prompt's reply as stored (markdown, tool blocks and all); null for other types"),
-    output=('string', "the output as the AI reads it (`Message.ai_output`): code outputs as text, a reply without host noise; null for notes and raw"),
+    output=('string', "the output as the AI reads it (`Message.ai_output`): "
+                      "code outputs as text, a reply without host noise; null for notes and raw"),
     has_error=('bool', "did the code raise (it has an `error` output)?"),
     exported=('bool', "is it exported (an nbdev directive or metadata)?"),
     skipped=('bool', "is it hidden from the AI?"),
@@ -290,28 +361,38 @@ msg_cols = dict(  # column: (Arrow type, what it holds)
     tokens=('int64', "estimated tokens: characters of content and output over 4, plus `img_tokens` per image"),
     meta=('string', "the cell metadata, as JSON"),
     cell=('string', "the whole ipynb cell, as JSON: with `dlg_meta`, what makes the table lossless"),
-    dlg_meta=('string', "the notebook metadata (`Dialog.nb_meta`) as JSON, on the dialog's first row (null on the others: it can be megabytes)"),
+    dlg_meta=('string', "the notebook metadata (`Dialog.nb_meta`) as JSON, on the dialog's first row "
+                        "(null on the others: it can be megabytes)"),
 )
+
+# %% ../nbs/09_dataset.ipynb #a45b3a10
 schema_version = '2' # Stored in the schema metadata as `nbdialog.schema`; changes when the columns or what they hold do
 _read_versions = ('1', '2') # The versions `chk_msg_table` takes: 1 had `dlg_meta` on every row, which reads the same
 
+# %% ../nbs/09_dataset.ipynb #402cdc1f
 def msg_schema():
     "The Arrow schema of a message table: the columns of `msg_cols`, in order, with `schema_version` in its metadata"
     pa = _pa()
-    return pa.schema([pa.field(k, pa.type_for_alias(t)) for k,(t,_) in msg_cols.items()], metadata={'nbdialog.schema': schema_version})
+    fields = [pa.field(k, pa.type_for_alias(t)) for k,(t,_) in msg_cols.items()]
+    return pa.schema(fields, metadata={'nbdialog.schema': schema_version})
 
 # %% ../nbs/09_dataset.ipynb #6c2ea417
-def _js(o): return json.dumps(o, ensure_ascii=False, sort_keys=True) # keys sorted, as the file has them: equal cells, equal text
+# keys sorted, as the file has them: equal cells, equal text
+def _js(o): return json.dumps(o, ensure_ascii=False, sort_keys=True)
 
 def _nimg(m):
     "Images message `m` holds: outputs with an image type, and image attachments"
     outs = m.output if isinstance(m.output, list) else []
-    n = sum(1 for o in outs if isinstance(o, dict) and isinstance(o.get('data'), dict) and any(k in o['data'] for k in img_mimes))
+    def is_img(o):
+        return isinstance(o, dict) and isinstance(o.get('data'), dict) and any(k in o['data'] for k in img_mimes)
+    n = sum(1 for o in outs if is_img(o))
     return n + sum(1 for a in m.attachments or () if a.content_type in img_mimes)
 
 def _counts(m):
-    "Message `m`'s output as the AI reads it, and its values in `msg_cols` order from `has_error` to `tokens`: one rule for the table and `folder_stats`"
-    out = m.ai_output if m.msg_type in (scode, sprompt) else None  # the chat's rendering for the AI: one rule, in dialog.chat and dialog.render
+    "Message `m`'s output as the AI reads it, and its values in `msg_cols` order from `has_error` to `tokens`"
+    # one rule for the table and `folder_stats`
+    # the chat's rendering for the AI: one rule, in dialog.chat and dialog.render
+    out = m.ai_output if m.msg_type in (scode, sprompt) else None
     n = _nimg(m)
     return out,(m.has_error, m.exported, m.skipped, m.pinned, n, -(-(len(m.content)+len(out or ''))//4) + n*img_tokens)
 
@@ -324,7 +405,8 @@ def _row(m, i):
 _no_msg = (None,)*14 # The row of a dialog with no messages: only its name, path and metadata
 
 def _row_error(d):
-    "The `ValueError` of dialog `d`'s first message `_row` can't take, naming the dialog and the message: `validate`'s, or what `_row` raised"
+    "The `ValueError` of dialog `d`'s first message `_row` can't take, naming the dialog and the message"
+    # (`validate`'s, or what `_row` raised)
     for i,m in enumerate(d.messages):
         try:
             with explain_malformed(m, 'put in a table'): m.validate(); _row(m, i)
@@ -347,11 +429,13 @@ def _table(pairs):
     pa,cols = _pa(),_cols(pairs)
     try: return pa.table(cols, schema=msg_schema())
     except (pa.ArrowInvalid, UnicodeEncodeError):
-        return pa.table({k: [esc_surrogates(v) if isinstance(v, str) else v for v in vs] for k,vs in cols.items()}, schema=msg_schema())
+        esc = {k: [esc_surrogates(v) if isinstance(v, str) else v for v in vs] for k,vs in cols.items()}
+        return pa.table(esc, schema=msg_schema())
 
 # %% ../nbs/09_dataset.ipynb #0d243a16
 def _tables(src, workers, on_error, progress, errs):
-    "Message tables of `src`, one per chunk: dialogs as they are, or files read in `workers` processes (bad ones go to `errs`)"
+    "Message tables of `src`, one per chunk: dialogs as they are, or files read in `workers` processes"
+    # (bad files go to `errs`)
     if isinstance(src, Dialog): src = [src]
     if not isinstance(src, (str, os.PathLike)):
         src = list(src)
@@ -364,10 +448,10 @@ def _tables(src, workers, on_error, progress, errs):
         yield t
 
 def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
-               workers:int=None, # Processes reading files, this one among them (0 or 1: this one alone); None: every core for 64 files or more
+               workers:int=None, # Processes reading files (0 or 1: this one alone); None: every core from 64 files on
                on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                progress:bool=None): # Show a progress bar; None: when stderr is a terminal
-    "A pyarrow `Table` of the messages of `src`, one row each (columns: `msg_cols`); with `on_error='collect'`, `(table, errors)`"
+    "A pyarrow `Table` of the messages of `src`, one row each (columns: `msg_cols`)"
     _chk_on_error(on_error)
     pa,errs = _pa(),L()
     res = pa.concat_tables([msg_schema().empty_table(), *_tables(src, workers, on_error, progress, errs)])
@@ -375,61 +459,84 @@ def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
 
 # %% ../nbs/09_dataset.ipynb #6237dbe6
 def _kind(pa, ty):
-    "What a column of Arrow type `ty` holds, as far as casting to `msg_cols`'s types goes: 'str', 'int', 'float', 'bool', 'null', or its own name"
+    "What a column of Arrow type `ty` holds, as far as casting to `msg_cols`'s types goes"
+    # 'str', 'int', 'float', 'bool', 'null', or its own name
     if pa.types.is_dictionary(ty): return _kind(pa, ty.value_type)
-    for k,f in (('str', 'is_string'), ('str', 'is_large_string'), ('str', 'is_string_view'), ('int', 'is_integer'), ('float', 'is_floating'), ('bool', 'is_boolean'), ('null', 'is_null')):
+    tests = (('str', 'is_string'), ('str', 'is_large_string'), ('str', 'is_string_view'),
+             ('int', 'is_integer'), ('float', 'is_floating'), ('bool', 'is_boolean'), ('null', 'is_null'))
+    for k,f in tests:
         if getattr(pa.types, f, lambda t: False)(ty): return k
     return str(ty)
 
-_casts = dict(string={'str', 'null'}, int32={'int', 'float', 'null'}, int64={'int', 'float', 'null'}, bool={'bool', 'null'}) # What each type of `msg_cols` takes: the cast must then keep every value
+# What each type of `msg_cols` takes: the cast must then keep every value
+_casts = dict(string={'str', 'null'}, int32={'int', 'float', 'null'},
+              int64={'int', 'float', 'null'}, bool={'bool', 'null'})
 
 def chk_msg_table(t, # A pyarrow table: ours, or one DuckDB, Polars, pandas or Spark wrote back from ours
                   where='the table', # What to call it in an error
                   columns=None): # The columns to check; None for all of `msg_cols` (and then every one must be there)
-    "`t` with the types of `msg_cols` and our schema metadata, cast where no value changes (other integer widths, large or dictionary strings, integral floats); a `ValueError` for a missing column, a type that doesn't fit, or another schema version"
+    "`t` with the types of `msg_cols` and our schema metadata, cast where no value changes"
     pa = _pa()
     v = (t.schema.metadata or {}).get(b'nbdialog.schema')
-    if v is not None and v.decode('utf-8', 'replace') not in _read_versions: raise ValueError(f"{where} holds a message table of schema {v.decode('utf-8', 'replace')!r}, and this version of dialog reads schemas {', '.join(_read_versions)}")
-    if columns is None and (miss := [k for k in msg_cols if k not in t.column_names]): raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
+    ver = None if v is None else v.decode('utf-8', 'replace')
+    if ver is not None and ver not in _read_versions:
+        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
+                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
+    if columns is None and (miss := [k for k in msg_cols if k not in t.column_names]):
+        raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
     s = msg_schema()
     for k in (msg_cols if columns is None else [c for c in columns if c in msg_cols]):
         c,ty = t[k],s.field(k).type
         if c.type==ty: continue
-        if _kind(pa, c.type) not in _casts[str(ty)]: raise ValueError(f'{where}: column {k!r} holds {c.type}, where a message table has {ty}')
+        if _kind(pa, c.type) not in _casts[str(ty)]:
+            raise ValueError(f'{where}: column {k!r} holds {c.type}, where a message table has {ty}')
         try: c = c.cast(ty, safe=True)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e: raise ValueError(f'{where}: column {k!r} holds {c.type} values that {ty} cannot hold as they are ({e})') from None
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            msg = f'{where}: column {k!r} holds {c.type} values that {ty} cannot hold as they are ({e})'
+            raise ValueError(msg) from None
         t = t.set_column(t.column_names.index(k), pa.field(k, ty), c)
-    fs = [s.field(k) if k in msg_cols else f for k,f in zip(t.column_names, t.schema)] # our fields, nullable, where a writer (DuckDB) marked them not null
+    # our fields, nullable, where a writer (DuckDB) marked them not null
+    fs = [s.field(k) if k in msg_cols else f for k,f in zip(t.column_names, t.schema)]
     return t.cast(pa.schema(fs, metadata=(t.schema.metadata or {}) | {b'nbdialog.schema': schema_version.encode()}))
 
 # %% ../nbs/09_dataset.ipynb #04ef1966
 def _dlg_starts(t):
-    "The rows of message table `t` where a dialog starts, and its length last: a new dialog at a new name or path, a row without `pos`, after one, or at a `pos` not above the one before (the one rule every conversion of a table follows)"
+    "The rows of message table `t` where a dialog starts, and its length last"
+    # A new dialog at a new name or path, a row without `pos`, after one, or at a `pos` not above the one before
+    # (the one rule every conversion of a table follows)
     pa,pc,n = _pa(),_pa().compute,t.num_rows
     if n==0: return [0]
     def prev(c): return t[c].slice(0, n-1), t[c].slice(1)
     (a,b),(x,y),(i,j) = prev('name'),prev('path'),prev('pos')
-    def same(u, v): return pc.fill_null(pc.equal(u, v), pc.and_(pc.is_null(u), pc.is_null(v))) # null equals null: dialogs in memory have no path
+    # null equals null: dialogs in memory have no path
+    def same(u, v): return pc.fill_null(pc.equal(u, v), pc.and_(pc.is_null(u), pc.is_null(v)))
     new = pc.invert(pc.fill_null(pc.and_(pc.and_(same(a, b), same(x, y)), pc.greater(j, i)), False))
     return [0, *(k+1 for k in pc.indices_nonzero(new).to_pylist()), n]
 
 _scan = json.JSONDecoder().scan_once
 def _cell_json(c):
-    "The JSON value of text `c`, as `json.loads` gives it (and its error for bad text): the scanner called directly, a fifth faster on short texts"
+    "The JSON value of text `c`, as `json.loads` gives it (and its error for bad text)"
+    # the scanner called directly, a fifth faster on short texts
     try: o,end = _scan(c, 0)
     except StopIteration: end = -1
     return o if end==len(c) else json.loads(c)
 
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
-    "The dialogs of `table` whose rows start at `starts` (the end last); `parts`: as `DialogParts`, for another process to send"
+    "The dialogs of `table` whose rows start at `starts` (the end last)"
+    # `parts`: as `DialogParts`, for another process to send
     a,z = starts[0],starts[-1]
     names,paths,cells,metas = table.slice(a, z-a).select(['name', 'path', 'cell', 'dlg_meta']).to_pydict().values()
     res = []
     with gc_paused():
         for s,e in zip(starts, starts[1:]):
             s,e = s-a,e-a
-            dm = next((m for m in metas[s:e] if m is not None), None) # the dialog's first row holds it: a subset without that row gives the dialog none
-            try: d = cls.from_cells([_cell_json(c) for c in cells[s:e] if c is not None], name=names[s], meta=json.loads(dm) if dm is not None else {}, copy=False, parts=parts) # fresh from json.loads: no one else holds them
+            # the dialog's first row holds it: a subset without that row gives the dialog none
+            dm = next((m for m in metas[s:e] if m is not None), None)
+            try:
+                # the cells are fresh from json.loads: no one else holds them
+                cs = [_cell_json(c) for c in cells[s:e] if c is not None]
+                meta = json.loads(dm) if dm is not None else {}
+                d = cls.from_cells(cs, name=names[s], meta=meta, copy=False, parts=parts)
             except DialogFormatError as x: raise x.at(paths[s] or names[s]) from None
             res.append(DialogParts(*d) if parts else d)
     return res
@@ -437,7 +544,7 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
 # %% ../nbs/09_dataset.ipynb #33ab3dcd
 def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dialog's rows together and in order
                cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
-               workers:int=None, # Processes converting, this one among them (0 or 1: this one alone); None: every core for 64 dialogs or more
+               workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 dialogs on
                progress:bool=None): # Show a progress bar; None: when stderr is a terminal
     "The dialogs of a message table; from a whole table they write the same bytes as the dialogs it was made from"
     table = chk_msg_table(table)
@@ -445,20 +552,24 @@ def table2dlgs(table, # A message table (`dlgs2table`, `read_parquet`), each dia
     n = len(starts)-1
     workers = _nworkers(workers, n)
     jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
-    kf = partial(_range_dlgs, table=table, parts=True) if cls is Dialog and Dialog.msg_cls is Message else None # the others send plain data: this process builds the messages
-    res = []
-    for r in pmap(partial(_range_dlgs, table=table, cls=cls), jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
+    # the others send plain data: this process builds the messages
+    plain = cls is Dialog and Dialog.msg_cls is Message
+    kf = partial(_range_dlgs, table=table, parts=True) if plain else None
+    res,f = [],partial(_range_dlgs, table=table, cls=cls)
+    for r in pmap(f, jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
     return res
 
 # %% ../nbs/09_dataset.ipynb #eb40a9b8
+def _exists(path): return FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
 def _refuse_existing(path, force):
     "A check, called with what is at `path` (None for nothing), that refuses to replace it unless `force`"
     def check(cur):
-        if cur is not None and not force: raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
+        if cur is not None and not force: raise _exists(path)
     return check
 
 def _beside(path, mk):
-    "A new temporary file or folder beside `path`, made by `mk(its path)`, which makes it as every file we write is made (mode 0o666 or 0o777 less the umask): `(what mk returned, its path)`"
+    "A new temporary file or folder beside `path`, made by `mk(its path)`: `(what mk returned, its path)`"
+    # `mk` makes it as every file we write is made (mode 0o666 or 0o777 less the umask)
     while True:
         tmp = path.parent/f'.{path.name}.{secrets.token_hex(6)}.tmp'
         try: return mk(tmp),tmp
@@ -468,7 +579,8 @@ def _tmp_file(path): return _beside(path, lambda p: os.open(p, os.O_WRONLY|os.O_
 def _tmp_dir(path): return _beside(path, lambda p: os.mkdir(p, 0o777))[1]
 
 def _stream_write(path, write, force):
-    "Call `write(f)` on a temporary file beside `path`, fsync it, then put it in place; an existing `path` only if `force` (and it keeps its permission bits)"
+    "Call `write(f)` on a temporary file beside `path`, fsync it, then put it in place"
+    # an existing `path` only if `force` (and it keeps its permission bits)
     path = Path(os.path.realpath(Path(path).expanduser()))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd,tmp = _tmp_file(path)
@@ -480,14 +592,15 @@ def _stream_write(path, write, force):
         if force: os.replace(tmp, path)
         else:
             try: os.link(tmp, path)  # refuses an existing file, even one that appeared while we wrote
-            except FileExistsError: raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)') from None
+            except FileExistsError: raise _exists(path) from None
     finally:
         try: os.unlink(tmp)
         except FileNotFoundError: pass
     return path
 
 def _file_over_folder(fname, write):
-    "Replace the folder `fname` (e.g. a partitioned table) by the file `write(f)` writes, once that file is complete; the folder is back if the swap fails"
+    "Replace the folder `fname` (e.g. a partitioned table) by the file `write(f)` writes, once that file is complete"
+    # the folder is back if the swap fails
     path = Path(os.path.realpath(Path(fname).expanduser()))
     side = _tmp_dir(path)
     try:
@@ -500,7 +613,9 @@ def _file_over_folder(fname, write):
 
 # %% ../nbs/09_dataset.ipynb #22bb28aa
 row_group_bytes = 32<<20 # About how many bytes of the table each Parquet row group holds (the last may hold fewer)
-_stat_cols = [k for k in msg_cols if k not in ('content', 'ai_res', 'output', 'meta', 'cell', 'dlg_meta')] # Columns whose row groups carry min/max statistics: the short ones filters use. The texts' would be up to 8 KB per column per row group, which the file's footer, and the writer's memory, keep for every row group
+# Columns whose row groups carry min/max statistics: the short ones filters use. The texts' would be up to 8 KB
+# per column per row group, which the file's footer, and the writer's memory, keep for every row group
+_stat_cols = [k for k in msg_cols if k not in ('content', 'ai_res', 'output', 'meta', 'cell', 'dlg_meta')]
 
 def _row_groups(tables):
     "`tables` joined into tables of about `row_group_bytes` each (none empty)"
@@ -513,72 +628,88 @@ def _row_groups(tables):
             buf,n = [],0
     if buf: yield pa.concat_tables(buf)
 
+# %% ../nbs/09_dataset.ipynb #ce741a79
 def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
                   fname, # The Parquet file to write (with `partition_by`, the folder)
-                  workers:int=None, # Processes reading files, this one among them (0 or 1: this one alone); None: every core for 64 files or more
+                  workers:int=None, # Processes reading (0 or 1: this one alone); None: every core from 64 files on
                   on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
                   compression:str='zstd', # Parquet compression codec
-                  partition_by:list=None): # Columns with few values (e.g. `['msg_type']`): write a hive-partitioned folder, a subfolder per value
-    "Write the message table of `src` to Parquet file `fname` (with `partition_by`, a folder of them) atomically; returns its `Path` (with 'collect', and the errors)"
+                  partition_by:list=None): # Columns with few values (e.g. `['msg_type']`) to partition a folder by
+    "Write the message table of `src` to Parquet file `fname` (with `partition_by`, a folder of them) atomically"
     _chk_on_error(on_error)
     pa,errs = _pa(),L()
     if partition_by is not None:
         cols = _chk_partition(partition_by)
-        res = _write_folder(fname, partial(_write_parts, _tables(src, workers, on_error, progress, errs), cols, compression), force)
+        parts = _tables(src, workers, on_error, progress, errs)
+        res = _write_folder(fname, partial(_write_parts, parts, cols, compression), force)
     else:
         if os.path.isdir(fname): _refuse_existing(fname, force)(fname)
         def write(f): # straight to the file, a row group each `row_group_bytes`: memory stays flat
             with pa.parquet.ParquetWriter(f, msg_schema(), compression=compression, write_statistics=_stat_cols) as w:
-                for t in _row_groups(_tables(src, workers, on_error, progress, errs)): w.write_table(t, row_group_size=t.num_rows)
+                for t in _row_groups(_tables(src, workers, on_error, progress, errs)):
+                    w.write_table(t, row_group_size=t.num_rows)
         res = _file_over_folder(fname, write) if os.path.isdir(fname) else _stream_write(fname, write, force)
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #3478442b
 def _hive(path):
-    "The hive partitioning of the folder `path` (its partition columns with their `msg_schema` types), or None if it holds no file"
+    "The hive partitioning of the folder `path`, or None if it holds no file"
+    # (its partition columns with their `msg_schema` types)
     import pyarrow.dataset as ds
     pa,s = _pa(),msg_schema()
     fs = ds.dataset(path, format='parquet').files
     if not fs: return None
     ks = [p.split('=', 1)[0] for p in Path(fs[0]).relative_to(Path(path).absolute()).parts[:-1]]
-    return ds.partitioning(pa.schema([s.field(k) if k in msg_cols else pa.field(k, pa.string()) for k in ks]), flavor='hive')
+    fields = [s.field(k) if k in msg_cols else pa.field(k, pa.string()) for k in ks]
+    return ds.partitioning(pa.schema(fields), flavor='hive')
 
-def read_parquet(fname, # A Parquet file `write_parquet` wrote (or any with the message table's columns), or a partitioned folder of them
+def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a partitioned folder of them
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
-    "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (partition columns restored, in `msg_cols` order)"
+    "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname`"
     pa = _pa()
     if not os.path.isdir(fname): t = pa.parquet.read_table(fname, columns=columns, filters=filters)
-    elif (part := _hive(Path(fname).absolute())) is None: t = msg_schema().empty_table().select(columns or list(msg_cols))
+    elif (part := _hive(Path(fname).absolute())) is None:
+        t = msg_schema().empty_table().select(columns or list(msg_cols))
     else:
         ks = [k for k in part.schema.names if k in _few_vals and (columns is None or k in columns)]
-        cs = columns if columns is None or not ks or 'pos' in columns else [*columns, 'pos'] # `pos` tells an empty dialog's row
+        # `pos` tells an empty dialog's row
+        cs = columns if columns is None or not ks or 'pos' in columns else [*columns, 'pos']
         t = _fill_parts(pa.parquet.read_table(fname, columns=cs, filters=filters, partitioning=part), ks, back=True)
-        t = t.select([k for k in msg_cols if k in t.column_names] + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
+        ours = [k for k in msg_cols if k in t.column_names]
+        t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/09_dataset.ipynb #ff9aa559
-_few_vals = dict(msg_type='', has_error=False, exported=False, skipped=False, pinned=False, n_images=0) # The columns a table can be partitioned by, each with the value a dialog without messages has in a folder name, where its row holds null (hive's null folder is one pandas can't read)
+# The columns a table can be partitioned by, each with the value a dialog without messages has in a folder name,
+# where its row holds null (hive's null folder is one pandas can't read)
+_few_vals = dict(msg_type='', has_error=False, exported=False, skipped=False, pinned=False, n_images=0)
 
 # %% ../nbs/09_dataset.ipynb #df5b7c0f
 def _fill_parts(t, cols, back=False):
-    "Message table `t` with its empty dialogs' rows holding `_few_vals`'s values in partition columns `cols`, or (`back`) null again: one rule for writing and reading"
+    "Message table `t` with its empty dialogs' rows holding `_few_vals`'s values in partition columns `cols`"
+    # or (`back`) null again: one rule for writing and reading
     pa,pc = _pa(),_pa().compute
     for c in cols:
         i,v = t.schema.get_field_index(c),pa.scalar(_few_vals[c], t.schema.field(c).type)
-        t = t.set_column(i, t.schema.field(c), pc.if_else(pc.is_null(t['pos']), pa.scalar(None, v.type) if back else v, t[c]))
+        fill = pa.scalar(None, v.type) if back else v
+        t = t.set_column(i, t.schema.field(c), pc.if_else(pc.is_null(t['pos']), fill, t[c]))
     return t
 
 # %% ../nbs/09_dataset.ipynb #b67a93f6
 def _chk_partition(cols):
-    "`cols` (a column or a list) as a list, or a ValueError naming the column a message table can't be partitioned by, and why"
+    "`cols` (a column or a list) as a list, or a ValueError naming a column a table can't be partitioned by, and why"
     cols = [cols] if isinstance(cols, str) else list(cols)
     if not cols: raise ValueError('partition_by names no column')
     for c in cols:
-        if c not in msg_cols: raise ValueError(f'partition_by: {c!r} is not a column of the message table (see msg_cols)')
-        if c not in _few_vals: raise ValueError(f"partition_by: {c!r} has about a value per message or per dialog: it would make a folder for each; partition by columns with few values: {', '.join(_few_vals)}")
+        if c not in msg_cols:
+            raise ValueError(f'partition_by: {c!r} is not a column of the message table (see msg_cols)')
+        if c not in _few_vals:
+            raise ValueError(f"partition_by: {c!r} has about a value per message or per dialog: "
+                             "it would make a folder for each; "
+                             f"partition by columns with few values: {', '.join(_few_vals)}")
     if len(set(cols))<len(cols): raise ValueError(f'partition_by names a column twice: {cols}')
     return cols
 
@@ -587,9 +718,11 @@ def _write_parts(tables, cols, compression, dest):
     import pyarrow.dataset as ds
     pa,s = _pa(),msg_schema()
     part = ds.partitioning(pa.schema([s.field(c) for c in cols]), flavor='hive')
-    ds.write_dataset((b for t in tables for b in _fill_parts(t, cols).to_batches()), dest, schema=s, format='parquet', partitioning=part,
-                     basename_template='part-{i}.parquet', existing_data_behavior='overwrite_or_ignore', preserve_order=True,
-                     file_options=ds.ParquetFileFormat().make_write_options(compression=compression, write_statistics=_stat_cols))
+    batches = (b for t in tables for b in _fill_parts(t, cols).to_batches())
+    opts = ds.ParquetFileFormat().make_write_options(compression=compression, write_statistics=_stat_cols)
+    ds.write_dataset(batches, dest, schema=s, format='parquet', partitioning=part, file_options=opts,
+                     basename_template='part-{i}.parquet', preserve_order=True,
+                     existing_data_behavior='overwrite_or_ignore')
 
 def _fsync(p):
     fd = os.open(p, os.O_RDONLY)
@@ -597,7 +730,8 @@ def _fsync(p):
     finally: os.close(fd)
 
 def _write_folder(path, write, force):
-    "Fill a new temporary folder beside `path` with `write(folder)`, sync it, and rename it to `path`; an existing `path` only if `force`, replaced once the new one is complete"
+    "Fill a new temporary folder beside `path` with `write(folder)`, sync it, and rename it to `path`"
+    # an existing `path` only if `force`, replaced once the new one is complete
     path = Path(os.path.realpath(Path(path).expanduser()))
     chk = _refuse_existing(path, force)
     chk(path if os.path.lexists(path) else None)
@@ -614,7 +748,7 @@ def _write_folder(path, write, force):
         except OSError as e:
             if old is not None: os.rename(old, path); old = None
             if force: raise
-            raise FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)') from e
+            raise _exists(path) from e
         _fsync(path.parent)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -624,10 +758,12 @@ def _write_folder(path, write, force):
     return path
 
 # %% ../nbs/09_dataset.ipynb #1674518d
-def _jsonl_job(td, fmt, drop, shape, i, paths): return paths, os.path.join(td, f'{i}.jsonl'), fmt, drop, shape # job `i` of `paths2jsonl`: its files, the temporary file it writes, and how
+# job `i` of `paths2jsonl`: its files, the temporary file it writes, and how
+def _jsonl_job(td, fmt, drop, shape, i, paths): return paths, os.path.join(td, f'{i}.jsonl'), fmt, drop, shape
 
 def _jsonl_chunk(job):
-    "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: (that file, or None if none could be read; the errors)"
+    "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: `(file, errors)`"
+    # (the file is None if none could be read)
     paths,tmp,fmt,drop,shape = job
     dlgs,bad = [],[]
     for r in map(_read1, paths): (bad if isinstance(r, Exception) else dlgs).append(r)
@@ -636,22 +772,24 @@ def _jsonl_chunk(job):
     except ValueError: pass
     for d in dlgs:  # find the dialog that can't be converted, to name its file
         try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
-        except ValueError as e: raise ValueError(f'{d.path}: {str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")}') from None
+        except ValueError as e:
+            why = str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")
+            raise ValueError(f'{d.path}: {why}') from None
 
 # %% ../nbs/09_dataset.ipynb #c5c7d186
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list of files
                 fname, # The JSON Lines file to write
-                fmt:str='openai', # The wire format each line holds: 'openai', 'anthropic', 'responses' or 'gemini' (`dialog.chat`'s codecs)
-                workers:int=None, # Processes converting, this one among them (0 or 1: this one alone); None: every core for 64 files or more
+                fmt:str='openai', # The wire format of each line: 'openai', 'anthropic', 'responses' or 'gemini'
+                workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 files on
                 on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
                 force:bool=False, # Replace `fname` if it exists
                 progress:bool=None, # Show a progress bar; None: when stderr is a terminal
-                drop=None, # Conversations to leave out, as `dialog.chat.dlgs2jsonl` takes it (names, or module-level functions, which reach the other processes)
+                drop=None, # Conversations to leave out, as `dialog.chat.dlgs2jsonl` takes it
                 shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
-    "Write the dialogs at `src` as `dlgs2jsonl` does, a chunk at a time in `workers` processes: memory stays flat however many there are"
+    "Write the dialogs at `src` as `dlgs2jsonl` does, a chunk at a time in `workers` processes"
     _chk_on_error(on_error)
     chat.chk_drop(drop); chat.chk_shape(shape, fmt)
-    if not force and Path(fname).exists(): raise FileExistsError(f'{fname} already exists; nothing was written (pass force=True to replace it)')
+    if not force and Path(fname).exists(): raise _exists(fname)
     errs = L()
     with tempfile.TemporaryDirectory() as td:
         n,workers,chunks = _plan(src, workers)
@@ -669,25 +807,28 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/09_dataset.ipynb #b1a0e005
-def dlgs2jsonl(dlgs, # The `Dialog`s, as `dialog.chat.dlgs2jsonl` takes them; or a folder, glob, or list (or any iterable) of `.ipynb` files
+def dlgs2jsonl(dlgs, # `Dialog`s (as `dialog.chat.dlgs2jsonl` takes them), or a folder, glob or list of `.ipynb` files
                fname, # The file to write
-               fmt:str='openai', # The wire format each line holds: 'openai', 'anthropic', 'responses' or 'gemini' (`dialog.chat`'s codecs)
-               workers:int=None, # For files: processes reading them, this one among them; None: every core for 64 files or more
+               fmt:str='openai', # The wire format of each line: 'openai', 'anthropic', 'responses' or 'gemini'
+               workers:int=None, # For files: processes reading them; None: every core from 64 files on
                drop=None, # Conversations to leave out (see `dialog.chat.dlgs2jsonl`)
                shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
-    "`dialog.chat.dlgs2jsonl`, taking files too: read in `workers` processes and written a chunk at a time (`paths2jsonl`)"
+    "`dialog.chat.dlgs2jsonl`, taking files too: read in `workers` processes and written a chunk at a time"
     isp = lambda o: isinstance(o, (str, os.PathLike))
     def mixed(i): return ValueError(f'dlgs2jsonl: give dialogs or paths, not a mix of both (item {i} is a path)')
     def dialogs(it):  # streamed dialogs: a path among them is found when reached
         for i,o in enumerate(it):
             if isp(o): raise mixed(i)
             yield o
-    if not isp(dlgs) and not isinstance(dlgs, (list, tuple, L, Dialog)):  # any other iterable (a generator, a set): paths when its first item is one
+    # any other iterable (a generator, a set): paths when its first item is one
+    if not isp(dlgs) and not isinstance(dlgs, (list, tuple, L, Dialog)):
         it = iter(dlgs); head = list(itertools.islice(it, 1))
-        if not (head and isp(head[0])): return chat.dlgs2jsonl(dialogs(itertools.chain(head, it)), fname, fmt, drop, shape)
+        if not (head and isp(head[0])):
+            return chat.dlgs2jsonl(dialogs(itertools.chain(head, it)), fname, fmt, drop, shape)
         dlgs = head + list(it)
     many = isinstance(dlgs, (list, tuple, L))
-    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))): return paths2jsonl(dlgs, fname, fmt, workers, force=True, drop=drop, shape=shape)
+    if isp(dlgs) or (many and dlgs and all(map(isp, dlgs))):
+        return paths2jsonl(dlgs, fname, fmt, workers, force=True, drop=drop, shape=shape)
     if many and any(map(isp, dlgs)): raise mixed(next(i for i,o in enumerate(dlgs) if isp(o)))
     return chat.dlgs2jsonl(dlgs, fname, fmt, drop, shape)
 
@@ -702,31 +843,37 @@ _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file'
 def _is_uri(o): return isinstance(o, str) and '://' in o
 
 def _uri_files(fs, root):
-    "The `.ipynb` files at `root` of pyarrow filesystem `fs` (a folder or a file), listed by `dlg_paths`'s rule (`_hidden` names skipped below a folder) and in its order"
+    "The `.ipynb` files at `root` of pyarrow filesystem `fs` (a folder or a file), listed by `dlg_paths`'s rule"
+    # (`_hidden` names skipped below a folder) and in its order
     from pyarrow import fs as pafs
     kind = fs.get_file_info(root).type
     if kind==pafs.FileType.NotFound: raise FileNotFoundError(f'{root}: no such file or folder')
     if kind!=pafs.FileType.Directory: return [root]
     base = root.rstrip('/')
     fs_ = fs.get_file_info(pafs.FileSelector(base, recursive=True))
-    return sorted((f.path for f in fs_ if f.type==pafs.FileType.File and f.path.endswith('.ipynb') and not any(map(_hidden, f.path[len(base)+1:].split('/')))), key=_path_key)
+    ps = (f.path for f in fs_ if f.type==pafs.FileType.File and f.path.endswith('.ipynb'))
+    return sorted((p for p in ps if not any(map(_hidden, p[len(base)+1:].split('/')))), key=_path_key)
 
 def _ray_files(src):
-    "The filesystems the files of `src` are on, and a `(filesystem's index, path)` pair per file, each once, in the order named: a local path or a `file://` URI listed as the local readers list it (index -1: read as they read it), any other URI through its pyarrow filesystem"
+    "The filesystems the files of `src` are on, and a `(filesystem's index, path)` pair per file, each once, in order"
+    # A local path or a `file://` URI is listed as the local readers list it (index -1: read as they read it),
+    # any other URI through its pyarrow filesystem
     from pyarrow import fs as pafs
     fss,res,seen,remote = [],[],set(),set()
     for u in (src if isinstance(src, (list, tuple, L)) else [src]):
         if not _is_uri(u): res += [(-1, os.path.abspath(p)) for p in _once(_paths(u), seen)]; continue
         fs,root = pafs.FileSystem.from_uri(u)
-        if isinstance(fs, pafs.LocalFileSystem): res += [(-1, os.path.abspath(p)) for p in _once(_paths(root), seen)]; continue # links and all, as locally
+        if isinstance(fs, pafs.LocalFileSystem):  # links and all, as locally
+            res += [(-1, os.path.abspath(p)) for p in _once(_paths(root), seen)]; continue
         fss.append(fs)
-        res += [(len(fss)-1, p) for p in _uri_files(fs, root) if (k := (type(fs).__name__, p)) not in remote and not remote.add(k)]
+        def new(p): return (k := (type(fs).__name__, p)) not in remote and not remote.add(k)
+        res += [(len(fss)-1, p) for p in _uri_files(fs, root) if new(p)]
     return fss,res
-
 
 # %% ../nbs/09_dataset.ipynb #4321347d
 def _read_uri(fs, p):
-    "The dialog in file `p` of pyarrow filesystem `fs`, or the error that says why it can't be read (an `OSError` naming the file)"
+    "The dialog in file `p` of pyarrow filesystem `fs`, or the error that says why it can't be read"
+    # (an `OSError` naming the file)
     try:
         with fs.open_input_stream(p) as f: x = f.readall()
     except OSError as e: return OSError(e.errno, e.strerror or str(e), p)
@@ -736,9 +883,11 @@ def _read_uri(fs, p):
 def _bad_path(e): return str(e.fname if isinstance(e, DialogFormatError) else e.filename)
 
 def _files2table(batch, on_error='raise', fss=()):
-    "The message table of a batch of files (columns `fs`, the index of the file's filesystem in `fss` or -1 for this machine's, and `path`); bad files as `on_error` says (with 'collect', a row each in `_err_col`)"
-    ps = batch.column('path').to_pylist()
-    with gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(batch.column('fs').to_pylist(), ps)]
+    "The message table of a batch of files (columns `fs` and `path`); bad files as `on_error` says"
+    # `fs`: the index of the file's filesystem in `fss`, or -1 for this machine's;
+    # with 'collect', a bad file has a row, its error in `_err_col`
+    ps,fis = batch.column('path').to_pylist(),batch.column('fs').to_pylist()
+    with gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(fis, ps)]
     errs = []
     _triage(res, on_error, errs)  # 'raise': the first bad file's error fails the task, naming the file
     _warn_skipped(errs, on_error)
@@ -760,20 +909,24 @@ def _bad_rows(t):
     return t.filter(pc.is_valid(t[_err_col])).select([_err_col])
 
 # %% ../nbs/09_dataset.ipynb #d83f7191
-def ray_read(src, # A local folder, glob or list of files; or a URI of a folder or file (or a list of them) pyarrow's filesystems read, e.g. 's3://bucket/dialogs'
-             on_error:str='raise', # A bad file: 'raise' its error (when the dataset is computed), 'skip' it (with a warning in the worker's log), or 'collect' it
-             files_per_batch:int=128, # Files a worker reads and turns into rows at a time (Ray's overhead is per batch: with 16, reading took 1.9 times as long)
-             override_num_blocks:int=None, # Blocks (Ray's tasks) the list of files is cut in; None: a batch each, and at least 8 (for as many files)
+def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads, e.g. 's3://bucket/dialogs'
+             on_error:str='raise', # A bad file: 'raise' its error, 'skip' it (with a warning), or 'collect' it
+             files_per_batch:int=128, # Files a worker reads and turns into rows at a time
+             override_num_blocks:int=None, # Ray blocks (tasks) the file list is cut in; None: a batch each, at least 8
              **kwargs): # Passed to `map_batches`, e.g. `concurrency` or `num_cpus`
-    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`, the files listed here by `dlg_paths`'s rule and read and parsed on the cluster's workers (`kwargs` go to `map_batches`); with 'collect', `(dataset, errors)`"
+    "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`; `kwargs` go to `map_batches`"
     _chk_on_error(on_error)
     ray,pa = _ray(),_pa()
     fss,files = _ray_files(src)
-    if not files: return _outcome(ray.data.from_arrow(msg_schema().empty_table()), L(), on_error) # no files: no rows, as the other readers give
-    k = -(-len(files)//(override_num_blocks or max(-(-len(files)//files_per_batch), min(len(files), 8)))) # files per block
+    # no files: no rows, as the other readers give
+    if not files: return _outcome(ray.data.from_arrow(msg_schema().empty_table()), L(), on_error)
+    n = len(files)
+    blocks = override_num_blocks or max(-(-n//files_per_batch), min(n, 8))
+    k = -(-n//blocks)  # files per block
     lst = pa.table({'fs': [i for i,_ in files], 'path': [p for _,p in files]})
     ds = ray.data.from_arrow([lst.slice(i, k) for i in range(0, len(files), k)])
-    ds = ds.map_batches(partial(_files2table, fss=tuple(fss), on_error=on_error), batch_format='pyarrow', batch_size=files_per_batch, **kwargs)
+    read = partial(_files2table, fss=tuple(fss), on_error=on_error)
+    ds = ds.map_batches(read, batch_format='pyarrow', batch_size=files_per_batch, **kwargs)
     if on_error!='collect': return ds
     ds = ds.materialize()  # one reading of the files serves both the rows and the errors
     errs = L(pickle.loads(r[_err_col]) for r in ds.map_batches(_bad_rows, batch_format='pyarrow').take_all())
@@ -787,7 +940,8 @@ def _rel(p):
 
 def _err_text(e):
     "Error `e` of a bad file, naming the file relative to the current folder"
-    if isinstance(e, DialogFormatError): return str(DialogFormatError(e.problem, _rel(e.fname) if e.fname else None, e.idx, e.cell_id))
+    if isinstance(e, DialogFormatError):
+        return str(DialogFormatError(e.problem, _rel(e.fname) if e.fname else None, e.idx, e.cell_id))
     if isinstance(e, OSError) and e.filename: return f'{_rel(e.filename)}: {e.strerror}'
     return str(e)
 
@@ -803,35 +957,46 @@ def _nlines(p):
 
 def export_folder(src, # A folder (searched recursively), a glob pattern, or a list of files
                   fname, # The file to write: `.parquet` (the message table) or `.jsonl` (chat histories)
-                  fmt:str='openai', # For JSON Lines: the wire format each line holds ('openai', 'anthropic', 'responses' or 'gemini')
-                  workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
+                  fmt:str='openai', # JSON Lines' wire format: 'openai', 'anthropic', 'responses' or 'gemini'
+                  workers:int=None, # Processes reading (0 or 1: this one alone); None: every core from 64 files on
                   on_error:str='raise', # A bad file: 'raise' its error, or 'skip' it (the text lists it)
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
                   partition_by:list=None, # Columns to partition Parquet by (`write_parquet`): `fname` is then a folder
-                  drop=None, # For JSON Lines: conversations to leave out besides empty ones (see `dialog.chat.dlgs2jsonl`)
+                  drop=None, # For JSON Lines: conversations to leave out besides empty ones
                   shape:str='chat'): # For JSON Lines: what a line holds, one of `dialog.chat.jsonl_shapes`
-    "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix (a partitioned Parquet folder with `partition_by`); returns a summary of what was written"
+    "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
     n = len(_dlg_texts(src)) # counted first: the list is gone before the files are read
-    if partition_by is not None and suf=='.jsonl': raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
-    if partition_by is not None or suf=='.parquet': res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
+    if partition_by is not None and suf=='.jsonl':
+        raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
+    if partition_by is not None or suf=='.parquet':
+        res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
     elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop, shape)
-    else: raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
+    else:
+        raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
     p,errs = res if oe=='collect' else (res, [])
     n -= len(errs)
     if suf=='.jsonl':
         k = _nlines(p)
-        what = _n(k, 'line') + (f' ({_n(n-k, "dialog")} left out: nothing to send{" or dropped" if drop else ""}{f" or nothing a {shape!r} line takes" if shape!="chat" else ""})' if k<n else '')
-    else: what = _n(_pa().parquet.read_metadata(p).num_rows if p.is_file() else read_parquet(p, columns=['pos']).num_rows, 'row')
+        what = _n(k, 'line')
+        if k<n:
+            why = 'nothing to send' + (' or dropped' if drop else '')
+            if shape!='chat': why += f' or nothing a {shape!r} line takes'
+            what += f' ({_n(n-k, "dialog")} left out: {why})'
+    else:
+        rows = _pa().parquet.read_metadata(p).num_rows if p.is_file() else read_parquet(p, columns=['pos']).num_rows
+        what = _n(rows, 'row')
     return f"wrote {_rel(p)}: {_n(n, 'dialog')}, {what}" + _bad_text(errs)
 
 # %% ../nbs/09_dataset.ipynb #694398c5
-_cnames = ('messages', 'tokens', 'raised', 'skipped', 'pinned', 'exported')  # what `_dlg_counts` counts per message type
+# what `_dlg_counts` counts per message type
+_cnames = ('messages', 'tokens', 'raised', 'skipped', 'pinned', 'exported')
 
 def _dlg_counts(d):
-    "Dialog `d`'s summary: its path, name, and per message type the numbers `_cnames` names, as the message table has them (`_counts`)"
+    "Dialog `d`'s summary: its path, name, and per message type the numbers `_cnames` names"
+    # (as the message table has them: `_counts`)
     by = {}
     for m in d.messages:
         _,(err,exp,skip,pin,_,tok) = _counts(m)
@@ -840,12 +1005,15 @@ def _dlg_counts(d):
     return None if d.path is None else str(d.path),d.name,by
 
 def _stats_chunk(paths):
-    "The summaries (`_dlg_counts`) of the good files among `paths`, and the errors of the bad ones (a dialog with a malformed message among them)"
+    "The summaries (`_dlg_counts`) of the good files among `paths`, and the errors of the bad ones"
+    # (a dialog with a malformed message is a bad one)
     res,errs = [],[]
     for p,d in zip(paths, _read_chunk(paths)):
         if isinstance(d, Exception): errs.append(d); continue
-        try: res.append((str(d.path) if d.path is not None else p, *_dlg_counts(d)[1:]))  # a session's dialog has no path: its file's
-        except (ValueError, TypeError, AttributeError, KeyError):  # as `_cols` says it: which message, and what is wrong
+        # a session's dialog has no path: its file's
+        try: res.append((str(d.path) if d.path is not None else p, *_dlg_counts(d)[1:]))
+        except (ValueError, TypeError, AttributeError, KeyError):
+            # as `_cols` says it: which message, and what is wrong
             if (x := _row_error(d)) is None: raise  # `_row` calls `_counts`: it fails on the same message
             errs.append(x)
     return res,errs
@@ -853,12 +1021,14 @@ def _stats_chunk(paths):
 # %% ../nbs/09_dataset.ipynb #50297b4f
 def folder_stats(src, # A folder (searched recursively), a glob pattern, or a list of files
                  top:int=5, # How many of the biggest dialogs to list
-                 workers:int=None, # Processes reading, this one among them (0 or 1: this one alone); None: every core for 64 files or more
+                 workers:int=None, # Processes reading (0 or 1: this one alone); None: every core from 64 files on
                  progress:bool=None): # Show a progress bar; None: when stderr is a terminal
-    "A text summary of the dialogs at `src`: messages and tokens by type, errors, flags, the biggest dialogs, the bad files"
+    "A text summary of the dialogs at `src`: messages and tokens by type, errors, flags, biggest dialogs, bad files"
     n,workers,jobs = _plan(src, workers)
-    tot,big,errs,nd,nde = {},[],L(),0,0  # totals by type, the biggest dialogs so far, bad files, dialogs, dialogs with code that raised
-    for res,bad in pmap(_stats_chunk, jobs, workers, progress, 'reading', n, len):  # one chunk's summaries in memory at a time
+    # totals by type, the biggest dialogs so far, bad files, dialogs, dialogs with code that raised
+    tot,big,errs,nd,nde = {},[],L(),0,0
+    # one chunk's summaries in memory at a time
+    for res,bad in pmap(_stats_chunk, jobs, workers, progress, 'reading', n, len):
         errs += bad
         for p,name,by in res:
             nd,nde = nd+1,nde+any(c[2] for c in by.values())
@@ -867,8 +1037,11 @@ def folder_stats(src, # A folder (searched recursively), a glob pattern, or a li
         big = sorted(big)[:top]  # most tokens first, then by name
     s = dict(zip(_cnames, map(sum, zip([0]*len(_cnames), *tot.values()))))
     res = [f"{_n(nd, 'dialog')}, {_n(s['messages'], 'message')}, {_n(s['tokens'], 'token')} (estimated)"]
-    res += [f"  {t:<7}{n:>10,} message{'s' if n!=1 else ' '}{k:>14,} token{'s' if k!=1 else ''}" for t,(n,k,*_) in sorted(tot.items())]
+    def row(t, n, k): return f"  {t:<7}{n:>10,} message{'s' if n!=1 else ' '}{k:>14,} token{'s' if k!=1 else ''}"
+    res += [row(t, n, k) for t,(n,k,*_) in sorted(tot.items())]
     res.append(f"code that raised: {_n(s['raised'], 'message')} in {_n(nde, 'dialog')}")
     res.append(f"{s['skipped']:,} skipped, {s['pinned']:,} pinned, {s['exported']:,} exported")
-    if big: res += ['biggest dialogs (tokens):'] + [f"  {-k:>12,}  {_rel(p) if p else name} ({_n(n, 'message')})" for k,name,p,n in big]
+    if big:
+        res += ['biggest dialogs (tokens):']
+        res += [f"  {-k:>12,}  {_rel(p) if p else name} ({_n(n, 'message')})" for k,name,p,n in big]
     return '\n'.join(res) + _bad_text(errs, 'not read')
