@@ -1,18 +1,50 @@
-"""The editing toolkit agents use on dialogs: file functions that re-read, edit and save conflict-safely, line editors, hash-verified line addresses, finders, a paste buffer, IPython magics and an MCP server
+"""The editing toolkit agents use on dialogs: conflict-safe file edits, line editors, finders and an MCP server
 
-Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`. Every tool takes `dlg=PATH` (or uses the file given to `set_dlg(PATH)`), reads the file fresh, makes one edit and saves it at once, so there is nothing to save yourself.
+Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`.
+Every tool takes `dlg=PATH` (or uses the file given to `set_dlg(PATH)`), reads the file fresh,
+makes one edit and saves it at once, so there is nothing to save yourself.
 
-**Start** with `summary_dlg()` (one row per message: `id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML, `incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines. The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 characters by default), and a last line `… N more messages: call again with offset=K` says what was left out. One message's lines (`view_msg`, `view_msgs`, `lnhashview_msg`) keep the same budget, ending `… N more lines: call again with start_line=K`.
+**Start** with `summary_dlg()` (one row per message:
+`id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML,
+`incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines.
+The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 characters by default),
+and a last line `… N more messages: call again with offset=K` says what was left out.
+One message's lines (`view_msg`, `view_msgs`, `lnhashview_msg`) keep the same budget,
+ending `… N more lines: call again with start_line=K`.
 
-**Ids**: a message is named by its id (a string), or by any unique prefix of it; never by position (a number is refused). A missing or ambiguous id is a `KeyError` naming it. Line editors take one id, a list of ids (all edited, or none if one fails), or `'all'` (every message the edit applies to). A list names each message once: two ids naming the same message (an id and its prefix) are refused.
+**Ids**: a message is named by its id (a string), or by any unique prefix of it;
+never by position (a number is refused).
+A missing or ambiguous id is a `KeyError` naming it.
+Line editors take one id, a list of ids (all edited, or none if one fails),
+or `'all'` (every message the edit applies to).
+A list names each message once: two ids naming the same message (an id and its prefix) are refused.
 
-**Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`, `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules). Lines are counted from 1, as the views number them (only a LF or CR LF ends a line). `out=True` edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed: read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
+**Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`,
+`msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules).
+Lines are counted from 1, as the views number them (only a LF or CR LF ends a line).
+`out=True` edits a prompt's reply instead of its request.
+Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
+read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
-**Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`. Copy the `lineno|hash|` addresses into `msg_exhash(id, [(addr, cmd, ...), ...])` (exhash's command tuples: `s`, `a`, `i`, `c`, `d`, `m`, `t`, `j`, `>`, `<`, `g`, ...). Every addressed line's hash is checked first: if one line changed since you looked, the call returns `error: stale lnhash ...` and changes nothing; view again and retry.
+**Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`.
+Copy the `lineno|hash|` addresses into `msg_exhash(id, [(addr, cmd, ...), ...])` (exhash's command tuples:
+`s`, `a`, `i`, `c`, `d`, `m`, `t`, `j`, `>`, `<`, `g`, ...).
+Every addressed line's hash is checked first:
+if one line changed since you looked, the call returns `error: stale lnhash ...` and changes nothing;
+view again and retry.
 
-**Structure**: `add_msg(content, msg_type, before=|after=)` (by default after the current message when `dlg` is the current dialog, else at the end), `del_msgs`, `update_msg` (type, metadata, export directive (code only), skipped, pinned; a type change drops outputs the new type can't hold), `move_msgs`, `split_msg`, `merge_msgs`, `copy_msgs`/`cut_msgs`/`paste_msgs` (pasted copies get fresh ids), `create_dlg`. `find_msgs` narrows by type, errors, export, headings, section, outputs, and Python structure (`symdef=NAME`: defines NAME at top level; `symref=NAME`: names it anywhere; `pred=ast_finder(pattern)`).
+**Structure**: `add_msg(content, msg_type, before=|after=)`
+(by default after the current message when `dlg` is the current dialog, else at the end), `del_msgs`,
+`update_msg` (type, metadata, export directive (code only), skipped, pinned;
+a type change drops outputs the new type can't hold), `move_msgs`, `split_msg`, `merge_msgs`,
+`copy_msgs`/`cut_msgs`/`paste_msgs` (pasted copies get fresh ids), `create_dlg`.
+`find_msgs` narrows by type, errors, export, headings, section, outputs, and Python structure
+(`symdef=NAME`: defines NAME at top level; `symref=NAME`: names it anywhere; `pred=ast_finder(pattern)`).
 
-**Saving**: a change another program saved after a tool read the file is never overwritten: the tool reads again and redoes its edit, and after repeated clashes raises `DialogConflictError` with nothing written. In memory, `Message` has the same editors as methods (`m.str_replace(...)`, `m.lnhashview()`, `m.exhash(cmds)`); save a held dialog with `dlg.save()`, which refuses to overwrite a file changed meanwhile.
+**Saving**: a change another program saved after a tool read the file is never overwritten:
+the tool reads again and redoes its edit, and after repeated clashes raises `DialogConflictError` with nothing written.
+In memory, `Message` has the same editors as methods (`m.str_replace(...)`, `m.lnhashview()`, `m.exhash(cmds)`);
+save a held dialog with `dlg.save()`, which refuses to overwrite a file changed meanwhile.
 
 Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
@@ -53,37 +85,49 @@ class Session:
         store_attr()
     __repr__ = basic_repr('dlg,cur')
 
-_user = Session() # The Python user's: what `set_dlg`, `set_cur_msg` and the paste buffer use outside a `call_tool` given a session
-_session = contextvars.ContextVar('dialog_skill_session', default=None) # The session of the call running in this thread or task, when its host gave one
-_root = contextvars.ContextVar('dialog_skill_root', default=None) # The folder (resolved) the call running in this thread or task is confined to, or None
+# The Python user's: what `set_dlg`, `set_cur_msg` and the paste buffer use outside a `call_tool` given a session
+_user = Session()
+# The session of the call running in this thread or task, when its host gave one
+_session = contextvars.ContextVar('dialog_skill_session', default=None)
+# The folder (resolved) the call running in this thread or task is confined to, or None
+_root = contextvars.ContextVar('dialog_skill_root', default=None)
 def _sess(): return _session.get() or _user
 
+# %% ../nbs/08_skill.ipynb #29b5287d
 def _ident(p): st = os.stat(p); return st.st_dev,st.st_ino
 
 class Root:
-    "The folder a server's calls are confined to, fixed when it starts: its resolved path and its identity (device, inode), which `check` compares before and after each call"
+    "The folder a server's calls are confined to, fixed when it starts"
     def __init__(self, path, # The folder
                  ident=None): # Its `(st_dev, st_ino)` as recorded when the server started; None: taken now
         self.path = os.path.realpath(path)
-        if ident is None and not os.path.isdir(self.path): raise NotADirectoryError(f'the root {self.path!r} is not a folder')
+        if ident is None and not os.path.isdir(self.path):
+            raise NotADirectoryError(f'the root {self.path!r} is not a folder')
         self.ident = _ident(self.path) if ident is None else tuple(ident)
-    def check(self, after=False): # Checked after a call (whose edit may then have gone to the folder now at the path), not before?
+    def check(self,
+              after=False): # Checked after a call, not before?
         "The root's path, if it still leads to the folder the server started on; else a `PermissionError`"
         try: now = _ident(self.path)
         except OSError: now = None
-        if now!=self.ident: raise PermissionError(f'the root folder {self.path} is no longer the folder this server was started on (moved away, or replaced by a symlink?): '
-                                                  + ('the answer is withheld, and an edit may have gone to the folder now at that path' if after else 'nothing was read or written')
-                                                  + '; restart the server on the folder you mean')
+        if now!=self.ident:
+            if after: done = 'the answer is withheld, and an edit may have gone to the folder now at that path'
+            else: done = 'nothing was read or written'
+            msg = (f'the root folder {self.path} is no longer the folder this server was started on '
+                   f'(moved away, or replaced by a symlink?): {done}; restart the server on the folder you mean')
+            raise PermissionError(msg)
         return self.path
     __repr__ = basic_repr('path')
 
+# %% ../nbs/08_skill.ipynb #959bfa08
 def _confine(fname, # A dialog file name
              root): # The folder every path must stay inside
-    "`fname` as an absolute path inside `root` (relative names are taken from it); `PermissionError` for one outside it, also through a symlink"
+    "`fname` as an absolute path inside `root` (relative names are taken from it)"
+    # `PermissionError` for one outside it, also through a symlink
     p = Path(fname).expanduser()
     if not p.is_absolute(): p = Path(root)/p
     rp,rr = os.path.realpath(ipynb_path(p)),os.path.realpath(root)
-    if os.path.commonpath([rp, rr])!=rr: raise PermissionError(f'{str(fname)[:200]!r} is outside the root folder: only dialogs under it can be used')
+    if os.path.commonpath([rp, rr])!=rr:
+        raise PermissionError(f'{str(fname)[:200]!r} is outside the root folder: only dialogs under it can be used')
     return Path(rp)
 
 def _file(dlg:str=None): # A dialog file, or None for the current one
@@ -92,7 +136,8 @@ def _file(dlg:str=None): # A dialog file, or None for the current one
     if f is None: raise ValueError('no dialog file: pass `dlg=PATH`, or call `set_dlg(PATH)` first')
     return _confine(f, r) if (r := _root.get()) is not None else f
 
-_cache = DialogCache() # Dialogs read by the read-only tools, kept while their files are unchanged: such a call doesn't parse the file again
+# Dialogs read by the read-only tools, kept while their files are unchanged: such a call doesn't parse the file again
+_cache = DialogCache()
 def _load(dlg=None): return read_ipynb(_file(dlg), root=_root.get())
 def _view(dlg=None): return _cache.read(_file(dlg), root=_root.get())
 
@@ -103,16 +148,19 @@ def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; No
     _sess().dlg = p = _view(fname).path
     return p
 
+# %% ../nbs/08_skill.ipynb #44296701
 def cur_dlg():
     "A fresh `Dialog` read from the current dialog file, or None if none is set"
     return None if _sess().dlg is None else _view()
 
+# %% ../nbs/08_skill.ipynb #75d2c199
 def set_cur_msg(id): # The current message's id (or a unique prefix); None to forget it
     "Set the current message of the current dialog: where `add_msg` puts messages by default"
     s = _sess()
     s.cur = None if id is None else (_view().msg(id).id if s.dlg is not None else id)
     return s.cur
 
+# %% ../nbs/08_skill.ipynb #9aa5935c
 def cur_msg():
     "The current message, read fresh from the current dialog file; None if unset, or no longer there"
     s = _sess()
@@ -131,10 +179,13 @@ def _page(items, # What is listed, in order
           what:str='message', # What an item is, for the last line
           again=None, # `again(k)`: how to get the items from `k` on; None: `call again with offset=k`
           cut:str='; maxchars=0 shows it whole'): # What the note on an item cut to the budget adds
-    "`(shown, texts, more)`: the items shown, each one's text, and a last line saying what was left out and how to get it ('' when nothing was)"
+    "`(shown, texts, more)`: the items shown, each one's text, and a last line saying what was left out"
+    # `more` also says how to get what was left out, and is '' when nothing was
     for k,v,lo in (('offset', offset, 0), ('limit', limit, 1), ('maxchars', maxchars, 0)):
         if v is not None and v<lo: raise ValueError(f'{k} must be {lo} or more, not {v}')
-    if offset and offset>=len(items): raise ValueError(f'offset {offset} is past the end: there are {len(items)} {_plural(what, len(items))}, counted from 0')
+    if offset and offset>=len(items):
+        n = len(items)
+        raise ValueError(f'offset {offset} is past the end: there are {n} {_plural(what, n)}, counted from 0')
     got,texts,n = [],[],0
     for it in items[offset:None if limit is None else offset+limit]:
         t = show(it)
@@ -143,7 +194,9 @@ def _page(items, # What is listed, in order
         got.append(it); texts.append(t); n += len(t)+1
     end = offset+len(got)
     left = len(items)-end
-    more = f'… {left:,} more {_plural(what, left)}: {again(end) if again else f"call again with offset={end}"}' if left else ''
+    if not left: return got,texts,''
+    how = again(end) if again else f'call again with offset={end}'
+    more = f'… {left:,} more {_plural(what, left)}: {how}'
     return got,texts,more
 
 # %% ../nbs/08_skill.ipynb #4737fad4
@@ -153,15 +206,18 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 limit:int=None, # Most messages shown; None for as many as `maxchars` allows
                 maxchars:int=30_000): # Most characters shown; 0 for no limit
     "One row per message of the dialog file (id, type, start of its content, size of its output), a page at a time"
-    if maxlen<20: raise ValueError(f'maxlen must be at least 20 (a row starts with the 8-character id and the type), not {maxlen}')
+    if maxlen<20:
+        msg = f'maxlen must be at least 20 (a row starts with the 8-character id and the type), not {maxlen}'
+        raise ValueError(msg)
     _,rows,more = _page(_view(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars)
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
+# %% ../nbs/08_skill.ipynb #d89a3357
 def view_dlg(dlg:str=None, # The dialog file; the current one if None
              incl_out:bool=False, # Add each message's outputs (a prompt's: its reply)?
              only_errors:bool=False, # Only messages whose outputs hold an error?
              trunc_out:bool=True, # Cut long outputs?
-             offset:int=0, # The first message shown, counted from 0 (among those shown: with `only_errors`, those with errors)
+             offset:int=0, # The first message shown, counted from 0
              limit:int=None, # Most messages shown; None for as many as `maxchars` allows
              maxchars:int=30_000): # Most characters shown; 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
@@ -175,7 +231,9 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
 def _txt(m, out=False):
     "The text an editor works on: `m`'s content, or with `out` its reply (prompts only)"
     if not out: return m.content
-    if m.msg_type!=sprompt: raise ValueError(f'message {m.id!r} is a {m.msg_type} message: out=True edits a prompt\'s reply, and only a prompt has one')
+    if m.msg_type!=sprompt:
+        msg = f'message {m.id!r} is a {m.msg_type} message: out=True edits a prompt\'s reply, and only a prompt has one'
+        raise ValueError(msg)
     return m.ai_res
 
 def _set_txt(m, v, out=False):
@@ -183,10 +241,15 @@ def _set_txt(m, v, out=False):
     if out: m.ai_res = v
     else: m.content = v
 
-_pua = 0xF0000-0xD800 # a lone surrogate, U+D800 to U+DFFF, stands in line hashes and the exhash engine as a private use character, U+F0000 to U+F07FF
+# %% ../nbs/08_skill.ipynb #22f5a18e
+# A lone surrogate, U+D800 to U+DFFF, stands in line hashes and the exhash engine as a private use character,
+# U+F0000 to U+F07FF: this is the distance between the two
+_pua = 0xF0000-0xD800
 _surr_re,_pua_re = re.compile('[\ud800-\udfff]'),re.compile('[\U000F0000-\U000F07FF]')
 
-def _has(o, rx): return bool(rx.search(o)) if isinstance(o, str) else isinstance(o, (tuple, list)) and any(_has(x, rx) for x in o)
+def _has(o, rx):
+    if isinstance(o, str): return bool(rx.search(o))
+    return isinstance(o, (tuple, list)) and any(_has(x, rx) for x in o)
 def _map(o, f): # A text, or lists, tuples and dicts of them (keys too)
     "`o` with `f` applied to every text in it"
     if isinstance(o, str): return f(o)
@@ -194,22 +257,30 @@ def _map(o, f): # A text, or lists, tuples and dicts of them (keys too)
     return {_map(k, f):_map(v, f) for k,v in o.items()} if isinstance(o, dict) else o
 
 def _srepr(o): # A text, or lists, tuples and dicts of them
-    "`repr(o)` with each lone surrogate left as it is, not escaped as `\\udcff`, so that a client reads it spelt as in any other text (`_wire`)"
+    "`repr(o)` with each lone surrogate left as it is, not escaped as `\\udcff`"
+    # so that a client reads it spelt as in any other text (`_wire`)
     r = repr(o)
-    if '\\ud' not in r.lower() or (sen := next((c for c in map(chr, range(0x2400, 0x2427)) if c not in r), None)) is None: return r
-    found = []
-    r = repr(_map(o, lambda t: _surr_re.sub(lambda m: found.append(m[0]) or sen, t)))  # (`repr` meets the texts in the order `_map` does)
-    it = iter(found)
-    return re.sub(sen, lambda m: next(it), r)
+    if '\\ud' not in r.lower(): return r
+    # a sentinel: a control picture character the repr doesn't hold
+    sen = next((c for c in map(chr, range(0x2400, 0x2427)) if c not in r), None)
+    if sen is None: return r
+    # each surrogate spelt as the sentinel, its code and the sentinel: distinct, so two keys stay two
+    r = repr(_map(o, lambda t: _surr_re.sub(lambda m: f'{sen}{ord(m[0]):04x}{sen}', t)))
+    return re.sub(f'{sen}([0-9a-f]{{4}}){sen}', lambda m: chr(int(m[1], 16)), r)
 
 def _nosurr(o): # A text, or tuples of texts
-    "`(o, hid)`: `o` with each lone surrogate made the private use character that stands for it (UTF-8, which hashing and exhash need, can't carry one), and whether there was one"
+    "`(o, hid)`: `o` with each lone surrogate made the private use character for it, and whether there was one"
+    # (UTF-8, which hashing and exhash need, can't carry a lone surrogate)
     if not _has(o, _surr_re): return o,False
-    if _has(o, _pua_re): raise ValueError('the text holds lone surrogates and private use characters U+F0000 to U+F07FF, which stand for them in line hashes: edit it with msg_str_replace or msg_replace_lines')
+    if _has(o, _pua_re):
+        msg = ('the text holds lone surrogates and private use characters U+F0000 to U+F07FF, '
+               'which stand for them in line hashes: edit it with msg_str_replace or msg_replace_lines')
+        raise ValueError(msg)
     return _map(o, lambda t: _surr_re.sub(lambda x: chr(ord(x[0])+_pua), t)),True
 
 def _resurr(t): return _pua_re.sub(lambda x: chr(ord(x[0])-_pua), t) # `_nosurr`'s text back
 
+# %% ../nbs/08_skill.ipynb #afc6a4a6
 @patch
 def lnhashview(self:Message,
                start_line:int=1, # First line shown, counted from 1
@@ -219,29 +290,44 @@ def lnhashview(self:Message,
                trunc_out:bool=True): # Cut long outputs?
     "This message's lines as `lineno|hash|text` rows: the addresses `exhash` verifies"
     with explain_malformed(self, 'shown'):  # a malformed message: `validate` says what is wrong
-        res = '\n'.join(lnhash(i, _nosurr(l)[0])+l for i,l in line_range(text_lines(_txt(self, out)), start_line, end_line, self.id))
+        rows = line_range(text_lines(_txt(self, out)), start_line, end_line, self.id)
+        res = '\n'.join(lnhash(i, _nosurr(l)[0])+l for i,l in rows)
         if incl_out: res = with_out(res, self, trunc_out)  # as `Message.view` ends
     return PrettyString(res)
 
 # %% ../nbs/08_skill.ipynb #140593b7
 def _msgs(d, ids):
-    "The messages `ids` (one id or unique prefix, or a list of them) name in `d`, each once: a `ValueError` when two name the same message"
+    "The messages `ids` (one id or unique prefix, or a list of them) name in `d`, each once"
+    # a `ValueError` when two name the same message
     ms,seen = [d.msg(i) for i in listify(ids)],{}
     for i,m in zip(listify(ids), ms):
-        if m.id in seen: raise ValueError(f'{short_repr(seen[m.id], 40)} and {short_repr(i, 40)} name the same message {m.id!r}: name each message once')
+        if m.id in seen:
+            raise ValueError(f'{short_repr(seen[m.id], 40)} and {short_repr(i, 40)} '
+                             f'name the same message {m.id!r}: name each message once')
         seen[m.id] = i
     return ms
 
-def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out=False, trunc_out=True, maxchars=30_000, out=False, again='call again with '):
-    "Message `m`'s lines from `start_line` (numbered, or hash-addressed) within `maxchars`, then its outputs once its last line is shown; a last line says what was left out and how to get it (`again` starts that)"
-    rows = (m.lnhashview(start_line, end_line, out) if lnhashs else m.view(nums, start_line, end_line)).split('\n')  # one row a line
-    _,got,more = _page(rows, str, 0, None, maxchars, 'line', lambda k: f'{again}start_line={start_line+k}' + (f' and end_line={end_line}' if end_line is not None else '') + (' (the outputs come after the last line)' if incl_out else ''))
+def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out=False, trunc_out=True,
+              maxchars=30_000, out=False, again='call again with '):
+    "Message `m`'s lines from `start_line` (numbered, or hash-addressed) within `maxchars`, then its outputs"
+    # The outputs come once its last line is shown;
+    # a last line says what was left out and how to get it (`again` starts that)
+    txt = m.lnhashview(start_line, end_line, out) if lnhashs else m.view(nums, start_line, end_line)
+    rows = txt.split('\n')  # one row a line
+    def again_at(k):
+        till = f' and end_line={end_line}' if end_line is not None else ''
+        outs = ' (the outputs come after the last line)' if incl_out else ''
+        return f'{again}start_line={start_line+k}{till}{outs}'
+    _,got,more = _page(rows, str, 0, None, maxchars, 'line', again_at)
     res = '\n'.join(got)
     if incl_out and not more:
         res = with_out(res, m, trunc_out)
-        if maxchars and len(res)>maxchars: res = f'{res[:maxchars]}… (cut at {maxchars:,} characters: {"a larger maxchars shows more" if trunc_out else "trunc_out=true shows the outputs cut short"})'
+        if maxchars and len(res)>maxchars:
+            hint = 'a larger maxchars shows more' if trunc_out else 'trunc_out=true shows the outputs cut short'
+            res = f'{res[:maxchars]}… (cut at {maxchars:,} characters: {hint})'
     return res + (f'\n{more}' if more else '')
 
+# %% ../nbs/08_skill.ipynb #eda93ee8
 def view_msg(id:str, # The message's id, or a unique prefix of it
              dlg:str=None, # The dialog file; the current one if None
              nums:bool=True, # Number the lines?
@@ -251,9 +337,11 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
              trunc_out:bool=True, # Cut long outputs?
              maxchars:int=30_000): # Most characters shown; 0 for no limit
-    "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars` (a last line says where to go on)"
-    return PrettyString(_msg_view(_view(dlg).msg(id), nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars))
+    "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars`"
+    m = _view(dlg).msg(id)
+    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars))
 
+# %% ../nbs/08_skill.ipynb #a0dc8111
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
               nums:bool=True, # Number the lines?
@@ -262,22 +350,30 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               trunc_out:bool=True, # Cut long outputs?
               offset:int=0, # The first of `ids` shown, counted from 0
               maxchars:int=30_000): # Most characters shown; 0 for no limit
-    "Several messages, each under a `# msg ID` header, up to `maxchars` (a last line says what was left out and how to get it)"
-    inner = max(maxchars-300, maxchars//2)  # a message longer than the page is cut to a little less, so that its own last line shows
-    ps = inspect.signature(view_msg).parameters  # the hint names view_msg's options that give this view: those not at their defaults
-    opts = [f'{k}={json.dumps(v)}' for k,v in dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars).items() if v!=ps[k].default]
-    def show(m): return f'# msg {m.id}\n' + _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again=f'call view_msg with {", ".join([f"id={m.id!r}", *opts])} and ')
+    "Several messages, each under a `# msg ID` header, up to `maxchars`"
+    # a message longer than the page is cut to a little less, so that its own last line shows
+    inner = max(maxchars-300, maxchars//2)
+    # the hint names view_msg's options that give this view: those not at their defaults
+    ps = inspect.signature(view_msg).parameters
+    shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars)
+    opts = [f'{k}={json.dumps(v)}' for k,v in shown.items() if v!=ps[k].default]
+    def show(m):
+        hint = f'call view_msg with {", ".join([f"id={m.id!r}", *opts])} and '
+        return f'# msg {m.id}\n' + _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again=hint)
     _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
+# %% ../nbs/08_skill.ipynb #b2d36ac1
 def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    dlg:str=None, # The dialog file; the current one if None
                    start_line:int=1, # First line shown, counted from 1
                    end_line:int=None, # Last line shown (included); None for the last
                    out:bool=False, # Show a prompt's reply instead of its request?
                    maxchars:int=30_000): # Most characters shown; 0 for no limit
-    "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars` (a last line says where to go on)"
-    return PrettyString(_msg_view(_view(dlg).msg(id), start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out))
+    "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars`"
+    m = _view(dlg).msg(id)
+    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out)
+    return PrettyString(res)
 
 # %% ../nbs/08_skill.ipynb #d0118225
 def _py_tree(m):
@@ -288,7 +384,8 @@ def _py_tree(m):
     except (SyntaxError, ValueError): return None
 
 def _top(body):
-    "The statements run at the top level of `body`: its own, and those inside `if`/`try`/`with`/`for`/`while`/`match` blocks (not inside a def or class)"
+    "The statements run at the top level of `body`, also inside `if`/`try`/`with`/`for`/`while`/`match` blocks"
+    # (not those inside a def or class)
     for n in body:
         yield n
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): continue
@@ -296,7 +393,8 @@ def _top(body):
         for h in getattr(n, 'handlers', []) + getattr(n, 'cases', []): yield from _top(h.body)
 
 def _names(t):
-    "The names target `t` binds: a name, or the names in a tuple, list or starred target (not `a.b = ...` or `a[i] = ...`, which bind nothing)"
+    "The names target `t` binds: a name, or the names in a tuple, list or starred target"
+    # (not `a.b = ...` or `a[i] = ...`, which bind nothing)
     if isinstance(t, ast.Name): return [t.id]
     if isinstance(t, ast.Starred): return _names(t.value)
     if isinstance(t, (ast.Tuple, ast.List)): return [n for e in t.elts for n in _names(e)]
@@ -305,9 +403,12 @@ def _names(t):
 def _binds(node, name):
     "Does statement `node` bind `name` (at its own level)?"
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): return node.name==name
-    if isinstance(node, (ast.Import, ast.ImportFrom)): return any((a.asname or a.name.split('.')[0])==name for a in node.names)
-    tgts = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)) else \
-           [i.optional_vars for i in node.items if i.optional_vars] if isinstance(node, (ast.With, ast.AsyncWith)) else []
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name.split('.')[0])==name for a in node.names)
+    if isinstance(node, ast.Assign): tgts = node.targets
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)): tgts = [node.target]
+    elif isinstance(node, (ast.With, ast.AsyncWith)): tgts = [i.optional_vars for i in node.items if i.optional_vars]
+    else: tgts = []
     return name in [n for t in tgts for n in _names(t)]
 
 def _uses(node, name):
@@ -315,21 +416,24 @@ def _uses(node, name):
     if isinstance(node, ast.Name): return node.id==name
     if isinstance(node, ast.Attribute): return node.attr==name
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): return node.name==name
-    if isinstance(node, ast.alias): return (node.asname or node.name.split('.')[0])==name or name in node.name.split('.')
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.split('.')[0])==name or name in node.name.split('.')
     if isinstance(node, ast.arg): return node.arg==name
     return False
 
 # %% ../nbs/08_skill.ipynb #ecf744cb
 def symdef_finder(name:str): # The name looked for
-    "A `find_msgs` predicate: does a code message bind `name` at its top level (def, class, import, assignment, also inside a top-level `if`, `try`, `with` or `for`)?"
+    "A `find_msgs` predicate: does a code message bind `name` at its top level?"
     def _f(m): return (t := _py_tree(m)) is not None and any(_binds(n, name) for n in _top(t.body))
     return _f
 
+# %% ../nbs/08_skill.ipynb #deca371b
 def symref_finder(name:str): # The name looked for
-    "A `find_msgs` predicate: does a code message name `name` anywhere (a use, an assignment, a def or class, an import, a parameter, an attribute)?"
+    "A `find_msgs` predicate: does a code message name `name` anywhere?"
     def _f(m): return (t := _py_tree(m)) is not None and any(_uses(n, name) for n in ast.walk(t))
     return _f
 
+# %% ../nbs/08_skill.ipynb #e8ce0cbb
 def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
     "A `find_msgs` predicate: does ast-grep `pattern` match in a code message? Needs the optional `remold` package"
     with needs_extra('skill', 'ast_finder needs remold'): import remold
@@ -345,6 +449,7 @@ class Found(Msgs):
     "A page of `find_msgs`' matches; `more` says what was left out and how to get it ('' when nothing was)"
     more = ''
 
+# %% ../nbs/08_skill.ipynb #ea5188f4
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
               dlg:str=None, # The dialog file; the current one if None
               msg_type:str=None, # Only messages of this type: code, note, prompt or raw
@@ -361,9 +466,10 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               offset:int=0, # The first match shown, counted from 0
               limit:int=None, # Most matches shown; None for as many as `maxchars` allows
               maxchars:int=30_000): # Most characters their summary rows take; 0 for no limit
-    "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time (shown as summary rows)"
+    "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-    hits = [m for m in _view_find(_view(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain) if all(p(m) for p in ps)]
+    found = _view_find(_view(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain)
+    hits = [m for m in found if all(p(m) for p in ps)]
     got,_,more = _page(hits, lambda m: m.preview(180), offset, limit, maxchars, 'match')
     res = Found(got)
     res.more = more
@@ -372,14 +478,15 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
 # %% ../nbs/08_skill.ipynb #a8f00e25
 _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError)
 
-def _std_params(id:str, # The message's id (or a unique prefix of it), a list of them (edited all or none), or 'all' (every message the edit applies to)
+def _std_params(id:str, # The message's id (or unique prefix), a list of them (edited all or none), or 'all'
                 dlg:str=None, # The dialog file; the current one (`set_dlg`) if None
                 out:bool=False): # Edit a prompt's reply instead of its request?
-    "The parameters the editors add to a text editor's: one place for their docments, which `docments` reaches through `__delwrap__`"
+    "The parameters the editors add to a text editor's: one place for their docments"
+    # (`docments` reaches them through `__delwrap__`)
 
-
+# %% ../nbs/08_skill.ipynb #9f02b45b
 class EditReport(PrettyString):
-    "What an edit did, as text (a diff, `none: No changes.` or `error: ...`), saying itself whether it `changed` the text or was an `error`"
+    "What an edit did, as text: a diff, `none: No changes.` or `error: ...`"
     def __new__(cls, txt:str, # The report
                 changed:bool=False, # Did the edit change the text?
                 error:bool=False): # Did it fail (so nothing changed)?
@@ -387,19 +494,26 @@ class EditReport(PrettyString):
         res.changed,res.error = changed,error
         return res
 
-def _ends(t): return set(re.findall(r'\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]', t))  # the kinds of line break `str_diff` splits at
+# %% ../nbs/08_skill.ipynb #6207d241
+# the kinds of line break `str_diff` splits at
+def _ends(t): return set(re.findall(r'\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]', t))
 
 def _diff(old, new):
-    "`str_diff` of `old` and `new`, which doesn't see line endings; when they may matter (the final line end came or went, or the texts hold more than one kind) a diff of the lines with their endings spelled out"
+    "`str_diff` of `old` and `new`, with the lines' endings spelled out when they may matter"
+    # `str_diff` doesn't see line endings; they may matter when the final line end came or went,
+    # or the texts hold more than one kind
     if old==new: return ''
-    if (res := str_diff(old, new)) and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
-    return '# line endings spelled out\n' + str_diff(*('\n'.join(repr(l)[1:-1] for l in t.splitlines(True)) for t in (old, new)))
+    res = str_diff(old, new)
+    if res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
+    def spelled(t): return '\n'.join(repr(l)[1:-1] for l in t.splitlines(True))
+    return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
 
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
 def _failed(e): return EditReport(f'error: {e}', error=True)
 
+# %% ../nbs/08_skill.ipynb #5097115e
 def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
-    "`f` as a `Message` method: edits the message's text (or with `out=True` a prompt's reply), returning a diff, `none: No changes.` or `error: ...`"
+    "`f` as a `Message` method: edits the message's text, returning a diff, `none: No changes.` or `error: ...`"
     def _f(self, *args, out:bool=False, **kw):
         try:
             old = _txt(self, out)
@@ -408,15 +522,19 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
         _set_txt(self, new, out)
         return _report(old, new)
     res = splice_sig(_f, f, 'text')
-    res.__doc__ = f'{f.__doc__}: in this message (or with `out=True` a prompt\'s reply), returning a diff, `none: No changes.` or `error: ...`'
+    tail = (": in this message (or with `out=True` a prompt's reply), "
+            "returning a diff, `none: No changes.` or `error: ...`")
+    res.__doc__ = f'{f.__doc__}{tail}'
     res.__delwrap__ = _std_params
     return res
 
 # %% ../nbs/08_skill.ipynb #468ceed0
-_breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]') # what `str.splitlines` ends a line at, but `text_lines` doesn't
+# what `str.splitlines` ends a line at, but `text_lines` doesn't
+_breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')
 
 def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.splitlines`
-    "`f` counting lines as `text_lines` (so `view`, `lnhashview` and exhash) do: a lone CR, a form feed, U+2028, ... are hidden from it in characters the text doesn't hold, and come back after"
+    "`f` counting lines as `text_lines` (so `view`, `lnhashview` and exhash) do"
+    # a lone CR, a form feed, U+2028, ... are hidden from `f` in characters the text doesn't hold, and come back after
     @functools.wraps(f)
     def _f(text, *args, **kw):
         if not isinstance(text, str) or not (bs := set(_breaks.findall(text))): return f(text, *args, **kw)
@@ -429,16 +547,19 @@ def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.sp
 
 def insert_line(
     text:str, # The text to edit
-    insert_line:int, # The 1-based line number after which to insert the text (0: before 1st line, 1: after 1st line, 2: after 2nd, etc.)
+    insert_line:int, # The 1-based line number after which to insert the text (0: before the first line)
     new_str:str, # The text to insert
 ):
     "Insert new_str at specified line number"
-    n = len(text_lines(text))  # fastcore's joins its `splitlines()` with LF: a CR LF, a final line end and a last empty line were lost
+    # (fastcore's joins its `splitlines()` with LF: a CR LF, a final line end and a last empty line were lost)
+    n = len(text_lines(text))
     if not 0<=insert_line<=n: raise ValueError(f'Invalid line {insert_line}. Valid range: 0-{n}')
     if not text: return new_str
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
     eol = ends[0][0] if ends else '\n'  # the text's own line end, for the new line
-    if insert_line>len(ends): return text + ('\r\n' if text[-1]=='\r' else eol) + new_str  # after a last line with no end (a CR it ends with stays its own)
+    if insert_line>len(ends):
+        # after a last line with no end (a CR it ends with stays its own)
+        return text + ('\r\n' if text[-1]=='\r' else eol) + new_str
     at = ends[insert_line-1].end() if insert_line else 0
     return text[:at] + new_str + eol + text[at:]
 
@@ -446,22 +567,27 @@ def insert_line(
 def replace_lines(
     text:str, # The text to edit
     start_line:int=None, # Starting line number to replace (1-based); None means line 1
-    end_line:int=None, # Ending line number to replace (1-based, inclusive, negative counts from end); None means the last line
+    end_line:int=None, # Last line to replace (1-based, inclusive, negative counts from end); None means the last line
     new_content:str='', # New content to replace the specified lines
 ):
     "Replace line range with new content; the defaults replace the entire contents"
     if not text: return new_content
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
-    if new_content and not new_content.endswith('\n'): new_content += (m[0] if (m := re.search(r'\r?\n\Z', ls[e-1])) else '')  # the end of the last line replaced, if it had one
+    if new_content and not new_content.endswith('\n'):
+        # the end of the last line replaced, if it had one
+        m = re.search(r'\r?\n\Z', ls[e-1])
+        new_content += m[0] if m else ''
     ls[s-1:e] = [new_content] if new_content else []
     return ''.join(ls) if new_content else _kept_end(text, ''.join(ls))
 
 def _kept_end(text, res):
-    "`res`, an edit of `text` that deleted lines, without a final line end `text` didn't have (kept when the last line is empty: only a line end shows it)"
+    "`res`, an edit of `text` that deleted lines, without a final line end `text` didn't have"
+    # (kept when the last line is empty: only a line end shows it)
     m = re.search(r'\r?\n\Z', res)
     return res[:m.start()] if m and not text.endswith('\n') and m.start() and res[m.start()-1]!='\n' else res
 
+# %% ../nbs/08_skill.ipynb #3d6308ea
 def del_lines(
     text:str, # The text to edit
     start_line:int, # Starting line number to delete (1-based); required
@@ -472,26 +598,33 @@ def del_lines(
     "Delete line range; deletion is destructive, so both line numbers must be given explicitly (`1, -1` for all lines)"
     return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
 
+# %% ../nbs/08_skill.ipynb #9cf0ab19
 def ast_replace(
     text:str, # The text to edit
-    repls:list[tuple[str,str]], # [pattern, replacement] pairs, ast-grep rules: the replacement a `$VAR` template (in Python also a callable(match)->str)
+    repls:list[tuple[str,str]], # [pattern, replacement] pairs, ast-grep rules
 ):
     "Apply ast-grep structural pattern replacements to python source"
     return _ft.ast_replace(text, [tuple(r) if isinstance(r, list) else r for r in repls])
 
+# %% ../nbs/08_skill.ipynb #22b3e649
 def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
-    "`f` refusing an empty text to replace: it matches between every two characters, so the replacement would go everywhere"
+    "`f` refusing an empty text to replace"
+    # an empty text matches between every two characters, so the replacement would go everywhere
     @functools.wraps(f)
     def _f(text, *args, **kw):
         old = args[0] if args else kw.get('old_str', kw.get('old_strs'))
         if any(o=='' for o in (old if isinstance(old, (list, tuple)) else [old])):
-            raise ValueError('the text to replace is empty: give the text to replace (copied from view_msg), or add lines with msg_insert_line')
+            msg = ('the text to replace is empty: give the text to replace (copied from view_msg), '
+                   'or add lines with msg_insert_line')
+            raise ValueError(msg)
         return f(text, *args, **kw)
     return _f
 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
-_own = dict(insert_line=insert_line, replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines), ast_replace=ast_replace,
-            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_by_lines(_ft.strs_replace)))  # those that count lines count as `text_lines` does
+# those that count lines count as `text_lines` does
+_own = dict(insert_line=insert_line, ast_replace=ast_replace,
+            replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines),
+            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_by_lines(_ft.strs_replace)))
 for _n in _editors: setattr(Message, _n, msg_editor(_own.get(_n) or getattr(_ft, _n)))
 
 # %% ../nbs/08_skill.ipynb #b0728d59
@@ -501,23 +634,31 @@ def _exhash_engine():
 
 def _tuples(o): return tuple(_tuples(x) for x in o) if isinstance(o, (list, tuple)) else o
 
-_max_cmds,_max_sw = 1_000,64 # Most exhash commands in one call (the engine's time grows with their number times the text's lines), and the widest shift
+# Most exhash commands in one call (the engine's time grows with their number times the text's lines),
+# and the widest shift
+_max_cmds,_max_sw = 1_000,64
 
 def _cmds(cmds):
-    "`cmds` as a list of command tuples: one command (a tuple whose first item is a str) or a list of them, lists (from JSON) made tuples"
+    "`cmds` as a list of command tuples, lists (from JSON) made tuples"
+    # `cmds`: one command (a tuple whose first item is a str) or a list of them
     cmds = _tuples(cmds)
     if isinstance(cmds, tuple) and cmds and isinstance(cmds[0], str): cmds = (cmds,)
     if not isinstance(cmds, tuple) or not all(isinstance(c, tuple) and c and isinstance(c[0], str) for c in cmds):
         raise ValueError(f'exhash commands are tuples like ("3|ab|", "c", "new text"), not {str(cmds)[:100]!r}')
-    if len(cmds)>_max_cmds: raise ValueError(f'{len(cmds):,} exhash commands: at most {_max_cmds:,} in one call; split the edit, or rewrite a range with replace_lines')
+    if len(cmds)>_max_cmds:
+        raise ValueError(f'{len(cmds):,} exhash commands: at most {_max_cmds:,} in one call; '
+                         f'split the edit, or rewrite a range with replace_lines')
     return list(cmds)
 
+# %% ../nbs/08_skill.ipynb #d3890096
 def _eols(txt):
     "The line ending (`\\n` or `\\r\\n`) of each of `txt`'s lines as exhash counts them, '' for a last line without one"
     return re.findall(r'\r?\n', txt) + ([''] if txt and not txt.endswith('\n') else [])
 
 def _join(res, old, lines=None):
-    "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`: a line that replaced others takes the first one's, an inserted line the one before it; the text ends with one only if `old` did, or its last line is empty"
+    "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`"
+    # A line that replaced others takes the first one's ending, an inserted line the one before it;
+    # the text ends with one only if `old` did, or its last line is empty
     lines = res.lines if lines is None else lines
     es,os_ = _eols(old),res.origins
     n,got,dflt = len(os_),[],next((e for e in es if e), '\n')
@@ -527,22 +668,30 @@ def _join(res, old, lines=None):
     for j,o in enumerate(os_):
         if o: e,p = es[o-1],o
         elif p+1<nxt[j]: e = es[p] # lines p+1 to nxt-1 were replaced: the first one's ending
-        else: e = got[-1] if got else es[nxt[j]-1] if nxt[j]<=len(es) else dflt # inserted: the ending before it (at the top: after it)
+        else: # inserted: the ending before it (at the top: after it)
+            if got: e = got[-1]
+            elif nxt[j]<=len(es): e = es[nxt[j]-1]
+            else: e = dflt
         got.append(e or (got[-1] if got else dflt)) # a last line without one, now followed by others, gets one
-    if n and not old.endswith('\n') and lines[-1]: got[-1] = '' # (an empty last line keeps one: without it, it is no line)
+    # (an empty last line keeps one: without it, it is no line)
+    if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
     return ''.join(l+e for l,e in zip(lines, got))
 
+# %% ../nbs/08_skill.ipynb #ea3a88ea
 @patch
 def exhash(self:Message,
            cmds:list, # exhash command tuples, e.g. [('2|Ab|', 'c', 'new line'), ('5|xY|', 'd')], or one command
            sw:int=4, # Shift width of the `>` and `<` commands
            out:bool=False): # Edit a prompt's reply instead of its request?
-    "Apply exhash's line-addressed commands to this message if every addressed line's hash still matches; returns the diff, `none: No changes.` or `error: ...`"
+    "Apply exhash's line-addressed commands to this message if every addressed line's hash still matches"
     ex = _exhash_engine()
     try:
         old = _txt(self, out)
-        if not (isinstance(sw, int) and 1<=sw<=_max_sw): raise ValueError(f'sw, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')  # the engine aborts the process on a huge one
-        (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))  # lone surrogates as the characters that stand for them in line hashes
+        # the engine aborts the process on a huge shift width
+        if not (isinstance(sw, int) and 1<=sw<=_max_sw):
+            raise ValueError(f'sw, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')
+        # lone surrogates as the characters that stand for them in line hashes
+        (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))
         res = ex(txt, list(cs), sw=sw)
     except _edit_errs as e: return _failed(e)
     back = _resurr if hid else noop
@@ -553,10 +702,12 @@ def exhash(self:Message,
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/08_skill.ipynb #d3109d17
-_tries = 30 # Reads a file function makes before a run of conflicts makes it give up (a few seconds of backing off)
+# Reads a file function makes before a run of conflicts makes it give up (a few seconds of backing off)
+_tries = 30
 
 def _edit(dlg, f):
-    "Read the dialog file, `res,changed = f(dialog)`, save it if changed (again on a fresh read after a conflict), and return `res`"
+    "Read the dialog file, `res,changed = f(dialog)`, save it if changed, and return `res`"
+    # (again on a fresh read after a conflict)
     for i in range(_tries):
         d = _load(dlg)
         res,changed = f(d)
@@ -564,7 +715,8 @@ def _edit(dlg, f):
         try: d.save(root=_root.get()); return res
         except DialogConflictError:
             if i==_tries-1: raise
-            time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))  # random, growing waits: two busy writers can't keep colliding
+            # random, growing waits: two busy writers can't keep colliding
+            time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))
 
 # %% ../nbs/08_skill.ipynb #d8bcdc9f
 def _pick(d, id, out=False):
@@ -578,28 +730,35 @@ def _file_editor(name):
     def _f(id:str|list[str], *args, dlg:str=None, out:bool=False, **kw):
         def ed(d):
             ms = _pick(d, id, out)
-            if not isinstance(id, (list, tuple)) and id!='all': return (r := meth(ms[0], *args, out=out, **kw)), r.changed
+            if not isinstance(id, (list, tuple)) and id!='all':
+                r = meth(ms[0], *args, out=out, **kw)
+                return r, r.changed
             rs = [(m.id, meth(m, *args, out=out, **kw)) for m in ms]
             if id=='all': rs = [(k,r) for k,r in rs if not r.error] or rs[:1]
-            if bad := first((k,r) for k,r in rs if r.error): return EditReport(f'error: message {bad[0]!r}: {bad[1][7:]}', error=True), False
+            if bad := first((k,r) for k,r in rs if r.error):
+                return EditReport(f'error: message {bad[0]!r}: {bad[1][7:]}', error=True), False
             done = [(k,r) for k,r in rs if r.changed]
-            return EditReport('\n'.join(f'# msg {k}\n{r}' for k,r in done) or 'none: No changes.', bool(done)), bool(done)
+            txt = '\n'.join(f'# msg {k}\n{r}' for k,r in done) or 'none: No changes.'
+            return EditReport(txt, bool(done)), bool(done)
         return _edit(dlg, ed)
     res = splice_sig(_f, meth.__wrapped__ if hasattr(meth, '__wrapped__') else meth, 'text')
     res.__name__ = res.__qualname__ = f'msg_{name}'
-    res.__doc__ = f'{meth.__doc__.split(":")[0]}: in message(s) `id` of the dialog file, saved at once; returns a diff, `none: No changes.` or `error: ...` (then nothing changed)'
+    tail = (': in message(s) `id` of the dialog file, saved at once; '
+            'returns a diff, `none: No changes.` or `error: ...` (then nothing changed)')
+    res.__doc__ = meth.__doc__.split(":")[0] + tail
     res.__module__,res.__delwrap__ = __name__,_std_params
     return res
 
-msg_insert_line,msg_str_replace,msg_strs_replace,msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors)
+msg_insert_line,msg_str_replace,msg_strs_replace = map(_file_editor, _editors[:3])
+msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors[3:])
 
 # %% ../nbs/08_skill.ipynb #b56f3d4a
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
-               cmds:list[tuple], # exhash commands, each an array (a tuple in Python), e.g. [["2|Ab|", "c", "new line"]], or one command
+               cmds:list[tuple], # exhash commands (arrays), e.g. [["2|Ab|", "c", "new line"]], or one command
                sw:int=4, # Shift width of the `>` and `<` commands
                dlg:str=None, # The dialog file; the current one if None
                out:bool=False): # Edit a prompt's reply instead of its request?
-    "Apply exhash commands to a message of the dialog file only if every addressed line's hash matches, and save it; returns the diff, `none: No changes.` or `error: ...`"
+    "Apply exhash commands to a message of the dialog file if every addressed line's hash matches, and save it"
     def ed(d): return (r := d.msg(id).exhash(cmds, sw, out)), r.changed
     return _edit(dlg, ed)
 
@@ -612,7 +771,9 @@ def _place(d, before, after):
     return before,after
 
 def _export_ok(t, export):
-    if export and t!=scode: raise ValueError(f'export=True is for code messages: in a {t} message an nbdev directive would be part of its text')
+    if export and t!=scode:
+        msg = f'export=True is for code messages: in a {t} message an nbdev directive would be part of its text'
+        raise ValueError(msg)
 
 def add_msg(content:str, # The message's text (a prompt's request)
             msg_type:str='code', # code, note, prompt or raw
@@ -628,9 +789,11 @@ def add_msg(content:str, # The message's text (a prompt's request)
     def ed(d):
         b,a = _place(d, before, after)
         kw = dict(id=id) if id is not None else {}
-        return d.mk_message(content, before=b and d.msg(b), after=a and d.msg(a), msg_type=msg_type, meta=copy.deepcopy(meta), export=export, **kw), True
+        where = dict(before=b and d.msg(b), after=a and d.msg(a))
+        return d.mk_message(content, **where, msg_type=msg_type, meta=copy.deepcopy(meta), export=export, **kw), True
     return _edit(dlg, ed)
 
+# %% ../nbs/08_skill.ipynb #0a1ee98f
 def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Delete messages from the dialog file, and return them"
@@ -640,24 +803,26 @@ def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
 def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
 
 def _retype(m, t):
-    "Make `m` a message of type `t`, dropping what `t` can't carry (a code message's outputs, a prompt's reply); returns a line saying what was dropped, or ''"
+    "Make `m` a message of type `t`, dropping what `t` can't carry; returns a line saying what was dropped, or ''"
+    # (what a type can't carry: a code message's outputs, a prompt's reply)
     if t==m.msg_type: return ''
     old,out = m.msg_type,m.output
     m.msg_type = t  # (core checks the type)
-    m.output = [] if t==scode else ''  # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
+    # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
+    m.output = [] if t==scode else ''
     if old==scode and out: return f'# {len(out)} output(s) dropped: a {t} message has none'
     if old==sprompt and out: return f'# the reply dropped: a {t} message has none'
     return ''
 
 def update_msg(id:str, # The message's id, or a unique prefix of it
                dlg:str=None, # The dialog file; the current one if None
-               msg_type:str=None, # New type: code, note, prompt or raw (a code message's outputs and a prompt's reply are dropped)
+               msg_type:str=None, # New type: code, note, prompt or raw
                meta:dict=None, # New cell metadata, replacing it all
                mergemeta:dict=None, # Metadata keys to set, keeping the others
                export:bool=None, # Add (True, code only) or remove (False) the nbdev export directive
                skipped:bool=None, # Hide it from the AI (True) or show it (False)
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
-    "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff, and what was dropped"
+    "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
     def ed(d):
         m = d.msg(id); old = _shown(m)
         _export_ok(msg_type or m.msg_type, export)
@@ -677,12 +842,17 @@ def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
 @patch
 def split(self:Message,
           *linenos:int): # Line numbers (from 1) that each start a new piece
-    "Split this message (in its dialog, if any) into pieces at `linenos`, returned as `Msgs`; the first keeps the id and the outputs"
-    ls,ns,n = self.content.split('\n'),sorted(set(linenos)),len(text_lines(self.content))  # lines as the views count them: a final line end starts none
+    "Split this message (in its dialog, if any) into pieces at `linenos`, returned as `Msgs`"
+    ls,ns = self.content.split('\n'),sorted(set(linenos))
+    # lines as the views count them: a final line end starts none
+    n = len(text_lines(self.content))
     if n<2: raise ValueError(f'message {self.id!r} has {"one line" if n else "no lines"}: there is nowhere to split it')
-    if not ns or ns[0]<2 or ns[-1]>n: raise ValueError(f'message {self.id!r} has {n} lines: it splits at lines 2 to {n}, not {list(linenos)}')
+    if not ns or ns[0]<2 or ns[-1]>n:
+        raise ValueError(f'message {self.id!r} has {n} lines: it splits at lines 2 to {n}, not {list(linenos)}')
     parts = ['\n'.join(ls[a-1:b-1]) for a,b in zip([1]+ns, ns+[len(ls)+1])]
-    parts = [p if i==len(parts)-1 else re.sub(r'\r?\n\Z', '', p[:-1] if p.endswith('\r') else p) for i,p in enumerate(parts)]  # a cut takes its line's end (a CR LF's CR too) and one blank line
+    # a cut takes its line's end (a CR LF's CR too) and one blank line
+    def cut(p): return re.sub(r'\r?\n\Z', '', p[:-1] if p.endswith('\r') else p)
+    parts = [*map(cut, parts[:-1]), parts[-1]]
     exp = self.msg_type==scode and self.exported and not self.meta_exported
     atts,res = list(self.attachments or []),[self]
     for p in parts[1:]:
@@ -695,10 +865,11 @@ def split(self:Message,
     if self.dlg is not None: self.insert_after(res[1:])
     return Msgs(res)
 
+# %% ../nbs/08_skill.ipynb #bbb17656
 @patch
 def merge_msgs(self:Dialog,
                *ids): # The messages (ids or unique prefixes) to merge, in order
-    "Merge messages `ids` into the first (returned, keeping its id): one type stays, mixed types make a note; code outputs cleared, prompts' replies joined, metadata and attachments combined"
+    "Merge messages `ids` into the first (returned, keeping its id): one type stays, mixed types make a note"
     ms = [self.msg(i) for i in ids]
     if len(ms)<2: raise ValueError(f'merging needs two messages or more, not {len(ms)}')
     if len({m.id for m in ms})<len(ms): raise ValueError('merging a message with itself: each id once')
@@ -724,18 +895,21 @@ def move_msgs(ids:str|list[str], # Message ids (or unique prefixes) to move, in 
         ms,ref = _msgs(d, ids),d.msg(before if after is None else after)
         if ref in ms: raise ValueError(f'message {ref.id!r} is one of those moved: it cannot be where they go')
         d.remove_msgs(ms)
-        return d.insert_msgs(ms, before=None if after is not None else ref, after=ref if after is not None else None), True
+        if after is None: return d.insert_msgs(ms, before=ref, after=None), True
+        return d.insert_msgs(ms, before=None, after=ref), True
     return _edit(dlg, ed)
 
+# %% ../nbs/08_skill.ipynb #ef2b7995
 def split_msg(id:str, # The message's id, or a unique prefix of it
               linenos:int|list[int], # Line numbers (from 1) that each start a new piece, or one
               dlg:str=None): # The dialog file; the current one if None
-    "Split a message of the dialog file into pieces, each of `linenos` (counted from 1, as view_msg numbers lines) starting one: the first keeps the id and the outputs, the others get fresh ids, the same type and metadata, and the attachments their text names; a blank line just before a cut goes; returns the pieces"
+    "Split a message of the dialog file into pieces, each of `linenos` (counted from 1) starting one; returns them"
     return _edit(dlg, lambda d: (d.msg(id).split(*listify(linenos)), True))
 
+# %% ../nbs/08_skill.ipynb #e3658295
 def merge_msgs(ids:str|list[str], # The messages (ids or unique prefixes) to merge, in order
                dlg:str=None): # The dialog file; the current one if None
-    "Merge messages of the dialog file, in the order given, into the first (which keeps its id): texts joined, one type kept (mixed types make a note), code outputs cleared, prompts' replies joined, metadata and attachments combined; returns it"
+    "Merge messages of the dialog file, in the order given, into the first (which keeps its id); returns it"
     return _edit(dlg, lambda d: (d.merge_msgs(*listify(ids)), True))
 
 # %% ../nbs/08_skill.ipynb #6fc0d67f
@@ -747,6 +921,7 @@ def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     _sess().buf = [copy.deepcopy(m) for m in ms]
     return ms
 
+# %% ../nbs/08_skill.ipynb #6fcd68ad
 def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
@@ -754,38 +929,46 @@ def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     _sess().buf = [copy.deepcopy(m) for m in ms]
     return ms
 
+# %% ../nbs/08_skill.ipynb #7bba977f
 def paste_msgs(before:str=None, # Put the copies before this message
                after:str=None, # Put the copies after this message
                dlg:str=None): # The dialog file; the current one if None
-    "Insert copies of the buffered messages (fresh ids) into the dialog file, before or after a message, or at the end; returns them"
+    "Insert copies of the buffered messages (fresh ids) into the dialog file, before or after one, or at the end"
     if not _sess().buf: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
-    return _edit(dlg, lambda d: (d.mk_messages(_sess().buf, before=before and d.msg(before), after=after and d.msg(after)), True))
+    def ed(d): return d.mk_messages(_sess().buf, before=before and d.msg(before), after=after and d.msg(after)), True
+    return _edit(dlg, ed)
 
 # %% ../nbs/08_skill.ipynb #e5750960
 def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missing
                content:str=None, # The text of its first message; no message if None
                msg_type:str='code'): # The first message's type
-    "Create a new dialog file (never replacing one), holding one message when `content` is given; returns the new dialog"
+    "Create a new dialog file (never replacing one), holding one message when `content` is given"
     p = ipynb_path(_file(fname))
-    if p.exists(): raise FileExistsError(f'{p.name} already exists: give it as `dlg` to the other tools, or pick another name')
+    if p.exists():
+        raise FileExistsError(f'{p.name} already exists: give it as `dlg` to the other tools, or pick another name')
     d = Dialog(p.stem)
     if content is not None: d.mk_message(content, msg_type=msg_type)
     d.save(p, root=_root.get())
     return d
 
 # %% ../nbs/08_skill.ipynb #45b412d8
-skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_msgs, add_msg, del_msgs, update_msg,
-               move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs, paste_msgs, create_dlg,
-               msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace, msg_exhash]
+skill_tools = [summary_dlg, view_dlg, view_msg, view_msgs, lnhashview_msg, find_msgs,
+               add_msg, del_msgs, update_msg, move_msgs, split_msg, merge_msgs,
+               copy_msgs, cut_msgs, paste_msgs, create_dlg,
+               msg_insert_line, msg_str_replace, msg_strs_replace, msg_replace_lines, msg_del_lines, msg_ast_replace,
+               msg_exhash]
 
-_max_items = dict(cmds=_max_cmds) # Arguments whose arrays are bounded: the schema says so, and `check_args` refuses a longer one before looking at its items
+# Arguments whose arrays are bounded: the schema says so,
+# and `check_args` refuses a longer one before looking at its items
+_max_items = dict(cmds=_max_cmds)
 
 _dlg_doc = 'The dialog file: its path (a relative one is taken from the working folder, or the MCP server\'s root)'
 
+# %% ../nbs/08_skill.ipynb #dabb6c12
 def tool_schema(f, # A tool function
-                pname:str='input_schema', # The key the parameters go under: 'input_schema' (Anthropic), 'parameters' (OpenAI), 'inputSchema' (MCP)
+                pname:str='input_schema', # The key the parameters go under
                 cur_dlg:bool=False): # Is there a current dialog (`set_dlg`), so `dlg` may be left out?
-    "The JSON schema of tool `f`, from its signature's annotations and its docments; a parameter annotated `callable` (Python only) is left out, and `dlg` is required unless `cur_dlg`"
+    "The JSON schema of tool `f`, from its signature's annotations and its docments"
     s = get_schema(f, pname=pname)
     ps = s[pname]['properties']
     for k,p in inspect.signature(f).parameters.items():
@@ -797,19 +980,27 @@ def tool_schema(f, # A tool function
         s[pname]['required'] = s[pname].get('required', []) + ['dlg']
     return s
 
+# %% ../nbs/08_skill.ipynb #0b754944
 def tool_schemas(pname:str='input_schema', # The key the parameters go under
                  cur_dlg:bool=False): # Is there a current dialog, so `dlg` may be left out?
     "JSON schemas of every tool in `skill_tools`"
     return [tool_schema(f, pname, cur_dlg) for f in skill_tools]
 
 # %% ../nbs/08_skill.ipynb #c76a1a5c
-_jnames = dict(string=('a string', 'strings'), integer=('a whole number', 'whole numbers'), number=('a number', 'numbers'),
-               boolean=('true or false', 'booleans'), array=('an array', 'arrays'), object=('an object', 'objects'), null=('null', 'nulls'))
+_jnames = dict(string=('a string', 'strings'), integer=('a whole number', 'whole numbers'),
+               number=('a number', 'numbers'), boolean=('true or false', 'booleans'),
+               array=('an array', 'arrays'), object=('an object', 'objects'), null=('null', 'nulls'))
 
 def _jtype(v):
     "The JSON type of `v`"
-    return 'null' if v is None else 'boolean' if isinstance(v, bool) else 'integer' if isinstance(v, int) else 'number' if isinstance(v, float) else \
-        'string' if isinstance(v, str) else 'array' if isinstance(v, (list, tuple)) else 'object' if isinstance(v, dict) else type(v).__name__
+    if v is None: return 'null'
+    if isinstance(v, bool): return 'boolean'
+    if isinstance(v, int): return 'integer'
+    if isinstance(v, float): return 'number'
+    if isinstance(v, str): return 'string'
+    if isinstance(v, (list, tuple)): return 'array'
+    if isinstance(v, dict): return 'object'
+    return type(v).__name__
 
 def _what(s, many=False):
     "What schema `s` asks for, in words"
@@ -823,10 +1014,14 @@ def _what(s, many=False):
 def _desc(v):
     "Value `v` named by its JSON type, then shown: 'a whole number 0', 'a boolean true', 'null'"
     t = _jtype(v)
-    return 'null' if t=='null' else f"{'a boolean' if t=='boolean' else _jnames.get(t, (t,))[0]} {json.dumps(v, default=str)[:60]}"
+    if t=='null': return 'null'
+    what = 'a boolean' if t=='boolean' else _jnames.get(t, (t,))[0]
+    return f'{what} {json.dumps(v, default=str)[:60]}'
 
+# %% ../nbs/08_skill.ipynb #f8f6a34e
 def _check(s, v, where):
-    "`v` if it is what JSON schema `s` asks for (a whole-valued number made an int where an integer is asked for), else a `TypeError` saying what and where"
+    "`v` if it is what JSON schema `s` asks for, else a `TypeError` saying what and where"
+    # (a whole-valued number is made an int where an integer is asked for)
     if 'anyOf' in s:
         for o in s['anyOf']:
             try: return _check(o, v, where)
@@ -834,37 +1029,51 @@ def _check(s, v, where):
         raise TypeError(f'{where} must be {_what(s)}, not {_desc(v)}')
     t,ts = _jtype(v),listify(s.get('type'))
     if t=='number' and 'integer' in ts and math.isfinite(v) and v.is_integer(): v,t = int(v),'integer'
-    if ts and t not in ts and not (t=='integer' and 'number' in ts): raise TypeError(f'{where} must be {_what(s)}, not {_desc(v)}')
-    if 'enum' in s and v not in s['enum']: raise TypeError(f'{where} must be one of {", ".join(map(json.dumps, s["enum"]))}, not {_desc(v)}')
+    if ts and t not in ts and not (t=='integer' and 'number' in ts):
+        raise TypeError(f'{where} must be {_what(s)}, not {_desc(v)}')
+    if 'enum' in s and v not in s['enum']:
+        raise TypeError(f'{where} must be one of {", ".join(map(json.dumps, s["enum"]))}, not {_desc(v)}')
     if t!='array': return v
-    if len(v)>s.get('maxItems', len(v)): raise TypeError(f'{where} holds {len(v):,} items: at most {s["maxItems"]:,} in one call')
-    if not s.get('minItems', 0)<=len(v)<=s.get('maxItems', len(v)): raise TypeError(f'{where} must be {_what(s)}, not {len(v)} items')
+    if len(v)>s.get('maxItems', len(v)):
+        raise TypeError(f'{where} holds {len(v):,} items: at most {s["maxItems"]:,} in one call')
+    if not s.get('minItems', 0)<=len(v)<=s.get('maxItems', len(v)):
+        raise TypeError(f'{where} must be {_what(s)}, not {len(v)} items')
     pre = s.get('prefixItems', [])
     return [_check(pre[i] if i<len(pre) else s.get('items', {}), x, f'{where}[{i}]') for i,x in enumerate(v)]
 
+# %% ../nbs/08_skill.ipynb #ae1d7a28
 def check_args(schema:dict, # A tool's input schema (JSON schema of an object)
                args:dict, # The arguments of a call, from JSON
                name:str='the tool'): # The tool's name, for errors
-    "`args` checked against `schema` (a `TypeError` naming what is wrong); returns them with nulls left out (null asks for the default) and whole-valued numbers made ints"
+    "`args` checked against `schema` (a `TypeError` naming what is wrong), made ready for the call"
     if not isinstance(args, dict): raise TypeError(f'{name} takes its arguments as an object, not {_desc(args)}')
     ps,req = schema.get('properties', {}),schema.get('required', [])
-    if bad := [k for k in args if k not in ps]: raise TypeError(f'{name} has no argument {", ".join(short_repr(k) for k in bad)}: it takes {", ".join(ps)}')
-    if miss := [k for k in req if args.get(k) is None]: raise TypeError(f'{name} needs ' + '; '.join(f'`{k}`: {ps[k].get("description", _what(ps[k]))}' for k in miss))
+    if bad := [k for k in args if k not in ps]:
+        raise TypeError(f'{name} has no argument {", ".join(short_repr(k) for k in bad)}: it takes {", ".join(ps)}')
+    if miss := [k for k in req if args.get(k) is None]:
+        needs = '; '.join(f'`{k}`: {ps[k].get("description", _what(ps[k]))}' for k in miss)
+        raise TypeError(f'{name} needs {needs}')
     return {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items() if v is not None}
 
 # %% ../nbs/08_skill.ipynb #59d15a18
 def tool_text(res, # What a tool returned
-              maxchars:int=30_000): # Most characters of the text (0: no limit): a longer one is cut at a line, saying what was left out
-    "A tool's result as the text a client reads, within `maxchars` (an edit's long diff, a long list of pasted messages)"
-    if isinstance(res, Msgs): txt = '\n'.join([m.preview(180) for m in res] + ([res.more] if getattr(res, 'more', '') else [])) or '(no messages)'
+              maxchars:int=30_000): # Most characters of the text (0: no limit)
+    "A tool's result as the text a client reads, within `maxchars`"
+    if isinstance(res, Msgs):
+        more = [res.more] if getattr(res, 'more', '') else []
+        txt = '\n'.join([m.preview(180) for m in res] + more) or '(no messages)'
     elif isinstance(res, Message): txt = res.preview(180)
     elif isinstance(res, Dialog): txt = res.summary(180) if len(res) else f'dialog {res.name!r}: no messages'
     else: txt = str(res)
-    if not maxchars or len(txt)<=maxchars or not isinstance(res, (EditReport, Msgs)) or isinstance(res, Found): return txt  # (the listings and views keep the budget they were given)
-    how = 'the edit was made in full: view_msg shows the message as it is now' if isinstance(res, EditReport) else 'the call was made in full: view what you need'
+    fits = not maxchars or len(txt)<=maxchars
+    # (the listings and views keep the budget they were given)
+    if fits or not isinstance(res, (EditReport, Msgs)) or isinstance(res, Found): return txt
+    if isinstance(res, EditReport): how = 'the edit was made in full: view_msg shows the message as it is now'
+    else: how = 'the call was made in full: view what you need'
     _,rows,more = _page(txt.split('\n'), str, 0, None, maxchars, 'line', lambda k: how, '')
     return '\n'.join(rows + [more])
 
+# %% ../nbs/08_skill.ipynb #87ca9fae
 _tool_ns = {f.__name__: f for f in skill_tools}
 
 @functools.cache
@@ -872,26 +1081,30 @@ def _input_schema(name, cur): return tool_schema(_tool_ns[name], 'inputSchema', 
 
 _out_re,_in_re = re.compile('⟨|[\ud800-\udfff]'),re.compile(r'⟨⟨|⟨lone surrogate U\+(D[89A-F][0-9A-F]{2})⟩')
 def _wire(txt): # Text a JSON client reads
-    "`txt` as JSON carries it: a lone surrogate (no UTF-8 text can carry one) spelt `⟨lone surrogate U+DCFF⟩`, and so that no text reads the same, a `⟨` doubled"
+    "`txt` as JSON carries it: a lone surrogate spelt `⟨lone surrogate U+DCFF⟩`, and a `⟨` doubled"
+    # (no UTF-8 text can carry a lone surrogate; a `⟨` is doubled so that no text reads the same)
     return _out_re.sub(lambda m: '⟨⟨' if m[0]=='⟨' else f'⟨lone surrogate U+{ord(m[0]):04X}⟩', txt)
 
 def _unwire(o): # A JSON argument
-    "`o` with `_wire`'s spellings in its texts undone: `⟨⟨` is `⟨`, `⟨lone surrogate U+DCFF⟩` the surrogate (so a line copied from a view finds itself)"
+    "`o` with `_wire`'s spellings in its texts undone: `⟨⟨` is `⟨`, `⟨lone surrogate U+DCFF⟩` the surrogate"
+    # (so a line copied from a view finds itself)
     if '⟨' not in json.dumps(o, ensure_ascii=False): return o  # (most arguments: no text to look at one by one)
     return _map(o, lambda t: _in_re.sub(lambda m: chr(int(m[1], 16)) if m[1] else '⟨', t))
 
 def _err_text(e):
-    "An exception as a tool error's text: an `OSError`'s file names by `_srepr`, so that a lone surrogate in one is spelt as in any other text"
+    "An exception as a tool error's text: an `OSError`'s file names by `_srepr`"
+    # (so that a lone surrogate in one is spelt as in any other text)
     if isinstance(e, OSError) and e.strerror and isinstance(e.filename, str):
         names = ' -> '.join(_srepr(n) for n in (e.filename, e.filename2) if n is not None)
         return f'{type(e).__name__}: [Errno {e.errno}] {e.strerror}: {names}'
     return f'{type(e).__name__}: {e}'
 
+# %% ../nbs/08_skill.ipynb #4dbc6502
 def call_tool(name:str, # The tool's name
               args:dict, # Its arguments, from JSON
-              root=None, # Confine dialog paths to this folder (a path, or a `Root` fixed when a server started); None for no confinement
-              session:Session=None): # The caller's session (current dialog and message, paste buffer); None for the Python user's
-    "Call tool `name` with JSON `args`, checked against its schema first: `(text, is_error)`; `root` and `session` are this call's alone"
+              root=None, # Confine dialog paths to this folder (a path, or a `Root`); None for no confinement
+              session:Session=None): # The caller's session; None for the Python user's
+    "Call tool `name` with JSON `args`, checked against its schema first: `(text, is_error)`"
     return contextvars.copy_context().run(_call_tool, name, args, root, session)
 
 def _call_tool(name, args, root, session):
@@ -900,19 +1113,26 @@ def _call_tool(name, args, root, session):
     try:
         r = None if root is None else root if isinstance(root, Root) else Root(root)
         _root.set(None if r is None else r.check())  # the root, still the folder it was
-        if name not in _tool_ns: raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
+        if name not in _tool_ns:
+            raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
         args = {k:_unwire(v) for k,v in args.items()} if isinstance(args, dict) else args
-        res = _tool_ns[name](**check_args(_input_schema(name, _sess().dlg is not None), {} if args is None else args, name))
+        schema = _input_schema(name, _sess().dlg is not None)
+        res = _tool_ns[name](**check_args(schema, {} if args is None else args, name))
         txt = tool_text(res)
         if r is not None: r.check(after=True)  # and still after: a read through a root swapped meanwhile shows nothing
-        return _wire(txt),bool(getattr(res, 'error', False))  # an edit that failed (`EditReport.error`) is an error to the client too
+        # an edit that failed (`EditReport.error`) is an error to the client too
+        return _wire(txt),bool(getattr(res, 'error', False))
     except Exception as e: return _wire(_err_text(e)),True
 
 # %% ../nbs/08_skill.ipynb #bb0e04d6
 _buf_tools = {'copy_msgs', 'cut_msgs', 'paste_msgs'} # The tools that use the paste buffer
 
 def _orphan_guard(ppid, timeout):
-    "Keep this worker from outliving the server that started it (`ppid`): on Linux the system kills it when the server's thread that started it ends (`PR_SET_PDEATHSIG`), whatever it is doing, a regex backtracking in C included; elsewhere a thread ends it when the server is gone, which runs whenever a call waits (on a lock, say), and for a call that holds the interpreter a CPU limit `_cpu_cap` sets a call's deadline past"
+    "Keep this worker from outliving the server that started it (`ppid`)"
+    # On Linux the system kills it when the server's thread that started it ends (`PR_SET_PDEATHSIG`), whatever
+    # it is doing, a regex backtracking in C included. Elsewhere a thread ends it when the server is gone, which runs
+    # whenever a call waits (on a lock, say); for a call that holds the interpreter, a CPU limit `_cpu_cap` sets
+    # a call's deadline past
     try:
         import ctypes, signal
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1: PR_SET_PDEATHSIG
@@ -923,6 +1143,7 @@ def _orphan_guard(ppid, timeout):
         os._exit(1)
     threading.Thread(target=watch, daemon=True).start()
 
+# %% ../nbs/08_skill.ipynb #447ff284
 _nomem = 3 # A worker's exit code when it ran out of the memory it may take
 
 def _vm_size():
@@ -931,28 +1152,34 @@ def _vm_size():
     except (OSError, TypeError): return 0
 
 def _cpu_cap(timeout):
-    "Let this process use at most `timeout` (and 2) more seconds of CPU: past them the system ends it (SIGXCPU), whatever it is doing, though no one is left to stop it"
+    "Let this process use at most `timeout` (and 2) more seconds of CPU: past them the system ends it (SIGXCPU)"
+    # (whatever it is doing, though no one is left to stop it)
     try:
         import resource
         used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
         resource.setrlimit(resource.RLIMIT_CPU, (int(used+timeout)+2, resource.RLIM_INFINITY))
     except (ImportError, ValueError, OSError): pass
 
+# %% ../nbs/08_skill.ipynb #34ce1657
 def _worker_main(root, # The folder calls are confined to
                  maxmem, # Most bytes of memory this process may take, or 0
                  timeout=0, # A call's deadline in seconds (0: none): its CPU is capped a little past it
                  ppid=None, # The server's process id: the worker ends when it does
-                 ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`): a call finds the root moved is refused
-    "A worker process: answers tool calls `(name, args, buffer or None)` read from stdin with `(text, is_error, buffer)` on stdout, until stdin closes"
+                 ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`)
+    "A worker process: answers tool calls read from stdin on stdout, until stdin closes"
+    # A call is `(name, args, buffer or None)`, its answer `(text, is_error, buffer)`;
+    # a call that finds the root moved since the server started is refused
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
     nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
     os.dup2(2, 1)  # stray prints go to stderr, not into the answers
-    if maxmem and maxmem<_vm_size()+(16<<20): os._exit(_nomem)  # too little to answer a call: the pool says so, naming the cap
+    # too little to answer a call: the pool says so, naming the cap
+    if maxmem and maxmem<_vm_size()+(16<<20): os._exit(_nomem)
     try:
         import resource
         if maxmem: resource.setrlimit(resource.RLIMIT_AS, (maxmem, maxmem))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a worker ended by its CPU cap leaves no core file in the user's folder
+        # a worker ended by its CPU cap leaves no core file in the user's folder
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     except (ImportError, ValueError, OSError): pass
     try:
         inp,out,root = Connection(rd, writable=False),Connection(wr, readable=False),Root(root, ident)
@@ -964,51 +1191,63 @@ def _worker_main(root, # The folder calls are confined to
             s = Session(buf=buf)
             txt,err = call_tool(name, args, root, s)
             out.send((txt, err, s.buf if name in _buf_tools else None))
-    except MemoryError: os._exit(_nomem)  # (a call's own MemoryError is its tool error: this is one reading, answering or starting)
+    # (a call's own MemoryError is its tool error: this is one reading, answering or starting)
+    except MemoryError: os._exit(_nomem)
 
 # %% ../nbs/08_skill.ipynb #1e6c6099
 class _Worker:
     "A worker process, and the two ends of its pipes"
     def __init__(self, root:Root, maxmem, timeout=0):
         from multiprocessing.connection import Connection
-        code = 'import sys; from dialog.skill import _worker_main; a = sys.argv; _worker_main(a[1], int(a[2]), float(a[3]), int(a[4]), (int(a[5]), int(a[6])))'
-        self.proc = subprocess.Popen([sys.executable, '-c', code, root.path, str(maxmem or 0), str(timeout or 0), str(os.getpid()), *map(str, root.ident)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        code = ('import sys; from dialog.skill import _worker_main; a = sys.argv; '
+                '_worker_main(a[1], int(a[2]), float(a[3]), int(a[4]), (int(a[5]), int(a[6])))')
+        args = [root.path, str(maxmem or 0), str(timeout or 0), str(os.getpid()), *map(str, root.ident)]
+        self.proc = subprocess.Popen([sys.executable, '-c', code, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.send = Connection(os.dup(self.proc.stdin.fileno()), readable=False).send
         self.conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close(); self.proc.stdout.close()
-        self.busy,self.sp = False,None # Busy from a call sent until its answer is read; `sp`: the pool's thread that started it
+        # Busy from a call sent until its answer is read; `sp`: the pool's thread that started it
+        self.busy,self.sp = False,None
     def alive(self): return self.proc.poll() is None
     def kill(self):
         "Stop it at once (its pipe is left open for a thread still waiting on it: it reads EOF)"
         if self.alive(): self.proc.kill()
         self.proc.wait()
 
-min_mem,max_timeout = 128<<20,7*86400 # The least memory cap a worker works under (one takes about 40 MiB just to start, and about 90 with ast-grep loaded), and the longest deadline (a week: a wait for an answer can't be longer than about 24 days)
+# %% ../nbs/08_skill.ipynb #c040e33d
+# The least memory cap a worker works under (one takes about 40 MiB just to start, and about 90 with ast-grep loaded),
+# and the longest deadline (a week: a wait for an answer can't be longer than about 24 days)
+min_mem,max_timeout = 128<<20,7*86400
 
+# %% ../nbs/08_skill.ipynb #1c23c895
 def check_limits(timeout:float, # A call's deadline in seconds
                  maxmem:int): # A worker's memory cap in bytes, or None or 0 for none
     "Refuse a deadline or memory cap `ToolPool` can't keep, saying why (the CLI's `--timeout` and `--maxmem` too)"
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0<timeout<=max_timeout:
         raise ValueError(f'timeout must be more than 0 seconds and at most a week ({max_timeout:,} s), not {timeout!r}')
     if maxmem and maxmem<min_mem:
-        raise ValueError(f'maxmem must be at least {min_mem>>20} MiB ({min_mem:,} bytes: a worker takes about 40 MiB just to start and 90 for ast-grep; a number without a unit is bytes), or none for no limit, not {maxmem!r}')
+        raise ValueError(f'maxmem must be at least {min_mem>>20} MiB ({min_mem:,} bytes: '
+                         f'a worker takes about 40 MiB just to start and 90 for ast-grep; '
+                         f'a number without a unit is bytes), or none for no limit, not {maxmem!r}')
 
 def _tname(name): return name if name in _tool_ns else short_repr(name, 60)
 def _died(code): return f'killed by signal {-code}' if code and code<0 else f'exit code {code}'
 
 # %% ../nbs/08_skill.ipynb #4ede4d82
 class ToolPool:
-    "Tool calls in at most `workers` worker processes at once, each call with a deadline: `call(name, args)` is `call_tool`'s `(text, is_error)`, or a tool error when the call found no free worker, ran past its deadline, ran out of memory or crashed its worker"
-    def __init__(self, root='.', # The folder every dialog path is confined to: fixed now (`Root`), and a call is refused once the path leads elsewhere
-                 timeout:float=30, # Seconds a call may take, counted from when it comes in (waiting for a free worker included), before it is stopped: more than 0, at most a week
+    "Tool calls in at most `workers` worker processes at once, each call with a deadline"
+    def __init__(self, root='.', # The folder every dialog path is confined to, fixed now (`Root`)
+                 timeout:float=30, # Seconds a call may take from when it comes in, before it is stopped
                  maxmem:int=4<<30, # Most bytes of memory a worker may take, at least `min_mem` (None or 0: no limit)
-                 workers:int=None): # Most calls run at once, each in a worker process of its own (the rest wait); None: twice the CPU count, at least 2
+                 workers:int=None): # Most calls run at once (each in a worker process); None: 2 per CPU, at least 2
         check_limits(timeout, maxmem)
         self.root,self.timeout,self.maxmem = Root(root),timeout,maxmem or None
         self.workers = workers or max(2, 2*(os.cpu_count() or 1))
-        self.buf,self._idle,self._lock,self._slots,self._asem = None,[],threading.Lock(),threading.BoundedSemaphore(self.workers),None
-        self._spawner = None # The thread that starts every worker (a worker lives only as long as the thread that started it): it lasts until `close`, and a closed one until its last busy worker is done
+        self.buf,self._idle,self._lock,self._asem = None,[],threading.Lock(),None
+        self._slots = threading.BoundedSemaphore(self.workers)
+        # The thread that starts every worker (a worker lives only as long as the thread that started it):
+        # it lasts until `close`, and a closed one until its last busy worker is done
+        self._spawner = None
         self._out = {} # Per spawner thread: how many calls hold (or are starting) one of its workers
     def _take(self):
         "An idle worker (the one used last), or a new one"
@@ -1029,16 +1268,21 @@ class ToolPool:
             if end := not self._out[sp] and sp is not self._spawner: del self._out[sp]
         if end: sp.shutdown(wait=False)
     def _give(self, w):
-        "Back to the idle workers, unless it died, is still busy with a call (after an error), or `close` came meanwhile: then it is stopped"
+        "Back to the idle workers, unless it died, is still busy (after an error), or `close` came meanwhile"
+        # (then it is stopped)
         with self._lock:
             if keep := w.alive() and not w.busy and w.sp is self._spawner: self._idle.append(w)
         if not keep: w.kill()
         self._done(w.sp)
     def _busy(self, name):
-        return (f'TimeoutError: {_tname(name)} waited its whole {self.timeout:g} s deadline for a free worker ({self.workers} calls were running, the most this server runs at once: '
-                'many slow calls sent together?) and was not run: nothing changed; call again once fewer calls are running'),True
+        msg = (f'TimeoutError: {_tname(name)} waited its whole {self.timeout:g} s deadline for a free worker '
+               f'({self.workers} calls were running, the most this server runs at once: '
+               'many slow calls sent together?) and was not run: nothing changed; '
+               'call again once fewer calls are running')
+        return msg,True
     def close(self):
-        "Stop every idle worker (a later call starts new ones); a call running meanwhile runs to its end, and its worker is stopped then"
+        "Stop every idle worker (a later call starts new ones); a call running meanwhile runs to its end"
+        # (and its worker is stopped then)
         with self._lock:
             ws,self._idle,sp,self._spawner = self._idle,[],self._spawner,None
             if end := sp is not None and not self._out.get(sp): self._out.pop(sp, None)
@@ -1050,19 +1294,27 @@ class ToolPool:
 # %% ../nbs/08_skill.ipynb #d69f9abe
 @patch
 def _run(self:ToolPool, w, name, args, end):
-    "Call `name` in worker `w` until `end` (a `time.monotonic()`): its answer, or a tool error when it ran past it (then `w` is killed), out of memory, or `w` died"
-    w.busy = True  # until it answers: after an error meanwhile `_give` stops it rather than hand it to another call
+    "Call `name` in worker `w` until `end` (a `time.monotonic()`): its answer, or a tool error"
+    # a tool error when it ran past `end` (then `w` is killed), out of memory, or `w` died
+    # busy until it answers: after an error meanwhile `_give` stops it rather than hand it to another call
+    w.busy = True
     try:
         w.send((name, args, self.buf if name in _buf_tools else None))
         if not w.conn.poll(max(0, end-time.monotonic())):
             w.kill()
-            return (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call (counted from when it came in) and was stopped (a regex that backtracks for ages? a huge exhash script? '
-                    'a save waiting on another program’s lock?). A read changed nothing; an edit saved nothing unless it had just finished: look before calling again'),True
+            msg = (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call '
+                   '(counted from when it came in) and was stopped (a regex that backtracks for ages? '
+                   'a huge exhash script? a save waiting on another program’s lock?). '
+                   'A read changed nothing; an edit saved nothing unless it had just finished: '
+                   'look before calling again')
+            return msg,True
         txt,err,buf = w.conn.recv()
     except (EOFError, OSError): return self._dead(w, name),True
     w.busy = False
     if name in _buf_tools: self.buf = buf
-    if err and txt.startswith('MemoryError') and self.maxmem: txt = f'{txt.rstrip(": ")}: {_tname(name)} needed more memory than a worker may take (maxmem={self.maxmem:,} bytes): nothing changed'
+    if err and txt.startswith('MemoryError') and self.maxmem:
+        txt = (f'{txt.rstrip(": ")}: {_tname(name)} needed more memory than a worker may take '
+               f'(maxmem={self.maxmem:,} bytes): nothing changed')
     return txt,err
 
 @patch
@@ -1071,10 +1323,15 @@ def _dead(self:ToolPool, w, name):
     try: w.proc.wait(1)  # (the code it ended with, not the kill's)
     except subprocess.TimeoutExpired: pass
     w.kill(); code = w.proc.returncode
-    if code==_nomem: return (f'MemoryError: {_tname(name)} needed more memory than a worker may take (maxmem={self.maxmem:,} bytes: nbdialog mcp --maxmem) and was stopped; '
-                             'an edit saved nothing. The server goes on')
-    cap = f', or as one out of the {self.maxmem:,} bytes of memory a worker may take (maxmem) does' if self.maxmem else ''
-    return f'RuntimeError: the process running {_tname(name)} died ({_died(code)}), as a native extension does when it aborts{cap}; an edit saved nothing unless it had finished. The server goes on'
+    if code==_nomem:
+        return (f'MemoryError: {_tname(name)} needed more memory than a worker may take '
+                f'(maxmem={self.maxmem:,} bytes: nbdialog mcp --maxmem) and was stopped; '
+                'an edit saved nothing. The server goes on')
+    cap = ''
+    if self.maxmem: cap = f', or as one out of the {self.maxmem:,} bytes of memory a worker may take (maxmem) does'
+    return (f'RuntimeError: the process running {_tname(name)} died ({_died(code)}), '
+            f'as a native extension does when it aborts{cap}; '
+            'an edit saved nothing unless it had finished. The server goes on')
 
 # %% ../nbs/08_skill.ipynb #1e963d10
 @patch
@@ -1089,10 +1346,11 @@ def call(self:ToolPool, name:str, # The tool's name
         finally: self._give(w)
     finally: self._slots.release()
 
+# %% ../nbs/08_skill.ipynb #f16abd9c
 @patch
 async def acall(self:ToolPool, name:str, # The tool's name
                 args:dict): # Its arguments, from JSON
-    "`call` for an event loop, which it leaves free meanwhile (the calls waiting for a worker wait in it, first come first served); cancelled, it stops the worker at once"
+    "`call` for an event loop, which it leaves free meanwhile; cancelled, it stops the worker at once"
     import anyio
     end = time.monotonic()+self.timeout
     if self._asem is None: self._asem = anyio.Semaphore(self.workers)  # (made in the loop that uses it)
@@ -1105,7 +1363,8 @@ async def acall(self:ToolPool, name:str, # The tool's name
             if time.monotonic()>=end: return self._busy(name)
             await anyio.sleep(0.01)
         try:
-            with anyio.CancelScope(shield=True): w = await anyio.to_thread.run_sync(self._take)  # (a worker started for a call cancelled meanwhile is kept, not lost)
+            # (a worker started for a call cancelled meanwhile is kept, not lost)
+            with anyio.CancelScope(shield=True): w = await anyio.to_thread.run_sync(self._take)
             try: return await anyio.to_thread.run_sync(self._run, w, name, args, end, abandon_on_cancel=True)
             except anyio.get_cancelled_exc_class(): w.kill(); raise
             finally: self._give(w)
@@ -1114,35 +1373,70 @@ async def acall(self:ToolPool, name:str, # The tool's name
 
 # %% ../nbs/08_skill.ipynb #f47e7b8c
 _reads = {'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg', 'find_msgs'}
-_destroys = {'del_msgs', 'cut_msgs', 'update_msg', 'merge_msgs', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace', 'msg_exhash'}
+_destroys = {'del_msgs', 'cut_msgs', 'update_msg', 'merge_msgs',
+             'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
+             'msg_exhash'}
 _idempotent = {'update_msg', 'move_msgs', 'copy_msgs', 'create_dlg'}
 
 def tool_hints(f): # A tool function
-    "MCP's annotations of tool `f`: does it change no file (`readOnlyHint`), may it remove or overwrite what is there (`destructiveHint`), does a second identical call change nothing more (`idempotentHint`)?"
+    "MCP's annotations of tool `f`: is it read-only, destructive, idempotent?"
     n = f.__name__
-    return dict(readOnlyHint=n in _reads, destructiveHint=n in _destroys, idempotentHint=n in _reads|_idempotent, openWorldHint=False)
+    return dict(readOnlyHint=n in _reads, destructiveHint=n in _destroys,
+                idempotentHint=n in _reads|_idempotent, openWorldHint=False)
 
 # %% ../nbs/08_skill.ipynb #fead725a
-mcp_instructions = """Read, search and edit dialog files (notebooks, `.ipynb`, holding a conversation among a person, an AI and Python) under this server's folder. Every tool takes `dlg`, the file's path; it reads the file fresh, makes one change and saves it at once, so there is nothing to save.
-
-Start with summary_dlg (one row per message: `id:type: content start, output size`), then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), then view_msg for one message's numbered lines. Listings come a page at a time: a last line `… N more messages: call again with offset=K` says what was left out and how to get it; view_msg, view_msgs and lnhashview_msg show a long message a page of lines at a time (`… N more lines: call again with start_line=K`).
-
-Ids: a message is named by its id, a string, or any unique prefix of it; never by position. The line editors take one id, a list of ids (edited all or none, each message named once), or 'all' (every message the edit applies to).
-
-Line edits: msg_str_replace, msg_strs_replace, msg_insert_line, msg_replace_lines, msg_del_lines, msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs). Lines count from 1, as view_msg numbers them. out=true edits a prompt's reply instead of its request. Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: read the diff as your check.
-
-Verified edits: lnhashview_msg (or view_msg with lnhashs=true) shows each line as `lineno|hash|text`; with out=true, a prompt's reply. Give those `lineno|hash|` addresses to msg_exhash as command arrays, e.g. [["2|Ab|", "c", "new text"]]. If a line changed since you looked, the call fails with `stale lnhash` and changes nothing: view again and retry.
-
-Structure: add_msg, del_msgs, update_msg (type, metadata, export, skipped, pinned), move_msgs, split_msg, merge_msgs, copy_msgs, cut_msgs and paste_msgs (a paste buffer of this server's own; pasted copies get fresh ids), create_dlg. find_msgs also narrows by type, errors, export, headings, section, outputs and Python names (symdef: binds it at top level; symref: names it).
-
-Another program's change saved after a tool read the file is never overwritten: the tool reads again and redoes its edit.
-
-A lone surrogate (a character no UTF-8 text can carry, which a file may hold) shows as `⟨lone surrogate U+DCFF⟩`, and so that no text looks like one, a `⟨` in the text shows doubled, `⟨⟨`. Arguments are read the same way: copy text from a view as it shows; write `⟨⟨` for a `⟨`. The text `\\udcff` is just those six characters."""
+mcp_instructions = '\n'.join([
+    ('Read, search and edit dialog files (notebooks, `.ipynb`, holding a conversation among a person, '
+     "an AI and Python) under this server's folder. "
+     "Every tool takes `dlg`, the file's path; "
+     'it reads the file fresh, makes one change and saves it at once, so there is nothing to save.'),
+    '',
+    ('Start with summary_dlg (one row per message: `id:type: content start, output size`), '
+     "then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), "
+     "then view_msg for one message's numbered lines. "
+     'Listings come a page at a time: '
+     'a last line `… N more messages: call again with offset=K` says what was left out and how to get it; '
+     'view_msg, view_msgs and lnhashview_msg show a long message a page of lines at a time '
+     '(`… N more lines: call again with start_line=K`).'),
+    '',
+    ('Ids: a message is named by its id, a string, or any unique prefix of it; never by position. '
+     'The line editors take one id, a list of ids (edited all or none, each message named once), '
+     "or 'all' (every message the edit applies to)."),
+    '',
+    ('Line edits: msg_str_replace, msg_strs_replace, msg_insert_line, msg_replace_lines, msg_del_lines, '
+     'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs). '
+     'Lines count from 1, as view_msg numbers them. '
+     "out=true edits a prompt's reply instead of its request. "
+     'Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: '
+     'read the diff as your check.'),
+    '',
+    ('Verified edits: lnhashview_msg (or view_msg with lnhashs=true) shows each line as `lineno|hash|text`; '
+     "with out=true, a prompt's reply. "
+     'Give those `lineno|hash|` addresses to msg_exhash as command arrays, e.g. [["2|Ab|", "c", "new text"]]. '
+     'If a line changed since you looked, the call fails with `stale lnhash` and changes nothing: '
+     'view again and retry.'),
+    '',
+    ('Structure: add_msg, del_msgs, update_msg (type, metadata, export, skipped, pinned), move_msgs, split_msg, '
+     "merge_msgs, copy_msgs, cut_msgs and paste_msgs (a paste buffer of this server's own; "
+     'pasted copies get fresh ids), create_dlg. '
+     'find_msgs also narrows by type, errors, export, headings, section, outputs and Python names '
+     '(symdef: binds it at top level; symref: names it).'),
+    '',
+    ("Another program's change saved after a tool read the file is never overwritten: "
+     'the tool reads again and redoes its edit.'),
+    '',
+    ('A lone surrogate (a character no UTF-8 text can carry, which a file may hold) '
+     'shows as `⟨lone surrogate U+DCFF⟩`, '
+     'and so that no text looks like one, a `⟨` in the text shows doubled, `⟨⟨`. '
+     'Arguments are read the same way: copy text from a view as it shows; write `⟨⟨` for a `⟨`. '
+     'The text `\\udcff` is just those six characters.'),
+])
 
 # %% ../nbs/08_skill.ipynb #5cdbfd91
 @contextmanager
 def _claim_stdin():
-    "The client's requests as a text file of our own, with fd 0 on the null device meanwhile (so no worker process can read them); restored after"
+    "The client's requests as a text file of our own, with fd 0 on the null device meanwhile; restored after"
+    # (so no worker process can read them)
     fd = os.dup(0)
     nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
     f = open(os.dup(fd), 'r', encoding='utf-8', errors='replace', newline='\n')
@@ -1152,21 +1446,28 @@ def _claim_stdin():
         os.dup2(fd, 0); os.close(fd)
 
 def _bad_request(line, e):
-    "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification (which gets no answer)"
+    "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification"
+    # (a notification gets no answer)
     import mcp_types as mt
     try: msg = json.loads(line)
     except ValueError: msg = None
     if isinstance(msg, dict) and 'id' not in msg: return None
     id = msg.get('id') if isinstance(msg, dict) else None
-    if not isinstance(id, (str, int)) or isinstance(id, bool) or (isinstance(id, str) and _surr_re.search(id)): id = None
+    if not isinstance(id, (str, int)) or isinstance(id, bool): id = None
+    elif isinstance(id, str) and _surr_re.search(id): id = None
     if msg is None: why = 'it is not JSON'
-    elif _surr_re.search(json.dumps(msg, ensure_ascii=False)): why = 'it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`'
+    elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
+        why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
+               'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')
     else: why = f'it is not a JSON-RPC message MCP knows ({short_repr(str(e).split(chr(10))[0], 200)})'
-    return mt.JSONRPCError(jsonrpc='2.0', id=id, error=mt.ErrorData(code=mt.PARSE_ERROR if msg is None else mt.INVALID_REQUEST, message=f'the request could not be read: {why}'))
+    code = mt.PARSE_ERROR if msg is None else mt.INVALID_REQUEST
+    err = mt.ErrorData(code=code, message=f'the request could not be read: {why}')
+    return mt.JSONRPCError(jsonrpc='2.0', id=id, error=err)
 
 async def _requests(lines, # The client's lines (an async iterable)
                     answer): # `await answer(error)` sends a JSON-RPC error to the client
-    "The lines the SDK can read; each other one answered here with a JSON-RPC error, where the SDK would drop it and leave the client waiting"
+    "The lines the SDK can read; each other one answered here with a JSON-RPC error"
+    # (the SDK would drop it and leave the client waiting)
     import mcp_types as mt
     async for line in lines:
         if not line.strip(): continue
@@ -1178,22 +1479,27 @@ async def _requests(lines, # The client's lines (an async iterable)
 
 # %% ../nbs/08_skill.ipynb #c66d6b41
 def serve_mcp(root='.', # The folder whose dialogs the server may read and edit
-              timeout:float=30, # Seconds a tool call may take, counted from when it comes in (waiting for a free worker included), before it is stopped (a tool error naming the limit): at most a week
-              maxmem:int=4<<30, # Most bytes of memory the process running a call may take, at least 128 MiB (None: no limit)
-              workers:int=None): # Most calls run at once (the rest wait, within their deadline); None: twice the CPU count, at least 2
+              timeout:float=30, # Seconds a tool call may take from when it comes in, before it is stopped
+              maxmem:int=4<<30, # Most bytes of memory a call's process may take, at least 128 MiB (None: no limit)
+              workers:int=None): # Most calls run at once (the rest wait); None: twice the CPU count, at least 2
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
     with needs_extra('mcp', 'the MCP server needs mcp'):
         import anyio, mcp_types as mt
         from mcp.server.lowlevel import Server
         from mcp.server.stdio import stdio_server
         from mcp.shared.message import SessionMessage
-    tools = [mt.Tool(name=s['name'], description=s['description'], input_schema=s['inputSchema'], annotations=mt.ToolAnnotations.model_validate(tool_hints(f)))
-             for f,s in zip(skill_tools, tool_schemas('inputSchema'))]
-    for f in skill_tools: _input_schema(f.__name__, False)  # every schema `call_tool` checks against, read from the source once, at start
-    pool = ToolPool(root, timeout, maxmem, workers)  # the root fixed now: a call once its path leads elsewhere is refused
+    def tool(f, s):
+        hints = mt.ToolAnnotations.model_validate(tool_hints(f))
+        return mt.Tool(name=s['name'], description=s['description'], input_schema=s['inputSchema'], annotations=hints)
+    tools = [tool(f, s) for f,s in zip(skill_tools, tool_schemas('inputSchema'))]
+    # every schema `call_tool` checks against, read from the source once, at start
+    for f in skill_tools: _input_schema(f.__name__, False)
+    # the root fixed now: a call once its path leads elsewhere is refused
+    pool = ToolPool(root, timeout, maxmem, workers)
     async def list_tools(ctx, params): return mt.ListToolsResult(tools=tools)
     async def run_tool(ctx, params):
-        txt,err = await pool.acall(params.name, params.arguments)  # in a worker process: the event loop stays free for other calls and cancellations
+        # in a worker process: the event loop stays free for other calls and cancellations
+        txt,err = await pool.acall(params.name, params.arguments)
         return mt.CallToolResult(content=[mt.TextContent(type='text', text=txt)], is_error=err)
     srv = Server('nbdialog', instructions=mcp_instructions, on_list_tools=list_tools, on_call_tool=run_tool)
     async def main(f):
@@ -1214,12 +1520,16 @@ def add_msg_magic(line, # Options: a type, `before=ID` or `after=ID`, `id=ID`, `
                   cell): # The message's text
     "`%%add_msg`: add the cell's body as a message of the current dialog"
     words,kw = _magic_args(line)
-    bad = [w for w in words if w not in smsg_types and w!='export'] + [k for k in kw if k not in ('before', 'after', 'id', 'dlg', 'msg_type')]
-    if bad: raise ValueError(f'%%add_msg: unknown option(s) {", ".join(map(repr, bad))}: expected a type ({", ".join(smsg_types)}), before=, after=, id=, export, dlg=')
+    opts = ('before', 'after', 'id', 'dlg', 'msg_type')
+    bad = [w for w in words if w not in smsg_types and w!='export'] + [k for k in kw if k not in opts]
+    if bad:
+        raise ValueError(f'%%add_msg: unknown option(s) {", ".join(map(repr, bad))}: '
+                         f'expected a type ({", ".join(smsg_types)}), before=, after=, id=, export, dlg=')
     t = kw.pop('msg_type', first(w for w in words if w in smsg_types) or scode)
     m = add_msg(cell.rstrip('\n'), t, export='export' in words, **kw)
     print(f'added {m.preview(100)}')
 
+# %% ../nbs/08_skill.ipynb #1e924a8d
 def nbrun_magic(line): # Ids (or unique prefixes) of code messages to run, or `all`; `dlg=PATH` for another file
     "`%nbrun`: run code messages of the current dialog in this kernel, in dialog order, stopping at the first error"
     from IPython import get_ipython
@@ -1227,8 +1537,11 @@ def nbrun_magic(line): # Ids (or unique prefixes) of code messages to run, or `a
     d = _load(kw.get('dlg'))
     if not words: raise ValueError('%nbrun: name the code messages to run (ids or unique prefixes), or `all`')
     want = {d.msg(w).id for w in words if w!='all'}
-    ms = list(d.select_msgs(all=True)) if 'all' in words else [m for m in d.messages if m.msg_type==scode and m.id in want]  # all: as a run of the notebook would, skipping `#| eval: false`
-    if bad := [m.id for m in d.messages if m.id in want and m.msg_type!=scode]: raise ValueError(f'%nbrun: {", ".join(map(repr, bad))} not code')
+    # all: as a run of the notebook would, skipping `#| eval: false`
+    if 'all' in words: ms = list(d.select_msgs(all=True))
+    else: ms = [m for m in d.messages if m.msg_type==scode and m.id in want]
+    if bad := [m.id for m in d.messages if m.id in want and m.msg_type!=scode]:
+        raise ValueError(f'%nbrun: {", ".join(map(repr, bad))} not code')
     ip,n = get_ipython(),0
     for m in ms:
         r = ip.run_cell(m.content, store_history=False)
@@ -1236,6 +1549,7 @@ def nbrun_magic(line): # Ids (or unique prefixes) of code messages to run, or `a
         n += 1
     print(f'nbrun: {n} ran')
 
+# %% ../nbs/08_skill.ipynb #761162fc
 def load_ipython_extension(ipython): # The running IPython shell
     "Register `%%add_msg` and `%nbrun` (`%load_ext dialog.skill`)"
     ipython.register_magic_function(add_msg_magic, 'cell', 'add_msg')

@@ -406,6 +406,12 @@ def test_srepr_is_repr_with_lone_surrogates_left_as_they_are(o):
     assert sk._surr_re.sub(lambda m: f'\\u{ord(m[0]):04x}', r)==repr(o)
     assert len(sk._surr_re.findall(r))==len(sk._surr_re.findall(json.dumps(o, ensure_ascii=False)))
 
+def test_srepr_keeps_two_keys_that_are_lone_surrogates_apart():
+    "Two dict keys that are different lone surrogates stay two keys in the view (they once became one stand-in and collided)"
+    o = {'\udcff': [], '\ud800': ['\udcff']}
+    r = sk._srepr(o)
+    assert sk._surr_re.sub(lambda m: f'\\u{ord(m[0]):04x}', r)==repr(o) and len(sk._surr_re.findall(r))==3
+
 def test_meta_is_read_and_shown_as_every_text_is_so_a_copy_round_trip_is_exact(tmp_path):
     "A `meta` argument is unwired like content (`x⟨⟨y` is `x⟨y`), and the diff shows it spelt as sent: written back as shown, it stays the same"
     def call(name, **kw): return sk.call_tool(name, dict(kw, dlg='d.ipynb'), root=tmp_path)
