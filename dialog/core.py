@@ -1,8 +1,16 @@
 """Messages, dialogs and attachments: the in-memory model of an LLM conversation kept as a notebook
 
-A *dialog* is a conversation with an LLM that lives in a Jupyter notebook. It mixes markdown notes, code cells that ran and kept their outputs, and prompts that hold a request next to the reply it got. Because it is a notebook, a dialog opens, diffs and goes under version control like any other; Solveit users have worked in this medium daily for a couple of years. This library lifts the format and its model out of Solveit so that any tool can read dialogs, build them, edit them surgically, and turn them into LLM chat history and back.
+A *dialog* is a conversation with an LLM that lives in a Jupyter notebook.
+It mixes markdown notes, code cells that ran and kept their outputs,
+and prompts that hold a request next to the reply it got.
+Because it is a notebook, a dialog opens, diffs and goes under version control like any other;
+Solveit users have worked in this medium daily for a couple of years.
+This library lifts the format and its model out of Solveit so that any tool can read dialogs, build them,
+edit them surgically, and turn them into LLM chat history and back.
 
-This module is the model itself: `Message`, `Dialog` and `Attachment`, with the helpers around them. It imports nothing else of ours. Reading and writing `.ipynb` files is `dialog.ipynb`'s job, and conversion to chat messages is `dialog.chat`'s.
+This module is the model itself: `Message`, `Dialog` and `Attachment`, with the helpers around them.
+It imports nothing else of ours.
+Reading and writing `.ipynb` files is `dialog.ipynb`'s job, and conversion to chat messages is `dialog.chat`'s.
 
 Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 
@@ -156,7 +164,8 @@ def __getitem__(self:Msgs,
     if (m := ix.get(idx)) is not None: return m
     hits = [k for k in ix if isinstance(k, str) and k.startswith(idx)] if idx else []
     if len(hits)==1: return ix[hits[0]]
-    if hits: raise KeyError(f'message id prefix {_q(idx)} is ambiguous: {len(hits)} ids start with it, e.g. {", ".join(map(_q, hits[:3]))}')
+    eg = ", ".join(map(_q, hits[:3]))
+    if hits: raise KeyError(f'message id prefix {_q(idx)} is ambiguous: {len(hits)} ids start with it, e.g. {eg}')
     raise KeyError(f'message id {_q(idx)} not found')
 
 # %% ../nbs/00_core.ipynb #ebfaf8a3
@@ -200,7 +209,8 @@ class Dialog:
         old,v = self._messages,list(v)
         was = set(map(id, old.items))
         for m in v:
-            if id(m) in was: m._auto_id = False # already in this list (a direct edit put it there): its id is known, never redrawn
+            # already in this list (a direct edit put it there): its id is known, never redrawn
+            if id(m) in was: m._auto_id = False
         self._messages = Msgs()
         try: self._add(v, 0)  # the checks every insert makes: ids unique, each message in no other live dialog
         except BaseException: self._messages = old; old._touch(); raise
@@ -217,12 +227,14 @@ def _holds(self:Dialog, m):
 
 @patch
 def _add(self:Dialog, ms, pos):
-    "Insert messages `ms` at `pos`, each in no live dialog, redrawing a colliding random id and refusing a colliding given one"
+    "Insert messages `ms` at `pos`, each in no live dialog"
+    # a colliding random id is redrawn, a colliding given one refused
     ix,new = self.messages._sync(),{}
     for m in ms:
         k,d = m.id,m.dlg
         if new.get(k) is m or (d is not None and d._holds(m)):
-            raise ValueError(f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies')
+            msg = f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies'
+            raise ValueError(msg)
         while k in ix or k in new:
             if not m._auto_id: raise ValueError(f'dialog {_q(self.name)} already has a message with id {_q(k)}')
             m._id = k = rtoken_hex(4)
@@ -275,7 +287,8 @@ def prompt_output(txt:str=''): # The AI's reply, as markdown
 
 # %% ../nbs/00_core.ipynb #cd4256f2
 def _norm_output(m, v, t=None):
-    "A prompt's output given as a string is its reply: wrap it as `prompt_output` (`t`: the message type, when `m` has none yet)"
+    "A prompt's output given as a string is its reply: wrap it as `prompt_output`"
+    # `t`: the message type, when `m` has none yet
     return prompt_output(v) if isinstance(v, str) and (t or m.msg_type)==sprompt else v
 
 def _type_changed(m):
@@ -284,11 +297,13 @@ def _type_changed(m):
     if isinstance(m.output, str): m.output = m.output # renormalize, e.g. a code message turned into a prompt
 
 def _chk_type(m, v, i=None):
-    "`v` if it is one of `smsg_types`, else `ValueError` listing them, naming message `m` (or id `i`, when there is no message yet)"
+    "`v` if it is one of `smsg_types`, else `ValueError` listing them"
+    # the error names message `m` (or id `i`, when there is no message yet)
     if isinstance(v, str) and v in smsg_types: return v
     where = f'message {_q(i)}: ' if (i := i or getattr(m, '_id', None)) else ''
     raise ValueError(f"{where}msg_type {_q(v)} is not one of {', '.join(smsg_types)}")
 
+# %% ../nbs/00_core.ipynb #4073b038
 class _Dep(DepProp):
     "A `DepProp` whose hook runs on every assignment, even of the same (perhaps mutated) object"
     def __set__(self, o, v):
@@ -305,8 +320,10 @@ class _OutDep(_Dep):
         if o._chunks: o._flush()
         super().__set__(o, v)
 
+# %% ../nbs/00_core.ipynb #1a160803
 def _promote(meta_attrs, meta, xtras):
-    "`meta` without the keys `meta_attrs` promotes, which go to `xtras` (a keyword given wins); each promoted attribute defaults to None"
+    "`meta` without the keys `meta_attrs` promotes, which go to `xtras` (a keyword given wins)"
+    # each promoted attribute defaults to None
     meta = {} if meta is None else meta
     if meta_attrs and not meta.keys().isdisjoint(meta_attrs.values()):
         meta = dict(meta)  # the caller's dict is left as it was
@@ -315,8 +332,17 @@ def _promote(meta_attrs, meta, xtras):
     for a in meta_attrs: xtras.setdefault(a, None)
     return meta
 
+def _own_descs(cls):
+    "Does Message subclass `cls` keep `Message`'s own descriptors for type, content and output?"
+    return cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output
+
 def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own=True):
-    "The attributes `Message.__init__` gives a new `cls` message, as one dict: its id (4 random hex bytes when None, marked redrawable), type (checked), content, output (a prompt's reply given as a string, wrapped), attachments (a new list) and metadata, less the keys `cls.meta_attrs` promotes, which move to `xtras` for the caller to set; `own=False`: `cls` has descriptors of its own for type, content or output, so those are left to the caller to assign through them"
+    "The attributes `Message.__init__` gives a new `cls` message, as one dict"
+    # its id (4 random hex bytes when None, marked redrawable), type (checked), content,
+    # output (a prompt's reply given as a string, wrapped), attachments (a new list) and metadata,
+    # less the keys `cls.meta_attrs` promotes, which move to `xtras` for the caller to set.
+    # `own=False`: `cls` has descriptors of its own for type, content or output,
+    # so those are left to the caller to assign through them
     st = {'_id': rtoken_hex(4), '_auto_id': True} if id is None else {'_id': str(id)}
     if own:
         st['_msg_type'] = t = _chk_type(None, msg_type, st['_id'])
@@ -327,9 +353,11 @@ def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own
 # %% ../nbs/00_core.ipynb #ff5809cb
 class Message:
     "An ipynb cell, or Solveit message (which adds the `prompt` type)"
-    meta_attrs = {} # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
+    # Attribute name -> cell metadata key, promoted to attributes on construction and read, demoted on write
+    meta_attrs = {}
     execution_count = None
-    # defaults live on the class: a message's `__dict__` holds only what differs (read, copied and pickled by the thousand)
+    # defaults live on the class: a message's `__dict__` holds only what differs
+    # (read, copied and pickled by the thousand)
     _chunks,_auto_id,_dlg,_ai_rend,_displays,_clear_wait = None,False,None,None,None,False
     content = _Dep(lambda m: m.clear_inp_cache())
     output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
@@ -346,9 +374,10 @@ class Message:
                  **xtras):
         "A message; `xtras` become attributes: those named in `meta_attrs`, `execution_count`, or any other"
         cls = type(self)
-        own = cls is Message or cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output
+        own = cls is Message or _own_descs(cls)
         st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own)
-        if cls is Message: self.__dict__ = st  # a new message (`Message(...)` always makes one): these are all its attributes
+        # a new message (`Message(...)` always makes one): these are all its attributes
+        if cls is Message: self.__dict__ = st
         else:
             for k,v in st.items(): setattr(self, k, v)  # through any slot or descriptor of a subclass's
         if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
@@ -403,7 +432,8 @@ def _set_rend(self, v):
     "Cache `v` as the render for the AI"
     self._ai_rend = v
 
-Message.ai_rend = property(_get_rend, _set_rend, doc="This message as text for the AI, cached by `dialog.chat`; None when not rendered yet: `clear_out_cache` and `clear_inp_cache` drop it")
+_rend_doc = "This message as text for the AI, cached by `dialog.chat`; None when not rendered yet"
+Message.ai_rend = property(_get_rend, _set_rend, doc=_rend_doc)
 
 # %% ../nbs/00_core.ipynb #44fbe0cb
 def _get_dlg(self):
@@ -414,7 +444,7 @@ def _set_dlg(self, d):
     "Point this message at dialog `d` (or None), weakly"
     self._dlg = None if d is None else weakref.ref(d)
 
-Message.dlg = property(_get_dlg, _set_dlg, doc="The `Dialog` this message belongs to, or None; a weak reference, so it doesn't keep the dialog alive")
+Message.dlg = property(_get_dlg, _set_dlg, doc="The `Dialog` this message belongs to, or None")
 
 # %% ../nbs/00_core.ipynb #0ac92e93
 def _is_ai_res(o):
@@ -429,7 +459,8 @@ def _set_ai_res(self, txt):
     "Replace the reply with `txt`, keeping any other outputs after it"
     self.output = prompt_output(txt) + [o for o in self.output or () if not _is_ai_res(o)]
 
-Message.ai_res = property(_get_ai_res, _set_ai_res, doc="The AI's reply held by a prompt message ('' when there is none); settable")
+_ai_res_doc = "The AI's reply held by a prompt message ('' when there is none)"
+Message.ai_res = property(_get_ai_res, _set_ai_res, doc=_ai_res_doc)
 
 # %% ../nbs/00_core.ipynb #b5f62ddd
 def _esc(s):
@@ -457,7 +488,8 @@ def summ(self:Message):
 # %% ../nbs/00_core.ipynb #0ec3e270
 @patch
 def _xtras(self:Message):
-    "Public attributes beyond the core fields that are set (not None): `meta_attrs`, `execution_count`, and any extra keywords"
+    "Public attributes beyond the core fields that are set (not None)"
+    # `meta_attrs`, `execution_count`, and any extra keywords
     return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
 
 @patch
@@ -471,7 +503,8 @@ Message.__repr__ = Message._repr_markdown_
 
 # %% ../nbs/00_core.ipynb #73cc7f23
 def _trunc_esc(s, n):
-    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never between a backslash and the character it escapes"
+    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape"
+    # never between a backslash and the character it escapes
     res = truncstr(s, n)
     if len(res)==len(s) and res==s: return res
     body = res[:-1]
@@ -503,13 +536,13 @@ def _meta_flag(key):
         else: o.meta.pop(key, None)
     return _get,_set
 
-Message.skipped = property(*_meta_flag('skipped'), doc="Is this message skipped (left out of what the AI sees)? Kept in `meta['skipped']`; settable")
-Message.pinned = property(*_meta_flag('pinned'), doc="Is this message pinned (kept when history is trimmed)? Kept in `meta['pinned']`; settable")
+Message.skipped = property(*_meta_flag('skipped'), doc="Is this message skipped (left out of what the AI sees)?")
+Message.pinned = property(*_meta_flag('pinned'), doc="Is this message pinned (kept when history is trimmed)?")
 
 # %% ../nbs/00_core.ipynb #4f31123a
 @patch
 def update(self:Message, **kwargs):
-    "Assign the attributes in `kwargs`, skipping `UNSET` values (`export` sets `exported`); refuses names the message doesn't have"
+    "Assign the attributes in `kwargs`, skipping `UNSET` values (`export` sets `exported`)"
     if bad := [k for k in kwargs if k!='export' and k not in self.meta_attrs and not hasattr(self, k)]:
         raise ValueError(f'message {_q(self.id)}: update got unknown attribute(s) {", ".join(map(repr, bad))}')
     for k,v in kwargs.items():
@@ -523,15 +556,16 @@ def insert_msgs(self:Dialog,
                 idx:int=-1, # Insert position; -1 appends
                 after=None, # Insert after this `Message` or id
                 before=None): # Insert before this `Message` or id
-    "Insert `msgs` themselves at `idx` (-1 appends), or just after or before a message or id; `KeyError` if that message isn't here"
+    "Insert `msgs` themselves at `idx` (-1 appends), or just after or before a message or id"
     if after is not None or before is not None:
         ref = after if after is not None else before
-        if (i := self.messages._pos(ref)) is None: raise KeyError(f"dialog {_q(self.name)} has no message {_q(getattr(ref, 'id', ref))}")
+        if (i := self.messages._pos(ref)) is None:
+            raise KeyError(f"dialog {_q(self.name)} has no message {_q(getattr(ref, 'id', ref))}")
         idx = i + (after is not None)
     elif idx==-1: idx = len(self.messages)
     return Msgs(self._add(list(msgs), idx))
 
-
+# %% ../nbs/00_core.ipynb #0beb9f18
 @patch
 def mk_message(self:Dialog,
                content:str, # Message text
@@ -542,7 +576,7 @@ def mk_message(self:Dialog,
                output='', # Output list; code messages also accept a JSON string
                export:bool=False, # Mark the message exported, with an nbdev `#| export` directive
                **kwargs):
-    "Make new message and insert it into notebook before/after specified cell, or at `idx` (appended by default); `kwargs` go to `msg_cls`"
+    "Make a new message (`kwargs` go to `msg_cls`) and insert it as `insert_msgs` does"
     _chk_type(None, msg_type)
     if msg_type==scode and isinstance(output, str) and output: output = json.loads(output)
     m = self.msg_cls(content, output=output, msg_type=msg_type, **kwargs)
@@ -572,8 +606,10 @@ def __getitem__(self:Dialog,
 @patch
 def msg(self:Dialog,
         id:str): # A message id, or a unique prefix of one
-    "The message whose id is, or uniquely starts with, `id`: never a position (a number is a `TypeError`), so a JSON number can't name the first or last message"
-    if not isinstance(id, str): raise TypeError(f'a message id is a string, not {type(id).__name__} {str(id)[:60]}: messages are named by id (or a unique prefix), never by position')
+    "The message whose id is, or uniquely starts with, `id`: never a position"
+    if not isinstance(id, str):
+        raise TypeError(f'a message id is a string, not {type(id).__name__} {str(id)[:60]}: '
+                        'messages are named by id (or a unique prefix), never by position')
     return self.messages[id]
 
 # %% ../nbs/00_core.ipynb #76dffbc6
@@ -589,7 +625,7 @@ def mk_messages(self:Dialog,
                 msgs, # The messages to copy, e.g. from a clipboard
                 after=None, # Insert after this `Message` or id
                 before=None): # Insert before this `Message` or id
-    "Insert copies of `msgs` (built through `msg_cls`, with fresh ids), one after another, after/before a specific message, or at the end"
+    "Insert copies of `msgs` (built through `msg_cls`, with fresh ids), after or before a message, or at the end"
     return self.insert_msgs([_dup(m, self.msg_cls) for m in msgs], after=after, before=before)
 
 # %% ../nbs/00_core.ipynb #2a532d6f
@@ -607,7 +643,8 @@ def _step(self:Message, step, pred):
     ms = self.dlg.messages if self.dlg is not None else None
     if ms is None or (i := ms._pos(self)) is None: return None
     its = ms.items
-    return next((its[j] for j in (range(i+1, len(its)) if step>0 else range(i-1, -1, -1)) if pred is None or pred(its[j])), None)
+    js = range(i+1, len(its)) if step>0 else range(i-1, -1, -1)
+    return next((its[j] for j in js if pred is None or pred(its[j])), None)
 
 @patch
 def next(self:Message,
@@ -631,7 +668,8 @@ def remove_msgs(self:Dialog,
     for o in listify(msgs):
         k = getattr(o, 'id', o)
         if (m := ix.get(k)) is None: raise KeyError(f'dialog {_q(self.name)} has no message {_q(k)}')
-        if m is not o and self.messages._dups and any(x is o for x in self.messages.items): m = o  # that very message, not its id's first
+        # that very message, not its id's first
+        if m is not o and self.messages._dups and any(x is o for x in self.messages.items): m = o
         ms[id(m)] = m
     ms = list(ms.values())
     self.messages._cut(ms)
@@ -697,7 +735,7 @@ def header_level(self:Message):
 # %% ../nbs/00_core.ipynb #3637b91b
 def section_msgs(ms, # The messages to look in: `dlg.messages`, or a filtered list
                  head): # The message that opens the section
-    "`head` plus its section in `ms`: messages until the next heading of the same or higher level; `KeyError` if `head` isn't in `ms`"
+    "`head` plus its section in `ms`: messages until the next heading of the same or higher level"
     ms = list(ms)
     i = next((j for j,m in enumerate(ms) if m is head), None)
     if i is None: raise KeyError(f'message {_q(getattr(head, "id", head))} is not among the messages given')
@@ -710,7 +748,8 @@ def section_msgs(ms, # The messages to look in: `dlg.messages`, or a filtered li
 @patch(as_prop=True)
 def has_error(self:Message):
     "Do this message's outputs include an `error`?"
-    return isinstance(self.output, list) and any(isinstance(o, dict) and o.get('output_type')=='error' for o in self.output)
+    outs = self.output
+    return isinstance(outs, list) and any(isinstance(o, dict) and o.get('output_type')=='error' for o in outs)
 
 # %% ../nbs/00_core.ipynb #37ab81a2
 def get_output_mds(output): # A message's output list (or None)
@@ -749,7 +788,8 @@ def mk_dispdata(data:dict, # The mime bundle: {mimetype: value}
                 metadata=None, # The output's metadata dict
                 display_id=None): # An id that a later `update_display_data` can target
     "A `display_data` iopub message; `display_id` lets a later `update_display_data` replace it"
-    return mk_jmsg('display_data', metadata or {}, data=data, transient=dict(display_id=display_id) if display_id else {})
+    transient = dict(display_id=display_id) if display_id else {}
+    return mk_jmsg('display_data', metadata or {}, data=data, transient=transient)
 
 # %% ../nbs/00_core.ipynb #1dfe6b50
 def mk_execresult(data:dict, # The result's mime bundle: {mimetype: value}
@@ -763,13 +803,15 @@ _out_types = {'stream','display_data','execute_result','error'}
 _skip_toks = (tokenize.ENDMARKER, tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.DEDENT, tokenize.INDENT)
 
 def _suppressed(src, maxlen=4096):
-    "Does python source `src` end with a semicolon, which hides a cell's result (as IPython does)? Tokenizes only its end"
+    "Does python source `src` end with a semicolon, which hides a cell's result (as IPython does)?"
+    # tokenizes only its end
     if ';' not in src: return False
     lines,n = src.rstrip().split('\n'),1
     while True:  # the last logical line: grow the tail until it tokenizes and holds a real token
         tail = '\n'.join(lines[-n:])
         try:
-            t = next((t for t in reversed(list(tokenize.generate_tokens(io.StringIO(tail).readline))) if t.type not in _skip_toks), None)
+            toks = reversed(list(tokenize.generate_tokens(io.StringIO(tail).readline)))
+            t = next((t for t in toks if t.type not in _skip_toks), None)
             if t is not None: return t.string==';'
         except (tokenize.TokenError, SyntaxError, IndentationError): pass
         if n>=len(lines) or len(tail)>maxlen: return False
@@ -884,7 +926,8 @@ def _set_exported(self, v):
             rest = {k:o for k,o in nbd.items() if k not in _exp_names}
             self.meta = {k:o for k,o in self.meta.items() if k!='nbdev'} | ({'nbdev': rest} if rest else {})
 
-Message.exported = property(_get_exported, _set_exported, doc="Is this message exported, by a directive in its content or by its metadata? Setting false clears both; true writes the directive")
+_exported_doc = "Is this message exported, by a directive in its content or by its metadata?"
+Message.exported = property(_get_exported, _set_exported, doc=_exported_doc)
 
 # %% ../nbs/00_core.ipynb #d0b30c74
 def msgs2py(msgs): # The messages to take code from
@@ -912,7 +955,7 @@ def copy_export(s:str, # The content to give the directive to
 # %% ../nbs/00_core.ipynb #02c585b2
 @patch(as_prop=True)
 def directives(self:Message):
-    "The nbdev directives of this message, `{name: value}`: from `meta['nbdev']` and the content's opening comments (which win)"
+    "The nbdev directives of this message, `{name: value}`, from its metadata and its content"
     return _meta_dirs(self.meta) | mk_cell(self.content, id='_').directives
 
 # %% ../nbs/00_core.ipynb #2f85f748
@@ -963,7 +1006,7 @@ def _split_dirs(s):
 
 def merge_parts(msgs, # The messages to merge, in order
                 mtype:str=None): # The merged message's type; the first message's if None
-    "`(content, meta)` of the message made by merging `msgs`: their `merge_content`s, directives gathered at the top, and `merge_metas`"
+    "`(content, meta)` of the message made by merging `msgs`"
     msgs = list(msgs)
     if not msgs: return '', {}
     mtype = mtype or msgs[0].msg_type
@@ -977,9 +1020,10 @@ def merge_parts(msgs, # The messages to merge, in order
 # %% ../nbs/00_core.ipynb #0a0b1a65
 @patch
 def cell_meta(self:Message):
-    "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out); hosts override it"
+    "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out)"
     meta = self.meta
-    if type(meta) is not dict and not isinstance(meta, dict): raise CellError(f'meta must be a dict, not {type(meta).__name__}')
+    if type(meta) is not dict and not isinstance(meta, dict):
+        raise CellError(f'meta must be a dict, not {type(meta).__name__}')
     if not self.meta_attrs: return meta
     promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
     return meta | promoted if promoted else meta
@@ -990,7 +1034,8 @@ def _get_form(self):
     return self.__dict__.get('_ipynb') or {}
 
 def _form_attrs(d, i):
-    "The attribute that keeps cell form `d` of message `i`, as a dict (`{}` for an empty or None form); `ValueError` for a form that isn't a dict"
+    "The attribute that keeps cell form `d` of message `i`, as a dict (`{}` for an empty or None form)"
+    # a form that isn't a dict is a `ValueError`
     if not d: return {}
     if not isinstance(d, dict): raise ValueError(f'message {_q(i)}: ipynb_form must be a dict, not {type(d).__name__}')
     return {'_ipynb': dict(d)}
@@ -1001,7 +1046,8 @@ def _set_form(self, d):
     self.__dict__.pop('_ipynb', None)
     for k,v in fa.items(): setattr(self, k, v)
 
-Message.ipynb_form = property(_get_form, _set_form, doc="How this message's cell was written in the file it was read from, so an unedited message is rewritten byte for byte: `legacy` (a legacy markdown prompt), `bare` (a prompt source of exactly `%%prompt`), `mark` (a `solveit_ai` value other than true), `atts` (an empty attachments object); `{}` for a new message. The reader sets it")
+_form_doc = "How this message's cell was written in the file it was read from; `{}` for a new message"
+Message.ipynb_form = property(_get_form, _set_form, doc=_form_doc)
 
 # %% ../nbs/00_core.ipynb #9f811177
 @patch(cls_method=True)
@@ -1010,11 +1056,13 @@ def state_of(cls:Message,
              output='', id=None, msg_type:str=scode, attachments=None, meta=None,
              ipynb_form=None, # The cell form to remember (see `ipynb_form`)
              **xtras): # Other attributes, as the constructor takes them
-    "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog, made by `__init__`'s own rules without building the message (but for an attribute it sets through a descriptor, e.g. a `meta_attrs` name that is a property: then the message's own): for a reader that hands messages to another process as plain data. `Message` itself only: a subclass's `__init__` may do more"
+    "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog"
     if cls is not Message: raise TypeError(f'state_of builds the state of a Message itself, not of {cls.__name__}')
     if 'dlg' in xtras: raise TypeError('state_of gives the state of a message in no dialog: it takes no dlg')
-    if not (_plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs)) and not _all_plain([*xtras, *cls.meta_attrs]):
-        m = cls(content, output=output, id=id, msg_type=msg_type, attachments=attachments, meta=meta, **xtras)  # one set through a descriptor (e.g. a promoted `pinned`): the message itself
+    known = _plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs)
+    if not known and not _all_plain([*xtras, *cls.meta_attrs]):
+        # one set through a descriptor (e.g. a promoted `pinned`): the message itself
+        m = cls(content, output=output, id=id, msg_type=msg_type, attachments=attachments, meta=meta, **xtras)
         m.ipynb_form = ipynb_form
         return vars(m)
     st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras)
@@ -1024,12 +1072,15 @@ def state_of(cls:Message,
         st.pop('_ipynb', None); st.update(fa)
     return st
 
-_plain_attrs = set() # Names `_all_plain` found `Message` has no descriptor for: each checked once (`state_of` runs once per message read)
+# Names `_all_plain` found `Message` has no descriptor for: each checked once (`state_of` runs once per message read)
+_plain_attrs = set()
 
 def _all_plain(names):
-    "Is each of `names` a plain attribute of `Message`, one `setattr` stores as it is (no descriptor in its class or their bases)?"
+    "Is each of `names` a plain attribute of `Message`, one `setattr` stores as it is?"
+    # plain: no descriptor in its class or their bases
     for k in names:
-        if hasattr(type(next((c.__dict__[k] for c in Message.__mro__ if k in c.__dict__), None)), '__set__'): return False
+        found = next((c.__dict__[k] for c in Message.__mro__ if k in c.__dict__), None)
+        if hasattr(type(found), '__set__'): return False
     _plain_attrs.update(names)
     return True
 
@@ -1039,8 +1090,11 @@ _cell_types = {snote:'markdown', scode:'code', sprompt:'code', sraw:'raw'}
 
 def _att_bundle(a):
     "Attachment `a` as `{mime: base64}`, keeping the base64 text it was read as while its bytes are unchanged"
-    if not isinstance(a, Attachment) or not isinstance(a.data, bytes) or not isinstance(a.content_type, str) or not isinstance(a.id, str):
-        raise CellError(f'attachment {_q(getattr(a, "id", a))} must be an Attachment with bytes data, a str content_type and a str id')
+    if not (isinstance(a, Attachment) and isinstance(a.data, bytes)
+            and isinstance(a.content_type, str) and isinstance(a.id, str)):
+        msg = (f'attachment {_q(getattr(a, "id", a))} must be an Attachment '
+               'with bytes data, a str content_type and a str id')
+        raise CellError(msg)
     read = getattr(a, '_b64', None)
     return {a.content_type: read[2]} if read and read[0] is a.data and read[1]==a.content_type else a.todict()
 
@@ -1055,14 +1109,18 @@ def _att_bundles(m):
 
 def _legacy_fits(m, out):
     "Can prompt `m` be written as the legacy markdown cell it was read from, losing nothing?"
-    return (m.execution_count is None and SEP not in m.content and
-            (not out or (len(out)==1 and out[0]==dict(output_type='display_data', metadata={'is_ai_res': True}, data={'text/markdown': m.ai_res}))))
+    if m.execution_count is not None or SEP in m.content: return False
+    if not out: return True
+    if len(out)!=1: return False
+    return out[0]==dict(output_type='display_data', metadata={'is_ai_res': True}, data={'text/markdown': m.ai_res})
 
+# %% ../nbs/00_core.ipynb #1bcaa4db
 @patch
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
     mt,src,cid,out = self.msg_type,self.content,self.id,self.output
-    if not isinstance(mt, str) or mt not in _cell_types: raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
+    if not isinstance(mt, str) or mt not in _cell_types:
+        raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
     if type(src) is not str:
         if not isinstance(src, str): raise CellError(f'content must be a str, not {type(src).__name__}')
         src = str.__str__(src)
@@ -1070,8 +1128,11 @@ def to_cell(self:Message):
         if not isinstance(cid, str): raise CellError(f'id must be a str, not {type(cid).__name__}')
         cid = str.__str__(cid)
     meta = self.cell_meta()
-    if type(meta) is not dict and not isinstance(meta, dict): raise CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
-    if mt==scode: return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=_outs(out), execution_count=self.execution_count)
+    if type(meta) is not dict and not isinstance(meta, dict):
+        raise CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
+    n = self.execution_count
+    if mt==scode:
+        return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=_outs(out), execution_count=n)
     form = self.ipynb_form
     if mt==sprompt:
         out = _outs(out)
@@ -1079,7 +1140,7 @@ def to_cell(self:Message):
         meta = meta | {'solveit_ai': form.get('mark', True)}
         if not (form.get('legacy') and _legacy_fits(self, out)):
             src = prompt_mark + ('' if not src and form.get('bare') else '\n'+src)
-            return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=out, execution_count=self.execution_count)
+            return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=out, execution_count=n)
         res = dict(cell_type='markdown', id=cid, metadata=meta, source=src + (SEP+self.ai_res if out else ''))
     elif out: raise CellError(f'a {mt} message must not carry output')
     elif self.execution_count is not None: raise CellError(f'a {mt} message must not carry an execution_count')
@@ -1097,18 +1158,26 @@ def _outs(out):
 # %% ../nbs/00_core.ipynb #a0b028c0
 _key_names = dict(metadata='meta', outputs='output', source='content')
 
-def _cell_out(m, pad='  '):
-    "`(text, attachments to home)` of message `m`'s cell, nested at `pad` (attachments None for a cell that keeps its own): every check the writer makes, or `ValueError`"
+def _msg_cell(m):
+    "`(cell, attachments to home)` of message `m`: its cell dict, with every check the writer makes but the JSON's"
+    # attachments None for a cell that keeps its own; a failed check is a `ValueError`
     c = chk_cell(m.to_cell(), join=False)
     if (kind := cell_kind(c))!=m.msg_type:
-        raise CellError(f"a {m.msg_type} message whose cell would read back as a {kind} (check its 'solveit_ai' metadata and content)")
+        msg = (f"a {m.msg_type} message whose cell would read back as a {kind} "
+               "(check its 'solveit_ai' metadata and content)")
+        raise CellError(msg)
     home = (_att_bundles(m) if m.attachments else {}) if c['cell_type']=='code' else None
+    return c,home
+
+def _cell_out(m, pad='  '):
+    "`(text, attachments to home)` of message `m`'s cell, nested at `pad`: every check the writer makes"
+    c,home = _msg_cell(m)
     return cell_json(c, pad, _key_names),home
 
 # %% ../nbs/00_core.ipynb #abfbfea9
 @patch
 def validate(self:Message):
-    "Raise `ValueError` if this message can't be written as it is (what `write_ipynb` would refuse); returns self if fine"
+    "This message, checked as `write_ipynb` checks it: `ValueError` if it can't be written as it is"
     try: _cell_out(self)
     except ValueError as e: raise ValueError(f'message {_q(getattr(self, "id", None))}: {e}') from None
     return self
@@ -1117,7 +1186,7 @@ def validate(self:Message):
 @contextmanager
 def explain_malformed(m:Message, # The message being read
                       what:str='read'): # What was being done, for the error: 'shown', 'rendered for the AI', ...
-    "Within the block, a `TypeError`, `AttributeError` or `KeyError` (what reading a malformed message raises) becomes `m.validate()`'s `ValueError`, or, if `m` is valid, one saying `m` cannot be `what`"
+    "Turn the error reading a malformed message `m` raises in the block into a `ValueError` saying what is wrong"
     try: yield
     except (TypeError, AttributeError, KeyError) as e:
         m.validate()
@@ -1125,47 +1194,61 @@ def explain_malformed(m:Message, # The message being read
 
 # %% ../nbs/00_core.ipynb #e15f5bc1
 def _nb_meta(dlg, homes):
-    "The notebook metadata to write: the dialog's, with the attachments `homes` of its code cells (id -> attachments) homed by cell id"
+    "The notebook metadata to write: the dialog's, with the attachments `homes` of its code cells homed by cell id"
+    # `homes`: cell id -> attachments
     if not isinstance(dlg.meta, dict): raise CellError(f'meta must be a dict, not {type(dlg.meta).__name__}')
     prev = dlg.meta.get('attachments', {})
     if not isinstance(prev, dict) or not all(isinstance(v, dict) for v in prev.values()):
         raise CellError("dialog meta 'attachments' must map cell ids to attachments")
     if clash := first(k for k in prev if k in homes):
-        raise CellError(f"dialog meta 'attachments' holds attachments for code message {_q(clash)}, which would take them when read: attach them to it")
+        msg = (f"dialog meta 'attachments' holds attachments for code message {_q(clash)}, "
+               "which would take them when read: attach them to it")
+        raise CellError(msg)
     home = prev | {k:v for k,v in homes.items() if v}
-    meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | ({'attachments': home} if home or 'attachments' in dlg.meta else {})
+    atts = {'attachments': home} if home or 'attachments' in dlg.meta else {}
+    meta = {k:v for k,v in dlg.meta.items() if k!='attachments'} | atts
     chk_meta(meta, 'notebook', 'dialog meta')
     return meta
+
+def _where(i, m): return f'message {i} (id {_q(getattr(m, "id", None))})'
 
 @patch
 def nb_text(self:Dialog,
             msgs=None): # The messages to write, if not all of `messages`
-    "The exact text of this dialog as an ipynb file, as `write_ipynb` writes it: every check `validate` and the writer make"
+    "The exact text of this dialog as an ipynb file, as `write_ipynb` writes it, after every check"
     msgs = self.messages if msgs is None else msgs
     cells,homes,seen = [],{},{}
     for i,m in enumerate(msgs):
         try:
-            txt,home = _cell_out(m)
+            c,home = _msg_cell(m)
             if m.id in seen: raise CellError(f'duplicate message id {_q(m.id)} (message {seen[m.id]} has it too)')
-        except ValueError as e: raise ValueError(f'message {i} (id {_q(getattr(m, "id", None))}): {e}') from None
+        except ValueError as e: raise ValueError(f'{_where(i, m)}: {e}') from None
         seen[m.id] = i
-        cells.append(txt)
+        cells.append(c)
         if home is not None: homes[m.id] = home
-    try: return nb_json(cells, _nb_meta(self, homes))
+    try: meta = _nb_meta(self, homes)
+    except ValueError as e: raise ValueError(f'dialog {_q(self.name)}: {e}') from None
+    # the `fast` extra, when it is installed and every value suits it
+    if (txt := nb_fast(cells, meta)) is not None: return txt
+    for i,(m,c) in enumerate(zip(msgs, cells)):
+        try: cells[i] = cell_json(c, '  ', _key_names)
+        except ValueError as e: raise ValueError(f'{_where(i, m)}: {e}') from None
+    try: return nb_json(cells, meta)
     except ValueError as e: raise ValueError(f'dialog {_q(self.name)}: {e}') from None
 
 # %% ../nbs/00_core.ipynb #9c94d911
 @patch
 def validate(self:Dialog):
-    "Raise `ValueError` if this dialog can't be written as it is (what `write_ipynb` would refuse); returns self if fine"
+    "This dialog, checked as `write_ipynb` checks it: `ValueError` if it can't be written as it is"
     self.nb_text()
     return self
 
 # %% ../nbs/00_core.ipynb #fe683ae7
 @patch(as_prop=True)
 def nb_meta(self:Dialog):
-    "The notebook metadata this dialog writes: `meta`, with its code messages' attachments homed under `attachments` by cell id"
-    return _nb_meta(self, {m.id: _att_bundles(m) for m in self.messages if m.attachments and m.to_cell()['cell_type']=='code'})
+    "The notebook metadata this dialog writes: `meta`, with its code messages' attachments"
+    homes = {m.id: _att_bundles(m) for m in self.messages if m.attachments and m.to_cell()['cell_type']=='code'}
+    return _nb_meta(self, homes)
 
 # %% ../nbs/00_core.ipynb #c2638fd8
 def ruuid4():
@@ -1202,14 +1285,15 @@ def from_b64(cls:Attachment,
              b64:str, # The base64 text, as a file holds it (whitespace is ignored)
              content_type:str, # Its mime type, e.g. 'image/png'
              id:str=''): # Its name, kept as given (even '')
-    "An attachment decoded from `b64`, which it writes back as it was while its data and type are unchanged; `ValueError` if `b64` isn't base64"
+    "An attachment decoded from `b64`, which it writes back as it was while its data and type are unchanged"
     data = base64.b64decode(''.join(b64.split()), validate=True)
     res = cls(data, content_type, id)
     res.id,res._b64 = id,(data, content_type, b64)
     return res
 
 # %% ../nbs/00_core.ipynb #e064444d
-tiny_png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII=')
+_tiny_png_b64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR4nGNgAAIAAAUAAXpeqz8AAAAASUVORK5CYII='
+tiny_png = base64.b64decode(_tiny_png_b64)
 
 # %% ../nbs/00_core.ipynb #38a42661
 @patch
@@ -1221,7 +1305,8 @@ def todict(self:Attachment):
 @patch
 def todict(self:Message):
     "This message as plain, JSON-ready data"
-    res = dict(id=self.id, msg_type=self.msg_type, content=self.content, output=self.output, meta=self.meta) | self._xtras()
+    res = dict(id=self.id, msg_type=self.msg_type, content=self.content, output=self.output, meta=self.meta)
+    res |= self._xtras()
     if self.attachments: res['attachments'] = {a.id:a.todict() for a in self.attachments}
     return res
 
@@ -1238,7 +1323,8 @@ def _code_id(cells, k):
     if k in ids: return k
     hits = [i for i in ids if isinstance(k, str) and k and i.startswith(k)]
     if len(hits)==1: return hits[0]
-    if hits: raise KeyError(f'code message id prefix {_q(k)} is ambiguous: {len(hits)} ids start with it, e.g. {", ".join(map(_q, hits[:3]))}')
+    eg = ", ".join(map(_q, hits[:3]))
+    if hits: raise KeyError(f'code message id prefix {_q(k)} is ambiguous: {len(hits)} ids start with it, e.g. {eg}')
     raise KeyError(f'no code message has id {_q(k)}')
 
 @patch
@@ -1248,11 +1334,13 @@ def select_msgs(self:Dialog,
                 below:bool=False, # Also every code message below each one named
                 all:bool=False, # Every code message (`ids` are ignored)
                 exported:bool=False, # Only messages with an `export` or `exports` directive
-                default_eval:bool=True, # Whether a message without an `eval` directive (its own or the frontmatter's) runs
+                default_eval:bool=True, # Does a message without an `eval` directive run?
                 ignore_eval:bool=False): # Run every message selected, whatever its `eval` directive says
-    "The code messages a non-interactive run executes, in order, from those named in `ids` (or all): fastcore's `select_cells` rules over this dialog as a notebook"
+    "The code messages a non-interactive run executes, in order, from those named in `ids` (or all)"
     if not all and not ids: raise ValueError('select_msgs needs message ids, or all=True')
-    nb = dict2nb(cells=[dict(cell_type=c['cell_type'], id=c['id'], source=c['source'], metadata=c['metadata']) for c in (m.to_cell() for m in self.messages)],
+    cells = [dict(cell_type=c['cell_type'], id=c['id'], source=c['source'], metadata=c['metadata'])
+             for c in (m.to_cell() for m in self.messages)]
+    nb = dict2nb(cells=cells,
                  metadata={k:v for k,v in self.meta.items() if k=='nbdev'}, nbformat=4, nbformat_minor=5)
     code = [c for c in nb.cells if c.cell_type=='code']
     pos,anchors = {c.id:i for i,c in enumerate(code)},set()
@@ -1271,7 +1359,7 @@ def select_msgs(self:Dialog,
 @contextmanager
 def needs_extra(extra:str, # The extra that installs what the block imports, e.g. 'data'
                 what:str): # What needs which package, e.g. 'tables and Parquet need pyarrow'
-    "Turn an `ImportError` in the block into one that says what needs the missing package and which extra installs it (the original error its cause)"
+    "Turn an `ImportError` in the block into one that says what needs the missing package and which extra installs it"
     try: yield
     except ImportError as e:
         why = '' if isinstance(e, ModuleNotFoundError) else f' (it is there but fails to import: {e})'
