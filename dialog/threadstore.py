@@ -88,6 +88,7 @@ def _init(self:DialogThreadStore):
 @patch
 async def _ensure_initialized(self:DialogThreadStore): self._init()
 
+# %% ../nbs/03s_threadstore.ipynb #3d41a160
 @patch(cls_method=True)
 async def create(cls:DialogThreadStore,
                  path, # The folder that holds the threads' files
@@ -415,6 +416,7 @@ def _recents(self:DialogThreadStore):
     if self._rec is None: self._rec = sorted(self._ordered(), key=_recent)
     return self._rec
 
+# %% ../nbs/03s_threadstore.ipynb #25e9262e
 @patch
 async def list_recent(self:DialogThreadStore,
                       limit:int=None): # How many threads at most (None: all)
@@ -428,6 +430,7 @@ async def find_by_attributes(self:DialogThreadStore,
     "Threads whose attributes have these values, in the order they were first saved"
     with self._mu: return self._answer(lambda: [e for e in self._ordered() if all(e['a'].get(k)==v for k,v in attributes.items())])
 
+# %% ../nbs/03s_threadstore.ipynb #d4bb7a1f
 @patch
 async def find_by_platform(self:DialogThreadStore,
                            platform_name:str, # A platform (`slack`, `discord`, ...)
@@ -460,6 +463,7 @@ async def find_messages_by_attribute(self:DialogThreadStore,
         return [e for e in self._ordered() if any(_has(AttrDict(attributes=a, platforms=p), parts, value) for _,a,p in e['ma'])]
     with self._mu: return [m for t in self._answer(pick) for m in t.messages if _has(m, parts, value)]
 
+# %% ../nbs/03s_threadstore.ipynb #e72b0198
 @patch
 async def get_thread_by_message_id(self:DialogThreadStore,
                                    message_id:str): # A message's id

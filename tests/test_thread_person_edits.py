@@ -1,4 +1,4 @@
-"""The "What a person may edit" table of dialog.thread, row by row: one test per row, named for it, doing what a person does in Jupyter or Solveit
+"""The "What a person may edit" table of dialog.thread_sync (`person_edits`), row by row: one test case per row, checked by `row_<key>`, doing what a person does in Jupyter or Solveit
 straight on the file's JSON (or through `read_ipynb` where Solveit would), then reading the thread back. Other files test each row more deeply."""
 import base64, json
 from pathlib import Path
@@ -8,6 +8,7 @@ from dialog.ipynb import read_ipynb, DialogConflictError
 from dialog.chat import tool_block
 from thread_cases import building
 import dialog.thread as ours
+from dialog.thread_sync import person_edits
 from hypothesis import HealthCheck
 from thread_cases import T0
 from thread_cases import _ts
@@ -44,7 +45,7 @@ def set_reply(c, md):
     o = [o for o in c['outputs'] if o.get('metadata', {}).get('is_ai_res')][0]; o['data']['text/markdown'] = md
 def same(a, b): return a.model_dump(mode='json')==b.model_dump(mode='json')
 
-def test_row_adds_a_skipped_or_empty_cell(tmp_path):
+def row_adds_a_skipped_or_empty_cell(tmp_path):
     t,p = saved(tmp_path)
     def add(nb): nb['cells'][1:1] = [cell('code', 'skip1', 'x = 1', skipped=True), cell('markdown', 'empty1', '')]
     edit(p, add)
@@ -52,8 +53,10 @@ def test_row_adds_a_skipped_or_empty_cell(tmp_path):
     back.add_message(Message(role='user', content='more')); back.save()
     assert [c['id'] for c in nb_of(p)['cells']][1:3]==['skip1', 'empty1']
 
-@pytest.mark.parametrize('kind', ['prompt', 'note', 'code', 'raw'])
-def test_row_adds_a_prompt_note_code_or_raw_cell(tmp_path, kind):
+def row_adds_a_prompt_note_code_or_raw_cell(tmp_path):
+    for kind in ['prompt', 'note', 'code', 'raw']: (tmp_path/kind).mkdir(); _adds_one(tmp_path/kind, kind)
+
+def _adds_one(tmp_path, kind):
     t,p = saved(tmp_path)
     dlg = read_ipynb(p); dlg.mk_message(f'A {kind} a person added', idx=1, msg_type=kind, **({'output': 'Its answer.'} if kind=='prompt' else {})); dlg.save()
     back = Thread.read(p)
@@ -63,33 +66,35 @@ def test_row_adds_a_prompt_note_code_or_raw_cell(tmp_path, kind):
     assert [m.id for m in back.get_messages_in_sequence() if m.role!='system']==[m.id for m in ns] # numbered where the notebook has it
     back.save(); assert same(Thread.read(p), back)
 
-def test_row_edits_a_prompts_text(tmp_path):
+def row_edits_a_prompts_text(tmp_path):
     t,p = saved(tmp_path)
     edit(p, lambda nb: nb['cells'][0].__setitem__('source', '%%prompt\nMy screen is black, what now?'))
     m = Thread.read(p).get_message_by_id('u1')
     assert m.content=='My screen is black, what now?' and m.source==t.get_message_by_id('u1').source
 
-def test_row_edits_the_system_prompt(tmp_path):
+def row_edits_the_system_prompt(tmp_path):
     t,p = saved(tmp_path)
     dlg = read_ipynb(p); dlg.system = 'Be very brief.'; dlg.save()
     assert Thread.read(p).get_system_message().content=='Be very brief.'
 
-@pytest.mark.parametrize('what', ['text', 'result'])
-def test_row_edits_a_replys_text_or_a_tool_result(tmp_path, what):
+def row_edits_a_replys_text_or_a_tool_result(tmp_path):
+    for what in ['text', 'result']: (tmp_path/what).mkdir(); _edits_one(tmp_path/what, what)
+
+def _edits_one(tmp_path, what):
     t,p = saved(tmp_path)
     edit(p, lambda nb: set_reply(nb['cells'][1], reply_md(nb['cells'][1]).replace('Checking both.', 'Looking.') if what=='text' else reply_md(nb['cells'][1]).replace('Cable loose', 'Cable out')))
     back = Thread.read(p)
     if what=='text': assert back.get_message_by_id('a3').content=='Looking.' and back.get_message_by_id('a3').metrics==t.get_message_by_id('a3').metrics
     else: assert back.get_message_by_id('t2').content=='Cable out' and back.get_message_by_id('t2').tool_call_id=='call_a'
 
-def test_row_runs_an_unanswered_prompt(tmp_path):
+def row_runs_an_unanswered_prompt(tmp_path):
     t = Thread(id='q'); t.add_message(Message(role='user', content='Still there?', id='u')); p = t.save(tmp_path/'q.ipynb')
     dlg = read_ipynb(p); dlg.messages[0].ai_res = 'Yes.'; dlg.save()
     back = Thread.read(p); cid = dlg.messages[0].id
     assert [(m.id, m.role, m.content) for m in back.messages]==[('u', 'user', 'Still there?'), (f'{cid}-reply', 'assistant', 'Yes.')]
     assert back.messages[1].sequence>back.messages[0].sequence
 
-def test_row_clears_outputs(tmp_path):
+def row_clears_outputs(tmp_path):
     t,p = saved(tmp_path); want = [c.ai_res for c in read_ipynb(p).messages]
     def clear(nb):
         for c in nb['cells']: c['outputs'],c['execution_count'] = [],None
@@ -97,7 +102,7 @@ def test_row_clears_outputs(tmp_path):
     back = Thread.read(p); assert same(back, t)
     back.save(); assert [c.ai_res for c in read_ipynb(p).messages]==want
 
-def test_row_rewrites_a_replys_structure(tmp_path):
+def row_rewrites_a_replys_structure(tmp_path):
     t,p = saved(tmp_path)
     edit(p, lambda nb: set_reply(nb['cells'][1], 'No tools this time.'))
     back = Thread.read(p)
@@ -105,7 +110,7 @@ def test_row_rewrites_a_replys_structure(tmp_path):
     assert a.content=='No tools this time.' and a.tool_calls is None and a.metrics==t.get_message_by_id('a3').metrics and back.get_message_by_id('t2') is None
     back.save(); assert read_ipynb(p).messages[1].ai_res=='No tools this time.'
 
-def test_row_copies_and_pastes_a_thread_cell(tmp_path):
+def row_copies_and_pastes_a_thread_cell(tmp_path):
     t,p = saved(tmp_path)
     def paste(nb):
         c = json.loads(json.dumps(nb['cells'][0])); c['id'] = 'pasted1'; nb['cells'].insert(2, c)
@@ -116,7 +121,7 @@ def test_row_copies_and_pastes_a_thread_cell(tmp_path):
     seqs = [m.sequence for m in back.messages if m.role!='system']; assert len(seqs)==len(set(seqs))
     assert back.get_message_by_id('u1').content==t.get_message_by_id('u1').content # the original keeps its ids
 
-def test_row_turns_a_thread_cell_into_another_kind(tmp_path):
+def row_turns_a_thread_cell_into_another_kind(tmp_path):
     t,p = saved(tmp_path)
     def to_raw(nb):
         c = nb['cells'][1]; c['cell_type'] = 'raw'; c['source'] = ''.join(c['source']).removeprefix('%%prompt\n')
@@ -125,14 +130,14 @@ def test_row_turns_a_thread_cell_into_another_kind(tmp_path):
     back = Thread.read(p); assert same(back, t)
     back.save(); assert nb_of(p)['cells'][1]['cell_type']=='code' and read_ipynb(p).messages[1].msg_type=='prompt'
 
-def test_row_tags_pins_skips_or_adds_keys_to_a_thread_cell(tmp_path):
+def row_tags_pins_skips_or_adds_keys_to_a_thread_cell(tmp_path):
     t,p = saved(tmp_path)
     edit(p, lambda nb: nb['cells'][1]['metadata'].update(tags=['keep'], pinned=True, collapsed=True, host={'a': 1}))
     back = Thread.read(p); back.add_message(Message(role='user', content='later')); back.save()
     meta = nb_of(p)['cells'][1]['metadata']
     assert (meta['tags'], meta['pinned'], meta['collapsed'], meta['host'])==(['keep'], True, True, {'a': 1})
 
-def test_row_pastes_a_file_into_a_thread_cell(tmp_path):
+def row_pastes_a_file_into_a_thread_cell(tmp_path):
     t,p = saved(tmp_path)
     def paste(nb):
         c = nb['cells'][0]; c['source'] = ''.join(c['source'])+'\n\n![pic](attachment:pic.txt)'
@@ -142,26 +147,26 @@ def test_row_pastes_a_file_into_a_thread_cell(tmp_path):
     cid = nb_of(p)['cells'][0]['id']
     assert 'pic.txt' in nb_of(p)['metadata']['attachments'][cid]
 
-def test_row_deletes_a_thread_cell(tmp_path):
+def row_deletes_a_thread_cell(tmp_path):
     t,p = saved(tmp_path)
     edit(p, lambda nb: nb['cells'].pop(1))
     back = Thread.read(p)
     assert not {'u2', 'a3', 't2', 't3', 'a4'} & {m.id for m in back.messages} and back.get_message_by_id('u3') is not None
 
-def test_row_deletes_a_cell_it_added(tmp_path):
+def row_deletes_a_cell_it_added(tmp_path):
     t,p = saved(tmp_path)
     dlg = read_ipynb(p); dlg.mk_message('Added, then deleted', idx=1, msg_type='prompt', output='Gone.'); dlg.save()
     assert len(Thread.read(p).messages)>len(t.messages)
     edit(p, lambda nb: nb['cells'].pop(1))
     assert same(Thread.read(p), t)
 
-def test_row_edits_a_thread_cells_records(tmp_path):
+def row_edits_a_thread_cells_records(tmp_path):
     t,p = saved(tmp_path)
     edit(p, lambda nb: nb['cells'][1]['metadata']['dialog']['thread'][1].__setitem__('role', 'bot'))
     cid = nb_of(p)['cells'][1]['id']
     with pytest.raises(ValueError, match=rf"cell 1 \(id '{cid}'\), record 1: bad thread record 'a3': .*role must be one of"): Thread.read(p)
 
-def test_row_saves_the_file_while_a_program_holds_a_thread(tmp_path):
+def row_saves_the_file_while_a_program_holds_a_thread(tmp_path):
     t,p = saved(tmp_path)
     held = Thread.read(p)
     dlg = read_ipynb(p); dlg.messages[0].content = 'Edited in Jupyter'; dlg.save()
@@ -169,13 +174,16 @@ def test_row_saves_the_file_while_a_program_holds_a_thread(tmp_path):
     with pytest.raises(DialogConflictError): held.save()
     assert Thread.read(p).get_message_by_id('u1').content=='Edited in Jupyter'
 
-def test_every_row_has_its_test():
-    "The table in the notebook and this file agree: one test per row"
-    nb = json.loads((Path(__file__).parent.parent/'nbs'/'03_thread.ipynb').read_text())
-    md = next(''.join(c['source']) for c in nb['cells'] if ''.join(c['source']).startswith('### What a person may edit'))
-    rows = [l for l in md.splitlines() if l.startswith('| ') and not l.startswith(('| a person', '|---'))]
-    tests = [k for k in globals() if k.startswith('test_row_')]
-    assert len(rows)==len(tests), (len(rows), len(tests))
+@pytest.mark.parametrize('row', person_edits, ids=lambda r: r.key)
+def test_person_edit(row, tmp_path):
+    "One test per row of the sync's spec, `dialog.thread_sync.person_edits` (the table *What a person may edit* shows): a new row is a new case, failing until its `row_<key>` check is written"
+    check = globals().get(f'row_{row.key}')
+    assert check is not None, f'no check for the row "{row.edit}": write row_{row.key}(tmp_path) in this file'
+    check(tmp_path)
+
+def test_every_check_has_its_row():
+    "A `row_` check whose row was taken out of the table is stale"
+    assert {k.removeprefix('row_') for k in globals() if k.startswith('row_')}=={r.key for r in person_edits}
 
 def retype_raw(c): c['cell_type'] = 'raw'; c.pop('outputs'); c.pop('execution_count', None)
 
@@ -411,11 +419,11 @@ def test_pasted_copy_above_or_below(tmp_path, before):
     t0 = Thread.read(sample().save(tmp_path/'s.ipynb'))
     want = {m.id:(m.sequence, m.turn) for m in t0.messages}
     t = paste(tmp_path/'s.ipynb', before, tmp_path)
-    home = {m.id:m._home[0].id for m in t.messages if getattr(m, '_home', None)}
+    home = {m.id:m.origin.cell.id for m in t.messages if getattr(m, 'origin', None)}
     assert all(home[i]!='pasted1' for i in want if i in home)
     assert {m.id:(m.sequence, m.turn) for m in t.messages if m.id in want}==want
     new = [m for m in t.messages if m.id not in want]
-    assert [(m.role, m.content) for m in new]==[('user', 'hi'), ('assistant', 'hello')] and all(m._home[0].id=='pasted1' for m in new)
+    assert [(m.role, m.content) for m in new]==[('user', 'hi'), ('assistant', 'hello')] and all(m.origin.cell.id=='pasted1' for m in new)
 
 @pytest.mark.xfail(strict=True, reason="the guard looks one level into a cell's outputs (a new list, or one added to): a reply's text changed inside its output dict is dropped by the rebuild; `cell.ai_res = ...` is caught")
 def test_reply_edited_inside_its_output(tmp_path):

@@ -5,7 +5,8 @@ from unittest.mock import Mock, AsyncMock
 import pytest, narrator
 from hypothesis import given, settings, strategies as st
 import dialog.thread as ours
-from dialog.thread import Thread, Message, Attachment, DialogFileStore, _enc, _dec
+from dialog.thread import Thread, Message, Attachment, DialogFileStore
+from dialog.thread_sync import _enc, _dec
 from thread_cases import PNG
 import gc
 import copy
