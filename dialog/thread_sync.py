@@ -37,6 +37,7 @@ class FromRun(NamedTuple):
     src: list # The thread's `_runs` it was read into (a copy of the thread shares them)
     base: dict # Its record as the cells give it: a change made in the thread is recorded against it
 
+# %% ../nbs/03a_thread_sync.ipynb #ca2d489a
 class Run(NamedTuple):
     "A run of cells without thread records, as a thread read it"
     cells: list # The cells (`dialog.core.Message`s), kept as they were
