@@ -6,8 +6,13 @@ Every wire format is timed: openai (Chat Completions), anthropic, responses (Ope
 `limits=False`: the benchmark dialogs hold 125 and 1,250 images, more than one Anthropic (100) or OpenAI (500) request takes.
 
 Both dialogs come from `bench/mkdata.py` (5,000 cells, about 8.4 MB, and 50,000 cells), read with `reads_ipynb`.
-The baseline, `write_ipynb` of the same dialog, is measured in the same run, interleaved with the others.
-Each figure is the best of `--reps` runs, interleaved, timed with the garbage collector off as `timeit` does (`--gc` leaves it
+The baseline, `write_ipynb` of the same dialog, is measured in the same run, interleaved with the others, through our own
+writer alone, as the issue measured it: `dialog.nbjson.use_fast` (the `fast` extra's orjson and msgspec path), where it
+exists, is set False while the baseline runs (`own_write`).
+Each figure is the best of `--reps` runs of CPU time (`time.process_time`: the machine is shared, and another program's
+load would count in wall time), interleaved in a shuffled order each round (in a fixed order, the first small job ran
+right after a 10x one every round, and came out slower than the other formats), timed with the garbage collector off as
+`timeit` does (`--gc` leaves it
 on: its full collections walk every live object, so with the big dialog in memory they make every run superlinear,
 `write_ipynb` included). Goals: dlg2chat / write_ipynb <= 1 on the same dialog, and dlg2chat's growth from 1x to 10x
 within 1.2 times write_ipynb's own growth in the same run (so a machine's behaviour on big dialogs, which hits both, cancels
@@ -17,11 +22,12 @@ replies (tool-block and noise openings never closed, which a naive pattern searc
 cost of reasoning state: the benchmark dialog read back from its Anthropic history with a signed thinking block on every
 assistant turn, so every turn is checked against its digests and sent as it came.
 """
-import argparse, gc, sys, time
+import argparse, gc, random, sys, time
 from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 import mkdata
 from dialog.ipynb import reads_ipynb, write_ipynb
+from dialog import nbjson
 from dialog.chat import dlg2chat, chat2dlg, parse_reply
 from dialog.core import Dialog, snote, sprompt
 
@@ -38,6 +44,13 @@ def hostile(n):
 
 fmts = ('openai', 'anthropic', 'responses', 'gemini')
 
+def own_write(d):
+    "`write_ipynb(d)` through our own writer alone: `dialog.nbjson.use_fast` off while it runs, when that switch exists"
+    if getattr(nbjson, 'use_fast', None) is None: return write_ipynb(d)
+    was,nbjson.use_fast = nbjson.use_fast,False
+    try: return write_ipynb(d)
+    finally: nbjson.use_fast = was
+
 def thinking(d):
     "`d` read back from its Anthropic history with a signed thinking block opening every assistant turn: every turn a kept one"
     h = dlg2chat(d, 'anthropic', limits=False)
@@ -46,11 +59,11 @@ def thinking(d):
     return chat2dlg(h, 'anthropic', system=d.system)
 
 def timed(f, gc_on):
-    "Seconds one run of `f` takes; the collector off while timing unless `gc_on` (as `timeit` does)"
+    "CPU seconds one run of `f` takes; the collector off while timing unless `gc_on` (as `timeit` does)"
     gc.collect()
     if not gc_on: gc.disable()
     try:
-        t = time.perf_counter(); f(); return time.perf_counter()-t
+        t = time.process_time(); f(); return time.process_time()-t
     finally: gc.enable()
 
 def main():
@@ -61,14 +74,16 @@ def main():
     a = p.parse_args()
     small, big = (reads_ipynb(mkdata.mk_text(n)) for n in (a.cells, a.cells*10))
     us, ub = unanswered(a.cells), unanswered(a.cells*10)
-    runs = {(name, k): (lambda d=d, k=k: write_ipynb(d) if k=='write_ipynb' else dlg2chat(d, k, limits=False))
+    runs = {(name, k): (lambda d=d, k=k: own_write(d) if k=='write_ipynb' else dlg2chat(d, k, limits=False))
             for name, d in (('1x', small), ('10x', big)) for k in (*fmts, 'write_ipynb')}
     runs |= {(name, 'unanswered'): (lambda d=d: dlg2chat(d, 'anthropic')) for name, d in (('1x', us), ('10x', ub))}
     runs |= {(name, 'reasoning'): (lambda d=d: dlg2chat(d, 'anthropic', limits=False)) for name, d in (('1x', thinking(small)), ('10x', thinking(big)))}
     runs |= {(name, 'hostile'): (lambda rs=hostile(n): [parse_reply(r) for r in rs]) for name, n in (('1x', a.cells//5), ('10x', a.cells*2))}
     times = {k: [] for k in runs}
-    for _ in range(a.reps):  # interleaved, so a change in the machine's load hits every figure alike
-        for k, f in runs.items(): times[k].append(timed(f, a.gc))
+    order, rnd = list(runs), random.Random(0)
+    for _ in range(a.reps):  # interleaved, so a change in the machine's load hits every figure alike; shuffled, so no figure always follows the same job
+        rnd.shuffle(order)
+        for k in order: times[k].append(timed(runs[k], a.gc))
     res = {k: min(v) for k, v in times.items()}
     for name, d in (('1x', small), ('10x', big)):
         print(f'{name} ({len(d.messages)} cells), best of {a.reps}, gc {"on" if a.gc else "off"}: ' + ', '.join(f'{k} {res[name, k]*1000:.0f} ms' for k in (*fmts, 'write_ipynb')))

@@ -12,10 +12,10 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 
 # %% auto #0
 __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'img_limits', 'req_limits', 'codec_kit', 'max_depth',
-           'img_tokens', 'jsonl_drops', 'jsonl_shapes', 'tool_block', 'parse_reply', 'ai_fmt', 'render_output_ai',
-           'render_outputs_ai', 'result_image', 'Codec', 'tool_id', 'img_type', 'img_size', 'fit_image', 'dlg2chat',
-           'refusal_text', 'call_args', 'think_block', 'register_codec', 'chat2dlg', 'count_tokens', 'chk_drop',
-           'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'img_tokens', 'jsonl_drops', 'jsonl_shapes', 'tool_block', 'parse_reply', 'has_tool_block', 'ai_fmt',
+           'render_output_ai', 'render_outputs_ai', 'url_file', 'result_image', 'Codec', 'tool_id', 'img_type',
+           'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args', 'think_block', 'register_codec',
+           'chat2dlg', 'dlg2system', 'count_tokens', 'chk_drop', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/02_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -58,21 +58,46 @@ def tool_block(id:str, # The provider's tool-call id, carried exactly
                result:str, # What the tool returned, as a string; None for a call not answered yet (the block has no `result`)
                **extra): # Other keys kept in the block's JSON, e.g. `success`, `exit_code`, `server`
     "One tool call as the markdown block a reply holds (the current `<details>` spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
+    return _block(id, name, args, result, extra)[0]
+
+def _block(id, name, args, result, extra):
+    "`(text, JSON)` of `tool_block`'s block, its arguments checked; the JSON is what `_tool_part` reads back"
     if not (isinstance(id, str) and isinstance(name, str) and isinstance(args, dict) and (result is None or isinstance(result, str))):
         raise ValueError(f'tool_block: id, name and result must be str and args a dict, not {type(id).__name__}, {type(name).__name__}, {type(args).__name__}, {type(result).__name__}')
     if 'call' in extra: raise ValueError("tool_block: 'call' is the block's own key, not an extra one")
-    try: js = json.dumps(dict(id=id, call=dict(function=name, arguments=args)) | ({} if result is None else dict(result=result)) | extra, indent=2, ensure_ascii=False)
-    except (TypeError, ValueError) as e: raise ValueError(f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})') from None
+    o = dict(id=id, call=dict(function=name, arguments=args)) | ({} if result is None else dict(result=result)) | extra
+    if (js := _jindent(o)) is None:  # not JSON's own types: `json.dumps` takes them or says why not
+        try: js = json.dumps(o, indent=2, ensure_ascii=False)
+        except (TypeError, ValueError) as e: raise ValueError(f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})') from None
     return (f"<details class='tool-usage-details' markdown='1'>\n<summary><code>{_call_summary(name, args)}</code></summary>\n\n"
-            f"```json\n{js}\n```\n\n</details>")
+            f"```json\n{js}\n```\n\n</details>"),js
+
+_jstr = json.encoder.encode_basestring # a str as JSON with its non-ASCII characters kept: what `json.dumps(..., ensure_ascii=False)` writes for one
+
+def _jindent(o, pre='\n', depth=0):
+    "`json.dumps(o, indent=2, ensure_ascii=False)`, built from the C encoder's pieces (with `indent`, `json` takes its pure-Python encoder: a block's JSON cost more than the rest of reading a reply); None for anything but JSON's own types (exactly dict with str keys, list, str, int, float, bool, None) or over 100 levels deep"
+    t = type(o)
+    if t is str: return _jstr(o)
+    if o is None or t is bool: return 'null' if o is None else 'true' if o else 'false'
+    if t is int: return int.__repr__(o)
+    if t is float: return json.dumps(o)  # NaN and the infinities as `json` spells them
+    if depth>100 or t is not dict and t is not list: return None
+    if not o: return '{}' if t is dict else '[]'
+    p,res = pre+'  ',[]
+    for k,v in (o.items() if t is dict else enumerate(o)):
+        if (s := _jindent(v, p, depth+1)) is None or t is dict and type(k) is not str: return None
+        res.append(_jstr(k)+': '+s if t is dict else s)
+    return ('{' if t is dict else '[') + p + (','+p).join(res) + pre + ('}' if t is dict else ']')
 
 # %% ../nbs/02_chat.ipynb #edde5acf
 # Each spanning pattern is paired with the pattern of its closing, and searched only up to the last closing in the text:
-# an opening never closed then costs one scan, not one per opening (no quadratic time on hostile replies)
+# an opening never closed then costs one scan, not one per opening (no quadratic time on hostile replies).
+# A block's JSON is spelled as its lines (runs of non-newlines, each newline one not starting the closing), not as `.*?`:
+# the same shortest match, which re finds a line at a time rather than trying the closing at every character (3x faster)
 _re_details = (re.compile(r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
-    r"""(?:<summary>(?:(?!</summary>|<details).)*</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>""", re.S),
+    r"""(?:<summary>[^<]*(?:<(?!/summary>|details)[^<]*)*</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>[^\n]*(?:\n(?![ \t]*```\s*</details>)[^\n]*)*)\n[ \t]*```\s*</details>""", re.S),
     re.compile(r'\n[ \t]*```\s*</details>'), 'tool-usage-details')
-_re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>.*?)\n```[ \t]*$""", re.S | re.M),  # spelling 4
+_re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>[^\n]*(?:\n(?!```[ \t]*$)[^\n]*)*)\n```[ \t]*$""", re.M),  # spelling 4
     re.compile(r'\n```[ \t]*$', re.M), '{.tool}')
 _re_token = (re.compile(r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?""", re.S),
     re.compile(r'</details>[ \t]*\n?'), 'token-usage-details')
@@ -124,17 +149,23 @@ def _think_spans(txt):
         if k<len(ends): res.append((m.start(), None, ends[k][1]))
     return res
 
-def _segments(txt):
-    "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
+def _tool_blocks(txt):
+    "Each tool block in `txt` outside thinking, in order, as `(start, match, compact)`, whether or not its JSON reads as a call: the one rule of where blocks are"
     ms = sorted([(m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced) for m in pat[0].finditer(txt, 0, _closed(pat, txt))] + _think_spans(txt),
                 key=lambda x: x[0])
-    res,pos,end = [],0,0
+    end = 0
     for s,m,compact in ms:
         if s<end: continue  # inside a block of the other spelling, or inside thinking
-        if m is None: end = compact; continue  # thinking: stays in the gap, where `_denoise` drops it, and no block inside it is a call
-        end = m.end()
-        if (p := _tool_part(m['js'], compact)) is None: continue
-        res.append((txt[pos:s], p, m[0])); pos = end
+        if m is None: end = compact; continue  # thinking: no block inside it is a call
+        end = m.end(); yield s,m,compact
+
+def _segments(txt):
+    "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
+    if '<' not in txt and '```' not in txt: return [(txt, None, None)]  # every block and think marker starts so: nothing to search for
+    res,pos = [],0
+    for s,m,compact in _tool_blocks(txt):
+        if (p := _tool_part(m['js'], compact)) is None: continue  # not a call: stays in the gap, as text
+        res.append((txt[pos:s], p, m[0])); pos = m.end()
     res.append((txt[pos:], None, None))
     return res
 
@@ -151,12 +182,13 @@ def _denoise(s):
     s = _unthink(s)
     return _re_noise_lines.sub('', s) if '🧠' in s or '⏳' in s else s
 
+# %% ../nbs/02_chat.ipynb #2be0fc53
 def _call(p): return p['type']=='tool' and not p['server'] # a call the model made (not one the provider ran)
 
-def _parse(txt, thinks=None):
-    "Reply parts, each marked `par` when it was said in the same model response as the call before it: a call on the line right after a call, or a text on the lines between two calls and the call after it; a dict `thinks` gets, at a part's index, the thinking written before it (`_thoughts`; thinking after the last part goes with it)"
+def _parse(txt, thinks=None, segs=None):
+    "Reply parts, each marked `par` when it was said in the same model response as the call before it: a call on the line right after a call, or a text on the lines between two calls and the call after it; a dict `thinks` gets, at a part's index, the thinking written before it (`_thoughts`; thinking after the last part goes with it); `segs`, when given, are `_segments(txt)` already known"
     if txt is not None and not isinstance(txt, str): raise ValueError(f'a reply must be a str, not {type(txt).__name__}')
-    segs,res = _segments(txt or ''),[]
+    segs,res = _segments(txt or '') if segs is None else list(segs),[]
     if 'Response interrupted' in segs[-1][0]: segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
     for i,(gap,p,raw) in enumerate(segs):
         t,n = _trim_blank(_denoise(gap)),len(res)
@@ -170,6 +202,12 @@ def _parse(txt, thinks=None):
 def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
     "The reply's parts in order: `{'type': 'text', 'text'}` and `{'type': 'tool', 'id', 'name', 'args', 'result', 'server', 'extra'}`"
     return [{k:v for k,v in p.items() if k not in ('par','raw','open')} for p in _parse(txt)]
+
+# %% ../nbs/02_chat.ipynb #f66db412
+def has_tool_block(txt:str): # Any text, e.g. a reply or one text part of `parse_reply`
+    "Does `txt` hold a tool block in a spelling `parse_reply` reads (well-formed as a call or not), outside thinking?"
+    if not isinstance(txt, str): raise ValueError(f'has_tool_block: the text must be a str, not {type(txt).__name__}')
+    return first(_tool_blocks(txt)) is not None
 
 # %% ../nbs/02_chat.ipynb #c07abc21
 def ai_fmt(txt:str, # A reply's markdown
@@ -221,10 +259,26 @@ def render_out(self:Message):
 # alt text holds no brackets, so a stray `![` can't reach into a later reference
 _re_att = re.compile(r'!\[([^\[\]]*)\]\((?:attachment:([^)\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as image")\)')
 _re_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\(attachment:([^)\s]+)\)') # a link to an attachment: a document or audio file sent as a file part
-file_mimes = ('application/pdf', 'audio/wav', 'audio/mpeg') # Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline data) and audio (OpenAI `input_audio`, Gemini inline data)
+_re_url_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as ([\w.+-]+/[\w.+-]+)"\)') # a file by URL: `[name](URL "sent as MIME")`
+file_mimes = ('application/pdf', 'audio/wav', 'audio/mpeg', 'text/plain') # Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline data), audio (OpenAI `input_audio`, Gemini inline data) and a plain-text document (Anthropic `document` with a text source, Gemini inline data, as its text to the others)
 
 def _txt(s): return dict(type='text', text=s)
-def _file(mime, data, name=None): return dict(type='file', mime=mime, data=data, name=name or None)
+def _file(mime, data, name=None, url=None): return dict(type='file', mime=mime, name=name or None) | ({'url': url} if url else {'data': data})
+
+def url_file(name:str, # The file's name as the link shows it ('' for none)
+             url:str, # Where the provider fetches it: an https URL, a Gemini Files API or `gs://` URI
+             mime:str): # Its MIME type, which the provider is told (Gemini needs it)
+    "A file given by URL, as a prompt's text holds it: `[name](URL \"sent as MIME\")`, sent as a file part by URL where the provider takes one"
+    return f"[{name.replace('[', '(').replace(']', ')')}]({_url_esc(url)} \"sent as {_mime(mime)}\")"
+
+def _url_file(url, name, mime):
+    "A file part by URL, as a reader makes it: the file's `name` (None unless a non-empty str) and its MIME type"
+    return _file(_mime(mime), None, name if isinstance(name, str) else None, url)
+
+def _doc_text(p):
+    "A plain-text document part as the text a provider with no text document part gets: its text, headed by its name"
+    t = base64.b64decode(p['data']).decode('utf-8', 'replace')
+    return _txt(f'<document title="{html.escape(p["name"] or "", quote=True)}">\n{t}\n</document>' if p['name'] else f'<document>\n{t}\n</document>')
 def _img(mime, data): return dict(type='image', mime=mime, data=data)
 _re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S | re.I)
 
@@ -242,6 +296,7 @@ def _chk_fmt(fmt):
     "`fmt`, when it is a format with a codec (`_codec`)"
     _codec(fmt); return fmt
 
+# %% ../nbs/02_chat.ipynb #d4ad3afb
 def _merge(parts, sep):
     "`parts` with each run of adjacent text parts joined by `sep` (one join per run: linear however long the run)"
     res,run = [],[]
@@ -266,9 +321,11 @@ def _pieces(segs):
 def _text_parts(txt, atts):
     "`txt` as text and image parts: each reference to a raster attachment becomes an image part where it stands"
     segs,pos,byid = [],0,{a.id:a for a in atts}
-    ms = list(_re_att.finditer(txt)) + (list(_re_file.finditer(txt)) if '](attachment:' in txt else [])
+    ms = (list(_re_att.finditer(txt)) if '![' in txt else []) + (list(_re_file.finditer(txt)) if '](attachment:' in txt else []) + (list(_re_url_file.finditer(txt)) if '"sent as ' in txt else [])
     for m in sorted(ms, key=lambda m: m.start()) if len(ms)>1 else ms:
-        if m.re is _re_file:  # a link: a document or audio attachment goes as a file part, anything else stays text
+        if m.start()<pos: continue  # inside a reference already taken
+        if m.re is _re_url_file: p = _file(_mime(m[3]), None, m[1] or None, m[2])
+        elif m.re is _re_file:  # a link: a document or audio attachment goes as a file part, anything else stays text
             if (a := byid.get(m[2])) is None or (t := _mime(a.content_type)) not in file_mimes or m.start()<pos: continue
             p = _file(t, base64.b64encode(a.data).decode(), m[1] or None)  # an untitled document stays untitled: a title is part of the prefix a provider checks
         elif m[3]: p = _url_img(m[3])
@@ -306,19 +363,23 @@ def _ctx_parts(m):
     return _merge(_tagged('code', m.id, [_txt(m.content)]) + (_tagged('output', m.id, outs) if outs else []), '\n')
 
 # %% ../nbs/02_chat.ipynb #c52b5acc
-def _no_file(fmt, p): raise ValueError(f"{fmt} takes no {p['mime']} file as a content part ({p['name'] or 'unnamed'}): send it to a provider that does, or as text")
+def _no_file(fmt, p): raise ValueError(f"{fmt} takes no {p['mime']} file{' by URL' if 'url' in p else ''} as a content part ({p['name'] or 'unnamed'}{': '+p['url'] if 'url' in p else ''}): send it to a provider that does, or as text")
 
 def _oa_part(p):
     if p['type']=='text': return p
     if p['type']=='file':
+        if 'url' in p: _no_file('openai', p)  # Chat Completions takes a file as data or by its file id, never by URL
+        if p['mime']=='text/plain': return _doc_text(p)
         if p['mime']=='application/pdf': return dict(type='file', file=dict(file_data=f"data:{p['mime']};base64,{p['data']}") | ({'filename': p['name']} if p['name'] else {}))
         return dict(type='input_audio', input_audio=dict(data=p['data'], format='wav' if p['mime']=='audio/wav' else 'mp3'))
     return dict(type='image_url', image_url=dict(url=p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}"))
 def _an_part(p):
     if p['type']=='text': return p
     if p['type']=='file':
-        if p['mime']!='application/pdf': _no_file('anthropic', p)
-        return dict(type='document', source=dict(type='base64', media_type=p['mime'], data=p['data'])) | ({'title': p['name']} if p['name'] else {})
+        if p['mime']=='text/plain' and 'data' in p: src = dict(type='text', media_type='text/plain', data=base64.b64decode(p['data']).decode('utf-8', 'replace'))
+        elif p['mime']!='application/pdf': _no_file('anthropic', p)
+        else: src = dict(type='url', url=p['url']) if 'url' in p else dict(type='base64', media_type=p['mime'], data=p['data'])
+        return dict(type='document', source=src) | ({'title': p['name']} if p['name'] else {})
     cc = {'cache_control': p['cache_control']} if 'cache_control' in p else {}
     return dict(type='image', source=dict(type='url', url=p['url']) if 'url' in p else dict(type='base64', media_type=p['mime'], data=p['data'])) | cc
 
@@ -326,6 +387,7 @@ def _content(parts, f):
     "Provider content for `parts`: a single plain text as a plain string, else a list of `f(part)`"
     return parts[0]['text'] if len(parts)==1 and parts[0]['type']=='text' and len(parts[0])==2 else [f(p) for p in parts]
 
+# %% ../nbs/02_chat.ipynb #cc73eccc
 def _step_idx(parts):
     "The round (model response) each reply part belongs to: after a call, or text said between calls, a new one starts at any part not said with it (`par`)"
     res,k = [],0
@@ -402,9 +464,22 @@ def _oa_reply(parts, ids):
     return res
 
 # %% ../nbs/02_chat.ipynb #eefb6901
+def _block_lens(c):
+    "The lengths of the texts of content `c` when it is several plain text blocks (a tool result or a system prompt), else None: what lets `_unblock` give them back apart"
+    if isinstance(c, list) and len(c)>1 and all(isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str) and len(b)==2 for b in c): return [len(b['text']) for b in c]
+
+def _unblock(s, lens):
+    "Text `s` (texts joined by a blank line) as the text blocks of lengths `lens` (`_block_lens`) again; None when `s` no longer splits so (an edit)"
+    if not (isinstance(lens, list) and len(lens)>1 and all(type(n) is int and n>=0 for n in lens) and sum(lens)+2*(len(lens)-1)==len(s)): return None
+    res,pos = [],0
+    for k,n in enumerate(lens):
+        if k and s[pos:pos+2]!='\n\n': return None
+        pos += 2*bool(k); res.append(_txt(s[pos:pos+n])); pos += n
+    return res
+
 def _an_result(i, c):
     res = c['result'] if c['result'].strip() else no_output
-    res = _result_pieces(res, _txt, lambda mime, data: dict(type='image', source=dict(type='base64', media_type=mime, data=data))) or res  # an image the tool returned: an image block
+    res = _result_pieces(res, _txt, lambda mime, data: dict(type='image', source=dict(type='base64', media_type=mime, data=data))) or _unblock(res, c['extra'].get('result_blocks')) or res  # an image the tool returned: an image block; several text blocks: as they came
     return dict(type='tool_result', tool_use_id=i, content=res) | {k:c['extra'][k] for k in ('is_error', 'cache_control') if c['extra'].get(k)}
 
 def _an_srv_blocks(p):
@@ -426,7 +501,7 @@ def _an_reply(parts, ids):
                 blocks += own; continue
             if not _call(p): txt.append(p['text'] if p['type']=='text' else _server_text(p)); continue
             if txt: blocks.append(_txt('\n\n'.join(txt))); txt = []
-            calls.append((i := ids(p['id']), p)); blocks.append(dict(type='tool_use', id=i, name=p['name'], input=p['args']))
+            calls.append((i := ids(p['id']), p)); blocks.append(dict(type='tool_use', id=i, name=p['name'], input=p['args']) | ({'cache_control': cc} if isinstance(cc := p['extra'].get('call_cache_control'), dict) else {}))
         if txt: blocks.append(_txt('\n\n'.join(txt)))
         res.append([dict(role='assistant', content=_content(blocks, noop))] + ([dict(role='user', content=[_an_result(i, c) for i,c in calls])] if calls else []))
     return res
@@ -469,14 +544,25 @@ def _chk_msg(m):
     if not isinstance(m.content, str): raise ValueError(f'message {m.id!r}: content must be a str, not {type(m.content).__name__}')
     if not isinstance(m.attachments, list): raise ValueError(f'message {m.id!r}: attachments must be a list, not {type(m.attachments).__name__}')
 
-def _unit(m, reply=True):
-    "Message `m` (checked by `_chk_msg`) as a unit: a context message's parts, or a prompt's request and (unless not `reply`) reply parts"
-    with explain_malformed(m, 'rendered for the AI'):  # a malformed message: `validate` names it and the problem
-        if m.msg_type!=sprompt: return dict(m=m, ctx=_ctx_parts(m))
-        return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(m.ai_res) if reply else [])
+def _known_segs(txt, known):
+    "`_segments(txt)` from `known`, `_reply_md`'s `(markdown, blocks)` for the reply `txt` was made as; None when they are none or for another text"
+    if known is None or known[1] is None or known[0]!=txt: return None
+    res = []
+    for gap,js,tb in known[1]:
+        if js is not None and (p := _tool_part(js, False)) is None: return None  # a block the search reads as text: not a call
+        res.append((gap, None if js is None else p, tb))
+    return res
 
-def _units(ms, upto=None):
-    "Sendable messages `ms` as units; with `upto`, only those up to it, and without its reply when it is a prompt"
+def _unit(m, reply=True, known=None):
+    "Message `m` (checked by `_chk_msg`) as a unit: a context message's parts, or a prompt's request and (unless not `reply`) reply parts; `known`: `_reply_md`'s `(markdown, blocks)` of its reply, when it was just made"
+    try:
+        if m.msg_type!=sprompt: return dict(m=m, ctx=_ctx_parts(m))
+        return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(txt := m.ai_res, segs=_known_segs(txt, known)) if reply else [])
+    except (TypeError, AttributeError, KeyError):  # a malformed message: `validate` names it and the problem (entered only then: a `with` per message cost 4 ms of `bench/chat.py`'s 80)
+        with explain_malformed(m, 'rendered for the AI'): raise
+
+def _units(ms, upto=None, known=None):
+    "Sendable messages `ms` as units; with `upto`, only those up to it, and without its reply when it is a prompt; `known`: {id of a prompt: `_reply_md`'s `(markdown, blocks)` of its reply}"
     try: ms = list(ms)
     except TypeError: raise ValueError(f'msgs must be a list of messages, not {type(ms).__name__}') from None
     if (i := first(i for i,m in enumerate(ms) if not isinstance(m, Message))) is not None: raise ValueError(f'msgs[{i}] is not a Message: {ms[i]!r:.60}')
@@ -485,7 +571,8 @@ def _units(ms, upto=None):
         if k is None: raise KeyError(f'upto: no message {getattr(upto, "id", upto)!r:.60} among the messages sent')
         ms = ms[:k+1]
     for m in ms: _chk_msg(m)
-    return [_unit(m, upto is None or i<len(ms)-1) for i,m in enumerate(ms) if not m.skipped]
+    known = known or {}
+    return [_unit(m, upto is None or i<len(ms)-1, known.get(id(m))) for i,m in enumerate(ms) if not m.skipped]
 
 def _tidy(parts):
     "`parts` without whitespace-only texts (providers refuse them)"
@@ -510,7 +597,8 @@ def _weight(m):
     raise ValueError(f"message {m.id!r}: meta['dialog']['weight'] must be 0, 1 or a list of them (one per assistant message), not {w!r:.40}")
 
 # %% ../nbs/02_chat.ipynb #027d12ad
-def _jdump(o): return json.dumps(o, sort_keys=True, separators=(',', ':')).encode()
+_jenc = json.JSONEncoder(sort_keys=True, separators=(',', ':')).encode  # made once: `json.dumps` with options makes an encoder per call
+def _jdump(o): return _jenc(o).encode()
 
 def _digest(msgs, h=None):
     "sha256 over provider messages `msgs` (each one's JSON, keys sorted), continuing hash `h` when given"
@@ -586,8 +674,24 @@ codecs['anthropic'] = Codec('anthropic', _an_user, _an_reply, _tu_ids,
     finish=lambda res, fixed: _an_alternate(res, fixed))
 
 # %% ../nbs/02_chat.ipynb #cfa88ca4
-def _shown(cd, msgs):
-    "What a person sees of the model's messages `msgs` of format `cd` (their text, runs of whitespace as one space, and their calls' names and arguments), read as `chat2dlg` reads them; None when they don't read"
+_re_think_body = re.compile(r'\s*::: details\n\n## Thinking\n\n(.*)\n\n:::\s*', re.S)  # `think_block`'s div around the thinking
+
+def _bodies(s):
+    "The thinking texts written in reply text `s` (each of `_think_spans`, without `think_block`'s div), in order, none blank or redacted"
+    res,pos = [],0
+    for a,_,b in _think_spans(s):
+        if a<pos: continue  # an opening inside thinking is thinking
+        body = s[_re_think[0].match(s, a).end():_re_think[1].search(s, a).start()]
+        body = (m[1] if (m := _re_think_body.fullmatch(body)) else body.strip()).replace('<!\u2060--', '<!--')
+        if body.strip() and body!='*(redacted thinking)*': res.append(body)
+        pos = b
+    return res
+
+def _thoughts(s): return '\n\n'.join(_bodies(s)) or None # The thinking reply text `s` shows, joined by a blank line; None when none (or only redacted)
+def _thought_list(s): return [' '.join(t.split()) for t in _bodies(s)] # Each thinking text reply `s` shows, runs of whitespace as one space: what a kept record's thinking must read as to be sent
+
+def _shown(cd, msgs, thoughts=None):
+    "What a person sees of the model's messages `msgs` of format `cd` (their text, runs of whitespace as one space, and their calls' names and arguments), read as `chat2dlg` reads them; None when they don't read. A list `thoughts` gets their thinking texts, each as `_thought_list` gives a reply's"
     txt,calls = [],[]
     flat = [x for m in msgs for x in (m['items'] if isinstance(m.get('items'), list) and 'type' not in m else [m])]  # a Responses record is one message of items
     try:
@@ -595,10 +699,12 @@ def _shown(cd, msgs):
             for ev in cd.events(m, i):
                 for p in (ev[1] if ev[0]=='assistant' else ()):
                     if p['type']=='text': txt.append(p['text'])
+                    elif p['type']=='think' and thoughts is not None and isinstance(p['text'], str) and p['text'].strip(): thoughts.append(' '.join(p['text'].split()))
                     elif p['type']=='tool': calls.append((p['name'], _jdump(p['args'])))
     except (ValueError, KeyError, TypeError, AttributeError): return None
     return ' '.join(' '.join(txt).split()),calls
 
+# %% ../nbs/02_chat.ipynb #dcbf3b49
 class _Wire:
     "How `_render` puts a provider's own assistant messages back (see Reasoning state): a running digest of what it sends, and whether an edit was met"
     def __init__(self, cd, system, mode=True, stamp=False):
@@ -611,7 +717,7 @@ class _Wire:
         return self.h.copy().hexdigest()[:32]
     def reply(self, m, steps, res):
         "Rounds `steps` of prompt `m`'s reply appended to `res`: the rounds a valid record covers as the provider's own message, the others as rendered"
-        k = 0
+        k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
         for j,r in enumerate(_wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()):
             try: k = self.rec(r, steps, res, k)
             except (TypeError, KeyError, AttributeError, IndexError) as e:
@@ -626,9 +732,11 @@ class _Wire:
         pre,own = self.prefix(res),_digest(x for x in seg if cd.model(x)).hexdigest()[:32]  # its results are the next round's prefix
         if self.stamp: r.update(prefix=pre, own=own)
         out = None
-        if r.get('own')==own and (self.mode=='keep' or not self.broken and r.get('prefix')==pre):
-            msg = _copy(r['msg'])
-            if cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg])==_shown(cd, [x for x in seg if cd.model(x)]):  # else the ids were mapped, or the record says what the dialog doesn't show
+        if self.stamp and not self.broken:  # stamping: sent as valid, unchecked (a record the check refuses breaks the chain there when `dlg2chat` runs, so no digest after it is ever compared)
+            out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])  # a list returned as sent is finished in place: a record it would change goes as a copy
+        elif r.get('own')==own and (self.mode=='keep' or not self.broken and r.get('prefix')==pre):
+            msg,ths = _copy(r['msg']),[]
+            if cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg], ths)==_shown(cd, [x for x in seg if cd.model(x)]) and self.thought(ths):  # else the ids were mapped, or the record says what the dialog doesn't show
                 out = cd.own(msg, [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
@@ -636,6 +744,12 @@ class _Wire:
         else: self.fixed.add(id(out[0]))
         res += out
         return a+n
+    def thought(self, ths):
+        "Whether the record thinking `ths` is the reply's next shown thinking (`_thought_list`): an edited thinking text sends no record that says otherwise"
+        if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
+        ok = self.th[self.tk:self.tk+len(ths)]==ths
+        self.tk += len(ths)
+        return ok
 
 def _cache_mark(m):
     "Prompt `m`'s Anthropic cache breakpoint (`meta['dialog']['cache_control']`, a dict), or None"
@@ -646,7 +760,7 @@ def _cache_mark(m):
 
 # %% ../nbs/02_chat.ipynb #cbd1b23b
 def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
-    "The provider message list for `units`, each provider message a record keeps put back where valid (`reasoning`: True, 'keep' or False; `stamp` writes the records' digests); with `weights`, each OpenAI assistant message carries its prompt's fine-tuning weight"
+    "The provider message list for `units`, each provider message a record keeps put back where valid (`reasoning`: True, 'keep' or False); with `weights`, each OpenAI assistant message carries its prompt's fine-tuning weight. `stamp` writes the records' digests: 'sent' returns the list as sent too ('copies' likewise, each record in it a copy, as finishing the list changes what it holds in place), 'digests' returns None"
     cd = _codec(fmt)
     res,wts,ids,w = cd.head(system),[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
@@ -660,6 +774,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
         if weights and (wt := _weight(m)) is not None:  # set after the digests are taken
             wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(x for x in res[n:] if x.get('role')=='assistant')]
     for x,v in wts: x['weight'] = v
+    if stamp=='digests': return None  # nobody reads the list: not finished
     return _unsur_all(cd.finish(res, w.fixed))
 
 # %% ../nbs/02_chat.ipynb #a7d1e002
@@ -695,6 +810,7 @@ def img_type(data:bytes): # A file's bytes (the first 15 are enough)
     if data[:4]==b'GIF8': return 'image/gif'
     if data[:4]==b'RIFF' and data[8:15]==b'WEBPVP8': return 'image/webp'  # a WAV or AVI file is RIFF too
 
+# %% ../nbs/02_chat.ipynb #a2ccb7bd
 def img_size(data:bytes): # An image's bytes (PNG, GIF and WebP need only their first 30)
     "`(width, height)` of a PNG, GIF, WebP or JPEG image (as `img_type` tells them), read from its header; None when they can't be read"
     t = img_type(data)
@@ -747,11 +863,11 @@ def fit_image(data:bytes, # The image's bytes
         s *= min(0.9, (max_bytes/_b64len(b.tell()))**0.5)
     raise ValueError(f'fit_image: could not bring a {im.width}x{im.height} {mime} image under {max_bytes} bytes')
 
-_facts = {} # digest of an image's base64 text -> its facts, for the 256 images seen last (the digests, never the images)
+_facts = {} # key of an image's base64 text -> its facts, for the 256 images seen last (the keys, never the images)
 
 def _img_facts(b64):
     "`(the type its bytes say or None, its size or None)` of base64 image `b64`; a ValueError when it isn't base64 (remembered: a dialog sends the same images again and again)"
-    k = hashlib.blake2b(b64.encode('utf-8', 'surrogatepass'), digest_size=16).digest()
+    k = hash(b64),len(b64)  # Python's string hash, keyed at random per process (no one can make two images collide) and kept by the string: an output's image is hashed once, not once per send
     if (r := _facts.pop(k, None)) is None:
         raw = base64.b64decode(b64, validate=True)
         r = img_type(raw),img_size(raw)
@@ -815,11 +931,11 @@ def _unsur(s):
 
 def _unsur_all(o):
     "Provider messages `o` with every string (dict keys too) through `_unsur`, in place; returns `o`"
-    for k,v in (enumerate(o) if isinstance(o, list) else list(o.items())):
+    for k,v in (enumerate(o) if isinstance(o, list) else o.items()):  # a value replaced in place: the dict's size stays
         if isinstance(v, str): 
             if not v.isascii(): o[k] = _unsur(v)
         elif isinstance(v, (list, dict)): _unsur_all(v)
-    if isinstance(o, dict) and not all(k.isascii() for k in o):
+    if isinstance(o, dict) and not ''.join(o).isascii():
         d = {_unsur(k):v for k,v in o.items()}; o.clear(); o.update(d)
     return o
 
@@ -1041,11 +1157,20 @@ def _an_result_image(b, i, j):
 
 def _an_result_ev(p, i, j):
     if not isinstance(p.get('tool_use_id'), str): _err(i, f'content part {j}: a tool_result without a tool_use_id')
-    c = p.get('content', '')
+    c,n = p.get('content', ''),None
     if isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):  # a screenshot, an image read: kept in the result's text
         c = '\n\n'.join(_an_result_image(b, i, j) if isinstance(b, dict) and b.get('type')=='image' else _texts([b], i, 'tool_result') for b in c)
-    else: c = _texts(c, i, 'tool_result')
-    return ('result', p['tool_use_id'], '' if c==no_output else c, {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)})
+    else: n,c = _block_lens(c),_texts(c, i, 'tool_result')
+    return ('result', p['tool_use_id'], '' if c==no_output else c, {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)} | ({'result_blocks': n} if n else {}))
+
+def _an_doc(s, title, i, j):
+    "An Anthropic document's `source` as a file part: base64 (a PDF), plain text (kept as a text/plain file), or a PDF by URL"
+    if s['type']=='base64': return _b64_file(s.get('media_type'), s.get('data'), title, i, j)
+    if s['type']=='text':
+        if not isinstance(s.get('data'), str) or _mime(s.get('media_type', 'text/plain'))!='text/plain': _err(i, f'content part {j}: a text document needs its text as data, of type text/plain')
+        return _file('text/plain', base64.b64encode(s['data'].encode('utf-8', 'surrogatepass')).decode(), title if isinstance(title, str) else None)
+    if not isinstance(s.get('url'), str): _err(i, f'content part {j}: a url document without its url')
+    return _url_file(s['url'], title, 'application/pdf')
 
 def _an_server(p, calls, i, j):
     "Anthropic server tool result `p` (e.g. `web_search_tool_result`) given to its call in `calls`, as JSON text"
@@ -1086,11 +1211,11 @@ def _an_events(m, i):
                 parts.append(_url_part(s['url'], i, j))
             else: _err(i, f'content part {j}: unsupported image source')
         elif t=='tool_result' and role=='user': res.append(_an_result_ev(p, i, j))
-        elif t=='document' and role=='user' and isinstance(s := p.get('source'), dict) and s.get('type')=='base64': parts.append(_b64_file(s.get('media_type'), s.get('data'), p.get('title'), i, j))
+        elif t=='document' and role=='user' and isinstance(s := p.get('source'), dict) and s.get('type') in ('base64', 'text', 'url'): parts.append(_an_doc(s, p.get('title'), i, j))
         elif t=='tool_use' and role=='assistant':
             if not (isinstance(p.get('id'), str) and isinstance(p.get('name'), str) and isinstance(p.get('input'), dict)):
                 _err(i, f'content part {j}: a tool_use needs an id, a name and an input object')
-            parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}))
+            parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={'call_cache_control': p['cache_control']} if isinstance(p.get('cache_control'), dict) else {}))  # the result's own is `cache_control`
         else: _err(i, f'unknown or malformed content part {j} (type {t!r}) in a {role} turn')
     parts = [_txt(_cite(p['spans'], i)) if 'spans' in p else p for p in parts]
     cc = first(p['cache_control'] for p in reversed(c) if isinstance(p, dict) and p.get('type')!='tool_result' and isinstance(p.get('cache_control'), dict)) if role=='user' else None
@@ -1106,11 +1231,28 @@ def think_block(txt:str): # The model's thinking; None for thinking the provider
 
 def _reply_txt(items):
     "Reply markdown from items: text strings, and lists of calls made together (each with its result), with any text said between them"
-    out = []
-    for it in items:
-        if isinstance(it, str): out.append(it)
-        else: out.append('\n'.join(c if isinstance(c, str) else tool_block(c['id'], c['name'], c['args'], c['result'], **c['extra']) for c in it))
-    return '\n\n'.join(out)
+    return _reply_md(items)[0]
+
+def _plain(s):
+    "Whether reply item text `s` holds nothing `_tool_blocks` could read as a block or as thinking spanning past it: no block spelling, and no think marker unless it is one whole thinking block (`think_block`'s)"
+    if 'tool-usage-details' in s or '{.tool}' in s: return False
+    return 'think_' not in s or s.count('think_')==2 and s.startswith('<!--think_start-->') and s.endswith('<!--think_end-->')
+
+def _reply_md(items):
+    "`(markdown, blocks)`: `_reply_txt`'s markdown, and each of its blocks as `(the text before it, its JSON, its text)` read off the items as they are joined rather than searched for (`_known_segs` makes them `_segments`); blocks None when a text could read otherwise (`_plain`)"
+    out,segs,gap = [],[],[]
+    for n,it in enumerate(items):
+        if n: out.append('\n\n'); gap.append('\n\n')
+        for k,c in enumerate(it if isinstance(it, list) else [it]):
+            if k: out.append('\n'); gap.append('\n')
+            if isinstance(c, str):
+                out.append(c); gap.append(c)
+                if segs is not None and not _plain(c): segs = None
+                continue
+            tb,js = _block(c['id'], c['name'], c['args'], c['result'], c['extra'])
+            out.append(tb)
+            if segs is not None: segs.append((''.join(gap), js, tb)); gap = []
+    return ''.join(out),None if segs is None else segs + [(''.join(gap), None, None)]
 
 def _system_arg(s):
     "The `system` argument as text: a string, or Anthropic's list of text blocks joined by a blank line"
@@ -1124,6 +1266,7 @@ def _prompt_content(parts):
     txt,atts = [],[]
     for p in parts:
         if p['type']=='text': txt.append(p['text']); continue
+        if 'url' in p and p['type']=='file': txt.append(url_file(p['name'] or '', p['url'], p['mime'])); continue  # a file by URL: the link names where it is
         atts.append(a := Attachment(base64.b64decode(p['data']), p['mime']))
         txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{(p['name'] or '').replace('[', '(').replace(']', ')')}](attachment:{a.id})")
     return '\n\n'.join(txt),atts
@@ -1143,26 +1286,30 @@ def _round_spans(items, spans):
 
 _unsent_keys = ('weight', 'annotations') # Keys of an OpenAI response message a request doesn't take back (the weight is kept apart, citations are in the text); empty keys are left out too
 
-def _keep_wire(dlg, wire, fmt, msgs=None, system=None):
-    "Keep `wire` (prompt, record, whether it carries reasoning state, its index in history `msgs`) in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state (none when none has), then stamp their digests"
+def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None):
+    "Keep `wire` (prompt, record, whether it carries reasoning state, its index in history `msgs`) in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state (none when none has), then stamp their digests; `known`: the replies' blocks as `_units` takes them (not searched for again)"
     last = max((j for j,(_,_,st,_) in enumerate(wire) if st), default=None)
     if last is None: return
-    for m,r,_,_ in wire[:last+1]:
-        r['msg'] = json.loads(json.dumps({k:v for k,v in r['msg'].items() if k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')}))  # a copy, as a request takes it (without a codec's own `_` keys)
+    kept = wire[:last+1]
+    js = json.dumps([{k:v for k,v in r['msg'].items() if k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')} for _,r,_,_ in kept], ensure_ascii=False)
+    sur = not js.isascii() and _re_sur.search(js) is not None  # a record holding a surrogate, which finishing the list as sent (`_unsur_all`) changes in place
+    for (m,r,_,_),msg in zip(kept, json.loads(js)):  # a copy of each, as a request takes it (without a codec's own `_` keys): one JSON text for them all
+        r['msg'] = msg
         m.meta.setdefault('dialog', {}).setdefault('wire', []).append(r)
-    units = _units(dlg.messages)
+    units = _units(dlg.messages, known=known)
     try: _fit_images(units, fmt)
     except ValueError: pass  # an image this provider can't take: `dlg2chat` will say so
-    _render(units, fmt, dlg.system, stamp=True)
-    if fmt=='anthropic' and msgs is not None: _unprefixed(units, fmt, dlg.system, wire[:last+1], msgs, system)
+    chk = fmt=='anthropic' and msgs is not None
+    out = _render(units, fmt, dlg.system, stamp=('copies' if sur else 'sent') if chk else 'digests')  # what `dlg2chat` sends now the digests are stamped: the stamping render's own list, not a second render
+    if chk: _unprefixed(out, dlg.system, wire[:last+1], msgs, system)
 
 def _an_norm(m):
     "Anthropic message `m` as the API reads it: a string content is one text block"
     return dict(m, content=[_txt(m['content'])]) if isinstance(m, dict) and isinstance(m.get('content'), str) else m
 
-def _unprefixed(units, fmt, system, wire, msgs, given):
-    "Anthropic checks the exact prefix before a thinking block (`system` and every message): a record whose history prefix the dialog doesn't send back as it came (a joined multi-block tool result, system blocks) is marked unsendable, and so is every later one"
-    out = list(map(_an_norm, _render(units, fmt, system)))
+def _unprefixed(out, system, wire, msgs, given):
+    "Anthropic checks the exact prefix before a thinking block (`system` and every message): a record whose history prefix the dialog doesn't send back as it came in `msgs` (`out`, what the dialog sends: a joined multi-block tool result, system blocks) is marked unsendable, and so is every later one"
+    out = list(map(_an_norm, out))
     same = given is None and system is None or isinstance(given, str) and given==system  # system blocks (cache breakpoints) don't come back as they were given
     h = [_an_norm(_sdk_json(x)) for x in msgs]
     k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))  # where they part: one pass, not one per record
@@ -1172,13 +1319,13 @@ def _unprefixed(units, fmt, system, wire, msgs, given):
 def _sdk_json(o):
     "An SDK object (anything with `model_dump`: an Anthropic block, a `ChatCompletionMessage`…) as its JSON, the fields it was given (what the SDKs themselves send for it); a message whose lists hold such objects (`response.content`) likewise; anything else as it is"
     if callable(getattr(o, 'model_dump', None)) and not isinstance(o, type): return o.model_dump(mode='json', exclude_unset=True)
-    if isinstance(o, dict) and any(isinstance(v, list) and any(callable(getattr(x, 'model_dump', None)) for x in v) for v in o.values()):
+    if isinstance(o, dict) and any(isinstance(v, list) and any(type(x) is not dict and callable(getattr(x, 'model_dump', None)) for x in v) for v in o.values()):
         return {k:[_sdk_json(x) for x in v] if isinstance(v, list) else v for k,v in o.items()}
     return o
 
 # %% ../nbs/02_chat.ipynb #b23bd032
 codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_part=_url_part, url_text=_url_text, b64_file=_b64_file, data_file=_data_file,
-    content=_content, rounds=_rounds, call=_call, server_text=_server_text, args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces, plain_result=_plain_result) # The hub's pieces a codec kept in a module of its own spells its format with (`dialog.responses`, `dialog.gemini`): the documented protocol between `dialog.chat` and its codecs; each is documented where this notebook defines it
+    content=_content, rounds=_rounds, call=_call, server_text=_server_text, args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces, plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text) # The hub's pieces a codec kept in a module of its own spells its format with (`dialog.responses`, `dialog.gemini`): the documented protocol between `dialog.chat` and its codecs; each is documented where this notebook defines it
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)
@@ -1228,10 +1375,11 @@ def chat2dlg(msgs:list, # The provider's message list
     if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
     raw_sys,system = system,_system_arg(system)
-    dlg,sys_txt,cur,pending,prev,wire,last = cls(name),[system] if system else [],None,{},None,[],None
+    dlg,sys_txt,cur,pending,prev,wire,last,known = cls(name),[system] if system else [],None,{},None,[],None,{}
     def flush():
         if cur is None: return
-        cur[0].output = _reply_txt(cur[1])
+        md,blocks = _reply_md(cur[1])
+        cur[0].output,known[id(cur[0])] = md,(md, blocks)  # the blocks' places, for stamping to read the reply by
         if any(w is not None for w in cur[2]): # a fine-tuning weight: one for the whole reply, else one per assistant message
             ws = [1 if w is None else w for w in cur[2]]
             cur[0].meta.setdefault('dialog', {})['weight'] = ws[0] if len(set(ws))==1 else ws
@@ -1264,9 +1412,25 @@ def chat2dlg(msgs:list, # The provider's message list
         c['result'] = None
     flush()
     dlg.system = '\n\n'.join(sys_txt) or None
-    try: _keep_wire(dlg, wire, fmt, msgs, raw_sys)
+    if isinstance(raw_sys, list) and not (len(raw_sys)==1 and len(raw_sys[0])==2) and dlg.system==system:  # system blocks `dlg2system` gives back as they came
+        dlg.meta.setdefault('dialog', {})['system_blocks'] = _copy(raw_sys)
+    try: _keep_wire(dlg, wire, fmt, msgs, system if isinstance(raw_sys, list) else raw_sys, known)  # system blocks come back as they came (`dlg2system`): the prefix checked is their text's
     except RecursionError: raise ValueError(f'chat2dlg: the {fmt} history is nested too deeply to keep its reasoning state (a tool call\'s arguments?)') from None
     return dlg
+
+# %% ../nbs/02_chat.ipynb #e9d8cfb2
+def dlg2system(dlg, # The `Dialog`
+               fmt:str='anthropic'): # 'anthropic', 'responses', 'gemini' (or 'openai', whose system prompt is in the list)
+    "The dialog's system prompt as `fmt`'s API takes it beside the messages (Anthropic's `system=`, Responses' `instructions=`, Gemini's `system_instruction`), or None"
+    if fmt not in codec_mods: _chk_fmt(fmt)  # a format whose module isn't loaded yet is known too
+    s = dlg.system
+    if fmt=='openai' or not (s and s.strip()): return None
+    if fmt=='gemini': return {'parts': [{'text': s}]}
+    bs = d.get('system_blocks') if isinstance(d := dlg.meta.get('dialog'), dict) else None
+    if fmt=='anthropic' and isinstance(bs, list):
+        try: return _copy(bs) if _system_arg(bs)==s else s
+        except ValueError: return s  # blocks a hand edit broke: the text is what the dialog says
+    return s
 
 # %% ../nbs/02_chat.ipynb #26dbaa68
 img_tokens = 1600 # Tokens `count_tokens` charges per image (about what providers charge for a 1-megapixel image)
@@ -1331,19 +1495,6 @@ def chk_drop(drop): # None, a rule's name (`jsonl_drops`), a function of a conve
     return [jsonl_drops[r] if isinstance(r, str) else r for r in rs]
 
 # %% ../nbs/02_chat.ipynb #cee1d477
-_re_think_body = re.compile(r'\s*::: details\n\n## Thinking\n\n(.*)\n\n:::\s*', re.S)  # `think_block`'s div around the thinking
-
-def _thoughts(s):
-    "The thinking written in reply text `s` (each of `_think_spans`, without `think_block`'s div), joined by a blank line; None when there is none but redacted thinking"
-    res,pos = [],0
-    for a,_,b in _think_spans(s):
-        if a<pos: continue  # an opening inside thinking is thinking
-        body = s[_re_think[0].match(s, a).end():_re_think[1].search(s, a).start()]
-        body = (m[1] if (m := _re_think_body.fullmatch(body)) else body.strip()).replace('<!\u2060--', '<!--')
-        if body.strip() and body!='*(redacted thinking)*': res.append(body)
-        pos = b
-    return '\n\n'.join(res) or None
-
 def _reasonings(dlg):
     "The thinking of each assistant message `dlg2chat(dlg, 'openai')` sends, in order (None where its round wrote none); None when no reply holds thinking"
     ps = [m for m in dlg.messages if m.msg_type==sprompt and not m.skipped]
@@ -1470,11 +1621,11 @@ def chk_shape(shape:str, # A name in `jsonl_shapes`
 # %% ../nbs/02_chat.ipynb #b319f8cf
 _line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'), gemini=('contents', 'system_instruction')) # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
 
-def _chat_line(ms, system, fmt):
-    "A 'chat' line: history `ms` of `fmt`, and the system prompt beside it where the format takes it so (Gemini's as a content of parts)"
+def _chat_line(ms, d, fmt):
+    "A 'chat' line: history `ms` of `fmt`, and dialog `d`'s system prompt beside it where the format takes it so (`dlg2system`: Anthropic's blocks, Gemini's content of parts)"
     k,sk = _line_keys[fmt]
-    s = _unsur(system) if sk and system and system.strip() else None
-    return {k: ms} | ({sk: {'parts': [{'text': s}]} if fmt=='gemini' else s} if s else {})
+    s = dlg2system(d, fmt) if sk else None
+    return {k: ms} | ({sk: _unsur(s) if isinstance(s, str) else _unsur_all(s)} if s else {})
 
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
@@ -1490,7 +1641,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             ms = [_listed(m) for m in oa] if fmt in ('openai', 'anthropic') else oa
             if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b'' # an empty conversation every consumer refuses, or one left out
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
-            else: r = _chat_line(ms, d.system, fmt)
+            else: r = _chat_line(ms, d, fmt)
             return b'' if r is None else (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
         except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None

@@ -17,7 +17,7 @@ __all__ = ['skip_signature']
 from fastcore.utils import *
 from .core import *
 import dialog.chat as chat
-from .chat import Codec, codec_kit as kit, register_codec, tool_block, img_mimes, file_mimes
+from .chat import Codec, codec_kit as kit, register_codec, tool_block, img_mimes, file_mimes, result_image
 import json, mimetypes
 
 # %% ../nbs/02b_gemini.ipynb #30d80bdc
@@ -49,26 +49,35 @@ def _gm_group(contents):
     return res
 
 # %% ../nbs/02b_gemini.ipynb #f1e53a42
-def _gm_result(fr, i, j):
-    "A functionResponse's `response` as the result text a tool block holds"
-    r = fr.get('response')
-    if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output')), str): return v
-    if not isinstance(r, dict): kit.err(i, f'part {j}: a functionResponse needs a response object')
-    return json.dumps(r, ensure_ascii=False)
-
 _urlsafe = str.maketrans('-_', '+/')
+def _b64(b): return b.translate(_urlsafe) + '='*(-len(b)%4) if isinstance(b, str) and ('-' in b or '_' in b or len(b)%4) else b # google-genai's JSON of bytes is URL-safe base64: as standard base64
+
+def _gm_result(fr, i, j):
+    "A functionResponse's `response` as the result text a tool block holds, and the images of its `parts` after it (`result_image`)"
+    r,ps = fr.get('response'),fr.get('parts') or []
+    if not isinstance(ps, list): kit.err(i, f'part {j}: a functionResponse\'s parts must be a list')
+    imgs = []
+    for k,x in enumerate(ps):
+        d = (x.get('inlineData') or x.get('inline_data')) if isinstance(x, dict) else None
+        if not isinstance(d, dict): kit.err(i, f'part {j}: functionResponse part {k}: only inline data is read (an image the function returned)')
+        p = kit.image(d.get('mimeType', d.get('mime_type')), _b64(d.get('data')), i, j)
+        imgs.append(result_image(p['mime'], p['data']))
+    if r is None and imgs: return '\n\n'.join(imgs)
+    if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output')), str): return '\n\n'.join([v, *imgs]) if v or not imgs else '\n\n'.join(imgs)
+    if not isinstance(r, dict): kit.err(i, f'part {j}: a functionResponse needs a response object')
+    return '\n\n'.join([json.dumps(r, ensure_ascii=False), *imgs])
 
 def _gm_media(p, i, j):
     "An `inlineData` or `fileData` part as a neutral image part, or an inline PDF or audio as a file part"
     d = p.get('inlineData') or p.get('fileData')
     if not isinstance(d, dict): kit.err(i, f'part {j}: malformed media part')
     mime = kit.mime(d.get('mimeType'))
-    if isinstance(b := d.get('data'), str) and ('-' in b or '_' in b or len(b)%4): d = dict(d, data=b.translate(_urlsafe) + '='*(-len(b)%4))  # google-genai's JSON of bytes is URL-safe base64
+    d = dict(d, data=_b64(d.get('data')))
     if 'inlineData' in p and mime in file_mimes: return kit.b64_file(mime, d.get('data'), d.get('displayName'), i, j)
-    if mime not in img_mimes: kit.err(i, f"part {j}: a {mime!r} part: only images and {', '.join(file_mimes)} are read")
+    if 'inlineData' in p and mime not in img_mimes: kit.err(i, f"part {j}: a {mime!r} part: only images and {', '.join(file_mimes)} are read inline (any type by fileData)")
     if 'inlineData' in p: return kit.image(mime, d.get('data'), i, j)
-    if not isinstance(d.get('fileUri'), str): kit.err(i, f'part {j}: a fileData without a fileUri')
-    return kit.url_text(d['fileUri'])
+    if not (isinstance(d.get('fileUri'), str) and isinstance(mime, str) and '/' in mime): kit.err(i, f'part {j}: a fileData needs a fileUri and a mimeType')
+    return kit.url_text(d['fileUri']) if mime in img_mimes else kit.url_file(d['fileUri'], d.get('displayName'), mime)  # a PDF, audio, video… by URI: a link saying its type
 
 def _gm_events(c, i):
     "`chat2dlg`'s events of content `c` at index `i`"
@@ -100,9 +109,16 @@ skip_signature = 'skip_thought_signature_validator' # The placeholder signature 
 
 def _gm_part(p):
     if p['type']=='text': return {'text': p['text']}
+    if p['type']=='file' and 'url' in p: return {'fileData': {'mimeType': p['mime'], 'fileUri': p['url']}}
     if p['type']=='file': return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
     if 'url' in p: return {'fileData': {'mimeType': kit.mime(mimetypes.guess_type(p['url'].split('?')[0])[0] or 'image/jpeg'), 'fileUri': p['url']}}
     return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
+
+def _gm_response(res):
+    "Result text `res` as a functionResponse's `response` and, for images the tool returned (`result_image`), its `parts` of inline data"
+    ps = kit.result_pieces(res, lambda t: t, lambda mime, data: {'inlineData': {'mimeType': mime, 'data': data}})
+    if not ps: return {'response': {'result': res}}
+    return {'response': {'result': '\n\n'.join(x for x in ps if isinstance(x, str))}, 'parts': [x for x in ps if isinstance(x, dict)]}
 
 def _gm_reply(parts, ids):
     "Reply `parts` as contents, one list per round: the model's texts and calls in the order said (the first call signed with `skip_signature`), then a user content of their responses"
@@ -114,7 +130,7 @@ def _gm_reply(parts, ids):
             if txt: out.append({'text': '\n\n'.join(txt)}); txt = []
             i = ids(p['id']); idk = {} if p['extra'].get('no_id') else {'id': i}
             out.append({'functionCall': idk | {'name': p['name'], 'args': p['args']}} | ({} if calls else {'thoughtSignature': skip_signature}))
-            calls.append({'functionResponse': idk | {'name': p['name'], 'response': {'result': p['result']}}})
+            calls.append({'functionResponse': idk | {'name': p['name']} | _gm_response(p['result'])})
         if txt: out.append({'text': '\n\n'.join(txt)})
         res.append([{'role': 'model', 'parts': out}] + ([{'role': 'user', 'parts': calls}] if calls else []))
     return res

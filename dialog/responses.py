@@ -22,20 +22,24 @@ import json
 _client_calls = ('computer_call', 'local_shell_call', 'shell_call') # calls of tools the host runs (computer use, Codex's local shell, the shell tool): paired with outputs by `call_id`, as a function's are
 _outputs = ('function_call_output', 'custom_tool_call_output', *(t+'_output' for t in _client_calls)) # the items that answer the model's calls
 
+_server_items = ('mcp_list_tools', 'mcp_approval_request') # items OpenAI's side writes that are no `*_call`: an MCP server's tool list, and an MCP call waiting for the host's approval
+
 def _typ(x): return x.get('type', 'message') if isinstance(x, dict) else None # an input message may leave out its type
 
 def _by_model(x):
-    "Whether item `x` is one the model wrote: an assistant message, reasoning, a call (its own or a tool OpenAI runs: `web_search_call`, …)"
+    "Whether item `x` is one the model wrote: an assistant message, reasoning, a call (its own or a tool OpenAI runs: `web_search_call`, …), or another item of OpenAI's side (`_server_items`)"
     t = _typ(x)
-    return t=='message' and x.get('role')=='assistant' or t=='reasoning' or isinstance(t, str) and t.endswith('_call')
+    return t=='message' and x.get('role')=='assistant' or t=='reasoning' or isinstance(t, str) and (t.endswith('_call') or t in _server_items)
+
+def _said(x): return _typ(x)=='message' and x.get('role')=='assistant' # an assistant message item
 
 def _rs_group(items):
-    "Items as `(index, message)`: each run of items the model wrote is one `{'role': 'assistant', 'items': [...]}` at its first item's index"
+    "Items as `(index, message)`: each run of items the model wrote is one `{'role': 'assistant', 'items': [...]}` at its first item's index; an assistant message right after another starts a run of its own"
     res,run = [],None
     for i,x in enumerate(items):
         x = kit.sdk_json(x)
         if not _by_model(x): res.append((i, x)); run = None
-        elif run is None: run = {'role': 'assistant', 'items': [x]}; res.append((i, run))
+        elif run is None or _said(x) and _said(run['items'][-1]): run = {'role': 'assistant', 'items': [x]}; res.append((i, run))  # two in a row: two replies, as Chat Completions reads them
         else: run['items'].append(x)
     return res
 
@@ -61,6 +65,7 @@ def _rs_user_parts(c, j):
         t = p.get('type') if isinstance(p, dict) else None
         if t in ('input_text', 'text') and isinstance(p.get('text'), str): res.append(kit.txt(p['text']))
         elif t=='input_image' and isinstance(p.get('image_url'), str): res.append(kit.url_part(p['image_url'], j, k))
+        elif t=='input_file' and isinstance(p.get('file_url'), str): res.append(kit.url_file(p['file_url'], p.get('filename'), 'application/pdf'))  # a PDF by URL: the type Responses takes so
         elif t=='input_file': res.append(kit.data_file(p.get('file_data'), p.get('filename'), j, k))
         else: kit.err(j, f'unsupported or malformed user content part {k} (type {t!r}) for the Responses format')
     return res
@@ -87,16 +92,25 @@ def _rs_model(items, i):
             parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=x.get('action', {}), extra={'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {})))
         elif t=='mcp_call':  # a remote MCP server OpenAI called: its tool, arguments and output kept
             if not all(isinstance(x.get(k), str) for k in ('id', 'name')): kit.err(j, 'an mcp_call needs an id and a name')
-            args,_ = call_args(x.get('arguments') or '{}')
+            args,raw = call_args(x.get('arguments') or '{}')
             out = x.get('output') if isinstance(x.get('output'), str) else x.get('error') if isinstance(x.get('error'), str) else ''
-            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, server=True, result=out, extra={'result_type': t} | ({'server_label': x['server_label']} if isinstance(x.get('server_label'), str) else {})))
-        else:  # a tool OpenAI ran itself: shown, never replayed as a call
-            if not isinstance(x.get('id'), str): kit.err(j, f'a {t} item without an id')
-            act = x.get('action')
-            parts.append(dict(type='tool', id=x['id'], name=t.removesuffix('_call'), args=act if isinstance(act, dict) else {}, server=True,
-                              result=str(x.get('status') or ''), extra={'result_type': t}))
+            rest = {k:v for k,v in x.items() if k not in ('type', 'id', 'name', 'arguments', 'output') or k=='output' and not isinstance(v, str)}  # the rest of the item, to go back verbatim
+            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, server=True, result=out, extra={'result_type': t, 'item_rest': rest} | raw))
+        elif t=='mcp_approval_request':  # a remote MCP tool OpenAI asks the host to approve: a call the host answers (`mcp_approval_response`)
+            if not all(isinstance(x.get(k), str) for k in ('id', 'name')): kit.err(j, 'an mcp_approval_request needs an id and a name')
+            args,extra = call_args(x.get('arguments') or '{}')
+            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, extra=extra | {'item': t} | ({'server_label': x['server_label']} if isinstance(x.get('server_label'), str) else {})))
+        else: parts.append(_rs_srv_part(x, t, j))
     return parts
 
+def _rs_srv_part(x, t, j):
+    "An item of a tool OpenAI ran itself (web or file search, code interpreter, image generation, an MCP server's tool list…) as a server part: its action as the arguments shown, the item itself (less its type and id) as the result, kept to go back verbatim"
+    if not isinstance(x.get('id'), str): kit.err(j, f'a {t} item without an id')
+    act = x.get('action')
+    return dict(type='tool', id=x['id'], name=t.removesuffix('_call'), args=act if isinstance(act, dict) else {}, server=True,
+                result=json.dumps({k:v for k,v in x.items() if k not in ('type', 'id')}, ensure_ascii=False), extra={'result_type': t})
+
+# %% ../nbs/02a_responses.ipynb #4bee2b84
 def _rs_result_text(o, i, t):
     "An output list holding `input_image` parts as the result text a tool block holds (each image as `result_image` spells it)"
     res = []
@@ -112,6 +126,9 @@ def _rs_events(m, i):
     "`chat2dlg`'s events of item (or run of model items) `m` at index `i`"
     if 'items' in m and m.get('role')=='assistant': return [('assistant', _rs_model(m['items'], i))]
     t = _typ(m)
+    if t=='mcp_approval_response':  # the host's answer to an mcp_approval_request: its result, as JSON
+        if not isinstance(m.get('approval_request_id'), str): kit.err(i, 'an mcp_approval_response without an approval_request_id')
+        return [('result', m['approval_request_id'], json.dumps({k:v for k,v in m.items() if k not in ('type', 'approval_request_id')}, ensure_ascii=False), {'output_type': t})]
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
         o = m.get('output', '')
@@ -128,19 +145,26 @@ def _rs_events(m, i):
 def _rs_part(p):
     if p['type']=='text': return dict(type='input_text', text=p['text'])
     if p['type']=='file':
+        if p['mime']=='text/plain' and 'data' in p: return dict(type='input_text', text=kit.doc_text(p)['text'])  # no text document part: its text
         if p['mime']!='application/pdf': kit.no_file('responses', p)
-        return dict(type='input_file', file_data=f"data:{p['mime']};base64,{p['data']}") | ({'filename': p['name']} if p['name'] else {})
+        return dict(type='input_file', **({'file_url': p['url']} if 'url' in p else {'file_data': f"data:{p['mime']};base64,{p['data']}"})) | ({'filename': p['name']} if p['name'] else {})
     return dict(type='input_image', image_url=p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}", detail='auto')
 
 def _rs_call(i, p):
     "Call part `p` as a `function_call` item (a custom tool's as `custom_tool_call`, a host-run tool's as its own item), with id `i`"
     if (t := p['extra'].get('item')) in _client_calls: return dict(type=t, call_id=i, action=p['args'], status='completed') | ({'id': p['extra']['item_id']} if 'item_id' in p['extra'] else {})
+    if t=='mcp_approval_request': return dict(type=t, id=i, name=p['name'], arguments=kit.args_json(p)) | ({'server_label': p['extra']['server_label']} if 'server_label' in p['extra'] else {})
     if p['extra'].get('custom') and isinstance(p['args'].get('input'), str) and len(p['args'])==1: return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input'])
     return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p))
 
 def _rs_output(c, p):
     "The item answering call item `c` (of part `p`): its own output type, the output as it came (a host-run tool's object from its JSON)"
     e,o = p['extra'],p['result']
+    if c['type']=='mcp_approval_request':
+        try: a = json.loads(o)
+        except ValueError: a = None
+        if not isinstance(a, dict) or not isinstance(a.get('approve'), bool): raise ValueError(f"the answer to MCP approval request {c['id']!r} must be the JSON of an mcp_approval_response, e.g. {{\"approve\": true}}, not {o!r:.60}")
+        return dict(type='mcp_approval_response', approval_request_id=c['id']) | a
     if e.get('output_json'):
         try: o = json.loads(o)
         except (TypeError, ValueError): pass  # edited into text: sent as text
@@ -148,9 +172,17 @@ def _rs_output(c, p):
     return dict(type=e.get('output_type') or ('function_call_output' if c['type'] in _client_calls else c['type']+'_output'), call_id=c['call_id'], output=o)  # a host-run call's own output type is kept when it came so
 
 def _rs_server(p):
-    "A web search OpenAI ran (a server block read from a `web_search_call`) as that item again; None for any other part"
-    if p['type']!='tool' or not p['server'] or p['extra'].get('result_type')!='web_search_call': return None
-    return dict(type='web_search_call', id=p['id'], status=p['result'] or 'completed', action=p['args'])
+    "A tool OpenAI ran (a server block read from its item, `_rs_srv_part`) as that item again, its action as the block's arguments now say; None for any other part"
+    t = p['extra'].get('result_type') if p['type']=='tool' and p['server'] else None
+    if t=='mcp_call':  # its output shown as the result, the rest of the item kept beside it
+        rest = e if isinstance(e := p['extra'].get('item_rest'), dict) else {k:p['extra'][k] for k in ('server_label',) if k in p['extra']}
+        return dict(type=t, id=p['id'], name=p['name'], arguments=kit.args_json(p), output=p['result']) | rest
+    if not (isinstance(t, str) and (t.endswith('_call') or t in _server_items) and t not in _client_calls): return None
+    try: it = json.loads(p['result'])
+    except ValueError: it = None
+    if isinstance(it, dict): return dict(type=t, id=p['id']) | it | ({'action': p['args']} if 'action' in it else {})
+    if t=='web_search_call': return dict(type=t, id=p['id'], status=p['result'] or 'completed', action=p['args'])  # as an older dialog keeps it: its status as the result
+    return None  # a result edited into text: it goes as text
 
 def _rs_reply(parts, ids):
     "Reply `parts` as items, one list per round: the model's texts and calls in the order said, then the calls' outputs"

@@ -118,3 +118,28 @@ def test_chat_never_imports_dataset():
     tree = ast.parse(open(chat.__file__).read())
     mods = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)] + [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     assert not [m for m in mods if m and 'dataset' in m], mods
+
+@given(st.lists(st.tuples(st.sampled_from(['text', 'call', 'broken', 'fenced', 'thought']), st.text('ab <>`\n*-', max_size=8)), max_size=5))
+def test_has_tool_block_agrees_with_parse_reply(items):
+    "`has_tool_block` finds a block wherever `parse_reply` reads one (a call) or leaves one as text (JSON an edit broke), and nowhere else"
+    def piece(kind, t):
+        blk = tool_block('c1', 'f', {'a': t}, t)
+        if kind=='call': return blk
+        if kind=='broken': return blk.replace('"call"', '"call', 1)
+        if kind=='fenced': return '```json {.tool}\n{"id": "c2", "name": "g", "args": {}}\n```'
+        if kind=='thought': return f'<!--think_start-->{blk}<!--think_end-->'
+        return f'x{t}y'
+    reply = '\n\n'.join(piece(*i) for i in items)
+    blocks = any(k in ('call', 'broken', 'fenced') for k,_ in items)
+    assert has_tool_block(reply) == blocks
+    parts = parse_reply(reply)
+    assert any(has_tool_block(p['text']) for p in parts if p['type']=='text') == any(k=='broken' for k,_ in items)
+    assert sum(p['type']=='tool' for p in parts) == sum(k in ('call', 'fenced') for k,_ in items)
+
+def test_has_tool_block_linear_on_unclosed_openings():
+    "Many openings never closed, then one closing: one scan, not one per opening"
+    import time
+    txt = "<details class='tool-usage-details'>\n```json\n{" * 20_000 + '\n```\n</details>'
+    t = time.perf_counter(); has_tool_block(txt)
+    assert time.perf_counter()-t < 2
+    with pytest.raises(ValueError, match='must be a str'): has_tool_block(b'x')

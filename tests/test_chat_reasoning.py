@@ -196,23 +196,41 @@ def test_a_record_saying_what_the_dialog_does_not_show_is_not_sent(edit):
     assert 'OVERRIDE' not in sent and 'shadow' not in sent and 'S1' not in sent and 'S2' not in sent
     assert dlg2chat(_reread(chat2dlg(h, 'anthropic')), 'anthropic') == h  # unedited, the record goes back as it came
 
+PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+def _two_block_loop(result):
+    return [{'role': 'user', 'content': 'go'},
+            {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'T', 'signature': 'S1'}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'read', 'input': {}}]},
+            {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': result}]},
+            {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'U', 'signature': 'S2'}, {'type': 'tool_use', 'id': 'toolu_2', 'name': 'f', 'input': {}}]},
+            {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_2', 'content': 'ok'}]}]
+
+def test_a_tool_result_of_several_text_blocks_goes_back_as_several():
+    "A tool result of several text blocks (a\\n\\nb in one of them too) comes back as those blocks, so the thinking made after it still goes back; an edit of the result sends it joined, without that thinking"
+    h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'b\n\nc'}, {'type': 'text', 'text': ''}])
+    d = _reread(chat2dlg(h, 'anthropic'))
+    assert dlg2chat(d, 'anthropic') == h
+    m = d.messages[0]; m.ai_res = m.ai_res.replace('part a', 'part a, edited')  # the blocks' lengths no longer add up: it goes as the text the dialog shows
+    out = dlg2chat(d, 'anthropic')
+    assert out[2]['content'][0]['content'] == 'part a, edited\n\nb\n\nc\n\n' and 'S2' not in json.dumps(out)
+
 def test_a_prefix_the_dialog_cannot_reproduce_leaves_later_thinking_out():
-    "A tool result of several text blocks comes back joined: the thinking made after it is not sent as valid (Anthropic's prefix check would refuse it), the thinking before it is"
-    h = [{'role': 'user', 'content': 'go'},
-         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'T', 'signature': 'S1'}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'read', 'input': {}}]},
-         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'part b'}]}]},
-         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'U', 'signature': 'S2'}, {'type': 'tool_use', 'id': 'toolu_2', 'name': 'f', 'input': {}}]},
-         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_2', 'content': 'ok'}]}]
+    "Two text blocks beside an image in a tool result come back as one text block: the thinking made after it is not sent as valid (Anthropic's prefix check would refuse it), the thinking before it is"
+    img = {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG}}
+    h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'part b'}, img])
     out = dlg2chat(_reread(chat2dlg(h, 'anthropic')), 'anthropic')
     assert out[:2]==h[:2] and 'S2' not in json.dumps(out)
     check_history(out, 'anthropic')
 
-def test_system_blocks_leave_the_thinking_out():
-    "A `system` given as blocks (with a cache breakpoint) comes back as one string: no thinking block made under the blocks is sent as valid"
+def test_system_blocks_come_back_as_blocks():
+    "A `system` given as blocks (with a cache breakpoint) comes back from `dlg2system` as those blocks, so the thinking made under them goes back; after an edit of the system prompt, none does"
     h = an_loop()
     sysb = [{'type': 'text', 'text': 'You are Claude Code.'}, {'type': 'text', 'text': 'Rules.', 'cache_control': {'type': 'ephemeral'}}]
-    out = json.dumps(dlg2chat(chat2dlg(h, 'anthropic', system=sysb), 'anthropic'))
-    assert not any(s in out for s in ('S1', 'S2', 'R3'))
+    d = _reread(chat2dlg(h, 'anthropic', system=sysb))
+    assert dlg2system(d) == sysb and dlg2chat(d, 'anthropic') == h
+    d.system = 'You are Claude Code.\n\nNew rules.'
+    out = json.dumps(dlg2chat(d, 'anthropic'))
+    assert dlg2system(d) == d.system and not any(s in out for s in ('S1', 'S2', 'R3'))
     assert 'S1' in json.dumps(dlg2chat(chat2dlg(h, 'anthropic', system='You are Claude Code.\n\nRules.'), 'anthropic'))
 
 def test_an_untitled_document_goes_back_untitled():
@@ -239,3 +257,40 @@ def test_a_text_block_prompt_is_the_same_prefix_as_its_string():
     h = an_loop(); h[0] = {'role': 'user', 'content': [{'type': 'text', 'text': 'Go'}]}
     out = json.dumps(dlg2chat(chat2dlg(h, 'anthropic'), 'anthropic'))
     assert all(s in out for s in ('S1', 'S2', 'R3'))
+
+@pytest.mark.parametrize('fmt', ['openai', 'anthropic', 'responses'])
+def test_an_edited_thinking_text_stops_the_record(fmt):
+    "The thinking a record carries is compared with the thinking the notebook shows, as its text is: an edited thinking text (OpenAI-compatible `reasoning_content`, Anthropic `thinking`, a Responses summary) sends that record and every later one as the dialog shows them"
+    call = lambda i: {'id': f'call_{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}
+    h = {'openai': [{'role': 'user', 'content': 'go'},
+                    {'role': 'assistant', 'content': None, 'reasoning_content': 'First  thought.', 'tool_calls': [call(1)]}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'r'},
+                    {'role': 'assistant', 'content': None, 'reasoning_content': 'Second thought.', 'tool_calls': [call(2)]}, {'role': 'tool', 'tool_call_id': 'call_2', 'content': 'r'}],
+         'anthropic': [{'role': 'user', 'content': 'go'},
+                       {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'First  thought.', 'signature': 'S1'}, {'type': 'tool_use', 'id': 'call_1', 'name': 'f', 'input': {}}]},
+                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_1', 'content': 'r'}]},
+                       {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'Second thought.', 'signature': 'S2'}, {'type': 'tool_use', 'id': 'call_2', 'name': 'f', 'input': {}}]},
+                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_2', 'content': 'r'}]}],
+         'responses': [{'role': 'user', 'content': 'go'},
+                       {'type': 'reasoning', 'id': 'rs_1', 'summary': [{'type': 'summary_text', 'text': 'First  thought.'}], 'encrypted_content': 'E1'},
+                       {'type': 'function_call', 'call_id': 'call_1', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'call_1', 'output': 'r'},
+                       {'type': 'reasoning', 'id': 'rs_2', 'summary': [{'type': 'summary_text', 'text': 'Second thought.'}], 'encrypted_content': 'E2'},
+                       {'type': 'function_call', 'call_id': 'call_2', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'call_2', 'output': 'r'}]}[fmt]
+    d = _reread(chat2dlg(h, fmt))
+    assert dlg2chat(d, fmt) == h
+    m = d.messages[0]
+    m.ai_res = m.ai_res.replace('First  thought.', 'First\nthought.')  # whitespace only: the same text shown
+    assert dlg2chat(d, fmt) == h
+    m.ai_res = m.ai_res.replace('Second thought.', 'A thought I edited.')
+    out = json.dumps(dlg2chat(d, fmt))
+    assert 'First' in out and 'Second' not in out and 'S2' not in out and 'E2' not in out
+    m.ai_res = m.ai_res.replace('First\nthought.', 'Edited first.')
+    out = json.dumps(dlg2chat(d, fmt))
+    assert 'First' not in out and 'S1' not in out and 'E1' not in out
+
+@given(st.lists(st.text(st.sampled_from('ab \n'), max_size=6), min_size=2, max_size=5))
+def test_block_lengths_split_the_joined_text_back(ts):
+    "`_unblock` is the inverse of joining text blocks with a blank line, given `_block_lens` of them (whatever the texts hold, blank lines included)"
+    import dialog.chat as c
+    bs = [{'type': 'text', 'text': t} for t in ts]
+    assert c._unblock('\n\n'.join(ts), c._block_lens(bs)) == bs
+    assert c._unblock('\n\n'.join(ts) + 'x', c._block_lens(bs)) is None  # an edit that changes the length sends the text joined

@@ -133,3 +133,20 @@ def test_chat_completions_custom_tool_call_read_and_sent_back():
     assert out[1]['tool_calls'] == [{'id': 'call_1', 'type': 'custom', 'custom': {'name': 'apply_patch', 'input': '*** Begin Patch'}}]
     assert dlg2chat(chat2dlg(h, 'openai'), 'responses')[1] == {'type': 'custom_tool_call', 'call_id': 'call_1', 'name': 'apply_patch', 'input': '*** Begin Patch'}
     with pytest.raises(ValueError, match='message 1: custom tool call 0 needs'): chat2dlg([h[0], {'role': 'assistant', 'tool_calls': [{'id': 'c', 'type': 'custom', 'custom': 5}]}], 'openai')
+
+def test_cache_control_on_tool_use_and_system_blocks_through_the_sdk(tmp_path):
+    "Anthropic `cache_control` on a tool_use block and on system blocks is read, saved, and put back on the wire by the real client (`system=dlg2system(dlg)`); other providers never see it"
+    cc = {'type': 'ephemeral'}
+    sysb = [{'type': 'text', 'text': 'You are a careful agent.'}, {'type': 'text', 'text': 'Tool manual…', 'cache_control': cc}]
+    h = [{'role': 'user', 'content': 'go'},
+         {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 't1', 'name': 'f', 'input': {'a': 1}, 'cache_control': cc}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 't1', 'content': 'r', 'cache_control': {'type': 'ephemeral', 'ttl': '1h'}}]},
+         {'role': 'assistant', 'content': 'ok'}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic', system=sysb)))
+    assert dlg2chat(d, 'anthropic') == h and dlg2system(d) == sysb
+    p = Provider('anthropic')
+    p.client.messages.create(model='claude-test', max_tokens=9, messages=dlg2chat(d, 'anthropic'), system=dlg2system(d))
+    assert p.bodies[-1]['system'] == sysb and p.bodies[-1]['messages'] == h
+    assert 'cache_control' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'responses', 'gemini')] + [dlg2system(d, f) for f in ('responses', 'gemini')])
+    fn = dlgs2jsonl([d], tmp_path/'a.jsonl', 'anthropic')  # a JSON Lines line keeps the blocks beside the messages, and reads back to them
+    assert json.loads(fn.read_text())['system'] == sysb and dlg2system(jsonl2dlgs(fn)[0]) == sysb

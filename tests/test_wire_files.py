@@ -45,5 +45,46 @@ def test_a_dialog_sends_its_own_pdf_through_the_sdks():
 def test_files_by_id_are_refused_by_name():
     with pytest.raises(ValueError, match='message 0: content part 0: a file must come as a base64 data: URL'):
         chat2dlg([{'role': 'user', 'content': [{'type': 'file', 'file': {'file_id': 'file-abc'}}]}])
-    with pytest.raises(ValueError, match="message 0: content part 0: a 'video/mp4' file: only application/pdf, audio/wav, audio/mpeg are kept"):
+    with pytest.raises(ValueError, match="message 0: content part 0: a 'video/mp4' file: only application/pdf, audio/wav, audio/mpeg, text/plain are kept"):
         chat2dlg([{'role': 'user', 'content': [{'type': 'file', 'file': {'file_data': 'data:video/mp4;base64,AAAA'}}]}])
+
+def test_anthropic_text_and_url_documents_read_and_written():
+    "Anthropic `document` blocks with a text source and with a URL source: read (a text/plain attachment; a link saying the URL and its type), sent back as they came, and to others as each can take them"
+    h = [{'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'text', 'media_type': 'text/plain', 'data': 'The grass is green.'}, 'title': 'Notes'},
+                                      {'type': 'document', 'source': {'type': 'url', 'url': 'https://example.com/paper.pdf'}},
+                                      {'type': 'text', 'text': 'Summarise both'}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic')))
+    m = d.messages[0]
+    assert m.attachments[0].content_type == 'text/plain' and m.attachments[0].data == b'The grass is green.'
+    assert '[](https://example.com/paper.pdf "sent as application/pdf")' in m.content
+    assert dlg2chat(d, 'anthropic') == h
+    _, body, _ = Provider('anthropic').send(d)
+    assert body['messages'] == h
+    rs = dlg2chat(d, 'responses')[0]['content']
+    assert rs[0] == {'type': 'input_text', 'text': '<document title="Notes">\nThe grass is green.\n</document>'} and rs[1] == {'type': 'input_file', 'file_url': 'https://example.com/paper.pdf'}
+    responses_rules(dlg2chat(d, 'responses'))
+    gm = dlg2chat(d, 'gemini')[0]['parts']
+    assert gm[0] == {'inlineData': {'mimeType': 'text/plain', 'data': base64.b64encode(b'The grass is green.').decode()}} and gm[1] == {'fileData': {'mimeType': 'application/pdf', 'fileUri': 'https://example.com/paper.pdf'}}
+    with pytest.raises(ValueError, match=rf"message '{m.id}': openai takes no application/pdf file by URL as a content part \(unnamed: https://example.com/paper.pdf\)"): dlg2chat(d, 'openai')
+    m.content = m.content.replace('[](https://example.com/paper.pdf "sent as application/pdf")', '')
+    assert dlg2chat(d, 'openai')[0]['content'][0] == {'type': 'text', 'text': '<document title="Notes">\nThe grass is green.\n</document>'}
+
+def test_url_file_writes_a_link_each_provider_reads():
+    "`url_file` is the link `chat2dlg` writes for a file by URL: a prompt holding one sends it by URL, and a Responses `input_file` by URL reads back to it"
+    d = Dialog('u')
+    d.mk_message('Read ' + url_file('spec [v2]', 'https://example.com/a (1).pdf', 'APPLICATION/PDF'), msg_type=sprompt)
+    assert d.messages[0].content == 'Read [spec (v2)](https://example.com/a%20%281%29.pdf "sent as application/pdf")'
+    rs = dlg2chat(d, 'responses')
+    assert rs[0]['content'][1] == {'type': 'input_file', 'file_url': 'https://example.com/a%20%281%29.pdf', 'filename': 'spec (v2)'}
+    assert dlg2chat(chat2dlg(rs, 'responses'), 'responses') == rs
+    assert dlg2chat(d, 'anthropic')[0]['content'][1] == {'type': 'document', 'source': {'type': 'url', 'url': 'https://example.com/a%20%281%29.pdf'}, 'title': 'spec (v2)'}
+
+from hypothesis import given, strategies as st
+@given(st.text(max_size=12), st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=20), st.sampled_from(['application/pdf', 'video/mp4', 'Audio/MPEG', 'text/plain']))
+def test_url_file_reads_back_as_the_file_it_names(name, path, mime):
+    "Any name, URL path and type `url_file` writes into a prompt reads back as one file part by that (escaped) URL, that type, and that name with brackets as parentheses"
+    import dialog.chat as c
+    url = 'https://example.com/' + path
+    link = url_file(name, url, mime)
+    ps = [p for p in c._text_parts('see ' + link, []) if p['type']=='file']
+    assert ps == [{'type': 'file', 'mime': mime.lower(), 'name': name.replace('[', '(').replace(']', ')') or None, 'url': c._url_esc(url)}]

@@ -1,5 +1,5 @@
 "Gemini contents as a wire format (issue 30): read and written, thought signatures kept, the documented placeholder where one is lost; through google-genai's client on a mock transport"
-import json, pytest
+import base64, json, pytest
 import httpx
 from hypothesis import given, settings, HealthCheck
 genai = pytest.importorskip('google.genai')
@@ -128,3 +128,39 @@ def test_malformed_function_call_is_a_value_error(bad):
 def test_malformed_function_response_is_a_value_error():
     h = [{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'functionCall': {'name': 'f', 'args': {}}}]}, {'role': 'user', 'parts': [{'functionResponse': 'x'}]}]
     with pytest.raises(ValueError, match='message 2: part 0: a functionResponse must be an object'): chat2dlg(h, 'gemini')
+
+PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+
+def test_file_data_of_any_type_read_and_written():
+    "`fileData` parts of a PDF, audio and video by URI (REST or SDK spelling) read as links saying the URI and type, and go back as the same parts, through the real client"
+    h = [{'role': 'user', 'parts': [{'text': 'Compare'}, {'fileData': {'mimeType': 'application/pdf', 'fileUri': 'https://generativelanguage.googleapis.com/v1beta/files/abc'}},
+                                    {'file_data': {'mime_type': 'audio/mpeg', 'file_uri': 'gs://bucket/talk.mp3'}},
+                                    {'fileData': {'mimeType': 'video/mp4', 'fileUri': 'https://www.youtube.com/watch?v=9hE5-98ZeCg'}}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h)))
+    assert '[](gs://bucket/talk.mp3 "sent as audio/mpeg")' in d.messages[0].content and not d.messages[0].attachments
+    want = [{'role': 'user', 'parts': [h[0]['parts'][0], h[0]['parts'][1], {'fileData': {'mimeType': 'audio/mpeg', 'fileUri': 'gs://bucket/talk.mp3'}}, h[0]['parts'][3]]}]
+    assert dlg2chat(d, 'gemini') == want
+    _, body, _ = Gemini().send(d)
+    uris = lambda ps: [(f.get('fileUri') or f.get('file_uri'), f.get('mimeType') or f.get('mime_type')) for p in ps for f in [p.get('fileData') or p.get('file_data')]]  # the client spells the keys as it likes
+    assert uris(body['contents'][0]['parts'][1:]) == uris(want[0]['parts'][1:])
+    with pytest.raises(ValueError, match='anthropic takes no audio/mpeg file by URL'): dlg2chat(d, 'anthropic')
+
+def test_an_image_a_tool_returned_goes_as_a_function_response_part():
+    "An image inside a tool result (Anthropic's screenshot) goes to Gemini as inline data in the functionResponse's `parts`, not as text; Gemini's own such response reads back and goes out the same"
+    shot = [{'role': 'user', 'content': 'Take a screenshot'},
+            {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'computer', 'input': {'action': 'screenshot'}}]},
+            {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'text', 'text': 'Here.'}, {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG}}]}]}]
+    c = dlg2chat(chat2dlg(shot, 'anthropic'), 'gemini')
+    gemini_rules(c)
+    fr = c[2]['parts'][0]['functionResponse']
+    assert fr['response'] == {'result': 'Here.'} and fr['parts'] == [{'inlineData': {'mimeType': 'image/png', 'data': PNG}}] and PNG not in json.dumps(fr['response'])
+    back = reads_ipynb(write_ipynb(chat2dlg(c, 'gemini')))
+    assert dlg2chat(back, 'gemini') == c and dlg2chat(back, 'anthropic')[2] == shot[2]
+    _, body, _ = Gemini().send(back)
+    sent, = body['contents'][2]['parts'][0]['functionResponse']['parts']  # the client spells the blob as it likes (snake_case here)
+    blob = sent.get('inlineData') or sent.get('inline_data')
+    assert blob['data'] == PNG and (blob.get('mimeType') or blob.get('mime_type')) == 'image/png'
+    sdk = types.Content(role='user', parts=[types.Part(function_response=types.FunctionResponse(name='computer', id='toolu_1', response={'result': ''},
+                        parts=[types.FunctionResponsePart(inline_data=types.FunctionResponseBlob(mime_type='image/png', data=base64.b64decode(PNG)))]))])
+    d = chat2dlg(c[:2] + [sdk], 'gemini')
+    assert parse_reply(d.messages[0].ai_res)[0]['result'] == result_image('image/png', PNG)

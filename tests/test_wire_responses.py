@@ -146,3 +146,29 @@ def test_mcp_call_keeps_its_tool_arguments_and_output():
     d = chat2dlg(h, 'responses')
     for s in ('search_docs', '3 hits', 'dialog'): assert s in d.messages[0].ai_res
     assert "search_docs(q='dialog')" in json.dumps(dlg2chat(d, 'anthropic'))  # as a short text to another provider
+
+server_items = [{'role': 'user', 'content': 'Do things'},
+ {'type': 'file_search_call', 'id': 'fs_1', 'status': 'completed', 'queries': ['q'], 'results': [{'file_id': 'f1', 'filename': 'a.txt', 'text': 't', 'score': 0.5, 'attributes': {}}]},
+ {'type': 'code_interpreter_call', 'id': 'ci_1', 'status': 'completed', 'code': 'print(1)', 'container_id': 'cntr_1', 'outputs': [{'type': 'logs', 'logs': '1'}]},
+ {'type': 'image_generation_call', 'id': 'ig_1', 'status': 'completed', 'result': 'iVBORw0KGgo='},
+ {'type': 'mcp_list_tools', 'id': 'mcpl_1', 'server_label': 'deepwiki', 'tools': [{'name': 'ask', 'input_schema': {'type': 'object'}}]},
+ {'type': 'web_search_call', 'id': 'ws_1', 'status': 'completed', 'action': {'type': 'search', 'query': 'x'}},
+ {'type': 'mcp_approval_request', 'id': 'mcpr_1', 'server_label': 'deepwiki', 'name': 'ask', 'arguments': '{"q":"hi"}'},
+ {'type': 'mcp_approval_response', 'approval_request_id': 'mcpr_1', 'approve': True},
+ {'type': 'mcp_call', 'id': 'mcp_1', 'server_label': 'deepwiki', 'name': 'ask', 'arguments': '{"q":"hi"}', 'output': 'hello', 'error': None},
+ {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Done.'}]}]
+
+def test_server_items_go_back_verbatim():
+    "Items of tools OpenAI ran (file search, code interpreter, image generation, an MCP tool list, web search, mcp_call) and an MCP approval request with its response are kept and go back as they came, through the real client; other providers get short texts, no blobs"
+    d = reads_ipynb(write_ipynb(chat2dlg(server_items, 'responses')))
+    want = server_items[:-1] + [{'role': 'assistant', 'content': 'Done.'}]
+    assert dlg2chat(d, 'responses') == want
+    items, body, _ = RProvider().send(d)
+    assert body['input'] == want
+    for f in ('openai', 'anthropic', 'gemini'):
+        s = json.dumps(dlg2chat(d, f))
+        assert 'iVBORw0KGgo' not in s and 'cntr_1' not in s and 'code_interpreter' in s
+    m = d.messages[0]; m.ai_res = m.ai_res.replace('\\"approve\\": true', '\\"approve\\": false')
+    assert dlg2chat(d, 'responses')[7] == {'type': 'mcp_approval_response', 'approval_request_id': 'mcpr_1', 'approve': False}
+    m.ai_res = m.ai_res.replace('{\\"approve\\": false}', 'yes')
+    with pytest.raises(ValueError, match="the answer to MCP approval request 'mcpr_1' must be the JSON of an mcp_approval_response"): dlg2chat(d, 'responses')
