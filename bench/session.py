@@ -8,8 +8,8 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
 - read: `sess2dlg(path)` against reading the file and `json.loads` of each of its lines (the least any reader does);
 - write: `dlg2sess(dlg, path)` of the unedited dialog (record for record) against `json.dumps` of each record, joined and
   written (what any writer of the records does);
-- own: the read with the reply codec (`chat2dlg`, which makes each prompt's reply and keeps its reasoning state) replaced by an
-  empty prompt: what `dialog.session` itself costs;
+- own: the read with chat's codec (the one `chat2dlg` of the whole conversation, which makes each prompt's reply and keeps and
+  stamps its reasoning state) replaced by empty prompts: what `dialog.session` itself costs;
 - linearity: read time per MB at the largest size over read time per MB at the smallest.
 Goals: read <= 2x, write <= 2x, linear (per-MB ratio near 1) from 5 MB to 50 MB.
 """
@@ -18,7 +18,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from skill import best_times
 from dialog.core import Message
-from dialog.session import sess2dlg, dlg2sess, agents
+from dialog.session import sess2dlg, dlg2sess
+import dialog.session as S
 
 def _claude(mb, seed=0):
     "Lines of a Claude Code transcript of about `mb` MB"
@@ -75,12 +76,11 @@ def bench(mb, agent, reps, d):
     def loads(): [json.loads(l) for l in p.read_bytes().decode('utf-8').split('\n')[:-1]]
     def dumps(): (Path(d)/'base.jsonl').write_bytes(('\n'.join(json.dumps(r, ensure_ascii=False, separators=(',', ':')) for r in recs) + '\n').encode())
     def write(): out.unlink(missing_ok=True); dlg2sess(dlg, out)
-    A,stub = agents[agent],classmethod(lambda cls, recs, dcls=None: Message('', msg_type='prompt'))
-    codec = A.__dict__['msg']
-    def own():  # the same read with the reply codec (chat2dlg) replaced by an empty prompt: what this module itself costs
-        A.msg = stub
+    whole = S._read_whole
+    def own():  # the same read with chat's codec (`_read_whole`'s one `chat2dlg` of the whole conversation) replaced by empty prompts: what this module itself costs
+        S._read_whole = lambda A, spans, cls, system: [Message('', msg_type='prompt') for _ in spans]
         try: sess2dlg(p)
-        finally: A.msg = codec
+        finally: S._read_whole = whole
     runs = dict(loads=(None, loads), read=(None, lambda: sess2dlg(p)), own=(None, own), dumps=(None, dumps), write=(None, write))
     b = best_times(runs, reps, time.process_time)
     assert out.read_bytes()==p.read_bytes()

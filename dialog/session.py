@@ -15,7 +15,7 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/02s_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, parse_reply, think_block, tool_block
+from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block
 from .ipynb import atomic_write
 from datetime import datetime, timezone
 import hashlib, json, os, re, time, uuid, warnings
@@ -377,16 +377,11 @@ def sidechains(dlg): # A dialog read by `sess2dlg` from a Claude Code transcript
 _KEEP = object() # an item kept as it is
 _re_think_md = re.compile(r'<!--think_start-->.*?<!--think_end-->', re.S)
 
-_re_toolish = (re.compile(r"""<details\s+class=(['"])tool-usage-details\1[^>]*>.*?```[ \t]*json[ \t]*\n(?P<js>.*?)\n[ \t]*```\s*</details>""", re.S),
-               re.compile(r'^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>.*?)\n```[ \t]*$', re.S | re.M))  # the tool block spellings chat reads (`tool_block`'s, and the fenced one)
-
 def _no_broken_call(txt):
-    "Refuse text `txt` (a text part of a reply) when it holds a tool block chat couldn't read as a call: an edit broke its JSON, and writing it would turn the call into prose"
-    for rx in _re_toolish:
-        if (m := rx.search(txt)) is None: continue
-        try: json.loads(m['js']); why = 'its JSON is not a call (an id, call.function and call.arguments, an object)'
-        except ValueError as e: why = f'its JSON does not parse ({e})'
-        raise ValueError(f"the tool block starting {truncstr(' '.join(m[0].split()), 60)!r} is not a tool call: {why}; fix it, or cut the block out")
+    "Refuse text `txt` (a text part of a reply) when it holds a tool block (chat's `has_tool_block`): `parse_reply` left it text, as its JSON isn't a call; writing it would turn the call into prose"
+    if not has_tool_block(txt): return
+    k = min((k for k in (txt.find('<details'), txt.find('```')) if k>=0), default=0)  # where to quote from: the message only, the rule is chat's
+    raise ValueError(f"the tool block starting {truncstr(' '.join(txt[k:].split()), 60)!r} is not a tool call: its JSON does not parse, or is not a call (an id, call.function and call.arguments, an object); fix it, or cut the block out")
 
 def _md_items(md):
     "A reply's markdown as items in order: `('think', block)`, `('text', txt)`, `('call', id, name, args, result, extra)`; a tool block that doesn't parse is a `ValueError`"
@@ -576,27 +571,33 @@ def _entries(dlg, A, s, fork):
     out = [[r, None, 'new'] for r in A.new_head(sid, dlg)] if fresh else [[None, l] for l in s.get('head') or []]
     ps = [m for m in dlg.messages if m.msg_type==sprompt]
     dirty = fresh or [m.id for m in ps]!=s.get('msgs')
-    firsts = set()
+    firsts = {}
     for m in ps:
         ms,copy = (m.meta.get('dialog') or {}).get('session'),False
         if not (isinstance(ms, dict) and isinstance(ms.get('records'), list) and ms['records'] and all(isinstance(l, str) for l in ms['records'])): ms = None
-        elif A is not Codex and ms['records'][0] in firsts: ms,dirty,copy = None,True,True  # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
-        else: firsts.add(ms['records'][0])
+        elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True  # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
+        else: firsts[ms['records'][0]] = firsts.get(ms['records'][0], []) + ms['records']  # every message written with this first record (two Codex prompts alike read the same one)
         if ms and ms.get('fp')==_cur_fp(m, ms): out += [[None, ms['records'][0], 'link'], *([None, l] for l in ms['records'][1:])]
         else:
             dirty = True
-            try: out += _new_call_ids(_rebuild_msg(A, m, ms, out, sid)) if copy else _rebuild_msg(A, m, ms, out, sid)
+            try: out += _new_call_ids(_rebuild_msg(A, m, ms, out, sid), A) if copy else _rebuild_msg(A, m, ms, out, sid)
             except ValueError as e: raise ValueError(f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written') from None
     return out,sid,dirty
+
+def _is_copy(A, prev, recs):
+    "Are `recs` (a message's records) a pasted copy of `prev`, those of the messages written before it with the same first record (None when none)? For Claude Code, yes: a uuid is written once. A Codex prompt record holds no id (two prompts alike at one millisecond read the same), so there only when both make a tool call id in common"
+    if prev is None or A is not Codex: return prev is not None
+    ids = lambda ls: {i for l in ls if '_call' in l for i in _call_ids(_parsed([None, l]))}
+    return bool(ids(prev) & ids(recs))
 
 def _call_ids(r):
     "The tool call ids record `r` makes: Claude Code's `tool_use` blocks', a Codex call item's `call_id`"
     if isinstance(p := r.get('payload'), dict): return [p['call_id']] if p.get('type') in ('function_call', 'custom_tool_call') and isinstance(p.get('call_id'), str) else []
     return [b['id'] for b in _blocks((r.get('message') or {}).get('content')) if isinstance(b, dict) and b.get('type')=='tool_use' and isinstance(b.get('id'), str)]
 
-def _new_call_ids(es):
-    "Entries `es` (a pasted copy's new records) with new tool call ids, carried into their results: the APIs refuse a history holding one id twice"
-    m = {i: ('call_' if i.startswith('call_') else 'toolu_01') + uuid.uuid4().hex[:22] for e in es for i in _call_ids(_parsed(e))}
+def _new_call_ids(es, A):
+    "Entries `es` (a pasted copy's new records, of agent `A`) with new tool call ids, carried into their results: the APIs refuse a history holding one id twice"
+    m = {i: 'call_' + uuid.uuid4().hex[:24] if A is Codex or i.startswith('call_') else 'toolu_01' + uuid.uuid4().hex[:22] for e in es for i in _call_ids(_parsed(e))}
     for e in es: e[:2] = _remap(e[0], m),None
     return es
 
@@ -629,6 +630,7 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
     if s and agent and agent!=s['agent']: raise ValueError(f"dlg2sess: {dlg.name} is a {s['agent']} session: it can't be written as a {agent} one")
     if not (agent or s): raise ValueError(f"dlg2sess: {dlg.name} didn't come from a session: say which agent's format to write (agent='claude' or 'codex')")
     A = ClaudeSide if s.get('sidechain') else agents[agent or s['agent']]
+    if A is not Codex and dlg.system: raise ValueError(f"dlg2sess: {dlg.name} has a system prompt, and a Claude Code transcript holds none (Claude Code builds its own each run; the claude command's --system-prompt and --append-system-prompt are never written to the session): nothing written; set dlg.system to None, and give it to claude when you resume")
     folder = fork or not s and path is not None and Path(path).expanduser().is_dir()  # a fork goes into a folder; a new session (a dialog from no session) too when `path` is one, else to the file `path` names
     es,sid,dirty = _entries(dlg, A, s, fork)
     if A is Codex and s: _set_system(es, dlg.system)

@@ -273,3 +273,109 @@ def test_codex_system_edit_written_back(tmp_path):
         assert [l for l in out.read_text().split('\n')[1:]]==[l for l in cx.read_text().split('\n')[1:]] or fork  # only session_meta changed
     dlg = sess2dlg(cx); dlg.system = ''
     assert 'base_instructions' not in json.loads(dlg2sess(dlg, tmp_path/'e.jsonl').read_text().split('\n')[0])['payload']
+
+def _small_codex(tmp_path, n=2):
+    from test_session_gen import small_codex
+    p = tmp_path/'rollout-2026-07-19T05-30-38-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'; p.write_text('\n'.join(small_codex(n)) + '\n')
+    return p
+
+def shown(dlg):
+    "Each prompt and what its reply says, call ids and thinking aside (a copy's calls have new ids, and thinking can't be made anew)"
+    import re
+    strip = lambda t: ' '.join(re.sub(r'<!--think_start-->.*?<!--think_end-->', '', t, flags=re.S).split())
+    return [(m.content, [(strip(p['text']),) if p['type']=='text' else (p['name'], p['args'], p['result']) for p in parse_reply(m.ai_res)]) for m in dlg]
+
+def codex_calls(path):
+    "A rollout's call ids in order, and its outputs' call ids in order, each output checked to follow its call"
+    calls,outs = [],[]
+    for l in Path(path).read_text().rstrip('\n').split('\n'):
+        p = json.loads(l).get('payload') or {}
+        if p.get('type') in ('function_call', 'custom_tool_call'): calls.append(p['call_id'])
+        elif p.get('type') in ('function_call_output', 'custom_tool_call_output'): assert p['call_id'] in calls, f"output {p['call_id']} before its call"; outs.append(p['call_id'])
+    return calls,outs
+
+def test_codex_pasted_copy_gets_new_call_ids(tmp_path):
+    "A Codex message pasted twice (unedited, and edited): the copy's call ids are new, each output following its own call, so the rollout holds no call id twice"
+    for edit in (False, True):
+        dlg = sess2dlg(_small_codex(tmp_path))
+        dlg.mk_messages([dlg[0]], after=dlg[1])
+        if edit: dlg[2].ai_res = dlg[2].ai_res.replace('Done 1.', 'Done 1, again.')
+        out = dlg2sess(dlg, tmp_path/f'o{edit}.jsonl', force=True)
+        calls,outs = codex_calls(out)
+        assert len(calls)==3 and len(set(calls))==3 and outs==calls
+        assert calls[:2]==['call_1', 'call_2'] and calls[2].startswith('call_')
+        assert shown(sess2dlg(out))==shown(dlg)
+
+def test_codex_alike_prompts_without_a_copy_written_as_read(tmp_path):
+    "Two Codex prompts alike to the millisecond (no id tells them apart) that are no copy: an unedited rollout is still written back byte for byte"
+    from test_session_gen import small_codex
+    ls = small_codex(2)
+    ls[9] = ls[2]  # turn 2's prompt record the same line as turn 1's
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(ls) + '\n')
+    dlg = sess2dlg(p)
+    assert [m.content for m in dlg]==['Prompt 1: fix test 1']*2
+    assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==p.read_bytes()
+
+def test_claude_system_prompt_refused(tmp_path):
+    "A system prompt given to a Claude Code dialog (which a transcript has no record for) is refused with an error saying so, by a write, a fork and a new session: never silently dropped"
+    src = _small(tmp_path)
+    for kw in (dict(path=tmp_path/'o.jsonl'), dict(path=tmp_path/'f', fork=True)):
+        dlg = sess2dlg(src); dlg.system = 'Answer in French.'
+        with pytest.raises(ValueError, match=r'system prompt.*Claude Code transcript holds none.*nothing written'): dlg2sess(dlg, **kw)
+        assert not kw['path'].exists()
+        dlg.system = None
+        assert dlg2sess(dlg, **kw).exists()
+    new = Dialog('new'); new.system = 'Answer in French.'; new.messages.append(Message('hi', msg_type='prompt', output='salut'))
+    with pytest.raises(ValueError, match='system prompt'): dlg2sess(new, tmp_path/'n.jsonl', agent='claude')
+    assert sess2dlg(dlg2sess(new, tmp_path/'n.jsonl', agent='codex')).system=='Answer in French.'
+
+def test_text_chat_reads_as_text_is_written(tmp_path):
+    "A reply text that looks like a tool block but that chat reads as text (`has_tool_block` False: not a spelling `parse_reply` reads) is written as a text, and reads back as edited: one rule of what a tool block is, chat's"
+    from dialog.chat import has_tool_block
+    odd = '<details class="tool-usage-details" open><p>see</p>\n```json\n{not a call\n```\n</details>'
+    assert not has_tool_block(odd)
+    dlg = sess2dlg(_small(tmp_path, 1))
+    dlg[0].ai_res += '\n\n' + odd
+    out = dlg2sess(dlg, tmp_path/'o.jsonl')
+    assert norm(sess2dlg(out))==norm(dlg) and sess2dlg(out)[0].ai_res.endswith(odd)
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(claude_session(), codex_session()), st.data())
+def test_pasted_copy_never_repeats_a_call_id(recs, data):
+    "A message of any session pasted anywhere in its dialog: the written session holds no tool call id twice, each result after its own call, and every message that is no copy is written as read"
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d)/'s.jsonl'; src.write_text(session_text(recs, [0]*len(recs)))
+        dlg = sess2dlg(src)
+        m = data.draw(st.sampled_from(list(dlg)))
+        dlg.mk_messages([m], after=data.draw(st.sampled_from(list(dlg))))
+        out = dlg2sess(dlg, Path(d)/'o.jsonl')
+        recs2 = [json.loads(l) for l in out.read_text().rstrip('\n').split('\n')]
+        calls,res = [],[]
+        for r in recs2:
+            if isinstance(p := r.get('payload'), dict):
+                if p.get('type') in ('function_call', 'custom_tool_call'): calls.append(p['call_id'])
+                elif p.get('type') in ('function_call_output', 'custom_tool_call_output'): assert p['call_id'] in calls; res.append(p['call_id'])
+            elif r.get('type') in ('user', 'assistant') and not r.get('isSidechain'):
+                for b in (r['message'].get('content') if isinstance(r['message'].get('content'), list) else []):
+                    if b.get('type')=='tool_use': calls.append(b['id'])
+                    elif b.get('type')=='tool_result': assert b['tool_use_id'] in calls; res.append(b['tool_use_id'])
+        assert len(calls)==len(set(calls))
+        lines = set(out.read_text().split('\n'))
+        assert all(l in lines for l in m.meta['dialog']['session']['records'] if '"uuid"' not in l or '"parentUuid"' not in l)  # the original's records (a chain's may be relinked)
+
+def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_path):
+    "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them is written with the call's id, and the original, now the second with that id, gets a new one (it was compared with the first prompt only, and kept the id too)"
+    ts, it = '2026-01-01T00:00:00.000Z', lambda p: dict(timestamp=ts, type='response_item', payload=p)
+    recs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1')),
+            it(dict(type='message', role='user', content=[dict(type='input_text', text='go')])),
+            it(dict(type='message', role='user', content=[dict(type='input_text', text='go')])),
+            it(dict(type='function_call', name='shell', arguments='{"cmd": "ls"}', call_id='c1')), it(dict(type='function_call_output', call_id='c1', output='a.py')),
+            it(dict(type='message', role='assistant', content=[dict(type='output_text', text='done')]))]
+    src = tmp_path/'s.jsonl'; src.write_text(session_text(recs, [0]*len(recs)))
+    dlg = sess2dlg(src)
+    assert len(dlg) == 2 and dlg[0].content == dlg[1].content
+    dlg.mk_messages([dlg[1]], after=dlg[0])
+    out = [json.loads(l)['payload'] for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().split('\n') if l]
+    ids = [p['call_id'] for p in out if p.get('type') == 'function_call']
+    assert len(ids) == 2 and len(set(ids)) == 2 and 'c1' in ids
+    assert [p['call_id'] for p in out if p.get('type') == 'function_call_output'] == ids  # each result after its own call

@@ -126,3 +126,17 @@ def small_claude(n=2, sid='11111111-2222-4333-8444-555555555555'):
         add(dict(type='assistant', requestId=rq+'b', message=dict(msg, id=f'msg_{t}b', content=[dict(type='text', text=f'Done {t}.')])))
     out.append(dict(type='last-prompt', lastPrompt=f'Prompt {n}', sessionId=sid, leafUuid=parent))
     return [json.dumps(r, separators=(',', ':')) for r in out]
+
+def small_codex(n=2, ts='2026-07-19T05:30:38.285Z'):
+    "The lines of a small Codex rollout as the agent writes one: session_meta, then per turn a turn_context, the prompt, reasoning, a function call and its output, an exec event, a closing message"
+    out = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1', base_instructions=dict(text='You are Codex.')))]
+    item = lambda p, typ='response_item': out.append(dict(timestamp=ts, type=typ, payload=p))
+    for t in range(1, n+1):
+        item(dict(turn_id=str(t), cwd='/w', model='gpt-5'), 'turn_context')
+        item(dict(type='message', role='user', content=[dict(type='input_text', text=f'Prompt {t}: fix test {t}')]))
+        item(dict(type='reasoning', summary=[dict(type='summary_text', text=f'Thinking {t}.')], encrypted_content='gAAA' + 'B'*40))
+        item(dict(type='function_call', name='shell', arguments=json.dumps(dict(cmd=['pytest', str(t)])), call_id=f'call_{t}'))
+        item(dict(type='function_call_output', call_id=f'call_{t}', output=f'ok {t}'))
+        item(dict(type='exec_command_end', call_id=f'call_{t}', exit_code=0), 'event_msg')
+        item(dict(type='message', role='assistant', content=[dict(type='output_text', text=f'Done {t}.')]))
+    return [json.dumps(r, separators=(',', ':')) for r in out]

@@ -99,3 +99,21 @@ def test_reasoning_sent_for_every_message(tmp_path):
     c = tmp_path/'c.jsonl'; c.write_text('\n'.join(small_claude(3)) + '\n')
     sent = dlg2chat(sess2dlg(c), 'anthropic')
     assert [b['thinking'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']==['Thinking 1.', 'Thinking 2.', 'Thinking 3.']
+
+from hypothesis import given, settings, strategies as st, HealthCheck
+from test_session_gen import claude_session, session_text
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(claude_session())
+def test_prefix_checked_against_what_is_sent(recs):
+    "Reading a session checks Anthropic's prefix rule against the messages the stamping render made (one render, not two): unless the check marked a record unsendable, they are exactly what `dlg2chat` then sends"
+    import dialog.chat as C, tempfile
+    seen,orig = [],C._unprefixed
+    C._unprefixed = lambda out, *a: (seen.append(json.loads(json.dumps(out))), orig(out, *a))[1]
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            p = Path(d)/'s.jsonl'; p.write_text(session_text(recs, [0]*len(recs)))
+            dlg = sess2dlg(p)
+    finally: C._unprefixed = orig
+    marked = any(r.get('prefix')=='unsendable' for m in dlg for r in (m.meta.get('dialog') or {}).get('wire', []))
+    if seen and not marked: assert seen[-1]==dlg2chat(dlg, 'anthropic')  # a record the check marked unsendable goes as the dialog shows it: then they differ by design
