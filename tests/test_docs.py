@@ -105,3 +105,31 @@ def test_no_cell_holds_imports_and_other_code():
             tl = lambda *ty: any(isinstance(n, ty) for n in t.body)
             if tl(ast.Import, ast.ImportFrom) and tl(ast.Expr, ast.Assign): bad.append(f"{nb.name} {c['id']}")
     assert not bad, bad
+
+def _def_line(mod, name):
+    "The line of module `mod` where documented name `name` (`f`, `Cls` or `Cls.meth`) is defined, or None for a name defined elsewhere"
+    o = mod
+    for part in name.split('.'):
+        o = getattr(o, part, None)
+        if isinstance(o, property): o = o.fget
+        if o is None: return None
+    o = getattr(o, '__func__', o)
+    if getattr(o, '__module__', None)!=mod.__name__: return None
+    code = getattr(o, '__code__', None)
+    if code is not None and code.co_name!=name.split('.')[-1]: return None  # made by a factory: no line of its own
+    try: return inspect.getsourcelines(o)[1]
+    except (OSError, TypeError): return None
+
+_out_of_order = {'dialog.session': "ClaudeCode's and Codex's methods are defined in their class bodies, which the docs show last-defined first"}
+
+@pytest.mark.parametrize('mod', [pytest.param(m.__name__, marks=pytest.mark.xfail(strict=True, reason=_out_of_order[m.__name__]))
+                                 if m.__name__ in _out_of_order else m.__name__ for m in mods])
+def test_docs_follow_the_definition_order(mod):
+    "The API docs of each module's notebook come in the order the module defines the names: a reader meets each where it is defined"
+    # nbdev shows the names one cell defines last-defined first: hence one public name per exported cell
+    import re
+    m = importlib.import_module(mod)
+    names = [re.match(r'show_doc\(([\w.]+)', s)[1] for s in _shown(_nb_of(mod))]
+    lines = [(n, l) for n in names if (l := _def_line(m, n)) is not None]
+    late = [f'{a} (line {la}) is shown before {b} (line {lb})' for (a,la),(b,lb) in zip(lines, lines[1:]) if lb<la]
+    assert not late, '\n'.join(late)
