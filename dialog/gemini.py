@@ -1,10 +1,20 @@
 """Gemini `contents` as a wire format of `dialog.chat`: `dlg2chat(dlg, 'gemini')` and `chat2dlg(contents, 'gemini')`
 
-Gemini's `generateContent` takes the conversation as `contents`: a list of `{"role": "user" | "model", "parts": [...]}`, each part one of `text` (with `thought: true` for the model's thinking), `inlineData` (`mimeType`, base64 `data`), `fileData` (`mimeType`, `fileUri`), `functionCall` (`name`, `args`, optionally `id`) or `functionResponse` (`name`, `response` object, optionally `id`); any part may carry the model's `thoughtSignature`. The system prompt goes apart, as `system_instruction`. The REST API spells keys in camelCase and the Python SDK (`google-genai`) in snake_case; this codec reads both and writes camelCase, which both take.
+Gemini's `generateContent` takes the conversation as `contents`: a list of `{"role": "user" | "model", "parts": [...]}`,
+each part one of `text` (with `thought: true` for the model's thinking), `inlineData` (`mimeType`, base64 `data`),
+`fileData` (`mimeType`, `fileUri`), `functionCall` (`name`, `args`, optionally `id`) or `functionResponse` (`name`,
+`response` object, optionally `id`); any part may carry the model's `thoughtSignature`. The system prompt goes apart, as
+`system_instruction`. The REST API spells keys in camelCase and the Python SDK (`google-genai`) in snake_case; this
+codec reads both and writes camelCase, which both take.
 
-Like `dialog.responses`, this is a codec in a room of its own, registered with `dialog.chat` when imported (which `dlg2chat` and `chat2dlg` do by themselves the first time `'gemini'` is asked for).
+Like `dialog.responses`, this is a codec in a room of its own, registered with `dialog.chat` when imported (which
+`dlg2chat` and `chat2dlg` do by themselves the first time `'gemini'` is asked for).
 
-**Thought signatures.** Gemini 3 refuses a function call from an earlier step of the current turn whose part lacks the signature it came with. A model turn read with signatures is kept whole (see `dialog.chat`'s Reasoning state) and goes back as it came while valid. A function call that goes without its own signature (an edit, another provider's history, a dialog written by hand) carries the placeholder Google documents for histories whose signatures are lost, `skip_thought_signature_validator`, on the first function call of each model step, so the request is accepted.
+**Thought signatures.** Gemini 3 refuses a function call from an earlier step of the current turn whose part lacks the
+signature it came with. A model turn read with signatures is kept whole (see `dialog.chat`'s Reasoning state) and goes
+back as it came while valid. A function call that goes without its own signature (an edit, another provider's history, a
+dialog written by hand) carries the placeholder Google documents for histories whose signatures are lost,
+`skip_thought_signature_validator`, on the first function call of each model step, so the request is accepted.
 
 Docs: https://nbdialog.github.io/nbdialog/gemini.html.md"""
 
@@ -21,15 +31,17 @@ from .chat import Codec, codec_kit as kit, register_codec, tool_block, img_mimes
 import json, mimetypes
 
 # %% ../nbs/02b_gemini.ipynb #30d80bdc
-_camel = dict(function_call='functionCall', function_response='functionResponse', inline_data='inlineData', file_data='fileData',
-              thought_signature='thoughtSignature', mime_type='mimeType', file_uri='fileUri', display_name='displayName')
+_camel = dict(function_call='functionCall', function_response='functionResponse', inline_data='inlineData',
+              file_data='fileData', thought_signature='thoughtSignature', mime_type='mimeType', file_uri='fileUri',
+              display_name='displayName')
+_media_keys = ('inline_data', 'file_data', 'inlineData', 'fileData') # the values whose own keys are spelled too
 
 def _cc(d):
     "Dict `d` (a part, or one of its values) with the SDK's snake_case keys in the REST API's camelCase"
-    return {_camel.get(k, k):(_cc(v) if isinstance(v, dict) and k in ('inline_data', 'file_data', 'inlineData', 'fileData') else v) for k,v in d.items()}
+    return {_camel.get(k, k):(_cc(v) if isinstance(v, dict) and k in _media_keys else v) for k,v in d.items()}
 
 def _gm_group(contents):
-    "Contents as `(index, content)`, keys in camelCase, with `_ids`: each call's id (its own, or `name_n`) and each response's, the id of the call it answers"
+    "Contents as `(index, content)`, keys in camelCase, with `_ids`"
     res,open_,n = [],{},0
     for i,c in enumerate(contents):
         c = kit.sdk_json(c)
@@ -50,20 +62,25 @@ def _gm_group(contents):
 
 # %% ../nbs/02b_gemini.ipynb #f1e53a42
 _urlsafe = str.maketrans('-_', '+/')
-def _b64(b): return b.translate(_urlsafe) + '='*(-len(b)%4) if isinstance(b, str) and ('-' in b or '_' in b or len(b)%4) else b # google-genai's JSON of bytes is URL-safe base64: as standard base64
+# google-genai's JSON of bytes is URL-safe base64: as standard base64
+def _b64(b):
+    return b.translate(_urlsafe) + '='*(-len(b)%4) if isinstance(b, str) and ('-' in b or '_' in b or len(b)%4) else b
 
 def _gm_result(fr, i, j):
-    "A functionResponse's `response` as the result text a tool block holds, and the images of its `parts` after it (`result_image`)"
+    "A functionResponse's `response` as the result text a tool block holds, and the images of its `parts` after it"
     r,ps = fr.get('response'),fr.get('parts') or []
     if not isinstance(ps, list): kit.err(i, f'part {j}: a functionResponse\'s parts must be a list')
     imgs = []
     for k,x in enumerate(ps):
         d = (x.get('inlineData') or x.get('inline_data')) if isinstance(x, dict) else None
-        if not isinstance(d, dict): kit.err(i, f'part {j}: functionResponse part {k}: only inline data is read (an image the function returned)')
+        if not isinstance(d, dict):
+            kit.err(i, f'part {j}: functionResponse part {k}: only inline data is read '
+                       '(an image the function returned)')
         p = kit.image(d.get('mimeType', d.get('mime_type')), _b64(d.get('data')), i, j)
         imgs.append(result_image(p['mime'], p['data']))
     if r is None and imgs: return '\n\n'.join(imgs)
-    if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output')), str): return '\n\n'.join([v, *imgs]) if v or not imgs else '\n\n'.join(imgs)
+    if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output')), str):
+        return '\n\n'.join([v, *imgs]) if v or not imgs else '\n\n'.join(imgs)
     if not isinstance(r, dict): kit.err(i, f'part {j}: a functionResponse needs a response object')
     return '\n\n'.join([json.dumps(r, ensure_ascii=False), *imgs])
 
@@ -74,11 +91,16 @@ def _gm_media(p, i, j):
     mime = kit.mime(d.get('mimeType'))
     d = dict(d, data=_b64(d.get('data')))
     if 'inlineData' in p and mime in file_mimes: return kit.b64_file(mime, d.get('data'), d.get('displayName'), i, j)
-    if 'inlineData' in p and mime not in img_mimes: kit.err(i, f"part {j}: a {mime!r} part: only images and {', '.join(file_mimes)} are read inline (any type by fileData)")
+    if 'inlineData' in p and mime not in img_mimes:
+        kit.err(i, f"part {j}: a {mime!r} part: only images and {', '.join(file_mimes)} are read inline "
+                   "(any type by fileData)")
     if 'inlineData' in p: return kit.image(mime, d.get('data'), i, j)
-    if not (isinstance(d.get('fileUri'), str) and isinstance(mime, str) and '/' in mime): kit.err(i, f'part {j}: a fileData needs a fileUri and a mimeType')
-    return kit.url_text(d['fileUri']) if mime in img_mimes else kit.url_file(d['fileUri'], d.get('displayName'), mime)  # a PDF, audio, video… by URI: a link saying its type
+    if not (isinstance(d.get('fileUri'), str) and isinstance(mime, str) and '/' in mime):
+        kit.err(i, f'part {j}: a fileData needs a fileUri and a mimeType')
+    # a PDF, audio, video… by URI: a link saying its type
+    return kit.url_text(d['fileUri']) if mime in img_mimes else kit.url_file(d['fileUri'], d.get('displayName'), mime)
 
+# %% ../nbs/02b_gemini.ipynb #9936b470
 def _gm_events(c, i):
     "`chat2dlg`'s events of content `c` at index `i`"
     role,parts = c.get('role') if isinstance(c, dict) else None,c.get('parts') if isinstance(c, dict) else None
@@ -93,11 +115,16 @@ def _gm_events(c, i):
             elif p['text'].strip() or role=='user': out.append(kit.txt(p['text']))
         elif 'functionCall' in p and role=='model':
             fc = p['functionCall']
-            if not (isinstance(fc, dict) and isinstance(fc.get('name'), str) and isinstance(fc.get('args', {}), dict)): kit.err(i, f'part {j}: a functionCall needs a name and an args object')
-            out.append(dict(type='tool', id=c['_ids'][j], name=fc['name'], args=fc.get('args', {}), extra={} if isinstance(fc.get('id'), str) else {'no_id': True}))
+            if not (isinstance(fc, dict) and isinstance(fc.get('name'), str) and isinstance(fc.get('args', {}), dict)):
+                kit.err(i, f'part {j}: a functionCall needs a name and an args object')
+            extra = {} if isinstance(fc.get('id'), str) else {'no_id': True}
+            out.append(dict(type='tool', id=c['_ids'][j], name=fc['name'], args=fc.get('args', {}), extra=extra))
         elif 'functionResponse' in p and role=='user':
-            if not isinstance(p['functionResponse'], dict): kit.err(i, f'part {j}: a functionResponse must be an object, not {type(p["functionResponse"]).__name__}')
-            if c['_ids'][j] is None: kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
+            if not isinstance(p['functionResponse'], dict):
+                kit.err(i, f'part {j}: a functionResponse must be an object, '
+                           f'not {type(p["functionResponse"]).__name__}')
+            if c['_ids'][j] is None:
+                kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
             res.append(('result', c['_ids'][j], _gm_result(p['functionResponse'], i, j), {}))
         elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, i, j))
         elif 'thoughtSignature' in p and role=='model' and len(p)==1: pass  # a signature alone: kept with the turn
@@ -105,23 +132,28 @@ def _gm_events(c, i):
     return res + ([('assistant' if role=='model' else 'user', out)] if out or role=='model' else [])
 
 # %% ../nbs/02b_gemini.ipynb #6f1b145a
-skip_signature = 'skip_thought_signature_validator' # The placeholder signature Google documents for a function call whose own signature is lost (an edit, another model's history)
+# The placeholder signature Google documents for a function call whose own signature is lost (an edit, another model's
+# history)
+skip_signature = 'skip_thought_signature_validator'
 
 def _gm_part(p):
     if p['type']=='text': return {'text': p['text']}
     if p['type']=='file' and 'url' in p: return {'fileData': {'mimeType': p['mime'], 'fileUri': p['url']}}
     if p['type']=='file': return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
-    if 'url' in p: return {'fileData': {'mimeType': kit.mime(mimetypes.guess_type(p['url'].split('?')[0])[0] or 'image/jpeg'), 'fileUri': p['url']}}
+    if 'url' in p:
+        mime = kit.mime(mimetypes.guess_type(p['url'].split('?')[0])[0] or 'image/jpeg')
+        return {'fileData': {'mimeType': mime, 'fileUri': p['url']}}
     return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
 
 def _gm_response(res):
-    "Result text `res` as a functionResponse's `response` and, for images the tool returned (`result_image`), its `parts` of inline data"
+    "Result text `res` as a functionResponse's `response` and, for images the tool returned, its `parts`"
     ps = kit.result_pieces(res, lambda t: t, lambda mime, data: {'inlineData': {'mimeType': mime, 'data': data}})
     if not ps: return {'response': {'result': res}}
-    return {'response': {'result': '\n\n'.join(x for x in ps if isinstance(x, str))}, 'parts': [x for x in ps if isinstance(x, dict)]}
+    txt = '\n\n'.join(x for x in ps if isinstance(x, str))
+    return {'response': {'result': txt}, 'parts': [x for x in ps if isinstance(x, dict)]}
 
 def _gm_reply(parts, ids):
-    "Reply `parts` as contents, one list per round: the model's texts and calls in the order said (the first call signed with `skip_signature`), then a user content of their responses"
+    "Reply `parts` as contents, one list per round"
     res = []
     for r in kit.rounds(parts):
         out,txt,calls = [],[],[]
@@ -129,36 +161,46 @@ def _gm_reply(parts, ids):
             if not kit.call(p): txt.append(p['text'] if p['type']=='text' else kit.server_text(p)); continue
             if txt: out.append({'text': '\n\n'.join(txt)}); txt = []
             i = ids(p['id']); idk = {} if p['extra'].get('no_id') else {'id': i}
-            out.append({'functionCall': idk | {'name': p['name'], 'args': p['args']}} | ({} if calls else {'thoughtSignature': skip_signature}))
+            sig = {} if calls else {'thoughtSignature': skip_signature}
+            out.append({'functionCall': idk | {'name': p['name'], 'args': p['args']}} | sig)
             calls.append({'functionResponse': idk | {'name': p['name']} | _gm_response(p['result'])})
         if txt: out.append({'text': '\n\n'.join(txt)})
         res.append([{'role': 'model', 'parts': out}] + ([{'role': 'user', 'parts': calls}] if calls else []))
     return res
 
 def _gm_finish(res, fixed):
-    "Contents with neighbours of one role merged (texts meeting there joined by a blank line), except kept model turns (in `fixed`)"
+    "Contents with neighbours of one role merged, except kept model turns (in `fixed`)"
     out = []
     for c in res:
         if out and out[-1]['role']==c['role'] and id(c) not in fixed and id(out[-1]) not in fixed:
             a,b = out[-1]['parts'],c['parts']
-            if a and b and list(a[-1])==['text'] and list(b[0])==['text']: a,b = a[:-1] + [{'text': a[-1]['text'] + '\n\n' + b[0]['text']}],b[1:]  # texts side by side join, as in one turn
+            # texts side by side join, as in one turn
+            if a and b and list(a[-1])==['text'] and list(b[0])==['text']:
+                a,b = a[:-1] + [{'text': a[-1]['text'] + '\n\n' + b[0]['text']}],b[1:]
             out[-1] = dict(out[-1], parts=a + b)
         else: out.append(c)
     return out
 
 # %% ../nbs/02b_gemini.ipynb #c41a3e22
-def _gm_calls(ms): return [p['functionCall'].get('id') for m in ms if m.get('role')=='model' for p in m['parts'] if isinstance(p, dict) and isinstance(p.get('functionCall'), dict)]
+def _gm_calls(ms):
+    parts = (p for m in ms if m.get('role')=='model' for p in m['parts'])
+    calls = (p.get('functionCall') for p in parts if isinstance(p, dict))
+    return [c.get('id') for c in calls if isinstance(c, dict)]
 
 def _gm_state(c):
     "Whether model content `c` carries reasoning state: a thought, or a signature other than the placeholder"
-    return any(isinstance(p, dict) and (p.get('thought') or p.get('thoughtSignature', skip_signature)!=skip_signature) for p in c.get('parts') or ())
+    def state(p): return p.get('thought') or p.get('thoughtSignature', skip_signature)!=skip_signature
+    return any(isinstance(p, dict) and state(p) for p in c.get('parts') or ())
 
 def _gm_with_state(msg, seg):
     "Rounds `seg` with kept content `msg`'s thought parts ahead of the first model content's parts"
     seg = [dict(c) for c in seg]
-    if (a := first(c for c in seg if c['role']=='model')) is not None: a['parts'] = [p for p in msg['parts'] if isinstance(p, dict) and p.get('thought')] + a['parts']
+    if (a := first(c for c in seg if c['role']=='model')) is not None:
+        a['parts'] = [p for p in msg['parts'] if isinstance(p, dict) and p.get('thought')] + a['parts']
     return seg
 
-register_codec(Codec('gemini', lambda parts, m: [{'role': 'user', 'parts': [_gm_part(p) for p in parts]}], _gm_reply, _gm_calls,
-    lambda msg, res: [msg] + res, _gm_with_state, _gm_state, model=lambda c: c.get('role')=='model', finish=_gm_finish, events=_gm_events, group=_gm_group),
+def _gm_user(parts, m): return [{'role': 'user', 'parts': [_gm_part(p) for p in parts]}]
+
+register_codec(Codec('gemini', _gm_user, _gm_reply, _gm_calls, lambda msg, res: [msg] + res, _gm_with_state, _gm_state,
+                     model=lambda c: c.get('role')=='model', finish=_gm_finish, events=_gm_events, group=_gm_group),
     img_limit=dict(bytes=20*2**20, px=None)) # inline data: Gemini's 20 MB request limit bounds each image too

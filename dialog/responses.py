@@ -1,8 +1,17 @@
-"""OpenAI Responses input items as a wire format of `dialog.chat`: `dlg2chat(dlg, 'responses')` and `chat2dlg(items, 'responses')`
+"""OpenAI Responses input items as a wire format of `dialog.chat`: `dlg2chat(dlg, 'responses')`, `chat2dlg`
 
-The Responses API is what OpenAI recommends for new work, what the OpenAI Agents SDK keeps in its sessions and what Codex writes to its session files. Its conversation is a list of typed *items* rather than messages: `message` items with a role, a `function_call` and its `function_call_output` as items of their own, `reasoning` items holding the model's encrypted reasoning state, custom tool calls, and the calls of tools OpenAI runs itself (`web_search_call`). The system prompt goes as the API's `instructions=` argument, as Anthropic's goes as `system=`.
+The Responses API is what OpenAI recommends for new work, what the OpenAI Agents SDK keeps in its sessions and what
+Codex writes to its session files. Its conversation is a list of typed *items* rather than messages: `message` items
+with a role, a `function_call` and its `function_call_output` as items of their own, `reasoning` items holding the
+model's encrypted reasoning state, custom tool calls, and the calls of tools OpenAI runs itself (`web_search_call`). The
+system prompt goes as the API's `instructions=` argument, as Anthropic's goes as `system=`.
 
-This module is the codec for that format, in a room of its own: `dialog.chat` holds the neutral parts and turns (the hub) and one `Codec` per wire format; this one registers `'responses'` when it is imported. A user who imports only `dialog.chat` still gets it: `dlg2chat` and `chat2dlg` import a format's module the first time it is asked for (`codec_mods`), so the hub never imports its codecs at load (dependencies point one way: this module imports `dialog.chat`, never the reverse) and a new provider is a new module and one line in `codec_mods`, not a special case in a shared path.
+This module is the codec for that format, in a room of its own: `dialog.chat` holds the neutral parts and turns (the
+hub) and one `Codec` per wire format; this one registers `'responses'` when it is imported. A user who imports only
+`dialog.chat` still gets it: `dlg2chat` and `chat2dlg` import a format's module the first time it is asked for
+(`codec_mods`), so the hub never imports its codecs at load (dependencies point one way: this module imports
+`dialog.chat`, never the reverse) and a new provider is a new module and one line in `codec_mods`, not a special case in
+a shared path.
 
 Docs: https://nbdialog.github.io/nbdialog/responses.html.md"""
 
@@ -15,31 +24,41 @@ __all__ = []
 from fastcore.utils import *
 from .core import *
 import dialog.chat as chat
-from .chat import Codec, codec_kit as kit, register_codec, call_args, refusal_text, tool_block, img_mimes, file_mimes, result_image
+from .chat import Codec, codec_kit as kit, register_codec, call_args, refusal_text, tool_block
+from .chat import img_mimes, file_mimes, result_image
 import json
 
 # %% ../nbs/02a_responses.ipynb #4fa1c4ff
-_client_calls = ('computer_call', 'local_shell_call', 'shell_call') # calls of tools the host runs (computer use, Codex's local shell, the shell tool): paired with outputs by `call_id`, as a function's are
-_outputs = ('function_call_output', 'custom_tool_call_output', *(t+'_output' for t in _client_calls)) # the items that answer the model's calls
+# calls of tools the host runs (computer use, Codex's local shell, the shell tool): paired with outputs by `call_id`, as
+# a function's are
+_client_calls = ('computer_call', 'local_shell_call', 'shell_call')
+# the items that answer the model's calls
+_outputs = ('function_call_output', 'custom_tool_call_output', *(t+'_output' for t in _client_calls))
 
-_server_items = ('mcp_list_tools', 'mcp_approval_request') # items OpenAI's side writes that are no `*_call`: an MCP server's tool list, and an MCP call waiting for the host's approval
+# items OpenAI's side writes that are no `*_call`: an MCP server's tool list, and an MCP call waiting for the host's
+# approval
+_server_items = ('mcp_list_tools', 'mcp_approval_request')
 
 def _typ(x): return x.get('type', 'message') if isinstance(x, dict) else None # an input message may leave out its type
 
 def _by_model(x):
-    "Whether item `x` is one the model wrote: an assistant message, reasoning, a call (its own or a tool OpenAI runs: `web_search_call`, …), or another item of OpenAI's side (`_server_items`)"
+    "Whether item `x` is one the model wrote"
     t = _typ(x)
-    return t=='message' and x.get('role')=='assistant' or t=='reasoning' or isinstance(t, str) and (t.endswith('_call') or t in _server_items)
+    if t=='message' and x.get('role')=='assistant' or t=='reasoning': return True
+    return isinstance(t, str) and (t.endswith('_call') or t in _server_items)
 
 def _said(x): return _typ(x)=='message' and x.get('role')=='assistant' # an assistant message item
 
 def _rs_group(items):
-    "Items as `(index, message)`: each run of items the model wrote is one `{'role': 'assistant', 'items': [...]}` at its first item's index; an assistant message right after another starts a run of its own"
+    "Items as `(index, message)`"
     res,run = [],None
     for i,x in enumerate(items):
         x = kit.sdk_json(x)
         if not _by_model(x): res.append((i, x)); run = None
-        elif run is None or _said(x) and _said(run['items'][-1]): run = {'role': 'assistant', 'items': [x]}; res.append((i, run))  # two in a row: two replies, as Chat Completions reads them
+        # two in a row: two replies, as Chat Completions reads them
+        elif run is None or _said(x) and _said(run['items'][-1]):
+            run = {'role': 'assistant', 'items': [x]}
+            res.append((i, run))
         else: run['items'].append(x)
     return res
 
@@ -47,7 +66,8 @@ def _rs_group(items):
 def _rs_texts(c, j, what):
     "Message content `c` that may only hold text (a string, or `input_text`/`output_text`/`refusal` parts) as one text"
     if isinstance(c, str): return c
-    if not isinstance(c, list): kit.err(j, f'{what} content must be a string or a list of parts, not {type(c).__name__}')
+    if not isinstance(c, list):
+        kit.err(j, f'{what} content must be a string or a list of parts, not {type(c).__name__}')
     res = []
     for k,p in enumerate(c):
         t = p.get('type') if isinstance(p, dict) else None
@@ -65,7 +85,9 @@ def _rs_user_parts(c, j):
         t = p.get('type') if isinstance(p, dict) else None
         if t in ('input_text', 'text') and isinstance(p.get('text'), str): res.append(kit.txt(p['text']))
         elif t=='input_image' and isinstance(p.get('image_url'), str): res.append(kit.url_part(p['image_url'], j, k))
-        elif t=='input_file' and isinstance(p.get('file_url'), str): res.append(kit.url_file(p['file_url'], p.get('filename'), 'application/pdf'))  # a PDF by URL: the type Responses takes so
+        # a PDF by URL: the type Responses takes so
+        elif t=='input_file' and isinstance(p.get('file_url'), str):
+            res.append(kit.url_file(p['file_url'], p.get('filename'), 'application/pdf'))
         elif t=='input_file': res.append(kit.data_file(p.get('file_data'), p.get('filename'), j, k))
         else: kit.err(j, f'unsupported or malformed user content part {k} (type {t!r}) for the Responses format')
     return res
@@ -79,45 +101,63 @@ def _rs_model(items, i):
         if t=='reasoning':
             s = x.get('summary') or []
             if not isinstance(s, list): kit.err(j, 'a reasoning summary must be a list')
-            if (txt := '\n\n'.join(p['text'] for p in s if isinstance(p, dict) and isinstance(p.get('text'), str))).strip(): parts.append(dict(type='think', text=txt))
+            txt = '\n\n'.join(p['text'] for p in s if isinstance(p, dict) and isinstance(p.get('text'), str))
+            if txt.strip():
+                parts.append(dict(type='think', text=txt))
         elif t=='message':
             if (txt := _rs_texts(x.get('content'), j, 'assistant')).strip(): parts.append(kit.txt(txt))
         elif t in ('function_call', 'custom_tool_call'):
             a = 'arguments' if t=='function_call' else 'input'
-            if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)): kit.err(j, f"a {t} needs a call_id, a name and its {a} as a string")
+            if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)):
+                kit.err(j, f"a {t} needs a call_id, a name and its {a} as a string")
             args,extra = call_args(x['arguments']) if t=='function_call' else ({'input': x['input']}, {'custom': True})
             parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra))
         elif t in _client_calls:  # run by the host: its output comes as an item of its own
-            if not (isinstance(x.get('call_id'), str) and isinstance(x.get('action', {}), dict)): kit.err(j, f'a {t} needs a call_id and an action object')
-            parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=x.get('action', {}), extra={'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {})))
+            if not (isinstance(x.get('call_id'), str) and isinstance(x.get('action', {}), dict)):
+                kit.err(j, f'a {t} needs a call_id and an action object')
+            extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {})
+            name = t.removesuffix('_call')
+            parts.append(dict(type='tool', id=x['call_id'], name=name, args=x.get('action', {}), extra=extra))
         elif t=='mcp_call':  # a remote MCP server OpenAI called: its tool, arguments and output kept
-            if not all(isinstance(x.get(k), str) for k in ('id', 'name')): kit.err(j, 'an mcp_call needs an id and a name')
+            if not all(isinstance(x.get(k), str) for k in ('id', 'name')):
+                kit.err(j, 'an mcp_call needs an id and a name')
             args,raw = call_args(x.get('arguments') or '{}')
-            out = x.get('output') if isinstance(x.get('output'), str) else x.get('error') if isinstance(x.get('error'), str) else ''
-            rest = {k:v for k,v in x.items() if k not in ('type', 'id', 'name', 'arguments', 'output') or k=='output' and not isinstance(v, str)}  # the rest of the item, to go back verbatim
-            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, server=True, result=out, extra={'result_type': t, 'item_rest': rest} | raw))
-        elif t=='mcp_approval_request':  # a remote MCP tool OpenAI asks the host to approve: a call the host answers (`mcp_approval_response`)
-            if not all(isinstance(x.get(k), str) for k in ('id', 'name')): kit.err(j, 'an mcp_approval_request needs an id and a name')
+            out = x.get('output') if isinstance(x.get('output'), str) else x.get('error')
+            out = out if isinstance(out, str) else ''
+            # the rest of the item, to go back verbatim
+            own = ('type', 'id', 'name', 'arguments', 'output')
+            rest = {k:v for k,v in x.items() if k not in own or k=='output' and not isinstance(v, str)}
+            extra = {'result_type': t, 'item_rest': rest} | raw
+            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, server=True, result=out, extra=extra))
+        # a remote MCP tool OpenAI asks the host to approve: a call the host answers (`mcp_approval_response`)
+        elif t=='mcp_approval_request':
+            if not all(isinstance(x.get(k), str) for k in ('id', 'name')):
+                kit.err(j, 'an mcp_approval_request needs an id and a name')
             args,extra = call_args(x.get('arguments') or '{}')
-            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, extra=extra | {'item': t} | ({'server_label': x['server_label']} if isinstance(x.get('server_label'), str) else {})))
+            label = {'server_label': x['server_label']} if isinstance(x.get('server_label'), str) else {}
+            parts.append(dict(type='tool', id=x['id'], name=x['name'], args=args, extra=extra | {'item': t} | label))
         else: parts.append(_rs_srv_part(x, t, j))
     return parts
 
 def _rs_srv_part(x, t, j):
-    "An item of a tool OpenAI ran itself (web or file search, code interpreter, image generation, an MCP server's tool list…) as a server part: its action as the arguments shown, the item itself (less its type and id) as the result, kept to go back verbatim"
+    "An item of a tool OpenAI ran itself as a server part"
     if not isinstance(x.get('id'), str): kit.err(j, f'a {t} item without an id')
     act = x.get('action')
-    return dict(type='tool', id=x['id'], name=t.removesuffix('_call'), args=act if isinstance(act, dict) else {}, server=True,
-                result=json.dumps({k:v for k,v in x.items() if k not in ('type', 'id')}, ensure_ascii=False), extra={'result_type': t})
+    res = json.dumps({k:v for k,v in x.items() if k not in ('type', 'id')}, ensure_ascii=False)
+    args = act if isinstance(act, dict) else {}
+    return dict(type='tool', id=x['id'], name=t.removesuffix('_call'), args=args, server=True, result=res,
+                extra={'result_type': t})
 
 # %% ../nbs/02a_responses.ipynb #4bee2b84
 def _rs_result_text(o, i, t):
-    "An output list holding `input_image` parts as the result text a tool block holds (each image as `result_image` spells it)"
+    "An output list holding `input_image` parts as the result text a tool block holds"
     res = []
     for k,x in enumerate(o):
         if isinstance(x, dict) and x.get('type')=='input_image':
             p = kit.url_part(x.get('image_url'), i, k) if isinstance(x.get('image_url'), str) else None
-            if not (p and 'data' in p): kit.err(i, f'{t} content part {k}: an input_image must be a data URL (a file id or web URL is not read)')
+            if not (p and 'data' in p):
+                kit.err(i, f'{t} content part {k}: an input_image must be a data URL '
+                           '(a file id or web URL is not read)')
             res.append(result_image(p['mime'], p['data']))
         else: res.append(_rs_texts([x], i, t))
     return '\n\n'.join(res)
@@ -127,14 +167,20 @@ def _rs_events(m, i):
     if 'items' in m and m.get('role')=='assistant': return [('assistant', _rs_model(m['items'], i))]
     t = _typ(m)
     if t=='mcp_approval_response':  # the host's answer to an mcp_approval_request: its result, as JSON
-        if not isinstance(m.get('approval_request_id'), str): kit.err(i, 'an mcp_approval_response without an approval_request_id')
-        return [('result', m['approval_request_id'], json.dumps({k:v for k,v in m.items() if k not in ('type', 'approval_request_id')}, ensure_ascii=False), {'output_type': t})]
+        if not isinstance(m.get('approval_request_id'), str):
+            kit.err(i, 'an mcp_approval_response without an approval_request_id')
+        a = json.dumps({k:v for k,v in m.items() if k not in ('type', 'approval_request_id')}, ensure_ascii=False)
+        return [('result', m['approval_request_id'], a, {'output_type': t})]
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
         o = m.get('output', '')
-        if isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o): o = _rs_result_text(o, i, t)  # a screenshot, an image read
-        if t in _outputs[:2] or isinstance(o, str): return [('result', m['call_id'], _rs_texts(o, i, t), {} if t in _outputs[:2] else {'output_type': t})]
-        return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), {'output_type': t, 'output_json': True})]  # a host-run tool's output object (a screenshot, shell runs): kept as its JSON
+        # a screenshot, an image read
+        if isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o):
+            o = _rs_result_text(o, i, t)
+        if t in _outputs[:2] or isinstance(o, str):
+            return [('result', m['call_id'], _rs_texts(o, i, t), {} if t in _outputs[:2] else {'output_type': t})]
+        # a host-run tool's output object (a screenshot, shell runs): kept as its JSON
+        return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), {'output_type': t, 'output_json': True})]
     if t!='message': kit.err(i, f'unsupported item type {t!r}')
     role = m.get('role')
     if role in ('system', 'developer'): return [('system', _rs_texts(m.get('content'), i, role))]
@@ -145,43 +191,64 @@ def _rs_events(m, i):
 def _rs_part(p):
     if p['type']=='text': return dict(type='input_text', text=p['text'])
     if p['type']=='file':
-        if p['mime']=='text/plain' and 'data' in p: return dict(type='input_text', text=kit.doc_text(p)['text'])  # no text document part: its text
+        # no text document part: its text
+        if p['mime']=='text/plain' and 'data' in p: return dict(type='input_text', text=kit.doc_text(p)['text'])
         if p['mime']!='application/pdf': kit.no_file('responses', p)
-        return dict(type='input_file', **({'file_url': p['url']} if 'url' in p else {'file_data': f"data:{p['mime']};base64,{p['data']}"})) | ({'filename': p['name']} if p['name'] else {})
-    return dict(type='input_image', image_url=p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}", detail='auto')
+        src = {'file_url': p['url']} if 'url' in p else {'file_data': f"data:{p['mime']};base64,{p['data']}"}
+        return dict(type='input_file', **src) | ({'filename': p['name']} if p['name'] else {})
+    url = p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}"
+    return dict(type='input_image', image_url=url, detail='auto')
 
 def _rs_call(i, p):
-    "Call part `p` as a `function_call` item (a custom tool's as `custom_tool_call`, a host-run tool's as its own item), with id `i`"
-    if (t := p['extra'].get('item')) in _client_calls: return dict(type=t, call_id=i, action=p['args'], status='completed') | ({'id': p['extra']['item_id']} if 'item_id' in p['extra'] else {})
-    if t=='mcp_approval_request': return dict(type=t, id=i, name=p['name'], arguments=kit.args_json(p)) | ({'server_label': p['extra']['server_label']} if 'server_label' in p['extra'] else {})
-    if p['extra'].get('custom') and isinstance(p['args'].get('input'), str) and len(p['args'])==1: return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input'])
+    "Call part `p` as a `function_call` item with id `i`"
+    e = p['extra']
+    if (t := e.get('item')) in _client_calls:
+        item_id = {'id': e['item_id']} if 'item_id' in e else {}
+        return dict(type=t, call_id=i, action=p['args'], status='completed') | item_id
+    if t=='mcp_approval_request':
+        label = {'server_label': e['server_label']} if 'server_label' in e else {}
+        return dict(type=t, id=i, name=p['name'], arguments=kit.args_json(p)) | label
+    if p['extra'].get('custom') and isinstance(p['args'].get('input'), str) and len(p['args'])==1:
+        return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input'])
     return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p))
 
 def _rs_output(c, p):
-    "The item answering call item `c` (of part `p`): its own output type, the output as it came (a host-run tool's object from its JSON)"
+    "The item answering call item `c` (of part `p`)"
     e,o = p['extra'],p['result']
     if c['type']=='mcp_approval_request':
         try: a = json.loads(o)
         except ValueError: a = None
-        if not isinstance(a, dict) or not isinstance(a.get('approve'), bool): raise ValueError(f"the answer to MCP approval request {c['id']!r} must be the JSON of an mcp_approval_response, e.g. {{\"approve\": true}}, not {o!r:.60}")
+        if not isinstance(a, dict) or not isinstance(a.get('approve'), bool):
+            msg = (f"the answer to MCP approval request {c['id']!r} must be the JSON of an mcp_approval_response, "
+                   f"e.g. {{\"approve\": true}}, not {o!r:.60}")
+            raise ValueError(msg)
         return dict(type='mcp_approval_response', approval_request_id=c['id']) | a
     if e.get('output_json'):
         try: o = json.loads(o)
         except (TypeError, ValueError): pass  # edited into text: sent as text
-    elif isinstance(o, str) and (ps := kit.result_pieces(o, lambda t: dict(type='input_text', text=t), lambda mime, data: dict(type='input_image', image_url=f'data:{mime};base64,{data}'))): o = ps  # images the tool returned
-    return dict(type=e.get('output_type') or ('function_call_output' if c['type'] in _client_calls else c['type']+'_output'), call_id=c['call_id'], output=o)  # a host-run call's own output type is kept when it came so
+    # images the tool returned
+    elif isinstance(o, str) and (ps := kit.result_pieces(o, _rs_text, _rs_image)): o = ps
+    # a host-run call's own output type is kept when it came so
+    own = 'function_call_output' if c['type'] in _client_calls else c['type']+'_output'
+    return dict(type=e.get('output_type') or own, call_id=c['call_id'], output=o)
+
+# %% ../nbs/02a_responses.ipynb #8e1573e6
+def _rs_text(t): return dict(type='input_text', text=t)
+def _rs_image(mime, data): return dict(type='input_image', image_url=f'data:{mime};base64,{data}')
 
 def _rs_server(p):
-    "A tool OpenAI ran (a server block read from its item, `_rs_srv_part`) as that item again, its action as the block's arguments now say; None for any other part"
+    "A tool OpenAI ran (a server block read from its item, `_rs_srv_part`) as that item again"
     t = p['extra'].get('result_type') if p['type']=='tool' and p['server'] else None
     if t=='mcp_call':  # its output shown as the result, the rest of the item kept beside it
-        rest = e if isinstance(e := p['extra'].get('item_rest'), dict) else {k:p['extra'][k] for k in ('server_label',) if k in p['extra']}
+        e = p['extra'].get('item_rest')
+        rest = e if isinstance(e, dict) else {k:p['extra'][k] for k in ('server_label',) if k in p['extra']}
         return dict(type=t, id=p['id'], name=p['name'], arguments=kit.args_json(p), output=p['result']) | rest
     if not (isinstance(t, str) and (t.endswith('_call') or t in _server_items) and t not in _client_calls): return None
     try: it = json.loads(p['result'])
     except ValueError: it = None
     if isinstance(it, dict): return dict(type=t, id=p['id']) | it | ({'action': p['args']} if 'action' in it else {})
-    if t=='web_search_call': return dict(type=t, id=p['id'], status=p['result'] or 'completed', action=p['args'])  # as an older dialog keeps it: its status as the result
+    # as an older dialog keeps it: its status as the result
+    if t=='web_search_call': return dict(type=t, id=p['id'], status=p['result'] or 'completed', action=p['args'])
     return None  # a result edited into text: it goes as text
 
 def _rs_reply(parts, ids):
@@ -201,8 +268,14 @@ def _rs_reply(parts, ids):
     return res
 
 # %% ../nbs/02a_responses.ipynb #712abd3a
-def _rs_calls(ms): return [x.get('call_id') for m in ms for x in (m['items'] if 'items' in m else [m]) if _typ(x) in ('function_call', 'custom_tool_call')]
+def _rs_calls(ms):
+    items = (x for m in ms for x in (m['items'] if 'items' in m else [m]))
+    return [x.get('call_id') for x in items if _typ(x) in ('function_call', 'custom_tool_call')]
 
-register_codec(Codec('responses', lambda parts, m: [dict(role='user', content=kit.content(parts, _rs_part))], _rs_reply, _rs_calls,
-    lambda msg, res: msg['items'] + res, lambda msg, seg: [x for x in msg['items'] if _typ(x)=='reasoning'] + seg,
-    lambda m: any(_typ(x)=='reasoning' for x in m.get('items') or ()), model=_by_model, events=_rs_events, group=_rs_group)) # call ids, images and requests as OpenAI's Chat Completions take them
+def _rs_user(parts, m): return [dict(role='user', content=kit.content(parts, _rs_part))]
+def _rs_with_state(msg, seg): return [x for x in msg['items'] if _typ(x)=='reasoning'] + seg
+def _rs_state(m): return any(_typ(x)=='reasoning' for x in m.get('items') or ())
+
+# call ids, images and requests as OpenAI's Chat Completions take them
+register_codec(Codec('responses', _rs_user, _rs_reply, _rs_calls, lambda msg, res: msg['items'] + res, _rs_with_state,
+    _rs_state, model=_by_model, events=_rs_events, group=_rs_group))

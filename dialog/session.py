@@ -1,8 +1,14 @@
-"""Agent sessions as dialogs: Claude Code transcripts and Codex rollouts read, searched, edited, written back record for record, and forked
+"""Claude Code and Codex sessions as dialogs: read, searched, edited, written back record for record, and forked
 
-The agents people work with every day keep their conversations as JSON Lines session files: Claude Code under `~/.claude/projects/<project>/<session-id>.jsonl`, Codex under `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`. A session is a dialog: a person's prompts, and the model's replies with thinking, tool calls and tool results. This module reads one as a `Dialog`, so that everything else in the library (views, finders, the skill's editors, `dlg2chat`, datasets) works on it, and writes the dialog back as a session of the same agent: **record for record** while it is unedited, edits rebuilt as records of the format, and a fork as a new session the agent can resume.
+The agents people work with every day keep their conversations as JSON Lines session files: Claude Code under
+`~/.claude/projects/<project>/<session-id>.jsonl`, Codex under `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`. A session
+is a dialog: a person's prompts, and the model's replies with thinking, tool calls and tool results. This module reads
+one as a `Dialog`, so that everything else in the library (views, finders, the skill's editors, `dlg2chat`, datasets)
+works on it, and writes the dialog back as a session of the same agent: **record for record** while it is unedited,
+edits rebuilt as records of the format, and a fork as a new session the agent can resume.
 
-It is another host's storage (see ARCHITECTURE.md): what the dialog doesn't model rides along verbatim, so nothing is lost.
+It is another host's storage (see ARCHITECTURE.md): what the dialog doesn't model rides along verbatim, so nothing is
+lost.
 
 Docs: https://nbdialog.github.io/nbdialog/session.html.md"""
 
@@ -23,7 +29,7 @@ import hashlib, json, os, re, time, uuid, warnings
 # %% ../nbs/02s_session.ipynb #da0dfa68
 _re_sur = re.compile('[\ud800-\udfff]')
 def _dump(r):
-    "A record as both agents write one: compact JSON, UTF-8 as is (a lone surrogate, which UTF-8 can't hold, as its `\\u` escape, as JSON.stringify writes it)"
+    "A record as both agents write one"
     return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', json.dumps(r, ensure_ascii=False, separators=(',', ':')))
 
 def _line_no(data, pos): return data.count(b'\n', 0, pos) + 1
@@ -32,15 +38,18 @@ class _Torn(dict): 'A line that is no record (a torn write): read as an empty re
 
 def read_records(path, # A session file: JSON Lines, one record per line
                  warn:bool=True): # Warn when a partial last line (a session still being written) is left out?
-    "The session's records as pairs `(record, line)`, and whether the file ends with a newline; a partial last line is left out"
+    "The session's records as pairs `(record, line)`, and whether the file ends with a newline"
     path = Path(path).expanduser()
     data = path.read_bytes()
     cut = False
     try: txt = data.decode('utf-8')
     except UnicodeDecodeError as e:
         k = data.rfind(b'\n') + 1  # where the last line starts
-        if not (0<k<=e.start and data[-1:]!=b'\n'): raise ValueError(f'{path}, line {_line_no(data, e.start)}: not UTF-8 text, so not a session file') from None
-        txt,cut = data[:k].decode('utf-8', 'surrogateescape') + '\ufffd',True  # the last line cut inside a character: partial (a line that can't parse)
+        if not (0<k<=e.start and data[-1:]!=b'\n'):
+            msg = f'{path}, line {_line_no(data, e.start)}: not UTF-8 text, so not a session file'
+            raise ValueError(msg) from None
+        # the last line cut inside a character: partial (a line that can't parse)
+        txt,cut = data[:k].decode('utf-8', 'surrogateescape') + '\ufffd',True
     lines = txt.split('\n')
     eol = lines[-1]==''
     if eol: lines.pop()
@@ -51,14 +60,21 @@ def read_records(path, # A session file: JSON Lines, one record per line
             r = loads(l)
         except ValueError as e:
             if i==len(lines)-1 and not eol and i>0:
-                if warn: warnings.warn(f'{path}, line {i+1}: a partial last line (the session is still being written?) was left out', stacklevel=2)
+                if warn:
+                    warnings.warn(f'{path}, line {i+1}: a partial last line '
+                                  '(the session is still being written?) was left out', stacklevel=2)
                 eol = True
                 break
             if res and l.startswith('{'):
-                if warn: warnings.warn(f'{path}, line {i+1}: a torn record (a write cut short, then more appended) was skipped; it is kept as it is', stacklevel=2)
+                if warn:
+                    warnings.warn(f'{path}, line {i+1}: a torn record (a write cut short, '
+                                  'then more appended) was skipped; it is kept as it is', stacklevel=2)
                 res.append((_Torn(), l)); continue
-            raise ValueError(f'{path}, line {i+1}: not a JSON record ({getattr(e, "msg", e)}), so not a session file') from None
-        if type(r) is not dict: raise ValueError(f'{path}, line {i+1}: a JSON {type(r).__name__}, not a record object, so not a session file')
+            msg = f'{path}, line {i+1}: not a JSON record ({getattr(e, "msg", e)}), so not a session file'
+            raise ValueError(msg) from None
+        if type(r) is not dict:
+            msg = f'{path}, line {i+1}: a JSON {type(r).__name__}, not a record object, so not a session file'
+            raise ValueError(msg)
         res.append((r, l))
     if not res: raise ValueError(f'{path}: holds no records, so not a session file')
     return res,eol
@@ -66,13 +82,16 @@ def read_records(path, # A session file: JSON Lines, one record per line
 # %% ../nbs/02s_session.ipynb #f4d896d5
 def _now(): return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
 def _blocks(c): return [dict(type='text', text=c)] if isinstance(c, str) else c if isinstance(c, list) else []
-def _btxt(bs): return '\n\n'.join(b['text'] for b in bs if isinstance(b, dict) and b.get('type')=='text' and isinstance(b.get('text'), str))
+def _is_text(b, t='text'): return isinstance(b, dict) and b.get('type')==t and isinstance(b.get('text'), str)
+def _btxt(bs): return '\n\n'.join(b['text'] for b in bs if _is_text(b))
 
 def _res_txt(c):
     "A tool result's content as text: a string, or its text blocks joined (other blocks named)"
     if isinstance(c, str): return c
     if not isinstance(c, list): return '' if c is None else json.dumps(c, ensure_ascii=False)
-    return '\n'.join(b.get('text', '') if b.get('type') in ('text', 'input_text', 'output_text') else f"[{b.get('type')}]" for b in c if isinstance(b, dict))
+    def txt(b):
+        return b.get('text', '') if b.get('type') in ('text', 'input_text', 'output_text') else f"[{b.get('type')}]"
+    return '\n'.join(txt(b) for b in c if isinstance(b, dict))
 
 def _think_md(bs): return [think_block(t) for t in bs]
 
@@ -80,41 +99,59 @@ def _think_md(bs): return [think_block(t) for t in bs]
 class ClaudeCode:
     "Claude Code transcripts: what a prompt is, what a reply holds, and how records are made"
     agent,ext,fmt = 'claude','.jsonl','anthropic'
-    types = {'user', 'assistant', 'attachment', 'system', 'summary', 'queue-operation', 'ai-title', 'last-prompt', 'file-history-snapshot', 'progress', 'custom-title'}
+    types = {'user', 'assistant', 'attachment', 'system', 'summary', 'queue-operation', 'ai-title', 'last-prompt',
+             'file-history-snapshot', 'progress', 'custom-title'}
     side = False # Is it a subagent's sidechain that is read (`isSidechain` records)?
 
+# %% ../nbs/02s_session.ipynb #d858b58b
 @patch(cls_method=True)
 def is_fmt(cls:ClaudeCode, r:dict): # A record
     "Is `r` a record of this format?"
     return r.get('type') in cls.types and ('sessionId' in r or 'uuid' in r or 'leafUuid' in r)
+
+# %% ../nbs/02s_session.ipynb #ea981af1
 @patch(cls_method=True)
 def sid(cls:ClaudeCode, r:dict): # A record
     "The session id `r` names, or None"
     return r.get('sessionId')
+
+# %% ../nbs/02s_session.ipynb #dacbbf95
 @patch(cls_method=True)
 def is_prompt(cls:ClaudeCode, r:dict): # A record
     "A person's prompt: a main-chain `user` record, not `isMeta`, holding no tool result"
-    if r.get('type')!='user' or r.get('isMeta') or bool(r.get('isSidechain'))!=cls.side or not isinstance(m := r.get('message'), dict): return False
+    if r.get('type')!='user' or r.get('isMeta') or bool(r.get('isSidechain'))!=cls.side: return False
+    if not isinstance(m := r.get('message'), dict): return False
     c = m.get('content')
-    return isinstance(c, str) or isinstance(c, list) and not any(isinstance(b, dict) and b.get('type')=='tool_result' for b in c)
+    def result(b): return isinstance(b, dict) and b.get('type')=='tool_result'
+    return isinstance(c, str) or isinstance(c, list) and not any(result(b) for b in c)
+
+# %% ../nbs/02s_session.ipynb #68558552
 @patch(cls_method=True)
 def prompt(cls:ClaudeCode, r:dict): # A prompt record
     "The prompt's text: its text blocks joined"
     return _btxt(_blocks(r['message'].get('content')))
 
 # %% ../nbs/02s_session.ipynb #84d25cbc
+def _chain_msg(A, r):
+    "The message of record `r` when it is a conversation record (not `isMeta`) of the chain `A` reads, else None"
+    if bool(r.get('isSidechain'))!=A.side or r.get('isMeta') or r.get('type') not in ('user', 'assistant'): return None
+    m = r.get('message')
+    return m if isinstance(m, dict) else None
+
 @patch(cls_method=True)
 def items(cls:ClaudeCode, r:dict): # A record
-    "The conversation items record `r` holds, `(kind, key, value)`: think, text, call, result (and other, for blocks not shown); None for a record the dialog doesn't show"
-    if bool(r.get('isSidechain'))!=cls.side or r.get('isMeta') or r.get('type') not in ('user', 'assistant') or not isinstance(m := r.get('message'), dict): return None
+    "The conversation items record `r` holds, `(kind, key, value)`"
+    if (m := _chain_msg(cls, r)) is None: return None
     res = []
     for b in _blocks(m.get('content')):
         t = b.get('type') if isinstance(b, dict) else None
         if r['type']=='assistant':
-            if t=='thinking' and isinstance(b.get('thinking'), str): res.append(('think', think_block(b['thinking']), b))
+            if t=='thinking' and isinstance(b.get('thinking'), str):
+                res.append(('think', think_block(b['thinking']), b))
             elif t=='redacted_thinking': res.append(('think', think_block(None), b))
             elif t=='text' and isinstance(b.get('text'), str): res.append(('text', b['text'].strip('\n'), b))
-            elif t=='tool_use' and isinstance(b.get('id'), str): res.append(('call', b['id'], (b.get('name'), b.get('input'))))
+            elif t=='tool_use' and isinstance(b.get('id'), str):
+                res.append(('call', b['id'], (b.get('name'), b.get('input'))))
             else: res.append(('other', None, b))
         elif t=='tool_result': res.append(('result', b.get('tool_use_id'), _res_txt(b.get('content'))))
         else: res.append(('other', None, b))
@@ -123,40 +160,53 @@ def items(cls:ClaudeCode, r:dict): # A record
 # %% ../nbs/02s_session.ipynb #9cb89d8c
 @patch(cls_method=True)
 def turns(cls:ClaudeCode, recs):
-    "Records `recs` (a prompt's span after it) as Anthropic messages: the blocks of one API response one message (Claude Code writes tool results between them), its results the user turn after it"
+    "Records `recs` (a prompt's span after it) as Anthropic messages"
     grps = []  # [assistant blocks, results, request id]
     for r in recs:
-        if bool(r.get('isSidechain'))!=cls.side or r.get('isMeta') or r.get('type') not in ('user', 'assistant') or not isinstance(m := r.get('message'), dict): continue
+        if (m := _chain_msg(cls, r)) is None: continue
         bs = [b for b in _blocks(m.get('content')) if isinstance(b, dict)]
         if r['type']=='assistant':
             bs = [b for b in bs if b.get('type') in _an_shown or str(b.get('type')).endswith('_tool_result')]
             k = r.get('requestId') or m.get('id')
-            if grps and (k is not None and grps[-1][2]==k or not grps[-1][1]): grps[-1][0].extend(bs)  # no user turn between: one message
+            # no user turn between: one message
+            if grps and (k is not None and grps[-1][2]==k or not grps[-1][1]): grps[-1][0].extend(bs)
             else: grps.append([bs, [], k])
         elif grps:
-            grps[-1][1].extend(dict(type='tool_result', tool_use_id=b.get('tool_use_id'), content=_res_txt(b.get('content')), **({'is_error': True} if b.get('is_error') else {}))
-                               for b in bs if b.get('type')=='tool_result')
+            def result(b):
+                err = {'is_error': True} if b.get('is_error') else {}
+                txt = _res_txt(b.get('content'))
+                return dict(type='tool_result', tool_use_id=b.get('tool_use_id'), content=txt, **err)
+            grps[-1][1].extend(result(b) for b in bs if b.get('type')=='tool_result')
     msgs,calls = [],{b.get('id') for bs,_,_ in grps for b in bs if b.get('type')=='tool_use'}
     for bs,res,_ in grps:
-        res = [b for b in res if b['tool_use_id'] in calls]  # a result whose call is gone (a torn line) rides along in the records, unshown
+        # a result whose call is gone (a torn line) rides along in the records, unshown
+        res = [b for b in res if b['tool_use_id'] in calls]
         got = {b['tool_use_id'] for b in res}
-        res += [dict(type='tool_result', tool_use_id=b['id'], content='') for b in bs if b.get('type')=='tool_use' and b.get('id') not in got]  # a call still running
+        # a call still running
+        running = [b for b in bs if b.get('type')=='tool_use' and b.get('id') not in got]
+        res += [dict(type='tool_result', tool_use_id=b['id'], content='') for b in running]
         msgs.append(dict(role='assistant', content=bs))
         if res: msgs.append(dict(role='user', content=res))
     return msgs
+
+# %% ../nbs/02s_session.ipynb #da887705
 @patch(cls_method=True)
 def chat_msgs(cls:ClaudeCode, recs):
     "Span `recs` (its prompt record first) as Anthropic messages: the prompt, then the reply's turns"
-    c = [b for b in _blocks(recs[0]['message'].get('content')) if isinstance(b, dict) and b.get('type') in ('text', 'image')]
+    bs = _blocks(recs[0]['message'].get('content'))
+    c = [b for b in bs if isinstance(b, dict) and b.get('type') in ('text', 'image')]
     return [dict(role='user', content=c or '')] + cls.turns(recs[1:])
+
+# %% ../nbs/02s_session.ipynb #e913e399
 @patch(cls_method=True)
 def msg(cls:ClaudeCode, recs, dcls=Dialog, system=None):
-    "The prompt message of span `recs` (its prompt record first) through chat's Anthropic codec: the prompt, the reply, and the reasoning state chat keeps"
+    "The prompt message of span `recs` (its prompt record first) through chat's Anthropic codec"
     return chat2dlg(cls.chat_msgs(recs), cls.fmt, system=system, cls=dcls)[0]
 
 # %% ../nbs/02s_session.ipynb #1557a96b
 _an_shown = {'thinking', 'redacted_thinking', 'text', 'tool_use', 'server_tool_use'}
-_fresh = ('toolUseResult', 'sourceToolAssistantUUID', 'sourceToolUseID', 'isMeta', 'isCompactSummary', 'isVisibleInTranscriptOnly', 'promptId', 'requestId')
+_fresh = ('toolUseResult', 'sourceToolAssistantUUID', 'sourceToolUseID', 'isMeta', 'isCompactSummary',
+          'isVisibleInTranscriptOnly', 'promptId', 'requestId')
 
 def _from(tmpl, **kw):
     "A new record like `tmpl` (its envelope: session, cwd, version, branch...) with a new uuid, now's time and `kw`"
@@ -164,7 +214,10 @@ def _from(tmpl, **kw):
     return r | dict(parentUuid=None, isSidechain=False, uuid=str(uuid.uuid4()), timestamp=_now()) | kw
 
 @patch(cls_method=True)
-def mk_prompt(cls:ClaudeCode, tmpl, txt): return _from(tmpl['user'], type='user', message=dict(role='user', content=txt), isSidechain=cls.side)
+def mk_prompt(cls:ClaudeCode, tmpl, txt):
+    return _from(tmpl['user'], type='user', message=dict(role='user', content=txt), isSidechain=cls.side)
+
+# %% ../nbs/02s_session.ipynb #9f3365d0
 @patch(cls_method=True)
 def set_prompt(cls:ClaudeCode, r, txt):
     c = r['message'].get('content')
@@ -174,16 +227,23 @@ def set_prompt(cls:ClaudeCode, r, txt):
         c.insert(len(c) if i is None else min(i, len(c)), dict(type='text', text=txt))
     else: c = txt
     return r | dict(message=r['message'] | dict(content=c))
+
+# %% ../nbs/02s_session.ipynb #622eb4c9
 @patch(cls_method=True)
 def mk_item(cls:ClaudeCode, tmpl, kind, v):
     "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, text)`"
     u,a = tmpl['user'],tmpl.get('assistant') or tmpl['user']
-    if kind=='result': return _from(u, type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id=v[0], content=v[1])]), isSidechain=cls.side)
+    if kind=='result':
+        res = dict(type='tool_result', tool_use_id=v[0], content=v[1])
+        return _from(u, type='user', message=dict(role='user', content=[res]), isSidechain=cls.side)
     b = dict(type='text', text=v) if kind=='text' else dict(type='tool_use', id=v[0], name=v[1], input=v[2])
-    return _from(a, type='assistant', message={k:x for k,x in a.get('message', {}).items() if k not in ('content', 'usage')} | dict(role='assistant', content=[b]), isSidechain=cls.side)
+    meta = {k:x for k,x in a.get('message', {}).items() if k not in ('content', 'usage')}
+    return _from(a, type='assistant', message=meta | dict(role='assistant', content=[b]), isSidechain=cls.side)
+
+# %% ../nbs/02s_session.ipynb #42533414
 @patch(cls_method=True)
 def set_items(cls:ClaudeCode, r, new):
-    "Record `r` with its blocks changed as `new` says, one entry a block: None drops it, a value replaces a call's `(name, args)` or a result's text"
+    "Record `r` with its blocks changed as `new` says, one entry a block"
     bs = []
     for b,n in zip(_blocks(r['message'].get('content')), new):
         if n is _KEEP: bs.append(b)
@@ -194,11 +254,15 @@ def set_items(cls:ClaudeCode, r, new):
     r = r | dict(message=r['message'] | dict(content=bs))
     if r.get('type')=='user': r.pop('toolUseResult', None)  # the tool's own account of a result that changed
     return r
+
+# %% ../nbs/02s_session.ipynb #373a5b16
 @patch(cls_method=True)
-def sync_prompt(cls:ClaudeCode, r, old, new): return None # Claude Code repeats no prompt in another record the model or its resume reads
+# Claude Code repeats no prompt in another record the model or its resume reads
+def sync_prompt(cls:ClaudeCode, r, old, new): return None
 
 # %% ../nbs/02s_session.ipynb #fb52c7c2
-_ctx_tags = ('<environment_context>', '<user_instructions>', '# AGENTS.md instructions', '<turn_aborted>', '<user_shell_command>', '<permissions instructions>', '<skill>')
+_ctx_tags = ('<environment_context>', '<user_instructions>', '# AGENTS.md instructions', '<turn_aborted>',
+             '<user_shell_command>', '<permissions instructions>', '<skill>')
 
 def _args(raw):
     "A function call's arguments as a dict: its JSON text parsed, or `{'arguments': text}` when that is no JSON object"
@@ -213,86 +277,122 @@ class Codex:
     agent,ext,side,fmt = 'codex','.jsonl',False,'responses'
     types = {'session_meta', 'response_item', 'event_msg', 'turn_context', 'world_state', 'compacted'}
 
+# %% ../nbs/02s_session.ipynb #c4892e2c
 @patch(cls_method=True)
 def is_fmt(cls:Codex, r:dict): # A record
     "Is `r` a record of this format?"
     return r.get('type') in cls.types and 'payload' in r
+
+# %% ../nbs/02s_session.ipynb #2a744799
 @patch(cls_method=True)
 def sid(cls:Codex, r:dict): # A record
     "The session id `r` names (a `session_meta`'s), or None"
     return r['payload'].get('id') if r.get('type')=='session_meta' and isinstance(r.get('payload'), dict) else None
+
+# %% ../nbs/02s_session.ipynb #3ef1f1bc
 @patch(cls_method=True)
 def is_prompt(cls:Codex, r:dict): # A record
     "A person's prompt: a user `message` item that isn't context Codex adds (environment, AGENTS.md, instructions)"
     p = r.get('payload')
-    if r.get('type')!='response_item' or not isinstance(p, dict) or p.get('type')!='message' or p.get('role')!='user': return False
+    if r.get('type')!='response_item' or not isinstance(p, dict) or p.get('type')!='message' or p.get('role')!='user':
+        return False
     return not cls.prompt(r).lstrip().startswith(_ctx_tags)
+
+# %% ../nbs/02s_session.ipynb #a6a2c08b
 @patch(cls_method=True)
 def prompt(cls:Codex, r:dict): # A prompt record
     "The prompt's text: its `input_text` parts joined"
-    return '\n\n'.join(b['text'] for b in r['payload'].get('content') or () if isinstance(b, dict) and b.get('type')=='input_text' and isinstance(b.get('text'), str))
+    return '\n\n'.join(b['text'] for b in r['payload'].get('content') or () if _is_text(b, 'input_text'))
 
 # %% ../nbs/02s_session.ipynb #7daad547
 @patch(cls_method=True)
 def items(cls:Codex, r:dict): # A record
-    "The conversation items record `r` holds, `(kind, key, value)`: think, text, call, result; None for a record the dialog doesn't show"
+    "The conversation items record `r` holds, `(kind, key, value)`"
     p = r.get('payload')
     if r.get('type')!='response_item' or not isinstance(p, dict): return None
     t = p.get('type')
-    if t=='message' and p.get('role')=='assistant': return [('text', '\n\n'.join(b.get('text', '') for b in p.get('content') or () if isinstance(b, dict) and b.get('type')=='output_text').strip('\n'), None)]
+    if t=='message' and p.get('role')=='assistant':
+        outs = [b for b in p.get('content') or () if isinstance(b, dict) and b.get('type')=='output_text']
+        return [('text', '\n\n'.join(b.get('text', '') for b in outs).strip('\n'), None)]
     if t=='reasoning' and (s := _summary(p)): return [('think', think_block(s), None)]
-    if t=='function_call' and isinstance(p.get('call_id'), str): return [('call', p['call_id'], (p.get('name'), _args(p.get('arguments'))))]
-    if t=='custom_tool_call' and isinstance(p.get('call_id'), str): return [('call', p['call_id'], (p.get('name'), {'input': p.get('input')}))]
-    if t in ('function_call_output', 'custom_tool_call_output'): return [('result', p.get('call_id'), _res_txt(p.get('output')))]
+    if t=='function_call' and isinstance(p.get('call_id'), str):
+        return [('call', p['call_id'], (p.get('name'), _args(p.get('arguments'))))]
+    if t=='custom_tool_call' and isinstance(p.get('call_id'), str):
+        return [('call', p['call_id'], (p.get('name'), {'input': p.get('input')}))]
+    if t in ('function_call_output', 'custom_tool_call_output'):
+        return [('result', p.get('call_id'), _res_txt(p.get('output')))]
     return None
 _shown_items = {'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output'}
 
+# %% ../nbs/02s_session.ipynb #3d67549f
 @patch(cls_method=True)
 def msg(cls:Codex, recs:list, # The span's records: its prompt record first
         dcls=Dialog, # The `Dialog` class to build with
-        system:str=None): # The session's system prompt (`base_instructions`): chat's reasoning state is made with it in place, as `dlg2chat` sends it
-    "The prompt message of span `recs` through chat's Responses codec: the prompt, the reply, and the reasoning state chat keeps"
+        # The session's system prompt (`base_instructions`): chat's reasoning state is made with it in place, as
+        # `dlg2chat` sends it
+        system:str=None):
+    "The prompt message of span `recs` through chat's Responses codec"
     d = chat2dlg(cls.chat_msgs(recs), 'responses', system=system, cls=dcls)
     if len(d)>1: d[0].ai_res = '\n\n'.join(m.ai_res for m in d if m.ai_res)  # not expected: one prompt item comes first
     return d[0]
+
+# %% ../nbs/02s_session.ipynb #cebcad3b
 @patch(cls_method=True)
 def chat_msgs(cls:Codex, recs):
     "Span `recs` (its prompt record first) as Responses items: the prompt, then the items the reply shows"
-    its = [recs[0]['payload']] + [p for r in recs[1:] if r.get('type')=='response_item' and isinstance(p := r.get('payload'), dict)
-                                  and (p.get('type') in _shown_items or p.get('type')=='message' and p.get('role')=='assistant')]
+    ps = [p for r in recs[1:] if r.get('type')=='response_item' and isinstance(p := r.get('payload'), dict)]
+    its = [recs[0]['payload']] + [p for p in ps if p.get('type') in _shown_items
+                                  or p.get('type')=='message' and p.get('role')=='assistant']
     calls = {p.get('call_id') for p in its if p.get('type') in ('function_call', 'custom_tool_call')}
-    return [p for p in its if p.get('type') not in ('function_call_output', 'custom_tool_call_output') or p.get('call_id') in calls]  # an output whose call is gone (a torn line) rides along, unshown
+    # an output whose call is gone (a torn line) rides along, unshown
+    outs = ('function_call_output', 'custom_tool_call_output')
+    return [p for p in its if p.get('type') not in outs or p.get('call_id') in calls]
 
 # %% ../nbs/02s_session.ipynb #6360b612
 @patch(cls_method=True)
-def mk_prompt(cls:Codex, tmpl, txt): return dict(timestamp=_now(), type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text=txt)]))
+def mk_prompt(cls:Codex, tmpl, txt):
+    p = dict(type='message', role='user', content=[dict(type='input_text', text=txt)])
+    return dict(timestamp=_now(), type='response_item', payload=p)
+
+# %% ../nbs/02s_session.ipynb #20466219
 @patch(cls_method=True)
 def set_prompt(cls:Codex, r, txt):
     c = [b for b in r['payload'].get('content') or () if not (isinstance(b, dict) and b.get('type')=='input_text')]
     return r | dict(payload=r['payload'] | dict(content=[dict(type='input_text', text=txt)] + c))
+
+# %% ../nbs/02s_session.ipynb #d9b4d3bd
 @patch(cls_method=True)
 def mk_item(cls:Codex, tmpl, kind, v):
     "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, text, custom)`"
     if kind=='text': p = dict(type='message', role='assistant', content=[dict(type='output_text', text=v)])
-    elif kind=='call' and v[3].get('custom'): p = dict(type='custom_tool_call', call_id=v[0], name=v[1], input=v[2].get('input', ''))
-    elif kind=='call': p = dict(type='function_call', name=v[1], arguments=json.dumps(v[2], ensure_ascii=False), call_id=v[0])
+    elif kind=='call' and v[3].get('custom'):
+        p = dict(type='custom_tool_call', call_id=v[0], name=v[1], input=v[2].get('input', ''))
+    elif kind=='call':
+        p = dict(type='function_call', name=v[1], arguments=json.dumps(v[2], ensure_ascii=False), call_id=v[0])
     else: p = dict(type='custom_tool_call_output' if v[2] else 'function_call_output', call_id=v[0], output=v[1])
     return dict(timestamp=_now(), type='response_item', payload=p)
+
+# %% ../nbs/02s_session.ipynb #e6b62efc
 @patch(cls_method=True)
 def set_items(cls:Codex, r, new):
     "Record `r` with its one item changed as `new` says: a call's `(name, args)` or a result's text"
     (n,),p = new,r['payload']
     if n is _KEEP: return r
-    if p['type']=='message': p = p | dict(content=[b for b in p.get('content') or () if not (isinstance(b, dict) and b.get('type')=='output_text')] + [dict(type='output_text', text=n[1])])
+    if p['type']=='message':
+        kept = [b for b in p.get('content') or () if not (isinstance(b, dict) and b.get('type')=='output_text')]
+        p = p | dict(content=kept + [dict(type='output_text', text=n[1])])
     elif p['type']=='function_call': p = p | dict(name=n[0], arguments=json.dumps(n[1], ensure_ascii=False))
     elif p['type']=='custom_tool_call': p = p | dict(name=n[0], input=n[1].get('input', ''))
     else: p = p | dict(output=n)
     return r | dict(payload=p)
+
+# %% ../nbs/02s_session.ipynb #d4889b7c
 @patch(cls_method=True)
 def sync_prompt(cls:Codex, r, old, new):
-    "Record `r` as a changed prompt makes it (an entry), or None when unchanged: Codex's `user_message` event repeats the prompt for its UI"
+    "Record `r` as a changed prompt makes it (an entry), or None when unchanged"
     p = r.get('payload')
-    if r.get('type')=='event_msg' and isinstance(p, dict) and p.get('type')=='user_message' and p.get('message')==old: return [r | dict(payload=p | dict(message=new)), None]
+    if r.get('type')=='event_msg' and isinstance(p, dict) and p.get('type')=='user_message' and p.get('message')==old:
+        return [r | dict(payload=p | dict(message=new)), None]
 
 # %% ../nbs/02s_session.ipynb #5c829c4e
 agents = {'claude': ClaudeCode, 'codex': Codex}
@@ -301,13 +401,15 @@ def _agent(recs, path):
     "The agent whose format the records are in: the first record either knows"
     for i,(r,_) in enumerate(recs[:64]):
         if (a := first(a for a in agents.values() if a.is_fmt(r))): return a
-    raise ValueError(f'{path}, line 1: not a Claude Code or Codex session (no record of either format in its first {min(len(recs), 64)} lines)')
+    msg = (f'{path}, line 1: not a Claude Code or Codex session '
+           f'(no record of either format in its first {min(len(recs), 64)} lines)')
+    raise ValueError(msg)
 
 def _h(s): return hashlib.sha256(s.encode('utf-8', 'surrogatepass')).hexdigest()[:16]
 def _fp(m): return [_h(m.content), _h(m.ai_res)]
 
 def _cur_fp(m, ms):
-    "Message `m`'s fingerprint against its session metadata `ms`: an empty reply where the records hold one (outputs cleared: Jupyter's Clear All Outputs, nbstripout) counts as unedited, as the records are the session"
+    "Message `m`'s fingerprint against its session metadata `ms`"
     fp = _fp(m)
     if ms and not m.ai_res.strip() and isinstance(old := ms.get('fp'), list) and len(old)==2: fp[1] = old[1]
     return fp
@@ -316,11 +418,13 @@ def _cur_fp(m, ms):
 def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
              name:str=None, # The dialog's name; the file's stem when None
              cls=Dialog): # The `Dialog` class to build
-    "An agent session as a dialog: each prompt a prompt message holding the reply, tool calls and thinking that followed; every record kept verbatim"
+    "An agent session as a dialog"
     path = Path(path).expanduser()
     recs,eol = read_records(path)
     A = _agent(recs, path)
-    if A is ClaudeCode and not any(map(A.is_prompt, (r for r,_ in recs))) and any(map(ClaudeSide.is_prompt, (r for r,_ in recs))): A = ClaudeSide  # a subagent's own file
+    # a subagent's own file
+    rs = [r for r,_ in recs]
+    if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
     return _recs2dlg(recs, eol, A, path, name or path.stem, cls)
 
 def _recs2dlg(recs, eol, A, path, name, cls):
@@ -328,8 +432,10 @@ def _recs2dlg(recs, eol, A, path, name, cls):
     starts = [i for i,(r,_) in enumerate(recs) if A.is_prompt(r)]
     dlg,msgs = cls(name),[]
     head = recs[:starts[0] if starts else len(recs)]
-    b = first((r['payload'].get('base_instructions') for r,_ in head if A is Codex and r.get('type')=='session_meta'), noop)
-    system = b['text'] if isinstance(b, dict) and isinstance(b.get('text'), str) else None  # given to chat's codec: its reasoning state is made with the system prompt `dlg2chat` sends
+    metas = (r for r,_ in head if A is Codex and r.get('type')=='session_meta')
+    b = first((r['payload'].get('base_instructions') for r in metas), noop)
+    # given to chat's codec: its reasoning state is made with the system prompt `dlg2chat` sends
+    system = b['text'] if isinstance(b, dict) and isinstance(b.get('text'), str) else None
     ends = starts[1:] + [len(recs)]
     whole = _read_whole(A, [[r for r,_ in recs[i:j]] for i,j in zip(starts, ends)], cls, system)
     for k,(i,j) in enumerate(zip(starts, ends)):
@@ -341,12 +447,14 @@ def _recs2dlg(recs, eol, A, path, name, cls):
         msgs.append(m)
     dlg.messages = msgs
     sid = first((A.sid(r) for r,_ in recs), noop)
-    dlg.meta['dialog'] = dict(session=dict(agent=A.agent, **({'sidechain': True} if A.side else {}), id=sid, source=str(Path(path).resolve()), head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs]))
+    side = {'sidechain': True} if A.side else {}
+    dlg.meta['dialog'] = dict(session=dict(agent=A.agent, **side, id=sid, source=str(Path(path).resolve()),
+                                           head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs]))
     if system is not None: dlg.system = system
     return dlg
 
 def _read_whole(A, spans, cls, system):
-    "The prompt messages of all `spans` through one `chat2dlg` call, so chat stamps its reasoning state against the whole conversation and its system prompt (read alone, each message's state would name only itself, and `dlg2chat` would send no reasoning after the first); None when that doesn't give one prompt a span (each span is then read alone, to say which one fails)"
+    "The prompt messages of all `spans` through one `chat2dlg` call; None when that doesn't give one prompt a span"
     try: d = chat2dlg([x for s in spans for x in A.chat_msgs(s)], A.fmt, system=system, cls=cls)
     except ValueError: return None
     ms = list(d.messages)
@@ -357,11 +465,13 @@ class ClaudeSide(ClaudeCode):
     "A Claude Code subagent's sidechain (`isSidechain` records), read as a dialog of its own"
     side = True
 
+# %% ../nbs/02s_session.ipynb #5c426506
 def sidechains(dlg): # A dialog read by `sess2dlg` from a Claude Code transcript
-    "The subagent conversations riding along in `dlg`'s records, as linked dialogs (read-only views: editing them writes nothing back), keyed by agent id or first uuid"
+    "The subagent conversations riding along in `dlg`'s records, as linked dialogs keyed by agent id or first uuid"
     s = (dlg.meta.get('dialog') or {}).get('session') or {}
     if s.get('agent')!='claude': return {}
-    lines = [*s.get('head', []), *(l for m in dlg.messages for l in ((m.meta.get('dialog') or {}).get('session') or {}).get('records', []))]
+    recs = (((m.meta.get('dialog') or {}).get('session') or {}).get('records', []) for m in dlg.messages)
+    lines = [*s.get('head', []), *(l for rs in recs for l in rs)]
     grps,of = {},{}
     for l in lines:
         if '"isSidechain":true' not in l.replace(' ', ''): continue
@@ -378,13 +488,17 @@ _KEEP = object() # an item kept as it is
 _re_think_md = re.compile(r'<!--think_start-->.*?<!--think_end-->', re.S)
 
 def _no_broken_call(txt):
-    "Refuse text `txt` (a text part of a reply) when it holds a tool block (chat's `has_tool_block`): `parse_reply` left it text, as its JSON isn't a call; writing it would turn the call into prose"
+    "Refuse text `txt` (a text part of a reply) when it holds a tool block (chat's `has_tool_block`)"
     if not has_tool_block(txt): return
-    k = min((k for k in (txt.find('<details'), txt.find('```')) if k>=0), default=0)  # where to quote from: the message only, the rule is chat's
-    raise ValueError(f"the tool block starting {truncstr(' '.join(txt[k:].split()), 60)!r} is not a tool call: its JSON does not parse, or is not a call (an id, call.function and call.arguments, an object); fix it, or cut the block out")
+    # where to quote from: the message only, the rule is chat's
+    k = min((k for k in (txt.find('<details'), txt.find('```')) if k>=0), default=0)
+    msg = (f"the tool block starting {truncstr(' '.join(txt[k:].split()), 60)!r} is not a tool call: "
+           "its JSON does not parse, or is not a call (an id, call.function and call.arguments, an object); fix it, "
+           "or cut the block out")
+    raise ValueError(msg)
 
 def _md_items(md):
-    "A reply's markdown as items in order: `('think', block)`, `('text', txt)`, `('call', id, name, args, result, extra)`; a tool block that doesn't parse is a `ValueError`"
+    "A reply's markdown as items in order"
     res,pos = [],0
     for mt in [*_re_think_md.finditer(md), None]:
         for p in parse_reply(md[pos:mt.start() if mt else len(md)]):
@@ -394,7 +508,7 @@ def _md_items(md):
     return res
 
 def _runs(flat):
-    "Runs of consecutive text items `(i, j, text)` (a call or thinking ends a run; results don't: they show inside their call)"
+    "Runs of consecutive text items `(i, j, text)`; a call or thinking ends a run"
     runs,cur = [],[]
     for i,j,(kind,key,_) in flat:
         if kind=='text': cur.append((i, j, key))
@@ -403,7 +517,7 @@ def _runs(flat):
 
 # %% ../nbs/02s_session.ipynb #a3442c34
 def _match(new, flat):
-    "What becomes of each original item `(i, j)` (kept, dropped as None, or a new value) and the record each matched new item sits after"
+    "What becomes of each original item `(i, j)`, and the record each matched new item sits after"
     keep,anchor,used,at = {},{},set(),{}
     def take(pred):
         k = first(k for k,n in enumerate(new) if k not in used and pred(n))
@@ -431,7 +545,7 @@ def _match(new, flat):
     return keep,anchor,used
 
 def _edited_texts(new, flat, runs, keep, anchor, used, at):
-    "An old text run not found, where exactly one new text stands between the same kept items: that text edited, written in place in the run's first record (its uuid, message id and requestId kept)"
+    "An old text run not found, where exactly one new text stands between the same kept items"
     pos = {(i,j):p for p,(i,j,_) in enumerate(flat)}
     for run in runs:
         if at[run[0][:2]] is not None: continue
@@ -446,7 +560,7 @@ def _edited_texts(new, flat, runs, keep, anchor, used, at):
 
 # %% ../nbs/02s_session.ipynb #7aa7abb8
 def _rebuild(A, recs, md, tmpl):
-    "Entries `[record, line]` of a reply's records `recs` (pairs) changed to hold reply `md`: matched items kept verbatim, changed ones rebuilt in place, new ones made"
+    "Entries `[record, line]` of a reply's records `recs` (pairs) changed to hold reply `md`"
     new = _md_items(md)
     its = [A.items(r) for r,_ in recs]
     flat = [(i, j, it) for i,xs in enumerate(its) if xs for j,it in enumerate(xs) if it[0]!='other']
@@ -477,17 +591,18 @@ def _parsed(e):
     return e[0]
 
 def _tmpls(A, recs, out, sid):
-    "Records new ones are modelled on: the latest `user` and `assistant` records of the dialog's chain (main, or a subagent's file's sidechain) in `recs`, else before them in `out`"
+    "Records new ones are modelled on"
     res = {}
     for e in [*reversed(recs), *(out[-1:-2001:-1])]:
         r = _parsed(e)
-        if r.get('type') in ('user', 'assistant') and bool(r.get('isSidechain'))==A.side and not r.get('isMeta') and isinstance(r.get('message'), dict): res.setdefault(r['type'], r)
+        if _chain_msg(A, r) is not None: res.setdefault(r['type'], r)
         if len(res)==2: break
     res.setdefault('user', dict(isSidechain=False, userType='external', cwd=os.getcwd(), sessionId=sid))
     return res
 
 _re_attref = re.compile(r'\n*!\[[^\]\n]*\]\(attachment:[^)\s]+\)')
-def _unref(txt): return _re_attref.sub('', txt)  # a prompt's text without the references chat puts where its images stood: the image blocks are kept as they were
+# a prompt's text without the references chat puts where its images stood: the image blocks are kept as they were
+def _unref(txt): return _re_attref.sub('', txt)
 
 def _rebuild_msg(A, m, ms, out, sid):
     "Entries for prompt message `m` whose records (session metadata `ms`, or None for a new message) no longer match it"
@@ -497,18 +612,20 @@ def _rebuild_msg(A, m, ms, out, sid):
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
         res = [[*p, 'link'] if fp[0]==cur[0] else [A.set_prompt(p[0], _unref(m.content)), None, 'link']]
-        if fp[0]!=cur[0]: recs = [A.sync_prompt(_parsed(e), A.prompt(p[0]), _unref(m.content)) or e for e in recs]  # e.g. the prompt Codex shows on resume
+        # e.g. the prompt Codex shows on resume
+        if fp[0]!=cur[0]: recs = [A.sync_prompt(_parsed(e), A.prompt(p[0]), _unref(m.content)) or e for e in recs]
     else: res = [[A.mk_prompt(tmpl, m.content), None, 'new']]
     return res + (recs if fp[1]==cur[1] else _rebuild(A, [(_parsed(e), e[1]) for e in recs], m.ai_res, tmpl))
 
 # %% ../nbs/02s_session.ipynb #0a5b4837
 def _chain(es):
-    "Relink the `parentUuid` chains (and `leafUuid`s) of Claude Code entries after edits: a new record follows the one before it, a record whose parent is gone follows the one before it, the old first record follows a new one put before it, and a prompt record (marked `link`) follows the message before it"
+    "Relink the `parentUuid` chains (and `leafUuid`s) of Claude Code entries after edits"
     seen,last,redir = set(),{False: None, True: None},{}
     us = {u for e in es if isinstance(u := e[0].get('uuid'), str)}
     def res(q, sc):
         if q is None and None not in redir: return None
-        if q is None: q = redir.pop(None)  # only the first root takes the new records before it: a later one (a compaction's) stays a root
+        # only the first root takes the new records before it: a later one (a compaction's) stays a root
+        if q is None: q = redir.pop(None)
         while q in redir: q = redir[q]
         return q if q is None or q in seen else last[sc]
     for e in es:
@@ -517,13 +634,17 @@ def _chain(es):
             sc = bool(r.get('isSidechain'))
             if e[2:]==['new']:
                 r['parentUuid'] = last[sc]
-                redir[last[sc]] = u  # the record that followed `last` (or the old root, after a new first record) now follows this one
+                # the record that followed `last` (or the old root, after a new first record) now follows this one
+                redir[last[sc]] = u
             else:
                 q = res(p := r.get('parentUuid'), sc)
-                if e[2:]==['link'] and last[sc] is not None: q = last[sc]  # a message's first record follows the message before it, as the dialog now orders them
+                # a message's first record follows the message before it, as the dialog now orders them
+                if e[2:]==['link'] and last[sc] is not None: q = last[sc]
                 if q!=p: r['parentUuid'],e[1] = q,None
             seen.add(u); last[sc] = u
-        elif isinstance(p := r.get('leafUuid'), str) and (p in seen or p not in us and r.get('type')!='summary') and (q := res(p, False))!=p: r['leafUuid'],e[1] = q,None  # a leaf later in the file, or a summary's leaf in another session's file, is kept
+        # a leaf later in the file, or a summary's leaf in another session's file, is kept
+        elif isinstance(p := r.get('leafUuid'), str) and (p in seen or p not in us and r.get('type')!='summary'):
+            if (q := res(p, False))!=p: r['leafUuid'],e[1] = q,None
 
 def _remap(o, m):
     "`o` with every string that is a key of `m` replaced by its value, at any depth"
@@ -541,18 +662,30 @@ def _uuid7():
 # %% ../nbs/02s_session.ipynb #8778fb59
 @patch(cls_method=True)
 def new_id(cls:ClaudeCode): return str(uuid.uuid4())
+
+# %% ../nbs/02s_session.ipynb #c8c0ba13
 @patch(cls_method=True)
 def new_id(cls:Codex): return _uuid7()
+
+# %% ../nbs/02s_session.ipynb #04b21153
 @patch(cls_method=True)
 def fname(cls:ClaudeCode, sid): return f'{sid}.jsonl'
+
+# %% ../nbs/02s_session.ipynb #e1a755c8
 @patch(cls_method=True)
 def fname(cls:Codex, sid): return f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
+
+# %% ../nbs/02s_session.ipynb #89ad7103
 @patch(cls_method=True)
 def new_head(cls:ClaudeCode, sid, dlg): return []
+
+# %% ../nbs/02s_session.ipynb #cfef1dec
 @patch(cls_method=True)
 def new_head(cls:Codex, sid, dlg):
-    p = dict(id=sid, timestamp=_now(), cwd=os.getcwd(), originator='nbdialog', cli_version='', source='cli', model_provider='openai')
-    return [dict(timestamp=_now(), type='session_meta', payload=p | (dict(base_instructions=dict(text=dlg.system)) if dlg.system else {}))]
+    p = dict(id=sid, timestamp=_now(), cwd=os.getcwd(), originator='nbdialog', cli_version='', source='cli',
+             model_provider='openai')
+    system = dict(base_instructions=dict(text=dlg.system)) if dlg.system else {}
+    return [dict(timestamp=_now(), type='session_meta', payload=p | system)]
 
 def _fork(A, es, sid):
     "Entries of a new session: a new session id, and for Claude Code new record uuids, everywhere they occur"
@@ -560,12 +693,14 @@ def _fork(A, es, sid):
     m = {sid: new} if sid else {}
     if A is not Codex: m |= {r['uuid']: str(uuid.uuid4()) for r in map(_parsed, es) if isinstance(r.get('uuid'), str)}
     for e in es: e[:2] = _remap(_parsed(e), m),None
-    if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es): raise ValueError('a Codex session needs its session_meta record: this dialog has none to fork')
+    if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es):
+        msg = 'a Codex session needs its session_meta record: this dialog has none to fork'
+        raise ValueError(msg)
     return new
 
 # %% ../nbs/02s_session.ipynb #9c531785
 def _entries(dlg, A, s, fork):
-    "The session's entries `[record or None, line or None, ...]` for `dlg`, and whether any must be re-checked (an edit, a deletion, a move)"
+    "The session's entries `[record or None, line or None, ...]` for `dlg`, and whether any must be re-checked"
     fresh = not s
     sid = s.get('id') or A.new_id()
     out = [[r, None, 'new'] for r in A.new_head(sid, dlg)] if fresh else [[None, l] for l in s.get('head') or []]
@@ -574,64 +709,97 @@ def _entries(dlg, A, s, fork):
     firsts = {}
     for m in ps:
         ms,copy = (m.meta.get('dialog') or {}).get('session'),False
-        if not (isinstance(ms, dict) and isinstance(ms.get('records'), list) and ms['records'] and all(isinstance(l, str) for l in ms['records'])): ms = None
-        elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True  # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
-        else: firsts[ms['records'][0]] = firsts.get(ms['records'][0], []) + ms['records']  # every message written with this first record (two Codex prompts alike read the same one)
-        if ms and ms.get('fp')==_cur_fp(m, ms): out += [[None, ms['records'][0], 'link'], *([None, l] for l in ms['records'][1:])]
+        recs = ms.get('records') if isinstance(ms, dict) else None
+        if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
+        # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
+        elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True
+        # every message written with this first record (two Codex prompts alike read the same one)
+        else: firsts[ms['records'][0]] = firsts.get(ms['records'][0], []) + ms['records']
+        if ms and ms.get('fp')==_cur_fp(m, ms):
+            out += [[None, ms['records'][0], 'link'], *([None, l] for l in ms['records'][1:])]
         else:
             dirty = True
             try: out += _new_call_ids(_rebuild_msg(A, m, ms, out, sid), A) if copy else _rebuild_msg(A, m, ms, out, sid)
-            except ValueError as e: raise ValueError(f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written') from None
+            except ValueError as e:
+                msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'
+                raise ValueError(msg) from None
     return out,sid,dirty
 
 def _is_copy(A, prev, recs):
-    "Are `recs` (a message's records) a pasted copy of `prev`, those of the messages written before it with the same first record (None when none)? For Claude Code, yes: a uuid is written once. A Codex prompt record holds no id (two prompts alike at one millisecond read the same), so there only when both make a tool call id in common"
+    "Are `recs` (a message's records) a pasted copy of `prev`?"
     if prev is None or A is not Codex: return prev is not None
     ids = lambda ls: {i for l in ls if '_call' in l for i in _call_ids(_parsed([None, l]))}
     return bool(ids(prev) & ids(recs))
 
+# %% ../nbs/02s_session.ipynb #d220472d
 def _call_ids(r):
     "The tool call ids record `r` makes: Claude Code's `tool_use` blocks', a Codex call item's `call_id`"
-    if isinstance(p := r.get('payload'), dict): return [p['call_id']] if p.get('type') in ('function_call', 'custom_tool_call') and isinstance(p.get('call_id'), str) else []
-    return [b['id'] for b in _blocks((r.get('message') or {}).get('content')) if isinstance(b, dict) and b.get('type')=='tool_use' and isinstance(b.get('id'), str)]
+    if isinstance(p := r.get('payload'), dict):
+        call = p.get('type') in ('function_call', 'custom_tool_call') and isinstance(p.get('call_id'), str)
+        return [p['call_id']] if call else []
+    bs = _blocks((r.get('message') or {}).get('content'))
+    return [b['id'] for b in bs if isinstance(b, dict) and b.get('type')=='tool_use' and isinstance(b.get('id'), str)]
 
 def _new_call_ids(es, A):
-    "Entries `es` (a pasted copy's new records, of agent `A`) with new tool call ids, carried into their results: the APIs refuse a history holding one id twice"
-    m = {i: 'call_' + uuid.uuid4().hex[:24] if A is Codex or i.startswith('call_') else 'toolu_01' + uuid.uuid4().hex[:22] for e in es for i in _call_ids(_parsed(e))}
+    "Entries `es` (a pasted copy's new records, of agent `A`) with new tool call ids, carried into their results"
+    def new(i):
+        if A is Codex or i.startswith('call_'): return 'call_' + uuid.uuid4().hex[:24]
+        return 'toolu_01' + uuid.uuid4().hex[:22]
+    m = {i: new(i) for e in es for i in _call_ids(_parsed(e))}
     for e in es: e[:2] = _remap(e[0], m),None
     return es
 
 def _set_system(es, system):
-    "Codex: an edited system prompt written back where it was read from, the `session_meta`'s `base_instructions` (an emptied one removed)"
+    "Codex: an edited system prompt written back where it was read from, the `session_meta`'s `base_instructions`"
     for e in es:
-        if not (e[0] is not None or '"session_meta"' in e[1]) or (r := _parsed(e)).get('type')!='session_meta' or not isinstance(p := r.get('payload'), dict): continue
+        if not (e[0] is not None or '"session_meta"' in e[1]): continue
+        if (r := _parsed(e)).get('type')!='session_meta' or not isinstance(p := r.get('payload'), dict): continue
         b = p.get('base_instructions')
         old = b.get('text') if isinstance(b, dict) and isinstance(b.get('text'), str) else None
         if old==(system or None) or old is None and not system: return
-        p = p | dict(base_instructions=(b if isinstance(b, dict) else {}) | dict(text=system)) if system else {k:v for k,v in p.items() if k!='base_instructions'}
+        if system: p = p | dict(base_instructions=(b if isinstance(b, dict) else {}) | dict(text=system))
+        else: p = {k:v for k,v in p.items() if k!='base_instructions'}
         e[:2] = r | dict(payload=p),None
         return
 
 def _sess_meta(dlg):
     s = ((dlg.meta.get('dialog') or {}).get('session')) or {}
-    if not isinstance(s, dict) or s and (s.get('agent') not in agents or not isinstance(h := s.get('head', []), list) or not all(isinstance(l, str) for l in h)):
-        raise ValueError(f'{dlg.name}: notebook metadata dialog.session is not a session record this library wrote (an agent, and head a list of lines)')
+    h = s.get('head', []) if isinstance(s, dict) else None
+    if not isinstance(s, dict) or s and (s.get('agent') not in agents or not isinstance(h, list)
+                                         or not all(isinstance(l, str) for l in h)):
+        msg = (f'{dlg.name}: notebook metadata dialog.session is not a session record this library wrote (an agent, '
+               'and head a list of lines)')
+        raise ValueError(msg)
     return s
 
 # %% ../nbs/02s_session.ipynb #dc36a38a
 def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
-             path=None, # The file to write (a new session's too, or the folder it goes in); with `fork`, the folder (default: the source session's folder)
+             path=None, # The file to write, or the folder it goes in; with `fork`, the folder
              fork:bool=False, # Write a new session (new id, new record ids) that the agent can resume?
              force:bool=False, # Replace an existing file?
              agent:str=None): # 'claude' or 'codex': needed only for a dialog that didn't come from a session
-    "Write `dlg` as an agent session: record for record when unedited, edits rebuilt as records; returns the `Path` written"
+    "Write `dlg` as an agent session"
     s = _sess_meta(dlg)
-    if agent is not None and agent not in agents: raise ValueError(f'dlg2sess: agent must be one of {list(agents)}, not {agent!r}')
-    if s and agent and agent!=s['agent']: raise ValueError(f"dlg2sess: {dlg.name} is a {s['agent']} session: it can't be written as a {agent} one")
-    if not (agent or s): raise ValueError(f"dlg2sess: {dlg.name} didn't come from a session: say which agent's format to write (agent='claude' or 'codex')")
+    if agent is not None and agent not in agents:
+        msg = f'dlg2sess: agent must be one of {list(agents)}, not {agent!r}'
+        raise ValueError(msg)
+    if s and agent and agent!=s['agent']:
+        msg = f"dlg2sess: {dlg.name} is a {s['agent']} session: it can't be written as a {agent} one"
+        raise ValueError(msg)
+    if not (agent or s):
+        msg = (f"dlg2sess: {dlg.name} didn't come from a session: say which agent's format to write "
+               "(agent='claude' or 'codex')")
+        raise ValueError(msg)
     A = ClaudeSide if s.get('sidechain') else agents[agent or s['agent']]
-    if A is not Codex and dlg.system: raise ValueError(f"dlg2sess: {dlg.name} has a system prompt, and a Claude Code transcript holds none (Claude Code builds its own each run; the claude command's --system-prompt and --append-system-prompt are never written to the session): nothing written; set dlg.system to None, and give it to claude when you resume")
-    folder = fork or not s and path is not None and Path(path).expanduser().is_dir()  # a fork goes into a folder; a new session (a dialog from no session) too when `path` is one, else to the file `path` names
+    if A is not Codex and dlg.system:
+        msg = (f"dlg2sess: {dlg.name} has a system prompt, and a Claude Code transcript holds none "
+               "(Claude Code builds its own each run; "
+               "the claude command's --system-prompt and --append-system-prompt are never written to the session): "
+               "nothing written; set dlg.system to None, and give it to claude when you resume")
+        raise ValueError(msg)
+    # a fork goes into a folder; a new session (a dialog from no session) too when `path` is one, else to the file
+    # `path` names
+    folder = fork or not s and path is not None and Path(path).expanduser().is_dir()
     es,sid,dirty = _entries(dlg, A, s, fork)
     if A is Codex and s: _set_system(es, dlg.system)
     fork = fork or not s
@@ -639,7 +807,9 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
         for e in es: _parsed(e)
         if A is not Codex: _chain(es)
         if fork: es = [e for e in es if type(e[0]) is not _Torn]; sid = _fork(A, es, sid)
-    if not es: raise ValueError(f'dlg2sess: {dlg.name} has no prompt messages and its session no other records: nothing to write')
+    if not es:
+        msg = f'dlg2sess: {dlg.name} has no prompt messages and its session no other records: nothing to write'
+        raise ValueError(msg)
     txt = '\n'.join(e[1] if e[1] is not None else _dump(e[0]) for e in es)
     if es and (s.get('eol', True) or dirty or fork): txt += '\n'
     p = _target(A, path, folder, sid, s.get('source'))
@@ -651,27 +821,36 @@ def _refuse(p, cur):
     if cur is not None: raise FileExistsError(f'{p}: already exists; nothing written (force=True replaces it)')
 
 def _target(A, path, fork, sid, src):
-    "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path` (the source's folder by default); never the source"
-    if path is None and not (fork and src): raise ValueError('dlg2sess: give the path to write (a fork goes next to its source by default)')
+    "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source"
+    if path is None and not (fork and src):
+        msg = 'dlg2sess: give the path to write (a fork goes next to its source by default)'
+        raise ValueError(msg)
     p = Path(src).parent if path is None else Path(path).expanduser()
     if fork:
-        if p.exists() and not p.is_dir(): raise ValueError(f'{p}: with fork=True, path is the folder the new session goes in (its file is named for its new id)')
+        if p.exists() and not p.is_dir():
+            msg = f'{p}: with fork=True, path is the folder the new session goes in (its file is named for its new id)'
+            raise ValueError(msg)
         p = p/A.fname(sid)
-    if src and p.exists() and Path(src).exists() and os.path.samefile(p, src): raise ValueError(f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork')
+    if src and p.exists() and Path(src).exists() and os.path.samefile(p, src):
+        msg = f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork'
+        raise ValueError(msg)
     return p
 
 # %% ../nbs/02s_session.ipynb #68d33383
 def session_roots(agent:str=None, # 'claude', 'codex', or None for both
                   root=None): # A folder searched instead of the agents' own
-    "Pairs `(agent or None, folder)` where sessions are looked for: `root`, else `$CLAUDE_CONFIG_DIR/projects` (default `~/.claude/projects`) and `$CODEX_HOME/sessions` (default `~/.codex/sessions`)"
-    if agent is not None and agent not in agents: raise ValueError(f'agent must be one of {list(agents)}, not {agent!r}')
+    "Pairs `(agent or None, folder)` where sessions are looked for"
+    if agent is not None and agent not in agents:
+        msg = f'agent must be one of {list(agents)}, not {agent!r}'
+        raise ValueError(msg)
     if root is not None: return [(agent, Path(root).expanduser())]
     env = os.environ.get
-    res = [('claude', Path(env('CLAUDE_CONFIG_DIR') or '~/.claude').expanduser()/'projects'), ('codex', Path(env('CODEX_HOME') or '~/.codex').expanduser()/'sessions')]
+    res = [('claude', Path(env('CLAUDE_CONFIG_DIR') or '~/.claude').expanduser()/'projects'),
+           ('codex', Path(env('CODEX_HOME') or '~/.codex').expanduser()/'sessions')]
     return [(a,p) for a,p in res if agent in (None, a)]
 
 def _sess_files(agent, root):
-    "Session files under `root`: Claude Code's `<project>/<id>.jsonl` and Codex's `rollout-*.jsonl`, subagents' files left out"
+    "Session files under `root`"
     if not root.is_dir(): return
     for p in sorted(root.rglob('*.jsonl')):
         a = 'codex' if p.name.startswith('rollout-') else 'claude'
@@ -679,12 +858,13 @@ def _sess_files(agent, root):
 
 # %% ../nbs/02s_session.ipynb #e682ba05
 def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)
-def _str(v): return v if isinstance(v, str) else None  # a field a list shows: a string, or nothing (a file's odd value is not shown)
+# a field a list shows: a string, or nothing (a file's odd value is not shown)
+def _str(v): return v if isinstance(v, str) else None
 
 def sess_info(path, # A session file
               agent:str=None, # Its agent, found from the records when None
               maxlines:int=400): # How many records to read, at most, for its facts
-    "What a list of sessions shows of one: agent, id, project (its working folder), start time, title (the agent's, else the first prompt), size in bytes, path"
+    "What a list of sessions shows of one"
     path = Path(path)
     res = AttrDict(agent=None, id=None, project=None, start=None, title=None, size=path.stat().st_size, path=path)
     prompt = None
@@ -699,14 +879,20 @@ def sess_info(path, # A session file
             res.agent,agent = A.agent,A.agent
             if A is Codex:
                 p = r.get('payload') if isinstance(r.get('payload'), dict) else {}
-                if r.get('type')=='session_meta': res.id,res.project,res.start = _str(p.get('id')),_str(p.get('cwd')),_str(p.get('timestamp')) or _str(r.get('timestamp'))
+                if r.get('type')=='session_meta':
+                    res.id,res.project = _str(p.get('id')),_str(p.get('cwd'))
+                    res.start = _str(p.get('timestamp')) or _str(r.get('timestamp'))
             else:
                 res.id = res.id or _str(r.get('sessionId'))
                 res.project,res.start = res.project or _str(r.get('cwd')),res.start or _str(r.get('timestamp'))
-                res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or (_str(r.get('summary')) if r.get('type')=='summary' else None)
+                summary = _str(r.get('summary')) if r.get('type')=='summary' else None
+                res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or summary
             if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
-            if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title): break
-    if res.agent is None: raise ValueError(f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines)')
+            if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title):
+                break
+    if res.agent is None:
+        msg = f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines)'
+        raise ValueError(msg)
     res.title = _first_line(res.title or prompt or '')
     return res
 
@@ -718,8 +904,11 @@ def find_sessions(prefix:str=None, # Only sessions whose id starts with it
     res = []
     for a,r in session_roots(agent, root):
         for a,p in _sess_files(a, r):
-            if prefix and a=='claude' and not p.stem.startswith(prefix) or prefix and a=='codex' and prefix not in p.stem: continue
+            # a cheap filter on the file name: a Claude Code file is named by its session id, a Codex one holds it
+            if prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
+                continue
             try: s = sess_info(p, a)
-            except (OSError, ValueError, TypeError, AttributeError): continue  # not a session, or one whose fields are of odd types: the rest are still listed
+            # not a session, or one whose fields are of odd types: the rest are still listed
+            except (OSError, ValueError, TypeError, AttributeError): continue
             if s.id is not None and (not prefix or s.id.startswith(prefix)): res.append(s)
     return sorted(res, key=lambda s: s.start or '', reverse=True)

@@ -120,7 +120,7 @@ def _def_line(mod, name):
     try: return inspect.getsourcelines(o)[1]
     except (OSError, TypeError): return None
 
-_out_of_order = {'dialog.session': "ClaudeCode's and Codex's methods are defined in their class bodies, which the docs show last-defined first"}
+_out_of_order = {}
 
 @pytest.mark.parametrize('mod', [pytest.param(m.__name__, marks=pytest.mark.xfail(strict=True, reason=_out_of_order[m.__name__]))
                                  if m.__name__ in _out_of_order else m.__name__ for m in mods])
