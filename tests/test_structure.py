@@ -128,3 +128,24 @@ def test_a_test_file_is_named_for_what_it_tests():
     for p in sorted(_tests.glob('test_*.py')):
         assert not any(w in p.stem for w in _who_found_it), f'{p.name}: name it for what it tests'
         assert ast.get_docstring(ast.parse(p.read_text(encoding='utf-8'))), f'{p.name}: no docstring saying what it tests'
+
+_root = Path(__file__).parent.parent
+
+def _exported_cells():
+    "(notebook name, cell) for each exported code cell of the notebooks"
+    import json, re
+    for nb in sorted((_root/'nbs').glob('*.ipynb')):
+        for c in json.loads(nb.read_text(encoding='utf-8'))['cells']:
+            if c['cell_type']=='code' and re.match(r'#\|\s*export', ''.join(c['source'])): yield nb.name, c
+
+def test_no_exported_cell_is_over_60_lines():
+    "An exported cell holds one idea: none has over 60 lines, not counting blank ones"
+    def size(c): return sum(1 for l in ''.join(c['source']).splitlines() if l.strip())
+    long = [f'{nb} cell {c.get("id")}: {n} lines' for nb,c in _exported_cells() if (n := size(c))>60]
+    assert not long, '\n'.join(long)
+
+def test_few_library_lines_are_long():
+    "At most 5% of the library's lines are over 120 characters: long ones are split by meaning, not wrapped"
+    lines = [l for f in sorted((_root/'dialog').glob('[a-z]*.py')) for l in f.read_text(encoding='utf-8').splitlines()]
+    long = sum(len(l)>120 for l in lines)
+    assert long <= 0.05*len(lines), f'{long} of {len(lines)} lines are over 120 characters'
