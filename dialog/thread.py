@@ -4,6 +4,7 @@ Many agent projects keep their conversations in `Thread`s from [narrator](https:
 
 ```python
 from dialog.thread import Thread, Message, Attachment   # was: from narrator import Thread, Message, Attachment
+from dialog.thread import ThreadStore, FileStore        # dialog.threadstore.DialogThreadStore (a folder of dialog files) and DialogFileStore (files kept in the dialog file)
 ```
 
 and adds what narrator can't give them: the thread is a real dialog, so it is saved as a notebook a person can read, diff and open in Jupyter or Solveit (`thread.save`, `Thread.read` and `thread.dialog` come from `dialog.thread_sync`, a module of its own above this one, loaded at their first use: this module holds narrator's models alone), saves are atomic and conflict-safe, and every cost stays linear however long the thread grows (narrator recomputes the largest turn and sequence over all messages on each `add_message`).
@@ -376,14 +377,18 @@ _magic = ((b'%PDF', 'application/pdf'),  # the image types providers take are `i
           (b'PK\x03\x04', 'application/zip'), (b'PK\x05\x06', 'application/zip'), (b'\x1f\x8b\x08', 'application/gzip'), (b'BM', 'image/bmp'),
           (b'ID3', 'audio/mpeg'), (b'OggS', 'audio/ogg'), (b'fLaC', 'audio/x-flac'), (b'\x00\x00\x01\x00', 'image/x-icon'),
           (b"7z\xbc\xaf'\x1c", 'application/x-7z-compressed'), (b'MZ', 'application/x-msdownload'), (b'8BPS', 'image/vnd.adobe.photoshop'),
-          (b'{\\rtf', 'application/rtf'), (b'%!PS', 'application/postscript'), (b'BZh', 'application/x-bzip2'), (b'\xfd7zXZ\x00', 'application/x-xz'),
-          (b'SQLite format 3\x00', 'application/x-sqlite3'), (b'\x00\x01\x00\x00\x00', 'application/font-sfnt'))
+          (b'{\\rtf', 'application/rtf'), (b'%!', 'application/postscript'), (b'BZh', 'application/x-bzip2'), (b'\xfd7zXZ\x00', 'application/x-xz'),
+          (b'SQLite format 3\x00', 'application/x-sqlite3'), (b'\x00\x01\x00\x00\x00', 'application/font-sfnt'),
+          (b'\x1f\x9d', 'application/x-compress'), (b'\x1f\xa0', 'application/x-compress'),
+          (b'\xff\xf1', 'audio/aac'), (b'\xff\xf9', 'audio/aac')) # ADTS AAC frames
+_mp3_sync = (b'\xff\xf2', b'\xff\xf3', b'\xff\xfb') # MPEG audio frames, taken as MP3 when a third byte follows
 
 def sniff_mime(data:bytes, # The file's bytes
                fname:str): # Its name
     "The mime type of `data` from its first bytes (the common formats' signatures), else from file name `fname`, else `application/octet-stream`"
     if (t := img_type(data)): return t  # PNG, JPEG, GIF, WebP: `dialog.chat`'s one rule, so a thread labels an image as sending does
     if data[:4]==b'RIFF' and data[8:12]==b'WAVE': return 'audio/x-wav'
+    if len(data)>2 and data[:2] in _mp3_sync: return 'audio/mpeg'
     for sig,mime in _magic:
         if data.startswith(sig): return mime
     return mimetypes.guess_type(fname)[0] or 'application/octet-stream'
@@ -1464,3 +1469,11 @@ def numbers_past(t:Thread, # The thread
     "The largest turn and sequence number of `t`'s non-system messages, raised to `turn` and `seq` when they are larger: `add_message` numbers the next message past them"
     mx = t._cur(); mx[:] = max(mx[0], turn),max(mx[1], seq)
     return tuple(mx)
+
+# %% ../nbs/03_thread.ipynb #a6fad2fd
+_elsewhere = dict(ThreadStore=('dialog.threadstore', 'DialogThreadStore'), FileStore=('dialog.thread', 'DialogFileStore')) # narrator's name: (our module, our name)
+
+def __getattr__(name):
+    "narrator's `ThreadStore` and `FileStore`, by the names narrator gives them: loaded from the module that holds them at their first use"
+    if (o := _elsewhere.get(name)) is None: raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    return getattr(importlib.import_module(o[0]), o[1])

@@ -18,10 +18,11 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 from fastcore.utils import *
 from .thread import Thread
 from .ipynb import atomic_write, file_sig, sig_settled
+from .thread_sync import free_json, free_value
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from urllib.parse import quote
-import hashlib, json, math, os, threading, time
+import hashlib, json, math, os, stat, threading, time
 try: import fcntl
 except ImportError: fcntl = None # no `flock` (Windows): one writing process at a time
 try: from narrator import ThreadStore as _NarratorStore # so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
@@ -120,12 +121,23 @@ def _entries(lines):
         except ValueError: return None
     return [one(ln) for ln in lines]
 
+def _plain_name(f):
+    "Is `f` the name of a thread's file directly in the store's folder: no folder part (`/`, `..`, absolute, a drive), not hidden, ending in `.ipynb`?"
+    return (isinstance(f, str) and f.endswith('.ipynb') and not f.startswith('.') and '\0' not in f
+            and not any(s in f for s in ('/', '\\', os.sep, os.altsep or '/')) and not os.path.splitdrive(f)[0])
+
+_free = ('a', 'p', 'ma') # an entry's free-form values: `free_json` writes them (bytes too), `free_value` reads them back
+
 def _entry(e):
-    "Index entry `e` (a line's JSON value), or None when it isn't one"
-    if not (isinstance(e, dict) and isinstance(e.get('f'), str)): return None
+    "Index entry `e` (a line's JSON value), or None when it isn't one: an entry naming anything but a file directly in the folder is one a store never wrote, and is ignored"
+    if not (isinstance(e, dict) and _plain_name(e.get('f'))): return None
     if e.get('del'): return e
     if not (isinstance(e.get('sig'), list) and isinstance(e.get('n', 0), int)): return None
     if 'err' not in e and not all(isinstance(e.get(k), t) for k,t in _shape): return None
+    try:
+        for k in _free:
+            if e.get(k): e[k] = free_value(e[k])
+    except ValueError: return None
     e['sig'] = tuple(e['sig'])
     return e
 
@@ -158,7 +170,12 @@ def _tail(self:DialogThreadStore):
     if end: self._stale()
 
 # %% ../nbs/03s_threadstore.ipynb #f6b339d8
-def _line(e): return json.dumps(e, ensure_ascii=True, separators=(',', ':')).encode()+b'\n' # ASCII: any id or attribute, lone surrogates too, is one line of bytes
+def _line(e):
+    "Entry `e` as a line of the index file: ASCII (any id or attribute, lone surrogates too, is one line of bytes), free-form values as `free_json` writes them"
+    if any(e.get(k) for k in _free): e = {**e, **{k:free_json(e[k]) for k in _free if e.get(k)}}
+    try: return json.dumps(e, ensure_ascii=True, separators=(',', ':')).encode()+b'\n'
+    except (TypeError, ValueError) as x: # a value no JSON holds: the line says the file is to be read again, so one file can't stop the index
+        return _line(dict(f=e['f'], sig=e['sig'], h='', ok=False, n=e.get('n', 0), err=f'{type(x).__name__}: {x}'))
 
 @patch
 def _log(self:DialogThreadStore, es):
@@ -185,6 +202,12 @@ def _log(self:DialogThreadStore, es):
     if (st.st_dev, st.st_ino)==self._jid or self._jid is None: self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),end,self._jlines+len(es) # our own lines needn't be read back
 
 # %% ../nbs/03s_threadstore.ipynb #9bc75302
+def _file_bytes(p):
+    "The bytes of file `p`, or None when it is no regular file (a FIFO, a device, a folder): never opened then (and opened without waiting, should one be swapped in), so a named pipe never blocks the store"
+    if not stat.S_ISREG(os.stat(p).st_mode): return None
+    fd = os.open(p, os.O_RDONLY|getattr(os, 'O_NONBLOCK', 0))
+    with open(fd, 'rb') as f: return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
+
 @patch
 def _read(self:DialogThreadStore, name):
     "`(thread, entry)` for file `name`, or `(None, entry)` with the error when it holds no thread; None when there is no such file"
@@ -192,7 +215,9 @@ def _read(self:DialogThreadStore, name):
     for i in range(3):
         at,sig = time.time_ns(),file_sig(p)
         if sig is None: return None
-        try: data,t,err = p.read_bytes(),self._cls.read(p),None
+        try:
+            if (data := _file_bytes(p)) is None: data,t,err = b'',None,'not a regular file (a folder, a named pipe or a device): no thread, and never opened'
+            else: t,err = self._cls.read(p),None
         except FileNotFoundError: return None
         except Exception as x: data,t,err = b'',None,f'{type(x).__name__}: {x}' # a file a person broke stays out of the answers, and is named in `errors`
         if file_sig(p)==sig: break
@@ -207,8 +232,9 @@ def _valid(self:DialogThreadStore, e, sig, at):
     "Does entry `e` hold for its file, whose signature is `sig` (taken after time `at`)?"
     if e.get('sig')!=sig: return False
     if e.get('ok'): return True
-    try: data = (self.path/e['f']).read_bytes()
+    try: data = _file_bytes(self.path/e['f'])
     except OSError: return False
+    if data is None: return False
     if _hash(data)!=e.get('h'): return False
     if sig_settled(sig, at): e['ok'] = True
     return True
@@ -297,7 +323,9 @@ def _storable(t):
     if own and not any(m.role=='system' for m in t.messages): return t
     d = t.model_dump(mode='python')
     d['messages'] = [m for m in d['messages'] if m['role']!='system']
-    return Thread.model_validate(d)
+    n = Thread.model_validate(d)
+    if own: n.file_store = t.file_store # a dump names its files by id only: their bytes are in the thread's store
+    return n
 
 @patch
 def _name_for(self:DialogThreadStore, tid):
@@ -307,7 +335,8 @@ def _name_for(self:DialogThreadStore, tid):
     for i in range(1, 1000):
         e = self._e.get(n)
         if e is None and (r := self._read(n)) is not None: e = self._e[n] = r[1]; self._stale()
-        if e is None or 'err' in e or e.get('id')==tid: return n # a file broken by hand, named for the thread, is its file
+        if e is None and not os.path.lexists(self.path/n): return n
+        if e is not None and (e.get('id')==tid or 'err' in e and os.path.isfile(self.path/n)): return n # a file broken by hand, named for the thread, is its file (a folder or a pipe isn't)
         n = f'{base[:-6]}~{i}.ipynb'
     raise ValueError(f'no free file name for thread {tid!r} in {self.path}')
 

@@ -240,3 +240,13 @@ def test_thread_lax_values_as_narrator(kw):
         d = mod.Thread(created_at=T0, updated_at=T0, **kw).model_dump(mode='python')
         return {k:d.get(k) for k in kw}
     assert ok_or_error(lambda: run(ours))==ok_or_error(lambda: run(narrator))
+
+def test_every_name_narrator_exports_imports_from_dialog_thread():
+    "The one-line switch: each of narrator.__all__ (ThreadStore and FileStore too) is a name of dialog.thread"
+    import importlib
+    mod = importlib.import_module('dialog.thread')
+    assert [n for n in narrator.__all__ if not hasattr(mod, n)]==[]
+    from dialog.thread import ThreadStore, FileStore, DialogFileStore
+    from dialog.threadstore import DialogThreadStore
+    assert ThreadStore is DialogThreadStore and FileStore is DialogFileStore
+    with pytest.raises(AttributeError, match='Nope'): mod.Nope

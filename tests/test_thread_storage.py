@@ -325,3 +325,27 @@ def test_message_held_twice_reads_back(tmp_path):
     t = Thread(id='d'); m = Message(role='user', content='x'); t.add_message(m); t.add_message(Message(role='assistant', content='y')); t.messages.append(m)
     back = Thread.read(t.save(tmp_path/'d.ipynb'))
     assert back.model_dump()==t.model_dump()
+
+def _call(i, n, a='{}'): return {'id': i, 'type': 'function', 'function': {'name': n, 'arguments': a}}
+
+def _support():
+    "A thread whose first cell holds a user message, an assistant's tool call, its result and the answer"
+    t = Thread(title='Support')
+    t.add_message(Message(role='system', content='You are helpful.'))
+    t.add_message(Message(role='user', content="My computer won't start."))
+    t.add_message(Message(role='assistant', content="I'll help.", tool_calls=[_call('c1', 'diagnose', '{"s": "black"}')]))
+    t.add_message(Message(role='tool', name='diagnose', tool_call_id='c1', content='Power issue'), same_turn=True)
+    t.add_message(Message(role='assistant', content='Check the power cable.'), same_turn=True)
+    return t
+
+def _emptied(recs): recs[:] = [{}]
+def _call_id(v):
+    def f(recs): recs[1]['tool_calls'][0]['id'] = v
+    return f
+
+@pytest.mark.parametrize('edit', [_emptied, _call_id([]), _call_id({}), _call_id({'a': 1})], ids=['record emptied', 'call id []', 'call id {}', "call id {'a': 1}"])
+def test_a_malformed_record_is_a_valueerror_naming_the_cell(tmp_path, edit):
+    "A record a person emptied, or a tool call id that is a list or dict: a ValueError naming the cell (never a bare KeyError or TypeError)"
+    p = _support().save(tmp_path/'t.ipynb')
+    nb = json.loads(p.read_text()); edit(nb['cells'][0]['metadata']['dialog']['thread']); p.write_text(json.dumps(nb))
+    with pytest.raises(ValueError, match=r"cell 0 \(id '[0-9a-f]{8}'\), record [01]"): Thread.read(p)

@@ -1,5 +1,5 @@
 "A folder of dialog files as narrator's `ThreadStore`: file names, what a person does to the files, the index file, and what isn't a thread"
-import asyncio, json, os, shutil, time, pytest
+import asyncio, json, os, shutil, stat, time, pytest
 from pathlib import Path
 from hypothesis import given, strategies as st
 from dialog.thread import Thread, Message
@@ -227,3 +227,105 @@ def test_of_two_files_that_hold_a_thread_the_one_named_for_it_wins(tmp_path):
     assert [t.messages[0].content for t in run(s.list_recent())]==['named for it']
     assert run(s.get('c')).messages[0].content=='named for it'
     assert run(DialogThreadStore(tmp_path).get('c')).messages[0].content=='named for it'
+
+# The index file is shared (git, sync): a line must never make the store touch a file outside its folder
+from dialog.threadstore import _entry, _line, _plain_name
+
+def _line_for(f, tid='victim', n=1):
+    return json.dumps(dict(f=f, sig=[0, 0, 0, 0, 0], h='x', ok=True, id=tid, c=0, u=0, a={}, p={}, m=[], ma=[], n=n))+'\n'
+
+@pytest.mark.parametrize('f', ['../outside.ipynb', 'ABS', './../outside.ipynb'])
+def test_an_index_line_naming_a_file_outside_the_folder_is_ignored(tmp_path, f):
+    "get doesn't read the outside file, save writes the thread in the folder, and the outside file is untouched"
+    sd = tmp_path/'threads'; sd.mkdir(); outside = tmp_path/'outside.ipynb'
+    mk('victim', 'precious outside data').save(outside); before = outside.read_bytes()
+    (sd/'.dialog-threads.jsonl').write_text(_line_for(str(outside) if f=='ABS' else f))
+    s = DialogThreadStore(sd)
+    assert run(s.get('victim')) is None
+    run(s.save(mk('victim', 'overwritten by the store')))
+    assert outside.read_bytes()==before
+    assert run(s.get('victim')).messages[0].content=='overwritten by the store'
+    assert (sd/'victim.ipynb').exists() and ids(run(s.list_recent()))==['victim']
+
+def test_delete_never_unlinks_a_file_outside_the_folder(tmp_path):
+    "A line appended to the index (by another process, a pulled copy) naming ../outside.ipynb: delete of its id removes nothing outside the folder"
+    sd = tmp_path/'threads'; outside = tmp_path/'outside.ipynb'; outside.write_text('{"not": "a thread"}')
+    s = run(DialogThreadStore.create(sd)); run(s.save(mk('a', 'hi'))); run(s.list_recent())
+    with open(sd/'.dialog-threads.jsonl', 'a') as f: f.write(_line_for('../outside.ipynb', n=99))
+    assert run(s.delete('victim')) is False
+    assert outside.exists() and ids(run(s.list_recent()))==['a']
+
+@given(st.text(max_size=300))
+def test_the_names_the_store_writes_are_the_names_its_index_takes(tid):
+    "One rule: every thread's file name passes the index's check"
+    assert _plain_name(thread_fname(tid))
+
+@given(st.text(max_size=40).map(lambda s: s+'.ipynb'))
+def test_an_index_entry_names_a_file_directly_in_the_folder(f):
+    "An entry is taken only when its file name, joined to the folder, is a visible file directly in it"
+    root = Path('/store/threads')
+    if _entry(dict(f=f, sig=[], **{'del': True})) is not None:
+        p = root/f
+        assert p.parent==root and p.name==f and f not in ('.', '..') and not f.startswith('.') and '\\' not in f
+
+# A named pipe (or device) called *.ipynb is never opened: opening a FIFO waits for a writer
+fifo = pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes here')
+
+def _in_a_fresh_process(d, body):
+    "Run `body` (async code using `s`, a store over folder `d`, and `os`) in a new Python process; its printed lines. A store that opens a pipe waits forever: the timeout fails the test instead"
+    import subprocess, sys, textwrap
+    code = f"import asyncio, os, stat\nfrom dialog.thread import Thread, Message\nfrom dialog.threadstore import DialogThreadStore\nasync def main():\n    s = await DialogThreadStore.create({str(d)!r})\n{textwrap.indent(textwrap.dedent(body), '    ')}\nasyncio.run(main())"
+    try: r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired: pytest.fail('the store opened the named pipe and waits for a writer')
+    assert r.returncode==0, r.stderr[-500:]
+    return r.stdout.splitlines()
+
+@fifo
+def test_a_named_pipe_in_the_folder_is_skipped(tmp_path):
+    "list_recent of a fresh store answers at once, leaving the pipe out; get of the pipe's name finds nothing"
+    out = _in_a_fresh_process(tmp_path, f"""
+        t = Thread(id='ok'); t.add_message(Message(role='user', content='hi')); await s.save(t)
+        os.mkfifo({str(tmp_path/'x.ipynb')!r})
+        s2 = DialogThreadStore({str(tmp_path)!r})
+        print([x.id for x in await s2.list_recent()], await s2.get('x'), list(s2.errors))""")
+    assert out==["['ok'] None ['x.ipynb']"]
+
+@fifo
+def test_a_thread_whose_file_name_a_pipe_holds_is_saved_beside_it(tmp_path):
+    "The pipe stays as it was (never written over, never opened), and the thread goes in the next free name"
+    out = _in_a_fresh_process(tmp_path, f"""
+        os.mkfifo({str(tmp_path/'x.ipynb')!r})
+        t = Thread(id='x'); t.add_message(Message(role='user', content='hi')); await s.save(t)
+        print((await s.get('x')).messages[0].content, [x.id for x in await DialogThreadStore({str(tmp_path)!r}).list_recent()])""")
+    assert out==["hi ['x']"]
+    assert stat.S_ISFIFO(os.lstat(tmp_path/'x.ipynb').st_mode) and (tmp_path/'x~1.ipynb').exists()
+
+# Bytes in free-form fields: the files keep them (`$bytes`), so the index must too
+def test_bytes_in_attributes_round_trip_through_the_store(tmp_path):
+    "save succeeds; a fresh store lists the thread and finds it (and its message) by the bytes; a dict that looks like a bytes mark stays a dict"
+    s = run(DialogThreadStore.create(tmp_path)); run(s.save(mk('fine', 'hi')))
+    t = Thread(id='raw', attributes={'key': b'\x00\xff', 'mark': {'$bytes': 'AA=='}})
+    t.add_message(Message(role='user', content='hi', attributes={'raw': b'\x00\xff'}))
+    assert run(s.save(t)) is t
+    s2 = DialogThreadStore(tmp_path)
+    assert sorted(ids(run(s2.list_recent())))==['fine', 'raw']
+    assert ids(run(s2.find_by_attributes({'key': b'\x00\xff'})))==['raw']
+    assert ids(run(s2.find_by_attributes({'mark': {'$bytes': 'AA=='}})))==['raw']
+    assert [m.attributes for m in run(s2.find_messages_by_attribute('attributes.raw', b'\x00\xff'))]==[{'raw': b'\x00\xff'}]
+    assert run(s2.get('raw')).attributes==t.attributes and s2.errors=={}
+
+def test_an_index_line_for_a_value_no_json_holds(tmp_path):
+    "An entry holding a value JSON can't write gives a line saying the file is to be read again, not an exception that stops every listing"
+    e = dict(f='x.ipynb', sig=(1, 2, 3, 4, 5), h='h', ok=True, n=3, id='x', c=0, u=0, a={'o': object()}, p={}, m=[], ma=[])
+    back = _entry(json.loads(_line(e)))
+    assert back['f']=='x.ipynb' and back['sig']==(1, 2, 3, 4, 5) and not back['ok'] and 'TypeError' in back['err']
+
+def test_a_file_of_a_thread_with_a_system_message_is_saved_through_the_store(tmp_path):
+    "save leaves the system message out of a copy it makes from the thread's dump; the copy keeps the thread's files (a dump names them by id only)"
+    from dialog.thread import Attachment
+    t = Thread(id='t1'); t.add_message(Message(role='system', content='Be brief.'))
+    m = Message(role='user', content='See the file'); a = Attachment(filename='notes.txt', content=b'secret plans')
+    run(a.process_and_store(t.file_store)); m.add_attachment(a); t.add_message(m)
+    run(DialogThreadStore(tmp_path).save(t))
+    g = run(DialogThreadStore(tmp_path).get('t1'))
+    assert run(g.messages[0].attachments[0].get_content_bytes(g.file_store))==b'secret plans'
