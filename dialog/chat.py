@@ -1187,6 +1187,7 @@ def _detect(msgs):
             if t=='text' and ('citations' in p or 'cache_control' in p): return 'anthropic'
     return 'openai'
 
+# %% ../nbs/02_chat.ipynb #0bbd6400
 def _texts(c, i, what):
     "Content `c` that may only hold text, as one string"
     if isinstance(c, str): return c
@@ -1560,6 +1561,7 @@ def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None):
     out = _render(units, fmt, dlg.system, stamp=('copies' if sur else 'sent') if chk else 'digests')
     if chk: _unprefixed(out, dlg.system, wire[:last+1], msgs, system)
 
+# %% ../nbs/02_chat.ipynb #2abf9ce8
 def _an_norm(m):
     "Anthropic message `m` as the API reads it: a string content is one text block"
     return dict(m, content=[_txt(m['content'])]) if isinstance(m, dict) and isinstance(m.get('content'), str) else m
@@ -1850,6 +1852,7 @@ def _tool_defs(ms):
         res.append(dict(type='function', function=dict(name=name, parameters=params)))
     return res
 
+# %% ../nbs/02_chat.ipynb #af92c8dc
 def _image_msg(dlg):
     "The id of the first message of `dlg` that sends an image"
     def sends(u): return any(p['type']=='image' for p in u.get('ctx', u.get('req', [])))
