@@ -19,7 +19,7 @@ from fastcore.xtras import rtoken_hex
 from fastcore.nbio import read_nb, repair_cell
 from .core import *
 from .nbjson import (CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text,
-                           json_copy, json_fresh, out_keys, prompt_mark, short_repr)
+                           fast_loads, json_copy, json_fresh, out_keys, prompt_mark, short_repr)
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, pickle, re, socket, stat, threading, time
 _q = short_repr # quote user data cut short (core's error policy)
@@ -56,6 +56,7 @@ def _loads(txt):
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt or txt.isspace(): raise DialogFormatError('empty file')  # not `strip()`: that copies the whole text
+    if (nb := fast_loads(txt)) is not None: return nb  # the `fast` extra's parse, when it gives json.loads' value
     # too deep for the caller's stack: read on a fresh one, as the writer's check does
     for parse in (json.loads, json_fresh):
         try: return parse(txt)

@@ -15,7 +15,7 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'CellError', 'short_repr', 'join_text', 'is_cell_id', 'chk_meta',
            'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates', 'cell_json', 'nb_json',
-           'fast_libs', 'nb_fast']
+           'fast_libs', 'nb_fast', 'fast_loads']
 
 # %% ../nbs/05_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -54,7 +54,9 @@ def _chk_bundle(d, what, join):
     if not isinstance(d, dict): raise CellError(f'{what} must be an object mapping mime types to data')
     for k,v in d.items():
         if not isinstance(v, str) and not _is_json_mime(k):
-            t = join_text(v, f'{what} {short_repr(k)}')
+            try: t = ''.join(v) if type(v) is list else None
+            except TypeError: t = None
+            if t is None: t = join_text(v, f'{what} {short_repr(k)}')  # which says what is wrong
             if join: d[k] = t
 
 # %% ../nbs/05_nbjson.ipynb #7aaddbcf
@@ -406,7 +408,7 @@ def nb_json(cells, # The cells' texts, from `cell_json`
 
 # %% ../nbs/05_nbjson.ipynb #140ecdb5
 _fast = None # `(orjson, msgspec.json)` once looked up; False without the `fast` extra
-use_fast = True # Write through the `fast` extra when it is installed? False: always `cell_json` and `nb_json`
+use_fast = True # Read and write through the `fast` extra when it is installed? False: `json.loads`, `cell_json`, `nb_json`
 
 def fast_libs():
     "`(orjson, msgspec.json)` when the `fast` extra is installed, else None"
@@ -423,6 +425,8 @@ _scalars = {str, int, bool, type(None)}
 
 def _spelled_alike(o):
     "Does orjson write every value in `o` as `json.dumps` does? (plain types, no float below 1e-4 but 0)"
+    t = type(o)
+    if t in _scalars or (not o and (t is dict or t is list)): return True  # the common cases, at once
     todo = [([o], 0)]  # (container, depth): past orjson's depth, or a container holding itself, goes to the writer
     while todo:
         xs,d = todo.pop()
@@ -447,31 +451,34 @@ def _bundle_of(d):
     res = {}
     for k,v in d.items():
         kind = _mime_kinds.get(k) or _mime_kind(k)
-        if kind=='split': ok = (v := _lines_of(v)) is not None
+        if kind=='split':
+            if (v := v.splitlines(True) if type(v) is str else _lines_of(v)) is None: return None
         elif kind=='join':
-            if type(v) is list and _strs(v): v = ''.join(v)
-            ok = type(v) is str
-        else: ok = _spelled_alike(v)
-        if not ok: return None
+            if type(v) is not str:
+                if type(v) is list and _strs(v): v = ''.join(v)
+                else: return None
+        elif not _spelled_alike(v): return None
         res[k] = v
     return res
 
 # %% ../nbs/05_nbjson.ipynb #66422601
-def _held(d, special):
-    "Dict `d` as a file holds it, the keys in `special` by their writer's twin; None if a value needs `cell_json`"
+def _held(d, twins):
+    "Dict `d` as a file holds it, the keys in `twins` by their writer's twin; None if a value needs `cell_json`"
     res = {}
     for k,v in d.items():
-        f = special.get(k) if special else None
-        if f is None:
-            if type(v) not in _scalars and not _spelled_alike(v): return None
-        elif (v := _twins[f](v)) is None: return None
+        if (f := twins.get(k)) is not None:
+            if (v := f(v)) is None: return None
+        elif type(v) not in _scalars and not _spelled_alike(v): return None
         res[k] = v
     return res
 
 def _outs_of(xs):
     "A cell's outputs as a file holds them; None if one needs `cell_json`"
-    res = [_held(o, _out_special.get(o['output_type'])) for o in xs]
-    return None if None in res else res
+    res = []
+    for o in xs:
+        if (h := _held(o, _out_twins.get(o['output_type'], _no_twins))) is None: return None
+        res.append(h)
+    return res
 
 def _atts_of(d):
     "A cell's attachments as a file holds them; None if one needs `cell_json`"
@@ -480,6 +487,10 @@ def _atts_of(d):
 
 # Each writer of a special key, and its twin: what that writer writes, as a value for orjson
 _twins = {_put_lines: _lines_of, _put_bundle: _bundle_of, _put_outs: _outs_of, _put_atts: _atts_of}
+# the special keys of cells and of each output type (`_cell_special`, `_out_special`), by their writers' twins
+_cell_twins = {k:_twins[f] for k,f in _cell_special.items()}
+_out_twins = {t:{k:_twins[f] for k,f in sp.items()} for t,sp in _out_special.items()}
+_no_twins = {}
 
 # %% ../nbs/05_nbjson.ipynb #c591d26e
 def nb_fast(cells, # The cells, as dicts that passed `chk_cell(c, join=False)`
@@ -490,7 +501,7 @@ def nb_fast(cells, # The cells, as dicts that passed `chk_cell(c, join=False)`
     orjson,msj = libs
     held = []
     for c in cells:
-        if (h := _held(c, _cell_special)) is None: return None
+        if (h := _held(c, _cell_twins)) is None: return None
         held.append(h)
     if not _spelled_alike(meta): return None
     nb = dict(cells=held, metadata=meta, nbformat=4, nbformat_minor=minor)
@@ -498,3 +509,13 @@ def nb_fast(cells, # The cells, as dicts that passed `chk_cell(c, join=False)`
     # what orjson refuses: integers past 64 bits, lone surrogates, keys that aren't str, nesting past 254 levels
     except (TypeError, ValueError): return None
     return msj.format(txt, indent=1).decode()+'\n'
+
+# %% ../nbs/05_nbjson.ipynb #0ee56e6e
+def fast_loads(txt:str): # The JSON text
+    "The value `json.loads(txt)` gives, parsed by the `fast` extra; None when the extra can't say"
+    # msgspec parses faster and, where it parses, to the same value (a hypothesis property pins it).
+    # It refuses NaN, infinities, lone surrogates, numbers past its range and nesting past its stack, as it
+    # refuses what isn't JSON: then None, and `json.loads` reads the text or gives its own error
+    if not use_fast or (libs := fast_libs()) is None: return None
+    try: return libs[1].decode(txt)
+    except (ValueError, RecursionError): return None

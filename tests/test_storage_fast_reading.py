@@ -1,0 +1,76 @@
+"With the `fast` extra, the reader parses through msgspec: the same value `json.loads` gives, or `json.loads` decides"
+import json, math
+import pytest
+from hypothesis import given, strategies as st, settings, HealthCheck
+import dialog.nbjson as nbjson
+from dialog.nbjson import fast_loads
+from dialog.ipynb import *
+
+def same(a, b):
+    "Equal, with floats compared by their spelling (so -0.0 isn't 0.0, 1.0 isn't 1, and NaN is NaN)"
+    if type(a) is not type(b): return False
+    if type(a) is float: return repr(a)==repr(b)
+    if type(a) is list: return len(a)==len(b) and all(same(x, y) for x,y in zip(a, b))
+    if type(a) is dict: return list(a)==list(b) and all(same(a[k], b[k]) for k in a)
+    return a==b
+
+def test_the_dev_environment_has_the_extra(): assert nbjson.fast_libs() is not None
+
+floats = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([1e-05, 5e-324, 1.7976931348623157e308, -0.0, 1e16, 1e22])
+ints = st.integers() | st.integers(min_value=2**63-2, max_value=2**70) | st.integers(min_value=-2**70, max_value=-2**63+2)
+texts = st.text() | st.sampled_from(['\ud800', 'a\udcffb', '\ud83d\ude00', '\u2028', '\x00'])
+scalars = st.none() | st.booleans() | ints | floats | texts
+values = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(texts, c, max_size=4), max_leaves=20)
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(values, st.booleans())
+def test_where_the_extra_parses_it_gives_json_loads_value(v, ascii):
+    txt = json.dumps(v, ensure_ascii=ascii)
+    got = fast_loads(txt)
+    if got is not None: assert same(got, json.loads(txt))
+
+@settings(max_examples=400)
+@given(st.text(alphabet=st.sampled_from('[]{}",:0123456789.eE+-truefalsnNaIiy \\u\n\t') | st.characters()))
+def test_on_any_text_the_extra_parses_only_what_json_loads_parses_alike(txt):
+    got = fast_loads(txt)
+    if got is None: return
+    assert same(got, json.loads(txt))  # json.loads takes every text the extra takes
+
+def test_the_extra_hands_back_what_it_refuses():
+    for txt in ['[NaN]', '[Infinity]', '["\\ud800"]', '[1e400]', '[' + '9'*5000 + ']', '{"a": 1} x', '']:
+        assert fast_loads(txt) is None
+
+nb = '{"cells": [], "metadata": {"x": %s}, "nbformat": 4, "nbformat_minor": 5}'
+
+@pytest.mark.parametrize('v', ['NaN', '-Infinity', '"\\ud800"', '123456789012345678901234567890', '1e-05', '-0.0'])
+def test_a_notebook_reads_the_same_with_and_without_the_extra(v):
+    got = []
+    for fast in (True, False):
+        nbjson.use_fast = fast
+        try: got.append(reads_ipynb(nb % v).meta['x'])
+        finally: nbjson.use_fast = True
+    assert same(*got)
+
+@pytest.mark.parametrize('txt', ['{"cells": [', '[1, 2]', '{"cells": [], "metadata": {}, "nbformat": 4} x', '{"a": NaN',
+                                 '{"nbformat": 4, "cells": [], "metadata": {"x": ' + '9'*5000 + '}}'])
+def test_bad_texts_give_the_same_error_with_and_without_the_extra(txt):
+    errs = []
+    for fast in (True, False):
+        nbjson.use_fast = fast
+        try:
+            with pytest.raises(DialogFormatError) as e: reads_ipynb(txt)
+            errs.append(str(e.value))
+        finally: nbjson.use_fast = True
+    assert errs[0]==errs[1]
+
+def test_the_reader_parses_through_the_extra(monkeypatch):
+    "`reads_ipynb` takes the extra's value when it gives one, and `json.loads` is not called"
+    calls = []
+    class Dec:
+        @staticmethod
+        def decode(txt): calls.append(txt); return json.loads(txt.replace('"fast?"', '"yes"'))
+    monkeypatch.setattr(nbjson, '_fast', (None, Dec))
+    d = reads_ipynb(nb % '"fast?"')
+    assert calls and d.meta['x']=='yes'
+    monkeypatch.setattr(nbjson, 'use_fast', False)
+    assert reads_ipynb(nb % '"fast?"').meta['x']=='fast?'
