@@ -80,6 +80,7 @@ def _chk_nb(nb):
     nb.setdefault('metadata', {})
     return nb
 
+# %% ../nbs/01_ipynb.ipynb #4de8b6a2
 def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
     "A `cls` dialog of parsed `cells` and notebook metadata `meta` (both checked, and changed in place)"
     # `parts`: `(dialog, message states)`, the dialog without its messages (see `read_ipynb_parts`)
