@@ -62,8 +62,9 @@ def tb_text(o:dict): # An error output dict
     return txt
 
 # %% ../nbs/05a_render.ipynb #c7d8f67a
-def merge_streams(outs): # An nbformat output list (anything else gives [])
-    "`outs` with each run of stream outputs joined into one output per stream name"
+def merge_streams(outs, # An nbformat output list (anything else gives [])
+                  consecutive=False): # Join only consecutive outputs of one stream, as Jupyter saves them?
+    "`outs` with each run of stream outputs joined into one output per stream name (or, `consecutive`, per stretch)"
     if not isinstance(outs, list): return []
     res,texts = [],{} # texts: {name: (where in res, its texts)} of the run of streams going on
     def flush():
@@ -73,6 +74,7 @@ def merge_streams(outs): # An nbformat output list (anything else gives [])
     for o in outs:
         if isinstance(o, dict) and o.get('output_type')=='stream' and isinstance(o.get('text', ''), (str, list)):
             k = str(o.get('name'))
+            if consecutive and k not in texts: flush() # another stream ends the stretch
             if k in texts: texts[k][1].append(join_out(o.get('text', ''))); continue
             texts[k] = (len(res), [join_out(o.get('text', ''))])
         else: flush() # any other output ends the run

@@ -74,7 +74,7 @@ from .nbjson import short_repr
 import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time
 
 # %% ../nbs/08_skill.ipynb #1bd914f3
-from .view import find_msgs as _view_find, line_range, msg2xml, text_lines, with_out
+from .view import line_range, msg2xml, text_lines, with_out # importing dialog.view adds `Dialog.find_msgs`
 
 # %% ../nbs/08_skill.ipynb #8ae67381
 class Session:
@@ -468,7 +468,7 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               maxchars:int=30_000): # Most characters their summary rows take; 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-    found = _view_find(_view(dlg), pattern, msg_type, errors, exported, headers, section, out, case, plain)
+    found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
     hits = [m for m in found if all(p(m) for p in ps)]
     got,_,more = _page(hits, lambda m: m.preview(180), offset, limit, maxchars, 'match')
     res = Found(got)

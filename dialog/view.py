@@ -5,7 +5,7 @@ This module holds the ways to show it:
 the XML view an agent reads (each message's content bare, tagged by its type and id, with its outputs when asked),
 a message's lines numbered so an edit can name them, and Markdown a person reads.
 They are one way only: nothing reads them back.
-`find_msgs` searches what the views show. The `nbdialog` command line (`dialog.cli`) prints them.
+`Dialog.find_msgs` searches what the views show. The `nbdialog` command line (`dialog.cli`) prints them.
 
 Docs: https://nbdialog.github.io/nbdialog/view.html.md"""
 
@@ -13,7 +13,7 @@ Docs: https://nbdialog.github.io/nbdialog/view.html.md"""
 
 # %% auto #0
 __all__ = ['out_maxlen', 'rel_path', 'dlg_where', 'pick_msg', 'pick_msgs', 'term_safe', 'msg2xml', 'text_lines', 'line_range',
-           'with_out', 'msg2md', 'dlg2md', 'find_pattern', 'match_line', 'find_msgs']
+           'with_out', 'msg2md', 'dlg2md', 'find_pattern', 'match_line']
 
 # %% ../nbs/06_view.ipynb #a4cb53d1
 from fastcore.utils import *
@@ -510,7 +510,8 @@ def match_line(m, # The `Message` searched
     return None
 
 # %% ../nbs/06_view.ipynb #dd21c628
-def find_msgs(dlg, # The `Dialog` to search
+@patch
+def find_msgs(self:Dialog,
               pattern:str='', # Regex (or plain text) searched for; '' matches every message
               msg_type:str=None, # Only messages of this type
               errors=False, # Only messages whose outputs hold an error?
@@ -521,13 +522,13 @@ def find_msgs(dlg, # The `Dialog` to search
               case=False, # Match case?
               plain=False, # Search for `pattern` as plain text rather than a regex?
               limit:int=None): # Most matches returned
-    "The messages of `dlg` matching `pattern` and every filter, in dialog order"
+    "The messages of this dialog matching `pattern` and every filter, in dialog order"
     if msg_type is not None and msg_type not in smsg_types:
         raise ValueError(f'unknown message type {_q(msg_type)}: expected one of {", ".join(smsg_types)}')
     if limit is not None and not (isinstance(limit, int) and limit>=1):
         raise ValueError(f'limit must be a whole number of at least 1, not {_q(limit)}')
     pat = find_pattern(pattern, case, plain)
-    ms = section_msgs(dlg.messages, _heading(dlg, section)) if section is not None else dlg.messages
+    ms = section_msgs(self.messages, _heading(self, section)) if section is not None else self.messages
     def ok(m):
         with explain_malformed(m, 'searched'):
             return ((msg_type is None or m.msg_type==msg_type) and (not errors or m.has_error)

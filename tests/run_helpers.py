@@ -1,13 +1,13 @@
 "Helpers for the tests of running"
 
-def as_shown(s):
-    "Stream text `s` as a terminal (and Jupyter's frontends) show it, one character at a time: a carriage return followed by more text on its line drops what came before it; a backspace drops the character before it. Written apart from `merge_streams`, to check it"
+def as_shown(s, keep_cr=False):
+    "Stream text `s` as a terminal (and Jupyter's frontends) show it, one character at a time: a carriage return followed by more text on its line (not just more returns) drops what came before it; a backspace drops the character before it. With `keep_cr`, the first line keeps one such return in front, for the earlier output it takes back. Written apart from `jupyter_streams`, to check it"
     res = []
-    for line in s.split('\n'):
-        cur = []
+    for n,line in enumerate(s.split('\n')):
+        cur,cr = [],''
         for i,ch in enumerate(line):
-            if ch=='\r' and i<len(line)-1: cur = []
+            if ch=='\r' and line[i+1:].strip('\r'): cur,cr = [],'\r'*(keep_cr and n==0)
             elif ch=='\b' and cur: cur.pop()
             else: cur.append(ch)
-        res.append(''.join(cur))
+        res.append(cr + ''.join(cur))
     return '\n'.join(res)

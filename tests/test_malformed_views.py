@@ -3,7 +3,7 @@ import pytest
 from dialog.core import *
 from dialog.view import msg2md, msg2xml, dlg2md
 from dialog.chat import dlg2chat
-from dialog.view import find_msgs
+import dialog.view # Dialog.find_msgs
 from malformed_cases import malformed, kinds
 
 _bad = [([dict(output_type='stream', name='stdout', text=['a', 1])], 'item 1 is not a string'),
@@ -25,7 +25,7 @@ def test_a_malformed_output_is_named(reader, out, msg):
 
 _views = {'msg2xml': lambda d,m: msg2xml(m, incl_out=True), 'dlg.view': lambda d,m: d.view(incl_out=True),
           'view': lambda d,m: m.view(incl_out=True), 'lnhashview': lambda d,m: m.lnhashview(incl_out=True),
-          'find_msgs': lambda d,m: find_msgs(d, 'x')}
+          'find_msgs': lambda d,m: d.find_msgs('x')}
 
 @pytest.mark.parametrize('kind', kinds)
 @pytest.mark.parametrize('view', list(_views))

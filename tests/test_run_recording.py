@@ -2,10 +2,12 @@
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
-from dialog.run import merge_streams, chk_kernel, KernelError, Kernel
+from dialog.run import jupyter_streams, chk_kernel, KernelError, Kernel
+from dialog.render import merge_streams, out_text
+from fastcore.nbio import join_out
 from cli_helpers import nbd, cmd, env
 from run_helpers import as_shown
 
@@ -15,16 +17,49 @@ def nbd_in(e, *args):
 
 def so(t, name='stdout'): return dict(output_type='stream', name=name, text=t)
 
-@given(st.lists(st.tuples(st.sampled_from(['stdout', 'stderr', None]), st.text(alphabet='ab\r\n\b', max_size=12)), max_size=8))
-def test_merge_streams_is_the_rule(parts):
-    "Only consecutive outputs of one stream merge, in order; each merged text is what the rule makes of the joined pieces"
-    outs = [so(t, n) if n else dict(output_type='display_data', data={'text/plain': t}, metadata={}) for n,t in parts]
+_parts = st.lists(st.tuples(st.sampled_from(['stdout', 'stderr', None]), st.text(alphabet='ab\r\n\b', max_size=12)), max_size=8)
+def _outs(parts): return [so(t, n) if n else dict(output_type='display_data', data={'text/plain': t}, metadata={}) for n,t in parts]
+
+@given(_parts)
+def test_jupyter_streams_is_the_rule(parts):
+    "Only consecutive outputs of one stream merge, in order; each merged text is what the rule makes of the joined pieces (keeping a first return that takes back an earlier output of its stream in the same run of streams)"
+    outs = _outs(parts)
     groups = []
     for o in outs:
         if o['output_type']=='stream' and groups and groups[-1][0]['output_type']=='stream' and groups[-1][0]['name']==o['name']: groups[-1].append(o)
         else: groups.append([o])
-    want = [so(as_shown(''.join(o['text'] for o in g)), g[0]['name']) if g[0]['output_type']=='stream' else g[0] for g in groups]
-    assert merge_streams(outs)==want
+    want,seen = [],set()
+    for g in groups:
+        if g[0]['output_type']!='stream': want.append(g[0]); seen = set(); continue
+        want.append(so(as_shown(''.join(o['text'] for o in g), g[0]['name'] in seen), g[0]['name']))
+        seen.add(g[0]['name'])
+    assert jupyter_streams(outs)==want
+
+@given(_parts)
+def test_a_reader_joins_saved_streams_as_the_kernels_pieces(parts):
+    "One rule of joining streams: joining what Jupyter saves (consecutive outputs of one stream) as a reader does gives what joining the pieces does"
+    def texts(os_): return [o | dict(text=join_out(o['text'])) if o['output_type']=='stream' else o for o in os_]
+    outs = _outs(parts)
+    assert texts(merge_streams(merge_streams(outs, consecutive=True)))==texts(merge_streams(outs))
+
+@settings(max_examples=1000)
+@given(st.lists(st.tuples(st.sampled_from(['stdout', 'stderr', None]), st.text(alphabet='ab\r\n', max_size=12)), max_size=8))
+def test_a_reader_sees_the_saved_outputs_as_the_kernels_pieces(parts):
+    "What a run saves (`jupyter_streams`) reads as the pieces the kernel sent do: the saved form's carriage returns agree with the reader's. (Backspaces are left out: at a line's end Jupyter's rule takes back a character, a terminal's only moves back)"
+    outs = _outs(parts)
+    def shown(os_): return [out_text(o) for o in merge_streams(os_)]
+    assert shown(jupyter_streams(outs))==shown(outs)
+
+def test_returns_ending_a_line_keep_it():
+    "`\\r\\r\\n` ends a line as `\\r\\n` does: nothing written after the returns, so the line's text stays (it was lost)"
+    assert jupyter_streams([so('saved\r\r\nnext\r')])==[so('saved\r\r\nnext\r')]
+    assert out_text(jupyter_streams([so('a\r\r\nb')])[0])==('text/plain', 'a\nb')
+
+def test_a_bar_between_prints_reads_as_its_last_state():
+    "A bar on stderr redrawn (`\\r` first) between prints on stdout is saved as Jupyter saves it but for the return that takes back its earlier state, so a reader joining its outputs sees its last state (it read `10%30%`)"
+    outs = jupyter_streams([so('\r10%', 'stderr'), so('log\n'), so('\r20%', 'stderr'), so('\r30%', 'stderr')])
+    assert outs==[so('10%', 'stderr'), so('log\n'), so('\r30%', 'stderr')]
+    assert [out_text(o)[1] for o in merge_streams(outs)]==['30%', 'log\n']
 
 @pytest.mark.slow
 def test_print_display_print_keeps_its_order(tmp_path):

@@ -3,7 +3,7 @@ import json, pytest
 from pathlib import Path
 from dialog.core import *
 from dialog.chat import dlg2chat
-from dialog.view import find_msgs
+import dialog.view # Dialog.find_msgs
 from dialog.ipynb import read_ipynb
 from dialog.session import *
 from test_session_edit import cc, cx, need, check_chain, norm
@@ -42,7 +42,7 @@ def test_claude_reasoning_goes_back_signed(tmp_path, stored):
 def test_view_and_find():
     dlg = sess2dlg(cc)
     assert 'fixture complete' in dlg.view(incl_out=True, trunc_out=False)
-    assert [f.id if hasattr(f, 'id') else f for f in find_msgs(dlg, 'clikernel', out=True)]
+    assert [f.id if hasattr(f, 'id') else f for f in dlg.find_msgs('clikernel', out=True)]
 
 @need
 def test_skill_edit_then_write_back(tmp_path):

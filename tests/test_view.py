@@ -1,4 +1,4 @@
-"dialog.view from Python: message ids resolved as core resolves them (KeyError naming the id and the file), find_msgs and the views refusing bad arguments."
+"dialog.view from Python: message ids resolved as core resolves them (KeyError naming the id and the file), Dialog.find_msgs and the views refusing bad arguments."
 import pytest
 from hypothesis import given, strategies as st
 from dialog.core import *
@@ -40,8 +40,8 @@ def test_view_line_range(tour):
 def test_find_msgs_bad_arguments(tour):
     d = read_ipynb(tour)
     for kw in (dict(limit=0), dict(limit=-1), dict(msg_type='cell'), dict(pattern=None), dict(pattern=b'x')):
-        with pytest.raises(ValueError): find_msgs(d, **({'pattern': ''} | kw))
-    assert len(find_msgs(d, '', limit=1))==1
+        with pytest.raises(ValueError): d.find_msgs(**({'pattern': ''} | kw))
+    assert len(d.find_msgs('', limit=1))==1
 
 def test_views_bad_arguments():
     m = Message('a\nb', id='m1')
