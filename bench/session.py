@@ -78,7 +78,7 @@ def bench(mb, agent, reps, d):
     def write(): out.unlink(missing_ok=True); dlg2sess(dlg, out)
     whole = S._read_whole
     def own():  # the same read with chat's codec (`_read_whole`'s one `chat2dlg` of the whole conversation) replaced by empty prompts: what this module itself costs
-        S._read_whole = lambda A, spans, cls, system: [Message('', msg_type='prompt') for _ in spans]
+        S._read_whole = lambda A, spans, cls, system: cls('own', [Message('', msg_type='prompt') for _ in spans])
         try: sess2dlg(p)
         finally: S._read_whole = whole
     runs = dict(loads=(None, loads), read=(None, lambda: sess2dlg(p)), own=(None, own), dumps=(None, dumps), write=(None, write))

@@ -26,6 +26,16 @@ from .ipynb import atomic_write
 from datetime import datetime, timezone
 import hashlib, json, os, re, time, uuid, warnings
 
+# %% ../nbs/02s_session.ipynb #ddc0686c
+_raw = json.JSONDecoder().raw_decode
+def _loads(l):
+    "`json.loads(l)`, its result and its errors, without its wrapper's two white-space searches on a bare record"
+    try:
+        r,e = _raw(l)
+        if e==len(l): return r
+    except ValueError: pass
+    return json.loads(l)  # white space around, data after, or no JSON: json's own verdict
+
 # %% ../nbs/02s_session.ipynb #da0dfa68
 _re_sur = re.compile('[\ud800-\udfff]')
 def _dump(r):
@@ -53,7 +63,7 @@ def read_records(path, # A session file: JSON Lines, one record per line
     lines = txt.split('\n')
     eol = lines[-1]==''
     if eol: lines.pop()
-    res,loads = [],json.loads
+    res,loads = [],_loads
     for i,l in enumerate(lines):
         try:
             if cut and i==len(lines)-1: raise ValueError('cut inside a UTF-8 character')
@@ -430,22 +440,27 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
 def _recs2dlg(recs, eol, A, path, name, cls):
     "The dialog of records `recs` (pairs) of agent `A`"
     starts = [i for i,(r,_) in enumerate(recs) if A.is_prompt(r)]
-    dlg,msgs = cls(name),[]
     head = recs[:starts[0] if starts else len(recs)]
     metas = (r for r,_ in head if A is Codex and r.get('type')=='session_meta')
     b = first((r['payload'].get('base_instructions') for r in metas), noop)
     # given to chat's codec: its reasoning state is made with the system prompt `dlg2chat` sends
     system = b['text'] if isinstance(b, dict) and isinstance(b.get('text'), str) else None
     ends = starts[1:] + [len(recs)]
-    whole = _read_whole(A, [[r for r,_ in recs[i:j]] for i,j in zip(starts, ends)], cls, system)
+    # chat's dialog of the whole conversation is this one, its messages kept as they are
+    dlg = _read_whole(A, [[r for r,_ in recs[i:j]] for i,j in zip(starts, ends)], cls, system)
+    whole,msgs = dlg is not None,[]
+    if whole: dlg.name = name
+    else: dlg = cls(name)
     for k,(i,j) in enumerate(zip(starts, ends)):
         span = recs[i:j]
-        try: c = whole[k] if whole else A.msg([r for r,_ in span], cls, system)
-        except ValueError as e: raise ValueError(f'{path}, lines {i+1}-{j}: {e}') from None
-        m = dlg.msg_cls(c.content, output=c.output, msg_type=sprompt, attachments=c.attachments, meta=c.meta)
+        if whole: m = dlg.messages[k]
+        else:
+            try: c = A.msg([r for r,_ in span], cls, system)
+            except ValueError as e: raise ValueError(f'{path}, lines {i+1}-{j}: {e}') from None
+            m = dlg.msg_cls(c.content, output=c.output, msg_type=sprompt, attachments=c.attachments, meta=c.meta)
         m.meta.setdefault('dialog', {})['session'] = dict(records=[l for _,l in span], fp=_fp(m))
         msgs.append(m)
-    dlg.messages = msgs
+    if not whole: dlg.messages = msgs
     sid = first((A.sid(r) for r,_ in recs), noop)
     side = {'sidechain': True} if A.side else {}
     dlg.meta['dialog'] = dict(session=dict(agent=A.agent, **side, id=sid, source=str(Path(path).resolve()),
@@ -454,11 +469,11 @@ def _recs2dlg(recs, eol, A, path, name, cls):
     return dlg
 
 def _read_whole(A, spans, cls, system):
-    "The prompt messages of all `spans` through one `chat2dlg` call; None when that doesn't give one prompt a span"
+    "The dialog of all `spans` through one `chat2dlg` call; None when that doesn't give one prompt a span"
     try: d = chat2dlg([x for s in spans for x in A.chat_msgs(s)], A.fmt, system=system, cls=cls)
     except ValueError: return None
-    ms = list(d.messages)
-    return ms if len(ms)==len(spans) and all(m.msg_type==sprompt for m in ms) else None
+    ms = d.messages
+    return d if len(ms)==len(spans) and all(m.msg_type==sprompt for m in ms) else None
 
 # %% ../nbs/02s_session.ipynb #21471576
 class ClaudeSide(ClaudeCode):

@@ -1,5 +1,6 @@
 "Reading sessions: a session still being written, files that are no sessions, what isn't a prompt, subagents, unknown records"
-import json, threading, time, warnings, pytest
+import json, tempfile, threading, time, warnings, pytest
+from hypothesis import given, settings, strategies as st
 from pathlib import Path
 from dialog.session import *
 from dialog.chat import parse_reply
@@ -133,3 +134,44 @@ def test_last_line_cut_inside_a_character(tmp_path):
     assert len(recs)==len(ls) and eol
     p.write_bytes(('\n'.join(ls) + '\n').encode() + part + b'\n' + ls[0].encode() + b'\n')
     with pytest.raises(ValueError, match=f'line {len(ls)+1}: not UTF-8'): read_records(p)
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3), max_leaves=8)
+_pad = st.sampled_from(['', ' ', '\t', '\r', ' \r', '\u00a0'])
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(st.text(max_size=4), _json, max_size=4), _pad, _pad, st.sampled_from(['', '', 'x', ' {}'])),
+                min_size=1, max_size=6))
+def test_records_parse_as_json_loads(recs):
+    "Every line reads as `json.loads` reads it (white space around it, a CR, data after it): a record when it parses, a torn line (kept as it is, read as empty) when it doesn't"
+    lines = [a + json.dumps(r, ensure_ascii=False, separators=(',', ':')) + b + tail for r,a,b,tail in recs]
+    lines = [json.dumps(recs[0][0])] + lines + [json.dumps(recs[-1][0])]  # a valid first and last record
+    def verdict(l):
+        try: return json.loads(l)
+        except ValueError: return {}
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d)/'s.jsonl'
+        p.write_text('\n'.join(lines) + '\n', encoding='utf-8')
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            try: got,eol = read_records(p)
+            except ValueError:  # a padded line json refuses that doesn't start as a record: no session, as json says
+                assert any(not l.startswith('{') and verdict(l)=={} for l in lines); return
+    assert [l for _,l in got]==lines and eol
+    assert [r for r,_ in got]==[verdict(l) for l in lines]
+
+@need
+@pytest.mark.parametrize('src', ['cc', 'cx'])
+def test_whole_read_is_the_per_prompt_read(src, monkeypatch):
+    "A session read through one `chat2dlg` of the whole conversation is the dialog its prompts read one by one make: same prompts, replies, metadata and system prompt, each message in the dialog returned"
+    import dialog.session as S
+    p = dict(cc=cc, cx=cx)[src]
+    whole = sess2dlg(p)
+    monkeypatch.setattr(S, '_read_whole', lambda *a: None)
+    one = sess2dlg(p)
+    assert whole.name==one.name==p.stem and whole.system==one.system and whole.meta.keys()==one.meta.keys()=={'dialog'}
+    def meta(d): return {k:v for k,v in d.meta['dialog'].items() if k!='session'} | dict(session={k:v for k,v in d.meta['dialog']['session'].items() if k!='msgs'})
+    assert meta(whole)==meta(one)
+    assert [(m.content, m.ai_res, m.msg_type, m.meta) for m in whole]==[(m.content, m.ai_res, m.msg_type, m.meta) for m in one]
+    for d in (whole, one):
+        assert all(m.dlg is d for m in d) and d.meta['dialog']['session']['msgs']==[m.id for m in d]
