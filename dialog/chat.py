@@ -185,16 +185,19 @@ def _think_spans(txt):
         if k<len(ends): res.append((m.start(), None, ends[k][1]))
     return res
 
-def _tool_blocks(txt):
-    "Each tool block in `txt` outside thinking, in order, as `(start, match, compact)`"
+def _spans(txt):
+    "Each tool block (`(start, match, compact)`) and thinking (`(start, None, end)`) in `txt` not inside another"
     blocks = [(m.start(), m, pat is _re_fenced) for pat in (_re_details, _re_fenced)
               for m in pat[0].finditer(txt, 0, _closed(pat, txt))]
     ms = sorted(blocks + _think_spans(txt), key=lambda x: x[0])
     end = 0
-    for s,m,compact in ms:
-        if s<end: continue  # inside a block of the other spelling, or inside thinking
-        if m is None: end = compact; continue  # thinking: no block inside it is a call
-        end = m.end(); yield s,m,compact
+    for s,m,c in ms:
+        if s<end: continue  # inside a block of either spelling, or inside thinking: text of that one
+        end = c if m is None else m.end(); yield s,m,c
+
+def _tool_blocks(txt):
+    "Each tool block in `txt` outside thinking, in order, as `(start, match, compact)`"
+    return (x for x in _spans(txt) if x[1] is not None)
 
 def _segments(txt):
     "Reply `txt` as (gap, part, raw) triples"
@@ -210,8 +213,8 @@ def _segments(txt):
 def _unthink(s):
     "`s` without its thinking"
     res,pos = [],0
-    for a,_,b in _think_spans(s):
-        if a>=pos: res.append(s[pos:a]); pos = b
+    for a,m,b in _spans(s) if 'think_start' in s else ():
+        if m is None: res.append(s[pos:a]); pos = b
     return ''.join(res) + s[pos:] if res else s
 
 def _denoise(s):
@@ -222,6 +225,13 @@ def _denoise(s):
 
 # %% ../nbs/02_chat.ipynb #2be0fc53
 def _call(p): return p['type']=='tool' and not p['server'] # a call the model made (not one the provider ran)
+
+# a think marker in the model's own text, as a reply holds it: a word joiner after `<!` (one more than the text had), so
+# it is text, never thinking that would swallow what follows; `_parse` takes the one joiner out
+_re_said_mark = re.compile('<!(?=\u2060*--\\s*think_(?:start|end)\\s*-->)')
+_re_said_esc = re.compile('<!\u2060(?=\u2060*--\\s*think_(?:start|end)\\s*-->)')
+def _said_txt(s): return _re_said_mark.sub('<!\u2060', s) if 'think_' in s else s # model text `s` as a reply holds it
+def _unsaid(s): return _re_said_esc.sub('<!', s) if '\u2060' in s else s # reply text `s` as the model said it
 
 def _parse(txt, thinks=None, segs=None):
     "Reply parts, each marked `par` when it was said in the same model response as the call before it"
@@ -235,7 +245,7 @@ def _parse(txt, thinks=None, segs=None):
         one = lambda s: s=='\n' or s[:1]=='\n' and s[1:2]!='\n'  # one line break: no blank line between
         # text on the lines between two calls: said between them
         mid = bool(res) and _call(res[-1]) and p is not None and _call(p) and one(gap) and one(gap[::-1])
-        if t.strip(): res.append(dict(type='text', text=t, par=mid))
+        if t.strip(): res.append(dict(type='text', text=_unsaid(t), par=mid))
         if p is not None:
             res.append(p | dict(par=bool(res) and (_call(res[-1]) and gap=='\n' or mid and bool(t.strip())), raw=raw))
         if thinks is not None and res and (th := _thoughts(gap)): thinks.setdefault(min(n, len(res)-1), []).append(th)
@@ -379,12 +389,12 @@ def _text_parts(txt, atts):
           if key in txt for m in pat.finditer(txt)]
     for m in sorted(ms, key=lambda m: m.start()) if len(ms)>1 else ms:
         if m.start()<pos: continue  # inside a reference already taken
-        if m.re is _re_url_file: p = _file(_mime(m[3]), None, m[1] or None, m[2])
+        if m.re is _re_url_file: p = _file(_mime(m[3]), None, m[1] or None, m[2]) | {'ref': m[2]}
         elif m.re is _re_file:  # a link: a document or audio attachment goes as a file part, anything else stays text
             if (a := byid.get(m[2])) is None or (t := _mime(a.content_type)) not in file_mimes or m.start()<pos:
                 continue
             # an untitled document stays untitled: a title is part of the prefix a provider checks
-            p = _file(t, base64.b64encode(a.data).decode(), m[1] or None)
+            p = _file(t, base64.b64encode(a.data).decode(), m[1] or None) | {'ref': a.id}
         elif m[3]: p = _url_img(m[3])
         elif (a := byid.get(m[2])) is None or ((t := _mime(a.content_type)) not in img_mimes and t!='image/svg+xml'):
             continue
@@ -428,8 +438,19 @@ def _no_file(fmt, p):
            "or as text")
     raise ValueError(msg)
 
+# a Gemini Files API or Cloud Storage URI: a file only Gemini can fetch
+_re_gm_store = re.compile(r'gs://|https://generativelanguage\.googleapis\.com/[^?#]*/files/', re.I)
+
+def _fetched(p, fmt):
+    "Part `p`, when provider `fmt` can fetch it: a Gemini Files API or Cloud Storage URI is Gemini's alone"
+    if 'url' not in p or not _re_gm_store.match(p['url']): return p
+    msg = (f"{fmt} can't fetch {p['url']!r:.100}, a Gemini Files API or Cloud Storage URI only Gemini reads: "
+           "attach the file itself, or send to Gemini")
+    raise ValueError(msg)
+
 def _oa_part(p):
     if p['type']=='text': return p
+    _fetched(p, 'openai')
     if p['type']=='file':
         if 'url' in p: _no_file('openai', p)  # Chat Completions takes a file as data or by its file id, never by URL
         if p['mime']=='text/plain': return _doc_text(p)
@@ -442,14 +463,15 @@ def _oa_part(p):
     return dict(type='image_url', image_url=dict(url=url))
 def _an_part(p):
     if p['type']=='text': return p
+    _fetched(p, 'anthropic')
+    cc = {'cache_control': p['cache_control']} if 'cache_control' in p else {}  # the prompt's breakpoint
     if p['type']=='file':
         if p['mime']=='text/plain' and 'data' in p:
             txt = base64.b64decode(p['data']).decode('utf-8', 'replace')
             src = dict(type='text', media_type='text/plain', data=txt)
         elif p['mime']!='application/pdf': _no_file('anthropic', p)
         else: src = _an_source(p)
-        return dict(type='document', source=src) | ({'title': p['name']} if p['name'] else {})
-    cc = {'cache_control': p['cache_control']} if 'cache_control' in p else {}
+        return dict(type='document', source=src) | ({'title': p['name']} if p['name'] else {}) | p.get('opts', {}) | cc
     return dict(type='image', source=_an_source(p)) | cc
 
 def _an_source(p):
@@ -535,6 +557,11 @@ def _oa_tool_call(i, c):
         return dict(id=i, type='custom', custom=dict(name=c['name'], input=c['args']['input']))
     return dict(id=i, type='function', function=dict(name=c['name'], arguments=_args_json(c)))
 
+def _oa_result(c):
+    "Call part `c`'s result as a tool message's content: text, or the text parts it came as"
+    res = _plain_result(c['result'])
+    return _unblock(res, c['extra'].get('result_blocks')) or res
+
 def _oa_reply(parts, ids):
     "Reply `parts` as OpenAI messages, one list per round: the assistant message, then a `tool` message per call"
     res = []
@@ -542,7 +569,7 @@ def _oa_reply(parts, ids):
         m = dict(role='assistant', content='\n\n'.join(txt) or None)
         cids = [ids(c['id']) for c in calls]
         if calls: m['tool_calls'] = [_oa_tool_call(i, c) for i,c in zip(cids, calls)]
-        results = [dict(role='tool', tool_call_id=i, content=_plain_result(c['result'])) for i,c in zip(cids, calls)]
+        results = [dict(role='tool', tool_call_id=i, content=_oa_result(c)) for i,c in zip(cids, calls)]
         res.append([m] + results)
     return res
 
@@ -748,7 +775,8 @@ class Codec:
                  head=lambda system: [], # f(system) -> messages ahead of the conversation (OpenAI's system message)
                  finish=lambda res, fixed: res, # f(res, fixed) -> the final list (Anthropic's alternation)
                  events=None, # f(msg, i) -> `chat2dlg`'s events of history message `i`
-                 group=None): # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
+                 group=None, # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
+                 result_images=True): # Whether tool results carry images (else each goes as a short note)
         store_attr()
 
 # %% ../nbs/02_chat.ipynb #0e392667
@@ -786,14 +814,16 @@ def _an_with_state(msg, seg):
     return seg
 
 def _an_user(parts, m):
-    "An Anthropic user turn, with the prompt's cache breakpoint on its last block"
+    "An Anthropic user turn, with the prompt's cache breakpoint on its last block, and its documents' options"
+    if (opts := _doc_marks(m)): parts = [dict(p, opts=opts[p['ref']]) if p.get('ref') in opts else p for p in parts]
     if (cc := _cache_mark(m)): parts = parts[:-1] + [dict(parts[-1], cache_control=cc)]
     return [dict(role='user', content=_content(parts, _an_part))]
 
 codecs['openai'] = Codec('openai', lambda parts, m: [dict(role='user', content=_content(parts, _oa_part))], _oa_reply,
     _tc_ids, lambda msg, res: [msg] + res, _oa_with_state,
     lambda m: any(m.get(k) not in (None, '', []) for k in _oa_state),
-    head=lambda system: [dict(role='system', content=system)] if system and system.strip() else [])
+    head=lambda system: [dict(role='system', content=system)] if system and system.strip() else [],
+    result_images=False)  # a tool message is text: each image a short note (`_plain_result`)
 
 def _an_own(msg, res):
     "Kept message `msg`, then the dialog's results `res` after it as one user turn"
@@ -810,13 +840,13 @@ _re_think_body = re.compile(r'\s*::: details\n\n## Thinking\n\n(.*)\n\n:::\s*', 
 
 def _bodies(s):
     "The thinking texts written in reply text `s`, in order, none blank or redacted"
-    res,pos = [],0
-    for a,_,b in _think_spans(s):
-        if a<pos: continue  # an opening inside thinking is thinking
+    res = []
+    # only thinking outside tool blocks: a tool result may quote thinking (a tool that read a dialog file)
+    for a,blk,_ in _spans(s) if 'think_start' in s else ():
+        if blk is not None: continue
         body = s[_re_think[0].match(s, a).end():_re_think[1].search(s, a).start()]
         body = (m[1] if (m := _re_think_body.fullmatch(body)) else body.strip()).replace('<!\u2060--', '<!--')
         if body.strip() and body!='*(redacted thinking)*': res.append(body)
-        pos = b
     return res
 
 # The thinking reply text `s` shows, joined by a blank line; None when none (or only redacted)
@@ -905,6 +935,19 @@ def _cache_mark(m):
     if cc is None or isinstance(cc, dict): return cc
     msg = (f"message {m.id!r}: meta['dialog']['cache_control'] must be a dict (Anthropic's, "
            f"e.g. {{'type': 'ephemeral'}}), not {cc!r:.40}")
+    raise ValueError(msg)
+
+_doc_opts = ('context', 'citations') # an Anthropic document's keys besides its source and title, kept as they came
+
+def _doc_marks(m):
+    "Prompt `m`'s documents' Anthropic options (`meta['dialog']['doc_opts']`: attachment id or URL -> dict), or {}"
+    d = m.meta.get('dialog') if m is not None else None
+    o = d.get('doc_opts') if isinstance(d, dict) else None
+    if o is None: return {}
+    if isinstance(o, dict) and all(isinstance(v, dict) for v in o.values()):
+        return {k:{x:v[x] for x in _doc_opts if x in v} for k,v in o.items()}
+    msg = (f"message {m.id!r}: meta['dialog']['doc_opts'] must map an attachment id or URL to a dict of "
+           f"Anthropic document options ({', '.join(_doc_opts)}), not {o!r:.40}")
     raise ValueError(msg)
 
 # %% ../nbs/02_chat.ipynb #cbd1b23b
@@ -1037,9 +1080,25 @@ def _img_facts(b64):
     _facts[k] = r  # now the one seen last
     return r
 
+def _sent_imgs(units, fmt):
+    "`(imgs, put_back)`: each image `(message, part)` `fmt` is sent, and what writes a tool result's images back"
+    imgs = [(u['m'], p) for u in units for p in u.get('ctx') or u.get('req') or () if p['type']=='image']
+    held = []  # a tool result's text, split at its images: screenshots count and are fitted as any image
+    for u in units if _codec(fmt).result_images else ():
+        for p in u.get('reply') or ():
+            if p['type']!='tool' or '![image](data:' not in (s := p['result'] or ''): continue
+            segs,pos = [],0
+            for mt in _re_res_img.finditer(s):
+                segs += [s[pos:mt.start()], (q := _img(mt[1], mt[2]))]; imgs.append((u['m'], q)); pos = mt.end()
+            held.append((p, segs + [s[pos:]]))
+    def put_back():
+        for p,segs in held:
+            p['result'] = ''.join(x if isinstance(x, str) else result_image(x['mime'], x['data']) for x in segs)
+    return imgs,put_back
+
 def _fit_images(units, fmt):
     "Every data image part of `units` checked and within `fmt`'s limits"
-    imgs = [(u['m'], p) for u in units for p in u.get('ctx') or u.get('req') or () if p['type']=='image']
+    imgs,put_back = _sent_imgs(units, fmt)
     lim = img_limits[fmt]
     mb,px = lim['bytes'],lim['px_many'] if len(imgs)>lim.get('many', len(imgs)) else lim['px']
     for m,p in imgs:
@@ -1057,11 +1116,12 @@ def _fit_images(units, fmt):
         try: mime,data = fit_image(base64.b64decode(p['data']), p['mime'], mb, px)
         except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
+    put_back()
 
 # %% ../nbs/02_chat.ipynb #06b8fb68
 # Per request: the body's bytes, and how many images it may hold
 req_limits = dict(anthropic=dict(bytes=32*2**20, images=100), openai=dict(bytes=50*2**20, images=500),
-                  responses=dict(bytes=50*2**20, images=500), gemini=dict(bytes=20*2**20, images=None))
+                  responses=dict(bytes=50*2**20, images=500), gemini=dict(bytes=100*2**20, images=None))
 
 def _bound(units, system):
     "An upper bound of the bytes a request of `units` and `system` takes"
@@ -1075,8 +1135,8 @@ def _bound(units, system):
 def _fit_request(units, fmt, render, system=None):
     "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`)"
     lim = req_limits.get(fmt, {})
-    ps = [p for u in units for p in u.get('ctx') or u.get('req') or () if p['type'] in ('image', 'file')]
-    imgs = [p for p in ps if p['type']=='image']
+    imgs,put_back = _sent_imgs(units, fmt)
+    imgs = [p for _,p in imgs]
     if lim.get('images') is not None and len(imgs)>lim['images']:
         msg = f"the request holds {len(imgs)} images, over {fmt}'s limit of {lim['images']} in one request"
         raise ValueError(msg)
@@ -1099,6 +1159,7 @@ def _fit_request(units, fmt, render, system=None):
         if len(p['data'])>share:
             mime,data = fit_image(base64.b64decode(p['data']), p['mime'], int(share))
             p.update(mime=mime, data=base64.b64encode(data).decode())
+    put_back()
     if (n := size(res := render()))>lim['bytes']:
         msg = f"the request is {n} bytes even with its images shrunk, over {fmt}'s limit of {lim['bytes']} bytes"
         raise ValueError(msg)
@@ -1364,7 +1425,9 @@ def _oa_events(m, i):
     if role=='tool':
         if not isinstance(m.get('tool_call_id'), str): _err(i, 'a tool message without a tool_call_id')
         if m.get('name') is not None and not isinstance(m['name'], str): _err(i, 'a tool message name must be a string')
+        # several text parts: their lengths, to send them back as parts (`_unblock`)
         extra = {'result_name': m['name']} if m.get('name') else {}
+        if (n := _block_lens(c)): extra['result_blocks'] = n
         return [('result', m['tool_call_id'], _texts(c, i, 'tool'), extra)]
     return [('system', _texts(c, i, role))] if role in ('system', 'developer') else [('user', _oa_user(c, i))]
 
@@ -1454,7 +1517,8 @@ def _an_events(m, i):
             else: _err(i, f'content part {j}: unsupported image source')
         elif t=='tool_result' and role=='user': res.append(_an_result_ev(p, i, j))
         elif t=='document' and role=='user' and isinstance(s := p.get('source'), dict) and s.get('type') in _doc_srcs:
-            parts.append(_an_doc(s, p.get('title'), i, j))
+            opts = {k:p[k] for k in _doc_opts if k in p}  # kept for Anthropic (`meta['dialog']['doc_opts']`)
+            parts.append(_an_doc(s, p.get('title'), i, j) | ({'opts': opts} if opts else {}))
         elif t=='tool_use' and role=='assistant':
             if not _an_call_ok(p): _err(i, f'content part {j}: a tool_use needs an id, a name and an input object')
             # the result's own is `cache_control`
@@ -1511,16 +1575,20 @@ def _system_arg(s):
     raise ValueError(f'chat2dlg: system must be a string or a list of text blocks, not {s!r:.80}')
 
 def _prompt_content(parts):
-    "Prompt text and attachments from user parts"
-    txt,atts = [],[]
+    "Prompt text, attachments, and `{'doc_opts': documents' options by attachment id or URL}` from user parts"
+    txt,atts,opts = [],[],{}
     for p in parts:
         if p['type']=='text': txt.append(p['text']); continue
         # a file by URL: the link names where it is
-        if 'url' in p and p['type']=='file': txt.append(url_file(p['name'] or '', p['url'], p['mime'])); continue
+        if 'url' in p and p['type']=='file':
+            txt.append(url_file(p['name'] or '', p['url'], p['mime']))
+            if 'opts' in p: opts[_url_esc(p['url'])] = p['opts']
+            continue
         atts.append(a := Attachment(base64.b64decode(p['data']), p['mime']))
+        if 'opts' in p: opts[a.id] = p['opts']
         name = (p['name'] or '').replace('[', '(').replace(']', ')') if p['type']!='image' else None
         txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{name}](attachment:{a.id})")
-    return '\n\n'.join(txt),atts
+    return '\n\n'.join(txt),atts,{'doc_opts': opts} if opts else {}
 
 # %% ../nbs/02_chat.ipynb #1cd002d5
 def _round_spans(items, spans):
@@ -1592,7 +1660,8 @@ def _sdk_json(o):
 codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_part=_url_part, url_text=_url_text,
     b64_file=_b64_file, data_file=_data_file, content=_content, rounds=_rounds, call=_call, server_text=_server_text,
     args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
-    plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text)
+    plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text, fetched=_fetched,
+    annotated=_oa_annotated)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)
@@ -1628,8 +1697,8 @@ def _add_reply(cur, ev, m, i, fmt, pending):
             _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: "
                     f"over {max_depth} levels)")
         # said after a call: it stays between calls, or goes before them when no call follows
-        if p['type']=='text' and calls: tail.append(p['text'].strip('\n'))
-        elif p['type']=='text': cur[1].append(p['text'].strip('\n'))
+        if p['type']=='text' and calls: tail.append(_said_txt(p['text'].strip('\n')))
+        elif p['type']=='text': cur[1].append(_said_txt(p['text'].strip('\n')))
         # empty thinking (kept with the message) shows nothing
         elif p['type']=='think': cur[1].extend([think_block(p['text'])] if p['text']!='' else [])
         # run by the provider: its result came with it
@@ -1690,10 +1759,10 @@ def chat2dlg(msgs:list, # The provider's message list
                 sys_txt.append(ev[1])
             elif ev[0]=='user':
                 flush()
-                txt,atts = _prompt_content(ev[1])
+                txt,atts,opts = _prompt_content(ev[1])
                 cur = (dlg.mk_message(txt, msg_type=sprompt, attachments=atts), [], [], [])
-                # Anthropic's cache breakpoint: at the end of this prompt's turn
-                if len(ev)>2: cur[0].meta['dialog'] = {'cache_control': ev[2]}
+                # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
+                if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = dm
             elif ev[0]=='assistant':
                 if cur is None or prev=='assistant': flush(); cur = (dlg.mk_message('', msg_type=sprompt), [], [], [])
                 _add_reply(cur, ev, m, i, fmt, pending)
@@ -1747,9 +1816,18 @@ def _tiktoken():
 
 _media_types = ('image', 'image_url', 'input_image', 'document', 'file', 'input_file', 'input_audio') # charged flat
 
+def _doc_txt(o):
+    "The text of plain-text document part `o` (Anthropic's text source, Gemini's inline `text/plain`), else None"
+    s,d = o.get('source'),o.get('inlineData')
+    if o.get('type')=='document' and isinstance(s, dict) and s.get('type')=='text': return s.get('data')
+    if isinstance(d, dict) and d.get('mimeType')=='text/plain' and isinstance(d.get('data'), str):
+        try: return base64.b64decode(d['data']).decode('utf-8', 'replace')
+        except ValueError: return None  # not base64: charged as any file
+
 def _sans_imgs(o, n):
     "`o` with each image part replaced by its bare type; `n` (a list) gets one item per image"
     if isinstance(o, dict):
+        if isinstance(t := _doc_txt(o), str): return {'type': 'document', 'text': t}  # a text document: its text
         # media: a flat charge, never its base64
         if o.get('type') in _media_types or 'inlineData' in o:
             n.append(1)
@@ -1803,8 +1881,16 @@ def _has_image(ms):
         return isinstance(p, dict) and (p.get('type') in ('image_url', 'image', 'input_image') or 'inlineData' in p
                                         or 'fileData' in p)
     return any(isinstance(c := m.get('content', m.get('parts')), list) and any(img(p) for p in c) for m in ms)
+def _has_file(ms):
+    def file(p):
+        if not isinstance(p, dict) or _doc_txt(p) is not None: return False  # a text document is text
+        d = p.get('inlineData') or p.get('fileData')
+        kinds = ('file', 'input_audio', 'input_file', 'document')
+        return p.get('type') in kinds or isinstance(d, dict) and not _is_img(d)
+    return any(isinstance(c := m.get('content', m.get('parts')), list) and any(file(p) for p in c) for m in ms)
+def _is_img(d): return str(d.get('mimeType') or d.get('mime_type') or '').lower().startswith('image/')
 # The rules `dlgs2jsonl`'s `drop` can name: a conversation a rule holds for is left out
-jsonl_drops = dict(no_assistant=_no_assistant, has_image=_has_image)
+jsonl_drops = dict(no_assistant=_no_assistant, has_image=_has_image, has_file=_has_file)
 
 def chk_drop(drop): # None, a rule's name (`jsonl_drops`), a function of a conversation's messages, or a list of those
     "`drop` as a list of functions, each saying of a conversation's provider messages whether to leave it out"
@@ -1853,10 +1939,12 @@ def _tool_defs(ms):
     return res
 
 # %% ../nbs/02_chat.ipynb #af92c8dc
-def _image_msg(dlg):
-    "The id of the first message of `dlg` that sends an image"
-    def sends(u): return any(p['type']=='image' for p in u.get('ctx', u.get('req', [])))
-    return first(u['m'].id for u in _units(dlg.messages) if sends(u))
+def _media_msg(dlg):
+    "`(id, what)` of the first message of `dlg` that sends an image, a PDF or audio: what a text-only shape can't hold"
+    def what(p):
+        if p['type']=='image': return 'an image'
+        if p['type']=='file' and p['mime']!='text/plain': return 'audio' if p['mime'][:6]=='audio/' else 'a PDF'
+    return first((u['m'].id, w) for u in _units(dlg.messages) for p in u.get('ctx', u.get('req', [])) if (w := what(p)))
 
 def _args_dict(d, f, shape):
     "The arguments of call `f` (an OpenAI `function`) as the dict chat templates take"
@@ -1874,9 +1962,12 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
     res,names,k = [],{},0
     for m in oa:
         c = m.get('content')
+        # text parts only (a text document beside the prompt's text): one text
+        if isinstance(c, list) and all(p.get('type')=='text' for p in c): c = '\n\n'.join(p['text'] for p in c)
         if isinstance(c, list):
-            msg = (f"dialog {d.name!r}: message {_image_msg(d)!r} sends an image, "
-                   f"and shape {shape!r} takes text only: leave such dialogs out with drop='has_image', "
+            i,what = _media_msg(d) or (None, 'a file')
+            msg = (f"dialog {d.name!r}: message {i!r} sends {what}, and shape {shape!r} takes text only: leave such "
+                   f"dialogs out with drop='{'has_image' if what=='an image' else 'has_file'}', "
                    "or write shape 'openai_ft' or 'chat'")
             raise ValueError(msg)
         r = dict(role=m['role'], content=c or '')
@@ -2000,7 +2091,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
     def line(i, d):
         if isinstance(d, (str, os.PathLike)):
             msg = (f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; "
-                   "`dialog.dataset`'s `dlgs2jsonl` reads files too")
+                   "`dialog.dataset`'s `paths2jsonl` writes files")
             raise ValueError(msg)
         try:
             oa = dlg2chat(d, fmt, weights=fmt=='openai')

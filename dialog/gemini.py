@@ -203,4 +203,4 @@ def _gm_user(parts, m): return [{'role': 'user', 'parts': [_gm_part(p) for p in 
 
 register_codec(Codec('gemini', _gm_user, _gm_reply, _gm_calls, lambda msg, res: [msg] + res, _gm_with_state, _gm_state,
                      model=lambda c: c.get('role')=='model', finish=_gm_finish, events=_gm_events, group=_gm_group),
-    img_limit=dict(bytes=20*2**20, px=None)) # inline data: Gemini's 20 MB request limit bounds each image too
+    img_limit=dict(bytes=100*2**20, px=None)) # inline data: Gemini's 100 MB request limit bounds each image too

@@ -92,6 +92,17 @@ def _rs_user_parts(c, j):
         else: kit.err(j, f'unsupported or malformed user content part {k} (type {t!r}) for the Responses format')
     return res
 
+def _rs_cited(c, j):
+    "Assistant content `c` with each `output_text`'s URL citations (`annotations`) as footnotes in its text"
+    def cited(p):
+        anns = p.get('annotations') if isinstance(p, dict) and p.get('type')=='output_text' else None
+        if not (isinstance(anns, list) and isinstance(p.get('text'), str)): return p
+        # the spelling Chat Completions gives them in: one reading of both
+        urls = [{'type': 'url_citation', 'url_citation': a} for a in anns
+                if isinstance(a, dict) and a.get('type')=='url_citation']
+        return dict(p, text=kit.annotated(p['text'], urls, j))
+    return [cited(p) for p in c] if isinstance(c, list) else c
+
 # %% ../nbs/02a_responses.ipynb #45c014a1
 def _rs_model(items, i):
     "The parts of a run of items the model wrote (item `i` first), in order"
@@ -105,7 +116,7 @@ def _rs_model(items, i):
             if txt.strip():
                 parts.append(dict(type='think', text=txt))
         elif t=='message':
-            if (txt := _rs_texts(x.get('content'), j, 'assistant')).strip(): parts.append(kit.txt(txt))
+            if (txt := _rs_texts(_rs_cited(x.get('content'), j), j, 'assistant')).strip(): parts.append(kit.txt(txt))
         elif t in ('function_call', 'custom_tool_call'):
             a = 'arguments' if t=='function_call' else 'input'
             if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)):
@@ -190,6 +201,7 @@ def _rs_events(m, i):
 # %% ../nbs/02a_responses.ipynb #a8120562
 def _rs_part(p):
     if p['type']=='text': return dict(type='input_text', text=p['text'])
+    kit.fetched(p, 'responses')
     if p['type']=='file':
         # no text document part: its text
         if p['mime']=='text/plain' and 'data' in p: return dict(type='input_text', text=kit.doc_text(p)['text'])

@@ -69,7 +69,9 @@ def anthropic_rules(msgs):
     uses_all = [b['id'] for b in blocks_all if b['type'] == 'tool_use']
     assert len(uses_all) == len(set(uses_all)), f'duplicate tool_use ids {uses_all}'
     assert all(_an_id.fullmatch(i) for i in uses_all), f'tool_use id refused by the pattern in {uses_all}'
-    imgs = [b['source'] for b in blocks_all if b['type'] == 'image']
+    in_results = [x for b in blocks_all if b['type'] == 'tool_result' and isinstance(b.get('content'), list) for x in b['content']]
+    imgs = [b['source'] for b in blocks_all + in_results if b['type'] == 'image']  # a screenshot a tool returned is an image of the request too
+    assert len(imgs) <= 100, f'{len(imgs)} images in one request, over 100'
     for s in imgs:
         if s['type'] == 'base64': _img_ok(s['data'], AN_IMG_BYTES, 2000 if len(imgs) > 20 else AN_IMG_PX)
     for b in blocks_all:

@@ -116,3 +116,22 @@ def test_responses_stamps_are_the_long_ways(h):
     assert same_stamps(stamps(d), searched_stamps(d, 'responses'))
     if plain(h):  # texts that read back as written: every reasoning item goes back
         assert sum(x.get('type') == 'reasoning' for x in dlg2chat(reads_ipynb(write_ipynb(d)), 'responses')) == sum(x['type'] == 'reasoning' for x in h)
+
+# ---------- the system prompt's blocks, given back without re-reading them ----------
+sys_texts = st.text(st.sampled_from('ab \n'), max_size=5)
+sys_blocks = st.lists(st.builds(lambda t, cc: {'type': 'text', 'text': t} | ({'cache_control': {'type': 'ephemeral'}} if cc else {}), sys_texts, st.booleans()), min_size=1, max_size=4)
+junk = st.recursive(st.none() | st.integers() | st.text(max_size=3), lambda k: st.lists(k, max_size=3) | st.dictionaries(st.sampled_from(['type', 'text', 'x']), k, max_size=3), max_leaves=8)
+
+@given(sys_blocks, st.one_of(st.none(), sys_texts), junk)
+@settings(max_examples=300, deadline=None)
+def test_dlg2system_blocks_say_the_dialogs_system_prompt(bs, edit, bad):
+    "`dlg2system` gives the kept blocks back without re-reading the history: whatever they are (as given, after an edit of the prompt, after a hand edit of the metadata), what Anthropic reads is the dialog's system prompt, and the blocks come back exactly while it is unedited"
+    d = reads_ipynb(write_ipynb(chat2dlg([{'role': 'user', 'content': 'hi'}], 'anthropic', system=bs)))
+    joined = '\n\n'.join(b['text'] for b in bs)
+    want = None if not joined.strip() else bs if len(bs) > 1 or len(bs[0]) > 2 else joined
+    assert C.dlg2system(d) == want
+    for change in (lambda: setattr(d, 'system', edit), lambda: d.meta.setdefault('dialog', {}).__setitem__('system_blocks', bad)):
+        change()
+        got = C.dlg2system(d)
+        assert (got is None) == (not (d.system and d.system.strip()))
+        if got is not None: assert C._system_arg(got) == d.system

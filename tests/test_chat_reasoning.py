@@ -294,3 +294,55 @@ def test_block_lengths_split_the_joined_text_back(ts):
     bs = [{'type': 'text', 'text': t} for t in ts]
     assert c._unblock('\n\n'.join(ts), c._block_lens(bs)) == bs
     assert c._unblock('\n\n'.join(ts) + 'x', c._block_lens(bs)) is None  # an edit that changes the length sends the text joined
+
+# ---------- thinking quoted in a tool result is text of that result ----------
+QUOTED = ['<!--think_start-->\n::: details\n\n## Thinking\n\nold\n\n:::\n<!--think_end-->\nrest',  # a tool that read a dialog file
+          'a <!--think_start--> never closed', 'a <!--think_end--> alone', '<!-- think_start --><!--think_end-->']
+
+@pytest.mark.parametrize('quoted', QUOTED)
+def test_thinking_quoted_in_a_tool_result_is_not_the_replys_thinking(quoted):
+    "A tool result quoting think markers (closed or not): the result comes back as it was, every call stays a call, and the reply's own thinking still goes back (Anthropic refuses a tool loop whose last assistant turn lost its thinking)"
+    h = an_loop()
+    h[2]['content'][0]['content'] = quoted
+    d = _reread(chat2dlg(h, 'anthropic'))
+    assert dlg2chat(d, 'anthropic') == h
+    assert [p['result'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool'][0] == quoted
+    assert 'Now read.' in d.messages[0].ai_res and not has_tool_block(quoted)
+
+@pytest.mark.parametrize('text', ['A dialog marks thinking with <!--think_start-->.', '```\n<!--think_start-->\n```', think_block('quoted'), 'a <!\u2060--think_end--> b'])
+def test_think_markers_the_model_wrote_are_its_text(text):
+    "The model's own text quoting a think marker (a model explaining the format, quoting a dialog file): read back as that text, and the calls and results after it are still calls (they were swallowed as thinking, so the tool loop and its reasoning were lost)"
+    h = an_loop()
+    h[1]['content'][1]['text'] = text
+    d = _reread(chat2dlg(h, 'anthropic'))
+    assert dlg2chat(d, 'anthropic') == h
+    assert [p['text'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='text'][0] == text
+    assert [p['id'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool'] == ['toolu_1', 'toolu_2', 'toolu_3']
+
+marked = st.lists(st.sampled_from(['<!--think_start-->', '<!--think_end-->', '<!-- think_start -->', '::: details\n\n## Thinking\n\n',
+                                   '\n:::\n', '```', '\n', 'x', ' ', '"', '\\', '*(redacted thinking)*']), max_size=8).map(''.join)
+
+said = st.lists(st.sampled_from(['<!--think_start-->', '<!--think_end-->', '<!-- think_end -->', '<!\u2060--think_start-->', '::: details\n\n## Thinking\n\n',
+                                 '\n:::\n', '```', 'x', ' ', '"']), min_size=1, max_size=8).map(''.join).filter(lambda s: s.strip() == s and s)
+
+@given(marked, marked, said, st.sampled_from(['anthropic', 'openai']))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_any_tool_result_and_arguments_round_trip_with_the_reasoning(res, arg, text, fmt):
+    "Whatever a tool result, a call's argument and the model's own text hold (think markers among them), history → dialog → save → read → the same format is the history, the reasoning with it"
+    if fmt == 'anthropic':
+        h = _two_block_loop(res); h[1]['content'][1]['input'] = {'q': arg}
+        h[1]['content'].insert(1, {'type': 'text', 'text': text})
+    else:
+        call = lambda i, a: {'id': f'call_{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': json.dumps(a)}}
+        h = [{'role': 'user', 'content': 'go'},
+             {'role': 'assistant', 'content': text, 'reasoning_content': 'T', 'tool_calls': [call(1, {'q': arg})]}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': res},
+             {'role': 'assistant', 'content': None, 'reasoning_content': 'U', 'tool_calls': [call(2, {})]}, {'role': 'tool', 'tool_call_id': 'call_2', 'content': 'ok'}]
+    if fmt == 'anthropic' and not res.strip(): h[2]['content'][0]['content'] = res = 'r'  # Anthropic's empty result is a documented normalisation
+    assert dlg2chat(_reread(chat2dlg(h, fmt)), fmt) == h
+
+@given(st.lists(st.sampled_from(['<!', '--', '\u2060', 'think_start', 'think_end', '-->', ' ', '\n', 'x']), max_size=12).map(''.join))
+def test_said_text_escape_is_undone_exactly_and_opens_no_thinking(s):
+    "`_unsaid` is the inverse of `_said_txt` on any text, and what `_said_txt` writes holds no think marker a reader would take for thinking"
+    import dialog.chat as c
+    assert c._unsaid(c._said_txt(s)) == s
+    assert not c._re_think[0].search(c._said_txt(s)) and not c._re_think[1].search(c._said_txt(s))

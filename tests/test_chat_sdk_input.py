@@ -150,3 +150,17 @@ def test_cache_control_on_tool_use_and_system_blocks_through_the_sdk(tmp_path):
     assert 'cache_control' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'responses', 'gemini')] + [dlg2system(d, f) for f in ('responses', 'gemini')])
     fn = dlgs2jsonl([d], tmp_path/'a.jsonl', 'anthropic')  # a JSON Lines line keeps the blocks beside the messages, and reads back to them
     assert json.loads(fn.read_text())['system'] == sysb and dlg2system(jsonl2dlgs(fn)[0]) == sysb
+
+def test_cache_control_on_a_document_is_sent_back():
+    "A cache breakpoint on a PDF or text document (the usual place: cache the long document) goes back on that document, through the real client; no other provider sees it"
+    import base64
+    cc = {'type': 'ephemeral'}
+    pdf = base64.b64encode(b'%PDF-1.4\n%%EOF').decode()
+    for src in ({'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, {'type': 'text', 'media_type': 'text/plain', 'data': 'A long text.'}):
+        h = [{'role': 'user', 'content': [{'type': 'text', 'text': 'Read this'}, {'type': 'document', 'source': src, 'title': 'T', 'cache_control': cc}]}, {'role': 'assistant', 'content': 'ok'}]
+        d = chat2dlg(h)
+        assert dlg2chat(d, 'anthropic') == h
+        d.mk_message('And?', msg_type=sprompt)
+        _, body, _ = Provider('anthropic').send(d)
+        assert body['messages'][0]['content'][1]['cache_control'] == cc
+        assert 'cache_control' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'responses', 'gemini')])

@@ -87,4 +87,22 @@ def test_url_file_reads_back_as_the_file_it_names(name, path, mime):
     url = 'https://example.com/' + path
     link = url_file(name, url, mime)
     ps = [p for p in c._text_parts('see ' + link, []) if p['type']=='file']
-    assert ps == [{'type': 'file', 'mime': mime.lower(), 'name': name.replace('[', '(').replace(']', ')') or None, 'url': c._url_esc(url)}]
+    assert ps == [{'type': 'file', 'mime': mime.lower(), 'name': name.replace('[', '(').replace(']', ')') or None, 'url': c._url_esc(url), 'ref': c._url_esc(url)}]
+
+def test_document_citations_and_context_go_back_to_anthropic():
+    "A document's `citations` (turned on: Claude then cites it) and `context` come back on that document after a save, through the real client; the thinking made after it goes back too (the prefix is exact); other providers, with no such keys, never see them"
+    docs = [{'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, 'title': 'Paper', 'context': 'From 2024', 'citations': {'enabled': True}},
+            {'type': 'document', 'source': {'type': 'text', 'media_type': 'text/plain', 'data': 'Notes.'}, 'citations': {'enabled': True}},
+            {'type': 'document', 'source': {'type': 'url', 'url': 'https://example.com/a.pdf'}, 'context': 'Web'}]
+    h = [{'role': 'user', 'content': docs + [{'type': 'text', 'text': 'Compare'}]},
+         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'Look up.', 'signature': 'S1'}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'f', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'r'}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic')))
+    assert dlg2chat(d, 'anthropic') == h
+    _, body, _ = Provider('anthropic').send(d)
+    assert body['messages'] == h
+    others = json.dumps([dlg2chat(d, f) for f in ('responses', 'gemini')])
+    assert 'citations' not in others and 'From 2024' not in others
+    m = d.messages[0]
+    m.meta['dialog']['doc_opts'] = 'x'
+    with pytest.raises(ValueError, match=rf"message '{m.id}': meta\['dialog'\]\['doc_opts'\] must map"): dlg2chat(d, 'anthropic')

@@ -143,6 +143,8 @@ def test_file_data_of_any_type_read_and_written():
     _, body, _ = Gemini().send(d)
     uris = lambda ps: [(f.get('fileUri') or f.get('file_uri'), f.get('mimeType') or f.get('mime_type')) for p in ps for f in [p.get('fileData') or p.get('file_data')]]  # the client spells the keys as it likes
     assert uris(body['contents'][0]['parts'][1:]) == uris(want[0]['parts'][1:])
+    with pytest.raises(ValueError, match="anthropic can't fetch 'https://generativelanguage.googleapis.com/v1beta/files/abc'"): dlg2chat(d, 'anthropic')  # Gemini's own store: no one else reads it
+    d.messages[0].content = d.messages[0].content.replace('https://generativelanguage.googleapis.com/v1beta/files/abc', 'https://example.com/a.pdf').replace('gs://bucket/talk.mp3', 'https://example.com/talk.mp3')
     with pytest.raises(ValueError, match='anthropic takes no audio/mpeg file by URL'): dlg2chat(d, 'anthropic')
 
 def test_an_image_a_tool_returned_goes_as_a_function_response_part():
@@ -164,3 +166,15 @@ def test_an_image_a_tool_returned_goes_as_a_function_response_part():
                         parts=[types.FunctionResponsePart(inline_data=types.FunctionResponseBlob(mime_type='image/png', data=base64.b64decode(PNG)))]))])
     d = chat2dlg(c[:2] + [sdk], 'gemini')
     assert parse_reply(d.messages[0].ai_res)[0]['result'] == result_image('image/png', PNG)
+
+def test_a_file_only_gemini_can_fetch_is_refused_elsewhere_by_name():
+    "A Gemini Files API or Cloud Storage URI (a PDF, an image) goes back to Gemini; to another provider, which can't fetch it and would refuse the request, it is a ValueError naming the message and the URI"
+    for uri, mime in (('https://generativelanguage.googleapis.com/v1beta/files/abc123', 'application/pdf'), ('gs://bucket/cat.png', 'image/png')):
+        h = [{'role': 'user', 'parts': [{'fileData': {'mimeType': mime, 'fileUri': uri}}, {'text': 'What is this?'}]}, {'role': 'model', 'parts': [{'text': 'A file.'}]}]
+        d = chat2dlg(h, 'gemini')
+        assert dlg2chat(d, 'gemini') == h
+        for fmt in ('openai', 'anthropic', 'responses'):
+            with pytest.raises(ValueError, match=rf"message '{d.messages[0].id}': {fmt} can't fetch '{uri}', a Gemini Files API or Cloud Storage URI only Gemini reads"):
+                dlg2chat(d, fmt)
+    d = chat2dlg([{'role': 'user', 'parts': [{'fileData': {'mimeType': 'application/pdf', 'fileUri': 'https://example.com/files/a.pdf'}}]}], 'gemini')
+    assert dlg2chat(d, 'anthropic')[0]['content'][0]['source'] == {'type': 'url', 'url': 'https://example.com/files/a.pdf'}  # any other URL is fetched by whoever gets it

@@ -172,3 +172,18 @@ def test_server_items_go_back_verbatim():
     assert dlg2chat(d, 'responses')[7] == {'type': 'mcp_approval_response', 'approval_request_id': 'mcpr_1', 'approve': False}
     m.ai_res = m.ai_res.replace('{\\"approve\\": false}', 'yes')
     with pytest.raises(ValueError, match="the answer to MCP approval request 'mcpr_1' must be the JSON of an mcp_approval_response"): dlg2chat(d, 'responses')
+
+def test_url_citations_show_as_footnotes_and_go_back_as_they_came():
+    "A web-search answer's `url_citation` annotations: the dialog shows them as footnotes (as a Chat Completions answer's), other providers get them as text, and Responses gets the message back as it came, through the real client"
+    ann = {'type': 'url_citation', 'url': 'https://example.com/cats', 'title': 'Cats', 'start_index': 0, 'end_index': 13}
+    msg = {'type': 'message', 'id': 'msg_1', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': 'Cats purr a lot.', 'annotations': [ann]}]}
+    rs = {'type': 'reasoning', 'id': 'rs_1', 'summary': [], 'encrypted_content': 'E1'}
+    h = [{'role': 'user', 'content': 'Do cats purr?'}, rs, {'type': 'web_search_call', 'id': 'ws_1', 'status': 'completed', 'action': {'type': 'search', 'query': 'cats purr'}}, msg]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    assert d.messages[0].ai_res.endswith('Cats purr a l[^1]ot.\n\n[^1]: [Cats](https://example.com/cats)')
+    d.mk_message('Why?', msg_type=sprompt)
+    _, body, _ = RProvider().send(d)
+    assert body['input'][:4] == h
+    assert dlg2chat(d, 'anthropic')[1]['content'].endswith('[^1]: [Cats](https://example.com/cats)')
+    plain = dlg2chat(chat2dlg([h[0], h[2], h[3]], 'responses'), 'responses')  # no reasoning, so no record: the message as the dialog shows it
+    assert plain[2] == {'role': 'assistant', 'content': 'Cats purr a l[^1]ot.\n\n[^1]: [Cats](https://example.com/cats)'}
