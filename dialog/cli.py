@@ -47,7 +47,8 @@ _file = _arg('file', metavar='FILE', help='the dialog file (.ipynb is appended w
 _dry = _arg('--dry-run', action='store_true', help='print the result and write nothing')
 _drop = _arg('--drop', action='append', choices=tuple(jsonl_drops),
              help="with JSON Lines: also leave out the conversations this rule holds for "
-                  "(no_assistant: without an assistant turn; has_image: sending an image); "
+                  "(no_assistant: without an assistant turn; has_image: sending an image; has_file: sending a PDF, "
+                  "audio or another file); "
                   "conversations with nothing to send are always left out")
 _shape = _arg('--shape', choices=tuple(jsonl_shapes),
               help="with JSON Lines: what a line holds (default chat: the provider's messages; "

@@ -70,3 +70,9 @@ def test_every_convert_o_says_what_it_wrote(tour, tmp_path, to):
 def test_convert_help_says_from_gives_prompts_and_replies():
     h = ' '.join(ok('convert', '--help').split())
     assert 'prompts and replies' in h and 'notes and code sent as context come back as text inside the prompts' in h, h
+
+def test_drop_help_names_every_rule():
+    "`--drop`'s help explains each rule `jsonl_drops` holds, so a new rule can't be left out of it"
+    from dialog.chat import jsonl_drops
+    from dialog.cli import _drop
+    assert all(f'{k}:' in _drop[1]['help'] for k in jsonl_drops)
