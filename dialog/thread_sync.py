@@ -15,16 +15,17 @@ __all__ = ['person_edits', 'FromCell', 'FromRun', 'Run', 'free_json', 'free_valu
 from fastcore.utils import *
 from .core import Dialog, Msgs, Attachment as CellAttachment, sprompt, prompt_output
 from .ipynb import read_ipynb, DialogConflictError
+from .nbjson import prompt_mark
 from .chat import tool_block, parse_reply, call_args, img_mimes, render_outputs_ai
 from .thread import *
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
-import base64, copy, hashlib, itertools, json, math, os, re, weakref
+import base64, collections, copy, hashlib, itertools, json, math, os, re, weakref
 
 # %% ../nbs/03a_thread_sync.ipynb #07177366
 class FromCell(NamedTuple):
-    "Where a message read from a cell with thread records came from: its metadata, pasted files and place survive the next save"
+    "Where a message read from a cell with thread records came from (its metadata, files and place survive a save)"
     cell: object # The cell (a `dialog.core.Message`)
     at: int # The message's place among the cell's records
     mine: set # The names of the cell's attachments the records hold (the others a person pasted)
@@ -43,23 +44,28 @@ class Run(NamedTuple):
     cells: list # The cells (`dialog.core.Message`s), kept as they were
     ids: list # The ids of the messages made from them, as made
     rels: list # Each message's `(turn, sequence)` past the run's start
+    outs: dict # `{cell id: text}` its cells' outputs gave (a reply, a code cell's outputs): kept should they go
 
 def _home(m):
     "The `FromCell` message `m` was read from, or None"
     return o if type(o := getattr(m, 'origin', None)) is FromCell else None
 
 for nm in ('dialog', 'from_dialog', 'read', 'save'):
-    if nm in vars(Thread): delattr(Thread, nm) # `dialog.thread`'s stand-ins, which load this module: it gives the real ones below
+    # `dialog.thread`'s stand-ins, which load this module: it gives the real ones below
+    if nm in vars(Thread): delattr(Thread, nm)
 Thread.dlg_cls = Dialog # the class of the dialog a thread builds; a host subclass sets its own
 Thread._dlg = Thread._disk = None # a thread made, not read, has no dialog (or file) yet
 Thread._runs = Thread._run_pos = Thread._inert = () # nor cells it didn't write
-Thread.copy_skips = Thread.copy_skips | {'_dlg', '_disk', '_cps'} # a copy is a new thread: its dialog (and file) are its own
+# a copy is a new thread: its dialog (and file) are its own
+Thread.copy_skips = Thread.copy_skips | {'_dlg', '_disk', '_cps'}
 
 # %% ../nbs/03a_thread_sync.ipynb #f5fe8733
 _tags = ('$bytes', '$dict') # the keys that mark an encoded value in a record's free-form field
 
 def _enc(v):
-    "Free-form value `v` (a message's or thread's `attributes`, `metrics`) as JSON that `_dec` reads back exactly: bytes as `{'$bytes': base64}`, a dict that would read as such a mark as `{'$dict': it}`, the rest as `_jsonable` writes it"
+    "Free-form value `v` (a message's or thread's `attributes`, `metrics`) as JSON that `_dec` reads back exactly"
+    # bytes as `{'$bytes': base64}`, a dict that would read as such a mark as `{'$dict': it}`,
+    # the rest as `_jsonable` writes it
     if isinstance(v, (bytes, bytearray)): return {'$bytes': base64.b64encode(v).decode('ascii')}
     if isinstance(v, dict):
         d = {(k if isinstance(k, str) else str(jsonable(k))):_enc(o) for k,o in v.items()}
@@ -75,12 +81,13 @@ def _dec(v, where=''):
         o = v[k]
         if k=='$dict' and isinstance(o, dict): return {kk:_dec(x, where) for kk,x in o.items()}
         try: return base64.b64decode(o, validate=True)
-        except (TypeError, ValueError): raise ValueError(f"{where}: {{{k!r}: ...}} must hold {'base64 text' if k=='$bytes' else 'a dict'}, not {short_repr(o)}") from None
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {{{k!r}: ...}} must hold {'base64 text' if k=='$bytes' else 'a dict'}, not {short_repr(o)}") from None
     return {kk:_dec(x, where) for kk,x in v.items()}
 
 # %% ../nbs/03a_thread_sync.ipynb #a5e92967
-def free_json(v): # A free-form value (a thread's or message's `attributes`, `metrics`): bytes, dicts, lists, what `jsonable` writes
-    "`v` as the JSON a thread's records keep it in, which `free_value` reads back exactly: the one codec of free-form values, for whatever else keeps them as JSON (the thread store's index)"
+def free_json(v): # A free-form value (`attributes`, `metrics`): bytes, dicts, lists, what `jsonable` writes
+    "`v` as the JSON a thread's records keep it in, which `free_value` reads back exactly"
     return _enc(v)
 
 # %% ../nbs/03a_thread_sync.ipynb #508c5706
@@ -91,7 +98,9 @@ def free_value(v, # JSON that `free_json` wrote
 
 # %% ../nbs/03a_thread_sync.ipynb #9b0a9aa1
 def _att_rec(a, keep=None, store=None):
-    "The record of attachment `a`: its metadata, and its bytes' place: `att` (a cell attachment `keep` names), `file` (one `store` keeps there), `data` (base64 in the record), or its text `content`"
+    "The record of attachment `a`: its metadata, and where its bytes are"
+    # `att` (a cell attachment `keep` names), `file` (one `store` keeps there), `data` (base64 in the record), or its
+    # text `content`
     r,c = a.model_dump(),a.content
     if isinstance(c, str): r['content'] = c
     elif isinstance(c, bytes):
@@ -106,11 +115,14 @@ def _att_from(r, atts, store, where):
     d,kept = {k:v for k,v in r.items() if k in att_fields},None
     try:
         if 'data' in r: d['content'] = base64.b64decode(r['data'])
-        elif (ca := atts.get(r.get('att'))) is not None: d['content'] = ca.data # a cell attachment deleted by hand leaves the file without content
+        # a cell attachment deleted by hand leaves the file without content
+        elif (ca := atts.get(r.get('att'))) is not None: d['content'] = ca.data
         elif (ca := atts.get(r.get('file'))) is not None: kept = (ca.data, ca.content_type)
-    except (TypeError, ValueError) as e: raise ValueError(f'{where}: bad attachment record {short_repr(r)}: {e}') from None
+    except (TypeError, ValueError) as e:
+        raise ValueError(f'{where}: bad attachment record {short_repr(r)}: {e}') from None
     a = ChatAttachment.model_validate(d, where=where)
-    if kept is not None: carry_file(a, r['file'], *kept, store=store) # the bytes stay with the attachment, should the thread's store go
+    # the bytes stay with the attachment, should the thread's store go
+    if kept is not None: carry_file(a, r['file'], *kept, store=store)
     return a
 
 # %% ../nbs/03a_thread_sync.ipynb #4d89a747
@@ -157,7 +169,9 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, st
             d['attachments'] = [_att_from(r, atts or {}, store, f'attachment {i}') for i,r in enumerate(rs)]
         m = mcls(**d)
         for i,tc in enumerate(m.tool_calls or []):
-            if isinstance(tc['id'], (list, dict)): raise ValueError(f'tool call {i}: its id must be text, not {short_repr(tc["id"])}') # a cell's reply finds calls by id
+            # a cell's reply finds calls by id
+            if isinstance(tc['id'], (list, dict)):
+                raise ValueError(f'tool call {i}: its id must be text, not {short_repr(tc["id"])}')
         return m
     except (TypeError, ValueError) as e:
         raise ValueError(f'{where}: bad thread record {short_repr(d.get("id"))}: {e}') from None
@@ -166,7 +180,8 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, st
 def _txt(c): return c if isinstance(c, str) else ''
 
 def _call_block(tc, res):
-    "The tool block of call `tc` holding result `res`; arguments written differently from `json.dumps` ride along as `raw_arguments` (which `dialog.chat` sends)"
+    "The tool block of call `tc` holding result `res`"
+    # arguments written differently from `json.dumps` ride along as `raw_arguments` (which `dialog.chat` sends)
     args,extra = call_args(tc['function']['arguments'])
     return tool_block(tc['id'], tc['function']['name'], args, _txt(res), **extra)
 
@@ -182,11 +197,13 @@ def _reply(ms):
         if _txt(m.content): pieces.append(m.content)
         done.update(tc['id'] for tc in m.tool_calls or [])
         blocks = [_call_block(tc, res.get(tc['id'])) for tc in m.tool_calls or []]
-        if blocks: pieces.append('\n'.join(blocks)) # one message's calls on adjacent lines: dialog.chat reads them as parallel calls
+        # one message's calls on adjacent lines: dialog.chat reads them as parallel calls
+        if blocks: pieces.append('\n'.join(blocks))
     return '\n\n'.join(pieces)
 
 def _contents(recs, reply):
-    "The contents of the messages of `recs`: from a record when it holds one, else from `reply`'s texts (assistants) and tool results (by call id)"
+    "The contents of the messages of `recs`"
+    # from a record when it holds one, else from `reply`'s texts (assistants) and tool results (by call id)
     parts = parse_reply(reply)
     texts,res = iter([p['text'] for p in parts if p['type']=='text']),{}
     for p in parts:
@@ -196,13 +213,15 @@ def _contents(recs, reply):
 
 # %% ../nbs/03a_thread_sync.ipynb #8daa2fb6
 def _reply_recs(ms, keep=None, store=None):
-    "Records of reply messages `ms`, each holding its content: the reply in the cell's outputs is their rendering, and outputs can be cleared"
+    "Records of reply messages `ms`, each holding its content"
+    # the reply in the cell's outputs is their rendering, and outputs can be cleared
     return [_record(m, True, keep, store) for m in ms]
 
 def _shape(parts): return [(p['type'], p.get('id')) for p in parts]
 
 def _edited(ms, reply):
-    "Put into reply messages `ms` the texts and tool results of `reply`, a person's edit of their reply; False (nothing changed) when the edit moved, added or removed parts"
+    "Put into reply messages `ms` the texts and tool results of `reply`, a person's edit of their reply"
+    # False (nothing changed) when the edit moved, added or removed parts
     old,new = parse_reply(_reply(ms)),parse_reply(reply)
     txt_ms = [m for m in ms if m.role=='assistant' and _txt(m.content)]
     if _shape(old)!=_shape(new) or len(txt_ms)!=sum(p['type']=='text' for p in old): return False
@@ -224,7 +243,8 @@ def _cell_id(mid, seen):
     return h[:8]
 
 def _refs(items):
-    "The image references shown after a user's text: one per image among `items` (`(filename, cell attachment name, mime)` of its files kept in the cell)"
+    "The image references shown after a user's text"
+    # one per image among `items` (`(filename, cell attachment name, mime)` of its files kept in the cell)
     return ''.join(f'\n\n![{_alt(fn)}](attachment:{n})' for fn,n,mime in items if mime in img_mimes)
 
 def _alt(fn): return re.sub(r'[][\r\n]', ' ', fn) # a file name as alt text: no brackets or line breaks to break the reference
@@ -235,26 +255,47 @@ def _shown(c):
     return '\n\n'.join(p['text'] for p in c if p.get('type')=='text') if isinstance(c, list) else ''
 
 def _typed(c, txt):
-    "User content `c` (None, or a list of parts, as recorded) after a person changed the text its cell shows to `txt`: None becomes `txt`; parts get one text part holding `txt` where their first text was (images and other parts kept). An empty cell leaves parts as they are (files written before parts showed their texts have empty cells)"
+    "User content `c` (None, or a list of parts, as recorded) after a person changed the text its cell shows to `txt`"
+    # None becomes `txt`; parts get one text part holding `txt` where their first text was
+    # (images and other parts kept).
+    # An empty cell leaves parts as they are (files written before parts showed their texts have empty cells)
     if txt==_shown(c) or (not txt and isinstance(c, list)): return c
     if not isinstance(c, list): return txt
     i = next((k for k,p in enumerate(c) if p.get('type')=='text'), 0)
     rest = [p for p in c if p.get('type')!='text']
     return rest[:i] + ([{'type': 'text', 'text': txt}] if txt else []) + rest[i:]
 
+
+# %% ../nbs/03a_thread_sync.ipynb #6c50ecf1
 def _prompt_txt(u, refs):
     "The prompt text of user message `u`: its text (or its parts' texts), then its images' references"
     t = _shown(u.content)
     return t+refs if t else refs.removeprefix('\n\n')
 
 def _user_txt(cell_txt, refs):
-    "The user message text of a prompt cell: the cell's text without the image references the thread put after it (a person's edits to the text win)"
+    "The user message text of a prompt cell"
+    # the cell's text without the image references the thread put after it (a person's edits to the text win)
     if refs and cell_txt.endswith(refs): return cell_txt[:-len(refs)]
     if refs and cell_txt==refs.removeprefix('\n\n'): return ''
+    # each reference, wherever a person's edit left it (a line typed after it)
+    for r in refs.split('\n\n')[1:] if refs else ():
+        if (i := cell_txt.find(r))>=0:
+            a,b = cell_txt[:i].rstrip('\n'),cell_txt[i+len(r):].lstrip('\n')
+            cell_txt = a+'\n\n'+b if a and b else a or b
     return cell_txt
 
-def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0)):
-    "The prompt cell of `ms`: a user message (if first) and its reply's messages; their files kept as the cell's attachments, a user's images shown after its text; its records' numbers less `shift` (what the runs of cells without records before it add)"
+def _cell_txt(c):
+    "The text thread cell `c` shows a person"
+    # a prompt's text; in a cell a person made markdown or raw, its text without the `%%prompt` line Jupyter keeps there
+    t = c.content or ''
+    if (t==prompt_mark or t.startswith(prompt_mark+'\n')) and (c.msg_type!=sprompt or c.ipynb_form.get('legacy')): return t[len(prompt_mark)+1:]
+    return t
+
+def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None):
+    "The prompt cell of `ms`"
+    # a user message (if first) and its reply's messages;
+    # their files kept as the cell's attachments, a user's images shown after its text;
+    # its records' numbers less `shift` (what the runs of cells without records before it add)
     u = ms[0] if ms[0].role=='user' else None
     rest = ms[1:] if u else ms
     catts,names = {},{}
@@ -268,10 +309,14 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0)):
     h = _home(ms[0])
     home,at,mine = (h.cell, h.at, h.mine) if h else (None, None, set())
     cid = home.id if home is not None and at==0 and home.id not in seen and not seen.add(home.id) else _cell_id(ms[0].id, seen)
-    meta = copy.deepcopy(home.meta) if home is not None and at==0 else {} # a person's tags, flags and keys on the cell survive
-    meta.pop('solveit_ai', None) # the prompt mark of a thread cell a person made raw, code or markdown: the writer marks prompts itself
-    meta['dialog'] = (meta.get('dialog') if isinstance(meta.get('dialog'), dict) else {}) | {'thread': recs}
-    atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values()) # a person's pasted files stay
+    # a person's tags, flags and keys on the cell survive
+    meta = copy.deepcopy(home.meta) if home is not None and at==0 else {}
+    # the prompt mark of a thread cell a person made raw, code or markdown: the writer marks prompts itself
+    meta.pop('solveit_ai', None)
+    # whose records: a cell pasted into another thread's file is told apart
+    meta['dialog'] = (meta.get('dialog') if isinstance(meta.get('dialog'), dict) else {}) | {'thread': recs, 'thread_id': tid}
+    # a person's pasted files stay
+    atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values())
     return dlg.msg_cls(_prompt_txt(u, refs) if u else '', msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
 
 # %% ../nbs/03a_thread_sync.ipynb #651a482e
@@ -292,15 +337,19 @@ def _groups(ms):
 
 # %% ../nbs/03a_thread_sync.ipynb #0d058852
 def _thread_rec(t:Thread):
-    "The notebook record: the thread's own fields, its system messages (the first one's text is `Dialog.system`), and the ids it holds more than once"
+    "The notebook record"
+    # the thread's own fields, its system messages (the first one's text is `Dialog.system`),
+    # and the ids it holds more than once
     sys = [(i,m) for i,m in enumerate(t.messages) if m.role=='system']
     seen = set()
-    dups = sorted({m.id for m in t.messages if m.id in seen or seen.add(m.id)}) # a reader tells them from a person's pasted copy of a cell
-    recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i}) for j,(i,m) in enumerate(sys)]
+    # a reader tells them from a person's pasted copy of a cell
+    dups = sorted({m.id for m in t.messages if m.id in seen or seen.add(m.id)})
+    recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i, 'after': t.messages[i-1].id}) for j,(i,m) in enumerate(sys)]
     sys = [m for i,m in sys]
     rec = dict(id=t.id, title=t.title, created_at=t.created_at.isoformat(), updated_at=t.updated_at.isoformat(),
                attributes=_enc(t.attributes), platforms=jsonable(t.platforms))
-    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (_shown(sys[0].content) if sys else None) # a system message of parts shows their texts
+    # a system message of parts shows their texts
+    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
     "The run of thread `t` message `m` was made from (by `_add_run`: a copy of `t` shares them), else None"
@@ -308,23 +357,32 @@ def _from_run(m, t):
     return o.run if type(o) is FromRun and o.src is t._runs else None
 
 def _live_runs(t:Thread):
-    "`{run: ids (as made) of its messages its cells still give}`, the indexes in `messages` of those messages, and `{id (as made): (run, place in it)}`"
+    "`{run: ids (as made) of its messages its cells still give}`, the indexes in `messages` of those messages"
+    # and `{id (as made): (run, place in it)}`
     pos = {i:(r,k) for r,run in enumerate(t._runs) for k,i in enumerate(run.ids)}
     live,kept,last,open_ = {},set(),(-1,-1),False
     for j,m in enumerate(t.messages):
         if m.role=='system': continue
         p = pos.get(m.origin.base['id']) if _from_run(m, t) is not None else None
-        # a run's cells give its messages together and in order: one out of order, or after another message, is written as a new prompt
+        # a run's cells give its messages together and in order:
+        # one out of order, or after another message, is written as a new prompt
         if open_ := p is not None and p>last and (open_ or p[0]>last[0]):
             last = p; kept.add(j); live.setdefault(p[0], set()).add(m.origin.base['id'])
     return live,kept,pos
 
+
+# %% ../nbs/03a_thread_sync.ipynb #0d058853
 def _gmax(ms):
-    "The largest turn and sequence among records-written messages `ms` (what a reader sees before numbering the runs, when they go past every recorded number)"
+    "The largest turn and sequence among records-written messages `ms`"
+    # what a reader sees before numbering the runs, when they go past every recorded number
     return [max((m.turn for m in ms if isinstance(m.turn, int)), default=0), max((m.sequence for m in ms if isinstance(m.sequence, int)), default=0)]
 
 def _in_order(t:Thread, live, kept):
-    "Whether a save can number the file in the notebook's order: the sequence numbers of the messages it writes records of, less what the `live` runs before each add (`kept`: the places of the runs' messages), strictly increase. Else (a person moved cells, a program numbered out of order, unnumbered messages) the file says `numbering: appended`, and a reader numbers its runs past every recorded number"
+    "Whether a save can number the file in the notebook's order"
+    # the sequence numbers of the messages it writes records of,
+    # less what the `live` runs before each add (`kept`: the places of the runs' messages), strictly increase.
+    # Else (a person moved cells, a program numbered out of order, unnumbered messages) the file says `numbering:
+    # appended`, and a reader numbers its runs past every recorded number
     S,nrun,last = 0,0,-math.inf
     for j,m in enumerate(t.messages):
         if m.role=='system': continue
@@ -337,12 +395,15 @@ def _in_order(t:Thread, live, kept):
     return True
 
 def _run_size(rels):
-    "How many turns and sequence numbers a run of cells without records takes (`rels`: its messages' numbers past its start): what the reader adds to the numbers of the records after it"
+    "How many turns and sequence numbers a run of cells without records takes (`rels`: its numbers past its start)"
+    # what the reader adds to the numbers of the records after it
     return max([0]+[t for t,s in rels]),max([0]+[s for t,s in rels])
 
 # %% ../nbs/03a_thread_sync.ipynb #65c7141b
 def _placed(out, inert):
-    "Cells `out` (`(place in the file read, cell)`, place None for new ones) with the `inert` cells (same form) put back where they were: each before the first cell from later in the file (new cells go after the inert ones before that cell)"
+    "Cells `out` with the `inert` cells put back where they were (both `(place in the file read, cell)`)"
+    # each inert cell goes before the first cell from later in the file; a new cell (place None) goes after the inert
+    # ones before that cell
     res,inert,k,nxt = [],sorted(inert, key=lambda o: o[0]),0,math.inf
     for j in range(len(out)-1, -1, -1): # a new cell stands where the next cell from the file stands
         if out[j][0] is None: out[j] = (nxt, out[j][1])
@@ -353,16 +414,19 @@ def _placed(out, inert):
     return res + [c for _,c in inert[k:]]
 
 class Build(NamedTuple):
-    "What a thread last made a dialog of (`_builds` keeps one per dialog): so the next rebuild sees a change made to it in memory"
+    "What a thread last made a dialog of, so the next rebuild sees a change made to it in memory (`_builds`)"
     cells: list # All its cells, in order
     made: list # Those the thread wrote
-    flat: list # Their `_made_state`s, one after another (one flat list: no container per cell for the collector to walk)
+    flat: list # Their `_made_state`s, one after another (flat: no container per cell for the collector to walk)
     system: str # Its system prompt
 
 _builds = weakref.WeakKeyDictionary() # a dialog: its `Build`
 
 def _made_state(c):
-    "What a program changes in a cell a thread wrote, as a flat list: its id, type, text, outputs (a new list, or one added to), files, and its metadata's keys and values (a new value), one level in (a tag added in place, a key set in its `dialog` beside the records)"
+    "What a program changes in a cell a thread wrote, as a flat list"
+    # its id, type, text, outputs (a new list, or one added to), files,
+    # and its metadata's keys and values (a new value),
+    # one level in (a tag added in place, a key set in its `dialog` beside the records)
     o,a,me = c.output,c.attachments,c.meta
     res = [c.id, c.msg_type, c.content, o, len(o or ()), len(a), *a, len(me)]
     for k,v in me.items():
@@ -373,7 +437,8 @@ def _made_state(c):
 
 # %% ../nbs/03a_thread_sync.ipynb #2a0cba65
 def _first_edited(made, flat):
-    "The first of cells `made` whose state is no longer its part of `flat` (their `_made_state`s, one after another), or None"
+    "The first of cells `made` whose state is no longer its part of `flat`, or None"
+    # `flat`: their `_made_state`s, one after another
     i = 0
     for c in made:
         s = _made_state(c)
@@ -381,7 +446,8 @@ def _first_edited(made, flat):
         i += len(s)
 
 def _chk_unchanged(t, dlg):
-    "A `ValueError` when `dlg` was changed in memory since a thread last made it (a cell added, removed or moved, a cell the thread writes edited, the system prompt set): the rebuild would drop the change"
+    "A `ValueError` when `dlg` was changed in memory since a thread last made it: the rebuild would drop the change"
+    # a cell added, removed or moved, a cell the thread writes edited, the system prompt set
     if (b := _builds.get(dlg)) is None: return
     cells,made,flat,system = b.cells,b.made,b.flat,b.system
     now = list(dlg.messages)
@@ -398,7 +464,7 @@ def _chk_unchanged(t, dlg):
 # %% ../nbs/03a_thread_sync.ipynb #42731d3d
 @patch(as_prop=True)
 def dialog(self:Thread):
-    "The `Dialog` holding this thread, up to date: the thread's cells rebuilt from its messages, every other cell kept as it was, where it was; a `ValueError` if it was changed in memory since (the change would be lost)"
+    "The `Dialog` holding this thread, its cells rebuilt from the messages, every other cell kept as it was"
     dlg = self._dlg
     if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
     _chk_unchanged(self, dlg)
@@ -408,14 +474,16 @@ def dialog(self:Thread):
         if (o := cps.get(id(c))) is None and (d := c.dlg) is not None and d is not dlg: o = cps[id(c)] = copy.copy(c)
         return c if o is None else o
     live,kept,pos = _live_runs(self)
-    ordered = _in_order(self, live, kept) # numbered in the notebook's order (else runs go past every recorded number, as they did)
-    # as a reader will number the file: the largest turn and sequence it has seen so far, where each run's numbering starts, and what the runs so far add to the numbers after them
+    # numbered in the notebook's order (else runs go past every recorded number, as they did)
+    ordered = _in_order(self, live, kept)
+    # as a reader will number the file: the largest turn and sequence it has seen so far, where each run's numbering
+    # starts, and what the runs so far add to the numbers after them
     mx,offs,shift = [0,0] if ordered else _gmax([m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]),{},[0,0]
     def flush():
         for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else 0),max(mx[1], m.sequence if type(m.sequence) is int else 0)
         for g in _groups(native):
             h = _home(g[0])
-            out.append((h.pos if h and h.at==0 else None, c := _mk_cell(dlg, g, seen, self.file_store, shift))); made.append(c)
+            out.append((h.pos if h and h.at==0 else None, c := _mk_cell(dlg, g, seen, self.file_store, shift, self.id))); made.append(c)
         native.clear()
     def runs_to(i):
         nonlocal nrun
@@ -428,18 +496,23 @@ def dialog(self:Thread):
             nrun += 1
     changed = {i:None for r,ids in live.items() for i in self._runs[r].ids if i not in ids} # taken out of the thread
     read = self.__dict__.get('_run_seen', {})
-    edited = {r for r in live if [x for c in self._runs[r].cells for x in _made_state(own(c))]!=read.get(r)} # runs whose cells a program edited in memory
+    # runs whose cells a program edited in memory
+    edited = {r for r in live if [x for c in self._runs[r].cells for x in _made_state(own(c))]!=read.get(r)}
     for j,m in enumerate(self.messages):
         if m.role=='system': continue
         if j in kept:
             flush(); r = m.origin.run; runs_to(r)
             (t0,s0),(dt,ds) = offs[r],self._runs[r].rels[pos[m.origin.base['id']][1]]
-            if (mr := _record(m, True))!=m.origin.base|dict(sequence=s0+ds, turn=t0+dt) or r in edited: changed[m.origin.base['id']] = mr # as read back, unless recorded
+            mr = _record(m, True)
+            # what differs from what a read gives
+            if df := _diff(mr, None if r in edited else m.origin.base|dict(sequence=s0+ds, turn=t0+dt)): changed[m.origin.base['id']] = df
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = _thread_rec(self)
     if not isinstance(dlg.meta.get('dialog'), dict): dlg.meta['dialog'] = {}
-    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | ({} if ordered else {'numbering': 'appended'})
+    # kept should they go
+    outs = {c.id:x for r in live for c in self._runs[r].cells if (x := _out_txt(own(c), self._runs[r].outs))}
+    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | ({'outputs': outs} if outs else {}) | ({} if ordered else {'numbering': 'appended'})
     cells = _placed(out, [(i, own(c)) for i,c in self._inert])
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
@@ -449,10 +522,19 @@ def dialog(self:Thread):
 # %% ../nbs/03a_thread_sync.ipynb #fb39ee50
 def _tag(kind, cid, txt): return f'<{kind} id="{cid}">\n' + txt.removesuffix('\n') + f'\n</{kind}>'
 
-def _ctx_txt(c):
-    "Context cell `c` (a note, raw or code cell) as text: its kind and id as a tag around its text, and a code cell's outputs (as text for the AI, images left out) in an `output` tag after it"
+def _out_txt(c, kept=None):
+    "The text cell `c` gives from its outputs"
+    # a prompt's reply, a code cell's outputs as text for the AI (images left out); when they are gone (a reply
+    # cleared or an error in its place, a code cell without outputs), the text `kept` (`{cell id: text}`) holds for it
+    if c.msg_type in ('note', 'raw'): return ''
+    if c.msg_type!=sprompt and c.output: return render_outputs_ai(c.output) # outputs it has now, images only too
+    return (c.ai_res if c.msg_type==sprompt else '') or (kept or {}).get(c.id, '')
+
+def _ctx_txt(c, kept=None):
+    "Context cell `c` (a note, raw or code cell) as text"
+    # its kind and id as a tag around its text, and a code cell's outputs (`_out_txt`) in an `output` tag after it
     kind = c.msg_type if c.msg_type in ('note', 'raw') else 'code'
-    out = render_outputs_ai(c.output) if kind=='code' and c.output else ''
+    out = _out_txt(c, kept)
     return _tag(kind, c.id, c.content) + ('\n'+_tag('output', c.id, out) if out else '')
 
 def _files(cs):
@@ -460,7 +542,9 @@ def _files(cs):
     return [dict(filename=a.id, content=a.data, mime_type=a.content_type) for c in cs for a in c.attachments]
 
 def _reply_dicts(reply):
-    "The assistant and tool messages (dicts) of reply markdown `reply`: each text an assistant message (two texts in a row one), the tool calls after it its calls, each result a tool message"
+    "The assistant and tool messages (dicts) of reply markdown `reply`"
+    # each text an assistant message (two texts in a row one), the tool calls after it its calls,
+    # each result a tool message
     res,cur,outs = [],None,[]
     def flush():
         if cur is not None: res.append(cur); res.extend(outs); outs.clear()
@@ -478,48 +562,65 @@ def _reply_dicts(reply):
     return res
 
 # %% ../nbs/03a_thread_sync.ipynb #01e98568
-def cells2msgs(cells:list): # Cells of a dialog without thread records (`dialog.core.Message`s), in the file's order
-    "The role messages (dicts of narrator's fields) a thread reads from `cells`: each prompt a user message (the context cells before it in front, every cell's files its attachments) and its reply's messages; context after the last prompt a user message of its own"
+def _run_msgs(cells, kept=None):
+    "`(cell, message)` of each role message (a dict of narrator's fields) read from `cells`"
+    # with the cell that tells it: a prompt, its user message and reply;
+    # the first context cell after the last prompt, the user message they make.
+    # A cell whose outputs are gone gives the text `kept` (`{cell id: text}`) holds for it
     res,ctx = [],[]
-    def user(cs, txt=''):
-        pieces,fs = [t for t in [_ctx_txt(c) for c in cs if c.msg_type!=sprompt] + [txt] if t.strip()],_files(cs)
-        if pieces or fs: res.append(dict(role='user', content='\n\n'.join(pieces)) | ({'attachments': fs} if fs else {}))
+    def user(cs, c, txt=''):
+        pieces,fs = [t for t in [_ctx_txt(x, kept) for x in cs if x.msg_type!=sprompt] + [txt] if t.strip()],_files(cs)
+        if pieces or fs: res.append((c, dict(role='user', content='\n\n'.join(pieces)) | ({'attachments': fs} if fs else {})))
     for c in cells:
         if c.skipped: continue
         if c.msg_type!=sprompt: ctx.append(c); continue
-        user(ctx+[c], c.content); ctx = []
-        res.extend(_reply_dicts(c.ai_res or ''))
-    if ctx: user(ctx)
+        user(ctx+[c], c, c.content); ctx = []
+        res.extend((c, d) for d in _reply_dicts(_out_txt(c, kept)))
+    if ctx: user(ctx, ctx[0])
     return res
 
+
+# %% ../nbs/03a_thread_sync.ipynb #c2m00001
+def cells2msgs(cells:list): # Cells of a dialog without thread records (`dialog.core.Message`s), in the file's order
+    "The role messages (dicts of narrator's fields) a thread reads from `cells`"
+    return [d for _,d in _run_msgs(cells)]
+
+
 # %% ../nbs/03a_thread_sync.ipynb #747cd539
-def _add_run(t:Thread, dlg, run, start=(0, 0)):
-    "Add the role messages `cells2msgs` reads from `run` (`(place in the file, cell)` of `dlg`'s cells without thread records), numbered past every message before them in the file (and past `start`), remembering the cells to write back"
+def _add_run(t:Thread, dlg, run, start=(0, 0), kept=None):
+    "Add the role messages `_run_msgs` reads from `run`, remembering the cells to write back"
+    # `run`: `(place in the file, cell)` of `dlg`'s cells without thread records; `kept`: the texts of outputs gone;
+    # numbered past every message before them in the file (and past `start`)
     cells = [c for _,c in run]
     t._run_pos.append([i for i,_ in run])
-    run,turn,n,ids,rels = len(t._runs),[],0,[],[]
-    t._runs.append(Run(list(cells), ids, rels))
-    t.__dict__.setdefault('_run_seen', {})[run] = [x for c in cells for x in _made_state(c)] # the cells as read: edited in memory since, they no longer give its messages
+    run,turn,ids,rels,ks = len(t._runs),[],[],[],{}
+    t._runs.append(Run(list(cells), ids, rels, {c.id:x for c in cells if (x := _out_txt(c, kept))}))
+    # the cells as read: edited in memory since, they no longer give its messages
+    t.__dict__.setdefault('_run_seen', {})[run] = [x for c in cells for x in _made_state(c)]
     t0,s0 = numbers_past(t, *start) # past every number before it: a prompt a person adds sorts where the file has it
     def flush():
         if turn: t.add_messages_batch(turn); turn.clear()
     made = []
-    for d in cells2msgs(cells):
-        m = t.msg_cls(id=f'{cells[0].id}-{n}', timestamp=t.created_at, **d)
-        n += 1
+    for c,d in _run_msgs(cells, kept):
+        # ids from the cell that tells the message: a cell added before it leaves them as they were
+        k = ks[c.id] = ks.get(c.id, -1)+1
+        m = t.msg_cls(id=f'{c.id}-{k}', timestamp=t.created_at, **d)
         made.append(m); ids.append(m.id)
         if m.role=='user': flush(); t.add_message(m)
         else: turn.append(m)
     flush()
-    for m in made: set_fields(m, origin=FromRun(run, t._runs, _record(m, True))) # what the cells say: changes made in the thread are recorded against it
+    # what the cells say: changes made in the thread are recorded against it
+    for m in made: set_fields(m, origin=FromRun(run, t._runs, _record(m, True)))
     rels.extend((m.turn-t0, m.sequence-s0) for m in made)
+
 
 # %% ../nbs/03a_thread_sync.ipynb #5ace443a
 def _dt(rec, k, where):
     "The time `rec[k]` (ISO text; UTC when it names no zone), or `UNSET`"
     if not (v := rec.get(k)): return UNSET
     try: return as_utc(datetime.fromisoformat(v), k)
-    except (TypeError, ValueError): raise ValueError(f"{where}: the thread's {k} must be an ISO time, not {short_repr(v)}") from None
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: the thread's {k} must be an ISO time, not {short_repr(v)}") from None
 
 def _cell_recs(c):
     "The thread records in cell `c`'s metadata, or None when it has none (a cell the thread didn't write)"
@@ -528,17 +629,21 @@ def _cell_recs(c):
 
 
 def _rec_max(recs):
-    "The largest turn and sequence in the records of cells `recs` (lists of dicts; anything else is left for the reader to refuse)"
+    "The largest turn and sequence in the records of cells `recs`"
+    # lists of dicts; anything else is left for the reader to refuse
     ns = [r for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)]
     return [max([r['turn'] for r in ns if type(r.get('turn')) is int] or [0]), max([r['sequence'] for r in ns if type(r.get('sequence')) is int] or [0])]
 
 def _in_order_recs(recs):
-    "Whether the sequence numbers of the records of cells `recs` (each a cell's list, or None) strictly increase in the file's order (what `_in_order` writes)"
+    "Whether the sequence numbers of the records of cells `recs` strictly increase in the file's order"
+    # each cell's list, or None; what `_in_order` writes
     ss = [r.get('sequence') for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)]
     return all(type(s) is int for s in ss) and all(a<b for a,b in zip(ss, ss[1:]))
 
 def _inert(dlg, c):
-    "Whether cell `c` of `dlg` makes no message: a skipped cell (hidden from the AI), or an empty one (only whitespace, no outputs, no files); it is kept in place. Our own rule, not what `dialog.chat` chooses to send"
+    "Whether cell `c` of `dlg` makes no message"
+    # a skipped cell (hidden from the AI), or an empty one (only whitespace, no outputs, no files); it is kept in place.
+    # Our own rule, not what `dialog.chat` chooses to send
     return bool(c.skipped) or not ((c.content or '').strip() or c.output or c.attachments)
 
 def _disk_state(path):
@@ -546,6 +651,56 @@ def _disk_state(path):
     if path is None: return None
     try: return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except FileNotFoundError: return None
+
+# %% ../nbs/03a_thread_sync.ipynb #5a5e0001
+def _sys_msgs(t:Thread, srecs, sys, where):
+    "Adopt the system messages of records `srecs` that go first (the first one's text is `sys`)"
+    # the others, with the place each goes back to (`(at, after, message)`, see `_put_late`)
+    late = []
+    if not isinstance(srecs, list):
+        raise ValueError(f"{where}: the thread's system records must be a list, not {short_repr(srecs)}")
+    for i,r in enumerate(srecs):
+        w = f'{where}, system message {i}'
+        at,aft = (r.get('at'),r.get('after')) if isinstance(r, dict) else (None, None)
+        if at is not None and (not isinstance(at, int) or at<0):
+            raise ValueError(f'{w}: at must be a non-negative int, not {short_repr(at)}')
+        if aft is not None and not isinstance(aft, str):
+            raise ValueError(f'{w}: after must be a message id, not {short_repr(aft)}')
+        m = _from_record({k:v for k,v in r.items() if k not in ('at', 'after')} if at is not None else r, sys if i==0 else None, w, t.msg_cls)
+        # content the record holds ('', None, parts): a person's edit of the system prompt wins
+        if i==0 and at is None and not (isinstance(m.content, str) and m.content): m.content = _typed(m.content, sys or '')
+        if at is None: t.messages.append(m)
+        else: late.append((at, aft, m))
+    return late
+
+def _put_late(t:Thread, late):
+    "Put the late system messages `late` (`(at, after, message)`) back"
+    # each right after the message its record names (`after`, an id), so cells a person adds before it don't move it;
+    # when that message is gone (or held twice, or the file was written before records named it), at its place `at`
+    if not late: return
+    n = collections.Counter(m.id for m in itertools.chain(t.messages, (m for _,_,m in late)))
+    nxt,fixed = {},[]
+    for at,a,m in sorted(late, key=lambda o: o[0]):
+        if n.get(a)==1: nxt.setdefault(a, []).append(m) # an id the thread holds twice names no one place: `at` does
+        else: fixed.append((at, m))
+    out,todo,k = [],list(reversed(t.messages)),0
+    # one pass: a message, then the late ones after it; one with a place, when the list gets there
+    while todo or k<len(fixed):
+        if k<len(fixed) and (fixed[k][0]<=len(out) or not todo): m = fixed[k][1]; k += 1
+        else: m = todo.pop()
+        out.append(m)
+        todo.extend(reversed(nxt.pop(m.id, ())))
+    # one whose message is never reached (a hand-edited loop) still kept
+    t.messages = out + [m for ms in nxt.values() for m in ms]
+
+def _kept_outs(rec, where):
+    "The texts of the outputs of cells without records the notebook's thread record keeps, checked"
+    # `outputs`: `{cell id: text}`
+    kept = rec.get('outputs', {})
+    if not isinstance(kept, dict) or not all(isinstance(v, str) for v in kept.values()):
+        raise ValueError(f"{where}: the thread's outputs must be a dict of texts by cell id, not {short_repr(kept)}")
+    return kept
+
 
 # %% ../nbs/03a_thread_sync.ipynb #ccece8c3
 @patch(cls_method=True)
@@ -555,77 +710,85 @@ def from_dialog(cls:Thread,
     meta = dlg.meta.get('dialog')
     rec = (meta.get('thread') if isinstance(meta, dict) else None) or {}
     where = f'dialog {short_repr(dlg.name)}'
-    if not isinstance(rec, dict): raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {short_repr(rec)}")
+    if not isinstance(rec, dict):
+        raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {short_repr(rec)}")
     created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
     try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
                  attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET))
     except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,t._disk,sys = dlg,_disk_state(dlg.path),dlg.system
-    t._runs,t._run_pos,t._inert = [],[],[] # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
+    # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
+    t._runs,t._run_pos,t._inert = [],[],[]
     _builds.pop(dlg, None) # its cells, as they are now, are what this thread holds
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=t.created_at.isoformat())] if sys else [])
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
-    recs = [_cell_recs(c) for c in cells]
+    recs,joined,parts = _file_recs(cells, rec.get('id'))
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
-    if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups): raise ValueError(f"{where}: the thread's dups must be a list of ids, not {short_repr(dups)}")
-    dups = set(dups)
+    if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
+        raise ValueError(f"{where}: the thread's dups must be a list of ids, not {short_repr(dups)}")
+    dups,kept = set(dups),_kept_outs(rec, where)
     copies = _copies(cells, recs, dups)
-    shift,new = (0, 0),[] # what the runs of cells without records so far add to the numbers of the records after them; the messages to number last
+    # what the runs of cells without records so far add to the numbers of the records after them;
+    # the messages to number last
+    shift,new = (0, 0),[]
     for i,(c,rs) in enumerate(zip(cells, recs)):
+        if i in parts: continue # a split cell's part: read with its last part, and written back as one cell with it
         if rs is None:
-            if _inert(dlg, c): t._inert.append((i, c))
+            if _inert(dlg, c) and c.id not in kept: t._inert.append((i, c))
             else: run.append((i, c))
             continue
         if run:
-            _add_run(t, dlg, run, start); run = []
+            _add_run(t, dlg, run, start, kept); run = []
             if not appended: dt,ds = _run_size(t._runs[-1].rels); shift = shift[0]+dt,shift[1]+ds
-        new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, i in copies, shift))
-    if run: _add_run(t, dlg, run, start)
-    for ms in new:
-        if ms: _renew(t, ms)
+        new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, i in copies, shift, joined.get(i)))
+    if run: _add_run(t, dlg, run, start, kept)
+    _renew(t, [ms for ms in new if ms])
     if changed := rec.get('changed'): _apply_changes(t, changed, where)
-    for at,m in late: t.messages.insert(at, m) # last: `at` is a place in the final list
+    _put_late(t, late) # last: `at` is a place in the final list
     t.updated_at = t.created_at if updated is UNSET else updated
     return t
 
-def _sys_msgs(t:Thread, srecs, sys, where):
-    "Adopt the system messages of records `srecs` that go first (the first one's text is `sys`); the others, with the place (`at`) each goes back to"
-    late = []
-    if not isinstance(srecs, list): raise ValueError(f"{where}: the thread's system records must be a list, not {short_repr(srecs)}")
-    for i,r in enumerate(srecs):
-        w = f'{where}, system message {i}'
-        at = r.get('at') if isinstance(r, dict) else None
-        if at is not None and (not isinstance(at, int) or at<0): raise ValueError(f'{w}: at must be a non-negative int, not {short_repr(at)}')
-        m = _from_record({k:v for k,v in r.items() if k!='at'} if at is not None else r, sys if i==0 else None, w, t.msg_cls)
-        if i==0 and at is None and not (isinstance(m.content, str) and m.content): m.content = _typed(m.content, sys or '') # content the record holds ('', None, parts): a person's edit of the system prompt wins
-        if at is None: t.messages.append(m)
-        else: late.append((at, m))
-    return late
 
 # %% ../nbs/03a_thread_sync.ipynb #0396d918
+def _diff(r, base=None):
+    "The fields of record `r` that differ from record `base` (every field when None)"
+    # a field left out of `r` is at its default: what `_apply_changes` puts over what the cells give
+    dd = _defaults(msg_table)
+    return {k:r[k] if k in r else _rec_val(k, dd.get(k)) for k in (f.name for f in msg_table) if base is None or r.get(k, UNSET)!=base.get(k, UNSET)}
+
 def _apply_changes(t:Thread, changed, where):
-    "Update the messages made from cells without records by the records of what changed since (by their original ids; None: taken out)"
+    "Update the messages made from cells without records by the records of what changed since"
+    # by their original ids (None: taken out); only the fields a change holds, so a person's later edit of another shows
     if not isinstance(changed, dict): raise ValueError(f"{where}: meta['dialog']['thread']['changed'] must be a dict, not {short_repr(changed)}")
     gone = set()
     for m in t.messages:
         if _from_run(m, t) is None or (i := m.origin.base['id']) not in changed: continue
         if (r := changed[i]) is None: gone.add(id(m)); continue
-        new = _from_record(r, where=f'{where}, changed message {short_repr(i)}', mcls=t.msg_cls)
-        set_fields(m, **{k:getattr(new, k) for k in message_fields}) # checked as `new` was made
+        w = f'{where}, changed message {short_repr(i)}'
+        if not isinstance(r, dict): raise ValueError(f'{w}: a change must be a dict of fields (or null), not {short_repr(r)}')
+        # the fields it changed over what the cells give now
+        new = _from_record(_record(m, True) | r, where=w, mcls=t.msg_cls)
+        # checked as `new` was made; the others as the cells give them
+        set_fields(m, **{k:getattr(new, k) for k in message_fields if k in r})
     t.messages = [m for m in t.messages if id(m) not in gone]
 
 def _rec_ids(recs, dups):
-    "`(place, id)` of each record id in `recs` (a cell's records each, or None) that isn't one the thread held twice (`dups`)"
+    "`(place, id)` of each record id in `recs` (a cell's records each, or None) not in `dups`"
+    # `dups`: the ids the thread held twice
     for i,rs in enumerate(recs):
         for r in (rs if isinstance(rs, list) else ()):
             if isinstance(r, dict) and isinstance(k := r.get('id'), str) and k not in dups: yield i,k
 
 def _copies(cells, recs, dups):
-    "The places of the cells (`recs` their records) that are a person's pasted copies: of the cells whose records hold one id (not one the thread held twice, `dups`), the original is the one whose cell id the writer made from its first record's id (the copy, above or below it, has a new one), else the first"
+    "The places of the cells (`recs` their records) that are a person's pasted copies"
+    # of the cells whose records hold one id (not one the thread held twice, `dups`),
+    # the original is the one whose cell id the writer made from its first record's id
+    # (the copy, above or below it, has a new one), else the first
     owner = {}
-    if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return set() # no id in two cells: the common case, answered in one pass
+    # no id in two cells: the common case, answered in one pass
+    if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return set()
     holders = {}
     for i,k in _rec_ids(recs, dups):
         if i not in (h := holders.setdefault(k, [])): h.append(i)
@@ -637,16 +800,57 @@ def _copies(cells, recs, dups):
         if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update(i for i in hs if i!=o)
     return copies
 
+
+# %% ../nbs/03a_thread_sync.ipynb #0396d919
 def _chk_whole(recs, where, off=0):
-    "A `ValueError` naming the record of `recs` (reply records of the cell `where`, the first at `off`) that can't give its message back without the cell's reply: one without its `content` (a file written before records kept replies whole)"
+    "A `ValueError` naming the record of `recs` that can't give its message back without the cell's reply"
+    # `recs`: reply records of the cell `where`, the first at `off`; such a record has no `content`
+    # (a file written before records kept replies whole)
     for k,r in enumerate(recs):
-        if 'content' not in r: raise ValueError(f"{where}, record {k+off} (message {short_repr(r.get('id'))}): the cell's reply is gone (its outputs were cleared, or an error took their place) "
-            "and this record doesn't hold the message's content (the file was written before records kept replies whole), so the message can't be rebuilt; "
-            "restore the cell's outputs (e.g. from version control) and read the file again")
+        if 'content' not in r:
+            raise ValueError(f"{where}, record {k+off} (message {short_repr(r.get('id'))}): the cell's reply is gone (its outputs were cleared, or an error took their place) "
+                "and this record doesn't hold the message's content (the file was written before records kept replies whole), so the message can't be rebuilt; "
+                "restore the cell's outputs (e.g. from version control) and read the file again")
+
+# %% ../nbs/03a_thread_sync.ipynb #5p117001
+def _splits(cells, recs):
+    "The cells a person split, as `{place of the last part: places of the parts}`"
+    # JupyterLab's Split Cell: clones of a thread cell, each with its records and a new id, the outputs in the last;
+    # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs
+    res,i,n = {},0,len(cells)
+    while i<n:
+        j = i
+        if isinstance(recs[i], list) and recs[i]:
+            while j+1<n and recs[j+1]==recs[i]: j += 1
+        if j>i and not any(cells[k].output for k in range(i, j)) and len({_cell_txt(cells[k]) for k in range(i, j+1)})>1: res[j] = list(range(i, j+1))
+        i = j+1
+    return res
+
+def _foreign(c, tid):
+    "Whether cell `c` holds records another thread wrote (a cell pasted from that thread's notebook)"
+    # its `dialog.thread_id` names another thread than `tid`
+    d = c.meta.get('dialog')
+    return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
+
+def _file_recs(cells, tid):
+    "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
+    # records: None for a cell without (or whose records another thread wrote: `tid`, this thread's id, None when the
+    # file names none); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give nothing
+    recs = [None if tid is not None and _foreign(c, tid) else _cell_recs(c) for c in cells]
+    joined,parts = {},set()
+    for j,ks in _splits(cells, recs).items():
+        joined[j] = '\n'.join(_cell_txt(cells[k]) for k in ks)
+        for k in ks[:-1]: parts.add(k); recs[k] = None
+    return recs,joined,parts
+
 
 # %% ../nbs/03a_thread_sync.ipynb #946d79d5
-def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0)):
-    "Adopt the messages recorded in prompt cell `c` (at `pos` in the file; `pasted`: `c` is a person's pasted copy of another cell, as `_copies` finds; `shift`: what the runs of cells without records before it add to its records' numbers): the cell's text and reply win over the records, which give the rest. Returns the messages to number past every other once the whole file is read (`_renew`): a pasted copy's, or a reply a person ran"
+def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=None):
+    "Adopt the messages recorded in prompt cell `c`: its text and reply win over the records, which give the rest"
+    # `pos`: its place in the file; `pasted`: it is a person's pasted copy of another cell, as `_copies` finds;
+    # `shift`: what the runs of cells without records before it add to its records' numbers; `shown`: its text, when
+    # a person split it. Returns the messages to number past every other once the file is read (`_renew`): a pasted
+    # copy's, or a reply a person ran
     if not isinstance(recs, list) or not recs or not all(isinstance(r, dict) for r in recs):
         raise ValueError(f'{where}: thread records must be a non-empty list of dicts, not {short_repr(recs)}')
     atts = {a.id:a for a in c.attachments}
@@ -657,34 +861,50 @@ def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0)):
     if u:
         ua = [a for a in (u.get('attachments') if isinstance(u.get('attachments'), list) else []) if isinstance(a, dict)]
         refs = _refs([(str(a.get('filename')), n, atts[n].content_type) for a in ua if (n := a.get('att') or a.get('file')) in atts])
-        m = _from_record(u, txt := _user_txt(c.content, refs), f'{where}, record 0', t.msg_cls, atts, t.file_store)
-        if m.content is None or isinstance(m.content, list): m.content = _typed(m.content, txt) # content the record holds (None, parts): a person's edit of the text the cell shows wins
+        m = _from_record(u, txt := _user_txt(_cell_txt(c) if shown is None else shown, refs), f'{where}, record 0', t.msg_cls, atts, t.file_store)
+        # content the record holds (None, parts): a person's edit of the text the cell shows wins
+        if m.content is None or isinstance(m.content, list): m.content = _typed(m.content, txt)
         ms.append(m)
     reply = c.ai_res or ''
-    if gone := bool(rest) and not reply: _chk_whole(rest, where, len(ms)) # the reply's output is gone (cleared, an error in its place): the records give it back
+    # the reply's output is gone (cleared, an error in its place): the records give it back
+    if gone := bool(rest) and not reply: _chk_whole(rest, where, len(ms))
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', t.msg_cls, atts, t.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
-    for m in ms+rms: _shift(m, *shift) # after the runs of cells without records before it: numbered as the file orders them
+    # after the runs of cells without records before it: numbered as the file orders them
+    for m in ms+rms: _shift(m, *shift)
     new = []
     if not gone and _reply(rms)!=reply and not _edited(rms, reply): rms,new = _one_reply(t, rms, reply, c, ms)
-    if pasted: # new messages: ids from the cell's id, unnumbered until the whole file is read (their turns apart as they were)
+    # new messages: ids from the cell's id, unnumbered until the whole file is read (their turns apart as they were)
+    if pasted:
         t0 = min((m.turn for m in ms+rms if isinstance(m.turn, int)), default=0)
         new = [(m, m.turn-t0 if isinstance(m.turn, int) else 0) for m in ms+rms]
         for k,(m,_) in enumerate(new): m.id = f'{c.id}-{k}'; set_fields(m, turn=None, sequence=None)
     for k,m in enumerate(ms+rms):
-        set_fields(m, origin=FromCell(c, k, mine, pos)) # the cell it came from: its metadata, pasted files and place survive the next save
+        # the cell it came from: its metadata, pasted files and place survive the next save
+        set_fields(m, origin=FromCell(c, k, mine, pos))
         t.messages.append(m)
     return new
 
-def _renew(t:Thread, ms):
-    "Number messages `ms` (`(message, its turn past the first's)` of a person's pasted copy of a thread cell, or of a reply a person ran), once the file is read, past every number the thread holds (so none repeats, and a cell's original keeps its numbers)"
+
+# %% ../nbs/03a_thread_sync.ipynb #946d79d6
+def _renew(t:Thread, groups):
+    "Number the messages of `groups`, once the file is read, past every number the thread holds"
+    # each group: `(message, its turn past the first's)` of a person's pasted copy of a thread cell, or of a reply a
+    # person ran; one group after another, so none repeats and a cell's original keeps its numbers; the largest
+    # numbers are found once, so it is linear in the thread's size
     t1,s1 = [max(v, 0)+1 for v in numbers_past(t)]
-    for k,(m,dt) in enumerate(ms): set_fields(m, turn=t1+dt, sequence=s1+k)
+    for ms in groups:
+        for k,(m,dt) in enumerate(ms): set_fields(m, turn=t1+dt, sequence=s1+k)
+        t1,s1 = t1+max(dt for _,dt in ms)+1,s1+len(ms)
 
 def _one_reply(t:Thread, rms, reply, c, ms):
-    "A person's edit of a reply that changed its tool calls: one assistant message holding the reply as written (the first assistant's record gives the rest; with none, a new one, numbered as the first message it replaces, or when it replaces none, left for `_renew` to number past every other); with the messages left to number"
+    "A person's edit of a reply that changed its tool calls"
+    # one assistant message holding the reply as written
+    # (the first assistant's record gives the rest; with none, a new one, numbered as the first message it replaces,
+    # or when it replaces none, left for `_renew` to number past every other); with the messages left to number
     a,new = first(m for m in rms if m.role=='assistant'),[]
     if a is None:
-        tn,sq = (rms[0].turn,rms[0].sequence) if rms else (None, None) # the numbers of the first message it replaces (the thread's largest stay as its messages say)
+        # the numbers of the first message it replaces (the thread's largest stay as its messages say)
+        tn,sq = (rms[0].turn,rms[0].sequence) if rms else (None, None)
         a = t.msg_cls(role='assistant', id=f'{c.id}-reply', timestamp=ms[0].timestamp if ms else t.created_at, turn=tn, sequence=sq)
         if not rms: new = [(a, 0)]
     a.content,a.tool_calls = reply,None
@@ -719,37 +939,94 @@ class PersonEdit(NamedTuple):
     edit: str # What a person does
     result: str # What the thread makes of it when it next reads the file (and keeps at every later save)
 
-person_edits = (
+
+# %% ../nbs/03a_thread_sync.ipynb #9e75e001
+_rows_text = ( # the rows about a thread's cells and their texts
     PersonEdit('adds_a_skipped_or_empty_cell',
                'adds a skipped cell (prompt, note, code or raw) or an empty cell, anywhere',
-               'kept where it was, at every save; it gives the thread no message (a skipped cell is hidden from the AI; an empty one, only whitespace with no outputs or files, says nothing)'),
+               'kept where it was, at every save; it gives the thread no message '
+               '(a skipped cell is hidden from the AI; '
+               'an empty one, only whitespace with no outputs or files, says nothing)'),
     PersonEdit('adds_a_prompt_note_code_or_raw_cell',
                'adds a prompt (with or without a reply), a note, a code or a raw cell',
-               "kept where it was; its messages join the thread as `cells2msgs` reads them (notes, code and raw cells are context of the next user message, or a user message of their own when no prompt of theirs follows), numbered after the message before them in the file, and every thread message after them moves up by as many turns and sequence numbers (the records keep the numbers as they were before, so every read gives the same), so `get_messages_in_sequence()` lists them where the notebook shows them and no two messages share a sequence number (in a file whose records are out of the notebook's order already, as after a person moved cells, they are numbered past every number instead, and the notebook's `dialog.thread` says `numbering: appended`)"),
+               'kept where it was; its messages join the thread as `cells2msgs` reads them (notes, '
+               'code and raw cells are context of the next user message, '
+               'or a user message of their own when no prompt of theirs follows), '
+               'numbered after the message before them in the file, '
+               'and every thread message after them moves up by as many turns and sequence numbers '
+               '(the records keep the numbers as they were before, so every read gives the same), '
+               'so `get_messages_in_sequence()` lists them where the notebook shows them and no two messages '
+               "share a sequence number (in a file whose records are out of the notebook's order already, "
+               'as after a person moved cells, they are numbered past every number instead, '
+               "and the notebook's `dialog.thread` says `numbering: appended`)"),
     PersonEdit('edits_a_prompts_text',
                "edits a prompt's text",
-               "the user message's text is the new text (a message of content parts shows their texts: the new text replaces them, its image parts kept; emptied, the parts stay as they were); the images after it stay its attachments"),
+               "the user message's text is the new text (a message of content parts shows their texts: "
+               'the new text replaces them, its image parts kept; emptied, the parts stay as they were); '
+               'the images after it stay its attachments, '
+               'and their references are not part of the text wherever the edit leaves them '
+               '(a line typed after them): the next save shows them after the text again'),
     PersonEdit('edits_the_system_prompt',
                "edits the system prompt (the notebook's `dialog.system`, which Solveit shows)",
-               "the first system message's text is the new text (one of content parts shows their texts, as a prompt does)"),
+               "the first system message's text is the new text (one of content parts shows their texts, "
+               'as a prompt does)'),
     PersonEdit('edits_a_replys_text_or_a_tool_result',
                "edits a reply's text or a tool result",
                "the assistant's text (or the tool message's result) is the new text, its metrics and ids kept"),
     PersonEdit('runs_an_unanswered_prompt',
                'runs an unanswered prompt (Solveit writes its reply into the cell)',
-               'the reply is a new assistant message (id `<cell id>-reply`), numbered past every number the file holds'),
+               'the reply is a new assistant message (id `<cell id>-reply`), '
+               'numbered past every number the file holds'),
     PersonEdit('rewrites_a_replys_structure',
                "rewrites a reply's structure (removes, adds or moves tool calls)",
-               "the reply becomes one assistant message holding the reply as written (the first assistant's id and metrics kept); the next save writes it back unchanged"),
+               'the reply becomes one assistant message holding the reply as written '
+               "(the first assistant's id and metrics kept); the next save writes it back unchanged"),
     PersonEdit('copies_and_pastes_a_thread_cell',
-               "copies a thread cell and pastes it (the copy keeps the cell's metadata, its thread records included)",
-               "the one with a new cell id is read as the copy, above or below the original (the original's cell id is the one the thread made; when neither is, the later of the two): its messages are new ones, with ids from its cell id (`<cell id>-0`, ...) and numbers past every number the file holds, so no id or sequence number repeats (a message the thread itself holds twice is written in both cells under one id and listed in the notebook's `dialog.thread` under `dups`, so it reads back as it was)"),
+               "copies a thread cell and pastes it (the copy keeps the cell's metadata, "
+               'its thread records included)',
+               'the one with a new cell id is read as the copy, '
+               "above or below the original (the original's cell id is the one the thread made; "
+               'when neither is, the later of the two): '
+               'its messages are new ones, with ids from its cell id (`<cell id>-0`, '
+               '...) and numbers past every number the file holds, '
+               'so no id or sequence number repeats '
+               '(a message the thread itself holds twice is written in both cells under one id and listed in '
+               "the notebook's `dialog.thread` under `dups`, so it reads back as it was)"),
+)
+
+
+# %% ../nbs/03a_thread_sync.ipynb #9e75e002
+person_edits = _rows_text + (
+    PersonEdit('pastes_a_cell_from_another_threads_file',
+               "pastes a cell copied from another thread's file (its metadata, that thread's records included, "
+               'comes along)',
+               'read as a prompt a person adds (see above): '
+               'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
+               "the other thread's records are not taken (each cell a thread writes names it: "
+               '`dialog.thread_id`), and no id is shared with the other thread'),
+    PersonEdit('splits_a_thread_cell',
+               "splits a thread cell (JupyterLab's Split Cell: "
+               'clones of the cell, each with its metadata and a new id, the outputs in the last)',
+               "read as the one cell it was: the user message's text is the parts' texts, one per line, "
+               'and the reply is read once; the next save writes the parts back as one cell'),
     PersonEdit('clears_outputs',
-               'clears outputs ("Clear All Outputs", `jupyter nbconvert --clear-output`, an nbstripout filter), or runs all cells in plain Jupyter (each prompt\'s error or `UsageError` takes its reply\'s place), or empties a reply',
-               "nothing is lost: the reply's messages come back whole from the cell's records (texts, tool calls, tool results), and the next save shows the reply again. A record that can't give its message back (a file written before records kept replies whole) is a `ValueError` naming the cell and the record, never an empty message. To take a reply's messages out, delete them in the thread or delete the cell"),
+               'clears outputs ("Clear All Outputs", `jupyter nbconvert --clear-output`, an nbstripout filter), '
+               'or runs all cells in plain Jupyter '
+               "(each prompt's error or `UsageError` takes its reply's place), or empties a reply",
+               "nothing is lost: the reply's messages come back whole from the cell's records (texts, "
+               'tool calls, tool results), and the next save shows the reply again. A cell without records '
+               '(from a notebook made elsewhere) gives back its reply, or a code cell its outputs, '
+               "as the thread last read them (each save keeps them in the notebook's `dialog.thread` under "
+               "`outputs`), until it has new ones. A record that can't give its message back "
+               '(a file written before records kept replies whole) is a `ValueError` naming the cell and the '
+               "record, never an empty message. To take a reply's messages out, "
+               'delete them in the thread or delete the cell'),
     PersonEdit('turns_a_thread_cell_into_another_kind',
-               'turns a thread cell into a raw, markdown or code cell (its `solveit_ai` mark stays in the metadata)',
-               "its text is the user message's text; a raw or markdown cell holds no reply, so the records give the reply back, as when outputs are cleared; the next save writes the cell back as a prompt"),
+               'turns a thread cell into a raw, markdown or code cell '
+               '(its `solveit_ai` mark stays in the metadata)',
+               "its text is the user message's text (without the `%%prompt` line Jupyter keeps in it); "
+               'a raw or markdown cell holds no reply, so the records give the reply back, '
+               'as when outputs are cleared; the next save writes the cell back as a prompt'),
     PersonEdit('tags_pins_skips_or_adds_keys_to_a_thread_cell',
                'tags, pins, skips, collapses a thread cell, or adds keys to its metadata',
                'kept on the cell by every save (the thread rewrites only its own `dialog` key)'),
@@ -769,3 +1046,4 @@ person_edits = (
                'saves the file while a program holds a thread of it',
                "that thread's next save is a `DialogConflictError` (read it again to take the edits in)"),
 )
+

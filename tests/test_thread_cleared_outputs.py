@@ -117,3 +117,47 @@ def test_old_records_still_read_with_their_outputs(tmp_path):
                 if isinstance(r.get('content'), str) and r['content']: r.pop('content')
     edit_nb(p, f)
     assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json')
+
+def made_elsewhere(tmp_path, *prompts, code=None):
+    "A notebook made elsewhere (prompts with replies, no thread records; a code cell with an output first if `code`), read as a thread that adds a turn and saves"
+    from dialog.core import Dialog
+    d = Dialog('notes')
+    if code: d.mk_message('print(6*7)', msg_type='code', output=[dict(output_type='stream', name='stdout', text=code)])
+    for q,a in prompts: d.mk_message(q, msg_type='prompt', output=a)
+    p = d.save(tmp_path/'n.ipynb')
+    t = Thread.read(p); t.add_message(Message(role='user', content='Thanks!')); t.add_message(Message(role='assistant', content='Welcome.')); t.save()
+    return p
+
+@pytest.mark.parametrize('how', ['clear', 'error'])
+def test_cleared_cells_without_records_keep_their_replies(tmp_path, how):
+    "A notebook made elsewhere, saved by a thread, then its outputs cleared (or replaced by Run All's errors): the replies (and a code cell's output, which is context) were gone from the thread, silently"
+    p = made_elsewhere(tmp_path, ('Where is order 12345?', 'It shipped yesterday.'), ('And 678?', 'Lost.'), code='42\n')
+    before = Thread.read(p).model_dump(mode='json')
+    err = {'output_type': 'error', 'ename': 'UsageError', 'evalue': 'Cell magic `%%prompt` not found.', 'traceback': []}
+    def clear(nb):
+        for c in nb['cells']:
+            if c['cell_type']=='code': c['outputs'] = [err] if how=='error' and ''.join(c['source']).startswith('%%prompt') else []
+    edit_nb(p, clear)
+    back = Thread.read(p)
+    assert back.model_dump(mode='json')==before
+    back.save() # kept at the next save too, while the cells stay cleared
+    assert Thread.read(p).model_dump(mode='json')==before
+
+def test_rerun_cell_without_records_gives_its_new_reply(tmp_path):
+    "A reply kept for a cleared cell never hides a new one: the cell's own output wins"
+    p = made_elsewhere(tmp_path, ('Where is order 12345?', 'It shipped yesterday.'))
+    def rerun(nb): nb['cells'][0]['outputs'][0]['data']['text/markdown'] = 'It shipped today.'
+    edit_nb(p, rerun)
+    assert [m.content for m in Thread.read(p).messages][:2]==['Where is order 12345?', 'It shipped today.']
+
+def test_kept_outputs_record_checked(tmp_path):
+    p = made_elsewhere(tmp_path, ('Q?', 'A.'))
+    edit_nb(p, lambda nb: nb['metadata']['dialog']['thread'].__setitem__('outputs', ['A.']))
+    with pytest.raises(ValueError, match="the thread's outputs must be a dict"): Thread.read(p)
+
+def test_code_cell_rerun_to_an_image_drops_its_old_text(tmp_path):
+    "A code cell (context) run again whose new outputs render no text: its kept text doesn't stand in for outputs it has"
+    p = made_elsewhere(tmp_path, ('Q?', 'A.'), code='42\n')
+    def rerun(nb): nb['cells'][0]['outputs'] = [{'output_type': 'display_data', 'metadata': {}, 'data': {'image/png': 'iVBORw0KGgo='}}]
+    edit_nb(p, rerun)
+    assert '42' not in Thread.read(p).messages[0].content

@@ -475,3 +475,43 @@ def test_stale_thread_after_another_takes_the_dialog_in(tmp_path):
     dlg.insert_msgs([Cell('a note', msg_type='note', id='n1')], 0)
     t2 = Thread.from_dialog(dlg)
     with pytest.raises(ValueError, match='changed in memory'): t.save()
+
+def elsewhere_file(tmp_path):
+    "A notebook made elsewhere (two prompts with replies, no thread records)"
+    from dialog.core import Dialog
+    d = Dialog('notes')
+    d.mk_message('First question?', msg_type='prompt', output='First answer.')
+    d.mk_message('Where is order 12345?', msg_type='prompt', output='It shipped yesterday.')
+    return d.save(tmp_path/'n.ipynb')
+
+def test_changes_survive_a_note_added_above(tmp_path):
+    "A reaction and a removal made on messages of cells without records, then a person adds a note above them: the messages' ids came from the run's first cell, so they all changed and the changes were lost"
+    import json
+    p = elsewhere_file(tmp_path)
+    t = Thread.read(p)
+    t.add_reaction(t.messages[3].id, 'thumbsup', 'ann'); t.messages.remove(t.messages[1]); t.save()
+    ids = [m.id for m in Thread.read(p).messages]
+    nb = json.loads(p.read_text())
+    nb['cells'].insert(0, {'cell_type': 'markdown', 'id': 'note0001', 'metadata': {}, 'source': 'Context: VIP customer'})
+    p.write_text(json.dumps(nb))
+    back = Thread.read(p)
+    assert [m.id for m in back.messages]==ids
+    assert [(m.content, m.reactions) for m in back.messages][1:]==[('Where is order 12345?', {}), ('It shipped yesterday.', {'thumbsup': ['ann']})]
+
+def test_change_record_keeps_a_persons_later_edit(tmp_path):
+    "Once a message of a cell without records had a change recorded (a reaction), a person's later edit of its text was hidden by the whole record"
+    import json
+    from dialog.core import Dialog
+    d = Dialog('notes'); d.mk_message('Where is order 12345?', msg_type='prompt', output='It shipped yesterday.')
+    t = Thread.from_dialog(d)
+    t.add_reaction(t.messages[0].id, 'thumbsup', 'ann'); t.add_reaction(t.messages[1].id, 'heart', 'bob')
+    t.messages[1].metrics['model'] = 'gpt-4'
+    p = t.save(tmp_path/'n.ipynb')
+    nb = json.loads(p.read_text()); c = nb['cells'][0]
+    c['source'] = ''.join(c['source']).replace('12345', '99999'); c['outputs'][0]['data']['text/markdown'] = 'It shipped last week.'
+    p.write_text(json.dumps(nb))
+    b = Thread.read(p)
+    assert [(m.content, m.reactions) for m in b.messages]==[('Where is order 99999?', {'thumbsup': ['ann']}), ('It shipped last week.', {'heart': ['bob']})]
+    assert b.messages[1].metrics['model']=='gpt-4'
+    b.messages[1].content = 'Changed by the program.'; b.save() # a text the program changed is its own: it wins
+    assert Thread.read(p).messages[1].content=='Changed by the program.'

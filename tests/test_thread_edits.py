@@ -158,6 +158,20 @@ def test_user_text_and_image(tmp_path):
     assert back.model_dump()==t.model_dump() and json.loads(back.model_dump_json())==json.loads(t.model_dump_json())
     back.save(); assert Thread.read(p).model_dump()==t.model_dump()
 
+@pytest.mark.parametrize('typed,want', [('\nIs it round?', 'What is this?\n\nIs it round?'), ('\n\nIs it round?', 'What is this?\n\nIs it round?'),
+                                        ('', 'What is this?')])
+def test_line_typed_after_a_prompts_image(tmp_path, typed, want):
+    "A person types a line after the image a prompt shows (where the cursor lands): the image's reference became part of the user's text, and each save added it again"
+    t = Thread(id='img'); m = Message(role='user', content='What is this?', id='u', timestamp=T0); m.add_attachment(PNG, filename='dot.png')
+    t.add_message(m); t.add_message(Message(role='assistant', content='A dot.', id='a', timestamp=T0))
+    p = t.save(tmp_path/'img.ipynb')
+    nb = json.loads(p.read_text()); c = nb['cells'][0]; c['source'] = ''.join(c['source'])+typed; p.write_text(json.dumps(nb))
+    b = Thread.read(p)
+    assert b.messages[0].content==want and b.messages[0].attachments[0].content==PNG
+    b.save(); b.save(force=True)
+    src = ''.join(cells(p)[0]['source'])
+    assert src.count('](attachment:')==1 and Thread.read(p).messages[0].content==want
+
 @pytest.mark.parametrize('content', [PNG, b'plain bytes', base64.b64encode(b'hello').decode(), 'just text', None])
 def test_attachment_contents_survive(tmp_path, content):
     t = Thread(id='att')

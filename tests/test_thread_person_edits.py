@@ -121,14 +121,49 @@ def row_copies_and_pastes_a_thread_cell(tmp_path):
     seqs = [m.sequence for m in back.messages if m.role!='system']; assert len(seqs)==len(set(seqs))
     assert back.get_message_by_id('u1').content==t.get_message_by_id('u1').content # the original keeps its ids
 
-def row_turns_a_thread_cell_into_another_kind(tmp_path):
+def row_pastes_a_cell_from_another_threads_file(tmp_path):
+    "Its records kept thread A's ids and numbers: two messages shared each sequence number, sequence order disagreed with the notebook, and one id was in two threads"
+    (tmp_path/'a').mkdir(); a,pa = saved(tmp_path/'a')
+    b = building(ours); b.id = 'thread-b'; pb = b.save(tmp_path/'b.ipynb')
+    c = copy.deepcopy(nb_of(pa)['cells'][1]); c['id'] = 'pasted01' # u2 and its reply: a3 (two calls), t2, t3, a4
+    edit(pb, lambda nb: nb['cells'].insert(0, c))
+    t = Thread.read(pb)
+    ns = [m for m in t.messages if m.role!='system']
+    assert [(m.id, m.role) for m in ns[:5]]==[(f'pasted01-{k}', r) for k,r in enumerate(['user', 'assistant', 'tool', 'tool', 'assistant'])]
+    assert (ns[0].content, ns[4].content)==(a.get_message_by_id('u2').content, a.get_message_by_id('a4').content)
+    assert [m.id for m in t.get_messages_in_sequence() if m.role!='system']==[m.id for m in ns] and len({m.sequence for m in ns})==len(ns)
+    assert [(m.id, m.content) for m in ns[5:]]==[(m.id, m.content) for m in b.messages if m.role!='system'] # b's own messages as they were
+    t.save(); assert same(Thread.read(pb), t)
+
+def row_splits_a_thread_cell(tmp_path):
+    "JupyterLab's Split Cell: clones with the records and new ids, the outputs in the last; the reply was read twice"
     t,p = saved(tmp_path)
-    def to_raw(nb):
-        c = nb['cells'][1]; c['cell_type'] = 'raw'; c['source'] = ''.join(c['source']).removeprefix('%%prompt\n')
+    u = t.get_message_by_id('u1').content
+    def split(nb):
+        c = nb['cells'][0]; src = ''.join(c['source']); k = src.index(' ', len('%%prompt\n'))
+        one = dict(copy.deepcopy(c), id='split001', source=src[:k], outputs=[])
+        two = dict(copy.deepcopy(c), id='split002', source=src[k+1:])
+        nb['cells'][0:1] = [one, two]
+    edit(p, split)
+    back = Thread.read(p)
+    assert [m.id for m in back.messages]==[m.id for m in t.messages] and back.get_message_by_id('u1').content==u.replace(' ', '\n', 1)
+    back.save(); assert len(nb_of(p)['cells'])==len(nb_of(t.save(tmp_path/'again.ipynb'))['cells'])
+    assert same(Thread.read(p), back)
+
+def row_turns_a_thread_cell_into_another_kind(tmp_path):
+    for kind in ['raw', 'markdown']: (tmp_path/kind).mkdir(); _turns_one(tmp_path/kind, kind)
+
+def _turns_one(tmp_path, kind):
+    "Jupyter keeps the source as it is, `%%prompt` line and all: it is not part of the user's text, and saves don't add another"
+    t,p = saved(tmp_path)
+    def retype(nb):
+        c = nb['cells'][1]; c['cell_type'] = kind
         for k in ('outputs', 'execution_count'): c.pop(k)
-    edit(p, to_raw)
+    edit(p, retype)
     back = Thread.read(p); assert same(back, t)
     back.save(); assert nb_of(p)['cells'][1]['cell_type']=='code' and read_ipynb(p).messages[1].msg_type=='prompt'
+    assert ''.join(nb_of(p)['cells'][1]['source']).count('%%prompt')==1
+    back = Thread.read(p); back.save(); assert same(Thread.read(p), t)
 
 def row_tags_pins_skips_or_adds_keys_to_a_thread_cell(tmp_path):
     t,p = saved(tmp_path)

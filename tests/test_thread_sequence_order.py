@@ -83,3 +83,37 @@ def test_thread_numbered_out_of_order_with_a_run(tmp_path):
     insert_prompts(p, [2])
     back = Thread.read(p); back.messages[1].sequence = 99; back.save()
     assert Thread.read(p).model_dump()==back.model_dump()
+
+def test_late_system_stays_after_its_message(tmp_path):
+    "A system message appended late (`messages.append`), then a person inserts a prompt near the top: it was put back at its stored index, two messages too early"
+    t,p = saved(tmp_path)
+    t.messages.append(Message(role='system', content='From now on, answer in French.')); t.messages.append(Message(role='system', content='And be brief.'))
+    t.save(force=True)
+    want = [m.content for m in t.messages]
+    insert_prompts(p, [0])
+    cs = [m.content for m in Thread.read(p).messages]
+    assert cs[-3:]==want[-3:] and len(cs)==len(want)+2
+
+def test_late_system_whose_message_is_gone(tmp_path):
+    "The message a late system message followed was taken out by a person (its cell deleted): it goes back to its place"
+    from thread_cases import T0
+    t = Thread(id='s', created_at=T0)
+    for i,r in enumerate(['user', 'assistant', 'user', 'assistant']): t.add_message(Message(id=f'm{i}', role=r, content=f'c{i}', timestamp=T0))
+    t.messages.append(Message(role='system', content='late', id='s9', timestamp=T0))
+    p = t.save(tmp_path/'s.ipynb')
+    nb = json.loads(p.read_text()); nb['cells'].pop(); p.write_text(json.dumps(nb))
+    assert [m.id for m in Thread.read(p).messages]==['m0', 'm1', 's9']
+
+def test_pasted_copies_numbered_in_one_pass(tmp_path, monkeypatch):
+    "Each pasted copy looked up the thread's largest numbers again, after the last copy's renumbering had made it rescan every message: reading n copies was O(n x messages)"
+    import dialog.thread_sync as sync
+    t = Thread(id='q')
+    for i in range(40): t.add_message(Message(role='user', content=f'q{i}')); t.add_message(Message(role='assistant', content=f'a{i}'))
+    p = t.save(tmp_path/'q.ipynb')
+    nb = json.loads(p.read_text()); nb['cells'] = [x for i,c in enumerate(nb['cells']) for x in (c, dict(c, id=f'c{i:07x}'))]; p.write_text(json.dumps(nb))
+    calls = []
+    real = sync.numbers_past
+    monkeypatch.setattr(sync, 'numbers_past', lambda *a: calls.append(1) or real(*a))
+    back = Thread.read(p)
+    assert len(back.messages)==160 and len({m.sequence for m in back.messages})==160
+    assert len(calls)==1
