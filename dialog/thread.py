@@ -17,13 +17,14 @@ Docs: https://nbdialog.github.io/nbdialog/thread.html.md"""
 
 # %% auto #0
 __all__ = ['roles', 'source_types', 'msg_table', 'message_fields', 'att_statuses', 'att_table', 'att_fields', 'thread_table',
-           'thread_fields', 'short_repr', 'as_utc', 'default_metrics', 'FieldSpec', 'dump_defaults', 'ChatMessage',
-           'sniff_mime', 'ChatAttachment', 'DialogFileStore', 'kept_file', 'carry_file', 'jsonable', 'Thread',
-           'set_fields', 'held_fields', 'numbers_past']
+           'thread_fields', 'as_utc', 'default_metrics', 'FieldSpec', 'dump_defaults', 'ChatMessage', 'sniff_mime',
+           'ChatAttachment', 'DialogFileStore', 'serve_thread', 'kept_file', 'carry_file', 'jsonable', 'Thread',
+           'field_table', 'set_fields', 'held_fields', 'numbers_past', 'short_repr']
 
 # %% ../nbs/03_thread.ipynb #c2f9f69b
 from fastcore.utils import *
 from .chat import img_type
+from .nbjson import short_repr
 from datetime import datetime, timezone, date, time as dtime
 from pathlib import Path, PurePath
 from typing import NamedTuple
@@ -32,14 +33,9 @@ import base64, copy, decimal, enum, functools, hashlib, importlib, json, math, m
 # %% ../nbs/03_thread.ipynb #a60c4767
 roles = ('system', 'user', 'assistant', 'tool')
 source_types = ('user', 'agent', 'tool')
+_all_ = ['short_repr'] # the library's one quoting of user data in errors (`dialog.nbjson`'s): the sync takes it from here
 
 def _now(): return datetime.now(timezone.utc)
-
-def short_repr(v, # Any value
-               n=60): # About how many characters to keep
-    "`repr(v)` cut to about `n` characters: user data quoted in an error never floods it (the modules above quote it so too)"
-    r = repr(v)
-    return r if len(r)<=n else r[:n]+f'…[{len(r)} chars]'
 
 # %% ../nbs/03_thread.ipynb #fefd2686
 def as_utc(d, # A datetime, or its ISO text
@@ -69,12 +65,17 @@ def _chk_source(src):
     "`src` (its keys in narrator's order) if it is None or narrator's `EntitySource` (`id`, and optionally `name`, `type`, `attributes`), else a `ValueError`"
     if src is None: return None
     if not isinstance(src, dict): raise ValueError(f'source must be a dict, not {short_repr(src)}')
+    out = {}
     for k,v in src.items():
         if k not in _src_keys: raise ValueError(f'source has an unknown key {short_repr(k)} (it may have {", ".join(_src_keys)})')
+        # UTF-8: text
+        if k in ('id', 'name') and isinstance(v, (bytes, bytearray)): v = _chk_type(f'source {k}', v, str, none=False)
         if not isinstance(v, _src_keys[k]): raise ValueError(f'source {k} must be a {"dict" if k=="attributes" else "str"}, not {short_repr(v)}')
-    if 'type' in src and src['type'] not in source_types: raise ValueError(f"source type must be one of {source_types}, not {short_repr(src['type'])}")
-    if 'id' not in src: raise ValueError(f'source.id is required when source is present, not {short_repr(src)}')
-    return {k:src[k] for k in _src_keys if k in src} # in narrator's order
+        out[k] = v
+    if 'type' in out and out['type'] not in source_types:
+        raise ValueError(f"source type must be one of {source_types}, not {short_repr(out['type'])}")
+    if 'id' not in out: raise ValueError(f'source.id is required when source is present, not {short_repr(src)}')
+    return {k:out[k] for k in _src_keys if k in out} # in narrator's order
 
 def _chk_type(what, v, typ, none=True):
     "`v` if it is a `typ` (or None, with `none`), else a `ValueError` naming field `what`; UTF-8 bytes for a `str` are their text (as pydantic's lax `str` takes them)"
@@ -84,16 +85,39 @@ def _chk_type(what, v, typ, none=True):
         except UnicodeDecodeError: pass
     raise ValueError(f'{what} must be a {getattr(typ, "__name__", typ)}{" or None" if none else ""}, not {short_repr(v)}')
 
+# %% ../nbs/03_thread.ipynb #b1f05d55
+_btypes = (bytes, bytearray)
+def _lax_txt(what, o, etyp=str):
+    "Entries `o` (a dict or a list) with UTF-8 bytes (keys too) as their text, as pydantic's lax `str` takes them"
+    def one(e):
+        if isinstance(e, etyp): return e
+        if etyp is str and isinstance(e, _btypes):
+            try: return bytes(e).decode('utf-8')
+            except UnicodeDecodeError: pass
+        raise ValueError(f'{what} must hold {etyp.__name__}s, not {short_repr(o)}')
+    if isinstance(o, dict): return {(one(k) if isinstance(k, _btypes) else k):one(e) for k,e in o.items()}
+    return [one(e) for e in o]
+
+def _plain(o, etyp):
+    "Do entries `o` (a dict or a list) hold `etyp`s only, and no bytes keys?"
+    if isinstance(o, dict): return all(isinstance(e, etyp) for e in o.values())\
+        and not any(isinstance(k, _btypes) for k in o)
+    return all(isinstance(e, etyp) for e in o)
+
 # %% ../nbs/03_thread.ipynb #63da8ec8
 def _chk_dict(what, v, vtyp=None, etyp=None):
     "`v` if it is a dict (of `vtyp`s, when given, holding `etyp`s), else a `ValueError` naming the field or entry"
     _chk_type(what, v, dict, none=False)
-    if vtyp is list and any(type(o) is tuple for o in v.values()): v = {k:list(o) if type(o) is tuple else o for k,o in v.items()} # lax lists: a tuple is taken as a list (the caller's dict untouched)
-    if vtyp:
-        for k,o in v.items():
-            _chk_type(f'{what}[{short_repr(k)}]', o, vtyp, none=False)
-            if etyp and not all(isinstance(e, etyp) for e in (o.values() if isinstance(o, dict) else o)):
-                raise ValueError(f'{what}[{short_repr(k)}] must hold {etyp.__name__}s, not {short_repr(o)}')
+    if vtyp is list and any(type(o) is tuple for o in v.values()):
+        # lax lists: a tuple is a list (the caller's dict untouched)
+        v = {k:list(o) if type(o) is tuple else o for k,o in v.items()}
+    if not vtyp: return v
+    if any(isinstance(k, _btypes) for k in v): # UTF-8 bytes keys are their text, as pydantic's lax `str`
+        v = {(_chk_type(f'{what} key', k, str, none=False) if isinstance(k, _btypes) else k):o for k,o in v.items()}
+    for k,o in list(v.items()):
+        _chk_type(w := f'{what}[{short_repr(k)}]', o, vtyp, none=False)
+        # bytes entries as text (the caller's dict untouched)
+        if etyp and not _plain(o, etyp): v = {**v, k:_lax_txt(w, o, etyp)}
     return v
 
 def _chk_metrics(met):
@@ -201,10 +225,18 @@ def _chk_tool(m, role, tcid):
 _checks = {f.name:f.check for f in msg_table}
 message_fields = tuple(_checks) # narrator's fields, in its order
 
+def _own_fields(cls, kw):
+    "The own fields of message class `cls` (none for `ChatMessage`); a `ValueError` for a keyword of `kw` that is no field"
+    own = cls._own_
+    if kw and (bad := [k for k in kw if k not in own]):
+        raise ValueError(f'message: unknown field {short_repr(bad[0])} (the fields are {", ".join(cls._field_names)})')
+    return own
+
 def _chk_role(v): raise ValueError(f'role must be one of {roles}, not {short_repr(v)}')
 
 _given_sets = {} # which of its fields a message was given (a flag each: not given): the set of their names, shared by the messages made alike
-_priv = ('_links', '_given', 'origin') # the threads it is in; the fields given or set; where a storage module got it from (see `set_fields`)
+# the threads it is in; the fields given or set; where a storage module got it from (see `set_fields`)
+_priv = ('_links', '_given', 'origin')
 
 @functools.cache
 def _slot_names(cls):
@@ -241,7 +273,7 @@ class ChatMessage:
                  filename:str=None, # With `file_content`: that attachment's name
                  **kw): # Anything else is refused (`ValueError`), as narrator refuses unknown fields
         "Check and keep narrator's fields (other keywords, `kw`, are refused)"
-        if kw: raise ValueError(f'message: unknown field {short_repr(next(iter(kw)))} (the fields are {", ".join(message_fields)})')
+        if (own := type(self)._own_) or kw: own = _own_fields(type(self), kw) # a subclass's own fields; others refused
         mid = os.urandom(32).hex() if id is UNSET or id=='' else _chk_type('id', id, str, none=False) # '' is a new id, as in narrator
         # pydantic's `model_fields_set`: the fields given (and the id, which narrator makes before pydantic sees the fields), one frozen set for each way of calling
         unset = (id is UNSET, role is UNSET, sequence is UNSET, turn is UNSET, content is UNSET, reasoning_content is UNSET, name is UNSET, tool_call_id is UNSET,
@@ -271,12 +303,17 @@ class ChatMessage:
         for f,v in zip(_fsets, vs): f(self, v) # straight into the slots: checked above
         _set_given(self, given)
         if file_content is not None: self.add_attachment(file_content, filename); self.model_fields_set.add('attachments')
+        if own: _set_own(self, own, kw, f'message {short_repr(mid)}')
 
 # %% ../nbs/03_thread.ipynb #32a2672e
 @patch
 def __setattr__(self:ChatMessage, k, v):
     "Check and normalise a field as narrator's `validate_assignment` does (a `ValueError` at the assignment); refuse unknown fields"
     chk = _checks.get(k)
+    if chk is None and (f := type(self)._own_.get(k)) is not None: # a subclass's own field: checked by its annotation
+        try: v = f.check(v)
+        except ValueError as e: raise ValueError(f'message {short_repr(getattr(self, "id", None))}: {e}') from None
+        object.__setattr__(self, k, v); self.model_fields_set.add(k); return
     if chk is None:
         if k[:1]!='_' and not hasattr(type(self), k): raise ValueError(f'message {short_repr(getattr(self, "id", None))}: no field {short_repr(k)} (the fields are {", ".join(message_fields)})')
         return object.__setattr__(self, k, v)
@@ -292,7 +329,7 @@ def __setattr__(self:ChatMessage, k, v):
 @patch
 def __eq__(self:ChatMessage, o):
     if type(o) is not type(self): return NotImplemented
-    return all(getattr(self, k, None)==getattr(o, k, None) for k in message_fields)
+    return all(getattr(self, k, None)==getattr(o, k, None) for k in self._field_names)
 @patch
 def __getstate__(self:ChatMessage): # a copy (or pickle) is in no thread yet
     return {k:v for k in _slot_names(type(self)) if (v := getattr(self, k, UNSET)) is not UNSET} | getattr(self, '__dict__', {}) # a subclass's own attributes too
@@ -301,7 +338,8 @@ def __setstate__(self:ChatMessage, state):
     for k,v in state.items(): object.__setattr__(self, k, v) # as copied: no checks
     _set_given(self, set(state.get('_given', ()))) # a set of its own: a copy's assignments are its own
 @patch
-def __iter__(self:ChatMessage): return ((k, getattr(self, k)) for k in message_fields) # pydantic's: `dict(message)` gives its fields
+# pydantic's: `dict(message)` gives its fields
+def __iter__(self:ChatMessage): return ((k, getattr(self, k)) for k in self._field_names)
 @patch
 def __repr__(self:ChatMessage): return f'{type(self).__name__}({self.role}, seq={self.sequence}, turn={self.turn}: {truncstr(str(self.content), 60)!r})'
 
@@ -318,12 +356,17 @@ class _LazyField:
     def __set__(self, o, v): self.put(o, v) # unchecked, as a slot is: `ChatMessage.__setattr__` checks first
 
 for k,mk in _lazy.items(): setattr(ChatMessage, k, _LazyField(k, mk))
+# a subclass has its own (`_subclassed`)
+ChatMessage._fields_table,ChatMessage._field_names,ChatMessage._own_ = msg_table,message_fields,{}
+ChatMessage.__init_subclass__ = classmethod(lambda cls, **kw: _subclassed(cls)) # a subclass's own fields join its table
 _watched = ('turn', 'sequence', 'role', 'id')
-_fset = {k:getattr(ChatMessage, s).__set__ for k,s in zip(message_fields+_priv, _slots+_priv)} # a slot's setter: no checks (for values checked already, or made here)
+# a slot's setter: no checks (for values checked already, or made here)
+_fset = {k:getattr(ChatMessage, s).__set__ for k,s in zip(message_fields+_priv, _slots+_priv)}
 _fsets,_set_links,_set_turn,_set_seq,_set_given = [_fset[k] for k in message_fields],_fset['_links'],_fset['turn'],_fset['sequence'],_fset['_given']
 def _fields_set(self):
     "The fields given when it was made, or set since (pydantic's `model_fields_set`)"
-    if type(g := self._given) is frozenset: _set_given(self, g := set(g)) # shared until first asked for: its own from then on
+    # shared until first asked for: its own from then on
+    if type(g := self._given) is frozenset: _set_given(self, g := set(g))
     return g
 ChatMessage.model_fields_set = property(_fields_set)
 
@@ -386,7 +429,8 @@ _mp3_sync = (b'\xff\xf2', b'\xff\xf3', b'\xff\xfb') # MPEG audio frames, taken a
 def sniff_mime(data:bytes, # The file's bytes
                fname:str): # Its name
     "The mime type of `data` from its first bytes (the common formats' signatures), else from file name `fname`, else `application/octet-stream`"
-    if (t := img_type(data)): return t  # PNG, JPEG, GIF, WebP: `dialog.chat`'s one rule, so a thread labels an image as sending does
+    # PNG, JPEG, GIF, WebP: `dialog.chat`'s one rule, so a thread labels an image as sending does
+    if (t := img_type(data)): return t
     if data[:4]==b'RIFF' and data[8:12]==b'WAVE': return 'audio/x-wav'
     if len(data)>2 and data[:2] in _mp3_sync: return 'audio/mpeg'
     for sig,mime in _magic:
@@ -414,6 +458,7 @@ att_fields = tuple(f.name for f in att_table)
 class ChatAttachment:
     "A file attached to a thread message, with narrator's fields and behaviour (import it as `Attachment` for drop-in use)"
     __hash__ = None
+    _fields_table,_field_names,_own_ = att_table,att_fields,{} # its fields' table and names
     def __init__(self,
                  filename:str=UNSET, # The file's name (required)
                  content=UNSET, # Its bytes, or a str: their base64, a `data:` URL, or text; None (the default) when it has none
@@ -437,7 +482,8 @@ class ChatAttachment:
         "Set `k`; a field assigned is one of `model_fields_set` (as pydantic counts them)"
         object.__setattr__(self, k, v)
         if k in att_fields and (g := self.__dict__.get('_given')) is not None: g.add(k)
-    def __setstate__(self, d): self.__dict__.update(d); self.__dict__['_given'] = set(d.get('_given', ())) # a copy's set is its own
+    # a copy's set is its own
+    def __setstate__(self, d): self.__dict__.update(d); self.__dict__['_given'] = set(d.get('_given', ()))
     model_fields_set = property(lambda self: self.__dict__.setdefault('_given', set()), doc="The fields given when it was made, or set since (pydantic's `model_fields_set`)")
 
     @property
@@ -450,7 +496,8 @@ class ChatAttachment:
     def __eq__(self, o):
         if not isinstance(o, ChatAttachment): return NotImplemented
         return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in att_fields)
-    def __iter__(self): return ((k, getattr(self, k)) for k in att_fields) # pydantic's: `dict(attachment)` gives its fields
+    # pydantic's: `dict(attachment)` gives its fields
+    def __iter__(self): return ((k, getattr(self, k)) for k in att_fields)
     def __repr__(self):
         c = self.content
         return f'Attachment({self.filename!r}, {self.mime_type!r}, {self.status}, {"no content" if c is None else f"{len(c)} {type(c).__name__}"})'
@@ -517,7 +564,8 @@ def model_dump(self:ChatAttachment,
 def _pyd_json(d, indent=None, ensure_ascii=False):
     "`d` as JSON text laid out as pydantic's `model_dump_json` lays it out: compact when `indent` is None"
     try: return json.dumps(d, indent=indent, separators=(',', ':') if indent is None else (',', ': '), ensure_ascii=bool(ensure_ascii))
-    except TypeError as e: raise ValueError(f'not JSON-serializable: {e}') from None # a ValueError, as pydantic's serialization error is
+    # a ValueError, as pydantic's serialization error is
+    except TypeError as e: raise ValueError(f'not JSON-serializable: {e}') from None
 
 # %% ../nbs/03_thread.ipynb #36ee011f
 @patch
@@ -530,7 +578,7 @@ def model_dump_json(self:ChatAttachment,
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "Every field as JSON text (content as UTF-8 text, or base64 when it isn't text), with pydantic's options (`kw`)"
     if include is None and exclude is None and not kw: return _pyd_json(self._full('json'), indent, ensure_ascii)
-    return _pyd_json(_pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw), indent, ensure_ascii)
+    return _pyd_json(_pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw, type(self)), indent, ensure_ascii)
 
 def _atts(v):
     "Attachments list `v`: each an attachment, or its dict made into one; a `ValueError` naming the bad entry"
@@ -555,7 +603,8 @@ def add_attachment(self:ChatMessage,
 class DialogFileStore:
     "A file store with narrator's `FileStore` calls that keeps the files in the dialog file itself (as cell attachments)"
     storage_backend = 'dialog'
-    def __init__(self): self.files,self._gone = {},set() # file_id: (bytes, mime type); ids deleted here
+    # file_id: (bytes, mime type); ids deleted here; the ids of the threads it serves
+    def __init__(self): self.files,self._gone,self._tids = {},set(),set()
     async def save(self,
                    content:bytes, # The file's bytes
                    filename:str, # Its name
@@ -564,7 +613,7 @@ class DialogFileStore:
         if not isinstance(content, bytes): raise ValueError(f'file {short_repr(filename)}: content must be bytes, not {short_repr(content)}')
         mime = mime_type or sniff_mime(content, filename)
         fid = hashlib.sha256(content).hexdigest()[:16]
-        self.files[fid] = (content, mime); self._gone.discard(fid)
+        self.files[fid] = (content, mime); self._gone.discard(fid); _homed(self)
         return dict(id=fid, filename=filename, mime_type=mime, storage_path=fid, storage_backend=self.storage_backend, size=len(content))
     async def get(self,
                   file_id:str, # The id `save` gave
@@ -582,18 +631,48 @@ class DialogFileStore:
                      storage_path:str): # The path `save` gave
         "The link to a kept file: `attachment:ID`"
         return f'attachment:{storage_path}'
+    # a copy (or unpickled store) serves its threads too
+    def __setstate__(self, d): self.__dict__.update({'_tids': set()} | d); _homed(self)
     def __repr__(self): return f'DialogFileStore({len(self.files)} files)'
+
+# %% ../nbs/03_thread.ipynb #e4828549
+_homes = {} # a thread id: the `DialogFileStore`s (held weakly) that keep files for a thread of that id
+_finalized = weakref.WeakSet() # the stores whose ids `_prune` forgets when they go
+
+def _prune(tids, homes=_homes): # `homes` bound here: it may run as the interpreter (or a notebook's namespace) goes
+    "Forget the thread ids `tids` that no live store keeps files for any more"
+    for tid in tids:
+        if (ws := homes.get(tid)) is not None and not list(ws): del homes[tid]
+
+def _homed(store):
+    "List `store` under the ids of the threads it serves, once it keeps a file"
+    if not store.files or not store._tids: return
+    for tid in store._tids: _homes.setdefault(tid, weakref.WeakSet()).add(store)
+    if store not in _finalized: _finalized.add(store); weakref.finalize(store, _prune, store._tids).atexit = False
+
+def _home_file(store, fid):
+    "`(bytes, mime)` of file `fid` from another live store serving a thread with one of `store`'s thread ids"
+    for tid in store._tids:
+        for s in list(_homes.get(tid, ())):
+            if s is not store and (f := s.files.get(fid)) is not None: return f
+
+def serve_thread(store, # A thread's file store (a `DialogFileStore`; any other is left alone)
+                 tid:str): # The thread's id
+    "Have `store` serve thread `tid`: a file it lacks is looked for in the live stores of threads with that id"
+    if not isinstance(store, DialogFileStore) or not isinstance(tid, str) or tid in store._tids: return
+    store._tids.add(tid); _homed(store)
 
 # %% ../nbs/03_thread.ipynb #4fe3cf1d
 def kept_file(store, # A thread's file store (a `DialogFileStore`, or a user's store)
               fid:str, # The id of a file a `DialogFileStore` kept
               att=None): # The attachment that names it, or None
-    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s own, else those attachment `att` itself carries (taken when it was stored or read: a message moved into another thread brings its files), then kept in `store` too; None when neither has it, or `store` deleted it. Never another store's: a store serves only its own dialog's files"
+    "`(bytes, mime)` of dialog-kept file `fid`: `store`'s own, else those `att` carries, else a live store's of the same thread id"
     mine = isinstance(store, DialogFileStore)
     if mine and (f := store.files.get(fid)) is not None: return f
     if mine and fid in store._gone: return None
     f = k[1] if (k := getattr(att, '_kept', None)) is not None and k[0]==fid else None
-    if f is not None and mine: store.files[fid] = f
+    if f is None and mine: f = _home_file(store, fid) # a thread remade from its dump: its files are the live thread's
+    if f is not None and mine: store.files[fid] = f; _homed(store)
     return f
 
 # %% ../nbs/03_thread.ipynb #b73f316a
@@ -603,14 +682,15 @@ def carry_file(att, # The attachment whose bytes a dialog file keeps
                mime:str, # Their mime type
                store=None): # The thread's file store: when it is a `DialogFileStore`, it keeps them too
     "Give attachment `att` the bytes of dialog-kept file `fid` to carry (a reader of a dialog file calls it): `kept_file` finds them there should its store go"
-    if isinstance(store, DialogFileStore): store.files[fid] = (data, mime)
+    if isinstance(store, DialogFileStore): store.files[fid] = (data, mime); _homed(store)
     att._kept = (fid, (data, mime))
 
 def _take_files(store, m):
     "Keep in `store` (a thread's) the dialog-kept files whose bytes message `m`'s attachments carry, unless `store` deleted them: a message moved from another thread brings its files"
     if not isinstance(store, DialogFileStore): return
     for a in m._attachments:
-        if (k := getattr(a, '_kept', None)) is not None and k[0] not in store.files and k[0] not in store._gone: store.files[k[0]] = k[1]
+        if (k := getattr(a, '_kept', None)) is not None and k[0] not in store.files and k[0] not in store._gone:
+            store.files[k[0]] = k[1]; _homed(store)
 
 # %% ../nbs/03_thread.ipynb #a120a04d
 def _kind(mime, data, fname):
@@ -646,10 +726,13 @@ async def process_and_store(self:ChatAttachment,
         mime = self.mime_type or sniff_mime(data, self.filename)
         res = await file_store.save(data, self.filename, mime)
         name = self.filename
-        self.file_id,self.storage_path,self.storage_backend = res['id'],res['storage_path'],res['storage_backend'] # all three required, as narrator's
-        if isinstance(file_store, DialogFileStore): self._kept = (res['id'], file_store.files[res['id']]) # the bytes stay with the attachment, should its store go
+        # all three required, as narrator's
+        self.file_id,self.storage_path,self.storage_backend = res['id'],res['storage_path'],res['storage_backend']
+        # the bytes stay with the attachment, should its store go
+        if isinstance(file_store, DialogFileStore): self._kept = (res['id'], file_store.files[res['id']])
         self.mime_type = mime
-        if not isinstance(file_store, DialogFileStore): self.filename = Path(res['storage_path'] or '').name # the name the store gave it (narrator's rule); a dialog keeps the file's own name
+        # the name the store gave it (narrator's rule); a dialog keeps the file's own name
+        if not isinstance(file_store, DialogFileStore): self.filename = Path(res['storage_path'] or '').name
         self.attributes = (self.attributes or {}) | _kind(self.mime_type, data, name) | dict(mime_type=self.mime_type, storage_path=self.storage_path)
         self.update_attributes_with_url()
         self.content,self.status = None,'stored'
@@ -697,7 +780,8 @@ def jsonable(v): # Any value a field holds
 
 def _spec(s):
     "A pydantic `include`/`exclude` as a dict (a set of keys names each whole)"
-    return s if s is None or isinstance(s, dict) else {s: True} if isinstance(s, (str, int)) else {k:True for k in s} # one key, as pydantic takes it, or a set of them
+    # one key, as pydantic takes it, or a set of them
+    return s if s is None or isinstance(s, dict) else {s: True} if isinstance(s, (str, int)) else {k:True for k in s}
 
 def _pick(spec, k, n=None):
     "What `spec` says of key `k` (of list index `k`, `n` long: `k-n` too, as pydantic takes negative indexes)"
@@ -733,12 +817,14 @@ def _drop_none(d):
         if isinstance(d.get(k), list): d[k] = [_drop_none(o) if isinstance(o, dict) else o for o in d[k]]
     return d
 
-def _drop_defaults(d):
-    "Whole-field dump `d` (a thread's, a message's or an attachment's) without the fields equal to their defaults, and so its messages and attachments (pydantic's `exclude_defaults`)"
-    dd = dump_defaults(msg_table if 'role' in d else att_table if 'filename' in d else thread_table) # a message always has its role, an attachment its name (`exclude_unset` keeps them)
+def _drop_defaults(d, cls=None):
+    "Whole-field dump `d` of a `cls` without the fields at their defaults, nor its messages' (pydantic's `exclude_defaults`)"
+    # a message always has its role, an attachment its name
+    cls = cls or (ChatMessage if 'role' in d else ChatAttachment if 'filename' in d else Thread)
+    dd = dump_defaults(cls._fields_table)
     d = {k:v for k,v in d.items() if k not in dd or v!=dd[k]}
-    for k in ('messages', 'attachments'):
-        if isinstance(d.get(k), list): d[k] = [_drop_defaults(o) if isinstance(o, dict) else o for o in d[k]]
+    for k,c in (('messages', getattr(cls, 'msg_cls', None)), ('attachments', ChatAttachment)):
+        if isinstance(d.get(k), list): d[k] = [_drop_defaults(o, c) if isinstance(o, dict) else o for o in d[k]]
     return d
 
 def _no_computed(d):
@@ -747,12 +833,12 @@ def _no_computed(d):
     if 'role' in d: return d | {'attachments': [_no_computed(a) for a in d['attachments']]} if 'attachments' in d else d
     return {k:v for k,v in d.items() if k!='id'}
 
-def _pyd_dump(full, mode, include, exclude, kw):
-    "A whole-field dump `full` (python values) as pydantic's `model_dump` gives it with `kw`"
+def _pyd_dump(full, mode, include, exclude, kw, cls=None):
+    "A whole-field dump `full` (python values) of a `cls` as pydantic's `model_dump` gives it with `kw`"
     if bad := set(kw)-_dump_kw: raise TypeError(f'model_dump() got an unexpected keyword argument {sorted(bad)[0]!r}')
     if mode not in ('json', 'python'): raise ValueError(f"mode must be 'json' or 'python', not {short_repr(mode)}")
     if kw.get('exclude_computed_fields'): full = _no_computed(full)
-    d = _sel(_drop_defaults(full) if kw.get('exclude_defaults') else full, include, exclude)
+    d = _sel(_drop_defaults(full, cls) if kw.get('exclude_defaults') else full, include, exclude)
     if kw.get('exclude_none'): d = _drop_none(d)
     return jsonable(d) if mode=='json' else d
 
@@ -762,9 +848,9 @@ def _norm_tc(tc):
     return dict(id=tc['id'], type=tc['type'], function=dict(name=f['name'], arguments=f['arguments']))
 
 @patch
-def _full(self:ChatMessage, mode='python', unset=False):
-    "Every field (with `unset`, those of `model_fields_set`), in narrator's order (pydantic's whole dump)"
-    d = {k:getattr(self, k) for k in message_fields if not unset or k in self.model_fields_set}
+def _full(self:ChatMessage, mode='python', unset=False, names=None):
+    "Every field (of `names`; with `unset`, those of `model_fields_set`), in narrator's order (pydantic's whole dump)"
+    d = {k:getattr(self, k) for k in names or self._field_names if not unset or k in self.model_fields_set}
     if 'attachments' in d: d['attachments'] = [a._full(mode, unset) for a in d['attachments']]
     return d
 
@@ -777,7 +863,7 @@ def model_dump(self:ChatMessage,
                exclude=None, # Fields to leave out (pydantic's `exclude`)
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
     "This message as a dict: narrator's shape (unset optional fields left out, tool calls normalised), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
-    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(unset=kw.get('exclude_unset')), mode, include, exclude, kw)
+    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(unset=kw.get('exclude_unset')), mode, include, exclude, kw, type(self))
     s = self
     c,src,pl,re_,met = s.content,s.source,s._platforms,s._reactions,s._metrics # unread lazy fields are None
     d = dict(id=s.id, role=s.role, sequence=s.sequence, turn=s.turn, content=c if c is None or type(c) is str else _cp(c),
@@ -797,7 +883,7 @@ def model_dump_json(self:ChatMessage,
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This message as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text, NaN as null"
-    d = _pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw)
+    d = _pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw, type(self))
     return _pyd_json(d, indent, ensure_ascii)
 
 # %% ../nbs/03_thread.ipynb #3f40c224
@@ -852,6 +938,9 @@ class Thread:
     msg_cls = ChatMessage # a host subclass sets its own: the class of the messages it builds
     __hash__ = None # a value, as narrator's pydantic threads are
     copy_skips = frozenset({'_ref', '_refs'}) # what a copy (or pickle) leaves out (the sync adds its file's)
+    # its fields' table and names; a subclass's own fields (`_subclassed`)
+    _fields_table,_field_names,_own_ = thread_table,thread_fields,{}
+    def __init_subclass__(cls, **kw): super().__init_subclass__(**kw); _subclassed(cls)
     def __init__(self,
                  id:str=UNSET, # Thread id; a new UUID if not given
                  title:str=UNSET, # Human-readable title (or None); 'Untitled Thread' if not given
@@ -879,25 +968,30 @@ class Thread:
         self._ref,self._msgs,self._by_id,self._maxes,self._dups = weakref.ref(self),_MsgList(self),{},[0,0],False
         self._refs = (self._ref,)
         for m in ms: self._adopt(m)
+        if own := type(self)._own_: # a subclass's own fields
+            _set_own(self, own, kw, f'thread {short_repr(self.id)}', True); given |= own.keys() & kw.keys()
         self._given = given
 
 # %% ../nbs/03_thread.ipynb #69e9f6ab
 @patch
 def __repr__(self:Thread): return f'Thread({self.id!r}, {self.title!r}, {len(self.messages)} messages)'
 @patch
-def __iter__(self:Thread): return ((k, getattr(self, k)) for k in thread_fields) # pydantic's: `dict(thread)` gives its fields
+# pydantic's: `dict(thread)` gives its fields
+def __iter__(self:Thread): return ((k, getattr(self, k)) for k in self._field_names)
 @patch
 def __eq__(self:Thread, o):
     if not isinstance(o, Thread): return NotImplemented
-    return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in thread_fields)
+    return type(o) is type(self) and all(getattr(self, k)==getattr(o, k) for k in self._field_names)
 
 @patch
 def __setattr__(self:Thread, k, v):
     "Refuse a name that is no field (a misspelt `thread.titel = ...` is a `ValueError`, as narrator's pydantic model refuses it); fields are set as narrator sets them, unchecked"
-    if k[:1]!='_' and k not in _thread_attrs and not hasattr(type(self), k):
+    if k[:1]!='_' and k not in _thread_attrs and not hasattr(type(self), k) and k not in type(self)._own_:
         raise ValueError(f'thread {short_repr(getattr(self, "id", None))}: no field {short_repr(k)} (the fields are {", ".join(thread_fields)})')
     object.__setattr__(self, k, v)
-    if k in thread_fields and (g := self.__dict__.get('_given')) is not None: g.add(k) # pydantic's: an assigned field is a set one
+    # pydantic's: an assigned field is a set one
+    if k in self._field_names and (g := self.__dict__.get('_given')) is not None: g.add(k)
+    if k=='id' or k=='file_store': serve_thread(getattr(self, 'file_store', None) if k=='id' else v, self.id)
 
 @patch(as_prop=True)
 def model_fields_set(self:Thread):
@@ -905,7 +999,8 @@ def model_fields_set(self:Thread):
     return self.__dict__.setdefault('_given', set())
 
 @patch
-def _touch(self:Thread): object.__setattr__(self, 'updated_at', _now()); self.model_fields_set.add('updated_at') # on every add: no check needed
+# on every add: no check needed
+def _touch(self:Thread): object.__setattr__(self, 'updated_at', _now()); self.model_fields_set.add('updated_at')
 
 @patch
 def _chk(self:Thread, m):
@@ -922,8 +1017,10 @@ def _adopt(self:Thread, m, first=False):
 @patch
 def _linked(self:Thread, m, first=False):
     "Index and link `m`, just put in the list (at its start, if `first`): the first message with an id is the one found, as in narrator"
-    if not (ls := getattr(m, '_links', None)): _set_links(m, self._refs) # a tuple all the thread's messages share: linking allocates nothing
-    elif not any(r() is self for r in ls): _set_links(m, ls+self._refs) # in another thread too: a renumbering tells both
+    # a tuple all the thread's messages share: linking allocates nothing
+    if not (ls := getattr(m, '_links', None)): _set_links(m, self._refs)
+    # in another thread too: a renumbering tells both
+    elif not any(r() is self for r in ls): _set_links(m, ls+self._refs)
     if (ix := self._by_id) is not None:
         if (i := m.id) in ix: self._dups = True
         if first or i not in ix: ix[i] = m
@@ -976,7 +1073,8 @@ def _unlink(m, t):
 def _unlinked(self:Thread, m):
     "Forget `m`, just taken out of the list"
     ix = self._by_id
-    if self._dups or ix is None: self._by_id = None # another message (or `m` again) may hold its id (with no index, whether one does is unknown: `m` stays linked)
+    # another message (or `m` again) may hold its id (with no index, whether one does is unknown: `m` stays linked)
+    if self._dups or ix is None: self._by_id = None
     else:
         if ix is not None and ix.get(m.id) is m: del ix[m.id]
         _unlink(m, self)
@@ -1006,7 +1104,8 @@ Thread.messages = property(lambda self: self._msgs, _set_messages, doc="The thre
 
 # %% ../nbs/03_thread.ipynb #c87d4e98
 @patch
-def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in self.copy_skips} # a copy is a new thread
+# a copy is a new thread
+def __getstate__(self:Thread): return {k:v for k,v in vars(self).items() if k not in self.copy_skips}
 
 # %% ../nbs/03_thread.ipynb #0f728e09
 @patch
@@ -1014,7 +1113,8 @@ def __setstate__(self:Thread, state):
     self.__dict__.update(state)
     self._ref,self._given = weakref.ref(self),None
     self._refs = (self._ref,)
-    self.messages = self._msgs # wrapped and relinked: the copy's list tells the copy (and a message it shares tells both)
+    # wrapped and relinked: the copy's list tells the copy (and a message it shares tells both)
+    self.messages = self._msgs
     self._given = set(state.get('_given', ())) # its own set of the fields set, as it was
 
 # %% ../nbs/03_thread.ipynb #6dd301e3
@@ -1034,8 +1134,10 @@ def _place(self:Thread, m, turn):
         return self._adopt(m, first=True)
     seq = self._cur()[1]+1
     was = m.turn,m.sequence
-    _set_turn(m, turn); _set_seq(m, seq); _set_numbered(m) # ints the thread made: no check needed (set, as narrator sets them)
-    if getattr(m, '_links', None) and was!=(turn, seq): _renumbered(m) # a message in another thread too: that one's numbers moved
+    # ints the thread made: no check needed (set, as narrator sets them)
+    _set_turn(m, turn); _set_seq(m, seq); _set_numbered(m)
+    # a message in another thread too: that one's numbers moved
+    if getattr(m, '_links', None) and was!=(turn, seq): _renumbered(m)
     self._adopt(m)
 
 @patch
@@ -1158,7 +1260,8 @@ def get_message_counts(self:Thread):
 @patch
 def get_message_timing_stats(self:Thread):
     "Latency over the messages that report one: `{total_latency, average_latency, message_count}`"
-    lats = [l for m in self.messages if (l := ((m._metrics or {}).get('timing') or {}).get('latency'))] # any but 0 or empty, as narrator counts
+    # any but 0 or empty, as narrator counts
+    lats = [l for m in self.messages if (l := ((m._metrics or {}).get('timing') or {}).get('latency'))]
     return dict(total_latency=sum(lats), average_latency=sum(lats)/len(lats) if lats else 0, message_count=len(lats))
 
 # %% ../nbs/03_thread.ipynb #f687b738
@@ -1169,7 +1272,8 @@ def get_tool_usage(self:Thread):
     for m in self.messages:
         if m.role!='assistant': continue # only an assistant's calls count, as in narrator
         for tc in m.tool_calls or []:
-            if n := tc['function']['name']: tools[n] = tools.get(n, 0) + 1 # a call with no name isn't counted, as in narrator
+            # a call with no name isn't counted, as in narrator
+            if n := tc['function']['name']: tools[n] = tools.get(n, 0) + 1
     return dict(tools=tools, total_calls=sum(tools.values()))
 
 # %% ../nbs/03_thread.ipynb #803476e4
@@ -1243,8 +1347,10 @@ def clear_messages(self:Thread):
 @patch
 def _full(self:Thread, mode='python', unset=False):
     "Every field (with `unset`, those of `model_fields_set`), its messages' too (pydantic's whole dump)"
-    fs = self.model_fields_set if unset else thread_fields
-    return {k:[m._full(mode, unset) for m in self.messages] if k=='messages' else getattr(self, k) for k in thread_fields if k in fs}
+    # messages as its `msg_cls` (pydantic's declared type)
+    fs,ns = self.model_fields_set if unset else self._field_names,self.msg_cls._field_names
+    return {k:[m._full(mode, unset, ns) for m in self.messages] if k=='messages' else getattr(self, k)
+            for k in self._field_names if k in fs}
 
 @patch
 def model_dump(self:Thread,
@@ -1254,7 +1360,7 @@ def model_dump(self:Thread,
                exclude=None, # Fields to leave out (pydantic's `exclude`)
                **kw): # pydantic's other `model_dump` options (`exclude_none`, ...)
     "This thread as a dict: narrator's shape (each message's own `model_dump`), or with `include`/`exclude`/options (`kw`) pydantic's whole-field dump"
-    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(unset=kw.get('exclude_unset')), mode, include, exclude, kw)
+    if include is not None or exclude is not None or kw: return _pyd_dump(self._full(unset=kw.get('exclude_unset')), mode, include, exclude, kw, type(self))
     t = (lambda d: d) if mode=='python' else _iso
     return dict(id=self.id, title=self.title, messages=[m.model_dump(mode=mode) for m in self.messages], created_at=t(self.created_at),
                 updated_at=t(self.updated_at), attributes=_cp(self.attributes), platforms=_cp(self.platforms))
@@ -1269,7 +1375,7 @@ def model_dump_json(self:Thread,
                     exclude=None, # Fields to leave out (pydantic's `exclude`)
                     **kw): # pydantic's other options (`exclude_none`, ...)
     "This thread as JSON text with every field (pydantic's layout, `kw` its options): times as ISO text (UTC as `Z`), NaN as null"
-    d = _pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw)
+    d = _pyd_dump(self._full(unset=kw.get('exclude_unset')), 'json', include, exclude, kw, type(self))
     return _pyd_json(d, indent, ensure_ascii)
 
 # %% ../nbs/03_thread.ipynb #3372ef3a
@@ -1285,8 +1391,9 @@ def _validate(cls, obj, where=None, from_attributes=None):
     what = where or cls.__name__
     if isinstance(obj, cls): return obj
     if from_attributes and not isinstance(obj, (dict, str, bytes, bytearray)):
-        fs = message_fields if issubclass(cls, ChatMessage) else thread_fields if issubclass(cls, Thread) else att_fields
-        obj = {k:getattr(obj, k) for k in fs if hasattr(obj, k)} # pydantic's `from_attributes`: the fields read off the object, and off its messages and attachments
+        fs = [f.name for f in _table(cls)]
+        # pydantic's `from_attributes`: the fields read off the object, and off its messages and attachments
+        obj = {k:getattr(obj, k) for k in fs if hasattr(obj, k)}
         for k,c in (('messages', getattr(cls, 'msg_cls', None)), ('attachments', ChatAttachment)):
             if c is not None and isinstance(v := obj.get(k), (list, tuple)): obj[k] = [_validate(c, o, f'{k[:-1]} {i}', True) for i,o in enumerate(v)]
     if isinstance(obj, (str, bytes, bytearray)):
@@ -1304,7 +1411,8 @@ def _model_copy(self,
     new = copy.deepcopy(self) if deep else copy.copy(self)
     for k,v in dict(update or {}).items(): # a ValueError for an update that isn't a mapping, as pydantic's
         if isinstance(new, ChatMessage) and k in _fset: _fset[k](new, v); new.model_fields_set.add(k)
-        elif isinstance(new, Thread) and k not in _thread_attrs: object.__setattr__(new, k, v) # as pydantic's update sets any key, unchecked
+        # as pydantic's update sets any key, unchecked
+        elif isinstance(new, Thread) and k not in _thread_attrs: object.__setattr__(new, k, v)
         else: setattr(new, k, v) # a thread's `messages` go through its list
     return new
 
@@ -1355,7 +1463,7 @@ def _parts():
 
 def _table(cls):
     "The table of fields of `cls` (a `Thread`, `ChatMessage` or `ChatAttachment` class)"
-    return thread_table if issubclass(cls, Thread) else att_table if issubclass(cls, ChatAttachment) else msg_table
+    return cls._fields_table
 
 def _field_types(cls):
     "`{field: (type, default)}` of `cls` as pydantic declares them, read from its table (the messages and attachments in them as their describing models, `_mirror`); a default made per instance is a `pydantic.Field` with a factory"
@@ -1363,7 +1471,31 @@ def _field_types(cls):
     from pydantic import Field
     txt,img,src = _parts()
     ns = globals() | {k:getattr(typing, k) for k in ('Literal', 'Optional', 'Union', 'List', 'Dict', 'Any')} | dict(TextContent=txt, ImageContent=img, EntitySource=src, msg_cls=getattr(cls, 'msg_cls', None))
-    return {f.name:(eval(f.typ, ns), f.default if f.default is not UNSET else Field(default_factory=f.factory)) for f in _table(cls)}
+    return {f.name:(eval(f.typ, ns) if isinstance(f.typ, str) else f.typ, f.default if f.default is not UNSET else Field(default_factory=f.factory)) for f in _table(cls)}
+
+# %% ../nbs/03_thread.ipynb #b4845e15
+_t0,_t1 = '2024-02-07T00:00:00+00:00','2024-02-07T00:00:01+00:00'
+def _stored(name, mime, **attrs):
+    return dict(filename=name, mime_type=mime, status='stored', attributes=attrs | dict(url=f'/files/{name}'))
+
+# the sample payloads narrator's schemas carry (`examples`, which OpenAPI docs show), as its schemas give them
+_schema_examples = dict(
+    Thread=[dict(id='thread-123', title='Example Thread', messages=[], created_at=_t0, updated_at=_t0, attributes={},
+                 platforms={'slack': {'channel': 'C123', 'thread_ts': '1234567890.123'}})],
+    Message=[dict(id='123e4567-e89b-12d3-a456-426614174000', role='user', sequence=1, turn=1,
+        content='Here are some files to look at',
+        name=None, tool_call_id=None, tool_calls=None, attributes={}, timestamp=_t0,
+        source={'entity': {'id': 'U123456', 'name': 'John Doe', 'type': 'user',
+                           'attributes': {'email': 'john.doe@example.com', 'user_id': 'U123456'}},
+                'platform': {'name': 'slack',
+                             'attributes': {'channel_id': 'C123456', 'team_id': 'T123456', 'thread_ts': '1234567890.123456'}}},
+        attachments=[_stored('example.txt', 'text/plain', type='text', text='Example content'),
+                     _stored('example.pdf', 'application/pdf', type='document', text='Extracted text from PDF'),
+                     _stored('example.jpg', 'image/jpeg', type='image')],
+        reactions={':heart:': ['U123456'], ':thumbsup:': ['U123456', 'U234567']},
+        metrics={'model': 'gpt-4.1', 'timing': {'started_at': _t0, 'ended_at': _t1, 'latency': 1.0},
+                 'usage': {'completion_tokens': 100, 'prompt_tokens': 50, 'total_tokens': 150},
+                 'weave_call': {'id': 'call-123', 'ui_url': 'https://weave.ui/call-123'}})])
 
 # %% ../nbs/03_thread.ipynb #a7273a72
 @functools.cache
@@ -1372,14 +1504,23 @@ def _mirror(cls):
     try: import pydantic
     except ImportError: raise ImportError(f"{cls.__name__}'s pydantic API (model_fields, model_json_schema, a field of a pydantic model) needs pydantic: pip install pydantic") from None
     name = 'Thread' if issubclass(cls, Thread) else 'Attachment' if issubclass(cls, ChatAttachment) else 'Message'
+    # a subclass with fields of its own: its own model, as pydantic names it
+    kind,name = name,cls.__name__ if cls._own_ else name
     base = pydantic.BaseModel
-    if name=='Attachment':
+    if kind=='Attachment':
         class base(pydantic.BaseModel): # its computed `id`, in the schema of what a dump holds
             @pydantic.computed_field
             @property
             def id(self) -> str: return ''
-    kw = dict(__config__=pydantic.ConfigDict(extra='forbid')) if name=='Message' else dict(__base__=base) # narrator's messages refuse unknown fields
+    # narrator's messages refuse unknown fields
+    cfg = pydantic.ConfigDict(extra='forbid') if kind=='Message' else pydantic.ConfigDict()
+    # narrator's sample payloads
+    if kind in _schema_examples: cfg['json_schema_extra'] = functools.partial(_examples, kind)
+    kw = dict(__base__=base) if kind=='Attachment' else dict(__config__=cfg)
     return pydantic.create_model(name, __doc__=cls.__doc__, __module__=cls.__module__, **kw, **_field_types(cls))
+
+# a copy for each schema: a caller may change it
+def _examples(kind, schema): schema['examples'] = copy.deepcopy(_schema_examples[kind])
 
 def _core_schema(cls, source, handler):
     "How pydantic validates a `cls` (`cls.model_validate`; an instance is kept as it is), dumps it (every field, with the caller's options, as pydantic dumps a model) and describes it (`_mirror(cls)`)"
@@ -1387,8 +1528,9 @@ def _core_schema(cls, source, handler):
     desc = handler.generate_schema(_mirror(cls))
     def ser(v, info):
         kw = dict(exclude_defaults=info.exclude_defaults, exclude_none=info.exclude_none)
-        return _pyd_dump(v._full(unset=info.exclude_unset), 'json' if info.mode_is_json() else 'python', info.include, info.exclude, kw)
-    return cs.no_info_plain_validator_function(cls.model_validate, json_schema_input_schema=desc, # described by the mirror (in a schema of what a dump holds, any value)
+        return _pyd_dump(v._full(unset=info.exclude_unset), 'json' if info.mode_is_json() else 'python', info.include, info.exclude, kw, type(v))
+    # described by the mirror (in a schema of what a dump holds, any value)
+    return cs.no_info_plain_validator_function(cls.model_validate, json_schema_input_schema=desc,
                                                serialization=cs.plain_serializer_function_ser_schema(ser, info_arg=True, return_schema=cs.any_schema()))
 
 # %% ../nbs/03_thread.ipynb #40c4ff2f
@@ -1426,12 +1568,79 @@ def _model_construct(cls,
         for k in fs: object.__setattr__(o, k, vs[k]) if k!='messages' else setattr(o, k, vs[k])
     else:
         o = cls.__new__(cls)
-        for k in fs: (_fset[k](o, vs[k]) if issubclass(cls, ChatMessage) else object.__setattr__(o, k, vs[k]))
+        for k in fs: _fset[k](o, vs[k]) if k in _fset and issubclass(cls, ChatMessage) else object.__setattr__(o, k, vs[k])
     if issubclass(cls, ChatMessage): _set_given(o, set())
     o.model_fields_set.clear(); o.model_fields_set.update(set(values)&set(fs) if _fields_set is None else _fields_set)
     return o
 
 for c in (ChatAttachment, ChatMessage, Thread): c.model_construct = classmethod(_model_construct)
+
+# %% ../nbs/03_thread.ipynb #3e8bdf3c
+def _pyd_msg(e): return e.errors()[0]['msg'] if hasattr(e, 'errors') else str(e) # pydantic's message, or the error's
+
+@functools.cache
+def _adapter(typ):
+    "pydantic's `TypeAdapter` of annotation `typ`, or None without pydantic"
+    try: from pydantic import TypeAdapter
+    except ImportError: return None
+    return TypeAdapter(typ)
+
+def _own_check(typ, k):
+    "The check of a subclass's own field `k` by its annotation `typ`: pydantic's lax validation (none without pydantic)"
+    def chk(v):
+        if (a := _adapter(typ)) is None: return v
+        try: return a.validate_python(v)
+        except ValueError as e: raise ValueError(f'{k}: {_pyd_msg(e)}, not {short_repr(v)}') from None
+    return chk
+
+def _own_specs(cls, base):
+    "`base` (a table of fields) and a `FieldSpec` of each field subclass `cls` declares itself with an annotation"
+    import typing
+    ann,names,res = cls.__dict__.get('__annotations__', {}),{f.name for f in base},[]
+    try: hints = typing.get_type_hints(cls)
+    except Exception: hints = {} # an annotation that names what isn't defined: taken as any value
+    for k,typ in ann.items():
+        typ = hints.get(k, typing.Any)
+        if k[:1]=='_' or k in names or typ is typing.ClassVar or typing.get_origin(typ) is typing.ClassVar: continue
+        d,fac = cls.__dict__.get(k, ...),None
+        if type(d).__name__=='FieldInfo': # pydantic's `Field(...)`
+            fac = d.default_factory
+            d = UNSET if fac else ... if d.is_required() else d.default
+        res.append(FieldSpec(k, typ, _own_check(typ, k), d, fac))
+    return base + tuple(res)
+
+# %% ../nbs/03_thread.ipynb #b7df2eaf
+class _OwnField:
+    "A message subclass's own field `f` (a `FieldSpec`), kept in its `__dict__`: the default made when first read"
+    def __init__(self, f): self.f = f
+    def __get__(self, o, cls=None):
+        if o is None: return self
+        if (k := self.f.name) not in (d := o.__dict__): d[k] = self.f.initial()
+        return d[k]
+    def __set__(self, o, v): o.__dict__[self.f.name] = v # unchecked: `ChatMessage.__setattr__` checks first
+
+def _subclassed(cls):
+    "Give subclass `cls` (of `ChatMessage` or `Thread`) its table of fields: its bases', then those it declares"
+    root = msg_table if issubclass(cls, ChatMessage) else thread_table
+    t = _own_specs(cls, cls.__mro__[1]._fields_table if hasattr(cls.__mro__[1], '_fields_table') else root)
+    cls._fields_table,cls._field_names,cls._own_ = t,tuple(f.name for f in t),{f.name:f for f in t[len(root):]}
+    if root is msg_table:
+        for f in t[len(root):]:
+            if not isinstance(cls.__dict__.get(f.name), _OwnField): setattr(cls, f.name, _OwnField(f))
+
+def _set_own(o, own, kw, what, eager=False):
+    "Check and set the own fields `own` (`{name: FieldSpec}`) of new message or thread `o` given in `kw`"
+    try:
+        for k,f in own.items():
+            if k in kw: o.__dict__[k] = f.check(kw[k])
+            elif f.default is ... and f.factory is None: raise ValueError(f'{k} is required')
+            elif eager: o.__dict__[k] = f.initial()
+    except ValueError as e: raise ValueError(f'{what}: {e}') from None
+    if isinstance(o, ChatMessage): o.model_fields_set.update(k for k in kw if k in own)
+
+def field_table(cls): # `Thread`, `ChatMessage`, `ChatAttachment`, or a subclass
+    "The table of fields (`FieldSpec`s) of `cls`: narrator's, then a subclass's own"
+    return cls._fields_table
 
 # %% ../nbs/03_thread.ipynb #b99b66cb
 class _Synced:
@@ -1458,9 +1667,12 @@ def set_fields(m:ChatMessage, # The message
         elif k=='id' and old!=v: _reided(m)
 
 # %% ../nbs/03_thread.ipynb #692676a5
-def held_fields(m:ChatMessage): # The message
-    "`{field: value}` of message `m` as it holds them: `UNSET` for a default it hasn't made yet (a lazy field not read)"
-    return {k:UNSET if (v := getattr(m, _raw.get(k, k))) is None and k in _raw else v for k in message_fields}
+def held_fields(m): # A message, or a thread
+    "`{field: value}` of message (or thread) `m` as it holds them: `UNSET` for a default not made yet"
+    if isinstance(m, Thread): return {k:getattr(m, k) for k in m._field_names}
+    d = {k:UNSET if (v := getattr(m, _raw.get(k, k))) is None and k in _raw else v for k in message_fields}
+    if m._own_: d.update((k, m.__dict__.get(k, UNSET)) for k in m._own_) # a subclass's own fields
+    return d
 
 # %% ../nbs/03_thread.ipynb #9da882c1
 def numbers_past(t:Thread, # The thread

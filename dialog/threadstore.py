@@ -25,45 +25,52 @@ from urllib.parse import quote
 import hashlib, json, math, os, stat, threading, time
 try: import fcntl
 except ImportError: fcntl = None # no `flock` (Windows): one writing process at a time
-try: from narrator import ThreadStore as _NarratorStore # so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
+# so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
+try: from narrator import ThreadStore as _NarratorStore
 except ImportError: _NarratorStore = object
 
 # %% ../nbs/03s_threadstore.ipynb #d8fc05a8
 def thread_fname(thread_id:str): # A thread's id
     "The name of the file that holds thread `thread_id` in a `DialogThreadStore` (unless another id took it first)"
-    n = quote(thread_id, safe='', errors='surrogatepass') or '~'
+    n = quote(thread_id, safe='', errors='surrogatepass').replace('~', '%7E') or '~' # `~` is the name's own mark
     if n.startswith('.'): n = '%2E'+n[1:]
     if len(n)>200: n = n[:180]+'~'+hashlib.sha256(thread_id.encode('utf-8', 'surrogatepass')).hexdigest()[:16]
     return n+'.ipynb'
 
 # %% ../nbs/03s_threadstore.ipynb #9a4c7399
 _epoch,_1us = datetime(1970, 1, 1, tzinfo=timezone.utc),timedelta(microseconds=1)
-def _us(d): return ((d if d.tzinfo else d.replace(tzinfo=timezone.utc))-_epoch)//_1us # exact integer microseconds since 1970 (UTC when naive)
+# exact integer microseconds since 1970 (UTC when naive)
+def _us(d): return ((d if d.tzinfo else d.replace(tzinfo=timezone.utc))-_epoch)//_1us
 
 def _summary(t):
     "What the index keeps of thread `t`: enough to list, order and find threads without reading their files"
-    return dict(id=t.id, c=_us(t.created_at), u=_us(t.updated_at), a=t.attributes, p=t.platforms, m=[m.id for m in t.messages],
+    return dict(id=t.id, c=_us(t.created_at), u=_us(t.updated_at), a=t.attributes, p=t.platforms,
+                m=[m.id for m in t.messages],
                 ma=[[m.id, m.attributes, m.platforms] for m in t.messages if m.attributes or m.platforms])
 
 def _hash(data): return hashlib.sha256(data).hexdigest()[:32]
 
 # %% ../nbs/03s_threadstore.ipynb #343ae3ac
 class DialogThreadStore(_NarratorStore):
-    "narrator's `ThreadStore` over a folder of dialog files: one thread per file, listed and found through an index kept beside them"
+    "narrator's `ThreadStore` over a folder of dialog files: one thread per file, found through an index beside them"
     index_name,lock_name = '.dialog-threads.jsonl','.dialog-threads.lock'
     def __init__(self,
                  path, # The folder that holds the threads' files; made when missing
                  thread_cls=None, # The class of the threads returned; default `dialog.thread.Thread`
-                 recheck:float=1.0): # Seconds a listing or finding call may trust the index without checking every file (0: check on every call)
-        self.path,self.thread_cls,self.recheck = Path(os.path.abspath(Path(path).expanduser())),thread_cls or Thread,recheck
+                 recheck:float=1.0): # Seconds a listing may trust the index without checking files (0: always check)
+        self.path = Path(os.path.abspath(Path(path).expanduser()))
+        self.thread_cls,self.recheck = thread_cls or Thread,recheck
         self._cls = self.thread_cls if issubclass(self.thread_cls, Thread) else Thread # the class files are read as
         self._e,self._ready = {},False # file name -> index entry
-        self._jid,self._jpos,self._jlines,self._nmax = None,0,0,0 # the index file's identity, how much of it was read, its lines; the largest order number
-        self._dsig,self._synced = None,-math.inf # the folder's signature when every file was last checked, and when (`time.monotonic`)
+        # the index file's identity, how much of it was read, its lines; the largest order number
+        self._jid,self._jpos,self._jlines,self._nmax = None,0,0,0
+        # the folder's signature when every file was last checked, and when (`time.monotonic`)
+        self._dsig,self._synced = None,-math.inf
         self._mu = threading.RLock()
         self._stale()
     def __repr__(self): return f'{type(self).__name__}({str(self.path)!r}, {len(self._e)} file(s) indexed)'
-    def _stale(self): self._ids = self._msgs = self._live = self._rec = None # the maps made from the entries, remade when next needed
+    # the maps made from the entries, remade when next needed
+    def _stale(self): self._ids = self._msgs = self._live = self._rec = None
 
 # %% ../nbs/03s_threadstore.ipynb #038217ab
 @patch(as_prop=True)
@@ -113,7 +120,8 @@ def _lock(self:DialogThreadStore):
 _shape = dict(id=str, c=int, u=int, a=dict, p=dict, m=list, ma=list).items() # a thread's entry: what `_summary` makes
 
 def _entries(lines):
-    "The JSON values of index lines `lines`: parsed as one array (fast), else line by line (None for a line cut short by a crash, or edited)"
+    "The JSON values of index lines `lines`: parsed as one array (fast), else line by line"
+    # line by line, a line cut short by a crash (or edited) is None
     try: return json.loads(b'['+b','.join(lines)+b']')
     except ValueError: pass
     def one(ln):
@@ -122,14 +130,17 @@ def _entries(lines):
     return [one(ln) for ln in lines]
 
 def _plain_name(f):
-    "Is `f` the name of a thread's file directly in the store's folder: no folder part (`/`, `..`, absolute, a drive), not hidden, ending in `.ipynb`?"
+    "Is `f` the name of a thread's file directly in the store's folder?"
+    # no folder part (`/`, `..`, absolute, a drive), not hidden, ending in `.ipynb`
     return (isinstance(f, str) and f.endswith('.ipynb') and not f.startswith('.') and '\0' not in f
             and not any(s in f for s in ('/', '\\', os.sep, os.altsep or '/')) and not os.path.splitdrive(f)[0])
 
-_free = ('a', 'p', 'ma') # an entry's free-form values: `free_json` writes them (bytes too), `free_value` reads them back
+# an entry's free-form values: `free_json` writes them (bytes too), `free_value` reads them back
+_free = ('a', 'p', 'ma')
 
 def _entry(e):
-    "Index entry `e` (a line's JSON value), or None when it isn't one: an entry naming anything but a file directly in the folder is one a store never wrote, and is ignored"
+    "Index entry `e` (a line's JSON value), or None when it isn't one"
+    # an entry naming anything but a file directly in the folder is one a store never wrote: ignored
     if not (isinstance(e, dict) and _plain_name(e.get('f'))): return None
     if e.get('del'): return e
     if not (isinstance(e.get('sig'), list) and isinstance(e.get('n', 0), int)): return None
@@ -152,12 +163,13 @@ def _take(self:DialogThreadStore, e):
 
 @patch
 def _tail(self:DialogThreadStore):
-    "Take in the lines added to the index file since this store last looked (all of them again when the file was rewritten)"
+    "Take in the lines added to the index file since this store last looked (all again when it was rewritten)"
     try: f = open(self.path/self.index_name, 'rb')
     except FileNotFoundError: self._jid,self._jpos,self._jlines = None,0,0; return
     with f:
         st = os.fstat(f.fileno())
-        if (st.st_dev, st.st_ino)!=self._jid or st.st_size<self._jpos: self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),0,0
+        if (st.st_dev, st.st_ino)!=self._jid or st.st_size<self._jpos:
+            self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),0,0
         if st.st_size==self._jpos: return
         f.seek(self._jpos)
         data = f.read()
@@ -171,10 +183,12 @@ def _tail(self:DialogThreadStore):
 
 # %% ../nbs/03s_threadstore.ipynb #f6b339d8
 def _line(e):
-    "Entry `e` as a line of the index file: ASCII (any id or attribute, lone surrogates too, is one line of bytes), free-form values as `free_json` writes them"
+    "Entry `e` as a line of the index file, free-form values as `free_json` writes them"
+    # ASCII: any id or attribute, lone surrogates too, is one line of bytes
     if any(e.get(k) for k in _free): e = {**e, **{k:free_json(e[k]) for k in _free if e.get(k)}}
     try: return json.dumps(e, ensure_ascii=True, separators=(',', ':')).encode()+b'\n'
-    except (TypeError, ValueError) as x: # a value no JSON holds: the line says the file is to be read again, so one file can't stop the index
+    # a value no JSON holds: the line says the file is to be read again, so one file can't stop the index
+    except (TypeError, ValueError) as x:
         return _line(dict(f=e['f'], sig=e['sig'], h='', ok=False, n=e.get('n', 0), err=f'{type(x).__name__}: {x}'))
 
 @patch
@@ -199,32 +213,37 @@ def _log(self:DialogThreadStore, es):
         end = st.st_size+len(data)
         while data: data = data[os.write(fd, data):]
     finally: os.close(fd)
-    if (st.st_dev, st.st_ino)==self._jid or self._jid is None: self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),end,self._jlines+len(es) # our own lines needn't be read back
+    if (st.st_dev, st.st_ino)==self._jid or self._jid is None: # our own lines needn't be read back
+        self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),end,self._jlines+len(es)
 
 # %% ../nbs/03s_threadstore.ipynb #9bc75302
 def _file_bytes(p):
-    "The bytes of file `p`, or None when it is no regular file (a FIFO, a device, a folder): never opened then (and opened without waiting, should one be swapped in), so a named pipe never blocks the store"
+    "The bytes of file `p`, or None when it is no regular file (a FIFO, a device, a folder)"
+    # such a file is never opened (and a file is opened without waiting): a named pipe never blocks the store
     if not stat.S_ISREG(os.stat(p).st_mode): return None
     fd = os.open(p, os.O_RDONLY|getattr(os, 'O_NONBLOCK', 0))
     with open(fd, 'rb') as f: return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 @patch
 def _read(self:DialogThreadStore, name):
-    "`(thread, entry)` for file `name`, or `(None, entry)` with the error when it holds no thread; None when there is no such file"
+    "`(thread, entry)` for file `name`, or `(None, entry)` with the error when it holds no thread; None when it is gone"
     p = self.path/name
     for i in range(3):
         at,sig = time.time_ns(),file_sig(p)
         if sig is None: return None
         try:
-            if (data := _file_bytes(p)) is None: data,t,err = b'',None,'not a regular file (a folder, a named pipe or a device): no thread, and never opened'
+            if (data := _file_bytes(p)) is None:
+                data,t,err = b'',None,'not a regular file (a folder, a named pipe or a device): never opened'
             else: t,err = self._cls.read(p),None
         except FileNotFoundError: return None
-        except Exception as x: data,t,err = b'',None,f'{type(x).__name__}: {x}' # a file a person broke stays out of the answers, and is named in `errors`
+        # a file a person broke stays out of the answers, and is named in `errors`
+        except Exception as x: data,t,err = b'',None,f'{type(x).__name__}: {x}'
         if file_sig(p)==sig: break
     e = dict(f=name, sig=sig, h=_hash(data), ok=sig_settled(sig, at))
     if t is None: e['err'] = err
     else: e.update(_summary(t))
-    if (old := self._e.get(name)) is not None and old.get('id', e.get('id'))==e.get('id') and 'n' in old: e['n'] = old['n']
+    if (old := self._e.get(name)) is not None and old.get('id', e.get('id'))==e.get('id') and 'n' in old:
+        e['n'] = old['n']
     return t,e
 
 @patch
@@ -240,7 +259,8 @@ def _valid(self:DialogThreadStore, e, sig, at):
     return True
 
 # %% ../nbs/03s_threadstore.ipynb #250cd089
-def _sig(st): return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) # `file_sig`'s, from a `stat` already made
+# `file_sig`'s, from a `stat` already made
+def _sig(st): return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 @patch
 def _sync(self:DialogThreadStore):
@@ -255,7 +275,8 @@ def _sync(self:DialogThreadStore):
             try: sig = _sig(os.stat(n, dir_fd=fd))
             except FileNotFoundError: continue
             e = old.get(n)
-            if e is not None and e['sig']==sig and e.get('ok'): keep[n] = e # the common case, inline: a settled entry whose file is as it was
+            # the common case, inline: a settled entry whose file is as it was
+            if e is not None and e['sig']==sig and e.get('ok'): keep[n] = e
             elif e is not None and self._valid(e, sig, at):
                 keep[n] = e
                 if e.get('ok'): now_ok.append(e)
@@ -264,7 +285,8 @@ def _sync(self:DialogThreadStore):
     changed,new = bool(todo) or len(keep)!=len(old),[]
     for n in sorted(todo):
         if (r := self._read(n)) is not None: keep[n] = r[1]; new.append(r[1])
-    new.sort(key=lambda e: (e.get('c', 0), e['f'])) # files new to the index take order numbers in the order their threads were made
+    # files new to the index take order numbers in the order their threads were made
+    new.sort(key=lambda e: (e.get('c', 0), e['f']))
     self._e = keep
     if changed: self._stale()
     if new or now_ok:
@@ -273,12 +295,13 @@ def _sync(self:DialogThreadStore):
 
 @patch
 def _dir_same(self:DialogThreadStore):
-    "Is the folder's list of files the one the last `_sync` saw? (No file made, deleted or renamed in it since: the folder's signature is the same)"
+    "Is the folder's list of files the one the last `_sync` saw (no file made, deleted or renamed since)?"
     return self._dsig is not None and file_sig(self.path)==self._dsig[0]
 
 @patch
 def _fresh(self:DialogThreadStore):
-    "Bring the index up to date for a listing or finding call: every file checked when the folder changed, or when the last check is `recheck` seconds old; else the index file's new lines only"
+    "Bring the index up to date for a listing or finding call"
+    # every file checked when the folder changed, or the last check is `recheck` seconds old; else the index's new lines
     self._init(); self._tail()
     if time.monotonic()-self._synced>=self.recheck or not self._dir_same(): self._sync()
 
@@ -309,10 +332,12 @@ def _msgmap(self:DialogThreadStore):
 
 @patch
 def _saved(self:DialogThreadStore, e):
-    "Take entry `e`, of a file this process just wrote, into the index; the id map is kept (not remade: a save costs the same however many threads there are)"
+    "Take entry `e`, of a file this process just wrote, into the index"
+    # the id map is kept, not remade: a save costs the same however many threads there are
     self._e[e['f']] = e
     if self._ids is not None:
-        if (o := self._ids.get(e['id'])) is not None and o['f']!=e['f'] and o['f']==thread_fname(e['id']): self._stale() # another file is the thread's
+        # another file is the thread's
+        if (o := self._ids.get(e['id'])) is not None and o['f']!=e['f'] and o['f']==thread_fname(e['id']): self._stale()
         else: self._ids[e['id']] = e
     self._live = self._msgs = self._rec = None
 
@@ -323,20 +348,20 @@ def _storable(t):
     if own and not any(m.role=='system' for m in t.messages): return t
     d = t.model_dump(mode='python')
     d['messages'] = [m for m in d['messages'] if m['role']!='system']
-    n = Thread.model_validate(d)
-    if own: n.file_store = t.file_store # a dump names its files by id only: their bytes are in the thread's store
-    return n
+    # a dump names its files by id only: the copy, of the same id, finds them in `t`'s store
+    return Thread.model_validate(d)
 
 @patch
 def _name_for(self:DialogThreadStore, tid):
-    "The file to save thread `tid` in: the one that holds it now, else the one named for it, unless another thread's file has that name"
+    "The file to save thread `tid` in: the one holding it now, else the one named for it, unless another thread has it"
     if (e := self._idmap().get(tid)) is not None and file_sig(self.path/e['f']) is not None: return e['f']
     n = base = thread_fname(tid)
     for i in range(1, 1000):
         e = self._e.get(n)
         if e is None and (r := self._read(n)) is not None: e = self._e[n] = r[1]; self._stale()
         if e is None and not os.path.lexists(self.path/n): return n
-        if e is not None and (e.get('id')==tid or 'err' in e and os.path.isfile(self.path/n)): return n # a file broken by hand, named for the thread, is its file (a folder or a pipe isn't)
+        # a file broken by hand, named for the thread, is its file (a folder or a pipe isn't)
+        if e is not None and (e.get('id')==tid or 'err' in e and os.path.isfile(self.path/n)): return n
         n = f'{base[:-6]}~{i}.ipynb'
     raise ValueError(f'no free file name for thread {tid!r} in {self.path}')
 
@@ -355,14 +380,16 @@ async def save(self:DialogThreadStore,
             if (r := self._read(name)) is not None and 'id' in r[1]:
                 self._saved(r[1])
                 self._log([r[1]])
-            if self._dsig is not None and was==self._dsig[0]: self._dsig = (file_sig(self.path), self._dsig[1]) # the folder changed by our own write only
+            # the folder changed by our own write only
+            if self._dsig is not None and was==self._dsig[0]: self._dsig = (file_sig(self.path), self._dsig[1])
     return thread
 
 # %% ../nbs/03s_threadstore.ipynb #81ff940a
 @patch
 def _out(self:DialogThreadStore, t):
     "Thread `t` as the store's `thread_cls`"
-    return t if t is None or isinstance(t, self.thread_cls) else self.thread_cls.model_validate(t.model_dump(mode='python'))
+    if t is None or isinstance(t, self.thread_cls): return t
+    return self.thread_cls.model_validate(t.model_dump(mode='python'))
 
 @patch
 def _get(self:DialogThreadStore, tid):
@@ -424,7 +451,8 @@ def _threads(self:DialogThreadStore, es):
 
 @patch
 def _answer(self:DialogThreadStore, pick):
-    "The threads of the entries `pick()` chooses from an up-to-date index; chosen again, after every file is checked, when a file changed under the index"
+    "The threads of the entries `pick()` chooses from an up-to-date index"
+    # chosen again, after every file is checked, when a file changed under the index
     self._fresh()
     if (ts := self._threads(pick())) is None:
         self._sync()
@@ -457,7 +485,8 @@ async def list_recent(self:DialogThreadStore,
 async def find_by_attributes(self:DialogThreadStore,
                              attributes:dict): # Attribute names and the values they must have
     "Threads whose attributes have these values, in the order they were first saved"
-    with self._mu: return self._answer(lambda: [e for e in self._ordered() if all(e['a'].get(k)==v for k,v in attributes.items())])
+    def pick(): return [e for e in self._ordered() if all(e['a'].get(k)==v for k,v in attributes.items())]
+    with self._mu: return self._answer(pick)
 
 # %% ../nbs/03s_threadstore.ipynb #d4bb7a1f
 @patch
@@ -465,11 +494,12 @@ async def find_by_platform(self:DialogThreadStore,
                            platform_name:str, # A platform (`slack`, `discord`, ...)
                            properties:dict): # Properties the thread's reference there must have
     "Threads with a reference on `platform_name` that has these properties, in the order they were first saved"
-    with self._mu: return self._answer(lambda: [e for e in self._ordered() if isinstance(r := e['p'].get(platform_name), dict) and all(r.get(k)==v for k,v in properties.items())])
+    def has(r): return isinstance(r, dict) and all(r.get(k)==v for k,v in properties.items())
+    with self._mu: return self._answer(lambda: [e for e in self._ordered() if has(e['p'].get(platform_name))])
 
 # %% ../nbs/03s_threadstore.ipynb #24f38b42
 def _walk(m, parts):
-    "The value at the dotted path `parts` of message `m` (None where a key is missing), or a `KeyError` when its first part is no field"
+    "The value at the dotted path `parts` of message `m` (None where a key is missing); a `KeyError` for no field"
     if not hasattr(m, parts[0]) or parts[0].startswith('_'): raise KeyError(parts[0])
     v = getattr(m, parts[0])
     for p in parts[1:]:
@@ -489,7 +519,8 @@ async def find_messages_by_attribute(self:DialogThreadStore,
     parts = path.split('.')
     def pick():
         if not (parts[0] in ('attributes', 'platforms') and len(parts)>1 and value is not None): return self._ordered()
-        return [e for e in self._ordered() if any(_has(AttrDict(attributes=a, platforms=p), parts, value) for _,a,p in e['ma'])]
+        def holds(e): return any(_has(AttrDict(attributes=a, platforms=p), parts, value) for _,a,p in e['ma'])
+        return [e for e in self._ordered() if holds(e)]
     with self._mu: return [m for t in self._answer(pick) for m in t.messages if _has(m, parts, value)]
 
 # %% ../nbs/03s_threadstore.ipynb #e72b0198
@@ -499,7 +530,8 @@ async def get_thread_by_message_id(self:DialogThreadStore,
     "The thread that holds message `message_id`, or None"
     with self._mu:
         ts = self._answer(lambda: [] if (e := self._msgmap().get(message_id)) is None else [e])
-        if ts and not any(m.id==message_id for m in ts[0].messages): # a person removed it from the file in place, since the last check of every file
+        # a person removed it from the file in place, since the last check of every file
+        if ts and not any(m.id==message_id for m in ts[0].messages):
             self._sync()
             ts = self._answer(lambda: [] if (e := self._msgmap().get(message_id)) is None else [e])
         return ts[0] if ts else None
@@ -507,5 +539,5 @@ async def get_thread_by_message_id(self:DialogThreadStore,
 # %% ../nbs/03s_threadstore.ipynb #7d80d476
 @patch(as_prop=True)
 def errors(self:DialogThreadStore):
-    "The files in the folder that hold no thread, and why: `{file name: error}` (as of the last listing or finding call)"
+    "The files in the folder that hold no thread, and why: `{file name: error}` (as of the last listing call)"
     return {n:e['err'] for n,e in sorted(self._e.items()) if 'err' in e}

@@ -187,6 +187,11 @@ tc = {'id': 'c', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'
 
 lax = [dict(content=b'hi'), dict(content=bytearray(b'hi')), dict(content=b'\xff'), dict(content=({'type': 'text', 'text': 'a'},)), dict(tool_calls=(tc,)),
        dict(reactions={'x': ('u',)}), dict(name=b'n'), dict(id=b'i'), dict(reasoning_content=b'r'), dict(attachments=()), dict(tool_call_id=b'c')]
+lax_bytes = [dict(platforms={'s': {'ts': b'1.0'}}), dict(platforms={'s': {b'ts': '1.0'}}), dict(platforms={b's': {'ts': '1.0'}}), dict(platforms={'s': {'ts': b'\xff'}}),
+             dict(platforms={'s': {'ts': bytearray(b'ab')}}), dict(platforms={'s': {'ts': 1}}), dict(reactions={'x': [b'u1', 'u2']}), dict(reactions={b'x': ['u']}),
+             dict(reactions={'x': (b'u',)}), dict(reactions={'x': [b'\xff']}), dict(reactions={'x': [3]}), dict(source={'id': b'a'}),
+             dict(source={'id': 'a', 'name': b'n'}), dict(source={'id': 'a', 'type': b'user'}), dict(source={'id': b'\xff'})]
+lax += lax_bytes # bytes inside platforms, reactions and source (narrator decodes UTF-8, as pydantic's lax `str`)
 
 @pytest.mark.parametrize('kw', lax, ids=lambda kw: f'{list(kw)[0]}={kw[list(kw)[0]]!r}')
 def test_lax_values_as_narrator(kw):
@@ -231,7 +236,8 @@ def test_unknown_thread_field_assignment_raises():
     h = Host(); h.note = 'kept'; assert h.note=='kept'
 
 thread_lax = [dict(title=b'Support'), dict(id=b't1'), dict(title=None), dict(messages=()), dict(title=5), dict(id=None), dict(attributes=None),
-              dict(platforms={'slack': {'ch': 1}}), dict(messages='m')]
+              dict(platforms={'slack': {'ch': 1}}), dict(messages='m'), dict(platforms={'s': {'ts': b'1.0'}}), dict(platforms={b's': {b'ts': '1'}}),
+              dict(platforms={'s': {'ts': b'\xff'}})]
 
 @pytest.mark.parametrize('kw', thread_lax, ids=lambda kw: f'{list(kw)[0]}={kw[list(kw)[0]]!r}')
 def test_thread_lax_values_as_narrator(kw):
@@ -250,3 +256,8 @@ def test_every_name_narrator_exports_imports_from_dialog_thread():
     from dialog.threadstore import DialogThreadStore
     assert ThreadStore is DialogThreadStore and FileStore is DialogFileStore
     with pytest.raises(AttributeError, match='Nope'): mod.Nope
+
+def test_bytes_decoded_leave_the_callers_dicts_alone():
+    p,r = {'s': {'ts': b'1'}},{'x': [b'u']}
+    m = Message(role='user', content='a', platforms=p, reactions=r)
+    assert (m.platforms, m.reactions, p, r)==({'s': {'ts': '1'}}, {'x': ['u']}, {'s': {'ts': b'1'}}, {'x': [b'u']})

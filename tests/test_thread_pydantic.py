@@ -238,3 +238,100 @@ def test_attachment_dump_json_options(kw, content):
     "`Attachment.model_dump_json` took only `indent` (anything else a TypeError); narrator's takes pydantic's options"
     mk = lambda mod: mod.Attachment(filename='é.txt', content=content, attributes={'k': 'v'})
     assert mk(ours).model_dump_json(**kw)==mk(narrator).model_dump_json(**kw)
+
+def subclasses(mod):
+    "narrator's users extend its models the pydantic way: fields of their own, with defaults, factories, required ones"
+    from pydantic import Field
+    from typing import ClassVar, List, Optional
+    class TicketThread(mod.Thread):
+        priority: int = 0
+        tags: List[str] = Field(default_factory=list)
+        owner: Optional[str] = None
+        kind: ClassVar[str] = 'ticket'
+    class ScoredMessage(mod.Message):
+        score: float = 0.0
+        need: str
+    return TicketThread, ScoredMessage
+
+sub_cases = [dict(priority=2), dict(priority='3'), dict(priority='abc'), dict(tags=['a', 'b']), dict(tags='nope'), dict(owner='ann', bogus=1), {}]
+
+def outcome(f):
+    try: return f()
+    except (ValueError, ValidationError) as e: return 'ValueError'
+
+@pytest.mark.parametrize('kw', sub_cases)
+def test_a_thread_subclass_keeps_its_own_fields(kw):
+    "A thread subclass's own fields are taken, checked and dumped as narrator's (`model_dump()` without options is narrator's own shape, without them)"
+    def run(mod):
+        TT,_ = subclasses(mod)
+        def go():
+            t = TT(id='t', created_at=TS, updated_at=TS, **kw)
+            js = json.loads(t.model_dump_json())
+            return (t.priority, t.tags, t.owner, t.model_fields_set, sorted(t.model_dump()), js, t.model_dump(mode='json', exclude_defaults=True),
+                    dict(t)['priority'], list(TT.model_fields)[-3:], t.model_copy().tags)
+        return outcome(go)
+    assert run(ours)==run(narrator)
+
+msg_sub_cases = [dict(score=1.5, need='n'), dict(score='2', need='n'), dict(score='x', need='n'), dict(need='n'), dict(score=1.0), dict(need='n', bogus=1)]
+
+@pytest.mark.parametrize('kw', msg_sub_cases)
+def test_a_message_subclass_keeps_its_own_fields(kw):
+    def run(mod):
+        _,SM = subclasses(mod)
+        def go():
+            m = SM(role='user', content='x', id='m', timestamp=TS, **kw)
+            return (m.score, m.need, m.model_fields_set, sorted(m.model_dump()), json.loads(m.model_dump_json()), m.model_dump(include={'score', 'need'}),
+                    dict(m)['score'], m.model_copy().score, SM.model_construct(role='user').score)
+        return outcome(go)
+    assert run(ours)==run(narrator)
+
+@pytest.mark.parametrize('val', [3.5, '4', 'abc'])
+def test_a_message_subclass_field_is_checked_when_assigned(val):
+    def run(mod):
+        _,SM = subclasses(mod); m = SM(role='user', content='x', need='n')
+        def go(): m.score = val; return m.score, 'score' in m.model_fields_set
+        return outcome(go)
+    assert run(ours)==run(narrator)
+
+def test_a_subclass_schema_is_narrators():
+    def run(mod):
+        TT,SM = subclasses(mod)
+        return strip(TT.model_json_schema()), strip(SM.model_json_schema())
+    assert run(ours)==run(narrator)
+
+def test_a_thread_dumps_its_messages_as_its_message_class():
+    "A thread's dumps write its messages as the type it declares for them (pydantic's declared type): a subclass's message fields only when the thread's messages are of that class"
+    TT,SM = subclasses(ours)
+    m = SM(role='user', content='x', score=1.5, need='n')
+    t = TT(); t.add_message(m)
+    assert 'score' not in json.loads(t.model_dump_json())['messages'][0]
+    class ScoredThread(ours.Thread): msg_cls = SM
+    s = ScoredThread(); s.add_message(m)
+    assert json.loads(s.model_dump_json())['messages'][0]['score']==1.5
+    assert ScoredThread.model_validate_json(s.model_dump_json()).messages[0].score==1.5 # narrator 6.4.0 can't read its JSON times back: ours only
+    u = TT(priority=4, tags=['x']); u.add_message(ours.Message(role='user', content='hi'))
+    assert TT.model_validate_json(u.model_dump_json())==u and SM.model_validate_json(m.model_dump_json())==m
+
+def no_prose(o):
+    "A JSON schema without its descriptions (our docstrings are our own); narrator's `examples` kept"
+    if isinstance(o, dict): return {k:no_prose(v) for k,v in o.items() if k!='description'}
+    return [no_prose(v) for v in o] if isinstance(o, list) else o
+
+@pytest.mark.parametrize('mode', ['validation', 'serialization'])
+@pytest.mark.parametrize('name', ['Thread', 'Message', 'Attachment'])
+def test_json_schema_carries_narrators_examples(name, mode):
+    "narrator's schemas carry sample payloads (`examples`, at the top and under `$defs`), which OpenAPI docs show: ours the same"
+    assert no_prose(getattr(ours, name).model_json_schema(mode=mode))==no_prose(getattr(narrator, name).model_json_schema(mode=mode))
+
+def test_examples_in_a_users_model_and_subclasses():
+    def run(mod):
+        class Conversation(BaseModel): thread: mod.Thread
+        TT,SM = subclasses(mod)
+        s = Conversation.model_json_schema()
+        return s['$defs']['Thread'].get('examples'), s['$defs']['Message'].get('examples'), TT.model_json_schema()['examples'], SM.model_json_schema()['examples']
+    assert run(ours)==run(narrator)
+
+def test_a_schemas_examples_are_its_own():
+    "A caller changing the examples of one schema doesn't change the next"
+    s = ours.Thread.model_json_schema(); s['examples'][0]['title'] = 'changed'
+    assert ours.Thread.model_json_schema()['examples'][0]['title']=='Example Thread'

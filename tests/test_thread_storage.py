@@ -349,3 +349,66 @@ def test_a_malformed_record_is_a_valueerror_naming_the_cell(tmp_path, edit):
     p = _support().save(tmp_path/'t.ipynb')
     nb = json.loads(p.read_text()); edit(nb['cells'][0]['metadata']['dialog']['thread']); p.write_text(json.dumps(nb))
     with pytest.raises(ValueError, match=r"cell 0 \(id '[0-9a-f]{8}'\), record [01]"): Thread.read(p)
+
+RECORD_TEXT = {0: '''"thread": {
+    "attributes": {},
+    "created_at": "2024-01-01T00:00:00+00:00",
+    "id": "rec",
+    "platforms": {},
+    "title": "Untitled Thread",
+    "updated_at": "2024-01-01T00:00:00+00:00"
+   }''', 3: '''"thread": {
+    "attributes": {
+     "k": [
+      1,
+      {
+       "$bytes": "AP8="
+      }
+     ],
+     "when": "2024-01-01T00:00:00Z"
+    },
+    "created_at": "2024-01-01T00:00:00+00:00",
+    "id": "rec",
+    "platforms": {
+     "slack": {
+      "ts": "1.0"
+     }
+    },
+    "title": null,
+    "updated_at": "2024-01-01T00:00:00+00:00"
+   }'''}
+
+@pytest.mark.parametrize('kw', [{}, dict(title=None, attributes={'k': [1, b'\x00\xff'], 'when': datetime(2024, 1, 1, tzinfo=timezone.utc)}, platforms={'slack': {'ts': '1.0'}})], ids=['defaults', 'set'])
+def test_the_threads_own_record_is_written_as_it_always_was(tmp_path, kw):
+    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO)"
+    T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    t = Thread(id='rec', created_at=T0, updated_at=T0, **kw)
+    t.add_message(Message(role='user', content='hi', id='u', timestamp=T0)); t.updated_at = T0
+    assert RECORD_TEXT[len(kw)] in Path(t.save(tmp_path/'r.ipynb')).read_text()
+
+# Waiting on nbs/03a_thread_sync.ipynb (owned apart): its `_record` writes message records from `msg_table` and the thread's
+# record by hand, and `source` through `jsonable`. Once it writes both from `field_table` (one function) and `source.attributes`
+# through `free_json`, these pass, and strict xfail turns them red so that the marks come off.
+pending_sync = pytest.mark.xfail(strict=True, reason="needs 03a's records written from field_table, source.attributes by free_json")
+
+@pending_sync
+def test_bytes_in_source_attributes_round_trip(tmp_path):
+    "Bytes in a message's `source.attributes` read back as bytes, as they do in its `attributes`"
+    t = Thread(id='s'); t.add_message(Message(role='user', content='hi', source={'id': 'x', 'attributes': {'raw': b'\x00\xff', 'k': 'v'}}))
+    assert Thread.read(t.save(tmp_path/'s.ipynb')).messages[0].source==t.messages[0].source
+
+@pending_sync
+def test_subclass_fields_saved_and_read(tmp_path):
+    "A thread subclass's own fields, and its messages' (its `msg_cls` a message subclass), are kept through save and read"
+    from pydantic import Field
+    from typing import List
+    class ScoredMessage(Message): score: float = 0.0
+    class TicketThread(Thread):
+        msg_cls = ScoredMessage
+        priority: int = 0
+        tags: List[str] = Field(default_factory=list)
+    t = TicketThread(id='x', priority=3, tags=['a'])
+    t.add_message(ScoredMessage(role='user', content='hi', score=2.5)); t.add_message(ScoredMessage(role='assistant', content='yo'))
+    back = TicketThread.read(t.save(tmp_path/'x.ipynb'))
+    assert (back.priority, back.tags, [m.score for m in back.messages], type(back.messages[0]))==(3, ['a'], [2.5, 0.0], ScoredMessage)
+    assert back==t

@@ -130,7 +130,7 @@ def test_kept_file_follows_its_message(tmp_path, how):
     "A message whose file the dialog kept, put in another thread (added, or the thread remade from its dump, or a thread whose store is narrator's), was saved without the file's bytes (silently: the file could never give them back), or was an AttributeError"
     a,m = stored_msg()
     if how=='add_message': b = Thread(id='B'); b.add_message(m)
-    elif how=='model_validate': b = Thread.model_validate(a.model_dump()); b.file_store = a.file_store  # a dump names the file, the store holds it: no other store serves it
+    elif how=='model_validate': b = Thread.model_validate(a.model_dump()) # a dump names the file; the live thread of its id holds it
     else: b = Thread(id='C', file_store=narrator.FileStore(base_path=str(tmp_path/'store'))); b.add_message(m)
     p = b.save(tmp_path/'b.ipynb')
     del a,m,b; gc.collect() # only the file holds the bytes now
@@ -186,3 +186,36 @@ def test_deleted_file_stays_deleted_with_its_message(tmp_path):
     asyncio.run(t.file_store.delete(a.file_id))
     p = t.save(tmp_path/'t.ipynb')
     assert PNG not in Path(p).read_bytes() and 'iVBOR' not in Path(p).read_text()
+
+COPIES = {'model_validate': lambda t: Thread.model_validate(t.model_dump()),
+          'model_validate_python': lambda t: Thread.model_validate(t.model_dump(mode='python')),
+          'model_validate_json': lambda t: Thread.model_validate_json(t.model_dump_json()),
+          'model_copy': lambda t: t.model_copy(), 'model_copy_deep': lambda t: t.model_copy(deep=True),
+          'dict_of_fields': lambda t: Thread(**t.model_dump())}
+
+@pytest.mark.parametrize('how', list(COPIES))
+def test_copy_through_pydantic_keeps_the_files(tmp_path, how):
+    "A thread copied through pydantic's calls (its dump names its files by id only) and saved: the file's bytes are in the saved file, and read back"
+    a,_,fid = stored_thread(tmp_path)
+    a.add_message(Message(role='system', content='Be brief.'))
+    b = COPIES[how](a)
+    assert run(b.messages[-1].attachments[0].get_content_bytes(b.file_store))==SECRET
+    p = b.save(tmp_path/'b.ipynb')
+    del a,b; gc.collect() # only the file holds the bytes now
+    back = Thread.read(p)
+    assert run(back.messages[-1].attachments[0].get_content_bytes(back.file_store))==SECRET
+
+def test_a_copys_files_are_found_only_for_its_own_id(tmp_path):
+    "The same dump under another thread id finds nothing: a store serves only threads of its own id"
+    a,_,fid = stored_thread(tmp_path)
+    d = a.model_dump(); d['id'] = 'not-a'
+    b = Thread.model_validate(d)
+    with pytest.raises(FileNotFoundError): run(b.file_store.get(fid))
+    assert base64.b64encode(SECRET).decode() not in Path(b.save(tmp_path/'b.ipynb')).read_text()
+
+def test_no_live_thread_no_file(tmp_path):
+    "Once the thread whose store held the file is gone, a copy made from its dump has no bytes (a dump never holds them), and its id is forgotten"
+    a,_,fid = stored_thread(tmp_path)
+    d = a.model_dump(); del a; gc.collect()
+    with pytest.raises(FileNotFoundError): run(Thread.model_validate(d).file_store.get(fid))
+    assert 'a' not in ours._homes

@@ -329,3 +329,20 @@ def test_a_file_of_a_thread_with_a_system_message_is_saved_through_the_store(tmp
     run(DialogThreadStore(tmp_path).save(t))
     g = run(DialogThreadStore(tmp_path).get('t1'))
     assert run(g.messages[0].attachments[0].get_content_bytes(g.file_store))==b'secret plans'
+
+def test_file_names_of_marked_ids_apart():
+    "`~` marks the names the rule makes (the empty id, a cut long id's hash, a second file's number): an id holding `~` never takes one of them"
+    long_ = 'x'*1000
+    crafted = thread_fname(long_)[:-len('.ipynb')] # an id spelling the cut name of another
+    for a,b in [('', '~'), (long_, crafted), ('a~1', 'a')]: assert thread_fname(a)!=thread_fname(b)
+    assert [thread_fname(i) for i in ('3f2a-uuid', 'a_b.c-d', '')]==['3f2a-uuid.ipynb', 'a_b.c-d.ipynb', '~.ipynb'] # ordinary ids' names as they were
+
+def test_a_file_named_before_tilde_was_escaped_keeps_its_thread(tmp_path):
+    "A thread saved under the old name (`~` as is) is found by its id, and saved again in the same file"
+    t = mk('~', 'hi'); t.save(tmp_path/'~.ipynb')
+    s = DialogThreadStore(tmp_path)
+    assert run(s.get('~')).messages[0].content=='hi'
+    t.add_message(Message(role='assistant', content='hello')); run(s.save(t))
+    assert sorted(p.name for p in tmp_path.glob('*.ipynb'))==['~.ipynb'] and len(run(s.get('~')).messages)==2
+    run(s.save(mk('', 'empty id'))) # the empty id's own name is taken by another thread: it gets another
+    assert run(s.get('')).messages[0].content=='empty id' and run(s.get('~')).messages[0].content=='hi'
