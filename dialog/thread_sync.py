@@ -134,6 +134,7 @@ def _rec_val(k, v, keep=None, store=None):
     if type(v) in _plain: return v
     if k=='attachments': return [_att_rec(a, keep, store) for a in v]
     if k in _free: return _enc(v)
+    if k=='source' and isinstance(v, dict) and 'attributes' in v: return jsonable(v) | {'attributes': _enc(v['attributes'])} # free-form, as `attributes`
     return v.isoformat() if isinstance(v, datetime) else jsonable(v)
 
 _dflts = {} # id of a table: (the table, its `dump_defaults`)
@@ -142,12 +143,14 @@ def _defaults(table):
     if (c := _dflts.get(id(table))) is None or c[0] is not table: c = _dflts[id(table)] = table,dump_defaults(table)
     return c[1]
 
-def _record(m:ChatMessage, content=False, keep=None, store=None):
-    "The JSON record of `m`: each field of `msg_table` not at its default (`dump_defaults`), and `content` if asked"
-    dd,vs,d = _defaults(msg_table),held_fields(m),{}
-    for f in msg_table:
-        k,v = f.name,vs[f.name]
-        if (not content) if k=='content' else v is UNSET or (k in dd and v==dd[k]): continue
+def _record(m, content=False, keep=None, store=None, cls=None):
+    "The JSON record of message `m` (or of a thread: its fields but its messages) as a `cls` (default its class) reads it back"
+    whole = isinstance(m, Thread) # a thread's record holds every field, at its default too
+    table = field_table(cls or type(m))
+    dd,vs,d = {} if whole else _defaults(table),held_fields(m),{}
+    for f in table:
+        k,v = f.name,vs.get(f.name, UNSET)
+        if k=='messages' or ((not content) if k=='content' else v is UNSET or (k in dd and v==dd[k])): continue
         d[k] = _rec_val(k, v, keep, store)
     return d
 
@@ -164,6 +167,7 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, st
     try:
         for k in _free:
             if k in d: d[k] = _dec(d[k], k)
+        if isinstance(s := d.get('source'), dict) and 'attributes' in s: d['source'] = s | {'attributes': _dec(s['attributes'], 'source.attributes')}
         if 'attachments' in d:
             rs = _a_list(d['attachments'])
             d['attachments'] = [_att_from(r, atts or {}, store, f'attachment {i}') for i,r in enumerate(rs)]
@@ -212,10 +216,10 @@ def _contents(recs, reply):
             for r in recs]
 
 # %% ../nbs/03a_thread_sync.ipynb #8daa2fb6
-def _reply_recs(ms, keep=None, store=None):
+def _reply_recs(ms, keep=None, store=None, cls=None):
     "Records of reply messages `ms`, each holding its content"
     # the reply in the cell's outputs is their rendering, and outputs can be cleared
-    return [_record(m, True, keep, store) for m in ms]
+    return [_record(m, True, keep, store, cls) for m in ms]
 
 def _shape(parts): return [(p['type'], p.get('id')) for p in parts]
 
@@ -291,7 +295,7 @@ def _cell_txt(c):
     if (t==prompt_mark or t.startswith(prompt_mark+'\n')) and (c.msg_type!=sprompt or c.ipynb_form.get('legacy')): return t[len(prompt_mark)+1:]
     return t
 
-def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None):
+def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     "The prompt cell of `ms`"
     # a user message (if first) and its reply's messages;
     # their files kept as the cell's attachments, a user's images shown after its text;
@@ -303,7 +307,7 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None):
         catts.setdefault(n, CellAttachment(data, a.mime_type or sniff_mime(data, a.filename), n)); names[id(a)] = n
         return n
     reply = _reply(rest)
-    recs = ([_record(u, not isinstance(u.content, str), keep, store)] if u else []) + _reply_recs(rest, keep, store)
+    recs = ([_record(u, not isinstance(u.content, str), keep, store, mcls)] if u else []) + _reply_recs(rest, keep, store, mcls)
     if any(shift): recs = [_shift(r, -shift[0], -shift[1]) for r in recs]
     refs = _refs([(a.filename, n, catts[n].content_type) for a in u.attachments if (n := names.get(id(a)))]) if u else ''
     h = _home(ms[0])
@@ -344,10 +348,9 @@ def _thread_rec(t:Thread):
     seen = set()
     # a reader tells them from a person's pasted copy of a cell
     dups = sorted({m.id for m in t.messages if m.id in seen or seen.add(m.id)})
-    recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content)) | ({} if i==j else {'at': i, 'after': t.messages[i-1].id}) for j,(i,m) in enumerate(sys)]
+    recs = [_record(m, j>0 or not (isinstance(m.content, str) and m.content), cls=t.msg_cls) | ({} if i==j else {'at': i, 'after': t.messages[i-1].id}) for j,(i,m) in enumerate(sys)]
     sys = [m for i,m in sys]
-    rec = dict(id=t.id, title=t.title, created_at=t.created_at.isoformat(), updated_at=t.updated_at.isoformat(),
-               attributes=_enc(t.attributes), platforms=jsonable(t.platforms))
+    rec = _record(t) # the thread's own fields, from its table, as a message's are
     # a system message of parts shows their texts
     return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (_shown(sys[0].content) if sys else None)
 
@@ -483,7 +486,7 @@ def dialog(self:Thread):
         for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else 0),max(mx[1], m.sequence if type(m.sequence) is int else 0)
         for g in _groups(native):
             h = _home(g[0])
-            out.append((h.pos if h and h.at==0 else None, c := _mk_cell(dlg, g, seen, self.file_store, shift, self.id))); made.append(c)
+            out.append((h.pos if h and h.at==0 else None, c := _mk_cell(dlg, g, seen, self.file_store, shift, self.id, self.msg_cls))); made.append(c)
         native.clear()
     def runs_to(i):
         nonlocal nrun
@@ -503,7 +506,7 @@ def dialog(self:Thread):
         if j in kept:
             flush(); r = m.origin.run; runs_to(r)
             (t0,s0),(dt,ds) = offs[r],self._runs[r].rels[pos[m.origin.base['id']][1]]
-            mr = _record(m, True)
+            mr = _record(m, True, cls=self.msg_cls)
             # what differs from what a read gives
             if df := _diff(mr, None if r in edited else m.origin.base|dict(sequence=s0+ds, turn=t0+dt)): changed[m.origin.base['id']] = df
         else: native.append(m)
@@ -610,7 +613,7 @@ def _add_run(t:Thread, dlg, run, start=(0, 0), kept=None):
         else: turn.append(m)
     flush()
     # what the cells say: changes made in the thread are recorded against it
-    for m in made: set_fields(m, origin=FromRun(run, t._runs, _record(m, True)))
+    for m in made: set_fields(m, origin=FromRun(run, t._runs, _record(m, True, cls=t.msg_cls)))
     rels.extend((m.turn-t0, m.sequence-s0) for m in made)
 
 
@@ -714,7 +717,8 @@ def from_dialog(cls:Thread,
         raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {short_repr(rec)}")
     created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
     try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
-                 attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET))
+                 attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET),
+                 **{f.name:rec[f.name] for f in field_table(cls) if f.name not in thread_fields and f.name in rec}) # a subclass's own fields
     except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,t._disk,sys = dlg,_disk_state(dlg.path),dlg.system
     # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
@@ -769,7 +773,7 @@ def _apply_changes(t:Thread, changed, where):
         w = f'{where}, changed message {short_repr(i)}'
         if not isinstance(r, dict): raise ValueError(f'{w}: a change must be a dict of fields (or null), not {short_repr(r)}')
         # the fields it changed over what the cells give now
-        new = _from_record(_record(m, True) | r, where=w, mcls=t.msg_cls)
+        new = _from_record(_record(m, True, cls=t.msg_cls) | r, where=w, mcls=t.msg_cls)
         # checked as `new` was made; the others as the cells give them
         set_fields(m, **{k:getattr(new, k) for k in message_fields if k in r})
     t.messages = [m for m in t.messages if id(m) not in gone]

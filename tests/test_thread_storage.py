@@ -386,18 +386,11 @@ def test_the_threads_own_record_is_written_as_it_always_was(tmp_path, kw):
     t.add_message(Message(role='user', content='hi', id='u', timestamp=T0)); t.updated_at = T0
     assert RECORD_TEXT[len(kw)] in Path(t.save(tmp_path/'r.ipynb')).read_text()
 
-# Waiting on nbs/03a_thread_sync.ipynb (owned apart): its `_record` writes message records from `msg_table` and the thread's
-# record by hand, and `source` through `jsonable`. Once it writes both from `field_table` (one function) and `source.attributes`
-# through `free_json`, these pass, and strict xfail turns them red so that the marks come off.
-pending_sync = pytest.mark.xfail(strict=True, reason="needs 03a's records written from field_table, source.attributes by free_json")
-
-@pending_sync
 def test_bytes_in_source_attributes_round_trip(tmp_path):
     "Bytes in a message's `source.attributes` read back as bytes, as they do in its `attributes`"
     t = Thread(id='s'); t.add_message(Message(role='user', content='hi', source={'id': 'x', 'attributes': {'raw': b'\x00\xff', 'k': 'v'}}))
     assert Thread.read(t.save(tmp_path/'s.ipynb')).messages[0].source==t.messages[0].source
 
-@pending_sync
 def test_subclass_fields_saved_and_read(tmp_path):
     "A thread subclass's own fields, and its messages' (its `msg_cls` a message subclass), are kept through save and read"
     from pydantic import Field
