@@ -275,31 +275,21 @@ class ChatMessage:
         "Check and keep narrator's fields (other keywords, `kw`, are refused)"
         if (own := type(self)._own_) or kw: own = _own_fields(type(self), kw) # a subclass's own fields; others refused
         mid = os.urandom(32).hex() if id is UNSET or id=='' else _chk_type('id', id, str, none=False) # '' is a new id, as in narrator
-        # pydantic's `model_fields_set`: the fields given (and the id, which narrator makes before pydantic sees the fields), one frozen set for each way of calling
-        unset = (id is UNSET, role is UNSET, sequence is UNSET, turn is UNSET, content is UNSET, reasoning_content is UNSET, name is UNSET, tool_call_id is UNSET,
-                 tool_calls is UNSET, attributes is UNSET, timestamp is UNSET, source is UNSET, platforms is UNSET, attachments is UNSET, reactions is UNSET, metrics is UNSET)
-        if (given := _given_sets.get(unset)) is None: given = _given_sets[unset] = frozenset(k for k,u in zip(message_fields, unset) if not u) | {'id'}
-        sequence,turn,content,reasoning_content,name,tool_call_id,tool_calls,source = (None if sequence is UNSET else sequence, None if turn is UNSET else turn,
-            None if content is UNSET else content, None if reasoning_content is UNSET else reasoning_content, None if name is UNSET else name,
-            None if tool_call_id is UNSET else tool_call_id, None if tool_calls is UNSET else tool_calls, None if source is UNSET else source)
+        a = dict(role=role, sequence=sequence, turn=turn, content=content, reasoning_content=reasoning_content, name=name,
+                 tool_call_id=tool_call_id, tool_calls=tool_calls, attributes=attributes, timestamp=timestamp, source=source,
+                 platforms=platforms, attachments=attachments, reactions=reactions, metrics=metrics)
+        vs,unset = [mid],0 if id is UNSET else 1  # `unset`: a bit for each field given, in `msg_table`'s order
         try:
             if role is UNSET: raise ValueError('role is required')
             if (file_content is None)!=(filename is None): raise ValueError('file_content and filename must be given together')
-            # the common values (None, text, ints) are taken without a call: a message is made for every one a thread holds
-            vs = (mid, role if role in roles else _chk_role(role), sequence if sequence is None or type(sequence) is int else _chk_int(sequence, 'sequence'),
-                     turn if turn is None or type(turn) is int else _chk_int(turn, 'turn'),
-                     content if content is None or type(content) is str else _chk_content(content),
-                     reasoning_content if reasoning_content is None or type(reasoning_content) is str else _chk_type('reasoning_content', reasoning_content, str),
-                     name if name is None or type(name) is str else _chk_type('name', name, str),
-                     tool_call_id if tool_call_id is None or type(tool_call_id) is str else _chk_type('tool_call_id', tool_call_id, str),
-                     None if tool_calls is None else _chk_tool_calls(tool_calls), None if attributes is UNSET else _chk_dict('attributes', attributes),
-                     datetime.now(timezone.utc) if timestamp is UNSET else as_utc(timestamp), None if source is None else _chk_source(source),
-                     None if platforms is UNSET else _chk_dict('platforms', platforms, dict, str),
-                     None if attachments is UNSET else _atts(attachments),
-                     None if reactions is UNSET else _chk_dict('reactions', reactions, list, str),
-                     None if metrics is UNSET else _chk_metrics(metrics))
+            # each field by its row of `msg_table`: its check (none for a value of its plain type), its default
+            for k,chk,plain,mk,bit in _init_rows:
+                if (v := a[k]) is UNSET: vs.append(mk() if mk else None)
+                else: unset |= bit; vs.append(v if type(v) is plain else chk(v))
             if role=='tool' and not tool_call_id: _chk_tool(self, role, tool_call_id)
         except ValueError as e: raise ValueError(f'message {short_repr(mid)}: {e}') from None
+        # pydantic's `model_fields_set`: the fields given (and the id, which narrator makes before pydantic sees the fields), one frozen set for each way of calling
+        if (given := _given_sets.get(unset)) is None: given = _given_sets[unset] = frozenset(k for b,k in enumerate(message_fields) if unset>>b&1) | {'id'}
         for f,v in zip(_fsets, vs): f(self, v) # straight into the slots: checked above
         _set_given(self, given)
         if file_content is not None: self.add_attachment(file_content, filename); self.model_fields_set.add('attachments')
@@ -363,6 +353,14 @@ _watched = ('turn', 'sequence', 'role', 'id')
 # a slot's setter: no checks (for values checked already, or made here)
 _fset = {k:getattr(ChatMessage, s).__set__ for k,s in zip(message_fields+_priv, _slots+_priv)}
 _fsets,_set_links,_set_turn,_set_seq,_set_given = [_fset[k] for k in message_fields],_fset['_links'],_fset['turn'],_fset['sequence'],_fset['_given']
+def _plain_type(f):
+    "The type of the values row `f`'s check passes unchanged, taken without a call: its declared `str` or `int`"
+    # NoneType for another type whose default is None; () (no type) otherwise
+    t = f.typ.removeprefix('Optional[').removeprefix('Union[').split(',')[0].rstrip(']')
+    return {'str': str, 'int': int}.get(t, type(None) if f.default is None else ())
+
+_init_rows = tuple((f.name, f.check, _plain_type(f), None if f.name in _lazy or f.default is None else f.initial, 1<<b)
+                   for b,f in enumerate(msg_table) if f.name!='id') # `ChatMessage.__init__`'s rows: a lazy field's slot holds None until read
 def _fields_set(self):
     "The fields given when it was made, or set since (pydantic's `model_fields_set`)"
     # shared until first asked for: its own from then on

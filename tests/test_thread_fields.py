@@ -103,3 +103,21 @@ def test_a_thread_made_with_no_fields_has_the_tables_initial_values():
     assert t.model_fields_set==set() and t.updated_at==t.created_at # one time for both when not given
     for f in thread_table:
         if not f.fresh: assert getattr(t, f.name)==f.initial(), f.name
+
+from hypothesis import given, settings, strategies as st
+anything = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=5), st.binary(max_size=4),
+                     st.lists(st.text(max_size=3), max_size=2), st.dictionaries(st.text(max_size=3), st.text(max_size=3), max_size=2),
+                     st.sampled_from(['user', 'assistant', 'system', 'tool', '2024-05-01T00:00:00+00:00', 1.5]))
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([f for f in msg_table if f.name not in ('id', 'role')]), anything)
+def test_a_message_checks_each_field_by_its_row(f, v):
+    "The constructor takes each field through its row's check: the value the check gives, or the error it raises"
+    kw = dict(role='user') | {f.name: v}
+    try: want = f.check(v)
+    except ValueError as e:
+        with pytest.raises(ValueError) as got: Message(**kw)
+        assert str(e) in str(got.value)
+        return
+    m = Message(**kw)
+    assert getattr(m, f.name)==want
