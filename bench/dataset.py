@@ -20,7 +20,8 @@ and prints the Parquet file's size against the folder's, and the peak memory (RS
 `paths2jsonl(folder, workers=0)`, `write_parquet(folder, workers=0)`, `write_parquet` with the default workers (as
 `nbdialog export`) and `folder_stats` (as `nbdialog stats`) over a folder of 1,000 and the folder of N dialogs, named as a
 folder as a user names it (the 1,000 are hard links to the first files; `--mem-only` stops there).
-  table2dlgs  `table2dlgs(read_parquet(...))` in a fresh process, the dialogs kept until the clock stops, as the serial loop keeps them
+  table2dlgs  `table2dlgs(read_parquet(...))` in a fresh process, the dialogs kept until the clock stops, as the serial loop keeps them;
+              then with `read_parquet(..., columns=dlg_cols)`, the columns `table2dlgs` reads
   ray         `ray_read(folder).materialize()` on a local Ray of 2 CPUs, its start-up (and a first small read that starts the
               workers) reported apart; against the serial loop and against `dlgs2table(workers=0)`, which makes the same rows
 
@@ -130,7 +131,7 @@ def peak_kb(folder, n, what='jsonl'):
 _read_script = '''
 import gc, resource, sys, time
 from dialog.ipynb import read_ipynb
-from dialog.dataset import read_dialogs, dlg_paths, dlgs2table, table2dlgs, read_parquet
+from dialog.dataset import read_dialogs, dlg_paths, dlgs2table, table2dlgs, read_parquet, dlg_cols
 paths = dlg_paths(sys.argv[1])[:int(sys.argv[2])]
 def cpu():
     s,c = resource.getrusage(resource.RUSAGE_SELF),resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -139,7 +140,9 @@ f = dict(serial=lambda: [read_ipynb(p) for p in paths], tables0=lambda: dlgs2tab
          tables2=lambda: dlgs2table(paths, workers=2, progress=False)).get(sys.argv[3], lambda: read_dialogs(paths, workers=2, progress=False))
 if sys.argv[3].endswith('.parquet'):
     import pyarrow, pyarrow.compute, pyarrow.dataset, pyarrow.parquet  # imported before the clock, as `dialog` is for the others: the figure is the reading
-    f = lambda: table2dlgs(read_parquet(sys.argv[3]))
+    # 'lean=FILE': only the columns table2dlgs reads (`dlg_cols`)
+    pq,cols = (sys.argv[3][5:], dlg_cols) if sys.argv[3].startswith('lean=') else (sys.argv[3], None)
+    f = lambda: table2dlgs(read_parquet(pq, columns=cols))
 gc.collect(); gc.disable()
 (s0,c0),t = cpu(),time.perf_counter()
 res = f()  # kept until the clock stops: freeing the dialogs afterwards is no part of reading them
@@ -209,8 +212,13 @@ if __name__=='__main__':
           f' and unpacking it here {u:.2f}x; with this process reading the rest, the split that ends both together on 2 idle cores takes c/(1+c-u) = {c/(1+c-u):.2f}x serial', flush=True)
     tab = timed(lambda: read_parquet(pq), 3)
     print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
-    back,*_ = min(read_time(folder, a.n, str(pq)) for _ in range(a.reps))
+    def busiest(me, kid): return f'CPU: this process {me:.2f} s, the other {kid:.2f} s: the busiest took {max(me, kid)/scpu:.2f}x the serial CPU'
+    back,bme,bkid = min(read_time(folder, a.n, str(pq)) for _ in range(a.reps))
     print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial (goal <= 0.5; a fresh process, the dialogs kept, best of {a.reps})', flush=True)
+    print(f'  {busiest(bme, bkid)}', flush=True)
+    lean,lme,lkid = min(read_time(folder, a.n, f'lean={pq}') for _ in range(a.reps))
+    print(f'  reading only dlg_cols:           {lean:.2f} s  = {lean/serial:.2f}x serial (table2dlgs(read_parquet(f, columns=dlg_cols)): the columns it reads)', flush=True)
+    print(f'    {busiest(lme, lkid)}', flush=True)
     tser,tcpu,_ = read_time(folder, a.n, 'tables0')
     print(f'dlgs2table(workers=0) (baseline):  {tser:.2f} s', flush=True)
     tpar,tme,tkid = read_time(folder, a.n, 'tables2')
@@ -220,7 +228,7 @@ if __name__=='__main__':
     except ImportError: print('ray_read: Ray is not installed (pip install "nbdialog[ray]")'); sys.exit()
     from dialog.dataset import ray_read
     t = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={'env_vars': {'PYTHONPATH': str(Path(__file__).parent.parent)}})
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, runtime_env={'env_vars': {'PYTHONPATH': os.pathsep.join(filter(None, [str(Path(__file__).parent.parent), os.environ.get('PYTHONPATH')]))}})
     ray_read(paths[:64]).materialize()  # the workers start and import dialog
     up = time.perf_counter()-t
     sub = first_n(folder, a.n)

@@ -96,21 +96,20 @@ def test_stray_image_bracket_stays_in_its_message():
         assert '![\n' in h[0]['content'][0]['text']
 
 def test_dlgs2jsonl_takes_the_list_dlg_paths_gives(tmp_path):
-    "`dlg_paths` returns a fastcore `L` of files: `dialog.dataset`'s `dlgs2jsonl` writes them as chat's writes the dialogs read one by one, as for a plain list"
+    "`dlg_paths` returns a fastcore `L` of files: `dialog.dataset`'s `paths2jsonl` writes them as chat's writes the dialogs read one by one, as for a plain list"
     pytest.importorskip('pyarrow')
     from fastcore.utils import L
     from dialog.ipynb import read_ipynb
-    from dialog.dataset import dlg_paths, dlgs2jsonl as files2jsonl
+    from dialog.dataset import dlg_paths, paths2jsonl
     for i in range(3):
         d = Dialog(f'd{i}'); d.mk_message(f'q{i}', msg_type='prompt', output=f'a{i}'); d.save(tmp_path/f'd{i}.ipynb')
     ps = dlg_paths(tmp_path)
     assert isinstance(ps, L) and len(ps) == 3
     want = dlgs2jsonl([read_ipynb(p) for p in ps], tmp_path/'one.jsonl').read_bytes()
     assert want.count(b'\n') == 3
-    assert files2jsonl(ps, tmp_path/'l.jsonl', workers=0).read_bytes() == want
-    assert files2jsonl(list(ps), tmp_path/'p.jsonl', workers=0).read_bytes() == want
-    assert files2jsonl([read_ipynb(p) for p in ps], tmp_path/'d.jsonl').read_bytes() == want
-    with pytest.raises(ValueError, match="item 0 is a path"): dlgs2jsonl(ps, tmp_path/'c.jsonl')  # chat's takes dialogs only
+    assert paths2jsonl(ps, tmp_path/'l.jsonl', workers=0).read_bytes() == want
+    assert paths2jsonl(list(ps), tmp_path/'p.jsonl', workers=0).read_bytes() == want
+    with pytest.raises(ValueError, match="item 0 is a path.*`paths2jsonl` writes files"): dlgs2jsonl(ps, tmp_path/'c.jsonl')  # chat's takes dialogs only
 
 def test_chat_never_imports_dataset():
     "Module dependencies point one way: dialog.dataset builds on dialog.chat, so nothing in chat imports it, at import time or inside a function"

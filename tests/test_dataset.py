@@ -636,11 +636,37 @@ def _talk(tmp_path):
     return d, p
 
 @pytest.mark.parametrize('wrap', [lambda ps: (p for p in ps), set, iter], ids=['generator', 'set', 'iterator'])
-def test_dataset_dlgs2jsonl_any_iterable_of_paths(tmp_path, wrap):
-    "dataset's dlgs2jsonl takes files: given them in a generator or set, it told the user to call dataset's dlgs2jsonl, the function called"
+def test_paths2jsonl_takes_any_iterable_of_paths(tmp_path, wrap):
+    "Files in a generator, set or iterator are written as a list of them is (dataset's own dlgs2jsonl took them so; paths2jsonl is now the one call for files)"
     from dialog import dataset, chat
     d,p = _talk(tmp_path)
     want = chat.dlgs2jsonl([d], tmp_path/'want.jsonl').read_bytes()
-    assert dataset.dlgs2jsonl(wrap([p]), tmp_path/'o.jsonl', workers=0).read_bytes()==want
-    assert dataset.dlgs2jsonl(wrap([d]), tmp_path/'o2.jsonl').read_bytes()==want  # dialogs still go to chat's, streamed
-    with pytest.raises(ValueError, match=r'not a mix of both \(item 1 is a path\)'): dataset.dlgs2jsonl(iter([d, p]), tmp_path/'m.jsonl')
+    assert dataset.paths2jsonl(wrap([p]), tmp_path/'o.jsonl', workers=0).read_bytes()==want
+    assert dataset.dlg_paths(wrap([p, p]))==[p]  # read once, as a list's items are
+    with pytest.raises(TypeError, match=r"dialog 'a' is a Dialog, not a path: .*`dialog.chat`'s `dlgs2jsonl`"):
+        dataset.paths2jsonl(wrap([d]), tmp_path/'m.jsonl')
+
+def test_a_public_name_is_one_function():
+    "dialog.dataset defines no second `dlgs2jsonl` (issue 36): with star imports in either order, the name is chat's; no name dataset exports is another module's under the same name"
+    import importlib
+    from dialog import dataset, chat
+    ns1,ns2 = {},{}
+    exec('from dialog.chat import *\nfrom dialog.dataset import *', ns1)
+    exec('from dialog.dataset import *\nfrom dialog.chat import *', ns2)
+    assert ns1['dlgs2jsonl'] is ns2['dlgs2jsonl'] is chat.dlgs2jsonl and not hasattr(dataset, 'dlgs2jsonl')
+    for m in ('core', 'ipynb', 'nbjson', 'render', 'chat', 'pool', 'session', 'view', 'cli'):
+        mod = importlib.import_module(f'dialog.{m}')
+        assert not [n for n in dataset.__all__ if n in getattr(mod, '__all__', ()) and getattr(mod, n) is not getattr(dataset, n)], m
+
+def test_the_real_path_of_a_file_looked_up_by_its_folder(tmp_path, monkeypatch):
+    "`_once` tells files apart by `realpath`, with each folder's real path looked up once: the same key as `os.path.realpath`, links, `..` and relative paths alike"
+    from dialog.dataset import _file_key
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'a'/'b').mkdir(parents=True); (tmp_path/'a'/'b'/'f.ipynb').write_text('{}')
+    os.symlink(tmp_path/'a', tmp_path/'l'); os.symlink(tmp_path/'a'/'b'/'f.ipynb', tmp_path/'a'/'g.ipynb')
+    os.symlink(tmp_path/'nowhere', tmp_path/'a'/'gone.ipynb'); os.link(tmp_path/'a'/'b'/'f.ipynb', tmp_path/'a'/'h.ipynb')
+    ps = ['a/b/f.ipynb', 'l/b/f.ipynb', 'l/g.ipynb', 'a/g.ipynb', './a/b/../b/f.ipynb', 'a/gone.ipynb', 'a/h.ipynb', 'l/b/..',
+          str(tmp_path/'l'/'b'/'f.ipynb'), 'f.ipynb', 'l/missing.ipynb', 'a/b/./f.ipynb']
+    dirs = {}
+    assert [_file_key(p, dirs) for p in ps*2] == [os.path.realpath(p) for p in ps*2]
+    assert dlg_paths(['a/b/f.ipynb', 'l/b/f.ipynb', 'a/g.ipynb', 'a/h.ipynb']) == [Path('a/b/f.ipynb'), Path('a/h.ipynb')]  # a hard link is another file, as before

@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 from dialog.core import *
 from dialog.ipynb import *
-from dialog.chat import dlgs2jsonl as chat_jsonl, chk_drop
-from dialog.dataset import dlgs2jsonl, paths2jsonl, export_folder
+from dialog.chat import dlgs2jsonl, chk_drop
+from dialog.dataset import paths2jsonl, export_folder
 from cli_helpers import nbd, ok
 
 @pytest.fixture
@@ -25,7 +25,7 @@ def test_no_empty_line_whatever_the_path(src, tmp_path, workers):
     assert roles(paths2jsonl(src, tmp_path/'p.jsonl', workers=workers))==[['user', 'assistant'], ['user']]
     assert roles(paths2jsonl(src, tmp_path/'q.jsonl', workers=workers, drop='no_assistant'))==[['user', 'assistant']]
     assert roles(dlgs2jsonl([read_ipynb(p) for p in sorted(src.glob('*.ipynb'))], tmp_path/'r.jsonl', drop=['no_assistant']))==[['user', 'assistant']]
-    assert roles(chat_jsonl([read_ipynb(src/'d.ipynb')], tmp_path/'s.jsonl', 'anthropic'))==[]
+    assert roles(dlgs2jsonl([read_ipynb(src/'d.ipynb')], tmp_path/'s.jsonl', 'anthropic'))==[]
 
 def test_a_function_as_a_rule(src, tmp_path):
     long = lambda ms: len(ms)>1

@@ -7,7 +7,7 @@ from hypothesis import given, note, settings, HealthCheck, strategies as st
 from dialog.core import *
 from dialog.chat import *
 from dialog.chat import _listed, _reasonings
-from dialog.dataset import dlgs2jsonl as ds_jsonl, paths2jsonl, export_folder
+from dialog.dataset import paths2jsonl, export_folder
 from chat_checks import sdk_valid
 from cli_helpers import nbd, ok
 from test_chat_providers import dialogs
@@ -369,8 +369,8 @@ def test_dataset_and_cli(tmp_path):
     for workers in (0, 2):
         ls = lines(paths2jsonl(src, tmp_path/f'p{workers}.jsonl', workers=workers, shape='sharegpt', drop='has_image', force=True))
         assert len(ls) == 2 and all('conversations' in l for l in ls)
-    assert all('prompt' in l for l in lines(ds_jsonl(src, tmp_path/'t.jsonl', shape='trl', drop='has_image')))
-    assert 'hf' in jsonl_shapes and all('messages' in l for l in lines(ds_jsonl([tool_dlg()], tmp_path/'h.jsonl', shape='hf')))
+    assert all('prompt' in l for l in lines(paths2jsonl(src, tmp_path/'t.jsonl', shape='trl', drop='has_image')))
+    assert 'hf' in jsonl_shapes and all('messages' in l for l in lines(dlgs2jsonl([tool_dlg()], tmp_path/'h.jsonl', shape='hf')))
     assert export_folder(src, tmp_path/'e.jsonl', workers=0, shape='openai_ft').endswith('3 dialogs, 3 lines')
     for l in lines(tmp_path/'e.jsonl'): openai_ft_rules(l)
     out = ok('convert', src/'a.ipynb', src/'b.ipynb', '--to', 'jsonl', '--shape', 'hf')

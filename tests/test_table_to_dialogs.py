@@ -68,3 +68,14 @@ def test_cell_json_is_json_loads(txt):
     try: got = ('ok', _cell_json(txt))
     except ValueError as e: got = ('error', str(e))
     assert got == want
+
+def test_the_columns_it_reads_are_enough(folder, tmp_path):
+    "A table of `dlg_cols` alone (what `read_parquet(f, columns=dlg_cols)` reads, in a fraction of the time) gives the same dialogs; without one of them, the error names it"
+    from dialog.dataset import dlg_cols, write_parquet, read_parquet
+    p = write_parquet(folder, tmp_path/'t.parquet', workers=0)
+    lean = read_parquet(p, columns=dlg_cols)
+    assert lean.column_names == dlg_cols
+    for w in (0, 2): assert [write_ipynb(d) for d in table2dlgs(lean, workers=w)] == [write_ipynb(read_ipynb(f)) for f in dlg_paths(folder)]
+    with pytest.raises(ValueError, match=r"lacks columns \['cell'\]"): table2dlgs(lean.drop_columns(['cell']))
+    bad = lean.set_column(dlg_cols.index('pos'), 'pos', pc.cast(lean['pos'], pa.string()))
+    with pytest.raises(ValueError, match="column 'pos' holds string"): table2dlgs(bad)
