@@ -33,7 +33,7 @@ from fastcore.nbio import join_out
 from .core import *
 from .view import *
 from .ipynb import *
-from .render import merge_streams
+from .render import merge_streams as _joined  # Jupyter's rule is `jupyter_streams` here
 from .nbjson import short_repr as _q, esc_surrogates
 import contextlib, datetime, os, re, signal, subprocess, threading, time
 
@@ -203,11 +203,19 @@ def _overwrite(text,
 def jupyter_streams(outs:list): # Outputs of one cell, as the kernel sent them
     "`outs` as Jupyter shows and saves them: consecutive outputs of one stream merged, carriage returns applied"
     res,seen = [],set() # seen: the streams with an output earlier in this run of streams
-    for o in merge_streams(outs, consecutive=True):
+    for o in _joined(outs, consecutive=True):
         if o.get('output_type')!='stream': seen.clear(); res.append(o); continue
         res.append(o | dict(text=_overwrite(join_out(o.get('text', '')), o.get('name') in seen)))
         seen.add(o.get('name'))
     return res
+
+# %% ../nbs/07_run.ipynb #8e32b492
+def __getattr__(name): # The name looked up in this module
+    "A clear error for `merge_streams`, which this module no longer has (it is `jupyter_streams`)"
+    if name=='merge_streams':
+        raise AttributeError('dialog.run.merge_streams is now dialog.run.jupyter_streams '
+                             '(dialog.render.merge_streams joins streams for display)')
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 # %% ../nbs/07_run.ipynb #7c631fcd
 @patch

@@ -1,5 +1,6 @@
 "The names users imported from `dialog.cli` before the views and running moved to `dialog.view` and `dialog.run` still come from it (but `find_msgs`, now `Dialog.find_msgs`), and a public name means one function whichever module it comes from"
 import subprocess, sys
+import pytest
 
 old_all = ['out_maxlen', 'msg2xml', 'dlg2md', 'RunReport', 'main']
 
@@ -37,3 +38,9 @@ def test_find_msgs_and_merge_streams_each_mean_one_function():
     ns = {}
     exec('from dialog.cli import *; from dialog.run import *; from dialog.view import *', ns)
     assert 'find_msgs' not in ns and 'merge_streams' not in ns  # nothing of the old names left to shadow another
+
+def test_runs_old_merge_streams_says_where_it_went():
+    "`dialog.run.merge_streams` was renamed `jupyter_streams`: the old name is a clear error, not render's function in its place"
+    import dialog.run
+    with pytest.raises(AttributeError, match='jupyter_streams'): dialog.run.merge_streams
+    with pytest.raises(ImportError): from dialog.run import merge_streams
