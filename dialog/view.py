@@ -125,7 +125,7 @@ def _out_parts(m, trunc=False):
     dots = sum(x.endswith('…') and len(x)<len(y) for (*_,x),(*_,y) in zip(res, ps))
     if cut := sum(len(x) for *_,x in ps) - sum(len(x) for *_,x in res) + dots:
         t,a,x = res[-1]
-        res[-1] = (t, a, f'{x}\n[{cut:,} more characters cut: --full-out shows them]')
+        res[-1] = (t, a, f'{x}\n[{cut:,} more characters cut: the full output with --full-out, or trunc_out=False]')
     return res
 
 def _out_text(m, trunc=False):

@@ -112,7 +112,7 @@ def test_add_to_a_missing_file_needs_new(tmp_path):
 def test_cut_outputs_say_how_much_and_how(tmp_path):
     d = Dialog('big'); m = d.mk_message('print(x)', output=[dict(output_type='stream', name='stdout', text='y'*5000)]); d.save(tmp_path/'big.ipynb')
     out = ok('view', tmp_path/'big', '--out').rstrip('\n').split('\n')
-    assert out[-2]=='[3,001 more characters cut: --full-out shows them]' and out[-1]=='</out>'
+    assert out[-2]=='[3,001 more characters cut: the full output with --full-out, or trunc_out=False]' and out[-1]=='</out>'
     assert 'y'*5000 in ok('view', tmp_path/'big', '--full-out')
 
 def test_find_rows_show_the_matching_line(tmp_path):
