@@ -26,10 +26,11 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 
 # %% auto #0
 __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'img_limits', 'req_limits', 'codec_kit', 'max_depth',
-           'img_tokens', 'jsonl_drops', 'jsonl_shapes', 'tool_block', 'parse_reply', 'has_tool_block', 'ai_fmt',
-           'render_output_ai', 'render_outputs_ai', 'url_file', 'result_image', 'Codec', 'tool_id', 'img_type',
-           'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args', 'think_block', 'register_codec',
-           'chat2dlg', 'dlg2system', 'count_tokens', 'chk_drop', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'img_tokens', 'jsonl_drops', 'jsonl_shapes', 'tool_block', 'parse_reply', 'has_tool_block', 'think_spans',
+           'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file', 'result_image', 'Codec', 'tool_id',
+           'img_type', 'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args', 'think_block',
+           'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens', 'chk_drop', 'chk_shape', 'dlgs2jsonl',
+           'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/02_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -226,12 +227,17 @@ def _denoise(s):
 # %% ../nbs/02_chat.ipynb #2be0fc53
 def _call(p): return p['type']=='tool' and not p['server'] # a call the model made (not one the provider ran)
 
+def _escaper(tail):
+    "`(mark, esc, unesc)`: one more word joiner after each `<!` that `tail` follows (after joiners), and one less"
+    mark,esc = re.compile(f'<!(?=\u2060*{tail})'),re.compile(f'<!\u2060(?=\u2060*{tail})')
+    return mark,(lambda s: mark.sub('<!\u2060', s)),(lambda s: esc.sub('<!', s) if '\u2060' in s else s)
+
 # a think marker in the model's own text, as a reply holds it: a word joiner after `<!` (one more than the text had), so
 # it is text, never thinking that would swallow what follows; `_parse` takes the one joiner out
-_re_said_mark = re.compile('<!(?=\u2060*--\\s*think_(?:start|end)\\s*-->)')
-_re_said_esc = re.compile('<!\u2060(?=\u2060*--\\s*think_(?:start|end)\\s*-->)')
-def _said_txt(s): return _re_said_mark.sub('<!\u2060', s) if 'think_' in s else s # model text `s` as a reply holds it
-def _unsaid(s): return _re_said_esc.sub('<!', s) if '\u2060' in s else s # reply text `s` as the model said it
+_re_said_mark,_said_esc,_unsaid = _escaper(r'--\s*think_(?:start|end)\s*-->')
+def _said_txt(s): return _said_esc(s) if 'think_' in s else s # model text `s` as a reply holds it
+# thinking as `think_block` holds it: no `<!--` at all, so no comment or marker inside ends the block
+_,_think_esc,_think_unesc = _escaper('--')
 
 def _parse(txt, thinks=None, segs=None):
     "Reply parts, each marked `par` when it was said in the same model response as the call before it"
@@ -255,11 +261,43 @@ def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
     "The reply's parts in order"
     return [{k:v for k,v in p.items() if k not in ('par','raw','open')} for p in _parse(txt)]
 
+# %% ../nbs/02_chat.ipynb #e74b0a26
+class _Said(str): "Model text as the model said it, escaped as the reply joins it (`_said_items`)"
+
+def _said_items(items):
+    "Reply items with their model text (`_Said`) escaped: each run of it as one text, as `_reply_md` joins it"
+    at = [(n, k) for n,it in enumerate(items) for k in range(len(it) if isinstance(it, list) else 1)]
+    get = lambda n, k: items[n][k] if isinstance(items[n], list) else items[n]
+    if not any(isinstance(c := get(*x), _Said) and 'think_' in c for x in at): return items
+    res,i = [list(it) if isinstance(it, list) else it for it in items],0
+    while i<len(at):
+        j = i
+        while j<len(at) and isinstance(get(*at[j]), _Said): j += 1
+        # a marker split between two parts is a marker of the joined text: a joiner goes in the part with its `<!`
+        run,pos,txt = at[i:j],[],''
+        for a,(n,k) in enumerate(run):
+            txt += ('\n' if run[a-1][0]==n else '\n\n') if a else ''; pos.append(len(txt)); txt += get(n, k)
+        cuts = [m.end() for m in _re_said_mark.finditer(txt)] if 'think_' in txt else []
+        for a,(n,k) in enumerate(run):
+            s,e = pos[a],pos[a]+len(get(n, k))
+            qs = [s, *(x for x in cuts if s<x<=e), e]
+            c = '\u2060'.join(txt[q:r] for q,r in zip(qs, qs[1:]))
+            if isinstance(res[n], list): res[n][k] = c
+            else: res[n] = c
+        i = max(j, i+1)
+    return res
+
 # %% ../nbs/02_chat.ipynb #f66db412
 def has_tool_block(txt:str): # Any text, e.g. a reply or one text part of `parse_reply`
     "Does `txt` hold a tool block in a spelling `parse_reply` reads (well-formed as a call or not), outside thinking?"
     if not isinstance(txt, str): raise ValueError(f'has_tool_block: the text must be a str, not {type(txt).__name__}')
     return first(_tool_blocks(txt)) is not None
+
+# %% ../nbs/02_chat.ipynb #a914d29b
+def think_spans(txt:str): # A reply's markdown, e.g. `Message.ai_res`
+    "`(start, end)` of each thinking in `txt`, in order, outside tool blocks (a tool result may quote thinking)"
+    if not isinstance(txt, str): raise ValueError(f'think_spans: the text must be a str, not {type(txt).__name__}')
+    return [(a, txt.rindex('-->', a, b)+3) for a,m,b in _spans(txt) if m is None] if 'think_start' in txt else []
 
 # %% ../nbs/02_chat.ipynb #c07abc21
 def ai_fmt(txt:str, # A reply's markdown
@@ -311,10 +349,14 @@ def render_out(self:Message):
 # alt text holds no brackets, so a stray `![` can't reach into a later reference
 _re_att = re.compile(r'!\[([^\[\]]*)\]\('
                      r'(?:attachment:([^)\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as image")\)')
+# a file's name as a link's text holds it: each `\`, `[` and `]` after a backslash, so it comes back as it came
+_re_link_esc,_re_link_unesc,_link_name = re.compile(r'[\\\[\]]'),re.compile(r'\\([\\\[\]])'),r'((?:[^\[\]\\]|\\.)*)'
+def _link_esc(s): return _re_link_esc.sub(r'\\\g<0>', s)
+def _link_unesc(s): return _re_link_unesc.sub(r'\1', s) if '\\' in s else s
 # a link to an attachment: a document or audio file sent as a file part
-_re_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\(attachment:([^)\s]+)\)')
+_re_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\(attachment:([^)\s]+)\)')
 # a file by URL: `[name](URL "sent as MIME")`
-_re_url_file = re.compile(r'(?<!!)\[([^\[\]]*)\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as '
+_re_url_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as '
                           r'([\w.+-]+/[\w.+-]+)"\)')
 # Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline
 # data), audio (OpenAI `input_audio`, Gemini inline data) and a plain-text document (Anthropic `document` with a text
@@ -329,7 +371,7 @@ def url_file(name:str, # The file's name as the link shows it ('' for none)
              url:str, # Where the provider fetches it: an https URL, a Gemini Files API or `gs://` URI
              mime:str): # Its MIME type, which the provider is told (Gemini needs it)
     "A file given by URL, as a prompt's text holds it"
-    return f"[{name.replace('[', '(').replace(']', ')')}]({_url_esc(url)} \"sent as {_mime(mime)}\")"
+    return f"[{_link_esc(name)}]({_url_esc(url)} \"sent as {_mime(mime)}\")"
 
 def _url_file(url, name, mime):
     "A file part by URL, as a reader makes it: the file's `name` (None unless a non-empty str) and its MIME type"
@@ -389,12 +431,12 @@ def _text_parts(txt, atts):
           if key in txt for m in pat.finditer(txt)]
     for m in sorted(ms, key=lambda m: m.start()) if len(ms)>1 else ms:
         if m.start()<pos: continue  # inside a reference already taken
-        if m.re is _re_url_file: p = _file(_mime(m[3]), None, m[1] or None, m[2]) | {'ref': m[2]}
+        if m.re is _re_url_file: p = _file(_mime(m[3]), None, _link_unesc(m[1]) or None, m[2]) | {'ref': m[2]}
         elif m.re is _re_file:  # a link: a document or audio attachment goes as a file part, anything else stays text
             if (a := byid.get(m[2])) is None or (t := _mime(a.content_type)) not in file_mimes or m.start()<pos:
                 continue
             # an untitled document stays untitled: a title is part of the prefix a provider checks
-            p = _file(t, base64.b64encode(a.data).decode(), m[1] or None) | {'ref': a.id}
+            p = _file(t, base64.b64encode(a.data).decode(), _link_unesc(m[1]) or None) | {'ref': a.id}
         elif m[3]: p = _url_img(m[3])
         elif (a := byid.get(m[2])) is None or ((t := _mime(a.content_type)) not in img_mimes and t!='image/svg+xml'):
             continue
@@ -448,6 +490,9 @@ def _fetched(p, fmt):
            "attach the file itself, or send to Gemini")
     raise ValueError(msg)
 
+# an inline PDF's name for OpenAI's formats, which refuse inline file data without one: its own, else its attachment's id
+def _file_name(p): return p['name'] or f"{p.get('ref') or 'document'}.pdf"
+
 def _oa_part(p):
     if p['type']=='text': return p
     _fetched(p, 'openai')
@@ -455,8 +500,7 @@ def _oa_part(p):
         if 'url' in p: _no_file('openai', p)  # Chat Completions takes a file as data or by its file id, never by URL
         if p['mime']=='text/plain': return _doc_text(p)
         if p['mime']=='application/pdf':
-            name = {'filename': p['name']} if p['name'] else {}
-            return dict(type='file', file=dict(file_data=f"data:{p['mime']};base64,{p['data']}") | name)
+            return dict(type='file', file=dict(file_data=f"data:{p['mime']};base64,{p['data']}", filename=_file_name(p)))
         fmt = 'wav' if p['mime']=='audio/wav' else 'mp3'
         return dict(type='input_audio', input_audio=dict(data=p['data'], format=fmt))
     url = p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}"
@@ -482,6 +526,17 @@ def _content(parts, f):
     "Provider content for `parts`: a single plain text as a plain string, else a list of `f(part)`"
     if len(parts)==1 and parts[0]['type']=='text' and len(parts[0])==2: return parts[0]['text']
     return [f(p) for p in parts]
+
+# %% ../nbs/02_chat.ipynb #1aa81de0
+def _ref_key(seen, ref):
+    "The `doc_opts` key of a prompt's next reference to file `ref`: `ref`, then `ref n` for its n-th (one URL twice)"
+    seen[ref] = n = seen.get(ref, 0)+1
+    return ref if n==1 else f'{ref} {n}'
+
+def _with_opts(parts, opts):
+    "User parts `parts`, each file with its Anthropic document options from `opts` (`_doc_marks`), by `_ref_key`"
+    seen = {}
+    return [dict(p, opts=opts[k]) if 'ref' in p and (k := _ref_key(seen, p['ref'])) in opts else p for p in parts]
 
 # %% ../nbs/02_chat.ipynb #cc73eccc
 def _step_idx(parts):
@@ -535,9 +590,13 @@ def result_image(mime:str, # The image's MIME type
     "An image a tool returned, as a tool result's text holds it (a Markdown image of a data URL)"
     return f'![image](data:{mime};base64,{data})'
 
-def _result_pieces(s, txt, img):
-    "Result text `s` as `txt(text)` and `img(mime, data)` pieces in order (None when it holds no image)"
-    if '![image](data:' not in s or not (ms := list(_re_res_img.finditer(s))): return None
+def _text_result(s):
+    "The extra of a result read as text that holds `result_image`'s spelling: it is that text, it holds no image"
+    return {'text_result': True} if isinstance(s, str) and '![image](data:' in s and _re_res_img.search(s) else {}
+
+def _result_pieces(s, txt, img, plain=False):
+    "Result text `s` as `txt(text)` and `img(mime, data)` pieces in order (None when it holds no image, or is `plain`)"
+    if plain or '![image](data:' not in s or not (ms := list(_re_res_img.finditer(s))): return None
     segs,pos = [],0
     for m in ms: segs += [s[pos:m.start()], (m[1], m[2])]; pos = m.end()
     segs.append(s[pos:])
@@ -545,8 +604,9 @@ def _result_pieces(s, txt, img):
     unjoined = (x if isinstance(x, tuple) else _unjoin(x, k>0, k<n) for k,x in enumerate(segs))
     return [img(*x) if isinstance(x, tuple) else txt(x) for x in unjoined if isinstance(x, tuple) or x.strip()]
 
-def _plain_result(s):
+def _plain_result(s, plain=False):
     "Result text `s` for a format without images in results: each image as a short note, never its base64"
+    if plain: return s  # read as text (`_text_result`): no image in it
     return _re_res_img.sub(lambda m: f'({m[1]} image, '
                                      f'{len(m[2])*3//4 - m[2].count("=")} bytes)', s) if '![image](data:' in s else s
 
@@ -559,7 +619,7 @@ def _oa_tool_call(i, c):
 
 def _oa_result(c):
     "Call part `c`'s result as a tool message's content: text, or the text parts it came as"
-    res = _plain_result(c['result'])
+    res = _plain_result(c['result'], c['extra'].get('text_result'))
     return _unblock(res, c['extra'].get('result_blocks')) or res
 
 def _oa_reply(parts, ids):
@@ -591,9 +651,12 @@ def _unblock(s, lens):
 
 def _an_result(i, c):
     res = c['result'] if c['result'].strip() else no_output
-    # an image the tool returned: an image block; several text blocks: as they came
+    # an image the tool returned: an image block; several text blocks: as they came, but for blank ones (Anthropic:
+    # "text content blocks must contain non-whitespace text")
     def img(mime, data): return dict(type='image', source=dict(type='base64', media_type=mime, data=data))
-    res = _result_pieces(res, _txt, img) or _unblock(res, c['extra'].get('result_blocks')) or res
+    bs = _unblock(res, c['extra'].get('result_blocks'))
+    pieces = _result_pieces(res, _txt, img, c['extra'].get('text_result'))
+    res = _an_raw(c) or pieces or [b for b in bs or () if b['text'].strip()] or res
     flags = {k:c['extra'][k] for k in ('is_error', 'cache_control') if c['extra'].get(k)}
     return dict(type='tool_result', tool_use_id=i, content=res) | flags
 
@@ -625,6 +688,36 @@ def _an_reply(parts, ids):
         results = [dict(role='user', content=[_an_result(i, c) for i,c in calls])] if calls else []
         res.append([dict(role='assistant', content=_content(blocks, noop))] + results)
     return res
+
+# %% ../nbs/02_chat.ipynb #abe89429
+_an_kept = ('document', 'search_result') # blocks of an Anthropic tool result kept as they came, in `result_raw`
+
+def _an_block_text(b, i):
+    "A document or search result block of an Anthropic tool result as the text the result shows (others get it)"
+    s,title = b.get('source'),b.get('title')
+    title = f' title="{html.escape(title, quote=True)}"' if isinstance(title, str) else ''
+    if b.get('type')=='search_result':
+        src = f' source="{html.escape(s, quote=True)}"' if isinstance(s, str) else ''
+        return f'<search_result{src}{title}>\n{_texts(b.get("content", ""), i, "search_result")}\n</search_result>'
+    s = s if isinstance(s, dict) else {}
+    if s.get('type')=='text' and isinstance(s.get('data'), str): return f'<document{title}>\n{s["data"]}\n</document>'
+    n = len(d)*3//4 if isinstance(d := s.get('data'), str) else 0
+    what = s.get('url') if s.get('type')=='url' else f"{s.get('media_type')}, {n} bytes"
+    return f'<document{title}>({what})</document>'
+
+def _an_raw_text(c, i, j):
+    "Tool result blocks `c` holding a document or search result as the result's text"
+    def txt(b):
+        if isinstance(b, dict) and b.get('type')=='image': return _an_result_image(b, i, j)
+        if isinstance(b, dict) and b.get('type') in _an_kept: return _an_block_text(b, i)
+        return _texts([b], i, 'tool_result')
+    return '\n\n'.join(txt(b) for b in c)
+
+def _an_raw(c):
+    "The blocks `result_raw` keeps for tool result `c` (a tool block's dict), when its text is still theirs; else None"
+    raw = c['extra'].get('result_raw')
+    try: return raw if isinstance(raw, list) and _an_raw_text(raw, 0, 0)==c['result'] else None
+    except ValueError: return None  # blocks that don't read: the text goes
 
 # %% ../nbs/02_chat.ipynb #e6995ca0
 _no_request = '(no request)'
@@ -815,12 +908,14 @@ def _an_with_state(msg, seg):
 
 def _an_user(parts, m):
     "An Anthropic user turn, with the prompt's cache breakpoint on its last block, and its documents' options"
-    if (opts := _doc_marks(m)): parts = [dict(p, opts=opts[p['ref']]) if p.get('ref') in opts else p for p in parts]
+    if (opts := _doc_marks(m)): parts = _with_opts(parts, opts)
     if (cc := _cache_mark(m)): parts = parts[:-1] + [dict(parts[-1], cache_control=cc)]
     return [dict(role='user', content=_content(parts, _an_part))]
 
+def _oa_own(msg, res): return [{k:v for k,v in msg.items() if k!='annotations'}] + res # citations: the reply's text
+
 codecs['openai'] = Codec('openai', lambda parts, m: [dict(role='user', content=_content(parts, _oa_part))], _oa_reply,
-    _tc_ids, lambda msg, res: [msg] + res, _oa_with_state,
+    _tc_ids, _oa_own, _oa_with_state,
     lambda m: any(m.get(k) not in (None, '', []) for k in _oa_state),
     head=lambda system: [dict(role='system', content=system)] if system and system.strip() else [],
     result_images=False)  # a tool message is text: each image a short note (`_plain_result`)
@@ -845,7 +940,8 @@ def _bodies(s):
     for a,blk,_ in _spans(s) if 'think_start' in s else ():
         if blk is not None: continue
         body = s[_re_think[0].match(s, a).end():_re_think[1].search(s, a).start()]
-        body = (m[1] if (m := _re_think_body.fullmatch(body)) else body.strip()).replace('<!\u2060--', '<!--')
+        body = (m[1] if (m := _re_think_body.fullmatch(body)) else body.strip())
+        body = _think_unesc(body)
         if body.strip() and body!='*(redacted thinking)*': res.append(body)
     return res
 
@@ -1087,6 +1183,7 @@ def _sent_imgs(units, fmt):
     for u in units if _codec(fmt).result_images else ():
         for p in u.get('reply') or ():
             if p['type']!='tool' or '![image](data:' not in (s := p['result'] or ''): continue
+            if p['extra'].get('text_result'): continue  # text that spells an image: no image
             segs,pos = [],0
             for mt in _re_res_img.finditer(s):
                 segs += [s[pos:mt.start()], (q := _img(mt[1], mt[2]))]; imgs.append((u['m'], q)); pos = mt.end()
@@ -1298,12 +1395,13 @@ def _note(c):
     return f'{title or "source"}{q}'
 
 _re_fn = re.compile(r'\[\^(\d{1,9})\]')
+def _fn_max(s): return max(map(int, _re_fn.findall(s)), default=0) # the highest footnote number text `s` uses
 
-def _cite(spans, i):
+def _cite(spans, i, after=0):
     "Text from `(text, citations)` spans"
     out,notes = [],[]
-    # the text's own footnotes keep their numbers: ours follow them
-    n0 = max(map(int, _re_fn.findall(''.join(t for t,_ in spans))), default=0)
+    # the text's own footnotes keep their numbers: ours follow them, and those numbered before (`after`)
+    n0 = max(_fn_max(''.join(t for t,_ in spans)), after)
     for t,cs in spans:
         out.append(t)
         for j,c in enumerate(cs or ()):
@@ -1312,7 +1410,7 @@ def _cite(spans, i):
             notes.append(f'[^{n0+len(notes)+1}]: {_note(c)}'); out.append(f'[^{n0+len(notes)}]')
     return ''.join(out) + ('\n\n' + '\n'.join(notes) if notes else '')
 
-def _oa_annotated(txt, anns, i):
+def _oa_annotated(txt, anns, i, after=0):
     "Text `txt` with OpenAI `annotations` (url citations over spans of it) as footnotes"
     if not anns: return txt
     if not isinstance(anns, list): _err(i, 'annotations must be a list')
@@ -1327,7 +1425,7 @@ def _oa_annotated(txt, anns, i):
     spans,pos = [],0
     for e,s,u in sorted(cuts, key=lambda x: x[0]):
         spans.append((txt[pos:e], [u] if u['url'] not in txt[s:e] else [])); pos = e
-    return _cite(spans + [(txt[pos:], [])], i)
+    return _cite(spans + [(txt[pos:], [])], i, after)
 
 # %% ../nbs/02_chat.ipynb #2ed582da
 def _oa_user(c, i):
@@ -1428,7 +1526,8 @@ def _oa_events(m, i):
         # several text parts: their lengths, to send them back as parts (`_unblock`)
         extra = {'result_name': m['name']} if m.get('name') else {}
         if (n := _block_lens(c)): extra['result_blocks'] = n
-        return [('result', m['tool_call_id'], _texts(c, i, 'tool'), extra)]
+        # a tool message is text: one spelling an image is that text
+        return [('result', m['tool_call_id'], s := _texts(c, i, 'tool'), extra | _text_result(s))]
     return [('system', _texts(c, i, role))] if role in ('system', 'developer') else [('user', _oa_user(c, i))]
 
 # %% ../nbs/02_chat.ipynb #fbbf5135
@@ -1442,15 +1541,21 @@ def _an_result_image(b, i, j):
 
 def _an_result_ev(p, i, j):
     if not isinstance(p.get('tool_use_id'), str): _err(i, f'content part {j}: a tool_result without a tool_use_id')
-    c,n = p.get('content', ''),None
+    c,n,raw,tr = p.get('content', ''),None,None,{}
+    # a document or search result the tool returned: shown as text, kept to go back to Anthropic as it came
+    if isinstance(c, list) and any(isinstance(b, dict) and b.get('type') in _an_kept for b in c):
+        c,raw = _an_raw_text(c, i, j),_copy(c)
     # a screenshot, an image read: kept in the result's text
-    if isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):
+    elif isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):
         def txt(b):
             if isinstance(b, dict) and b.get('type')=='image': return _an_result_image(b, i, j)
             return _texts([b], i, 'tool_result')
         c = '\n\n'.join(txt(b) for b in c)
-    else: n,c = _block_lens(c),_texts(c, i, 'tool_result')
-    extra = {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)} | ({'result_blocks': n} if n else {})
+    else:
+        n,c = _block_lens(c),_texts(c, i, 'tool_result')
+        tr = _text_result(c)  # text that spells an image is that text
+    extra = {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)} | ({'result_blocks': n} if n else {}) | tr
+    if raw: extra['result_raw'] = raw
     return ('result', p['tool_use_id'], '' if c==no_output else c, extra)
 
 def _an_doc(s, title, i, j):
@@ -1537,7 +1642,7 @@ codecs['openai'].events,codecs['anthropic'].events = _oa_events,_an_events # how
 def think_block(txt:str): # The model's thinking; None for thinking the provider redacted
     "The model's thinking as a reply holds it (aidialog's spelling): shown to people, never sent back to a model"
     # no comment inside may end the block early
-    body = '*(redacted thinking)*' if txt is None else txt.replace('<!--', '<!\u2060--')
+    body = '*(redacted thinking)*' if txt is None else _think_esc(txt)
     return f'<!--think_start-->\n::: details\n\n## Thinking\n\n{body}\n\n:::\n<!--think_end-->'
 
 def _reply_txt(items):
@@ -1576,17 +1681,19 @@ def _system_arg(s):
 
 def _prompt_content(parts):
     "Prompt text, attachments, and `{'doc_opts': documents' options by attachment id or URL}` from user parts"
-    txt,atts,opts = [],[],{}
+    txt,atts,opts,seen = [],[],{},{}
     for p in parts:
         if p['type']=='text': txt.append(p['text']); continue
         # a file by URL: the link names where it is
         if 'url' in p and p['type']=='file':
             txt.append(url_file(p['name'] or '', p['url'], p['mime']))
-            if 'opts' in p: opts[_url_esc(p['url'])] = p['opts']
+            # the same URL twice: each its own options
+            k = _ref_key(seen, _url_esc(p['url']))
+            if 'opts' in p: opts[k] = p['opts']
             continue
         atts.append(a := Attachment(base64.b64decode(p['data']), p['mime']))
-        if 'opts' in p: opts[a.id] = p['opts']
-        name = (p['name'] or '').replace('[', '(').replace(']', ')') if p['type']!='image' else None
+        if 'opts' in p: opts[_ref_key(seen, a.id)] = p['opts']  # an attachment's id is its own: no other shares it
+        name = _link_esc(p['name'] or '') if p['type']!='image' else None
         txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{name}](attachment:{a.id})")
     return '\n\n'.join(txt),atts,{'doc_opts': opts} if opts else {}
 
@@ -1604,9 +1711,9 @@ def _round_spans(items, spans):
         res.append((ks[0], ks[-1]-ks[0]+1) if ks else (at[s] if s<len(at) else k + calls, 0))
     return res
 
-# Keys of an OpenAI response message a request doesn't take back (the weight is kept apart, citations are in the text);
-# empty keys are left out too
-_unsent_keys = ('weight', 'annotations')
+# Keys of an OpenAI response message a record doesn't keep (the weight is kept apart); empty keys are left out too.
+# Its citations (`annotations`) are kept, for the record to read as the reply's footnotes, and never sent (`_oa_own`)
+_unsent_keys = ('weight',)
 
 def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None):
     "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state"
@@ -1661,7 +1768,7 @@ codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_pa
     b64_file=_b64_file, data_file=_data_file, content=_content, rounds=_rounds, call=_call, server_text=_server_text,
     args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
     plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text, fetched=_fetched,
-    annotated=_oa_annotated)
+    annotated=_oa_annotated, text_result=_text_result, fn_max=_fn_max, file_name=_file_name)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)
@@ -1697,8 +1804,8 @@ def _add_reply(cur, ev, m, i, fmt, pending):
             _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: "
                     f"over {max_depth} levels)")
         # said after a call: it stays between calls, or goes before them when no call follows
-        if p['type']=='text' and calls: tail.append(_said_txt(p['text'].strip('\n')))
-        elif p['type']=='text': cur[1].append(_said_txt(p['text'].strip('\n')))
+        if p['type']=='text' and calls: tail.append(_Said(p['text'].strip('\n')))
+        elif p['type']=='text': cur[1].append(_Said(p['text'].strip('\n')))
         # empty thinking (kept with the message) shows nothing
         elif p['type']=='think': cur[1].extend([think_block(p['text'])] if p['text']!='' else [])
         # run by the provider: its result came with it
@@ -1740,13 +1847,13 @@ def chat2dlg(msgs:list, # The provider's message list
     dlg,sys_txt,cur,pending,prev,wire,last,known = cls(name),[system] if system else [],None,{},None,[],None,{}
     def flush():
         if cur is None: return
-        md,blocks = _reply_md(cur[1])
+        md,blocks = _reply_md(items := _said_items(cur[1]))  # the model's text as the reply holds it
         cur[0].output,known[id(cur[0])] = md,(md, blocks)  # the blocks' places, for stamping to read the reply by
         # a fine-tuning weight: one for the whole reply, else one per assistant message
         if any(w is not None for w in cur[2]):
             ws = [1 if w is None else w for w in cur[2]]
             cur[0].meta.setdefault('dialog', {})['weight'] = ws[0] if len(set(ws))==1 else ws
-        recs = zip(cur[3], _round_spans(cur[1], [x[:2] for x in cur[3]]))
+        recs = zip(cur[3], _round_spans(items, [x[:2] for x in cur[3]]))
         wire.extend((cur[0], dict(fmt=fmt, step=a, steps=n, msg=r), cd.state(r), k) for (_,_,r,k),(a,n) in recs)
     cd = _codec(fmt)
     for i,m in (cd.group(msgs) if cd.group else enumerate(msgs)):
@@ -1995,6 +2102,8 @@ def _openai_ft(d, oa):
         msg = (f"dialog {d.name!r}: it calls function {bad!r:.80}, a name OpenAI refuses (1 to 64 of a-z, A-Z, 0-9, "
                "_ and -)")
         raise ValueError(msg)
+    # reasoning state has no provider to go back to in a training file, and OpenAI's format takes no such key
+    oa = [{k:v for k,v in m.items() if k not in _oa_state} for m in oa]
     return dict(messages=oa) | ({'tools': tools} if tools else {})
 
 def _hf(d, oa, shape='hf'):
@@ -2081,6 +2190,13 @@ def _chat_line(ms, d, fmt):
     s = dlg2system(d, fmt) if sk else None
     return {k: ms} | ({sk: _unsur(s) if isinstance(s, str) else _unsur_all(s)} if s else {})
 
+def _left_out_unsent(d, rules):
+    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
+    if not (_has_file in rules or _has_image in rules): return False
+    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
+    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
+            or _has_image in rules and any(p['type']=='image' for p in ps))
+
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
                fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -2094,7 +2210,11 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                    "`dialog.dataset`'s `paths2jsonl` writes files")
             raise ValueError(msg)
         try:
-            oa = dlg2chat(d, fmt, weights=fmt=='openai')
+            try: oa = dlg2chat(d, fmt, weights=fmt=='openai')
+            except ValueError:
+                # a file `fmt` can't take: a rule that leaves out dialogs with files still does
+                if _left_out_unsent(d, rules): return b''
+                raise
             ms = [_listed(m) for m in oa] if fmt in ('openai', 'anthropic') else oa
             # an empty conversation every consumer refuses, or one left out
             if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''

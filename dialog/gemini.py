@@ -125,7 +125,9 @@ def _gm_events(c, i):
                            f'not {type(p["functionResponse"]).__name__}')
             if c['_ids'][j] is None:
                 kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
-            res.append(('result', c['_ids'][j], _gm_result(p['functionResponse'], i, j), {}))
+            r = _gm_result(fr := p['functionResponse'], i, j)
+            # text that spells an image, with no image part: that text
+            res.append(('result', c['_ids'][j], r, {} if fr.get('parts') else kit.text_result(r)))
         elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, i, j))
         elif 'thoughtSignature' in p and role=='model' and len(p)==1: pass  # a signature alone: kept with the turn
         else: kit.err(i, f"unsupported or malformed part {j} ({', '.join(p)}) in a {role} content")
@@ -145,9 +147,10 @@ def _gm_part(p):
         return {'fileData': {'mimeType': mime, 'fileUri': p['url']}}
     return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
 
-def _gm_response(res):
+def _gm_response(res, plain=False):
     "Result text `res` as a functionResponse's `response` and, for images the tool returned, its `parts`"
-    ps = kit.result_pieces(res, lambda t: t, lambda mime, data: {'inlineData': {'mimeType': mime, 'data': data}})
+    def img(mime, data): return {'inlineData': {'mimeType': mime, 'data': data}}
+    ps = kit.result_pieces(res, lambda t: t, img, plain)
     if not ps: return {'response': {'result': res}}
     txt = '\n\n'.join(x for x in ps if isinstance(x, str))
     return {'response': {'result': txt}, 'parts': [x for x in ps if isinstance(x, dict)]}
@@ -163,7 +166,8 @@ def _gm_reply(parts, ids):
             i = ids(p['id']); idk = {} if p['extra'].get('no_id') else {'id': i}
             sig = {} if calls else {'thoughtSignature': skip_signature}
             out.append({'functionCall': idk | {'name': p['name'], 'args': p['args']}} | sig)
-            calls.append({'functionResponse': idk | {'name': p['name']} | _gm_response(p['result'])})
+            got = _gm_response(p['result'], p['extra'].get('text_result'))
+            calls.append({'functionResponse': idk | {'name': p['name']} | got})
         if txt: out.append({'text': '\n\n'.join(txt)})
         res.append([{'role': 'model', 'parts': out}] + ([{'role': 'user', 'parts': calls}] if calls else []))
     return res

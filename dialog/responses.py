@@ -94,14 +94,19 @@ def _rs_user_parts(c, j):
 
 def _rs_cited(c, j):
     "Assistant content `c` with each `output_text`'s URL citations (`annotations`) as footnotes in its text"
+    if not isinstance(c, list): return c
+    # one numbering through the message's parts, after the footnotes its texts have of their own: each label once
+    n = max((kit.fn_max(p['text']) for p in c if isinstance(p, dict) and isinstance(p.get('text'), str)), default=0)
     def cited(p):
+        nonlocal n
         anns = p.get('annotations') if isinstance(p, dict) and p.get('type')=='output_text' else None
         if not (isinstance(anns, list) and isinstance(p.get('text'), str)): return p
         # the spelling Chat Completions gives them in: one reading of both
         urls = [{'type': 'url_citation', 'url_citation': a} for a in anns
                 if isinstance(a, dict) and a.get('type')=='url_citation']
-        return dict(p, text=kit.annotated(p['text'], urls, j))
-    return [cited(p) for p in c] if isinstance(c, list) else c
+        t = kit.annotated(p['text'], urls, j, n); n = max(n, kit.fn_max(t))
+        return dict(p, text=t)
+    return [cited(p) for p in c]
 
 # %% ../nbs/02a_responses.ipynb #45c014a1
 def _rs_model(items, i):
@@ -173,6 +178,14 @@ def _rs_result_text(o, i, t):
         else: res.append(_rs_texts([x], i, t))
     return '\n\n'.join(res)
 
+def _rs_screenshot(o, i):
+    "A `computer_screenshot` output that is only a data URL, as the image part it comes back from exactly; else None"
+    u = o.get('image_url') if isinstance(o, dict) and o.get('type')=='computer_screenshot' and len(o)==2 else None
+    if not (isinstance(u, str) and u[:5]=='data:'): return None
+    try: p = kit.url_part(u, i, 0)
+    except ValueError: return None  # not an image the providers take: kept as its JSON
+    return p if 'data' in p and f"data:{p['mime']};base64,{p['data']}"==u else None
+
 def _rs_events(m, i):
     "`chat2dlg`'s events of item (or run of model items) `m` at index `i`"
     if 'items' in m and m.get('role')=='assistant': return [('assistant', _rs_model(m['items'], i))]
@@ -186,10 +199,16 @@ def _rs_events(m, i):
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
         o = m.get('output', '')
         # a screenshot, an image read
-        if isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o):
+        if (imgs := isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o)):
             o = _rs_result_text(o, i, t)
+        # a computer-use screenshot as a data URL: the image a tool returned, as each provider's image in a result
+        if isinstance(p := _rs_screenshot(o, i), dict):
+            shot = result_image(p['mime'], p['data'])
+            return [('result', m['call_id'], shot, {'output_type': t, 'screenshot': True})]
         if t in _outputs[:2] or isinstance(o, str):
-            return [('result', m['call_id'], _rs_texts(o, i, t), {} if t in _outputs[:2] else {'output_type': t})]
+            s = _rs_texts(o, i, t)
+            e = {} if imgs else kit.text_result(s)  # text spelling an image, not one the tool returned: that text
+            return [('result', m['call_id'], s, e if t in _outputs[:2] else e | {'output_type': t})]
         # a host-run tool's output object (a screenshot, shell runs): kept as its JSON
         return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), {'output_type': t, 'output_json': True})]
     if t!='message': kit.err(i, f'unsupported item type {t!r}')
@@ -206,8 +225,10 @@ def _rs_part(p):
         # no text document part: its text
         if p['mime']=='text/plain' and 'data' in p: return dict(type='input_text', text=kit.doc_text(p)['text'])
         if p['mime']!='application/pdf': kit.no_file('responses', p)
-        src = {'file_url': p['url']} if 'url' in p else {'file_data': f"data:{p['mime']};base64,{p['data']}"}
-        return dict(type='input_file', **src) | ({'filename': p['name']} if p['name'] else {})
+        name = {'filename': p['name']} if p['name'] else {}
+        if 'url' in p: return dict(type='input_file', file_url=p['url']) | name
+        # inline data always named: refused without a filename
+        return dict(type='input_file', file_data=f"data:{p['mime']};base64,{p['data']}", filename=kit.file_name(p))
     url = p['url'] if 'url' in p else f"data:{p['mime']};base64,{p['data']}"
     return dict(type='input_image', image_url=url, detail='auto')
 
@@ -238,8 +259,10 @@ def _rs_output(c, p):
     if e.get('output_json'):
         try: o = json.loads(o)
         except (TypeError, ValueError): pass  # edited into text: sent as text
-    # images the tool returned
-    elif isinstance(o, str) and (ps := kit.result_pieces(o, _rs_text, _rs_image)): o = ps
+    # images the tool returned; a screenshot that is still one image goes back as one
+    elif isinstance(o, str) and (ps := kit.result_pieces(o, _rs_text, _rs_image, plain=e.get('text_result'))):
+        one = e.get('screenshot') and len(ps)==1 and ps[0]['type']=='input_image'
+        o = dict(type='computer_screenshot', image_url=ps[0]['image_url']) if one else ps
     # a host-run call's own output type is kept when it came so
     own = 'function_call_output' if c['type'] in _client_calls else c['type']+'_output'
     return dict(type=e.get('output_type') or own, call_id=c['call_id'], output=o)

@@ -21,7 +21,7 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/02s_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block
+from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans
 from .ipynb import atomic_write
 from datetime import datetime, timezone
 import hashlib, json, os, re, time, uuid, warnings
@@ -500,7 +500,6 @@ def sidechains(dlg): # A dialog read by `sess2dlg` from a Claude Code transcript
 
 # %% ../nbs/02s_session.ipynb #7b23ad7b
 _KEEP = object() # an item kept as it is
-_re_think_md = re.compile(r'<!--think_start-->.*?<!--think_end-->', re.S)
 
 def _no_broken_call(txt):
     "Refuse text `txt` (a text part of a reply) when it holds a tool block (chat's `has_tool_block`)"
@@ -515,11 +514,12 @@ def _no_broken_call(txt):
 def _md_items(md):
     "A reply's markdown as items in order"
     res,pos = [],0
-    for mt in [*_re_think_md.finditer(md), None]:
-        for p in parse_reply(md[pos:mt.start() if mt else len(md)]):
+    # thinking where chat reads it (`think_spans`): one a tool result quotes is text of that result
+    for a,b in [*think_spans(md), (len(md), None)]:
+        for p in parse_reply(md[pos:a]):
             if p['type']=='text': _no_broken_call(p['text']); res.append(('text', p['text'].strip('\n')))
             elif not p['server']: res.append(('call', p['id'], p['name'], p['args'], p['result'], p['extra']))
-        if mt: res.append(('think', mt[0])); pos = mt.end()
+        if b is not None: res.append(('think', md[a:b])); pos = b
     return res
 
 def _runs(flat):

@@ -63,7 +63,7 @@ def openai_rules(msgs):
         i += 1
 
 def anthropic_rules(msgs):
-    "Starts with the user, roles alternate, no empty or whitespace-only text, a last assistant turn not ending in white space, each tool_use answered at the start of the next user turn; ids unique and matching the id pattern; tool results not blank; images within 5 MB and 8,000 px (2,000 px over 20 images)"
+    "Starts with the user, roles alternate, no empty or whitespace-only text, a last assistant turn not ending in white space, each tool_use answered at the start of the next user turn; ids unique and matching the id pattern; tool results not blank, nor any text block in them; images within 5 MB and 8,000 px (2,000 px over 20 images)"
     assert not msgs or msgs[0]['role'] == 'user', 'first turn is not the user'
     blocks_all = [b for m in msgs if isinstance(m['content'], list) for b in m['content']]
     uses_all = [b['id'] for b in blocks_all if b['type'] == 'tool_use']
@@ -74,6 +74,8 @@ def anthropic_rules(msgs):
     assert len(imgs) <= 100, f'{len(imgs)} images in one request, over 100'
     for s in imgs:
         if s['type'] == 'base64': _img_ok(s['data'], AN_IMG_BYTES, 2000 if len(imgs) > 20 else AN_IMG_PX)
+    # each text block inside a tool result is a text block too: "text content blocks must be non-empty"
+    assert all(x['text'].strip() for x in in_results if x['type'] == 'text'), f'blank text block in a tool result {in_results}'
     for b in blocks_all:
         if b['type'] == 'tool_result':
             c = b.get('content')

@@ -207,12 +207,13 @@ def _two_block_loop(result):
 
 def test_a_tool_result_of_several_text_blocks_goes_back_as_several():
     "A tool result of several text blocks (a\\n\\nb in one of them too) comes back as those blocks, so the thinking made after it still goes back; an edit of the result sends it joined, without that thinking"
-    h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'b\n\nc'}, {'type': 'text', 'text': ''}])
+    # (no blank block: Anthropic refuses one, in a tool result too, so no thinking was ever made after one)
+    h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'b\n\nc'}, {'type': 'text', 'text': ' d'}])
     d = _reread(chat2dlg(h, 'anthropic'))
     assert dlg2chat(d, 'anthropic') == h
     m = d.messages[0]; m.ai_res = m.ai_res.replace('part a', 'part a, edited')  # the blocks' lengths no longer add up: it goes as the text the dialog shows
     out = dlg2chat(d, 'anthropic')
-    assert out[2]['content'][0]['content'] == 'part a, edited\n\nb\n\nc\n\n' and 'S2' not in json.dumps(out)
+    assert out[2]['content'][0]['content'] == 'part a, edited\n\nb\n\nc\n\n d' and 'S2' not in json.dumps(out)
 
 def test_a_prefix_the_dialog_cannot_reproduce_leaves_later_thinking_out():
     "Two text blocks beside an image in a tool result come back as one text block: the thinking made after it is not sent as valid (Anthropic's prefix check would refuse it), the thinking before it is"
@@ -346,3 +347,24 @@ def test_said_text_escape_is_undone_exactly_and_opens_no_thinking(s):
     import dialog.chat as c
     assert c._unsaid(c._said_txt(s)) == s
     assert not c._re_think[0].search(c._said_txt(s)) and not c._re_think[1].search(c._said_txt(s))
+
+def test_cited_reply_keeps_its_reasoning_state():
+    "An OpenAI-compatible reply with url citations (`annotations`, shown as footnotes) and `reasoning_details`: unedited, it goes back with its reasoning, and without the citations a request doesn't take (the record read without them never matched the footnoted reply, so it counted as edited)"
+    ann = [{'type': 'url_citation', 'url_citation': {'start_index': 0, 'end_index': 21, 'url': 'https://en.wikipedia.org/wiki/Paris', 'title': 'Paris'}}]
+    a = {'role': 'assistant', 'content': 'Paris is the capital.', 'annotations': ann, 'reasoning_details': [{'type': 'reasoning.encrypted', 'data': 'ENC'}],
+         'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]}
+    h = [{'role': 'user', 'content': 'capital?'}, a, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'r'}]
+    d = _reread(chat2dlg(h, 'openai'))
+    assert 'wikipedia.org/wiki/Paris' in d.messages[0].ai_res
+    assert dlg2chat(d, 'openai') == [h[0], {k:v for k,v in a.items() if k!='annotations'}, h[2]]
+
+def test_openai_ft_lines_hold_no_reasoning_keys(tmp_path):
+    "A fine-tuning line from a DeepSeek-style history (`reasoning_content` kept with each reply) holds only the keys OpenAI's fine-tuning format takes on a message: a training file has no provider to give reasoning state back to"
+    h = [{'role': 'user', 'content': 'q1'},
+         {'role': 'assistant', 'content': 'A1', 'reasoning_content': 'R1', 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]},
+         {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'r'},
+         {'role': 'assistant', 'content': 'done', 'reasoning_content': 'R2'}]
+    p = dlgs2jsonl([chat2dlg(h, 'openai')], tmp_path/'train.jsonl', shape='openai_ft')
+    line = json.loads(p.read_text().splitlines()[0])
+    assert {k for m in line['messages'] for k in m} <= {'role', 'content', 'name', 'tool_calls', 'tool_call_id', 'weight'}
+    assert [m.get('content') for m in line['messages']] == ['q1', 'A1', 'r', 'done']

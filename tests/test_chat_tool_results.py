@@ -1,5 +1,5 @@
 "A tool result given as several parts goes back as those parts where the provider's wire takes them"
-import json
+import base64, json, pytest
 from dialog.core import *
 from dialog.chat import *
 from dialog.ipynb import reads_ipynb, write_ipynb
@@ -36,3 +36,51 @@ def test_anthropic_text_blocks_go_to_openai_as_text_parts():
     out = dlg2chat(chat2dlg(h, 'anthropic'), 'openai')
     check_history(out, 'openai')
     assert out[2]['content'] == [{'type': 'text', 'text': 'a'}, {'type': 'text', 'text': 'b'}]
+
+@pytest.mark.parametrize('blank', ['', ' ', '\n'])
+def test_blank_text_part_of_a_tool_result_never_reaches_anthropic(blank):
+    "An OpenAI tool result given as text parts, one of them blank (MCP tools often return an empty text item): Claude gets the others, never a blank text block (refused: 'text content blocks must contain non-whitespace text')"
+    h = [{'role': 'user', 'content': 'go'},
+         {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]},
+         {'role': 'tool', 'tool_call_id': 'call_1', 'content': [{'type': 'text', 'text': 'result'}, {'type': 'text', 'text': blank}, {'type': 'text', 'text': 'more'}]},
+         {'role': 'assistant', 'content': 'ok'}]
+    out = dlg2chat(chat2dlg(h, 'openai'), 'anthropic')
+    check_history(out, 'anthropic')
+    assert out[2]['content'][0]['content'] == [{'type': 'text', 'text': 'result'}, {'type': 'text', 'text': 'more'}]
+
+pdf = base64.b64encode(b'%PDF-1.4\n%%EOF\n').decode()
+
+@pytest.mark.parametrize('blk', [{'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, 'title': 'A'},
+                                 {'type': 'document', 'source': {'type': 'text', 'media_type': 'text/plain', 'data': 'Notes.'}},
+                                 {'type': 'search_result', 'source': 'https://example.org/doc', 'title': 'Doc', 'content': [{'type': 'text', 'text': 'hello'}]}])
+def test_document_or_search_result_a_tool_returned_is_read_and_sent_back(blk):
+    "A Claude tool loop whose tool returned a document or search results (block types the SDK's tool_result takes) is read (it was refused whole); unedited, it goes back to Anthropic as it came, thinking and all; other providers get its text, never a blob"
+    h = [{'role': 'user', 'content': 'go'},
+         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 't', 'signature': 'S'}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'fetch', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'text', 'text': 'see'}, blk]}]},
+         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'u', 'signature': 'S2'}, {'type': 'text', 'text': 'ok'}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic')))
+    assert dlg2chat(d, 'anthropic') == h
+    for f in ('openai', 'responses', 'gemini'):
+        out = json.dumps(dlg2chat(d, f))
+        assert 'result_raw' not in out and pdf not in out and ('hello' in out or 'Notes.' in out or 'application/pdf' in out)
+    check_history(dlg2chat(d, 'openai'), 'openai')
+
+PNG1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+
+def test_text_result_spelling_an_image_is_that_text():
+    "A tool read a Markdown file holding `![image](data:...)` (a Chat Completions or Gemini result): the result is that text to every provider (it was rewritten to a note for OpenAI, and sent as an image block to Claude); a real image a tool returned still goes as an image"
+    txt = f'# Notes\n\n![image](data:image/png;base64,{PNG1})\n\nThe end.'
+    h = oa_loop(txt)
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'openai')))
+    assert dlg2chat(d, 'openai') == h
+    assert dlg2chat(d, 'anthropic')[2]['content'][0]['content'] == txt
+    assert dlg2chat(d, 'gemini')[2]['parts'][0]['functionResponse']['response'] == {'result': txt}
+    assert [o['output'] for o in dlg2chat(d, 'responses') if o.get('type')=='function_call_output'] == [txt]
+    g = [{'role': 'user', 'parts': [{'text': 'go'}]}, {'role': 'model', 'parts': [{'functionCall': {'id': 'c1', 'name': 'read', 'args': {}}}]},
+         {'role': 'user', 'parts': [{'functionResponse': {'id': 'c1', 'name': 'read', 'response': {'result': txt}}}]}, {'role': 'model', 'parts': [{'text': 'ok'}]}]
+    assert dlg2chat(chat2dlg(g, 'gemini'), 'anthropic')[2]['content'][0]['content'] == txt
+    an = [{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'shot', 'input': {}}]},
+          {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG1}}]}]}]
+    assert dlg2chat(chat2dlg(an, 'anthropic'), 'anthropic') == an
+    assert dlg2chat(chat2dlg(an, 'anthropic'), 'openai')[2]['content'] == '(image/png image, 70 bytes)'

@@ -379,3 +379,22 @@ def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_p
     ids = [p['call_id'] for p in out if p.get('type') == 'function_call']
     assert len(ids) == 2 and len(set(ids)) == 2 and 'c1' in ids
     assert [p['call_id'] for p in out if p.get('type') == 'function_call_output'] == ids  # each result after its own call
+
+def test_quoted_thinking_in_a_tool_result_stays_in_its_record(tmp_path):
+    "A Read whose result quotes a dialog's think block (as every dialog file holds one): an edit to the reply's text rewrites that text record only; the tool_use and its tool_result are written back whole (the think opening inside the result's JSON cut the block into two text records)"
+    sid,Q = '11111111-1111-1111-1111-111111111111','<!--think_start-->\n::: details\n\n## Thinking\n\nold\n\n:::\n<!--think_end-->'
+    def rec(typ, content, parent, n, **kw):
+        return dict(parentUuid=parent, isSidechain=False, userType='external', cwd='/x', sessionId=sid, version='1.0', type=typ,
+                    message=dict(role=typ, content=content), uuid=f'00000000-0000-0000-0000-00000000000{n}', timestamp='2026-01-01T00:00:00.000Z', **kw)
+    r1 = rec('user', 'read the dialog', None, 1)
+    r2 = rec('assistant', [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'Read', 'input': {'file_path': 'a.ipynb'}}], r1['uuid'], 2, requestId='req1')
+    r3 = rec('user', [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': Q}], r2['uuid'], 3)
+    r4 = rec('assistant', [{'type': 'text', 'text': 'It holds thinking.'}], r3['uuid'], 4, requestId='req2')
+    src = tmp_path/'s.jsonl'
+    src.write_text(''.join(json.dumps(r)+'\n' for r in [r1, r2, r3, r4]))
+    dlg = sess2dlg(src)
+    dlg.messages[0].ai_res = dlg.messages[0].ai_res.replace('It holds thinking.', 'It holds a think block.')
+    recs = [json.loads(l) for l in Path(dlg2sess(dlg, tmp_path/'out.jsonl')).read_text().splitlines()]
+    assert [r['message']['content'] for r in recs[:3]] == [r['message']['content'] for r in (r1, r2, r3)]
+    assert recs[3]['message']['content'] == [{'type': 'text', 'text': 'It holds a think block.'}]
+    check_chain(tmp_path/'out.jsonl')

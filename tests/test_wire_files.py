@@ -73,21 +73,21 @@ def test_url_file_writes_a_link_each_provider_reads():
     "`url_file` is the link `chat2dlg` writes for a file by URL: a prompt holding one sends it by URL, and a Responses `input_file` by URL reads back to it"
     d = Dialog('u')
     d.mk_message('Read ' + url_file('spec [v2]', 'https://example.com/a (1).pdf', 'APPLICATION/PDF'), msg_type=sprompt)
-    assert d.messages[0].content == 'Read [spec (v2)](https://example.com/a%20%281%29.pdf "sent as application/pdf")'
+    assert d.messages[0].content == 'Read [spec \\[v2\\]](https://example.com/a%20%281%29.pdf "sent as application/pdf")'
     rs = dlg2chat(d, 'responses')
-    assert rs[0]['content'][1] == {'type': 'input_file', 'file_url': 'https://example.com/a%20%281%29.pdf', 'filename': 'spec (v2)'}
+    assert rs[0]['content'][1] == {'type': 'input_file', 'file_url': 'https://example.com/a%20%281%29.pdf', 'filename': 'spec [v2]'}
     assert dlg2chat(chat2dlg(rs, 'responses'), 'responses') == rs
-    assert dlg2chat(d, 'anthropic')[0]['content'][1] == {'type': 'document', 'source': {'type': 'url', 'url': 'https://example.com/a%20%281%29.pdf'}, 'title': 'spec (v2)'}
+    assert dlg2chat(d, 'anthropic')[0]['content'][1] == {'type': 'document', 'source': {'type': 'url', 'url': 'https://example.com/a%20%281%29.pdf'}, 'title': 'spec [v2]'}
 
 from hypothesis import given, strategies as st
 @given(st.text(max_size=12), st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=20), st.sampled_from(['application/pdf', 'video/mp4', 'Audio/MPEG', 'text/plain']))
 def test_url_file_reads_back_as_the_file_it_names(name, path, mime):
-    "Any name, URL path and type `url_file` writes into a prompt reads back as one file part by that (escaped) URL, that type, and that name with brackets as parentheses"
+    "Any name, URL path and type `url_file` writes into a prompt reads back as one file part by that (escaped) URL, that type, and that name exactly (brackets and backslashes escaped in the link)"
     import dialog.chat as c
     url = 'https://example.com/' + path
     link = url_file(name, url, mime)
     ps = [p for p in c._text_parts('see ' + link, []) if p['type']=='file']
-    assert ps == [{'type': 'file', 'mime': mime.lower(), 'name': name.replace('[', '(').replace(']', ')') or None, 'url': c._url_esc(url), 'ref': c._url_esc(url)}]
+    assert ps == [{'type': 'file', 'mime': mime.lower(), 'name': name or None, 'url': c._url_esc(url), 'ref': c._url_esc(url)}]
 
 def test_document_citations_and_context_go_back_to_anthropic():
     "A document's `citations` (turned on: Claude then cites it) and `context` come back on that document after a save, through the real client; the thinking made after it goes back too (the prefix is exact); other providers, with no such keys, never see them"
@@ -106,3 +106,40 @@ def test_document_citations_and_context_go_back_to_anthropic():
     m = d.messages[0]
     m.meta['dialog']['doc_opts'] = 'x'
     with pytest.raises(ValueError, match=rf"message '{m.id}': meta\['dialog'\]\['doc_opts'\] must map"): dlg2chat(d, 'anthropic')
+
+def test_document_title_with_brackets_comes_back_as_it_came():
+    "A document titled `[Draft] Q3 report` in a Claude tool loop with thinking: the title goes back unchanged, so the prefix is exact and the thinking goes back too (the brackets came back as parentheses, and the thinking was dropped)"
+    h = [{'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, 'title': '[Draft] Q3 report \\ v2'},
+                                      {'type': 'text', 'text': 'Summarise'}]},
+         {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 't', 'signature': 'S'}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'f', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'r'}]}]
+    assert dlg2chat(reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic'))), 'anthropic') == h
+
+def test_untitled_pdf_goes_to_openai_with_a_filename():
+    "An untitled PDF (an Anthropic document without a title, a notebook's `[](attachment:ID)`) goes to Chat Completions and Responses as inline data with a filename, its attachment's id (OpenAI refuses inline file data without one); Anthropic's stays untitled"
+    h = [{'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}}, {'type': 'text', 'text': 'Summarise'}]}]
+    d = chat2dlg(h, 'anthropic')
+    aid = d.messages[0].attachments[0].id
+    assert dlg2chat(d, 'openai')[0]['content'][0] == {'type': 'file', 'file': {'file_data': f'data:application/pdf;base64,{pdf}', 'filename': f'{aid}.pdf'}}
+    assert dlg2chat(d, 'responses')[0]['content'][0] == {'type': 'input_file', 'file_data': f'data:application/pdf;base64,{pdf}', 'filename': f'{aid}.pdf'}
+    assert dlg2chat(d, 'anthropic') == h
+
+def test_one_url_given_twice_keeps_each_documents_options():
+    "Two Anthropic documents with one URL in a turn, one with citations and one with a context note: each goes back with its own options (the second's replaced the first's)"
+    u = 'https://example.org/report.pdf'
+    h = [{'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'url', 'url': u}, 'citations': {'enabled': True}},
+                                      {'type': 'document', 'source': {'type': 'url', 'url': u}, 'context': 'second'},
+                                      {'type': 'document', 'source': {'type': 'url', 'url': u}}, {'type': 'text', 'text': 'Summarise'}]},
+         {'role': 'assistant', 'content': 'ok'}]
+    assert dlg2chat(reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic'))), 'anthropic')[0] == h[0]
+
+def test_drop_has_file_leaves_out_a_file_the_format_cannot_take(tmp_path):
+    "`drop='has_file'` leaves out a dialog holding a PDF by URL or a Gemini file URI, which OpenAI can't take, instead of failing the whole export; without the rule the export still names the file"
+    ok = chat2dlg([{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': 'hello'}], 'openai')
+    url_pdf = chat2dlg([{'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'url', 'url': 'https://example.org/a.pdf'}}, {'type': 'text', 'text': 'Summarise'}]},
+                        {'role': 'assistant', 'content': 'ok'}], 'anthropic')
+    gm = chat2dlg([{'role': 'user', 'parts': [{'fileData': {'mimeType': 'application/pdf', 'fileUri': 'https://generativelanguage.googleapis.com/v1beta/files/abc'}}, {'text': 'Summarise'}]},
+                   {'role': 'model', 'parts': [{'text': 'ok'}]}], 'gemini')
+    p = dlgs2jsonl([ok, url_pdf, gm], tmp_path/'x.jsonl', drop='has_file')
+    assert [json.loads(l)['messages'][0]['content'] for l in p.read_text().splitlines()] == [[{'type': 'text', 'text': 'hi'}]]
+    with pytest.raises(ValueError, match='dialog 1: .*openai takes no application/pdf file by URL'): dlgs2jsonl([ok, url_pdf], tmp_path/'y.jsonl', drop='has_image')

@@ -187,3 +187,28 @@ def test_url_citations_show_as_footnotes_and_go_back_as_they_came():
     assert dlg2chat(d, 'anthropic')[1]['content'].endswith('[^1]: [Cats](https://example.com/cats)')
     plain = dlg2chat(chat2dlg([h[0], h[2], h[3]], 'responses'), 'responses')  # no reasoning, so no record: the message as the dialog shows it
     assert plain[2] == {'role': 'assistant', 'content': 'Cats purr a l[^1]ot.\n\n[^1]: [Cats](https://example.com/cats)'}
+
+def test_footnotes_of_two_output_text_parts_are_numbered_through_the_message():
+    "Two `output_text` parts of one message, each citing its own source: their footnotes are [^1] and [^2], each defined once (both were [^1], so the second claim read as the first source's)"
+    import re
+    a1 = [{'type': 'url_citation', 'start_index': 0, 'end_index': 5, 'url': 'https://a.org', 'title': 'A'}]
+    a2 = [{'type': 'url_citation', 'start_index': 0, 'end_index': 5, 'url': 'https://b.org', 'title': 'B'}]
+    h = [{'role': 'user', 'content': 'q'},
+         {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'First', 'annotations': a1},
+                                                               {'type': 'output_text', 'text': 'Other', 'annotations': a2}]}]
+    md = chat2dlg(h, 'responses').messages[0].ai_res
+    assert re.findall(r'^\[\^(\d+)\]: (.*)$', md, re.M) == [('1', md.split('[^1]: ')[1].split('\n')[0]), ('2', md.split('[^2]: ')[1].split('\n')[0])]
+    assert 'a.org' in md.split('[^1]: ')[1].split('\n')[0] and 'b.org' in md.split('[^2]: ')[1]
+
+def test_computer_screenshot_is_the_image_a_tool_returned():
+    "A computer-use `computer_screenshot` (a data URL) is read as the image a tool returned: an image block to Claude, a short note to Chat Completions, never its base64 as text; back to Responses as the screenshot it was (it went to every provider as base64 text)"
+    png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    shot = {'type': 'computer_call_output', 'call_id': 'call_1', 'output': {'type': 'computer_screenshot', 'image_url': 'data:image/png;base64,' + png}}
+    h = [{'role': 'user', 'content': 'click the button'},
+         {'type': 'computer_call', 'id': 'cu_1', 'call_id': 'call_1', 'action': {'type': 'screenshot'}, 'status': 'completed'}, shot,
+         {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'I see a red screen.'}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    assert dlg2chat(d, 'responses')[2] == shot
+    an = dlg2chat(d, 'anthropic')[2]['content'][0]['content']
+    assert an == [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png}}]
+    assert png[:20] not in json.dumps(dlg2chat(d, 'openai')) and png[:20] not in json.dumps(dlg2chat(d, 'gemini'), ensure_ascii=False).replace('"data": "' + png, '')
