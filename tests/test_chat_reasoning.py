@@ -300,23 +300,24 @@ def test_block_lengths_split_the_joined_text_back(ts):
 QUOTED = ['<!--think_start-->\n::: details\n\n## Thinking\n\nold\n\n:::\n<!--think_end-->\nrest',  # a tool that read a dialog file
           'a <!--think_start--> never closed', 'a <!--think_end--> alone', '<!-- think_start --><!--think_end-->']
 
+def _loop_back(change):
+    "The Anthropic tool loop changed by `change(history)`, read into a dialog through a file: its dialog, checked to send it back as it was"
+    h = an_loop(); change(h)
+    d = _reread(chat2dlg(h, 'anthropic'))
+    assert dlg2chat(d, 'anthropic') == h
+    return d
+
 @pytest.mark.parametrize('quoted', QUOTED)
 def test_thinking_quoted_in_a_tool_result_is_not_the_replys_thinking(quoted):
     "A tool result quoting think markers (closed or not): the result comes back as it was, every call stays a call, and the reply's own thinking still goes back (Anthropic refuses a tool loop whose last assistant turn lost its thinking)"
-    h = an_loop()
-    h[2]['content'][0]['content'] = quoted
-    d = _reread(chat2dlg(h, 'anthropic'))
-    assert dlg2chat(d, 'anthropic') == h
+    d = _loop_back(lambda h: h[2]['content'][0].update(content=quoted))
     assert [p['result'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool'][0] == quoted
     assert 'Now read.' in d.messages[0].ai_res and not has_tool_block(quoted)
 
 @pytest.mark.parametrize('text', ['A dialog marks thinking with <!--think_start-->.', '```\n<!--think_start-->\n```', think_block('quoted'), 'a <!\u2060--think_end--> b'])
 def test_think_markers_the_model_wrote_are_its_text(text):
     "The model's own text quoting a think marker (a model explaining the format, quoting a dialog file): read back as that text, and the calls and results after it are still calls (they were swallowed as thinking, so the tool loop and its reasoning were lost)"
-    h = an_loop()
-    h[1]['content'][1]['text'] = text
-    d = _reread(chat2dlg(h, 'anthropic'))
-    assert dlg2chat(d, 'anthropic') == h
+    d = _loop_back(lambda h: h[1]['content'][1].update(text=text))
     assert [p['text'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='text'][0] == text
     assert [p['id'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool'] == ['toolu_1', 'toolu_2', 'toolu_3']
 
