@@ -39,6 +39,7 @@ from fastcore.ansi import strip_ansi
 from .core import *
 from .render import *
 from .ipynb import atomic_write
+from .nbjson import join_pairs
 import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct
 
 # %% ../nbs/02_chat.ipynb #81ecc0c5
@@ -1268,7 +1269,7 @@ _re_sur = re.compile('[\ud800-\udfff]')
 def _unsur(s):
     "`s` with a surrogate pair written as two characters joined, and each lone one as its `\\udXXX` escape"
     if s.isascii() or not _re_sur.search(s): return s
-    return esc_surrogates(s.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass'))
+    return esc_surrogates(join_pairs(s))  # nbjson's rule: the character a pair stands for
 
 def _unsur_all(o):
     "Provider messages `o` with every string (dict keys too) through `_unsur`, in place; returns `o`"

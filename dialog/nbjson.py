@@ -14,8 +14,8 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'CellError', 'short_repr', 'join_text', 'is_cell_id', 'chk_meta',
-           'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates', 'cell_json', 'nb_json',
-           'fast_libs', 'nb_fast', 'fast_loads']
+           'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates', 'join_pairs',
+           'cell_json', 'nb_json', 'fast_libs', 'nb_fast', 'fast_loads']
 
 # %% ../nbs/05_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -367,8 +367,16 @@ def _esc_sur(t):
     "JSON text `t` with each lone surrogate written as its `\\udXXX` escape, so that it encodes as UTF-8"
     if t.isascii() or not _re_sur.search(t): return t
     if _re_pair.search(t):
-        raise CellError('holds a surrogate pair as two characters, which a file can only keep as one: join them first')
+        raise CellError('holds a surrogate pair as two characters, which a file can only keep as one: '
+                        'join them first (join_pairs)')
     return esc_surrogates(t)
+
+# %% ../nbs/05_nbjson.ipynb #a6e924fa
+def join_pairs(s:str): # Text that may hold surrogates
+    "`s` with each surrogate pair held as two characters joined into the one character it stands for"
+    # a file reads such a pair back as that character, and so does every JSON reader a provider runs
+    if s.isascii() or not _re_pair.search(s): return s
+    return s.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
 
 # %% ../nbs/05_nbjson.ipynb #323a3de6
 def _put_outs(xs, pad, out): _put_arr(xs, pad, out, _put_out)
