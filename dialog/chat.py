@@ -350,10 +350,13 @@ def render_out(self:Message):
 # alt text holds no brackets, so a stray `![` can't reach into a later reference
 _re_att = re.compile(r'!\[([^\[\]]*)\]\('
                      r'(?:attachment:([^)\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as image")\)')
-# a file's name as a link's text holds it: each `\`, `[` and `]` after a backslash, so it comes back as it came
-_re_link_esc,_re_link_unesc,_link_name = re.compile(r'[\\\[\]]'),re.compile(r'\\([\\\[\]])'),r'((?:[^\[\]\\]|\\.)*)'
-def _link_esc(s): return _re_link_esc.sub(r'\\\g<0>', s)
-def _link_unesc(s): return _re_link_unesc.sub(r'\1', s) if '\\' in s else s
+# a file's name as a link's text holds it: a name holding `[` or `]` with each `\`, `[` and `]` after a backslash,
+# any other name as it is (as files written before brackets were escaped hold it: `notes\`, `\\server\share`)
+_re_link_esc,_re_link_unesc = re.compile(r'[\\\[\]]'),re.compile(r'\\([\\\[\]])')
+# the text before `](`: other characters, escape pairs, and a lone `\` (before another character, or before `](`)
+_link_name = r'((?:[^\[\]\\]|\\[\\\[\]]|\\(?![\\\[\]])|\\(?=\]\())*)'
+def _link_esc(s): return _re_link_esc.sub(r'\\\g<0>', s) if '[' in s or ']' in s else s
+def _link_unesc(s): return _re_link_unesc.sub(r'\1', s) if '\\[' in s or '\\]' in s else s
 # a link to an attachment: a document or audio file sent as a file part
 _re_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\(attachment:([^)\s]+)\)')
 # a file by URL: `[name](URL "sent as MIME")`

@@ -143,3 +143,14 @@ def test_drop_has_file_leaves_out_a_file_the_format_cannot_take(tmp_path):
     p = dlgs2jsonl([ok, url_pdf, gm], tmp_path/'x.jsonl', drop='has_file')
     assert [json.loads(l)['messages'][0]['content'] for l in p.read_text().splitlines()] == [[{'type': 'text', 'text': 'hi'}]]
     with pytest.raises(ValueError, match='dialog 1: .*openai takes no application/pdf file by URL'): dlgs2jsonl([ok, url_pdf], tmp_path/'y.jsonl', drop='has_image')
+
+# yesterday's writer put a name in a link as it was, backslashes and all (brackets turned into parentheses)
+old_names = ['\\\\server\\share\\doc.pdf', 'C:\\docs\\report', 'ends with\\', 'a\\\\b', 'x\\)y', '\\', 'x\\\\']
+
+@pytest.mark.parametrize('name', old_names)
+def test_a_name_written_before_brackets_were_escaped_reads_as_it_was(name):
+    "A file link saved by the earlier writer (a name without brackets, backslashes as they were) reads as that name: its file is still sent"
+    for txt in [f'[{name}](https://ex.com/a.pdf "sent as application/pdf")', f'see [{name}](attachment:a1)']:
+        d = Dialog('d', [Message(txt, msg_type='prompt', attachments=[Attachment(b'%PDF-1.4 x', 'application/pdf', 'a1')])])
+        files = [p for p in dlg2chat(d, 'anthropic')[0]['content'] if p['type']=='document']
+        assert len(files)==1 and files[0]['title']==name
