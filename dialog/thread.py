@@ -625,6 +625,10 @@ class DialogFileStore:
         "Forget file `file_id` (the next save leaves it out of the dialog file)"
         if self.files.pop(file_id, None) is None: raise FileNotFoundError(f'file {short_repr(file_id)} is not in this dialog')
         self._gone.add(file_id)
+    def deleted(self,
+                file_id:str): # The id `save` gave
+        "Whether file `file_id` was deleted here (a thread's store then leaves it out, wherever else it is kept)"
+        return file_id in self._gone
     def get_file_url(self,
                      storage_path:str): # The path `save` gave
         "The link to a kept file: `attachment:ID`"

@@ -128,10 +128,26 @@ def _att_from(r, atts, store, where):
 # %% ../nbs/03a_thread_sync.ipynb #4d89a747
 _free = ('attributes', 'metrics') # free-form fields (any value): `_enc` writes them and `_dec` reads them back exactly
 _plain = {str, int, bool, type(None)} # values a record holds as they are
+_base = set(message_fields) | set(thread_fields) # narrator's fields: a subclass's own are the others
+
+def _dumped(v):
+    "`v` with the pydantic models in it (a subclass's own field's value) as their JSON dumps"
+    if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')
+    if isinstance(v, dict): return {k:_dumped(o) for k,o in v.items()}
+    return [_dumped(o) for o in v] if isinstance(v, (list, tuple)) else v
+
+def _own_val(k, v):
+    "A subclass's own field `k`'s value `v` in a record: as `_enc` writes free-form values, models as their dumps"
+    r = _enc(_dumped(v))
+    try: json.dumps(r, allow_nan=False)
+    except (TypeError, ValueError): raise ValueError(f'field {k!r}: a {type(v).__name__} ({short_repr(v)}) is no value a record keeps '
+                                                     '(JSON values, bytes, dates and pydantic models are)') from None
+    return r
 
 def _rec_val(k, v, keep=None, store=None):
     "Field `k`'s value `v` in a record: attachments by `_att_rec`, free-form by `_enc`, times in ISO, else `jsonable`"
     if type(v) in _plain: return v
+    if k not in _base: return _own_val(k, v) # read back by `_dec`, then the subclass's check
     if k=='attachments': return [_att_rec(a, keep, store) for a in v]
     if k in _free: return _enc(v)
     if k=='source' and isinstance(v, dict) and 'attributes' in v: return jsonable(v) | {'attributes': _enc(v['attributes'])} # free-form, as `attributes`
@@ -167,6 +183,7 @@ def _from_record(d:dict, content=None, where='', mcls=ChatMessage, atts=None, st
     try:
         for k in _free:
             if k in d: d[k] = _dec(d[k], k)
+        for k in [k for k in d if k not in _base]: d[k] = _dec(d[k], k) # a subclass's own fields
         if isinstance(s := d.get('source'), dict) and 'attributes' in s: d['source'] = s | {'attributes': _dec(s['attributes'], 'source.attributes')}
         if 'attachments' in d:
             rs = _a_list(d['attachments'])
@@ -292,8 +309,9 @@ def _cell_txt(c):
     "The text thread cell `c` shows a person"
     # a prompt's text; in a cell a person made markdown or raw, its text without the `%%prompt` line Jupyter keeps there
     t = c.content or ''
-    if (t==prompt_mark or t.startswith(prompt_mark+'\n')) and (c.msg_type!=sprompt or c.ipynb_form.get('legacy')): return t[len(prompt_mark)+1:]
-    return t
+    if (t==prompt_mark or t.startswith(prompt_mark+'\n')) and (c.msg_type!=sprompt or c.ipynb_form.get('legacy')): t = t[len(prompt_mark)+1:]
+    # prompt cells a person merged (JupyterLab joins their sources by a blank line): the later cells' `%%prompt` lines
+    return t.replace(f'\n\n{prompt_mark}\n', '\n\n') if f'\n{prompt_mark}\n' in t else t
 
 def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     "The prompt cell of `ms`"
@@ -352,7 +370,9 @@ def _thread_rec(t:Thread):
     sys = [m for i,m in sys]
     rec = _record(t) # the thread's own fields, from its table, as a message's are
     # a system message of parts shows their texts
-    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}), (_shown(sys[0].content) if sys else None)
+    # `ids`: its runs' messages keep the ids of a file written before ids came from the cell that tells them
+    old = {'ids': 'by run'} if t.__dict__.get('_old_ids') else {}
+    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | old, (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
     "The run of thread `t` message `m` was made from (by `_add_run`: a copy of `t` shares them), else None"
@@ -508,7 +528,8 @@ def dialog(self:Thread):
             (t0,s0),(dt,ds) = offs[r],self._runs[r].rels[pos[m.origin.base['id']][1]]
             mr = _record(m, True, cls=self.msg_cls)
             # what differs from what a read gives
-            if df := _diff(mr, None if r in edited else m.origin.base|dict(sequence=s0+ds, turn=t0+dt)): changed[m.origin.base['id']] = df
+            base = None if r in edited else m.origin.base|dict(sequence=s0+ds, turn=t0+dt)
+            if df := _diff(mr, base, field_table(self.msg_cls)): changed[m.origin.base['id']] = df | _was(df, base)
         else: native.append(m)
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = _thread_rec(self)
@@ -577,7 +598,7 @@ def _run_msgs(cells, kept=None):
     for c in cells:
         if c.skipped: continue
         if c.msg_type!=sprompt: ctx.append(c); continue
-        user(ctx+[c], c, c.content); ctx = []
+        user(ctx+[c], c, _cell_txt(c)); ctx = [] # a prompt a person made markdown: without Jupyter's `%%prompt` line
         res.extend((c, d) for d in _reply_dicts(_out_txt(c, kept)))
     if ctx: user(ctx, ctx[0])
     return res
@@ -607,7 +628,9 @@ def _add_run(t:Thread, dlg, run, start=(0, 0), kept=None):
     for c,d in _run_msgs(cells, kept):
         # ids from the cell that tells the message: a cell added before it leaves them as they were
         k = ks[c.id] = ks.get(c.id, -1)+1
-        m = t.msg_cls(id=f'{c.id}-{k}', timestamp=t.created_at, **d)
+        # (a file written before then: the run's first cell's, counted through the run, as it read them)
+        mid = f'{cells[0].id}-{len(made)}' if t.__dict__.get('_old_ids') else f'{c.id}-{k}'
+        m = t.msg_cls(id=mid, timestamp=t.created_at, **d)
         made.append(m); ids.append(m.id)
         if m.role=='user': flush(); t.add_message(m)
         else: turn.append(m)
@@ -718,11 +741,12 @@ def from_dialog(cls:Thread,
     created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
     try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
                  attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET),
-                 **{f.name:rec[f.name] for f in field_table(cls) if f.name not in thread_fields and f.name in rec}) # a subclass's own fields
+                 **{f.name:_dec(rec[f.name], f.name) for f in field_table(cls) if f.name not in thread_fields and f.name in rec}) # a subclass's own fields
     except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     t._dlg,t._disk,sys = dlg,_disk_state(dlg.path),dlg.system
     # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
     t._runs,t._run_pos,t._inert = [],[],[]
+    t.__dict__['_old_ids'] = rec.get('ids')=='by run' or _old_changes(rec.get('changed'))
     _builds.pop(dlg, None) # its cells, as they are now, are what this thread holds
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=t.created_at.isoformat())] if sys else [])
     late = _sys_msgs(t, srecs, sys, where)
@@ -746,21 +770,23 @@ def from_dialog(cls:Thread,
         if run:
             _add_run(t, dlg, run, start, kept); run = []
             if not appended: dt,ds = _run_size(t._runs[-1].rels); shift = shift[0]+dt,shift[1]+ds
-        new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, i in copies, shift, joined.get(i)))
+        # a copy without outputs of a cell with them (`dialog.skill`'s split_msg): the reply stays with the original
+        pasted = i in copies and ('bare' if not c.output and cells[copies[i]].output else True)
+        new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, pasted, shift, joined.get(i)))
     if run: _add_run(t, dlg, run, start, kept)
     _renew(t, [ms for ms in new if ms])
-    if changed := rec.get('changed'): _apply_changes(t, changed, where)
+    if changed := rec.get('changed'): _apply_changes(t, changed, where); _unclash(t, changed)
     _put_late(t, late) # last: `at` is a place in the final list
     t.updated_at = t.created_at if updated is UNSET else updated
     return t
 
 
 # %% ../nbs/03a_thread_sync.ipynb #0396d918
-def _diff(r, base=None):
-    "The fields of record `r` that differ from record `base` (every field when None)"
+def _diff(r, base=None, table=msg_table):
+    "The fields (of `table`: a message class's) of record `r` that differ from record `base` (every field when None)"
     # a field left out of `r` is at its default: what `_apply_changes` puts over what the cells give
-    dd = _defaults(msg_table)
-    return {k:r[k] if k in r else _rec_val(k, dd.get(k)) for k in (f.name for f in msg_table) if base is None or r.get(k, UNSET)!=base.get(k, UNSET)}
+    dd = _defaults(table)
+    return {k:r[k] if k in r else _rec_val(k, dd.get(k)) for k in (f.name for f in table) if base is None or r.get(k, UNSET)!=base.get(k, UNSET)}
 
 def _apply_changes(t:Thread, changed, where):
     "Update the messages made from cells without records by the records of what changed since"
@@ -773,10 +799,16 @@ def _apply_changes(t:Thread, changed, where):
         w = f'{where}, changed message {short_repr(i)}'
         if not isinstance(r, dict): raise ValueError(f'{w}: a change must be a dict of fields (or null), not {short_repr(r)}')
         # the fields it changed over what the cells give now
+        # a whole record (a file written before records held only the changes), or a content the cells no longer
+        # give as they did (a person edited it since): the cells give its content
+        if _whole(i, r) or 'was' in r and r['was']!=m.origin.base.get('content'): r = {k:v for k,v in r.items() if k!='content'}
+        r = {k:v for k,v in r.items() if k!='was'}
         new = _from_record(_record(m, True, cls=t.msg_cls) | r, where=w, mcls=t.msg_cls)
         # checked as `new` was made; the others as the cells give them
         set_fields(m, **{k:getattr(new, k) for k in message_fields if k in r})
+        for k in r.keys()-_base: setattr(m, k, getattr(new, k)) # a subclass's own fields
     t.messages = [m for m in t.messages if id(m) not in gone]
+    _lost_replies(t, changed, where)
 
 def _rec_ids(recs, dups):
     "`(place, id)` of each record id in `recs` (a cell's records each, or None) not in `dups`"
@@ -786,24 +818,52 @@ def _rec_ids(recs, dups):
             if isinstance(r, dict) and isinstance(k := r.get('id'), str) and k not in dups: yield i,k
 
 def _copies(cells, recs, dups):
-    "The places of the cells (`recs` their records) that are a person's pasted copies"
+    "The places of the cells (`recs` their records) that are a person's pasted copies: `{copy's place: original's}`"
     # of the cells whose records hold one id (not one the thread held twice, `dups`),
     # the original is the one whose cell id the writer made from its first record's id
     # (the copy, above or below it, has a new one), else the first
     owner = {}
     # no id in two cells: the common case, answered in one pass
-    if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return set()
+    if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return {}
     holders = {}
     for i,k in _rec_ids(recs, dups):
         if i not in (h := holders.setdefault(k, [])): h.append(i)
     def made(i):
         r = recs[i][0] if recs[i] and isinstance(recs[i][0], dict) else {}
-        return cells[i].id==_cell_id(r.get('id'), set())
-    copies = set()
+        # or whose id a pasted copy's messages took theirs from (`<cell id>-k`): a copy of a copy has another
+        return cells[i].id==_cell_id(k := r.get('id'), set()) or isinstance(k, str) and k.startswith(f'{cells[i].id}-')
+    copies = {}
     for hs in holders.values():
-        if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update(i for i in hs if i!=o)
+        if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update((i, o) for i in hs if i!=o)
     return copies
 
+
+# %% ../nbs/03a_thread_sync.ipynb #215b92ee
+def _was(df, base):
+    "`{'was': what the cells gave}` for change `df` of a message's content over record `base` (read from the cells)"
+    # a person's later edit of the cell shows over the program's change
+    return {'was': base.get('content')} if base is not None and 'content' in df else {}
+
+def _whole(i, r):
+    "Whether `r`, the change recorded for message `i`, is a whole record (as files written before changes held only the changes have)"
+    # such a record leaves fields at their defaults out; one `_diff` writes whole holds every field
+    return isinstance(r, dict) and r.get('id')==i and 'role' in r and not all(f.name in r for f in msg_table)
+
+def _old_changes(changed):
+    "Whether a thread record's `changed` holds whole records: a file written before ids came from the cell that tells them"
+    return isinstance(changed, dict) and any(_whole(i, r) for i,r in changed.items())
+
+def _lost_replies(t:Thread, changed, where):
+    "A `ValueError` naming the cell whose reply is gone when a whole changed record holds a message of it"
+    # such a record names its message by the run's first cell, so which cell's reply it was isn't known
+    have = {m.origin.base['id'] for m in t.messages if _from_run(m, t) is not None}
+    for i,r in changed.items():
+        if not _whole(i, r) or r.get('role')=='user' or i in have: continue
+        run = next((x for x in t._runs if x.cells and i.startswith(f'{x.cells[0].id}-')), None)
+        if run is None or (c := next((c for c in run.cells if c.msg_type==sprompt and not c.ai_res and c.id not in run.outs), None)) is None: continue
+        raise ValueError(f"{where}, cell {short_repr(c.id)}: the cell's reply is gone (its outputs were cleared, or an error took their place), "
+                         f"and the changed record of message {short_repr(i)} (a file written before records held only the changes) can't say which cell's "
+                         "reply it was, so it can't be rebuilt; restore the cell's outputs (e.g. from version control) and read the file again")
 
 # %% ../nbs/03a_thread_sync.ipynb #0396d919
 def _chk_whole(recs, where, off=0):
@@ -820,15 +880,22 @@ def _chk_whole(recs, where, off=0):
 def _splits(cells, recs):
     "The cells a person split, as `{place of the last part: places of the parts}`"
     # JupyterLab's Split Cell: clones of a thread cell, each with its records and a new id, the outputs in the last;
-    # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs
+    # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs, and
+    # none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a pasted copy has its own)
     res,i,n = {},0,len(cells)
     while i<n:
         j = i
         if isinstance(recs[i], list) and recs[i]:
             while j+1<n and recs[j+1]==recs[i]: j += 1
-        if j>i and not any(cells[k].output for k in range(i, j)) and len({_cell_txt(cells[k]) for k in range(i, j+1)})>1: res[j] = list(range(i, j+1))
+        if (j>i and not any(cells[k].output for k in range(i, j)) and len({_cell_txt(cells[k]) for k in range(i, j+1)})>1
+            and not any(cells[k].msg_type==sprompt for k in range(i+1, j+1))): res[j] = list(range(i, j+1))
         i = j+1
     return res
+
+def _names(c, tid):
+    "Whether cell `c` holds thread records and names thread `tid` as theirs (None: names none)"
+    d = c.meta.get('dialog')
+    return isinstance(d, dict) and d.get('thread') is not None and d.get('thread_id')==tid
 
 def _foreign(c, tid):
     "Whether cell `c` holds records another thread wrote (a cell pasted from that thread's notebook)"
@@ -840,10 +907,13 @@ def _file_recs(cells, tid):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
     # records: None for a cell without (or whose records another thread wrote: `tid`, this thread's id, None when the
     # file names none); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give nothing
-    recs = [None if tid is not None and _foreign(c, tid) else _cell_recs(c) for c in cells]
+    # a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells named it
+    named = tid is not None and any(_names(c, tid) for c in cells)
+    recs = [None if tid is not None and (_foreign(c, tid) or named and _names(c, None)) else _cell_recs(c) for c in cells]
     joined,parts = {},set()
     for j,ks in _splits(cells, recs).items():
-        joined[j] = '\n'.join(_cell_txt(cells[k]) for k in ks)
+        # a piece that is the `%%prompt` line alone (the cursor was at the text's start) adds no line
+        joined[j] = '\n'.join(x for k in ks if (x := _cell_txt(cells[k])))
         for k in ks[:-1]: parts.add(k); recs[k] = None
     return recs,joined,parts
 
@@ -851,7 +921,8 @@ def _file_recs(cells, tid):
 # %% ../nbs/03a_thread_sync.ipynb #946d79d5
 def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=None):
     "Adopt the messages recorded in prompt cell `c`: its text and reply win over the records, which give the rest"
-    # `pos`: its place in the file; `pasted`: it is a person's pasted copy of another cell, as `_copies` finds;
+    # `pos`: its place in the file; `pasted`: it is a person's pasted copy of another cell, as `_copies` finds
+    # ('bare': one without the original's reply, whose user message alone it gives);
     # `shift`: what the runs of cells without records before it add to its records' numbers; `shown`: its text, when
     # a person split it. Returns the messages to number past every other once the file is read (`_renew`): a pasted
     # copy's, or a reply a person ran
@@ -860,7 +931,7 @@ def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=
     atts = {a.id:a for a in c.attachments}
     mine = {n for r in recs for a in (r.get('attachments') if isinstance(r.get('attachments'), list) else []) if isinstance(a, dict) for n in (a.get('att'), a.get('file')) if n}
     u = recs[0] if recs[0].get('role')=='user' else None
-    rest = recs[1:] if u else recs
+    rest = [] if u and pasted=='bare' else recs[1:] if u else recs
     ms = []
     if u:
         ua = [a for a in (u.get('attachments') if isinstance(u.get('attachments'), list) else []) if isinstance(a, dict)]
@@ -913,6 +984,25 @@ def _one_reply(t:Thread, rms, reply, c, ms):
         if not rms: new = [(a, 0)]
     a.content,a.tool_calls = reply,None
     return [a],new
+
+# %% ../nbs/03a_thread_sync.ipynb #82807da1
+def _unclash(t:Thread, changed):
+    "Number past every other a message of cells without records that holds the number `changed` gave another such"
+    # a run of cells a person added is numbered in place, before `changed` gives earlier runs' messages their numbers
+    # back; numbers a program gave (records, changes) are kept as they are, twice or not
+    def kind(m):
+        if _from_run(m, t) is None: return None
+        c = changed.get(m.origin.base['id'])
+        return 'fixed' if isinstance(c, dict) and 'sequence' in c else 'fresh'
+    held,later = {},[]
+    for m in t.messages:
+        if m.role=='system' or type(m.sequence) is not int: continue
+        o = held.setdefault(m.sequence, m)
+        if o is m or o.id==m.id or {kind(o), kind(m)}!={'fixed', 'fresh'}: continue
+        later.append(m if kind(m)=='fresh' else o); held[m.sequence] = m if kind(m)=='fixed' else o
+    if not later: return
+    t0 = min((m.turn for m in later if type(m.turn) is int), default=0)
+    _renew(t, [[(m, m.turn-t0 if type(m.turn) is int else 0) for m in later]])
 
 # %% ../nbs/03a_thread_sync.ipynb #94e49346
 @patch(cls_method=True)
@@ -1010,9 +1100,16 @@ person_edits = _rows_text + (
                '`dialog.thread_id`), and no id is shared with the other thread'),
     PersonEdit('splits_a_thread_cell',
                "splits a thread cell (JupyterLab's Split Cell: "
-               'clones of the cell, each with its metadata and a new id, the outputs in the last)',
-               "read as the one cell it was: the user message's text is the parts' texts, one per line, "
-               'and the reply is read once; the next save writes the parts back as one cell'),
+               'clones of the cell, each with its metadata and a new id, the outputs in the last; '
+               "Jupyter's `%%prompt` line stays in the first piece)",
+               "read as the one cell it was: the user message's text is the parts' texts, one per line (the `%%prompt` "
+               'line alone adds none), the reply read once; the next save writes them back as one cell. Pieces after '
+               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost)'),
+    PersonEdit('merges_thread_cells',
+               "merges thread prompt cells (JupyterLab's Merge Selected Cells: the first cell's metadata, the "
+               'sources joined by a blank line, the outputs cleared)',
+               "read as the first cell: its user message's text is the merged text without the later cells' "
+               '`%%prompt` lines, its reply from its records; the later cells\' messages go with their metadata'),
     PersonEdit('clears_outputs',
                'clears outputs ("Clear All Outputs", `jupyter nbconvert --clear-output`, an nbstripout filter), '
                'or runs all cells in plain Jupyter '
@@ -1024,7 +1121,9 @@ person_edits = _rows_text + (
                "`outputs`), until it has new ones. A record that can't give its message back "
                '(a file written before records kept replies whole) is a `ValueError` naming the cell and the '
                "record, never an empty message. To take a reply's messages out, "
-               'delete them in the thread or delete the cell'),
+               'delete them in the thread or delete the cell. A reply edited in its output and then cleared before '
+               'the thread read the file goes back to the reply as last saved: the edit went with the outputs '
+               '(read the file, or save it through the thread, between the two)'),
     PersonEdit('turns_a_thread_cell_into_another_kind',
                'turns a thread cell into a raw, markdown or code cell '
                '(its `solveit_ai` mark stays in the metadata)',

@@ -16,7 +16,7 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 
 # %% ../nbs/03s_threadstore.ipynb #99802151
 from fastcore.utils import *
-from .thread import Thread
+from .thread import Thread, DialogFileStore, kept_file, carry_file
 from .ipynb import atomic_write, file_sig, sig_settled
 from .thread_sync import free_json, free_value
 from contextlib import contextmanager
@@ -365,6 +365,27 @@ def _name_for(self:DialogThreadStore, tid):
         n = f'{base[:-6]}~{i}.ipynb'
     raise ValueError(f'no free file name for thread {tid!r} in {self.path}')
 
+# %% ../nbs/03s_threadstore.ipynb #06bf187d
+def _lacking(t):
+    "`(message index, attachment)` of each attachment of `t` whose dialog-kept bytes `t`'s store neither has nor deleted"
+    st = t.file_store
+    if not isinstance(st, DialogFileStore): return []
+    return [(i,a) for i,m in enumerate(t.messages) for a in m.attachments
+            if not isinstance(a.content, (str, bytes)) and a.storage_backend==DialogFileStore.storage_backend
+            and a.file_id and not st.deleted(a.file_id) and kept_file(st, a.file_id, a) is None]
+
+@patch
+def _keep_files(self:DialogThreadStore, t, name):
+    "Give `t`'s store the files it lacks from file `name` (the one it is saved over); a `ValueError` for any found nowhere"
+    # a thread remade from a dump (or narrator's class) names its files by id only: the file it replaces holds them
+    if not (miss := _lacking(t)): return
+    r = self._read(name) if file_sig(self.path/name) is not None else None
+    old = r[0].file_store if r is not None and r[0] is not None and r[0].id==t.id else None
+    for i,a in miss:
+        if old is not None and (f := kept_file(old, a.file_id)) is not None: carry_file(a, a.file_id, *f, store=t.file_store)
+        else: raise ValueError(f'thread {t.id!r}, message {i}: the bytes of attachment {a.filename!r} (file id '
+                               f'{a.file_id!r}) are neither in its file store nor in {name}: not saved')
+
 # %% ../nbs/03s_threadstore.ipynb #01198614
 @patch
 async def save(self:DialogThreadStore,
@@ -376,6 +397,7 @@ async def save(self:DialogThreadStore,
         with self._lock():
             self._tail()
             name,was = self._name_for(t.id),file_sig(self.path)
+            self._keep_files(t, name)
             t.save(self.path/name, force=True)
             if (r := self._read(name)) is not None and 'id' in r[1]:
                 self._saved(r[1])

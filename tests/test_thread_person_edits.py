@@ -465,3 +465,85 @@ def test_reply_edited_inside_its_output(tmp_path):
     "A reply's markdown changed in place in the cell's output bundle"
     err,_ = edit_then_save(tagged(tmp_path), lambda c: c.output[0]['data'].__setitem__('text/markdown', 'EDITED'))
     assert err is not None
+
+def test_a_pasted_copy_edited_with_outputs_stripped_is_no_split(tmp_path):
+    "Outputs stripped (nbstripout), a prompt cell copied below itself and a new question typed in: a pasted copy, not a Split Cell (the question kept as its own message and cell)"
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: [c.__setitem__('outputs', []) for c in nb['cells'] if c['cell_type']=='code'])
+    n0 = len(nb_of(p)['cells'])
+    def paste(nb):
+        i,c = [(i,c) for i,c in enumerate(nb['cells']) if (c['metadata'].get('dialog') or {}).get('thread')][-1]
+        nb['cells'].insert(i+1, dict(copy.deepcopy(c), id='pasted77', source='%%prompt\nAnother question?'))
+    edit(p, paste)
+    back = Thread.read(p)
+    us = lambda th: [m.content for m in th.messages if m.role=='user']
+    assert us(back)==us(t)+['Another question?']
+    back.save(); assert len(nb_of(p)['cells'])==n0+1
+
+def test_a_split_at_the_start_of_the_text_adds_no_line(tmp_path):
+    "Split Cell with the cursor just after the `%%prompt` line: the first piece is that line alone; the text reads as it was"
+    t = Thread(id='s'); t.add_message(Message(role='user', content='line one\nline two')); t.add_message(Message(role='assistant', content='A.'))
+    p = t.save(tmp_path/'s.ipynb')
+    def split(nb):
+        c = nb['cells'][0]
+        nb['cells'][0:1] = [dict(copy.deepcopy(c), id='piece001', source='%%prompt', outputs=[]), dict(copy.deepcopy(c), id='piece002', source='line one\nline two')]
+    edit(p, split)
+    assert [m.content for m in Thread.read(p).messages]==['line one\nline two', 'A.']
+
+def row_merges_thread_cells(tmp_path):
+    "JupyterLab's Merge Selected Cells joins two prompts' sources by a blank line: the later `%%prompt` line is not the user's text"
+    t = Thread(id='m'); t.add_message(Message(role='user', content='First?')); t.add_message(Message(role='assistant', content='One.'))
+    t.add_message(Message(role='user', content='Second?')); t.add_message(Message(role='assistant', content='Two.'))
+    p = t.save(tmp_path/'m.ipynb')
+    def merge(nb):
+        a,b = nb['cells'][0],nb['cells'][1]
+        a['source'] = ''.join(a['source'])+'\n\n'+''.join(b['source']); a['outputs'] = []; del nb['cells'][1]
+    edit(p, merge)
+    back = Thread.read(p)
+    assert [(m.role, m.content) for m in back.messages]==[('user', 'First?\n\nSecond?'), ('assistant', 'One.')]
+    back.save(); assert same(Thread.read(p), back)
+
+def test_a_prompt_without_records_made_markdown_loses_the_magic_line(tmp_path):
+    "A prompt of a notebook made elsewhere (no records) that a person made markdown: its text without Jupyter's `%%prompt` line"
+    from dialog.core import Dialog
+    q = tmp_path/'n.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Where?', msg_type='prompt', output='There.'); dl.mk_message('Next?', msg_type='prompt', output='Done.'); dl.save(q)
+    Thread.read(q).save()
+    def md(nb):
+        c = nb['cells'][0]; c['cell_type'] = 'markdown'; c.pop('outputs'); c.pop('execution_count')
+    edit(q, md)
+    assert [(m.role, m.content) for m in Thread.read(q).messages][:2]==[('user', 'Where?'), ('assistant', 'There.')]
+
+def test_a_persons_edit_shows_over_a_programs_change_of_a_cell_without_records(tmp_path):
+    "The program changed a message of a cell without records (kept in `changed`); a person then edits the cell: the person's text wins, the program's stays until then"
+    from dialog.core import Dialog
+    q = tmp_path/'n.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Where is it?', msg_type='prompt', output='There.'); dl.save(q)
+    t = Thread.read(q); t.messages[0].content = 'Where is order 1?'; t.save()
+    assert Thread.read(q).messages[0].content=='Where is order 1?'
+    edit(q, lambda nb: nb['cells'][0].__setitem__('source', ['%%prompt\n', 'Where is order 2?']))
+    assert Thread.read(q).messages[0].content=='Where is order 2?'
+
+def test_a_copy_of_a_pasted_copy_shares_no_id(tmp_path):
+    "A pasted copy, saved (its messages took ids from its cell id), copied again and pasted above itself: the later paste's messages are the new ones"
+    import collections
+    t = Thread(id='c'); t.add_message(Message(role='user', content='Q?')); t.add_message(Message(role='assistant', content='A.'))
+    p = t.save(tmp_path/'c.ipynb')
+    def paste(i, j, cid):
+        def f(nb): nb['cells'].insert(j, dict(copy.deepcopy(nb['cells'][i]), id=cid))
+        return f
+    edit(p, paste(0, 1, 'copy0001')); Thread.read(p).save()
+    edit(p, paste(1, 1, 'copy0002'))
+    ids = [m.id for m in Thread.read(p).messages]
+    assert not [i for i,n in collections.Counter(ids).items() if n>1]
+    assert ids[2:]==['copy0002-0', 'copy0002-1', 'copy0001-0', 'copy0001-1']
+
+def test_skills_split_keeps_the_reply_once(tmp_path):
+    "`dialog.skill.split_msg` keeps the reply on the first piece and the records on both: the second piece is a user message without a reply"
+    from dialog import skill
+    t = Thread(id='k'); t.add_message(Message(role='user', content='line one\nline two')); t.add_message(Message(role='assistant', content='Answer.'))
+    p = t.save(tmp_path/'k.ipynb')
+    skill.split_msg(nb_of(p)['cells'][0]['id'], 2, dlg=str(p))
+    back = Thread.read(p)
+    assert [(m.role, m.content) for m in back.messages]==[('user', 'line one'), ('assistant', 'Answer.'), ('user', 'line two')]
+    assert len({m.id for m in back.messages})==3

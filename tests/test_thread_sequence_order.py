@@ -117,3 +117,26 @@ def test_pasted_copies_numbered_in_one_pass(tmp_path, monkeypatch):
     back = Thread.read(p)
     assert len(back.messages)==160 and len({m.sequence for m in back.messages})==160
     assert len(calls)==1
+
+def test_cells_a_person_adds_share_no_sequence_number_with_earlier_ones(tmp_path):
+    "A prompt added at the top (its numbers kept in `changed` once saved), the first thread cell pasted at the end, then the added prompt pasted further down: no sequence number twice"
+    import collections, copy, json
+    from pathlib import Path
+    def edit(f):
+        nb = json.loads(Path(p).read_text()); f(nb); Path(p).write_text(json.dumps(nb))
+    def dup(i, j, cid):
+        return lambda nb: nb['cells'].insert(j, dict(copy.deepcopy(nb['cells'][i]), id=cid))
+    t = Thread(id='sq'); t.add_message(Message(role='system', content='Be brief.')); t.add_message(Message(role='user', content='Q1?'))
+    t.add_message(Message(role='assistant', content='', tool_calls=[{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]))
+    t.add_message(Message(role='tool', name='f', tool_call_id='c1', content='r'), same_turn=True)
+    t.add_message(Message(role='assistant', content='A1.'), same_turn=True)
+    t.add_message(Message(role='user', content='Q2?')); t.add_message(Message(role='assistant', content='A2.'))
+    p = t.save(tmp_path/'t.ipynb')
+    new = {'cell_type': 'code', 'id': 'newq0001', 'metadata': {'solveit_ai': True}, 'execution_count': None, 'source': ['%%prompt\n', 'new q'],
+           'outputs': [{'data': {'text/markdown': ['new a']}, 'metadata': {'is_ai_res': True}, 'output_type': 'display_data'}]}
+    edit(lambda nb: nb['cells'].insert(0, new)); Thread.read(p).save()
+    edit(dup(1, 3, 'dup10003')); Thread.read(p).save()
+    edit(dup(0, 3, 'dup00003'))
+    t = Thread.read(p)
+    assert not [s for s,n in collections.Counter(m.sequence for m in t.messages if m.role!='system').items() if n>1]
+    t.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json')

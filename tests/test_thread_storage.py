@@ -405,3 +405,38 @@ def test_subclass_fields_saved_and_read(tmp_path):
     back = TicketThread.read(t.save(tmp_path/'x.ipynb'))
     assert (back.priority, back.tags, [m.score for m in back.messages], type(back.messages[0]))==(3, ['a'], [2.5, 0.0], ScoredMessage)
     assert back==t
+
+def test_subclass_fields_set_on_messages_of_cells_without_records(tmp_path):
+    "A notebook made elsewhere read as a subclass: its own fields set on the messages its cells give are kept (in `changed`) through save and read"
+    class PMsg(Message): priority: int = 0
+    class PThread(Thread): msg_cls = PMsg
+    dl = Dialog('notes'); dl.mk_message('Where?', msg_type='prompt', output='There.'); q = tmp_path/'n.ipynb'; dl.save(q)
+    t = PThread.read(q); t.messages[0].priority = 7; t.messages[1].priority = 9; t.save()
+    assert [m.priority for m in PThread.read(q).messages]==[7, 9]
+    t = PThread.read(q); t.messages[1].priority = 0; t.save() # back to its default
+    assert [m.priority for m in PThread.read(q).messages]==[7, 0]
+
+def test_subclass_bytes_and_model_fields_round_trip(tmp_path):
+    "A subclass's own fields holding bytes or a pydantic model read back as they were (not the bytes' base64 text)"
+    from pydantic import BaseModel
+    class Cfg(BaseModel): name: str = 'x'
+    class BMsg(Message):
+        blob: bytes = b''
+        cfg: Cfg = Cfg()
+    class BThread(Thread):
+        msg_cls = BMsg
+        raw: bytes = b''
+        cfgs: list[Cfg] = []
+    t = BThread(id='b', raw=b'\xff\x00', cfgs=[Cfg(name='z')])
+    t.add_message(BMsg(role='user', content='q', blob=b'\x00\xff', cfg=Cfg(name='y'))); t.add_message(BMsg(role='assistant', content='a'))
+    back = BThread.read(t.save(tmp_path/'b.ipynb'))
+    assert (back.raw, back.cfgs, back.messages[0].blob, back.messages[0].cfg)==(b'\xff\x00', [Cfg(name='z')], b'\x00\xff', Cfg(name='y'))
+
+def test_a_subclass_field_no_record_keeps_is_an_error_naming_it(tmp_path):
+    "An own field holding a value no JSON writes: a ValueError naming the field, and no file written"
+    class Opaque: pass
+    class OMsg(Message): thing: object = None
+    class OThread(Thread): msg_cls = OMsg
+    t = OThread(id='o'); t.add_message(OMsg(role='user', content='q', thing=Opaque()))
+    with pytest.raises(ValueError, match="field 'thing'"): t.save(tmp_path/'o.ipynb')
+    assert not (tmp_path/'o.ipynb').exists()

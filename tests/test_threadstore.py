@@ -1,5 +1,5 @@
 "A folder of dialog files as narrator's `ThreadStore`: file names, what a person does to the files, the index file, and what isn't a thread"
-import asyncio, json, os, shutil, stat, time, pytest
+import asyncio, gc, json, os, shutil, stat, time, pytest
 from pathlib import Path
 from hypothesis import given, strategies as st
 from dialog.thread import Thread, Message
@@ -346,3 +346,44 @@ def test_a_file_named_before_tilde_was_escaped_keeps_its_thread(tmp_path):
     assert sorted(p.name for p in tmp_path.glob('*.ipynb'))==['~.ipynb'] and len(run(s.get('~')).messages)==2
     run(s.save(mk('', 'empty id'))) # the empty id's own name is taken by another thread: it gets another
     assert run(s.get('')).messages[0].content=='empty id' and run(s.get('~')).messages[0].content=='hi'
+
+def _with_file(tid):
+    "Thread `tid`: a user message whose attachment the thread's file store keeps, and a reply"
+    t = Thread(id=tid); m = Message(role='user', content='see file'); m.add_attachment(b'hello world', filename='a.txt')
+    t.add_message(m); run(m.attachments[0].process_and_store(t.file_store))
+    t.add_message(Message(role='assistant', content='ok'))
+    return t
+
+def _bytes(t): return run(t.messages[0].attachments[0].get_content_bytes(file_store=t.file_store))
+
+def test_a_thread_remade_from_its_dump_keeps_its_files_through_the_store(tmp_path):
+    "A thread rebuilt from `model_dump` once the original is gone, saved through the store, keeps the bytes its file holds"
+    s = DialogThreadStore(tmp_path); t = _with_file('f'); run(s.save(t)); del t
+    dump = run(s.get('f')).model_dump(mode='python'); gc.collect()
+    t2 = Thread.model_validate(dump); t2.add_message(Message(role='user', content='and?'))
+    run(s.save(t2)); del t2; gc.collect()
+    assert _bytes(run(DialogThreadStore(tmp_path).get('f')))==b'hello world'
+
+def test_narrators_threads_keep_the_files_of_the_file_they_replace(tmp_path):
+    "A store of narrator's class gets a thread with a file, adds narrator's message and saves it: the bytes stay"
+    narrator = pytest.importorskip('narrator')
+    run(DialogThreadStore(tmp_path).save(_with_file('n'))); gc.collect()
+    s = DialogThreadStore(tmp_path, thread_cls=narrator.Thread)
+    nt = run(s.get('n')); gc.collect()
+    nt.add_message(narrator.Message(role='assistant', content='I read it.')); run(s.save(nt)); gc.collect()
+    g = run(DialogThreadStore(tmp_path).get('n'))
+    assert _bytes(g)==b'hello world' and g.messages[-1].content=='I read it.'
+
+def test_a_thread_whose_file_bytes_are_nowhere_is_refused_before_writing(tmp_path):
+    "Bytes neither in the thread's store nor in the file it replaces: a ValueError naming the file, and nothing written"
+    t = _with_file('g'); d = t.model_dump(mode='python'); del t; gc.collect()
+    t2 = Thread.model_validate(d)
+    with pytest.raises(ValueError, match=r"message 0: .*'a.txt'"): run(DialogThreadStore(tmp_path).save(t2))
+    assert not (tmp_path/'g.ipynb').exists()
+
+def test_a_deleted_file_is_not_brought_back_from_the_file_it_replaces(tmp_path):
+    "A file the thread's store deleted stays deleted: the save takes nothing from the old file for it"
+    s = DialogThreadStore(tmp_path); run(s.save(_with_file('h'))); gc.collect()
+    t = run(s.get('h')); a = t.messages[0].attachments[0]
+    run(t.file_store.delete(a.file_id)); run(s.save(t)); del t, a; gc.collect()
+    with pytest.raises(FileNotFoundError): _bytes(run(DialogThreadStore(tmp_path).get('h')))
