@@ -311,7 +311,14 @@ def _cell_txt(c):
     t = c.content or ''
     if (t==prompt_mark or t.startswith(prompt_mark+'\n')) and (c.msg_type!=sprompt or c.ipynb_form.get('legacy')): t = t[len(prompt_mark)+1:]
     # prompt cells a person merged (JupyterLab joins their sources by a blank line): the later cells' `%%prompt` lines
-    return t.replace(f'\n\n{prompt_mark}\n', '\n\n') if f'\n{prompt_mark}\n' in t else t
+    return t.replace(f'\n\n{prompt_mark}\n', '\n\n') if f'\n{prompt_mark}\n' in t and _merged(c) else t
+
+def _merged(c):
+    "Whether prompt cell `c` may be prompt cells a person merged (never a cell showing the reply its records hold)"
+    # JupyterLab's merge clears the outputs and keeps the first cell's records, which hold its reply
+    if c.output: return False
+    rs = _cell_recs(c)
+    return rs is None or isinstance(rs, list) and any(isinstance(r, dict) and r.get('role')!='user' for r in rs)
 
 def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     "The prompt cell of `ms`"
@@ -371,7 +378,8 @@ def _thread_rec(t:Thread):
     rec = _record(t) # the thread's own fields, from its table, as a message's are
     # a system message of parts shows their texts
     # `ids`: its runs' messages keep the ids of a file written before ids came from the cell that tells them
-    old = {'ids': 'by run'} if t.__dict__.get('_old_ids') else {}
+    # and `by_run`: `{cell id: its first message's id}` of the cells there when the file was first read so
+    old = {'ids': 'by run', 'by_run': t.__dict__.get('_by_run') or {}} if t.__dict__.get('_old_ids') else {}
     return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | old, (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
@@ -392,7 +400,6 @@ def _live_runs(t:Thread):
         if open_ := p is not None and p>last and (open_ or p[0]>last[0]):
             last = p; kept.add(j); live.setdefault(p[0], set()).add(m.origin.base['id'])
     return live,kept,pos
-
 
 # %% ../nbs/03a_thread_sync.ipynb #0d058853
 def _gmax(ms):
@@ -629,7 +636,7 @@ def _add_run(t:Thread, dlg, run, start=(0, 0), kept=None):
         # ids from the cell that tells the message: a cell added before it leaves them as they were
         k = ks[c.id] = ks.get(c.id, -1)+1
         # (a file written before then: the run's first cell's, counted through the run, as it read them)
-        mid = f'{cells[0].id}-{len(made)}' if t.__dict__.get('_old_ids') else f'{c.id}-{k}'
+        mid = _old_id(t, cells, c, k, len(made)) if t.__dict__.get('_old_ids') else f'{c.id}-{k}'
         m = t.msg_cls(id=mid, timestamp=t.created_at, **d)
         made.append(m); ids.append(m.id)
         if m.role=='user': flush(); t.add_message(m)
@@ -639,6 +646,26 @@ def _add_run(t:Thread, dlg, run, start=(0, 0), kept=None):
     for m in made: set_fields(m, origin=FromRun(run, t._runs, _record(m, True, cls=t.msg_cls)))
     rels.extend((m.turn-t0, m.sequence-s0) for m in made)
 
+
+def _old_id(t:Thread, cells, c, k, n):
+    "The id of message `k` of run cell `c` (the `n`th of the run `cells`) in a file written before ids came from cells"
+    # as the earlier code gave it (the run's first cell's, counted through the run) to the cells there when the file was
+    # first read, as `by_run` keeps them (`{cell id: its first message's id}`); a cell added since: its own
+    # (`<cell id>-k`), so an added cell can't move the others' ids
+    by = t.__dict__.setdefault('_by_run', {})
+    if c.id not in by:
+        if t.__dict__.get('_by_run_kept'): return f'{c.id}-{k}'
+        by[c.id] = f'{cells[0].id}-{n-k}'
+    p,_,i = by[c.id].rpartition('-')
+    mid = f'{p}-{int(i)+k}' if p and i.isdigit() else f'{c.id}-{k}'
+    # a cell giving more messages than it did: the next cell's ids stay theirs
+    return f'{c.id}-{k}' if k and mid in by.values() else mid
+
+def _by_run(rec, where):
+    "The `by_run` ids of a thread record `rec`: `{cell id: its first message's id}`, or None when it holds none"
+    if (by := rec.get('by_run')) is None: return None
+    if isinstance(by, dict) and all(isinstance(v, str) for v in by.values()): return dict(by)
+    raise ValueError(f"{where}: the thread's by_run must be a dict of cell ids to message ids, not {short_repr(by)}")
 
 # %% ../nbs/03a_thread_sync.ipynb #5ace443a
 def _dt(rec, k, where):
@@ -747,6 +774,8 @@ def from_dialog(cls:Thread,
     # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
     t._runs,t._run_pos,t._inert = [],[],[]
     t.__dict__['_old_ids'] = rec.get('ids')=='by run' or _old_changes(rec.get('changed'))
+    by = _by_run(rec, where) if t.__dict__['_old_ids'] else None
+    t.__dict__['_by_run'],t.__dict__['_by_run_kept'] = by or {},by is not None
     _builds.pop(dlg, None) # its cells, as they are now, are what this thread holds
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=t.created_at.isoformat())] if sys else [])
     late = _sys_msgs(t, srecs, sys, where)
@@ -780,7 +809,6 @@ def from_dialog(cls:Thread,
     t.updated_at = t.created_at if updated is UNSET else updated
     return t
 
-
 # %% ../nbs/03a_thread_sync.ipynb #0396d918
 def _diff(r, base=None, table=msg_table):
     "The fields (of `table`: a message class's) of record `r` that differ from record `base` (every field when None)"
@@ -799,9 +827,10 @@ def _apply_changes(t:Thread, changed, where):
         w = f'{where}, changed message {short_repr(i)}'
         if not isinstance(r, dict): raise ValueError(f'{w}: a change must be a dict of fields (or null), not {short_repr(r)}')
         # the fields it changed over what the cells give now
-        # a whole record (a file written before records held only the changes), or a content the cells no longer
-        # give as they did (a person edited it since): the cells give its content
-        if _whole(i, r) or 'was' in r and r['was']!=m.origin.base.get('content'): r = {k:v for k,v in r.items() if k!='content'}
+        # a whole record (a file written before records held only the changes) of a change elsewhere than the content,
+        # or a content the cells no longer give as they did (a person edited it since): the cells give its content
+        edited = 'was' in r and r['was']!=m.origin.base.get('content')
+        if edited or _whole(i, r) and not _content_change(r, m, t.msg_cls): r = {k:v for k,v in r.items() if k!='content'}
         r = {k:v for k,v in r.items() if k!='was'}
         new = _from_record(_record(m, True, cls=t.msg_cls) | r, where=w, mcls=t.msg_cls)
         # checked as `new` was made; the others as the cells give them
@@ -837,7 +866,6 @@ def _copies(cells, recs, dups):
         if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update((i, o) for i in hs if i!=o)
     return copies
 
-
 # %% ../nbs/03a_thread_sync.ipynb #215b92ee
 def _was(df, base):
     "`{'was': what the cells gave}` for change `df` of a message's content over record `base` (read from the cells)"
@@ -848,6 +876,14 @@ def _whole(i, r):
     "Whether `r`, the change recorded for message `i`, is a whole record (as files written before changes held only the changes have)"
     # such a record leaves fields at their defaults out; one `_diff` writes whole holds every field
     return isinstance(r, dict) and r.get('id')==i and 'role' in r and not all(f.name in r for f in msg_table)
+
+def _content_change(r, m, mcls):
+    "Whether whole record `r` records a program's change of message `m`'s content alone (so its content is kept)"
+    # such a record is written only when the message differs from what the cells gave: when nothing but its content
+    # differs from what they give now, the change was the content's (a person's later edit of the cell isn't told apart)
+    b,skip = _record(m, True, cls=mcls),('content', 'sequence', 'turn', 'was')
+    same = all(r.get(k, UNSET)==b.get(k, UNSET) for k in r.keys()|b.keys() if k not in skip)
+    return same and r.get('content')!=b.get('content')
 
 def _old_changes(changed):
     "Whether a thread record's `changed` holds whole records: a file written before ids came from the cell that tells them"

@@ -43,6 +43,31 @@ def test_a_persons_edit_shows_over_an_old_whole_record(tmp_path):
     assert [(m.role, m.content, m.reactions) for m in Thread.read(p).messages]==[
         ('user', 'Where is 99999?', {}), ('assistant', 'It shipped last week.', {'thumbsup': ['u1']})]
 
+@pytest.mark.parametrize('k,fix', [(1, 'It shipped yesterday.'), (0, 'Where is order 12345?')])
+def test_an_old_whole_record_of_a_content_correction_keeps_it(tmp_path, k, fix):
+    "An old record differing from the untouched cell in its content alone: the program's correction, kept, also after a save"
+    p = tmp_path/'notes.ipynb'
+    old_file(p, {k: dict(role=['user', 'assistant'][k], content=fix)})
+    want = [('user', 'Where is 12345?'), ('assistant', 'It shipped.')]; want[k] = (want[k][0], fix)
+    for t in [Thread.read(p), (Thread.read(p).save(), Thread.read(p))[1]]:
+        assert [(m.role, m.content) for m in t.messages]==want
+
+@pytest.mark.parametrize('at', [1, 2])
+def test_a_cell_added_inside_an_old_run_moves_no_change(tmp_path, at):
+    "A prompt a person adds inside a run of a file with ids by run (after a save): each program's change stays on its message"
+    p = tmp_path/'notes.ipynb'
+    old_file(p, {3: dict(role='assistant', content='Sure.', reactions={'thumbsup': ['u1']})}, extra=True)
+    t = Thread.read(p); t.messages[1].attributes = {'tag': 'first-reply'}; t.save()
+    def ins(nb):
+        c = copy.deepcopy(nb['cells'][0]); c['id'] = uuid.uuid4().hex[:8]; c['metadata'].pop('dialog', None)
+        c['source'] = '%%prompt\nAnd 777?'; c['outputs'][0]['data']['text/markdown'] = 'Lost.'
+        nb['cells'].insert(at, c)
+    edit_nb(p, ins)
+    for t in [Thread.read(p), (Thread.read(p).save(), Thread.read(p))[1]]:
+        got = {m.content: (m.attributes, m.reactions) for m in t.messages}
+        assert got['It shipped.']==({'tag': 'first-reply'}, {}) and got['Sure.']==({}, {'thumbsup': ['u1']})
+        assert got['Lost.']==({}, {}) and len({m.id for m in t.messages})==len(t.messages)
+
 def test_an_old_whole_record_of_a_cleared_reply_is_an_error_naming_the_cell(tmp_path):
     "Outputs cleared under an old record of the reply: a ValueError naming the cell, never the reply silently gone"
     p = tmp_path/'notes.ipynb'

@@ -2,7 +2,7 @@
 import asyncio, json, pytest, nbformat, uuid
 from pathlib import Path
 from datetime import datetime, timedelta, timezone
-from hypothesis import given, settings, HealthCheck, strategies as st
+from hypothesis import given, example, settings, HealthCheck, strategies as st
 from dialog.core import Dialog
 from dialog.ipynb import read_ipynb, DialogConflictError, DialogFormatError
 from dialog.chat import tool_block, dlg2chat
@@ -440,3 +440,25 @@ def test_a_subclass_field_no_record_keeps_is_an_error_naming_it(tmp_path):
     t = OThread(id='o'); t.add_message(OMsg(role='user', content='q', thing=Opaque()))
     with pytest.raises(ValueError, match="field 'thing'"): t.save(tmp_path/'o.ipynb')
     assert not (tmp_path/'o.ipynb').exists()
+
+def test_a_name_without_its_suffix_is_the_same_file(tmp_path):
+    "`save('t')` writes `t.ipynb`, as `Dialog.save` names it (one rule, `ipynb_path`), so a thread saving over a file changed since it read it is stopped there too"
+    t = building(ours)
+    p = t.save(tmp_path/'t')
+    assert p==tmp_path/'t.ipynb'
+    other = Thread.read(p); other.add_message(Message(role='user', content='from elsewhere')); other.save()
+    t.add_message(Message(role='user', content='mine'))
+    with pytest.raises(DialogConflictError): t.save(tmp_path/'t')
+    assert Thread.read(p).messages[-1].content=='from elsewhere'
+
+_line = st.sampled_from(['%%prompt', '', 'text', ' %%prompt', '%%prompt x', 'x\n%%prompt'])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_line, min_size=1, max_size=6).map('\n'.join).filter(str.strip), st.booleans())
+@example('What does this cell do?\n\n%%prompt\nsummarize the data', True)
+def test_prompt_lines_in_a_text_survive(tmp_path, txt, reply):
+    "A user message whose text holds `%%prompt` lines anywhere (after a blank line too) reads back as it was saved"
+    t = Thread(id='t'); t.add_message(Message(role='user', content='Q0')); t.add_message(Message(role='assistant', content='A0'))
+    t.add_message(Message(role='user', content=txt))
+    if reply: t.add_message(Message(role='assistant', content='It asks the AI.'))
+    p = tmp_path/f'p{uuid.uuid4().hex}.ipynb'; t.save(p)
+    assert [m.content for m in Thread.read(p).messages]==[m.content for m in t.messages]
