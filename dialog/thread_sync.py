@@ -14,7 +14,7 @@ __all__ = ['person_edits', 'FromCell', 'FromRun', 'Run', 'free_json', 'free_valu
 # %% ../nbs/03a_thread_sync.ipynb #89869463
 from fastcore.utils import *
 from .core import Dialog, Msgs, Attachment as CellAttachment, sprompt, prompt_output
-from .ipynb import read_ipynb, DialogConflictError
+from .ipynb import read_ipynb, ipynb_path, DialogConflictError
 from .nbjson import prompt_mark
 from .chat import tool_block, parse_reply, call_args, img_mimes, render_outputs_ai
 from .thread import *
@@ -1054,7 +1054,7 @@ def save(self:Thread,
          force:bool=False): # Overwrite even if the file changed on disk since this thread read or saved it
     "Save this thread as a dialog file, atomically and conflict-safely; returns the path"
     dlg = self.dialog
-    p = dlg.path if fname is None else Path(os.path.abspath(Path(fname).expanduser()))
+    p = dlg.path if fname is None else ipynb_path(fname)  # the file `dlg.save` names
     if p is not None and p.suffix!='.ipynb': p = p.with_name(p.name+'.ipynb')
     if not force and self._disk is not None and p is not None and dlg.path is not None and os.path.realpath(p)==os.path.realpath(dlg.path) and _disk_state(p)!=self._disk:
         raise DialogConflictError(f'{p} changed on disk since thread {short_repr(self.id)} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)')
