@@ -594,13 +594,25 @@ def result_image(mime:str, # The image's MIME type
     "An image a tool returned, as a tool result's text holds it (a Markdown image of a data URL)"
     return f'![image](data:{mime};base64,{data})'
 
-def _text_result(s):
-    "The extra of a result read as text that holds `result_image`'s spelling: it is that text, it holds no image"
-    return {'text_result': True} if isinstance(s, str) and '![image](data:' in s and _re_res_img.search(s) else {}
+def _joined_result(pieces):
+    "`(text, extra)` of a result read as `pieces` (texts, and `(mime, data)` of images), joined by blank lines"
+    ts,imgs,pos = [],set(),0
+    for x in pieces:
+        if isinstance(x, tuple): imgs.add(pos); x = result_image(*x)
+        ts.append(x); pos += len(x) + 2
+    s = '\n\n'.join(ts)
+    # each spelling inside a text piece is that text: marked by its place among the spellings, or all of them
+    ks = [k for k,m in enumerate(_re_res_img.finditer(s)) if m.start() not in imgs] if '![image](data:' in s else []
+    return s, {'text_result': ks if imgs else True} if ks else {}
+
+def _res_imgs(s, plain=False):
+    "The spellings in result text `s` that are images the tool returned: all but those `plain` (`text_result`) marks"
+    if (plain and not isinstance(plain, list)) or '![image](data:' not in s: return []
+    return [m for k,m in enumerate(_re_res_img.finditer(s)) if not plain or k not in plain]
 
 def _result_pieces(s, txt, img, plain=False):
     "Result text `s` as `txt(text)` and `img(mime, data)` pieces in order (None when it holds no image, or is `plain`)"
-    if plain or '![image](data:' not in s or not (ms := list(_re_res_img.finditer(s))): return None
+    if not (ms := _res_imgs(s, plain)): return None
     segs,pos = [],0
     for m in ms: segs += [s[pos:m.start()], (m[1], m[2])]; pos = m.end()
     segs.append(s[pos:])
@@ -610,9 +622,10 @@ def _result_pieces(s, txt, img, plain=False):
 
 def _plain_result(s, plain=False):
     "Result text `s` for a format without images in results: each image as a short note, never its base64"
-    if plain: return s  # read as text (`_text_result`): no image in it
-    return _re_res_img.sub(lambda m: f'({m[1]} image, '
-                                     f'{len(m[2])*3//4 - m[2].count("=")} bytes)', s) if '![image](data:' in s else s
+    res,pos = [],0
+    for m in _res_imgs(s, plain):
+        res += [s[pos:m.start()], f'({m[1]} image, {len(m[2])*3//4 - m[2].count("=")} bytes)']; pos = m.end()
+    return ''.join(res) + s[pos:] if res else s
 
 # %% ../nbs/02_chat.ipynb #75f3a569
 def _oa_tool_call(i, c):
@@ -710,17 +723,17 @@ def _an_block_text(b, i):
     return f'<document{title}>({what})</document>'
 
 def _an_raw_text(c, i, j):
-    "Tool result blocks `c` holding a document or search result as the result's text"
+    "`(text, extra)` of tool result blocks `c` holding a document, a search result or an image (`_joined_result`)"
     def txt(b):
         if isinstance(b, dict) and b.get('type')=='image': return _an_result_image(b, i, j)
         if isinstance(b, dict) and b.get('type') in _an_kept: return _an_block_text(b, i)
         return _texts([b], i, 'tool_result')
-    return '\n\n'.join(txt(b) for b in c)
+    return _joined_result([txt(b) for b in c])
 
 def _an_raw(c):
     "The blocks `result_raw` keeps for tool result `c` (a tool block's dict), when its text is still theirs; else None"
     raw = c['extra'].get('result_raw')
-    try: return raw if isinstance(raw, list) and _an_raw_text(raw, 0, 0)==c['result'] else None
+    try: return raw if isinstance(raw, list) and _an_raw_text(raw, 0, 0)[0]==c['result'] else None
     except ValueError: return None  # blocks that don't read: the text goes
 
 # %% ../nbs/02_chat.ipynb #e6995ca0
@@ -871,7 +884,7 @@ class Codec:
                  model=lambda x: x.get('role')=='assistant', # f(msg) -> whether the model wrote it
                  head=lambda system: [], # f(system) -> messages ahead of the conversation (OpenAI's system message)
                  finish=lambda res, fixed: res, # f(res, fixed) -> the final list (Anthropic's alternation)
-                 events=None, # f(msg, i) -> `chat2dlg`'s events of history message `i`
+                 events=None, # f(msg, i, after) -> `chat2dlg`'s events of message `i`, footnotes numbered after `after`
                  group=None, # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
                  result_images=True): # Whether tool results carry images (else each goes as a short note)
         store_attr()
@@ -969,7 +982,9 @@ def _shown(cd, msgs, thoughts=None):
                         thoughts.append(' '.join(t.split()))
                     elif p['type']=='tool': calls.append((p['name'], _jdump(p['args'])))
     except (ValueError, KeyError, TypeError, AttributeError): return None
-    return ' '.join(' '.join(txt).split()),calls
+    s,seen = ' '.join(' '.join(txt).split()),{}
+    # a reply numbers its footnotes through its messages (`chat2dlg`), a record read alone from 1: labels by order
+    return _re_fn.sub(lambda x: f'[^{seen.setdefault(x[1], len(seen)+1)}]', s) if '[^' in s else s,calls
 
 # %% ../nbs/02_chat.ipynb #dcbf3b49
 class _Wire:
@@ -1186,10 +1201,11 @@ def _sent_imgs(units, fmt):
     held = []  # a tool result's text, split at its images: screenshots count and are fitted as any image
     for u in units if _codec(fmt).result_images else ():
         for p in u.get('reply') or ():
-            if p['type']!='tool' or '![image](data:' not in (s := p['result'] or ''): continue
-            if p['extra'].get('text_result'): continue  # text that spells an image: no image
+            # text that spells an image (`text_result`): no image
+            if p['type']!='tool': continue
+            if not (ms := _res_imgs(s := p['result'] or '', p['extra'].get('text_result'))): continue
             segs,pos = [],0
-            for mt in _re_res_img.finditer(s):
+            for mt in ms:
                 segs += [s[pos:mt.start()], (q := _img(mt[1], mt[2]))]; imgs.append((u['m'], q)); pos = mt.end()
             held.append((p, segs + [s[pos:]]))
     def put_back():
@@ -1503,8 +1519,8 @@ def _oa_call(tc, i, j):
 _oa_keys = ('role', 'content', 'tool_calls', 'tool_call_id', 'name', 'refusal', 'annotations', 'weight', *_oa_state)
 _oa_empty = ('audio', 'function_call') # keys a response's `model_dump` carries, accepted while empty
 
-def _oa_events(m, i):
-    "OpenAI message `m` as events"
+def _oa_events(m, i, after=0):
+    "OpenAI message `m` as events (its citations' footnotes numbered after `after`, the reply's before it)"
     role = m.get('role')
     if (bad := [k for k in m if k not in _oa_keys and (k not in _oa_empty or m[k] not in (None, [], ''))]):
         _err(i, f'unsupported key(s) {bad}')
@@ -1518,7 +1534,7 @@ def _oa_events(m, i):
         if w is not None and (type(w) is not int or w not in (0, 1)): _err(i, f'weight must be 0 or 1, not {w!r:.20}')
         if c is None and not calls and not ref: _err(i, 'an assistant message without content or tool calls')
         if not isinstance(calls, list): _err(i, 'tool_calls must be a list')
-        txt = _oa_annotated('' if c is None else _texts(c, i, 'assistant'), m.get('annotations'), i)
+        txt = _oa_annotated('' if c is None else _texts(c, i, 'assistant'), m.get('annotations'), i, after)
         parts = [_txt(t) for t in (txt, refusal_text(ref) if ref else '') if t.strip()]
         # shown as the reply's thinking (what the `hf` shape writes); the message itself is kept (see Reasoning state)
         if rc := _oa_thought(m, i): parts.insert(0, dict(type='think', text=rc))
@@ -1531,33 +1547,29 @@ def _oa_events(m, i):
         extra = {'result_name': m['name']} if m.get('name') else {}
         if (n := _block_lens(c)): extra['result_blocks'] = n
         # a tool message is text: one spelling an image is that text
-        return [('result', m['tool_call_id'], s := _texts(c, i, 'tool'), extra | _text_result(s))]
+        return [('result', m['tool_call_id'], s := _texts(c, i, 'tool'), extra | _joined_result([s])[1])]
     return [('system', _texts(c, i, role))] if role in ('system', 'developer') else [('user', _oa_user(c, i))]
 
 # %% ../nbs/02_chat.ipynb #fbbf5135
 def _an_result_image(b, i, j):
-    "Anthropic image block `b` inside a tool result as the result's text holds it"
+    "Anthropic image block `b` inside a tool result as `(mime, data)` (`_joined_result`'s image piece)"
     s = b.get('source')
     if not (isinstance(s, dict) and s.get('type')=='base64' and isinstance(s.get('data'), str)):
         _err(i, f'content part {j}: a tool_result image must be base64 (a URL one is not read)')
     p = _image(s.get('media_type'), s['data'], i, j)
-    return result_image(p['mime'], p['data'])
+    return p['mime'],p['data']
 
 def _an_result_ev(p, i, j):
     if not isinstance(p.get('tool_use_id'), str): _err(i, f'content part {j}: a tool_result without a tool_use_id')
     c,n,raw,tr = p.get('content', ''),None,None,{}
-    # a document or search result the tool returned: shown as text, kept to go back to Anthropic as it came
-    if isinstance(c, list) and any(isinstance(b, dict) and b.get('type') in _an_kept for b in c):
-        c,raw = _an_raw_text(c, i, j),_copy(c)
-    # a screenshot, an image read: kept in the result's text
-    elif isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):
-        def txt(b):
-            if isinstance(b, dict) and b.get('type')=='image': return _an_result_image(b, i, j)
-            return _texts([b], i, 'tool_result')
-        c = '\n\n'.join(txt(b) for b in c)
+    # a document or search result the tool returned: shown as text, kept to go back to Anthropic as it came; a
+    # screenshot, an image read: kept in the result's text (text spelling an image beside it is that text)
+    kept = isinstance(c, list) and any(isinstance(b, dict) and b.get('type') in _an_kept for b in c)
+    if kept or isinstance(c, list) and any(isinstance(b, dict) and b.get('type')=='image' for b in c):
+        (c,tr),raw = _an_raw_text(c, i, j),(_copy(c) if kept else None)
     else:
         n,c = _block_lens(c),_texts(c, i, 'tool_result')
-        tr = _text_result(c)  # text that spells an image is that text
+        tr = _joined_result([c])[1]  # text that spells an image is that text
     extra = {k:p[k] for k in ('is_error', 'cache_control') if p.get(k)} | ({'result_blocks': n} if n else {}) | tr
     if raw: extra['result_raw'] = raw
     return ('result', p['tool_use_id'], '' if c==no_output else c, extra)
@@ -1586,8 +1598,8 @@ def _an_server(p, calls, i, j):
     c['result'],c['extra'] = json.dumps(p.get('content'), ensure_ascii=False),{'result_type': p['type']}
 
 # %% ../nbs/02_chat.ipynb #53c78bb9
-def _an_events(m, i):
-    "Anthropic turn `m` as events (results first, as a user turn must start with them)"
+def _an_events(m, i, after=0):
+    "Anthropic turn `m` as events (results first, as a user turn must start with them); notes after `after`"
     role,c = m.get('role'),m.get('content')
     if role not in ('user', 'assistant'): _err(i, f'unknown role {role!r}')
     if (bad := [k for k in m if k not in ('role', 'content')]): _err(i, f'unsupported key(s) {bad}')
@@ -1634,7 +1646,8 @@ def _an_events(m, i):
             extra = {'call_cache_control': p['cache_control']} if isinstance(p.get('cache_control'), dict) else {}
             parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra=extra))
         else: _err(i, f'unknown or malformed content part {j} (type {t!r}) in a {role} turn')
-    parts = [_txt(_cite(p['spans'], i)) if 'spans' in p else p for p in parts]
+    for p in parts:  # one numbering of footnotes through the turn's cited texts, after the reply's (`after`)
+        if 'spans' in p: p['text'] = t = _cite(p.pop('spans'), i, after); after = max(after, _fn_max(t))
     def marked(p):
         return isinstance(p, dict) and p.get('type')!='tool_result' and isinstance(p.get('cache_control'), dict)
     cc = first(p['cache_control'] for p in reversed(c) if marked(p)) if role=='user' else None
@@ -1772,7 +1785,7 @@ codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_pa
     b64_file=_b64_file, data_file=_data_file, content=_content, rounds=_rounds, call=_call, server_text=_server_text,
     args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
     plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text, fetched=_fetched,
-    annotated=_oa_annotated, text_result=_text_result, fn_max=_fn_max, file_name=_file_name)
+    annotated=_oa_annotated, joined_result=_joined_result, fn_max=_fn_max, file_name=_file_name)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)
@@ -1800,6 +1813,10 @@ def _too_deep(o, limit=None):
     return False
 
 # %% ../nbs/02_chat.ipynb #6d4c25ac
+def _reply_of(msg):
+    "The reply `chat2dlg` builds for prompt `msg`: `(msg, items, weights, records, [its highest footnote number])`"
+    return msg, [], [], [], [0]
+
 def _add_reply(cur, ev, m, i, fmt, pending):
     "Add assistant event `ev` of message `m` (index `i`) to the reply `cur` builds"
     calls,s0,tail = [],len(cur[1]),[]
@@ -1820,6 +1837,8 @@ def _add_reply(cur, ev, m, i, fmt, pending):
             calls.append(c := dict(p, result=None, idx=i)); pending.setdefault(c['id'], []).append(c)
     cur[1].extend(tail + ([calls] if calls else []))  # text after the last call goes before them, in the same turn
     cur[2].append(ev[2] if len(ev)>2 else None); cur[3].append((s0, len(cur[1]), m, i))
+    # the next message of the reply numbers its citations' footnotes after these (each label defined once)
+    cur[4][0] = max([cur[4][0], *(_fn_max(p['text']) for p in ev[1] if p['type']=='text')])
 
 # %% ../nbs/02_chat.ipynb #a332e226
 def _chk_chat_args(msgs, cls):
@@ -1862,7 +1881,7 @@ def chat2dlg(msgs:list, # The provider's message list
     cd = _codec(fmt)
     for i,m in (cd.group(msgs) if cd.group else enumerate(msgs)):
         if not isinstance(m := _sdk_json(m), dict): _err(i, f'must be a dict, not {type(m).__name__}')
-        try: evs = cd.events(m, i)
+        try: evs = cd.events(m, i, cur[4][0] if cur is not None and prev!='assistant' else 0)  # notes after the reply's
         except RecursionError: _err(i, f'nested too deeply to read ({fmt} history; a tool call\'s arguments?)')
         for ev in evs:
             if ev[0]=='system':
@@ -1871,11 +1890,11 @@ def chat2dlg(msgs:list, # The provider's message list
             elif ev[0]=='user':
                 flush()
                 txt,atts,opts = _prompt_content(ev[1])
-                cur = (dlg.mk_message(txt, msg_type=sprompt, attachments=atts), [], [], [])
+                cur = _reply_of(dlg.mk_message(txt, msg_type=sprompt, attachments=atts))
                 # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
                 if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = dm
             elif ev[0]=='assistant':
-                if cur is None or prev=='assistant': flush(); cur = (dlg.mk_message('', msg_type=sprompt), [], [], [])
+                if cur is None or prev=='assistant': flush(); cur = _reply_of(dlg.mk_message('', msg_type=sprompt))
                 _add_reply(cur, ev, m, i, fmt, pending)
             else:
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')

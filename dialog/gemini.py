@@ -67,7 +67,7 @@ def _b64(b):
     return b.translate(_urlsafe) + '='*(-len(b)%4) if isinstance(b, str) and ('-' in b or '_' in b or len(b)%4) else b
 
 def _gm_result(fr, i, j):
-    "A functionResponse's `response` as the result text a tool block holds, and the images of its `parts` after it"
+    "`(text, extra)` of a functionResponse: its `response` and the images of its `parts` after it (`joined_result`)"
     r,ps = fr.get('response'),fr.get('parts') or []
     if not isinstance(ps, list): kit.err(i, f'part {j}: a functionResponse\'s parts must be a list')
     imgs = []
@@ -77,12 +77,12 @@ def _gm_result(fr, i, j):
             kit.err(i, f'part {j}: functionResponse part {k}: only inline data is read '
                        '(an image the function returned)')
         p = kit.image(d.get('mimeType', d.get('mime_type')), _b64(d.get('data')), i, j)
-        imgs.append(result_image(p['mime'], p['data']))
-    if r is None and imgs: return '\n\n'.join(imgs)
+        imgs.append((p['mime'], p['data']))
+    if r is None and imgs: return kit.joined_result(imgs)
     if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output')), str):
-        return '\n\n'.join([v, *imgs]) if v or not imgs else '\n\n'.join(imgs)
+        return kit.joined_result([v, *imgs] if v or not imgs else imgs)
     if not isinstance(r, dict): kit.err(i, f'part {j}: a functionResponse needs a response object')
-    return '\n\n'.join([json.dumps(r, ensure_ascii=False), *imgs])
+    return kit.joined_result([json.dumps(r, ensure_ascii=False), *imgs])
 
 def _gm_media(p, i, j):
     "An `inlineData` or `fileData` part as a neutral image part, or an inline PDF or audio as a file part"
@@ -101,8 +101,8 @@ def _gm_media(p, i, j):
     return kit.url_text(d['fileUri']) if mime in img_mimes else kit.url_file(d['fileUri'], d.get('displayName'), mime)
 
 # %% ../nbs/02b_gemini.ipynb #9936b470
-def _gm_events(c, i):
-    "`chat2dlg`'s events of content `c` at index `i`"
+def _gm_events(c, i, after=0):
+    "`chat2dlg`'s events of content `c` at index `i` (Gemini's parts carry no citations to number after `after`)"
     role,parts = c.get('role') if isinstance(c, dict) else None,c.get('parts') if isinstance(c, dict) else None
     if role not in ('user', 'model'): kit.err(i, f'unknown role {role!r} (expected user or model)')
     if not isinstance(parts, list): kit.err(i, 'a content needs a list of parts')
@@ -125,9 +125,8 @@ def _gm_events(c, i):
                            f'not {type(p["functionResponse"]).__name__}')
             if c['_ids'][j] is None:
                 kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
-            r = _gm_result(fr := p['functionResponse'], i, j)
-            # text that spells an image, with no image part: that text
-            res.append(('result', c['_ids'][j], r, {} if fr.get('parts') else kit.text_result(r)))
+            # text that spells an image is that text, image parts beside it or not
+            res.append(('result', c['_ids'][j], *_gm_result(p['functionResponse'], i, j)))
         elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, i, j))
         elif 'thoughtSignature' in p and role=='model' and len(p)==1: pass  # a signature alone: kept with the turn
         else: kit.err(i, f"unsupported or malformed part {j} ({', '.join(p)}) in a {role} content")

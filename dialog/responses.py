@@ -92,11 +92,12 @@ def _rs_user_parts(c, j):
         else: kit.err(j, f'unsupported or malformed user content part {k} (type {t!r}) for the Responses format')
     return res
 
-def _rs_cited(c, j):
-    "Assistant content `c` with each `output_text`'s URL citations (`annotations`) as footnotes in its text"
+def _rs_cited(c, j, after=0):
+    "Assistant content `c` with each `output_text`'s URL citations as footnotes numbered after `after`"
     if not isinstance(c, list): return c
     # one numbering through the message's parts, after the footnotes its texts have of their own: each label once
     n = max((kit.fn_max(p['text']) for p in c if isinstance(p, dict) and isinstance(p.get('text'), str)), default=0)
+    n = max(n, after)  # and after the reply's
     def cited(p):
         nonlocal n
         anns = p.get('annotations') if isinstance(p, dict) and p.get('type')=='output_text' else None
@@ -109,8 +110,8 @@ def _rs_cited(c, j):
     return [cited(p) for p in c]
 
 # %% ../nbs/02a_responses.ipynb #45c014a1
-def _rs_model(items, i):
-    "The parts of a run of items the model wrote (item `i` first), in order"
+def _rs_model(items, i, after=0):
+    "The parts of a run of items the model wrote (item `i` first), in order; footnotes numbered after `after`"
     parts = []
     for j,x in enumerate(items, i):
         t = _typ(x)
@@ -121,7 +122,8 @@ def _rs_model(items, i):
             if txt.strip():
                 parts.append(dict(type='think', text=txt))
         elif t=='message':
-            if (txt := _rs_texts(_rs_cited(x.get('content'), j), j, 'assistant')).strip(): parts.append(kit.txt(txt))
+            txt = _rs_texts(_rs_cited(x.get('content'), j, after), j, 'assistant')
+            if txt.strip(): parts.append(kit.txt(txt)); after = max(after, kit.fn_max(txt))
         elif t in ('function_call', 'custom_tool_call'):
             a = 'arguments' if t=='function_call' else 'input'
             if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)):
@@ -166,7 +168,7 @@ def _rs_srv_part(x, t, j):
 
 # %% ../nbs/02a_responses.ipynb #4bee2b84
 def _rs_result_text(o, i, t):
-    "An output list holding `input_image` parts as the result text a tool block holds"
+    "`(text, extra)` of an output list holding `input_image` parts, as a tool block holds it (`joined_result`)"
     res = []
     for k,x in enumerate(o):
         if isinstance(x, dict) and x.get('type')=='input_image':
@@ -174,9 +176,9 @@ def _rs_result_text(o, i, t):
             if not (p and 'data' in p):
                 kit.err(i, f'{t} content part {k}: an input_image must be a data URL '
                            '(a file id or web URL is not read)')
-            res.append(result_image(p['mime'], p['data']))
+            res.append((p['mime'], p['data']))
         else: res.append(_rs_texts([x], i, t))
-    return '\n\n'.join(res)
+    return kit.joined_result(res)
 
 def _rs_screenshot(o, i):
     "A `computer_screenshot` output that is only a data URL, as the image part it comes back from exactly; else None"
@@ -186,9 +188,9 @@ def _rs_screenshot(o, i):
     except ValueError: return None  # not an image the providers take: kept as its JSON
     return p if 'data' in p and f"data:{p['mime']};base64,{p['data']}"==u else None
 
-def _rs_events(m, i):
+def _rs_events(m, i, after=0):
     "`chat2dlg`'s events of item (or run of model items) `m` at index `i`"
-    if 'items' in m and m.get('role')=='assistant': return [('assistant', _rs_model(m['items'], i))]
+    if 'items' in m and m.get('role')=='assistant': return [('assistant', _rs_model(m['items'], i, after))]
     t = _typ(m)
     if t=='mcp_approval_response':  # the host's answer to an mcp_approval_request: its result, as JSON
         if not isinstance(m.get('approval_request_id'), str):
@@ -197,17 +199,17 @@ def _rs_events(m, i):
         return [('result', m['approval_request_id'], a, {'output_type': t})]
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
-        o = m.get('output', '')
-        # a screenshot, an image read
+        o,e = m.get('output', ''),{}
+        # a screenshot, an image read (text spelling an image beside it is that text)
         if (imgs := isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o)):
-            o = _rs_result_text(o, i, t)
+            o,e = _rs_result_text(o, i, t)
         # a computer-use screenshot as a data URL: the image a tool returned, as each provider's image in a result
         if isinstance(p := _rs_screenshot(o, i), dict):
             shot = result_image(p['mime'], p['data'])
             return [('result', m['call_id'], shot, {'output_type': t, 'screenshot': True})]
         if t in _outputs[:2] or isinstance(o, str):
             s = _rs_texts(o, i, t)
-            e = {} if imgs else kit.text_result(s)  # text spelling an image, not one the tool returned: that text
+            e = e if imgs else kit.joined_result([s])[1]  # text spelling an image, not one the tool returned: that text
             return [('result', m['call_id'], s, e if t in _outputs[:2] else e | {'output_type': t})]
         # a host-run tool's output object (a screenshot, shell runs): kept as its JSON
         return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), {'output_type': t, 'output_json': True})]

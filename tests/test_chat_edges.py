@@ -395,3 +395,36 @@ def test_an_image_inside_a_tool_result_is_read_and_sent_back():
     assert dlg2chat(chat2dlg(r, 'responses'), 'responses') == r
     with pytest.raises(ValueError, match='message 2: content part 0: image data is not base64'):
         chat2dlg(h[:2] + [{'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': '%%'}}]}]}], 'anthropic')
+
+def _url_cite(u): return {'type': 'url_citation', 'url': u, 'title': u, 'start_index': 0, 'end_index': 4}
+def _web_cite(u): return {'type': 'web_search_result_location', 'url': u, 'title': u, 'cited_text': 'x', 'encrypted_index': 'e'}
+_cited_replies = {
+    'responses': [{'role': 'user', 'content': 'q'},
+                  {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'One. first', 'annotations': [_url_cite('https://a.com')]}]},
+                  {'type': 'function_call', 'call_id': 'c1', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'c1', 'output': 'r'},
+                  {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Two. second', 'annotations': [_url_cite('https://b.com')]}]}],
+    'openai': [{'role': 'user', 'content': 'q'},
+               {'role': 'assistant', 'content': 'One. first', 'annotations': [{'type': 'url_citation', 'url_citation': {k: v for k, v in _url_cite('https://a.com').items() if k != 'type'}}],
+                'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]},
+               {'role': 'tool', 'tool_call_id': 'c1', 'content': 'r'},
+               {'role': 'assistant', 'content': 'Two. second', 'annotations': [{'type': 'url_citation', 'url_citation': {k: v for k, v in _url_cite('https://b.com').items() if k != 'type'}}]}],
+    'anthropic': [{'role': 'user', 'content': 'q'},
+                  {'role': 'assistant', 'content': [{'type': 'text', 'text': 'One.', 'citations': [_web_cite('https://a.com')]},
+                                                    {'type': 'server_tool_use', 'id': 'srvtoolu_1', 'name': 'web_search', 'input': {'query': 'c'}},
+                                                    {'type': 'web_search_tool_result', 'tool_use_id': 'srvtoolu_1', 'content': []},
+                                                    {'type': 'text', 'text': 'Also.', 'citations': [_web_cite('https://c.com')]},
+                                                    {'type': 'tool_use', 'id': 'toolu_1', 'name': 'f', 'input': {}}]},
+                  {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'r'}]},
+                  {'role': 'assistant', 'content': [{'type': 'text', 'text': 'Two.', 'citations': [_web_cite('https://b.com')]}]}]}
+
+@pytest.mark.parametrize('fmt', list(_cited_replies))
+def test_footnotes_are_numbered_through_a_reply_of_several_messages(fmt):
+    "A reply (one cell) of several model messages, each citing a source: each message's footnotes started at [^1], so [^1] was defined twice and a Markdown renderer linked the later claims to the first source; now each label is defined once and points at its own message's source"
+    import re
+    md = chat2dlg(_cited_replies[fmt], fmt).messages[0].ai_res
+    defs = dict(re.findall(r'^\[\^(\d+)\]: .*\((https://\w\.com)\)', md, re.M))
+    assert len(re.findall(r'^\[\^\d+\]:', md, re.M)) == len(defs)  # each label defined once
+    refs = re.findall(r'(One|Also|Two)\.\[\^(\d+)\]', md)
+    want = {'One': 'https://a.com', 'Also': 'https://c.com', 'Two': 'https://b.com'}
+    assert {w for w, _ in refs} == ({'One', 'Also', 'Two'} if fmt == 'anthropic' else {'One', 'Two'})
+    assert all(defs[n] == want[w] for w, n in refs) and len(refs) == len(defs)

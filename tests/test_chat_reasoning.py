@@ -369,3 +369,35 @@ def test_openai_ft_lines_hold_no_reasoning_keys(tmp_path):
     line = json.loads(p.read_text().splitlines()[0])
     assert {k for m in line['messages'] for k in m} <= {'role', 'content', 'name', 'tool_calls', 'tool_call_id', 'weight'}
     assert [m.get('content') for m in line['messages']] == ['q1', 'A1', 'r', 'done']
+
+def _url_cite(u): return {'type': 'url_citation', 'url': u, 'title': u, 'start_index': 0, 'end_index': 4}
+def _web_cite(u): return {'type': 'web_search_result_location', 'url': u, 'title': u, 'cited_text': 'x', 'encrypted_index': 'e'}
+def _oa_cite(u): return [{'type': 'url_citation', 'url_citation': {k: v for k, v in _url_cite(u).items() if k != 'type'}}]
+def _oa_call(n): return [{'id': f'call_{n}', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]
+
+@pytest.mark.parametrize('fmt', ['anthropic', 'responses', 'openai'])
+def test_reply_of_cited_messages_numbered_through_keeps_its_reasoning(fmt):
+    "A tool loop whose every model message cites a source and carries reasoning state: the reply numbers its footnotes through its messages ([^2] in the second), while each kept record, read alone, numbers from [^1]; unedited, the loop still goes back with all its reasoning"
+    h = {'anthropic': [{'role': 'user', 'content': 'q'},
+                       {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'T', 'signature': 'S1'}, {'type': 'text', 'text': 'One.', 'citations': [_web_cite('https://a.com')]},
+                                                         {'type': 'tool_use', 'id': 'toolu_1', 'name': 'f', 'input': {}}]},
+                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'r'}]},
+                       {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'U', 'signature': 'S2'}, {'type': 'text', 'text': 'Two.', 'citations': [_web_cite('https://b.com')]},
+                                                         {'type': 'tool_use', 'id': 'toolu_2', 'name': 'f', 'input': {}}]},
+                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_2', 'content': 'r2'}]}],
+         'responses': [{'role': 'user', 'content': 'q'}, {'type': 'reasoning', 'id': 'rs_1', 'summary': [], 'encrypted_content': 'E1'},
+                       {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'One. first', 'annotations': [_url_cite('https://a.com')]}]},
+                       {'type': 'function_call', 'call_id': 'c1', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'c1', 'output': 'r'},
+                       {'type': 'reasoning', 'id': 'rs_2', 'summary': [], 'encrypted_content': 'E2'},
+                       {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Two. second', 'annotations': [_url_cite('https://b.com')]}]},
+                       {'type': 'function_call', 'call_id': 'c2', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'c2', 'output': 'r2'}],
+         'openai': [{'role': 'user', 'content': 'q'},
+                    {'role': 'assistant', 'content': 'One. first', 'annotations': _oa_cite('https://a.com'), 'reasoning_content': 'T', 'tool_calls': _oa_call(1)},
+                    {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'r'},
+                    {'role': 'assistant', 'content': 'Two. second', 'annotations': _oa_cite('https://b.com'), 'reasoning_content': 'U', 'tool_calls': _oa_call(2)},
+                    {'role': 'tool', 'tool_call_id': 'call_2', 'content': 'r2'}]}[fmt]
+    d = _reread(chat2dlg(h, fmt))
+    assert 'Two.[^2]' in d.messages[0].ai_res and '[^2]: [' in d.messages[0].ai_res
+    out = dlg2chat(d, fmt)
+    # Chat Completions takes no annotations back: the rest of each message goes as it came
+    assert out == ([{k: v for k, v in m.items() if k != 'annotations'} for m in h] if fmt == 'openai' else h)

@@ -84,3 +84,50 @@ def test_text_result_spelling_an_image_is_that_text():
           {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG1}}]}]}]
     assert dlg2chat(chat2dlg(an, 'anthropic'), 'anthropic') == an
     assert dlg2chat(chat2dlg(an, 'anthropic'), 'openai')[2]['content'] == '(image/png image, 70 bytes)'
+
+QUOTE = 'the file says ![image](data:image/png;base64,AAAA) there'
+
+@pytest.mark.parametrize('fmt', ['anthropic', 'responses', 'gemini'])
+def test_text_spelling_an_image_beside_a_real_image_stays_text(fmt):
+    "A tool result holding a real image and text quoting `![image](data:...)` (a tool read a Markdown file and took a screenshot): the text is decided per text part, so the quote stays text (it became a second, invalid image) and the real image stays an image, on a saved round trip and to every provider"
+    h = {'anthropic': [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'f', 'input': {}}]},
+                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [
+                           {'type': 'text', 'text': QUOTE}, {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG1}}]}]},
+                       {'role': 'assistant', 'content': 'k'}],
+         'responses': [{'role': 'user', 'content': 'q'}, {'type': 'function_call', 'call_id': 'c1', 'name': 'f', 'arguments': '{}'},
+                       {'type': 'function_call_output', 'call_id': 'c1', 'output': [{'type': 'input_text', 'text': QUOTE},
+                                                                                   {'type': 'input_image', 'image_url': 'data:image/png;base64,' + PNG1}]},
+                       {'role': 'assistant', 'content': 'k'}],
+         'gemini': [{'role': 'user', 'parts': [{'text': 'q'}]}, {'role': 'model', 'parts': [{'functionCall': {'id': 'c1', 'name': 'f', 'args': {}}}]},
+                    {'role': 'user', 'parts': [{'functionResponse': {'id': 'c1', 'name': 'f', 'response': {'result': QUOTE},
+                                                                     'parts': [{'inlineData': {'mimeType': 'image/png', 'data': PNG1}}]}}]},
+                    {'role': 'model', 'parts': [{'text': 'k'}]}]}[fmt]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, fmt)))
+    out = dlg2chat(d, fmt)
+    if fmt == 'gemini': h[1]['parts'][0]['thoughtSignature'] = out[1]['parts'][0]['thoughtSignature']  # Google's placeholder for a call read without one
+    assert out == h
+    for f in ('openai', 'anthropic', 'responses', 'gemini'):
+        s = json.dumps(dlg2chat(d, f))
+        assert json.dumps(QUOTE)[1:-1] in s and '"AAAA"' not in s and 'base64,AAAA"' not in s
+        assert (PNG1 in s) == (f != 'openai') and ('(image/png image, 70 bytes)' in s) == (f == 'openai')
+    check_history(dlg2chat(d, 'openai'), 'openai')
+
+from hypothesis import given, settings, HealthCheck, strategies as st
+
+_word = st.sampled_from(['see', 'a\nb', QUOTE, f'![image](data:image/png;base64,{PNG1})', '![image](data:x)', '# T'])
+_texts = st.lists(_word, min_size=1, max_size=3).map(' '.join).map(lambda t: {'type': 'text', 'text': t})
+_img = st.just({'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG1}})
+
+@given(st.lists(st.one_of(_texts, _img), min_size=1, max_size=6))
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+def test_tool_result_blocks_come_back_with_each_image_spelling_decided_by_its_block(blocks):
+    "Any Anthropic tool result of text blocks (quoting image spellings or not) and images comes back from a saved dialog as those images and texts (texts side by side joined by a blank line), never an image made of a text's quote"
+    h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'f', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': blocks}]}]
+    want = []
+    for b in blocks:
+        if want and b['type'] == want[-1]['type'] == 'text': want[-1] = {'type': 'text', 'text': want[-1]['text'] + '\n\n' + b['text']}
+        else: want.append(b)
+    got = dlg2chat(reads_ipynb(write_ipynb(chat2dlg(h, 'anthropic'))), 'anthropic')[2]['content'][0]['content']
+    if any(b['type'] == 'image' for b in blocks): assert got == want
+    else: assert got in (blocks, blocks[0]['text'])  # text blocks as they came
