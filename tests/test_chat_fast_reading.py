@@ -82,7 +82,8 @@ def an_marked(draw):
         if draw(st.booleans()): c.append({'type': 'text', 'text': draw(mtext)})
         nc = 0 if j == n-1 else draw(st.integers(1, 2))
         for _ in range(nc): k += 1; c.append({'type': 'tool_use', 'id': f'toolu_{k}', 'name': 'f', 'input': {'x': draw(mtext)}})
-        if not c or all(b['type'] == 'thinking' for b in c): c.append({'type': 'text', 'text': 'ok'})
+        # a turn showing nothing (thinking, blank text) isn't sent: each turn shows a call or some text
+        if not any(b['type'] == 'tool_use' or (b['type'] == 'text' and b['text'].strip()) for b in c): c.append({'type': 'text', 'text': 'ok'})
         h.append({'role': 'assistant', 'content': c})
         if nc: h.append({'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': b['id'], 'content': draw(mtext)} for b in c if b['type'] == 'tool_use']})
     return h
