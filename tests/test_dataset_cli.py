@@ -9,7 +9,7 @@ from dataset import mk_folder  # bench/dataset.py's generator
 
 root = Path(__file__).parent.parent
 pytest.importorskip('pyarrow')
-pytestmark = pytest.mark.slow  # each test starts several interpreters: seconds each (04_cli.ipynb runs the same commands in-process)
+pytestmark = pytest.mark.slow  # each test starts several interpreters: seconds each (16_cli.ipynb runs the same commands in-process)
 
 def nbd(*args, cwd, env=None):
     "Run the console entry point (`python -m dialog.cli`) in `cwd`: (exit code, stdout, stderr)"

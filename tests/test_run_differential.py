@@ -28,13 +28,13 @@ fc,nbt = corpus/'fastcore-nbs',corpus/'jupyter-nbformat-tests'
 # Left out: notebooks whose outputs are random permutations or depend on thread scheduling or speed (fastcore's 000_tour shuffles,
 # 03_xtras shuffles and counts events per second, 03a_parallel prints in the order its workers finish), network ones (03b_net, 11_external,
 # the nbformat tests that fetch an image), invalid files our reader refuses by design (duplicate or illegal cell ids), a python2 kernelspec,
-# and our 09_dataset (Ray: too slow here)
+# and our 15_dataset (Ray: too slow here)
 cases = {
     'tour': root/'examples'/'tour.ipynb',         # a dialog: prompts kept in code cells (our runner skips them), a picture, markdown displays, a TypeError
     'index': root/'nbs'/'index.ipynb',            # our README notebook: dialogs made in cells, so random message ids in reprs
-    '00_core': root/'nbs'/'00_core.ipynb',        # 25 results, 17 markdown displays (show_doc), a print beside a result, an nbdev_export cell (skipped)
-    '03_thread': root/'nbs'/'03_thread.ipynb',    # uuids in reprs, 16 markdown displays, printed XML with message ids
-    '04_cli': root/'nbs'/'04_cli.ipynb',          # the command line run from cells: 34 prints, some in consecutive stream outputs; reads ../examples
+    '01_core': root/'nbs'/'01_core.ipynb',        # 25 results, 17 markdown displays (show_doc), a print beside a result, an nbdev_export cell (skipped)
+    '09_thread': root/'nbs'/'09_thread.ipynb',    # uuids in reprs, 16 markdown displays, printed XML with message ids
+    '16_cli': root/'nbs'/'16_cli.ipynb',          # the command line run from cells: 34 prints, some in consecutive stream outputs; reads ../examples
     'fc_00_test': fc/'00_test.ipynb',             # a matplotlib picture, a missing module (torch) and the errors after it
     'fc_01_basics': fc/'01_basics.ipynb',         # 440 code cells: execution counts must stay in step over a long run
     'fc_03c_aio': fc/'03c_aio.ipynb',             # top-level await, consecutive stream outputs, a measured time
