@@ -1125,6 +1125,23 @@ _rows_text = ( # the rows about a thread's cells and their texts
 )
 
 
+# %% ../nbs/10_thread_sync.ipynb #9659bd35
+# the table's last rows: deleting cells, editing records, a save from elsewhere
+_rows_later = (
+    PersonEdit('deletes_a_thread_cell',
+               'deletes a thread cell',
+               'its messages are gone from the thread'),
+    PersonEdit('deletes_a_cell_it_added',
+               'deletes a cell it added',
+               'gone; it gave the thread nothing, or its messages go with it'),
+    PersonEdit('edits_a_thread_cells_records',
+               "edits a thread cell's `dialog.thread` records",
+               'read as records: a bad one is a `ValueError` naming the cell, the record and what is wrong'),
+    PersonEdit('saves_the_file_while_a_program_holds_a_thread',
+               'saves the file while a program holds a thread of it',
+               "that thread's next save is a `DialogConflictError` (read it again to take the edits in)"),
+)
+
 # %% ../nbs/10_thread_sync.ipynb #9e75e002
 person_edits = _rows_text + (
     PersonEdit('pastes_a_cell_from_another_threads_file',
@@ -1172,17 +1189,4 @@ person_edits = _rows_text + (
     PersonEdit('pastes_a_file_into_a_thread_cell',
                'pastes a file into a thread cell',
                "kept as the cell's attachment"),
-    PersonEdit('deletes_a_thread_cell',
-               'deletes a thread cell',
-               'its messages are gone from the thread'),
-    PersonEdit('deletes_a_cell_it_added',
-               'deletes a cell it added',
-               'gone; it gave the thread nothing, or its messages go with it'),
-    PersonEdit('edits_a_thread_cells_records',
-               "edits a thread cell's `dialog.thread` records",
-               'read as records: a bad one is a `ValueError` naming the cell, the record and what is wrong'),
-    PersonEdit('saves_the_file_while_a_program_holds_a_thread',
-               'saves the file while a program holds a thread of it',
-               "that thread's next save is a `DialogConflictError` (read it again to take the edits in)"),
-)
-
+) + _rows_later
