@@ -39,7 +39,7 @@ from fastcore.ansi import strip_ansi
 from .core import *
 from .render import *
 from .ipynb import atomic_write
-from .nbjson import join_pairs
+from .nbjson import join_pairs, fast_loads
 import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct
 
 # %% ../nbs/05_chat.ipynb #81ecc0c5
@@ -113,7 +113,8 @@ def _jindent(o, pre='\n', depth=0):
     if not o: return '{}' if t is dict else '[]'
     p,res = pre+'  ',[]
     for k,v in (o.items() if t is dict else enumerate(o)):
-        if (s := _jindent(v, p, depth+1)) is None or t is dict and type(k) is not str: return None
+        s = _jstr(v) if type(v) is str else _jindent(v, p, depth+1)  # a string, the commonest leaf, without a call
+        if s is None or t is dict and type(k) is not str: return None
         res.append(_jstr(k)+': '+s if t is dict else s)
     return ('{' if t is dict else '[') + p + (','+p).join(res) + pre + ('}' if t is dict else ']')
 
@@ -152,8 +153,10 @@ _re_interrupted = re.compile(r'\s*' + re.escape(INTERRUPTED) + r'\s*$')
 
 def _tool_part(js, compact):
     "The tool part for block JSON `js`, or None when it isn't a well-formed call"
-    try: d = json.loads(js)
-    except ValueError: return None
+    # the `fast` extra's parse where it can say (`fast_loads`: the value json gives), else json's
+    if (d := fast_loads(js)) is None:
+        try: d = json.loads(js)
+        except ValueError: return None
     if not isinstance(d, dict): return None
     if compact: d,call = dict(d),{'function': d.get('name'), 'arguments': d.get('args')}
     else: d,call = dict(d),d.get('call')
@@ -221,6 +224,10 @@ def _unthink(s):
 
 def _denoise(s):
     "`s` without host noise: token-usage blocks, think comments, 🧠 lines and ⏳ progress lines"
+    # one thinking as `think_block` writes it with only white space around (a reply's thinking item, the gap before a
+    # call): it goes as `_unthink` takes it, with the white space its closing eats, without a search
+    if s.count('think_')==2 and 0<=(a := s.find('<!--think_start-->'))<(k := s.find('<!--think_end-->')):
+        if not (s[:a].strip() or s[k:].strip()!='<!--think_end-->'): return s[:a] + s[_re_think[1].match(s, k).end():]
     if (e := _closed(_re_token, s)): s = _re_token[0].sub('', s[:e]) + s[e:]
     s = _unthink(s)
     return _re_noise_lines.sub('', s) if '🧠' in s or '⏳' in s else s
@@ -1742,7 +1749,7 @@ def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None):
     # a record holding a surrogate, which finishing the list as sent (`_unsur_all`) changes in place
     sur = not js.isascii() and _re_sur.search(js) is not None
     # a copy of each, as a request takes it (without a codec's own `_` keys): one JSON text for them all
-    for (m,r,_,_),msg in zip(kept, json.loads(js)):
+    for (m,r,_,_),msg in zip(kept, fast_loads(js) or json.loads(js)):  # the `fast` extra's parse, where it can say
         r['msg'] = msg
         m.meta.setdefault('dialog', {}).setdefault('wire', []).append(r)
     units = _units(dlg.messages, known=known)
@@ -1769,8 +1776,11 @@ def _unprefixed(out, system, wire, msgs, given):
     for _,r,_,i in wire:
         same = same and min(i, len(out))==min(i, len(h)) and k>=min(i, len(out))  # `out[:i]==h[:i]`
         if not same: r['prefix'] = 'unsendable'  # no digest is this: the record never goes back as valid
+_no_sdk = {dict, list, str, int, float, bool, type(None)} # JSON's own types: none is an SDK object
 def _sdk_json(o):
     "An SDK object as its JSON, the fields it was given; anything else as it is"
+    # a dict whose lists hold only JSON's own types (a history read from JSON): nothing to convert, found in C
+    if type(o) is dict and all(type(v) is not list or {*map(type, v)}<=_no_sdk for v in o.values()): return o
     if callable(getattr(o, 'model_dump', None)) and not isinstance(o, type):
         return o.model_dump(mode='json', exclude_unset=True)
     def sdk(x): return type(x) is not dict and callable(getattr(x, 'model_dump', None))

@@ -23,13 +23,15 @@ from fastcore.utils import *
 from .core import *
 from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans
 from .ipynb import atomic_write
+from .nbjson import fast_loads
 from datetime import datetime, timezone
 import hashlib, json, os, re, time, uuid, warnings
 
 # %% ../nbs/08_session.ipynb #ddc0686c
 _raw = json.JSONDecoder().raw_decode
-def _loads(l):
-    "`json.loads(l)`, its result and its errors, without its wrapper's two white-space searches on a bare record"
+def _loads(l, b=None):
+    "`json.loads(l)`, its result and its errors; the `fast` extra parses `l` (or its UTF-8 bytes `b`) where it can say"
+    if (r := fast_loads(l if b is None else b)) is not None: return r
     try:
         r,e = _raw(l)
         if e==len(l): return r
@@ -42,39 +44,33 @@ def _dump(r):
     "A record as both agents write one"
     return _re_sur.sub(lambda m: f'\\u{ord(m[0]):04x}', json.dumps(r, ensure_ascii=False, separators=(',', ':')))
 
-def _line_no(data, pos): return data.count(b'\n', 0, pos) + 1
-
 class _Torn(dict): 'A line that is no record (a torn write): read as an empty record, written back as its line'
+
+def _partial(path, i, warn):
+    "Say that line `i` (0-based) of `path`, the last, is partial and left out"
+    if warn:
+        warnings.warn(f'{path}, line {i+1}: a partial last line (the session is still being written?) was left out',
+                      stacklevel=3)
 
 def read_records(path, # A session file: JSON Lines, one record per line
                  warn:bool=True): # Warn when a partial last line (a session still being written) is left out?
     "The session's records as pairs `(record, line)`, and whether the file ends with a newline"
     path = Path(path).expanduser()
     data = path.read_bytes()
-    cut = False
-    try: txt = data.decode('utf-8')
-    except UnicodeDecodeError as e:
-        k = data.rfind(b'\n') + 1  # where the last line starts
-        if not (0<k<=e.start and data[-1:]!=b'\n'):
-            msg = f'{path}, line {_line_no(data, e.start)}: not UTF-8 text, so not a session file'
-            raise ValueError(msg) from None
-        # the last line cut inside a character: partial (a line that can't parse)
-        txt,cut = data[:k].decode('utf-8', 'surrogateescape') + '\ufffd',True
-    lines = txt.split('\n')
-    eol = lines[-1]==''
-    if eol: lines.pop()
-    res,loads = [],_loads
-    for i,l in enumerate(lines):
-        try:
-            if cut and i==len(lines)-1: raise ValueError('cut inside a UTF-8 character')
-            r = loads(l)
+    # ASCII splits as one text; other text a line at a time, its bytes parsed (no copy of it all in wide characters)
+    asc = data.isascii()
+    ls,res = data.decode('ascii').split('\n') if asc else data.split(b'\n'),[]
+    eol = not ls[-1]
+    if eol: ls.pop()
+    for i,x in enumerate(ls):
+        last = i==len(ls)-1 and not eol
+        try: l = x if asc else x.decode('utf-8')
+        except UnicodeDecodeError:
+            if last and i>0: _partial(path, i, warn); eol = True; break  # cut inside a character
+            raise ValueError(f'{path}, line {i+1}: not UTF-8 text, so not a session file') from None
+        try: r = _loads(l, None if asc else x)
         except ValueError as e:
-            if i==len(lines)-1 and not eol and i>0:
-                if warn:
-                    warnings.warn(f'{path}, line {i+1}: a partial last line '
-                                  '(the session is still being written?) was left out', stacklevel=2)
-                eol = True
-                break
+            if last and i>0: _partial(path, i, warn); eol = True; break
             if res and l.startswith('{'):
                 if warn:
                     warnings.warn(f'{path}, line {i+1}: a torn record (a write cut short, '

@@ -136,3 +136,33 @@ def test_dlg2system_blocks_say_the_dialogs_system_prompt(bs, edit, bad):
         got = C.dlg2system(d)
         assert (got is None) == (not (d.system and d.system.strip()))
         if got is not None: assert C._system_arg(got) == d.system
+
+# ---------- a lone thinking item, and a history with no SDK object in it ----------
+def _denoise_long(s):
+    "`_denoise` the long way: token blocks out, thinking out, noise lines out"
+    if (e := C._closed(C._re_token, s)): s = C._re_token[0].sub('', s[:e]) + s[e:]
+    s = C._unthink(s)
+    return C._re_noise_lines.sub('', s) if '🧠' in s or '⏳' in s else s
+
+ws = st.sampled_from(['', ' ', '\n', '\n\n', ' \t\n ', '\x0c', '\u2028', 'x', '\n🧠\n', '<'])
+
+@given(mtext, ws, ws)
+@settings(max_examples=600, deadline=None)
+def test_lone_thinking_denoises_as_the_long_way(t, head, tail):
+    "A reply's thinking item (`think_block`), or a gap holding one between white space, is noise found without a search: the shortcut gives what the search gives, on thinking and on what only looks like it"
+    for s in (think_block(t), head + think_block(t) + tail, head + '<!--think_start-->' + t + '<!--think_end-->' + tail, t + '<!--think_end-->' + tail):
+        assert C._denoise(s) == _denoise_long(s)
+    assert C._denoise(think_block(t)) == ''
+
+class _SDKish:
+    "An object an SDK gives: it has `model_dump`"
+    def __init__(self, d): self.d = d
+    def model_dump(self, **kw): return dict(self.d)
+
+@given(st.dictionaries(st.sampled_from(['role', 'content', 'items', 'x']), json_vals, max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_plain_json_history_entries_are_taken_as_they_are(m):
+    "A message of JSON's own types is given back as it is (no copy, no attribute lookups); an SDK object in one of its lists is still converted"
+    assert C._sdk_json(m) is m
+    got = C._sdk_json(m | {'content': [_SDKish({'type': 'text', 'text': 'a'}), 'b']})
+    assert got['content'] == [{'type': 'text', 'text': 'a'}, 'b']

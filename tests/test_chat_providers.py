@@ -36,7 +36,7 @@ def convo(draw):
     n, used = draw(st.integers(1, 4)), set()
     def call():
         i = draw(ids.filter(lambda x: x not in used)); used.add(i)
-        return dict(id=i, name=draw(st.from_regex(r'[a-z_]{1,8}', fullmatch=True)), args=draw(argss), result=draw(st.text(max_size=20).map(lambda r: r if r.strip() else '')),  # a blank result goes to Anthropic as no_output, read back as ''
+        return dict(id=i, name=draw(st.from_regex(r'[a-z_]{1,8}', fullmatch=True)), args=draw(argss), result=draw(st.text(max_size=20).map(lambda r: r if r.strip() and r!=no_output else '')),  # a blank result goes to Anthropic as no_output, read back as '': no_output itself means no output
                     compact=draw(st.booleans()))
     exs = []
     for k in range(n):

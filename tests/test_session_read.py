@@ -51,7 +51,11 @@ def test_reading_while_written(tmp_path):
     (b'', 'holds no records'), (b'\n', 'line 1: not a JSON record'), (b'{"cells": [],\n "metadata": {}}\n', 'line 1: not a JSON record'),
     (b'[1, 2]\n', 'line 1: a JSON list'), (b'{"type": "user"}\nnope\n{"type": "x"}\n', 'line 2: not a JSON record'),
     (b'\xff\xfe{}', 'line 1: not UTF-8'), (b'{"a": 1}\n{"b": 2}\n', 'line 1: not a Claude Code or Codex session'),
-    (b'{"type":"user","sessionId":"s"}\n\n{"type":"user","sessionId":"s"}\n', 'line 2: not a JSON record')])
+    (b'{"type":"user","sessionId":"s"}\n\n{"type":"user","sessionId":"s"}\n', 'line 2: not a JSON record'),
+    # a file that isn't ASCII is read a line at a time from its bytes: the same verdicts, the same lines
+    (b'{"type": "user", "x": "caf\xc3\xa9"}\nnope\n{"type": "x"}\n', 'line 2: not a JSON record'),
+    (b'{"type":"user","sessionId":"s\xc3\xa9"}\n{"a": "\xff"}\n{"type":"user","sessionId":"s"}\n', 'line 2: not UTF-8'),
+    (b'["\xc3\xa9"]\n', 'line 1: a JSON list'), (b'\xc3\xa9\n', 'line 1: not a JSON record')])
 def test_not_a_session(tmp_path, txt, where):
     p = tmp_path/'bad.jsonl'
     p.write_bytes(txt)
