@@ -305,13 +305,44 @@ def _user_txt(cell_txt, refs):
             cell_txt = a+'\n\n'+b if a and b else a or b
     return cell_txt
 
+# %% ../nbs/10_thread_sync.ipynb #b7b96ac1
+_join = f'\n\n{prompt_mark}\n' # what JupyterLab's Merge Selected Cells puts between a prompt cell's text and the next's
+
+def _digest(txt): return hashlib.sha256(txt.encode('utf-8', 'surrogatepass')).hexdigest()[:16]
+
+def _written(txt):
+    "What a cell's `dialog.written` keeps of the text `txt` the thread wrote in it (None: no merge looks like it)"
+    # its digest and how many `_join`s it holds: a read tells them from those a merge adds once the outputs are gone
+    if f'\n\n{prompt_mark}' not in txt: return None
+    return {'sha': _digest(txt), 'prompt_lines': txt.count(_join)}
+
+def _unmerged(t, w):
+    "Text `t` of prompt cells a person merged, without the `%%prompt` lines that join them"
+    # `w`: the first cell's `dialog.written` (None, or no dict: a file written before cells kept it, read as such files
+    # always were). The text as written: no merge; else the first cell's text as written, then the later cells' (their
+    # own `%%prompt` lines after a blank line go too: what they were went with their metadata); else (a person edited
+    # it) the first `prompt_lines` `_join`s are its own
+    w = w if isinstance(w, dict) else {}
+    sha,n = w.get('sha'),w.get('prompt_lines')
+    n = n if type(n) is int and n>0 else 0
+    if isinstance(sha, str):
+        if _digest(t)==sha: return t
+        h,j,i = hashlib.sha256(),0,t.find(_join)
+        while i>=0: # one pass: the digest of each text before a `_join`, built as it goes
+            h.update(t[j:i].encode('utf-8', 'surrogatepass')); j = i
+            if h.copy().hexdigest()[:16]==sha: return t[:i] + t[i:].replace(_join, '\n\n')
+            i = t.find(_join, i+1)
+    ps = t.split(_join)
+    return _join.join(ps[:n+1]) + ''.join('\n\n'+p for p in ps[n+1:])
+
 def _cell_txt(c):
     "The text thread cell `c` shows a person"
     # a prompt's text; in a cell a person made markdown or raw, its text without the `%%prompt` line Jupyter keeps there
     t = c.content or ''
     if (t==prompt_mark or t.startswith(prompt_mark+'\n')) and (c.msg_type!=sprompt or c.ipynb_form.get('legacy')): t = t[len(prompt_mark)+1:]
     # prompt cells a person merged (JupyterLab joins their sources by a blank line): the later cells' `%%prompt` lines
-    return t.replace(f'\n\n{prompt_mark}\n', '\n\n') if f'\n{prompt_mark}\n' in t and _merged(c) else t
+    if _join not in t or not _merged(c): return t
+    return _unmerged(t, d.get('written') if isinstance(d := c.meta.get('dialog'), dict) else None)
 
 def _merged(c):
     "Whether prompt cell `c` may be prompt cells a person merged (never a cell showing the reply its records hold)"
@@ -320,6 +351,7 @@ def _merged(c):
     rs = _cell_recs(c)
     return rs is None or isinstance(rs, list) and any(isinstance(r, dict) and r.get('role')!='user' for r in rs)
 
+# %% ../nbs/10_thread_sync.ipynb #c8feaa2c
 def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     "The prompt cell of `ms`"
     # a user message (if first) and its reply's messages;
@@ -342,11 +374,14 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     meta = copy.deepcopy(home.meta) if home is not None and at==0 else {}
     # the prompt mark of a thread cell a person made raw, code or markdown: the writer marks prompts itself
     meta.pop('solveit_ai', None)
-    # whose records: a cell pasted into another thread's file is told apart
-    meta['dialog'] = (meta.get('dialog') if isinstance(meta.get('dialog'), dict) else {}) | {'thread': recs, 'thread_id': tid}
+    # whose records: a cell pasted into another thread's file is told apart; what it wrote: a read tells a text holding
+    # `%%prompt` lines from cells a person merged once the outputs are gone (`_written`)
+    txt = _prompt_txt(u, refs) if u else ''
+    d = {k:v for k,v in meta['dialog'].items() if k!='written'} if isinstance(meta.get('dialog'), dict) else {}
+    meta['dialog'] = d | {'thread': recs, 'thread_id': tid} | ({'written': w} if (w := _written(txt)) else {})
     # a person's pasted files stay
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values())
-    return dlg.msg_cls(_prompt_txt(u, refs) if u else '', msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
+    return dlg.msg_cls(txt, msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
 
 # %% ../nbs/10_thread_sync.ipynb #651a482e
 def _shift(r, dt, ds):
@@ -365,6 +400,11 @@ def _groups(ms):
     return res
 
 # %% ../nbs/10_thread_sync.ipynb #0d058852
+def _seq_dups(ms):
+    "The sequence numbers two or more of messages `ms` (not system ones) hold, sorted"
+    seen = set()
+    return sorted({m.sequence for m in ms if m.role!='system' and type(m.sequence) is int and (m.sequence in seen or seen.add(m.sequence))})
+
 def _thread_rec(t:Thread):
     "The notebook record"
     # the thread's own fields, its system messages (the first one's text is `Dialog.system`),
@@ -380,7 +420,9 @@ def _thread_rec(t:Thread):
     # `ids`: its runs' messages keep the ids of a file written before ids came from the cell that tells them
     # and `by_run`: `{cell id: its first message's id}` of the cells there when the file was first read so
     old = {'ids': 'by run', 'by_run': t.__dict__.get('_by_run') or {}} if t.__dict__.get('_old_ids') else {}
-    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | old, (_shown(sys[0].content) if sys else None)
+    # `seq_dups`: the sequence numbers it gives twice (a reader tells them from two branches' turns merged)
+    sd = _seq_dups(t.messages)
+    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | ({'seq_dups': sd} if sd else {}) | old, (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
     "The run of thread `t` message `m` was made from (by `_add_run`: a copy of `t` shares them), else None"
@@ -491,6 +533,26 @@ def _chk_unchanged(t, dlg):
     raise ValueError(f"thread {short_repr(t.id)}: its dialog was changed in memory since the thread last made it ({what}); the thread writes its cells from its messages, "
                      "so that change would be lost. Make the change in the thread, or take the dialog in as it is now with `Thread.from_dialog(dlg)`")
 
+# %% ../nbs/10_thread_sync.ipynb #42731d3c
+def _src_digest(c): return _digest(f'{c.msg_type}\n{c.content}')
+
+def _runs_rec(t:Thread, live, own):
+    "What the notebook's record keeps of the cells without records of thread `t`'s `live` runs"
+    # `outputs`: `{cell id: text}` of their outputs, kept should they go; `srcs`: `{cell id: digest of its kind and
+    # text}`, so a read finds a cell whose id a tool renumbered (nbstripout gives cells ids '0', '1', ...)
+    cs = [(own(c), t._runs[r].outs) for r in live for c in t._runs[r].cells]
+    outs,srcs = {c.id:x for c,o in cs if (x := _out_txt(c, o))},{c.id:_src_digest(c) for c,_ in cs}
+    return ({'outputs': outs} if outs else {}) | ({'srcs': srcs} if srcs else {})
+
+def _orphans_go(dlg):
+    "Drop from `dlg`'s metadata the files it keeps for cells it has no more (a person deleted the cell)"
+    # Jupyter can't see the notebook's `attachments`, so deleting a cell leaves its files there: they go with it
+    home = dlg.meta.get('attachments')
+    if not isinstance(home, dict): return
+    ids = {c.id for c in dlg.messages}
+    for k in [k for k in home if k not in ids]: del home[k]
+    if not home: del dlg.meta['attachments']
+
 # %% ../nbs/10_thread_sync.ipynb #42731d3d
 @patch(as_prop=True)
 def dialog(self:Thread):
@@ -541,12 +603,11 @@ def dialog(self:Thread):
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = _thread_rec(self)
     if not isinstance(dlg.meta.get('dialog'), dict): dlg.meta['dialog'] = {}
-    # kept should they go
-    outs = {c.id:x for r in live for c in self._runs[r].cells if (x := _out_txt(own(c), self._runs[r].outs))}
-    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | ({'outputs': outs} if outs else {}) | ({} if ordered else {'numbering': 'appended'})
+    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | _runs_rec(self, live, own) | ({} if ordered else {'numbering': 'appended'})
     cells = _placed(out, [(i, own(c)) for i,c in self._inert])
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
+    _orphans_go(dlg)
     _builds[dlg] = Build(cells, made, [x for c in made for x in _made_state(c)], dlg.system)
     return dlg
 
@@ -755,6 +816,114 @@ def _kept_outs(rec, where):
     return kept
 
 
+# %% ../nbs/10_thread_sync.ipynb #3464f5b9
+def _att_of(n, b):
+    "Cell attachment `n` of mime bundle `b` (`{mime: base64}`, as a notebook keeps one), or None when `b` is no such"
+    if not (isinstance(b, dict) and len(b)==1): return None
+    (mime,v), = b.items()
+    if isinstance(v, list) and all(isinstance(x, str) for x in v): v = ''.join(v)
+    try: return CellAttachment.from_b64(v, mime, n) if isinstance(v, str) else None
+    except ValueError: return None
+
+def _rec_names(rs):
+    "The names of the cell attachments thread records `rs` hold files in"
+    return {n for r in rs if isinstance(r, dict) for a in (r.get('attachments') if isinstance(r.get('attachments'), list) else ())
+            if isinstance(a, dict) for n in (a.get('att'), a.get('file')) if isinstance(n, str)}
+
+def _unloose(dlg, cells, recs):
+    "Put back on thread cells `cells` (`recs`: their records) the files `dlg`'s metadata keeps for cells it lacks"
+    # the notebook's `attachments` (`{cell id: {name: bundle}}`) holds a code cell's files; `read_ipynb` carries along
+    # those of ids no code cell has: a thread cell a person made markdown or raw keeps them there under its id, one a
+    # person split (clones with new ids) or nbstripout renumbered, under the id it had, where its records name them
+    # (two cells may name one: a name is the bytes' digest). Taken, they go from there: a save writes them with their cell
+    home = dlg.meta.get('attachments')
+    if not isinstance(home, dict) or not home: return
+    names,taken = {},set()
+    for cid,d in home.items():
+        for n in (d if isinstance(d, dict) else ()): names.setdefault(n, cid)
+    for c,rs in zip(cells, recs):
+        if not isinstance(rs, list): continue
+        have = {a.id for a in c.attachments}
+        own = home.get(c.id) if isinstance(home.get(c.id), dict) else {}
+        for cid,n in [(c.id, n) for n in own] + [(names[n], n) for n in _rec_names(rs)-have if n in names]:
+            if n in have or (a := _att_of(n, home[cid].get(n))) is None: continue
+            c.attachments.append(a); have.add(n); taken.add((cid, n))
+    for cid,n in taken:
+        home[cid].pop(n, None)
+        if not home[cid]: del home[cid]
+    if not home: del dlg.meta['attachments']
+
+# %% ../nbs/10_thread_sync.ipynb #4cb9fc8a
+def _chk_stripped(dlg, where):
+    "A `ValueError` when `dlg`, a file without a thread record, holds prompts a tool stripped of their metadata"
+    # a code cell opening with Jupyter's `%%prompt` line, without Solveit's mark or records: `nbdev-clean` (which
+    # nbdev's git hooks run) keeps only the metadata keys it is told to, and the records went with the rest
+    for i,c in enumerate(dlg.messages):
+        if c.msg_type=='code' and (c.content==prompt_mark or c.content.startswith(prompt_mark+'\n')) and _cell_recs(c) is None:
+            raise ValueError(f"{where}, cell {i} (id {short_repr(c.id)}): a `%%prompt` cell without its metadata (Solveit's "
+                "`solveit_ai` mark, the thread's records): a tool such as `nbdev-clean` stripped the file's metadata, so its "
+                "thread can't be read back. Restore the file (e.g. from version control); for nbdev's hooks, keep the keys: "
+                'in `[tool.nbdev]`, `allowed_metadata_keys = ["dialog", "attachments"]` and '
+                '`allowed_cell_metadata_keys = ["dialog", "solveit_ai"]`')
+
+def _pasted_replies(t:Thread, cells, recs, parts, kept):
+    "`{cell id: reply}` of prompt cells read as a person's (another thread's records in them) whose reply is gone"
+    # the records hold the reply whole (texts, calls, results): its text, as the cell showed it, is what such a cell
+    # gives (numbered where it stands, ids from its cell id), as a reply kept should its outputs go (`kept`) is
+    res = {}
+    for i,(c,rs) in enumerate(zip(cells, recs)):
+        if rs is not None or i in parts or c.msg_type!=sprompt or c.ai_res or c.id in kept or not isinstance(o := _cell_recs(c), list): continue
+        try: ms = [_from_record(r, None, '', t.msg_cls) for r in o if isinstance(r, dict) and r.get('role') in ('assistant', 'tool')]
+        except ValueError: continue # another thread's records, broken: nothing to give
+        if x := _reply(ms): res[c.id] = x
+    return res
+
+def _clashing(t:Thread, new, rec, where):
+    "Groups for `_renew` of the cells whose records give sequence numbers an earlier cell's messages hold"
+    # two copies of a file, each continued (git branches), merged with both new cells kept: the later cell's messages
+    # are numbered past every other, as a pasted copy's are (their ids kept). Not a clash: a message the thread holds
+    # twice (one id in two cells), or a number the thread itself gave twice (`seq_dups`, in the notebook's record).
+    # `new`: the groups `_renew` numbers already
+    if not isinstance(ok := rec.get('seq_dups', []), list) or not all(type(s) is int for s in ok):
+        raise ValueError(f"{where}: the thread's seq_dups must be a list of ints, not {short_repr(ok)}")
+    skip,held,cells,res = {id(m) for g in new for m,_ in g},{},{},[]
+    for m in t.messages:
+        if (h := _home(m)) is not None and id(m) not in skip and m.role!='system': cells.setdefault(id(h.cell), []).append(m)
+    for ms in cells.values():
+        if any(type(m.sequence) is int and m.sequence not in ok and held.get(m.sequence, m.id)!=m.id for m in ms):
+            t0 = min((m.turn for m in ms if type(m.turn) is int), default=0)
+            res.append([(m, m.turn-t0 if type(m.turn) is int else 0) for m in ms])
+        else: held.update((m.sequence, m.id) for m in ms if type(m.sequence) is int)
+    return res
+
+# %% ../nbs/10_thread_sync.ipynb #a9e60aa8
+def _renumbered(cells, recs, parts, rec, where):
+    "`{cell id: the id it had}` of the cells without records whose ids a tool renumbered since the thread's last save"
+    # a cell whose id the record's `srcs` doesn't hold, of the kind and text of one whose id no cell has now
+    if not (srcs := rec.get('srcs')): return {}
+    if not isinstance(srcs, dict) or not all(isinstance(v, str) for v in srcs.values()):
+        raise ValueError(f"{where}: the thread's srcs must be a dict of digests by cell id, not {short_repr(srcs)}")
+    now,gone,res = {c.id for c in cells},{},{}
+    for k,v in srcs.items():
+        if k not in now: gone.setdefault(v, []).append(k)
+    for i,(c,rs) in enumerate(zip(cells, recs)):
+        if gone and rs is None and i not in parts and c.id not in srcs and (olds := gone.get(_src_digest(c))): res[c.id] = olds.pop(0)
+    return res
+
+def _run_outs(t:Thread, cells, recs, parts, rec, where):
+    "The texts (`{cell id: text}`) the cells without records give should their outputs be gone"
+    # those the notebook's record keeps (under the ids the cells had: ids a tool renumbered are mapped back, and the
+    # messages of those cells keep the ids they had, as `by_run` gives them), and the replies in the records of a
+    # cell pasted from another thread's file
+    kept,ren = _kept_outs(rec, where),_renumbered(cells, recs, parts, rec, where)
+    if ren:
+        kept = kept | {n:kept[o] for n,o in ren.items() if o in kept}
+        d = t.__dict__
+        if not d['_old_ids']: d['_old_ids'],d['_by_run'],d['_by_run_kept'] = True,{},True
+        by = d['_by_run']
+        if d['_by_run_kept']: by.update({n:by.pop(o, f'{o}-0') for n,o in ren.items()})
+    return kept | _pasted_replies(t, cells, recs, parts, kept)
+
 # %% ../nbs/10_thread_sync.ipynb #ccece8c3
 @patch(cls_method=True)
 def from_dialog(cls:Thread,
@@ -765,6 +934,7 @@ def from_dialog(cls:Thread,
     where = f'dialog {short_repr(dlg.name)}'
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {short_repr(rec)}")
+    if not rec: _chk_stripped(dlg, where)
     created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
     try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
                  attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET),
@@ -781,11 +951,12 @@ def from_dialog(cls:Thread,
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
     recs,joined,parts = _file_recs(cells, rec.get('id'))
+    _unloose(dlg, cells, recs)
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
         raise ValueError(f"{where}: the thread's dups must be a list of ids, not {short_repr(dups)}")
-    dups,kept = set(dups),_kept_outs(rec, where)
+    dups,kept = set(dups),_run_outs(t, cells, recs, parts, rec, where)
     copies = _copies(cells, recs, dups)
     # what the runs of cells without records so far add to the numbers of the records after them;
     # the messages to number last
@@ -803,7 +974,7 @@ def from_dialog(cls:Thread,
         pasted = i in copies and ('bare' if not c.output and cells[copies[i]].output else True)
         new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, pasted, shift, joined.get(i)))
     if run: _add_run(t, dlg, run, start, kept)
-    _renew(t, [ms for ms in new if ms])
+    _renew(t, [ms for ms in new if ms] + _clashing(t, new, rec, where))
     if changed := rec.get('changed'): _apply_changes(t, changed, where); _unclash(t, changed)
     _put_late(t, late) # last: `at` is a place in the final list
     t.updated_at = t.created_at if updated is UNSET else updated
@@ -939,13 +1110,25 @@ def _foreign(c, tid):
     d = c.meta.get('dialog')
     return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
 
+def _own_id(cells, tid):
+    "The thread id the records of `cells` name when they are the file's own (`tid`: the file's thread id, or None)"
+    # `tid` when a cell names it; in a file with a thread record none of whose cells names it, the id most of them name
+    # (the first one's on a tie): a person gave the file a new id (a fork), and may have pasted in cells of other
+    # threads since (None: cells written before cells named their thread). In a file without one (a notebook made
+    # elsewhere), None: a cell naming a thread was pasted from that thread's file
+    ns = [d.get('thread_id') for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
+    if tid is None or not ns or tid in ns: return tid
+    top = max(collections.Counter(ns).items(), key=lambda o: o[1])[0]
+    return tid if top is None else top
+
 def _file_recs(cells, tid):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
     # records: None for a cell without (or whose records another thread wrote: `tid`, this thread's id, None when the
     # file names none); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give nothing
     # a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells named it
-    named = tid is not None and any(_names(c, tid) for c in cells)
-    recs = [None if tid is not None and (_foreign(c, tid) or named and _names(c, None)) else _cell_recs(c) for c in cells]
+    own = _own_id(cells, tid)
+    named = own is not None and any(_names(c, own) for c in cells)
+    recs = [None if _foreign(c, own) or named and _names(c, None) else _cell_recs(c) for c in cells]
     joined,parts = {},set()
     for j,ks in _splits(cells, recs).items():
         # a piece that is the `%%prompt` line alone (the cursor was at the text's start) adds no line
@@ -1043,22 +1226,24 @@ def _unclash(t:Thread, changed):
 # %% ../nbs/10_thread_sync.ipynb #94e49346
 @patch(cls_method=True)
 def read(cls:Thread,
-         fname): # The dialog file; `.ipynb` is appended when missing
+         fname, # The dialog file; `.ipynb` is appended when missing
+         root=None): # Read it only from inside this folder, following no symlink below it
     "The thread stored in dialog file `fname` (read as a `cls.dlg_cls`)"
-    return cls.from_dialog(read_ipynb(fname, cls.dlg_cls))
+    return cls.from_dialog(read_ipynb(fname, cls.dlg_cls, root=root))
 
 # %% ../nbs/10_thread_sync.ipynb #c02c3b6e
 @patch
 def save(self:Thread,
          fname=None, # Where to save; defaults to the file the thread was read from or last saved to
-         force:bool=False): # Overwrite even if the file changed on disk since this thread read or saved it
+         force:bool=False, # Overwrite even if the file changed on disk since this thread read or saved it
+         root=None): # Write only inside this folder, following no symlink below it
     "Save this thread as a dialog file, atomically and conflict-safely; returns the path"
     dlg = self.dialog
     p = dlg.path if fname is None else ipynb_path(fname)  # the file `dlg.save` names
     if p is not None and p.suffix!='.ipynb': p = p.with_name(p.name+'.ipynb')
     if not force and self._disk is not None and p is not None and dlg.path is not None and os.path.realpath(p)==os.path.realpath(dlg.path) and _disk_state(p)!=self._disk:
         raise DialogConflictError(f'{p} changed on disk since thread {short_repr(self.id)} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)')
-    res = dlg.save(fname, force=force)
+    res = dlg.save(fname, force=force, root=root)
     self._disk = _disk_state(res)
     return res
 
@@ -1130,7 +1315,8 @@ _rows_text = ( # the rows about a thread's cells and their texts
 _rows_later = (
     PersonEdit('deletes_a_thread_cell',
                'deletes a thread cell',
-               'its messages are gone from the thread'),
+               "its messages are gone from the thread, and a user's images from the file at the next save (the "
+               "notebook's metadata kept a prompt's files, out of Jupyter's sight)"),
     PersonEdit('deletes_a_cell_it_added',
                'deletes a cell it added',
                'gone; it gave the thread nothing, or its messages go with it'),
@@ -1140,35 +1326,39 @@ _rows_later = (
     PersonEdit('saves_the_file_while_a_program_holds_a_thread',
                'saves the file while a program holds a thread of it',
                "that thread's next save is a `DialogConflictError` (read it again to take the edits in)"),
+    PersonEdit('gives_the_file_a_new_thread_id',
+               "gives the notebook's thread a new id (its metadata's `dialog.thread.id`: a fork of a copied file)",
+               "the thread of that id, the cells' records read as its own (each still names the old id, and no "
+               'cell the new one; with cells pasted in from other threads since, the id most cells name); '
+               'the next save names the new id in each cell'),
+    PersonEdit('merges_two_copies_of_the_file',
+               'merges two copies of the file that were each continued (git branches), keeping both new cells',
+               "both turns, in the notebook's order: the later cell's messages, whose records give sequence numbers "
+               "the earlier one's hold, are numbered past every other (their ids kept), as a pasted copy's are "
+               "(numbers the thread itself gave twice are listed in the notebook's `dialog.thread` under `seq_dups`, "
+               'and kept)'),
+    PersonEdit('runs_nbdev_clean',
+               "runs `nbdev-clean` on the file (nbdev's git hooks do, before each commit)",
+               'with its defaults, it keeps only the metadata keys nbdev knows, and the records go with the rest: '
+               'the read is a `ValueError` naming the first prompt cell and the keys to allow; with '
+               '`allowed_metadata_keys = ["dialog", "attachments"]` and `allowed_cell_metadata_keys = '
+               '["dialog", "solveit_ai"]` in `[tool.nbdev]`, the file reads back whole'),
 )
 
-# %% ../nbs/10_thread_sync.ipynb #9e75e002
-person_edits = _rows_text + (
-    PersonEdit('pastes_a_cell_from_another_threads_file',
-               "pastes a cell copied from another thread's file (its metadata, that thread's records included, "
-               'comes along)',
-               'read as a prompt a person adds (see above): '
-               'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
-               "the other thread's records are not taken (each cell a thread writes names it: "
-               '`dialog.thread_id`), and no id is shared with the other thread'),
-    PersonEdit('splits_a_thread_cell',
-               "splits a thread cell (JupyterLab's Split Cell: "
-               'clones of the cell, each with its metadata and a new id, the outputs in the last; '
-               "Jupyter's `%%prompt` line stays in the first piece)",
-               "read as the one cell it was: the user message's text is the parts' texts, one per line (the `%%prompt` "
-               'line alone adds none), the reply read once; the next save writes them back as one cell. Pieces after '
-               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost)'),
-    PersonEdit('merges_thread_cells',
-               "merges thread prompt cells (JupyterLab's Merge Selected Cells: the first cell's metadata, the "
-               'sources joined by a blank line, the outputs cleared)',
-               "read as the first cell: its user message's text is the merged text without the later cells' "
-               '`%%prompt` lines, its reply from its records; the later cells\' messages go with their metadata'),
+# %% ../nbs/10_thread_sync.ipynb #9e75e003
+_rows_outputs = ( # the rows about a thread cell's outputs and kind
     PersonEdit('clears_outputs',
                'clears outputs ("Clear All Outputs", `jupyter nbconvert --clear-output`, an nbstripout filter), '
                'or runs all cells in plain Jupyter '
                "(each prompt's error or `UsageError` takes its reply's place), or empties a reply",
                "nothing is lost: the reply's messages come back whole from the cell's records (texts, "
-               'tool calls, tool results), and the next save shows the reply again. A cell without records '
+               'tool calls, tool results), and the next save shows the reply again (nbstripout also renumbers cell '
+               "ids: a user's images, kept under the id the thread wrote, come back by the names the records give, and "
+               "a cell without records, by its kind and text (the notebook's `dialog.thread` keeps their digests under "
+               '`srcs`), the id it had, its kept reply and the ids of its messages); '
+               'a prompt\'s text holding '
+               '`%%prompt` lines after a blank line reads as it was (no merge to undo: see the row above). '
+               'A cell without records '
                '(from a notebook made elsewhere) gives back its reply, or a code cell its outputs, '
                "as the thread last read them (each save keeps them in the notebook's `dialog.thread` under "
                "`outputs`), until it has new ones. A record that can't give its message back "
@@ -1182,7 +1372,38 @@ person_edits = _rows_text + (
                '(its `solveit_ai` mark stays in the metadata)',
                "its text is the user message's text (without the `%%prompt` line Jupyter keeps in it); "
                'a raw or markdown cell holds no reply, so the records give the reply back, '
-               'as when outputs are cleared; the next save writes the cell back as a prompt'),
+               "as when outputs are cleared, and a user's images come back from the notebook's metadata, "
+               'where they stay under its id; the next save writes the cell back as a prompt'),
+)
+
+# %% ../nbs/10_thread_sync.ipynb #9e75e002
+person_edits = _rows_text + (
+    PersonEdit('pastes_a_cell_from_another_threads_file',
+               "pastes a cell copied from another thread's file (its metadata, that thread's records included, "
+               'comes along)',
+               'read as a prompt a person adds (see above): '
+               'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
+               "the other thread's records are not taken (each cell a thread writes names it: "
+               '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too), '
+               "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
+               'records hold is its reply'),
+    PersonEdit('splits_a_thread_cell',
+               "splits a thread cell (JupyterLab's Split Cell: "
+               'clones of the cell, each with its metadata and a new id, the outputs in the last; '
+               "Jupyter's `%%prompt` line stays in the first piece)",
+               "read as the one cell it was: the user message's text is the parts' texts, one per line (the `%%prompt` "
+               "line alone adds none), the reply read once, a user's images kept (the notebook's metadata keeps "
+               'them under the id the cell had: its records name them); the next save writes them back as one cell. '
+               'Pieces after '
+               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost)'),
+    PersonEdit('merges_thread_cells',
+               "merges thread prompt cells (JupyterLab's Merge Selected Cells: the first cell's metadata, the "
+               'sources joined by a blank line, the outputs cleared)',
+               "read as the first cell: its user message's text is the merged text without the `%%prompt` lines "
+               "that joined the later cells (the first cell's own text kept as it was, `%%prompt` lines and all; "
+               "the later cells' texts lose theirs after a blank line), its reply from its records; "
+               "the later cells' messages go with their metadata"),
+) + _rows_outputs + (
     PersonEdit('tags_pins_skips_or_adds_keys_to_a_thread_cell',
                'tags, pins, skips, collapses a thread cell, or adds keys to its metadata',
                'kept on the cell by every save (the thread rewrites only its own `dialog` key)'),

@@ -22,7 +22,7 @@ from .thread_sync import free_json, free_value
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from urllib.parse import quote
-import hashlib, json, math, os, stat, threading, time
+import errno, hashlib, json, math, os, stat, threading, time
 try: import fcntl
 except ImportError: fcntl = None # no `flock` (Windows): one writing process at a time
 # so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
@@ -111,12 +111,25 @@ async def create(cls:DialogThreadStore,
 @contextmanager
 def _lock(self:DialogThreadStore):
     "Hold the store's exclusive lock (across processes, and threads of one process: each takes its own descriptor)"
-    fd = os.open(self.path/self.lock_name, os.O_RDWR|os.O_CREAT, 0o666)
+    fd = _own_fd(self.path/self.lock_name, os.O_RDWR|os.O_CREAT)
     try:
         if fcntl is not None: fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally: os.close(fd) # closing it lets the lock go
 
+_nofollow,_nonblock = getattr(os, 'O_NOFOLLOW', 0),getattr(os, 'O_NONBLOCK', 0)
+
+def _own_fd(p, flags):
+    "A descriptor of the store's own file `p` (its index or lock), opened without following a symlink"
+    # a symlink there (planted, or checked out by git) is no file of the store's: it goes, and the store's file takes
+    # its place, so no line or lock of the store's is written outside its folder
+    try: return os.open(p, flags|_nofollow|_nonblock, 0o666)
+    except OSError as e:
+        if e.errno!=errno.ELOOP: raise
+    os.unlink(p)
+    return os.open(p, flags|_nofollow|_nonblock, 0o666)
+
+# %% ../nbs/11_threadstore.ipynb #b3b14654
 _shape = dict(id=str, c=int, u=int, a=dict, p=dict, m=list, ma=list).items() # a thread's entry: what `_summary` makes
 
 def _entries(lines):
@@ -138,6 +151,10 @@ def _plain_name(f):
 # an entry's free-form values: `free_json` writes them (bytes too), `free_value` reads them back
 _free = ('a', 'p', 'ma')
 
+def _ma(x):
+    "Is `x` an item of an entry's `ma`, as `_summary` makes one: `[message id, attributes, platforms]`?"
+    return isinstance(x, list) and len(x)==3 and isinstance(x[0], str) and all(isinstance(v, dict) for v in x[1:])
+
 def _entry(e):
     "Index entry `e` (a line's JSON value), or None when it isn't one"
     # an entry naming anything but a file directly in the folder is one a store never wrote: ignored
@@ -149,6 +166,8 @@ def _entry(e):
         for k in _free:
             if e.get(k): e[k] = free_value(e[k])
     except ValueError: return None
+    # its lists' items as `_summary` makes them: message ids, and `[id, attributes, platforms]`
+    if 'err' not in e and not (all(isinstance(i, str) for i in e['m']) and all(_ma(x) for x in e['ma'])): return None
     e['sig'] = tuple(e['sig'])
     return e
 
@@ -164,10 +183,15 @@ def _take(self:DialogThreadStore, e):
 @patch
 def _tail(self:DialogThreadStore):
     "Take in the lines added to the index file since this store last looked (all again when it was rewritten)"
-    try: f = open(self.path/self.index_name, 'rb')
-    except FileNotFoundError: self._jid,self._jpos,self._jlines = None,0,0; return
+    # a symlink (or a FIFO, a folder) in the index's place is no index: never followed, replaced at the next write;
+    # one this process may not read (another user's, kept private) is skipped: the answers come from the files
+    try: f = open(os.open(self.path/self.index_name, os.O_RDONLY|_nofollow|_nonblock), 'rb')
+    except OSError as e:
+        if e.errno not in (errno.ENOENT, errno.ELOOP, errno.EISDIR, errno.EACCES, errno.EPERM): raise
+        self._jid,self._jpos,self._jlines = None,0,0; return
     with f:
         st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode): self._jid,self._jpos,self._jlines = None,0,0; return
         if (st.st_dev, st.st_ino)!=self._jid or st.st_size<self._jpos:
             self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),0,0
         if st.st_size==self._jpos: return
@@ -201,11 +225,12 @@ def _log(self:DialogThreadStore, es):
     if self._jlines+len(es) > 2*len(self._e)+64:
         for e in es: self._take(e)
         data = b''.join(_line(e) for e in self._e.values())
-        atomic_write(p, data)
+        if os.path.islink(p): os.unlink(p) # a symlink is no index of the store's: replaced, never written through
+        atomic_write(p, data, root=self.path)
         st = os.stat(p)
         self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),len(data),len(self._e)
         return
-    fd = os.open(p, os.O_RDWR|os.O_APPEND|os.O_CREAT, 0o666)
+    fd = _own_fd(p, os.O_RDWR|os.O_APPEND|os.O_CREAT)
     try:
         st = os.fstat(fd)
         torn = st.st_size>0 and os.pread(fd, 1, st.st_size-1)!=b'\n'
@@ -216,12 +241,32 @@ def _log(self:DialogThreadStore, es):
     if (st.st_dev, st.st_ino)==self._jid or self._jid is None: # our own lines needn't be read back
         self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),end,self._jlines+len(es)
 
+@patch
+def _note(self:DialogThreadStore, es, locked=False):
+    "`_log` entries `es` (under the lock: taken here unless `locked`), unless this process may not write the index"
+    # a folder (or an index) this process may only read, another user's or a read-only mount: the index, a cache,
+    # stays as it is, and the answers come from the files
+    try:
+        if locked: return self._log(es)
+        with self._lock(): self._log(es)
+    except OSError as x:
+        if x.errno not in (errno.EACCES, errno.EPERM, errno.EROFS): raise
+
 # %% ../nbs/11_threadstore.ipynb #9bc75302
+# `file_sig`'s, from a `stat` already made
+def _sig(st): return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+def _lsig(p):
+    "`file_sig` of `p` itself (a symlink's own, never its target's), or None when it is gone"
+    try: return _sig(os.lstat(p))
+    except FileNotFoundError: return None
+
 def _file_bytes(p):
-    "The bytes of file `p`, or None when it is no regular file (a FIFO, a device, a folder)"
-    # such a file is never opened (and a file is opened without waiting): a named pipe never blocks the store
-    if not stat.S_ISREG(os.stat(p).st_mode): return None
-    fd = os.open(p, os.O_RDONLY|getattr(os, 'O_NONBLOCK', 0))
+    "The bytes of file `p`, or None when it is no regular file (a FIFO, a device, a folder, a symlink)"
+    # such a file is never opened (and a file is opened without waiting): a named pipe never blocks the store, and a
+    # symlink never makes it read a file outside its folder
+    if not stat.S_ISREG(os.lstat(p).st_mode): return None
+    fd = os.open(p, os.O_RDONLY|_nonblock|_nofollow)
     with open(fd, 'rb') as f: return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 @patch
@@ -229,16 +274,16 @@ def _read(self:DialogThreadStore, name):
     "`(thread, entry)` for file `name`, or `(None, entry)` with the error when it holds no thread; None when it is gone"
     p = self.path/name
     for i in range(3):
-        at,sig = time.time_ns(),file_sig(p)
+        at,sig = time.time_ns(),_lsig(p)
         if sig is None: return None
         try:
             if (data := _file_bytes(p)) is None:
-                data,t,err = b'',None,'not a regular file (a folder, a named pipe or a device): never opened'
-            else: t,err = self._cls.read(p),None
+                data,t,err = b'',None,'not a regular file (a folder, a named pipe, a device or a symlink): never opened'
+            else: t,err = self._cls.read(p, root=self.path),None
         except FileNotFoundError: return None
         # a file a person broke stays out of the answers, and is named in `errors`
         except Exception as x: data,t,err = b'',None,f'{type(x).__name__}: {x}'
-        if file_sig(p)==sig: break
+        if _lsig(p)==sig: break
     e = dict(f=name, sig=sig, h=_hash(data), ok=sig_settled(sig, at))
     if t is None: e['err'] = err
     else: e.update(_summary(t))
@@ -259,9 +304,6 @@ def _valid(self:DialogThreadStore, e, sig, at):
     return True
 
 # %% ../nbs/11_threadstore.ipynb #250cd089
-# `file_sig`'s, from a `stat` already made
-def _sig(st): return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
 @patch
 def _sync(self:DialogThreadStore):
     "Bring the index up to date with the folder"
@@ -272,7 +314,7 @@ def _sync(self:DialogThreadStore):
     try:
         for n in os.listdir(fd):
             if n[0]=='.' or not n.endswith('.ipynb'): continue
-            try: sig = _sig(os.stat(n, dir_fd=fd))
+            try: sig = _sig(os.stat(n, dir_fd=fd, follow_symlinks=False))
             except FileNotFoundError: continue
             e = old.get(n)
             # the common case, inline: a settled entry whose file is as it was
@@ -289,8 +331,7 @@ def _sync(self:DialogThreadStore):
     new.sort(key=lambda e: (e.get('c', 0), e['f']))
     self._e = keep
     if changed: self._stale()
-    if new or now_ok:
-        with self._lock(): self._log(new+now_ok)
+    if new or now_ok: self._note(new+now_ok)
     self._dsig,self._synced = (dsig, at),time.monotonic()
 
 @patch
@@ -351,17 +392,36 @@ def _storable(t):
     # a dump names its files by id only: the copy, of the same id, finds them in `t`'s store
     return Thread.model_validate(d)
 
+def _regular(p):
+    "Is `p` a regular file itself (not a symlink to one)?"
+    try: return stat.S_ISREG(os.lstat(p).st_mode)
+    except FileNotFoundError: return False
+
+@patch
+def _current(self:DialogThreadStore, n):
+    "The entry of file `n` as the file is now (read again, and taken in, when it changed since); None when it is gone"
+    # what a save or delete checks under the lock: a person (or a program without the store) may have put another
+    # thread in the file since the index last looked
+    e,at,sig = self._e.get(n),time.time_ns(),_lsig(self.path/n)
+    if e is not None and sig is not None and self._valid(e, sig, at): return e
+    if e is None and sig is None: return None # no file, as the index says: nothing to take in
+    r = self._read(n)
+    if r is None: self._e.pop(n, None)
+    else: self._e[n] = r[1]
+    self._stale()
+    return None if r is None else r[1]
+
 @patch
 def _name_for(self:DialogThreadStore, tid):
     "The file to save thread `tid` in: the one holding it now, else the one named for it, unless another thread has it"
-    if (e := self._idmap().get(tid)) is not None and file_sig(self.path/e['f']) is not None: return e['f']
+    e = self._idmap().get(tid)
+    if e is not None and (e := self._current(e['f'])) is not None and e.get('id')==tid: return e['f']
     n = base = thread_fname(tid)
     for i in range(1, 1000):
-        e = self._e.get(n)
-        if e is None and (r := self._read(n)) is not None: e = self._e[n] = r[1]; self._stale()
+        e = self._current(n)
         if e is None and not os.path.lexists(self.path/n): return n
-        # a file broken by hand, named for the thread, is its file (a folder or a pipe isn't)
-        if e is not None and (e.get('id')==tid or 'err' in e and os.path.isfile(self.path/n)): return n
+        # a file broken by hand, named for the thread, is its file (a folder, a pipe or a symlink isn't)
+        if e is not None and (e.get('id')==tid or 'err' in e and _regular(self.path/n)): return n
         n = f'{base[:-6]}~{i}.ipynb'
     raise ValueError(f'no free file name for thread {tid!r} in {self.path}')
 
@@ -398,10 +458,10 @@ async def save(self:DialogThreadStore,
             self._tail()
             name,was = self._name_for(t.id),file_sig(self.path)
             self._keep_files(t, name)
-            t.save(self.path/name, force=True)
+            t.save(self.path/name, force=True, root=self.path)
             if (r := self._read(name)) is not None and 'id' in r[1]:
                 self._saved(r[1])
-                self._log([r[1]])
+                self._note([r[1]], locked=True)
             # the folder changed by our own write only
             if self._dsig is not None and was==self._dsig[0]: self._dsig = (file_sig(self.path), self._dsig[1])
     return thread
@@ -448,13 +508,14 @@ async def delete(self:DialogThreadStore,
         with self._lock():
             self._tail()
             for n,e in list(self._e.items()):
-                if e.get('id')!=thread_id: continue
+                # a file that holds another thread now (a copy a person gave its own id) stays
+                if e.get('id')!=thread_id or (e := self._current(n)) is None or e.get('id')!=thread_id: continue
                 try: os.unlink(self.path/n)
                 except FileNotFoundError: pass
                 else: gone.append(dict(f=n, sig=e['sig'], **{'del': True}))
                 del self._e[n]
             self._stale()
-            if gone: self._log(gone)
+            if gone: self._note(gone, locked=True)
         return bool(gone)
 
 # %% ../nbs/11_threadstore.ipynb #539bb1bc
@@ -465,8 +526,9 @@ def _threads(self:DialogThreadStore, es):
     "The threads of entries `es`, read from their files; None when one is gone, or holds another thread now"
     res = []
     for e in es:
-        try: t = self._cls.read(self.path/e['f'])
-        except FileNotFoundError: return None
+        # a symlink swapped in since (never read through) is as good as gone
+        try: t = self._cls.read(self.path/e['f'], root=self.path)
+        except (FileNotFoundError, PermissionError): return None
         if t.id!=e['id']: return None
         res.append(t)
     return res
@@ -520,25 +582,25 @@ async def find_by_platform(self:DialogThreadStore,
     with self._mu: return self._answer(lambda: [e for e in self._ordered() if has(e['p'].get(platform_name))])
 
 # %% ../nbs/11_threadstore.ipynb #24f38b42
-def _walk(m, parts):
-    "The value at the dotted path `parts` of message `m` (None where a key is missing); a `KeyError` for no field"
-    if not hasattr(m, parts[0]) or parts[0].startswith('_'): raise KeyError(parts[0])
-    v = getattr(m, parts[0])
-    for p in parts[1:]:
-        v = v.get(p) if isinstance(v, dict) else getattr(v, p, None) if not p.startswith('_') else None
-        if v is None: return None
-    return v
+def _walk(d, parts):
+    "The value at path `parts` (its keys) of dict `d`: None where a key is missing"
+    for p in parts:
+        if (d := d.get(p) if isinstance(d, dict) else None) is None: return None
+    return d
 
 def _has(m, parts, value):
-    try: return _walk(m, parts)==value
-    except KeyError: return False
+    "Does message `m` (or a dict of its fields) hold `value` at path `parts`?"
+    # walked in the message's `to_dict()`, as narrator's memory store walks it: the fields it leaves out (empty
+    # `name`, `tool_calls`, `attributes`, ...) count as None, and so does a key or field there is none of
+    return _walk(m if isinstance(m, dict) else m.to_dict(), parts)==value
 
 @patch
 async def find_messages_by_attribute(self:DialogThreadStore,
                                      path:str, # A dotted path in a message's fields, e.g. `platforms.slack.ts`
                                      value): # The value it must have
     "Messages whose field at `path` has `value`, thread by thread in the order the threads were first saved"
-    parts = path.split('.')
+    parts = [p for p in path.split('.') if p] # an empty part (`metrics..model`) is skipped, as narrator's memory store does
+    if not parts: return [] # no path: no message (narrator's memory store answers the same)
     def pick():
         if not (parts[0] in ('attributes', 'platforms') and len(parts)>1 and value is not None): return self._ordered()
         def holds(e): return any(_has(AttrDict(attributes=a, platforms=p), parts, value) for _,a,p in e['ma'])

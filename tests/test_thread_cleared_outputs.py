@@ -55,6 +55,54 @@ def test_nbstripout(tmp_path):
     assert not any(replies(p))
     check_nothing_lost(t, p, want)
 
+def _nbstripout(p):
+    env = os.environ | {'PYTHONPATH': os.pathsep.join(filter(None, [os.environ.get('NBSTRIPOUT_PATH'), os.environ.get('PYTHONPATH')]))}
+    if subprocess.run([sys.executable, '-c', 'import nbstripout'], env=env, capture_output=True).returncode: pytest.skip('nbstripout is not installed')
+    r = subprocess.run([sys.executable, '-m', 'nbstripout', str(p)], env=env, capture_output=True, text=True)
+    assert r.returncode==0, r.stderr
+
+def test_nbstripout_keeps_a_users_image(tmp_path):
+    "nbstripout renumbers cell ids ('0', '1', ...); a user's image, kept in the notebook's metadata under the id the thread wrote, comes back by the name its record gives, and the next save keeps it"
+    from dialog.core import tiny_png
+    from dialog.thread import Attachment
+    t = Thread(id='t'); t.add_message(Message(role='user', content='What is this?', attachments=[Attachment(filename='pic.png', content=tiny_png, mime_type='image/png')]))
+    t.add_message(Message(role='assistant', content='A pixel.')); p = t.save(tmp_path/'t.ipynb')
+    _nbstripout(p)
+    assert [c['id'] for c in json.loads(p.read_text())['cells']]==['0'] # the precondition: ids renumbered
+    back = Thread.read(p)
+    assert [(m.content, [a.content for a in m.attachments]) for m in back.messages]==[('What is this?', [tiny_png]), ('A pixel.', [])]
+    back.save(); u = Thread.read(p).messages[0]
+    assert (u.content, [a.content for a in u.attachments])==('What is this?', [tiny_png])
+    assert list(json.loads(p.read_text())['metadata']['attachments'])==['0'] # under the cell's id now, once
+
+def test_nbstripout_keeps_what_a_thread_kept_of_cells_without_records(tmp_path):
+    "A notebook made elsewhere, read as a thread; a program reacts to the reply and adds a message; nbstripout then clears the outputs and renumbers the cell ids: the reply (kept under the id the cell had), its reaction and every message id come back"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'notes.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Where is order 12345?', msg_type='prompt', output=prompt_output('It shipped yesterday.'))
+    dl.mk_message('And 777?', msg_type='prompt', output=prompt_output('Lost.')); dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.add_message(Message(role='user', content='Thanks')); t.save()
+    want = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    _nbstripout(q)
+    assert [c['id'] for c in json.loads(q.read_text())['cells']][:2]==['0', '1'] # the precondition: ids renumbered
+    back = Thread.read(q)
+    assert [(m.id, m.role, m.content, m.reactions) for m in back.messages]==want
+    back.save(); assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want
+
+def test_a_file_rewritten_without_cell_ids_keeps_what_a_thread_kept(tmp_path):
+    "The same, the file written back as nbformat 4.4 (no cell ids: a reader gives new ones) with its outputs cleared: replies, reactions and message ids come back"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'notes.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Where is order 12345?', msg_type='prompt', output=prompt_output('It shipped yesterday.'))
+    dl.mk_message('And 777?', msg_type='prompt', output=prompt_output('Lost.')); dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.add_message(Message(role='user', content='Thanks')); t.save()
+    want = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    def v44(nb):
+        nb['nbformat_minor'] = 4; clear_all(nb)
+        for c in nb['cells']: c.pop('id', None)
+    edit_nb(q, v44)
+    assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want
+
 @pytest.mark.slow
 def test_failed_run_all(tmp_path):
     "Run All in plain Jupyter: each `%%prompt` cell fails and its error takes the reply's place"

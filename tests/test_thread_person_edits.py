@@ -14,7 +14,7 @@ from thread_cases import T0
 from thread_cases import _ts
 import copy
 from dialog.chat import dlg2chat
-from hypothesis import given
+from hypothesis import given, example
 import nbformat
 from dialog.core import prompt_output
 from hypothesis import settings
@@ -208,6 +208,52 @@ def row_saves_the_file_while_a_program_holds_a_thread(tmp_path):
     held.add_message(Message(role='user', content='from the program'))
     with pytest.raises(DialogConflictError): held.save()
     assert Thread.read(p).get_message_by_id('u1').content=='Edited in Jupyter'
+
+def row_gives_the_file_a_new_thread_id(tmp_path):
+    "A fork: the copy's `dialog.thread.id` edited in Jupyter's metadata editor, then its outputs stripped. Every cell's records named the old id and were dropped as pasted from another thread: the replies were gone"
+    t,p = saved(tmp_path)
+    edit(p, lambda nb: nb['metadata']['dialog']['thread'].__setitem__('id', 'forked'))
+    edit(p, lambda nb: [c.__setitem__('outputs', []) for c in nb['cells'] if c['cell_type']=='code'])
+    back = Thread.read(p)
+    assert back.id=='forked' and [m.model_dump(mode='json') for m in back.messages]==[m.model_dump(mode='json') for m in t.messages]
+    back.save()
+    assert {c['metadata']['dialog']['thread_id'] for c in nb_of(p)['cells'] if 'dialog' in c['metadata']}=={'forked'}
+    assert same(Thread.read(p), back)
+
+def test_a_cell_pasted_into_a_notebook_made_elsewhere_shares_no_id(tmp_path):
+    "A thread's prompt cell pasted into a notebook without a thread record: read as a prompt a person adds, with ids from its cell id, not the other thread's"
+    from dialog.core import Dialog
+    t,pa = saved(tmp_path)
+    q = tmp_path/'notes.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Plain question', msg_type='prompt', output=prompt_output('Plain answer')); dl.save(q)
+    c = nb_of(pa)['cells'][0]
+    edit(q, lambda nb: nb['cells'].append(c))
+    back = Thread.read(q)
+    assert not {m.id for m in back.messages} & {m.id for m in t.messages}
+    assert [m.id for m in back.messages if m.role=='user']==[f'{nb_of(q)["cells"][0]["id"]}-0', f'{c["id"]}-0']
+
+def row_merges_two_copies_of_the_file(tmp_path):
+    "Both branches' new turns read with one turn and sequence number each: sequence order interleaved them"
+    from test_thread_sequence_order import _branches
+    p = _branches(tmp_path)
+    back = Thread.read(p); ns = [m for m in back.messages if m.role!='system']
+    assert [m.content for m in back.get_messages_in_sequence()][-4:]==['A asks', 'A answer', 'B asks', 'B answer']
+    assert len({m.sequence for m in ns})==len(ns) and len({m.id for m in ns})==len(ns)
+    back.save(); assert same(Thread.read(p), back)
+
+def row_runs_nbdev_clean(tmp_path):
+    "nbdev-clean (the real one, as nbdev's hooks run it) kept none of the thread's metadata: the read silently gave another thread (the file's name as id, the conversation as one user message of code)"
+    import shutil, subprocess, sys
+    clean = shutil.which('nbdev-clean') or str(Path(sys.executable).parent/'nbdev-clean')
+    if not Path(clean).exists(): pytest.skip('nbdev is not installed')
+    for d,allow in (('plain', ''), ('allowed', '[tool.nbdev]\nallowed_metadata_keys = ["dialog", "attachments"]\nallowed_cell_metadata_keys = ["dialog", "solveit_ai"]\n')):
+        (tmp_path/d).mkdir(); (tmp_path/d/'pyproject.toml').write_text('[project]\nname = "x"\nversion = "0.0.1"\n'+allow)
+        t = building(ours); p = t.save(tmp_path/d/'t.ipynb')
+        r = subprocess.run([clean, '--fname', str(p)], capture_output=True, text=True, cwd=tmp_path/d)
+        assert r.returncode==0, r.stderr
+        if allow: assert same(Thread.read(p), t)
+        else:
+            with pytest.raises(ValueError, match=r"cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*allowed_cell_metadata_keys"): Thread.read(p)
 
 @pytest.mark.parametrize('row', person_edits, ids=lambda r: r.key)
 def test_person_edit(row, tmp_path):
@@ -547,3 +593,166 @@ def test_skills_split_keeps_the_reply_once(tmp_path):
     back = Thread.read(p)
     assert [(m.role, m.content) for m in back.messages]==[('user', 'line one'), ('assistant', 'Answer.'), ('user', 'line two')]
     assert len({m.id for m in back.messages})==3
+
+# --- a text holding `%%prompt` lines after a blank line, once the outputs are gone: no merge to undo ---
+MARKED = 'Look:\n\n%%prompt\nfirst\n\n%%prompt\nsecond\n\n%%prompt\n'
+
+def _outputs_gone(p, how):
+    "Jupyter's Clear All Outputs (`cleared`), or a run of every cell that printed nothing (`ran`)"
+    def f(nb):
+        for c in nb['cells']:
+            if c['cell_type']=='code': c['outputs'] = []; c['execution_count'] = 1 if how=='ran' else None
+    edit(p, f)
+
+def _asked(txt, reply='It asks the AI.'):
+    t = Thread(id='t'); t.add_message(Message(role='user', content='Q0')); t.add_message(Message(role='assistant', content='A0'))
+    t.add_message(Message(role='user', content=txt))
+    if reply: t.add_message(Message(role='assistant', content=reply))
+    return t
+
+def contents(t): return [(m.role, m.content) for m in t.messages]
+
+@pytest.mark.parametrize('how', ['cleared', 'ran'])
+def test_prompt_lines_in_a_text_survive_outputs_gone(tmp_path, how):
+    "A user message whose text holds `%%prompt` after a blank line in several places reads back whole once its cell's outputs are gone (they were taken for the lines a person's Merge Selected Cells joins cells with)"
+    t = _asked(MARKED); p = t.save(tmp_path/'t.ipynb')
+    _outputs_gone(p, how)
+    back = Thread.read(p); assert contents(back)==contents(t)
+    back.save(); assert contents(Thread.read(p))==contents(t)
+
+def test_prompt_lines_in_an_edited_text_survive_outputs_gone(tmp_path):
+    "A person edits such a text (a word typed, its `%%prompt` lines left as they were), then clears the outputs: the lines stay"
+    p = _asked(MARKED).save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: nb['cells'][1].__setitem__('source', ''.join(nb['cells'][1]['source']).replace('Look:', 'Look here:')))
+    _outputs_gone(p, 'cleared')
+    assert Thread.read(p).messages[2].content==MARKED.replace('Look:', 'Look here:')
+
+def _merge(nb, i=0):
+    "JupyterLab's Merge Selected Cells on cells `i` and `i+1`: the first's metadata, the sources joined by a blank line, no outputs"
+    a,b = nb['cells'][i],nb['cells'][i+1]
+    a['source'] = ''.join(a['source'])+'\n\n'+''.join(b['source']); a['outputs'] = []; del nb['cells'][i+1]
+
+def test_a_merge_keeps_the_first_cells_prompt_lines(tmp_path):
+    "Two cells merged, the first's text holding `%%prompt` lines of its own: they stay, the line joining the second goes"
+    t = _asked(MARKED); t.add_message(Message(role='user', content='Then?')); t.add_message(Message(role='assistant', content='Done.'))
+    p = t.save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: _merge(nb, 1))
+    assert contents(Thread.read(p))[1:]==[('assistant', 'A0'), ('user', MARKED+'\n\nThen?'), ('assistant', 'It asks the AI.')]
+
+def test_an_old_files_merged_cell_reads_as_before(tmp_path):
+    "A file written before cells kept `dialog.written`: a merged cell's every `%%prompt` line after a blank line goes, as it always did"
+    p = _asked(MARKED).save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: [c['metadata']['dialog'].pop('written', None) for c in nb['cells']])
+    _outputs_gone(p, 'cleared')
+    assert Thread.read(p).messages[2].content=='Look:\n\nfirst\n\nsecond\n\n'
+
+_mline = st.sampled_from(['%%prompt', '', 'text', ' %%prompt', '%%prompt x', 'x\n%%prompt', '\n%%prompt'])
+_mtext = st.lists(_mline, min_size=1, max_size=7).map('\n'.join).filter(str.strip)
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_mtext, st.sampled_from(['cleared', 'ran']), st.booleans())
+@example(MARKED, 'cleared', True)
+def test_prompt_lines_survive_outputs_gone_property(tmp_path, txt, how, reply):
+    "Any text of `%%prompt` lines, blank lines and others: save, outputs gone (cleared, or a run without outputs), read gives it back"
+    t = _asked(txt, 'It asks the AI.' if reply else None)
+    p = t.save(tmp_path/f'p{uuid.uuid4().hex}.ipynb'); _outputs_gone(p, how)
+    assert contents(Thread.read(p))==contents(t)
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_mtext, _mtext)
+@example('y\n\n%%prompt', 'z')
+def test_a_merge_of_texts_with_prompt_lines_property(tmp_path, a, b):
+    "Two answered prompts merged: the first's text as it was, a blank line, then the second's without its `%%prompt` lines after a blank line"
+    t = _asked(a); t.add_message(Message(role='user', content=b)); t.add_message(Message(role='assistant', content='B.'))
+    p = t.save(tmp_path/f'p{uuid.uuid4().hex}.ipynb')
+    edit(p, lambda nb: _merge(nb, 1))
+    join = '\n\n%%prompt\n'
+    assert Thread.read(p).messages[2].content==a+'\n\n'+b.replace(join, '\n\n')
+
+
+# --- a user's image, kept in the notebook's metadata under the cell id the thread wrote ---
+def _with_image(tmp_path, text='What is this?'):
+    from dialog.core import tiny_png
+    from dialog.thread import Attachment
+    t = Thread(id='t'); t.add_message(Message(role='user', content=text, attachments=[Attachment(filename='pic.png', content=tiny_png, mime_type='image/png')]))
+    t.add_message(Message(role='assistant', content='A pixel.'))
+    return t.save(tmp_path/'t.ipynb'),tiny_png
+
+def _user(p):
+    u = Thread.read(p).messages[0]
+    return u.content,[a.content for a in u.attachments]
+
+@pytest.mark.parametrize('kind', ['markdown', 'raw'])
+def test_a_thread_cell_made_markdown_keeps_its_image(tmp_path, kind):
+    "Esc M (or R) on a prompt with an image: the image's bytes stay in the notebook metadata under the cell's id; the read gives them back, and the save that writes the cell back as a prompt keeps them"
+    p,png = _with_image(tmp_path)
+    def retype(nb):
+        c = nb['cells'][0]; c['cell_type'] = kind; c.pop('outputs'); c.pop('execution_count')
+    edit(p, retype)
+    assert _user(p)==('What is this?', [png])
+    t = Thread.read(p); t.save()
+    assert _user(p)==('What is this?', [png]) and nb_of(p)['cells'][0]['cell_type']=='code'
+
+def test_a_split_thread_cell_keeps_its_image(tmp_path):
+    "Split Cell on a prompt with an image: clones with new ids, the bytes under the old id; read as the one cell it was, image and all, and saved so"
+    p,png = _with_image(tmp_path, 'line one\nline two')
+    def split(nb):
+        c = nb['cells'][0]; a,b = copy.deepcopy(c),copy.deepcopy(c); src = ''.join(c['source']); i = src.index('line two')
+        a.update(id='piece001', source=src[:i].rstrip('\n'), outputs=[]); b.update(id='piece002', source=src[i:])
+        nb['cells'][0:1] = [a, b]
+    edit(p, split)
+    assert _user(p)==('line one\nline two', [png])
+    Thread.read(p).save()
+    assert _user(p)==('line one\nline two', [png])
+
+
+def test_a_fork_with_a_cell_pasted_from_a_third_thread(tmp_path):
+    "A fork (the copy's thread id edited) with a prompt pasted from another thread's file, outputs cleared: the fork's cells (most of them name the old id) are its own, the pasted one is a person's"
+    t,p = saved(tmp_path)
+    c = Thread(id='C'); c.add_message(Message(role='user', content='c q')); c.add_message(Message(role='assistant', content='c a'))
+    pasted = nb_of(c.save(tmp_path/'c.ipynb'))['cells'][0]
+    edit(p, lambda nb: nb['metadata']['dialog']['thread'].__setitem__('id', 'forked'))
+    edit(p, lambda nb: nb['cells'].append(pasted))
+    edit(p, lambda nb: [x.__setitem__('outputs', []) for x in nb['cells'] if x['cell_type']=='code'])
+    back = Thread.read(p)
+    assert [m.model_dump(mode='json') for m in back.messages][:len(t.messages)]==[m.model_dump(mode='json') for m in t.messages]
+    assert [(m.role, m.content) for m in back.messages[len(t.messages):]]==[('user', 'c q'), ('assistant', 'c a')]
+
+def test_a_cell_pasted_from_another_thread_keeps_its_reply_when_outputs_go(tmp_path):
+    "A prompt pasted from thread A's file into B's, then Clear All Outputs before a program read it: its reply comes back from A's records (texts, calls, results), as a prompt a person adds, and a save keeps it"
+    (tmp_path/'a').mkdir(); a,pa = saved(tmp_path/'a')
+    b = Thread(id='B'); b.add_message(Message(role='user', content='b q')); b.add_message(Message(role='assistant', content='b a')); pb = b.save(tmp_path/'b.ipynb')
+    c = copy.deepcopy(nb_of(pa)['cells'][1]); c['id'] = 'pasted01'
+    edit(pb, lambda nb: nb['cells'].append(c))
+    before = [(m.role, m.content, m.tool_calls) for m in Thread.read(pb).messages]
+    _outputs_gone(pb, 'cleared')
+    back = Thread.read(pb)
+    assert [(m.role, m.content, m.tool_calls) for m in back.messages]==before and not {m.id for m in back.messages} & {m.id for m in a.messages}
+    back.save(); assert [(m.role, m.content, m.tool_calls) for m in Thread.read(pb).messages]==before
+
+def test_an_image_sent_twice_comes_back_twice_when_ids_are_renumbered(tmp_path):
+    "One PNG sent in two prompts (their cell attachments share a name, the bytes' digest), then cell ids renumbered as nbstripout does: both prompts get it back"
+    from dialog.core import tiny_png
+    from dialog.thread import Attachment
+    t = Thread(id='t')
+    for q in ('first?', 'again?'):
+        t.add_message(Message(role='user', content=q, attachments=[Attachment(filename='pic.png', content=tiny_png, mime_type='image/png')]))
+        t.add_message(Message(role='assistant', content='A pixel.'))
+    p = t.save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: [x.__setitem__('id', str(i)) for i,x in enumerate(nb['cells'])])
+    back = Thread.read(p)
+    assert [(m.content, [a.content for a in m.attachments]) for m in back.messages if m.role=='user']==[('first?', [tiny_png]), ('again?', [tiny_png])]
+    back.save(); assert [[a.content for a in m.attachments] for m in Thread.read(p).messages if m.role=='user']==[[tiny_png], [tiny_png]]
+
+def test_a_deleted_cells_image_leaves_the_file(tmp_path):
+    "A person deletes a prompt that holds an image (a screenshot with a secret): the next save through the thread leaves no byte of it in the file (Jupyter can't see the notebook metadata that kept it)"
+    import base64
+    from dialog.core import tiny_png
+    from dialog.thread import Attachment
+    secret = tiny_png + b'SECRET-TOKEN-123'
+    t = Thread(id='t'); t.add_message(Message(role='user', content='my screen', attachments=[Attachment(filename='shot.png', content=secret, mime_type='image/png')]))
+    t.add_message(Message(role='assistant', content='I see a token.')); t.add_message(Message(role='user', content='forget it'))
+    p = t.save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: nb['cells'].pop(0))
+    back = Thread.read(p); back.add_message(Message(role='assistant', content='ok')); back.save()
+    assert base64.b64encode(secret).decode() not in p.read_text() and 'attachments' not in nb_of(p)['metadata']

@@ -140,3 +140,30 @@ def test_cells_a_person_adds_share_no_sequence_number_with_earlier_ones(tmp_path
     t = Thread.read(p)
     assert not [s for s,n in collections.Counter(m.sequence for m in t.messages if m.role!='system').items() if n>1]
     t.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json')
+
+def _branches(tmp_path):
+    "One thread file copied to two branches; each adds a turn through the thread and saves; the merge keeps both new cells"
+    import shutil
+    t,base = saved(tmp_path, 'base.ipynb'); a,b = tmp_path/'a.ipynb',tmp_path/'b.ipynb'
+    shutil.copy(base, a); shutil.copy(base, b)
+    for p,who in ((a, 'A'), (b, 'B')):
+        x = Thread.read(p); x.add_message(Message(role='user', content=f'{who} asks')); x.add_message(Message(role='assistant', content=f'{who} answer')); x.save()
+    last = json.loads(b.read_text())['cells'][-1]
+    nb = json.loads(a.read_text()); nb['cells'].append(last); a.write_text(json.dumps(nb, indent=1))
+    return a
+
+def test_two_branches_merged_share_no_sequence_number(tmp_path):
+    "Both branches' turns got the same turn and sequence numbers: the later cell's messages are numbered past every other (ids kept), and saves keep that"
+    p = _branches(tmp_path)
+    back = Thread.read(p)
+    assert [m.content for m in back.messages][-4:]==['A asks', 'A answer', 'B asks', 'B answer'] and in_order(back)
+    assert len({m.id for m in back.messages})==len(back.messages)
+    back.save(); again = Thread.read(p)
+    assert [(m.id, m.turn, m.sequence) for m in again.messages]==[(m.id, m.turn, m.sequence) for m in back.messages]
+
+def test_numbers_a_program_gave_twice_are_kept(tmp_path):
+    "A program set two messages to one sequence number: the file says so (`seq_dups`), and the read keeps both numbers as they were"
+    t = Thread(id='s'); t.add_message(Message(role='user', content='one')); t.add_message(Message(role='assistant', content='two'))
+    t.add_message(Message(role='user', content='three')); t.messages[2].sequence = t.messages[0].sequence
+    p = t.save(tmp_path/'s.ipynb')
+    assert [m.sequence for m in Thread.read(p).messages]==[m.sequence for m in t.messages]

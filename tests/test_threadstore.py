@@ -101,6 +101,29 @@ def test_a_person_deletes_copies_and_renames_files(tmp_path):
     assert run(s.delete('c')) is True # both files go
     assert sorted(os.listdir(tmp_path))==['.dialog-threads.jsonl', '.dialog-threads.lock', 'renamed.ipynb']
 
+def _retold(p, tid, text):
+    "Another program (or a person) makes the thread in file `p` thread `tid`, with one more message, saving in place"
+    o = Thread.read(p); o.id = tid; o.add_message(Message(role='user', content=text)); o.save(p, force=True)
+
+def test_a_save_never_writes_over_a_file_that_holds_another_thread_now(tmp_path):
+    "The index last saw `a` in a.ipynb; the file holds thread `x` now: saving `a` again keeps `x`, and `a` goes beside it"
+    s = DialogThreadStore(tmp_path, recheck=3600)
+    t = mk('a', 'hello'); run(s.save(t))
+    _retold(tmp_path/'a.ipynb', 'x', 'my own thread now')
+    t.add_message(Message(role='user', content='the program goes on')); run(s.save(t))
+    assert Thread.read(tmp_path/'a.ipynb').id=='x' and run(s.get('a')).messages[-1].content=='the program goes on'
+    assert sorted(ids(run(DialogThreadStore(tmp_path).list_recent())))==['a', 'x']
+
+def test_delete_keeps_a_copy_given_its_own_id_since(tmp_path):
+    "A copy of a.ipynb the store saw, then given its own id by an editor that saves in place (the folder unchanged): deleting `a` keeps it"
+    s = DialogThreadStore(tmp_path, recheck=3600)
+    run(s.save(mk('a', 'hello')))
+    shutil.copy(tmp_path/'a.ipynb', tmp_path/'b.ipynb'); run(DialogThreadStore(tmp_path).list_recent()); run(s.list_recent())
+    nb = json.loads((tmp_path/'b.ipynb').read_text()); nb['metadata']['dialog']['thread']['id'] = 'b'
+    with open(tmp_path/'b.ipynb', 'r+') as f: f.write(json.dumps(nb, indent=1)); f.truncate() # in place: the folder unchanged
+    assert run(s.delete('a')) is True
+    assert not (tmp_path/'a.ipynb').exists() and Thread.read(tmp_path/'b.ipynb').id=='b'
+
 def test_a_file_of_a_thread_that_vanishes_between_calls(tmp_path):
     "A file deleted by hand after the index last looked is no answer of get, even before any listing"
     s = DialogThreadStore(tmp_path)
@@ -186,7 +209,7 @@ def test_a_new_store_object_reads_no_file_the_index_describes(tmp_path, monkeypa
     run(s.list_recent()) # the files, settled, are logged as such
     reads = []
     orig = Thread.read.__func__
-    monkeypatch.setattr(Thread, 'read', classmethod(lambda cls, f: reads.append(f) or orig(cls, f)))
+    monkeypatch.setattr(Thread, 'read', classmethod(lambda cls, f, **kw: reads.append(f) or orig(cls, f, **kw)))
     assert ids(run(DialogThreadStore(tmp_path).list_recent(2)))==['t29', 't28']
     assert len(reads)==2
 
@@ -300,6 +323,77 @@ def test_a_thread_whose_file_name_a_pipe_holds_is_saved_beside_it(tmp_path):
     assert out==["hi ['x']"]
     assert stat.S_ISFIFO(os.lstat(tmp_path/'x.ipynb').st_mode) and (tmp_path/'x~1.ipynb').exists()
 
+def _as_another_user(sd, code):
+    "The printed output of Python `code` (with `sys.argv[1]` the folder `sd`) run by a user who isn't the folder's owner"
+    import subprocess, sys
+    cmd = [sys.executable, '-c', code, str(sd)]
+    if os.geteuid()==0: # root reads and writes anywhere: the reader runs as nobody
+        if not shutil.which('setpriv'): pytest.skip('root, and no setpriv to run as another user')
+        cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd='/', env=os.environ | {'PYTHONPATH': str(Path(__file__).parents[1])})
+    return r.stdout.strip() or r.stderr[-500:]
+
+@pytest.fixture
+def shared_dir():
+    "A folder other users can reach (pytest's own is its owner's only)"
+    import tempfile
+    d = Path(tempfile.mkdtemp()); os.chmod(d, 0o755)
+    yield d
+    for p in [d, *d.rglob('*')]:
+        if p.is_dir(): os.chmod(p, 0o755)
+    shutil.rmtree(d)
+
+def test_a_folder_the_caller_may_only_read_is_listed(shared_dir):
+    "A store over a folder this process can't write in (another user's archive, a read-only mount): listings answer from the files, the index left as it was"
+    sd = shared_dir/'store'; s = DialogThreadStore(sd)
+    for i in range(3): run(s.save(mk(f't{i}', 'hi')))
+    (sd/'t0.ipynb').write_text((sd/'t0.ipynb').read_text().replace('"hi"', '"hey"')) # the index no longer holds for it
+    for p in sd.iterdir(): os.chmod(p, 0o644)
+    os.chmod(sd, 0o555)
+    code = ("import sys, asyncio\nfrom dialog.threadstore import DialogThreadStore\n"
+            "print([t.id for t in asyncio.run(DialogThreadStore(sys.argv[1]).list_recent())])")
+    assert _as_another_user(sd, code)=="['t2', 't1', 't0']"
+
+def test_an_index_the_caller_may_not_read_is_skipped(shared_dir):
+    "The index kept private (0600) by its writer's umask, the threads' files readable by all: get and listings answer from the files"
+    sd = shared_dir/'store'; s = DialogThreadStore(sd)
+    for i in range(2): run(s.save(mk(f't{i}', 'hi')))
+    os.chmod(sd, 0o777)
+    for p in sd.iterdir(): os.chmod(p, 0o666 if p.name.endswith('.lock') else 0o644)
+    os.chmod(sd/DialogThreadStore.index_name, 0o600)
+    code = ("import sys, asyncio\nfrom dialog.threadstore import DialogThreadStore\ns = DialogThreadStore(sys.argv[1])\n"
+            "print(asyncio.run(s.get('t1')).id, [t.id for t in asyncio.run(s.list_recent())])")
+    assert _as_another_user(sd, code)=="t1 ['t1', 't0']"
+
+# A symlink in the folder (git checks them out; anyone sharing the folder can plant one) is never followed
+links = pytest.mark.skipif(not hasattr(os, 'symlink') or os.name=='nt', reason='no symlinks here')
+
+@links
+def test_a_symlink_named_for_a_thread_is_never_written_through(tmp_path):
+    "A link `victim.ipynb` -> a file outside the folder: saving thread `victim` leaves that file as it was, and the thread goes beside the link"
+    sd = tmp_path/'threads'; sd.mkdir(); outside = tmp_path/'precious.txt'; outside.write_text('my notes\n')
+    os.symlink(outside, sd/'victim.ipynb')
+    s = run(DialogThreadStore.create(sd)); run(s.save(mk('victim', 'hi')))
+    assert outside.read_text()=='my notes\n' and os.path.islink(sd/'victim.ipynb')
+    assert run(s.get('victim')).messages[0].content=='hi' and ids(run(DialogThreadStore(sd).list_recent()))==['victim']
+
+@links
+def test_a_symlink_to_a_thread_file_outside_is_never_read(tmp_path):
+    "A link in the folder to another store's thread file: the store neither lists nor gets that thread, and names the link in `errors`"
+    other = tmp_path/'other'; run(DialogThreadStore(other).save(mk('secret', 'private')))
+    sd = tmp_path/'threads'; sd.mkdir(); os.symlink(other/'secret.ipynb', sd/'secret.ipynb')
+    s = run(DialogThreadStore.create(sd))
+    assert run(s.list_recent())==[] and run(s.get('secret')) is None and 'secret.ipynb' in s.errors
+
+@links
+def test_the_index_and_lock_are_never_written_through_a_symlink(tmp_path):
+    "Links in the index's and the lock's places (one to a file outside, one dangling): a save writes no file outside; the store's own files take the links' places"
+    sd = tmp_path/'threads'; sd.mkdir(); a,b = tmp_path/'a.txt',tmp_path/'b.txt'; a.write_text('outside\n')
+    os.symlink(a, sd/'.dialog-threads.jsonl'); os.symlink(b, sd/'.dialog-threads.lock')
+    s = run(DialogThreadStore.create(sd)); run(s.save(mk('t1', 'hello', attributes={'customer': 'secret'})))
+    assert a.read_text()=='outside\n' and not b.exists()
+    assert not os.path.islink(sd/'.dialog-threads.jsonl') and ids(run(DialogThreadStore(sd).list_recent()))==['t1']
+
 # Bytes in free-form fields: the files keep them (`$bytes`), so the index must too
 def test_bytes_in_attributes_round_trip_through_the_store(tmp_path):
     "save succeeds; a fresh store lists the thread and finds it (and its message) by the bytes; a dict that looks like a bytes mark stays a dict"
@@ -313,6 +407,16 @@ def test_bytes_in_attributes_round_trip_through_the_store(tmp_path):
     assert ids(run(s2.find_by_attributes({'mark': {'$bytes': 'AA=='}})))==['raw']
     assert [m.attributes for m in run(s2.find_messages_by_attribute('attributes.raw', b'\x00\xff'))]==[{'raw': b'\x00\xff'}]
     assert run(s2.get('raw')).attributes==t.attributes and s2.errors=={}
+
+@pytest.mark.parametrize('k,v', [('m', [[1]]), ('ma', [[1]]), ('ma', [['id', 1, {}]]), ('m', [None])])
+def test_an_index_line_whose_lists_hold_what_no_store_writes_is_ignored(tmp_path, k, v):
+    "A damaged line for a file it matches, its `m` or `ma` a list of the wrong items: ignored (the file read again), so finding by message id or attribute answers right"
+    s = DialogThreadStore(tmp_path)
+    t = mk('a', 'hello'); t.messages[0].attributes = {'x': 1}; run(s.save(t)); mid = t.messages[0].id
+    idx = tmp_path/DialogThreadStore.index_name; e = json.loads(idx.read_text().splitlines()[-1])
+    with open(idx, 'a') as f: f.write(json.dumps(dict(e, **{k: v}, ok=True))+'\n')
+    s2 = DialogThreadStore(tmp_path)
+    assert run(s2.get_thread_by_message_id(mid)).id=='a' and [m.id for m in run(s2.find_messages_by_attribute('attributes.x', 1))]==[mid]
 
 def test_an_index_line_for_a_value_no_json_holds(tmp_path):
     "An entry holding a value JSON can't write gives a line saying the file is to be read again, not an exception that stops every listing"

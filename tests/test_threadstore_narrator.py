@@ -139,3 +139,32 @@ def test_narrators_threads_in_and_out(tmp_path):
         g2 = await DialogThreadStore(tmp_path).get('n1')
         assert type(g2) is Thread and g2.model_dump()==exp
     run(go())
+
+def _odd_thread(T, M):
+    "A thread whose messages hold the empty values narrator's `to_dict` leaves out (an empty name, no tool calls, no reasoning) beside full ones"
+    call = {'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}
+    t = T(id='t1')
+    t.add_message(M(role='user', content='hi', name='', source={'id': 'u', 'type': 'user'}))
+    t.add_message(M(role='assistant', content='yo', tool_calls=[], reasoning_content=''))
+    t.add_message(M(role='assistant', content=None, tool_calls=[call], metrics={'model': 'm', 'usage': {'total_tokens': 0}}))
+    t.add_message(M(role='tool', content='r', tool_call_id='c1', name='f'))
+    t.add_message(M(role='user', content='x', attributes={'a': 1, 'b': None, 'c': {'d': [1]}}, metrics={'model': 'm'}, platforms={'slack': {'ts': '1'}}))
+    return t
+
+def test_find_messages_by_attribute_answers_as_the_memory_store(tmp_path):
+    "Every path (fields, keys in them, missing ones, empty parts) and value (None and empty ones too): the messages narrator's memory store finds, on the same thread"
+    import itertools
+    paths = ['attributes', 'attachments', 'name', 'tool_calls', 'reasoning_content', 'metrics..model', 'metrics.model', 'metrics.usage.total_tokens',
+             'attributes.a', 'attributes.b', 'attributes.c.d', 'attributes.zz', 'platforms.slack.ts', 'platforms', 'content', 'role', 'source.id',
+             'nofield', 'nofield.x', '.role', 'role.', '', 'tool_call_id', 'reactions', 'metrics.model.x', 'attributes.a.b', '_x']
+    values = [None, '', [], {}, 'm', 1, 0, 'hi', 'user', 'tool', 'f', '1', [1], {'d': [1]}, 'u', False]
+    async def go():
+        mem = await narrator.ThreadStore.create(); await mem.save(_odd_thread(narrator.Thread, narrator.Message))
+        ours = await DialogThreadStore.create(tmp_path); await ours.save(_odd_thread(Thread, Message))
+        bad = []
+        for p,v in itertools.product(paths, values):
+            a = [(m.role, m.content) for m in await mem.find_messages_by_attribute(p, v)]
+            b = [(m.role, m.content) for m in await ours.find_messages_by_attribute(p, v)]
+            if a!=b: bad.append((p, v, a, b))
+        return bad
+    assert asyncio.run(go())==[]
