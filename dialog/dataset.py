@@ -282,10 +282,13 @@ def _plan(src, workers):
 # %% ../nbs/15_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog, parts=False):
     "The `cls` dialog at `p`, or the error that says why it can't be read"
-    # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog)
+    # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
+    # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`
     if str(p).endswith('.jsonl'): return _read_session(p, cls)
     try:
-        if parts and cls is Dialog and Dialog.msg_cls is Message: return DialogParts(*read_ipynb_parts(p))
+        if cls is Dialog and Dialog.msg_cls is Message:
+            res = DialogParts(*read_ipynb_parts(p))
+            return res if parts else res.dialog()
         return read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
 
@@ -392,17 +395,27 @@ def msg_schema():
     return pa.schema(fields, metadata={'nbdialog.schema': schema_version})
 
 # %% ../nbs/15_dataset.ipynb #6c2ea417
-# keys sorted, as the file has them: equal cells, equal text
-# (`json.dumps(o, ensure_ascii=False, sort_keys=True)`, its encoder made once rather than at each call)
-_js = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+# keys sorted, as the file has them: equal cells, equal text (`json.dumps(o, ensure_ascii=False, sort_keys=True)`)
+_js_py = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+# json's own C encoder, made once and called directly: a quarter less time a cell than `json.dumps`;
+# without its check for a value holding itself (none read from JSON does), which then recurses, and `_js_py` says so
+_c_js = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
+    None, _js_py.__self__.default, json.encoder.encode_basestring, None, ': ', ', ', True, False, True)
+
+def _js(o):
+    "`o` as JSON text, as `json.dumps(o, ensure_ascii=False, sort_keys=True)` writes it"
+    if _c_js is None: return _js_py(o)
+    try: return ''.join(_c_js(o, 0))
+    except RecursionError: return _js_py(o)
 
 def _nimg(m):
     "Images message `m` holds: outputs with an image type, and image attachments"
-    outs = m.output if isinstance(m.output, list) else []
-    def is_img(o):
-        return isinstance(o, dict) and isinstance(o.get('data'), dict) and any(k in o['data'] for k in img_mimes)
-    n = sum(1 for o in outs if is_img(o))
-    return n + sum(1 for a in m.attachments or () if a.content_type in img_mimes)
+    n = 0
+    if isinstance(outs := m.output, list):
+        for o in outs:
+            is_img = isinstance(o, dict) and isinstance(d := o.get('data'), dict) and not d.keys().isdisjoint(img_mimes)
+            n += is_img
+    return n + (sum(1 for a in m.attachments if a.content_type in img_mimes) if m.attachments else 0)
 
 def _counts(m):
     "Message `m`'s output as the AI reads it, and its values in `msg_cols` order from `has_error` to `tokens`"
@@ -416,7 +429,9 @@ def _row(m, i):
     "The values of message `m` at position `i`, in `msg_cols` order from `pos` to `cell`"
     c,t = m.to_cell(),m.msg_type
     out,cs = _counts(m)
-    return (i, m.id, t, m.content, m.ai_res if t==sprompt else None, out, *cs, _js(c['metadata']), _js(c))
+    meta = c['metadata']  # most cells' is empty: its text is known
+    mj = '{}' if type(meta) is dict and not meta else _js(meta)
+    return (i, m.id, t, m.content, m.ai_res if t==sprompt else None, out, *cs, mj, _js(c))
 
 _no_msg = (None,)*14 # The row of a dialog with no messages: only its name, path and metadata
 
@@ -545,21 +560,27 @@ def _cell_json(c):
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
     "The dialogs of `table` whose rows start at `starts` (the end last)"
     # `parts`: as `DialogParts`, for another process to send
-    a,z = starts[0],starts[-1]
-    names,paths,cells,metas = table.slice(a, z-a).select(['name', 'path', 'cell', 'dlg_meta']).to_pydict().values()
-    res = []
+    pa,a,z = _pa(),starts[0],starts[-1]
+    t = table.slice(a, z-a)
+    # a dialog's name and path from its first row alone: not one text per row
+    firsts = pa.array([s-a for s in starts[:-1]], pa.int64())
+    names,paths = (t[k].take(firsts).to_pylist() for k in ('name', 'path'))
+    cells,metas = t['cell'].to_pylist(),t['dlg_meta'].to_pylist()
+    # a plain `Dialog` made from its parts here too, as `pmap` makes the others' (a twentieth less)
+    plain,res = cls is Dialog and Dialog.msg_cls is Message,[]
     with gc_paused():
-        for s,e in zip(starts, starts[1:]):
+        for k,(s,e) in enumerate(zip(starts, starts[1:])):
             s,e = s-a,e-a
             # the dialog's first row holds it: a subset without that row gives the dialog none
             dm = next((m for m in metas[s:e] if m is not None), None)
             try:
-                # the cells are fresh from json.loads: no one else holds them
-                cs = [_cell_json(c) for c in cells[s:e] if c is not None]
+                # the cells are fresh from json.loads: no one else holds them. `fast_loads` called here, not through
+                # `_cell_json` (a call less a cell); what it can't say, `_cell_json` reads
+                cs = [o if (o := fast_loads(c)) is not None else _cell_json(c) for c in cells[s:e] if c is not None]
                 meta = _cell_json(dm) if dm is not None else {}
-                d = cls.from_cells(cs, name=names[s], meta=meta, copy=False, parts=parts)
-            except DialogFormatError as x: raise x.at(paths[s] or names[s]) from None
-            res.append(DialogParts(*d) if parts else d)
+                d = cls.from_cells(cs, name=names[k], meta=meta, copy=False, parts=parts or plain)
+            except DialogFormatError as x: raise x.at(paths[k] or names[k]) from None
+            res.append(DialogParts(*d) if parts else DialogParts(*d).dialog() if plain else d)
     return res
 
 # %% ../nbs/15_dataset.ipynb #bd09eb25
@@ -925,6 +946,10 @@ def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads
     ds = ray.data.from_arrow([lst.slice(i, k) for i in range(0, len(files), k)])
     read = partial(_files2table, fss=tuple(fss), on_error=on_error)
     ds = ds.map_batches(read, batch_format='pyarrow', batch_size=files_per_batch, **kwargs)
+    # Ray Data's share of CPUs reserved per operator ran one task at a time on 2 CPUs: this one runs on every CPU
+    # (a Ray without the setting has no such reservation)
+    if hasattr(ctx := getattr(ds, 'context', None), 'op_resource_reservation_enabled'):
+        ctx.op_resource_reservation_enabled = False
     if on_error!='collect': return ds
     ds = ds.materialize()  # one reading of the files serves both the rows and the errors
     errs = L(pickle.loads(r[_err_col]) for r in ds.map_batches(_bad_rows, batch_format='pyarrow').take_all())

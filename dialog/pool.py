@@ -52,6 +52,12 @@ class DialogParts:
                  dlg, # The `Dialog`, without its messages
                  states): # The attributes of each message, in order (`Message.state_of`)
         self.dlg,self.states = dlg,states
+    def dialog(self):
+        "The `Dialog` these parts make, here, as `_unpack` makes it from another process's: what `read_ipynb` gives"
+        # the parts are used up: their dicts become the messages' own
+        d = dict(vars(self.dlg))
+        d['_messages'] = self.dlg.messages.items.ver
+        return _dialog(d, self.states, False, atts=False)
 
 def _pack(o):
     "Bytes that `_unpack` turns back into `o`, as pickle would: `DialogParts` as marshal data, anything else pickled"
@@ -74,11 +80,12 @@ def _built(cls, state):
     res.__dict__ = state
     return res
 
-def _dialog(d, states, conv, path=None):
+def _dialog(d, states, conv, path=None, atts=True):
     "The `Dialog` of state `d` and message states `states` (`_pack`'s parts), as unpickling builds it"
-    # `path`: a `Path` that is its path's text, used as it (no new one to parse), else None
+    # `path`: a `Path` that is its path's text, used as it (no new one to parse), else None;
+    # `atts`: the attachments are their attributes, to build (else the `Attachment`s themselves, as read here)
     if conv: d['path'] = path if type(path) is _Path and str(path)==d['path'] else Path(d['path'])
-    for s in states:
+    for s in states if atts else ():
         if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
     ms = object.__new__(Msgs)  # as unpickling builds it: no `L.__init__`
     ms.items = [_built(Message, s) for s in states]

@@ -670,3 +670,35 @@ def test_the_real_path_of_a_file_looked_up_by_its_folder(tmp_path, monkeypatch):
     dirs = {}
     assert [_file_key(p, dirs) for p in ps*2] == [os.path.realpath(p) for p in ps*2]
     assert dlg_paths(['a/b/f.ipynb', 'l/b/f.ipynb', 'a/g.ipynb', 'a/h.ipynb']) == [Path('a/b/f.ipynb'), Path('a/h.ipynb')]  # a hard link is another file, as before
+
+# The rows' own encoders: one rule with json and with the messages
+
+from dialog.dataset import _js
+_json_vals = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(st.characters(exclude_categories=())),
+                          lambda c: st.lists(c) | st.dictionaries(st.text(st.characters(exclude_categories=())), c), max_leaves=12)
+
+@settings(max_examples=400, deadline=None)
+@given(_json_vals)
+def test_a_cells_json_is_json_dumps(v):
+    "The `cell`, `meta` and `dlg_meta` texts are `json.dumps(v, ensure_ascii=False, sort_keys=True)`, NaN, big integers and lone surrogates too"
+    assert _js(v) == json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+def test_a_value_holding_itself_gets_jsons_error():
+    "The encoder called without json's check for cycles still refuses one, with json's error"
+    d = {'a': [1]}; d['a'].append(d)
+    with pytest.raises(ValueError, match='Circular reference'): _js(d)
+
+def test_images_are_counted_in_outputs_and_attachments():
+    "`n_images`: outputs holding an image type the providers take (not svg), and image attachments (not a pdf)"
+    import base64
+    b = base64.b64encode(b'\x89PNG fake').decode()
+    outs = [dict(output_type='display_data', metadata={}, data={'image/png': b, 'text/plain': 'fig'}),
+            dict(output_type='execute_result', execution_count=1, metadata={}, data={'image/jpeg': b}),
+            dict(output_type='display_data', metadata={}, data={'image/svg+xml': '<svg/>', 'text/plain': 's'}),
+            dict(output_type='stream', name='stdout', text='hi\n')]
+    cells = [dict(cell_type='code', id='c1', metadata={}, source='x', execution_count=1, outputs=outs),
+             dict(cell_type='markdown', id='m1', metadata={}, source='![a](attachment:a.png)',
+                  attachments={'a.png': {'image/png': b}, 'b.pdf': {'application/pdf': b}}),
+             dict(cell_type='raw', id='r1', metadata={}, source='plain')]
+    d = reads_ipynb(json.dumps(dict(cells=cells, metadata={}, nbformat=4, nbformat_minor=5)))
+    assert dlgs2table([d])['n_images'].to_pylist() == [2, 1, 0]

@@ -193,3 +193,18 @@ def test_another_filesystem_lists_in_path_order_by_our_rule(tmp_path):
     sub = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
     assert _uri_files(sub, 'dlgs') == ['dlgs/_draft.ipynb', 'dlgs/a/y.ipynb', 'dlgs/a-x.ipynb']
     assert [p.relative_to(f).as_posix() for p in dlg_paths(f)] == ['_draft.ipynb', 'a/y.ipynb', 'a-x.ipynb']
+
+@pytest.mark.slow
+def test_ray_read_reads_on_every_cpu_at_once(local_ray, tmp_path):
+    "On 2 CPUs, the two blocks of files are read at the same time: Ray Data's per-operator reservation ran one at a time"
+    import time
+    f = mk_folder(tmp_path/'dlgs', 400)
+    t0 = time.time()*1e6  # the timeline's clock: microseconds since the epoch
+    ray_read(f, override_num_blocks=2).materialize()
+    assert ray.data.DataContext.get_current().op_resource_reservation_enabled  # the session's setting is left alone
+    time.sleep(1)  # the timeline's events reach it shortly after the tasks end
+    spans = sorted((e['ts'], e['ts']+e['dur']) for e in ray.timeline()
+                   if e.get('ph')=='X' and e['ts']>=t0 and e.get('cat')=='task::MapBatches(_files2table)')
+    assert len(spans) == 2
+    (a0,a1),(b0,b1) = spans
+    assert b0 < a1, f'the second task started {(b0-a1)/1e6:.2f} s after the first ended'

@@ -235,3 +235,14 @@ def test_read_dialogs_in_processes_with_a_promoted_property(pin_promoted, tmp_pa
     assert states == [{k:v for k,v in vars(m).items() if k!='_dlg'} for m in want[0].messages] and states[0]['pinned'] is True
     got = read_dialogs(fs, workers=2, progress=False)
     assert [_full(d) for d in got] == [_full(d) for d in want]
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_parts_made_here_are_the_dialog_read_ipynb_gives(tmp_path_factory, seed):
+    "`DialogParts.dialog()`, which the readers use for a plain `Dialog`, makes what `read_ipynb` gives: every attribute of the dialog and of its messages, in order, attachments included"
+    from dialog.pool import DialogParts
+    from dialog.ipynb import read_ipynb, read_ipynb_parts
+    f = tmp_path_factory.mktemp('parts')/'x.ipynb'; f.write_text(json.dumps(mk_nb(seed, 30)), encoding='utf-8')
+    want,got = read_ipynb(f),DialogParts(*read_ipynb_parts(f)).dialog()
+    assert _full(got) == _full(want) and any(m.attachments for m in got.messages) == any(m.attachments for m in want.messages)
+    assert _full(pickle.loads(pickle.dumps(got))) == _full(want)

@@ -79,3 +79,16 @@ def test_the_columns_it_reads_are_enough(folder, tmp_path):
     with pytest.raises(ValueError, match=r"lacks columns \['cell'\]"): table2dlgs(lean.drop_columns(['cell']))
     bad = lean.set_column(dlg_cols.index('pos'), 'pos', pc.cast(lean['pos'], pa.string()))
     with pytest.raises(ValueError, match="column 'pos' holds string"): table2dlgs(bad)
+
+def _full(d):
+    return (type(d), {k:v for k,v in vars(d).items() if k!='_messages'}, d.messages.items.ver,
+            [(type(m), [(k,v) for k,v in vars(m).items() if k!='_dlg'], m.dlg is d) for m in d.messages])
+
+def test_a_tables_dialogs_are_what_from_cells_makes(folder):
+    "Each dialog, made here from its parts (or in another process), is what `Dialog.from_cells` makes of its rows' cells: every attribute, in order"
+    t = dlgs2table(folder, workers=0)
+    cells,names,metas = t['cell'].to_pylist(),t['name'].to_pylist(),t['dlg_meta'].to_pylist()
+    starts = _dlg_starts(t)
+    want = [Dialog.from_cells([json.loads(c) for c in cells[s:e] if c is not None], name=names[s], meta=json.loads(metas[s]))
+            for s,e in zip(starts, starts[1:])]
+    for w in (0, 2): assert [_full(d) for d in table2dlgs(t, workers=w)] == [_full(d) for d in want]
