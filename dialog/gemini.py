@@ -27,7 +27,7 @@ __all__ = ['skip_signature']
 from fastcore.utils import *
 from .core import *
 import dialog.chat as chat
-from .chat import Codec, codec_kit as kit, register_codec, tool_block, img_mimes, file_mimes, result_image
+from .chat import Codec, codec_kit as kit, register_codec, tool_block, img_mimes, file_mimes
 import json, mimetypes
 
 # %% ../nbs/07_gemini.ipynb #30d80bdc
