@@ -109,6 +109,14 @@ def _att_rec(a, keep=None, store=None):
     elif keep and a.storage_backend==DialogFileStore.storage_backend and a.file_id and (f := kept_file(store, a.file_id, a)) is not None: r['file'] = keep(a.file_id, f[0], a)
     return r
 
+def _file_id(data): return hashlib.sha256(data).hexdigest()[:16] # the id `DialogFileStore.save` gives bytes `data`
+
+def _unstored(d, data):
+    "Attachment fields `d` holding bytes `data` of its own, without a store's"
+    at = {k:v for k,v in (d.get('attributes') or {}).items() if k!='url'} or None
+    own = {k:v for k,v in d.items() if k not in ('file_id', 'storage_path', 'storage_backend')}
+    return own | dict(content=data, status='pending', attributes=at)
+
 def _att_from(r, atts, store, where):
     "The attachment of record `r`, its bytes from cell attachments `atts` (`{name: Attachment}`) or `store`"
     if not isinstance(r, dict): raise ValueError(f'{where}: an attachment record must be a dict, not {short_repr(r)}')
@@ -120,6 +128,9 @@ def _att_from(r, atts, store, where):
         elif (ca := atts.get(r.get('file'))) is not None: kept = (ca.data, ca.content_type)
     except (TypeError, ValueError) as e:
         raise ValueError(f'{where}: bad attachment record {short_repr(r)}: {e}') from None
+    # a file the store keeps is named by its bytes' digest: other bytes under that name (a cell edited or pasted from
+    # elsewhere) are not that file, so they stay this attachment's own, not stored: never in the file's place
+    if kept is not None and _file_id(kept[0])!=r['file']: d,kept = _unstored(d, kept[0]),None
     a = ChatAttachment.model_validate(d, where=where)
     # the bytes stay with the attachment, should the thread's store go
     if kept is not None: carry_file(a, r['file'], *kept, store=store)
@@ -422,7 +433,11 @@ def _thread_rec(t:Thread):
     old = {'ids': 'by run', 'by_run': t.__dict__.get('_by_run') or {}} if t.__dict__.get('_old_ids') else {}
     # `seq_dups`: the sequence numbers it gives twice (a reader tells them from two branches' turns merged)
     sd = _seq_dups(t.messages)
-    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | ({'seq_dups': sd} if sd else {}) | old, (_shown(sys[0].content) if sys else None)
+    # `records`: 'none' when every message is a cell's without records: a cell naming a thread was pasted, never the
+    # file's own (a fork's)
+    mine = any(m.role!='system' and _from_run(m, t) is None for m in t.messages)
+    return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | ({'seq_dups': sd} if sd else {}) | old \
+               | ({} if mine else {'records': 'none'}), (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
     "The run of thread `t` message `m` was made from (by `_add_run`: a copy of `t` shares them), else None"
@@ -538,10 +553,11 @@ def _src_digest(c): return _digest(f'{c.msg_type}\n{c.content}')
 
 def _runs_rec(t:Thread, live, own):
     "What the notebook's record keeps of the cells without records of thread `t`'s `live` runs"
-    # `outputs`: `{cell id: text}` of their outputs, kept should they go; `srcs`: `{cell id: digest of its kind and
-    # text}`, so a read finds a cell whose id a tool renumbered (nbstripout gives cells ids '0', '1', ...)
+    # `outputs`: `{cell id: text}` of their outputs, kept should they go; `srcs`: `[cell id, digest of its kind and
+    # text]` pairs in the file's order (a dict's keys come back sorted), so a read finds a cell whose id a tool
+    # renumbered (nbstripout gives cells ids '0', '1', ...)
     cs = [(own(c), t._runs[r].outs) for r in live for c in t._runs[r].cells]
-    outs,srcs = {c.id:x for c,o in cs if (x := _out_txt(c, o))},{c.id:_src_digest(c) for c,_ in cs}
+    outs,srcs = {c.id:x for c,o in cs if (x := _out_txt(c, o))},[[c.id, _src_digest(c)] for c,_ in cs]
     return ({'outputs': outs} if outs else {}) | ({'srcs': srcs} if srcs else {})
 
 def _orphans_go(dlg):
@@ -713,14 +729,17 @@ def _old_id(t:Thread, cells, c, k, n):
     # as the earlier code gave it (the run's first cell's, counted through the run) to the cells there when the file was
     # first read, as `by_run` keeps them (`{cell id: its first message's id}`); a cell added since: its own
     # (`<cell id>-k`), so an added cell can't move the others' ids
-    by = t.__dict__.setdefault('_by_run', {})
+    # `_by_ids`: the ids `by` gives, as a set (a test per message: a read stays linear in the cells)
+    d = t.__dict__
+    by,taken = d.setdefault('_by_run', {}),d.get('_by_ids')
+    if taken is None: taken = d['_by_ids'] = set(by.values())
     if c.id not in by:
-        if t.__dict__.get('_by_run_kept'): return f'{c.id}-{k}'
-        by[c.id] = f'{cells[0].id}-{n-k}'
+        if d.get('_by_run_kept'): return f'{c.id}-{k}'
+        by[c.id] = f'{cells[0].id}-{n-k}'; taken.add(by[c.id])
     p,_,i = by[c.id].rpartition('-')
     mid = f'{p}-{int(i)+k}' if p and i.isdigit() else f'{c.id}-{k}'
     # a cell giving more messages than it did: the next cell's ids stay theirs
-    return f'{c.id}-{k}' if k and mid in by.values() else mid
+    return f'{c.id}-{k}' if k and mid in taken else mid
 
 def _by_run(rec, where):
     "The `by_run` ids of a thread record `rec`: `{cell id: its first message's id}`, or None when it holds none"
@@ -830,28 +849,31 @@ def _rec_names(rs):
     return {n for r in rs if isinstance(r, dict) for a in (r.get('attachments') if isinstance(r.get('attachments'), list) else ())
             if isinstance(a, dict) for n in (a.get('att'), a.get('file')) if isinstance(n, str)}
 
-def _unloose(dlg, cells, recs):
+def _unloose(dlg, cells, recs, loose=None):
     "Put back on thread cells `cells` (`recs`: their records) the files `dlg`'s metadata keeps for cells it lacks"
     # the notebook's `attachments` (`{cell id: {name: bundle}}`) holds a code cell's files; `read_ipynb` carries along
     # those of ids no code cell has: a thread cell a person made markdown or raw keeps them there under its id, one a
     # person split (clones with new ids) or nbstripout renumbered, under the id it had, where its records name them
     # (two cells may name one: a name is the bytes' digest). Taken, they go from there: a save writes them with their cell
+    # `loose`: `{name: attachment}` of files `_renumber` took back from the cells a renumbering handed them to
     home = dlg.meta.get('attachments')
-    if not isinstance(home, dict) or not home: return
-    names,taken = {},set()
+    if not isinstance(home, dict): home = {}
+    if not home and not loose: return
+    names,taken,loose = {},set(),loose or {}
     for cid,d in home.items():
         for n in (d if isinstance(d, dict) else ()): names.setdefault(n, cid)
     for c,rs in zip(cells, recs):
         if not isinstance(rs, list): continue
         have = {a.id for a in c.attachments}
         own = home.get(c.id) if isinstance(home.get(c.id), dict) else {}
+        for n in sorted((_rec_names(rs)-have) & loose.keys()): c.attachments.append(copy.copy(loose[n])); have.add(n)
         for cid,n in [(c.id, n) for n in own] + [(names[n], n) for n in _rec_names(rs)-have if n in names]:
             if n in have or (a := _att_of(n, home[cid].get(n))) is None: continue
             c.attachments.append(a); have.add(n); taken.add((cid, n))
     for cid,n in taken:
         home[cid].pop(n, None)
         if not home[cid]: del home[cid]
-    if not home: del dlg.meta['attachments']
+    if not home and isinstance(dlg.meta.get('attachments'), dict): del dlg.meta['attachments']
 
 # %% ../nbs/10_thread_sync.ipynb #4cb9fc8a
 def _chk_stripped(dlg, where):
@@ -897,31 +919,80 @@ def _clashing(t:Thread, new, rec, where):
     return res
 
 # %% ../nbs/10_thread_sync.ipynb #a9e60aa8
+def _srcs(rec, where):
+    "The `srcs` of thread record `rec`: `[cell id, digest]` pairs in the file's order"
+    # a dict `{id: digest}` in files written before (its keys sorted, so its order is not the file's)
+    if not (srcs := rec.get('srcs')): return []
+    if isinstance(srcs, dict): srcs = [list(p) for p in srcs.items()]
+    if not isinstance(srcs, list) or not all(isinstance(p, list) and len(p)==2 and all(isinstance(x, str) for x in p) for p in srcs):
+        raise ValueError(f"{where}: the thread's srcs must be a list of [cell id, digest] pairs, "
+                         f"not {short_repr(rec.get('srcs'))}")
+    return srcs
+
 def _renumbered(cells, recs, parts, rec, where):
-    "`{cell id: the id it had}` of the cells without records whose ids a tool renumbered since the thread's last save"
-    # a cell whose id the record's `srcs` doesn't hold, of the kind and text of one whose id no cell has now
-    if not (srcs := rec.get('srcs')): return {}
-    if not isinstance(srcs, dict) or not all(isinstance(v, str) for v in srcs.values()):
-        raise ValueError(f"{where}: the thread's srcs must be a dict of digests by cell id, not {short_repr(srcs)}")
-    now,gone,res = {c.id for c in cells},{},{}
-    for k,v in srcs.items():
-        if k not in now: gone.setdefault(v, []).append(k)
+    "`{place: the id it had, or None: a new cell}` of the cells without records whose ids a tool renumbered, or None"
+    # only when the file's ids show a renumbering: nbstripout's positional '0', '1', ... (each id, so none says which
+    # cell it was, nor is the thread's: every notebook has them), or no id the thread wrote left (nbformat 4.4, ids
+    # given anew); a person who deletes a prompt and types it again in a file with real ids makes a new cell. A cell
+    # is the one of its kind and text (`srcs`), those of one digest paired in the file's order; several of one digest
+    # with fewer left can't be told apart: an error
+    srcs = _srcs(rec, where)
+    ids,olds = [c.id for c in cells],{k for k,_ in srcs}
+    pos = ids==[str(i) for i in range(len(ids))]
+    if not pos and (not srcs or olds & set(ids)): return None # not renumbered
+    byd,news,res = {},{},{}
+    for k,v in srcs: byd.setdefault(v, []).append(k)
     for i,(c,rs) in enumerate(zip(cells, recs)):
-        if gone and rs is None and i not in parts and c.id not in srcs and (olds := gone.get(_src_digest(c))): res[c.id] = olds.pop(0)
-    return res
+        if rs is None and i not in parts: news.setdefault(_src_digest(c), []).append(i)
+    for v,ks in byd.items():
+        ns = news.get(v, [])
+        if len(ks)>1 and 0<len(ns)<len(ks):
+            c = f'cell {ns[0]} (id {short_repr(cells[ns[0]].id)})'
+            raise ValueError(f"{where}, {c}: the file's cell ids were renumbered (e.g. by nbstripout) and {len(ns)} of the "
+                f"{len(ks)} cells of this kind and text the thread wrote (ids {short_repr(ks)}) are left, so which were "
+                "deleted can't be told. Give each such cell back the id it had, or restore the file")
+        res.update(zip(ns, ks))
+    # a cell whose kind and text match none the thread wrote is new: a positional id, or one the thread wrote, isn't
+    # its own
+    return {i:None for ns in news.values() for i in ns if i not in res and (pos or cells[i].id in olds)} | res
+
+# %% ../nbs/10_thread_sync.ipynb #05234ea3
+def _renumber(dlg, cells, recs, want, tid):
+    "Give cells `want` (`{place: id}`) the ids they had (None: a new one), and a new id to any other cell holding one"
+    # one cell's old id may be another's now: each goes through a new id first. The next save writes them: the
+    # thread's ids, never a tool's positional ones. A new id: from thread `tid`'s id and the cell's kind and text, so
+    # two reads of one file agree, and two threads' messages (`<cell id>-k`) don't share ids.
+    # The files: `read_ipynb` handed a code cell those the notebook keeps under its id now, which were another
+    # cell's; all are taken back, a cell without records takes those under the id it had, and the rest are returned
+    # (`{name: attachment}`) for `_unloose` to give the thread cells whose records name them (the others, a deleted
+    # cell's, go)
+    if want is None: return {}
+    handed = {c.id:c.attachments[:] for c in cells if c.msg_type in ('code', sprompt) and c.attachments}
+    for c in cells:
+        if c.id in handed: c.attachments.clear()
+    want = {i:k for i,k in want.items() if cells[i].id!=k}
+    back = {k for k in want.values() if k is not None}
+    taken = {c.id for c in cells} | back
+    def fresh(c):
+        k = next(x for n in itertools.count() if (x := _digest(f'{tid}\0{_src_digest(c)}\0{n}')[:8]) not in taken)
+        taken.add(k); return k
+    for i,c in enumerate(cells):
+        if i in want or c.id in back: c.id = fresh(c)
+    for i,k in want.items():
+        if k is not None: cells[i].id = k
+    home = dlg.meta.get('attachments') if isinstance(dlg.meta.get('attachments'), dict) else {}
+    for c,rs in zip(cells, recs):
+        if rs is not None or c.msg_type not in ('code', sprompt): continue
+        own = home.pop(c.id, None) if isinstance(home.get(c.id), dict) else {}
+        c.attachments.extend(handed.pop(c.id, []) + [a for n,b in own.items() if (a := _att_of(n, b)) is not None])
+    if not home and isinstance(dlg.meta.get('attachments'), dict): del dlg.meta['attachments']
+    return {a.id:a for v in handed.values() for a in v}
 
 def _run_outs(t:Thread, cells, recs, parts, rec, where):
     "The texts (`{cell id: text}`) the cells without records give should their outputs be gone"
-    # those the notebook's record keeps (under the ids the cells had: ids a tool renumbered are mapped back, and the
-    # messages of those cells keep the ids they had, as `by_run` gives them), and the replies in the records of a
-    # cell pasted from another thread's file
-    kept,ren = _kept_outs(rec, where),_renumbered(cells, recs, parts, rec, where)
-    if ren:
-        kept = kept | {n:kept[o] for n,o in ren.items() if o in kept}
-        d = t.__dict__
-        if not d['_old_ids']: d['_old_ids'],d['_by_run'],d['_by_run_kept'] = True,{},True
-        by = d['_by_run']
-        if d['_by_run_kept']: by.update({n:by.pop(o, f'{o}-0') for n,o in ren.items()})
+    # those the notebook's record keeps (by the ids the cells had: `_renumber` gives renumbered ones back), and
+    # the replies in the records of a cell pasted from another thread's file
+    kept = _kept_outs(rec, where)
     return kept | _pasted_replies(t, cells, recs, parts, kept)
 
 # %% ../nbs/10_thread_sync.ipynb #ccece8c3
@@ -950,8 +1021,8 @@ def from_dialog(cls:Thread,
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=t.created_at.isoformat())] if sys else [])
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
-    recs,joined,parts = _file_recs(cells, rec.get('id'))
-    _unloose(dlg, cells, recs)
+    recs,joined,parts = _file_recs(cells, rec.get('id'), rec.get('records')!='none')
+    _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, _renumbered(cells, recs, parts, rec, where), t.id))
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
@@ -1110,23 +1181,24 @@ def _foreign(c, tid):
     d = c.meta.get('dialog')
     return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
 
-def _own_id(cells, tid):
+def _own_id(cells, tid, fork=True):
     "The thread id the records of `cells` name when they are the file's own (`tid`: the file's thread id, or None)"
     # `tid` when a cell names it; in a file with a thread record none of whose cells names it, the id most of them name
     # (the first one's on a tie): a person gave the file a new id (a fork), and may have pasted in cells of other
     # threads since (None: cells written before cells named their thread). In a file without one (a notebook made
-    # elsewhere), None: a cell naming a thread was pasted from that thread's file
+    # elsewhere), None: a cell naming a thread was pasted from that thread's file; so too when not `fork` (the thread
+    # wrote no cell of its own: the notebook's record says `records: none`)
     ns = [d.get('thread_id') for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
-    if tid is None or not ns or tid in ns: return tid
+    if tid is None or not ns or tid in ns or not fork: return tid
     top = max(collections.Counter(ns).items(), key=lambda o: o[1])[0]
     return tid if top is None else top
 
-def _file_recs(cells, tid):
+def _file_recs(cells, tid, fork=True):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
     # records: None for a cell without (or whose records another thread wrote: `tid`, this thread's id, None when the
     # file names none); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give nothing
     # a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells named it
-    own = _own_id(cells, tid)
+    own = _own_id(cells, tid, fork)
     named = own is not None and any(_names(c, own) for c in cells)
     recs = [None if _foreign(c, own) or named and _names(c, None) else _cell_recs(c) for c in cells]
     joined,parts = {},set()
@@ -1135,7 +1207,6 @@ def _file_recs(cells, tid):
         joined[j] = '\n'.join(x for k in ks if (x := _cell_txt(cells[k])))
         for k in ks[:-1]: parts.add(k); recs[k] = None
     return recs,joined,parts
-
 
 # %% ../nbs/10_thread_sync.ipynb #946d79d5
 def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=None):
@@ -1355,7 +1426,12 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                'tool calls, tool results), and the next save shows the reply again (nbstripout also renumbers cell '
                "ids: a user's images, kept under the id the thread wrote, come back by the names the records give, and "
                "a cell without records, by its kind and text (the notebook's `dialog.thread` keeps their digests under "
-               '`srcs`), the id it had, its kept reply and the ids of its messages); '
+               '`srcs`), the id it had, its kept reply and the ids of its messages, and the next save writes that id '
+               "back; this only when the file's ids show a renumbering (nbstripout's '0', '1', ..., or no id the thread "
+               'wrote left), so a prompt deleted and typed again in a file with real ids is a new, unanswered one; a '
+               "cell whose text matches none the thread wrote is new, whatever its id; cells of one kind and text are "
+               'paired in the file\'s order, and when fewer of several are left, which were deleted can\'t be told: a '
+               '`ValueError` naming the cell); '
                'a prompt\'s text holding '
                '`%%prompt` lines after a blank line reads as it was (no merge to undo: see the row above). '
                'A cell without records '
@@ -1384,7 +1460,8 @@ person_edits = _rows_text + (
                'read as a prompt a person adds (see above): '
                'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
                "the other thread's records are not taken (each cell a thread writes names it: "
-               '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too), '
+               '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too, or into '
+               "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`), "
                "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
                'records hold is its reply'),
     PersonEdit('splits_a_thread_cell',

@@ -183,7 +183,8 @@ def _take(self:DialogThreadStore, e):
 @patch
 def _tail(self:DialogThreadStore):
     "Take in the lines added to the index file since this store last looked (all again when it was rewritten)"
-    # a symlink (or a FIFO, a folder) in the index's place is no index: never followed, replaced at the next write;
+    # a symlink (or a FIFO, a folder) in the index's place is no index: never followed, replaced at the next write (a
+    # folder left as it is: `_note`);
     # one this process may not read (another user's, kept private) is skipped: the answers come from the files
     try: f = open(os.open(self.path/self.index_name, os.O_RDONLY|_nofollow|_nonblock), 'rb')
     except OSError as e:
@@ -244,13 +245,14 @@ def _log(self:DialogThreadStore, es):
 @patch
 def _note(self:DialogThreadStore, es, locked=False):
     "`_log` entries `es` (under the lock: taken here unless `locked`), unless this process may not write the index"
-    # a folder (or an index) this process may only read, another user's or a read-only mount: the index, a cache,
-    # stays as it is, and the answers come from the files
+    # a folder (or an index) this process may only read, another user's or a read-only mount, or a folder in the
+    # index's place (never removed: it may hold a person's files): the index, a cache, stays as it is, and the answers
+    # come from the files
     try:
         if locked: return self._log(es)
         with self._lock(): self._log(es)
     except OSError as x:
-        if x.errno not in (errno.EACCES, errno.EPERM, errno.EROFS): raise
+        if x.errno not in (errno.EACCES, errno.EPERM, errno.EROFS, errno.EISDIR): raise
 
 # %% ../nbs/11_threadstore.ipynb #9bc75302
 # `file_sig`'s, from a `stat` already made

@@ -209,3 +209,168 @@ def test_code_cell_rerun_to_an_image_drops_its_old_text(tmp_path):
     def rerun(nb): nb['cells'][0]['outputs'] = [{'output_type': 'display_data', 'metadata': {}, 'data': {'image/png': 'iVBORw0KGgo='}}]
     edit_nb(p, rerun)
     assert '42' not in Thread.read(p).messages[0].content
+
+def test_nbstripout_keeps_same_text_cells_replies_in_the_files_order(tmp_path):
+    "Two prompts of one text whose ids sort against the file's order: after nbstripout each keeps its own reply and reaction (`srcs` pairs in the file's order)"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'notes.ipynb'
+    dl = Dialog('notes')
+    dl.mk_message('Tell me about tides.', msg_type='prompt', output=prompt_output('The moon pulls the sea.'), id='5a5a5a5a')
+    dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('Twice a day.'), id='f1e2d3c4')
+    dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('Spring tides are larger.'), id='0a1b2c3d')
+    dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[3].id, 'up', 'ann'); t.save()
+    want = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    _nbstripout(q)
+    assert [c['id'] for c in json.loads(q.read_text())['cells']]==['0', '1', '2'] # the precondition: ids renumbered
+    assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want
+
+def test_srcs_written_before_as_a_dict_still_read(tmp_path):
+    "A file whose record keeps `srcs` as a dict `{cell id: digest}` (as written before) reads back the same as one with the list of pairs"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'notes.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Where?', msg_type='prompt', output=prompt_output('Here.')); dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.save()
+    want = [(m.id, m.content, m.reactions) for m in Thread.read(q).messages]
+    def old(nb):
+        r = nb['metadata']['dialog']['thread']; assert isinstance(r['srcs'], list); r['srcs'] = dict(r['srcs']); clear_all(nb)
+        for i,c in enumerate(nb['cells']): c['id'] = str(i)
+    edit_nb(q, old)
+    assert [(m.id, m.content, m.reactions) for m in Thread.read(q).messages]==want
+    edit_nb(q, lambda nb: nb['metadata']['dialog']['thread'].update(srcs=[['0']]))
+    with pytest.raises(ValueError, match='srcs'): Thread.read(q)
+
+@pytest.mark.slow
+def test_reading_a_renumbered_file_is_linear_in_its_cells(tmp_path):
+    "After nbstripout a file's messages keep their ids `by_run`: reading 5x the cells takes about 5x the time, not 25x"
+    import time
+    from dialog.core import Dialog, prompt_output
+    def read_time(n):
+        q = tmp_path/f'n{n}.ipynb'; dl = Dialog('n')
+        for i in range(n): dl.mk_message(f'Question {i}', msg_type='prompt', output=prompt_output(f'Answer {i}'))
+        dl.save(q); Thread.read(q).save()
+        _nbstripout(q); Thread.read(q).save()
+        ts = []
+        for _ in range(2): t0 = time.perf_counter(); Thread.read(q); ts.append(time.perf_counter()-t0)
+        return min(ts)
+    a,b = read_time(2000),read_time(10000)
+    assert b/a < 10, f'2,000 cells {a:.2f} s, 10,000 cells {b:.2f} s'
+
+def _positional_notes(q, n=3, react=1):
+    "A notebook made elsewhere whose cell ids are nbstripout's ('0', '1', ...), read as a thread that reacts to reply `react` and saves"
+    from dialog.core import Dialog, prompt_output
+    dl = Dialog('notes')
+    for i in range(n): dl.mk_message(f'Question {i}?', msg_type='prompt', output=prompt_output(f'Answer {i}.'), id=str(i))
+    dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[2*react+1].id, 'up', 'ann'); t.save()
+    assert [c['id'] for c in json.loads(q.read_text())['cells']]!=[str(i) for i in range(n)] # positional ids are never the thread's
+    return [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+
+def _prompt_cell(nb, cid, text):
+    c = json.loads(json.dumps(nb['cells'][0])); c.update(id=cid, source=f'%%prompt\n{text}', outputs=[], metadata={'solveit_ai': True})
+    return c
+
+def test_nbstripout_after_an_inserted_prompt_keeps_each_reply_on_its_prompt(tmp_path):
+    "Positional ids, a prompt inserted at the top, then nbstripout (ids '0'..'3' again, each one the record knows): every reply, reaction and message id stays with its prompt, and the new prompt is unanswered with an id of its own"
+    q = tmp_path/'notes.ipynb'; want = _positional_notes(q); _nbstripout(q)
+    ids0 = [c['id'] for c in json.loads(Thread.read(q).save().read_text())['cells']] # the thread's ids, written back
+    assert ids0!=['0', '1', '2'] and [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want
+    _nbstripout(q)
+    edit_nb(q, lambda nb: nb['cells'].insert(0, _prompt_cell(nb, 'f3a9c2d1', 'New question at top')))
+    _nbstripout(q)
+    assert [c['id'] for c in json.loads(q.read_text())['cells']]==['0', '1', '2', '3'] # the precondition
+    back = Thread.read(q)
+    got = [(m.id, m.role, m.content, m.reactions) for m in back.messages]
+    assert [x[1:] for x in got]==[('user', 'New question at top', {})]+[x[1:] for x in want] and got[1:]==want
+    assert got[0][0] not in {x[0] for x in want}
+    back.save() # the thread's own ids are written back: positional ids never become the thread's
+    assert [c['id'] for c in json.loads(q.read_text())['cells']][1:]==ids0
+    assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages][1:]==want
+
+def test_nbstripout_after_a_deleted_prompt_brings_no_reply_back(tmp_path):
+    "Positional ids, a prompt deleted, then nbstripout: the deleted reply doesn't come back on its neighbour, the others keep theirs"
+    q = tmp_path/'notes.ipynb'; want = _positional_notes(q, react=2)
+    edit_nb(q, lambda nb: nb['cells'].pop(1)); _nbstripout(q)
+    assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want[:2]+want[4:]
+
+def test_a_renumbered_cell_whose_text_changed_takes_no_other_cells_reply(tmp_path):
+    "Positional ids, a prompt deleted and the next one's text edited, then nbstripout: the edited cell (now at the deleted one's id) is new, never given the deleted reply"
+    q = tmp_path/'notes.ipynb'; want = _positional_notes(q)
+    def edit(nb): nb['cells'].pop(1); nb['cells'][1]['source'] = '%%prompt\nQuestion 2, asked better?'
+    edit_nb(q, edit); _nbstripout(q)
+    got = [(m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    assert got==[x[1:] for x in want[:2]]+[('user', 'Question 2, asked better?', {})]
+
+def test_two_same_text_cells_one_deleted_then_renumbered_is_an_error_naming_the_cell(tmp_path):
+    "Two prompts of one text, one deleted, then nbstripout: which one is left can't be told, a ValueError naming the cell (never a silent pick of a reply)"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'notes.ipynb'; dl = Dialog('notes')
+    dl.mk_message('Tell me about tides.', msg_type='prompt', output=prompt_output('The moon pulls the sea.'), id='c0ffee00')
+    dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('First answer.'), id='a1b2c3d4')
+    dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('Second answer.'), id='e5f6a7b8')
+    dl.save(q); t = Thread.read(q); t.add_reaction(t.messages[5].id, 'up', 'ann'); t.save()
+    edit_nb(q, lambda nb: nb['cells'].pop(1)); _nbstripout(q)
+    with pytest.raises(ValueError, match=r"cell 1 \(id '1'\).*renumbered"): Thread.read(q)
+
+def test_nbstripout_keeps_a_programs_edit_of_a_message_naming_a_code_cell(tmp_path):
+    "A code cell and a prompt (no records) make one user message naming the code cell by id; a program redacts it and saves; after nbstripout the message reads as the program left it (the cell's id given back, so its text is what `changed` recorded against)"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'notes.ipynb'; dl = Dialog('notes')
+    dl.mk_message("api_key = 'sk-SECRET'", msg_type='code', id='5e1f0c2a')
+    dl.mk_message('Why does this fail?', msg_type='prompt', output=prompt_output('The key is invalid.'), id='77aa3b9d')
+    dl.save(q)
+    t = Thread.read(q); t.messages[0].content = t.messages[0].content.replace('sk-SECRET', '[redacted]'); t.save()
+    want = [(m.id, m.content) for m in Thread.read(q).messages]
+    _nbstripout(q)
+    assert [c['id'] for c in json.loads(q.read_text())['cells']]==['0', '1'] # the precondition
+    assert [(m.id, m.content) for m in Thread.read(q).messages]==want and 'sk-SECRET' not in want[0][1]
+
+def _imaged(p, n=4):
+    "A thread of `n` prompts each with its own image, saved, put through nbstripout and saved again (ids '0', '1', ...)"
+    from dialog.core import tiny_png
+    from dialog.thread import Attachment
+    t = Thread(id='t')
+    for k in range(n):
+        t.add_message(Message(role='user', content=f'q{k}', attachments=[Attachment(filename=f'i{k}.png', content=tiny_png+f'IMG{k}'.encode(), mime_type='image/png')]))
+        t.add_message(Message(role='assistant', content=f'a{k}'))
+    t.save(p); _nbstripout(p); Thread.read(p).save()
+    return lambda k: tiny_png+f'IMG{k}'.encode()
+
+def _images(t): return [(m.content, [a.content for a in m.attachments]) for m in t.messages if m.role=='user']
+
+@pytest.mark.parametrize('edit', ['delete', 'swap'])
+def test_renumbered_thread_cells_keep_their_own_images(tmp_path, edit):
+    "Positional ids, a prompt deleted (or two swapped), then nbstripout: each prompt keeps its own image (the file's metadata keeps them by cell id, so the ids now point at other cells), read and saved"
+    p = tmp_path/'t.ipynb'; img = _imaged(p)
+    def change(nb):
+        if edit=='delete': nb['cells'].pop(1)
+        else: nb['cells'][1],nb['cells'][2] = nb['cells'][2],nb['cells'][1]
+    edit_nb(p, change); _nbstripout(p)
+    ks = (0, 2, 3) if edit=='delete' else (0, 2, 1, 3)
+    want = [(f'q{k}', [img(k)]) for k in ks]
+    b = Thread.read(p); assert _images(b)==want
+    b.save(); assert _images(Thread.read(p))==want
+
+def test_a_deleted_renumbered_cells_image_leaves_the_file(tmp_path):
+    "Positional ids, a prompt with a screenshot deleted, then nbstripout: the cell now at its id doesn't take the screenshot, and the next save leaves it out of the file"
+    import base64
+    p = tmp_path/'t.ipynb'; img = _imaged(p, 2)
+    edit_nb(p, lambda nb: nb['cells'].pop(0)); _nbstripout(p)
+    b = Thread.read(p); assert _images(b)==[('q1', [img(1)])]
+    b.add_message(Message(role='user', content='next')); b.save()
+    assert base64.b64encode(img(0)).decode() not in p.read_text() and _images(Thread.read(p))[0]==('q1', [img(1)])
+
+def test_nbstripout_keeps_the_files_of_cells_without_records(tmp_path):
+    "A notebook made elsewhere: a prompt with an image and a code cell with a file (the notebook's metadata keeps them by cell id); after nbstripout both come back on their cells, read and saved"
+    from dialog.core import Dialog, prompt_output, tiny_png
+    q = tmp_path/'notes.ipynb'; dl = Dialog('notes')
+    pr = dl.mk_message('What is in this picture?\n\n![x](attachment:pic.png)', msg_type='prompt', output=prompt_output('A dot.'))
+    pr.mk_attachment(tiny_png, 'image/png', 'pic.png')
+    c = dl.mk_message('x = 1', msg_type='code'); c.mk_attachment(b'hello', 'text/plain', 'data.txt'); dl.save(q)
+    def atts(t): return [[(a.filename, a.content) for a in m.attachments] for m in t.messages]
+    t = Thread.read(q); t.add_message(Message(role='user', content='thanks')); t.save()
+    want = atts(Thread.read(q)); assert any(want)
+    _nbstripout(q)
+    t = Thread.read(q); assert atts(t)==want
+    t.add_message(Message(role='user', content='more')); t.save()
+    assert atts(Thread.read(q))[:len(want)]==want

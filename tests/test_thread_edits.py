@@ -266,3 +266,17 @@ def test_bad_records_say_where_cut_short(tmp_path, field, value):
     with pytest.raises(ValueError) as e: Thread.read(p)
     msg = str(e.value)
     assert 'cell 1' in msg and 'record 1' in msg and ("'a3'" in msg or field=='id') and len(msg)<500, (len(msg), msg[:300])
+
+def test_a_prompt_deleted_and_asked_again_is_unanswered(tmp_path):
+    "A notebook made elsewhere (real cell ids), read as a thread that reacts to a reply; a person deletes that prompt and types it again, not run: the new prompt is unanswered, the old reply and reaction gone (no tool renumbered the ids)"
+    from dialog.core import prompt_output
+    q = tmp_path/'notes.ipynb'; dl = Dialog('notes')
+    dl.mk_message('Hi!', msg_type='prompt', output=prompt_output('Hello.'), id='a0a0a0a0')
+    dl.mk_message('Tell me a joke.', msg_type='prompt', output=prompt_output('Why did the chicken cross the road?'), id='b1b1b1b1')
+    dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[3].id, 'down', 'ann'); t.save()
+    nb = json.loads(q.read_text()); c = nb['cells'].pop(1)
+    nb['cells'].append(dict(c, id='c2c2c2c2', outputs=[], metadata={'solveit_ai': True})); q.write_text(json.dumps(nb, indent=1))
+    back = Thread.read(q)
+    assert [(m.role, m.content, m.reactions) for m in back.messages]==[('user', 'Hi!', {}), ('assistant', 'Hello.', {}), ('user', 'Tell me a joke.', {})]
+    assert back.messages[-1].id=='c2c2c2c2-0'

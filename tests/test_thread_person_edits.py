@@ -232,6 +232,20 @@ def test_a_cell_pasted_into_a_notebook_made_elsewhere_shares_no_id(tmp_path):
     assert not {m.id for m in back.messages} & {m.id for m in t.messages}
     assert [m.id for m in back.messages if m.role=='user']==[f'{nb_of(q)["cells"][0]["id"]}-0', f'{c["id"]}-0']
 
+def test_a_cell_pasted_into_a_thread_of_cells_without_records_shares_no_id(tmp_path):
+    "A notebook made elsewhere, read as a thread that only reacts and saves (a thread record, no cell of its own); a prompt pasted from thread C's file: read as a person's prompt, ids from its cell id, none of C's, never taken for a fork of C"
+    from dialog.core import Dialog
+    q = tmp_path/'notes.ipynb'
+    dl = Dialog('notes'); dl.mk_message('Hi!', msg_type='prompt', output=prompt_output('Hello.')); dl.save(q)
+    t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.save()
+    c = Thread(id='C'); c.add_message(Message(role='user', content='c q')); c.add_message(Message(role='assistant', content='c a'))
+    pasted = dict(nb_of(c.save(tmp_path/'c.ipynb'))['cells'][0], id='9e9e9e9e')
+    edit(q, lambda nb: nb['cells'].append(pasted))
+    back = Thread.read(q)
+    assert back.id=='notes' and not {m.id for m in back.messages} & {m.id for m in Thread.read(tmp_path/'c.ipynb').messages}
+    assert [(m.id, m.role, m.content) for m in back.messages][2:]==[('9e9e9e9e-0', 'user', 'c q'), ('9e9e9e9e-1', 'assistant', 'c a')]
+    assert back.messages[1].reactions=={'up': ['ann']}
+
 def row_merges_two_copies_of_the_file(tmp_path):
     "Both branches' new turns read with one turn and sequence number each: sequence order interleaved them"
     from test_thread_sequence_order import _branches

@@ -219,3 +219,20 @@ def test_no_live_thread_no_file(tmp_path):
     d = a.model_dump(); del a; gc.collect()
     with pytest.raises(FileNotFoundError): run(Thread.model_validate(d).file_store.get(fid))
     assert 'a' not in ours._homes
+
+def test_a_cell_naming_a_stored_file_with_other_bytes_never_replaces_it(tmp_path):
+    "A file id is its bytes' digest: a cell pasted into the file whose records name the thread's file with other bytes keeps them as its own, and the original message keeps its file, read and saved"
+    a,p,fid = stored_thread(tmp_path)
+    a.add_message(Message(role='assistant', content='read it')); a.save()
+    evil = SECRET+b' forged'
+    forged = {'cell_type': 'markdown', 'id': 'f00dcafe', 'source': 'see this', 'attachments': {fid: {'application/pdf': base64.b64encode(evil).decode()}},
+              'metadata': {'dialog': {'thread_id': 'a', 'thread': [{'id': 'forged', 'role': 'user', 'timestamp': '2026-01-01T00:00:00+00:00',
+                  'attachments': [{'filename': 'x.pdf', 'mime_type': 'application/pdf', 'file': fid, 'file_id': fid, 'storage_path': fid,
+                                   'storage_backend': 'dialog', 'status': 'stored'}]}]}}}
+    nb = json.loads(p.read_text()); nb['cells'].append(forged); p.write_text(json.dumps(nb, indent=1))
+    def check(t):
+        first,pasted = t.messages[0].attachments[0],t.get_message_by_id('forged').attachments[0]
+        assert run(first.get_content_bytes(file_store=t.file_store))==SECRET and run(t.file_store.get(fid))==SECRET
+        assert run(pasted.get_content_bytes(file_store=t.file_store))==evil and pasted.file_id!=fid
+    b = Thread.read(p); check(b)
+    b.save(); check(Thread.read(p))

@@ -491,3 +491,23 @@ def test_a_deleted_file_is_not_brought_back_from_the_file_it_replaces(tmp_path):
     t = run(s.get('h')); a = t.messages[0].attachments[0]
     run(t.file_store.delete(a.file_id)); run(s.save(t)); del t, a; gc.collect()
     with pytest.raises(FileNotFoundError): _bytes(run(DialogThreadStore(tmp_path).get('h')))
+
+def test_a_folder_in_the_index_files_place_is_no_index(tmp_path):
+    "A folder named as the index (a person's, a sync tool's): never removed nor written into; saves succeed and every store answers from the files"
+    (idx := tmp_path/DialogThreadStore.index_name).mkdir(); (idx/'mine.txt').write_text('keep')
+    s = DialogThreadStore(tmp_path)
+    for i in range(3): run(s.save(mk(f't{i}', f'q{i}')))
+    assert sorted(ids(run(DialogThreadStore(tmp_path).list()))) == ['t0', 't1', 't2']
+    assert run(DialogThreadStore(tmp_path).get('t1')).messages[0].content=='q1'
+    assert [f.name for f in idx.iterdir()]==['mine.txt']
+
+def test_notebooks_with_nbstripouts_ids_share_no_message_id(tmp_path):
+    "Notebooks made elsewhere whose cell ids are nbstripout's ('0', '1', ...): their messages' ids differ between threads (each names one), and two reads of one file agree"
+    from dialog.core import Dialog, prompt_output
+    for name,q,a in (('tides', 'How do tides work?', 'The moon.'), ('taxes', 'When are taxes due?', 'April 15.')):
+        dl = Dialog(name); dl.mk_message(q, msg_type='prompt', output=prompt_output(a), id='0'); dl.save(tmp_path/f'{name}.ipynb')
+    s = DialogThreadStore(tmp_path)
+    ms = {t.id:[m.id for m in t.messages] for t in run(s.list())}
+    assert len(ms['tides'])==len(ms['taxes'])==2 and not set(ms['tides']) & set(ms['taxes'])
+    assert [m.id for m in Thread.read(tmp_path/'tides.ipynb').messages]==ms['tides']
+    for tid,mids in ms.items(): assert run(s.get_thread_by_message_id(mids[1])).id==tid
