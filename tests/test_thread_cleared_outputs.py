@@ -75,14 +75,18 @@ def test_nbstripout_keeps_a_users_image(tmp_path):
     assert (u.content, [a.content for a in u.attachments])==('What is this?', [tiny_png])
     assert list(json.loads(p.read_text())['metadata']['attachments'])==['0'] # under the cell's id now, once
 
-def test_nbstripout_keeps_what_a_thread_kept_of_cells_without_records(tmp_path):
-    "A notebook made elsewhere, read as a thread; a program reacts to the reply and adds a message; nbstripout then clears the outputs and renumbers the cell ids: the reply (kept under the id the cell had), its reaction and every message id come back"
+def _noted_thread(tmp_path):
+    "A notebook made elsewhere, read as a thread, a program's reaction and message added: its path, and its messages' (id, role, content, reactions)"
     from dialog.core import Dialog, prompt_output
     q = tmp_path/'notes.ipynb'
     dl = Dialog('notes'); dl.mk_message('Where is order 12345?', msg_type='prompt', output=prompt_output('It shipped yesterday.'))
     dl.mk_message('And 777?', msg_type='prompt', output=prompt_output('Lost.')); dl.save(q)
     t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.add_message(Message(role='user', content='Thanks')); t.save()
-    want = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    return q,[(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+
+def test_nbstripout_keeps_what_a_thread_kept_of_cells_without_records(tmp_path):
+    "A notebook made elsewhere, read as a thread; a program reacts to the reply and adds a message; nbstripout then clears the outputs and renumbers the cell ids: the reply (kept under the id the cell had), its reaction and every message id come back"
+    q,want = _noted_thread(tmp_path)
     _nbstripout(q)
     assert [c['id'] for c in json.loads(q.read_text())['cells']][:2]==['0', '1'] # the precondition: ids renumbered
     back = Thread.read(q)
@@ -91,12 +95,7 @@ def test_nbstripout_keeps_what_a_thread_kept_of_cells_without_records(tmp_path):
 
 def test_a_file_rewritten_without_cell_ids_keeps_what_a_thread_kept(tmp_path):
     "The same, the file written back as nbformat 4.4 (no cell ids: a reader gives new ones) with its outputs cleared: replies, reactions and message ids come back"
-    from dialog.core import Dialog, prompt_output
-    q = tmp_path/'notes.ipynb'
-    dl = Dialog('notes'); dl.mk_message('Where is order 12345?', msg_type='prompt', output=prompt_output('It shipped yesterday.'))
-    dl.mk_message('And 777?', msg_type='prompt', output=prompt_output('Lost.')); dl.save(q)
-    t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.add_message(Message(role='user', content='Thanks')); t.save()
-    want = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    q,want = _noted_thread(tmp_path)
     def v44(nb):
         nb['nbformat_minor'] = 4; clear_all(nb)
         for c in nb['cells']: c.pop('id', None)
