@@ -603,6 +603,10 @@ class DialogFileStore:
     storage_backend = 'dialog'
     # file_id: (bytes, mime type); ids deleted here; the ids of the threads it serves
     def __init__(self): self.files,self._gone,self._tids = {},set(),set()
+    @staticmethod
+    def file_id(content:bytes): # A file's bytes
+        "The id `save` gives `content`: a hash of the bytes, so one file is kept once"
+        return hashlib.sha256(content).hexdigest()[:16]
     async def save(self,
                    content:bytes, # The file's bytes
                    filename:str, # Its name
@@ -610,7 +614,7 @@ class DialogFileStore:
         "Keep `content`; its metadata: `id` (a hash of the bytes), `filename`, `mime_type`, `storage_path` (the id), `storage_backend`, `size`"
         if not isinstance(content, bytes): raise ValueError(f'file {short_repr(filename)}: content must be bytes, not {short_repr(content)}')
         mime = mime_type or sniff_mime(content, filename)
-        fid = hashlib.sha256(content).hexdigest()[:16]
+        fid = self.file_id(content)
         self.files[fid] = (content, mime); self._gone.discard(fid); _homed(self)
         return dict(id=fid, filename=filename, mime_type=mime, storage_path=fid, storage_backend=self.storage_backend, size=len(content))
     async def get(self,

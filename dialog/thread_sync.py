@@ -109,8 +109,6 @@ def _att_rec(a, keep=None, store=None):
     elif keep and a.storage_backend==DialogFileStore.storage_backend and a.file_id and (f := kept_file(store, a.file_id, a)) is not None: r['file'] = keep(a.file_id, f[0], a)
     return r
 
-def _file_id(data): return hashlib.sha256(data).hexdigest()[:16] # the id `DialogFileStore.save` gives bytes `data`
-
 def _unstored(d, data):
     "Attachment fields `d` holding bytes `data` of its own, without a store's"
     at = {k:v for k,v in (d.get('attributes') or {}).items() if k!='url'} or None
@@ -130,7 +128,7 @@ def _att_from(r, atts, store, where):
         raise ValueError(f'{where}: bad attachment record {short_repr(r)}: {e}') from None
     # a file the store keeps is named by its bytes' digest: other bytes under that name (a cell edited or pasted from
     # elsewhere) are not that file, so they stay this attachment's own, not stored: never in the file's place
-    if kept is not None and _file_id(kept[0])!=r['file']: d,kept = _unstored(d, kept[0]),None
+    if kept is not None and DialogFileStore.file_id(kept[0])!=r['file']: d,kept = _unstored(d, kept[0]),None
     a = ChatAttachment.model_validate(d, where=where)
     # the bytes stay with the attachment, should the thread's store go
     if kept is not None: carry_file(a, r['file'], *kept, store=store)
