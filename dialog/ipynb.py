@@ -292,21 +292,6 @@ _tmp_age = 24*3600 # Seconds after which any host's leftover temp file is surely
 def _tmp_name(path): return f'.{os.path.basename(path)}.{_host}.{os.getpid()}.{rtoken_hex(4)}.tmp'
 _re_tmp = re.compile(r'\.(.+)\.([A-Za-z0-9-]+)\.(\d+)\.[0-9a-f]{8}\.tmp')
 
-def _rm_stale_tmps(path, d=None):
-    "Remove temp files writers of file `path` (in folder `d`, a `_Dir`, when given) left behind"
-    # this host's whose process is gone, and any host's a day old
-    if d is None:
-        with _Dir(os.path.dirname(path)) as d: return _rm_stale_tmps(path, d)
-    try: names = os.listdir(d.fd if d.fd is not None else d.folder)
-    except OSError: return
-    for n in names:
-        if not ((m := _re_tmp.fullmatch(n)) and m[1]==os.path.basename(path)): continue
-        try:
-            mine_dead = m[2]==_host and not _pid_alive(int(m[3]))
-            if mine_dead or time.time()-os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime > _tmp_age:
-                os.unlink(d.p(n), dir_fd=d.fd)
-        except OSError: pass
-
 @contextmanager
 def _locked(d):
     "Hold an exclusive `flock` on folder `d` (a `_Dir`)"
@@ -326,6 +311,44 @@ def _fsync_dir(d):
     try: os.fsync(fd)
     except OSError: pass
     finally: os.close(fd)
+
+# %% ../nbs/02_ipynb.ipynb #664ee74b
+# A folder's (device, inode) -> (its mtime in ns after a write here found none of our temp files in it, until when
+# that holds); a second at most, as a change in the same tick of the file system's clock leaves the mtime as it was
+_swept,_sweep_every = {},1.0
+
+def _dir_mtime(d):
+    "`((device, inode), mtime in ns)` of folder `d` (a `_Dir`), or None"
+    try: st = os.fstat(d.fd) if d.fd is not None else os.stat(d.folder)
+    except OSError: return None
+    return (st.st_dev, st.st_ino),st.st_mtime_ns
+
+def _rm_stale_tmps(path, d=None):
+    "Remove the temp files writers of file `path` (in folder `d`, a `_Dir`, when given) left; the folder's key if none is left"
+    # this host's whose process is gone, and any host's a day old. A folder whose mtime is what the last write that
+    # found it clean left isn't listed again: nobody added or removed a name since (a big folder costs ms a listing)
+    if d is None:
+        with _Dir(os.path.dirname(path)) as d: return _rm_stale_tmps(path, d)
+    km = _dir_mtime(d)
+    if km is not None and (s := _swept.get(km[0])) and s[0]==km[1] and time.monotonic()<s[1]: return km[0]
+    try: names = os.listdir(d.fd if d.fd is not None else d.folder)
+    except OSError: return None
+    base,left = os.path.basename(path),False
+    for n in names:
+        if not (n[0]=='.' and n.endswith('.tmp') and (m := _re_tmp.fullmatch(n))): continue
+        try:
+            if m[1]==base and ((m[2]==_host and not _pid_alive(int(m[3])))
+                               or time.time()-os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime > _tmp_age):
+                os.unlink(d.p(n), dir_fd=d.fd)
+            else: left = True  # a live writer's, or another file's (its own writers remove it)
+        except OSError: left = True
+    return None if left or km is None else km[0]
+
+def _note_swept(d, key):
+    "Note folder `d`'s mtime now, after a write whose sweep left it with folder key `key` (None: it wasn't clean)"
+    if key is None or (km := _dir_mtime(d)) is None or km[0]!=key: return
+    if len(_swept)>=4096: _swept.clear()
+    _swept[key] = km[1],time.monotonic()+_sweep_every
 
 # %% ../nbs/02_ipynb.ipynb #2b5aeea8
 _dir_flags = os.O_RDONLY|getattr(os, 'O_DIRECTORY', 0)
@@ -482,7 +505,7 @@ def atomic_write(fname, # The file to write
             cur = None if check is None or st is None else _read_fd(d.open(n), path)[0]
             if check is not None and check(cur) is False: return path
             _chk_file(d, n, st)
-            _rm_stale_tmps(n, d)
+            swept = _rm_stale_tmps(n, d)
             tmp,fd = _new_tmp(d, n, 0o666 if st is None else 0o600)
             try:
                 with open(fd, 'wb', closefd=True) as f:
@@ -498,6 +521,7 @@ def atomic_write(fname, # The file to write
                 # checked again, a microsecond from the rename
                 if check is not None and (now := _bytes_now(d, n, path))!=cur and check(now) is False: raise _Skip
                 os.replace(d.p(tmp), d.p(n), src_dir_fd=d.fd, dst_dir_fd=d.fd)
+                _note_swept(d, swept)
             except BaseException as e:
                 try: os.unlink(d.p(tmp), dir_fd=d.fd)
                 except OSError: pass

@@ -68,6 +68,36 @@ def test_temp_names_carry_host_and_pid(tmp_path):
     saved(tmp_path)
     assert sorted(os.listdir(tmp_path))==sorted(['d.ipynb', live_elsewhere.name, live_here.name, other_file.name])
 
+def _listings(monkeypatch):
+    "A list that counts each listing of a folder `atomic_write` makes"
+    res,real = [],os.listdir
+    monkeypatch.setattr(ipy.os, 'listdir', lambda p: res.append(p) or real(p))
+    return res
+
+def test_a_clean_folder_is_not_listed_again_until_it_changes(tmp_path, monkeypatch):
+    "Writes in a folder nobody else changed since the last one (which found no temp file) don't list it: a big folder costs ms a listing"
+    atomic_write(tmp_path/'a.ipynb', b'1')
+    ls = _listings(monkeypatch)
+    for i in range(5): atomic_write(tmp_path/f'b{i}.ipynb', b'2')
+    assert ls==[]
+    dead = tmp_path/f'.a.ipynb.{ipy._host}.999999999.0123abcd.tmp'  # a killed writer's: the folder changed
+    dead.write_text('')
+    atomic_write(tmp_path/'a.ipynb', b'3')
+    assert len(ls)==1 and not dead.exists() and (tmp_path/'a.ipynb').read_bytes()==b'3'
+
+def test_a_folder_with_a_temp_file_left_is_listed_at_each_write(tmp_path, monkeypatch):
+    "Another file's temp file, or a live writer's, keeps the folder unclean: each write looks again; and a note lasts `_sweep_every` seconds"
+    other = tmp_path/f'.e.ipynb.{ipy._host}.999999999.0123abcd.tmp'  # not this file's: its own writers remove it
+    other.write_text('')
+    ls = _listings(monkeypatch)
+    for i in range(3): atomic_write(tmp_path/'d.ipynb', b'x%d' % i)
+    assert len(ls)==3 and other.exists()
+    other.unlink()
+    monkeypatch.setattr(ipy, '_sweep_every', 0)  # a note that expires at once
+    atomic_write(tmp_path/'d.ipynb', b'y')
+    atomic_write(tmp_path/'d.ipynb', b'z')
+    assert len(ls)==5
+
 def test_save_waits_for_the_lock(tmp_path):
     "A save takes the folder's lock before it checks the file, and holds it to the rename"
     f = saved(tmp_path)
