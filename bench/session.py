@@ -1,6 +1,6 @@
 """Reading and writing agent sessions (`dialog.session`), as ratios against `json.loads` / `json.dumps` of the same records.
 
-    python bench/session.py [--sizes 5 50] [--reps 3] [--agent claude|codex]
+    python bench/session.py [--sizes 5 50] [--reps 3] [--agent claude|codex] [--no-fast]
 
 A Claude Code transcript (or Codex rollout) of each size in MB is made from the shapes real ones have: a prompt, then
 thinking with a signature, text and tool calls one record each (a request id shared), tool results with `toolUseResult`,
@@ -12,6 +12,9 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
   stamps its reasoning state) replaced by empty prompts: what `dialog.session` itself costs;
 - linearity: read time per MB at the largest size over read time per MB at the smallest.
 Goals: read <= 2x, write <= 2x, linear (per-MB ratio near 1) from 5 MB to 50 MB.
+Where the `fast` extra (msgspec, orjson) is installed, reading parses the lines and writes chat's JSON (digests, tool
+blocks, copies of kept records) through it; `--no-fast` sets `dialog.nbjson.use_fast` False to time without it (the
+baselines are `json`'s either way). The first line printed says which.
 """
 import argparse, gc, json, os, sys, tempfile, time, uuid
 from pathlib import Path
@@ -19,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from skill import best_times
 from dialog.core import Message
 from dialog.session import sess2dlg, dlg2sess
+from dialog import nbjson
 import dialog.session as S
 
 def _claude(mb, seed=0):
@@ -93,7 +97,10 @@ def main():
     a.add_argument('--sizes', type=int, nargs='+', default=[5, 50])
     a.add_argument('--reps', type=int, default=3)
     a.add_argument('--agent', choices=('claude', 'codex'), nargs='+', default=['claude', 'codex'])
+    a.add_argument('--no-fast', action='store_true', help='time without the fast extra (dialog.nbjson.use_fast False)')
     a = a.parse_args()
+    if a.no_fast: nbjson.use_fast = False
+    print(f"fast extra: {'in use' if nbjson.use_fast and nbjson.fast_libs() else 'not used'}")
     with tempfile.TemporaryDirectory() as d:
         for ag in a.agent:
             per = [bench(mb, ag, a.reps, d) for mb in a.sizes]
