@@ -1010,8 +1010,11 @@ def _touch(self:Thread): object.__setattr__(self, 'updated_at', _now()); self.mo
 
 @patch
 def _chk(self:Thread, m):
-    if not isinstance(m, ChatMessage): raise ValueError(f'thread {short_repr(self.id)}: expected a Message, got {short_repr(m)}')
-    return m
+    if isinstance(m, ChatMessage): return m
+    # another library's `Message` (narrator's, which code written for it adds, as Tyler's agent does): the way out
+    how = (f" (a `{type(m).__module__}.Message`: add `dialog.thread.Message`s, or use a thread class that takes these, "
+           "e.g. a store made with `thread_cls=narrator.Thread`)") if type(m).__name__=='Message' else ''
+    raise ValueError(f'thread {short_repr(self.id)}: expected a Message, got {short_repr(m)}{how}')
 
 @patch
 def _adopt(self:Thread, m, first=False):

@@ -361,6 +361,8 @@ def _merged(c):
     return rs is None or isinstance(rs, list) and any(isinstance(r, dict) and r.get('role')!='user' for r in rs)
 
 # %% ../nbs/10_thread_sync.ipynb #c8feaa2c
+def _mark_of(cid, tid): return {'id': cid, 'thread_id': tid} # a cell's mark: the id thread `tid` wrote it under
+
 def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     "The prompt cell of `ms`"
     # a user message (if first) and its reply's messages;
@@ -387,7 +389,9 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     # `%%prompt` lines from cells a person merged once the outputs are gone (`_written`)
     txt = _prompt_txt(u, refs) if u else ''
     d = {k:v for k,v in meta['dialog'].items() if k!='written'} if isinstance(meta.get('dialog'), dict) else {}
-    meta['dialog'] = d | {'thread': recs, 'thread_id': tid} | ({'written': w} if (w := _written(txt)) else {})
+    # and its mark (`cell`: the id it was written under, which a tool's renumbering leaves in its metadata)
+    meta['dialog'] = d | {'thread': recs, 'thread_id': tid, 'cell': _mark_of(cid, tid)} \
+                       | ({'written': w} if (w := _written(txt)) else {})
     # a person's pasted files stay
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values())
     return dlg.msg_cls(txt, msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
@@ -435,7 +439,7 @@ def _thread_rec(t:Thread):
     # file's own (a fork's)
     mine = any(m.role!='system' and _from_run(m, t) is None for m in t.messages)
     return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | ({'seq_dups': sd} if sd else {}) | old \
-               | ({} if mine else {'records': 'none'}), (_shown(sys[0].content) if sys else None)
+               | ({} if mine else {'records': 'none'}) | {'records_of': t.id}, (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
     "The run of thread `t` message `m` was made from (by `_add_run`: a copy of `t` shares them), else None"
@@ -551,12 +555,11 @@ def _src_digest(c): return _digest(f'{c.msg_type}\n{c.content}')
 
 def _runs_rec(t:Thread, live, own):
     "What the notebook's record keeps of the cells without records of thread `t`'s `live` runs"
-    # `outputs`: `{cell id: text}` of their outputs, kept should they go; `srcs`: `[cell id, digest of its kind and
-    # text]` pairs in the file's order (a dict's keys come back sorted), so a read finds a cell whose id a tool
-    # renumbered (nbstripout gives cells ids '0', '1', ...)
+    # `outputs`: `{cell id: text}` of their outputs, kept should they go (a cell whose id a tool renumbered gets it back
+    # from its own metadata: `_marked`)
     cs = [(own(c), t._runs[r].outs) for r in live for c in t._runs[r].cells]
-    outs,srcs = {c.id:x for c,o in cs if (x := _out_txt(c, o))},[[c.id, _src_digest(c)] for c,_ in cs]
-    return ({'outputs': outs} if outs else {}) | ({'srcs': srcs} if srcs else {})
+    outs = {c.id:x for c,o in cs if (x := _out_txt(c, o))}
+    return {'outputs': outs} if outs else {}
 
 def _orphans_go(dlg):
     "Drop from `dlg`'s metadata the files it keeps for cells it has no more (a person deleted the cell)"
@@ -944,43 +947,48 @@ def _renumbered(cells, recs, parts, rec, where):
         if rs is None and i not in parts: news.setdefault(_src_digest(c), []).append(i)
     for v,ks in byd.items():
         ns = news.get(v, [])
-        if len(ks)>1 and 0<len(ns)<len(ks):
+        # a dict's keys come back sorted: several of one digest can't be paired in the file's order
+        if len(ks)>1 and (0<len(ns)<len(ks) or ns and isinstance(rec.get('srcs'), dict)):
             c = f'cell {ns[0]} (id {short_repr(cells[ns[0]].id)})'
             raise ValueError(f"{where}, {c}: the file's cell ids were renumbered (e.g. by nbstripout) and {len(ns)} of the "
                 f"{len(ks)} cells of this kind and text the thread wrote (ids {short_repr(ks)}) are left, so which were "
-                "deleted can't be told. Give each such cell back the id it had, or restore the file")
+                "deleted (or which is which) can't be told. Give each such cell back the id it had, or restore the file")
         res.update(zip(ns, ks))
     # a cell whose kind and text match none the thread wrote is new: a positional id, or one the thread wrote, isn't
     # its own
     return {i:None for ns in news.values() for i in ns if i not in res and (pos or cells[i].id in olds)} | res
 
 # %% ../nbs/10_thread_sync.ipynb #05234ea3
-def _renumber(dlg, cells, recs, want, tid):
+def _renumber(dlg, cells, recs, want, tid, marked=False):
     "Give cells `want` (`{place: id}`) the ids they had (None: a new one), and a new id to any other cell holding one"
-    # one cell's old id may be another's now: each goes through a new id first. The next save writes them: the
-    # thread's ids, never a tool's positional ones. A new id: from thread `tid`'s id and the cell's kind and text, so
-    # two reads of one file agree, and two threads' messages (`<cell id>-k`) don't share ids.
-    # The files: `read_ipynb` handed a code cell those the notebook keeps under its id now, which were another
-    # cell's; all are taken back, a cell without records takes those under the id it had, and the rest are returned
-    # (`{name: attachment}`) for `_unloose` to give the thread cells whose records name them (the others, a deleted
-    # cell's, go)
+    # The next save writes them: the thread's ids, never a tool's positional ones. A new id: from thread `tid`'s id,
+    # the cell's kind and text and how many of that text came before, so two reads of one file agree, and two
+    # threads' messages (`<cell id>-k`) don't share ids. The ids are set with the cells out of the dialog, which is
+    # indexed once after (linear). The files: `read_ipynb` handed a code cell those the notebook keeps under its id
+    # now, which were another cell's; all are taken back, and a cell takes those under the id it gets (a thread
+    # cell too when `marked`: its id came from its own metadata); the rest are returned (`{name: attachment}`) for
+    # `_unloose` to give the thread cells whose records name them (the others, a deleted cell's, go)
     if want is None: return {}
+    want = {i:k for i,k in want.items() if cells[i].id!=k}
+    if marked and not want: return {}
     handed = {c.id:c.attachments[:] for c in cells if c.msg_type in ('code', sprompt) and c.attachments}
     for c in cells:
         if c.id in handed: c.attachments.clear()
-    want = {i:k for i,k in want.items() if cells[i].id!=k}
     back = {k for k in want.values() if k is not None}
-    taken = {c.id for c in cells} | back
+    taken,cnt,new = {c.id for c in cells} | back,collections.Counter(),{}
     def fresh(c):
-        k = next(x for n in itertools.count() if (x := _digest(f'{tid}\0{_src_digest(c)}\0{n}')[:8]) not in taken)
-        taken.add(k); return k
+        s = _src_digest(c)
+        while (k := _digest(f'{tid}\0{s}\0{cnt[s]}')[:8]) in taken: cnt[s] += 1
+        cnt[s] += 1; taken.add(k); return k
     for i,c in enumerate(cells):
-        if i in want or c.id in back: c.id = fresh(c)
-    for i,k in want.items():
-        if k is not None: cells[i].id = k
+        if i in want or c.id in back: new[i] = want[i] if want.get(i) is not None else fresh(c)
+    if new:
+        for c in cells: c.dlg = None
+        for i,k in new.items(): cells[i].id = k
+        dlg.messages = cells
     home = dlg.meta.get('attachments') if isinstance(dlg.meta.get('attachments'), dict) else {}
     for c,rs in zip(cells, recs):
-        if rs is not None or c.msg_type not in ('code', sprompt): continue
+        if rs is not None and not marked or c.msg_type not in ('code', sprompt): continue
         own = home.pop(c.id, None) if isinstance(home.get(c.id), dict) else {}
         c.attachments.extend(handed.pop(c.id, []) + [a for n,b in own.items() if (a := _att_of(n, b)) is not None])
     if not home and isinstance(dlg.meta.get('attachments'), dict): del dlg.meta['attachments']
@@ -992,6 +1000,47 @@ def _run_outs(t:Thread, cells, recs, parts, rec, where):
     # the replies in the records of a cell pasted from another thread's file
     kept = _kept_outs(rec, where)
     return kept | _pasted_replies(t, cells, recs, parts, kept)
+
+# %% ../nbs/10_thread_sync.ipynb #ma7k0001
+_positional = re.compile(r'0|[1-9][0-9]{0,6}') # an id as nbstripout gives them ('0', '1', ...): no cell's own
+
+def _mark(c, tids):
+    "The id cell `c`'s mark says a thread of ids `tids` wrote it under, or None"
+    m = d.get('cell') if isinstance(d := c.meta.get('dialog'), dict) else None
+    ok = isinstance(m, dict) and m.get('thread_id') in tids and isinstance(k := m.get('id'), str) and k
+    return k if ok else None
+
+def _marked(cells, tids, parts=()):
+    "`{place: the id it was written under, or None: a new one}` of the cells whose ids must change, or None (no mark)"
+    # a cell's mark (`_mark`) gives it its id back, whatever a tool made of the ids: the cell that still has it keeps
+    # it, else the first in the file's order (a copy of a cell carries its mark: the later one is the copy); any
+    # other cell holding that id, or a positional one (a cell added and renumbered before the thread wrote it), gets
+    # a new one. A deleted cell takes its mark with it, and moves or inserts change nothing. A split cell's `parts`
+    # before the last claim none: the last is the cell read (and its records name the files kept under the id)
+    marks = [None if i in parts else _mark(c, tids) for i,c in enumerate(cells)]
+    if not any(marks): return None
+    own = {}
+    for i,(c,k) in enumerate(zip(cells, marks)):
+        if k is not None and c.id==k: own.setdefault(k, i)
+    for i,k in enumerate(marks):
+        if k is not None: own.setdefault(k, i)
+    got = {i:k for k,i in own.items()}
+    return {i:got.get(i) for i,c in enumerate(cells)
+            if got.get(i, c.id)!=c.id or i not in got and (c.id in own or _positional.fullmatch(c.id))}
+
+def _ids_back(t:Thread, dlg, cells, recs, parts, rec, where):
+    "Give cells whose ids a tool renumbered their ids back (and their files), and mark the cells without records"
+    # by each cell's mark; a file written before cells had them: by `srcs` (`_renumbered`). A cell without records
+    # gets its mark now, which the next save writes (a thread cell gets its own from `_mk_cell`)
+    of = _own_id(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))
+    want = _marked(cells, {of, t.id} - {None}, parts)
+    if want is None: want,marked = _renumbered(cells, recs, parts, rec, where),False
+    else: marked = True
+    _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, want, t.id, marked))
+    for i,(c,rs) in enumerate(zip(cells, recs)):
+        if rs is None and i not in parts and isinstance(d := c.meta.setdefault('dialog', {}), dict):
+            d['cell'] = _mark_of(c.id, t.id)
+
 
 # %% ../nbs/10_thread_sync.ipynb #ccece8c3
 @patch(cls_method=True)
@@ -1019,8 +1068,8 @@ def from_dialog(cls:Thread,
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=t.created_at.isoformat())] if sys else [])
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
-    recs,joined,parts = _file_recs(cells, rec.get('id'), rec.get('records')!='none')
-    _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, _renumbered(cells, recs, parts, rec, where), t.id))
+    recs,joined,parts = _file_recs(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))
+    _ids_back(t, dlg, cells, recs, parts, rec, where)
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
@@ -1179,24 +1228,28 @@ def _foreign(c, tid):
     d = c.meta.get('dialog')
     return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
 
-def _own_id(cells, tid, fork=True):
+def _own_id(cells, tid, fork=True, of=None):
     "The thread id the records of `cells` name when they are the file's own (`tid`: the file's thread id, or None)"
+    # `of`: the id the notebook's record says they name (`records_of`, which a save writes): a fork keeps it, so a
+    # file whose own cells were all deleted and another thread's pasted in is no fork of that thread. Else (a file
+    # written before records named it):
     # `tid` when a cell names it; in a file with a thread record none of whose cells names it, the id most of them name
     # (the first one's on a tie): a person gave the file a new id (a fork), and may have pasted in cells of other
     # threads since (None: cells written before cells named their thread). In a file without one (a notebook made
     # elsewhere), None: a cell naming a thread was pasted from that thread's file; so too when not `fork` (the thread
     # wrote no cell of its own: the notebook's record says `records: none`)
+    if isinstance(of, str): return of
     ns = [d.get('thread_id') for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
     if tid is None or not ns or tid in ns or not fork: return tid
     top = max(collections.Counter(ns).items(), key=lambda o: o[1])[0]
     return tid if top is None else top
 
-def _file_recs(cells, tid, fork=True):
+def _file_recs(cells, tid, fork=True, of=None):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
     # records: None for a cell without (or whose records another thread wrote: `tid`, this thread's id, None when the
     # file names none); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give nothing
     # a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells named it
-    own = _own_id(cells, tid, fork)
+    own = _own_id(cells, tid, fork, of)
     named = own is not None and any(_names(c, own) for c in cells)
     recs = [None if _foreign(c, own) or named and _names(c, None) else _cell_recs(c) for c in cells]
     joined,parts = {},set()
@@ -1422,14 +1475,13 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                "(each prompt's error or `UsageError` takes its reply's place), or empties a reply",
                "nothing is lost: the reply's messages come back whole from the cell's records (texts, "
                'tool calls, tool results), and the next save shows the reply again (nbstripout also renumbers cell '
-               "ids: a user's images, kept under the id the thread wrote, come back by the names the records give, and "
-               "a cell without records, by its kind and text (the notebook's `dialog.thread` keeps their digests under "
-               '`srcs`), the id it had, its kept reply and the ids of its messages, and the next save writes that id '
-               "back; this only when the file's ids show a renumbering (nbstripout's '0', '1', ..., or no id the thread "
-               'wrote left), so a prompt deleted and typed again in a file with real ids is a new, unanswered one; a '
-               "cell whose text matches none the thread wrote is new, whatever its id; cells of one kind and text are "
-               'paired in the file\'s order, and when fewer of several are left, which were deleted can\'t be told: a '
-               '`ValueError` naming the cell); '
+               "ids and keeps each cell's own metadata: each cell gets back the id its mark (`dialog.cell`) gives, "
+               'and with it its kept reply, the ids of its messages, its files and the changes the thread made, '
+               'whatever cells a person inserted, moved, copied or deleted; a cell without a mark of this thread '
+               '(new, or pasted from another thread) is new, and one holding another\'s id or a positional one gets '
+               'an id of its own; the next save writes the ids back, so positional ids never become the thread\'s. '
+               "A file written before cells kept marks is read by its `srcs` digests: when those can't tell cells "
+               'of one kind and text apart, a `ValueError` naming the cell); '
                'a prompt\'s text holding '
                '`%%prompt` lines after a blank line reads as it was (no merge to undo: see the row above). '
                'A cell without records '
@@ -1459,7 +1511,9 @@ person_edits = _rows_text + (
                'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
                "the other thread's records are not taken (each cell a thread writes names it: "
                '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too, or into '
-               "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`), "
+               "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`, "
+               "or where a person deleted every cell the thread wrote: its `records_of` names the thread whose "
+               "records are the file's own), "
                "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
                'records hold is its reply'),
     PersonEdit('splits_a_thread_cell',

@@ -55,10 +55,10 @@ def test_nbstripout(tmp_path):
     assert not any(replies(p))
     check_nothing_lost(t, p, want)
 
-def _nbstripout(p):
+def _nbstripout(p, *args):
     env = os.environ | {'PYTHONPATH': os.pathsep.join(filter(None, [os.environ.get('NBSTRIPOUT_PATH'), os.environ.get('PYTHONPATH')]))}
     if subprocess.run([sys.executable, '-c', 'import nbstripout'], env=env, capture_output=True).returncode: pytest.skip('nbstripout is not installed')
-    r = subprocess.run([sys.executable, '-m', 'nbstripout', str(p)], env=env, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, '-m', 'nbstripout', *args, str(p)], env=env, capture_output=True, text=True)
     assert r.returncode==0, r.stderr
 
 def test_nbstripout_keeps_a_users_image(tmp_path):
@@ -67,13 +67,15 @@ def test_nbstripout_keeps_a_users_image(tmp_path):
     from dialog.thread import Attachment
     t = Thread(id='t'); t.add_message(Message(role='user', content='What is this?', attachments=[Attachment(filename='pic.png', content=tiny_png, mime_type='image/png')]))
     t.add_message(Message(role='assistant', content='A pixel.')); p = t.save(tmp_path/'t.ipynb')
+    cid = json.loads(p.read_text())['cells'][0]['id']
     _nbstripout(p)
     assert [c['id'] for c in json.loads(p.read_text())['cells']]==['0'] # the precondition: ids renumbered
     back = Thread.read(p)
     assert [(m.content, [a.content for a in m.attachments]) for m in back.messages]==[('What is this?', [tiny_png]), ('A pixel.', [])]
     back.save(); u = Thread.read(p).messages[0]
     assert (u.content, [a.content for a in u.attachments])==('What is this?', [tiny_png])
-    assert list(json.loads(p.read_text())['metadata']['attachments'])==['0'] # under the cell's id now, once
+    nb = json.loads(p.read_text()) # the cell has the id the thread wrote back (its mark gave it), and its file under it, once
+    assert [c['id'] for c in nb['cells']]==[cid] and list(nb['metadata']['attachments'])==[cid]
 
 def _noted_thread(tmp_path):
     "A notebook made elsewhere, read as a thread, a program's reaction and message added: its path, and its messages' (id, role, content, reactions)"
@@ -231,9 +233,11 @@ def test_srcs_written_before_as_a_dict_still_read(tmp_path):
     dl = Dialog('notes'); dl.mk_message('Where?', msg_type='prompt', output=prompt_output('Here.')); dl.save(q)
     t = Thread.read(q); t.add_reaction(t.messages[1].id, 'up', 'ann'); t.save()
     want = [(m.id, m.content, m.reactions) for m in Thread.read(q).messages]
-    def old(nb):
-        r = nb['metadata']['dialog']['thread']; assert isinstance(r['srcs'], list); r['srcs'] = dict(r['srcs']); clear_all(nb)
-        for i,c in enumerate(nb['cells']): c['id'] = str(i)
+    def old(nb): # as files were written before cells kept their marks: `srcs` a dict of digests of the kind and text
+        from dialog.thread_sync import _src_digest
+        r = nb['metadata']['dialog']['thread']; r.pop('records_of', None)
+        r['srcs'] = {c.id:_src_digest(c) for c in read_ipynb(q).messages}; clear_all(nb)
+        for i,c in enumerate(nb['cells']): c['id'] = str(i); c['metadata']['dialog'].pop('cell')
     edit_nb(q, old)
     assert [(m.id, m.content, m.reactions) for m in Thread.read(q).messages]==want
     edit_nb(q, lambda nb: nb['metadata']['dialog']['thread'].update(srcs=[['0']]))
@@ -293,23 +297,39 @@ def test_nbstripout_after_a_deleted_prompt_brings_no_reply_back(tmp_path):
     assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want[:2]+want[4:]
 
 def test_a_renumbered_cell_whose_text_changed_takes_no_other_cells_reply(tmp_path):
-    "Positional ids, a prompt deleted and the next one's text edited, then nbstripout: the edited cell (now at the deleted one's id) is new, never given the deleted reply"
+    "Positional ids, a prompt deleted and the next one's text edited, then nbstripout: the edited cell (now at the deleted one's id) keeps its own reply, as it does with its id intact (its mark gives its id back), never the deleted one's"
     q = tmp_path/'notes.ipynb'; want = _positional_notes(q)
     def edit(nb): nb['cells'].pop(1); nb['cells'][1]['source'] = '%%prompt\nQuestion 2, asked better?'
     edit_nb(q, edit); _nbstripout(q)
-    got = [(m.role, m.content, m.reactions) for m in Thread.read(q).messages]
-    assert got==[x[1:] for x in want[:2]]+[('user', 'Question 2, asked better?', {})]
+    got = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
+    assert got==want[:2]+[(want[4][0], 'user', 'Question 2, asked better?', {}), want[5]]
 
-def test_two_same_text_cells_one_deleted_then_renumbered_is_an_error_naming_the_cell(tmp_path):
-    "Two prompts of one text, one deleted, then nbstripout: which one is left can't be told, a ValueError naming the cell (never a silent pick of a reply)"
+def test_two_same_text_cells_one_deleted_then_renumbered_keeps_the_right_reply(tmp_path):
+    "Two prompts of one text, one deleted, then nbstripout: the one left keeps its own reply, reaction and ids (its mark says which it was)"
     from dialog.core import Dialog, prompt_output
     q = tmp_path/'notes.ipynb'; dl = Dialog('notes')
     dl.mk_message('Tell me about tides.', msg_type='prompt', output=prompt_output('The moon pulls the sea.'), id='c0ffee00')
     dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('First answer.'), id='a1b2c3d4')
     dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('Second answer.'), id='e5f6a7b8')
     dl.save(q); t = Thread.read(q); t.add_reaction(t.messages[5].id, 'up', 'ann'); t.save()
+    want = [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]
     edit_nb(q, lambda nb: nb['cells'].pop(1)); _nbstripout(q)
-    with pytest.raises(ValueError, match=r"cell 1 \(id '1'\).*renumbered"): Thread.read(q)
+    assert [(m.id, m.role, m.content, m.reactions) for m in Thread.read(q).messages]==want[:2]+want[4:]
+    assert want[5][3]=={'up': ['ann']}
+
+def test_a_file_without_marks_whose_srcs_dict_holds_one_text_twice_is_an_error(tmp_path):
+    "A file written before cells kept their marks, `srcs` a dict (its keys sorted, not in the file's order), two prompts of one text, then nbstripout: which is which can't be told, a ValueError naming the cell (never a swap of their replies)"
+    from dialog.core import Dialog, prompt_output
+    from dialog.thread_sync import _src_digest
+    q = tmp_path/'notes.ipynb'; dl = Dialog('notes')
+    dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('First answer.'), id='e5f6a7b8')
+    dl.mk_message('Go on.', msg_type='prompt', output=prompt_output('Second answer.'), id='a1b2c3d4')
+    dl.save(q); Thread.read(q).save()
+    def old(nb):
+        r = nb['metadata']['dialog']['thread']; r.pop('records_of', None); r['srcs'] = {c.id:_src_digest(c) for c in read_ipynb(q).messages}
+        for c in nb['cells']: c['metadata']['dialog'].pop('cell')
+    edit_nb(q, old); _nbstripout(q)
+    with pytest.raises(ValueError, match=r"cell 0 \(id '0'\).*renumbered.*which is which"): Thread.read(q)
 
 def test_nbstripout_keeps_a_programs_edit_of_a_message_naming_a_code_cell(tmp_path):
     "A code cell and a prompt (no records) make one user message naming the code cell by id; a program redacts it and saves; after nbstripout the message reads as the program left it (the cell's id given back, so its text is what `changed` recorded against)"
@@ -373,3 +393,124 @@ def test_nbstripout_keeps_the_files_of_cells_without_records(tmp_path):
     t = Thread.read(q); assert atts(t)==want
     t.add_message(Message(role='user', content='more')); t.save()
     assert atts(Thread.read(q))[:len(want)]==want
+
+# Each cell's mark (`dialog.cell`, the id the thread knows it by, in the cell's own metadata, which nbstripout keeps)
+# gives it its id back after a renumbering: nothing is guessed from texts or the ids' order
+
+def _prompt(cid, txt): return {'cell_type': 'code', 'id': cid, 'metadata': {'solveit_ai': True}, 'execution_count': None, 'outputs': [], 'source': ['%%prompt\n', txt]}
+def _msgs(p): return [(m.role, m.content) for m in Thread.read(p).messages]
+
+def _answered(q, texts, answers=None):
+    "A notebook made elsewhere of prompts `texts`, each answered (`answers`, else 'A <text>'), read as a thread and saved"
+    from dialog.core import Dialog, prompt_output
+    dl = Dialog(q.stem)
+    for i,x in enumerate(texts): dl.mk_message(x, msg_type='prompt', output=prompt_output(answers[i] if answers else f'A {x}'))
+    dl.save(q); Thread.read(q).save()
+
+def test_a_cell_added_in_a_renumbered_file_never_keeps_a_positional_id(tmp_path):
+    "A prompt added, nbstripout, a cell deleted (ids out of order), a save, nbstripout again, another cell deleted: every reply stays on its prompt (the new cell's positional id was never written as the thread's)"
+    q = tmp_path/'n.ipynb'; _answered(q, [f'Q {i}' for i in range(6)])
+    edit_nb(q, lambda nb: nb['cells'].insert(2, _prompt('5e1f2a3b', 'New'))); _nbstripout(q)
+    edit_nb(q, lambda nb: nb['cells'].pop(4)); Thread.read(q).save()
+    assert not any(c['id'].isdigit() for c in json.loads(q.read_text())['cells'])
+    _nbstripout(q); edit_nb(q, lambda nb: nb['cells'].pop(1))
+    assert _msgs(q)==[('user', 'Q 0'), ('assistant', 'A Q 0'), ('user', 'New')] + [x for i in (2, 4, 5) for x in (('user', f'Q {i}'), ('assistant', f'A Q {i}'))]
+
+def test_a_file_whose_own_ids_looked_positional_keeps_every_reply_after_an_insert_and_nbstripout(tmp_path):
+    "A notebook whose ids were '0'..'3' when it became a thread (nbstripout with outputs kept), then prompts inserted around nbstripout: each reply on its own prompt"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'n.ipynb'; dl = Dialog('n')
+    for i in range(4): dl.mk_message(f'Q {i}', msg_type='prompt', output=prompt_output(f'A {i}'))
+    dl.save(q); _nbstripout(q, '--keep-output')
+    edit_nb(q, lambda nb: nb['cells'].append(_prompt('5e1f2a3b', 'Q 4'))); Thread.read(q).save()
+    edit_nb(q, lambda nb: nb['cells'].insert(0, _prompt('1d2e3f4a', 'First'))); _nbstripout(q)
+    edit_nb(q, lambda nb: nb['cells'].insert(0, _prompt('77aa88bb', 'Another')))
+    assert _msgs(q)==[('user', 'Another'), ('user', 'First')] + [x for i in range(4) for x in (('user', f'Q {i}'), ('assistant', f'A {i}'))] + [('user', 'Q 4')]
+
+def test_a_prompt_of_the_same_text_inserted_above_takes_no_reply_after_nbstripout(tmp_path):
+    "'Go on.' typed above two answered 'Go on.' prompts, then nbstripout: the new one unanswered, the others keep their replies and the reaction"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Tides?', 'Go on.', 'Winds?', 'Go on.'], ['Moon.', 'First.', 'Sun.', 'Second.'])
+    t = Thread.read(q); t.add_reaction(t.messages[-1].id, 'up', 'ann'); t.save()
+    view = lambda: [(m.role, m.content, dict(m.reactions)) for m in Thread.read(q).messages]
+    ref = view(); edit_nb(q, lambda nb: nb['cells'].insert(0, _prompt('newcell1', 'Go on.'))); _nbstripout(q)
+    assert view()==[('user', 'Go on.', {})] + ref and ref[-1][2]=={'up': ['ann']}
+
+def test_a_cell_pasted_from_another_thread_takes_none_of_this_threads_replies_after_nbstripout(tmp_path):
+    "'Go on.' pasted from thread C above this thread's 'Go on.', then nbstripout: the file reads as before the filter"
+    q,qc = tmp_path/'n.ipynb',tmp_path/'c.ipynb'; _answered(q, ['Tides?', 'Go on.'])
+    c = Thread(title='C'); c.add_message(Message(role='user', content='Go on.')); c.add_message(Message(role='assistant', content='C answer.')); c.save(qc)
+    pasted = json.loads(qc.read_text())['cells'][0]; pasted['id'] = 'feedf00d'
+    edit_nb(q, lambda nb: nb['cells'].insert(1, pasted))
+    ref = _msgs(q); _nbstripout(q)
+    assert _msgs(q)==ref and ('assistant', 'C answer.') in ref and ref[-1]==('assistant', 'A Go on.')
+
+@pytest.mark.parametrize('kind,txt,drop', [('note', '---', 3), ('prompt', 'Go on.', 1)])
+def test_one_of_two_same_text_cells_deleted_then_nbstripout_reads_as_before(tmp_path, kind, txt, drop):
+    "One of two '---' notes (or 'Go on.' prompts) between other prompts deleted, then nbstripout: read as before the filter, never a ValueError (a store's get can't then take the file for unreadable)"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'n.ipynb'; dl = Dialog('n')
+    for x,a in [('Tides?', 'Moon.'), (txt, 'First.'), ('Winds?', 'Sun.'), (txt, 'Second.'), ('Rain?', 'Clouds.')]:
+        if x==txt and kind=='note': dl.mk_message(x, msg_type='note')
+        else: dl.mk_message(x, msg_type='prompt', output=prompt_output(a))
+    dl.save(q); Thread.read(q).save()
+    edit_nb(q, lambda nb: nb['cells'].pop(drop))
+    ref = _msgs(q); _nbstripout(q)
+    assert _msgs(q)==ref
+
+def test_a_deleted_thread_cells_image_never_comes_back_on_a_new_prompt(tmp_path):
+    "A thread cell with an image, nbstripout and a save, the cell deleted and a prompt typed in its place, nbstripout, a move: the new prompt has no file (the deleted one's went)"
+    from dialog.thread import Attachment
+    q = tmp_path/'t.ipynb'; png = b'\x89PNG\r\n\x1a\n' + b'password: hunter2 ' * 4
+    t = Thread(title='x'); t.add_message(Message(role='user', content='See my screen', attachments=[Attachment(filename='screen.png', content=png)]))
+    t.add_message(Message(role='assistant', content='I see')); t.add_message(Message(role='user', content='Other')); t.add_message(Message(role='assistant', content='ok'))
+    t.save(q); _nbstripout(q); Thread.read(q).save()
+    edit_nb(q, lambda nb: (nb['cells'].pop(0), nb['cells'].insert(0, _prompt('77aa88bb', 'Hello')))); _nbstripout(q)
+    edit_nb(q, lambda nb: nb['cells'].insert(0, nb['cells'].pop(1)))
+    b = Thread.read(q)
+    assert {m.content: [a.filename for a in (m.attachments or [])] for m in b.messages if m.role=='user'}=={'Other': [], 'Hello': []}
+    assert 'hunter2' not in b.save().read_text()
+
+def test_a_file_pasted_into_a_thread_cell_survives_nbstripout(tmp_path):
+    "A file a person pasted into a thread's prompt cell (kept in the notebook's `attachments` under the cell's id), then nbstripout and a save: the file is still there, under the cell's id"
+    import base64
+    q = tmp_path/'t.ipynb'; t = Thread(title='x')
+    t.add_message(Message(role='user', content='Look at this')); t.add_message(Message(role='assistant', content='ok')); t.save(q)
+    def paste(nb):
+        c = nb['cells'][0]; c['source'] = ''.join(c['source'])+'\n\n![pic](attachment:pic.txt)'
+        nb['metadata'].setdefault('attachments', {})[c['id']] = {'pic.txt': {'text/plain': base64.b64encode(b'hello').decode()}}
+    edit_nb(q, paste); cid = json.loads(q.read_text())['cells'][0]['id']
+    _nbstripout(q); b = Thread.read(q); b.add_message(Message(role='user', content='later')); b.save()
+    nb = json.loads(q.read_text())
+    assert nb['cells'][0]['id']==cid and list(nb['metadata']['attachments'][cid])==['pic.txt']
+
+def test_a_thread_cell_copied_after_nbstripout_leaves_the_original_its_ids(tmp_path):
+    "After nbstripout and a save, a thread cell copied above itself (a new id) and edited: the original keeps its message ids, the copy gets new ones from its own id"
+    q = tmp_path/'t.ipynb'; t = Thread(title='x')
+    t.add_message(Message(role='user', content='Write a haiku')); t.add_message(Message(role='assistant', content='leaves fall')); t.save(q)
+    _nbstripout(q); Thread.read(q).save()
+    def paste_above(nb):
+        c = json.loads(json.dumps(nb['cells'][0])); c.update(id='f00dcafe', source=['%%prompt\n', 'Write a limerick'], outputs=[]); nb['cells'].insert(0, c)
+    edit_nb(q, paste_above)
+    ids = {m.content: m.id for m in Thread.read(q).messages if m.role=='user'}
+    assert ids=={'Write a limerick': 'f00dcafe-0', 'Write a haiku': t.messages[0].id}
+
+def test_a_deleted_prompt_typed_again_without_any_tool_is_unanswered(tmp_path):
+    "The only prompt of a notebook made elsewhere deleted and typed again (no tool renumbered anything): the new prompt is unanswered, the deleted reply gone"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Summarize the report.'])
+    t = Thread.read(q); t.add_message(Message(role='user', content='Next?')); t.add_message(Message(role='assistant', content='Sure.')); t.save()
+    edit_nb(q, lambda nb: (nb['cells'].pop(0), nb['cells'].append(_prompt('9a8b7c6d', 'Summarize the report.'))))
+    assert _msgs(q)==[('user', 'Next?'), ('assistant', 'Sure.'), ('user', 'Summarize the report.')]
+
+@pytest.mark.slow
+def test_first_read_of_positional_ids_of_one_text_is_linear(tmp_path):
+    "A notebook made elsewhere with nbstripout's ids, every prompt of one text: the first read (every cell a new id) takes about 5x the time at 5x the cells"
+    import time
+    from dialog.core import Dialog, prompt_output
+    def read_time(n):
+        q = tmp_path/f'n{n}.ipynb'; dl = Dialog('n')
+        for i in range(n): dl.mk_message('Go on.', msg_type='prompt', output=prompt_output(f'Answer {i}'), id=str(i))
+        dl.save(q); ts = []
+        for _ in range(2): t0 = time.perf_counter(); Thread.read(q); ts.append(time.perf_counter()-t0)
+        return min(ts)
+    a,b = read_time(1000),read_time(5000)
+    assert b/a < 10, f'1,000 cells {a:.2f} s, 5,000 cells {b:.2f} s'

@@ -261,3 +261,10 @@ def test_bytes_decoded_leave_the_callers_dicts_alone():
     p,r = {'s': {'ts': b'1'}},{'x': [b'u']}
     m = Message(role='user', content='a', platforms=p, reactions=r)
     assert (m.platforms, m.reactions, p, r)==({'s': {'ts': '1'}}, {'x': ['u']}, {'s': {'ts': b'1'}}, {'x': [b'u']})
+
+def test_narrators_message_added_to_our_thread_names_the_way_out():
+    "narrator's own `Message` added to our `Thread` (as code written for narrator, Tyler's agent, adds them): the error names narrator's class and the way out (`thread_cls`), not two classes of one name"
+    t = Thread(id='notes')
+    with pytest.raises(ValueError) as e: t.add_message(narrator.Message(role='user', content='And winds?'))
+    assert 'narrator' in str(e.value) and 'thread_cls=narrator.Thread' in str(e.value) and "thread 'notes'" in str(e.value)
+    with pytest.raises(ValueError, match="expected a Message, got 'hi'$"): t.messages.append('hi')

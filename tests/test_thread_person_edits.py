@@ -101,6 +101,20 @@ def row_clears_outputs(tmp_path):
     edit(p, clear)
     back = Thread.read(p); assert same(back, t)
     back.save(); assert [c.ai_res for c in read_ipynb(p).messages]==want
+    # nbstripout: ids renumbered ('0', '1', ...), each cell's metadata kept, here after a prompt of the same text was
+    # typed above a cell without records and another such cell deleted: each cell's mark gives its id back
+    q = tmp_path/'n.ipynb'; from dialog.core import Dialog
+    dl = Dialog('n')
+    for x,a in [('Go on.', 'First.'), ('Why?', 'Because.'), ('Go on.', 'Second.')]: dl.mk_message(x, msg_type='prompt', output=prompt_output(a))
+    dl.save(q); n = Thread.read(q); n.add_reaction(n.messages[-1].id, 'up', 'ann'); n.add_message(Message(role='user', content='Thanks.')); n.save()
+    was = [(m.id, m.content, m.reactions) for m in Thread.read(q).messages]; ids = [c['id'] for c in nb_of(q)['cells']]
+    def strip(nb):
+        nb['cells'].pop(1); nb['cells'].insert(0, cell('code', 'typed001', '%%prompt\nGo on.', solveit_ai=True)); clear(nb)
+        for i,c in enumerate(nb['cells']): c['id'] = str(i)
+    edit(q, strip)
+    got = Thread.read(q)
+    assert [(m.id, m.content, m.reactions) for m in got.messages][1:]==was[:2]+was[4:] and got.messages[0].content=='Go on.'
+    assert [c.id for c in got.dialog.messages][1:]==[ids[0], ids[2], ids[3]] and not got.messages[0].id.startswith('0')
 
 def row_rewrites_a_replys_structure(tmp_path):
     t,p = saved(tmp_path)
@@ -245,6 +259,16 @@ def test_a_cell_pasted_into_a_thread_of_cells_without_records_shares_no_id(tmp_p
     assert back.id=='notes' and not {m.id for m in back.messages} & {m.id for m in Thread.read(tmp_path/'c.ipynb').messages}
     assert [(m.id, m.role, m.content) for m in back.messages][2:]==[('9e9e9e9e-0', 'user', 'c q'), ('9e9e9e9e-1', 'assistant', 'c a')]
     assert back.messages[1].reactions=={'up': ['ann']}
+
+def test_a_cell_pasted_where_all_the_threads_own_cells_were_deleted_shares_no_id(tmp_path):
+    "Thread A's own cells all deleted and a prompt of thread C's file pasted in: still thread A (the record's `records_of` names whose records are the file's own: no fork of C), the pasted cell's messages with ids of their own, none of C's"
+    qa,qc = tmp_path/'a.ipynb',tmp_path/'c.ipynb'
+    a = Thread(title='A'); a.add_message(Message(role='user', content='draft 1')); a.add_message(Message(role='assistant', content='meh')); a.save(qa)
+    c = Thread(title='C'); c.add_message(Message(role='user', content='good prompt')); c.add_message(Message(role='assistant', content='good answer')); c.save(qc)
+    pasted = dict(nb_of(qc)['cells'][0], id='fe11ed00')
+    edit(qa, lambda nb: nb.__setitem__('cells', [pasted]))
+    b = Thread.read(qa)
+    assert b.id==a.id and [(m.id, m.content) for m in b.messages]==[('fe11ed00-0', 'good prompt'), ('fe11ed00-1', 'good answer')]
 
 def row_merges_two_copies_of_the_file(tmp_path):
     "Both branches' new turns read with one turn and sequence number each: sequence order interleaved them"

@@ -251,7 +251,9 @@ def test_foreign_changes_not_lost(tmp_path):
     back = Thread.read(p)
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
     assert back.get_total_tokens()['overall']['total_tokens']==5
-    assert [c.todict() for c in read_ipynb(p).messages]==cells
+    # as they were, but for each one's mark: the id the thread read it under, so a tool's renumbering can't lose it
+    now = [c.todict() for c in read_ipynb(p).messages]
+    assert [c['meta'].pop('dialog') for c in now]==[{'cell': {'id': c['id'], 'thread_id': t.id}} for c in cells] and now==cells
     back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
 
 def free_form(mod):
@@ -355,6 +357,7 @@ RECORD_TEXT = {0: '''"thread": {
     "created_at": "2024-01-01T00:00:00+00:00",
     "id": "rec",
     "platforms": {},
+    "records_of": "rec",
     "title": "Untitled Thread",
     "updated_at": "2024-01-01T00:00:00+00:00"
    }''', 3: '''"thread": {
@@ -374,6 +377,7 @@ RECORD_TEXT = {0: '''"thread": {
       "ts": "1.0"
      }
     },
+    "records_of": "rec",
     "title": null,
     "updated_at": "2024-01-01T00:00:00+00:00"
    }'''}
