@@ -3,7 +3,9 @@
     python bench/thread.py [--reps 5] [--no-narrator]
 
 Prints:
-- `ours 20k/2k`: our time at 20,000 messages over our time at 2,000 (linear is 10; goal <= 11);
+- `ours 20k/2k`: our time at 20,000 messages over our time at 2,000; the goal (issue 32's): no worse than `baseline with passes 20k/2k`
+  below, the plain-object baseline measured in the same run, which the line prints beside it; a second line says how it stands against
+  linear (10) and 11, which on a machine whose memory effects push even the baseline above 11 is not the goal;
 - `narrator/ours at 20k`: narrator's time over ours at 20,000 messages (goal >= 100); narrator is run once at 20k (about a minute);
 - `baseline 20k/2k`: the same ratio for the cheapest linear pass over the same messages (one small dict each), measured in the same run:
   on a loaded machine memory effects can push even that above 10, so read `ours` next to it;
@@ -115,9 +117,11 @@ def main():
     best,look,base = {n:min(v) for n,v in ts.items()},{n:min(v) for n,v in ls.items()},{n:min(v) for n,v in bs.items()}
     for n in sizes: print(f'ours {n:>6,} messages: {best[n]*1000:9.1f} ms   10,000 get_message_by_id: {look[n]*1000:6.1f} ms')
     r,rb = best[20_000]/best[2_000],base[20_000]/base[2_000]
-    print(f'ours 20k/2k: {r:.2f}  (goal <= 11)')
+    rp = min(ps[20_000])/min(ps[2_000])
+    print(f'ours 20k/2k: {r:.2f}  (goal: <= the plain-object baseline with passes in this run, {rp:.2f}: {"met" if r<=rp else "missed"})')
+    print(f'  against linear: {r:.2f} is {r/10:.2f}x linear (10), {"<=" if r<=11 else "above"} 11 (not the goal: see the baseline)')
     print(f'baseline 20k/2k: {rb:.2f}  (a one-dict-per-message pass; above 10 when memory effects make even that superlinear)')
-    print(f'baseline with passes 20k/2k: {min(ps[20_000])/min(ps[2_000]):.2f}  (message-sized objects with a __dict__ each, made, then read back in 10 passes: page faults on fresh memory, cache misses)')
+    print(f'baseline with passes 20k/2k: {rp:.2f}  (message-sized objects with a __dict__ each, made, then read back in 10 passes: page faults on fresh memory, cache misses)')
     fc,nf = min(fault_cost() for _ in range(3)),{n:fs[n][ts[n].index(best[n])] for n in sizes}
     print(f'page faults in the best runs: {nf[2_000]:,} at 2k, {nf[20_000]:,} at 20k; one costs {fc*1e6:.1f} us of CPU here, '
           f'so {nf[20_000]*fc*1000:.0f} ms of the 20k time is the kernel handing out fresh memory ({nf[20_000]*fc/best[20_000]:.0%})')

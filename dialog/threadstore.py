@@ -1,6 +1,6 @@
 """narrator's `ThreadStore` over a folder of dialog files: one notebook per thread, found through a small index kept beside them, safe with several processes and with people editing the files
 
-narrator keeps threads in a `ThreadStore` (in memory, SQLite or PostgreSQL), and Tyler, its main user, saves a thread there after every step. `DialogThreadStore` is the same API, call for call (narrator 6.4.0's: `initialize`, `save`, `get`, `delete`, `list`, `list_recent`, `find_by_attributes`, `find_by_platform`, `find_messages_by_attribute`, `get_thread_by_message_id`, and `create`), over a folder in which each thread is one dialog file, written by `Thread.save` (see `dialog.thread`). People can open those files in Jupyter or Solveit, diff them, keep them in git, and copy, edit or delete them by hand; the store sees what they did at its next call (an edit made in place, within a second: see *The index*).
+narrator keeps threads in a `ThreadStore` (in memory, SQLite or PostgreSQL), and Tyler, its main user, saves a thread there after every step. `DialogThreadStore` is the same API, call for call (narrator 6.4.0's: `initialize`, `save`, `get`, `delete`, `list`, `list_recent`, `find_by_attributes`, `find_by_platform`, `find_messages_by_attribute`, `get_thread_by_message_id`, and `create`), over a folder in which each thread is one dialog file, written by `Thread.save` (see `dialog.thread`). People can open those files in Jupyter or Solveit, diff them, keep them in git, and copy, edit or delete them by hand; the store sees what they did at its next call (an edit made in place: at the next `get` or finding call, and by a listing within a second: see *The index*).
 
 ```python
 from dialog.threadstore import DialogThreadStore
@@ -342,11 +342,13 @@ def _dir_same(self:DialogThreadStore):
     return self._dsig is not None and file_sig(self.path)==self._dsig[0]
 
 @patch
-def _fresh(self:DialogThreadStore):
+def _fresh(self:DialogThreadStore,
+           every=False): # Check every file whatever the time: the call looks at every thread's entry anyway
     "Bring the index up to date for a listing or finding call"
-    # every file checked when the folder changed, or the last check is `recheck` seconds old; else the index's new lines
+    # every file checked when `every`, when the folder changed, or when the last check is `recheck` seconds old; else
+    # only the index's new lines are taken in
     self._init(); self._tail()
-    if time.monotonic()-self._synced>=self.recheck or not self._dir_same(): self._sync()
+    if every or time.monotonic()-self._synced>=self.recheck or not self._dir_same(): self._sync()
 
 # %% ../nbs/11_threadstore.ipynb #a824ef60
 def _order(e): return (e.get('n', math.inf), e['f'])
@@ -536,10 +538,12 @@ def _threads(self:DialogThreadStore, es):
     return res
 
 @patch
-def _answer(self:DialogThreadStore, pick):
+def _answer(self:DialogThreadStore,
+            pick, # Chooses the entries of the threads to give
+            every=False): # Check every file first (a call that looks at every entry): see `_fresh`
     "The threads of the entries `pick()` chooses from an up-to-date index"
     # chosen again, after every file is checked, when a file changed under the index
-    self._fresh()
+    self._fresh(every)
     if (ts := self._threads(pick())) is None:
         self._sync()
         ts = self._threads(pick()) or []
@@ -572,7 +576,7 @@ async def find_by_attributes(self:DialogThreadStore,
                              attributes:dict): # Attribute names and the values they must have
     "Threads whose attributes have these values, in the order they were first saved"
     def pick(): return [e for e in self._ordered() if all(e['a'].get(k)==v for k,v in attributes.items())]
-    with self._mu: return self._answer(pick)
+    with self._mu: return self._answer(pick, every=True)
 
 # %% ../nbs/11_threadstore.ipynb #d4bb7a1f
 @patch
@@ -581,7 +585,8 @@ async def find_by_platform(self:DialogThreadStore,
                            properties:dict): # Properties the thread's reference there must have
     "Threads with a reference on `platform_name` that has these properties, in the order they were first saved"
     def has(r): return isinstance(r, dict) and all(r.get(k)==v for k,v in properties.items())
-    with self._mu: return self._answer(lambda: [e for e in self._ordered() if has(e['p'].get(platform_name))])
+    def pick(): return [e for e in self._ordered() if has(e['p'].get(platform_name))]
+    with self._mu: return self._answer(pick, every=True)
 
 # %% ../nbs/11_threadstore.ipynb #24f38b42
 def _walk(d, parts):
@@ -607,7 +612,8 @@ async def find_messages_by_attribute(self:DialogThreadStore,
         if not (parts[0] in ('attributes', 'platforms') and len(parts)>1 and value is not None): return self._ordered()
         def holds(e): return any(_has(AttrDict(attributes=a, platforms=p), parts, value) for _,a,p in e['ma'])
         return [e for e in self._ordered() if holds(e)]
-    with self._mu: return [m for t in self._answer(pick) for m in t.messages if _has(m, parts, value)]
+    with self._mu: ts = self._answer(pick, every=True)
+    return [m for t in ts for m in t.messages if _has(m, parts, value)]
 
 # %% ../nbs/11_threadstore.ipynb #e72b0198
 @patch

@@ -1,5 +1,6 @@
 "A folder of dialog files as narrator's `ThreadStore`: file names, what a person does to the files, the index file, and what isn't a thread"
 import asyncio, gc, json, os, shutil, stat, time, pytest
+from datetime import timedelta
 from pathlib import Path
 from hypothesis import given, strategies as st
 from dialog.thread import Thread, Message
@@ -56,24 +57,47 @@ def test_a_name_taken_by_another_thread(tmp_path):
     assert run(s.get('a')).messages[0].content=='I am a' and run(s.get('b')).messages[0].content=='I am b'
     assert sorted(os.listdir(tmp_path))[-2:]==['a.ipynb', 'a~1.ipynb']
 
-@pytest.mark.parametrize('recheck', [0, 0.5])
-def test_a_person_edits_a_file(tmp_path, recheck):
-    "An edit by hand in place (the folder unchanged) is seen by the next call with `recheck=0`, and within `recheck` seconds otherwise"
-    s = DialogThreadStore(tmp_path, recheck=recheck)
-    run(s.save(mk('a', 'hi', attributes={'team': 'red'})))
-    run(s.save(mk('b', 'yo', attributes={'team': 'red'})))
-    assert ids(run(s.find_by_attributes({'team': 'red'})))==['a', 'b']
-    p = tmp_path/'a.ipynb'
+def _edit_in_place(p, old, new):
+    "Replace `old` by `new` in file `p` in place, as Jupyter without atomic writing, or VS Code, saves: the folder unchanged, and the file's size and modification time too"
     st0 = os.stat(p)
-    with open(p, 'r+b') as f: # in place, as Jupyter without atomic writing, or VS Code, saves
-        data = f.read().replace(b'"red"', b'"tan"')
-        f.seek(0); f.write(data)
-    os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns)) # even with the same size and modification time
+    with open(p, 'r+b') as f:
+        data = f.read().replace(old, new)
+        f.seek(0); f.write(data); f.truncate()
+    os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns))
+
+@pytest.mark.parametrize('recheck', [0, None, 3600])
+def test_a_finding_call_sees_an_edit_in_place_at_once(tmp_path, recheck):
+    "An edit by hand in place, made between two finding calls within a second, is seen by the second, whatever `recheck` (0, the default second, an hour): finding checks every file"
+    s = DialogThreadStore(tmp_path) if recheck is None else DialogThreadStore(tmp_path, recheck=recheck)
+    for tid in 'ab': run(s.save(mk(tid, 'hi', attributes={'team': 'red'}, platforms={'slack': {'channel': 'C1'}})))
+    m = mk('c', 'hi'); m.messages[0].attributes = {'tag': 'red'}; run(s.save(m))
+    assert ids(run(s.find_by_attributes({'team': 'red'})))==['a', 'b']
+    assert ids(run(s.find_by_platform('slack', {'channel': 'C1'})))==['a', 'b']
+    assert len(run(s.find_messages_by_attribute('attributes.tag', 'red')))==1
+    _edit_in_place(tmp_path/'a.ipynb', b'"red"', b'"tan"')
+    assert ids(run(s.find_by_attributes({'team': 'red'})))==['b'] and ids(run(s.find_by_attributes({'team': 'tan'})))==['a']
+    _edit_in_place(tmp_path/'b.ipynb', b'"C1"', b'"C2"')
+    assert ids(run(s.find_by_platform('slack', {'channel': 'C1'})))==['a']
+    _edit_in_place(tmp_path/'c.ipynb', b'"red"', b'"tan"')
+    assert run(s.find_messages_by_attribute('attributes.tag', 'red'))==[]
+    assert [m.content for m in run(s.find_messages_by_attribute('attributes.tag', 'tan'))]==['hi']
+
+@pytest.mark.parametrize('recheck', [0, 2])
+def test_a_listing_sees_an_edit_in_place_within_recheck_seconds(tmp_path, recheck):
+    "A listing trusts the index for `recheck` seconds (its work is what it returns), then checks every file: an edit in place that moves a thread up is seen by then (at once with `recheck=0`)"
+    s = DialogThreadStore(tmp_path, recheck=recheck)
+    for tid in 'ab': run(s.save(mk(tid, tid)))
+    assert ids(run(s.list_recent()))==['b', 'a']
+    b = Thread.read(tmp_path/'b.ipynb').updated_at
+    p = tmp_path/'a.ipynb'
+    a = Thread.read(p).updated_at.isoformat()
+    later = (b+timedelta(seconds=1)).isoformat()
+    assert len(later)==len(a) # in place, of the same size
+    _edit_in_place(p, a.encode(), later.encode())
     if recheck:
-        assert ids(run(s.find_by_attributes({'team': 'red'})))==['a', 'b'] # not yet: the index is trusted for `recheck` seconds
+        assert ids(run(s.list_recent()))==['b', 'a'] # not yet: the index is trusted for `recheck` seconds
         time.sleep(recheck)
-    assert ids(run(s.find_by_attributes({'team': 'red'})))==['b']
-    assert ids(run(s.find_by_attributes({'team': 'tan'})))==['a']
+    assert ids(run(s.list_recent()))==['a', 'b']
 
 def test_a_person_edits_a_message_and_adds_a_prompt(tmp_path):
     "The thread a store gives is what the file holds now; a prompt a person adds is a message, found by its id"
