@@ -479,26 +479,32 @@ def _out(self:DialogThreadStore, t):
 
 @patch
 def _get(self:DialogThreadStore, tid):
-    "Thread `tid` read from its file, or None; and whether the index was wrong about it"
+    "Thread `tid` read from its file, or None; whether the index was wrong about it; `(file, error)` of a broken one"
+    # broken: the file the index gives the thread, or the one named for it (which a save writes over), holds no
+    # thread a read can take (a person broke it)
     known = (e := self._idmap().get(tid)) and e['f']
-    wrong = False
+    wrong,broken = False,None
     for n in dict.fromkeys(o for o in (known, thread_fname(tid)) if o is not None):
         r = self._read(n)
         if r is not None and r[1]['sig']!=self._e.get(n, {}).get('sig'): self._e[n] = r[1]; self._stale()
-        if r is not None and r[0] is not None and r[0].id==tid: return r[0],False
+        if r is not None and r[0] is not None and r[0].id==tid: return r[0],False,None
+        if r is not None and r[0] is None and broken is None and _regular(self.path/n): broken = n,r[1]['err']
         wrong |= n==known
-    return None,wrong
+    return None,wrong,broken
 
 @patch
 async def get(self:DialogThreadStore,
               thread_id:str): # The thread's id
-    "The thread `thread_id`, read from its file; None when the store has none"
+    "The thread `thread_id`, read from its file; None when the store has none; a `ValueError` when its file is broken"
     with self._mu:
         self._init(); self._tail()
-        t,wrong = self._get(thread_id)
-        if t is None and (wrong or not self._dir_same()):
+        t,wrong,broken = self._get(thread_id)
+        if t is None and (wrong or broken or not self._dir_same()):
             self._sync()
-            t,_ = self._get(thread_id)
+            t,_,broken = self._get(thread_id)
+        # None would tell a caller to make the thread anew, and its save would write over the file
+        if t is None and broken: raise ValueError(f"thread {thread_id!r}: its file {self.path/broken[0]} can't be read "
+                                                  f"({broken[1]}); mend it, or move it away to start the thread anew")
         return self._out(t)
 
 # %% ../nbs/11_threadstore.ipynb #c096f946

@@ -57,6 +57,20 @@ def test_a_name_taken_by_another_thread(tmp_path):
     assert run(s.get('a')).messages[0].content=='I am a' and run(s.get('b')).messages[0].content=='I am b'
     assert sorted(os.listdir(tmp_path))[-2:]==['a.ipynb', 'a~1.ipynb']
 
+@pytest.mark.parametrize('damage', ['not json', '{"nbformat": 4, "cells": 7}'])
+def test_get_of_a_thread_whose_file_a_person_broke_is_an_error(tmp_path, damage):
+    "A broken file of the thread (the index's, or the one named for it) makes `get` an error naming it, never None: a get-or-create's save would write over it"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'my whole conversation'))); run(s.save(mk('b', 'another')))
+    f = tmp_path/'a.ipynb'
+    f.write_text(damage)
+    for store in (s, DialogThreadStore(tmp_path)):  # what the index knew, and a new store's first look
+        with pytest.raises(ValueError, match=r"thread 'a': its file .*a\.ipynb can't be read"): run(store.get('a'))
+        assert f.read_text()==damage and run(store.get('b')).messages[0].content=='another'
+        assert run(store.get('c')) is None  # no file: no thread
+    f.rename(tmp_path/'a.ipynb.broken')  # moved away: the thread is gone, and may start anew
+    assert run(s.get('a')) is None
+
 def _edit_in_place(p, old, new):
     "Replace `old` by `new` in file `p` in place, as Jupyter without atomic writing, or VS Code, saves: the folder unchanged, and the file's size and modification time too"
     st0 = os.stat(p)
