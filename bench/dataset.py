@@ -14,6 +14,7 @@ runs). Then, gc off while timing:
               `_unpack` costs here, against reading it here (measured here, on 1,000 dialogs), and the floor they set on 2 idle cores
   parquet     `read_parquet` of the same collection (the table; pyarrow reads with its threads), and `read_parquet` +
               `table2dlgs` (the dialogs back). The Parquet file is kept between runs, named by the table's schema version
+              and a digest of a few dialogs' rows (what the current code writes)
   tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow,
               each once, in fresh processes too
 and prints the Parquet file's size against the folder's, and the peak memory (RSS, in a fresh process each) of
@@ -206,8 +207,12 @@ if __name__=='__main__':
         e1,e2 = peak_kb(folder, small, what),peak_kb(folder, big, what)
         print(f'{name} peak RSS of this process: {small} dialogs {e1/1e3:.0f} MB (baseline), {big} dialogs {e2/1e3:.0f} MB = {e2/e1:.2f}x (goal <= 1.2)', flush=True)
     if a.mem_only: sys.exit()
-    from dialog.dataset import schema_version
-    pq = Path(a.data)/f'dlgs{a.n}-v{schema_version}.parquet'
+    from dialog.dataset import schema_version, msg_schema
+    # named by the schema and by what the rows of a few dialogs hold now: a file an older layout wrote is written anew
+    import hashlib, pyarrow as pa
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, msg_schema()) as w: w.write_table(dlgs2table(paths[:3], workers=0))
+    pq = Path(a.data)/f'dlgs{a.n}-v{schema_version}-{hashlib.sha256(sink.getvalue()).hexdigest()[:8]}.parquet'
     if not pq.exists(): write_parquet(paths, pq, workers=2, progress=False)
     fb,pb = sum(p.stat().st_size for p in paths),pq.stat().st_size
     print(f'Parquet {pb/1e6:.1f} MB vs folder {fb/1e6:.1f} MB = {pb/fb:.2f}x', flush=True)

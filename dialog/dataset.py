@@ -49,7 +49,8 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_cols', 'row_group_bytes', 'dlg_pat
 from fastcore.utils import *
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
-from .nbjson import fast_loads
+from .nbjson import fast_loads, fast_libs
+from . import nbjson
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
@@ -395,45 +396,79 @@ def msg_schema():
     return pa.schema(fields, metadata={'nbdialog.schema': schema_version})
 
 # %% ../nbs/15_dataset.ipynb #6c2ea417
-# keys sorted, as the file has them: equal cells, equal text (`json.dumps(o, ensure_ascii=False, sort_keys=True)`)
-_js_py = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+# Compact, keys sorted: equal cells, equal text
+# (`json.dumps(o, ensure_ascii=False, sort_keys=True, separators=(',', ':'))`; tables written before had json's spaces,
+# which read the same)
+_js_py = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(',', ':')).encode
 # json's own C encoder, made once and called directly: a quarter less time a cell than `json.dumps`;
 # without its check for a value holding itself (none read from JSON does), which then recurses, and `_js_py` says so
 _c_js = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
-    None, _js_py.__self__.default, json.encoder.encode_basestring, None, ': ', ', ', True, False, True)
+    None, _js_py.__self__.default, json.encoder.encode_basestring, None, ':', ',', True, False, True)
 
-def _js(o):
-    "`o` as JSON text, as `json.dumps(o, ensure_ascii=False, sort_keys=True)` writes it"
+_scalars = {str, int, bool, type(None)}
+
+def _floatless(o, d=0):
+    "Is `o` plain JSON without a float (dicts, lists, `str`, `int`, `bool`, None), nested at most 255 deep?"
+    # what msgspec writes as json writes it: it spells floats its own way (`1e16` for `1e+16`)
+    t = type(o)
+    if t is not dict and t is not list: return t in _scalars
+    for x in (o.values() if t is dict else o):
+        t = type(x)
+        if t is str: continue  # the most common first
+        if t is dict or t is list:
+            if x and (d>=255 or not _floatless(x, d+1)): return False
+        elif t not in _scalars: return False
+    return True
+
+def _js(o, raw=False):
+    "`o` as compact JSON text, keys sorted, as `json.dumps` writes it (see above); `raw`: maybe as UTF-8 bytes"
+    # The `fast` extra writes it where it writes the same text (msgspec, keys in order), in about 0.6 of json's time
+    # with `_floatless`'s walk; not floats, lone surrogates or keys that aren't `str`, which json writes.
+    # `raw`: msgspec's bytes as they are, which Arrow takes. (No encoder kept between calls: a function pickled with
+    # its globals, as Ray pickles one defined in a notebook, couldn't carry it)
+    if nbjson.use_fast and (libs := fast_libs()) is not None:
+        try: b = _floatless(o) and libs[1].encode(o, order='sorted')
+        except (TypeError, ValueError, OverflowError, RecursionError): b = None
+        if b: return b if raw else b.decode()
     if _c_js is None: return _js_py(o)
     try: return ''.join(_c_js(o, 0))
     except RecursionError: return _js_py(o)
 
-def _nimg(m):
-    "Images message `m` holds: outputs with an image type, and image attachments"
-    n = 0
+# %% ../nbs/15_dataset.ipynb #9f715217
+def _flags(m):
+    "Message `m`'s `has_error`, `exported`, `skipped`, `pinned` and images (outputs and attachments), in one pass"
+    # A plain `Message` (no subclass, no `meta_attrs`) is read once: each flag as its property says it, from the
+    # output list and metadata (a test over the corpus pins them); any other asks its properties
+    plain = type(m) is Message and not Message.meta_attrs
+    err = img = 0
     if isinstance(outs := m.output, list):
         for o in outs:
-            is_img = isinstance(o, dict) and isinstance(d := o.get('data'), dict) and not d.keys().isdisjoint(img_mimes)
-            n += is_img
-    return n + (sum(1 for a in m.attachments if a.content_type in img_mimes) if m.attachments else 0)
+            if not isinstance(o, dict): continue
+            if o.get('output_type')=='error': err = 1
+            if isinstance(d := o.get('data'), dict) and not d.keys().isdisjoint(img_mimes): img += 1
+    if m.attachments: img += sum(1 for a in m.attachments if a.content_type in img_mimes)
+    if not plain: return m.has_error, m.exported, m.skipped, m.pinned, img
+    meta = m.meta
+    # an export directive opens with '#', an export in the metadata is under 'nbdev'
+    exp = ('#' in m.content or 'nbdev' in meta) and m.exported
+    return bool(err), exp, bool(meta.get('skipped')), bool(meta.get('pinned')), img
 
 def _counts(m):
     "Message `m`'s output as the AI reads it, and its values in `msg_cols` order from `has_error` to `tokens`"
     # one rule for the table and `folder_stats`
     # the chat's rendering for the AI: one rule, in dialog.chat and dialog.render
     out = m.ai_output if m.msg_type in (scode, sprompt) else None
-    n = _nimg(m)
-    return out,(m.has_error, m.exported, m.skipped, m.pinned, n, -(-(len(m.content)+len(out or ''))//4) + n*img_tokens)
+    err,exp,skip,pin,n = _flags(m)
+    return out,(err, exp, skip, pin, n, -(-(len(m.content)+len(out or ''))//4) + n*img_tokens)
 
-def _row(m, i):
-    "The values of message `m` at position `i`, in `msg_cols` order from `pos` to `cell`"
+def _row(m, i, name=None, path=None, dm=None):
+    "The values of message `m` at position `i` of dialog `name` at `path`, in `msg_cols` order (`dm`: `dlg_meta`)"
     c,t = m.to_cell(),m.msg_type
-    out,cs = _counts(m)
+    out,(err,exp,skip,pin,n,tok) = _counts(m)
     meta = c['metadata']  # most cells' is empty: its text is known
-    mj = '{}' if type(meta) is dict and not meta else _js(meta)
-    return (i, m.id, t, m.content, m.ai_res if t==sprompt else None, out, *cs, mj, _js(c))
-
-_no_msg = (None,)*14 # The row of a dialog with no messages: only its name, path and metadata
+    mj = '{}' if type(meta) is dict and not meta else _js(meta, True)
+    return (name, path, i, m.id, t, m.content, m.ai_res if t==sprompt else None, out,
+            err, exp, skip, pin, n, tok, mj, _js(c, True), dm)
 
 def _row_error(d):
     "The `ValueError` of dialog `d`'s first message `_row` can't take, naming the dialog and the message"
@@ -447,11 +482,15 @@ def _cols(pairs):
     "Column lists of the rows of `(dialog, path)` pairs"
     rows = []
     for d,p in pairs:
-        try: dm,rs = _js(d.nb_meta),[_row(m, i) for i,m in enumerate(d.messages)] or [_no_msg]
+        n = len(rows)
+        # its first row carries its metadata; a dialog with no messages has that row alone, without a message's values
+        try:
+            dm = _js(d.nb_meta, True)
+            rows += [_row(m, i, d.name, p, None if i else dm) for i,m in enumerate(d.messages)]
         except (ValueError, TypeError, AttributeError, KeyError):  # a malformed message: say which, and what is wrong
             if (x := _row_error(d)) is None: raise
             raise x
-        rows += [(d.name, p, *r, None if j else dm) for j,r in enumerate(rs)]
+        if len(rows)==n: rows.append((d.name, p, *(None,)*14, dm))
     return dict(zip(msg_cols, zip(*rows))) if rows else {k:[] for k in msg_cols}
 
 # %% ../nbs/15_dataset.ipynb #2b1e1885
@@ -557,6 +596,17 @@ def _cell_json(c):
     except StopIteration: end = -1
     return o if end==len(c) else json.loads(c)
 
+def _cells_of(txts):
+    "The JSON values of texts `txts` (None left out), as `_cell_json` gives each"
+    # The `fast` extra's decoder called on all of them in one loop in C (`fast_loads`'s parse, without a call of
+    # ours a cell); if it can't say for one, `_cell_json` reads each
+    txts = [c for c in txts if c is not None]
+    if nbjson.use_fast and (libs := fast_libs()) is not None:
+        try: return list(map(libs[1].decode, txts))
+        except (ValueError, RecursionError): pass
+    return [_cell_json(c) for c in txts]
+
+# %% ../nbs/15_dataset.ipynb #3a10185f
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
     "The dialogs of `table` whose rows start at `starts` (the end last)"
     # `parts`: as `DialogParts`, for another process to send
@@ -574,9 +624,7 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
             # the dialog's first row holds it: a subset without that row gives the dialog none
             dm = next((m for m in metas[s:e] if m is not None), None)
             try:
-                # the cells are fresh from json.loads: no one else holds them. `fast_loads` called here, not through
-                # `_cell_json` (a call less a cell); what it can't say, `_cell_json` reads
-                cs = [o if (o := fast_loads(c)) is not None else _cell_json(c) for c in cells[s:e] if c is not None]
+                cs = _cells_of(cells[s:e])  # fresh from the parser: no one else holds them
                 meta = _cell_json(dm) if dm is not None else {}
                 d = cls.from_cells(cs, name=names[k], meta=meta, copy=False, parts=parts or plain)
             except DialogFormatError as x: raise x.at(paths[k] or names[k]) from None

@@ -680,8 +680,8 @@ _json_vals = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(
 @settings(max_examples=400, deadline=None)
 @given(_json_vals)
 def test_a_cells_json_is_json_dumps(v):
-    "The `cell`, `meta` and `dlg_meta` texts are `json.dumps(v, ensure_ascii=False, sort_keys=True)`, NaN, big integers and lone surrogates too"
-    assert _js(v) == json.dumps(v, ensure_ascii=False, sort_keys=True)
+    "The `cell`, `meta` and `dlg_meta` texts are `json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(',', ':'))`, NaN, big integers and lone surrogates too"
+    assert _js(v) == json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(',', ':'))
 
 def test_a_value_holding_itself_gets_jsons_error():
     "The encoder called without json's check for cycles still refuses one, with json's error"
