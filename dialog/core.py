@@ -336,6 +336,8 @@ def _own_descs(cls):
     "Does Message subclass `cls` keep `Message`'s own descriptors for type, content and output?"
     return cls.msg_type is Message.msg_type and cls.content is Message.content and cls.output is Message.output
 
+_msg_types = frozenset(smsg_types)
+
 def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own=True):
     "The attributes `Message.__init__` gives a new `cls` message, as one dict"
     # its id (4 random hex bytes when None, marked redrawable), type (checked), content,
@@ -343,11 +345,13 @@ def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own
     # less the keys `cls.meta_attrs` promotes, which move to `xtras` for the caller to set.
     # `own=False`: `cls` has descriptors of its own for type, content or output,
     # so those are left to the caller to assign through them
-    st = {'_id': rtoken_hex(4), '_auto_id': True} if id is None else {'_id': str(id)}
+    # (the common case of each step first: a message is made by the thousand when a file is read)
+    st = {'_id': rtoken_hex(4), '_auto_id': True} if id is None else {'_id': id if type(id) is str else str(id)}
     if own:
-        st['_msg_type'] = t = _chk_type(None, msg_type, st['_id'])
-        st['_content'],st['_output'] = content,_norm_output(None, output, t)
-    st['attachments'],st['meta'] = list(attachments or []),_promote(cls.meta_attrs, meta, xtras)
+        st['_msg_type'] = t = msg_type if type(msg_type) is str and msg_type in _msg_types else _chk_type(None, msg_type, st['_id'])
+        st['_content'],st['_output'] = content,output if type(output) is list else _norm_output(None, output, t)
+    st['attachments'] = list(attachments) if attachments else []
+    st['meta'] = meta if type(meta) is dict and not cls.meta_attrs else _promote(cls.meta_attrs, meta, xtras)
     return st
 
 # %% ../nbs/01_core.ipynb #ff5809cb
@@ -377,11 +381,11 @@ class Message:
         own = cls is Message or _own_descs(cls)
         st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own)
         # a new message (`Message(...)` always makes one): these are all its attributes
-        if cls is Message: self.__dict__ = st
+        if cls is Message: self.__dict__ = st  # its caches are empty: the hooks would find nothing to clear
         else:
             for k,v in st.items(): setattr(self, k, v)  # through any slot or descriptor of a subclass's
-        if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
-        else: self.msg_type,self.content,self.output = msg_type,content,output  # through the subclass's own descriptors
+            if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
+            else: self.msg_type,self.content,self.output = msg_type,content,output  # through its own descriptors
         if dlg is not None: self.dlg = dlg
         for k,v in xtras.items(): setattr(self, k, v)
 
