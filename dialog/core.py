@@ -311,15 +311,13 @@ class _Dep(DepProp):
         self.fchange(o)
 
 class _OutDep(_Dep):
-    "`output`: reading or assigning it first joins the stream text `add_output` holds, or the texts a file held"
+    "`output`: reading or assigning it first joins any stream text `add_output` holds in chunks"
     def __get__(self, o, objtype=None):
         if o is None: return self
         if o._chunks: o._flush()
-        elif o._filed is not None: o._unfile()
         return getattr(o, self.attr, None)
     def __set__(self, o, v):
         if o._chunks: o._flush()
-        elif o._filed is not None: o._filed = None
         super().__set__(o, v)
 
 # %% ../nbs/01_core.ipynb #1a160803
@@ -364,7 +362,7 @@ class Message:
     execution_count = None
     # defaults live on the class: a message's `__dict__` holds only what differs
     # (read, copied and pickled by the thousand)
-    _chunks,_auto_id,_dlg,_ai_rend,_displays,_clear_wait,_filed = None,False,None,None,None,False,None
+    _chunks,_auto_id,_dlg,_ai_rend,_displays,_clear_wait = None,False,None,None,None,False
     content = _Dep(lambda m: m.clear_inp_cache())
     output = _OutDep(lambda m: m.clear_out_cache(), _norm_output)
     msg_type = _Dep(_type_changed, _chk_type)
@@ -866,7 +864,6 @@ def add_output(self:Message,
     if typ=='execute_input': self.execution_count = c.get('execution_count')
     if typ=='update_display_data': return self._update_display(c, trunc)
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
-    if self._filed is not None: self._unfile()
     if self._clear_wait: self.clear_output()
     if not isinstance(self._output, list): self.output = []
     outs,o = self._output,output_from_msg(jmsg)
@@ -887,19 +884,6 @@ def add_output(self:Message,
         self._displays.setdefault(did, []).append(o)
     self.clear_out_cache()
     return o
-
-# %% ../nbs/01_core.ipynb #f52ea5c3
-@patch
-def _unfile(self:Message):
-    "Take the outputs the file held (`_filed`) as this message's `output`, their texts joined"
-    # copies: a copy of this message (`copy.copy`) may hold the same list
-    fl,self._filed,res = self._filed,None,[]
-    for j,o in enumerate(fl):
-        o = dict(o)
-        if type(o.get('data')) is dict: o['data'] = dict(o['data'])
-        chk_output(o, j, True)  # joins them, as reading does
-        res.append(o)
-    self._output = res
 
 # %% ../nbs/01_core.ipynb #8dfe9266
 _re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*')
@@ -1138,12 +1122,7 @@ def _legacy_fits(m, out):
 @patch
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
-    return self._to_cell(self.output)
-
-@patch
-def _to_cell(self:Message, out):
-    "`to_cell` with outputs `out`"
-    mt,src,cid = self.msg_type,self.content,self.id
+    mt,src,cid,out = self.msg_type,self.content,self.id,self.output
     if not isinstance(mt, str) or mt not in _cell_types:
         raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
     if type(src) is not str:
@@ -1182,15 +1161,11 @@ def _outs(out):
 
 # %% ../nbs/01_core.ipynb #a0b028c0
 _key_names = dict(metadata='meta', outputs='output', source='content')
-_own_to_cell = Message.to_cell
 
 def _msg_cell(m):
     "`(cell, attachments to home)` of message `m`: its cell dict, with every check the writer makes but the JSON's"
     # attachments None for a cell that keeps its own; a failed check is a `ValueError`
-    # outputs as read from the file and never read since (`_filed`) go as they are, checked when read
-    fl = m._filed
-    own = fl is not None and type(m).to_cell is _own_to_cell and not m.ipynb_form.get('legacy')
-    c = chk_cell(m._to_cell(FiledOutputs(fl)) if own else m.to_cell(), join=False)
+    c = chk_cell(m.to_cell(), join=False)
     if (kind := cell_kind(c))!=m.msg_type:
         msg = (f"a {m.msg_type} message whose cell would read back as a {kind} "
                "(check its 'solveit_ai' metadata and content)")

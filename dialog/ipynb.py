@@ -150,10 +150,7 @@ def _cell2msg(mcls, c, atts=None, state=False):
     "A `mcls` message from cell dict `c` (checked, and its texts joined in place)"
     # `atts` are its homed attachments;
     # `state`: the attributes that message would have (`Message.state_of`; `mcls` is `Message`), not the message
-    # a code cell's outputs stay as the file holds them (`Message._filed`) until read, for a class whose `output` is
-    # Message's own
-    held = mcls.output is Message.output
-    ct,meta = chk_cell(c, join=True, held=held)['cell_type'],c['metadata']
+    ct,meta = chk_cell(c, join=True)['cell_type'],c['metadata']
     src,kind,form = c['source'],cell_kind(c),{}
     if kind==sprompt:
         if (mark := meta['solveit_ai']) is not True: form['mark'] = mark
@@ -172,14 +169,9 @@ def _cell2msg(mcls, c, atts=None, state=False):
         if kind==sprompt:
             src,sep,reply = src.partition(SEP)
             out,form['legacy'] = [_ai_out(reply)] if sep else [],True
-    fl,out = (out,[]) if held and ct=='code' and out else (None,out)
-    if state:
-        st = mcls.state_of(src, out, cid, kind, a, meta, form, **xt)
-        if fl is not None: st['_filed'] = fl
-        return st
+    if state: return mcls.state_of(src, out, cid, kind, a, meta, form, **xt)
     res = mcls(src, output=out, id=cid, msg_type=kind, attachments=a, meta=meta, **xt)
     if form: res.ipynb_form = form
-    if fl is not None: res._filed = fl
     return res
 
 # %% ../nbs/02_ipynb.ipynb #a046b34d

@@ -14,8 +14,8 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'CellError', 'short_repr', 'join_text', 'is_cell_id', 'chk_meta',
-           'chk_output', 'FiledOutputs', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates',
-           'join_pairs', 'cell_json', 'nb_json', 'fast_libs', 'nb_fast', 'fast_loads']
+           'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates', 'join_pairs',
+           'cell_json', 'nb_json', 'fast_libs', 'nb_fast', 'fast_loads']
 
 # %% ../nbs/00_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -142,14 +142,9 @@ def chk_output(o, # An output dict
         if ot=='execute_result' and not _is_count(o['execution_count']):
             bad('execute_result execution_count must be a non-negative integer or null')
 
-# %% ../nbs/00_nbjson.ipynb #863a4efe
-class FiledOutputs(list):
-    "A code cell's outputs as its file holds them (texts as lists of lines), checked when read: `chk_cell` passes them"
-
 # %% ../nbs/00_nbjson.ipynb #d6f8b14c
 def chk_cell(c, # A cell dict
-             join:bool, # Reading: heal what needs no guess and join texts in place
-             held:bool=False): # Reading: check the outputs, leaving their texts as the file holds them
+             join:bool): # Reading: heal what needs no guess and join texts in place
     "Check cell dict `c` against nbformat 4.5's schema and return it; `CellError` saying what is wrong"
     if type(c) is not dict and not isinstance(c, dict):
         raise CellError(f'cell must be an object, not {type(c).__name__}')
@@ -173,8 +168,7 @@ def chk_cell(c, # A cell dict
         if 'outputs' not in c or 'execution_count' not in c:
             raise CellError('code cell lacks outputs or execution_count')
         if not isinstance(c['outputs'], list): raise CellError('output must be a list of output dicts')
-        if type(outs := c['outputs']) is not FiledOutputs:  # those were checked when read
-            for j,o in enumerate(outs): chk_output(o, j, join and not held)
+        for j,o in enumerate(c['outputs']): chk_output(o, j, join)
         if not _is_count(c['execution_count']):
             raise CellError('execution_count must be a non-negative integer or null')
     return c
@@ -475,28 +469,6 @@ def _bundle_of(d):
         res[k] = v
     return res
 
-# %% ../nbs/00_nbjson.ipynb #e34af314
-def _lines_held(v): return type(v) is list and ''.join(v).splitlines(True)==v # `_lines_of(v)==v`, for a checked text
-
-def _bundle_held(d):
-    "Is checked mime bundle `d` what `_bundle_of(d)` gives?"
-    for k,v in d.items():
-        kind = _mime_kinds.get(k) or _mime_kind(k)
-        if kind=='split':
-            if not _lines_held(v): return False
-        elif kind=='join':
-            if type(v) is not str: return False
-        elif not _spelled_alike(v): return False
-    return True
-
-def _held_as_is(d, twins):
-    "Is checked output `d` what `_held(d, twins)` gives: laid out by the `fast` writer as it is?"
-    for k,v in d.items():
-        if (f := twins.get(k)) is not None:
-            if not (_lines_held(v) if f is _lines_of else _bundle_held(v)): return False
-        elif type(v) not in _scalars and not _spelled_alike(v): return False
-    return True
-
 # %% ../nbs/00_nbjson.ipynb #66422601
 def _held(d, twins):
     "Dict `d` as a file holds it, the keys in `twins` by their writer's twin; None if a value needs `cell_json`"
@@ -510,11 +482,9 @@ def _held(d, twins):
 
 def _outs_of(xs):
     "A cell's outputs as a file holds them; None if one needs `cell_json`"
-    res,filed = [],type(xs) is FiledOutputs
+    res = []
     for o in xs:
-        tw = _out_twins.get(o['output_type'], _no_twins)
-        if filed and _held_as_is(o, tw): h = o  # as the file held it, and as the writer lays it out: taken as it is
-        elif (h := _held(o, tw)) is None: return None
+        if (h := _held(o, _out_twins.get(o['output_type'], _no_twins))) is None: return None
         res.append(h)
     return res
 
