@@ -15,7 +15,7 @@ __all__ = ['person_edits', 'FromCell', 'FromRun', 'Run', 'free_json', 'free_valu
 from fastcore.utils import *
 from .core import Dialog, Msgs, Attachment as CellAttachment, sprompt, prompt_output
 from .ipynb import read_ipynb, ipynb_path, DialogConflictError
-from .nbjson import prompt_mark
+from .nbjson import prompt_mark, is_cell_id
 from .chat import tool_block, parse_reply, call_args, img_mimes, render_outputs_ai
 from .thread import *
 from datetime import datetime, timezone
@@ -361,7 +361,11 @@ def _merged(c):
     return rs is None or isinstance(rs, list) and any(isinstance(r, dict) and r.get('role')!='user' for r in rs)
 
 # %% ../nbs/10_thread_sync.ipynb #c8feaa2c
-def _mark_of(cid, tid): return {'id': cid, 'thread_id': tid} # a cell's mark: the id thread `tid` wrote it under
+def _mark_of(c, tid):
+    "Cell `c`'s mark: the id thread `tid` knows it by, its kind, and a digest of its kind and text (`_mark_sha`)"
+    return {'id': c.id, 'thread_id': tid, 'kind': c.msg_type, 'sha': _mark_sha(c)}
+
+def _mark_sha(c): return _digest(f'{c.msg_type}\n{_cell_txt(c)}') # of the text it shows (a prompt made markdown too)
 
 def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     "The prompt cell of `ms`"
@@ -389,12 +393,13 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     # `%%prompt` lines from cells a person merged once the outputs are gone (`_written`)
     txt = _prompt_txt(u, refs) if u else ''
     d = {k:v for k,v in meta['dialog'].items() if k!='written'} if isinstance(meta.get('dialog'), dict) else {}
-    # and its mark (`cell`: the id it was written under, which a tool's renumbering leaves in its metadata)
-    meta['dialog'] = d | {'thread': recs, 'thread_id': tid, 'cell': _mark_of(cid, tid)} \
-                       | ({'written': w} if (w := _written(txt)) else {})
+    # and its mark (`cell`, once made: the id it was written under, its kind and text; a tool's renumbering keeps it)
+    meta['dialog'] = d | {'thread': recs, 'thread_id': tid} | ({'written': w} if (w := _written(txt)) else {})
     # a person's pasted files stay
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values())
-    return dlg.msg_cls(txt, msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
+    c = dlg.msg_cls(txt, msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
+    c.meta['dialog']['cell'] = _mark_of(c, tid)
+    return c
 
 # %% ../nbs/10_thread_sync.ipynb #651a482e
 def _shift(r, dt, ds):
@@ -515,10 +520,12 @@ def _made_state(c):
     "What a program changes in a cell a thread wrote, as a flat list"
     # its id, type, text, outputs (a new list, or one added to), files,
     # and its metadata's keys and values (a new value),
-    # one level in (a tag added in place, a key set in its `dialog` beside the records)
+    # one level in (a tag added in place, a key set in its `dialog` beside the records); not its mark, which each save
+    # writes anew (`_remark`)
     o,a,me = c.output,c.attachments,c.meta
     res = [c.id, c.msg_type, c.content, o, len(o or ()), len(a), *a, len(me)]
     for k,v in me.items():
+        if k=='dialog' and type(v) is dict and 'cell' in v: v = {x:y for x,y in v.items() if x!='cell'}
         res += (k, v)
         if type(v) is dict: res.append(len(v)); res.extend(itertools.chain.from_iterable(v.items()))
         elif type(v) is list: res.append(len(v)); res.extend(v)
@@ -553,6 +560,13 @@ def _chk_unchanged(t, dlg):
 # %% ../nbs/10_thread_sync.ipynb #42731d3c
 def _src_digest(c): return _digest(f'{c.msg_type}\n{c.content}')
 
+def _remark(c, tid):
+    "Cell `c` (one the thread read) with its mark (`_mark_of`) naming thread `tid` and its kind and text as they are"
+    # a new `meta` when it changes: a copy of a thread shares the original's cells' metadata
+    if isinstance(d := c.meta.get('dialog'), dict) and d.get('cell')!=(m := _mark_of(c, tid)):
+        c.meta = c.meta | {'dialog': d | {'cell': m}}
+    return c
+
 def _runs_rec(t:Thread, live, own):
     "What the notebook's record keeps of the cells without records of thread `t`'s `live` runs"
     # `outputs`: `{cell id: text}` of their outputs, kept should they go (a cell whose id a tool renumbered gets it back
@@ -581,7 +595,7 @@ def dialog(self:Thread):
     out,native,made,cps = [],[],[],self.__dict__.setdefault('_cps', {})
     def own(c): # a cell read that another dialog holds (a shallow copy of a thread shares the original's cells): a copy of it, made once
         if (o := cps.get(id(c))) is None and (d := c.dlg) is not None and d is not dlg: o = cps[id(c)] = copy.copy(c)
-        return c if o is None else o
+        return _remark(c if o is None else o, self.id) # its mark names this thread as it is now
     live,kept,pos = _live_runs(self)
     # numbered in the notebook's order (else runs go past every recorded number, as they did)
     ordered = _in_order(self, live, kept)
@@ -959,15 +973,17 @@ def _renumbered(cells, recs, parts, rec, where):
     return {i:None for ns in news.values() for i in ns if i not in res and (pos or cells[i].id in olds)} | res
 
 # %% ../nbs/10_thread_sync.ipynb #05234ea3
-def _renumber(dlg, cells, recs, want, tid, marked=False):
+def _renumber(dlg, cells, recs, want, tid, marked=False, named=()):
     "Give cells `want` (`{place: id}`) the ids they had (None: a new one), and a new id to any other cell holding one"
     # The next save writes them: the thread's ids, never a tool's positional ones. A new id: from thread `tid`'s id,
     # the cell's kind and text and how many of that text came before, so two reads of one file agree, and two
-    # threads' messages (`<cell id>-k`) don't share ids. The ids are set with the cells out of the dialog, which is
-    # indexed once after (linear). The files: `read_ipynb` handed a code cell those the notebook keeps under its id
-    # now, which were another cell's; all are taken back, and a cell takes those under the id it gets (a thread
-    # cell too when `marked`: its id came from its own metadata); the rest are returned (`{name: attachment}`) for
-    # `_unloose` to give the thread cells whose records name them (the others, a deleted cell's, go)
+    # threads' messages (`<cell id>-k`) don't share ids; never one the notebook's record still keys something by
+    # (`named`: a deleted cell's kept reply, its messages' ids), so a new cell gets nothing of a gone one. The ids are
+    # set with the cells out of the dialog, which is indexed once after (linear). The files: `read_ipynb` handed a
+    # code cell those the notebook keeps under its id now, which were another cell's; all are taken back, and a cell
+    # takes those under the id it gets (a thread cell too when `marked`: its id came from its own metadata); the rest
+    # are returned (`{name: attachment}`) for `_unloose` to give the thread cells whose records name them (the others,
+    # a deleted cell's, go)
     if want is None: return {}
     want = {i:k for i,k in want.items() if cells[i].id!=k}
     if marked and not want: return {}
@@ -975,7 +991,7 @@ def _renumber(dlg, cells, recs, want, tid, marked=False):
     for c in cells:
         if c.id in handed: c.attachments.clear()
     back = {k for k in want.values() if k is not None}
-    taken,cnt,new = {c.id for c in cells} | back,collections.Counter(),{}
+    taken,cnt,new = {c.id for c in cells} | back | set(named),collections.Counter(),{}
     def fresh(c):
         s = _src_digest(c)
         while (k := _digest(f'{tid}\0{s}\0{cnt[s]}')[:8]) in taken: cnt[s] += 1
@@ -994,53 +1010,82 @@ def _renumber(dlg, cells, recs, want, tid, marked=False):
     if not home and isinstance(dlg.meta.get('attachments'), dict): del dlg.meta['attachments']
     return {a.id:a for v in handed.values() for a in v}
 
-def _run_outs(t:Thread, cells, recs, parts, rec, where):
+def _run_outs(t:Thread, cells, recs, parts, rec, where, unkept=()):
     "The texts (`{cell id: text}`) the cells without records give should their outputs be gone"
-    # those the notebook's record keeps (by the ids the cells had: `_renumber` gives renumbered ones back), and
+    # those the notebook's record keeps (by the ids the cells had: `_renumber` gives renumbered ones back), but for
+    # the cells `unkept` (whose kind changed: a code cell's outputs are no prompt's reply), and
     # the replies in the records of a cell pasted from another thread's file
-    kept = _kept_outs(rec, where)
+    kept = {k:v for k,v in _kept_outs(rec, where).items() if k not in unkept}
     return kept | _pasted_replies(t, cells, recs, parts, kept)
 
 # %% ../nbs/10_thread_sync.ipynb #ma7k0001
 _positional = re.compile(r'0|[1-9][0-9]{0,6}') # an id as nbstripout gives them ('0', '1', ...): no cell's own
 
 def _mark(c, tids):
-    "The id cell `c`'s mark says a thread of ids `tids` wrote it under, or None"
+    "Cell `c`'s mark (a dict, `_mark_of`) when a thread of ids `tids` wrote it and its id is a cell id, else None"
+    # a mark a person edited to an id no cell may have ('my cell') counts for nothing
     m = d.get('cell') if isinstance(d := c.meta.get('dialog'), dict) else None
-    ok = isinstance(m, dict) and m.get('thread_id') in tids and isinstance(k := m.get('id'), str) and k
-    return k if ok else None
+    ok = isinstance(m, dict) and isinstance(x := m.get('thread_id'), str) and x in tids and is_cell_id(m.get('id'))
+    return m if ok else None
+
+def _holder(cells, marks, k, hs):
+    "Which of the cells at places `hs`, each carrying the mark (`marks`) of id `k`, takes that id"
+    # the one whose kind and text still match the mark's digest (the others are copies a person edited), the one still
+    # holding the id first; with none, the one holding it; else a split's last piece (adjacent, only the last with
+    # outputs: JupyterLab's Split Cell puts them there), else the first in the file's order
+    if len(hs)==1: return hs[0]
+    same,held = [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])],[i for i in hs if cells[i].id==k]
+    if same: return next((i for i in same if i in held), same[0])
+    if held: return held[0]
+    split = hs[-1]-hs[0]==len(hs)-1 and cells[hs[-1]].output and not any(cells[i].output for i in hs[:-1])
+    return hs[-1] if split else hs[0]
 
 def _marked(cells, tids, parts=()):
     "`{place: the id it was written under, or None: a new one}` of the cells whose ids must change, or None (no mark)"
-    # a cell's mark (`_mark`) gives it its id back, whatever a tool made of the ids: the cell that still has it keeps
-    # it, else the first in the file's order (a copy of a cell carries its mark: the later one is the copy); any
-    # other cell holding that id, or a positional one (a cell added and renumbered before the thread wrote it), gets
-    # a new one. A deleted cell takes its mark with it, and moves or inserts change nothing. A split cell's `parts`
-    # before the last claim none: the last is the cell read (and its records name the files kept under the id)
+    # a cell's mark (`_mark`) gives it its id back, whatever a tool made of the ids; of several cells carrying one
+    # mark (a copy of a cell carries it), `_holder` says which; any other cell holding that id, or a positional one (a
+    # cell added and renumbered before the thread wrote it), gets a new one. A deleted cell takes its mark with it, and
+    # moves or inserts change nothing. A split thread cell's `parts` before the last claim none: the last is the cell
+    # read (and its records name the files kept under the id)
     marks = [None if i in parts else _mark(c, tids) for i,c in enumerate(cells)]
     if not any(marks): return None
-    own = {}
-    for i,(c,k) in enumerate(zip(cells, marks)):
-        if k is not None and c.id==k: own.setdefault(k, i)
-    for i,k in enumerate(marks):
-        if k is not None: own.setdefault(k, i)
-    got = {i:k for k,i in own.items()}
+    by = {}
+    for i,m in enumerate(marks):
+        if m is not None: by.setdefault(m['id'], []).append(i)
+    got = {_holder(cells, marks, k, hs):k for k,hs in by.items()}
     return {i:got.get(i) for i,c in enumerate(cells)
-            if got.get(i, c.id)!=c.id or i not in got and (c.id in own or _positional.fullmatch(c.id))}
+            if got.get(i, c.id)!=c.id or i not in got and (c.id in by or _positional.fullmatch(c.id))}
+
+# %% ../nbs/10_thread_sync.ipynb #c5182ac8
+def _named_ids(rec, recs, home):
+    "The cell ids the notebook's record `rec` (`recs`: the cells' records, `home`: its files) still keys something by"
+    # kept outputs and files by cell id; message ids (changed, dups, by_run, the records') `<cell id>-k`, as a
+    # cell's messages get them: no new cell may take a gone one's
+    ids,ms = set(rec['outputs']) if isinstance(rec.get('outputs'), dict) else set(),[k for _,k in _rec_ids(recs, ())]
+    if isinstance(home, dict): ids |= set(home)
+    for k in ('changed', 'by_run'):
+        if isinstance(v := rec.get(k), dict): ms += list(v) + [x for x in v.values() if isinstance(x, str)]
+    if isinstance(v := rec.get('dups'), list): ms += v
+    return ids | {k.rpartition('-')[0] for k in ms if isinstance(k, str)}
 
 def _ids_back(t:Thread, dlg, cells, recs, parts, rec, where):
     "Give cells whose ids a tool renumbered their ids back (and their files), and mark the cells without records"
     # by each cell's mark; a file written before cells had them: by `srcs` (`_renumbered`). A cell without records
-    # gets its mark now, which the next save writes (a thread cell gets its own from `_mk_cell`)
-    of = _own_id(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))
-    want = _marked(cells, {of, t.id} - {None}, parts)
+    # gets its mark now (a thread cell gets its own from `_mk_cell`), and each save writes it anew (`_remark`).
+    # Marks naming the thread count: its id, the file's (`id`) and the one its records name (`_own_id`). Returns the
+    # ids of the cells whose kind changed since their mark was written (code <-> prompt): the outputs the notebook's
+    # record keeps under their ids aren't theirs
+    tids = {t.id, rec.get('id'), _own_id(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))}
+    want = _marked(cells, tids, parts)
     if want is None: want,marked = _renumbered(cells, recs, parts, rec, where),False
     else: marked = True
-    _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, want, t.id, marked))
+    named = _named_ids(rec, recs, dlg.meta.get('attachments')) if want else ()
+    _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, want, t.id, marked, named))
+    marks = [_mark(c, tids) for c in cells]
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if rs is None and i not in parts and isinstance(d := c.meta.setdefault('dialog', {}), dict):
-            d['cell'] = _mark_of(c.id, t.id)
-
+            d['cell'] = _mark_of(c, t.id)
+    return {c.id for c,m in zip(cells, marks) if m and m['id']==c.id and m.get('kind', c.msg_type)!=c.msg_type}
 
 # %% ../nbs/10_thread_sync.ipynb #ccece8c3
 @patch(cls_method=True)
@@ -1069,12 +1114,12 @@ def from_dialog(cls:Thread,
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
     recs,joined,parts = _file_recs(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))
-    _ids_back(t, dlg, cells, recs, parts, rec, where)
+    unkept = _ids_back(t, dlg, cells, recs, parts, rec, where) # cells whose kind changed: kept outputs aren't theirs
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
         raise ValueError(f"{where}: the thread's dups must be a list of ids, not {short_repr(dups)}")
-    dups,kept = set(dups),_run_outs(t, cells, recs, parts, rec, where)
+    dups,kept = set(dups),_run_outs(t, cells, recs, parts, rec, where, unkept)
     copies = _copies(cells, recs, dups)
     # what the runs of cells without records so far add to the numbers of the records after them;
     # the messages to number last
@@ -1228,21 +1273,33 @@ def _foreign(c, tid):
     d = c.meta.get('dialog')
     return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
 
+# %% ../nbs/10_thread_sync.ipynb #c7cf335e
 def _own_id(cells, tid, fork=True, of=None):
     "The thread id the records of `cells` name when they are the file's own (`tid`: the file's thread id, or None)"
-    # `of`: the id the notebook's record says they name (`records_of`, which a save writes): a fork keeps it, so a
-    # file whose own cells were all deleted and another thread's pasted in is no fork of that thread. Else (a file
-    # written before records named it):
+    # `of`: the id the notebook's record says they name (`records_of`, which a save writes), trusted when a cell's
+    # records name it (a fork, the file's `id` changed, keeps it). Naming none, as the thread wrote it (the file's
+    # `id`), with a cell marked by it (its cells without records) or none naming a thread holding the id its mark gives
+    # (Jupyter gives a pasted cell a new one): its own cells were all deleted, and cells of others pasted in make no
+    # fork of theirs; else (a person renamed both, or mistyped it) and in a file written before records named it:
     # `tid` when a cell names it; in a file with a thread record none of whose cells names it, the id most of them name
     # (the first one's on a tie): a person gave the file a new id (a fork), and may have pasted in cells of other
     # threads since (None: cells written before cells named their thread). In a file without one (a notebook made
     # elsewhere), None: a cell naming a thread was pasted from that thread's file; so too when not `fork` (the thread
     # wrote no cell of its own: the notebook's record says `records: none`)
-    if isinstance(of, str): return of
-    ns = [d.get('thread_id') for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
-    if tid is None or not ns or tid in ns or not fork: return tid
+    cs = [(c, d) for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
+    ns = [d.get('thread_id') for _,d in cs]
+    if isinstance(of, str) and of in ns: return of
+    if tid is None or not ns or tid in ns or not fork or of==tid and _still_own(cells, cs, tid): return tid
     top = max(collections.Counter(ns).items(), key=lambda o: o[1])[0]
     return tid if top is None else top
+
+def _still_own(cells, cs, tid):
+    "Whether `cells` are still thread `tid`'s, none of its records left (`cs`: `(cell, dialog metadata)` of others')"
+    # a cell marked by `tid`; else whether none of `cs` holds the id its mark gives, or a positional one (a copied
+    # file's cells keep theirs; nbstripout's are positional)
+    mk = lambda c: m if isinstance(d := c.meta.get('dialog'), dict) and isinstance(m := d.get('cell'), dict) else {}
+    if any(mk(c).get('thread_id')==tid for c in cells): return True
+    return not any(c.id==mk(c).get('id') or _positional.fullmatch(c.id) for c,_ in cs)
 
 def _file_recs(cells, tid, fork=True, of=None):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
@@ -1451,7 +1508,8 @@ _rows_later = (
     PersonEdit('gives_the_file_a_new_thread_id',
                "gives the notebook's thread a new id (its metadata's `dialog.thread.id`: a fork of a copied file)",
                "the thread of that id, the cells' records read as its own (each still names the old id, and no "
-               'cell the new one; with cells pasted in from other threads since, the id most cells name); '
+               'cell the new one; with cells pasted in from other threads since, the id most cells name; so too when '
+               "the person renamed the record's `records_of` with it, or it names no cell); "
                'the next save names the new id in each cell'),
     PersonEdit('merges_two_copies_of_the_file',
                'merges two copies of the file that were each continued (git branches), keeping both new cells',
@@ -1477,9 +1535,13 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                'tool calls, tool results), and the next save shows the reply again (nbstripout also renumbers cell '
                "ids and keeps each cell's own metadata: each cell gets back the id its mark (`dialog.cell`) gives, "
                'and with it its kept reply, the ids of its messages, its files and the changes the thread made, '
-               'whatever cells a person inserted, moved, copied or deleted; a cell without a mark of this thread '
-               '(new, or pasted from another thread) is new, and one holding another\'s id or a positional one gets '
-               'an id of its own; the next save writes the ids back, so positional ids never become the thread\'s. '
+               'whatever cells a person inserted, moved, copied or deleted; of a cell and its copies, the one whose '
+               'kind and text still match the mark takes it (so an original keeps its reply whichever side its '
+               'edited copy was pasted on, stripped or not); a cell without a valid mark of this thread '
+               '(new, pasted from another thread, or its mark edited to no cell id) is new, and one holding another\'s '
+               'id or a positional one gets an id of its own, never one the notebook\'s record still keys something '
+               'by (a prompt deleted and typed again is unanswered); the next save writes the ids back, with marks '
+               "naming the thread's id as it is then, so positional ids never become the thread's. "
                "A file written before cells kept marks is read by its `srcs` digests: when those can't tell cells "
                'of one kind and text apart, a `ValueError` naming the cell); '
                'a prompt\'s text holding '
@@ -1487,7 +1549,9 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                'A cell without records '
                '(from a notebook made elsewhere) gives back its reply, or a code cell its outputs, '
                "as the thread last read them (each save keeps them in the notebook's `dialog.thread` under "
-               "`outputs`), until it has new ones. A record that can't give its message back "
+               "`outputs`), until it has new ones, and only while it is of the kind it was (a code cell made a "
+               "prompt, or a prompt made code, takes nothing of them: its mark keeps its kind). "
+               "A record that can't give its message back "
                '(a file written before records kept replies whole) is a `ValueError` naming the cell and the '
                "record, never an empty message. To take a reply's messages out, "
                'delete them in the thread or delete the cell. A reply edited in its output and then cleared before '
@@ -1513,7 +1577,8 @@ person_edits = _rows_text + (
                '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too, or into '
                "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`, "
                "or where a person deleted every cell the thread wrote: its `records_of` names the thread whose "
-               "records are the file's own), "
+               "records are the file's own; a pasted cell's new id, not the one its mark gives, tells it from a "
+               "fork's), "
                "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
                'records hold is its reply'),
     PersonEdit('splits_a_thread_cell',
@@ -1524,7 +1589,9 @@ person_edits = _rows_text + (
                "line alone adds none), the reply read once, a user's images kept (the notebook's metadata keeps "
                'them under the id the cell had: its records name them); the next save writes them back as one cell. '
                'Pieces after '
-               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost)'),
+               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost). '
+               'A prompt without records (from a notebook made elsewhere) split so: the last piece, which shows the '
+               'reply, keeps the cell\'s id and reply; the others are prompts a person adds'),
     PersonEdit('merges_thread_cells',
                "merges thread prompt cells (JupyterLab's Merge Selected Cells: the first cell's metadata, the "
                'sources joined by a blank line, the outputs cleared)',

@@ -514,3 +514,91 @@ def test_first_read_of_positional_ids_of_one_text_is_linear(tmp_path):
         return min(ts)
     a,b = read_time(1000),read_time(5000)
     assert b/a < 10, f'1,000 cells {a:.2f} s, 5,000 cells {b:.2f} s'
+
+@pytest.mark.parametrize('how', ['id', 'copy', 'model_copy'])
+def test_a_renamed_thread_marks_the_cells_it_read_with_its_new_id(tmp_path, how):
+    "A notebook made elsewhere read as a thread given a new id (`t.id = ...`, `copy.copy` then an id, `model_copy(update=...)`) and saved, then nbstripout and a prompt added: the cells it read kept marks naming the old id, which counted for nothing, and their replies were gone"
+    import copy
+    q = tmp_path/'n.ipynb'; _answered(q, ['q1', 'q2'], ['a1', 'a2'])
+    t,p = Thread.read(q),tmp_path/'fork.ipynb'
+    if how=='id': t.id = 'renamed'; p = t.save()
+    elif how=='copy': t2 = copy.copy(t); t2.id = 'renamed'; t2.save(p)
+    else: t.model_copy(update={'id': 'renamed'}).save(p)
+    nb = json.loads(p.read_text())
+    assert {c['metadata']['dialog']['cell']['thread_id'] for c in nb['cells']}=={'renamed'} and 'changed' not in nb['metadata']['dialog']['thread']
+    if how!='id': # the original's cells (as it holds them, and its file) untouched
+        assert {c.meta['dialog']['cell']['thread_id'] for c in [*t._dlg.messages, *read_ipynb(q).messages]}=={'n'}
+    _nbstripout(p); edit_nb(p, lambda nb: nb['cells'].insert(0, _prompt('77aa88bb', 'new')))
+    assert _msgs(p)==[('user', 'new'), ('user', 'q1'), ('assistant', 'a1'), ('user', 'q2'), ('assistant', 'a2')]
+
+def _paste_above_edited(nb):
+    "An answered prompt copied and pasted above itself (a new id, its metadata and mark along), edited and run"
+    c = json.loads(json.dumps(nb['cells'][0])); c.update(id='f00dcafe', source=['%%prompt\n', 'Write a limerick'])
+    c['outputs'] = [{'output_type': 'display_data', 'data': {'text/markdown': 'there once was'}, 'metadata': {'is_ai_res': True}}]
+    nb['cells'].insert(0, c)
+
+def test_a_copy_pasted_above_and_edited_takes_nothing_of_the_original_after_nbstripout(tmp_path):
+    "An answered prompt copied above itself and edited, then nbstripout: the first cell carrying the mark took the original's kept reply (and a thread cell's copy its message ids); now the one whose kind and text still match the mark does"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Write a haiku', 'Thanks'], ['leaves fall', 'welcome'])
+    edit_nb(q, _paste_above_edited); ref = _msgs(q); _nbstripout(q)
+    assert ref[:2]==[('user', 'Write a limerick'), ('assistant', 'there once was')] and _msgs(q)==ref[:1]+ref[2:] # its reply never kept
+    assert ref[2:]==[('user', 'Write a haiku'), ('assistant', 'leaves fall'), ('user', 'Thanks'), ('assistant', 'welcome')]
+    p = tmp_path/'t.ipynb'; t = Thread(title='x')
+    t.add_message(Message(role='user', content='Write a haiku')); t.add_message(Message(role='assistant', content='leaves fall')); t.save(p)
+    edit_nb(p, _paste_above_edited); _nbstripout(p)
+    ids = {m.content: m.id for m in Thread.read(p).messages if m.role=='user'}
+    assert ids['Write a haiku']==t.messages[0].id and ids['Write a limerick']!=t.messages[0].id
+
+def test_an_edited_prompt_alone_keeps_its_reply_after_nbstripout(tmp_path):
+    "A prompt's text edited (no copy of it): it keeps its id and kept reply through nbstripout, as before marks held a digest"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Write a haiku'], ['leaves fall'])
+    edit_nb(q, lambda nb: nb['cells'][0].__setitem__('source', ['%%prompt\n', 'Write a short haiku']))
+    _nbstripout(q)
+    assert _msgs(q)==[('user', 'Write a short haiku'), ('assistant', 'leaves fall')]
+
+def test_a_prompt_deleted_and_typed_again_never_gets_a_new_id_that_names_the_deleted_reply(tmp_path):
+    "A prompt typed in a file nbstripout renumbers, given a new id by a read, answered and saved, deleted and typed again, nbstripout: the new one got the deleted one's id (made the same way) and its reply"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Summarize the report.'], ['Sales fell.'])
+    edit_nb(q, lambda nb: nb['cells'].append(_prompt('jupyter1', 'Go on.'))); _nbstripout(q); Thread.read(q).save()
+    def ran(nb): nb['cells'][1]['outputs'] = [{'output_type': 'display_data', 'data': {'text/markdown': 'B: wrong'}, 'metadata': {'is_ai_res': True}}]
+    edit_nb(q, ran); Thread.read(q).save()
+    gone = json.loads(q.read_text())['cells'][1]['id']
+    edit_nb(q, lambda nb: (nb['cells'].pop(1), nb['cells'].append(_prompt('jupyter2', 'Go on.')))); _nbstripout(q)
+    t = Thread.read(q)
+    assert [(m.role, m.content) for m in t.messages]==[('user', 'Summarize the report.'), ('assistant', 'Sales fell.'), ('user', 'Go on.')]
+    assert t.dialog.messages[1].id!=gone
+
+@pytest.mark.parametrize('how', ['left', 'cleared', 'nbstripout'])
+def test_a_code_cell_made_a_prompt_takes_no_reply_from_its_kept_output(tmp_path, how):
+    "A code cell (its output 'sk-SECRET') turned into a prompt: its kept output was read as the prompt's reply, an assistant message the AI never wrote; the mark's kind tells"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'n.ipynb'; dl = Dialog('n')
+    dl.mk_message('print(open("key.txt").read())', msg_type='code', output=[{'output_type': 'stream', 'name': 'stdout', 'text': 'sk-SECRET\n'}])
+    dl.mk_message('What is 2+2?', msg_type='prompt', output=prompt_output('4')); dl.save(q); Thread.read(q).save()
+    if how=='nbstripout': _nbstripout(q)
+    def made_prompt(nb):
+        c = nb['cells'][0]; c['source'] = '%%prompt\nWhat does the key file hold?'; c['metadata']['solveit_ai'] = True
+        if how=='cleared': c['outputs'] = []
+    edit_nb(q, made_prompt)
+    t = Thread.read(q)
+    assert [(m.role, m.content) for m in t.messages]==[('user', 'What does the key file hold?'), ('user', 'What is 2+2?'), ('assistant', '4')]
+    assert 'sk-SECRET' not in json.dumps(json.loads(t.save().read_text())['metadata'])
+
+@pytest.mark.parametrize('bad', ['my cell', 'é', 'x'*65, 7])
+def test_a_mark_whose_id_is_no_cell_id_counts_for_nothing(tmp_path, bad):
+    "A cell's mark edited to an id no cell may have ('my cell'): the cell took it, and every later save failed naming an id the file holds nowhere"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Write a haiku', 'Thanks'], ['leaves fall', 'welcome']); _nbstripout(q)
+    edit_nb(q, lambda nb: nb['cells'][0]['metadata']['dialog']['cell'].__setitem__('id', bad))
+    t = Thread.read(q); t.add_message(Message(role='user', content='More?')); t.save()
+    assert [m.content for m in Thread.read(q).messages]==['Write a haiku', 'Thanks', 'welcome', 'More?']
+    assert all(c['id']==c['metadata']['dialog']['cell']['id'] for c in json.loads(q.read_text())['cells'])
+
+def test_a_split_prompt_without_records_reads_its_reply_once(tmp_path):
+    "JupyterLab's Split Cell on an answered prompt the thread read (both pieces carry its mark, the outputs in the last): the first piece took the kept reply while the last showed it, so the reply was in the thread twice"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Summarize the report.\nIn two lines.'], ['Sales fell.'])
+    def split(nb):
+        c = nb['cells'][0]; a,b = json.loads(json.dumps(c)),json.loads(json.dumps(c))
+        a.update(id='aaaa1111', source='%%prompt\nSummarize the report.', outputs=[]); b.update(id='bbbb2222', source='In two lines.')
+        nb['cells'][0:1] = [a, b]
+    edit_nb(q, split)
+    assert sum(isinstance(m.content, str) and m.content.count('Sales fell.') for m in Thread.read(q).messages)==1

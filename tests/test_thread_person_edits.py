@@ -260,6 +260,29 @@ def test_a_cell_pasted_into_a_thread_of_cells_without_records_shares_no_id(tmp_p
     assert [(m.id, m.role, m.content) for m in back.messages][2:]==[('9e9e9e9e-0', 'user', 'c q'), ('9e9e9e9e-1', 'assistant', 'c a')]
     assert back.messages[1].reactions=={'up': ['ann']}
 
+@pytest.mark.parametrize('of', ['forked', '', 'typo'])
+def test_a_fork_whose_records_of_was_renamed_too_keeps_its_records(tmp_path, of):
+    "A fork of a copied file whose `records_of` a person renamed with its `id` (or emptied, or mistyped): it named no cell and was trusted, so every cell the thread wrote read as pasted from another thread (new message ids, metrics and reactions gone)"
+    t = Thread(title='x'); t.add_message(Message(role='user', content='hi', attributes={'channel': 'slack'}))
+    t.add_message(Message(role='assistant', content='yo', metrics={'usage': {'total_tokens': 12}})); t.add_reaction(t.messages[1].id, 'up', 'ann')
+    p = t.save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: nb['metadata']['dialog']['thread'].update(id='forked', records_of=of))
+    back = Thread.read(p)
+    assert back.id=='forked' and [m.model_dump(mode='json') for m in back.messages]==[m.model_dump(mode='json') for m in t.messages]
+
+def test_a_thread_cell_pasted_after_the_only_own_one_was_deleted_and_nbstripout_shares_no_id(tmp_path):
+    "A notebook made elsewhere read as a thread that added a turn (its only cell with records); that cell deleted, a prompt of thread C's file pasted, nbstripout (positional ids, as a fork's would be): the cells marked by the thread tell it is no fork of C"
+    from dialog.core import Dialog
+    q = tmp_path/'n.ipynb'; dl = Dialog('n'); dl.mk_message('Hi!', msg_type='prompt', output=prompt_output('Hello.')); dl.save(q)
+    t = Thread.read(q); t.add_message(Message(role='user', content='own')); t.add_message(Message(role='assistant', content='reply')); t.save()
+    c = Thread(id='C'); c.add_message(Message(role='user', content='c q')); c.add_message(Message(role='assistant', content='c a'))
+    pasted = dict(nb_of(c.save(tmp_path/'c.ipynb'))['cells'][0], id='9e9e9e9e')
+    edit(q, lambda nb: nb.__setitem__('cells', [nb['cells'][0], pasted]))
+    from test_thread_cleared_outputs import _nbstripout
+    _nbstripout(q); back = Thread.read(q)
+    assert back.id=='n' and not {m.id for m in back.messages} & {m.id for m in c.messages}
+    assert [(m.role, m.content) for m in back.messages]==[('user', 'Hi!'), ('assistant', 'Hello.'), ('user', 'c q'), ('assistant', 'c a')]
+
 def test_a_cell_pasted_where_all_the_threads_own_cells_were_deleted_shares_no_id(tmp_path):
     "Thread A's own cells all deleted and a prompt of thread C's file pasted in: still thread A (the record's `records_of` names whose records are the file's own: no fork of C), the pasted cell's messages with ids of their own, none of C's"
     qa,qc = tmp_path/'a.ipynb',tmp_path/'c.ipynb'

@@ -251,9 +251,12 @@ def test_foreign_changes_not_lost(tmp_path):
     back = Thread.read(p)
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
     assert back.get_total_tokens()['overall']['total_tokens']==5
-    # as they were, but for each one's mark: the id the thread read it under, so a tool's renumbering can't lose it
+    # as they were, but for each one's mark: the id the thread read it under (and its kind, and a digest of its kind
+    # and text), so a tool's renumbering can't lose it
     now = [c.todict() for c in read_ipynb(p).messages]
-    assert [c['meta'].pop('dialog') for c in now]==[{'cell': {'id': c['id'], 'thread_id': t.id}} for c in cells] and now==cells
+    marks = [c['meta'].pop('dialog')['cell'] for c in now]
+    assert [{k:m.pop(k) for k in ('id', 'thread_id', 'kind')} for m in marks]==[dict(id=c['id'], thread_id=t.id, kind=c['msg_type']) for c in cells]
+    assert all(set(m)=={'sha'} and len(m['sha'])==16 for m in marks) and now==cells
     back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
 
 def free_form(mod):
