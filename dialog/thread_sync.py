@@ -1030,13 +1030,15 @@ def _mark(c, tids):
 
 def _holder(cells, marks, k, hs):
     "Which of the cells at places `hs`, each carrying the mark (`marks`) of id `k`, takes that id"
-    # the one whose kind and text still match the mark's digest (the others are copies a person edited), the one still
-    # holding the id first; with none, the one holding it; else a split's last piece (adjacent, only the last with
-    # outputs: JupyterLab's Split Cell puts them there), else the first in the file's order
+    # the one still holding the id (a copy Jupyter made has an id of its own, so the original keeps its id, edited or
+    # not); where a tool renumbered the ids (none holds it), the one whose kind and text still match the mark's digest
+    # (the others are copies a person edited: an edited original and an unedited copy can't be told apart there);
+    # else a split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them there), else
+    # the first in the file's order
     if len(hs)==1: return hs[0]
-    same,held = [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])],[i for i in hs if cells[i].id==k]
-    if same: return next((i for i in same if i in held), same[0])
+    held = [i for i in hs if cells[i].id==k]
     if held: return held[0]
+    if same := [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])]: return same[0]
     split = hs[-1]-hs[0]==len(hs)-1 and cells[hs[-1]].output and not any(cells[i].output for i in hs[:-1])
     return hs[-1] if split else hs[0]
 
@@ -1072,10 +1074,12 @@ def _ids_back(t:Thread, dlg, cells, recs, parts, rec, where):
     "Give cells whose ids a tool renumbered their ids back (and their files), and mark the cells without records"
     # by each cell's mark; a file written before cells had them: by `srcs` (`_renumbered`). A cell without records
     # gets its mark now (a thread cell gets its own from `_mk_cell`), and each save writes it anew (`_remark`).
-    # Marks naming the thread count: its id, the file's (`id`) and the one its records name (`_own_id`). Returns the
-    # ids of the cells whose kind changed since their mark was written (code <-> prompt): the outputs the notebook's
-    # record keeps under their ids aren't theirs
+    # Marks naming the thread count: its id, the file's (`id`), the one its records name (`_own_id`) and `records_of`
+    # (the id a save wrote them under: a fork of a file with no records of its own keeps it). Returns the ids of the
+    # cells whose kind changed since their mark was written (code <-> prompt): the outputs the notebook's record keeps
+    # under their ids aren't theirs
     tids = {t.id, rec.get('id'), _own_id(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))}
+    if isinstance(of := rec.get('records_of'), str): tids.add(of)
     want = _marked(cells, tids, parts)
     if want is None: want,marked = _renumbered(cells, recs, parts, rec, where),False
     else: marked = True
@@ -1287,7 +1291,8 @@ def _own_id(cells, tid, fork=True, of=None):
     # elsewhere), None: a cell naming a thread was pasted from that thread's file; so too when not `fork` (the thread
     # wrote no cell of its own: the notebook's record says `records: none`)
     cs = [(c, d) for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
-    ns = [d.get('thread_id') for _,d in cs]
+    # (an id that isn't text, which a person typed, names no thread to count)
+    ns = [x for _,d in cs if (x := d.get('thread_id')) is None or isinstance(x, str)]
     if isinstance(of, str) and of in ns: return of
     if tid is None or not ns or tid in ns or not fork or of==tid and _still_own(cells, cs, tid): return tid
     top = max(collections.Counter(ns).items(), key=lambda o: o[1])[0]
@@ -1535,9 +1540,11 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                'tool calls, tool results), and the next save shows the reply again (nbstripout also renumbers cell '
                "ids and keeps each cell's own metadata: each cell gets back the id its mark (`dialog.cell`) gives, "
                'and with it its kept reply, the ids of its messages, its files and the changes the thread made, '
-               'whatever cells a person inserted, moved, copied or deleted; of a cell and its copies, the one whose '
-               'kind and text still match the mark takes it (so an original keeps its reply whichever side its '
-               'edited copy was pasted on, stripped or not); a cell without a valid mark of this thread '
+               'whatever cells a person inserted, moved, copied or deleted; of a cell and its copies, the one still '
+               'holding the id takes it (Jupyter gives a copy an id of its own), and where a tool renumbered the ids, '
+               'the one whose kind and text still match the mark (so an original keeps its reply whichever side its '
+               'edited copy was pasted on; an edited original and an unedited copy of it can\'t be told apart once '
+               'the ids are renumbered: the copy takes it); a cell without a valid mark of this thread '
                '(new, pasted from another thread, or its mark edited to no cell id) is new, and one holding another\'s '
                'id or a positional one gets an id of its own, never one the notebook\'s record still keys something '
                'by (a prompt deleted and typed again is unanswered); the next save writes the ids back, with marks '

@@ -270,6 +270,18 @@ def test_a_fork_whose_records_of_was_renamed_too_keeps_its_records(tmp_path, of)
     back = Thread.read(p)
     assert back.id=='forked' and [m.model_dump(mode='json') for m in back.messages]==[m.model_dump(mode='json') for m in t.messages]
 
+@pytest.mark.parametrize('bad', [['a'], {'a': 1}])
+def test_a_thread_id_that_is_no_text_in_a_forks_cell_names_no_thread(tmp_path, bad):
+    "In a fork (`id` and `records_of` renamed), a thread cell whose `dialog.thread_id` a person made a list or an object: a bare `TypeError` (unhashable) came out of the count of the ids cells name; it names no thread, and the file reads"
+    t = Thread(title='x'); t.add_message(Message(role='user', content='qa')); t.add_message(Message(role='assistant', content='ra'))
+    p = t.save(tmp_path/'t.ipynb')
+    def fork(nb):
+        nb['cells'][0]['metadata']['dialog']['thread_id'] = bad
+        nb['metadata']['dialog']['thread'].update(id='fork1', records_of='fork1')
+    edit(p, fork)
+    back = Thread.read(p)
+    assert back.id=='fork1' and [(m.role, m.content) for m in back.messages]==[('user', 'qa'), ('assistant', 'ra')]
+
 def test_a_thread_cell_pasted_after_the_only_own_one_was_deleted_and_nbstripout_shares_no_id(tmp_path):
     "A notebook made elsewhere read as a thread that added a turn (its only cell with records); that cell deleted, a prompt of thread C's file pasted, nbstripout (positional ids, as a fork's would be): the cells marked by the thread tell it is no fork of C"
     from dialog.core import Dialog
