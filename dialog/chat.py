@@ -39,7 +39,7 @@ from fastcore.ansi import strip_ansi
 from .core import *
 from .render import *
 from .ipynb import atomic_write
-from .nbjson import join_pairs, fast_loads, fast_libs
+from .nbjson import join_pairs, fast_loads, fast_libs, plain_json
 import dialog.nbjson as nbjson
 import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct
 
@@ -72,19 +72,6 @@ Dialog.system = Dialog.system.setter(_set_system)
 # %% ../nbs/05_chat.ipynb #bdc90931
 # `json.dumps(o, ensure_ascii=False)` with its encoder made once (`json.dumps` given an option makes one a call)
 _udump = json.JSONEncoder(ensure_ascii=False).encode
-_json_leaves = {str, int, bool, type(None)}
-
-def _json_only(o, depth=0):
-    "Whether `o` is JSON's own types only: dicts with str keys, lists, str, int, bool, None (no float, no subclass)"
-    t = type(o)
-    if t is not dict and t is not list: return t in _json_leaves
-    if depth>64: return False  # deeper: `json`'s way, which says where recursion ends
-    for k,v in (o.items() if t is dict else enumerate(o)):
-        if t is dict and type(k) is not str: return False
-        if (tv := type(v)) not in _json_leaves and not ((tv is dict or tv is list) and _json_only(v, depth+1)):
-            return False
-    return True
-
 _re_wide = re.compile('[^\x00-\x7f]+')
 _jascii = json.encoder.encode_basestring_ascii
 _fast_enc = None # the `fast` extra's encoder, keys sorted, once made
@@ -98,7 +85,7 @@ def _fast_encoder():
 
 def _fast_jdump(o):
     "`_jdump(o)`'s bytes written by the `fast` extra; None when it can't say"
-    if (enc := _fast_encoder()) is None or not _json_only(o): return None
+    if (enc := _fast_encoder()) is None or not plain_json(o): return None
     try: b = enc.encode(o)
     except (TypeError, ValueError, RecursionError): return None  # a lone surrogate, which UTF-8 can't hold
     # JSON holds a character past ASCII (and DEL) only inside a string: escaped there as `json` escapes it
@@ -107,13 +94,13 @@ def _fast_jdump(o):
 
 def _fast_indent(o):
     "`json.dumps(o, indent=2, ensure_ascii=False)` written by the `fast` extra; None when it can't say"
-    if not (nbjson.use_fast and (libs := fast_libs()) is not None and _json_only(o)): return None
+    if not (nbjson.use_fast and (libs := fast_libs()) is not None and plain_json(o)): return None
     try: return libs[1].format(libs[1].encode(o), indent=2).decode()
     except (TypeError, ValueError, RecursionError): return None  # a lone surrogate: `_jindent` writes it
 
 def _json_copies(objs):
     "`(json.loads(json.dumps(objs)), whether the JSON holds a lone surrogate)`: through the `fast` extra where it can"
-    if nbjson.use_fast and (libs := fast_libs()) is not None and _json_only(objs):
+    if nbjson.use_fast and (libs := fast_libs()) is not None and plain_json(objs):
         try: return libs[1].decode(libs[1].encode(objs)),False
         except (TypeError, ValueError, RecursionError): pass  # a lone surrogate: `json`'s way, which keeps it
     js = json.dumps(objs, ensure_ascii=False)

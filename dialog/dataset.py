@@ -49,7 +49,7 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_cols', 'row_group_bytes', 'dlg_pat
 from fastcore.utils import *
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
-from .nbjson import fast_loads, fast_libs
+from .nbjson import fast_loads, fast_libs, plain_json
 from . import nbjson
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
@@ -405,29 +405,14 @@ _js_py = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(',', '
 _c_js = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
     None, _js_py.__self__.default, json.encoder.encode_basestring, None, ':', ',', True, False, True)
 
-_scalars = {str, int, bool, type(None)}
-
-def _floatless(o, d=0):
-    "Is `o` plain JSON without a float (dicts, lists, `str`, `int`, `bool`, None), nested at most 255 deep?"
-    # what msgspec writes as json writes it: it spells floats its own way (`1e16` for `1e+16`)
-    t = type(o)
-    if t is not dict and t is not list: return t in _scalars
-    for x in (o.values() if t is dict else o):
-        t = type(x)
-        if t is str: continue  # the most common first
-        if t is dict or t is list:
-            if x and (d>=255 or not _floatless(x, d+1)): return False
-        elif t not in _scalars: return False
-    return True
-
 def _js(o, raw=False):
     "`o` as compact JSON text, keys sorted, as `json.dumps` writes it (see above); `raw`: maybe as UTF-8 bytes"
     # The `fast` extra writes it where it writes the same text (msgspec, keys in order), in about 0.6 of json's time
-    # with `_floatless`'s walk; not floats, lone surrogates or keys that aren't `str`, which json writes.
+    # with `plain_json`'s walk; not floats, lone surrogates or keys that aren't `str`, which json writes.
     # `raw`: msgspec's bytes as they are, which Arrow takes. (No encoder kept between calls: a function pickled with
     # its globals, as Ray pickles one defined in a notebook, couldn't carry it)
     if nbjson.use_fast and (libs := fast_libs()) is not None:
-        try: b = _floatless(o) and libs[1].encode(o, order='sorted')
+        try: b = plain_json(o) and libs[1].encode(o, order='sorted')
         except (TypeError, ValueError, OverflowError, RecursionError): b = None
         if b: return b if raw else b.decode()
     if _c_js is None: return _js_py(o)

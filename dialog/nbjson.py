@@ -15,7 +15,7 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'CellError', 'short_repr', 'join_text', 'is_cell_id', 'chk_meta',
            'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy', 'esc_surrogates', 'join_pairs',
-           'cell_json', 'nb_json', 'fast_libs', 'nb_fast', 'fast_loads']
+           'cell_json', 'nb_json', 'fast_libs', 'plain_json', 'nb_fast', 'fast_loads']
 
 # %% ../nbs/00_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -445,6 +445,19 @@ def _spelled_alike(o):
             elif t is float:
                 if not (x==0 or 1e-4<=abs(x)<_inf): return False
             elif t not in _scalars: return False
+    return True
+
+# %% ../nbs/00_nbjson.ipynb #dd454484
+def plain_json(o, # Any value
+               depth:int=64): # How many levels of dicts and lists it may nest
+    "Is `o` JSON's own types only: dicts with `str` keys, lists, `str`, `int`, `bool`, None (no float, no subclass)?"
+    # what the `fast` extra writes as `json` does, floats aside (msgspec spells `1e+16` as `1e16`)
+    t = type(o)
+    if t is not dict and t is not list: return t in _scalars
+    if depth<=0: return False  # deeper: `json`'s way, which says where recursion ends
+    for k,v in (o.items() if t is dict else enumerate(o)):
+        if t is dict and type(k) is not str: return False
+        if (tv := type(v)) not in _scalars and not ((tv is dict or tv is list) and plain_json(v, depth-1)): return False
     return True
 
 # %% ../nbs/00_nbjson.ipynb #96878541
