@@ -1021,12 +1021,15 @@ def _run_outs(t:Thread, cells, recs, parts, rec, where, unkept=()):
 # %% ../nbs/10_thread_sync.ipynb #ma7k0001
 _positional = re.compile(r'0|[1-9][0-9]{0,6}') # an id as nbstripout gives them ('0', '1', ...): no cell's own
 
+def _cell_mark(c): # A cell
+    "The mark cell `c` carries in its metadata (`dialog.cell`), whichever thread wrote it; `{}` for none"
+    return m if isinstance(d := c.meta.get('dialog'), dict) and isinstance(m := d.get('cell'), dict) else {}
+
 def _mark(c, tids):
     "Cell `c`'s mark (a dict, `_mark_of`) when a thread of ids `tids` wrote it and its id is a cell id, else None"
     # a mark a person edited to an id no cell may have ('my cell') counts for nothing
-    m = d.get('cell') if isinstance(d := c.meta.get('dialog'), dict) else None
-    ok = isinstance(m, dict) and isinstance(x := m.get('thread_id'), str) and x in tids and is_cell_id(m.get('id'))
-    return m if ok else None
+    m = _cell_mark(c)
+    return m if isinstance(x := m.get('thread_id'), str) and x in tids and is_cell_id(m.get('id')) else None
 
 def _holder(cells, marks, k, hs):
     "Which of the cells at places `hs`, each carrying the mark (`marks`) of id `k`, takes that id"
@@ -1302,9 +1305,8 @@ def _still_own(cells, cs, tid):
     "Whether `cells` are still thread `tid`'s, none of its records left (`cs`: `(cell, dialog metadata)` of others')"
     # a cell marked by `tid`; else whether none of `cs` holds the id its mark gives, or a positional one (a copied
     # file's cells keep theirs; nbstripout's are positional)
-    mk = lambda c: m if isinstance(d := c.meta.get('dialog'), dict) and isinstance(m := d.get('cell'), dict) else {}
-    if any(mk(c).get('thread_id')==tid for c in cells): return True
-    return not any(c.id==mk(c).get('id') or _positional.fullmatch(c.id) for c,_ in cs)
+    if any(_cell_mark(c).get('thread_id')==tid for c in cells): return True
+    return not any(c.id==_cell_mark(c).get('id') or _positional.fullmatch(c.id) for c,_ in cs)
 
 def _file_recs(cells, tid, fork=True, of=None):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
