@@ -485,12 +485,12 @@ def _bundle_of(d):
 # %% ../nbs/00_nbjson.ipynb #66422601
 def _held(d, twins):
     "Dict `d` as a file holds it, the keys in `twins` by their writer's twin; None if a value needs `cell_json`"
-    res = {}
+    res = d.copy()  # then the keys in `twins` replaced: cheaper than building it key by key
     for k,v in d.items():
         if (f := twins.get(k)) is not None:
             if (v := f(v)) is None: return None
+            res[k] = v
         elif type(v) not in _scalars and not _spelled_alike(v): return None
-        res[k] = v
     return res
 
 def _outs_of(xs):
@@ -529,7 +529,9 @@ def nb_fast(cells, # The cells, as dicts that passed `chk_cell(c, join=False)`
     try: txt = orjson.dumps(nb, option=orjson.OPT_SORT_KEYS|orjson.OPT_PASSTHROUGH_SUBCLASS)
     # what orjson refuses: integers past 64 bits, lone surrogates, keys that aren't str, nesting past 254 levels
     except (TypeError, ValueError): return None
-    return msj.format(txt, indent=1).decode()+'\n'
+    res = msj.format(txt, indent=1).decode()
+    res += '\n'  # in place: a copy of the whole text costs more than the layout
+    return res
 
 # %% ../nbs/00_nbjson.ipynb #0ee56e6e
 def fast_loads(txt:str): # The JSON text
