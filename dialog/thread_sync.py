@@ -361,13 +361,20 @@ def _merged(c):
     return rs is None or isinstance(rs, list) and any(isinstance(r, dict) and r.get('role')!='user' for r in rs)
 
 # %% ../nbs/10_thread_sync.ipynb #c8feaa2c
-def _mark_of(c, tid):
-    "Cell `c`'s mark: the id thread `tid` knows it by, its kind, and a digest of its kind and text (`_mark_sha`)"
-    return {'id': c.id, 'thread_id': tid, 'kind': c.msg_type, 'sha': _mark_sha(c)}
+def _mark_of(c, tid, key):
+    "Cell `c`'s mark: the id thread `tid` knows it by, its kind, a digest of its kind and text, the file's `key`"
+    # `_mark_sha`, `_file_key`
+    return {'id': c.id, 'thread_id': tid, 'kind': c.msg_type, 'sha': _mark_sha(c), 'key': key}
+
+def _file_key(t):
+    "The key a save of thread `t` writes in the notebook's record and in every cell's mark"
+    # a digest of its id and creation time: a fork (the whole file copied) keeps it in both, whatever id a person gives
+    # the copy; a cell pasted from another thread's file holds that file's
+    return _digest(f'{t.id}\0{t.created_at}')[:8]
 
 def _mark_sha(c): return _digest(f'{c.msg_type}\n{_cell_txt(c)}') # of the text it shows (a prompt made markdown too)
 
-def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
+def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None, key=None):
     "The prompt cell of `ms`"
     # a user message (if first) and its reply's messages;
     # their files kept as the cell's attachments, a user's images shown after its text;
@@ -398,7 +405,7 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None):
     # a person's pasted files stay
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values())
     c = dlg.msg_cls(txt, msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
-    c.meta['dialog']['cell'] = _mark_of(c, tid)
+    c.meta['dialog']['cell'] = _mark_of(c, tid, key)
     return c
 
 # %% ../nbs/10_thread_sync.ipynb #651a482e
@@ -444,7 +451,8 @@ def _thread_rec(t:Thread):
     # file's own (a fork's)
     mine = any(m.role!='system' and _from_run(m, t) is None for m in t.messages)
     return rec | ({'system': recs} if recs else {}) | ({'dups': dups} if dups else {}) | ({'seq_dups': sd} if sd else {}) | old \
-               | ({} if mine else {'records': 'none'}) | {'records_of': t.id}, (_shown(sys[0].content) if sys else None)
+               | ({} if mine else {'records': 'none'}) | {'records_of': t.id, 'key': _file_key(t)}, \
+           (_shown(sys[0].content) if sys else None)
 
 def _from_run(m, t):
     "The run of thread `t` message `m` was made from (by `_add_run`: a copy of `t` shares them), else None"
@@ -560,10 +568,10 @@ def _chk_unchanged(t, dlg):
 # %% ../nbs/10_thread_sync.ipynb #42731d3c
 def _src_digest(c): return _digest(f'{c.msg_type}\n{c.content}')
 
-def _remark(c, tid):
-    "Cell `c` (one the thread read) with its mark (`_mark_of`) naming thread `tid` and its kind and text as they are"
-    # a new `meta` when it changes: a copy of a thread shares the original's cells' metadata
-    if isinstance(d := c.meta.get('dialog'), dict) and d.get('cell')!=(m := _mark_of(c, tid)):
+def _remark(c, tid, key):
+    "Cell `c` (one the thread read) with its mark (`_mark_of`) naming thread `tid`, its kind and text as they are"
+    # and the file's `key`; a new `meta` when it changes: a copy of a thread shares the original's cells' metadata
+    if isinstance(d := c.meta.get('dialog'), dict) and d.get('cell')!=(m := _mark_of(c, tid, key)):
         c.meta = c.meta | {'dialog': d | {'cell': m}}
     return c
 
@@ -592,10 +600,10 @@ def dialog(self:Thread):
     if dlg is None: dlg = self._dlg = self.dlg_cls(self.id)
     _chk_unchanged(self, dlg)
     seen,nrun = {c.id for run in self._runs for c in run.cells} | {c.id for _,c in self._inert},0
-    out,native,made,cps = [],[],[],self.__dict__.setdefault('_cps', {})
+    out,native,made,cps,key = [],[],[],self.__dict__.setdefault('_cps', {}),_file_key(self)
     def own(c): # a cell read that another dialog holds (a shallow copy of a thread shares the original's cells): a copy of it, made once
         if (o := cps.get(id(c))) is None and (d := c.dlg) is not None and d is not dlg: o = cps[id(c)] = copy.copy(c)
-        return _remark(c if o is None else o, self.id) # its mark names this thread as it is now
+        return _remark(c if o is None else o, self.id, key) # its mark names this thread as it is now
     live,kept,pos = _live_runs(self)
     # numbered in the notebook's order (else runs go past every recorded number, as they did)
     ordered = _in_order(self, live, kept)
@@ -606,7 +614,9 @@ def dialog(self:Thread):
         for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else 0),max(mx[1], m.sequence if type(m.sequence) is int else 0)
         for g in _groups(native):
             h = _home(g[0])
-            out.append((h.pos if h and h.at==0 else None, c := _mk_cell(dlg, g, seen, self.file_store, shift, self.id, self.msg_cls))); made.append(c)
+            c = _mk_cell(dlg, g, seen, self.file_store, shift, self.id, self.msg_cls, key)
+            out.append((h.pos if h and h.at==0 else None, c))
+            made.append(c)
         native.clear()
     def runs_to(i):
         nonlocal nrun
@@ -1034,16 +1044,17 @@ def _mark(c, tids):
 def _holder(cells, marks, k, hs):
     "Which of the cells at places `hs`, each carrying the mark (`marks`) of id `k`, takes that id"
     # the one still holding the id (a copy Jupyter made has an id of its own, so the original keeps its id, edited or
-    # not); where a tool renumbered the ids (none holds it), the one whose kind and text still match the mark's digest
-    # (the others are copies a person edited: an edited original and an unedited copy can't be told apart there);
-    # else a split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them there), else
-    # the first in the file's order
+    # not); else a split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them there,
+    # new ids on every piece), which shows the reply the id keeps, wherever the cursor was (at the text's end the first
+    # piece is the whole text); where a tool renumbered the ids (none holds it), the one whose kind and text still
+    # match the mark's digest (the others are copies a person edited: an edited original and an unedited copy can't be
+    # told apart there); else the first in the file's order
     if len(hs)==1: return hs[0]
     held = [i for i in hs if cells[i].id==k]
     if held: return held[0]
+    if hs[-1]-hs[0]==len(hs)-1 and cells[hs[-1]].output and not any(cells[i].output for i in hs[:-1]): return hs[-1]
     if same := [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])]: return same[0]
-    split = hs[-1]-hs[0]==len(hs)-1 and cells[hs[-1]].output and not any(cells[i].output for i in hs[:-1])
-    return hs[-1] if split else hs[0]
+    return hs[0]
 
 def _marked(cells, tids, parts=()):
     "`{place: the id it was written under, or None: a new one}` of the cells whose ids must change, or None (no mark)"
@@ -1080,19 +1091,21 @@ def _ids_back(t:Thread, dlg, cells, recs, parts, rec, where):
     # Marks naming the thread count: its id, the file's (`id`), the one its records name (`_own_id`) and `records_of`
     # (the id a save wrote them under: a fork of a file with no records of its own keeps it). Returns the ids of the
     # cells whose kind changed since their mark was written (code <-> prompt): the outputs the notebook's record keeps
-    # under their ids aren't theirs
-    tids = {t.id, rec.get('id'), _own_id(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))}
+    # under their ids aren't theirs; so too for a cell whose mark names no kind (written before marks held it): which
+    # kind it was can't be told, and a code cell's output read as a prompt's reply would be words the AI never wrote
+    tids = {t.id, rec.get('id'), _own_id(cells, rec)}
     if isinstance(of := rec.get('records_of'), str): tids.add(of)
     want = _marked(cells, tids, parts)
     if want is None: want,marked = _renumbered(cells, recs, parts, rec, where),False
     else: marked = True
     named = _named_ids(rec, recs, dlg.meta.get('attachments')) if want else ()
     _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, want, t.id, marked, named))
-    marks = [_mark(c, tids) for c in cells]
+    marks,key = [_mark(c, tids) for c in cells],_file_key(t)
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if rs is None and i not in parts and isinstance(d := c.meta.setdefault('dialog', {}), dict):
-            d['cell'] = _mark_of(c, t.id)
-    return {c.id for c,m in zip(cells, marks) if m and m['id']==c.id and m.get('kind', c.msg_type)!=c.msg_type}
+            d['cell'] = _mark_of(c, t.id, key)
+    # (a mark written before marks held the kind vouches for none)
+    return {c.id for c,m in zip(cells, marks) if m and m['id']==c.id and m.get('kind')!=c.msg_type}
 
 # %% ../nbs/10_thread_sync.ipynb #ccece8c3
 @patch(cls_method=True)
@@ -1120,7 +1133,7 @@ def from_dialog(cls:Thread,
     srecs = rec.get('system') or ([dict(id='system', role='system', sequence=0, turn=0, timestamp=t.created_at.isoformat())] if sys else [])
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
-    recs,joined,parts = _file_recs(cells, rec.get('id'), rec.get('records')!='none', rec.get('records_of'))
+    recs,joined,parts = _file_recs(cells, rec)
     unkept = _ids_back(t, dlg, cells, recs, parts, rec, where) # cells whose kind changed: kept outputs aren't theirs
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
@@ -1281,39 +1294,47 @@ def _foreign(c, tid):
     return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
 
 # %% ../nbs/10_thread_sync.ipynb #c7cf335e
-def _own_id(cells, tid, fork=True, of=None):
-    "The thread id the records of `cells` name when they are the file's own (`tid`: the file's thread id, or None)"
-    # `of`: the id the notebook's record says they name (`records_of`, which a save writes), trusted when a cell's
-    # records name it (a fork, the file's `id` changed, keeps it). Naming none, as the thread wrote it (the file's
-    # `id`), with a cell marked by it (its cells without records) or none naming a thread holding the id its mark gives
-    # (Jupyter gives a pasted cell a new one): its own cells were all deleted, and cells of others pasted in make no
-    # fork of theirs; else (a person renamed both, or mistyped it) and in a file written before records named it:
-    # `tid` when a cell names it; in a file with a thread record none of whose cells names it, the id most of them name
-    # (the first one's on a tie): a person gave the file a new id (a fork), and may have pasted in cells of other
-    # threads since (None: cells written before cells named their thread). In a file without one (a notebook made
-    # elsewhere), None: a cell naming a thread was pasted from that thread's file; so too when not `fork` (the thread
-    # wrote no cell of its own: the notebook's record says `records: none`)
+def _most(ns): return max(collections.Counter(ns).items(), key=lambda o: o[1])[0] # the id most name (first on a tie)
+
+def _own_id(cells, rec):
+    "The thread id the records of `cells` name when they are the file's own (`rec`: the notebook's thread record)"
+    # its `id`, or None when the file has none (a notebook made elsewhere: a cell naming a thread was pasted from that
+    # thread's file), as it is when the thread wrote no cell of its own (`records: none`); `records_of` (the id a save
+    # wrote them under) when a cell's records name it (a fork, its `id` changed, keeps it). Else a cell's records are
+    # the file's own when its mark holds the file's `key` (`_file_key`) and names the thread they name: a save of this
+    # file wrote them (or of the file it was copied from: a fork, whatever `id` and `records_of` a person gave the
+    # copy), where a cell pasted from another thread's file holds that file's key, ids renumbered or not; with none
+    # such, the file's `id` (a person deleted every cell the thread wrote). A file written before its record held a
+    # key: `_old_own_id`
+    tid,of,key = rec.get('id'),rec.get('records_of'),rec.get('key')
     cs = [(c, d) for c in cells if isinstance(d := c.meta.get('dialog'), dict) and d.get('thread') is not None]
     # (an id that isn't text, which a person typed, names no thread to count)
     ns = [x for _,d in cs if (x := d.get('thread_id')) is None or isinstance(x, str)]
     if isinstance(of, str) and of in ns: return of
-    if tid is None or not ns or tid in ns or not fork or of==tid and _still_own(cells, cs, tid): return tid
-    top = max(collections.Counter(ns).items(), key=lambda o: o[1])[0]
+    if tid is None or not ns or tid in ns or rec.get('records')=='none': return tid
+    if not isinstance(key, str): return _old_own_id(cells, cs, ns, tid, of)
+    ks = [x for c,d in cs if isinstance(x := d.get('thread_id'), str) and (m := _cell_mark(c)).get('key')==key
+          and m.get('thread_id')==x]
+    return _most(ks) if ks else tid
+
+def _old_own_id(cells, cs, ns, tid, of):
+    "`_own_id` in a file written before its record held a key (`cs`: `(cell, dialog metadata)` of cells with records)"
+    # `records_of` naming none, as the thread wrote it (the file's `id`): that id when a cell's mark names it (its
+    # cells without records), or when none of `cs` holds the id its mark gives, nor a positional one (Jupyter gives a
+    # pasted cell a new id; a copied file's cells keep theirs, and nbstripout's are positional: a guess); else (a
+    # person renamed both, or mistyped it, and files written before records named it) the id most cells name (`ns`)
+    if of==tid and (any(_cell_mark(c).get('thread_id')==tid for c in cells)
+                    or not any(c.id==_cell_mark(c).get('id') or _positional.fullmatch(c.id) for c,_ in cs)): return tid
+    top = _most(ns)
     return tid if top is None else top
 
-def _still_own(cells, cs, tid):
-    "Whether `cells` are still thread `tid`'s, none of its records left (`cs`: `(cell, dialog metadata)` of others')"
-    # a cell marked by `tid`; else whether none of `cs` holds the id its mark gives, or a positional one (a copied
-    # file's cells keep theirs; nbstripout's are positional)
-    if any(_cell_mark(c).get('thread_id')==tid for c in cells): return True
-    return not any(c.id==_cell_mark(c).get('id') or _positional.fullmatch(c.id) for c,_ in cs)
-
-def _file_recs(cells, tid, fork=True, of=None):
+def _file_recs(cells, rec):
     "The thread records of each of `cells`, the split cells' texts, and the places of their other parts"
-    # records: None for a cell without (or whose records another thread wrote: `tid`, this thread's id, None when the
-    # file names none); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give nothing
-    # a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells named it
-    own = _own_id(cells, tid, fork, of)
+    # records: None for a cell without (or whose records another thread wrote: `_own_id` says whose are the file's,
+    # `rec` its thread record); texts: `{place of the last part: the parts' texts, one per line}`; the other parts give
+    # nothing; a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells
+    # named it
+    own = _own_id(cells, rec)
     named = own is not None and any(_names(c, own) for c in cells)
     recs = [None if _foreign(c, own) or named and _names(c, None) else _cell_recs(c) for c in cells]
     joined,parts = {},set()
@@ -1515,8 +1536,9 @@ _rows_later = (
     PersonEdit('gives_the_file_a_new_thread_id',
                "gives the notebook's thread a new id (its metadata's `dialog.thread.id`: a fork of a copied file)",
                "the thread of that id, the cells' records read as its own (each still names the old id, and no "
-               'cell the new one; with cells pasted in from other threads since, the id most cells name; so too when '
-               "the person renamed the record's `records_of` with it, or it names no cell); "
+               'cell the new one; with cells pasted in from other threads since, the id the cells whose marks hold the '
+               "file's `key` name (in a file written before its record held one, the id most cells name); so too when "
+               "the person renamed the record's `records_of` with it, or it names no cell, stripped or not); "
                'the next save names the new id in each cell'),
     PersonEdit('merges_two_copies_of_the_file',
                'merges two copies of the file that were each continued (git branches), keeping both new cells',
@@ -1543,7 +1565,8 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                "ids and keeps each cell's own metadata: each cell gets back the id its mark (`dialog.cell`) gives, "
                'and with it its kept reply, the ids of its messages, its files and the changes the thread made, '
                'whatever cells a person inserted, moved, copied or deleted; of a cell and its copies, the one still '
-               'holding the id takes it (Jupyter gives a copy an id of its own), and where a tool renumbered the ids, '
+               'holding the id takes it (Jupyter gives a copy an id of its own), of the pieces of a cell a person '
+               'split the last, which shows the reply, and where a tool renumbered the ids, '
                'the one whose kind and text still match the mark (so an original keeps its reply whichever side its '
                'edited copy was pasted on; an edited original and an unedited copy of it can\'t be told apart once '
                'the ids are renumbered: the copy takes it); a cell without a valid mark of this thread '
@@ -1559,7 +1582,8 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                '(from a notebook made elsewhere) gives back its reply, or a code cell its outputs, '
                "as the thread last read them (each save keeps them in the notebook's `dialog.thread` under "
                "`outputs`), until it has new ones, and only while it is of the kind it was (a code cell made a "
-               "prompt, or a prompt made code, takes nothing of them: its mark keeps its kind). "
+               "prompt, or a prompt made code, takes nothing of them: its mark keeps its kind; nor does a cell whose "
+               "mark was written before marks kept it, whose kind can't be told). "
                "A record that can't give its message back "
                '(a file written before records kept replies whole) is a `ValueError` naming the cell and the '
                "record, never an empty message. To take a reply's messages out, "
@@ -1586,8 +1610,8 @@ person_edits = _rows_text + (
                '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too, or into '
                "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`, "
                "or where a person deleted every cell the thread wrote: its `records_of` names the thread whose "
-               "records are the file's own; a pasted cell's new id, not the one its mark gives, tells it from a "
-               "fork's), "
+               "records are the file's own; a pasted cell's mark holds the key of the file it came from, not this "
+               "file's `key`, which tells it from a fork's cells whatever ids nbstripout gave them), "
                "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
                'records hold is its reply'),
     PersonEdit('splits_a_thread_cell',

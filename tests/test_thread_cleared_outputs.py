@@ -1,5 +1,5 @@
 "A thread's file keeps the whole conversation when a person or a tool takes its outputs away (issue 32, item 3)"
-import copy, json, os, subprocess, sys
+import copy, json, os, re, subprocess, sys
 from pathlib import Path
 import pytest
 from dialog.thread import Thread, Message
@@ -413,7 +413,8 @@ def test_a_cell_added_in_a_renumbered_file_never_keeps_a_positional_id(tmp_path)
     q = tmp_path/'n.ipynb'; _answered(q, [f'Q {i}' for i in range(6)])
     edit_nb(q, lambda nb: nb['cells'].insert(2, _prompt('5e1f2a3b', 'New'))); _nbstripout(q)
     edit_nb(q, lambda nb: nb['cells'].pop(4)); Thread.read(q).save()
-    assert not any(c['id'].isdigit() for c in json.loads(q.read_text())['cells'])
+    # nbstripout's ids ('0', '1', ...: at most 7 digits here); a random 8-hex id may be all digits
+    assert not any(re.fullmatch(r'0|[1-9][0-9]{0,6}', c['id']) for c in json.loads(q.read_text())['cells'])
     _nbstripout(q); edit_nb(q, lambda nb: nb['cells'].pop(1))
     assert _msgs(q)==[('user', 'Q 0'), ('assistant', 'A Q 0'), ('user', 'New')] + [x for i in (2, 4, 5) for x in (('user', f'Q {i}'), ('assistant', f'A Q {i}'))]
 
@@ -624,3 +625,35 @@ def test_a_split_prompt_without_records_reads_its_reply_once(tmp_path):
         nb['cells'][0:1] = [a, b]
     edit_nb(q, split)
     assert sum(isinstance(m.content, str) and m.content.count('Sales fell.') for m in Thread.read(q).messages)==1
+
+@pytest.mark.parametrize('how', ['cleared', 'nbstripout'])
+def test_a_mark_without_a_kind_gives_a_code_cells_kept_output_to_no_prompt(tmp_path, how):
+    "Marks written before they held the cell's kind (`{id, thread_id}`) were read as 'kind unchanged': a code cell made a prompt read its kept output 'sk-SECRET' as the AI's reply; such a mark vouches for no kind"
+    from dialog.core import Dialog, prompt_output
+    q = tmp_path/'n.ipynb'; dl = Dialog('n')
+    dl.mk_message('print(open("key.txt").read())', msg_type='code', output=[{'output_type': 'stream', 'name': 'stdout', 'text': 'sk-SECRET\n'}])
+    dl.mk_message('What is 2+2?', msg_type='prompt', output=prompt_output('4')); dl.save(q); Thread.read(q).save()
+    def old_marks(nb):
+        for c in nb['cells']: c['metadata']['dialog']['cell'] = {k:v for k,v in c['metadata']['dialog']['cell'].items() if k in ('id', 'thread_id')}
+    edit_nb(q, old_marks)
+    if how=='nbstripout': _nbstripout(q)
+    def made_prompt(nb):
+        c = nb['cells'][0]; c['source'] = '%%prompt\nWhat does the key file hold?'; c['metadata']['solveit_ai'] = True; c['outputs'] = []
+    edit_nb(q, made_prompt)
+    t = Thread.read(q)
+    assert [(m.role, m.content) for m in t.messages][:2]==[('user', 'What does the key file hold?'), ('user', 'What is 2+2?')]
+    assert not any('sk-SECRET' in str(m.content) for m in t.messages)
+
+def test_a_prompt_without_records_split_at_its_end_reads_its_reply_once(tmp_path):
+    "JupyterLab's Split Cell with the cursor at the END of an answered prompt the thread read: the first piece (the whole text, no outputs) matched the mark's digest and took the id and kept reply while the empty last piece showed the reply: it was in the thread twice"
+    q = tmp_path/'n.ipynb'; _answered(q, ['Summarize the report.\nIn two lines.', 'Thanks'], ['Sales fell.', 'welcome'])
+    def split_at_end(nb):
+        c = nb['cells'][0]; a,b = json.loads(json.dumps(c)),json.loads(json.dumps(c))
+        a.update(id='aaaa1111', source=''.join(c['source']), outputs=[]); b.update(id='bbbb2222', source='')
+        nb['cells'][0:1] = [a, b]
+    edit_nb(q, split_at_end)
+    t = Thread.read(q)
+    assert sum(isinstance(m.content, str) and m.content.count('Sales fell.') for m in t.messages)==1
+    # the last piece, which shows the reply, keeps the cell's id: the next save writes it back under it
+    was = json.loads(json.dumps(read_ipynb(q).messages[1].meta))['dialog']['cell']['id']
+    t.save(); assert [c['id'] for c in json.loads(q.read_text())['cells']][1]==was

@@ -260,13 +260,19 @@ def test_a_cell_pasted_into_a_thread_of_cells_without_records_shares_no_id(tmp_p
     assert [(m.id, m.role, m.content) for m in back.messages][2:]==[('9e9e9e9e-0', 'user', 'c q'), ('9e9e9e9e-1', 'assistant', 'c a')]
     assert back.messages[1].reactions=={'up': ['ann']}
 
+@pytest.mark.parametrize('keyed', [True, False], ids=['keyed', 'written before files held a key'])
 @pytest.mark.parametrize('of', ['forked', '', 'typo'])
-def test_a_fork_whose_records_of_was_renamed_too_keeps_its_records(tmp_path, of):
-    "A fork of a copied file whose `records_of` a person renamed with its `id` (or emptied, or mistyped): it named no cell and was trusted, so every cell the thread wrote read as pasted from another thread (new message ids, metrics and reactions gone)"
+def test_a_fork_whose_records_of_was_renamed_too_keeps_its_records(tmp_path, of, keyed):
+    "A fork of a copied file whose `records_of` a person renamed with its `id` (or emptied, or mistyped): it named no cell and was trusted, so every cell the thread wrote read as pasted from another thread (new message ids, metrics and reactions gone); so too in a file written before its record and marks held the file's key"
     t = Thread(title='x'); t.add_message(Message(role='user', content='hi', attributes={'channel': 'slack'}))
     t.add_message(Message(role='assistant', content='yo', metrics={'usage': {'total_tokens': 12}})); t.add_reaction(t.messages[1].id, 'up', 'ann')
     p = t.save(tmp_path/'t.ipynb')
-    edit(p, lambda nb: nb['metadata']['dialog']['thread'].update(id='forked', records_of=of))
+    def fork(nb):
+        nb['metadata']['dialog']['thread'].update(id='forked', records_of=of)
+        if not keyed:
+            nb['metadata']['dialog']['thread'].pop('key')
+            for c in nb['cells']: c['metadata']['dialog']['cell'].pop('key')
+    edit(p, fork)
     back = Thread.read(p)
     assert back.id=='forked' and [m.model_dump(mode='json') for m in back.messages]==[m.model_dump(mode='json') for m in t.messages]
 
@@ -295,15 +301,53 @@ def test_a_thread_cell_pasted_after_the_only_own_one_was_deleted_and_nbstripout_
     assert back.id=='n' and not {m.id for m in back.messages} & {m.id for m in c.messages}
     assert [(m.role, m.content) for m in back.messages]==[('user', 'Hi!'), ('assistant', 'Hello.'), ('user', 'c q'), ('assistant', 'c a')]
 
-def test_a_cell_pasted_where_all_the_threads_own_cells_were_deleted_shares_no_id(tmp_path):
-    "Thread A's own cells all deleted and a prompt of thread C's file pasted in: still thread A (the record's `records_of` names whose records are the file's own: no fork of C), the pasted cell's messages with ids of their own, none of C's"
+@pytest.mark.parametrize('keyed', [True, False], ids=['keyed', 'written before files held a key'])
+def test_a_cell_pasted_where_all_the_threads_own_cells_were_deleted_shares_no_id(tmp_path, keyed):
+    "Thread A's own cells all deleted and a prompt of thread C's file pasted in: still thread A (the record's `records_of` names whose records are the file's own: no fork of C), the pasted cell's messages with ids of their own, none of C's; so too in files written before records and marks held a key (the pasted cell's new id tells)"
     qa,qc = tmp_path/'a.ipynb',tmp_path/'c.ipynb'
     a = Thread(title='A'); a.add_message(Message(role='user', content='draft 1')); a.add_message(Message(role='assistant', content='meh')); a.save(qa)
     c = Thread(title='C'); c.add_message(Message(role='user', content='good prompt')); c.add_message(Message(role='assistant', content='good answer')); c.save(qc)
-    pasted = dict(nb_of(qc)['cells'][0], id='fe11ed00')
-    edit(qa, lambda nb: nb.__setitem__('cells', [pasted]))
+    pasted = copy.deepcopy(dict(nb_of(qc)['cells'][0], id='fe11ed00'))
+    def paste(nb):
+        nb['cells'] = [pasted]
+        if not keyed: nb['metadata']['dialog']['thread'].pop('key'); pasted['metadata']['dialog']['cell'].pop('key')
+    edit(qa, paste)
     b = Thread.read(qa)
     assert b.id==a.id and [(m.id, m.content) for m in b.messages]==[('fe11ed00-0', 'good prompt'), ('fe11ed00-1', 'good answer')]
+
+@pytest.mark.parametrize('how', ['nbstripout', 'id kept'])
+def test_a_cell_pasted_where_all_the_threads_own_cells_were_deleted_shares_no_id_whatever_its_id(tmp_path, how):
+    "As above, then nbstripout (the pasted cell's id positional, as a fork's cells' are), or pasted with the id its mark gives (as a fork's cells keep theirs): C's records were read as the file's own, and thread A held C's message ids; the pasted cell's mark holds C's file's key, not A's"
+    from test_thread_cleared_outputs import _nbstripout
+    qa,qc = tmp_path/'a.ipynb',tmp_path/'c.ipynb'
+    a = Thread(title='A'); a.add_message(Message(role='user', content='qa')); a.add_message(Message(role='assistant', content='ra')); a.save(qa)
+    c = Thread(title='C'); c.add_message(Message(role='user', content='qc')); c.add_message(Message(role='assistant', content='rc')); c.save(qc)
+    cc = nb_of(qc)['cells'][0]
+    pasted = dict(cc, id='fe11ed00' if how=='nbstripout' else cc['metadata']['dialog']['cell']['id'])
+    edit(qa, lambda nb: nb.__setitem__('cells', [pasted]))
+    if how=='nbstripout': _nbstripout(qa)
+    b = Thread.read(qa)
+    assert b.id==a.id and [(m.role, m.content) for m in b.messages]==[('user', 'qc'), ('assistant', 'rc')]
+    assert not {m.id for m in b.messages} & {m.id for m in c.messages}
+
+@pytest.mark.parametrize('strip', [False, True])
+def test_a_fork_whose_records_of_was_renamed_reads_its_own_records_beside_more_pasted_cells(tmp_path, strip):
+    "A fork (`id` and `records_of` renamed) with two prompts pasted from thread C's file beside its one cell, stripped or not: the id most cells named was C's, so C's records were read as the fork's own and the fork's took for pasted; the cells holding the file's key are its own"
+    from test_thread_cleared_outputs import _nbstripout
+    t = Thread(title='x'); t.add_message(Message(role='user', content='hi')); t.add_message(Message(role='assistant', content='yo', metrics={'usage': {'total_tokens': 12}}))
+    p = t.save(tmp_path/'t.ipynb')
+    c = Thread(id='C'); c.add_message(Message(role='user', content='c1')); c.add_message(Message(role='assistant', content='a1'))
+    c.add_message(Message(role='user', content='c2')); c.add_message(Message(role='assistant', content='a2'))
+    cs = nb_of(c.save(tmp_path/'c.ipynb'))['cells']
+    def fork(nb):
+        nb['metadata']['dialog']['thread'].update(id='forked', records_of='forked')
+        nb['cells'] += [dict(cs[0], id='9e9e9e01'), dict(cs[1], id='9e9e9e02')]
+    edit(p, fork)
+    if strip: _nbstripout(p)
+    back = Thread.read(p)
+    assert [m.model_dump(mode='json') for m in back.messages][:2]==[m.model_dump(mode='json') for m in t.messages]
+    assert [(m.role, m.content) for m in back.messages][2:]==[('user', 'c1'), ('assistant', 'a1'), ('user', 'c2'), ('assistant', 'a2')]
+    assert not {m.id for m in back.messages} & {m.id for m in c.messages}
 
 def row_merges_two_copies_of_the_file(tmp_path):
     "Both branches' new turns read with one turn and sequence number each: sequence order interleaved them"

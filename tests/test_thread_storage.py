@@ -251,12 +251,13 @@ def test_foreign_changes_not_lost(tmp_path):
     back = Thread.read(p)
     assert back.model_dump(mode='json')==t.model_dump(mode='json')
     assert back.get_total_tokens()['overall']['total_tokens']==5
-    # as they were, but for each one's mark: the id the thread read it under (and its kind, and a digest of its kind
-    # and text), so a tool's renumbering can't lose it
+    # as they were, but for each one's mark: the id the thread read it under (and its kind, a digest of its kind
+    # and text, and the file's key, which the notebook's record holds too), so a tool's renumbering can't lose it
     now = [c.todict() for c in read_ipynb(p).messages]
     marks = [c['meta'].pop('dialog')['cell'] for c in now]
     assert [{k:m.pop(k) for k in ('id', 'thread_id', 'kind')} for m in marks]==[dict(id=c['id'], thread_id=t.id, kind=c['msg_type']) for c in cells]
-    assert all(set(m)=={'sha'} and len(m['sha'])==16 for m in marks) and now==cells
+    key = json.loads(p.read_text())['metadata']['dialog']['thread']['key']
+    assert all(set(m)=={'sha', 'key'} and len(m['sha'])==16 and m['key']==key for m in marks) and now==cells
     back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
 
 def free_form(mod):
@@ -359,6 +360,7 @@ RECORD_TEXT = {0: '''"thread": {
     "attributes": {},
     "created_at": "2024-01-01T00:00:00+00:00",
     "id": "rec",
+    "key": "be614ac9",
     "platforms": {},
     "records_of": "rec",
     "title": "Untitled Thread",
@@ -375,6 +377,7 @@ RECORD_TEXT = {0: '''"thread": {
     },
     "created_at": "2024-01-01T00:00:00+00:00",
     "id": "rec",
+    "key": "be614ac9",
     "platforms": {
      "slack": {
       "ts": "1.0"
@@ -387,7 +390,7 @@ RECORD_TEXT = {0: '''"thread": {
 
 @pytest.mark.parametrize('kw', [{}, dict(title=None, attributes={'k': [1, b'\x00\xff'], 'when': datetime(2024, 1, 1, tzinfo=timezone.utc)}, platforms={'slack': {'ts': '1.0'}})], ids=['defaults', 'set'])
 def test_the_threads_own_record_is_written_as_it_always_was(tmp_path, kw):
-    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO)"
+    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO), with the file's `key` (a digest of the id and creation time) since marks hold it"
     T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
     t = Thread(id='rec', created_at=T0, updated_at=T0, **kw)
     t.add_message(Message(role='user', content='hi', id='u', timestamp=T0)); t.updated_at = T0
