@@ -8,8 +8,10 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
 - read: `sess2dlg(path)` against reading the file and `json.loads` of each of its lines (the least any reader does);
 - write: `dlg2sess(dlg, path)` of the unedited dialog (record for record) against `json.dumps` of each record, joined and
   written (what any writer of the records does);
-- own: the read with chat's codec (the one `chat2dlg` of the whole conversation, which makes each prompt's reply and keeps and
-  stamps its reasoning state) replaced by empty prompts: what `dialog.session` itself costs;
+- own: the read with chat's codec (the one `chat2dlg` of the whole conversation, which makes each prompt's reply and keeps
+  its reasoning state) replaced by empty prompts: what `dialog.session` itself costs;
+- stamps: what the first `dlg2chat` of the dialog adds, stamping the reasoning state reading left unstamped
+  (`_stamp_sess`: the records read again with chat's digests taken, see "Stamping at the first send");
 - linearity: read time per MB at the largest size over read time per MB at the smallest.
 Goals: read <= 2x, write <= 2x, linear (per-MB ratio near 1) from 5 MB to 50 MB.
 Where the `fast` extra (msgspec, orjson) is installed, reading parses the lines and writes chat's JSON (digests, tool
@@ -82,14 +84,18 @@ def bench(mb, agent, reps, d):
     def write(): out.unlink(missing_ok=True); dlg2sess(dlg, out)
     whole = S._read_whole
     def own():  # the same read with chat's codec (`_read_whole`'s one `chat2dlg` of the whole conversation) replaced by empty prompts: what this module itself costs
-        S._read_whole = lambda A, spans, cls, system: cls('own', [Message('', msg_type='prompt') for _ in spans])
+        S._read_whole = lambda A, spans, cls, system, stamp=True: cls('own', [Message('', msg_type='prompt') for _ in spans])
         try: sess2dlg(p)
         finally: S._read_whole = whole
-    runs = dict(loads=(None, loads), read=(None, lambda: sess2dlg(p)), own=(None, own), dumps=(None, dumps), write=(None, write))
+    fresh = []
+    def unstamped(): fresh[:] = [sess2dlg(p)]
+    runs = dict(loads=(None, loads), read=(None, lambda: sess2dlg(p)), own=(None, own), dumps=(None, dumps), write=(None, write),
+                stamp=(unstamped, lambda: S._stamp_sess(fresh[0])))
     b = best_times(runs, reps, time.process_time)
     assert out.read_bytes()==p.read_bytes()
     print(f'{agent} {real:.1f} MB, {len(lines):,} records, {len(dlg):,} prompts: read {b["read"]*1000:.0f} ms ({b["read"]/b["loads"]:.2f}x json.loads; '
-          f'{b["own"]/b["loads"]:.2f}x without chat2dlg), write {b["write"]*1000:.0f} ms ({b["write"]/b["dumps"]:.2f}x json.dumps)')
+          f'{b["own"]/b["loads"]:.2f}x without chat2dlg), write {b["write"]*1000:.0f} ms ({b["write"]/b["dumps"]:.2f}x json.dumps); '
+          f'stamps at the first send {b["stamp"]*1000:.0f} ms ({b["stamp"]/b["loads"]:.2f}x json.loads)')
     return b['read']/real
 
 def main():

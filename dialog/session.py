@@ -21,7 +21,7 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans
+from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans, stampers
 from .ipynb import atomic_write
 from .nbjson import fast_loads
 from datetime import datetime, timezone
@@ -205,9 +205,9 @@ def chat_msgs(cls:ClaudeCode, recs):
 
 # %% ../nbs/08_session.ipynb #e913e399
 @patch(cls_method=True)
-def msg(cls:ClaudeCode, recs, dcls=Dialog, system=None):
+def msg(cls:ClaudeCode, recs, dcls=Dialog, system=None, stamp=True):
     "The prompt message of span `recs` (its prompt record first) through chat's Anthropic codec"
-    return chat2dlg(cls.chat_msgs(recs), cls.fmt, system=system, cls=dcls)[0]
+    return chat2dlg(cls.chat_msgs(recs), cls.fmt, system=system, cls=dcls, stamp=stamp)[0]
 
 # %% ../nbs/08_session.ipynb #1557a96b
 _an_shown = {'thinking', 'redacted_thinking', 'text', 'tool_use', 'server_tool_use'}
@@ -336,9 +336,10 @@ def msg(cls:Codex, recs:list, # The span's records: its prompt record first
         dcls=Dialog, # The `Dialog` class to build with
         # The session's system prompt (`base_instructions`): chat's reasoning state is made with it in place, as
         # `dlg2chat` sends it
-        system:str=None):
+        system:str=None,
+        stamp:bool=True): # Stamp the reasoning state now (`chat2dlg`'s `stamp`)?
     "The prompt message of span `recs` through chat's Responses codec"
-    d = chat2dlg(cls.chat_msgs(recs), 'responses', system=system, cls=dcls)
+    d = chat2dlg(cls.chat_msgs(recs), 'responses', system=system, cls=dcls, stamp=stamp)
     if len(d)>1: d[0].ai_res = '\n\n'.join(m.ai_res for m in d if m.ai_res)  # not expected: one prompt item comes first
     return d[0]
 
@@ -433,8 +434,8 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
     if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
     return _recs2dlg(recs, eol, A, path, name or path.stem, cls)
 
-def _recs2dlg(recs, eol, A, path, name, cls):
-    "The dialog of records `recs` (pairs) of agent `A`"
+def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
+    "The dialog of records `recs` (pairs) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
     starts = [i for i,(r,_) in enumerate(recs) if A.is_prompt(r)]
     head = recs[:starts[0] if starts else len(recs)]
     metas = (r for r,_ in head if A is Codex and r.get('type')=='session_meta')
@@ -443,7 +444,9 @@ def _recs2dlg(recs, eol, A, path, name, cls):
     system = b['text'] if isinstance(b, dict) and isinstance(b.get('text'), str) else None
     ends = starts[1:] + [len(recs)]
     # chat's dialog of the whole conversation is this one, its messages kept as they are
-    dlg = _read_whole(A, [[r for r,_ in recs[i:j]] for i,j in zip(starts, ends)], cls, system)
+    # (each span alone when `whole` is False: how the session read, when its stamps are taken later)
+    spans = [[r for r,_ in recs[i:j]] for i,j in zip(starts, ends)]
+    dlg = None if whole is False else _read_whole(A, spans, cls, system, stamp)
     whole,msgs = dlg is not None,[]
     if whole: dlg.name = name
     else: dlg = cls(name)
@@ -451,7 +454,7 @@ def _recs2dlg(recs, eol, A, path, name, cls):
         span = recs[i:j]
         if whole: m = dlg.messages[k]
         else:
-            try: c = A.msg([r for r,_ in span], cls, system)
+            try: c = A.msg([r for r,_ in span], cls, system, stamp)
             except ValueError as e: raise ValueError(f'{path}, lines {i+1}-{j}: {e}') from None
             m = dlg.msg_cls(c.content, output=c.output, msg_type=sprompt, attachments=c.attachments, meta=c.meta)
         m.meta.setdefault('dialog', {})['session'] = dict(records=[l for _,l in span], fp=_fp(m))
@@ -460,13 +463,18 @@ def _recs2dlg(recs, eol, A, path, name, cls):
     sid = first((A.sid(r) for r,_ in recs), noop)
     side = {'sidechain': True} if A.side else {}
     dlg.meta['dialog'] = dict(session=dict(agent=A.agent, **side, id=sid, source=str(Path(path).resolve()),
-                                           head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs]))
+                                           head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs], whole=whole))
     if system is not None: dlg.system = system
+    # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`)
+    if not stamp and any('wire' in m.meta['dialog'] for m in msgs): dlg.meta['dialog']['unstamped'] = 'session'
     return dlg
 
-def _read_whole(A, spans, cls, system):
+# %% ../nbs/08_session.ipynb #c7c657c6
+def _read_whole(A, spans, cls, system, stamp=True):
     "The dialog of all `spans` through one `chat2dlg` call; None when that doesn't give one prompt a span"
-    try: d = chat2dlg([x for s in spans for x in A.chat_msgs(s)], A.fmt, system=system, cls=cls)
+    # the records were parsed for this read alone: chat keeps their parts without copying them
+    msgs = [x for s in spans for x in A.chat_msgs(s)]
+    try: d = chat2dlg(msgs, A.fmt, system=system, cls=cls, stamp=stamp, copy=False)
     except ValueError: return None
     ms = d.messages
     return d if len(ms)==len(spans) and all(m.msg_type==sprompt for m in ms) else None
@@ -493,6 +501,54 @@ def sidechains(dlg): # A dialog read by `sess2dlg` from a Claude Code transcript
         if isinstance(r.get('uuid'), str): of[r['uuid']] = k
         grps.setdefault(k, []).append((r, l))
     return {k: _recs2dlg(rs, True, ClaudeSide, s.get('source'), f'{dlg.name}-{k}', type(dlg)) for k,rs in grps.items()}
+
+# %% ../nbs/08_session.ipynb #7e1de347
+def _dmeta(o):
+    "The library's metadata (`meta['dialog']`) of a message or dialog `o`, {} when it holds none (or no dict)"
+    d = o.meta.get('dialog') if isinstance(o.meta, dict) else None
+    return d if isinstance(d, dict) else {}
+
+def _recs_of(m):
+    "Prompt message `m`'s session records (its lines), or None when it holds none"
+    ms = _dmeta(m).get('session')
+    rs = ms.get('records') if isinstance(ms, dict) else None
+    return rs if isinstance(rs, list) and rs and all(isinstance(l, str) for l in rs) else None
+
+def _wire_of(m):
+    "Message `m`'s kept records (chat's `meta['dialog']['wire']`) that are dicts"
+    rs = _dmeta(m).get('wire')
+    return [r for r in rs if isinstance(r, dict)] if isinstance(rs, list) else []
+
+def _rec(l):
+    "The record of line `l`, read as `read_records` read it (a torn line an empty record)"
+    try: return _loads(l)
+    except (ValueError, RecursionError): return _Torn()
+
+def _stamp_sess(dlg):
+    "Stamp the kept records of `dlg` (read by `sess2dlg`, unstamped) with the digests reading it would have given"
+    s = _dmeta(dlg).get('session')
+    if not (isinstance(s, dict) and s.get('agent') in agents and isinstance(s.get('msgs'), list)): return
+    if not (isinstance(s.get('head'), list) and all(isinstance(l, str) for l in s['head'])): return
+    by = {m.id: m for m in dlg.messages if m.msg_type==sprompt and _recs_of(m)}
+    # the messages read that are still there, in the order read: the digests are exact up to the first one gone
+    read = [by[i] for i in s['msgs'] if isinstance(i, str) and i in by]
+    n = next((k for k,(m,i) in enumerate(zip(read, s['msgs'])) if m.id!=i), len(read))
+    if not read: return
+    A = ClaudeSide if s.get('sidechain') else agents[s['agent']]
+    lines = [*s['head'], *(l for m in read for l in _recs_of(m))]
+    recs = [(_rec(l), l) for l in lines]
+    try: d = _recs2dlg(recs, True, A, s.get('source'), dlg.name, type(dlg), True, s.get('whole'))
+    # records edited into no session: no digests
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError): return
+    # read otherwise than the session was (one span a message, or not): digests of another dialog
+    if len(d.messages)!=len(read) or s.get('whole') not in (None, d.meta['dialog']['session']['whole']): return
+    for k,(m,dm) in enumerate(zip(read, d.messages)):
+        for r,dr in zip(_wire_of(m), _wire_of(dm)):
+            if any(r.get(x)!=dr.get(x) for x in ('fmt', 'step', 'steps', 'msg')): break  # a record edited meanwhile
+            # after a message gone, what was sent before is unknown: only the digest of the record's own rounds
+            r.update({x: dr[x] for x in (('prefix', 'own') if k<n else ('own',)) if x in dr})
+
+stampers['session'] = _stamp_sess
 
 # %% ../nbs/08_session.ipynb #7b23ad7b
 _KEEP = object() # an item kept as it is

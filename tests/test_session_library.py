@@ -106,14 +106,15 @@ from test_session_gen import claude_session, session_text
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(claude_session())
 def test_prefix_checked_against_what_is_sent(recs):
-    "Reading a session checks Anthropic's prefix rule against the messages the stamping render made (one render, not two): unless the check marked a record unsendable, they are exactly what `dlg2chat` then sends"
+    "Stamping a session's reasoning state (at its first send) checks Anthropic's prefix rule against the messages the stamping render made (one render, not two): unless the check marked a record unsendable, they are exactly what `dlg2chat` sends"
     import dialog.chat as C, tempfile
     seen,orig = [],C._unprefixed
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d)/'s.jsonl'; p.write_text(session_text(recs, [0]*len(recs)))
+        dlg = sess2dlg(p)
     C._unprefixed = lambda out, *a: (seen.append(json.loads(json.dumps(out))), orig(out, *a))[1]
-    try:
-        with tempfile.TemporaryDirectory() as d:
-            p = Path(d)/'s.jsonl'; p.write_text(session_text(recs, [0]*len(recs)))
-            dlg = sess2dlg(p)
+    try: sent = dlg2chat(dlg, 'anthropic')  # stamps first
     finally: C._unprefixed = orig
     marked = any(r.get('prefix')=='unsendable' for m in dlg for r in (m.meta.get('dialog') or {}).get('wire', []))
-    if seen and not marked: assert seen[-1]==dlg2chat(dlg, 'anthropic')  # a record the check marked unsendable goes as the dialog shows it: then they differ by design
+    assert bool(seen)==any((m.meta.get('dialog') or {}).get('wire') for m in dlg)  # a session with reasoning state is stamped, once
+    if seen and not marked: assert seen[-1]==sent  # a record the check marked unsendable goes as the dialog shows it: then they differ by design

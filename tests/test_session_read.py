@@ -174,8 +174,9 @@ def test_whole_read_is_the_per_prompt_read(src, monkeypatch):
     monkeypatch.setattr(S, '_read_whole', lambda *a: None)
     one = sess2dlg(p)
     assert whole.name==one.name==p.stem and whole.system==one.system and whole.meta.keys()==one.meta.keys()=={'dialog'}
-    def meta(d): return {k:v for k,v in d.meta['dialog'].items() if k!='session'} | dict(session={k:v for k,v in d.meta['dialog']['session'].items() if k!='msgs'})
+    def meta(d): return {k:v for k,v in d.meta['dialog'].items() if k!='session'} | dict(session={k:v for k,v in d.meta['dialog']['session'].items() if k not in ('msgs', 'whole')})
     assert meta(whole)==meta(one)
+    assert whole.meta['dialog']['session']['whole'] is True and one.meta['dialog']['session']['whole'] is False  # how each was read, for its stamps
     assert [(m.content, m.ai_res, m.msg_type, m.meta) for m in whole]==[(m.content, m.ai_res, m.msg_type, m.meta) for m in one]
     for d in (whole, one):
         assert all(m.dlg is d for m in d) and d.meta['dialog']['session']['msgs']==[m.id for m in d]

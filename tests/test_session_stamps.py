@@ -1,0 +1,146 @@
+"A session's reasoning state stamped at the first send (`_stamp_sess`) rather than at reading: the same digests reading would have taken, so `dlg2chat` sends what it sent when reading stamped them, after any edit; never more reasoning"
+import json, tempfile
+from pathlib import Path
+from hypothesis import given, settings, strategies as st, HealthCheck
+from dialog.core import *
+from dialog.chat import dlg2chat
+from dialog.ipynb import read_ipynb
+import dialog.session as S
+from dialog.session import sess2dlg, read_records
+from test_session_gen import claude_session, codex_session, session_text, small_claude, small_codex
+
+def read_stamped(p):
+    "Session `p` read with its digests taken at reading (as `sess2dlg` read before they were left to the first send)"
+    recs,eol = read_records(p)
+    A = S._agent(recs, p)
+    rs = [r for r,_ in recs]
+    if A is S.ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(S.ClaudeSide.is_prompt, rs)): A = S.ClaudeSide
+    return S._recs2dlg(recs, eol, A, p, p.stem, Dialog, stamp=True)
+
+def wires(d): return [r for m in d for r in (m.meta.get('dialog') or {}).get('wire', [])]
+
+def test_read_leaves_the_digests_to_the_first_send(tmp_path):
+    "Reading keeps the records undigested and marks the dialog; the first send stamps them (as reading did) and drops the mark; a dialog saved before it was sent is stamped once read back and sent"
+    p = tmp_path/'c.jsonl'; p.write_text('\n'.join(small_claude(3)) + '\n')
+    dlg,ref = sess2dlg(p),read_stamped(p)
+    assert dlg.meta['dialog']['unstamped']=='session' and 'unstamped' not in ref.meta['dialog']
+    assert wires(dlg) and not any('prefix' in r or 'own' in r for r in wires(dlg))
+    dlg.save(tmp_path/'c.ipynb'); back = read_ipynb(tmp_path/'c.ipynb')
+    for d in (dlg, back):
+        assert dlg2chat(d, 'anthropic')==dlg2chat(ref, 'anthropic')
+        assert wires(d)==wires(ref) and 'unstamped' not in d.meta['dialog']
+    x = tmp_path/'x.jsonl'; x.write_text('\n'.join(small_codex(3)) + '\n')
+    dx,rx = sess2dlg(x),read_stamped(x)
+    assert dlg2chat(dx, 'responses')==dlg2chat(rx, 'responses') and wires(dx)==wires(rx)
+
+def test_a_mark_naming_no_stamper_sends_no_reasoning(tmp_path):
+    "A dialog marked unstamped by a reader this library doesn't know (or a mark of the wrong type) goes without reasoning state, as after an edit"
+    p = tmp_path/'c.jsonl'; p.write_text('\n'.join(small_claude(2)) + '\n')
+    for mark in ('nobody', ['session'], None):
+        dlg = sess2dlg(p); dlg.meta['dialog']['unstamped'] = mark
+        assert 'thinking' not in json.dumps(dlg2chat(dlg, 'anthropic')), mark
+        assert 'unstamped' not in dlg.meta['dialog']
+
+def test_a_record_edited_before_the_first_send_gets_no_digest(tmp_path):
+    "A kept record changed in the metadata before the first send is not the one read: it gets no digest, and its reasoning (and every later one) doesn't go back"
+    p = tmp_path/'c.jsonl'; p.write_text('\n'.join(small_claude(3)) + '\n')
+    dlg = sess2dlg(p)
+    r = dlg[1].meta['dialog']['wire'][0]
+    r['msg']['content'][0]['signature'] = 'forged'
+    sent = json.dumps(dlg2chat(dlg, 'anthropic'))
+    assert 'prefix' not in r and 'forged' not in sent and sent.count('"type": "thinking"')==1  # the first message's alone
+
+edits = st.lists(st.tuples(st.sampled_from(['prompt', 'reply', 'clear', 'note', 'move', 'new', 'delete', 'system', 'send']),
+                           st.integers(0, 5), st.integers(0, 5)), max_size=3)
+
+def edit(d, ops):
+    "Apply edits `ops` (by position, the same to any two dialogs read from one session) to `d`"
+    for k,(op,i,j) in enumerate(ops):
+        ps = list(d.messages)
+        if op=='system': d.system = (d.system or '') + ' Be brief.'; continue
+        if op=='send': dlg2chat(d, 'anthropic'); dlg2chat(d, 'responses'); continue
+        if not ps: continue
+        m = ps[i % len(ps)]
+        if op=='prompt': m.content += ' (edited)'
+        elif op=='reply': m.ai_res = m.ai_res + '\n\nAlso done.'
+        elif op=='clear': m.ai_res = ''
+        # a note is sent with its id: the same in both
+        elif op=='note': d.mk_message('a note', idx=i % (len(ps)+1), msg_type='note', id=f'note{k}')
+        elif op=='new': d.mk_message('another prompt', idx=i % (len(ps)+1), msg_type='prompt', id=f'new{k}')
+        elif op=='delete': d.remove_msgs([m])
+        elif op=='move': d.remove_msgs([m]); d.insert_msgs([m], j % len(ps))
+
+def state(sent):
+    "The reasoning state in a list `dlg2chat` sent: Anthropic's thinking blocks, Responses' reasoning items"
+    res = []
+    for x in sent:
+        if x.get('type')=='reasoning': res.append(json.dumps(x, sort_keys=True))
+        elif isinstance(x.get('content'), list):
+            res += [json.dumps(b, sort_keys=True) for b in x['content'] if isinstance(b, dict) and b.get('type') in ('thinking', 'redacted_thinking')]
+    return res
+
+# sessions of every shape (few of which send reasoning back), and sessions whose every prompt's reply holds reasoning
+sessions = st.one_of(st.one_of(claude_session(), codex_session()).map(lambda rs: session_text(rs, [0]*len(rs))),
+                     st.builds(lambda n, c: '\n'.join(small_claude(n) if c else small_codex(n)) + '\n', st.integers(1, 4), st.booleans()))
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sessions, edits)
+def test_stamped_at_the_first_send_as_at_reading(txt, ops):
+    "Whatever is edited before (or after) the first send, `dlg2chat` sends what it sends for the dialog stamped at reading: the same lists while every message read is still there; after a message read was deleted, never more reasoning state than it"
+    fmt = 'responses' if '"session_meta"' in txt.split('\n')[0] else 'anthropic'
+    with tempfile.TemporaryDirectory() as td:
+        p = Path(td)/'s.jsonl'; p.write_text(txt)
+        lazy,ref = sess2dlg(p),read_stamped(p)
+    edit(lazy, ops); edit(ref, ops)
+    gone = any(op=='delete' for op,*_ in ops)
+    for reasoning in (True, 'keep'):
+        a,b = dlg2chat(lazy, fmt, reasoning=reasoning),dlg2chat(ref, fmt, reasoning=reasoning)
+        if not gone: assert a==b, reasoning
+        elif reasoning is True: assert state(a)==state(b)[:len(state(a))]
+        else: assert state(a)==state(b)
+
+def test_an_edit_before_the_first_send_sends_no_stale_state(tmp_path):
+    "A prompt or a reply edited before the first send: the reasoning of the messages before it goes back, none of its own or after it (`reasoning=True`)"
+    for agent,fmt,lines in (('claude', 'anthropic', small_claude(3)), ('codex', 'responses', small_codex(3))):
+        p = tmp_path/f'{agent}.jsonl'; p.write_text('\n'.join(lines) + '\n')
+        for k in range(3):
+            for what in ('prompt', 'reply'):
+                dlg = sess2dlg(p)
+                # each message's reasoning state, as its records hold it
+                own = [[x for r in wires([m]) for x in (state([r['msg']]) if fmt=='anthropic' else state(r['msg']['items']))] for m in dlg]
+                if what=='prompt': dlg[k].content += ' (edited)'
+                else: dlg[k].ai_res = dlg[k].ai_res.replace('pytest', 'py.test')  # its first round's call
+                assert state(dlg2chat(dlg, fmt))==[s for o in own[:k] for s in o], (agent, k, what)
+
+def test_a_session_read_a_prompt_at_a_time_is_stamped_so(tmp_path, monkeypatch):
+    "A session whose conversation didn't read in one `chat2dlg` call (each prompt read alone) is stamped at the first send as it was read, a prompt at a time: the same digests"
+    p = tmp_path/'c.jsonl'; p.write_text('\n'.join(small_claude(3)) + '\n')
+    whole = S._read_whole
+    monkeypatch.setattr(S, '_read_whole', lambda *a: None)
+    dlg,ref = sess2dlg(p),read_stamped(p)
+    assert dlg.meta['dialog']['session']['whole'] is False
+    monkeypatch.setattr(S, '_read_whole', whole)  # stamping must not read it whole now
+    assert dlg2chat(dlg, 'anthropic')==dlg2chat(ref, 'anthropic') and wires(dlg)==wires(ref)
+
+def test_no_stamping_when_no_reasoning_is_sent(tmp_path):
+    "`dlg2chat(..., reasoning=False)` reads no digest, so it takes none: the dialog stays marked for the first send that does"
+    p = tmp_path/'c.jsonl'; p.write_text('\n'.join(small_claude(2)) + '\n')
+    dlg = sess2dlg(p)
+    dlg2chat(dlg, 'anthropic', reasoning=False)
+    assert dlg.meta['dialog']['unstamped']=='session' and not any('own' in r for r in wires(dlg))
+    assert state(dlg2chat(dlg, 'anthropic')) and 'unstamped' not in dlg.meta['dialog']
+
+def test_odd_metadata_stamps_nothing_and_never_fails_a_send(tmp_path):
+    "Session metadata a hand or a tool made odd (records of the wrong type, a record line that is no record, one nested past what json reads, a dialog key that is no dict) stamps nothing it can't read: the send still goes, without the reasoning it can't vouch for"
+    p = tmp_path/'c.jsonl'; p.write_text('\n'.join(small_claude(2)) + '\n')
+    def odd(d, k):
+        if k==0: d[0].meta['dialog']['session']['records'] = 'x'
+        elif k==1: d[0].meta['dialog']['session']['records'][0] = '[1, 2]'
+        elif k==2: d[0].meta['dialog']['session']['records'][0] = '[' * 100000
+        elif k==3: d.meta['dialog']['session']['head'] = [3]
+        elif k==4: d[1].meta['dialog'] = ['no dict']
+        elif k==5: d.meta['dialog']['session']['msgs'] = [['unhashable']]
+    for k in range(6):
+        dlg = sess2dlg(p); odd(dlg, k)
+        sent = dlg2chat(dlg, 'anthropic')
+        assert 'unstamped' not in dlg.meta['dialog'] and len(state(sent))<=2, k
