@@ -901,17 +901,35 @@ def _unloose(dlg, cells, recs, loose=None):
     if not home and isinstance(dlg.meta.get('attachments'), dict): del dlg.meta['attachments']
 
 # %% ../nbs/10_thread_sync.ipynb #4cb9fc8a
-def _chk_stripped(dlg, where):
-    "A `ValueError` when `dlg`, a file without a thread record, holds prompts a tool stripped of their metadata"
-    # a code cell opening with Jupyter's `%%prompt` line, without Solveit's mark or records: `nbdev-clean` (which
-    # nbdev's git hooks run) keeps only the metadata keys it is told to, and the records went with the rest
-    for i,c in enumerate(dlg.messages):
-        if c.msg_type=='code' and (c.content==prompt_mark or c.content.startswith(prompt_mark+'\n')) and _cell_recs(c) is None:
-            raise ValueError(f"{where}, cell {i} (id {short_repr(c.id)}): a `%%prompt` cell without its metadata (Solveit's "
-                "`solveit_ai` mark, the thread's records): a tool such as `nbdev-clean` stripped the file's metadata, so its "
-                "thread can't be read back. Restore the file (e.g. from version control); for nbdev's hooks, keep the keys: "
-                'in `[tool.nbdev]`, `allowed_metadata_keys = ["dialog", "attachments"]` and '
-                '`allowed_cell_metadata_keys = ["dialog", "solveit_ai"]`')
+_keep_nb = 'allowed_metadata_keys = ["dialog", "attachments"]' # the `[tool.nbdev]` settings that keep a thread:
+_keep_cells = 'allowed_cell_metadata_keys = ["dialog", "solveit_ai"]' # the notebook's metadata keys, and the cells'
+
+def _chk_stripped(dlg, rec, where):
+    "A `ValueError` when a tool stripped `dlg` (`rec`: its thread record) of metadata its thread is read from"
+    # `nbdev-clean` (nbdev's git hooks run it) keeps only the keys it is told to, the cells' and the notebook's apart.
+    # The cells' gone: a code cell opening with Jupyter's `%%prompt` line, without Solveit's mark or records, in a file
+    # without a thread record or whose cells hold no `dialog` key (each save marks every cell). The notebook's gone: no
+    # thread record, every cell marked with one file's key (a notebook made elsewhere has cells of its own), and one of
+    # them a save wrote (records, and its mark's id its own: Jupyter gives a pasted cell a new one)
+    cs,w = dlg.messages,f'{where} ({dlg.path})' if dlg.path else where
+    if not rec or not any(isinstance(c.meta.get('dialog'), dict) for c in cs):
+        keys = f'`{_keep_cells}`' if rec else f'`{_keep_nb}` and `{_keep_cells}`'
+        for i,c in enumerate(cs):
+            if c.msg_type=='code' and (c.content==prompt_mark or c.content.startswith(prompt_mark+'\n')) and _cell_recs(c) is None:
+                raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a `%%prompt` cell without its metadata "
+                    "(Solveit's `solveit_ai` mark, the thread's records): a tool such as `nbdev-clean` stripped the "
+                    "cells' metadata, so the thread can't be read back. Restore the file (e.g. from version control); "
+                    f"for nbdev's hooks, keep the keys: in `[tool.nbdev]`, {keys}")
+    if rec: return
+    ks = {k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs}
+    if len(ks)!=1 or None in ks: return
+    for i,c in enumerate(cs):
+        if _cell_recs(c) is not None and (m := _cell_mark(c)).get('id')==c.id:
+            raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
+                "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
+                "prompt): a tool such as `nbdev-clean` stripped the notebook's metadata, so the thread can't be read "
+                f"back. Restore the file (e.g. from version control); for nbdev's hooks, keep the keys: in "
+                f"`[tool.nbdev]`, `{_keep_nb}`")
 
 def _pasted_replies(t:Thread, cells, recs, parts, kept):
     "`{cell id: reply}` of prompt cells read as a person's (another thread's records in them) whose reply is gone"
@@ -1044,16 +1062,17 @@ def _mark(c, tids):
 def _holder(cells, marks, k, hs):
     "Which of the cells at places `hs`, each carrying the mark (`marks`) of id `k`, takes that id"
     # the one still holding the id (a copy Jupyter made has an id of its own, so the original keeps its id, edited or
-    # not); else a split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them there,
-    # new ids on every piece), which shows the reply the id keeps, wherever the cursor was (at the text's end the first
-    # piece is the whole text); where a tool renumbered the ids (none holds it), the one whose kind and text still
-    # match the mark's digest (the others are copies a person edited: an edited original and an unedited copy can't be
-    # told apart there); else the first in the file's order
+    # not), unless the id is positional ('0', '1', ...: nbstripout hands those out by place, so a copy pasted above
+    # may hold it); else a split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them
+    # there, new ids on every piece), which shows the reply the id keeps, wherever the cursor was (at the text's end
+    # the first piece is the whole text); else the one whose kind and text still match the mark's digest (the others
+    # are copies a person edited: an edited original and an unedited copy can't be told apart there), the one holding
+    # the id first; else the first in the file's order
     if len(hs)==1: return hs[0]
     held = [i for i in hs if cells[i].id==k]
-    if held: return held[0]
+    if held and not _positional.fullmatch(k): return held[0]
     if hs[-1]-hs[0]==len(hs)-1 and cells[hs[-1]].output and not any(cells[i].output for i in hs[:-1]): return hs[-1]
-    if same := [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])]: return same[0]
+    if same := [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])]: return (held if held and held[0] in same else same)[0]
     return hs[0]
 
 def _marked(cells, tids, parts=()):
@@ -1088,13 +1107,17 @@ def _ids_back(t:Thread, dlg, cells, recs, parts, rec, where):
     "Give cells whose ids a tool renumbered their ids back (and their files), and mark the cells without records"
     # by each cell's mark; a file written before cells had them: by `srcs` (`_renumbered`). A cell without records
     # gets its mark now (a thread cell gets its own from `_mk_cell`), and each save writes it anew (`_remark`).
-    # Marks naming the thread count: its id, the file's (`id`), the one its records name (`_own_id`) and `records_of`
-    # (the id a save wrote them under: a fork of a file with no records of its own keeps it). Returns the ids of the
+    # Marks naming the thread count: its id, the file's (`id`), the one its records name (`_own_id`), `records_of`
+    # (the id a save wrote them under: a fork of a file with no records of its own keeps it) and any a mark holding the
+    # file's `key` names (a save of this file, or of the file it was forked from, wrote it, whatever a person renamed
+    # in the record since; `_file_key`). Returns the ids of the
     # cells whose kind changed since their mark was written (code <-> prompt): the outputs the notebook's record keeps
     # under their ids aren't theirs; so too for a cell whose mark names no kind (written before marks held it): which
     # kind it was can't be told, and a code cell's output read as a prompt's reply would be words the AI never wrote
     tids = {t.id, rec.get('id'), _own_id(cells, rec)}
     if isinstance(of := rec.get('records_of'), str): tids.add(of)
+    if isinstance(fk := rec.get('key'), str):
+        tids |= {x for c in cells if (m := _cell_mark(c)).get('key')==fk and isinstance(x := m.get('thread_id'), str)}
     want = _marked(cells, tids, parts)
     if want is None: want,marked = _renumbered(cells, recs, parts, rec, where),False
     else: marked = True
@@ -1117,7 +1140,7 @@ def from_dialog(cls:Thread,
     where = f'dialog {short_repr(dlg.name)}'
     if not isinstance(rec, dict):
         raise ValueError(f"{where}: meta['dialog']['thread'] must be a dict, not {short_repr(rec)}")
-    if not rec: _chk_stripped(dlg, where)
+    _chk_stripped(dlg, rec, where)
     created,updated = _dt(rec, 'created_at', where),_dt(rec, 'updated_at', where)
     try: t = cls(id=rec.get('id', dlg.name), title=rec.get('title', 'Untitled Thread'), created_at=created,
                  attributes=_dec(rec['attributes'], 'attributes') if 'attributes' in rec else UNSET, platforms=rec.get('platforms', UNSET),
@@ -1208,15 +1231,14 @@ def _copies(cells, recs, dups):
     owner = {}
     # no id in two cells: the common case, answered in one pass
     if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return {}
-    holders = {}
-    for i,k in _rec_ids(recs, dups):
-        if i not in (h := holders.setdefault(k, [])): h.append(i)
+    holders = {} # `{id: {place: None}}`: the places in order, each once (linear in the copies of one cell)
+    for i,k in _rec_ids(recs, dups): holders.setdefault(k, {})[i] = None
     def made(i):
         r = recs[i][0] if recs[i] and isinstance(recs[i][0], dict) else {}
         # or whose id a pasted copy's messages took theirs from (`<cell id>-k`): a copy of a copy has another
         return cells[i].id==_cell_id(k := r.get('id'), set()) or isinstance(k, str) and k.startswith(f'{cells[i].id}-')
     copies = {}
-    for hs in holders.values():
+    for hs in map(list, holders.values()):
         if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update((i, o) for i in hs if i!=o)
     return copies
 
@@ -1270,17 +1292,33 @@ def _chk_whole(recs, where, off=0):
 def _splits(cells, recs):
     "The cells a person split, as `{place of the last part: places of the parts}`"
     # JupyterLab's Split Cell: clones of a thread cell, each with its records and a new id, the outputs in the last;
-    # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs, and
-    # none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a pasted copy has its own)
+    # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs,
+    # none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a pasted copy has its own), and
+    # their texts joined the text the mark was written for (`_pieces_of`: a copy a person made code or a note isn't)
     res,i,n = {},0,len(cells)
     while i<n:
         j = i
         if isinstance(recs[i], list) and recs[i]:
             while j+1<n and recs[j+1]==recs[i]: j += 1
         if (j>i and not any(cells[k].output for k in range(i, j)) and len({_cell_txt(cells[k]) for k in range(i, j+1)})>1
-            and not any(cells[k].msg_type==sprompt for k in range(i+1, j+1))): res[j] = list(range(i, j+1))
+            and not any(cells[k].msg_type==sprompt for k in range(i+1, j+1)) and _pieces_of(cells[i:j+1])): res[j] = list(range(i, j+1))
         i = j+1
     return res
+
+_cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: the line break(s) it was made at, or none
+
+def _pieces_of(cs):
+    "Whether cells `cs` (adjacent, holding one cell's records) joined give the text their mark's digest was made from"
+    # a split's pieces do, with one of `_cuts` between each two (every choice tried up to 4 pieces, one for all after);
+    # a copy a person edited doesn't. A mark without a digest (or none) can't tell: read as a split, as before marks
+    m = _cell_mark(cs[0])
+    if not (isinstance(sha := m.get('sha'), str) and isinstance(kind := m.get('kind'), str)): return True
+    ts = [x for c in cs if (x := _cell_txt(c))]
+    if not ts: return False
+    n = len(ts)-1
+    for js in itertools.product(_cuts, repeat=n) if n<=3 else ((s,)*n for s in _cuts):
+        if _digest(f'{kind}\n' + ts[0] + ''.join(a+b for a,b in zip(js, ts[1:])))==sha: return True
+    return False
 
 def _names(c, tid):
     "Whether cell `c` holds thread records and names thread `tid` as theirs (None: names none)"
@@ -1538,7 +1576,8 @@ _rows_later = (
                "the thread of that id, the cells' records read as its own (each still names the old id, and no "
                'cell the new one; with cells pasted in from other threads since, the id the cells whose marks hold the '
                "file's `key` name (in a file written before its record held one, the id most cells name); so too when "
-               "the person renamed the record's `records_of` with it, or it names no cell, stripped or not); "
+               "the person renamed the record's `records_of` with it, deleted it, or it names no cell, stripped or not: "
+               "the marks holding the file's `key` give the cells their ids back); "
                'the next save names the new id in each cell'),
     PersonEdit('merges_two_copies_of_the_file',
                'merges two copies of the file that were each continued (git branches), keeping both new cells',
@@ -1549,9 +1588,14 @@ _rows_later = (
     PersonEdit('runs_nbdev_clean',
                "runs `nbdev-clean` on the file (nbdev's git hooks do, before each commit)",
                'with its defaults, it keeps only the metadata keys nbdev knows, and the records go with the rest: '
-               'the read is a `ValueError` naming the first prompt cell and the keys to allow; with '
+               'the read is a `ValueError` naming the file, the first prompt cell and the keys to allow; with '
                '`allowed_metadata_keys = ["dialog", "attachments"]` and `allowed_cell_metadata_keys = '
-               '["dialog", "solveit_ai"]` in `[tool.nbdev]`, the file reads back whole'),
+               '["dialog", "solveit_ai"]` in `[tool.nbdev]`, the file reads back whole. With one of the two alone '
+               "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
+               'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
+               "(the notebook's record gone is told by its cells, all marked with one file's `key`, one of them a "
+               "thread cell holding its mark's id; a person who added a cell since reads the cells as a notebook made "
+               'elsewhere)'),
 )
 
 # %% ../nbs/10_thread_sync.ipynb #9e75e003
@@ -1565,8 +1609,9 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                "ids and keeps each cell's own metadata: each cell gets back the id its mark (`dialog.cell`) gives, "
                'and with it its kept reply, the ids of its messages, its files and the changes the thread made, '
                'whatever cells a person inserted, moved, copied or deleted; of a cell and its copies, the one still '
-               'holding the id takes it (Jupyter gives a copy an id of its own), of the pieces of a cell a person '
-               'split the last, which shows the reply, and where a tool renumbered the ids, '
+               'holding the id takes it (Jupyter gives a copy an id of its own) unless the id is positional (\'0\', '
+               "'1', ...: nbstripout hands them out by place, so a copy pasted above may hold the original's), "
+               'of the pieces of a cell a person split the last, which shows the reply, and else '
                'the one whose kind and text still match the mark (so an original keeps its reply whichever side its '
                'edited copy was pasted on; an edited original and an unedited copy of it can\'t be told apart once '
                'the ids are renumbered: the copy takes it); a cell without a valid mark of this thread '
@@ -1622,7 +1667,11 @@ person_edits = _rows_text + (
                "line alone adds none), the reply read once, a user's images kept (the notebook's metadata keeps "
                'them under the id the cell had: its records name them); the next save writes them back as one cell. '
                'Pieces after '
-               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost). '
+               'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost); '
+               "so are pieces whose texts, joined (with the line breaks Split Cell drops, or none), don't give the "
+               "text the cell's mark (`dialog.cell.sha`) was written for: a copy a person made code or a note, or "
+               'edited, is read as a copy, outputs or not (a cell edited, then split before a save, reads as its '
+               'pieces). '
                'A prompt without records (from a notebook made elsewhere) split so: the last piece, which shows the '
                'reply, keeps the cell\'s id and reply; the others are prompts a person adds'),
     PersonEdit('merges_thread_cells',

@@ -16,7 +16,7 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
-from .thread import Thread, DialogFileStore, kept_file, carry_file
+from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, thread_fields, set_fields
 from .ipynb import atomic_write, file_sig, sig_settled
 from .thread_sync import free_json, free_value
 from contextlib import contextmanager
@@ -396,6 +396,24 @@ def _storable(t):
     # a dump names its files by id only: the copy, of the same id, finds them in `t`'s store
     return Thread.model_validate(d)
 
+@patch
+def _onto(self:DialogThreadStore, t, name):
+    "Copy `t` (made by `_storable`) put onto the thread file `name` holds, so the cells a person added stay; else `t`"
+    # each message of one id (and role) in both is the file's, given `t`'s fields: its cells stay as they were (a note,
+    # a code cell, tags), a change is recorded as the thread's, as for a `dialog.thread.Thread` saved itself
+    r = self._read(name) if file_sig(self.path/name) is not None else None
+    if r is None or (ft := r[0]) is None or ft.id!=t.id: return t
+    have,ms = {},[]
+    for m in ft.messages: have.setdefault(m.id, m)
+    for m in t.messages:
+        if (o := have.pop(m.id, None)) is None or o.role!=m.role: ms.append(m); continue
+        if d := {k:v for k in message_fields if (v := getattr(m, k))!=getattr(o, k)}: set_fields(o, **d)
+        ms.append(o)
+    ft.messages = ms
+    for k in thread_fields:
+        if k not in ('id', 'messages') and getattr(ft, k)!=(v := getattr(t, k)): setattr(ft, k, v)
+    return ft
+
 def _regular(p):
     "Is `p` a regular file itself (not a symlink to one)?"
     try: return stat.S_ISREG(os.lstat(p).st_mode)
@@ -461,6 +479,7 @@ async def save(self:DialogThreadStore,
         with self._lock():
             self._tail()
             name,was = self._name_for(t.id),file_sig(self.path)
+            if t is not thread: t = self._onto(t, name) # a copy: the cells a person added to the file stay
             self._keep_files(t, name)
             t.save(self.path/name, force=True, root=self.path)
             if (r := self._read(name)) is not None and 'id' in r[1]:

@@ -657,3 +657,32 @@ def test_a_prompt_without_records_split_at_its_end_reads_its_reply_once(tmp_path
     # the last piece, which shows the reply, keeps the cell's id: the next save writes it back under it
     was = json.loads(json.dumps(read_ipynb(q).messages[1].meta))['dialog']['cell']['id']
     t.save(); assert [c['id'] for c in json.loads(q.read_text())['cells']][1]==was
+
+@pytest.mark.parametrize('how', ['edited', 'made code'])
+def test_a_copy_holding_the_originals_positional_id_after_nbstripout_takes_nothing(tmp_path, how):
+    "A notebook of nbstripout's ids with one prompt inserted in Jupyter (so the thread kept '0', '1', '2' as its own), read and saved; a copy of prompt 'qc' pasted higher up and edited (or made a code cell), then nbstripout: the copy sat at place 2 and 'held' '2', the original's mark id, so it took the original's id and kept reply (or, made code, the reply went to no one); a positional id is no evidence, the digest decides"
+    q = tmp_path/'n.ipynb'
+    nb = {'cells': [_prompt(i, t) for i,t in (('0', 'qa'), ('ab12cd34', 'qn'), ('1', 'qb'), ('2', 'qc'))], 'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5}
+    for c in nb['cells']: c['outputs'] = [{'output_type': 'display_data', 'data': {'text/markdown': 'r'+c['source'][1][1]}, 'metadata': {'is_ai_res': True}}]
+    q.write_text(json.dumps(nb)); Thread.read(q).save()
+    def paste(nb):
+        c = copy.deepcopy(nb['cells'][3]); c['id'] = 'pasted01'
+        if how=='edited': c['source'] = ''.join(c['source']).replace('qc', 'qc edited')
+        else: c['source'] = 'scratch: qc'; c['outputs'] = []; c['metadata'].pop('solveit_ai', None)
+        nb['cells'].insert(2, c)
+    edit_nb(q, paste); _nbstripout(q)
+    ms = _msgs(q)
+    assert ms[-2:]==[('user', 'qc'), ('assistant', 'rc')] and sum(m==('assistant', 'rc') for m in ms)==1
+
+@pytest.mark.parametrize('how', ['renamed', 'removed'])
+def test_a_fork_of_a_notebook_made_elsewhere_renaming_records_of_too_keeps_its_replies_after_nbstripout(tmp_path, how):
+    "As above, the copy's `records_of` renamed with its `id` (or deleted): the marks named the old id, which neither names, so every kept reply was gone; marks holding the file's key are the file's own"
+    import shutil
+    q = tmp_path/'n.ipynb'; _answered(q, ['Write a haiku', 'Thanks'], ['leaves fall', 'welcome'])
+    f = tmp_path/'fork.ipynb'; shutil.copy(q, f)
+    def rename(nb):
+        r = nb['metadata']['dialog']['thread']; r['id'] = 'fork1'
+        if how=='renamed': r['records_of'] = 'fork1'
+        else: r.pop('records_of')
+    edit_nb(f, rename); _nbstripout(f)
+    assert Thread.read(f).id=='fork1' and _msgs(f)==[('user', 'Write a haiku'), ('assistant', 'leaves fall'), ('user', 'Thanks'), ('assistant', 'welcome')]

@@ -363,14 +363,20 @@ def row_runs_nbdev_clean(tmp_path):
     import shutil, subprocess, sys
     clean = shutil.which('nbdev-clean') or str(Path(sys.executable).parent/'nbdev-clean')
     if not Path(clean).exists(): pytest.skip('nbdev is not installed')
-    for d,allow in (('plain', ''), ('allowed', '[tool.nbdev]\nallowed_metadata_keys = ["dialog", "attachments"]\nallowed_cell_metadata_keys = ["dialog", "solveit_ai"]\n')):
-        (tmp_path/d).mkdir(); (tmp_path/d/'pyproject.toml').write_text('[project]\nname = "x"\nversion = "0.0.1"\n'+allow)
+    nb_keys,cell_keys = 'allowed_metadata_keys = ["dialog", "attachments"]\n','allowed_cell_metadata_keys = ["dialog", "solveit_ai"]\n'
+    # each setting alone (the other missed) stripped the cells' records or the notebook's, and the read was silently
+    # another thread: an error naming the file and the setting missing
+    for d,allow,err in (('plain', '', r"cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*allowed_metadata_keys.*allowed_cell_metadata_keys"),
+                        ('allowed', nb_keys+cell_keys, None),
+                        ('notebook only', nb_keys, r"t\.ipynb\), cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*`\[tool\.nbdev\]`, `allowed_cell_metadata_keys"),
+                        ('cells only', cell_keys, r"t\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`\[tool\.nbdev\]`, `allowed_metadata_keys")):
+        (tmp_path/d).mkdir(); (tmp_path/d/'pyproject.toml').write_text('[project]\nname = "x"\nversion = "0.0.1"\n[tool.nbdev]\n'+allow)
         t = building(ours); p = t.save(tmp_path/d/'t.ipynb')
         r = subprocess.run([clean, '--fname', str(p)], capture_output=True, text=True, cwd=tmp_path/d)
         assert r.returncode==0, r.stderr
-        if allow: assert same(Thread.read(p), t)
+        if err is None: assert same(Thread.read(p), t)
         else:
-            with pytest.raises(ValueError, match=r"cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*allowed_cell_metadata_keys"): Thread.read(p)
+            with pytest.raises(ValueError, match=err): Thread.read(p)
 
 @pytest.mark.parametrize('row', person_edits, ids=lambda r: r.key)
 def test_person_edit(row, tmp_path):
@@ -873,3 +879,66 @@ def test_a_deleted_cells_image_leaves_the_file(tmp_path):
     edit(p, lambda nb: nb['cells'].pop(0))
     back = Thread.read(p); back.add_message(Message(role='assistant', content='ok')); back.save()
     assert base64.b64encode(secret).decode() not in p.read_text() and 'attachments' not in nb_of(p)['metadata']
+
+@pytest.mark.parametrize('how', ['cleared', 'nbstripout'])
+@pytest.mark.parametrize('kind', ['code', 'markdown'])
+def test_a_copy_made_a_code_cell_or_a_note_below_its_original_is_no_split(tmp_path, kind, how):
+    "A prompt copied below itself as a template and made a code cell (or a note), then the outputs gone: adjacent, one set of records, texts apart, no outputs: it was read as a Split Cell, the code glued into the question and the next save writing ONE cell; a split's pieces joined give the text the mark's digest was made from"
+    from test_thread_cleared_outputs import _nbstripout
+    t = Thread(id='s'); t.add_message(Message(role='user', content='How do I sum a list?')); t.add_message(Message(role='assistant', content='Use sum(xs).'))
+    t.add_message(Message(role='user', content='thanks')); t.add_message(Message(role='assistant', content='welcome'))
+    p = t.save(tmp_path/'s.ipynb')
+    def template(nb):
+        c = copy.deepcopy(nb['cells'][0]); c.update(id='mycode01', source='print(sum([1, 2, 3]))'); c['metadata'].pop('solveit_ai', None)
+        if kind=='markdown': c['cell_type'] = 'markdown'; c.pop('outputs'); c.pop('execution_count')
+        nb['cells'].insert(1, c)
+        if how=='cleared':
+            for x in nb['cells']: x.get('outputs', []).clear()
+    edit(p, template)
+    if how=='nbstripout': _nbstripout(p)
+    back = Thread.read(p)
+    assert back.messages[0].content=='How do I sum a list?' and back.messages[1].content=='Use sum(xs).'
+    back.save(); srcs = [''.join(c['source']) for c in nb_of(p)['cells']]
+    assert len(srcs)==3 and 'print(sum([1, 2, 3]))' in srcs[1] and 'How do I' not in srcs[1]
+
+def test_a_split_whose_pieces_were_cut_at_a_blank_line_is_still_a_split(tmp_path):
+    "Split Cell drops the line breaks it cuts at: pieces joined by a blank line give the text the mark was made from, so they read as the one cell they were"
+    t = Thread(id='s'); t.add_message(Message(role='user', content='para one\n\npara two\nmore')); t.add_message(Message(role='assistant', content='A.'))
+    p = t.save(tmp_path/'s.ipynb')
+    def split(nb):
+        c = nb['cells'][0]
+        nb['cells'][0:1] = [dict(copy.deepcopy(c), id='piece001', source='%%prompt\npara one', outputs=[]), dict(copy.deepcopy(c), id='piece002', source='para two\nmore')]
+    edit(p, split)
+    back = Thread.read(p)
+    assert [m.role for m in back.messages]==['user', 'assistant'] and back.messages[1].content=='A.'
+    back.save(); assert len(nb_of(p)['cells'])==1
+
+def test_finding_copies_is_linear_in_the_copies_of_one_cell():
+    "`_copies` checked each place against a list of the places holding one record id: quadratic in the copies of one thread cell (20k copies took seconds)"
+    import time
+    from dialog.thread_sync import _copies
+    class C:
+        def __init__(s, i): s.id = i
+    def run(n):
+        cells = [C('c0')] + [C(f'x{i:07d}') for i in range(n-1)]
+        recs = [[{'id': 'm-0', 'role': 'user'}, {'id': 'm-1', 'role': 'assistant'}] for _ in range(n)]
+        t0 = time.perf_counter(); cps = _copies(cells, recs, set()); return time.perf_counter()-t0,cps
+    (a,_),(b,cps) = min(run(4000) for _ in range(3)),min(run(16000) for _ in range(2))
+    assert len(cps)==15999 and b/a<8, (a, b)
+
+@pytest.mark.parametrize('how', ['as saved', 'cleared'])
+def test_a_cell_moved_from_another_threads_file_into_an_emptied_thread_keeping_its_id_is_a_persons(tmp_path, how):
+    "Thread A's own cells all deleted, a cell of thread B's file moved in by a tool that keeps cell ids (a text editor), no nbstripout: A must not read B's records as its own (its thread id stays A's, its messages share no id with B's) and a save keeps that"
+    qa,qb = tmp_path/'a.ipynb',tmp_path/'b.ipynb'
+    a = Thread(id='A'); a.add_message(Message(role='user', content='qa')); a.add_message(Message(role='assistant', content='ra', metrics={'model': 'x'})); a.save(qa)
+    b = Thread(id='B'); b.add_message(Message(role='user', content='qb')); b.add_message(Message(role='assistant', content='rb', metrics={'model': 'y'})); b.save(qb)
+    moved = nb_of(qb)['cells'][0]
+    def move(nb):
+        nb['cells'] = [copy.deepcopy(moved)]
+        if how=='cleared': nb['cells'][0]['outputs'] = []
+    edit(qa, move)
+    back = Thread.read(qa)
+    assert back.id=='A' and [(m.role, m.content) for m in back.messages]==[('user', 'qb'), ('assistant', 'rb')]
+    assert not {m.id for m in back.messages} & ({m.id for m in b.messages} | {m.id for m in a.messages})
+    back.save(); again = Thread.read(qa)
+    assert again.id=='A' and [(m.id, m.content) for m in again.messages]==[(m.id, m.content) for m in back.messages]

@@ -205,6 +205,29 @@ def test_cells_a_person_added_survive_a_save_through_the_store(tmp_path):
     nb = json.loads(p.read_text())
     assert nb['cells'][0]['source']==['a note to self'] and [m.content for m in run(s.get('a')).messages]==['hi', 'hello', 'next']
 
+@pytest.mark.parametrize('how', ['narrator', 'system'])
+def test_cells_a_person_added_survive_a_save_of_a_copy(tmp_path, how):
+    "A thread saved as a copy made from its dump (narrator's class, as a store made with `thread_cls=narrator.Thread` gives it; or ours holding a system message): a person's note and code cell were rewritten as ONE `%%prompt` cell of <note>/<code> context; they stay as they were, and a program's change to the message they give is kept"
+    p = tmp_path/'a.ipynb'
+    if how=='narrator': narrator = pytest.importorskip('narrator')
+    s = DialogThreadStore(tmp_path, **({'thread_cls': narrator.Thread} if how=='narrator' else {}))
+    run(s.save(mk('a', 'hi', 'hello')))
+    nb = json.loads(p.read_text())
+    nb['cells'] += [{'cell_type': 'markdown', 'id': 'note0001', 'metadata': {}, 'source': 'my note'},
+                    {'cell_type': 'code', 'id': 'code0001', 'metadata': {}, 'source': 'x = 1+1\nx', 'execution_count': 1,
+                     'outputs': [{'output_type': 'execute_result', 'execution_count': 1, 'data': {'text/plain': '2'}, 'metadata': {}}]}]
+    p.write_text(json.dumps(nb, indent=1))
+    t = run(s.get('a'))
+    M = narrator.Message if how=='narrator' else Message
+    if how=='system': t.messages.insert(0, Message(role='system', content='be brief'))
+    t.messages[-1].attributes = {'seen': True}
+    t.add_message(M(role='user', content='next'))
+    run(s.save(t))
+    cells = [(c['cell_type'], ''.join(c['source'])) for c in json.loads(p.read_text())['cells']]
+    assert cells==[('code', '%%prompt\nhi'), ('markdown', 'my note'), ('code', 'x = 1+1\nx'), ('code', '%%prompt\nnext')]
+    back = run(s.get('a'))
+    assert [m.content for m in back.messages][-1]=='next' and back.messages[-2].attributes=={'seen': True}
+
 def test_the_index_file_is_only_a_cache(tmp_path):
     "A lost, emptied or garbled index file loses nothing: a new store object gives the same answers from the files"
     s = DialogThreadStore(tmp_path)
