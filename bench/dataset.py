@@ -10,8 +10,10 @@ runs). Then, gc off while timing:
               A fresh process is how a program reads a folder, and it treats both sides alike: in a process that already
               freed much memory, the serial loop would reuse it while a fork shares it with the other process, which then
               pays to copy each page this one writes
-  packing     what the other process pays per dialog (reading it as plain data with `read_ipynb_parts`, then `_pack`) and what
-              `_unpack` costs here, against reading it here (measured here, on 1,000 dialogs), and the floor they set on 2 idle cores
+  packing     what the other process pays per dialog (reading it as plain data with `read_ipynb_parts`, `_pack`, and writing the
+              chunk's result file) and what taking it costs here (`_result_back`: the file read back, the messages built, the
+              dialogs kept), against reading it here (measured here, on 1,000 dialogs, in chunks of 16 as `pmap` sends them),
+              and the floor they set on 2 idle cores
   parquet     `read_parquet` of the same collection (the table; pyarrow reads with its threads), and `read_parquet` +
               `table2dlgs` (the dialogs back). The Parquet file is kept between runs, named by the table's schema version
               and a digest of a few dialogs' rows (what the current code writes)
@@ -25,7 +27,8 @@ folder as a user names it (the 1,000 are hard links to the first files; `--mem-o
               then with `read_parquet(..., columns=dlg_cols)`, the columns `table2dlgs` reads
   ray         `ray_read(folder).materialize()` on a local Ray of 2 CPUs, its start-up (and a first small read that starts the
               workers) reported apart; against the serial loop and against `dlgs2table(workers=0)`, which makes the same rows;
-              with the CPU Ray's workers, Ray's own processes (raylet, GCS, ...) and this one used (read from /proc), which a
+              with the CPU Ray's workers, Ray Data's own actors (`_StatsActor`, the autoscaling coordinator: busy on the same 2
+              cores), Ray's other processes (raylet, GCS, ...) and this one used (read from /proc), which a
               loaded machine doesn't inflate as it does the wall time
 
 Goals (2 cores): workers=2 <= 0.6x serial; read_parquet <= 0.2x serial; table2dlgs(read_parquet) <= 0.5x serial; ray_read <= 1.5x serial;
@@ -160,22 +163,30 @@ def read_time(folder, n, how, root=None):
     return tuple(map(float, subprocess.run([sys.executable, '-c', _read_script, str(folder), str(n), how], capture_output=True, text=True, check=True, env=env, cwd=tempfile.gettempdir()).stdout.split()))
 
 def _kids_cpu():
-    "CPU seconds used so far by this process's descendants that are running (Ray's processes), split: `ray::` workers and actors, and the rest"
+    "CPU seconds used so far by each of this process's descendants that are running (Ray's processes): `{pid: (seconds, kind)}`"
+    # kind: 'workers' (`ray::` workers), 'actors' (Ray Data's own: `ray::_StatsActor`, ...) or 'ray' (the rest);
     # read from /proc: a running process's own CPU, which `getrusage` counts only once it has ended and been waited for
-    tick,kids,res = os.sysconf('SC_CLK_TCK'),{},{'workers': 0.0, 'ray': 0.0}
+    tick,kids = os.sysconf('SC_CLK_TCK'),{}
     stats = {}
     for d in os.listdir('/proc'):
         if not d.isdigit(): continue
         try: st = Path(f'/proc/{d}/stat').read_text(); cmd = Path(f'/proc/{d}/cmdline').read_bytes()
         except OSError: continue
         f = st.rsplit(')', 1)[1].split()  # after the name, which may hold spaces
-        stats[int(d)] = (int(f[1]), (int(f[11])+int(f[12]))/tick, cmd.startswith(b'ray::'))
+        # a worker runs our tasks (`ray::MapBatches(...)`, `ray::IDLE` between them); Ray Data's actors are named `ray::_...`
+        stats[int(d)] = (int(f[1]), (int(f[11])+int(f[12]))/tick, 'actors' if cmd.startswith(b'ray::_') else 'workers' if cmd.startswith(b'ray::') else 'ray')
     todo = [os.getpid()]
     while todo:
         p = todo.pop()
         for q,(pp,c,w) in stats.items():
             if pp==p and q not in kids: kids[q] = (c, w); todo.append(q)
-    for c,w in kids.values(): res['workers' if w else 'ray'] += c
+    return kids
+
+def _cpu_since(k0, k1):
+    "CPU seconds Ray's processes used between `_kids_cpu` snapshots `k0` and `k1`, by kind (each process's as it is named at `k1`)"
+    # (a process that began as a worker may have become an actor since)
+    res = {'workers': 0.0, 'actors': 0.0, 'ray': 0.0}
+    for q,(c,w) in k1.items(): res[w] += c - k0.get(q, (0.0, w))[0]
     return res
 
 def folder_bytes(folder): return sum(p.stat().st_size for p in Path(folder).glob('*.ipynb'))
@@ -191,9 +202,10 @@ if __name__=='__main__':
     a = p.parse_args()
     sys.path.insert(0, str(Path(__file__).parent.parent))
     from dialog.ipynb import read_ipynb
-    from dialog.ipynb import read_ipynb_parts
     from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths
-    from dialog.pool import _pack, _unpack, DialogParts
+    from dialog.pool import _result_file, _result_back
+    from dialog.dataset import _read_chunk
+    from functools import partial
     folder = Path(a.data)/'dlgs'
     mem_n = a.mem_n or a.n
     t = time.perf_counter(); mk_folder(folder, max(a.n, mem_n)); print(f'data: {max(a.n, mem_n)} dialogs of 50 messages in {folder} ({time.perf_counter()-t:.0f} s to make)', flush=True)
@@ -228,14 +240,18 @@ if __name__=='__main__':
           f'shared evenly on 2 idle cores {(pme+pkid)/2/scpu:.2f}x', flush=True)
     if cmps: print(f'  {a.compare}: read_dialogs(workers=2) {min(cmps)[0]:.2f} s = {min(cmps)[0]/serial:.2f}x serial (best of {a.reps}: {", ".join(f"{t:.2f}" for t,*_ in cmps)})', flush=True)
     sub = paths[:1000]
-    r1 = timed(lambda: [read_ipynb(p) for p in sub])
-    pk = []
-    k1 = timed(lambda: pk.extend(_pack(DialogParts(*read_ipynb_parts(p))) for p in sub))  # as the other process reads and packs: states, no messages built
-    u1 = timed(lambda: [_unpack(b, p) for b,p in zip(pk, sub)])
-    del pk
+    keep = []  # what is read here stays, as the reading process keeps every dialog: each takes fresh memory
+    r1 = timed(lambda: keep.append([read_ipynb(p) for p in sub]))
+    chunks,files,buf = [[str(p) for p in sub[i:i+16]] for i in range(0, len(sub), 16)],[],bytearray()
+    with tempfile.TemporaryDirectory() as td:
+        # as `pmap`'s other process does: each chunk read as plain data, packed and written to a result file
+        k1 = timed(lambda: files.extend(_result_file(partial(_read_chunk, parts=True), ch, td) for ch in chunks))
+        # as this process takes them: each file read back and its dialogs built, kept
+        u1 = timed(lambda: keep.append([_result_back(f, buf, ch) for f,ch in zip(files, chunks)]))
+    del keep
     c,u = k1/r1,u1/r1
-    print(f'  why not 0.5: a dialog the other process reads costs it {c:.2f}x reading one here (read as plain data, without building its messages, and packed; measured here),'
-          f' and unpacking it here {u:.2f}x; with this process reading the rest, the split that ends both together on 2 idle cores takes c/(1+c-u) = {c/(1+c-u):.2f}x serial', flush=True)
+    print(f'  why not 0.5: a dialog the other process reads costs it {c:.2f}x reading one here (read as plain data, without building its messages, packed and written to a result file; measured here),'
+          f' and taking it here {u:.2f}x (the file read back, its messages built); with this process reading the rest, the split that ends both together on 2 idle cores takes c/(1+c-u) = {c/(1+c-u):.2f}x serial', flush=True)
     tab = timed(lambda: read_parquet(pq), 3)
     print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
     def busiest(me, kid): return f'CPU: this process {me:.2f} s, the other {kid:.2f} s: the busiest took {max(me, kid)/scpu:.2f}x the serial CPU'
@@ -260,10 +276,10 @@ if __name__=='__main__':
     sub = first_n(folder, a.n)
     runs = []
     for _ in range(a.reps):
-        k0 = _kids_cpu(); t = timed(lambda: ray_read(sub).materialize()); k1 = _kids_cpu()
-        runs.append((t, cpu['me'], k1['workers']-k0['workers'], k1['ray']-k0['ray']))
-    rt,rme,rw,rr = min(runs)
+        k0 = _kids_cpu(); t = timed(lambda: ray_read(sub).materialize()); k = _cpu_since(k0, _kids_cpu())
+        runs.append((t, cpu['me'], k['workers'], k['ray'], k['actors']))
+    rt,rme,rw,rr,ra = min(runs)
     print(f'ray_read on 2 local CPUs:          {rt:.2f} s  = {rt/serial:.2f}x serial (goal <= 1.5), {rt/tser:.2f}x dlgs2table(workers=0) (start-up apart: {up:.1f} s; best of {a.reps}: {", ".join(f"{r[0]:.2f}" for r in runs)})', flush=True)
-    print(f'  CPU: Ray\'s workers {rw:.2f} s ({rw/scpu:.2f}x the serial CPU), Ray\'s own processes {rr:.2f} s, this process {rme:.2f} s: '
-          f'on 2 idle cores at least {(rw+rr+rme)/2/scpu:.2f}x serial', flush=True)
+    print(f'  CPU: Ray\'s workers {rw:.2f} s ({rw/scpu:.2f}x the serial CPU), Ray Data\'s own actors {ra:.2f} s, Ray\'s other processes {rr:.2f} s, '
+          f'this process {rme:.2f} s: on 2 idle cores at least {(rw+ra+rr+rme)/2/scpu:.2f}x serial', flush=True)
     ray.shutdown()

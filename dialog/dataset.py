@@ -420,41 +420,52 @@ def _js(o, raw=False):
     except RecursionError: return _js_py(o)
 
 # %% ../nbs/15_dataset.ipynb #9f715217
-def _flags(m):
+def _flags(m, c=None):
     "Message `m`'s `has_error`, `exported`, `skipped`, `pinned` and images (outputs and attachments), in one pass"
     # A plain `Message` (no subclass, no `meta_attrs`) is read once: each flag as its property says it, from the
-    # output list and metadata (a test over the corpus pins them); any other asks its properties
+    # output list and metadata (a test over the corpus pins them); any other asks its properties.
+    # `c`: its cell (`to_cell`), when the caller made it: a plain message's outputs and metadata are its own there
+    # (a prompt's metadata marked `solveit_ai`), and its source holds its content
     plain = type(m) is Message and not Message.meta_attrs
+    cell = plain and c is not None
     err = img = 0
-    if isinstance(outs := m.output, list):
+    if isinstance(outs := c.get('outputs') if cell else m.output, list):
         for o in outs:
-            if not isinstance(o, dict): continue
+            if type(o) is not dict and not isinstance(o, dict): continue
             if o.get('output_type')=='error': err = 1
             if isinstance(d := o.get('data'), dict) and not d.keys().isdisjoint(img_mimes): img += 1
-    if m.attachments: img += sum(1 for a in m.attachments if a.content_type in img_mimes)
+    if atts := m.attachments: img += sum(1 for a in atts if a.content_type in img_mimes)
     if not plain: return m.has_error, m.exported, m.skipped, m.pinned, img
-    meta = m.meta
+    meta = c['metadata'] if cell else m.meta
     # an export directive opens with '#', an export in the metadata is under 'nbdev'
-    exp = ('#' in m.content or 'nbdev' in meta) and m.exported
+    exp = ('#' in (c['source'] if cell else m.content) or 'nbdev' in meta) and m.exported
     return bool(err), exp, bool(meta.get('skipped')), bool(meta.get('pinned')), img
 
-def _counts(m):
-    "Message `m`'s output as the AI reads it, and its values in `msg_cols` order from `has_error` to `tokens`"
-    # one rule for the table and `folder_stats`
-    # the chat's rendering for the AI: one rule, in dialog.chat and dialog.render
-    out = m.ai_output if m.msg_type in (scode, sprompt) else None
-    err,exp,skip,pin,n = _flags(m)
-    return out,(err, exp, skip, pin, n, -(-(len(m.content)+len(out or ''))//4) + n*img_tokens)
+def _ai_texts(m, t):
+    "Message `m` (of type `t`)'s reply (a prompt's, else None) and its output as the AI reads it (None for notes, raw)"
+    # The chat's rendering for the AI: one rule, in dialog.chat and dialog.render. A plain prompt's reply is read
+    # once: its output for the AI is `ai_fmt` of it, as `ai_output` makes it (tests hold the two alike)
+    if t!=sprompt: return None,(m.ai_output if t==scode else None)
+    if type(m) is not Message or m.ai_rend is not None: return m.ai_res,m.ai_output
+    res = m.ai_res
+    return res,chat.ai_fmt(res)
+
+def _counts(m, t=None, c=None):
+    "Message `m`'s reply, output for the AI (`_ai_texts`), and values in `msg_cols` order from `has_error` to `tokens`"
+    # one rule for the table and `folder_stats`; `t`, `c`: its type and cell (`to_cell`), when the caller has them
+    res,out = _ai_texts(m, m.msg_type if t is None else t)
+    err,exp,skip,pin,n = _flags(m, c)
+    return res,out,(err, exp, skip, pin, n, -(-(len(m.content)+len(out or ''))//4) + n*img_tokens)
 
 def _row(m, i, name=None, path=None, dm=None):
     "The values of message `m` at position `i` of dialog `name` at `path`, in `msg_cols` order (`dm`: `dlg_meta`)"
     c,t = m.to_cell(),m.msg_type
-    out,(err,exp,skip,pin,n,tok) = _counts(m)
+    res,out,(err,exp,skip,pin,n,tok) = _counts(m, t, c)
     meta = c['metadata']  # most cells' is empty: its text is known
     mj = '{}' if type(meta) is dict and not meta else _js(meta, True)
-    return (name, path, i, m.id, t, m.content, m.ai_res if t==sprompt else None, out,
-            err, exp, skip, pin, n, tok, mj, _js(c, True), dm)
+    return (name, path, i, m.id, t, m.content, res, out, err, exp, skip, pin, n, tok, mj, _js(c, True), dm)
 
+# %% ../nbs/15_dataset.ipynb #e1591395
 def _row_error(d):
     "The `ValueError` of dialog `d`'s first message `_row` can't take, naming the dialog and the message"
     # (`validate`'s, or what `_row` raised)
@@ -607,7 +618,7 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
         for k,(s,e) in enumerate(zip(starts, starts[1:])):
             s,e = s-a,e-a
             # the dialog's first row holds it: a subset without that row gives the dialog none
-            dm = next((m for m in metas[s:e] if m is not None), None)
+            dm = metas[s] if metas[s] is not None else next((m for m in metas[s:e] if m is not None), None)
             try:
                 cs = _cells_of(cells[s:e])  # fresh from the parser: no one else holds them
                 meta = _cell_json(dm) if dm is not None else {}
@@ -1055,7 +1066,7 @@ def _dlg_counts(d):
     # (as the message table has them: `_counts`)
     by = {}
     for m in d.messages:
-        _,(err,exp,skip,pin,_,tok) = _counts(m)
+        *_,(err,exp,skip,pin,_,tok) = _counts(m)
         c = by.setdefault(m.msg_type, [0]*len(_cnames))
         for j,v in enumerate((1, tok, bool(err), bool(skip), bool(pin), bool(exp))): c[j] += v
     return None if d.path is None else str(d.path),d.name,by

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from dialog.core import *
 from dialog import nbjson
+from dialog.nbjson import CellError
 from dialog.ipynb import read_ipynb, DialogFormatError
 from dialog.dataset import dlgs2table
 from dialog.dataset import _flags, _js, _cells_of, _cell_json
@@ -93,3 +94,34 @@ def test_cells_parsed_at_once_are_each_parsed(txts, fast):
     try: got = _outcome(_cells_of, txts)
     finally: nbjson.use_fast = True
     assert got == _outcome(lambda ts: [_cell_json(t) for t in ts if t is not None], txts)
+
+from dialog.chat import tool_block
+_reply_bits = st.sampled_from(['Plain *markdown*.', '', '\n', '<!--think_start-->\nhmm\n<!--think_end-->\n', '🧠\n', '⏳ working ⏳\n',
+                               "<details class='token-usage-details'><summary>12 tokens</summary></details>\n",
+                               tool_block('t1', 'f', {'x': 1}, 'ok'), tool_block('t2', 'g', {}, None)])
+_others = st.lists(st.sampled_from([dict(output_type='stream', name='stdout', text='hi\n'),
+                                    mk_displayobj({'text/markdown': 'second reply'}, {'is_ai_res': True})]), max_size=2)
+
+def _prompt(reply, others, kind):
+    "A prompt holding `reply` (None: no reply output) among `others`, as a plain message or a subclass's"
+    outs = ([] if reply is None else prompt_output(reply)) + others
+    class Mine(Message): pass
+    return (Message if kind=='plain' else Mine)('a question', msg_type=sprompt, output=outs)
+
+@settings(max_examples=300, deadline=None)
+@given(st.none() | st.lists(_reply_bits, max_size=4).map(''.join), _others, st.sampled_from(['plain', 'subclass']))
+def test_a_prompts_row_reads_its_reply_once_as_ai_output_reads_it(reply, others, kind):
+    "A prompt's row, its reply read once: `ai_res` and `output` are what the properties of a message untouched by the table say"
+    m,fresh = _prompt(reply, others, kind),_prompt(reply, others, kind)
+    r, = dlgs2table([Dialog('d', [m])]).to_pylist()
+    assert (r['ai_res'], r['output']) == (fresh.ai_res, fresh.ai_output)
+    assert r['tokens'] == -(-(len(fresh.content)+len(fresh.ai_output))//4)
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_lines, max_size=4).map('\n'.join), _outs, _metas, st.sampled_from([scode, sprompt, snote, sraw]))
+def test_flags_read_from_the_cell_are_the_properties(src, outs, meta, mt):
+    "Given the message's cell (`to_cell`, as a row has it), the flags and images read from it are what the message itself says"
+    m = Message(src, output=outs if mt in (scode, sprompt) else '', meta=meta, msg_type=mt)
+    try: c = m.to_cell()
+    except CellError: return  # a cell the writer refuses: no row is made of it
+    assert _flags(m, c) == _flags(m) and _flags(m, c)[:4] == _props(m)
