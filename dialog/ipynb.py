@@ -115,6 +115,7 @@ Dialog.ids_derived = 0
 
 def derive_ids(cells): # Parsed ipynb cells, in file order (changed in place)
     "Give each cell that has no id one derived from its source; returns their indices"
+    if all(type(c) is not dict or c.get('id') for c in cells): return []  # every cell has an id: nothing to derive
     taken = {c['id'] for c in cells if type(c) is dict and type(c.get('id')) is str and c['id']}
     res = []
     for i,c in enumerate(cells):
