@@ -362,9 +362,11 @@ def _merged(c):
 
 # %% ../nbs/10_thread_sync.ipynb #c8feaa2c
 def _mark_of(c, tid, key):
-    "Cell `c`'s mark: the id thread `tid` knows it by, its kind, a digest of its kind and text, the file's `key`"
-    # `_mark_sha`, `_file_key`
-    return {'id': c.id, 'thread_id': tid, 'kind': c.msg_type, 'sha': _mark_sha(c), 'key': key}
+    "Cell `c`'s mark: the id thread `tid` knows it by, its kind, digests of its kind and text, the file's `key`"
+    # `_mark_sha`, `_flat_sha` (of the text without white space: what a split's pieces give joined), `_file_key`
+    t = _cell_txt(c)
+    return {'id': c.id, 'thread_id': tid, 'kind': c.msg_type, 'sha': _mark_sha(c, t), 'flat': _flat_sha(c.msg_type, t),
+            'key': key}
 
 def _file_key(t):
     "The key a save of thread `t` writes in the notebook's record and in every cell's mark"
@@ -372,9 +374,14 @@ def _file_key(t):
     # the copy; a cell pasted from another thread's file holds that file's
     return _digest(f'{t.id}\0{t.created_at}')[:8]
 
-def _mark_sha(c): return _digest(f'{c.msg_type}\n{_cell_txt(c)}') # of the text it shows (a prompt made markdown too)
+# of the text it shows (a prompt made markdown too); `t`: that text, when known
+def _mark_sha(c, t=None): return _digest(f'{c.msg_type}\n{_cell_txt(c) if t is None else t}')
 
-def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None, key=None):
+# of kind `kind` and text `t` with its white space (line breaks too) taken out: the pieces of a split cell, joined,
+# give the same, whatever Split Cell cut away at their ends (JupyterLab 4 strips every line break there, on each piece)
+def _flat_sha(kind, t): return _digest(f"{kind}\n{''.join(t.split())}")
+
+def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None, key=None, first=False):
     "The prompt cell of `ms`"
     # a user message (if first) and its reply's messages;
     # their files kept as the cell's attachments, a user's images shown after its text;
@@ -405,7 +412,7 @@ def _mk_cell(dlg, ms, seen, store=None, shift=(0, 0), tid=None, mcls=None, key=N
     # a person's pasted files stay
     atts = [a for a in (home.attachments if home is not None and at==0 else []) if a.id not in catts and a.id not in mine] + list(catts.values())
     c = dlg.msg_cls(txt, msg_type=sprompt, output=prompt_output(reply), id=cid, meta=meta, attachments=atts)
-    c.meta['dialog']['cell'] = _mark_of(c, tid, key)
+    c.meta['dialog']['cell'] = _mark_of(c, tid, key) | ({'first': True} if first else {}) # the first it writes: `_nb_stripped`
     return c
 
 # %% ../nbs/10_thread_sync.ipynb #651a482e
@@ -614,7 +621,7 @@ def dialog(self:Thread):
         for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else 0),max(mx[1], m.sequence if type(m.sequence) is int else 0)
         for g in _groups(native):
             h = _home(g[0])
-            c = _mk_cell(dlg, g, seen, self.file_store, shift, self.id, self.msg_cls, key)
+            c = _mk_cell(dlg, g, seen, self.file_store, shift, self.id, self.msg_cls, key, first=not made)
             out.append((h.pos if h and h.at==0 else None, c))
             made.append(c)
         native.clear()
@@ -644,7 +651,8 @@ def dialog(self:Thread):
     flush(); runs_to(len(self._runs)-1)
     rec,dlg.system = _thread_rec(self)
     if not isinstance(dlg.meta.get('dialog'), dict): dlg.meta['dialog'] = {}
-    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | _runs_rec(self, live, own) | ({} if ordered else {'numbering': 'appended'})
+    dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | _runs_rec(self, live, own) \
+        | ({} if ordered else {'numbering': 'appended'}) | {'wrote': [c.id for c in made]}
     cells = _placed(out, [(i, own(c)) for i,c in self._inert])
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
@@ -906,31 +914,44 @@ _keep_cells = 'allowed_cell_metadata_keys = ["dialog", "solveit_ai"]' # the note
 
 def _chk_stripped(dlg, rec, where):
     "A `ValueError` when a tool stripped `dlg` (`rec`: its thread record) of metadata its thread is read from"
-    # `nbdev-clean` (nbdev's git hooks run it) keeps only the keys it is told to, the cells' and the notebook's apart.
-    # The cells' gone: a code cell opening with Jupyter's `%%prompt` line, without Solveit's mark or records, in a file
-    # without a thread record or whose cells hold no `dialog` key (each save marks every cell). The notebook's gone: no
-    # thread record, every cell marked with one file's key (a notebook made elsewhere has cells of its own), and one of
-    # them a save wrote (records, and its mark's id its own: Jupyter gives a pasted cell a new one)
+    # `nbdev-clean` (nbdev's git hooks run it) keeps only the keys it is told to, the cells' and the notebook's apart,
+    # and every cell, its id kept. The cells' gone: a code cell opening with Jupyter's `%%prompt` line, without
+    # Solveit's mark or records, in a file without a thread record, or whose cells hold no `dialog` key (each save
+    # marks every cell) while one is a cell its save wrote with records (the record's `wrote`: a person who deleted
+    # them, or had none, and typed the cell in plain Jupyter stripped nothing; not named `cells`, which breaks
+    # nbdev-clean). The notebook's gone: `_nb_stripped`
     cs,w = dlg.messages,f'{where} ({dlg.path})' if dlg.path else where
     if not rec or not any(isinstance(c.meta.get('dialog'), dict) for c in cs):
         keys = f'`{_keep_cells}`' if rec else f'`{_keep_nb}` and `{_keep_cells}`'
+        # (a record written before it held `wrote`: as if one were here)
+        wrote = rec.get('wrote') if rec else None
+        if isinstance(wrote, list) and not {x for x in wrote if isinstance(x, str)} & {c.id for c in cs}: return
         for i,c in enumerate(cs):
             if c.msg_type=='code' and (c.content==prompt_mark or c.content.startswith(prompt_mark+'\n')) and _cell_recs(c) is None:
                 raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a `%%prompt` cell without its metadata "
                     "(Solveit's `solveit_ai` mark, the thread's records): a tool such as `nbdev-clean` stripped the "
                     "cells' metadata, so the thread can't be read back. Restore the file (e.g. from version control); "
                     f"for nbdev's hooks, keep the keys: in `[tool.nbdev]`, {keys}")
-    if rec: return
+    if not rec: _nb_stripped(cs, w)
+
+def _nb_stripped(cs, w):
+    "A `ValueError` when the notebook of cells `cs` (`w`: where) lost the thread record a save wrote beside them"
+    # no thread record, every cell marked with one file's key (a notebook made elsewhere has cells of its own), and the
+    # cell its save wrote first among them (records, its mark's id its own, as Jupyter's paste after a cut keeps too,
+    # and its mark saying `first`): later turns moved into a new notebook are pasted cells (a mark written before
+    # marks held `flat` tells no first: any such cell counts)
     ks = {k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs}
     if len(ks)!=1 or None in ks: return
     for i,c in enumerate(cs):
-        if _cell_recs(c) is not None and (m := _cell_mark(c)).get('id')==c.id:
+        m = _cell_mark(c)
+        if _cell_recs(c) is not None and m.get('id')==c.id and (m.get('first') is True or 'flat' not in m):
             raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
                 "prompt): a tool such as `nbdev-clean` stripped the notebook's metadata, so the thread can't be read "
                 f"back. Restore the file (e.g. from version control); for nbdev's hooks, keep the keys: in "
                 f"`[tool.nbdev]`, `{_keep_nb}`")
 
+# %% ../nbs/10_thread_sync.ipynb #c41420fe
 def _pasted_replies(t:Thread, cells, recs, parts, kept):
     "`{cell id: reply}` of prompt cells read as a person's (another thread's records in them) whose reply is gone"
     # the records hold the reply whole (texts, calls, results): its text, as the cell showed it, is what such a cell
@@ -1309,12 +1330,15 @@ _cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: th
 
 def _pieces_of(cs):
     "Whether cells `cs` (adjacent, holding one cell's records) joined give the text their mark's digest was made from"
-    # a split's pieces do, with one of `_cuts` between each two (every choice tried up to 4 pieces, one for all after);
-    # a copy a person edited doesn't. A mark without a digest (or none) can't tell: read as a split, as before marks
+    # a split's pieces do, but for line breaks at their ends (JupyterLab 4's Split Cell strips every one, on each
+    # piece): the mark's `flat` digest, of the text without white space, tells it in one pass. A mark written before
+    # it held `flat`: with one of `_cuts` between each two (every choice tried up to 4 pieces, one for all after).
+    # A copy a person edited doesn't. A mark without a digest (or none) can't tell: read as a split, as before marks
     m = _cell_mark(cs[0])
     if not (isinstance(sha := m.get('sha'), str) and isinstance(kind := m.get('kind'), str)): return True
     ts = [x for c in cs if (x := _cell_txt(c))]
     if not ts: return False
+    if isinstance(flat := m.get('flat'), str): return _flat_sha(kind, ''.join(ts))==flat
     n = len(ts)-1
     for js in itertools.product(_cuts, repeat=n) if n<=3 else ((s,)*n for s in _cuts):
         if _digest(f'{kind}\n' + ts[0] + ''.join(a+b for a,b in zip(js, ts[1:])))==sha: return True
@@ -1330,6 +1354,18 @@ def _foreign(c, tid):
     # its `dialog.thread_id` names another thread than `tid`
     d = c.meta.get('dialog')
     return isinstance(d, dict) and (x := d.get('thread_id')) is not None and x!=tid
+
+# %% ../nbs/10_thread_sync.ipynb #acaf28ba
+def _forks_since(cells, rec, own):
+    "Places of the cells of a fork not saved since (records named `own`, its `id` another) its save never wrote"
+    # the forked file's record lists the cells its save wrote with records (`wrote`): a cell holding the file's key
+    # whose mark's id isn't there came from another fork of the same file since, through a person's paste (the
+    # key shared can't tell them); git branches of one thread (`id` the same) merged keep their cells
+    key,w = rec.get('key'),rec.get('wrote')
+    if own is None or rec.get('id')==own or not isinstance(w, list): return set()
+    w = {x for x in w if isinstance(x, str)}
+    return {i for i,c in enumerate(cells) if _names(c, own) and (m := _cell_mark(c)).get('key')==key
+            and isinstance(x := m.get('id'), str) and x not in w}
 
 # %% ../nbs/10_thread_sync.ipynb #c7cf335e
 def _most(ns): return max(collections.Counter(ns).items(), key=lambda o: o[1])[0] # the id most name (first on a tie)
@@ -1373,8 +1409,9 @@ def _file_recs(cells, rec):
     # nothing; a cell naming no thread, in a file whose cells name theirs: pasted from a file written before cells
     # named it
     own = _own_id(cells, rec)
-    named = own is not None and any(_names(c, own) for c in cells)
-    recs = [None if _foreign(c, own) or named and _names(c, None) else _cell_recs(c) for c in cells]
+    named,late = own is not None and any(_names(c, own) for c in cells),_forks_since(cells, rec, own)
+    recs = [None if _foreign(c, own) or named and _names(c, None) or i in late else _cell_recs(c)
+            for i,c in enumerate(cells)]
     joined,parts = {},set()
     for j,ks in _splits(cells, recs).items():
         # a piece that is the `%%prompt` line alone (the cursor was at the text's start) adds no line
@@ -1593,9 +1630,12 @@ _rows_later = (
                '["dialog", "solveit_ai"]` in `[tool.nbdev]`, the file reads back whole. With one of the two alone '
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
-               "(the notebook's record gone is told by its cells, all marked with one file's `key`, one of them a "
-               "thread cell holding its mark's id; a person who added a cell since reads the cells as a notebook made "
-               'elsewhere)'),
+               "(the notebook's record gone is told by its cells, all marked with one file's `key`, among them the "
+               "thread cell its save wrote first, holding its mark's id (`dialog.cell.first`): later turns a person "
+               "moved into a new notebook, ids kept, read as a notebook made elsewhere holding pasted cells, as the "
+               "cells do once a person added one; the cells' metadata gone, by a `%%prompt` cell without it while a "
+               "cell the save wrote with records is still there (their ids: the record's `wrote`): one typed in plain "
+               "Jupyter into a thread with no such cell (none yet, or all deleted) is the code cell it is)"),
 )
 
 # %% ../nbs/10_thread_sync.ipynb #9e75e003
@@ -1656,7 +1696,9 @@ person_edits = _rows_text + (
                "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`, "
                "or where a person deleted every cell the thread wrote: its `records_of` names the thread whose "
                "records are the file's own; a pasted cell's mark holds the key of the file it came from, not this "
-               "file's `key`, which tells it from a fork's cells whatever ids nbstripout gave them), "
+               "file's `key`, which tells it from a fork's cells whatever ids nbstripout gave them; two forks of one "
+               "file share a key until each is saved: in a fork not saved since, its `id` another than its records "
+               "name, a cell whose mark's id isn't one its record says the save wrote (`wrote`) is pasted), "
                "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
                'records hold is its reply'),
     PersonEdit('splits_a_thread_cell',
@@ -1668,8 +1710,9 @@ person_edits = _rows_text + (
                'them under the id the cell had: its records name them); the next save writes them back as one cell. '
                'Pieces after '
                'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost); '
-               "so are pieces whose texts, joined (with the line breaks Split Cell drops, or none), don't give the "
-               "text the cell's mark (`dialog.cell.sha`) was written for: a copy a person made code or a note, or "
+               "so are pieces whose texts, joined, don't give the text the cell's mark was written for, but for "
+               "white space (the mark's `dialog.cell.flat` is a digest of the text without it: JupyterLab 4's Split "
+               "Cell strips every line break at each piece's ends): a copy a person made code or a note, or "
                'edited, is read as a copy, outputs or not (a cell edited, then split before a save, reads as its '
                'pieces). '
                'A prompt without records (from a notebook made elsewhere) split so: the last piece, which shows the '

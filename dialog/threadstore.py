@@ -386,15 +386,25 @@ def _saved(self:DialogThreadStore, e):
         else: self._ids[e['id']] = e
     self._live = self._msgs = self._rec = None
 
+# %% ../nbs/11_threadstore.ipynb #ddd59ac1
+def _remade(cls, t, keep=None):
+    "Thread `t` as class `cls`, made from its dump with the bytes its attachments hold; messages `keep` takes only"
+    # a dump leaves an attachment's content out (narrator's shape, both classes): a file given by its bytes (not yet
+    # stored, or read back from a dialog file) would come out without them, and its next save would lose them
+    d = t.model_dump(mode='python')
+    for m,dm in zip(t.messages, d['messages']):
+        for a,da in zip(m.attachments, dm.get('attachments') or ()):
+            if isinstance(c := getattr(a, 'content', None), (bytes, str)) and da.get('content') is None: da['content'] = c
+    if keep is not None: d['messages'] = [m for m in d['messages'] if keep(m)]
+    return cls.model_validate(d)
+
 # %% ../nbs/11_threadstore.ipynb #34484adb
 def _storable(t):
     "`t` as a `dialog.thread.Thread` without system messages: `t` itself when it is one and has none, else a new one"
     own = isinstance(t, Thread)
     if own and not any(m.role=='system' for m in t.messages): return t
-    d = t.model_dump(mode='python')
-    d['messages'] = [m for m in d['messages'] if m['role']!='system']
-    # a dump names its files by id only: the copy, of the same id, finds them in `t`'s store
-    return Thread.model_validate(d)
+    # a dump names its stored files by id only: the copy, of the same id, finds them in `t`'s store
+    return _remade(Thread, t, lambda m: m['role']!='system')
 
 @patch
 def _onto(self:DialogThreadStore, t, name):
@@ -494,7 +504,7 @@ async def save(self:DialogThreadStore,
 def _out(self:DialogThreadStore, t):
     "Thread `t` as the store's `thread_cls`"
     if t is None or isinstance(t, self.thread_cls): return t
-    return self.thread_cls.model_validate(t.model_dump(mode='python'))
+    return _remade(self.thread_cls, t)
 
 @patch
 def _get(self:DialogThreadStore, tid):

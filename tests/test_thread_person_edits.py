@@ -378,6 +378,51 @@ def row_runs_nbdev_clean(tmp_path):
         else:
             with pytest.raises(ValueError, match=err): Thread.read(p)
 
+TYPED = {'cell_type': 'code', 'id': 'new00001', 'metadata': {}, 'execution_count': None, 'outputs': [], 'source': '%%prompt\nhello'}
+
+@pytest.mark.parametrize('start', ['a new thread without messages', 'every thread cell deleted'])
+def test_a_prompt_typed_in_plain_jupyter_into_a_thread_without_its_cells_is_no_stripped_file(tmp_path, start):
+    "A `%%prompt` cell typed in plain Jupyter (no `solveit_ai`) where no cell the save wrote is left: the read blamed nbdev-clean and said to restore the file; it reads as the code cell it is"
+    t = Thread(id='a')
+    if start!='a new thread without messages': t.add_message(Message(role='user', content='q')); t.add_message(Message(role='assistant', content='r'))
+    p = t.save(tmp_path/'a.ipynb')
+    def typed(nb): nb['cells'] = [dict(TYPED)]
+    edit(p, typed)
+    back = Thread.read(p)
+    assert back.id=='a' and [m.content for m in back.messages]==['<code id="new00001">\n%%prompt\nhello\n</code>']
+
+def test_a_notebook_of_later_turns_moved_out_of_a_thread_reads_as_made_elsewhere(tmp_path):
+    "Later turns cut from a thread's file and pasted (ids kept) into a new notebook: the read blamed nbdev-clean (as if the notebook's record were stripped); they read as pasted cells of a notebook made elsewhere"
+    t = Thread(id='A')
+    for x in ('1', '2'): t.add_message(Message(role='user', content='q'+x)); t.add_message(Message(role='assistant', content='r'+x))
+    nb = nb_of(t.save(tmp_path/'a.ipynb'))
+    put(tmp_path/'n.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'cells': nb['cells'][1:], 'metadata': {}})
+    back = Thread.read(tmp_path/'n.ipynb')
+    assert [(m.role, m.content) for m in back.messages]==[('user', 'q2'), ('assistant', 'r2')] and back.id!='A'
+    assert not {m.id for m in back.messages} & {m.id for m in t.messages}
+    put(tmp_path/'s.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'cells': nb['cells'], 'metadata': {}}) # the whole file: stripped
+    with pytest.raises(ValueError, match="stripped the notebook's metadata"): Thread.read(tmp_path/'s.ipynb')
+
+@pytest.mark.parametrize('how', ['as pasted', 'nbstripout'])
+def test_a_cell_pasted_between_two_forks_sharing_a_key_is_a_persons(tmp_path, how):
+    "B forked from A (saved: its own key), C forked from B (not saved: B's key); a cell B wrote since, pasted into C: its mark held C's key and named C's records' thread, so C took B's records and message ids"
+    import shutil
+    def rename(p, new): edit(p, lambda nb: nb['metadata']['dialog']['thread'].update(id=new))
+    A,B,C = tmp_path/'A.ipynb',tmp_path/'B.ipynb',tmp_path/'C.ipynb'
+    t = Thread(id='A'); t.add_message(Message(role='user', content='q1')); t.add_message(Message(role='assistant', content='r1')); t.save(A)
+    shutil.copy(A, B); rename(B, 'B')
+    b = Thread.read(B); b.add_message(Message(role='user', content='q2')); b.add_message(Message(role='assistant', content='r2')); b.save()
+    shutil.copy(B, C); rename(C, 'C')
+    b = Thread.read(B); b.add_message(Message(role='user', content='q3')); b.add_message(Message(role='assistant', content='r3')); b.save()
+    edit(C, lambda nb: nb['cells'].append(dict(copy.deepcopy(nb_of(B)['cells'][-1]), id='pasted01')))
+    if how=='nbstripout':
+        from test_thread_cleared_outputs import _nbstripout
+        _nbstripout(C)
+    c = Thread.read(C)
+    assert [(m.role, m.content) for m in c.messages]==[('user', x) if x[0]=='q' else ('assistant', x) for x in ('q1', 'r1', 'q2', 'r2', 'q3', 'r3')]
+    assert not {m.id for m in c.messages[4:]} & {m.id for m in Thread.read(B).messages}
+    assert [m.id for m in c.messages[:4]]==[m.id for m in b.messages[:4]] # the fork's own cells keep B's ids
+
 @pytest.mark.parametrize('row', person_edits, ids=lambda r: r.key)
 def test_person_edit(row, tmp_path):
     "One test per row of the sync's spec, `dialog.thread_sync.person_edits` (the table *What a person may edit* shows): a new row is a new case, failing until its `row_<key>` check is written"
@@ -912,6 +957,54 @@ def test_a_split_whose_pieces_were_cut_at_a_blank_line_is_still_a_split(tmp_path
     back = Thread.read(p)
     assert [m.role for m in back.messages]==['user', 'assistant'] and back.messages[1].content=='A.'
     back.save(); assert len(nb_of(p)['cells'])==1
+
+def _jl_split(src, offs):
+    "JupyterLab 4's Split Cell of source `src` at offsets `offs`: each piece without its leading and trailing line breaks"
+    o = [0, *offs, len(src)]
+    return [src[a:b].lstrip('\n').rstrip('\n') for a,b in zip(o, o[1:])]
+
+def _split_read(tmp_path, text, offs_of, gone=None):
+    "Thread text `text` and its reply, its cell split at `offs_of(source)` (the outputs in the last piece), then `gone`"
+    t = Thread(id='s'); t.add_message(Message(role='user', content=text)); t.add_message(Message(role='assistant', content='A.'))
+    t.add_message(Message(role='user', content='after')); t.add_message(Message(role='assistant', content='C.'))
+    p = t.save(tmp_path/'s.ipynb')
+    def split(nb):
+        c = nb['cells'][0]; src = ''.join(c['source']); ps = _jl_split(src, offs_of(src))
+        nb['cells'][0:1] = [dict(copy.deepcopy(c), id=f'piece{i:03d}', source=x, outputs=c['outputs'] if i==len(ps)-1 else [])
+                            for i,x in enumerate(ps)]
+        if gone=='cleared':
+            for x in nb['cells']: x.get('outputs', []).clear()
+    edit(p, split)
+    if gone=='nbstripout':
+        from test_thread_cleared_outputs import _nbstripout
+        _nbstripout(p)
+    return p, Thread.read(p)
+
+@pytest.mark.parametrize('gone', [None, 'nbstripout'])
+@pytest.mark.parametrize('text,offs_of', [('para one\n\n\npara two', lambda s: [s.index('\n\n\n')+2]),
+    ('line one\nline two\n', lambda s: [s.index('line two')]), ('line one\nline two\n', lambda s: [len(s)]),
+    ('a1\nb2 c3\n\nd4 e5', lambda s: [s.index('b2'), s.index('c3'), s.index('d4')-1, s.index('e5')])])
+def test_a_split_whose_pieces_lost_every_line_break_at_their_ends_is_still_a_split(tmp_path, text, offs_of, gone):
+    "JupyterLab 4's Split Cell strips every line break at each piece's ends (two blank lines, a text's final line break): no split was found, the reply read twice once the outputs were gone"
+    p,back = _split_read(tmp_path, text, offs_of, gone)
+    assert [m.role for m in back.messages]==['user', 'assistant']*2 and back.messages[1].content=='A.'
+    assert back.messages[0].content.replace('\n', '')==text.replace('\n', '')
+    back.save(); assert len(nb_of(p)['cells'])==2
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text('ab \n', min_size=1, max_size=30), st.lists(st.integers(0, 40), min_size=1, max_size=5), st.booleans())
+def test_any_split_reads_as_the_one_cell_it_was(tmp_path, text, cuts, cleared):
+    "Whatever the text and wherever the cursors, the pieces of a Split Cell read as the one cell, the reply once"
+    from hypothesis import assume
+    assume(text.strip('\n'))
+    def offs_of(src):
+        n = len('%%prompt\n') # the `%%prompt` line stays in the first piece
+        return sorted({n+min(c, len(src)-n) for c in cuts})
+    src = '%%prompt\n'+text; ps = _jl_split(src, offs_of(src))
+    assume(len({x.removeprefix('%%prompt').lstrip('\n') for x in ps})>1) # pieces all alike: no split tells from copies
+    p,back = _split_read(tmp_path/str(uuid.uuid4()), text, offs_of, 'cleared' if cleared else None)
+    assert [m.role for m in back.messages]==['user', 'assistant']*2 and back.messages[1].content=='A.'
+    assert back.messages[0].content.replace('\n', '')==text.replace('\n', '')
 
 def test_finding_copies_is_linear_in_the_copies_of_one_cell():
     "`_copies` checked each place against a list of the places holding one record id: quadratic in the copies of one thread cell (20k copies took seconds)"

@@ -257,7 +257,7 @@ def test_foreign_changes_not_lost(tmp_path):
     marks = [c['meta'].pop('dialog')['cell'] for c in now]
     assert [{k:m.pop(k) for k in ('id', 'thread_id', 'kind')} for m in marks]==[dict(id=c['id'], thread_id=t.id, kind=c['msg_type']) for c in cells]
     key = json.loads(p.read_text())['metadata']['dialog']['thread']['key']
-    assert all(set(m)=={'sha', 'key'} and len(m['sha'])==16 and m['key']==key for m in marks) and now==cells
+    assert all(set(m)=={'sha', 'flat', 'key'} and len(m['sha'])==len(m['flat'])==16 and m['key']==key for m in marks) and now==cells
     back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
 
 def free_form(mod):
@@ -364,7 +364,10 @@ RECORD_TEXT = {0: '''"thread": {
     "platforms": {},
     "records_of": "rec",
     "title": "Untitled Thread",
-    "updated_at": "2024-01-01T00:00:00+00:00"
+    "updated_at": "2024-01-01T00:00:00+00:00",
+    "wrote": [
+     "0bfe935e"
+    ]
    }''', 3: '''"thread": {
     "attributes": {
      "k": [
@@ -385,12 +388,15 @@ RECORD_TEXT = {0: '''"thread": {
     },
     "records_of": "rec",
     "title": null,
-    "updated_at": "2024-01-01T00:00:00+00:00"
+    "updated_at": "2024-01-01T00:00:00+00:00",
+    "wrote": [
+     "0bfe935e"
+    ]
    }'''}
 
 @pytest.mark.parametrize('kw', [{}, dict(title=None, attributes={'k': [1, b'\x00\xff'], 'when': datetime(2024, 1, 1, tzinfo=timezone.utc)}, platforms={'slack': {'ts': '1.0'}})], ids=['defaults', 'set'])
 def test_the_threads_own_record_is_written_as_it_always_was(tmp_path, kw):
-    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO), with the file's `key` (a digest of the id and creation time) since marks hold it"
+    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO), with the file's `key` (a digest of the id and creation time) since marks hold it, and `wrote` (the ids of the cells it wrote with records)"
     T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
     t = Thread(id='rec', created_at=T0, updated_at=T0, **kw)
     t.add_message(Message(role='user', content='hi', id='u', timestamp=T0)); t.updated_at = T0

@@ -556,6 +556,32 @@ def test_a_deleted_file_is_not_brought_back_from_the_file_it_replaces(tmp_path):
     run(t.file_store.delete(a.file_id)); run(s.save(t)); del t, a; gc.collect()
     with pytest.raises(FileNotFoundError): _bytes(run(DialogThreadStore(tmp_path).get('h')))
 
+def _given_bytes(cls=Thread, msg=Message, att=None):
+    "A user message of class `msg` whose file is given by its bytes (not stored: the usual `add_attachment`)"
+    from dialog.thread import Attachment
+    m = msg(role='user', content='see'); m.add_attachment((att or Attachment)(filename='n.txt', content=b'hello bytes'))
+    return m
+
+def test_a_file_given_by_its_bytes_survives_a_save_as_a_copy(tmp_path):
+    "A thread with a system message is saved as a copy made from its dump (which leaves content out): the new file's bytes stay"
+    s = DialogThreadStore(tmp_path); t = mk('c', 'qa', 'ra'); t.messages.insert(0, Message(role='system', content='sys'))
+    run(s.save(t)); t.add_message(_given_bytes()); run(s.save(t))
+    assert _bytes_of(run(DialogThreadStore(tmp_path).get('c')), -1)==b'hello bytes'
+
+def _bytes_of(t, i): return run(t.messages[i].attachments[0].get_content_bytes(getattr(t, 'file_store', None)))
+
+def test_narrators_thread_keeps_the_bytes_of_a_file_given_by_them(tmp_path):
+    "narrator's threads: one read back from a file holding such bytes and saved again, and a new message's file, keep them"
+    narrator = pytest.importorskip('narrator')
+    t = mk('n2'); t.add_message(_given_bytes()); t.add_message(Message(role='assistant', content='ra'))
+    run(DialogThreadStore(tmp_path).save(t))
+    s = DialogThreadStore(tmp_path, thread_cls=narrator.Thread); nt = run(s.get('n2'))
+    assert _bytes_of(nt, 0)==b'hello bytes' # the thread the store gives carries them
+    nt.add_message(narrator.Message(role='assistant', content='I read it.')); run(s.save(nt))
+    nt.add_message(_given_bytes(msg=narrator.Message, att=narrator.Attachment)); run(s.save(nt))
+    g = run(DialogThreadStore(tmp_path).get('n2'))
+    assert _bytes_of(g, 0)==b'hello bytes' and _bytes_of(g, -1)==b'hello bytes' and g.messages[2].content=='I read it.'
+
 def test_a_folder_in_the_index_files_place_is_no_index(tmp_path):
     "A folder named as the index (a person's, a sync tool's): never removed nor written into; saves succeed and every store answers from the files"
     (idx := tmp_path/DialogThreadStore.index_name).mkdir(); (idx/'mine.txt').write_text('keep')
