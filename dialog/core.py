@@ -1230,9 +1230,9 @@ def nb_text(self:Dialog,
     for i,m in enumerate(msgs):
         try:
             c,home = _msg_cell(m)
-            if m.id in seen: raise CellError(f'duplicate message id {_q(m.id)} (message {seen[m.id]} has it too)')
+            if (mid := m.id) in seen: raise CellError(f'duplicate message id {_q(mid)} (message {seen[mid]} has it too)')
         except ValueError as e: raise ValueError(f'{_where(i, m)}: {e}') from None
-        seen[m.id] = i
+        seen[mid] = i
         cells.append(c)
         if home is not None: homes[m.id] = home
     try: meta = _nb_meta(self, homes)

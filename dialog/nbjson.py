@@ -115,32 +115,33 @@ def chk_meta(meta, # A metadata dict
         if not ok(meta[k]): raise CellError(f'{what} {k!r} must be {desc}, not {short_repr(meta[k], 60)}')
 
 # %% ../nbs/00_nbjson.ipynb #5514f81e
+def _bad_out(j, s): raise CellError(f'bad output entry {j}: {s}')
+
 def chk_output(o, # An output dict
                j:int, # Its number in its cell, for the error message
                join:bool): # Join its texts in place (reading)
     "Check output dict `o` against nbformat's schema; `CellError` naming entry `j`"
-    def bad(s): raise CellError(f'bad output entry {j}: {s}')
-    if not isinstance(o, dict): bad(f'must be an object, not {type(o).__name__}')
+    if not isinstance(o, dict): _bad_out(j, f'must be an object, not {type(o).__name__}')
     ot = o.get('output_type')
     keys = out_keys.get(ot) if isinstance(ot, str) else None
-    if keys is None: bad(f'unknown output_type {short_repr(ot)}')
+    if keys is None: _bad_out(j, f'unknown output_type {short_repr(ot)}')
     if o.keys()!=keys:
-        if miss := keys-o.keys(): bad(f'{ot} lacks {sorted(miss)}')
-        bad(f'{ot} has unknown keys {short_repr(sorted(o.keys()-keys), 80)}')
+        if miss := keys-o.keys(): _bad_out(j, f'{ot} lacks {sorted(miss)}')
+        _bad_out(j, f'{ot} has unknown keys {short_repr(sorted(o.keys()-keys), 80)}')
     if ot=='stream':
-        if not isinstance(o['name'], str): bad('stream name must be a string')
+        if not isinstance(o['name'], str): _bad_out(j, 'stream name must be a string')
         if not isinstance(o['text'], str):
             t = join_text(o['text'], f'output {j} text')
             if join: o['text'] = t
     elif ot=='error':
         if not (isinstance(o['ename'], str) and isinstance(o['evalue'], str)):
-            bad('error ename and evalue must be strings')
-        if not _strs(o['traceback']): bad('error traceback must be a list of strings')
+            _bad_out(j, 'error ename and evalue must be strings')
+        if not _strs(o['traceback']): _bad_out(j, 'error traceback must be a list of strings')
     else:
         _chk_bundle(o['data'], f'output {j} data', join)
-        if not isinstance(o['metadata'], dict): bad(f'{ot} metadata must be an object')
+        if not isinstance(o['metadata'], dict): _bad_out(j, f'{ot} metadata must be an object')
         if ot=='execute_result' and not _is_count(o['execution_count']):
-            bad('execute_result execution_count must be a non-negative integer or null')
+            _bad_out(j, 'execute_result execution_count must be a non-negative integer or null')
 
 # %% ../nbs/00_nbjson.ipynb #d6f8b14c
 def chk_cell(c, # A cell dict
