@@ -8,8 +8,9 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
 - read: `sess2dlg(path)` against reading the file and `json.loads` of each of its lines (the least any reader does);
 - write: `dlg2sess(dlg, path)` of the unedited dialog (record for record) against `json.dumps` of each record, joined and
   written (what any writer of the records does);
-- own: the read with chat's codec (the one `chat2dlg` of the whole conversation, which makes each prompt's reply and keeps
-  its reasoning state) replaced by empty prompts: what `dialog.session` itself costs;
+- own: the read with the conversation's reading (`_read_whole`: Codex's own reading of a rollout's items, `_codex_dlg`, or
+  chat's one `chat2dlg` of the whole conversation, which makes each prompt's reply and keeps its reasoning state)
+  replaced by empty prompts: what reading the records and spans costs;
 - stamps: what the first `dlg2chat` of the dialog adds, stamping the reasoning state reading left unstamped
   (`_stamp_sess`: the records read again with chat's digests taken, see "Stamping at the first send");
 - linearity: read time per MB at the largest size over read time per MB at the smallest.
@@ -83,7 +84,7 @@ def bench(mb, agent, reps, d):
     def dumps(): (Path(d)/'base.jsonl').write_bytes(('\n'.join(json.dumps(r, ensure_ascii=False, separators=(',', ':')) for r in recs) + '\n').encode())
     def write(): out.unlink(missing_ok=True); dlg2sess(dlg, out)
     whole = S._read_whole
-    def own():  # the same read with chat's codec (`_read_whole`'s one `chat2dlg` of the whole conversation) replaced by empty prompts: what this module itself costs
+    def own():  # the same read with the conversation's reading (`_read_whole`: `_codex_dlg`, or one `chat2dlg`) replaced by empty prompts
         S._read_whole = lambda A, spans, cls, system, stamp=True: cls('own', [Message('', msg_type='prompt') for _ in spans])
         try: sess2dlg(p)
         finally: S._read_whole = whole
@@ -94,7 +95,7 @@ def bench(mb, agent, reps, d):
     b = best_times(runs, reps, time.process_time)
     assert out.read_bytes()==p.read_bytes()
     print(f'{agent} {real:.1f} MB, {len(lines):,} records, {len(dlg):,} prompts: read {b["read"]*1000:.0f} ms ({b["read"]/b["loads"]:.2f}x json.loads; '
-          f'{b["own"]/b["loads"]:.2f}x without chat2dlg), write {b["write"]*1000:.0f} ms ({b["write"]/b["dumps"]:.2f}x json.dumps); '
+          f'{b["own"]/b["loads"]:.2f}x without reading the conversation), write {b["write"]*1000:.0f} ms ({b["write"]/b["dumps"]:.2f}x json.dumps); '
           f'stamps at the first send {b["stamp"]*1000:.0f} ms ({b["stamp"]/b["loads"]:.2f}x json.loads)')
     return b['read']/real
 

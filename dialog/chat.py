@@ -72,6 +72,10 @@ Dialog.system = Dialog.system.setter(_set_system)
 # %% ../nbs/05_chat.ipynb #bdc90931
 # `json.dumps(o, ensure_ascii=False)` with its encoder made once (`json.dumps` given an option makes one a call)
 _udump = json.JSONEncoder(ensure_ascii=False).encode
+# `_udump` of a dict parsed from JSON text, never circular: json's C encoder made once, no check for cycles
+_cme = json.encoder.c_make_encoder
+_udump_c = _cme and _cme(None, None, json.encoder.encode_basestring, None, ': ', ', ', False, False, True)
+def _udump_parsed(o): return ''.join(_udump_c(o, 0)) if _udump_c and type(o) is dict else _udump(o)
 _re_wide = re.compile('[^\x00-\x7f]+')
 _jascii = json.encoder.encode_basestring_ascii
 _fast_enc = None # the `fast` extra's encoder, keys sorted, once made
@@ -1360,16 +1364,21 @@ def _unsur_all(o):
 # Readers that leave the kept records' digests to the first send (`chat2dlg(..., stamp=False)`): a reader's name ->
 # the function that stamps a dialog it made, as its reading would have (or the module that registers it on import)
 stampers = dict(session='dialog.session')
+_no_mark = object()
 
-def _stamp_pending(dlg):
-    "Stamp `dlg`'s kept records when their reader left that for now (`meta['dialog']['unstamped']` names it)"
+def _stamp_pending(dlg, fmt):
+    "Stamp `dlg`'s kept records for a send in `fmt` when their reader left that for now (`meta['dialog']['unstamped']`)"
     d = dlg.meta.get('dialog') if isinstance(dlg.meta, dict) else None
-    if not isinstance(d, dict) or 'unstamped' not in d: return
-    by = d['unstamped']
+    by = d.get('unstamped', _no_mark) if isinstance(d, dict) else _no_mark  # read once: a thread may drop it meanwhile
+    if by is _no_mark: return
     f = stampers.get(by) if isinstance(by, str) else None
-    if isinstance(f, str): importlib.import_module(f); f = stampers.get(by)
-    if callable(f): f(dlg)  # a reader it doesn't know stamps nothing: the records go back only once stamped
-    d.pop('unstamped', None)
+    # a stamper returns True to keep the mark (records left for a later send); one that fails stamps nothing more and
+    # the send goes; a reader it doesn't know stamps nothing: the records go back only once stamped
+    try:
+        if isinstance(f, str): importlib.import_module(f); f = stampers.get(by)
+        keep = callable(f) and f(dlg, fmt) is True
+    except Exception: keep = False
+    if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
 def dlg2chat(dlg, # The `Dialog` to send
@@ -1396,7 +1405,7 @@ def dlg2chat(dlg, # The `Dialog` to send
         raise ValueError(msg)
     if isinstance(upto, Message) and upto.dlg is not None and upto.dlg is not dlg:
         raise ValueError(f'upto: message {upto.id!r} is in dialog {upto.dlg.name!r}, not in {dlg.name!r}')
-    if reasoning: _stamp_pending(dlg)  # the digests of records a reader left unstamped, which only reasoning reads
+    if reasoning: _stamp_pending(dlg, fmt)  # the digests of records a reader left unstamped, which only reasoning reads
     try:
         units = _units(dlg.messages if msgs is None else msgs, upto)
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
@@ -1561,7 +1570,7 @@ def call_args(raw): # A tool call's `arguments` as a provider gave them: a JSON 
         try: args = json.loads(raw)
         except ValueError: args = None
     if not isinstance(args, dict): args = {}
-    return args, ({'raw_arguments': raw} if isinstance(raw, str) and raw!=_udump(args) else {})
+    return args, ({'raw_arguments': raw} if isinstance(raw, str) and raw!=_udump_parsed(args) else {})
 
 def _oa_thought(m, i):
     "The reasoning text an OpenAI-compatible assistant message `m` shows"

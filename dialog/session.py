@@ -21,7 +21,8 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans, stampers
+from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans, stampers, call_args
+import dialog.chat as chat
 from .ipynb import atomic_write
 from .nbjson import fast_loads
 from datetime import datetime, timezone
@@ -62,6 +63,11 @@ def read_records(path, # A session file: JSON Lines, one record per line
     ls,res = data.decode('ascii').split('\n') if asc else data.split(b'\n'),[]
     eol = not ls[-1]
     if eol: ls.pop()
+    if asc and ls:  # each line a record, as the loop below reads it, in one pass (the loop says what a line isn't)
+        try: res = [(fast_loads(l) or _loads(l), l) for l in ls]
+        except ValueError: res = []
+        if res and all(type(r) is dict for r,_ in res): return res,eol
+        res = []
     for i,x in enumerate(ls):
         last = i==len(ls)-1 and not eol
         try: l = x if asc else x.decode('utf-8')
@@ -421,6 +427,20 @@ def _cur_fp(m, ms):
     if ms and not m.ai_res.strip() and isinstance(old := ms.get('fp'), list) and len(old)==2: fp[1] = old[1]
     return fp
 
+# %% ../nbs/08_session.ipynb #5e1ea853
+def _key(lines, # A message's record lines
+         fp, # Its fingerprints as read (its `fp`)
+         alike:bool): # Does another message read start with the same line?
+    "The key a message read is found by: a digest of its first record line (all its lines if not its own) and of `fp`"
+    # no line or fingerprint holds a newline: only a key of all the lines digests a text holding two in a row
+    return _h('\n'.join([*lines, '', *fp] if alike else [lines[0], *fp]))
+
+def _keys(read):
+    "The key of each message read (`read`: each one's record lines and fingerprints), in the order read"
+    read,n = list(read),{}
+    for rs,_ in read: n[rs[0]] = n.get(rs[0], 0) + 1
+    return [_key(rs, fp, n[rs[0]]>1) for rs,fp in read]
+
 # %% ../nbs/08_session.ipynb #345fcb98
 def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
              name:str=None, # The dialog's name; the file's stem when None
@@ -436,7 +456,8 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
 
 def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
     "The dialog of records `recs` (pairs) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
-    starts = [i for i,(r,_) in enumerate(recs) if A.is_prompt(r)]
+    is_prompt = A.is_prompt  # looked up once: a patched class method is bound anew at each lookup
+    starts = [i for i,(r,_) in enumerate(recs) if is_prompt(r)]
     head = recs[:starts[0] if starts else len(recs)]
     metas = (r for r,_ in head if A is Codex and r.get('type')=='session_meta')
     b = first((r['payload'].get('base_instructions') for r in metas), noop)
@@ -462,11 +483,16 @@ def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
     if not whole: dlg.messages = msgs
     sid = first((A.sid(r) for r,_ in recs), noop)
     side = {'sidechain': True} if A.side else {}
-    dlg.meta['dialog'] = dict(session=dict(agent=A.agent, **side, id=sid, source=str(Path(path).resolve()),
-                                           head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs], whole=whole))
+    src = None if path is None else str(Path(path).resolve())  # the stamper reads no file: it gives none
+    s = dict(agent=A.agent, **side, id=sid, source=src, head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs],
+             whole=whole)
+    dlg.meta['dialog'] = dict(session=s)
     if system is not None: dlg.system = system
-    # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`)
-    if not stamp and any('wire' in m.meta['dialog'] for m in msgs): dlg.meta['dialog']['unstamped'] = 'session'
+    # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`), which finds the
+    # messages read by their keys
+    if not stamp and any('wire' in m.meta['dialog'] for m in msgs):
+        dlg.meta['dialog']['unstamped'] = 'session'
+        s['keys'] = _keys((m.meta['dialog']['session']['records'], m.meta['dialog']['session']['fp']) for m in msgs)
     return dlg
 
 # %% ../nbs/08_session.ipynb #c7c657c6
@@ -474,10 +500,142 @@ def _read_whole(A, spans, cls, system, stamp=True):
     "The dialog of all `spans` through one `chat2dlg` call; None when that doesn't give one prompt a span"
     # the records were parsed for this read alone: chat keeps their parts without copying them
     msgs = [x for s in spans for x in A.chat_msgs(s)]
-    try: d = chat2dlg(msgs, A.fmt, system=system, cls=cls, stamp=stamp, copy=False)
-    except ValueError: return None
+    # a rollout read unstamped: the same dialog built from its items directly, where it can be (`_codex_dlg`)
+    d = _codex_dlg(msgs, cls, system) if A is Codex and not stamp else None
+    if d is None:
+        try: d = chat2dlg(msgs, A.fmt, system=system, cls=cls, stamp=stamp, copy=False)
+        except ValueError: return None
     ms = d.messages
     return d if len(ms)==len(spans) and all(m.msg_type==sprompt for m in ms) else None
+
+# %% ../nbs/08_session.ipynb #97117dd7
+# text chat's reply rules rewrite (an escaped thinking comment, denoising): left to chat
+def _cx_odd(s): return 'think_' in s or '🧠' in s or '⏳' in s or 'token-usage-details' in s
+
+def _cx_text(c, kinds):
+    "Message content `c` as one text, its parts of types `kinds` joined as chat's codec joins them; None if not that"
+    if type(c) is str: return c
+    if type(c) is not list: return None
+    res = []
+    for p in c:
+        if not (type(p) is dict and p.get('type') in kinds and type(p.get('text')) is str) or p.get('annotations'):
+            return None
+        res.append(p['text'])
+    return '\n\n'.join(res)
+
+def _cx_call(x):
+    "Call item `x` as `[id, name, args, result, extra]` (chat's `call_args`); None when it isn't a plain one"
+    if x['type']=='function_call':
+        a = x.get('arguments')
+        if not (type(x.get('call_id')) is str and type(x.get('name')) is str and type(a) is str): return None
+        # no deeper than its brackets: fewer than chat's `max_depth` can't be too deep for chat
+        if a.count("{") + a.count("[") >= chat.max_depth: return None
+        args,extra = call_args(a)
+        return [x['call_id'], x['name'], args, None, extra]
+    if not all(type(x.get(k)) is str for k in ('call_id', 'name', 'input')): return None
+    return [x['call_id'], x['name'], {'input': x['input']}, None, {'custom': True}]
+
+# %% ../nbs/08_session.ipynb #648f1499
+def _cx_run(run, items, sends, made):
+    "Add a run's pieces to `items` as chat's `_add_reply` places them (each's sending to `sends`, calls to `made`)"
+    calls,tail,state = [],[],False
+    for x in run:
+        t = x['type']
+        if t=='reasoning':
+            s,state = x.get('summary') or [],True
+            if type(s) is not list: return None
+            txt = '\n\n'.join([p['text'] for p in s if type(p) is dict and type(p.get('text')) is str])
+            if not txt.strip(): continue
+            if _cx_odd(txt): return None
+            items.append(think_block(txt)); sends.append(False)
+        elif t=='message':
+            if (txt := _cx_text(x.get('content'), ('input_text', 'output_text', 'text'))) is None: return None
+            if not txt.strip(): continue
+            if _cx_odd(txt): return None
+            # said after a call: before the calls, or between them when another call follows
+            if calls: tail.append(txt.strip('\n'))
+            else: items.append(txt.strip('\n')); sends.append(True)
+        else:
+            if (c := _cx_call(x)) is None: return None
+            calls += tail; tail = []
+            calls.append(c); made.append(c)
+    items += tail; sends += [True]*len(tail)
+    if calls: items.append(calls); sends.append(True)
+    return state  # whether the run holds reasoning state; None above: a piece only chat reads
+
+def _cx_steps(items, sends, spans):
+    "`(step, steps)` of each run's `(start, end)` in a reply's pieces, as chat's `_round_spans` gives them"
+    at,k,calls = [],0,False
+    for s,it in zip(sends, items):
+        at.append(k + calls)
+        if s: k,calls = at[-1],type(it) is list
+    res = []
+    for s,e in spans:
+        ks = [at[j] for j in range(s, e) if sends[j]]
+        res.append((ks[0], ks[-1]-ks[0]+1) if ks else (at[s] if s<len(at) else k + calls, 0))
+    return res
+
+def _cx_md(items):
+    "A reply's markdown from its pieces: texts and thinking, and each run's calls on lines of their own (`tool_block`)"
+    res = []
+    for it in items:
+        if type(it) is str: res.append(it)
+        else: res.append('\n'.join([c if type(c) is str else tool_block(c[0], c[1], c[2], c[3], **c[4]) for c in it]))
+    return '\n\n'.join(res)
+
+# %% ../nbs/08_session.ipynb #abe6246e
+_cx_model = ('reasoning', 'function_call', 'custom_tool_call')
+
+def _codex_dlg(msgs, cls, system):
+    "`chat2dlg(msgs, 'responses', system=system, cls=cls, stamp=False, copy=False)`, built directly; None if it can't"
+    wire,pending,turns,run,prev,lastrun = [],{},[],None,None,None
+    def close():  # the run the model wrote ends: its pieces go in the reply
+        nonlocal run
+        if run is None: return True
+        _,items,sends,spans = turns[-1]
+        s0,made = len(items),[]
+        if (st := _cx_run(run['items'], items, sends, made)) is None: return False
+        for c in made:
+            if c[0] in pending: return False  # an id called twice
+            pending[c[0]] = (c, len(turns), run)
+        spans.append((s0, len(items))); wire.append((len(turns)-1, run, st))
+        run = None
+        return True
+    for x in msgs:
+        if type(x) is not dict: return None
+        t = x.get('type')  # an item without its type (chat takes a message so): chat reads it
+        if t=='message' and x.get('role')=='user':
+            if not close() or (txt := _cx_text(x.get('content'), ('input_text', 'text'))) is None: return None
+            turns.append((txt, [], [], []))
+            prev,lastrun = 'user',None
+        elif t in _cx_model or t=='message' and x.get('role')=='assistant':
+            # two replies in a row, or a reply before any prompt: chat makes prompts of its own
+            if not turns or run is not None and t=='message' and run['items'][-1]['type']=='message': return None
+            if run is None:
+                if prev=='assistant': return None
+                run = {'role': 'assistant', 'items': []}; prev,lastrun = 'assistant',run
+            run['items'].append(x)
+        elif t in ('function_call_output', 'custom_tool_call_output'):
+            o = _cx_text(x.get('output', ''), ('input_text', 'output_text', 'text'))
+            # an image's spelling in a result: chat says which are images
+            if not close() or type(x.get('call_id')) is not str or o is None or '![image](data:' in o: return None
+            c,k,_ = pending.pop(x['call_id'], (None, None, None))
+            if c is None or k!=len(turns): return None  # no such call, or another prompt's reply made it
+            c[3],prev = o,'result'
+        else: return None
+    # a call with no result: only the last message's (a call still running)
+    if not close() or any(r is not lastrun for _,_,r in pending.values()): return None
+    dlg = cls('chat')
+    ms = dlg.insert_msgs([dlg.msg_cls(txt, output=_cx_md(items), msg_type=sprompt) for txt,items,_,_ in turns])
+    steps = [iter(_cx_steps(items, sends, spans)) for _,items,sends,spans in turns]
+    # the runs kept, up to the last one holding reasoning state, as chat's `_keep_wire` keeps them
+    last = max((j for j,(_,_,st) in enumerate(wire) if st), default=-1)
+    for k,r,_ in wire[:last+1]:
+        a,n = next(steps[k])
+        rec = dict(fmt='responses', step=a, steps=n, msg=dict(r))
+        ms[k].meta.setdefault('dialog', {}).setdefault('wire', []).append(rec)
+    dlg.system = system or None
+    return dlg
 
 # %% ../nbs/08_session.ipynb #21471576
 class ClaudeSide(ClaudeCode):
@@ -508,11 +666,13 @@ def _dmeta(o):
     d = o.meta.get('dialog') if isinstance(o.meta, dict) else None
     return d if isinstance(d, dict) else {}
 
+def _strs(o): return isinstance(o, list) and all(isinstance(x, str) for x in o)
+
 def _recs_of(m):
     "Prompt message `m`'s session records (its lines), or None when it holds none"
     ms = _dmeta(m).get('session')
     rs = ms.get('records') if isinstance(ms, dict) else None
-    return rs if isinstance(rs, list) and rs and all(isinstance(l, str) for l in rs) else None
+    return rs if rs and _strs(rs) else None
 
 def _wire_of(m):
     "Message `m`'s kept records (chat's `meta['dialog']['wire']`) that are dicts"
@@ -524,20 +684,46 @@ def _rec(l):
     try: return _loads(l)
     except (ValueError, RecursionError): return _Torn()
 
-def _stamp_sess(dlg):
-    "Stamp the kept records of `dlg` (read by `sess2dlg`, unstamped) with the digests reading it would have given"
+def _found(dlg, keys):
+    "The prompt message of `dlg` holding each message read (`keys`), None where none does: a message found once at most"
+    at = {}
+    for k,x in reversed(list(enumerate(keys))): at.setdefault(x, []).append(k)
+    res = [None]*len(keys)
+    for m in dlg.messages:
+        ms = _dmeta(m).get('session') if m.msg_type==sprompt else None
+        fp = ms.get('fp') if isinstance(ms, dict) else None
+        if not (_strs(fp) and len(fp)==2 and (rs := _recs_of(m))): continue
+        # two messages read alike (the same records) are one another's: the first in the dialog is the first read
+        ks = at.get(_key(rs, fp, False)) or at.get(_key(rs, fp, True))
+        if ks: res[ks.pop()] = m
+    return res
+
+# %% ../nbs/08_session.ipynb #b65c5fe4
+def _stamp_sess(dlg, # A dialog `sess2dlg` read, marked unstamped
+                fmt:str=None): # The format `dlg2chat` sends: None for the one the records go back to
+    "Stamp the kept records of `dlg` with the digests reading it would have given; True while some wait for later"
     s = _dmeta(dlg).get('session')
-    if not (isinstance(s, dict) and s.get('agent') in agents and isinstance(s.get('msgs'), list)): return
-    if not (isinstance(s.get('head'), list) and all(isinstance(l, str) for l in s['head'])): return
-    by = {m.id: m for m in dlg.messages if m.msg_type==sprompt and _recs_of(m)}
-    # the messages read that are still there, in the order read: the digests are exact up to the first one gone
-    read = [by[i] for i in s['msgs'] if isinstance(i, str) and i in by]
-    n = next((k for k,(m,i) in enumerate(zip(read, s['msgs'])) if m.id!=i), len(read))
-    if not read: return
+    if not (isinstance(s, dict) and s.get('agent') in agents and _strs(s.get('head'))): return
     A = ClaudeSide if s.get('sidechain') else agents[s['agent']]
+    if fmt not in (None, A.fmt): return True  # a format the records never go back to: the mark waits
+    keys,ids = s.get('keys'),s.get('msgs')
+    # what a reader writes (a key to each id read, each id once), else no stamps
+    if not (_strs(keys) and _strs(ids) and len(keys)==len(ids)==len(set(ids))): return
+    found = _found(dlg, keys)
+    have = [k for k,m in enumerate(found) if m is not None]
+    # a message read and missing: the mark stays, and the dialog is stamped again when one comes back
+    if len(have)<len(keys) and s.get('stamped')==have: return True
+    n = next((k for k,m in enumerate(found) if m is None), len(found))
+    if have: _stamp_read(dlg, s, A, [found[k] for k in have], n)
+    if len(have)<len(keys): s['stamped'] = have; return True
+    s.pop('keys', None); s.pop('stamped', None)
+
+def _stamp_read(dlg, s, A, read, n):
+    "Stamp messages `read` (in the order read; the first `n` read, then some) with the digests of reading them again"
     lines = [*s['head'], *(l for m in read for l in _recs_of(m))]
     recs = [(_rec(l), l) for l in lines]
-    try: d = _recs2dlg(recs, True, A, s.get('source'), dlg.name, type(dlg), True, s.get('whole'))
+    # no path: the digests don't depend on it, and a path is no proof (a symlink loop, gone, scrubbed)
+    try: d = _recs2dlg(recs, True, A, None, dlg.name, type(dlg), True, s.get('whole'))
     # records edited into no session: no digests
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError): return
     # read otherwise than the session was (one span a message, or not): digests of another dialog

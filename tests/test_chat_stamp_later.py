@@ -17,7 +17,7 @@ def test_unstamped_records_never_go_back_on_their_own():
 def test_a_stamper_runs_once_at_the_first_send_that_sends_reasoning():
     "The stamper the mark names runs at the first `dlg2chat` sending reasoning (not one with `reasoning=False`), once; the mark goes"
     calls = []
-    def stamp(d):
+    def stamp(d, fmt):
         calls.append(d)
         for m,f in zip(d.messages, chat2dlg(an_loop()).messages): m.meta['dialog']['wire'] = f.meta['dialog']['wire']
     stampers['test-loop'] = stamp
@@ -45,3 +45,24 @@ def test_the_same_dialog_stamped_or_not_copied_or_not(h, stamp, cp):
     assert [(m.content, m.ai_res) for m in d]==[(m.content, m.ai_res) for m in ref] and d.system==ref.system
     assert (wires(d)==wires(ref)) if stamp else (undigested(wires(d))==undigested(wires(ref)))
     if stamp: assert dlg2chat(d, 'anthropic')==dlg2chat(ref, 'anthropic')
+
+def test_a_stamper_keeps_the_mark_while_it_returns_true():
+    "The stamper gets the send's format, and keeps the mark by returning True (records left for a later send): it runs again at the next send that sends reasoning"
+    calls = []
+    stampers['test-keep'] = lambda d, fmt: calls.append(fmt) or fmt!='anthropic'
+    try:
+        d = chat2dlg(an_loop(), stamp=False); d.meta['dialog'] = {'unstamped': 'test-keep'}
+        dlg2chat(d, 'openai'); dlg2chat(d, 'gemini', reasoning=False); assert d.meta['dialog']['unstamped']=='test-keep'
+        dlg2chat(d, 'anthropic'); dlg2chat(d, 'anthropic')
+        assert calls==['openai', 'anthropic'] and 'unstamped' not in d.meta['dialog']
+    finally: stampers.pop('test-keep')
+
+def test_a_failing_stamper_never_fails_the_send():
+    "Whatever a stamper raises (a path it can't resolve, a bug), the send goes without the records it didn't stamp, and the mark goes"
+    def bad(d, fmt): raise RuntimeError('Symlink loop')
+    for f in (bad, 'no.such.module', lambda d: None):
+        stampers['test-bad'] = f
+        try:
+            d = chat2dlg(an_loop(), stamp=False); d.meta['dialog'] = {'unstamped': 'test-bad'}
+            assert not any(thinking_at(dlg2chat(d, 'anthropic'))) and 'unstamped' not in d.meta['dialog']
+        finally: stampers.pop('test-bad')
