@@ -694,14 +694,20 @@ def test_a_pasted_copy_edited_with_outputs_stripped_is_no_split(tmp_path):
     assert us(back)==us(t)+['Another question?']
     back.save(); assert len(nb_of(p)['cells'])==n0+1
 
-def test_a_split_at_the_start_of_the_text_adds_no_line(tmp_path):
-    "Split Cell with the cursor just after the `%%prompt` line: the first piece is that line alone; the text reads as it was"
-    t = Thread(id='s'); t.add_message(Message(role='user', content='line one\nline two')); t.add_message(Message(role='assistant', content='A.'))
+def _split_saved(tmp_path, text, pieces):
+    "A saved thread of prompt `text` and reply 'A.', its cell split into cells of sources `pieces` (the outputs in the last)"
+    t = Thread(id='s'); t.add_message(Message(role='user', content=text)); t.add_message(Message(role='assistant', content='A.'))
     p = t.save(tmp_path/'s.ipynb')
     def split(nb):
         c = nb['cells'][0]
-        nb['cells'][0:1] = [dict(copy.deepcopy(c), id='piece001', source='%%prompt', outputs=[]), dict(copy.deepcopy(c), id='piece002', source='line one\nline two')]
+        nb['cells'][0:1] = [dict(copy.deepcopy(c), id=f'piece{i+1:03d}', source=x, **({} if i==len(pieces)-1 else {'outputs': []}))
+                            for i,x in enumerate(pieces)]
     edit(p, split)
+    return p
+
+def test_a_split_at_the_start_of_the_text_adds_no_line(tmp_path):
+    "Split Cell with the cursor just after the `%%prompt` line: the first piece is that line alone; the text reads as it was"
+    p = _split_saved(tmp_path, 'line one\nline two', ['%%prompt', 'line one\nline two'])
     assert [m.content for m in Thread.read(p).messages]==['line one\nline two', 'A.']
 
 def row_merges_thread_cells(tmp_path):
@@ -948,12 +954,7 @@ def test_a_copy_made_a_code_cell_or_a_note_below_its_original_is_no_split(tmp_pa
 
 def test_a_split_whose_pieces_were_cut_at_a_blank_line_is_still_a_split(tmp_path):
     "Split Cell drops the line breaks it cuts at: pieces joined by a blank line give the text the mark was made from, so they read as the one cell they were"
-    t = Thread(id='s'); t.add_message(Message(role='user', content='para one\n\npara two\nmore')); t.add_message(Message(role='assistant', content='A.'))
-    p = t.save(tmp_path/'s.ipynb')
-    def split(nb):
-        c = nb['cells'][0]
-        nb['cells'][0:1] = [dict(copy.deepcopy(c), id='piece001', source='%%prompt\npara one', outputs=[]), dict(copy.deepcopy(c), id='piece002', source='para two\nmore')]
-    edit(p, split)
+    p = _split_saved(tmp_path, 'para one\n\npara two\nmore', ['%%prompt\npara one', 'para two\nmore'])
     back = Thread.read(p)
     assert [m.role for m in back.messages]==['user', 'assistant'] and back.messages[1].content=='A.'
     back.save(); assert len(nb_of(p)['cells'])==1
