@@ -599,6 +599,13 @@ def _orphans_go(dlg):
     for k in [k for k in home if k not in ids]: del home[k]
     if not home: del dlg.meta['attachments']
 
+# %% ../nbs/10_thread_sync.ipynb #59bb1d1d
+def _wrote(made):
+    "The thread record's `wrote` (the ids of cells `made`, which a save wrote with records) and `wrote_flat`"
+    # `wrote_flat`: their marks' `flat` digests, in order: the ids tell such a cell once nbdev-clean stripped the
+    # cells' metadata, the digests once their ids changed too (nbstripout, Split Cell): `_shows_written`
+    return {'wrote': [c.id for c in made], 'wrote_flat': [c.meta['dialog']['cell'].get('flat') for c in made]}
+
 # %% ../nbs/10_thread_sync.ipynb #42731d3d
 @patch(as_prop=True)
 def dialog(self:Thread):
@@ -652,7 +659,7 @@ def dialog(self:Thread):
     rec,dlg.system = _thread_rec(self)
     if not isinstance(dlg.meta.get('dialog'), dict): dlg.meta['dialog'] = {}
     dlg.meta['dialog']['thread'] = rec | ({'changed': changed} if changed else {}) | _runs_rec(self, live, own) \
-        | ({} if ordered else {'numbering': 'appended'}) | {'wrote': [c.id for c in made]}
+        | ({} if ordered else {'numbering': 'appended'}) | _wrote(made)
     cells = _placed(out, [(i, own(c)) for i,c in self._inert])
     dlg.messages = Msgs(cells)
     for c in cells: c.dlg = dlg
@@ -917,34 +924,66 @@ def _chk_stripped(dlg, rec, where):
     # `nbdev-clean` (nbdev's git hooks run it) keeps only the keys it is told to, the cells' and the notebook's apart,
     # and every cell, its id kept. The cells' gone: a code cell opening with Jupyter's `%%prompt` line, without
     # Solveit's mark or records, in a file without a thread record, or whose cells hold no `dialog` key (each save
-    # marks every cell) while one is a cell its save wrote with records (the record's `wrote`: a person who deleted
-    # them, or had none, and typed the cell in plain Jupyter stripped nothing; not named `cells`, which breaks
-    # nbdev-clean). The notebook's gone: `_nb_stripped`
+    # marks every cell) while they still show a cell the save wrote (`_shows_written`: a person who deleted them, or
+    # had none, and typed the cell in plain Jupyter stripped nothing; not named `cells`, which breaks nbdev-clean).
+    # The notebook's gone: `_nb_stripped`
     cs,w = dlg.messages,f'{where} ({dlg.path})' if dlg.path else where
     if not rec or not any(isinstance(c.meta.get('dialog'), dict) for c in cs):
         keys = f'`{_keep_cells}`' if rec else f'`{_keep_nb}` and `{_keep_cells}`'
         # (a record written before it held `wrote`: as if one were here)
-        wrote = rec.get('wrote') if rec else None
-        if isinstance(wrote, list) and not {x for x in wrote if isinstance(x, str)} & {c.id for c in cs}: return
+        if rec and isinstance(rec.get('wrote'), list) and not _shows_written(cs, rec): return
         for i,c in enumerate(cs):
-            if c.msg_type=='code' and (c.content==prompt_mark or c.content.startswith(prompt_mark+'\n')) and _cell_recs(c) is None:
+            if _bare_prompt(c):
                 raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a `%%prompt` cell without its metadata "
                     "(Solveit's `solveit_ai` mark, the thread's records): a tool such as `nbdev-clean` stripped the "
                     "cells' metadata, so the thread can't be read back. Restore the file (e.g. from version control); "
                     f"for nbdev's hooks, keep the keys: in `[tool.nbdev]`, {keys}")
-    if not rec: _nb_stripped(cs, w)
+    if not rec: _nb_stripped(cs, dlg.meta, w)
 
-def _nb_stripped(cs, w):
-    "A `ValueError` when the notebook of cells `cs` (`w`: where) lost the thread record a save wrote beside them"
-    # no thread record, every cell marked with one file's key (a notebook made elsewhere has cells of its own), and the
-    # cell its save wrote first among them (records, its mark's id its own, as Jupyter's paste after a cut keeps too,
-    # and its mark saying `first`): later turns moved into a new notebook are pasted cells (a mark written before
-    # marks held `flat` tells no first: any such cell counts)
+def _bare_prompt(c):
+    "Whether cell `c` is a code cell opening with Jupyter's `%%prompt` line, holding no records"
+    opens = c.content==prompt_mark or c.content.startswith(prompt_mark+'\n')
+    return c.msg_type=='code' and opens and _cell_recs(c) is None
+
+# %% ../nbs/10_thread_sync.ipynb #bc92e402
+def _shows_written(cs, rec):
+    "Whether cells `cs`, their metadata stripped, still show a cell the save of thread record `rec` wrote"
+    # by id (nbdev-clean keeps them): one the save wrote with records (`wrote`), or a prompt whose reply it keeps
+    # (`outputs`: a dialog made elsewhere, saved with no new turn); by text where ids changed (nbstripout numbers them
+    # '0', '1', ...; Split Cell gives the pieces new ones): a `%%prompt` cell, alone or joined with the cells after it
+    # up to the next (its pieces), giving a digest the save wrote (`wrote_flat`: each cell's `flat`). A record
+    # without digests: ids all positional, while the save wrote a cell
+    outs = rec.get('outputs') if isinstance(rec.get('outputs'), dict) else {}
+    wrote = {x for x in rec['wrote'] if isinstance(x, str)}
+    if {c.id for c in cs} & (wrote | set(outs)): return True
+    if not isinstance(flats := rec.get('wrote_flat'), list):
+        return bool(wrote) and all(c.id==str(i) for i,c in enumerate(cs))
+    flats = {x for x in flats if isinstance(x, str)}
+    for i,c in enumerate(cs):
+        if not flats or not _bare_prompt(c): continue
+        t = ''
+        for d in cs[i:i+_max_pieces]:
+            if d is not c and _bare_prompt(d): break
+            t += ''.join((d.content[len(prompt_mark):] if d is c else d.content).split())
+            if _flat_sha('prompt', t) in flats: return True
+    return False
+
+_max_pieces = 16 # the most pieces of one split prompt `_shows_written` joins
+
+# %% ../nbs/10_thread_sync.ipynb #daafedab
+def _nb_stripped(cs, meta, w):
+    "A `ValueError` when the notebook of cells `cs` (`meta`: its metadata, `w`: where) lost the thread record"
+    # no thread record, every cell marked with one file's key (a notebook made elsewhere has cells of its own), and
+    # the cell its save wrote first among them (records, its mark saying `first`, whatever its id: Split Cell gives the
+    # pieces new ones, nbstripout numbers them), or any cell with records holding its mark's id in a notebook without
+    # `kernelspec` (a save writes none and nbdev-clean adds none; a notebook JupyterLab made has one): later turns moved
+    # into a new notebook are pasted cells (a mark written before marks held `flat` tells no first: any such counts)
     ks = {k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs}
     if len(ks)!=1 or None in ks: return
+    bare = 'kernelspec' not in meta
     for i,c in enumerate(cs):
         m = _cell_mark(c)
-        if _cell_recs(c) is not None and m.get('id')==c.id and (m.get('first') is True or 'flat' not in m):
+        if _cell_recs(c) is not None and (m.get('first') is True or m.get('id')==c.id and ('flat' not in m or bare)):
             raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
                 "prompt): a tool such as `nbdev-clean` stripped the notebook's metadata, so the thread can't be read "
@@ -1316,13 +1355,14 @@ def _splits(cells, recs):
     # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs,
     # none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a pasted copy has its own), and
     # their texts joined the text the mark was written for (`_pieces_of`: a copy a person made code or a note isn't)
+    # (a run of such cells from each prompt on: a copy pasted beside the cell, or beside its pieces, is its own run)
     res,i,n = {},0,len(cells)
     while i<n:
         j = i
         if isinstance(recs[i], list) and recs[i]:
-            while j+1<n and recs[j+1]==recs[i]: j += 1
+            while j+1<n and recs[j+1]==recs[i] and cells[j+1].msg_type!=sprompt: j += 1
         if (j>i and not any(cells[k].output for k in range(i, j)) and len({_cell_txt(cells[k]) for k in range(i, j+1)})>1
-            and not any(cells[k].msg_type==sprompt for k in range(i+1, j+1)) and _pieces_of(cells[i:j+1])): res[j] = list(range(i, j+1))
+            and _pieces_of(cells[i:j+1])): res[j] = list(range(i, j+1))
         i = j+1
     return res
 
@@ -1631,11 +1671,15 @@ _rows_later = (
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
                "(the notebook's record gone is told by its cells, all marked with one file's `key`, among them the "
-               "thread cell its save wrote first, holding its mark's id (`dialog.cell.first`): later turns a person "
-               "moved into a new notebook, ids kept, read as a notebook made elsewhere holding pasted cells, as the "
-               "cells do once a person added one; the cells' metadata gone, by a `%%prompt` cell without it while a "
-               "cell the save wrote with records is still there (their ids: the record's `wrote`): one typed in plain "
-               "Jupyter into a thread with no such cell (none yet, or all deleted) is the code cell it is)"),
+               "thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or renumbered by "
+               "nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save writes none, "
+               "nbdev-clean adds none): later turns a person moved into a new notebook (JupyterLab's has a "
+               "`kernelspec`), ids kept, read as a notebook made elsewhere holding pasted cells, as the cells do once "
+               "a person added one; the cells' metadata gone, by a `%%prompt` cell without it while the cells still "
+               "show one the save wrote: by id (the record's `wrote`, or `outputs` for prompts it kept) or, the ids "
+               "renumbered or split, by text (the record's `wrote_flat`: each cell's `flat`, the pieces joined): one "
+               "typed in plain Jupyter into a thread with no such cell (none yet, or all deleted) is the code cell "
+               "it is)"),
 )
 
 # %% ../nbs/10_thread_sync.ipynb #9e75e003

@@ -459,23 +459,24 @@ def _name_for(self:DialogThreadStore, tid):
 
 # %% ../nbs/11_threadstore.ipynb #06bf187d
 def _lacking(t):
-    "`(message index, attachment)` of each attachment of `t` whose dialog-kept bytes `t`'s store neither has nor deleted"
+    "`(message, attachment)` of each attachment of `t` whose dialog-kept bytes `t`'s store neither has nor deleted"
     st = t.file_store
     if not isinstance(st, DialogFileStore): return []
-    return [(i,a) for i,m in enumerate(t.messages) for a in m.attachments
+    return [(m,a) for m in t.messages for a in m.attachments
             if not isinstance(a.content, (str, bytes)) and a.storage_backend==DialogFileStore.storage_backend
             and a.file_id and not st.deleted(a.file_id) and kept_file(st, a.file_id, a) is None]
 
 @patch
 def _keep_files(self:DialogThreadStore, t, name):
     "Give `t`'s store the files it lacks from file `name` (the one it is saved over); a `ValueError` for any found nowhere"
-    # a thread remade from a dump (or narrator's class) names its files by id only: the file it replaces holds them
+    # a thread remade from a dump (or narrator's class) names its files by id only: the file it replaces holds them.
+    # A message is named by its id: the caller's thread holds its system messages, this copy doesn't
     if not (miss := _lacking(t)): return
     r = self._read(name) if file_sig(self.path/name) is not None else None
     old = r[0].file_store if r is not None and r[0] is not None and r[0].id==t.id else None
-    for i,a in miss:
+    for m,a in miss:
         if old is not None and (f := kept_file(old, a.file_id)) is not None: carry_file(a, a.file_id, *f, store=t.file_store)
-        else: raise ValueError(f'thread {t.id!r}, message {i}: the bytes of attachment {a.filename!r} (file id '
+        else: raise ValueError(f'thread {t.id!r}, message {m.id!r}: the bytes of attachment {a.filename!r} (file id '
                                f'{a.file_id!r}) are neither in its file store nor in {name}: not saved')
 
 # %% ../nbs/11_threadstore.ipynb #01198614

@@ -392,11 +392,12 @@ def test_a_prompt_typed_in_plain_jupyter_into_a_thread_without_its_cells_is_no_s
     assert back.id=='a' and [m.content for m in back.messages]==['<code id="new00001">\n%%prompt\nhello\n</code>']
 
 def test_a_notebook_of_later_turns_moved_out_of_a_thread_reads_as_made_elsewhere(tmp_path):
-    "Later turns cut from a thread's file and pasted (ids kept) into a new notebook: the read blamed nbdev-clean (as if the notebook's record were stripped); they read as pasted cells of a notebook made elsewhere"
+    "Later turns cut from a thread's file and pasted (ids kept) into a new notebook (JupyterLab's: a `kernelspec`): the read blamed nbdev-clean (as if the notebook's record were stripped); they read as pasted cells of a notebook made elsewhere"
     t = Thread(id='A')
     for x in ('1', '2'): t.add_message(Message(role='user', content='q'+x)); t.add_message(Message(role='assistant', content='r'+x))
     nb = nb_of(t.save(tmp_path/'a.ipynb'))
-    put(tmp_path/'n.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'cells': nb['cells'][1:], 'metadata': {}})
+    ks = {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}} # as JupyterLab makes it
+    put(tmp_path/'n.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'cells': nb['cells'][1:], 'metadata': ks})
     back = Thread.read(tmp_path/'n.ipynb')
     assert [(m.role, m.content) for m in back.messages]==[('user', 'q2'), ('assistant', 'r2')] and back.id!='A'
     assert not {m.id for m in back.messages} & {m.id for m in t.messages}
@@ -1036,3 +1037,84 @@ def test_a_cell_moved_from_another_threads_file_into_an_emptied_thread_keeping_i
     assert not {m.id for m in back.messages} & ({m.id for m in b.messages} | {m.id for m in a.messages})
     back.save(); again = Thread.read(qa)
     assert again.id=='A' and [(m.id, m.content) for m in again.messages]==[(m.id, m.content) for m in back.messages]
+
+NB_KEYS,CELL_KEYS = 'allowed_metadata_keys = ["dialog", "attachments"]\n','allowed_cell_metadata_keys = ["dialog", "solveit_ai"]\n'
+
+def _nbdev_clean(p, allow):
+    "Run the real nbdev-clean on `p` with `[tool.nbdev]` settings `allow`, as nbdev's hooks do"
+    import shutil, subprocess, sys
+    clean = shutil.which('nbdev-clean') or str(Path(sys.executable).parent/'nbdev-clean')
+    if not Path(clean).exists(): pytest.skip('nbdev is not installed')
+    (Path(p).parent/'pyproject.toml').write_text('[project]\nname = "x"\nversion = "0.0.1"\n[tool.nbdev]\n'+allow)
+    r = subprocess.run([clean, '--fname', str(p)], capture_output=True, text=True, cwd=Path(p).parent)
+    assert r.returncode==0, r.stderr
+
+def _split_first(nb):
+    "Split Cell on the first cell at its first line break: new ids on the pieces, each keeping the cell's metadata"
+    c = nb['cells'][0]; head,rest = ''.join(c['source']).split('\nmore', 1)
+    nb['cells'][0:1] = [dict(copy.deepcopy(c), id='piece000', source=head, outputs=[]),
+                        dict(copy.deepcopy(c), id='piece001', source='more'+rest)]
+
+def _turns(n, system=False):
+    t = Thread(id='T1', title='Mine')
+    if system: t.add_message(Message(role='system', content='be brief'))
+    for i in range(n): t.add_message(Message(role='user', content=f'q{i}\nmore')); t.add_message(Message(role='assistant', content=f'r{i}'))
+    return t
+
+@pytest.mark.parametrize('how', ['nbstripout', 'split', 'nbstripout, a record without wrote_flat'])
+def test_cells_renumbered_or_split_then_their_metadata_stripped_is_a_valueerror(tmp_path, how):
+    "nbstripout (ids '0', '1', ...) or Split Cell (new ids), then nbdev-clean keeping the notebook's keys alone: no id the record's `wrote` lists was left, and the `%%prompt` cells silently read as one user message of code; the text they hold (`wrote_flat`) tells them, or, in a record written before it, ids all positional"
+    p = _turns(1 if how=='split' else 3).save(tmp_path/'t.ipynb')
+    if how.endswith('wrote_flat'): edit(p, lambda nb: nb['metadata']['dialog']['thread'].pop('wrote_flat')) # ids all positional tell it
+    if how!='split':
+        from test_thread_cleared_outputs import _nbstripout
+        _nbstripout(p)
+    else: edit(p, _split_first); assert [m.content for m in Thread.read(p).messages]==['q0\nmore', 'r0']
+    _nbdev_clean(p, NB_KEYS)
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*`allowed_cell_metadata_keys"):
+        Thread.read(p)
+
+def test_a_dialog_made_elsewhere_saved_with_no_new_turn_then_its_cells_metadata_stripped_is_a_valueerror(tmp_path):
+    "A Solveit dialog read and saved with no new turn (`wrote: []`), then nbdev-clean keeping the notebook's keys alone: read as one user message of code; the record's `outputs` still names its prompt cells"
+    p = tmp_path/'s.ipynb'
+    def pc(cid, q, r): return {'cell_type': 'code', 'id': cid, 'metadata': {'solveit_ai': True}, 'execution_count': None, 'source': '%%prompt\n'+q,
+                               'outputs': [{'output_type': 'display_data', 'data': {'text/markdown': r}, 'metadata': {'is_ai_res': True}}]}
+    put(p, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [pc('aaaa0001', 'q1', 'r1'), pc('aaaa0002', 'q2', 'r2')]})
+    t = Thread.read(p); t.title = 'kept'; t.save()
+    _nbdev_clean(p, NB_KEYS)
+    with pytest.raises(ValueError, match=r"s\.ipynb\), cell 0 \(id 'aaaa0001'\): a `%%prompt` cell without.*`allowed_cell_metadata_keys"):
+        Thread.read(p)
+
+@pytest.mark.parametrize('how', ['first prompt split', 'first turn deleted', 'nbstripout'])
+def test_the_first_cell_split_deleted_or_renumbered_then_the_notebooks_record_stripped_is_a_valueerror(tmp_path, how):
+    "The first prompt split, the first turn deleted, or nbstripout (ids renumbered), then nbdev-clean keeping the cells' keys alone: the file read silently as another thread (its name as id, no title, no system prompt); the pieces and the renumbered cell still carry `first`, and a save's notebook holds no `kernelspec` (JupyterLab's does)"
+    p = _turns(3, system=True).save(tmp_path/'t.ipynb')
+    if how=='nbstripout':
+        from test_thread_cleared_outputs import _nbstripout
+        _nbstripout(p)
+    else: edit(p, _split_first if how=='first prompt split' else lambda nb: nb['cells'].pop(0))
+    Thread.read(p)
+    _nbdev_clean(p, CELL_KEYS)
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
+        Thread.read(p)
+
+@pytest.mark.parametrize('strip', [False, True], ids=['outputs kept', 'nbstripout'])
+@pytest.mark.parametrize('which', ['original split', 'copy split'])
+def test_a_cell_split_beside_its_copy_reads_as_one_cell_and_the_copy(tmp_path, which, strip):
+    "A prompt cell copied right below itself, then the original or the copy split: the pieces and the copy were one run of cells holding the same records, taken for no split (two user messages) or, stripped, the reply read after each piece and the copy; each prompt starts its own run"
+    t = Thread(id='s'); t.add_message(Message(role='user', content='ab\ncd')); t.add_message(Message(role='assistant', content='A.'))
+    t.add_message(Message(role='user', content='after')); t.add_message(Message(role='assistant', content='C.'))
+    p = t.save(tmp_path/'s.ipynb')
+    def f(nb):
+        c = nb['cells'][0]
+        ps = [dict(copy.deepcopy(c), id='piece000', source='%%prompt\nab', outputs=[]), dict(copy.deepcopy(c), id='piece001', source='cd')]
+        nb['cells'][0:1] = ps+[dict(copy.deepcopy(c), id='copy0001')] if which=='original split' else [c]+ps
+    edit(p, f)
+    if strip:
+        from test_thread_cleared_outputs import _nbstripout
+        _nbstripout(p)
+    back = Thread.read(p)
+    assert [(m.role, m.content) for m in back.messages]==[('user', 'ab\ncd'), ('assistant', 'A.'), ('user', 'ab\ncd'), ('assistant', 'A.'),
+                                                          ('user', 'after'), ('assistant', 'C.')]
+    ids = [m.id for m in back.messages]; back.save() # the pieces written back as one cell, the copy as its own
+    assert len(nb_of(p)['cells'])==3 and [m.id for m in Thread.read(p).messages]==ids and len(set(ids))==6

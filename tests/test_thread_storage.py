@@ -367,6 +367,9 @@ RECORD_TEXT = {0: '''"thread": {
     "updated_at": "2024-01-01T00:00:00+00:00",
     "wrote": [
      "0bfe935e"
+    ],
+    "wrote_flat": [
+     "32347b3bfbac4e8a"
     ]
    }''', 3: '''"thread": {
     "attributes": {
@@ -391,12 +394,15 @@ RECORD_TEXT = {0: '''"thread": {
     "updated_at": "2024-01-01T00:00:00+00:00",
     "wrote": [
      "0bfe935e"
+    ],
+    "wrote_flat": [
+     "32347b3bfbac4e8a"
     ]
    }'''}
 
 @pytest.mark.parametrize('kw', [{}, dict(title=None, attributes={'k': [1, b'\x00\xff'], 'when': datetime(2024, 1, 1, tzinfo=timezone.utc)}, platforms={'slack': {'ts': '1.0'}})], ids=['defaults', 'set'])
 def test_the_threads_own_record_is_written_as_it_always_was(tmp_path, kw):
-    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO), with the file's `key` (a digest of the id and creation time) since marks hold it, and `wrote` (the ids of the cells it wrote with records)"
+    "The thread's own record in the notebook's metadata, byte for byte as files written so far hold it (every field, at its default too; free-form attributes by the one codec; times in ISO), with the file's `key` (a digest of the id and creation time) since marks hold it, `wrote` (the ids of the cells it wrote with records) and `wrote_flat` (their marks' `flat` digests)"
     T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
     t = Thread(id='rec', created_at=T0, updated_at=T0, **kw)
     t.add_message(Message(role='user', content='hi', id='u', timestamp=T0)); t.updated_at = T0

@@ -546,8 +546,16 @@ def test_a_thread_whose_file_bytes_are_nowhere_is_refused_before_writing(tmp_pat
     "Bytes neither in the thread's store nor in the file it replaces: a ValueError naming the file, and nothing written"
     t = _with_file('g'); d = t.model_dump(mode='python'); del t; gc.collect()
     t2 = Thread.model_validate(d)
-    with pytest.raises(ValueError, match=r"message 0: .*'a.txt'"): run(DialogThreadStore(tmp_path).save(t2))
+    with pytest.raises(ValueError, match=rf"message '{t2.messages[0].id}': .*'a.txt'"): run(DialogThreadStore(tmp_path).save(t2))
     assert not (tmp_path/'g.ipynb').exists()
+
+def test_the_error_for_bytes_nowhere_names_the_message_of_the_callers_thread(tmp_path):
+    "The caller's thread holds a system message first, the attachment is on message 1: the error said 'message 0' (its index in the store's copy, without system messages); it names the message by id"
+    t = _with_file('g'); d = t.model_dump(mode='python'); del t; gc.collect()
+    t2 = Thread.model_validate(d); t2.add_message(Message(role='system', content='s'))
+    m = next(m for m in t2.messages if m.attachments)
+    with pytest.raises(ValueError, match=rf"thread 'g', message '{m.id}': .*'a.txt'"): run(DialogThreadStore(tmp_path).save(t2))
+    assert t2.messages[0].role=='system' and not (tmp_path/'g.ipynb').exists()
 
 def test_a_deleted_file_is_not_brought_back_from_the_file_it_replaces(tmp_path):
     "A file the thread's store deleted stays deleted: the save takes nothing from the old file for it"
