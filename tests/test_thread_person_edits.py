@@ -932,14 +932,18 @@ def test_a_deleted_cells_image_leaves_the_file(tmp_path):
     back = Thread.read(p); back.add_message(Message(role='assistant', content='ok')); back.save()
     assert base64.b64encode(secret).decode() not in p.read_text() and 'attachments' not in nb_of(p)['metadata']
 
+def _turns_saved(tmp_path, *texts):
+    "A thread of turns `texts` (a question, its reply, ...) saved as s.ipynb: its path"
+    t = Thread(id='s')
+    for i,x in enumerate(texts): t.add_message(Message(role='assistant' if i%2 else 'user', content=x))
+    return t.save(tmp_path/'s.ipynb')
+
 @pytest.mark.parametrize('how', ['cleared', 'nbstripout'])
 @pytest.mark.parametrize('kind', ['code', 'markdown'])
 def test_a_copy_made_a_code_cell_or_a_note_below_its_original_is_no_split(tmp_path, kind, how):
     "A prompt copied below itself as a template and made a code cell (or a note), then the outputs gone: adjacent, one set of records, texts apart, no outputs: it was read as a Split Cell, the code glued into the question and the next save writing ONE cell; a split's pieces joined give the text the mark's digest was made from"
     from test_thread_cleared_outputs import _nbstripout
-    t = Thread(id='s'); t.add_message(Message(role='user', content='How do I sum a list?')); t.add_message(Message(role='assistant', content='Use sum(xs).'))
-    t.add_message(Message(role='user', content='thanks')); t.add_message(Message(role='assistant', content='welcome'))
-    p = t.save(tmp_path/'s.ipynb')
+    p = _turns_saved(tmp_path, 'How do I sum a list?', 'Use sum(xs).', 'thanks', 'welcome')
     def template(nb):
         c = copy.deepcopy(nb['cells'][0]); c.update(id='mycode01', source='print(sum([1, 2, 3]))'); c['metadata'].pop('solveit_ai', None)
         if kind=='markdown': c['cell_type'] = 'markdown'; c.pop('outputs'); c.pop('execution_count')
@@ -1102,9 +1106,7 @@ def test_the_first_cell_split_deleted_or_renumbered_then_the_notebooks_record_st
 @pytest.mark.parametrize('which', ['original split', 'copy split'])
 def test_a_cell_split_beside_its_copy_reads_as_one_cell_and_the_copy(tmp_path, which, strip):
     "A prompt cell copied right below itself, then the original or the copy split: the pieces and the copy were one run of cells holding the same records, taken for no split (two user messages) or, stripped, the reply read after each piece and the copy; each prompt starts its own run"
-    t = Thread(id='s'); t.add_message(Message(role='user', content='ab\ncd')); t.add_message(Message(role='assistant', content='A.'))
-    t.add_message(Message(role='user', content='after')); t.add_message(Message(role='assistant', content='C.'))
-    p = t.save(tmp_path/'s.ipynb')
+    p = _turns_saved(tmp_path, 'ab\ncd', 'A.', 'after', 'C.')
     def f(nb):
         c = nb['cells'][0]
         ps = [dict(copy.deepcopy(c), id='piece000', source='%%prompt\nab', outputs=[]), dict(copy.deepcopy(c), id='piece001', source='cd')]
