@@ -1063,12 +1063,9 @@ def state_of(cls:Message,
     "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog"
     if cls is not Message: raise TypeError(f'state_of builds the state of a Message itself, not of {cls.__name__}')
     if 'dlg' in xtras: raise TypeError('state_of gives the state of a message in no dialog: it takes no dlg')
-    if not cls.meta_attrs and (not xtras or xtras.keys()=={'execution_count'}):  # a reader's case, at once
-        st = _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras)
-        if xtras: st.update(xtras)
-        if ipynb_form: st.update(_form_attrs(ipynb_form, st['_id']))
-        return st
-    known = _plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs)
+    # a reader's case (no promoted metadata, at most an execution count) needs no look at the attributes
+    known = (not cls.meta_attrs and (not xtras or xtras.keys()=={'execution_count'})
+             or _plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs))
     if not known and not _all_plain([*xtras, *cls.meta_attrs]):
         # one set through a descriptor (e.g. a promoted `pinned`): the message itself
         m = cls(content, output=output, id=id, msg_type=msg_type, attachments=attachments, meta=meta, **xtras)
