@@ -22,10 +22,13 @@ are judged on the wall clock; the CPU columns tell a busy machine's share of a f
   (a `__dict__` each, message-sized), 20 times, in the same process right after the stores' calls: its 10k/1k is what memory effects
   alone (the garbage collector walking every object the process holds, the bench's own 2N threads too; cache misses) do here to code that
   makes N/20 threads' worth of objects a call: read `find_by_platform`'s next to it.
+Each figure starts from a collected heap (`gc.collect()` before its first call): the bench holds 2N threads, so a full collection
+costs 0.3-0.7 s at 10k, and one set off by the garbage of the figure before would land, by chance, in the next figure's clock (a 20-call
+figure moves 6-12% with each); each figure still pays every collection its own calls set off.
 Prints each figure, ours/SQLite at each size (goal <= 2), and ours and SQLite's 10k/1k (goal for ours <= 11: linear; per-call figures that
 don't grow with N come out near 1). Threads are built outside the clock; the answers are checked to be the same threads.
 """
-import argparse, asyncio, os, random, shutil, sys, tempfile, time, warnings
+import argparse, asyncio, gc, os, random, shutil, sys, tempfile, time, warnings
 warnings.filterwarnings('ignore')
 import logging; logging.disable(logging.WARNING)
 from narrator import Thread as NThread, Message as NMessage, ThreadStore
@@ -42,6 +45,7 @@ def mk(T, M, i):
 
 async def timed(f, calls):
     "`(wall-clock, CPU)` seconds per call of `f(arg)` over `calls`, and the last answer"
+    gc.collect() # each figure pays the collections its own calls set off, not one owed by the figure before it
     t0,c0 = time.perf_counter(),time.process_time()
     for a in calls: r = await f(a)
     k = max(len(calls), 1)
@@ -67,6 +71,7 @@ class _Obj: pass
 def plain(n):
     "`(wall-clock, CPU)` seconds per call to make, as plain objects, what a `find_by_platform` call returns: n/20 threads of 4 messages"
     # message-sized objects (a `__dict__` of 16 attributes, a nested dict), in the process as the stores' calls find it
+    gc.collect()
     t0,c0 = time.perf_counter(),time.process_time()
     for k in range(20):
         res = []
