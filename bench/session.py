@@ -8,9 +8,9 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
 - read: `sess2dlg(path)` against reading the file and `json.loads` of each of its lines (the least any reader does);
 - write: `dlg2sess(dlg, path)` of the unedited dialog (record for record) against `json.dumps` of each record, joined and
   written (what any writer of the records does);
-- own: the read with the conversation's reading (`_read_whole`: Codex's own reading of a rollout's items, `_codex_dlg`, or
-  chat's one `chat2dlg` of the whole conversation, which makes each prompt's reply and keeps its reasoning state)
-  replaced by empty prompts: what reading the records and spans costs;
+- own: the read with the conversation's reading (`_read_whole`: chat's one `chat2dlg` of the whole conversation, which
+  makes each prompt's reply and keeps its reasoning state; a rollout's plain items read directly by the Responses codec's
+  `fast` reading) replaced by empty prompts: what reading the records and spans costs;
 - stamps: what the first `dlg2chat` of the dialog adds, stamping the reasoning state reading left unstamped
   (`_stamp_sess`: the records read again with chat's digests taken, see "Stamping at the first send");
 - linearity: read time per MB at the largest size over read time per MB at the smallest.
@@ -84,7 +84,7 @@ def bench(mb, agent, reps, d):
     def dumps(): (Path(d)/'base.jsonl').write_bytes(('\n'.join(json.dumps(r, ensure_ascii=False, separators=(',', ':')) for r in recs) + '\n').encode())
     def write(): out.unlink(missing_ok=True); dlg2sess(dlg, out)
     whole = S._read_whole
-    def own():  # the same read with the conversation's reading (`_read_whole`: `_codex_dlg`, or one `chat2dlg`) replaced by empty prompts
+    def own():  # the same read with the conversation's reading (`_read_whole`: one `chat2dlg`) replaced by empty prompts
         S._read_whole = lambda A, spans, cls, system, stamp=True: cls('own', [Message('', msg_type='prompt') for _ in spans])
         try: sess2dlg(p)
         finally: S._read_whole = whole

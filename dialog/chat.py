@@ -41,7 +41,7 @@ from .render import *
 from .ipynb import atomic_write
 from .nbjson import join_pairs, fast_loads, fast_libs, plain_json
 import dialog.nbjson as nbjson
-import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct
+import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct, warnings
 
 # %% ../nbs/05_chat.ipynb #81ecc0c5
 @patch(as_prop=True)
@@ -96,9 +96,10 @@ def _fast_jdump(o):
     if not b.isascii(): b = _re_wide.sub(lambda m: _jascii(m[0])[1:-1], b.decode()).encode()
     return b.replace(b'\x7f', b'\\u007f') if b'\x7f' in b else b
 
-def _fast_indent(o):
+def _fast_indent(o, plain=None): # `plain_json(o)` when the caller knows it
     "`json.dumps(o, indent=2, ensure_ascii=False)` written by the `fast` extra; None when it can't say"
-    if not (nbjson.use_fast and (libs := fast_libs()) is not None and plain_json(o)): return None
+    if not (nbjson.use_fast and (libs := fast_libs()) is not None): return None
+    if not (plain_json(o) if plain is None else plain): return None
     try: return libs[1].format(libs[1].encode(o), indent=2).decode()
     except (TypeError, ValueError, RecursionError): return None  # a lone surrogate: `_jindent` writes it
 
@@ -132,8 +133,13 @@ def _block(id, name, args, result, extra):
         msg = f'tool_block: id, name and result must be str and args a dict, not {types}'
         raise ValueError(msg)
     if 'call' in extra: raise ValueError("tool_block: 'call' is the block's own key, not an extra one")
-    o = dict(id=id, call=dict(function=name, arguments=args)) | ({} if result is None else dict(result=result)) | extra
-    if (js := _fast_indent(o) or _jindent(o)) is None:  # not JSON's own types: `json.dumps` takes them or says why not
+    o = {'id': id, 'call': {'function': name, 'arguments': args}}
+    if result is not None: o['result'] = result
+    if extra: o.update(extra)
+    # `plain_json(o)`, its strings' types checked here and its two dicts walked at the depths they have in `o`
+    plain = type(id) is str and type(name) is str and type(result) in (str, NoneType) and plain_json(args, 62)
+    # not JSON's own types: `json.dumps` takes them or says why not
+    if (js := _fast_indent(o, plain and (not extra or plain_json(extra))) or _jindent(o)) is None:
         try: js = json.dumps(o, indent=2, ensure_ascii=False)
         except (TypeError, ValueError) as e:
             msg = f'tool_block {id!r}: arguments and extra keys must be JSON-serializable ({e})'
@@ -264,6 +270,8 @@ def _unthink(s):
         if m is None: res.append(s[pos:a]); pos = b
     return ''.join(res) + s[pos:] if res else s
 
+# model text a reply holds and sends as said: nothing in it `_said_txt` escapes or `_denoise` takes out
+def _as_said(s): return not ('think_' in s or '🧠' in s or '⏳' in s or 'token-usage-details' in s)
 def _bare(s): return not ('<' in s or '`' in s or '🧠' in s or '⏳' in s) # nothing `_denoise` searches for starts in `s`
 
 def _denoise(s):
@@ -938,7 +946,8 @@ class Codec:
                  finish=lambda res, fixed: res, # f(res, fixed) -> the final list (Anthropic's alternation)
                  events=None, # f(msg, i, after) -> `chat2dlg`'s events of message `i`, footnotes numbered after `after`
                  group=None, # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
-                 result_images=True): # Whether tool results carry images (else each goes as a short note)
+                 result_images=True, # Whether tool results carry images (else each goes as a short note)
+                 fast=None): # f(msgs, cls, name, plain, stamp) -> `chat2dlg`'s `(dlg, wire, known)`, or None
         store_attr()
 
 # %% ../nbs/05_chat.ipynb #0e392667
@@ -1373,11 +1382,15 @@ def _stamp_pending(dlg, fmt):
     if by is _no_mark: return
     f = stampers.get(by) if isinstance(by, str) else None
     # a stamper returns True to keep the mark (records left for a later send); one that fails stamps nothing more and
-    # the send goes; a reader it doesn't know stamps nothing: the records go back only once stamped
+    # the send goes, with a warning; a reader it doesn't know stamps nothing: the records go back only once stamped
     try:
         if isinstance(f, str): importlib.import_module(f); f = stampers.get(by)
         keep = callable(f) and f(dlg, fmt) is True
-    except Exception: keep = False
+    except Exception as e:
+        keep = False
+        msg = (f"dlg2chat: dialog {dlg.name!r}: the {by!r} stamper ({getattr(f, '__qualname__', f)!r}) failed with "
+               f"{type(e).__name__}: {e}; its records are sent as the dialog shows them, without their reasoning state")
+        warnings.warn(msg, stacklevel=3)
     if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
@@ -1754,8 +1767,12 @@ def _plain(s):
     if 'think_' not in s: return True
     return s.count('think_')==2 and s.startswith('<!--think_start-->') and s.endswith('<!--think_end-->')
 
-def _reply_md(items):
-    "`(markdown, blocks)`"
+def _reply_md(items, blocks=True): # Reply items; `blocks`: say where the blocks are
+    "`(markdown, blocks)`; the blocks None when `blocks` is False"
+    if not blocks:  # the markdown alone, as below
+        def line(it): return '\n'.join([c if isinstance(c, str) else _block(c['id'], c['name'], c['args'], c['result'],
+                                                                              c['extra'])[0] for c in it])
+        return '\n\n'.join([line(it) if isinstance(it, list) else it for it in items]),None
     out,segs,gap = [],[],[]
     for n,it in enumerate(items):
         if n: out.append('\n\n'); gap.append('\n\n')
@@ -1797,12 +1814,12 @@ def _prompt_content(parts):
     return '\n\n'.join(txt),atts,{'doc_opts': opts} if opts else {}
 
 # %% ../nbs/05_chat.ipynb #1cd002d5
-def _round_spans(items, spans):
-    "`(step, steps)` of each assistant message of a reply"
-    at,sends,k,calls = [],[],0,False
-    for it in items:
-        # the round a part sent from here is in
-        at.append(k + calls); sends.append(s := isinstance(it, list) or bool(_denoise(it).strip()))
+def _round_spans(items, spans, sends=None):
+    "`(step, steps)` of each assistant message of a reply; `sends` says which items send, when the caller knows"
+    at,k,calls = [],0,False
+    if sends is None: sends = [isinstance(it, list) or bool(_denoise(it).strip()) for it in items]
+    for it,s in zip(items, sends):
+        at.append(k + calls)  # the round a part sent from here is in
         if s: k,calls = at[-1],isinstance(it, list) and not it[0].get('server')
     res = []
     for s,e in spans:
@@ -1816,14 +1833,15 @@ _unsent_keys = ('weight',)
 
 def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None, stamp=True, copy=True):
     "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state; stamp them"
-    last = max((j for j,(_,_,st,_) in enumerate(wire) if st), default=None)
+    last = next((j for j in range(len(wire)-1, -1, -1) if wire[j][2]), None)  # the last record with reasoning state
     if last is None: return
     kept = wire[:last+1]
-    def sent(k, v): return k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')
     try:
-        # a copy of each, as a request takes it (without a codec's own `_` keys), and whether one holds a surrogate,
-        # which finishing the list as sent (`_unsur_all`) changes in place; not copied when the caller gives them away
-        msgs_ = [{k:v for k,v in r['msg'].items() if sent(k, v)} for _,r,_,_ in kept]
+        # a copy of each, as a request takes it (without a codec's own `_` keys, unsent keys and empty ones), and whether
+        # one holds a surrogate, which finishing the list as sent (`_unsur_all`) changes in place; not copied when the
+        # caller gives them away
+        msgs_ = [{k:v for k,v in r['msg'].items()
+                  if k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')} for _,r,_,_ in kept]
         copies,sur = _json_copies(msgs_) if copy else (msgs_, stamp and not _sur_free(msgs_))
         for (m,r,_,_),msg in zip(kept, copies):
             r['msg'] = msg
@@ -1881,7 +1899,8 @@ codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_pa
     b64_file=_b64_file, data_file=_data_file, content=_content, rounds=_rounds, call=_call, server_text=_server_text,
     args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
     plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text, fetched=_fetched,
-    annotated=_oa_annotated, joined_result=_joined_result, fn_max=_fn_max, file_name=_file_name)
+    annotated=_oa_annotated, joined_result=_joined_result, fn_max=_fn_max, file_name=_file_name, as_said=_as_said,
+    reply_md=_reply_md, round_spans=_round_spans)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)
@@ -1965,7 +1984,11 @@ def chat2dlg(msgs:list, # The provider's message list
     _chk_chat_args(msgs, cls)
     fmt = _detect(msgs) if fmt is None else _chk_fmt(fmt)
     raw_sys,system = system,_system_arg(system)
-    dlg,sys_txt,cur,pending,prev,wire,last,known = cls(name),[system] if system else [],None,{},None,[],None,{}
+    cd = _codec(fmt)
+    # the codec's direct reading, when it reads these messages so (`Codec.fast`), else its events, a message at a time
+    got = cd.fast(msgs, cls, name, not copy, stamp) if cd.fast else None
+    dlg,wire,known = got or (cls(name), [], {})
+    sys_txt,cur,pending,prev,last = [system] if system else [],None,{},None,None
     def flush():
         if cur is None: return
         md,blocks = _reply_md(items := _said_items(cur[1]))  # the model's text as the reply holds it
@@ -1976,8 +1999,7 @@ def chat2dlg(msgs:list, # The provider's message list
             cur[0].meta.setdefault('dialog', {})['weight'] = ws[0] if len(set(ws))==1 else ws
         recs = zip(cur[3], _round_spans(items, [x[:2] for x in cur[3]]))
         wire.extend((cur[0], dict(fmt=fmt, step=a, steps=n, msg=r), cd.state(r), k) for (_,_,r,k),(a,n) in recs)
-    cd = _codec(fmt)
-    for i,m in (cd.group(msgs) if cd.group else enumerate(msgs)):
+    for i,m in (() if got else cd.group(msgs) if cd.group else enumerate(msgs)):
         if not isinstance(m := _sdk_json(m), dict): _err(i, f'must be a dict, not {type(m).__name__}')
         try: evs = cd.events(m, i, cur[4][0] if cur is not None and prev!='assistant' else 0)  # notes after the reply's
         except RecursionError: _err(i, f'nested too deeply to read ({fmt} history; a tool call\'s arguments?)')

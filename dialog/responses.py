@@ -25,6 +25,7 @@ from fastcore.utils import *
 from .core import *
 import dialog.chat as chat
 from .chat import Codec, codec_kit as kit, register_codec, call_args, refusal_text, tool_block
+from .chat import think_block
 from .chat import img_mimes, file_mimes, result_image
 import json
 
@@ -219,6 +220,114 @@ def _rs_events(m, i, after=0):
     if role=='user': return [('user', _rs_user_parts(m.get('content'), i))]
     kit.err(i, f'unknown role {role!r}')
 
+# %% ../nbs/06_responses.ipynb #0552306b
+def _rs_plain(c, kinds):
+    "Content `c` as one text, as `_rs_texts` joins it, when all its parts are texts of `kinds` without citations; else None"
+    if type(c) is str: return c
+    if type(c) is not list: return None
+    res = []
+    for p in c:
+        if not (type(p) is dict and p.get('type') in kinds and type(p.get('text')) is str) or p.get('annotations'):
+            return None
+        res.append(p['text'])
+    return '\n\n'.join(res)
+
+def _rs_plain_call(x):
+    "Call item `x` as the reply's call `_rs_model` and the hub make of it (its result to come); None unless a plain one"
+    if x['type']=='function_call':
+        a = x.get('arguments')
+        if not (type(x.get('call_id')) is str and type(x.get('name')) is str and type(a) is str): return None
+        # no deeper than its brackets: fewer than the hub's `max_depth` can't be too deep for it
+        if a.count('{') + a.count('[') >= chat.max_depth: return None
+        args,extra = call_args(a)
+    elif all(type(x.get(k)) is str for k in ('call_id', 'name', 'input')): args,extra = {'input': x['input']},{'custom': True}
+    else: return None
+    return dict(id=x['call_id'], name=x['name'], args=args, result=None, extra=extra)
+
+_said_kinds,_user_kinds = ('input_text', 'output_text', 'text'),('input_text', 'text')
+
+def _rs_plain_run(run, items, sends, made):
+    "Add a run's pieces to a reply's `items` as the hub places them (each's sending to `sends`, its calls to `made`)"
+    calls,tail,state = [],[],False
+    for x in run:
+        t = x['type']
+        if t=='reasoning':
+            s,state = x.get('summary') or [],True
+            if type(s) is not list: return None
+            txt = '\n\n'.join([p['text'] for p in s if type(p) is dict and type(p.get('text')) is str])
+            if not txt.strip(): continue
+            if not kit.as_said(txt): return None
+            items.append(think_block(txt)); sends.append(False)
+        elif t=='message':
+            if (txt := _rs_plain(x.get('content'), _said_kinds)) is None: return None
+            if not txt.strip(): continue
+            if not kit.as_said(txt): return None
+            # said after a call: before the calls, or between them when another call follows
+            if calls: tail.append(txt.strip('\n'))
+            else: items.append(txt.strip('\n')); sends.append(True)
+        else:
+            if (c := _rs_plain_call(x)) is None: return None
+            calls += tail; tail = []
+            calls.append(c); made.append(c)
+    items += tail; sends += [True]*len(tail)
+    if calls: items.append(calls); sends.append(True)
+    return state  # whether the run holds reasoning state; None above: a piece only the events read
+
+# %% ../nbs/06_responses.ipynb #12d637ce
+_plain_model,_text_outputs = ('reasoning', 'function_call', 'custom_tool_call'),_outputs[:2]
+
+def _rs_direct(msgs, # Responses items, as `chat2dlg` takes them
+               cls, # The `Dialog` class to build
+               name, # The dialog's name
+               plain:bool=False, # Are they JSON's own types (no SDK objects)?
+               stamp:bool=True): # Are the records stamped now (by `known`, each reply's markdown and blocks)?
+    "`chat2dlg`'s `(dlg, wire, known)` of plain items, built directly (`Codec.fast`); None for items only events read"
+    wire,pending,turns,run,prev,lastrun = [],{},[],None,None,None
+    def close():  # the run the model wrote ends: its pieces go in the reply
+        nonlocal run
+        if run is None: return True
+        _,items,sends,spans = turns[-1]
+        s0,made = len(items),[]
+        if (st := _rs_plain_run(run['items'], items, sends, made)) is None: return False
+        for c in made:
+            if c['id'] in pending: return False  # an id called twice
+            pending[c['id']] = (c, len(turns), run)
+        spans.append((s0, len(items))); wire.append((len(turns)-1, run, st, ri))
+        run = None
+        return True
+    for i,x in enumerate(msgs):
+        if type(x) is not dict or not plain and kit.sdk_json(x) is not x: return None  # an SDK object, or a list of them
+        t = x.get('type')  # an item without its type (a message, to the events): the events read it
+        if t=='message' and x.get('role')=='user':
+            if not close() or (txt := _rs_plain(x.get('content'), _user_kinds)) is None: return None
+            turns.append((txt, [], [], []))
+            prev,lastrun = 'user',None
+        elif t in _plain_model or t=='message' and x.get('role')=='assistant':
+            # two replies in a row, or a reply before any prompt: the events make prompts of their own
+            if not turns or run is not None and t=='message' and run['items'][-1]['type']=='message': return None
+            if run is None:
+                if prev=='assistant': return None
+                run,ri = {'role': 'assistant', 'items': []},i; prev,lastrun = 'assistant',run
+            run['items'].append(x)
+        elif t in _text_outputs:
+            o = _rs_plain(x.get('output', ''), _said_kinds)
+            # an image's spelling in a result: the events say which are images
+            if not close() or type(x.get('call_id')) is not str or o is None or '![image](data:' in o: return None
+            c,k,_ = pending.pop(x['call_id'], (None, None, None))
+            if c is None or k!=len(turns): return None  # no such call, or another prompt's reply made it
+            c['result'],prev = o,'result'
+        else: return None
+    # a call with no result: only the last message's (a call still running)
+    if not close() or any(r is not lastrun for _,_,r in pending.values()): return None
+    dlg,known = cls(name),{}
+    mds = [kit.reply_md(items, stamp) for _,items,_,_ in turns]  # each reply's markdown, and its blocks' places
+    ms = [dlg.msg_cls(txt, output=md, msg_type=sprompt) for (txt,*_),(md,_) in zip(turns, mds)]
+    dlg.insert_msgs(ms)
+    if stamp: known = {id(m): got for m,got in zip(ms, mds)}
+    steps = [iter(kit.round_spans(items, spans, sends)) for _,items,sends,spans in turns]
+    return dlg,[(ms[k], dict(fmt='responses', step=a, steps=n, msg=r), st, i) for k,r,st,i in wire
+                for a,n in [next(steps[k])]],known
+
 # %% ../nbs/06_responses.ipynb #a8120562
 def _rs_part(p):
     if p['type']=='text': return dict(type='input_text', text=p['text'])
@@ -315,4 +424,4 @@ def _rs_state(m): return any(_typ(x)=='reasoning' for x in m.get('items') or ())
 
 # call ids, images and requests as OpenAI's Chat Completions take them
 register_codec(Codec('responses', _rs_user, _rs_reply, _rs_calls, lambda msg, res: msg['items'] + res, _rs_with_state,
-    _rs_state, model=_by_model, events=_rs_events, group=_rs_group))
+    _rs_state, model=_by_model, events=_rs_events, group=_rs_group, fast=_rs_direct))

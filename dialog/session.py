@@ -21,10 +21,9 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, parse_reply, has_tool_block, think_block, tool_block, think_spans, stampers, call_args
-import dialog.chat as chat
+from .chat import chat2dlg, parse_reply, has_tool_block, think_block, think_spans, stampers
 from .ipynb import atomic_write
-from .nbjson import fast_loads
+from .nbjson import fast_loads, is_str_list
 from datetime import datetime, timezone
 import hashlib, json, os, re, time, uuid, warnings
 
@@ -64,10 +63,9 @@ def read_records(path, # A session file: JSON Lines, one record per line
     eol = not ls[-1]
     if eol: ls.pop()
     if asc and ls:  # each line a record, as the loop below reads it, in one pass (the loop says what a line isn't)
-        try: res = [(fast_loads(l) or _loads(l), l) for l in ls]
-        except ValueError: res = []
-        if res and all(type(r) is dict for r,_ in res): return res,eol
-        res = []
+        try: rs = [fast_loads(l) or _loads(l) for l in ls]
+        except ValueError: rs = []
+        if rs and {*map(type, rs)}=={dict}: return list(zip(rs, ls)),eol
     for i,x in enumerate(ls):
         last = i==len(ls)-1 and not eol
         try: l = x if asc else x.decode('utf-8')
@@ -350,16 +348,22 @@ def msg(cls:Codex, recs:list, # The span's records: its prompt record first
     return d[0]
 
 # %% ../nbs/08_session.ipynb #cebcad3b
+_calls = ('function_call', 'custom_tool_call')
+_outs = ('function_call_output', 'custom_tool_call_output')
+
 @patch(cls_method=True)
 def chat_msgs(cls:Codex, recs):
     "Span `recs` (its prompt record first) as Responses items: the prompt, then the items the reply shows"
-    ps = [p for r in recs[1:] if r.get('type')=='response_item' and isinstance(p := r.get('payload'), dict)]
-    its = [recs[0]['payload']] + [p for p in ps if p.get('type') in _shown_items
-                                  or p.get('type')=='message' and p.get('role')=='assistant']
-    calls = {p.get('call_id') for p in its if p.get('type') in ('function_call', 'custom_tool_call')}
+    its,calls,outs = [recs[0]['payload']],set(),[]
+    for r in recs[1:]:
+        if r.get('type')!='response_item' or not isinstance(p := r.get('payload'), dict): continue
+        if (t := p.get('type')) in _calls: calls.add(p.get('call_id'))
+        elif t in _outs: outs.append(p.get('call_id'))
+        elif not (t in _shown_items or t=='message' and p.get('role')=='assistant'): continue
+        its.append(p)
     # an output whose call is gone (a torn line) rides along, unshown
-    outs = ('function_call_output', 'custom_tool_call_output')
-    return [p for p in its if p.get('type') not in outs or p.get('call_id') in calls]
+    if all(c in calls for c in outs): return its
+    return [p for p in its if p.get('type') not in _outs or p.get('call_id') in calls]
 
 # %% ../nbs/08_session.ipynb #6360b612
 @patch(cls_method=True)
@@ -457,34 +461,35 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
 def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
     "The dialog of records `recs` (pairs) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
     is_prompt = A.is_prompt  # looked up once: a patched class method is bound anew at each lookup
-    starts = [i for i,(r,_) in enumerate(recs) if is_prompt(r)]
-    head = recs[:starts[0] if starts else len(recs)]
-    metas = (r for r,_ in head if A is Codex and r.get('type')=='session_meta')
+    rs,ls = zip(*recs) if recs else ((), ())  # the records and their lines (tuples, sliced for each span)
+    starts = [i for i,r in enumerate(rs) if is_prompt(r)]
+    n = starts[0] if starts else len(recs)  # the head's length: the records before the first prompt
+    metas = (r for r in rs[:n] if A is Codex and r.get('type')=='session_meta')
     b = first((r['payload'].get('base_instructions') for r in metas), noop)
     # given to chat's codec: its reasoning state is made with the system prompt `dlg2chat` sends
     system = b['text'] if isinstance(b, dict) and isinstance(b.get('text'), str) else None
     ends = starts[1:] + [len(recs)]
     # chat's dialog of the whole conversation is this one, its messages kept as they are
     # (each span alone when `whole` is False: how the session read, when its stamps are taken later)
-    spans = [[r for r,_ in recs[i:j]] for i,j in zip(starts, ends)]
+    spans = [rs[i:j] for i,j in zip(starts, ends)]
     dlg = None if whole is False else _read_whole(A, spans, cls, system, stamp)
     whole,msgs = dlg is not None,[]
     if whole: dlg.name = name
     else: dlg = cls(name)
-    for k,(i,j) in enumerate(zip(starts, ends)):
-        span = recs[i:j]
-        if whole: m = dlg.messages[k]
+    read = iter(dlg.messages if whole else ())
+    for i,j in zip(starts, ends):
+        if whole: m = next(read)
         else:
-            try: c = A.msg([r for r,_ in span], cls, system, stamp)
+            try: c = A.msg(rs[i:j], cls, system, stamp)
             except ValueError as e: raise ValueError(f'{path}, lines {i+1}-{j}: {e}') from None
             m = dlg.msg_cls(c.content, output=c.output, msg_type=sprompt, attachments=c.attachments, meta=c.meta)
-        m.meta.setdefault('dialog', {})['session'] = dict(records=[l for _,l in span], fp=_fp(m))
+        m.meta.setdefault('dialog', {})['session'] = dict(records=list(ls[i:j]), fp=_fp(m))
         msgs.append(m)
     if not whole: dlg.messages = msgs
-    sid = first((A.sid(r) for r,_ in recs), noop)
+    sid = first((A.sid(r) for r in rs), noop)
     side = {'sidechain': True} if A.side else {}
     src = None if path is None else str(Path(path).resolve())  # the stamper reads no file: it gives none
-    s = dict(agent=A.agent, **side, id=sid, source=src, head=[l for _,l in head], eol=eol, msgs=[m.id for m in msgs],
+    s = dict(agent=A.agent, **side, id=sid, source=src, head=list(ls[:n]), eol=eol, msgs=[m.id for m in msgs],
              whole=whole)
     dlg.meta['dialog'] = dict(session=s)
     if system is not None: dlg.system = system
@@ -498,144 +503,13 @@ def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
 # %% ../nbs/08_session.ipynb #c7c657c6
 def _read_whole(A, spans, cls, system, stamp=True):
     "The dialog of all `spans` through one `chat2dlg` call; None when that doesn't give one prompt a span"
-    # the records were parsed for this read alone: chat keeps their parts without copying them
     msgs = [x for s in spans for x in A.chat_msgs(s)]
-    # a rollout read unstamped: the same dialog built from its items directly, where it can be (`_codex_dlg`)
-    d = _codex_dlg(msgs, cls, system) if A is Codex and not stamp else None
-    if d is None:
-        try: d = chat2dlg(msgs, A.fmt, system=system, cls=cls, stamp=stamp, copy=False)
-        except ValueError: return None
+    # the records were parsed for this read alone: chat keeps their parts without copying them (and reads a rollout's
+    # plain items directly: the Responses codec's `fast` reading)
+    try: d = chat2dlg(msgs, A.fmt, system=system, cls=cls, stamp=stamp, copy=False)
+    except ValueError: return None
     ms = d.messages
     return d if len(ms)==len(spans) and all(m.msg_type==sprompt for m in ms) else None
-
-# %% ../nbs/08_session.ipynb #97117dd7
-# text chat's reply rules rewrite (an escaped thinking comment, denoising): left to chat
-def _cx_odd(s): return 'think_' in s or '🧠' in s or '⏳' in s or 'token-usage-details' in s
-
-def _cx_text(c, kinds):
-    "Message content `c` as one text, its parts of types `kinds` joined as chat's codec joins them; None if not that"
-    if type(c) is str: return c
-    if type(c) is not list: return None
-    res = []
-    for p in c:
-        if not (type(p) is dict and p.get('type') in kinds and type(p.get('text')) is str) or p.get('annotations'):
-            return None
-        res.append(p['text'])
-    return '\n\n'.join(res)
-
-def _cx_call(x):
-    "Call item `x` as `[id, name, args, result, extra]` (chat's `call_args`); None when it isn't a plain one"
-    if x['type']=='function_call':
-        a = x.get('arguments')
-        if not (type(x.get('call_id')) is str and type(x.get('name')) is str and type(a) is str): return None
-        # no deeper than its brackets: fewer than chat's `max_depth` can't be too deep for chat
-        if a.count("{") + a.count("[") >= chat.max_depth: return None
-        args,extra = call_args(a)
-        return [x['call_id'], x['name'], args, None, extra]
-    if not all(type(x.get(k)) is str for k in ('call_id', 'name', 'input')): return None
-    return [x['call_id'], x['name'], {'input': x['input']}, None, {'custom': True}]
-
-# %% ../nbs/08_session.ipynb #648f1499
-def _cx_run(run, items, sends, made):
-    "Add a run's pieces to `items` as chat's `_add_reply` places them (each's sending to `sends`, calls to `made`)"
-    calls,tail,state = [],[],False
-    for x in run:
-        t = x['type']
-        if t=='reasoning':
-            s,state = x.get('summary') or [],True
-            if type(s) is not list: return None
-            txt = '\n\n'.join([p['text'] for p in s if type(p) is dict and type(p.get('text')) is str])
-            if not txt.strip(): continue
-            if _cx_odd(txt): return None
-            items.append(think_block(txt)); sends.append(False)
-        elif t=='message':
-            if (txt := _cx_text(x.get('content'), ('input_text', 'output_text', 'text'))) is None: return None
-            if not txt.strip(): continue
-            if _cx_odd(txt): return None
-            # said after a call: before the calls, or between them when another call follows
-            if calls: tail.append(txt.strip('\n'))
-            else: items.append(txt.strip('\n')); sends.append(True)
-        else:
-            if (c := _cx_call(x)) is None: return None
-            calls += tail; tail = []
-            calls.append(c); made.append(c)
-    items += tail; sends += [True]*len(tail)
-    if calls: items.append(calls); sends.append(True)
-    return state  # whether the run holds reasoning state; None above: a piece only chat reads
-
-def _cx_steps(items, sends, spans):
-    "`(step, steps)` of each run's `(start, end)` in a reply's pieces, as chat's `_round_spans` gives them"
-    at,k,calls = [],0,False
-    for s,it in zip(sends, items):
-        at.append(k + calls)
-        if s: k,calls = at[-1],type(it) is list
-    res = []
-    for s,e in spans:
-        ks = [at[j] for j in range(s, e) if sends[j]]
-        res.append((ks[0], ks[-1]-ks[0]+1) if ks else (at[s] if s<len(at) else k + calls, 0))
-    return res
-
-def _cx_md(items):
-    "A reply's markdown from its pieces: texts and thinking, and each run's calls on lines of their own (`tool_block`)"
-    res = []
-    for it in items:
-        if type(it) is str: res.append(it)
-        else: res.append('\n'.join([c if type(c) is str else tool_block(c[0], c[1], c[2], c[3], **c[4]) for c in it]))
-    return '\n\n'.join(res)
-
-# %% ../nbs/08_session.ipynb #abe6246e
-_cx_model = ('reasoning', 'function_call', 'custom_tool_call')
-
-def _codex_dlg(msgs, cls, system):
-    "`chat2dlg(msgs, 'responses', system=system, cls=cls, stamp=False, copy=False)`, built directly; None if it can't"
-    wire,pending,turns,run,prev,lastrun = [],{},[],None,None,None
-    def close():  # the run the model wrote ends: its pieces go in the reply
-        nonlocal run
-        if run is None: return True
-        _,items,sends,spans = turns[-1]
-        s0,made = len(items),[]
-        if (st := _cx_run(run['items'], items, sends, made)) is None: return False
-        for c in made:
-            if c[0] in pending: return False  # an id called twice
-            pending[c[0]] = (c, len(turns), run)
-        spans.append((s0, len(items))); wire.append((len(turns)-1, run, st))
-        run = None
-        return True
-    for x in msgs:
-        if type(x) is not dict: return None
-        t = x.get('type')  # an item without its type (chat takes a message so): chat reads it
-        if t=='message' and x.get('role')=='user':
-            if not close() or (txt := _cx_text(x.get('content'), ('input_text', 'text'))) is None: return None
-            turns.append((txt, [], [], []))
-            prev,lastrun = 'user',None
-        elif t in _cx_model or t=='message' and x.get('role')=='assistant':
-            # two replies in a row, or a reply before any prompt: chat makes prompts of its own
-            if not turns or run is not None and t=='message' and run['items'][-1]['type']=='message': return None
-            if run is None:
-                if prev=='assistant': return None
-                run = {'role': 'assistant', 'items': []}; prev,lastrun = 'assistant',run
-            run['items'].append(x)
-        elif t in ('function_call_output', 'custom_tool_call_output'):
-            o = _cx_text(x.get('output', ''), ('input_text', 'output_text', 'text'))
-            # an image's spelling in a result: chat says which are images
-            if not close() or type(x.get('call_id')) is not str or o is None or '![image](data:' in o: return None
-            c,k,_ = pending.pop(x['call_id'], (None, None, None))
-            if c is None or k!=len(turns): return None  # no such call, or another prompt's reply made it
-            c[3],prev = o,'result'
-        else: return None
-    # a call with no result: only the last message's (a call still running)
-    if not close() or any(r is not lastrun for _,_,r in pending.values()): return None
-    dlg = cls('chat')
-    ms = dlg.insert_msgs([dlg.msg_cls(txt, output=_cx_md(items), msg_type=sprompt) for txt,items,_,_ in turns])
-    steps = [iter(_cx_steps(items, sends, spans)) for _,items,sends,spans in turns]
-    # the runs kept, up to the last one holding reasoning state, as chat's `_keep_wire` keeps them
-    last = max((j for j,(_,_,st) in enumerate(wire) if st), default=-1)
-    for k,r,_ in wire[:last+1]:
-        a,n = next(steps[k])
-        rec = dict(fmt='responses', step=a, steps=n, msg=dict(r))
-        ms[k].meta.setdefault('dialog', {}).setdefault('wire', []).append(rec)
-    dlg.system = system or None
-    return dlg
 
 # %% ../nbs/08_session.ipynb #21471576
 class ClaudeSide(ClaudeCode):
@@ -666,13 +540,11 @@ def _dmeta(o):
     d = o.meta.get('dialog') if isinstance(o.meta, dict) else None
     return d if isinstance(d, dict) else {}
 
-def _strs(o): return isinstance(o, list) and all(isinstance(x, str) for x in o)
-
 def _recs_of(m):
     "Prompt message `m`'s session records (its lines), or None when it holds none"
     ms = _dmeta(m).get('session')
     rs = ms.get('records') if isinstance(ms, dict) else None
-    return rs if rs and _strs(rs) else None
+    return rs if rs and is_str_list(rs) else None
 
 def _wire_of(m):
     "Message `m`'s kept records (chat's `meta['dialog']['wire']`) that are dicts"
@@ -692,7 +564,7 @@ def _found(dlg, keys):
     for m in dlg.messages:
         ms = _dmeta(m).get('session') if m.msg_type==sprompt else None
         fp = ms.get('fp') if isinstance(ms, dict) else None
-        if not (_strs(fp) and len(fp)==2 and (rs := _recs_of(m))): continue
+        if not (is_str_list(fp) and len(fp)==2 and (rs := _recs_of(m))): continue
         # two messages read alike (the same records) are one another's: the first in the dialog is the first read
         ks = at.get(_key(rs, fp, False)) or at.get(_key(rs, fp, True))
         if ks: res[ks.pop()] = m
@@ -703,12 +575,12 @@ def _stamp_sess(dlg, # A dialog `sess2dlg` read, marked unstamped
                 fmt:str=None): # The format `dlg2chat` sends: None for the one the records go back to
     "Stamp the kept records of `dlg` with the digests reading it would have given; True while some wait for later"
     s = _dmeta(dlg).get('session')
-    if not (isinstance(s, dict) and s.get('agent') in agents and _strs(s.get('head'))): return
+    if not (isinstance(s, dict) and s.get('agent') in agents and is_str_list(s.get('head'))): return
     A = ClaudeSide if s.get('sidechain') else agents[s['agent']]
     if fmt not in (None, A.fmt): return True  # a format the records never go back to: the mark waits
     keys,ids = s.get('keys'),s.get('msgs')
     # what a reader writes (a key to each id read, each id once), else no stamps
-    if not (_strs(keys) and _strs(ids) and len(keys)==len(ids)==len(set(ids))): return
+    if not (is_str_list(keys) and is_str_list(ids) and len(keys)==len(ids)==len(set(ids))): return
     found = _found(dlg, keys)
     have = [k for k,m in enumerate(found) if m is not None]
     # a message read and missing: the mark stays, and the dialog is stamped again when one comes back

@@ -1,5 +1,6 @@
 "`chat2dlg(..., stamp=False)` leaves the kept records' digests to a reader's stamper, which the first `dlg2chat` that sends reasoning calls; `copy=False` keeps the parts of `msgs` the caller gives away without copying them. Either way the dialog is the one the default reading makes"
-import copy, json
+import copy, json, re, warnings
+import pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import *
 from dialog.chat import *
@@ -58,11 +59,20 @@ def test_a_stamper_keeps_the_mark_while_it_returns_true():
     finally: stampers.pop('test-keep')
 
 def test_a_failing_stamper_never_fails_the_send():
-    "Whatever a stamper raises (a path it can't resolve, a bug), the send goes without the records it didn't stamp, and the mark goes"
+    "Whatever a stamper raises (a path it can't resolve, a bug), the send goes without the records it didn't stamp, and the mark goes; a warning names the stamper and its error"
     def bad(d, fmt): raise RuntimeError('Symlink loop')
-    for f in (bad, 'no.such.module', lambda d: None):
+    for f,err in ((bad, 'RuntimeError: Symlink loop'), ('no.such.module', "ModuleNotFoundError: No module named 'no'"),
+                  (lambda d: None, 'TypeError')):
         stampers['test-bad'] = f
         try:
             d = chat2dlg(an_loop(), stamp=False); d.meta['dialog'] = {'unstamped': 'test-bad'}
-            assert not any(thinking_at(dlg2chat(d, 'anthropic'))) and 'unstamped' not in d.meta['dialog']
+            with pytest.warns(UserWarning, match=r"the 'test-bad' stamper .* failed with " + re.escape(err)) as w:
+                assert not any(thinking_at(dlg2chat(d, 'anthropic'))) and 'unstamped' not in d.meta['dialog']
+            assert len(w)==1 and w[0].filename==__file__  # at the caller's send
         finally: stampers.pop('test-bad')
+    # a stamper that works warns of nothing
+    stampers['test-good'] = lambda d, fmt: None
+    try:
+        d = chat2dlg(an_loop(), stamp=False); d.meta['dialog'] = {'unstamped': 'test-good'}
+        with warnings.catch_warnings(): warnings.simplefilter('error'); dlg2chat(d, 'anthropic')
+    finally: stampers.pop('test-good')
