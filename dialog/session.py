@@ -303,9 +303,9 @@ def sid(cls:Codex, r:dict): # A record
 @patch(cls_method=True)
 def is_prompt(cls:Codex, r:dict): # A record
     "A person's prompt: a user `message` item that isn't context Codex adds (environment, AGENTS.md, instructions)"
-    p = r.get('payload')
-    if r.get('type')!='response_item' or not isinstance(p, dict) or p.get('type')!='message' or p.get('role')!='user':
-        return False
+    # the role first: most records are no user's (asked of every record read)
+    if not isinstance(p := r.get('payload'), dict) or p.get('role')!='user': return False
+    if r.get('type')!='response_item' or p.get('type')!='message': return False
     return not cls.prompt(r).lstrip().startswith(_ctx_tags)
 
 # %% ../nbs/08_session.ipynb #a6a2c08b
