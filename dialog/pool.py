@@ -20,7 +20,7 @@ from fastcore.utils import *
 from .core import Dialog, Message, Msgs, Attachment
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import gc, marshal, multiprocessing, os, pickle, shutil, signal, struct, sys, tempfile, traceback
+import errno, gc, marshal, multiprocessing, os, pickle, shutil, signal, struct, sys, tempfile, traceback
 
 # %% ../nbs/14_pool.ipynb #84cfccca
 @contextmanager
@@ -102,12 +102,23 @@ def _unpack(b, path=None):
     return _dialog(*marshal.loads(b), path)
 
 # %% ../nbs/14_pool.ipynb #bcf6f97a
-def _result_file(f, job, folder):
-    "`f(job)` written (`_pack`) into a new file in `folder`, whose name is what crosses back"
-    # a big result never waits on the pipe between the processes
-    r = f(job)
-    many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
-    bs = [_pack(o) for o in r] if many else [_pack(r)]
+_shm = '/dev/shm' # A file system in memory, where result files go when the temporary folder is the system's `/tmp`
+_shm_room = 256<<20 # The free bytes `_shm` must have for a reading to put its results there
+
+def _result_dirs():
+    "New folders for result files: one in `_shm` when it has room (and no other temporary folder was chosen), then one in the temporary folder"
+    # a result is written once, read once and removed: in memory it costs no disk blocks, no journal, no write-back.
+    # `TMPDIR` (or `tempfile.tempdir`) naming another folder is the user's choice: results go there alone
+    res = [tempfile.mkdtemp(prefix='nbdialog-')]
+    if tempfile.gettempdir()=='/tmp' and os.path.isdir(_shm):
+        try:
+            st = os.statvfs(_shm)
+            if st.f_bavail*st.f_frsize>=_shm_room: res.insert(0, tempfile.mkdtemp(prefix='nbdialog-', dir=_shm))
+        except OSError: pass  # not ours to write in: the temporary folder alone
+    return tuple(res)
+
+def _write_result(bs, many, folder):
+    "A new file in `folder` holding packed items `bs` (`many`: a list's), whose name is returned"
     fd,p = tempfile.mkstemp(suffix='.res', dir=folder)
     try:
         with open(fd, 'wb') as fh:
@@ -116,6 +127,17 @@ def _result_file(f, job, folder):
             for b in bs: fh.write(b)
     except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
     return p
+
+def _result_file(f, job, folder, spill=None):
+    "`f(job)` written (`_pack`) into a new file in `folder` (in `spill` if `folder`'s file system is full), whose name is what crosses back"
+    # a big result never waits on the pipe between the processes
+    r = f(job)
+    many = type(r) is list  # a list goes item by item, so no pickle memo grows over a whole chunk; anything else whole
+    bs = [_pack(o) for o in r] if many else [_pack(r)]
+    try: return _write_result(bs, many, folder)
+    except OSError as e:
+        if spill is None or e.errno not in (errno.ENOSPC, errno.EDQUOT): raise
+        return _write_result(bs, many, spill)  # memory full: the temporary folder takes it
 
 def _result_back(p, buf, paths=()):
     "The result `_result_file` left in file `p`, which is removed"
@@ -152,9 +174,9 @@ def _portable(e):
     except Exception: e = RuntimeError(f'{type(e).__name__}: {e}')
     return e,tb
 
-def _worker(f, jobs, todo, conn, folder, inherited=()):
+def _worker(f, jobs, todo, conn, folders, inherited=()):
     "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending each result"
-    # sends `(index, result file in folder, None)` for each, or `(index, None, (error, traceback))` and stops
+    # sends `(index, result file in folders (`_result_dirs`), None)` for each, or `(index, None, (error, traceback))` and stops
     # Ctrl-C is for the process that started this one: it stops the others through `todo`
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # the pipes' read ends a fork copied: when the process that started this one dies, a send must fail
@@ -170,7 +192,7 @@ def _worker(f, jobs, todo, conn, folder, inherited=()):
             finally: lock.release()
             try:
                 # packing builds many containers too
-                with gc_paused(): msg = (i, _result_file(f, jobs[i], folder), None)
+                with gc_paused(): msg = (i, _result_file(f, jobs[i], *folders), None)
             except Exception as e: msg = (i, None, _portable(e))
             try: conn.send(msg)
             except OSError:  # no one reads the pipe: the process that started this one is gone
@@ -222,7 +244,7 @@ def _attempt(f, job):
     except Exception as e: return _Failed(e, e.__cause__)
 
 # %% ../nbs/14_pool.ipynb #7d22e1d6
-def _start(kids, f, jobs, todo, folder, conns, procs):
+def _start(kids, f, jobs, todo, folders, conns, procs):
     "Start `kids` other processes calling `f` on `jobs` (`_worker`)"
     # their pipes' read ends go to `conns` and the processes to `procs` as each starts,
     # so a failed start leaves none unknown to `_stop`
@@ -231,12 +253,12 @@ def _start(kids, f, jobs, todo, folder, conns, procs):
         r,w = ctx.Pipe(duplex=False)
         conns.append(r)
         inherited = list(conns) if ctx.get_start_method()=='fork' else ()
-        try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folder, inherited), daemon=True)).start()
+        try: (p := ctx.Process(target=_worker, args=(f, jobs, todo, w, folders, inherited), daemon=True)).start()
         # the other process has its own end now: with it gone, this one reads the end of the pipe
         finally: w.close()
         procs.append(p)
 
-def _stop(todo, conns, procs, folder, bar):
+def _stop(todo, conns, procs, folders, bar):
     "Stop the others when this process stops reading, however it stops: no process or file outlives the reading"
     try:
         lock = todo.get_lock()
@@ -253,7 +275,7 @@ def _stop(todo, conns, procs, folder, bar):
             if p.is_alive(): p.terminate()
             p.join()
         for c in conns: c.close()
-        shutil.rmtree(folder, ignore_errors=True)  # with the files of results no one took
+        for d in folders: shutil.rmtree(d, ignore_errors=True)  # with the files of results no one took
         if bar: bar.close()
 
 # %% ../nbs/14_pool.ipynb #c1ff823e
@@ -278,8 +300,8 @@ def pmap(f, # A function of one job, defined at a module's top level
     res,nxt,buf,bar = [None]*len(jobs),0,bytearray(),None
     # results waiting for those before them, and how many may wait: then this one takes jobs from the front too
     held,most = [0],2*(kids+1)
-    # the result files, removed with it at the end, whatever happened to the processes that wrote them
-    folder = tempfile.mkdtemp(prefix='nbdialog-')
+    # the result files' folders, removed with them at the end, whatever happened to the processes that wrote them
+    folders = _result_dirs()
     conns,procs = [],[]
     def took(i, r):
         res[i] = (r,)
@@ -300,7 +322,7 @@ def pmap(f, # A function of one job, defined at a module's top level
                 took(i, _result_back(p, buf, jobs[i]))
                 if not c.poll(): break
     try:
-        _start(kids, kf or f, jobs, todo, folder, conns, procs)
+        _start(kids, kf or f, jobs, todo, folders, conns, procs)
         bar = _progress(total, progress, desc)  # after the processes started: a fork copies no running thread
         while True:
             take_in(0)
@@ -315,4 +337,4 @@ def pmap(f, # A function of one job, defined at a module's top level
             if (i := _take(todo, procs, held[0]>=most)) is not None: took(i, _attempt(f, jobs[i]))
             elif conns: take_in(1)  # wait for the others (looking again each second for one that died)
             else: raise RuntimeError(_stopped)
-    finally: _stop(todo, conns, procs, folder, bar)
+    finally: _stop(todo, conns, procs, folders, bar)

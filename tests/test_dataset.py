@@ -543,8 +543,8 @@ def test_a_process_killed_after_writing_its_result_leaves_no_file(monkeypatch, t
     import dialog.pool as dd
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
     real = dd._result_file
-    def write_then_die(f, job, folder):  # forked into the other process
-        p = real(f, job, folder)
+    def write_then_die(f, job, *folders):  # forked into the other process
+        p = real(f, job, *folders)
         if os.getpid()!=_main: os.kill(os.getpid(), signal.SIGKILL)
         return p
     monkeypatch.setattr(dd, '_result_file', write_then_die)

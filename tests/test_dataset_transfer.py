@@ -30,6 +30,50 @@ def test_an_empty_list_result_crosses_back_empty(tmp_path):
     assert _result_back(_result_file(lambda j: [], 0, tmp_path), buf) == []
     assert list(pmap(_nothing, list(range(6)), 2, False, '', 6, lambda j: 1)) == [[]]*6  # struct.error
 
+def _dirs_in(j):
+    "The result folders in folder `j` while a job runs (in the other process, or this one)"
+    time.sleep(0.02)
+    return sorted(p.name for p in Path(j).glob('nbdialog-*'))
+
+def test_results_go_to_memory_when_the_temporary_folder_is_the_systems(tmp_path, monkeypatch):
+    "With the temporary folder `/tmp`, result files go to a folder in `_shm` (memory) while it has room; a temporary folder set elsewhere is used alone; no folder outlives the reading"
+    import tempfile, dialog.pool as dp
+    (shm := tmp_path/'shm').mkdir()
+    monkeypatch.setattr(dp, '_shm', str(shm)); monkeypatch.setattr(tempfile, 'tempdir', '/tmp')
+    ds = dp._result_dirs()
+    try: assert len(ds) == 2 and Path(ds[0]).parent == shm and Path(ds[1]).parent == Path('/tmp')
+    finally: [os.rmdir(d) for d in ds]
+    got = list(pmap(_dirs_in, [str(shm)]*6, 2, False, '', 6, lambda j: 1))
+    assert all(len(r) == 1 for r in got) and not list(shm.iterdir())  # the reading's folder there, then none
+    monkeypatch.setattr(dp, '_shm_room', 1<<62)  # no room
+    ds = dp._result_dirs()
+    try: assert len(ds) == 1 and Path(ds[0]).parent == Path('/tmp')
+    finally: [os.rmdir(d) for d in ds]
+    monkeypatch.setattr(dp, '_shm_room', 0); monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))  # TMPDIR's choice
+    ds = dp._result_dirs()
+    assert [Path(d).parent for d in ds] == [tmp_path]
+    os.rmdir(ds[0])
+
+def test_a_result_memory_cant_hold_goes_to_the_spill_folder(tmp_path, monkeypatch):
+    "A result file `folder` has no room for (ENOSPC, EDQUOT) is written in `spill`; any other error, or a full folder without a spill, is raised"
+    import errno, tempfile
+    (full := tmp_path/'full').mkdir(); (spill := tmp_path/'spill').mkdir()
+    real,err = tempfile.mkstemp,[errno.ENOSPC]
+    def mkstemp(*a, dir=None, **kw):
+        if Path(dir) == full: raise OSError(err[0], os.strerror(err[0]))
+        return real(*a, dir=dir, **kw)
+    monkeypatch.setattr(tempfile, 'mkstemp', mkstemp)
+    buf = bytearray()
+    for e in (errno.ENOSPC, errno.EDQUOT):
+        err[0] = e
+        p = _result_file(lambda j: ['x'*100], 0, full, spill)
+        assert Path(p).parent == spill and _result_back(p, buf) == ['x'*100]
+    with pytest.raises(OSError) as x: _result_file(lambda j: ['x'], 0, full)
+    assert x.value.errno == errno.EDQUOT
+    err[0] = errno.EACCES
+    with pytest.raises(PermissionError): _result_file(lambda j: ['x'], 0, full, spill)
+    assert not list(spill.iterdir()) and not list(full.iterdir())
+
 class _Rows(list): pass
 def _rows(j):
     time.sleep(0.02)
