@@ -11,12 +11,13 @@ runs). Then, gc off while timing:
               freed much memory, the serial loop would reuse it while a fork shares it with the other process, which then
               pays to copy each page this one writes
   packing     what the other process pays per dialog (reading it as plain data with `read_ipynb_parts`, `_pack`, and writing the
-              chunk's result file) and what taking it costs here (`_result_back`: the file read back, the messages built, the
+              chunk's result file, where `pmap` puts them: `_result_dirs`) and what taking it costs here (`_result_back`: the file read back, the messages built, the
               dialogs kept), against reading it here (measured here, on 1,000 dialogs, in chunks of 16 as `pmap` sends them),
               and the floor they set on 2 idle cores
   parquet     `read_parquet` of the same collection (the table; pyarrow reads with its threads), and `read_parquet` +
               `table2dlgs` (the dialogs back). The Parquet file is kept between runs, named by the table's schema version
-              and a digest of a few dialogs' rows (what the current code writes)
+              and a digest of a few dialogs' rows (what the current code writes); and the floor the split of `table2dlgs` between 2 processes sets,
+              from what converting a dialog costs here, in the other process (and packing it) and taking it here, as for workers=2
   tables      `dlgs2table(folder, workers=0)` (baseline) vs `workers=2`: the parallel path whose results cross as Arrow,
               each once, in fresh processes too
 and prints the Parquet file's size against the folder's, and the peak memory (RSS, in a fresh process each) of
@@ -36,7 +37,7 @@ peak memory N/1k <= 1.2 for JSON Lines, export and stats.
 
     python bench/dataset.py [--n 10000] [--mem-n 50000] [--reps 3] [--mem-only] [--data /tmp/nbdialog-bench-dataset] [--compare OTHER_CHECKOUT]
 """
-import argparse, base64, gc, json, os, random, resource, subprocess, sys, tempfile, time
+import argparse, base64, gc, json, os, random, resource, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 
 WORDS = 'the of and to in is that for it as with was on be by this are from at or an have not which but can all they'.split()
@@ -204,6 +205,8 @@ if __name__=='__main__':
     from dialog.ipynb import read_ipynb
     from dialog.dataset import read_dialogs, dlgs2table, write_parquet, read_parquet, table2dlgs, dlg_paths
     from dialog.pool import _result_file, _result_back
+    try: from dialog.pool import _result_dirs  # where `pmap` puts result files
+    except ImportError: _result_dirs = lambda: (tempfile.mkdtemp(prefix='nbdialog-'),)  # an older checkout's place
     from dialog.dataset import _read_chunk
     from functools import partial
     folder = Path(a.data)/'dlgs'
@@ -243,11 +246,14 @@ if __name__=='__main__':
     keep = []  # what is read here stays, as the reading process keeps every dialog: each takes fresh memory
     r1 = timed(lambda: keep.append([read_ipynb(p) for p in sub]))
     chunks,files,buf = [[str(p) for p in sub[i:i+16]] for i in range(0, len(sub), 16)],[],bytearray()
-    with tempfile.TemporaryDirectory() as td:
+    dirs = _result_dirs()
+    try:
         # as `pmap`'s other process does: each chunk read as plain data, packed and written to a result file
-        k1 = timed(lambda: files.extend(_result_file(partial(_read_chunk, parts=True), ch, td) for ch in chunks))
+        k1 = timed(lambda: files.extend(_result_file(partial(_read_chunk, parts=True), ch, *dirs) for ch in chunks))
         # as this process takes them: each file read back and its dialogs built, kept
         u1 = timed(lambda: keep.append([_result_back(f, buf, ch) for f,ch in zip(files, chunks)]))
+    finally:
+        for d in dirs: shutil.rmtree(d, ignore_errors=True)
     del keep
     c,u = k1/r1,u1/r1
     print(f'  why not 0.5: a dialog the other process reads costs it {c:.2f}x reading one here (read as plain data, without building its messages, packed and written to a result file; measured here),'
@@ -258,6 +264,23 @@ if __name__=='__main__':
     back,bme,bkid = min(read_time(folder, a.n, str(pq)) for _ in range(a.reps))
     print(f'read_parquet + table2dlgs:         {back:.2f} s  = {back/serial:.2f}x serial (goal <= 0.5; a fresh process, the dialogs kept, best of {a.reps})', flush=True)
     print(f'  {busiest(bme, bkid)}', flush=True)
+    # its floor, as for workers=2 above, on the first 1,000 dialogs' rows, in the jobs of 16 `table2dlgs` sends
+    from dialog.dataset import _dlg_starts, _range_dlgs, dlg_cols
+    lt = read_parquet(pq, columns=dlg_cols)
+    st = _dlg_starts(lt)[:len(sub)+1]
+    jobs,keep,files = [st[i:i+17] for i in range(0, len(st)-1, 16)],[],[]
+    h1 = timed(lambda: keep.append([_range_dlgs(j, lt) for j in jobs]))  # converted here
+    dirs = _result_dirs()
+    try:
+        k1 = timed(lambda: files.extend(_result_file(partial(_range_dlgs, table=lt, parts=True), j, *dirs) for j in jobs))  # by the other
+        u1 = timed(lambda: keep.append([_result_back(f, buf) for f in files]))  # taken here
+    finally:
+        for d in dirs: shutil.rmtree(d, ignore_errors=True)
+    del keep, lt
+    h,c,u,p = h1/r1,k1/r1,u1/r1,tab/serial
+    print(f'  why not less: converting a dialog costs {h:.2f}x reading one here, the other process {c:.2f}x (as plain data, packed and written),'
+          f' and taking it here {u:.2f}x; after read_parquet ({p:.2f}x), the split that ends both together on 2 idle cores'
+          f' takes h*c/(h+c-u) = {h*c/(h+c-u):.2f}x: {p+h*c/(h+c-u):.2f}x serial in all', flush=True)
     lean,lme,lkid = min(read_time(folder, a.n, f'lean={pq}') for _ in range(a.reps))
     print(f'  reading only dlg_cols:           {lean:.2f} s  = {lean/serial:.2f}x serial (table2dlgs(read_parquet(f, columns=dlg_cols)): the columns it reads)', flush=True)
     print(f'    {busiest(lme, lkid)}', flush=True)
