@@ -244,19 +244,19 @@ if __name__=='__main__':
     if cmps: print(f'  {a.compare}: read_dialogs(workers=2) {min(cmps)[0]:.2f} s = {min(cmps)[0]/serial:.2f}x serial (best of {a.reps}: {", ".join(f"{t:.2f}" for t,*_ in cmps)})', flush=True)
     sub = paths[:1000]
     keep = []  # what is read here stays, as the reading process keeps every dialog: each takes fresh memory
-    r1 = timed(lambda: keep.append([read_ipynb(p) for p in sub]))
+    r1 = timed(lambda: keep.append([read_ipynb(p) for p in sub])); r1 = cpu['me']  # the floors below count CPU seconds, which load inflates less than wall
     chunks,files,buf = [[str(p) for p in sub[i:i+16]] for i in range(0, len(sub), 16)],[],bytearray()
     dirs = _result_dirs()
     try:
         # as `pmap`'s other process does: each chunk read as plain data, packed and written to a result file
-        k1 = timed(lambda: files.extend(_result_file(partial(_read_chunk, parts=True), ch, *dirs) for ch in chunks))
+        k1 = timed(lambda: files.extend(_result_file(partial(_read_chunk, parts=True), ch, *dirs) for ch in chunks)); k1 = cpu['me']
         # as this process takes them: each file read back and its dialogs built, kept
-        u1 = timed(lambda: keep.append([_result_back(f, buf, ch) for f,ch in zip(files, chunks)]))
+        u1 = timed(lambda: keep.append([_result_back(f, buf, ch) for f,ch in zip(files, chunks)])); u1 = cpu['me']
     finally:
         for d in dirs: shutil.rmtree(d, ignore_errors=True)
     del keep
     c,u = k1/r1,u1/r1
-    print(f'  why not 0.5: a dialog the other process reads costs it {c:.2f}x reading one here (read as plain data, without building its messages, packed and written to a result file; measured here),'
+    print(f'  why not 0.5: a dialog the other process reads costs it {c:.2f}x reading one here (read as plain data, without building its messages, packed and written to a result file; measured here, in CPU seconds),'
           f' and taking it here {u:.2f}x (the file read back, its messages built); with this process reading the rest, the split that ends both together on 2 idle cores takes c/(1+c-u) = {c/(1+c-u):.2f}x serial', flush=True)
     tab = timed(lambda: read_parquet(pq), 3)
     print(f'read_parquet (the table):          {tab:.2f} s  = {tab/serial:.2f}x serial (goal <= 0.2)', flush=True)
@@ -269,16 +269,16 @@ if __name__=='__main__':
     lt = read_parquet(pq, columns=dlg_cols)
     st = _dlg_starts(lt)[:len(sub)+1]
     jobs,keep,files = [st[i:i+17] for i in range(0, len(st)-1, 16)],[],[]
-    h1 = timed(lambda: keep.append([_range_dlgs(j, lt) for j in jobs]))  # converted here
+    h1 = timed(lambda: keep.append([_range_dlgs(j, lt) for j in jobs])); h1 = cpu['me']  # converted here
     dirs = _result_dirs()
     try:
-        k1 = timed(lambda: files.extend(_result_file(partial(_range_dlgs, table=lt, parts=True), j, *dirs) for j in jobs))  # by the other
-        u1 = timed(lambda: keep.append([_result_back(f, buf) for f in files]))  # taken here
+        k1 = timed(lambda: files.extend(_result_file(partial(_range_dlgs, table=lt, parts=True), j, *dirs) for j in jobs)); k1 = cpu['me']  # by the other
+        u1 = timed(lambda: keep.append([_result_back(f, buf) for f in files])); u1 = cpu['me']  # taken here
     finally:
         for d in dirs: shutil.rmtree(d, ignore_errors=True)
     del keep, lt
     h,c,u,p = h1/r1,k1/r1,u1/r1,tab/serial
-    print(f'  why not less: converting a dialog costs {h:.2f}x reading one here, the other process {c:.2f}x (as plain data, packed and written),'
+    print(f'  why not less: converting a dialog costs {h:.2f}x reading one here (CPU seconds), the other process {c:.2f}x (as plain data, packed and written),'
           f' and taking it here {u:.2f}x; after read_parquet ({p:.2f}x), the split that ends both together on 2 idle cores'
           f' takes h*c/(h+c-u) = {h*c/(h+c-u):.2f}x: {p+h*c/(h+c-u):.2f}x serial in all', flush=True)
     lean,lme,lkid = min(read_time(folder, a.n, f'lean={pq}') for _ in range(a.reps))
