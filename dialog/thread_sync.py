@@ -353,10 +353,16 @@ def _cell_txt(c):
     if _join not in t or not _merged(c): return t
     return _unmerged(t, d.get('written') if isinstance(d := c.meta.get('dialog'), dict) else None)
 
+def _outs(c):
+    "Cell `c`'s outputs, but a prompt cell's errors: plain Jupyter's `UsageError` for `%%prompt` is no reply"
+    o = c.output or []
+    return o if c.msg_type!=sprompt else [x for x in o if not (isinstance(x, dict) and x.get('output_type')=='error')]
+
 def _merged(c):
     "Whether prompt cell `c` may be prompt cells a person merged (never a cell showing the reply its records hold)"
-    # JupyterLab's merge clears the outputs and keeps the first cell's records, which hold its reply
-    if c.output: return False
+    # JupyterLab's merge clears the outputs (or a run in plain Jupyter puts an error there) and keeps the first cell's
+    # records, which hold its reply
+    if _outs(c): return False
     rs = _cell_recs(c)
     return rs is None or isinstance(rs, list) and any(isinstance(r, dict) and r.get('role')!='user' for r in rs)
 
@@ -915,9 +921,24 @@ def _unloose(dlg, cells, recs, loose=None):
         if not home[cid]: del home[cid]
     if not home and isinstance(dlg.meta.get('attachments'), dict): del dlg.meta['attachments']
 
+def _shared_files(cells, recs):
+    "Give each thread cell (`recs`: their records) the files its records name that another cell holds"
+    # a pasted copy of a prompt: Jupyter copies no file the notebook's metadata keeps for the original (`read_ipynb`
+    # handed them to it), and a name is the bytes' digest, so the original's file is the copy's; its image references
+    # are then no part of its user's text, as the original's aren't
+    have = {}
+    for c,rs in zip(cells, recs):
+        if isinstance(rs, list) and c.attachments: have.update((a.id, a) for a in c.attachments if a.id not in have)
+    if not have: return
+    for c,rs in zip(cells, recs):
+        if not isinstance(rs, list): continue
+        mine = {a.id for a in c.attachments}
+        c.attachments.extend(copy.copy(have[n]) for n in sorted(_rec_names(rs)-mine) if n in have)
+
 # %% ../nbs/10_thread_sync.ipynb #4cb9fc8a
 _keep_nb = 'allowed_metadata_keys = ["dialog", "attachments"]' # the `[tool.nbdev]` settings that keep a thread:
-_keep_cells = 'allowed_cell_metadata_keys = ["dialog", "solveit_ai"]' # the notebook's metadata keys, and the cells'
+_keep_cells = 'allowed_cell_metadata_keys = ["dialog", "solveit_ai"]' # the notebook's metadata keys, the cells',
+_keep_out = 'allowed_out_metadata_keys = ["is_ai_res"]' # and the outputs' (Solveit's mark on a reply)
 
 def _chk_stripped(dlg, rec, where):
     "A `ValueError` when a tool stripped `dlg` (`rec`: its thread record) of metadata its thread is read from"
@@ -929,7 +950,7 @@ def _chk_stripped(dlg, rec, where):
     # The notebook's gone: `_nb_stripped`
     cs,w = dlg.messages,f'{where} ({dlg.path})' if dlg.path else where
     if not rec or not any(isinstance(c.meta.get('dialog'), dict) for c in cs):
-        keys = f'`{_keep_cells}`' if rec else f'`{_keep_nb}` and `{_keep_cells}`'
+        keys = f'`{_keep_cells}` and `{_keep_out}`' if rec else f'`{_keep_nb}`, `{_keep_cells}` and `{_keep_out}`'
         # (a record written before it held `wrote`: as if one were here)
         if rec and isinstance(rec.get('wrote'), list) and not _shows_written(cs, rec): return
         for i,c in enumerate(cs):
@@ -988,7 +1009,32 @@ def _nb_stripped(cs, meta, w):
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
                 "prompt): a tool such as `nbdev-clean` stripped the notebook's metadata, so the thread can't be read "
                 f"back. Restore the file (e.g. from version control); for nbdev's hooks, keep the keys: in "
-                f"`[tool.nbdev]`, `{_keep_nb}`")
+                f"`[tool.nbdev]`, `{_keep_nb}` (and `{_keep_cells}`, `{_keep_out}`)")
+
+def _unmarked(c):
+    "The text of prompt cell `c`'s reply-like output that lacks Solveit's `is_ai_res` mark, or None"
+    # a markdown `display_data`: what Solveit writes a reply as; plain Jupyter's run of `%%prompt` gives an error
+    for o in (c.output or ()) if c.msg_type==sprompt else ():
+        if isinstance(o, dict) and o.get('output_type')=='display_data' and not (o.get('metadata') or {}).get('is_ai_res') \
+           and isinstance(d := o.get('data'), dict) and 'text/markdown' in d:
+            v = d['text/markdown']
+            return ''.join(v) if isinstance(v, list) else v if isinstance(v, str) else ''
+
+def _chk_reply_marks(t:Thread, cells, recs, w):
+    "A `ValueError` when a tool stripped the outputs' metadata of a thread's file and a prompt's reply went with it"
+    # `nbdev-clean` empties every output's metadata unless told to keep Solveit's `is_ai_res` mark, and a reply
+    # without it is no reply. In a file a save wrote (the caller checks), a prompt cell's markdown output without the
+    # mark is such a reply: fine when its records give that very text (nothing lost: the next save marks it again),
+    # else (a reply Solveit wrote into an unanswered prompt, a person's prompt and its reply, an edited reply) an error
+    for i,(c,rs) in enumerate(zip(cells, recs)):
+        if (x := _unmarked(c)) is None: continue
+        try: ms = [_from_record(r, None, '', t.msg_cls) for r in rs if isinstance(r, dict) and r.get('role')!='user'] if isinstance(rs, list) else None
+        except ValueError: ms = None # a broken record: the read names it
+        if ms is not None and _reply(ms)==x: continue
+        raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a prompt's reply without Solveit's `is_ai_res` mark "
+            "on its output: a tool such as `nbdev-clean` stripped the outputs' metadata, so the reply (the AI's words, or "
+            "a person's edit of them) can't be told from other outputs and would be lost. Restore the file (e.g. from "
+            f"version control); for nbdev's hooks, keep the key: in `[tool.nbdev]`, `{_keep_out}`")
 
 # %% ../nbs/10_thread_sync.ipynb #c41420fe
 def _pasted_replies(t:Thread, cells, recs, parts, kept):
@@ -1119,11 +1165,12 @@ def _mark(c, tids):
     m = _cell_mark(c)
     return m if isinstance(x := m.get('thread_id'), str) and x in tids and is_cell_id(m.get('id')) else None
 
-def _holder(cells, marks, k, hs):
+def _holder(cells, marks, k, hs, parts=()):
     "Which of the cells at places `hs`, each carrying the mark (`marks`) of id `k`, takes that id"
     # the one still holding the id (a copy Jupyter made has an id of its own, so the original keeps its id, edited or
     # not), unless the id is positional ('0', '1', ...: nbstripout hands those out by place, so a copy pasted above
-    # may hold it); else a split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them
+    # may hold it); else the last piece of a split (`parts` holds the others: a copy pasted beside it is no piece), or a
+    # split's last piece (adjacent, only the last with outputs: JupyterLab's Split Cell puts them
     # there, new ids on every piece), which shows the reply the id keeps, wherever the cursor was (at the text's end
     # the first piece is the whole text); else the one whose kind and text still match the mark's digest (the others
     # are copies a person edited: an edited original and an unedited copy can't be told apart there), the one holding
@@ -1131,7 +1178,8 @@ def _holder(cells, marks, k, hs):
     if len(hs)==1: return hs[0]
     held = [i for i in hs if cells[i].id==k]
     if held and not _positional.fullmatch(k): return held[0]
-    if hs[-1]-hs[0]==len(hs)-1 and cells[hs[-1]].output and not any(cells[i].output for i in hs[:-1]): return hs[-1]
+    if sp := [i for i in hs if i-1 in parts]: return sp[0]
+    if hs[-1]-hs[0]==len(hs)-1 and _outs(cells[hs[-1]]) and not any(_outs(cells[i]) for i in hs[:-1]): return hs[-1]
     if same := [i for i in hs if marks[i].get('sha')==_mark_sha(cells[i])]: return (held if held and held[0] in same else same)[0]
     return hs[0]
 
@@ -1147,7 +1195,7 @@ def _marked(cells, tids, parts=()):
     by = {}
     for i,m in enumerate(marks):
         if m is not None: by.setdefault(m['id'], []).append(i)
-    got = {_holder(cells, marks, k, hs):k for k,hs in by.items()}
+    got = {_holder(cells, marks, k, hs, parts):k for k,hs in by.items()}
     return {i:got.get(i) for i,c in enumerate(cells)
             if got.get(i, c.id)!=c.id or i not in got and (c.id in by or _positional.fullmatch(c.id))}
 
@@ -1183,6 +1231,7 @@ def _ids_back(t:Thread, dlg, cells, recs, parts, rec, where):
     else: marked = True
     named = _named_ids(rec, recs, dlg.meta.get('attachments')) if want else ()
     _unloose(dlg, cells, recs, _renumber(dlg, cells, recs, want, t.id, marked, named))
+    _shared_files(cells, recs)
     marks,key = [_mark(c, tids) for c in cells],_file_key(t)
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if rs is None and i not in parts and isinstance(d := c.meta.setdefault('dialog', {}), dict):
@@ -1217,13 +1266,14 @@ def from_dialog(cls:Thread,
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
     recs,joined,parts = _file_recs(cells, rec)
+    if rec: _chk_reply_marks(t, cells, recs, f'{where} ({dlg.path})' if dlg.path else where)
     unkept = _ids_back(t, dlg, cells, recs, parts, rec, where) # cells whose kind changed: kept outputs aren't theirs
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
         raise ValueError(f"{where}: the thread's dups must be a list of ids, not {short_repr(dups)}")
     dups,kept = set(dups),_run_outs(t, cells, recs, parts, rec, where, unkept)
-    copies = _copies(cells, recs, dups)
+    copies = _copies(cells, recs, dups, joined)
     # what the runs of cells without records so far add to the numbers of the records after them;
     # the messages to number last
     shift,new = (0, 0),[]
@@ -1236,8 +1286,9 @@ def from_dialog(cls:Thread,
         if run:
             _add_run(t, dlg, run, start, kept); run = []
             if not appended: dt,ds = _run_size(t._runs[-1].rels); shift = shift[0]+dt,shift[1]+ds
-        # a copy without outputs of a cell with them (`dialog.skill`'s split_msg): the reply stays with the original
-        pasted = i in copies and ('bare' if not c.output and cells[copies[i]].output else True)
+        # a copy without outputs of a cell with them (`dialog.skill`'s split_msg), or whose text a person changed from
+        # the original's (Split Cell at a merge's join): the reply, which answered the original, stays with it
+        pasted = i in copies and ('bare' if _bare_copy(cells, i, copies[i], joined) else True)
         new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, pasted, shift, joined.get(i)))
     if run: _add_run(t, dlg, run, start, kept)
     _renew(t, [ms for ms in new if ms] + _clashing(t, new, rec, where))
@@ -1283,12 +1334,14 @@ def _rec_ids(recs, dups):
         for r in (rs if isinstance(rs, list) else ()):
             if isinstance(r, dict) and isinstance(k := r.get('id'), str) and k not in dups: yield i,k
 
-def _copies(cells, recs, dups):
+def _copies(cells, recs, dups, joined=None):
     "The places of the cells (`recs` their records) that are a person's pasted copies: `{copy's place: original's}`"
     # of the cells whose records hold one id (not one the thread held twice, `dups`),
     # the original is the one whose cell id the writer made from its first record's id
-    # (the copy, above or below it, has a new one), else the first
-    owner = {}
+    # (the copy, above or below it, has a new one), else a split's last piece (`joined`: `{its place: the pieces'
+    # text}`: Split Cell gives every piece a new id, and the split is the cell that was), else the first whose text
+    # is still the one its mark was written for (`_as_marked`), else the first
+    owner,joined = {},joined or {}
     # no id in two cells: the common case, answered in one pass
     if not any(owner.setdefault(k, i)!=i for i,k in _rec_ids(recs, dups)): return {}
     holders = {} # `{id: {place: None}}`: the places in order, each once (linear in the copies of one cell)
@@ -1299,8 +1352,26 @@ def _copies(cells, recs, dups):
         return cells[i].id==_cell_id(k := r.get('id'), set()) or isinstance(k, str) and k.startswith(f'{cells[i].id}-')
     copies = {}
     for hs in map(list, holders.values()):
-        if len(hs)>1: o = next((i for i in hs if made(i)), hs[0]); copies.update((i, o) for i in hs if i!=o)
+        if len(hs)<2: continue
+        o = next((i for i in hs if made(i)), None)
+        if o is None: o = next((i for i in hs if i in joined), None)
+        if o is None: o = next((i for i in hs if _as_marked(cells[i], joined.get(i))), hs[0])
+        copies.update((i, o) for i in hs if i!=o)
     return copies
+
+def _as_marked(c, shown=None):
+    "Whether cell `c`'s text (`shown`, when a person split it) is the one its mark was written for (None: can't tell)"
+    m = _cell_mark(c)
+    if not (isinstance(f := m.get('flat'), str) and isinstance(k := m.get('kind'), str)): return None
+    return _flat_sha(k, _cell_txt(c) if shown is None else shown)==f
+
+def _bare_copy(cells, i, o, joined):
+    "Whether the copy at `i` of the cell at `o` gives its user message alone (its reply stays with the original)"
+    # it has no outputs, and the original has (`dialog.skill`'s split_msg), or the copy's text is no longer the one
+    # their mark was written for while the original's is (a person edited the copy, or split a merged cell at its
+    # join: the reply answered the original's text)
+    if _outs(cells[i]): return False
+    return bool(_outs(cells[o])) or _as_marked(cells[i], joined.get(i)) is False and _as_marked(cells[o], joined.get(o)) is True
 
 # %% ../nbs/10_thread_sync.ipynb #215b92ee
 def _was(df, base):
@@ -1352,19 +1423,44 @@ def _chk_whole(recs, where, off=0):
 def _splits(cells, recs):
     "The cells a person split, as `{place of the last part: places of the parts}`"
     # JupyterLab's Split Cell: clones of a thread cell, each with its records and a new id, the outputs in the last;
-    # so: adjacent cells holding the same records, their texts not all one, none but the last with outputs,
-    # none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a pasted copy has its own), and
-    # their texts joined the text the mark was written for (`_pieces_of`: a copy a person made code or a note isn't)
-    # (a run of such cells from each prompt on: a copy pasted beside the cell, or beside its pieces, is its own run)
+    # so, in a run of adjacent cells holding the same records (copies pasted beside the cell or its pieces too), the
+    # pieces `_split_in` finds
     res,i,n = {},0,len(cells)
     while i<n:
         j = i
         if isinstance(recs[i], list) and recs[i]:
-            while j+1<n and recs[j+1]==recs[i] and cells[j+1].msg_type!=sprompt: j += 1
-        if (j>i and not any(cells[k].output for k in range(i, j)) and len({_cell_txt(cells[k]) for k in range(i, j+1)})>1
-            and _pieces_of(cells[i:j+1])): res[j] = list(range(i, j+1))
+            while j+1<n and recs[j+1]==recs[i]: j += 1
+        res.update(_split_in(cells, i, j))
         i = j+1
     return res
+
+def _split_in(cells, i, j):
+    "The splits (`_splits`) among cells `i` to `j`, adjacent and holding the same records"
+    # from each place on, the fewest cells whose texts are not all one, none but the last with outputs (a prompt's
+    # error is none: `_outs`), none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a
+    # pasted copy has its own; the pieces before it may be empty: the cursor was at the text's start), and whose
+    # texts joined give the text the mark was written for (`_pieces_of`: a copy a person made code or a note, or
+    # edited, isn't); at most `_max_pieces`. A mark that can't tell (none, or no digest): every cell up to the next
+    # prompt, as before marks
+    res,s = {},i
+    while s<j:
+        tells,ok,txt = _tells(cells[s]),[],bool(_cell_txt(cells[s]))
+        for k in range(s+1, min(j, s+_max_pieces-1)+1):
+            if _outs(cells[k-1]) or cells[k].msg_type==sprompt and txt: break
+            txt = txt or bool(_cell_txt(cells[k]))
+            if len({_cell_txt(cells[x]) for x in range(s, k+1)})>1 and _pieces_of(cells[s:k+1]):
+                ok.append(k)
+                if tells: break
+        if not ok: s += 1; continue
+        e = ok[-1]
+        while e<j and not _outs(cells[e]) and not _cell_txt(cells[e+1]): e += 1 # empty pieces after: the cursor at the end
+        res[e] = list(range(s, e+1)); s = e+1
+    return res
+
+def _tells(c):
+    "Whether cell `c`'s mark holds the digests that tell its split's pieces (`_pieces_of`)"
+    m = _cell_mark(c)
+    return isinstance(m.get('sha'), str) and isinstance(m.get('kind'), str)
 
 _cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: the line break(s) it was made at, or none
 
@@ -1612,8 +1708,11 @@ _rows_text = ( # the rows about a thread's cells and their texts
                "the assistant's text (or the tool message's result) is the new text, its metrics and ids kept"),
     PersonEdit('runs_an_unanswered_prompt',
                'runs an unanswered prompt (Solveit writes its reply into the cell)',
-               'the reply is a new assistant message (id `<cell id>-reply`), '
-               'numbered past every number the file holds'),
+               'in a cell the thread wrote (it holds records), the reply is a new assistant message (id '
+               '`<cell id>-reply`), numbered past every number the file holds; in a prompt a person added (a cell '
+               'without records, which a save keeps as it is, even once the thread read it), the reply is read as '
+               "such a cell's messages always are: id `<cell id>-1`, numbered where the cell stands (its ids come "
+               'from its cell id and place, whether the reply came before the thread first read it or after)'),
     PersonEdit('rewrites_a_replys_structure',
                "rewrites a reply's structure (removes, adds or moves tool calls)",
                'the reply becomes one assistant message holding the reply as written '
@@ -1626,7 +1725,12 @@ _rows_text = ( # the rows about a thread's cells and their texts
                'when neither is, the later of the two): '
                'its messages are new ones, with ids from its cell id (`<cell id>-0`, '
                '...) and numbers past every number the file holds, '
-               'so no id or sequence number repeats '
+               'so no id or sequence number repeats; '
+               "a user's images come back with the copy (Jupyter copies no file the notebook's metadata keeps: the "
+               "original's file, named by its bytes' digest, is the copy's), their references no part of its text; "
+               'a copy without outputs whose text a person changed from the one its mark was written for (Split Cell '
+               "at a merge's join leaves one) gives its user message alone: the reply answered the original's text and "
+               'stays with it '
                '(a message the thread itself holds twice is written in both cells under one id and listed in '
                "the notebook's `dialog.thread` under `dups`, so it reads back as it was)"),
 )
@@ -1666,8 +1770,13 @@ _rows_later = (
                "runs `nbdev-clean` on the file (nbdev's git hooks do, before each commit)",
                'with its defaults, it keeps only the metadata keys nbdev knows, and the records go with the rest: '
                'the read is a `ValueError` naming the file, the first prompt cell and the keys to allow; with '
-               '`allowed_metadata_keys = ["dialog", "attachments"]` and `allowed_cell_metadata_keys = '
-               '["dialog", "solveit_ai"]` in `[tool.nbdev]`, the file reads back whole. With one of the two alone '
+               '`allowed_metadata_keys = ["dialog", "attachments"]`, `allowed_cell_metadata_keys = '
+               '["dialog", "solveit_ai"]` and `allowed_out_metadata_keys = ["is_ai_res"]` in `[tool.nbdev]`, the file '
+               "reads back whole. Without the third, every output's metadata goes, Solveit's `is_ai_res` mark on a "
+               'reply too: a prompt cell showing a reply without it is a `ValueError` naming the file, the cell and that '
+               'setting, unless its records give that very text (nothing lost: the next save marks it again), so a '
+               'reply Solveit wrote into an unanswered prompt, a prompt a person added with its reply, or a '
+               "person's edit of a reply is never silently lost. With one of the first two alone "
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
                "(the notebook's record gone is told by its cells, all marked with one file's `key`, among them the "
@@ -1750,8 +1859,13 @@ person_edits = _rows_text + (
                'clones of the cell, each with its metadata and a new id, the outputs in the last; '
                "Jupyter's `%%prompt` line stays in the first piece)",
                "read as the one cell it was: the user message's text is the parts' texts, one per line (the `%%prompt` "
-               "line alone adds none), the reply read once, a user's images kept (the notebook's metadata keeps "
+               "line alone adds none; an empty piece, the cursor at the text's start or end, says nothing), the reply "
+               "read once, a user's images kept (the notebook's metadata keeps "
                'them under the id the cell had: its records name them); the next save writes them back as one cell. '
+               "A piece's error output (Run All in plain Jupyter: `%%prompt` is a `UsageError` there) is no reply, so "
+               'the pieces are still a split; a copy of a piece (or of the cell) pasted beside the pieces is told '
+               'from them (the fewest adjacent cells from a place on whose texts give the mark\'s are the split, '
+               'which is the cell that was: the copy is the copy). '
                'Pieces after '
                'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost); '
                "so are pieces whose texts, joined, don't give the text the cell's mark was written for, but for "
@@ -1766,8 +1880,11 @@ person_edits = _rows_text + (
                'sources joined by a blank line, the outputs cleared)',
                "read as the first cell: its user message's text is the merged text without the `%%prompt` lines "
                "that joined the later cells (the first cell's own text kept as it was, `%%prompt` lines and all; "
-               "the later cells' texts lose theirs after a blank line), its reply from its records; "
-               "the later cells' messages go with their metadata"),
+               "the later cells' texts lose theirs after a blank line), its reply from its records (so too once it is "
+               "run in plain Jupyter: its error is no reply); the later cells' messages go with their metadata. "
+               "Split back at the join, the first piece is the first cell again and the others pasted copies of it "
+               "that give their user message alone (their text is not the one the mark was written for): no reply "
+               "lands on a prompt it didn't answer"),
 ) + _rows_outputs + (
     PersonEdit('tags_pins_skips_or_adds_keys_to_a_thread_cell',
                'tags, pins, skips, collapses a thread cell, or adds keys to its metadata',

@@ -367,7 +367,7 @@ def row_runs_nbdev_clean(tmp_path):
     # each setting alone (the other missed) stripped the cells' records or the notebook's, and the read was silently
     # another thread: an error naming the file and the setting missing
     for d,allow,err in (('plain', '', r"cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*allowed_metadata_keys.*allowed_cell_metadata_keys"),
-                        ('allowed', nb_keys+cell_keys, None),
+                        ('allowed', nb_keys+cell_keys+OUT_KEYS, None),
                         ('notebook only', nb_keys, r"t\.ipynb\), cell 0 \(id '.*'\): a `%%prompt` cell without its metadata.*`\[tool\.nbdev\]`, `allowed_cell_metadata_keys"),
                         ('cells only', cell_keys, r"t\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`\[tool\.nbdev\]`, `allowed_metadata_keys")):
         (tmp_path/d).mkdir(); (tmp_path/d/'pyproject.toml').write_text('[project]\nname = "x"\nversion = "0.0.1"\n[tool.nbdev]\n'+allow)
@@ -377,6 +377,8 @@ def row_runs_nbdev_clean(tmp_path):
         if err is None: assert same(Thread.read(p), t)
         else:
             with pytest.raises(ValueError, match=err): Thread.read(p)
+
+OUT_KEYS = 'allowed_out_metadata_keys = ["is_ai_res"]\n'
 
 TYPED = {'cell_type': 'code', 'id': 'new00001', 'metadata': {}, 'execution_count': None, 'outputs': [], 'source': '%%prompt\nhello'}
 
@@ -1017,7 +1019,7 @@ def test_finding_copies_is_linear_in_the_copies_of_one_cell():
     import time
     from dialog.thread_sync import _copies
     class C:
-        def __init__(s, i): s.id = i
+        def __init__(s, i): s.id,s.meta = i,{}
     def run(n):
         cells = [C('c0')] + [C(f'x{i:07d}') for i in range(n-1)]
         recs = [[{'id': 'm-0', 'role': 'user'}, {'id': 'm-1', 'role': 'assistant'}] for _ in range(n)]
@@ -1043,6 +1045,7 @@ def test_a_cell_moved_from_another_threads_file_into_an_emptied_thread_keeping_i
     assert again.id=='A' and [(m.id, m.content) for m in again.messages]==[(m.id, m.content) for m in back.messages]
 
 NB_KEYS,CELL_KEYS = 'allowed_metadata_keys = ["dialog", "attachments"]\n','allowed_cell_metadata_keys = ["dialog", "solveit_ai"]\n'
+OUT_KEYS = 'allowed_out_metadata_keys = ["is_ai_res"]\n'
 
 def _nbdev_clean(p, allow):
     "Run the real nbdev-clean on `p` with `[tool.nbdev]` settings `allow`, as nbdev's hooks do"
@@ -1120,3 +1123,121 @@ def test_a_cell_split_beside_its_copy_reads_as_one_cell_and_the_copy(tmp_path, w
                                                           ('user', 'after'), ('assistant', 'C.')]
     ids = [m.id for m in back.messages]; back.save() # the pieces written back as one cell, the copy as its own
     assert len(nb_of(p)['cells'])==3 and [m.id for m in Thread.read(p).messages]==ids and len(set(ids))==6
+
+def _two_turns(tmp_path, q0='First?', r0='One.', q1='Second?', r1='Two.', first_id='m0'):
+    "A thread of two turns saved as t.ipynb: the thread, its messages as `(id, role, content)`, the path"
+    t = Thread(id='th-1', title='T')
+    for i,(r,c) in enumerate([('user', q0), ('assistant', r0), ('user', q1), ('assistant', r1)]):
+        t.add_message(Message(id=first_id if i==0 else f'm{i}', role=r, content=c))
+    p = t.save(tmp_path/'t.ipynb')
+    return t, [(m.id, m.role, m.content) for m in t.messages], p
+
+def _src(c): return ''.join(c['source']) if isinstance(c['source'], list) else c['source']
+def _msgs(th): return [(m.id, m.role, m.content) for m in th.messages]
+USAGE = {'output_type': 'error', 'ename': 'UsageError', 'evalue': 'Cell magic `%%prompt` not found.', 'traceback': []}
+
+def test_a_split_with_the_cursor_at_the_cells_start_adds_no_empty_message(tmp_path):
+    "Split Cell with the cursor at the very start: an empty first piece (no `%%prompt` line, no outputs) holding the records read as a pasted copy, a new empty user message; an empty piece says nothing"
+    t,want,p = _two_turns(tmp_path)
+    def split(nb):
+        c = nb['cells'][1]
+        nb['cells'][1:2] = [dict(copy.deepcopy(c), id='a0a0a0a0', source='', outputs=[]), dict(copy.deepcopy(c), id='b1b1b1b1')]
+    edit(p, split)
+    r = Thread.read(p); assert _msgs(r)==want
+    r.save(); assert _msgs(Thread.read(p))==want and len(nb_of(p)['cells'])==2
+
+def test_a_split_cell_run_in_plain_jupyter_is_still_a_split(tmp_path):
+    "Split Cell, then Run All in plain Jupyter: the first piece's `UsageError` counted as outputs before the last piece, so no split was found and the text was lost; a prompt's error is no reply"
+    t,want,p = _two_turns(tmp_path, q0='Where do I start?\nStep one\nStep two')
+    def split(nb):
+        c = nb['cells'][0]
+        a = dict(copy.deepcopy(c), id='a0a0a0a0', source='%%prompt\nWhere do I start?', outputs=[dict(USAGE)], execution_count=1)
+        nb['cells'][0:1] = [a, dict(copy.deepcopy(c), id='b1b1b1b1', source='Step one\nStep two')]
+    edit(p, split)
+    assert _msgs(Thread.read(p))==want
+
+def test_merged_prompts_run_in_plain_jupyter_read_as_when_cleared(tmp_path):
+    "Two prompts merged, then the merged cell run in plain Jupyter: its `UsageError` output kept the joining `%%prompt` line in the user's text; an error is no reply, so it reads as with its outputs cleared"
+    t,want,p = _two_turns(tmp_path)
+    def merge(nb):
+        c0,c1 = nb['cells']
+        nb['cells'] = [dict(copy.deepcopy(c0), source=_src(c0)+'\n\n'+_src(c1), outputs=[], execution_count=None)]
+    edit(p, merge); before = Thread.read(p).messages[0].content
+    edit(p, lambda nb: nb['cells'][0].update(outputs=[dict(USAGE)], execution_count=1))
+    assert Thread.read(p).messages[0].content==before=='First?\n\nSecond?'
+
+@pytest.mark.parametrize('which', ['the last piece', 'the first piece'])
+def test_a_copy_of_a_split_cells_piece_pasted_beside_the_pieces(tmp_path, which):
+    "Split Cell, then a copy of one piece pasted beside the pieces: a run of cells sharing records broke only at prompts, so the copy joined the run and no split was found (the user's text lost); the split is found among them, and it is the cell that was"
+    t,want,p = _two_turns(tmp_path, q0='Where do I start?\nStep one\nStep two', first_id='ua')
+    def split(nb):
+        c = nb['cells'][0]
+        a = dict(copy.deepcopy(c), id='a0a0a0a0', source='%%prompt\nWhere do I start?', outputs=[])
+        b = dict(copy.deepcopy(c), id='b1b1b1b1', source='Step one\nStep two')
+        nb['cells'][0:1] = [a, b, dict(copy.deepcopy(b), id='c2c2c2c2')] if which=='the last piece' else [a, dict(copy.deepcopy(a), id='c2c2c2c2'), b]
+    edit(p, split)
+    r = Thread.read(p)
+    assert r.get_message_by_id('ua').content=='Where do I start?\nStep one\nStep two'
+    assert len({m.id for m in r.messages})==len(r.messages)
+
+def test_prompts_merged_then_split_back_keep_their_replies_apart(tmp_path):
+    "Two prompts merged, then split back at the join: both pieces hold the first cell's records; the second read as a copy giving the first's reply after its own question. A copy whose text is no longer the one its mark was written for, without outputs, gives its user message alone"
+    t,want,p = _two_turns(tmp_path, q0='Thanks!', r0='Welcome.', q1='One more?', r1='Sure.')
+    def merge_split(nb):
+        c0,c1 = nb['cells']
+        m = dict(copy.deepcopy(c0), source=_src(c0)+'\n\n'+_src(c1), outputs=[])
+        nb['cells'] = [dict(copy.deepcopy(m), id='a0a0a0a0', source=_src(c0)), dict(copy.deepcopy(m), id='b1b1b1b1', source=_src(c1))]
+    edit(p, merge_split)
+    got = [(m.role, m.content) for m in Thread.read(p).messages]
+    assert got==[('user', 'Thanks!'), ('assistant', 'Welcome.'), ('user', 'One more?')]
+
+def test_a_pasted_copy_of_a_prompt_with_an_image_reads_its_text_without_the_reference(tmp_path):
+    "A prompt showing an image, copied and pasted: Jupyter copies no file the notebook's metadata keeps, so the copy's text kept the `![pic.png](attachment:...)` reference the thread wrote as words the user said; the copy takes the original's file (a name is the bytes' digest)"
+    from dialog.core import tiny_png
+    t = Thread(id='th-1'); m = Message(id='u', role='user', content='Look at this'); m.add_attachment(tiny_png, filename='pic.png'); t.add_message(m)
+    t.add_message(Message(id='a', role='assistant', content='A dot.')); p = t.save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: nb['cells'].append(dict(copy.deepcopy(nb['cells'][0]), id='copy0001')))
+    b = Thread.read(p); cp = b.get_message_by_id('copy0001-0')
+    assert cp.content=='Look at this' and [a.content for a in cp.attachments]==[tiny_png]
+    b.save(); again = Thread.read(p)
+    assert [(m.id, m.content) for m in again.messages]==[(m.id, m.content) for m in b.messages]
+
+def _solveit_edits(tmp_path):
+    "Three files, each with a reply only its output holds: Solveit's reply to an unanswered prompt, a prompt a person added with its reply, a person's edit of a reply"
+    t = Thread(id='q'); t.add_message(Message(role='user', content='Still there?', id='u')); p1 = t.save(tmp_path/'q.ipynb')
+    dl = read_ipynb(p1); dl.messages[0].ai_res = 'Yes.'; dl.save()
+    t = Thread(id='r'); t.add_message(Message(role='user', content='Q', id='u')); t.add_message(Message(role='assistant', content='A', id='a')); p2 = t.save(tmp_path/'r.ipynb')
+    dl = read_ipynb(p2); dl.mk_message('Added', msg_type='prompt', output='Added answer'); dl.save()
+    t = Thread(id='s'); t.add_message(Message(role='user', content='Q', id='u')); t.add_message(Message(role='assistant', content='Old answer', id='a')); p3 = t.save(tmp_path/'s.ipynb')
+    edit(p3, lambda nb: set_reply(nb['cells'][0], 'New answer'))
+    return p1, p2, p3
+
+@pytest.mark.parametrize('keep_out', [False, True], ids=['two settings', 'three settings'])
+def test_nbdev_clean_without_the_outputs_setting_loses_no_reply_silently(tmp_path, keep_out):
+    "nbdev-clean with the two settings the docs gave empties every output's metadata, Solveit's `is_ai_res` mark too: a reply Solveit wrote, a person's prompt's reply, a person's edit of a reply were silently lost; without `allowed_out_metadata_keys` the read is a ValueError naming it, with it the file reads back whole"
+    ps = _solveit_edits(tmp_path)
+    for p in ps:
+        before = [(m.role, m.content) for m in Thread.read(p).messages]
+        _nbdev_clean(p, NB_KEYS+CELL_KEYS+(OUT_KEYS if keep_out else ''))
+        if keep_out: assert [(m.role, m.content) for m in Thread.read(p).messages]==before
+        else:
+            with pytest.raises(ValueError, match=r'''\.ipynb\), cell \d \(id '.*'\): a prompt's reply without Solveit's `is_ai_res` mark.*`allowed_out_metadata_keys = \["is_ai_res"\]`'''):
+                Thread.read(p)
+
+def test_nbdev_clean_without_the_outputs_setting_reads_a_reply_its_records_give(tmp_path):
+    "The outputs' metadata stripped where each reply is the one its records give: nothing lost, so no error, and the next save marks the replies again"
+    t = building(ours); p = t.save(tmp_path/'t.ipynb')
+    _nbdev_clean(p, NB_KEYS+CELL_KEYS)
+    back = Thread.read(p); assert same(back, t)
+    back.save(); assert all(o['metadata'].get('is_ai_res') for c in nb_of(p)['cells'] for o in c.get('outputs', []) if o['output_type']=='display_data')
+
+def test_the_reply_to_a_prompt_a_person_added_keeps_its_cells_ids(tmp_path):
+    "A prompt a person added, read and saved by the thread, then answered in Solveit: the row promised `<cell id>-reply`; such a cell keeps no records, so its messages are `<cell id>-k` whenever the reply came (the row says so), numbered where the cell stands"
+    t = Thread(id='q'); t.add_message(Message(role='user', content='Hi', id='u')); t.add_message(Message(role='assistant', content='Hello', id='a'))
+    p = t.save(tmp_path/'q.ipynb')
+    dl = read_ipynb(p); dl.mk_message('New question', msg_type='prompt'); dl.mk_message('After', msg_type='prompt', output='Later'); dl.save()
+    Thread.read(p).save()
+    dl = read_ipynb(p); c = [c for c in dl.messages if c.content=='New question'][0]; c.ai_res = 'New answer'; dl.save()
+    b = Thread.read(p); r = b.get_message_by_id(f'{c.id}-1')
+    assert r is not None and r.role=='assistant' and r.content=='New answer'
+    assert [m.content for m in b.get_messages_in_sequence()]==['Hi', 'Hello', 'New question', 'New answer', 'After', 'Later']
