@@ -135,7 +135,7 @@ def _put(self:Msgs, pos, ms):
     pos = min(pos, n) if pos>=0 else max(0, n+pos)
     its[pos:pos] = ms
     if fresh:
-        ids = [m.id for m in ms]
+        ids = [m._id if type(m) is Message else m.id for m in ms]  # as `_add` reads them
         self._ids[pos:pos] = ids
         self._idx.update(zip(ids, ms))
         self._at.update(zip(ids, range(pos, pos+len(ids))))
@@ -231,7 +231,9 @@ def _add(self:Dialog, ms, pos):
     # a colliding random id is redrawn, a colliding given one refused
     ix,new = self.messages._sync(),{}
     for m in ms:
-        k,d = m.id,m.dlg
+        # `Message`'s own `id` and `dlg` read from its attributes (a file's messages are added by the thousand)
+        if type(m) is Message: k,d = m._id,(r := m._dlg) and r()
+        else: k,d = m.id,m.dlg
         if new.get(k) is m or (d is not None and d._holds(m)):
             msg = f'message {_q(k)} is already in dialog {_q((d or self).name)}: use `mk_messages` to paste copies'
             raise ValueError(msg)
@@ -1124,7 +1126,10 @@ def _legacy_fits(m, out):
 @patch
 def to_cell(self:Message):
     "This message as an ipynb cell dict, texts as single strings (a code cell's attachments are homed by the writer)"
-    mt,src,cid,out = self.msg_type,self.content,self.id,self.output
+    if type(self) is Message and not self._chunks:  # `Message`'s own descriptors: each reads its attribute
+        d = self.__dict__
+        mt,src,cid,out = d.get('_msg_type'),d.get('_content'),d.get('_id'),d.get('_output')
+    else: mt,src,cid,out = self.msg_type,self.content,self.id,self.output
     if not isinstance(mt, str) or mt not in _cell_types:
         raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
     if type(src) is not str:
@@ -1138,7 +1143,8 @@ def to_cell(self:Message):
         raise CellError(f'cell_meta() must return a dict, not {type(meta).__name__}')
     n = self.execution_count
     if mt==scode:
-        return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=_outs(out), execution_count=n)
+        return {'cell_type': 'code', 'id': cid, 'metadata': meta, 'source': src,
+                'outputs': out if type(out) is list else _outs(out), 'execution_count': n}
     form = self.ipynb_form
     if mt==sprompt:
         out = _outs(out)
@@ -1146,11 +1152,11 @@ def to_cell(self:Message):
         meta = meta | {'solveit_ai': form.get('mark', True)}
         if not (form.get('legacy') and _legacy_fits(self, out)):
             src = prompt_mark + ('' if not src and form.get('bare') else '\n'+src)
-            return dict(cell_type='code', id=cid, metadata=meta, source=src, outputs=out, execution_count=n)
-        res = dict(cell_type='markdown', id=cid, metadata=meta, source=src + (SEP+self.ai_res if out else ''))
+            return {'cell_type': 'code', 'id': cid, 'metadata': meta, 'source': src, 'outputs': out, 'execution_count': n}
+        res = {'cell_type': 'markdown', 'id': cid, 'metadata': meta, 'source': src + (SEP+self.ai_res if out else '')}
     elif out: raise CellError(f'a {mt} message must not carry output')
     elif self.execution_count is not None: raise CellError(f'a {mt} message must not carry an execution_count')
-    else: res = dict(cell_type=_cell_types[mt], id=cid, metadata=meta, source=src)
+    else: res = {'cell_type': _cell_types[mt], 'id': cid, 'metadata': meta, 'source': src}
     if self.attachments or form.get('atts'): res['attachments'] = _att_bundles(self)
     return res
 
@@ -1168,8 +1174,9 @@ def _msg_cell(m):
     "`(cell, attachments to home)` of message `m`: its cell dict, with every check the writer makes but the JSON's"
     # attachments None for a cell that keeps its own; a failed check is a `ValueError`
     c = chk_cell(m.to_cell(), join=False)
-    if (kind := cell_kind(c))!=m.msg_type:
-        msg = (f"a {m.msg_type} message whose cell would read back as a {kind} "
+    mt = m.__dict__.get('_msg_type') if type(m) is Message else m.msg_type  # as `to_cell` reads it
+    if (kind := cell_kind(c))!=mt:
+        msg = (f"a {mt} message whose cell would read back as a {kind} "
                "(check its 'solveit_ai' metadata and content)")
         raise CellError(msg)
     home = (_att_bundles(m) if m.attachments else {}) if c['cell_type']=='code' else None
@@ -1231,7 +1238,7 @@ def nb_text(self:Dialog,
         except ValueError as e: raise ValueError(f'{_where(i, m)}: {e}') from None
         seen[mid] = i
         cells.append(c)
-        if home is not None: homes[m.id] = home
+        if home is not None: homes[mid] = home
     try: meta = _nb_meta(self, homes)
     except ValueError as e: raise ValueError(f'dialog {_q(self.name)}: {e}') from None
     # the `fast` extra, when it is installed and every value suits it

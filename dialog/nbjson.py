@@ -49,14 +49,14 @@ def join_text(v, # A str, or a list of str
             raise CellError(msg) from None
     raise CellError(f'{what} must be a string or a list of strings, not {type(v).__name__}')
 
-def _chk_bundle(d, what, join):
-    "Check mime bundle `d`, joining its texts in place when `join`"
-    if not isinstance(d, dict): raise CellError(f'{what} must be an object mapping mime types to data')
+def _chk_bundle(d, j, join):
+    "Check the mime bundle `d` of output `j`, joining its texts in place when `join`"
+    if not isinstance(d, dict): raise CellError(f'output {j} data must be an object mapping mime types to data')
     for k,v in d.items():
         if not isinstance(v, str) and not _is_json_mime(k):
             try: t = ''.join(v) if type(v) is list else None
             except TypeError: t = None
-            if t is None: t = join_text(v, f'{what} {short_repr(k)}')  # which says what is wrong
+            if t is None: t = join_text(v, f'output {j} data {short_repr(k)}')  # which says what is wrong
             if join: d[k] = t
 
 # %% ../nbs/00_nbjson.ipynb #7aaddbcf
@@ -124,7 +124,7 @@ def chk_output(o, # An output dict
                j:int, # Its number in its cell, for the error message
                join:bool): # Join its texts in place (reading)
     "Check output dict `o` against nbformat's schema; `CellError` naming entry `j`"
-    if not isinstance(o, dict): _bad_out(j, f'must be an object, not {type(o).__name__}')
+    if type(o) is not dict and not isinstance(o, dict): _bad_out(j, f'must be an object, not {type(o).__name__}')
     ot = o.get('output_type')
     keys = out_keys.get(ot) if isinstance(ot, str) else None
     if keys is None: _bad_out(j, f'unknown output_type {short_repr(ot)}')
@@ -133,23 +133,25 @@ def chk_output(o, # An output dict
         _bad_out(j, f'{ot} has unknown keys {short_repr(sorted(o.keys()-keys), 80)}')
     if ot=='stream':
         if not isinstance(o['name'], str): _bad_out(j, 'stream name must be a string')
-        if not isinstance(o['text'], str):
-            t = join_text(o['text'], f'output {j} text')
+        if type(t := o['text']) is not str and not isinstance(t, str):
+            t = join_text(t, f'output {j} text')
             if join: o['text'] = t
     elif ot=='error':
         if not (isinstance(o['ename'], str) and isinstance(o['evalue'], str)):
             _bad_out(j, 'error ename and evalue must be strings')
         if not _strs(o['traceback']): _bad_out(j, 'error traceback must be a list of strings')
     else:
-        _chk_bundle(o['data'], f'output {j} data', join)
+        _chk_bundle(o['data'], j, join)
         if not isinstance(o['metadata'], dict): _bad_out(j, f'{ot} metadata must be an object')
-        if ot=='execute_result' and not _is_count(o['execution_count']):
+        if ot=='execute_result' and (n := o['execution_count']) is not None and not _is_count(n):
             _bad_out(j, 'execute_result execution_count must be a non-negative integer or null')
 
 # %% ../nbs/00_nbjson.ipynb #d6f8b14c
+_miss = object() # A value no cell holds: `get`'s default for a key that must be there
 def chk_cell(c, # A cell dict
              join:bool): # Reading: heal what needs no guess and join texts in place
     "Check cell dict `c` against nbformat 4.5's schema and return it; `CellError` saying what is wrong"
+    # (one look-up a key: a file's cells are checked by the thousand, read and written)
     if type(c) is not dict and not isinstance(c, dict):
         raise CellError(f'cell must be an object, not {type(c).__name__}')
     ct = c.get('cell_type')
@@ -162,19 +164,18 @@ def chk_cell(c, # A cell dict
     cid = c.get('id')
     if cid is not None and not is_cell_id(cid):
         raise CellError(f'invalid cell id {short_repr(cid, 70)}: an id must be 1 to 64 of [a-zA-Z0-9-_]')
-    if 'metadata' not in c: c['metadata'] = {}
-    else: chk_meta(c['metadata'], ct)
-    if 'source' not in c: raise CellError('cell has no source')
-    if not isinstance(c['source'], str):
-        t = join_text(c['source'], 'source')
+    if (meta := c.get('metadata', _miss)) is _miss: c['metadata'] = {}
+    elif meta or type(meta) is not dict: chk_meta(meta, ct)  # an empty dict is all right
+    if (src := c.get('source', _miss)) is _miss: raise CellError('cell has no source')
+    if type(src) is not str and not isinstance(src, str):
+        t = join_text(src, 'source')
         if join: c['source'] = t
     if ct=='code':
-        if 'outputs' not in c or 'execution_count' not in c:
-            raise CellError('code cell lacks outputs or execution_count')
-        if not isinstance(c['outputs'], list): raise CellError('output must be a list of output dicts')
-        for j,o in enumerate(c['outputs']): chk_output(o, j, join)
-        if not _is_count(c['execution_count']):
-            raise CellError('execution_count must be a non-negative integer or null')
+        outs,n = c.get('outputs', _miss),c.get('execution_count', _miss)
+        if outs is _miss or n is _miss: raise CellError('code cell lacks outputs or execution_count')
+        if not isinstance(outs, list): raise CellError('output must be a list of output dicts')
+        for j,o in enumerate(outs): chk_output(o, j, join)
+        if n is not None and not _is_count(n): raise CellError('execution_count must be a non-negative integer or null')
     return c
 
 # %% ../nbs/00_nbjson.ipynb #39defa2d
