@@ -945,11 +945,12 @@ def _chk_stripped(dlg, rec, where):
     # `nbdev-clean` (nbdev's git hooks run it) keeps only the keys it is told to, the cells' and the notebook's apart,
     # and every cell, its id kept. The cells' gone: a code cell opening with Jupyter's `%%prompt` line, without
     # Solveit's mark or records, in a file without a thread record, or whose cells hold no `dialog` key (each save
-    # marks every cell) while they still show a cell the save wrote (`_shows_written`: a person who deleted them, or
+    # marks every cell; a cell pasted from another thread's file, its mark holding that file's key, is no cell of this
+    # file's) while they still show a cell the save wrote (`_shows_written`: a person who deleted them, or
     # had none, and typed the cell in plain Jupyter stripped nothing; not named `cells`, which breaks nbdev-clean).
     # The notebook's gone: `_nb_stripped`
     cs,w = dlg.messages,f'{where} ({dlg.path})' if dlg.path else where
-    if not rec or not any(isinstance(c.meta.get('dialog'), dict) for c in cs):
+    if not rec or not any(_files_own(c, rec) for c in cs):
         keys = f'`{_keep_cells}` and `{_keep_out}`' if rec else f'`{_keep_nb}`, `{_keep_cells}` and `{_keep_out}`'
         # (a record written before it held `wrote`: as if one were here)
         if rec and isinstance(rec.get('wrote'), list) and not _shows_written(cs, rec): return
@@ -960,6 +961,13 @@ def _chk_stripped(dlg, rec, where):
                     "cells' metadata, so the thread can't be read back. Restore the file (e.g. from version control); "
                     f"for nbdev's hooks, keep the keys: in `[tool.nbdev]`, {keys}")
     if not rec: _nb_stripped(cs, dlg.meta, w)
+
+def _files_own(c, rec):
+    "Whether cell `c` holds `dialog` metadata that is no other file's (`rec`: the notebook's thread record)"
+    # a mark holding another `key` than the record's came with a cell pasted from another thread's file
+    if not isinstance(c.meta.get('dialog'), dict): return False
+    k,mk = rec.get('key'),_cell_mark(c).get('key')
+    return not (isinstance(k, str) and isinstance(mk, str) and mk!=k)
 
 def _bare_prompt(c):
     "Whether cell `c` is a code cell opening with Jupyter's `%%prompt` line, holding no records"
@@ -972,13 +980,16 @@ def _shows_written(cs, rec):
     # by id (nbdev-clean keeps them): one the save wrote with records (`wrote`), or a prompt whose reply it keeps
     # (`outputs`: a dialog made elsewhere, saved with no new turn); by text where ids changed (nbstripout numbers them
     # '0', '1', ...; Split Cell gives the pieces new ones): a `%%prompt` cell, alone or joined with the cells after it
-    # up to the next (its pieces), giving a digest the save wrote (`wrote_flat`: each cell's `flat`). A record
-    # without digests: ids all positional, while the save wrote a cell
+    # up to the next (its pieces), giving a digest the save wrote (`wrote_flat`: each cell's `flat`). Ids all
+    # positional while the save wrote a cell or kept a prompt's reply: every id renumbered, and no cell holding the
+    # mark each save writes on every cell, so a prompt a person edited (its digest no longer the one written), or
+    # cells made elsewhere (no digest kept) count too. (Every cell deleted and a `%%prompt` typed in plain Jupyter,
+    # then renumbered by nbstripout, looks the same: an error, never a silent read of one user message of code)
     outs = rec.get('outputs') if isinstance(rec.get('outputs'), dict) else {}
     wrote = {x for x in rec['wrote'] if isinstance(x, str)}
     if {c.id for c in cs} & (wrote | set(outs)): return True
-    if not isinstance(flats := rec.get('wrote_flat'), list):
-        return bool(wrote) and all(c.id==str(i) for i,c in enumerate(cs))
+    if (wrote or outs) and all(c.id==str(i) for i,c in enumerate(cs)): return True
+    if not isinstance(flats := rec.get('wrote_flat'), list): return False
     flats = {x for x in flats if isinstance(x, str)}
     for i,c in enumerate(cs):
         if not flats or not _bare_prompt(c): continue
@@ -998,13 +1009,20 @@ def _nb_stripped(cs, meta, w):
     # the cell its save wrote first among them (records, its mark saying `first`, whatever its id: Split Cell gives the
     # pieces new ones, nbstripout numbers them), or any cell with records holding its mark's id in a notebook without
     # `kernelspec` (a save writes none and nbdev-clean adds none; a notebook JupyterLab made has one): later turns moved
-    # into a new notebook are pasted cells (a mark written before marks held `flat` tells no first: any such counts)
-    ks = {k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs}
-    if len(ks)!=1 or None in ks: return
-    bare = 'kernelspec' not in meta
+    # into a new notebook are pasted cells (a mark written before marks held `flat` tells no first: any such counts);
+    # in a notebook without `kernelspec`, so too any cell holding its mark's id without records (a thread's save marks
+    # the cells of a dialog made elsewhere, which it wrote no records in).
+    # Cells of several files' keys (a cell pasted from another thread's file): the file's are those of the key most
+    # hold (none on a tie), and only in a notebook without `kernelspec` (one JupyterLab made of pasted cells has one)
+    ks = [k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs]
+    if not ks or None in ks: return
+    n,bare = collections.Counter(ks),'kernelspec' not in meta
+    key = _most(ks)
+    if len(n)>1 and (not bare or list(n.values()).count(n[key])>1): return
     for i,c in enumerate(cs):
         m = _cell_mark(c)
-        if _cell_recs(c) is not None and (m.get('first') is True or m.get('id')==c.id and ('flat' not in m or bare)):
+        own,held = _cell_recs(c) is not None,m.get('id')==c.id
+        if ks[i]==key and (own and (m.get('first') is True or held and 'flat' not in m) or held and bare):
             raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
                 "prompt): a tool such as `nbdev-clean` stripped the notebook's metadata, so the thread can't be read "
@@ -1779,16 +1797,22 @@ _rows_later = (
                "person's edit of a reply is never silently lost. With one of the first two alone "
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
-               "(the notebook's record gone is told by its cells, all marked with one file's `key`, among them the "
-               "thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or renumbered by "
-               "nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save writes none, "
-               "nbdev-clean adds none): later turns a person moved into a new notebook (JupyterLab's has a "
+               "(the notebook's record gone is told by its cells, all marked with one file's `key` (or, with cells "
+               "pasted from other threads' files since, most of them, in a notebook without `kernelspec`), among "
+               "them the thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or "
+               "renumbered by nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save "
+               "writes none, nbdev-clean adds none; records or not: a thread of a dialog made elsewhere marks its "
+               "cells): later turns a person moved into a new notebook (JupyterLab's has a "
                "`kernelspec`), ids kept, read as a notebook made elsewhere holding pasted cells, as the cells do once "
-               "a person added one; the cells' metadata gone, by a `%%prompt` cell without it while the cells still "
-               "show one the save wrote: by id (the record's `wrote`, or `outputs` for prompts it kept) or, the ids "
-               "renumbered or split, by text (the record's `wrote_flat`: each cell's `flat`, the pieces joined): one "
+               "a person added one; the cells' metadata gone (cells pasted from another thread's file since, their "
+               "mark holding that file's key, aside), by a `%%prompt` cell without it while the cells still "
+               "show one the save wrote: by id (the record's `wrote`, or `outputs` for prompts it kept), by ids all "
+               "renumbered (nbstripout: '0', '1', ...) where the save wrote a cell or kept a reply (each save marks "
+               "every cell, so none holding a mark is a stripped file, an edited prompt or a dialog made elsewhere "
+               "too), or, split, by text (the record's `wrote_flat`: each cell's `flat`, the pieces joined): one "
                "typed in plain Jupyter into a thread with no such cell (none yet, or all deleted) is the code cell "
-               "it is)"),
+               "it is, unless nbstripout then renumbered every id: that can't be told from a stripped file, and is "
+               "the error)"),
 )
 
 # %% ../nbs/10_thread_sync.ipynb #9e75e003

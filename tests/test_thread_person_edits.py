@@ -1241,3 +1241,55 @@ def test_the_reply_to_a_prompt_a_person_added_keeps_its_cells_ids(tmp_path):
     b = Thread.read(p); r = b.get_message_by_id(f'{c.id}-1')
     assert r is not None and r.role=='assistant' and r.content=='New answer'
     assert [m.content for m in b.get_messages_in_sequence()]==['Hi', 'Hello', 'New question', 'New answer', 'After', 'Later']
+
+def _kind_thread(tid, x):
+    t = Thread(id=tid, title='Title '+x); t.add_message(Message(id='s'+x, role='system', content='Be kind.'))
+    for i,(r,c) in enumerate([('user', 'First?'), ('assistant', 'One.'), ('user', 'Second?'), ('assistant', 'Two.')]): t.add_message(Message(id=f'{x}{i}', role=r, content=c+x))
+    return t
+
+@pytest.mark.parametrize('allow', ['notebook only', 'cells only'])
+def test_a_cell_pasted_from_another_thread_into_a_stripped_file_leaves_the_valueerror(tmp_path, allow):
+    "nbdev-clean keeping one side's keys, then a cell pasted from another thread's file: the pasted cell's `dialog` key made the cells look unstripped (one user message of code), or its second file key made the notebook's record look never there (another thread); the cells of the file's own key tell it"
+    p,q = tmp_path/'t.ipynb',tmp_path/'other.ipynb'; _kind_thread('th-1', 'A').save(p); _kind_thread('th-2', 'B').save(q)
+    _nbdev_clean(p, NB_KEYS if allow=='notebook only' else CELL_KEYS)
+    err = "`%%prompt` cell without its metadata.*allowed_cell_metadata_keys" if allow=='notebook only' else "without the thread's record.*allowed_metadata_keys"
+    with pytest.raises(ValueError, match=err): Thread.read(p)
+    edit(p, lambda nb: nb['cells'].append(dict(nb_of(q)['cells'][1], id='pasted01')))
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): .*"+err): Thread.read(p)
+
+def test_a_new_notebook_of_cells_pasted_from_two_threads_reads_as_made_elsewhere(tmp_path):
+    "Cells of two threads' files pasted into a new JupyterLab notebook (a `kernelspec`), the first cell of one among them: no stripped thread file"
+    a,b = nb_of(_kind_thread('th-1', 'A').save(tmp_path/'a.ipynb')),nb_of(_kind_thread('th-2', 'B').save(tmp_path/'b.ipynb'))
+    ks = {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}}
+    put(tmp_path/'n.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'metadata': ks, 'cells': a['cells']+[dict(b['cells'][1], id='pasted01')]})
+    back = Thread.read(tmp_path/'n.ipynb')
+    assert back.id=='n' and [m.content for m in back.messages if m.role!='system']==['First?A', 'One.A', 'Second?A', 'Two.A', 'Second?B', 'Two.B']
+
+def test_an_edited_prompt_renumbered_then_its_metadata_stripped_is_a_valueerror(tmp_path):
+    "A typo fixed in a prompt, then nbstripout (ids '0', '1', ...) and nbdev-clean keeping the notebook's keys alone: the edit broke the text's digest (`wrote_flat`), so nothing told the stripping and the turn read as one user message of code; ids all positional where the save wrote a cell tell it"
+    from test_thread_cleared_outputs import _nbstripout
+    t = Thread(id='th-1', title='One'); t.add_message(Message(id='u', role='user', content='Helo there')); t.add_message(Message(id='a', role='assistant', content='Hi.'))
+    p = t.save(tmp_path/'t.ipynb')
+    edit(p, lambda nb: nb['cells'][0].update(source='%%prompt\nHello there'))
+    _nbstripout(p); _nbdev_clean(p, NB_KEYS)
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '0'\): a `%%prompt` cell without its metadata.*`allowed_cell_metadata_keys"): Thread.read(p)
+
+def _made_elsewhere(tmp_path):
+    "A Solveit dialog (prompts with replies, no thread records) saved as e.ipynb: its path"
+    p = tmp_path/'e.ipynb'; put(p, {'cells': [], 'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5})
+    dl = read_ipynb(p); dl.mk_message('Hello AI', msg_type='prompt', output='Hello human'); dl.mk_message('And?', msg_type='prompt', output='And so.'); dl.save()
+    return p
+
+def test_a_dialog_made_elsewhere_saved_renumbered_then_its_cells_metadata_stripped_is_a_valueerror(tmp_path):
+    "A Solveit dialog read and saved once by a thread, then nbstripout and nbdev-clean keeping the notebook's keys alone: the record's kept replies (`outputs`) are keyed by ids nbstripout renumbered, so every reply was silently lost"
+    from test_thread_cleared_outputs import _nbstripout
+    p = _made_elsewhere(tmp_path); Thread.read(p).save()
+    _nbstripout(p); _nbdev_clean(p, NB_KEYS)
+    with pytest.raises(ValueError, match=r"e\.ipynb\), cell 0 \(id '0'\): a `%%prompt` cell without its metadata.*`allowed_cell_metadata_keys"): Thread.read(p)
+
+def test_a_thread_of_a_dialog_made_elsewhere_its_notebooks_record_stripped_is_a_valueerror(tmp_path):
+    "A thread read from a Solveit dialog, given its own id, title and system prompt and saved, then nbdev-clean keeping the cells' keys alone: it wrote no records, so no cell told the stripping and the file read as another thread; its marks on the cells (one file's key, the cells' own ids, no `kernelspec`) tell it"
+    p = _made_elsewhere(tmp_path)
+    t = Thread.read(p); t.id = 'my-thread'; t.title = 'Mine'; t.add_message(Message(role='system', content='Be kind.')); t.save()
+    _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
+    with pytest.raises(ValueError, match=r"e\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"): Thread.read(p)
