@@ -601,9 +601,19 @@ def _convert_sess(a):
     if a.to=='ipynb':
         if a.fork: raise ValueError('--fork goes with --to claude or codex only')
         if a.repair: raise ValueError('--repair reads dialog files, not sessions')
-        out = _chk_new(ipynb_path(o or Path(f).stem), a.force)
+        if a.o=='-': return sys.stdout.write(term_safe(write_ipynb(sess2dlg(f)), sys.stdout.isatty())) and None
+        given = _chk_new(ipynb_path(o or Path(f).stem), a.force)
+        out = Path(os.path.realpath(given))  # resolved once: saved there, following no symlink in its folder
+        if out.exists() and os.path.samefile(out, f):
+            raise ValueError(f'{rel_path(given)} is the session being converted (or links to it): '
+                             'it is never written over; nothing written')
         dlg = sess2dlg(f, name=out.stem)
-        return _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
+        return _say(f'wrote {rel_path(dlg.save(out, force=a.force, root=out.parent))}')
+    if a.o=='-': raise ValueError(f'--to {a.to} writes a session file, not stdout: give -o FILE.jsonl (or --fork)')
+    if o is None and not a.fork:
+        raise ValueError(f'--to {a.to} needs -o FILE.jsonl, or --fork to write a new session beside the one it came from')
+    # the file named is checked here, so that the message names --force (a folder: the new session's file is named later)
+    if o is not None and not a.fork and not Path(o).expanduser().is_dir(): _chk_new(o, a.force)
     p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
     _say(f'wrote {rel_path(p)}')
 

@@ -21,11 +21,11 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, parse_reply, has_tool_block, think_block, think_spans, stampers
+from .chat import chat2dlg, dlg2chat, parse_reply, has_tool_block, think_block, think_spans, stampers
 from .ipynb import atomic_write
 from .nbjson import fast_loads, is_str_list
 from datetime import datetime, timezone
-import hashlib, json, os, re, time, uuid, warnings
+import hashlib, json, os, re, stat, time, uuid, warnings
 
 # %% ../nbs/08_session.ipynb #ddc0686c
 _raw = json.JSONDecoder().raw_decode
@@ -52,11 +52,18 @@ def _partial(path, i, warn):
         warnings.warn(f'{path}, line {i+1}: a partial last line (the session is still being written?) was left out',
                       stacklevel=3)
 
+def _open_reg(path, mode='rb', **kw):
+    "`open(path, mode, **kw)` of a regular file: anything else (a named pipe, a device) is refused at once, not waited on"
+    fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))  # opening a named pipe waits for no writer
+    if stat.S_ISREG(os.fstat(fd).st_mode): return open(fd, mode, **kw)
+    os.close(fd)
+    raise ValueError(f'{path}: not a regular file (a named pipe, a device?): a session is a .jsonl file')
+
 def read_records(path, # A session file: JSON Lines, one record per line
                  warn:bool=True): # Warn when a partial last line (a session still being written) is left out?
     "The session's records as pairs `(record, line)`, and whether the file ends with a newline"
     path = Path(path).expanduser()
-    data = path.read_bytes()
+    with _open_reg(path) as f: data = f.read()
     # ASCII splits as one text; other text a line at a time, its bytes parsed (no copy of it all in wide characters)
     asc = data.isascii()
     ls,res = data.decode('ascii').split('\n') if asc else data.split(b'\n'),[]
@@ -64,7 +71,7 @@ def read_records(path, # A session file: JSON Lines, one record per line
     if eol: ls.pop()
     if asc and ls:  # each line a record, as the loop below reads it, in one pass (the loop says what a line isn't)
         try: rs = [fast_loads(l) or _loads(l) for l in ls]
-        except ValueError: rs = []
+        except (ValueError, RecursionError): rs = []
         if rs and {*map(type, rs)}=={dict}: return list(zip(rs, ls)),eol
     for i,x in enumerate(ls):
         last = i==len(ls)-1 and not eol
@@ -73,6 +80,8 @@ def read_records(path, # A session file: JSON Lines, one record per line
             if last and i>0: _partial(path, i, warn); eol = True; break  # cut inside a character
             raise ValueError(f'{path}, line {i+1}: not UTF-8 text, so not a session file') from None
         try: r = _loads(l, None if asc else x)
+        except RecursionError:  # valid JSON nested deeper than Python reads: no record of either agent
+            raise ValueError(f'{path}, line {i+1}: a JSON value nested too deep to read, so not a session file') from None
         except ValueError as e:
             if last and i>0: _partial(path, i, warn); eol = True; break
             if res and l.startswith('{'):
@@ -128,8 +137,9 @@ def sid(cls:ClaudeCode, r:dict): # A record
 # %% ../nbs/08_session.ipynb #dacbbf95
 @patch(cls_method=True)
 def is_prompt(cls:ClaudeCode, r:dict): # A record
-    "A person's prompt: a main-chain `user` record, not `isMeta`, holding no tool result"
+    "A person's prompt: a main-chain `user` record, not `isMeta` nor `isCompactSummary`, holding no tool result"
     if r.get('type')!='user' or r.get('isMeta') or bool(r.get('isSidechain'))!=cls.side: return False
+    if r.get('isCompactSummary'): return False  # the summary Claude Code writes when it compacts, not the person's
     if not isinstance(m := r.get('message'), dict): return False
     c = m.get('content')
     def result(b): return isinstance(b, dict) and b.get('type')=='tool_result'
@@ -191,10 +201,7 @@ def turns(cls:ClaudeCode, recs):
     for bs,res,_ in grps:
         # a result whose call is gone (a torn line) rides along in the records, unshown
         res = [b for b in res if b['tool_use_id'] in calls]
-        got = {b['tool_use_id'] for b in res}
-        # a call still running
-        running = [b for b in bs if b.get('type')=='tool_use' and b.get('id') not in got]
-        res += [dict(type='tool_result', tool_use_id=b['id'], content='') for b in running]
+        # a call still running has no result: chat reads it as an open call, as it reads a rollout's
         msgs.append(dict(role='assistant', content=bs))
         if res: msgs.append(dict(role='user', content=res))
     return msgs
@@ -215,13 +222,14 @@ def msg(cls:ClaudeCode, recs, dcls=Dialog, system=None, stamp=True):
 
 # %% ../nbs/08_session.ipynb #1557a96b
 _an_shown = {'thinking', 'redacted_thinking', 'text', 'tool_use', 'server_tool_use'}
-_fresh = ('toolUseResult', 'sourceToolAssistantUUID', 'sourceToolUseID', 'isMeta', 'isCompactSummary',
-          'isVisibleInTranscriptOnly', 'promptId', 'requestId')
+# what a new record copies of its model: where it was written (its envelope); never what tells of that record alone
+# (its message, an error, a tool's result, a request's id, attribution)
+_envelope = ('userType', 'entrypoint', 'cwd', 'sessionId', 'version', 'gitBranch', 'agentId', 'slug')
 
 def _from(tmpl, **kw):
-    "A new record like `tmpl` (its envelope: session, cwd, version, branch...) with a new uuid, now's time and `kw`"
-    r = {k:v for k,v in tmpl.items() if k not in _fresh}
-    return r | dict(parentUuid=None, isSidechain=False, uuid=str(uuid.uuid4()), timestamp=_now()) | kw
+    "A new record with `tmpl`'s envelope (session, cwd, version, branch...), a new uuid, now's time and `kw`"
+    r = {k:tmpl[k] for k in _envelope if k in tmpl}
+    return dict(parentUuid=None, isSidechain=False) | r | dict(uuid=str(uuid.uuid4()), timestamp=_now()) | kw
 
 @patch(cls_method=True)
 def mk_prompt(cls:ClaudeCode, tmpl, txt):
@@ -247,8 +255,9 @@ def mk_item(cls:ClaudeCode, tmpl, kind, v):
         res = dict(type='tool_result', tool_use_id=v[0], content=v[1])
         return _from(u, type='user', message=dict(role='user', content=[res]), isSidechain=cls.side)
     b = dict(type='text', text=v) if kind=='text' else dict(type='tool_use', id=v[0], name=v[1], input=v[2])
-    meta = {k:x for k,x in a.get('message', {}).items() if k not in ('content', 'usage')}
-    return _from(a, type='assistant', message=meta | dict(role='assistant', content=[b]), isSidechain=cls.side)
+    # a message of its own: a new id (records of one API response share theirs), and no other message's model or state
+    msg = dict(id='msg_' + uuid.uuid4().hex[:24], type='message', role='assistant', content=[b])
+    return _from(a, type='assistant', message=msg, isSidechain=cls.side)
 
 # %% ../nbs/08_session.ipynb #42533414
 @patch(cls_method=True)
@@ -825,17 +834,24 @@ def _fork(A, es, sid):
 
 # %% ../nbs/08_session.ipynb #9c531785
 def _entries(dlg, A, s, fork):
-    "The session's entries `[record or None, line or None, ...]` for `dlg`, and whether any must be re-checked"
+    "The session's entries `[record or None, line or None, ...]` for `dlg`, whether to re-check them, and the first edit's"
+    # (the entry where the first message rebuilt, moved, or after a deleted one starts; None when there is none)
     fresh = not s
     sid = s.get('id') or A.new_id()
     out = [[r, None, 'new'] for r in A.new_head(sid, dlg)] if fresh else [[None, l] for l in s.get('head') or []]
     ps = [m for m in dlg.messages if m.msg_type==sprompt]
-    dirty = fresh or [m.id for m in ps]!=s.get('msgs')
-    firsts = {}
-    for m in ps:
+    ids,old = [m.id for m in ps],s.get('msgs') or []
+    dirty = fresh or ids!=old
+    # the first message not where it was read (moved, new, or after a deleted one)
+    moved = next((k for k,(a,b) in enumerate(zip(ids, old)) if a!=b), min(len(ids), len(old)) if ids!=old else None)
+    firsts,k0 = {},None
+    for k,m in enumerate(ps):
+        if k==moved and k0 is None: k0 = len(out)
         ms,copy = (m.meta.get('dialog') or {}).get('session'),False
         recs = ms.get('records') if isinstance(ms, dict) else None
         if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
+        # another agent's records (a message pasted from its dialog): rebuilt as this format's, as a new message is
+        elif not A.is_fmt(_rec(recs[0])): ms,dirty = None,True
         # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
         elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True
         # every message written with this first record (two Codex prompts alike read the same one)
@@ -844,17 +860,52 @@ def _entries(dlg, A, s, fork):
             out += [[None, ms['records'][0], 'link'], *([None, l] for l in ms['records'][1:])]
         else:
             dirty = True
+            if k0 is None: k0 = len(out)
             try: out += _new_call_ids(_rebuild_msg(A, m, ms, out, sid), A) if copy else _rebuild_msg(A, m, ms, out, sid)
             except ValueError as e:
                 msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'
                 raise ValueError(msg) from None
-    return out,sid,dirty
+    return out,sid,dirty,k0
 
 def _is_copy(A, prev, recs):
     "Are `recs` (a message's records) a pasted copy of `prev`?"
     if prev is None or A is not Codex: return prev is not None
     ids = lambda ls: {i for l in ls if '_call' in l for i in _call_ids(_parsed([None, l]))}
     return bool(ids(prev) & ids(recs))
+
+# %% ../nbs/08_session.ipynb #7e0d0e2c
+def _state_key(A, b):
+    "What tells reasoning state `b` (a Claude thinking block, a Codex reasoning item) from another: None if it holds none"
+    if A is Codex: return b.get('encrypted_content') if b.get('type')=='reasoning' else None
+    return b.get('signature') or b.get('data') if b.get('type') in ('thinking', 'redacted_thinking') else None
+
+def _sent_state(dlg, A):
+    "The reasoning state `dlg2chat` sends of `dlg` in `A`'s format (its keys), or an empty set when it can't send it"
+    try: msgs = dlg2chat(dlg, A.fmt, limits=False)
+    except ValueError: return set()
+    bs = (b for m in msgs for b in ([m] if A is Codex else m.get('content') if isinstance(m.get('content'), list) else ()))
+    return {k for b in bs if isinstance(b, dict) and (k := _state_key(A, b))}
+
+def _unsent_left_out(dlg, A, es):
+    "Entries `es` (from a dialog's first edit on) without the reasoning state chat doesn't send of `dlg`"
+    # chat's rule (`dlg2chat`): after an edit, no reasoning goes back; a record holding only such state goes too
+    words = ('"reasoning"',) if A is Codex else ('"thinking"', '"redacted_thinking"')
+    if not any(e[1] is None or any(w in e[1] for w in words) for e in es): return es
+    sent,res = None,[]
+    for e in es:
+        if e[1] is not None and not any(w in e[1] for w in words): res.append(e); continue
+        r = _parsed(e)
+        if A is Codex:
+            p = r.get('payload') if r.get('type')=='response_item' else None
+            bs = [p] if isinstance(p, dict) else []
+        else: bs = _blocks((r.get('message') or {}).get('content')) if r.get('type')=='assistant' else []
+        ks = [_state_key(A, b) if isinstance(b, dict) else None for b in bs]
+        if not any(ks): res.append(e); continue
+        if sent is None: sent = _sent_state(dlg, A)
+        keep = [b for b,k in zip(bs, ks) if not k or k in sent]
+        if len(keep)==len(bs): res.append(e)
+        elif keep: res.append([r | dict(message=r['message'] | dict(content=keep)), None, *e[2:]])
+    return res
 
 # %% ../nbs/08_session.ipynb #d220472d
 def _call_ids(r):
@@ -925,7 +976,9 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
     # a fork goes into a folder; a new session (a dialog from no session) too when `path` is one, else to the file
     # `path` names
     folder = fork or not s and path is not None and Path(path).expanduser().is_dir()
-    es,sid,dirty = _entries(dlg, A, s, fork)
+    es,sid,dirty,k0 = _entries(dlg, A, s, fork)
+    # reasoning after an edit is left out as chat leaves it out of a send
+    if s and k0 is not None: es = es[:k0] + _unsent_left_out(dlg, A, es[k0:])
     if A is Codex and s: _set_system(es, dlg.system)
     fork = fork or not s
     if dirty or fork:
@@ -938,12 +991,24 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
     txt = '\n'.join(e[1] if e[1] is not None else _dump(e[0]) for e in es)
     if es and (s.get('eol', True) or dirty or fork): txt += '\n'
     p = _target(A, path, folder, sid, s.get('source'))
-    atomic_write(p, txt.encode('utf-8', 'surrogatepass'), check=None if force else partial(_refuse, p))
+    # `p` resolved once: written in its folder, following no symlink there, and checked again under the write's lock
+    chk = partial(_refuse, p, s.get('source'), force)
+    root = first(q for q in (p.parent, *p.parent.parents) if q.is_dir())  # the folders missing are made
+    atomic_write(p, txt.encode('utf-8', 'surrogatepass'), check=chk, root=root)
     return p
 
 # %% ../nbs/08_session.ipynb #ad824037
-def _refuse(p, cur):
-    if cur is not None: raise FileExistsError(f'{p}: already exists; nothing written (force=True replaces it)')
+def _is_src(p, src):
+    "Is `p` the session file `src` (the one a dialog was read from)?"
+    return bool(src) and os.path.exists(p) and os.path.exists(src) and os.path.samefile(p, src)
+
+def _refuse(p, src, force, cur):
+    "`atomic_write`'s check of `p` (a resolved path): never the source session `src`, nor an existing file unless `force`"
+    # `p` resolves elsewhere now (a symlink swapped in since `_target` checked it): what is written is not what was checked
+    if os.path.realpath(p)!=str(p) or _is_src(p, src):
+        raise ValueError(f'{p} changed into a link (to the source session?) since it was checked: nothing written')
+    if cur is not None and not force:
+        raise FileExistsError(f'{p}: already exists; nothing written (force=True replaces it)')
 
 def _target(A, path, fork, sid, src):
     "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source"
@@ -956,7 +1021,8 @@ def _target(A, path, fork, sid, src):
             msg = f'{p}: with fork=True, path is the folder the new session goes in (its file is named for its new id)'
             raise ValueError(msg)
         p = p/A.fname(sid)
-    if src and p.exists() and Path(src).exists() and os.path.samefile(p, src):
+    p = Path(os.path.realpath(p))  # resolved once: the write goes there, following no symlink
+    if _is_src(p, src):
         msg = f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork'
         raise ValueError(msg)
     return p
@@ -993,11 +1059,11 @@ def sess_info(path, # A session file
     path = Path(path)
     res = AttrDict(agent=None, id=None, project=None, start=None, title=None, size=path.stat().st_size, path=path)
     prompt = None
-    with open(path, encoding='utf-8', errors='replace') as f:
+    with _open_reg(path, 'r', encoding='utf-8', errors='replace') as f:
         for i,l in enumerate(f):
             if i>=maxlines: break
             try: r = json.loads(l)
-            except ValueError: continue
+            except (ValueError, RecursionError): continue  # no record (nested deeper than Python reads, say)
             if not isinstance(r, dict): continue
             A = first(a for a in agents.values() if a.is_fmt(r) and agent in (None, a.agent))
             if A is None: continue
@@ -1034,6 +1100,6 @@ def find_sessions(prefix:str=None, # Only sessions whose id starts with it
                 continue
             try: s = sess_info(p, a)
             # not a session, or one whose fields are of odd types: the rest are still listed
-            except (OSError, ValueError, TypeError, AttributeError): continue
+            except (OSError, ValueError, TypeError, AttributeError, RecursionError): continue
             if s.id is not None and (not prefix or s.id.startswith(prefix)): res.append(s)
     return sorted(res, key=lambda s: s.start or '', reverse=True)

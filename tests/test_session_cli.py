@@ -87,3 +87,36 @@ def test_convert_new_session_to_a_file(tmp_path, monkeypatch):
     assert main(['convert', 'plain.ipynb', '--to', 'claude', '-o', 'out.jsonl'])==0
     assert (tmp_path/'out.jsonl').is_file() and [m.content for m in sess2dlg(tmp_path/'out.jsonl')]==['hi there']
     check_chain(tmp_path/'out.jsonl')
+
+@need
+def test_convert_never_writes_over_the_session(tmp_path):
+    "`convert S.jsonl --to ipynb -o L.ipynb --force`, L a link to S: refused, and S untouched"
+    src = tmp_path/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl'; src.write_bytes(cc.read_bytes())
+    (tmp_path/'notes').mkdir(); (tmp_path/'notes'/'e12b.ipynb').symlink_to(src)
+    assert main(['convert', str(src), '--to', 'ipynb', '-o', str(tmp_path/'notes'/'e12b.ipynb'), '--force'])==2
+    assert src.read_bytes()==cc.read_bytes()
+
+@need
+def test_convert_session_to_stdout(tmp_path, capsys, monkeypatch):
+    "`-o -` writes the notebook to stdout and no file; a session can't go to stdout, and the command says so"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'s.jsonl').write_bytes(cc.read_bytes())
+    assert main(['convert', 's.jsonl', '--to', 'ipynb', '-o', '-'])==0
+    assert json.loads(capsys.readouterr().out)['cells'] and sorted(os.listdir(tmp_path))==['s.jsonl']
+    assert main(['convert', 's.jsonl', '--to', 'ipynb', '-o', 'd.ipynb'])==0
+    assert main(['convert', 'd.ipynb', '--to', 'claude', '-o', '-'])==2
+    assert 'not stdout' in capsys.readouterr().err
+
+@need
+def test_convert_errors_name_the_options(tmp_path, capsys, monkeypatch):
+    "The command's errors name its own options (--force, -o, --fork), not the Python API's arguments"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'s.jsonl').write_bytes(cc.read_bytes())
+    assert main(['convert', 's.jsonl', '--to', 'ipynb', '-o', 'd.ipynb'])==0
+    (tmp_path/'out.jsonl').write_text('old\n'); capsys.readouterr()
+    assert main(['convert', 'd.ipynb', '--to', 'claude', '-o', 'out.jsonl'])==2
+    err = capsys.readouterr().err
+    assert '--force' in err and 'force=True' not in err
+    assert main(['convert', 'd.ipynb', '--to', 'claude'])==2
+    err = capsys.readouterr().err
+    assert '-o' in err and '--fork' in err and 'dlg2sess' not in err

@@ -3,7 +3,7 @@ import json, tempfile, pytest
 from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
-from dialog.chat import parse_reply, tool_block
+from dialog.chat import parse_reply, tool_block, think_spans
 from dialog.session import *
 from test_session_gen import claude_session, codex_session, session_text, word
 from shared_paths import corpus
@@ -30,7 +30,19 @@ def check_chain(path):
         assert walk[::-1]==[r['uuid'] for r in main], 'the main chain is not one line through every main-chain record'
     return recs
 
-def norm(dlg): return [(' '.join(c.split()), ' '.join(r.split())) for c,r in pairs(dlg)]  # whitespace aside (a blank text is no record)
+def unthought(r):
+    "Reply `r` without its thinking: signed thinking after an edit is left out of the written session, as chat leaves it out of a send"
+    for a,b in reversed(think_spans(r)): r = r[:a] + r[b:]
+    return r
+def thinks(l):
+    "Does record line `l` hold Claude's signed thinking only? (after an edit, left out as chat leaves it out of a send)"
+    c = (json.loads(l).get('message') or {}).get('content')
+    return isinstance(c, list) and bool(c) and all(b.get('type') in ('thinking', 'redacted_thinking') for b in c)
+def sigs(x):
+    "The thinking signatures in `x`: chat messages, or a session's records"
+    return [b['signature'] for m in x for b in ((m.get('message') or m).get('content') or ()) if isinstance(b, dict) and b.get('type')=='thinking']
+def unlinked(l): return {k:v for k,v in json.loads(l).items() if k!='parentUuid'}
+def norm(dlg, think=True): return [(' '.join(c.split()), ' '.join((r if think else unthought(r)).split())) for c,r in pairs(dlg)]  # whitespace aside (a blank text is no record)
 def pairs(dlg): return [(m.content, m.ai_res) for m in dlg if m.msg_type=='prompt']
 
 @st.composite
@@ -56,16 +68,16 @@ def _roundtrip(recs, data, chain):
         src = Path(d)/'s.jsonl'
         src.write_text(session_text(recs, [0]*len(recs)))
         dlg = data.draw(edits(sess2dlg(src)))
-        want = norm(dlg)
+        want = norm(dlg, False)
         try: out = dlg2sess(dlg, Path(d)/'out.jsonl')
         except ValueError as e:
             assert not want and 'nothing to write' in str(e)  # no prompt left, nor any other record
             return
         if chain: check_chain(out)
-        assert norm(sess2dlg(out))==want
+        assert norm(sess2dlg(out), False)==want
         f = dlg2sess(dlg, d, fork=True)
         if chain: check_chain(f)
-        assert norm(sess2dlg(f))==want
+        assert norm(sess2dlg(f), False)==want
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(claude_session(), st.data())
@@ -80,7 +92,11 @@ def test_prompt_edit_changes_only_its_record(tmp_path):
     dlg = sess2dlg(cc)
     dlg[0].content = 'Just say hi.'
     new,old = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines(),cc.read_text().splitlines()
-    assert len(new)==len(old) and [i for i,(a,b) in enumerate(zip(old, new)) if a!=b]==[2]
+    # the reply's signed thinking, made for the old prompt, is left out (chat sends none after an edit)
+    assert any(map(thinks, old)) and not any(map(thinks, new))
+    old = [l for l in old if not thinks(l)]
+    # the records after one left out follow the record before it
+    assert len(new)==len(old) and [i for i,(a,b) in enumerate(zip(old, new)) if unlinked(a)!=unlinked(b)]==[2]
     assert json.loads(new[2])['message']['content']=='Just say hi.' and json.loads(new[2])['uuid']==json.loads(old[2])['uuid']
 
 @need
@@ -88,7 +104,10 @@ def test_result_edit_rebuilds_its_record_in_place(tmp_path):
     dlg = sess2dlg(cc)
     dlg[0].ai_res = dlg[0].ai_res.replace('"result": "42"', '"result": "43"')
     new,old = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines(),cc.read_text().splitlines()
-    assert [i for i,(a,b) in enumerate(zip(old, new)) if a!=b]==[15]
+    # the thinking after the edited result (about the old one) is left out; the records before it are as read
+    assert [i for i,l in enumerate(old) if thinks(l)]==[5, 13, 17] and not any(map(thinks, new[15:]))
+    old = old[:17] + old[18:]
+    assert [i for i,(a,b) in enumerate(zip(old, new)) if unlinked(a)!=unlinked(b)]==[15] and new[:15]==old[:15]
     r = json.loads(new[15])
     assert r['message']['content'][0]['content']=='43' and 'toolUseResult' not in r and r['uuid']==json.loads(old[15])['uuid']
     check_chain(tmp_path/'o.jsonl')
@@ -100,7 +119,10 @@ def test_cut_call_leaves_chain_whole(tmp_path):
     c = [p for p in parse_reply(dlg[0].ai_res) if p['type']=='tool'][1]
     dlg[0].ai_res = dlg[0].ai_res.replace(tool_block(c['id'], c['name'], c['args'], c['result']), '')
     recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
-    assert len(recs)==18 and c['id'] not in json.dumps(recs)
+    assert c['id'] not in json.dumps(recs)
+    # the records left: all but the call's, its result's and the signed thinking chat doesn't send after the cut
+    from dialog.chat import dlg2chat
+    assert sigs(recs)==sigs(dlg2chat(dlg, 'anthropic')) and len(recs)==18-sum(map(thinks, cc.read_text().splitlines()))+sum(map(thinks, map(json.dumps, recs)))
 
 @need
 def test_codex_prompt_edit(tmp_path):
@@ -203,7 +225,8 @@ def test_cleared_outputs_keep_the_replies(tmp_path):
     assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==src.read_bytes()
     dlg[0].content = 'Prompt 1, edited'  # the prompt edited as well: its reply's records still kept
     recs = check_chain(dlg2sess(dlg, tmp_path/'o2.jsonl'))
-    assert sum(r.get('type')=='assistant' for r in recs)==8
+    # every assistant record but the signed thinking made for the old prompt
+    assert sum(r.get('type')=='assistant' for r in recs)==8-sum(map(thinks, src.read_text().splitlines()))
 
 def test_broken_tool_block_is_refused(tmp_path):
     "A tool block whose JSON an edit broke is an error naming the message, and nothing is written: never the call rewritten as text"
@@ -257,10 +280,12 @@ def test_edited_text_stays_in_its_record(tmp_path):
         dlg = sess2dlg(p)
         dlg[0].ai_res = dlg[0].ai_res.replace('Calling two.', 'Calling both.')
         out = check_chain(dlg2sess(dlg, tmp_path/f'o{split}.jsonl'))
-        assert [r['uuid'] for r in out]==[r['uuid'] for r in recs]
+        # the thinking of the edited text's response is left out (chat sends none of an edited round)
+        assert [r['uuid'] for r in out]==[r['uuid'] for r in recs if not (split and r['uuid']=='a0')]
+        assert 'SIG' not in json.dumps(out)
         t = next(r for r in out if any(b.get('text')=='Calling both.' for b in r['message']['content'] if isinstance(b, dict)))
         assert (t['uuid'], t['message']['id'], t['requestId'])==('a1' if split else 'a0', 'm1', 'rq1')
-        assert norm(sess2dlg(tmp_path/f'o{split}.jsonl'))==norm(dlg)
+        assert norm(sess2dlg(tmp_path/f'o{split}.jsonl'))==norm(dlg, False)
 
 @need
 def test_codex_system_edit_written_back(tmp_path):
@@ -361,7 +386,8 @@ def test_pasted_copy_never_repeats_a_call_id(recs, data):
                     elif b.get('type')=='tool_result': assert b['tool_use_id'] in calls; res.append(b['tool_use_id'])
         assert len(calls)==len(set(calls))
         lines = set(out.read_text().split('\n'))
-        assert all(l in lines for l in m.meta['dialog']['session']['records'] if '"uuid"' not in l or '"parentUuid"' not in l)  # the original's records (a chain's may be relinked)
+        # the original's records (a chain's may be relinked; signed thinking after the paste is left out, as chat sends none)
+        assert all(l in lines for l in m.meta['dialog']['session']['records'] if ('"uuid"' not in l or '"parentUuid"' not in l) and '"leafUuid"' not in l and '"signature"' not in l)
 
 def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_path):
     "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them is written with the call's id, and the original, now the second with that id, gets a new one (it was compared with the first prompt only, and kept the id too)"
@@ -398,3 +424,74 @@ def test_quoted_thinking_in_a_tool_result_stays_in_its_record(tmp_path):
     assert [r['message']['content'] for r in recs[:3]] == [r['message']['content'] for r in (r1, r2, r3)]
     assert recs[3]['message']['content'] == [{'type': 'text', 'text': 'It holds a think block.'}]
     check_chain(tmp_path/'out.jsonl')
+
+def _cc(tmp_path, recs, name='s.jsonl'):
+    "A Claude Code transcript of `recs`, chained, in `tmp_path`"
+    import uuid
+    env = dict(isSidechain=False, userType='external', cwd='/w', sessionId='11111111-2222-3333-4444-555555555555', version='2.1.0')
+    res,parent = [],None
+    for k,r in enumerate(recs):
+        r = dict(parentUuid=parent, uuid=str(uuid.UUID(int=k+1)), timestamp=f'2026-01-01T00:00:{k:02d}.000Z', **env) | r
+        parent = r['uuid']; res.append(r)
+    p = tmp_path/name; p.write_text(''.join(json.dumps(r) + '\n' for r in res))
+    return p
+def _asst(rq, b, **kw): return dict(type='assistant', requestId=rq, message=dict(id='m'+rq, type='message', role='assistant', content=[b]), **kw)
+def _user(c, **kw): return dict(type='user', message=dict(role='user', content=c), **kw)
+
+def test_thinking_after_an_edit_is_left_out_as_chat_leaves_it(tmp_path):
+    "After an edited tool result, the signed thinking about the old result is not written back: the written session sends the reasoning `dlg2chat` sends of the edited dialog"
+    from dialog.chat import dlg2chat
+    p = _cc(tmp_path, [_user('run echo 0'), _asst('1', dict(type='thinking', thinking='I will run it', signature='SIG0')),
+        _asst('1', dict(type='tool_use', id='toolu_0', name='Bash', input=dict(command='echo 0'))),
+        _user([dict(type='tool_result', tool_use_id='toolu_0', content='out 0')]),
+        _asst('2', dict(type='thinking', thinking='The output was "out 0", as expected', signature='SIG0b')),
+        _asst('2', dict(type='text', text='It printed out 0.'))])
+    assert sigs(dlg2chat(sess2dlg(p), 'anthropic'))==['SIG0', 'SIG0b']
+    dlg = sess2dlg(p)
+    dlg[0].ai_res = dlg[0].ai_res.replace('"result": "out 0"', '"result": "ERROR: permission denied"')
+    assert sigs(dlg2chat(dlg, 'anthropic'))==['SIG0']
+    o = dlg2sess(dlg, tmp_path/'o.jsonl')
+    recs = check_chain(o)
+    assert 'permission denied' in o.read_text() and sigs(recs)==['SIG0'] and sigs(dlg2chat(sess2dlg(o), 'anthropic'))==['SIG0']
+    # unedited, all of it goes back
+    assert dlg2sess(sess2dlg(p), tmp_path/'u.jsonl').read_bytes()==p.read_bytes()
+
+@need
+def test_message_pasted_from_another_agent_is_rebuilt_in_this_format(tmp_path):
+    "A message pasted from a Codex dialog into a Claude Code one (and back): its records are another format's, so it is written as new records of this one, and reads back"
+    a,b = tmp_path/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl',tmp_path/'rollout-2026-07-19T15-30-38-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'
+    a.write_bytes(cc.read_bytes()); b.write_bytes(cx.read_bytes())
+    for src,other in ((a, b), (b, a)):
+        d,x = sess2dlg(src),sess2dlg(other)
+        d.mk_messages([x[0]], after=d[-1])
+        want = [(m.content, ' '.join(unthought(m.ai_res).split())) for m in d]
+        o = dlg2sess(d, tmp_path/f'o-{src.stem[:5]}.jsonl')
+        types = {json.loads(l).get('type') for l in o.read_text().splitlines()}
+        assert not types & ({'response_item', 'session_meta'} if src==a else {'user', 'assistant'})
+        back = sess2dlg(o)
+        assert [(m.content, ' '.join(unthought(m.ai_res).split())) for m in back]==want
+
+def test_new_records_copy_only_the_envelope(tmp_path):
+    "A reply written after an API-error turn is no API error, and a new text a message of its own: new records copy the envelope, never another record's message id, model, error or request id"
+    p = _cc(tmp_path, [_user('summarise the repo'),
+        dict(type='assistant', isApiErrorMessage=True, error='overloaded', requestId='req_0', gitBranch='main',
+             message=dict(id='b1c2-synthetic', type='message', role='assistant', model='<synthetic>', stop_reason='stop_sequence', content=[dict(type='text', text='API Error: 529')]))])
+    dlg = sess2dlg(p)
+    dlg.mk_messages([Message('try again', output='The repo is a Python library.', msg_type='prompt')], after=dlg[-1])
+    recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
+    r = next(r for r in recs if r['type']=='assistant' and 'Python library' in json.dumps(r))
+    assert not ({'isApiErrorMessage', 'error', 'requestId'} & set(r)) and r['gitBranch']=='main' and r['sessionId']==recs[0]['sessionId']
+    assert r['message'].get('model') is None and r['message']['id'].startswith('msg_') and r['message']['id']!='b1c2-synthetic'
+
+def test_new_text_is_no_part_of_an_earlier_response(tmp_path):
+    "A text added after a tool result gets a message id of its own, so it is not read into the response that made the call (with requestIds or without)"
+    for rq in (True, False):
+        c = dict(type='tool_use', id='toolu_0', name='Bash', input=dict(command='echo 0'))
+        a = _asst('_0', c) if rq else dict(type='assistant', message=dict(id='msg_0', type='message', role='assistant', content=[c]))
+        p = _cc(tmp_path, [_user('run echo 0'), a, _user([dict(type='tool_result', tool_use_id='toolu_0', content='0')])], f's{rq}.jsonl')
+        dlg = sess2dlg(p)
+        dlg[0].ai_res += '\n\nIt printed 0.'
+        o = dlg2sess(dlg, tmp_path/f'o{rq}.jsonl')
+        new = [r for r in map(json.loads, o.read_text().splitlines()) if 'It printed 0.' in json.dumps(r)]
+        assert len(new)==1 and new[0]['message']['id'] not in ('m_0', 'msg_0') and 'requestId' not in new[0]
+        assert sess2dlg(o)[0].ai_res==dlg[0].ai_res

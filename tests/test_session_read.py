@@ -180,3 +180,37 @@ def test_whole_read_is_the_per_prompt_read(src, monkeypatch):
     assert [(m.content, m.ai_res, m.msg_type, m.meta) for m in whole]==[(m.content, m.ai_res, m.msg_type, m.meta) for m in one]
     for d in (whole, one):
         assert all(m.dlg is d for m in d) and d.meta['dialog']['session']['msgs']==[m.id for m in d]
+
+def _cc_file(tmp_path, recs, sid='11111111-2222-3333-4444-555555555555'):
+    "A Claude Code transcript of `recs` (type and payload each), chained, in `tmp_path`"
+    import uuid
+    env = dict(isSidechain=False, userType='external', cwd='/w', sessionId=sid, version='2.1.0')
+    res,parent = [],None
+    for k,r in enumerate(recs):
+        r = dict(parentUuid=parent, uuid=str(uuid.UUID(int=k+1)), timestamp=f'2026-01-01T00:00:{k:02d}.000Z', **env) | r
+        parent = r['uuid']; res.append(r)
+    p = tmp_path/f'{sid}.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in res))
+    return p
+
+def test_compact_summary_is_no_prompt(tmp_path):
+    "The summary Claude Code writes when it compacts (`isCompactSummary`) is not the person's prompt: it rides along in the records"
+    p = _cc_file(tmp_path, [dict(type='user', message=dict(role='user', content='fix the bug')),
+        dict(type='assistant', requestId='r1', message=dict(id='m1', role='assistant', content=[dict(type='text', text='Fixed.')])),
+        dict(type='system', parentUuid=None, subtype='compact_boundary', content='Conversation compacted', compactMetadata=dict(trigger='manual')),
+        dict(type='user', isCompactSummary=True, isVisibleInTranscriptOnly=True, message=dict(role='user', content='This session is being continued from a previous conversation. Summary: fixed.')),
+        dict(type='user', message=dict(role='user', content='now add a test')),
+        dict(type='assistant', requestId='r2', message=dict(id='m2', role='assistant', content=[dict(type='text', text='Added.')]))])
+    dlg = sess2dlg(p)
+    assert [m.content for m in dlg]==['fix the bug', 'now add a test']
+    assert any('isCompactSummary' in l for l in dlg[0].meta['dialog']['session']['records'])
+    assert dlg2sess(dlg, tmp_path/'o.jsonl').read_bytes()==p.read_bytes()
+
+def test_running_call_has_no_made_up_result(tmp_path):
+    "A call the agent is still running (no result yet) is an open call: `dlg2chat` sends it with no invented result"
+    from dialog.chat import dlg2chat
+    p = _cc_file(tmp_path, [dict(type='user', message=dict(role='user', content='run the tests')),
+        dict(type='assistant', requestId='r1', message=dict(id='m1', role='assistant', content=[dict(type='text', text='Running them.')])),
+        dict(type='assistant', requestId='r1', message=dict(id='m1', role='assistant', content=[dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command='pytest'))]))])
+    msgs = dlg2chat(sess2dlg(p), 'anthropic')
+    assert msgs[-1]['role']=='assistant' and msgs[-1]['content'][-1]['id']=='toolu_1'
+    assert not [b for m in msgs if isinstance(m['content'], list) for b in m['content'] if b['type']=='tool_result']

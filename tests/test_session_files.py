@@ -1,0 +1,61 @@
+"What a session reader and writer do with files that are no sessions or change under them: named pipes, JSON nested too deep, a symlink to the source swapped in"
+import json, os, subprocess, sys, shutil, pytest
+from pathlib import Path
+import dialog.session as S
+from dialog.session import sess2dlg, dlg2sess, find_sessions, sess_info
+from test_session_edit import cc, need
+
+SID,BAD = '11111111-2222-3333-4444-555555555555','22222222-2222-3333-4444-555555555555'
+def rec(k, **kw):
+    return dict(uuid=f'00000000-0000-0000-0000-{k:012d}', parentUuid=None if k==1 else f'00000000-0000-0000-0000-{k-1:012d}',
+                sessionId=SID, cwd='/w', timestamp=f'2026-01-01T00:00:0{k}.000Z', isSidechain=False, userType='external', **kw)
+good = [rec(1, type='user', message=dict(role='user', content='hi')),
+        rec(2, type='assistant', requestId='r', message=dict(id='m', role='assistant', content=[dict(type='text', text='hello')]))]
+def write(p, recs): p.write_text(''.join(json.dumps(r) + '\n' for r in recs)); return p
+
+@pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes here')
+def test_named_pipe_is_refused_at_once(tmp_path):
+    "A named pipe is no session: `sess2dlg` and `sess_info` refuse it at once (in a subprocess: a hang is a timeout, not a stuck test run)"
+    f = tmp_path/f'{SID}.jsonl'; os.mkfifo(f)
+    code = ('import sys\nfrom dialog.session import sess2dlg, sess_info\n'
+            'for fn in (sess2dlg, sess_info):\n'
+            '    try: fn(sys.argv[1])\n'
+            '    except ValueError as e: print("refused:", e)\n')
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, '-c', code, str(f)], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=str(root)))
+    out = r.stdout.splitlines()
+    assert len(out)==2 and all('not a regular file' in l and str(f) in l for l in out), (r.stdout, r.stderr)
+
+def test_deep_json_line_is_no_session_and_stops_no_listing(tmp_path):
+    "One deeply nested (valid) JSON line: `sess2dlg` says which file and line as a ValueError; `find_sessions` lists the other sessions"
+    proj = tmp_path/'-w'; proj.mkdir()
+    write(proj/f'{SID}.jsonl', good)
+    n = 50000
+    (proj/f'{BAD}.jsonl').write_text('{"type":"user","sessionId":"%s","x":%s%s}\n' % (BAD, '['*n, ']'*n))
+    assert [s.id for s in find_sessions(root=tmp_path)]==[SID]
+    with pytest.raises(ValueError, match=rf'{BAD}\.jsonl, line 1: .*nested too deep'): sess2dlg(proj/f'{BAD}.jsonl')
+    # deep in a later line too, after records that read
+    write(proj/f'{BAD}.jsonl', good); (proj/f'{BAD}.jsonl').open('a').write('{"x":%s%s}\n{"y":1}\n' % ('['*n, ']'*n))
+    with pytest.raises(ValueError, match=r'line 3: .*nested too deep'): sess2dlg(proj/f'{BAD}.jsonl')
+
+@need
+def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
+    "`dlg2sess(..., force=True)`: the target turned into a link to the source session between the check and the write is refused; the source is untouched"
+    src = tmp_path/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl'; shutil.copy(cc, src)
+    before = src.read_bytes()
+    dlg = sess2dlg(src)
+    dlg[0].content = 'EDITED prompt'
+    out = tmp_path/'out.jsonl'; out.write_text('an old export\n')
+    real = S.atomic_write
+    def swapped(p, *a, **k):
+        if Path(p)==out: out.unlink(); out.symlink_to(src)
+        return real(p, *a, **k)
+    monkeypatch.setattr(S, 'atomic_write', swapped)
+    with pytest.raises(ValueError, match='nothing written'): dlg2sess(dlg, out, force=True)
+    assert src.read_bytes()==before
+    monkeypatch.setattr(S, 'atomic_write', real)
+    # a link made before: resolved once, it is the source, refused as such
+    with pytest.raises(ValueError, match='never written over'): dlg2sess(dlg, out, force=True)
+    assert src.read_bytes()==before
+    out.unlink(); assert dlg2sess(dlg, out).read_text().count('EDITED prompt')==1
