@@ -1371,12 +1371,11 @@ def _copies(cells, recs, dups, joined=None):
     copies = {}
     for hs in map(list, holders.values()):
         if len(hs)<2: continue
-        o = next((i for i in hs if made(i)), None)
-        if o is None: o = next((i for i in hs if i in joined), None)
-        if o is None: o = next((i for i in hs if _as_marked(cells[i], joined.get(i))), hs[0])
+        o = next((i for f in (made, joined.__contains__, lambda i: _as_marked(cells[i], joined.get(i))) for i in hs if f(i)), hs[0])
         copies.update((i, o) for i in hs if i!=o)
     return copies
 
+# %% ../nbs/10_thread_sync.ipynb #cp1e0001
 def _as_marked(c, shown=None):
     "Whether cell `c`'s text (`shown`, when a person split it) is the one its mark was written for (None: can't tell)"
     m = _cell_mark(c)
@@ -1480,6 +1479,7 @@ def _tells(c):
     m = _cell_mark(c)
     return isinstance(m.get('sha'), str) and isinstance(m.get('kind'), str)
 
+# %% ../nbs/10_thread_sync.ipynb #sp1i0001
 _cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: the line break(s) it was made at, or none
 
 def _pieces_of(cs):
@@ -1692,7 +1692,7 @@ class PersonEdit(NamedTuple):
 
 
 # %% ../nbs/10_thread_sync.ipynb #9e75e001
-_rows_text = ( # the rows about a thread's cells and their texts
+_rows_typed = ( # the rows about a thread's cells and their texts: adding and editing them
     PersonEdit('adds_a_skipped_or_empty_cell',
                'adds a skipped cell (prompt, note, code or raw) or an empty cell, anywhere',
                'kept where it was, at every save; it gives the thread no message '
@@ -1724,6 +1724,10 @@ _rows_text = ( # the rows about a thread's cells and their texts
     PersonEdit('edits_a_replys_text_or_a_tool_result',
                "edits a reply's text or a tool result",
                "the assistant's text (or the tool message's result) is the new text, its metrics and ids kept"),
+)
+
+# %% ../nbs/10_thread_sync.ipynb #9e75e004
+_rows_text = _rows_typed + ( # and the rows about running, restructuring and copying them
     PersonEdit('runs_an_unanswered_prompt',
                'runs an unanswered prompt (Solveit writes its reply into the cell)',
                'in a cell the thread wrote (it holds records), the reply is a new assistant message (id '
@@ -1752,7 +1756,6 @@ _rows_text = ( # the rows about a thread's cells and their texts
                '(a message the thread itself holds twice is written in both cells under one id and listed in '
                "the notebook's `dialog.thread` under `dups`, so it reads back as it was)"),
 )
-
 
 # %% ../nbs/10_thread_sync.ipynb #9659bd35
 # the table's last rows: deleting cells, editing records, a save from elsewhere
