@@ -21,7 +21,7 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, dlg2chat, parse_reply, has_tool_block, think_block, think_spans, stampers
+from .chat import chat2dlg, dlg2chat, codec_kit, tool_id, parse_reply, has_tool_block, think_block, think_spans, stampers
 from .ipynb import atomic_write
 from .nbjson import fast_loads, is_str_list
 from datetime import datetime, timezone
@@ -112,6 +112,22 @@ def _res_txt(c):
         return b.get('text', '') if b.get('type') in ('text', 'input_text', 'output_text') else f"[{b.get('type')}]"
     return '\n'.join(txt(b) for b in c if isinstance(b, dict))
 
+def _is_img(b):
+    "Is `b` a base64 image block (as a tool result holds one)?"
+    s = b.get('source') if isinstance(b, dict) and b.get('type')=='image' else None
+    return isinstance(s, dict) and s.get('type')=='base64' and isinstance(s.get('data'), str)
+
+def _res_blocks(c):
+    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images kept as blocks, else its text"
+    if not (isinstance(c, list) and any(map(_is_img, c))): return _res_txt(c)
+    return [b if _is_img(b) or _is_text(b) else dict(type='text', text=_res_txt([b])) for b in c if isinstance(b, dict)]
+
+def _res_shown(c):
+    "A tool result's content as the dialog shows it: its text, and its images as chat's codec writes them"
+    if isinstance(b := _res_blocks(c), str): return b
+    pieces = [(x['source'].get('media_type'), x['source']['data']) if _is_img(x) else x['text'] for x in b]
+    return codec_kit.joined_result(pieces)[0]
+
 def _think_md(bs): return [think_block(t) for t in bs]
 
 # %% ../nbs/08_session.ipynb #6ee42d64
@@ -173,7 +189,7 @@ def items(cls:ClaudeCode, r:dict): # A record
             elif t=='tool_use' and isinstance(b.get('id'), str):
                 res.append(('call', b['id'], (b.get('name'), b.get('input'))))
             else: res.append(('other', None, b))
-        elif t=='tool_result': res.append(('result', b.get('tool_use_id'), _res_txt(b.get('content'))))
+        elif t=='tool_result': res.append(('result', b.get('tool_use_id'), _res_shown(b.get('content'))))
         else: res.append(('other', None, b))
     return res if any(k!='other' for k,*_ in res) else None
 
@@ -194,8 +210,7 @@ def turns(cls:ClaudeCode, recs):
         elif grps:
             def result(b):
                 err = {'is_error': True} if b.get('is_error') else {}
-                txt = _res_txt(b.get('content'))
-                return dict(type='tool_result', tool_use_id=b.get('tool_use_id'), content=txt, **err)
+                return dict(type='tool_result', tool_use_id=b.get('tool_use_id'), content=_res_blocks(b.get('content')), **err)
             grps[-1][1].extend(result(b) for b in bs if b.get('type')=='tool_result')
     msgs,calls = [],{b.get('id') for bs,_,_ in grps for b in bs if b.get('type')=='tool_use'}
     for bs,res,_ in grps:
@@ -704,8 +719,9 @@ def _rebuild(A, recs, md, tmpl):
         if k in used: at = max(at, anchor.get(k, at)); continue
         if n[0]=='text' and n[1]: after.setdefault(at, []).append([A.mk_item(tmpl, 'text', n[1]), None, 'new'])
         elif n[0]=='call':
-            after.setdefault(at, []).append([A.mk_item(tmpl, 'call', (n[1], n[2], n[3], n[5])), None, 'new'])
-            after[at].append([A.mk_item(tmpl, 'result', (n[1], n[4], bool(n[5].get('custom')))), None, 'new'])
+            i = tool_id(n[1], A.fmt)  # an id the agent's API takes, as `dlg2chat` sends it (chat's rule)
+            after.setdefault(at, []).append([A.mk_item(tmpl, 'call', (i, n[2], n[3], n[5])), None, 'new'])
+            after[at].append([A.mk_item(tmpl, 'result', (i, n[4], bool(n[5].get('custom')))), None, 'new'])
     res = after.get(-1, [])
     for i,(r,l) in enumerate(recs):
         if (xs := its[i]) is None: res.append([r, l])
@@ -793,6 +809,17 @@ def _uuid7():
     b[6],b[8] = 0x70 | b[6] & 0x0f,0x80 | b[8] & 0x3f
     return str(uuid.UUID(bytes=bytes(b)))
 
+# %% ../nbs/08_session.ipynb #29b3442a
+def _last_prompt(A, es):
+    "Claude Code's last `last-prompt` record (what `--resume` reads) moved to the end, naming the last prompt and record"
+    k = first(i for i in range(len(es)-1, -1, -1) if es[i][0].get('type')=='last-prompt')
+    if k is None: return
+    conv = [e[0] for e in es if e[0].get('type') in ('user', 'assistant') and bool(e[0].get('isSidechain'))==A.side]
+    leaf = first(r.get('uuid') for r in reversed(conv) if isinstance(r.get('uuid'), str))
+    p = first(r for r in reversed(conv) if A.is_prompt(r))
+    r = es.pop(k)[0]
+    es.append([r | ({} if leaf is None else dict(leafUuid=leaf)) | ({} if p is None else dict(lastPrompt=A.prompt(p))), None])
+
 # %% ../nbs/08_session.ipynb #8778fb59
 @patch(cls_method=True)
 def new_id(cls:ClaudeCode): return str(uuid.uuid4())
@@ -850,8 +877,9 @@ def _entries(dlg, A, s, fork):
         ms,copy = (m.meta.get('dialog') or {}).get('session'),False
         recs = ms.get('records') if isinstance(ms, dict) else None
         if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
-        # another agent's records (a message pasted from its dialog): rebuilt as this format's, as a new message is
-        elif not A.is_fmt(_rec(recs[0])): ms,dirty = None,True
+        # another agent's records (a message pasted from its dialog): rebuilt as this format's, as a new message is (and
+        # or of another session: its records hold that session's id)
+        elif not A.is_fmt(r0 := _rec(recs[0])) or A.sid(r0) not in (None, sid): ms,dirty = None,True
         # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
         elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True
         # every message written with this first record (two Codex prompts alike read the same one)
@@ -967,6 +995,10 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
                "(agent='claude' or 'codex')")
         raise ValueError(msg)
     A = ClaudeSide if s.get('sidechain') else agents[agent or s['agent']]
+    if fork and A.side:
+        msg = (f"dlg2sess: {dlg.name} is a subagent's conversation, and Claude Code resumes no subagent by itself: "
+               "nothing written; write it to a file (path=...), or fork the session it belongs to")
+        raise ValueError(msg)
     if A is not Codex and dlg.system:
         msg = (f"dlg2sess: {dlg.name} has a system prompt, and a Claude Code transcript holds none "
                "(Claude Code builds its own each run; "
@@ -983,7 +1015,7 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
     fork = fork or not s
     if dirty or fork:
         for e in es: _parsed(e)
-        if A is not Codex: _chain(es)
+        if A is not Codex: _chain(es); _last_prompt(A, es)
         if fork: es = [e for e in es if type(e[0]) is not _Torn]; sid = _fork(A, es, sid)
     if not es:
         msg = f'dlg2sess: {dlg.name} has no prompt messages and its session no other records: nothing to write'
@@ -1045,7 +1077,9 @@ def _sess_files(agent, root):
     if not root.is_dir(): return
     for p in sorted(root.rglob('*.jsonl')):
         a = 'codex' if p.name.startswith('rollout-') else 'claude'
-        if agent in (None, a) and 'subagents' not in p.relative_to(root).parts and p.is_file(): yield a,p
+        # a subagent's file: in a session's `subagents` folder, or (older Claude Code) `agent-<id>.jsonl` beside them
+        sub = 'subagents' in p.relative_to(root).parts or a=='claude' and p.name.startswith('agent-')
+        if agent in (None, a) and not sub and p.is_file(): yield a,p
 
 # %% ../nbs/08_session.ipynb #e682ba05
 def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)

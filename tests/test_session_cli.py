@@ -120,3 +120,16 @@ def test_convert_errors_name_the_options(tmp_path, capsys, monkeypatch):
     assert main(['convert', 'd.ipynb', '--to', 'claude'])==2
     err = capsys.readouterr().err
     assert '-o' in err and '--fork' in err and 'dlg2sess' not in err
+
+def test_sessions_leave_out_top_level_subagent_files(tmp_path, capsys):
+    "Older Claude Code kept a subagent's transcript beside the sessions as `agent-<id>.jsonl`: not listed as a session"
+    sid = '11111111-2222-3333-4444-555555555555'
+    def recs(side, first):
+        e = dict(isSidechain=side, userType='external', cwd='/w', sessionId=sid, version='2.0.10', **({'agentId': 'a1b2c3d4'} if side else {}))
+        return [dict(parentUuid=None, uuid='u1', timestamp='2026-01-01T00:00:00.000Z', type='user', message=dict(role='user', content=first), **e)]
+    proj = tmp_path/'-w'; proj.mkdir()
+    (proj/f'{sid}.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs(False, 'fix the bug')))
+    (proj/'agent-a1b2c3d4.jsonl').write_text(''.join(json.dumps(r) + '\n' for r in recs(True, 'search the repo for X')))
+    from dialog.session import find_sessions
+    assert [s.path.name for s in find_sessions(root=tmp_path)]==[f'{sid}.jsonl']
+    assert main(['sessions', '--root', str(tmp_path)])==0 and len(capsys.readouterr().out.splitlines())==1

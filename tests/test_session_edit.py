@@ -96,7 +96,9 @@ def test_prompt_edit_changes_only_its_record(tmp_path):
     assert any(map(thinks, old)) and not any(map(thinks, new))
     old = [l for l in old if not thinks(l)]
     # the records after one left out follow the record before it
-    assert len(new)==len(old) and [i for i,(a,b) in enumerate(zip(old, new)) if unlinked(a)!=unlinked(b)]==[2]
+    # and the last-prompt record (what --resume reads) holds the new prompt
+    assert len(new)==len(old) and [i for i,(a,b) in enumerate(zip(old, new)) if unlinked(a)!=unlinked(b)]==[2, 16]
+    assert json.loads(new[16])['lastPrompt']=='Just say hi.' and unlinked(new[16])=={**unlinked(old[16]), 'lastPrompt': 'Just say hi.'}
     assert json.loads(new[2])['message']['content']=='Just say hi.' and json.loads(new[2])['uuid']==json.loads(old[2])['uuid']
 
 @need
@@ -387,7 +389,7 @@ def test_pasted_copy_never_repeats_a_call_id(recs, data):
         assert len(calls)==len(set(calls))
         lines = set(out.read_text().split('\n'))
         # the original's records (a chain's may be relinked; signed thinking after the paste is left out, as chat sends none)
-        assert all(l in lines for l in m.meta['dialog']['session']['records'] if ('"uuid"' not in l or '"parentUuid"' not in l) and '"leafUuid"' not in l and '"signature"' not in l)
+        assert all(l in lines for l in m.meta['dialog']['session']['records'] if ('"uuid"' not in l or '"parentUuid"' not in l) and '"leafUuid"' not in l and '"signature"' not in l and '"encrypted_content"' not in l)
 
 def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_path):
     "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them is written with the call's id, and the original, now the second with that id, gets a new one (it was compared with the first prompt only, and kept the id too)"
@@ -495,3 +497,57 @@ def test_new_text_is_no_part_of_an_earlier_response(tmp_path):
         new = [r for r in map(json.loads, o.read_text().splitlines()) if 'It printed 0.' in json.dumps(r)]
         assert len(new)==1 and new[0]['message']['id'] not in ('m_0', 'msg_0') and 'requestId' not in new[0]
         assert sess2dlg(o)[0].ai_res==dlg[0].ai_res
+
+def test_hand_added_call_gets_an_id_the_api_takes(tmp_path):
+    "A call added by hand with an id Anthropic refuses is written with the id `dlg2chat` sends (chat's `tool_id`), in the call and its result"
+    import re
+    from dialog.chat import dlg2chat
+    p = _cc(tmp_path, [_user('list the files'), _asst('r', dict(type='text', text='Listing them.'))])
+    dlg = sess2dlg(p)
+    dlg[0].ai_res += '\n\n' + tool_block('my call #1', 'Bash', dict(command='ls'), 'a.py') + '\n\nOne file.'
+    sent = [b['id'] for m in dlg2chat(dlg, 'anthropic') if isinstance(m['content'], list) for b in m['content'] if b['type']=='tool_use']
+    recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
+    ids = [b.get('id') or b.get('tool_use_id') for r in recs for b in (r['message']['content'] if isinstance(r['message']['content'], list) else []) if b.get('type') in ('tool_use', 'tool_result')]
+    assert ids==sent*2 and re.fullmatch(r'[a-zA-Z0-9_-]{1,64}', ids[0])
+
+def test_tool_result_image_kept(tmp_path):
+    "An image a tool returned (Claude Code's Read of a PNG) is kept as chat's Anthropic codec keeps it: shown in the dialog, sent as an image block, and written back as read"
+    from dialog.chat import dlg2chat
+    png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP4//8/AAX+Av6n1qS1AAAAAElFTkSuQmCC'
+    res = [dict(type='text', text='read image'), dict(type='image', source=dict(type='base64', media_type='image/png', data=png))]
+    p = _cc(tmp_path, [_user('look at a.png'), _asst('1', dict(type='tool_use', id='toolu_1', name='Read', input=dict(file_path='a.png'))),
+        _user([dict(type='tool_result', tool_use_id='toolu_1', content=res)], toolUseResult=dict(type='image', file=dict(base64=png, type='image/png'))),
+        _asst('2', dict(type='text', text='A single dot.'))])
+    dlg = sess2dlg(p)
+    assert png in dlg[0].ai_res
+    sent = [b for m in dlg2chat(dlg, 'anthropic') if isinstance(m['content'], list) for b in m['content'] if b['type']=='tool_result']
+    assert sent[0]['content'][1]['type']=='image' and sent[0]['content'][1]['source']['data']==png
+    assert dlg2sess(dlg, tmp_path/'u.jsonl').read_bytes()==p.read_bytes()
+    # another edit of the reply keeps the result with its image (and its toolUseResult) as read
+    dlg[0].ai_res = dlg[0].ai_res.replace('A single dot.', 'One dot.')
+    recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
+    assert recs[2]==json.loads(p.read_text().splitlines()[2])
+
+@need
+def test_last_prompt_names_the_last_prompt_and_record(tmp_path):
+    "After an edit, the `last-prompt` record (what `claude --resume` reads) is the last record, naming the last record of the conversation and the last prompt's text"
+    src = tmp_path/'e12b4bd3-4f36-4dda-873d-2ff25d1f1044.jsonl'; src.write_bytes(cc.read_bytes())
+    for case in ('append', 'edit'):
+        dlg = sess2dlg(src)
+        if case=='append': dlg.mk_messages([Message('now say bye', output='Bye.', msg_type='prompt')], after=dlg[-1])
+        else: dlg[-1].content = 'Only run the Bash step.'
+        rs = check_chain(dlg2sess(dlg, fork=True))
+        conv = [r for r in rs if r.get('type') in ('user', 'assistant') and not r.get('isSidechain')]
+        assert rs[-1]['type']=='last-prompt' and rs[-1]['leafUuid']==conv[-1]['uuid'] and rs[-1]['lastPrompt']==dlg[-1].content
+
+@need
+def test_message_pasted_from_another_session_takes_this_sessions_id(tmp_path):
+    "A message pasted from another Claude Code session's dialog is written as new records of this session: one session id in the fork and in a write-back"
+    a = _cc(tmp_path, [_user('hello'), _asst('1', dict(type='text', text='hi'))], '11111111-2222-3333-4444-555555555555.jsonl')
+    da,db = sess2dlg(a),sess2dlg(cc)
+    da.mk_messages([db[0]], after=da[-1])
+    f = dlg2sess(da, fork=True)
+    assert {r['sessionId'] for r in check_chain(f) if 'sessionId' in r}=={f.stem}
+    o = dlg2sess(da, tmp_path/'o.jsonl')
+    assert {r['sessionId'] for r in check_chain(o) if 'sessionId' in r}=={a.stem}
+    assert [m.content for m in sess2dlg(o)]==[m.content for m in da]

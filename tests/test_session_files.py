@@ -58,4 +58,4 @@ def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
     # a link made before: resolved once, it is the source, refused as such
     with pytest.raises(ValueError, match='never written over'): dlg2sess(dlg, out, force=True)
     assert src.read_bytes()==before
-    out.unlink(); assert dlg2sess(dlg, out).read_text().count('EDITED prompt')==1
+    out.unlink(); assert '"EDITED prompt"' in dlg2sess(dlg, out).read_text()

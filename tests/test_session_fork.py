@@ -67,3 +67,17 @@ def test_source_read_by_relative_path_stays_guarded(tmp_path, monkeypatch):
     assert out.parent==proj and list(other.iterdir())==[]
     with pytest.raises(ValueError, match='never written over'): dlg2sess(dlg, src, force=True)
     assert src.read_bytes()==cc.read_bytes()
+
+def test_subagent_file_fork_is_refused(tmp_path):
+    "A subagent's own file can't be forked into a session the agent resumes (Claude Code resumes no subagent alone): refused, saying so, and nothing written"
+    sid = '11111111-2222-3333-4444-555555555555'
+    env = dict(isSidechain=True, agentId='a1b2', userType='external', cwd='/w', sessionId=sid, version='2.1.0', timestamp='2026-01-01T00:00:00.000Z')
+    sub = tmp_path/sid/'subagents'; sub.mkdir(parents=True)
+    recs = [dict(parentUuid=None, uuid=str(uuid.UUID(int=1)), type='user', message=dict(role='user', content='look X up'), **env),
+            dict(parentUuid=str(uuid.UUID(int=1)), uuid=str(uuid.UUID(int=2)), type='assistant', requestId='r', message=dict(id='m', role='assistant', content=[dict(type='text', text='X is 7')]), **env)]
+    p = sub/'agent-a1b2.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    dlg = sess2dlg(p)
+    dlg[0].content = 'look Y up'
+    with pytest.raises(ValueError, match="subagent's conversation"): dlg2sess(dlg, fork=True)
+    assert os.listdir(sub)==['agent-a1b2.jsonl']
+    assert sess2dlg(dlg2sess(dlg, tmp_path/'sub.jsonl'))[0].content=='look Y up'  # written to a file, as a subagent's
