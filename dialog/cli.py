@@ -611,8 +611,9 @@ def _convert_sess(a):
         return _say(f'wrote {rel_path(dlg.save(out, force=a.force, root=out.parent))}')
     if a.o=='-': raise ValueError(f'--to {a.to} writes a session file, not stdout: give -o FILE.jsonl (or --fork)')
     if o is None and not a.fork:
-        raise ValueError(f'--to {a.to} needs -o FILE.jsonl, or --fork to write a new session beside the one it came from')
-    # the file named is checked here, so that the message names --force (a folder: the new session's file is named later)
+        msg = f'--to {a.to} needs -o FILE.jsonl, or --fork to write a new session beside the one it came from'
+        raise ValueError(msg)
+    # the file named is checked here, so that the message names --force (a folder: the new session's file named later)
     if o is not None and not a.fork and not Path(o).expanduser().is_dir(): _chk_new(o, a.force)
     p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
     _say(f'wrote {rel_path(p)}')

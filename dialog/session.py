@@ -21,7 +21,8 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import chat2dlg, dlg2chat, codec_kit, tool_id, parse_reply, has_tool_block, think_block, think_spans, stampers
+from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, parse_reply, has_tool_block, think_block, think_spans,
+                         stampers)
 from .ipynb import atomic_write
 from .nbjson import fast_loads, is_str_list
 from datetime import datetime, timezone
@@ -53,7 +54,7 @@ def _partial(path, i, warn):
                       stacklevel=3)
 
 def _open_reg(path, mode='rb', **kw):
-    "`open(path, mode, **kw)` of a regular file: anything else (a named pipe, a device) is refused at once, not waited on"
+    "`open(path, mode, **kw)` of a regular file: anything else (a named pipe, a device) is refused at once, unawaited"
     fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))  # opening a named pipe waits for no writer
     if stat.S_ISREG(os.fstat(fd).st_mode): return open(fd, mode, **kw)
     os.close(fd)
@@ -81,7 +82,8 @@ def read_records(path, # A session file: JSON Lines, one record per line
             raise ValueError(f'{path}, line {i+1}: not UTF-8 text, so not a session file') from None
         try: r = _loads(l, None if asc else x)
         except RecursionError:  # valid JSON nested deeper than Python reads: no record of either agent
-            raise ValueError(f'{path}, line {i+1}: a JSON value nested too deep to read, so not a session file') from None
+            msg = f'{path}, line {i+1}: a JSON value nested too deep to read, so not a session file'
+            raise ValueError(msg) from None
         except ValueError as e:
             if last and i>0: _partial(path, i, warn); eol = True; break
             if res and l.startswith('{'):
@@ -210,7 +212,8 @@ def turns(cls:ClaudeCode, recs):
         elif grps:
             def result(b):
                 err = {'is_error': True} if b.get('is_error') else {}
-                return dict(type='tool_result', tool_use_id=b.get('tool_use_id'), content=_res_blocks(b.get('content')), **err)
+                c = _res_blocks(b.get('content'))
+                return dict(type='tool_result', tool_use_id=b.get('tool_use_id'), content=c, **err)
             grps[-1][1].extend(result(b) for b in bs if b.get('type')=='tool_result')
     msgs,calls = [],{b.get('id') for bs,_,_ in grps for b in bs if b.get('type')=='tool_use'}
     for bs,res,_ in grps:
@@ -811,14 +814,14 @@ def _uuid7():
 
 # %% ../nbs/08_session.ipynb #29b3442a
 def _last_prompt(A, es):
-    "Claude Code's last `last-prompt` record (what `--resume` reads) moved to the end, naming the last prompt and record"
+    "Claude Code's last `last-prompt` record (what `--resume` reads) put last, naming the last prompt and record"
     k = first(i for i in range(len(es)-1, -1, -1) if es[i][0].get('type')=='last-prompt')
     if k is None: return
     conv = [e[0] for e in es if e[0].get('type') in ('user', 'assistant') and bool(e[0].get('isSidechain'))==A.side]
     leaf = first(r.get('uuid') for r in reversed(conv) if isinstance(r.get('uuid'), str))
     p = first(r for r in reversed(conv) if A.is_prompt(r))
-    r = es.pop(k)[0]
-    es.append([r | ({} if leaf is None else dict(leafUuid=leaf)) | ({} if p is None else dict(lastPrompt=A.prompt(p))), None])
+    r = es.pop(k)[0] | ({} if leaf is None else dict(leafUuid=leaf))
+    es.append([r | ({} if p is None else dict(lastPrompt=A.prompt(p))), None])
 
 # %% ../nbs/08_session.ipynb #8778fb59
 @patch(cls_method=True)
@@ -861,7 +864,7 @@ def _fork(A, es, sid):
 
 # %% ../nbs/08_session.ipynb #9c531785
 def _entries(dlg, A, s, fork):
-    "The session's entries `[record or None, line or None, ...]` for `dlg`, whether to re-check them, and the first edit's"
+    "The entries `[record or None, line or None, ...]` of `dlg`'s session, whether to re-check them, and the first edit"
     # (the entry where the first message rebuilt, moved, or after a deleted one starts; None when there is none)
     fresh = not s
     sid = s.get('id') or A.new_id()
@@ -877,8 +880,8 @@ def _entries(dlg, A, s, fork):
         ms,copy = (m.meta.get('dialog') or {}).get('session'),False
         recs = ms.get('records') if isinstance(ms, dict) else None
         if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
-        # another agent's records (a message pasted from its dialog): rebuilt as this format's, as a new message is (and
-        # or of another session: its records hold that session's id)
+        # another agent's records, or another session's (a message pasted from its dialog): rebuilt as this session's,
+        # as a new message is
         elif not A.is_fmt(r0 := _rec(recs[0])) or A.sid(r0) not in (None, sid): ms,dirty = None,True
         # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
         elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True
@@ -903,7 +906,7 @@ def _is_copy(A, prev, recs):
 
 # %% ../nbs/08_session.ipynb #7e0d0e2c
 def _state_key(A, b):
-    "What tells reasoning state `b` (a Claude thinking block, a Codex reasoning item) from another: None if it holds none"
+    "What tells reasoning state `b` (a Claude thinking block, a Codex reasoning item) apart: None if it holds none"
     if A is Codex: return b.get('encrypted_content') if b.get('type')=='reasoning' else None
     return b.get('signature') or b.get('data') if b.get('type') in ('thinking', 'redacted_thinking') else None
 
@@ -911,7 +914,8 @@ def _sent_state(dlg, A):
     "The reasoning state `dlg2chat` sends of `dlg` in `A`'s format (its keys), or an empty set when it can't send it"
     try: msgs = dlg2chat(dlg, A.fmt, limits=False)
     except ValueError: return set()
-    bs = (b for m in msgs for b in ([m] if A is Codex else m.get('content') if isinstance(m.get('content'), list) else ()))
+    def blocks(m): return [m] if A is Codex else m.get('content') if isinstance(m.get('content'), list) else ()
+    bs = (b for m in msgs for b in blocks(m))
     return {k for b in bs if isinstance(b, dict) and (k := _state_key(A, b))}
 
 def _unsent_left_out(dlg, A, es):
@@ -1035,8 +1039,8 @@ def _is_src(p, src):
     return bool(src) and os.path.exists(p) and os.path.exists(src) and os.path.samefile(p, src)
 
 def _refuse(p, src, force, cur):
-    "`atomic_write`'s check of `p` (a resolved path): never the source session `src`, nor an existing file unless `force`"
-    # `p` resolves elsewhere now (a symlink swapped in since `_target` checked it): what is written is not what was checked
+    "`atomic_write`'s check of `p` (a resolved path): never the source session `src`, nor a file there unless `force`"
+    # `p` resolving elsewhere now (a symlink swapped in since `_target` checked it) is not what was checked
     if os.path.realpath(p)!=str(p) or _is_src(p, src):
         raise ValueError(f'{p} changed into a link (to the source session?) since it was checked: nothing written')
     if cur is not None and not force:
