@@ -96,3 +96,15 @@ def test_built_sessions_read_alike(tmp_path):
         files.append((h, p))
     for (h,p),g in zip(files, oracle(files)):
         assert norm(ours(p))==merged(norm(theirs(p, g))), p.read_text()
+
+def test_compacted_session_prompts_read_alike(tmp_path):
+    "A compacted Claude Code session: llmsurgery gives no user message for the summary Claude Code writes (`isCompactSummary`), and the dialog has no prompt of it"
+    from test_session_read import _cc_file
+    p = _cc_file(tmp_path, [dict(type='user', message=dict(role='user', content='fix the bug')),
+        dict(type='assistant', requestId='r1', message=dict(id='m1', role='assistant', content=[dict(type='text', text='Fixed.')])),
+        dict(type='system', parentUuid=None, subtype='compact_boundary', content='Conversation compacted'),
+        dict(type='user', isCompactSummary=True, isVisibleInTranscriptOnly=True, message=dict(role='user', content='This session is being continued. Summary: fixed.')),
+        dict(type='user', message=dict(role='user', content='now add a test')),
+        dict(type='assistant', requestId='r2', message=dict(id='m2', role='assistant', content=[dict(type='text', text='Added.')]))])
+    (got,) = oracle([('ant', p)])
+    assert [g[2] for g in got if g[:2]==['user', 'text']]==[m.content for m in sess2dlg(p)]==['fix the bug', 'now add a test']
