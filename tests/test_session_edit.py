@@ -3,7 +3,7 @@ import json, tempfile, pytest
 from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
-from dialog.chat import parse_reply, tool_block, think_spans
+from dialog.chat import parse_reply, tool_block, think_spans, dlg2chat
 from dialog.session import *
 from test_session_gen import claude_session, codex_session, session_text, word
 from shared_paths import corpus
@@ -41,6 +41,10 @@ def thinks(l):
 def sigs(x):
     "The thinking signatures in `x`: chat messages, or a session's records"
     return [b['signature'] for m in x for b in ((m.get('message') or m).get('content') or ()) if isinstance(b, dict) and b.get('type')=='thinking']
+def states(msgs):
+    "The reasoning state a send holds: Claude's thinking signatures, Codex's encrypted reasoning"
+    bs = [b for m in msgs for b in ([m] if 'type' in m else m.get('content') if isinstance(m.get('content'), list) else [])]
+    return {b.get('signature') or b.get('data') or b.get('encrypted_content') for b in bs if b.get('type') in ('thinking', 'redacted_thinking', 'reasoning')} - {None, ''}
 def unlinked(l): return {k:v for k,v in json.loads(l).items() if k!='parentUuid'}
 def norm(dlg, think=True): return [(' '.join(c.split()), ' '.join((r if think else unthought(r)).split())) for c,r in pairs(dlg)]  # whitespace aside (a blank text is no record)
 def pairs(dlg): return [(m.content, m.ai_res) for m in dlg if m.msg_type=='prompt']
@@ -75,6 +79,9 @@ def _roundtrip(recs, data, chain):
             return
         if chain: check_chain(out)
         assert norm(sess2dlg(out), False)==want
+        # resuming the written session sends no reasoning that the edited dialog's send leaves out (chat's rule)
+        fmt = 'anthropic' if chain else 'responses'
+        assert states(dlg2chat(sess2dlg(out), fmt)) <= states(dlg2chat(dlg, fmt))
         f = dlg2sess(dlg, d, fork=True)
         if chain: check_chain(f)
         assert norm(sess2dlg(f), False)==want
