@@ -615,8 +615,17 @@ def _convert_sess(a):
         raise ValueError(msg)
     # the file named is checked here, so that the message names --force (a folder: the new session's file named later)
     if o is not None and not a.fork and not Path(o).expanduser().is_dir(): _chk_new(o, a.force)
-    p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
+    try: p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
+    except (ValueError, FileExistsError) as e: raise type(e)(_opt_words(str(e))) from None
     _say(f'wrote {rel_path(p)}')
+
+# `dlg2sess`'s words for its arguments, and this command's for its options
+_api_opts = (('dlg2sess: ', ''), ('force=True', '--force'), ('fork=True', '--fork'), ('(path=...)', '(-o FILE.jsonl)'),
+             ('set dlg.system to None', 'remove the system prompt from the dialog'))
+def _opt_words(msg):
+    "Message `msg` of `dlg2sess` as the command line says it: its options named, not the function's arguments"
+    for a,b in _api_opts: msg = msg.replace(a, b)
+    return msg
 
 # %% ../nbs/16_cli.ipynb #01feba4e
 def _human_size(n):

@@ -133,3 +133,17 @@ def test_sessions_leave_out_top_level_subagent_files(tmp_path, capsys):
     from dialog.session import find_sessions
     assert [s.path.name for s in find_sessions(root=tmp_path)]==[f'{sid}.jsonl']
     assert main(['sessions', '--root', str(tmp_path)])==0 and len(capsys.readouterr().out.splitlines())==1
+
+def test_convert_session_errors_name_options_not_arguments(tmp_path, capsys):
+    "An error dlg2sess raises reads, at the command line, with the command's options (--fork, -o), not the function's arguments"
+    import uuid
+    from dialog.session import sess2dlg
+    sid = '11111111-2222-3333-4444-555555555555'
+    env = dict(isSidechain=True, agentId='a1b2', userType='external', cwd='/w', sessionId=sid, version='2.1.0', timestamp='2026-01-01T00:00:00.000Z')
+    sub = tmp_path/sid/'subagents'; sub.mkdir(parents=True)
+    p = sub/'agent-a1b2.jsonl'
+    p.write_text(json.dumps(dict(parentUuid=None, uuid=str(uuid.UUID(int=1)), type='user', message=dict(role='user', content='look X up'), **env)) + '\n')
+    sess2dlg(p).save(tmp_path/'sub.ipynb')
+    assert main(['convert', str(tmp_path/'sub.ipynb'), '--to', 'claude', '--fork'])==2
+    err = capsys.readouterr().err
+    assert "subagent's conversation" in err and '-o FILE.jsonl' in err and 'path=' not in err and 'dlg2sess' not in err
