@@ -297,10 +297,7 @@ def _read_session(p, cls=Dialog):
     "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
     # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
     # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line
-    try:
-        if not stat.S_ISREG(os.stat(p).st_mode):  # a named pipe would never end
-            return DialogFormatError('not a regular file: a session is a .jsonl file', p)
-        return sess2dlg(p, cls=cls)
+    try: return sess2dlg(p, cls=cls) # which refuses a named pipe at once
     except OSError as e: return e
     except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{p}, ').removeprefix(f'{p}: '), p)
 

@@ -96,11 +96,15 @@ def test_convert_never_writes_over_the_session(tmp_path):
     assert main(['convert', str(src), '--to', 'ipynb', '-o', str(tmp_path/'notes'/'e12b.ipynb'), '--force'])==2
     assert src.read_bytes()==cc.read_bytes()
 
+def _session_here(tmp_path, monkeypatch):
+    "The corpus' Claude Code session as `s.jsonl` in `tmp_path`, the working folder"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'s.jsonl').write_bytes(cc.read_bytes())
+
 @need
 def test_convert_session_to_stdout(tmp_path, capsys, monkeypatch):
     "`-o -` writes the notebook to stdout and no file; a session can't go to stdout, and the command says so"
-    monkeypatch.chdir(tmp_path)
-    (tmp_path/'s.jsonl').write_bytes(cc.read_bytes())
+    _session_here(tmp_path, monkeypatch)
     assert main(['convert', 's.jsonl', '--to', 'ipynb', '-o', '-'])==0
     assert json.loads(capsys.readouterr().out)['cells'] and sorted(os.listdir(tmp_path))==['s.jsonl']
     assert main(['convert', 's.jsonl', '--to', 'ipynb', '-o', 'd.ipynb'])==0
@@ -110,8 +114,7 @@ def test_convert_session_to_stdout(tmp_path, capsys, monkeypatch):
 @need
 def test_convert_errors_name_the_options(tmp_path, capsys, monkeypatch):
     "The command's errors name its own options (--force, -o, --fork), not the Python API's arguments"
-    monkeypatch.chdir(tmp_path)
-    (tmp_path/'s.jsonl').write_bytes(cc.read_bytes())
+    _session_here(tmp_path, monkeypatch)
     assert main(['convert', 's.jsonl', '--to', 'ipynb', '-o', 'd.ipynb'])==0
     (tmp_path/'out.jsonl').write_text('old\n'); capsys.readouterr()
     assert main(['convert', 'd.ipynb', '--to', 'claude', '-o', 'out.jsonl'])==2
