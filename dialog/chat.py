@@ -1787,6 +1787,7 @@ def _reply_md(items, blocks=True): # Reply items; `blocks`: say where the blocks
             if segs is not None: segs.append((''.join(gap), js, tb)); gap = []
     return ''.join(out),None if segs is None else segs + [(''.join(gap), None, None)]
 
+# %% ../nbs/05_chat.ipynb #9772f64c
 def _system_arg(s):
     "The `system` argument as text: a string, or Anthropic's list of text blocks joined by a blank line"
     if s is None or isinstance(s, str): return s
@@ -2018,9 +2019,8 @@ def chat2dlg(msgs:list, # The provider's message list
                 _add_reply(cur, ev, m, i, fmt, pending)
             else:
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
-                c = pending[ev[1]].pop(0)
+                c = pending[ev[1]].pop(0); c['result'] = ev[2]
                 # a tool message's name is kept when it isn't the call's
-                c['result'] = ev[2]
                 c['extra'] |= {k:v for k,v in ev[3].items() if not (k=='result_name' and v==c['name'])}
             prev = ev[0]
             # calls of the last message, with nothing but results after them, stay open: not answered yet

@@ -77,12 +77,14 @@ out_keys = dict(stream={'output_type','name','text'}, display_data={'output_type
                 execute_result={'output_type','data','metadata','execution_count'},
                 error={'output_type','ename','evalue','traceback'})
 
-# %% ../nbs/00_nbjson.ipynb #1e74c5c3
-def _is_count(v): return v is None or (type(v) is int and v>=0)
+# %% ../nbs/00_nbjson.ipynb #bb076129
 def is_str_list(v): # Any value
     "Is `v` a list holding only strings (a notebook's split text, a traceback, a list of lines or keys)?"
     return isinstance(v, list) and all(isinstance(o, str) for o in v)
 _strs = is_str_list # the checks' short name for it
+
+# %% ../nbs/00_nbjson.ipynb #1e74c5c3
+def _is_count(v): return v is None or (type(v) is int and v>=0)
 def _is_tags(v): return _strs(v) and all(o and ',' not in o for o in v) and len(set(v))==len(v)
 def _has_strs(*req, opt=()):
     return lambda v: (isinstance(v, dict) and all(isinstance(v.get(k), str) for k in req)

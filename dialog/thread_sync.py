@@ -1038,17 +1038,24 @@ def _unmarked(c):
             v = d['text/markdown']
             return ''.join(v) if isinstance(v, list) else v if isinstance(v, str) else ''
 
-def _chk_reply_marks(t:Thread, cells, recs, w):
+def _chk_reply_marks(t:Thread, cells, recs, kept, w):
     "A `ValueError` when a tool stripped the outputs' metadata of a thread's file and a prompt's reply went with it"
     # `nbdev-clean` empties every output's metadata unless told to keep Solveit's `is_ai_res` mark, and a reply
-    # without it is no reply. In a file a save wrote (the caller checks), a prompt cell's markdown output without the
-    # mark is such a reply: fine when its records give that very text (nothing lost: the next save marks it again),
-    # else (a reply Solveit wrote into an unanswered prompt, a person's prompt and its reply, an edited reply) an error
+    # without it is no reply. A prompt cell's markdown output without the mark is fine when something the file holds
+    # gives that very text: the cell's records (this thread's, or another's in a pasted cell) or the reply the
+    # notebook's record keeps (`kept`) for a cell without records: nothing is lost, and the next save marks it again.
+    # Else it is such a reply (one Solveit wrote into an unanswered prompt, a person's prompt and its reply, an edited
+    # reply) if the file was stripped: a cell holding this thread's records lost its mark too. In a file no tool
+    # stripped (a dialog a script made, its outputs unmarked), an unmarked output is what it was made as
+    def gives(rs):
+        if not isinstance(rs, list): return None
+        try: return _reply([_from_record(r, None, '', t.msg_cls) for r in rs if isinstance(r, dict) and r.get('role')!='user'])
+        except ValueError: return None # a broken record: the read names it
+    stripped = None
     for i,(c,rs) in enumerate(zip(cells, recs)):
-        if (x := _unmarked(c)) is None: continue
-        try: ms = [_from_record(r, None, '', t.msg_cls) for r in rs if isinstance(r, dict) and r.get('role')!='user'] if isinstance(rs, list) else None
-        except ValueError: ms = None # a broken record: the read names it
-        if ms is not None and _reply(ms)==x: continue
+        if (x := _unmarked(c)) is None or x in (gives(rs), kept.get(c.id)) or x==gives(_cell_recs(c)): continue
+        if stripped is None: stripped = any(isinstance(r, list) and _unmarked(d) is not None for d,r in zip(cells, recs))
+        if not stripped: return
         raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a prompt's reply without Solveit's `is_ai_res` mark "
             "on its output: a tool such as `nbdev-clean` stripped the outputs' metadata, so the reply (the AI's words, or "
             "a person's edit of them) can't be told from other outputs and would be lost. Restore the file (e.g. from "
@@ -1284,7 +1291,7 @@ def from_dialog(cls:Thread,
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
     recs,joined,parts = _file_recs(cells, rec)
-    if rec: _chk_reply_marks(t, cells, recs, f'{where} ({dlg.path})' if dlg.path else where)
+    if rec: _chk_reply_marks(t, cells, recs, _kept_outs(rec, where), f'{where} ({dlg.path})' if dlg.path else where)
     unkept = _ids_back(t, dlg, cells, recs, parts, rec, where) # cells whose kind changed: kept outputs aren't theirs
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
@@ -1787,6 +1794,10 @@ _rows_later = (
                "the earlier one's hold, are numbered past every other (their ids kept), as a pasted copy's are "
                "(numbers the thread itself gave twice are listed in the notebook's `dialog.thread` under `seq_dups`, "
                'and kept)'),
+)
+
+# %% ../nbs/10_thread_sync.ipynb #2d28b326
+_rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread keeps
     PersonEdit('runs_nbdev_clean',
                "runs `nbdev-clean` on the file (nbdev's git hooks do, before each commit)",
                'with its defaults, it keeps only the metadata keys nbdev knows, and the records go with the rest: '
@@ -1795,9 +1806,13 @@ _rows_later = (
                '["dialog", "solveit_ai"]` and `allowed_out_metadata_keys = ["is_ai_res"]` in `[tool.nbdev]`, the file '
                "reads back whole. Without the third, every output's metadata goes, Solveit's `is_ai_res` mark on a "
                'reply too: a prompt cell showing a reply without it is a `ValueError` naming the file, the cell and that '
-               'setting, unless its records give that very text (nothing lost: the next save marks it again), so a '
-               'reply Solveit wrote into an unanswered prompt, a prompt a person added with its reply, or a '
-               "person's edit of a reply is never silently lost. With one of the first two alone "
+               'setting, unless something the file holds gives that very text (its records, this thread\'s or, in a '
+               "pasted cell, another's; or the reply the notebook's record keeps for a cell without records: nothing "
+               'lost, and the next save marks it again), so a reply Solveit wrote into an unanswered prompt, a prompt '
+               "a person added with its reply, or a person's edit of a reply is never silently lost. The error needs a "
+               "file a tool stripped: a cell holding the thread's records whose reply lost its mark too (a notebook a "
+               'script made, its outputs never marked, reads as it is; a Solveit dialog stripped before any thread '
+               "read it holds no such evidence, and reads without its replies). With one of the first two alone "
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
                "(the notebook's record gone is told by its cells, all marked with one file's `key` (or, with cells "
@@ -1919,4 +1934,4 @@ person_edits = _rows_text + (
     PersonEdit('pastes_a_file_into_a_thread_cell',
                'pastes a file into a thread cell',
                "kept as the cell's attachment"),
-) + _rows_later
+) + _rows_later + _rows_clean

@@ -1245,6 +1245,33 @@ def test_nbdev_clean_without_the_outputs_setting_reads_a_reply_its_records_give(
     back = Thread.read(p); assert same(back, t)
     back.save(); assert all(o['metadata'].get('is_ai_res') for c in nb_of(p)['cells'] for o in c.get('outputs', []) if o['output_type']=='display_data')
 
+def test_nbdev_clean_without_the_outputs_setting_reads_a_pasted_cells_reply_its_own_records_give(tmp_path):
+    "A cell pasted from another thread's file, then nbdev-clean with the two older settings: the pasted cell's own records (the other thread's) give its reply, so the file reads (it read before the outputs' check; the check knew only this thread's records)"
+    def mk(tid, q, a):
+        t = Thread(id=tid, title=tid); t.add_message(Message(id=f'{tid}u', role='user', content=q))
+        t.add_message(Message(id=f'{tid}a', role='assistant', content=a)); return t
+    pt,po = tmp_path/'t.ipynb',tmp_path/'other.ipynb'; mk('t', 'Hi', 'Hello').save(pt); mk('o', 'Other Q', 'Other A').save(po)
+    nt = nb_of(pt); c = copy.deepcopy(nb_of(po)['cells'][0]); c['id'] = 'feed0001'; nt['cells'].append(c)
+    pt.write_text(json.dumps(nt, indent=1))
+    before = [(m.role, m.content) for m in Thread.read(pt).messages]
+    _nbdev_clean(pt, NB_KEYS+CELL_KEYS)
+    assert [(m.role, m.content) for m in Thread.read(pt).messages]==before==[('user', 'Hi'), ('assistant', 'Hello'), ('user', 'Other Q'), ('assistant', 'Other A')]
+
+def test_nbdev_clean_without_the_outputs_setting_reads_a_reply_the_record_keeps(tmp_path):
+    "A dialog made elsewhere, read and saved as a thread (its reply kept in the notebook's record, `outputs`), then nbdev-clean with the two older settings: the record gives that very reply, so it reads back (no error), and a notebook no tool stripped, its outputs made unmarked by a script, reads and re-reads after a save"
+    p = tmp_path/'e.ipynb'; p.write_text(json.dumps({'cells': [], 'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5}))
+    dl = read_ipynb(p); dl.mk_message('Hello AI', msg_type='prompt', output='Hello human'); dl.save()
+    t = Thread.read(p); before = [(m.role, m.content) for m in t.messages]; t.save(p)
+    _nbdev_clean(p, NB_KEYS+CELL_KEYS)
+    assert [(m.role, m.content) for m in Thread.read(p).messages]==before==[('user', 'Hello AI'), ('assistant', 'Hello human')]
+    q = tmp_path/'script.ipynb'; q.write_text(json.dumps({'cells': [], 'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5}))
+    dl = read_ipynb(q); dl.mk_message('Hello AI', msg_type='prompt', output='Hello human'); dl.save()
+    nb = nb_of(q)
+    for o in nb['cells'][0]['outputs']: o['metadata'] = {} # a script's output: markdown, no mark
+    q.write_text(json.dumps(nb, indent=1))
+    t = Thread.read(q); t.add_message(Message(role='user', content='More?')); t.save(q)
+    assert [m.content for m in Thread.read(q).messages][-1]=='More?'
+
 def test_the_reply_to_a_prompt_a_person_added_keeps_its_cells_ids(tmp_path):
     "A prompt a person added, read and saved by the thread, then answered in Solveit: the row promised `<cell id>-reply`; such a cell keeps no records, so its messages are `<cell id>-k` whenever the reply came (the row says so), numbered where the cell stands"
     t = Thread(id='q'); t.add_message(Message(role='user', content='Hi', id='u')); t.add_message(Message(role='assistant', content='Hello', id='a'))
