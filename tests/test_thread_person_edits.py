@@ -1334,3 +1334,39 @@ def test_a_thread_of_a_dialog_made_elsewhere_its_notebooks_record_stripped_is_a_
     t = Thread.read(p); t.id = 'my-thread'; t.title = 'Mine'; t.add_message(Message(role='system', content='Be kind.')); t.save()
     _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
     with pytest.raises(ValueError, match=r"e\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"): Thread.read(p)
+
+def _split_saved_into(tmp_path, pieces, run=False):
+    "A two-turn thread saved, its first prompt ('u') split into cells of texts `pieces` (clones with its metadata and new ids, outputs in the last); `run`: Run All in plain Jupyter (an error in every code cell: `UsageError` on `%%prompt`, `NameError` on the rest). The messages read back"
+    t = Thread(id='th', title='T')
+    for k,r,c in [('u', 'user', '\n'.join(pieces)), ('a', 'assistant', 'Reply'), ('u2', 'user', 'Next'), ('a2', 'assistant', 'R2')]:
+        t.add_message(Message(id=k, role=r, content=c))
+    p = t.save(tmp_path/f"t{len(list(tmp_path.glob('*.ipynb')))}.ipynb"); nb = nb_of(p); c = nb['cells'][0]; ps = []
+    for k,s in enumerate(pieces):
+        x = copy.deepcopy(c); x['id'],x['source'] = f'aaaa{k:04d}',('%%prompt\n' if k==0 else '')+s
+        if k<len(pieces)-1: x['outputs'] = []
+        ps.append(x)
+    nb['cells'][0:1] = ps
+    for i,x in enumerate(nb['cells']):
+        if run and x['cell_type']=='code':
+            e = 'UsageError' if ''.join(x['source']).startswith('%%prompt') else 'NameError'
+            x['outputs'],x['execution_count'] = [dict(output_type='error', ename=e, evalue='x', traceback=[])],i+1
+    p.write_text(json.dumps(nb, indent=1))
+    return [(m.id, m.content) for m in Thread.read(p).messages]
+
+@pytest.mark.xfail(strict=True, reason="known, review 13: a split's pieces after the first are code cells (no `%%prompt` line), and their errors from Run All in plain Jupyter count as outputs, so three pieces read as the first piece and two copies, each with the reply")
+def test_a_prompt_split_in_three_then_run_in_plain_jupyter_reads_as_when_cleared(tmp_path):
+    "Split in three, then Run All in plain Jupyter: read as with the outputs cleared, one user message and one reply"
+    assert _split_saved_into(tmp_path, ['L1', 'L2', 'L3'], run=True)==_split_saved_into(tmp_path, ['L1', 'L2', 'L3'])==[
+        ('u', 'L1\nL2\nL3'), ('a', 'Reply'), ('u2', 'Next'), ('a2', 'R2')]
+
+@pytest.mark.xfail(strict=True, reason="known, review 13: splits are looked for among at most 16 adjacent cells; 17 pieces read as 16 new prompts and the last")
+def test_a_prompt_split_in_seventeen_pieces_reads_as_one(tmp_path):
+    "A prompt split into 17 pieces reads back as the one prompt it was (16 do)"
+    for n in (16, 17):
+        ls = [f'L{k}' for k in range(n)]
+        assert _split_saved_into(tmp_path, ls)[:2]==[('u', '\n'.join(ls)), ('a', 'Reply')], n
+
+@pytest.mark.xfail(strict=True, reason="known, review 13: pieces whose texts are all one aren't taken for a split ('Retry' twice reads as a new prompt and 'Retry')")
+def test_a_prompt_split_into_identical_pieces_reads_as_one(tmp_path):
+    "'Retry\\nRetry' split at its line break reads back as the one prompt"
+    assert _split_saved_into(tmp_path, ['Retry', 'Retry'])[:2]==[('u', 'Retry\nRetry'), ('a', 'Reply')]
