@@ -355,8 +355,10 @@ def _cell_txt(c):
 
 def _outs(c):
     "Cell `c`'s outputs, but a prompt cell's errors: plain Jupyter's `UsageError` for `%%prompt` is no reply"
+    # nor a split piece's (a code cell now, its mark saying the prompt it was part of): Run All's `NameError` on its text
     o = c.output or []
-    return o if c.msg_type!=sprompt else [x for x in o if not (isinstance(x, dict) and x.get('output_type')=='error')]
+    if c.msg_type!=sprompt and _cell_mark(c).get('kind')!=sprompt: return o
+    return [x for x in o if not (isinstance(x, dict) and x.get('output_type')=='error')]
 
 def _merged(c):
     "Whether prompt cell `c` may be prompt cells a person merged (never a cell showing the reply its records hold)"
@@ -1477,7 +1479,7 @@ def _split_in(cells, i, j):
                 if tells: break
         if not ok: s += 1; continue
         e = ok[-1]
-        while e<j and not _outs(cells[e]) and not _cell_txt(cells[e+1]): e += 1 # empty pieces after: the cursor at the end
+        while e<j and not _outs(cells[e]) and not _cell_txt(cells[e+1]).strip(): e += 1 # empty pieces after: the cursor at the end
         res[e] = list(range(s, e+1)); s = e+1
     return res
 
