@@ -21,7 +21,7 @@ from .thread import *
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
-import base64, collections, copy, hashlib, itertools, json, math, os, re, weakref
+import base64, bisect, collections, copy, hashlib, itertools, json, math, os, re, weakref
 
 # %% ../nbs/10_thread_sync.ipynb #07177366
 class FromCell(NamedTuple):
@@ -371,10 +371,11 @@ def _merged(c):
 # %% ../nbs/10_thread_sync.ipynb #c8feaa2c
 def _mark_of(c, tid, key):
     "Cell `c`'s mark: the id thread `tid` knows it by, its kind, digests of its kind and text, the file's `key`"
-    # `_mark_sha`, `_flat_sha` (of the text without white space: what a split's pieces give joined), `_file_key`
+    # `_mark_sha`, `_flat_sha` (of the text without white space: what a split's pieces give joined) and that text's
+    # length (`flat_len`: where the pieces end), `_file_key`
     t = _cell_txt(c)
     return {'id': c.id, 'thread_id': tid, 'kind': c.msg_type, 'sha': _mark_sha(c, t), 'flat': _flat_sha(c.msg_type, t),
-            'key': key}
+            'flat_len': len(''.join(t.split())), 'key': key}
 
 def _file_key(t):
     "The key a save of thread `t` writes in the notebook's record and in every cell's mark"
@@ -993,16 +994,14 @@ def _shows_written(cs, rec):
     if (wrote or outs) and all(c.id==str(i) for i,c in enumerate(cs)): return True
     if not isinstance(flats := rec.get('wrote_flat'), list): return False
     flats = {x for x in flats if isinstance(x, str)}
-    for i,c in enumerate(cs):
+    for i,c in enumerate(cs): # each cell joined once (up to the next `%%prompt` cell): linear, whatever the pieces
         if not flats or not _bare_prompt(c): continue
-        t = ''
-        for d in cs[i:i+_max_pieces]:
-            if d is not c and _bare_prompt(d): break
-            t += ''.join((d.content[len(prompt_mark):] if d is c else d.content).split())
-            if _flat_sha('prompt', t) in flats: return True
+        h = hashlib.sha256(b'prompt\n') # `_flat_sha`'s digest, built as it goes
+        for x in range(i, len(cs)):
+            if (d := cs[x]) is not c and _bare_prompt(d): break
+            h.update(''.join((d.content[len(prompt_mark):] if d is c else d.content).split()).encode('utf-8', 'surrogatepass'))
+            if h.hexdigest()[:16] in flats: return True
     return False
-
-_max_pieces = 16 # the most pieces of one split prompt `_shows_written` joins
 
 # %% ../nbs/10_thread_sync.ipynb #daafedab
 def _nb_stripped(cs, meta, w):
@@ -1462,31 +1461,50 @@ def _splits(cells, recs):
 
 def _split_in(cells, i, j):
     "The splits (`_splits`) among cells `i` to `j`, adjacent and holding the same records"
-    # from each place on, the fewest cells whose texts are not all one, none but the last with outputs (a prompt's
-    # error is none: `_outs`), none but the first a prompt (Jupyter's `%%prompt` line stays in the first piece: a
-    # pasted copy has its own; the pieces before it may be empty: the cursor was at the text's start), and whose
-    # texts joined give the text the mark was written for (`_pieces_of`: a copy a person made code or a note, or
-    # edited, isn't); at most `_max_pieces`. A mark that can't tell (none, or no digest): every cell up to the next
-    # prompt, as before marks
-    res,s = {},i
+    # from each place on, the fewest cells (two or more) that may be pieces (`_reach`) and whose texts joined give the
+    # text the mark was written for (`_pieces_end`: a copy a person made code or a note, or edited, isn't), whatever
+    # their number; the empty pieces after them go with them (the cursor was at the text's end)
+    ts = [_cell_txt(cells[x]) for x in range(i, j+1)]
+    # the sums of the texts' lengths without white space, and the place of the next text unlike each
+    pre,nd = list(itertools.accumulate((len(''.join(t.split())) for t in ts), initial=0)),[math.inf]*len(ts)
+    for x in range(len(ts)-2, -1, -1): nd[x] = x+1+i if ts[x+1]!=ts[x] else nd[x+1]
+    reach,res,s = _reach(cells, i, j, ts),{},i
     while s<j:
-        tells,ok,txt = _tells(cells[s]),[],bool(_cell_txt(cells[s]))
-        for k in range(s+1, min(j, s+_max_pieces-1)+1):
-            if _outs(cells[k-1]) or cells[k].msg_type==sprompt and txt: break
-            txt = txt or bool(_cell_txt(cells[k]))
-            if len({_cell_txt(cells[x]) for x in range(s, k+1)})>1 and _pieces_of(cells[s:k+1]):
-                ok.append(k)
-                if tells: break
-        if not ok: s += 1; continue
-        e = ok[-1]
-        while e<j and not _outs(cells[e]) and not _cell_txt(cells[e+1]).strip(): e += 1 # empty pieces after: the cursor at the end
+        if (e := _pieces_end(cells, i, s, reach[s-i], ts, pre, nd)) is None: s += 1; continue
+        while e<j and not _outs(cells[e]) and not ts[e+1-i].strip(): e += 1
         res[e] = list(range(s, e+1)); s = e+1
     return res
 
-def _tells(c):
-    "Whether cell `c`'s mark holds the digests that tell its split's pieces (`_pieces_of`)"
-    m = _cell_mark(c)
-    return isinstance(m.get('sha'), str) and isinstance(m.get('kind'), str)
+# %% ../nbs/10_thread_sync.ipynb #26341718
+def _reach(cells, i, j, ts):
+    "For each place `s` from `i` to `j` (`ts`: their texts), the last cell a split starting there may hold"
+    # none but the last with outputs (a prompt's error is none: `_outs`), none but the first a prompt (Jupyter's
+    # `%%prompt` line stays in the first piece: a pasted copy has its own; the pieces before it may be empty: the
+    # cursor was at the text's start). One pass, right to left
+    res,nxt,out,p,q = [j]*len(ts),[math.inf]*len(ts),j,math.inf,None # `nxt`: the place of the next prompt
+    for x in range(j, i-1, -1):
+        nxt[x-i] = p
+        if cells[x].msg_type==sprompt: p = x
+        if _outs(cells[x]): out = x
+        if ts[x-i]: q = x
+        res[x-i] = min(out, j if q is None else nxt[q-i]-1)
+    return res
+
+def _pieces_end(cells, i, s, k, ts, pre, nd):
+    "The last of the fewest cells from `s` to `k` (two or more) whose texts joined give the text `s`'s mark was written for"
+    # `ts`: the texts of the cells from `i` on, `pre`: the sums of their lengths without white space, `nd`: the place
+    # of the next text unlike each. A mark holding the length (`flat_len`): the one place where that many characters
+    # end (a bisection: a read stays linear in the cells, whatever the pieces), then its digest; one written before
+    # it, each place in turn (`_pieces_of`). A mark that can't tell (none, or no digest): every cell up to `k`, their
+    # texts not all one (as before marks)
+    if k<=s: return None
+    m = _cell_mark(cells[s])
+    if not (isinstance(m.get('sha'), str) and isinstance(kind := m.get('kind'), str)): return k if nd[s-i]<=k else None
+    if not (isinstance(flat := m.get('flat'), str) and type(n := m.get('flat_len')) is int):
+        return next((e for e in range(s+1, k+1) if _pieces_of(cells[s:e+1])), None)
+    e = bisect.bisect_left(pre, pre[s-i]+n, s-i+2)-1+i
+    ok = e<=k and pre[e+1-i]-pre[s-i]==n and any(ts[s-i:e+1-i]) and _flat_sha(kind, ''.join(ts[s-i:e+1-i]))==flat
+    return e if ok else None
 
 # %% ../nbs/10_thread_sync.ipynb #sp1i0001
 _cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: the line break(s) it was made at, or none
@@ -1902,7 +1920,8 @@ person_edits = _rows_text + (
                "splits a thread cell (JupyterLab's Split Cell: "
                'clones of the cell, each with its metadata and a new id, the outputs in the last; '
                "Jupyter's `%%prompt` line stays in the first piece)",
-               "read as the one cell it was: the user message's text is the parts' texts, one per line (the `%%prompt` "
+               "read as the one cell it was, however many pieces, their texts alike or not ('Retry' split from "
+               "'Retry'): the user message's text is the parts' texts, one per line (the `%%prompt` "
                "line alone adds none; an empty piece, the cursor at the text's start or end, says nothing), the reply "
                "read once, a user's images kept (the notebook's metadata keeps "
                'them under the id the cell had: its records name them); the next save writes them back as one cell. '
@@ -1913,7 +1932,8 @@ person_edits = _rows_text + (
                'Pieces after '
                'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost); '
                "so are pieces whose texts, joined, don't give the text the cell's mark was written for, but for "
-               "white space (the mark's `dialog.cell.flat` is a digest of the text without it: JupyterLab 4's Split "
+               "white space (the mark's `dialog.cell.flat` is a digest of the text without it, `flat_len` its length, "
+               "which says where the pieces end, so a read stays linear in the cells: JupyterLab 4's Split "
                "Cell strips every line break at each piece's ends): a copy a person made code or a note, or "
                'edited, is read as a copy, outputs or not (a cell edited, then split before a save, reads as its '
                'pieces). '

@@ -1010,7 +1010,6 @@ def test_any_split_reads_as_the_one_cell_it_was(tmp_path, text, cuts, cleared):
         n = len('%%prompt\n') # the `%%prompt` line stays in the first piece
         return sorted({n+min(c, len(src)-n) for c in cuts})
     src = '%%prompt\n'+text; ps = _jl_split(src, offs_of(src))
-    assume(len({x.removeprefix('%%prompt').lstrip('\n') for x in ps})>1) # pieces all alike: no split tells from copies
     p,back = _split_read(tmp_path/str(uuid.uuid4()), text, offs_of, 'cleared' if cleared else None)
     assert [m.role for m in back.messages]==['user', 'assistant']*2 and back.messages[1].content=='A.'
     assert back.messages[0].content.replace('\n', '')==text.replace('\n', '')
@@ -1359,14 +1358,47 @@ def test_a_prompt_split_in_three_then_run_in_plain_jupyter_reads_as_when_cleared
     assert _split_saved_into(tmp_path, ['L1', 'L2', 'L3'], run=True)==_split_saved_into(tmp_path, ['L1', 'L2', 'L3'])==[
         ('u', 'L1\nL2\nL3'), ('a', 'Reply'), ('u2', 'Next'), ('a2', 'R2')]
 
-@pytest.mark.xfail(strict=True, reason="known, review 13: splits are looked for among at most 16 adjacent cells; 17 pieces read as 16 new prompts and the last")
 def test_a_prompt_split_in_seventeen_pieces_reads_as_one(tmp_path):
-    "A prompt split into 17 pieces reads back as the one prompt it was (16 do)"
-    for n in (16, 17):
+    "A prompt split into 17 pieces reads back as the one prompt it was (splits were looked for among at most 16 adjacent cells)"
+    for n in (16, 17, 60):
         ls = [f'L{k}' for k in range(n)]
         assert _split_saved_into(tmp_path, ls)[:2]==[('u', '\n'.join(ls)), ('a', 'Reply')], n
 
-@pytest.mark.xfail(strict=True, reason="known, review 13: pieces whose texts are all one aren't taken for a split ('Retry' twice reads as a new prompt and 'Retry')")
 def test_a_prompt_split_into_identical_pieces_reads_as_one(tmp_path):
-    "'Retry\\nRetry' split at its line break reads back as the one prompt"
-    assert _split_saved_into(tmp_path, ['Retry', 'Retry'])[:2]==[('u', 'Retry\nRetry'), ('a', 'Reply')]
+    "'Retry\\nRetry' split at its line break reads back as the one prompt (pieces whose texts were all one were no split), run in plain Jupyter too"
+    for run in (False, True):
+        assert _split_saved_into(tmp_path, ['Retry', 'Retry'], run)==[('u', 'Retry\nRetry'), ('a', 'Reply'), ('u2', 'Next'), ('a2', 'R2')]
+        assert _split_saved_into(tmp_path, ['Go', 'Go', 'Go'], run)[:2]==[('u', 'Go\nGo\nGo'), ('a', 'Reply')]
+
+def _pieces_read_lines(tmp_path, n, junk):
+    "Lines of the sync's own code run by a read of a prompt split into `n` pieces, after `junk` pasted copies of a piece (code cells, no outputs, text 'junk'); and the messages read"
+    import sys
+    from dialog import thread_sync
+    ls = [f'L{k}' for k in range(n)]
+    t = Thread(id='th', title='T')
+    for k,r,c in [('u', 'user', '\n'.join(ls)), ('a', 'assistant', 'Reply')]: t.add_message(Message(id=k, role=r, content=c))
+    p = t.save(tmp_path/f'p{n}_{junk}.ipynb'); nb = nb_of(p); c = nb['cells'][0]
+    ps = [dict(copy.deepcopy(c), id=f'bbbb{k:04d}', source='junk', outputs=[]) for k in range(junk)]
+    ps += [dict(copy.deepcopy(c), id=f'aaaa{k:04d}', source=('%%prompt\n' if k==0 else '')+s, **({} if k==n-1 else {'outputs': []})) for k,s in enumerate(ls)]
+    nb['cells'] = ps; put(p, nb)
+    dlg,lines = read_ipynb(p),[0]
+    def tr(frame, ev, arg):
+        if frame.f_code.co_filename!=thread_sync.__file__: return None
+        if ev=='line': lines[0] += 1
+        return tr
+    sys.settrace(tr)
+    try: back = Thread.from_dialog(dlg)
+    finally: sys.settrace(None)
+    return lines[0],[(m.id, m.content) for m in back.messages if not m.id.startswith('bbbb')]
+
+def test_finding_a_split_is_linear_in_its_pieces(tmp_path):
+    "A split was looked for among at most 16 adjacent cells (each place joined again from each start: quadratic without the cap); a read is linear in the pieces and in the copies pasted before them, counted in lines run, not timed"
+    (la,a),(lb,b) = _pieces_read_lines(tmp_path, 200, 200),_pieces_read_lines(tmp_path, 800, 800)
+    assert a==[('u', '\n'.join(f'L{k}' for k in range(200))), ('a', 'Reply')] and b[0][1].endswith('\nL799') and lb/la<4.5, (la, lb)
+
+def test_a_prompt_split_in_seventeen_pieces_then_its_cells_metadata_stripped_is_a_valueerror(tmp_path):
+    "Split into 17 pieces (new ids), then nbdev-clean keeping the notebook's keys alone: the pieces' texts joined were looked for among at most 16 cells, so the `%%prompt` cells read silently as one user message of code"
+    ls = [f'L{k}' for k in range(17)]
+    assert _split_saved_into(tmp_path, ls)[:2]==[('u', '\n'.join(ls)), ('a', 'Reply')]
+    p = next(tmp_path.glob('*.ipynb')); _nbdev_clean(p, NB_KEYS)
+    with pytest.raises(ValueError, match=r"t0\.ipynb\), cell 0 \(id 'aaaa0000'\): a `%%prompt` cell without its metadata"): Thread.read(p)

@@ -257,7 +257,7 @@ def test_foreign_changes_not_lost(tmp_path):
     marks = [c['meta'].pop('dialog')['cell'] for c in now]
     assert [{k:m.pop(k) for k in ('id', 'thread_id', 'kind')} for m in marks]==[dict(id=c['id'], thread_id=t.id, kind=c['msg_type']) for c in cells]
     key = json.loads(p.read_text())['metadata']['dialog']['thread']['key']
-    assert all(set(m)=={'sha', 'flat', 'key'} and len(m['sha'])==len(m['flat'])==16 and m['key']==key for m in marks) and now==cells
+    assert all(set(m)=={'sha', 'flat', 'flat_len', 'key'} and len(m['sha'])==len(m['flat'])==16 and type(m['flat_len']) is int and m['key']==key for m in marks) and now==cells
     back.save(); assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json') # stable on a second save
 
 def free_form(mod):
