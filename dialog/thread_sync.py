@@ -916,7 +916,8 @@ def _unloose(dlg, cells, recs, loose=None):
         have = {a.id for a in c.attachments}
         own = home.get(c.id) if isinstance(home.get(c.id), dict) else {}
         for n in sorted((_rec_names(rs)-have) & loose.keys()): c.attachments.append(copy.copy(loose[n])); have.add(n)
-        for cid,n in [(c.id, n) for n in own] + [(names[n], n) for n in _rec_names(rs)-have if n in names]:
+        # (and those its text shows images of: a later prompt a person merged into it, `_user_rec`)
+        for cid,n in [(c.id, n) for n in own] + [(names[n], n) for n in (_rec_names(rs) | _ref_names(c.content))-have if n in names]:
             if n in have or (a := _att_of(n, home[cid].get(n))) is None: continue
             c.attachments.append(a); have.add(n); taken.add((cid, n))
     for cid,n in taken:
@@ -1600,6 +1601,29 @@ def _file_recs(cells, rec):
         for k in ks[:-1]: parts.add(k); recs[k] = None
     return recs,joined,parts
 
+# %% ../nbs/10_thread_sync.ipynb #0d269472
+_ref_re = re.compile(r'!\[([^\]\r\n]*)\]\(attachment:([^)\s]+)\)') # an image reference in a cell's text
+
+def _ref_names(t): return {n for _,n in _ref_re.findall(t or '')} # the names of the files text `t` shows images of
+
+def _user_rec(u, atts, mine, txt, edited=False):
+    "User record `u` of a prompt cell showing `txt` (`atts`: its files by name), and the image references not in its text"
+    # its images, and the images the text shows that the cell's records don't name (`mine`) but a save of the thread
+    # wrote (the reference names the file by the digest of its name and bytes, `ChatAttachment.id`): a later prompt a
+    # person merged into this one, whose file the notebook keeps under the id it had (`_unloose`). A copy a person
+    # `edited` (its text not the one its mark was written for: Split Cell at a merge's join) has only the images its
+    # text still shows, never the original's in their place
+    rs = u.get('attachments') if isinstance(u.get('attachments'), list) else []
+    img = lambda n: isinstance(n, str) and n in atts and atts[n].content_type in img_mimes
+    shows,ua = _ref_names(txt),[a for a in rs if isinstance(a, dict)]
+    drop = {id(a) for a in ua if edited and img(n := a.get('att') or a.get('file')) and n not in shows}
+    more = list(dict.fromkeys((fn, n) for fn,n in _ref_re.findall(txt) if img(n) and n not in mine
+                              and ChatAttachment(filename=fn, content=atts[n].data).id==n))
+    if drop or more: u = u | {'attachments': [a for a in rs if id(a) not in drop] + [{'att': n, 'filename': fn} for fn,n in more]}
+    ua = [a for a in ua if id(a) not in drop]
+    refs = _refs([(str(a.get('filename')), n, atts[n].content_type) for a in ua if (n := a.get('att') or a.get('file')) in atts])
+    return u,refs + ''.join(f'\n\n![{fn}](attachment:{n})' for fn,n in more)
+
 # %% ../nbs/10_thread_sync.ipynb #946d79d5
 def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=None):
     "Adopt the messages recorded in prompt cell `c`: its text and reply win over the records, which give the rest"
@@ -1616,9 +1640,9 @@ def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=
     rest = [] if u and pasted=='bare' else recs[1:] if u else recs
     ms = []
     if u:
-        ua = [a for a in (u.get('attachments') if isinstance(u.get('attachments'), list) else []) if isinstance(a, dict)]
-        refs = _refs([(str(a.get('filename')), n, atts[n].content_type) for a in ua if (n := a.get('att') or a.get('file')) in atts])
-        m = _from_record(u, txt := _user_txt(_cell_txt(c) if shown is None else shown, refs), f'{where}, record 0', t.msg_cls, atts, t.file_store)
+        was = _cell_txt(c) if shown is None else shown
+        u,refs = _user_rec(u, atts, mine, was, bool(pasted) and _as_marked(c, shown) is False)
+        m = _from_record(u, txt := _user_txt(was, refs), f'{where}, record 0', t.msg_cls, atts, t.file_store)
         # content the record holds (None, parts): a person's edit of the text the cell shows wins
         if m.content is None or isinstance(m.content, list): m.content = _typed(m.content, txt)
         ms.append(m)
@@ -1640,7 +1664,6 @@ def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=
         set_fields(m, origin=FromCell(c, k, mine, pos))
         t.messages.append(m)
     return new
-
 
 # %% ../nbs/10_thread_sync.ipynb #946d79d6
 def _renew(t:Thread, groups):
@@ -1899,23 +1922,8 @@ _rows_outputs = ( # the rows about a thread cell's outputs and kind
                'where they stay under its id; the next save writes the cell back as a prompt'),
 )
 
-# %% ../nbs/10_thread_sync.ipynb #9e75e002
-person_edits = _rows_text + (
-    PersonEdit('pastes_a_cell_from_another_threads_file',
-               "pastes a cell copied from another thread's file (its metadata, that thread's records included, "
-               'comes along)',
-               'read as a prompt a person adds (see above): '
-               'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
-               "the other thread's records are not taken (each cell a thread writes names it: "
-               '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too, or into '
-               "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`, "
-               "or where a person deleted every cell the thread wrote: its `records_of` names the thread whose "
-               "records are the file's own; a pasted cell's mark holds the key of the file it came from, not this "
-               "file's `key`, which tells it from a fork's cells whatever ids nbstripout gave them; two forks of one "
-               "file share a key until each is saved: in a fork not saved since, its `id` another than its records "
-               "name, a cell whose mark's id isn't one its record says the save wrote (`wrote`) is pasted), "
-               "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
-               'records hold is its reply'),
+# %% ../nbs/10_thread_sync.ipynb #41133bd3
+_rows_cut = ( # the rows about cutting a thread cell in pieces, and joining cells
     PersonEdit('splits_a_thread_cell',
                "splits a thread cell (JupyterLab's Split Cell: "
                'clones of the cell, each with its metadata and a new id, the outputs in the last; '
@@ -1945,11 +1953,34 @@ person_edits = _rows_text + (
                "read as the first cell: its user message's text is the merged text without the `%%prompt` lines "
                "that joined the later cells (the first cell's own text kept as it was, `%%prompt` lines and all; "
                "the later cells' texts lose theirs after a blank line), its reply from its records (so too once it is "
-               "run in plain Jupyter: its error is no reply); the later cells' messages go with their metadata. "
+               "run in plain Jupyter: its error is no reply); the later cells' messages go with their metadata, but "
+               "not the images the merged text still shows: they join its user message (the notebook keeps their files "
+               "under the ids the later cells had, and a reference a save wrote names its file by the digest of its "
+               "name and bytes), their references no part of its text. "
                "Split back at the join, the first piece is the first cell again and the others pasted copies of it "
-               "that give their user message alone (their text is not the one the mark was written for): no reply "
-               "lands on a prompt it didn't answer"),
-) + _rows_outputs + (
+               "that give their user message alone (their text is not the one the mark was written for), with the "
+               "images their text shows, never the first cell's: no reply or image "
+               "lands on a prompt it didn't go with"),
+)
+
+# %% ../nbs/10_thread_sync.ipynb #9e75e002
+person_edits = _rows_text + (
+    PersonEdit('pastes_a_cell_from_another_threads_file',
+               "pastes a cell copied from another thread's file (its metadata, that thread's records included, "
+               'comes along)',
+               'read as a prompt a person adds (see above): '
+               'its text and reply, ids from its cell id (`<cell id>-0`, ...), numbered where it stands; '
+               "the other thread's records are not taken (each cell a thread writes names it: "
+               '`dialog.thread_id`; pasted into a notebook made elsewhere, which has no thread record, too, or into '
+               "one whose thread wrote no cell of its own: the notebook's `dialog.thread` then says `records: none`, "
+               "or where a person deleted every cell the thread wrote: its `records_of` names the thread whose "
+               "records are the file's own; a pasted cell's mark holds the key of the file it came from, not this "
+               "file's `key`, which tells it from a fork's cells whatever ids nbstripout gave them; two forks of one "
+               "file share a key until each is saved: in a fork not saved since, its `id` another than its records "
+               "name, a cell whose mark's id isn't one its record says the save wrote (`wrote`) is pasted), "
+               "and no id is shared with the other thread; once its outputs are gone, the reply the other thread's "
+               'records hold is its reply'),
+) + _rows_cut + _rows_outputs + (
     PersonEdit('tags_pins_skips_or_adds_keys_to_a_thread_cell',
                'tags, pins, skips, collapses a thread cell, or adds keys to its metadata',
                'kept on the cell by every save (the thread rewrites only its own `dialog` key)'),

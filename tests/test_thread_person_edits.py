@@ -1402,3 +1402,35 @@ def test_a_prompt_split_in_seventeen_pieces_then_its_cells_metadata_stripped_is_
     assert _split_saved_into(tmp_path, ls)[:2]==[('u', '\n'.join(ls)), ('a', 'Reply')]
     p = next(tmp_path.glob('*.ipynb')); _nbdev_clean(p, NB_KEYS)
     with pytest.raises(ValueError, match=r"t0\.ipynb\), cell 0 \(id 'aaaa0000'\): a `%%prompt` cell without its metadata"): Thread.read(p)
+
+_PNG1 = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==')
+_PNG2 = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==')
+
+def _two_image_prompts(tmp_path):
+    "Two turns saved, each prompt with an image (p.png, q.png)"
+    from dialog.thread import Attachment
+    t = Thread(id='th', title='T')
+    for k,(q,fn,b,a) in enumerate([('Look at this', 'p.png', _PNG1, 'Reply'), ('And this', 'q.png', _PNG2, 'R2')]):
+        t.add_message(Message(id=f'u{k}', role='user', content=q, attachments=[Attachment(filename=fn, content=b)]))
+        t.add_message(Message(id=f'a{k}', role='assistant', content=a))
+    return t.save(tmp_path/'t.ipynb')
+
+def _imgs(t): return [(m.id, m.content, [(a.filename, a.content) for a in m.attachments]) for m in t.messages if m.role=='user']
+
+def test_merged_image_prompts_keep_both_images(tmp_path):
+    "Two image prompts merged (Merge Selected Cells): the second image was dropped from the message (its reference left in the text) and, at the next save, from the file"
+    p = _two_image_prompts(tmp_path); edit(p, _merge)
+    back = Thread.read(p)
+    assert _imgs(back)==[('u0', 'Look at this\n\nAnd this', [('p.png', _PNG1), ('q.png', _PNG2)])]
+    back.save(); assert _imgs(Thread.read(p))==_imgs(back)
+
+def test_merged_image_prompts_split_back_keep_their_own_images(tmp_path):
+    "Merged, then split back at the join: the second piece (a copy of the first cell, its text another) took the first's image, and its own was lost (its reference left in the text)"
+    p = _two_image_prompts(tmp_path)
+    def merge_split(nb):
+        a,b = copy.deepcopy(nb['cells'][0]),nb['cells'][1]; a['outputs'] = []
+        nb['cells'][0:2] = [dict(copy.deepcopy(a), id='aaaa0001'), dict(copy.deepcopy(a), id='aaaa0002', source=b['source'])]
+    edit(p, merge_split)
+    back = Thread.read(p)
+    assert _imgs(back)==[('u0', 'Look at this', [('p.png', _PNG1)]), ('aaaa0002-0', 'And this', [('q.png', _PNG2)])]
+    back.save(); assert _imgs(Thread.read(p))==_imgs(back)
