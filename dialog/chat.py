@@ -100,8 +100,9 @@ def _fast_indent(o, plain=None): # `plain_json(o)` when the caller knows it
     "`json.dumps(o, indent=2, ensure_ascii=False)` written by the `fast` extra; None when it can't say"
     if not (nbjson.use_fast and (libs := fast_libs()) is not None): return None
     if not (plain_json(o) if plain is None else plain): return None
-    try: return libs[1].format(libs[1].encode(o), indent=2).decode()
-    except (TypeError, ValueError, RecursionError): return None  # a lone surrogate: `_jindent` writes it
+    # orjson lays out two spaces in one call, as `json` does for plain values (no float: `plain_json`)
+    try: return libs[0].dumps(o, option=libs[0].OPT_INDENT_2).decode()
+    except (TypeError, ValueError, RecursionError): return None  # a lone surrogate, a big int: `_jindent` writes it
 
 def _json_copies(objs):
     "`(json.loads(json.dumps(objs)), whether the JSON holds a lone surrogate)`: through the `fast` extra where it can"

@@ -49,7 +49,7 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_cols', 'row_group_bytes', 'dlg_pat
 from fastcore.utils import *
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
-from .nbjson import fast_loads, fast_libs, plain_json
+from .nbjson import fast_loads, fast_loads_all, fast_libs, plain_json
 from . import nbjson
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
@@ -591,13 +591,10 @@ def _cell_json(c):
 
 def _cells_of(txts):
     "The JSON values of texts `txts` (None left out), as `_cell_json` gives each"
-    # The `fast` extra's decoder called on all of them in one loop in C (`fast_loads`'s parse, without a call of
-    # ours a cell); if it can't say for one, `_cell_json` reads each
+    # the `fast` extra's parse of all of them in one loop in C (`fast_loads_all`); if it can't say for one,
+    # `_cell_json` reads each
     txts = [c for c in txts if c is not None]
-    if nbjson.use_fast and (libs := fast_libs()) is not None:
-        try: return list(map(libs[1].decode, txts))
-        except (ValueError, RecursionError): pass
-    return [_cell_json(c) for c in txts]
+    return fast_loads_all(txts) or [_cell_json(c) for c in txts]
 
 # %% ../nbs/15_dataset.ipynb #3a10185f
 def _range_dlgs(starts, table, cls=Dialog, parts=False):

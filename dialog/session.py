@@ -24,7 +24,7 @@ from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, parse_reply, has_tool_block, think_block, think_spans,
                          stampers)
 from .ipynb import atomic_write
-from .nbjson import fast_loads, is_str_list
+from .nbjson import fast_loads, fast_loads_all, is_str_list
 from datetime import datetime, timezone
 import hashlib, json, os, re, stat, time, uuid, warnings
 
@@ -51,7 +51,7 @@ def _partial(path, i, warn):
     "Say that line `i` (0-based) of `path`, the last, is partial and left out"
     if warn:
         warnings.warn(f'{path}, line {i+1}: a partial last line (the session is still being written?) was left out',
-                      stacklevel=3)
+                      stacklevel=4)
 
 def _open_reg(path, mode='rb', **kw):
     "`open(path, mode, **kw)` of a regular file: anything else (a named pipe, a device) is refused at once, unawaited"
@@ -60,20 +60,26 @@ def _open_reg(path, mode='rb', **kw):
     os.close(fd)
     raise ValueError(f'{path}: not a regular file (a named pipe, a device?): a session is a .jsonl file')
 
-def read_records(path, # A session file: JSON Lines, one record per line
-                 warn:bool=True): # Warn when a partial last line (a session still being written) is left out?
-    "The session's records as pairs `(record, line)`, and whether the file ends with a newline"
+
+# %% ../nbs/08_session.ipynb #22e5ca4c
+def _read_lines(path, warn=True):
+    "`read_records`' records and lines as two lists, and whether the file ends with a newline"
     path = Path(path).expanduser()
     with _open_reg(path) as f: data = f.read()
     # ASCII splits as one text; other text a line at a time, its bytes parsed (no copy of it all in wide characters)
     asc = data.isascii()
-    ls,res = data.decode('ascii').split('\n') if asc else data.split(b'\n'),[]
+    ls = data.decode('ascii').split('\n') if asc else data.split(b'\n')
     eol = not ls[-1]
     if eol: ls.pop()
-    if asc and ls:  # each line a record, as the loop below reads it, in one pass (the loop says what a line isn't)
-        try: rs = [fast_loads(l) or _loads(l) for l in ls]
-        except (ValueError, RecursionError): rs = []
-        if rs and {*map(type, rs)}=={dict}: return list(zip(rs, ls)),eol
+    if ls:  # each line a record, as the loop below reads it, in one pass (the loop says what a line isn't)
+        # the `fast` extra's parse of all the lines in one loop in C (UTF-8 bytes as they are); else ASCII lines each
+        # its own way, and other text in the loop
+        try: rs = fast_loads_all(ls) or asc and [_loads(l) for l in ls]
+        except (ValueError, RecursionError): rs = None
+        if rs and {*map(type, rs)}=={dict}:
+            try: return rs,ls if asc else [x.decode('utf-8') for x in ls],eol
+            except UnicodeDecodeError: pass  # the loop says which line
+    rs,res = [],[]
     for i,x in enumerate(ls):
         last = i==len(ls)-1 and not eol
         try: l = x if asc else x.decode('utf-8')
@@ -89,16 +95,22 @@ def read_records(path, # A session file: JSON Lines, one record per line
             if res and l.startswith('{'):
                 if warn:
                     warnings.warn(f'{path}, line {i+1}: a torn record (a write cut short, '
-                                  'then more appended) was skipped; it is kept as it is', stacklevel=2)
-                res.append((_Torn(), l)); continue
+                                  'then more appended) was skipped; it is kept as it is', stacklevel=3)
+                rs.append(_Torn()); res.append(l); continue
             msg = f'{path}, line {i+1}: not a JSON record ({getattr(e, "msg", e)}), so not a session file'
             raise ValueError(msg) from None
         if type(r) is not dict:
             msg = f'{path}, line {i+1}: a JSON {type(r).__name__}, not a record object, so not a session file'
             raise ValueError(msg)
-        res.append((r, l))
+        rs.append(r); res.append(l)
     if not res: raise ValueError(f'{path}: holds no records, so not a session file')
-    return res,eol
+    return rs,res,eol
+
+def read_records(path, # A session file: JSON Lines, one record per line
+                 warn:bool=True): # Warn when a partial last line (a session still being written) is left out?
+    "The session's records as pairs `(record, line)`, and whether the file ends with a newline"
+    rs,ls,eol = _read_lines(path, warn)
+    return list(zip(rs, ls)),eol
 
 # %% ../nbs/08_session.ipynb #f4d896d5
 def _now(): return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
@@ -441,12 +453,12 @@ def sync_prompt(cls:Codex, r, old, new):
 # %% ../nbs/08_session.ipynb #5c829c4e
 agents = {'claude': ClaudeCode, 'codex': Codex}
 
-def _agent(recs, path):
-    "The agent whose format the records are in: the first record either knows"
-    for i,(r,_) in enumerate(recs[:64]):
+def _agent(rs, path):
+    "The agent whose format records `rs` are in: the first record either knows"
+    for r in rs[:64]:
         if (a := first(a for a in agents.values() if a.is_fmt(r))): return a
     msg = (f'{path}, line 1: not a Claude Code or Codex session '
-           f'(no record of either format in its first {min(len(recs), 64)} lines)')
+           f'(no record of either format in its first {min(len(rs), 64)} lines)')
     raise ValueError(msg)
 
 def _h(s): return hashlib.sha256(s.encode('utf-8', 'surrogatepass')).hexdigest()[:16]
@@ -478,24 +490,22 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
              cls=Dialog): # The `Dialog` class to build
     "An agent session as a dialog"
     path = Path(path).expanduser()
-    recs,eol = read_records(path)
-    A = _agent(recs, path)
+    rs,ls,eol = _read_lines(path)
+    A = _agent(rs, path)
     # a subagent's own file
-    rs = [r for r,_ in recs]
     if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
-    return _recs2dlg(recs, eol, A, path, name or path.stem, cls)
+    return _recs2dlg(rs, ls, eol, A, path, name or path.stem, cls)
 
-def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
-    "The dialog of records `recs` (pairs) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
+def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
+    "The dialog of records `rs` (lines `ls`) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
     is_prompt = A.is_prompt  # looked up once: a patched class method is bound anew at each lookup
-    rs,ls = zip(*recs) if recs else ((), ())  # the records and their lines (tuples, sliced for each span)
     starts = [i for i,r in enumerate(rs) if is_prompt(r)]
-    n = starts[0] if starts else len(recs)  # the head's length: the records before the first prompt
+    n = starts[0] if starts else len(rs)  # the head's length: the records before the first prompt
     metas = (r for r in rs[:n] if A is Codex and r.get('type')=='session_meta')
     b = first((r['payload'].get('base_instructions') for r in metas), noop)
     # given to chat's codec: its reasoning state is made with the system prompt `dlg2chat` sends
     system = b['text'] if isinstance(b, dict) and isinstance(b.get('text'), str) else None
-    ends = starts[1:] + [len(recs)]
+    ends = starts[1:] + [len(rs)]
     # chat's dialog of the whole conversation is this one, its messages kept as they are
     # (each span alone when `whole` is False: how the session read, when its stamps are taken later)
     spans = [rs[i:j] for i,j in zip(starts, ends)]
@@ -510,13 +520,13 @@ def _recs2dlg(recs, eol, A, path, name, cls, stamp=False, whole=None):
             try: c = A.msg(rs[i:j], cls, system, stamp)
             except ValueError as e: raise ValueError(f'{path}, lines {i+1}-{j}: {e}') from None
             m = dlg.msg_cls(c.content, output=c.output, msg_type=sprompt, attachments=c.attachments, meta=c.meta)
-        m.meta.setdefault('dialog', {})['session'] = dict(records=list(ls[i:j]), fp=_fp(m))
+        m.meta.setdefault('dialog', {})['session'] = dict(records=ls[i:j], fp=_fp(m))
         msgs.append(m)
     if not whole: dlg.messages = msgs
     sid = first((A.sid(r) for r in rs), noop)
     side = {'sidechain': True} if A.side else {}
     src = None if path is None else str(Path(path).resolve())  # the stamper reads no file: it gives none
-    s = dict(agent=A.agent, **side, id=sid, source=src, head=list(ls[:n]), eol=eol, msgs=[m.id for m in msgs],
+    s = dict(agent=A.agent, **side, id=sid, source=src, head=ls[:n], eol=eol, msgs=[m.id for m in msgs],
              whole=whole)
     dlg.meta['dialog'] = dict(session=s)
     if system is not None: dlg.system = system
@@ -558,8 +568,9 @@ def sidechains(dlg): # A dialog read by `sess2dlg` from a Claude Code transcript
         if not r.get('isSidechain'): continue
         k = r.get('agentId') or of.get(r.get('parentUuid')) or r.get('uuid')
         if isinstance(r.get('uuid'), str): of[r['uuid']] = k
-        grps.setdefault(k, []).append((r, l))
-    return {k: _recs2dlg(rs, True, ClaudeSide, s.get('source'), f'{dlg.name}-{k}', type(dlg)) for k,rs in grps.items()}
+        g = grps.setdefault(k, ([], [])); g[0].append(r); g[1].append(l)
+    return {k: _recs2dlg(rs, ls, True, ClaudeSide, s.get('source'), f'{dlg.name}-{k}', type(dlg))
+            for k,(rs,ls) in grps.items()}
 
 # %% ../nbs/08_session.ipynb #7e1de347
 def _dmeta(o):
@@ -620,9 +631,9 @@ def _stamp_sess(dlg, # A dialog `sess2dlg` read, marked unstamped
 def _stamp_read(dlg, s, A, read, n):
     "Stamp messages `read` (in the order read; the first `n` read, then some) with the digests of reading them again"
     lines = [*s['head'], *(l for m in read for l in _recs_of(m))]
-    recs = [(_rec(l), l) for l in lines]
+    rs = [_rec(l) for l in lines]
     # no path: the digests don't depend on it, and a path is no proof (a symlink loop, gone, scrubbed)
-    try: d = _recs2dlg(recs, True, A, None, dlg.name, type(dlg), True, s.get('whole'))
+    try: d = _recs2dlg(rs, lines, True, A, None, dlg.name, type(dlg), True, s.get('whole'))
     # records edited into no session: no digests
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError): return
     # read otherwise than the session was (one span a message, or not): digests of another dialog

@@ -1,10 +1,12 @@
 "Reading sessions: a session still being written, files that are no sessions, what isn't a prompt, subagents, unknown records"
 import json, tempfile, threading, time, warnings, pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings, strategies as st, HealthCheck
 from pathlib import Path
 from dialog.session import *
 from dialog.chat import parse_reply
 from test_session_edit import cc, cx, need
+from test_session_gen import session_file
+import dialog.nbjson as nbjson
 
 @need
 def test_live_session_reads_its_complete_records(tmp_path):
@@ -214,3 +216,19 @@ def test_running_call_has_no_made_up_result(tmp_path):
     msgs = dlg2chat(sess2dlg(p), 'anthropic')
     assert msgs[-1]['role']=='assistant' and msgs[-1]['content'][-1]['id']=='toolu_1'
     assert not [b for m in msgs if isinstance(m['content'], list) for b in m['content'] if b['type']=='tool_result']
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(session_file(), st.sampled_from(['', '{"type":"x","a":NaN}', '{"a":"\\ud800"}', '{"a":1e999}', '{"a":"é\u2028"}', '[1]']))
+def test_records_read_alike_with_and_without_the_fast_extra(txt, extra):
+    "The lines parsed all at once by the `fast` extra (ASCII text or UTF-8 bytes) give the records, lines and errors `json` gives a line at a time"
+    txt = txt + (extra + '\n' if extra else '')
+    got = []
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d)/'s.jsonl'
+        p.write_bytes(txt.encode('utf-8', 'surrogatepass'))
+        for fast in (True, False):
+            nbjson.use_fast = fast
+            try: got.append(read_records(p, warn=False))
+            except ValueError as e: got.append(str(e))
+            finally: nbjson.use_fast = True
+    assert repr(got[0])==repr(got[1])  # (by their spelling: NaN isn't NaN)

@@ -11,11 +11,10 @@ from test_session_gen import claude_session, codex_session, session_text, small_
 
 def read_stamped(p):
     "Session `p` read with its digests taken at reading (as `sess2dlg` read before they were left to the first send)"
-    recs,eol = read_records(p)
-    A = S._agent(recs, p)
-    rs = [r for r,_ in recs]
+    rs,ls,eol = S._read_lines(p)
+    A = S._agent(rs, p)
     if A is S.ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(S.ClaudeSide.is_prompt, rs)): A = S.ClaudeSide
-    return S._recs2dlg(recs, eol, A, p, p.stem, Dialog, stamp=True)
+    return S._recs2dlg(rs, ls, eol, A, p, p.stem, Dialog, stamp=True)
 
 def wires(d): return [r for m in d for r in (m.meta.get('dialog') or {}).get('wire', [])]
 
@@ -201,9 +200,9 @@ def test_the_source_path_is_never_read_again(tmp_path):
 def rereads(monkeypatch):
     "The records the stamper reads again, a list a call (spying on `_recs2dlg` with `stamp=True`)"
     calls,real = [],S._recs2dlg
-    def spy(recs, *a, **kw):
-        if (a[5] if len(a)>5 else kw.get('stamp')) is True: calls.append(len(recs))
-        return real(recs, *a, **kw)
+    def spy(rs, *a, **kw):
+        if (a[6] if len(a)>6 else kw.get('stamp')) is True: calls.append(len(rs))
+        return real(rs, *a, **kw)
     monkeypatch.setattr(S, '_recs2dlg', spy)
     return calls
 

@@ -3,7 +3,7 @@ import json, math
 import pytest
 from hypothesis import given, strategies as st, settings, HealthCheck
 import dialog.nbjson as nbjson
-from dialog.nbjson import fast_loads
+from dialog.nbjson import fast_loads, fast_loads_all
 from dialog.ipynb import *
 
 def same(a, b):
@@ -35,6 +35,18 @@ def test_on_any_text_the_extra_parses_only_what_json_loads_parses_alike(txt):
     got = fast_loads(txt)
     if got is None: return
     assert same(got, json.loads(txt))  # json.loads takes every text the extra takes
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(values, st.booleans(), st.booleans()), max_size=5), st.sampled_from(['', '[NaN]', '{"a": 1} x', '["\\ud800"]']))
+def test_many_texts_at_once_give_each_ones_value(vs, bad):
+    "`fast_loads_all` gives `json.loads`' value of each text (str or UTF-8 bytes), or None when the extra can't say for one"
+    txts = [json.dumps(v, ensure_ascii=a) for v,a,_ in vs]
+    txts = [t.encode('utf-8', 'surrogatepass') if b else t for t,(_,_,b) in zip(txts, vs)] + ([bad] if bad else [])
+    got = fast_loads_all(txts)
+    if got is None: assert bad or any(fast_loads(t) is None for t in txts)
+    else:
+        assert not bad and len(got)==len(txts)
+        assert all(same(g, json.loads(t)) for g,t in zip(got, txts))
 
 def test_the_extra_hands_back_what_it_refuses():
     for txt in ['[NaN]', '[Infinity]', '["\\ud800"]', '[1e400]', '[' + '9'*5000 + ']', '{"a": 1} x', '']:
