@@ -1014,13 +1014,15 @@ def _nb_stripped(cs, meta, w):
     # into a new notebook are pasted cells (a mark written before marks held `flat` tells no first: any such counts);
     # in a notebook without `kernelspec`, so too any cell holding its mark's id without records (a thread's save marks
     # the cells of a dialog made elsewhere, which it wrote no records in).
-    # Cells of several files' keys (a cell pasted from another thread's file): the file's are those of the key most
-    # hold (none on a tie), and only in a notebook without `kernelspec` (one JupyterLab made of pasted cells has one)
+    # Cells of several files' keys (a cell pasted from another thread's file): the file's are those of the one key
+    # whose cells hold their marks' ids (nbdev-clean keeps ids; Jupyter gives a pasted copy a new one); else of the
+    # key most hold (none on a tie), only in a notebook without `kernelspec` (JupyterLab's notebooks have one)
     ks = [k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs]
     if not ks or None in ks: return
     n,bare = collections.Counter(ks),'kernelspec' not in meta
-    key = _most(ks)
-    if len(n)>1 and (not bare or list(n.values()).count(n[key])>1): return
+    key,held = _most(ks),{k for k,c in zip(ks, cs) if _cell_mark(c).get('id')==c.id}
+    if len(n)>1 and len(held)==1: key = next(iter(held))
+    elif len(n)>1 and (not bare or list(n.values()).count(n[key])>1): return
     for i,c in enumerate(cs):
         m = _cell_mark(c)
         own,held = _cell_recs(c) is not None,m.get('id')==c.id
@@ -1859,7 +1861,9 @@ _rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread k
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
                "(the notebook's record gone is told by its cells, all marked with one file's `key` (or, with cells "
-               "pasted from other threads' files since, most of them, in a notebook without `kernelspec`), among "
+               "pasted from other threads' files since, those of the one key whose cells still hold their marks' ids, "
+               "as nbdev-clean keeps them and a paste in Jupyter doesn't, whatever was pasted; else most of them, in a "
+               "notebook without `kernelspec`), among "
                "them the thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or "
                "renumbered by nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save "
                "writes none, nbdev-clean adds none; records or not: a thread of a dialog made elsewhere marks its "

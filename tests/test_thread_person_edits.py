@@ -1299,12 +1299,16 @@ def test_a_cell_pasted_from_another_thread_into_a_stripped_file_leaves_the_value
     with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): .*"+err): Thread.read(p)
 
 def test_a_new_notebook_of_cells_pasted_from_two_threads_reads_as_made_elsewhere(tmp_path):
-    "Cells of two threads' files pasted into a new JupyterLab notebook (a `kernelspec`), the first cell of one among them: no stripped thread file"
+    "Cells of two threads' files pasted into a new JupyterLab notebook (a `kernelspec`; a copy pasted gets a new id), the first cell of one among them: no stripped thread file (cells cut and pasted keep their ids: A's first among them, as in A's file stripped of its record, that is the error, with B's cell or without)"
     a,b = nb_of(_kind_thread('th-1', 'A').save(tmp_path/'a.ipynb')),nb_of(_kind_thread('th-2', 'B').save(tmp_path/'b.ipynb'))
     ks = {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}}
-    put(tmp_path/'n.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'metadata': ks, 'cells': a['cells']+[dict(b['cells'][1], id='pasted01')]})
+    cs = [dict(c, id=f'pastedA{i}') for i,c in enumerate(a['cells'])]+[dict(b['cells'][1], id='pasted01')]
+    put(tmp_path/'n.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'metadata': ks, 'cells': cs})
     back = Thread.read(tmp_path/'n.ipynb')
     assert back.id=='n' and [m.content for m in back.messages if m.role!='system']==['First?A', 'One.A', 'Second?A', 'Two.A', 'Second?B', 'Two.B']
+    for cells in (a['cells'], a['cells']+[dict(b['cells'][1], id='pasted01')]):
+        put(tmp_path/'m.ipynb', {'nbformat': 4, 'nbformat_minor': 5, 'metadata': ks, 'cells': cells})
+        with pytest.raises(ValueError, match=r"m\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record"): Thread.read(tmp_path/'m.ipynb')
 
 def test_an_edited_prompt_renumbered_then_its_metadata_stripped_is_a_valueerror(tmp_path):
     "A typo fixed in a prompt, then nbstripout (ids '0', '1', ...) and nbdev-clean keeping the notebook's keys alone: the edit broke the text's digest (`wrote_flat`), so nothing told the stripping and the turn read as one user message of code; ids all positional where the save wrote a cell tell it"
@@ -1434,3 +1438,20 @@ def test_merged_image_prompts_split_back_keep_their_own_images(tmp_path):
     back = Thread.read(p)
     assert _imgs(back)==[('u0', 'Look at this', [('p.png', _PNG1)]), ('aaaa0002-0', 'And this', [('q.png', _PNG2)])]
     back.save(); assert _imgs(Thread.read(p))==_imgs(back)
+
+@pytest.mark.parametrize('own,pasted,kernelspec', [(3, 1, True), (2, 2, False)], ids=['saved in JupyterLab, one pasted', 'as many pasted'])
+def test_the_notebooks_record_stripped_after_a_paste_is_a_valueerror(tmp_path, own, pasted, kernelspec):
+    "A cell pasted from another thread's file (a new id), then nbdev-clean keeping the cells' keys alone: with a `kernelspec` (JupyterLab saved the file) one pasted cell, without it as many as the file's own, and the file read silently as a dialog made elsewhere (id the file's name, every message id new); its own cells keep their marks' ids, a pasted one doesn't"
+    def mk(tid, n):
+        t = Thread(id=tid, title=f'Title {tid}')
+        for k in range(n): t.add_message(Message(id=f'{tid}u{k}', role='user', content=f'{tid} Q{k}')); t.add_message(Message(id=f'{tid}a{k}', role='assistant', content=f'{tid} A{k}'))
+        return t
+    pa,pb = mk('A', own).save(tmp_path/'a.ipynb'),mk('B', pasted).save(tmp_path/'b.ipynb')
+    def paste(nb):
+        nb['cells'] += [dict(copy.deepcopy(c), id=f'feed000{k}') for k,c in enumerate(nb_of(pb)['cells'])]
+        if kernelspec: nb['metadata']['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
+    edit(pa, paste)
+    assert [m.content for m in Thread.read(pa).messages][-2:]==[f'B Q{pasted-1}', f'B A{pasted-1}']
+    _nbdev_clean(pa, CELL_KEYS)
+    with pytest.raises(ValueError, match=r"a\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
+        Thread.read(pa)
