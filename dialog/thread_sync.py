@@ -1856,8 +1856,11 @@ _rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread k
                'lost, and the next save marks it again), so a reply Solveit wrote into an unanswered prompt, a prompt '
                "a person added with its reply, or a person's edit of a reply is never silently lost. The error needs a "
                "file a tool stripped: a cell holding the thread's records whose reply lost its mark too (a notebook a "
-               'script made, its outputs never marked, reads as it is; a Solveit dialog stripped before any thread '
-               "read it holds no such evidence, and reads without its replies). With one of the first two alone "
+               'script made, its outputs never marked, reads as it is. A known limit: a Solveit dialog stripped '
+               "before any thread read it holds no such evidence (it is byte for byte the file a script makes with "
+               "unmarked outputs), so it reads without its replies, no error; the outputs stay in the file (a save "
+               "keeps a cell without records as it is), and with their marks restored, the replies read again). "
+               "With one of the first two alone "
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
                "(the notebook's record gone is told by its cells, all marked with one file's `key` (or, with cells "

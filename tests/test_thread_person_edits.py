@@ -1455,3 +1455,20 @@ def test_the_notebooks_record_stripped_after_a_paste_is_a_valueerror(tmp_path, o
     _nbdev_clean(pa, CELL_KEYS)
     with pytest.raises(ValueError, match=r"a\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
         Thread.read(pa)
+
+def test_a_solveit_dialog_stripped_before_a_thread_read_it_is_a_known_limit(tmp_path):
+    "Row runs_nbdev_clean's known limit: a Solveit dialog nbdev-clean stripped of `is_ai_res` before any thread read it is byte for byte a script's notebook of unmarked outputs, so it reads without its replies; its save keeps the outputs in the file and reads back, and with their marks restored the replies read again"
+    p = _made_elsewhere(tmp_path); _nbdev_clean(p, NB_KEYS+CELL_KEYS)
+    q = tmp_path/'script.ipynb'; put(q, {'cells': [], 'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5})
+    dl = read_ipynb(q); dl.mk_message('Hello AI', msg_type='prompt', output='Hello human'); dl.mk_message('And?', msg_type='prompt', output='And so.'); dl.save()
+    nb = nb_of(q)
+    for c in nb['cells']: c['id'] = nb_of(p)['cells'][nb['cells'].index(c)]['id']; c['outputs'][0]['metadata'] = {}
+    assert nb==nb_of(p) # nothing tells them apart
+    t = Thread.read(p); assert [(m.role, m.content) for m in t.messages]==[('user', 'Hello AI'), ('user', 'And?')]
+    t.add_message(Message(role='user', content='More?')); t.save()
+    assert [m.content for m in Thread.read(p).messages]==['Hello AI', 'And?', 'More?']
+    def mark(nb):
+        for c in nb['cells']:
+            for o in c.get('outputs', []): o['metadata'] = {'is_ai_res': True}
+    edit(p, mark)
+    assert [(m.role, m.content) for m in Thread.read(p).messages]==[('user', 'Hello AI'), ('assistant', 'Hello human'), ('user', 'And?'), ('assistant', 'And so.'), ('user', 'More?')]
