@@ -1498,16 +1498,24 @@ def _pieces_end(cells, i, s, k, ts, pre, nd):
     # `ts`: the texts of the cells from `i` on, `pre`: the sums of their lengths without white space, `nd`: the place
     # of the next text unlike each. A mark holding the length (`flat_len`): the one place where that many characters
     # end (a bisection: a read stays linear in the cells, whatever the pieces), then its digest; one written before
-    # it, each place in turn (`_pieces_of`). A mark that can't tell (none, or no digest): every cell up to `k`, their
-    # texts not all one (as before marks)
+    # it, each place in turn (`_flat_end`; without `flat`, `_pieces_of`). A mark that can't tell (none, or no
+    # digest): every cell up to `k`, their texts not all one (as before marks)
     if k<=s: return None
     m = _cell_mark(cells[s])
     if not (isinstance(m.get('sha'), str) and isinstance(kind := m.get('kind'), str)): return k if nd[s-i]<=k else None
-    if not (isinstance(flat := m.get('flat'), str) and type(n := m.get('flat_len')) is int):
-        return next((e for e in range(s+1, k+1) if _pieces_of(cells[s:e+1])), None)
+    if not isinstance(flat := m.get('flat'), str): return next((e for e in range(s+1, k+1) if _pieces_of(cells[s:e+1])), None)
+    if type(n := m.get('flat_len')) is not int: return _flat_end(kind, flat, ts[s-i:k+1-i], s)
     e = bisect.bisect_left(pre, pre[s-i]+n, s-i+2)-1+i
     ok = e<=k and pre[e+1-i]-pre[s-i]==n and any(ts[s-i:e+1-i]) and _flat_sha(kind, ''.join(ts[s-i:e+1-i]))==flat
     return e if ok else None
+
+def _flat_end(kind, flat, ts, s):
+    "The place of the first of texts `ts` (of the cells from `s` on) that ends, from the second on, a text of digest `flat`"
+    # (`_flat_sha` of kind `kind`), the digest built as it goes: one pass over the cells from `s`
+    h,txt = hashlib.sha256(f'{kind}\n'.encode('utf-8', 'surrogatepass')),False
+    for k,t in enumerate(ts):
+        h.update(''.join(t.split()).encode('utf-8', 'surrogatepass')); txt = txt or bool(t)
+        if k and txt and h.hexdigest()[:16]==flat: return s+k
 
 # %% ../nbs/10_thread_sync.ipynb #sp1i0001
 _cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: the line break(s) it was made at, or none
