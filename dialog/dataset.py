@@ -55,7 +55,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts, gc_paused
-from .session import sess2dlg, agents
+from .session import sess2dlg, sess_info
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 import errno, fnmatch, glob, os, shutil, stat, tempfile
@@ -73,17 +73,13 @@ def _is_dir(e):
         raise
 
 def _is_session(p):
-    "Whether `.jsonl` file `p` looks like an agent session"
-    # A regular file whose first line is a JSON object with a `type`, as every record of Claude Code and Codex is
-    # (`sess2dlg` then reads it, or names what is wrong);
-    # never opened in a way that waits (a named pipe)
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))
-        with open(fd, 'rb') as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode): return False
-            r = json.loads(f.readline())
+    "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one"
+    # `sess_info`'s verdict (a record of Claude Code's or Codex's format among its first lines; a named pipe refused
+    # unopened), so `nbdialog sessions` and a folder's listing agree: other JSON Lines (an event log, a saved
+    # `claude -p --output-format stream-json` run, a fine-tuning set) are left out, as any other file
+    try: sess_info(p)
     except (OSError, ValueError): return False
-    return isinstance(r, dict) and isinstance(r.get('type'), str)
+    return True
 
 def _listed_file(path, name):
     "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"

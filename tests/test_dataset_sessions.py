@@ -22,11 +22,24 @@ def agents(tmp_path):
     d = Dialog('nb'); d.mk_message('q', msg_type=sprompt, output='a'); d.save(f/'nb.ipynb')
     (f/'train.jsonl').write_text('{"messages": [{"role": "user", "content": "hi"}]}\n')
     (f/'empty.jsonl').write_text('')
+    # JSON Lines whose records have a `type` and are no agent's: an event log, a saved `claude -p --output-format stream-json` run
+    (f/'logs').mkdir(); (f/'logs'/'events.jsonl').write_text('{"type":"start","ts":1}\n{"type":"step","loss":0.5}\n')
+    (f/'run.jsonl').write_text('{"type":"system","subtype":"init","session_id":"abc","tools":[]}\n{"type":"result","result":"hi"}\n')
     return f
 
 def test_a_folder_lists_sessions_and_leaves_other_json_lines_out(agents):
     assert [p.relative_to(agents).as_posix() for p in dlg_paths(agents)] == ['claude/proj/s.jsonl', 'codex/2026/07/rollout.jsonl', 'nb.ipynb']
     assert [p.name for p in dlg_paths(str(agents/'**'/'*.jsonl'))] == ['s.jsonl', 'rollout.jsonl']
+
+def test_the_listing_and_the_sessions_list_agree(agents):
+    "A `.jsonl` file a folder's listing takes is one `sess_info` (what `nbdialog sessions` shows) takes, and no other"
+    from dialog.session import sess_info
+    def is_sess(p):
+        try: sess_info(p); return True
+        except ValueError: return False
+    listed = {p for p in dlg_paths(agents) if p.suffix=='.jsonl'}
+    assert listed == {p for p in agents.rglob('*.jsonl') if is_sess(p)} and len(listed)==2
+    assert len(read_dialogs(agents)) == 3  # the logs are left out, not a bad file that stops the read
 
 @pytest.mark.parametrize('workers', [0, 2])
 def test_read_in_parallel_as_sess2dlg_reads(agents, workers):
