@@ -1809,7 +1809,8 @@ _rows_text = _rows_typed + ( # and the rows about running, restructuring and cop
                '...) and numbers past every number the file holds, '
                'so no id or sequence number repeats; '
                "a user's images come back with the copy (Jupyter copies no file the notebook's metadata keeps: the "
-               "original's file, named by its bytes' digest, is the copy's), their references no part of its text; "
+               "original's file, named by its bytes' digest, is the copy's), their references no part of its text "
+               "(a copy whose text a person changed keeps only the images its text still shows); "
                'a copy without outputs whose text a person changed from the one its mark was written for (Split Cell '
                "at a merge's join leaves one) gives its user message alone: the reply answered the original's text and "
                'stays with it '

@@ -1474,3 +1474,16 @@ def test_a_solveit_dialog_stripped_before_a_thread_read_it_is_a_known_limit(tmp_
             for o in c.get('outputs', []): o['metadata'] = {'is_ai_res': True}
     edit(p, mark)
     assert [(m.role, m.content) for m in Thread.read(p).messages]==[('user', 'Hello AI'), ('assistant', 'Hello human'), ('user', 'And?'), ('assistant', 'And so.'), ('user', 'More?')]
+
+def test_an_edited_copy_of_an_image_prompt_keeps_the_images_its_text_shows(tmp_path):
+    "A copy of an image prompt whose text a person changed: with the image's reference left in, the copy has the image; with it deleted, it has none (the original keeps its own either way)"
+    p = _two_image_prompts(tmp_path)
+    for keep in (True, False):
+        def paste(nb):
+            c = copy.deepcopy(nb['cells'][0]); src = ''.join(c['source']).replace('Look at this', 'Look again')
+            c['id'],c['source'] = f'copy{int(keep)}000',(src if keep else src.split('\n\n![')[0])
+            nb['cells'].append(c)
+        edit(p, paste)
+        back = Thread.read(p)
+        assert _imgs(back)[0]==('u0', 'Look at this', [('p.png', _PNG1)])
+        assert _imgs(back)[-1]==(f'copy{int(keep)}000-0', 'Look again', [('p.png', _PNG1)] if keep else [])
