@@ -244,21 +244,31 @@ def test_srcs_written_before_as_a_dict_still_read(tmp_path):
     edit_nb(q, lambda nb: nb['metadata']['dialog']['thread'].update(srcs=[['0']]))
     with pytest.raises(ValueError, match='srcs'): Thread.read(q)
 
-@pytest.mark.slow
+def _read_lines(q):
+    "Lines of the sync's and the thread's own code a `Thread.read` of `q` runs (counted, not timed: the machines are shared)"
+    import sys
+    from dialog import thread, thread_sync
+    files,n = {thread.__file__, thread_sync.__file__},[0]
+    def tr(frame, ev, arg):
+        if frame.f_code.co_filename not in files: return None
+        if ev=='line': n[0] += 1
+        return tr
+    sys.settrace(tr)
+    try: Thread.read(q)
+    finally: sys.settrace(None)
+    return n[0]
+
 def test_reading_a_renumbered_file_is_linear_in_its_cells(tmp_path):
-    "After nbstripout a file's messages keep their ids `by_run`: reading 5x the cells takes about 5x the time, not 25x"
-    import time
+    "After nbstripout a file's messages keep their ids `by_run`: reading 5x the cells runs about 5x the lines, not 25x"
     from dialog.core import Dialog, prompt_output
-    def read_time(n):
+    def read_lines(n):
         q = tmp_path/f'n{n}.ipynb'; dl = Dialog('n')
         for i in range(n): dl.mk_message(f'Question {i}', msg_type='prompt', output=prompt_output(f'Answer {i}'))
         dl.save(q); Thread.read(q).save()
         _nbstripout(q); Thread.read(q).save()
-        ts = []
-        for _ in range(2): t0 = time.perf_counter(); Thread.read(q); ts.append(time.perf_counter()-t0)
-        return min(ts)
-    a,b = read_time(2000),read_time(10000)
-    assert b/a < 10, f'2,000 cells {a:.2f} s, 10,000 cells {b:.2f} s'
+        return _read_lines(q)
+    a,b = read_lines(300),read_lines(1500)
+    assert b/a < 5.5, f'300 cells {a:,} lines, 1,500 cells {b:,}'
 
 def _positional_notes(q, n=3, react=1):
     "A notebook made elsewhere whose cell ids are nbstripout's ('0', '1', ...), read as a thread that reacts to reply `react` and saves"
@@ -503,19 +513,16 @@ def test_a_deleted_prompt_typed_again_without_any_tool_is_unanswered(tmp_path):
     edit_nb(q, lambda nb: (nb['cells'].pop(0), nb['cells'].append(_prompt('9a8b7c6d', 'Summarize the report.'))))
     assert _msgs(q)==[('user', 'Next?'), ('assistant', 'Sure.'), ('user', 'Summarize the report.')]
 
-@pytest.mark.slow
 def test_first_read_of_positional_ids_of_one_text_is_linear(tmp_path):
-    "A notebook made elsewhere with nbstripout's ids, every prompt of one text: the first read (every cell a new id) takes about 5x the time at 5x the cells"
-    import time
+    "A notebook made elsewhere with nbstripout's ids, every prompt of one text: the first read (every cell a new id) runs about 5x the lines at 5x the cells"
     from dialog.core import Dialog, prompt_output
-    def read_time(n):
+    def read_lines(n):
         q = tmp_path/f'n{n}.ipynb'; dl = Dialog('n')
         for i in range(n): dl.mk_message('Go on.', msg_type='prompt', output=prompt_output(f'Answer {i}'), id=str(i))
-        dl.save(q); ts = []
-        for _ in range(2): t0 = time.perf_counter(); Thread.read(q); ts.append(time.perf_counter()-t0)
-        return min(ts)
-    a,b = read_time(1000),read_time(5000)
-    assert b/a < 10, f'1,000 cells {a:.2f} s, 5,000 cells {b:.2f} s'
+        dl.save(q)
+        return _read_lines(q)
+    a,b = read_lines(300),read_lines(1500)
+    assert b/a < 5.5, f'300 cells {a:,} lines, 1,500 cells {b:,}'
 
 @pytest.mark.parametrize('how', ['id', 'copy', 'model_copy'])
 def test_a_renamed_thread_marks_the_cells_it_read_with_its_new_id(tmp_path, how):
