@@ -211,9 +211,13 @@ def items(cls:ClaudeCode, r:dict): # A record
 @patch(cls_method=True)
 def turns(cls:ClaudeCode, recs):
     "Records `recs` (a prompt's span after it) as Anthropic messages"
-    grps = []  # [assistant blocks, results, request id]
+    grps,seen = [],set()  # [assistant blocks, results, request id]
     for r in recs:
         if (m := _chain_msg(cls, r)) is None: continue
+        # a record Claude Code wrote twice (one uuid) is one record: read once, the copy riding along unshown
+        if isinstance(u := r.get('uuid'), str):
+            if u in seen: continue
+            seen.add(u)
         bs = [b for b in _blocks(m.get('content')) if isinstance(b, dict)]
         if r['type']=='assistant':
             bs = [b for b in bs if b.get('type') in _an_shown or str(b.get('type')).endswith('_tool_result')]
@@ -764,9 +768,24 @@ def _tmpls(A, recs, out, sid):
     res.setdefault('user', dict(isSidechain=False, userType='external', cwd=os.getcwd(), sessionId=sid))
     return res
 
-_re_attref = re.compile(r'\n*!\[[^\]\n]*\]\(attachment:[^)\s]+\)')
-# a prompt's text without the references chat puts where its images stood: the image blocks are kept as they were
-def _unref(txt): return _re_attref.sub('', txt)
+# a reference chat puts where a prompt's image stood (`![image](attachment:id)`); neither part scans past a bracket,
+# so a line of many `![` is read once
+_re_attref = re.compile(r'!\[[^\[\]\n]*\]\(attachment:([^)\s\[\]]+)\)')
+
+def _unref(txt, # A prompt's text, as the dialog holds it
+           ids): # The ids of the prompt's own attachments
+    "`txt` without the references to its own images, nor the blank lines chat joined them with; the rest as it is"
+    if not ids or '](attachment:' not in txt: return txt
+    segs,pos = [],0
+    for m in _re_attref.finditer(txt):
+        if m[1] in ids: segs.append(txt[pos:m.start()]); pos = m.end()
+    segs.append(txt[pos:])
+    n = len(segs)-1
+    def unjoin(i, s):  # chat joins a prompt's parts with a blank line: the one beside each reference goes with it
+        if i and s.startswith('\n\n'): s = s[2:]
+        return s[:-2] if i<n and s.endswith('\n\n') else s
+    return '\n\n'.join(t for i,s in enumerate(segs) if (t := unjoin(i, s)))
+
 
 def _rebuild_msg(A, m, ms, out, sid):
     "Entries for prompt message `m` whose records (session metadata `ms`, or None for a new message) no longer match it"
@@ -775,9 +794,12 @@ def _rebuild_msg(A, m, ms, out, sid):
     tmpl = _tmpls(A, recs, out, sid)
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
-        res = [[*p, 'link'] if fp[0]==cur[0] else [A.set_prompt(p[0], _unref(m.content)), None, 'link']]
-        # e.g. the prompt Codex shows on resume
-        if fp[0]!=cur[0]: recs = [A.sync_prompt(_parsed(e), A.prompt(p[0]), _unref(m.content)) or e for e in recs]
+        if fp[0]!=cur[0]:  # the prompt's text edited: its image blocks kept as they were, their references taken out
+            txt = _unref(m.content, {a.id for a in m.attachments})
+            res,old = [[A.set_prompt(p[0], txt), None, 'link']],A.prompt(p[0])
+            recs = [A.sync_prompt(_parsed(e), old, txt) or e for e in recs]  # e.g. the prompt Codex shows on resume
+        else: res = [[*p, 'link']]
+
     else: res = [[A.mk_prompt(tmpl, m.content), None, 'new']]
     return res + (recs if fp[1]==cur[1] else _rebuild(A, [(_parsed(e), e[1]) for e in recs], m.ai_res, tmpl))
 
@@ -866,6 +888,8 @@ def _fork(A, es, sid):
     "Entries of a new session: a new session id, and for Claude Code new record uuids, everywhere they occur"
     new = A.new_id()
     m = {sid: new} if sid else {}
+    # every session id a Claude Code file's records name (a resumed session's file holds two)
+    if A is not Codex: m |= {i: new for r in map(_parsed, es) if isinstance(i := r.get('sessionId'), str)}
     if A is not Codex: m |= {r['uuid']: str(uuid.uuid4()) for r in map(_parsed, es) if isinstance(r.get('uuid'), str)}
     for e in es: e[:2] = _remap(_parsed(e), m),None
     if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es):
@@ -885,16 +909,25 @@ def _entries(dlg, A, s, fork):
     dirty = fresh or ids!=old
     # the first message not where it was read (moved, new, or after a deleted one)
     moved = next((k for k,(a,b) in enumerate(zip(ids, old)) if a!=b), min(len(ids), len(old)) if ids!=old else None)
+    # the messages read from this file (each id read, first met): their records are this session's, whatever session
+    # id they name (a resumed session's file holds two) and however alike another's they are (records Claude Code
+    # wrote twice); each written as read while unedited
+    own,read = {},set(old)
+    for m in ps:
+        if m.id in read and (recs := _recs_of(m)): own[id(m)] = recs; read.discard(m.id)
     firsts,k0 = {},None
+    for r in own.values(): firsts[r[0]] = firsts.get(r[0], []) + r
     for k,m in enumerate(ps):
         if k==moved and k0 is None: k0 = len(out)
         ms,copy = (m.meta.get('dialog') or {}).get('session'),False
         recs = ms.get('records') if isinstance(ms, dict) else None
         if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
+        elif id(m) in own: pass
         # another agent's records, or another session's (a message pasted from its dialog): rebuilt as this session's,
         # as a new message is
         elif not A.is_fmt(r0 := _rec(recs[0])) or A.sid(r0) not in (None, sid): ms,dirty = None,True
-        # a copy of a message written already (a pasted cell): new records, as uuids and tool call ids are unique
+        # a copy of a message read or written already (a pasted cell): new records, as uuids and tool call ids are
+        # unique
         elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True
         # every message written with this first record (two Codex prompts alike read the same one)
         else: firsts[ms['records'][0]] = firsts.get(ms['records'][0], []) + ms['records']

@@ -399,7 +399,7 @@ def test_pasted_copy_never_repeats_a_call_id(recs, data):
         assert all(l in lines for l in m.meta['dialog']['session']['records'] if ('"uuid"' not in l or '"parentUuid"' not in l) and '"leafUuid"' not in l and '"signature"' not in l and '"encrypted_content"' not in l)
 
 def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_path):
-    "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them is written with the call's id, and the original, now the second with that id, gets a new one (it was compared with the first prompt only, and kept the id too)"
+    "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them gets a new call id, and the original, read from the file, keeps its own (no id twice either way)"
     ts, it = '2026-01-01T00:00:00.000Z', lambda p: dict(timestamp=ts, type='response_item', payload=p)
     recs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1')),
             it(dict(type='message', role='user', content=[dict(type='input_text', text='go')])),
@@ -412,7 +412,7 @@ def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_p
     dlg.mk_messages([dlg[1]], after=dlg[0])
     out = [json.loads(l)['payload'] for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().split('\n') if l]
     ids = [p['call_id'] for p in out if p.get('type') == 'function_call']
-    assert len(ids) == 2 and len(set(ids)) == 2 and 'c1' in ids
+    assert len(ids) == 2 and len(set(ids)) == 2 and ids[1] == 'c1'
     assert [p['call_id'] for p in out if p.get('type') == 'function_call_output'] == ids  # each result after its own call
 
 def test_quoted_thinking_in_a_tool_result_stays_in_its_record(tmp_path):
@@ -558,3 +558,74 @@ def test_message_pasted_from_another_session_takes_this_sessions_id(tmp_path):
     o = dlg2sess(da, tmp_path/'o.jsonl')
     assert {r['sessionId'] for r in check_chain(o) if 'sessionId' in r}=={a.stem}
     assert [m.content for m in sess2dlg(o)]==[m.content for m in da]
+
+def test_edited_prompt_of_many_brackets_is_read_once(tmp_path, monkeypatch):
+    "An edited prompt's references are taken out once a message (not once a record of its span), by a pattern that scans no `![` past the next bracket: a 1 MB line of `![` is written (quadratic, it would take hours)"
+    import subprocess, sys, dialog.session as S
+    n = []
+    monkeypatch.setattr(S, '_unref', lambda txt, ids, f=S._unref: n.append(1) or f(txt, ids))
+    dlg = sess2dlg(_small(tmp_path, 2))
+    dlg[0].content = 'this bundle fails: ' + '![' * 100
+    dlg2sess(dlg, tmp_path/'o.jsonl')
+    assert n==[1]
+    code = ("import sys; from dialog.session import _unref; "
+            "t = '![' * 500_000 + '\\n' * 200_000 + '![x](attachment:a)'; sys.exit(_unref(t, {'a'})!=t[:-len('\\n\\n![x](attachment:a)')])")
+    assert subprocess.run([sys.executable, '-c', code], timeout=600).returncode==0  # a guard against a hang, no timing
+
+def test_prompt_edit_keeps_text_quoting_an_attachment_reference(tmp_path):
+    "A prompt quoting Jupyter's `![png](attachment:image.png)` (no image of its own) keeps it when edited, in both formats"
+    txt = 'Why does this cell not render?\n\n![png](attachment:image.png)\n\nIt shows nothing.'
+    for p in (_small(tmp_path, 1), _small_codex(tmp_path, 1)):
+        lines = p.read_text().replace('Prompt 1: fix test 1', txt.replace('\n', '\\n')).splitlines()
+        p.write_text('\n'.join(lines) + '\n')
+        dlg = sess2dlg(p)
+        assert dlg[0].content==txt
+        dlg[0].content = txt.replace('Why does', 'Why would')
+        assert sess2dlg(dlg2sess(dlg, tmp_path/'o.jsonl', force=True))[0].content==dlg[0].content
+
+def test_prompt_image_first_edited_twice_keeps_its_text(tmp_path):
+    "A prompt whose image comes before its text (a screenshot, then the question), edited and written twice: its text block is the edited text, as dlg2chat sends it, with no blank lines growing at each edit"
+    from dialog.core import tiny_png
+    import base64
+    img = dict(type='image', source=dict(type='base64', media_type='image/png', data=base64.b64encode(tiny_png).decode()))
+    p = _cc(tmp_path, [_user([img, dict(type='text', text='see this')]), _asst('1', dict(type='text', text='a dot'))])
+    for k,word in enumerate(('look at this', 'and this')):
+        dlg = sess2dlg(p)
+        dlg[0].content = dlg[0].content.replace('see this' if k==0 else 'look at this', word)
+        sent = [b['text'] for b in dlg2chat(dlg, 'anthropic')[0]['content'] if b['type']=='text']
+        p = dlg2sess(dlg, tmp_path/f'o{k}.jsonl')
+        c = json.loads(p.read_text().splitlines()[0])['message']['content']
+        assert c==[img, dict(type='text', text=word)] and sent==[word]
+
+def _resumed(tmp_path, name='s.jsonl'):
+    "A Claude Code transcript of a session resumed before its second prompt: the records from there on name the new session id (siteboon/claudecodeui#1022)"
+    from test_session_gen import small_claude
+    lines = small_claude(2)
+    k = next(i for i,l in enumerate(lines) if i and 'Prompt 2' in l)
+    p = tmp_path/name
+    p.write_text('\n'.join(lines[:k] + [l.replace('11111111-2222-4333-8444-555555555555', '22222222-2222-4333-8444-555555555555') for l in lines[k:]]) + '\n')
+    return p
+
+def test_resumed_session_written_back_as_read(tmp_path):
+    "A resumed session's file (two session ids): unedited it is written back byte for byte; an edit of the first prompt rebuilds that prompt alone, the later records written as read"
+    p = _resumed(tmp_path)
+    assert dlg2sess(sess2dlg(p), tmp_path/'u.jsonl').read_bytes()==p.read_bytes()
+    dlg = sess2dlg(p); dlg[0].content = 'Prompt 1, worded better'
+    src,out = p.read_text().splitlines(),dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
+    k,j = (next(i for i,l in enumerate(ls) if i and 'Prompt 2' in l) for ls in (src, out))
+    # as read, but the chain relinked where signed thinking after the edit is left out (as chat leaves it out of a send)
+    assert [unlinked(l) for l in src[k:-1] if not thinks(l)]==[unlinked(l) for l in out[j:-1]] and 'Prompt 1, worded better' in out[0]
+
+def test_records_written_twice_written_back_as_read(tmp_path):
+    "Records Claude Code wrote twice with the same uuids (a whole turn again: anthropics/claude-code#66947) are read as they stand, and written back byte for byte: no message is taken for a pasted copy"
+    from test_session_gen import small_claude
+    lines = small_claude(2)
+    k = next(i for i,l in enumerate(lines) if i and 'Prompt 2' in l)
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines[:k] + lines[:k] + lines[k:]) + '\n')
+    dlg = sess2dlg(p)
+    assert len(dlg)==3 and dlg2sess(dlg, tmp_path/'u.jsonl').read_bytes()==p.read_bytes()
+    # a copy pasted before the message it copies is still the copy: the records read keep their ids
+    dlg.mk_messages([dlg[2]], after=dlg[0])
+    recs = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
+    uses = [b['id'] for r in recs for b in (r.get('message') or {}).get('content') or [] if isinstance(b, dict) and b.get('type')=='tool_use']
+    assert uses.count('toolu_2')==1 and uses[-1]=='toolu_2' and len(set(uses[2:]))==2

@@ -81,3 +81,10 @@ def test_subagent_file_fork_is_refused(tmp_path):
     with pytest.raises(ValueError, match="subagent's conversation"): dlg2sess(dlg, fork=True)
     assert os.listdir(sub)==['agent-a1b2.jsonl']
     assert sess2dlg(dlg2sess(dlg, tmp_path/'sub.jsonl'))[0].content=='look Y up'  # written to a file, as a subagent's
+
+def test_fork_of_a_resumed_session_names_one_id(tmp_path):
+    "A resumed session's file names two session ids: its fork names the fork's alone, everywhere"
+    from test_session_edit import _resumed
+    out = dlg2sess(sess2dlg(_resumed(tmp_path, '11111111-2222-4333-8444-555555555555.jsonl')), fork=True)
+    assert {r['sessionId'] for r in check_chain(out) if 'sessionId' in r}=={out.stem}
+    assert '22222222-2222-4333-8444-555555555555' not in out.read_text()

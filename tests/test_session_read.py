@@ -232,3 +232,18 @@ def test_records_read_alike_with_and_without_the_fast_extra(txt, extra):
             except ValueError as e: got.append(str(e))
             finally: nbjson.use_fast = True
     assert repr(got[0])==repr(got[1])  # (by their spelling: NaN isn't NaN)
+
+def test_record_written_twice_is_read_once(tmp_path):
+    "A call and its result Claude Code wrote twice (the same uuids: anthropics/claude-code#66947) show once in the reply, and `dlg2chat` sends them once, with the session's signed thinking; the copies ride along in the records"
+    from dialog.chat import dlg2chat
+    from test_session_gen import small_claude
+    lines = small_claude(1)
+    k = next(i for i,l in enumerate(lines) if '"tool_use"' in l)
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines[:k+2] + lines[k:k+2] + lines[k+2:]) + '\n')
+    dlg = sess2dlg(p)
+    assert [p['id'] for p in parse_reply(dlg[0].ai_res) if p['type']=='tool']==['toolu_1']
+    msgs = dlg2chat(dlg, 'anthropic')
+    bs = [b for m in msgs if isinstance(m['content'], list) for b in m['content']]
+    assert [b['id'] for b in bs if b['type']=='tool_use']==['toolu_1'] and [b['type'] for b in bs].count('tool_result')==1
+    assert any(b['type']=='thinking' and b['signature'] for b in bs)
+    assert len(dlg[0].meta['dialog']['session']['records'])==len(lines)+2  # the two copies ride along
