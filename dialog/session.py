@@ -428,20 +428,21 @@ def mk_item(cls:Codex, tmpl, kind, v):
     elif kind=='call' and v[3].get('custom'):
         p = dict(type='custom_tool_call', call_id=v[0], name=v[1], input=v[2].get('input', ''))
     elif kind=='call':
-        p = dict(type='function_call', name=v[1], arguments=json.dumps(v[2], ensure_ascii=False), call_id=v[0])
+        p = dict(type='function_call', name=v[1], arguments=codec_kit.args_json(dict(args=v[2], extra=v[3])), call_id=v[0])
     else: p = dict(type='custom_tool_call_output' if v[2] else 'function_call_output', call_id=v[0], output=v[1])
     return dict(timestamp=_now(), type='response_item', payload=p)
 
 # %% ../nbs/08_session.ipynb #e6b62efc
 @patch(cls_method=True)
 def set_items(cls:Codex, r, new):
-    "Record `r` with its one item changed as `new` says: a call's `(name, args)` or a result's text"
+    "Record `r` with its one item changed as `new` says: a call's `(name, args, extra)` or a result's text"
     (n,),p = new,r['payload']
     if n is _KEEP: return r
     if p['type']=='message':
         kept = [b for b in p.get('content') or () if not (isinstance(b, dict) and b.get('type')=='output_text')]
         p = p | dict(content=kept + [dict(type='output_text', text=n[1])])
-    elif p['type']=='function_call': p = p | dict(name=n[0], arguments=json.dumps(n[1], ensure_ascii=False))
+    # the arguments as `dlg2chat` sends them (chat's `args_json`: their text as given while it still says them)
+    elif p['type']=='function_call': p = p | dict(name=n[0], arguments=codec_kit.args_json(dict(args=n[1], extra=n[2])))
     elif p['type']=='custom_tool_call': p = p | dict(name=n[0], input=n[1].get('input', ''))
     else: p = p | dict(output=n)
     return r | dict(payload=p)
@@ -683,8 +684,13 @@ def _runs(flat):
     return runs + ([cur] if cur else [])
 
 # %% ../nbs/08_session.ipynb #a3442c34
-def _match(new, flat):
+def _call_of(n): return n[2],n[3],n[5].get('raw_arguments') # a call item's name, arguments, and their text as given
+
+def _match(new, flat, said=None):
     "What becomes of each original item `(i, j)`, and the record each matched new item sits after"
+    # `said`: each call of the records as chat reads them (`_said`), which an unedited call or result is, whatever the
+    # format's records hold (arguments that are no JSON object, an output holding images)
+    said = said or {}
     keep,anchor,used,at = {},{},set(),{}
     def take(pred):
         k = first(k for k,n in enumerate(new) if k not in used and pred(n))
@@ -703,8 +709,9 @@ def _match(new, flat):
         elif kind in ('call', 'result'):
             k = calls.get(key)
             if k is None: keep[i,j] = None; continue
-            used.add(k); n = new[k]
-            keep[i,j] = (_KEEP if (n[2],n[3])==v else (n[2],n[3])) if kind=='call' else _KEEP if n[4]==v else n[4]
+            used.add(k); n,o = new[k],said.get(key)
+            if kind=='call': keep[i,j] = _KEEP if (_call_of(n)==_call_of(o) if o else (n[2],n[3])==v) else (n[2],n[3],n[5])
+            else: keep[i,j] = _KEEP if n[4]==(o[4] if o else v) else n[4]
         else: continue
         at[i,j] = k
         if k is not None: anchor[k] = max(anchor.get(k, i), i)
@@ -726,13 +733,31 @@ def _edited_texts(new, flat, runs, keep, anchor, used, at):
         used.add(k)
 
 # %% ../nbs/08_session.ipynb #7aa7abb8
+def _said(A, recs, tmpl):
+    "Each call of a reply's records `recs` as chat reads it (`{id: call item}`, as `_md_items` gives one), or {}"
+    try: return {n[1]:n for n in _md_items(A.msg([A.mk_prompt(tmpl, ''), *recs], stamp=False).ai_res) if n[0]=='call'}
+    except (ValueError, TypeError, KeyError, AttributeError): return {}
+
+def _turn_end(its, i):
+    "The last record of the turn record `i` (a call's) is in: the calls and results right after it"
+    while i+1<len(its) and its[i+1] and all(x[0] in ('call', 'result', 'other') for x in its[i+1]): i += 1
+    return i
+
 def _rebuild(A, recs, md, tmpl):
     "Entries `[record, line]` of a reply's records `recs` (pairs) changed to hold reply `md`"
     new = _md_items(md)
     its = [A.items(r) for r,_ in recs]
     flat = [(i, j, it) for i,xs in enumerate(its) if xs for j,it in enumerate(xs) if it[0]!='other']
-    keep,anchor,used = _match(new, flat)
+    said = _said(A, [r for r,_ in recs], tmpl) if any(x[2][0] in ('call', 'result') for x in flat) else {}
+    keep,anchor,used = _match(new, flat, said)
     after,at = {},-1
+    # a result the reply now shows for a call that had none (running, or stopped): a result record after its turn
+    done,calls = {x[2][1] for x in flat if x[2][0]=='result'},{n[1]:n for n in new if n[0]=='call'}
+    for i,_,(kind,key,_) in flat:
+        if kind!='call' or key in done or (n := calls.get(key)) is None: continue
+        if n[4]!=(said[key][4] if key in said else ''):
+            e = [A.mk_item(tmpl, 'result', (key, n[4], bool(n[5].get('custom')))), None, 'new']
+            after.setdefault(_turn_end(its, i), []).append(e)
     for k,n in enumerate(new):
         if k in used: at = max(at, anchor.get(k, at)); continue
         if n[0]=='text' and n[1]: after.setdefault(at, []).append([A.mk_item(tmpl, 'text', n[1]), None, 'new'])

@@ -629,3 +629,57 @@ def test_records_written_twice_written_back_as_read(tmp_path):
     recs = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
     uses = [b['id'] for r in recs for b in (r.get('message') or {}).get('content') or [] if isinstance(b, dict) and b.get('type')=='tool_use']
     assert uses.count('toolu_2')==1 and uses[-1]=='toolu_2' and len(set(uses[2:]))==2
+
+def _with_result(md, cid, res, args=None):
+    "Reply `md` with call `cid`'s tool block given result `res` (and arguments `args`, when given)"
+    p = next(p for p in parse_reply(md) if p['type']=='tool' and p['id']==cid)
+    k = md.index(f'"id": "{cid}"')
+    a,b = md.rfind('<details', 0, k),md.index('</details>', k)+len('</details>')
+    return md[:a] + tool_block(cid, p['name'], p['args'] if args is None else args, res, **p['extra']) + md[b:]
+
+def test_result_given_to_a_running_call_is_written(tmp_path):
+    "A call that had no result (running, or stopped) given one by hand: written as a result record after its call's turn, in both formats, as dlg2chat sends it"
+    ts = '2026-01-01T00:00:00.000Z'
+    it = lambda p: dict(timestamp=ts, type='response_item', payload=p)
+    cx_p = tmp_path/'rollout-2026-01-01T00-00-00-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'
+    cx_p.write_text(session_text([dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w')),
+        it(dict(type='message', role='user', content=[dict(type='input_text', text='run make')])),
+        it(dict(type='function_call', name='shell', arguments='{"cmd":"make"}', call_id='call_run'))], [0]*3))
+    cc_p = _cc(tmp_path, [_user('run make'), _asst('1', dict(type='text', text='Running it.')),
+        _asst('1', dict(type='tool_use', id='toolu_run', name='Bash', input=dict(command='make'))),
+        _asst('1', dict(type='tool_use', id='toolu_two', name='Bash', input=dict(command='ls'))),
+        _user([dict(type='tool_result', tool_use_id='toolu_two', content='a.py')])])
+    for p,cid,fmt in ((cx_p, 'call_run', 'responses'), (cc_p, 'toolu_run', 'anthropic')):
+        dlg = sess2dlg(p)
+        assert 'build finished' not in json.dumps(dlg2chat(dlg, fmt))
+        dlg[0].ai_res = _with_result(dlg[0].ai_res, cid, 'build finished')
+        assert 'build finished' in json.dumps(dlg2chat(dlg, fmt))
+        out = dlg2sess(dlg, tmp_path/f'o-{fmt}.jsonl')
+        assert next(p for p in parse_reply(sess2dlg(out)[0].ai_res) if p['type']=='tool' and p['id']==cid)['result']=='build finished'
+        if fmt=='anthropic':  # after the turn's other result: the calls of one response, then their results
+            recs = check_chain(out)
+            assert [r['type'] for r in recs]==['user', 'assistant', 'assistant', 'assistant', 'user', 'user']
+            assert recs[-1]['message']['content'][0]['tool_use_id']=='toolu_run'
+
+def test_codex_untouched_call_and_image_output_written_as_read(tmp_path):
+    "An edit elsewhere in a Codex reply leaves a call whose arguments are no JSON object, and an output holding an image, as read (chat reads them so, and sends them so)"
+    ts = '2026-01-01T00:00:00.000Z'
+    it = lambda p: dict(timestamp=ts, type='response_item', payload=p)
+    img = [dict(type='input_text', text='see'), dict(type='input_image', image_url='data:image/png;base64,iVBORw0KGgo=')]
+    rs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w')),
+          it(dict(type='message', role='user', content=[dict(type='input_text', text='look')])),
+          it(dict(type='function_call', name='shell', arguments='{"command": ["ls", "-la"', call_id='c1')),
+          it(dict(type='function_call_output', call_id='c1', output='failed to parse function arguments')),
+          it(dict(type='function_call', name='view_image', arguments='[1, 2]', call_id='c2')),
+          it(dict(type='function_call_output', call_id='c2', output=img)),
+          it(dict(type='message', role='assistant', content=[dict(type='output_text', text='It rises.')]))]
+    p = tmp_path/'rollout-2026-01-01T00-00-00-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'; p.write_text(session_text(rs, [0]*len(rs)))
+    dlg = sess2dlg(p)
+    dlg[0].ai_res = dlg[0].ai_res.replace('It rises.', 'It rises (checked by hand).')
+    src,out = p.read_text().splitlines(),dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
+    assert out[:-1]==src[:-1] and 'checked by hand' in out[-1]
+    # an edited call's arguments are written as dlg2chat sends them
+    dlg[0].ai_res = _with_result(dlg[0].ai_res, 'c1', 'a.py', dict(command=['ls', '-la']))
+    recs = [json.loads(l)['payload'] for l in dlg2sess(dlg, tmp_path/'o2.jsonl').read_text().splitlines()]
+    sent = [x for x in dlg2chat(dlg, 'responses') if x.get('type') in ('function_call', 'function_call_output')]
+    assert [r for r in recs if r.get('type') in ('function_call', 'function_call_output')]==[{k:v for k,v in x.items() if k!='id'} for x in sent]
