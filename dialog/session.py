@@ -25,6 +25,7 @@ from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, parse_reply, has_tool
                          stampers)
 from .ipynb import atomic_write
 from .nbjson import fast_loads, fast_loads_all, is_str_list
+from collections import Counter
 from datetime import datetime, timezone
 import hashlib, json, os, re, stat, time, uuid, warnings
 
@@ -975,35 +976,43 @@ def _is_copy(A, prev, recs):
 
 # %% ../nbs/08_session.ipynb #7e0d0e2c
 def _state_key(A, b):
-    "What tells reasoning state `b` (a Claude thinking block, a Codex reasoning item) apart: None if it holds none"
-    if A is Codex: return b.get('encrypted_content') if b.get('type')=='reasoning' else None
-    return b.get('signature') or b.get('data') if b.get('type') in ('thinking', 'redacted_thinking') else None
+    "What tells reasoning `b` (a Claude thinking block, a Codex reasoning item) apart, its state or else its text; None for none"
+    # reasoning without opaque state (null `encrypted_content`, an empty `signature`) is told by its id or text
+    if A is Codex:
+        if b.get('type')!='reasoning': return None
+        return b.get('encrypted_content') or b.get('id') or json.dumps(b.get('summary'), sort_keys=True)
+    if b.get('type')=='thinking': return b.get('signature') or str(b.get('thinking'))
+    return str(b.get('data')) if b.get('type')=='redacted_thinking' else None
 
 def _sent_state(dlg, A):
-    "The reasoning state `dlg2chat` sends of `dlg` in `A`'s format (its keys), or an empty set when it can't send it"
+    "How often `dlg2chat` sends each reasoning state of `dlg` (its keys) in `A`'s format, or None when it can't send it"
     try: msgs = dlg2chat(dlg, A.fmt, limits=False)
-    except ValueError: return set()
+    except ValueError: return None
     def blocks(m): return [m] if A is Codex else m.get('content') if isinstance(m.get('content'), list) else ()
     bs = (b for m in msgs for b in blocks(m))
-    return {k for b in bs if isinstance(b, dict) and (k := _state_key(A, b))}
+    return Counter(k for b in bs if isinstance(b, dict) and (k := _state_key(A, b)))
 
-def _unsent_left_out(dlg, A, es):
-    "Entries `es` (from a dialog's first edit on) without the reasoning state chat doesn't send of `dlg`"
-    # chat's rule (`dlg2chat`): after an edit, no reasoning goes back; a record holding only such state goes too
+def _unsent_left_out(dlg, A, es, k0):
+    "Entries `es` of an edited `dlg` (its first edit at entry `k0`) holding only the reasoning `dlg2chat` sends of it"
+    # chat's rule (`dlg2chat`): after an edit (a message, the system prompt), no reasoning goes back; each state kept as
+    # often as it is sent, first come first kept (a copy of a message sends its reasoning once); a record holding only
+    # such reasoning goes too. When the dialog can't be sent, none after the edit is kept
     words = ('"reasoning"',) if A is Codex else ('"thinking"', '"redacted_thinking"')
     if not any(e[1] is None or any(w in e[1] for w in words) for e in es): return es
-    sent,res = None,[]
-    for e in es:
+    sent,res = _sent_state(dlg, A),[]
+    for k,e in enumerate(es):
         if e[1] is not None and not any(w in e[1] for w in words): res.append(e); continue
         r = _parsed(e)
         if A is Codex:
             p = r.get('payload') if r.get('type')=='response_item' else None
             bs = [p] if isinstance(p, dict) else []
-        else: bs = _blocks((r.get('message') or {}).get('content')) if r.get('type')=='assistant' else []
+        else: bs = _blocks(m.get('content')) if (m := _chain_msg(A, r)) is not None and r['type']=='assistant' else []
         ks = [_state_key(A, b) if isinstance(b, dict) else None for b in bs]
         if not any(ks): res.append(e); continue
-        if sent is None: sent = _sent_state(dlg, A)
-        keep = [b for b,k in zip(bs, ks) if not k or k in sent]
+        keep = []
+        for b,x in zip(bs, ks):
+            if x is None or sent is None and k<k0: keep.append(b)
+            elif sent and sent[x]>0: sent[x] -= 1; keep.append(b)
         if len(keep)==len(bs): res.append(e)
         elif keep: res.append([r | dict(message=r['message'] | dict(content=keep)), None, *e[2:]])
     return res
@@ -1027,7 +1036,7 @@ def _new_call_ids(es, A):
     return es
 
 def _set_system(es, system):
-    "Codex: an edited system prompt written back where it was read from, the `session_meta`'s `base_instructions`"
+    "Codex: an edited system prompt written back where it was read from, the `session_meta`'s `base_instructions`; True if so"
     for e in es:
         if not (e[0] is not None or '"session_meta"' in e[1]): continue
         if (r := _parsed(e)).get('type')!='session_meta' or not isinstance(p := r.get('payload'), dict): continue
@@ -1037,7 +1046,7 @@ def _set_system(es, system):
         if system: p = p | dict(base_instructions=(b if isinstance(b, dict) else {}) | dict(text=system))
         else: p = {k:v for k,v in p.items() if k!='base_instructions'}
         e[:2] = r | dict(payload=p),None
-        return
+        return True
 
 def _sess_meta(dlg):
     s = ((dlg.meta.get('dialog') or {}).get('session')) or {}
@@ -1082,9 +1091,9 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
     # `path` names
     folder = fork or not s and path is not None and Path(path).expanduser().is_dir()
     es,sid,dirty,k0 = _entries(dlg, A, s, fork)
-    # reasoning after an edit is left out as chat leaves it out of a send
-    if s and k0 is not None: es = es[:k0] + _unsent_left_out(dlg, A, es[k0:])
-    if A is Codex and s: _set_system(es, dlg.system)
+    sys_ed = A is Codex and s and _set_system(es, dlg.system)
+    # after an edit (a message's, the system prompt's), only the reasoning chat sends goes back
+    if s and (k0 is not None or sys_ed): es = _unsent_left_out(dlg, A, es, 0 if sys_ed else k0)
     fork = fork or not s
     if dirty or fork:
         for e in es: _parsed(e)

@@ -683,3 +683,41 @@ def test_codex_untouched_call_and_image_output_written_as_read(tmp_path):
     recs = [json.loads(l)['payload'] for l in dlg2sess(dlg, tmp_path/'o2.jsonl').read_text().splitlines()]
     sent = [x for x in dlg2chat(dlg, 'responses') if x.get('type') in ('function_call', 'function_call_output')]
     assert [r for r in recs if r.get('type') in ('function_call', 'function_call_output')]==[{k:v for k,v in x.items() if k!='id'} for x in sent]
+
+def _sent_states(dlg, fmt):
+    "The reasoning a send of `dlg` holds, in order: Codex items' encrypted content or id, Claude thinking's signature or text"
+    ms = dlg2chat(dlg, fmt)
+    if fmt=='responses': return [x.get('encrypted_content') or x.get('id') for x in ms if x.get('type')=='reasoning']
+    return [b.get('signature') or b.get('thinking') for m in ms if isinstance(m['content'], list) for b in m['content'] if b['type'] in ('thinking', 'redacted_thinking')]
+
+def test_written_reasoning_is_what_dlg2chat_sends(tmp_path):
+    "After an edit, the written session, read back, sends the reasoning dlg2chat of the edited dialog sends, no more: after a Codex system-prompt edit, for reasoning without opaque state (null encrypted_content, an empty signature), and for a Codex message pasted twice (its reasoning once)"
+    import copy
+    from test_session_gen import small_codex, small_claude
+    def unsigned(ls): return [l.replace('"encrypted_content":"gAAA' + 'B'*40 + '"', '"encrypted_content":null').replace('"signature":"EtoE' + 'A'*40 + '"', '"signature":""') for l in ls]
+    def check(p, fmt, edit):
+        dlg = sess2dlg(p); edit(dlg)
+        sent = _sent_states(dlg, fmt)
+        back = _sent_states(sess2dlg(dlg2sess(dlg, tmp_path/'o.jsonl', force=True)), fmt)
+        assert back==sent, (back, sent)
+        return sent
+    cxp = _small_codex(tmp_path)
+    def system(d): d.system = 'You are Codex. Never run rm.'
+    assert check(cxp, 'responses', system)==[]
+    def paste(d): d.messages.append(d.msg_cls(d[0].content, output=copy.deepcopy(d[0].output), msg_type='prompt', meta=copy.deepcopy(d[0].meta)))
+    assert len(check(cxp, 'responses', paste))==2
+    def prompt(d): d[1].content = 'Prompt 2, worded better'
+    for ls,fmt,name in ((small_codex(2), 'responses', cxp.name), (small_claude(2), 'anthropic', 's.jsonl')):
+        p = tmp_path/name; p.write_text('\n'.join(unsigned(ls)) + '\n')
+        assert len(_sent_states(sess2dlg(p), fmt))==2 and len(check(p, fmt, prompt))==1
+
+def test_a_subagents_thinking_stays_after_an_edit(tmp_path):
+    "A subagent's signed thinking riding along in the main transcript is no reasoning the main dialog sends: an edit of the main conversation keeps it"
+    side = dict(isSidechain=True, agentId='a1')
+    p = _cc(tmp_path, [_user('look around'), _asst('1', dict(type='tool_use', id='toolu_t', name='Task', input=dict(prompt='list'))),
+        _user('list', **side), _asst('s', dict(type='thinking', thinking='side thought', signature='SIDESIG'), **side),
+        _asst('s2', dict(type='text', text='a.py'), **side),
+        _user([dict(type='tool_result', tool_use_id='toolu_t', content='a.py')]), _asst('2', dict(type='text', text='One file.'))])
+    dlg = sess2dlg(p)
+    dlg[0].content = 'look around, please'
+    assert 'SIDESIG' in dlg2sess(dlg, tmp_path/'o.jsonl').read_text()

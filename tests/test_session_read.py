@@ -129,7 +129,8 @@ def test_torn_line_mid_file_skipped_and_kept(tmp_path):
     dlg[1].content = 'Prompt 2, edited'
     assert ls[3] in dlg2sess(dlg, tmp_path/'e.jsonl').read_text().split('\n')
     f = dlg2sess(dlg, tmp_path, fork=True)
-    assert ls[3] not in f.read_text() and len(check_chain(f))==len(ls)-1
+    # the torn line, and the signed thinking about the edited prompt (left out as chat leaves it out of a send)
+    assert ls[3] not in f.read_text() and len(check_chain(f))==len(ls)-2
 
 def test_last_line_cut_inside_a_character(tmp_path):
     "A last line cut inside a UTF-8 character is a partial last line: the complete records, with the warning"
