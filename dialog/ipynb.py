@@ -10,8 +10,8 @@ Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
 # %% auto #0
 __all__ = ['racy_ns', 'DialogFormatError', 'derive_ids', 'read_ipynb', 'read_ipynb_parts', 'reads_ipynb', 'write_ipynb',
-           'DialogConflictError', 'ipynb_path', 'atomic_write', 'chk_writable', 'file_sig', 'sig_settled',
-           'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
+           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'atomic_write', 'chk_writable', 'file_sig',
+           'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
 
 # %% ../nbs/02_ipynb.ipynb #f410fa81
 from fastcore.utils import *
@@ -290,7 +290,7 @@ def _pid_alive(pid):
 
 _host = re.sub(r'[^A-Za-z0-9-]', '-', socket.gethostname())[:40] or 'host'
 _tmp_age = 24*3600 # Seconds after which any host's leftover temp file is surely dead
-def _tmp_name(path): return f'.{os.path.basename(path)}.{_host}.{os.getpid()}.{rtoken_hex(4)}.tmp'
+def _tmp_name(path): return f'.{os.path.basename(path)}.{own_tag()}.{rtoken_hex(4)}.tmp'
 _re_tmp = re.compile(r'\.(.+)\.([A-Za-z0-9-]+)\.(\d+)\.[0-9a-f]{8}\.tmp')
 
 @contextmanager
@@ -312,6 +312,21 @@ def _fsync_dir(d):
     try: os.fsync(fd)
     except OSError: pass
     finally: os.close(fd)
+
+# %% ../nbs/02_ipynb.ipynb #836b6feb
+def own_tag():
+    "`host.pid` of this process: what the temporary files and folders it makes are named with, for `left_behind`"
+    return f'{_host}.{os.getpid()}'
+
+# %% ../nbs/02_ipynb.ipynb #6678916f
+def left_behind(tag:str, # `host.pid` (`own_tag`) a temporary file or folder was named with
+                mtime): # A function giving the time it last changed, called when needed
+    "Was what a process named with `tag` left behind by one now gone? This host's and its process dead, or a day old"
+    # a writer killed (SIGKILL, the OOM killer) can't remove what it made: the next one does. Another host's (a
+    # shared folder) is known dead by its age alone
+    host,_,pid = tag.rpartition('.')
+    if host==_host and pid.isdigit() and not _pid_alive(int(pid)): return True
+    return time.time()-mtime() > _tmp_age
 
 # %% ../nbs/02_ipynb.ipynb #664ee74b
 # A folder's (device, inode) -> (its mtime in ns after a write here found none of our temp files in it, until when
@@ -338,8 +353,7 @@ def _rm_stale_tmps(path, d=None):
     for n in names:
         if not (n[0]=='.' and n.endswith('.tmp') and (m := _re_tmp.fullmatch(n))): continue
         try:
-            if m[1]==base and ((m[2]==_host and not _pid_alive(int(m[3])))
-                               or time.time()-os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime > _tmp_age):
+            if m[1]==base and left_behind(f'{m[2]}.{m[3]}', lambda: os.stat(d.p(n), dir_fd=d.fd, follow_symlinks=False).st_mtime):
                 os.unlink(d.p(n), dir_fd=d.fd)
             else: left = True  # a live writer's, or another file's (its own writers remove it)
         except OSError: left = True

@@ -18,9 +18,10 @@ __all__ = ['gc_paused', 'DialogParts', 'pmap']
 # %% ../nbs/14_pool.ipynb #1620549e
 from fastcore.utils import *
 from .core import Dialog, Message, Msgs, Attachment
+from .ipynb import own_tag, left_behind
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, gc, marshal, multiprocessing, os, pickle, shutil, signal, struct, sys, tempfile, traceback
+import errno, gc, marshal, multiprocessing, os, pickle, re, shutil, signal, stat, struct, sys, tempfile, traceback
 
 # %% ../nbs/14_pool.ipynb #84cfccca
 @contextmanager
@@ -108,12 +109,17 @@ _shm_room = 256<<20 # The free bytes `_shm` must have for a reading to put its r
 def _result_dirs():
     "New folders for result files: one in `_shm` when it has room (and no other temporary folder was chosen), then one in the temporary folder"
     # a result is written once, read once and removed: in memory it costs no disk blocks, no journal, no write-back.
-    # `TMPDIR` (or `tempfile.tempdir`) naming another folder is the user's choice: results go there alone
-    res = [tempfile.mkdtemp(prefix='nbdialog-')]
-    if tempfile.gettempdir()=='/tmp' and os.path.isdir(_shm):
+    # `TMPDIR` (or `tempfile.tempdir`) naming another folder is the user's choice: results go there alone.
+    # Each is named with this process's `own_tag`: a reading killed leaves its folders, which the next one removes
+    # (in `_shm` they hold memory until then)
+    pre,tmp = f'nbdialog-{own_tag()}-',tempfile.gettempdir()
+    shm = tmp=='/tmp' and os.path.isdir(_shm)
+    for d in (tmp, _shm) if shm else (tmp,): _sweep(d)
+    res = [tempfile.mkdtemp(prefix=pre)]
+    if shm:
         try:
             st = os.statvfs(_shm)
-            if st.f_bavail*st.f_frsize>=_shm_room: res.insert(0, tempfile.mkdtemp(prefix='nbdialog-', dir=_shm))
+            if st.f_bavail*st.f_frsize>=_shm_room: res.insert(0, tempfile.mkdtemp(prefix=pre, dir=_shm))
         except OSError: pass  # not ours to write in: the temporary folder alone
     return tuple(res)
 
@@ -139,6 +145,7 @@ def _result_file(f, job, folder, spill=None):
         if spill is None or e.errno not in (errno.ENOSPC, errno.EDQUOT): raise
         return _write_result(bs, many, spill)  # memory full: the temporary folder takes it
 
+# %% ../nbs/14_pool.ipynb #ec56f277
 def _result_back(p, buf, paths=()):
     "The result `_result_file` left in file `p`, which is removed"
     # read into `buf`, a `bytearray` kept from one result to the next (grown as needed)
@@ -159,6 +166,22 @@ def _result_back(p, buf, paths=()):
                     for s,h in zip(sizes, hints): res.append(_unpack(mv[off:off+s], h)); off += s
     finally: os.unlink(p)
     return res if many else res[0]
+
+# a folder of result files, named with its reading's `own_tag` (`tempfile.mkdtemp`'s 8 characters after it)
+_re_res = re.compile(r'nbdialog-([A-Za-z0-9-]{1,40}\.\d+)-[a-z0-9_]{8}')
+
+def _sweep(d):
+    "Remove the folders of result files in folder `d` that readings now gone left (killed: nothing else removes them)"
+    try: names = [n for n in os.listdir(d) if n.startswith('nbdialog-')]
+    except OSError: return
+    for n in names:
+        p = os.path.join(d, n)
+        try: st = os.lstat(p)
+        except OSError: continue
+        # ours (a folder this user made, no link), and its reading gone
+        if not (stat.S_ISDIR(st.st_mode) and st.st_uid==os.getuid() and (m := _re_res.fullmatch(n))): continue
+        if left_behind(m[1], lambda: st.st_mtime): shutil.rmtree(p, ignore_errors=True)
+
 
 # %% ../nbs/14_pool.ipynb #01ec6acd
 class _Elsewhere(Exception):

@@ -290,3 +290,36 @@ def test_parts_made_here_are_the_dialog_read_ipynb_gives(tmp_path_factory, seed)
     want,got = read_ipynb(f),DialogParts(*read_ipynb_parts(f)).dialog()
     assert _full(got) == _full(want) and any(m.attachments for m in got.messages) == any(m.attachments for m in want.messages)
     assert _full(pickle.loads(pickle.dumps(got))) == _full(want)
+
+def test_a_killed_readings_result_folders_are_removed_by_the_next(tmp_path):
+    "A reading killed (SIGKILL, the OOM killer) can't remove its folders of results: in memory (`/dev/shm`) they would hold it until a reboot. The next reading removes them: this host's whose process is gone, any host's a day old; a live reading's, and other files, stay"
+    import tempfile, dialog.pool as dp
+    from dialog.ipynb import own_tag
+    script = f'''
+        import os, signal, time, tempfile
+        import dialog.pool as dp
+        dp._shm = {str(tmp_path/"shm")!r}; tempfile.tempdir = '/tmp'
+        def slow(j): time.sleep(0.05); return j
+        print(os.getpid(), flush=True)
+        for r in dp.pmap(slow, list(range(400)), 2):
+            if r==20: os.kill(os.getpid(), signal.SIGKILL)  # killed mid-read, its results' folders left
+    '''
+    (shm := tmp_path/'shm').mkdir()
+    res,_ = _run(script, tmp_path, 60)
+    assert res.returncode == -signal.SIGKILL
+    left = sorted(shm.glob('nbdialog-*'))
+    assert len(left) == 1
+    tag = f'{own_tag().rpartition(".")[0]}.{int(res.stdout.split()[0])}'  # the killed reading's
+    assert left[0].name.startswith(f'nbdialog-{tag}-') and (tmp_left := list(Path('/tmp').glob(f'nbdialog-{tag}-*')))
+    old = shm/'nbdialog-otherhost.12-abcd_123'; old.mkdir(); os.utime(old, (time.time()-2*86400,)*2)  # another host's, two days old
+    new = shm/'nbdialog-otherhost.12-abcd_456'; new.mkdir()  # another host's, fresh: maybe a live reading there
+    mine = shm/f'nbdialog-{own_tag()}-abcd_789'; mine.mkdir()  # a live reading's (this process)
+    other = shm/'nbdialog-notes'; other.mkdir()  # not a reading's
+    kept = shm/'nbdialog-data.2-backup'; kept.mkdir(); os.utime(kept, (time.time()-2*86400,)*2)  # a user's, named alike
+    orig,tmpd = dp._shm,tempfile.tempdir
+    dp._shm,tempfile.tempdir = str(shm),'/tmp'
+    try: ds = dp._result_dirs()
+    finally: dp._shm,tempfile.tempdir = orig,tmpd
+    try: assert sorted(p.name for p in shm.iterdir()) == sorted([Path(ds[0]).name, new.name, mine.name, other.name, kept.name])
+    finally: [os.rmdir(d) for d in ds]
+    assert not [p for p in tmp_left if p.exists()]  # its folder in the temporary folder too
