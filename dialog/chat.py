@@ -28,9 +28,9 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'img_limits', 'req_limits', 'stampers', 'codec_kit',
            'max_depth', 'img_tokens', 'jsonl_drops', 'jsonl_shapes', 'tool_block', 'parse_reply', 'has_tool_block',
            'think_spans', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file', 'result_image', 'Codec',
-           'tool_id', 'img_type', 'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args', 'think_block',
-           'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens', 'chk_drop', 'chk_shape', 'dlgs2jsonl',
-           'jsonl2dlgs', 'img_mimes']
+           'tool_id', 'tool_ids', 'img_type', 'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args',
+           'think_block', 'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens', 'chk_drop', 'chk_shape',
+           'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/05_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -1175,6 +1175,11 @@ class _IdMap:
         self.next[base] = k
         self.seen.add(i)
         return i
+
+# %% ../nbs/05_chat.ipynb #e039aae9
+def tool_ids(fmt:str='anthropic'): # The wire format: 'openai', 'anthropic', 'responses' or 'gemini'
+    "A map of one history's tool-call ids, as `dlg2chat` sends them: called with each call's id in order"
+    return _IdMap(_chk_fmt(fmt))
 
 # %% ../nbs/05_chat.ipynb #a7d1e012
 # Per image: base64 bytes, long edge (px), and Anthropic's smaller edge when a request holds more than `many` images

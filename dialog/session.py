@@ -21,8 +21,8 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
-from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, parse_reply, has_tool_block, think_block, think_spans,
-                         stampers)
+from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
+                         think_spans, stampers)
 from .ipynb import atomic_write
 from .nbjson import fast_loads, fast_loads_all, is_str_list
 from collections import Counter
@@ -941,11 +941,11 @@ def _entries(dlg, A, s, fork):
     own,read = {},set(old)
     for m in ps:
         if m.id in read and (recs := _recs_of(m)): own[id(m)] = recs; read.discard(m.id)
-    firsts,k0 = {},None
+    firsts,k0,idm = {},None,None
     for r in own.values(): firsts[r[0]] = firsts.get(r[0], []) + r
     for k,m in enumerate(ps):
         if k==moved and k0 is None: k0 = len(out)
-        ms,copy = (m.meta.get('dialog') or {}).get('session'),False
+        ms = (m.meta.get('dialog') or {}).get('session')
         recs = ms.get('records') if isinstance(ms, dict) else None
         if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
         elif id(m) in own: pass
@@ -954,19 +954,42 @@ def _entries(dlg, A, s, fork):
         elif not A.is_fmt(r0 := _rec(recs[0])) or A.sid(r0) not in (None, sid): ms,dirty = None,True
         # a copy of a message read or written already (a pasted cell): new records, as uuids and tool call ids are
         # unique
-        elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty,copy = None,True,True
+        elif _is_copy(A, firsts.get(ms['records'][0]), ms['records']): ms,dirty = None,True
         # every message written with this first record (two Codex prompts alike read the same one)
         else: firsts[ms['records'][0]] = firsts.get(ms['records'][0], []) + ms['records']
         if ms and ms.get('fp')==_cur_fp(m, ms):
-            out += [[None, ms['records'][0], 'link'], *([None, l] for l in ms['records'][1:])]
+            out += (es := [[None, ms['records'][0], 'link'], *([None, l] for l in ms['records'][1:])])
+            if idm is not None and id(m) not in own: _calls_seen(es, idm)
         else:
             dirty = True
             if k0 is None: k0 = len(out)
-            try: out += _new_call_ids(_rebuild_msg(A, m, ms, out, sid), A) if copy else _rebuild_msg(A, m, ms, out, sid)
+            try: es = _rebuild_msg(A, m, ms, out, sid)
             except ValueError as e:
                 msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'
                 raise ValueError(msg) from None
+            # its new call ids unique in the session, as `dlg2chat` makes them (chat's `tool_ids`): the ids written
+            # before it and those of the messages read after it taken (the APIs refuse a history holding one id twice)
+            if idm is None:
+                _calls_seen(out, idm := tool_ids(A.fmt))
+                _calls_seen([[None, l] for n in ps[k+1:] for l in own.get(id(n), ())], idm)
+            out += _unique_calls(es, idm, _calls_seen([[None, l] for l in own.get(id(m), ())]))
     return out,sid,dirty,k0
+
+# %% ../nbs/08_session.ipynb #3c5e7a21
+def _calls_seen(es, idm=noop):
+    "The call ids entries `es` make, in order, each told to `idm` (chat's `tool_ids`)"
+    res = []
+    for e in es:
+        if e[1] is None or '"tool_use"' in e[1] or '_call"' in e[1]:
+            for i in _call_ids(_parsed(e)): idm(i); res.append(i)
+    return res
+
+def _unique_calls(es, idm, mine):
+    "Entries `es` (a rebuilt message's) with each new call id (not one of `mine`, its records') made unique by `idm`"
+    m = {i:j for e in es for i in _call_ids(_parsed(e)) if i not in mine and (j := idm(i))!=i}
+    if m:
+        for e in es: e[:2] = _remap(_parsed(e), m),None
+    return es
 
 def _is_copy(A, prev, recs):
     "Are `recs` (a message's records) a pasted copy of `prev`?"
@@ -1025,15 +1048,6 @@ def _call_ids(r):
         return [p['call_id']] if call else []
     bs = _blocks((r.get('message') or {}).get('content'))
     return [b['id'] for b in bs if isinstance(b, dict) and b.get('type')=='tool_use' and isinstance(b.get('id'), str)]
-
-def _new_call_ids(es, A):
-    "Entries `es` (a pasted copy's new records, of agent `A`) with new tool call ids, carried into their results"
-    def new(i):
-        if A is Codex or i.startswith('call_'): return 'call_' + uuid.uuid4().hex[:24]
-        return 'toolu_01' + uuid.uuid4().hex[:22]
-    m = {i: new(i) for e in es for i in _call_ids(_parsed(e))}
-    for e in es: e[:2] = _remap(e[0], m),None
-    return es
 
 def _set_system(es, system):
     "Codex: an edited system prompt written back where it was read from, the `session_meta`'s `base_instructions`; True if so"

@@ -721,3 +721,28 @@ def test_a_subagents_thinking_stays_after_an_edit(tmp_path):
     dlg = sess2dlg(p)
     dlg[0].content = 'look around, please'
     assert 'SIDESIG' in dlg2sess(dlg, tmp_path/'o.jsonl').read_text()
+
+def test_tool_ids_written_are_the_ones_dlg2chat_sends(tmp_path):
+    "A message pasted twice from another session's dialog, and a reply typed in twice with no session metadata: every tool id written is unique, and is the id dlg2chat sends (chat's tool_ids), in both formats"
+    import copy
+    from test_session_gen import small_claude, small_codex
+    other = tmp_path/'other'; other.mkdir()
+    for fmt in ('anthropic', 'responses'):
+        if fmt=='anthropic':
+            (other/'o.jsonl').write_text('\n'.join(small_claude(1, sid='99999999-2222-4333-8444-555555555555')) + '\n')
+            p = _small(tmp_path)
+        else:
+            (other/'o.jsonl').write_text('\n'.join(small_codex(1)).replace('019f78da-e13e-72a2-9c10-aff27ecc7dfd', '019f78da-e13e-72a2-9c10-000000000000') + '\n')
+            p = _small_codex(tmp_path)
+        d,m = sess2dlg(p),sess2dlg(other/'o.jsonl')[0]
+        for _ in range(2): d.messages.append(d.msg_cls(m.content, output=copy.deepcopy(m.output), msg_type='prompt', meta=copy.deepcopy(m.meta)))
+        for _ in range(2): d.messages.append(d.msg_cls('again', output=copy.deepcopy(d[0].output), msg_type='prompt'))
+        ms = dlg2chat(d, fmt)
+        sent = [b['id'] for x in ms if isinstance(x.get('content'), list) for b in x['content'] if b.get('type')=='tool_use'] if fmt=='anthropic' else [x['call_id'] for x in ms if x.get('type')=='function_call']
+        out = dlg2sess(d, tmp_path/f'w-{fmt}.jsonl')
+        if fmt=='anthropic':
+            recs = check_chain(out)
+            ids = [b['id'] for r in recs if r.get('type')=='assistant' for b in r['message']['content'] if b.get('type')=='tool_use']
+            res = [b['tool_use_id'] for r in recs if r.get('type')=='user' and isinstance(r['message']['content'], list) for b in r['message']['content'] if b.get('type')=='tool_result']
+        else: ids,res = codex_calls(out)
+        assert len(set(ids))==len(ids)==6 and ids==sent and res==ids
