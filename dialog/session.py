@@ -356,7 +356,8 @@ def is_prompt(cls:Codex, r:dict): # A record
 @patch(cls_method=True)
 def prompt(cls:Codex, r:dict): # A prompt record
     "The prompt's text: its `input_text` parts joined"
-    return '\n\n'.join(b['text'] for b in r['payload'].get('content') or () if _is_text(b, 'input_text'))
+    c = r['payload'].get('content')
+    return '\n\n'.join(b['text'] for b in c if _is_text(b, 'input_text')) if isinstance(c, list) else ''
 
 # %% ../nbs/08_session.ipynb #7daad547
 @patch(cls_method=True)
@@ -498,9 +499,13 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
     path = Path(path).expanduser()
     rs,ls,eol = _read_lines(path)
     A = _agent(rs, path)
-    # a subagent's own file
-    if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
-    return _recs2dlg(rs, ls, eol, A, path, name or path.stem, cls)
+    try:
+        # a subagent's own file
+        if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
+        return _recs2dlg(rs, ls, eol, A, path, name or path.stem, cls)
+    except _odd as e:  # a field of a JSON type neither agent writes there: no session this module reads
+        msg = f'{path}, {_odd_at(A, rs)}: a field of an unexpected type ({type(e).__name__}: {e}), so not a session file'
+        raise ValueError(msg) from None
 
 def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
     "The dialog of records `rs` (lines `ls`) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
@@ -542,6 +547,19 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
         dlg.meta['dialog']['unstamped'] = 'session'
         s['keys'] = _keys((m.meta['dialog']['session']['records'], m.meta['dialog']['session']['fp']) for m in msgs)
     return dlg
+
+# %% ../nbs/08_session.ipynb #7d2f4c18
+_odd = (TypeError, AttributeError, KeyError, IndexError)
+def _odd_at(A, rs):
+    "Where in records `rs` (of agent `A`) a field of an odd type stops the read: a line, else a prompt's lines"
+    for i,r in enumerate(rs):
+        try: A.is_prompt(r); A.items(r)
+        except _odd: return f'line {i+1}'
+    starts = [i for i,r in enumerate(rs) if A.is_prompt(r)]
+    for i,j in zip(starts, starts[1:] + [len(rs)]):
+        try: A.msg(rs[i:j], stamp=False)
+        except (ValueError, *_odd): return f'lines {i+1}-{j}'
+    return f'lines 1-{len(rs)}'
 
 # %% ../nbs/08_session.ipynb #c7c657c6
 def _read_whole(A, spans, cls, system, stamp=True):
@@ -1208,7 +1226,9 @@ def sess_info(path, # A session file
                 res.project,res.start = res.project or _str(r.get('cwd')),res.start or _str(r.get('timestamp'))
                 summary = _str(r.get('summary')) if r.get('type')=='summary' else None
                 res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or summary
-            if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
+            try:
+                if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
+            except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
             if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title):
                 break
     if res.agent is None:

@@ -248,3 +248,33 @@ def test_record_written_twice_is_read_once(tmp_path):
     assert [b['id'] for b in bs if b['type']=='tool_use']==['toolu_1'] and [b['type'] for b in bs].count('tool_result')==1
     assert any(b['type']=='thinking' and b['signature'] for b in bs)
     assert len(dlg[0].meta['dialog']['session']['records'])==len(lines)+2  # the two copies ride along
+
+def _odd_files(tmp_path):
+    "Sessions each holding a field of a JSON type neither agent writes there"
+    from test_session_gen import small_claude, small_codex
+    def cx(f):
+        rs = [json.loads(l) for l in small_codex(2)]; f(rs); return rs
+    def cc(f):
+        rs = [json.loads(l) for l in small_claude(2)]; f(rs); return rs
+    def at(rs, pred): return next(r for r in rs if pred(r))
+    res = dict(
+        content_number=cx(lambda rs: at(rs, lambda r: r['payload'].get('role')=='user')['payload'].update(content=1.5)),
+        call_id_list=cx(lambda rs: at(rs, lambda r: r['payload'].get('type')=='function_call_output')['payload'].update(call_id=[])),
+        tool_use_id_list=cc(lambda rs: at(rs, lambda r: '"tool_use"' in json.dumps(r))['message']['content'][0].update(id=[1])),
+        block_type_object=cc(lambda rs: at(rs, lambda r: r.get('type')=='assistant')['message']['content'][0].update(type={'a': 1})))
+    for k,rs in res.items():
+        d = tmp_path/k; d.mkdir()
+        name = '019f78da-e13e-72a2-9c10-aff27ecc7dfd' if 'call' in k or 'content' in k else '11111111-2222-4333-8444-555555555555'
+        (d/(f'rollout-2026-07-19T05-30-38-{name}.jsonl' if name.startswith('019') else f'{name}.jsonl')).write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    return res
+
+def test_odd_json_types_are_a_value_error_naming_file_and_line(tmp_path):
+    "A field of an odd JSON type (a content that is a number, a call id that is a list, a block type that is an object) is a ValueError naming the file and its line(s), never a bare TypeError, so a folder's read skips the file"
+    from dialog.dataset import read_dialogs
+    for k in _odd_files(tmp_path):
+        p = next((tmp_path/k).iterdir())
+        with pytest.raises(ValueError, match=rf'{p.name}, lines? \d+'): sess2dlg(p)
+    good = tmp_path/'good'; good.mkdir()
+    from test_session_gen import small_claude
+    (good/'s.jsonl').write_text('\n'.join(small_claude(1)) + '\n')
+    with pytest.warns(UserWarning): assert len(read_dialogs(tmp_path, workers=0, on_error='skip'))==1
