@@ -377,7 +377,10 @@ def items(cls:Codex, r:dict): # A record
     if t in ('function_call_output', 'custom_tool_call_output'):
         return [('result', p.get('call_id'), _res_txt(p.get('output')))]
     return None
-_shown_items = {'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output'}
+# the items the reply shows besides the model's messages: chat's Responses codec reads each (a web search Codex ran
+# with the tool OpenAI runs itself shows as chat shows a server call)
+_shown_items = {'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output',
+                'web_search_call'}
 
 # %% ../nbs/08_session.ipynb #3d67549f
 @patch(cls_method=True)
@@ -405,6 +408,8 @@ def chat_msgs(cls:Codex, recs):
         if (t := p.get('type')) in _calls: calls.add(p.get('call_id'))
         elif t in _outs: outs.append(p.get('call_id'))
         elif not (t in _shown_items or t=='message' and p.get('role')=='assistant'): continue
+        # a web search without its id (which chat's codec needs to send it back) rides along, unshown
+        elif t=='web_search_call' and type(p.get('id')) is not str: continue
         its.append(p)
     # an output whose call is gone (a torn line) rides along, unshown
     if all(c in calls for c in outs): return its

@@ -278,3 +278,21 @@ def test_odd_json_types_are_a_value_error_naming_file_and_line(tmp_path):
     from test_session_gen import small_claude
     (good/'s.jsonl').write_text('\n'.join(small_claude(1)) + '\n')
     with pytest.warns(UserWarning): assert len(read_dialogs(tmp_path, workers=0, on_error='skip'))==1
+
+def test_codex_web_search_shown_as_chat_shows_it(tmp_path):
+    "A rollout's web search (a web_search_call item) shows in the reply as chat2dlg shows the same items, rides along in the records, and an edit elsewhere writes it back as read; one without its id rides along unshown"
+    from dialog.chat import chat2dlg, dlg2chat
+    ts = '2026-01-01T00:00:00.000Z'
+    it = lambda p: dict(timestamp=ts, type='response_item', payload=p)
+    ws = dict(type='web_search_call', id='ws_1', status='completed', action=dict(type='search', query='nbdev release notes'))
+    user = dict(type='message', role='user', content=[dict(type='input_text', text='find it')])
+    said = dict(type='message', role='assistant', content=[dict(type='output_text', text='found')])
+    bare = {k:v for k,v in ws.items() if k!='id'} | dict(action=dict(type='search', query='no id'))
+    rs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w')), it(user), it(ws), it(bare), it(said)]
+    p = tmp_path/'rollout-2026-01-01T00-00-00-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p)
+    assert dlg[0].ai_res==chat2dlg([user, ws, said], 'responses')[0].ai_res and 'no id' not in dlg[0].ai_res
+    assert [x['id'] for x in dlg2chat(dlg, 'responses') if x.get('type')=='web_search_call']==['ws_1']
+    dlg[0].ai_res = dlg[0].ai_res.replace('found', 'found it')
+    out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
+    assert out[:-1]==p.read_text().splitlines()[:-1]
