@@ -915,11 +915,11 @@ def new_id(cls:Codex): return _uuid7()
 
 # %% ../nbs/08_session.ipynb #04b21153
 @patch(cls_method=True)
-def fname(cls:ClaudeCode, sid): return f'{sid}.jsonl'
+def fname(cls:ClaudeCode, sid, now=None): return f'{sid}.jsonl'
 
 # %% ../nbs/08_session.ipynb #e1a755c8
 @patch(cls_method=True)
-def fname(cls:Codex, sid): return f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
+def fname(cls:Codex, sid, now=None): return f"rollout-{(now or datetime.now()).strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
 
 # %% ../nbs/08_session.ipynb #89ad7103
 @patch(cls_method=True)
@@ -944,6 +944,10 @@ def _fork(A, es, sid):
     if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es):
         msg = 'a Codex session needs its session_meta record: this dialog has none to fork'
         raise ValueError(msg)
+    if A is Codex:  # a new session starts now, as its file name says: its session_meta's time too
+        e = first(e for e in es if e[0].get('type')=='session_meta')
+        p = e[0].get('payload')
+        e[0] = e[0] | dict(timestamp=_now()) | ({'payload': p | dict(timestamp=_now())} if isinstance(p, dict) else {})
     return new
 
 # %% ../nbs/08_session.ipynb #9c531785
@@ -1161,6 +1165,12 @@ def _refuse(p, src, force, cur):
     if cur is not None and not force:
         raise FileExistsError(f'{p}: already exists; nothing written (force=True replaces it)')
 
+def _day_dir(p, now):
+    "Folder `p` as Codex's day folder for `now`, when `p` is one (`<root>/YYYY/MM/DD`); else `p`"
+    day = [p.parent.parent.name, p.parent.name, p.name]
+    if not all(re.fullmatch(r'\d{%d}' % n, s) for s,n in zip(day, (4, 2, 2))): return p
+    return p.parent.parent.parent/now.strftime('%Y')/now.strftime('%m')/now.strftime('%d')
+
 def _target(A, path, fork, sid, src):
     "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source"
     if path is None and not (fork and src):
@@ -1171,7 +1181,11 @@ def _target(A, path, fork, sid, src):
         if p.exists() and not p.is_dir():
             msg = f'{p}: with fork=True, path is the folder the new session goes in (its file is named for its new id)'
             raise ValueError(msg)
-        p = p/A.fname(sid)
+        now = datetime.now()
+        # a Codex fork by default goes where Codex puts a session it starts now: the day folder of its name's date, under
+        # the sessions root above its source's day folder
+        if path is None and A is Codex: p = _day_dir(p, now)
+        p = p/A.fname(sid, now)
     p = Path(os.path.realpath(p))  # resolved once: the write goes there, following no symlink
     if _is_src(p, src):
         msg = f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork'

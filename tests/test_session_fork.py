@@ -88,3 +88,21 @@ def test_fork_of_a_resumed_session_names_one_id(tmp_path):
     out = dlg2sess(sess2dlg(_resumed(tmp_path, '11111111-2222-4333-8444-555555555555.jsonl')), fork=True)
     assert {r['sessionId'] for r in check_chain(out) if 'sessionId' in r}=={out.stem}
     assert '22222222-2222-4333-8444-555555555555' not in out.read_text()
+
+def test_codex_fork_goes_in_todays_day_folder(tmp_path):
+    "A Codex fork of a rollout in an older day folder goes where Codex puts a session started now: today's day folder under the same sessions root, named for now, its session_meta's time now; a source in no day folder keeps its fork beside it"
+    import datetime
+    from test_session_edit import _small_codex
+    day = tmp_path/'sessions'/'2026'/'01'/'01'; day.mkdir(parents=True)
+    src = _small_codex(day)
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    out = dlg2sess(sess2dlg(src), fork=True)
+    check_codex_fork(src, out)
+    now = datetime.datetime.now()
+    assert out.parent in [tmp_path/'sessions'/d.strftime('%Y')/d.strftime('%m')/d.strftime('%d') for d in (now, now-datetime.timedelta(seconds=5))]
+    assert out.name.startswith('rollout-' + out.parent.relative_to(tmp_path/'sessions').as_posix().replace('/', '-'))
+    meta = recs_of(out)[0]
+    for ts in (meta['timestamp'], meta['payload']['timestamp']):
+        assert datetime.datetime.fromisoformat(ts.replace('Z', '+00:00'))>=before
+    flat = tmp_path/'flat'; flat.mkdir()
+    assert dlg2sess(sess2dlg(_small_codex(flat)), fork=True).parent==flat
