@@ -965,7 +965,7 @@ def _entries(dlg, A, s, fork):
     # the messages read from this file (each id read, first met): their records are this session's, whatever session
     # id they name (a resumed session's file holds two) and however alike another's they are (records Claude Code
     # wrote twice); each written as read while unedited
-    own,read = {},set(old)
+    own,read = {},set(old) if is_str_list(old) else set()
     for m in ps:
         if m.id in read and (recs := _recs_of(m)): own[id(m)] = recs; read.discard(m.id)
     firsts,k0,idm = {},None,None
@@ -1042,26 +1042,34 @@ def _sent_state(dlg, A):
     bs = (b for m in msgs for b in blocks(m))
     return Counter(k for b in bs if isinstance(b, dict) and (k := _state_key(A, b)))
 
+# %% ../nbs/08_session.ipynb #5b1e9d07
+def _states(A, e):
+    "Entry `e`'s record, the blocks it holds (a Codex record: its item) and the reasoning key of each (`_state_key`)"
+    r = _parsed(e)
+    if A is Codex:
+        p = r.get('payload') if r.get('type')=='response_item' else None
+        bs = [p] if isinstance(p, dict) else []
+    else: bs = _blocks(m.get('content')) if (m := _chain_msg(A, r)) is not None and r['type']=='assistant' else []
+    return r,bs,[_state_key(A, b) if isinstance(b, dict) else None for b in bs]
+
 def _unsent_left_out(dlg, A, es, k0):
     "Entries `es` of an edited `dlg` (its first edit at entry `k0`) holding only the reasoning `dlg2chat` sends of it"
-    # chat's rule (`dlg2chat`): after an edit (a message, the system prompt), no reasoning goes back; each state kept as
-    # often as it is sent, first come first kept (a copy of a message sends its reasoning once); a record holding only
-    # such reasoning goes too. When the dialog can't be sent, none after the edit is kept
+    # chat's rule (`dlg2chat`): after an edit (a message, the system prompt), no reasoning goes back. From the edit on,
+    # each state is kept as often as it is sent, less the times the records before the edit hold it (a copy of a message
+    # pasted after it sends its reasoning once); a record holding only such reasoning goes too. When the dialog can't be
+    # sent, none is kept from the edit on; before it, the records are written as read
     words = ('"reasoning"',) if A is Codex else ('"thinking"', '"redacted_thinking"')
-    if not any(e[1] is None or any(w in e[1] for w in words) for e in es): return es
-    sent,res = _sent_state(dlg, A),[]
-    for k,e in enumerate(es):
-        if e[1] is not None and not any(w in e[1] for w in words): res.append(e); continue
-        r = _parsed(e)
-        if A is Codex:
-            p = r.get('payload') if r.get('type')=='response_item' else None
-            bs = [p] if isinstance(p, dict) else []
-        else: bs = _blocks(m.get('content')) if (m := _chain_msg(A, r)) is not None and r['type']=='assistant' else []
-        ks = [_state_key(A, b) if isinstance(b, dict) else None for b in bs]
-        if not any(ks): res.append(e); continue
+    def has(e): return e[1] is None or any(w in e[1] for w in words)
+    if not any(map(has, es[k0:])): return es
+    if (sent := _sent_state(dlg, A)) is not None:
+        for e in filter(has, es[:k0]): sent.subtract(x for x in _states(A, e)[2] if x)
+    res = es[:k0]
+    for e in es[k0:]:
+        if not has(e): res.append(e); continue
+        r,bs,ks = _states(A, e)
         keep = []
         for b,x in zip(bs, ks):
-            if x is None or sent is None and k<k0: keep.append(b)
+            if x is None: keep.append(b)
             elif sent and sent[x]>0: sent[x] -= 1; keep.append(b)
         if len(keep)==len(bs): res.append(e)
         elif keep: res.append([r | dict(message=r['message'] | dict(content=keep)), None, *e[2:]])

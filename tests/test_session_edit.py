@@ -746,3 +746,15 @@ def test_tool_ids_written_are_the_ones_dlg2chat_sends(tmp_path):
             res = [b['tool_use_id'] for r in recs if r.get('type')=='user' and isinstance(r['message']['content'], list) for b in r['message']['content'] if b.get('type')=='tool_result']
         else: ids,res = codex_calls(out)
         assert len(set(ids))==len(ids)==6 and ids==sent and res==ids
+
+def test_records_before_an_edit_are_written_as_read(tmp_path):
+    "An edit of the last prompt leaves the records before it as read, a turn Claude Code wrote twice (its signed thinking twice, which dlg2chat sends once) included"
+    from test_session_gen import small_claude
+    lines = small_claude(2)
+    k = next(i for i,l in enumerate(lines) if i and 'Prompt 2' in l)
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines[:k] + lines[:k] + lines[k:]) + '\n')
+    dlg = sess2dlg(p)
+    dlg[2].content = 'Prompt 2, worded better'
+    out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
+    # as read, but the chain relinked in the dialog's order (a dirty write relinks each prompt record)
+    assert [unlinked(l) for l in out[:2*k]]==[unlinked(l) for l in lines[:k]*2] and 'Prompt 2, worded better' in out[2*k]
