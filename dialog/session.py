@@ -858,7 +858,7 @@ def _chain(es):
     seen,last,redir = set(),{False: None, True: None},{}
     us = {u for e in es if isinstance(u := e[0].get('uuid'), str)}
     def res(q, sc):
-        if q is None and None not in redir: return None
+        if q is None and None not in redir or not isinstance(q, (str, type(None))): return q  # an odd value: as it is
         # only the first root takes the new records before it: a later one (a compaction's) stays a root
         if q is None: q = redir.pop(None)
         while q in redir: q = redir[q]
@@ -1081,7 +1081,7 @@ def _call_ids(r):
     if isinstance(p := r.get('payload'), dict):
         call = p.get('type') in ('function_call', 'custom_tool_call') and isinstance(p.get('call_id'), str)
         return [p['call_id']] if call else []
-    bs = _blocks((r.get('message') or {}).get('content'))
+    bs = _blocks(m.get('content')) if isinstance(m := r.get('message'), dict) else []
     return [b['id'] for b in bs if isinstance(b, dict) and b.get('type')=='tool_use' and isinstance(b.get('id'), str)]
 
 def _set_system(es, system):

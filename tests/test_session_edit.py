@@ -758,3 +758,13 @@ def test_records_before_an_edit_are_written_as_read(tmp_path):
     out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
     # as read, but the chain relinked in the dialog's order (a dirty write relinks each prompt record)
     assert [unlinked(l) for l in out[:2*k]]==[unlinked(l) for l in lines[:k]*2] and 'Prompt 2, worded better' in out[2*k]
+
+def test_odd_records_ride_along_through_an_edit(tmp_path):
+    "Records holding fields of odd JSON types that reading lets ride along (a message that is true, a parentUuid that is a list) are written back as they are after an edit, never a TypeError"
+    p = _cc(tmp_path, [_user('list the files'), _asst('1', dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command='ls'))),
+        _user([dict(type='tool_result', tool_use_id='toolu_1', content='a.py')]), dict(type='system', message=True), _asst('2', dict(type='text', text='One file.'), parentUuid=['x'])])
+    dlg = sess2dlg(p)
+    dlg[0].content = 'list the files, please'
+    dlg.mk_messages([Message('again', output=dlg[0].output, msg_type='prompt')], after=dlg[0])
+    recs = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
+    assert any(r.get('message') is True for r in recs) and any(r.get('parentUuid')==['x'] for r in recs)
