@@ -1007,32 +1007,43 @@ def _shows_written(cs, rec):
 # %% ../nbs/10_thread_sync.ipynb #daafedab
 def _nb_stripped(cs, meta, w):
     "A `ValueError` when the notebook of cells `cs` (`meta`: its metadata, `w`: where) lost the thread record"
-    # no thread record, every cell marked with one file's key (a notebook made elsewhere has cells of its own), and
-    # the cell its save wrote first among them (records, its mark saying `first`, whatever its id: Split Cell gives the
-    # pieces new ones, nbstripout numbers them), or any cell with records holding its mark's id in a notebook without
-    # `kernelspec` (a save writes none and nbdev-clean adds none; a notebook JupyterLab made has one): later turns moved
-    # into a new notebook are pasted cells (a mark written before marks held `flat` tells no first: any such counts);
-    # in a notebook without `kernelspec`, so too any cell holding its mark's id without records (a thread's save marks
-    # the cells of a dialog made elsewhere, which it wrote no records in).
+    # no thread record, the cells marked with one file's key, and the cell its save wrote first among them (records,
+    # its mark saying `first`, whatever its id: Split Cell gives the pieces new ones, nbstripout numbers them), or any
+    # cell with records holding its mark's id in a notebook without `kernelspec` (a save writes none and nbdev-clean
+    # adds none; a notebook JupyterLab made has one): later turns moved into a new notebook are pasted cells (a mark
+    # written before marks held `flat` tells no first: any such counts); in a notebook without `kernelspec`, so too
+    # any cell holding its mark's id without records (a thread's save marks the cells of a dialog made elsewhere,
+    # which it wrote no records in). Cells without a mark are a person's, added since the save (each save marks every
+    # cell): they hide nothing, but a notebook made elsewhere has such cells too, so beside them only the first cell
+    # its save wrote, holding its mark's id (or every id renumbered: nbstripout) with no such cell before it, tells the
+    # file (a thread's first cell pasted, id kept, below a notebook's own cells is a pasted cell).
     # Cells of several files' keys (a cell pasted from another thread's file): the file's are those of the one key
-    # whose cells hold their marks' ids (nbdev-clean keeps ids; Jupyter gives a pasted copy a new one); else of the
-    # key most hold (none on a tie), only in a notebook without `kernelspec` (JupyterLab's notebooks have one)
-    ks = [k if isinstance(k := _cell_mark(c).get('key'), str) else None for c in cs]
-    if not ks or None in ks: return
-    n,bare = collections.Counter(ks),'kernelspec' not in meta
-    key,held = _most(ks),{k for k,c in zip(ks, cs) if _cell_mark(c).get('id')==c.id}
+    # whose cells hold their marks' ids (nbdev-clean keeps ids; Jupyter gives a pasted copy a new one); of several
+    # (a cell cut and pasted keeps its id), the one whose first cell is there holding its id; else of the key most
+    # hold (none on a tie), only in a notebook without `kernelspec` (JupyterLab's notebooks have one)
+    ms = [_cell_mark(c) for c in cs]
+    ks = [k if isinstance(k := m.get('key'), str) else None for m in ms]
+    if not (n := collections.Counter(k for k in ks if k is not None)): return
+    bare,u,pos = 'kernelspec' not in meta,ks.index(None) if None in ks else None,all(_positional.fullmatch(c.id) for c in cs)
+    hs = [m.get('id')==c.id for m,c in zip(ms, cs)]
+    firsts = [k is not None and m.get('first') is True and _cell_recs(c) is not None for k,m,c in zip(ks, ms, cs)]
+    key,held = _most(k for k in ks if k is not None),{k for k,h in zip(ks, hs) if k is not None and h}
     if len(n)>1 and len(held)==1: key = next(iter(held))
+    elif len(n)>1 and (top := [k for k,f,h in zip(ks, firsts, hs) if f and h and k in held]): key = top[0]
     elif len(n)>1 and (not bare or list(n.values()).count(n[key])>1): return
-    for i,c in enumerate(cs):
-        m = _cell_mark(c)
-        own,held = _cell_recs(c) is not None,m.get('id')==c.id
-        if ks[i]==key and (own and (m.get('first') is True or held and 'flat' not in m) or held and bare):
+    for i,(c,m,h,f) in enumerate(zip(cs, ms, hs, firsts)):
+        if ks[i]!=key or u is not None and not (f and (h or pos) and i<u): continue
+        if f or _cell_recs(c) is not None and h and 'flat' not in m or h and bare:
             raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
                 "prompt): a tool such as `nbdev-clean` stripped the notebook's metadata, so the thread can't be read "
                 f"back. Restore the file (e.g. from version control); for nbdev's hooks, keep the keys: in "
-                f"`[tool.nbdev]`, `{_keep_nb}` (and `{_keep_cells}`, `{_keep_out}`)")
+                f"`[tool.nbdev]`, `{_keep_nb}` (and `{_keep_cells}`, `{_keep_out}`). A notebook a script or a person "
+                "made of a thread's cells (their ids kept) looks the same: to read it as a notebook made elsewhere "
+                "holding pasted cells, give it a thread record of its own, `{\"dialog\": {\"thread\": {\"id\": "
+                "\"<its id>\", \"records\": \"none\"}}}` in its metadata")
 
+# %% ../nbs/10_thread_sync.ipynb #9a97f327
 def _unmarked(c):
     "The text of prompt cell `c`'s reply-like output that lacks Solveit's `is_ai_res` mark, or None"
     # a markdown `display_data`: what Solveit writes a reply as; plain Jupyter's run of `%%prompt` gives an error
@@ -1872,16 +1883,21 @@ _rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread k
                "With one of the first two alone "
                "(the cells' records stripped, or the notebook's record: the thread's id, title and system prompt), "
                'the read is a `ValueError` naming the file, the cell and the setting missing, never another thread '
-               "(the notebook's record gone is told by its cells, all marked with one file's `key` (or, with cells "
+               "(the notebook's record gone is told by its cells marked with one file's `key` (or, with cells "
                "pasted from other threads' files since, those of the one key whose cells still hold their marks' ids, "
-               "as nbdev-clean keeps them and a paste in Jupyter doesn't, whatever was pasted; else most of them, in a "
-               "notebook without `kernelspec`), among "
+               "as nbdev-clean keeps them and a paste in Jupyter doesn't, whatever was pasted; of several, as Cut and "
+               "Paste keeps a cell's id, the one whose first cell is there holding its id; else most of them, in a "
+               "notebook without `kernelspec`; a cell a person added since the save holds no mark: beside such cells, "
+               "only the cell the save wrote first, holding its mark's id or every id renumbered, with none of them "
+               "before it, tells it, as a thread's first cell pasted below a notebook's own cells is a pasted cell), among "
                "them the thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or "
                "renumbered by nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save "
                "writes none, nbdev-clean adds none; records or not: a thread of a dialog made elsewhere marks its "
                "cells): later turns a person moved into a new notebook (JupyterLab's has a "
-               "`kernelspec`), ids kept, read as a notebook made elsewhere holding pasted cells, as the cells do once "
-               "a person added one; the cells' metadata gone (cells pasted from another thread's file since, their "
+               "`kernelspec`), ids kept, read as a notebook made elsewhere holding pasted cells; a notebook a script "
+               "wrote of a thread's cells (nbformat writes no `kernelspec`), ids kept, can't be told from the file "
+               "stripped after its first turn was deleted: the error says so, and how to read it as a notebook made "
+               "elsewhere (a thread record of its own, `records: none`); the cells' metadata gone (cells pasted from another thread's file since, their "
                "mark holding that file's key, aside), by a `%%prompt` cell without it while the cells still "
                "show one the save wrote: by id (the record's `wrote`, or `outputs` for prompts it kept), by ids all "
                "renumbered (nbstripout: '0', '1', ...) where the save wrote a cell or kept a reply (each save marks "

@@ -1487,3 +1487,42 @@ def test_an_edited_copy_of_an_image_prompt_keeps_the_images_its_text_shows(tmp_p
         back = Thread.read(p)
         assert _imgs(back)[0]==('u0', 'Look at this', [('p.png', _PNG1)])
         assert _imgs(back)[-1]==(f'copy{int(keep)}000-0', 'Look again', [('p.png', _PNG1)] if keep else [])
+
+@pytest.mark.parametrize('kind', ['markdown', 'code'])
+def test_a_cell_a_person_added_then_the_notebooks_record_stripped_is_a_valueerror(tmp_path, kind):
+    "A note or code cell a person added since the last save (no mark: each save marks every cell), then nbdev-clean keeping the cells' keys alone: the unmarked cell made the file look made elsewhere, read silently as another thread (the file's name as id, every message id new), through `DialogThreadStore` too; a thread's first cell pasted (id kept) below a notebook's own cells is still a pasted cell"
+    from dialog.threadstore import DialogThreadStore
+    import asyncio
+    t = _kind_thread('th-1', 'A'); p = t.save(tmp_path/'th-1.ipynb')
+    edit(p, lambda nb: nb['cells'].append(cell(kind, 'mine0001', 'my note' if kind=='markdown' else 'x = 1')))
+    assert [m.id for m in Thread.read(p).messages][:5]==[m.id for m in t.messages]
+    _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
+    with pytest.raises(ValueError, match=r"th-1\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
+        Thread.read(p)
+    s = DialogThreadStore(tmp_path); asyncio.run(s.initialize())
+    with pytest.raises(ValueError, match=r"thread 'th-1': its file .*th-1\.ipynb can't be read .*without the thread's record"): asyncio.run(s.get('th-1'))
+    q = tmp_path/'other.ipynb'; put(q, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [cell('markdown', 'own00001', 'mine')] + nb_of(p)['cells'][:1]})
+    assert [m.content for m in Thread.read(q).messages][-2:]==['<note id="own00001">\nmine\n</note>\n\nFirst?A', 'One.A']
+
+def test_a_cell_cut_from_another_threads_file_in_a_jupyterlab_saved_file_then_its_record_stripped_is_a_valueerror(tmp_path):
+    "A file saved in JupyterLab (a `kernelspec`), a cell cut from another thread's file pasted in (Cut keeps its id), then nbdev-clean keeping the cells' keys alone: two keys' cells held their marks' ids and the read was silently another thread; the key whose first cell is there holding its id is the file's"
+    p,q = tmp_path/'t.ipynb',tmp_path/'other.ipynb'; _kind_thread('th-1', 'A').save(p); _kind_thread('th-2', 'B').save(q)
+    def cut_paste(nb):
+        nb['metadata']['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
+        nb['cells'].insert(1, copy.deepcopy(nb_of(q)['cells'][1]))
+    edit(p, cut_paste)
+    assert [m.content for m in Thread.read(p).messages][1:5]==['First?A', 'One.A', 'Second?B', 'Two.B']
+    _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record"):
+        Thread.read(p)
+
+def test_a_notebook_a_script_made_of_a_threads_cells_says_how_to_read_it(tmp_path):
+    "Two turns copied by a script into a new notebook (nbformat, ids kept, no `kernelspec`) can't be told from the thread's file stripped of its record with its first turn deleted: the error said only to restore the file; it says how to read it as a notebook made elsewhere, and that way reads the turns as pasted cells"
+    t = Thread(id='th', title='T')
+    for k in range(4): t.add_message(Message(id=f'u{k}', role='user', content=f'Question {k}')); t.add_message(Message(id=f'a{k}', role='assistant', content=f'Answer {k}'))
+    nb = nbformat.read(t.save(tmp_path/'t.ipynb'), as_version=4)
+    q = tmp_path/'excerpt.ipynb'; nbformat.write(nbformat.v4.new_notebook(cells=nb.cells[2:]), q)
+    with pytest.raises(ValueError, match=r'notebook a script or a person made of a thread.s cells.*"records": "none"'): Thread.read(q)
+    edit(q, lambda nb: nb['metadata'].update(dialog={'thread': {'id': 'excerpt', 'records': 'none'}}))
+    back = Thread.read(q)
+    assert [m.content for m in back.messages]==['Question 2', 'Answer 2', 'Question 3', 'Answer 3'] and not {m.id for m in back.messages} & {m.id for m in t.messages}
