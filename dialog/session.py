@@ -157,7 +157,8 @@ class ClaudeCode:
 @patch(cls_method=True)
 def is_fmt(cls:ClaudeCode, r:dict): # A record
     "Is `r` a record of this format?"
-    return r.get('type') in cls.types and ('sessionId' in r or 'uuid' in r or 'leafUuid' in r)
+    # (a type that is no string, an object say, is no record of either agent's: not looked up)
+    return type(t := r.get('type')) is str and t in cls.types and ('sessionId' in r or 'uuid' in r or 'leafUuid' in r)
 
 # %% ../nbs/08_session.ipynb #ea981af1
 @patch(cls_method=True)
@@ -335,7 +336,7 @@ class Codex:
 @patch(cls_method=True)
 def is_fmt(cls:Codex, r:dict): # A record
     "Is `r` a record of this format?"
-    return r.get('type') in cls.types and 'payload' in r
+    return type(t := r.get('type')) is str and t in cls.types and 'payload' in r
 
 # %% ../nbs/08_session.ipynb #2a744799
 @patch(cls_method=True)

@@ -25,6 +25,7 @@ def agents(tmp_path):
     # JSON Lines whose records have a `type` and are no agent's: an event log, a saved `claude -p --output-format stream-json` run
     (f/'logs').mkdir(); (f/'logs'/'events.jsonl').write_text('{"type":"start","ts":1}\n{"type":"step","loss":0.5}\n')
     (f/'run.jsonl').write_text('{"type":"system","subtype":"init","session_id":"abc","tools":[]}\n{"type":"result","result":"hi"}\n')
+    (f/'odd.jsonl').write_text('{"type":{"a":1},"sessionId":"s"}\n{"type":[1],"payload":{}}\n')  # types no agent writes
     return f
 
 def test_a_folder_lists_sessions_and_leaves_other_json_lines_out(agents):
