@@ -355,10 +355,13 @@ def _cell_txt(c):
 
 def _outs(c):
     "Cell `c`'s outputs, but a prompt cell's errors: plain Jupyter's `UsageError` for `%%prompt` is no reply"
-    # nor a split piece's (a code cell now, its mark saying the prompt it was part of): Run All's `NameError` on its text
-    o = c.output or []
-    if c.msg_type!=sprompt and _cell_mark(c).get('kind')!=sprompt: return o
-    return [x for x in o if not (isinstance(x, dict) and x.get('output_type')=='error')]
+    # nor a split piece's code outputs (a code cell now, its mark saying the prompt it was part of): Run All in plain
+    # Jupyter runs its text as Python (a `NameError`, or a line's `execute_result` or printed `stream`); only a
+    # reply as Solveit writes it (a markdown `display_data`) is one
+    o,kind = c.output or [],_cell_mark(c).get('kind')
+    if c.msg_type!=sprompt and kind!=sprompt: return o
+    if c.msg_type==sprompt: return [x for x in o if not (isinstance(x, dict) and x.get('output_type')=='error')]
+    return [x for x in o if isinstance(x, dict) and x.get('output_type')=='display_data' and isinstance(d := x.get('data'), dict) and 'text/markdown' in d]
 
 def _merged(c):
     "Whether prompt cell `c` may be prompt cells a person merged (never a cell showing the reply its records hold)"
@@ -1407,10 +1410,11 @@ def _as_marked(c, shown=None):
 def _bare_copy(cells, i, o, joined):
     "Whether the copy at `i` of the cell at `o` gives its user message alone (its reply stays with the original)"
     # it has no outputs, and the original has (`dialog.skill`'s split_msg), or the copy's text is no longer the one
-    # their mark was written for while the original's is (a person edited the copy, or split a merged cell at its
-    # join: the reply answered the original's text)
+    # their mark was written for (a person edited the copy, split a merged cell at its join, or split a cell and
+    # deleted the last piece, which showed the reply: the reply answered the original's text, and stays with the
+    # original, edited or not). The copy's own text alone is hashed: linear in the copies, whatever the original's size
     if _outs(cells[i]): return False
-    return bool(_outs(cells[o])) or _as_marked(cells[i], joined.get(i)) is False and _as_marked(cells[o], joined.get(o)) is True
+    return bool(_outs(cells[o])) or _as_marked(cells[i], joined.get(i)) is False
 
 # %% ../nbs/10_thread_sync.ipynb #215b92ee
 def _was(df, base):
@@ -1475,41 +1479,57 @@ def _splits(cells, recs):
 
 def _split_in(cells, i, j):
     "The splits (`_splits`) among cells `i` to `j`, adjacent and holding the same records"
-    # from each place on, the fewest cells (two or more) that may be pieces (`_reach`) and whose texts joined give the
-    # text the mark was written for (`_pieces_end`: a copy a person made code or a note, or edited, isn't), whatever
-    # their number; the empty pieces after them go with them (the cursor was at the text's end)
+    # from each place a split may start at (`_starts`), the fewest cells (two or more) that may be pieces (`_reach`)
+    # and whose texts joined give the text the mark was written for (`_pieces_end`: a copy a person made code or a
+    # note, or edited, isn't), whatever their number; the empty pieces after them go with them (the cursor was at the
+    # text's end)
     ts = [_cell_txt(cells[x]) for x in range(i, j+1)]
     # the sums of the texts' lengths without white space, and the place of the next text unlike each
     pre,nd = list(itertools.accumulate((len(''.join(t.split())) for t in ts), initial=0)),[math.inf]*len(ts)
     for x in range(len(ts)-2, -1, -1): nd[x] = x+1+i if ts[x+1]!=ts[x] else nd[x+1]
-    reach,res,s = _reach(cells, i, j, ts),{},i
-    while s<j:
-        if (e := _pieces_end(cells, i, s, reach[s-i], ts, pre, nd)) is None: s += 1; continue
+    reach,res,done = _reach(cells, i, j, ts),{},i-1
+    for s in _starts(cells, i, j, ts):
+        if s<=done or (e := _pieces_end(cells, i, s, reach[s-i], ts, pre, nd)) is None: continue
         while e<j and not _outs(cells[e]) and not ts[e+1-i].strip(): e += 1
-        res[e] = list(range(s, e+1)); s = e+1
+        res[e] = list(range(s, e+1)); done = e
     return res
 
 # %% ../nbs/10_thread_sync.ipynb #26341718
+def _opens(c):
+    "Whether cell `c` holds Jupyter's `%%prompt` line (a prompt; or one a person made markdown or raw, which keeps it)"
+    return c.msg_type==sprompt or (t := c.content or '')==prompt_mark or t.startswith(prompt_mark+'\n')
+
 def _reach(cells, i, j, ts):
     "For each place `s` from `i` to `j` (`ts`: their texts), the last cell a split starting there may hold"
-    # none but the last with outputs (a prompt's error is none: `_outs`), none but the first a prompt (Jupyter's
-    # `%%prompt` line stays in the first piece: a pasted copy has its own; the pieces before it may be empty: the
-    # cursor was at the text's start). One pass, right to left
-    res,nxt,out,p,q = [j]*len(ts),[math.inf]*len(ts),j,math.inf,None # `nxt`: the place of the next prompt
+    # none but the last with outputs (a prompt's error is none: `_outs`), none but the first holding the `%%prompt`
+    # line (`_opens`: it stays in the first piece, a pasted copy has its own; the pieces before it may be empty: the
+    # cursor was at the text's start), and no second such cell. One pass, right to left
+    res,nxt,out,p,p2,q = [j]*len(ts),[math.inf]*len(ts),j,math.inf,math.inf,None # `nxt`: the place of the next prompt
     for x in range(j, i-1, -1):
         nxt[x-i] = p
-        if cells[x].msg_type==sprompt: p = x
+        if _opens(cells[x]): p,p2 = x,p
         if _outs(cells[x]): out = x
         if ts[x-i]: q = x
-        res[x-i] = min(out, j if q is None else nxt[q-i]-1)
+        res[x-i] = min(out, j if q is None else nxt[q-i]-1, p2-1)
     return res
+
+def _starts(cells, i, j, ts):
+    "The places from `i` to `j` (`ts`: their texts) a split may start at: linear, as their reaches (`_reach`) barely overlap"
+    # a cell holding the `%%prompt` line, or the first of the empty cells right before one; a run without such a cell
+    # (a thread cell made code, then split), every place
+    op = [_opens(cells[x]) for x in range(i, j+1)]
+    if not any(op): return range(i, j+1)
+    lead = [False]*len(ts) # an empty cell of a run of them right before a cell holding the line
+    for x in range(len(ts)-2, -1, -1): lead[x] = not op[x] and not ts[x] and (op[x+1] or lead[x+1])
+    return [x+i for x in range(len(ts)) if op[x] or lead[x] and not (x and lead[x-1])]
 
 def _pieces_end(cells, i, s, k, ts, pre, nd):
     "The last of the fewest cells from `s` to `k` (two or more) whose texts joined give the text `s`'s mark was written for"
     # `ts`: the texts of the cells from `i` on, `pre`: the sums of their lengths without white space, `nd`: the place
     # of the next text unlike each. A mark holding the length (`flat_len`): the one place where that many characters
     # end (a bisection: a read stays linear in the cells, whatever the pieces), then its digest; one written before
-    # it, each place in turn (`_flat_end`; without `flat`, `_pieces_of`). A mark that can't tell (none, or no
+    # it, each place in turn (`_flat_end`; without `flat`, `_pieces_of`). Tried from the places `_starts` gives alone,
+    # whose reaches barely overlap, so the cells hashed are as many as the run's, twice at most. A mark that can't tell (none, or no
     # digest): every cell up to `k`, their texts not all one (as before marks)
     if k<=s: return None
     m = _cell_mark(cells[s])
@@ -1823,8 +1843,8 @@ _rows_text = _rows_typed + ( # and the rows about running, restructuring and cop
                "original's file, named by its bytes' digest, is the copy's), their references no part of its text "
                "(a copy whose text a person changed keeps only the images its text still shows); "
                'a copy without outputs whose text a person changed from the one its mark was written for (Split Cell '
-               "at a merge's join leaves one) gives its user message alone: the reply answered the original's text and "
-               'stays with it '
+               "at a merge's join leaves one, and so does deleting a split's last piece, which showed the reply) gives "
+               "its user message alone: the reply answered the original's text and stays with it, edited or not "
                '(a message the thread itself holds twice is written in both cells under one id and listed in '
                "the notebook's `dialog.thread` under `dups`, so it reads back as it was)"),
 )
@@ -1965,15 +1985,18 @@ _rows_cut = ( # the rows about cutting a thread cell in pieces, and joining cell
                "line alone adds none; an empty piece, the cursor at the text's start or end, says nothing), the reply "
                "read once, a user's images kept (the notebook's metadata keeps "
                'them under the id the cell had: its records name them); the next save writes them back as one cell. '
-               "A piece's error output (Run All in plain Jupyter: `%%prompt` is a `UsageError` there) is no reply, so "
-               'the pieces are still a split; a copy of a piece (or of the cell) pasted beside the pieces is told '
+               "A piece's outputs from Run All in plain Jupyter (`%%prompt` is a `UsageError` there, and the pieces "
+               "after the first run as Python: an error, a result or printed text) are no reply (a piece's reply is "
+               "Solveit's markdown output), so the pieces are still a split; "
+               'a copy of a piece (or of the cell) pasted beside the pieces is told '
                'from them (the fewest adjacent cells from a place on whose texts give the mark\'s are the split, '
                'which is the cell that was: the copy is the copy). '
                'Pieces after '
                'the first holding their own `%%prompt` line are no split but pasted copies (nothing typed is lost); '
                "so are pieces whose texts, joined, don't give the text the cell's mark was written for, but for "
                "white space (the mark's `dialog.cell.flat` is a digest of the text without it, `flat_len` its length, "
-               "which says where the pieces end, so a read stays linear in the cells: JupyterLab 4's Split "
+               "which says where the pieces end; a split is looked for only from a piece holding the `%%prompt` line, "
+               "or the empty pieces right before it, so a read stays linear in the cells: JupyterLab 4's Split "
                "Cell strips every line break at each piece's ends): a copy a person made code or a note, or "
                'edited, is read as a copy, outputs or not (a cell edited, then split before a save, reads as its '
                'pieces). '

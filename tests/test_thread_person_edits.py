@@ -1526,3 +1526,61 @@ def test_a_notebook_a_script_made_of_a_threads_cells_says_how_to_read_it(tmp_pat
     edit(q, lambda nb: nb['metadata'].update(dialog={'thread': {'id': 'excerpt', 'records': 'none'}}))
     back = Thread.read(q)
     assert [m.content for m in back.messages]==['Question 2', 'Answer 2', 'Question 3', 'Answer 3'] and not {m.id for m in back.messages} & {m.id for m in t.messages}
+
+def _chars_hashed(monkeypatch, tmp_path, n, how):
+    "Characters `dialog.thread_sync` hashes per cell in a read of a prompt of `n` lines split at each, then: `copies` (pieces 2..n copied below, outputs cleared) or `old marks` (marks without `flat_len`, a middle piece edited)"
+    import hashlib
+    from dialog import thread_sync
+    count,real = [0],hashlib.sha256
+    class H:
+        def __init__(s, h): s.h = h
+        def update(s, b): count[0] += len(b); s.h.update(b)
+        def hexdigest(s): return s.h.hexdigest()
+        def copy(s): return H(s.h.copy())
+    def sha(b=b''): count[0] += len(b); return H(real(b))
+    monkeypatch.setattr(thread_sync, 'hashlib', type('counted', (), {'sha256': staticmethod(sha)}))
+    t = Thread(id='th'); t.add_message(Message(id='u', role='user', content='\n'.join(f'line{k:05d}' for k in range(n)))); t.add_message(Message(id='a', role='assistant', content='ok'))
+    p = t.save(tmp_path/f'{how}{n}.ipynb'); nb = nb_of(p); c = nb['cells'][0]
+    if how=='old marks': c['metadata']['dialog']['cell'].pop('flat_len')
+    ls = _src(c).split('\n')
+    ps = [dict(copy.deepcopy(c), id=f'p{k:07d}', source=s, outputs=[]) for k,s in enumerate([ls[0]+'\n'+ls[1]]+ls[2:])]
+    if how=='copies': ps += [dict(copy.deepcopy(c), id=f'q{k:07d}', source=s, outputs=[]) for k,s in enumerate(ls[2:])]
+    else: ps[-1]['outputs'] = c['outputs']; ps[n//2]['source'] = 'X'*len(ps[n//2]['source'])
+    nb['cells'] = ps; put(p, nb)
+    dlg = read_ipynb(p); count[0] = 0; back = Thread.from_dialog(dlg)
+    return count[0]/len(ps),back
+
+@pytest.mark.parametrize('how', ['copies', 'old marks'])
+def test_finding_a_split_hashes_each_cell_a_bounded_number_of_times(monkeypatch, tmp_path, how):
+    "A split's pieces copied below them (every window of the mark's `flat_len` hashed whole from each place), or a split under marks without `flat_len` whose pieces don't rebuild the text (every later piece hashed from each place): quadratic in the pieces; characters hashed are counted, not timed"
+    (a,ta),(b,tb) = _chars_hashed(monkeypatch, tmp_path, 200, how),_chars_hashed(monkeypatch, tmp_path, 400, how)
+    assert b/a<1.3, (a, b)
+    if how=='copies': assert [m.content for m in tb.messages][:2]==['\n'.join(f'line{k:05d}' for k in range(400)), 'ok']
+
+@pytest.mark.parametrize('how', ['deleted', 'made markdown'])
+def test_a_split_whose_last_piece_was_deleted_reads_its_reply_once(tmp_path, how):
+    "A prompt split in three, the last piece (showing the reply) deleted or made markdown: the middle piece (an edited copy without outputs, its original edited too) took the records' reply a second time"
+    t = Thread(id='th', title='T')
+    for k,r,c in [('u1', 'user', 'Hi'), ('a1', 'assistant', 'Hello'), ('u2', 'user', 'Power fine.\nCable?\nMonitor?'), ('a3', 'assistant', 'Cable loose.')]: t.add_message(Message(id=k, role=r, content=c))
+    p = t.save(tmp_path/'t.ipynb')
+    def split(nb):
+        c = nb['cells'][1]; ps = [dict(copy.deepcopy(c), id=f'piece00{k}', source=s, **({'outputs': []} if k<2 else {})) for k,s in enumerate(['%%prompt\nPower fine.', 'Cable?', 'Monitor?'])]
+        if how=='deleted': ps.pop()
+        else: ps[2] = {'cell_type': 'markdown', 'id': 'piece002', 'metadata': ps[2]['metadata'], 'source': 'Monitor?'}
+        nb['cells'][1:2] = ps
+    edit(p, split)
+    back = _msgs(Thread.read(p))
+    assert [m for m in back if m[2]=='Cable loose.']==[('a3', 'assistant', 'Cable loose.')] and back[2]==('u2', 'user', 'Power fine.') and back[4]==('piece001-0', 'user', 'Cable?')
+
+@pytest.mark.parametrize('out', [{'output_type': 'execute_result', 'data': {'text/plain': '4'}, 'metadata': {}, 'execution_count': 2},
+                                 {'output_type': 'stream', 'name': 'stdout', 'text': '4\n'}], ids=['execute_result', 'stream'])
+def test_a_split_piece_of_python_run_in_plain_jupyter_is_still_a_split(tmp_path, out):
+    "A prompt holding a line of Python split in three, then Run All in plain Jupyter: the middle piece's result (an `execute_result`, or printed text) ended the split there, and the one turn read as three, each with the reply"
+    t = Thread(id='th', title='T'); t.add_message(Message(id='u', role='user', content='Compute this:\n2+2\nplease')); t.add_message(Message(id='a', role='assistant', content='The answer.'))
+    p = t.save(tmp_path/'t.ipynb')
+    err = lambda e: {'output_type': 'error', 'ename': e, 'evalue': 'x', 'traceback': []}
+    def split_run(nb):
+        c = nb['cells'][0]
+        nb['cells'][0:1] = [dict(copy.deepcopy(c), id=f'piece00{k}', source=s, outputs=[o], execution_count=k+1) for k,(s,o) in enumerate([('%%prompt\nCompute this:', err('UsageError')), ('2+2', out), ('please', err('NameError'))])]
+    edit(p, split_run)
+    assert _msgs(Thread.read(p))==[('u', 'user', 'Compute this:\n2+2\nplease'), ('a', 'assistant', 'The answer.')]
