@@ -1653,15 +1653,20 @@ def _user_rec(u, atts, mine, txt, edited=False):
     # wrote (the reference names the file by the digest of its name and bytes, `ChatAttachment.id`): a later prompt a
     # person merged into this one, whose file the notebook keeps under the id it had (`_unloose`). A copy a person
     # `edited` (its text not the one its mark was written for: Split Cell at a merge's join) has only the images its
-    # text still shows, never the original's in their place
+    # text still shows, never the original's in their place. Each reference the text shows is an image, once each
     rs = u.get('attachments') if isinstance(u.get('attachments'), list) else []
     img = lambda n: isinstance(n, str) and n in atts and atts[n].content_type in img_mimes
     shows,ua = _ref_names(txt),[a for a in rs if isinstance(a, dict)]
     drop = {id(a) for a in ua if edited and img(n := a.get('att') or a.get('file')) and n not in shows}
-    more = list(dict.fromkeys((fn, n) for fn,n in _ref_re.findall(txt) if img(n) and n not in mine
-                              and ChatAttachment(filename=fn, content=atts[n].data).id==n))
-    if drop or more: u = u | {'attachments': [a for a in rs if id(a) not in drop] + [{'att': n, 'filename': fn} for fn,n in more]}
     ua = [a for a in ua if id(a) not in drop]
+    # a reference to one of its own images beyond those it shows (two prompts showing the same file, merged) is
+    # that image once more, as a later prompt's other image is
+    own,more = collections.Counter(n for a in ua if img(n := a.get('att') or a.get('file'))),[]
+    for fn,n in _ref_re.findall(txt):
+        if not img(n): continue
+        if own[n]: own[n] -= 1
+        elif n in own or n not in mine and ChatAttachment(filename=fn, content=atts[n].data).id==n: more.append((fn, n))
+    if drop or more: u = u | {'attachments': [a for a in rs if id(a) not in drop] + [{'att': n, 'filename': fn} for fn,n in more]}
     refs = _refs([(str(a.get('filename')), n, atts[n].content_type) for a in ua if (n := a.get('att') or a.get('file')) in atts])
     return u,refs + ''.join(f'\n\n![{fn}](attachment:{n})' for fn,n in more)
 
@@ -2011,7 +2016,8 @@ _rows_cut = ( # the rows about cutting a thread cell in pieces, and joining cell
                "run in plain Jupyter: its error is no reply); the later cells' messages go with their metadata, but "
                "not the images the merged text still shows: they join its user message (the notebook keeps their files "
                "under the ids the later cells had, and a reference a save wrote names its file by the digest of its "
-               "name and bytes), their references no part of its text. "
+               "name and bytes), their references no part of its text (an image the first cell shows too joins it once "
+               "more: each reference is an image). "
                "Split back at the join, the first piece is the first cell again and the others pasted copies of it "
                "that give their user message alone (their text is not the one the mark was written for), with the "
                "images their text shows, never the first cell's: no reply or image "

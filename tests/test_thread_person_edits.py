@@ -1584,3 +1584,14 @@ def test_a_split_piece_of_python_run_in_plain_jupyter_is_still_a_split(tmp_path,
         nb['cells'][0:1] = [dict(copy.deepcopy(c), id=f'piece00{k}', source=s, outputs=[o], execution_count=k+1) for k,(s,o) in enumerate([('%%prompt\nCompute this:', err('UsageError')), ('2+2', out), ('please', err('NameError'))])]
     edit(p, split_run)
     assert _msgs(Thread.read(p))==[('u', 'user', 'Compute this:\n2+2\nplease'), ('a', 'assistant', 'The answer.')]
+
+def test_merged_prompts_showing_the_same_image_keep_no_reference_in_the_text(tmp_path):
+    "Two prompts showing the same image (one name, one file) merged: the later one's reference named a file the first cell's records name, so it stayed in the user text as raw markup, and the next save kept it; it is the image once more"
+    from dialog.thread import Attachment
+    t = Thread(id='th', title='T')
+    for k,(q,a) in enumerate([('Look', 'R1'), ('And again', 'R2')]):
+        t.add_message(Message(id=f'u{k}', role='user', content=q, attachments=[Attachment(filename='p.png', content=_PNG1)])); t.add_message(Message(id=f'a{k}', role='assistant', content=a))
+    p = t.save(tmp_path/'t.ipynb'); edit(p, _merge)
+    back = Thread.read(p)
+    assert _imgs(back)==[('u0', 'Look\n\nAnd again', [('p.png', _PNG1), ('p.png', _PNG1)])]
+    back.save(); assert _imgs(Thread.read(p))==_imgs(back)
