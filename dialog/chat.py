@@ -2171,12 +2171,20 @@ def _reasonings(dlg):
 _json_types = ((bool, 'boolean'), (int, 'integer'), (float, 'number'), (str, 'string'), (list, 'array'),
                (dict, 'object'), (type(None), 'null'))
 
+def _as_function(tc):
+    "OpenAI tool call `tc` as a function call: a custom (freeform) call's text as the one argument `input`"
+    # (as the hub reads it: `args={'input': text}`), the form every training shape and chat template takes
+    if tc.get('type')!='custom': return tc
+    cu = tc['custom']
+    return dict(id=tc['id'], type='function', function=dict(name=cu['name'], arguments=json.dumps(
+        {'input': cu['input']}, ensure_ascii=False)))
+
 def _tool_defs(ms):
     "A definition of each function messages `ms` call, in order of first call, as OpenAI and chat templates take it"
     calls = {}
     for m in ms:
         for tc in m.get('tool_calls') or ():
-            f = tc['function']
+            f = _as_function(tc)['function']
             args = call_args(f['arguments'])[0] if isinstance(f['arguments'], str) else f['arguments']
             calls.setdefault(f['name'], []).append(args)
     res = []
@@ -2226,6 +2234,7 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
         if m['role']=='assistant':
             if tcs := m.get('tool_calls'):
                 def fn(f): return dict(name=f['name'], arguments=_args_dict(d, f, shape))
+                tcs = list(map(_as_function, tcs))
                 r['tool_calls'] = [dict(id=tc['id'], type='function', function=fn(tc['function'])) for tc in tcs]
                 names |= {tc['id']:tc['function']['name'] for tc in tcs}
             if reasons and reasons[k]: r['reasoning_content'] = _unsur(reasons[k])
@@ -2241,6 +2250,7 @@ _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI ta
 def _openai_ft(d, oa):
     "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
+    oa = [m | {'tool_calls': list(map(_as_function, m['tool_calls']))} if m.get('tool_calls') else m for m in oa]
     tools = _tool_defs(oa)
     names = (t['function']['name'] for t in tools)
     if (bad := first(n for n in names if not _re_fn_name.fullmatch(n))) is not None:

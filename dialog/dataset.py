@@ -58,7 +58,8 @@ from .pool import pmap, DialogParts, gc_paused
 from .session import sess2dlg, sess_info
 from multiprocessing.connection import wait
 from contextlib import contextmanager
-import errno, fnmatch, glob, os, shutil, stat, tempfile
+from array import array
+import errno, fnmatch, glob, os, shutil, stat, tempfile, threading, urllib.parse
 import gc, heapq, itertools, json, marshal, multiprocessing, pickle, secrets, signal, struct, sys, traceback, warnings
 
 # %% ../nbs/15_dataset.ipynb #01a5ba50
@@ -81,20 +82,28 @@ def _is_session(p):
     except (OSError, ValueError): return False
     return True
 
-def _listed_file(path, name):
+def _listed_file(path, name, is_session=_is_session):
     "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"
-    # (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file)
-    return name.endswith('.ipynb') or (name.endswith('.jsonl') and _is_session(path))
+    # (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file);
+    # `is_session`: `_is_session`, or what tells one on another filesystem (`ray_read`'s URIs)
+    return name.endswith('.ipynb') or (name.endswith('.jsonl') and is_session(path))
 
 # A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`):
 # one rule for the local listing and Ray's
 def _hidden(name): return name.startswith('.')
 
 # %% ../nbs/15_dataset.ipynb #c435a5cd
-def _listing(f):
+class _Seen:
+    "What a folder's search saw of the files it listed: their inodes (8 bytes each), and whether one is a link"
+    # (the inode is the folder entry's own: no look at the file); two names of one inode, or a link, make `_listed`
+    # list again through `_once`
+    def __init__(self): self.inos,self.link = array('Q'),False
+    def again(self): return self.link or len(set(self.inos))<len(self.inos)
+
+def _listing(f, seen=None):
     "Folder `f`'s subfolders to search and its notebooks, as `(path, is a folder)` in order of name"
     # A broken link among the notebooks is a bad file; the order is case-blind where the system is;
-    # none if the folder can't be opened, as `rglob` skips it
+    # none if the folder can't be opened, as `rglob` skips it. `seen`: a `_Seen` told of each file listed
     dirs,files = [],[]
     try: es = os.scandir(f)
     except PermissionError: return iter(())
@@ -103,13 +112,15 @@ def _listing(f):
             if _hidden(e.name): continue
             if _is_dir(e):
                 if not e.is_symlink(): dirs.append(e.name) # a link to a folder isn't followed
-            elif _listed_file(e.path, e.name): files.append(e.name)
+            elif _listed_file(e.path, e.name):
+                files.append(e.name)
+                if seen is not None: seen.inos.append(e.inode()); seen.link |= e.is_symlink()
     by = lambda n: os.path.normcase(n)
     subs = ((os.path.join(f, d), True) for d in sorted(dirs, key=by))
     nbs = ((os.path.join(f, n), False) for n in sorted(files, key=by))
     return heapq.merge(subs, nbs, key=lambda e: by(os.path.basename(e[0])))
 
-def _notebooks(folder):
+def _notebooks(folder, seen=None):
     "The `.ipynb` files under folder `folder` as text, as `Path.rglob` finds them"
     # (`folder` is text too, as `str` of a `Path` gives it)
     # In `Path`'s order (each folder's entries by name, a subfolder's files where its name falls), but in hidden
@@ -119,7 +130,7 @@ def _notebooks(folder):
     while todo:
         for name,sub in todo[-1]:
             if not sub: yield name; continue
-            todo.append(_listing(name))
+            todo.append(_listing(name, seen))
             break
         else: todo.pop()
 
@@ -134,7 +145,7 @@ def _entries(base):
     except OSError: return []
 
 def _below(base, dirs=True):
-    "Every folder under `base` at any depth (`dirs=False`: every entry), but hidden ones"
+    "Every folder under `base` at any depth (`dirs=False`: every entry; None: every file), but hidden ones"
     # links to folders aren't followed (nor, with `dirs`, listed)
     todo = [base]  # a stack, not recursion: a tree of any depth
     while todo:
@@ -142,31 +153,36 @@ def _below(base, dirs=True):
         for e in _entries(b):
             if _hidden(e.name): continue
             q,d = os.path.join(b, e.name),not e.is_symlink() and _is_dir(e)
-            if d or not dirs: yield q
+            if d if dirs else dirs is not None or not _is_dir(e): yield q
             if d: todo.append(q)
 
-def _expand(base, parts):
-    "The paths under `base` that the glob pattern components `parts` match"
+def _expand(base, parts, files=False):
+    "The paths under `base` that the glob pattern components `parts` match (`files`: but folders, where it ends)"
+    # (a folder is told by its entry's type: no look at each file)
     if not parts: yield base; return
     c,rest = parts[0],parts[1:]
     if c=='**' and not rest:  # last: everything below
-        if base: yield os.path.join(base, '')  # the folder itself, named as a folder (`d.ipynb/`), as glob names it
-        yield from _below(base, dirs=False)
+        # the folder itself, named as a folder (`d.ipynb/`), as glob names it
+        if base and not files: yield os.path.join(base, '')
+        yield from _below(base, dirs=None if files else False)
     elif c=='**':  # zero or more folders
-        yield from _expand(base, rest)
-        for d in _below(base): yield from _expand(d, rest)
+        yield from _expand(base, rest, files)
+        for d in _below(base): yield from _expand(d, rest, files)
     elif glob.has_magic(c):
         for e in _entries(base):
-            if (e.name[0]!='.' or c[0]=='.') and fnmatch.fnmatch(e.name, c) and (not rest or _is_dir(e)):
-                yield from _expand(os.path.join(base, e.name), rest)
-    elif os.path.lexists(q := os.path.join(base, c)) and (not rest or os.path.isdir(q)): yield from _expand(q, rest)
+            if (e.name[0]!='.' or c[0]=='.') and fnmatch.fnmatch(e.name, c) and (_is_dir(e) if rest else
+                                                                                 not files or not _is_dir(e)):
+                yield from _expand(os.path.join(base, e.name), rest, files)
+    elif os.path.lexists(q := os.path.join(base, c)) and (os.path.isdir(q) if rest else not files or not os.path.isdir(q)):
+        yield from _expand(q, rest, files)
 
-def _glob(pat):
+def _glob(pat, files=False):
     "The paths glob pattern `pat` matches, as `glob.glob(pat, recursive=True)` finds them, but `**` follows no link"
+    # `files`: its files only, no folder named like one (`old.ipynb/`), as a folder's search lists none
     # `**` follows no link to a folder (as a folder's search follows none):
     # a link loop can't make it list a file again and again, or run for ever
     p = Path(pat)  # (`Path` drops a final separator: a pattern ending in one names folders only, as `d.ipynb/`)
-    fs = _expand(p.anchor, p.parts[1:] if p.anchor else p.parts)
+    fs = _expand(p.anchor, p.parts[1:] if p.anchor else p.parts, files)
     if pat.endswith(tuple(s for s in (os.sep, os.altsep) if s)):
         return (os.path.join(f, '') for f in fs if os.path.isdir(f))
     return fs
@@ -186,7 +202,7 @@ def _paths1(src):
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
         # a file two `**`s reach is listed once
-        found = {str(Path(f)) for f in _glob(os.path.expanduser(str(src))) if _listed_file(f, f)}
+        found = {str(Path(f)) for f in _glob(os.path.expanduser(str(src)), files=True) if _listed_file(f, f)}
         return sorted(found, key=_path_key)
     return _notebooks(str(p)) if stat.S_ISDIR(st.st_mode) else [str(p)] # a folder's files as they are found, in order
 
@@ -196,31 +212,29 @@ def _paths(src):
         for s in src: yield from _paths(s)
     else: yield from _paths1(src)
 
-def _file_key(p, dirs):
-    "`os.path.realpath(p)`, the real path of `p`'s folder looked up once in `dirs` (folder: its real path)"
-    # (`realpath` looks at each part of the path: 0.1 s of this process's time for 10,000 files, before any is read)
-    h,t = os.path.split(p)
-    if t in ('', '.', '..') or os.path.islink(p): return os.path.realpath(p)
-    if (r := dirs.get(h)) is None: r = dirs[h] = os.path.realpath(h or os.curdir)
-    return os.path.join(r, t)
+def _file_key(p):
+    "What file `p` is however it is reached: its device and inode (through links); its real path if it leads nowhere"
+    try: st = os.stat(p)
+    except OSError: return os.path.realpath(p)
+    return st.st_dev,st.st_ino
 
 def _once(paths, seen):
-    "`paths` but those whose real path is in `seen` (which gets theirs)"
-    # `a.ipynb`, `./a.ipynb`, `/here/a.ipynb` and a link to it, or a folder reached twice through a link,
-    # are one file, read once where first named
-    dirs = {}
-    return (p for p in paths if (k := _file_key(p, dirs)) not in seen and not seen.add(k))
+    "`paths` but those whose file (`_file_key`) is in `seen` (which gets theirs)"
+    # `a.ipynb`, `./a.ipynb`, `/here/a.ipynb`, a link to it and a hard link to it, or a folder reached twice through
+    # a link, are one file, read once where first named
+    return (p for p in paths if (k := _file_key(p)) not in seen and not seen.add(k))
 
 def _listed(src, keep):
     "`keep(paths)` of the files `src` names (`_paths`), each once (`_once`)"
-    # One folder lists each file once already, unless a link leads to another: then, only then, `keep` is given
-    # them again through `_once` (so 50,000 files cost no set of 50,000 real paths)
+    # One folder lists each file once already, unless a link or a hard link leads to another (`_Seen`): then, only
+    # then, `keep` is given them again through `_once` (so 50,000 files cost no set of 50,000 keys)
     if not isinstance(src, (str, os.PathLike, list, tuple, L)):  # any other iterable (a generator) is read once
         src = list(src) if hasattr(src, '__iter__') and not isinstance(src, Dialog) else [src]
     if isinstance(src, (list, tuple, L)) or not os.path.isdir(os.path.expanduser(src)):
         return keep(_once(_paths(src), set()))
-    res = keep(_paths(src))
-    return keep(_once(_paths(src), set())) if any(os.path.islink(p) for p in _paths(src)) else res
+    seen = _Seen()
+    res = keep(_notebooks(str(Path(src).expanduser()), seen))
+    return keep(_once(_paths(src), set())) if seen.again() else res
 
 def _dlg_texts(src):
     "The files `dlg_paths` lists, as text: what the readers keep while they read"
@@ -627,6 +641,9 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
                progress:bool=None): # Show a progress bar; None: when stderr is a terminal
     "The dialogs of a message table; from a whole table they write the same bytes as the dialogs it was made from"
     table = chk_msg_table(table, columns=dlg_cols).select(dlg_cols)  # what a fresh interpreter is sent
+    if table['name'].null_count:  # (counted as the column was made: no look at each row)
+        i = _pa().compute.index(table['name'].is_null(), True).as_py()
+        raise ValueError(f"the table's row {i} has no name (null): a dialog has one, which its rows share")
     starts = _dlg_starts(table)
     n = len(starts)-1
     workers = _nworkers(workers, n)
@@ -640,10 +657,35 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
 
 # %% ../nbs/15_dataset.ipynb #eb40a9b8
 def _exists(path): return FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
+
+@contextmanager
+def _say_full(folder, what):
+    "An `OSError` of a full disk (or quota) raised inside, naming `folder`, `what` fills it"
+    try: yield
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT) or e.filename: raise
+        raise OSError(e.errno, f'{e.strerror}: {what} is full', str(folder)) from None
+
+def _foreign(path):
+    "What at `path` no export writes, or None: a file that isn't a dialog, or a folder of Parquet files alone"
+    # (a link inside, or anything but a `.parquet` file at any depth, is foreign: the sources being read, a README)
+    if not os.path.isdir(path): return path if _listed_file(path, os.path.basename(path)) else None
+    for top,dirs,files in os.walk(path):
+        for n in dirs + files:
+            p = os.path.join(top, n)
+            if os.path.islink(p) or (n in files and not n.endswith('.parquet')): return p
+    return None
+
 def _refuse_existing(path, force):
     "A check, called with what is at `path` (None for nothing), that refuses to replace it unless `force`"
+    # and, with `force`, unless it is a previous export: a dialog file, or a folder holding anything else, is refused
     def check(cur):
-        if cur is not None and not force: raise _exists(path)
+        if cur is None: return
+        if not force: raise _exists(path)
+        if (x := _foreign(cur)) is not None:
+            what = 'is a dialog file' if str(x)==str(cur) else f'holds {os.path.relpath(x, cur)}, which no export writes'
+            raise FileExistsError(f'{path} {what}: nothing was replaced '
+                                  '(force replaces a previous export only; name another output)')
     return check
 
 def _beside(path, mk):
@@ -657,14 +699,29 @@ def _beside(path, mk):
 def _tmp_file(path): return _beside(path, lambda p: os.open(p, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666))
 def _tmp_dir(path): return _beside(path, lambda p: os.mkdir(p, 0o777))[1]
 
+# %% ../nbs/15_dataset.ipynb #eb40a9b9
+@contextmanager
+def _term_cleanly():
+    "While a write runs, SIGTERM (`timeout`, `kill`, `docker stop`, a CI job cancelled) ends it as Ctrl-C does"
+    # raised as `SystemExit(143)` (128 + its number: the status a shell shows), so every `finally` runs: the temporary
+    # output and the other processes' result folder go. Only in the main thread, and only over the default action
+    # (a program's own handler is left to it); the previous one is restored after
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield; return
+    def term(sig, frame): raise SystemExit(128+sig)
+    signal.signal(signal.SIGTERM, term)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
 def _stream_write(path, write, force):
     "Call `write(f)` on a temporary file beside `path`, fsync it, then put it in place"
     # an existing `path` only if `force` (and it keeps its permission bits)
     path = Path(os.path.realpath(Path(path).expanduser()))
+    if force and os.path.lexists(path): _refuse_existing(path, force)(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd,tmp = _tmp_file(path)
     try:
-        with open(fd, 'wb') as f:
+        with _term_cleanly(), _say_full(path.parent, "the output's folder"), open(fd, 'wb') as f:
             write(f)
             if force and path.is_file(): os.fchmod(f.fileno(), stat.S_IMODE(path.stat().st_mode))
             f.flush(); os.fsync(f.fileno())
@@ -741,22 +798,51 @@ def _hive(path):
     fs = ds.dataset(path, format='parquet').files
     if not fs: return None
     ks = [p.split('=', 1)[0] for p in Path(fs[0]).relative_to(Path(path).absolute()).parts[:-1]]
-    fields = [s.field(k) if k in msg_cols else pa.field(k, pa.string()) for k in ks]
+    # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
+    inner = pa.parquet.read_schema(fs[0])
+    def field(k):
+        if k in inner.names: return inner.field(k)
+        return s.field(k) if k in msg_cols else pa.field(k, pa.string())
+    fields = list(map(field, ks))
     return ds.partitioning(pa.schema(fields), flavor='hive')
+
+def _path_keys(fname):
+    "The partition columns, and their values as text, that path `fname` ends in (`by/msg_type=prompt`): a partition"
+    res,ps = {},Path(fname).absolute().parts
+    for p in reversed(ps if os.path.isdir(fname) else ps[:-1]):
+        k,eq,v = p.partition('=')
+        if not eq or k not in _few_vals: break
+        res[k] = urllib.parse.unquote(v)
+    return res
+
+def _with_keys(t, keys):
+    "Table `t` with the columns `keys` (`_path_keys`) it lacks, each row holding its value, typed as in `msg_cols`"
+    pa,s,ks = _pa(),msg_schema(),[]
+    for k,v in keys.items():
+        if k in t.column_names: continue
+        f,ks = s.field(k),ks+[k]
+        t = t.append_column(f, pa.array([v]*t.num_rows, pa.string()).cast(f.type))
+    return _fill_parts(t, ks, back=True)  # an empty dialog's value in a folder name is null in the table
 
 def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a partitioned folder of them
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
-    "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname`"
-    pa = _pa()
-    if not os.path.isdir(fname): t = pa.parquet.read_table(fname, columns=columns, filters=filters)
-    elif (part := _hive(Path(fname).absolute())) is None:
-        t = msg_schema().empty_table().select(columns or list(msg_cols))
-    else:
-        ks = [k for k in part.schema.names if k in _few_vals and (columns is None or k in columns)]
+    "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (or one partition of it)"
+    # one partition's folder or file (`by/msg_type=prompt`) has its column back from its path, as DuckDB gives it
+    pa,keys = _pa(),_path_keys(fname)
+    cols = columns if columns is None or not keys else [c for c in columns if c not in keys]
+    if not os.path.isdir(fname):
         # `pos` tells an empty dialog's row
-        cs = columns if columns is None or not ks or 'pos' in columns else [*columns, 'pos']
+        cs = cols if cols is None or not keys or 'pos' in cols else [*cols, 'pos']
+        t = pa.parquet.read_table(fname, columns=cs, filters=filters)
+    elif (part := _hive(Path(fname).absolute())) is None:
+        t = msg_schema().empty_table().select(cols or list(msg_cols))
+    else:
+        ks = [k for k in part.schema.names if k in _few_vals and (cols is None or k in cols)]
+        cs = cols if cols is None or not (ks or keys) or 'pos' in cols else [*cols, 'pos']
         t = _fill_parts(pa.parquet.read_table(fname, columns=cs, filters=filters, partitioning=part), ks, back=True)
+    if keys: t = _with_keys(t, keys)
+    if keys or os.path.isdir(fname):
         ours = [k for k in msg_cols if k in t.column_names]
         t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     return chk_msg_table(t, str(fname), columns)
@@ -811,13 +897,13 @@ def _fsync(p):
 def _write_folder(path, write, force):
     "Fill a new temporary folder beside `path` with `write(folder)`, sync it, and rename it to `path`"
     # an existing `path` only if `force`, replaced once the new one is complete
+    chk = _refuse_existing(path, force)  # naming `path` as given
     path = Path(os.path.realpath(Path(path).expanduser()))
-    chk = _refuse_existing(path, force)
     chk(path if os.path.lexists(path) else None)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp,old = _tmp_dir(path),None
     try:
-        write(tmp)
+        with _term_cleanly(), _say_full(path.parent, "the output's folder"): write(tmp)
         for f in [*tmp.rglob('*'), tmp]: _fsync(f)
         if os.path.lexists(path):
             chk(path)  # it appeared while we wrote
@@ -847,7 +933,9 @@ def _jsonl_chunk(job):
     dlgs,bad = [],[]
     for r in map(_read1, paths): (bad if isinstance(r, Exception) else dlgs).append(r)
     if not dlgs: return None,bad
-    try: return chat.dlgs2jsonl(dlgs, tmp, fmt, drop, shape),bad
+    try:
+        with _say_full(os.path.dirname(tmp), 'the temporary folder (set TMPDIR to a folder with room)'):
+            return chat.dlgs2jsonl(dlgs, tmp, fmt, drop, shape),bad
     except ValueError: pass
     for d in dlgs:  # find the dialog that can't be converted, to name its file
         try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
@@ -868,7 +956,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     "Write the dialogs at `src` as `dialog.chat.dlgs2jsonl` does, a chunk at a time in `workers` processes"
     _chk_on_error(on_error)
     chat.chk_drop(drop); chat.chk_shape(shape, fmt)
-    if not force and Path(fname).exists(): raise _exists(fname)
+    if Path(fname).exists(): _refuse_existing(fname, force)(fname)
     errs = L()
     with tempfile.TemporaryDirectory() as td:
         n,workers,chunks = _plan(src, workers)
@@ -895,17 +983,34 @@ _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file'
 
 def _is_uri(o): return isinstance(o, str) and '://' in o
 
+@contextmanager
+def _local_copy(fs, p):
+    "A temporary local copy of file `p` of pyarrow filesystem `fs`, named as it is: for what reads local files only"
+    with tempfile.TemporaryDirectory() as td:
+        q = os.path.join(td, p.rsplit('/', 1)[-1])
+        with fs.open_input_stream(p) as f, open(q, 'wb') as o:
+            while b := f.read(1<<20): o.write(b)
+        yield q
+
+def _uri_session(fs, p):
+    "Whether file `p` of pyarrow filesystem `fs` is an agent session, as `_is_session` tells a local one"
+    # (a `.jsonl` is fetched to be told: notebooks are listed by name alone)
+    try:
+        with _local_copy(fs, p) as q: return _is_session(q)
+    except OSError: return True  # listed, so that reading it says what is wrong, as a local unreadable file is
+
 def _uri_files(fs, root):
-    "The `.ipynb` files at `root` of pyarrow filesystem `fs` (a folder or a file), listed by `dlg_paths`'s rule"
-    # (`_hidden` names skipped below a folder) and in its order
+    "The dialog files at `root` of pyarrow filesystem `fs` (a folder or a file), listed by `dlg_paths`'s rule"
+    # (`_listed_file`: notebooks and agent sessions; `_hidden` names skipped below a folder) and in its order
     from pyarrow import fs as pafs
     kind = fs.get_file_info(root).type
     if kind==pafs.FileType.NotFound: raise FileNotFoundError(f'{root}: no such file or folder')
     if kind!=pafs.FileType.Directory: return [root]
     base = root.rstrip('/')
     fs_ = fs.get_file_info(pafs.FileSelector(base, recursive=True))
-    ps = (f.path for f in fs_ if f.type==pafs.FileType.File and f.path.endswith('.ipynb'))
-    return sorted((p for p in ps if not any(map(_hidden, p[len(base)+1:].split('/')))), key=_path_key)
+    ps = (f.path for f in fs_ if f.type==pafs.FileType.File)
+    ps = (p for p in ps if not any(map(_hidden, p[len(base)+1:].split('/'))))
+    return sorted((p for p in ps if _listed_file(p, p, partial(_uri_session, fs))), key=_path_key)
 
 def _ray_files(src):
     "The filesystems the files of `src` are on, and a `(filesystem's index, path)` pair per file, each once, in order"
@@ -926,7 +1031,16 @@ def _ray_files(src):
 # %% ../nbs/15_dataset.ipynb #4321347d
 def _read_uri(fs, p):
     "The dialog in file `p` of pyarrow filesystem `fs`, or the error that says why it can't be read"
-    # (an `OSError` naming the file)
+    # (an `OSError` naming the file); an agent session as `_read1` reads one, from a local copy
+    if p.endswith('.jsonl'):
+        try:
+            with _local_copy(fs, p) as q:
+                d = _read_session(q)
+                if isinstance(d, DialogFormatError): return DialogFormatError(d.problem.replace(q, p), p)
+                if isinstance(d, OSError): return OSError(d.errno, d.strerror, p)
+        except OSError as e: return OSError(e.errno, e.strerror or str(e), p)
+        d.meta['dialog']['session']['source'] = None  # no file of this machine's: the copy is gone
+        return d
     try:
         with fs.open_input_stream(p) as f: x = f.readall()
     except OSError as e: return OSError(e.errno, e.strerror or str(e), p)
@@ -969,6 +1083,8 @@ def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads
              **kwargs): # Passed to `map_batches`, e.g. `concurrency` or `num_cpus`
     "A `ray.data.Dataset` of the message rows (`msg_schema`) of the dialogs at `src`; `kwargs` go to `map_batches`"
     _chk_on_error(on_error)
+    if not isinstance(files_per_batch, int) or files_per_batch<1:
+        raise ValueError(f'files_per_batch must be a number of files of 1 or more, not {files_per_batch!r}')
     ray,pa = _ray(),_pa()
     fss,files = _ray_files(src)
     # no files: no rows, as the other readers give
@@ -1025,6 +1141,8 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
     "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
+    # any other iterable (a generator) made a list once: counted here, read by the writer
+    if not isinstance(src, (str, os.PathLike, list, tuple, L)) and hasattr(src, '__iter__'): src = list(src)
     n = len(_dlg_texts(src)) # counted first: the list is gone before the files are read
     if partition_by is not None and suf=='.jsonl':
         raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')

@@ -131,7 +131,13 @@ def _write_result(bs, many, folder):
             # a list or not, how many, each one's size
             fh.write(struct.pack(f'<{len(bs)+2}q', many, len(bs), *map(len, bs)))
             for b in bs: fh.write(b)
-    except BaseException: os.unlink(p); raise  # a full disk (or an interrupt) leaves no half-written result behind
+    except BaseException as e:
+        os.unlink(p)  # a full disk (or an interrupt) leaves no half-written result behind
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):  # which folder, and what to do
+            why = (f'{e.strerror}: the temporary folder of the results of the other processes is full '
+                   '(set TMPDIR to a folder with room, or pass workers=0)')
+            raise OSError(e.errno, why, folder) from None
+        raise
     return p
 
 def _result_file(f, job, folder, spill=None):
@@ -202,6 +208,8 @@ def _worker(f, jobs, todo, conn, folders, inherited=()):
     # sends `(index, result file in folders (`_result_dirs`), None)` for each, or `(index, None, (error, traceback))` and stops
     # Ctrl-C is for the process that started this one: it stops the others through `todo`
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # and SIGTERM ends it at once, as by default, whatever handler the process that started it had (a fork copies it)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # the pipes' read ends a fork copied: when the process that started this one dies, a send must fail
     for c in inherited: c.close()
     ppid,lock = os.getppid(),todo.get_lock()

@@ -658,18 +658,32 @@ def test_a_public_name_is_one_function():
         mod = importlib.import_module(f'dialog.{m}')
         assert not [n for n in dataset.__all__ if n in getattr(mod, '__all__', ()) and getattr(mod, n) is not getattr(dataset, n)], m
 
-def test_the_real_path_of_a_file_looked_up_by_its_folder(tmp_path, monkeypatch):
-    "`_once` tells files apart by `realpath`, with each folder's real path looked up once: the same key as `os.path.realpath`, links, `..` and relative paths alike"
+def test_a_file_is_its_device_and_inode(tmp_path, monkeypatch):
+    "`_once` tells files apart by device and inode: links, `..`, relative paths and hard links are one file; a broken link is its real path"
     from dialog.dataset import _file_key
     monkeypatch.chdir(tmp_path)
     (tmp_path/'a'/'b').mkdir(parents=True); (tmp_path/'a'/'b'/'f.ipynb').write_text('{}')
     os.symlink(tmp_path/'a', tmp_path/'l'); os.symlink(tmp_path/'a'/'b'/'f.ipynb', tmp_path/'a'/'g.ipynb')
     os.symlink(tmp_path/'nowhere', tmp_path/'a'/'gone.ipynb'); os.link(tmp_path/'a'/'b'/'f.ipynb', tmp_path/'a'/'h.ipynb')
-    ps = ['a/b/f.ipynb', 'l/b/f.ipynb', 'l/g.ipynb', 'a/g.ipynb', './a/b/../b/f.ipynb', 'a/gone.ipynb', 'a/h.ipynb', 'l/b/..',
-          str(tmp_path/'l'/'b'/'f.ipynb'), 'f.ipynb', 'l/missing.ipynb', 'a/b/./f.ipynb']
-    dirs = {}
-    assert [_file_key(p, dirs) for p in ps*2] == [os.path.realpath(p) for p in ps*2]
-    assert dlg_paths(['a/b/f.ipynb', 'l/b/f.ipynb', 'a/g.ipynb', 'a/h.ipynb']) == [Path('a/b/f.ipynb'), Path('a/h.ipynb')]  # a hard link is another file, as before
+    one = ['a/b/f.ipynb', 'l/b/f.ipynb', 'l/g.ipynb', 'a/g.ipynb', './a/b/../b/f.ipynb', 'a/h.ipynb', str(tmp_path/'l'/'b'/'f.ipynb'), 'a/b/./f.ipynb']
+    st = os.stat('a/b/f.ipynb')
+    assert {_file_key(p) for p in one} == {(st.st_dev, st.st_ino)}
+    assert _file_key('a/gone.ipynb') == os.path.realpath('a/gone.ipynb')
+    assert dlg_paths(['a/b/f.ipynb', 'l/b/f.ipynb', 'a/g.ipynb', 'a/h.ipynb']) == [Path('a/b/f.ipynb')]
+
+def test_a_hard_link_is_read_once_by_every_reader(tmp_path, monkeypatch):
+    "A hard link to a notebook (`cp -al`, `ln` into a curated subfolder) is the file it names: listed, counted, exported and sent to Ray once"
+    from dialog.dataset import _ray_files
+    monkeypatch.chdir(tmp_path)
+    for n in 'ab':
+        d = Dialog(n); d.mk_message(f'question {n}', msg_type='prompt', output=f'answer {n}'); d.save(f'f/{n}.ipynb')
+    os.makedirs('f/curated'); os.link('f/a.ipynb', 'f/curated/a.ipynb')
+    assert [str(p) for p in dlg_paths('f')] == ['f/a.ipynb', 'f/b.ipynb']
+    assert len(read_dialogs('f', workers=0)) == 2 and dlgs2table('f', workers=0).num_rows == 2
+    assert folder_stats('f', workers=0).startswith('2 dialogs')
+    assert export_folder('f', 'train.jsonl', workers=0) == 'wrote train.jsonl: 2 dialogs, 2 lines'
+    assert [os.path.relpath(p) for _,p in _ray_files('f')[1]] == ['f/a.ipynb', 'f/b.ipynb']
+    assert len(_ray_files(['f/curated', 'f'])[1]) == 2
 
 # The rows' own encoders: one rule with json and with the messages
 
@@ -702,3 +716,110 @@ def test_images_are_counted_in_outputs_and_attachments():
              dict(cell_type='raw', id='r1', metadata={}, source='plain')]
     d = reads_ipynb(json.dumps(dict(cells=cells, metadata={}, nbformat=4, nbformat_minor=5)))
     assert dlgs2table([d])['n_images'].to_pylist() == [2, 1, 0]
+
+@pytest.mark.parametrize('out,part', [('src', None), ('src', 'msg_type'), ('.', 'msg_type'), ('src/a.ipynb', None)])
+def test_force_never_replaces_the_sources_or_what_no_export_writes(tmp_path, monkeypatch, out, part):
+    "`force` replaces a previous export only: a folder holding dialogs (or a README, or a link), or a dialog file, is refused whole"
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    Path('README.md').write_text('mine')
+    before = sorted(map(str, Path('.').rglob('*')))
+    with pytest.raises(FileExistsError, match='nothing was replaced'): write_parquet('src', out, workers=0, force=True, partition_by=part)
+    assert sorted(map(str, Path('.').rglob('*'))) == before
+    with pytest.raises(FileExistsError, match='nothing was replaced'):
+        export_folder('src', out, partition_by=part or 'msg_type', workers=0, force=True)
+    assert sorted(map(str, Path('.').rglob('*'))) == before
+    # a previous export is replaced; a link inside one is refused, not followed
+    write_parquet('src', 'by', workers=0, partition_by='msg_type')
+    write_parquet('src', 'by', workers=0, partition_by='msg_type', force=True)
+    os.symlink(tmp_path/'src', 'by/link')
+    with pytest.raises(FileExistsError, match='holds link'): write_parquet('src', 'by', workers=0, force=True)
+    assert Path('src/a.ipynb').is_file()
+
+@pytest.mark.parametrize('out,unit', [('x.jsonl', 'line'), ('x.parquet', 'row')])
+def test_export_takes_any_iterable_of_paths(tmp_path, monkeypatch, out, unit):
+    "A generator of paths is listed once, counted and written: not spent on the count, leaving an empty export"
+    monkeypatch.chdir(tmp_path)
+    for n in 'ab': d = Dialog(n); d.mk_message('hi', msg_type='prompt', output='hello'); d.save(f'f/{n}.ipynb')
+    assert export_folder((str(p) for p in sorted(Path('f').glob('*.ipynb'))), out, workers=0) == f'wrote {out}: 2 dialogs, 2 {unit}s'
+
+@pytest.mark.parametrize('pat', ['talks/*.ipynb', 'talks/o*.ipynb', 'talks/**', 'talks/**/*.ipynb', '*/*.ipynb'])
+def test_a_glob_lists_no_folder_named_like_a_dialog(tmp_path, monkeypatch, pat):
+    "A glob lists files only, as a folder's search does: `old.ipynb/` (or a link to a folder) is no dialog file; its notebooks are listed where the pattern reaches them"
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('talks/a.ipynb'); d.save('talks/old.ipynb/b.ipynb')
+    os.symlink(tmp_path/'talks'/'old.ipynb', 'talks/link.ipynb')
+    got = [str(p) for p in dlg_paths(pat)]
+    assert not [p for p in got if os.path.isdir(p)], got
+    want = {'talks/*.ipynb': ['talks/a.ipynb'], 'talks/o*.ipynb': [], 'talks/**': ['talks/a.ipynb', 'talks/old.ipynb/b.ipynb'],
+            'talks/**/*.ipynb': ['talks/a.ipynb', 'talks/old.ipynb/b.ipynb'], '*/*.ipynb': ['talks/a.ipynb']}[pat]
+    assert got == want
+    if want: assert len(read_dialogs(pat, workers=0)) == len(want)
+
+@pytest.mark.parametrize('out', ['x.parquet', 'x.jsonl', 'by'])
+def test_sigterm_mid_write_leaves_nothing(tmp_path, out):
+    "SIGTERM (`timeout`, `kill`, `docker stop`) during a parallel export ends it as Ctrl-C does: exit 143, no temporary output, no result folder"
+    (tmp_path/'tmp').mkdir(); (tmp_path/'out').mkdir()
+    mk_folder(tmp_path/'f', 200)
+    code = f'''
+import os, signal
+from dialog import dataset, pool
+from dialog.dataset import write_parquet, paths2jsonl
+real = pool._take
+def take(*a):  # this process stops itself once it has results of the others in hand
+    if os.listdir(os.environ['TMPDIR']) and not hasattr(take, 'done'): take.done = os.kill(os.getpid(), signal.SIGTERM)
+    return real(*a)
+pool._take = take
+out = {str(tmp_path/'out'/out)!r}
+if out.endswith('.jsonl'): paths2jsonl({str(tmp_path/'f')!r}, out, workers=2)
+else: write_parquet({str(tmp_path/'f')!r}, out, workers=2, partition_by=None if out.endswith('.parquet') else 'msg_type')
+print('finished')
+'''
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=tmp_path,
+                       env=dict(os.environ, TMPDIR=str(tmp_path/'tmp'), PYTHONPATH=str(root)))
+    assert r.returncode == 143 and 'finished' not in r.stdout, r.stderr[-2000:]
+    assert os.listdir(tmp_path/'out') == [] and os.listdir(tmp_path/'tmp') == []
+
+def test_a_write_keeps_the_programs_own_sigterm_handler(tmp_path):
+    "The handler is the write's only where SIGTERM's was the default, and the previous one is back after"
+    import signal
+    d = Dialog('a'); d.mk_message('hi', msg_type='note')
+    old = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        write_parquet([d], tmp_path/'a.parquet')
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        mine = lambda *a: None
+        signal.signal(signal.SIGTERM, mine)
+        write_parquet([d], tmp_path/'b.parquet')
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally: signal.signal(signal.SIGTERM, old)
+
+def _full_file(folder):
+    "A descriptor that writes to /dev/full (every write: ENOSPC), and a real file's path in `folder` to unlink"
+    import tempfile
+    fd,p = tempfile.mkstemp(dir=folder); os.close(fd)
+    return os.open('/dev/full', os.O_WRONLY),p
+
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='needs /dev/full')
+def test_a_full_disk_names_the_folder_that_filled(tmp_path, monkeypatch):
+    "ENOSPC names the folder that is full: the others' results folder (and that TMPDIR or workers=0 changes it), or the output's"
+    import tempfile
+    from dialog import dataset
+    mk_folder(tmp_path/'f', 40)
+    monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path/'t')); (tmp_path/'t').mkdir()
+    real = tempfile.mkstemp
+    monkeypatch.setattr(tempfile, 'mkstemp', lambda suffix=None, dir=None, **kw: _full_file(dir) if suffix=='.res' else real(suffix, dir=dir, **kw))
+    with pytest.raises(OSError, match=r'temporary folder of the results .* full \(set TMPDIR .* workers=0\)') as e:
+        write_parquet(tmp_path/'f', tmp_path/'x.parquet', workers=2)
+    assert e.value.filename.startswith(str(tmp_path/'t'/'nbdialog-'))
+    monkeypatch.setattr(tempfile, 'mkstemp', real)
+    monkeypatch.setattr(dataset, '_tmp_file', lambda path: _full_file(path.parent))
+    for out in ('y.parquet', 'y.jsonl'):
+        with pytest.raises(OSError, match="the output's folder is full") as e:
+            export_folder(tmp_path/'f', tmp_path/out, workers=0)
+        assert e.value.filename == str(tmp_path)
+
+@pytest.mark.parametrize('n', [0, -1, 1.5])
+def test_ray_read_refuses_a_batch_of_no_files(tmp_path, n):
+    "`files_per_batch` below 1 is a ValueError naming it, before Ray is started (was ZeroDivisionError)"
+    with pytest.raises(ValueError, match=f'files_per_batch must be a number of files of 1 or more, not {n}'): ray_read(tmp_path, files_per_batch=n)

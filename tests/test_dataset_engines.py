@@ -74,3 +74,25 @@ def test_partitioned_and_plain_tables_agree(tmp_path_factory, specs, cols):
         dlgs.append(d)
     p = write_parquet(dlgs, tmp_path_factory.mktemp('h')/'parts', workers=0, partition_by=cols)
     assert read_parquet(p).sort_by(order).equals(dlgs2table(dlgs).sort_by(order))
+
+@pytest.mark.parametrize('by', ['msg_type', 'pinned', ['msg_type', 'has_error']])
+def test_a_folder_polars_partitioned_reads_back(tmp_path, by):
+    "Polars keeps the partition column in each file too (a text one as large_string): `read_parquet` takes its type and casts, as for any table written back"
+    import polars as pl
+    p = write_parquet(dialogs(), tmp_path/'ours.parquet', workers=0)
+    pl.read_parquet(p).write_parquet(tmp_path/'by', partition_by=by)
+    t = read_parquet(tmp_path/'by').sort_by(order)
+    assert t.select(list(msg_cols)).equals(read_parquet(p).sort_by(order))
+    assert [write_ipynb(d) for d in table2dlgs(t)]==[write_ipynb(d) for d in sorted(dialogs(), key=lambda d: d.name)]
+
+def test_one_partition_reads_alone_its_column_from_its_path(folder):
+    "A partition's folder, or one of its files, reads as its rows of the whole: the partition columns from the path, as DuckDB gives them"
+    cols,p = folder
+    whole = read_parquet(p).sort_by(order)
+    leaves = sorted({f.parent for f in p.rglob('*.parquet')})
+    assert leaves and all('=' in f.name for f in leaves)
+    for src in (leaves, sorted(p.rglob('*.parquet'))):
+        parts = [read_parquet(f) for f in src]
+        assert pa.concat_tables(parts).sort_by(order).equals(whole)
+    sub = read_parquet(leaves[0], columns=['name', cols[-1]])
+    assert sub.column_names == ['name', cols[-1]] and sub.num_rows == read_parquet(leaves[0]).num_rows

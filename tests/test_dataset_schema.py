@@ -78,3 +78,12 @@ def test_dlgs2table_names_a_malformed_message(kind):
     if kind.endswith(':att'): m.attachments = ['x']
     if kind=='c:tb': m.output = [dict(output_type='error', ename='E', evalue='v', traceback=5)]
     with pytest.raises(ValueError, match="dialog 'd': message 'bad1'"): dlgs2table([d])
+
+def test_a_row_without_a_name_is_refused():
+    "A null `name` is no dialog's: `table2dlgs` says which row, rather than make a dialog named None"
+    import pyarrow.compute as pc
+    from dialog.core import Dialog
+    d = Dialog('a'); d.mk_message('hi', msg_type='note'); d.mk_message('1+1')
+    t = dlgs2table([d])
+    t = t.set_column(0, 'name', pa.array(['a', None], pa.string()))
+    with pytest.raises(ValueError, match=r"row 1 has no name \(null\)"): table2dlgs(t)

@@ -82,3 +82,45 @@ def test_a_named_pipe_is_never_waited_on(agents):
     assert agents/'pipe.jsonl' not in dlg_paths(agents)
     ds,errs = read_dialogs([agents/'pipe.jsonl', agents/'nb.ipynb'], on_error='collect')
     assert [d.name for d in ds] == ['nb'] and 'not a regular file' in str(errs[0])
+
+@pytest.mark.parametrize('shape', ['openai_ft', 'hf', 'trl', 'sharegpt'])
+def test_a_custom_tool_call_is_exported_in_every_shape(tmp_path, monkeypatch, shape):
+    "A Codex rollout's custom (freeform) call is written by every training shape as a function call of one string argument `input`, never a KeyError"
+    from dialog.dataset import export_folder
+    monkeypatch.chdir(tmp_path)
+    ts = '2026-07-19T05:30:38.285Z'
+    def rec(t, p): return json.dumps({'timestamp': ts, 'type': t, 'payload': p})
+    lines = [rec('session_meta', {'id': '019f78da-e13e-72a2-9c10-aff27ecc7dfd', 'timestamp': ts, 'cwd': '/tmp/p', 'originator': 'codex_cli_rs', 'cli_version': '0.50.0'}),
+             rec('response_item', {'type': 'message', 'role': 'user', 'content': [{'type': 'input_text', 'text': 'Print fixture.'}]}),
+             rec('response_item', {'type': 'custom_tool_call', 'id': 'ctc_1', 'status': 'completed', 'call_id': 'call_1', 'name': 'exec', 'input': 'printf "a"'}),
+             rec('response_item', {'type': 'custom_tool_call_output', 'call_id': 'call_1', 'output': 'a'}),
+             rec('response_item', {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'It printed a.'}]})]
+    Path('s').mkdir(); Path('s/rollout-2026-07-19T05-30-38-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl').write_text('\n'.join(lines) + '\n')
+    assert export_folder('s', 'out.jsonl', workers=0, shape=shape) == 'wrote out.jsonl: 1 dialog, 1 line'
+    line = json.loads(Path('out.jsonl').read_text())
+    tools = line['tools'] if shape!='sharegpt' else [dict(function=f) for f in json.loads(line['tools'])]
+    assert [t['function']['name'] for t in tools] == ['exec']
+    assert tools[0]['function']['parameters']['properties'] == {'input': {'type': 'string'}}
+    if shape=='sharegpt': call = json.loads(line['conversations'][1]['value'])
+    else: call = next(m for m in line.get('messages', line.get('completion', [])) if m.get('tool_calls'))['tool_calls'][0]['function']
+    args = call['arguments'] if isinstance(call['arguments'], dict) else json.loads(call['arguments'])
+    assert (call['name'], args) == ('exec', {'input': 'printf "a"'})
+
+def test_ray_lists_and_reads_an_object_stores_sessions_as_the_local_readers_do(agents, monkeypatch):
+    "`ray_read('s3://…')` lists by `dlg_paths`'s rule (sessions in, other JSON Lines out) and reads a session as a session, on any pyarrow filesystem"
+    from pyarrow import fs as pafs
+    import pyarrow as pa, pickle
+    from dialog.dataset import _ray_files, _files2table
+    sub = pafs.SubTreeFileSystem(str(agents.parent), pafs.LocalFileSystem())  # stands in for S3FileSystem: not local
+    class S3:  # 's3://X': X of the temporary folder
+        from_uri = staticmethod(lambda u: (sub, u.split('://', 1)[1]))
+    monkeypatch.setattr(pafs, 'FileSystem', S3)
+    local = sorted(p.relative_to(agents).as_posix() for p in dlg_paths(agents))
+    fss,files = _ray_files('s3://agents')
+    assert sorted(p.removeprefix('agents/') for _,p in files) == local and any(p.endswith('.jsonl') for p in local)
+    t = _files2table(pa.table({'fs': [i for i,_ in files], 'path': [p for _,p in files]}), 'collect', tuple(fss))
+    assert [pickle.loads(x) for x in t['nbdialog_error'].to_pylist() if x] == []
+    want = dlgs2table(agents, workers=0)
+    assert t.num_rows == want.num_rows and sorted(set(t['name'].to_pylist())) == sorted(set(want['name'].to_pylist()))
+    key = lambda t: sorted(zip(*[t[c].to_pylist() for c in want.column_names if c not in ('path', 'dlg_meta', 'id', 'cell')]), key=repr)  # (a session's message ids are new at each read)
+    assert key(t) == key(want)
