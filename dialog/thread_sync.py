@@ -1528,13 +1528,13 @@ def _pieces_end(cells, i, s, k, ts, pre, nd):
     # `ts`: the texts of the cells from `i` on, `pre`: the sums of their lengths without white space, `nd`: the place
     # of the next text unlike each. A mark holding the length (`flat_len`): the one place where that many characters
     # end (a bisection: a read stays linear in the cells, whatever the pieces), then its digest; one written before
-    # it, each place in turn (`_flat_end`; without `flat`, `_pieces_of`). Tried from the places `_starts` gives alone,
+    # it, each place in turn (`_flat_end`; without `flat`, `_sha_end`). Tried from the places `_starts` gives alone,
     # whose reaches barely overlap, so the cells hashed are as many as the run's, twice at most. A mark that can't tell (none, or no
     # digest): every cell up to `k`, their texts not all one (as before marks)
     if k<=s: return None
     m = _cell_mark(cells[s])
     if not (isinstance(m.get('sha'), str) and isinstance(kind := m.get('kind'), str)): return k if nd[s-i]<=k else None
-    if not isinstance(flat := m.get('flat'), str): return next((e for e in range(s+1, k+1) if _pieces_of(cells[s:e+1])), None)
+    if not isinstance(flat := m.get('flat'), str): return _sha_end(kind, m['sha'], ts[s-i:k+1-i], s)
     if type(n := m.get('flat_len')) is not int: return _flat_end(kind, flat, ts[s-i:k+1-i], s)
     e = bisect.bisect_left(pre, pre[s-i]+n, s-i+2)-1+i
     ok = e<=k and pre[e+1-i]-pre[s-i]==n and any(ts[s-i:e+1-i]) and _flat_sha(kind, ''.join(ts[s-i:e+1-i]))==flat
@@ -1551,21 +1551,22 @@ def _flat_end(kind, flat, ts, s):
 # %% ../nbs/10_thread_sync.ipynb #sp1i0001
 _cuts = ('\n', '', ' ', '\n\n') # what a split leaves out between two pieces: the line break(s) it was made at, or none
 
-def _pieces_of(cs):
-    "Whether cells `cs` (adjacent, holding one cell's records) joined give the text their mark's digest was made from"
-    # a split's pieces do, but for line breaks at their ends (JupyterLab 4's Split Cell strips every one, on each
-    # piece): the mark's `flat` digest, of the text without white space, tells it in one pass. A mark written before
-    # it held `flat`: with one of `_cuts` between each two (every choice tried up to 4 pieces, one for all after).
-    # A copy a person edited doesn't. A mark without a digest (or none) can't tell: read as a split, as before marks
-    m = _cell_mark(cs[0])
-    if not (isinstance(sha := m.get('sha'), str) and isinstance(kind := m.get('kind'), str)): return True
-    ts = [x for c in cs if (x := _cell_txt(c))]
-    if not ts: return False
-    if isinstance(flat := m.get('flat'), str): return _flat_sha(kind, ''.join(ts))==flat
-    n = len(ts)-1
-    for js in itertools.product(_cuts, repeat=n) if n<=3 else ((s,)*n for s in _cuts):
-        if _digest(f'{kind}\n' + ts[0] + ''.join(a+b for a,b in zip(js, ts[1:])))==sha: return True
-    return False
+def _sha_end(kind, sha, ts, s):
+    "The place of the first of texts `ts` (of the cells from `s` on) that ends, from the second on, pieces giving digest `sha`"
+    # a mark written before it held `flat` (`_mark_sha` of kind `kind`): a split's pieces give it but for line breaks
+    # at their ends, so the texts (empty ones aside) with one of `_cuts` between each two, every choice tried up to 4
+    # of them, one for all after, each digest built as it goes: one pass over the cells from `s`. A copy a person
+    # edited doesn't give it
+    hs,got = [hashlib.sha256(f'{kind}\n'.encode('utf-8', 'surrogatepass')) for _ in _cuts],[]
+    for k,t in enumerate(ts):
+        if t:
+            for h,cut in zip(hs, _cuts): h.update(((cut if got else '')+t).encode('utf-8', 'surrogatepass'))
+            got.append(t)
+        if not k or not got or not (t or k==1): continue # no new text: no new answer
+        if len(got)>4: ok = any(h.copy().hexdigest()[:16]==sha for h in hs)
+        else: ok = any(_digest(f'{kind}\n' + got[0] + ''.join(a+b for a,b in zip(js, got[1:])))==sha
+                       for js in itertools.product(_cuts, repeat=len(got)-1))
+        if ok: return s+k
 
 def _names(c, tid):
     "Whether cell `c` holds thread records and names thread `tid` as theirs (None: names none)"

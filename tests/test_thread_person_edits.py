@@ -1528,7 +1528,7 @@ def test_a_notebook_a_script_made_of_a_threads_cells_says_how_to_read_it(tmp_pat
     assert [m.content for m in back.messages]==['Question 2', 'Answer 2', 'Question 3', 'Answer 3'] and not {m.id for m in back.messages} & {m.id for m in t.messages}
 
 def _chars_hashed(monkeypatch, tmp_path, n, how):
-    "Characters `dialog.thread_sync` hashes per cell in a read of a prompt of `n` lines split at each, then: `copies` (pieces 2..n copied below, outputs cleared) or `old marks` (marks without `flat_len`, a middle piece edited)"
+    "Characters `dialog.thread_sync` hashes per cell in a read of a prompt of `n` lines split at each, then: `copies` (pieces 2..n copied below, outputs cleared), or `old marks` (marks without `flat_len`, a middle piece edited), or `marks without flat` (nor `flat`)"
     import hashlib
     from dialog import thread_sync
     count,real = [0],hashlib.sha256
@@ -1541,7 +1541,8 @@ def _chars_hashed(monkeypatch, tmp_path, n, how):
     monkeypatch.setattr(thread_sync, 'hashlib', type('counted', (), {'sha256': staticmethod(sha)}))
     t = Thread(id='th'); t.add_message(Message(id='u', role='user', content='\n'.join(f'line{k:05d}' for k in range(n)))); t.add_message(Message(id='a', role='assistant', content='ok'))
     p = t.save(tmp_path/f'{how}{n}.ipynb'); nb = nb_of(p); c = nb['cells'][0]
-    if how=='old marks': c['metadata']['dialog']['cell'].pop('flat_len')
+    if how!='copies': c['metadata']['dialog']['cell'].pop('flat_len')
+    if how=='marks without flat': c['metadata']['dialog']['cell'].pop('flat')
     ls = _src(c).split('\n')
     ps = [dict(copy.deepcopy(c), id=f'p{k:07d}', source=s, outputs=[]) for k,s in enumerate([ls[0]+'\n'+ls[1]]+ls[2:])]
     if how=='copies': ps += [dict(copy.deepcopy(c), id=f'q{k:07d}', source=s, outputs=[]) for k,s in enumerate(ls[2:])]
@@ -1550,9 +1551,9 @@ def _chars_hashed(monkeypatch, tmp_path, n, how):
     dlg = read_ipynb(p); count[0] = 0; back = Thread.from_dialog(dlg)
     return count[0]/len(ps),back
 
-@pytest.mark.parametrize('how', ['copies', 'old marks'])
+@pytest.mark.parametrize('how', ['copies', 'old marks', 'marks without flat'])
 def test_finding_a_split_hashes_each_cell_a_bounded_number_of_times(monkeypatch, tmp_path, how):
-    "A split's pieces copied below them (every window of the mark's `flat_len` hashed whole from each place), or a split under marks without `flat_len` whose pieces don't rebuild the text (every later piece hashed from each place): quadratic in the pieces; characters hashed are counted, not timed"
+    "A split's pieces copied below them (every window of the mark's `flat_len` hashed whole from each place), or a split under marks without `flat_len` (or `flat`) whose pieces don't rebuild the text (every later piece hashed from each place, or the pieces joined again for each end): quadratic in the pieces; characters hashed are counted, not timed"
     (a,ta),(b,tb) = _chars_hashed(monkeypatch, tmp_path, 200, how),_chars_hashed(monkeypatch, tmp_path, 400, how)
     assert b/a<1.3, (a, b)
     if how=='copies': assert [m.content for m in tb.messages][:2]==['\n'.join(f'line{k:05d}' for k in range(400)), 'ok']
