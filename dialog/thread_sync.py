@@ -1018,8 +1018,9 @@ def _nb_stripped(cs, meta, w):
     # any cell holding its mark's id without records (a thread's save marks the cells of a dialog made elsewhere,
     # which it wrote no records in). Cells without a mark are a person's, added since the save (each save marks every
     # cell): they hide nothing, but a notebook made elsewhere has such cells too, so beside them only the first cell
-    # its save wrote, holding its mark's id (or every id renumbered: nbstripout) with no such cell before it, tells the
-    # file (a thread's first cell pasted, id kept, below a notebook's own cells is a pasted cell).
+    # its save wrote, holding its mark's id (or every id renumbered: nbstripout), with no such cell before it or more
+    # cells of its key than such cells, tells the file (a thread's first cell pasted, id kept, below as many of a
+    # notebook's own cells is a pasted cell).
     # Cells of several files' keys (a cell pasted from another thread's file): the file's are those of the one key
     # whose cells hold their marks' ids (nbdev-clean keeps ids; Jupyter gives a pasted copy a new one); of several
     # (a cell cut and pasted keeps its id), the one whose first cell is there holding its id; else of the key most
@@ -1035,7 +1036,7 @@ def _nb_stripped(cs, meta, w):
     elif len(n)>1 and (top := [k for k,f,h in zip(ks, firsts, hs) if f and h and k in held]): key = top[0]
     elif len(n)>1 and (not bare or list(n.values()).count(n[key])>1): return
     for i,(c,m,h,f) in enumerate(zip(cs, ms, hs, firsts)):
-        if ks[i]!=key or u is not None and not (f and (h or pos) and i<u): continue
+        if ks[i]!=key or u is not None and not (f and (h or pos) and (i<u or 2*n[key]>len(cs))): continue
         if f or _cell_recs(c) is not None and h and 'flat' not in m or h and bare:
             raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
@@ -1915,7 +1916,8 @@ _rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread k
                "Paste keeps a cell's id, the one whose first cell is there holding its id; else most of them, in a "
                "notebook without `kernelspec`; a cell a person added since the save holds no mark: beside such cells, "
                "only the cell the save wrote first, holding its mark's id or every id renumbered, with none of them "
-               "before it, tells it, as a thread's first cell pasted below a notebook's own cells is a pasted cell), among "
+               "before it or its key's cells more than they, tells it, as a thread's first cell pasted below as many of "
+               "a notebook's own cells is a pasted cell), among "
                "them the thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or "
                "renumbered by nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save "
                "writes none, nbdev-clean adds none; records or not: a thread of a dialog made elsewhere marks its "

@@ -1488,20 +1488,21 @@ def test_an_edited_copy_of_an_image_prompt_keeps_the_images_its_text_shows(tmp_p
         assert _imgs(back)[0]==('u0', 'Look at this', [('p.png', _PNG1)])
         assert _imgs(back)[-1]==(f'copy{int(keep)}000-0', 'Look again', [('p.png', _PNG1)] if keep else [])
 
-@pytest.mark.parametrize('kind', ['markdown', 'code'])
+@pytest.mark.parametrize('kind', ['markdown', 'code', 'markdown on top'])
 def test_a_cell_a_person_added_then_the_notebooks_record_stripped_is_a_valueerror(tmp_path, kind):
     "A note or code cell a person added since the last save (no mark: each save marks every cell), then nbdev-clean keeping the cells' keys alone: the unmarked cell made the file look made elsewhere, read silently as another thread (the file's name as id, every message id new), through `DialogThreadStore` too; a thread's first cell pasted (id kept) below a notebook's own cells is still a pasted cell"
     from dialog.threadstore import DialogThreadStore
     import asyncio
     t = _kind_thread('th-1', 'A'); p = t.save(tmp_path/'th-1.ipynb')
-    edit(p, lambda nb: nb['cells'].append(cell(kind, 'mine0001', 'my note' if kind=='markdown' else 'x = 1')))
-    assert [m.id for m in Thread.read(p).messages][:5]==[m.id for m in t.messages]
+    top = kind.endswith('on top'); c = cell(kind.split()[0], 'mine0001', 'x = 1' if kind=='code' else 'my note')
+    edit(p, lambda nb: nb['cells'].insert(0, c) if top else nb['cells'].append(c))
+    assert {m.id for m in t.messages} <= {m.id for m in Thread.read(p).messages}
     _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
-    with pytest.raises(ValueError, match=r"th-1\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
+    with pytest.raises(ValueError, match=rf"th-1\.ipynb\), cell {int(top)} \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
         Thread.read(p)
     s = DialogThreadStore(tmp_path); asyncio.run(s.initialize())
     with pytest.raises(ValueError, match=r"thread 'th-1': its file .*th-1\.ipynb can't be read .*without the thread's record"): asyncio.run(s.get('th-1'))
-    q = tmp_path/'other.ipynb'; put(q, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [cell('markdown', 'own00001', 'mine')] + nb_of(p)['cells'][:1]})
+    q = tmp_path/'other.ipynb'; put(q, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [cell('markdown', 'own00001', 'mine')] + [x for x in nb_of(p)['cells'] if x['id']!='mine0001'][:1]})
     assert [m.content for m in Thread.read(q).messages][-2:]==['<note id="own00001">\nmine\n</note>\n\nFirst?A', 'One.A']
 
 def test_a_cell_cut_from_another_threads_file_in_a_jupyterlab_saved_file_then_its_record_stripped_is_a_valueerror(tmp_path):
