@@ -682,6 +682,8 @@ def _refuse_existing(path, force):
     def check(cur):
         if cur is None: return
         if not force: raise _exists(path)
+        if os.path.islink(path) and os.path.isdir(path):  # what it leads to is no export's to remove
+            raise FileExistsError(f'{path} is a link to a folder: nothing was replaced (name the folder itself)')
         if (x := _foreign(cur)) is not None:
             what = 'is a dialog file' if str(x)==str(cur) else f'holds {os.path.relpath(x, cur)}, which no export writes'
             raise FileExistsError(f'{path} {what}: nothing was replaced '

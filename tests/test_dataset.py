@@ -735,6 +735,11 @@ def test_force_never_replaces_the_sources_or_what_no_export_writes(tmp_path, mon
     os.symlink(tmp_path/'src', 'by/link')
     with pytest.raises(FileExistsError, match='holds link'): write_parquet('src', 'by', workers=0, force=True)
     assert Path('src/a.ipynb').is_file()
+    # nor is a folder replaced through a link to it, even one holding an export alone
+    os.unlink('by/link'); os.symlink(tmp_path/'by', 'out')
+    for part in (None, 'msg_type'):
+        with pytest.raises(FileExistsError, match='is a link to a folder'): write_parquet('src', 'out', workers=0, force=True, partition_by=part)
+    assert os.path.islink('out') and Path('by/msg_type=prompt').is_dir()
 
 @pytest.mark.parametrize('out,unit', [('x.jsonl', 'line'), ('x.parquet', 'row')])
 def test_export_takes_any_iterable_of_paths(tmp_path, monkeypatch, out, unit):
