@@ -547,11 +547,10 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
              whole=whole)
     dlg.meta['dialog'] = dict(session=s)
     if system is not None: dlg.system = system
-    # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`), which finds the
-    # messages read by their keys
-    if not stamp and any('wire' in m.meta['dialog'] for m in msgs):
-        dlg.meta['dialog']['unstamped'] = 'session'
-        s['keys'] = _keys((m.meta['dialog']['session']['records'], m.meta['dialog']['session']['fp']) for m in msgs)
+    # each message read's key, in the order read: what a write (`_entries`) and the stamper find the messages read by
+    if not stamp: s['keys'] = _keys((x['records'], x['fp']) for x in (m.meta['dialog']['session'] for m in msgs))
+    # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`)
+    if not stamp and any('wire' in m.meta['dialog'] for m in msgs): dlg.meta['dialog']['unstamped'] = 'session'
     return dlg
 
 # %% ../nbs/08_session.ipynb #7d2f4c18
@@ -624,12 +623,12 @@ def _rec(l):
     try: return _loads(l)
     except (ValueError, RecursionError): return _Torn()
 
-def _found(dlg, keys):
-    "The prompt message of `dlg` holding each message read (`keys`), None where none does: a message found once at most"
+def _found(msgs, keys):
+    "The prompt message of `msgs` holding each message read (`keys`), None where none does: a message found once at most"
     at = {}
     for k,x in reversed(list(enumerate(keys))): at.setdefault(x, []).append(k)
     res = [None]*len(keys)
-    for m in dlg.messages:
+    for m in msgs:
         ms = _dmeta(m).get('session') if m.msg_type==sprompt else None
         fp = ms.get('fp') if isinstance(ms, dict) else None
         if not (is_str_list(fp) and len(fp)==2 and (rs := _recs_of(m))): continue
@@ -637,6 +636,18 @@ def _found(dlg, keys):
         ks = at.get(_key(rs, fp, False)) or at.get(_key(rs, fp, True))
         if ks: res[ks.pop()] = m
     return res
+
+# %% ../nbs/08_session.ipynb #79c32961
+def _read_at(ps, # A dialog's prompt messages
+             s): # Its session metadata
+    "The message of `ps` that is each message read, in the order read (None where it is gone): found by its key"
+    # a dialog whose metadata holds no keys (written before they were kept) is found by the ids read
+    if is_str_list(keys := s.get('keys')): return _found(ps, keys)
+    if not is_str_list(old := s.get('msgs')): return []
+    by = {}
+    for m in ps:
+        if _recs_of(m): by.setdefault(m.id, m)
+    return [by.pop(i, None) for i in old]
 
 # %% ../nbs/08_session.ipynb #b65c5fe4
 def _stamp_sess(dlg, # A dialog `sess2dlg` read, marked unstamped
@@ -649,14 +660,14 @@ def _stamp_sess(dlg, # A dialog `sess2dlg` read, marked unstamped
     keys,ids = s.get('keys'),s.get('msgs')
     # what a reader writes (a key to each id read, each id once), else no stamps
     if not (is_str_list(keys) and is_str_list(ids) and len(keys)==len(ids)==len(set(ids))): return
-    found = _found(dlg, keys)
+    found = _found(dlg.messages, keys)
     have = [k for k,m in enumerate(found) if m is not None]
     # a message read and missing: the mark stays, and the dialog is stamped again when one comes back
     if len(have)<len(keys) and s.get('stamped')==have: return True
     n = next((k for k,m in enumerate(found) if m is None), len(found))
     if have: _stamp_read(dlg, s, A, [found[k] for k in have], n)
     if len(have)<len(keys): s['stamped'] = have; return True
-    s.pop('keys', None); s.pop('stamped', None)
+    s.pop('stamped', None)  # `keys` stay: a write finds the messages read by them
 
 def _stamp_read(dlg, s, A, read, n):
     "Stamp messages `read` (in the order read; the first `n` read, then some) with the digests of reading them again"
@@ -959,16 +970,15 @@ def _entries(dlg, A, s, fork):
     sid = s.get('id') or A.new_id()
     out = [[r, None, 'new'] for r in A.new_head(sid, dlg)] if fresh else [[None, l] for l in s.get('head') or []]
     ps = [m for m in dlg.messages if m.msg_type==sprompt]
-    ids,old = [m.id for m in ps],s.get('msgs') or []
-    dirty = fresh or ids!=old
+    # the messages read from this file, in the order read (found by what travels with them, never by id: `_read_at`):
+    # their records are this session's, whatever session id they name (a resumed session's file holds two) and however
+    # alike another's they are (records Claude Code wrote twice); each written as read while unedited
+    found = _read_at(ps, s)
+    same = len(ps)==len(found) and all(a is b for a,b in zip(ps, found))
+    dirty = fresh or not same
     # the first message not where it was read (moved, new, or after a deleted one)
-    moved = next((k for k,(a,b) in enumerate(zip(ids, old)) if a!=b), min(len(ids), len(old)) if ids!=old else None)
-    # the messages read from this file (each id read, first met): their records are this session's, whatever session
-    # id they name (a resumed session's file holds two) and however alike another's they are (records Claude Code
-    # wrote twice); each written as read while unedited
-    own,read = {},set(old) if is_str_list(old) else set()
-    for m in ps:
-        if m.id in read and (recs := _recs_of(m)): own[id(m)] = recs; read.discard(m.id)
+    moved = None if same else next((k for k,(a,b) in enumerate(zip(ps, found)) if a is not b), min(len(ps), len(found)))
+    own = {id(m): _recs_of(m) for m in found if m is not None}
     firsts,k0,idm = {},None,None
     for r in own.values(): firsts[r[0]] = firsts.get(r[0], []) + r
     for k,m in enumerate(ps):

@@ -237,6 +237,28 @@ def test_cleared_outputs_keep_the_replies(tmp_path):
     # every assistant record but the signed thinking made for the old prompt
     assert sum(r.get('type')=='assistant' for r in recs)==8-sum(map(thinks, src.read_text().splitlines()))
 
+def _stripped(dlg, path, clear=True):
+    "`dlg` saved as a notebook, cleaned as nbstripout's defaults clean one (outputs cleared, cell ids renumbered 0, 1, ...), read back"
+    from dialog.ipynb import read_ipynb
+    dlg.save(path); nb = json.loads(path.read_text())
+    for k,c in enumerate(nb['cells']):
+        c['id'] = str(k)
+        if clear and c['cell_type']=='code': c['outputs'] = []
+    path.write_text(json.dumps(nb)); return read_ipynb(path)
+
+def test_renumbered_cell_ids_write_back_as_read(tmp_path):
+    "A message read is found by its records, never by its id: with the cell ids renumbered (nbstripout's defaults), outputs cleared or kept, an unedited session writes back byte for byte, its reasoning kept, in both formats; a resumed session (two session ids) and a turn Claude Code wrote twice too"
+    from test_session_gen import small_claude, small_codex
+    cl = small_claude(3); k = next(i for i,l in enumerate(cl) if i and 'Prompt 2' in l); j = next(i for i,l in enumerate(cl) if 'Prompt 3' in l)
+    files = dict(claude=cl, codex=small_codex(3), twice=cl[:j] + cl[k:j] + cl[j:],
+                 resumed=cl[:j] + [l.replace('11111111-2222-4333-8444-555555555555', '22222222-2222-4333-8444-555555555555') for l in cl[j:]])
+    for name,lines in files.items():
+        p = tmp_path/f'{name}.jsonl'; p.write_text('\n'.join(lines) + '\n')
+        for clear in (True, False):
+            dlg = _stripped(sess2dlg(p), tmp_path/f'{name}-{clear}.ipynb', clear)
+            assert [m.id for m in dlg]==[str(k) for k in range(len(dlg))]
+            assert dlg2sess(dlg, tmp_path/f'{name}-o.jsonl', force=True).read_bytes()==p.read_bytes(), (name, clear)
+
 def test_broken_tool_block_is_refused(tmp_path):
     "A tool block whose JSON an edit broke is an error naming the message, and nothing is written: never the call rewritten as text"
     dlg = sess2dlg(_small(tmp_path, 1))
@@ -399,7 +421,7 @@ def test_pasted_copy_never_repeats_a_call_id(recs, data):
         assert all(l in lines for l in m.meta['dialog']['session']['records'] if ('"uuid"' not in l or '"parentUuid"' not in l) and '"leafUuid"' not in l and '"signature"' not in l and '"encrypted_content"' not in l)
 
 def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_path):
-    "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them gets a new call id, and the original, read from the file, keeps its own (no id twice either way)"
+    "Two Codex prompts alike (same text, same millisecond: the same first record), the later one's reply calling a tool: its copy pasted between them is the first in the dialog holding those records, so it keeps the call id and the original after it gets a new one, as dlg2chat names them (no id twice either way)"
     ts, it = '2026-01-01T00:00:00.000Z', lambda p: dict(timestamp=ts, type='response_item', payload=p)
     recs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1')),
             it(dict(type='message', role='user', content=[dict(type='input_text', text='go')])),
@@ -412,7 +434,8 @@ def test_a_copy_pasted_before_a_codex_prompt_read_alike_repeats_no_call_id(tmp_p
     dlg.mk_messages([dlg[1]], after=dlg[0])
     out = [json.loads(l)['payload'] for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().split('\n') if l]
     ids = [p['call_id'] for p in out if p.get('type') == 'function_call']
-    assert len(ids) == 2 and len(set(ids)) == 2 and ids[1] == 'c1'
+    sent = [m['call_id'] for m in dlg2chat(dlg, 'responses') if m.get('type') == 'function_call']
+    assert ids == sent == ['c1', 'c1-2']
     assert [p['call_id'] for p in out if p.get('type') == 'function_call_output'] == ids  # each result after its own call
 
 def test_quoted_thinking_in_a_tool_result_stays_in_its_record(tmp_path):
@@ -624,11 +647,13 @@ def test_records_written_twice_written_back_as_read(tmp_path):
     p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines[:k] + lines[:k] + lines[k:]) + '\n')
     dlg = sess2dlg(p)
     assert len(dlg)==3 and dlg2sess(dlg, tmp_path/'u.jsonl').read_bytes()==p.read_bytes()
-    # a copy pasted before the message it copies is still the copy: the records read keep their ids
+    # a copy pasted before the message it copies is the first in the dialog holding its records: it keeps their ids,
+    # and the original after it gets new ones, as dlg2chat names them
     dlg.mk_messages([dlg[2]], after=dlg[0])
     recs = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
     uses = [b['id'] for r in recs for b in (r.get('message') or {}).get('content') or [] if isinstance(b, dict) and b.get('type')=='tool_use']
-    assert uses.count('toolu_2')==1 and uses[-1]=='toolu_2' and len(set(uses[2:]))==2
+    sent = [b['id'] for m in dlg2chat(dlg, 'anthropic') if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_use']
+    assert uses.count('toolu_2')==1 and uses[1]=='toolu_2' and uses[-1]==sent[-1]=='toolu_2-2'
 
 def _with_result(md, cid, res, args=None):
     "Reply `md` with call `cid`'s tool block given result `res` (and arguments `args`, when given)"
