@@ -268,8 +268,8 @@ def _from(tmpl, **kw):
     return dict(parentUuid=None, isSidechain=False) | r | dict(uuid=str(uuid.uuid4()), timestamp=_now()) | kw
 
 @patch(cls_method=True)
-def mk_prompt(cls:ClaudeCode, tmpl, txt):
-    return _from(tmpl['user'], type='user', message=dict(role='user', content=txt), isSidechain=cls.side)
+def mk_prompt(cls:ClaudeCode, tmpl, c): # its content: a text, or blocks
+    return _from(tmpl['user'], type='user', message=dict(role='user', content=c), isSidechain=cls.side)
 
 # %% ../nbs/08_session.ipynb #9f3365d0
 @patch(cls_method=True)
@@ -285,10 +285,10 @@ def set_prompt(cls:ClaudeCode, r, txt):
 # %% ../nbs/08_session.ipynb #622eb4c9
 @patch(cls_method=True)
 def mk_item(cls:ClaudeCode, tmpl, kind, v):
-    "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, text)`"
+    "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, fields)`"
     u,a = tmpl['user'],tmpl.get('assistant') or tmpl['user']
     if kind=='result':
-        res = dict(type='tool_result', tool_use_id=v[0], content=v[1])
+        res = dict(type='tool_result', tool_use_id=v[0]) | v[1]  # its content, and is_error when set
         return _from(u, type='user', message=dict(role='user', content=[res]), isSidechain=cls.side)
     b = dict(type='text', text=v) if kind=='text' else dict(type='tool_use', id=v[0], name=v[1], input=v[2])
     # a message of its own: a new id (records of one API response share theirs), and no other message's model or state
@@ -305,7 +305,7 @@ def set_items(cls:ClaudeCode, r, new):
         elif n is None: continue
         elif b.get('type')=='tool_use': bs.append(b | dict(name=n[0], input=n[1]))
         elif b.get('type')=='text': bs.append(b | dict(text=n[1]))
-        else: bs.append({k:v for k,v in b.items() if k!='is_error'} | dict(content=n))
+        else: bs.append({k:v for k,v in b.items() if k not in ('is_error', 'content')} | n)  # a result's fields
     r = r | dict(message=r['message'] | dict(content=bs))
     if r.get('type')=='user': r.pop('toolUseResult', None)  # the tool's own account of a result that changed
     return r
@@ -418,8 +418,8 @@ def chat_msgs(cls:Codex, recs):
 
 # %% ../nbs/08_session.ipynb #6360b612
 @patch(cls_method=True)
-def mk_prompt(cls:Codex, tmpl, txt):
-    p = dict(type='message', role='user', content=[dict(type='input_text', text=txt)])
+def mk_prompt(cls:Codex, tmpl, c): # its content: a text, or parts
+    p = dict(type='message', role='user', content=[dict(type='input_text', text=c)] if isinstance(c, str) else c)
     return dict(timestamp=_now(), type='response_item', payload=p)
 
 # %% ../nbs/08_session.ipynb #20466219
@@ -431,19 +431,19 @@ def set_prompt(cls:Codex, r, txt):
 # %% ../nbs/08_session.ipynb #d9b4d3bd
 @patch(cls_method=True)
 def mk_item(cls:Codex, tmpl, kind, v):
-    "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, text, custom)`"
+    "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, fields, custom)`"
     if kind=='text': p = dict(type='message', role='assistant', content=[dict(type='output_text', text=v)])
     elif kind=='call' and v[3].get('custom'):
         p = dict(type='custom_tool_call', call_id=v[0], name=v[1], input=v[2].get('input', ''))
     elif kind=='call':
         p = dict(type='function_call', name=v[1], arguments=codec_kit.args_json(dict(args=v[2], extra=v[3])), call_id=v[0])
-    else: p = dict(type='custom_tool_call_output' if v[2] else 'function_call_output', call_id=v[0], output=v[1])
+    else: p = dict(type='custom_tool_call_output' if v[2] else 'function_call_output', call_id=v[0]) | v[1]
     return dict(timestamp=_now(), type='response_item', payload=p)
 
 # %% ../nbs/08_session.ipynb #e6b62efc
 @patch(cls_method=True)
 def set_items(cls:Codex, r, new):
-    "Record `r` with its one item changed as `new` says: a call's `(name, args, extra)` or a result's text"
+    "Record `r` with its one item changed as `new` says: a call's `(name, args, extra)` or a result's fields"
     (n,),p = new,r['payload']
     if n is _KEEP: return r
     if p['type']=='message':
@@ -452,7 +452,7 @@ def set_items(cls:Codex, r, new):
     # the arguments as `dlg2chat` sends them (chat's `args_json`: their text as given while it still says them)
     elif p['type']=='function_call': p = p | dict(name=n[0], arguments=codec_kit.args_json(dict(args=n[1], extra=n[2])))
     elif p['type']=='custom_tool_call': p = p | dict(name=n[0], input=n[1].get('input', ''))
-    else: p = p | dict(output=n)
+    else: p = p | n
     return r | dict(payload=p)
 
 # %% ../nbs/08_session.ipynb #d4889b7c
@@ -779,20 +779,23 @@ def _turn_end(its, i):
     while i+1<len(its) and its[i+1] and all(x[0] in ('call', 'result', 'other') for x in its[i+1]): i += 1
     return i
 
-def _rebuild(A, recs, md, tmpl):
-    "Entries `[record, line]` of a reply's records `recs` (pairs) changed to hold reply `md`"
+def _rebuild(A, recs, md, tmpl, sent):
+    "Entries `[record, line]` of a reply's records `recs` (pairs) changed to hold reply `md` (`sent`: `_sent_of` it)"
     new = _md_items(md)
     its = [A.items(r) for r,_ in recs]
     flat = [(i, j, it) for i,xs in enumerate(its) if xs for j,it in enumerate(xs) if it[0]!='other']
     said = _said(A, [r for r,_ in recs], tmpl) if any(x[2][0] in ('call', 'result') for x in flat) else {}
     keep,anchor,used = _match(new, flat, said)
+    for i,j,(kind,key,_) in flat:  # a result changed: written as `dlg2chat` sends it (its images, its error flag)
+        if kind=='result' and (c := keep.get((i, j))) is not None and c is not _KEEP:
+            keep[i,j] = _res_fields(A, sent, key, c)
     after,at = {},-1
     # a result the reply now shows for a call that had none (running, or stopped): a result record after its turn
     done,calls = {x[2][1] for x in flat if x[2][0]=='result'},{n[1]:n for n in new if n[0]=='call'}
     for i,_,(kind,key,_) in flat:
         if kind!='call' or key in done or (n := calls.get(key)) is None: continue
         if n[4]!=(said[key][4] if key in said else ''):
-            e = [A.mk_item(tmpl, 'result', (key, n[4], bool(n[5].get('custom')))), None, 'new']
+            e = [A.mk_item(tmpl, 'result', (key, _res_fields(A, sent, key, n[4]), bool(n[5].get('custom')))), None, 'new']
             after.setdefault(_turn_end(its, i), []).append(e)
     for k,n in enumerate(new):
         if k in used: at = max(at, anchor.get(k, at)); continue
@@ -800,7 +803,8 @@ def _rebuild(A, recs, md, tmpl):
         elif n[0]=='call':
             i = tool_id(n[1], A.fmt)  # an id the agent's API takes, as `dlg2chat` sends it (chat's rule)
             after.setdefault(at, []).append([A.mk_item(tmpl, 'call', (i, n[2], n[3], n[5])), None, 'new'])
-            after[at].append([A.mk_item(tmpl, 'result', (i, n[4], bool(n[5].get('custom')))), None, 'new'])
+            res = _res_fields(A, sent, n[1], n[4])
+            after[at].append([A.mk_item(tmpl, 'result', (i, res, bool(n[5].get('custom')))), None, 'new'])
     res = after.get(-1, [])
     for i,(r,l) in enumerate(recs):
         if (xs := its[i]) is None: res.append([r, l])
@@ -810,6 +814,32 @@ def _rebuild(A, recs, md, tmpl):
             elif any(c is not None for c,x in zip(ch, xs) if x[0]!='other'): res.append([A.set_items(r, ch), None])
         res += after.get(i, [])
     return res
+
+# %% ../nbs/08_session.ipynb #98b570bd
+def _sent_of(A, m):
+    "What `dlg2chat` sends of prompt message `m` alone in `A`'s format: its prompt's content, each result's, each server call's"
+    # chat's codec output for the message as it now is (no kept records: rendered from its markdown and attachments)
+    d = Dialog('sent'); d.messages = [d.msg_cls(m.content, output=m.output, msg_type=sprompt, attachments=m.attachments)]
+    try: msgs = dlg2chat(d, A.fmt, limits=False)
+    except ValueError: return AttrDict(prompt=m.content, res={}, srv={})
+    u,res,srv = first(x for x in msgs if x.get('role')=='user'),{},{}
+    prompt = m.content if u is None else u.get('content')
+    for x in msgs:
+        bs = [x] if A is Codex else x.get('content') if isinstance(x.get('content'), list) else ()
+        for b in bs:
+            t = b.get('type')
+            if t in _outs: res[b.get('call_id')] = dict(output=b.get('output'))
+            elif t=='tool_result': res[b.get('tool_use_id')] = {k:b[k] for k in ('content', 'is_error') if k in b}
+            elif t in ('web_search_call', 'server_tool_use'): srv.setdefault(b.get('id'), []).append(b)
+            elif str(t).endswith('_tool_result') and b.get('tool_use_id') in srv: srv[b['tool_use_id']].append(b)
+    if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
+    return AttrDict(prompt=prompt, res=res, srv=srv)
+
+
+def _res_fields(A, sent, key, txt):
+    "The fields a result record of call `key` holds: as `dlg2chat` sends it (`sent`), else its text `txt`"
+    if (r := sent.res.get(tool_id(key, A.fmt)) if isinstance(key, str) else None) is not None: return r
+    return dict(output=txt) if A is Codex else dict(content=txt)
 
 # %% ../nbs/08_session.ipynb #7855227f
 def _parsed(e):
@@ -852,7 +882,7 @@ def _rebuild_msg(A, m, ms, out, sid):
     "Entries for prompt message `m` whose records (session metadata `ms`, or None for a new message) no longer match it"
     recs = [[None, l] for l in ms['records']] if ms else []
     fp,cur = (ms or {}).get('fp') or [None, None],_cur_fp(m, ms)
-    tmpl = _tmpls(A, recs, out, sid)
+    tmpl,sent = _tmpls(A, recs, out, sid),None  # `sent`: `_sent_of(A, m)`, made when needed
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
         if fp[0]!=cur[0]:  # the prompt's text edited: its image blocks kept as they were, their references taken out
@@ -861,8 +891,10 @@ def _rebuild_msg(A, m, ms, out, sid):
             recs = [A.sync_prompt(_parsed(e), old, txt) or e for e in recs]  # e.g. the prompt Codex shows on resume
         else: res = [[*p, 'link']]
 
-    else: res = [[A.mk_prompt(tmpl, m.content), None, 'new']]
-    return res + (recs if fp[1]==cur[1] else _rebuild(A, [(_parsed(e), e[1]) for e in recs], m.ai_res, tmpl))
+    # a new prompt holds what `dlg2chat` sends of it (its images as blocks or parts)
+    else: res = [[A.mk_prompt(tmpl, (sent := _sent_of(A, m)).prompt), None, 'new']]
+    if fp[1]==cur[1]: return res + recs
+    return res + _rebuild(A, [(_parsed(e), e[1]) for e in recs], m.ai_res, tmpl, sent or _sent_of(A, m))
 
 # %% ../nbs/08_session.ipynb #0a5b4837
 def _chain(es):

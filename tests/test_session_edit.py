@@ -259,6 +259,40 @@ def test_renumbered_cell_ids_write_back_as_read(tmp_path):
             assert [m.id for m in dlg]==[str(k) for k in range(len(dlg))]
             assert dlg2sess(dlg, tmp_path/f'{name}-o.jsonl', force=True).read_bytes()==p.read_bytes(), (name, clear)
 
+def _copy_to_end(dlg, m):
+    "A copy of prompt message `m` pasted at the end of `dlg` (a copied cell: its records along)"
+    import copy
+    dlg.messages.append(dlg.msg_cls(m.content, output=copy.deepcopy(m.output), msg_type=m.msg_type, meta=copy.deepcopy(m.meta), attachments=copy.deepcopy(list(m.attachments))))
+
+def test_rebuilt_results_and_prompts_written_as_dlg2chat_sends_them(tmp_path):
+    "A result holding an image, a result marked is_error, and a prompt holding an image, rebuilt (the result edited, or the message pasted): written as dlg2chat sends them (chat's codec output for the message), never as their markdown text; in both formats"
+    from test_session_gen import small_claude, small_codex
+    png = 'iVBORw0KGgo='
+    cl = [json.loads(l) for l in small_claude(2)]
+    cl[0]['message']['content'] = [dict(type='text', text='look at this'), dict(type='image', source=dict(type='base64', media_type='image/png', data=png))]
+    res = [r for r in cl if r['type']=='user' and isinstance(r['message']['content'], list) and r['message']['content'][0]['type']=='tool_result']
+    res[0]['message']['content'][0]['content'] = [dict(type='text', text='see'), dict(type='image', source=dict(type='base64', media_type='image/png', data=png))]
+    res[1]['message']['content'][0]['is_error'] = True
+    cx = [json.loads(l) for l in small_codex(2)]
+    next(r for r in cx if r['payload'].get('role')=='user')['payload']['content'].append(dict(type='input_image', image_url=f'data:image/png;base64,{png}'))
+    next(r for r in cx if r['payload'].get('type')=='function_call_output')['payload']['output'] = [dict(type='input_image', image_url=f'data:image/png;base64,{png}')]
+    def results(ms, fmt):
+        if fmt=='responses': return [(x['call_id'], x['output']) for x in ms if x.get('type')=='function_call_output']
+        return [(b['tool_use_id'], b['content'], b.get('is_error')) for m in ms if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result']
+    def prompts(ms): return [m['content'] for m in ms if m.get('role')=='user' and not (isinstance(m['content'], list) and m['content'][0].get('type')=='tool_result')]
+    for recs,fmt in ((cl, 'anthropic'), (cx, 'responses')):
+        for what in ('edited', 'pasted'):
+            p = tmp_path/f'{fmt}.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+            dlg = sess2dlg(p)
+            if what=='pasted': _copy_to_end(dlg, dlg[0]); _copy_to_end(dlg, dlg[1])
+            else:
+                dlg[0].ai_res = dlg[0].ai_res.replace(png, 'AAAA')
+                if fmt=='anthropic': dlg[1].ai_res = dlg[1].ai_res.replace('ok 2', 'ok 2, trace cut')
+            sent = dlg2chat(dlg, fmt)
+            back = dlg2chat(sess2dlg(dlg2sess(dlg, tmp_path/f'{fmt}-{what}.jsonl')), fmt)
+            assert results(back, fmt)==results(sent, fmt) and prompts(back)==prompts(sent), (fmt, what)
+            assert png in json.dumps(prompts(back)[-2 if what=='pasted' else 0]) and '](attachment:' not in json.dumps(back)
+
 def test_broken_tool_block_is_refused(tmp_path):
     "A tool block whose JSON an edit broke is an error naming the message, and nothing is written: never the call rewritten as text"
     dlg = sess2dlg(_small(tmp_path, 1))
