@@ -1227,6 +1227,12 @@ def _target(A, path, fork, sid, src):
     if path is None and not (fork and src):
         msg = 'dlg2sess: give the path to write (a fork goes next to its source by default)'
         raise ValueError(msg)
+    # a default folder only beside a session file that is there: a source stored in a notebook from elsewhere names
+    # a place of its author's choosing, and no folder is made from it
+    if path is None and not os.path.isfile(src):
+        msg = (f"dlg2sess: {src}, the session this dialog was read from, is not on this machine: give the folder to fork "
+               "into (path=...)")
+        raise ValueError(msg)
     p = Path(src).parent if path is None else Path(path).expanduser()
     if fork:
         if p.exists() and not p.is_dir():

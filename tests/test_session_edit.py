@@ -1,5 +1,5 @@
 "Edits rebuild only what they touched, and the written session reads back as the edited dialog, its Claude Code chain whole"
-import json, tempfile, pytest
+import json, re, tempfile, pytest
 from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
@@ -46,7 +46,9 @@ def states(msgs):
     bs = [b for m in msgs for b in ([m] if 'type' in m else m.get('content') if isinstance(m.get('content'), list) else [])]
     return {b.get('signature') or b.get('data') or b.get('encrypted_content') for b in bs if b.get('type') in ('thinking', 'redacted_thinking', 'reasoning')} - {None, ''}
 def unlinked(l): return {k:v for k,v in json.loads(l).items() if k!='parentUuid'}
-def norm(dlg, think=True): return [(' '.join(c.split()), ' '.join((r if think else unthought(r)).split())) for c,r in pairs(dlg)]  # whitespace aside (a blank text is no record)
+# whitespace aside (a blank text is no record; a blank result is written as dlg2chat sends it, Anthropic's '(no output)', read back as none)
+def _blank_res(r): return re.sub(r'"result": "(?:\s|\\[ntr])*"', '"result": ""', r)
+def norm(dlg, think=True): return [(' '.join(c.split()), ' '.join(_blank_res(r if think else unthought(r)).split())) for c,r in pairs(dlg)]
 def pairs(dlg): return [(m.content, m.ai_res) for m in dlg if m.msg_type=='prompt']
 
 @st.composite

@@ -106,3 +106,17 @@ def test_codex_fork_goes_in_todays_day_folder(tmp_path):
         assert datetime.datetime.fromisoformat(ts.replace('Z', '+00:00'))>=before
     flat = tmp_path/'flat'; flat.mkdir()
     assert dlg2sess(sess2dlg(_small_codex(flat)), fork=True).parent==flat
+
+def test_fork_default_folder_only_beside_a_source_that_is_here(tmp_path):
+    "A fork without `path` goes beside its source only when that file is on this machine: a notebook from elsewhere whose stored source names a missing file (a place its author chose) is a ValueError asking for the folder, and no folder is made; with `path` it forks"
+    from dialog.ipynb import read_ipynb
+    from test_session_edit import _small
+    dlg = sess2dlg(_small(tmp_path))
+    away = tmp_path/'victim'/'.config'/'autostart'
+    dlg.meta['dialog']['session']['source'] = str(away/'x.jsonl')
+    dlg.save(tmp_path/'shared.ipynb')
+    shared = read_ipynb(tmp_path/'shared.ipynb')
+    with pytest.raises(ValueError, match='not on this machine: give the folder'): dlg2sess(shared, fork=True)
+    assert not (tmp_path/'victim').exists()
+    (here := tmp_path/'here').mkdir()
+    assert dlg2sess(shared, here, fork=True).parent==here
