@@ -204,6 +204,10 @@ def items(cls:ClaudeCode, r:dict): # A record
             elif t=='text' and isinstance(b.get('text'), str): res.append(('text', b['text'].strip('\n'), b))
             elif t=='tool_use' and isinstance(b.get('id'), str):
                 res.append(('call', b['id'], (b.get('name'), b.get('input'))))
+            # a call the API ran itself (a web search) and its result block: one item, told by the call's id
+            elif t=='server_tool_use' and isinstance(b.get('id'), str): res.append(('server', b['id'], b))
+            elif str(t).endswith('_tool_result') and isinstance(b.get('tool_use_id'), str):
+                res.append(('server', b['tool_use_id'], b))
             else: res.append(('other', None, b))
         elif t=='tool_result': res.append(('result', b.get('tool_use_id'), _res_shown(b.get('content'))))
         else: res.append(('other', None, b))
@@ -285,12 +289,13 @@ def set_prompt(cls:ClaudeCode, r, txt):
 # %% ../nbs/08_session.ipynb #622eb4c9
 @patch(cls_method=True)
 def mk_item(cls:ClaudeCode, tmpl, kind, v):
-    "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, fields)`"
+    "A new record holding one item: a text, a call `(id, name, args, extra)`, a result `(id, fields)` or a server block"
     u,a = tmpl['user'],tmpl.get('assistant') or tmpl['user']
     if kind=='result':
         res = dict(type='tool_result', tool_use_id=v[0]) | v[1]  # its content, and is_error when set
         return _from(u, type='user', message=dict(role='user', content=[res]), isSidechain=cls.side)
-    b = dict(type='text', text=v) if kind=='text' else dict(type='tool_use', id=v[0], name=v[1], input=v[2])
+    b = dict(type='text', text=v) if kind=='text' else v if kind=='server' else dict(type='tool_use', id=v[0], name=v[1],
+                                                                                    input=v[2])
     # a message of its own: a new id (records of one API response share theirs), and no other message's model or state
     msg = dict(id='msg_' + uuid.uuid4().hex[:24], type='message', role='assistant', content=[b])
     return _from(a, type='assistant', message=msg, isSidechain=cls.side)
@@ -305,6 +310,7 @@ def set_items(cls:ClaudeCode, r, new):
         elif n is None: continue
         elif b.get('type')=='tool_use': bs.append(b | dict(name=n[0], input=n[1]))
         elif b.get('type')=='text': bs.append(b | dict(text=n[1]))
+        elif b.get('type')!='tool_result': bs.append(n)  # a server block (a web search's), as `dlg2chat` sends it
         else: bs.append({k:v for k,v in b.items() if k not in ('is_error', 'content')} | n)  # a result's fields
     r = r | dict(message=r['message'] | dict(content=bs))
     if r.get('type')=='user': r.pop('toolUseResult', None)  # the tool's own account of a result that changed
@@ -375,6 +381,7 @@ def items(cls:Codex, r:dict): # A record
         return [('call', p['call_id'], (p.get('name'), _args(p.get('arguments'))))]
     if t=='custom_tool_call' and isinstance(p.get('call_id'), str):
         return [('call', p['call_id'], (p.get('name'), {'input': p.get('input')}))]
+    if t=='web_search_call' and isinstance(p.get('id'), str): return [('server', p['id'], p)]  # a search OpenAI ran
     if t in ('function_call_output', 'custom_tool_call_output'):
         return [('result', p.get('call_id'), _res_txt(p.get('output')))]
     return None
@@ -431,8 +438,9 @@ def set_prompt(cls:Codex, r, txt):
 # %% ../nbs/08_session.ipynb #d9b4d3bd
 @patch(cls_method=True)
 def mk_item(cls:Codex, tmpl, kind, v):
-    "A new record holding one item: a text, a call `(id, name, args, extra)` or a result `(id, fields, custom)`"
-    if kind=='text': p = dict(type='message', role='assistant', content=[dict(type='output_text', text=v)])
+    "A new record holding one item: a text, a call `(id, name, args, extra)`, a result `(id, fields, custom)` or a server item"
+    if kind=='server': p = v
+    elif kind=='text': p = dict(type='message', role='assistant', content=[dict(type='output_text', text=v)])
     elif kind=='call' and v[3].get('custom'):
         p = dict(type='custom_tool_call', call_id=v[0], name=v[1], input=v[2].get('input', ''))
     elif kind=='call':
@@ -443,7 +451,7 @@ def mk_item(cls:Codex, tmpl, kind, v):
 # %% ../nbs/08_session.ipynb #e6b62efc
 @patch(cls_method=True)
 def set_items(cls:Codex, r, new):
-    "Record `r` with its one item changed as `new` says: a call's `(name, args, extra)` or a result's fields"
+    "Record `r` with its one item changed as `new` says: a call's `(name, args, extra)` a result's fields, or a web search's item"
     (n,),p = new,r['payload']
     if n is _KEEP: return r
     if p['type']=='message':
@@ -452,6 +460,7 @@ def set_items(cls:Codex, r, new):
     # the arguments as `dlg2chat` sends them (chat's `args_json`: their text as given while it still says them)
     elif p['type']=='function_call': p = p | dict(name=n[0], arguments=codec_kit.args_json(dict(args=n[1], extra=n[2])))
     elif p['type']=='custom_tool_call': p = p | dict(name=n[0], input=n[1].get('input', ''))
+    elif p['type']=='web_search_call': p = n  # as `dlg2chat` sends it
     else: p = p | n
     return r | dict(payload=p)
 
@@ -707,7 +716,7 @@ def _md_items(md):
     for a,b in [*think_spans(md), (len(md), None)]:
         for p in parse_reply(md[pos:a]):
             if p['type']=='text': _no_broken_call(p['text']); res.append(('text', p['text'].strip('\n')))
-            elif not p['server']: res.append(('call', p['id'], p['name'], p['args'], p['result'], p['extra']))
+            else: res.append(('server' if p['server'] else 'call', p['id'], p['name'], p['args'], p['result'], p['extra']))
         if b is not None: res.append(('think', md[a:b])); pos = b
     return res
 
@@ -737,16 +746,18 @@ def _match(new, flat, said=None):
         k = take(lambda n, t='\n\n'.join(t for *_,t in run): n==('text', t))
         for i,j,_ in run: keep[i,j],at[i,j] = _KEEP if k is not None else None,k
         if k is not None: anchor[k] = run[-1][0]
-    calls = {n[1]:k for k,n in enumerate(new) if n[0]=='call'}
+    calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
     for i,j,(kind,key,v) in flat:
         if kind=='think':
             k = take(lambda n: n==('think', key))
             keep[i,j] = _KEEP if k is not None else None
-        elif kind in ('call', 'result'):
+        elif kind in ('call', 'result', 'server'):
             k = calls.get(key)
             if k is None: keep[i,j] = None; continue
             used.add(k); n,o = new[k],said.get(key)
-            if kind=='call': keep[i,j] = _KEEP if (_call_of(n)==_call_of(o) if o else (n[2],n[3])==v) else (n[2],n[3],n[5])
+            # a server call (a web search) unedited while the reply shows it as chat reads its records; else as sent
+            if kind=='server': keep[i,j] = _KEEP if n==o else ('server', key)
+            elif kind=='call': keep[i,j] = _KEEP if (_call_of(n)==_call_of(o) if o else (n[2],n[3])==v) else (n[2],n[3],n[5])
             else: keep[i,j] = _KEEP if n[4]==(o[4] if o else v) else n[4]
         else: continue
         at[i,j] = k
@@ -770,8 +781,8 @@ def _edited_texts(new, flat, runs, keep, anchor, used, at):
 
 # %% ../nbs/08_session.ipynb #7aa7abb8
 def _said(A, recs, tmpl):
-    "Each call of a reply's records `recs` as chat reads it (`{id: call item}`, as `_md_items` gives one), or {}"
-    try: return {n[1]:n for n in _md_items(A.msg([A.mk_prompt(tmpl, ''), *recs], stamp=False).ai_res) if n[0]=='call'}
+    "Each call (a server's too) of a reply's records `recs` as chat reads it (`{id: item}`, as `_md_items` gives one), or {}"
+    try: return {n[1]:n for n in _md_items(A.msg([A.mk_prompt(tmpl, ''), *recs], stamp=False).ai_res) if n[0] in ('call', 'server')}
     except (ValueError, TypeError, KeyError, AttributeError): return {}
 
 def _turn_end(its, i):
@@ -784,11 +795,13 @@ def _rebuild(A, recs, md, tmpl, sent):
     new = _md_items(md)
     its = [A.items(r) for r,_ in recs]
     flat = [(i, j, it) for i,xs in enumerate(its) if xs for j,it in enumerate(xs) if it[0]!='other']
-    said = _said(A, [r for r,_ in recs], tmpl) if any(x[2][0] in ('call', 'result') for x in flat) else {}
+    said = _said(A, [r for r,_ in recs], tmpl) if any(x[2][0] in ('call', 'result', 'server') for x in flat) else {}
     keep,anchor,used = _match(new, flat, said)
-    for i,j,(kind,key,_) in flat:  # a result changed: written as `dlg2chat` sends it (its images, its error flag)
+    for i,j,(kind,key,v) in flat:  # a result changed: written as `dlg2chat` sends it (its images, its error flag)
         if kind=='result' and (c := keep.get((i, j))) is not None and c is not _KEEP:
             keep[i,j] = _res_fields(A, sent, key, c)
+        elif kind=='server' and keep.get((i, j)) is not None and keep[i,j] is not _KEEP:  # its block as sent, or gone
+            keep[i,j] = first(b for b in _srv_sent(sent, key) if b.get('type')==v.get('type'))
     after,at = {},-1
     # a result the reply now shows for a call that had none (running, or stopped): a result record after its turn
     done,calls = {x[2][1] for x in flat if x[2][0]=='result'},{n[1]:n for n in new if n[0]=='call'}
@@ -800,6 +813,8 @@ def _rebuild(A, recs, md, tmpl, sent):
     for k,n in enumerate(new):
         if k in used: at = max(at, anchor.get(k, at)); continue
         if n[0]=='text' and n[1]: after.setdefault(at, []).append([A.mk_item(tmpl, 'text', n[1]), None, 'new'])
+        elif n[0]=='server':  # a web search new to the reply (a copy's): its blocks (item) as `dlg2chat` sends them
+            after.setdefault(at, []).extend([A.mk_item(tmpl, 'server', b), None, 'new'] for b in _srv_sent(sent, n[1]))
         elif n[0]=='call':
             i = tool_id(n[1], A.fmt)  # an id the agent's API takes, as `dlg2chat` sends it (chat's rule)
             after.setdefault(at, []).append([A.mk_item(tmpl, 'call', (i, n[2], n[3], n[5])), None, 'new'])
@@ -835,6 +850,10 @@ def _sent_of(A, m):
     if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
     return AttrDict(prompt=prompt, res=res, srv=srv)
 
+
+def _srv_sent(sent, key):
+    "The blocks (Codex: the item) `dlg2chat` sends of server call `key` (a web search), [] when it sends none"
+    return sent.srv.get(key) or []
 
 def _res_fields(A, sent, key, txt):
     "The fields a result record of call `key` holds: as `dlg2chat` sends it (`sent`), else its text `txt`"

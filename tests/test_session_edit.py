@@ -295,6 +295,32 @@ def test_rebuilt_results_and_prompts_written_as_dlg2chat_sends_them(tmp_path):
             assert results(back, fmt)==results(sent, fmt) and prompts(back)==prompts(sent), (fmt, what)
             assert png in json.dumps(prompts(back)[-2 if what=='pasted' else 0]) and '](attachment:' not in json.dumps(back)
 
+def test_web_searches_rebuilt_and_edited_as_dlg2chat_sends_them(tmp_path):
+    "A web search the API ran (Codex's web_search_call, Claude's server_tool_use and web_search_tool_result blocks) in a rebuilt reply (a pasted copy) is written, and one deleted from a reply or whose query was edited is written so, as dlg2chat sends them"
+    import re
+    from test_session_gen import small_claude, small_codex
+    cx = [json.loads(l) for l in small_codex(2)]
+    k = next(i for i,r in enumerate(cx) if r['payload'].get('type')=='function_call')
+    cx.insert(k, dict(cx[k], payload=dict(type='web_search_call', id='ws_1', status='completed', action=dict(type='search', query='weather paris'))))
+    cl = [json.loads(l) for l in small_claude(2)]
+    k = next(i for i,r in enumerate(cl) if r['type']=='assistant' and r['message']['content'][0]['type']=='tool_use')
+    srv = [dict(type='server_tool_use', id='srvtoolu_01A', name='web_search', input=dict(query='weather paris')),
+           dict(type='web_search_tool_result', tool_use_id='srvtoolu_01A', content=[dict(type='web_search_result', url='https://x', title='t', encrypted_content='EC', page_age=None)])]
+    cl[k:k] = [dict(cl[k], uuid=f'aaaaaaaa-0000-4000-8000-00000000000{j}', message=dict(cl[k]['message'], content=[b])) for j,b in enumerate(srv)]
+    def searches(ms, fmt):
+        if fmt=='responses': return [x['action'] for x in ms if x.get('type')=='web_search_call']
+        return [(b['type'], b.get('input')) for m in ms if isinstance(m['content'], list) for b in m['content'] if b.get('type') in ('server_tool_use', 'web_search_tool_result')]
+    for recs,fmt in ((cl, 'anthropic'), (cx, 'responses')):
+        for what in ('pasted', 'deleted', 'edited'):
+            p = tmp_path/f'{fmt}.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+            dlg = sess2dlg(p); m = dlg[0]
+            blk = next(b for b in re.findall(r"<details class='tool-usage-details'.*?</details>", m.ai_res, re.S) if 'weather paris' in b)
+            if what=='pasted': _copy_to_end(dlg, m); _copy_to_end(dlg, m)
+            else: m.ai_res = m.ai_res.replace(blk, '' if what=='deleted' else blk.replace('weather paris', 'weather rome'))
+            sent = searches(dlg2chat(dlg, fmt), fmt)
+            assert len(sent)==dict(pasted=3, deleted=0, edited=1)[what] * (2 if fmt=='anthropic' else 1), (fmt, what)
+            assert searches(dlg2chat(sess2dlg(dlg2sess(dlg, tmp_path/f'{fmt}-{what}.jsonl')), fmt), fmt)==sent, (fmt, what)
+
 def test_broken_tool_block_is_refused(tmp_path):
     "A tool block whose JSON an edit broke is an error naming the message, and nothing is written: never the call rewritten as text"
     dlg = sess2dlg(_small(tmp_path, 1))
