@@ -897,7 +897,7 @@ def _unref(txt, # A prompt's text, as the dialog holds it
     return '\n\n'.join(t for i,s in enumerate(segs) if (t := unjoin(i, s)))
 
 
-def _rebuild_msg(A, m, ms, out, sid):
+def _rebuild_msg(A, m, ms, out, sid, edits=None):
     "Entries for prompt message `m` whose records (session metadata `ms`, or None for a new message) no longer match it"
     recs = [[None, l] for l in ms['records']] if ms else []
     fp,cur = (ms or {}).get('fp') or [None, None],_cur_fp(m, ms)
@@ -907,6 +907,7 @@ def _rebuild_msg(A, m, ms, out, sid):
         if fp[0]!=cur[0]:  # the prompt's text edited: its image blocks kept as they were, their references taken out
             txt = _unref(m.content, {a.id for a in m.attachments})
             res,old = [[A.set_prompt(p[0], txt), None, 'link']],A.prompt(p[0])
+            if edits is not None: edits.append((res[0], old, txt))  # for records after it repeating it (`_sync_compacted`)
             recs = [A.sync_prompt(_parsed(e), old, txt) or e for e in recs]  # e.g. the prompt Codex shows on resume
         else: res = [[*p, 'link']]
 
@@ -1030,7 +1031,7 @@ def _entries(dlg, A, s, fork):
     # the first message not where it was read (moved, new, or after a deleted one)
     moved = None if same else next((k for k,(a,b) in enumerate(zip(ps, found)) if a is not b), min(len(ps), len(found)))
     own = {id(m): _recs_of(m) for m in found if m is not None}
-    firsts,k0,idm = {},None,None
+    firsts,k0,idm,edits = {},None,None,[]
     for r in own.values(): firsts[r[0]] = firsts.get(r[0], []) + r
     for k,m in enumerate(ps):
         if k==moved and k0 is None: k0 = len(out)
@@ -1052,7 +1053,7 @@ def _entries(dlg, A, s, fork):
         else:
             dirty = True
             if k0 is None: k0 = len(out)
-            try: es = _rebuild_msg(A, m, ms, out, sid)
+            try: es = _rebuild_msg(A, m, ms, out, sid, edits)
             except ValueError as e:
                 msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'
                 raise ValueError(msg) from None
@@ -1062,7 +1063,25 @@ def _entries(dlg, A, s, fork):
                 _calls_seen(out, idm := tool_ids(A.fmt))
                 _calls_seen([[None, l] for n in ps[k+1:] for l in own.get(id(n), ())], idm)
             out += _unique_calls(es, idm, _calls_seen([[None, l] for l in own.get(id(m), ())]))
+    if edits and A is Codex: _sync_compacted(out, edits)
     return out,sid,dirty,k0
+
+# %% ../nbs/08_session.ipynb #a0898a38
+def _sync_compacted(es, # A rollout's entries
+                    edits): # Triples `(entry, old, new)`: each edited prompt's entry, and its text as read and as written
+    "Codex: each `compacted` record's `replacement_history` (what `codex resume` rebuilds from) given the edited prompts' texts"
+    at,new = {id(e):(o, n) for e,o,n in edits},{}
+    def sync(x):  # a user message item of the history holding the text, as read, of a prompt edited before it
+        if not (isinstance(x, dict) and x.get('type')=='message' and x.get('role')=='user'): return x
+        t = Codex.prompt(dict(payload=x))
+        return Codex.set_prompt(dict(payload=x), new[t])['payload'] if t in new else x
+    for e in es:
+        if id(e) in at: o,n = at[id(e)]; new[o] = n; continue  # only a compaction after the prompt holds it
+        if not new or e[0] is None and '"compacted"' not in e[1]: continue
+        r = _parsed(e)
+        if r.get('type')!='compacted' or not isinstance(p := r.get('payload'), dict): continue
+        if not isinstance(h := p.get('replacement_history'), list) or (h2 := [*map(sync, h)])==h: continue
+        e[:2] = r | dict(payload=p | dict(replacement_history=h2)),None
 
 # %% ../nbs/08_session.ipynb #3c5e7a21
 def _calls_seen(es, idm=noop):

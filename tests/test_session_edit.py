@@ -321,6 +321,19 @@ def test_web_searches_rebuilt_and_edited_as_dlg2chat_sends_them(tmp_path):
             assert len(sent)==dict(pasted=3, deleted=0, edited=1)[what] * (2 if fmt=='anthropic' else 1), (fmt, what)
             assert searches(dlg2chat(sess2dlg(dlg2sess(dlg, tmp_path/f'{fmt}-{what}.jsonl')), fmt), fmt)==sent, (fmt, what)
 
+def test_codex_edited_prompt_reaches_later_compactions(tmp_path):
+    "Codex resumes from the last compacted record's replacement_history: an edited prompt's text is changed there in each compaction after the prompt (as its user_message event is), and left as it is in one before it"
+    from test_session_gen import small_codex
+    rs = [json.loads(l) for l in small_codex(2)]
+    user = lambda t: dict(type='message', role='user', content=[dict(type='input_text', text=t)])
+    comp = lambda: dict(rs[0], type='compacted', payload=dict(message='summary', replacement_history=[user('Prompt 2: fix test 2'), user('summary')]))
+    k = next(i for i,r in enumerate(rs) if r['payload'].get('role')=='user' and 'Prompt 2' in json.dumps(r))
+    rs = rs[:k] + [comp()] + rs[k:] + [comp()]
+    p = tmp_path/'rollout-2026-01-01T00-00-00-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p); dlg[1].content = 'Prompt 2, reworded'
+    hs = [r['payload']['replacement_history'] for r in map(json.loads, dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()) if r['type']=='compacted']
+    assert [[x['content'][0]['text'] for x in h] for h in hs]==[['Prompt 2: fix test 2', 'summary'], ['Prompt 2, reworded', 'summary']]
+
 def test_broken_tool_block_is_refused(tmp_path):
     "A tool block whose JSON an edit broke is an error naming the message, and nothing is written: never the call rewritten as text"
     dlg = sess2dlg(_small(tmp_path, 1))
