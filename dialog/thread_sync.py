@@ -1017,26 +1017,32 @@ def _nb_stripped(cs, meta, w):
     # written before marks held `flat` tells no first: any such counts); in a notebook without `kernelspec`, so too
     # any cell holding its mark's id without records (a thread's save marks the cells of a dialog made elsewhere,
     # which it wrote no records in). Cells without a mark are a person's, added since the save (each save marks every
-    # cell): they hide nothing, but a notebook made elsewhere has such cells too, so beside them only the first cell
-    # its save wrote, holding its mark's id (or every id renumbered: nbstripout), with no such cell before it or more
-    # cells of its key than such cells, tells the file (a thread's first cell pasted, id kept, below as many of a
-    # notebook's own cells is a pasted cell).
+    # cell): they weaken no marked cell's evidence in a notebook without `kernelspec` (a thread's first cell pasted,
+    # id kept, below a script's or Solveit's cells reads as the file stripped: the error says how to read it), but
+    # there the first cell, its id new (Jupyter's paste), tells the file only with every id renumbered (nbstripout).
+    # In a notebook JupyterLab saved (`kernelspec`) beside such cells, only the first cell its save wrote, holding
+    # its mark's id, with none of them before it or a later cell of its key holding its id too (a paste gives new
+    # ids), tells the file: a thread's first cell alone, cut and pasted (id kept) below a notebook's own cells, is a
+    # pasted cell, and so reads a one-turn thread's file saved in JupyterLab with a note on top, then stripped.
+    # Every id renumbered is what nbstripout does to every notebook: no evidence there, nor beside several keys.
     # Cells of several files' keys (a cell pasted from another thread's file): the file's are those of the one key
     # whose cells hold their marks' ids (nbdev-clean keeps ids; Jupyter gives a pasted copy a new one); of several
-    # (a cell cut and pasted keeps its id), the one whose first cell is there holding its id; else of the key most
+    # (a cell cut and pasted keeps its id), each whose first cell is there holding its id; else of the key most
     # hold (none on a tie), only in a notebook without `kernelspec` (JupyterLab's notebooks have one)
     ms = [_cell_mark(c) for c in cs]
     ks = [k if isinstance(k := m.get('key'), str) else None for m in ms]
     if not (n := collections.Counter(k for k in ks if k is not None)): return
-    bare,u,pos = 'kernelspec' not in meta,ks.index(None) if None in ks else None,all(_positional.fullmatch(c.id) for c in cs)
+    bare,u = 'kernelspec' not in meta,ks.index(None) if None in ks else None
+    pos = len(n)==1 and all(_positional.fullmatch(c.id) for c in cs)
     hs = [m.get('id')==c.id for m,c in zip(ms, cs)]
     firsts = [k is not None and m.get('first') is True and _cell_recs(c) is not None for k,m,c in zip(ks, ms, cs)]
-    key,held = _most(k for k in ks if k is not None),{k for k,h in zip(ks, hs) if k is not None and h}
-    if len(n)>1 and len(held)==1: key = next(iter(held))
-    elif len(n)>1 and (top := [k for k,f,h in zip(ks, firsts, hs) if f and h and k in held]): key = top[0]
-    elif len(n)>1 and (not bare or list(n.values()).count(n[key])>1): return
+    held = collections.Counter(k for k,h in zip(ks, hs) if k is not None and h) # each key's cells holding their ids
+    keys = {_most(k for k in ks if k is not None)}
+    if len(n)>1 and len(held)==1: keys = set(held)
+    elif len(n)>1 and (top := {k for k,f,h in zip(ks, firsts, hs) if f and h}): keys = top
+    elif len(n)>1 and (not bare or list(n.values()).count(n[next(iter(keys))])>1): return
     for i,(c,m,h,f) in enumerate(zip(cs, ms, hs, firsts)):
-        if ks[i]!=key or u is not None and not (f and (h or pos) and (i<u or 2*n[key]>len(cs))): continue
+        if ks[i] not in keys or u is not None and not ((h or f and pos) if bare else f and h and (i<u or held[ks[i]]>1)): continue
         if f or _cell_recs(c) is not None and h and 'flat' not in m or h and bare:
             raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a cell a thread's save wrote, in a notebook "
                 "without the thread's record (`dialog.thread` in its metadata: the thread's id, title and system "
@@ -1913,11 +1919,18 @@ _rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread k
                "(the notebook's record gone is told by its cells marked with one file's `key` (or, with cells "
                "pasted from other threads' files since, those of the one key whose cells still hold their marks' ids, "
                "as nbdev-clean keeps them and a paste in Jupyter doesn't, whatever was pasted; of several, as Cut and "
-               "Paste keeps a cell's id, the one whose first cell is there holding its id; else most of them, in a "
-               "notebook without `kernelspec`; a cell a person added since the save holds no mark: beside such cells, "
-               "only the cell the save wrote first, holding its mark's id or every id renumbered, with none of them "
-               "before it or its key's cells more than they, tells it, as a thread's first cell pasted below as many of "
-               "a notebook's own cells is a pasted cell), among "
+               "Paste keeps a cell's id, each whose first cell is there holding its id; else most of them, in a "
+               "notebook without `kernelspec`; a cell a person added since the save holds no mark, and in a notebook "
+               "without `kernelspec` (a save writes none) such cells weaken nothing, save that the first cell, its id "
+               "new (Jupyter's paste), tells it only with every id renumbered: so a thread's first cell a script copied, "
+               "id kept, below a script's or Solveit's own cells is this error too, which says how to read it as "
+               "made elsewhere (a one-turn thread's file with a note on top, stripped, looks the same: a false alarm "
+               "chosen over a silent other thread); in a notebook JupyterLab saved (`kernelspec`), beside such cells "
+               "only the cell the save wrote first, holding its mark's id, with none of them before it or a later cell "
+               "of its key holding its id too, tells it (every id renumbered is what nbstripout does to every "
+               "notebook: no evidence there), as a thread's first cell alone, cut and pasted below a notebook's own "
+               "cells, is a pasted cell (a one-turn thread's file saved in JupyterLab with a note on top, stripped, "
+               "reads so too: a known limit, the two are byte for byte alike)), among "
                "them the thread cell its save wrote first (`dialog.cell.first`, whatever its id: split, or "
                "renumbered by nbstripout), or any holding its mark's id in a notebook without `kernelspec` (a save "
                "writes none, nbdev-clean adds none; records or not: a thread of a dialog made elsewhere marks its "

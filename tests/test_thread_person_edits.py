@@ -240,7 +240,7 @@ def test_a_cell_pasted_into_a_notebook_made_elsewhere_shares_no_id(tmp_path):
     t,pa = saved(tmp_path)
     q = tmp_path/'notes.ipynb'
     dl = Dialog('notes'); dl.mk_message('Plain question', msg_type='prompt', output=prompt_output('Plain answer')); dl.save(q)
-    c = nb_of(pa)['cells'][0]
+    c = dict(nb_of(pa)['cells'][0], id='5a5a5a5a') # Jupyter's paste: a new id
     edit(q, lambda nb: nb['cells'].append(c))
     back = Thread.read(q)
     assert not {m.id for m in back.messages} & {m.id for m in t.messages}
@@ -1488,9 +1488,11 @@ def test_an_edited_copy_of_an_image_prompt_keeps_the_images_its_text_shows(tmp_p
         assert _imgs(back)[0]==('u0', 'Look at this', [('p.png', _PNG1)])
         assert _imgs(back)[-1]==(f'copy{int(keep)}000-0', 'Look again', [('p.png', _PNG1)] if keep else [])
 
+KSPEC = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
+
 @pytest.mark.parametrize('kind', ['markdown', 'code', 'markdown on top'])
 def test_a_cell_a_person_added_then_the_notebooks_record_stripped_is_a_valueerror(tmp_path, kind):
-    "A note or code cell a person added since the last save (no mark: each save marks every cell), then nbdev-clean keeping the cells' keys alone: the unmarked cell made the file look made elsewhere, read silently as another thread (the file's name as id, every message id new), through `DialogThreadStore` too; a thread's first cell pasted (id kept) below a notebook's own cells is still a pasted cell"
+    "A note or code cell a person added since the last save (no mark: each save marks every cell), then nbdev-clean keeping the cells' keys alone: the unmarked cell made the file look made elsewhere, read silently as another thread (the file's name as id, every message id new), through `DialogThreadStore` too; a thread's first cell pasted below a notebook's own cells is still a pasted cell given a new id (Jupyter's paste) or in a notebook JupyterLab saved; a script's copy (id kept) is the error, as the file stripped with a note on top looks the same"
     from dialog.threadstore import DialogThreadStore
     import asyncio
     t = _kind_thread('th-1', 'A'); p = t.save(tmp_path/'th-1.ipynb')
@@ -1502,8 +1504,12 @@ def test_a_cell_a_person_added_then_the_notebooks_record_stripped_is_a_valueerro
         Thread.read(p)
     s = DialogThreadStore(tmp_path); asyncio.run(s.initialize())
     with pytest.raises(ValueError, match=r"thread 'th-1': its file .*th-1\.ipynb can't be read .*without the thread's record"): asyncio.run(s.get('th-1'))
-    q = tmp_path/'other.ipynb'; put(q, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [cell('markdown', 'own00001', 'mine')] + [x for x in nb_of(p)['cells'] if x['id']!='mine0001'][:1]})
-    assert [m.content for m in Thread.read(q).messages][-2:]==['<note id="own00001">\nmine\n</note>\n\nFirst?A', 'One.A']
+    first = [x for x in nb_of(p)['cells'] if x['id']!='mine0001'][0]; q = tmp_path/'other.ipynb'
+    def other(c, **meta): put(q, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': meta, 'cells': [cell('markdown', 'own00001', 'mine'), c]})
+    for c,meta in ((dict(first, id='5a5a5a5a'), {}), (first, {'kernelspec': KSPEC})): # Jupyter's paste (a new id); Cut in JupyterLab (id kept)
+        other(c, **meta); assert [m.content for m in Thread.read(q).messages][-2:]==['<note id="own00001">\nmine\n</note>\n\nFirst?A', 'One.A']
+    other(first) # a script's copy (id kept) below a script's own cell: the file stripped, a note on top, looks the same
+    with pytest.raises(ValueError, match=r'without the thread.s record.*"records": "none"'): Thread.read(q)
 
 def test_a_cell_cut_from_another_threads_file_in_a_jupyterlab_saved_file_then_its_record_stripped_is_a_valueerror(tmp_path):
     "A file saved in JupyterLab (a `kernelspec`), a cell cut from another thread's file pasted in (Cut keeps its id), then nbdev-clean keeping the cells' keys alone: two keys' cells held their marks' ids and the read was silently another thread; the key whose first cell is there holding its id is the file's"
@@ -1516,6 +1522,45 @@ def test_a_cell_cut_from_another_threads_file_in_a_jupyterlab_saved_file_then_it
     _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
     with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record"):
         Thread.read(p)
+
+@pytest.mark.parametrize('edit_kind', ['notes on top and at the end', 'a note on top of one turn', 'first turn deleted, a note at the end'])
+def test_notes_beside_a_threads_cells_then_its_record_stripped_is_a_valueerror(tmp_path, edit_kind):
+    "Notes a person added beside a thread's cells (no `kernelspec`: the save writes none), then nbdev-clean keeping the cells' keys alone: the notes outnumbering or coming before the marked cells made the file read silently as another thread ('Untitled Thread', the title and system prompt gone); a person's cells weaken no marked cell's evidence in such a notebook"
+    t = Thread(id='th-1', title='Support'); t.add_message(Message(id='s1', role='system', content='You are helpful.'))
+    for k in range(1 if 'one turn' in edit_kind else 2 if 'the end' in edit_kind and 'top' in edit_kind else 3):
+        t.add_message(Message(id=f'u{k}', role='user', content=f'Question {k}')); t.add_message(Message(id=f'a{k}', role='assistant', content=f'Answer {k}'))
+    p = t.save(tmp_path/'th-1.ipynb')
+    def notes(nb):
+        if 'on top' in edit_kind: nb['cells'].insert(0, cell('markdown', 'note0000', '# My support session'))
+        if 'deleted' in edit_kind: del nb['cells'][0]
+        if 'end' in edit_kind: nb['cells'].append(cell('markdown', 'note0001', 'follow up tomorrow'))
+    edit(p, notes); Thread.read(p)
+    _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
+    with pytest.raises(ValueError, match=r"th-1\.ipynb\), cell \d \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record"): Thread.read(p)
+
+def test_a_cell_cut_from_another_threads_file_on_top_of_a_jupyterlab_saved_file_then_its_record_stripped_is_a_valueerror(tmp_path):
+    "A file saved in JupyterLab (a `kernelspec`), a title note and, below it, a cell cut from another thread's file (its first, id kept) on top, then nbdev-clean keeping the cells' keys alone: of the two keys whose first cells held their ids only the one coming first was checked (it, below a person's cell, told nothing) and the read was silently another thread; each such key's first cell is checked, the file's own, its later cells holding their ids too, tells the file"
+    p,q = tmp_path/'t.ipynb',tmp_path/'other.ipynb'; _kind_thread('th-1', 'A').save(p); _kind_thread('th-2', 'B').save(q)
+    def cut_paste(nb):
+        nb['metadata']['kernelspec'] = KSPEC
+        nb['cells'][0:0] = [cell('markdown', 'title001', '# Support log'), copy.deepcopy(nb_of(q)['cells'][0])]
+    edit(p, cut_paste)
+    assert [m.content for m in Thread.read(p).messages][-4:]==['First?A', 'One.A', 'Second?A', 'Two.A']
+    _nbdev_clean(p, CELL_KEYS+OUT_KEYS)
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 2 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record"): Thread.read(p)
+
+def test_a_threads_first_prompt_pasted_into_a_jupyterlab_notebook_then_nbstripout_reads(tmp_path):
+    "A person's own JupyterLab notebook (`kernelspec`, a code cell of theirs) with a thread's first prompt cell pasted on top (a new id), then nbstripout (ids renumbered '0', '1', ...): every id renumbered is what nbstripout does to every notebook, yet it made the pasted cell's `first` mark the stripped-file error; it reads as a pasted prompt"
+    import subprocess, sys
+    if subprocess.run([sys.executable, '-c', 'import nbstripout'], capture_output=True).returncode: pytest.skip('nbstripout is not installed')
+    t = Thread(id='th-1', title='Support')
+    for k in range(3): t.add_message(Message(id=f'u{k}', role='user', content=f'Question {k}')); t.add_message(Message(id=f'a{k}', role='assistant', content=f'Answer {k}'))
+    c = dict(nb_of(t.save(tmp_path/'th-1.ipynb'))['cells'][0], id='f3a9c2d1')
+    q = tmp_path/'mine.ipynb'; put(q, {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {'kernelspec': KSPEC}, 'cells': [c, cell('code', '5b7e21aa', 'import pandas as pd')]})
+    assert [m.content for m in Thread.read(q).messages][:2]==['Question 0', 'Answer 0']
+    r = subprocess.run([sys.executable, '-m', 'nbstripout', str(q)], capture_output=True, text=True); assert r.returncode==0, r.stderr
+    assert [x['id'] for x in nb_of(q)['cells']]==['0', '1']
+    assert [m.content for m in Thread.read(q).messages][:2]==['Question 0', 'Answer 0']
 
 def test_a_notebook_a_script_made_of_a_threads_cells_says_how_to_read_it(tmp_path):
     "Two turns copied by a script into a new notebook (nbformat, ids kept, no `kernelspec`) can't be told from the thread's file stripped of its record with its first turn deleted: the error said only to restore the file; it says how to read it as a notebook made elsewhere, and that way reads the turns as pasted cells"
