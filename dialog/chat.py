@@ -408,9 +408,10 @@ def render_out(self:Message):
     return self.ai_output
 
 # %% ../nbs/05_chat.ipynb #d78bfefe
-# alt text holds no brackets, so a stray `![` can't reach into a later reference
+# alt text holds no brackets, so a stray `![` can't reach into a later reference; an id or URL holds no `(` (nor `)`),
+# so none scans past the next reference's `](`: a text of many unclosed references is read in one pass, not one per `[`
 _re_att = re.compile(r'!\[([^\[\]]*)\]\('
-                     r'(?:attachment:([^)\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as image")\)')
+                     r'(?:attachment:([^()\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^()\s]+) "sent as image")\)')
 # a file's name as a link's text holds it: a name holding `[` or `]` with each `\`, `[` and `]` after a backslash,
 # any other name as it is (as files written before brackets were escaped hold it: `notes\`, `\\server\share`)
 _re_link_esc,_re_link_unesc = re.compile(r'[\\\[\]]'),re.compile(r'\\([\\\[\]])')
@@ -419,9 +420,9 @@ _link_name = r'((?:[^\[\]\\]|\\[\\\[\]]|\\(?![\\\[\]])|\\(?=\]\())*)'
 def _link_esc(s): return _re_link_esc.sub(r'\\\g<0>', s) if '[' in s or ']' in s else s
 def _link_unesc(s): return _re_link_unesc.sub(r'\1', s) if '\\[' in s or '\\]' in s else s
 # a link to an attachment: a document or audio file sent as a file part
-_re_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\(attachment:([^)\s]+)\)')
+_re_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\(attachment:([^()\s]+)\)')
 # a file by URL: `[name](URL "sent as MIME")`
-_re_url_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^)\s]+) "sent as '
+_re_url_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^()\s]+) "sent as '
                           r'([\w.+-]+/[\w.+-]+)"\)')
 # Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline
 # data), audio (OpenAI `input_audio`, Gemini inline data) and a plain-text document (Anthropic `document` with a text

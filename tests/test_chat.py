@@ -142,3 +142,17 @@ def test_has_tool_block_linear_on_unclosed_openings():
     t = time.perf_counter(); has_tool_block(txt)
     assert time.perf_counter()-t < 2
     with pytest.raises(ValueError, match='must be a str'): has_tool_block(b'x')
+
+def test_attachment_references_read_in_one_pass():
+    "A prompt of many unclosed references (`![x](attachment:`, `[a](attachment:`, or URLs, with no `)` after): each pattern stops at the next reference's `(`, so dlg2chat reads it in one pass (it scanned to the end from every `[`: 40,000 took many minutes), and a reference after them is still an image"
+    import subprocess, sys
+    code = '''
+from dialog.core import *
+from dialog.chat import dlg2chat
+for pat in ('![x](attachment:', '[a](attachment:', '![x](http:', '[a](http:'):
+    d = Dialog('d'); m = d.mk_message(pat*40_000 + ' "sent as image" "sent as text/plain" ![p.png](attachment:p.png)', msg_type='prompt')
+    m.attachments = [Attachment(tiny_png, 'image/png', 'p.png')]
+    c = dlg2chat(d, 'anthropic')[0]['content']
+    assert [b['type'] for b in c]==['text', 'image'], pat
+'''
+    subprocess.run([sys.executable, '-c', code], check=True, timeout=120)
