@@ -1054,16 +1054,16 @@ def _nb_stripped(cs, meta, w):
                 "\"<its id>\", \"records\": \"none\"}}}` in its metadata")
 
 # %% ../nbs/10_thread_sync.ipynb #9a97f327
-def _unmarked(c):
-    "The text of prompt cell `c`'s reply-like output that lacks Solveit's `is_ai_res` mark, or None"
+def _unmarked(c, piece=False):
+    "The text of prompt cell `c`'s (or split `piece`'s) reply-like output that lacks Solveit's `is_ai_res` mark, or None"
     # a markdown `display_data`: what Solveit writes a reply as; plain Jupyter's run of `%%prompt` gives an error
-    for o in (c.output or ()) if c.msg_type==sprompt else ():
+    for o in (c.output or ()) if c.msg_type==sprompt or piece else ():
         if isinstance(o, dict) and o.get('output_type')=='display_data' and not (o.get('metadata') or {}).get('is_ai_res') \
            and isinstance(d := o.get('data'), dict) and 'text/markdown' in d:
             v = d['text/markdown']
             return ''.join(v) if isinstance(v, list) else v if isinstance(v, str) else ''
 
-def _chk_reply_marks(t:Thread, cells, recs, kept, w):
+def _chk_reply_marks(t:Thread, cells, recs, kept, w, pieces=()):
     "A `ValueError` when a tool stripped the outputs' metadata of a thread's file and a prompt's reply went with it"
     # `nbdev-clean` empties every output's metadata unless told to keep Solveit's `is_ai_res` mark, and a reply
     # without it is no reply. A prompt cell's markdown output without the mark is fine when something the file holds
@@ -1071,15 +1071,18 @@ def _chk_reply_marks(t:Thread, cells, recs, kept, w):
     # notebook's record keeps (`kept`) for a cell without records: nothing is lost, and the next save marks it again.
     # Else it is such a reply (one Solveit wrote into an unanswered prompt, a person's prompt and its reply, an edited
     # reply) if the file was stripped: a cell holding this thread's records lost its mark too. In a file no tool
-    # stripped (a dialog a script made, its outputs unmarked), an unmarked output is what it was made as
+    # stripped (a dialog a script made, its outputs unmarked), an unmarked output is what it was made as. A split
+    # cell's `pieces` (code cells but the first) and a cell whose mark says a save wrote it as a prompt (a piece run
+    # again in Solveit, read apart: it holds the records) are prompt cells here: each holds the reply Solveit wrote
+    piece = lambda i,c: i in pieces or _cell_mark(c).get('kind')==sprompt
     def gives(rs):
         if not isinstance(rs, list): return None
         try: return _reply([_from_record(r, None, '', t.msg_cls) for r in rs if isinstance(r, dict) and r.get('role')!='user'])
         except ValueError: return None # a broken record: the read names it
     stripped = None
     for i,(c,rs) in enumerate(zip(cells, recs)):
-        if (x := _unmarked(c)) is None or x in (gives(rs), kept.get(c.id)) or x==gives(_cell_recs(c)): continue
-        if stripped is None: stripped = any(isinstance(r, list) and _unmarked(d) is not None for d,r in zip(cells, recs))
+        if (x := _unmarked(c, piece(i, c))) is None or x in (gives(rs), kept.get(c.id)) or x==gives(_cell_recs(c)): continue
+        if stripped is None: stripped = any(isinstance(r, list) and _unmarked(d, piece(k, d)) is not None for k,(d,r) in enumerate(zip(cells, recs)))
         if not stripped: return
         raise ValueError(f"{w}, cell {i} (id {short_repr(c.id)}): a prompt's reply without Solveit's `is_ai_res` mark "
             "on its output: a tool such as `nbdev-clean` stripped the outputs' metadata, so the reply (the AI's words, or "
@@ -1316,7 +1319,7 @@ def from_dialog(cls:Thread,
     late = _sys_msgs(t, srecs, sys, where)
     cells = list(dlg.messages)
     recs,joined,parts = _file_recs(cells, rec)
-    if rec: _chk_reply_marks(t, cells, recs, _kept_outs(rec, where), f'{where} ({dlg.path})' if dlg.path else where)
+    if rec: _chk_reply_marks(t, cells, recs, _kept_outs(rec, where), f'{where} ({dlg.path})' if dlg.path else where, parts|set(joined))
     unkept = _ids_back(t, dlg, cells, recs, parts, rec, where) # cells whose kind changed: kept outputs aren't theirs
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
     start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
@@ -1903,7 +1906,8 @@ _rows_clean = ( # the last row: nbdev's cleaning, which strips what the thread k
                '`allowed_metadata_keys = ["dialog", "attachments"]`, `allowed_cell_metadata_keys = '
                '["dialog", "solveit_ai"]` and `allowed_out_metadata_keys = ["is_ai_res"]` in `[tool.nbdev]`, the file '
                "reads back whole. Without the third, every output's metadata goes, Solveit's `is_ai_res` mark on a "
-               'reply too: a prompt cell showing a reply without it is a `ValueError` naming the file, the cell and that '
+               'reply too: a prompt cell (or a piece of a split one, a code cell after the first, or one its mark says '
+               'a save wrote as a prompt) showing a reply without it is a `ValueError` naming the file, the cell and that '
                'setting, unless something the file holds gives that very text (its records, this thread\'s or, in a '
                "pasted cell, another's; or the reply the notebook's record keeps for a cell without records: nothing "
                'lost, and the next save marks it again), so a reply Solveit wrote into an unanswered prompt, a prompt '

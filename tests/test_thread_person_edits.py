@@ -1562,6 +1562,22 @@ def test_a_threads_first_prompt_pasted_into_a_jupyterlab_notebook_then_nbstripou
     assert [x['id'] for x in nb_of(q)['cells']]==['0', '1']
     assert [m.content for m in Thread.read(q).messages][:2]==['Question 0', 'Answer 0']
 
+@pytest.mark.parametrize('where', [1, 2])
+def test_a_split_piece_run_again_in_solveit_then_nbdev_clean_without_the_outputs_key_is_a_valueerror(tmp_path, where):
+    "A prompt split in three, one piece run again in Solveit (its new reply a markdown output marked `is_ai_res`), then nbdev-clean without `allowed_out_metadata_keys`: the pieces after the first are code cells, so their unmarked reply was no reply and the old one read in its place, silently (the next save writes it over the new); the ValueError an unsplit cell gives"
+    t = Thread(id='th', title='T')
+    for i,(u,a) in enumerate([('Hello', 'Hi.'), ('L1\nL2\nL3', 'Reply1.'), ('Bye', 'Ciao.')]):
+        t.add_message(Message(id=f'u{i}', role='user', content=u)); t.add_message(Message(id=f'a{i}', role='assistant', content=a))
+    p = t.save(tmp_path/'t.ipynb')
+    def split(nb):
+        ps = [dict(copy.deepcopy(nb['cells'][1]), id=f'piece00{k}', source=s, outputs=[]) for k,s in enumerate(['%%prompt\nL1', 'L2', 'L3'])]
+        ps[where]['outputs'] = [{'output_type': 'display_data', 'data': {'text/markdown': f'New reply to L{where+1}'}, 'metadata': {'is_ai_res': True}}]
+        nb['cells'][1:2] = ps
+    edit(p, split)
+    assert f'New reply to L{where+1}' in [m.content for m in Thread.read(p).messages]
+    _nbdev_clean(p, NB_KEYS+CELL_KEYS)
+    with pytest.raises(ValueError, match=rf"t\.ipynb\), cell {where+1} \(id 'piece00{where}'\): a prompt's reply without Solveit's `is_ai_res` mark.*allowed_out_metadata_keys"): Thread.read(p)
+
 def test_a_notebook_a_script_made_of_a_threads_cells_says_how_to_read_it(tmp_path):
     "Two turns copied by a script into a new notebook (nbformat, ids kept, no `kernelspec`) can't be told from the thread's file stripped of its record with its first turn deleted: the error said only to restore the file; it says how to read it as a notebook made elsewhere, and that way reads the turns as pasted cells"
     t = Thread(id='th', title='T')
