@@ -714,12 +714,17 @@ def test_resumed_session_written_back_as_read(tmp_path):
     # as read, but the chain relinked where signed thinking after the edit is left out (as chat leaves it out of a send)
     assert [unlinked(l) for l in src[k:-1] if not thinks(l)]==[unlinked(l) for l in out[j:-1]] and 'Prompt 1, worded better' in out[0]
 
-def test_records_written_twice_written_back_as_read(tmp_path):
-    "Records Claude Code wrote twice with the same uuids (a whole turn again: anthropics/claude-code#66947) are read as they stand, and written back byte for byte: no message is taken for a pasted copy"
+def _written_twice(tmp_path):
+    "A Claude Code transcript whose first turn Claude Code wrote twice (the same uuids: anthropics/claude-code#66947): its lines, where the second prompt was, and the file"
     from test_session_gen import small_claude
     lines = small_claude(2)
     k = next(i for i,l in enumerate(lines) if i and 'Prompt 2' in l)
     p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines[:k] + lines[:k] + lines[k:]) + '\n')
+    return lines,k,p
+
+def test_records_written_twice_written_back_as_read(tmp_path):
+    "Records Claude Code wrote twice with the same uuids (a whole turn again: anthropics/claude-code#66947) are read as they stand, and written back byte for byte: no message is taken for a pasted copy"
+    lines,k,p = _written_twice(tmp_path)
     dlg = sess2dlg(p)
     assert len(dlg)==3 and dlg2sess(dlg, tmp_path/'u.jsonl').read_bytes()==p.read_bytes()
     # a copy pasted before the message it copies is the first in the dialog holding its records: it keeps their ids,
@@ -849,10 +854,7 @@ def test_tool_ids_written_are_the_ones_dlg2chat_sends(tmp_path):
 
 def test_records_before_an_edit_are_written_as_read(tmp_path):
     "An edit of the last prompt leaves the records before it as read, a turn Claude Code wrote twice (its signed thinking twice, which dlg2chat sends once) included"
-    from test_session_gen import small_claude
-    lines = small_claude(2)
-    k = next(i for i,l in enumerate(lines) if i and 'Prompt 2' in l)
-    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines[:k] + lines[:k] + lines[k:]) + '\n')
+    lines,k,p = _written_twice(tmp_path)
     dlg = sess2dlg(p)
     dlg[2].content = 'Prompt 2, worded better'
     out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
