@@ -1063,6 +1063,12 @@ def _unmarked(c, piece=False):
             v = d['text/markdown']
             return ''.join(v) if isinstance(v, list) else v if isinstance(v, str) else ''
 
+def _recs_reply(t:Thread, rs):
+    "The reply text thread records `rs` give (their messages but the user's), or None (no records, or broken ones)"
+    if not isinstance(rs, list): return None
+    try: return _reply([_from_record(r, None, '', t.msg_cls) for r in rs if isinstance(r, dict) and r.get('role')!='user'])
+    except ValueError: return None # a broken record: the read names it
+
 def _chk_reply_marks(t:Thread, cells, recs, kept, w, pieces=()):
     "A `ValueError` when a tool stripped the outputs' metadata of a thread's file and a prompt's reply went with it"
     # `nbdev-clean` empties every output's metadata unless told to keep Solveit's `is_ai_res` mark, and a reply
@@ -1075,10 +1081,7 @@ def _chk_reply_marks(t:Thread, cells, recs, kept, w, pieces=()):
     # cell's `pieces` (code cells but the first) and a cell whose mark says a save wrote it as a prompt (a piece run
     # again in Solveit, read apart: it holds the records) are prompt cells here: each holds the reply Solveit wrote
     piece = lambda i,c: i in pieces or _cell_mark(c).get('kind')==sprompt
-    def gives(rs):
-        if not isinstance(rs, list): return None
-        try: return _reply([_from_record(r, None, '', t.msg_cls) for r in rs if isinstance(r, dict) and r.get('role')!='user'])
-        except ValueError: return None # a broken record: the read names it
+    gives = lambda rs: _recs_reply(t, rs)
     stripped = None
     for i,(c,rs) in enumerate(zip(cells, recs)):
         if (x := _unmarked(c, piece(i, c))) is None or x in (gives(rs), kept.get(c.id)) or x==gives(_cell_recs(c)): continue
@@ -1341,7 +1344,8 @@ def from_dialog(cls:Thread,
             if not appended: dt,ds = _run_size(t._runs[-1].rels); shift = shift[0]+dt,shift[1]+ds
         # a copy without outputs of a cell with them (`dialog.skill`'s split_msg), or whose text a person changed from
         # the original's (Split Cell at a merge's join): the reply, which answered the original, stays with it
-        pasted = i in copies and ('bare' if _bare_copy(cells, i, copies[i], joined) else True)
+        same = lambda: bool(x := c.ai_res) and x==_recs_reply(t, rs)
+        pasted = i in copies and ('bare' if _bare_copy(cells, i, copies[i], joined, same) else True)
         new.append(_cell_msgs(t, c, rs, f'{where}, cell {i} (id {short_repr(c.id)})', i, pasted, shift, joined.get(i)))
     if run: _add_run(t, dlg, run, start, kept)
     _renew(t, [ms for ms in new if ms] + _clashing(t, new, rec, where))
@@ -1413,17 +1417,23 @@ def _copies(cells, recs, dups, joined=None):
 # %% ../nbs/10_thread_sync.ipynb #cp1e0001
 def _as_marked(c, shown=None):
     "Whether cell `c`'s text (`shown`, when a person split it) is the one its mark was written for (None: can't tell)"
-    m = _cell_mark(c)
-    if not (isinstance(f := m.get('flat'), str) and isinstance(k := m.get('kind'), str)): return None
-    return _flat_sha(k, _cell_txt(c) if shown is None else shown)==f
+    # a mark written before marks held `flat` tells by `sha`, of the text as it was (a change of white space alone is
+    # an edit there)
+    if not isinstance(k := (m := _cell_mark(c)).get('kind'), str): return None
+    txt = _cell_txt(c) if shown is None else shown
+    if isinstance(f := m.get('flat'), str): return _flat_sha(k, txt)==f
+    return _digest(f'{k}\n{txt}')==s if isinstance(s := m.get('sha'), str) else None
 
-def _bare_copy(cells, i, o, joined):
+def _bare_copy(cells, i, o, joined, same=lambda: False):
     "Whether the copy at `i` of the cell at `o` gives its user message alone (its reply stays with the original)"
     # it has no outputs, and the original has (`dialog.skill`'s split_msg), or the copy's text is no longer the one
     # their mark was written for (a person edited the copy, split a merged cell at its join, or split a cell and
     # deleted the last piece, which showed the reply: the reply answered the original's text, and stays with the
-    # original, edited or not). The copy's own text alone is hashed: linear in the copies, whatever the original's size
-    if _outs(cells[i]): return False
+    # original, edited or not). The copy's own text alone is hashed: linear in the copies, whatever the original's size.
+    # A copy showing the very reply the records give (`same()`) while the original shows none (Split Cell's last
+    # piece, the reply's output with it, when the pieces read apart: a piece run again, or moved) gives its user
+    # message alone too: the original gives that reply from its records, once
+    if _outs(cells[i]): return not _outs(cells[o]) and same()
     return bool(_outs(cells[o])) or _as_marked(cells[i], joined.get(i)) is False
 
 # %% ../nbs/10_thread_sync.ipynb #215b92ee
@@ -1703,7 +1713,7 @@ def _cell_msgs(t:Thread, c, recs, where, pos, pasted=False, shift=(0, 0), shown=
         # content the record holds (None, parts): a person's edit of the text the cell shows wins
         if m.content is None or isinstance(m.content, list): m.content = _typed(m.content, txt)
         ms.append(m)
-    reply = c.ai_res or ''
+    reply = '' if pasted=='bare' else c.ai_res or '' # a bare copy's shown reply is the original's
     # the reply's output is gone (cleared, an error in its place): the records give it back
     if gone := bool(rest) and not reply: _chk_whole(rest, where, len(ms))
     rms = [_from_record(r, txt, f'{where}, record {k+len(ms)}', t.msg_cls, atts, t.file_store) for k,(r,txt) in enumerate(zip(rest, _contents(rest, reply)))]
@@ -1861,6 +1871,10 @@ _rows_text = _rows_typed + ( # and the rows about running, restructuring and cop
                'a copy without outputs whose text a person changed from the one its mark was written for (Split Cell '
                "at a merge's join leaves one, and so does deleting a split's last piece, which showed the reply) gives "
                "its user message alone: the reply answered the original's text and stays with it, edited or not "
+               "(under a mark written before marks held `flat`, a text not the one its `sha` was written for, white "
+               "space included, is changed); so does a copy showing the very reply the records give while the "
+               "original shows none (a split whose pieces read apart, a piece run again in Solveit or the last moved: "
+               "the reply is read once, on the first piece, and the next save writes it there) "
                '(a message the thread itself holds twice is written in both cells under one id and listed in '
                "the notebook's `dialog.thread` under `dups`, so it reads back as it was)"),
 )

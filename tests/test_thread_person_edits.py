@@ -1578,6 +1578,28 @@ def test_a_split_piece_run_again_in_solveit_then_nbdev_clean_without_the_outputs
     _nbdev_clean(p, NB_KEYS+CELL_KEYS)
     with pytest.raises(ValueError, match=rf"t\.ipynb\), cell {where+1} \(id 'piece00{where}'\): a prompt's reply without Solveit's `is_ai_res` mark.*allowed_out_metadata_keys"): Thread.read(p)
 
+@pytest.mark.parametrize('how', ['middle piece run in Solveit', 'last piece moved up', 'old marks, a piece edited, outputs cleared'])
+def test_a_split_read_apart_reads_its_reply_once(tmp_path, how):
+    "A prompt split in three whose pieces read apart (a piece run again in Solveit, the last piece moved up, or under marks without `flat` a piece edited and outputs cleared): the first piece, the original, gave the reply from its records and the last piece showing it gave it again (under old marks each piece gave it: thrice); the reply is read once, on the first piece, and a save and read keep it so"
+    t = Thread(id='th', title='T')
+    for i,(u,a) in enumerate([('Hello', 'Hi.'), ('L1\nL2\nL3', 'Reply1.'), ('Bye', 'Ciao.')]):
+        t.add_message(Message(id=f'u{i}', role='user', content=u)); t.add_message(Message(id=f'a{i}', role='assistant', content=a))
+    p = t.save(tmp_path/'t.ipynb')
+    def split(nb):
+        if how.startswith('old marks'):
+            for c in nb['cells']: c['metadata']['dialog']['cell'].pop('flat'); c['metadata']['dialog']['cell'].pop('flat_len')
+        c = nb['cells'][1]; ps = [dict(copy.deepcopy(c), id=f'piece00{k}', source=s, outputs=[]) for k,s in enumerate(['%%prompt\nL1', 'l2' if how.startswith('old') else 'L2', 'L3'])]
+        if not how.startswith('old'): ps[2]['outputs'] = c['outputs']
+        if how.startswith('middle'): ps[1]['outputs'] = [{'output_type': 'display_data', 'data': {'text/markdown': 'New reply to L2'}, 'metadata': {'is_ai_res': True}}]
+        if how.startswith('last'): ps = [ps[0], ps[2], ps[1]]
+        nb['cells'][1:2] = ps
+    edit(p, split)
+    want = {'middle piece run in Solveit': ['L1', 'Reply1.', 'L2', 'New reply to L2', 'L3'], 'last piece moved up': ['L1', 'Reply1.', 'L3', 'L2'],
+            'old marks, a piece edited, outputs cleared': ['L1', 'Reply1.', 'l2', 'L3']}[how]
+    back = Thread.read(p); got = [m.content for m in back.messages]
+    assert got==['Hello', 'Hi.']+want+['Bye', 'Ciao.'] and [m.id for m in back.messages][2:4]==['u1', 'a1']
+    back.save(); assert [m.content for m in Thread.read(p).messages]==got
+
 def test_a_notebook_a_script_made_of_a_threads_cells_says_how_to_read_it(tmp_path):
     "Two turns copied by a script into a new notebook (nbformat, ids kept, no `kernelspec`) can't be told from the thread's file stripped of its record with its first turn deleted: the error said only to restore the file; it says how to read it as a notebook made elsewhere, and that way reads the turns as pasted cells"
     t = Thread(id='th', title='T')
