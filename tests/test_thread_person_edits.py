@@ -1562,13 +1562,17 @@ def test_a_threads_first_prompt_pasted_into_a_jupyterlab_notebook_then_nbstripou
     assert [x['id'] for x in nb_of(q)['cells']]==['0', '1']
     assert [m.content for m in Thread.read(q).messages][:2]==['Question 0', 'Answer 0']
 
-@pytest.mark.parametrize('where', [1, 2])
-def test_a_split_piece_run_again_in_solveit_then_nbdev_clean_without_the_outputs_key_is_a_valueerror(tmp_path, where):
-    "A prompt split in three, one piece run again in Solveit (its new reply a markdown output marked `is_ai_res`), then nbdev-clean without `allowed_out_metadata_keys`: the pieces after the first are code cells, so their unmarked reply was no reply and the old one read in its place, silently (the next save writes it over the new); the ValueError an unsplit cell gives"
+def _three_turns(tmp_path):
+    "A thread of three turns saved, its middle prompt of three lines (`L1`..`L3`) to split"
     t = Thread(id='th', title='T')
     for i,(u,a) in enumerate([('Hello', 'Hi.'), ('L1\nL2\nL3', 'Reply1.'), ('Bye', 'Ciao.')]):
         t.add_message(Message(id=f'u{i}', role='user', content=u)); t.add_message(Message(id=f'a{i}', role='assistant', content=a))
-    p = t.save(tmp_path/'t.ipynb')
+    return t.save(tmp_path/'t.ipynb')
+
+@pytest.mark.parametrize('where', [1, 2])
+def test_a_split_piece_run_again_in_solveit_then_nbdev_clean_without_the_outputs_key_is_a_valueerror(tmp_path, where):
+    "A prompt split in three, one piece run again in Solveit (its new reply a markdown output marked `is_ai_res`), then nbdev-clean without `allowed_out_metadata_keys`: the pieces after the first are code cells, so their unmarked reply was no reply and the old one read in its place, silently (the next save writes it over the new); the ValueError an unsplit cell gives"
+    p = _three_turns(tmp_path)
     def split(nb):
         ps = [dict(copy.deepcopy(nb['cells'][1]), id=f'piece00{k}', source=s, outputs=[]) for k,s in enumerate(['%%prompt\nL1', 'L2', 'L3'])]
         ps[where]['outputs'] = [{'output_type': 'display_data', 'data': {'text/markdown': f'New reply to L{where+1}'}, 'metadata': {'is_ai_res': True}}]
@@ -1581,10 +1585,7 @@ def test_a_split_piece_run_again_in_solveit_then_nbdev_clean_without_the_outputs
 @pytest.mark.parametrize('how', ['middle piece run in Solveit', 'last piece moved up', 'old marks, a piece edited, outputs cleared'])
 def test_a_split_read_apart_reads_its_reply_once(tmp_path, how):
     "A prompt split in three whose pieces read apart (a piece run again in Solveit, the last piece moved up, or under marks without `flat` a piece edited and outputs cleared): the first piece, the original, gave the reply from its records and the last piece showing it gave it again (under old marks each piece gave it: thrice); the reply is read once, on the first piece, and a save and read keep it so"
-    t = Thread(id='th', title='T')
-    for i,(u,a) in enumerate([('Hello', 'Hi.'), ('L1\nL2\nL3', 'Reply1.'), ('Bye', 'Ciao.')]):
-        t.add_message(Message(id=f'u{i}', role='user', content=u)); t.add_message(Message(id=f'a{i}', role='assistant', content=a))
-    p = t.save(tmp_path/'t.ipynb')
+    p = _three_turns(tmp_path)
     def split(nb):
         if how.startswith('old marks'):
             for c in nb['cells']: c['metadata']['dialog']['cell'].pop('flat'); c['metadata']['dialog']['cell'].pop('flat_len')
