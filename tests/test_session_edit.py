@@ -4,6 +4,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
 from dialog.chat import parse_reply, tool_block, think_spans, dlg2chat
+import dialog.chat as chat_mod
 from dialog.session import *
 from test_session_gen import claude_session, codex_session, session_text, word
 from shared_paths import corpus
@@ -48,7 +49,9 @@ def states(msgs):
 def unlinked(l): return {k:v for k,v in json.loads(l).items() if k!='parentUuid'}
 # whitespace aside (a blank text is no record; a blank result is written as dlg2chat sends it, Anthropic's '(no output)', read back as none)
 def _blank_res(r): return re.sub(r'"result": "(?:\s|\\[ntr])*"', '"result": ""', r)
-def norm(dlg, think=True): return [(' '.join(c.split()), ' '.join(_blank_res(r if think else unthought(r)).split())) for c,r in pairs(dlg)]
+# a prompt of white space alone is written as dlg2chat sends it: chat's placeholder, read back as the prompt's text
+def _blank_req(c): return '' if c==chat_mod._no_request else c
+def norm(dlg, think=True): return [(' '.join(_blank_req(c).split()), ' '.join(_blank_res(r if think else unthought(r)).split())) for c,r in pairs(dlg)]
 def pairs(dlg): return [(m.content, m.ai_res) for m in dlg if m.msg_type=='prompt']
 
 @st.composite
@@ -870,3 +873,14 @@ def test_odd_records_ride_along_through_an_edit(tmp_path):
     dlg.mk_messages([Message('again', output=dlg[0].output, msg_type='prompt')], after=dlg[0])
     recs = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
     assert any(r.get('message') is True for r in recs) and any(r.get('parentUuid')==['x'] for r in recs)
+
+def test_a_prompt_of_white_space_alone_is_written_as_sent(tmp_path):
+    "A prompt a person made of white space alone (Anthropic refuses an empty user text) is written as dlg2chat sends it: chat's placeholder, which reads back as the prompt"
+    from test_session_gen import small_claude
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(small_claude(1)) + '\n')
+    dlg = sess2dlg(p); dlg.mk_message('   ', msg_type='prompt', idx=0).ai_res = 'A reply'
+    sent = dlg2chat(dlg, 'anthropic')
+    back = sess2dlg(dlg2sess(dlg, tmp_path/'o.jsonl'))
+    c = sent[0]['content']
+    assert back[0].content == (c[0]['text'] if isinstance(c, list) else c)
+    assert back[0].content == chat_mod._no_request and back[0].ai_res == 'A reply'
