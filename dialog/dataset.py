@@ -189,7 +189,7 @@ def _glob(pat, files=False):
 
 # %% ../nbs/15_dataset.ipynb #0fd09402
 def _paths1(src):
-    "The files one item of `dlg_paths`'s `src` names, as text (as `str` of a `Path`)"
+    "The files one item of `dlg_paths`'s `src` names, as `(text, key)`: `str` of a `Path`, and `_file_key`'s or None"
     if isinstance(src, Dialog):
         raise TypeError(f'dialog {src.name!r} is a Dialog, not a path: this reads files; dialogs in memory go to '
                         "`dlgs2table`, `write_parquet` or `dialog.chat`'s `dlgs2jsonl`")
@@ -203,11 +203,13 @@ def _paths1(src):
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
         # a file two `**`s reach is listed once
         found = {str(Path(f)) for f in _glob(os.path.expanduser(str(src)), files=True) if _listed_file(f, f)}
-        return sorted(found, key=_path_key)
-    return _notebooks(str(p)) if stat.S_ISDIR(st.st_mode) else [str(p)] # a folder's files as they are found, in order
+        return ((f, None) for f in sorted(found, key=_path_key))
+    # a folder's files as they are found, in order; a file named is known by the look just taken
+    if stat.S_ISDIR(st.st_mode): return ((f, None) for f in _notebooks(str(p)))
+    return [(str(p), (st.st_dev, st.st_ino))]
 
 def _paths(src):
-    "The files `src` names, a list's items in turn"
+    "The files `src` names, a list's items in turn, as `_paths1` gives them"
     if isinstance(src, (list, tuple, L)):
         for s in src: yield from _paths(s)
     else: yield from _paths1(src)
@@ -219,10 +221,10 @@ def _file_key(p):
     return st.st_dev,st.st_ino
 
 def _once(paths, seen):
-    "`paths` but those whose file (`_file_key`) is in `seen` (which gets theirs)"
+    "The texts of `paths` (`_paths`) but those whose file (`_file_key`) is in `seen` (which gets theirs)"
     # `a.ipynb`, `./a.ipynb`, `/here/a.ipynb`, a link to it and a hard link to it, or a folder reached twice through
     # a link, are one file, read once where first named
-    return (p for p in paths if (k := _file_key(p)) not in seen and not seen.add(k))
+    return (p for p,k0 in paths if (k := k0 or _file_key(p)) not in seen and not seen.add(k))
 
 def _listed(src, keep):
     "`keep(paths)` of the files `src` names (`_paths`), each once (`_once`)"
@@ -353,14 +355,14 @@ def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a li
                  cls=Dialog): # The `Dialog` class to build (importable by name, when other processes read)
     "The `cls` dialogs at `src` in path order, read in parallel processes"
     _chk_on_error(on_error)
-    res,errs = L(),L()
+    res,errs = [],L()  # a list grown in place: an `L` copies itself at each `+=`
     n,workers,jobs = _plan(src, workers)
     with gc_paused():
         # the others read without building messages: this process builds them from what they send
         kf = partial(_read_chunk, cls=cls, parts=True)
         for r in pmap(partial(_read_chunk, cls=cls), jobs, workers, progress, 'reading', n, len, kf=kf):
             res += _triage(r, on_error, errs)
-    return _outcome(res, errs, on_error)
+    return _outcome(L(res), errs, on_error)
 
 # %% ../nbs/15_dataset.ipynb #b4174a67
 def _pa():
