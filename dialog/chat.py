@@ -803,27 +803,35 @@ _no_request = '(no request)'
 
 def _blocks(c): return [_txt(c)] if isinstance(c, str) else c
 
-def _an_alternate(msgs, fixed=()):
-    "Anthropic turns: blank texts dropped, consecutive same-role content merged, a user turn first, and no turn empty"
+def _an_turns(msgs):
+    "`(role, messages)` of each turn of `msgs`: Anthropic takes a run of consecutive messages of one role as one turn"
     res = []
     for m in msgs:
-        if (fx := id(m) in fixed): bs = m['content']
-        else:
-            # Anthropic refuses an empty or whitespace-only text block
-            bs = [b for b in _blocks(m['content']) if b['type']!='text' or b['text'].strip()]
-            if not bs: continue  # nothing but blank text: its neighbours may now merge
-        if res and res[-1]['role']==m['role']: res[-1]['runs'].append((fx, bs))
-        else: res.append(dict(role=m['role'], runs=[(fx, bs)]))
-    if res and res[0]['role']=='assistant': res.insert(0, dict(role='user', runs=[(False, [_txt(_no_request)])]))
-    for m in res:
-        runs = m.pop('runs')
-        if len(runs)==1 and runs[0][0]: m['content'] = runs[0][1]; continue  # the provider's turn as it came
-        cs,run,fxd = [],[],False
-        for fx,bs in runs:
-            if not fx: run += bs; continue
-            cs += _merge(run, '\n\n') + _blocks(bs); run,fxd = [],True
-        cs += _merge(run, '\n\n')
-        m['content'] = cs if fxd else _content(cs, noop)
+        if res and res[-1][0]==m['role']: res[-1][1].append(m)
+        else: res.append((m['role'], [m]))
+    return res
+
+def _an_joined(ms, fixed=()):
+    "The content of one turn of messages `ms`: their blocks in order, each run of texts of messages not in `fixed` joined"
+    if len(ms)==1 and id(ms[0]) in fixed: return ms[0]['content']  # the provider's turn as it came
+    cs,run,fxd = [],[],False
+    for m in ms:
+        if id(m) not in fixed: run += _blocks(m['content']); continue
+        cs += _merge(run, '\n\n') + _blocks(m['content']); run,fxd = [],True
+    cs += _merge(run, '\n\n')
+    return cs if fxd else _content(cs, noop)
+
+def _an_alternate(msgs, fixed=()):
+    "Anthropic turns: blank texts dropped, consecutive same-role content merged, a user turn first, and no turn empty"
+    ms = []
+    for m in msgs:
+        if id(m) in fixed or isinstance(c := m['content'], str) and c.strip(): ms.append(m); continue
+        # Anthropic refuses an empty or whitespace-only text block
+        bs = [b for b in _blocks(c) if b['type']!='text' or b['text'].strip()]
+        # nothing but blank text: its neighbours may now merge
+        if bs: ms.append(m if len(bs)==len(c) else dict(m, content=bs))
+    if ms and ms[0]['role']=='assistant': ms.insert(0, dict(role='user', content=[_txt(_no_request)]))
+    res = [dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)]
     # Anthropic refuses a last assistant turn (a prefill) that ends in white space
     if res and res[-1]['role']=='assistant':
         c = res[-1]['content']
@@ -1879,11 +1887,19 @@ def _unprefixed(out, system, wire, msgs, given):
     out = list(map(_an_norm, out))
     # system blocks (cache breakpoints) don't come back as they were given
     same = given is None and system is None or isinstance(given, str) and given==system
-    h = [_an_norm(_sdk_json(x)) for x in msgs]
+    # the history's turns, a run of consecutive messages of one role joined as `out` joins it (`_an_joined`); `at`: each
+    # message's turn, and whether it starts it. A message's keys besides `role` and `content` stay in its turn: `out`
+    # has none, so they differ
+    h,at = [],[]
+    for role,ms in _an_turns([_an_norm(_sdk_json(x)) for x in msgs]):
+        at += [(len(h), j==0) for j in range(len(ms))]
+        h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_joined(ms)}))
     # where they part: one pass, not one per record
     k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))
     for _,r,_,i in wire:
-        same = same and min(i, len(out))==min(i, len(h)) and k>=min(i, len(out))  # `out[:i]==h[:i]`
+        t,first = at[i] if i<len(at) else (len(h), True)
+        # `out[:t]==h[:t]`; a record after another message of its turn has a prefix no turn bounds
+        same = same and first and min(t, len(out))==min(t, len(h)) and k>=min(t, len(out))
         if not same: r['prefix'] = 'unsendable'  # no digest is this: the record never goes back as valid
 _no_sdk = {dict, list, str, int, float, bool, type(None)} # JSON's own types: none is an SDK object
 def _sdk_json(o):

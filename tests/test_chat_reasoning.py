@@ -401,3 +401,103 @@ def test_reply_of_cited_messages_numbered_through_keeps_its_reasoning(fmt):
     out = dlg2chat(d, fmt)
     # Chat Completions takes no annotations back: the rest of each message goes as it came
     assert out == ([{k: v for k, v in m.items() if k != 'annotations'} for m in h] if fmt == 'openai' else h)
+
+# ---------- consecutive user turns (an interrupted prompt): one turn as sent, the same prefix as read ----------
+def _th(s): return {'type': 'thinking', 'thinking': f'Thought {s}.', 'signature': f'S{s}'}
+def _use(i): return {'type': 'tool_use', 'id': f'toolu_{i}', 'name': 'f', 'input': {'i': i}}
+def _res(i): return {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': f'toolu_{i}', 'content': f'r{i}'}]}
+
+def an_interrupted():
+    "An Anthropic history as a Claude Code transcript reads: a prompt left unanswered (Esc), the interruption note, the next prompt; later a tool loop cut after its results"
+    return [{'role': 'user', 'content': 'prompt 1'}, {'role': 'user', 'content': [{'type': 'text', 'text': '[Request interrupted by user]'}]},
+            {'role': 'user', 'content': 'prompt 2'},
+            {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1),
+            {'role': 'user', 'content': [{'type': 'text', 'text': '[Request interrupted by user for tool use]'}]}, {'role': 'user', 'content': 'prompt 3'},
+            {'role': 'assistant', 'content': [_th(2), _use(2)]}, _res(2),
+            {'role': 'assistant', 'content': [_th(3), {'type': 'text', 'text': 'Done.'}]}]
+
+def sent_thinking(msgs, sort=False):
+    "Every thinking block `msgs` send, as JSON (keys sorted with `sort`: a saved notebook's metadata has them so)"
+    return [json.dumps(b, sort_keys=sort) for m in msgs if isinstance(m['content'], list) for b in m['content'] if b.get('type') in ('thinking', 'redacted_thinking')]
+
+def test_consecutive_user_turns_send_every_thinking_block():
+    "Consecutive user turns read as prompts without replies, which `dlg2chat` sends as one turn; unedited, every thinking block after them still goes, byte for byte as received"
+    h = an_interrupted()
+    d = chat2dlg(h, 'anthropic', system='sys')
+    assert [m.content for m in d.messages][:3] == ['prompt 1', '[Request interrupted by user]', 'prompt 2']
+    for dd,saved in ((d, False), (_reread(d), True)):
+        out = dlg2chat(dd, 'anthropic')
+        assert sent_thinking(out, saved) == sent_thinking(h, saved) and len(sent_thinking(h)) == 3
+        assert out[0] == {'role': 'user', 'content': 'prompt 1\n\n[Request interrupted by user]\n\nprompt 2'}  # one turn, as Anthropic takes them
+        assert out[2]['content'][1] == {'type': 'text', 'text': '[Request interrupted by user for tool use]\n\nprompt 3'}
+        check_history(out, 'anthropic')
+
+@pytest.mark.parametrize('edit', ['first', 'second', 'delete', 'insert', 'swap'])
+def test_an_edit_inside_joined_user_turns_drops_the_later_thinking(edit):
+    "An edit of any of the joined prompts (or one deleted, inserted or reordered) is an edit of the turn: no thinking made after it goes"
+    d = chat2dlg(an_interrupted(), 'anthropic')
+    ms = d.messages
+    if edit == 'first': ms[0].content = 'prompt 1, edited'
+    elif edit == 'second': ms[1].content = '[Request interrupted]'
+    elif edit == 'delete': d.messages = ms[1:]
+    elif edit == 'insert': d.messages = [ms[0], d.msg_cls('another', msg_type=sprompt)] + ms[1:]
+    else: d.messages = [ms[1], ms[0]] + ms[2:]
+    assert sent_thinking(dlg2chat(d, 'anthropic')) == []
+    d = chat2dlg(an_interrupted(), 'anthropic')
+    d.messages[3].content = 'prompt 3, edited'  # a prompt joined to the first loop's tool results: the thinking before it goes, none after
+    assert sent_thinking(dlg2chat(d, 'anthropic')) == [json.dumps(_th(1))]
+
+def test_a_text_block_run_in_one_user_turn_is_still_not_the_joined_text():
+    "Consecutive turns are what `dlg2chat` joins; two text blocks of one turn still read as another prefix than their joined text (as before)"
+    h = an_interrupted()[2:]; h[0] = {'role': 'user', 'content': [{'type': 'text', 'text': 'prompt 1'}, {'type': 'text', 'text': 'prompt 2'}]}
+    assert sent_thinking(dlg2chat(chat2dlg(h, 'anthropic'), 'anthropic')) == []
+
+def test_consecutive_user_turns_keep_responses_and_gemini_reasoning():
+    "The Responses and Gemini codecs keep their reasoning items and thought signatures over consecutive user turns too (Gemini sends them as one content), and an edit of a joined one drops what follows"
+    rs = lambda i: {'type': 'reasoning', 'id': f'rs_{i}', 'summary': [], 'encrypted_content': f'E{i}'}
+    call = lambda i: [{'type': 'function_call', 'call_id': f'c{i}', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': f'c{i}', 'output': 'r'}]
+    r = [{'role': 'user', 'content': 'a'}, {'role': 'user', 'content': 'b'}, rs(1), *call(1), {'role': 'user', 'content': 'c'}, {'role': 'user', 'content': 'd'}, rs(2), *call(2)]
+    sig = lambda i: {'role': 'model', 'parts': [{'text': f'plan {i}', 'thought': True}, {'functionCall': {'name': 'f', 'args': {}}, 'thoughtSignature': f'S{i}'}]}
+    fr = {'role': 'user', 'parts': [{'functionResponse': {'name': 'f', 'response': {'result': 'r'}}}]}
+    g = [{'role': 'user', 'parts': [{'text': 'a'}]}, {'role': 'user', 'parts': [{'text': 'b'}]}, sig(1), fr, {'role': 'user', 'parts': [{'text': 'c'}]}, sig(2), fr]
+    for fmt, h, keys in (('responses', r, ('E1', 'E2')), ('gemini', g, ('S1', 'S2'))):
+        d = _reread(chat2dlg(h, fmt))
+        out = dlg2chat(d, fmt)
+        if fmt == 'responses': assert out == h
+        else: assert out[:3] == [{'role': 'user', 'parts': [{'text': 'a\n\nb'}]}, sig(1), {'role': 'user', 'parts': fr['parts'] + [{'text': 'c'}]}] and out[3] == sig(2)
+        d.messages[1].content = 'b, edited'
+        out = json.dumps(dlg2chat(d, fmt))
+        assert not any(k in out for k in keys), fmt
+
+@st.composite
+def runs_histories(draw):
+    "Anthropic histories whose user turns come in runs (strings or text blocks; after a loop's tool results too), each assistant turn with signed or redacted thinking"
+    h, k = [], 0
+    for j in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(1, 3))):
+            t = draw(texts)
+            h.append({'role': 'user', 'content': t if draw(st.booleans()) else [{'type': 'text', 'text': t}]})
+        for n in range(draw(st.integers(1, 3))):
+            k += 1
+            th = {'type': 'redacted_thinking', 'data': f'R{k}'} if draw(st.booleans()) else {'type': 'thinking', 'thinking': draw(texts), 'signature': f'S{k}'}
+            if not draw(st.booleans()):  # the loop ends: a text
+                h.append({'role': 'assistant', 'content': [th, {'type': 'text', 'text': draw(texts)}]}); break
+            h += [{'role': 'assistant', 'content': [th, _use(k)]}, _res(k)]  # a call and its result: the loop goes on, or a prompt cuts it
+    return h
+
+@given(runs_histories(), st.data())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_runs_of_user_turns_send_all_reasoning_until_an_edit(h, data):
+    "Runs of consecutive user turns, read and sent: every thinking block goes back as received; one edit of the prompts (a text, one deleted, one inserted, two swapped) sends no block made after it, and every block before it"
+    d = chat2dlg(h, 'anthropic')
+    assert sent_thinking(dlg2chat(d, 'anthropic')) == sent_thinking(h)
+    assert sent_thinking(dlg2chat(_reread(d), 'anthropic'), True) == sent_thinking(h, True)
+    ms = d.messages
+    def blocks(m): return [json.dumps(b) for r in m.meta.get('dialog', {}).get('wire', []) for b in r['msg']['content'] if b['type'] in ('thinking', 'redacted_thinking')]
+    at = data.draw(st.integers(0, len(ms)-1), label='at')
+    edit = data.draw(st.sampled_from(['text', 'delete', 'insert', 'swap'] if at+1 < len(ms) and ms[at].content != ms[at+1].content else ['text', 'delete', 'insert']), label='edit')
+    if edit == 'text': ms[at].content += ' (edited)'
+    elif edit == 'delete': d.messages = ms[:at] + ms[at+1:]
+    elif edit == 'insert': d.messages = ms[:at] + [d.msg_cls('inserted', msg_type=sprompt)] + ms[at:]
+    else: ms[at].content, ms[at+1].content = ms[at+1].content, ms[at].content
+    assert sent_thinking(dlg2chat(d, 'anthropic')) == [b for m in ms[:at] for b in blocks(m)]
