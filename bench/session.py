@@ -13,7 +13,9 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
   `fast` reading) replaced by empty prompts: what reading the records and spans costs;
 - stamps: what the first `dlg2chat` of the dialog adds, stamping the reasoning state reading left unstamped
   (`_stamp_sess`: the records read again with chat's digests taken, see "Stamping at the first send");
-- linearity: read time per MB at the largest size over read time per MB at the smallest.
+- linearity: read time per MB at the largest size over read time per MB at the smallest;
+- as programs run: read against `json.loads` again, the collector left on for both, as a program calling either has it
+  (`sess2dlg` pauses it while it reads: see `dialog.nbjson.gc_paused`; the baseline's loop pays its passes).
 Goals: read <= 2x, write <= 2x, linear (per-MB ratio near 1) from 5 MB to 50 MB.
 Where the `fast` extra (msgspec, orjson) is installed, reading parses the lines and writes chat's JSON (digests, tool
 blocks, copies of kept records) through it; `--no-fast` sets `dialog.nbjson.use_fast` False to time without it (the
@@ -93,11 +95,22 @@ def bench(mb, agent, reps, d):
     runs = dict(loads=(None, loads), read=(None, lambda: sess2dlg(p)), own=(None, own), dumps=(None, dumps), write=(None, write),
                 stamp=(unstamped, lambda: S._stamp_sess(fresh[0])))
     b = best_times(runs, reps, time.process_time)
+    on = gc_on_times(dict(loads=loads, read=lambda: sess2dlg(p)), reps)
     assert out.read_bytes()==p.read_bytes()
     print(f'{agent} {real:.1f} MB, {len(lines):,} records, {len(dlg):,} prompts: read {b["read"]*1000:.0f} ms ({b["read"]/b["loads"]:.2f}x json.loads; '
           f'{b["own"]/b["loads"]:.2f}x without reading the conversation), write {b["write"]*1000:.0f} ms ({b["write"]/b["dumps"]:.2f}x json.dumps); '
           f'stamps at the first send {b["stamp"]*1000:.0f} ms ({b["stamp"]/b["loads"]:.2f}x json.loads)')
+    print(f'  as programs run (collector on): read {on["read"]*1000:.0f} ms, json.loads {on["loads"]*1000:.0f} ms: {on["read"]/on["loads"]:.2f}x')
     return b['read']/real
+
+def gc_on_times(runs, reps):
+    "The best CPU time of each of `runs` (`name: what is timed`) over `reps` rounds, the collector left on"
+    times = {k:[] for k in runs}
+    for _ in range(reps):
+        for k,g in runs.items():
+            gc.collect()
+            t = time.process_time(); g(); times[k].append(time.process_time()-t)
+    return {k:min(v) for k,v in times.items()}
 
 def main():
     a = argparse.ArgumentParser(description=__doc__.split('\n')[0])

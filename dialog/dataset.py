@@ -49,12 +49,12 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_cols', 'row_group_bytes', 'dlg_pat
 from fastcore.utils import *
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
-from .nbjson import fast_loads, fast_loads_all, fast_libs, plain_json
+from .nbjson import fast_loads, fast_loads_all, fast_libs, plain_json, gc_paused
 from . import nbjson
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
-from .pool import pmap, DialogParts, gc_paused
+from .pool import pmap, DialogParts
 from .session import sess2dlg, sess_info
 from multiprocessing.connection import wait
 from contextlib import contextmanager

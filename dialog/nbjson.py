@@ -16,12 +16,13 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'CellError', 'short_repr', 'join_text', 'is_cell_id',
            'is_str_list', 'chk_meta', 'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy',
            'esc_surrogates', 'join_pairs', 'cell_json', 'nb_json', 'fast_libs', 'plain_json', 'nb_fast', 'fast_loads',
-           'fast_loads_all']
+           'fast_loads_all', 'gc_paused']
 
 # %% ../nbs/00_nbjson.ipynb #2257b902
 from fastcore.utils import *
 from json.encoder import encode_basestring as _jstr
-import copy, json, re, sys, threading
+from contextlib import contextmanager
+import copy, gc, json, re, sys, threading
 
 # %% ../nbs/00_nbjson.ipynb #7463b7eb
 class CellError(ValueError):
@@ -559,3 +560,13 @@ def fast_loads_all(txts): # JSON texts (`str`, or UTF-8 `bytes`)
     if not use_fast or (libs := fast_libs()) is None: return None
     try: return list(map(libs[1].decode, txts))
     except (ValueError, RecursionError): return None
+
+# %% ../nbs/00_nbjson.ipynb #b7dc86ac
+@contextmanager
+def gc_paused():
+    "Pause the cyclic garbage collector for the block"
+    was = gc.isenabled()
+    gc.disable()
+    try: yield
+    finally:
+        if was: gc.enable()

@@ -24,7 +24,7 @@ from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
                          think_spans, stampers)
 from .ipynb import atomic_write
-from .nbjson import fast_loads, fast_loads_all, is_str_list
+from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused
 from collections import Counter
 from datetime import datetime, timezone
 import hashlib, json, os, re, stat, time, uuid, warnings
@@ -512,15 +512,19 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
              cls=Dialog): # The `Dialog` class to build
     "An agent session as a dialog"
     path = Path(path).expanduser()
-    rs,ls,eol = _read_lines(path)
-    A = _agent(rs, path)
-    try:
-        # a subagent's own file
-        if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
-        return _recs2dlg(rs, ls, eol, A, path, name or path.stem, cls)
-    except _odd as e:  # a field of a JSON type neither agent writes there: no session this module reads
-        msg = f'{path}, {_odd_at(A, rs)}: a field of an unexpected type ({type(e).__name__}: {e}), so not a session file'
-        raise ValueError(msg) from None
+    # the collector paused: its passes over the records and messages made so far would cost as much as the read
+    # (a 50 MB session: 1.4 s read with it, 0.8 s without)
+    with gc_paused():
+        rs,ls,eol = _read_lines(path)
+        A = _agent(rs, path)
+        try:
+            # a subagent's own file
+            if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
+            return _recs2dlg(rs, ls, eol, A, path, name or path.stem, cls)
+        except _odd as e:  # a field of a JSON type neither agent writes there: no session this module reads
+            odd = f'a field of an unexpected type ({type(e).__name__}: {e})'
+            msg = f'{path}, {_odd_at(A, rs)}: {odd}, so not a session file'
+            raise ValueError(msg) from None
 
 def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
     "The dialog of records `rs` (lines `ls`) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"

@@ -296,3 +296,23 @@ def test_codex_web_search_shown_as_chat_shows_it(tmp_path):
     dlg[0].ai_res = dlg[0].ai_res.replace('found', 'found it')
     out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
     assert out[:-1]==p.read_text().splitlines()[:-1]
+
+@need
+def test_read_pauses_the_collector(tmp_path, monkeypatch):
+    "A session is read with the cyclic collector paused (its passes over a long session's records cost as much as the read), and left as it was found, error or not"
+    import gc, dialog.session as S
+    seen,build = [],S._recs2dlg
+    def spy(*a, **kw):
+        seen.append(gc.isenabled())
+        return build(*a, **kw)
+    monkeypatch.setattr(S, '_recs2dlg', spy)
+    assert gc.isenabled()
+    for src in (cc, cx):
+        assert len(sess2dlg(src)) and seen[-1] is False and gc.isenabled()
+    bad = tmp_path/'bad.jsonl'
+    bad.write_text('{"type": "user", "message": 3}\n')
+    with pytest.raises(ValueError): sess2dlg(bad)
+    assert gc.isenabled()
+    gc.disable()  # a program that paused it itself keeps it paused
+    try: sess2dlg(cc); assert not gc.isenabled()
+    finally: gc.enable()
