@@ -19,6 +19,7 @@ from fastcore.utils import *
 from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, thread_fields, set_fields
 from .ipynb import atomic_write, file_sig, sig_settled
 from .thread_sync import free_json, free_value
+from .nbjson import gc_paused
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from urllib.parse import quote
@@ -580,10 +581,13 @@ def _answer(self:DialogThreadStore,
     "The threads of the entries `pick()` chooses from an up-to-date index"
     # chosen again, after every file is checked, when a file changed under the index
     self._fresh(every)
-    if (ts := self._threads(pick())) is None:
-        self._sync()
-        ts = self._threads(pick()) or []
-    return [self._out(t) for t in ts]
+    # the collector paused while the answer is made: its passes over the whole heap, set off by the many objects
+    # a long answer makes, would grow faster than the answer
+    with gc_paused():
+        if (ts := self._threads(pick())) is None:
+            self._sync()
+            ts = self._threads(pick()) or []
+        return [self._out(t) for t in ts]
 
 @patch
 async def list(self:DialogThreadStore,

@@ -609,3 +609,17 @@ def test_notebooks_with_nbstripouts_ids_share_no_message_id(tmp_path):
     assert len(ms['tides'])==len(ms['taxes'])==2 and not set(ms['tides']) & set(ms['taxes'])
     assert [m.id for m in Thread.read(tmp_path/'tides.ipynb').messages]==ms['tides']
     for tid,mids in ms.items(): assert run(s.get_thread_by_message_id(mids[1])).id==tid
+
+def test_answers_are_made_with_the_collector_paused(tmp_path, monkeypatch):
+    "A store's answer (get, list, find) is made with the cyclic collector paused (its passes over the heap would grow faster than the answer), and it is left as found"
+    s = DialogThreadStore(tmp_path)
+    for i in range(3): run(s.save(mk(f't{i}', 'hi', 'hello', platforms={'slack': {'c': 'x'}})))
+    seen,read = [],type(s)._threads
+    def spy(self, es):
+        seen.append(gc.isenabled())
+        return read(self, es)
+    monkeypatch.setattr(type(s), '_threads', spy)
+    assert gc.isenabled()
+    assert ids(run(s.find_by_platform('slack', {'c': 'x'})))==['t0', 't1', 't2']
+    assert run(s.get('t1')).id=='t1' and len(run(s.list_recent()))==3
+    assert seen and not any(seen) and gc.isenabled()
