@@ -1,5 +1,5 @@
 "Reasoning state (issue 30): a provider's own assistant turns, thinking and signatures and all, kept in the dialog and sent back to that provider while the dialog before them is unedited"
-import copy, json, pytest
+import copy, json, re, pytest
 import openai, anthropic
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import *
@@ -501,3 +501,49 @@ def test_property_runs_of_user_turns_send_all_reasoning_until_an_edit(h, data):
     elif edit == 'insert': d.messages = ms[:at] + [d.msg_cls('inserted', msg_type=sprompt)] + ms[at:]
     else: ms[at].content, ms[at+1].content = ms[at+1].content, ms[at].content
     assert sent_thinking(dlg2chat(d, 'anthropic')) == [b for m in ms[:at] for b in blocks(m)]
+
+@st.composite
+def turn_runs(draw):
+    "A conversation as events: runs of user texts, then a loop of model turns each with reasoning state `k` (a call and its result, or a closing text); a prompt may cut a loop after its result"
+    ev, k = [], 0
+    for j in range(draw(st.integers(1, 3))):
+        ev += [('user', draw(texts)) for _ in range(draw(st.integers(1, 3)))]
+        for n in range(draw(st.integers(1, 3))):
+            k += 1
+            if not draw(st.booleans()): ev.append(('say', k, draw(texts))); break
+            ev.append(('call', k, None))
+    return ev
+
+def _spelled(ev, fmt):
+    "Events `ev` (`turn_runs`) as a `fmt` history; reasoning state `k` is marked `<k>` (a signature, or encrypted content)"
+    h = []
+    for e in ev:
+        if e[0] == 'user': h.append({'role': 'user', 'content': e[1]} if fmt == 'responses' else {'role': 'user', 'parts': [{'text': e[1]}]}); continue
+        k = e[1]
+        if fmt == 'responses':
+            h.append({'type': 'reasoning', 'id': f'rs_{k}', 'summary': [{'type': 'summary_text', 'text': f'Thought {k}.'}], 'encrypted_content': f'<{k}>'})
+            if e[0] == 'say': h.append({'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': e[2]}]})
+            else: h += [{'type': 'function_call', 'call_id': f'c{k}', 'name': 'f', 'arguments': json.dumps({'i': k})}, {'type': 'function_call_output', 'call_id': f'c{k}', 'output': f'r{k}'}]
+        else:
+            said = {'text': e[2]} if e[0] == 'say' else {'functionCall': {'name': 'f', 'args': {'i': k}}}
+            h.append({'role': 'model', 'parts': [{'text': f'Thought {k}.', 'thought': True}, said | {'thoughtSignature': f'<{k}>'}]})
+            if e[0] == 'call': h.append({'role': 'user', 'parts': [{'functionResponse': {'name': 'f', 'response': {'result': f'r{k}'}}}]})
+    return h
+
+def _marks(o): return re.findall(r'<\d+>', json.dumps(o))
+
+@pytest.mark.parametrize('fmt', ['responses', 'gemini'])
+@given(ev=turn_runs(), data=st.data())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_runs_of_user_turns_keep_responses_and_gemini_reasoning(fmt, ev, data):
+    "The same property for the codecs that keep reasoning items (Responses) and thought signatures (Gemini, which sends a run as one content): all goes back unedited; one edit of the prompts sends none made after it, all before"
+    h = _spelled(ev, fmt)
+    d = _reread(chat2dlg(h, fmt))
+    assert _marks(dlg2chat(d, fmt)) == _marks(h)
+    ms = d.messages
+    at = data.draw(st.integers(0, len(ms)-1), label='at')
+    edit = data.draw(st.sampled_from(['text', 'delete', 'insert']), label='edit')
+    if edit == 'text': ms[at].content += ' (edited)'
+    elif edit == 'delete': d.messages = ms[:at] + ms[at+1:]
+    else: d.messages = ms[:at] + [d.msg_cls('inserted', msg_type=sprompt)] + ms[at:]
+    assert _marks(dlg2chat(d, fmt)) == _marks([m.meta.get('dialog', {}).get('wire', []) for m in ms[:at]])
