@@ -51,6 +51,9 @@ _all_ = ['esc_surrogates']
 
 # %% ../nbs/03_render.ipynb #eabc83b7
 def _plain(s): return strip_ansi(s) if '\x1b' in s else s # fastcore's, skipped when there is no escape at all
+# fastcore's screen rendering, skipped when there is nothing it acts on (a carriage return, backspace or escape)
+_re_ctl = re.compile('[\r\b\x1b]')
+def _cli(s): return clean_cli_output(s) if _re_ctl.search(s) else s
 
 def tb_text(o:dict): # An error output dict
     "Error output `o` as text: its traceback one line per line, ANSI stripped, ending with `ename: evalue` once"
@@ -87,7 +90,7 @@ def _json_text(v): return v if isinstance(v, str) else json.dumps(v, ensure_asci
 def _img_text(v): return ''.join(join_out(v).split())
 
 # {mime type or glob: f(value) -> text}; 'stream' takes a stream's text, 'error' the error output
-mime_renderers = {'stream': lambda t: clean_cli_output(join_out(t)), 'error': tb_text,
+mime_renderers = {'stream': lambda t: _cli(join_out(t)), 'error': tb_text,
                   'image/*': _img_text, 'application/json': _json_text, 'application/*+json': _json_text}
 
 def _renderer(mime, rs):
@@ -103,7 +106,7 @@ def out_text(o:dict, # One nbformat output dict
              renderers:dict=None): # {mime: f(value) -> text} entries overriding `mime_renderers` for this call
     "`(mime, text)` of output `o` for the audience whose table is `mimes`; `(None, '')` if nothing"
     if not isinstance(o, dict): return None,''
-    rs,typ = mime_renderers | (renderers or {}),o.get('output_type')
+    rs,typ = mime_renderers | renderers if renderers else mime_renderers,o.get('output_type')
     if typ in ('stream', 'error'):
         v = o.get('text', '') if typ=='stream' else o
         return 'text/plain',esc_surrogates(_renderer(typ, rs)(v))
@@ -141,7 +144,7 @@ def ai_item(o:dict, # One nbformat output dict
             dollars=False): # Spell LaTeX math with `$`?
     "Output `o` for the AI: `(mime, base64)` for a raster image, else its text (`''` if none)"
     latex = {'text/latex': partial(normalize_text_latex, dollars=True)} if dollars else {}
-    rs = ai_renderers | latex | (renderers or {})
+    rs = ai_renderers | latex | (renderers or {}) if latex or renderers else ai_renderers
     mime,txt = out_text(o, ai_mimes, rs)
     return (mime, txt) if mime in img_mimes else txt
 
