@@ -132,6 +132,11 @@ def _is_img(b):
     s = b.get('source') if isinstance(b, dict) and b.get('type')=='image' else None
     return isinstance(s, dict) and s.get('type')=='base64' and isinstance(s.get('data'), str)
 
+def _is_doc(b):
+    "Is `b` a document block of a source chat's Anthropic codec reads (base64, text, url)?"
+    s = b.get('source') if b.get('type')=='document' else None
+    return isinstance(s, dict) and s.get('type') in ('base64', 'text', 'url')
+
 def _res_blocks(c):
     "A Claude Code tool result's content as chat's Anthropic codec takes it: its images kept as blocks, else its text"
     if not (isinstance(c, list) and any(map(_is_img, c))): return _res_txt(c)
@@ -251,7 +256,8 @@ def turns(cls:ClaudeCode, recs):
 def chat_msgs(cls:ClaudeCode, recs):
     "Span `recs` (its prompt record first) as Anthropic messages: the prompt, then the reply's turns"
     bs = _blocks(recs[0]['message'].get('content'))
-    c = [b for b in bs if isinstance(b, dict) and b.get('type') in ('text', 'image')]
+    # its text, images and documents (a file given with it: chat reads one as an attachment); other blocks ride along
+    c = [b for b in bs if isinstance(b, dict) and (b.get('type') in ('text', 'image') or _is_doc(b))]
     return [dict(role='user', content=c or '')] + cls.turns(recs[1:])
 
 # %% ../nbs/08_session.ipynb #e913e399
@@ -424,10 +430,25 @@ def chat_msgs(cls:Codex, recs):
     return [p for p in its if p.get('type') not in _outs or p.get('call_id') in calls]
 
 # %% ../nbs/08_session.ipynb #6360b612
+# the content parts a Codex rollout holds (codex-rs's `ContentItem`): a line holding another fails to parse, and `codex
+# resume` skips it
+_cx_parts = ('input_text', 'input_image', 'output_text')
+
+def _cx_ok(c, what):
+    "Refuse content `c` (`what`: a prompt, a result) holding a part Codex doesn't read: `dlg2chat`'s `input_file` (a PDF)"
+    bad = [p for p in c if isinstance(p, dict) and p.get('type') not in _cx_parts] if isinstance(c, list) else []
+    if not bad: return c
+    f = bad[0]
+    name = f" ({f['filename']})" if isinstance(f.get('filename'), str) else ''
+    msg = (f"{what} holds a file{name} that dlg2chat sends as part {f.get('type')!r}, and a Codex rollout holds "
+           f"{', '.join(_cx_parts[:2])} parts only (codex resume skips a line holding another): give the file's text "
+           "in the prompt (a text file goes as text), or an image")
+    raise ValueError(msg)
+
 @patch(cls_method=True)
 def mk_prompt(cls:Codex, tmpl, c): # its content: a text, or parts
-    p = dict(type='message', role='user', content=[dict(type='input_text', text=c)] if isinstance(c, str) else c)
-    return dict(timestamp=_now(), type='response_item', payload=p)
+    c = [dict(type='input_text', text=c)] if isinstance(c, str) else _cx_ok(c, 'the prompt')
+    return dict(timestamp=_now(), type='response_item', payload=dict(type='message', role='user', content=c))
 
 # %% ../nbs/08_session.ipynb #20466219
 @patch(cls_method=True)
@@ -445,7 +466,9 @@ def mk_item(cls:Codex, tmpl, kind, v):
         p = dict(type='custom_tool_call', call_id=v[0], name=v[1], input=v[2].get('input', ''))
     elif kind=='call':
         p = dict(type='function_call', name=v[1], arguments=codec_kit.args_json(dict(args=v[2], extra=v[3])), call_id=v[0])
-    else: p = dict(type='custom_tool_call_output' if v[2] else 'function_call_output', call_id=v[0]) | v[1]
+    else:
+        _cx_ok(v[1].get('output'), f'the result of call {v[0]}')
+        p = dict(type='custom_tool_call_output' if v[2] else 'function_call_output', call_id=v[0]) | v[1]
     return dict(timestamp=_now(), type='response_item', payload=p)
 
 # %% ../nbs/08_session.ipynb #e6b62efc
@@ -461,7 +484,7 @@ def set_items(cls:Codex, r, new):
     elif p['type']=='function_call': p = p | dict(name=n[0], arguments=codec_kit.args_json(dict(args=n[1], extra=n[2])))
     elif p['type']=='custom_tool_call': p = p | dict(name=n[0], input=n[1].get('input', ''))
     elif p['type']=='web_search_call': p = n  # as `dlg2chat` sends it
-    else: p = p | n
+    else: _cx_ok(n.get('output'), f"the result of call {p.get('call_id')}"); p = p | n
     return r | dict(payload=p)
 
 # %% ../nbs/08_session.ipynb #d4889b7c
@@ -526,6 +549,7 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
             msg = f'{path}, {_odd_at(A, rs)}: {odd}, so not a session file'
             raise ValueError(msg) from None
 
+# %% ../nbs/08_session.ipynb #345fcb99
 def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
     "The dialog of records `rs` (lines `ls`) of agent `A`, its reasoning state stamped now or at the first send (`stamp`)"
     is_prompt = A.is_prompt  # looked up once: a patched class method is bound anew at each lookup
@@ -560,6 +584,9 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
              whole=whole)
     dlg.meta['dialog'] = dict(session=s)
     if system is not None: dlg.system = system
+    # Claude Code's `last-prompt` (what `--resume` reads) riding in the last message's records is the session's, not
+    # that message's: a write after the message is deleted holds one still (`_last_prompt`)
+    if A is ClaudeCode and starts and any('"last-prompt"' in l for l in ls[starts[-1]:]): s['last_prompt'] = True
     # each message read's key, in the order read: what a write (`_entries`) and the stamper find the messages read by
     if not stamp: s['keys'] = _keys((x['records'], x['fp']) for x in (m.meta['dialog']['session'] for m in msgs))
     # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`)
@@ -654,13 +681,23 @@ def _found(msgs, keys):
 def _read_at(ps, # A dialog's prompt messages
              s): # Its session metadata
     "The message of `ps` that is each message read, in the order read (None where it is gone): found by its key"
-    # a dialog whose metadata holds no keys (written before they were kept) is found by the ids read
     if is_str_list(keys := s.get('keys')): return _found(ps, keys)
+    # a dialog whose metadata holds no keys (written before they were kept): by the ids read while one is there
     if not is_str_list(old := s.get('msgs')): return []
     by = {}
     for m in ps:
         if _recs_of(m): by.setdefault(m.id, m)
-    return [by.pop(i, None) for i in old]
+    if any(i in by for i in old): return [by.pop(i, None) for i in old]
+    # its ids renumbered (nbstripout): each message found by what it carries, the keys made from the messages holding
+    # records, the first of each alike, in the dialog's order; a count unlike the one read (a message deleted, or one
+    # pasted from elsewhere) tells no where: all of it is re-checked, from the first message on
+    read,seen = [],set()
+    for m in ps:
+        ms = _dmeta(m).get('session'); fp = ms.get('fp') if isinstance(ms, dict) else None
+        if not (is_str_list(fp) and len(fp)==2 and (rs := _recs_of(m))) or (k := (*rs, '', *fp)) in seen: continue
+        seen.add(k); read.append((rs, fp))
+    found = _found(ps, _keys(read))
+    return found if len(found)==len(old) else [None, *found]
 
 # %% ../nbs/08_session.ipynb #b65c5fe4
 def _stamp_sess(dlg, # A dialog `sess2dlg` read, marked unstamped
@@ -882,13 +919,14 @@ def _tmpls(A, recs, out, sid):
     res.setdefault('user', dict(isSidechain=False, userType='external', cwd=os.getcwd(), sessionId=sid))
     return res
 
-# a reference chat puts where a prompt's image stood (`![image](attachment:id)`); neither part scans past a bracket,
+# a reference chat puts where a prompt's image or document stood (`![image](attachment:id)`, `[name](attachment:id)`);
+# neither part scans past a bracket,
 # so a line of many `![` is read once
-_re_attref = re.compile(r'!\[[^\[\]\n]*\]\(attachment:([^)\s\[\]]+)\)')
+_re_attref = re.compile(r'!?\[[^\[\]\n]*\]\(attachment:([^)\s\[\]]+)\)')
 
 def _unref(txt, # A prompt's text, as the dialog holds it
            ids): # The ids of the prompt's own attachments
-    "`txt` without the references to its own images, nor the blank lines chat joined them with; the rest as it is"
+    "`txt` without the references to its own images and documents, nor the blank lines chat joined them with; the rest as it is"
     if not ids or '](attachment:' not in txt: return txt
     segs,pos = [],0
     for m in _re_attref.finditer(txt):
@@ -908,7 +946,7 @@ def _rebuild_msg(A, m, ms, out, sid, edits=None):
     tmpl,sent = _tmpls(A, recs, out, sid),None  # `sent`: `_sent_of(A, m)`, made when needed
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
-        if fp[0]!=cur[0]:  # the prompt's text edited: its image blocks kept as they were, their references taken out
+        if fp[0]!=cur[0]:  # the prompt's text edited: its image and document blocks kept as they were, their references taken out
             txt = _unref(m.content, {a.id for a in m.attachments})
             res,old = [[A.set_prompt(p[0], txt), None, 'link']],A.prompt(p[0])
             if edits is not None: edits.append((res[0], old, txt))  # for records after it repeating it (`_sync_compacted`)
@@ -963,14 +1001,19 @@ def _uuid7():
     return str(uuid.UUID(bytes=bytes(b)))
 
 # %% ../nbs/08_session.ipynb #29b3442a
-def _last_prompt(A, es):
+def _last_prompt(A, es, # A Claude Code session's entries
+                 want:bool=False): # Did the session read hold one in its last message's records (`last_prompt`)?
     "Claude Code's last `last-prompt` record (what `--resume` reads) put last, naming the last prompt and record"
     k = first(i for i in range(len(es)-1, -1, -1) if es[i][0].get('type')=='last-prompt')
-    if k is None: return
+    if k is None and not want: return
     conv = [e[0] for e in es if e[0].get('type') in ('user', 'assistant') and bool(e[0].get('isSidechain'))==A.side]
     leaf = first(r.get('uuid') for r in reversed(conv) if isinstance(r.get('uuid'), str))
     p = first(r for r in reversed(conv) if A.is_prompt(r))
-    r = es.pop(k)[0] | ({} if leaf is None else dict(leafUuid=leaf))
+    if k is None:  # it went with the message holding it (deleted): the session's, made anew as Claude Code writes it
+        if leaf is None or p is None: return
+        sid = {'sessionId': s} if isinstance(s := conv[-1].get('sessionId'), str) else {}
+        r = dict(type='last-prompt', lastPrompt='', leafUuid=leaf) | sid
+    else: r = es.pop(k)[0] | ({} if leaf is None else dict(leafUuid=leaf))
     es.append([r | ({} if p is None else dict(lastPrompt=A.prompt(p))), None])
 
 # %% ../nbs/08_session.ipynb #8778fb59
@@ -1231,7 +1274,7 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
     fork = fork or not s
     if dirty or fork:
         for e in es: _parsed(e)
-        if A is not Codex: _chain(es); _last_prompt(A, es)
+        if A is not Codex: _chain(es); _last_prompt(A, es, bool(s.get('last_prompt')))
         if fork: es = [e for e in es if type(e[0]) is not _Torn]; sid = _fork(A, es, sid)
     if not es:
         msg = f'dlg2sess: {dlg.name} has no prompt messages and its session no other records: nothing to write'

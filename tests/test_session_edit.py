@@ -884,3 +884,66 @@ def test_a_prompt_of_white_space_alone_is_written_as_sent(tmp_path):
     c = sent[0]['content']
     assert back[0].content == (c[0]['text'] if isinstance(c, list) else c)
     assert back[0].content == chat_mod._no_request and back[0].ai_res == 'A reply'
+
+def test_keyless_renumbered_dialog_found_by_its_records(tmp_path):
+    "A dialog saved before `dialog.session.keys` were kept, its cell ids renumbered (nbstripout), is found by what each message carries: unedited it writes back byte for byte, its signed thinking kept, in both formats; a message deleted re-checks it all, the chain whole"
+    from test_session_gen import small_claude, small_codex
+    for name,lines in dict(claude=small_claude(3), codex=small_codex(3)).items():
+        p = tmp_path/f'{name}.jsonl'; p.write_text('\n'.join(lines) + '\n')
+        for clear in (True, False):
+            d = sess2dlg(p); del d.meta['dialog']['session']['keys']
+            dlg = _stripped(d, tmp_path/f'{name}-{clear}.ipynb', clear)
+            assert 'keys' not in dlg.meta['dialog']['session'] and [m.id for m in dlg]==[str(k) for k in range(len(dlg))]
+            assert dlg2sess(dlg, tmp_path/f'{name}-o.jsonl', force=True).read_bytes()==p.read_bytes(), (name, clear)
+            dlg.remove_msgs([dlg[1]])
+            q = dlg2sess(dlg, tmp_path/f'{name}-del.jsonl', force=True)
+            if name=='claude': check_chain(q)
+            assert [m.content for m in sess2dlg(q)]==[m.content for m in dlg]
+
+def test_prompt_with_document_read_sent_and_edited(tmp_path):
+    "A prompt's document block (a text or PDF file given with it) is an attachment of the dialog as chat reads it: shown, sent by `dlg2chat`, written back byte for byte; editing the prompt's text keeps the block and writes no reference to it; a new prompt's text file written as a document block reads back as sent"
+    from dialog.core import Attachment
+    doc = dict(type='document', source=dict(type='text', media_type='text/plain', data='THE DOC BODY'), title='notes.txt')
+    p = _cc(tmp_path, [_user([dict(type='text', text='summarise this'), doc]), _asst('r1', dict(type='text', text='done'))])
+    dlg = sess2dlg(p)
+    assert len(dlg[0].attachments)==1 and '(attachment:' in dlg[0].content
+    assert doc in dlg2chat(dlg, 'anthropic')[0]['content']
+    assert dlg2sess(dlg, tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
+    dlg[0].content = dlg[0].content.replace('summarise this', 'shorten this')
+    c = json.loads(dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()[0])['message']['content']
+    assert c==[dict(type='text', text='shorten this'), doc]
+    dlg.messages.append(dlg.msg_cls('and [more.txt](attachment:a1)', msg_type='prompt', attachments=[Attachment(b'MORE TEXT', 'text/plain', 'a1')]))
+    sent = dlg2chat(dlg, 'anthropic')[-1]
+    back = sess2dlg(dlg2sess(dlg, tmp_path/'new.jsonl'))
+    assert dlg2chat(back, 'anthropic')[-1]==sent and 'MORE TEXT' in json.dumps(sent)
+
+def test_codex_prompt_with_a_pdf_is_refused(tmp_path):
+    "A new Codex prompt with a PDF (which `dlg2chat` sends as an input_file part, a part no Codex rollout holds: `codex resume` skips the line) is refused, naming the message, nothing written; a text file goes as text, an image as input_image"
+    from dialog.core import Attachment, tiny_png
+    p = _small_codex(tmp_path)
+    dlg = sess2dlg(p)
+    dlg.messages.append(dlg.msg_cls('read [report.pdf](attachment:a1)', msg_type='prompt', attachments=[Attachment(b'%PDF-1.4 x', 'application/pdf', 'a1')]))
+    with pytest.raises(ValueError, match=r'message 2 .*report\.pdf.*input_text, input_image parts only'): dlg2sess(dlg, tmp_path/'o.jsonl')
+    assert not (tmp_path/'o.jsonl').exists()
+    dlg.messages[-1] = dlg.msg_cls('read [n.txt](attachment:a1) ![i](attachment:a2)', msg_type='prompt',
+                                   attachments=[Attachment(b'NOTES', 'text/plain', 'a1'), Attachment(tiny_png, 'image/png', 'a2')])
+    recs = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
+    parts = [c for r in recs if r.get('type')=='response_item' and r['payload'].get('type')=='message' for c in r['payload']['content']]
+    assert {c['type'] for c in parts}<={'input_text', 'input_image', 'output_text'} and any('NOTES' in c.get('text', '') for c in parts)
+
+def test_last_prompt_kept_when_the_last_message_is_deleted(tmp_path):
+    "The `last-prompt` record rides in the last message's records, yet is the session's: with that message (or the last two) deleted, the written session (a fork or not) still ends with one, naming the new last record and prompt; a session read without one gets none"
+    from test_session_gen import small_claude
+    lines = small_claude(3)
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(lines) + '\n')
+    for n in (1, 2):
+        for fork in (False, True):
+            dlg = sess2dlg(p); del dlg.messages[-n:]
+            rs = check_chain(dlg2sess(dlg, tmp_path/'f' if fork else tmp_path/'o.jsonl', fork=fork, force=True))
+            conv = [r for r in rs if r.get('type') in ('user', 'assistant')]
+            assert [r['type'] for r in rs].count('last-prompt')==1
+            assert rs[-1]['type']=='last-prompt' and rs[-1]['leafUuid']==conv[-1]['uuid'] and rs[-1]['lastPrompt']==dlg[-1].content
+            assert rs[-1]['sessionId']==conv[-1]['sessionId']
+    q = tmp_path/'n.jsonl'; q.write_text('\n'.join(l for l in lines if '"last-prompt"' not in l) + '\n')
+    dlg = sess2dlg(q); del dlg.messages[-1]
+    assert 'last-prompt' not in dlg2sess(dlg, tmp_path/'n2.jsonl').read_text()
