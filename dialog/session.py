@@ -577,6 +577,8 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
         m.meta.setdefault('dialog', {})['session'] = dict(records=ls[i:j], fp=_fp(m))
         msgs.append(m)
     if not whole: dlg.messages = msgs
+    # reasoning made after what the model read and `dlg2chat` doesn't send (a skill's body, a compaction): unsendable
+    if stamp and A.fmt=='anthropic': _unseen(A, rs, n, list(zip(starts, ends)), msgs)
     sid = first((A.sid(r) for r in rs), noop)
     side = {'sidechain': True} if A.side else {}
     src = None if path is None else str(Path(path).resolve())  # the stamper reads no file: it gives none
@@ -592,6 +594,42 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
     # the digests `dlg2chat` checks the reasoning state by: taken at its first send (`_stamp_sess`)
     if not stamp and any('wire' in m.meta['dialog'] for m in msgs): dlg.meta['dialog']['unstamped'] = 'session'
     return dlg
+
+# %% ../nbs/08_session.ipynb #5a1d3e77
+def _state_key(A, b):
+    "What tells reasoning `b` (a Claude thinking block, a Codex reasoning item) apart, its state or else its text; None for none"
+    # reasoning without opaque state (null `encrypted_content`, an empty `signature`) is told by its id or text
+    if A is Codex:
+        if b.get('type')!='reasoning': return None
+        return b.get('encrypted_content') or b.get('id') or json.dumps(b.get('summary'), sort_keys=True)
+    if b.get('type')=='thinking': return b.get('signature') or str(b.get('thinking'))
+    return str(b.get('data')) if b.get('type')=='redacted_thinking' else None
+
+def _hidden(A, r):
+    "Did the model read record `r`, which `dlg2chat` doesn't send: an `isMeta` user message (a skill's body), a compaction's?"
+    if bool(r.get('isSidechain'))!=A.side: return False
+    if r.get('type')=='system': return r.get('subtype')=='compact_boundary'
+    return r.get('type')=='user' and bool(r.get('isMeta') or r.get('isCompactSummary')) and isinstance(r.get('message'), dict)
+
+_unseen_mark = 'unsendable:' # chat's mark of a record whose history is not the one sent, and after it the digest read
+
+def _unseen(A, rs, n, spans, msgs):
+    "Mark unsendable the reasoning of `msgs` (read from `spans` of records `rs`, `n` of them before) made after a `_hidden` record"
+    hit = any(_hidden(A, r) for r in rs[:n])
+    for (i,j),m in zip(spans, msgs):
+        if not (wire := _wire_of(m)): hit = hit or any(_hidden(A, r) for r in rs[i:j]); continue
+        k = j if hit else next((x for x in range(i, j) if _hidden(A, rs[x])), j)
+        if k==j and not hit: continue
+        # the reasoning of the records before it (in order: each record's state once) goes back as it came
+        ths = (b for r in rs[i:k if not hit else i] if r.get('type')=='assistant' and (cm := _chain_msg(A, r)) is not None
+               for b in _blocks(cm.get('content')) if isinstance(b, dict))
+        before = Counter(x for b in ths if (x := _state_key(A, b)))
+        hit = True
+        for r in wire:
+            ks = [x for b in _blocks((r.get('msg') or {}).get('content')) if isinstance(b, dict) and (x := _state_key(A, b))]
+            if all(before[x]>0 for x in ks): before.subtract(ks); continue
+            before = Counter()  # this record and every one after it: its digest kept after the mark, for a write
+            if isinstance(d := r.get('prefix'), str) and not d.startswith('unsendable'): r['prefix'] = _unseen_mark + d
 
 # %% ../nbs/08_session.ipynb #7d2f4c18
 _odd = (TypeError, AttributeError, KeyError, IndexError)
@@ -1117,17 +1155,26 @@ def _entries(dlg, A, s, fork):
 def _sync_compacted(es, # A rollout's entries
                     edits): # Triples `(entry, old, new)`: each edited prompt's entry, and its text as read and as written
     "Codex: each `compacted` record's `replacement_history` (what `codex resume` rebuilds from) given the edited prompts' texts"
-    at,new = {id(e):(o, n) for e,o,n in edits},{}
-    def sync(x):  # a user message item of the history holding the text, as read, of a prompt edited before it
-        if not (isinstance(x, dict) and x.get('type')=='message' and x.get('role')=='user'): return x
-        t = Codex.prompt(dict(payload=x))
-        return Codex.set_prompt(dict(payload=x), new[t])['payload'] if t in new else x
+    at = {id(e):(o, n) for e,o,n in edits}
+    olds,read = {o for o,_ in at.values()},[]  # `read`: each prompt read so far spelled as an edited one was, as read
+    def sync(h):
+        "History `h` with each user message item told (by its place among those alike, from the end) as an edited prompt"
+        h,todo = list(h),{o: [n for t,n in read if t==o] for o in olds}
+        for k in range(len(h)-1, -1, -1):  # the latest items are the latest prompts: Codex keeps the last ones
+            x = h[k]
+            if not (isinstance(x, dict) and x.get('type')=='message' and x.get('role')=='user'): continue
+            if (ns := todo.get(t := Codex.prompt(dict(payload=x)))) and (n := ns.pop()) is not None:
+                h[k] = Codex.set_prompt(dict(payload=x), n)['payload']
+        return h
     for e in es:
-        if id(e) in at: o,n = at[id(e)]; new[o] = n; continue  # only a compaction after the prompt holds it
-        if not new or e[0] is None and '"compacted"' not in e[1]: continue
+        if id(e) in at: read.append(at[id(e)]); continue  # only a compaction after the prompt holds it
+        if e[0] is None and not any(w in e[1] for w in ('"compacted"', '"user"')) or e[2:]==['new']: continue
         r = _parsed(e)
-        if r.get('type')!='compacted' or not isinstance(p := r.get('payload'), dict): continue
-        if not isinstance(h := p.get('replacement_history'), list) or (h2 := [*map(sync, h)])==h: continue
+        if Codex.is_prompt(r):  # a prompt as read, unedited: the same text as an edited one, told apart by its place
+            if (t := Codex.prompt(r)) in olds: read.append((t, None))
+            continue
+        if not any(n for _,n in read) or r.get('type')!='compacted' or not isinstance(p := r.get('payload'), dict): continue
+        if not isinstance(h := p.get('replacement_history'), list) or (h2 := sync(h))==h: continue
         e[:2] = r | dict(payload=p | dict(replacement_history=h2)),None
 
 # %% ../nbs/08_session.ipynb #3c5e7a21
@@ -1153,19 +1200,17 @@ def _is_copy(A, prev, recs):
     return bool(ids(prev) & ids(recs))
 
 # %% ../nbs/08_session.ipynb #7e0d0e2c
-def _state_key(A, b):
-    "What tells reasoning `b` (a Claude thinking block, a Codex reasoning item) apart, its state or else its text; None for none"
-    # reasoning without opaque state (null `encrypted_content`, an empty `signature`) is told by its id or text
-    if A is Codex:
-        if b.get('type')!='reasoning': return None
-        return b.get('encrypted_content') or b.get('id') or json.dumps(b.get('summary'), sort_keys=True)
-    if b.get('type')=='thinking': return b.get('signature') or str(b.get('thinking'))
-    return str(b.get('data')) if b.get('type')=='redacted_thinking' else None
-
 def _sent_state(dlg, A):
     "How often `dlg2chat` sends each reasoning state of `dlg` (its keys) in `A`'s format, or None when it can't send it"
+    # reasoning made after a record the agent sends and `dlg2chat` doesn't (`_unseen`) goes back where the agent resumes
+    # the session: counted with its digest as read, once the dialog is stamped (as `dlg2chat` stamps it, chat's protocol)
+    if _dmeta(dlg).get('unstamped')=='session' and _stamp_sess(dlg, A.fmt) is not True: dlg.meta['dialog'].pop('unstamped')
+    ws = [r for m in dlg.messages for r in _wire_of(m) if str(r.get('prefix')).startswith(_unseen_mark)]
+    for r in ws: r['prefix'] = r['prefix'][len(_unseen_mark):]
     try: msgs = dlg2chat(dlg, A.fmt, limits=False)
     except ValueError: return None
+    finally:
+        for r in ws: r['prefix'] = _unseen_mark + r['prefix']
     def blocks(m): return [m] if A is Codex else m.get('content') if isinstance(m.get('content'), list) else ()
     bs = (b for m in msgs for b in blocks(m))
     return Counter(k for b in bs if isinstance(b, dict) and (k := _state_key(A, b)))

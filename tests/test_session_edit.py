@@ -947,3 +947,22 @@ def test_last_prompt_kept_when_the_last_message_is_deleted(tmp_path):
     q = tmp_path/'n.jsonl'; q.write_text('\n'.join(l for l in lines if '"last-prompt"' not in l) + '\n')
     dlg = sess2dlg(q); del dlg.messages[-1]
     assert 'last-prompt' not in dlg2sess(dlg, tmp_path/'n2.jsonl').read_text()
+
+def test_codex_compaction_tells_prompts_spelled_alike_by_place(tmp_path):
+    "Of prompts spelled alike (\"continue\" typed twice, then three times), an edit reaches the replacement_history item of the edited one alone, told by its place counted from the end (Codex keeps the latest user messages, an earlier one may be gone from it)"
+    from test_session_gen import small_codex
+    user = lambda t: dict(type='message', role='user', content=[dict(type='input_text', text=t)])
+    for n,hist,k in ((2, 2, 1), (2, 2, 0), (3, 2, 1), (3, 2, 2), (3, 2, 0)):
+        rs = [json.loads(l) for l in small_codex(n)]
+        for r in rs:
+            if r['payload'].get('role')=='user' and 'Prompt' in json.dumps(r): r['payload']['content'][0]['text'] = 'continue'
+            if r['payload'].get('type')=='user_message': r['payload']['message'] = 'continue'
+        rs.append(dict(rs[0], type='compacted', payload=dict(message='summary', replacement_history=[user('continue')]*hist + [user('summary')])))
+        p = tmp_path/'rollout-2026-01-01T00-00-00-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+        dlg = sess2dlg(p)
+        assert [m.content for m in dlg]==['continue']*n
+        dlg[k].content = 'stop'
+        h = [r['payload']['replacement_history'] for r in map(json.loads, dlg2sess(dlg, tmp_path/'o.jsonl', force=True).read_text().splitlines()) if r['type']=='compacted'][0]
+        want = ['continue']*hist + ['summary']
+        if k>=n-hist: want[k-(n-hist)] = 'stop'  # the prompt's own item, when Codex kept it
+        assert [x['content'][0]['text'] for x in h]==want, (n, hist, k)

@@ -29,14 +29,17 @@ def test_dlg2chat_tool_pairs(fmt):
 @need
 @pytest.mark.parametrize('stored', [False, True])
 def test_claude_reasoning_goes_back_signed(tmp_path, stored):
-    "The session's thinking goes back to Anthropic with its signature, as the model wrote it, also once the dialog was saved and read back"
+    "The session's thinking goes back to Anthropic with its signature, as the model wrote it, also once the dialog was saved and read back; the thinking made after the skill's body (an isMeta record the model read, which dlg2chat doesn't send) doesn't"
     dlg = sess2dlg(cc)
     if stored: dlg.save(tmp_path/'s.ipynb'); dlg = read_ipynb(tmp_path/'s.ipynb')
     msgs = dlg2chat(dlg, 'anthropic')
     recs = [json.loads(l) for l in cc.read_text().splitlines()]
-    sigs = {b['signature'] for r in recs if r.get('type')=='assistant' for b in r['message']['content'] if b['type']=='thinking'}
-    sent = {b['signature'] for m in msgs if m['role']=='assistant' for b in m['content'] if b.get('type')=='thinking'}
-    assert sent==sigs and len(sigs)==3
+    k = next(i for i,r in enumerate(recs) if r.get('isMeta'))
+    sigs = [b['signature'] for r in recs if r.get('type')=='assistant' for b in r['message']['content'] if b['type']=='thinking']
+    before = {b['signature'] for r in recs[:k] if r.get('type')=='assistant' for b in r['message']['content'] if b['type']=='thinking'}
+    sent = {b['signature'] for m in msgs if m['role']=='assistant' and isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking'}
+    assert sent==before and len(before)==1 and len(sigs)==3
+    assert 'Skill' in json.dumps(msgs) and recs[k]['message']['content'][0]['text'][:40] not in json.dumps(msgs)
 
 @need
 def test_view_and_find():
@@ -115,6 +118,31 @@ def test_prefix_checked_against_what_is_sent(recs):
     C._unprefixed = lambda out, *a: (seen.append(json.loads(json.dumps(out))), orig(out, *a))[1]
     try: sent = dlg2chat(dlg, 'anthropic')  # stamps first
     finally: C._unprefixed = orig
-    marked = any(r.get('prefix')=='unsendable' for m in dlg for r in (m.meta.get('dialog') or {}).get('wire', []))
+    marked = any(str(r.get('prefix')).startswith('unsendable') for m in dlg for r in (m.meta.get('dialog') or {}).get('wire', []))
     assert bool(seen)==any((m.meta.get('dialog') or {}).get('wire') for m in dlg)  # a session with reasoning state is stamped, once
     if seen and not marked: assert seen[-1]==sent  # a record the check marked unsendable goes as the dialog shows it: then they differ by design
+
+def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
+    "Signed thinking made after a record the model read and dlg2chat doesn't send (an isMeta skill body; a compaction's boundary and summary, in place of the turns before) is not sent: its history is not the one sent; the thinking before it is, and a write after an edit keeps it before the edit (the agent sends those records when it resumes)"
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    body = _user([dict(type='text', text='Base directory for this skill: /w\n\nAlways answer in French.')], isMeta=True)
+    skill = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='Skill', input=dict(command='pdf'))),
+             _user([dict(type='tool_result', tool_use_id='toolu_1', content='Launching skill: pdf')]), body,
+             _asst('2', th(2)), _asst('2', dict(type='text', text='Voilà.')), _user('prompt 2'), _asst('3', th(3)), _asst('3', dict(type='text', text='Oui.'))]
+    comp = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='text', text='answer 1')),
+            dict(type='system', subtype='compact_boundary', content='Conversation compacted'),
+            _user('This session is being continued from a previous conversation. Summary: one answer.', isCompactSummary=True),
+            _user('prompt 2'), _asst('2', th(2)), _asst('2', dict(type='text', text='answer 2'))]
+    for name,recs,want in (('skill', skill, {'sig1'}), ('comp', comp, {'sig1'})):
+        p = _cc(tmp_path, recs, f'{name}.jsonl')
+        for stored in (False, True):
+            dlg = sess2dlg(p)
+            if stored: dlg.save(tmp_path/f'{name}.ipynb'); dlg = read_ipynb(tmp_path/f'{name}.ipynb')
+            s = json.dumps(dlg2chat(dlg, 'anthropic'))
+            assert {x for x in ('sig1', 'sig2', 'sig3') if x in s}==want, (name, stored)
+            assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))  # its own rounds unchanged
+    dlg = sess2dlg(_cc(tmp_path, skill, 'skill.jsonl'))
+    dlg[-1].content = 'prompt 2, edited'
+    out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text()
+    assert 'sig1' in out and 'sig2' in out and 'sig3' not in out
