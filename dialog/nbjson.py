@@ -562,11 +562,17 @@ def fast_loads_all(txts): # JSON texts (`str`, or UTF-8 `bytes`)
     except (ValueError, RecursionError): return None
 
 # %% ../nbs/00_nbjson.ipynb #b7dc86ac
+_gc = AttrDict(lock=threading.Lock(), n=0, was=False) # the pauses under way in this process, and the collector before them
+
 @contextmanager
 def gc_paused():
     "Pause the cyclic garbage collector for the block"
-    was = gc.isenabled()
-    gc.disable()
+    with _gc.lock:
+        if not _gc.n: _gc.was = gc.isenabled()
+        _gc.n += 1
+        gc.disable()
     try: yield
     finally:
-        if was: gc.enable()
+        with _gc.lock:
+            _gc.n -= 1
+            if not _gc.n and _gc.was: gc.enable()

@@ -316,3 +316,20 @@ def test_read_pauses_the_collector(tmp_path, monkeypatch):
     gc.disable()  # a program that paused it itself keeps it paused
     try: sess2dlg(cc); assert not gc.isenabled()
     finally: gc.enable()
+
+def test_overlapping_pauses_in_threads_end_with_the_last(tmp_path, monkeypatch):
+    "The collector is the process's: a pause ending in one thread (begun before a read in another) doesn't turn it on under that read; it comes back on when the last pause ends, as it was before the first"
+    import gc, threading, dialog.session as S
+    from dialog.nbjson import gc_paused
+    inside,go,seen,build = threading.Event(),threading.Event(),[],S._recs2dlg
+    def other():
+        with gc_paused(): inside.set(); go.wait(10)
+    def spy(*a, **kw):  # the read under way: the other thread's pause ends now
+        go.set(); t.join(); seen.append(gc.isenabled())
+        return build(*a, **kw)
+    monkeypatch.setattr(S, '_recs2dlg', spy)
+    assert gc.isenabled()
+    t = threading.Thread(target=other); t.start(); inside.wait(10)
+    try: assert len(sess2dlg(cc))
+    finally: go.set(); t.join()
+    assert seen==[False] and gc.isenabled()
