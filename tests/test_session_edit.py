@@ -966,3 +966,16 @@ def test_codex_compaction_tells_prompts_spelled_alike_by_place(tmp_path):
         want = ['continue']*hist + ['summary']
         if k>=n-hist: want[k-(n-hist)] = 'stop'  # the prompt's own item, when Codex kept it
         assert [x['content'][0]['text'] for x in h]==want, (n, hist, k)
+
+def test_cleared_replies_put_back_by_sess_restore(tmp_path):
+    "Outputs cleared in the saved notebook: dlg2sess writes the replies' records back, and dlg2chat, which sends what the dialog shows, warns at its first send; sess_restore puts each cleared reply back from its records, so dlg2chat sends the conversation the written session holds, as before clearing, in both formats"
+    import warnings
+    from test_session_gen import small_claude, small_codex
+    for name,fmt,lines in (('claude', 'anthropic', small_claude(3)), ('codex', 'responses', small_codex(3))):
+        p = tmp_path/f'{name}.jsonl'; p.write_text('\n'.join(lines) + '\n')
+        want = dlg2chat(sess2dlg(p), fmt)
+        dlg = _stripped(sess2dlg(p), tmp_path/f'{name}.ipynb')
+        assert all(not m.ai_res for m in dlg) and dlg2sess(dlg, tmp_path/f'{name}-o.jsonl').read_bytes()==p.read_bytes()
+        with pytest.warns(UserWarning, match='3 replies cleared.*sess_restore'): assert dlg2chat(dlg, fmt)!=want
+        assert len(sess_restore(dlg))==3 and not sess_restore(dlg)
+        assert dlg2chat(dlg, fmt)==want and dlg2sess(dlg, tmp_path/f'{name}-o.jsonl', force=True).read_bytes()==p.read_bytes()
