@@ -22,7 +22,7 @@ __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'CellError', 'sho
 from fastcore.utils import *
 from json.encoder import encode_basestring as _jstr
 from contextlib import contextmanager
-import copy, gc, json, re, sys, threading
+import copy, gc, json, os, re, sys, threading
 
 # %% ../nbs/00_nbjson.ipynb #7463b7eb
 class CellError(ValueError):
@@ -563,6 +563,8 @@ def fast_loads_all(txts): # JSON texts (`str`, or UTF-8 `bytes`)
 
 # %% ../nbs/00_nbjson.ipynb #b7dc86ac
 _gc = AttrDict(lock=threading.Lock(), n=0, was=False) # the pauses under way in this process, and the collector before them
+# a child forked while another thread held the lock gets it free (its pauses counted on: a pause under way is its too)
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=lambda: _gc.update(lock=threading.Lock()))
 
 @contextmanager
 def gc_paused():

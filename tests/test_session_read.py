@@ -333,3 +333,25 @@ def test_overlapping_pauses_in_threads_end_with_the_last(tmp_path, monkeypatch):
     try: assert len(sess2dlg(cc))
     finally: go.set(); t.join()
     assert seen==[False] and gc.isenabled()
+
+def test_a_child_forked_while_the_pause_lock_is_held_can_pause():
+    "A process forked while another thread holds the pauses' lock (a worker started mid-read) pauses and resumes the collector, never waiting on a lock no thread of its own holds"
+    import os
+    from dialog import nbjson
+    from dialog.nbjson import gc_paused
+    if not hasattr(os, 'fork'): pytest.skip('no fork here')
+    with nbjson._gc.lock:  # as another thread holding it at the fork
+        pid = os.fork()
+        if pid==0:  # the child: an exit code says how it went, a hang is the failure
+            try:
+                with gc_paused(): pass
+                os._exit(0)
+            except BaseException: os._exit(1)
+    for _ in range(200):  # up to 10 s
+        done,st = os.waitpid(pid, os.WNOHANG)
+        if done: break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9); os.waitpid(pid, 0)
+        raise AssertionError('the child waited on the pauses lock')
+    assert os.waitstatus_to_exitcode(st)==0
