@@ -17,8 +17,8 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
 from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, thread_fields, set_fields
-from .ipynb import atomic_write, file_sig, sig_settled
-from .thread_sync import free_json, free_value
+from .ipynb import atomic_write, file_sig, sig_settled, DialogConflictError
+from .thread_sync import free_json, free_value, file_digest
 from .nbjson import gc_paused
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
@@ -68,6 +68,10 @@ class DialogThreadStore(_NarratorStore):
         # the folder's signature when every file was last checked, and when (`time.monotonic`)
         self._dsig,self._synced = None,-math.inf
         self._mu = threading.RLock()
+        # thread id -> the `file_digest` of its file when this store last gave (or saved) a copy of it: see `save`
+        self._gave = {}
+        # file name -> the hash (an entry's `h`) of the bytes a store's save last wrote there: see `_written`
+        self._wh = {}
         self._stale()
     def __repr__(self): return f'{type(self).__name__}({str(self.path)!r}, {len(self._e)} file(s) indexed)'
     # the maps made from the entries, remade when next needed
@@ -174,8 +178,19 @@ def _entry(e):
 
 # %% ../nbs/11_threadstore.ipynb #441c143a
 @patch
+def _written(self:DialogThreadStore, e):
+    "Mark entry `e` (`w`) when its file's bytes are the last a store's save wrote there (as this store knows), else keep track"
+    # another process that read the file (a listing) notes an entry of its own, maybe of bytes older than the
+    # saver's, and after its line: the mark is kept by the file's bytes, not by the last line
+    f = e['f']
+    if e.get('del'): self._wh.pop(f, None)
+    elif e.get('w'): self._wh[f] = e.get('h')
+    elif self._wh.get(f)==e.get('h'): e['w'] = 1
+
+@patch
 def _take(self:DialogThreadStore, e):
     "Take entry `e` (a line of the index file) into the index"
+    self._written(e)
     if e.get('del'): self._e.pop(e['f'], None)
     else:
         self._e[e['f']] = e
@@ -292,6 +307,7 @@ def _read(self:DialogThreadStore, name):
     else: e.update(_summary(t))
     if (old := self._e.get(name)) is not None and old.get('id', e.get('id'))==e.get('id') and 'n' in old:
         e['n'] = old['n']
+    self._written(e)
     return t,e
 
 @patch
@@ -380,6 +396,7 @@ def _msgmap(self:DialogThreadStore):
 def _saved(self:DialogThreadStore, e):
     "Take entry `e`, of a file this process just wrote, into the index"
     # the id map is kept, not remade: a save costs the same however many threads there are
+    self._written(e)
     self._e[e['f']] = e
     if self._ids is not None:
         # another file is the thread's
@@ -482,6 +499,15 @@ def _keep_files(self:DialogThreadStore, t, name):
 
 # %% ../nbs/11_threadstore.ipynb #01198614
 @patch
+def _changed_since(self:DialogThreadStore, thread, p):
+    "Did a person change file `p` since `thread` (ours), or the copy of it this store last gave or saved (narrator's), was read or saved?"
+    if file_sig(p) is None: return False # gone: written again, as narrator's save makes a thread anew
+    # as a store's save left it (`w`): another program's save, and the last save wins, as in narrator's stores
+    if (e := self._current(p.name)) is not None and e.get('w'): return False
+    if isinstance(thread, Thread): return thread.changed_on_disk(p)
+    return (d := self._gave.get(thread.id)) is not None and file_digest(p)!=d
+
+@patch
 async def save(self:DialogThreadStore,
                thread): # A `dialog.thread.Thread`, or narrator's (any thread with `model_dump`)
     "Save `thread` as its dialog file, leaving out system messages as narrator does; returns `thread`"
@@ -491,10 +517,19 @@ async def save(self:DialogThreadStore,
         with self._lock():
             self._tail()
             name,was = self._name_for(t.id),file_sig(self.path)
+            # the thread given (or the copy of it this store gave), got from its file or saved there before a person
+            # (or another program) changed the file: written over, their change would be lost without a word
+            if self._changed_since(thread, p := self.path/name):
+                raise DialogConflictError(
+                    f'thread {t.id!r}: its file {p} changed since this thread was got or saved (a person edited it, or a '
+                    f'program wrote it without the store); nothing was written: get the thread again (`await store.get({t.id!r})`, '
+                    'which takes their change in), make your change on it and save that')
             if t is not thread: t = self._onto(t, name) # a copy: the cells a person added to the file stay
             self._keep_files(t, name)
-            t.save(self.path/name, force=True, root=self.path)
+            t.save(p, force=True, root=self.path)
+            if not isinstance(thread, Thread): self._gave[t.id] = t.digest_on_disk
             if (r := self._read(name)) is not None and 'id' in r[1]:
+                r[1]['w'] = 1 # the file as a store's save wrote it
                 self._saved(r[1])
                 self._note([r[1]], locked=True)
             # the folder changed by our own write only
@@ -506,6 +541,7 @@ async def save(self:DialogThreadStore,
 def _out(self:DialogThreadStore, t):
     "Thread `t` as the store's `thread_cls`"
     if t is None or isinstance(t, self.thread_cls): return t
+    self._gave[t.id] = t.digest_on_disk # a copy knows no file: the store knows what it came from
     return _remade(self.thread_cls, t)
 
 @patch
@@ -546,6 +582,7 @@ async def delete(self:DialogThreadStore,
     with self._mu:
         self._fresh()
         gone = []
+        self._gave.pop(thread_id, None)
         with self._lock():
             self._tail()
             for n,e in list(self._e.items()):
@@ -567,9 +604,10 @@ def _threads(self:DialogThreadStore, es):
     "The threads of entries `es`, read from their files; None when one is gone, or holds another thread now"
     res = []
     for e in es:
-        # a symlink swapped in since (never read through) is as good as gone
+        # a symlink swapped in since (never read through) is as good as gone, and a file a person broke in place
+        # since (an editor mid-save) is a changed file: the caller syncs, which leaves it out and names it in `errors`
         try: t = self._cls.read(self.path/e['f'], root=self.path)
-        except (FileNotFoundError, PermissionError): return None
+        except Exception: return None
         if t.id!=e['id']: return None
         res.append(t)
     return res

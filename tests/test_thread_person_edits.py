@@ -1119,6 +1119,26 @@ def test_the_first_cell_split_deleted_or_renumbered_then_the_notebooks_record_st
     with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id '.*'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
         Thread.read(p)
 
+def _split_at_prompt_line(nb):
+    "Split Cell on the first cell just after its `%%prompt` line: new ids on the pieces, the first that line alone"
+    c = nb['cells'][0]; head,rest = ''.join(c['source']).split('\n', 1)
+    nb['cells'][0:1] = [dict(copy.deepcopy(c), id='piece000', source=head, outputs=[]), dict(copy.deepcopy(c), id='piece001', source=rest)]
+
+@pytest.mark.parametrize('at', ['a line break', 'the %%prompt line'])
+@pytest.mark.parametrize('turns,jupyterlab', [(3, True), (1, False)], ids=['JupyterLab, three turns', 'no kernelspec, one turn'])
+def test_the_first_cell_split_beside_a_note_then_the_notebooks_record_stripped_is_a_valueerror(tmp_path, at, turns, jupyterlab):
+    "The first prompt split (Split Cell: new ids) and a note added (a cell with no mark), then nbdev-clean keeping the cells' keys alone: the file read silently as another thread (the file's name), its first turn garbled; beside a cell a person added, the first cell told the file only holding its mark's id, and the pieces hold new ones. The pieces, their texts joined the one the mark was written for, are the first cell"
+    p = _turns(turns).save(tmp_path/'t.ipynb')
+    def person(nb):
+        (_split_first if at=='a line break' else _split_at_prompt_line)(nb)
+        nb['cells'].append({'cell_type': 'markdown', 'id': 'note0001', 'metadata': {}, 'source': 'a note'})
+        if jupyterlab: nb['metadata']['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
+    edit(p, person)
+    assert (t := Thread.read(p)).id=='T1' and t.messages[0].content=='q0\nmore'
+    _nbdev_clean(p, CELL_KEYS)
+    with pytest.raises(ValueError, match=r"t\.ipynb\), cell 0 \(id 'piece000'\): a cell a thread's save wrote, in a notebook without the thread's record.*`allowed_metadata_keys"):
+        Thread.read(p)
+
 @pytest.mark.parametrize('strip', [False, True], ids=['outputs kept', 'nbstripout'])
 @pytest.mark.parametrize('which', ['original split', 'copy split'])
 def test_a_cell_split_beside_its_copy_reads_as_one_cell_and_the_copy(tmp_path, which, strip):

@@ -113,6 +113,62 @@ def test_a_listing_sees_an_edit_in_place_within_recheck_seconds(tmp_path, rechec
         time.sleep(recheck)
     assert ids(run(s.list_recent()))==['a', 'b']
 
+@pytest.mark.parametrize('recheck', [1, 3600])
+def test_a_listing_leaves_out_a_file_broken_in_place_and_names_it(tmp_path, recheck):
+    "A file a person broke in place (an editor mid-save) since the last check is a changed file to a listing too, within `recheck` or not: the other threads are listed, and the broken file is named in `errors`, as the finding calls do"
+    s = DialogThreadStore(tmp_path, recheck=recheck)
+    for tid in ('t0', 't1', 't2'): run(s.save(mk(tid, 'hi '+tid)))
+    assert ids(run(s.list_recent()))==['t2', 't1', 't0']
+    f = tmp_path/'t1.ipynb'
+    f.write_text(f.read_text()[:-50])
+    assert ids(run(s.list_recent()))==['t2', 't0'] and list(s.errors)==['t1.ipynb']
+    assert ids(run(s.list()))==['t2', 't0'] and ids(run(s.find_by_attributes({})))==['t0', 't2']
+
+@pytest.mark.parametrize('how', ['ours', 'system', 'narrator'])
+def test_a_save_of_a_thread_whose_file_a_person_changed_since_it_was_got_is_a_conflict(tmp_path, how):
+    "A thread got from the store (or saved through it), saved after a person changed its file (a note added, a reply edited), is a `DialogConflictError` naming what to do, nothing written, as `Thread.save` is: never the person's change dropped; got again, it takes both. The same for a thread saved as a copy (holding a system message, or narrator's class: the store knows the file it gave it from)"
+    from dialog.ipynb import DialogConflictError
+    if how=='narrator': narrator = pytest.importorskip('narrator')
+    s = DialogThreadStore(tmp_path, **({'thread_cls': narrator.Thread} if how=='narrator' else {}))
+    Message = narrator.Message if how=='narrator' else globals()['Message']
+    run(s.save(mk('t', 'Q0', 'A0')))
+    held = run(s.get('t'))
+    if how=='system': held.messages.insert(0, Message(role='system', content='be brief'))
+    p = tmp_path/'t.ipynb'
+    nb = json.loads(p.read_text())
+    nb['cells'].append({'cell_type': 'markdown', 'id': 'note0001', 'metadata': {}, 'source': 'PERSON NOTE'})
+    p.write_text(json.dumps(nb, indent=1))
+    was = p.read_bytes()
+    held.add_message(Message(role='user', content='Q1'))
+    with pytest.raises(DialogConflictError, match=r"thread 't': its file .*t\.ipynb changed since this thread was got or saved.*await store\.get\('t'\)"):
+        run(s.save(held))
+    assert p.read_bytes()==was
+    again = run(s.get('t'))
+    again.add_message(Message(role='user', content='Q1'))
+    run(s.save(again))
+    assert 'PERSON NOTE' in [''.join(c['source']) for c in json.loads(p.read_text())['cells']]
+    assert [m.content for m in run(s.get('t')).messages][-1]=='Q1'
+    # saved through the store, then a reply edited by hand: the same
+    again.add_message(Message(role='assistant', content='A1'))
+    p.write_text(p.read_text().replace('Q1', 'Q1, edited'))
+    with pytest.raises(DialogConflictError): run(s.save(again))
+    assert 'Q1, edited' in p.read_text()
+    # a copy of a thread it never gave (a new one) is put onto the file as before
+    if how=='narrator':
+        new = narrator.Thread(id='t'); new.add_message(Message(role='user', content='Q9'))
+        run(DialogThreadStore(tmp_path, thread_cls=narrator.Thread).save(new))
+        assert [m.content for m in run(s.get('t')).messages]==['Q9']
+
+def test_a_store_save_in_one_flow_and_over_a_file_a_person_deleted(tmp_path):
+    "Got, added to and saved again and again (Tyler's flow) with no one else writing, a thread saves each time; its file deleted by a person, the save writes it again (a save is narrator's upsert)"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('t', 'Q0')))
+    t = run(s.get('t'))
+    for i in range(3): t.add_message(Message(role='assistant' if i%2==0 else 'user', content=f'm{i}')); run(s.save(t))
+    (tmp_path/'t.ipynb').unlink()
+    t.add_message(Message(role='assistant', content='last')); run(s.save(t))
+    assert [m.content for m in run(s.get('t')).messages]==['Q0', 'm0', 'm1', 'm2', 'last']
+
 def test_a_person_edits_a_message_and_adds_a_prompt(tmp_path):
     "The thread a store gives is what the file holds now; a prompt a person adds is a message, found by its id"
     s = DialogThreadStore(tmp_path)
