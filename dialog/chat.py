@@ -198,8 +198,6 @@ def _closed(pat, txt):
         for m in close.finditer(txt): e = m.end()
     return e
 INTERRUPTED = '*[Response interrupted]*' # The marker a host appends to a reply cut short; `ai_fmt` removes it
-_re_interrupted = re.compile(r'\s*' + re.escape(INTERRUPTED) + r'\s*$')
-
 def _tool_part(js, compact):
     "The tool part for block JSON `js`, or None when it isn't a well-formed call"
     # the `fast` extra's parse where it can say (`fast_loads`: the value json gives), else json's
@@ -301,13 +299,18 @@ def _said_txt(s): return _said_esc(s) if 'think_' in s else s # model text `s` a
 # thinking as `think_block` holds it: no `<!--` at all, so no comment or marker inside ends the block
 _,_think_esc,_think_unesc = _escaper('--')
 
+def _uninterrupted(s):
+    "`s` without `INTERRUPTED` at its end and the white space around it (stripped: no pattern tried from every space)"
+    r = s.rstrip()
+    return r[:-len(INTERRUPTED)].rstrip() if r.endswith(INTERRUPTED) else s
+
 def _parse(txt, thinks=None, segs=None):
     "Reply parts, each marked `par` when it was said in the same model response as the call before it"
     if txt is not None and not isinstance(txt, str):
         msg = f'a reply must be a str, not {type(txt).__name__}'
         raise ValueError(msg)
     segs,res = _segments(txt or '') if segs is None else list(segs),[]
-    if 'Response interrupted' in segs[-1][0]: segs[-1] = (_re_interrupted.sub('', segs[-1][0]), None, None)
+    if 'Response interrupted' in segs[-1][0]: segs[-1] = (_uninterrupted(segs[-1][0]), None, None)
     for i,(gap,p,raw) in enumerate(segs):
         t,n = _trim_blank(_denoise(gap)),len(res)
         one = lambda s: s=='\n' or s[:1]=='\n' and s[1:2]!='\n'  # one line break: no blank line between
@@ -419,11 +422,16 @@ _re_link_esc,_re_link_unesc = re.compile(r'[\\\[\]]'),re.compile(r'\\([\\\[\]])'
 _link_name = r'((?:[^\[\]\\]|\\[\\\[\]]|\\(?![\\\[\]])|\\(?=\]\())*)'
 def _link_esc(s): return _re_link_esc.sub(r'\\\g<0>', s) if '[' in s or ']' in s else s
 def _link_unesc(s): return _re_link_unesc.sub(r'\1', s) if '\\[' in s or '\\]' in s else s
+# a name runs to the next bare bracket (LaTeX's `\[ .. \]` holds none): no link starting at a `[`, none starts at a `\[`
+# its name took; so a name holding `\[` is taken as a match of no group (`lastindex` None), and the search goes on after
+# it. `_links(tail)`: the pattern of links ending so, and that one skipping (for a text holding `\[`; else slower)
+_tok = r'[^\[\]\\]|\\[\\\]]|\\(?![\\\[\]])'  # a piece of a name but `\[`: one pass, however many `[`
+_skip = r'|(?<!!)\[(?:' + _tok + r')*+\\\[(?:' + _tok + r'|\\\[)*+'  # a name holding `\[`, taken whole
+def _links(tail): return tuple(re.compile(r'(?<!!)\[' + _link_name + tail + s) for s in ('', _skip))
 # a link to an attachment: a document or audio file sent as a file part
-_re_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\(attachment:([^()\s]+)\)')
+_re_file = _links(r'\]\(attachment:([^()\s]+)\)')
 # a file by URL: `[name](URL "sent as MIME")`
-_re_url_file = re.compile(r'(?<!!)\[' + _link_name + r'\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^()\s]+) "sent as '
-                          r'([\w.+-]+/[\w.+-]+)"\)')
+_re_url_file = _links(r'\]\((?!attachment:)([a-zA-Z][\w+.-]*:[^()\s]+) "sent as ([\w.+-]+/[\w.+-]+)"\)')
 # Types sent as file parts: a PDF document (OpenAI `file`, Anthropic `document`, Responses `input_file`, Gemini inline
 # data), audio (OpenAI `input_audio`, Gemini inline data) and a plain-text document (Anthropic `document` with a text
 # source, Gemini inline data, as its text to the others)
@@ -448,6 +456,8 @@ def _doc_text(p):
     t = base64.b64decode(p['data']).decode('utf-8', 'replace')
     title = f' title="{html.escape(p["name"], quote=True)}"' if p['name'] else ''
     return _txt(f'<document{title}>\n{t}\n</document>')
+
+# %% ../nbs/05_chat.ipynb #645a5025
 def _img(mime, data): return dict(type='image', mime=mime, data=data)
 _re_data_url = re.compile(r'data:(image/[\w.+-]+);base64,(.*)', re.S | re.I)
 
@@ -493,12 +503,13 @@ def _text_parts(txt, atts):
     "`txt` as text and image parts: each reference to a raster attachment becomes an image part where it stands"
     segs,pos,byid = [],0,{a.id:a for a in atts}
     # each pattern searched only when the text holds what it starts with
-    ms = [m for pat,key in ((_re_att, '!['), (_re_file, '](attachment:'), (_re_url_file, '"sent as '))
-          if key in txt for m in pat.finditer(txt)]
+    k = '\\[' in txt  # the link patterns that skip a name holding `\[` (`_links`)
+    ms = [m for pat,key in ((_re_att, '!['), (_re_file[k], '](attachment:'), (_re_url_file[k], '"sent as '))
+          if key in txt for m in pat.finditer(txt) if m.lastindex]
     for m in sorted(ms, key=lambda m: m.start()) if len(ms)>1 else ms:
         if m.start()<pos: continue  # inside a reference already taken
-        if m.re is _re_url_file: p = _file(_mime(m[3]), None, _link_unesc(m[1]) or None, m[2]) | {'ref': m[2]}
-        elif m.re is _re_file:  # a link: a document or audio attachment goes as a file part, anything else stays text
+        if m.re is _re_url_file[k]: p = _file(_mime(m[3]), None, _link_unesc(m[1]) or None, m[2]) | {'ref': m[2]}
+        elif m.re is _re_file[k]:  # a link: a document or audio attachment goes as a file part, else it stays text
             if (a := byid.get(m[2])) is None or (t := _mime(a.content_type)) not in file_mimes or m.start()<pos:
                 continue
             # an untitled document stays untitled: a title is part of the prefix a provider checks
@@ -811,9 +822,17 @@ def _an_turns(msgs):
         else: res.append((m['role'], [m]))
     return res
 
+def _an_blocks(ms):
+    "The blocks of a turn of messages `ms` as the API reads it: each message's blocks in order, none joined"
+    if len(ms)==1 and isinstance(c := ms[0]['content'], str): return c  # one text, as it is
+    cs = [b for m in ms for b in _blocks(m['content'])]
+    return cs if len(cs)>1 else _content(cs, noop)
+
 def _an_joined(ms, fixed=()):
-    "The content of one turn of messages `ms`: their blocks in order, each run of texts of messages not in `fixed` joined"
+    "The content of turn `ms`: a user turn's `_an_blocks`; a reply's texts of messages not in `fixed` joined"
     if len(ms)==1 and id(ms[0]) in fixed: return ms[0]['content']  # the provider's turn as it came
+    if ms[0]['role']=='user': return _an_blocks(ms)
+    # replies the dialog wrote, in a row (a blank prompt between them dropped): read back as one reply, so sent as one
     cs,run,fxd = [],[],False
     for m in ms:
         if id(m) not in fixed: run += _blocks(m['content']); continue
@@ -995,9 +1014,11 @@ def _an_with_state(msg, seg):
     return seg
 
 def _an_user(parts, m):
-    "An Anthropic user turn, with the prompt's cache breakpoint on its last block, and its documents' options"
-    if (opts := _doc_marks(m)): parts = _with_opts(parts, opts)
-    if (cc := _cache_mark(m)): parts = parts[:-1] + [dict(parts[-1], cache_control=cc)]
+    "An Anthropic user turn: its text blocks as read, documents' options, and cache breakpoint on its last block"
+    if m is not None and m.meta.get('dialog'):  # most prompts have none of these marks
+        if (opts := _doc_marks(m)): parts = _with_opts(parts, opts)
+        if (tb := _text_marks(m)): parts = _unjoined(parts, tb)
+        if (cc := _cache_mark(m)): parts = parts[:-1] + [dict(parts[-1], cache_control=cc)]
     return [dict(role='user', content=_content(parts, _an_part))]
 
 def _oa_own(msg, res): return [{k:v for k,v in msg.items() if k!='annotations'}] + res # citations: the reply's text
@@ -1135,6 +1156,20 @@ def _doc_marks(m):
     msg = (f"message {m.id!r}: meta['dialog']['doc_opts'] must map an attachment id or URL to a dict of "
            f"Anthropic document options ({', '.join(_doc_opts)}), not {o!r:.40}")
     raise ValueError(msg)
+
+def _text_marks(m):
+    "Prompt `m`'s text blocks as read (`meta['dialog']['text_blocks']`: each text part's block lengths or None)"
+    d = m.meta.get('dialog') if m is not None else None
+    tb = d.get('text_blocks') if isinstance(d, dict) else None
+    return tb if isinstance(tb, list) else None
+
+def _unjoined(parts, tb):
+    "`parts` with text part k as blocks of lengths `tb[k]` (`_unblock`) while it splits so, when `tb` has one a part"
+    ts = [k for k,p in enumerate(parts) if p['type']=='text' and len(p)==2]
+    if len(ts)!=len(tb): return parts  # context or an edit made other parts: all go as the dialog has them
+    res,at = [],dict(zip(ts, tb))
+    for k,p in enumerate(parts): res += (k in at and _unblock(p['text'], at[k])) or [p]
+    return res
 
 # %% ../nbs/05_chat.ipynb #cbd1b23b
 def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
@@ -1811,11 +1846,13 @@ def _system_arg(s):
         return '\n\n'.join(p['text'] for p in s)
     raise ValueError(f'chat2dlg: system must be a string or a list of text blocks, not {s!r:.80}')
 
-def _prompt_content(parts):
-    "Prompt text, attachments, and `{'doc_opts': documents' options by attachment id or URL}` from user parts"
-    txt,atts,opts,seen = [],[],{},{}
+def _prompt_content(parts, # The user turn's neutral parts
+                    blocks=False): # Keep the lengths of each run of several texts (`text_blocks`, for `_unjoined`)?
+    "Prompt text, attachments, and its `meta['dialog']` keys (`doc_opts`, `text_blocks`) from user parts"
+    txt,atts,opts,seen,runs = [],[],{},{},[[]]
     for p in parts:
-        if p['type']=='text': txt.append(p['text']); continue
+        if p['type']=='text': txt.append(p['text']); runs[-1].append(len(p['text'])); continue
+        runs.append([])  # each run of text parts is one text part when sent: several keep their lengths
         # a file by URL: the link names where it is
         if 'url' in p and p['type']=='file':
             txt.append(url_file(p['name'] or '', p['url'], p['mime']))
@@ -1827,7 +1864,9 @@ def _prompt_content(parts):
         if 'opts' in p: opts[_ref_key(seen, a.id)] = p['opts']  # an attachment's id is its own: no other shares it
         name = _link_esc(p['name'] or '') if p['type']!='image' else None
         txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{name}](attachment:{a.id})")
-    return '\n\n'.join(txt),atts,{'doc_opts': opts} if opts else {}
+    tb = [r if len(r)>1 else None for r in runs if r]
+    tb = {'text_blocks': tb} if blocks and any(tb) else {}
+    return '\n\n'.join(txt),atts,({'doc_opts': opts} if opts else {}) | tb
 
 # %% ../nbs/05_chat.ipynb #1cd002d5
 def _round_spans(items, spans, sends=None):
@@ -1887,13 +1926,13 @@ def _unprefixed(out, system, wire, msgs, given):
     out = list(map(_an_norm, out))
     # system blocks (cache breakpoints) don't come back as they were given
     same = given is None and system is None or isinstance(given, str) and given==system
-    # the history's turns, a run of consecutive messages of one role joined as `out` joins it (`_an_joined`); `at`: each
-    # message's turn, and whether it starts it. A message's keys besides `role` and `content` stay in its turn: `out`
-    # has none, so they differ
+    # the history's turns as the API reads them, a run of messages of one role as their blocks (`_an_blocks`, as `out`
+    # sends a user turn; a run of replies goes joined, so differs); `at`: each message's turn, and whether it starts it.
+    # A message's keys besides `role` and `content` stay in its turn: `out` has none, so they differ
     h,at = [],[]
     for role,ms in _an_turns([_an_norm(_sdk_json(x)) for x in msgs]):
         at += [(len(h), j==0) for j in range(len(ms))]
-        h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_joined(ms)}))
+        h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_blocks(ms)}))
     # where they part: one pass, not one per record
     k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))
     for _,r,_,i in wire:
@@ -2033,7 +2072,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 sys_txt.append(ev[1])
             elif ev[0]=='user':
                 flush()
-                txt,atts,opts = _prompt_content(ev[1])
+                txt,atts,opts = _prompt_content(ev[1], fmt=='anthropic')  # Anthropic's check reads blocks
                 cur = _reply_of(dlg.mk_message(txt, msg_type=sprompt, attachments=atts))
                 # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
                 if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = dm

@@ -156,3 +156,16 @@ for pat in ('![x](attachment:', '[a](attachment:', '![x](http:', '[a](http:'):
     assert [b['type'] for b in c]==['text', 'image'], pat
 '''
     subprocess.run([sys.executable, '-c', code], check=True, timeout=120)
+
+def test_prompt_and_reply_patterns_read_in_one_pass():
+    "LaTeX display math (`\\[ .. \\]`, every bracket escaped) beside one attachment: a link's name runs to the next bare bracket, so `_re_file` scanned to the end from every `[` (65 KB: 6 s); a link that can't start at a `[` can't start at one its name took, so the search resumes after it. And a reply of white space before `INTERRUPTED`'s check (`\\s*` tried from every space). 400 KB each, in one process: seconds if linear, minutes if not"
+    import subprocess, sys
+    code = r'''
+from dialog.core import *
+from dialog.chat import dlg2chat, parse_reply
+d = Dialog('d'); m = d.mk_message('The sum \\[ \\sum_i x_i \\] holds.\n'*12_000 + '![p.png](attachment:p.png) [doc](attachment:p.txt)', msg_type='prompt')
+m.attachments = [Attachment(tiny_png, 'image/png', 'p.png'), Attachment(b'hi', 'text/plain', 'p.txt')]
+assert [b['type'] for b in dlg2chat(d, 'anthropic')[0]['content']]==['text', 'image', 'document']
+assert parse_reply(' \n'*200_000 + 'x *[Response interrupted]*')==[dict(type='text', text='x')]
+'''
+    subprocess.run([sys.executable, '-c', code], check=True, timeout=60)

@@ -114,7 +114,8 @@ def test_openai_consecutive_user_messages():
     d = chat2dlg(h)
     assert dlg2chat(d) == h
     an = dlg2chat(d, 'anthropic')
-    assert an == [{'role': 'user', 'content': 'one\n\ntwo'}, {'role': 'assistant', 'content': 'ok'}]
+    # one turn, as Anthropic reads consecutive messages: each message's blocks as they are, none joined
+    assert an == [{'role': 'user', 'content': [{'type': 'text', 'text': 'one'}, {'type': 'text', 'text': 'two'}]}, {'role': 'assistant', 'content': 'ok'}]
     check_history(an, 'anthropic')
 
 def test_assistant_first_and_developer():

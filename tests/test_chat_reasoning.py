@@ -421,15 +421,16 @@ def sent_thinking(msgs, sort=False):
     return [json.dumps(b, sort_keys=sort) for m in msgs if isinstance(m['content'], list) for b in m['content'] if b.get('type') in ('thinking', 'redacted_thinking')]
 
 def test_consecutive_user_turns_send_every_thinking_block():
-    "Consecutive user turns read as prompts without replies, which `dlg2chat` sends as one turn; unedited, every thinking block after them still goes, byte for byte as received"
+    "Consecutive user turns read as prompts without replies, which `dlg2chat` sends as one turn of their blocks, block for block the turn the API read; unedited, every thinking block after them still goes, byte for byte as received"
     h = an_interrupted()
     d = chat2dlg(h, 'anthropic', system='sys')
     assert [m.content for m in d.messages][:3] == ['prompt 1', '[Request interrupted by user]', 'prompt 2']
     for dd,saved in ((d, False), (_reread(d), True)):
         out = dlg2chat(dd, 'anthropic')
         assert sent_thinking(out, saved) == sent_thinking(h, saved) and len(sent_thinking(h)) == 3
-        assert out[0] == {'role': 'user', 'content': 'prompt 1\n\n[Request interrupted by user]\n\nprompt 2'}  # one turn, as Anthropic takes them
-        assert out[2]['content'][1] == {'type': 'text', 'text': '[Request interrupted by user for tool use]\n\nprompt 3'}
+        T = lambda t: {'type': 'text', 'text': t}
+        assert out[0] == {'role': 'user', 'content': [T('prompt 1'), T('[Request interrupted by user]'), T('prompt 2')]}  # one turn, as Anthropic takes them
+        assert out[2]['content'][1:] == [T('[Request interrupted by user for tool use]'), T('prompt 3')]
         check_history(out, 'anthropic')
 
 @pytest.mark.parametrize('edit', ['first', 'second', 'delete', 'insert', 'swap'])
@@ -447,10 +448,28 @@ def test_an_edit_inside_joined_user_turns_drops_the_later_thinking(edit):
     d.messages[3].content = 'prompt 3, edited'  # a prompt joined to the first loop's tool results: the thinking before it goes, none after
     assert sent_thinking(dlg2chat(d, 'anthropic')) == [json.dumps(_th(1))]
 
-def test_a_text_block_run_in_one_user_turn_is_still_not_the_joined_text():
-    "Consecutive turns are what `dlg2chat` joins; two text blocks of one turn still read as another prefix than their joined text (as before)"
-    h = an_interrupted()[2:]; h[0] = {'role': 'user', 'content': [{'type': 'text', 'text': 'prompt 1'}, {'type': 'text', 'text': 'prompt 2'}]}
-    assert sent_thinking(dlg2chat(chat2dlg(h, 'anthropic'), 'anthropic')) == []
+def test_text_blocks_of_one_turn_go_back_as_they_came():
+    "Two text blocks of one user message (Claude Code's IDE context before the typed prompt): read as one prompt text, sent back as those blocks while unedited, with every later thinking block; an edit sends the text rebuilt (joined), and no thinking made after it"
+    T = lambda t: {'type': 'text', 'text': t}
+    h = an_interrupted()[2:]; h[0] = {'role': 'user', 'content': [T('<ide_selection>x = 1</ide_selection>'), T('prompt 2')]}
+    d = chat2dlg(h, 'anthropic')
+    assert d.messages[0].content == '<ide_selection>x = 1</ide_selection>\n\nprompt 2'
+    for dd,saved in ((d, False), (_reread(d), True)):
+        out = dlg2chat(dd, 'anthropic')
+        assert out[0] == h[0] and sent_thinking(out, saved) == sent_thinking(h, saved) and len(sent_thinking(h)) == 3
+    d.messages[0].content += '!'
+    out = dlg2chat(d, 'anthropic')
+    assert out[0]['content'] == d.messages[0].content and sent_thinking(out) == []
+
+def test_one_rule_for_blocks_and_runs_of_messages():
+    "The blocks [A, B] of one message and the same blocks in a run of messages ([A, B] then C0, which the API reads as the turn [A, B, C0]) are alike: each goes back block for block, with its thinking"
+    T = lambda t: {'type': 'text', 'text': t}
+    tail = [{'role': 'assistant', 'content': [_th(1), T('ok')]}, {'role': 'user', 'content': 'C'}, {'role': 'assistant', 'content': [_th(2), T('ok2')]}]
+    for head, turn in (([{'role': 'user', 'content': [T('A'), T('B')]}], [T('A'), T('B')]),
+                       ([{'role': 'user', 'content': [T('A'), T('B')]}, {'role': 'user', 'content': 'C0'}], [T('A'), T('B'), T('C0')]),
+                       ([{'role': 'user', 'content': 'A'}, {'role': 'user', 'content': [T('B')]}], [T('A'), T('B')])):
+        out = dlg2chat(chat2dlg(head + tail, 'anthropic'), 'anthropic')
+        assert out[0]['content'] == turn and sent_thinking(out) == sent_thinking(tail)
 
 def test_consecutive_user_turns_keep_responses_and_gemini_reasoning():
     "The Responses and Gemini codecs keep their reasoning items and thought signatures over consecutive user turns too (Gemini sends them as one content), and an edit of a joined one drops what follows"
@@ -475,8 +494,8 @@ def runs_histories(draw):
     h, k = [], 0
     for j in range(draw(st.integers(1, 3))):
         for _ in range(draw(st.integers(1, 3))):
-            t = draw(texts)
-            h.append({'role': 'user', 'content': t if draw(st.booleans()) else [{'type': 'text', 'text': t}]})
+            ts = draw(st.lists(texts, min_size=1, max_size=3))  # a prompt of several text blocks (IDE context) too
+            h.append({'role': 'user', 'content': ts[0] if len(ts) == 1 and draw(st.booleans()) else [{'type': 'text', 'text': t} for t in ts]})
         for n in range(draw(st.integers(1, 3))):
             k += 1
             th = {'type': 'redacted_thinking', 'data': f'R{k}'} if draw(st.booleans()) else {'type': 'thinking', 'thinking': draw(texts), 'signature': f'S{k}'}
@@ -488,9 +507,18 @@ def runs_histories(draw):
 @given(runs_histories(), st.data())
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_property_runs_of_user_turns_send_all_reasoning_until_an_edit(h, data):
-    "Runs of consecutive user turns, read and sent: every thinking block goes back as received; one edit of the prompts (a text, one deleted, one inserted, two swapped) sends no block made after it, and every block before it"
+    "Runs of consecutive user turns and prompts of several text blocks, read and sent: each user turn goes back block for block as the API read it (a run's messages' blocks in order, none joined), and every thinking block as received; one edit of the prompts (a text, one deleted, one inserted, two swapped) sends no block made after it, and every block before it"
     d = chat2dlg(h, 'anthropic')
-    assert sent_thinking(dlg2chat(d, 'anthropic')) == sent_thinking(h)
+    def user_turns(ms):
+        res = []
+        for m in ms:
+            bs = [{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']
+            if m['role'] == 'user' and res and res[-1][0]: res[-1][1].extend(bs)
+            else: res.append((m['role'] == 'user', list(bs)))
+        return [bs for u, bs in res if u]
+    out = dlg2chat(d, 'anthropic')
+    assert user_turns(out) == user_turns(h)
+    assert sent_thinking(out) == sent_thinking(h)
     assert sent_thinking(dlg2chat(_reread(d), 'anthropic'), True) == sent_thinking(h, True)
     ms = d.messages
     def blocks(m): return [json.dumps(b) for r in m.meta.get('dialog', {}).get('wire', []) for b in r['msg']['content'] if b['type'] in ('thinking', 'redacted_thinking')]
