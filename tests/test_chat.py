@@ -1,6 +1,6 @@
 "dialog.chat: the contract other modules build on (system prompt, tool blocks, reply parsing, AI renders and their cache)"
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from dialog.core import *
 from dialog.ipynb import reads_ipynb, write_ipynb
 from dialog.chat import *
@@ -169,3 +169,11 @@ assert [b['type'] for b in dlg2chat(d, 'anthropic')[0]['content']]==['text', 'im
 assert parse_reply(' \n'*200_000 + 'x *[Response interrupted]*')==[dict(type='text', text='x')]
 '''
     subprocess.run([sys.executable, '-c', code], check=True, timeout=60)
+
+@given(st.lists(st.sampled_from(['[', ']', '\\', '!', '(', ')', 'a', ' ', '\\[', '\\]', '\\\\', '](attachment:x)', '](http:u "sent as a/b")', 'attachment:']), max_size=16).map(''.join))
+@settings(max_examples=500, deadline=None)
+def test_property_skipping_link_patterns_find_the_plain_ones_links(s):
+    "The link patterns that skip a name holding `\\[` (`_links`, used on a text holding one) find the very links the plain patterns find, at the same places with the same groups"
+    from dialog.chat import _re_file, _re_url_file
+    for plain, skipping in (_re_file, _re_url_file):
+        assert [(m.span(), m.groups()) for m in skipping.finditer(s) if m.lastindex] == [(m.span(), m.groups()) for m in plain.finditer(s)]
