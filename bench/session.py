@@ -13,7 +13,8 @@ attachments. Timed, each the best of `--reps` runs with the garbage collector of
   `fast` reading) replaced by empty prompts: what reading the records and spans costs;
 - stamps: what the first `dlg2chat` of the dialog adds, stamping the reasoning state reading left unstamped
   (`_stamp_sess`: the records read again with chat's digests taken, see "Stamping at the first send");
-- linearity: read time per MB at the largest size over read time per MB at the smallest (fresh processes);
+- linearity: read time per MB at the largest size over read time per MB at the smallest (fresh processes), beside the
+  same for `json.loads` (memory effects alone: a heap ten times the size costs every reader more per MB);
 - read and `json.loads` are timed again in a fresh process (alternating, best of `--reps`, collector off), which holds
   nothing but the file: the figure the goal reads. The bench's own process holds the records, and two dialogs for the
   write and stamp figures (some 400 MB at 50 MB), whose scattered free memory slows a read that builds more objects than
@@ -107,7 +108,7 @@ def bench(mb, agent, reps, d):
           f'stamps at the first send {b["stamp"]*1000:.0f} ms ({b["stamp"]/b["loads"]:.2f}x json.loads)')
     print(f'  as programs run (collector on, a fresh process): read {f["read_on"]*1000:.0f} ms, json.loads {f["loads_on"]*1000:.0f} ms: '
           f'{f["read_on"]/f["loads_on"]:.2f}x')
-    return f['read']/real
+    return f['read']/real,f['loads']/real
 
 _fresh_script = """
 import gc, json, sys, time
@@ -149,6 +150,8 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         for ag in a.agent:
             per = [bench(mb, ag, a.reps, d) for mb in a.sizes]
-            print(f'{ag} linearity: read time per MB at {a.sizes[-1]} MB / at {a.sizes[0]} MB: {per[-1]/per[0]:.2f}')
+            (r0,l0),(r1,l1) = per[0],per[-1]
+            print(f'{ag} linearity: read time per MB at {a.sizes[-1]} MB / at {a.sizes[0]} MB: {r1/r0:.2f} '
+                  f'(json.loads: {l1/l0:.2f})')
 
 if __name__=='__main__': main()
