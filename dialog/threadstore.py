@@ -607,7 +607,7 @@ def _threads(self:DialogThreadStore, es):
         # a symlink swapped in since (never read through) is as good as gone, and a file a person broke in place
         # since (an editor mid-save) is a changed file: the caller syncs, which leaves it out and names it in `errors`
         try: t = self._cls.read(self.path/e['f'], root=self.path)
-        except Exception: return None
+        except (OSError, ValueError): return None  # (a bad file's `DialogFormatError` is a `ValueError`)
         if t.id!=e['id']: return None
         res.append(t)
     return res

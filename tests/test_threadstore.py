@@ -679,3 +679,11 @@ def test_answers_are_made_with_the_collector_paused(tmp_path, monkeypatch):
     assert ids(run(s.find_by_platform('slack', {'c': 'x'})))==['t0', 't1', 't2']
     assert run(s.get('t1')).id=='t1' and len(run(s.list_recent()))==3
     assert seen and not any(seen) and gc.isenabled()
+
+def test_an_error_not_of_a_file_is_raised_not_an_empty_answer(tmp_path, monkeypatch):
+    "A bad or changed file makes a listing sync and leave it out; any other error reading a thread (a bug, a subclass's own check) is raised, never answered as no threads"
+    s = DialogThreadStore(tmp_path)
+    run(s.save(mk('a', 'hi', 'hello')))
+    def boom(cls, *a, **kw): raise TypeError('a subclass that fails')
+    monkeypatch.setattr(Thread, 'read', classmethod(boom))
+    with pytest.raises(TypeError, match='subclass'): run(s.list_recent())
