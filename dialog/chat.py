@@ -1963,7 +1963,7 @@ codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_pa
     args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
     plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text, fetched=_fetched,
     annotated=_oa_annotated, joined_result=_joined_result, fn_max=_fn_max, file_name=_file_name, as_said=_as_said,
-    reply_md=_reply_md, round_spans=_round_spans)
+    reply_md=_reply_md, round_spans=_round_spans, block_text=_an_block_text)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)

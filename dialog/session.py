@@ -138,14 +138,19 @@ def _is_doc(b):
     return isinstance(s, dict) and s.get('type') in ('base64', 'text', 'url')
 
 def _res_blocks(c):
-    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images kept as blocks, else its text"
-    if not (isinstance(c, list) and any(map(_is_img, c))): return _res_txt(c)
-    return [b if _is_img(b) or _is_text(b) else dict(type='text', text=_res_txt([b])) for b in c if isinstance(b, dict)]
+    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images and documents kept as blocks, else its text"
+    # a document (the Read tool's PDF) goes back as it came, as chat sends a history's: the model read it, not a name
+    if not (isinstance(c, list) and any(_is_img(b) or isinstance(b, dict) and _is_doc(b) for b in c)): return _res_txt(c)
+    return [b if _is_img(b) or _is_text(b) or _is_doc(b) else dict(type='text', text=_res_txt([b]))
+            for b in c if isinstance(b, dict)]
 
 def _res_shown(c):
-    "A tool result's content as the dialog shows it: its text, and its images as chat's codec writes them"
+    "A tool result's content as the dialog shows it: its text, its images and documents as chat's codec writes them"
     if isinstance(b := _res_blocks(c), str): return b
-    pieces = [(x['source'].get('media_type'), x['source']['data']) if _is_img(x) else x['text'] for x in b]
+    def piece(x):
+        if _is_img(x): return (x['source'].get('media_type'), x['source']['data'])
+        return codec_kit.block_text(x, 0) if _is_doc(x) else x['text']
+    pieces = list(map(piece, b))
     return codec_kit.joined_result(pieces)[0]
 
 def _think_md(bs): return [think_block(t) for t in bs]

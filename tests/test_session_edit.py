@@ -636,6 +636,29 @@ def test_tool_result_image_kept(tmp_path):
     recs = check_chain(dlg2sess(dlg, tmp_path/'o.jsonl'))
     assert recs[2]==json.loads(p.read_text().splitlines()[2])
 
+def test_tool_result_document_kept(tmp_path):
+    "A document a tool returned (Claude Code's Read of a PDF) is kept as chat's Anthropic codec keeps one: shown as chat shows it, sent as the document block with the thinking made after it, and written back as read"
+    from dialog.chat import dlg2chat, chat2dlg
+    import base64
+    pdf = base64.b64encode(b'%PDF-1.4\n%%EOF\n').decode()
+    for k,res in enumerate(([dict(type='text', text='PDF file read: a.pdf'), dict(type='document', source=dict(type='base64', media_type='application/pdf', data=pdf))],
+                            [dict(type='document', source=dict(type='text', media_type='text/plain', data='hello'))])):
+        (d := tmp_path/str(k)).mkdir()
+        th = dict(type='thinking', thinking='the pdf is empty', signature='sig2')
+        p = _cc(d, [_user('read a.pdf'), _asst('1', dict(type='tool_use', id='toolu_1', name='Read', input=dict(file_path='a.pdf'))),
+            _user([dict(type='tool_result', tool_use_id='toolu_1', content=res)]), _asst('2', th), _asst('2', dict(type='text', text='Empty.'))])
+        dlg = sess2dlg(p)
+        ms = dlg2chat(dlg, 'anthropic')
+        sent = [b for m in ms if isinstance(m['content'], list) for b in m['content'] if b['type']=='tool_result']
+        assert sent[0]['content']==res
+        assert [b['signature'] for m in ms if isinstance(m['content'], list) for b in m['content'] if b['type']=='thinking']==['sig2']
+        # shown as chat shows the same history's result
+        h = [dict(role='user', content='q'), dict(role='assistant', content=[dict(type='tool_use', id='toolu_1', name='Read', input=dict(file_path='a.pdf'))]),
+             dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content=res)]), dict(role='assistant', content='Empty.')]
+        shown = re.search(r'"result": (".*?"),\n', chat2dlg(h, 'anthropic')[0].ai_res).group(1)
+        assert shown in dlg[0].ai_res
+        assert dlg2sess(dlg, d/'u.jsonl').read_bytes()==p.read_bytes()
+
 @need
 def test_last_prompt_names_the_last_prompt_and_record(tmp_path):
     "After an edit, the `last-prompt` record (what `claude --resume` reads) is the last record, naming the last record of the conversation and the last prompt's text"
