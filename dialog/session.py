@@ -257,12 +257,17 @@ def turns(cls:ClaudeCode, recs):
     return msgs
 
 # %% ../nbs/08_session.ipynb #da887705
+def _prompt_sent(b):
+    "Is prompt block `b` one chat reads and `dlg2chat` sends: a text, an image, a document of a source chat reads?"
+    return isinstance(b, dict) and (b.get('type') in ('text', 'image') or _is_doc(b))
+
 @patch(cls_method=True)
 def chat_msgs(cls:ClaudeCode, recs):
     "Span `recs` (its prompt record first) as Anthropic messages: the prompt, then the reply's turns"
     bs = _blocks(recs[0]['message'].get('content'))
     # its text, images and documents (a file given with it: chat reads one as an attachment); other blocks ride along
-    c = [b for b in bs if isinstance(b, dict) and (b.get('type') in ('text', 'image') or _is_doc(b))]
+    # (`_hidden`: the model read them, so the reasoning after them goes as unsendable)
+    c = list(filter(_prompt_sent, bs))
     return [dict(role='user', content=c or '')] + cls.turns(recs[1:])
 
 # %% ../nbs/08_session.ipynb #e913e399
@@ -611,10 +616,16 @@ def _state_key(A, b):
     return str(b.get('data')) if b.get('type')=='redacted_thinking' else None
 
 def _hidden(A, r):
-    "Did the model read record `r`, which `dlg2chat` doesn't send: an `isMeta` user message (a skill's body), a compaction's?"
+    "Did the model read record `r`, or a block of it, which `dlg2chat` doesn't send: an `isMeta` user message (a skill's body), a compaction's, an attachment, a prompt's block riding along?"
     if bool(r.get('isSidechain'))!=A.side: return False
     if r.get('type')=='system': return r.get('subtype')=='compact_boundary'
-    return r.get('type')=='user' and bool(r.get('isMeta') or r.get('isCompactSummary')) and isinstance(r.get('message'), dict)
+    # an attachment (an MCP server's instructions, the skill listing, a hook's output): the agent sends the model most
+    # kinds, which kind it leaves out is its own: each taken as read
+    if r.get('type')=='attachment': return True
+    if r.get('type')!='user' or not isinstance(r.get('message'), dict): return False
+    if r.get('isMeta') or r.get('isCompactSummary'): return True
+    # a prompt holding a block `chat_msgs` leaves riding along (a document of a `content` or `file` source, a search result)
+    return A.is_prompt(r) and not all(map(_prompt_sent, _blocks(r['message'].get('content'))))
 
 _unseen_mark = 'unsendable:' # chat's mark of a record whose history is not the one sent, and after it the digest read
 

@@ -29,11 +29,16 @@ def test_dlg2chat_tool_pairs(fmt):
 @need
 @pytest.mark.parametrize('stored', [False, True])
 def test_claude_reasoning_goes_back_signed(tmp_path, stored):
-    "The session's thinking goes back to Anthropic with its signature, as the model wrote it, also once the dialog was saved and read back; the thinking made after the skill's body (an isMeta record the model read, which dlg2chat doesn't send) doesn't"
-    dlg = sess2dlg(cc)
+    "The session's thinking goes back to Anthropic with its signature, as the model wrote it, also once the dialog was saved and read back; the thinking made after the skill's body (an isMeta record the model read, which dlg2chat doesn't send) doesn't. The corpus file without its attachment records (the skill listing, read by the model before its first thinking, would make every thinking unsendable)"
+    recs = [json.loads(l) for l in cc.read_text().splitlines()]
+    for a in [r for r in recs if r.get('type')=='attachment']:
+        for r in recs:
+            if r.get('parentUuid')==a['uuid']: r['parentUuid'] = a['parentUuid']
+    recs = [r for r in recs if r.get('type')!='attachment']
+    src = tmp_path/cc.name; src.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    dlg = sess2dlg(src)
     if stored: dlg.save(tmp_path/'s.ipynb'); dlg = read_ipynb(tmp_path/'s.ipynb')
     msgs = dlg2chat(dlg, 'anthropic')
-    recs = [json.loads(l) for l in cc.read_text().splitlines()]
     k = next(i for i,r in enumerate(recs) if r.get('isMeta'))
     sigs = [b['signature'] for r in recs if r.get('type')=='assistant' for b in r['message']['content'] if b['type']=='thinking']
     before = {b['signature'] for r in recs[:k] if r.get('type')=='assistant' for b in r['message']['content'] if b['type']=='thinking'}
@@ -146,3 +151,24 @@ def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
     dlg[-1].content = 'prompt 2, edited'
     out = dlg2sess(dlg, tmp_path/'o.jsonl').read_text()
     assert 'sig1' in out and 'sig2' in out and 'sig3' not in out
+
+def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent(tmp_path):
+    "Signed thinking made after an attachment record (an MCP server's instructions, the skill listing: the agent sends the model one) or after a prompt holding a block dlg2chat doesn't send (a document of a `content` or `file` source, a search result, a block of an unknown type) is not sent; the thinking before it is, and reasoning='keep' sends it"
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    att = dict(type='attachment', attachment=dict(type='mcp_instructions_delta', addedNames=['k'], addedBlocks=['## k\nUse it.'], removedNames=[]))
+    blocks = [dict(type='document', source=dict(type='content', content=[dict(type='text', text='chunk')])),
+              dict(type='document', source=dict(type='file', file_id='file_1')),
+              dict(type='search_result', source='https://x.org', title='t', content=[dict(type='text', text='r')]), dict(type='future_block', x=1)]
+    call = [_asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
+            _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')])]
+    cases = {'attachment': ([_user('prompt 1')] + call + [att, _asst('2', th(2)), _asst('2', dict(type='text', text='a')),
+                            _user('prompt 2'), _asst('3', th(3)), _asst('3', dict(type='text', text='b'))], {'sig1'})}
+    for i,b in enumerate(blocks):
+        cases[f'block {i}'] = ([_user('prompt 0'), _asst('0', th(0)), _asst('0', dict(type='text', text='z')),
+                               _user([b, dict(type='text', text='prompt 1')])] + call + [_asst('2', th(2)), _asst('2', dict(type='text', text='a'))], {'sig0'})
+    for name,(recs,want) in cases.items():
+        dlg = sess2dlg(_cc(tmp_path, recs, f'{name}.jsonl'.replace(' ', '')))
+        s = json.dumps(dlg2chat(dlg, 'anthropic'))
+        assert {x for x in ('sig0', 'sig1', 'sig2', 'sig3') if x in s}==want, name
+        assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep')), name
