@@ -1937,8 +1937,10 @@ def _unprefixed(out, system, wire, msgs, given):
     k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))
     for _,r,_,i in wire:
         t,first = at[i] if i<len(at) else (len(h), True)
-        # `out[:t]==h[:t]`; a record after another message of its turn has a prefix no turn bounds
-        same = same and first and min(t, len(out))==min(t, len(h)) and k>=min(t, len(out))
+        # `out[:t]==h[:t]`; a record after another message of its turn (a reply streamed a block a message) has a prefix
+        # no turn bounds: the same when its whole turn goes as read too, `out[:t+1]==h[:t+1]`
+        t += not first
+        same = same and min(t, len(out))==min(t, len(h)) and k>=min(t, len(out))
         if not same: r['prefix'] = 'unsendable'  # no digest is this: the record never goes back as valid
 _no_sdk = {dict, list, str, int, float, bool, type(None)} # JSON's own types: none is an SDK object
 def _sdk_json(o):

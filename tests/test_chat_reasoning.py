@@ -575,3 +575,17 @@ def test_property_runs_of_user_turns_keep_responses_and_gemini_reasoning(fmt, ev
     elif edit == 'delete': d.messages = ms[:at] + ms[at+1:]
     else: d.messages = ms[:at] + [d.msg_cls('inserted', msg_type=sprompt)] + ms[at:]
     assert _marks(dlg2chat(d, fmt)) == _marks([m.meta.get('dialog', {}).get('wire', []) for m in ms[:at]])
+
+def test_anthropic_reply_split_over_consecutive_messages_keeps_later_reasoning():
+    "One reply split over consecutive assistant messages (the Agent SDK streams a block a message): sent joined exactly as the API reads the run, so the thinking in its later messages and every later thinking goes back; a run sent otherwise (its blank text dropped) sends none made after it"
+    th = lambda n: dict(type='thinking', thinking='t'+n, signature='sig'+n)
+    T = lambda t: dict(type='text', text=t)
+    def sent(mid):
+        h = [dict(role='user', content='q'), dict(role='assistant', content=[th('1'), T('x')]), dict(role='assistant', content=mid),
+             dict(role='assistant', content=[th('2'), dict(type='tool_use', id='toolu_1', name='f', input={})]),
+             dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content='r')]),
+             dict(role='assistant', content=[th('3'), T('c')])]
+        out = dlg2chat(chat2dlg(copy.deepcopy(h), 'anthropic'), 'anthropic')
+        return [b['signature'] for m in out if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']
+    assert sent([T('a')])==['sig1', 'sig2', 'sig3']
+    assert sent([T(' ')])==['sig1']
