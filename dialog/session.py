@@ -144,6 +144,13 @@ def _res_blocks(c):
     return [b if _is_img(b) or _is_text(b) or _is_doc(b) else dict(type='text', text=_res_txt([b]))
             for b in c if isinstance(b, dict)]
 
+def _res_as_read(c):
+    "Does tool result content `c` go to chat (`_res_blocks`) as the model read it: a text, one text block, or its blocks?"
+    if not isinstance(c, list) or not c: return True
+    if len(c)==1 and _is_text(c[0]) and set(c[0])<={'type', 'text'}: return True  # a text is one text block
+    # several texts go joined; a block neither text, image nor document goes as its name
+    return _res_blocks(c)==c
+
 def _res_shown(c):
     "A tool result's content as the dialog shows it: its text, its images and documents as chat's codec writes them"
     if isinstance(b := _res_blocks(c), str): return b
@@ -625,7 +632,10 @@ def _hidden(A, r):
     if r.get('type')!='user' or not isinstance(r.get('message'), dict): return False
     if r.get('isMeta') or r.get('isCompactSummary'): return True
     # a prompt holding a block `chat_msgs` leaves riding along (a document of a `content` or `file` source, a search result)
-    return A.is_prompt(r) and not all(map(_prompt_sent, _blocks(r['message'].get('content'))))
+    bs = _blocks(r['message'].get('content'))
+    if A.is_prompt(r): return not all(map(_prompt_sent, bs))
+    # a tool result record holding another block (`turns` sends its results alone), or a result not sent as it came
+    return any(not isinstance(b, dict) or b.get('type')!='tool_result' or not _res_as_read(b.get('content')) for b in bs)
 
 _unseen_mark = 'unsendable:' # chat's mark of a record whose history is not the one sent, and after it the digest read
 

@@ -172,3 +172,20 @@ def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent
         s = json.dumps(dlg2chat(dlg, 'anthropic'))
         assert {x for x in ('sig0', 'sig1', 'sig2', 'sig3') if x in s}==want, name
         assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep')), name
+
+def test_thinking_after_a_tool_result_sent_otherwise_than_read_is_not_sent(tmp_path):
+    "Signed thinking made after a tool result chat_msgs sends otherwise than it came (several text blocks joined, a search result as its name) or after a result record holding another block is not sent; a result of one text block (sent as its text) or a text keeps it"
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    T = lambda t: dict(type='text', text=t)
+    def sent(res, extra=()):
+        recs = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
+                _user([dict(type='tool_result', tool_use_id='toolu_1', content=res), *extra]), _asst('2', th(2)), _asst('2', T('a'))]
+        dlg = sess2dlg(_cc(tmp_path, recs, f'{len(list(tmp_path.iterdir()))}.jsonl'))
+        s = json.dumps(dlg2chat(dlg, 'anthropic'))
+        assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))
+        return [x for x in ('sig1', 'sig2') if x in s]
+    assert sent('out')==sent([T('out')])==['sig1', 'sig2']
+    assert sent([T('a'), T('b')])==['sig1']
+    assert sent([T('a'), dict(type='search_result', source='u', title='t', content=[T('r')])])==['sig1']
+    assert sent('out', [T('a note')])==['sig1']
