@@ -243,7 +243,7 @@ def turns(cls:ClaudeCode, recs):
             seen.add(u)
         bs = [b for b in _blocks(m.get('content')) if isinstance(b, dict)]
         if r['type']=='assistant':
-            bs = [b for b in bs if b.get('type') in _an_shown or str(b.get('type')).endswith('_tool_result')]
+            bs = list(filter(_reply_sent, bs))  # others ride along (`_hidden`)
             k = r.get('requestId') or m.get('id')
             # no user turn between: one message
             if grps and (k is not None and grps[-1][2]==k or not grps[-1][1]): grps[-1][0].extend(bs)
@@ -285,6 +285,9 @@ def msg(cls:ClaudeCode, recs, dcls=Dialog, system=None, stamp=True):
 
 # %% ../nbs/08_session.ipynb #1557a96b
 _an_shown = {'thinking', 'redacted_thinking', 'text', 'tool_use', 'server_tool_use'}
+def _reply_sent(b):
+    "Is assistant block `b` one `turns` gives chat: a shown block, or a server tool's result?"
+    return isinstance(b, dict) and (b.get('type') in _an_shown or str(b.get('type')).endswith('_tool_result'))
 # what a new record copies of its model: where it was written (its envelope); never what tells of that record alone
 # (its message, an error, a tool's result, a request's id, attribution)
 _envelope = ('userType', 'entrypoint', 'cwd', 'sessionId', 'version', 'gitBranch', 'agentId', 'slug')
@@ -629,6 +632,9 @@ def _hidden(A, r):
     # an attachment (an MCP server's instructions, the skill listing, a hook's output): the agent sends the model most
     # kinds, which kind it leaves out is its own: each taken as read
     if r.get('type')=='attachment': return True
+    # a reply's block `turns` leaves out (of a type unknown here): what follows it has another prefix
+    if r.get('type')=='assistant' and isinstance(m := r.get('message'), dict):
+        return not all(map(_reply_sent, _blocks(m.get('content'))))
     if r.get('type')!='user' or not isinstance(r.get('message'), dict): return False
     if r.get('isMeta') or r.get('isCompactSummary'): return True
     # a prompt holding a block `chat_msgs` leaves riding along (a document of a `content` or `file` source, a search result)

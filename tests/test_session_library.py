@@ -189,3 +189,15 @@ def test_thinking_after_a_tool_result_sent_otherwise_than_read_is_not_sent(tmp_p
     assert sent([T('a'), T('b')])==['sig1']
     assert sent([T('a'), dict(type='search_result', source='u', title='t', content=[T('r')])])==['sig1']
     assert sent('out', [T('a note')])==['sig1']
+
+def test_thinking_after_a_reply_block_left_out_is_not_sent(tmp_path):
+    "Signed thinking made after a reply's block dlg2chat leaves out (of a type unknown here) is not sent; the thinking before it is, and reasoning='keep' sends it"
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    recs = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
+            _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')]),
+            _asst('2', dict(type='future_block', x=1)), _asst('2', th(2)), _asst('2', dict(type='text', text='a'))]
+    dlg = sess2dlg(_cc(tmp_path, recs))
+    s = json.dumps(dlg2chat(dlg, 'anthropic'))
+    assert 'sig1' in s and 'sig2' not in s and 'future_block' not in s
+    assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))
