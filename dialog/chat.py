@@ -426,7 +426,9 @@ def _link_unesc(s): return _re_link_unesc.sub(r'\1', s) if '\\[' in s or '\\]' i
 # its name took; so a name holding `\[` is taken as a match of no group (`lastindex` None), and the search goes on after
 # it. `_links(tail)`: the pattern of links ending so, and that one skipping (for a text holding `\[`; else slower)
 _tok = r'[^\[\]\\]|\\[\\\]]|\\(?![\\\[\]])'  # a piece of a name but `\[`: one pass, however many `[`
-_skip = r'|(?<!!)\[(?:' + _tok + r')*+\\\[(?:' + _tok + r'|\\\[)*+'  # a name holding `\[`, taken whole
+# (plain `*`: a name's pieces split one way only, so giving one back never finds `\[` where the run stopped short of it;
+# Python 3.10's `re` has no possessive `*+`)
+_skip = r'|(?<!!)\[(?:' + _tok + r')*\\\[(?:' + _tok + r'|\\\[)*'  # a name holding `\[`, taken whole
 def _links(tail): return tuple(re.compile(r'(?<!!)\[' + _link_name + tail + s) for s in ('', _skip))
 # a link to an attachment: a document or audio file sent as a file part
 _re_file = _links(r'\]\(attachment:([^()\s]+)\)')
