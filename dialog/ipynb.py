@@ -10,8 +10,8 @@ Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
 # %% auto #0
 __all__ = ['racy_ns', 'DialogFormatError', 'derive_ids', 'read_ipynb', 'read_ipynb_parts', 'reads_ipynb', 'write_ipynb',
-           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'atomic_write', 'chk_writable', 'file_sig',
-           'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
+           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'file_digest', 'atomic_write', 'chk_writable',
+           'file_sig', 'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
 
 # %% ../nbs/02_ipynb.ipynb #f410fa81
 from fastcore.utils import *
@@ -464,6 +464,19 @@ def save(self:Dialog,
     atomic_write(path, data, check, root)
     self.path,self._seen = path,_digest(data)
     return path
+
+# %% ../nbs/02_ipynb.ipynb #b8b3f2c6
+def file_digest(path): # A file, or None
+    "The digest of the bytes of file `path` now, as `disk_digest` gives it for a read or save (None when there is no file)"
+    if path is None: return None
+    try: return _digest(Path(path).read_bytes()).hex()
+    except FileNotFoundError: return None
+
+# %% ../nbs/02_ipynb.ipynb #d6d4dd68
+@patch(as_prop=True)
+def disk_digest(self:Dialog):
+    "The `file_digest` of the bytes this dialog read from `path` or last wrote there; None when it has no file"
+    return None if self._seen is None else self._seen.hex()
 
 # %% ../nbs/02_ipynb.ipynb #f5d50de2
 @patch
