@@ -361,12 +361,6 @@ _out_special = dict(stream=dict(text=_put_lines), display_data=dict(data=_put_bu
                     execute_result=dict(data=_put_bundle))
 def _put_out(o, pad, out): _put_obj(o, pad, out, _out_special.get(o['output_type']))
 
-def _lines(s, pad):
-    "Text `s` as a JSON list of its lines, nested at indent `pad`"
-    out = []
-    _put_lines(s, pad, out)
-    return ''.join(out)
-
 _re_sur,_re_pair = re.compile('[\ud800-\udfff]'),re.compile('[\ud800-\udbff][\udc00-\udfff]')
 def esc_surrogates(s:str): # Text that may hold lone surrogates
     "`s` with each lone surrogate spelled as its escape `\\udXXX`, as a file holds it, so that it encodes as UTF-8"
