@@ -1914,6 +1914,8 @@ def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None, stamp=True, c
     "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state; stamp them"
     last = next((j for j in range(len(wire)-1, -1, -1) if wire[j][2]), None)  # the last record with reasoning state
     if last is None: return
+    # Anthropic reads consecutive assistant messages as one turn: the rest of the last one's run goes as it came too
+    while fmt=='anthropic' and last+1<len(wire) and wire[last+1][3]==wire[last][3]+1: last += 1
     kept = wire[:last+1]
     try:
         # a copy of each, as a request takes it (without a codec's own `_` keys, unsent keys and empty ones), and whether
