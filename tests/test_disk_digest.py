@@ -61,3 +61,16 @@ def test_store_refuses_a_save_over_a_write_made_after_its_read(tmp_path, monkeyp
         with pytest.raises(DialogConflictError): await s.save(t)
         assert 'mended' in p.read_text()
     asyncio.run(go())
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(max_size=40), max_size=4))
+def test_read_of_bytes_given_is_the_read_of_the_file(tmp_path, texts):
+    "`read_ipynb(p, data=...)` of the file's bytes is `read_ipynb(p)`: messages, path and digest"
+    p = Dialog('d', [Message(s) for s in texts]).save(tmp_path/'d.ipynb', force=True)
+    a,b = read_ipynb(p),read_ipynb(p, data=p.read_bytes())
+    assert (b.path, b.disk_digest, b.nb_text())==(a.path, a.disk_digest, a.nb_text())
+
+def test_read_of_bytes_refuses_a_root_and_text(tmp_path):
+    p = Dialog('d', [Message('x')]).save(tmp_path/'d.ipynb')
+    with pytest.raises(ValueError, match='not both'): read_ipynb(p, data=p.read_bytes(), root=tmp_path)
+    with pytest.raises(ValueError, match='must be the bytes'): read_ipynb(p, data=p.read_text())
