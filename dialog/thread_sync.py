@@ -1790,6 +1790,11 @@ def digest_on_disk(self:Thread):
     "The `file_digest` of the file this thread was read from or last saved to, as it was then (None when it has none)"
     return self._disk
 
+@patch(as_prop=True)
+def disk_file(self:Thread):
+    "The file this thread was read from or last saved to (its dialog's `path`), or None"
+    return None if self._dlg is None else self._dlg.path
+
 # %% ../nbs/10_thread_sync.ipynb #20c40920
 @patch
 def changed_on_disk(self:Thread,
@@ -1809,7 +1814,9 @@ def save(self:Thread,
     dlg = self.dialog
     p = dlg.path if fname is None else fname  # the file `dlg.save` names
     if not force and p is not None and self.changed_on_disk(p):
-        raise DialogConflictError(f'{ipynb_path(p)} changed on disk since thread {short_repr(self.id)} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)')
+        who,p = f'thread {short_repr(self.id)}',ipynb_path(p)
+        if file_digest(p) is None: raise DialogConflictError(f'{p} was deleted or renamed since {who} read or saved it; nothing was written (save with force=True to write it again)')
+        raise DialogConflictError(f'{p} changed on disk since {who} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)')
     res = dlg.save(fname, force=force, root=root)
     self._disk = dlg.disk_digest  # the bytes written, as a read keeps the bytes read
     return res

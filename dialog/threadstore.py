@@ -16,14 +16,14 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
-from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, thread_fields, set_fields
+from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, set_fields, field_table
 from .ipynb import atomic_write, file_sig, sig_settled, file_digest, DialogConflictError
 from .thread_sync import free_json, free_value
 from .nbjson import gc_paused
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from urllib.parse import quote
-import errno, hashlib, json, math, os, stat, threading, time
+import errno, hashlib, json, math, os, stat, threading, time, weakref
 try: import fcntl
 except ImportError: fcntl = None # no `flock` (Windows): one writing process at a time
 # so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
@@ -49,6 +49,7 @@ def _summary(t):
                 m=[m.id for m in t.messages],
                 ma=[[m.id, m.attributes, m.platforms] for m in t.messages if m.attributes or m.platforms])
 
+# `file_digest` of a file holding bytes `data` (an entry's `h`): a save compares it with the digest of the bytes it wrote
 def _hash(data): return hashlib.sha256(data).hexdigest()[:32]
 
 # %% ../nbs/11_threadstore.ipynb #343ae3ac
@@ -60,6 +61,7 @@ class DialogThreadStore(_NarratorStore):
                  thread_cls=None, # The class of the threads returned; default `dialog.thread.Thread`
                  recheck:float=1.0): # Seconds a listing may trust the index without checking files (0: always check)
         self.path = Path(os.path.abspath(Path(path).expanduser()))
+        self._real = os.path.realpath(self.path) # the folder as every store object on it names it: see `_given`
         self.thread_cls,self.recheck = thread_cls or Thread,recheck
         self._cls = self.thread_cls if issubclass(self.thread_cls, Thread) else Thread # the class files are read as
         self._e,self._ready = {},False # file name -> index entry
@@ -68,8 +70,6 @@ class DialogThreadStore(_NarratorStore):
         # the folder's signature when every file was last checked, and when (`time.monotonic`)
         self._dsig,self._synced = None,-math.inf
         self._mu = threading.RLock()
-        # thread id -> the `file_digest` of its file when this store last gave (or saved) a copy of it: see `save`
-        self._gave = {}
         # file name -> the hash (an entry's `h`) of the bytes a store's save last wrote there: see `_written`
         self._wh = {}
         self._stale()
@@ -424,9 +424,17 @@ def _storable(t):
     # a dump names its stored files by id only: the copy, of the same id, finds them in `t`'s store
     return _remade(Thread, t, lambda m: m['role']!='system')
 
+_fc = {}
+def _shared(a, b):
+    "The names of the fields of `a` that `b` has too: narrator's, and a subclass's own that both have"
+    if (r := _fc.get(k := (type(a), type(b)))) is None:
+        nb = {f.name for f in field_table(type(b))}
+        r = _fc[k] = [f.name for f in field_table(type(a)) if f.name in nb]
+    return r
+
 @patch
 def _onto(self:DialogThreadStore, t, name):
-    "Copy `t` (made by `_storable`) put onto the thread file `name` holds, so the cells a person added stay; else `t`"
+    "Copy `t` (made by `_storable`, or of a caller's thread) put onto the thread file `name` holds, so the cells a person added stay; else `t`"
     # each message of one id (and role) in both is the file's, given `t`'s fields: its cells stay as they were (a note,
     # a code cell, tags), a change is recorded as the thread's, as for a `dialog.thread.Thread` saved itself
     r = self._read(name) if file_sig(self.path/name) is not None else None
@@ -435,13 +443,17 @@ def _onto(self:DialogThreadStore, t, name):
     for m in ft.messages: have.setdefault(m.id, m)
     for m in t.messages:
         if (o := have.pop(m.id, None)) is None or o.role!=m.role: ms.append(m); continue
-        if d := {k:v for k in message_fields if (v := getattr(m, k))!=getattr(o, k)}: set_fields(o, **d)
+        d = {k:v for k in _shared(m, o) if (v := getattr(m, k))!=getattr(o, k)}
+        if own := {k:d.pop(k) for k in list(d) if k not in message_fields}: # a subclass's own, checked as set
+            for k,v in own.items(): setattr(o, k, v)
+        if d: set_fields(o, **d)
         ms.append(o)
     ft.messages = ms
-    for k in thread_fields:
+    for k in _shared(t, ft):
         if k not in ('id', 'messages') and getattr(ft, k)!=(v := getattr(t, k)): setattr(ft, k, v)
     return ft
 
+# %% ../nbs/11_threadstore.ipynb #c12131b2
 def _regular(p):
     "Is `p` a regular file itself (not a symlink to one)?"
     try: return stat.S_ISREG(os.lstat(p).st_mode)
@@ -497,16 +509,74 @@ def _keep_files(self:DialogThreadStore, t, name):
         else: raise ValueError(f'thread {t.id!r}, message {m.id!r}: the bytes of attachment {a.filename!r} (file id '
                                f'{a.file_id!r}) are neither in its file store nor in {name}: not saved')
 
-# %% ../nbs/11_threadstore.ipynb #01198614
-@patch
-def _changed_since(self:DialogThreadStore, thread, p):
-    "Did a person change file `p` since `thread` (ours), or the copy of it this store last gave or saved (narrator's), was read or saved?"
-    if file_sig(p) is None: return False # gone: written again, as narrator's save makes a thread anew
-    # as a store's save left it (`w`): another program's save, and the last save wins, as in narrator's stores
-    if (e := self._current(p.name)) is not None and e.get('w'): return False
-    if isinstance(thread, Thread): return thread.changed_on_disk(p)
-    return (d := self._gave.get(thread.id)) is not None and file_digest(p)!=d
+# %% ../nbs/11_threadstore.ipynb #b089966d
+# The rule a save checks by: the bytes of a thread's file a store gave each thread object from (`get`, a listing, a
+# finding call), or last wrote for it, kept for the object the caller holds (dialog's or narrator's, saved as a copy or
+# not), whichever store object of the process on the folder gave or saved it: `{id(thread): (weak reference,
+# {(folder, file name): file_digest})}`. Never one digest per thread id (a later answer would forget what an earlier
+# copy was got from), and never only what the thread remembers (it remembers one file: the last it was read from or
+# saved to, maybe elsewhere)
+_given = {}
 
+def _gave(thread, key):
+    "The `file_digest` of the bytes of file `key` (`(folder, name)`) a store gave `thread` from or last wrote for it, or None"
+    return None if (g := _given.get(id(thread))) is None or g[0]() is not thread else g[1].get(key)
+
+def _give(thread, key, digest):
+    "Note that a store gave `thread` from the bytes of file `key` whose `file_digest` is `digest`, or wrote them for it"
+    k = id(thread)
+    if (g := _given.get(k)) is None or g[0]() is not thread:
+        def gone(r, k=k):
+            if (o := _given.get(k)) is not None and o[0] is r: del _given[k]
+        try: g = _given[k] = (weakref.ref(thread, gone), {})
+        except TypeError: return # an object without weak references (no thread class we know): checked as one never given
+    g[1][key] = digest
+
+def _same(a, b):
+    "Are files `a` (or None) and `b` one file?"
+    return a is not None and (Path(a)==Path(b) or os.path.realpath(a)==os.path.realpath(b))
+
+# %% ../nbs/11_threadstore.ipynb #a2c8300b
+@patch
+def _conflict(self:DialogThreadStore, tid, p):
+    "The error of a save of thread `tid` refused: its file `p` changed since the thread was got or saved"
+    return DialogConflictError(
+        f'thread {tid!r}: its file {p} changed since this thread was got or saved (a person edited it, or a '
+        f'program wrote it without the store); nothing was written: get the thread again (`await store.get({tid!r})`, '
+        'which takes their change in), make your change on it and save that')
+
+@patch
+def _check(self:DialogThreadStore, thread, name):
+    "The `file_digest` of file `name` now (None: no file) when saving `thread` over it loses no one's change; else a `DialogConflictError`"
+    p = self.path/name
+    if (now := file_digest(p)) is None: return None # gone: written again, as narrator's save makes a thread anew
+    # as a store's save left it (`w`): another program's save, and the last save wins, as in narrator's stores
+    if (e := self._current(name)) is not None and e.get('w') and e.get('h')==now: return now
+    own = thread.digest_on_disk if isinstance(thread, Thread) else None # what a dialog thread itself read or wrote
+    if (gave := _gave(thread, (self._real, name))) is None:
+        # never given nor saved by a store: a thread read from this file itself is checked against it, any other is
+        # put onto the file (narrator's save makes a thread anew)
+        if own is None or own==now or not _same(thread.disk_file, p): return now
+    elif now in (gave, own): return now
+    raise self._conflict(getattr(thread, 'id', None), p)
+
+@patch
+def _to_write(self:DialogThreadStore, t, thread, name, now):
+    "The thread to write for `t` (`_storable(thread)`) over file `name`, whose digest `_check` gave as `now`; and whether with force"
+    # `Dialog.save` checks the file again as it writes, under its lock just before the rename, against the bytes the
+    # written thread's dialog read or wrote: so the thread written is one read from the file as checked (`t` itself
+    # when it is; else `t`, or a copy of the caller's own thread, put onto the thread read from the file now)
+    p = self.path/name
+    if now is None: return t,(t.digest_on_disk is not None and _same(t.disk_file, p)) # its own file deleted: written again
+    if t is thread and t.digest_on_disk==now and _same(t.disk_file, p): return t,False
+    c = t if t is not thread else t.model_copy(deep=True) # the caller's thread keeps its own dialog and messages
+    if (ft := self._onto(c, name)) is not c:
+        if ft.digest_on_disk!=now: raise self._conflict(t.id, p) # a person's save landed since the check
+        return ft,False
+    # no thread of this id in the file now: a file a person broke, named for the thread, is written over (as `get` says)
+    return t,(e := self._current(name)) is not None and 'err' in e
+
+# %% ../nbs/11_threadstore.ipynb #01198614
 @patch
 async def save(self:DialogThreadStore,
                thread): # A `dialog.thread.Thread`, or narrator's (any thread with `model_dump`)
@@ -517,19 +587,16 @@ async def save(self:DialogThreadStore,
         with self._lock():
             self._tail()
             name,was = self._name_for(t.id),file_sig(self.path)
-            # the thread given (or the copy of it this store gave), got from its file or saved there before a person
+            # the thread given (or the copy of it a store gave), got from its file or saved there before a person
             # (or another program) changed the file: written over, their change would be lost without a word
-            if self._changed_since(thread, p := self.path/name):
-                raise DialogConflictError(
-                    f'thread {t.id!r}: its file {p} changed since this thread was got or saved (a person edited it, or a '
-                    f'program wrote it without the store); nothing was written: get the thread again (`await store.get({t.id!r})`, '
-                    'which takes their change in), make your change on it and save that')
-            if t is not thread: t = self._onto(t, name) # a copy: the cells a person added to the file stay
+            t,force = self._to_write(t, thread, name, self._check(thread, name))
             self._keep_files(t, name)
-            t.save(p, force=True, root=self.path)
-            if not isinstance(thread, Thread): self._gave[t.id] = t.digest_on_disk
+            try: t.save(p := self.path/name, force=force, root=self.path)
+            except DialogConflictError: raise self._conflict(t.id, p) from None
+            _give(thread, (self._real, name), wrote := t.digest_on_disk) # the bytes written, never the file read back
             if (r := self._read(name)) is not None and 'id' in r[1]:
-                r[1]['w'] = 1 # the file as a store's save wrote it
+                # the file as a store's save wrote it, unless a person's save landed since: then it is theirs
+                if r[1]['h']==wrote: r[1]['w'] = 1
                 self._saved(r[1])
                 self._note([r[1]], locked=True)
             # the folder changed by our own write only
@@ -538,15 +605,16 @@ async def save(self:DialogThreadStore,
 
 # %% ../nbs/11_threadstore.ipynb #81ff940a
 @patch
-def _out(self:DialogThreadStore, t):
-    "Thread `t` as the store's `thread_cls`"
-    if t is None or isinstance(t, self.thread_cls): return t
-    self._gave[t.id] = t.digest_on_disk # a copy knows no file: the store knows what it came from
-    return _remade(self.thread_cls, t)
+def _out(self:DialogThreadStore, t, name):
+    "Thread `t`, read from file `name`, as the store's `thread_cls`, noted as given from the bytes it was read from"
+    d = t.digest_on_disk
+    if not isinstance(t, self.thread_cls): t = _remade(self.thread_cls, t) # a copy knows no file: the store knows what it came from
+    _give(t, (self._real, name), d)
+    return t
 
 @patch
 def _get(self:DialogThreadStore, tid):
-    "Thread `tid` read from its file, or None; whether the index was wrong about it; `(file, error)` of a broken one"
+    "`(thread, file name)` of thread `tid` read from its file, or None; whether the index was wrong about it; `(file, error)` of a broken one"
     # broken: the file the index gives the thread, or the one named for it (which a save writes over), holds no
     # thread a read can take (a person broke it)
     known = (e := self._idmap().get(tid)) and e['f']
@@ -554,7 +622,7 @@ def _get(self:DialogThreadStore, tid):
     for n in dict.fromkeys(o for o in (known, thread_fname(tid)) if o is not None):
         r = self._read(n)
         if r is not None and r[1]['sig']!=self._e.get(n, {}).get('sig'): self._e[n] = r[1]; self._stale()
-        if r is not None and r[0] is not None and r[0].id==tid: return r[0],False,None
+        if r is not None and r[0] is not None and r[0].id==tid: return (r[0], n),False,None
         if r is not None and r[0] is None and broken is None and _regular(self.path/n): broken = n,r[1]['err']
         wrong |= n==known
     return None,wrong,broken
@@ -565,33 +633,37 @@ async def get(self:DialogThreadStore,
     "The thread `thread_id`, read from its file; None when the store has none; a `ValueError` when its file is broken"
     with self._mu:
         self._init(); self._tail()
-        t,wrong,broken = self._get(thread_id)
-        if t is None and (wrong or broken or not self._dir_same()):
+        got,wrong,broken = self._get(thread_id)
+        if got is None and (wrong or broken or not self._dir_same()):
             self._sync()
-            t,_,broken = self._get(thread_id)
+            got,_,broken = self._get(thread_id)
         # None would tell a caller to make the thread anew, and its save would write over the file
-        if t is None and broken: raise ValueError(f"thread {thread_id!r}: its file {self.path/broken[0]} can't be read "
+        if got is None and broken: raise ValueError(f"thread {thread_id!r}: its file {self.path/broken[0]} can't be read "
                                                   f"({broken[1]}); mend it, or move it away to start the thread anew")
-        return self._out(t)
+        return None if got is None else self._out(*got)
 
 # %% ../nbs/11_threadstore.ipynb #c096f946
 @patch
 async def delete(self:DialogThreadStore,
                  thread_id:str): # The thread's id
-    "Delete thread `thread_id`'s file (and any copy of it); True when there was one"
+    "Delete thread `thread_id`'s file (and any copy of it, and the file named for it when a person broke it); True when there was one"
     with self._mu:
         self._fresh()
         gone = []
-        self._gave.pop(thread_id, None)
+        def rm(n, e):
+            try: os.unlink(self.path/n)
+            except FileNotFoundError: pass
+            else: gone.append(dict(f=n, sig=e['sig'], **{'del': True}))
+            self._e.pop(n, None)
         with self._lock():
             self._tail()
             for n,e in list(self._e.items()):
                 # a file that holds another thread now (a copy a person gave its own id) stays
                 if e.get('id')!=thread_id or (e := self._current(n)) is None or e.get('id')!=thread_id: continue
-                try: os.unlink(self.path/n)
-                except FileNotFoundError: pass
-                else: gone.append(dict(f=n, sig=e['sig'], **{'del': True}))
-                del self._e[n]
+                rm(n, e)
+            # the file named for the thread, broken by hand, is its file, as `get` and `save` take it (a folder, a pipe
+            # or a symlink isn't)
+            if (e := self._current(n := thread_fname(thread_id))) is not None and 'err' in e and _regular(self.path/n): rm(n, e)
             self._stale()
             if gone: self._note(gone, locked=True)
         return bool(gone)
@@ -600,16 +672,18 @@ async def delete(self:DialogThreadStore,
 def _recent(e): return (-e['u'],)+_order(e)
 
 @patch
-def _threads(self:DialogThreadStore, es):
-    "The threads of entries `es`, read from their files; None when one is gone, or holds another thread now"
+def _threads(self:DialogThreadStore, es, skip=False):
+    "The threads of entries `es`, read from their files; None when one is gone, or holds another thread now (`skip`: left out)"
     res = []
     for e in es:
         # a symlink swapped in since (never read through) is as good as gone, and a file a person broke in place
         # since (an editor mid-save) is a changed file: the caller syncs, which leaves it out and names it in `errors`
         try: t = self._cls.read(self.path/e['f'], root=self.path)
-        except (OSError, ValueError): return None  # (a bad file's `DialogFormatError` is a `ValueError`)
-        if t.id!=e['id']: return None
-        res.append(t)
+        except (OSError, ValueError): t = None  # (a bad file's `DialogFormatError` is a `ValueError`)
+        if t is None or t.id!=e['id']:
+            if skip: continue
+            return None
+        res.append((t, e['f']))
     return res
 
 @patch
@@ -624,8 +698,9 @@ def _answer(self:DialogThreadStore,
     with gc_paused():
         if (ts := self._threads(pick())) is None:
             self._sync()
-            ts = self._threads(pick()) or []
-        return [self._out(t) for t in ts]
+            # a file changed again since the sync (another process's save or delete) is left out, not the answer
+            ts = self._threads(pick(), skip=True)
+        return [self._out(t, n) for t,n in ts]
 
 @patch
 async def list(self:DialogThreadStore,
