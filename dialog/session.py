@@ -137,8 +137,14 @@ def _is_doc(b):
     s = b.get('source') if b.get('type')=='document' else None
     return isinstance(s, dict) and s.get('type') in ('base64', 'text', 'url')
 
+def _texts_only(c):
+    "Is tool result content `c` several plain text blocks (a Task subagent's report, then its agent id and usage)?"
+    return isinstance(c, list) and len(c)>1 and all(_is_text(b) and len(b)==2 for b in c)
+
 def _res_blocks(c):
-    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images and documents kept as blocks, else its text"
+    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images and documents kept as blocks, several texts as they came, else its text"
+    # several plain texts: chat keeps their lengths and sends them back block for block
+    if _texts_only(c): return c
     # a document (the Read tool's PDF) goes back as it came, as chat sends a history's: the model read it, not a name
     if not (isinstance(c, list) and any(_is_img(b) or isinstance(b, dict) and _is_doc(b) for b in c)): return _res_txt(c)
     return [b if _is_img(b) or _is_text(b) or _is_doc(b) else dict(type='text', text=_res_txt([b]))
@@ -148,8 +154,10 @@ def _res_as_read(c):
     "Does tool result content `c` go to chat (`_res_blocks`) as the model read it: a text, one text block, or its blocks?"
     if not isinstance(c, list) or not c: return True
     if len(c)==1 and _is_text(c[0]) and set(c[0])<={'type', 'text'}: return True  # a text is one text block
-    # several texts go joined; a block neither text, image nor document goes as its name
-    return _res_blocks(c)==c
+    # a block neither text, image nor document goes as its name; a blank text beside others goes not at all (Anthropic
+    # refuses a blank text block) unless a document keeps the blocks as they came
+    if _res_blocks(c)!=c: return False
+    return any(_is_doc(b) for b in c) or all(b['text'].strip() for b in c if _is_text(b))
 
 def _res_shown(c):
     "A tool result's content as the dialog shows it: its text, its images and documents as chat's codec writes them"

@@ -186,7 +186,8 @@ def test_thinking_after_a_tool_result_sent_otherwise_than_read_is_not_sent(tmp_p
         assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))
         return [x for x in ('sig1', 'sig2') if x in s]
     assert sent('out')==sent([T('out')])==['sig1', 'sig2']
-    assert sent([T('a'), T('b')])==['sig1']
+    assert sent([T('a'), T('b')])==['sig1', 'sig2']  # several texts go back block for block (a Task subagent's result)
+    assert sent([T('a'), T(' ')])==['sig1']  # a blank one goes not at all
     assert sent([T('a'), dict(type='search_result', source='u', title='t', content=[T('r')])])==['sig1']
     assert sent('out', [T('a note')])==['sig1']
 
@@ -201,3 +202,38 @@ def test_thinking_after_a_reply_block_left_out_is_not_sent(tmp_path):
     s = json.dumps(dlg2chat(dlg, 'anthropic'))
     assert 'sig1' in s and 'sig2' not in s and 'future_block' not in s
     assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))
+
+def test_task_result_of_text_blocks_goes_back_as_it_came(tmp_path):
+    "A Task tool's result (the subagent's report, then its agent id and usage: two text blocks) goes back block for block, as chat sends the same history, and the thinking after it is sent; the dialog shows the texts joined by a blank line, as chat does"
+    from test_session_edit import _cc, _asst, _user
+    from dialog.chat import chat2dlg
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    task = [dict(type='text', text='The subagent found 3 files.'), dict(type='text', text="agentId: a1b2c3d\n<usage>total_tokens: 100</usage>")]
+    call = dict(type='tool_use', id='toolu_1', name='Task', input={})
+    recs = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), _user([dict(type='tool_result', tool_use_id='toolu_1', content=task)]),
+            _asst('2', th(2)), _asst('2', dict(type='text', text='done'))]
+    dlg = sess2dlg(_cc(tmp_path, recs))
+    sent = dlg2chat(dlg, 'anthropic')
+    assert [b['content'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result']==[task]
+    assert [b['signature'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']==['sig1', 'sig2']
+    hist = [dict(role='user', content='prompt 1'), dict(role='assistant', content=[th(1), call]),
+            dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content=task)]),
+            dict(role='assistant', content=[th(2), dict(type='text', text='done')])]
+    assert dlg[0].ai_res==chat2dlg(hist, 'anthropic')[0].ai_res
+    assert json.dumps('found 3 files.\n\nagentId')[1:-1] in dlg[0].ai_res  # in the result's JSON
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(['a', 'b c', '', ' ', 'x\n\ny', '![image](data:image/png;base64,AAAA)']), min_size=1, max_size=4),
+       st.booleans())
+def test_thinking_after_text_blocks_is_sent_iff_they_go_as_read(tmp_path, texts, as_str):
+    "Whatever text blocks (or a text) a tool result holds, the thinking after it is sent exactly when chat sends the result as it came (one text block alike its text)"
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    res = texts[0] if as_str else [dict(type='text', text=t) for t in texts]
+    recs = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
+            _user([dict(type='tool_result', tool_use_id='toolu_1', content=res)]), _asst('2', th(2)), _asst('2', dict(type='text', text='a'))]
+    sent = dlg2chat(sess2dlg(_cc(tmp_path, recs, f'{len(list(tmp_path.iterdir()))}.jsonl')), 'anthropic')
+    got = next(b['content'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result')
+    one = [dict(type='text', text=res)] if isinstance(res, str) else res
+    as_read = got==res or isinstance(got, str) and len(one)==1 and got==one[0]['text']
+    assert ('sig2' in json.dumps(sent))==as_read, (res, got)
