@@ -636,7 +636,9 @@ def _state_key(A, b):
 def _hidden(A, r):
     "Did the model read record `r`, or a block of it, which `dlg2chat` doesn't send: an `isMeta` user message (a skill's body), a compaction's, an attachment, a prompt's block riding along?"
     if bool(r.get('isSidechain'))!=A.side: return False
-    if r.get('type')=='system': return r.get('subtype')=='compact_boundary'
+    # a compaction: the summary in place of the turns before (`compact_boundary`), or old tool results cleared from what
+    # the model is sent (`microcompact_boundary`)
+    if r.get('type')=='system': return r.get('subtype') in ('compact_boundary', 'microcompact_boundary')
     # an attachment (an MCP server's instructions, the skill listing, a hook's output): the agent sends the model most
     # kinds, which kind it leaves out is its own: each taken as read
     if r.get('type')=='attachment': return True

@@ -128,7 +128,7 @@ def test_prefix_checked_against_what_is_sent(recs):
     if seen and not marked: assert seen[-1]==sent  # a record the check marked unsendable goes as the dialog shows it: then they differ by design
 
 def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
-    "Signed thinking made after a record the model read and dlg2chat doesn't send (an isMeta skill body; a compaction's boundary and summary, in place of the turns before) is not sent: its history is not the one sent; the thinking before it is, and a write after an edit keeps it before the edit (the agent sends those records when it resumes)"
+    "Signed thinking made after a record the model read and dlg2chat doesn't send (an isMeta skill body; a compaction's boundary and summary, in place of the turns before; a microcompaction's boundary, old tool results cleared) is not sent: its history is not the one sent; the thinking before it is, and a write after an edit keeps it before the edit (the agent sends those records when it resumes)"
     from test_session_edit import _cc, _asst, _user
     th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
     body = _user([dict(type='text', text='Base directory for this skill: /w\n\nAlways answer in French.')], isMeta=True)
@@ -139,7 +139,13 @@ def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
             dict(type='system', subtype='compact_boundary', content='Conversation compacted'),
             _user('This session is being continued from a previous conversation. Summary: one answer.', isCompactSummary=True),
             _user('prompt 2'), _asst('2', th(2)), _asst('2', dict(type='text', text='answer 2'))]
-    for name,recs,want in (('skill', skill, {'sig1'}), ('comp', comp, {'sig1'})):
+    # a microcompaction: old tool results cleared from what the model is sent, the records keeping them
+    micro = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='Read', input={})),
+             _user([dict(type='tool_result', tool_use_id='toolu_1', content='a long file')]), _asst('1b', dict(type='text', text='answer 1')),
+             _user('prompt 2'), dict(type='system', subtype='microcompact_boundary', content='Context microcompacted',
+                                     microcompactMetadata=dict(trigger='auto', preTokens=180000, tokensSaved=40000, compactedToolIds=['toolu_1'])),
+             _asst('2', th(2)), _asst('2', dict(type='text', text='answer 2'))]
+    for name,recs,want in (('skill', skill, {'sig1'}), ('comp', comp, {'sig1'}), ('micro', micro, {'sig1'})):
         p = _cc(tmp_path, recs, f'{name}.jsonl')
         for stored in (False, True):
             dlg = sess2dlg(p)
