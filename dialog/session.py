@@ -272,9 +272,16 @@ def turns(cls:ClaudeCode, recs):
     return msgs
 
 # %% ../nbs/08_session.ipynb #da887705
+def _img_read(b):
+    "Is `b` an image block of a source chat's Anthropic codec reads (base64, url), not one of the Files API's (`file`)?"
+    s = b.get('source') if b.get('type')=='image' else None
+    if not isinstance(s, dict): return False
+    return s.get('type')=='base64' and isinstance(s.get('media_type'), str) and isinstance(s.get('data'), str) or \
+        s.get('type')=='url' and isinstance(s.get('url'), str)
+
 def _prompt_sent(b):
-    "Is prompt block `b` one chat reads and `dlg2chat` sends: a text, an image, a document of a source chat reads?"
-    return isinstance(b, dict) and (b.get('type') in ('text', 'image') or _is_doc(b))
+    "Is prompt block `b` one chat reads and `dlg2chat` sends: a text, an image or a document of a source chat reads?"
+    return isinstance(b, dict) and (b.get('type')=='text' or _img_read(b) or _is_doc(b))
 
 @patch(cls_method=True)
 def chat_msgs(cls:ClaudeCode, recs):
@@ -647,7 +654,7 @@ def _hidden(A, r):
         return not all(map(_reply_sent, _blocks(m.get('content'))))
     if r.get('type')!='user' or not isinstance(r.get('message'), dict): return False
     if r.get('isMeta') or r.get('isCompactSummary'): return True
-    # a prompt holding a block `chat_msgs` leaves riding along (a document of a `content` or `file` source, a search result)
+    # a prompt holding a block `chat_msgs` leaves riding along (a document or image of a `file` source, a search result)
     bs = _blocks(r['message'].get('content'))
     if A.is_prompt(r): return not all(map(_prompt_sent, bs))
     # a tool result record holding another block (`turns` sends its results alone), or a result not sent as it came

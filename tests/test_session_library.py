@@ -159,12 +159,13 @@ def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
     assert 'sig1' in out and 'sig2' in out and 'sig3' not in out
 
 def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent(tmp_path):
-    "Signed thinking made after an attachment record (an MCP server's instructions, the skill listing: the agent sends the model one) or after a prompt holding a block dlg2chat doesn't send (a document of a `content` or `file` source, a search result, a block of an unknown type) is not sent; the thinking before it is, and reasoning='keep' sends it"
+    "Signed thinking made after an attachment record (an MCP server's instructions, the skill listing: the agent sends the model one) or after a prompt holding a block dlg2chat doesn't send (a document of a `content` or `file` source, an image of a `file` source, a search result, a block of an unknown type) is not sent, and the file is written back as read; the thinking before it is, and reasoning='keep' sends it"
     from test_session_edit import _cc, _asst, _user
     th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
     att = dict(type='attachment', attachment=dict(type='mcp_instructions_delta', addedNames=['k'], addedBlocks=['## k\nUse it.'], removedNames=[]))
     blocks = [dict(type='document', source=dict(type='content', content=[dict(type='text', text='chunk')])),
               dict(type='document', source=dict(type='file', file_id='file_1')),
+              dict(type='image', source=dict(type='file', file_id='file_011CNha8iCJcU1wXNR6q4V8w')),  # the Files API's: read, riding along
               dict(type='search_result', source='https://x.org', title='t', content=[dict(type='text', text='r')]), dict(type='future_block', x=1)]
     call = [_asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
             _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')])]
@@ -174,10 +175,11 @@ def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent
         cases[f'block {i}'] = ([_user('prompt 0'), _asst('0', th(0)), _asst('0', dict(type='text', text='z')),
                                _user([b, dict(type='text', text='prompt 1')])] + call + [_asst('2', th(2)), _asst('2', dict(type='text', text='a'))], {'sig0'})
     for name,(recs,want) in cases.items():
-        dlg = sess2dlg(_cc(tmp_path, recs, f'{name}.jsonl'.replace(' ', '')))
+        dlg = sess2dlg(p := _cc(tmp_path, recs, f'{name}.jsonl'.replace(' ', '')))
         s = json.dumps(dlg2chat(dlg, 'anthropic'))
         assert {x for x in ('sig0', 'sig1', 'sig2', 'sig3') if x in s}==want, name
         assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep')), name
+        assert dlg2sess(dlg, tmp_path/'o.jsonl', force=True).read_bytes()==p.read_bytes(), name  # the block rides along
 
 def test_thinking_after_a_tool_result_sent_otherwise_than_read_is_not_sent(tmp_path):
     "Signed thinking made after a tool result chat_msgs sends otherwise than it came (several text blocks joined, a search result as its name) or after a result record holding another block is not sent; a result of one text block (sent as its text) or a text keeps it"
