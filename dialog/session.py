@@ -318,9 +318,15 @@ def mk_prompt(cls:ClaudeCode, tmpl, c): # its content: a text, or blocks
 
 # %% ../nbs/08_session.ipynb #9f3365d0
 @patch(cls_method=True)
-def set_prompt(cls:ClaudeCode, r, txt):
+def set_prompt(cls:ClaudeCode, r, txt,
+               sent=None): # Else the prompt's content as `dlg2chat` sends it (its attachments changed)
     c = r['message'].get('content')
-    if isinstance(c, list):  # a text in place of the first text block, the rest kept (images)
+    if sent is not None:  # its blocks chat doesn't read ride along where they stood
+        new = list(_blocks(sent))
+        for k,b in enumerate(_blocks(c)):
+            if not _prompt_sent(b): new.insert(min(k, len(new)), b)
+        c = sent if isinstance(sent, str) and new==_blocks(sent) else new
+    elif isinstance(c, list):  # a text in place of the first text block, the rest kept (images)
         i = first(j for j,b in enumerate(c) if isinstance(b, dict) and b.get('type')=='text')
         c = [b for b in c if not (isinstance(b, dict) and b.get('type')=='text')]
         c.insert(len(c) if i is None else min(i, len(c)), dict(type='text', text=txt))
@@ -487,7 +493,10 @@ def mk_prompt(cls:Codex, tmpl, c): # its content: a text, or parts
 
 # %% ../nbs/08_session.ipynb #20466219
 @patch(cls_method=True)
-def set_prompt(cls:Codex, r, txt):
+def set_prompt(cls:Codex, r, txt,
+               sent=None): # Else the prompt's parts as `dlg2chat` sends them (its attachments changed)
+    # a file a rollout can't hold refused, as in a new prompt
+    if sent is not None: return r | dict(payload=r['payload'] | dict(content=_cx_ok(sent, 'the prompt')))
     c = [b for b in r['payload'].get('content') or () if not (isinstance(b, dict) and b.get('type')=='input_text')]
     return r | dict(payload=r['payload'] | dict(content=[dict(type='input_text', text=txt)] + c))
 
@@ -984,12 +993,16 @@ def _rebuild(A, recs, md, tmpl, sent):
     return res
 
 # %% ../nbs/08_session.ipynb #98b570bd
-def _sent_of(A, m):
+def _sent_of(A, m,
+             reply:bool=True): # Its reply too? Else its prompt alone (a ValueError when `dlg2chat` sends none)
     "What `dlg2chat` sends of prompt message `m` alone in `A`'s format: its prompt's content, each result's, each server call's"
     # chat's codec output for the message as it now is (no kept records: rendered from its markdown and attachments)
-    d = Dialog('sent'); d.messages = [d.msg_cls(m.content, output=m.output, msg_type=sprompt, attachments=m.attachments)]
+    d,out = Dialog('sent'),m.output if reply else []
+    d.messages = [d.msg_cls(m.content, output=out, msg_type=sprompt, attachments=m.attachments)]
     try: msgs = dlg2chat(d, A.fmt, limits=False)
-    except ValueError: return AttrDict(prompt=m.content, res={}, srv={})
+    except ValueError:
+        if not reply: raise
+        return AttrDict(prompt=m.content, res={}, srv={})
     u,res,srv = first(x for x in msgs if x.get('role')=='user'),{},{}
     prompt = m.content if u is None else u.get('content')
     for x in msgs:
@@ -1003,6 +1016,7 @@ def _sent_of(A, m):
     if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
     return AttrDict(prompt=prompt, res=res, srv=srv)
 
+def _atts(m): return sorted((a.content_type, bytes(a.data)) for a in m.attachments)  # what a message's attachments hold
 
 def _srv_sent(sent, key):
     "The blocks (Codex: the item) `dlg2chat` sends of server call `key` (a web search), [] when it sends none"
@@ -1058,9 +1072,12 @@ def _rebuild_msg(A, m, ms, out, sid, edits=None):
     tmpl,sent = _tmpls(A, recs, out, sid),None  # `sent`: `_sent_of(A, m)`, made when needed
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
-        if fp[0]!=cur[0]:  # the prompt's text edited: its image and document blocks kept as they were, their references taken out
+        # the prompt edited: its image and document blocks kept as they were (their references taken out) while its
+        # attachments are those read, else the prompt as `dlg2chat` sends it (one added, or taken out)
+        if fp[0]!=cur[0]:
             txt = _unref(m.content, {a.id for a in m.attachments})
-            res,old = [[A.set_prompt(p[0], txt), None, 'link']],A.prompt(p[0])
+            c = None if _atts(m)==_atts(A.msg([p[0]], stamp=False)) else _sent_of(A, m, False).prompt
+            res,old = [[A.set_prompt(p[0], txt, c), None, 'link']],A.prompt(p[0])
             if edits is not None: edits.append((res[0], old, txt))  # for records after it repeating it (`_sync_compacted`)
             recs = [A.sync_prompt(_parsed(e), old, txt) or e for e in recs]  # e.g. the prompt Codex shows on resume
         else: res = [[*p, 'link']]
