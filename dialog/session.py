@@ -672,11 +672,13 @@ def _hidden(A, r):
 _unseen_mark = 'unsendable:' # chat's mark of a record whose history is not the one sent, and after it the digest read
 
 def _unseen(A, rs, n, spans, msgs):
-    "Mark unsendable the reasoning of `msgs` (read from `spans` of records `rs`, `n` of them before) made after a `_hidden` record"
-    hit = any(_hidden(A, r) for r in rs[:n])
+    "Mark unsendable the reasoning of `msgs` (read from `spans` of records `rs`, `n` of them before) made after a `_hidden` record, or where the chain forks (`_forks`)"
+    fk = _forks(A, rs)
+    def hid(x): return x in fk or _hidden(A, rs[x])
+    hit = any(map(hid, range(n)))
     for (i,j),m in zip(spans, msgs):
-        if not (wire := _wire_of(m)): hit = hit or any(_hidden(A, r) for r in rs[i:j]); continue
-        k = j if hit else next((x for x in range(i, j) if _hidden(A, rs[x])), j)
+        if not (wire := _wire_of(m)): hit = hit or any(map(hid, range(i, j))); continue
+        k = j if hit else next(filter(hid, range(i, j)), j)
         if k==j and not hit: continue
         # the reasoning of the records before it (in order: each record's state once) goes back as it came
         ths = (b for r in rs[i:k if not hit else i] if r.get('type')=='assistant' and (cm := _chain_msg(A, r)) is not None
@@ -688,6 +690,27 @@ def _unseen(A, rs, n, spans, msgs):
             if all(before[x]>0 for x in ks): before.subtract(ks); continue
             before = Counter()  # this record and every one after it: its digest kept after the mark, for a write
             if isinstance(d := r.get('prefix'), str) and not d.startswith('unsendable'): r['prefix'] = _unseen_mark + d
+
+# %% ../nbs/08_session.ipynb #b65cf0f0
+def _forks(A, rs):
+    "The indices of records `rs` where the chain `A` reads forks: a user or assistant record not following the one read before it"
+    def conv(r): return r.get('type') in ('user', 'assistant') and bool(r.get('isSidechain'))==A.side and isinstance(r.get('uuid'), str)
+    par = {r['uuid']: r.get('parentUuid') for r in rs if isinstance(r.get('uuid'), str) and bool(r.get('isSidechain'))==A.side}
+    convs = {r['uuid'] for r in rs if conv(r)}
+    def anc(u):
+        "The user or assistant record `u` is, or follows through records of other kinds; None for none (or a parent unwritten)"
+        seen = set()
+        while u is not None and u not in convs:
+            if not isinstance(u, str) or u in seen or u not in par: return None
+            seen.add(u); u = par[u]
+        return u
+    res,prev,read = set(),None,set()
+    for i,r in enumerate(rs):
+        if not conv(r) or r['uuid'] in read: continue  # a record written twice is read once
+        read.add(r['uuid'])
+        if prev is not None and anc(r.get('parentUuid'))!=prev: res.add(i)
+        prev = r['uuid']
+    return res
 
 # %% ../nbs/08_session.ipynb #7d2f4c18
 _odd = (TypeError, AttributeError, KeyError, IndexError)

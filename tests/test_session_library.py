@@ -245,3 +245,33 @@ def test_thinking_after_text_blocks_is_sent_iff_they_go_as_read(tmp_path, texts,
     one = [dict(type='text', text=res)] if isinstance(res, str) else res
     as_read = got==res or isinstance(got, str) and len(one)==1 and got==one[0]['text']
     assert ('sig2' in json.dumps(sent))==as_read, (res, got)
+
+def test_thinking_on_a_branch_after_an_abandoned_one_is_not_sent(tmp_path):
+    "After a rewind (a prompt edited in Claude Code's UI: the new prompt follows the record the old one followed), the dialog shows both branches in the order of the file and the new branch's thinking, made without the abandoned turns, is not sent (reasoning='keep' sends it); records of other kinds off the line (a progress record, a system record written before the record it follows), a record written twice, fork nothing; a parent the file doesn't hold does"
+    import uuid as U
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    u = lambda k: str(U.UUID(int=k+1))  # `_cc`'s uuid of record k
+    T = lambda t: dict(type='text', text=t)
+    def sent(recs, name):
+        dlg = sess2dlg(_cc(tmp_path, recs, f'{name}.jsonl'))
+        assert all(x in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep')) for x in ('sig1', 'sig2')), name
+        return [x for x in ('sig1', 'sig2') if x in json.dumps(dlg2chat(dlg, 'anthropic'))],[m.content for m in dlg]
+    # the rewind: record 3, the new prompt, follows none (as the first prompt did)
+    rew = [_user('prompt 1'), _asst('1', th(1)), _asst('1', T('answer 1')), _user('prompt 1, said better', parentUuid=None),
+           _asst('2', th(2)), _asst('2', T('answer 2'))]
+    assert sent(rew, 'rewind')==(['sig1'], ['prompt 1', 'prompt 1, said better'])
+    call = dict(type='tool_use', id='toolu_1', name='Bash', input={})
+    res = _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')])
+    prog = dict(type='progress', data=dict(type='hook_progress', hookEvent='PostToolUse'))
+    # a progress record hanging off the call, the result following the call; a system record following a progress
+    # record written after it
+    off = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), prog | dict(parentUuid=u(2)), res | dict(parentUuid=u(2)),
+           dict(type='system', subtype='turn_duration', parentUuid=u(7)), _asst('2', th(2), parentUuid=u(5)), dict(prog, parentUuid=u(4)),
+           _asst('2', T('a'), parentUuid=u(6))]
+    assert sent(off, 'off')[0]==['sig1', 'sig2']
+    twice = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), res, res | dict(uuid=u(3), parentUuid=u(2)), _asst('2', th(2), parentUuid=u(3)),
+             _asst('2', T('a'))]
+    assert sent(twice, 'twice')[0]==['sig1', 'sig2']
+    gone = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), res, _asst('2', th(2), parentUuid='never-written'), _asst('2', T('a'))]
+    assert sent(gone, 'gone')[0]==['sig1']
