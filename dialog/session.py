@@ -1038,8 +1038,13 @@ def _sent_of(A, m,
             elif str(t).endswith('_tool_result') and b.get('tool_use_id') in srv: srv[b['tool_use_id']].append(b)
     if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
     return AttrDict(prompt=prompt, res=res, srv=srv)
-
-def _atts(m): return sorted((a.content_type, bytes(a.data)) for a in m.attachments)  # what a message's attachments hold
+def _edited_prompt(A, r, txt, m):
+    "Prompt record `r` holding text `txt`, sending what prompt message `m` does: its blocks kept while so, else as `m` sends"
+    # its image and document blocks kept as they were (their references taken out) while that sends what the dialog
+    # does, else the prompt as `dlg2chat` sends it (an image or file added or taken out, an image of a URL, which the
+    # dialog shows in the text)
+    new,c = A.set_prompt(r, txt),_sent_of(A, m, False).prompt
+    return new if _sent_of(A, A.msg([new], stamp=False), False).prompt==c else A.set_prompt(r, txt, c)
 
 def _srv_sent(sent, key):
     "The blocks (Codex: the item) `dlg2chat` sends of server call `key` (a web search), [] when it sends none"
@@ -1095,12 +1100,9 @@ def _rebuild_msg(A, m, ms, out, sid, edits=None):
     tmpl,sent = _tmpls(A, recs, out, sid),None  # `sent`: `_sent_of(A, m)`, made when needed
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
-        # the prompt edited: its image and document blocks kept as they were (their references taken out) while its
-        # attachments are those read, else the prompt as `dlg2chat` sends it (one added, or taken out)
-        if fp[0]!=cur[0]:
+        if fp[0]!=cur[0]:  # the prompt edited: written to send what the dialog does
             txt = _unref(m.content, {a.id for a in m.attachments})
-            c = None if _atts(m)==_atts(A.msg([p[0]], stamp=False)) else _sent_of(A, m, False).prompt
-            res,old = [[A.set_prompt(p[0], txt, c), None, 'link']],A.prompt(p[0])
+            res,old = [[_edited_prompt(A, p[0], txt, m), None, 'link']],A.prompt(p[0])
             if edits is not None: edits.append((res[0], old, txt))  # for records after it repeating it (`_sync_compacted`)
             recs = [A.sync_prompt(_parsed(e), old, txt) or e for e in recs]  # e.g. the prompt Codex shows on resume
         else: res = [[*p, 'link']]

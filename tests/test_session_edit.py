@@ -1004,7 +1004,7 @@ def test_cleared_replies_put_back_by_sess_restore(tmp_path):
         assert dlg2chat(dlg, fmt)==want and dlg2sess(dlg, tmp_path/f'{name}-o.jsonl', force=True).read_bytes()==p.read_bytes()
 
 def test_edited_prompt_attachments_written_as_the_dialog_holds_them(tmp_path):
-    "An existing prompt given an image (Claude Code, Codex) or a text file is written with it as `dlg2chat` sends it, a file a Codex rollout can't hold (a PDF) is refused naming the message, one taken out is gone; a block chat doesn't read rides along where it stood; an edit of the text alone keeps the blocks as read"
+    "An existing prompt given an image (Claude Code, Codex) or a text file is written with it as `dlg2chat` sends it, a file a Codex rollout can't hold (a PDF) is refused naming the message, one taken out is gone, an image of a URL is written once; a block chat doesn't read rides along where it stood; an edit of the text alone keeps the blocks as read"
     import base64, re
     from dialog.core import Attachment, tiny_png
     png = base64.b64encode(tiny_png).decode()
@@ -1036,3 +1036,9 @@ def test_edited_prompt_attachments_written_as_the_dialog_holds_them(tmp_path):
     # the text alone edited: the blocks as read
     dlg = sess2dlg(p); dlg[0].content = dlg[0].content.replace('look at this', 'and this')
     assert prompt_of(dlg2sess(dlg, tmp_path/'f.jsonl'))==[dict(type='text', text='and this'), img, fimg]
+    # an image of a URL (shown in the text): written once, as dlg2chat sends it
+    url = dict(type='image', source=dict(type='url', url='https://x.org/a.png'))
+    dlg = sess2dlg(_cc(tmp_path, [_user([dict(type='text', text='look'), url]), _asst('1', dict(type='text', text='a dot'))], 'g.jsonl'))
+    dlg[0].content = dlg[0].content.replace('look', 'look again')
+    out = dlg2sess(dlg, tmp_path/'h.jsonl')
+    assert prompt_of(out)==[dict(type='text', text='look again'), url] and dlg2chat(sess2dlg(out), 'anthropic')==dlg2chat(dlg, 'anthropic')
