@@ -22,7 +22,7 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 from fastcore.utils import *
 from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
-                         think_spans, stampers)
+                         think_spans, stampers, img_mimes)
 from .ipynb import atomic_write
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused
 from collections import Counter
@@ -273,11 +273,12 @@ def turns(cls:ClaudeCode, recs):
 
 # %% ../nbs/08_session.ipynb #da887705
 def _img_read(b):
-    "Is `b` an image block of a source chat's Anthropic codec reads (base64, url), not one of the Files API's (`file`)?"
+    "Is `b` an image block chat's Anthropic codec reads: of a source it reads (base64 of a type the providers take, url)?"
+    # not one of the Files API (`file`), nor of a type chat refuses (`image/bmp`)
     s = b.get('source') if b.get('type')=='image' else None
     if not isinstance(s, dict): return False
-    return s.get('type')=='base64' and isinstance(s.get('media_type'), str) and isinstance(s.get('data'), str) or \
-        s.get('type')=='url' and isinstance(s.get('url'), str)
+    if s.get('type')=='url': return isinstance(s.get('url'), str)
+    return s.get('type')=='base64' and codec_kit.mime(s.get('media_type')) in img_mimes and isinstance(s.get('data'), str)
 
 def _prompt_sent(b):
     "Is prompt block `b` one chat reads and `dlg2chat` sends: a text, an image or a document of a source chat reads?"

@@ -166,6 +166,7 @@ def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent
     blocks = [dict(type='document', source=dict(type='content', content=[dict(type='text', text='chunk')])),
               dict(type='document', source=dict(type='file', file_id='file_1')),
               dict(type='image', source=dict(type='file', file_id='file_011CNha8iCJcU1wXNR6q4V8w')),  # the Files API's: read, riding along
+              dict(type='image', source=dict(type='base64', media_type='image/bmp', data='Qk0=')),  # a type chat refuses: read, riding along
               dict(type='search_result', source='https://x.org', title='t', content=[dict(type='text', text='r')]), dict(type='future_block', x=1)]
     call = [_asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
             _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')])]
