@@ -888,8 +888,10 @@ def _unit(m, reply=True, known=None):
     "Message `m` (checked by `_chk_msg`) as a unit"
     try:
         if m.msg_type!=sprompt: return dict(m=m, ctx=_ctx_parts(m))
-        reply = _parse(txt := m.ai_res, segs=_known_segs(txt, known)) if reply else []
-        return dict(m=m, req=_text_parts(m.content, m.attachments), reply=reply)
+        parts = _parse(txt := m.ai_res, segs=_known_segs(txt, known)) if reply else []
+        # a reply of nothing but reasoning (one streamed a block a message): its record may still go
+        bare = reply and not parts and isinstance(d := m.meta.get('dialog'), dict) and 'wire' in d
+        return dict(m=m, req=_text_parts(m.content, m.attachments), reply=parts, bare=bare)
     # a malformed message: `validate` names it and the problem (entered only then: a `with` per message cost 4 ms of
     # `bench/chat.py`'s 80)
     except (TypeError, AttributeError, KeyError):
@@ -921,7 +923,7 @@ def _turns(units):
     for u in units:
         if 'ctx' in u: ctx += u['ctx']; continue
         if (parts := _tidy(_merge(ctx + u['req'], '\n\n'))): res.append(('user', parts, u['m']))
-        if u['reply']: res.append(('assistant', u['reply'], u['m']))
+        if u['reply'] or u.get('bare'): res.append(('assistant', u['reply'], u['m']))
         ctx = []
     if (ctx := _tidy(_merge(ctx, '\n\n'))): res.append(('user', ctx, None))
     return res
@@ -978,6 +980,7 @@ class Codec:
                  events=None, # f(msg, i, after) -> `chat2dlg`'s events of message `i`, footnotes numbered after `after`
                  group=None, # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
                  result_images=True, # Whether tool results carry images (else each goes as a short note)
+                 live=False, # Whether the turn in progress takes its own unedited reasoning state whatever came before
                  fast=None): # f(msgs, cls, name, plain, stamp) -> `chat2dlg`'s `(dlg, wire, known)`, or None
         store_attr()
 
@@ -1038,7 +1041,7 @@ def _an_has_state(m):
     c = m.get('content')
     return isinstance(c, list) and any(isinstance(b, dict) and b.get('type') in _an_state for b in c)
 codecs['anthropic'] = Codec('anthropic', _an_user, _an_reply, _tu_ids, _an_own, _an_with_state, _an_has_state,
-    finish=lambda res, fixed: _an_alternate(res, fixed))
+    finish=lambda res, fixed: _an_alternate(res, fixed), live=True)
 
 # %% ../nbs/05_chat.ipynb #cfa88ca4
 # `think_block`'s div around the thinking
@@ -1080,6 +1083,11 @@ def _shown(cd, msgs, thoughts=None):
     # a reply numbers its footnotes through its messages (`chat2dlg`), a record read alone from 1: labels by order
     return _re_fn.sub(lambda x: f'[^{seen.setdefault(x[1], len(seen)+1)}]', s) if '[^' in s else s,calls
 
+def _shown_thoughts(cd, msg):
+    "The thinking texts the model's message `msg` of format `cd` shows, as `_shown` reads them"
+    ths = []; _shown(cd, [msg], ths)
+    return ths
+
 # %% ../nbs/05_chat.ipynb #dcbf3b49
 class _Wire:
     "How `_render` puts a provider's own assistant messages back (see Reasoning state)"
@@ -1091,18 +1099,19 @@ class _Wire:
         if self.h is None: self.h = hashlib.sha256(_jdump([self.cd.fmt, self.sys]))
         _digest(res[self.n:], self.h); self.n = len(res)
         return self.h.copy().hexdigest()[:32]
-    def reply(self, m, steps, res):
-        "Rounds `steps` of prompt `m`'s reply appended to `res`"
+    def reply(self, m, steps, res, live=False):
+        "Rounds `steps` of prompt `m`'s reply appended to `res`; `live`: it is of the turn in progress"
         k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
-        for j,r in enumerate(_wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()):
-            try: k = self.rec(r, steps, res, k)
+        rs = _wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()
+        for j,r in enumerate(rs):
+            try: k = self.rec(r, steps, res, k, rs[:j] if live else None)
             except (TypeError, KeyError, AttributeError, IndexError) as e:
                 msg = (f"message {m.id!r}: its {self.cd.fmt} record {j} "
                        f"(meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})")
                 raise ValueError(msg) from None
         res += [x for s in steps[k:] for x in s]
-    def rec(self, r, steps, res, k):
-        "Record `r` appended to `res` (after the rounds from `k` before it)"
+    def rec(self, r, steps, res, k, live=None):
+        "Record `r` appended to `res` (after the rounds from `k` before it); `live`: the records before it, if in progress"
         cd,a,n = self.cd,r['step'],r['steps']
         if a<k or a+n>len(steps): self.broken = True; return k  # the reply was edited: it has no such rounds now
         res += [x for s in steps[k:a] for x in s]
@@ -1116,12 +1125,13 @@ class _Wire:
         if self.stamp and not self.broken:
             # a list returned as sent is finished in place: a record it would change goes as a copy
             out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])
-        elif r.get('own')==own and (self.mode=='keep' or not self.broken and r.get('prefix')==pre):
+        # the turn in progress: its own blocks as they came, whatever was before (dropped, Anthropic refuses the request)
+        elif r.get('own')==own and (self.mode=='keep' or live is not None or not self.broken and r.get('prefix')==pre):
             msg,ths = _copy(r['msg']),[]
             # else the ids were mapped, or the record says what the dialog doesn't show
             model = [x for x in seg if cd.model(x)]
             same = cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg], ths)==_shown(cd, model)
-            if same and self.thought(ths):
+            if same and self.thought(ths, live):
                 out = cd.own(msg, [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
@@ -1129,9 +1139,11 @@ class _Wire:
         else: self.fixed.add(id(out[0]))
         res += out
         return a+n
-    def thought(self, ths):
-        "Whether the record thinking `ths` is the reply's next shown thinking (`_thought_list`)"
+    def thought(self, ths, before=None):
+        "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`), or the one after `before`'s"
         if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
+        # records before it not compared (after an edit): their thinking counted from the records themselves
+        if before is not None: self.tk = sum(len(_shown_thoughts(self.cd, x['msg'])) for x in before)
         ok = self.th[self.tk:self.tk+len(ths)]==ths
         self.tk += len(ths)
         return ok
@@ -1174,22 +1186,32 @@ def _unjoined(parts, tb):
     return res
 
 # %% ../nbs/05_chat.ipynb #cbd1b23b
+def _live(ts):
+    "Where in neutral turns `ts` the turn in progress starts: the replies ending them, if the last ends in calls answered"
+    k,cs = len(ts),_steps(ts[-1][1])[-1][1] if ts and ts[-1][0]=='assistant' and ts[-1][1] else None
+    if not cs or all(c.get('open') for c in cs): return k  # no tool results end the list
+    while k and ts[k-1][0]=='assistant': k -= 1
+    return k
+
 def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
     "The provider message list for `units`, each provider message a record keeps put back where valid"
     cd = _codec(fmt)
     res,wts,ids,w = cd.head(system),[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
+    live = _live(ts) if reasoning is True and cd.live else len(ts)
     for j,(role,parts,m) in enumerate(ts):
         if role=='user':
             try: res += cd.user(parts, m); continue
             except ValueError as e:
                 msg = f"{f'message {m.id!r}' if m is not None else 'the context after the last prompt'}: {e}"
                 raise ValueError(msg) from None
-        steps = cd.reply(parts, ids)
+        # a reply of nothing but reasoning: its records alone, when one carries state (a blank text shows nothing too)
+        if not parts and not any(cd.state(r['msg']) for r in _wire_recs(m, fmt)): continue
+        steps = cd.reply(parts, ids) if parts else []
         # calls not answered yet end the list: no results
-        if j==len(ts)-1 and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
+        if j==len(ts)-1 and parts and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
             steps[-1] = [x for x in steps[-1] if cd.model(x)]
-        n = len(res); w.reply(m, steps, res)
+        n = len(res); w.reply(m, steps, res, j>=live)
         if weights and (wt := _weight(m)) is not None:  # set after the digests are taken
             sent = [x for x in res[n:] if x.get('role')=='assistant']
             wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(sent)]
@@ -1892,6 +1914,8 @@ def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None, stamp=True, c
     "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state; stamp them"
     last = next((j for j in range(len(wire)-1, -1, -1) if wire[j][2]), None)  # the last record with reasoning state
     if last is None: return
+    # Anthropic reads consecutive assistant messages as one turn: the rest of the last one's run goes as it came too
+    while fmt=='anthropic' and last+1<len(wire) and wire[last+1][3]==wire[last][3]+1: last += 1
     kept = wire[:last+1]
     try:
         # a copy of each, as a request takes it (without a codec's own `_` keys, unsent keys and empty ones), and whether

@@ -10,8 +10,8 @@ Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
 # %% auto #0
 __all__ = ['racy_ns', 'DialogFormatError', 'derive_ids', 'read_ipynb', 'read_ipynb_parts', 'reads_ipynb', 'write_ipynb',
-           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'atomic_write', 'chk_writable', 'file_sig',
-           'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
+           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'file_digest', 'atomic_write', 'chk_writable',
+           'file_sig', 'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
 
 # %% ../nbs/02_ipynb.ipynb #f410fa81
 from fastcore.utils import *
@@ -187,9 +187,10 @@ def read_ipynb(fname, # The file; `.ipynb` is appended when missing
                name=None, # The dialog's name; defaults to the file's stem
                repair:bool=False, # Heal damage that needs no guess, listing each fix in `dlg.repairs`
                verbose:bool=False, # With `repair`, also print each fix
-               root=None): # Read it only from inside this folder, following no symlink below it
+               root=None, # Read it only from inside this folder, following no symlink below it
+               data:bytes=None): # The file's bytes, when the caller has read them (then nothing is read: no `root`)
     "A `cls` dialog read from ipynb file `fname`, remembering its absolute path and what was on disk"
-    return _read(fname, cls, name, repair, verbose, root=root)
+    return _read(fname, cls, name, repair, verbose, root=root, data=data)
 
 # %% ../nbs/02_ipynb.ipynb #557bd60c
 def read_ipynb_parts(fname): # The file; `.ipynb` is appended when missing
@@ -222,10 +223,13 @@ def _read_fd(fd, path):
         with open(os.dup(fd), 'rb') as f: return f.read(),st
     finally: os.close(fd)
 
-def _read(fname, cls, name, repair, verbose, parts=False, root=None):
+def _read(fname, cls, name, repair, verbose, parts=False, root=None, data=None):
     "`read_ipynb`, or with `parts` `read_ipynb_parts`"
     path = ipynb_path(fname)
-    return _read_bytes(path, _read_file(path, root)[0], cls, name, repair, verbose, parts)
+    if data is None: data = _read_file(path, root)[0]
+    elif root is not None: raise ValueError('read_ipynb: give the bytes (data) or a root to read them under, not both')
+    elif not isinstance(data, bytes): raise ValueError(f'read_ipynb: data must be the bytes of the file, not {type(data).__name__}')
+    return _read_bytes(path, data, cls, name, repair, verbose, parts)
 
 def _read_bytes(path, data, cls, name, repair, verbose, parts=False):
     "`_read` of file `path`, whose bytes are `data`"
@@ -464,6 +468,19 @@ def save(self:Dialog,
     atomic_write(path, data, check, root)
     self.path,self._seen = path,_digest(data)
     return path
+
+# %% ../nbs/02_ipynb.ipynb #b8b3f2c6
+def file_digest(path): # A file, or None
+    "The digest of the bytes of file `path` now, as `disk_digest` gives it for a read or save (None when there is no file)"
+    if path is None: return None
+    try: return _digest(Path(path).read_bytes()).hex()
+    except FileNotFoundError: return None
+
+# %% ../nbs/02_ipynb.ipynb #d6d4dd68
+@patch(as_prop=True)
+def disk_digest(self:Dialog):
+    "The `file_digest` of the bytes this dialog read from `path` or last wrote there; None when it has no file"
+    return None if self._seen is None else self._seen.hex()
 
 # %% ../nbs/02_ipynb.ipynb #f5d50de2
 @patch

@@ -361,12 +361,6 @@ _out_special = dict(stream=dict(text=_put_lines), display_data=dict(data=_put_bu
                     execute_result=dict(data=_put_bundle))
 def _put_out(o, pad, out): _put_obj(o, pad, out, _out_special.get(o['output_type']))
 
-def _lines(s, pad):
-    "Text `s` as a JSON list of its lines, nested at indent `pad`"
-    out = []
-    _put_lines(s, pad, out)
-    return ''.join(out)
-
 _re_sur,_re_pair = re.compile('[\ud800-\udfff]'),re.compile('[\ud800-\udbff][\udc00-\udfff]')
 def esc_surrogates(s:str): # Text that may hold lone surrogates
     "`s` with each lone surrogate spelled as its escape `\\udXXX`, as a file holds it, so that it encodes as UTF-8"
@@ -562,9 +556,17 @@ def fast_loads_all(txts): # JSON texts (`str`, or UTF-8 `bytes`)
     except (ValueError, RecursionError): return None
 
 # %% ../nbs/00_nbjson.ipynb #b7dc86ac
-_gc = AttrDict(lock=threading.Lock(), n=0, was=False) # the pauses under way in this process, and the collector before them
-# a child forked while another thread held the lock gets it free (its pauses counted on: a pause under way is its too)
-if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=lambda: _gc.update(lock=threading.Lock()))
+# the pauses under way in this process (`n`), each thread's own (`mine.n`), and the collector before them
+_gc = AttrDict(lock=threading.Lock(), n=0, was=False, mine=threading.local())
+
+def _gc_forked():
+    "In a forked child: only the thread that forked lives on, so the pauses under way are its own alone"
+    # the other threads' pauses never end here: counted on, they would leave the child's collector off for good;
+    # and their lock, if one held it, is free
+    n = getattr(_gc.mine, 'n', 0)
+    if _gc.n and not n and _gc.was: gc.enable()
+    _gc.update(lock=threading.Lock(), n=n)
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_gc_forked)
 
 @contextmanager
 def gc_paused():
@@ -572,9 +574,11 @@ def gc_paused():
     with _gc.lock:
         if not _gc.n: _gc.was = gc.isenabled()
         _gc.n += 1
+        _gc.mine.n = getattr(_gc.mine, 'n', 0)+1
         gc.disable()
     try: yield
     finally:
         with _gc.lock:
             _gc.n -= 1
+            _gc.mine.n -= 1
             if not _gc.n and _gc.was: gc.enable()

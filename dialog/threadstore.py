@@ -17,8 +17,8 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
 from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, thread_fields, set_fields
-from .ipynb import atomic_write, file_sig, sig_settled, DialogConflictError
-from .thread_sync import free_json, free_value, file_digest
+from .ipynb import atomic_write, file_sig, sig_settled, file_digest, DialogConflictError
+from .thread_sync import free_json, free_value
 from .nbjson import gc_paused
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta

@@ -198,12 +198,14 @@ def test_a_record_saying_what_the_dialog_does_not_show_is_not_sent(edit):
 
 PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
 
-def _two_block_loop(result):
+def _two_block_loop(result, done=True):
+    "A tool loop with thinking whose first result is `result`; `done`: it ends in a text answer (else with a tool result: the turn in progress, whose own thinking goes whatever came before it)"
     return [{'role': 'user', 'content': 'go'},
             {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'T', 'signature': 'S1'}, {'type': 'tool_use', 'id': 'toolu_1', 'name': 'read', 'input': {}}]},
             {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': result}]},
             {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'U', 'signature': 'S2'}, {'type': 'tool_use', 'id': 'toolu_2', 'name': 'f', 'input': {}}]},
-            {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_2', 'content': 'ok'}]}]
+            {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_2', 'content': 'ok'}]}] + \
+           ([{'role': 'assistant', 'content': 'Done.'}] if done else [])
 
 def test_a_tool_result_of_several_text_blocks_goes_back_as_several():
     "A tool result of several text blocks (a\\n\\nb in one of them too) comes back as those blocks, so the thinking made after it still goes back; an edit of the result sends it joined, without that thinking"
@@ -214,6 +216,11 @@ def test_a_tool_result_of_several_text_blocks_goes_back_as_several():
     m = d.messages[0]; m.ai_res = m.ai_res.replace('part a', 'part a, edited')  # the blocks' lengths no longer add up: it goes as the text the dialog shows
     out = dlg2chat(d, 'anthropic')
     assert out[2]['content'][0]['content'] == 'part a, edited\n\nb\n\nc\n\n d' and 'S2' not in json.dumps(out)
+    # the loop not over: the turn in progress goes with its own thinking, as it came
+    d = _reread(chat2dlg(_two_block_loop(h[2]['content'][0]['content'], done=False), 'anthropic'))
+    m = d.messages[0]; m.ai_res = m.ai_res.replace('part a', 'part a, edited')
+    out = dlg2chat(d, 'anthropic')
+    assert out[2]['content'][0]['content'] == 'part a, edited\n\nb\n\nc\n\n d' and out[3] == h[3]
 
 def test_a_prefix_the_dialog_cannot_reproduce_leaves_later_thinking_out():
     "Two text blocks beside an image in a tool result come back as one text block: the thinking made after it is not sent as valid (Anthropic's prefix check would refuse it), the thinking before it is"
@@ -221,6 +228,11 @@ def test_a_prefix_the_dialog_cannot_reproduce_leaves_later_thinking_out():
     h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'part b'}, img])
     out = dlg2chat(_reread(chat2dlg(h, 'anthropic')), 'anthropic')
     assert out[:2]==h[:2] and 'S2' not in json.dumps(out)
+    check_history(out, 'anthropic')
+    # the turn in progress: its own thinking goes, marked or not (dropped, Anthropic refuses the request)
+    h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'part b'}, img], done=False)
+    out = dlg2chat(_reread(chat2dlg(h, 'anthropic')), 'anthropic')
+    assert out[:2]==h[:2] and out[3]==h[3]
     check_history(out, 'anthropic')
 
 def test_system_blocks_come_back_as_blocks():
@@ -528,7 +540,9 @@ def test_property_runs_of_user_turns_send_all_reasoning_until_an_edit(h, data):
     elif edit == 'delete': d.messages = ms[:at] + ms[at+1:]
     elif edit == 'insert': d.messages = ms[:at] + [d.msg_cls('inserted', msg_type=sprompt)] + ms[at:]
     else: ms[at].content, ms[at+1].content = ms[at+1].content, ms[at].content
-    assert sent_thinking(dlg2chat(d, 'anthropic')) == [b for m in ms[:at] for b in blocks(m)]
+    # a history ending in a tool result: the last reply is the turn in progress, whose own unedited thinking goes anyway
+    live = h[-1]['role'] == 'user' and d.messages and d.messages[-1] is ms[-1]
+    assert sent_thinking(dlg2chat(d, 'anthropic')) == [b for m in ms[:at] for b in blocks(m)] + (blocks(ms[-1]) if live else [])
 
 @st.composite
 def turn_runs(draw):
@@ -589,3 +603,94 @@ def test_anthropic_reply_split_over_consecutive_messages_keeps_later_reasoning()
         return [b['signature'] for m in out if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']
     assert sent([T('a')])==['sig1', 'sig2', 'sig3']
     assert sent([T(' ')])==['sig1']
+
+def _loop_in_progress():
+    "A tool loop with thinking that stops mid loop: two rounds, the list ending with the second's tool result"
+    return [{'role': 'user', 'content': 'What is in a.py?'},
+            {'role': 'assistant', 'content': [_th(1), {'type': 'text', 'text': 'Reading it.'}, _use(1)]}, _res(1),
+            {'role': 'assistant', 'content': [{'type': 'redacted_thinking', 'data': 'R2'}, _use(2)]}, _res(2)]
+
+def _edit_result(d): m = d.messages[0]; m.ai_res = m.ai_res.replace('"result": "r1"', '"result": "r1, edited"')
+def _edit_said(d): m = d.messages[0]; m.ai_res = m.ai_res.replace('Reading it.', 'Reading a.py.')
+def _edit_think(d):
+    m = d.messages[0]; bs = think_spans(m.ai_res); assert bs
+    m.ai_res = m.ai_res.replace('Thought 1.', 'Thought one.')
+def _done(d): d.mk_message('Thanks.', msg_type=sprompt)
+
+@pytest.mark.parametrize('edits,fmt,reasoning,sent', [
+    ((), 'anthropic', True, ['S1', 'R2']),  # unedited: as read
+    ((_edit_result,), 'anthropic', True, ['S1', 'R2']),  # an edit before the second round: the turn in progress still goes
+    ((lambda d: setattr(d, 'system', 'Other.'),), 'anthropic', True, ['S1', 'R2']),  # every prefix changed
+    ((lambda d: setattr(d.messages[0], 'content', 'What is in b.py?'),), 'anthropic', True, ['S1', 'R2']),  # its prompt
+    ((_edit_said,), 'anthropic', True, ['R2']),  # the first round's own text: that round without its thinking
+    ((_edit_think,), 'anthropic', True, ['R2']),  # the first round's own thinking: never sent as valid
+    ((_edit_result, _done), 'anthropic', True, ['S1']),  # the loop over: earlier turns keep the prefix rule
+    ((_done,), 'anthropic', True, ['S1', 'R2']),
+    ((_edit_result,), 'anthropic', False, []),
+    ((_edit_result,), 'anthropic', 'keep', ['S1', 'R2']),
+    ((_edit_result,), 'openai', True, []),  # never another provider's
+])
+def test_the_turn_in_progress_goes_with_its_own_reasoning(edits, fmt, reasoning, sent):
+    "A request ending in a tool loop's results continues the model's turn, which Anthropic refuses with thinking on unless that turn's last message starts with its thinking: with `reasoning=True` each round of the turn in progress whose own blocks are unedited goes as it came, whatever came before it; earlier turns keep the prefix rule; the list is one the SDK takes"
+    h = _loop_in_progress()
+    for saved in (False, True):
+        d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You read code.')
+        if saved: d = _reread(d)
+        for e in edits: e(d)
+        out = dlg2chat(d, fmt, reasoning=reasoning)
+        got = re.findall(r'"(S1|R2)"', json.dumps(out))
+        assert got == sent, (saved, got)
+        check_history(out, fmt)
+        if fmt == 'anthropic' and 'R2' in sent: assert h[3] in out  # the round as it came, block for block
+        if fmt == 'anthropic' and 'S1' in sent: assert h[1] in out
+
+def test_the_turn_in_progress_after_a_mark_the_check_made():
+    "A record `chat2dlg`'s check marked unsendable (a history the dialog can't send back as it came: text blocks beside an image in a tool result) still goes when it is of the turn in progress, and not once a prompt follows"
+    img = {'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': PNG}}
+    h = _two_block_loop([{'type': 'text', 'text': 'part a'}, {'type': 'text', 'text': 'part b'}, img], done=False)
+    d = chat2dlg(copy.deepcopy(h), 'anthropic')
+    assert [r.get('prefix') for r in d.messages[0].meta['dialog']['wire']][1] == 'unsendable'
+    out = dlg2chat(d, 'anthropic')
+    assert out[3] == h[3] and out[1] == h[1]
+    check_history(out, 'anthropic')
+    d.mk_message('Thanks.', msg_type=sprompt)
+    assert 'S2' not in json.dumps(dlg2chat(d, 'anthropic'))
+
+@st.composite
+def split_replies(draw):
+    "An Anthropic history whose replies have thinking first, and each reply's blocks split over consecutive assistant messages at random: (the history unsplit, split)"
+    h, s, k = [{'role': 'user', 'content': 'q'}], [{'role': 'user', 'content': 'q'}], 0
+    for r in range(draw(st.integers(1, 3))):
+        k += 1
+        th = {'type': 'redacted_thinking', 'data': f'R{k}'} if draw(st.booleans()) else _th(k)
+        bs = [th] + ([{'type': 'text', 'text': draw(texts)}] if draw(st.booleans()) else [])
+        calls = [_use(k*10+j) for j in range(draw(st.integers(0, 2)))]
+        if not calls and len(bs) == 1: bs.append({'type': 'text', 'text': draw(texts)})
+        bs += calls
+        cuts = draw(st.lists(st.booleans(), min_size=len(bs)-1, max_size=len(bs)-1))
+        h.append({'role': 'assistant', 'content': bs})
+        parts = [[bs[0]]]
+        for c, a, b in zip(cuts, bs, bs[1:]):
+            # calls made together stay together: split apart, the dialog answers them in two prompts, their results in two turns
+            if c and not (a['type'] == b['type'] == 'tool_use'): parts.append([])
+            parts[-1].append(b)
+        s += [{'role': 'assistant', 'content': p} for p in parts]
+        res = [{'role': 'user', 'content': [b for c in calls for b in _res(c['input']['i'])['content']]}] if calls else []
+        h += res; s += res
+        if not calls:
+            if draw(st.booleans()): break
+            h.append({'role': 'user', 'content': f'next {k}'}); s.append(h[-1])
+    if draw(st.booleans()) and h[-1]['role'] == 'assistant': h.append({'role': 'user', 'content': 'more'}); s.append(h[-1])
+    return h, s
+
+@given(split_replies())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_reply_split_over_messages_sends_as_the_unsplit_reply(hs):
+    "One reply streamed a block a message (as Claude Code writes records; a thinking-only message first among them): however its blocks are split over consecutive assistant messages, the dialog sends what the unsplit reply sends, every thinking block with it, before and after a save"
+    h, s = hs
+    want = dlg2chat(chat2dlg(copy.deepcopy(h), 'anthropic'), 'anthropic')
+    assert sent_thinking(want) == sent_thinking(h)
+    d = chat2dlg(copy.deepcopy(s), 'anthropic')
+    assert dlg2chat(d, 'anthropic') == want
+    assert dlg2chat(_reread(d), 'anthropic') == want
+    check_history(want, 'anthropic')

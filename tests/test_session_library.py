@@ -276,3 +276,25 @@ def test_thinking_on_a_branch_after_an_abandoned_one_is_not_sent(tmp_path):
     assert sent(twice, 'twice')[0]==['sig1', 'sig2']
     gone = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), res, _asst('2', th(2), parentUuid='never-written'), _asst('2', T('a'))]
     assert sent(gone, 'gone')[0]==['sig1']
+
+@need
+def test_a_session_cut_mid_tool_loop_continues_with_its_thinking(tmp_path):
+    "The corpus session cut after each tool result record (a session that stopped mid tool loop, after an attachment and an isMeta record the model read and `dlg2chat` doesn't send): the turn in progress goes with its thinking, each assistant message of it block for block as the file holds it, in a list the Anthropic SDK takes; once a prompt follows, the prefix rule drops it again"
+    from chat_checks import check_history
+    ls = cc.read_text().splitlines(keepends=True)
+    cuts = [i+1 for i,l in enumerate(ls) if (r := json.loads(l)).get('type')=='user' and isinstance(c := r['message'].get('content'), list)
+            and c and c[0].get('type')=='tool_result']
+    assert len(cuts)>=3
+    for cut in cuts:
+        recs = [json.loads(l) for l in ls[:cut]]
+        p = tmp_path/f'{cut}'/cc.name; p.parent.mkdir(); p.write_text(''.join(ls[:cut]))
+        d = sess2dlg(p)
+        out = dlg2chat(d, 'anthropic')
+        check_history(out, 'anthropic')
+        # the turn in progress: the assistant messages after the last prompt, each as the file's records of its id
+        ids = list(dict.fromkeys(r['message']['id'] for r in recs if r.get('type')=='assistant'))
+        want = [[b for r in recs if r.get('type')=='assistant' and r['message']['id']==i for b in r['message']['content']] for i in ids]
+        got = [m['content'] for m in out if m['role']=='assistant']
+        assert got==want and all(c[0]['type']=='thinking' for c in got)
+        d.mk_message('Thanks.', msg_type=sprompt)  # the loop over: the skill listing read before it makes its thinking unsendable
+        assert 'thinking' not in json.dumps(dlg2chat(d, 'anthropic'))

@@ -201,7 +201,12 @@ def test_the_property_saw_both_outcomes():
 
 # ---- the layout, against json.dumps ----
 
-from dialog.nbjson import _enc, _lines, _esc_sur
+from dialog.nbjson import _enc, _put_lines, _esc_sur
+
+def _lines(s, pad):
+    out = []
+    _put_lines(s, pad, out)
+    return ''.join(out)
 
 def test_layout_is_json_dumps():
     nested = {'b': [1, 2.5, None, True, {'x': 'é'}], 'a': {}, 'c': [], 'big': 10**30, 'neg': -0.0}
