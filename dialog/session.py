@@ -320,7 +320,7 @@ def mk_prompt(cls:ClaudeCode, tmpl, c): # its content: a text, or blocks
 # %% ../nbs/08_session.ipynb #9f3365d0
 @patch(cls_method=True)
 def set_prompt(cls:ClaudeCode, r, txt,
-               sent=None): # Else the prompt's content as `dlg2chat` sends it (its attachments changed)
+               sent=None): # Or the content to hold, as `dlg2chat` sends the prompt (`_edited_prompt`)
     c = r['message'].get('content')
     if sent is not None:  # its blocks chat doesn't read ride along where they stood
         new = list(_blocks(sent))
@@ -495,7 +495,7 @@ def mk_prompt(cls:Codex, tmpl, c): # its content: a text, or parts
 # %% ../nbs/08_session.ipynb #20466219
 @patch(cls_method=True)
 def set_prompt(cls:Codex, r, txt,
-               sent=None): # Else the prompt's parts as `dlg2chat` sends them (its attachments changed)
+               sent=None): # Or the parts to hold, as `dlg2chat` sends the prompt (`_edited_prompt`)
     # a file a rollout can't hold refused, as in a new prompt
     if sent is not None: return r | dict(payload=r['payload'] | dict(content=_cx_ok(sent, 'the prompt')))
     c = [b for b in r['payload'].get('content') or () if not (isinstance(b, dict) and b.get('type')=='input_text')]
@@ -1039,6 +1039,7 @@ def _sent_of(A, m,
             elif str(t).endswith('_tool_result') and b.get('tool_use_id') in srv: srv[b['tool_use_id']].append(b)
     if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
     return AttrDict(prompt=prompt, res=res, srv=srv)
+
 def _edited_prompt(A, r, txt, m):
     "Prompt record `r` holding text `txt`, sending what prompt message `m` does: its blocks kept while so, else as `m` sends"
     # its image and document blocks kept as they were (their references taken out) while that sends what the dialog
