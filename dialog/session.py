@@ -22,7 +22,7 @@ __all__ = ['agents', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeS
 from fastcore.utils import *
 from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
-                         think_spans, stampers)
+                         think_spans, stampers, img_mimes)
 from .ipynb import atomic_write
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused
 from collections import Counter
@@ -137,8 +137,14 @@ def _is_doc(b):
     s = b.get('source') if b.get('type')=='document' else None
     return isinstance(s, dict) and s.get('type') in ('base64', 'text', 'url')
 
+def _texts_only(c):
+    "Is tool result content `c` several plain text blocks (a Task subagent's report, then its agent id and usage)?"
+    return isinstance(c, list) and len(c)>1 and all(_is_text(b) and len(b)==2 for b in c)
+
 def _res_blocks(c):
-    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images and documents kept as blocks, else its text"
+    "A Claude Code tool result's content as chat's Anthropic codec takes it: its images and documents kept as blocks, several texts as they came, else its text"
+    # several plain texts: chat keeps their lengths and sends them back block for block
+    if _texts_only(c): return c
     # a document (the Read tool's PDF) goes back as it came, as chat sends a history's: the model read it, not a name
     if not (isinstance(c, list) and any(_is_img(b) or isinstance(b, dict) and _is_doc(b) for b in c)): return _res_txt(c)
     return [b if _is_img(b) or _is_text(b) or _is_doc(b) else dict(type='text', text=_res_txt([b]))
@@ -148,8 +154,10 @@ def _res_as_read(c):
     "Does tool result content `c` go to chat (`_res_blocks`) as the model read it: a text, one text block, or its blocks?"
     if not isinstance(c, list) or not c: return True
     if len(c)==1 and _is_text(c[0]) and set(c[0])<={'type', 'text'}: return True  # a text is one text block
-    # several texts go joined; a block neither text, image nor document goes as its name
-    return _res_blocks(c)==c
+    # a block neither text, image nor document goes as its name; a blank text beside others goes not at all (Anthropic
+    # refuses a blank text block) unless a document keeps the blocks as they came
+    if _res_blocks(c)!=c: return False
+    return any(_is_doc(b) for b in c) or all(b['text'].strip() for b in c if _is_text(b))
 
 def _res_shown(c):
     "A tool result's content as the dialog shows it: its text, its images and documents as chat's codec writes them"
@@ -264,9 +272,17 @@ def turns(cls:ClaudeCode, recs):
     return msgs
 
 # %% ../nbs/08_session.ipynb #da887705
+def _img_read(b):
+    "Is `b` an image block chat's Anthropic codec reads: of a source it reads (base64 of a type the providers take, url)?"
+    # not one of the Files API (`file`), nor of a type chat refuses (`image/bmp`)
+    s = b.get('source') if b.get('type')=='image' else None
+    if not isinstance(s, dict): return False
+    if s.get('type')=='url': return isinstance(s.get('url'), str)
+    return s.get('type')=='base64' and codec_kit.mime(s.get('media_type')) in img_mimes and isinstance(s.get('data'), str)
+
 def _prompt_sent(b):
-    "Is prompt block `b` one chat reads and `dlg2chat` sends: a text, an image, a document of a source chat reads?"
-    return isinstance(b, dict) and (b.get('type') in ('text', 'image') or _is_doc(b))
+    "Is prompt block `b` one chat reads and `dlg2chat` sends: a text, an image or a document of a source chat reads?"
+    return isinstance(b, dict) and (b.get('type')=='text' or _img_read(b) or _is_doc(b))
 
 @patch(cls_method=True)
 def chat_msgs(cls:ClaudeCode, recs):
@@ -303,9 +319,15 @@ def mk_prompt(cls:ClaudeCode, tmpl, c): # its content: a text, or blocks
 
 # %% ../nbs/08_session.ipynb #9f3365d0
 @patch(cls_method=True)
-def set_prompt(cls:ClaudeCode, r, txt):
+def set_prompt(cls:ClaudeCode, r, txt,
+               sent=None): # Or the content to hold, as `dlg2chat` sends the prompt (`_edited_prompt`)
     c = r['message'].get('content')
-    if isinstance(c, list):  # a text in place of the first text block, the rest kept (images)
+    if sent is not None:  # its blocks chat doesn't read ride along where they stood
+        new = list(_blocks(sent))
+        for k,b in enumerate(_blocks(c)):
+            if not _prompt_sent(b): new.insert(min(k, len(new)), b)
+        c = sent if isinstance(sent, str) and new==_blocks(sent) else new
+    elif isinstance(c, list):  # a text in place of the first text block, the rest kept (images)
         i = first(j for j,b in enumerate(c) if isinstance(b, dict) and b.get('type')=='text')
         c = [b for b in c if not (isinstance(b, dict) and b.get('type')=='text')]
         c.insert(len(c) if i is None else min(i, len(c)), dict(type='text', text=txt))
@@ -472,7 +494,10 @@ def mk_prompt(cls:Codex, tmpl, c): # its content: a text, or parts
 
 # %% ../nbs/08_session.ipynb #20466219
 @patch(cls_method=True)
-def set_prompt(cls:Codex, r, txt):
+def set_prompt(cls:Codex, r, txt,
+               sent=None): # Or the parts to hold, as `dlg2chat` sends the prompt (`_edited_prompt`)
+    # a file a rollout can't hold refused, as in a new prompt
+    if sent is not None: return r | dict(payload=r['payload'] | dict(content=_cx_ok(sent, 'the prompt')))
     c = [b for b in r['payload'].get('content') or () if not (isinstance(b, dict) and b.get('type')=='input_text')]
     return r | dict(payload=r['payload'] | dict(content=[dict(type='input_text', text=txt)] + c))
 
@@ -628,7 +653,9 @@ def _state_key(A, b):
 def _hidden(A, r):
     "Did the model read record `r`, or a block of it, which `dlg2chat` doesn't send: an `isMeta` user message (a skill's body), a compaction's, an attachment, a prompt's block riding along?"
     if bool(r.get('isSidechain'))!=A.side: return False
-    if r.get('type')=='system': return r.get('subtype')=='compact_boundary'
+    # a compaction: the summary in place of the turns before (`compact_boundary`), or old tool results cleared from what
+    # the model is sent (`microcompact_boundary`)
+    if r.get('type')=='system': return r.get('subtype') in ('compact_boundary', 'microcompact_boundary')
     # an attachment (an MCP server's instructions, the skill listing, a hook's output): the agent sends the model most
     # kinds, which kind it leaves out is its own: each taken as read
     if r.get('type')=='attachment': return True
@@ -637,7 +664,7 @@ def _hidden(A, r):
         return not all(map(_reply_sent, _blocks(m.get('content'))))
     if r.get('type')!='user' or not isinstance(r.get('message'), dict): return False
     if r.get('isMeta') or r.get('isCompactSummary'): return True
-    # a prompt holding a block `chat_msgs` leaves riding along (a document of a `content` or `file` source, a search result)
+    # a prompt holding a block `chat_msgs` leaves riding along (a document or image of a `file` source, a search result)
     bs = _blocks(r['message'].get('content'))
     if A.is_prompt(r): return not all(map(_prompt_sent, bs))
     # a tool result record holding another block (`turns` sends its results alone), or a result not sent as it came
@@ -646,11 +673,13 @@ def _hidden(A, r):
 _unseen_mark = 'unsendable:' # chat's mark of a record whose history is not the one sent, and after it the digest read
 
 def _unseen(A, rs, n, spans, msgs):
-    "Mark unsendable the reasoning of `msgs` (read from `spans` of records `rs`, `n` of them before) made after a `_hidden` record"
-    hit = any(_hidden(A, r) for r in rs[:n])
+    "Mark unsendable the reasoning of `msgs` (read from `spans` of records `rs`, `n` of them before) made after a `_hidden` record, or where the chain forks (`_forks`)"
+    fk = _forks(A, rs)
+    def hid(x): return x in fk or _hidden(A, rs[x])
+    hit = any(map(hid, range(n)))
     for (i,j),m in zip(spans, msgs):
-        if not (wire := _wire_of(m)): hit = hit or any(_hidden(A, r) for r in rs[i:j]); continue
-        k = j if hit else next((x for x in range(i, j) if _hidden(A, rs[x])), j)
+        if not (wire := _wire_of(m)): hit = hit or any(map(hid, range(i, j))); continue
+        k = j if hit else next(filter(hid, range(i, j)), j)
         if k==j and not hit: continue
         # the reasoning of the records before it (in order: each record's state once) goes back as it came
         ths = (b for r in rs[i:k if not hit else i] if r.get('type')=='assistant' and (cm := _chain_msg(A, r)) is not None
@@ -662,6 +691,27 @@ def _unseen(A, rs, n, spans, msgs):
             if all(before[x]>0 for x in ks): before.subtract(ks); continue
             before = Counter()  # this record and every one after it: its digest kept after the mark, for a write
             if isinstance(d := r.get('prefix'), str) and not d.startswith('unsendable'): r['prefix'] = _unseen_mark + d
+
+# %% ../nbs/08_session.ipynb #b65cf0f0
+def _forks(A, rs):
+    "The indices of records `rs` where the chain `A` reads forks: a user or assistant record not following the one read before it"
+    def conv(r): return r.get('type') in ('user', 'assistant') and bool(r.get('isSidechain'))==A.side and isinstance(r.get('uuid'), str)
+    par = {r['uuid']: r.get('parentUuid') for r in rs if isinstance(r.get('uuid'), str) and bool(r.get('isSidechain'))==A.side}
+    convs = {r['uuid'] for r in rs if conv(r)}
+    def anc(u):
+        "The user or assistant record `u` is, or follows through records of other kinds; None for none (or a parent unwritten)"
+        seen = set()
+        while u is not None and u not in convs:
+            if not isinstance(u, str) or u in seen or u not in par: return None
+            seen.add(u); u = par[u]
+        return u
+    res,prev,read = set(),None,set()
+    for i,r in enumerate(rs):
+        if not conv(r) or r['uuid'] in read: continue  # a record written twice is read once
+        read.add(r['uuid'])
+        if prev is not None and anc(r.get('parentUuid'))!=prev: res.add(i)
+        prev = r['uuid']
+    return res
 
 # %% ../nbs/08_session.ipynb #7d2f4c18
 _odd = (TypeError, AttributeError, KeyError, IndexError)
@@ -967,12 +1017,16 @@ def _rebuild(A, recs, md, tmpl, sent):
     return res
 
 # %% ../nbs/08_session.ipynb #98b570bd
-def _sent_of(A, m):
+def _sent_of(A, m,
+             reply:bool=True): # Its reply too? Else its prompt alone (a ValueError when `dlg2chat` sends none)
     "What `dlg2chat` sends of prompt message `m` alone in `A`'s format: its prompt's content, each result's, each server call's"
     # chat's codec output for the message as it now is (no kept records: rendered from its markdown and attachments)
-    d = Dialog('sent'); d.messages = [d.msg_cls(m.content, output=m.output, msg_type=sprompt, attachments=m.attachments)]
+    d,out = Dialog('sent'),m.output if reply else []
+    d.messages = [d.msg_cls(m.content, output=out, msg_type=sprompt, attachments=m.attachments)]
     try: msgs = dlg2chat(d, A.fmt, limits=False)
-    except ValueError: return AttrDict(prompt=m.content, res={}, srv={})
+    except ValueError:
+        if not reply: raise
+        return AttrDict(prompt=m.content, res={}, srv={})
     u,res,srv = first(x for x in msgs if x.get('role')=='user'),{},{}
     prompt = m.content if u is None else u.get('content')
     for x in msgs:
@@ -986,6 +1040,13 @@ def _sent_of(A, m):
     if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
     return AttrDict(prompt=prompt, res=res, srv=srv)
 
+def _edited_prompt(A, r, txt, m):
+    "Prompt record `r` holding text `txt`, sending what prompt message `m` does: its blocks kept while so, else as `m` sends"
+    # its image and document blocks kept as they were (their references taken out) while that sends what the dialog
+    # does, else the prompt as `dlg2chat` sends it (an image or file added or taken out, an image of a URL, which the
+    # dialog shows in the text)
+    new,c = A.set_prompt(r, txt),_sent_of(A, m, False).prompt
+    return new if _sent_of(A, A.msg([new], stamp=False), False).prompt==c else A.set_prompt(r, txt, c)
 
 def _srv_sent(sent, key):
     "The blocks (Codex: the item) `dlg2chat` sends of server call `key` (a web search), [] when it sends none"
@@ -1041,9 +1102,9 @@ def _rebuild_msg(A, m, ms, out, sid, edits=None):
     tmpl,sent = _tmpls(A, recs, out, sid),None  # `sent`: `_sent_of(A, m)`, made when needed
     if recs and A.is_prompt(_parsed(recs[0])):
         p = recs.pop(0)
-        if fp[0]!=cur[0]:  # the prompt's text edited: its image and document blocks kept as they were, their references taken out
+        if fp[0]!=cur[0]:  # the prompt edited: written to send what the dialog does
             txt = _unref(m.content, {a.id for a in m.attachments})
-            res,old = [[A.set_prompt(p[0], txt), None, 'link']],A.prompt(p[0])
+            res,old = [[_edited_prompt(A, p[0], txt, m), None, 'link']],A.prompt(p[0])
             if edits is not None: edits.append((res[0], old, txt))  # for records after it repeating it (`_sync_compacted`)
             recs = [A.sync_prompt(_parsed(e), old, txt) or e for e in recs]  # e.g. the prompt Codex shows on resume
         else: res = [[*p, 'link']]

@@ -1002,3 +1002,43 @@ def test_cleared_replies_put_back_by_sess_restore(tmp_path):
         with pytest.warns(UserWarning, match='3 replies cleared.*sess_restore'): assert dlg2chat(dlg, fmt)!=want
         assert len(sess_restore(dlg))==3 and not sess_restore(dlg)
         assert dlg2chat(dlg, fmt)==want and dlg2sess(dlg, tmp_path/f'{name}-o.jsonl', force=True).read_bytes()==p.read_bytes()
+
+def test_edited_prompt_attachments_written_as_the_dialog_holds_them(tmp_path):
+    "An existing prompt given an image (Claude Code, Codex) or a text file is written with it as `dlg2chat` sends it, a file a Codex rollout can't hold (a PDF) is refused naming the message, one taken out is gone, an image of a URL is written once; a block chat doesn't read rides along where it stood; an edit of the text alone keeps the blocks as read"
+    import base64, re
+    from dialog.core import Attachment, tiny_png
+    png = base64.b64encode(tiny_png).decode()
+    def add(m, att, ref): m.attachments = [*m.attachments, att]; m.content += f'\n\n{ref}'
+    def prompt_of(p, codex=False):
+        r = next(json.loads(l) for l in p.read_text().splitlines() if '"user"' in l and 'tool_result' not in l and 'user_message' not in l
+                 and ('input_text' in l if codex else True) and 'environment_context' not in l)
+        return r['payload']['content'] if codex else r['message']['content']
+    # Claude Code: an image added; the written session sends it as dlg2chat does
+    dlg = sess2dlg(_small(tmp_path)); add(dlg[0], Attachment(tiny_png, 'image/png', 'a1'), '![image](attachment:a1)')
+    out = dlg2sess(dlg, tmp_path/'a.jsonl')
+    assert png in json.dumps(prompt_of(out)) and '](attachment:' not in out.read_text()
+    assert dlg2chat(sess2dlg(out), 'anthropic')[0]==dlg2chat(dlg, 'anthropic')[0]
+    # Codex: an image added is written as an input_image part; a PDF is refused, nothing written
+    dlg = sess2dlg(_small_codex(tmp_path)); add(dlg[0], Attachment(tiny_png, 'image/png', 'a1'), '![image](attachment:a1)')
+    parts = prompt_of(dlg2sess(dlg, tmp_path/'b.jsonl'), True)
+    assert [c['type'] for c in parts]==['input_text', 'input_image'] and png in parts[1]['image_url']
+    dlg = sess2dlg(_small_codex(tmp_path)); add(dlg[0], Attachment(b'NOTES TEXT', 'text/plain', 'a1'), '[notes.txt](attachment:a1)')
+    assert 'NOTES TEXT' in json.dumps(prompt_of(dlg2sess(dlg, tmp_path/'b2.jsonl'), True))  # a text file goes as text
+    dlg = sess2dlg(_small_codex(tmp_path)); add(dlg[0], Attachment(b'%PDF-1.4 x', 'application/pdf', 'a1'), '[report.pdf](attachment:a1)')
+    with pytest.raises(ValueError, match=r'message 0 .*report\.pdf.*input_text, input_image parts only'): dlg2sess(dlg, tmp_path/'c.jsonl')
+    assert not (tmp_path/'c.jsonl').exists()
+    # Claude Code: a screenshot taken out is gone; a Files API image (chat doesn't read it) rides along where it stood
+    img,fimg = dict(type='image', source=dict(type='base64', media_type='image/png', data=png)),dict(type='image', source=dict(type='file', file_id='file_1'))
+    p = _cc(tmp_path, [_user([dict(type='text', text='look at this'), img, fimg]), _asst('1', dict(type='text', text='a dot'))], 'd.jsonl')
+    dlg = sess2dlg(p)
+    dlg[0].content = re.sub(r'!\[[^\]]*\]\(attachment:[^)]*\)', '', dlg[0].content).strip() + ' (never mind the picture)'; dlg[0].attachments = []
+    assert prompt_of(dlg2sess(dlg, tmp_path/'e.jsonl'))==[dict(type='text', text='look at this (never mind the picture)'), fimg]
+    # the text alone edited: the blocks as read
+    dlg = sess2dlg(p); dlg[0].content = dlg[0].content.replace('look at this', 'and this')
+    assert prompt_of(dlg2sess(dlg, tmp_path/'f.jsonl'))==[dict(type='text', text='and this'), img, fimg]
+    # an image of a URL (shown in the text): written once, as dlg2chat sends it
+    url = dict(type='image', source=dict(type='url', url='https://x.org/a.png'))
+    dlg = sess2dlg(_cc(tmp_path, [_user([dict(type='text', text='look'), url]), _asst('1', dict(type='text', text='a dot'))], 'g.jsonl'))
+    dlg[0].content = dlg[0].content.replace('look', 'look again')
+    out = dlg2sess(dlg, tmp_path/'h.jsonl')
+    assert prompt_of(out)==[dict(type='text', text='look again'), url] and dlg2chat(sess2dlg(out), 'anthropic')==dlg2chat(dlg, 'anthropic')

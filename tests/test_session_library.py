@@ -128,7 +128,7 @@ def test_prefix_checked_against_what_is_sent(recs):
     if seen and not marked: assert seen[-1]==sent  # a record the check marked unsendable goes as the dialog shows it: then they differ by design
 
 def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
-    "Signed thinking made after a record the model read and dlg2chat doesn't send (an isMeta skill body; a compaction's boundary and summary, in place of the turns before) is not sent: its history is not the one sent; the thinking before it is, and a write after an edit keeps it before the edit (the agent sends those records when it resumes)"
+    "Signed thinking made after a record the model read and dlg2chat doesn't send (an isMeta skill body; a compaction's boundary and summary, in place of the turns before; a microcompaction's boundary, old tool results cleared) is not sent: its history is not the one sent; the thinking before it is, and a write after an edit keeps it before the edit (the agent sends those records when it resumes)"
     from test_session_edit import _cc, _asst, _user
     th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
     body = _user([dict(type='text', text='Base directory for this skill: /w\n\nAlways answer in French.')], isMeta=True)
@@ -139,7 +139,13 @@ def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
             dict(type='system', subtype='compact_boundary', content='Conversation compacted'),
             _user('This session is being continued from a previous conversation. Summary: one answer.', isCompactSummary=True),
             _user('prompt 2'), _asst('2', th(2)), _asst('2', dict(type='text', text='answer 2'))]
-    for name,recs,want in (('skill', skill, {'sig1'}), ('comp', comp, {'sig1'})):
+    # a microcompaction: old tool results cleared from what the model is sent, the records keeping them
+    micro = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='Read', input={})),
+             _user([dict(type='tool_result', tool_use_id='toolu_1', content='a long file')]), _asst('1b', dict(type='text', text='answer 1')),
+             _user('prompt 2'), dict(type='system', subtype='microcompact_boundary', content='Context microcompacted',
+                                     microcompactMetadata=dict(trigger='auto', preTokens=180000, tokensSaved=40000, compactedToolIds=['toolu_1'])),
+             _asst('2', th(2)), _asst('2', dict(type='text', text='answer 2'))]
+    for name,recs,want in (('skill', skill, {'sig1'}), ('comp', comp, {'sig1'}), ('micro', micro, {'sig1'})):
         p = _cc(tmp_path, recs, f'{name}.jsonl')
         for stored in (False, True):
             dlg = sess2dlg(p)
@@ -153,12 +159,14 @@ def test_thinking_after_what_dlg2chat_does_not_send_is_not_sent(tmp_path):
     assert 'sig1' in out and 'sig2' in out and 'sig3' not in out
 
 def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent(tmp_path):
-    "Signed thinking made after an attachment record (an MCP server's instructions, the skill listing: the agent sends the model one) or after a prompt holding a block dlg2chat doesn't send (a document of a `content` or `file` source, a search result, a block of an unknown type) is not sent; the thinking before it is, and reasoning='keep' sends it"
+    "Signed thinking made after an attachment record (an MCP server's instructions, the skill listing: the agent sends the model one) or after a prompt holding a block dlg2chat doesn't send (a document of a `content` or `file` source, an image of a `file` source, a search result, a block of an unknown type) is not sent, and the file is written back as read; the thinking before it is, and reasoning='keep' sends it"
     from test_session_edit import _cc, _asst, _user
     th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
     att = dict(type='attachment', attachment=dict(type='mcp_instructions_delta', addedNames=['k'], addedBlocks=['## k\nUse it.'], removedNames=[]))
     blocks = [dict(type='document', source=dict(type='content', content=[dict(type='text', text='chunk')])),
               dict(type='document', source=dict(type='file', file_id='file_1')),
+              dict(type='image', source=dict(type='file', file_id='file_011CNha8iCJcU1wXNR6q4V8w')),  # the Files API's: read, riding along
+              dict(type='image', source=dict(type='base64', media_type='image/bmp', data='Qk0=')),  # a type chat refuses: read, riding along
               dict(type='search_result', source='https://x.org', title='t', content=[dict(type='text', text='r')]), dict(type='future_block', x=1)]
     call = [_asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
             _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')])]
@@ -168,10 +176,11 @@ def test_thinking_after_an_attachment_or_a_prompt_block_riding_along_is_not_sent
         cases[f'block {i}'] = ([_user('prompt 0'), _asst('0', th(0)), _asst('0', dict(type='text', text='z')),
                                _user([b, dict(type='text', text='prompt 1')])] + call + [_asst('2', th(2)), _asst('2', dict(type='text', text='a'))], {'sig0'})
     for name,(recs,want) in cases.items():
-        dlg = sess2dlg(_cc(tmp_path, recs, f'{name}.jsonl'.replace(' ', '')))
+        dlg = sess2dlg(p := _cc(tmp_path, recs, f'{name}.jsonl'.replace(' ', '')))
         s = json.dumps(dlg2chat(dlg, 'anthropic'))
         assert {x for x in ('sig0', 'sig1', 'sig2', 'sig3') if x in s}==want, name
         assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep')), name
+        assert dlg2sess(dlg, tmp_path/'o.jsonl', force=True).read_bytes()==p.read_bytes(), name  # the block rides along
 
 def test_thinking_after_a_tool_result_sent_otherwise_than_read_is_not_sent(tmp_path):
     "Signed thinking made after a tool result chat_msgs sends otherwise than it came (several text blocks joined, a search result as its name) or after a result record holding another block is not sent; a result of one text block (sent as its text) or a text keeps it"
@@ -186,7 +195,8 @@ def test_thinking_after_a_tool_result_sent_otherwise_than_read_is_not_sent(tmp_p
         assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))
         return [x for x in ('sig1', 'sig2') if x in s]
     assert sent('out')==sent([T('out')])==['sig1', 'sig2']
-    assert sent([T('a'), T('b')])==['sig1']
+    assert sent([T('a'), T('b')])==['sig1', 'sig2']  # several texts go back block for block (a Task subagent's result)
+    assert sent([T('a'), T(' ')])==['sig1']  # a blank one goes not at all
     assert sent([T('a'), dict(type='search_result', source='u', title='t', content=[T('r')])])==['sig1']
     assert sent('out', [T('a note')])==['sig1']
 
@@ -201,6 +211,71 @@ def test_thinking_after_a_reply_block_left_out_is_not_sent(tmp_path):
     s = json.dumps(dlg2chat(dlg, 'anthropic'))
     assert 'sig1' in s and 'sig2' not in s and 'future_block' not in s
     assert 'sig2' in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep'))
+
+def test_task_result_of_text_blocks_goes_back_as_it_came(tmp_path):
+    "A Task tool's result (the subagent's report, then its agent id and usage: two text blocks) goes back block for block, as chat sends the same history, and the thinking after it is sent; the dialog shows the texts joined by a blank line, as chat does"
+    from test_session_edit import _cc, _asst, _user
+    from dialog.chat import chat2dlg
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    task = [dict(type='text', text='The subagent found 3 files.'), dict(type='text', text="agentId: a1b2c3d\n<usage>total_tokens: 100</usage>")]
+    call = dict(type='tool_use', id='toolu_1', name='Task', input={})
+    recs = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), _user([dict(type='tool_result', tool_use_id='toolu_1', content=task)]),
+            _asst('2', th(2)), _asst('2', dict(type='text', text='done'))]
+    dlg = sess2dlg(_cc(tmp_path, recs))
+    sent = dlg2chat(dlg, 'anthropic')
+    assert [b['content'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result']==[task]
+    assert [b['signature'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']==['sig1', 'sig2']
+    hist = [dict(role='user', content='prompt 1'), dict(role='assistant', content=[th(1), call]),
+            dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content=task)]),
+            dict(role='assistant', content=[th(2), dict(type='text', text='done')])]
+    assert dlg[0].ai_res==chat2dlg(hist, 'anthropic')[0].ai_res
+    assert json.dumps('found 3 files.\n\nagentId')[1:-1] in dlg[0].ai_res  # in the result's JSON
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(['a', 'b c', '', ' ', 'x\n\ny', '![image](data:image/png;base64,AAAA)']), min_size=1, max_size=4),
+       st.booleans())
+def test_thinking_after_text_blocks_is_sent_iff_they_go_as_read(tmp_path, texts, as_str):
+    "Whatever text blocks (or a text) a tool result holds, the thinking after it is sent exactly when chat sends the result as it came (one text block alike its text)"
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    res = texts[0] if as_str else [dict(type='text', text=t) for t in texts]
+    recs = [_user('prompt 1'), _asst('1', th(1)), _asst('1', dict(type='tool_use', id='toolu_1', name='f', input={})),
+            _user([dict(type='tool_result', tool_use_id='toolu_1', content=res)]), _asst('2', th(2)), _asst('2', dict(type='text', text='a'))]
+    sent = dlg2chat(sess2dlg(_cc(tmp_path, recs, f'{len(list(tmp_path.iterdir()))}.jsonl')), 'anthropic')
+    got = next(b['content'] for m in sent if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result')
+    one = [dict(type='text', text=res)] if isinstance(res, str) else res
+    as_read = got==res or isinstance(got, str) and len(one)==1 and got==one[0]['text']
+    assert ('sig2' in json.dumps(sent))==as_read, (res, got)
+
+def test_thinking_on_a_branch_after_an_abandoned_one_is_not_sent(tmp_path):
+    "After a rewind (a prompt edited in Claude Code's UI: the new prompt follows the record the old one followed), the dialog shows both branches in the order of the file and the new branch's thinking, made without the abandoned turns, is not sent (reasoning='keep' sends it); records of other kinds off the line (a progress record, a system record written before the record it follows), a record written twice, fork nothing; a parent the file doesn't hold does"
+    import uuid as U
+    from test_session_edit import _cc, _asst, _user
+    th = lambda s: dict(type='thinking', thinking=f'thought {s}', signature=f'sig{s}')
+    u = lambda k: str(U.UUID(int=k+1))  # `_cc`'s uuid of record k
+    T = lambda t: dict(type='text', text=t)
+    def sent(recs, name):
+        dlg = sess2dlg(_cc(tmp_path, recs, f'{name}.jsonl'))
+        assert all(x in json.dumps(dlg2chat(dlg, 'anthropic', reasoning='keep')) for x in ('sig1', 'sig2')), name
+        return [x for x in ('sig1', 'sig2') if x in json.dumps(dlg2chat(dlg, 'anthropic'))],[m.content for m in dlg]
+    # the rewind: record 3, the new prompt, follows none (as the first prompt did)
+    rew = [_user('prompt 1'), _asst('1', th(1)), _asst('1', T('answer 1')), _user('prompt 1, said better', parentUuid=None),
+           _asst('2', th(2)), _asst('2', T('answer 2'))]
+    assert sent(rew, 'rewind')==(['sig1'], ['prompt 1', 'prompt 1, said better'])
+    call = dict(type='tool_use', id='toolu_1', name='Bash', input={})
+    res = _user([dict(type='tool_result', tool_use_id='toolu_1', content='out')])
+    prog = dict(type='progress', data=dict(type='hook_progress', hookEvent='PostToolUse'))
+    # a progress record hanging off the call, the result following the call; a system record following a progress
+    # record written after it
+    off = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), prog | dict(parentUuid=u(2)), res | dict(parentUuid=u(2)),
+           dict(type='system', subtype='turn_duration', parentUuid=u(7)), _asst('2', th(2), parentUuid=u(5)), dict(prog, parentUuid=u(4)),
+           _asst('2', T('a'), parentUuid=u(6))]
+    assert sent(off, 'off')[0]==['sig1', 'sig2']
+    twice = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), res, res | dict(uuid=u(3), parentUuid=u(2)), _asst('2', th(2), parentUuid=u(3)),
+             _asst('2', T('a'))]
+    assert sent(twice, 'twice')[0]==['sig1', 'sig2']
+    gone = [_user('prompt 1'), _asst('1', th(1)), _asst('1', call), res, _asst('2', th(2), parentUuid='never-written'), _asst('2', T('a'))]
+    assert sent(gone, 'gone')[0]==['sig1']
 
 @need
 def test_a_session_cut_mid_tool_loop_continues_with_its_thinking(tmp_path):
