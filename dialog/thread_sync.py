@@ -1802,7 +1802,7 @@ def changed_on_disk(self:Thread,
     "Did file `fname`, the one this thread was read from or last saved to, change on disk (or go) since? False for any other file"
     p,dlg = ipynb_path(fname),self._dlg
     return (self._disk is not None and dlg is not None and dlg.path is not None
-            and os.path.realpath(p)==os.path.realpath(dlg.path) and file_digest(p)!=self._disk)
+            and (p==dlg.path or os.path.realpath(p)==os.path.realpath(dlg.path)) and file_digest(p)!=self._disk)
 
 # %% ../nbs/10_thread_sync.ipynb #b926ad4c
 @patch

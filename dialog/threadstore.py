@@ -549,9 +549,12 @@ def _conflict(self:DialogThreadStore, tid, p):
 def _check(self:DialogThreadStore, thread, name):
     "The `file_digest` of file `name` now (None: no file) when saving `thread` over it loses no one's change; else a `DialogConflictError`"
     p = self.path/name
-    if (now := file_digest(p)) is None: return None # gone: written again, as narrator's save makes a thread anew
+    # the digest of its bytes now: the index's, which `_current` checked against the file (a file that holds no
+    # thread is read); `Dialog.save` checks the bytes themselves as it writes
+    if (e := self._current(name)) is None: return None # gone: written again, as narrator's save makes a thread anew
+    if (now := file_digest(p) if 'err' in e else e['h']) is None: return None
     # as a store's save left it (`w`): another program's save, and the last save wins, as in narrator's stores
-    if (e := self._current(name)) is not None and e.get('w') and e.get('h')==now: return now
+    if e.get('w'): return now
     own = thread.digest_on_disk if isinstance(thread, Thread) else None # what a dialog thread itself read or wrote
     if (gave := _gave(thread, (self._real, name))) is None:
         # never given nor saved by a store: a thread read from this file itself is checked against it, any other is
