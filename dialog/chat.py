@@ -981,6 +981,7 @@ class Codec:
                  group=None, # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
                  result_images=True, # Whether tool results carry images (else each goes as a short note)
                  live=False, # Whether the turn in progress takes its own unedited reasoning state whatever came before
+                 runs=False, # Whether the API reads consecutive assistant messages as one turn (reasoning may stand alone)
                  fast=None): # f(msgs, cls, name, plain, stamp) -> `chat2dlg`'s `(dlg, wire, known)`, or None
         store_attr()
 
@@ -1041,7 +1042,7 @@ def _an_has_state(m):
     c = m.get('content')
     return isinstance(c, list) and any(isinstance(b, dict) and b.get('type') in _an_state for b in c)
 codecs['anthropic'] = Codec('anthropic', _an_user, _an_reply, _tu_ids, _an_own, _an_with_state, _an_has_state,
-    finish=lambda res, fixed: _an_alternate(res, fixed), live=True)
+    finish=lambda res, fixed: _an_alternate(res, fixed), live=True, runs=True)
 
 # %% ../nbs/05_chat.ipynb #cfa88ca4
 # `think_block`'s div around the thinking
@@ -1093,6 +1094,7 @@ class _Wire:
     "How `_render` puts a provider's own assistant messages back (see Reasoning state)"
     def __init__(self, cd, system, mode=True, stamp=False):
         self.cd,self.mode,self.stamp,self.broken,self.fixed,self.n,self.h = cd,mode,stamp,False,set(),0,None
+        self.alone = set()  # ids of the records sent that hold nothing but reasoning (no rounds)
         self.sys = system or None
     def prefix(self, res):
         "The digest of the format, the system prompt and `res`, the messages sent so far (each hashed once)"
@@ -1136,17 +1138,32 @@ class _Wire:
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
             out = cd.with_state(_copy(r['msg']), seg) if self.mode=='keep' else seg
-        else: self.fixed.add(id(out[0]))
+        else:
+            self.fixed.add(id(out[0]))
+            if not n: self.alone.add(id(out[0]))
         res += out
         return a+n
-    def thought(self, ths, before=None):
-        "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`), or the one after `before`'s"
-        if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
-        # records before it not compared (after an edit): their thinking counted from the records themselves
-        if before is not None: self.tk = sum(len(_shown_thoughts(self.cd, x['msg'])) for x in before)
-        ok = self.th[self.tk:self.tk+len(ths)]==ths
-        self.tk += len(ths)
-        return ok
+
+# %% ../nbs/05_chat.ipynb #a24778d0
+@patch
+def thought(self:_Wire, ths, before=None):
+    "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`), or the one after `before`'s"
+    if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
+    # records before it not compared (after an edit): their thinking counted from the records themselves
+    if before is not None: self.tk = sum(len(_shown_thoughts(self.cd, x['msg'])) for x in before)
+    ok = self.th[self.tk:self.tk+len(ths)]==ths
+    self.tk += len(ths)
+    return ok
+
+# %% ../nbs/05_chat.ipynb #1756ac23
+@patch
+def unalone(self:_Wire, res):
+    "`res` without the records of nothing but reasoning that no message of the model follows"
+    out,model = [],False
+    for x in reversed(res):
+        if id(x) in self.alone and not model: continue
+        out.append(x); model = self.cd.model(x)
+    return out[::-1]
 
 # %% ../nbs/05_chat.ipynb #d2f24ebb
 def _cache_mark(m):
@@ -1205,8 +1222,9 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
             except ValueError as e:
                 msg = f"{f'message {m.id!r}' if m is not None else 'the context after the last prompt'}: {e}"
                 raise ValueError(msg) from None
-        # a reply of nothing but reasoning: its records alone, when one carries state (a blank text shows nothing too)
-        if not parts and not any(cd.state(r['msg']) for r in _wire_recs(m, fmt)): continue
+        # a reply of nothing but reasoning: its records alone, when one carries state (a blank text shows nothing too),
+        # for an API that reads it with the model's next message as one turn (`runs`)
+        if not parts and not (cd.runs and any(cd.state(r['msg']) for r in _wire_recs(m, fmt))): continue
         steps = cd.reply(parts, ids) if parts else []
         # calls not answered yet end the list: no results
         if j==len(ts)-1 and parts and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
@@ -1216,6 +1234,9 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
             sent = [x for x in res[n:] if x.get('role')=='assistant']
             wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(sent)]
     for x,v in wts: x['weight'] = v
+    # a message of nothing but reasoning goes only before the model's next message of its turn: alone, it would end an
+    # assistant turn in thinking (Anthropic refuses it) or send a reasoning item without its following item (Responses)
+    if w.alone: res = w.unalone(res)
     if stamp=='digests': return None  # nobody reads the list: not finished
     out = cd.finish(res, w.fixed)
     return out if _sur_free(out) else _unsur_all(out)  # most lists hold no surrogate: found 3x faster than a walk
@@ -1914,8 +1935,9 @@ def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None, stamp=True, c
     "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state; stamp them"
     last = next((j for j in range(len(wire)-1, -1, -1) if wire[j][2]), None)  # the last record with reasoning state
     if last is None: return
-    # Anthropic reads consecutive assistant messages as one turn: the rest of the last one's run goes as it came too
-    while fmt=='anthropic' and last+1<len(wire) and wire[last+1][3]==wire[last][3]+1: last += 1
+    # an API that reads consecutive assistant messages as one turn (`runs`): the rest of the last one's run goes as it
+    # came too
+    while _codec(fmt).runs and last+1<len(wire) and wire[last+1][3]==wire[last][3]+1: last += 1
     kept = wire[:last+1]
     try:
         # a copy of each, as a request takes it (without a codec's own `_` keys, unsent keys and empty ones), and whether

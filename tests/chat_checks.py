@@ -91,6 +91,8 @@ def anthropic_rules(msgs):
         assert blocks, f'empty content at {i}'
         for b in blocks:
             if b['type'] == 'text': assert b['text'].strip(), f'blank text at {i}'
+        # "The final block in an assistant message cannot be `thinking`"
+        if m['role'] == 'assistant': assert blocks[-1]['type'] not in ('thinking', 'redacted_thinking'), f'assistant turn {i} ends in thinking'
         uses = [b['id'] for b in blocks if b['type'] == 'tool_use']
         results = [b['tool_use_id'] for b in blocks if b['type'] == 'tool_result']
         if results:

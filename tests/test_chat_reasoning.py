@@ -694,3 +694,57 @@ def test_property_a_reply_split_over_messages_sends_as_the_unsplit_reply(hs):
     assert dlg2chat(d, 'anthropic') == want
     assert dlg2chat(_reread(d), 'anthropic') == want
     check_history(want, 'anthropic')
+
+def _last_prompt_answer_deleted(h):
+    d = chat2dlg(h, 'anthropic'); d.messages = d.messages[:-1]
+    return d
+
+@pytest.mark.parametrize('make', [
+    lambda: chat2dlg([{'role': 'user', 'content': 'Q'}, {'role': 'assistant', 'content': [_th(1)]}], 'anthropic'),
+    lambda: chat2dlg([{'role': 'user', 'content': 'Q'}, {'role': 'assistant', 'content': [{'type': 'redacted_thinking', 'data': 'R1'}]}], 'anthropic'),
+    # a reply streamed a block a message, its answer's message deleted to ask again
+    lambda: _last_prompt_answer_deleted([{'role': 'user', 'content': 'Q'}, {'role': 'assistant', 'content': [_th(1)]},
+                                         {'role': 'assistant', 'content': [{'type': 'text', 'text': 'A.'}]}]),
+])
+def test_a_reasoning_only_message_at_the_end_sends_no_turn(make):
+    "A reply of nothing but reasoning that nothing of its turn follows in the send (a history or a Claude Code session read mid stream, an answer deleted) ends no list: Anthropic refuses an assistant message whose last block is thinking"
+    for d in (make(), _reread(make())):
+        out = dlg2chat(d, 'anthropic')
+        assert out == [{'role': 'user', 'content': 'Q'}]
+        check_history(out, 'anthropic')
+
+def test_a_reasoning_only_message_goes_before_the_rest_of_its_turn_only():
+    "A loop streamed a block a message: its thinking-only message goes joined with the call after it, and not once `upto` cuts that call's prompt off"
+    h = [{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1),
+         {'role': 'assistant', 'content': [_th(2)]}, {'role': 'assistant', 'content': [_use(2)]}, _res(2)]
+    d = chat2dlg(copy.deepcopy(h), 'anthropic')
+    out = dlg2chat(d, 'anthropic')
+    assert out[3] == {'role': 'assistant', 'content': [_th(2), _use(2)]} and len(out) == 5
+    cut = dlg2chat(d, 'anthropic', upto=d.messages[-1])
+    assert cut == h[:3]
+    for o in (out, cut): check_history(o, 'anthropic')
+
+def test_a_reasoning_only_reply_sends_no_turn_to_responses_or_openai():
+    "Only an API that reads consecutive assistant messages as one turn (`Codec.runs`: Anthropic) takes a reply of nothing but reasoning as a message of its own: Responses would get a reasoning item without its following item, an OpenAI-compatible provider a blank assistant message"
+    rs = lambda n: {'type': 'reasoning', 'id': f'rs_{n}', 'summary': [{'type': 'summary_text', 'text': f'sum {n}'}], 'encrypted_content': f'E{n}'}
+    said = {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'a'}]}
+    h = [{'role': 'user', 'content': 'q'}, rs(1), {'role': 'user', 'content': 'q2'}, rs(2), said]
+    assert dlg2chat(chat2dlg(copy.deepcopy(h), 'responses'), 'responses') == [h[0], h[2], rs(2), said]
+    oa = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': '', 'reasoning_content': 'hmm'}, {'role': 'user', 'content': 'q2'}]
+    out = dlg2chat(chat2dlg(copy.deepcopy(oa), 'openai'), 'openai')
+    assert out == [oa[0], oa[2]]
+    check_history(out, 'openai')
+
+@pytest.mark.parametrize('shape', ['hf', 'trl', 'openai_ft', 'sharegpt', 'chat'])
+def test_jsonl_shapes_of_a_reasoning_only_reply(shape, tmp_path):
+    "Every training shape writes a dialog with a reply of nothing but reasoning, without an empty assistant turn for it"
+    oa = [{'role': 'user', 'content': 'What is 6*7?'}, {'role': 'assistant', 'content': '', 'reasoning_content': 'Six sevens are'},
+          {'role': 'user', 'content': 'Well?'}, {'role': 'assistant', 'content': '42', 'reasoning_content': '6*7=42'}]
+    p = tmp_path/'out.jsonl'
+    dlgs2jsonl([chat2dlg(copy.deepcopy(oa), 'openai')], p, shape=shape)
+    rows = [json.loads(l) for l in p.read_text().splitlines() if l.strip()]
+    said = [m.get('content', m.get('value')) for r in rows for k in ('messages', 'prompt', 'completion', 'conversations') for m in r.get(k, [])
+            if m.get('role') == 'assistant' or m.get('from') == 'gpt']
+    said = [''.join(x.get('text', '') for x in c) if isinstance(c, list) else c for c in said]
+    # ShareGPT alternates human and gpt turns: two prompts in a row leave the dialog out (as before there was a turn)
+    assert said == ([] if shape == 'sharegpt' else ['42']), said
