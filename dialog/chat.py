@@ -1204,9 +1204,12 @@ def _unjoined(parts, tb):
 
 # %% ../nbs/05_chat.ipynb #cbd1b23b
 def _live(ts):
-    "Where in neutral turns `ts` the turn in progress starts: the replies ending them, if the last ends in calls answered"
-    k,cs = len(ts),_steps(ts[-1][1])[-1][1] if ts and ts[-1][0]=='assistant' and ts[-1][1] else None
-    if not cs or all(c.get('open') for c in cs): return k  # no tool results end the list
+    "Where in neutral turns `ts` the turn in progress starts: the last replies, if the last ends in calls answered"
+    k = len(ts)
+    # a prompt, context or reasoning alone after the results: the API reads them in the results' user turn (or unsent)
+    while k and (ts[k-1][0]=='user' or not ts[k-1][1]): k -= 1
+    cs = _steps(ts[k-1][1])[-1][1] if k else None
+    if not cs or all(c.get('open') for c in cs): return len(ts)  # no tool results in the last user turn
     while k and ts[k-1][0]=='assistant': k -= 1
     return k
 

@@ -615,7 +615,9 @@ def _edit_said(d): m = d.messages[0]; m.ai_res = m.ai_res.replace('Reading it.',
 def _edit_think(d):
     m = d.messages[0]; bs = think_spans(m.ai_res); assert bs
     m.ai_res = m.ai_res.replace('Thought 1.', 'Thought one.')
-def _done(d): d.mk_message('Thanks.', msg_type=sprompt)
+def _done(d): d.mk_message('Thanks.', msg_type=sprompt).ai_res = 'You are welcome.'  # answered: the loop is over
+def _typed(d): d.mk_message('Also look at b.py.', msg_type=sprompt)  # unanswered: in the results' user turn
+def _noted(d): d.mk_message('a note', msg_type=snote)
 
 @pytest.mark.parametrize('edits,fmt,reasoning,sent', [
     ((), 'anthropic', True, ['S1', 'R2']),  # unedited: as read
@@ -626,6 +628,9 @@ def _done(d): d.mk_message('Thanks.', msg_type=sprompt)
     ((_edit_think,), 'anthropic', True, ['R2']),  # the first round's own thinking: never sent as valid
     ((_edit_result, _done), 'anthropic', True, ['S1']),  # the loop over: earlier turns keep the prefix rule
     ((_done,), 'anthropic', True, ['S1', 'R2']),
+    ((_edit_result, _typed), 'anthropic', True, ['S1', 'R2']),  # a person's text beside the last results: still in progress
+    ((_edit_result, _noted), 'anthropic', True, ['S1', 'R2']),  # a note likewise
+    ((_edit_result, _typed, _done), 'anthropic', True, ['S1']),
     ((_edit_result,), 'anthropic', False, []),
     ((_edit_result,), 'anthropic', 'keep', ['S1', 'R2']),
     ((_edit_result,), 'openai', True, []),  # never another provider's
@@ -653,7 +658,7 @@ def test_the_turn_in_progress_after_a_mark_the_check_made():
     out = dlg2chat(d, 'anthropic')
     assert out[3] == h[3] and out[1] == h[1]
     check_history(out, 'anthropic')
-    d.mk_message('Thanks.', msg_type=sprompt)
+    _done(d)
     assert 'S2' not in json.dumps(dlg2chat(d, 'anthropic'))
 
 @st.composite
