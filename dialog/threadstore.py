@@ -17,7 +17,7 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
 from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, set_fields, field_table
-from .ipynb import atomic_write, file_sig, sig_settled, file_digest, DialogConflictError
+from .ipynb import atomic_write, file_sig, sig_settled, file_digest, read_ipynb, DialogConflictError
 from .thread_sync import free_json, free_value
 from .nbjson import gc_paused
 from contextlib import contextmanager
@@ -288,6 +288,11 @@ def _file_bytes(p):
     with open(fd, 'rb') as f: return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 @patch
+def _thread_of(self:DialogThreadStore, p, data):
+    "The thread of file `p`, made of its bytes `data` (`_file_bytes`: read once, so the index's entry and the thread agree)"
+    return self._cls.from_dialog(read_ipynb(p, self._cls.dlg_cls, data=data))
+
+@patch
 def _read(self:DialogThreadStore, name):
     "`(thread, entry)` for file `name`, or `(None, entry)` with the error when it holds no thread; None when it is gone"
     p = self.path/name
@@ -297,7 +302,7 @@ def _read(self:DialogThreadStore, name):
         try:
             if (data := _file_bytes(p)) is None:
                 data,t,err = b'',None,'not a regular file (a folder, a named pipe, a device or a symlink): never opened'
-            else: t,err = self._cls.read(p, root=self.path),None
+            else: t,err = self._thread_of(p, data),None
         except FileNotFoundError: return None
         # a file a person broke stays out of the answers, and is named in `errors`
         except Exception as x: data,t,err = b'',None,f'{type(x).__name__}: {x}'
@@ -681,7 +686,7 @@ def _threads(self:DialogThreadStore, es, skip=False):
     for e in es:
         # a symlink swapped in since (never read through) is as good as gone, and a file a person broke in place
         # since (an editor mid-save) is a changed file: the caller syncs, which leaves it out and names it in `errors`
-        try: t = self._cls.read(self.path/e['f'], root=self.path)
+        try: t = None if (data := _file_bytes(p := self.path/e['f'])) is None else self._thread_of(p, data)
         except (OSError, ValueError): t = None  # (a bad file's `DialogFormatError` is a `ValueError`)
         if t is None or t.id!=e['id']:
             if skip: continue

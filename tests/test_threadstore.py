@@ -325,8 +325,8 @@ def test_a_new_store_object_reads_no_file_the_index_describes(tmp_path, monkeypa
     time.sleep(2.1) # past the 2 s in which a file's signature may not yet tell an edit
     run(s.list_recent()) # the files, settled, are logged as such
     reads = []
-    orig = Thread.read.__func__
-    monkeypatch.setattr(Thread, 'read', classmethod(lambda cls, f, **kw: reads.append(f) or orig(cls, f, **kw)))
+    orig = Thread.from_dialog.__func__  # each thread the store reads is made of its file's dialog here
+    monkeypatch.setattr(Thread, 'from_dialog', classmethod(lambda cls, d: reads.append(d.path) or orig(cls, d)))
     assert ids(run(DialogThreadStore(tmp_path).list_recent(2)))==['t29', 't28']
     assert len(reads)==2
 
@@ -685,5 +685,29 @@ def test_an_error_not_of_a_file_is_raised_not_an_empty_answer(tmp_path, monkeypa
     s = DialogThreadStore(tmp_path)
     run(s.save(mk('a', 'hi', 'hello')))
     def boom(cls, *a, **kw): raise TypeError('a subclass that fails')
-    monkeypatch.setattr(Thread, 'read', classmethod(boom))
+    monkeypatch.setattr(Thread, 'from_dialog', classmethod(boom))
     with pytest.raises(TypeError, match='subclass'): run(s.list_recent())
+
+def test_each_file_is_read_once_for_its_entry_and_thread(tmp_path, monkeypatch):
+    "A store that indexes a file and makes its thread reads the file once: the entry's digest and the thread are of the same bytes (a write landing between two reads would part them)"
+    import dialog.threadstore as TS
+    s = DialogThreadStore(tmp_path)
+    for i in range(3): run(s.save(mk(f't{i}', f'q{i}')))
+    (tmp_path/s.index_name).unlink()  # a new store object reads every file to index it
+    time.sleep(2.1) # past the 2 s in which a file's signature may not yet tell an edit (such a file is checked by its bytes)
+    from dialog.ipynb import file_digest
+    opened,orig = [],os.open
+    def counting(p, *a, **kw):
+        if str(p).endswith('.ipynb'): opened.append(os.path.basename(p))
+        return orig(p, *a, **kw)
+    monkeypatch.setattr(TS.os, 'open', counting)
+    import dialog.ipynb as IP
+    monkeypatch.setattr(IP.os, 'open', counting)
+    s2 = DialogThreadStore(tmp_path)
+    s2._sync()  # the index made anew: each file read to summarise its thread
+    assert sorted(opened)==['t0.ipynb', 't1.ipynb', 't2.ipynb'], opened
+    opened.clear()
+    assert [t.id for t in run(s2.find_by_attributes({}))]==['t0', 't1', 't2']  # an answer reads each of its files once
+    assert sorted(opened)==['t0.ipynb', 't1.ipynb', 't2.ipynb'], opened
+    e = s2._idmap()['t1']
+    assert e['h']==file_digest(tmp_path/e['f'])
