@@ -1084,11 +1084,6 @@ def _shown(cd, msgs, thoughts=None):
     # a reply numbers its footnotes through its messages (`chat2dlg`), a record read alone from 1: labels by order
     return _re_fn.sub(lambda x: f'[^{seen.setdefault(x[1], len(seen)+1)}]', s) if '[^' in s else s,calls
 
-def _shown_thoughts(cd, msg):
-    "The thinking texts the model's message `msg` of format `cd` shows, as `_shown` reads them"
-    ths = []; _shown(cd, [msg], ths)
-    return ths
-
 # %% ../nbs/05_chat.ipynb #dcbf3b49
 class _Wire:
     "How `_render` puts a provider's own assistant messages back (see Reasoning state)"
@@ -1106,14 +1101,14 @@ class _Wire:
         k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
         rs = _wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()
         for j,r in enumerate(rs):
-            try: k = self.rec(r, steps, res, k, rs[:j] if live else None)
+            try: k = self.rec(r, steps, res, k, live)
             except (TypeError, KeyError, AttributeError, IndexError) as e:
                 msg = (f"message {m.id!r}: its {self.cd.fmt} record {j} "
                        f"(meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})")
                 raise ValueError(msg) from None
         res += [x for s in steps[k:] for x in s]
-    def rec(self, r, steps, res, k, live=None):
-        "Record `r` appended to `res` (after the rounds from `k` before it); `live`: the records before it, if in progress"
+    def rec(self, r, steps, res, k, live=False):
+        "Record `r` appended to `res` (after the rounds from `k` before it); `live`: it is of the turn in progress"
         cd,a,n = self.cd,r['step'],r['steps']
         if a<k or a+n>len(steps): self.broken = True; return k  # the reply was edited: it has no such rounds now
         res += [x for s in steps[k:a] for x in s]
@@ -1128,7 +1123,7 @@ class _Wire:
             # a list returned as sent is finished in place: a record it would change goes as a copy
             out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])
         # the turn in progress: its own blocks as they came, whatever was before (dropped, Anthropic refuses the request)
-        elif r.get('own')==own and (self.mode=='keep' or live is not None or not self.broken and r.get('prefix')==pre):
+        elif r.get('own')==own and (self.mode=='keep' or live or not self.broken and r.get('prefix')==pre):
             msg,ths = _copy(r['msg']),[]
             # else the ids were mapped, or the record says what the dialog doesn't show
             model = [x for x in seg if cd.model(x)]
@@ -1146,11 +1141,14 @@ class _Wire:
 
 # %% ../nbs/05_chat.ipynb #a24778d0
 @patch
-def thought(self:_Wire, ths, before=None):
-    "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`), or the one after `before`'s"
+def thought(self:_Wire, ths, live=False):
+    "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`); `live`: any shown after the last"
     if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
-    # records before it not compared (after an edit): their thinking counted from the records themselves
-    if before is not None: self.tk = sum(len(_shown_thoughts(self.cd, x['msg'])) for x in before)
+    if live:  # the turn in progress: found after the last found, whatever earlier rounds' thinking was deleted or added
+        n = len(ths)
+        i = next((i for i in range(self.tk, len(self.th)-n+1) if self.th[i:i+n]==ths), None)
+        if i is not None: self.tk = i+n
+        return i is not None
     ok = self.th[self.tk:self.tk+len(ths)]==ths
     self.tk += len(ths)
     return ok

@@ -753,3 +753,19 @@ def test_jsonl_shapes_of_a_reasoning_only_reply(shape, tmp_path):
     said = [''.join(x.get('text', '') for x in c) if isinstance(c, list) else c for c in said]
     # ShareGPT alternates human and gpt turns: two prompts in a row leave the dialog out (as before there was a turn)
     assert said == ([] if shape == 'sharegpt' else ['42']), said
+
+@pytest.mark.parametrize('edit,sent', [
+    (lambda m: setattr(m, 'ai_res', m.ai_res[:think_spans(m.ai_res)[0][0]] + m.ai_res[think_spans(m.ai_res)[0][1]:]), ['S2']),  # stripped
+    (lambda m: setattr(m, 'ai_res', think_block('A note of mine.') + '\n\n' + m.ai_res), ['S1', 'S2']),  # a note of the person's
+    (lambda m: setattr(m, 'ai_res', m.ai_res.replace('Thought 2.', 'Thought two.')), ['S1']),  # the live round's own, edited
+])
+def test_an_earlier_rounds_think_block_deleted_or_added_keeps_the_turn_in_progress(edit, sent):
+    "A think block deleted from (or added before) an earlier round of the turn in progress shifts no later round's thinking: each unedited round still goes as it came"
+    h = [{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1),
+         {'role': 'assistant', 'content': [_th(2), _use(2)]}, _res(2)]
+    d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You read code.')
+    edit(d.messages[0])
+    out = dlg2chat(d, 'anthropic')
+    assert re.findall(r'"(S1|S2)"', json.dumps(out)) == sent
+    if 'S2' in sent: assert out[-2] == h[3]
+    check_history(out, 'anthropic')
