@@ -844,13 +844,14 @@ def _an_joined(ms, fixed=()):
 
 def _an_alternate(msgs, fixed=()):
     "Anthropic turns: blank texts dropped, consecutive same-role content merged, a user turn first, and no turn empty"
-    ms = []
+    ms,fixed = [],set(fixed)
     for m in msgs:
-        if id(m) in fixed or isinstance(c := m['content'], str) and c.strip(): ms.append(m); continue
-        # Anthropic refuses an empty or whitespace-only text block
-        bs = [b for b in _blocks(c) if b['type']!='text' or b['text'].strip()]
+        if isinstance(c := m['content'], str) and c.strip(): ms.append(m); continue
+        # Anthropic refuses an empty or whitespace-only text block, a kept message's too (no signature covers it)
+        bs = [b for b in _blocks(c) if not (isinstance(b, dict) and b.get('type')=='text' and not str(b.get('text')).strip())]
         # nothing but blank text: its neighbours may now merge
-        if bs: ms.append(m if len(bs)==len(c) else dict(m, content=bs))
+        if bs and len(bs)<len(c) and id(m) in fixed: fixed.add(id(x := dict(m, content=bs))); ms.append(x)
+        elif bs: ms.append(m if len(bs)==len(c) else dict(m, content=bs))
     if ms and ms[0]['role']=='assistant': ms.insert(0, dict(role='user', content=[_txt(_no_request)]))
     res = [dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)]
     # Anthropic refuses a last assistant turn (a prefill) that ends in white space
@@ -1089,7 +1090,8 @@ class _Wire:
     "How `_render` puts a provider's own assistant messages back (see Reasoning state)"
     def __init__(self, cd, system, mode=True, stamp=False):
         self.cd,self.mode,self.stamp,self.broken,self.fixed,self.n,self.h = cd,mode,stamp,False,set(),0,None
-        self.alone = set()  # ids of the records sent that hold nothing but reasoning (no rounds)
+        # ids of the records sent that hold nothing but reasoning (no rounds); to go as the dialog has them (`plain`)
+        self.alone,self.cut,self.plain = set(),set(),{}
         self.sys = system or None
     def prefix(self, res):
         "The digest of the format, the system prompt and `res`, the messages sent so far (each hashed once)"
@@ -1116,25 +1118,29 @@ class _Wire:
         # its results are the next round's prefix
         pre,own = self.prefix(res),_digest(x for x in seg if cd.model(x)).hexdigest()[:32]
         if self.stamp: r.update(prefix=pre, own=own)
-        out = None
+        out,mine = None,r.get('own')==own  # `mine`: its own blocks unedited, as far as compared
         # stamping: sent as valid, unchecked (a record the check refuses breaks the chain there when `dlg2chat` runs, so
         # no digest after it is ever compared)
         if self.stamp and not self.broken:
             # a list returned as sent is finished in place: a record it would change goes as a copy
             out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])
         # the turn in progress: its own blocks as they came, whatever was before (dropped, Anthropic refuses the request)
-        elif r.get('own')==own and (self.mode=='keep' or live or not self.broken and r.get('prefix')==pre):
+        elif mine and (self.mode=='keep' or live or not self.broken and r.get('prefix')==pre):
             msg,ths = _copy(r['msg']),[]
             # else the ids were mapped, or the record says what the dialog doesn't show
             model = [x for x in seg if cd.model(x)]
             same = cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg], ths)==_shown(cd, model)
-            if same and self.thought(ths, live):
-                out = cd.own(msg, [x for x in seg if not cd.model(x)])
+            if (mine := same and self.thought(ths, live)): out = cd.own(msg, [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
+            # its own blocks edited: the model's messages right before it are of its turn (a reply streamed a block a
+            # message), and their reasoning goes no more, as the unsplit reply's
+            for x in reversed(res) if not mine and self.mode is True and cd.runs else ():
+                if not cd.model(x): break
+                if id(x) in self.plain: self.cut.add(id(x))
             out = cd.with_state(_copy(r['msg']), seg) if self.mode=='keep' else seg
         else:
-            self.fixed.add(id(out[0]))
+            self.fixed.add(id(out[0])); self.plain[id(out[0])] = [x for x in seg if cd.model(x)]
             if not n: self.alone.add(id(out[0]))
         res += out
         return a+n
@@ -1156,11 +1162,13 @@ def thought(self:_Wire, ths, live=False):
 # %% ../nbs/05_chat.ipynb #1756ac23
 @patch
 def unalone(self:_Wire, res):
-    "`res` without the records of nothing but reasoning that no message of the model follows"
+    "`res` without the records of nothing but reasoning that no message of the model follows; records `cut` as rendered"
     out,model = [],False
     for x in reversed(res):
         if id(x) in self.alone and not model: continue
-        out.append(x); model = self.cd.model(x)
+        xs = self.plain[id(x)] if id(x) in self.cut else [x]
+        out += xs[::-1]
+        if xs: model = self.cd.model(xs[-1])
     return out[::-1]
 
 # %% ../nbs/05_chat.ipynb #d2f24ebb
@@ -1237,7 +1245,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
     for x,v in wts: x['weight'] = v
     # a message of nothing but reasoning goes only before the model's next message of its turn: alone, it would end an
     # assistant turn in thinking (Anthropic refuses it) or send a reasoning item without its following item (Responses)
-    if w.alone: res = w.unalone(res)
+    if w.alone or w.cut: res = w.unalone(res)
     if stamp=='digests': return None  # nobody reads the list: not finished
     out = cd.finish(res, w.fixed)
     return out if _sur_free(out) else _unsur_all(out)  # most lists hold no surrogate: found 3x faster than a walk

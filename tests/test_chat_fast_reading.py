@@ -41,7 +41,9 @@ def test_block_patterns_match_as_their_lazy_spelling(t):
 special = ['<!--think_start-->', '<!--think_end-->', '<!-- think_start -->', "<details class='tool-usage-details'>", '```json {.tool}', '```json',
            '```', '</details>', '🧠', '⏳x⏳', '*[Response interrupted]*', "<details class='token-usage-details'>", 'think_']  # what a reply's reading looks for
 mtext = st.lists(st.sampled_from(['a', ' ', '\n', '\n\n', '{', '"'] + special), min_size=1, max_size=8).map(''.join)
-def plain(h): return not any(s in json.dumps(h, ensure_ascii=False) for s in special) # a history whose texts read back as written
+def blank_block(h): return any(isinstance(m.get('content'), list) and any(b.get('type') == 'text' and not b['text'].strip() for b in m['content']) for m in h)
+# a history whose texts read back as written, and sent as written (Anthropic refuses a whitespace-only text block: never sent)
+def plain(h): return not any(s in json.dumps(h, ensure_ascii=False) for s in special) and not blank_block(h)
 calls = st.builds(lambda i, r, a, srv: dict(id=f'c{i}', name='f', args={'x': a}, result=r, extra={'server': True} if srv else {}),
                   st.integers(0, 99), st.none() | mtext, mtext, st.booleans())
 items = st.lists(st.one_of(mtext, mtext.map(think_block), st.lists(st.one_of(calls, mtext), min_size=1, max_size=3).filter(lambda l: not isinstance(l[0], str))), max_size=6)
