@@ -853,14 +853,16 @@ def _an_alternate(msgs, fixed=()):
         if bs and len(bs)<len(c) and id(m) in fixed: fixed.add(id(x := dict(m, content=bs))); ms.append(x)
         elif bs: ms.append(m if len(bs)==len(c) else dict(m, content=bs))
     if ms and ms[0]['role']=='assistant': ms.insert(0, dict(role='user', content=[_txt(_no_request)]))
-    res = [dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)]
-    # Anthropic refuses a last assistant turn (a prefill) that ends in white space
-    if res and res[-1]['role']=='assistant':
-        c = res[-1]['content']
-        if isinstance(c, str): res[-1]['content'] = c.rstrip()
-        elif c and c[-1].get('type')=='text' and isinstance(t := c[-1].get('text'), str) and t!=t.rstrip():
-            res[-1]['content'] = c[:-1] + [dict(c[-1], text=t.rstrip())]
-    return res
+    return _an_unpadded([dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)])
+
+def _an_unpadded(ts):
+    "Anthropic turns `ts` with the last, when an assistant turn (a prefill), not ending in white space: the API refuses it"
+    c = ts[-1]['content'] if ts and ts[-1]['role']=='assistant' else None
+    if isinstance(c, str): c = c.rstrip()
+    elif c and c[-1].get('type')=='text' and isinstance(t := c[-1].get('text'), str) and t!=t.rstrip():
+        c = c[:-1] + [dict(c[-1], text=t.rstrip())]
+    else: return ts
+    return ts[:-1] + [dict(ts[-1], content=c)]
 
 # %% ../nbs/05_chat.ipynb #d217a33c
 def _chk_msg(m):
@@ -1990,6 +1992,8 @@ def _unprefixed(out, system, wire, msgs, given):
     for role,ms in _an_turns([_an_norm(_sdk_json(x)) for x in msgs]):
         at += [(len(h), j==0) for j in range(len(ms))]
         h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_blocks(ms)}))
+    # a history ending in a reply: sent now, its trailing white space goes (a prefill), after every block it holds
+    h = _an_unpadded(h)
     # where they part: one pass, not one per record
     k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))
     for _,r,_,i in wire:
@@ -2221,12 +2225,15 @@ def _trim(units, fmt, budget, counter, system):
     costs = [sum(map(counter, r)) for r in rs]
     total = sum(costs) + sys_cost
     sends = [i for i,r in enumerate(rs) if r]  # an empty prompt sends nothing: keeping it alone would send []
-    # no prompt: the newest message stays
-    last = max((i for i in sends if 'req' in units[i]), default=max(sends, default=len(units)-1))
+    # a prompt of no request is the rest of the reply before it (`chat2dlg`'s reply streamed over messages): the last
+    # prompt is the last with one, and goes with those after it; no prompt: the newest message stays
+    def rest(u): return 'req' in u and not _tidy(u['req'])
+    last = max((i for i in sends if 'req' in units[i] and not rest(units[i])), default=None)
+    if last is None: last = max((i for i in sends if 'req' in units[i]), default=max(sends, default=len(units)-1))
     keep = [True]*len(units)
     for i,u in enumerate(units):
         if total <= budget: break
-        if i==last or u['m'].pinned: continue
+        if i==last or u['m'].pinned or i>last and rest(u): continue
         keep[i] = False; total -= costs[i]
     return [u for u,k in zip(units, keep) if k]
 

@@ -799,3 +799,33 @@ def test_a_records_whitespace_only_text_block_is_not_sent(split, done):
     out = dlg2chat(d, 'anthropic')
     assert out[1] == {'role': 'assistant', 'content': [_th(1), _use(1)]}
     check_history(out, 'anthropic')
+
+@given(split_replies())
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_property_a_split_reply_read_last_then_continued_sends_as_the_unsplit_reply(hs):
+    "A history read while it ends in a reply streamed a block a message (its text may end in white space, which a final turn sheds), then a prompt added: the split reply sends what the unsplit one sends"
+    def sent(x):
+        d = chat2dlg(copy.deepcopy(x), 'anthropic'); d.mk_message('And then?', msg_type=sprompt)
+        return dlg2chat(d, 'anthropic')
+    h, s = hs
+    assert sent(s) == sent(h)
+
+def test_a_split_reply_ending_in_a_newline_keeps_its_thinking_once_continued():
+    "A reply whose text ends in a newline, read while it ended the history: `chat2dlg`'s check reads its trailing white space as a final turn sheds it, so its thinking blocks, split over messages or not, go once a prompt follows"
+    blocks = [_th(1), _th(2), {'type': 'text', 'text': 'The answer.\n'}]
+    for h in ([{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': blocks}],
+              [{'role': 'user', 'content': 'q'}] + [{'role': 'assistant', 'content': [b]} for b in blocks]):
+        d = chat2dlg(copy.deepcopy(h), 'anthropic'); d.mk_message('And then?', msg_type=sprompt)
+        out = dlg2chat(d, 'anthropic')
+        assert out[1] == {'role': 'assistant', 'content': blocks}
+        check_history(out, 'anthropic')
+
+def test_a_budget_keeps_the_last_prompt_with_the_rest_of_its_streamed_reply():
+    "A reply streamed a block a message reads as the person's prompt and prompts of no request holding the rest: trimmed to a budget, the person's last prompt is the one kept, with its whole reply, so the loop in progress keeps its thinking"
+    h = [{'role': 'user', 'content': 'An earlier question ' * 40}, {'role': 'assistant', 'content': [_th(0), {'type': 'text', 'text': 'An answer.'}]},
+         {'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1),
+         {'role': 'assistant', 'content': [_th(2)]}, {'role': 'assistant', 'content': [_use(2)]}, _res(2)]
+    d = chat2dlg(copy.deepcopy(h), 'anthropic')
+    out = dlg2chat(d, 'anthropic', budget=100)
+    assert out == [h[2], h[3], h[4], {'role': 'assistant', 'content': [_th(2), _use(2)]}, h[7]]
+    check_history(out, 'anthropic')
