@@ -1977,8 +1977,12 @@ def _stamp_kept(dlg, kept, fmt, msgs, system, known, sur):
 
 # %% ../nbs/05_chat.ipynb #2abf9ce8
 def _an_norm(m):
-    "Anthropic message `m` as the API reads it: a string content is one text block"
-    return dict(m, content=[_txt(m['content'])]) if isinstance(m, dict) and isinstance(m.get('content'), str) else m
+    "Anthropic message `m` as the API reads it: a string content is one text block, a tool result's too"
+    c = m.get('content') if isinstance(m, dict) else None
+    if isinstance(c, str): return dict(m, content=[_txt(c)])
+    def res(b): return isinstance(b, dict) and b.get('type')=='tool_result' and isinstance(b.get('content'), str)
+    if not (isinstance(c, list) and any(map(res, c))): return m
+    return dict(m, content=[dict(b, content=[_txt(b['content'])]) if res(b) else b for b in c])
 
 def _unprefixed(out, system, wire, msgs, given):
     "Anthropic checks the exact prefix before a thinking block (`system` and every message)"

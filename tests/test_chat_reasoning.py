@@ -829,3 +829,12 @@ def test_a_budget_keeps_the_last_prompt_with_the_rest_of_its_streamed_reply():
     out = dlg2chat(d, 'anthropic', budget=100)
     assert out == [h[2], h[3], h[4], {'role': 'assistant', 'content': [_th(2), _use(2)]}, h[7]]
     check_history(out, 'anthropic')
+
+def test_a_tool_result_of_one_text_block_keeps_the_later_thinking():
+    "A tool result given as one text block (MCP's results) goes back as its text, which the API reads alike: the thinking after it still goes"
+    def sent(c):
+        h = [{'role': 'user', 'content': 'p'}, {'role': 'assistant', 'content': [_th(0), _use(1)]},
+             {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': c}]},
+             {'role': 'assistant', 'content': [_th(1), {'type': 'text', 'text': 'done'}]}, {'role': 'user', 'content': 'p2'}]
+        return sent_thinking(dlg2chat(chat2dlg(h, 'anthropic'), 'anthropic'))
+    assert sent([{'type': 'text', 'text': 'found it'}]) == sent('found it') == [json.dumps(_th(0)), json.dumps(_th(1))]
