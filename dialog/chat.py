@@ -1100,39 +1100,31 @@ class _Wire:
         if self.h is None: self.h = hashlib.sha256(_jdump([self.cd.fmt, self.sys]))
         _digest(res[self.n:], self.h); self.n = len(res)
         return self.h.copy().hexdigest()[:32]
-    def reply(self, m, steps, res, live=False):
-        "Rounds `steps` of prompt `m`'s reply appended to `res`; `live`: it is of the turn in progress"
-        k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
-        rs = _wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()
-        for j,r in enumerate(rs):
-            try: k = self.rec(r, steps, res, k, live)
-            except (TypeError, KeyError, AttributeError, IndexError) as e:
-                msg = (f"message {m.id!r}: its {self.cd.fmt} record {j} "
-                       f"(meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})")
-                raise ValueError(msg) from None
-        res += [x for s in steps[k:] for x in s]
-    def rec(self, r, steps, res, k, live=False):
-        "Record `r` appended to `res` (after the rounds from `k` before it); `live`: it is of the turn in progress"
-        cd,a,n = self.cd,r['step'],r['steps']
+    def rec(self, g, steps, res, k, live=False):
+        "Records `g` of one round appended to `res` (after the rounds from `k` before it); `live`: of the turn in progress"
+        cd,r = self.cd,g[0]
+        a,n = r['step'],r['steps']
         if a<k or a+n>len(steps): self.broken = True; return k  # the reply was edited: it has no such rounds now
         res += [x for s in steps[k:a] for x in s]
         seg = [x for s in steps[a:a+n] for x in s]
         # its results are the next round's prefix
         pre,own = self.prefix(res),_digest(x for x in seg if cd.model(x)).hexdigest()[:32]
-        if self.stamp: r.update(prefix=pre, own=own)
-        out,mine = None,r.get('own')==own  # `mine`: its own blocks unedited, as far as compared
+        for x in g if self.stamp else (): x.update(prefix=pre, own=own)
+        out,mine = None,all(x.get('own')==own for x in g)  # `mine`: its own blocks unedited, as far as compared
         # stamping: sent as valid, unchecked (a record the check refuses breaks the chain there when `dlg2chat` runs, so
         # no digest after it is ever compared)
         if self.stamp and not self.broken:
             # a list returned as sent is finished in place: a record it would change goes as a copy
-            out = cd.own(_copy(r['msg']) if self.stamp=='copies' else r['msg'], [x for x in seg if not cd.model(x)])
+            ms = [_copy(x['msg']) if self.stamp=='copies' else x['msg'] for x in g]; out = ms[:-1]
+            out += cd.own(ms[-1], [x for x in seg if not cd.model(x)])
         # the turn in progress: its own blocks as they came, whatever was before (dropped, Anthropic refuses the request)
-        elif mine and (self.mode=='keep' or live or not self.broken and r.get('prefix')==pre):
-            msg,ths = _copy(r['msg']),[]
+        elif mine and (self.mode=='keep' or live or not self.broken and all(x.get('prefix')==pre for x in g)):
+            ms,ths = [_copy(x['msg']) for x in g],[]
             # else the ids were mapped, or the record says what the dialog doesn't show
             model = [x for x in seg if cd.model(x)]
-            same = cd.calls([msg])==cd.calls(seg) and _shown(cd, [msg], ths)==_shown(cd, model)
-            if (mine := same and self.thought(ths, live)): out = cd.own(msg, [x for x in seg if not cd.model(x)])
+            same = cd.calls(ms)==cd.calls(seg) and _shown(cd, ms, ths)==_shown(cd, model)
+            if (mine := same and self.thought(ths, live)):
+                out = ms[:-1] + cd.own(ms[-1], [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
             # its own blocks edited: the model's messages right before it are of its turn (a reply streamed a block a
@@ -1142,10 +1134,29 @@ class _Wire:
                 if id(x) in self.plain: self.cut.add(id(x))
             out = cd.with_state(_copy(r['msg']), seg) if self.mode=='keep' else seg
         else:
-            self.fixed.add(id(out[0])); self.plain[id(out[0])] = [x for x in seg if cd.model(x)]
+            self.fixed.update(map(id, out[:len(g)])); self.plain |= {id(x):[] for x in out[1:len(g)]}
+            self.plain[id(out[0])] = [x for x in seg if cd.model(x)]
             if not n: self.alone.add(id(out[0]))
         res += out
         return a+n
+
+# %% ../nbs/05_chat.ipynb #13f3e529
+@patch
+def reply(self:_Wire, m, steps, res, live=False):
+    "Rounds `steps` of prompt `m`'s reply appended to `res`; `live`: it is of the turn in progress"
+    k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
+    gs = []  # records of one round (calls made together, a message each: `chat2dlg`) go as one, after its first's index
+    for j,r in enumerate(_wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()):
+        if gs and r['steps'] and (r['step'], r['steps'])==(gs[-1][1][0]['step'], gs[-1][1][0]['steps']):
+            gs[-1][1].append(r)
+        else: gs.append((j, [r]))
+    for j,g in gs:
+        try: k = self.rec(g, steps, res, k, live)
+        except (TypeError, KeyError, AttributeError, IndexError) as e:
+            msg = (f"message {m.id!r}: its {self.cd.fmt} record {j} "
+                   f"(meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})")
+            raise ValueError(msg) from None
+    res += [x for s in steps[k:] for x in s]
 
 # %% ../nbs/05_chat.ipynb #a24778d0
 @patch
@@ -2062,9 +2073,20 @@ def _reply_of(msg):
     "The reply `chat2dlg` builds for prompt `msg`: `(msg, items, weights, records, [its highest footnote number])`"
     return msg, [], [], [], [0]
 
-def _add_reply(cur, ev, m, i, fmt, pending):
-    "Add assistant event `ev` of message `m` (index `i`) to the reply `cur` builds"
-    calls,s0,tail = [],len(cur[1]),[]
+def _reply_for(dlg, cur, ev, after, runs, flush):
+    "The reply assistant event `ev` goes in (`after` another's): `cur` or a new prompt's; and whether it adds calls"
+    # after another message: a new prompt's reply (`cur` flushed), unless it starts with calls made with those ending
+    # that one (one turn: `runs`)
+    p,it = ev[1][0] if ev[1] else None,cur[1][-1] if cur is not None and cur[1] else None
+    more = after and runs and p is not None and p['type']=='tool' and not p.get('server') and isinstance(it, list) \
+        and not it[0].get('server')
+    if cur is None or after and not more: flush(); cur = _reply_of(dlg.mk_message('', msg_type=sprompt))
+    return cur,bool(more)
+
+def _add_reply(cur, ev, m, i, fmt, pending, more=False):
+    "Add assistant event `ev` of message `m` (index `i`) to the reply `cur` builds; `more`: its calls join the last"
+    calls = cur[1].pop() if more else []
+    s0,tail = len(cur[1]),[]
     for p in ev[1]:
         if p['type']=='tool' and _too_deep(p['args']):
             _err(i, f"nested too deeply to read ({fmt} history; tool call {p['id']!r}'s arguments: "
@@ -2144,8 +2166,8 @@ def chat2dlg(msgs:list, # The provider's message list
                 # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
                 if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = dm
             elif ev[0]=='assistant':
-                if cur is None or prev=='assistant': flush(); cur = _reply_of(dlg.mk_message('', msg_type=sprompt))
-                _add_reply(cur, ev, m, i, fmt, pending)
+                cur,more = _reply_for(dlg, cur, ev, prev=='assistant', cd.runs, flush)
+                _add_reply(cur, ev, m, i, fmt, pending, more)
             else:
                 if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
                 c = pending[ev[1]].pop(0); c['result'] = ev[2]

@@ -676,8 +676,8 @@ def split_replies(draw):
         h.append({'role': 'assistant', 'content': bs})
         parts = [[bs[0]]]
         for c, a, b in zip(cuts, bs, bs[1:]):
-            # calls made together stay together: split apart, the dialog answers them in two prompts, their results in two turns
-            if c and not (a['type'] == b['type'] == 'tool_use'): parts.append([])
+            # calls made together may be split too: the dialog reads them back together, with their results
+            if c: parts.append([])
             parts[-1].append(b)
         s += [{'role': 'assistant', 'content': p} for p in parts]
         res = [{'role': 'user', 'content': [b for c in calls for b in _res(c['input']['i'])['content']]}] if calls else []
@@ -838,3 +838,16 @@ def test_a_tool_result_of_one_text_block_keeps_the_later_thinking():
              {'role': 'assistant', 'content': [_th(1), {'type': 'text', 'text': 'done'}]}, {'role': 'user', 'content': 'p2'}]
         return sent_thinking(dlg2chat(chat2dlg(h, 'anthropic'), 'anthropic'))
     assert sent([{'type': 'text', 'text': 'found it'}]) == sent('found it') == [json.dumps(_th(0)), json.dumps(_th(1))]
+
+@pytest.mark.parametrize('two', [False, True])
+def test_parallel_calls_split_over_messages_keep_every_result(two):
+    "Calls made together, streamed a message each (`[thinking, call 1]`, `[call 2]`): read as one round of one prompt, every result kept, and sent as the unsplit reply"
+    rs = [{'role': 'user', 'content': [_res(1)['content'][0]]}, {'role': 'user', 'content': [_res(2)['content'][0]]}] if two else \
+         [{'role': 'user', 'content': _res(1)['content'] + _res(2)['content']}]
+    q = {'role': 'user', 'content': 'Read both.'}
+    h = [q, {'role': 'assistant', 'content': [_th(1), _use(1)]}, {'role': 'assistant', 'content': [_use(2)]}] + rs
+    d = chat2dlg(copy.deepcopy(h), 'anthropic')
+    assert len(d.messages) == 1 and 'r1' in d.messages[0].ai_res and 'r2' in d.messages[0].ai_res
+    want = dlg2chat(chat2dlg([q, {'role': 'assistant', 'content': [_th(1), _use(1), _use(2)]}] + rs, 'anthropic'), 'anthropic')
+    assert dlg2chat(d, 'anthropic') == dlg2chat(_reread(d), 'anthropic') == want
+    check_history(want, 'anthropic')
