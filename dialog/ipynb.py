@@ -445,14 +445,16 @@ class _Dir:
 def save(self:Dialog,
          fname=None, # Where to save; defaults to the file the dialog came from
          force=False, # Overwrite even if the file changed, or vanished, since it was read
-         root=None): # Write only inside this folder, following no symlink below it
+         root=None, # Write only inside this folder, following no symlink below it
+         check=None): # Called with the file's bytes (None: no file) as `atomic_write`'s is, to refuse by raising (with `force` too)
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = ipynb_path(fname) if fname is not None else self.path
     if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
     data = write_ipynb(self).encode('utf-8')
     ours = self.path is not None and os.path.realpath(path)==os.path.realpath(self.path)
-    def check(cur):
+    def chk(cur):
         if cur==data: return False
+        if check is not None: check(cur) # the caller's own rule, held up to the rename
         if force: return True
         who = f'dialog {_q(self.name)}'
         if cur is None:
@@ -465,7 +467,7 @@ def save(self:Dialog,
         elif _digest(cur)!=self._seen:
             raise DialogConflictError(f'{path} changed on disk since {who} read or saved it; '
                                       'nothing was written (read it again, or save with force=True to overwrite)')
-    atomic_write(path, data, check, root)
+    atomic_write(path, data, chk, root)
     self.path,self._seen = path,_digest(data)
     return path
 

@@ -55,9 +55,10 @@ for nm in ('dialog', 'from_dialog', 'read', 'save'):
     if nm in vars(Thread): delattr(Thread, nm)
 Thread.dlg_cls = Dialog # the class of the dialog a thread builds; a host subclass sets its own
 Thread._dlg = Thread._disk = None # a thread made, not read, has no dialog (or file) yet
+Thread._digests = {} # file (as named when read or saved) -> the `file_digest` of the bytes this thread last read from it or wrote there
 Thread._runs = Thread._run_pos = Thread._inert = () # nor cells it didn't write
 # a copy is a new thread: its dialog (and file) are its own
-Thread.copy_skips = Thread.copy_skips | {'_dlg', '_disk', '_cps'}
+Thread.copy_skips = Thread.copy_skips | {'_dlg', '_disk', '_cps', '_digests'}
 
 # %% ../nbs/10_thread_sync.ipynb #f5fe8733
 _tags = ('$bytes', '$dict') # the keys that mark an encoded value in a record's free-form field
@@ -1312,6 +1313,7 @@ def from_dialog(cls:Thread,
     except ValueError as e: raise ValueError(f'{where}: bad thread record: {e}') from None
     # the digest of the bytes the dialog was read from, not of the file now: a write landing since would be taken for them
     t._dlg,t._disk,sys = dlg,(dlg.disk_digest if dlg.disk_digest is not None else file_digest(dlg.path)),dlg.system
+    if dlg.path is not None: t._digests = {dlg.path: t._disk}
     # cells of the dialog read that the thread didn't write: runs that give messages, and inert ones
     t._runs,t._run_pos,t._inert = [],[],[]
     t.__dict__['_old_ids'] = rec.get('ids')=='by run' or _old_changes(rec.get('changed'))
@@ -1804,12 +1806,24 @@ def changed_on_disk(self:Thread,
     return (self._disk is not None and dlg is not None and dlg.path is not None
             and (p==dlg.path or os.path.realpath(p)==os.path.realpath(dlg.path)) and file_digest(p)!=self._disk)
 
+# %% ../nbs/10_thread_sync.ipynb #81f55831
+@patch
+def digest_of(self:Thread,
+              fname): # A dialog file; `.ipynb` is appended when missing
+    "The `file_digest` of file `fname` as this thread last read it or saved it there (any file it was read from or saved to, not only the last); None when it never was"
+    if not (d := self._digests): return None
+    if (r := d.get(p := ipynb_path(fname))) is not None: return r
+    # the file by another name (a symlink, a relative path): resolved only then, so a read resolves no path
+    rp = os.path.realpath(p)
+    return next((v for k,v in reversed(d.items()) if os.path.realpath(k)==rp), None)
+
 # %% ../nbs/10_thread_sync.ipynb #b926ad4c
 @patch
 def save(self:Thread,
          fname=None, # Where to save; defaults to the file the thread was read from or last saved to
          force:bool=False, # Overwrite even if the file changed on disk since this thread read or saved it
-         root=None): # Write only inside this folder, following no symlink below it
+         root=None, # Write only inside this folder, following no symlink below it
+         check=None): # Called with the file's bytes (None: no file) as it is written, to refuse by raising: `Dialog.save`'s
     "Save this thread as a dialog file, atomically and conflict-safely; returns the path"
     dlg = self.dialog
     p = dlg.path if fname is None else fname  # the file `dlg.save` names
@@ -1817,8 +1831,9 @@ def save(self:Thread,
         who,p = f'thread {short_repr(self.id)}',ipynb_path(p)
         if file_digest(p) is None: raise DialogConflictError(f'{p} was deleted or renamed since {who} read or saved it; nothing was written (save with force=True to write it again)')
         raise DialogConflictError(f'{p} changed on disk since {who} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)')
-    res = dlg.save(fname, force=force, root=root)
+    res = dlg.save(fname, force=force, root=root, check=check)
     self._disk = dlg.disk_digest  # the bytes written, as a read keeps the bytes read
+    self._digests = {**self._digests, Path(res): self._disk}
     return res
 
 # %% ../nbs/10_thread_sync.ipynb #0b96a52c

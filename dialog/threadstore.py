@@ -23,7 +23,7 @@ from .nbjson import gc_paused
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from urllib.parse import quote
-import errno, hashlib, json, math, os, stat, threading, time, weakref
+import copy, errno, hashlib, json, math, os, stat, threading, time, weakref
 try: import fcntl
 except ImportError: fcntl = None # no `flock` (Windows): one writing process at a time
 # so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
@@ -329,7 +329,8 @@ def _valid(self:DialogThreadStore, e, sig, at):
 
 # %% ../nbs/11_threadstore.ipynb #250cd089
 @patch
-def _sync(self:DialogThreadStore):
+def _sync(self:DialogThreadStore,
+          locked=False): # The caller holds the store's lock (a save)
     "Bring the index up to date with the folder"
     self._init(); self._tail()
     at,dsig = time.time_ns(),file_sig(self.path)
@@ -355,7 +356,7 @@ def _sync(self:DialogThreadStore):
     new.sort(key=lambda e: (e.get('c', 0), e['f']))
     self._e = keep
     if changed: self._stale()
-    if new or now_ok: self._note(new+now_ok)
+    if new or now_ok: self._note(new+now_ok, locked)
     self._dsig,self._synced = (dsig, at),time.monotonic()
 
 @patch
@@ -422,13 +423,6 @@ def _remade(cls, t, keep=None):
     return cls.model_validate(d)
 
 # %% ../nbs/11_threadstore.ipynb #34484adb
-def _storable(t):
-    "`t` as a `dialog.thread.Thread` without system messages: `t` itself when it is one and has none, else a new one"
-    own = isinstance(t, Thread)
-    if own and not any(m.role=='system' for m in t.messages): return t
-    # a dump names its stored files by id only: the copy, of the same id, finds them in `t`'s store
-    return _remade(Thread, t, lambda m: m['role']!='system')
-
 _fc = {}
 def _shared(a, b):
     "The names of the fields of `a` that `b` has too: narrator's, and a subclass's own that both have"
@@ -436,6 +430,22 @@ def _shared(a, b):
         nb = {f.name for f in field_table(type(b))}
         r = _fc[k] = [f.name for f in field_table(type(a)) if f.name in nb]
     return r
+
+_tfields = {f.name for f in field_table(Thread)} # a dialog `Thread`'s fields: narrator's
+
+def _storable(t):
+    "`t` as a `dialog.thread.Thread` without system messages: `t` itself when it is one and has none, else a new one (of `t`'s class when it is a `Thread`'s)"
+    own = isinstance(t, Thread)
+    if own and not any(m.role=='system' for m in t.messages): return t
+    # a dump names its stored files by id only: the copy, of the same id, finds them in `t`'s store
+    c = _remade(type(t) if own else Thread, t, lambda m: m['role']!='system')
+    # of `t`'s class, a subclass's own fields (a dump, narrator's shape, leaves them out) copied, its messages' too
+    if own:
+        for a,b,base in [(t, c, _tfields)]+[(m, o, message_fields) for m,o in zip([m for m in t.messages if m.role!='system'], c.messages)]:
+            for k in _shared(a, a):
+                if k not in base: setattr(b, k, copy.deepcopy(getattr(a, k)))
+    return c
+
 
 @patch
 def _onto(self:DialogThreadStore, t, name):
@@ -481,14 +491,19 @@ def _current(self:DialogThreadStore, n):
 @patch
 def _name_for(self:DialogThreadStore, tid):
     "The file to save thread `tid` in: the one holding it now, else the one named for it, unless another thread has it"
-    e = self._idmap().get(tid)
-    if e is not None and (e := self._current(e['f'])) is not None and e.get('id')==tid: return e['f']
+    for i in range(2):
+        if (k := self._idmap().get(tid)) is None: break # none indexed: a new thread's save reads no other file
+        if (e := self._current(k['f'])) is not None and e.get('id')==tid: return e['f']
+        # the index's file of the thread gone (a person renamed it?) or holding another thread: every file looked at
+        if i: break
+        self._sync(locked=True) # (a save holds the lock)
     n = base = thread_fname(tid)
     for i in range(1, 1000):
-        e = self._current(n)
+        was,e = self._e.get(n, {}).get('id', tid),self._current(n)
         if e is None and not os.path.lexists(self.path/n): return n
-        # a file broken by hand, named for the thread, is its file (a folder, a pipe or a symlink isn't)
-        if e is not None and (e.get('id')==tid or 'err' in e and _regular(self.path/n)): return n
+        # a file broken by hand, named for the thread, is its file (a folder, a pipe or a symlink isn't), unless the
+        # index knew it to hold another thread (a person's renamed file, broken since: `delete` keeps it too)
+        if e is not None and (e.get('id')==tid or 'err' in e and was==tid and _regular(self.path/n)): return n
         n = f'{base[:-6]}~{i}.ipynb'
     raise ValueError(f'no free file name for thread {tid!r} in {self.path}')
 
@@ -527,6 +542,10 @@ def _gave(thread, key):
     "The `file_digest` of the bytes of file `key` (`(folder, name)`) a store gave `thread` from or last wrote for it, or None"
     return None if (g := _given.get(id(thread))) is None or g[0]() is not thread else g[1].get(key)
 
+def _gaves(thread, folder):
+    "The `file_digest`s of the bytes of every file of `folder` a store gave `thread` from or last wrote for it"
+    return set() if (g := _given.get(id(thread))) is None or g[0]() is not thread else {d for k,d in g[1].items() if k[0]==folder}
+
 def _give(thread, key, digest):
     "Note that a store gave `thread` from the bytes of file `key` whose `file_digest` is `digest`, or wrote them for it"
     k = id(thread)
@@ -560,29 +579,43 @@ def _check(self:DialogThreadStore, thread, name):
     if (now := file_digest(p) if 'err' in e else e['h']) is None: return None
     # as a store's save left it (`w`): another program's save, and the last save wins, as in narrator's stores
     if e.get('w'): return now
-    own = thread.digest_on_disk if isinstance(thread, Thread) else None # what a dialog thread itself read or wrote
-    if (gave := _gave(thread, (self._real, name))) is None:
+    # what a dialog thread itself last read from this file or wrote there (whatever file it was saved to since)
+    own = thread.digest_of(p) if isinstance(thread, Thread) else None
+    if (gave := _gave(thread, (self._real, name))) is None and (others := _gaves(thread, self._real)):
+        # given from another file of the folder, which a person renamed since (and maybe changed): checked against it
+        if now in others: return now
+    elif gave is None:
         # never given nor saved by a store: a thread read from this file itself is checked against it, any other is
         # put onto the file (narrator's save makes a thread anew)
-        if own is None or own==now or not _same(thread.disk_file, p): return now
+        if own is None or own==now: return now
     elif now in (gave, own): return now
     raise self._conflict(getattr(thread, 'id', None), p)
 
 @patch
 def _to_write(self:DialogThreadStore, t, thread, name, now):
-    "The thread to write for `t` (`_storable(thread)`) over file `name`, whose digest `_check` gave as `now`; and whether with force"
+    "The thread to write for `t` (`_storable(thread)`) over file `name`, whose digest `_check` gave as `now`; and the check its write holds to, when not `Dialog.save`'s own"
     # `Dialog.save` checks the file again as it writes, under its lock just before the rename, against the bytes the
     # written thread's dialog read or wrote: so the thread written is one read from the file as checked (`t` itself
     # when it is; else `t`, or a copy of the caller's own thread, put onto the thread read from the file now)
     p = self.path/name
-    if now is None: return t,(t.digest_on_disk is not None and _same(t.disk_file, p)) # its own file deleted: written again
-    if t is thread and t.digest_on_disk==now and _same(t.disk_file, p): return t,False
+    if now is None: return t,_still(t.id, p, now) # gone: written again, while it stays gone
+    if t is thread and t.digest_on_disk==now and _same(t.disk_file, p): return t,None
     c = t if t is not thread else t.model_copy(deep=True) # the caller's thread keeps its own dialog and messages
     if (ft := self._onto(c, name)) is not c:
         if ft.digest_on_disk!=now: raise self._conflict(t.id, p) # a person's save landed since the check
-        return ft,False
-    # no thread of this id in the file now: a file a person broke, named for the thread, is written over (as `get` says)
-    return t,(e := self._current(name)) is not None and 'err' in e
+        return ft,None
+    # no thread of this id in the file now: a file a person broke, named for the thread, is written over (as `get`
+    # says), while it holds the bytes checked (broken since the check: a person's save caught half-way, refused); a
+    # file of another thread is `Dialog.save`'s to refuse
+    return t,_still(t.id, p, now) if (e := self._current(name)) is not None and 'err' in e else None
+
+def _still(tid, p, now):
+    "The check of a write over file `p` made with force: the file still as `_check` found it (`now`: its digest; None: no file)"
+    # held by `Dialog.save` up to the rename: a file put back, or saved, since is refused, never replaced
+    def check(cur):
+        if (None if cur is None else _hash(cur))!=now:
+            raise DialogConflictError(f'thread {tid!r}: its file {p} changed as the store wrote it')
+    return check
 
 # %% ../nbs/11_threadstore.ipynb #01198614
 @patch
@@ -597,9 +630,9 @@ async def save(self:DialogThreadStore,
             name,was = self._name_for(t.id),file_sig(self.path)
             # the thread given (or the copy of it a store gave), got from its file or saved there before a person
             # (or another program) changed the file: written over, their change would be lost without a word
-            t,force = self._to_write(t, thread, name, self._check(thread, name))
+            t,check = self._to_write(t, thread, name, self._check(thread, name))
             self._keep_files(t, name)
-            try: t.save(p := self.path/name, force=force, root=self.path)
+            try: t.save(p := self.path/name, force=check is not None, root=self.path, check=check)
             except DialogConflictError: raise self._conflict(t.id, p) from None
             _give(thread, (self._real, name), wrote := t.digest_on_disk) # the bytes written, never the file read back
             if (r := self._read(name)) is not None and 'id' in r[1]:
@@ -665,13 +698,18 @@ async def delete(self:DialogThreadStore,
             self._e.pop(n, None)
         with self._lock():
             self._tail()
+            # the file the index gives the thread, and what it knew of the file named for it, before any is read again
+            own,n0 = (o := self._idmap().get(thread_id)) and o['f'],thread_fname(thread_id)
+            was = self._e.get(n0, {}).get('id', thread_id)
             for n,e in list(self._e.items()):
                 # a file that holds another thread now (a copy a person gave its own id) stays
                 if e.get('id')!=thread_id or (e := self._current(n)) is None or e.get('id')!=thread_id: continue
                 rm(n, e)
             # the file named for the thread, broken by hand, is its file, as `get` and `save` take it (a folder, a pipe
-            # or a symlink isn't)
-            if (e := self._current(n := thread_fname(thread_id))) is not None and 'err' in e and _regular(self.path/n): rm(n, e)
+            # or a symlink isn't): when the index gives it the thread, or gives the thread none and didn't know the file
+            # to hold another thread (a person's renamed file, broken since, stays)
+            if (own==n0 if own else was==thread_id) and (e := self._current(n0)) is not None and 'err' in e \
+                and _regular(self.path/n0): rm(n0, e)
             self._stale()
             if gone: self._note(gone, locked=True)
         return bool(gone)

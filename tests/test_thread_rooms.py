@@ -41,10 +41,10 @@ def test_a_copy_leaves_out_what_ties_a_thread_to_its_file(tmp_path):
         assert c._dlg is None and c._disk is None and c.dialog is not t.dialog
 
 def test_the_sync_attaches_no_private_methods_to_thread():
-    "The sync's helpers are functions of its own module, not private methods it patches onto `Thread`: what it gives `Thread` is the public `dialog`, `from_dialog`, `read`, `save`, and `changed_on_disk`, `digest_on_disk` and `disk_file` (what a store checks before it saves)"
+    "The sync's helpers are functions of its own module, not private methods it patches onto `Thread`: what it gives `Thread` is the public `dialog`, `from_dialog`, `read`, `save`, and `changed_on_disk`, `digest_on_disk`, `digest_of` and `disk_file` (what a store checks before it saves)"
     tree = ast.parse((pkg/'thread_sync.py').read_text())
     patched = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and any(ast.unparse(d).startswith('patch') for d in n.decorator_list)}
-    public = {'dialog', 'from_dialog', 'read', 'save', 'changed_on_disk', 'digest_on_disk', 'disk_file'}
+    public = {'dialog', 'from_dialog', 'read', 'save', 'changed_on_disk', 'digest_on_disk', 'digest_of', 'disk_file'}
     assert patched==public, patched
     fn = lambda v: getattr(v, 'fget', None) or getattr(v, '__func__', None) or getattr(v, 'f', v) # a property, a classmethod, fastcore's class method
     assert {k for k,v in vars(models.Thread).items() if getattr(fn(v), '__module__', None)==sync.__name__}==public
