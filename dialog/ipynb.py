@@ -226,9 +226,10 @@ def _read_fd(fd, path):
 def _read(fname, cls, name, repair, verbose, parts=False, root=None, data=None):
     "`read_ipynb`, or with `parts` `read_ipynb_parts`"
     path = ipynb_path(fname)
-    if data is None: data = _read_file(path, root)[0]
-    elif root is not None: raise ValueError('read_ipynb: give the bytes (data) or a root to read them under, not both')
-    elif not isinstance(data, bytes): raise ValueError(f'read_ipynb: data must be the bytes of the file, not {type(data).__name__}')
+    # the bytes read are held by `_read_bytes` alone, which lets them go before parsing (no copy of the file at the peak)
+    if data is None: return _read_bytes(path, _read_file(path, root)[0], cls, name, repair, verbose, parts)
+    if root is not None: raise ValueError('read_ipynb: give the bytes (data) or a root to read them under, not both')
+    if not isinstance(data, bytes): raise ValueError(f'read_ipynb: data must be the bytes of the file, not {type(data).__name__}')
     return _read_bytes(path, data, cls, name, repair, verbose, parts)
 
 def _read_bytes(path, data, cls, name, repair, verbose, parts=False):
