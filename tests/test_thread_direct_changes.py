@@ -345,17 +345,22 @@ def test_messages_must_be_a_list(bad):
 
 def test_two_processes_saving_one_thread(tmp_path):
     "Processes that read the same thread file and save it: one wins, the others are refused, nothing is half-written"
-    import subprocess, sys, os
+    import subprocess, sys, os, tempfile
     p = tmp_path/'t.ipynb'
     t = Thread(id='c'); t.add_message(Message(role='user', content='hi')); t.save(p)
-    code = ('import sys, time\nfrom dialog.thread import Thread, Message\nt = Thread.read(sys.argv[1]); time.sleep(0.5)\n'
+    # each reads, says so, and saves only once all three have read (however slowly each starts on a busy machine)
+    ready = Path(tempfile.mkdtemp())
+    code = ('import sys, time\nfrom pathlib import Path\nfrom dialog.thread import Thread, Message\nt = Thread.read(sys.argv[1])\n'
+            'r = Path(sys.argv[3]); (r/sys.argv[2]).touch(); end = time.monotonic()+120\n'
+            'while len(list(r.iterdir()))<3 and time.monotonic()<end: time.sleep(0.01)\n'
             't.add_message(Message(role="user", content=sys.argv[2]))\ntry: t.save(); print("saved")\nexcept Exception as e: print(type(e).__name__)')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(ours.__file__).parent.parent), os.environ.get('PYTHONPATH', '')]))
-    ps = [subprocess.Popen([sys.executable, '-c', code, str(p), f'w{i}'], stdout=subprocess.PIPE, text=True, env=env) for i in range(3)]
+    ps = [subprocess.Popen([sys.executable, '-c', code, str(p), f'w{i}', str(ready)], stdout=subprocess.PIPE, text=True, env=env) for i in range(3)]
     outs = sorted(x.communicate()[0].strip() for x in ps)
     assert outs==['DialogConflictError', 'DialogConflictError', 'saved']
     back = Thread.read(p)
     assert [m.content for m in back.messages][0]=='hi' and len(back.messages)==2 and [x.name for x in tmp_path.iterdir()]==['t.ipynb']
+    assert sorted(x.name for x in ready.iterdir())==['w0', 'w1', 'w2']
 
 
 class _SlotMsg(Message):
