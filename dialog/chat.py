@@ -848,7 +848,8 @@ def _an_alternate(msgs, fixed=()):
     for m in msgs:
         if isinstance(c := m['content'], str) and c.strip(): ms.append(m); continue
         # Anthropic refuses an empty or whitespace-only text block, a kept message's too (no signature covers it)
-        bs = [b for b in _blocks(c) if not (isinstance(b, dict) and b.get('type')=='text' and not str(b.get('text')).strip())]
+        bs = [b for b in _blocks(c) if b['type']!='text' or b['text'].strip()] if id(m) not in fixed else \
+             [b for b in _blocks(c) if not (isinstance(b, dict) and b.get('type')=='text' and not str(b.get('text')).strip())]
         # nothing but blank text: its neighbours may now merge
         if bs and len(bs)<len(c) and id(m) in fixed: fixed.add(id(x := dict(m, content=bs))); ms.append(x)
         elif bs: ms.append(m if len(bs)==len(c) else dict(m, content=bs))
