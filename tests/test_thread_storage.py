@@ -16,6 +16,7 @@ from thread_cases import _ts
 from datetime import date
 narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
 from thread_cases import ok_or_error
+from thread_cases import ticket_classes
 corpus = sorted(p for p in _corpus.rglob('*.ipynb') if p.name!='invalid.ipynb')
 
 def roundtrip(t, tmp_path, name='t.ipynb'):
@@ -415,13 +416,7 @@ def test_bytes_in_source_attributes_round_trip(tmp_path):
 
 def test_subclass_fields_saved_and_read(tmp_path):
     "A thread subclass's own fields, and its messages' (its `msg_cls` a message subclass), are kept through save and read"
-    from pydantic import Field
-    from typing import List
-    class ScoredMessage(Message): score: float = 0.0
-    class TicketThread(Thread):
-        msg_cls = ScoredMessage
-        priority: int = 0
-        tags: List[str] = Field(default_factory=list)
+    TicketThread,ScoredMessage = ticket_classes()
     t = TicketThread(id='x', priority=3, tags=['a'])
     t.add_message(ScoredMessage(role='user', content='hi', score=2.5)); t.add_message(ScoredMessage(role='assistant', content='yo'))
     back = TicketThread.read(t.save(tmp_path/'x.ipynb'))

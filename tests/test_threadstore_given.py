@@ -5,6 +5,7 @@ from pathlib import Path
 from dialog.thread import Thread, Message
 from dialog.threadstore import DialogThreadStore
 from dialog.ipynb import DialogConflictError, file_digest
+from thread_cases import ticket_classes
 
 def run(c): return asyncio.run(c)
 
@@ -158,13 +159,7 @@ def test_the_index_hash_is_file_digest(data):
 
 def test_a_subclass_thread_saved_elsewhere_keeps_its_own_fields_in_the_store(tmp_path):
     "A host's subclass (own fields on the thread and its messages), got, saved elsewhere, changed and saved through the store: the file keeps every change, a person's note too"
-    from pydantic import Field
-    from typing import List
-    class ScoredMessage(Message): score: float = 0.0
-    class TicketThread(Thread):
-        msg_cls = ScoredMessage
-        priority: int = 0
-        tags: List[str] = Field(default_factory=list)
+    TicketThread,ScoredMessage = ticket_classes()
     s = DialogThreadStore(tmp_path/'threads', thread_cls=TicketThread)
     t = TicketThread(id='x', priority=3, tags=['a']); t.add_message(ScoredMessage(role='user', content='hi', score=2.5)); run(s.save(t))
     p = tmp_path/'threads'/'x.ipynb'; add_note(p)

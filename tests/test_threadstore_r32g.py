@@ -6,6 +6,7 @@ from typing import List
 from dialog.thread import Thread, Message
 from dialog.threadstore import DialogThreadStore
 from dialog.ipynb import DialogConflictError, file_digest
+from thread_cases import ticket_classes
 
 def run(c): return asyncio.run(c)
 
@@ -41,11 +42,7 @@ def test_delete_keeps_a_broken_file_the_index_knew_held_another_thread(tmp_path)
 @pytest.mark.parametrize('system', [False, True])
 def test_a_subclass_thread_holding_a_system_message_keeps_its_own_fields(tmp_path, system):
     "With `thread_cls` a subclass (own fields on the thread and its messages), a thread holding a system message saves its own fields as one without does"
-    class ScoredMessage(Message): score: float = 0.0
-    class TicketThread(Thread):
-        msg_cls = ScoredMessage
-        ticket: str = 'none'
-        tags: List[str] = Field(default_factory=list)
+    TicketThread,ScoredMessage = ticket_classes('ticket', str, 'none')
     s = DialogThreadStore(tmp_path, thread_cls=TicketThread)
     t = TicketThread(id='conv', ticket='T-1'); t.add_message(ScoredMessage(role='user', content='q', score=1.0)); run(s.save(t))
     g = run(s.get('conv'))

@@ -105,3 +105,11 @@ def edit_then_save(p, edit):
     try: t.save()
     except ValueError as e: return e, None
     return None, first_prompt(read_ipynb(p))
+
+def ticket_classes(name='priority', typ=int, default=0):
+    "A host's subclasses: `TicketThread` (own fields `name` of type `typ`, and `tags`) whose `msg_cls` is `ScoredMessage` (own field `score`)"
+    from pydantic import Field
+    from typing import List
+    class ScoredMessage(Message): score: float = 0.0
+    ns = {'msg_cls': ScoredMessage, '__annotations__': {name: typ, 'tags': List[str]}, name: default, 'tags': Field(default_factory=list)}
+    return type('TicketThread', (Thread,), ns),ScoredMessage
