@@ -2079,8 +2079,9 @@ def _reply_for(dlg, cur, ev, after, runs, flush):
     # after another message: a new prompt's reply (`cur` flushed), unless it starts with calls made with those ending
     # that one (one turn: `runs`)
     p,it = ev[1][0] if ev[1] else None,cur[1][-1] if cur is not None and cur[1] else None
+    # (calls made together have no result yet: a call after a result is a new round, whatever came between)
     more = after and runs and p is not None and p['type']=='tool' and not p.get('server') and isinstance(it, list) \
-        and not it[0].get('server')
+        and not it[0].get('server') and all(c.get('result') is None for c in it if isinstance(c, dict))
     if cur is None or after and not more: flush(); cur = _reply_of(dlg.mk_message('', msg_type=sprompt))
     return cur,bool(more)
 

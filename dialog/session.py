@@ -694,7 +694,7 @@ def _unseen(A, rs, n, spans, msgs):
 
 # %% ../nbs/08_session.ipynb #b65cf0f0
 def _forks(A, rs):
-    "The indices of records `rs` where the chain `A` reads forks: a user or assistant record not following the one read before it"
+    "The indices of records `rs` where the chain `A` reads forks: a prompt record not following the user or assistant record read before it, or any after a parent unwritten"
     def conv(r): return r.get('type') in ('user', 'assistant') and bool(r.get('isSidechain'))==A.side and isinstance(r.get('uuid'), str)
     par = {r['uuid']: r.get('parentUuid') for r in rs if isinstance(r.get('uuid'), str) and bool(r.get('isSidechain'))==A.side}
     convs = {r['uuid'] for r in rs if conv(r)}
@@ -709,7 +709,10 @@ def _forks(A, rs):
     for i,r in enumerate(rs):
         if not conv(r) or r['uuid'] in read: continue  # a record written twice is read once
         read.add(r['uuid'])
-        if prev is not None and anc(r.get('parentUuid'))!=prev: res.add(i)
+        # a person's prompt not after the record before it: a rewind writes one (a tool's results, each under its own
+        # call's record when calls are made together, don't); any record after a parent the file doesn't hold
+        a = anc(q := r.get('parentUuid'))
+        if prev is not None and (A.is_prompt(r) and a!=prev or a is None and q is not None): res.add(i)
         prev = r['uuid']
     return res
 

@@ -851,3 +851,19 @@ def test_parallel_calls_split_over_messages_keep_every_result(two):
     want = dlg2chat(chat2dlg([q, {'role': 'assistant', 'content': [_th(1), _use(1), _use(2)]}] + rs, 'anthropic'), 'anthropic')
     assert dlg2chat(d, 'anthropic') == dlg2chat(_reread(d), 'anthropic') == want
     check_history(want, 'anthropic')
+
+def _calls_per_turn(out):
+    return [[b['id'] for b in m['content'] if b.get('type')=='tool_use'] for m in out if m['role']=='assistant' and isinstance(m['content'], list)]
+
+@pytest.mark.parametrize('between', [[dict(type='thinking', thinking='', signature='sig7')], [], '', [dict(type='text', text='')]])
+def test_an_empty_message_between_rounds_joins_no_calls(between):
+    "An assistant message showing nothing between a round's results and the next call: the two rounds stay apart (calls made together have no result yet); joined, the model would be told it made the second call before it saw the first's result"
+    tu = lambda i: dict(type='tool_use', id=f'toolu_{i}', name='f', input={'n': i})
+    tr = lambda i: dict(role='user', content=[dict(type='tool_result', tool_use_id=f'toolu_{i}', content=f'r{i}')])
+    h = [dict(role='user', content='q'), dict(role='assistant', content=[dict(type='thinking', thinking='t1', signature='sig1'), tu(5)]), tr(5),
+         dict(role='assistant', content=between), dict(role='assistant', content=[tu(8)]), tr(8),
+         dict(role='assistant', content=[dict(type='text', text='done')])]
+    out = dlg2chat(chat2dlg(copy.deepcopy(h), 'anthropic'), 'anthropic')
+    turns = _calls_per_turn(out)
+    assert ['toolu_5'] in turns and ['toolu_8'] in turns, turns
+    check_history(out, 'anthropic')

@@ -298,3 +298,27 @@ def test_a_session_cut_mid_tool_loop_continues_with_its_thinking(tmp_path):
         assert got==want and all(c[0]['type']=='thinking' for c in got)
         d.mk_message('Thanks.', msg_type=sprompt).ai_res = 'You are welcome.'  # the loop over (answered): the skill listing read before it makes its thinking unsendable
         assert 'thinking' not in json.dumps(dlg2chat(d, 'anthropic'))
+
+def test_parallel_results_under_their_own_calls_are_no_rewind(tmp_path):
+    "Claude Code writes each parallel call's result under its own call's record (the first result a sibling of the second call): no fork, and every thinking block goes"
+    import uuid
+    sid,recs = '11111111-2222-4333-8444-555555555555',[]
+    def rec(parent, **kw):
+        u = str(uuid.uuid4())
+        recs.append(dict(parentUuid=parent, isSidechain=False, userType='external', cwd='/w', sessionId=sid, version='2.1.33', uuid=u, timestamp='2026-01-01T00:00:00.000Z') | kw)
+        return u
+    th = lambda t: dict(type='thinking', thinking=t, signature='sig_'+t*12)
+    def A(b, mid): return dict(type='assistant', requestId='req_'+mid, message=dict(id=mid, type='message', role='assistant', model='claude-sonnet-4-5', content=[b]))
+    def R(tid): return dict(type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id=tid, content='ok')]), toolUseResult=dict(stdout='ok'))
+    p0 = rec(None, type='user', message=dict(role='user', content='Write 2 files in parallel'))
+    t1 = rec(p0, **A(th('one'), 'msg_1'))
+    ca = rec(t1, **A(dict(type='tool_use', id='toolu_a', name='Write', input=dict(file_path='a.md')), 'msg_1'))
+    cb = rec(ca, **A(dict(type='tool_use', id='toolu_b', name='Write', input=dict(file_path='b.md')), 'msg_1'))
+    rec(ca, **R('toolu_a')); rb = rec(cb, **R('toolu_b'))  # each under its own call
+    t2 = rec(rb, **A(th('two'), 'msg_2')); x = rec(t2, **A(dict(type='text', text='Created both.'), 'msg_2'))
+    p1 = rec(x, type='user', message=dict(role='user', content='thanks'))
+    t3 = rec(p1, **A(th('three'), 'msg_3')); rec(t3, **A(dict(type='text', text='Sure.'), 'msg_3'))
+    p = tmp_path/f'{sid}.jsonl'
+    p.write_text(''.join(json.dumps(r, separators=(',', ':'))+'\n' for r in recs))
+    ms = dlg2chat(sess2dlg(p), 'anthropic')
+    assert [b['thinking'] for m in ms if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']==['one', 'two', 'three']
