@@ -10,8 +10,9 @@ Docs: https://nbdialog.github.io/nbdialog/ipynb.html.md"""
 
 # %% auto #0
 __all__ = ['racy_ns', 'DialogFormatError', 'derive_ids', 'read_ipynb', 'read_ipynb_parts', 'reads_ipynb', 'write_ipynb',
-           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'file_digest', 'atomic_write', 'chk_writable',
-           'file_sig', 'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells', 'repair_ipynb']
+           'DialogConflictError', 'ipynb_path', 'own_tag', 'left_behind', 'bytes_digest', 'file_digest', 'atomic_write',
+           'chk_writable', 'file_sig', 'sig_settled', 'DialogCache', 'home_atts', 'unhome_atts', 'ipynb_cells',
+           'repair_ipynb']
 
 # %% ../nbs/02_ipynb.ipynb #f410fa81
 from fastcore.utils import *
@@ -472,11 +473,16 @@ def save(self:Dialog,
     self.path,self._seen = path,_digest(data)
     return path
 
+# %% ../nbs/02_ipynb.ipynb #3edbf186
+def bytes_digest(data:bytes): # A file's bytes
+    "The `file_digest` of a file holding `data`"
+    return _digest(data).hex()
+
 # %% ../nbs/02_ipynb.ipynb #b8b3f2c6
 def file_digest(path): # A file, or None
     "The digest of the bytes of file `path` now, as `disk_digest` gives it for a read or save (None when there is no file)"
     if path is None: return None
-    try: return _digest(Path(path).read_bytes()).hex()
+    try: return bytes_digest(Path(path).read_bytes())
     except FileNotFoundError: return None
 
 # %% ../nbs/02_ipynb.ipynb #d6d4dd68

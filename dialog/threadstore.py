@@ -17,7 +17,7 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
 from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, set_fields, field_table
-from .ipynb import atomic_write, file_sig, sig_settled, file_digest, read_ipynb, DialogConflictError
+from .ipynb import atomic_write, file_sig, sig_settled, file_digest, bytes_digest, read_ipynb, DialogConflictError
 from .thread_sync import free_json, free_value
 from .nbjson import gc_paused
 from contextlib import contextmanager
@@ -50,7 +50,7 @@ def _summary(t):
                 ma=[[m.id, m.attributes, m.platforms] for m in t.messages if m.attributes or m.platforms])
 
 # `file_digest` of a file holding bytes `data` (an entry's `h`): a save compares it with the digest of the bytes it wrote
-def _hash(data): return hashlib.sha256(data).hexdigest()[:32]
+_hash = bytes_digest # one rule with `file_digest`, from `dialog.ipynb`
 
 # %% ../nbs/11_threadstore.ipynb #343ae3ac
 class DialogThreadStore(_NarratorStore):
