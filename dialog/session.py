@@ -552,7 +552,20 @@ def _agent(rs, path):
     raise ValueError(msg)
 
 def _h(s): return hashlib.sha256(s.encode('utf-8', 'surrogatepass')).hexdigest()[:16]
-def _fp(m): return [_h(m.content), _h(m.ai_res)]
+
+def _atts_h(atts):
+    "A digest of attachments `atts`: each one's name, type and bytes, in order"
+    h = hashlib.sha256()
+    for a in atts:
+        d = a.data if isinstance(a.data, (bytes, bytearray, memoryview)) else str(a.data).encode('utf-8', 'surrogatepass')
+        h.update(f'{a.id}\0{a.content_type}\0{len(d)}\0'.encode('utf-8', 'surrogatepass')); h.update(d)
+    return h.hexdigest()[:16]
+
+def _fp(m):
+    "Message `m`'s fingerprint: digests of its prompt (its text, and its images and files when it has any) and its reply"
+    # a prompt without attachments digests its text alone, as before they counted: its dialog reads as unedited
+    p = _h(m.content)
+    return [_h(f'{p}\0{_atts_h(m.attachments)}') if m.attachments else p, _h(m.ai_res)]
 
 def _cur_fp(m, ms):
     "Message `m`'s fingerprint against its session metadata `ms`"

@@ -1042,3 +1042,18 @@ def test_edited_prompt_attachments_written_as_the_dialog_holds_them(tmp_path):
     dlg[0].content = dlg[0].content.replace('look', 'look again')
     out = dlg2sess(dlg, tmp_path/'h.jsonl')
     assert prompt_of(out)==[dict(type='text', text='look again'), url] and dlg2chat(sess2dlg(out), 'anthropic')==dlg2chat(dlg, 'anthropic')
+
+def test_prompt_image_changed_alone_is_written(tmp_path):
+    "A prompt's image replaced (same name, same text) or one added without a reference: dlg2sess writes what the dialog now sends (the text alone was fingerprinted, so the old image stayed); an untouched prompt with an image is written as read"
+    import base64
+    from dialog.core import Attachment, tiny_png
+    img = dict(type='image', source=dict(type='base64', media_type='image/png', data=base64.b64encode(tiny_png).decode()))
+    p = _cc(tmp_path, [_user([dict(type='text', text='look at this'), img]), _asst('1', dict(type='text', text='a dot'))], 'd.jsonl')
+    assert dlg2sess(sess2dlg(p), tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
+    dlg = sess2dlg(p); a = dlg[0].attachments[0]
+    dlg[0].attachments = [Attachment(tiny_png+b'\0', a.content_type, a.id)]
+    out = dlg2sess(dlg, tmp_path/'o1.jsonl')
+    assert dlg2chat(sess2dlg(out), 'anthropic')[0]==dlg2chat(dlg, 'anthropic')[0]
+    dlg = sess2dlg(p); dlg[0].attachments = [*dlg[0].attachments, Attachment(tiny_png, 'image/jpeg', 'a2')]
+    out = dlg2sess(dlg, tmp_path/'o2.jsonl')
+    assert dlg2chat(sess2dlg(out), 'anthropic')[0]==dlg2chat(dlg, 'anthropic')[0]
