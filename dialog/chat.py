@@ -854,7 +854,22 @@ def _an_alternate(msgs, fixed=()):
         if bs and len(bs)<len(c) and id(m) in fixed: fixed.add(id(x := dict(m, content=bs))); ms.append(x)
         elif bs: ms.append(m if len(bs)==len(c) else dict(m, content=bs))
     if ms and ms[0]['role']=='assistant': ms.insert(0, dict(role='user', content=[_txt(_no_request)]))
-    return _an_unpadded([dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)])
+    return _an_unpadded(_an_unended([dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)]))
+
+def _an_unended(ts):
+    "Anthropic turns `ts` with no assistant turn ending in thinking after its text or calls: the API refuses it"
+    # (a reply cut while the model thought again after writing: Esc in Claude Code, a `max_tokens` stop); the thinking
+    # nothing of the model's followed goes, as a message of nothing but reasoning does (`unalone`)
+    def th(b): return isinstance(b, dict) and b.get('type') in _an_state  # Anthropic's reasoning blocks
+    res = []
+    for t in ts:
+        c = t['content']
+        if t['role']=='assistant' and isinstance(c, list) and c and th(c[-1]):
+            k = len(c)
+            while k and th(c[k-1]): k -= 1
+            if k: t = dict(t, content=c[:k])
+        res.append(t)
+    return res
 
 def _an_unpadded(ts):
     "Anthropic turns `ts` with the last, when an assistant turn (a prefill), not ending in white space: the API refuses it"
@@ -1874,10 +1889,6 @@ def think_block(txt:str): # The model's thinking; None for thinking the provider
     # no comment inside may end the block early
     body = '*(redacted thinking)*' if txt is None else _think_esc(txt)
     return f'<!--think_start-->\n::: details\n\n## Thinking\n\n{body}\n\n:::\n<!--think_end-->'
-
-def _reply_txt(items):
-    "Reply markdown from items"
-    return _reply_md(items)[0]
 
 def _plain(s):
     "Whether reply item text `s` holds nothing `_tool_blocks` could read as a block or as thinking spanning past it"

@@ -168,8 +168,6 @@ def _res_shown(c):
     pieces = list(map(piece, b))
     return codec_kit.joined_result(pieces)[0]
 
-def _think_md(bs): return [think_block(t) for t in bs]
-
 # %% ../nbs/08_session.ipynb #6ee42d64
 class ClaudeCode:
     "Claude Code transcripts: what a prompt is, what a reply holds, and how records are made"

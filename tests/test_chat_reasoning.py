@@ -867,3 +867,29 @@ def test_an_empty_message_between_rounds_joins_no_calls(between):
     turns = _calls_per_turn(out)
     assert ['toolu_5'] in turns and ['toolu_8'] in turns, turns
     check_history(out, 'anthropic')
+
+def test_reply_cut_while_thinking_after_text_ends_without_thinking(tmp_path):
+    "A reply cut while the model thought again after writing ([thinking, text, thinking]: Esc in Claude Code, a max_tokens stop) goes to Anthropic without its trailing thinking, which the API refuses as an assistant turn's last block; the thinking before the text still goes"
+    import uuid
+    from dialog.session import sess2dlg
+    th = lambda t: dict(type='thinking', thinking=t, signature='sig'+t*20)
+    def sent(ms): return [b.get('signature') for m in ms if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']
+    ms = dlg2chat(chat2dlg([dict(role='user', content='fix the bug'), dict(role='assistant', content=[th('A'), dict(type='text', text='Looking.'), th('B')]),
+                            dict(role='user', content='go on')], 'anthropic'), 'anthropic')
+    check_history(ms, 'anthropic')
+    assert sent(ms)==['sig'+'A'*20] and ms[1]['content'][-1]==dict(type='text', text='Looking.')
+    # the same reply read from a Claude Code transcript (a record a block, one message id), the person pressing Esc
+    recs,last = [],[None]
+    def env(**kw):
+        u = str(uuid.uuid4())
+        recs.append(dict(parentUuid=last[0], isSidechain=False, userType='external', cwd='/w', sessionId='s1', uuid=u, timestamp='2026-01-01T00:00:00.000Z') | kw); last[0] = u
+    env(type='user', message=dict(role='user', content='fix the bug'))
+    for b in [th('A'), dict(type='text', text='Looking.'), th('B')]:
+        env(type='assistant', requestId='req_1', message=dict(id='msg_1', type='message', role='assistant', model='claude-sonnet-4-5', content=[b]))
+    env(type='user', message=dict(role='user', content=[dict(type='text', text='[Request interrupted by user]')]))
+    env(type='user', message=dict(role='user', content='go on'))
+    env(type='assistant', requestId='req_2', message=dict(id='msg_2', type='message', role='assistant', model='claude-sonnet-4-5', content=[th('C'), dict(type='text', text='done')]))
+    p = tmp_path/'s1.jsonl'; p.write_text(''.join(json.dumps(r)+'\n' for r in recs))
+    ms = dlg2chat(sess2dlg(p), 'anthropic')
+    check_history(ms, 'anthropic')
+    assert 'sig'+'A'*20 in sent(ms) and 'sig'+'B'*20 not in sent(ms)
