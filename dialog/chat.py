@@ -999,7 +999,7 @@ class Codec:
                  events=None, # f(msg, i, after) -> `chat2dlg`'s events of message `i`, footnotes numbered after `after`
                  group=None, # f(msgs) -> the history as `(index, message)`, when its items aren't one message each
                  result_images=True, # Whether tool results carry images (else each goes as a short note)
-                 live=False, # Whether the turn in progress takes its own unedited reasoning state whatever came before
+                 live=False, # Which turns take their own unedited reasoning state whatever came before: True the turn in progress, 'all' every one
                  runs=False, # Whether the API reads consecutive assistant messages as one turn (reasoning may stand alone)
                  fast=None): # f(msgs, cls, name, plain, stamp) -> `chat2dlg`'s `(dlg, wire, known)`, or None
         store_attr()
@@ -1052,7 +1052,9 @@ codecs['openai'] = Codec('openai', lambda parts, m: [dict(role='user', content=_
     _tc_ids, _oa_own, _oa_with_state,
     lambda m: any(m.get(k) not in (None, '', []) for k in _oa_state),
     head=lambda system: [dict(role='system', content=system)] if system and system.strip() else [],
-    result_images=False)  # a tool message is text: each image a short note (`_plain_result`)
+    # DeepSeek's and Kimi's thinking modes refuse a request without the `reasoning_content` of every earlier turn that
+    # made calls, and no signature binds it to what came before: each unedited turn goes with it, whatever changed
+    result_images=False, live='all')  # a tool message is text: each image a short note (`_plain_result`)
 
 def _an_own(msg, res):
     "Kept message `msg`, then the dialog's results `res` after it as one user turn"
@@ -1253,7 +1255,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
     cd = _codec(fmt)
     res,wts,ids,w = cd.head(system),[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
-    live = _live(ts) if reasoning is True and cd.live else len(ts)
+    live = (0 if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else len(ts)
     for j,(role,parts,m) in enumerate(ts):
         if role=='user':
             try: res += cd.user(parts, m); continue

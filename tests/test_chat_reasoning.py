@@ -120,6 +120,31 @@ def test_reasoning_content_goes_back_on_the_tool_call_turn():
     assert body['messages'][1]['reasoning_content'] == 'Use the tool.'
     assert 'reasoning_content' not in json.dumps(dlg2chat(d2, 'anthropic'))
 
+def test_reasoning_content_of_every_tool_turn_goes_back_after_an_earlier_edit():
+    "DeepSeek's and Kimi's thinking modes answer 400 unless every earlier turn that made calls carries its `reasoning_content` in every later request; no signature binds it to the prefix, so an edit before a turn (a prompt, the system prompt, an earlier reply) leaves it on each unedited turn; an edited turn goes as the dialog shows it, and `reasoning=False` sends none"
+    call = {'id': 'call_1', 'type': 'function', 'function': {'name': 'add', 'arguments': '{"a":1,"b":2}'}}
+    a1 = {'role': 'assistant', 'content': None, 'reasoning_content': 'Use the tool.', 'tool_calls': [call]}
+    a2 = {'role': 'assistant', 'content': 'It is 3.', 'reasoning_content': 'The tool said 3.'}
+    h = [{'role': 'user', 'content': 'Say hi.'}, {'role': 'assistant', 'content': 'Hi.', 'reasoning_content': 'Greet.'},
+         {'role': 'user', 'content': '1+2?'}, a1, {'role': 'tool', 'tool_call_id': 'call_1', 'content': '3'}, a2,
+         {'role': 'user', 'content': 'Thanks.'}]
+    def sent(d, **kw): return [m.get('reasoning_content') for m in dlg2chat(d, 'openai', **kw) if m['role']=='assistant']
+    for edit in (lambda d: setattr(d.messages[0], 'ai_res', 'Hello.'), lambda d: setattr(d, 'system', 'Be brief.'),
+                 lambda d: setattr(d.messages[0], 'content', 'Say hello.')):
+        for saved in (False, True):
+            d = chat2dlg(copy.deepcopy(h), 'openai')
+            if saved: d = _reread(d)
+            assert sent(d) == ['Greet.', 'Use the tool.', 'The tool said 3.']
+            edit(d)
+            got = sent(d)
+            assert got[1:] == ['Use the tool.', 'The tool said 3.'], got
+            assert a1 in dlg2chat(d, 'openai')
+            check_history(dlg2chat(d, 'openai'), 'openai')
+            assert sent(d, reasoning=False) == [None, None, None]
+    d = chat2dlg(copy.deepcopy(h), 'openai')
+    d.messages[1].ai_res = d.messages[1].ai_res.replace('It is 3.', 'It is three.')  # the tool turn's own reply edited
+    assert sent(d)[:1] == ['Greet.'] and 'The tool said 3.' not in json.dumps(dlg2chat(d, 'openai'))
+
 def test_openrouter_reasoning_details_read_and_sent_back():
     det = [{'type': 'reasoning.summary', 'summary': 'Plan: add.', 'id': 'rs_1', 'format': 'openai-responses-v1', 'index': 0},
            {'type': 'reasoning.encrypted', 'data': 'gAAAA', 'id': 'rs_1', 'format': 'openai-responses-v1', 'index': 1}]
