@@ -856,6 +856,16 @@ def _an_alternate(msgs, fixed=()):
     if ms and ms[0]['role']=='assistant': ms.insert(0, dict(role='user', content=[_txt(_no_request)]))
     return _an_unpadded(_an_unended([dict(role=role, content=_an_joined(t, fixed)) for role,t in _an_turns(ms)]))
 
+def _an_unpadded(ts):
+    "Anthropic turns `ts` with the last, when an assistant turn (a prefill), not ending in white space: the API refuses it"
+    c = ts[-1]['content'] if ts and ts[-1]['role']=='assistant' else None
+    if isinstance(c, str): c = c.rstrip()
+    elif c and c[-1].get('type')=='text' and isinstance(t := c[-1].get('text'), str) and t!=t.rstrip():
+        c = c[:-1] + [dict(c[-1], text=t.rstrip())]
+    else: return ts
+    return ts[:-1] + [dict(ts[-1], content=c)]
+
+# %% ../nbs/05_chat.ipynb #e6995ca1
 def _an_unended(ts):
     "Anthropic turns `ts` with no assistant turn ending in thinking after its text or calls: the API refuses it"
     # (a reply cut while the model thought again after writing: Esc in Claude Code, a `max_tokens` stop); the thinking
@@ -871,14 +881,6 @@ def _an_unended(ts):
         res.append(t)
     return res
 
-def _an_unpadded(ts):
-    "Anthropic turns `ts` with the last, when an assistant turn (a prefill), not ending in white space: the API refuses it"
-    c = ts[-1]['content'] if ts and ts[-1]['role']=='assistant' else None
-    if isinstance(c, str): c = c.rstrip()
-    elif c and c[-1].get('type')=='text' and isinstance(t := c[-1].get('text'), str) and t!=t.rstrip():
-        c = c[:-1] + [dict(c[-1], text=t.rstrip())]
-    else: return ts
-    return ts[:-1] + [dict(ts[-1], content=c)]
 
 # %% ../nbs/05_chat.ipynb #d217a33c
 def _chk_msg(m):
