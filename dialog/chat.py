@@ -2178,7 +2178,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 sys_txt.append(ev[1])
             elif ev[0]=='user':
                 flush()
-                txt,atts,opts = _prompt_content(ev[1], fmt=='anthropic')  # Anthropic's check reads blocks
+                txt,atts,opts = _prompt_content(ev[1], True)  # its blocks, in any format: a history may go to Anthropic
                 cur = _reply_of(dlg.mk_message(txt, msg_type=sprompt, attachments=atts))
                 # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
                 if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = dm

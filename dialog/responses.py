@@ -282,7 +282,7 @@ def _rs_direct(msgs, # Responses items, as `chat2dlg` takes them
                plain:bool=False, # Are they JSON's own types (no SDK objects)?
                stamp:bool=True): # Are the records stamped now (by `known`, each reply's markdown and blocks)?
     "`chat2dlg`'s `(dlg, wire, known)` of plain items, built directly (`Codec.fast`); None for items only events read"
-    wire,pending,turns,run,prev,lastrun = [],{},[],None,None,None
+    wire,pending,turns,run,prev,lastrun,tbs = [],{},[],None,None,None,[]
     def close():  # the run the model wrote ends: its pieces go in the reply
         nonlocal run
         if run is None: return True
@@ -301,6 +301,8 @@ def _rs_direct(msgs, # Responses items, as `chat2dlg` takes them
         if t=='message' and x.get('role')=='user':
             if not close() or (txt := _rs_plain(x.get('content'), _user_kinds)) is None: return None
             turns.append((txt, [], [], []))
+            # several text parts: their lengths, as the events keep them (`text_blocks`, which Anthropic's send splits)
+            c = x['content']; tbs.append([len(p['text']) for p in c] if type(c) is list and len(c)>1 else None)
             prev,lastrun = 'user',None
         elif t in _plain_model or t=='message' and x.get('role')=='assistant':
             # two replies in a row, or a reply before any prompt: the events make prompts of their own
@@ -321,7 +323,8 @@ def _rs_direct(msgs, # Responses items, as `chat2dlg` takes them
     if not close() or any(r is not lastrun for _,_,r in pending.values()): return None
     dlg,known = cls(name),{}
     mds = [kit.reply_md(items, stamp) for _,items,_,_ in turns]  # each reply's markdown, and its blocks' places
-    ms = [dlg.msg_cls(txt, output=md, msg_type=sprompt) for (txt,*_),(md,_) in zip(turns, mds)]
+    ms = [dlg.msg_cls(txt, output=md, msg_type=sprompt, meta={'dialog': {'text_blocks': [tb]}} if tb else None)
+          for (txt,*_),(md,_),tb in zip(turns, mds, tbs)]
     dlg.insert_msgs(ms)
     if stamp: known = {id(m): got for m,got in zip(ms, mds)}
     steps = [iter(kit.round_spans(items, spans, sends)) for _,items,sends,spans in turns]
