@@ -66,3 +66,14 @@ def test_two_server_only_replies_in_a_row_read_back_as_two():
     with tempfile.TemporaryDirectory() as t:
         fn = dlgs2jsonl([d], Path(t)/'r.jsonl', 'responses')
         assert dlgs2jsonl(jsonl2dlgs(fn), Path(t)/'a.jsonl', 'responses').read_text() == fn.read_text()
+
+def test_a_line_of_text_blocks_reads_back_to_itself():
+    "A prompt of nothing but an SVG (sent as a text block), then a note: its Anthropic line, read back (it reads as OpenAI's too), writes the same line, its blocks apart"
+    d = Dialog('gen')
+    m = d.mk_message('\n![x](attachment:a0)', msg_type='prompt')
+    m.attachments = [Attachment(b'<svg/>', 'image/svg+xml', 'a0')]
+    d.mk_message('', msg_type='note')
+    with tempfile.TemporaryDirectory() as t:
+        for f in fmts:
+            fn = dlgs2jsonl([d], Path(t)/f'{f}.jsonl', f)
+            assert dlgs2jsonl(jsonl2dlgs(fn), Path(t)/'again.jsonl', f).read_text() == fn.read_text(), f
