@@ -1248,9 +1248,10 @@ def _entries(dlg, A, s, fork):
     # the first message not where it was read (moved, new, or after a deleted one)
     moved = None if same else next((k for k,(a,b) in enumerate(zip(ps, found)) if a is not b), min(len(ps), len(found)))
     own = {id(m): _recs_of(m) for m in found if m is not None}
-    firsts,k0,idm,edits = {},None,None,[]
+    firsts,k0,idm,edits,starts = {},None,None,[],[]  # `starts`: where each message's entries start
     for r in own.values(): firsts[r[0]] = firsts.get(r[0], []) + r
     for k,m in enumerate(ps):
+        starts.append(len(out))
         if k==moved and k0 is None: k0 = len(out)
         ms = (m.meta.get('dialog') or {}).get('session')
         recs = ms.get('records') if isinstance(ms, dict) else None
@@ -1269,7 +1270,9 @@ def _entries(dlg, A, s, fork):
             if idm is not None and id(m) not in own: _calls_seen(es, idm)
         else:
             dirty = True
-            if k0 is None: k0 = len(out)
+            # a prompt left blank sends no turn: the reply before it reads as one turn with its reply, so the edit
+            # starts there (the reasoning of that reply `dlg2chat` no longer sends is left out, `_unsent_left_out`)
+            if k0 is None: k0 = starts[k-1] if k and not m.content.strip() and not m.attachments else len(out)
             try: es = _rebuild_msg(A, m, ms, out, sid, edits)
             except ValueError as e:
                 msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'

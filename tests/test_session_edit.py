@@ -1057,3 +1057,14 @@ def test_prompt_image_changed_alone_is_written(tmp_path):
     dlg = sess2dlg(p); dlg[0].attachments = [*dlg[0].attachments, Attachment(tiny_png, 'image/jpeg', 'a2')]
     out = dlg2sess(dlg, tmp_path/'o2.jsonl')
     assert dlg2chat(sess2dlg(out), 'anthropic')[0]==dlg2chat(dlg, 'anthropic')[0]
+
+def test_reasoning_only_reply_before_an_emptied_prompt_stays_unsent(tmp_path):
+    "A reply of nothing but thinking, then a prompt the person empties (which sends no turn: the two replies read as one), then that prompt's reply: the written session, read back, sends no reasoning the edited dialog leaves out: that reply's thinking is not written, as after any edit (test_claude_edits_read_back's property found it)"
+    th = dict(type='thinking', thinking='Hmm.', signature='c2ln')
+    p = _cc(tmp_path, [_user('Q'), _asst('1', th), _user('again'), _asst('2', dict(type='text', text='A.'))])
+    dlg = sess2dlg(p); dlg[1].content = ''
+    def sigs(d): return [b.get('signature') for m in dlg2chat(d, 'anthropic') if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']
+    assert sigs(dlg) == []
+    out = dlg2sess(dlg, tmp_path/'o.jsonl')
+    assert sigs(sess2dlg(out)) == [] and 'c2ln' not in out.read_text()
+    assert norm(sess2dlg(out), False) == norm(dlg, False)  # the thinking no send holds goes, as after any edit
