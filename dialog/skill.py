@@ -1432,14 +1432,29 @@ mcp_instructions = '\n'.join([
      'The text `\\udcff` is just those six characters.'),
 ])
 
+# %% ../nbs/13_skill.ipynb #bacdc41d
+_tok_re,_colon_re = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]'),re.compile(r'\s*:\s*')
+
+def _top_level(line):
+    "The members of JSON object `line` at its top level, a nested value as None: what can be read of one too deep to parse"
+    if not line.lstrip().startswith('{'): return None
+    res,depth,dec = {},0,json.JSONDecoder()
+    for m in _tok_re.finditer(line):
+        if m[0] in ('[', '{'): depth += 1
+        elif m[0] in (']', '}'): depth -= 1
+        elif depth==1 and (c := _colon_re.match(line, m.end())):
+            try: res[json.loads(m[0])] = None if line[c.end():c.end()+1] in '[{' else dec.raw_decode(line, c.end())[0]
+            except ValueError: pass
+    return res
+
 # %% ../nbs/13_skill.ipynb #5cdbfd91
 @contextmanager
 def _claim_stdin():
-    "The client's requests as a text file of our own, with fd 0 on the null device meanwhile; restored after"
-    # (so no worker process can read them)
+    "The client's requests as a binary file of our own, with fd 0 on the null device meanwhile; restored after"
+    # (so no worker process can read them; bytes, so that a line that isn't UTF-8 is refused, not mended)
     fd = os.dup(0)
     nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
-    f = open(os.dup(fd), 'r', encoding='utf-8', errors='replace', newline='\n')
+    f = open(os.dup(fd), 'rb')
     try: yield f
     finally:
         f.close()
@@ -1447,32 +1462,44 @@ def _claim_stdin():
 
 def _bad_request(line, e):
     "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification"
-    # (a notification gets no answer)
+    # (a notification gets no answer; `line` is str, `e` a UnicodeDecodeError if its bytes weren't UTF-8)
     import mcp_types as mt
+    deep = False
     try: msg = json.loads(line)
+    except RecursionError: msg,deep = _top_level(line),True
     except ValueError: msg = None
     if isinstance(msg, dict) and 'id' not in msg: return None
     id = msg.get('id') if isinstance(msg, dict) else None
-    if not isinstance(id, (str, int)) or isinstance(id, bool): id = None
-    elif isinstance(id, str) and _surr_re.search(id): id = None
-    if msg is None: why = 'it is not JSON'
+    bad_id = not isinstance(id, (str, int)) or isinstance(id, bool)
+    if bad_id or (isinstance(id, str) and _surr_re.search(id)): id = None
+    if isinstance(e, UnicodeDecodeError):
+        why = (f'it is not UTF-8 (byte {e.object[e.start]:#04x} at offset {e.start}), '
+               'which MCP and JSON text are: send it encoded as UTF-8')
+    elif deep: why = 'it is nested too deep to read'
+    elif msg is None: why = 'it is not JSON'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')
+    elif bad_id: why = f'its id must be a string or a whole number, not {_desc(msg["id"])}'
     else: why = f'it is not a JSON-RPC message MCP knows ({short_repr(str(e).split(chr(10))[0], 200)})'
-    code = mt.PARSE_ERROR if msg is None else mt.INVALID_REQUEST
+    code = mt.PARSE_ERROR if msg is None or isinstance(e, UnicodeDecodeError) else mt.INVALID_REQUEST
     err = mt.ErrorData(code=code, message=f'the request could not be read: {why}')
     return mt.JSONRPCError(jsonrpc='2.0', id=id, error=err)
 
-async def _requests(lines, # The client's lines (an async iterable)
+async def _requests(lines, # The client's lines, as bytes (an async iterable)
                     answer): # `await answer(error)` sends a JSON-RPC error to the client
-    "The lines the SDK can read; each other one answered here with a JSON-RPC error"
+    "The lines the SDK can read, as text; each other one answered here with a JSON-RPC error"
     # (the SDK would drop it and leave the client waiting)
     import mcp_types as mt
-    async for line in lines:
-        if not line.strip(): continue
-        try: mt.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    async for raw in lines:
+        if not raw.strip(): continue
+        try:
+            line = raw.decode('utf-8')
+            m = mt.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            # (the SDK reads a request whose id is null or a fraction as a notification, and would never answer it)
+            if isinstance(m, mt.JSONRPCNotification) and 'id' in json.loads(line): raise ValueError('an id that is no id')
         except Exception as e:
+            if isinstance(e, UnicodeDecodeError): line = raw.decode('utf-8', 'replace')  # (only to find its id)
             if (err := _bad_request(line, e)) is not None: await answer(err)
             continue
         yield line
