@@ -754,7 +754,7 @@ msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors[3:]
 
 # %% ../nbs/13_skill.ipynb #b56f3d4a
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
-               cmds:list[tuple], # exhash commands (arrays), e.g. [["2|Ab|", "c", "new line"]], or one command
+               cmds:list[tuple], # exhash commands, an array of them (each an array), e.g. [["2|Ab|", "c", "new line"]]
                sw:int=4, # Shift width of the `>` and `<` commands
                dlg:str=None, # The dialog file; the current one if None
                out:bool=False): # Edit a prompt's reply instead of its request?
@@ -1394,24 +1394,25 @@ mcp_instructions = '\n'.join([
     ('Start with summary_dlg (one row per message: `id:type: content start, output size`), '
      "then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), "
      "then view_msg for one message's numbered lines. "
-     'Listings come a page at a time: '
+     'Listings (summary_dlg, find_msgs, view_dlg, view_msgs) come a page at a time: '
      'a last line `… N more messages: call again with offset=K` says what was left out and how to get it; '
-     'view_msg, view_msgs and lnhashview_msg show a long message a page of lines at a time '
-     '(`… N more lines: call again with start_line=K`).'),
+     'view_msg and lnhashview_msg show a long message a page of lines at a time '
+     '(`… N more lines: call again with start_line=K`); '
+     'view_msgs names the view_msg call that shows the rest of one.'),
     '',
     ('Ids: a message is named by its id, a string, or any unique prefix of it; never by position. '
      'The line editors take one id, a list of ids (edited all or none, each message named once), '
      "or 'all' (every message the edit applies to)."),
     '',
     ('Line edits: msg_str_replace, msg_strs_replace, msg_insert_line, msg_replace_lines, msg_del_lines, '
-     'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs). '
+     'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs), '
+     "each editing a prompt's reply instead of its request with out=true. "
      'Lines count from 1, as view_msg numbers them. '
-     "out=true edits a prompt's reply instead of its request. "
      'Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: '
      'read the diff as your check.'),
     '',
-    ('Verified edits: lnhashview_msg (or view_msg with lnhashs=true) shows each line as `lineno|hash|text`; '
-     "with out=true, a prompt's reply. "
+    ("Verified edits: lnhashview_msg shows each line as `lineno|hash|text` (a prompt's reply with out=true); "
+     "view_msg with lnhashs=true shows a message's request the same way. "
      'Give those `lineno|hash|` addresses to msg_exhash as command arrays, e.g. [["2|Ab|", "c", "new text"]]. '
      'If a line changed since you looked, the call fails with `stale lnhash` and changes nothing: '
      'view again and retry.'),

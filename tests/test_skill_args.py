@@ -1,5 +1,5 @@
 "Tool arguments: every call is checked against the tool's own schema before the tool runs; a value of the wrong JSON type is a tool error, never taken as something else (a number as a position); the schemas say what the tools take"
-import json, shutil
+import json, re, shutil
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -44,6 +44,14 @@ def test_python_callers_cannot_name_a_message_by_position_either(tmp_path):
     with pytest.raises(TypeError, match='never by position'): sk.del_msgs(0, dlg=p)
     with pytest.raises(TypeError, match='never by position'): sk.msg_str_replace(-1, 'z', 'w', dlg=p)
     assert p.read_bytes()==before
+
+def test_a_parameter_described_as_taking_one_thing_alone_has_a_schema_that_takes_it():
+    "A description offering 'or one id' (or command, or line number) is backed by a schema branch for the lone item: an agent sends what it reads"
+    for s in sk.tool_schemas('inputSchema'):
+        for k,p in s['inputSchema']['properties'].items():
+            if re.search(r'\bor one\b', p.get('description', '')):
+                alts = p.get('anyOf', [])  # (one branch the array, one its lone item)
+                assert any(o.get('type')=='array' and o.get('items') in alts for o in alts), (s['name'], k, p)
 
 def test_dlg_is_required_over_json_and_the_error_names_no_set_dlg(tmp_path):
     _mk(tmp_path/'d.ipynb')
