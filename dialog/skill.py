@@ -965,6 +965,11 @@ _max_items = dict(cmds=_max_cmds)
 _dlg_doc = 'The dialog file: its path (a relative one is taken from the working folder, or the MCP server\'s root)'
 
 # %% ../nbs/13_skill.ipynb #dabb6c12
+_py_words = {'None': 'null', 'True': 'true', 'False': 'false'}
+def _in_json(txt): # A docment or docstring
+    "`txt` in the terms a JSON caller reads: Python's None, True and False as null, true and false"
+    return re.sub(r'\b(None|True|False)\b', lambda m: _py_words[m[0]], txt)
+
 def tool_schema(f, # A tool function
                 pname:str='input_schema', # The key the parameters go under
                 cur_dlg:bool=False): # Is there a current dialog (`set_dlg`), so `dlg` may be left out?
@@ -978,6 +983,13 @@ def tool_schema(f, # A tool function
     if 'dlg' in ps and not cur_dlg:
         ps['dlg'] = dict(description=_dlg_doc, type='string')
         s[pname]['required'] = s[pname].get('required', []) + ['dlg']
+    for p in ps.values():
+        if 'description' in p: p['description'] = _in_json(p['description'])
+        # a default of null is taken (as if the argument were left out): the type admits it
+        if 'default' in p and p['default'] is None:
+            if 'anyOf' in p: p['anyOf'] = p['anyOf'] + [dict(type='null')]
+            elif 'type' in p: p['type'] = listify(p['type']) + ['null']
+    s['description'] = _in_json(s['description'])
     return s
 
 # %% ../nbs/13_skill.ipynb #0b754944

@@ -109,12 +109,33 @@ def test_check_agrees_with_jsonschema(tool, k, p, v):
     except TypeError: ours = False
     assert ours==theirs, (tool, k, p, v)
 
+@pytest.mark.parametrize('cur', [False, True])
+def test_every_default_is_valid_in_its_own_schema(cur):
+    "A client that validates arguments against inputSchema takes every default (null included: the tool takes it, as if left out)"
+    jsonschema = pytest.importorskip('jsonschema')
+    for s in sk.tool_schemas('inputSchema', cur):
+        jsonschema.Draft202012Validator.check_schema(s['inputSchema'])
+        defaults = {k:p['default'] for k,p in s['inputSchema']['properties'].items() if 'default' in p}
+        bad = [e.message for e in jsonschema.Draft202012Validator(s['inputSchema']|dict(required=[])).iter_errors(defaults)]
+        assert not bad, (s['name'], bad)
+
+def test_tool_descriptions_speak_json_not_python():
+    "null, true and false, which a JSON caller sends; never None, True or False, which it would send as strings"
+    for cur in (False, True):
+        for s in sk.tool_schemas('inputSchema', cur):
+            texts = [s['description']] + [p.get('description', '') for p in s['inputSchema']['properties'].values()]
+            assert not [t for t in texts if re.search(r'\b(None|True|False)\b', t)], s['name']
+    d = sk.tool_schema(sk.update_msg, 'inputSchema')['inputSchema']['properties']['export']['description']
+    assert d=='Add (true, code only) or remove (false) the nbdev export directive'
+
 # --- every tool, called with what its schema allows (and what it doesn't)
 
 def _strat(p, ids):
     "A hypothesis strategy for values schema `p` allows: ids drawn from the dialog's, and some not in it"
     if 'anyOf' in p: return st.one_of([_strat(o, ids) for o in p['anyOf']])
     t = p.get('type')
+    if isinstance(t, list): return st.one_of([_strat(p|dict(type=x), ids) for x in t])
+    if t=='null': return st.none()
     if t=='string': return st.sampled_from(ids+['', 'zz', 'all', 'print', r'(\w+)']) | st.text(max_size=6)
     if t=='integer': return st.integers(-3, 12)
     if t=='number': return st.floats(-3, 12)
