@@ -754,7 +754,7 @@ msg_replace_lines,msg_del_lines,msg_ast_replace = map(_file_editor, _editors[3:]
 
 # %% ../nbs/13_skill.ipynb #b56f3d4a
 def msg_exhash(id:str, # The message's id, or a unique prefix of it
-               cmds:list[tuple], # exhash commands (arrays), e.g. [["2|Ab|", "c", "new line"]], or one command
+               cmds:list[tuple], # exhash commands, an array of them (each an array), e.g. [["2|Ab|", "c", "new line"]]
                sw:int=4, # Shift width of the `>` and `<` commands
                dlg:str=None, # The dialog file; the current one if None
                out:bool=False): # Edit a prompt's reply instead of its request?
@@ -965,6 +965,11 @@ _max_items = dict(cmds=_max_cmds)
 _dlg_doc = 'The dialog file: its path (a relative one is taken from the working folder, or the MCP server\'s root)'
 
 # %% ../nbs/13_skill.ipynb #dabb6c12
+_py_words = {'None': 'null', 'True': 'true', 'False': 'false'}
+def _in_json(txt): # A docment or docstring
+    "`txt` in the terms a JSON caller reads: Python's None, True and False as null, true and false"
+    return re.sub(r'\b(None|True|False)\b', lambda m: _py_words[m[0]], txt)
+
 def tool_schema(f, # A tool function
                 pname:str='input_schema', # The key the parameters go under
                 cur_dlg:bool=False): # Is there a current dialog (`set_dlg`), so `dlg` may be left out?
@@ -978,6 +983,13 @@ def tool_schema(f, # A tool function
     if 'dlg' in ps and not cur_dlg:
         ps['dlg'] = dict(description=_dlg_doc, type='string')
         s[pname]['required'] = s[pname].get('required', []) + ['dlg']
+    for p in ps.values():
+        if 'description' in p: p['description'] = _in_json(p['description'])
+        # a default of null is taken (as if the argument were left out): the type admits it
+        if 'default' in p and p['default'] is None:
+            if 'anyOf' in p: p['anyOf'] = p['anyOf'] + [dict(type='null')]
+            elif 'type' in p: p['type'] = listify(p['type']) + ['null']
+    s['description'] = _in_json(s['description'])
     return s
 
 # %% ../nbs/13_skill.ipynb #0b754944
@@ -1394,24 +1406,25 @@ mcp_instructions = '\n'.join([
     ('Start with summary_dlg (one row per message: `id:type: content start, output size`), '
      "then find_msgs or view_dlg (XML; incl_out adds outputs and a prompt's reply), "
      "then view_msg for one message's numbered lines. "
-     'Listings come a page at a time: '
+     'Listings (summary_dlg, find_msgs, view_dlg, view_msgs) come a page at a time: '
      'a last line `… N more messages: call again with offset=K` says what was left out and how to get it; '
-     'view_msg, view_msgs and lnhashview_msg show a long message a page of lines at a time '
-     '(`… N more lines: call again with start_line=K`).'),
+     'view_msg and lnhashview_msg show a long message a page of lines at a time '
+     '(`… N more lines: call again with start_line=K`); '
+     'view_msgs names the view_msg call that shows the rest of one.'),
     '',
     ('Ids: a message is named by its id, a string, or any unique prefix of it; never by position. '
      'The line editors take one id, a list of ids (edited all or none, each message named once), '
      "or 'all' (every message the edit applies to)."),
     '',
     ('Line edits: msg_str_replace, msg_strs_replace, msg_insert_line, msg_replace_lines, msg_del_lines, '
-     'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs). '
+     'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs), '
+     "each editing a prompt's reply instead of its request with out=true. "
      'Lines count from 1, as view_msg numbers them. '
-     "out=true edits a prompt's reply instead of its request. "
      'Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: '
      'read the diff as your check.'),
     '',
-    ('Verified edits: lnhashview_msg (or view_msg with lnhashs=true) shows each line as `lineno|hash|text`; '
-     "with out=true, a prompt's reply. "
+    ("Verified edits: lnhashview_msg shows each line as `lineno|hash|text` (a prompt's reply with out=true); "
+     "view_msg with lnhashs=true shows a message's request the same way. "
      'Give those `lineno|hash|` addresses to msg_exhash as command arrays, e.g. [["2|Ab|", "c", "new text"]]. '
      'If a line changed since you looked, the call fails with `stale lnhash` and changes nothing: '
      'view again and retry.'),
@@ -1432,14 +1445,29 @@ mcp_instructions = '\n'.join([
      'The text `\\udcff` is just those six characters.'),
 ])
 
+# %% ../nbs/13_skill.ipynb #bacdc41d
+_tok_re,_colon_re = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]'),re.compile(r'\s*:\s*')
+
+def _top_level(line):
+    "The members of JSON object `line` at its top level, a nested value as None: what can be read of one too deep to parse"
+    if not line.lstrip().startswith('{'): return None
+    res,depth,dec = {},0,json.JSONDecoder()
+    for m in _tok_re.finditer(line):
+        if m[0] in ('[', '{'): depth += 1
+        elif m[0] in (']', '}'): depth -= 1
+        elif depth==1 and (c := _colon_re.match(line, m.end())):
+            try: res[json.loads(m[0])] = None if line[c.end():c.end()+1] in '[{' else dec.raw_decode(line, c.end())[0]
+            except ValueError: pass
+    return res
+
 # %% ../nbs/13_skill.ipynb #5cdbfd91
 @contextmanager
 def _claim_stdin():
-    "The client's requests as a text file of our own, with fd 0 on the null device meanwhile; restored after"
-    # (so no worker process can read them)
+    "The client's requests as a binary file of our own, with fd 0 on the null device meanwhile; restored after"
+    # (so no worker process can read them; bytes, so that a line that isn't UTF-8 is refused, not mended)
     fd = os.dup(0)
     nul = os.open(os.devnull, os.O_RDONLY); os.dup2(nul, 0); os.close(nul)
-    f = open(os.dup(fd), 'r', encoding='utf-8', errors='replace', newline='\n')
+    f = open(os.dup(fd), 'rb')
     try: yield f
     finally:
         f.close()
@@ -1447,32 +1475,44 @@ def _claim_stdin():
 
 def _bad_request(line, e):
     "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification"
-    # (a notification gets no answer)
+    # (a notification gets no answer; `line` is str, `e` a UnicodeDecodeError if its bytes weren't UTF-8)
     import mcp_types as mt
+    deep = False
     try: msg = json.loads(line)
+    except RecursionError: msg,deep = _top_level(line),True
     except ValueError: msg = None
     if isinstance(msg, dict) and 'id' not in msg: return None
     id = msg.get('id') if isinstance(msg, dict) else None
-    if not isinstance(id, (str, int)) or isinstance(id, bool): id = None
-    elif isinstance(id, str) and _surr_re.search(id): id = None
-    if msg is None: why = 'it is not JSON'
+    bad_id = not isinstance(id, (str, int)) or isinstance(id, bool)
+    if bad_id or (isinstance(id, str) and _surr_re.search(id)): id = None
+    if isinstance(e, UnicodeDecodeError):
+        why = (f'it is not UTF-8 (byte {e.object[e.start]:#04x} at offset {e.start}), '
+               'which MCP and JSON text are: send it encoded as UTF-8')
+    elif deep: why = 'it is nested too deep to read'
+    elif msg is None: why = 'it is not JSON'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')
+    elif bad_id: why = f'its id must be a string or a whole number, not {_desc(msg["id"])}'
     else: why = f'it is not a JSON-RPC message MCP knows ({short_repr(str(e).split(chr(10))[0], 200)})'
-    code = mt.PARSE_ERROR if msg is None else mt.INVALID_REQUEST
+    code = mt.PARSE_ERROR if msg is None or isinstance(e, UnicodeDecodeError) else mt.INVALID_REQUEST
     err = mt.ErrorData(code=code, message=f'the request could not be read: {why}')
     return mt.JSONRPCError(jsonrpc='2.0', id=id, error=err)
 
-async def _requests(lines, # The client's lines (an async iterable)
+async def _requests(lines, # The client's lines, as bytes (an async iterable)
                     answer): # `await answer(error)` sends a JSON-RPC error to the client
-    "The lines the SDK can read; each other one answered here with a JSON-RPC error"
+    "The lines the SDK can read, as text; each other one answered here with a JSON-RPC error"
     # (the SDK would drop it and leave the client waiting)
     import mcp_types as mt
-    async for line in lines:
-        if not line.strip(): continue
-        try: mt.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    async for raw in lines:
+        if not raw.strip(): continue
+        try:
+            line = raw.decode('utf-8')
+            m = mt.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            # (the SDK reads a request whose id is null or a fraction as a notification, and would never answer it)
+            if isinstance(m, mt.JSONRPCNotification) and 'id' in json.loads(line): raise ValueError('an id that is no id')
         except Exception as e:
+            if isinstance(e, UnicodeDecodeError): line = raw.decode('utf-8', 'replace')  # (only to find its id)
             if (err := _bad_request(line, e)) is not None: await answer(err)
             continue
         yield line

@@ -1,5 +1,5 @@
 "Tool arguments: every call is checked against the tool's own schema before the tool runs; a value of the wrong JSON type is a tool error, never taken as something else (a number as a position); the schemas say what the tools take"
-import json, shutil
+import json, re, shutil
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -44,6 +44,14 @@ def test_python_callers_cannot_name_a_message_by_position_either(tmp_path):
     with pytest.raises(TypeError, match='never by position'): sk.del_msgs(0, dlg=p)
     with pytest.raises(TypeError, match='never by position'): sk.msg_str_replace(-1, 'z', 'w', dlg=p)
     assert p.read_bytes()==before
+
+def test_a_parameter_described_as_taking_one_thing_alone_has_a_schema_that_takes_it():
+    "A description offering 'or one id' (or command, or line number) is backed by a schema branch for the lone item: an agent sends what it reads"
+    for s in sk.tool_schemas('inputSchema'):
+        for k,p in s['inputSchema']['properties'].items():
+            if re.search(r'\bor one\b', p.get('description', '')):
+                alts = p.get('anyOf', [])  # (one branch the array, one its lone item)
+                assert any(o.get('type')=='array' and o.get('items') in alts for o in alts), (s['name'], k, p)
 
 def test_dlg_is_required_over_json_and_the_error_names_no_set_dlg(tmp_path):
     _mk(tmp_path/'d.ipynb')
@@ -101,12 +109,33 @@ def test_check_agrees_with_jsonschema(tool, k, p, v):
     except TypeError: ours = False
     assert ours==theirs, (tool, k, p, v)
 
+@pytest.mark.parametrize('cur', [False, True])
+def test_every_default_is_valid_in_its_own_schema(cur):
+    "A client that validates arguments against inputSchema takes every default (null included: the tool takes it, as if left out)"
+    jsonschema = pytest.importorskip('jsonschema')
+    for s in sk.tool_schemas('inputSchema', cur):
+        jsonschema.Draft202012Validator.check_schema(s['inputSchema'])
+        defaults = {k:p['default'] for k,p in s['inputSchema']['properties'].items() if 'default' in p}
+        bad = [e.message for e in jsonschema.Draft202012Validator(s['inputSchema']|dict(required=[])).iter_errors(defaults)]
+        assert not bad, (s['name'], bad)
+
+def test_tool_descriptions_speak_json_not_python():
+    "null, true and false, which a JSON caller sends; never None, True or False, which it would send as strings"
+    for cur in (False, True):
+        for s in sk.tool_schemas('inputSchema', cur):
+            texts = [s['description']] + [p.get('description', '') for p in s['inputSchema']['properties'].values()]
+            assert not [t for t in texts if re.search(r'\b(None|True|False)\b', t)], s['name']
+    d = sk.tool_schema(sk.update_msg, 'inputSchema')['inputSchema']['properties']['export']['description']
+    assert d=='Add (true, code only) or remove (false) the nbdev export directive'
+
 # --- every tool, called with what its schema allows (and what it doesn't)
 
 def _strat(p, ids):
     "A hypothesis strategy for values schema `p` allows: ids drawn from the dialog's, and some not in it"
     if 'anyOf' in p: return st.one_of([_strat(o, ids) for o in p['anyOf']])
     t = p.get('type')
+    if isinstance(t, list): return st.one_of([_strat(p|dict(type=x), ids) for x in t])
+    if t=='null': return st.none()
     if t=='string': return st.sampled_from(ids+['', 'zz', 'all', 'print', r'(\w+)']) | st.text(max_size=6)
     if t=='integer': return st.integers(-3, 12)
     if t=='number': return st.floats(-3, 12)

@@ -150,6 +150,45 @@ def test_unreadable_requests_get_an_error_response(tmp_path):
         assert _recv(p, 10)['result']['content'][0]['text'].startswith('m0:code:')  # and the server goes on
     finally: p.kill(); p.wait()
 
+def _answers(tmp_path, lines):
+    "The server's answers to `lines` (bytes), each sent after `_init`, then to a ping, which shows it still serves"
+    _mk(tmp_path)
+    p = _server(tmp_path)
+    try:
+        _init(p)
+        for l in lines: p.stdin.write(l+b'\n')
+        _send(p, dict(jsonrpc='2.0', id=99, method='ping')); p.stdin.flush()
+        res = []
+        while (r := _recv(p, 20)) is not None and r.get('id')!=99: res.append(r)
+        assert r is not None, 'the server stopped answering'
+        return res
+    finally: p.kill(); p.wait()
+
+@pytest.mark.slow
+def test_a_request_nested_too_deep_to_parse_is_answered_and_the_server_goes_on(tmp_path):
+    "Nested past Python's own limit (`json.loads` raises RecursionError): the id is read from the top level alone"
+    deep = lambda n: b'['*n + b']'*n
+    req = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"summary_dlg","arguments":{"dlg":%s}}}' % deep(5000)
+    note = b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":%s}}' % deep(5000)  # (no id: no answer)
+    rs = _answers(tmp_path, [req, note, deep(5000)])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(5, -32600), (None, -32700)], rs
+    assert all('nested too deep' in r['error']['message'] for r in rs), rs
+
+@pytest.mark.slow
+def test_a_request_whose_id_is_null_or_a_fraction_gets_an_invalid_request_error(tmp_path):
+    "MCP: an id is a string or an integer, never null; the SDK would read such a request as a notification and never answer"
+    rs = _answers(tmp_path, [b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}'])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(None, -32600)]*2, rs
+    assert 'not a number 1.5' in rs[0]['error']['message'] and 'not null' in rs[1]['error']['message'], rs
+
+@pytest.mark.slow
+def test_a_request_that_is_not_utf8_is_refused_and_writes_nothing(tmp_path):
+    "Bytes that aren't UTF-8 (a cp1252 client's `é`) are never made U+FFFD and written: a parse error, the file untouched"
+    req = json.dumps(_call(5, 'msg_str_replace', id='m0', old_str='x = 1', new_str='RENE', dlg='d.ipynb')).encode().replace(b'RENE', b'Ren\xe9')
+    rs = _answers(tmp_path, [req])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(5, -32700)] and 'not UTF-8 (byte 0xe9' in rs[0]['error']['message'], rs
+    assert read_ipynb(tmp_path/'d.ipynb')['m0'].content=='x = 1'
+
 @pytest.mark.slow
 def test_a_slow_call_blocks_neither_the_next_call_nor_a_cancellation(tmp_path):
     _mk(tmp_path)

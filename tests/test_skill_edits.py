@@ -159,12 +159,14 @@ def test_tool_schemas_say_what_each_parameter_takes():
             for k,v in ps.items():
                 if k=='dlg' and need_dlg:
                     assert v=={'description': sk._dlg_doc, 'type': 'string'}; continue
-                assert v['description']==ds[k] and v['description'], (f.__name__, k)
+                assert v['description']==sk._in_json(ds[k]) and v['description'], (f.__name__, k)  # (null, not None)
                 typ = {kk:vv for kk,vv in v.items() if kk not in ('description', 'default')}
                 if k in special: assert typ==special[k], (f.__name__, k, typ)
                 elif k=='id' and f.__name__.startswith('msg_') and f is not sk.msg_exhash: assert typ==ids_like, (f.__name__, typ)
                 elif k in ('old_strs', 'new_strs'): assert typ=={'type': 'array', 'items': {'type': 'string'}}, (f.__name__, k)
-                else: assert typ=={'type': {str: 'string', int: 'integer', bool: 'boolean', dict: 'object'}[sig[k].annotation]}, (f.__name__, k, typ)
+                else:
+                    t = {str: 'string', int: 'integer', bool: 'boolean', dict: 'object'}[sig[k].annotation]
+                    assert typ=={'type': [t, 'null'] if sig[k].default is None else t}, (f.__name__, k, typ)  # null taken: the type says so
                 if sig[k].default is not inspect.Parameter.empty: assert v['default']==sig[k].default
 
 def test_a_renamed_tool_keeps_its_schema():

@@ -104,6 +104,12 @@ def test_mcp_annotations_argument_types_and_instructions(tmp_path):
     assert ins==sk.mcp_instructions
     names = set(sk._tool_ns) | {k for s in sk.tool_schemas() for k in s['input_schema']['properties']}
     assert {w for w in re.findall(r'\b[a-z]+(?:_[a-z]+)+\b', ins) if w not in names}==set()  # every tool named exists
+    # and every pair: each `param=value` is taken by every tool named in its sentence (or `;` clause), which names one
+    takes = {s['name']: set(s['input_schema']['properties']) for s in sk.tool_schemas()}
+    for c in re.split(r'(?<=[.;])\s+', ins):
+        tools = [t for t in re.findall(r'\w+', c) if t in takes]
+        for p in re.findall(r'\b(\w+)=', c):
+            assert tools and all(p in takes[t] for t in tools), (p, tools, c)
     assert 'set_dlg' not in ins and 'summary_dlg' in ins
 
 def test_tool_descriptions_name_no_python_only_api():
