@@ -23,8 +23,8 @@ from fastcore.utils import *
 from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
                          think_spans, stampers, img_mimes)
-from .ipynb import atomic_write
-from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused
+from .ipynb import atomic_write, derive_ids
+from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
 from collections import Counter
 from datetime import datetime, timezone
 import hashlib, json, os, re, stat, time, uuid, warnings
@@ -585,6 +585,20 @@ def _keys(read):
     for rs,_ in read: n[rs[0]] = n.get(rs[0], 0) + 1
     return [_key(rs, fp, n[rs[0]]>1) for rs,fp in read]
 
+# %% ../nbs/08_session.ipynb #b006e873
+def _msg_ids(firsts): # Each message's first record and its line, in the order read
+    "The ids of the messages read: a first record's `uuid` (Claude Code's) when a cell id not taken, else derived from it or, with none, from the line (`derive_ids`)"
+    cells,taken = [],set()
+    for r,l in firsts:
+        u = r.get('uuid')
+        # derived from the uuid when there is one (a copy's id outlives a write's relinking of `parentUuid`), else the line
+        src = u if isinstance(u, str) else l
+        if not is_cell_id(u) or u in taken: u = None  # no uuid (Codex), an odd one, or a prompt record written twice
+        else: taken.add(u)
+        cells.append(dict(id=u, source=src))
+    derive_ids(cells)
+    return [c['id'] for c in cells]
+
 # %% ../nbs/08_session.ipynb #345fcb98
 def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
              name:str=None, # The dialog's name; the file's stem when None
@@ -632,7 +646,10 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
             m = dlg.msg_cls(c.content, output=c.output, msg_type=sprompt, attachments=c.attachments, meta=c.meta)
         m.meta.setdefault('dialog', {})['session'] = dict(records=ls[i:j], fp=_fp(m))
         msgs.append(m)
-    if not whole: dlg.messages = msgs
+    # each message's id derived from its first record (`_msg_ids`), given while no dialog holds them
+    if whole: dlg.messages = []
+    for m,k in zip(msgs, _msg_ids((rs[i], ls[i]) for i in starts)): m.id = k
+    dlg.messages = msgs
     # reasoning made after what the model read and `dlg2chat` doesn't send (a skill's body, a compaction): unsendable
     if stamp and A.fmt=='anthropic': _unseen(A, rs, n, list(zip(starts, ends)), msgs)
     sid = first((A.sid(r) for r in rs), noop)

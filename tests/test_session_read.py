@@ -249,6 +249,37 @@ def test_record_written_twice_is_read_once(tmp_path):
     assert any(b['type']=='thinking' and b['signature'] for b in bs)
     assert len(dlg[0].meta['dialog']['session']['records'])==len(lines)+2  # the two copies ride along
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(session_file())
+def test_message_ids_are_derived_from_the_records(txt):
+    "Each message's id comes from the file: the same at every read of the same bytes (subagents' dialogs too), unique, a cell id; a Claude Code prompt's is its record's uuid"
+    from dialog.nbjson import is_cell_id
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d)/'s.jsonl'; p.write_bytes(txt.encode())
+        a,b = sess2dlg(p),sess2dlg(p)
+        ids = [m.id for m in a.messages]
+        assert [m.id for m in b.messages]==ids==a.meta['dialog']['session']['msgs'] and len(set(ids))==len(ids)
+        assert all(map(is_cell_id, ids))
+        firsts = [json.loads(m.meta['dialog']['session']['records'][0]) for m in a.messages]
+        uuids = [r['uuid'] for r in firsts if 'uuid' in r]
+        if len(set(uuids))==len(uuids)==len(ids): assert ids==uuids
+        assert {k: [m.id for m in x.messages] for k,x in sidechains(a).items()}=={k: [m.id for m in x.messages] for k,x in sidechains(b).items()}
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_prompts_read_alike_get_ids_apart(tmp_path, agent):
+    "A prompt record written twice (a Claude Code uuid twice, a Codex line twice): each message its own id, the same at every read; an edit written back keeps a Claude Code prompt's id"
+    from test_session_gen import small_claude, small_codex
+    ls = small_claude(2) if agent=='claude' else small_codex(2)
+    k = next(i for i,l in enumerate(ls) if '"role":"user"' in l and 'Prompt 1' in l)
+    p = tmp_path/'s.jsonl'; p.write_text('\n'.join(ls[:k+1] + ls[k:]) + '\n')
+    dlg = sess2dlg(p)
+    ids = [m.id for m in dlg.messages]
+    assert len(ids)==3 and len(set(ids))==3 and [m.id for m in sess2dlg(p).messages]==ids
+    assert ids[0]==(json.loads(ls[k])['uuid'] if agent=='claude' else ids[0]) and ids[1]!=ids[0]
+    dlg[2].content = 'Prompt 2, edited'
+    back = [m.id for m in sess2dlg(dlg2sess(dlg, tmp_path/'o.jsonl')).messages]
+    assert back[:2]==ids[:2] and (back[2]==ids[2])==(agent=='claude')  # Codex records carry no id: its line's digest
+
 def _odd_files(tmp_path):
     "Sessions each holding a field of a JSON type neither agent writes there"
     from test_session_gen import small_claude, small_codex
