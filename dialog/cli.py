@@ -195,10 +195,12 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         return 2
 
 # %% ../nbs/16_cli.ipynb #f8fb4dcc
+from .skill import preview_row
+
 def _row(m, maxlen):
-    "Message `m`'s preview row (`Message.preview`), with control characters made visible"
-    # (`Message.preview` never cuts an escape such as `\\n` in half)
-    return term_safe(m.preview(maxlen))
+    "Message `m`'s preview row, with control characters made visible: `preview_row`, the rule the MCP tools' rows keep"
+    # (never longer than `maxlen`, never an escape such as `\\n` cut in half)
+    return preview_row(m, maxlen)
 
 @_sub(_file, _repair, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _maxlen,

@@ -55,12 +55,12 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
            'skill_tools', 'min_mem', 'max_timeout', 'mcp_instructions', 'Session', 'Root', 'set_dlg', 'cur_dlg',
-           'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg',
-           'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport', 'msg_editor',
-           'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg', 'del_msgs',
-           'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg',
-           'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits', 'ToolPool',
-           'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs',
+           'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport',
+           'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg',
+           'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs',
+           'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits',
+           'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/13_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -212,6 +212,16 @@ def _shaping(f, kw, *skip):
     ps = inspect.signature(f).parameters
     return {k:v for k,v in kw.items() if k in ps and k not in ('dlg', *skip) and v!=ps[k].default and not callable(v)}
 
+# %% ../nbs/13_skill.ipynb #953dd0e1
+def preview_row(m, # The `Message`
+                maxlen:int=180): # Most characters in the row
+    "`m.preview(maxlen)` on one line whatever `m` holds: every control, line break and invisible character spelled out"
+    # `Message.preview` escapes `\n` and `\r`; `term_safe` spells the rest as `view_dlg` does (`\u2028`, `\x85`, `\x0b`),
+    # the characters `str.splitlines` (and many renderers) break lines at too, with which a message could forge rows
+    n,least = maxlen,len(f'{m.id}:{m.msg_type}: ')+1  # (the row's id and type are never cut)
+    while len(r := term_safe(m.preview(n)))>maxlen and n>least: n = max(n-(len(r)-maxlen), least)  # shorter, to fit
+    return r if len(r)<=maxlen else r[:least-1]+'…'  # one character, spelled out, is too long
+
 # %% ../nbs/13_skill.ipynb #4737fad4
 def _row_cut(maxchars):
     "How a listing cuts a message's row longer than `maxchars`, naming the call that reads the message"
@@ -228,7 +238,7 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
         raise ValueError(msg)
     keep = _shaping(summary_dlg, locals(), 'offset')
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    _,rows,more = _page(_view(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars, again=again, cut=_row_cut(maxchars))
+    _,rows,more = _page(_view(dlg).messages, lambda m: preview_row(m, maxlen), offset, limit, maxchars, again=again, cut=_row_cut(maxchars))
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
 # %% ../nbs/13_skill.ipynb #d89a3357
@@ -542,7 +552,7 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
     found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
     hits = [m for m in found if all(p(m) for p in ps)]
-    got,_,more = _page(hits, lambda m: m.preview(180), offset, limit, maxchars, 'match', again, _row_cut(maxchars))
+    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, maxchars, 'match', again, _row_cut(maxchars))
     res = Found(got)
     res.more = more
     return res
@@ -1133,9 +1143,9 @@ def tool_text(res, # What a tool returned
     "A tool's result as the text a client reads, within `maxchars`"
     if isinstance(res, Msgs):
         more = [res.more] if getattr(res, 'more', '') else []
-        txt = '\n'.join([m.preview(180) for m in res] + more) or '(no messages)'
-    elif isinstance(res, Message): txt = res.preview(180)
-    elif isinstance(res, Dialog): txt = res.summary(180) if len(res) else f'dialog {res.name!r}: no messages'
+        txt = '\n'.join([preview_row(m) for m in res] + more) or '(no messages)'
+    elif isinstance(res, Message): txt = preview_row(res)
+    elif isinstance(res, Dialog): txt = '\n'.join(map(preview_row, res.messages)) if len(res) else f'dialog {res.name!r}: no messages'
     else: txt = str(res)
     fits = not maxchars or len(txt)<=maxchars
     # (the listings and views keep the budget they were given)

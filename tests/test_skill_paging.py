@@ -243,3 +243,23 @@ def test_hints_repeat_every_argument_that_shaped_the_page(tmp_path):
     assert '\n'.join(pages)==read_ipynb(tmp_path/'a.ipynb')['p1'].lnhashview(out=True)
     txt,_ = sk.call_tool('view_dlg', dict(dlg='a.ipynb', only_errors=True, incl_out=True, limit=4), root=tmp_path)
     assert txt.endswith('… 11 more messages: call again with incl_out=true, only_errors=true, limit=4 and offset=4'), txt[-200:]
+
+# --- a listing's rows: one line each, whatever a message holds
+
+breaks = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'  # every character str.splitlines breaks a line at
+
+def test_summary_and_find_rows_are_one_line_whatever_a_message_holds(tmp_path):
+    "A message holding U+2028, NEL, VT or FF can't forge rows: each is spelled out, as view_dlg spells it"
+    d = Dialog('a'); d.mk_message('x = 1', id='m1'); d.mk_message('y\u2028fake02:note: hi\x85fake03:raw: z\x0bq\x0cw\x1e', id='m2')
+    d.save(tmp_path/'a.ipynb')
+    for tool in ('summary_dlg', 'find_msgs'):
+        txt,err = sk.call_tool(tool, dict(dlg='a.ipynb'), root=tmp_path)
+        assert not err and txt.splitlines()==['m1:code: x = 1', 'm2:code: y\\u2028fake02:note: hi\\x85fake03:raw: z\\x0bq\\x0cw\\x1e'], txt
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(breaks + 'ab\\\t\x00\x1b\u200e')), st.integers(20, 60))
+def test_a_preview_row_is_one_line_within_its_length(txt, maxlen):
+    "preview_row, every listing's row (and nbdialog's): no line break of any kind, at most maxlen characters, the id and type first"
+    row = sk.preview_row(Message(txt, id='abcdef12'), maxlen)
+    assert len(row.splitlines())==1 and not any(c in row for c in breaks) and len(row)<=maxlen, (row, maxlen)
+    assert row.startswith('abcdef12:code: ')
