@@ -195,10 +195,12 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         return 2
 
 # %% ../nbs/16_cli.ipynb #f8fb4dcc
+from .skill import preview_row
+
 def _row(m, maxlen):
-    "Message `m`'s preview row (`Message.preview`), with control characters made visible"
-    # (`Message.preview` never cuts an escape such as `\\n` in half)
-    return term_safe(m.preview(maxlen))
+    "Message `m`'s preview row, with control characters made visible: `preview_row`, the rule the MCP tools' rows keep"
+    # (never longer than `maxlen`, never an escape such as `\\n` cut in half)
+    return preview_row(m, maxlen)
 
 @_sub(_file, _repair, _arg('--type', choices=smsg_types, help='only messages of this type'),
       _maxlen,
@@ -208,6 +210,18 @@ def _cmd_summary(a):
         if a.type in (None, m.msg_type): _say(_row(m, a.maxlen))
 
 # %% ../nbs/16_cli.ipynb #78fa0cf2
+def _reply_lnhash(m, start_line=1, end_line=None, trunc=True):
+    "Prompt `m`'s request, then in `<out>` its reply, both as `lineno|hash|text` rows: the reply's are what `exhash --out` takes"
+    # `trunc`: the reply's rows up to `out_maxlen` characters, whole lines, then how many were left out
+    req,rows,n = m.lnhashview(start_line, end_line),m.lnhashview(out=True).split('\n') if m.ai_res else [],0
+    if not rows: return req
+    for k,r in enumerate(rows):
+        if trunc and k and n+len(r)>out_maxlen:
+            rows = rows[:k] + [f'[{len(rows)-k:,} more lines of the reply: --full-out shows them all]']
+            break
+        n += len(r)+1
+    return (req+'\n' if req else '') + '<out>\n' + '\n'.join(rows) + '\n</out>'
+
 @_sub(_file, _repair,
       _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
@@ -217,7 +231,8 @@ def _cmd_summary(a):
       _arg('--nums', action=argparse.BooleanOptionalAction, default=True,
            help=_doc(Message.view, 'nums', post=' (default: yes)')),
       _arg('--lnhash', action='store_true',
-           help='show lineno|hash| addresses, which exhash verifies, instead of numbers'),
+           help="show lineno|hash| addresses, which exhash verifies, instead of numbers; with --out, a prompt's reply "
+                'is addressed too, from 1 in its <out> section: the addresses exhash --out takes'),
       _arg('--start-line', type=_int_from(1), default=1, metavar='N',
            help=_doc(Message.view, 'start_line', post=', of one message')),
       _arg('--end-line', type=_int_from(1), metavar='N', help=_doc(Message.view, 'end_line', post=', of one message')),
@@ -233,6 +248,7 @@ def _cmd_view(a):
     if a.errors: ms = [m for m in ms if m.has_error]
     if a.xml: return _say(dlg.view(out, trunc_out=not a.full_out, msgs=ms))
     def show(m):
+        if a.lnhash and out and m.msg_type==sprompt: return _reply_lnhash(m, a.start_line, a.end_line, not a.full_out)
         if a.lnhash: return m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out)
         return m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)
     try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + show(m) for m in ms)
@@ -779,7 +795,7 @@ def _exhash_cmds(txt:str): # The text piped in: JSON
             raise ValueError(f'the commands are not JSON ({e}): e.g. [["2|Ab|", "c", "new text"]]') from None
 
 @_sub(_file, _repair_save, _arg('id', metavar='ID', help='the message to edit'),
-      _arg('--out', action='store_true', help="edit a prompt's reply"),
+      _arg('--out', action='store_true', help="edit a prompt's reply (its addresses: view FILE ID --lnhash --out)"),
       _arg('--sw', type=_int_from(1), default=4, metavar='N', help='shift width of > and < (default 4)'), _dry,
       help='apply exhash commands (JSON on stdin) to a message, only if every line they address is unchanged',
       extra='skill')

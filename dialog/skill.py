@@ -11,6 +11,8 @@ The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 c
 and a last line `… N more messages: call again with offset=K` says what was left out.
 One message's lines (`view_msg`, `view_msgs`, `lnhashview_msg`) keep the same budget,
 ending `… N more lines: call again with start_line=K`.
+Each hint names the arguments that shaped its page, and goes on within a line longer than the page (`start_char`)
+or long outputs (`out_offset`): follow it as written, a page at a time.
 
 **Ids**: a message is named by its id (a string), or by any unique prefix of it;
 never by position (a number is refused).
@@ -53,12 +55,12 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 # %% auto #0
 __all__ = ['msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines', 'msg_ast_replace',
            'skill_tools', 'min_mem', 'max_timeout', 'mcp_instructions', 'Session', 'Root', 'set_dlg', 'cur_dlg',
-           'set_cur_msg', 'cur_msg', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs', 'lnhashview_msg',
-           'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport', 'msg_editor',
-           'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg', 'del_msgs',
-           'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs', 'create_dlg',
-           'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits', 'ToolPool',
-           'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs',
+           'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport',
+           'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg',
+           'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs',
+           'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits',
+           'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
 
 # %% ../nbs/13_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -74,7 +76,7 @@ from .nbjson import short_repr
 import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
-from .view import line_range, msg2xml, text_lines, with_out # importing dialog.view adds `Dialog.find_msgs`
+from .view import line_range, msg2xml, out_maxlen, term_safe, text_lines, with_out # importing dialog.view adds `Dialog.find_msgs`
 
 # %% ../nbs/13_skill.ipynb #8ae67381
 class Session:
@@ -178,7 +180,7 @@ def _page(items, # What is listed, in order
           maxchars:int=30_000, # Most characters shown (at least one item, cut to it); 0 for no limit
           what:str='message', # What an item is, for the last line
           again=None, # `again(k)`: how to get the items from `k` on; None: `call again with offset=k`
-          cut:str='; maxchars=0 shows it whole'): # What the note on an item cut to the budget adds
+          cut=None): # `cut(item, text)`: an item's text longer than `maxchars` cut to them, saying how to read on
     "`(shown, texts, more)`: the items shown, each one's text, and a last line saying what was left out"
     # `more` also says how to get what was left out, and is '' when nothing was
     for k,v,lo in (('offset', offset, 0), ('limit', limit, 1), ('maxchars', maxchars, 0)):
@@ -190,7 +192,7 @@ def _page(items, # What is listed, in order
     for it in items[offset:None if limit is None else offset+limit]:
         t = show(it)
         if texts and maxchars and n+len(t)>maxchars: break
-        if maxchars and len(t)>maxchars: t = f'{t[:maxchars]}… (cut at {maxchars:,} characters{cut})'
+        if maxchars and len(t)>maxchars: t = cut(it, t) if cut else f'{t[:maxchars]}… (cut at {maxchars:,} characters)'
         got.append(it); texts.append(t); n += len(t)+1
     end = offset+len(got)
     left = len(items)-end
@@ -199,7 +201,32 @@ def _page(items, # What is listed, in order
     more = f'… {left:,} more {_plural(what, left)}: {how}'
     return got,texts,more
 
+def _say(kw): # The arguments of a call, by name
+    "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it)"
+    ps = [f'{k}={v!r}' if k=='id' else f'{k}={json.dumps(v)}' for k,v in kw.items()]
+    return ' and '.join([', '.join(ps[:-1]), ps[-1]] if len(ps)>1 else ps)
+
+def _shaping(f, kw, *skip):
+    "Those of `kw`, arguments of `f`, that differ from its defaults, but `skip` and the file: the ones a hint repeats"
+    # (a call made from the hint's text then shows the same view, further on)
+    ps = inspect.signature(f).parameters
+    return {k:v for k,v in kw.items() if k in ps and k not in ('dlg', *skip) and v!=ps[k].default and not callable(v)}
+
+# %% ../nbs/13_skill.ipynb #953dd0e1
+def preview_row(m, # The `Message`
+                maxlen:int=180): # Most characters in the row
+    "`m.preview(maxlen)` on one line whatever `m` holds: every control, line break and invisible character spelled out"
+    # `Message.preview` escapes `\n` and `\r`; `term_safe` spells the rest as `view_dlg` does (`\u2028`, `\x85`, `\x0b`),
+    # the characters `str.splitlines` (and many renderers) break lines at too, with which a message could forge rows
+    n,least = maxlen,len(f'{m.id}:{m.msg_type}: ')+1  # (the row's id and type are never cut)
+    while len(r := term_safe(m.preview(n)))>maxlen and n>least: n = max(n-(len(r)-maxlen), least)  # shorter, to fit
+    return r if len(r)<=maxlen else r[:least-1]+'…'  # one character, spelled out, is too long
+
 # %% ../nbs/13_skill.ipynb #4737fad4
+def _row_cut(maxchars):
+    "How a listing cuts a message's row longer than `maxchars`, naming the call that reads the message"
+    return lambda m,t: f'{t[:maxchars]}… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
+
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180, # Maximum characters per row
                 offset:int=0, # The first message shown, counted from 0
@@ -209,10 +236,26 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
     if maxlen<20:
         msg = f'maxlen must be at least 20 (a row starts with the 8-character id and the type), not {maxlen}'
         raise ValueError(msg)
-    _,rows,more = _page(_view(dlg).messages, lambda m: m.preview(maxlen), offset, limit, maxchars)
+    keep = _shaping(summary_dlg, locals(), 'offset')
+    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
+    _,rows,more = _page(_view(dlg).messages, lambda m: preview_row(m, maxlen), offset, limit, maxchars, again=again, cut=_row_cut(maxchars))
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
 # %% ../nbs/13_skill.ipynb #d89a3357
+def _xml_cut(m, t, maxchars, incl_out, trunc_out):
+    "`t`, message `m`'s XML longer than `maxchars`, cut at a line's end within them, naming the `view_msg` call for the rest"
+    # a call of another tool: with the options that give the rest of the same view, so nothing is skipped or repeated
+    x = msg2xml(m, False) if incl_out else t  # without the outputs
+    body,end = t.index('>')+1,len(x)-len(f'</{m.msg_type}>')  # where its content starts and ends
+    keep = dict(id=m.id) | (dict(incl_out=True) if incl_out else {}) | ({} if trunc_out else dict(trunc_out=False))
+    if end<=maxchars:  # every line shows: the outputs are what is left
+        if x==t: return t
+        return f'{t[:end]}… (cut at {maxchars:,} characters; its outputs: call view_msg with {_say(keep | dict(out_offset=0))})'
+    i = max(t.rfind('\n', body, maxchars), body)  # the end of the last line that fits whole
+    lead = m.content.count('\n') - x[body:end].count('\n')  # directive lines the XML made attributes
+    k = lead + t[body:i].count('\n') + (2 if i>body else 1)
+    return f'{t[:i]}… (cut at {maxchars:,} characters; the rest: call view_msg with {_say(keep | dict(start_line=k))})'
+
 def view_dlg(dlg:str=None, # The dialog file; the current one if None
              incl_out:bool=False, # Add each message's outputs (a prompt's: its reply)?
              only_errors:bool=False, # Only messages whose outputs hold an error?
@@ -221,9 +264,11 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
              limit:int=None, # Most messages shown; None for as many as `maxchars` allows
              maxchars:int=30_000): # Most characters shown; 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
-    d = _view(dlg)
+    keep,d = _shaping(view_dlg, locals(), 'offset'),_view(dlg)
+    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
-    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, maxchars)
+    cut = lambda m,t: _xml_cut(m, t, maxchars, incl_out, trunc_out)
+    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, maxchars, again=again, cut=cut)
     head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
     return PrettyString('\n'.join([head, *items, tail] + ([more] if more else [])))
 
@@ -308,24 +353,52 @@ def _msgs(d, ids):
     return ms
 
 def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out=False, trunc_out=True,
-              maxchars=30_000, out=False, again='call again with '):
+              maxchars=30_000, out=False, again='call again with', keep=None, start_char=0, out_offset=None):
     "Message `m`'s lines from `start_line` (numbered, or hash-addressed) within `maxchars`, then its outputs"
-    # The outputs come once its last line is shown;
-    # a last line says what was left out and how to get it (`again` starts that)
+    # a last line says what was left out and how to get it: `again`, then `keep` (the arguments that shaped this view),
+    # then where to go on. A line longer than the page is cut, and read on from `start_char`;
+    # `out_offset` shows only the outputs, from that character
+    def hint(**kw): return f'{again} {_say((keep or {}) | kw)}'
+    if out_offset is not None: return _out_page(m, '', trunc_out, maxchars, out_offset, hint)
     txt = m.lnhashview(start_line, end_line, out) if lnhashs else m.view(nums, start_line, end_line)
-    rows = txt.split('\n')  # one row a line
+    rows,line = txt.split('\n'),(text_lines(_txt(m, out)) or [''])[start_line-1]  # one row a line; the first line
+    if start_char:
+        if not 0<start_char<len(line):
+            raise ValueError(f'message {m.id!r}: line {start_line} has {len(line):,} characters: no start_char {start_char}')
+        rows[0] = rows[0][:len(rows[0])-len(line)] + line[start_char:]  # its address or number, then the rest
+    to,cutat = ({} if end_line is None else dict(end_line=end_line)),None
+    def cut(row, t): # the first row alone is longer than the page: as much of its line as fits
+        nonlocal cutat
+        pre = len(row)-len(line)+start_char
+        cutat = start_char + max(maxchars-pre, 1)
+        return t[:pre+cutat-start_char] + '…'
     def again_at(k):
-        till = f' and end_line={end_line}' if end_line is not None else ''
         outs = ' (the outputs come after the last line)' if incl_out else ''
-        return f'{again}start_line={start_line+k}{till}{outs}'
-    _,got,more = _page(rows, str, 0, None, maxchars, 'line', again_at)
+        return hint(start_line=start_line+k, **to) + outs
+    _,got,more = _page(rows, str, 0, None, maxchars, 'line', again_at, cut)
+    if cutat is not None:  # the rest of that line first, then the lines after it
+        left,after = len(line)-cutat,len(rows)-1
+        also = f' and {after:,} more {_plural("line", after)}' if after else ''
+        more = (f'… {left:,} more {_plural("character", left)} of line {start_line}{also}: '
+                + hint(start_line=start_line, start_char=cutat, **to))
     res = '\n'.join(got)
-    if incl_out and not more:
-        res = with_out(res, m, trunc_out)
-        if maxchars and len(res)>maxchars:
-            hint = 'a larger maxchars shows more' if trunc_out else 'trunc_out=true shows the outputs cut short'
-            res = f'{res[:maxchars]}… (cut at {maxchars:,} characters: {hint})'
+    if incl_out and not more: return _out_page(m, res, trunc_out, maxchars, None, hint)
     return res + (f'\n{more}' if more else '')
+
+def _out_page(m, res, trunc_out, maxchars, offset, hint):
+    "`res` (a view of `m`'s lines), then `m`'s `<out>` section from character `offset` on, within `maxchars`"
+    # `trunc_out`: at most `out_maxlen` characters of it. The last line says how to read on, with `hint(**kw)`
+    o = with_out('', m, False)
+    if offset is not None and not 0<=offset<max(len(o), 1):
+        raise ValueError(f'message {m.id!r}: its outputs are {len(o):,} characters (with their <out> tags): no out_offset {offset}')
+    pre = res+'\n' if res else ''
+    offset = offset or 0
+    n = max(maxchars-len(pre), 0) if maxchars else len(o)
+    if trunc_out: n = min(n, out_maxlen)
+    if offset+n>=len(o): return pre+o[offset:] if o else res
+    left = len(o)-offset-n
+    how = hint(incl_out=True, trunc_out=False, out_offset=offset+n)
+    return f'{pre}{o[offset:offset+n]}\n… {left:,} more {_plural("character", left)} of the outputs: {how}'
 
 # %% ../nbs/13_skill.ipynb #eda93ee8
 def view_msg(id:str, # The message's id, or a unique prefix of it
@@ -335,11 +408,15 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              end_line:int=None, # Last line shown (included); None for the last
              lnhashs:bool=False, # Show `lineno|hash|` addresses (for `msg_exhash`) instead of numbers?
              incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
-             trunc_out:bool=True, # Cut long outputs?
-             maxchars:int=30_000): # Most characters shown; 0 for no limit
+             trunc_out:bool=True, # Show at most 2,000 characters of the outputs?
+             maxchars:int=30_000, # Most characters shown; 0 for no limit
+             start_char:int=0, # Characters of line `start_line` left out: where a line cut at the page goes on
+             out_offset:int=None): # Show only the outputs, from this character of their `<out>` section on
     "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars`"
+    keep = _shaping(view_msg, locals(), 'id', 'start_line', 'end_line', 'start_char', 'out_offset')
     m = _view(dlg).msg(id)
-    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars))
+    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars,
+                                  keep=keep, start_char=start_char, out_offset=out_offset))
 
 # %% ../nbs/13_skill.ipynb #a0dc8111
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
@@ -347,20 +424,20 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               nums:bool=True, # Number the lines?
               lnhashs:bool=False, # Show `lineno|hash|` addresses instead of numbers?
               incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
-              trunc_out:bool=True, # Cut long outputs?
+              trunc_out:bool=True, # Show at most 2,000 characters of each message's outputs?
               offset:int=0, # The first of `ids` shown, counted from 0
               maxchars:int=30_000): # Most characters shown; 0 for no limit
     "Several messages, each under a `# msg ID` header, up to `maxchars`"
     # a message longer than the page is cut to a little less, so that its own last line shows
     inner = max(maxchars-300, maxchars//2)
     # the hint names view_msg's options that give this view: those not at their defaults
-    ps = inspect.signature(view_msg).parameters
     shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars)
-    opts = [f'{k}={json.dumps(v)}' for k,v in shown.items() if v!=ps[k].default]
+    opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, locals(), 'ids', 'offset')
     def show(m):
-        hint = f'call view_msg with {", ".join([f"id={m.id!r}", *opts])} and '
-        return f'# msg {m.id}\n' + _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again=hint)
-    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars)
+        view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
+        return f'# msg {m.id}\n' + view
+    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
+    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
 # %% ../nbs/13_skill.ipynb #b2d36ac1
@@ -369,10 +446,13 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    start_line:int=1, # First line shown, counted from 1
                    end_line:int=None, # Last line shown (included); None for the last
                    out:bool=False, # Show a prompt's reply instead of its request?
-                   maxchars:int=30_000): # Most characters shown; 0 for no limit
+                   maxchars:int=30_000, # Most characters shown; 0 for no limit
+                   start_char:int=0): # Characters of line `start_line` left out: where a line cut at the page goes on
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars`"
+    keep = _shaping(lnhashview_msg, locals(), 'id', 'start_line', 'end_line', 'start_char')
     m = _view(dlg).msg(id)
-    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out)
+    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out,
+                    keep=keep, start_char=start_char)
     return PrettyString(res)
 
 # %% ../nbs/13_skill.ipynb #d0118225
@@ -467,10 +547,12 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               limit:int=None, # Most matches shown; None for as many as `maxchars` allows
               maxchars:int=30_000): # Most characters their summary rows take; 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
+    keep = _shaping(find_msgs, locals(), 'offset')
+    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
     found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
     hits = [m for m in found if all(p(m) for p in ps)]
-    got,_,more = _page(hits, lambda m: m.preview(180), offset, limit, maxchars, 'match')
+    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, maxchars, 'match', again, _row_cut(maxchars))
     res = Found(got)
     res.more = more
     return res
@@ -1073,9 +1155,9 @@ def tool_text(res, # What a tool returned
     "A tool's result as the text a client reads, within `maxchars`"
     if isinstance(res, Msgs):
         more = [res.more] if getattr(res, 'more', '') else []
-        txt = '\n'.join([m.preview(180) for m in res] + more) or '(no messages)'
-    elif isinstance(res, Message): txt = res.preview(180)
-    elif isinstance(res, Dialog): txt = res.summary(180) if len(res) else f'dialog {res.name!r}: no messages'
+        txt = '\n'.join([preview_row(m) for m in res] + more) or '(no messages)'
+    elif isinstance(res, Message): txt = preview_row(res)
+    elif isinstance(res, Dialog): txt = '\n'.join(map(preview_row, res.messages)) if len(res) else f'dialog {res.name!r}: no messages'
     else: txt = str(res)
     fits = not maxchars or len(txt)<=maxchars
     # (the listings and views keep the budget they were given)
@@ -1410,7 +1492,9 @@ mcp_instructions = '\n'.join([
      'a last line `… N more messages: call again with offset=K` says what was left out and how to get it; '
      'view_msg and lnhashview_msg show a long message a page of lines at a time '
      '(`… N more lines: call again with start_line=K`); '
-     'view_msgs names the view_msg call that shows the rest of one.'),
+     'view_msgs names the view_msg call that shows the rest of one. '
+     'Each such hint names every argument the next page needs (start_char within a long line, '
+     'out_offset within long outputs): follow it as written.'),
     '',
     ('Ids: a message is named by its id, a string, or any unique prefix of it; never by position. '
      'The line editors take one id, a list of ids (edited all or none, each message named once), '

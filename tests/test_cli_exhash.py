@@ -91,3 +91,21 @@ def test_exhash_dry_run_as_a_program(dlg):
     before = dlg.read_bytes()
     r = nbd('exhash', dlg, 'c2', '--dry-run', input=_cmd(1, 'x = 2', 'c', 'x = 3'))
     assert r.returncode==0 and r.stdout.startswith('would edit c2 (dry run: nothing written)\n--- original') and dlg.read_bytes()==before
+
+def test_view_lnhash_out_shows_the_reply_addresses_exhash_out_takes(tmp_path, capsys, monkeypatch):
+    "A shell agent edits a prompt's reply by address: view --lnhash --out addresses the reply's lines in <out>, and exhash --out takes them"
+    d = Dialog('a'); p = d.mk_message('question\nline2', msg_type=sprompt, id='p1'); p.ai_res = 'reply one\nreply two'
+    f = d.save(tmp_path/'a.ipynb')
+    rc,out,err = run(capsys, monkeypatch, 'view', f, 'p1', '--lnhash', '--out')
+    assert rc==0 and out.split('\n')[1:]==[lnhash(1, 'question')+'question', lnhash(2, 'line2')+'line2', '<out>',
+                                          lnhash(1, 'reply one')+'reply one', lnhash(2, 'reply two')+'reply two', '</out>', ''], out
+    addr = out.split('\n')[5].rsplit('|', 1)[0]+'|'  # copied from the view, as an agent does
+    rc,out,err = run(capsys, monkeypatch, 'exhash', f, 'p1', '--out', stdin=json.dumps([[addr, 's', 'two', '2']]))
+    assert rc==0 and read_ipynb(f)['p1'].ai_res=='reply one\nreply 2', err
+    d = read_ipynb(f); p = d['p1']; p.ai_res = '\n'.join(f'reply line {i}' for i in range(1000)); d.save(f)
+    rc,out,err = run(capsys, monkeypatch, 'view', f, 'p1', '--lnhash', '--out')  # a long reply: whole lines, up to out_maxlen
+    rows = out.split('<out>\n')[1].split('\n')
+    assert rows[-3].startswith('[') and 'more lines of the reply: --full-out shows them all' in rows[-3] and rows[-2]=='</out>', rows[-4:]
+    assert rows[:-3]==p.lnhashview(out=True).split('\n')[:len(rows)-3] and len('\n'.join(rows[:-3]))<=2000
+    rc,out,err = run(capsys, monkeypatch, 'view', f, 'p1', '--lnhash', '--full-out')
+    assert out.split('<out>\n')[1]==p.lnhashview(out=True)+'\n</out>\n'

@@ -5,6 +5,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
 from dialog.ipynb import *
 import dialog.skill as sk
+from dialog.view import with_out
 
 @pytest.fixture(scope='module')
 def big(tmp_path_factory):
@@ -19,7 +20,7 @@ def big(tmp_path_factory):
 
 def _more(txt):
     "The offset the last line asks for, or None"
-    m = re.fullmatch(r'… ([\d,]+) more (?:messages?|match(?:es)?): call again with offset=(\d+)', txt.rsplit('\n', 1)[-1])
+    m = re.fullmatch(r'… ([\d,]+) more (?:messages?|match(?:es)?): call again with (?:.+ and )?offset=(\d+)', txt.rsplit('\n', 1)[-1])
     return m and (int(m[1].replace(',', '')), int(m[2]))
 
 def test_default_pages_fit_the_budget_and_say_what_is_left(big):
@@ -62,15 +63,16 @@ def test_limit_offset_and_errors(big):
                    (dict(limit=0), 'limit must be 1 or more'), (dict(maxchars=-5), 'maxchars must be 0 or more')):
         with pytest.raises(ValueError, match=msg): sk.summary_dlg(big, **kw)
     f = sk.find_msgs('Part', dlg=big, offset=5, limit=2)
-    assert f.attrgot('id')==['m0015', 'm0018'] and f.more=='… 993 more matches: call again with offset=7'
+    assert f.attrgot('id')==['m0015', 'm0018'] and f.more=='… 993 more matches: call again with pattern="Part", limit=2 and offset=7'
     txt,err = sk.call_tool('find_msgs', dict(pattern='Part', dlg='big.ipynb', limit=2), root=big.parent)
-    assert not err and txt.split('\n')[-1]=='… 998 more matches: call again with offset=2'
+    assert not err and txt.split('\n')[-1]=='… 998 more matches: call again with pattern="Part", limit=2 and offset=2'
 
 def test_one_message_bigger_than_the_budget_is_cut_and_says_so(tmp_path):
     p = tmp_path/'one.ipynb'
     d = Dialog('one'); d.mk_message('print(1)', id='m1', output=code_output('z'*100_000)); d.mk_message('2', id='m2'); d.save(p)
     txt = sk.view_dlg(p, incl_out=True, trunc_out=False, maxchars=5000)
-    assert '… (cut at 5,000 characters; maxchars=0 shows it whole)' in txt and len(txt)<5300 and _more(txt)==(1, 1)
+    assert "… (cut at 5,000 characters; its outputs: call view_msg with id='m1', incl_out=true, trunc_out=false and out_offset=0)" in txt and len(txt)<5300
+    assert _more(txt) is None and 'id="m2"' in txt  # cut at the end of its lines, so the next message fits the page
     assert 'z'*1000 not in sk.view_dlg(p, incl_out=True, trunc_out=False, offset=1)
 
 def test_only_errors_pages_among_the_errors(tmp_path):
@@ -95,7 +97,7 @@ def long(tmp_path_factory):
 
 def _next_line(txt):
     "The start_line the last line asks for, or None"
-    m = re.match(r'… [\d,]+ more lines?: call again with start_line=(\d+)', txt.rsplit('\n', 1)[-1])
+    m = re.match(r'… [\d,]+ more lines?: call again with (?:.+ and )?start_line=(\d+)', txt.rsplit('\n', 1)[-1])
     return m and int(m[1])
 
 @pytest.mark.parametrize('lnhashs', [False, True])
@@ -117,7 +119,9 @@ def test_one_message_is_shown_a_page_of_lines_at_a_time(long, lnhashs):
 
 def test_lnhashview_msg_pages_as_view_msg_does(long):
     test = sk.lnhashview_msg('big', dlg=long, start_line=5000)
-    assert test==sk.view_msg('big', dlg=long, start_line=5000, lnhashs=True) and _next_line(test)>5000
+    alike = sk.view_msg('big', dlg=long, start_line=5000, lnhashs=True)
+    assert test.rsplit('\n', 1)[0]==alike.rsplit('\n', 1)[0] and _next_line(test)==_next_line(alike)>5000
+    assert alike.endswith(f'call again with lnhashs=true and start_line={_next_line(test)}')  # each hint names its own options
     assert sk.lnhashview_msg('big', dlg=long, maxchars=0)==read_ipynb(long)['big'].lnhashview()
 
 def test_view_msgs_pages_messages_and_cuts_a_long_one_saying_where_to_go_on(long):
@@ -126,7 +130,7 @@ def test_view_msgs_pages_messages_and_cuts_a_long_one_saying_where_to_go_on(long
     assert re.search(r"… [\d,]+ more lines: call view_msg with id='big' and start_line=\d+", txt)
     assert txt.endswith('# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2')  # the rest of the budget
     txt = sk.view_msgs(['small', 'other', 'big'], dlg=long, maxchars=60)
-    assert txt=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2\n\n… 1 more message: call again with offset=2'
+    assert txt=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2\n\n… 1 more message: call again with maxchars=60 and offset=2'
     assert sk.view_msgs(['big', 'small', 'other'], dlg=long, offset=1)=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2'
 
 def test_an_edits_long_diff_is_cut_for_a_client_and_the_edit_is_whole(long, tmp_path):
@@ -143,7 +147,7 @@ def test_the_next_page_hint_keeps_the_end_line_asked_for(tmp_path, tool):
     d = Dialog('d'); d.mk_message('\n'.join(f'line{i}' for i in range(1, 11)), id='m'); d.save(tmp_path/'d.ipynb')
     def f(**kw): return getattr(sk, tool)('m', dlg=tmp_path/'d.ipynb', maxchars=30, **kw)
     txt = f(start_line=3, end_line=5)
-    assert txt.endswith('… 1 more line: call again with start_line=5 and end_line=5'), txt
+    assert txt.endswith('… 1 more line: call again with maxchars=30, start_line=5 and end_line=5'), txt
     assert re.findall(r'line(\d+)$', f(start_line=5, end_line=5), re.M)==['5']
     assert not f(start_line=3).endswith('end_line=None')  # no end_line asked for: none named
 
@@ -159,3 +163,103 @@ def test_view_msgs_hint_names_the_view_msg_options_that_give_the_same_view(tmp_p
     assert named==opts, (named, opts)  # exactly those that differ from view_msg's defaults
     assert sk.view_msg('m1', dlg=tmp_path/'d.ipynb', start_line=int(m[2]), **named)==sk.view_msg('m1', dlg=tmp_path/'d.ipynb', start_line=int(m[2]), **opts)
     assert bool(m[3])==bool(opts.get('incl_out'))
+
+# --- following the hints: every hint leads to the rest of what was cut, a page at a time
+
+def _args(hint):
+    "The arguments a hint's `call ... with a=1, b=true and id='x'` names, as a call takes them"
+    got = re.findall(r"""(\w+)=("(?:[^"\\]|\\.)*"|'[^']*'|[\w.-]+)""", hint.split(' with ', 1)[1])
+    return {k: v[1:-1] if v.startswith("'") else json.loads(v) for k,v in got}
+
+def _follow(tool, args, root, budget=30_000):
+    "Each page `tool` answers (as an MCP client reads it) from `args`, following its last line's hint, and the calls made"
+    pages,calls = [],[]
+    while True:
+        txt,err = sk.call_tool(tool, args, root=root)
+        assert not err and len(txt)<=budget+300, (args, len(txt), txt[-300:])
+        assert '--full-out' not in txt and 'False' not in txt and 'maxchars=0' not in txt  # the tool's JSON terms, never an unbounded call
+        calls.append(args)
+        last = txt.rsplit('\n', 1)[-1]
+        if not last.startswith('… '): return pages+[txt],calls
+        pages.append(txt.rsplit('\n', 1)[0])
+        args = dict(id=args['id'], dlg=args['dlg']) | _args(last)
+        assert len(calls)<500
+
+def test_a_message_cut_in_view_dlg_names_the_view_msg_call_that_shows_just_the_rest(tmp_path):
+    "view_dlg cuts a long message at a line's end and names view_msg at the next line: no line skipped or repeated, no flood"
+    d = Dialog('big')
+    src = '\n'.join(f'line {j} ' + 'x'*40 for j in range(3000))
+    d.mk_message('#| export\n#| hide\n' + src, id='long0001', output=code_output('out'*20_000))
+    for i in range(50): d.mk_message('\n'.join(f'row {j} of {i}' for j in range(200)), id=f'm{i:07d}')
+    d.save(tmp_path/'big.ipynb')
+    txt,err = sk.call_tool('view_dlg', dict(dlg='big.ipynb', incl_out=True), root=tmp_path)
+    item = txt.split('\n</dialog>')[0]
+    m = re.search(r'… \(cut at 30,000 characters; the rest: (call view_msg with .*)\)$', item)
+    assert m and not err and len(txt)<=30_200, txt[-300:]
+    args = _args(m[1])
+    assert args==dict(id='long0001', incl_out=True, start_line=args['start_line'])
+    shown = item[:m.start()].split('export="true" hide="true">', 1)[1]
+    pages,_ = _follow('view_msg', dict(dlg='big.ipynb', nums=False) | args, tmp_path)
+    rest = '\n'.join(pages).split('\n<out>')[0]
+    assert shown+'\n'+rest==src  # the lines shown, then the rest: the whole message, once
+    txt,_ = sk.call_tool('view_dlg', dict(dlg='big.ipynb', maxchars=200_000, incl_out=True, trunc_out=False), root=tmp_path)
+    assert "its outputs: call view_msg with id='long0001', incl_out=true, trunc_out=false and out_offset=0" in txt
+
+@pytest.mark.parametrize('lnhashs', [False, True])
+def test_a_line_longer_than_the_page_is_read_on_from_where_it_was_cut(tmp_path, lnhashs):
+    "view_msg on lines of 100,000 characters: the hints go on within the line (start_char), then to the next line; the pages are the message"
+    d = Dialog('wide'); lines = [str(i)*100_000 for i in range(5)]
+    d.mk_message('\n'.join(lines), id='wide0001'); d.save(tmp_path/'w.ipynb')
+    pages,calls = _follow('view_msg', dict(id='wide0001', dlg='w.ipynb', nums=False, lnhashs=lnhashs), tmp_path)
+    assert len(calls)>=5*4 and any(c.get('start_char') for c in calls)
+    if lnhashs:  # each row, and each part of a cut one, keeps its line's address
+        m = read_ipynb(tmp_path/'w.ipynb')['wide0001']
+        addrs = {l.split('|')[0]: l[:l.index('|', l.index('|')+1)+1] for l in m.lnhashview().split('\n')}
+        assert all(p.startswith(addrs[p.split('|')[0]]) for p in pages)
+        pages = [p[p.index('|', p.index('|')+1)+1:] for p in pages]
+    assert ''.join(p[:-1] if p.endswith('…') else p+'\n' for p in pages)[:-1]=='\n'.join(lines)
+    txt,err = sk.call_tool('view_msg', dict(id='wide0001', dlg='w.ipynb', start_line=2, start_char=100_000), root=tmp_path)
+    assert err and 'line 2 has 100,000 characters: no start_char 100000' in txt
+
+@pytest.mark.parametrize('trunc_out', [True, False])
+def test_every_part_of_a_long_output_is_reached_by_following_the_hints(tmp_path, trunc_out):
+    "An output of 200,000 characters: the hints page it by out_offset, in JSON terms, to its end, never all at once"
+    d = Dialog('a'); m = d.mk_message('print(big)', id='out00001')
+    m.output = [dict(output_type='stream', name='stdout', text=''.join(f'{i:09d}\n' for i in range(20_000)))]
+    d.save(tmp_path/'a.ipynb')
+    pages,calls = _follow('view_msg', dict(id='out00001', dlg='a.ipynb', incl_out=True, trunc_out=trunc_out), tmp_path)
+    assert len(calls)>6 and all(c['incl_out'] and c.get('trunc_out') is False for c in calls[1:])
+    outs = ''.join([pages[0].split('\n', 1)[1]] + pages[1:])  # after the message's one line, the `<out>` section in pieces
+    assert outs==with_out('', read_ipynb(tmp_path/'a.ipynb')['out00001'], False)
+
+def test_hints_repeat_every_argument_that_shaped_the_page(tmp_path):
+    "lnhashview_msg(out=true) pages the reply; view_dlg's offset hint keeps only_errors and incl_out"
+    d = Dialog('a'); p = d.mk_message('q', msg_type=sprompt, id='p1')
+    p.ai_res = '\n'.join(f'reply line {i}' for i in range(20000))
+    for i in range(30): d.mk_message(f'f{i}()', id=f'e{i}', output=[dict(output_type='error', ename='E', evalue='boom'*20, traceback=[])] if i%2 else None)
+    d.save(tmp_path/'a.ipynb')
+    pages,calls = _follow('lnhashview_msg', dict(id='p1', dlg='a.ipynb', out=True), tmp_path)
+    assert len(calls)>2 and all(c['out'] is True for c in calls)
+    assert '\n'.join(pages)==read_ipynb(tmp_path/'a.ipynb')['p1'].lnhashview(out=True)
+    txt,_ = sk.call_tool('view_dlg', dict(dlg='a.ipynb', only_errors=True, incl_out=True, limit=4), root=tmp_path)
+    assert txt.endswith('… 11 more messages: call again with incl_out=true, only_errors=true, limit=4 and offset=4'), txt[-200:]
+
+# --- a listing's rows: one line each, whatever a message holds
+
+breaks = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'  # every character str.splitlines breaks a line at
+
+def test_summary_and_find_rows_are_one_line_whatever_a_message_holds(tmp_path):
+    "A message holding U+2028, NEL, VT or FF can't forge rows: each is spelled out, as view_dlg spells it"
+    d = Dialog('a'); d.mk_message('x = 1', id='m1'); d.mk_message('y\u2028fake02:note: hi\x85fake03:raw: z\x0bq\x0cw\x1e', id='m2')
+    d.save(tmp_path/'a.ipynb')
+    for tool in ('summary_dlg', 'find_msgs'):
+        txt,err = sk.call_tool(tool, dict(dlg='a.ipynb'), root=tmp_path)
+        assert not err and txt.splitlines()==['m1:code: x = 1', 'm2:code: y\\u2028fake02:note: hi\\x85fake03:raw: z\\x0bq\\x0cw\\x1e'], txt
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(breaks + 'ab\\\t\x00\x1b\u200e')), st.integers(20, 60))
+def test_a_preview_row_is_one_line_within_its_length(txt, maxlen):
+    "preview_row, every listing's row (and nbdialog's): no line break of any kind, at most maxlen characters, the id and type first"
+    row = sk.preview_row(Message(txt, id='abcdef12'), maxlen)
+    assert len(row.splitlines())==1 and not any(c in row for c in breaks) and len(row)<=maxlen, (row, maxlen)
+    assert row.startswith('abcdef12:code: ')
