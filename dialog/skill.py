@@ -799,17 +799,26 @@ def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs(_msgs(d, ids)), True))
 
+# %% ../nbs/13_skill.ipynb #6dc02f1c
+@patch
+def retype(self:Message,
+           t:str): # The new type: code, note, prompt or raw
+    "Make this message a `t` message, dropping its run's record (outputs or reply, execution count); returns what was dropped"
+    # (the old outputs, a list, or the reply, a str; empty when there were none, or the type is unchanged)
+    if t==self.msg_type: return ''
+    out = self.output
+    self.msg_type = t  # (core checks the type)
+    # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
+    self.output,self.execution_count = ([] if t==scode else ''),None
+    return out
+
 # %% ../nbs/13_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
 
 def _retype(m, t):
-    "Make `m` a message of type `t`, dropping what `t` can't carry; returns a line saying what was dropped, or ''"
-    # (what a type can't carry: a code message's outputs, a prompt's reply)
-    if t==m.msg_type: return ''
-    old,out = m.msg_type,m.output
-    m.msg_type = t  # (core checks the type)
-    # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
-    m.output = [] if t==scode else ''
+    "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
+    old = m.msg_type
+    out = m.retype(t)
     if old==scode and out: return f'# {len(out)} output(s) dropped: a {t} message has none'
     if old==sprompt and out: return f'# the reply dropped: a {t} message has none'
     return ''
@@ -879,8 +888,10 @@ def merge_msgs(self:Dialog,
     replies = '\n\n'.join(r for x in ms if (r := x.ai_res)) if t==sprompt else ''
     self.remove_msgs(ms[1:])
     m = ms[0]
-    m.msg_type,m.content,m.meta,m.attachments = t,content,meta,atts
-    m.output = [] if t==scode else ''
+    m.retype(t)  # what a type change keeps
+    m.content,m.meta,m.attachments = content,meta,atts
+    # the merged text never ran as one: no outputs, nor the count of the run that made them
+    m.output,m.execution_count = ([] if t==scode else ''),None
     if t==sprompt: m.ai_res = replies  # every reply kept, joined as the requests are
     return m
 

@@ -273,6 +273,50 @@ def test_update_msg_type_changes_drop_outputs_and_say_so(tmp_path):
     assert 'the reply dropped' in sk.update_msg('p1', msg_type='code', dlg=p)
     assert read_ipynb(p)['p1'].output==[]
 
+def _ran(path):
+    "A dialog of two run code messages, one that printed and one that didn't, and a note"
+    d = Dialog('t')
+    d.mk_message('print(1)', id='ran1', output=[dict(output_type='stream', name='stdout', text='1\n')], execution_count=5)
+    d.mk_message('x = 1', id='ran2', execution_count=7)
+    d.mk_message('prose', msg_type=snote, id='n1')
+    d.save(path)
+    return path
+
+@pytest.mark.parametrize('t', [snote, sraw, sprompt])
+def test_a_run_code_message_changes_type_and_its_execution_count_goes(tmp_path, t):
+    p = _ran(tmp_path/'d.ipynb')
+    for i in ('ran1', 'ran2'):
+        r = sk.update_msg(i, msg_type=t, dlg=p)
+        assert not r.error, r
+        m = read_ipynb(p)[i]
+        assert (m.msg_type, m.execution_count) == (t, None) and not m.output
+        sk.update_msg(i, msg_type='code', dlg=p)
+        assert (read_ipynb(p)[i].output, read_ipynb(p)[i].execution_count)==([], None)  # nothing comes back
+
+def test_merging_a_run_code_message_with_a_note(tmp_path):
+    p = _ran(tmp_path/'d.ipynb')
+    m = sk.merge_msgs(['ran1', 'n1'], dlg=p)
+    m = read_ipynb(p)['ran1']
+    assert (m.msg_type, m.content, m.execution_count)==(snote, '```python\nprint(1)\n```\n\nprose', None) and not m.output
+    p = _ran(tmp_path/'e.ipynb')
+    sk.merge_msgs(['ran1', 'ran2'], dlg=p)
+    m = read_ipynb(p)['ran1']
+    assert (m.msg_type, m.output, m.execution_count)==(scode, [], None)  # the merged text never ran as one
+
+_outs = st.sampled_from([None, [], [dict(output_type='stream', name='stdout', text='1\n')], 'a reply'])
+
+@given(st.sampled_from(smsg_types), st.sampled_from(smsg_types), _outs, st.sampled_from([None, 3]))
+def test_retype_makes_a_message_the_new_type_can_hold(old, t, out, n):
+    "Whatever a message ran or held, `Message.retype` (the rule update_msg, merge_msgs and the CLI share) leaves one that writes"
+    assume((old==scode)==(not isinstance(out, str)) and (old in (scode, sprompt) or (not out and n is None)))
+    m = Message('x', msg_type=old, output=out or ('' if old!=scode else []), execution_count=n)
+    had = m.output
+    dropped = m.retype(t)
+    m.to_cell()  # core's writer refuses what a type can't carry
+    assert m.content=='x' and m.msg_type==t
+    if t==old: assert (m.output, m.execution_count, dropped)==(had, n, '')
+    else: assert not m.output and m.execution_count is None and dropped==had
+
 def test_merging_prompts_keeps_every_reply(tmp_path):
     p = _dlg(tmp_path/'d.ipynb')
     m = sk.merge_msgs(['p1', 'p2'], dlg=p)
