@@ -16,7 +16,7 @@ ending `… N more lines: call again with start_line=K`.
 never by position (a number is refused).
 A missing or ambiguous id is a `KeyError` naming it.
 Line editors take one id, a list of ids (all edited, or none if one fails),
-or `'all'` (every message the edit applies to).
+or `'all'` (every message the edit applies to; so no message may have the id `all`).
 A list names each message once: two ids naming the same message (an id and its prefix) are refused.
 
 **Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`,
@@ -719,9 +719,17 @@ def _edit(dlg, f):
             time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))
 
 # %% ../nbs/13_skill.ipynb #d8bcdc9f
+def _every(d, id):
+    "Does `id` say every message of `d` (`'all'`)? Refused when a message's id is or starts with `all`"
+    if id!='all': return False
+    if clash := first(m.id for m in d.messages if m.id.startswith('all')):
+        raise ValueError(f"'all' says every message, but message {clash!r} is also named by it: "
+                         f"name the messages you mean in a list of ids, e.g. [{clash!r}]")
+    return True
+
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
-    if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
+    if _every(d, id): return [m for m in d.messages if not out or m.msg_type==sprompt]
     return _msgs(d, id)
 
 def _file_editor(name):
@@ -779,12 +787,13 @@ def add_msg(content:str, # The message's text (a prompt's request)
             msg_type:str='code', # code, note, prompt or raw
             before:str=None, # Put it before this message (id or unique prefix)
             after:str=None, # Put it after this message (id or unique prefix)
-            id:str=None, # Its id; a fresh random one if None
+            id:str=None, # Its id (not `all`, the line editors' word for every message); a fresh random one if None
             meta:dict=None, # Its cell metadata
             export:bool=False, # Give it an nbdev `#| export` directive? (code only)
             dlg:str=None): # The dialog file; the current one if None
     "Add a message to the dialog file, before or after another one, else at the end; returns it"
     if before is not None and after is not None: raise ValueError('add_msg takes `before` or `after`, not both')
+    if id=='all': raise ValueError("the id 'all' is the line editors' word for every message: choose another id")
     _export_ok(msg_type, export)
     def ed(d):
         b,a = _place(d, before, after)
@@ -1547,9 +1556,10 @@ def nbrun_magic(line): # Ids (or unique prefixes) of code messages to run, or `a
     words,kw = _magic_args(line)
     d = _load(kw.get('dlg'))
     if not words: raise ValueError('%nbrun: name the code messages to run (ids or unique prefixes), or `all`')
+    every = any([_every(d, w) for w in words])
     want = {d.msg(w).id for w in words if w!='all'}
     # all: as a run of the notebook would, skipping `#| eval: false`
-    if 'all' in words: ms = list(d.select_msgs(all=True))
+    if every: ms = list(d.select_msgs(all=True))
     else: ms = [m for m in d.messages if m.msg_type==scode and m.id in want]
     if bad := [m.id for m in d.messages if m.id in want and m.msg_type!=scode]:
         raise ValueError(f'%nbrun: {", ".join(map(repr, bad))} not code')
