@@ -228,3 +228,15 @@ def test_all_is_refused_where_a_message_is_named_by_it(tmp_path, mid, name, args
     assert (tmp_path/'t.ipynb').read_bytes()==before
     txt,err = sk.call_tool(name, args|dict(id=[mid], dlg='t.ipynb'), root=tmp_path)  # a list of ids names it alone
     assert not err and read_ipynb(tmp_path/'t.ipynb')['other1'].content=='hello'
+
+# --- one place for new messages: `before` or `after`, not both
+
+@pytest.mark.parametrize('name,args', [('add_msg', dict(content='x')), ('move_msgs', dict(ids=['c2'])), ('paste_msgs', {})])
+def test_before_and_after_together_are_refused_and_nothing_changes(tmp_path, name, args):
+    p = _mk(tmp_path/'t.ipynb')
+    s = sk.Session()
+    sk.call_tool('copy_msgs', dict(ids=['c1'], dlg='t.ipynb'), root=tmp_path, session=s)
+    before = p.read_bytes()
+    txt,err = sk.call_tool(name, args|dict(before='n1', after='p1', dlg='t.ipynb'), root=tmp_path, session=s)
+    assert err and f'{name} takes `before` or `after`, not both' in txt, txt
+    assert p.read_bytes()==before

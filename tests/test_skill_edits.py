@@ -472,3 +472,52 @@ def test_meta_is_read_and_shown_as_every_text_is_so_a_copy_round_trip_is_exact(t
 def test_an_error_naming_a_path_spells_a_lone_surrogate_as_the_instructions_say(tmp_path):
     txt,err = sk.call_tool('summary_dlg', dict(dlg='a⟨⟨⟨lone surrogate U+DCFE⟩.ipynb'), root=tmp_path)
     assert err and txt.startswith('FileNotFoundError: [Errno 2] No such file or directory: ') and txt.endswith("'a⟨⟨⟨lone surrogate U+DCFE⟩.ipynb'"), txt
+
+# --- the replacers match the text's own characters, as the caller sees and sends them
+
+@pytest.mark.parametrize('txt,old', [('a\u2028b\nc', 'a\u2028b'), ('x\ry\nz', 'x\ry'), ('p\x0cq', 'p\x0cq'), ('u\x85v\r\nw', 'u\x85v')])
+def test_replacers_find_text_holding_a_break_the_views_dont_count(txt, old):
+    "A lone CR, a form feed, U+2028 end no line in the views; `old_str` holding one is found, with or without a line range"
+    want = txt.replace(old, 'NEW')
+    for f,kw in [('str_replace', dict(old_str=old, new_str='NEW')), ('strs_replace', dict(old_strs=[old], new_strs=['NEW'])),
+                 ('str_replace', dict(old_str=old, new_str='NEW', start_line=1, end_line=1))]:
+        m = Message(txt)
+        r = getattr(m, f)(**kw)
+        assert not r.error and m.content==want, (f, kw, r)
+
+def test_regexes_and_errors_see_the_texts_own_characters():
+    m = Message('a\u2028b\nc')
+    assert not m.str_replace(r'a\sb', 'NEW', use_regex=True).error and m.content=='NEW\nc'
+    m = Message('a\u2028b\nc')
+    assert not m.str_replace('\u2028', '-', use_regex=True, re_filter='a.b').error and m.content=='a-b\nc'
+    m = Message('p\x0cq\nr')
+    assert m.del_lines(1, -1, re_filter='\x0c').changed and m.content=='r'
+    r = Message('a\u2028b').str_replace('zz', 'y')
+    assert r.error and 'a\\u2028b' in r and not re.search('[\ue000-\uf8ff]', r)  # the text shown is the text, no stand-in
+
+@given(st.text(st.sampled_from('ab\n\r\x0c\u2028\x85')))
+def test_view_lines_split_where_the_views_do(t):
+    "The text the fastcore editors get ends its lines (`splitlines`) where `text_lines` does, and keeps every character"
+    v = sk._ViewLines(t)
+    assert v.splitlines()==text_lines(t) and ''.join(v.splitlines(True))==t and v==t
+
+# --- a structural Python edit edits Python only
+
+def test_ast_replace_all_leaves_prose_and_shell_alone(tmp_path):
+    pytest.importorskip('remold')
+    d = Dialog('a')
+    d.mk_message('print(x)', id='c1')
+    d.mk_message('To debug, call print(x) and read the result.', msg_type=snote, id='n1')
+    d.mk_message('%%bash\necho print(x)', id='c2')
+    d.mk_message('Why print(x)?', msg_type=sprompt, output='Call print(x).', id='p1')
+    p = tmp_path/'a.ipynb'; d.save(p)
+    r = sk.msg_ast_replace('all', [['print($A)', 'log($A)']], dlg=p)
+    assert not r.error and r.changed
+    d2 = read_ipynb(p)
+    assert [d2[i].content for i in ('c1', 'n1', 'c2', 'p1')]==['log(x)', *(d[i].content for i in ('n1', 'c2', 'p1'))]
+    assert d2['p1'].ai_res=='Call print(x).'
+    before = p.read_bytes()
+    for i,kw in [('n1', {}), ('c2', {}), ('p1', dict(out=True))]:  # named alone: an error, nothing written
+        r = sk.msg_ast_replace(i, [['print($A)', 'log($A)']], dlg=p, **kw)
+        assert r.error and 'not Python code' in r, r
+    assert p.read_bytes()==before
