@@ -376,6 +376,7 @@ def _cmd_add(a):
     _done(dlg, a, m.id, changed=[m.id])
 
 # %% ../nbs/16_cli.ipynb #a6653cbb
+from .skill import update_msg # and `Message.retype`, the tools' rule for a type change
 @_sub(_file, _repair_save, _arg('id', metavar='ID', help='the message to edit'), _content_arg,
       _arg('--type', choices=smsg_types, help='change the message type too'), _dry,
       help="replace a message's content "
@@ -384,15 +385,13 @@ def _cmd_edit(a):
     dlg = _load(a.file, repair=a.repair)
     m = pick_msg(dlg, a.id)
     m.content,old,drop = _content(a),m.msg_type,None
-    if a.type and a.type!=old:
-        m.msg_type = a.type
-        # what the new type can't hold: a note or raw message holds no outputs (Jupyter drops them
-        # when a code cell becomes markdown), a prompt no code outputs, code no reply
-        if m.output:
-            if a.type in (snote, sraw): drop = f'a {a.type} message has no outputs: they {{}} dropped'
-            elif old==sprompt: drop = f"a code message doesn't keep a prompt's reply: it {{}} dropped"
-            else: drop = f"a prompt doesn't keep a code message's outputs: they {{}} dropped"
-            m.output,m.execution_count = '',None
+    # what the new type can't hold goes, by the tools' one rule (`Message.retype`): a note or raw message
+    # holds no outputs (Jupyter drops them when a code cell becomes markdown), a prompt no code outputs,
+    # code no reply; the execution count goes with them
+    if a.type and m.retype(a.type):
+        if a.type in (snote, sraw): drop = f'a {a.type} message has no outputs: they {{}} dropped'
+        elif old==sprompt: drop = f"a code message doesn't keep a prompt's reply: it {{}} dropped"
+        else: drop = f"a prompt doesn't keep a code message's outputs: they {{}} dropped"
     say = lambda v,was: f'{v} {m.id}' + (f' ({drop.format(was)})' if drop else '')
     was = 'was' if 'reply' in (drop or '') and a.type==scode else 'were'
     _done(dlg, a, say('edited', was), say('would edit', 'would be'), changed=[m.id])

@@ -18,7 +18,7 @@ or long outputs (`out_offset`): follow it as written, a page at a time.
 never by position (a number is refused).
 A missing or ambiguous id is a `KeyError` naming it.
 Line editors take one id, a list of ids (all edited, or none if one fails),
-or `'all'` (every message the edit applies to).
+or `'all'` (every message the edit applies to; so no message may have the id `all`).
 A list names each message once: two ids naming the same message (an id and its prefix) are refused.
 
 **Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`,
@@ -456,12 +456,16 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     return PrettyString(res)
 
 # %% ../nbs/13_skill.ipynb #d0118225
-def _py_tree(m):
+def _py_tree(m, skipped=None):
     "The `ast` of code message `m` (IPython magic and shell lines blanked), or None if it isn't Python"
+    # or if Python's parser can't build its tree (too deeply nested): then its id goes on the list `skipped`
     if m.msg_type!=scode: return None
     src = '\n'.join('' if l.lstrip().startswith(('%', '!')) else l for l in m.content.split('\n'))
     try: return ast.parse(src)
     except (SyntaxError, ValueError): return None
+    except (RecursionError, MemoryError):
+        if skipped is not None: skipped.append(m.id)
+        return None
 
 def _top(body):
     "The statements run at the top level of `body`, also inside `if`/`try`/`with`/`for`/`while`/`match` blocks"
@@ -480,16 +484,36 @@ def _names(t):
     if isinstance(t, (ast.Tuple, ast.List)): return [n for e in t.elts for n in _names(e)]
     return []
 
+# %% ../nbs/13_skill.ipynb #d0118226
+def _walrus(node):
+    "The names `:=` binds in statement `node`'s own expressions (not a nested statement's, nor a lambda's)"
+    todo,res = list(ast.iter_child_nodes(node)),[]
+    while todo:  # (no recursion: an expression may be thousands deep)
+        n = todo.pop()
+        if isinstance(n, (ast.stmt, ast.Lambda, ast.ExceptHandler, ast.match_case)): continue
+        if isinstance(n, ast.NamedExpr): res.append(n.target.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return res
+
+def _captures(p):
+    "The names `match` pattern `p` binds"
+    return [n for x in ast.walk(p) for n in (getattr(x, 'name', None), getattr(x, 'rest', None)) if n]
+
 def _binds(node, name):
     "Does statement `node` bind `name` (at its own level)?"
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): return node.name==name
+    # every binding form: a def or class, an import, an assignment's, `for`'s or `with`'s target,
+    # `except ... as`, a `case` pattern's captures, and `:=` in its expressions
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name==name: return True
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return any((a.asname or a.name.split('.')[0])==name for a in node.names)
     if isinstance(node, ast.Assign): tgts = node.targets
     elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)): tgts = [node.target]
     elif isinstance(node, (ast.With, ast.AsyncWith)): tgts = [i.optional_vars for i in node.items if i.optional_vars]
     else: tgts = []
-    return name in [n for t in tgts for n in _names(t)]
+    if name in [n for t in tgts for n in _names(t)]: return True
+    if any(h.name==name for h in getattr(node, 'handlers', [])): return True
+    if any(name in _captures(c.pattern) for c in getattr(node, 'cases', [])): return True
+    return name in _walrus(node)
 
 def _uses(node, name):
     "Does `node` name `name`: as a name, an attribute, a def or class, an import or a parameter?"
@@ -499,18 +523,24 @@ def _uses(node, name):
     if isinstance(node, ast.alias):
         return (node.asname or node.name.split('.')[0])==name or name in node.name.split('.')
     if isinstance(node, ast.arg): return node.arg==name
+    if isinstance(node, ast.ImportFrom): return name in (node.module or '').split('.')  # `from os.path import join`
+    if isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)): return node.name==name
+    if isinstance(node, ast.MatchMapping): return node.rest==name
+    if isinstance(node, (ast.Global, ast.Nonlocal)): return name in node.names
     return False
 
 # %% ../nbs/13_skill.ipynb #ecf744cb
 def symdef_finder(name:str): # The name looked for
     "A `find_msgs` predicate: does a code message bind `name` at its top level?"
-    def _f(m): return (t := _py_tree(m)) is not None and any(_binds(n, name) for n in _top(t.body))
+    def _f(m): return (t := _py_tree(m, _f.skipped)) is not None and any(_binds(n, name) for n in _top(t.body))
+    _f.skipped = []  # the code messages too deeply nested for Python's parser, so not searched
     return _f
 
 # %% ../nbs/13_skill.ipynb #deca371b
 def symref_finder(name:str): # The name looked for
     "A `find_msgs` predicate: does a code message name `name` anywhere?"
-    def _f(m): return (t := _py_tree(m)) is not None and any(_uses(n, name) for n in ast.walk(t))
+    def _f(m): return (t := _py_tree(m, _f.skipped)) is not None and any(_uses(n, name) for n in ast.walk(t))
+    _f.skipped = []  # the code messages too deeply nested for Python's parser, so not searched
     return _f
 
 # %% ../nbs/13_skill.ipynb #e8ce0cbb
@@ -518,10 +548,11 @@ def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
     "A `find_msgs` predicate: does ast-grep `pattern` match in a code message? Needs the optional `remold` package"
     with needs_extra('skill', 'ast_finder needs remold'): import remold
     def _f(m):
-        if _py_tree(m) is None: return False
+        if _py_tree(m, _f.skipped) is None: return False
         hits = []
         remold.astmap((pattern, lambda mt: hits.append(1) or mt.text()))(m.content)
         return bool(hits)
+    _f.skipped = []  # the code messages too deeply nested for Python's parser, so not searched
     return _f
 
 # %% ../nbs/13_skill.ipynb #80eee970
@@ -551,9 +582,16 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
     found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
+    n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
     hits = [m for m in found if all(p(m) for p in ps)]
     got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, maxchars, 'match', again, _row_cut(maxchars))
     res = Found(got)
+    skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
+    n = len(skipped)
+    if n:
+        deep = (f"… {n} code {_plural('message', n)} too deeply nested for Python's parser, "
+                f"so not searched by symdef, symref or pred: {', '.join(skipped)}")
+        more = '\n'.join(filter(None, [more, deep]))
     res.more = more
     return res
 
@@ -594,10 +632,12 @@ def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.',
 def _failed(e): return EditReport(f'error: {e}', error=True)
 
 # %% ../nbs/13_skill.ipynb #5097115e
-def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
+def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
+               ok=None): # `ok(message, out)` raises a `ValueError` when `f` doesn't apply to the message
     "`f` as a `Message` method: edits the message's text, returning a diff, `none: No changes.` or `error: ...`"
     def _f(self, *args, out:bool=False, **kw):
         try:
+            if ok: ok(self, out)
             old = _txt(self, out)
             new = f(old, *args, **kw)
         except _edit_errs as e: return _failed(e)
@@ -614,17 +654,19 @@ def msg_editor(f): # A `fastcore.tools` text editor: `f(text, ...)` returns the 
 # what `str.splitlines` ends a line at, but `text_lines` doesn't
 _breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')
 
-def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `str.splitlines`
+class _ViewLines(str):
+    "A text whose `splitlines` ends a line where `text_lines` does: at a LF or CR LF only"
+    def splitlines(self, keepends=False):
+        ls = re.findall(r'[^\n]*\n|[^\n]+\Z', self)
+        return ls if keepends else [re.sub(r'\r?\n\Z', '', l) for l in ls]
+
+def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `text.splitlines`
     "`f` counting lines as `text_lines` (so `view`, `lnhashview` and exhash) do"
-    # a lone CR, a form feed, U+2028, ... are hidden from `f` in characters the text doesn't hold, and come back after
+    # `f` gets the text itself, every character as it is (so as the caller sees and sends it), split its own way
     @functools.wraps(f)
     def _f(text, *args, **kw):
-        if not isinstance(text, str) or not (bs := set(_breaks.findall(text))): return f(text, *args, **kw)
-        used = set(text).union(*(a for a in (*args, *kw.values()) if isinstance(a, str)))
-        hide = dict(zip(bs, (c for c in map(chr, range(0xE000, 0xF900)) if c not in used)))  # private use characters
-        back = {v:k for k,v in hide.items()}
-        res = f(_breaks.sub(lambda x: hide[x[0]], text), *args, **kw)
-        return re.sub('|'.join(back), lambda x: back[x[0]], res)
+        if not isinstance(text, str) or not _breaks.search(text): return f(text, *args, **kw)
+        return str.__str__(f(_ViewLines(text), *args, **kw))
     return _f
 
 def insert_line(
@@ -707,7 +749,14 @@ _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_rep
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,
             replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines),
             str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_by_lines(_ft.strs_replace)))
-for _n in _editors: setattr(Message, _n, msg_editor(_own.get(_n) or getattr(_ft, _n)))
+
+def _py_only(m, out):
+    "Refuse a structural Python edit of `m` (or its reply) unless it is Python, as the Python finders skip it"
+    if out or _py_tree(m) is None:
+        raise ValueError(f'message {m.id!r} is not Python code: ast-grep rules edit code messages only')
+
+for _n in _editors:
+    setattr(Message, _n, msg_editor(_own.get(_n) or getattr(_ft, _n), _py_only if _n=='ast_replace' else None))
 
 # %% ../nbs/13_skill.ipynb #b0728d59
 def _exhash_engine():
@@ -801,9 +850,17 @@ def _edit(dlg, f):
             time.sleep(random.uniform(0, min(0.2, 0.001*2**i)))
 
 # %% ../nbs/13_skill.ipynb #d8bcdc9f
+def _every(d, id):
+    "Does `id` say every message of `d` (`'all'`)? Refused when a message's id is or starts with `all`"
+    if id!='all': return False
+    if clash := first(m.id for m in d.messages if m.id.startswith('all')):
+        raise ValueError(f"'all' says every message, but message {clash!r} is also named by it: "
+                         f"name the messages you mean in a list of ids, e.g. [{clash!r}]")
+    return True
+
 def _pick(d, id, out=False):
     "The messages `id` names in `d`: one id (or unique prefix), a list of them, or 'all' (with `out`: every prompt)"
-    if id=='all': return [m for m in d.messages if not out or m.msg_type==sprompt]
+    if _every(d, id): return [m for m in d.messages if not out or m.msg_type==sprompt]
     return _msgs(d, id)
 
 def _file_editor(name):
@@ -852,6 +909,11 @@ def _place(d, before, after):
     if before is None and after is None and (c := _sess().cur) is not None and _is_cur(d) and c in d.messages: after = c
     return before,after
 
+def _one_place(tool, before, after, need=False):
+    "Refuse `before` and `after` both given to `tool` (and with `need`, neither): one place, or none is ambiguous"
+    if before is not None and after is not None: raise ValueError(f'{tool} takes `before` or `after`, not both')
+    if need and before is None and after is None: raise ValueError(f'{tool} needs one of `before` and `after`')
+
 def _export_ok(t, export):
     if export and t!=scode:
         msg = f'export=True is for code messages: in a {t} message an nbdev directive would be part of its text'
@@ -861,12 +923,13 @@ def add_msg(content:str, # The message's text (a prompt's request)
             msg_type:str='code', # code, note, prompt or raw
             before:str=None, # Put it before this message (id or unique prefix)
             after:str=None, # Put it after this message (id or unique prefix)
-            id:str=None, # Its id; a fresh random one if None
+            id:str=None, # Its id (not `all`, the line editors' word for every message); a fresh random one if None
             meta:dict=None, # Its cell metadata
             export:bool=False, # Give it an nbdev `#| export` directive? (code only)
             dlg:str=None): # The dialog file; the current one if None
     "Add a message to the dialog file, before or after another one, else at the end; returns it"
-    if before is not None and after is not None: raise ValueError('add_msg takes `before` or `after`, not both')
+    _one_place('add_msg', before, after)
+    if id=='all': raise ValueError("the id 'all' is the line editors' word for every message: choose another id")
     _export_ok(msg_type, export)
     def ed(d):
         b,a = _place(d, before, after)
@@ -881,17 +944,26 @@ def del_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     "Delete messages from the dialog file, and return them"
     return _edit(dlg, lambda d: (d.remove_msgs(_msgs(d, ids)), True))
 
+# %% ../nbs/13_skill.ipynb #6dc02f1c
+@patch
+def retype(self:Message,
+           t:str): # The new type: code, note, prompt or raw
+    "Make this message a `t` message, dropping its run's record (outputs or reply, execution count); returns what went"
+    # (the old outputs, a list, or the reply, a str; empty when there were none, or the type is unchanged)
+    if t==self.msg_type: return ''
+    out = self.output
+    self.msg_type = t  # (core checks the type)
+    # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
+    self.output,self.execution_count = ([] if t==scode else ''),None
+    return out
+
 # %% ../nbs/13_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
 
 def _retype(m, t):
-    "Make `m` a message of type `t`, dropping what `t` can't carry; returns a line saying what was dropped, or ''"
-    # (what a type can't carry: a code message's outputs, a prompt's reply)
-    if t==m.msg_type: return ''
-    old,out = m.msg_type,m.output
-    m.msg_type = t  # (core checks the type)
-    # a code message's outputs are no reply, and a reply no output: neither comes back when the type does
-    m.output = [] if t==scode else ''
+    "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
+    old = m.msg_type
+    out = m.retype(t)
     if old==scode and out: return f'# {len(out)} output(s) dropped: a {t} message has none'
     if old==sprompt and out: return f'# the reply dropped: a {t} message has none'
     return ''
@@ -961,8 +1033,10 @@ def merge_msgs(self:Dialog,
     replies = '\n\n'.join(r for x in ms if (r := x.ai_res)) if t==sprompt else ''
     self.remove_msgs(ms[1:])
     m = ms[0]
-    m.msg_type,m.content,m.meta,m.attachments = t,content,meta,atts
-    m.output = [] if t==scode else ''
+    m.retype(t)  # what a type change keeps
+    m.content,m.meta,m.attachments = content,meta,atts
+    # the merged text never ran as one: no outputs, nor the count of the run that made them
+    m.output,m.execution_count = ([] if t==scode else ''),None
     if t==sprompt: m.ai_res = replies  # every reply kept, joined as the requests are
     return m
 
@@ -972,7 +1046,7 @@ def move_msgs(ids:str|list[str], # Message ids (or unique prefixes) to move, in 
               after:str=None, # Put them after this message
               dlg:str=None): # The dialog file; the current one if None
     "Move messages in the dialog file, keeping their order, before or after another; returns them"
-    if (before is None)==(after is None): raise ValueError('move_msgs needs exactly one of `before` and `after`')
+    _one_place('move_msgs', before, after, need=True)
     def ed(d):
         ms,ref = _msgs(d, ids),d.msg(before if after is None else after)
         if ref in ms: raise ValueError(f'message {ref.id!r} is one of those moved: it cannot be where they go')
@@ -1016,6 +1090,7 @@ def paste_msgs(before:str=None, # Put the copies before this message
                after:str=None, # Put the copies after this message
                dlg:str=None): # The dialog file; the current one if None
     "Insert copies of the buffered messages (fresh ids) into the dialog file, before or after one, or at the end"
+    _one_place('paste_msgs', before, after)
     if not _sess().buf: raise ValueError('the paste buffer is empty: copy_msgs or cut_msgs first')
     def ed(d): return d.mk_messages(_sess().buf, before=before and d.msg(before), after=after and d.msg(after)), True
     return _edit(dlg, ed)
@@ -1660,9 +1735,10 @@ def nbrun_magic(line): # Ids (or unique prefixes) of code messages to run, or `a
     words,kw = _magic_args(line)
     d = _load(kw.get('dlg'))
     if not words: raise ValueError('%nbrun: name the code messages to run (ids or unique prefixes), or `all`')
+    every = any([_every(d, w) for w in words])
     want = {d.msg(w).id for w in words if w!='all'}
     # all: as a run of the notebook would, skipping `#| eval: false`
-    if 'all' in words: ms = list(d.select_msgs(all=True))
+    if every: ms = list(d.select_msgs(all=True))
     else: ms = [m for m in d.messages if m.msg_type==scode and m.id in want]
     if bad := [m.id for m in d.messages if m.id in want and m.msg_type!=scode]:
         raise ValueError(f'%nbrun: {", ".join(map(repr, bad))} not code')

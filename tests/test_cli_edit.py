@@ -121,3 +121,11 @@ def test_dry_run_says_would(tour):
     assert ok('edit', tour, i[2], '--type', 'raw', '--content', 'r', '--dry-run').splitlines()[0]==f'would edit {i[2]} (a raw message has no outputs: they would be dropped) (dry run: nothing written)'
     assert tour.read_bytes()==before
     assert ok('edit', tour, i[2], '--type', 'raw', '--content', 'r').strip()==f'edited {i[2]} (a raw message has no outputs: they were dropped)'
+
+def test_edit_type_of_a_run_cell_that_printed_nothing(tmp_path):
+    "Every cell Jupyter ran has an execution count: it goes with the type change, as the outputs do"
+    p = tmp_path/'a.ipynb'
+    d = Dialog('a'); d.mk_message('x = 1', id='ran2', execution_count=7); d.save(p)
+    assert ok('edit', p, 'ran2', '--type', 'note', '--content', 'x = 1').strip()=='edited ran2'
+    m = read_ipynb(p)['ran2']
+    assert (m.msg_type, m.content, m.execution_count)==(snote, 'x = 1', None)

@@ -235,3 +235,37 @@ def test_a_message_named_twice_in_a_list_is_refused_and_nothing_changes(tmp_path
     txt,err = sk.call_tool(name, args|dict(dlg='t.ipynb'), root=tmp_path)
     assert err and ('name the same message' in txt or 'merging a message with itself' in txt), txt
     assert p.read_bytes()==before
+
+# --- `all`, the editors' word for every message, never names one
+
+def test_add_msg_refuses_the_id_all(tmp_path):
+    p = _mk(tmp_path/'t.ipynb')
+    before = p.read_bytes()
+    txt,err = sk.call_tool('add_msg', dict(content='hello', id='all', dlg='t.ipynb'), root=tmp_path)
+    assert err and "the id 'all'" in txt and p.read_bytes()==before
+
+@pytest.mark.parametrize('mid', ['all', 'all-imports'])
+@pytest.mark.parametrize('name,args', [('msg_str_replace', dict(old_str='hello', new_str='bye')),
+                                       ('msg_del_lines', dict(start_line=1, end_line=-1)),
+                                       ('msg_insert_line', dict(insert_line=0, new_str='# added'))])
+def test_all_is_refused_where_a_message_is_named_by_it(tmp_path, mid, name, args):
+    "A notebook's cell id may be the word `all` (or start with it): `id='all'` is then an error, never an edit of every message"
+    d = Dialog('t'); d.mk_message('hello', id='other1'); d.mk_message('hello', id=mid); d.save(tmp_path/'t.ipynb')
+    before = (tmp_path/'t.ipynb').read_bytes()
+    txt,err = sk.call_tool(name, args|dict(id='all', dlg='t.ipynb'), root=tmp_path)
+    assert err and f"message {mid!r} is also named by it" in txt, txt
+    assert (tmp_path/'t.ipynb').read_bytes()==before
+    txt,err = sk.call_tool(name, args|dict(id=[mid], dlg='t.ipynb'), root=tmp_path)  # a list of ids names it alone
+    assert not err and read_ipynb(tmp_path/'t.ipynb')['other1'].content=='hello'
+
+# --- one place for new messages: `before` or `after`, not both
+
+@pytest.mark.parametrize('name,args', [('add_msg', dict(content='x')), ('move_msgs', dict(ids=['c2'])), ('paste_msgs', {})])
+def test_before_and_after_together_are_refused_and_nothing_changes(tmp_path, name, args):
+    p = _mk(tmp_path/'t.ipynb')
+    s = sk.Session()
+    sk.call_tool('copy_msgs', dict(ids=['c1'], dlg='t.ipynb'), root=tmp_path, session=s)
+    before = p.read_bytes()
+    txt,err = sk.call_tool(name, args|dict(before='n1', after='p1', dlg='t.ipynb'), root=tmp_path, session=s)
+    assert err and f'{name} takes `before` or `after`, not both' in txt, txt
+    assert p.read_bytes()==before

@@ -275,6 +275,50 @@ def test_update_msg_type_changes_drop_outputs_and_say_so(tmp_path):
     assert 'the reply dropped' in sk.update_msg('p1', msg_type='code', dlg=p)
     assert read_ipynb(p)['p1'].output==[]
 
+def _ran(path):
+    "A dialog of two run code messages, one that printed and one that didn't, and a note"
+    d = Dialog('t')
+    d.mk_message('print(1)', id='ran1', output=[dict(output_type='stream', name='stdout', text='1\n')], execution_count=5)
+    d.mk_message('x = 1', id='ran2', execution_count=7)
+    d.mk_message('prose', msg_type=snote, id='n1')
+    d.save(path)
+    return path
+
+@pytest.mark.parametrize('t', [snote, sraw, sprompt])
+def test_a_run_code_message_changes_type_and_its_execution_count_goes(tmp_path, t):
+    p = _ran(tmp_path/'d.ipynb')
+    for i in ('ran1', 'ran2'):
+        r = sk.update_msg(i, msg_type=t, dlg=p)
+        assert not r.error, r
+        m = read_ipynb(p)[i]
+        assert (m.msg_type, m.execution_count) == (t, None) and not m.output
+        sk.update_msg(i, msg_type='code', dlg=p)
+        assert (read_ipynb(p)[i].output, read_ipynb(p)[i].execution_count)==([], None)  # nothing comes back
+
+def test_merging_a_run_code_message_with_a_note(tmp_path):
+    p = _ran(tmp_path/'d.ipynb')
+    m = sk.merge_msgs(['ran1', 'n1'], dlg=p)
+    m = read_ipynb(p)['ran1']
+    assert (m.msg_type, m.content, m.execution_count)==(snote, '```python\nprint(1)\n```\n\nprose', None) and not m.output
+    p = _ran(tmp_path/'e.ipynb')
+    sk.merge_msgs(['ran1', 'ran2'], dlg=p)
+    m = read_ipynb(p)['ran1']
+    assert (m.msg_type, m.output, m.execution_count)==(scode, [], None)  # the merged text never ran as one
+
+_outs = st.sampled_from([None, [], [dict(output_type='stream', name='stdout', text='1\n')], 'a reply'])
+
+@given(st.sampled_from(smsg_types), st.sampled_from(smsg_types), _outs, st.sampled_from([None, 3]))
+def test_retype_makes_a_message_the_new_type_can_hold(old, t, out, n):
+    "Whatever a message ran or held, `Message.retype` (the rule update_msg, merge_msgs and the CLI share) leaves one that writes"
+    assume((old==scode)==(not isinstance(out, str)) and (old in (scode, sprompt) or (not out and n is None)))
+    m = Message('x', msg_type=old, output=out or ('' if old!=scode else []), execution_count=n)
+    had = m.output
+    dropped = m.retype(t)
+    m.to_cell()  # core's writer refuses what a type can't carry
+    assert m.content=='x' and m.msg_type==t
+    if t==old: assert (m.output, m.execution_count, dropped)==(had, n, '')
+    else: assert not m.output and m.execution_count is None and dropped==had
+
 def test_merging_prompts_keeps_every_reply(tmp_path):
     p = _dlg(tmp_path/'d.ipynb')
     m = sk.merge_msgs(['p1', 'p2'], dlg=p)
@@ -430,3 +474,52 @@ def test_meta_is_read_and_shown_as_every_text_is_so_a_copy_round_trip_is_exact(t
 def test_an_error_naming_a_path_spells_a_lone_surrogate_as_the_instructions_say(tmp_path):
     txt,err = sk.call_tool('summary_dlg', dict(dlg='a⟨⟨⟨lone surrogate U+DCFE⟩.ipynb'), root=tmp_path)
     assert err and txt.startswith('FileNotFoundError: [Errno 2] No such file or directory: ') and txt.endswith("'a⟨⟨⟨lone surrogate U+DCFE⟩.ipynb'"), txt
+
+# --- the replacers match the text's own characters, as the caller sees and sends them
+
+@pytest.mark.parametrize('txt,old', [('a\u2028b\nc', 'a\u2028b'), ('x\ry\nz', 'x\ry'), ('p\x0cq', 'p\x0cq'), ('u\x85v\r\nw', 'u\x85v')])
+def test_replacers_find_text_holding_a_break_the_views_dont_count(txt, old):
+    "A lone CR, a form feed, U+2028 end no line in the views; `old_str` holding one is found, with or without a line range"
+    want = txt.replace(old, 'NEW')
+    for f,kw in [('str_replace', dict(old_str=old, new_str='NEW')), ('strs_replace', dict(old_strs=[old], new_strs=['NEW'])),
+                 ('str_replace', dict(old_str=old, new_str='NEW', start_line=1, end_line=1))]:
+        m = Message(txt)
+        r = getattr(m, f)(**kw)
+        assert not r.error and m.content==want, (f, kw, r)
+
+def test_regexes_and_errors_see_the_texts_own_characters():
+    m = Message('a\u2028b\nc')
+    assert not m.str_replace(r'a\sb', 'NEW', use_regex=True).error and m.content=='NEW\nc'
+    m = Message('a\u2028b\nc')
+    assert not m.str_replace('\u2028', '-', use_regex=True, re_filter='a.b').error and m.content=='a-b\nc'
+    m = Message('p\x0cq\nr')
+    assert m.del_lines(1, -1, re_filter='\x0c').changed and m.content=='r'
+    r = Message('a\u2028b').str_replace('zz', 'y')
+    assert r.error and 'a\\u2028b' in r and not re.search('[\ue000-\uf8ff]', r)  # the text shown is the text, no stand-in
+
+@given(st.text(st.sampled_from('ab\n\r\x0c\u2028\x85')))
+def test_view_lines_split_where_the_views_do(t):
+    "The text the fastcore editors get ends its lines (`splitlines`) where `text_lines` does, and keeps every character"
+    v = sk._ViewLines(t)
+    assert v.splitlines()==text_lines(t) and ''.join(v.splitlines(True))==t and v==t
+
+# --- a structural Python edit edits Python only
+
+def test_ast_replace_all_leaves_prose_and_shell_alone(tmp_path):
+    pytest.importorskip('remold')
+    d = Dialog('a')
+    d.mk_message('print(x)', id='c1')
+    d.mk_message('To debug, call print(x) and read the result.', msg_type=snote, id='n1')
+    d.mk_message('%%bash\necho print(x)', id='c2')
+    d.mk_message('Why print(x)?', msg_type=sprompt, output='Call print(x).', id='p1')
+    p = tmp_path/'a.ipynb'; d.save(p)
+    r = sk.msg_ast_replace('all', [['print($A)', 'log($A)']], dlg=p)
+    assert not r.error and r.changed
+    d2 = read_ipynb(p)
+    assert [d2[i].content for i in ('c1', 'n1', 'c2', 'p1')]==['log(x)', *(d[i].content for i in ('n1', 'c2', 'p1'))]
+    assert d2['p1'].ai_res=='Call print(x).'
+    before = p.read_bytes()
+    for i,kw in [('n1', {}), ('c2', {}), ('p1', dict(out=True))]:  # named alone: an error, nothing written
+        r = sk.msg_ast_replace(i, [['print($A)', 'log($A)']], dlg=p, **kw)
+        assert r.error and 'not Python code' in r, r
+    assert p.read_bytes()==before

@@ -56,3 +56,46 @@ def test_symdef_sees_through_any_nesting_of_blocks_but_not_a_def(blocks, stmt, i
     if in_def: src = 'def outer():\n' + textwrap.indent(src, '    ')
     assert _def(src, 'name')==(not in_def), src
     assert _ref(src, 'name'), src
+
+# --- every binding form at top level; every import naming a module
+
+@pytest.mark.parametrize('src,name', [
+    ('import re\nif (m := re.match("a", "a")):\n    print(m)', 'm'), ('print(n := 3)', 'n'),
+    ('ys = [y := f(x) for x in xs]', 'y'),  # a comprehension's `:=` binds in the enclosing scope
+    ('try:\n    import numpy\nexcept ImportError as e:\n    pass', 'e'),
+    ('match p:\n    case (a, *rest): pass', 'rest'), ('match p:\n    case {"k": v, **kw}: pass', 'kw'),
+    ('match p:\n    case [x] if x: pass\n    case Point(x=px) as pt: pass', 'pt'),
+])
+def test_symdef_finds_every_binding_form(src, name):
+    assert _def(src, name) and _ref(src, name)
+
+@pytest.mark.parametrize('src,name', [
+    ('def f():\n    m = (q := 1)', 'q'),  # inside a def: the def's own
+    ('g = lambda: (q := 1)', 'q'),        # a lambda's
+    ('class C:\n    try: pass\n    except E as e: pass', 'e'),
+])
+def test_symdef_leaves_bindings_below_top_level(src, name):
+    assert not _def(src, name)
+
+@pytest.mark.parametrize('src', ['from os.path import join', 'from os import path', 'import os.path'])
+def test_symref_finds_every_import_naming_a_module(src):
+    assert _ref(src, 'os')
+
+def test_a_cell_too_deep_for_the_parser_is_skipped_and_named(tmp_path):
+    "One generated cell Python's parser can't build a tree for doesn't sink the search: it is skipped, and the result says so"
+    d = Dialog('a'); d.mk_message('x = 1', id='def00001')
+    d.mk_message('s = ' + ' + '.join(["'ab'"]*3000), id='long0001')
+    d.mk_message('y = x', id='use00001')
+    d.save(tmp_path/'a.ipynb')
+    for kw,want in [(dict(symdef='x'), ['def00001']), (dict(symref='x'), ['def00001', 'use00001'])]:
+        txt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', **kw), root=tmp_path)
+        assert not err and [l.split(':')[0] for l in txt.splitlines()[:-1]]==want, txt
+        assert txt.splitlines()[-1].endswith('not searched by symdef, symref or pred: long0001'), txt
+        assert sk.find_msgs(dlg=tmp_path/'a.ipynb', **kw).attrgot('id')==want
+
+def test_a_predicate_used_again_names_only_what_this_search_skipped(tmp_path):
+    d = Dialog('a'); d.mk_message('x = 1'); d.mk_message('s = ' + ' + '.join(["'ab'"]*3000), id='long0001'); d.save(tmp_path/'a.ipynb')
+    d = Dialog('b'); d.mk_message('x = 1'); d.save(tmp_path/'b.ipynb')
+    p = sk.symref_finder('x')
+    assert 'long0001' in sk.find_msgs(dlg=tmp_path/'a.ipynb', pred=p).more
+    assert sk.find_msgs(dlg=tmp_path/'b.ipynb', pred=p).more==''
