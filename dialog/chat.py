@@ -2407,6 +2407,20 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
             k += 1
         elif m['role']=='tool': r |= dict(tool_call_id=m['tool_call_id'], name=names[m['tool_call_id']])
         res.append(r)
+    return _alternating(res)
+
+def _alternating(ms):
+    "Chat-template messages `ms` with each run of user (or of assistant) messages in a row made one message"
+    res = []
+    for m in ms:
+        p = res[-1] if res else {}
+        if m['role'] not in ('user', 'assistant') or m['role']!=p.get('role'): res.append(m); continue
+        p['content'] = '\n\n'.join(c for c in (p['content'], m['content']) if c)
+        if tcs := m.get('tool_calls'): p['tool_calls'] = p.get('tool_calls', []) + tcs
+        if rs := [r for r in (p.get('reasoning_content'), m.get('reasoning_content')) if r]:
+            p['reasoning_content'] = '\n\n'.join(rs)
+        # a merged turn is trained on when any part of it was
+        if 'weight' in p or 'weight' in m: p['weight'] = max(p.get('weight', 1), m.get('weight', 1))
     return res
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7
