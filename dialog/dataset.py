@@ -932,20 +932,24 @@ def _jsonl_job(td, fmt, drop, shape, i, paths): return paths, os.path.join(td, f
 
 def _jsonl_chunk(job):
     "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: `(file, errors)`"
-    # (the file is None if none could be read)
+    # (the file is None if none could be read or converted); the errors in path order, a file whose dialog can't be
+    # converted (a shape can't hold it) among them
     paths,tmp,fmt,drop,shape = job
     dlgs,bad = [],[]
-    for r in map(_read1, paths): (bad if isinstance(r, Exception) else dlgs).append(r)
-    if not dlgs: return None,bad
-    try:
-        with _say_full(os.path.dirname(tmp), 'the temporary folder (set TMPDIR to a folder with room)'):
-            return chat.dlgs2jsonl(dlgs, tmp, fmt, drop, shape),bad
-    except ValueError: pass
-    for d in dlgs:  # find the dialog that can't be converted, to name its file
-        try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
-        except ValueError as e:
-            why = str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")
-            raise ValueError(f'{d.path}: {why}') from None
+    for k,r in enumerate(map(_read1, paths)): (bad if isinstance(r, Exception) else dlgs).append((k, r))
+    while dlgs:
+        try:
+            with _say_full(os.path.dirname(tmp), 'the temporary folder (set TMPDIR to a folder with room)'):
+                return chat.dlgs2jsonl([d for _,d in dlgs], tmp, fmt, drop, shape),[e for _,e in sorted(bad)]
+        except ValueError: pass
+        for j,(k,d) in enumerate(dlgs):  # find the dialog that can't be converted: a bad file, named
+            try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
+            except ValueError as e:
+                why = str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")
+                bad.append((k, DialogFormatError(why, paths[k]))); del dlgs[j]
+                break
+        else: raise ValueError(f'{tmp}: the chunk of {paths[0]} fails to convert, and each of its dialogs alone converts')
+    return None,[e for _,e in sorted(bad)]
 
 # %% ../nbs/15_dataset.ipynb #c5c7d186
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list (any iterable) of files
