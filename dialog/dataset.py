@@ -952,6 +952,11 @@ def _jsonl_chunk(job):
     return None,[e for _,e in sorted(bad)]
 
 # %% ../nbs/15_dataset.ipynb #c5c7d186
+def _sendable(f):
+    "Whether function `f` reaches other processes however they start: by name, as pickle sends it"
+    try: pickle.dumps(f); return True
+    except (pickle.PicklingError, AttributeError, TypeError): return False
+
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list (any iterable) of files
                 fname, # The JSON Lines file to write
                 fmt:str='openai', # The wire format of each line: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -963,7 +968,14 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
                 shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
     "Write the dialogs at `src` as `dialog.chat.dlgs2jsonl` does, a chunk at a time in `workers` processes"
     _chk_on_error(on_error)
-    chat.chk_drop(drop); chat.chk_shape(shape, fmt)
+    chat.chk_shape(shape, fmt)
+    if (bad := first(r for r in chat.chk_drop(drop) if not _sendable(r))) and workers not in (0, 1):
+        if workers is not None:
+            name = str(getattr(bad, '__qualname__', bad))[-60:]  # its end: `<lambda>`, `<locals>.f`
+            msg = (f"drop: rule {name!r} can't be sent to other processes (a lambda, "
+                   "or a function defined inside another): define it at a module's top level, or pass workers=0")
+            raise ValueError(msg)
+        workers = 0  # left to us: this process applies it
     if Path(fname).exists(): _refuse_existing(fname, force)(fname)
     errs = L()
     with tempfile.TemporaryDirectory() as td:
