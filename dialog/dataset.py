@@ -549,11 +549,18 @@ def _kind(pa, ty):
 _casts = dict(string={'str', 'null'}, int32={'int', 'float', 'null'},
               int64={'int', 'float', 'null'}, bool={'bool', 'null'})
 
-def chk_msg_table(t, # A pyarrow table: ours, or one DuckDB, Polars, pandas or Spark wrote back from ours
+def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or Spark wrote back), or a frame of those
                   where='the table', # What to call it in an error
                   columns=None): # The columns to check (each must be there); None: all of `msg_cols`
-    "`t` with the types of `msg_cols` and our schema metadata, cast where no value changes"
+    "`t` as a pyarrow table with the types of `msg_cols` and our schema metadata, cast where no value changes"
     pa = _pa()
+    if not isinstance(t, pa.Table):
+        # a pandas or Polars DataFrame, a DuckDB relation: the Arrow table it offers (its Arrow stream, pandas' own way)
+        if not (hasattr(t, '__arrow_c_stream__') or type(t).__module__.split('.')[0]=='pandas'):
+            msg = (f"{where} must be a pyarrow Table, or a frame that gives one (a pandas or Polars DataFrame, "
+                   f"a DuckDB relation), not {type(t).__name__}")
+            raise TypeError(msg)
+        t = pa.table(t)
     v = (t.schema.metadata or {}).get(b'nbdialog.schema')
     ver = None if v is None else v.decode('utf-8', 'replace')
     if ver is not None and ver not in _read_versions:
