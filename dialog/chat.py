@@ -2573,7 +2573,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
         msg = f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})'
         raise ValueError(msg)
     if isinstance(dlgs, (str, os.PathLike)): line(0, dlgs)
-    return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
+    return atomic_write(fname, (line(i, d) for i,d in enumerate(dlgs)))  # written as they come: a generator streams
 
 # %% ../nbs/05_chat.ipynb #ac57cdc9
 def _from_sharegpt(conv):

@@ -845,3 +845,13 @@ def test_a_full_disk_names_the_folder_that_filled(tmp_path, monkeypatch):
 def test_ray_read_refuses_a_batch_of_no_files(tmp_path, n):
     "`files_per_batch` below 1 is a ValueError naming it, before Ray is started (was ZeroDivisionError)"
     with pytest.raises(ValueError, match=f'files_per_batch must be a number of files of 1 or more, not {n}'): ray_read(tmp_path, files_per_batch=n)
+
+def test_dlgs2jsonl_of_a_generator_streams(tmp_path):
+    "`dlgs2jsonl` given a generator writes each line to its temporary file as the dialog comes: the lines made so far are on disk, not held"
+    seen = []
+    def gen():
+        for i in range(20):
+            d = Dialog(f'd{i}'); d.mk_message('x' * 20_000, msg_type='prompt', output='y' * 20_000); yield d
+            seen.append(sum(p.stat().st_size for p in tmp_path.glob('.train.jsonl.*.tmp')))
+    p = dlgs2jsonl(gen(), tmp_path/'train.jsonl', shape='hf')
+    assert len(p.read_text().splitlines()) == 20 and seen[-1] >= 18 * 40_000
