@@ -1439,6 +1439,9 @@ def _fit_images(units, fmt):
 req_limits = dict(anthropic=dict(bytes=32*2**20, images=100), openai=dict(bytes=50*2**20, images=500),
                   responses=dict(bytes=50*2**20, images=500), gemini=dict(bytes=100*2**20, images=None))
 
+# what `dlg2chat`'s caller can do about a request too big by its text (`dlgs2jsonl` says what its own caller can)
+_fewer = 'send fewer messages (budget=) or smaller files'
+
 def _bound(units, system):
     "An upper bound of the bytes a request of `units` and `system` takes"
     ps = [p for u in units for p in u.get('ctx') or u.get('req') or ()]
@@ -1466,8 +1469,7 @@ def _fit_request(units, fmt, render, system=None):
     # what each image may take of what the rest leaves
     share = (lim['bytes'] - (n - sum(len(p['data']) for p in big)))*0.95/max(len(big), 1)
     if share<1000:
-        msg = (f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: "
-               "send fewer messages (budget=) or smaller files")
+        msg = f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: {_fewer}"
         raise ValueError(msg)
     _pillow(f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes: "
             f"shrinking its {len(big)} images needs Pillow")
@@ -2407,6 +2409,20 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
             k += 1
         elif m['role']=='tool': r |= dict(tool_call_id=m['tool_call_id'], name=names[m['tool_call_id']])
         res.append(r)
+    return _alternating(res)
+
+def _alternating(ms):
+    "Chat-template messages `ms` with each run of user (or of assistant) messages in a row made one message"
+    res = []
+    for m in ms:
+        p = res[-1] if res else {}
+        if m['role'] not in ('user', 'assistant') or m['role']!=p.get('role'): res.append(m); continue
+        p['content'] = '\n\n'.join(c for c in (p['content'], m['content']) if c)
+        if tcs := m.get('tool_calls'): p['tool_calls'] = p.get('tool_calls', []) + tcs
+        if rs := [r for r in (p.get('reasoning_content'), m.get('reasoning_content')) if r]:
+            p['reasoning_content'] = '\n\n'.join(rs)
+        # a merged turn is trained on when any part of it was
+        if 'weight' in p or 'weight' in m: p['weight'] = max(p.get('weight', 1), m.get('weight', 1))
     return res
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7
@@ -2517,6 +2533,11 @@ def _left_out_unsent(d, rules):
     return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
             or _has_image in rules and any(p['type']=='image' for p in ps))
 
+# what a 'chat' line's writer can do about a dialog over the request limit (`_fewer`)
+_jsonl_fewer = ("a 'chat' line is a request as sent; leave the dialog out (reading files: on_error='skip', "
+                "`nbdialog export --skip-bad`), or write a training shape ('openai_ft', 'hf', 'trl' or 'sharegpt'), "
+                "which no request limit applies to")
+
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
                fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -2530,7 +2551,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                    "`dialog.dataset`'s `paths2jsonl` writes files")
             raise ValueError(msg)
         try:
-            try: oa = dlg2chat(d, fmt, weights=fmt=='openai')
+            # a request's limits are a 'chat' line's only: a training file is no request
+            try: oa = dlg2chat(d, fmt, weights=fmt=='openai', limits=shape=='chat')
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
                 if _left_out_unsent(d, rules): return b''
@@ -2545,13 +2567,13 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
                    f'{e.object[e.start:e.end]!r}')
             raise ValueError(msg) from None
-        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
+        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {str(e).replace(_fewer, _jsonl_fewer)}') from None
     _chk_fmt(fmt); chk_shape(shape, fmt)  # also when there is no dialog to write
     if isinstance(dlgs, Dialog):
         msg = f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})'
         raise ValueError(msg)
     if isinstance(dlgs, (str, os.PathLike)): line(0, dlgs)
-    return atomic_write(fname, b''.join(line(i, d) for i,d in enumerate(dlgs)))
+    return atomic_write(fname, (line(i, d) for i,d in enumerate(dlgs)))  # written as they come: a generator streams
 
 # %% ../nbs/05_chat.ipynb #ac57cdc9
 def _from_sharegpt(conv):

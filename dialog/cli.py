@@ -525,6 +525,9 @@ def _from_jsonl(fname, fmt, o, force=False):
 # %% ../nbs/16_cli.ipynb #9f13beef
 _wire_fmts = ('openai','anthropic','responses','gemini')
 _to_forms = (*_wire_fmts, 'jsonl','md','py','xml','ipynb','claude','codex')
+# what `--skip-bad` does, for `convert --to jsonl` and `export` alike
+_skip_help = ("skip the files that are not dialogs (or that a JSON Lines shape can't hold), listing them, "
+              "rather than stopping at the first")
 _convert_args = [
     _arg('files', nargs='+', metavar='FILE',
          help='the dialog file(s), or with --from a chat JSON (or JSON Lines) file'),
@@ -552,6 +555,7 @@ _convert_args = [
     _arg('--exportfilter', action='store_true', default=None,
          help=_doc(dlg2md, 'exportfilter', pre='with --to md: ')),
     _arg('--force', action='store_true', help='replace OUT if it exists'), _repair, _drop, _shape,
+    _arg('--skip-bad', action='store_true', default=None, help='with --to jsonl: ' + _skip_help),
     _arg('--fork', action='store_true',
          help='with --to claude or codex: write a new session the agent can resume (a new id), '
               'in folder OUT (default: beside the session the dialog came from)'),
@@ -561,6 +565,7 @@ _convert_args = [
 @_sub(*_convert_args,
       help="convert a dialog to another form, or chat messages back to dialogs (only prompts and replies come back)")
 def _cmd_convert(a):
+    if a.skip_bad and a.to!='jsonl': raise ValueError('--skip-bad goes with --to jsonl only')
     if a.to in ('ipynb', 'claude', 'codex') or a.fork: return _convert_sess(a)
     if a.fmt and 'jsonl' not in (a.to, a.from_): raise ValueError('--fmt goes with --to jsonl or --from jsonl only')
     if a.drop and a.to!='jsonl': raise ValueError('--drop goes with --to jsonl only')
@@ -581,7 +586,9 @@ def _cmd_convert(a):
         for dlg,out in outs: _say(f'wrote {rel_path(dlg.save(out, force=a.force))}')
         return
     a.fmt = a.fmt or 'openai'
-    if a.to=='jsonl' and any(Path(f).expanduser().is_dir() for f in a.files):
+    # files skipped when bad are read as a collection is, by `paths2jsonl`
+    if a.to=='jsonl' and (a.skip_bad or any(Path(f).expanduser().is_dir() for f in a.files)):
+        if a.repair and a.skip_bad: raise ValueError('--skip-bad goes with dialogs read as they are, not --repair')
         if a.repair: raise ValueError('--repair reads dialog files, not folders')
         return _folders2jsonl(a)
     prog = _progress('reading') if len(a.files)>1 else None
@@ -668,11 +675,16 @@ def _cmd_sessions(a):
 def _folders2jsonl(a):
     "`convert FOLDER... --to jsonl`: every dialog of the folders (and files) given, streamed to `-o` or stdout"
     # (streamed by `paths2jsonl`)
+    # `--skip-bad`: `export_folder`'s report lists the files skipped (on stderr when the lines go to stdout)
+    def write(o, force):
+        if not a.skip_bad: return paths2jsonl(a.files, o, a.fmt, force=force, drop=a.drop, shape=a.shape or 'chat')
+        return export_folder(a.files, o, a.fmt, on_error='skip', force=force, drop=a.drop, shape=a.shape or 'chat')
     if a.o in (None, '-'):
         with tempfile.TemporaryDirectory() as d:
-            p = paths2jsonl(a.files, Path(d)/'out.jsonl', a.fmt, drop=a.drop, shape=a.shape or 'chat')
+            rep,p = write(Path(d)/'out.jsonl', False),Path(d)/'out.jsonl'
             with open(p, encoding='utf-8') as f:
                 while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
+        if a.skip_bad and (bad := str(rep).partition('\n')[2]): _say(bad, err=True)
         return
     _chk_new(a.o, a.force)
     out = os.path.realpath(Path(a.o).expanduser())
@@ -681,8 +693,8 @@ def _folders2jsonl(a):
         if out==r or out.endswith('.ipynb') and os.path.isdir(r) and out.startswith(r.rstrip(os.sep)+os.sep):
             raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): '
                              'writing there would replace it; nothing written')
-    paths2jsonl(a.files, a.o, a.fmt, force=a.force, drop=a.drop, shape=a.shape or 'chat')
-    _say(f'wrote {a.o}')
+    rep = write(a.o, a.force)
+    _say(rep if a.skip_bad else f'wrote {a.o}')
 
 _srcs = _arg('src', nargs='+', metavar='FOLDER',
              help='folders of dialogs (searched recursively), globs or dialog files')
@@ -695,8 +707,7 @@ _workers = _arg('--workers', type=_int_from(0), metavar='N',
       _arg('--fmt', choices=_wire_fmts, default='openai',
            help='with a .jsonl OUT: the wire format of the history each line holds (default openai)'),
       _workers,
-      _arg('--skip-bad', action='store_true',
-           help='skip the files that are not dialogs, listing them, rather than stopping at the first'),
+      _arg('--skip-bad', action='store_true', help=_skip_help),
       _arg('--force', action='store_true',
            help='replace OUT if it is a previous export (a folder holding anything else is refused)'),
       _arg('--partition-by', type=lambda s: s.split(','), metavar='COLS',

@@ -549,11 +549,18 @@ def _kind(pa, ty):
 _casts = dict(string={'str', 'null'}, int32={'int', 'float', 'null'},
               int64={'int', 'float', 'null'}, bool={'bool', 'null'})
 
-def chk_msg_table(t, # A pyarrow table: ours, or one DuckDB, Polars, pandas or Spark wrote back from ours
+def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or Spark wrote back), or a frame of those
                   where='the table', # What to call it in an error
                   columns=None): # The columns to check (each must be there); None: all of `msg_cols`
-    "`t` with the types of `msg_cols` and our schema metadata, cast where no value changes"
+    "`t` as a pyarrow table with the types of `msg_cols` and our schema metadata, cast where no value changes"
     pa = _pa()
+    if not isinstance(t, pa.Table):
+        # a pandas or Polars DataFrame, a DuckDB relation: the Arrow table it offers (its Arrow stream, pandas' own way)
+        if not (hasattr(t, '__arrow_c_stream__') or type(t).__module__.split('.')[0]=='pandas'):
+            msg = (f"{where} must be a pyarrow Table, or a frame that gives one (a pandas or Polars DataFrame, "
+                   f"a DuckDB relation), not {type(t).__name__}")
+            raise TypeError(msg)
+        t = pa.table(t)
     v = (t.schema.metadata or {}).get(b'nbdialog.schema')
     ver = None if v is None else v.decode('utf-8', 'replace')
     if ver is not None and ver not in _read_versions:
@@ -932,22 +939,31 @@ def _jsonl_job(td, fmt, drop, shape, i, paths): return paths, os.path.join(td, f
 
 def _jsonl_chunk(job):
     "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: `(file, errors)`"
-    # (the file is None if none could be read)
+    # (the file is None if none could be read or converted); the errors in path order, a file whose dialog can't be
+    # converted (a shape can't hold it) among them
     paths,tmp,fmt,drop,shape = job
     dlgs,bad = [],[]
-    for r in map(_read1, paths): (bad if isinstance(r, Exception) else dlgs).append(r)
-    if not dlgs: return None,bad
-    try:
-        with _say_full(os.path.dirname(tmp), 'the temporary folder (set TMPDIR to a folder with room)'):
-            return chat.dlgs2jsonl(dlgs, tmp, fmt, drop, shape),bad
-    except ValueError: pass
-    for d in dlgs:  # find the dialog that can't be converted, to name its file
-        try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
-        except ValueError as e:
-            why = str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")
-            raise ValueError(f'{d.path}: {why}') from None
+    for k,r in enumerate(map(_read1, paths)): (bad if isinstance(r, Exception) else dlgs).append((k, r))
+    while dlgs:
+        try:
+            with _say_full(os.path.dirname(tmp), 'the temporary folder (set TMPDIR to a folder with room)'):
+                return chat.dlgs2jsonl([d for _,d in dlgs], tmp, fmt, drop, shape),[e for _,e in sorted(bad)]
+        except ValueError: pass
+        for j,(k,d) in enumerate(dlgs):  # find the dialog that can't be converted: a bad file, named
+            try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
+            except ValueError as e:
+                why = str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")
+                bad.append((k, DialogFormatError(why, paths[k]))); del dlgs[j]
+                break
+        else: raise ValueError(f'{tmp}: the chunk of {paths[0]} fails to convert, and each of its dialogs alone converts')
+    return None,[e for _,e in sorted(bad)]
 
 # %% ../nbs/15_dataset.ipynb #c5c7d186
+def _sendable(f):
+    "Whether function `f` reaches other processes however they start: by name, as pickle sends it"
+    try: pickle.dumps(f); return True
+    except (pickle.PicklingError, AttributeError, TypeError): return False
+
 def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a list (any iterable) of files
                 fname, # The JSON Lines file to write
                 fmt:str='openai', # The wire format of each line: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -959,7 +975,14 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
                 shape:str='chat'): # What a line holds: one of `dialog.chat.jsonl_shapes` (see `dialog.chat.dlgs2jsonl`)
     "Write the dialogs at `src` as `dialog.chat.dlgs2jsonl` does, a chunk at a time in `workers` processes"
     _chk_on_error(on_error)
-    chat.chk_drop(drop); chat.chk_shape(shape, fmt)
+    chat.chk_shape(shape, fmt)
+    if (bad := first(r for r in chat.chk_drop(drop) if not _sendable(r))) and workers not in (0, 1):
+        if workers is not None:
+            name = str(getattr(bad, '__qualname__', bad))[-60:]  # its end: `<lambda>`, `<locals>.f`
+            msg = (f"drop: rule {name!r} can't be sent to other processes (a lambda, "
+                   "or a function defined inside another): define it at a module's top level, or pass workers=0")
+            raise ValueError(msg)
+        workers = 0  # left to us: this process applies it
     if Path(fname).exists(): _refuse_existing(fname, force)(fname)
     errs = L()
     with tempfile.TemporaryDirectory() as td:

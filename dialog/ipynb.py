@@ -522,6 +522,25 @@ def _new_tmp(d, name, mode):
         msg = f'cannot create a file in this folder ({e.strerror}); nothing was written'
         raise type(e)(e.errno, msg, d.folder) from None
 
+# %% ../nbs/02_ipynb.ipynb #67870ed2
+def _prewrite(d, n, chunks):
+    "`(name, descriptor)` of a new temp file beside file `n` in folder `d` holding `chunks`, written as they come"
+    # before `atomic_write` takes the folder's lock: a long write holding it would stall every other writer there (and
+    # a writer in `chunks`' own making would wait forever). Private (0600) where it will replace a file, which gives it
+    # its bits under the lock; a new file's follow the umask (0600 stays if the file went away meanwhile)
+    try: st = d.stat(n)
+    except FileNotFoundError: st = None
+    tmp,fd = _new_tmp(d, n, 0o666 if st is None else 0o600)
+    try:
+        with open(fd, 'wb', closefd=False) as f:
+            for b in chunks: f.write(b)
+    except BaseException:
+        os.close(fd)
+        try: os.unlink(d.p(tmp), dir_fd=d.fd)
+        except OSError: pass
+        raise
+    return tmp,fd
+
 # %% ../nbs/02_ipynb.ipynb #2859bc17
 class _Skip(Exception): "The check, run again, says the file needn't be written"
 
@@ -531,43 +550,51 @@ def _bytes_now(d, n, path):
     except FileNotFoundError: return None
 
 def atomic_write(fname, # The file to write
-                 data:bytes, # What to write
+                 data:bytes, # What to write: bytes, or an iterable of them (written as they come, never held whole)
                  check=None, # Called as `check(bytes on disk, or None)` under the lock: raises to refuse, False skips
                  root=None): # Write only inside this folder, following no symlink below it
     "Write `data` to `fname` atomically (temp file in the same folder, fsynced, renamed over it) and return its `Path`"
     path = Path(os.path.realpath(Path(fname).expanduser()))
     n = path.name
+    whole = isinstance(data, (bytes, bytearray, memoryview))
     with _Dir(path.parent, None if root is None else os.path.realpath(root), mkdir=True) as d:
-        with _locked(d):
-            try: st = d.stat(n)
-            except FileNotFoundError: st = None
-            if st is not None and not stat.S_ISREG(st.st_mode):
-                raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
-            cur = None if check is None or st is None else _read_fd(d.open(n), path)[0]
-            if check is not None and check(cur) is False: return path
-            _chk_file(d, n, st)
-            swept = _rm_stale_tmps(n, d)
-            tmp,fd = _new_tmp(d, n, 0o666 if st is None else 0o600)
-            try:
-                with open(fd, 'wb', closefd=True) as f:
-                    f.write(data)
-                    f.flush()
-                    if st is not None:
-                        os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
-                        try: os.fchown(f.fileno(), st.st_uid, st.st_gid)
-                        except OSError: pass
-                    os.fsync(f.fileno())
-                d.check()
-                # a program that takes no lock (one that writes in place) saved since the check:
-                # checked again, a microsecond from the rename
-                if check is not None and (now := _bytes_now(d, n, path))!=cur and check(now) is False: raise _Skip
-                os.replace(d.p(tmp), d.p(n), src_dir_fd=d.fd, dst_dir_fd=d.fd)
-                _note_swept(d, swept)
-            except BaseException as e:
-                try: os.unlink(d.p(tmp), dir_fd=d.fd)
+        pre = None if whole else _prewrite(d, n, data)
+        try:
+            with _locked(d):
+                try: st = d.stat(n)
+                except FileNotFoundError: st = None
+                if st is not None and not stat.S_ISREG(st.st_mode):
+                    raise OSError(errno.EINVAL, 'not a regular file: nothing was written over it', str(path))
+                cur = None if check is None or st is None else _read_fd(d.open(n), path)[0]
+                if check is not None and check(cur) is False: return path
+                _chk_file(d, n, st)
+                swept = _rm_stale_tmps(n, d)
+                (tmp,fd),pre = pre or _new_tmp(d, n, 0o666 if st is None else 0o600),None  # the temp file is this try's
+                try:
+                    with open(fd, 'wb', closefd=True) as f:
+                        if whole: f.write(data)
+                        f.flush()
+                        if st is not None:
+                            os.fchmod(f.fileno(), stat.S_IMODE(st.st_mode))
+                            try: os.fchown(f.fileno(), st.st_uid, st.st_gid)
+                            except OSError: pass
+                        os.fsync(f.fileno())
+                    d.check()
+                    # a program that takes no lock (one that writes in place) saved since the check:
+                    # checked again, a microsecond from the rename
+                    if check is not None and (now := _bytes_now(d, n, path))!=cur and check(now) is False: raise _Skip
+                    os.replace(d.p(tmp), d.p(n), src_dir_fd=d.fd, dst_dir_fd=d.fd)
+                    _note_swept(d, swept)
+                except BaseException as e:
+                    try: os.unlink(d.p(tmp), dir_fd=d.fd)
+                    except OSError: pass
+                    if isinstance(e, _Skip): return path
+                    raise
+        finally:
+            if pre is not None:  # written, and refused before its turn came
+                os.close(pre[1])
+                try: os.unlink(d.p(pre[0]), dir_fd=d.fd)
                 except OSError: pass
-                if isinstance(e, _Skip): return path
-                raise
         _fsync_dir(d)
     return path
 

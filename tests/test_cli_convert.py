@@ -76,3 +76,18 @@ def test_drop_help_names_every_rule():
     from dialog.chat import jsonl_drops
     from dialog.cli import _drop
     assert all(f'{k}:' in _drop[1]['help'] for k in jsonl_drops)
+
+def test_convert_to_jsonl_skips_bad_files_as_export_does(tmp_path):
+    "`convert FOLDER --to jsonl --skip-bad` writes the good dialogs' lines and lists the bad file (with -o as `export` does; on stderr when the lines go to stdout); without it the bad file stops it; the flag goes with --to jsonl only"
+    f = tmp_path/'talks'
+    a = Dialog('a'); a.mk_message('hi', msg_type='prompt', output='yo'); a.save(f/'a.ipynb')
+    (f/'broken.ipynb').write_text('{"cells": [')
+    out = ok('convert', 'talks', '--to', 'jsonl', '--skip-bad', '-o', 'train.jsonl', cwd=tmp_path)
+    assert out.splitlines()[:3] == ['wrote train.jsonl: 1 dialog, 1 line', '1 bad file skipped:', '  talks/broken.ipynb: not JSON, or cut short: Expecting value: line 1 column 12 (char 11)']
+    assert len((tmp_path/'train.jsonl').read_text().splitlines()) == 1
+    r = nbd('convert', 'talks', '--to', 'jsonl', '--skip-bad', cwd=tmp_path)
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 and r.stderr.splitlines()[:2] == ['1 bad file skipped:', '  talks/broken.ipynb: not JSON, or cut short: Expecting value: line 1 column 12 (char 11)']
+    r = nbd('convert', 'talks/a.ipynb', 'talks/broken.ipynb', '--to', 'jsonl', '--skip-bad', cwd=tmp_path)  # files, not a folder: the same
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 and 'broken.ipynb' in r.stderr
+    fails('convert', 'talks', '--to', 'jsonl', '-o', 'x.jsonl', cwd=tmp_path, has='broken.ipynb: not JSON')
+    fails('convert', 'talks/a.ipynb', '--to', 'md', '--skip-bad', cwd=tmp_path, has='--skip-bad goes with --to jsonl only')

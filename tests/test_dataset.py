@@ -191,6 +191,23 @@ def test_paths2jsonl_names_the_file_it_cannot_convert(tmp_path):
     with pytest.raises(ValueError, match=r'd000001\.ipynb: .*system.* must be a str'): paths2jsonl(f, tmp_path/'o.jsonl', workers=0)
     assert not (tmp_path/'o.jsonl').exists()
 
+def test_a_dialog_a_shape_cannot_hold_is_a_bad_file(tmp_path, monkeypatch):
+    "Over a provider's request limit: a 'chat' line (a request) can't hold it, a training shape (no request) writes it; the dialog a shape can't hold is a bad file `on_error` raises, skips or collects, and the advice names what the caller can do"
+    import dialog.chat
+    monkeypatch.setitem(dialog.chat.req_limits, 'openai', dict(bytes=20_000, images=500))  # 20 kB for OpenAI, in this process
+    f = tmp_path/'f'
+    for i in range(3): d = Dialog(f'small{i}'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save(f/f'small{i}.ipynb')
+    d = Dialog('big'); d.mk_message('print(data)', output=[dict(output_type='stream', name='stdout', text='y' * 30_000)])
+    d.mk_message('Summarise that', msg_type='prompt', output='It is all y.'); d.save(f/'big.ipynb')
+    assert len(paths2jsonl(f, tmp_path/'hf.jsonl', shape='hf', workers=0).read_text().splitlines()) == 4
+    with pytest.raises(ValueError, match=r"big\.ipynb: dialog 'big': the request is \d+ bytes, over openai's limit") as e: paths2jsonl(f, tmp_path/'c.jsonl', workers=0)
+    assert 'budget=' not in str(e.value) and "on_error='skip'" in str(e.value) and "--skip-bad" in str(e.value) and not (tmp_path/'c.jsonl').exists()
+    p,errs = paths2jsonl(f, tmp_path/'c.jsonl', workers=0, on_error='collect')
+    assert len(p.read_text().splitlines()) == 3 and [(type(x), Path(x.fname).name) for x in errs] == [(DialogFormatError, 'big.ipynb')]
+    with pytest.warns(UserWarning, match=r'skipped 1 bad file\(s\); the first: .*big\.ipynb'):
+        assert len(paths2jsonl(f, tmp_path/'s.jsonl', workers=0, on_error='skip').read_text().splitlines()) == 3
+    assert 'wrote s2.jsonl: 3 dialogs, 3 lines\n1 bad file skipped:\n  f/big.ipynb: ' in export_folder(f, tmp_path/'s2.jsonl', workers=0, on_error='skip').replace(str(tmp_path)+os.sep, '')
+
 def test_paths2jsonl_skips_bad_files(badfolder, tmp_path):
     "Bad files are collected; the good dialogs' lines are written"
     p,errs = paths2jsonl(badfolder, tmp_path/'o.jsonl', workers=2, on_error='collect')
@@ -828,3 +845,13 @@ def test_a_full_disk_names_the_folder_that_filled(tmp_path, monkeypatch):
 def test_ray_read_refuses_a_batch_of_no_files(tmp_path, n):
     "`files_per_batch` below 1 is a ValueError naming it, before Ray is started (was ZeroDivisionError)"
     with pytest.raises(ValueError, match=f'files_per_batch must be a number of files of 1 or more, not {n}'): ray_read(tmp_path, files_per_batch=n)
+
+def test_dlgs2jsonl_of_a_generator_streams(tmp_path):
+    "`dlgs2jsonl` given a generator writes each line to its temporary file as the dialog comes: the lines made so far are on disk, not held"
+    seen = []
+    def gen():
+        for i in range(20):
+            d = Dialog(f'd{i}'); d.mk_message('x' * 20_000, msg_type='prompt', output='y' * 20_000); yield d
+            seen.append(sum(p.stat().st_size for p in tmp_path.glob('.train.jsonl.*.tmp')))
+    p = dlgs2jsonl(gen(), tmp_path/'train.jsonl', shape='hf')
+    assert len(p.read_text().splitlines()) == 20 and seen[-1] >= 18 * 40_000

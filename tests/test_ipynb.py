@@ -497,3 +497,23 @@ def test_from_cells_without_a_copy_builds_the_same_dialog():
         assert json.dumps(nb)==before
         b = Dialog.from_cells(json.loads(before)['cells'], name='x', meta=json.loads(before)['metadata'], copy=False)
         assert write_ipynb(a)==write_ipynb(b), f
+
+def test_atomic_write_of_chunks_streams_outside_the_lock(tmp_path):
+    "`atomic_write` of an iterable writes each chunk to its temporary file as it comes (never the whole in memory), without the folder's lock (a write of another file there, from inside the chunks, goes through), keeps a replaced file's bits, and a chunk that raises leaves the file as it was and no temporary file"
+    import threading
+    f = tmp_path/'out.txt'; f.write_text('old'); f.chmod(0o640)
+    seen = []
+    def chunks():
+        for i in range(4):
+            yield b'x' * 100_000
+            seen.append(sum(p.stat().st_size for p in tmp_path.glob('.out.txt.*.tmp')))  # on disk already
+        atomic_write(tmp_path/'other.txt', b'meanwhile')  # waits forever if the folder's lock were held
+    t = threading.Thread(target=lambda: atomic_write(f, chunks()), daemon=True); t.start(); t.join(120)
+    assert not t.is_alive(), 'the folder lock was held while the chunks were made'
+    assert f.read_bytes() == b'x' * 400_000 and (tmp_path/'other.txt').read_text() == 'meanwhile' and stat.S_IMODE(f.stat().st_mode) == 0o640
+    assert seen[-1] >= 300_000
+    def bad():
+        yield b'new'; raise ValueError('dialog 3 is bad')
+    with pytest.raises(ValueError, match='dialog 3 is bad'): atomic_write(f, bad())
+    assert f.read_bytes() == b'x' * 400_000 and sorted(p.name for p in tmp_path.iterdir()) == ['other.txt', 'out.txt']
+    assert atomic_write(tmp_path/'new.txt', iter([b'a', b'', b'b'])).read_bytes() == b'ab'

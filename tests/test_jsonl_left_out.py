@@ -1,5 +1,5 @@
 "JSON Lines never holds an empty conversation (every consumer refuses one), `drop` rules leave out more, and the export's summary counts what was left out"
-import json
+import json, subprocess, sys
 from pathlib import Path
 import pytest
 from dialog.core import *
@@ -30,6 +30,31 @@ def test_no_empty_line_whatever_the_path(src, tmp_path, workers):
 def test_a_function_as_a_rule(src, tmp_path):
     long = lambda ms: len(ms)>1
     assert roles(dlgs2jsonl([read_ipynb(p) for p in sorted(src.glob('*.ipynb'))], tmp_path/'f.jsonl', drop=long))==[['user']]
+
+_lambda_script = """
+import multiprocessing, sys
+from pathlib import Path
+from dialog.core import Dialog
+from dialog.dataset import paths2jsonl
+if __name__ == '__main__':
+    multiprocessing.set_start_method('spawn', force=True)  # as on macOS and Windows
+    tmp = Path(sys.argv[1])
+    for i in range(70):
+        d = Dialog(f'd{i}'); d.mk_message('hi', msg_type='prompt', output='yo' * (i % 3)); d.save(tmp/'talks'/f'{i}.ipynb')
+    want = paths2jsonl(tmp/'talks', tmp/'serial.jsonl', workers=0, drop=lambda ms: len(ms) < 2).read_text()
+    got = paths2jsonl(tmp/'talks', tmp/'auto.jsonl', drop=lambda ms: len(ms) < 2).read_text()
+    print(got == want, len(got.splitlines()))
+"""
+
+def test_a_rule_other_processes_cannot_import(src, tmp_path):
+    "A lambda as a rule: with workers left to the library, the same lines wherever processes are spawned (70 files, more than one process would read); asking for workers with one is refused, naming the fix"
+    (tmp_path/'s.py').write_text(_lambda_script)
+    r = subprocess.run([sys.executable, str(tmp_path/'s.py'), str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ['True', '46']
+    with pytest.raises(ValueError, match=r"drop: rule '.*<lambda>' can't be sent to other processes .*: define it at a module's top level, or pass workers=0"):
+        paths2jsonl(src, tmp_path/'w.jsonl', workers=2, drop=lambda ms: False)
+    assert not (tmp_path/'w.jsonl').exists()
 
 def test_unknown_rules_are_refused_before_writing(src, tmp_path):
     for bad in ('no_user', ['no_assistant', 3]):

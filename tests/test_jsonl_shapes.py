@@ -152,12 +152,20 @@ LLAMA31 = """{{- bos_token }}
 {%- endif %}
 """
 
+# google/gemma-2-9b-it: no system role, and user and model turns must alternate (Mistral-Instruct's and Llama 2's templates have the same check)
+GEMMA2 = ("{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}"
+          "{% for message in messages %}{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+          "{{ raise_exception('Conversation roles must alternate user/assistant/user/assistant/...') }}{% endif %}"
+          "{% if (message['role'] == 'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}"
+          "{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}"
+          "{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}")
+
 def tokenizer(template):
     "A tokenizer built locally from a one-word `tokenizers` model (no download), with `template` as its chat template"
     tok = transformers.PreTrainedTokenizerFast(tokenizer_object=Tokenizer(WordLevel({'[UNK]': 0}, unk_token='[UNK]')), bos_token='<s>', eos_token='</s>')
     tok.chat_template = template
     return tok
-toks = {k: tokenizer(t) for k, t in dict(chatml=CHATML, qwen=QWEN25, llama=LLAMA31).items()}
+toks = {k: tokenizer(t) for k, t in dict(chatml=CHATML, qwen=QWEN25, llama=LLAMA31, gemma=GEMMA2).items()}
 
 # ---------- OpenAI's fine-tuning rules, as its docs state them ----------
 # https://platform.openai.com/docs/guides/supervised-fine-tuning (each line one example: `messages`, with `tools` and `parallel_tool_calls`
@@ -224,6 +232,8 @@ def hf_check(line):
         if m['content']: assert m['content'] in q  # rendered as the text it is
         for tc in m.get('tool_calls', []): assert f'"name": "{tc["function"]["name"]}", "arguments": ' in q
     if not tools: rendered(ms, None, 'chatml')
+    talk = [m for m in ms if m['role'] != 'system']
+    if not tools and talk and talk[0]['role'] == 'user' and all(m['role'] in ('user', 'assistant') for m in talk): rendered(talk, None, 'gemma')  # turns alternate
     if all(len(m.get('tool_calls', [])) <= 1 for m in ms) and ms[0]['role'] in ('system', 'user'): rendered(ms, tools, 'llama')
 
 def trl_check(row):
@@ -319,8 +329,9 @@ def test_sharegpt_turns(tmp_path):
     d = plain_dlg(); d.mk_message('', msg_type=sprompt, output='said with a call ' + tool_block('k', 'f', {}, 'r'))
     conv = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='sharegpt'))[0]['conversations'] # a last reply that ends on a result has no answer: it is left off
     assert conv[-1]['from'] == 'gpt' and not any('said with a call' in t['value'] for t in conv) and llamafactory_ok({'conversations': conv})
-    d.mk_message('', msg_type=sprompt, output='and again') # a reply with no prompt before it: two model turns in a row, a line LLaMA-Factory skips, so none
-    assert lines(dlgs2jsonl([d], tmp_path/'u.jsonl', shape='sharegpt')) == []
+    d.mk_message('', msg_type=sprompt, output='and again') # a reply with no prompt before it: merged with the model's turn before it, so turns still alternate
+    conv = lines(dlgs2jsonl([d], tmp_path/'u.jsonl', shape='sharegpt'))[0]['conversations']
+    assert [t['from'] for t in conv] == ['human', 'gpt', 'human', 'function_call', 'observation', 'gpt'] and conv[-1]['value'] == 'and again'
 
 def test_images_refused_or_dropped_or_kept(tmp_path):
     for s in ('hf', 'trl', 'sharegpt'):
@@ -467,3 +478,17 @@ def test_sharegpt_tools_define_only_the_calls_kept(tmp_path):
     row = lines(dlgs2jsonl([d], tmp_path/'sg.jsonl', shape='sharegpt'))[0]
     assert [t['from'] for t in row['conversations']] == ['human', 'function_call', 'observation', 'gpt']
     assert [f['name'] for f in json.loads(row['tools'])] == ['count']
+
+def test_turns_alternate_for_templates_that_check(tmp_path):
+    "A prompt asked again with no answer between, or a reply continued after an empty prompt: `hf`, `trl` and `sharegpt` merge the two turns of one role, so Gemma's template (which refuses roles that don't alternate) takes every line"
+    ds = [_dlg('asked_twice', ('first try', sprompt, ''), ('again, please', sprompt, 'Sure.')),
+          _dlg('reply_went_on', ('q', sprompt, 'a1'), ('', sprompt, 'and a2'))]
+    d = _dlg('weights', ('q1', sprompt, 'a1'), ('', sprompt, 'a2'))
+    d.messages[0].meta.setdefault('dialog', {})['weight'] = 0
+    hf = lines(dlgs2jsonl(ds, tmp_path/'hf.jsonl', shape='hf'))
+    assert [l['messages'] for l in hf] == [[{'role': 'user', 'content': 'first try\n\nagain, please'}, {'role': 'assistant', 'content': 'Sure.'}],
+                                           [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': 'a1\n\nand a2'}]]
+    for l in hf: hf_check(l); rendered(l['messages'], None, 'gemma')
+    for r in lines(dlgs2jsonl(ds, tmp_path/'trl.jsonl', shape='trl')): trl_check(r); rendered(r['prompt'] + r['completion'], None, 'gemma')
+    assert [[t['from'] for t in r['conversations']] for r in lines(dlgs2jsonl(ds, tmp_path/'sg.jsonl', shape='sharegpt'))] == [['human', 'gpt']]*2
+    assert lines(dlgs2jsonl([d], tmp_path/'w.jsonl', shape='hf'))[0]['messages'][1]['weight'] == 1  # trained on when any part of it was

@@ -92,3 +92,13 @@ def test_a_tables_dialogs_are_what_from_cells_makes(folder):
     want = [Dialog.from_cells([json.loads(c) for c in cells[s:e] if c is not None], name=names[s], meta=json.loads(metas[s]))
             for s,e in zip(starts, starts[1:])]
     for w in (0, 2): assert [_full(d) for d in table2dlgs(t, workers=w)] == [_full(d) for d in want]
+
+def test_other_engines_frames_are_taken(folder):
+    "A query's result in pandas, Polars or DuckDB goes back to dialogs as it is (the Arrow table each gives), the same as the pyarrow table's; anything else is a TypeError saying what is taken"
+    pd, pl, duckdb = (pytest.importorskip(m) for m in ('pandas', 'polars', 'duckdb'))
+    t = dlgs2table(folder, workers=0)
+    want = [write_ipynb(d) for d in table2dlgs(t, workers=0)]
+    for f in (t.to_pandas(), pl.from_arrow(t), duckdb.sql('select * from t')):
+        assert [write_ipynb(d) for d in table2dlgs(f, workers=0)] == want, type(f)
+    for bad in ([{'name': 'a'}], t.to_pylist()[0]):
+        with pytest.raises(TypeError, match=r'the table must be a pyarrow Table, or a frame that gives one \(a pandas or Polars DataFrame, a DuckDB relation\), not (list|dict)'): table2dlgs(bad)
