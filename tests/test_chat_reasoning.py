@@ -776,8 +776,8 @@ def test_jsonl_shapes_of_a_reasoning_only_reply(shape, tmp_path):
     said = [m.get('content', m.get('value')) for r in rows for k in ('messages', 'prompt', 'completion', 'conversations') for m in r.get(k, [])
             if m.get('role') == 'assistant' or m.get('from') == 'gpt']
     said = [''.join(x.get('text', '') for x in c) if isinstance(c, list) else c for c in said]
-    # ShareGPT alternates human and gpt turns: two prompts in a row leave the dialog out (as before there was a turn)
-    assert said == ([] if shape == 'sharegpt' else ['42']), said
+    # two prompts in a row are one human turn in every shape that alternates (ShareGPT's, and the chat templates')
+    assert said == ['42'], said
 
 @pytest.mark.parametrize('edit,sent', [
     (lambda m: setattr(m, 'ai_res', m.ai_res[:think_spans(m.ai_res)[0][0]] + m.ai_res[think_spans(m.ai_res)[0][1]:]), ['S2']),  # stripped
