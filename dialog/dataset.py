@@ -668,26 +668,38 @@ def _say_full(folder, what):
         if e.errno not in (errno.ENOSPC, errno.EDQUOT) or e.filename: raise
         raise OSError(e.errno, f'{e.strerror}: {what} is full', str(folder)) from None
 
+def _ours(p):
+    "Whether Parquet file `p` is a message table's: its footer carries `msg_schema`'s marker, `nbdialog.schema`"
+    # (the footer alone is read: a few KB whatever the file's size); a file pyarrow can't read as Parquet isn't
+    try: return b'nbdialog.schema' in (_pa().parquet.read_schema(p).metadata or {})
+    except (OSError, ValueError, ImportError): return False
+
 def _foreign(path):
-    "What at `path` no export writes, or None: a file that isn't a dialog, or a folder of Parquet files alone"
-    # (a link inside, or anything but a `.parquet` file at any depth, is foreign: the sources being read, a README)
+    "What at `path` no export writes, or None: a file that isn't a dialog, or a folder of our Parquet files alone"
+    # (a link inside, anything but a `.parquet` file at any depth, or a Parquet file without our marker (`_ours`:
+    # DuckDB's, Polars' or Spark's tables of other data) is foreign: the sources being read, a README, a warehouse)
     if not os.path.isdir(path): return path if _listed_file(path, os.path.basename(path)) else None
     for top,dirs,files in os.walk(path):
         for n in dirs + files:
             p = os.path.join(top, n)
-            if os.path.islink(p) or (n in files and not n.endswith('.parquet')): return p
+            if os.path.islink(p) or (n in files and not (n.endswith('.parquet') and _ours(p))): return p
     return None
 
 def _refuse_existing(path, force):
     "A check, called with what is at `path` (None for nothing), that refuses to replace it unless `force`"
-    # and, with `force`, unless it is a previous export: a dialog file, or a folder holding anything else, is refused
+    # and, with `force`, unless it is a previous export: a dialog file, or a folder holding anything but our Parquet
+    # files (`_foreign`), is refused
     def check(cur):
         if cur is None: return
         if not force: raise _exists(path)
         if os.path.islink(path) and os.path.isdir(path):  # what it leads to is no export's to remove
             raise FileExistsError(f'{path} is a link to a folder: nothing was replaced (name the folder itself)')
         if (x := _foreign(cur)) is not None:
-            what = 'is a dialog file' if str(x)==str(cur) else f'holds {os.path.relpath(x, cur)}, which no export writes'
+            r = os.path.relpath(x, cur)
+            if str(x)==str(cur): what = 'is a dialog file'
+            elif r.endswith('.parquet') and not os.path.islink(x):
+                what = f'holds {r}, a Parquet file that is no message table (no nbdialog.schema in its metadata)'
+            else: what = f'holds {r}, which no export writes'
             raise FileExistsError(f'{path} {what}: nothing was replaced '
                                   '(force replaces a previous export only; name another output)')
     return check
@@ -867,6 +879,27 @@ def _fill_parts(t, cols, back=False):
         t = t.set_column(i, t.schema.field(c), pc.if_else(pc.is_null(t['pos']), fill, t[c]))
     return t
 
+# %% ../nbs/15_dataset.ipynb #6c663fe1
+def _old_modes(path):
+    "The permission bits of the folder at `path` and those all its files share, for the folder replacing it"
+    # (None for a file's share where it holds none); a file's own bits where `path` is a file
+    st = os.stat(path)
+    if not stat.S_ISDIR(st.st_mode): return None,stat.S_IMODE(st.st_mode)
+    fm = None
+    for top,_,files in os.walk(path):
+        for f in files:
+            m = stat.S_IMODE(os.lstat(os.path.join(top, f)).st_mode)
+            fm = m if fm is None else fm & m  # none of the new files more open than the most private old one
+    return stat.S_IMODE(st.st_mode),fm
+
+def _set_modes(folder, modes):
+    "Give `folder`, and the folders and files in it, the bits `modes` (`_old_modes`) says: where it says none, as made"
+    dm,fm = modes
+    for top,_,files in os.walk(folder, topdown=False):  # a folder's content before the folder (which may close it)
+        if fm is not None:
+            for f in files: os.chmod(os.path.join(top, f), fm)
+        if dm is not None: os.chmod(top, dm)
+
 # %% ../nbs/15_dataset.ipynb #b67a93f6
 def _chk_partition(cols):
     "`cols` (a column or a list) as a list, or a ValueError naming a column a table can't be partitioned by, and why"
@@ -908,6 +941,8 @@ def _write_folder(path, write, force):
     tmp,old = _tmp_dir(path),None
     try:
         with _term_cleanly(), _say_full(path.parent, "the output's folder"): write(tmp)
+        # a replaced export keeps its bits (a private folder stays private), as a replaced file does
+        if os.path.lexists(path): _set_modes(tmp, _old_modes(path))
         for f in [*tmp.rglob('*'), tmp]: _fsync(f)
         if os.path.lexists(path):
             chk(path)  # it appeared while we wrote

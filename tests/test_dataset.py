@@ -1,5 +1,5 @@
 "dialog.dataset: lossless tables, Parquet read by pyarrow and DuckDB, parallel folder reads, bad files, streamed JSON Lines, the CLI helpers"
-import json, os, subprocess, sys, warnings
+import json, os, shutil, subprocess, sys, warnings
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -740,6 +740,25 @@ def test_force_never_replaces_the_sources_or_what_no_export_writes(tmp_path, mon
     for part in (None, 'msg_type'):
         with pytest.raises(FileExistsError, match='is a link to a folder'): write_parquet('src', 'out', workers=0, force=True, partition_by=part)
     assert os.path.islink('out') and Path('by/msg_type=prompt').is_dir()
+
+@pytest.mark.parametrize('part', [None, 'msg_type'])
+def test_force_never_replaces_a_folder_of_other_parquet_data(tmp_path, monkeypatch, part):
+    "A folder of Parquet files is a previous export only if every file carries our schema marker: DuckDB's or Polars' tables of other data are refused, naming the file, and kept"
+    import pyarrow.parquet as pq
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    write_parquet('src', 'out', workers=0, partition_by='msg_type')
+    pq.write_table(pa.table({'order_id': [1, 2], 'amount': [9.5, 3.0]}), 'out/msg_type=prompt/sales.parquet')
+    Path('out/x=1').mkdir(); Path('out/x=1/bad.parquet').write_text('not parquet')
+    before = {str(p): p.read_bytes() for p in Path('out').rglob('*') if p.is_file()}
+    with pytest.raises(FileExistsError, match=r'holds msg_type=prompt/sales.parquet, a Parquet file that is no message table'):
+        write_parquet('src', 'out', workers=0, force=True, partition_by=part)
+    os.unlink('out/msg_type=prompt/sales.parquet'); del before['out/msg_type=prompt/sales.parquet']
+    with pytest.raises(FileExistsError, match=r'holds x=1/bad.parquet'): write_parquet('src', 'out', workers=0, force=True, partition_by=part)
+    assert {str(p): p.read_bytes() for p in Path('out').rglob('*') if p.is_file()} == before
+    shutil.rmtree('out/x=1')
+    write_parquet('src', 'out', workers=0, force=True, partition_by=part)  # ours alone: replaced
+    assert read_parquet('out')['name'].to_pylist() == ['a']
 
 @pytest.mark.parametrize('out,unit', [('x.jsonl', 'line'), ('x.parquet', 'row')])
 def test_export_takes_any_iterable_of_paths(tmp_path, monkeypatch, out, unit):
