@@ -741,6 +741,39 @@ def test_force_never_replaces_the_sources_or_what_no_export_writes(tmp_path, mon
         with pytest.raises(FileExistsError, match='is a link to a folder'): write_parquet('src', 'out', workers=0, force=True, partition_by=part)
     assert os.path.islink('out') and Path('by/msg_type=prompt').is_dir()
 
+@pytest.mark.parametrize('cap', [None, 70])
+def test_row_groups_are_of_the_documented_size_not_a_read_chunks(tmp_path, monkeypatch, cap):
+    "The file and a partitioned folder alike: row groups of `row_group_rows` rows (or `row_group_bytes`), whichever ends first, not one per 16-file read chunk; rows in order"
+    import pyarrow.parquet as pq
+    from dialog import dataset
+    if cap: monkeypatch.setattr(dataset, 'row_group_rows', cap)
+    for i in range(200):
+        d = Dialog(f'd{i:03}'); d.mk_message(f'q{i}', msg_type='prompt', output='a'); d.mk_message(f'x = {i}'); d.save(tmp_path/'src'/f'{i:03}.ipynb')
+    f = write_parquet(tmp_path/'src', tmp_path/'one.parquet', workers=0)
+    by = write_parquet(tmp_path/'src', tmp_path/'by', workers=0, partition_by='msg_type')
+    for p,rows in ((f, 400), (by/'msg_type=prompt'/'part-0.parquet', 200), (by/'msg_type=code'/'part-0.parquet', 200)):
+        m = pq.read_metadata(p)
+        sizes = [m.row_group(i).num_rows for i in range(m.num_row_groups)]
+        assert sizes == ([cap]*(rows//cap) + [rows%cap] if cap else [rows]), (p, sizes)
+    assert read_parquet(by).sort_by([('name', 'ascending'), ('pos', 'ascending')]).equals(read_parquet(f).sort_by([('name', 'ascending'), ('pos', 'ascending')]))
+    assert read_parquet(by/'msg_type=prompt')['name'].to_pylist() == [f'{i:03}' for i in range(200)]
+
+@pytest.mark.slow
+def test_parquet_memory_is_flat_for_tiny_dialogs(tmp_path):
+    "Peak RSS of writing 25,000 empty dialogs (default workers) is within 1.2x of 1,000's, the file and a partitioned folder alike: the read chunks' small tables aren't held until 32 MB of data (each costs far more than its `nbytes`)"
+    txt = write_ipynb(Dialog('x'))
+    for n in (1000, 25000):
+        for i in range(n): (tmp_path/f'd{n}'/str(i//1000)).mkdir(parents=True, exist_ok=True); (tmp_path/f'd{n}'/str(i//1000)/f'{i}.ipynb').write_text(txt)
+    code = ('import resource, sys; from dialog.dataset import write_parquet; write_parquet(sys.argv[1], sys.argv[2], partition_by=sys.argv[3] or None); '
+            'print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)')
+    def rss(n, out, part):
+        r = subprocess.run([sys.executable, '-c', code, tmp_path/f'd{n}', tmp_path/out, part], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)))
+        assert r.returncode==0, r.stderr
+        return int(r.stdout.split()[-1])
+    for out,part in (('o.parquet', ''), ('by', 'msg_type')):
+        a,b = rss(1000, f'1{out}', part),rss(25000, f'2{out}', part)
+        assert b/a <= 1.2, (out, a, b)
+
 @pytest.mark.parametrize('part', [None, 'msg_type'])
 def test_force_never_replaces_a_folder_of_other_parquet_data(tmp_path, monkeypatch, part):
     "A folder of Parquet files is a previous export only if every file carries our schema marker: DuckDB's or Polars' tables of other data are refused, naming the file, and kept"
