@@ -48,7 +48,7 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_cols', 'row_group_bytes', 'row_gro
 # %% ../nbs/15_dataset.ipynb #4462ebfc
 from fastcore.utils import *
 from .core import *
-from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb
+from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb, own_tag, left_behind
 from .nbjson import fast_loads, fast_loads_all, fast_libs, plain_json, gc_paused
 from . import nbjson
 from .render import img_mimes, esc_surrogates
@@ -59,7 +59,7 @@ from .session import sess2dlg, sess_info
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 from array import array
-import errno, fnmatch, glob, os, shutil, stat, tempfile, threading, urllib.parse
+import errno, fnmatch, glob, os, re, shutil, stat, tempfile, threading, urllib.parse
 import gc, heapq, itertools, json, marshal, multiprocessing, pickle, secrets, signal, struct, sys, traceback, warnings
 
 # %% ../nbs/15_dataset.ipynb #01a5ba50
@@ -704,16 +704,42 @@ def _refuse_existing(path, force):
                                   '(force replaces a previous export only; name another output)')
     return check
 
+# %% ../nbs/15_dataset.ipynb #7c95b348
+def _sweep(folder, pat):
+    "Remove what in `folder` regex `pat` names (its group `tag`: the `own_tag` it was named with) that a process now gone left"
+    # (`left_behind`, the rule for every temporary file and folder we make: an export killed with SIGKILL, by the OOM
+    # killer or a node shutting down, can't remove its own; the next one does)
+    try: es = list(os.scandir(folder))
+    except OSError: return
+    for e in es:
+        if not (m := pat.fullmatch(e.name)): continue
+        try:
+            st = e.stat(follow_symlinks=False)
+            if not left_behind(m['tag'], lambda: st.st_mtime): continue
+            if stat.S_ISDIR(st.st_mode): shutil.rmtree(e.path, ignore_errors=True)
+            else: os.unlink(e.path)
+        except OSError: pass  # gone meanwhile, or not ours to remove
+
 def _beside(path, mk):
     "A new temporary file or folder beside `path`, made by `mk(its path)`: `(what mk returned, its path)`"
-    # `mk` makes it as every file we write is made (mode 0o666 or 0o777 less the umask)
+    # `mk` makes it as every file we write is made (mode 0o666 or 0o777 less the umask). Named with this process's
+    # `own_tag`: what dead writers of `path` left beside it (a temporary output, a replaced folder set aside) goes first
+    _sweep(path.parent, re.compile(rf'\.{re.escape(path.name)}\.(?P<tag>[A-Za-z0-9-]+\.\d+)\.[0-9a-f]{{12}}\.tmp(\.old)?'))
     while True:
-        tmp = path.parent/f'.{path.name}.{secrets.token_hex(6)}.tmp'
+        tmp = path.parent/f'.{path.name}.{own_tag()}.{secrets.token_hex(6)}.tmp'
         try: return mk(tmp),tmp
         except FileExistsError: pass
 
 def _tmp_file(path): return _beside(path, lambda p: os.open(p, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666))
 def _tmp_dir(path): return _beside(path, lambda p: os.mkdir(p, 0o777))[1]
+
+_re_jsonl = re.compile(r'nbdialog_jsonl-(?P<tag>[A-Za-z0-9-]+\.\d+)-[a-z0-9_]{8}') # `_jsonl_dir`'s folders
+
+def _jsonl_dir():
+    "A new folder in the temporary folder for `paths2jsonl`'s chunk files, named with this process's `own_tag`"
+    # (those dead exports left there swept first)
+    _sweep(tempfile.gettempdir(), _re_jsonl)
+    return tempfile.TemporaryDirectory(prefix=f'nbdialog_jsonl-{own_tag()}-')
 
 # %% ../nbs/15_dataset.ipynb #eb40a9b9
 @contextmanager
@@ -1042,7 +1068,7 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     chat.chk_drop(drop); chat.chk_shape(shape, fmt)
     if Path(fname).exists(): _refuse_existing(fname, force)(fname)
     errs = L()
-    with tempfile.TemporaryDirectory() as td:
+    with _jsonl_dir() as td:  # its chunk files
         n,workers,chunks = _plan(src, workers)
         jobs = _Lazy(chunks, partial(_jsonl_job, td, fmt, drop, shape))
         def parts():

@@ -851,6 +851,26 @@ def test_a_write_keeps_the_programs_own_sigterm_handler(tmp_path):
         assert signal.getsignal(signal.SIGTERM) is mine
     finally: signal.signal(signal.SIGTERM, old)
 
+def test_exports_sweep_what_killed_exports_left(tmp_path, monkeypatch):
+    "A temporary output (`.x.parquet.<own_tag>.<hex>.tmp`, a partitioned folder's, one set aside) beside the output, or `paths2jsonl`'s chunk folder in TMPDIR, that a process now gone left (kill -9) is removed by the next export; a live process's, and another output's, stay"
+    import tempfile
+    from dialog.ipynb import own_tag
+    monkeypatch.chdir(tmp_path); monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path/'t'))
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    p = subprocess.Popen([sys.executable, '-c', 'pass']); p.wait()
+    host,_,me = own_tag().rpartition('.')
+    dead,live = f'{host}.{p.pid}',f'{host}.{me}'
+    files = [f'.x.parquet.{dead}.0123456789ab.tmp', f'.x.jsonl.{dead}.0123456789ab.tmp', f'.x.parquet.{live}.0123456789ab.tmp',
+             f'.other.parquet.{dead}.0123456789ab.tmp']
+    folders = [f'.by.{dead}.0123456789ab.tmp', f'.by.{dead}.0123456789ab.tmp.old', f'.by.{live}.0123456789ab.tmp',
+               f't/nbdialog_jsonl-{dead}-abcdefgh', f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh']
+    for n in files: Path(n).write_text('half')
+    for n in folders: os.makedirs(f'{n}/sub'); Path(f'{n}/sub/x').write_text('half')
+    for out in ('x.parquet', 'x.jsonl', 'by'): export_folder('src', out, workers=0, partition_by='msg_type' if out=='by' else None)
+    left = {n for n in os.listdir() if n.startswith('.')} | {f't/{n}' for n in os.listdir('t')}
+    assert left == {f'.x.parquet.{live}.0123456789ab.tmp', f'.other.parquet.{dead}.0123456789ab.tmp', f'.by.{live}.0123456789ab.tmp',
+                    f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh'}  # (the last is the pool's to sweep)
+
 def _full_file(folder):
     "A descriptor that writes to /dev/full (every write: ENOSPC), and a real file's path in `folder` to unlink"
     import tempfile
