@@ -1023,7 +1023,9 @@ def _write_parts(tables, cols, compression, dest):
                     os.makedirs(d := os.path.join(dest, _hive_dir(cols, key)), exist_ok=True)
                     parts[key] = pa.parquet.ParquetWriter(os.path.join(d, 'part-0.parquet'), inner, **opts),_RowGroups()
                 w,g = parts[key]
-                put(w, g.add(t.take(pa.array(rows, pa.int64())).drop_columns(cols)))
+                # (a chunk all in one partition goes as it is)
+                part = t if len(rows)==t.num_rows else t.take(pa.array(rows, pa.int64()))
+                put(w, g.add(part.drop_columns(cols)))
         for w,g in parts.values(): put(w, [t] if (t := g.end()) is not None else [])
     except BaseException:
         for w,_ in parts.values():
