@@ -1,5 +1,5 @@
 "dialog.dataset: lossless tables, Parquet read by pyarrow and DuckDB, parallel folder reads, bad files, streamed JSON Lines, the CLI helpers"
-import json, os, subprocess, sys, warnings
+import json, os, shutil, subprocess, sys, warnings
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -758,6 +758,58 @@ def test_force_never_replaces_the_sources_or_what_no_export_writes(tmp_path, mon
         with pytest.raises(FileExistsError, match='is a link to a folder'): write_parquet('src', 'out', workers=0, force=True, partition_by=part)
     assert os.path.islink('out') and Path('by/msg_type=prompt').is_dir()
 
+@pytest.mark.parametrize('cap', [None, 70])
+def test_row_groups_are_of_the_documented_size_not_a_read_chunks(tmp_path, monkeypatch, cap):
+    "The file and a partitioned folder alike: row groups of `row_group_rows` rows (or `row_group_bytes`), whichever ends first, not one per 16-file read chunk; rows in order"
+    import pyarrow.parquet as pq
+    from dialog import dataset
+    if cap: monkeypatch.setattr(dataset, 'row_group_rows', cap)
+    for i in range(200):
+        d = Dialog(f'd{i:03}'); d.mk_message(f'q{i}', msg_type='prompt', output='a'); d.mk_message(f'x = {i}'); d.save(tmp_path/'src'/f'{i:03}.ipynb')
+    f = write_parquet(tmp_path/'src', tmp_path/'one.parquet', workers=0)
+    by = write_parquet(tmp_path/'src', tmp_path/'by', workers=0, partition_by='msg_type')
+    for p,rows in ((f, 400), (by/'msg_type=prompt'/'part-0.parquet', 200), (by/'msg_type=code'/'part-0.parquet', 200)):
+        m = pq.read_metadata(p)
+        sizes = [m.row_group(i).num_rows for i in range(m.num_row_groups)]
+        assert sizes == ([cap]*(rows//cap) + [rows%cap] if cap else [rows]), (p, sizes)
+    assert read_parquet(by).sort_by([('name', 'ascending'), ('pos', 'ascending')]).equals(read_parquet(f).sort_by([('name', 'ascending'), ('pos', 'ascending')]))
+    assert read_parquet(by/'msg_type=prompt')['name'].to_pylist() == [f'{i:03}' for i in range(200)]
+
+@pytest.mark.slow
+def test_parquet_memory_is_flat_for_tiny_dialogs(tmp_path):
+    "Peak RSS of writing 25,000 empty dialogs (default workers) is within 1.2x of 1,000's, the file and a partitioned folder alike: the read chunks' small tables aren't held until 32 MB of data (each costs far more than its `nbytes`)"
+    txt = write_ipynb(Dialog('x'))
+    for n in (1000, 25000):
+        for i in range(n): (tmp_path/f'd{n}'/str(i//1000)).mkdir(parents=True, exist_ok=True); (tmp_path/f'd{n}'/str(i//1000)/f'{i}.ipynb').write_text(txt)
+    code = ('import resource, sys; from dialog.dataset import write_parquet; write_parquet(sys.argv[1], sys.argv[2], partition_by=sys.argv[3] or None); '
+            'print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)')
+    def rss(n, out, part):
+        r = subprocess.run([sys.executable, '-c', code, tmp_path/f'd{n}', tmp_path/out, part], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)))
+        assert r.returncode==0, r.stderr
+        return int(r.stdout.split()[-1])
+    for out,part in (('o.parquet', ''), ('by', 'msg_type')):
+        a,b = rss(1000, f'1{out}', part),rss(25000, f'2{out}', part)
+        assert b/a <= 1.2, (out, a, b)
+
+@pytest.mark.parametrize('part', [None, 'msg_type'])
+def test_force_never_replaces_a_folder_of_other_parquet_data(tmp_path, monkeypatch, part):
+    "A folder of Parquet files is a previous export only if every file carries our schema marker: DuckDB's or Polars' tables of other data are refused, naming the file, and kept"
+    import pyarrow.parquet as pq
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    write_parquet('src', 'out', workers=0, partition_by='msg_type')
+    pq.write_table(pa.table({'order_id': [1, 2], 'amount': [9.5, 3.0]}), 'out/msg_type=prompt/sales.parquet')
+    Path('out/x=1').mkdir(); Path('out/x=1/bad.parquet').write_text('not parquet')
+    before = {str(p): p.read_bytes() for p in Path('out').rglob('*') if p.is_file()}
+    with pytest.raises(FileExistsError, match=r'holds msg_type=prompt/sales.parquet, a Parquet file that is no message table'):
+        write_parquet('src', 'out', workers=0, force=True, partition_by=part)
+    os.unlink('out/msg_type=prompt/sales.parquet'); del before['out/msg_type=prompt/sales.parquet']
+    with pytest.raises(FileExistsError, match=r'holds x=1/bad.parquet'): write_parquet('src', 'out', workers=0, force=True, partition_by=part)
+    assert {str(p): p.read_bytes() for p in Path('out').rglob('*') if p.is_file()} == before
+    shutil.rmtree('out/x=1')
+    write_parquet('src', 'out', workers=0, force=True, partition_by=part)  # ours alone: replaced
+    assert read_parquet('out')['name'].to_pylist() == ['a']
+
 @pytest.mark.parametrize('out,unit', [('x.jsonl', 'line'), ('x.parquet', 'row')])
 def test_export_takes_any_iterable_of_paths(tmp_path, monkeypatch, out, unit):
     "A generator of paths is listed once, counted and written: not spent on the count, leaving an empty export"
@@ -815,6 +867,26 @@ def test_a_write_keeps_the_programs_own_sigterm_handler(tmp_path):
         write_parquet([d], tmp_path/'b.parquet')
         assert signal.getsignal(signal.SIGTERM) is mine
     finally: signal.signal(signal.SIGTERM, old)
+
+def test_exports_sweep_what_killed_exports_left(tmp_path, monkeypatch):
+    "A temporary output (`.x.parquet.<own_tag>.<hex>.tmp`, a partitioned folder's, one set aside) beside the output, or `paths2jsonl`'s chunk folder in TMPDIR, that a process now gone left (kill -9) is removed by the next export; a live process's, and another output's, stay"
+    import tempfile
+    from dialog.ipynb import own_tag
+    monkeypatch.chdir(tmp_path); monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path/'t'))
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    p = subprocess.Popen([sys.executable, '-c', 'pass']); p.wait()
+    host,_,me = own_tag().rpartition('.')
+    dead,live = f'{host}.{p.pid}',f'{host}.{me}'
+    files = [f'.x.parquet.{dead}.0123456789ab.tmp', f'.x.jsonl.{dead}.0123456789ab.tmp', f'.x.parquet.{live}.0123456789ab.tmp',
+             f'.other.parquet.{dead}.0123456789ab.tmp']
+    folders = [f'.by.{dead}.0123456789ab.tmp', f'.by.{dead}.0123456789ab.tmp.old', f'.by.{live}.0123456789ab.tmp',
+               f't/nbdialog_jsonl-{dead}-abcdefgh', f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh']
+    for n in files: Path(n).write_text('half')
+    for n in folders: os.makedirs(f'{n}/sub'); Path(f'{n}/sub/x').write_text('half')
+    for out in ('x.parquet', 'x.jsonl', 'by'): export_folder('src', out, workers=0, partition_by='msg_type' if out=='by' else None)
+    left = {n for n in os.listdir() if n.startswith('.')} | {f't/{n}' for n in os.listdir('t')}
+    assert left == {f'.x.parquet.{live}.0123456789ab.tmp', f'.other.parquet.{dead}.0123456789ab.tmp', f'.by.{live}.0123456789ab.tmp',
+                    f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh'}  # (the last is the pool's to sweep)
 
 def _full_file(folder):
     "A descriptor that writes to /dev/full (every write: ENOSPC), and a real file's path in `folder` to unlink"

@@ -92,3 +92,22 @@ def test_export_partitioned_folder(talks):
     assert rc == 2 and "'content' has about a value per message" in err and not (talks/'p2').exists()
     rc,out,err = nbd('export', 'talks', '-o', 'x.jsonl', '--partition-by', 'msg_type', cwd=talks)
     assert rc == 2 and 'partition_by writes a folder of Parquet files, not JSON Lines' in err
+
+def _small_files():
+    "In the child: files may grow to 100 KB at most (a write beyond fails with EFBIG, as a full disk fails one)"
+    import resource, signal
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+def test_a_partitioned_export_that_cant_write_exits_with_its_error(tmp_path):
+    "A partitioned export whose write fails (a full disk, a file size limit) says why and exits 2: no abort at exit (pyarrow's writer threads left holding our generator), no hang"
+    import dialog.ipynb
+    from dialog.core import Dialog
+    for i in range(40):
+        d = Dialog(f'd{i}')
+        for j in range(10): d.mk_message(os.urandom(800).hex(), msg_type='prompt', output=os.urandom(400).hex())
+        d.save(tmp_path/'src'/f'{i}.ipynb')
+    r = subprocess.run([sys.executable, '-m', 'dialog.cli', 'export', 'src', '-o', 'by', '--partition-by', 'msg_type', '--workers', '0'],
+                       capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(root)), preexec_fn=_small_files, timeout=60)
+    assert r.returncode==2 and 'File too large' in r.stderr and 'Fatal Python error' not in r.stderr, (r.returncode, r.stderr)
+    assert sorted(os.listdir(tmp_path)) == ['src']  # nor a temporary folder left beside it

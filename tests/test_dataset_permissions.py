@@ -34,3 +34,17 @@ def test_a_replaced_export_keeps_its_bits(src, tmp_path):
     for p,w in ((tmp_path/'t.parquet', lambda p: write_parquet(src, p, workers=0, force=True)), (tmp_path/'t.jsonl', lambda p: paths2jsonl(src, p, workers=0, force=True))):
         p.write_text('old'); p.chmod(0o640)
         assert w(p)==p and mode(p)==0o640 and p.read_bytes()!=b'old'
+
+@pytest.mark.parametrize('dm,fm', [(0o700, 0o600), (0o750, 0o640), (0o755, 0o644)])
+def test_a_replaced_folder_keeps_its_bits(src, tmp_path, dm, fm):
+    "A partitioned export replaced with force keeps its folder's bits (its partitions' folders too), and its files the bits the old files all had: a private export stays private"
+    old = os.umask(0o022)
+    try:
+        out = write_parquet(src, tmp_path/'by', workers=0, partition_by='msg_type')
+        for p in out.rglob('*'): p.chmod(dm if p.is_dir() else fm)
+        out.chmod(dm)
+        next(p for p in out.rglob('*.parquet')).chmod(fm | 0o004)  # one more open than the rest: the others' bits win
+        assert write_parquet(src, out, workers=0, partition_by='msg_type', force=True)==out
+        assert mode(out)==dm and all(mode(p)==(dm if p.is_dir() else fm) for p in out.rglob('*'))
+        assert len(list(out.rglob('*.parquet')))==2
+    finally: os.umask(old)
