@@ -722,7 +722,8 @@ def _sweep(folder, pat):
         if not (m := pat.fullmatch(e.name)): continue
         try:
             st = e.stat(follow_symlinks=False)
-            if not left_behind(m['tag'], lambda: st.st_mtime): continue
+            # this user's alone (a shared temporary folder holds others'), as the pool's result folders
+            if st.st_uid!=os.getuid() or not left_behind(m['tag'], lambda: st.st_mtime): continue
             if stat.S_ISDIR(st.st_mode): shutil.rmtree(e.path, ignore_errors=True)
             else: os.unlink(e.path)
         except OSError: pass  # gone meanwhile, or not ours to remove

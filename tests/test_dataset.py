@@ -883,10 +883,14 @@ def test_exports_sweep_what_killed_exports_left(tmp_path, monkeypatch):
                f't/nbdialog_jsonl-{dead}-abcdefgh', f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh']
     for n in files: Path(n).write_text('half')
     for n in folders: os.makedirs(f'{n}/sub'); Path(f'{n}/sub/x').write_text('half')
+    # another user's, dead too (made so where this test may give files away): never this user's to remove
+    theirs = [f'.x.jsonl.{dead}.0123456789ac.tmp', f't/nbdialog_jsonl-{dead}-zzzzzzzz'] if os.geteuid()==0 else []
+    for n in theirs:
+        (os.makedirs(n) if n.startswith('t/') else Path(n).write_text('theirs')); os.chown(n, 65534, 65534)
     for out in ('x.parquet', 'x.jsonl', 'by'): export_folder('src', out, workers=0, partition_by='msg_type' if out=='by' else None)
     left = {n for n in os.listdir() if n.startswith('.')} | {f't/{n}' for n in os.listdir('t')}
     assert left == {f'.x.parquet.{live}.0123456789ab.tmp', f'.other.parquet.{dead}.0123456789ab.tmp', f'.by.{live}.0123456789ab.tmp',
-                    f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh'}  # (the last is the pool's to sweep)
+                    f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh', *theirs}  # (nbdialog- is the pool's to sweep)
 
 def _full_file(folder):
     "A descriptor that writes to /dev/full (every write: ENOSPC), and a real file's path in `folder` to unlink"
