@@ -1605,7 +1605,9 @@ mcp_instructions = '\n'.join([
 ])
 
 # %% ../nbs/13_skill.ipynb #bacdc41d
-_tok_re,_colon_re = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]'),re.compile(r'\s*:\s*')
+# a string, or one never closed (to the line's end, a lone backslash last too: every quote starts a match, so the line is
+# read once, however its quotes and backslashes fall), or a bracket
+_tok_re,_colon_re = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|[][{}]', re.S),re.compile(r'\s*:\s*')
 
 def _top_level(line):
     "The members of JSON object `line` at its top level, a nested value as None: what can be read of one too deep to parse"
@@ -1618,6 +1620,14 @@ def _top_level(line):
             try: res[json.loads(m[0])] = None if line[c.end():c.end()+1] in '[{' else dec.raw_decode(line, c.end())[0]
             except ValueError: pass
     return res
+
+def _rpc_error(id, code, why):
+    "The JSON-RPC error (`code`) answering request `id` (None: unknown) that could not be read, saying `why`"
+    import mcp_types as mt
+    return mt.JSONRPCError(jsonrpc='2.0', id=id, error=mt.ErrorData(code=code, message=f'the request could not be read: {why}'))
+
+_unread = object() # A line that is no JSON
+
 
 # %% ../nbs/13_skill.ipynb #5cdbfd91
 @contextmanager
@@ -1639,24 +1649,26 @@ def _bad_request(line, e):
     deep = False
     try: msg = json.loads(line)
     except RecursionError: msg,deep = _top_level(line),True
-    except ValueError: msg = None
-    if isinstance(msg, dict) and 'id' not in msg: return None
-    id = msg.get('id') if isinstance(msg, dict) else None
+    except ValueError: msg = _unread
+    obj = isinstance(msg, dict)  # a batch (an array), a string, a number: no message, and no id to answer
+    if obj and 'id' not in msg: return None
+    id = msg.get('id') if obj else None
     bad_id = not isinstance(id, (str, int)) or isinstance(id, bool)
     if bad_id or (isinstance(id, str) and _surr_re.search(id)): id = None
     if isinstance(e, UnicodeDecodeError):
         why = (f'it is not UTF-8 (byte {e.object[e.start]:#04x} at offset {e.start}), '
                'which MCP and JSON text are: send it encoded as UTF-8')
     elif deep: why = 'it is nested too deep to read'
-    elif msg is None: why = 'it is not JSON'
+    elif msg is _unread: why = 'it is not JSON'
+    elif not obj: why = f'it is {_desc(msg)}, where a JSON-RPC message is an object (MCP takes no batches)'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')
     elif bad_id: why = f'its id must be a string or a whole number, not {_desc(msg["id"])}'
     else: why = f'it is not a JSON-RPC message MCP knows ({short_repr(str(e).split(chr(10))[0], 200)})'
-    code = mt.PARSE_ERROR if msg is None or isinstance(e, UnicodeDecodeError) else mt.INVALID_REQUEST
-    err = mt.ErrorData(code=code, message=f'the request could not be read: {why}')
-    return mt.JSONRPCError(jsonrpc='2.0', id=id, error=err)
+    # (a line too deep to parse whose top level is no object: not read as JSON either)
+    unread = msg is _unread or isinstance(e, UnicodeDecodeError) or deep and not obj
+    return _rpc_error(id, mt.PARSE_ERROR if unread else mt.INVALID_REQUEST, why)
 
 async def _requests(lines, # The client's lines, as bytes (an async iterable)
                     answer): # `await answer(error)` sends a JSON-RPC error to the client
@@ -1672,7 +1684,9 @@ async def _requests(lines, # The client's lines, as bytes (an async iterable)
             if isinstance(m, mt.JSONRPCNotification) and 'id' in json.loads(line): raise ValueError('an id that is no id')
         except Exception as e:
             if isinstance(e, UnicodeDecodeError): line = raw.decode('utf-8', 'replace')  # (only to find its id)
-            if (err := _bad_request(line, e)) is not None: await answer(err)
+            try: err = _bad_request(line, e)
+            except Exception as x: err = _rpc_error(None, mt.INVALID_REQUEST, f'{type(x).__name__}')  # one line never stops the server
+            if err is not None: await answer(err)
             continue
         yield line
 

@@ -307,3 +307,17 @@ def test_a_call_past_the_memory_cap_says_so_naming_the_cap(tmp_path, capfd):
         assert err and txt.startswith('MemoryError: summary_dlg needed more memory than a worker may take (maxmem=8,388,608 bytes'), txt
     assert 'Traceback' not in capfd.readouterr().err
     assert len(read_ipynb(tmp_path/'d.ipynb'))==2
+
+@pytest.mark.slow
+def test_a_line_that_is_json_but_no_object_is_answered_and_the_server_goes_on(tmp_path):
+    "A batch (MCP takes none), a string, a number, true, []: JSON, but no JSON-RPC message: an Invalid Request with id null each, and the server goes on (it exited on the first)"
+    rs = _answers(tmp_path, [b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', b'"hello"', b'42', b'true', b'[]'])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(None, -32600)]*5, rs
+    assert all('a JSON-RPC message is an object' in r['error']['message'] for r in rs), rs
+
+@pytest.mark.slow
+def test_a_deep_request_full_of_escaped_quotes_is_answered_and_the_server_goes_on(tmp_path):
+    "Nested too deep to parse, then 150,000 escaped quotes never closed: its id is read in one pass over the line (the search for its top level began a string at every quote and read to the end from each: minutes, with every other call waiting)"
+    req = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + b'['*3000 + b'"' + b'\\"'*150000
+    rs = _answers(tmp_path, [req])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(7, -32600)], rs
