@@ -1036,7 +1036,7 @@ def _write_folder(path, write, force):
     tmp,old = _tmp_dir(path),None
     try:
         with _term_cleanly(), _say_full(path.parent, "the output's folder"): write(tmp)
-        # a replaced export keeps its bits (a private folder stays private), as a replaced file does
+        # a replaced export keeps its bits, owner and group (a private folder stays private), as a replaced file does
         if os.path.lexists(path): _set_modes(tmp, _old_modes(path))
         for f in [*tmp.rglob('*'), tmp]: _fsync(f)
         if os.path.lexists(path): chk(path)  # it appeared while we wrote
