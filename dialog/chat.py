@@ -2411,8 +2411,9 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
         res.append(r)
     return _alternating(res)
 
+# %% ../nbs/05_chat.ipynb #93dc5e77
 def _alternating(ms):
-    "Chat-template messages `ms` with each run of user (or of assistant) messages in a row made one message"
+    "Chat-template messages `ms` with each run of user (or of assistant) messages in a row made one message, a user's first"
     res = []
     for m in ms:
         p = res[-1] if res else {}
@@ -2423,6 +2424,10 @@ def _alternating(ms):
             p['reasoning_content'] = '\n\n'.join(rs)
         # a merged turn is trained on when any part of it was
         if 'weight' in p or 'weight' in m: p['weight'] = max(p.get('weight', 1), m.get('weight', 1))
+    # a reply first (a blank first prompt, a session the model opened) gets a user turn before it, `(no request)`, as
+    # Anthropic's list does (`_an_alternate`): the templates that want turns to alternate want the user's first
+    i = first(i for i,m in enumerate(res) if m['role']!='system')
+    if i is not None and res[i]['role']=='assistant': res.insert(i, dict(role='user', content=_no_request))
     return res
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7

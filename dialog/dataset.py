@@ -681,16 +681,50 @@ def _ours(p):
     try: return b'nbdialog.schema' in (_pa().parquet.read_schema(p).metadata or {})
     except (OSError, ValueError, ImportError): return False
 
+# %% ../nbs/15_dataset.ipynb #51c3ef80
+def _par1(p):
+    "Whether regular file `p` starts with Parquet's magic bytes"
+    try:
+        with open(p, 'rb') as f: return f.read(4)==b'PAR1'
+    except OSError: return False
+
+def _is_parquet(p):
+    "Whether regular file `p` is a Parquet file: so named, or starting with Parquet's magic bytes"
+    return str(p).endswith('.parquet') or _par1(p)
+
+def _foreign_file(p, inside=False):
+    "Whether the file at `p` is one no export writes: it is never opened unless it is a regular file (`lstat`)"
+    # a named pipe would wait for a writer forever. One rule for a Parquet file, alone or in a folder: ours only
+    # with our marker (`_ours`); outside a folder a dialog is foreign, and any other file (a JSON Lines export) isn't
+    try: st = os.lstat(p)
+    except FileNotFoundError: return False
+    if not stat.S_ISREG(st.st_mode): return True
+    if inside: return not (str(p).endswith('.parquet') and _ours(p))
+    return _listed_file(p, os.path.basename(p)) or (_is_parquet(p) and not _ours(p))
+
 def _foreign(path):
-    "What at `path` no export writes, or None: a file that isn't a dialog, or a folder of our Parquet files alone"
+    "What at `path` no export writes, or None: a file `_foreign_file` refuses, or a folder of our Parquet files alone"
     # (a link inside, anything but a `.parquet` file at any depth, or a Parquet file without our marker (`_ours`:
     # DuckDB's, Polars' or Spark's tables of other data) is foreign: the sources being read, a README, a warehouse)
-    if not os.path.isdir(path): return path if _listed_file(path, os.path.basename(path)) else None
+    if not stat.S_ISDIR(os.lstat(path).st_mode): return path if _foreign_file(path) else None
     for top,dirs,files in os.walk(path):
         for n in dirs + files:
             p = os.path.join(top, n)
-            if os.path.islink(p) or (n in files and not (n.endswith('.parquet') and _ours(p))): return p
+            if os.path.islink(p) or (n in files and _foreign_file(p, inside=True)): return p
     return None
+
+def _what(p):
+    "What file `p`, which no export writes, is: for the error refusing to replace it"
+    m = os.lstat(p).st_mode
+    if stat.S_ISLNK(m): return 'a link'
+    if stat.S_ISFIFO(m): return 'a named pipe'
+    if stat.S_ISSOCK(m): return 'a socket'
+    if not stat.S_ISREG(m): return 'a device'
+    if _is_parquet(p) and not _ours(p):
+        if not _par1(p): return 'named as a Parquet file but none (pyarrow reads no Parquet in it)'
+        return 'a Parquet file that is no message table (no nbdialog.schema in its metadata)'
+    if _listed_file(p, os.path.basename(p)): return 'a dialog file'
+    return 'a file no export writes'
 
 def _refuse_existing(path, force):
     "A check, called with what is at `path` (None for nothing), that refuses to replace it unless `force`"
@@ -702,16 +736,26 @@ def _refuse_existing(path, force):
         if os.path.islink(path) and os.path.isdir(path):  # what it leads to is no export's to remove
             raise FileExistsError(f'{path} is a link to a folder: nothing was replaced (name the folder itself)')
         if (x := _foreign(cur)) is not None:
-            r = os.path.relpath(x, cur)
-            if str(x)==str(cur): what = 'is a dialog file'
-            elif r.endswith('.parquet') and not os.path.islink(x):
-                what = f'holds {r}, a Parquet file that is no message table (no nbdialog.schema in its metadata)'
-            else: what = f'holds {r}, which no export writes'
+            what = f'is {_what(x)}' if str(x)==str(cur) else f'holds {os.path.relpath(x, cur)}, {_what(x)}'
             raise FileExistsError(f'{path} {what}: nothing was replaced '
                                   '(force replaces a previous export only; name another output)')
     return check
 
 # %% ../nbs/15_dataset.ipynb #7c95b348
+def _rmtree(p, ignore_errors=False):
+    "Remove folder `p` and all it holds, its folders made writable first: a read-only tree (`chmod -R a-w`) goes too"
+    # (unlinking a name needs its folder's write bit; `shutil.rmtree` alone fails on such a tree, a replaced export's
+    # bits kept included). Links aren't followed: what they lead to is left as it is
+    def open_up(d):
+        try:
+            m = stat.S_IMODE(os.lstat(d).st_mode)
+            if m & 0o700 != 0o700: os.chmod(d, m | 0o700)
+            for e in os.scandir(d):
+                if e.is_dir(follow_symlinks=False): open_up(e.path)
+        except OSError: pass  # what can't be opened up makes rmtree fail, as it would have
+    if not os.path.islink(p): open_up(p)
+    shutil.rmtree(p, ignore_errors=ignore_errors)
+
 def _sweep(folder, pat):
     "Remove what in `folder` regex `pat` names (its group `tag`: the `own_tag` it was named with) that a process now gone left"
     # (`left_behind`, the rule for every temporary file and folder we make: an export killed with SIGKILL, by the OOM
@@ -724,7 +768,7 @@ def _sweep(folder, pat):
             st = e.stat(follow_symlinks=False)
             # this user's alone (a shared temporary folder holds others'), as the pool's result folders
             if st.st_uid!=os.getuid() or not left_behind(m['tag'], lambda: st.st_mtime): continue
-            if stat.S_ISDIR(st.st_mode): shutil.rmtree(e.path, ignore_errors=True)
+            if stat.S_ISDIR(st.st_mode): _rmtree(e.path, ignore_errors=True)
             else: os.unlink(e.path)
         except OSError: pass  # gone meanwhile, or not ours to remove
 
@@ -763,17 +807,42 @@ def _term_cleanly():
     try: yield
     finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
+# %% ../nbs/15_dataset.ipynb #6a1b5b76
+def _old_modes(path):
+    "The permission bits of the folder at `path`, those all its files share, and its owner and group: for what replaces it"
+    # (None for a file's share where it holds none); a file's own bits where `path` is a file
+    st = os.stat(path)
+    own = st.st_uid,st.st_gid
+    if not stat.S_ISDIR(st.st_mode): return None,stat.S_IMODE(st.st_mode),own
+    fm = None
+    for top,_,files in os.walk(path):
+        for f in files:
+            m = stat.S_IMODE(os.lstat(os.path.join(top, f)).st_mode)
+            fm = m if fm is None else fm & m  # none of the new files more open than the most private old one
+    return stat.S_IMODE(st.st_mode),fm,own
+
+def _keep(p, mode, own):
+    "Give file or folder `p` (a path or an open file's descriptor) permission bits `mode` (None: as made) and owner `own`"
+    # `(uid, gid)` kept as `atomic_write` keeps them, best effort: the owner takes root, the group membership of it
+    # (a team's shared export stays the team's); where neither is allowed the writer's stay. Bits after: chown clears
+    # setgid
+    for o in (own, (-1, own[1])):
+        try: os.chown(p, *o); break
+        except OSError: pass
+    if mode is not None: os.chmod(p, mode)
+
 def _stream_write(path, write, force):
     "Call `write(f)` on a temporary file beside `path`, fsync it, then put it in place"
-    # an existing `path` only if `force` (and it keeps its permission bits)
+    # an existing `path` only if `force` (and it keeps its permission bits, owner and group: `_keep`)
+    chk = _refuse_existing(path, force)  # naming `path` as given
     path = Path(os.path.realpath(Path(path).expanduser()))
-    if force and os.path.lexists(path): _refuse_existing(path, force)(path)
+    if force and os.path.lexists(path): chk(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd,tmp = _tmp_file(path)
     try:
         with _term_cleanly(), _say_full(path.parent, "the output's folder"), open(fd, 'wb') as f:
             write(f)
-            if force and path.is_file(): os.fchmod(f.fileno(), stat.S_IMODE(path.stat().st_mode))
+            if force and path.is_file(): _keep(f.fileno(), *_old_modes(path)[1:])
             f.flush(); os.fsync(f.fileno())
         if force: os.replace(tmp, path)
         else:
@@ -794,7 +863,7 @@ def _file_over_folder(fname, write):
         os.rename(path, side/'old')
         try: os.rename(side/'new', path)
         except BaseException: os.rename(side/'old', path); raise
-    finally: shutil.rmtree(side, ignore_errors=True)
+    finally: _rmtree(side, ignore_errors=True)
     return path
 
 # %% ../nbs/15_dataset.ipynb #22bb28aa
@@ -930,25 +999,12 @@ def _fill_parts(t, cols, back=False):
     return t
 
 # %% ../nbs/15_dataset.ipynb #6c663fe1
-def _old_modes(path):
-    "The permission bits of the folder at `path` and those all its files share, for the folder replacing it"
-    # (None for a file's share where it holds none); a file's own bits where `path` is a file
-    st = os.stat(path)
-    if not stat.S_ISDIR(st.st_mode): return None,stat.S_IMODE(st.st_mode)
-    fm = None
-    for top,_,files in os.walk(path):
-        for f in files:
-            m = stat.S_IMODE(os.lstat(os.path.join(top, f)).st_mode)
-            fm = m if fm is None else fm & m  # none of the new files more open than the most private old one
-    return stat.S_IMODE(st.st_mode),fm
-
 def _set_modes(folder, modes):
-    "Give `folder`, and the folders and files in it, the bits `modes` (`_old_modes`) says: where it says none, as made"
-    dm,fm = modes
+    "Give `folder`, and the folders and files in it, the bits, owner and group `modes` (`_old_modes`) says (`_keep`)"
+    dm,fm,own = modes
     for top,_,files in os.walk(folder, topdown=False):  # a folder's content before the folder (which may close it)
-        if fm is not None:
-            for f in files: os.chmod(os.path.join(top, f), fm)
-        if dm is not None: os.chmod(top, dm)
+        for f in files: _keep(os.path.join(top, f), fm, own)
+        _keep(top, dm, own)
 
 # %% ../nbs/15_dataset.ipynb #b67a93f6
 def _chk_partition(cols):
@@ -980,23 +1036,22 @@ def _write_folder(path, write, force):
     tmp,old = _tmp_dir(path),None
     try:
         with _term_cleanly(), _say_full(path.parent, "the output's folder"): write(tmp)
-        # a replaced export keeps its bits (a private folder stays private), as a replaced file does
+        # a replaced export keeps its bits, owner and group (a private folder stays private), as a replaced file does
         if os.path.lexists(path): _set_modes(tmp, _old_modes(path))
         for f in [*tmp.rglob('*'), tmp]: _fsync(f)
-        if os.path.lexists(path):
-            chk(path)  # it appeared while we wrote
-            old = Path(f'{tmp}.old')
-            os.rename(path, old)
-        try: os.rename(tmp, path)  # without force, refuses a folder that appeared since (unless empty: nothing lost)
-        except OSError as e:
-            if old is not None: os.rename(old, path); old = None
-            if force: raise
+        if os.path.lexists(path): chk(path)  # it appeared while we wrote
+        try:
+            if os.path.lexists(path): old = Path(f'{tmp}.old'); os.rename(path, old)
+            os.rename(tmp, path)  # without force, refuses a folder that appeared since (unless empty: nothing lost)
+        except BaseException as e:  # Ctrl-C or SIGTERM between the two renames too: the old one is put back
+            if old is not None and os.path.lexists(old) and not os.path.lexists(path): os.rename(old, path); old = None
+            if force or not isinstance(e, OSError): raise
             raise _exists(path) from e
         _fsync(path.parent)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None:
-            if old.is_dir() and not old.is_symlink(): shutil.rmtree(old)
+        _rmtree(tmp, ignore_errors=True)
+        if old is not None and os.path.lexists(old):
+            if old.is_dir() and not old.is_symlink(): _rmtree(old)
             else: os.unlink(old)
     return path
 

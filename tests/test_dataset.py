@@ -111,6 +111,10 @@ def test_write_parquet_never_half_writes(folder, tmp_path):
     p.write_bytes(b'keep')
     with pytest.raises(FileExistsError, match='already exists; nothing was written'): write_parquet(folder/'a', p)
     assert p.read_bytes() == b'keep'
+    # nor does force replace it: a file named as Parquet is replaced only when it is a message table (one rule, as in a folder)
+    with pytest.raises(FileExistsError, match='named as a Parquet file but none'): write_parquet(folder/'a', p, force=True)
+    assert p.read_bytes() == b'keep'
+    p.unlink(); write_parquet([next((folder/'a').glob('*.ipynb'))], p)  # a previous export
     write_parquet(folder/'a', p, force=True)
     assert read_parquet(p).num_rows == 30*50
     bad = tmp_path/'bad'; mk_folder(bad, 3); (bad/'x.ipynb').write_text('[]')
@@ -883,6 +887,11 @@ def test_exports_sweep_what_killed_exports_left(tmp_path, monkeypatch):
                f't/nbdialog_jsonl-{dead}-abcdefgh', f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh']
     for n in files: Path(n).write_text('half')
     for n in folders: os.makedirs(f'{n}/sub'); Path(f'{n}/sub/x').write_text('half')
+    import time
+    hour = time.time()-2*3600  # a gone process's leftover goes once unchanged for an hour (`left_behind`); a fresh one stays
+    for n in files + folders: os.utime(n, (hour, hour))
+    fresh = [f'.x.parquet.{dead}.0123456789ff.tmp', f'.by.{dead}.0123456789ff.tmp']
+    Path(fresh[0]).write_text('half'); os.makedirs(fresh[1])
     # another user's, dead too (made so where this test may give files away): never this user's to remove
     theirs = [f'.x.jsonl.{dead}.0123456789ac.tmp', f't/nbdialog_jsonl-{dead}-zzzzzzzz'] if os.geteuid()==0 else []
     for n in theirs:
@@ -890,7 +899,7 @@ def test_exports_sweep_what_killed_exports_left(tmp_path, monkeypatch):
     for out in ('x.parquet', 'x.jsonl', 'by'): export_folder('src', out, workers=0, partition_by='msg_type' if out=='by' else None)
     left = {n for n in os.listdir() if n.startswith('.')} | {f't/{n}' for n in os.listdir('t')}
     assert left == {f'.x.parquet.{live}.0123456789ab.tmp', f'.other.parquet.{dead}.0123456789ab.tmp', f'.by.{live}.0123456789ab.tmp',
-                    f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh', *theirs}  # (nbdialog- is the pool's to sweep)
+                    f't/nbdialog_jsonl-{live}-abcdefgh', f't/nbdialog-{dead}-abcdefgh', *theirs, *fresh}  # (nbdialog- is the pool's to sweep)
 
 def _full_file(folder):
     "A descriptor that writes to /dev/full (every write: ENOSPC), and a real file's path in `folder` to unlink"
@@ -931,3 +940,57 @@ def test_dlgs2jsonl_of_a_generator_streams(tmp_path):
             seen.append(sum(p.stat().st_size for p in tmp_path.glob('.train.jsonl.*.tmp')))
     p = dlgs2jsonl(gen(), tmp_path/'train.jsonl', shape='hf')
     assert len(p.read_text().splitlines()) == 20 and seen[-1] >= 18 * 40_000
+
+def test_force_never_replaces_a_parquet_file_of_other_data(tmp_path, monkeypatch):
+    "One rule for a Parquet file, alone or in a folder: `force` replaces it only if its footer carries our marker; DuckDB's or pandas' table of other data (however named) is refused, naming it, and kept"
+    import pyarrow.parquet as pq
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    for name in ('sales.parquet', 'sales.pq'):
+        pq.write_table(pa.table({'order_id': [1, 2], 'amount': [9.5, 3.0]}), name)
+        before = Path(name).read_bytes()
+        fs = [lambda: write_parquet('src', name, workers=0, force=True)]
+        if name.endswith('.parquet'): fs.append(lambda: export_folder('src', name, workers=0, force=True))  # (which takes that suffix only)
+        for f in fs:
+            with pytest.raises(FileExistsError, match=rf'^{name} is a Parquet file that is no message table'): f()
+            assert Path(name).read_bytes() == before
+    write_parquet('src', 'ours.parquet', workers=0)
+    write_parquet('src', 'ours.parquet', workers=0, force=True)  # a previous export: replaced
+    assert read_parquet('ours.parquet')['name'].to_pylist() == ['a']
+
+@pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes')
+@pytest.mark.parametrize('out,part', [('out', 'msg_type'), ('x.parquet', None)])
+def test_force_refuses_a_named_pipe_without_opening_it(tmp_path, out, part):
+    "A named pipe where an export goes, or inside the folder it replaces, is refused at once, named: the check never opens it (opening one waits for a writer forever)"
+    code = f'''
+import os
+from dialog.core import Dialog
+from dialog.dataset import write_parquet
+os.chdir({str(tmp_path)!r})
+d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='yo'); d.save('src/a.ipynb')
+fifo = 'out/msg_type=prompt/part-0.parquet' if {part!r} else {out!r}
+os.makedirs(os.path.dirname(fifo) or '.', exist_ok=True); os.mkfifo(fifo)
+try: write_parquet('src', {out!r}, partition_by={part!r}, force=True, workers=0); print('replaced')
+except FileExistsError as e: print(e)
+'''
+    # (the timeout only ends a hang, which is the failure: a refusal takes milliseconds)
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(root)))
+    want = 'out holds msg_type=prompt/part-0.parquet, a named pipe' if part else 'x.parquet is a named pipe'
+    assert r.stdout.startswith(want) and 'nothing was replaced' in r.stdout, (r.stdout, r.stderr[-2000:])
+
+@pytest.mark.parametrize('exc', [KeyboardInterrupt, SystemExit, OSError])
+def test_an_interrupted_folder_swap_puts_the_old_export_back(tmp_path, monkeypatch, exc):
+    "Ctrl-C or SIGTERM (or a failure) between setting the old folder aside and renaming the new one in: the old export is back, nothing beside it"
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='yo'); d.save('src/a.ipynb')
+    write_parquet('src', 'p', workers=0, partition_by='msg_type')
+    before = {str(p): p.read_bytes() for p in Path('p').rglob('*') if p.is_file()}
+    real = os.rename
+    def rename(src, dst, *a, **k):
+        if os.path.basename(str(dst))=='p' and str(src).endswith('.tmp'): raise exc()
+        return real(src, dst, *a, **k)
+    monkeypatch.setattr(os, 'rename', rename)
+    with pytest.raises(exc): write_parquet('src', 'p', workers=0, partition_by='msg_type', force=True)
+    monkeypatch.setattr(os, 'rename', real)
+    assert {str(p): p.read_bytes() for p in Path('p').rglob('*') if p.is_file()} == before
+    assert sorted(os.listdir()) == ['p', 'src']

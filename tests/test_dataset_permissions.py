@@ -32,8 +32,8 @@ def test_new_exports_follow_the_umask(src, tmp_path, umask):
 
 def test_a_replaced_export_keeps_its_bits(src, tmp_path):
     for p,w in ((tmp_path/'t.parquet', lambda p: write_parquet(src, p, workers=0, force=True)), (tmp_path/'t.jsonl', lambda p: paths2jsonl(src, p, workers=0, force=True))):
-        p.write_text('old'); p.chmod(0o640)
-        assert w(p)==p and mode(p)==0o640 and p.read_bytes()!=b'old'
+        w(p); p.chmod(0o640); os.utime(p, (0, 0))  # a previous export (force replaces no other file)
+        assert w(p)==p and mode(p)==0o640 and p.stat().st_mtime > 0
 
 @pytest.mark.parametrize('dm,fm', [(0o700, 0o600), (0o750, 0o640), (0o755, 0o644)])
 def test_a_replaced_folder_keeps_its_bits(src, tmp_path, dm, fm):
@@ -48,3 +48,44 @@ def test_a_replaced_folder_keeps_its_bits(src, tmp_path, dm, fm):
         assert mode(out)==dm and all(mode(p)==(dm if p.is_dir() else fm) for p in out.rglob('*'))
         assert len(list(out.rglob('*.parquet')))==2
     finally: os.umask(old)
+
+def test_a_replaced_export_keeps_its_group(src, tmp_path):
+    "A file, a partitioned folder (all in it) and a JSON Lines export replaced with force keep their group, as `atomic_write` keeps it: a team's shared export stays readable to the team"
+    gs = [g for g in os.getgroups() if g!=os.getgid()] or ([100] if os.geteuid()==0 else [])
+    if not gs: pytest.skip('needs root or a second group')
+    g = gs[0]
+    def share(p):
+        for q in [p, *(p.rglob('*') if p.is_dir() else [])]: os.chown(q, -1, g); q.chmod(0o2750 if q.is_dir() else 0o640)
+    def gids(p): return {q.stat().st_gid for q in [p, *(p.rglob('*') if p.is_dir() else [])]}
+    for w in (lambda f: write_parquet(src, tmp_path/'t.parquet', workers=0, force=f), lambda f: paths2jsonl(src, tmp_path/'t.jsonl', workers=0, force=f),
+              lambda f: write_parquet(src, tmp_path/'by', workers=0, partition_by='msg_type', force=f)):
+        p = w(False); share(p)
+        assert w(True)==p and gids(p)=={g}, p
+        assert all(mode(q)==(0o2750 if q.is_dir() else 0o640) for q in [p, *(p.rglob('*') if p.is_dir() else [])])
+
+def test_a_read_only_export_is_refreshed(tmp_path):
+    "A partitioned export made read-only (`chmod -R a-w`) is replaced with force, twice, with no error and nothing set aside left beside it (as a non-root user: root ignores the bits)"
+    code = '''
+import os, sys, subprocess, json
+from dialog.core import Dialog
+from dialog.dataset import write_parquet
+os.chdir(sys.argv[1])
+d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='yo'); d.save('src/a.ipynb')
+write_parquet('src', 'p', workers=0, partition_by='msg_type')
+subprocess.run(['chmod', '-R', 'a-w', 'p'], check=True)
+for k in range(2):
+    ino = os.stat('p').st_ino
+    write_parquet('src', 'p', workers=0, partition_by='msg_type', force=True)
+    assert os.stat('p').st_ino != ino and sorted(os.listdir()) == ['p', 'src'], os.listdir()
+print('ok')
+'''
+    import shutil, tempfile
+    w = tempfile.mkdtemp()  # in the system's temporary folder: another user reaches it (pytest's tmp_path is private)
+    cmd = [sys.executable, '-c', code, w]
+    if os.geteuid()==0:
+        if not shutil.which('setpriv'): pytest.skip('root, and no setpriv to drop to another user')
+        os.chown(w, 65534, 65534)
+        cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *cmd]
+    try: r = subprocess.run(cmd, capture_output=True, text=True, env=dict(env, TMPDIR=w))
+    finally: subprocess.run(['chmod', '-R', 'u+w', w]); shutil.rmtree(w, ignore_errors=True)
+    assert r.stdout.strip()=='ok', r.stderr[-2000:]

@@ -353,8 +353,8 @@ def test_empty_and_left_out(tmp_path):
         assert n == (1 if s in ('openai_ft', 'trl', 'sharegpt') else 2), s
         assert len(lines(dlgs2jsonl([quiet, plain_dlg()], tmp_path/f'{s}d.jsonl', shape=s, drop='no_assistant'))) == 1
         assert lines(dlgs2jsonl([quiet, plain_dlg()], tmp_path/f'{s}e.jsonl', shape=s, drop=lambda ms: True)) == []
-    d = Dialog('reply only'); d.mk_message('', msg_type=sprompt, output='unprompted')  # nothing before the assistant turn: no prompt
-    assert lines(dlgs2jsonl([d], tmp_path/'r.jsonl', shape='trl')) == []
+    d = Dialog('reply only'); d.mk_message('', msg_type=sprompt, output='unprompted')  # nothing before the assistant turn: `(no request)` is its prompt
+    assert lines(dlgs2jsonl([d], tmp_path/'r.jsonl', shape='trl')) == [{'prompt': [{'role': 'user', 'content': '(no request)'}], 'completion': [{'role': 'assistant', 'content': 'unprompted'}]}]
 
 def test_bad_shape(tmp_path):
     for bad in ('alpaca', None, 3):
@@ -492,3 +492,20 @@ def test_turns_alternate_for_templates_that_check(tmp_path):
     for r in lines(dlgs2jsonl(ds, tmp_path/'trl.jsonl', shape='trl')): trl_check(r); rendered(r['prompt'] + r['completion'], None, 'gemma')
     assert [[t['from'] for t in r['conversations']] for r in lines(dlgs2jsonl(ds, tmp_path/'sg.jsonl', shape='sharegpt'))] == [['human', 'gpt']]*2
     assert lines(dlgs2jsonl([d], tmp_path/'w.jsonl', shape='hf'))[0]['messages'][1]['weight'] == 1  # trained on when any part of it was
+
+def test_a_reply_first_gets_a_user_turn_in_every_alternating_shape():
+    "A dialog whose first prompt is blank opens with the model's reply: `hf`, `trl` and `sharegpt` give it a `(no request)` user turn first, as Anthropic's list does, so Gemma's, Mistral's and Llama 2's templates take the line and no reply is lost"
+    import os, tempfile
+    d = Dialog('opens_with_reply')
+    d.mk_message('', msg_type='prompt', output='Welcome back: the build is green.')
+    d.mk_message('What changed?', msg_type='prompt', output='Two files.')
+    def line(shape):
+        with tempfile.TemporaryDirectory() as td:
+            p = os.path.join(td, 'x.jsonl'); dlgs2jsonl([d], p, shape=shape)
+            return json.loads(open(p, encoding='utf-8').read())
+    want = [('user', '(no request)'), ('assistant', 'Welcome back: the build is green.'), ('user', 'What changed?'), ('assistant', 'Two files.')]
+    assert [(m['role'], m['content']) for m in line('hf')['messages']] == want
+    t = line('trl')
+    assert [(m['role'], m['content']) for m in t['prompt'] + t['completion']] == want and len(t['completion']) == 1
+    sg = {'user': 'human', 'assistant': 'gpt'}
+    assert [(c['from'], c['value']) for c in line('sharegpt')['conversations']] == [(sg[r], c) for r,c in want]
