@@ -699,6 +699,7 @@ def _foreign_file(p, inside=False):
     try: st = os.lstat(p)
     except FileNotFoundError: return False
     if not stat.S_ISREG(st.st_mode): return True
+    if not st.st_size: return False  # an empty file (a placeholder, `touch out.parquet`) holds nothing to lose
     if inside: return not (str(p).endswith('.parquet') and _ours(p))
     return _listed_file(p, os.path.basename(p)) or (_is_parquet(p) and not _ours(p))
 

@@ -957,6 +957,9 @@ def test_force_never_replaces_a_parquet_file_of_other_data(tmp_path, monkeypatch
     write_parquet('src', 'ours.parquet', workers=0)
     write_parquet('src', 'ours.parquet', workers=0, force=True)  # a previous export: replaced
     assert read_parquet('ours.parquet')['name'].to_pylist() == ['a']
+    Path('empty.parquet').touch()  # a placeholder holds nothing to lose: replaced
+    write_parquet('src', 'empty.parquet', workers=0, force=True)
+    assert read_parquet('empty.parquet')['name'].to_pylist() == ['a']
 
 @pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes')
 @pytest.mark.parametrize('out,part', [('out', 'msg_type'), ('x.parquet', None)])
