@@ -1222,7 +1222,9 @@ def check_args(schema:dict, # A tool's input schema (JSON schema of an object)
     if miss := [k for k in req if args.get(k) is None]:
         needs = '; '.join(f'`{k}`: {ps[k].get("description", _what(ps[k]))}' for k in miss)
         raise TypeError(f'{name} needs {needs}')
-    return {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items() if v is not None}
+    # (null is checked like any value: where the schema admits it, it asks for the default, which is None)
+    res = {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items()}
+    return {k:v for k,v in res.items() if v is not None}
 
 # %% ../nbs/13_skill.ipynb #59d15a18
 def tool_text(res, # What a tool returned
