@@ -173,11 +173,30 @@ def cur_msg():
 # %% ../nbs/13_skill.ipynb #613a2d68
 def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
 
+# What a JSON client reads spells a lone surrogate `⟨lone surrogate U+DCFF⟩` and doubles a `⟨` (`_wire`):
+# a budget counts the text as sent, so these spellings count at their width
+_out_re = re.compile('⟨|[\ud800-\udfff]')
+def _spell(c): return '⟨⟨' if c=='⟨' else f'⟨lone surrogate U+{ord(c):04X}⟩' # How `_wire` spells `c`
+
+def _wlen(t): # A text
+    "How many characters `t` is as a JSON client reads it: `_wire`'s spellings counted at their width"
+    return len(t) + sum(len(_spell(c))-1 for c in _out_re.findall(t))
+
+def _wfit(t, n): # A text, and a budget of characters as sent
+    "How many characters of `t`, from its start, fit in `n` as a JSON client reads them (`_wlen`)"
+    k,w,n = 0,0,max(n, 0)  # characters of `t` taken, their width, and the budget
+    for m in _out_re.finditer(t):
+        if w+m.start()-k>=n: return k+n-w
+        w,k = w+m.start()-k,m.start()
+        if w+len(_spell(m[0]))>n: return k
+        w,k = w+len(_spell(m[0])),k+1
+    return min(len(t), k+n-w)
+
 def _page(items, # What is listed, in order
           show, # `show(item)`: the item's text
           offset:int=0, # The first item shown, counted from 0
           limit:int=None, # Most items shown; None for as many as `maxchars` allows
-          maxchars:int=30_000, # Most characters shown (at least one item, cut to it); 0 for no limit
+          maxchars:int=30_000, # Most characters shown, as sent (`_wlen`; at least one item, cut to it); 0 for no limit
           what:str='message', # What an item is, for the last line
           again=None, # `again(k)`: how to get the items from `k` on; None: `call again with offset=k`
           cut=None): # `cut(item, text)`: an item's text longer than `maxchars` cut to them, saying how to read on
@@ -191,9 +210,9 @@ def _page(items, # What is listed, in order
     got,texts,n = [],[],0
     for it in items[offset:None if limit is None else offset+limit]:
         t = show(it)
-        if texts and maxchars and n+len(t)>maxchars: break
-        if maxchars and len(t)>maxchars: t = cut(it, t) if cut else f'{t[:maxchars]}… (cut at {maxchars:,} characters)'
-        got.append(it); texts.append(t); n += len(t)+1
+        if texts and maxchars and n+_wlen(t)>maxchars: break
+        if maxchars and _wlen(t)>maxchars: t = cut(it, t) if cut else f'{t[:_wfit(t, maxchars)]}… (cut at {maxchars:,} characters)'
+        got.append(it); texts.append(t); n += _wlen(t)+1
     end = offset+len(got)
     left = len(items)-end
     if not left: return got,texts,''
@@ -225,7 +244,7 @@ def preview_row(m, # The `Message`
 # %% ../nbs/13_skill.ipynb #4737fad4
 def _row_cut(maxchars):
     "How a listing cuts a message's row longer than `maxchars`, naming the call that reads the message"
-    return lambda m,t: f'{t[:maxchars]}… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
+    return lambda m,t: f'{t[:_wfit(t, maxchars)]}… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
 
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180, # Maximum characters per row
@@ -248,10 +267,10 @@ def _xml_cut(m, t, maxchars, incl_out, trunc_out):
     x = msg2xml(m, False) if incl_out else t  # without the outputs
     body,end = t.index('>')+1,len(x)-len(f'</{m.msg_type}>')  # where its content starts and ends
     keep = dict(id=m.id) | (dict(incl_out=True) if incl_out else {}) | ({} if trunc_out else dict(trunc_out=False))
-    if end<=maxchars:  # every line shows: the outputs are what is left
+    if _wlen(t[:end])<=maxchars:  # every line shows: the outputs are what is left
         if x==t: return t
         return f'{t[:end]}… (cut at {maxchars:,} characters; its outputs: call view_msg with {_say(keep | dict(out_offset=0))})'
-    i = max(t.rfind('\n', body, maxchars), body)  # the end of the last line that fits whole
+    i = max(t.rfind('\n', body, _wfit(t, maxchars)), body)  # the end of the last line that fits whole
     lead = m.content.count('\n') - x[body:end].count('\n')  # directive lines the XML made attributes
     k = lead + t[body:i].count('\n') + (2 if i>body else 1)
     return f'{t[:i]}… (cut at {maxchars:,} characters; the rest: call view_msg with {_say(keep | dict(start_line=k))})'
@@ -369,8 +388,8 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
     to,cutat = ({} if end_line is None else dict(end_line=end_line)),None
     def cut(row, t): # the first row alone is longer than the page: as much of its line as fits
         nonlocal cutat
-        pre = len(row)-len(line)+start_char
-        cutat = start_char + max(maxchars-pre, 1)
+        pre = len(row)-len(line)+start_char  # its address or number
+        cutat = start_char + max(_wfit(line[start_char:], maxchars-_wlen(row[:pre])), 1)
         return t[:pre+cutat-start_char] + '…'
     def again_at(k):
         outs = ' (the outputs come after the last line)' if incl_out else ''
@@ -393,8 +412,9 @@ def _out_page(m, res, trunc_out, maxchars, offset, hint):
         raise ValueError(f'message {m.id!r}: its outputs are {len(o):,} characters (with their <out> tags): no out_offset {offset}')
     pre = res+'\n' if res else ''
     offset = offset or 0
-    n = max(maxchars-len(pre), 0) if maxchars else len(o)
+    n = max(maxchars-_wlen(pre), 0) if maxchars else _wlen(o)
     if trunc_out: n = min(n, out_maxlen)
+    n = max(_wfit(o[offset:], n), min(n, 1))  # as sent; a character at least, where there is room
     if offset+n>=len(o): return pre+o[offset:] if o else res
     left = len(o)-offset-n
     how = hint(incl_out=True, trunc_out=False, out_offset=offset+n)
@@ -1236,7 +1256,7 @@ def tool_text(res, # What a tool returned
     elif isinstance(res, Message): txt = preview_row(res)
     elif isinstance(res, Dialog): txt = '\n'.join(map(preview_row, res.messages)) if len(res) else f'dialog {res.name!r}: no messages'
     else: txt = str(res)
-    fits = not maxchars or len(txt)<=maxchars
+    fits = not maxchars or _wlen(txt)<=maxchars
     # (the listings and views keep the budget they were given)
     if fits or not isinstance(res, (EditReport, Msgs)) or isinstance(res, Found): return txt
     if isinstance(res, EditReport): how = 'the edit was made in full: view_msg shows the message as it is now'
@@ -1250,11 +1270,11 @@ _tool_ns = {f.__name__: f for f in skill_tools}
 @functools.cache
 def _input_schema(name, cur): return tool_schema(_tool_ns[name], 'inputSchema', cur)['inputSchema']
 
-_out_re,_in_re = re.compile('⟨|[\ud800-\udfff]'),re.compile(r'⟨⟨|⟨lone surrogate U\+(D[89A-F][0-9A-F]{2})⟩')
+_in_re = re.compile(r'⟨⟨|⟨lone surrogate U\+(D[89A-F][0-9A-F]{2})⟩')
 def _wire(txt): # Text a JSON client reads
     "`txt` as JSON carries it: a lone surrogate spelt `⟨lone surrogate U+DCFF⟩`, and a `⟨` doubled"
     # (no UTF-8 text can carry a lone surrogate; a `⟨` is doubled so that no text reads the same)
-    return _out_re.sub(lambda m: '⟨⟨' if m[0]=='⟨' else f'⟨lone surrogate U+{ord(m[0]):04X}⟩', txt)
+    return _out_re.sub(lambda m: _spell(m[0]), txt)
 
 def _unwire(o): # A JSON argument
     "`o` with `_wire`'s spellings in its texts undone: `⟨⟨` is `⟨`, `⟨lone surrogate U+DCFF⟩` the surrogate"

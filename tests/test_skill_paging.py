@@ -263,3 +263,25 @@ def test_a_preview_row_is_one_line_within_its_length(txt, maxlen):
     row = sk.preview_row(Message(txt, id='abcdef12'), maxlen)
     assert len(row.splitlines())==1 and not any(c in row for c in breaks) and len(row)<=maxlen, (row, maxlen)
     assert row.startswith('abcdef12:code: ')
+
+# --- the budget counts the text as sent: a lone surrogate spelt in 23 characters, a `⟨` doubled
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from('ab⟨\n\udcff\ud800'), max_size=40), st.integers(-3, 200))
+def test_wire_width_and_fit_agree_with_the_wire_spelling(t, n):
+    "`_wlen` is the length of `_wire`'s text; `_wfit` takes the most characters whose spelling fits"
+    assert sk._wlen(t)==len(sk._wire(t))
+    k = sk._wfit(t, n)
+    assert 0<=k<=len(t) and len(sk._wire(t[:k]))<=max(n, 0)
+    assert k==len(t) or len(sk._wire(t[:k+1]))>max(n, 0)
+
+def test_a_page_of_spelt_characters_fits_the_budget_as_sent(tmp_path):
+    "A message of lone surrogates and `⟨`s: each page as sent is within the budget, and the pages are the message"
+    src = ('\udcff'*3000 + '⟨'*2000 + 'x\n')*30
+    d = Dialog('a'); d.mk_message(src, id='s1', output=code_output('\udcfe'*5000)); d.mk_message(src, id='s2'); d.save(tmp_path/'a.ipynb')
+    for tool,a in [('view_msg', dict(id='s1')), ('lnhashview_msg', dict(id='s1')), ('view_msgs', dict(ids='s1')),
+                   ('view_dlg', {}), ('view_msg', dict(id='s1', incl_out=True, start_line=30)), ('summary_dlg', dict(maxlen=100_000))]:
+        txt,err = sk.call_tool(tool, dict(dlg='a.ipynb', **a), root=tmp_path)
+        assert not err and len(txt)<=30_300, (tool, len(txt))
+    pages,_ = _follow('view_msg', dict(id='s1', dlg='a.ipynb', nums=False), tmp_path)
+    assert sk._unwire(''.join(p[:-1] if p.endswith('…') else p+'\n' for p in pages)[:-1])==src[:-1]  # (its last newline ends the last line)
