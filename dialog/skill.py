@@ -764,11 +764,20 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
         return f(text, *args, **kw)
     return _f
 
+@functools.wraps(_ft.strs_replace)
+def _strs_replace(text, old_strs, new_strs, *args, **kw):
+    "fastcore's `strs_replace`, every pair counting lines as `text_lines` does"
+    # (fastcore's hands each pair after the first the plain text the one before returned, split at U+2028 or a CR again)
+    if not (isinstance(old_strs, list) and isinstance(new_strs, list) and len(old_strs)==len(new_strs)):
+        return _ft.strs_replace(text, old_strs, new_strs, *args, **kw)  # its error says what is wrong
+    for o,n in zip(old_strs, new_strs): text = _by_lines(_ft.str_replace)(text, o, n, *args, **kw)
+    return text
+
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 # those that count lines count as `text_lines` does
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,
             replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines),
-            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_by_lines(_ft.strs_replace)))
+            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_strs_replace))
 
 def _py_only(m, out):
     "Refuse a structural Python edit of `m` (or its reply) unless it is Python, as the Python finders skip it"

@@ -208,6 +208,8 @@ def test_editors_count_lines_as_the_views_show_them(txt, data):
     assert text_lines(s.content)==lines[:k-1]+['@'+lines[k-1]]+lines[k:]
     ss = Message(txt); ss.strs_replace(['^'], ['@'], start_line=k, end_line=k, n_matches=1, use_regex=True)
     assert ss.content==s.content
+    s2 = Message(txt); s2.strs_replace(['^', '^'], ['@', '#'], start_line=k, end_line=k, n_matches=1, use_regex=True)  # a second pair too
+    assert text_lines(s2.content)==lines[:k-1]+['#@'+lines[k-1]]+lines[k:]
     i = Message(txt); i.insert_line(k, 'INS')
     assert text_lines(i.content)==lines[:k]+['INS']+lines[k:]
 
@@ -216,6 +218,15 @@ def test_str_replace_in_a_line_range_counts_lines_as_the_view_does():
     assert m.view(nums=False)=='a\u2028b\nc\x0cd\re\nf'
     r = m.str_replace('d', 'D', start_line=2, end_line=2)
     assert not r.error and m.content=='a\u2028b\nc\x0cD\re\nf'
+
+@pytest.mark.parametrize('br', ['\u2028', '\r', '\x0c', '\x85'])
+def test_every_pair_of_strs_replace_counts_lines_as_the_view_does(br):
+    "msg_strs_replace in a line range: the second pair edits the same view line as the first, not one a U+2028 or lone CR splits off"
+    m = Message(f'a = 1{br}b = 1\nx = 1\ny = 1\n')
+    r = m.strs_replace(['x', '1'], ['X', '9'], start_line=2, end_line=2)
+    assert not r.error and m.content==f'a = 1{br}b = 1\nX = 9\ny = 1\n'
+    r = m.strs_replace(['X', 'b'], ['x', 'B'], start_line=2, end_line=2)  # `b` is on line 1 as the view shows it: refused, nothing changed
+    assert r.error and m.content==f'a = 1{br}b = 1\nX = 9\ny = 1\n'
 
 # --- replace_lines adds no line end the text didn't have, and writes the text's own
 
