@@ -476,11 +476,21 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     return PrettyString(res)
 
 # %% ../nbs/13_skill.ipynb #d0118225
+_py_cell_magics = {'time', 'timeit', 'capture', 'prun'} # The cell magics that run their cell's body as Python
+
+def _py_lines(text): # A code message's text
+    "`(line, is_python)` for each line of `text` (split at LF): an IPython magic or shell line isn't; None if a cell magic runs it as something else"
+    # (`%%bash`, `%%writefile`, `%%sql`...: their body is shell, a file's text, SQL, whatever Python makes of it)
+    ls = text.split('\n')
+    first = next((l.strip() for l in ls if l.strip()), '')
+    if first.startswith('%%') and (first[2:].split() or [''])[0] not in _py_cell_magics: return None
+    return [(l, not l.lstrip().startswith(('%', '!'))) for l in ls]
+
 def _py_tree(m, skipped=None):
-    "The `ast` of code message `m` (IPython magic and shell lines blanked), or None if it isn't Python"
+    "The `ast` of code message `m` (its lines that aren't Python blanked, `_py_lines`), or None if it isn't Python"
     # or if Python's parser can't build its tree (too deeply nested): then its id goes on the list `skipped`
-    if m.msg_type!=scode: return None
-    src = '\n'.join('' if l.lstrip().startswith(('%', '!')) else l for l in m.content.split('\n'))
+    if m.msg_type!=scode or (ls := _py_lines(m.content)) is None: return None
+    src = '\n'.join(l if py else '' for l,py in ls)
     try: return ast.parse(src)
     except (SyntaxError, ValueError): return None
     except (RecursionError, MemoryError):
@@ -748,7 +758,21 @@ def ast_replace(
     repls:list[tuple[str,str]], # [pattern, replacement] pairs, ast-grep rules
 ):
     "Apply ast-grep structural pattern replacements to python source"
-    return _ft.ast_replace(text, [tuple(r) if isinstance(r, list) else r for r in repls])
+    # to its Python lines only (`_py_lines`, the finders' rule): each IPython magic or shell line stands as a comment
+    # while the rules run, then is put back as it was
+    repls = [tuple(r) if isinstance(r, list) else r for r in repls]
+    ls = _py_lines(text)
+    if ls is None: raise ValueError('the text is a cell magic that is not Python: ast-grep rules edit Python only')
+    if all(py for _,py in ls): return _ft.ast_replace(text, repls)
+    tok = next(t for t in (f'dialog-magic-{i}:' for i in range(len(text)+1)) if t not in text)  # a word the text doesn't hold
+    stand = {i: l[:len(l)-len(l.lstrip())] + f'# {tok}{i};' + ('\r' if l.endswith('\r') else '') for i,(l,py) in enumerate(ls) if not py}
+    res = _ft.ast_replace('\n'.join(stand.get(i, l) for i,(l,_) in enumerate(ls)), repls)
+    for i,s in stand.items():
+        if res.count(s)!=1:
+            raise ValueError(f'the rules would rewrite line {i+1}, {short_repr(ls[i][0], 60)}, which is not Python: '
+                             'edit it with msg_str_replace')
+        res = res.replace(s, ls[i][0])
+    return res
 
 # %% ../nbs/13_skill.ipynb #22b3e649
 def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`

@@ -534,3 +534,22 @@ def test_ast_replace_all_leaves_prose_and_shell_alone(tmp_path):
         r = sk.msg_ast_replace(i, [['print($A)', 'log($A)']], dlg=p, **kw)
         assert r.error and 'not Python code' in r, r
     assert p.read_bytes()==before
+
+def test_ast_replace_edits_only_the_lines_the_finders_take_as_python(tmp_path):
+    "Magic and shell lines stay as they are; a cell magic that doesn't run Python (%%bash, %%writefile) is not edited, nor found"
+    pytest.importorskip('remold')
+    cells = {'c1': '!pip install foo\nimport foo\nfoo.go()', 'c2': '%%bash\nfoo=1\nls', 'c3': '%%writefile foo.py\nfoo(4)',
+             'c4': 'if x:\n    %time foo(1)\n    foo(2)\r\n!ls foo\r\nfoo(3)', 'c5': '%%time\nfoo(5)', 'c6': 'foo(6)'}
+    d = Dialog('a')
+    for k,v in cells.items(): d.mk_message(v, id=k)
+    p = tmp_path/'a.ipynb'; d.save(p)
+    r = sk.msg_ast_replace('all', [['foo', 'bar']], dlg=p)
+    assert not r.error and r.changed
+    got = {k: m.content for k,m in zip(cells, read_ipynb(p).messages)}
+    assert got=={'c1': '!pip install foo\nimport bar\nbar.go()', 'c2': cells['c2'], 'c3': cells['c3'],
+                 'c4': 'if x:\n    %time foo(1)\n    bar(2)\r\n!ls foo\r\nbar(3)', 'c5': '%%time\nbar(5)', 'c6': 'bar(6)'}, got
+    assert [m.id for m in sk.find_msgs(symref='ls', dlg=p)]==[]  # the finders' rule: a %%bash cell isn't Python
+    assert [m.id for m in sk.find_msgs(symref='bar', dlg=p)]==['c1', 'c4', 'c5', 'c6']
+    before = p.read_bytes()
+    r = sk.msg_ast_replace('c4', [['if x: $$$B', 'pass']], dlg=p)  # a rule that would swallow a magic line: refused, nothing written
+    assert r.error and 'not Python' in r and p.read_bytes()==before, r
