@@ -389,7 +389,9 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
     def cut(row, t): # the first row alone is longer than the page: as much of its line as fits
         nonlocal cutat
         pre = len(row)-len(line)+start_char  # its address or number
-        cutat = start_char + max(_wfit(line[start_char:], maxchars-_wlen(row[:pre])), 1)
+        k = start_char + max(_wfit(line[start_char:], maxchars-_wlen(row[:pre])), 1)
+        if k>=len(line): return t  # the rest of the line shows (the page is smaller than its number): the hint goes on to the next line
+        cutat = k
         return t[:pre+cutat-start_char] + '…'
     def again_at(k):
         outs = ' (the outputs come after the last line)' if incl_out else ''
@@ -404,6 +406,7 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
     if incl_out and not more: return _out_page(m, res, trunc_out, maxchars, None, hint)
     return res + (f'\n{more}' if more else '')
 
+# %% ../nbs/13_skill.ipynb #f9e4bdf4
 def _out_page(m, res, trunc_out, maxchars, offset, hint):
     "`res` (a view of `m`'s lines), then `m`'s `<out>` section from character `offset` on, within `maxchars`"
     # `trunc_out`: at most `out_maxlen` characters of it. The last line says how to read on, with `hint(**kw)`
@@ -457,7 +460,9 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
         view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
         return f'# msg {m.id}\n' + view
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again)
+    # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
+    # and ends in the hint to its rest, which a cut would leave unreadable
+    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again, cut=lambda m,t: t)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
 # %% ../nbs/13_skill.ipynb #b2d36ac1

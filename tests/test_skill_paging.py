@@ -285,3 +285,28 @@ def test_a_page_of_spelt_characters_fits_the_budget_as_sent(tmp_path):
         assert not err and len(txt)<=30_300, (tool, len(txt))
     pages,_ = _follow('view_msg', dict(id='s1', dlg='a.ipynb', nums=False), tmp_path)
     assert sk._unwire(''.join(p[:-1] if p.endswith('…') else p+'\n' for p in pages)[:-1])==src[:-1]  # (its last newline ends the last line)
+
+# --- a hint never points past a line's end, and is never cut by the page it ends
+
+@pytest.mark.parametrize('tool', ['view_msg', 'lnhashview_msg'])
+@pytest.mark.parametrize('maxchars', [1, 5, 9, 12, 30])
+def test_hints_on_a_page_smaller_than_a_row_reach_every_line(tmp_path, tool, maxchars):
+    "A page smaller than a row's number or address: following the hints reaches every line, each call taken, none past a line's end"
+    d = Dialog('a'); d.mk_message('line one\nsecond\n\nlast line here', msg_type=snote, id='n1'); d.save(tmp_path/'a.ipynb')
+    pages,calls = _follow(tool, dict(id='n1', dlg='a.ipynb', maxchars=maxchars), tmp_path, budget=maxchars)
+    rows = [re.sub(r'(?m)^( *\d+ │ |\d+\|[\w-]+\|)', '', p) for p in pages]  # each page's rows, without their numbers or addresses
+    assert ''.join(r[:-1] if r.endswith('…') else r+'\n' for r in rows)[:-1]=='line one\nsecond\n\nlast line here'
+    assert not any('0 more characters' in str(c) for c in calls)
+
+@pytest.mark.parametrize('maxchars', [5, 100, 150, 250])
+def test_view_msgs_hint_to_the_rest_of_a_message_is_whole(tmp_path, maxchars):
+    "view_msgs on a page smaller than a message: its view ends in the whole view_msg call for the rest, and that call goes on"
+    d = Dialog('a'); d.mk_message('\n'.join(f'line {i} '+'z'*30 for i in range(50)), id='abcdef12'); d.mk_message('short', id='second')
+    d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('view_msgs', dict(dlg='a.ipynb', ids=['abcdef12', 'second'], maxchars=maxchars, lnhashs=True), root=tmp_path)
+    item,rest = txt.split('\n\n', 1)
+    hint = item.rsplit('\n', 1)[-1]
+    assert not err and 'cut at' not in txt and re.fullmatch(r"… .*: call view_msg with id='abcdef12', lnhashs=true, maxchars=\d+(, start_line=\d+)? and start_(line|char)=\d+", hint), hint
+    assert rest in ("… 1 more message: call again with lnhashs=true, maxchars=%d and offset=1" % maxchars, '# msg second\n1|Ci|short')
+    nxt,err = sk.call_tool('view_msg', dict(dlg='a.ipynb', **_args(hint)), root=tmp_path)
+    assert not err and nxt
