@@ -491,16 +491,21 @@ def _py_lines(text): # A code message's text
     if first.startswith('%%') and (first[2:].split() or [''])[0] not in _py_cell_magics: return None
     return [(l, not l.lstrip().startswith(('%', '!'))) for l in ls]
 
+# Python's parser's own nesting limits, as its `SyntaxError`s say them: code too deep for it, not code that isn't Python
+_too_deep = {'too many nested parentheses', 'too many levels of indentation'}
+
 def _py_tree(m, skipped=None):
     "The `ast` of code message `m` (its lines that aren't Python blanked, `_py_lines`), or None if it isn't Python"
     # or if Python's parser can't build its tree (too deeply nested): then its id goes on the list `skipped`
     if m.msg_type!=scode or (ls := _py_lines(m.content)) is None: return None
     src = '\n'.join(l if py else '' for l,py in ls)
     try: return ast.parse(src)
-    except (SyntaxError, ValueError): return None
-    except (RecursionError, MemoryError):
-        if skipped is not None: skipped.append(m.id)
-        return None
+    except SyntaxError as e:
+        if e.msg not in _too_deep: return None
+    except ValueError: return None
+    except (RecursionError, MemoryError): pass
+    if skipped is not None: skipped.append(m.id)  # too deep for the parser
+    return None
 
 def _top(body):
     "The statements run at the top level of `body`, also inside `if`/`try`/`with`/`for`/`while`/`match` blocks"
