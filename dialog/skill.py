@@ -170,9 +170,7 @@ def cur_msg():
     d = _view()
     return d[s.cur] if s.cur in d.messages else None
 
-# %% ../nbs/13_skill.ipynb #613a2d68
-def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
-
+# %% ../nbs/13_skill.ipynb #24d790ae
 # What a JSON client reads spells a lone surrogate `⟨lone surrogate U+DCFF⟩` and doubles a `⟨` (`_wire`):
 # a budget counts the text as sent, so these spellings count at their width
 _out_re = re.compile('⟨|[\ud800-\udfff]')
@@ -191,6 +189,9 @@ def _wfit(t, n): # A text, and a budget of characters as sent
         if w+len(_spell(m[0]))>n: return k
         w,k = w+len(_spell(m[0])),k+1
     return min(len(t), k+n-w)
+
+# %% ../nbs/13_skill.ipynb #613a2d68
+def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
 
 def _page(items, # What is listed, in order
           show, # `show(item)`: the item's text
@@ -220,9 +221,14 @@ def _page(items, # What is listed, in order
     more = f'… {left:,} more {_plural(what, left)}: {how}'
     return got,texts,more
 
+def _sjson(v): # An argument's value
+    "`v` in JSON, each lone surrogate left as it is (not escaped as `\\udcff`), so it is sent spelt as in any other text (`_wire`)"
+    # (a JSON client can't send `\udcff`: the surrogate must come back as the tools spell it)
+    return re.sub('[^\x00-\x7f\ud800-\udfff]', lambda m: json.dumps(m[0])[1:-1], json.dumps(v, ensure_ascii=False))
+
 def _say(kw): # The arguments of a call, by name
-    "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it)"
-    ps = [f'{k}={v!r}' if k=='id' else f'{k}={json.dumps(v)}' for k,v in kw.items()]
+    "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it), spelt as the tools spell text"
+    ps = [f'{k}={_srepr(v)}' if k=='id' else f'{k}={_sjson(v)}' for k,v in kw.items()]
     return ' and '.join([', '.join(ps[:-1]), ps[-1]] if len(ps)>1 else ps)
 
 def _shaping(f, kw, *skip):
@@ -237,9 +243,15 @@ def preview_row(m, # The `Message`
     "`m.preview(maxlen)` on one line whatever `m` holds: every control, line break and invisible character spelled out"
     # `Message.preview` escapes `\n` and `\r`; `term_safe` spells the rest as `view_dlg` does (`\u2028`, `\x85`, `\x0b`),
     # the characters `str.splitlines` (and many renderers) break lines at too, with which a message could forge rows
-    n,least = maxlen,len(f'{m.id}:{m.msg_type}: ')+1  # (the row's id and type are never cut)
-    while len(r := term_safe(m.preview(n)))>maxlen and n>least: n = max(n-(len(r)-maxlen), least)  # shorter, to fit
-    return r if len(r)<=maxlen else r[:least-1]+'…'  # one character, spelled out, is too long
+    least = len(f'{m.id}:{m.msg_type}: ')+1  # (the row's id and type are never cut)
+    row = lambda n: term_safe(m.preview(n))
+    if len(r := row(least))>maxlen: return r[:least-1]+'…'  # one character, spelled out, is too long
+    lo,hi = least,maxlen  # the longest preview that fits, its escapes counted at their spelled width: `row(lo)` fits
+    while lo<hi:
+        mid = (lo+hi+1)//2
+        if len(row(mid))<=maxlen: lo = mid
+        else: hi = mid-1
+    return row(lo)
 
 # %% ../nbs/13_skill.ipynb #4737fad4
 def _row_cut(maxchars):

@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
 from dialog.ipynb import *
 import dialog.skill as sk
-from dialog.view import with_out
+from dialog.view import term_safe, with_out
 
 @pytest.fixture(scope='module')
 def big(tmp_path_factory):
@@ -310,3 +310,33 @@ def test_view_msgs_hint_to_the_rest_of_a_message_is_whole(tmp_path, maxchars):
     assert rest in ("… 1 more message: call again with lnhashs=true, maxchars=%d and offset=1" % maxchars, '# msg second\n1|Ci|short')
     nxt,err = sk.call_tool('view_msg', dict(dlg='a.ipynb', **_args(hint)), root=tmp_path)
     assert not err and nxt
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from(breaks + 'ab \\\t\x00\x1b\u200e'), max_size=300), st.integers(20, 120))
+def test_a_preview_row_shows_as_much_as_fits(txt, maxlen):
+    "preview_row fills the row up to maxlen, each escape counted at its spelled width: no longer preview of the message fits"
+    m = Message(txt, id='abcdef12')
+    row,least = sk.preview_row(m, maxlen),len('abcdef12:code: ')+1
+    fit = [len(r) for n in range(least, maxlen+1) if len(r := term_safe(m.preview(n)))<=maxlen]
+    assert len(row)==max(fit, default=len(row)), (row, maxlen)
+
+@pytest.mark.parametrize('txt', ['ab\x1b'*100, 'word \u2028'*100, '\x00'*100])
+def test_a_preview_row_of_escapes_is_not_cut_short(txt):
+    row = sk.preview_row(Message(txt, msg_type=snote, id='abcdef12'), 180)
+    assert 170<=len(row)<=180, (len(row), row)
+
+# --- a hint spells its arguments as the tools spell text, so it can be sent back as written
+
+def test_a_hint_spells_a_lone_surrogate_as_the_tools_do(tmp_path):
+    "find_msgs on text holding lone surrogates: the hint's pattern is `⟨lone surrogate U+DCFF⟩` (JSON can't carry `\\udcff`), and sent back it gives the next page"
+    d = Dialog('a')
+    for i in range(40): d.mk_message(f'text \udcff {i} ' + 'q'*100, msg_type=snote, id=f'm{i:04d}')
+    d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', pattern='⟨lone surrogate U+DCFF⟩', plain=True, maxchars=1000), root=tmp_path)
+    hint = txt.rsplit('\n', 1)[-1]
+    assert not err and 'pattern="⟨lone surrogate U+DCFF⟩"' in hint and '\\udcff' not in hint, hint
+    args = _args(hint)
+    json.dumps(args).encode('utf-8')  # what a JSON client can send
+    nxt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', **args), root=tmp_path)
+    assert not err and nxt.startswith(f'm{args["offset"]:04d}:'), nxt[:100]
+    assert sk._say(dict(id='a\udcff', pattern='é\udcff\n', n=1))=="id='a\udcff', pattern=\"\\u00e9\udcff\\n\" and n=1"  # the rest as JSON writes it
