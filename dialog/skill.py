@@ -170,6 +170,26 @@ def cur_msg():
     d = _view()
     return d[s.cur] if s.cur in d.messages else None
 
+# %% ../nbs/13_skill.ipynb #24d790ae
+# What a JSON client reads spells a lone surrogate `⟨lone surrogate U+DCFF⟩` and doubles a `⟨` (`_wire`):
+# a budget counts the text as sent, so these spellings count at their width
+_out_re = re.compile('⟨|[\ud800-\udfff]')
+def _spell(c): return '⟨⟨' if c=='⟨' else f'⟨lone surrogate U+{ord(c):04X}⟩' # How `_wire` spells `c`
+
+def _wlen(t): # A text
+    "How many characters `t` is as a JSON client reads it: `_wire`'s spellings counted at their width"
+    return len(t) + sum(len(_spell(c))-1 for c in _out_re.findall(t))
+
+def _wfit(t, n): # A text, and a budget of characters as sent
+    "How many characters of `t`, from its start, fit in `n` as a JSON client reads them (`_wlen`)"
+    k,w,n = 0,0,max(n, 0)  # characters of `t` taken, their width, and the budget
+    for m in _out_re.finditer(t):
+        if w+m.start()-k>=n: return k+n-w
+        w,k = w+m.start()-k,m.start()
+        if w+len(_spell(m[0]))>n: return k
+        w,k = w+len(_spell(m[0])),k+1
+    return min(len(t), k+n-w)
+
 # %% ../nbs/13_skill.ipynb #613a2d68
 def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
 
@@ -177,7 +197,7 @@ def _page(items, # What is listed, in order
           show, # `show(item)`: the item's text
           offset:int=0, # The first item shown, counted from 0
           limit:int=None, # Most items shown; None for as many as `maxchars` allows
-          maxchars:int=30_000, # Most characters shown (at least one item, cut to it); 0 for no limit
+          maxchars:int=30_000, # Most characters shown, as sent (`_wlen`; at least one item, cut to it); 0 for no limit
           what:str='message', # What an item is, for the last line
           again=None, # `again(k)`: how to get the items from `k` on; None: `call again with offset=k`
           cut=None): # `cut(item, text)`: an item's text longer than `maxchars` cut to them, saying how to read on
@@ -191,9 +211,9 @@ def _page(items, # What is listed, in order
     got,texts,n = [],[],0
     for it in items[offset:None if limit is None else offset+limit]:
         t = show(it)
-        if texts and maxchars and n+len(t)>maxchars: break
-        if maxchars and len(t)>maxchars: t = cut(it, t) if cut else f'{t[:maxchars]}… (cut at {maxchars:,} characters)'
-        got.append(it); texts.append(t); n += len(t)+1
+        if texts and maxchars and n+_wlen(t)>maxchars: break
+        if maxchars and _wlen(t)>maxchars: t = cut(it, t) if cut else f'{t[:_wfit(t, maxchars)]}… (cut at {maxchars:,} characters)'
+        got.append(it); texts.append(t); n += _wlen(t)+1
     end = offset+len(got)
     left = len(items)-end
     if not left: return got,texts,''
@@ -201,9 +221,14 @@ def _page(items, # What is listed, in order
     more = f'… {left:,} more {_plural(what, left)}: {how}'
     return got,texts,more
 
+def _sjson(v): # An argument's value
+    "`v` in JSON, each lone surrogate left as it is (not escaped as `\\udcff`), so it is sent spelt as in any other text (`_wire`)"
+    # (a JSON client can't send `\udcff`: the surrogate must come back as the tools spell it)
+    return re.sub('[^\x00-\x7f\ud800-\udfff]', lambda m: json.dumps(m[0])[1:-1], json.dumps(v, ensure_ascii=False))
+
 def _say(kw): # The arguments of a call, by name
-    "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it)"
-    ps = [f'{k}={v!r}' if k=='id' else f'{k}={json.dumps(v)}' for k,v in kw.items()]
+    "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it), spelt as the tools spell text"
+    ps = [f'{k}={_srepr(v)}' if k=='id' else f'{k}={_sjson(v)}' for k,v in kw.items()]
     return ' and '.join([', '.join(ps[:-1]), ps[-1]] if len(ps)>1 else ps)
 
 def _shaping(f, kw, *skip):
@@ -218,14 +243,20 @@ def preview_row(m, # The `Message`
     "`m.preview(maxlen)` on one line whatever `m` holds: every control, line break and invisible character spelled out"
     # `Message.preview` escapes `\n` and `\r`; `term_safe` spells the rest as `view_dlg` does (`\u2028`, `\x85`, `\x0b`),
     # the characters `str.splitlines` (and many renderers) break lines at too, with which a message could forge rows
-    n,least = maxlen,len(f'{m.id}:{m.msg_type}: ')+1  # (the row's id and type are never cut)
-    while len(r := term_safe(m.preview(n)))>maxlen and n>least: n = max(n-(len(r)-maxlen), least)  # shorter, to fit
-    return r if len(r)<=maxlen else r[:least-1]+'…'  # one character, spelled out, is too long
+    least = len(f'{m.id}:{m.msg_type}: ')+1  # (the row's id and type are never cut)
+    row = lambda n: term_safe(m.preview(n))
+    if len(r := row(least))>maxlen: return r[:least-1]+'…'  # one character, spelled out, is too long
+    lo,hi = least,maxlen  # the longest preview that fits, its escapes counted at their spelled width: `row(lo)` fits
+    while lo<hi:
+        mid = (lo+hi+1)//2
+        if len(row(mid))<=maxlen: lo = mid
+        else: hi = mid-1
+    return row(lo)
 
 # %% ../nbs/13_skill.ipynb #4737fad4
 def _row_cut(maxchars):
     "How a listing cuts a message's row longer than `maxchars`, naming the call that reads the message"
-    return lambda m,t: f'{t[:maxchars]}… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
+    return lambda m,t: f'{t[:_wfit(t, maxchars)]}… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
 
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180, # Maximum characters per row
@@ -248,10 +279,10 @@ def _xml_cut(m, t, maxchars, incl_out, trunc_out):
     x = msg2xml(m, False) if incl_out else t  # without the outputs
     body,end = t.index('>')+1,len(x)-len(f'</{m.msg_type}>')  # where its content starts and ends
     keep = dict(id=m.id) | (dict(incl_out=True) if incl_out else {}) | ({} if trunc_out else dict(trunc_out=False))
-    if end<=maxchars:  # every line shows: the outputs are what is left
+    if _wlen(t[:end])<=maxchars:  # every line shows: the outputs are what is left
         if x==t: return t
         return f'{t[:end]}… (cut at {maxchars:,} characters; its outputs: call view_msg with {_say(keep | dict(out_offset=0))})'
-    i = max(t.rfind('\n', body, maxchars), body)  # the end of the last line that fits whole
+    i = max(t.rfind('\n', body, _wfit(t, maxchars)), body)  # the end of the last line that fits whole
     lead = m.content.count('\n') - x[body:end].count('\n')  # directive lines the XML made attributes
     k = lead + t[body:i].count('\n') + (2 if i>body else 1)
     return f'{t[:i]}… (cut at {maxchars:,} characters; the rest: call view_msg with {_say(keep | dict(start_line=k))})'
@@ -369,8 +400,10 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
     to,cutat = ({} if end_line is None else dict(end_line=end_line)),None
     def cut(row, t): # the first row alone is longer than the page: as much of its line as fits
         nonlocal cutat
-        pre = len(row)-len(line)+start_char
-        cutat = start_char + max(maxchars-pre, 1)
+        pre = len(row)-len(line)+start_char  # its address or number
+        k = start_char + max(_wfit(line[start_char:], maxchars-_wlen(row[:pre])), 1)
+        if k>=len(line): return t  # the rest of the line shows (the page is smaller than its number): the hint goes on to the next line
+        cutat = k
         return t[:pre+cutat-start_char] + '…'
     def again_at(k):
         outs = ' (the outputs come after the last line)' if incl_out else ''
@@ -385,6 +418,7 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
     if incl_out and not more: return _out_page(m, res, trunc_out, maxchars, None, hint)
     return res + (f'\n{more}' if more else '')
 
+# %% ../nbs/13_skill.ipynb #f9e4bdf4
 def _out_page(m, res, trunc_out, maxchars, offset, hint):
     "`res` (a view of `m`'s lines), then `m`'s `<out>` section from character `offset` on, within `maxchars`"
     # `trunc_out`: at most `out_maxlen` characters of it. The last line says how to read on, with `hint(**kw)`
@@ -393,8 +427,9 @@ def _out_page(m, res, trunc_out, maxchars, offset, hint):
         raise ValueError(f'message {m.id!r}: its outputs are {len(o):,} characters (with their <out> tags): no out_offset {offset}')
     pre = res+'\n' if res else ''
     offset = offset or 0
-    n = max(maxchars-len(pre), 0) if maxchars else len(o)
+    n = max(maxchars-_wlen(pre), 0) if maxchars else _wlen(o)
     if trunc_out: n = min(n, out_maxlen)
+    n = max(_wfit(o[offset:], n), min(n, 1))  # as sent; a character at least, where there is room
     if offset+n>=len(o): return pre+o[offset:] if o else res
     left = len(o)-offset-n
     how = hint(incl_out=True, trunc_out=False, out_offset=offset+n)
@@ -437,7 +472,9 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
         view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
         return f'# msg {m.id}\n' + view
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again)
+    # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
+    # and ends in the hint to its rest, which a cut would leave unreadable
+    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again, cut=lambda m,t: t)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
 # %% ../nbs/13_skill.ipynb #b2d36ac1
@@ -456,16 +493,31 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     return PrettyString(res)
 
 # %% ../nbs/13_skill.ipynb #d0118225
+_py_cell_magics = {'time', 'timeit', 'capture', 'prun'} # The cell magics that run their cell's body as Python
+
+def _py_lines(text): # A code message's text
+    "`(line, is_python)` for each line of `text` (split at LF): an IPython magic or shell line isn't; None if a cell magic runs it as something else"
+    # (`%%bash`, `%%writefile`, `%%sql`...: their body is shell, a file's text, SQL, whatever Python makes of it)
+    ls = text.split('\n')
+    first = next((l.strip() for l in ls if l.strip()), '')
+    if first.startswith('%%') and (first[2:].split() or [''])[0] not in _py_cell_magics: return None
+    return [(l, not l.lstrip().startswith(('%', '!'))) for l in ls]
+
+# Python's parser's own nesting limits, as its `SyntaxError`s say them: code too deep for it, not code that isn't Python
+_too_deep = {'too many nested parentheses', 'too many levels of indentation'}
+
 def _py_tree(m, skipped=None):
-    "The `ast` of code message `m` (IPython magic and shell lines blanked), or None if it isn't Python"
+    "The `ast` of code message `m` (its lines that aren't Python blanked, `_py_lines`), or None if it isn't Python"
     # or if Python's parser can't build its tree (too deeply nested): then its id goes on the list `skipped`
-    if m.msg_type!=scode: return None
-    src = '\n'.join('' if l.lstrip().startswith(('%', '!')) else l for l in m.content.split('\n'))
+    if m.msg_type!=scode or (ls := _py_lines(m.content)) is None: return None
+    src = '\n'.join(l if py else '' for l,py in ls)
     try: return ast.parse(src)
-    except (SyntaxError, ValueError): return None
-    except (RecursionError, MemoryError):
-        if skipped is not None: skipped.append(m.id)
-        return None
+    except SyntaxError as e:
+        if e.msg not in _too_deep: return None
+    except ValueError: return None
+    except (RecursionError, MemoryError): pass
+    if skipped is not None: skipped.append(m.id)  # too deep for the parser
+    return None
 
 def _top(body):
     "The statements run at the top level of `body`, also inside `if`/`try`/`with`/`for`/`while`/`match` blocks"
@@ -728,7 +780,21 @@ def ast_replace(
     repls:list[tuple[str,str]], # [pattern, replacement] pairs, ast-grep rules
 ):
     "Apply ast-grep structural pattern replacements to python source"
-    return _ft.ast_replace(text, [tuple(r) if isinstance(r, list) else r for r in repls])
+    # to its Python lines only (`_py_lines`, the finders' rule): each IPython magic or shell line stands as a comment
+    # while the rules run, then is put back as it was
+    repls = [tuple(r) if isinstance(r, list) else r for r in repls]
+    ls = _py_lines(text)
+    if ls is None: raise ValueError('the text is a cell magic that is not Python: ast-grep rules edit Python only')
+    if all(py for _,py in ls): return _ft.ast_replace(text, repls)
+    tok = next(t for t in (f'dialog-magic-{i}:' for i in range(len(text)+1)) if t not in text)  # a word the text doesn't hold
+    stand = {i: l[:len(l)-len(l.lstrip())] + f'# {tok}{i};' + ('\r' if l.endswith('\r') else '') for i,(l,py) in enumerate(ls) if not py}
+    res = _ft.ast_replace('\n'.join(stand.get(i, l) for i,(l,_) in enumerate(ls)), repls)
+    for i,s in stand.items():
+        if res.count(s)!=1:
+            raise ValueError(f'the rules would rewrite line {i+1}, {short_repr(ls[i][0], 60)}, which is not Python: '
+                             'edit it with msg_str_replace')
+        res = res.replace(s, ls[i][0])
+    return res
 
 # %% ../nbs/13_skill.ipynb #22b3e649
 def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
@@ -744,11 +810,20 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
         return f(text, *args, **kw)
     return _f
 
+@functools.wraps(_ft.strs_replace)
+def _strs_replace(text, old_strs, new_strs, *args, **kw):
+    "fastcore's `strs_replace`, every pair counting lines as `text_lines` does"
+    # (fastcore's hands each pair after the first the plain text the one before returned, split at U+2028 or a CR again)
+    if not (isinstance(old_strs, list) and isinstance(new_strs, list) and len(old_strs)==len(new_strs)):
+        return _ft.strs_replace(text, old_strs, new_strs, *args, **kw)  # its error says what is wrong
+    for o,n in zip(old_strs, new_strs): text = _by_lines(_ft.str_replace)(text, o, n, *args, **kw)
+    return text
+
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 # those that count lines count as `text_lines` does
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,
             replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines),
-            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_by_lines(_ft.strs_replace)))
+            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_strs_replace))
 
 def _py_only(m, out):
     "Refuse a structural Python edit of `m` (or its reply) unless it is Python, as the Python finders skip it"
@@ -1222,7 +1297,9 @@ def check_args(schema:dict, # A tool's input schema (JSON schema of an object)
     if miss := [k for k in req if args.get(k) is None]:
         needs = '; '.join(f'`{k}`: {ps[k].get("description", _what(ps[k]))}' for k in miss)
         raise TypeError(f'{name} needs {needs}')
-    return {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items() if v is not None}
+    # (null is checked like any value: where the schema admits it, it asks for the default, which is None)
+    res = {k:_check(ps[k], v, f'argument `{k}`') for k,v in args.items()}
+    return {k:v for k,v in res.items() if v is not None}
 
 # %% ../nbs/13_skill.ipynb #59d15a18
 def tool_text(res, # What a tool returned
@@ -1234,7 +1311,7 @@ def tool_text(res, # What a tool returned
     elif isinstance(res, Message): txt = preview_row(res)
     elif isinstance(res, Dialog): txt = '\n'.join(map(preview_row, res.messages)) if len(res) else f'dialog {res.name!r}: no messages'
     else: txt = str(res)
-    fits = not maxchars or len(txt)<=maxchars
+    fits = not maxchars or _wlen(txt)<=maxchars
     # (the listings and views keep the budget they were given)
     if fits or not isinstance(res, (EditReport, Msgs)) or isinstance(res, Found): return txt
     if isinstance(res, EditReport): how = 'the edit was made in full: view_msg shows the message as it is now'
@@ -1248,11 +1325,11 @@ _tool_ns = {f.__name__: f for f in skill_tools}
 @functools.cache
 def _input_schema(name, cur): return tool_schema(_tool_ns[name], 'inputSchema', cur)['inputSchema']
 
-_out_re,_in_re = re.compile('⟨|[\ud800-\udfff]'),re.compile(r'⟨⟨|⟨lone surrogate U\+(D[89A-F][0-9A-F]{2})⟩')
+_in_re = re.compile(r'⟨⟨|⟨lone surrogate U\+(D[89A-F][0-9A-F]{2})⟩')
 def _wire(txt): # Text a JSON client reads
     "`txt` as JSON carries it: a lone surrogate spelt `⟨lone surrogate U+DCFF⟩`, and a `⟨` doubled"
     # (no UTF-8 text can carry a lone surrogate; a `⟨` is doubled so that no text reads the same)
-    return _out_re.sub(lambda m: '⟨⟨' if m[0]=='⟨' else f'⟨lone surrogate U+{ord(m[0]):04X}⟩', txt)
+    return _out_re.sub(lambda m: _spell(m[0]), txt)
 
 def _unwire(o): # A JSON argument
     "`o` with `_wire`'s spellings in its texts undone: `⟨⟨` is `⟨`, `⟨lone surrogate U+DCFF⟩` the surrogate"

@@ -1,5 +1,6 @@
 "Tool arguments: every call is checked against the tool's own schema before the tool runs; a value of the wrong JSON type is a tool error, never taken as something else (a number as a position); the schemas say what the tools take"
 import json, re, shutil
+from fastcore.basics import listify
 from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -69,7 +70,7 @@ def test_unknown_arguments_and_nulls(tmp_path):
     _mk(tmp_path/'d.ipynb')
     txt,err = sk.call_tool('view_msg', dict(ids='c1', dlg='d.ipynb'), root=tmp_path)
     assert err and "view_msg has no argument 'ids'" in txt
-    a,_ = sk.call_tool('summary_dlg', dict(dlg='d.ipynb', maxlen=None), root=tmp_path)  # null: the default
+    a,_ = sk.call_tool('summary_dlg', dict(dlg='d.ipynb', limit=None), root=tmp_path)  # null where the schema admits it: the default
     assert a==sk.summary_dlg(tmp_path/'d.ipynb')
     txt,err = sk.call_tool('view_msg', dict(id='c1', dlg='d.ipynb', start_line=2.0), root=tmp_path)  # a whole-valued JSON number is an integer
     assert not err and txt.startswith('     2 │ y = 2')
@@ -174,7 +175,7 @@ def test_every_tool_with_schema_arguments_never_crashes_and_bad_types_are_tool_e
     before = p.read_bytes()
     sk._user.buf = None
     schema = {**s['inputSchema'], 'properties': {k:{kk:vv for kk,vv in v.items() if kk!='default'} for k,v in s['inputSchema']['properties'].items()}}
-    try: jsonschema.validate({k:v for k,v in args.items() if v is not None}, schema); valid = True
+    try: jsonschema.validate(args, schema); valid = True  # a null too: the schema says where it is taken
     except jsonschema.ValidationError: valid = False
     txt,err = sk.call_tool(s['name'], args, root=root)
     assert isinstance(txt, str) and isinstance(err, bool)
@@ -269,3 +270,20 @@ def test_before_and_after_together_are_refused_and_nothing_changes(tmp_path, nam
     txt,err = sk.call_tool(name, args|dict(before='n1', after='p1', dlg='t.ipynb'), root=tmp_path, session=s)
     assert err and f'{name} takes `before` or `after`, not both' in txt, txt
     assert p.read_bytes()==before
+
+def test_null_where_the_schema_refuses_it(tmp_path):
+    "A null is checked against the tool's own schema: refused (naming the argument, changing nothing) where the schema does not admit it"
+    _mk(tmp_path/'d.ipynb')
+    before = (tmp_path/'d.ipynb').read_bytes()
+    for name,args in [('msg_replace_lines', dict(id='c1', new_content=None)), ('view_msg', dict(id='c1', maxchars=None)),
+                      ('summary_dlg', dict(maxlen=None)), ('msg_str_replace', dict(id='c1', old_str='x', new_str='y', use_regex=None))]:
+        k = next(k for k,v in args.items() if v is None)
+        txt,err = sk.call_tool(name, dict(args, dlg='d.ipynb'), root=tmp_path)
+        assert err and f'argument `{k}` must be' in txt and 'not null' in txt, (name, txt)
+    assert (tmp_path/'d.ipynb').read_bytes()==before
+    schemas = {s['name']: s['inputSchema'] for s in sk.tool_schemas('inputSchema')}
+    for name,s in schemas.items():  # every null the schema admits asks for the default, which is None
+        for k,p in s['properties'].items():
+            admits = 'null' in listify(p.get('type')) or any(o.get('type')=='null' for o in p.get('anyOf', []))
+            if admits and k not in s.get('required', []):
+                assert k not in sk.check_args({**s, 'required': []}, {k: None}), (name, k)

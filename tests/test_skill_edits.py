@@ -2,7 +2,7 @@
 import ast, inspect, json, re
 from pathlib import Path
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from fastcore.docments import docments
 from fastcore.tools import lnhash
 from dialog.core import *
@@ -208,6 +208,8 @@ def test_editors_count_lines_as_the_views_show_them(txt, data):
     assert text_lines(s.content)==lines[:k-1]+['@'+lines[k-1]]+lines[k:]
     ss = Message(txt); ss.strs_replace(['^'], ['@'], start_line=k, end_line=k, n_matches=1, use_regex=True)
     assert ss.content==s.content
+    s2 = Message(txt); s2.strs_replace(['^', '^'], ['@', '#'], start_line=k, end_line=k, n_matches=1, use_regex=True)  # a second pair too
+    assert text_lines(s2.content)==lines[:k-1]+['#@'+lines[k-1]]+lines[k:]
     i = Message(txt); i.insert_line(k, 'INS')
     assert text_lines(i.content)==lines[:k]+['INS']+lines[k:]
 
@@ -216,6 +218,15 @@ def test_str_replace_in_a_line_range_counts_lines_as_the_view_does():
     assert m.view(nums=False)=='a\u2028b\nc\x0cd\re\nf'
     r = m.str_replace('d', 'D', start_line=2, end_line=2)
     assert not r.error and m.content=='a\u2028b\nc\x0cD\re\nf'
+
+@pytest.mark.parametrize('br', ['\u2028', '\r', '\x0c', '\x85'])
+def test_every_pair_of_strs_replace_counts_lines_as_the_view_does(br):
+    "msg_strs_replace in a line range: the second pair edits the same view line as the first, not one a U+2028 or lone CR splits off"
+    m = Message(f'a = 1{br}b = 1\nx = 1\ny = 1\n')
+    r = m.strs_replace(['x', '1'], ['X', '9'], start_line=2, end_line=2)
+    assert not r.error and m.content==f'a = 1{br}b = 1\nX = 9\ny = 1\n'
+    r = m.strs_replace(['X', 'b'], ['x', 'B'], start_line=2, end_line=2)  # `b` is on line 1 as the view shows it: refused, nothing changed
+    assert r.error and m.content==f'a = 1{br}b = 1\nX = 9\ny = 1\n'
 
 # --- replace_lines adds no line end the text didn't have, and writes the text's own
 
@@ -308,6 +319,7 @@ def test_merging_a_run_code_message_with_a_note(tmp_path):
 _outs = st.sampled_from([None, [], [dict(output_type='stream', name='stdout', text='1\n')], 'a reply'])
 
 @given(st.sampled_from(smsg_types), st.sampled_from(smsg_types), _outs, st.sampled_from([None, 3]))
+@settings(suppress_health_check=[HealthCheck.filter_too_much])  # (most drawn combinations are ones no message holds)
 def test_retype_makes_a_message_the_new_type_can_hold(old, t, out, n):
     "Whatever a message ran or held, `Message.retype` (the rule update_msg, merge_msgs and the CLI share) leaves one that writes"
     assume((old==scode)==(not isinstance(out, str)) and (old in (scode, sprompt) or (not out and n is None)))
@@ -523,3 +535,22 @@ def test_ast_replace_all_leaves_prose_and_shell_alone(tmp_path):
         r = sk.msg_ast_replace(i, [['print($A)', 'log($A)']], dlg=p, **kw)
         assert r.error and 'not Python code' in r, r
     assert p.read_bytes()==before
+
+def test_ast_replace_edits_only_the_lines_the_finders_take_as_python(tmp_path):
+    "Magic and shell lines stay as they are; a cell magic that doesn't run Python (%%bash, %%writefile) is not edited, nor found"
+    pytest.importorskip('remold')
+    cells = {'c1': '!pip install foo\nimport foo\nfoo.go()', 'c2': '%%bash\nfoo=1\nls', 'c3': '%%writefile foo.py\nfoo(4)',
+             'c4': 'if x:\n    %time foo(1)\n    foo(2)\r\n!ls foo\r\nfoo(3)', 'c5': '%%time\nfoo(5)', 'c6': 'foo(6)'}
+    d = Dialog('a')
+    for k,v in cells.items(): d.mk_message(v, id=k)
+    p = tmp_path/'a.ipynb'; d.save(p)
+    r = sk.msg_ast_replace('all', [['foo', 'bar']], dlg=p)
+    assert not r.error and r.changed
+    got = {k: m.content for k,m in zip(cells, read_ipynb(p).messages)}
+    assert got=={'c1': '!pip install foo\nimport bar\nbar.go()', 'c2': cells['c2'], 'c3': cells['c3'],
+                 'c4': 'if x:\n    %time foo(1)\n    bar(2)\r\n!ls foo\r\nbar(3)', 'c5': '%%time\nbar(5)', 'c6': 'bar(6)'}, got
+    assert [m.id for m in sk.find_msgs(symref='ls', dlg=p)]==[]  # the finders' rule: a %%bash cell isn't Python
+    assert [m.id for m in sk.find_msgs(symref='bar', dlg=p)]==['c1', 'c4', 'c5', 'c6']
+    before = p.read_bytes()
+    r = sk.msg_ast_replace('c4', [['if x: $$$B', 'pass']], dlg=p)  # a rule that would swallow a magic line: refused, nothing written
+    assert r.error and 'not Python' in r and p.read_bytes()==before, r

@@ -93,6 +93,17 @@ def test_a_cell_too_deep_for_the_parser_is_skipped_and_named(tmp_path):
         assert txt.splitlines()[-1].endswith('not searched by symdef, symref or pred: long0001'), txt
         assert sk.find_msgs(dlg=tmp_path/'a.ipynb', **kw).attrgot('id')==want
 
+@pytest.mark.parametrize('deep', ['cfg = ' + '['*250 + ']'*250,  # "too many nested parentheses"
+                                  'cfg = 1\n' + ''.join(' '*i + 'if cfg:\n' for i in range(110)) + ' '*110 + 'pass'])  # "too many levels of indentation"
+def test_a_cell_past_the_parsers_nesting_limits_is_skipped_and_named(tmp_path, deep):
+    "The parser's own limits, which it reports as a SyntaxError, make a cell skipped and named, as a RecursionError does: not taken as no Python"
+    d = Dialog('a'); d.mk_message(deep, id='deep0001'); d.mk_message('y = 1', id='other001'); d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', symdef='cfg'), root=tmp_path)
+    assert not err and txt.splitlines()[-1].endswith('not searched by symdef, symref or pred: deep0001'), txt
+    d = Dialog('b'); d.mk_message('cfg = (', id='bad00001'); d.save(tmp_path/'b.ipynb')  # a cell that isn't Python: not named
+    txt,err = sk.call_tool('find_msgs', dict(dlg='b.ipynb', symdef='cfg'), root=tmp_path)
+    assert not err and 'bad00001' not in txt, txt
+
 def test_a_predicate_used_again_names_only_what_this_search_skipped(tmp_path):
     d = Dialog('a'); d.mk_message('x = 1'); d.mk_message('s = ' + ' + '.join(["'ab'"]*3000), id='long0001'); d.save(tmp_path/'a.ipynb')
     d = Dialog('b'); d.mk_message('x = 1'); d.save(tmp_path/'b.ipynb')

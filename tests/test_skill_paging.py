@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
 from dialog.ipynb import *
 import dialog.skill as sk
-from dialog.view import with_out
+from dialog.view import term_safe, with_out
 
 @pytest.fixture(scope='module')
 def big(tmp_path_factory):
@@ -263,3 +263,80 @@ def test_a_preview_row_is_one_line_within_its_length(txt, maxlen):
     row = sk.preview_row(Message(txt, id='abcdef12'), maxlen)
     assert len(row.splitlines())==1 and not any(c in row for c in breaks) and len(row)<=maxlen, (row, maxlen)
     assert row.startswith('abcdef12:code: ')
+
+# --- the budget counts the text as sent: a lone surrogate spelt in 23 characters, a `⟨` doubled
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from('ab⟨\n\udcff\ud800'), max_size=40), st.integers(-3, 200))
+def test_wire_width_and_fit_agree_with_the_wire_spelling(t, n):
+    "`_wlen` is the length of `_wire`'s text; `_wfit` takes the most characters whose spelling fits"
+    assert sk._wlen(t)==len(sk._wire(t))
+    k = sk._wfit(t, n)
+    assert 0<=k<=len(t) and len(sk._wire(t[:k]))<=max(n, 0)
+    assert k==len(t) or len(sk._wire(t[:k+1]))>max(n, 0)
+
+def test_a_page_of_spelt_characters_fits_the_budget_as_sent(tmp_path):
+    "A message of lone surrogates and `⟨`s: each page as sent is within the budget, and the pages are the message"
+    src = ('\udcff'*3000 + '⟨'*2000 + 'x\n')*30
+    d = Dialog('a'); d.mk_message(src, id='s1', output=code_output('\udcfe'*5000)); d.mk_message(src, id='s2'); d.save(tmp_path/'a.ipynb')
+    for tool,a in [('view_msg', dict(id='s1')), ('lnhashview_msg', dict(id='s1')), ('view_msgs', dict(ids='s1')),
+                   ('view_dlg', {}), ('view_msg', dict(id='s1', incl_out=True, start_line=30)), ('summary_dlg', dict(maxlen=100_000))]:
+        txt,err = sk.call_tool(tool, dict(dlg='a.ipynb', **a), root=tmp_path)
+        assert not err and len(txt)<=30_300, (tool, len(txt))
+    pages,_ = _follow('view_msg', dict(id='s1', dlg='a.ipynb', nums=False), tmp_path)
+    assert sk._unwire(''.join(p[:-1] if p.endswith('…') else p+'\n' for p in pages)[:-1])==src[:-1]  # (its last newline ends the last line)
+
+# --- a hint never points past a line's end, and is never cut by the page it ends
+
+@pytest.mark.parametrize('tool', ['view_msg', 'lnhashview_msg'])
+@pytest.mark.parametrize('maxchars', [1, 5, 9, 12, 30])
+def test_hints_on_a_page_smaller_than_a_row_reach_every_line(tmp_path, tool, maxchars):
+    "A page smaller than a row's number or address: following the hints reaches every line, each call taken, none past a line's end"
+    d = Dialog('a'); d.mk_message('line one\nsecond\n\nlast line here', msg_type=snote, id='n1'); d.save(tmp_path/'a.ipynb')
+    pages,calls = _follow(tool, dict(id='n1', dlg='a.ipynb', maxchars=maxchars), tmp_path, budget=maxchars)
+    rows = [re.sub(r'(?m)^( *\d+ │ |\d+\|[\w-]+\|)', '', p) for p in pages]  # each page's rows, without their numbers or addresses
+    assert ''.join(r[:-1] if r.endswith('…') else r+'\n' for r in rows)[:-1]=='line one\nsecond\n\nlast line here'
+    assert not any('0 more characters' in str(c) for c in calls)
+
+@pytest.mark.parametrize('maxchars', [5, 100, 150, 250])
+def test_view_msgs_hint_to_the_rest_of_a_message_is_whole(tmp_path, maxchars):
+    "view_msgs on a page smaller than a message: its view ends in the whole view_msg call for the rest, and that call goes on"
+    d = Dialog('a'); d.mk_message('\n'.join(f'line {i} '+'z'*30 for i in range(50)), id='abcdef12'); d.mk_message('short', id='second')
+    d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('view_msgs', dict(dlg='a.ipynb', ids=['abcdef12', 'second'], maxchars=maxchars, lnhashs=True), root=tmp_path)
+    item,rest = txt.split('\n\n', 1)
+    hint = item.rsplit('\n', 1)[-1]
+    assert not err and 'cut at' not in txt and re.fullmatch(r"… .*: call view_msg with id='abcdef12', lnhashs=true, maxchars=\d+(, start_line=\d+)? and start_(line|char)=\d+", hint), hint
+    assert rest in ("… 1 more message: call again with lnhashs=true, maxchars=%d and offset=1" % maxchars, '# msg second\n1|Ci|short')
+    nxt,err = sk.call_tool('view_msg', dict(dlg='a.ipynb', **_args(hint)), root=tmp_path)
+    assert not err and nxt
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.sampled_from(breaks + 'ab \\\t\x00\x1b\u200e'), max_size=300), st.integers(20, 120))
+def test_a_preview_row_shows_as_much_as_fits(txt, maxlen):
+    "preview_row fills the row up to maxlen, each escape counted at its spelled width: no longer preview of the message fits"
+    m = Message(txt, id='abcdef12')
+    row,least = sk.preview_row(m, maxlen),len('abcdef12:code: ')+1
+    fit = [len(r) for n in range(least, maxlen+1) if len(r := term_safe(m.preview(n)))<=maxlen]
+    assert len(row)==max(fit, default=len(row)), (row, maxlen)
+
+@pytest.mark.parametrize('txt', ['ab\x1b'*100, 'word \u2028'*100, '\x00'*100])
+def test_a_preview_row_of_escapes_is_not_cut_short(txt):
+    row = sk.preview_row(Message(txt, msg_type=snote, id='abcdef12'), 180)
+    assert 170<=len(row)<=180, (len(row), row)
+
+# --- a hint spells its arguments as the tools spell text, so it can be sent back as written
+
+def test_a_hint_spells_a_lone_surrogate_as_the_tools_do(tmp_path):
+    "find_msgs on text holding lone surrogates: the hint's pattern is `⟨lone surrogate U+DCFF⟩` (JSON can't carry `\\udcff`), and sent back it gives the next page"
+    d = Dialog('a')
+    for i in range(40): d.mk_message(f'text \udcff {i} ' + 'q'*100, msg_type=snote, id=f'm{i:04d}')
+    d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', pattern='⟨lone surrogate U+DCFF⟩', plain=True, maxchars=1000), root=tmp_path)
+    hint = txt.rsplit('\n', 1)[-1]
+    assert not err and 'pattern="⟨lone surrogate U+DCFF⟩"' in hint and '\\udcff' not in hint, hint
+    args = _args(hint)
+    json.dumps(args).encode('utf-8')  # what a JSON client can send
+    nxt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', **args), root=tmp_path)
+    assert not err and nxt.startswith(f'm{args["offset"]:04d}:'), nxt[:100]
+    assert sk._say(dict(id='a\udcff', pattern='é\udcff\n', n=1))=="id='a\udcff', pattern=\"\\u00e9\udcff\\n\" and n=1"  # the rest as JSON writes it
