@@ -325,20 +325,14 @@ def own_tag():
     return f'{_host}.{os.getpid()}'
 
 # %% ../nbs/02_ipynb.ipynb #6678916f
-# Seconds what a process of this host now gone left must also be unchanged for: a process by that number may be
-# alive in another PID namespace (a container sharing the folder and the host name), and a live write keeps its
-# file's mtime fresh
-_idle_age = 3600
-
 def left_behind(tag:str, # `host.pid` (`own_tag`) a temporary file or folder was named with
                 mtime): # A function giving the time it last changed, called when needed
-    "Was what a process named with `tag` left behind by one now gone? This host's, its process dead and an hour unchanged, or a day old"
+    "Was what a process named with `tag` left behind by one now gone? This host's and its process dead, or a day old"
     # a writer killed (SIGKILL, the OOM killer) can't remove what it made: the next one does. Another host's (a
     # shared folder) is known dead by its age alone
     host,_,pid = tag.rpartition('.')
-    age = time.time()-mtime()
-    if host==_host and pid.isdigit() and not _pid_alive(int(pid)): return age > _idle_age
-    return age > _tmp_age
+    if host==_host and pid.isdigit() and not _pid_alive(int(pid)): return True
+    return time.time()-mtime() > _tmp_age
 
 # %% ../nbs/02_ipynb.ipynb #664ee74b
 # A folder's (device, inode) -> (its mtime in ns after a write here found none of our temp files in it, until when

@@ -311,7 +311,6 @@ def test_a_killed_readings_result_folders_are_removed_by_the_next(tmp_path):
     assert len(left) == 1
     tag = f'{own_tag().rpartition(".")[0]}.{int(res.stdout.split()[0])}'  # the killed reading's
     assert left[0].name.startswith(f'nbdialog-{tag}-') and (tmp_left := list(Path('/tmp').glob(f'nbdialog-{tag}-*')))
-    for p in [*left, *tmp_left]: os.utime(p, (time.time()-2*3600,)*2)  # gone, and unchanged for an hour: `left_behind`
     old = shm/'nbdialog-otherhost.12-abcd_123'; old.mkdir(); os.utime(old, (time.time()-2*86400,)*2)  # another host's, two days old
     new = shm/'nbdialog-otherhost.12-abcd_456'; new.mkdir()  # another host's, fresh: maybe a live reading there
     mine = shm/f'nbdialog-{own_tag()}-abcd_789'; mine.mkdir()  # a live reading's (this process)

@@ -65,7 +65,6 @@ def test_temp_names_carry_host_and_pid(tmp_path):
     live_here = tmp_path/f'.d.ipynb.{ipy._host}.{os.getpid()}.0123abcd.tmp'
     other_file = tmp_path/f'.e.ipynb.{ipy._host}.999999999.0123abcd.tmp'
     for p in (live_elsewhere, dead_here, live_here, other_file): p.write_text('')
-    os.utime(dead_here, (time.time()-2*3600,)*2)  # its process gone, and unchanged for two hours
     saved(tmp_path)
     assert sorted(os.listdir(tmp_path))==sorted(['d.ipynb', live_elsewhere.name, live_here.name, other_file.name])
 
@@ -82,7 +81,7 @@ def test_a_clean_folder_is_not_listed_again_until_it_changes(tmp_path, monkeypat
     for i in range(5): atomic_write(tmp_path/f'b{i}.ipynb', b'2')
     assert ls==[]
     dead = tmp_path/f'.a.ipynb.{ipy._host}.999999999.0123abcd.tmp'  # a killed writer's: the folder changed
-    dead.write_text(''); os.utime(dead, (time.time()-2*3600,)*2)
+    dead.write_text('')
     atomic_write(tmp_path/'a.ipynb', b'3')
     assert len(ls)==1 and not dead.exists() and (tmp_path/'a.ipynb').read_bytes()==b'3'
 
@@ -183,12 +182,3 @@ def test_a_save_keeps_a_change_made_in_place_meanwhile(tmp_path, monkeypatch):
     d.mk_message('mine')
     with pytest.raises(DialogConflictError, match='changed on disk'): d.save()
     assert Path(p).read_bytes()==theirs
-
-def test_a_dead_pids_fresh_temp_file_stays(tmp_path):
-    "A temp file named with this host and a process gone here, changed within the hour, stays: it may be a live writer's in another PID namespace (a container sharing the folder and host name); an hour unchanged, it goes"
-    fresh = tmp_path/f'.d.ipynb.{ipy._host}.999999999.0123abcd.tmp'
-    old = tmp_path/f'.d.ipynb.{ipy._host}.999999998.0123abcd.tmp'
-    for p in (fresh, old): p.write_text('')
-    os.utime(fresh, (time.time()-ipy._idle_age+600,)*2); os.utime(old, (time.time()-ipy._idle_age-600,)*2)
-    saved(tmp_path)
-    assert sorted(os.listdir(tmp_path))==sorted(['d.ipynb', fresh.name])
