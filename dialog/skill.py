@@ -1421,6 +1421,10 @@ def _worker_main(root, # The folder calls are confined to
     os.dup2(2, 1)  # stray prints go to stderr, not into the answers
     # too little to answer a call: the pool says so, naming the cap
     if maxmem and maxmem<_vm_size()+(16<<20): os._exit(_nomem)
+    # ast-grep's native library (the `skill` extra's remold) mapped before the cap: under a small one its first import
+    # could fail for room, and read as the package missing
+    try: import remold
+    except Exception: pass
     try:
         import resource
         if maxmem: resource.setrlimit(resource.RLIMIT_AS, (maxmem, maxmem))
