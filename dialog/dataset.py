@@ -810,17 +810,19 @@ def _term_cleanly():
 
 # %% ../nbs/15_dataset.ipynb #6a1b5b76
 def _old_modes(path):
-    "The permission bits of the folder at `path`, those all its files share, and its owner and group: for what replaces it"
-    # (None for a file's share where it holds none); a file's own bits where `path` is a file
+    "`(folder bits, file bits, (owner, group))` of the export at `path`, a folder or a file: for what replaces it"
+    # A folder's file bits are those all its files share (none of the new files more open than the most private old
+    # one), or its own without search bits when it holds none. A file's folder bits are its own, searchable where
+    # readable: a private export stays private whether a file replaces a folder or a folder a file
     st = os.stat(path)
-    own = st.st_uid,st.st_gid
-    if not stat.S_ISDIR(st.st_mode): return None,stat.S_IMODE(st.st_mode),own
+    own,m = (st.st_uid, st.st_gid),stat.S_IMODE(st.st_mode)
+    if not stat.S_ISDIR(st.st_mode): return m | (m & 0o444)>>2,m,own
     fm = None
     for top,_,files in os.walk(path):
         for f in files:
-            m = stat.S_IMODE(os.lstat(os.path.join(top, f)).st_mode)
-            fm = m if fm is None else fm & m  # none of the new files more open than the most private old one
-    return stat.S_IMODE(st.st_mode),fm,own
+            k = stat.S_IMODE(os.lstat(os.path.join(top, f)).st_mode)
+            fm = k if fm is None else fm & k
+    return m,m & 0o666 if fm is None else fm,own
 
 def _keep(p, mode, own):
     "Give file or folder `p` (a path or an open file's descriptor) permission bits `mode` (None: as made) and owner `own`"
@@ -854,13 +856,15 @@ def _stream_write(path, write, force):
         except FileNotFoundError: pass
     return path
 
+# %% ../nbs/15_dataset.ipynb #f0f1a2b3
 def _file_over_folder(fname, write):
     "Replace the folder `fname` (e.g. a partitioned table) by the file `write(f)` writes, once that file is complete"
     # the folder is back if the swap fails
     path = Path(os.path.realpath(Path(fname).expanduser()))
-    side = _tmp_dir(path)
+    side,modes = _tmp_dir(path),_old_modes(path)
     try:
         _stream_write(side/'new', write, False)
+        _keep(side/'new', *modes[1:])  # the bits, owner and group the folder's files had
         os.rename(path, side/'old')
         try: os.rename(side/'new', path)
         except BaseException: os.rename(side/'old', path); raise

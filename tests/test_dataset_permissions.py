@@ -89,3 +89,18 @@ print('ok')
     try: r = subprocess.run(cmd, capture_output=True, text=True, env=dict(env, TMPDIR=w))
     finally: subprocess.run(['chmod', '-R', 'u+w', w]); shutil.rmtree(w, ignore_errors=True)
     assert r.stdout.strip()=='ok', r.stderr[-2000:]
+
+@pytest.mark.parametrize('dm,fm', [(0o700, 0o600), (0o750, 0o640)])
+def test_a_file_replacing_a_folder_keeps_its_bits(src, tmp_path, dm, fm):
+    "A single file replacing a partitioned export takes the bits its files had, and a partitioned export replacing a file takes that file's (its folders searchable where it was readable): a private export stays private either way"
+    old = os.umask(0o022)
+    try:
+        out = write_parquet(src, tmp_path/'by', workers=0, partition_by='msg_type')
+        for p in [*out.rglob('*'), out]: p.chmod(dm if p.is_dir() else fm)
+        assert write_parquet(src, out, workers=0, force=True)==out and out.is_file() and mode(out)==fm
+        assert write_parquet(src, out, workers=0, partition_by='msg_type', force=True)==out and out.is_dir()
+        assert mode(out)==dm and all(mode(p)==(dm if p.is_dir() else fm) for p in out.rglob('*'))
+        for p in out.rglob('*'):
+            if p.is_file(): p.unlink()
+        assert write_parquet(src, out, workers=0, force=True)==out and mode(out)==dm & 0o666  # an empty folder: its own bits
+    finally: os.umask(old)
