@@ -294,8 +294,17 @@ def _escaper(tail):
 
 # a think marker in the model's own text, as a reply holds it: a word joiner after `<!` (one more than the text had), so
 # it is text, never thinking that would swallow what follows; `_parse` takes the one joiner out
-_re_said_mark,_said_esc,_unsaid = _escaper(r'--\s*think_(?:start|end)\s*-->')
-def _said_txt(s): return _said_esc(s) if 'think_' in s else s # model text `s` as a reply holds it
+_re_said_mark,_said_esc,_unsaid_mark = _escaper(r'--\s*think_(?:start|end)\s*-->')
+# a line of the model's own text that reads as host noise (`_re_noise_lines`: only 🧠s, a ⏳ … ⏳ line): a word joiner
+# before its first 🧠 or ⏳ (one more than the line had), so `_denoise` leaves it; `_unsaid` takes the one joiner out
+_noise_ahead = r'(?=\u2060*(?:🧠+[ \t]*$|⏳[^\n]*⏳[ \t]*$))'
+_re_noise_esc,_re_noise_unesc = (re.compile(rf'^([ \t]*(?:-[ \t]*)?){j}{_noise_ahead}', re.M) for j in ('', '\u2060'))
+def _noise_esc(s): return _re_noise_esc.sub('\\1\u2060', s) if '🧠' in s or '⏳' in s else s
+def _said_txt(s): return _noise_esc(_said_esc(s) if 'think_' in s else s) # model text `s` as a reply holds it
+def _unsaid(s):
+    "Model text `s` as the model said it, from the reply's text part (think markers and noise lines unescaped)"
+    s = _unsaid_mark(s)
+    return _re_noise_unesc.sub('\\1', s) if '\u2060' in s and ('🧠' in s or '⏳' in s) else s
 # thinking as `think_block` holds it: no `<!--` at all, so no comment or marker inside ends the block
 _,_think_esc,_think_unesc = _escaper('--')
 
@@ -329,8 +338,15 @@ def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
 # %% ../nbs/05_chat.ipynb #e74b0a26
 class _Said(str): "Model text as the model said it, escaped as the reply joins it (`_said_items`)"
 
+def _said_noise(it):
+    "Reply item `it` with the noise lines of its model text escaped (`_noise_esc`): lines of their own in the reply"
+    if isinstance(it, list): return [_said_noise(c) for c in it]
+    return _Said(_noise_esc(it)) if isinstance(it, _Said) else it
+
 def _said_items(items):
-    "Reply items with their model text (`_Said`) escaped: each run of it as one text, as `_reply_md` joins it"
+    "Reply items with their model text (`_Said`) escaped: noise lines each, think markers in each run as one text"
+    # (as `_reply_md` joins them: with line breaks, so a line of a text is a line of the reply)
+    items = [_said_noise(it) for it in items]
     at = [(n, k) for n,it in enumerate(items) for k in range(len(it) if isinstance(it, list) else 1)]
     get = lambda n, k: items[n][k] if isinstance(items[n], list) else items[n]
     if not any(isinstance(c := get(*x), _Said) and 'think_' in c for x in at): return items

@@ -386,6 +386,22 @@ def test_said_text_escape_is_undone_exactly_and_opens_no_thinking(s):
     assert c._unsaid(c._said_txt(s)) == s
     assert not c._re_think[0].search(c._said_txt(s)) and not c._re_think[1].search(c._said_txt(s))
 
+@given(st.lists(st.sampled_from(['🧠', '⏳', '\u2060', ' ', '\t', '-', '\n', 'x', '<!--think_end-->']), max_size=12).map(''.join))
+def test_said_noise_lines_are_undone_exactly_and_not_taken_for_noise(s):
+    "A line of the model's own text that reads as host noise (only 🧠s, a ⏳ … ⏳ line) is held escaped: `_unsaid` undoes it exactly, and `_denoise` takes no line of it"
+    import dialog.chat as c
+    e = c._said_txt(s)
+    assert c._unsaid(e) == s
+    assert c._denoise(e) == c._unthink(e)  # thinking aside (none opens: the marks are escaped), nothing goes as noise
+
+@pytest.mark.parametrize('text', ['🧠', '🧠🧠 ', '- ⏳ x ⏳', 'Done.\n🧠', '\u2060🧠'])
+def test_a_reply_of_noise_like_text_keeps_its_text_and_thinking(text):
+    "A reply whose text is only what a host writes as noise (a 🧠 line, a ⏳ … ⏳ line): its text and its signed thinking go back as they came (the text was dropped as noise, and the reply, left with its thinking alone, with it), before and after a save"
+    h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [_th(1), {'type': 'text', 'text': text}]}, {'role': 'user', 'content': 'next'}]
+    for d in (chat2dlg(copy.deepcopy(h), 'anthropic'), _reread(chat2dlg(copy.deepcopy(h), 'anthropic'))):
+        assert dlg2chat(d, 'anthropic') == h
+    assert [p['text'] for p in parse_reply(chat2dlg(copy.deepcopy(h), 'anthropic').messages[0].ai_res) if p['type'] == 'text'] == [text]
+
 def test_cited_reply_keeps_its_reasoning_state():
     "An OpenAI-compatible reply with url citations (`annotations`, shown as footnotes) and `reasoning_details`: unedited, it goes back with its reasoning, and without the citations a request doesn't take (the record read without them never matched the footnoted reply, so it counted as edited)"
     ann = [{'type': 'url_citation', 'url_citation': {'start_index': 0, 'end_index': 21, 'url': 'https://en.wikipedia.org/wiki/Paris', 'title': 'Paris'}}]
