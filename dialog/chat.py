@@ -26,11 +26,11 @@ Docs: https://nbdialog.github.io/nbdialog/chat.html.md"""
 
 # %% auto #0
 __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'img_limits', 'req_limits', 'stampers', 'codec_kit',
-           'max_depth', 'img_tokens', 'jsonl_drops', 'jsonl_shapes', 'tool_block', 'parse_reply', 'has_tool_block',
-           'think_spans', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file', 'result_image', 'Codec',
-           'tool_id', 'tool_ids', 'img_type', 'img_size', 'fit_image', 'dlg2chat', 'refusal_text', 'call_args',
-           'think_block', 'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens', 'chk_drop', 'chk_shape',
-           'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'max_depth', 'img_tokens', 'jsonl_drops', 'ft_img_limits', 'jsonl_shapes', 'tool_block', 'parse_reply',
+           'has_tool_block', 'think_spans', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file',
+           'result_image', 'Codec', 'tool_id', 'tool_ids', 'img_type', 'img_size', 'fit_image', 'dlg2chat',
+           'refusal_text', 'call_args', 'think_block', 'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens',
+           'chk_drop', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/05_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -2446,12 +2446,42 @@ def _alternating(ms):
     if i is not None and res[i]['role']=='assistant': res.insert(i, dict(role='user', content=_no_request))
     return res
 
+# %% ../nbs/05_chat.ipynb #f34g0003
+# What OpenAI's vision fine-tuning takes (its guide's image data requirements): the image types, the most bytes an image
+# may take (10 MB, read as 10,000,000), and the most images one example may hold
+ft_img_limits = dict(mimes=('image/jpeg', 'image/png', 'image/webp'), bytes=10_000_000, images=10)
+
+def _ft_images(d, oa):
+    "A `ValueError` for the first image of dialog `d` (sent as OpenAI messages `oa`) that OpenAI's fine-tuning refuses"
+    lim = ft_img_limits
+    n = sum(p.get('type')=='image_url' for m in oa if isinstance(m.get('content'), list) for p in m['content'])
+    if not n: return
+    how = ("leave such dialogs out (drop='has_image'; reading files: on_error='skip', `nbdialog export --skip-bad`), "
+           "or convert the image before writing")
+    if n>lim['images']:
+        msg = (f"dialog {d.name!r}: it sends {n} images, and OpenAI's fine-tuning takes at most {lim['images']} "
+               f"per example: {how}")
+        raise ValueError(msg)
+    for m,p in _sent_imgs(_units(d.messages), 'openai')[0]:
+        if 'data' not in p: continue  # an image by URL: OpenAI fetches it
+        try: raw = base64.b64decode(p['data'], validate=True)
+        except ValueError:
+            msg = f"dialog {d.name!r}: message {m.id!r}: an image ({p['mime']}) whose data is not base64"
+            raise ValueError(msg) from None
+        kind = img_type(raw) or p['mime']  # what its bytes are, as OpenAI reads them
+        if kind not in lim['mimes']: why = f"an {kind} image, and OpenAI's fine-tuning takes JPEG, PNG or WEBP only"
+        elif len(raw)>lim['bytes']:
+            why = f"an {kind} image of {len(raw):,} bytes, over the {lim['bytes']:,} bytes OpenAI's fine-tuning takes"
+        else: continue
+        raise ValueError(f"dialog {d.name!r}: message {m.id!r} sends {why}: {how}")
+
 # %% ../nbs/05_chat.ipynb #eda3ccc7
 _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI takes
 
 def _openai_ft(d, oa):
     "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
+    _ft_images(d, oa)
     oa = [m | {'tool_calls': list(map(_as_function, m['tool_calls']))} if m.get('tool_calls') else m for m in oa]
     tools = _tool_defs(oa)
     names = (t['function']['name'] for t in tools)

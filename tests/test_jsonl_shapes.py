@@ -1,7 +1,7 @@
 """JSON Lines training shapes (`dlgs2jsonl(..., shape=...)`), each checked by its consumer: transformers' `apply_chat_template` with real
 chat templates on a tokenizer built locally (`hf`), trl's own format checks and template application (`trl`, `sharegpt`), and OpenAI's
 documented fine-tuning rules written as a checker (`openai_ft`); the default `chat` shape is what it always was"""
-import json, pytest
+import base64, json, pytest
 from pathlib import Path
 from hypothesis import given, note, settings, HealthCheck, strategies as st
 from dialog.core import *
@@ -172,7 +172,10 @@ toks = {k: tokenizer(t) for k, t in dict(chatml=CHATML, qwen=QWEN25, llama=LLAMA
 #   for tool calling; `weight` 0 or 1 on assistant messages), the API reference's fine-tuning chat input (FineTuneChatRequestInput:
 #   messages, tools, parallel_tool_calls, functions), and the cookbook's format checks
 #   (https://cookbook.openai.com/examples/chat_finetuning_data_prep: a dict with a non-empty `messages` list, each message with a role and
-#   content, no unrecognized keys, at least one assistant message)
+#   content, no unrecognized keys, at least one assistant message); its tool-calling example ends with an assistant message of `tool_calls`
+#   and no tool message (https://learn.microsoft.com/azure/ai-services/openai/how-to/fine-tuning-functions, Azure's copy of the guide);
+#   images as the vision fine-tuning guide takes them (https://developers.openai.com/api/docs/guides/vision-fine-tuning: JPEG, PNG or WEBP,
+#   10 MB each, 10 an example), the limits `ft_img_limits` holds
 OA_LINE_KEYS = {'messages', 'tools', 'parallel_tool_calls'}
 OA_MSG_KEYS = dict(system={'role', 'content', 'name'}, user={'role', 'content', 'name'}, tool={'role', 'content', 'tool_call_id'},
                    assistant={'role', 'content', 'name', 'tool_calls', 'refusal', 'weight'})
@@ -189,7 +192,7 @@ def openai_ft_rules(line):
         assert t['type'] == 'function' and fn_name.fullmatch(t['function']['name']), f'bad tool {t!r:.80}'
         assert t['function']['parameters']['type'] == 'object', 'tool parameters must be a JSON schema object'
         defined.add(t['function']['name'])
-    pending = []
+    pending, imgs = [], 0
     for i, m in enumerate(ms):
         r = m.get('role')
         assert r in OA_MSG_KEYS, f'message {i}: unrecognized role {r!r}'
@@ -208,8 +211,19 @@ def openai_ft_rules(line):
             assert m['tool_call_id'] == (pending and pending[0]), f'message {i}: tool result for {m["tool_call_id"]!r}, expected {pending[:1]}'
             pending.pop(0)
             assert isinstance(m['content'], str), f'message {i}: tool content must be text'
-        else: assert isinstance(m['content'], (str, list)), f'message {i}: content must be a string or parts'
-    assert not pending, f'tool calls {pending} never answered'
+        else:
+            assert isinstance(m['content'], (str, list)), f'message {i}: content must be a string or parts'
+            for p in m['content'] if isinstance(m['content'], list) else []:
+                if p['type'] != 'image_url': continue
+                imgs += 1
+                url = p['image_url']['url']
+                if not url.startswith('data:'): continue  # by URL: OpenAI fetches it
+                raw = base64.b64decode(url.split(',', 1)[1])
+                assert img_type(raw) in ft_img_limits['mimes'], f'message {i}: a {img_type(raw) or url[:30]} image: JPEG, PNG or WEBP only'
+                assert len(raw) <= ft_img_limits['bytes'], f'message {i}: an image of {len(raw)} bytes: 10 MB at most'
+    assert imgs <= ft_img_limits['images'], f'{imgs} images: at most {ft_img_limits["images"]} an example'
+    # the calls of the last assistant message may go unanswered: the line ends in them, as the guide's tool-calling example does
+    assert not pending or pending == [tc['id'] for tc in ms[-1].get('tool_calls') or []], f'tool calls {pending} never answered'
     assert any(m['role'] == 'assistant' for m in ms), 'example missing assistant message'
     sdk_valid([{k: v for k, v in m.items() if k != 'weight'} for m in ms], 'openai')  # and, weight aside, Chat Completions messages the SDK's types accept
 
@@ -412,6 +426,7 @@ def thinking_dialogs(draw):
     return d
 
 def has_image(d): return jsonl_drops['has_image']([_listed(m) for m in dlg2chat(d)])
+def n_images(d): return sum(p['type'] == 'image_url' for m in dlg2chat(d) if isinstance(m.get('content'), list) for p in m['content'])
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(d=thinking_dialogs())
@@ -427,7 +442,8 @@ def test_any_dialog_every_shape(d, tmp_path_factory):
     for s, check in checks.items():
         try: ls = lines(dlgs2jsonl([d], tmp/f'{s}.jsonl', shape=s))
         except ValueError as e:
-            assert s != 'openai_ft' and has_image(d) and 'sends an image' in str(e), str(e)
+            if s == 'openai_ft': assert "OpenAI's fine-tuning takes" in str(e) and n_images(d) > ft_img_limits['images'], str(e)  # the generated images are PNGs
+            else: assert has_image(d) and 'sends an image' in str(e), str(e)
             continue
         for l in ls: check(l)
         if ls: assert dlgs2jsonl(jsonl2dlgs(tmp/f'{s}.jsonl'), tmp/'again.jsonl', shape=s).read_text() == (tmp/f'{s}.jsonl').read_text()
@@ -509,3 +525,58 @@ def test_a_reply_first_gets_a_user_turn_in_every_alternating_shape():
     assert [(m['role'], m['content']) for m in t['prompt'] + t['completion']] == want and len(t['completion']) == 1
     sg = {'user': 'human', 'assistant': 'gpt'}
     assert [(c['from'], c['value']) for c in line('sharegpt')['conversations']] == [(sg[r], c) for r,c in want]
+
+def test_a_call_not_answered_ends_the_line(tmp_path):
+    "A session cut while a tool ran (Claude Code or Codex stopped, or the session still running) ends in calls with no result: `openai_ft`, `hf` and `trl` end the line with that turn, as OpenAI's tool-calling example ends; `sharegpt` leaves the loop off; a call the conversation went on after is answered (an empty result), never left unanswered"
+    hist = [{'role': 'user', 'content': 'Weather in Paris?'}, {'role': 'assistant', 'content': 'Looking.'},
+            {'role': 'user', 'content': 'And in Rome?'},
+            {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'weather', 'arguments': '{"city": "Rome"}'}}]}]
+    d = chat2dlg(hist, name='cut')
+    ft = lines(dlgs2jsonl([d], tmp_path/'o.jsonl', shape='openai_ft'))[0]
+    openai_ft_rules(ft)
+    assert ft['messages'][-1]['tool_calls'][0]['id'] == 'call_1' and ft['tools'][0]['function']['name'] == 'weather'
+    hf = lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]
+    hf_check(hf)
+    assert hf['messages'][-1]['tool_calls'][0]['function'] == {'name': 'weather', 'arguments': {'city': 'Rome'}}
+    t = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='trl'))[0]
+    trl_check(t)
+    assert [m['role'] for m in t['completion']] == ['assistant'] and t['completion'][0]['tool_calls']
+    assert [c['from'] for c in lines(dlgs2jsonl([d], tmp_path/'s.jsonl', shape='sharegpt'))[0]['conversations']] == ['human', 'gpt']
+    d.mk_message('Never mind.', msg_type=sprompt, output='OK.')  # the conversation went on: the call gets its (empty) result
+    ms = lines(dlgs2jsonl([d], tmp_path/'o2.jsonl', shape='openai_ft'))[0]['messages']
+    assert ms[4] == {'role': 'tool', 'tool_call_id': 'call_1', 'content': ''}
+    with pytest.raises(AssertionError, match='not answered'): openai_ft_rules({'messages': ms[:4] + ms[5:], 'tools': ft['tools']})  # the checker refuses a call left behind
+
+def _pic(name, *imgs):
+    "A dialog whose prompt sends images `imgs` (bytes, type)"
+    d = Dialog(name)
+    m = d.mk_message('What is this?\n\n' + '\n'.join(f'![a](attachment:a{i})' for i in range(len(imgs))), msg_type=sprompt, id='p1', output='A picture.')
+    for i, (data, mime) in enumerate(imgs): m.mk_attachment(data, mime, f'a{i}')
+    return d
+
+GIF = base64.b64decode('R0lGODlhAQABAIAAAAAAAP///ywAAAAAAQABAAACAUwAOw==')
+
+def test_openai_ft_images_within_the_vision_rules(tmp_path):
+    "OpenAI's vision fine-tuning takes JPEG, PNG and WEBP images of 10 MB at most, 10 an example: a dialog sending another is a bad one, its error naming the message and the rule; drop='has_image' and on_error='skip' leave it out; 'chat' (a request) sends it as before"
+    big = b'\x89PNG\r\n\x1a\n' + bytes(ft_img_limits['bytes'])  # a PNG by its signature, over 10 MB
+    bad = dict(gif=(_pic('gif', (GIF, 'image/gif')), "message 'p1' sends an image/gif image, and OpenAI's fine-tuning takes JPEG, PNG or WEBP only"),
+               labelled=(_pic('labelled', (GIF, 'image/png')), "sends an image/gif image"),  # its bytes decide, as OpenAI reads them
+               big=(_pic('big', (big, 'image/png')), f"message 'p1' sends an image/png image of {len(big):,} bytes, over the 10,000,000 bytes"),
+               many=(_pic('many', *[(tiny_png, 'image/png')]*11), "it sends 11 images, and OpenAI's fine-tuning takes at most 10 per example"))
+    for k, (d, err) in bad.items():
+        with pytest.raises(ValueError, match=re.escape(f"dialog 1: dialog {k!r}: ") + '.*' + re.escape(err)): dlgs2jsonl([plain_dlg(), d], tmp_path/f'{k}.jsonl', shape='openai_ft')
+        assert not (tmp_path/f'{k}.jsonl').exists()
+        assert len(lines(dlgs2jsonl([plain_dlg(), d], tmp_path/f'{k}.jsonl', shape='openai_ft', drop='has_image'))) == 1
+        assert len(lines(dlgs2jsonl([d], tmp_path/f'{k}c.jsonl'))) == 1  # a request takes it ('chat' checks a request's own limits)
+    webp = b'RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f' + bytes(13)
+    ok_ = _pic('ok', *[(tiny_png, 'image/png')]*8, (b'\xff\xd8\xff\xe0' + bytes(20), 'image/jpeg'), (webp, 'image/webp'))
+    for l in lines(dlgs2jsonl([ok_], tmp_path/'ok.jsonl', shape='openai_ft')): openai_ft_rules(l)
+    src = tmp_path/'src'
+    plain_dlg().save(src/'a.ipynb'); bad['gif'][0].save(src/'b.ipynb')
+    with pytest.warns(UserWarning, match="b.ipynb"): paths2jsonl(src, tmp_path/'p.jsonl', shape='openai_ft', on_error='skip', workers=0)
+    ls = lines(tmp_path/'p.jsonl')
+    assert len(ls) == 1
+    for l in ls: openai_ft_rules(l)
+    l = lines(tmp_path/'ok.jsonl')[0]
+    l['messages'][0]['content'][1]['image_url']['url'] = 'data:image/png;base64,' + base64.b64encode(GIF).decode()
+    with pytest.raises(AssertionError, match='JPEG, PNG or WEBP only'): openai_ft_rules(l)  # the checker refuses what the writer refuses
