@@ -114,16 +114,22 @@ def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
 # How many cells the reader gave an id derived from the file, as they had none
 Dialog.ids_derived = 0
 
-def derive_ids(cells): # Parsed ipynb cells, in file order (changed in place)
-    "Give each cell that has no id one derived from its source; returns their indices"
+def derive_ids(cells, # Parsed ipynb cells, in file order (changed in place)
+               before:bool=True): # Derive from the sources of the cells before each one too (False: its own source only)
+    "Give each cell that has no id one derived from its source and the sources before it; returns their indices"
     if all(type(c) is not dict or c.get('id') for c in cells): return []  # every cell has an id: nothing to derive
     taken = {c['id'] for c in cells if type(c) is dict and type(c.get('id')) is str and c['id']}
-    res = []
+    res,run = [],hashlib.blake2b(digest_size=16)
     for i,c in enumerate(cells):
-        if type(c) is not dict or c.get('id'): continue
-        src = json.dumps(c.get('source'), sort_keys=True, ensure_ascii=False, default=repr)
+        own = type(c) is dict and not c.get('id')
+        if not (own or before): continue
+        # a JSON text has no raw newline: one ends each source, so no two lists of sources hash alike
+        src = json.dumps(c.get('source') if type(c) is dict else None, sort_keys=True, ensure_ascii=False, default=repr)
+        if before: run.update(f'{src}\n'.encode('utf-8', 'surrogatepass'))
+        if not own: continue
+        key = run.digest() if before else src.encode('utf-8', 'surrogatepass')
         for k in range(len(taken)+1):
-            cid = hashlib.blake2b(f'{k}\0{src}'.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()
+            cid = hashlib.blake2b(f'{k}\0'.encode()+key, digest_size=4).hexdigest()
             if cid not in taken: break
         c['id'] = cid
         taken.add(cid)
