@@ -175,6 +175,12 @@ def _say(*parts, # Texts, printed one a line
     if f is None: return
     print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
 
+def _heal_hint(a, e):
+    "What the error of a file only `--repair` reads adds, when command `a` takes `--repair` and wasn't given it"
+    if not getattr(e, 'repairable', False) or getattr(a, 'repair', True) is not False: return ''
+    if _repair_save in _subs[a.cmd][2]: return ' (add --repair to heal it: the healed file is written when the command saves)'
+    return ' (add --repair to read it healed, leaving the file as it is)'
+
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code"
     if signal.getsignal(signal.SIGINT) is _quiet_exit: signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -191,7 +197,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         return 130
     except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError) as e:
         # KeyError: a message id not found
-        _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
+        _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}{_heal_hint(a, e)}', err=True)
         return 2
 
 # %% ../nbs/16_cli.ipynb #f8fb4dcc

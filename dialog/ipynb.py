@@ -30,6 +30,7 @@ except ImportError: fcntl = None # no `flock` (Windows): saves are still atomic,
 # %% ../nbs/02_ipynb.ipynb #791e7251
 class DialogFormatError(ValueError):
     "A dialog file that can't be read, naming the file, the cell (index and id) and the problem"
+    repairable = False # Would reading it with `repair=True` heal it? (the reader says, when it refuses a file)
     def __init__(self,
                  problem, # What is wrong
                  fname=None, # The file
@@ -45,7 +46,9 @@ class DialogFormatError(ValueError):
            cell_id=None): # The cell's id, if this error doesn't have one
         "This error, located in file `fname` at cell `idx`"
         idx = self.idx if idx is None else idx
-        return DialogFormatError(self.problem, fname or self.fname, idx, self.cell_id or cell_id)
+        res = DialogFormatError(self.problem, fname or self.fname, idx, self.cell_id or cell_id)
+        res.repairable = self.repairable
+        return res
 
 # %% ../nbs/02_ipynb.ipynb #05cb7a54
 _nb_keys = {'cells', 'metadata', 'nbformat', 'nbformat_minor'}
@@ -114,16 +117,22 @@ def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
 # How many cells the reader gave an id derived from the file, as they had none
 Dialog.ids_derived = 0
 
-def derive_ids(cells): # Parsed ipynb cells, in file order (changed in place)
-    "Give each cell that has no id one derived from its source; returns their indices"
+def derive_ids(cells, # Parsed ipynb cells, in file order (changed in place)
+               before:bool=True): # Derive from the sources of the cells before each one too (False: its own source only)
+    "Give each cell that has no id one derived from its source and the sources before it; returns their indices"
     if all(type(c) is not dict or c.get('id') for c in cells): return []  # every cell has an id: nothing to derive
     taken = {c['id'] for c in cells if type(c) is dict and type(c.get('id')) is str and c['id']}
-    res = []
+    res,run = [],hashlib.blake2b(digest_size=16)
     for i,c in enumerate(cells):
-        if type(c) is not dict or c.get('id'): continue
-        src = json.dumps(c.get('source'), sort_keys=True, ensure_ascii=False, default=repr)
+        own = type(c) is dict and not c.get('id')
+        if not (own or before): continue
+        # a JSON text has no raw newline: one ends each source, so no two lists of sources hash alike
+        src = json.dumps(c.get('source') if type(c) is dict else None, sort_keys=True, ensure_ascii=False, default=repr)
+        if before: run.update(f'{src}\n'.encode('utf-8', 'surrogatepass'))
+        if not own: continue
+        key = run.digest() if before else src.encode('utf-8', 'surrogatepass')
         for k in range(len(taken)+1):
-            cid = hashlib.blake2b(f'{k}\0{src}'.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()
+            cid = hashlib.blake2b(f'{k}\0'.encode()+key, digest_size=4).hexdigest()
             if cid not in taken: break
         c['id'] = cid
         taken.add(cid)
@@ -260,14 +269,23 @@ def _reads(txt, cls, name, fname, repair, verbose, parts=False):
         nb = _loads(txt)
         fixes = repair_ipynb(nb) if repair else None
         nb = _chk_nb(nb)
-    except DialogFormatError as e: raise e.at(fname) from None
-    res = _cells2dlg(cls, nb['cells'], nb['metadata'], name, fname, parts)
+        res = _cells2dlg(cls, nb['cells'], nb['metadata'], name, fname, parts)
+    except DialogFormatError as e:
+        e = e.at(fname)
+        # refused: would `repair=True` read it? (parsed again, so only a refused file pays)
+        if not repair: e.repairable = _heals(txt)
+        raise e from None
     if repair:
         dlg = res[0] if parts else res
         dlg.repairs = fixes
         if verbose:
             for f in fixes: print(f'{fname or name}: {f}')
     return res
+
+def _heals(txt):
+    "Does `repair=True` read the file of text `txt`?"
+    try: _reads(txt, Dialog, 'dialog', None, True, False); return True
+    except DialogFormatError: return False
 
 # %% ../nbs/02_ipynb.ipynb #4d62de35
 def write_ipynb(dlg, # The `Dialog` to write
@@ -836,6 +854,8 @@ def _fix_meta(meta, kind):
     return res
 
 # %% ../nbs/02_ipynb.ipynb #cb0cfe06
+_kept = object() # An id `derive_ids` leaves alone and doesn't count as taken
+
 def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
     "Heal parsed notebook `nb` where no content must be guessed, in place; the fixes made, one line each"
     # not a notebook 4: the strict reading says why
@@ -860,15 +880,18 @@ def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
     # 4.5 requires ids: a missing one gets the id strict reading would derive for an older file
     if type(m) is int and m>=5:
         res += [f"cell {i}: no id; gave it {fixed[i]['id']}" for i in derive_ids(fixed)]
-    seen = {}
+    seen,redo = {},{}
     for i,c in enumerate(fixed):
         cid = c.get('id')
-        if type(cid) is str and is_cell_id(cid) and cid in seen:
-            c['id'] = rtoken_hex(4)
-            res.append(f"cell {i}: id {_q(cid)} already used by cell {seen[cid]}; gave it {c['id']}")
-        elif cid is not None and not is_cell_id(cid):
-            c['id'] = rtoken_hex(4); res.append(f"cell {i}: invalid id {_q(cid)}; gave it {c['id']}")
-        if type(c.get('id')) is str: seen.setdefault(c['id'], i)
+        if type(cid) is str and is_cell_id(cid) and cid in seen: redo[i] = f'id {_q(cid)} already used by cell {seen[cid]}'
+        elif cid is not None and not is_cell_id(cid): redo[i] = f'invalid id {_q(cid)}'
+        elif type(cid) is str: seen[cid] = i
+    # a new id derived as for a cell without one (`derive_ids`), so every repairing read gives the same
+    # (the others without one, in a file older than 4.5, get theirs when it's read: left out here)
+    if redo:
+        cs = [dict(source=c.get('source'), id=None if i in redo else c.get('id') or _kept) for i,c in enumerate(fixed)]
+        derive_ids(cs)
+        for i,r in redo.items(): fixed[i]['id'] = cs[i]['id']; res.append(f"cell {i}: {r}; gave it {cs[i]['id']}")
     if home: meta['attachments'] = meta.get('attachments', {}) | home
     res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]
     for k in extra: del nb[k]

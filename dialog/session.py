@@ -596,7 +596,7 @@ def _msg_ids(firsts): # Each message's first record and its line, in the order r
         if not is_cell_id(u) or u in taken: u = None  # no uuid (Codex), an odd one, or a prompt record written twice
         else: taken.add(u)
         cells.append(dict(id=u, source=src))
-    derive_ids(cells)
+    derive_ids(cells, before=False)  # a line holds its time: its own text names it, and edits before it keep its id
     return [c['id'] for c in cells]
 
 # %% ../nbs/08_session.ipynb #345fcb98

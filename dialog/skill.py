@@ -73,7 +73,7 @@ from fastcore.tools import lnhash
 from .core import *
 from .ipynb import *
 from .nbjson import short_repr
-import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time
+import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, warnings
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
 from .view import line_range, msg2xml, out_maxlen, term_safe, text_lines, with_out # importing dialog.view adds `Dialog.find_msgs`
@@ -140,8 +140,32 @@ def _file(dlg:str=None): # A dialog file, or None for the current one
 
 # Dialogs read by the read-only tools, kept while their files are unchanged: such a call doesn't parse the file again
 _cache = DialogCache()
-def _load(dlg=None): return read_ipynb(_file(dlg), root=_root.get())
-def _view(dlg=None): return _cache.read(_file(dlg), root=_root.get())
+# The notes the call running in this thread or task adds to its answer (`call_tool`), or None outside one
+_notes = contextvars.ContextVar('dialog_skill_notes', default=None)
+# How a file `repair` heals is healed: the command line's option, as it is spelled
+_heal_how = ('`--repair` on an nbdialog command that saves writes the healed file with its change '
+             '(e.g. `nbdialog edit FILE ID --repair`); on summary, view or find it reads it healed, leaving the file as it is')
+
+def _load(dlg=None):
+    "A dialog file for an edit: one that only `repair` reads is refused, the error naming the way to heal it"
+    try: return read_ipynb(_file(dlg), root=_root.get())
+    except DialogFormatError as e:
+        if not e.repairable: raise
+        raise DialogFormatError(f'{e.problem}; the editing tools never write a repair nobody asked for, while the '
+                                f'read-only ones read it healed in memory: {_heal_how}', e.fname, e.idx, e.cell_id) from None
+
+def _view(dlg=None):
+    "A dialog file for reading: one that only `repair` reads is read healed in memory, and the answer says so"
+    try: return _cache.read(f := _file(dlg), root=_root.get())
+    except DialogFormatError as e:
+        if not e.repairable: raise
+        why,d = str(e),read_ipynb(f, repair=True, root=_root.get())
+    fx = d.repairs
+    note = (f'note: {why}: read healed in memory ({"; ".join(fx[:3])}{f"; and {len(fx)-3} more fixes" if len(fx)>3 else ""}), '
+            f'the file left as it is; the editing tools refuse it until it is healed: {_heal_how}')
+    if (ns := _notes.get()) is None: warnings.warn(note, stacklevel=3)
+    elif note not in ns: ns.append(note)
+    return d
 
 # %% ../nbs/13_skill.ipynb #aab836b8
 def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; None to forget it
@@ -1356,6 +1380,7 @@ def call_tool(name:str, # The tool's name
 def _call_tool(name, args, root, session):
     "`call_tool`, in a context of its own: what it sets there is gone when it returns"
     if session is not None: _session.set(session)
+    _notes.set(ns := [])
     try:
         r = None if root is None else root if isinstance(root, Root) else Root(root)
         _root.set(None if r is None else r.check())  # the root, still the folder it was
@@ -1364,7 +1389,7 @@ def _call_tool(name, args, root, session):
         args = {k:_unwire(v) for k,v in args.items()} if isinstance(args, dict) else args
         schema = _input_schema(name, _sess().dlg is not None)
         res = _tool_ns[name](**check_args(schema, {} if args is None else args, name))
-        txt = tool_text(res)
+        txt = '\n'.join([*ns, tool_text(res)])  # what a read-only tool had to heal in memory, first
         if r is not None: r.check(after=True)  # and still after: a read through a root swapped meanwhile shows nothing
         # an edit that failed (`EditReport.error`) is an error to the client too
         return _wire(txt),bool(getattr(res, 'error', False))

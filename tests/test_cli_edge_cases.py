@@ -6,7 +6,7 @@ from markdown_it import MarkdownIt
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.view import dlg2md
-from cli_helpers import nbd, ok, cmd, env
+from cli_helpers import nbd, ok, fails, cmd, env
 
 def old_nb(p, srcs):
     "Write an nbformat 4.4 notebook (no cell ids) of code cells `srcs` to `p`"
@@ -19,15 +19,19 @@ def summary_ids(p, seed='0'):
     assert r.returncode==0, r.stderr
     return [l.split(':')[0] for l in r.stdout.splitlines()]
 
-def test_derived_ids_survive_other_programs_edits(tmp_path):
-    "An id-less file that another tool edits (a cell added before, another changed, one deleted) keeps every other cell's id, in any process"
+def test_derived_ids_name_no_other_cell_after_other_programs_edits(tmp_path):
+    "An id-less file that another tool edits: the cells before the change keep their ids, the rest get new ones, so an id printed before names no other cell, in any process"
     p = old_nb(tmp_path/'old.ipynb', ['import os', 'x = 1', 'print(x)', 'x = 1', 'y = 2'])
     a = summary_ids(p, '0')
     assert a==summary_ids(p, '12345') and len(set(a))==5 # the same in another process and hash seed; the repeated source gets its own id
-    old_nb(p, ['# a cell added first', 'import os', 'x = 1', 'print(x) # edited', 'y = 2'])
+    old_nb(p, ['import os', 'x = 1', 'print(x) # edited', 'x = 1', 'y = 2', 'z = 3'])
     b = summary_ids(p)
-    assert b[1:3]==a[:2] and b[4]==a[4] and b[3] not in a # only the edited cell's id changed (and the new cell has its own)
-    assert ok('view', p, a[4]).endswith('y = 2\n') # an id printed before the other program's edit still works
+    assert b[:2]==a[:2] and not set(b[2:]) & set(a) # the cells before the edited one keep their ids; from it on, new ones
+    assert ok('view', p, b[1]).endswith('x = 1\n') # an id printed before the other program's edit still works
+    old_nb(p, ['import os', 'print(x)', 'x = 1', 'y = 2']) # the first `x = 1` deleted: the second must not take its id
+    c = summary_ids(p)
+    assert c[0]==a[0] and not set(c[1:]) & set(a+b)
+    fails('view', p, a[1], has='not found')
 
 def test_stats_and_export_escape_file_names(tmp_path):
     "stats and export name the files they read: a file name's escapes are not sent to a terminal raw (and piped output is left as it is)"

@@ -68,3 +68,14 @@ def test_convert_md_options(tmp_path):
     assert 'print(2)' not in (ex := ok('convert', p, '--to', 'md', '--exportfilter', cwd=tmp_path)) and 'def f()' in ex
     for o in ('--weave', '--exportfilter', '--no-fenced', '--fenced'): fails('convert', p, '--to', 'py', o, has=f"{o.replace('--no-', '--')} goes with --to md only")
     assert 'quarto fenced divs' in ok('convert', '-h').lower()
+
+def test_a_refused_file_repair_heals_names_repair(tmp_path):
+    "r33d: the error for a file only --repair reads says so, as the command takes it; a file repair can't heal gets no such hint"
+    p = _damaged(tmp_path/'d.ipynb')
+    before = p.read_bytes()
+    fails('view', p, 'c1', has='invalid cell id')
+    assert nbd('view', p, 'c1').stderr.rstrip().endswith('(add --repair to read it healed, leaving the file as it is)')
+    assert nbd('edit', p, 'c1', '--content', 'y').stderr.rstrip().endswith('(add --repair to heal it: the healed file is written when the command saves)')
+    assert p.read_bytes() == before
+    (tmp_path/'old.ipynb').write_text(json.dumps(dict(nbformat=3, nbformat_minor=0, metadata={}, worksheets=[])))
+    assert '--repair' not in fails('view', tmp_path/'old.ipynb', has='too old').stderr

@@ -256,6 +256,34 @@ def test_heals_missing_ids_metadata_and_minor():
     nb = json.loads(out)
     assert nb['nbformat_minor'] == 5 and nb['metadata'] == {} and len({c['id'] for c in nb['cells']}) == 2
 
+def old_nb(srcs):
+    "An nbformat 4.4 file (no cell ids) of code cells holding `srcs`"
+    return json.dumps(dict(nbformat=4, nbformat_minor=4, metadata={}, cells=[dict(cell_type='code', source=s, outputs=[], execution_count=None, metadata={}) for s in srcs]))
+
+def test_a_stale_derived_id_names_no_other_cell():
+    "r33d: the first of two `df.head()` cells deleted by another program, a delete by its derived id finds nothing"
+    was = reads_ipynb(old_nb(['df = load_raw()', 'df.head()', 'df = clean(df)', 'df.head()']))
+    p = was.messages[1].id
+    now = reads_ipynb(old_nb(['df = load_raw()', 'df = clean(df)', 'df.head()']))
+    with pytest.raises(KeyError, match='has no message'): now.remove_msgs(p)
+    assert [m.content for m in now.messages] == ['df = load_raw()', 'df = clean(df)', 'df.head()']
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.sampled_from('ab'), max_size=7), st.sampled_from(['del', 'ins', 'set', 'add']), st.integers(0, 7), st.sampled_from('abc'))
+def test_derived_ids_name_one_cell_only_while_the_cells_before_it_are_the_same(srcs, op, at, s):
+    "Any change by another program: an id derived before it names, after it, only the cell with that source after the same cells"
+    def ids(ss): cs = [dict(cell_type='raw', metadata={}, source=x) for x in ss]; derive_ids(cs); return [c['id'] for c in cs]
+    new = list(srcs); at = min(at, len(new))
+    if op=='del' and new: del new[min(at, len(new)-1)]
+    elif op=='ins': new.insert(at, s)
+    elif op=='set' and new: new[min(at, len(new)-1)] = s
+    elif op=='add': new.append(s)
+    old = {k:j for j,k in enumerate(ids(srcs))}
+    assert ids(new) == ids(new)
+    for i,k in enumerate(ids(new)):
+        if k in old: assert new[:i+1] == srcs[:old[k]+1], (srcs, new, i)
+    if op=='add': assert ids(new)[:len(srcs)] == ids(srcs)  # appending keeps every id
+
 bad_cases = {
     'nbformat 3': (json.dumps(dict(nbformat=3, nbformat_minor=0, metadata={}, worksheets=[])), 'nbformat 3 is too old'),
     'nbformat 2': (json.dumps(dict(nbformat=2, metadata={}, worksheets=[])), 'too old'),

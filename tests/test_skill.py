@@ -260,3 +260,27 @@ def test_read_only_tools_read_through_the_cache(tmp_path):
     assert sk._cache.hits==n+1
     sk.call_tool('msg_str_replace', dict(id=m.id, old_str='x = 1', new_str='x = 2', dlg='a.ipynb'), tmp_path)
     assert sk.call_tool('view_msg', dict(id=m.id, dlg='a.ipynb'), tmp_path)[0].endswith('x = 2')
+
+# --- files only repair reads
+
+def test_a_file_repair_heals_is_read_healed_and_never_edited(tmp_path):
+    "r33d: a duplicate cell id: the read-only tools read it healed in memory and say so, the editing tools refuse naming --repair, the file untouched"
+    cells = [dict(cell_type='code', id='same', metadata={}, source=s, outputs=[], execution_count=None) for s in ('a = 1', 'b = 2')]
+    p = tmp_path/'dup.ipynb'; p.write_text(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)))
+    before = p.read_bytes()
+    txt,err = sk.call_tool('summary_dlg', {'dlg': 'dup.ipynb'}, root=tmp_path)
+    note,*rows = txt.splitlines()
+    assert not err and note.startswith('note: ') and 'read healed in memory' in note and '--repair' in note, txt
+    assert [r.split(':', 1)[1] for r in rows] == ['code: a = 1', 'code: b = 2'] and rows[0].startswith('same:')
+    healed = rows[1].split(':')[0]
+    txt2,err = sk.call_tool('view_msg', {'dlg': 'dup.ipynb', 'id': healed}, root=tmp_path)  # the healed id, found by the next call
+    assert not err and 'b = 2' in txt2 and txt2.startswith('note: ')
+    for name,args in (('del_msgs', {'ids': 'same'}), ('msg_str_replace', {'id': 'same', 'old_str': 'a', 'new_str': 'z'}),
+                      ('add_msg', {'content': 'c = 3'})):
+        txt,err = sk.call_tool(name, {'dlg': 'dup.ipynb', **args}, root=tmp_path)
+        assert err and "duplicate cell id 'same'" in txt and '`--repair`' in txt, (name, txt)
+    assert p.read_bytes() == before
+    with pytest.warns(UserWarning, match='read healed in memory'): sk.summary_dlg(dlg=str(p))  # a Python caller is told too
+    (tmp_path/'bad.ipynb').write_text('{"nbformat": 4, "cells": [1]}')  # what repair can't heal: the error as it was
+    txt,err = sk.call_tool('summary_dlg', {'dlg': 'bad.ipynb'}, root=tmp_path)
+    assert err and '--repair' not in txt and 'healed' not in txt

@@ -1,5 +1,5 @@
 "Reading with `repair=True` on damaged files: it reads or raises `DialogFormatError`, and what it reads writes a valid file that reads back strictly"
-import random, collections, copy, json
+import random, collections, copy, json, re
 import pytest, nbformat
 import fuzz
 from dialog.ipynb import reads_ipynb, write_ipynb, repair_ipynb, DialogFormatError
@@ -37,6 +37,29 @@ def test_repair_heals_more_than_strict_reading():
         assert r or not ok
         healed += r
     assert healed > strict
+
+def test_a_refusal_says_whether_repair_heals():
+    "Of the same mutations, strict reading's error is `repairable` exactly when repair reads the file, and repair's ids are the same on every read"
+    rng,ss,n = random.Random(5),fuzz.seeds(),0
+    for _ in range(120):
+        data = fuzz.mutate(rng, rng.choice(ss))[1]
+        try: reads_ipynb(data); continue
+        except DialogFormatError as e: heals = e.repairable
+        assert heals == (outcome(data)=='read'), data[:300]
+        if heals: n += 1; assert [m.id for m in reads_ipynb(data, repair=True).messages] == [m.id for m in reads_ipynb(data, repair=True).messages]
+    assert n
+
+def test_repair_gives_a_duplicate_and_a_bad_id_the_same_new_id_every_read():
+    "r33d: nbformat's own test files: each refused, `repairable`, and healed to the same ids by every read (an id one command prints is found by the next)"
+    from shared_paths import corpus
+    for f,problem in (('invalid_unique_cell_id.ipynb', "duplicate cell id 'dup'"), ('invalid_cell_id.ipynb', "invalid cell id '$illegal_chars'")):
+        data = (corpus/'jupyter-nbformat-tests'/f).read_bytes()
+        with pytest.raises(DialogFormatError, match=re.escape(problem)) as e: reads_ipynb(data)
+        assert e.value.repairable
+        a,b = reads_ipynb(data, repair=True),reads_ipynb(data, repair=True)
+        assert [m.id for m in a.messages] == [m.id for m in b.messages] and a.repairs == b.repairs
+    with pytest.raises(DialogFormatError) as e: reads_ipynb(json.dumps(dict(nbformat=3, nbformat_minor=0, metadata={}, worksheets=[])))
+    assert not e.value.repairable
 
 def _text(src): return src if type(src) is str else ''.join(src)
 
