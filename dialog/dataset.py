@@ -609,16 +609,27 @@ def _cell_json(c):
     return o if end==len(c) else json.loads(c)
 
 def _cells_of(txts):
-    "The JSON values of texts `txts` (None left out), as `_cell_json` gives each"
+    "The JSON values of texts `txts` (None left out: an empty dialog's row, the one null `table2dlgs` takes), as `_cell_json` gives each"
     # the `fast` extra's parse of all of them in one loop in C (`fast_loads_all`); if it can't say for one,
     # `_cell_json` reads each
     txts = [c for c in txts if c is not None]
     return fast_loads_all(txts) or [_cell_json(c) for c in txts]
 
 # %% ../nbs/15_dataset.ipynb #3a10185f
+def _row_err(problem, where, row, idx=None, cell_id=None):
+    "A `DialogFormatError` naming dialog `where` (its path or name), its cell `idx` (id `cell_id`), and the table's row `row`"
+    return DialogFormatError(f"{problem} (the table's row {row})", where, idx, cell_id)
+
+def _not_json(col, txts, where, row):
+    "The error of the first of texts `txts` (column `col`, from the table's row `row` on) that isn't JSON, or None"
+    for i,c in enumerate(txts):
+        try: c is None or _cell_json(c)
+        except ValueError as e:
+            return _row_err(f'column {col!r} is not JSON, or cut short: {e}', where, row+i, i if col=='cell' else None)
+
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
     "The dialogs of `table` whose rows start at `starts` (the end last)"
-    # `parts`: as `DialogParts`, for another process to send
+    # `parts`: as `DialogParts`, for another process to send. Errors name the dialog, its cell and the table's row
     pa,a,z = _pa(),starts[0],starts[-1]
     t = table.slice(a, z-a)
     # a dialog's name and path from its first row alone: not one text per row
@@ -629,14 +640,17 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
     plain,res = cls is Dialog and Dialog.msg_cls is Message,[]
     with gc_paused():
         for k,(s,e) in enumerate(zip(starts, starts[1:])):
-            s,e = s-a,e-a
+            s,e,where = s-a,e-a,paths[k] or names[k]
             # the dialog's first row holds it: a subset without that row gives the dialog none
-            dm = metas[s] if metas[s] is not None else next((m for m in metas[s:e] if m is not None), None)
-            try:
-                cs = _cells_of(cells[s:e])  # fresh from the parser: no one else holds them
-                meta = _cell_json(dm) if dm is not None else {}
-                d = cls.from_cells(cs, name=names[k], meta=meta, copy=False, parts=parts or plain)
-            except DialogFormatError as x: raise x.at(paths[k] or names[k]) from None
+            j = s if metas[s] is not None else next((i for i in range(s, e) if metas[i] is not None), None)
+            try: cs = _cells_of(cells[s:e])  # fresh from the parser: no one else holds them
+            except ValueError as x: raise (_not_json('cell', cells[s:e], where, a+s) or x) from None
+            try: meta = _cell_json(metas[j]) if j is not None else {}
+            except ValueError as x: raise (_not_json('dlg_meta', [metas[j]], where, a+j) or x) from None
+            try: d = cls.from_cells(cs, name=names[k], meta=meta, copy=False, parts=parts or plain)
+            except DialogFormatError as x:
+                row = a + (s+x.idx if x.idx is not None else j if j is not None else s)
+                raise _row_err(x.problem, where, row, x.idx, x.cell_id) from None
             res.append(DialogParts(*d) if parts else DialogParts(*d).dialog() if plain else d)
     return res
 
@@ -644,6 +658,19 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
 dlg_cols = ['name', 'path', 'pos', 'cell', 'dlg_meta'] # The columns `table2dlgs` reads: the rest are its cells' views
 
 # %% ../nbs/15_dataset.ipynb #33ab3dcd
+def _chk_cells(t, starts):
+    "Refuse the first row of message table `t` (its dialogs starting at `starts`) with a position but no cell"
+    # only an empty dialog's one row, without `pos`, has a null cell (`_cells_of` leaves it out): any other would be a
+    # message dropped without a word. Counted as the column was made: no look at each row when there is none
+    pc = _pa().compute
+    if not t['cell'].null_count: return
+    bad = pc.and_(t['cell'].is_null(), t['pos'].is_valid())
+    if (i := pc.index(bad, True).as_py())<0: return
+    s = max(x for x in starts if x<=i)
+    where = t['path'][i].as_py() or t['name'][i].as_py()
+    raise _row_err("column 'cell' is null: a message's row holds its cell, and only an empty dialog's one row "
+                   "(without a pos) has none", where, i, i-s)
+
 def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
                cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
                workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 dialogs on
@@ -654,6 +681,7 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
         i = _pa().compute.index(table['name'].is_null(), True).as_py()
         raise ValueError(f"the table's row {i} has no name (null): a dialog has one, which its rows share")
     starts = _dlg_starts(table)
+    _chk_cells(table, starts)
     n = len(starts)-1
     workers = _nworkers(workers, n)
     jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
