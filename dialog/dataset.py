@@ -549,6 +549,15 @@ def _kind(pa, ty):
 _casts = dict(string={'str', 'null'}, int32={'int', 'float', 'null'},
               int64={'int', 'float', 'null'}, bool={'bool', 'null'})
 
+def _chk_version(meta, where):
+    "Refuse schema metadata `meta` of a message table of a version this library doesn't read, naming `where`"
+    # (none at all is a table another engine made: its names and types say whether it is one)
+    v = (meta or {}).get(b'nbdialog.schema')
+    ver = None if v is None else v.decode('utf-8', 'replace')
+    if ver is not None and ver not in _read_versions:
+        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
+                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
+
 def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or Spark wrote back), or a frame of those
                   where='the table', # What to call it in an error
                   columns=None): # The columns to check (each must be there); None: all of `msg_cols`
@@ -561,11 +570,7 @@ def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or S
                    f"a DuckDB relation), not {type(t).__name__}")
             raise TypeError(msg)
         t = pa.table(t)
-    v = (t.schema.metadata or {}).get(b'nbdialog.schema')
-    ver = None if v is None else v.decode('utf-8', 'replace')
-    if ver is not None and ver not in _read_versions:
-        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
-                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
+    _chk_version(t.schema.metadata, where)
     need = list(msg_cols) if columns is None else [c for c in columns if c in msg_cols]
     if miss := [k for k in need if k not in t.column_names]:
         raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
@@ -957,23 +962,37 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
         res = _file_over_folder(fname, write) if os.path.isdir(fname) else _stream_write(fname, write, force)
     return _outcome(res, errs, on_error)
 
-# %% ../nbs/15_dataset.ipynb #3478442b
-def _hive(path):
-    "The hive partitioning of the folder `path`, or None if it holds no file"
-    # (its partition columns with their `msg_schema` types)
+# %% ../nbs/15_dataset.ipynb #61ffebd8
+def _hive(path, where=None):
+    "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
+    # (its partition columns with their `msg_schema` types). Every file's footer is read (a few KB, whatever its size):
+    # each must be of a schema version we read (`_chk_version`), and in folders naming the same partition columns as
+    # the others', or it is refused by name: pyarrow would take the columns from the first file alone, and give a
+    # stray file's rows null for them, or a whole folder none, as the names happen to sort
     import pyarrow.dataset as ds
-    pa,s = _pa(),msg_schema()
+    pa,s,where = _pa(),msg_schema(),where or str(path)
     fs = ds.dataset(path, format='parquet').files
     if not fs: return None
-    ks = [p.split('=', 1)[0] for p in Path(fs[0]).relative_to(Path(path).absolute()).parts[:-1]]
+    rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
+    schemas = [pa.parquet.read_schema(f) for f in fs]
+    for sc,r in zip(schemas, rels): _chk_version(sc.metadata, os.path.join(where, *r))
+    lays = [tuple(p.split('=', 1)[0] for p in r[:-1]) for r in rels]
+    # where most files are (the deeper at a tie: a stray file at the top is one of two)
+    ks = max(dict.fromkeys(lays), key=lambda l: (lays.count(l), len(l)))
+    if stray := [os.path.join(*r) for r,l in zip(rels, lays) if l!=ks]:
+        more = f' (and {len(stray)-1} more)' if len(stray)>1 else ''
+        raise ValueError(f"{where}: {stray[0]}{more} is outside the partition folders its other files are in "
+                         f"({''.join(k+'=*/' for k in ks) or 'none: at the top'}); move it into one of them, or out "
+                         "of the folder")
     # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
-    inner = pa.parquet.read_schema(fs[0])
+    inner = schemas[0]
     def field(k):
         if k in inner.names: return inner.field(k)
         return s.field(k) if k in msg_cols else pa.field(k, pa.string())
     fields = list(map(field, ks))
     return ds.partitioning(pa.schema(fields), flavor='hive')
 
+# %% ../nbs/15_dataset.ipynb #3478442b
 def _path_keys(fname):
     "The partition columns, and their values as text, that path `fname` ends in (`by/msg_type=prompt`): a partition"
     res,ps = {},Path(fname).absolute().parts
@@ -1003,7 +1022,7 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
         # `pos` tells an empty dialog's row
         cs = cols if cols is None or not keys or 'pos' in cols else [*cols, 'pos']
         t = pa.parquet.read_table(fname, columns=cs, filters=filters)
-    elif (part := _hive(Path(fname).absolute())) is None:
+    elif (part := _hive(Path(fname).absolute(), str(fname))) is None:
         t = msg_schema().empty_table().select(cols or list(msg_cols))
     else:
         ks = [k for k in part.schema.names if k in _few_vals and (cols is None or k in cols)]

@@ -123,3 +123,13 @@ def test_text_that_is_not_json_names_the_dialog_row_and_column(workers, col, row
 def test_a_cell_that_is_no_object_names_the_row_too():
     t = _talks()
     with pytest.raises(ValueError, match=r"^d2: cell 3: cell must be an object, not list \(the table's row 11\)$"): table2dlgs(_with_txt(t, 'cell', 11, '[1]'))
+
+@pytest.mark.parametrize('where', ['msg_type=prompt/part-1.parquet', 'msg_type=code/a.parquet', 'msg_type=tool/x.parquet'])
+def test_an_unknown_schema_version_anywhere_in_a_folder_is_refused_by_name(tmp_path, where):
+    "Another version's file added to a partitioned export (an append, a new partition) is refused naming it, whether it sorts first or not"
+    d = Dialog('d'); d.mk_message('x = 1'); d.mk_message('hi', msg_type='prompt', output='yo')
+    p = write_parquet([d, Dialog('empty')], tmp_path/'by', workers=0, partition_by='msg_type')
+    (p/where).parent.mkdir(exist_ok=True)
+    pq.write_table(dlgs2table([d]).slice(0, 1).drop_columns(['msg_type']).replace_schema_metadata({'nbdialog.schema': '99'}), p/where)
+    with pytest.raises(ValueError, match=rf"by/{where} holds a message table of schema '99', and this version of dialog reads schemas 1, 2"):
+        read_parquet(p)
