@@ -534,6 +534,23 @@ def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
     res = pa.concat_tables([msg_schema().empty_table(), *_tables(src, workers, on_error, progress, errs)])
     return _outcome(res, errs, on_error)
 
+# %% ../nbs/15_dataset.ipynb #813db166
+def _chk_version(meta, where):
+    "Refuse schema metadata `meta` of a message table of a version this library doesn't read, naming `where`"
+    # (none at all is a table another engine made: its names and types say whether it is one)
+    v = (meta or {}).get(b'nbdialog.schema')
+    ver = None if v is None else v.decode('utf-8', 'replace')
+    if ver is not None and ver not in _read_versions:
+        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
+                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
+
+def _pandas_index(t):
+    "The columns of table `t` that are pandas' own unnamed index (`__index_level_0__`...), as its `pandas` metadata names them"
+    # (pandas stores an index other than 0, 1, 2... as such a column: a subset, a sort, `drop_duplicates` written back)
+    try: ixs = json.loads((t.schema.metadata or {}).get(b'pandas', b'{}')).get('index_columns', [])
+    except (ValueError, AttributeError): return []
+    return [c for c in ixs if isinstance(c, str) and re.fullmatch(r'__index_level_\d+__', c) and c in t.column_names]
+
 # %% ../nbs/15_dataset.ipynb #6237dbe6
 def _kind(pa, ty):
     "What a column of Arrow type `ty` holds, as far as casting to `msg_cols`'s types goes"
@@ -549,15 +566,6 @@ def _kind(pa, ty):
 _casts = dict(string={'str', 'null'}, int32={'int', 'float', 'null'},
               int64={'int', 'float', 'null'}, bool={'bool', 'null'})
 
-def _chk_version(meta, where):
-    "Refuse schema metadata `meta` of a message table of a version this library doesn't read, naming `where`"
-    # (none at all is a table another engine made: its names and types say whether it is one)
-    v = (meta or {}).get(b'nbdialog.schema')
-    ver = None if v is None else v.decode('utf-8', 'replace')
-    if ver is not None and ver not in _read_versions:
-        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
-                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
-
 def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or Spark wrote back), or a frame of those
                   where='the table', # What to call it in an error
                   columns=None): # The columns to check (each must be there); None: all of `msg_cols`
@@ -571,6 +579,7 @@ def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or S
             raise TypeError(msg)
         t = pa.table(t)
     _chk_version(t.schema.metadata, where)
+    if ix := _pandas_index(t): t = t.drop_columns(ix)  # pandas' row labels: no part of the message table
     need = list(msg_cols) if columns is None else [c for c in columns if c in msg_cols]
     if miss := [k for k in need if k not in t.column_names]:
         raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
@@ -585,6 +594,8 @@ def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or S
             msg = f'{where}: column {k!r} holds {c.type} values that {ty} cannot hold as they are ({e})'
             raise ValueError(msg) from None
         t = t.set_column(t.column_names.index(k), pa.field(k, ty), c)
+    # in `msg_cols`' order, any others after (pandas puts an index made of one of ours, `set_index('id')`, last)
+    if columns is None: t = t.select(list(msg_cols) + [k for k in t.column_names if k not in msg_cols])
     # our fields, nullable, where a writer (DuckDB) marked them not null
     fs = [s.field(k) if k in msg_cols else f for k,f in zip(t.column_names, t.schema)]
     return t.cast(pa.schema(fs, metadata=(t.schema.metadata or {}) | {b'nbdialog.schema': schema_version.encode()}))

@@ -133,3 +133,17 @@ def test_an_unknown_schema_version_anywhere_in_a_folder_is_refused_by_name(tmp_p
     pq.write_table(dlgs2table([d]).slice(0, 1).drop_columns(['msg_type']).replace_schema_metadata({'nbdialog.schema': '99'}), p/where)
     with pytest.raises(ValueError, match=rf"by/{where} holds a message table of schema '99', and this version of dialog reads schemas 1, 2"):
         read_parquet(p)
+
+def test_a_pandas_subset_written_back_concatenates_with_ours(ours, tmp_path):
+    "pandas keeps a subset's row labels as `__index_level_0__` (a sort or an index of one of ours, `id`, moves columns): they go, and the table is ours again"
+    import pandas as pd
+    df = pd.read_parquet(ours)
+    df[df.pos.isin([1, 2, 7])].to_parquet(tmp_path/'sub.parquet')  # rows 1, 2, 7: labels pandas writes as a column
+    df.sort_values('pos', ascending=False).set_index('id').to_parquet(tmp_path/'by_id.parquet')  # `id` stored last
+    assert '__index_level_0__' in pq.read_schema(tmp_path/'sub.parquet').names
+    for f,n in (('sub.parquet', 3), ('by_id.parquet', 13)):
+        t = read_parquet(tmp_path/f)
+        assert t.column_names==msg_schema().names and t.num_rows==n
+        assert pa.concat_tables([read_parquet(ours), t]).num_rows==13+n
+    assert chk_msg_table(df[df.pos.isin([1, 2, 7])]).column_names==msg_schema().names  # the frame itself, as it is
+    assert [m.content for m in table2dlgs(read_parquet(tmp_path/'sub.parquet'))[0].messages]==['x1', 'x2', 'x7']
