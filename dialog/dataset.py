@@ -1282,6 +1282,29 @@ def _ray_files(src):
         res += [(len(fss)-1, p) for p in _uri_files(fs, root) if new(p)]
     return fss,res
 
+# %% ../nbs/15_dataset.ipynb #0bb2ab0d
+def _file_list(files):
+    "The table of `(filesystem's index, path)` pairs `files` that Ray cuts in blocks: columns `fs` and `path`"
+    # a path as bytes: a local file's name is bytes, which need not be UTF-8 (a Latin-1 `caf\xe9.ipynb`, which Python
+    # spells with a lone surrogate that an Arrow string can't hold); `_list_paths` gives back each as it was
+    pa = _pa()
+    ps = [os.fsencode(p) if i<0 else p.encode('utf-8') for i,p in files]
+    return pa.table({'fs': pa.array([i for i,_ in files], pa.int64()), 'path': pa.array(ps, pa.binary())})
+
+def _list_paths(batch):
+    "The `(filesystem's index, path)` pairs of a batch of `_file_list`'s table, each path as the listing gave it"
+    fis,ps = batch.column('fs').to_pylist(),batch.column('path').to_pylist()
+    dec = lambda i,p: p if isinstance(p, str) else os.fsdecode(p) if i<0 else p.decode('utf-8')
+    return fis,[dec(i, p) for i,p in zip(fis, ps)]
+
+def _esc_err(e):
+    "Bad file's error `e`, any lone surrogate in its file's name spelled as its escape: what a Ray worker can log"
+    # (its log, unlike a terminal's stderr, refuses one: the worker died on it, and Ray ran the task again and again)
+    if esc_surrogates(msg := str(e))==msg: return e
+    if isinstance(e, DialogFormatError): return DialogFormatError(e.problem, esc_surrogates(str(e.fname)), e.idx, e.cell_id)
+    if isinstance(e, OSError): return type(e)(e.errno, e.strerror, esc_surrogates(str(e.filename)))
+    return ValueError(esc_surrogates(msg))
+
 # %% ../nbs/15_dataset.ipynb #4321347d
 def _read_uri(fs, p):
     "The dialog in file `p` of pyarrow filesystem `fs`, or the error that says why it can't be read"
@@ -1307,15 +1330,18 @@ def _files2table(batch, on_error='raise', fss=()):
     "The message table of a batch of files (columns `fs` and `path`); bad files as `on_error` says"
     # `fs`: the index of the file's filesystem in `fss`, or -1 for this machine's;
     # with 'collect', a bad file has a row, its error in `_err_col`
-    ps,fis = batch.column('path').to_pylist(),batch.column('fs').to_pylist()
+    fis,ps = _list_paths(batch)
     with gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(fis, ps)]
     errs = []
-    _triage(res, on_error, errs)  # 'raise': the first bad file's error fails the task, naming the file
-    _warn_skipped(errs, on_error)
+    # 'raise': the first bad file's error fails the task, naming the file (`_esc_err`: as a Ray worker can log it)
+    try: _triage(res, on_error, errs)
+    except Exception as e: raise _esc_err(e) from None
+    _warn_skipped([_esc_err(e) for e in errs], on_error)
     t = _table([(d, f) for d,f in zip(res, ps) if not isinstance(d, Exception)])
     if on_error!='collect': return t
     pa = _pa()
-    bad = pa.table({k: [_bad_path(e) if k=='path' else None for e in errs] for k in msg_cols}, schema=msg_schema())
+    bad = pa.table({k: [esc_surrogates(_bad_path(e)) if k=='path' else None for e in errs] for k in msg_cols},
+                   schema=msg_schema())
     return pa.concat_tables([t.append_column(_err_col, pa.nulls(t.num_rows, pa.binary())),
                              bad.append_column(_err_col, pa.array([pickle.dumps(e) for e in errs], pa.binary()))])
 
@@ -1339,14 +1365,14 @@ def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads
     _chk_on_error(on_error)
     if not isinstance(files_per_batch, int) or files_per_batch<1:
         raise ValueError(f'files_per_batch must be a number of files of 1 or more, not {files_per_batch!r}')
-    ray,pa = _ray(),_pa()
+    ray = _ray()
     fss,files = _ray_files(src)
     # no files: no rows, as the other readers give
     if not files: return _outcome(ray.data.from_arrow(msg_schema().empty_table()), L(), on_error)
     n = len(files)
     blocks = override_num_blocks or max(-(-n//files_per_batch), min(n, 8))
     k = -(-n//blocks)  # files per block
-    lst = pa.table({'fs': [i for i,_ in files], 'path': [p for _,p in files]})
+    lst = _file_list(files)
     ds = ray.data.from_arrow([lst.slice(i, k) for i in range(0, len(files), k)])
     read = partial(_files2table, fss=tuple(fss), on_error=on_error)
     ds = ds.map_batches(read, batch_format='pyarrow', batch_size=files_per_batch, **kwargs)
