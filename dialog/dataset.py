@@ -534,6 +534,23 @@ def dlgs2table(src, # `Dialog`s, or a folder, glob or list of files to read
     res = pa.concat_tables([msg_schema().empty_table(), *_tables(src, workers, on_error, progress, errs)])
     return _outcome(res, errs, on_error)
 
+# %% ../nbs/15_dataset.ipynb #813db166
+def _chk_version(meta, where):
+    "Refuse schema metadata `meta` of a message table of a version this library doesn't read, naming `where`"
+    # (none at all is a table another engine made: its names and types say whether it is one)
+    v = (meta or {}).get(b'nbdialog.schema')
+    ver = None if v is None else v.decode('utf-8', 'replace')
+    if ver is not None and ver not in _read_versions:
+        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
+                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
+
+def _pandas_index(t):
+    "The columns of table `t` that are pandas' own unnamed index (`__index_level_0__`...), as its `pandas` metadata names them"
+    # (pandas stores an index other than 0, 1, 2... as such a column: a subset, a sort, `drop_duplicates` written back)
+    try: ixs = json.loads((t.schema.metadata or {}).get(b'pandas', b'{}')).get('index_columns', [])
+    except (ValueError, AttributeError): return []
+    return [c for c in ixs if isinstance(c, str) and re.fullmatch(r'__index_level_\d+__', c) and c in t.column_names]
+
 # %% ../nbs/15_dataset.ipynb #6237dbe6
 def _kind(pa, ty):
     "What a column of Arrow type `ty` holds, as far as casting to `msg_cols`'s types goes"
@@ -561,11 +578,8 @@ def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or S
                    f"a DuckDB relation), not {type(t).__name__}")
             raise TypeError(msg)
         t = pa.table(t)
-    v = (t.schema.metadata or {}).get(b'nbdialog.schema')
-    ver = None if v is None else v.decode('utf-8', 'replace')
-    if ver is not None and ver not in _read_versions:
-        raise ValueError(f"{where} holds a message table of schema {ver!r}, "
-                         f"and this version of dialog reads schemas {', '.join(_read_versions)}")
+    _chk_version(t.schema.metadata, where)
+    if ix := _pandas_index(t): t = t.drop_columns(ix)  # pandas' row labels: no part of the message table
     need = list(msg_cols) if columns is None else [c for c in columns if c in msg_cols]
     if miss := [k for k in need if k not in t.column_names]:
         raise ValueError(f'{where} is not a message table: it lacks columns {miss}')
@@ -580,6 +594,8 @@ def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or S
             msg = f'{where}: column {k!r} holds {c.type} values that {ty} cannot hold as they are ({e})'
             raise ValueError(msg) from None
         t = t.set_column(t.column_names.index(k), pa.field(k, ty), c)
+    # in `msg_cols`' order, any others after (pandas puts an index made of one of ours, `set_index('id')`, last)
+    if columns is None: t = t.select(list(msg_cols) + [k for k in t.column_names if k not in msg_cols])
     # our fields, nullable, where a writer (DuckDB) marked them not null
     fs = [s.field(k) if k in msg_cols else f for k,f in zip(t.column_names, t.schema)]
     return t.cast(pa.schema(fs, metadata=(t.schema.metadata or {}) | {b'nbdialog.schema': schema_version.encode()}))
@@ -609,16 +625,27 @@ def _cell_json(c):
     return o if end==len(c) else json.loads(c)
 
 def _cells_of(txts):
-    "The JSON values of texts `txts` (None left out), as `_cell_json` gives each"
+    "The JSON values of texts `txts` (None left out: an empty dialog's row, the one null `table2dlgs` takes), as `_cell_json` gives each"
     # the `fast` extra's parse of all of them in one loop in C (`fast_loads_all`); if it can't say for one,
     # `_cell_json` reads each
     txts = [c for c in txts if c is not None]
     return fast_loads_all(txts) or [_cell_json(c) for c in txts]
 
 # %% ../nbs/15_dataset.ipynb #3a10185f
+def _row_err(problem, where, row, idx=None, cell_id=None):
+    "A `DialogFormatError` naming dialog `where` (its path or name), its cell `idx` (id `cell_id`), and the table's row `row`"
+    return DialogFormatError(f"{problem} (the table's row {row})", where, idx, cell_id)
+
+def _not_json(col, txts, where, row):
+    "The error of the first of texts `txts` (column `col`, from the table's row `row` on) that isn't JSON, or None"
+    for i,c in enumerate(txts):
+        try: c is None or _cell_json(c)
+        except ValueError as e:
+            return _row_err(f'column {col!r} is not JSON, or cut short: {e}', where, row+i, i if col=='cell' else None)
+
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
     "The dialogs of `table` whose rows start at `starts` (the end last)"
-    # `parts`: as `DialogParts`, for another process to send
+    # `parts`: as `DialogParts`, for another process to send. Errors name the dialog, its cell and the table's row
     pa,a,z = _pa(),starts[0],starts[-1]
     t = table.slice(a, z-a)
     # a dialog's name and path from its first row alone: not one text per row
@@ -629,14 +656,17 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
     plain,res = cls is Dialog and Dialog.msg_cls is Message,[]
     with gc_paused():
         for k,(s,e) in enumerate(zip(starts, starts[1:])):
-            s,e = s-a,e-a
+            s,e,where = s-a,e-a,paths[k] or names[k]
             # the dialog's first row holds it: a subset without that row gives the dialog none
-            dm = metas[s] if metas[s] is not None else next((m for m in metas[s:e] if m is not None), None)
-            try:
-                cs = _cells_of(cells[s:e])  # fresh from the parser: no one else holds them
-                meta = _cell_json(dm) if dm is not None else {}
-                d = cls.from_cells(cs, name=names[k], meta=meta, copy=False, parts=parts or plain)
-            except DialogFormatError as x: raise x.at(paths[k] or names[k]) from None
+            j = s if metas[s] is not None else next((i for i in range(s, e) if metas[i] is not None), None)
+            try: cs = _cells_of(cells[s:e])  # fresh from the parser: no one else holds them
+            except ValueError as x: raise (_not_json('cell', cells[s:e], where, a+s) or x) from None
+            try: meta = _cell_json(metas[j]) if j is not None else {}
+            except ValueError as x: raise (_not_json('dlg_meta', [metas[j]], where, a+j) or x) from None
+            try: d = cls.from_cells(cs, name=names[k], meta=meta, copy=False, parts=parts or plain)
+            except DialogFormatError as x:
+                row = a + (s+x.idx if x.idx is not None else j if j is not None else s)
+                raise _row_err(x.problem, where, row, x.idx, x.cell_id) from None
             res.append(DialogParts(*d) if parts else DialogParts(*d).dialog() if plain else d)
     return res
 
@@ -644,6 +674,19 @@ def _range_dlgs(starts, table, cls=Dialog, parts=False):
 dlg_cols = ['name', 'path', 'pos', 'cell', 'dlg_meta'] # The columns `table2dlgs` reads: the rest are its cells' views
 
 # %% ../nbs/15_dataset.ipynb #33ab3dcd
+def _chk_cells(t, starts):
+    "Refuse the first row of message table `t` (its dialogs starting at `starts`) with a position but no cell"
+    # only an empty dialog's one row, without `pos`, has a null cell (`_cells_of` leaves it out): any other would be a
+    # message dropped without a word. Counted as the column was made: no look at each row when there is none
+    pc = _pa().compute
+    if not t['cell'].null_count: return
+    bad = pc.and_(t['cell'].is_null(), t['pos'].is_valid())
+    if (i := pc.index(bad, True).as_py())<0: return
+    s = max(x for x in starts if x<=i)
+    where = t['path'][i].as_py() or t['name'][i].as_py()
+    raise _row_err("column 'cell' is null: a message's row holds its cell, and only an empty dialog's one row "
+                   "(without a pos) has none", where, i, i-s)
+
 def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
                cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
                workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 dialogs on
@@ -654,6 +697,7 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
         i = _pa().compute.index(table['name'].is_null(), True).as_py()
         raise ValueError(f"the table's row {i} has no name (null): a dialog has one, which its rows share")
     starts = _dlg_starts(table)
+    _chk_cells(table, starts)
     n = len(starts)-1
     workers = _nworkers(workers, n)
     jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
@@ -929,23 +973,37 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
         res = _file_over_folder(fname, write) if os.path.isdir(fname) else _stream_write(fname, write, force)
     return _outcome(res, errs, on_error)
 
-# %% ../nbs/15_dataset.ipynb #3478442b
-def _hive(path):
-    "The hive partitioning of the folder `path`, or None if it holds no file"
-    # (its partition columns with their `msg_schema` types)
+# %% ../nbs/15_dataset.ipynb #61ffebd8
+def _hive(path, where=None):
+    "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
+    # (its partition columns with their `msg_schema` types). Every file's footer is read (a few KB, whatever its size):
+    # each must be of a schema version we read (`_chk_version`), and in folders naming the same partition columns as
+    # the others', or it is refused by name: pyarrow would take the columns from the first file alone, and give a
+    # stray file's rows null for them, or a whole folder none, as the names happen to sort
     import pyarrow.dataset as ds
-    pa,s = _pa(),msg_schema()
+    pa,s,where = _pa(),msg_schema(),where or str(path)
     fs = ds.dataset(path, format='parquet').files
     if not fs: return None
-    ks = [p.split('=', 1)[0] for p in Path(fs[0]).relative_to(Path(path).absolute()).parts[:-1]]
+    rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
+    schemas = [pa.parquet.read_schema(f) for f in fs]
+    for sc,r in zip(schemas, rels): _chk_version(sc.metadata, os.path.join(where, *r))
+    lays = [tuple(p.split('=', 1)[0] for p in r[:-1]) for r in rels]
+    # where most files are (the deeper at a tie: a stray file at the top is one of two)
+    ks = max(dict.fromkeys(lays), key=lambda l: (lays.count(l), len(l)))
+    if stray := [os.path.join(*r) for r,l in zip(rels, lays) if l!=ks]:
+        more = f' (and {len(stray)-1} more)' if len(stray)>1 else ''
+        raise ValueError(f"{where}: {stray[0]}{more} is outside the partition folders its other files are in "
+                         f"({''.join(k+'=*/' for k in ks) or 'none: at the top'}); move it into one of them, or out "
+                         "of the folder")
     # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
-    inner = pa.parquet.read_schema(fs[0])
+    inner = schemas[0]
     def field(k):
         if k in inner.names: return inner.field(k)
         return s.field(k) if k in msg_cols else pa.field(k, pa.string())
     fields = list(map(field, ks))
     return ds.partitioning(pa.schema(fields), flavor='hive')
 
+# %% ../nbs/15_dataset.ipynb #3478442b
 def _path_keys(fname):
     "The partition columns, and their values as text, that path `fname` ends in (`by/msg_type=prompt`): a partition"
     res,ps = {},Path(fname).absolute().parts
@@ -975,7 +1033,7 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
         # `pos` tells an empty dialog's row
         cs = cols if cols is None or not keys or 'pos' in cols else [*cols, 'pos']
         t = pa.parquet.read_table(fname, columns=cs, filters=filters)
-    elif (part := _hive(Path(fname).absolute())) is None:
+    elif (part := _hive(Path(fname).absolute(), str(fname))) is None:
         t = msg_schema().empty_table().select(cols or list(msg_cols))
     else:
         ks = [k for k in part.schema.names if k in _few_vals and (cols is None or k in cols)]
@@ -1224,6 +1282,29 @@ def _ray_files(src):
         res += [(len(fss)-1, p) for p in _uri_files(fs, root) if new(p)]
     return fss,res
 
+# %% ../nbs/15_dataset.ipynb #0bb2ab0d
+def _file_list(files):
+    "The table of `(filesystem's index, path)` pairs `files` that Ray cuts in blocks: columns `fs` and `path`"
+    # a path as bytes: a local file's name is bytes, which need not be UTF-8 (a Latin-1 `caf\xe9.ipynb`, which Python
+    # spells with a lone surrogate that an Arrow string can't hold); `_list_paths` gives back each as it was
+    pa = _pa()
+    ps = [os.fsencode(p) if i<0 else p.encode('utf-8') for i,p in files]
+    return pa.table({'fs': pa.array([i for i,_ in files], pa.int64()), 'path': pa.array(ps, pa.binary())})
+
+def _list_paths(batch):
+    "The `(filesystem's index, path)` pairs of a batch of `_file_list`'s table, each path as the listing gave it"
+    fis,ps = batch.column('fs').to_pylist(),batch.column('path').to_pylist()
+    dec = lambda i,p: p if isinstance(p, str) else os.fsdecode(p) if i<0 else p.decode('utf-8')
+    return fis,[dec(i, p) for i,p in zip(fis, ps)]
+
+def _esc_err(e):
+    "Bad file's error `e`, any lone surrogate in its file's name spelled as its escape: what a Ray worker can log"
+    # (its log, unlike a terminal's stderr, refuses one: the worker died on it, and Ray ran the task again and again)
+    if esc_surrogates(msg := str(e))==msg: return e
+    if isinstance(e, DialogFormatError): return DialogFormatError(e.problem, esc_surrogates(str(e.fname)), e.idx, e.cell_id)
+    if isinstance(e, OSError): return type(e)(e.errno, e.strerror, esc_surrogates(str(e.filename)))
+    return ValueError(esc_surrogates(msg))
+
 # %% ../nbs/15_dataset.ipynb #4321347d
 def _read_uri(fs, p):
     "The dialog in file `p` of pyarrow filesystem `fs`, or the error that says why it can't be read"
@@ -1249,15 +1330,18 @@ def _files2table(batch, on_error='raise', fss=()):
     "The message table of a batch of files (columns `fs` and `path`); bad files as `on_error` says"
     # `fs`: the index of the file's filesystem in `fss`, or -1 for this machine's;
     # with 'collect', a bad file has a row, its error in `_err_col`
-    ps,fis = batch.column('path').to_pylist(),batch.column('fs').to_pylist()
+    fis,ps = _list_paths(batch)
     with gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(fis, ps)]
     errs = []
-    _triage(res, on_error, errs)  # 'raise': the first bad file's error fails the task, naming the file
-    _warn_skipped(errs, on_error)
+    # 'raise': the first bad file's error fails the task, naming the file (`_esc_err`: as a Ray worker can log it)
+    try: _triage(res, on_error, errs)
+    except Exception as e: raise _esc_err(e) from None
+    _warn_skipped([_esc_err(e) for e in errs], on_error)
     t = _table([(d, f) for d,f in zip(res, ps) if not isinstance(d, Exception)])
     if on_error!='collect': return t
     pa = _pa()
-    bad = pa.table({k: [_bad_path(e) if k=='path' else None for e in errs] for k in msg_cols}, schema=msg_schema())
+    bad = pa.table({k: [esc_surrogates(_bad_path(e)) if k=='path' else None for e in errs] for k in msg_cols},
+                   schema=msg_schema())
     return pa.concat_tables([t.append_column(_err_col, pa.nulls(t.num_rows, pa.binary())),
                              bad.append_column(_err_col, pa.array([pickle.dumps(e) for e in errs], pa.binary()))])
 
@@ -1281,14 +1365,14 @@ def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads
     _chk_on_error(on_error)
     if not isinstance(files_per_batch, int) or files_per_batch<1:
         raise ValueError(f'files_per_batch must be a number of files of 1 or more, not {files_per_batch!r}')
-    ray,pa = _ray(),_pa()
+    ray = _ray()
     fss,files = _ray_files(src)
     # no files: no rows, as the other readers give
     if not files: return _outcome(ray.data.from_arrow(msg_schema().empty_table()), L(), on_error)
     n = len(files)
     blocks = override_num_blocks or max(-(-n//files_per_batch), min(n, 8))
     k = -(-n//blocks)  # files per block
-    lst = pa.table({'fs': [i for i,_ in files], 'path': [p for _,p in files]})
+    lst = _file_list(files)
     ds = ray.data.from_arrow([lst.slice(i, k) for i in range(0, len(files), k)])
     read = partial(_files2table, fss=tuple(fss), on_error=on_error)
     ds = ds.map_batches(read, batch_format='pyarrow', batch_size=files_per_batch, **kwargs)

@@ -96,3 +96,15 @@ def test_one_partition_reads_alone_its_column_from_its_path(folder):
         assert pa.concat_tables(parts).sort_by(order).equals(whole)
     sub = read_parquet(leaves[0], columns=['name', cols[-1]])
     assert sub.column_names == ['name', cols[-1]] and sub.num_rows == read_parquet(leaves[0]).num_rows
+
+@pytest.mark.parametrize('stray', ['a_fix.parquet', 'zz.parquet', 'msg_type=code/sub/x.parquet', 'extra/x.parquet'])
+def test_a_file_outside_the_partition_folders_is_refused_by_name(tmp_path, stray):
+    "One of our tables copied beside the partitions (or deeper): refused naming it, whatever its name sorts as; never its rows with a null partition column"
+    import pyarrow.parquet as pq
+    p = write_parquet(dialogs(), tmp_path/'by', workers=0, partition_by=['msg_type'])
+    (p/stray).parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(dlgs2table(dialogs()[:1]).drop_columns(['msg_type']), p/stray)
+    with pytest.raises(ValueError, match=rf"by: {stray} is outside the partition folders its other files are in \(msg_type=\*/\)"): read_parquet(p)
+    with pytest.raises(ValueError, match='is outside the partition folders'): read_parquet(p, columns=['name'])
+    (p/stray).unlink()
+    assert read_parquet(p).sort_by(order).equals(dlgs2table(dialogs()).sort_by(order))

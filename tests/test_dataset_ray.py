@@ -208,3 +208,44 @@ def test_ray_read_reads_on_every_cpu_at_once(local_ray, tmp_path):
     assert len(spans) == 2
     (a0,a1),(b0,b1) = spans
     assert b0 < a1, f'the second task started {(b0-a1)/1e6:.2f} s after the first ended'
+
+def _latin1(tmp_path):
+    "A folder of a good notebook, one named in Latin-1 (`caf\\xe9.ipynb`: bytes that aren't UTF-8) and a broken one named so too"
+    from dialog.core import Dialog
+    f = tmp_path/'talks'; f.mkdir()
+    d = Dialog('x'); d.mk_message('hi', msg_type='prompt', output='yo')
+    d.save(f/'a.ipynb'); d.save(os.fsdecode(os.fsencode(f) + b'/caf\xe9.ipynb'))
+    Path(os.fsdecode(os.fsencode(f) + b'/na\xefve.ipynb')).write_text('{"cells": [')
+    return f
+
+@pytest.mark.parametrize('on_error', ['raise', 'skip', 'collect'])
+def test_a_file_name_that_is_not_utf8_is_read_as_the_local_readers_read_it(tmp_path, on_error):
+    "The file list Ray is sent carries each name as bytes: a Latin-1 name is read (or is a bad file, named) as by `dlgs2table`, under every `on_error`"
+    from dialog.dataset import _ray_files, _file_list, _files2table, _good_rows, _bad_rows
+    import pickle
+    f = _latin1(tmp_path)
+    _,files = _ray_files(f)
+    assert len(files) == 3
+    batch = _file_list(files)
+    if on_error == 'raise':
+        with pytest.raises(DialogFormatError, match=r've\.ipynb: not JSON'): _files2table(batch)
+        return
+    serial = _serial(f, on_error)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        t = _files2table(batch, on_error)
+    if on_error == 'collect':
+        t,errs = _good_rows(t),[pickle.loads(x) for x in _bad_rows(t)['nbdialog_error'].to_pylist()]
+        serial,serrs = serial
+        assert [str(e) for e in errs] == [str(e) for e in serrs] and os.fsencode(errs[0].fname).endswith(b'/na\xefve.ipynb')
+    assert t.num_rows == 2 and t.sort_by(order).equals(serial.sort_by(order))
+
+@pytest.mark.slow
+def test_ray_read_reads_a_file_name_that_is_not_utf8(local_ray, tmp_path):
+    "End to end on Ray: the Latin-1 name's rows are the serial ones; the broken one is collected, skipped, or raised naming it"
+    f = _latin1(tmp_path)
+    ds,errs = ray_read(f, on_error='collect')
+    serial,serrs = _serial(f, 'collect')
+    assert _rows(ds).sort_by(order).equals(serial.sort_by(order)) and [str(e) for e in errs] == [str(e) for e in serrs]
+    assert _rows(ray_read(f, on_error='skip')).sort_by(order).equals(serial.sort_by(order))
+    with pytest.raises(Exception, match=r've\.ipynb: not JSON'): ray_read(f).materialize()

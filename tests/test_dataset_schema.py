@@ -87,3 +87,63 @@ def test_a_row_without_a_name_is_refused():
     t = dlgs2table([d])
     t = t.set_column(0, 'name', pa.array(['a', None], pa.string()))
     with pytest.raises(ValueError, match=r"row 1 has no name \(null\)"): table2dlgs(t)
+
+def _with_txt(t, col, i, v):
+    "Table `t` with row `i`'s text in column `col` replaced by `v`, as another engine's edit leaves it"
+    vs = t[col].to_pylist(); vs[i] = v
+    return t.set_column(t.column_names.index(col), col, pa.array(vs, pa.string()))
+
+def _talks():
+    "40 dialogs of 4 messages and an empty one: with workers=2, the first 16 go to the other process"
+    ds = []
+    for k in range(40):
+        d = Dialog(f'd{k}')
+        for i in range(4): d.mk_message(f'message {i}', msg_type='prompt', output=f'reply {i}')
+        ds.append(d)
+    return dlgs2table([*ds, Dialog('empty')])
+
+@pytest.mark.parametrize('workers', [0, 2])
+def test_a_message_row_without_a_cell_is_refused_not_dropped(workers):
+    "A null `cell` on a row with a position (an UPDATE, a join that found no match) names the dialog, its cell and the row; the empty dialog's row keeps its null"
+    t = _talks()
+    assert t['cell'].null_count==1 and [len(d.messages) for d in table2dlgs(t, workers=workers)]==[4]*40 + [0]
+    with pytest.raises(ValueError, match=r"^d1: cell 2: column 'cell' is null: .* \(the table's row 6\)$"):
+        table2dlgs(_with_txt(t, 'cell', 6, None), workers=workers)
+
+@pytest.mark.parametrize('workers', [0, 2])
+@pytest.mark.parametrize('col,row,msg', [('cell', 5, r"^d1: cell 1: column 'cell' is not JSON, or cut short: Expecting .* \(the table's row 5\)$"),
+                                         ('dlg_meta', 4, r"^d1: column 'dlg_meta' is not JSON, or cut short: Expecting .* \(the table's row 4\)$")])
+def test_text_that_is_not_json_names_the_dialog_row_and_column(workers, col, row, msg):
+    "A `cell` or `dlg_meta` cut short by another tool: a `DialogFormatError` saying which column of which row, in which dialog"
+    from dialog.ipynb import DialogFormatError
+    t = _talks()
+    bad = _with_txt(t, col, row, t[col][row].as_py()[:20] if col=='cell' else '{"kernelspec": {')
+    with pytest.raises(DialogFormatError, match=msg): table2dlgs(bad, workers=workers)
+
+def test_a_cell_that_is_no_object_names_the_row_too():
+    t = _talks()
+    with pytest.raises(ValueError, match=r"^d2: cell 3: cell must be an object, not list \(the table's row 11\)$"): table2dlgs(_with_txt(t, 'cell', 11, '[1]'))
+
+@pytest.mark.parametrize('where', ['msg_type=prompt/part-1.parquet', 'msg_type=code/a.parquet', 'msg_type=tool/x.parquet'])
+def test_an_unknown_schema_version_anywhere_in_a_folder_is_refused_by_name(tmp_path, where):
+    "Another version's file added to a partitioned export (an append, a new partition) is refused naming it, whether it sorts first or not"
+    d = Dialog('d'); d.mk_message('x = 1'); d.mk_message('hi', msg_type='prompt', output='yo')
+    p = write_parquet([d, Dialog('empty')], tmp_path/'by', workers=0, partition_by='msg_type')
+    (p/where).parent.mkdir(exist_ok=True)
+    pq.write_table(dlgs2table([d]).slice(0, 1).drop_columns(['msg_type']).replace_schema_metadata({'nbdialog.schema': '99'}), p/where)
+    with pytest.raises(ValueError, match=rf"by/{where} holds a message table of schema '99', and this version of dialog reads schemas 1, 2"):
+        read_parquet(p)
+
+def test_a_pandas_subset_written_back_concatenates_with_ours(ours, tmp_path):
+    "pandas keeps a subset's row labels as `__index_level_0__` (a sort or an index of one of ours, `id`, moves columns): they go, and the table is ours again"
+    import pandas as pd
+    df = pd.read_parquet(ours)
+    df[df.pos.isin([1, 2, 7])].to_parquet(tmp_path/'sub.parquet')  # rows 1, 2, 7: labels pandas writes as a column
+    df.sort_values('pos', ascending=False).set_index('id').to_parquet(tmp_path/'by_id.parquet')  # `id` stored last
+    assert '__index_level_0__' in pq.read_schema(tmp_path/'sub.parquet').names
+    for f,n in (('sub.parquet', 3), ('by_id.parquet', 13)):
+        t = read_parquet(tmp_path/f)
+        assert t.column_names==msg_schema().names and t.num_rows==n
+        assert pa.concat_tables([read_parquet(ours), t]).num_rows==13+n
+    assert chk_msg_table(df[df.pos.isin([1, 2, 7])]).column_names==msg_schema().names  # the frame itself, as it is
+    assert [m.content for m in table2dlgs(read_parquet(tmp_path/'sub.parquet'))[0].messages]==['x1', 'x2', 'x7']
