@@ -263,6 +263,11 @@ def test_split_of_crlf_text_leaves_no_lone_cr(tmp_path):
     m = Message('a\r\n\r\nb\r\n\r\nc')  # a blank line at each cut is absorbed, as for LF text
     assert [p.content for p in m.split(3, 5)]==['a', 'b', 'c']
 
+def test_split_of_a_crlf_exported_message_exports_every_piece():
+    "A CR LF directive line is an export: each piece gets the directive, ended as its own lines are"
+    ps = Message('#| export\r\nx = 1\r\n\r\ny = 2\r\n').split(4)
+    assert [p.content for p in ps]==['#| export\r\nx = 1', '#| export\r\ny = 2\r\n'] and all(p.exported for p in ps)
+
 def _dlg(path):
     d = Dialog('t')
     d.mk_message('1+1', id='c1', output=code_output('2'))
