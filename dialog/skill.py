@@ -1034,6 +1034,8 @@ def retype(self:Message,
 
 # %% ../nbs/13_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
+# what `update_msg` may change, as the file stores it: a change is a change of this, whatever the view shows
+def _stored(m): return f'{m.msg_type}: {m.content}\nmeta: {_srepr(m.cell_meta())}'
 
 def _retype(m, t):
     "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
@@ -1053,14 +1055,16 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
     "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
     def ed(d):
-        m = d.msg(id); old = _shown(m)
+        m = d.msg(id); old,was = _shown(m),_stored(m)
         _export_ok(msg_type or m.msg_type, export)
         dropped = '' if msg_type is None else _retype(m, msg_type)
         if meta is not None: m.meta = copy.deepcopy(meta)
         if mergemeta: m.meta = m.meta | copy.deepcopy(mergemeta)
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
-        r = _report(old, _shown(m))
+        now,shown = _stored(m),_shown(m)
+        # changed as stored, or not at all; a change the XML view doesn't show is diffed as stored
+        r = _report(old, shown) if now!=was and shown!=old else _report(was, now)
         if dropped: r = EditReport(f'{r}\n{dropped}', True)
         return r,r.changed
     return _edit(dlg, ed)

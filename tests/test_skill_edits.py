@@ -366,6 +366,19 @@ def test_export_is_for_code_only(tmp_path, t):
     sk.add_msg('x = 1', export=True, id='e1', dlg=p)
     assert read_ipynb(p)['e1'].content=='#| export\nx = 1'
 
+def test_update_msg_judges_a_change_on_the_message_not_the_view(tmp_path, monkeypatch):
+    "A change the XML view can't show is still made and reported; an edit that changes nothing says so"
+    p = tmp_path/'d.ipynb'
+    Dialog('t', [Message('#| EXPORT\nx = 1', id='e1'), Message('#| export\ny = 2', id='e2')]).save(p)
+    monkeypatch.setattr(Message, 'to_xml', lambda self, *a, **kw: f'<code id="{self.id}"/>')  # a view that shows no directive
+    r = sk.update_msg('e1', export=True, dlg=p)
+    assert r.changed and '+code: #| export' in r and read_ipynb(p)['e1'].content=='#| export\n#| EXPORT\nx = 1'
+    before = p.read_bytes()
+    r = sk.update_msg('e2', export=True, dlg=p)
+    assert not r.changed and r=='none: No changes.' and p.read_bytes()==before
+    r = sk.update_msg('e2', export=False, dlg=p)
+    assert r.changed and read_ipynb(p)['e2'].content=='y = 2'
+
 @pytest.mark.parametrize('txt,args,want', [
     ('a\nb', (2, 2), 'a'),  # the last line had no line end: the one before it loses its own
     ('a\r\nb', (2, 2), 'a'),
