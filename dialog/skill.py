@@ -764,6 +764,12 @@ def _kept_end(text, res):
     return res[:m.start()] if m and not text.endswith('\n') and m.start() and res[m.start()-1]!='\n' else res
 
 # %% ../nbs/13_skill.ipynb #3d6308ea
+def _filtered(ls, s, e, re_filter, invert_filter):
+    "The indices of lines `s` to `e` (from 1) of `ls` whose text `re_filter` matches (with `invert_filter`: doesn't)"
+    # a line's text is without its line end, as in ex: `$` matches at its visible end, LF or CR LF alike
+    pat = re.compile(re_filter)
+    return [i for i in range(s-1, e) if bool(pat.search(re.sub(r'\r?\n\Z', '', ls[i]))) != invert_filter]
+
 def del_lines(
     text:str, # The text to edit
     start_line:int, # Starting line number to delete (1-based); required
@@ -772,7 +778,11 @@ def del_lines(
     invert_filter:bool=False, # Invert the filter (like g!// in ex)
 ):
     "Delete line range; deletion is destructive, so both line numbers must be given explicitly (`1, -1` for all lines)"
-    return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+    if not re_filter or start_line is None or end_line is None:  # (fastcore's errors for the missing line numbers)
+        return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+    ls = text.splitlines(True)
+    hit = set(_filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter))
+    return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
 def ast_replace(
@@ -810,20 +820,31 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
         return f(text, *args, **kw)
     return _f
 
+@functools.wraps(_ft.str_replace)
+def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_matches=None, re_filter=None,
+                 invert_filter=False, use_regex=False):
+    "fastcore's `str_replace`, its `re_filter` testing each line's text without its line end (`_filtered`)"
+    if not re_filter: return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
+    ls = text.splitlines(True)
+    for i in _filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter):
+        try: ls[i] = _ft.str_replace(ls[i], old_str, new_str, n_matches=n_matches, use_regex=use_regex)
+        except ValueError: raise ValueError(f'Failed to find {old_str!r} on line {i+1} in: {short_repr(ls[i], 200)}') from None
+    return ''.join(ls)
+
 @functools.wraps(_ft.strs_replace)
 def _strs_replace(text, old_strs, new_strs, *args, **kw):
     "fastcore's `strs_replace`, every pair counting lines as `text_lines` does"
     # (fastcore's hands each pair after the first the plain text the one before returned, split at U+2028 or a CR again)
     if not (isinstance(old_strs, list) and isinstance(new_strs, list) and len(old_strs)==len(new_strs)):
         return _ft.strs_replace(text, old_strs, new_strs, *args, **kw)  # its error says what is wrong
-    for o,n in zip(old_strs, new_strs): text = _by_lines(_ft.str_replace)(text, o, n, *args, **kw)
+    for o,n in zip(old_strs, new_strs): text = _by_lines(_str_replace)(text, o, n, *args, **kw)
     return text
 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 # those that count lines count as `text_lines` does
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,
             replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines),
-            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_strs_replace))
+            str_replace=_some(_by_lines(_str_replace)), strs_replace=_some(_strs_replace))
 
 def _py_only(m, out):
     "Refuse a structural Python edit of `m` (or its reply) unless it is Python, as the Python finders skip it"

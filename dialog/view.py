@@ -505,6 +505,7 @@ def match_line(m, # The `Message` searched
     "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
+        t = t.replace('\r\n', '\n')  # a line's text is without its line end: `$` matches before a CR LF too
         if (mt := pat.search(t)) is None: continue
         lo,hi = t.rfind('\n', 0, mt.start())+1,t.find('\n', mt.start())
         return (where or t.count('\n', 0, lo)+1), t[lo:None if hi<0 else hi]

@@ -379,6 +379,27 @@ def test_update_msg_judges_a_change_on_the_message_not_the_view(tmp_path, monkey
     r = sk.update_msg('e2', export=False, dlg=p)
     assert r.changed and read_ipynb(p)['e2'].content=='y = 2'
 
+_flines = st.lists(st.sampled_from(['import os', 'x = 1', 'import os.path', '', 'y = 2 ', 'os']), min_size=1, max_size=6)
+
+@settings(max_examples=300, deadline=None)
+@given(_flines, st.sampled_from(['^import os$', '2$', r'\s$', '^$', 'os$', r'\n', '.']), st.booleans(), st.booleans())
+def test_re_filter_tests_each_line_without_its_end(ls, flt, inv, final):
+    "`re_filter` (ex's g// and g!//) tests a line's text without its line end: LF and CR LF texts are edited alike"
+    lf = '\n'.join(ls) + ('\n' if final else '')
+    crlf = lf.replace('\n', '\r\n')
+    hit = [bool(re.search(flt, l))!=inv for l in text_lines(lf)]
+    a,b = Message(lf),Message(crlf)
+    a.del_lines(1, -1, re_filter=flt, invert_filter=inv); b.del_lines(1, -1, re_filter=flt, invert_filter=inv)
+    assert text_lines(a.content)==[l for l,h in zip(text_lines(lf), hit) if not h]
+    assert b.content==a.content.replace('\n', '\r\n')
+    a,b = Message(lf),Message(crlf)
+    ra,rb = a.str_replace('o', 'O', re_filter=flt, invert_filter=inv),b.str_replace('o', 'O', re_filter=flt, invert_filter=inv)
+    assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
+    if not ra.error: assert text_lines(a.content)==[l.replace('o', 'O') if h else l for l,h in zip(text_lines(lf), hit)]
+    a,b = Message(lf),Message(crlf)
+    ra,rb = (m.strs_replace(['o', 's'], ['O', 'S'], re_filter=flt, invert_filter=inv) for m in (a, b))
+    assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
+
 @pytest.mark.parametrize('txt,args,want', [
     ('a\nb', (2, 2), 'a'),  # the last line had no line end: the one before it loses its own
     ('a\r\nb', (2, 2), 'a'),
