@@ -721,6 +721,13 @@ def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `text.s
         return str.__str__(f(_ViewLines(text), *args, **kw))
     return _f
 
+def _ended(new, text, named=False):
+    "`new`, going into `text`, its lines ended as `text`'s are (`line_end`), unless it holds a CR or the edit `named` one"
+    # one rule for every editor: a multi-line edit of CR LF text adds CR LF lines, of LF text LF ones, as exhash's;
+    # a CR the caller sent (no view shows one) is their own choice of line ends, written as sent
+    if named or not text or not isinstance(new, str) or '\r' in new: return new
+    return new.replace('\n', line_end(text))
+
 def insert_line(
     text:str, # The text to edit
     insert_line:int, # The 1-based line number after which to insert the text (0: before the first line)
@@ -731,6 +738,7 @@ def insert_line(
     n = len(text_lines(text))
     if not 0<=insert_line<=n: raise ValueError(f'Invalid line {insert_line}. Valid range: 0-{n}')
     if not text: return new_str
+    new_str = _ended(new_str, text)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
     eol = ends[0][0] if ends else '\n'  # the text's own line end, for the new line
     if insert_line>len(ends):
@@ -748,6 +756,7 @@ def replace_lines(
 ):
     "Replace line range with new content; the defaults replace the entire contents"
     if not text: return new_content
+    new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
     if new_content and not new_content.endswith('\n'):
@@ -793,6 +802,9 @@ def ast_replace(
     # to its Python lines only (`_py_lines`, the finders' rule): each IPython magic or shell line stands as a comment
     # while the rules run, then is put back as it was
     repls = [tuple(r) if isinstance(r, list) else r for r in repls]
+    # the lines a replacement adds end as the text's do (`_ended`), a template's or a callable's
+    def _end(r): return (lambda mt: _ended(r(mt), text)) if callable(r) else _ended(r, text)
+    repls = [(r[0], _end(r[1]), *r[2:]) if isinstance(r, tuple) and len(r)>1 else r for r in repls]
     ls = _py_lines(text)
     if ls is None: raise ValueError('the text is a cell magic that is not Python: ast-grep rules edit Python only')
     if all(py for _,py in ls): return _ft.ast_replace(text, repls)
@@ -824,6 +836,9 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
 def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_matches=None, re_filter=None,
                  invert_filter=False, use_regex=False):
     "fastcore's `str_replace`, its `re_filter` testing each line's text without its line end (`_filtered`)"
+    # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
+    tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
+    new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
     if not re_filter: return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
     ls = text.splitlines(True)
     for i in _filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter):

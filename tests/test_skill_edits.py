@@ -236,7 +236,8 @@ def test_every_pair_of_strs_replace_counts_lines_as_the_view_does(br):
     ('a\nb\n', (2, 2, 'X'), 'a\nX\n'),
     ('a\r\nb\r\n', (1, 1, 'X'), 'X\r\nb\r\n'),  # CR LF text keeps CR LF
     ('a\r\nb', (1, 2, 'X'), 'X'),
-    ('a\r\nb\r\nc', (2, 2, 'X\nY'), 'a\r\nX\nY\r\nc'),  # the user's own line ends are theirs
+    ('a\r\nb\r\nc', (2, 2, 'X\nY'), 'a\r\nX\r\nY\r\nc'),  # the lines added end as the text's do (JSON's `\n` can't say CR LF)
+    ('a\nb\nc', (2, 2, 'X\r\nY'), 'a\nX\r\nY\nc'),  # a CR the caller sent is their own choice: written as sent
     ('a\nb', (1, 1, ''), 'b'),
 ])
 def test_replace_lines_line_ends(txt, args, want):
@@ -399,6 +400,33 @@ def test_re_filter_tests_each_line_without_its_end(ls, flt, inv, final):
     a,b = Message(lf),Message(crlf)
     ra,rb = (m.strs_replace(['o', 's'], ['O', 'S'], re_filter=flt, invert_filter=inv) for m in (a, b))
     assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
+
+try: import remold
+except ImportError: remold = None
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(['a = 1', 'b = 2', '', 'c = 3']), min_size=1, max_size=5), st.booleans(),
+       st.lists(st.sampled_from(['x = 0', 'y = 9', '']), min_size=2, max_size=3), st.sampled_from(['\n', '\r\n']), st.data())
+def test_every_editor_ends_the_lines_it_adds_as_the_text_does(ls, final, new_ls, eol, data):
+    "One rule for every editor (and exhash, and update_msg's directive): a line an edit adds ends as the text's lines do (`line_end`)"
+    txt = eol.join(ls) + (eol if final else '')
+    assume(txt)
+    new,new_eol,n = '\n'.join(new_ls),'\n',len(text_lines(txt))  # as an agent sends it: JSON's `\n`
+    i = data.draw(st.integers(1, n)); j = data.draw(st.integers(i, n))
+    edits = dict(
+        insert_line=lambda m: m.insert_line(data.draw(st.integers(0, n)), new),
+        replace_lines=lambda m: m.replace_lines(i, j, new),
+        str_replace=lambda m: m.str_replace('=', new),
+        str_replace_filtered=lambda m: m.str_replace('=', new, re_filter='^[ab]'),
+        str_replace_regex=lambda m: m.str_replace('(=)', r'\1' + new.replace('\n', r'\n'), use_regex=True),
+        strs_replace=lambda m: m.strs_replace(['a', 'b'], [new, new]),
+        exhash=lambda m: m.exhash([(m.lnhashview().split('\n')[i-1].split('  ')[0].rsplit('|', 1)[0] + '|', 'a', new)]),
+        export=lambda m: setattr(m, 'exported', True))
+    if remold: edits['ast_replace'] = lambda m: m.ast_replace([['a = $X', 'a = $X' + new_eol + 'z = $X']])
+    for k,f in edits.items():
+        m = Message(txt)
+        f(m)
+        assert set(re.findall(r'\r?\n', m.content)) <= {line_end(txt)}, (k, m.content)
 
 @pytest.mark.parametrize('txt,args,want', [
     ('a\nb', (2, 2), 'a'),  # the last line had no line end: the one before it loses its own
