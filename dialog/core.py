@@ -20,8 +20,8 @@ Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png', 'add_id_hash', 'Msgs', 'Dialog', 'mk_output',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
-           'mk_dispdata', 'mk_execresult', 'strip_export', 'msgs2py', 'dlg2py', 'export_filter', 'copy_export',
-           'merge_metas', 'merge_parts', 'explain_malformed', 'ruuid4', 'Attachment', 'needs_extra']
+           'mk_dispdata', 'mk_execresult', 'line_end', 'strip_export', 'msgs2py', 'dlg2py', 'export_filter',
+           'copy_export', 'merge_metas', 'merge_parts', 'explain_malformed', 'ruuid4', 'Attachment', 'needs_extra']
 
 # %% ../nbs/01_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -898,8 +898,15 @@ def add_output(self:Message,
     self.clear_out_cache()
     return o
 
+# %% ../nbs/01_core.ipynb #831b88fa
+def line_end(s:str): # A message's text
+    "The line end `s` uses, its first line's: '\\r\\n' or '\\n' ('\\n' when it has none); the line end new lines take"
+    m = re.search(r'\r?\n', s)
+    return m[0] if m else '\n'
+
 # %% ../nbs/01_core.ipynb #8dfe9266
-_re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*')
+# a line ends at a LF or CR LF: a directive line's CR is its line end's
+_re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*\r?')
 _exp_names = ('export','exports','exporti')
 
 def _export_lines(s):
@@ -933,9 +940,9 @@ def _get_exported(self):
     return bool(_export_lines(self.content)[1]) or self.meta_exported
 
 def _set_exported(self, v):
-    "Write the `#| export` directive if `v` and there is none; else remove every export directive and metadata entry"
+    "Write the `#| export` directive (ended as the content's lines are) if `v` and there is none; else remove every export directive and metadata entry"
     has = bool(_export_lines(self.content)[1])
-    if v and not has: self.content = '#| export\n'+self.content
+    if v and not has: self.content = '#| export'+line_end(self.content)+self.content
     if not v:
         if has: self.content = strip_export(self.content)
         nbd = self.meta.get('nbdev')
@@ -966,8 +973,8 @@ def export_filter(ms): # Messages, e.g. `dlg.messages`
 def copy_export(s:str, # The content to give the directive to
                 src:str): # The content whose first line may be an export directive
     "`s` with `src`'s opening export directive line in front, unless `s` already starts with a `#|` directive"
-    line = src.partition('\n')[0]
-    return f'{line}\n{s}' if _re_export.fullmatch(line) and not s.startswith('#|') else s
+    line = src.partition('\n')[0].removesuffix('\r')
+    return f'{line}{line_end(s)}{s}' if _re_export.fullmatch(line) and not s.startswith('#|') else s
 
 # %% ../nbs/01_core.ipynb #02c585b2
 @patch(as_prop=True)

@@ -745,6 +745,13 @@ def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `text.s
         return str.__str__(f(_ViewLines(text), *args, **kw))
     return _f
 
+def _ended(new, text, named=False):
+    "`new`, going into `text`, its lines ended as `text`'s are (`line_end`), unless it holds a CR or the edit `named` one"
+    # one rule for every editor: a multi-line edit of CR LF text adds CR LF lines, of LF text LF ones, as exhash's;
+    # a CR the caller sent (no view shows one) is their own choice of line ends, written as sent
+    if named or not text or not isinstance(new, str) or '\r' in new: return new
+    return new.replace('\n', line_end(text))
+
 def insert_line(
     text:str, # The text to edit
     insert_line:int, # The 1-based line number after which to insert the text (0: before the first line)
@@ -755,6 +762,7 @@ def insert_line(
     n = len(text_lines(text))
     if not 0<=insert_line<=n: raise ValueError(f'Invalid line {insert_line}. Valid range: 0-{n}')
     if not text: return new_str
+    new_str = _ended(new_str, text)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
     eol = ends[0][0] if ends else '\n'  # the text's own line end, for the new line
     if insert_line>len(ends):
@@ -772,6 +780,7 @@ def replace_lines(
 ):
     "Replace line range with new content; the defaults replace the entire contents"
     if not text: return new_content
+    new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
     if new_content and not new_content.endswith('\n'):
@@ -788,6 +797,12 @@ def _kept_end(text, res):
     return res[:m.start()] if m and not text.endswith('\n') and m.start() and res[m.start()-1]!='\n' else res
 
 # %% ../nbs/13_skill.ipynb #3d6308ea
+def _filtered(ls, s, e, re_filter, invert_filter):
+    "The indices of lines `s` to `e` (from 1) of `ls` whose text `re_filter` matches (with `invert_filter`: doesn't)"
+    # a line's text is without its line end, as in ex: `$` matches at its visible end, LF or CR LF alike
+    pat = re.compile(re_filter)
+    return [i for i in range(s-1, e) if bool(pat.search(re.sub(r'\r?\n\Z', '', ls[i]))) != invert_filter]
+
 def del_lines(
     text:str, # The text to edit
     start_line:int, # Starting line number to delete (1-based); required
@@ -796,7 +811,11 @@ def del_lines(
     invert_filter:bool=False, # Invert the filter (like g!// in ex)
 ):
     "Delete line range; deletion is destructive, so both line numbers must be given explicitly (`1, -1` for all lines)"
-    return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+    if not re_filter or start_line is None or end_line is None:  # (fastcore's errors for the missing line numbers)
+        return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+    ls = text.splitlines(True)
+    hit = set(_filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter))
+    return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
 def ast_replace(
@@ -807,6 +826,9 @@ def ast_replace(
     # to its Python lines only (`_py_lines`, the finders' rule): each IPython magic or shell line stands as a comment
     # while the rules run, then is put back as it was
     repls = [tuple(r) if isinstance(r, list) else r for r in repls]
+    # the lines a replacement adds end as the text's do (`_ended`), a template's or a callable's
+    def _end(r): return (lambda mt: _ended(r(mt), text)) if callable(r) else _ended(r, text)
+    repls = [(r[0], _end(r[1]), *r[2:]) if isinstance(r, tuple) and len(r)>1 else r for r in repls]
     ls = _py_lines(text)
     if ls is None: raise ValueError('the text is a cell magic that is not Python: ast-grep rules edit Python only')
     if all(py for _,py in ls): return _ft.ast_replace(text, repls)
@@ -834,20 +856,34 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
         return f(text, *args, **kw)
     return _f
 
+@functools.wraps(_ft.str_replace)
+def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_matches=None, re_filter=None,
+                 invert_filter=False, use_regex=False):
+    "fastcore's `str_replace`, its `re_filter` testing each line's text without its line end (`_filtered`)"
+    # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
+    tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
+    new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
+    if not re_filter: return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
+    ls = text.splitlines(True)
+    for i in _filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter):
+        try: ls[i] = _ft.str_replace(ls[i], old_str, new_str, n_matches=n_matches, use_regex=use_regex)
+        except ValueError: raise ValueError(f'Failed to find {old_str!r} on line {i+1} in: {short_repr(ls[i], 200)}') from None
+    return ''.join(ls)
+
 @functools.wraps(_ft.strs_replace)
 def _strs_replace(text, old_strs, new_strs, *args, **kw):
     "fastcore's `strs_replace`, every pair counting lines as `text_lines` does"
     # (fastcore's hands each pair after the first the plain text the one before returned, split at U+2028 or a CR again)
     if not (isinstance(old_strs, list) and isinstance(new_strs, list) and len(old_strs)==len(new_strs)):
         return _ft.strs_replace(text, old_strs, new_strs, *args, **kw)  # its error says what is wrong
-    for o,n in zip(old_strs, new_strs): text = _by_lines(_ft.str_replace)(text, o, n, *args, **kw)
+    for o,n in zip(old_strs, new_strs): text = _by_lines(_str_replace)(text, o, n, *args, **kw)
     return text
 
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 # those that count lines count as `text_lines` does
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,
             replace_lines=_by_lines(replace_lines), del_lines=_by_lines(del_lines),
-            str_replace=_some(_by_lines(_ft.str_replace)), strs_replace=_some(_strs_replace))
+            str_replace=_some(_by_lines(_str_replace)), strs_replace=_some(_strs_replace))
 
 def _py_only(m, out):
     "Refuse a structural Python edit of `m` (or its reply) unless it is Python, as the Python finders skip it"
@@ -1058,6 +1094,8 @@ def retype(self:Message,
 
 # %% ../nbs/13_skill.ipynb #7764bd7a
 def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
+# what `update_msg` may change, as the file stores it: a change is a change of this, whatever the view shows
+def _stored(m): return f'{m.msg_type}: {m.content}\nmeta: {_srepr(m.cell_meta())}'
 
 def _retype(m, t):
     "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
@@ -1077,14 +1115,16 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
     "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
     def ed(d):
-        m = d.msg(id); old = _shown(m)
+        m = d.msg(id); old,was = _shown(m),_stored(m)
         _export_ok(msg_type or m.msg_type, export)
         dropped = '' if msg_type is None else _retype(m, msg_type)
         if meta is not None: m.meta = copy.deepcopy(meta)
         if mergemeta: m.meta = m.meta | copy.deepcopy(mergemeta)
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
-        r = _report(old, _shown(m))
+        now,shown = _stored(m),_shown(m)
+        # changed as stored, or not at all; a change the XML view doesn't show is diffed as stored
+        r = _report(old, shown) if now!=was and shown!=old else _report(was, now)
         if dropped: r = EditReport(f'{r}\n{dropped}', True)
         return r,r.changed
     return _edit(dlg, ed)

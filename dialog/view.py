@@ -150,8 +150,9 @@ def _msg2xml(m, incl_out, trunc_out, ids):
     attrs,src = _directive_attrs(m) if m.msg_type==scode else ({},m.content)
     ps = _out_parts(m, trunc_out) if incl_out else []
     out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **a) for t,a,x in ps)
-    attrs = {k:_xml_text(v) for k,v in attrs.items()}
-    x = item2xml(m.msg_type, _xml_text(src), out if ps else '', id=_xml_text(m.id) if ids else None, **attrs)
+    x = item2xml(m.msg_type, _xml_text(src), out if ps else '', id=_xml_text(m.id) if ids else None)
+    # the directives' names as written (`ft` would lower-case them): nbdev's names are case-sensitive, as XML's are
+    x.attrs.update({k:_xml_text(v) for k,v in attrs.items() if v})
     return str(to_xml(x, do_escape=True)).replace('\r', '&#13;') # a raw CR would read back as a newline
 
 # %% ../nbs/04_view.ipynb #d91d68c6
@@ -504,6 +505,7 @@ def match_line(m, # The `Message` searched
     "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
+        t = t.replace('\r\n', '\n')  # a line's text is without its line end: `$` matches before a CR LF too
         if (mt := pat.search(t)) is None: continue
         lo,hi = t.rfind('\n', 0, mt.start())+1,t.find('\n', mt.start())
         return (where or t.count('\n', 0, lo)+1), t[lo:None if hi<0 else hi]

@@ -112,6 +112,19 @@ def test_export_toggling(body, spelling, flips):
         assert m.content == (f'#| export\n{body}' if f else body)
     assert strip_export(m.content) == body
 
+@given(bodies, spellings, st.lists(st.booleans(), max_size=6))
+def test_export_toggling_in_crlf_text(body, spelling, flips):
+    "A directive line ending in CR LF is the same directive: read, removed whole, and written back ended as the text's lines are"
+    body = body.replace('\n', '\r\n')
+    m = Message(f'{spelling}\r\n{body}')
+    assert m.exported and dlg2py(Dialog('d', [m]))
+    m.exported = False
+    assert not m.exported and m.content == body
+    eol = '\r\n' if '\n' in body else '\n'
+    for f in flips:
+        m.exported = f
+        assert m.exported == f and m.content == (f'#| export{eol}{body}' if f else body)
+
 def test_preview_of_deep_or_cyclic_output_does_not_recurse():
     "A message's one-line preview counts its output's text without recursion: deep JSON (as a file allows) or a cycle don't raise"
     deep = []; x = deep

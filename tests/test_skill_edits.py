@@ -236,7 +236,8 @@ def test_every_pair_of_strs_replace_counts_lines_as_the_view_does(br):
     ('a\nb\n', (2, 2, 'X'), 'a\nX\n'),
     ('a\r\nb\r\n', (1, 1, 'X'), 'X\r\nb\r\n'),  # CR LF text keeps CR LF
     ('a\r\nb', (1, 2, 'X'), 'X'),
-    ('a\r\nb\r\nc', (2, 2, 'X\nY'), 'a\r\nX\nY\r\nc'),  # the user's own line ends are theirs
+    ('a\r\nb\r\nc', (2, 2, 'X\nY'), 'a\r\nX\r\nY\r\nc'),  # the lines added end as the text's do (JSON's `\n` can't say CR LF)
+    ('a\nb\nc', (2, 2, 'X\r\nY'), 'a\nX\r\nY\nc'),  # a CR the caller sent is their own choice: written as sent
     ('a\nb', (1, 1, ''), 'b'),
 ])
 def test_replace_lines_line_ends(txt, args, want):
@@ -262,6 +263,11 @@ def test_split_of_crlf_text_leaves_no_lone_cr(tmp_path):
     assert [p.content for p in ps]==['x', 'y', 'z\r\n'] and not any(re.search('\r(?!\n)', p.content) for p in ps)
     m = Message('a\r\n\r\nb\r\n\r\nc')  # a blank line at each cut is absorbed, as for LF text
     assert [p.content for p in m.split(3, 5)]==['a', 'b', 'c']
+
+def test_split_of_a_crlf_exported_message_exports_every_piece():
+    "A CR LF directive line is an export: each piece gets the directive, ended as its own lines are"
+    ps = Message('#| export\r\nx = 1\r\n\r\ny = 2\r\n').split(4)
+    assert [p.content for p in ps]==['#| export\r\nx = 1', '#| export\r\ny = 2\r\n'] and all(p.exported for p in ps)
 
 def _dlg(path):
     d = Dialog('t')
@@ -360,6 +366,67 @@ def test_export_is_for_code_only(tmp_path, t):
     assert p.read_bytes()==before
     sk.add_msg('x = 1', export=True, id='e1', dlg=p)
     assert read_ipynb(p)['e1'].content=='#| export\nx = 1'
+
+def test_update_msg_judges_a_change_on_the_message_not_the_view(tmp_path, monkeypatch):
+    "A change the XML view can't show is still made and reported; an edit that changes nothing says so"
+    p = tmp_path/'d.ipynb'
+    Dialog('t', [Message('#| EXPORT\nx = 1', id='e1'), Message('#| export\ny = 2', id='e2')]).save(p)
+    monkeypatch.setattr(Message, 'to_xml', lambda self, *a, **kw: f'<code id="{self.id}"/>')  # a view that shows no directive
+    r = sk.update_msg('e1', export=True, dlg=p)
+    assert r.changed and '+code: #| export' in r and read_ipynb(p)['e1'].content=='#| export\n#| EXPORT\nx = 1'
+    before = p.read_bytes()
+    r = sk.update_msg('e2', export=True, dlg=p)
+    assert not r.changed and r=='none: No changes.' and p.read_bytes()==before
+    r = sk.update_msg('e2', export=False, dlg=p)
+    assert r.changed and read_ipynb(p)['e2'].content=='y = 2'
+
+_flines = st.lists(st.sampled_from(['import os', 'x = 1', 'import os.path', '', 'y = 2 ', 'os']), min_size=1, max_size=6)
+
+@settings(max_examples=300, deadline=None)
+@given(_flines, st.sampled_from(['^import os$', '2$', r'\s$', '^$', 'os$', r'\n', '.']), st.booleans(), st.booleans())
+def test_re_filter_tests_each_line_without_its_end(ls, flt, inv, final):
+    "`re_filter` (ex's g// and g!//) tests a line's text without its line end: LF and CR LF texts are edited alike"
+    lf = '\n'.join(ls) + ('\n' if final else '')
+    crlf = lf.replace('\n', '\r\n')
+    hit = [bool(re.search(flt, l))!=inv for l in text_lines(lf)]
+    a,b = Message(lf),Message(crlf)
+    a.del_lines(1, -1, re_filter=flt, invert_filter=inv); b.del_lines(1, -1, re_filter=flt, invert_filter=inv)
+    assert text_lines(a.content)==[l for l,h in zip(text_lines(lf), hit) if not h]
+    assert b.content==a.content.replace('\n', '\r\n')
+    a,b = Message(lf),Message(crlf)
+    ra,rb = a.str_replace('o', 'O', re_filter=flt, invert_filter=inv),b.str_replace('o', 'O', re_filter=flt, invert_filter=inv)
+    assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
+    if not ra.error: assert text_lines(a.content)==[l.replace('o', 'O') if h else l for l,h in zip(text_lines(lf), hit)]
+    a,b = Message(lf),Message(crlf)
+    ra,rb = (m.strs_replace(['o', 's'], ['O', 'S'], re_filter=flt, invert_filter=inv) for m in (a, b))
+    assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
+
+try: import remold
+except ImportError: remold = None
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(['a = 1', 'b = 2', '', 'c = 3']), min_size=1, max_size=5), st.booleans(),
+       st.lists(st.sampled_from(['x = 0', 'y = 9', '']), min_size=2, max_size=3), st.sampled_from(['\n', '\r\n']), st.data())
+def test_every_editor_ends_the_lines_it_adds_as_the_text_does(ls, final, new_ls, eol, data):
+    "One rule for every editor (and exhash, and update_msg's directive): a line an edit adds ends as the text's lines do (`line_end`)"
+    txt = eol.join(ls) + (eol if final else '')
+    assume(txt)
+    new,new_eol,n = '\n'.join(new_ls),'\n',len(text_lines(txt))  # as an agent sends it: JSON's `\n`
+    i = data.draw(st.integers(1, n)); j = data.draw(st.integers(i, n))
+    edits = dict(
+        insert_line=lambda m: m.insert_line(data.draw(st.integers(0, n)), new),
+        replace_lines=lambda m: m.replace_lines(i, j, new),
+        str_replace=lambda m: m.str_replace('=', new),
+        str_replace_filtered=lambda m: m.str_replace('=', new, re_filter='^[ab]'),
+        str_replace_regex=lambda m: m.str_replace('(=)', r'\1' + new.replace('\n', r'\n'), use_regex=True),
+        strs_replace=lambda m: m.strs_replace(['a', 'b'], [new, new]),
+        exhash=lambda m: m.exhash([(m.lnhashview().split('\n')[i-1].split('  ')[0].rsplit('|', 1)[0] + '|', 'a', new)]),
+        export=lambda m: setattr(m, 'exported', True))
+    if remold: edits['ast_replace'] = lambda m: m.ast_replace([['a = $X', 'a = $X' + new_eol + 'z = $X']])
+    for k,f in edits.items():
+        m = Message(txt)
+        f(m)
+        assert set(re.findall(r'\r?\n', m.content)) <= {line_end(txt)}, (k, m.content)
 
 @pytest.mark.parametrize('txt,args,want', [
     ('a\nb', (2, 2), 'a'),  # the last line had no line end: the one before it loses its own

@@ -86,3 +86,13 @@ def test_view_other_stream_names():
     assert m.view(incl_out=True).endswith('<out>\n<stream>\nx\n</stream>\n<stdout>\ny\n</stdout>\n</out>')
     ET = pytest.importorskip('xml.etree.ElementTree')
     ET.fromstring(msg2xml(m, incl_out=True))
+
+@given(st.lists(st.sampled_from(['x = 2', 'import os', '', 'y = 1 ']), min_size=1, max_size=5), st.booleans(),
+       st.sampled_from(['2$', '^import os$', '^$', r'\s$', 'x = 2\ny', '1 $']))
+def test_find_msgs_matches_a_crlf_line_as_its_lf_twin(ls, final, pat):
+    "A line is searched without its line end: a CR LF message is found by the patterns that find its LF twin, at the same line"
+    lf = '\n'.join(ls) + ('\n' if final else '')
+    a,b = Message(lf, id='lf'),Message(lf.replace('\n', '\r\n'), id='crlf')
+    d = Dialog('d', [a, b])
+    assert [m.id for m in d.find_msgs(pat)] in ([], ['lf', 'crlf'])
+    assert match_line(a, find_pattern(pat))==match_line(b, find_pattern(pat))

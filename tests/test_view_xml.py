@@ -57,3 +57,14 @@ def test_corpus_views(p, tmp_path):
     for m in dlg.messages:  # the lines the line editors count (`text_lines`): a final newline starts no new line
         ls = text_lines(m.content)
         assert (m.view().split('\n') if ls else [])==[f'{i:6d} │ {l}' for i,l in enumerate(ls, 1)] and m.view(nums=False)=='\n'.join(ls)
+
+
+_dirs = st.sampled_from(['#| export', '#| EXPORT', '#| Export', '#|exports', '#| exporti', '#| Exporti', '#| hide', '#| Hide', '#| export\r', '#| EXPORT\r'])
+
+@given(st.lists(_dirs, max_size=4), st.sampled_from([{}, {'nbdev': {'export': 'true'}}, {'nbdev': {'EXPORT': 'true'}}, {'nbdev': {'export': 'false'}}]))
+def test_the_view_shows_an_export_only_where_exported_says_so(dirs, meta):
+    "The XML view's directive attributes are named as written (nbdev's names are case-sensitive): an export shows iff `exported`"
+    m = Message('\n'.join(dirs + ['x = 1']), id='c1', meta=meta)
+    a = ET.fromstring(m.to_xml()).attrib
+    assert any(a.get(k, 'false')!='false' for k in ('export', 'exports', 'exporti'))==m.exported
+    assert {k for k in a if k!='id'}=={d.split('|')[1].strip() for d in dirs} | set(meta.get('nbdev', {}))
