@@ -442,7 +442,7 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              start_line:int=1, # First line shown, counted from 1
              end_line:int=None, # Last line shown (included); None for the last
              lnhashs:bool=False, # Show `lineno|hash|` addresses (for `msg_exhash`) instead of numbers?
-             incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
+             incl_out:bool=False, # Add the outputs (a prompt's: its reply), escaped as XML text as in `view_dlg`?
              trunc_out:bool=True, # Show at most 2,000 characters of the outputs?
              maxchars:int=30_000, # Most characters shown; 0 for no limit
              start_char:int=0, # Characters of line `start_line` left out: where a line cut at the page goes on
@@ -454,15 +454,17 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
                                   keep=keep, start_char=start_char, out_offset=out_offset))
 
 # %% ../nbs/13_skill.ipynb #a0dc8111
+_re_head = re.compile(r'^# msg', re.M) # a line that would read as `view_msgs`' header of a message
+
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
               nums:bool=True, # Number the lines?
               lnhashs:bool=False, # Show `lineno|hash|` addresses instead of numbers?
-              incl_out:bool=False, # Add the outputs (a prompt's: its reply)?
+              incl_out:bool=False, # Add the outputs (a prompt's: its reply), escaped as XML text as in `view_dlg`?
               trunc_out:bool=True, # Show at most 2,000 characters of each message's outputs?
               offset:int=0, # The first of `ids` shown, counted from 0
               maxchars:int=30_000): # Most characters shown; 0 for no limit
-    "Several messages, each under a `# msg ID` header, up to `maxchars`"
+    "Several messages, each under a `# msg ID` header no text of theirs can forge, up to `maxchars`"
     # a message longer than the page is cut to a little less, so that its own last line shows
     inner = max(maxchars-300, maxchars//2)
     # the hint names view_msg's options that give this view: those not at their defaults
@@ -470,7 +472,8 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, locals(), 'ids', 'offset')
     def show(m):
         view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
-        return f'# msg {m.id}\n' + view
+        # a line of the message's own text (unnumbered, or an output's) that reads as a header: its `#` as XML's `&#35;`
+        return f'# msg {m.id}\n' + _re_head.sub('&#35; msg', view)
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
     # and ends in the hint to its rest, which a cut would leave unreadable
