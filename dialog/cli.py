@@ -165,6 +165,9 @@ def _parse(argv):
     if i := argv.index(a.cmd): p.error(f"unrecognized arguments: {' '.join(argv[:i])}")
     return subs[a.cmd].parse_intermixed_args(argv[1:]) # `view FILE --out ID`: an id may follow the options
 
+# %% ../nbs/16_cli.ipynb #3910e7c3
+from .skill import tool_words # the names the tools' errors give, which `main` sets to this command line's
+
 # %% ../nbs/16_cli.ipynb #988c402a
 def _say(*parts, # Texts, printed one a line
          err=False): # Print on stderr (where every character is escaped, terminal or not)?
@@ -175,6 +178,10 @@ def _say(*parts, # Texts, printed one a line
     if f is None: return
     print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
 
+# the tools' names in the errors this command line passes on from them (exhash's, view --lnhash's), as a shell says them
+_edit_whole = 'nbdialog edit FILE ID (the new text on stdin)'
+_cli_words = {'msg_replace_lines': _edit_whole, 'msg_str_replace': _edit_whole, 'out=True': '--out', 'sw': '--sw'}
+
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code"
     if signal.getsignal(signal.SIGINT) is _quiet_exit: signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -182,6 +189,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     try: a = _parse(argv)
     except SystemExit as e: return e.code
     if a is None: return 2
+    tok = tool_words.set(_cli_words) # the tools' errors name what the shell has: commands and options
     try: return a.func(a) or 0
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -193,6 +201,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         # KeyError: a message id not found
         _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}', err=True)
         return 2
+    finally: tool_words.reset(tok)
 
 # %% ../nbs/16_cli.ipynb #f8fb4dcc
 from .skill import preview_row
