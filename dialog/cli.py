@@ -231,6 +231,9 @@ def _reply_lnhash(m, start_line=1, end_line=None, trunc=True):
         n += len(r)+1
     return (req+'\n' if req else '') + '<out>\n' + '\n'.join(rows) + '\n</out>'
 
+# a line of a message's own text (unnumbered, or an output's) that would read as a message's `── ID TYPE ──` header
+_re_head = re.compile('^─', re.M)
+
 @_sub(_file, _repair,
       _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
       _arg('--out', action='store_true', help='add outputs (a prompt: its reply)'),
@@ -260,7 +263,8 @@ def _cmd_view(a):
         if a.lnhash and out and m.msg_type==sprompt: return _reply_lnhash(m, a.start_line, a.end_line, not a.full_out)
         if a.lnhash: return m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out)
         return m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)
-    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + show(m) for m in ms)
+    # (such a line's first character spelled as `term_safe` spells what it escapes: no text of a message forges one)
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + _re_head.sub(r'\\u2500', show(m)) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if ms: _say(txt)
 
