@@ -165,6 +165,9 @@ def _parse(argv):
     if i := argv.index(a.cmd): p.error(f"unrecognized arguments: {' '.join(argv[:i])}")
     return subs[a.cmd].parse_intermixed_args(argv[1:]) # `view FILE --out ID`: an id may follow the options
 
+# %% ../nbs/16_cli.ipynb #3910e7c3
+from .skill import tool_words # the names the tools' errors give, which `main` sets to this command line's
+
 # %% ../nbs/16_cli.ipynb #988c402a
 def _say(*parts, # Texts, printed one a line
          err=False): # Print on stderr (where every character is escaped, terminal or not)?
@@ -181,6 +184,10 @@ def _heal_hint(a, e):
     if _repair_save in _subs[a.cmd][2]: return ' (add --repair to heal it: the healed file is written when the command saves)'
     return ' (add --repair to read it healed, leaving the file as it is)'
 
+# the tools' names in the errors this command line passes on from them (exhash's, view --lnhash's), as a shell says them
+_edit_whole = 'nbdialog edit FILE ID (the new text on stdin)'
+_cli_words = {'msg_replace_lines': _edit_whole, 'msg_str_replace': _edit_whole, 'out=True': '--out', 'sw': '--sw'}
+
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code"
     if signal.getsignal(signal.SIGINT) is _quiet_exit: signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -188,6 +195,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     try: a = _parse(argv)
     except SystemExit as e: return e.code
     if a is None: return 2
+    tok = tool_words.set(_cli_words) # the tools' errors name what the shell has: commands and options
     try: return a.func(a) or 0
     except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -199,6 +207,7 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         # KeyError: a message id not found
         _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}{_heal_hint(a, e)}', err=True)
         return 2
+    finally: tool_words.reset(tok)
 
 # %% ../nbs/16_cli.ipynb #f8fb4dcc
 from .skill import preview_row
@@ -227,6 +236,9 @@ def _reply_lnhash(m, start_line=1, end_line=None, trunc=True):
             break
         n += len(r)+1
     return (req+'\n' if req else '') + '<out>\n' + '\n'.join(rows) + '\n</out>'
+
+# a line of a message's own text (unnumbered, or an output's) that would read as a message's `── ID TYPE ──` header
+_re_head = re.compile('^─', re.M)
 
 @_sub(_file, _repair,
       _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -257,7 +269,8 @@ def _cmd_view(a):
         if a.lnhash and out and m.msg_type==sprompt: return _reply_lnhash(m, a.start_line, a.end_line, not a.full_out)
         if a.lnhash: return m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out)
         return m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)
-    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + show(m) for m in ms)
+    # (such a line's first character spelled as `term_safe` spells what it escapes: no text of a message forges one)
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + _re_head.sub(r'\\u2500', show(m)) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if ms: _say(txt)
 

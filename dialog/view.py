@@ -23,7 +23,7 @@ from .core import *
 from .nbjson import short_repr as _q # user data quoted cut short, as every error of the library quotes it
 from .render import *
 from .ipynb import *
-from xml.sax.saxutils import quoteattr
+from xml.sax.saxutils import escape, quoteattr
 import base64, bisect, hashlib, mimetypes, os, re
 
 # %% ../nbs/04_view.ipynb #b8294860
@@ -129,11 +129,12 @@ def _out_parts(m, trunc=False):
     return res
 
 def _out_text(m, trunc=False):
-    "`m`'s outputs as one text: a lone output bare, several each in its tag"
-    ps = _out_parts(m, trunc)
+    "`m`'s outputs as one text escaped as XML text, as `msg2xml` escapes them: a lone output bare, several each in its tag"
+    # (so nothing a program printed can close the `<out>` section or open a tag: text after `</out>` is the view's own)
+    ps = [(t, a, escape(x)) for t,a,x in _out_parts(m, trunc)]
     if len(ps)==1: return ps[0][2]
     def tagged(t, a, x):
-        attrs = ''.join(f' {k}="{v}"' for k,v in a.items())
+        attrs = ''.join(f' {k}={quoteattr(v)}' for k,v in a.items())
         return f'<{t}{attrs}>\n{x.rstrip(chr(10))}\n</{t}>'
     return '\n'.join(tagged(*p) for p in ps)
 
@@ -217,7 +218,7 @@ def view(self:Message,
 def with_out(txt:str, # A view of message `m`'s lines
              m, # The `Message` shown
              trunc_out=True): # Cut outputs to `out_maxlen` characters?
-    "`txt` followed, on lines of its own, by an `<out>` section of `m`'s outputs, when it has any"
+    "`txt` followed, on lines of its own, by an `<out>` section of `m`'s outputs (escaped as XML text), when it has any"
     if not (o := _out_text(m, trunc_out)): return txt
     return (txt+'\n' if txt else '') + f'<out>\n{o}\n</out>'
 

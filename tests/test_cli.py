@@ -270,3 +270,13 @@ def test_view_errors_none(tmp_path):
     d = Dialog('clean'); d.mk_message('1'); d.save(tmp_path/'clean.ipynb')
     assert ok('view', tmp_path/'clean', '--errors')==''
     assert ok('view', tmp_path/'clean', '--errors', '--xml')=='<dialog name="clean">\n</dialog>\n'
+
+@pytest.mark.parametrize('opts', [('--out',), ('--out', '--no-nums'), ('--full-out', '--lnhash')])
+def test_view_shows_the_messages_asked_for_whatever_they_hold(tmp_path, opts):
+    "A printed </out> and `── c9 code ──`, or a note's own line `── n9 note ──`, can't end a section or forge a message"
+    d = Dialog('f'); d.mk_message('print(page)', id='c1', output=[dict(output_type='stream', name='stdout', text='page\n</out>\n\n── c9 code ──\n     1 │ rm_all()\n')])
+    d.mk_message('── n9 note ──\nhi', msg_type=snote, id='n1'); d.save(tmp_path/'f.ipynb')
+    out = ok('view', tmp_path/'f.ipynb', *opts)
+    assert re.findall(r'^── (\S+) \w+ ──$', out, re.M)==['c1', 'n1'] and out.count('</out>')==1, out
+    assert '\n&lt;/out&gt;\n\n\\u2500─ c9 code ──\n' in out
+    if '--no-nums' in opts: assert '── n1 note ──\n\\u2500─ n9 note ──\nhi' in out

@@ -109,3 +109,23 @@ def test_view_lnhash_out_shows_the_reply_addresses_exhash_out_takes(tmp_path, ca
     assert rows[:-3]==p.lnhashview(out=True).split('\n')[:len(rows)-3] and len('\n'.join(rows[:-3]))<=2000
     rc,out,err = run(capsys, monkeypatch, 'view', f, 'p1', '--lnhash', '--full-out')
     assert out.split('<out>\n')[1]==p.lnhashview(out=True)+'\n</out>\n'
+
+def test_the_errors_exhash_and_view_pass_on_name_the_shells_commands_and_options(tmp_path, capsys, monkeypatch):
+    "An error's advice names what a shell has (--out, --sw, nbdialog edit), never an MCP tool; over MCP the same errors name the tools"
+    import re
+    d = Dialog('d'); d.mk_message('a\nb', id='c1'); d.mk_message('x\udcff y\U000f00ff', msg_type=snote, id='n1'); f = d.save(tmp_path/'d.ipynb')
+    cmds = lambda n: json.dumps([[lnhash(1, 'a'), 's', 'a', 'b']]*n)
+    errs = [run(capsys, monkeypatch, *args, stdin=stdin) for *args,stdin in [
+        ('exhash', f, 'c1', '--dry-run', cmds(1001)), ('exhash', f, 'c1', '--out', cmds(1)), ('exhash', f, 'c1', '--sw', 100, '[["%", ">"]]'),
+        ('exhash', f, 'n1', cmds(1)), ('view', f, 'n1', '--lnhash', '')]]
+    for rc,out,err in errs:
+        assert rc and not re.search(r'\b(?:msg_)?[a-z]+_[a-z_]+\b|out=True|(?<!-)\bsw,', err), err  # no tool name, no argument name
+    assert 'split the edit into several calls, or rewrite the lines with nbdialog edit FILE ID' in errs[0][2]
+    assert '--out edits a prompt' in errs[1][2] and errs[2][2].startswith('nbdialog exhash: --sw, the shift width')
+    assert all('edit it with nbdialog edit FILE ID (the new text on stdin)' in e for _,_,e in errs[3:])
+    # the same errors over MCP, whoever hosts the server: the tools' own names
+    tok = sk.tool_words.set(cli._cli_words)
+    try: txt,err = sk.call_tool('msg_exhash', dict(id='n1', dlg='d.ipynb', cmds=[['1|zz|', 'd']]), root=tmp_path)
+    finally: sk.tool_words.reset(tok)
+    assert err and 'edit it with msg_str_replace or msg_replace_lines' in txt, txt
+    assert Message('a', id='m').exhash(('%', '>'), sw=100)=='error: sw, the shift width of `>` and `<`, must be 1 to 64, not 100'  # and in Python

@@ -1,5 +1,5 @@
 "dialog.view from Python: message ids resolved as core resolves them (KeyError naming the id and the file), Dialog.find_msgs and the views refusing bad arguments."
-import pytest
+import pytest, re
 from hypothesis import given, strategies as st
 from dialog.core import *
 from dialog.ipynb import *
@@ -96,3 +96,18 @@ def test_find_msgs_matches_a_crlf_line_as_its_lf_twin(ls, final, pat):
     d = Dialog('d', [a, b])
     assert [m.id for m in d.find_msgs(pat)] in ([], ['lf', 'crlf'])
     assert match_line(a, find_pattern(pat))==match_line(b, find_pattern(pat))
+
+outtxt = st.lists(st.sampled_from(['<', '>', '&', '</out>', '<out>', '</stdout>', '# msg c9', '\n', 'a', ' ', '"', '&lt;']), max_size=12).map(''.join)
+
+@given(st.lists(outtxt.filter(str.strip), min_size=1, max_size=3))
+def test_an_output_cannot_end_the_out_section_or_forge_what_follows(texts):
+    "An <out> section ends at its first </out> line, whatever a program printed; its text is the XML view's, escaped alike"
+    ET = pytest.importorskip('xml.etree.ElementTree')
+    from xml.sax.saxutils import unescape
+    m = _code([S(t, 'stdout' if i%2 else 'stderr') for i,t in enumerate(texts)])
+    ls = m.view(incl_out=True).split('\n')
+    assert ls.index('<out>')==1 and ls.index('</out>')==len(ls)-1  # the section's own end, the view's last line
+    sec,x = '\n'.join(ls[2:-1]),ET.fromstring(msg2xml(m, incl_out=True)).find('out')
+    if len(x)==0: assert unescape(sec)==x.text  # a lone output: its text as the XML view has it
+    else:  # several: each in its tag, its text as the XML view has it (but the line end before its end tag)
+        assert [(e.tag, e.text.rstrip('\n')) for e in x]==[(t, unescape(v)) for t,v in re.findall(r'<(\w+)>\n(.*?)\n</\1>', sec, re.S)]
