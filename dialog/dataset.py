@@ -102,11 +102,13 @@ class _Seen:
 
 def _listing(f, seen=None):
     "Folder `f`'s subfolders to search and its notebooks, as `(path, is a folder)` in order of name"
-    # A broken link among the notebooks is a bad file; the order is case-blind where the system is;
-    # none if the folder can't be opened, as `rglob` skips it. `seen`: a `_Seen` told of each file listed
+    # A broken link among the notebooks is a bad file; the order is case-blind where the system is.
+    # A folder that can't be opened is a bad entry too (`rglob` would skip it without a word): listed itself, its
+    # path ending in a separator, for the readers to report under their `on_error` (`_read1`).
+    # `seen`: a `_Seen` told of each file listed
     dirs,files = [],[]
     try: es = os.scandir(f)
-    except PermissionError: return iter(())
+    except PermissionError: return iter([(os.path.join(f, ''), False)])
     with es:  # an entry at a time: a folder of 50,000 files is not held as 50,000 entries
         for e in es:
             if _hidden(e.name): continue
@@ -119,6 +121,15 @@ def _listing(f, seen=None):
     subs = ((os.path.join(f, d), True) for d in sorted(dirs, key=by))
     nbs = ((os.path.join(f, n), False) for n in sorted(files, key=by))
     return heapq.merge(subs, nbs, key=lambda e: by(os.path.basename(e[0])))
+
+def _unlisted(p):
+    "The error of folder `p` (its path ending in a separator) that a folder's search couldn't open (`_listing`)"
+    # a bad entry, as a bad file is: a `PermissionError` naming the folder
+    f = p.rstrip(os.sep) or os.sep
+    try: os.scandir(f).close()
+    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", f)
+    # (it can be opened now: its dialogs were not read, all the same)
+    return PermissionError(errno.EACCES, "a folder that couldn't be opened when it was searched", f)
 
 def _notebooks(folder, seen=None):
     "The `.ipynb` files under folder `folder` as text, as `Path.rglob` finds them"
@@ -298,6 +309,7 @@ def _read1(p, cls=Dialog, parts=False):
     # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
     # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`
     if str(p).endswith('.jsonl'): return _read_session(p, cls)
+    if str(p).endswith(os.sep): return _unlisted(str(p))
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
             res = DialogParts(*read_ipynb_parts(p))
