@@ -320,10 +320,12 @@ def _read1(p, cls=Dialog, parts=False):
 def _read_session(p, cls=Dialog):
     "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
     # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
-    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line
-    try: return sess2dlg(p, cls=cls) # which refuses a named pipe at once
+    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line, the file once:
+    # `sess2dlg` names it as the `Path` it makes of `p` spells it (`./s.jsonl` is `s.jsonl`), which `q` is
+    q = Path(p).expanduser()
+    try: return sess2dlg(q, cls=cls) # which refuses a named pipe at once
     except OSError as e: return e
-    except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{p}, ').removeprefix(f'{p}: '), p)
+    except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{q}, ').removeprefix(f'{q}: '), p)
 
 def _chk_on_error(on_error):
     if on_error not in ('raise', 'skip', 'collect'):
