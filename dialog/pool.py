@@ -102,10 +102,11 @@ def _result_dirs():
     # a result is written once, read once and removed: in memory it costs no disk blocks, no journal, no write-back.
     # `TMPDIR` (or `tempfile.tempdir`) naming another folder is the user's choice: results go there alone.
     # Each is named with this process's `own_tag`: a reading killed leaves its folders, which the next one removes
-    # (in `_shm` they hold memory until then)
+    # (in `_shm` they hold memory until then), wherever they are: in `_shm` and `/tmp`, where a reading puts them
+    # when `TMPDIR` isn't set, whatever it says now, and in the temporary folder
     pre,tmp = f'nbdialog-{own_tag()}-',tempfile.gettempdir()
+    for d in dict.fromkeys((tmp, '/tmp', _shm)): _sweep(d)
     shm = tmp=='/tmp' and os.path.isdir(_shm)
-    for d in (tmp, _shm) if shm else (tmp,): _sweep(d)
     res = [tempfile.mkdtemp(prefix=pre)]
     if shm:
         try:
