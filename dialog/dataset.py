@@ -55,7 +55,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts
-from .session import sess2dlg, sess_info
+from .session import sess2dlg, sess_agent
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 from array import array
@@ -75,12 +75,12 @@ def _is_dir(e):
 
 def _is_session(p):
     "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one"
-    # `sess_info`'s verdict (a record of Claude Code's or Codex's format among its first lines; a named pipe refused
-    # unopened), so `nbdialog sessions` and a folder's listing agree: other JSON Lines (an event log, a saved
+    # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
+    # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole; a named pipe refused unopened), so
+    # `nbdialog sessions` and a folder's listing agree: other JSON Lines (an event log, a saved
     # `claude -p --output-format stream-json` run, a fine-tuning set) are left out, as any other file
-    try: sess_info(p)
+    try: return sess_agent(p) is not None
     except (OSError, ValueError): return False
-    return True
 
 def _listed_file(path, name, is_session=_is_session):
     "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"
