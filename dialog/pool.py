@@ -21,7 +21,7 @@ from .core import Dialog, Message, Msgs, Attachment
 from .ipynb import own_tag, left_behind
 from .nbjson import gc_paused
 from multiprocessing.connection import wait
-import errno, marshal, multiprocessing, os, pickle, re, shutil, signal, stat, struct, sys, tempfile, traceback
+import errno, marshal, multiprocessing, os, pickle, re, shutil, signal, stat, struct, sys, tempfile, traceback, warnings
 
 # %% ../nbs/14_pool.ipynb #84cfccca
 def _progress(total, progress, desc):
@@ -195,9 +195,23 @@ def _portable(e):
     except Exception: e = RuntimeError(f'{type(e).__name__}: {e}')
     return e,tb
 
+def _said(ws):
+    "Warnings `ws` (`warnings.catch_warnings(record=True)`'s) as `_resay` shows them again in another process"
+    # a category pickle can't bring back (defined in `__main__` of a process started fresh) as a `UserWarning`
+    def cat(c):
+        try: return pickle.loads(pickle.dumps(c))
+        except Exception: return UserWarning
+    return [(str(w.message), cat(w.category), w.filename, w.lineno) for w in ws]
+
+def _resay(ws):
+    "Show warnings `ws` (`_said`) here, as if raised here: through this process's filters and `warnings.showwarning`"
+    for m,c,fn,ln in ws: warnings.warn_explicit(m, c, fn, ln)
+
 def _worker(f, jobs, todo, conn, folders, inherited=()):
     "Another process: take the first job of `todo` (`[lo, hi]`, shared) until none is left, sending each result"
-    # sends `(index, result file in folders (`_result_dirs`), None)` for each, or `(index, None, (error, traceback))` and stops
+    # sends `(index, result file in folders (`_result_dirs`), None, warnings)` for each, or
+    # `(index, None, (error, traceback), warnings)` and stops; the job's warnings (`_said`) are shown by the process that
+    # started this one, in the job's turn
     # Ctrl-C is for the process that started this one: it stops the others through `todo`
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # and SIGTERM ends it at once, as by default, whatever handler the process that started it had (a fork copies it)
@@ -213,10 +227,12 @@ def _worker(f, jobs, todo, conn, folders, inherited=()):
                 if (i := todo[0])>=todo[1]: return
                 todo[0] = i+1
             finally: lock.release()
-            try:
-                # packing builds many containers too
-                with gc_paused(): msg = (i, _result_file(f, jobs[i], *folders), None)
-            except Exception as e: msg = (i, None, _portable(e))
+            with warnings.catch_warnings(record=True) as ws:
+                try:
+                    # packing builds many containers too
+                    with gc_paused(): msg = (i, _result_file(f, jobs[i], *folders), None)
+                except Exception as e: msg = (i, None, _portable(e))
+            msg += (_said(ws),)
             try: conn.send(msg)
             except OSError:  # no one reads the pipe: the process that started this one is gone
                 if msg[1]: os.unlink(msg[1])
@@ -322,16 +338,15 @@ def pmap(f, # A function of one job, defined at a module's top level
     if not kids: yield from _serial(f, jobs, progress, desc, total, size); return
     # the jobs no process has started, `jobs[lo:hi]`: the others take `lo`, this one `hi-1`
     todo = multiprocessing.get_context().Array('q', [0, len(jobs)])
-    # results by job, each in a 1-tuple; the next to yield; what result files are read into
+    # results by job, each with its warnings (another process's, `_said`); the next to yield; what result files are read into
     res,nxt,buf,bar = [None]*len(jobs),0,bytearray(),None
     # results waiting for those before them, and how many may wait: then this one takes jobs from the front too
     held,most = [0],2*(kids+1)
     # the result files' folders, removed with them at the end, whatever happened to the processes that wrote them
     folders = _result_dirs()
     conns,procs = [],[]
-    def took(i, r):
-        res[i] = (r,)
-        held[0] += 1
+    def took(i, r, ws=()):
+        res[i],held[0] = (r, ws),held[0]+1
         if bar: bar.update(size(jobs[i]))
     def take_in(timeout):
         "Take in all the others sent, waiting up to `timeout` seconds for the first"
@@ -339,13 +354,13 @@ def pmap(f, # A function of one job, defined at a module's top level
         # and their unpacking be left to the end, when the others have nothing to do
         for c in wait(conns, timeout):
             while True:
-                try: i,p,e = c.recv()
+                try: i,p,e,ws = c.recv()
                 except EOFError: conns.remove(c); c.close(); break  # that process has stopped
                 # an error is raised in its turn: the first in the jobs' order is the one raised
                 # (its process has stopped)
-                if e: took(i, _Failed(e[0], _Elsewhere(e[1]))); conns.remove(c); c.close(); break
+                if e: took(i, _Failed(e[0], _Elsewhere(e[1])), ws); conns.remove(c); c.close(); break
                 # a list result holds one item per item of the job (e.g. a dialog per file)
-                took(i, _result_back(p, buf, jobs[i]))
+                took(i, _result_back(p, buf, jobs[i]), ws)
                 if not c.poll(): break
     try:
         _start(kids, kf or f, jobs, todo, folders, conns, procs)
@@ -353,7 +368,8 @@ def pmap(f, # A function of one job, defined at a module's top level
         while True:
             take_in(0)
             while nxt<len(jobs) and res[nxt] is not None:
-                r,res[nxt] = res[nxt][0],None
+                (r,ws),res[nxt] = res[nxt],None
+                _resay(ws)  # another process's warnings, in the job's turn
                 if type(r) is _Failed: raise r.e from r.cause
                 nxt,held[0] = nxt+1,held[0]-1
                 yield r

@@ -1,5 +1,5 @@
 "The command line at its edges: ids of id-less files across edits, folder commands on hostile names, dry runs, fences in outputs, skip markers, convert over its own input"
-import importlib.util, json, os, subprocess, sys
+import importlib.util, json, os, subprocess, sys, textwrap
 from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
@@ -94,6 +94,27 @@ def test_warnings_reach_stderr_escaped_as_one_line(tmp_path):
         assert r.returncode==0 and '\x1b' not in err and '\x07' not in err, (args, err)
         assert err.splitlines()==[f'nbdialog {args[0]}: warning: {d}/\\x1b]0;PWNED\\x07\\x1b[2J.jsonl, line 21: '
                                   'a partial last line (the session is still being written?) was left out'], (args, err)
+
+def test_warnings_of_processes_started_fresh_reach_stderr_escaped(tmp_path):
+    "With processes started fresh (spawn: macOS's default, forkserver: Linux's from Python 3.14), a warning raised in one still goes through the command's escaping printer"
+    from shared_paths import corpus
+    src = corpus/'sessions'/'claude-code-session.jsonl'
+    if not src.exists(): pytest.skip('no corpus session')
+    d = tmp_path/'s'; d.mkdir()
+    for k in range(12): (d/f'{k:02}\x1b[2J.jsonl').write_bytes(src.read_bytes() + b'{"type":"assistant')
+    prog = textwrap.dedent('''
+        import multiprocessing, sys, time
+        multiprocessing.set_start_method('spawn')
+        import dialog.dataset as dd, dialog.cli
+        f = dd._stats_chunk
+        def g(paths): time.sleep(1); return f(paths)  # this process slow: the one started fresh reads most files
+        g.__module__,g.__qualname__ = f.__module__,f.__qualname__  # which it finds as the function itself
+        dd._stats_chunk = g
+        sys.exit(dialog.cli.main(sys.argv[1:]))''')
+    r = subprocess.run([sys.executable, '-c', prog, 'stats', str(d), '--workers', '2'], capture_output=True, env=env, timeout=120)
+    err = r.stderr.decode()
+    assert r.returncode==0 and '\x1b' not in err and len(err.splitlines())==12, err
+    assert all(l.startswith('nbdialog stats: warning: ') and '\\x1b[2J.jsonl, line 21' in l for l in err.splitlines()), err
 
 def test_main_puts_warnings_printer_back():
     "main shows warnings its own way only while a command runs"

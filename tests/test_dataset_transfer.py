@@ -70,6 +70,24 @@ def test_a_killed_readings_folders_are_swept_whatever_tmpdir_says(tmp_path, monk
         os.rmdir(ds[0])
     finally: [shutil.rmtree(d, ignore_errors=True) for d in left]
 
+def _warns(j):
+    "Warn about job `j`, and give it back"
+    import warnings
+    warnings.warn(f'job {j}')
+    return j
+
+def test_another_processs_warnings_are_shown_here_in_their_jobs_turn():
+    "A warning raised in another process comes back with its job's result and is shown here, through this process's filters and printer (the command line's escapes it), never written by the other process itself"
+    import warnings
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert list(pmap(_warns, list(range(8)), 2)) == list(range(8))
+    got = [str(w.message) for w in ws]
+    assert sorted(got) == [f'job {j}' for j in range(8)] and all(w.category is UserWarning for w in ws)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # as if the jobs ran here: the filters here decide
+        with pytest.raises(UserWarning, match='job'): list(pmap(_warns, list(range(8)), 2))
+
 def test_a_result_memory_cant_hold_goes_to_the_spill_folder(tmp_path, monkeypatch):
     "A result file `folder` has no room for (ENOSPC, EDQUOT) is written in `spill`; any other error, or a full folder without a spill, is raised"
     import errno, tempfile
