@@ -67,6 +67,8 @@ _unreadable_child = '''
 import json, warnings
 from dialog.dataset import dlg_paths, read_dialogs, dlgs2table, folder_stats, paths2jsonl
 res = dict(paths=list(map(str, dlg_paths('talks'))), alone=list(map(str, dlg_paths('talks/team-b'))))
+res['globs'] = [list(map(str, dlg_paths(g))) for g in ('talks/**/*.ipynb', 'talks/*/b.ipynb', 'talks/team-b/*.ipynb', 'talks/*.ipynb')]
+res['named'] = [type(e).__name__ for e in read_dialogs(['talks/team-b/b.ipynb'], workers=0, on_error='collect')[1]]
 ds,errs = read_dialogs('talks', workers=0, on_error='collect')
 res['collect'] = [len(ds), [(type(e).__name__, e.filename, e.strerror) for e in errs]]
 try: read_dialogs('talks/team-b', workers=0); res['raise'] = None
@@ -102,6 +104,9 @@ def test_a_folder_that_cannot_be_opened_is_a_bad_entry(tmp_path):
     why = "Permission denied (a folder: the dialogs in it can't be listed)"
     assert res['paths']==['talks/a.ipynb', 'talks/team-b', 'talks/z.ipynb'] and res['alone']==['talks/team-b']  # in its place in path order
     assert res['collect']==[2, [['PermissionError', 'talks/team-b', why]]] and res['raise']=='talks/team-b'
+    # a glob lists it where it had to look in it; a file named in it is a bad file
+    assert res['globs']==[res['paths'], ['talks/team-b'], ['talks/team-b'], ['talks/a.ipynb', 'talks/z.ipynb']]
+    assert res['named']==['PermissionError']
     assert len(res['skip'])==1 and 'team-b' in res['skip'][0]
     assert res['stats']==['1 bad file not read:', f'  talks/team-b: {why}']
     if 'table' in res: assert res['table'][1]==1
