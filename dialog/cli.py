@@ -34,8 +34,9 @@ from .view import *
 from .run import *
 from .chat import dlg2chat, chat2dlg, dlgs2jsonl, jsonl2dlgs, jsonl_drops, jsonl_shapes
 from .dataset import export_folder, folder_stats, paths2jsonl
+from .pool import WorkerDied
 from fastcore.docments import docments
-import argparse, contextlib, io, json, re, tempfile
+import argparse, contextlib, io, json, re, tempfile, warnings
 
 # %% ../nbs/16_cli.ipynb #6a651851
 _all_ = ['out_maxlen', 'msg2xml', 'dlg2md', 'RunReport']
@@ -124,8 +125,8 @@ _epilog = '''examples:
   echo 'print(1)' | nbdialog add talk --after 3f9a
   nbdialog run talk                            run all the code, saving outputs as it goes
 exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raised, timed out, the
-  kernel died, or another program changed it meanwhile), 2 bad usage, a bad file or no kernel, 130
-  interrupted (Ctrl-C)'''
+  kernel died, or another program changed it meanwhile), 2 bad usage, a bad file, no kernel
+  or a reading process killed, 130 interrupted (Ctrl-C)'''
 
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
@@ -188,6 +189,14 @@ def _heal_hint(a, e):
 _edit_whole = 'nbdialog edit FILE ID (the new text on stdin)'
 _cli_words = {'msg_replace_lines': _edit_whole, 'msg_str_replace': _edit_whole, 'out=True': '--out', 'sw': '--sw'}
 
+def _warned(cmd): # The subcommand running
+    "A `warnings.showwarning` for subcommand `cmd`: each warning one line on stderr, through `_say` as an error is"
+    # (Python's own printer writes the text raw, file names and all, with a line of our source under it)
+    def show(message, category, filename, lineno, file=None, line=None):
+        what = 'warning' if category is UserWarning else category.__name__
+        _say(f'nbdialog {cmd}: {what}: {message}', err=True)
+    return show
+
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
     "Run the `nbdialog` command line; returns the exit code"
     if signal.getsignal(signal.SIGINT) is _quiet_exit: signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -196,18 +205,20 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
     except SystemExit as e: return e.code
     if a is None: return 2
     tok = tool_words.set(_cli_words) # the tools' errors name what the shell has: commands and options
-    try: return a.func(a) or 0
-    except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return getattr(a, 'rc', 0) # a command that knew its exit code before printing (run) still gives it
-    except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
-        _say(f'nbdialog {a.cmd}: interrupted', err=True)
-        return 130
-    except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError) as e:
-        # KeyError: a message id not found
-        _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}{_heal_hint(a, e)}', err=True)
-        return 2
-    finally: tool_words.reset(tok)
+    with warnings.catch_warnings():  # warnings shown as `_say` shows them while the command runs; then as they were
+        warnings.showwarning = _warned(a.cmd)
+        try: return a.func(a) or 0
+        except BrokenPipeError: # the reader, e.g. `head`, stopped reading: not an error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return getattr(a, 'rc', 0) # a command that knew its exit code before printing (run) still gives it
+        except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
+            _say(f'nbdialog {a.cmd}: interrupted', err=True)
+            return 130
+        # KeyError: a message id not found; WorkerDied: a process reading files killed (the OOM killer, kill -9)
+        except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError, WorkerDied) as e:
+            _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}{_heal_hint(a, e)}', err=True)
+            return 2
+        finally: tool_words.reset(tok)
 
 # %% ../nbs/16_cli.ipynb #f8fb4dcc
 from .skill import preview_row

@@ -55,7 +55,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts
-from .session import sess2dlg, sess_info
+from .session import sess2dlg, sess_agent
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 from array import array
@@ -75,12 +75,12 @@ def _is_dir(e):
 
 def _is_session(p):
     "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one"
-    # `sess_info`'s verdict (a record of Claude Code's or Codex's format among its first lines; a named pipe refused
-    # unopened), so `nbdialog sessions` and a folder's listing agree: other JSON Lines (an event log, a saved
+    # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
+    # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole; a named pipe refused unopened), so
+    # `nbdialog sessions` and a folder's listing agree: other JSON Lines (an event log, a saved
     # `claude -p --output-format stream-json` run, a fine-tuning set) are left out, as any other file
-    try: sess_info(p)
+    try: return sess_agent(p) is not None
     except (OSError, ValueError): return False
-    return True
 
 def _listed_file(path, name, is_session=_is_session):
     "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"
@@ -102,11 +102,13 @@ class _Seen:
 
 def _listing(f, seen=None):
     "Folder `f`'s subfolders to search and its notebooks, as `(path, is a folder)` in order of name"
-    # A broken link among the notebooks is a bad file; the order is case-blind where the system is;
-    # none if the folder can't be opened, as `rglob` skips it. `seen`: a `_Seen` told of each file listed
+    # A broken link among the notebooks is a bad file; the order is case-blind where the system is.
+    # A folder that can't be opened is a bad entry too (`rglob` would skip it without a word): listed itself, its
+    # path ending in a separator, for the readers to report under their `on_error` (`_read1`).
+    # `seen`: a `_Seen` told of each file listed
     dirs,files = [],[]
     try: es = os.scandir(f)
-    except PermissionError: return iter(())
+    except PermissionError: return iter([(os.path.join(f, ''), False)])
     with es:  # an entry at a time: a folder of 50,000 files is not held as 50,000 entries
         for e in es:
             if _hidden(e.name): continue
@@ -119,6 +121,15 @@ def _listing(f, seen=None):
     subs = ((os.path.join(f, d), True) for d in sorted(dirs, key=by))
     nbs = ((os.path.join(f, n), False) for n in sorted(files, key=by))
     return heapq.merge(subs, nbs, key=lambda e: by(os.path.basename(e[0])))
+
+def _unlisted(p):
+    "The error of folder `p` (its path ending in a separator) that a folder's search couldn't open (`_listing`)"
+    # a bad entry, as a bad file is: a `PermissionError` naming the folder
+    f = p.rstrip(os.sep) or os.sep
+    try: os.scandir(f).close()
+    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", f)
+    # (it can be opened now: its dialogs were not read, all the same)
+    return PermissionError(errno.EACCES, "a folder that couldn't be opened when it was searched", f)
 
 def _notebooks(folder, seen=None):
     "The `.ipynb` files under folder `folder` as text, as `Path.rglob` finds them"
@@ -139,50 +150,64 @@ def _notebooks(folder, seen=None):
 _path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0')
 
 # %% ../nbs/15_dataset.ipynb #0389df3b
-def _entries(base):
+def _entries(base, bad=None):
     "The entries of folder `base` ('' is the current one); none when it can't be listed"
+    # `bad`: a list a folder that can't be opened is added to, as its path ending in a separator: a bad entry, as
+    # `_listing` lists one
     try: return list(os.scandir(base or os.curdir))
-    except OSError: return []
+    except OSError as e:
+        if bad is not None and isinstance(e, PermissionError): bad.append(os.path.join(base or os.curdir, ''))
+        return []
 
-def _below(base, dirs=True):
+def _below(base, dirs=True, bad=None):
     "Every folder under `base` at any depth (`dirs=False`: every entry; None: every file), but hidden ones"
-    # links to folders aren't followed (nor, with `dirs`, listed)
+    # links to folders aren't followed (nor, with `dirs`, listed); `bad`: see `_entries`
     todo = [base]  # a stack, not recursion: a tree of any depth
     while todo:
         b = todo.pop()
-        for e in _entries(b):
+        for e in _entries(b, bad):
             if _hidden(e.name): continue
             q,d = os.path.join(b, e.name),not e.is_symlink() and _is_dir(e)
             if d if dirs else dirs is not None or not _is_dir(e): yield q
             if d: todo.append(q)
 
-def _expand(base, parts, files=False):
+def _expand(base, parts, files=False, bad=None):
     "The paths under `base` that the glob pattern components `parts` match (`files`: but folders, where it ends)"
-    # (a folder is told by its entry's type: no look at each file)
+    # (a folder is told by its entry's type: no look at each file); `bad`: see `_entries`
     if not parts: yield base; return
     c,rest = parts[0],parts[1:]
     if c=='**' and not rest:  # last: everything below
         # the folder itself, named as a folder (`d.ipynb/`), as glob names it
         if base and not files: yield os.path.join(base, '')
-        yield from _below(base, dirs=None if files else False)
+        yield from _below(base, dirs=None if files else False, bad=bad)
     elif c=='**':  # zero or more folders
-        yield from _expand(base, rest, files)
-        for d in _below(base): yield from _expand(d, rest, files)
+        yield from _expand(base, rest, files, bad)
+        for d in _below(base, bad=bad): yield from _expand(d, rest, files, bad)
     elif glob.has_magic(c):
-        for e in _entries(base):
+        for e in _entries(base, bad):
             if (e.name[0]!='.' or c[0]=='.') and fnmatch.fnmatch(e.name, c) and (_is_dir(e) if rest else
                                                                                  not files or not _is_dir(e)):
-                yield from _expand(os.path.join(base, e.name), rest, files)
-    elif os.path.lexists(q := os.path.join(base, c)) and (os.path.isdir(q) if rest else not files or not os.path.isdir(q)):
-        yield from _expand(q, rest, files)
+                yield from _expand(os.path.join(base, e.name), rest, files, bad)
+    elif _lexists(q := os.path.join(base, c), bad) and (os.path.isdir(q) if rest else not files or not os.path.isdir(q)):
+        yield from _expand(q, rest, files, bad)
 
-def _glob(pat, files=False):
+# %% ../nbs/15_dataset.ipynb #e66f3ad6
+def _lexists(q, bad=None):
+    "`os.path.lexists(q)`; with `bad`, a folder holding `q` that can't be searched added to it (see `_entries`)"
+    try: os.lstat(q); return True
+    except PermissionError:
+        if bad is not None: bad.append(os.path.join(os.path.dirname(q) or os.curdir, ''))
+    except (OSError, ValueError): pass
+    return False
+
+def _glob(pat, files=False, bad=None):
     "The paths glob pattern `pat` matches, as `glob.glob(pat, recursive=True)` finds them, but `**` follows no link"
     # `files`: its files only, no folder named like one (`old.ipynb/`), as a folder's search lists none
     # `**` follows no link to a folder (as a folder's search follows none):
-    # a link loop can't make it list a file again and again, or run for ever
+    # a link loop can't make it list a file again and again, or run for ever.
+    # `bad`: a list the folders it had to look in but couldn't open are added to (see `_entries`)
     p = Path(pat)  # (`Path` drops a final separator: a pattern ending in one names folders only, as `d.ipynb/`)
-    fs = _expand(p.anchor, p.parts[1:] if p.anchor else p.parts, files)
+    fs = _expand(p.anchor, p.parts[1:] if p.anchor else p.parts, files, bad)
     if pat.endswith(tuple(s for s in (os.sep, os.altsep) if s)):
         return (os.path.join(f, '') for f in fs if os.path.isdir(f))
     return fs
@@ -196,14 +221,15 @@ def _paths1(src):
     p = src if isinstance(src, Path) else Path(src)
     if str(p)[:1]=='~': p = p.expanduser()
     try: st = os.stat(p)  # one look at each file listed: a long list of files costs little more than the list
-    except OSError as e:
-        if e.errno not in _gone: raise
+    except OSError as e:  # (in a folder that can't be searched: a file named is a bad file; a pattern, see `_glob`)
+        if isinstance(e, PermissionError) and not glob.has_magic(str(src)): return [(str(p), None)]
+        if e.errno not in _gone and not isinstance(e, PermissionError): raise
         st = None  # not there (or a broken link)
     if st is None:
         if not glob.has_magic(str(src)): raise FileNotFoundError(f'{src}: no such file or folder')
-        # a file two `**`s reach is listed once
-        found = {str(Path(f)) for f in _glob(os.path.expanduser(str(src)), files=True) if _listed_file(f, f)}
-        return ((f, None) for f in sorted(found, key=_path_key))
+        bad = []  # the folders it had to look in but couldn't open (`_entries`); a file two `**`s reach is listed once
+        found = {str(Path(f)) for f in _glob(os.path.expanduser(str(src)), True, bad) if _listed_file(f, f)}
+        return ((f, None) for f in sorted(found | set(bad), key=_path_key))
     # a folder's files as they are found, in order; a file named is known by the look just taken
     if stat.S_ISDIR(st.st_mode): return ((f, None) for f in _notebooks(str(p)))
     return [(str(p), (st.st_dev, st.st_ino))]
@@ -298,6 +324,7 @@ def _read1(p, cls=Dialog, parts=False):
     # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
     # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`
     if str(p).endswith('.jsonl'): return _read_session(p, cls)
+    if str(p).endswith(os.sep): return _unlisted(str(p))
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
             res = DialogParts(*read_ipynb_parts(p))
@@ -308,10 +335,12 @@ def _read1(p, cls=Dialog, parts=False):
 def _read_session(p, cls=Dialog):
     "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
     # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
-    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line
-    try: return sess2dlg(p, cls=cls) # which refuses a named pipe at once
+    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line, the file once:
+    # `sess2dlg` names it as the `Path` it makes of `p` spells it (`./s.jsonl` is `s.jsonl`), which `q` is
+    q = Path(p).expanduser()
+    try: return sess2dlg(q, cls=cls) # which refuses a named pipe at once
     except OSError as e: return e
-    except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{p}, ').removeprefix(f'{p}: '), p)
+    except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{q}, ').removeprefix(f'{q}: '), p)
 
 def _chk_on_error(on_error):
     if on_error not in ('raise', 'skip', 'collect'):

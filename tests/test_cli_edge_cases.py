@@ -1,12 +1,12 @@
 "The command line at its edges: ids of id-less files across edits, folder commands on hostile names, dry runs, fences in outputs, skip markers, convert over its own input"
-import json, os, subprocess
+import importlib.util, json, os, subprocess, sys, textwrap
 from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 from dialog.core import *
 from dialog.ipynb import *
 from dialog.view import dlg2md
-from cli_helpers import nbd, ok, fails, cmd, env
+from cli_helpers import nbd, ok, fails, cmd, env, tour_src
 
 def old_nb(p, srcs):
     "Write an nbformat 4.4 notebook (no cell ids) of code cells `srcs` to `p`"
@@ -82,3 +82,72 @@ def test_convert_folder_never_writes_over_a_dialog_it_reads(tmp_path):
         assert r.returncode==2 and 'being converted' in r.stderr, (o, r.stdout, r.stderr)
     assert (a.read_bytes(),b.read_bytes())==before
     assert ok('convert', d, '--to', 'jsonl', '-o', d/'all.jsonl').startswith('wrote') # beside them is fine
+
+def test_warnings_reach_stderr_escaped_as_one_line(tmp_path):
+    "A warning naming a file (a session still being written, whose name holds escapes) is one line on stderr, through term_safe, never Python's raw printer"
+    from shared_paths import corpus
+    src = corpus/'sessions'/'claude-code-session.jsonl'
+    if not src.exists(): pytest.skip('no corpus session')
+    d = tmp_path/'s'; d.mkdir()
+    p = d/'\x1b]0;PWNED\x07\x1b[2J.jsonl'
+    p.write_bytes(src.read_bytes() + b'{"type":"assistant')  # a partial last line: the session is being written
+    for k in range(3): old_nb(d/f'n{k}.ipynb', ['1'])
+    for args in (['stats', d], ['stats', d, '--workers', '2'], ['export', d, '-o', tmp_path/'o.jsonl']):
+        r = subprocess.run(cmd + [str(o) for o in args], capture_output=True, env=env, timeout=120)
+        err = r.stderr.decode()
+        assert r.returncode==0 and '\x1b' not in err and '\x07' not in err, (args, err)
+        assert err.splitlines()==[f'nbdialog {args[0]}: warning: {d}/\\x1b]0;PWNED\\x07\\x1b[2J.jsonl, line 21: '
+                                  'a partial last line (the session is still being written?) was left out'], (args, err)
+
+def test_warnings_of_processes_started_fresh_reach_stderr_escaped(tmp_path):
+    "With processes started fresh (spawn: macOS's default, forkserver: Linux's from Python 3.14), a warning raised in one still goes through the command's escaping printer"
+    from shared_paths import corpus
+    src = corpus/'sessions'/'claude-code-session.jsonl'
+    if not src.exists(): pytest.skip('no corpus session')
+    d = tmp_path/'s'; d.mkdir()
+    for k in range(12): (d/f'{k:02}\x1b[2J.jsonl').write_bytes(src.read_bytes() + b'{"type":"assistant')
+    prog = textwrap.dedent('''
+        import multiprocessing, sys, time
+        multiprocessing.set_start_method('spawn')
+        import dialog.dataset as dd, dialog.cli
+        f = dd._stats_chunk
+        def g(paths): time.sleep(1); return f(paths)  # this process slow: the one started fresh reads most files
+        g.__module__,g.__qualname__ = f.__module__,f.__qualname__  # which it finds as the function itself
+        dd._stats_chunk = g
+        sys.exit(dialog.cli.main(sys.argv[1:]))''')
+    r = subprocess.run([sys.executable, '-c', prog, 'stats', str(d), '--workers', '2'], capture_output=True, env=env, timeout=120)
+    err = r.stderr.decode()
+    assert r.returncode==0 and '\x1b' not in err and len(err.splitlines())==12, err
+    assert all(l.startswith('nbdialog stats: warning: ') and '\\x1b[2J.jsonl, line 21' in l for l in err.splitlines()), err
+
+def test_main_puts_warnings_printer_back():
+    "main shows warnings its own way only while a command runs"
+    import warnings
+    from dialog.cli import main
+    before = warnings.showwarning
+    main(['summary', str(tour_src), '--maxlen', '40'])
+    assert warnings.showwarning is before
+
+_killer = '''
+import os, signal, sys
+import dialog.dataset as dd, dialog.cli
+main = os.getpid()
+def killed_in_worker(f):
+    def g(*a, **k):
+        if os.getpid()!=main: os.kill(os.getpid(), signal.SIGKILL)  # the OOM killer ends this worker
+        return f(*a, **k)
+    return g
+for n in ('_table_chunk', '_jsonl_chunk', '_stats_chunk'): setattr(dd, n, killed_in_worker(getattr(dd, n)))
+sys.exit(dialog.cli.main(sys.argv[1:]))
+'''
+
+def test_a_killed_reading_process_is_one_line_and_exit_2(tmp_path):
+    "A process reading files killed (the OOM killer) is said in one line with the error exit code, 2: never a traceback and 1 ('nothing found')"
+    d = tmp_path/'talks'; d.mkdir()
+    for k in range(40): old_nb(d/f'd{k:02}.ipynb', [f'x = {k}'])
+    cases = [['export', d, '-o', tmp_path/'t.jsonl', '--workers', '2'], ['stats', d, '--workers', '2']]
+    if importlib.util.find_spec('pyarrow'): cases.append(['export', d, '-o', tmp_path/'t.parquet', '--workers', '2'])
+    for args in cases:
+        r = subprocess.run([sys.executable, '-c', _killer, *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode==2 and r.stderr.splitlines()==[f'nbdialog {args[0]}: a process reading files stopped '
+                                                           '(was it killed?) before sending back what it read'], (args, r.stderr)

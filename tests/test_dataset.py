@@ -492,8 +492,9 @@ def test_a_killed_process_is_an_error_not_a_hang(monkeypatch, tmp_path):
     "When another process dies (killed, out of memory) the results it owed are missing: that's a clear error, and no result file is left"
     import tempfile
     monkeypatch.setattr(tempfile, 'tempdir', str(tmp_path))
-    from dialog.pool import pmap
-    with pytest.raises(RuntimeError, match='stopped'): list(pmap(_kill_other, list(range(10)), 2, False, '', 10))
+    from dialog.pool import pmap, WorkerDied
+    # a `WorkerDied` (a `RuntimeError`): named, so that the command line can say it in one line (test_cli_edge_cases)
+    with pytest.raises(WorkerDied, match='stopped'): list(pmap(_kill_other, list(range(10)), 2, False, '', 10))
     assert not list(tmp_path.glob('nbdialog-*'))
 
 def _interrupt_here(job):

@@ -71,6 +71,36 @@ def test_a_named_file_that_is_no_session_is_a_bad_file(agents):
     ds,errs = read_dialogs([agents/'train.jsonl', agents/'nb.ipynb'], on_error='collect')
     assert [d.name for d in ds] == ['nb'] and 'train.jsonl' in str(errs[0])
 
+@pytest.mark.parametrize('how', ['dot', 'relative', 'absolute'])
+def test_a_bad_session_is_named_once_however_its_path_is_spelled(tmp_path, monkeypatch, how):
+    "A session with a bad line is a bad file naming it once (`s.jsonl: line 19: ...`), listed from `.`, from its folder's relative name or its absolute one"
+    d = tmp_path/'talks'; d.mkdir()
+    b = (sessions/'claude-code-session.jsonl').read_bytes().replace(b'fixture complete"}', b'fixture compl\xc3"}', 1)
+    (d/'s.jsonl').write_bytes(b)
+    monkeypatch.chdir(d if how=='dot' else tmp_path)
+    src = dict(dot='.', relative='talks', absolute=str(d))[how]
+    _,errs = read_dialogs(src, workers=0, on_error='collect')
+    assert len(errs)==1 and errs[0].problem=='line 19: not UTF-8 text, so not a session file', errs
+    assert str(errs[0]).count('s.jsonl')==1
+    assert folder_stats(src, workers=0).splitlines()[-1].strip().endswith('s.jsonl: line 19: not UTF-8 text, so not a session file')
+
+def test_the_listing_reads_a_bounded_prefix_of_each_json_lines_file(tmp_path):
+    "Telling a session from other JSON Lines reads at most `sess_probe` bytes: a one-line 24 MB fine-tuning set costs no 24 MB (48 with its parse) to pass over, and a session whose first line is bigger than that is still told by the fields it opens with"
+    import tracemalloc
+    from dialog.session import sess_info
+    import dialog.session
+    sess_probe = getattr(dialog.session, 'sess_probe', 1<<20)  # the documented bound: 1 MB
+    big = 24<<20
+    (tmp_path/'train.jsonl').write_text('{"messages": [{"role": "user", "content": "' + 'x'*big + '"}]}\n')
+    rec = '{"parentUuid":null,"sessionId":"s1","type":"user","message":{"role":"user","content":"' + 'x'*(2*sess_probe) + '"},"uuid":"u1"}\n'
+    (tmp_path/'s.jsonl').write_text(rec + (sessions/'claude-code-session.jsonl').read_text())
+    tracemalloc.start()
+    try: names = [p.name for p in dlg_paths(tmp_path)]; peak = tracemalloc.get_traced_memory()[1]
+    finally: tracemalloc.stop()
+    assert names == ['s.jsonl'] and peak < 4*sess_probe, (names, peak)
+    assert sess_info(tmp_path/'s.jsonl').agent == 'claude'
+    with pytest.raises(ValueError, match='not a Claude Code or Codex session'): sess_info(tmp_path/'train.jsonl')
+
 def test_a_transcript_opening_with_a_record_of_another_kind_is_listed(agents):
     "Newer Claude Code transcripts open with a `file-history-snapshot` (no session id): listed, and read as `sess2dlg` reads them"
     src = (agents/'claude'/'proj'/'s.jsonl').read_text(encoding='utf-8')

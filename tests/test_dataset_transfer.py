@@ -1,5 +1,5 @@
 "dialog.dataset between processes, as a hostile reviewer tried to break it: `pmap` (odd results, errors, dying processes, Ctrl-C twice), `_pack`/`_unpack` against pickle, `dlg_paths` against rglob's rule"
-import json, os, pickle, signal, subprocess, sys, textwrap, time
+import json, os, pickle, shutil, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pytest
 from dialog.core import *
@@ -53,6 +53,40 @@ def test_results_go_to_memory_when_the_temporary_folder_is_the_systems(tmp_path,
     ds = dp._result_dirs()
     assert [Path(d).parent for d in ds] == [tmp_path]
     os.rmdir(ds[0])
+
+def test_a_killed_readings_folders_are_swept_whatever_tmpdir_says(tmp_path, monkeypatch):
+    "A killed reading's result folders in `/dev/shm` (memory) and `/tmp` are removed by the next reading even when it has TMPDIR set elsewhere (a job scheduler's, or the one the library suggests when /tmp is full)"
+    import subprocess, sys, tempfile, dialog.pool as dp
+    from dialog.ipynb import own_tag
+    p = subprocess.Popen([sys.executable, '-c', 'pass']); p.wait()  # a process now gone
+    dead = f'{own_tag().rpartition(".")[0]}.{p.pid}'
+    (shm := tmp_path/'shm').mkdir(); (own := tmp_path/'own').mkdir()
+    left = [shm/f'nbdialog-{dead}-abcd_123', Path('/tmp')/f'nbdialog-{dead}-abcd_123', own/f'nbdialog-{dead}-abcd_123']
+    for d in left: (d/'sub').mkdir(parents=True); (d/'sub'/'x.res').write_bytes(b'half')
+    monkeypatch.setattr(dp, '_shm', str(shm)); monkeypatch.setattr(tempfile, 'tempdir', str(own))  # TMPDIR set
+    try:
+        ds = dp._result_dirs()
+        assert [Path(d).parent for d in ds] == [own] and not [d for d in left if d.exists()]
+        os.rmdir(ds[0])
+    finally: [shutil.rmtree(d, ignore_errors=True) for d in left]
+
+def _warns(j):
+    "Warn about job `j`, and give it back"
+    import warnings
+    warnings.warn(f'job {j}')
+    return j
+
+def test_another_processs_warnings_are_shown_here_in_their_jobs_turn():
+    "A warning raised in another process comes back with its job's result and is shown here, through this process's filters and printer (the command line's escapes it), never written by the other process itself"
+    import warnings
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert list(pmap(_warns, list(range(8)), 2)) == list(range(8))
+    got = [str(w.message) for w in ws]
+    assert sorted(got) == [f'job {j}' for j in range(8)] and all(w.category is UserWarning for w in ws)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # as if the jobs ran here: the filters here decide
+        with pytest.raises(UserWarning, match='job'): list(pmap(_warns, list(range(8)), 2))
 
 def test_a_result_memory_cant_hold_goes_to_the_spill_folder(tmp_path, monkeypatch):
     "A result file `folder` has no room for (ENOSPC, EDQUOT) is written in `spill`; any other error, or a full folder without a spill, is raised"

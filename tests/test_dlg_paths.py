@@ -62,3 +62,51 @@ def test_a_deep_tree(tmp_path):
             for _ in range(n): os.chdir('..'); os.rmdir('a')
             os.chdir('..'); os.rmdir('deep')
         os.chdir(cwd)
+
+_unreadable_child = '''
+import json, warnings
+from dialog.dataset import dlg_paths, read_dialogs, dlgs2table, folder_stats, paths2jsonl
+res = dict(paths=list(map(str, dlg_paths('talks'))), alone=list(map(str, dlg_paths('talks/team-b'))))
+res['globs'] = [list(map(str, dlg_paths(g))) for g in ('talks/**/*.ipynb', 'talks/*/b.ipynb', 'talks/team-b/*.ipynb', 'talks/*.ipynb')]
+res['named'] = [type(e).__name__ for e in read_dialogs(['talks/team-b/b.ipynb'], workers=0, on_error='collect')[1]]
+ds,errs = read_dialogs('talks', workers=0, on_error='collect')
+res['collect'] = [len(ds), [(type(e).__name__, e.filename, e.strerror) for e in errs]]
+try: read_dialogs('talks/team-b', workers=0); res['raise'] = None
+except PermissionError as e: res['raise'] = e.filename
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always'); read_dialogs('talks', workers=0, on_error='skip'); res['skip'] = [str(x.message) for x in w]
+res['stats'] = folder_stats('talks', workers=0).splitlines()[-2:]
+try: import pyarrow; res['table'] = [len(x) for x in dlgs2table('talks', workers=0, on_error='collect')]
+except ImportError: pass
+print(json.dumps(res))
+'''
+
+def test_a_folder_that_cannot_be_opened_is_a_bad_entry(tmp_path):
+    "A subfolder the reader can't open is listed, and every reader reports it under on_error (a PermissionError naming it), as an unreadable file: its dialogs never vanish without a word"
+    import json, shutil, subprocess, sys
+    from dialog.core import Dialog
+    import dialog.ipynb
+    pre = []
+    if os.geteuid()==0:  # root opens any folder: drop the capabilities that let it
+        if not shutil.which('setpriv'): pytest.skip('root, and no setpriv to drop its capabilities')
+        pre = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--']
+    d = Dialog('x'); d.mk_message('hi', msg_type='prompt', output='yo')
+    (tmp_path/'talks'/'team-b').mkdir(parents=True)
+    for p in ('a', 'team-b/b', 'z'): d.save(tmp_path/'talks'/f'{p}.ipynb')
+    (tmp_path/'talks'/'team-b').chmod(0)
+    try:
+        if subprocess.run(pre + ['ls', 'talks/team-b'], cwd=tmp_path, capture_output=True).returncode==0: pytest.skip('the folder can be read anyway')
+        r = subprocess.run(pre + [sys.executable, '-c', _unreadable_child], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                           env=dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent)))
+    finally: (tmp_path/'talks'/'team-b').chmod(0o755)
+    assert r.returncode==0, r.stderr
+    res = json.loads(r.stdout)
+    why = "Permission denied (a folder: the dialogs in it can't be listed)"
+    assert res['paths']==['talks/a.ipynb', 'talks/team-b', 'talks/z.ipynb'] and res['alone']==['talks/team-b']  # in its place in path order
+    assert res['collect']==[2, [['PermissionError', 'talks/team-b', why]]] and res['raise']=='talks/team-b'
+    # a glob lists it where it had to look in it; a file named in it is a bad file
+    assert res['globs']==[res['paths'], ['talks/team-b'], ['talks/team-b'], ['talks/a.ipynb', 'talks/z.ipynb']]
+    assert res['named']==['PermissionError']
+    assert len(res['skip'])==1 and 'team-b' in res['skip'][0]
+    assert res['stats']==['1 bad file not read:', f'  talks/team-b: {why}']
+    if 'table' in res: assert res['table'][1]==1
