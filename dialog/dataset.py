@@ -1003,12 +1003,21 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/15_dataset.ipynb #61ffebd8
+def _hive_keys(rel):
+    "The partition columns the folders of relative path `rel` (its parts, the file's name last) name, in order"
+    # only a `key=value` folder is a partition, as pyarrow and DuckDB take one: a plain folder (`jan/`, Hugging Face's
+    # `default/train/`) is no column, and its files are read as any other
+    return tuple(k for p in rel[:-1] if (k := p.partition('=')[0]) and '=' in p)
+
 def _hive(path, where=None):
     "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
     # (its partition columns with their `msg_schema` types). Every file's footer is read (a few KB, whatever its size):
-    # each must be of a schema version we read (`_chk_version`), and in folders naming the same partition columns as
-    # the others', or it is refused by name: pyarrow would take the columns from the first file alone, and give a
-    # stray file's rows null for them, or a whole folder none, as the names happen to sort
+    # each must be of a schema version we read (`_chk_version`), and every file under `key=value` folders naming the
+    # same columns, in the same order, or the folder is refused naming the files out of line: pyarrow would take the
+    # columns from the first file alone, and give a stray file's rows null for them, or a whole folder none, as the
+    # names happen to sort. The verdict counts no files: when any file is in a `key=value` folder, those folders are
+    # the partitioning, and a file outside them (a table copied to the top) is the stray; two layouts of `key=value`
+    # folders are both named, for the user to choose
     import pyarrow.dataset as ds
     pa,s,where = _pa(),msg_schema(),where or str(path)
     fs = ds.dataset(path, format='parquet').files
@@ -1016,14 +1025,19 @@ def _hive(path, where=None):
     rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
     schemas = [pa.parquet.read_schema(f) for f in fs]
     for sc,r in zip(schemas, rels): _chk_version(sc.metadata, os.path.join(where, *r))
-    lays = [tuple(p.split('=', 1)[0] for p in r[:-1]) for r in rels]
-    # where most files are (the deeper at a tie: a stray file at the top is one of two)
-    ks = max(dict.fromkeys(lays), key=lambda l: (lays.count(l), len(l)))
-    if stray := [os.path.join(*r) for r,l in zip(rels, lays) if l!=ks]:
-        more = f' (and {len(stray)-1} more)' if len(stray)>1 else ''
-        raise ValueError(f"{where}: {stray[0]}{more} is outside the partition folders its other files are in "
-                         f"({''.join(k+'=*/' for k in ks) or 'none: at the top'}); move it into one of them, or out "
-                         "of the folder")
+    lays = [_hive_keys(r) for r in rels]
+    by = {}  # each layout's files, layouts in the order of their first file
+    for r,l in zip(rels, lays): by.setdefault(l, []).append(os.path.join(*r))
+    def cols(l): return ''.join(k+'=*/' for k in l)
+    def files(fs): return fs[0] + (f' (and {len(fs)-1} more)' if len(fs)>1 else '')
+    if len(parts := [l for l in by if l])>1:
+        raise ValueError(f"{where}: its files are in partition folders of different columns: "
+                         + '; '.join(f'{cols(l)} ({files(by[l])})' for l in parts)
+                         + "; keep one layout in the folder, and move the others' files out of it")
+    ks = first(parts) or ()
+    if ks and (stray := by.get(())):
+        raise ValueError(f"{where}: {files(stray)} is outside the partition folders its other files are in "
+                         f"({cols(ks)}); move it into one of them, or out of the folder")
     # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
     inner = schemas[0]
     def field(k):
@@ -1051,7 +1065,7 @@ def _with_keys(t, keys):
         t = t.append_column(f, pa.array([v]*t.num_rows, pa.string()).cast(f.type))
     return _fill_parts(t, ks, back=True)  # an empty dialog's value in a folder name is null in the table
 
-def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a partitioned folder of them
+def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a folder of them (hive, or plain)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
     "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (or one partition of it)"
