@@ -1341,11 +1341,17 @@ def _list_paths(batch):
     return fis,[dec(i, p) for i,p in zip(fis, ps)]
 
 def _esc_err(e):
-    "Bad file's error `e`, any lone surrogate in its file's name spelled as its escape: what a Ray worker can log"
-    # (its log, unlike a terminal's stderr, refuses one: the worker died on it, and Ray ran the task again and again)
+    "Bad file's error `e`, any lone surrogate in its whole message spelled as its escape: what a Ray worker can log"
+    # (its log, unlike a terminal's stderr, refuses one: the worker died on it, and Ray ran the task again and again).
+    # One rule for every text the message is made of: the file's name, a cell's id, the problem (which may quote
+    # a value of the file); what is None (a file not named) stays None; a DialogFormatError or OSError keeps its type
     if esc_surrogates(msg := str(e))==msg: return e
-    if isinstance(e, DialogFormatError): return DialogFormatError(e.problem, esc_surrogates(str(e.fname)), e.idx, e.cell_id)
-    if isinstance(e, OSError): return type(e)(e.errno, e.strerror, esc_surrogates(str(e.filename)))
+    def esc(o): return None if o is None else esc_surrogates(str(o))
+    if isinstance(e, DialogFormatError):
+        res = DialogFormatError(esc(e.problem), esc(e.fname), e.idx, esc(e.cell_id))
+        res.repairable = e.repairable
+        return res
+    if isinstance(e, OSError) and e.errno is not None: return type(e)(e.errno, esc(e.strerror), esc(e.filename))
     return ValueError(esc_surrogates(msg))
 
 # %% ../nbs/15_dataset.ipynb #4321347d
