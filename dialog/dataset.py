@@ -318,13 +318,32 @@ def _plan(src, workers):
     if size==16: return fs.n,workers,fs
     return fs.n,workers,_chunks([p for b in fs for p in b], workers)
 
+# %% ../nbs/15_dataset.ipynb #f039ac6e
+def _unsearched(p):
+    "The error of path `p` whose kind can't be told, a folder holding it being one that can't be searched; else None"
+    # (`_paths1` lists such a path as it was named: a dialog, or a folder of them, no one can say). Named as given,
+    # with the folder that can't be searched: not as `read_ipynb`'s rule would spell it (`talks/a` as an absolute
+    # `talks/a.ipynb`, a file no one has)
+    try: os.stat(p); return None
+    except PermissionError as e: err = e
+    except OSError: return None  # gone, or a broken link: reading it says so
+    def seen(q):
+        try: os.stat(q); return True
+        except OSError: return False
+    f = next(filter(seen, Path(p).parents), Path(p).parent)  # the nearest folder above it that can be looked at
+    why = f"in {os.path.join(f, '')}, a folder that can't be searched: whether it is a dialog or a folder can't be told"
+    return PermissionError(err.errno, f'{err.strerror} ({why})', p)
+
 # %% ../nbs/15_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog, parts=False):
     "The `cls` dialog at `p`, or the error that says why it can't be read"
     # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
-    # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`
+    # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`.
+    # A path named without `.ipynb` is looked at first (`_unsearched`): the suffix `read_ipynb` appends is for a name
+    # known to be no folder
     if str(p).endswith('.jsonl'): return _read_session(p, cls)
     if str(p).endswith(os.sep): return _unlisted(str(p))
+    if not str(p).endswith('.ipynb') and (e := _unsearched(str(p))): return e
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
             res = DialogParts(*read_ipynb_parts(p))
