@@ -318,13 +318,32 @@ def _plan(src, workers):
     if size==16: return fs.n,workers,fs
     return fs.n,workers,_chunks([p for b in fs for p in b], workers)
 
+# %% ../nbs/15_dataset.ipynb #f039ac6e
+def _unsearched(p):
+    "The error of path `p` whose kind can't be told, a folder holding it being one that can't be searched; else None"
+    # (`_paths1` lists such a path as it was named: a dialog, or a folder of them, no one can say). Named as given,
+    # with the folder that can't be searched: not as `read_ipynb`'s rule would spell it (`talks/a` as an absolute
+    # `talks/a.ipynb`, a file no one has)
+    try: os.stat(p); return None
+    except PermissionError as e: err = e
+    except OSError: return None  # gone, or a broken link: reading it says so
+    def seen(q):
+        try: os.stat(q); return True
+        except OSError: return False
+    f = next(filter(seen, Path(p).parents), Path(p).parent)  # the nearest folder above it that can be looked at
+    why = f"in {os.path.join(f, '')}, a folder that can't be searched: whether it is a dialog or a folder can't be told"
+    return PermissionError(err.errno, f'{err.strerror} ({why})', p)
+
 # %% ../nbs/15_dataset.ipynb #14b044d7
 def _read1(p, cls=Dialog, parts=False):
     "The `cls` dialog at `p`, or the error that says why it can't be read"
     # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
-    # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`
+    # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`.
+    # A path named without `.ipynb` is looked at first (`_unsearched`): the suffix `read_ipynb` appends is for a name
+    # known to be no folder
     if str(p).endswith('.jsonl'): return _read_session(p, cls)
     if str(p).endswith(os.sep): return _unlisted(str(p))
+    if not str(p).endswith('.ipynb') and (e := _unsearched(str(p))): return e
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
             res = DialogParts(*read_ipynb_parts(p))
@@ -1003,12 +1022,21 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/15_dataset.ipynb #61ffebd8
+def _hive_keys(rel):
+    "The partition columns the folders of relative path `rel` (its parts, the file's name last) name, in order"
+    # only a `key=value` folder is a partition, as pyarrow and DuckDB take one: a plain folder (`jan/`, Hugging Face's
+    # `default/train/`) is no column, and its files are read as any other
+    return tuple(k for p in rel[:-1] if (k := p.partition('=')[0]) and '=' in p)
+
 def _hive(path, where=None):
     "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
     # (its partition columns with their `msg_schema` types). Every file's footer is read (a few KB, whatever its size):
-    # each must be of a schema version we read (`_chk_version`), and in folders naming the same partition columns as
-    # the others', or it is refused by name: pyarrow would take the columns from the first file alone, and give a
-    # stray file's rows null for them, or a whole folder none, as the names happen to sort
+    # each must be of a schema version we read (`_chk_version`), and every file under `key=value` folders naming the
+    # same columns, in the same order, or the folder is refused naming the files out of line: pyarrow would take the
+    # columns from the first file alone, and give a stray file's rows null for them, or a whole folder none, as the
+    # names happen to sort. The verdict counts no files: when any file is in a `key=value` folder, those folders are
+    # the partitioning, and a file outside them (a table copied to the top) is the stray; two layouts of `key=value`
+    # folders are both named, for the user to choose
     import pyarrow.dataset as ds
     pa,s,where = _pa(),msg_schema(),where or str(path)
     fs = ds.dataset(path, format='parquet').files
@@ -1016,14 +1044,19 @@ def _hive(path, where=None):
     rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
     schemas = [pa.parquet.read_schema(f) for f in fs]
     for sc,r in zip(schemas, rels): _chk_version(sc.metadata, os.path.join(where, *r))
-    lays = [tuple(p.split('=', 1)[0] for p in r[:-1]) for r in rels]
-    # where most files are (the deeper at a tie: a stray file at the top is one of two)
-    ks = max(dict.fromkeys(lays), key=lambda l: (lays.count(l), len(l)))
-    if stray := [os.path.join(*r) for r,l in zip(rels, lays) if l!=ks]:
-        more = f' (and {len(stray)-1} more)' if len(stray)>1 else ''
-        raise ValueError(f"{where}: {stray[0]}{more} is outside the partition folders its other files are in "
-                         f"({''.join(k+'=*/' for k in ks) or 'none: at the top'}); move it into one of them, or out "
-                         "of the folder")
+    lays = [_hive_keys(r) for r in rels]
+    by = {}  # each layout's files, layouts in the order of their first file
+    for r,l in zip(rels, lays): by.setdefault(l, []).append(os.path.join(*r))
+    def cols(l): return ''.join(k+'=*/' for k in l)
+    def files(fs): return fs[0] + (f' (and {len(fs)-1} more)' if len(fs)>1 else '')
+    if len(parts := [l for l in by if l])>1:
+        raise ValueError(f"{where}: its files are in partition folders of different columns: "
+                         + '; '.join(f'{cols(l)} ({files(by[l])})' for l in parts)
+                         + "; keep one layout in the folder, and move the others' files out of it")
+    ks = first(parts) or ()
+    if ks and (stray := by.get(())):
+        raise ValueError(f"{where}: {files(stray)} is outside the partition folders its other files are in "
+                         f"({cols(ks)}); move it into one of them, or out of the folder")
     # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
     inner = schemas[0]
     def field(k):
@@ -1051,7 +1084,7 @@ def _with_keys(t, keys):
         t = t.append_column(f, pa.array([v]*t.num_rows, pa.string()).cast(f.type))
     return _fill_parts(t, ks, back=True)  # an empty dialog's value in a folder name is null in the table
 
-def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a partitioned folder of them
+def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a folder of them (hive, or plain)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
     "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (or one partition of it)"
@@ -1327,11 +1360,17 @@ def _list_paths(batch):
     return fis,[dec(i, p) for i,p in zip(fis, ps)]
 
 def _esc_err(e):
-    "Bad file's error `e`, any lone surrogate in its file's name spelled as its escape: what a Ray worker can log"
-    # (its log, unlike a terminal's stderr, refuses one: the worker died on it, and Ray ran the task again and again)
+    "Bad file's error `e`, any lone surrogate in its whole message spelled as its escape: what a Ray worker can log"
+    # (its log, unlike a terminal's stderr, refuses one: the worker died on it, and Ray ran the task again and again).
+    # One rule for every text the message is made of: the file's name, a cell's id, the problem (which may quote
+    # a value of the file); what is None (a file not named) stays None; a DialogFormatError or OSError keeps its type
     if esc_surrogates(msg := str(e))==msg: return e
-    if isinstance(e, DialogFormatError): return DialogFormatError(e.problem, esc_surrogates(str(e.fname)), e.idx, e.cell_id)
-    if isinstance(e, OSError): return type(e)(e.errno, e.strerror, esc_surrogates(str(e.filename)))
+    def esc(o): return None if o is None else esc_surrogates(str(o))
+    if isinstance(e, DialogFormatError):
+        res = DialogFormatError(esc(e.problem), esc(e.fname), e.idx, esc(e.cell_id))
+        res.repairable = e.repairable
+        return res
+    if isinstance(e, OSError) and e.errno is not None: return type(e)(e.errno, esc(e.strerror), esc(e.filename))
     return ValueError(esc_surrogates(msg))
 
 # %% ../nbs/15_dataset.ipynb #4321347d

@@ -97,7 +97,7 @@ def test_one_partition_reads_alone_its_column_from_its_path(folder):
     sub = read_parquet(leaves[0], columns=['name', cols[-1]])
     assert sub.column_names == ['name', cols[-1]] and sub.num_rows == read_parquet(leaves[0]).num_rows
 
-@pytest.mark.parametrize('stray', ['a_fix.parquet', 'zz.parquet', 'msg_type=code/sub/x.parquet', 'extra/x.parquet'])
+@pytest.mark.parametrize('stray', ['a_fix.parquet', 'zz.parquet', 'extra/x.parquet', 'extra/msg/x.parquet'])
 def test_a_file_outside_the_partition_folders_is_refused_by_name(tmp_path, stray):
     "One of our tables copied beside the partitions (or deeper): refused naming it, whatever its name sorts as; never its rows with a null partition column"
     import pyarrow.parquet as pq
@@ -108,3 +108,44 @@ def test_a_file_outside_the_partition_folders_is_refused_by_name(tmp_path, stray
     with pytest.raises(ValueError, match='is outside the partition folders'): read_parquet(p, columns=['name'])
     (p/stray).unlink()
     assert read_parquet(p).sort_by(order).equals(dlgs2table(dialogs()).sort_by(order))
+
+@pytest.mark.parametrize('n', [1, 2, 3])
+def test_tables_beside_the_partition_folders_are_the_strays_however_many(tmp_path, n):
+    "Whole tables copied to the top of a partitioned export of one partition folder: they are named, never the export's own file, whatever their number"
+    import pyarrow.parquet as pq
+    d = Dialog('p'); d.mk_message('q', msg_type='prompt', output='ans')
+    p = write_parquet([d], tmp_path/'by', workers=0, partition_by=['msg_type'])  # one file, in msg_type=prompt/
+    for k in range(n): pq.write_table(dlgs2table(dialogs()), p/f'{"abc"[k]}.parquet')
+    more = f' \\(and {n-1} more\\)' if n>1 else ''
+    with pytest.raises(ValueError, match=rf"by: a\.parquet{more} is outside the partition folders its other files are in \(msg_type=\*/\)"):
+        read_parquet(p)
+
+def test_partition_folders_of_two_layouts_are_both_named(tmp_path):
+    "Files under key=value folders of different columns: refused naming each layout and its files, whichever has more"
+    import pyarrow.parquet as pq
+    p = write_parquet(dialogs(), tmp_path/'by', workers=0, partition_by=['msg_type'])
+    (p/'skipped=true').mkdir(); pq.write_table(dlgs2table(dialogs()).drop_columns(['skipped']), p/'skipped=true'/'x.parquet')
+    with pytest.raises(ValueError, match=r"by: its files are in partition folders of different columns: msg_type=\*/ \(msg_type=.*\); skipped=\*/ \(skipped=true/x\.parquet\)"):
+        read_parquet(p)
+
+@pytest.mark.parametrize('layout', [['jan/x.parquet', 'feb/x.parquet'], ['default/train/0000.parquet', 'default/test/0000.parquet'],
+                                    ['x.parquet', 'old/x.parquet']])
+def test_plain_subfolders_are_no_partitions(tmp_path, layout):
+    "A folder of plain subfolders (an export kept by month, Hugging Face's default/train/): every file's rows, no partition column"
+    import pyarrow.parquet as pq
+    t = dlgs2table(dialogs())
+    for f in layout: (tmp_path/'ex'/f).parent.mkdir(parents=True, exist_ok=True); pq.write_table(t, tmp_path/'ex'/f)
+    r = read_parquet(tmp_path/'ex')
+    assert r.column_names == list(msg_cols)
+    assert r.sort_by(order).equals(pa.concat_tables([t]*len(layout)).sort_by(order))
+
+def test_a_plain_folder_inside_a_partition_is_part_of_it(tmp_path):
+    "msg_type=code/sub/x.parquet is in partition msg_type=code: its rows take the type from the path, as pyarrow and DuckDB read it"
+    import pyarrow.parquet as pq
+    p = write_parquet(dialogs(), tmp_path/'by', workers=0, partition_by=['msg_type'])
+    (p/'msg_type=code'/'sub').mkdir(parents=True, exist_ok=True)
+    code = dlgs2table(dialogs()).filter(pa.compute.equal(dlgs2table(dialogs())['msg_type'], 'code'))
+    pq.write_table(code.drop_columns(['msg_type']), p/'msg_type=code'/'sub'/'x.parquet')
+    r = read_parquet(p)
+    assert r.num_rows == dlgs2table(dialogs()).num_rows + code.num_rows
+    assert r.filter(pa.compute.equal(r['msg_type'], 'code')).num_rows == 2*code.num_rows

@@ -36,7 +36,7 @@ def test_ray_read_raises_naming_a_bad_file(local_ray, tmp_path):
     (f/'bad.ipynb').write_text('{"cells": [')
     with pytest.raises(Exception, match=r'bad\.ipynb: not JSON'): ray_read(f).materialize()
 
-import json, warnings
+import json, re, warnings
 from dialog.ipynb import DialogFormatError
 
 @pytest.fixture
@@ -249,3 +249,65 @@ def test_ray_read_reads_a_file_name_that_is_not_utf8(local_ray, tmp_path):
     assert _rows(ds).sort_by(order).equals(serial.sort_by(order)) and [str(e) for e in errs] == [str(e) for e in serrs]
     assert _rows(ray_read(f, on_error='skip')).sort_by(order).equals(serial.sort_by(order))
     with pytest.raises(Exception, match=r've\.ipynb: not JSON'): ray_read(f).materialize()
+
+def _surrogate_id(tmp_path):
+    "A folder of a good notebook and a broken one whose cell id is a lone surrogate (`\"\\udc80\"`: valid JSON, an invalid id)"
+    from dialog.core import Dialog
+    f = tmp_path/'talks'; f.mkdir()
+    d = Dialog('x'); d.mk_message('hi', msg_type='prompt', output='yo'); d.save(f/'a.ipynb')
+    nb = {"cells": [{"cell_type": "markdown", "source": "x", "metadata": {}, "id": "ID"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (f/'b.ipynb').write_text(json.dumps(nb).replace('"ID"', '"\\udc80"'))
+    return f
+
+def _utf8(s): return s.encode('utf-8').decode('utf-8')==s
+
+@pytest.mark.parametrize('on_error', ['raise', 'skip', 'collect'])
+def test_a_bad_files_error_holding_a_lone_surrogate_is_spelled_as_a_worker_can_log_it(tmp_path, on_error):
+    "Every text a worker raises or warns is escaped, the whole message (a cell id `\\udc80`, not only the file's name): raise names the file, skip skips it, collect collects it, as the local readers do"
+    from dialog.dataset import _ray_files, _file_list, _files2table, _good_rows, _bad_rows, _esc_err
+    import pickle
+    f = _surrogate_id(tmp_path)
+    batch = _file_list(_ray_files(f)[1])
+    if on_error == 'raise':
+        with pytest.raises(DialogFormatError, match=r'b\.ipynb: cell 0 \(id \\udc80\): ') as ei: _files2table(batch)
+        assert _utf8(str(ei.value)) and ei.value.fname.endswith('b.ipynb') and ei.value.idx == 0
+        return
+    serial = _serial(f, on_error)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        t = _files2table(batch, on_error)
+    assert all(_utf8(str(w.message)) for w in ws) and len(ws) == (on_error=='skip')
+    if on_error == 'collect':
+        t,errs = _good_rows(t),[pickle.loads(x) for x in _bad_rows(t)['nbdialog_error'].to_pylist()]
+        serial,serrs = serial
+        assert [str(e) for e in errs] == [str(e) for e in serrs] and '\udc80' in str(errs[0])  # the error itself, as the local readers give it
+    assert t.num_rows == 1 and t.sort_by(order).equals(serial.sort_by(order))
+
+def test_esc_err_escapes_every_text_and_keeps_what_is_none():
+    "`_esc_err`: one rule for the whole message; None stays None, the type and `repairable` are kept, a clean error is itself"
+    from dialog.dataset import _esc_err
+    e = DialogFormatError('bad \udc81', 'd\udc82.ipynb', 3, 'i\udc80'); e.repairable = True
+    r = _esc_err(e)
+    assert type(r) is DialogFormatError and r.repairable and _utf8(str(r))
+    assert (r.problem, r.fname, r.idx, r.cell_id) == ('bad \\udc81', 'd\\udc82.ipynb', 3, 'i\\udc80')
+    r = _esc_err(DialogFormatError('bad \udc81'))
+    assert r.fname is None and r.idx is None and str(r) == 'bad \\udc81'
+    r = _esc_err(PermissionError(13, 'Permission denied \udc83', None))
+    assert type(r) is PermissionError and r.filename is None and _utf8(str(r))
+    assert _esc_err(e := FileNotFoundError(2, 'No such file', 'caf\udce9.ipynb')) is e  # its message spells the name by repr
+    assert _esc_err(e := DialogFormatError('fine', 'a.ipynb')) is e
+
+@pytest.mark.slow
+def test_ray_read_of_a_bad_file_whose_error_holds_a_lone_surrogate(local_ray, tmp_path):
+    "End to end on Ray: 'skip' gives the good file's rows, 'collect' the rows and the error, 'raise' the error naming the file (before: the worker died on logging it, and Ray retried it without end)"
+    import threading
+    f = _surrogate_id(tmp_path)
+    res = {}
+    def run():
+        try: ray_read(f).materialize()
+        except Exception as e: res['e'] = str(e)
+    t = threading.Thread(target=run, daemon=True); t.start(); t.join(300)  # a guard against the endless retries, not a timing
+    assert 'e' in res and re.search(r'b\.ipynb: cell 0 \(id \\udc80\)', res['e'])
+    assert _rows(ray_read(f, on_error='skip')).num_rows == 1
+    ds,errs = ray_read(f, on_error='collect')
+    assert _rows(ds).num_rows == 1 and [Path(e.fname).name for e in errs] == ['b.ipynb']

@@ -69,6 +69,8 @@ from dialog.dataset import dlg_paths, read_dialogs, dlgs2table, folder_stats, pa
 res = dict(paths=list(map(str, dlg_paths('talks'))), alone=list(map(str, dlg_paths('talks/team-b'))))
 res['globs'] = [list(map(str, dlg_paths(g))) for g in ('talks/**/*.ipynb', 'talks/*/b.ipynb', 'talks/team-b/*.ipynb', 'talks/*.ipynb')]
 res['named'] = [type(e).__name__ for e in read_dialogs(['talks/team-b/b.ipynb'], workers=0, on_error='collect')[1]]
+res['unknown'] = [(type(e).__name__, e.filename, e.strerror) for e in read_dialogs('talks/team-b/sub', workers=0, on_error='collect')[1]]
+res['unknown_stats'] = folder_stats('talks/team-b/sub', workers=0).splitlines()[-1]
 ds,errs = read_dialogs('talks', workers=0, on_error='collect')
 res['collect'] = [len(ds), [(type(e).__name__, e.filename, e.strerror) for e in errs]]
 try: read_dialogs('talks/team-b', workers=0); res['raise'] = None
@@ -92,7 +94,7 @@ def test_a_folder_that_cannot_be_opened_is_a_bad_entry(tmp_path):
         pre = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--']
     d = Dialog('x'); d.mk_message('hi', msg_type='prompt', output='yo')
     (tmp_path/'talks'/'team-b').mkdir(parents=True)
-    for p in ('a', 'team-b/b', 'z'): d.save(tmp_path/'talks'/f'{p}.ipynb')
+    for p in ('a', 'team-b/b', 'team-b/sub/c', 'z'): d.save(tmp_path/'talks'/f'{p}.ipynb')
     (tmp_path/'talks'/'team-b').chmod(0)
     try:
         if subprocess.run(pre + ['ls', 'talks/team-b'], cwd=tmp_path, capture_output=True).returncode==0: pytest.skip('the folder can be read anyway')
@@ -107,6 +109,10 @@ def test_a_folder_that_cannot_be_opened_is_a_bad_entry(tmp_path):
     # a glob lists it where it had to look in it; a file named in it is a bad file
     assert res['globs']==[res['paths'], ['talks/team-b'], ['talks/team-b'], ['talks/a.ipynb', 'talks/z.ipynb']]
     assert res['named']==['PermissionError']
+    # a folder named in it: its kind can't be told, so it is named as given, never as `talks/team-b/sub.ipynb`
+    unknown = "Permission denied (in talks/team-b/, a folder that can't be searched: whether it is a dialog or a folder can't be told)"
+    assert res['unknown']==[['PermissionError', 'talks/team-b/sub', unknown]]
+    assert res['unknown_stats']==f'  talks/team-b/sub: {unknown}'
     assert len(res['skip'])==1 and 'team-b' in res['skip'][0]
     assert res['stats']==['1 bad file not read:', f'  talks/team-b: {why}']
     if 'table' in res: assert res['table'][1]==1
