@@ -181,7 +181,11 @@ class ClaudeCode:
 def is_fmt(cls:ClaudeCode, r:dict): # A record
     "Is `r` a record of this format?"
     # (a type that is no string, an object say, is no record of either agent's: not looked up)
-    return type(t := r.get('type')) is str and t in cls.types and ('sessionId' in r or 'uuid' in r or 'leafUuid' in r)
+    # told by a key only a transcript writes: `parentUuid` (a chain record's first field), `sessionId`, `leafUuid` (a
+    # summary's); not `uuid`, which a saved `claude -p --output-format stream-json` run (the Agent SDK's messages) has
+    # on every message too, beside its `session_id`
+    if type(t := r.get('type')) is not str or t not in cls.types: return False
+    return 'parentUuid' in r or 'sessionId' in r or 'leafUuid' in r
 
 # %% ../nbs/08_session.ipynb #ea981af1
 @patch(cls_method=True)

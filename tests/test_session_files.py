@@ -39,6 +39,24 @@ def test_deep_json_line_is_no_session_and_stops_no_listing(tmp_path):
     write(proj/f'{BAD}.jsonl', good); (proj/f'{BAD}.jsonl').open('a').write('{"x":%s%s}\n{"y":1}\n' % ('['*n, ']'*n))
     with pytest.raises(ValueError, match=r'line 3: .*nested too deep'): sess2dlg(proj/f'{BAD}.jsonl')
 
+def test_a_stream_json_run_is_no_session(tmp_path):
+    "A saved `claude -p --output-format stream-json` run (the Agent SDK's messages: `type`, `uuid`, `session_id`) is no Claude Code transcript: not told, listed, shown nor read as one"
+    from dialog.dataset import dlg_paths
+    run = [dict(type='system', subtype='init', cwd='/w', session_id='9f1c', tools=['Bash'], model='m', uuid='0b6e6c3a-1d6e-4d0e-9a43-6a3f1e2b7c10'),
+           dict(type='assistant', message=dict(id='m1', type='message', role='assistant', content=[dict(type='text', text='hi')]), parent_tool_use_id=None, session_id='9f1c', uuid='5a1b2c3d-0000-4000-8000-000000000001'),
+           dict(type='user', message=dict(role='user', content='go on'), parent_tool_use_id=None, session_id='9f1c', uuid='5a1b2c3d-0000-4000-8000-000000000002'),
+           dict(type='result', subtype='success', is_error=False, result='hi', session_id='9f1c', uuid='5a1b2c3d-0000-4000-8000-000000000003')]
+    proj = tmp_path/'-w'; proj.mkdir()
+    write(proj/'9f1c.jsonl', run); write(proj/f'{SID}.jsonl', good)
+    assert S.sess_agent(proj/'9f1c.jsonl') is None and S.sess_agent(proj/'9f1c.jsonl', maxbytes=60) is None
+    with pytest.raises(ValueError, match='not a Claude Code or Codex session'): sess_info(proj/'9f1c.jsonl')
+    with pytest.raises(ValueError, match='not a Claude Code or Codex session'): sess2dlg(proj/'9f1c.jsonl')
+    assert [s.id for s in find_sessions(root=tmp_path)]==[SID] and dlg_paths(proj)==[proj/f'{SID}.jsonl']
+    # a transcript is still told from its first record cut short before its `sessionId`: `parentUuid` opens it
+    first = dict(parentUuid=None, isSidechain=False, promptId='p1', type='user', message=dict(role='user', content='x'*500), uuid='u1', sessionId=SID)
+    write(tmp_path/'cut.jsonl', [first])
+    assert S.sess_agent(tmp_path/'cut.jsonl', maxbytes=120)=='claude'
+
 @need
 def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
     "`dlg2sess(..., force=True)`: the target turned into a link to the source session between the check and the write is refused; the source is untouched"
