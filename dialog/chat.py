@@ -2389,6 +2389,14 @@ def _media_msg(dlg):
         if p['type']=='file' and p['mime']!='text/plain': return 'audio' if p['mime'][:6]=='audio/' else 'a PDF'
     return first((u['m'].id, w) for u in _units(dlg.messages) for p in u.get('ctx', u.get('req', [])) if (w := what(p)))
 
+
+def _leave_out(rule=None): # The `drop` rule that holds for such dialogs, if one does
+    "The advice to leave out a dialog a JSON Lines line can't hold, in Python's words and the command line's"
+    # one text names both: the error may come from a process reading files, which no setting of its caller reaches
+    if rule is None: return "leave the dialog out (reading files: on_error='skip'; on the command line: --skip-bad)"
+    return (f"leave such dialogs out with drop='{rule}' (reading files: on_error='skip'; on the command line: "
+            f"--drop {rule} or --skip-bad)")
+
 def _args_dict(d, f, shape):
     "The arguments of call `f` (an OpenAI `function`) as the dict chat templates take"
     try: v = json.loads(f['arguments']) if isinstance(f['arguments'], str) else f['arguments']
@@ -2409,9 +2417,8 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
         if isinstance(c, list) and all(p.get('type')=='text' for p in c): c = '\n\n'.join(p['text'] for p in c)
         if isinstance(c, list):
             i,what = _media_msg(d) or (None, 'a file')
-            msg = (f"dialog {d.name!r}: message {i!r} sends {what}, and shape {shape!r} takes text only: leave such "
-                   f"dialogs out with drop='{'has_image' if what=='an image' else 'has_file'}', "
-                   "or write shape 'openai_ft' or 'chat'")
+            msg = (f"dialog {d.name!r}: message {i!r} sends {what}, and shape {shape!r} takes text only: "
+                   f"{_leave_out('has_image' if what=='an image' else 'has_file')}, or write shape 'openai_ft' or 'chat'")
             raise ValueError(msg)
         r = dict(role=m['role'], content=c or '')
         if m['role']=='assistant':
@@ -2456,8 +2463,7 @@ def _ft_images(d, oa):
     lim = ft_img_limits
     n = sum(p.get('type')=='image_url' for m in oa if isinstance(m.get('content'), list) for p in m['content'])
     if not n: return
-    how = ("leave such dialogs out (drop='has_image'; reading files: on_error='skip', `nbdialog export --skip-bad`), "
-           "or convert the image before writing")
+    how = f"{_leave_out('has_image')}, or convert the image before writing"
     if n>lim['images']:
         msg = (f"dialog {d.name!r}: it sends {n} images, and OpenAI's fine-tuning takes at most {lim['images']} "
                f"per example: {how}")
@@ -2562,7 +2568,8 @@ def chk_shape(shape:str, # A name in `jsonl_shapes`
         msg = f"shape: no shape named {shape!r:.40}; the shapes are {', '.join(jsonl_shapes)}"
         raise ValueError(msg)
     if shape!='chat' and fmt!='openai':
-        msg = f"shape {shape!r} is built from OpenAI messages: fmt={fmt!r} goes with shape='chat' only"
+        # (the values named, which Python and the command line pass alike: fmt= or --fmt, shape= or --shape)
+        msg = f"shape {shape!r} is built from OpenAI messages: a history in format {fmt!r} goes with shape 'chat' only"
         raise ValueError(msg)
     return shape
 
@@ -2585,9 +2592,8 @@ def _left_out_unsent(d, rules):
             or _has_image in rules and any(p['type']=='image' for p in ps))
 
 # what a 'chat' line's writer can do about a dialog over the request limit (`_fewer`)
-_jsonl_fewer = ("a 'chat' line is a request as sent; leave the dialog out (reading files: on_error='skip', "
-                "`nbdialog export --skip-bad`), or write a training shape ('openai_ft', 'hf', 'trl' or 'sharegpt'), "
-                "which no request limit applies to")
+_jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
+                "'trl' or 'sharegpt'), which no request limit applies to")
 
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write

@@ -181,7 +181,11 @@ class ClaudeCode:
 def is_fmt(cls:ClaudeCode, r:dict): # A record
     "Is `r` a record of this format?"
     # (a type that is no string, an object say, is no record of either agent's: not looked up)
-    return type(t := r.get('type')) is str and t in cls.types and ('sessionId' in r or 'uuid' in r or 'leafUuid' in r)
+    # told by a key only a transcript writes: `parentUuid` (a chain record's first field), `sessionId`, `leafUuid` (a
+    # summary's); not `uuid`, which a saved `claude -p --output-format stream-json` run (the Agent SDK's messages) has
+    # on every message too, beside its `session_id`
+    if type(t := r.get('type')) is not str or t not in cls.types: return False
+    return 'parentUuid' in r or 'sessionId' in r or 'leafUuid' in r
 
 # %% ../nbs/08_session.ipynb #ea981af1
 @patch(cls_method=True)
@@ -1554,7 +1558,7 @@ def _sess_files(agent, root):
         if agent in (None, a) and not sub and p.is_file(): yield a,p
 
 # %% ../nbs/08_session.ipynb #eaabe65f
-sess_probe = 1<<20 # The most bytes of a file `sess_agent` reads to tell whether it is a session
+sess_probe = 1<<20 # The most bytes of a file `sess_agent` reads to tell whether it is a session, and `sess_info` to list it
 
 _json_ws = re.compile(r'[ \t\n\r]*')
 def _rec_head(s):
@@ -1573,24 +1577,36 @@ def _rec_head(s):
         i = _json_ws.match(s, i).end()
         if s[i:i+1]!=',': return res
 
-def sess_agent(path, # A file
-               agent:str=None, # Only this agent's sessions ('claude' or 'codex'); None: either
+def _head_recs(path, # A file
                maxlines:int=400, # How many lines to look at, at most
-               maxbytes:int=None): # How many bytes to read, at most; None: `sess_probe`
-    "The agent ('claude' or 'codex') whose session file `path` is, told from its first lines (at most `maxbytes`); None if neither's"
-    # a record of the agent's format (`is_fmt`) among them; a line cut short at `maxbytes` by the fields it opens with
+               maxbytes:int=None): # How many bytes to read in all, at most; None: `sess_probe`
+    "The records (dicts) of `path`'s first lines, at most `maxbytes` read: a line cut short at the limit as the fields it opens with"
+    # (`sess_agent` and `sess_info` read these, so a file's facts cost no more than telling it: no line is read whole past
+    # the limit, and a line cut short, by `_rec_head`, is the last one read)
     left = sess_probe if maxbytes is None else maxbytes
     with _open_reg(path) as f:  # a named pipe is refused, not waited on
         for _ in range(maxlines):
-            if left<=0 or not (l := f.readline(left)): break
+            if left<=0 or not (l := f.readline(left)): return
             left -= len(l)
             s = l.decode('utf-8', 'replace')
             if l.endswith(b'\n') or left>0:  # a whole line (the last may lack its newline)
                 try: r = json.loads(s)
                 except (ValueError, RecursionError): continue  # no record (nested deeper than Python reads, say)
             else: r = _rec_head(s)
-            if isinstance(r, dict) and (A := first(a for a in agents.values() if a.is_fmt(r) and agent in (None, a.agent))):
-                return A.agent
+            if isinstance(r, dict): yield r
+
+def _fmt_of(r, agent=None):
+    "The agent class (of `agent` only, when given) whose format record `r` is in (`is_fmt`), or None"
+    return first(a for a in agents.values() if a.is_fmt(r) and agent in (None, a.agent))
+
+def sess_agent(path, # A file
+               agent:str=None, # Only this agent's sessions ('claude' or 'codex'); None: either
+               maxlines:int=400, # How many lines to look at, at most
+               maxbytes:int=None): # How many bytes to read, at most; None: `sess_probe`
+    "The agent ('claude' or 'codex') whose session file `path` is, told from its first lines (at most `maxbytes`); None if neither's"
+    # a record of the agent's format (`is_fmt`) among them; a line cut short at `maxbytes` by the fields it opens with
+    for r in _head_recs(path, maxlines, maxbytes):
+        if (A := _fmt_of(r, agent)): return A.agent
     return None
 
 # %% ../nbs/08_session.ipynb #e682ba05
@@ -1600,40 +1616,36 @@ def _str(v): return v if isinstance(v, str) else None
 
 def sess_info(path, # A session file
               agent:str=None, # Its agent, found from the records when None
-              maxlines:int=400): # How many records to read, at most, for its facts
+              maxlines:int=400): # How many lines to read, at most (and `sess_probe` bytes), for its facts
     "What a list of sessions shows of one"
     path = Path(path)
     res = AttrDict(agent=None, id=None, project=None, start=None, title=None, size=path.stat().st_size, path=path)
-    # whether it is a session at all: `sess_agent`'s verdict, from at most `sess_probe` bytes
-    if (agent := sess_agent(path, agent, maxlines)) is None:
+    # one pass over what `sess_agent` reads (`_head_recs`: at most `sess_probe` bytes, no line read whole past them): its
+    # first record of either format says whether it is a session and whose; the facts come from that agent's records
+    # there, a line cut short giving the fields it opens with (its last one read: no later prompt shows as the first)
+    prompt = None
+    for r in _head_recs(path, maxlines):
+        if (A := _fmt_of(r, agent)) is None: continue
+        res.agent,agent = A.agent,A.agent
+        if A is Codex:
+            p = r.get('payload') if isinstance(r.get('payload'), dict) else {}
+            if r.get('type')=='session_meta':
+                res.id,res.project = _str(p.get('id')),_str(p.get('cwd'))
+                res.start = _str(p.get('timestamp')) or _str(r.get('timestamp'))
+        else:
+            res.id = res.id or _str(r.get('sessionId'))
+            res.project,res.start = res.project or _str(r.get('cwd')),res.start or _str(r.get('timestamp'))
+            summary = _str(r.get('summary')) if r.get('type')=='summary' else None
+            res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or summary
+        try:
+            if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
+        except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
+        if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title):
+            break
+    if res.agent is None:
         msg = (f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines '
                f'or {sess_probe>>20} MB)')
         raise ValueError(msg)
-    res.agent,prompt = agent,None
-    with _open_reg(path, 'r', encoding='utf-8', errors='replace') as f:
-        for i,l in enumerate(f):
-            if i>=maxlines: break
-            try: r = json.loads(l)
-            except (ValueError, RecursionError): continue  # no record (nested deeper than Python reads, say)
-            if not isinstance(r, dict): continue
-            A = first(a for a in agents.values() if a.is_fmt(r) and agent in (None, a.agent))
-            if A is None: continue
-            res.agent,agent = A.agent,A.agent
-            if A is Codex:
-                p = r.get('payload') if isinstance(r.get('payload'), dict) else {}
-                if r.get('type')=='session_meta':
-                    res.id,res.project = _str(p.get('id')),_str(p.get('cwd'))
-                    res.start = _str(p.get('timestamp')) or _str(r.get('timestamp'))
-            else:
-                res.id = res.id or _str(r.get('sessionId'))
-                res.project,res.start = res.project or _str(r.get('cwd')),res.start or _str(r.get('timestamp'))
-                summary = _str(r.get('summary')) if r.get('type')=='summary' else None
-                res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or summary
-            try:
-                if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
-            except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
-            if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title):
-                break
     res.title = _first_line(res.title or prompt or '')
     return res
 

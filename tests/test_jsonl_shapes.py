@@ -374,7 +374,7 @@ def test_bad_shape(tmp_path):
     for bad in ('alpaca', None, 3):
         with pytest.raises(ValueError, match='the shapes are chat, openai_ft, hf, trl, sharegpt'): dlgs2jsonl([plain_dlg()], tmp_path/'x.jsonl', shape=bad)
         with pytest.raises(ValueError, match='the shapes are chat'): paths2jsonl([], tmp_path/'y.jsonl', shape=bad)
-    with pytest.raises(ValueError, match="shape 'hf' is built from OpenAI messages: fmt='anthropic' goes with shape='chat' only"):
+    with pytest.raises(ValueError, match="shape 'hf' is built from OpenAI messages: a history in format 'anthropic' goes with shape 'chat' only"):
         dlgs2jsonl([plain_dlg()], tmp_path/'x.jsonl', 'anthropic', shape='hf')
     with pytest.raises(ValueError, match="calls function 'a.b', a name OpenAI refuses"):
         d = plain_dlg(); d.mk_message('x', msg_type=sprompt, output=tool_block('k', 'a.b', {}, 'r')); dlgs2jsonl([d], tmp_path/'x.jsonl', shape='openai_ft')
@@ -580,3 +580,16 @@ def test_openai_ft_images_within_the_vision_rules(tmp_path):
     l = lines(tmp_path/'ok.jsonl')[0]
     l['messages'][0]['content'][1]['image_url']['url'] = 'data:image/png;base64,' + base64.b64encode(GIF).decode()
     with pytest.raises(AssertionError, match='JPEG, PNG or WEBP only'): openai_ft_rules(l)  # the checker refuses what the writer refuses
+
+def test_a_shape_refusal_names_the_options_of_both_surfaces(tmp_path):
+    "A dialog a shape refuses (a GIF for openai_ft, an image for a text-only shape): the advice names what each caller passes, `drop='has_image'` and `on_error='skip'` in Python, `--drop has_image` and `--skip-bad` on the command line, in one text (the error may come from a process reading files); fmt with a training shape names the values both pass"
+    src = tmp_path/'talks'; _pic('gif', (GIF, 'image/gif')).save(src/'gif.ipynb'); plain_dlg().save(src/'a.ipynb')
+    how = "leave such dialogs out with drop='has_image' (reading files: on_error='skip'; on the command line: --drop has_image or --skip-bad)"
+    for shape in ('openai_ft', 'hf'):
+        with pytest.raises(ValueError, match=re.escape(how)): dlgs2jsonl([_pic('gif', (GIF, 'image/gif'))], tmp_path/f'{shape}.jsonl', shape=shape)
+        r = nbd('export', src, '-o', tmp_path/f'{shape}.jsonl', '--shape', shape)
+        assert r.returncode==2 and how in r.stderr and 'gif.ipynb' in r.stderr, r.stderr
+        assert 'wrote' in ok('export', src, '-o', tmp_path/f'{shape}.jsonl', '--shape', shape, '--drop', 'has_image')
+        assert 'gif.ipynb' in ok('export', src, '-o', tmp_path/f'{shape}2.jsonl', '--shape', shape, '--skip-bad')  # the skipped file listed
+    r = nbd('export', src, '-o', tmp_path/'f.jsonl', '--fmt', 'anthropic', '--shape', 'hf')
+    assert r.returncode==2 and "a history in format 'anthropic' goes with shape 'chat' only" in r.stderr and 'fmt=' not in r.stderr, r.stderr

@@ -1,5 +1,6 @@
 "What a session reader and writer do with files that are no sessions or change under them: named pipes, JSON nested too deep, a symlink to the source swapped in"
-import json, os, subprocess, sys, shutil, pytest
+import json, os, subprocess, sys, shutil, tempfile, pytest
+from hypothesis import given, settings, strategies as st
 from pathlib import Path
 import dialog.session as S
 from dialog.session import sess2dlg, dlg2sess, find_sessions, sess_info
@@ -38,6 +39,54 @@ def test_deep_json_line_is_no_session_and_stops_no_listing(tmp_path):
     # deep in a later line too, after records that read
     write(proj/f'{BAD}.jsonl', good); (proj/f'{BAD}.jsonl').open('a').write('{"x":%s%s}\n{"y":1}\n' % ('['*n, ']'*n))
     with pytest.raises(ValueError, match=r'line 3: .*nested too deep'): sess2dlg(proj/f'{BAD}.jsonl')
+
+def test_a_stream_json_run_is_no_session(tmp_path):
+    "A saved `claude -p --output-format stream-json` run (the Agent SDK's messages: `type`, `uuid`, `session_id`) is no Claude Code transcript: not told, listed, shown nor read as one"
+    from dialog.dataset import dlg_paths
+    run = [dict(type='system', subtype='init', cwd='/w', session_id='9f1c', tools=['Bash'], model='m', uuid='0b6e6c3a-1d6e-4d0e-9a43-6a3f1e2b7c10'),
+           dict(type='assistant', message=dict(id='m1', type='message', role='assistant', content=[dict(type='text', text='hi')]), parent_tool_use_id=None, session_id='9f1c', uuid='5a1b2c3d-0000-4000-8000-000000000001'),
+           dict(type='user', message=dict(role='user', content='go on'), parent_tool_use_id=None, session_id='9f1c', uuid='5a1b2c3d-0000-4000-8000-000000000002'),
+           dict(type='result', subtype='success', is_error=False, result='hi', session_id='9f1c', uuid='5a1b2c3d-0000-4000-8000-000000000003')]
+    proj = tmp_path/'-w'; proj.mkdir()
+    write(proj/'9f1c.jsonl', run); write(proj/f'{SID}.jsonl', good)
+    assert S.sess_agent(proj/'9f1c.jsonl') is None and S.sess_agent(proj/'9f1c.jsonl', maxbytes=60) is None
+    with pytest.raises(ValueError, match='not a Claude Code or Codex session'): sess_info(proj/'9f1c.jsonl')
+    with pytest.raises(ValueError, match='not a Claude Code or Codex session'): sess2dlg(proj/'9f1c.jsonl')
+    assert [s.id for s in find_sessions(root=tmp_path)]==[SID] and dlg_paths(proj)==[proj/f'{SID}.jsonl']
+    # a transcript is still told from its first record cut short before its `sessionId`: `parentUuid` opens it
+    first = dict(parentUuid=None, isSidechain=False, promptId='p1', type='user', message=dict(role='user', content='x'*500), uuid='u1', sessionId=SID)
+    write(tmp_path/'cut.jsonl', [first])
+    assert S.sess_agent(tmp_path/'cut.jsonl', maxbytes=120)=='claude'
+
+def test_listing_a_session_holds_no_huge_line_whole(tmp_path):
+    "`sess_info` (what `find_sessions` lists) reads at most `sess_probe` bytes, as `sess_agent` does: a 20 MB tool result costs no 20 MB line in memory, and the facts before it are shown"
+    import tracemalloc
+    big = rec(3, type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id='t1', content='x'*20_000_000)]))
+    title = dict(type='ai-title', aiTitle='After the log', sessionId=SID)  # past the limit: not read
+    p = write(tmp_path/f'{SID}.jsonl', [*good, big, title])
+    tracemalloc.start()
+    try: s = sess_info(p); peak = tracemalloc.get_traced_memory()[1]
+    finally: tracemalloc.stop()
+    assert peak < 4*S.sess_probe, peak
+    assert (s.agent, s.id, s.project, s.start, s.title)==('claude', SID, '/w', '2026-01-01T00:00:01.000Z', 'hi')
+    # the title is read where it lies within the limit
+    write(p, [*good, title, big])
+    assert sess_info(p).title=='After the log'
+
+_kinds = st.sampled_from([good[0], good[1], dict(type='ai-title', aiTitle='T', sessionId=SID), dict(messages=[dict(role='user', content='z'*300)]),
+                          dict(type='system', subtype='init', session_id='9f1c', uuid='u'), dict(type='session_meta', payload=dict(id='c1', cwd='/w')),
+                          rec(3, type='user', message=dict(role='user', content='y'*400))])
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_kinds, max_size=6), st.integers(20, 3000), st.sampled_from([None, 'claude', 'codex']))
+def test_sess_info_takes_what_sess_agent_tells(rs, probe, agent):
+    "Whatever the limit cuts: `sess_info` lists a file iff `sess_agent` tells it a session, as the same agent's (one read, `_head_recs`, serves both)"
+    with tempfile.TemporaryDirectory() as d, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(S, 'sess_probe', probe)
+        p = write(Path(d)/'s.jsonl', rs)
+        a = S.sess_agent(p, agent)
+        try: got = sess_info(p, agent).agent
+        except ValueError: got = None
+        assert got==a
 
 @need
 def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
