@@ -401,6 +401,35 @@ def test_re_filter_tests_each_line_without_its_end(ls, flt, inv, final):
     ra,rb = (m.strs_replace(['o', 's'], ['O', 'S'], re_filter=flt, invert_filter=inv) for m in (a, b))
     assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
 
+_regexes = [('x = (.*)', r'x = \1  # cm'), ('= 1$', '= 2'), (r'(\w+) = (.*)', r'\2 = \1\nq = 0'), ('s$', 'S'),
+            (r'\s+', ' '), ('(?m)^', '# '), (r'(?s)os.*', r'\g<0>!'), ('(?m)$', ';'), (r'(?m)^$\n', ''), ('x', r'\n')]
+
+@settings(max_examples=300, deadline=None)
+@given(_flines, st.booleans(), st.sampled_from(_regexes), st.sampled_from([None, '^[ix]', '$']), st.sampled_from([None, 1]),
+       st.sampled_from([(None, None), (2, None), (1, 2), (2, -1)]))
+def test_a_regex_reads_crlf_text_as_the_view_shows_it(ls, final, pr, flt, n, rng):
+    "use_regex on CR LF text: the match and its groups see each line without its CR, and what it writes ends its lines as the text does"
+    lf = '\n'.join(ls) + ('\n' if final else '')
+    crlf = lf.replace('\n', '\r\n')
+    assume('\n' in lf)  # (a text with no line end yet takes LF ones)
+    kw = dict(use_regex=True, re_filter=flt, n_matches=n, start_line=rng[0], end_line=rng[1])
+    a,b = Message(lf),Message(crlf)
+    ra,rb = a.str_replace(*pr, **kw),b.str_replace(*pr, **kw)
+    assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n'), (ra, rb)
+
+def test_a_regex_edit_keeps_each_line_end_it_does_not_take():
+    "Mixed line ends, a lone CR, and a regex that names the CR: only what the match took changes"
+    m = Message('a = 1\r\nb = 2\nc = 3\r\n')
+    m.str_replace(r'(\w) = (.*)', r'\1 = [\2]', use_regex=True)
+    assert m.content=='a = [1]\r\nb = [2]\nc = [3]\r\n'
+    m = Message('a\rb = 1\r\n')  # a lone CR is a character of its line, as the views show it
+    m.str_replace('b = (.*)', r'b = (\1)', use_regex=True); assert m.content=='a\rb = (1)\r\n'
+    m = Message('a = 1\r\nb = 2\r\n')  # a regex naming the CR edits the line ends themselves
+    m.str_replace(r'\r\n', r'\n', use_regex=True); assert m.content=='a = 1\nb = 2\n'
+    m = Message('a = 1\r\nb = 2\r\n')  # a match across lines takes the CR LFs whole
+    m.str_replace(r'1\nb', '1; b', use_regex=True); assert m.content=='a = 1; b = 2\r\n'
+    assert 'Failed to find' in Message('a\r\n').str_replace('a$x', 'b', use_regex=True)
+
 try: import remold
 except ImportError: remold = None
 
