@@ -1207,7 +1207,9 @@ def merge_msgs(self:Dialog,
     t = ms[0].msg_type if len({m.msg_type for m in ms})==1 else snote
     content,meta = merge_parts(ms, t)
     atts = [a for m in ms for a in (m.attachments or [])]
-    replies = '\n\n'.join(r for x in ms if (r := x.ai_res)) if t==sprompt else ''
+    rs = [r for x in ms if (r := x.ai_res)] if t==sprompt else []
+    e = next((line_end(r) for r in rs if '\n' in r), '\n')  # (as `merge_parts` joins the requests: their own line end)
+    replies = (e*2).join(rs)
     self.remove_msgs(ms[1:])
     m = ms[0]
     m.retype(t)  # what a type change keeps

@@ -322,6 +322,25 @@ def test_merging_a_run_code_message_with_a_note(tmp_path):
     m = read_ipynb(p)['ran1']
     assert (m.msg_type, m.output, m.execution_count)==(scode, [], None)  # the merged text never ran as one
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(['a = 1', '#| export', '#| hide', 'b', '']), min_size=1, max_size=3), min_size=2, max_size=4),
+       st.sampled_from(['\n', '\r\n']), st.sampled_from([scode, sprompt, snote]), st.sampled_from([None, snote]))
+def test_a_merge_ends_the_lines_it_adds_as_its_parts_do(parts, eol, typ, t):
+    "merge_msgs (merge_parts, merge_content, the replies): every line it adds ends as its parts' lines do, CR LF or LF"
+    assume(any(len(p)>1 for p in parts))  # (a text with no line end yet says nothing of its line ends)
+    d = Dialog('m')
+    ms = [d.mk_message(eol.join(p), msg_type=typ, **(dict(output=eol.join(p)) if typ==sprompt else {})) for p in parts]
+    assert set(re.findall(r'\r?\n', merge_parts(ms, t or typ)[0])) <= {eol}  # (a note: code fenced, prompts headed)
+    m = d.merge_msgs(*[m.id for m in ms])
+    assert set(re.findall(r'\r?\n', m.content + (m.ai_res or ''))) <= {eol}, (m.content, m.ai_res)
+
+def test_merging_crlf_messages_in_a_file_writes_crlf(tmp_path):
+    d = Dialog('t')
+    d.mk_message('#| export\r\na = 1\r\n', id='c1'); d.mk_message('b = 2\r\nc = 3', id='c2')
+    d.save(tmp_path/'d.ipynb')
+    sk.merge_msgs(['c1', 'c2'], dlg=tmp_path/'d.ipynb')
+    assert read_ipynb(tmp_path/'d.ipynb')['c1'].content=='#| export\r\na = 1\r\n\r\n\r\nb = 2\r\nc = 3'
+
 _outs = st.sampled_from([None, [], [dict(output_type='stream', name='stdout', text='1\n')], 'a reply'])
 
 @given(st.sampled_from(smsg_types), st.sampled_from(smsg_types), _outs, st.sampled_from([None, 3]))
