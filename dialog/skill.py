@@ -24,6 +24,8 @@ A list names each message once: two ids naming the same message (an id and its p
 **Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`,
 `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules).
 Lines are counted from 1, as the views number them (only a LF or CR LF ends a line).
+A regex (`use_regex`, `re_filter`) sees each line as the views show it, without its line end;
+the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
 Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
 read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
