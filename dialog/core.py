@@ -1002,8 +1002,10 @@ def has_directive(self:Message,
 def merge_content(self:Message,
                   mtype:str): # The merge target's msg_type
     "This message's content contribution when merged into a `mtype` message; hosts override for their own conventions"
-    if mtype==snote and self.msg_type==sprompt: return f'## AI Prompt\n{self.content}\n## AI Response\n{self.ai_res}'
-    if mtype==snote and self.msg_type==scode: return f'```python\n{self.content}\n```'
+    # the lines it adds end as the message's own do (`line_end`): CR LF ones around a CR LF text
+    e = line_end(self.content if '\n' in self.content or self.msg_type!=sprompt else self.ai_res or '')
+    if mtype==snote and self.msg_type==sprompt: return f'## AI Prompt{e}{self.content}{e}## AI Response{e}{self.ai_res}'
+    if mtype==snote and self.msg_type==scode: return f'```python{e}{self.content}{e}```'
     return self.content
 
 # %% ../nbs/01_core.ipynb #1f601a07
@@ -1020,7 +1022,7 @@ def merge_metas(metas): # Cell metadata dicts, the first winning conflicts
 _re_dir = re.compile(r'[ \t]*#[ \t]*\|[ \t]*([\w-]+).*')
 
 def _split_dirs(s):
-    "The nbdev directive lines opening `s` (as `{name: line}`), and `s` without them"
+    "The nbdev directive lines opening `s` (as `{name: line}`, each without its line end), and `s` without them"
     lines,dirs = s.split('\n'),{}
     for i,l in enumerate(lines):
         if not (m := _re_dir.fullmatch(l)): break
@@ -1034,12 +1036,16 @@ def merge_parts(msgs, # The messages to merge, in order
     msgs = list(msgs)
     if not msgs: return '', {}
     mtype = mtype or msgs[0].msg_type
-    dirs,parts = {},[]
-    for m in msgs:
-        d,body = _split_dirs(m.merge_content(mtype))
+    cs,dirs,parts = [m.merge_content(mtype) for m in msgs],{},[]
+    # the lines it adds (its directives, the blank line between parts, and the lines `merge_content` put around a text
+    # with no line end of its own) end as its parts' own lines do: the first's that has one
+    e = next((line_end(c) for m,c in zip(msgs, cs) if '\n' in m.content), None) or next((line_end(c) for c in cs if '\n' in c), '\n')
+    cs = [c if '\n' in m.content or '\r' in c else c.replace('\n', e) for m,c in zip(msgs, cs)]
+    for c in cs:
+        d,body = _split_dirs(c)
         dirs |= {k:v for k,v in d.items() if k not in dirs}
         parts.append(body)
-    return '\n'.join(list(dirs.values()) + ['\n\n'.join(parts)]), merge_metas(m.meta for m in msgs)
+    return e.join(list(dirs.values()) + [(e*2).join(parts)]), merge_metas(m.meta for m in msgs)
 
 # %% ../nbs/01_core.ipynb #0a0b1a65
 @patch

@@ -118,22 +118,23 @@ def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
 Dialog.ids_derived = 0
 
 def derive_ids(cells, # Parsed ipynb cells, in file order (changed in place)
-               before:bool=True): # Derive from the sources of the cells before each one too (False: its own source only)
-    "Give each cell that has no id one derived from its source and the sources before it; returns their indices"
+               before:bool=True): # Derive from every cell's source and the cell's place (False: its own source only)
+    "Give each cell that has no id one derived from every cell's source and its place in the file; returns their indices"
     if all(type(c) is not dict or c.get('id') for c in cells): return []  # every cell has an id: nothing to derive
     taken = {c['id'] for c in cells if type(c) is dict and type(c.get('id')) is str and c['id']}
-    res,run = [],hashlib.blake2b(digest_size=16)
+    # a JSON text has no raw newline: one ends each source, so no two lists of sources hash alike
+    def src(c): return json.dumps(c.get('source') if type(c) is dict else None, sort_keys=True, ensure_ascii=False, default=repr)
+    if before:
+        run = hashlib.blake2b(digest_size=16)
+        for c in cells: run.update(f'{src(c)}\n'.encode('utf-8', 'surrogatepass'))
+        whole = run.digest()
+    res,nxt = [],{}  # `nxt`: the counter a key's next copy starts at, so n copies of one key hash n times, not n²/2
     for i,c in enumerate(cells):
-        own = type(c) is dict and not c.get('id')
-        if not (own or before): continue
-        # a JSON text has no raw newline: one ends each source, so no two lists of sources hash alike
-        src = json.dumps(c.get('source') if type(c) is dict else None, sort_keys=True, ensure_ascii=False, default=repr)
-        if before: run.update(f'{src}\n'.encode('utf-8', 'surrogatepass'))
-        if not own: continue
-        key = run.digest() if before else src.encode('utf-8', 'surrogatepass')
-        for k in range(len(taken)+1):
-            cid = hashlib.blake2b(f'{k}\0'.encode()+key, digest_size=4).hexdigest()
-            if cid not in taken: break
+        if type(c) is not dict or c.get('id'): continue
+        key = f'{i}\0'.encode()+whole if before else src(c).encode('utf-8', 'surrogatepass')
+        k = nxt.get(key, 0)
+        while (cid := hashlib.blake2b(f'{k}\0'.encode()+key, digest_size=4).hexdigest()) in taken: k += 1
+        nxt[key] = k+1
         c['id'] = cid
         taken.add(cid)
         res.append(i)

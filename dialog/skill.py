@@ -24,6 +24,8 @@ A list names each message once: two ids naming the same message (an id and its p
 **Line edits**: `msg_str_replace(id, old, new)` (`old` never empty), `msg_strs_replace`, `msg_insert_line`,
 `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules).
 Lines are counted from 1, as the views number them (only a LF or CR LF ends a line).
+A regex (`use_regex`, `re_filter`) sees each line as the views show it, without its line end;
+the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
 Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
 read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
@@ -829,6 +831,24 @@ def del_lines(
     hit = set(_filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter))
     return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
 
+# %% ../nbs/13_skill.ipynb #51e5b4f3
+def _view_sub(pat, repl, s, n=None, label=''):
+    "`re.sub(pat, repl, s, n)` matching `s` as the views show it, each CR LF a LF; the text between the matches kept as it is"
+    # so `.` and a group never take a line end's CR, and `$` matches at a line's visible end (`find_msgs` reads a text so)
+    v = s.replace('\r\n', '\n')
+    crs = [mt.start()-j for j,mt in enumerate(re.finditer('\r\n', s))]  # the LFs of `v` that follow a CR in `s`
+    res,prev,j = [],0,0
+    def at(i): # A place in `v` (asked in order), in `s`: a match taking a LF takes its CR too
+        nonlocal j
+        while j<len(crs) and crs[j]<i: j += 1
+        return i+j
+    for k,mt in enumerate(re.finditer(pat, v)):
+        if n and k>=n: break
+        res += [s[prev:at(mt.start())], repl(mt)]
+        prev = at(mt.end())
+    if not res: raise ValueError(f"Failed to find {pat!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
+    return ''.join(res) + s[prev:]
+
 # %% ../nbs/13_skill.ipynb #9cf0ab19
 def ast_replace(
     text:str, # The text to edit
@@ -871,14 +891,22 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
 @functools.wraps(_ft.str_replace)
 def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_matches=None, re_filter=None,
                  invert_filter=False, use_regex=False):
-    "fastcore's `str_replace`, its `re_filter` testing each line's text without its line end (`_filtered`)"
+    "fastcore's `str_replace`, a regex and `re_filter` reading each line without its line end (`_view_sub`, `_filtered`)"
     # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
     tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
     new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
-    if not re_filter: return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
+    # a regex reads each line without its line end (`_view_sub`), unless it names a CR: then it edits the CRs themselves
+    view = use_regex and not named and '\r\n' in text and callable(new_str)
+    def sub(s, label=''):
+        if view: return _view_sub(old_str, new_str, s, n_matches, label)
+        return _ft.str_replace(s, old_str, new_str, n_matches=n_matches, use_regex=use_regex)
+    if not (re_filter or view): return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
+    if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
-    for i in _filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter):
-        try: ls[i] = _ft.str_replace(ls[i], old_str, new_str, n_matches=n_matches, use_regex=use_regex)
+    s,e = _ft._norm_lines(len(ls), start_line, end_line)
+    if not re_filter: return ''.join(ls[:s-1]) + sub(''.join(ls[s-1:e]), f' in lines {s}-{e}') + ''.join(ls[e:])
+    for i in _filtered(ls, s, e, re_filter, invert_filter):
+        try: ls[i] = sub(ls[i])
         except ValueError: raise ValueError(f'Failed to find {old_str!r} on line {i+1} in: {short_repr(ls[i], 200)}') from None
     return ''.join(ls)
 
@@ -1181,7 +1209,9 @@ def merge_msgs(self:Dialog,
     t = ms[0].msg_type if len({m.msg_type for m in ms})==1 else snote
     content,meta = merge_parts(ms, t)
     atts = [a for m in ms for a in (m.attachments or [])]
-    replies = '\n\n'.join(r for x in ms if (r := x.ai_res)) if t==sprompt else ''
+    rs = [r for x in ms if (r := x.ai_res)] if t==sprompt else []
+    e = next((line_end(r) for r in rs if '\n' in r), '\n')  # (as `merge_parts` joins the requests: their own line end)
+    replies = (e*2).join(rs)
     self.remove_msgs(ms[1:])
     m = ms[0]
     m.retype(t)  # what a type change keeps

@@ -322,6 +322,25 @@ def test_merging_a_run_code_message_with_a_note(tmp_path):
     m = read_ipynb(p)['ran1']
     assert (m.msg_type, m.output, m.execution_count)==(scode, [], None)  # the merged text never ran as one
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(['a = 1', '#| export', '#| hide', 'b', '']), min_size=1, max_size=3), min_size=2, max_size=4),
+       st.sampled_from(['\n', '\r\n']), st.sampled_from([scode, sprompt, snote]), st.sampled_from([None, snote]))
+def test_a_merge_ends_the_lines_it_adds_as_its_parts_do(parts, eol, typ, t):
+    "merge_msgs (merge_parts, merge_content, the replies): every line it adds ends as its parts' lines do, CR LF or LF"
+    assume(any(len(p)>1 for p in parts))  # (a text with no line end yet says nothing of its line ends)
+    d = Dialog('m')
+    ms = [d.mk_message(eol.join(p), msg_type=typ, **(dict(output=eol.join(p)) if typ==sprompt else {})) for p in parts]
+    assert set(re.findall(r'\r?\n', merge_parts(ms, t or typ)[0])) <= {eol}  # (a note: code fenced, prompts headed)
+    m = d.merge_msgs(*[m.id for m in ms])
+    assert set(re.findall(r'\r?\n', m.content + (m.ai_res or ''))) <= {eol}, (m.content, m.ai_res)
+
+def test_merging_crlf_messages_in_a_file_writes_crlf(tmp_path):
+    d = Dialog('t')
+    d.mk_message('#| export\r\na = 1\r\n', id='c1'); d.mk_message('b = 2\r\nc = 3', id='c2')
+    d.save(tmp_path/'d.ipynb')
+    sk.merge_msgs(['c1', 'c2'], dlg=tmp_path/'d.ipynb')
+    assert read_ipynb(tmp_path/'d.ipynb')['c1'].content=='#| export\r\na = 1\r\n\r\n\r\nb = 2\r\nc = 3'
+
 _outs = st.sampled_from([None, [], [dict(output_type='stream', name='stdout', text='1\n')], 'a reply'])
 
 @given(st.sampled_from(smsg_types), st.sampled_from(smsg_types), _outs, st.sampled_from([None, 3]))
@@ -400,6 +419,35 @@ def test_re_filter_tests_each_line_without_its_end(ls, flt, inv, final):
     a,b = Message(lf),Message(crlf)
     ra,rb = (m.strs_replace(['o', 's'], ['O', 'S'], re_filter=flt, invert_filter=inv) for m in (a, b))
     assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n')
+
+_regexes = [('x = (.*)', r'x = \1  # cm'), ('= 1$', '= 2'), (r'(\w+) = (.*)', r'\2 = \1\nq = 0'), ('s$', 'S'),
+            (r'\s+', ' '), ('(?m)^', '# '), (r'(?s)os.*', r'\g<0>!'), ('(?m)$', ';'), (r'(?m)^$\n', ''), ('x', r'\n')]
+
+@settings(max_examples=300, deadline=None)
+@given(_flines, st.booleans(), st.sampled_from(_regexes), st.sampled_from([None, '^[ix]', '$']), st.sampled_from([None, 1]),
+       st.sampled_from([(None, None), (2, None), (1, 2), (2, -1)]))
+def test_a_regex_reads_crlf_text_as_the_view_shows_it(ls, final, pr, flt, n, rng):
+    "use_regex on CR LF text: the match and its groups see each line without its CR, and what it writes ends its lines as the text does"
+    lf = '\n'.join(ls) + ('\n' if final else '')
+    crlf = lf.replace('\n', '\r\n')
+    assume('\n' in lf)  # (a text with no line end yet takes LF ones)
+    kw = dict(use_regex=True, re_filter=flt, n_matches=n, start_line=rng[0], end_line=rng[1])
+    a,b = Message(lf),Message(crlf)
+    ra,rb = a.str_replace(*pr, **kw),b.str_replace(*pr, **kw)
+    assert ra.error==rb.error and b.content==a.content.replace('\n', '\r\n'), (ra, rb)
+
+def test_a_regex_edit_keeps_each_line_end_it_does_not_take():
+    "Mixed line ends, a lone CR, and a regex that names the CR: only what the match took changes"
+    m = Message('a = 1\r\nb = 2\nc = 3\r\n')
+    m.str_replace(r'(\w) = (.*)', r'\1 = [\2]', use_regex=True)
+    assert m.content=='a = [1]\r\nb = [2]\nc = [3]\r\n'
+    m = Message('a\rb = 1\r\n')  # a lone CR is a character of its line, as the views show it
+    m.str_replace('b = (.*)', r'b = (\1)', use_regex=True); assert m.content=='a\rb = (1)\r\n'
+    m = Message('a = 1\r\nb = 2\r\n')  # a regex naming the CR edits the line ends themselves
+    m.str_replace(r'\r\n', r'\n', use_regex=True); assert m.content=='a = 1\nb = 2\n'
+    m = Message('a = 1\r\nb = 2\r\n')  # a match across lines takes the CR LFs whole
+    m.str_replace(r'1\nb', '1; b', use_regex=True); assert m.content=='a = 1; b = 2\r\n'
+    assert 'Failed to find' in Message('a\r\n').str_replace('a$x', 'b', use_regex=True)
 
 try: import remold
 except ImportError: remold = None
