@@ -114,7 +114,8 @@ def _load(fname, # The dialog file; `.ipynb` is appended when missing
         return dlg
     if p.is_dir(): raise ValueError(f'{rel_path(p)}: is a folder, not a dialog file')
     dlg = read_ipynb(p, repair=repair)
-    for r in dlg.repairs or []: _say(f'{rel_path(p)}: {r}', err=True)
+    # (each fix quotes the names of the file it holds, and the path is quoted when it isn't printable: one line each)
+    for r in dlg.repairs or []: _say(f'{shown_name(rel_path(p))}: {r}', err=True)
     return dlg
 
 # %% ../nbs/16_cli.ipynb #f1160f30

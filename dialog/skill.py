@@ -163,6 +163,9 @@ def _view(dlg=None):
     fx = d.repairs
     note = (f'note: {why}: read healed in memory ({"; ".join(fx[:3])}{f"; and {len(fx)-3} more fixes" if len(fx)>3 else ""}), '
             f'the file left as it is; the editing tools refuse it until it is healed: {_heal_how}')
+    # one line: the error and the fixes quote the names of the file they hold (`short_repr`), and any other character
+    # that isn't printable (a line break, a format character) is spelled as Python does: no text of the file starts a line
+    note = ''.join(c if c.isprintable() else repr(c)[1:-1] for c in note)
     if (ns := _notes.get()) is None: warnings.warn(note, stacklevel=3)
     elif note not in ns: ns.append(note)
     return d
