@@ -55,12 +55,13 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 # %% auto #0
 __all__ = ['tool_words', 'msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines',
            'msg_ast_replace', 'skill_tools', 'min_mem', 'max_timeout', 'mcp_instructions', 'Session', 'Root', 'set_dlg',
-           'cur_dlg', 'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs',
-           'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport',
-           'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg',
-           'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs',
-           'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits',
-           'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'cur_dlg', 'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'guard_heads',
+           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs',
+           'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash',
+           'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs',
+           'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool',
+           'check_limits', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic',
+           'load_ipython_extension']
 
 # %% ../nbs/13_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -489,8 +490,34 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
     return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars,
                                   keep=keep, start_char=start_char, out_offset=out_offset))
 
+# %% ../nbs/13_skill.ipynb #d8ea292c
+# format characters (Unicode's Cf: zero-width space, BOM, word joiner, bidi controls, ...), which show as nothing
+_cf = re.compile('[\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064'
+                 '\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3'
+                 '\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]')
+# what `str.splitlines` ends a row at, and the spaces that aren't one of those
+_brk,_sp = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029','[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*'
+
+def guard_heads(text:str, # What a view shows of a message, under the header it gives each
+                head:str, # A regex: a row's visible text that reads as that header, or as one escaped so
+                esc:dict): # How such a row's first visible character is spelled instead, by character
+    "`text` with each row that would read as a view's header spelled so it doesn't: its first visible character by `esc`"
+    # a row is what `str.splitlines` ends (U+2028, NEL and kin too: renderers and JavaScript break lines there), and
+    # its visible text the row without format characters and the spaces around it; `head` matching a row escaped
+    # so too (`esc` escapes its own escape character) makes the spelling one a reader can undo
+    vis = _cf.sub('', text)
+    if not re.search(f'(?:^|(?<=[{_brk}])){_sp}(?:{head}){_sp}(?:$|(?=[{_brk}]))', vis): return text  # the usual case
+    def fix(row):
+        body = row.rstrip(_brk)  # (one line end, or CR LF)
+        if not re.fullmatch(head, _cf.sub('', body).strip()): return row
+        k = next(i for i,c in enumerate(body) if not (c.isspace() or _cf.match(c)))
+        return body[:k] + esc[body[k]] + row[k+1:]
+    return ''.join(map(fix, text.splitlines(True)))
+
 # %% ../nbs/13_skill.ipynb #a0dc8111
-_re_head = re.compile(r'^# msg', re.M) # a line that would read as `view_msgs`' header of a message
+# a row of a message's own text (unnumbered, or an output's) that would read as `view_msgs`' header `# msg ID`, or as
+# one escaped so, and how its first visible character is spelled then: as XML escapes it
+_msg_head,_msg_esc = r'(?:#|&(?:amp;)*#35;)\s+msg\s+\S+',{'#': '&#35;', '&': '&amp;'}
 
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
@@ -508,8 +535,7 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, locals(), 'ids', 'offset')
     def show(m):
         view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
-        # a line of the message's own text (unnumbered, or an output's) that reads as a header: its `#` as XML's `&#35;`
-        return f'# msg {m.id}\n' + _re_head.sub('&#35; msg', view)
+        return f'# msg {m.id}\n' + guard_heads(view, _msg_head, _msg_esc)
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
     # and ends in the hint to its rest, which a cut would leave unreadable
