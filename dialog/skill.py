@@ -143,6 +143,8 @@ def _file(dlg:str=None): # A dialog file, or None for the current one
 _cache = DialogCache()
 # The notes the call running in this thread or task adds to its answer (`call_tool`), or None outside one
 _notes = contextvars.ContextVar('dialog_skill_notes', default=None)
+# The `maxchars` that call was given, which its notes count against, or None
+_budget = contextvars.ContextVar('dialog_skill_budget', default=None)
 # How a file `repair` heals is healed: the command line's option, as it is spelled
 _heal_how = ('`--repair` on an nbdialog command that saves writes the healed file with its change '
              '(e.g. `nbdialog edit FILE ID --repair`); on summary, view or find it reads it healed, leaving the file as it is')
@@ -168,8 +170,19 @@ def _view(dlg=None):
     # that isn't printable (a line break, a format character) is spelled as Python does: no text of the file starts a line
     note = ''.join(c if c.isprintable() else repr(c)[1:-1] for c in note)
     if (ns := _notes.get()) is None: warnings.warn(note, stacklevel=3)
-    elif note not in ns: ns.append(note)
+    elif note not in ns:
+        # a note takes at most half the characters the call may show, cut to them (`_room`: the page gets the rest)
+        if (b := _budget.get()) and _wlen(note)>b//2:
+            tail = '… (cut: a larger maxchars shows the whole note)'
+            note = note[:max(_wfit(note, b//2-len(tail)), 0)] + tail
+        ns.append(note)
     return d
+
+# %% ../nbs/13_skill.ipynb #e33f0002
+def _room(maxchars): # The characters a tool may show
+    "The characters a tool's page may take of `maxchars` (0: no limit), once the notes put before it are counted"
+    # (0, or a wrong one, as it is: the page says what is wrong)
+    return maxchars if maxchars<=0 else max(maxchars - sum(_wlen(n)+1 for n in _notes.get() or []), 1)
 
 # %% ../nbs/13_skill.ipynb #aab836b8
 def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; None to forget it
@@ -297,7 +310,8 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
         raise ValueError(msg)
     keep = _shaping(summary_dlg, locals(), 'offset')
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    _,rows,more = _page(_view(dlg).messages, lambda m: preview_row(m, maxlen), offset, limit, maxchars, again=again, cut=_row_cut(maxchars))
+    ms,room = _view(dlg).messages,_room(maxchars)  # (the page, once the note a healed read puts first is counted)
+    _,rows,more = _page(ms, lambda m: preview_row(m, maxlen), offset, limit, room, again=again, cut=_row_cut(room))
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
 # %% ../nbs/13_skill.ipynb #d89a3357
@@ -324,10 +338,11 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
              maxchars:int=30_000): # Most characters shown; 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
     keep,d = _shaping(view_dlg, locals(), 'offset'),_view(dlg)
+    room = _room(maxchars)  # (the page, once the note a healed read puts first is counted)
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
-    cut = lambda m,t: _xml_cut(m, t, maxchars, incl_out, trunc_out)
-    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, maxchars, again=again, cut=cut)
+    cut = lambda m,t: _xml_cut(m, t, room, incl_out, trunc_out)
+    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, room, again=again, cut=cut)
     head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
     return PrettyString('\n'.join([head, *items, tail] + ([more] if more else [])))
 
@@ -487,7 +502,7 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
     "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars`"
     keep = _shaping(view_msg, locals(), 'id', 'start_line', 'end_line', 'start_char', 'out_offset')
     m = _view(dlg).msg(id)
-    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars,
+    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, _room(maxchars),
                                   keep=keep, start_char=start_char, out_offset=out_offset))
 
 # %% ../nbs/13_skill.ipynb #d8ea292c
@@ -528,8 +543,9 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               offset:int=0, # The first of `ids` shown, counted from 0
               maxchars:int=30_000): # Most characters shown; 0 for no limit
     "Several messages, each under a `# msg ID` header no text of theirs can forge, up to `maxchars`"
+    ms,room = _msgs(_view(dlg), ids),_room(maxchars)  # (the page, once the note a healed read puts first is counted)
     # a message longer than the page is cut to a little less, so that its own last line shows
-    inner = max(maxchars-300, maxchars//2)
+    inner = max(room-300, room//2)
     # the hint names view_msg's options that give this view: those not at their defaults
     shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars)
     opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, locals(), 'ids', 'offset')
@@ -539,7 +555,7 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
     # and ends in the hint to its rest, which a cut would leave unreadable
-    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again, cut=lambda m,t: t)
+    _,items,more = _page(ms, show, offset, None, room, again=again, cut=lambda m,t: t)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
 # %% ../nbs/13_skill.ipynb #b2d36ac1
@@ -553,7 +569,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars`"
     keep = _shaping(lnhashview_msg, locals(), 'id', 'start_line', 'end_line', 'start_char')
     m = _view(dlg).msg(id)
-    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out,
+    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=_room(maxchars), out=out,
                     keep=keep, start_char=start_char)
     return PrettyString(res)
 
@@ -701,7 +717,8 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
     found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
     n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
     hits = [m for m in found if all(p(m) for p in ps)]
-    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, maxchars, 'match', again, _row_cut(maxchars))
+    room = _room(maxchars)  # (the page, once the note a healed read puts first is counted)
+    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, room, 'match', again, _row_cut(room))
     res = Found(got)
     skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
     n = len(skipped)
@@ -1469,6 +1486,8 @@ def _call_tool(name, args, root, session):
         if name not in _tool_ns:
             raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
         args = {k:_unwire(v) for k,v in args.items()} if isinstance(args, dict) else args
+        # what a note says counts against the characters the call may show (`_room`)
+        _budget.set(b if isinstance(args, dict) and type(b := args.get('maxchars')) is int and b>0 else None)
         schema = _input_schema(name, _sess().dlg is not None)
         res = _tool_ns[name](**check_args(schema, {} if args is None else args, name))
         txt = '\n'.join([*ns, tool_text(res)])  # what a read-only tool had to heal in memory, first

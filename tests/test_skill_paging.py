@@ -400,3 +400,31 @@ def test_view_msgs_keeps_comments_and_escapes_invisible_forgeries(tmp_path):
     assert not err and txt.startswith(f'# msg c1\n{src}\n\n# msg c2\n'), txt
     assert [r for r in _visible_rows(txt) if re.fullmatch(r'#\s+msg\s+\S+', r)] == ['# msg c1', '# msg c2'], txt
     assert "\u200b&#35; msg c9\nx\u2028&#35; msg c8\u2028" in txt and '\ufeff&amp;amp;#35; msg c7' in txt, txt
+
+# --- a healed read's note counts against `maxchars`
+
+def test_a_healed_reads_note_counts_against_maxchars(tmp_path):
+    "r33e: the note a healed read puts first is counted in `maxchars` (cut to half of it when longer), and the hints still lead through every message"
+    cells = [dict(cell_type='code', id=i, metadata={}, source=s, outputs=[], execution_count=None)
+             for i,s in [('c1', 'a = 1'), ('c1', 'b = 2')] + [(f'k{i}', f'x{i} = {i}') for i in range(200)]]
+    cells[5]['source'] = '\n'.join(f'line {i}' for i in range(300))  # k3: a message longer than a page
+    ct = lambda name, **kw: sk.call_tool(name, dict(dlg='a.ipynb', **kw), root=tmp_path)
+    (tmp_path/'a.ipynb').write_text(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)))
+    for name,kw in [('summary_dlg', {}), ('view_dlg', {}), ('view_msgs', dict(ids=[f'k{i}' for i in range(100)])), ('view_msg', dict(id='k3')),
+                    ('find_msgs', dict(pattern='x'))]:
+        txt,err = ct(name, maxchars=400, **kw)
+        assert not err and txt.startswith('note: ') and 'read healed in memory' in txt, txt
+        ls = txt.split('\n')
+        # what the page's own last line (the hint), the `<dialog>` element and the blank lines between messages leave
+        body = [l for l in ls[:-1] if not l.startswith(('<dialog', '</dialog'))] if name!='view_msgs' else [l for l in ls[:-1] if l]
+        assert len('\n'.join(body)) <= 400 and ls[-1].startswith('…'), (name, len('\n'.join(body)), txt)
+    txt,_ = ct('summary_dlg', maxchars=150)
+    note = txt.split('\n')[0]
+    assert len(note) <= 75 and note.endswith('… (cut: a larger maxchars shows the whole note)'), note
+    rows,off = [],0
+    while True:  # the hints lead through every message
+        txt,_ = ct('summary_dlg', maxchars=400, offset=off)
+        *got,last = txt.split('\n')[1:]
+        if not last.startswith('…'): rows += got + [last]; break
+        rows += got; off = int(last.rsplit('=', 1)[1])
+    assert rows == ct('summary_dlg', maxchars=0)[0].split('\n')[1:]
