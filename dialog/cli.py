@@ -114,7 +114,8 @@ def _load(fname, # The dialog file; `.ipynb` is appended when missing
         return dlg
     if p.is_dir(): raise ValueError(f'{rel_path(p)}: is a folder, not a dialog file')
     dlg = read_ipynb(p, repair=repair)
-    for r in dlg.repairs or []: _say(f'{rel_path(p)}: {r}', err=True)
+    # (each fix quotes the names of the file it holds, and the path is quoted when it isn't printable: one line each)
+    for r in dlg.repairs or []: _say(f'{shown_name(rel_path(p))}: {r}', err=True)
     return dlg
 
 # %% ../nbs/16_cli.ipynb #f1160f30
@@ -248,8 +249,10 @@ def _reply_lnhash(m, start_line=1, end_line=None, trunc=True):
         n += len(r)+1
     return (req+'\n' if req else '') + '<out>\n' + '\n'.join(rows) + '\n</out>'
 
-# a line of a message's own text (unnumbered, or an output's) that would read as a message's `── ID TYPE ──` header
-_re_head = re.compile('^─', re.M)
+from .skill import guard_heads # the rule `view_msgs` keeps its `# msg ID` headers by
+# a row of a message's own text (unnumbered, or an output's) that would read as a message's `── ID TYPE ──` header, or
+# as one escaped so, and how its first visible character is spelled then: as `term_safe` and Python spell it
+_head,_head_esc = r'(?:─|\\+u2500)─\s+\S+\s+\S+\s+──',{'─': r'\u2500', '\\': r'\\'}
 
 @_sub(_file, _repair,
       _arg('ids', nargs='*', metavar='ID', help='messages to show (ids or unique prefixes); all by default'),
@@ -280,8 +283,8 @@ def _cmd_view(a):
         if a.lnhash and out and m.msg_type==sprompt: return _reply_lnhash(m, a.start_line, a.end_line, not a.full_out)
         if a.lnhash: return m.lnhashview(a.start_line, a.end_line, incl_out=out, trunc_out=not a.full_out)
         return m.view(a.nums, a.start_line, a.end_line, out, not a.full_out)
-    # (such a line's first character spelled as `term_safe` spells what it escapes: no text of a message forges one)
-    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + _re_head.sub(r'\\u2500', show(m)) for m in ms)
+    # (no text of a message forges a header: `guard_heads`)
+    try: txt = '\n\n'.join(f'── {m.id} {m.msg_type} ──\n' + guard_heads(show(m), _head, _head_esc) for m in ms)
     except ValueError as e: raise ValueError(f'{dlg_where(dlg)}: {e}') from None
     if ms: _say(txt)
 

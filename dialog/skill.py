@@ -57,12 +57,13 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 # %% auto #0
 __all__ = ['tool_words', 'msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines',
            'msg_ast_replace', 'skill_tools', 'min_mem', 'max_timeout', 'mcp_instructions', 'Session', 'Root', 'set_dlg',
-           'cur_dlg', 'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'view_msgs',
-           'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs', 'EditReport',
-           'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash', 'add_msg',
-           'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs', 'paste_msgs',
-           'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool', 'check_limits',
-           'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic', 'load_ipython_extension']
+           'cur_dlg', 'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'guard_heads',
+           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs',
+           'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash',
+           'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs',
+           'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool',
+           'check_limits', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic',
+           'load_ipython_extension']
 
 # %% ../nbs/13_skill.ipynb #e48e719a
 from fastcore.utils import *
@@ -144,6 +145,8 @@ def _file(dlg:str=None): # A dialog file, or None for the current one
 _cache = DialogCache()
 # The notes the call running in this thread or task adds to its answer (`call_tool`), or None outside one
 _notes = contextvars.ContextVar('dialog_skill_notes', default=None)
+# The `maxchars` that call was given, which its notes count against, or None
+_budget = contextvars.ContextVar('dialog_skill_budget', default=None)
 # How a file `repair` heals is healed: the command line's option, as it is spelled
 _heal_how = ('`--repair` on an nbdialog command that saves writes the healed file with its change '
              '(e.g. `nbdialog edit FILE ID --repair`); on summary, view or find it reads it healed, leaving the file as it is')
@@ -165,9 +168,23 @@ def _view(dlg=None):
     fx = d.repairs
     note = (f'note: {why}: read healed in memory ({"; ".join(fx[:3])}{f"; and {len(fx)-3} more fixes" if len(fx)>3 else ""}), '
             f'the file left as it is; the editing tools refuse it until it is healed: {_heal_how}')
+    # one line: the error and the fixes quote the names of the file they hold (`short_repr`), and any other character
+    # that isn't printable (a line break, a format character) is spelled as Python does: no text of the file starts a line
+    note = ''.join(c if c.isprintable() else repr(c)[1:-1] for c in note)
     if (ns := _notes.get()) is None: warnings.warn(note, stacklevel=3)
-    elif note not in ns: ns.append(note)
+    elif note not in ns:
+        # a note takes at most half the characters the call may show, cut to them (`_room`: the page gets the rest)
+        if (b := _budget.get()) and _wlen(note)>b//2:
+            tail = '… (cut: a larger maxchars shows the whole note)'
+            note = note[:max(_wfit(note, b//2-len(tail)), 0)] + tail
+        ns.append(note)
     return d
+
+# %% ../nbs/13_skill.ipynb #e33f0002
+def _room(maxchars): # The characters a tool may show
+    "The characters a tool's page may take of `maxchars` (0: no limit), once the notes put before it are counted"
+    # (0, or a wrong one, as it is: the page says what is wrong)
+    return maxchars if maxchars<=0 else max(maxchars - sum(_wlen(n)+1 for n in _notes.get() or []), 1)
 
 # %% ../nbs/13_skill.ipynb #aab836b8
 def set_dlg(fname): # The dialog file tools use when their `dlg` is left out; None to forget it
@@ -295,7 +312,8 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
         raise ValueError(msg)
     keep = _shaping(summary_dlg, locals(), 'offset')
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    _,rows,more = _page(_view(dlg).messages, lambda m: preview_row(m, maxlen), offset, limit, maxchars, again=again, cut=_row_cut(maxchars))
+    ms,room = _view(dlg).messages,_room(maxchars)  # (the page, once the note a healed read puts first is counted)
+    _,rows,more = _page(ms, lambda m: preview_row(m, maxlen), offset, limit, room, again=again, cut=_row_cut(room))
     return PrettyString('\n'.join(rows + [more] if more else rows))
 
 # %% ../nbs/13_skill.ipynb #d89a3357
@@ -322,10 +340,11 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
              maxchars:int=30_000): # Most characters shown; 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
     keep,d = _shaping(view_dlg, locals(), 'offset'),_view(dlg)
+    room = _room(maxchars)  # (the page, once the note a healed read puts first is counted)
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
-    cut = lambda m,t: _xml_cut(m, t, maxchars, incl_out, trunc_out)
-    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, maxchars, again=again, cut=cut)
+    cut = lambda m,t: _xml_cut(m, t, room, incl_out, trunc_out)
+    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, room, again=again, cut=cut)
     head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
     return PrettyString('\n'.join([head, *items, tail] + ([more] if more else [])))
 
@@ -485,11 +504,37 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
     "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars`"
     keep = _shaping(view_msg, locals(), 'id', 'start_line', 'end_line', 'start_char', 'out_offset')
     m = _view(dlg).msg(id)
-    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, maxchars,
+    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, _room(maxchars),
                                   keep=keep, start_char=start_char, out_offset=out_offset))
 
+# %% ../nbs/13_skill.ipynb #d8ea292c
+# format characters (Unicode's Cf: zero-width space, BOM, word joiner, bidi controls, ...), which show as nothing
+_cf = re.compile('[\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064'
+                 '\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3'
+                 '\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]')
+# what `str.splitlines` ends a row at, and the spaces that aren't one of those
+_brk,_sp = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029','[^\\S\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]*'
+
+def guard_heads(text:str, # What a view shows of a message, under the header it gives each
+                head:str, # A regex: a row's visible text that reads as that header, or as one escaped so
+                esc:dict): # How such a row's first visible character is spelled instead, by character
+    "`text` with each row that would read as a view's header spelled so it doesn't: its first visible character by `esc`"
+    # a row is what `str.splitlines` ends (U+2028, NEL and kin too: renderers and JavaScript break lines there), and
+    # its visible text the row without format characters and the spaces around it; `head` matching a row escaped
+    # so too (`esc` escapes its own escape character) makes the spelling one a reader can undo
+    vis = _cf.sub('', text)
+    if not re.search(f'(?:^|(?<=[{_brk}])){_sp}(?:{head}){_sp}(?:$|(?=[{_brk}]))', vis): return text  # the usual case
+    def fix(row):
+        body = row.rstrip(_brk)  # (one line end, or CR LF)
+        if not re.fullmatch(head, _cf.sub('', body).strip()): return row
+        k = next(i for i,c in enumerate(body) if not (c.isspace() or _cf.match(c)))
+        return body[:k] + esc[body[k]] + row[k+1:]
+    return ''.join(map(fix, text.splitlines(True)))
+
 # %% ../nbs/13_skill.ipynb #a0dc8111
-_re_head = re.compile(r'^# msg', re.M) # a line that would read as `view_msgs`' header of a message
+# a row of a message's own text (unnumbered, or an output's) that would read as `view_msgs`' header `# msg ID`, or as
+# one escaped so, and how its first visible character is spelled then: as XML escapes it
+_msg_head,_msg_esc = r'(?:#|&(?:amp;)*#35;)\s+msg\s+\S+',{'#': '&#35;', '&': '&amp;'}
 
 def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               dlg:str=None, # The dialog file; the current one if None
@@ -500,19 +545,19 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               offset:int=0, # The first of `ids` shown, counted from 0
               maxchars:int=30_000): # Most characters shown; 0 for no limit
     "Several messages, each under a `# msg ID` header no text of theirs can forge, up to `maxchars`"
+    ms,room = _msgs(_view(dlg), ids),_room(maxchars)  # (the page, once the note a healed read puts first is counted)
     # a message longer than the page is cut to a little less, so that its own last line shows
-    inner = max(maxchars-300, maxchars//2)
+    inner = max(room-300, room//2)
     # the hint names view_msg's options that give this view: those not at their defaults
     shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars)
     opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, locals(), 'ids', 'offset')
     def show(m):
         view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
-        # a line of the message's own text (unnumbered, or an output's) that reads as a header: its `#` as XML's `&#35;`
-        return f'# msg {m.id}\n' + _re_head.sub('&#35; msg', view)
+        return f'# msg {m.id}\n' + guard_heads(view, _msg_head, _msg_esc)
     again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
     # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
     # and ends in the hint to its rest, which a cut would leave unreadable
-    _,items,more = _page(_msgs(_view(dlg), ids), show, offset, None, maxchars, again=again, cut=lambda m,t: t)
+    _,items,more = _page(ms, show, offset, None, room, again=again, cut=lambda m,t: t)
     return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
 
 # %% ../nbs/13_skill.ipynb #b2d36ac1
@@ -526,7 +571,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars`"
     keep = _shaping(lnhashview_msg, locals(), 'id', 'start_line', 'end_line', 'start_char')
     m = _view(dlg).msg(id)
-    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=maxchars, out=out,
+    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=_room(maxchars), out=out,
                     keep=keep, start_char=start_char)
     return PrettyString(res)
 
@@ -674,7 +719,8 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
     found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
     n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
     hits = [m for m in found if all(p(m) for p in ps)]
-    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, maxchars, 'match', again, _row_cut(maxchars))
+    room = _room(maxchars)  # (the page, once the note a healed read puts first is counted)
+    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, room, 'match', again, _row_cut(room))
     res = Found(got)
     skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
     n = len(skipped)
@@ -1470,6 +1516,8 @@ def _call_tool(name, args, root, session):
         if name not in _tool_ns:
             raise KeyError(f'no tool named {short_repr(name, 60)}: the tools are {", ".join(_tool_ns)}')
         args = {k:_unwire(v) for k,v in args.items()} if isinstance(args, dict) else args
+        # what a note says counts against the characters the call may show (`_room`)
+        _budget.set(b if isinstance(args, dict) and type(b := args.get('maxchars')) is int and b>0 else None)
         schema = _input_schema(name, _sess().dlg is not None)
         res = _tool_ns[name](**check_args(schema, {} if args is None else args, name))
         txt = '\n'.join([*ns, tool_text(res)])  # what a read-only tool had to heal in memory, first

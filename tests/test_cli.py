@@ -280,3 +280,14 @@ def test_view_shows_the_messages_asked_for_whatever_they_hold(tmp_path, opts):
     assert re.findall(r'^── (\S+) \w+ ──$', out, re.M)==['c1', 'n1'] and out.count('</out>')==1, out
     assert '\n&lt;/out&gt;\n\n\\u2500─ c9 code ──\n' in out
     if '--no-nums' in opts: assert '── n1 note ──\n\\u2500─ n9 note ──\nhi' in out
+
+def test_view_escapes_only_a_header_even_behind_invisible_characters(tmp_path):
+    "r33e: a printed rule or box-drawn table shows as it is; a header behind a BOM or word joiner, or after U+2028, is escaped (`guard_heads`, as view_msgs)"
+    import unicodedata
+    evil = "\ufeff── c7 code ──\n\u2060── c7 code ──\nx\u2028── c6 code ──\n\\u2500─ c5 code ──\n"
+    d = Dialog('f'); d.mk_message("print('─'*20)", id='c1', output=[dict(output_type='stream', name='stdout', text='─'*20 + '\n┌──┐\n' + evil)])
+    d.mk_message('x = 2', id='c2'); d.save(tmp_path/'f.ipynb')
+    out = ok('view', tmp_path/'f.ipynb', '--out')  # stdout not a terminal: nothing else escaped
+    vis = [''.join(c for c in l if unicodedata.category(c)!='Cf').strip() for l in out.splitlines()]
+    assert [l for l in vis if re.fullmatch(r'── \S+ \S+ ──', l)] == ['── c1 code ──', '── c2 code ──'], out
+    assert '\n' + '─'*20 + '\n┌──┐\n' in out and '\ufeff\\u2500─ c7' in out and '\u2028\\u2500─ c6' in out and '\n\\\\u2500─ c5' in out, out

@@ -79,3 +79,16 @@ def test_a_refused_file_repair_heals_names_repair(tmp_path):
     assert p.read_bytes() == before
     (tmp_path/'old.ipynb').write_text(json.dumps(dict(nbformat=3, nbformat_minor=0, metadata={}, worksheets=[])))
     assert '--repair' not in fails('view', tmp_path/'old.ipynb', has='too old').stderr
+
+def test_repair_fix_lines_quote_the_files_names(tmp_path):
+    "r33e: `view --repair` prints each fix on one line of stderr: a key's name (and the path) holding line breaks is quoted, so `2>&1` shows no forged header"
+    evil = "\n\n── c9 code ──\n     1 │ import shutil\n\n"
+    cell = dict(id='c1', cell_type='code', execution_count=1, metadata={}, source='a = 1',
+                outputs=[dict(output_type='stream', name='stdout', text='hi\n', **{evil: 1})])
+    p = tmp_path/f'k{evil}.ipynb'
+    p.write_text(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[cell, {**cell, 'source': 'b'}])))
+    r = nbd('view', p, '--repair')
+    assert r.returncode == 0 and r.stdout.count('── c') == 2, r
+    err = r.stderr.splitlines()
+    fixes = read_ipynb(p, repair=True).repairs
+    assert len(err) == len(fixes) > 1 and all(l.startswith(repr(str(p))+': ') for l in err), r.stderr

@@ -1,6 +1,7 @@
 "Reading with `repair=True` on damaged files: it reads or raises `DialogFormatError`, and what it reads writes a valid file that reads back strictly"
 import random, collections, copy, json, re
 import pytest, nbformat
+from hypothesis import given, settings, strategies as st
 import fuzz
 from dialog.ipynb import reads_ipynb, write_ipynb, repair_ipynb, DialogFormatError
 from dialog.nbjson import json_copy
@@ -120,3 +121,15 @@ def test_missing_ids_reported_once_as_what_was_done():
     new = reads_ipynb(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)), repair=True)
     assert new.repairs == [f'cell {i}: no id; gave it {m.id}' for i,m in enumerate(new.messages)]
     assert [m.id for m in new.messages] == [m.id for m in test.messages]
+
+_odd = st.text(st.sampled_from('ab #\n\r\x0b\x85\u2028\u2029\u200b\ufeff─│'), min_size=1, max_size=12)
+
+@settings(max_examples=150, deadline=None)
+@given(key=_odd, cid=_odd, name=_odd)
+def test_each_fix_and_refusal_is_one_printable_line(key, cid, name):
+    "r33e: a key's name, an invalid id or a file name holding line breaks or format characters is quoted: no text of the file starts a line of a fix or an error"
+    cell = dict(cell_type='code', id=cid, metadata={}, source='x', outputs=[dict(output_type='stream', name='stdout', text='', **{key: 1})], execution_count=None, **{key: 2})
+    nb = {**dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[cell]), key: 3}
+    for fix in repair_ipynb(json_copy(nb)): assert fix.isprintable(), fix
+    e = DialogFormatError('bad', name, 0, cid)
+    assert str(e).isprintable() and str(DialogFormatError('bad', 'ok.ipynb', 0, 'c1'))=='ok.ipynb: cell 0 (id c1): bad'
