@@ -73,20 +73,28 @@ def _is_dir(e):
         if x.errno in _gone: return False
         raise
 
+def _sess_open(p, maxbytes=None):
+    "`sess_agent(p, maxbytes=maxbytes)`: raising where `.jsonl` file `p` can't be opened to tell whether it is a session"
+    # an `OSError` (another user's file, a link that leads nowhere), or a `ValueError` for what isn't a regular file
+    # (a named pipe, a device: `sess_agent` refuses it unopened, never waiting on it); one look for `_is_session` and
+    # for the error of what it couldn't tell (`_unlisted`, with `maxbytes` 0: opened as the look opens it, nothing read)
+    return sess_agent(p, maxbytes=maxbytes)
+
 def _is_session(p):
-    "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one"
+    "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one; None where it can't be opened to tell"
     # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
-    # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole; a named pipe refused unopened), so
-    # `nbdialog sessions` and a folder's listing agree: other JSON Lines (an event log, a saved
-    # `claude -p --output-format stream-json` run, a fine-tuning set) are left out, as any other file
-    try: return sess_agent(p) is not None
-    except (OSError, ValueError): return False
+    # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole), so `nbdialog sessions` and a folder's
+    # listing agree: other JSON Lines (an event log, a saved `claude -p --output-format stream-json` run, a
+    # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`)
+    try: return _sess_open(p) is not None
+    except (OSError, ValueError): return None
 
 def _listed_file(path, name, is_session=_is_session):
     "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"
-    # (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file);
+    # (JSON Lines of another kind, such as a fine-tuning set, are left out, as any other file; one that can't be
+    # opened to tell, `is_session` None, is listed: a bad entry, `_unlisted`);
     # `is_session`: `_is_session`, or what tells one on another filesystem (`ray_read`'s URIs)
-    return name.endswith('.ipynb') or (name.endswith('.jsonl') and is_session(path))
+    return name.endswith('.ipynb') or (name.endswith('.jsonl') and is_session(path) is not False)
 
 # A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`):
 # one rule for the local listing and Ray's
@@ -104,7 +112,8 @@ def _listing(f, seen=None):
     "Folder `f`'s subfolders to search and its notebooks, as `(path, is a folder)` in order of name"
     # A broken link among the notebooks is a bad file; the order is case-blind where the system is.
     # A folder that can't be opened is a bad entry too (`rglob` would skip it without a word): listed itself, its
-    # path ending in a separator, for the readers to report under their `on_error` (`_read1`).
+    # path ending in a separator, for the readers to report under their `on_error` (`_read1`); and so is a `.jsonl`
+    # file that can't be opened to tell whether it is a session (`_listed_file`): both `_unlisted`'s to report.
     # `seen`: a `_Seen` told of each file listed
     dirs,files = [],[]
     try: es = os.scandir(f)
@@ -121,15 +130,6 @@ def _listing(f, seen=None):
     subs = ((os.path.join(f, d), True) for d in sorted(dirs, key=by))
     nbs = ((os.path.join(f, n), False) for n in sorted(files, key=by))
     return heapq.merge(subs, nbs, key=lambda e: by(os.path.basename(e[0])))
-
-def _unlisted(p):
-    "The error of folder `p` (its path ending in a separator) that a folder's search couldn't open (`_listing`)"
-    # a bad entry, as a bad file is: a `PermissionError` naming the folder
-    f = p.rstrip(os.sep) or os.sep
-    try: os.scandir(f).close()
-    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", f)
-    # (it can be opened now: its dialogs were not read, all the same)
-    return PermissionError(errno.EACCES, "a folder that couldn't be opened when it was searched", f)
 
 def _notebooks(folder, seen=None):
     "The `.ipynb` files under folder `folder` as text, as `Path.rglob` finds them"
@@ -148,6 +148,22 @@ def _notebooks(folder, seen=None):
 # A path's text in `Path`'s own order (by its parts, case-blind on Windows):
 # the separator made the least character, one string compared in C
 _path_key = lambda p: os.path.normcase(p).replace(os.sep, '\0')
+
+# %% ../nbs/15_dataset.ipynb #c3817bfa
+def _unlisted(p):
+    "The error of entry `p` that a folder's search listed but couldn't open to tell what it holds; None if it opens now"
+    # One rule for both such bad entries (`_listing`): a folder, its path ending in a separator (the dialogs in it
+    # can't be listed), and a `.jsonl` file (whether it is an agent's session can't be told: `_is_session`). The error
+    # names it and says which: an `OSError` of the kind opening it raises; what isn't a regular file (a named pipe,
+    # refused unopened), a `DialogFormatError`, as a named pipe called `.ipynb` is
+    d = p.endswith(os.sep)
+    f = p.rstrip(os.sep) or os.sep if d else p
+    why = ("a folder: the dialogs in it can't be listed" if d else
+           "a .jsonl file that can't be opened to tell whether it is an agent's session")
+    try: os.scandir(f).close() if d else _sess_open(f, 0)
+    except OSError as e: return type(e)(e.errno, f"{e.strerror} ({why})", f)
+    except ValueError: return DialogFormatError(f"not a regular file (a named pipe, a device?): {why}", f)
+    return None
 
 # %% ../nbs/15_dataset.ipynb #0389df3b
 def _entries(base, bad=None):
@@ -339,10 +355,12 @@ def _read1(p, cls=Dialog, parts=False):
     "The `cls` dialog at `p`, or the error that says why it can't be read"
     # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
     # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`.
+    if str(p).endswith('.jsonl'): return _read_session(p, cls)
+    if str(p).endswith(os.sep):  # a folder the search couldn't open (`_listing`); if it opens now, unread all the same
+        f = str(p).rstrip(os.sep) or os.sep
+        return _unlisted(str(p)) or PermissionError(errno.EACCES, "a folder that couldn't be opened when it was searched", f)
     # A path named without `.ipynb` is looked at first (`_unsearched`): the suffix `read_ipynb` appends is for a name
     # known to be no folder
-    if str(p).endswith('.jsonl'): return _read_session(p, cls)
-    if str(p).endswith(os.sep): return _unlisted(str(p))
     if not str(p).endswith('.ipynb') and (e := _unsearched(str(p))): return e
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
@@ -350,16 +368,6 @@ def _read1(p, cls=Dialog, parts=False):
             return res if parts else res.dialog()
         return read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
-
-def _read_session(p, cls=Dialog):
-    "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
-    # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
-    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line, the file once:
-    # `sess2dlg` names it as the `Path` it makes of `p` spells it (`./s.jsonl` is `s.jsonl`), which `q` is
-    q = Path(p).expanduser()
-    try: return sess2dlg(q, cls=cls) # which refuses a named pipe at once
-    except OSError as e: return e
-    except ValueError as e: return DialogFormatError(str(e).removeprefix(f'{q}, ').removeprefix(f'{q}: '), p)
 
 def _chk_on_error(on_error):
     if on_error not in ('raise', 'skip', 'collect'):
@@ -394,6 +402,20 @@ def _table_chunk(paths):
     def where(d, p): return str(d.path) if d.path is not None else os.path.abspath(p)
     good = [(d, where(d, p)) for d,p in zip(res, paths) if not isinstance(d, Exception)]
     return _table(good),[e for e in res if isinstance(e, Exception)]
+
+# %% ../nbs/15_dataset.ipynb #788b0888
+def _read_session(p, cls=Dialog):
+    "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
+    # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
+    # (`dlg2sess` writes it back); the error is a `DialogFormatError` naming the file and line, the file once:
+    # `sess2dlg` names it as the `Path` it makes of `p` spells it (`./s.jsonl` is `s.jsonl`), which `q` is.
+    # A file that can't be opened (another user's, a named pipe) is the bad entry a folder's search lists
+    # (`_unlisted`), however it was named: looked at again only when reading fails
+    q = Path(p).expanduser()
+    try: return sess2dlg(q, cls=cls) # which refuses a named pipe at once
+    except OSError as e: return _unlisted(str(p)) or e
+    except ValueError as e:
+        return _unlisted(str(p)) or DialogFormatError(str(e).removeprefix(f'{q}, ').removeprefix(f'{q}: '), p)
 
 # %% ../nbs/15_dataset.ipynb #b339a476
 def read_dialogs(src, # A folder (searched recursively), a glob pattern, or a list of files

@@ -111,12 +111,14 @@ def test_a_transcript_opening_with_a_record_of_another_kind_is_listed(agents):
     assert [m.content for m in got['snap'].messages] == [m.content for m in sess2dlg(agents/'snap.jsonl').messages]
 
 def test_a_named_pipe_is_never_waited_on(agents):
-    "A named pipe called `*.jsonl` in the folder: not listed (opening it would wait for a writer for ever), and named explicitly, a bad file"
+    "A named pipe called `*.jsonl` in the folder: never opened to wait for a writer, so it can't be told a session; listed, a bad entry every reader reports (as a folder that can't be opened), and named explicitly, a bad file"
     import os
     os.mkfifo(agents/'pipe.jsonl')
-    assert agents/'pipe.jsonl' not in dlg_paths(agents)
-    ds,errs = read_dialogs([agents/'pipe.jsonl', agents/'nb.ipynb'], on_error='collect')
-    assert [d.name for d in ds] == ['nb'] and 'not a regular file' in str(errs[0])
+    assert agents/'pipe.jsonl' in dlg_paths(agents)
+    why = "not a regular file (a named pipe, a device?): a .jsonl file that can't be opened to tell whether it is an agent's session"
+    for src in (agents, [agents/'pipe.jsonl', agents/'nb.ipynb']):
+        ds,errs = read_dialogs(src, on_error='collect')
+        assert 'nb' in [d.name for d in ds] and [str(e) for e in errs] == [f"{agents/'pipe.jsonl'}: {why}"]
 
 @pytest.mark.parametrize('shape', ['openai_ft', 'hf', 'trl', 'sharegpt'])
 def test_a_custom_tool_call_is_exported_in_every_shape(tmp_path, monkeypatch, shape):

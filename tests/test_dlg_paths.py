@@ -116,3 +116,71 @@ def test_a_folder_that_cannot_be_opened_is_a_bad_entry(tmp_path):
     assert len(res['skip'])==1 and 'team-b' in res['skip'][0]
     assert res['stats']==['1 bad file not read:', f'  talks/team-b: {why}']
     if 'table' in res: assert res['table'][1]==1
+
+_unopened_child = r'''
+import json, os, subprocess, sys, warnings
+from dialog.core import Dialog
+from dialog.dataset import dlg_paths, read_dialogs, dlgs2table, write_parquet, paths2jsonl, folder_stats, export_folder
+kind = sys.argv[1]
+d = Dialog('x'); d.mk_message('hi', msg_type='prompt', output='yo')
+for p in ('a', 'z'): d.save(f'talks/{p}.ipynb')
+with open('talks/train.jsonl', 'w') as f: f.write('{"messages": [{"role": "user", "content": "hi"}]}\n')  # readable, no session
+if kind=='mode 000':
+    with open('talks/m.jsonl', 'w') as f: f.write('{}\n')
+    os.chmod('talks/m.jsonl', 0)
+elif kind=='named pipe': os.mkfifo('talks/m.jsonl')
+else: os.symlink('nowhere.jsonl', 'talks/m.jsonl')
+def errs(r): return [(type(e).__name__, str(e)) for e in r[1]]
+res = dict(paths=list(map(str, dlg_paths('talks'))), glob=list(map(str, dlg_paths('talks/*.jsonl'))))
+ds,es = read_dialogs('talks', workers=0, on_error='collect'); res['read'] = [len(ds), errs((ds, es))]
+try: read_dialogs('talks', workers=0); res['raise'] = None
+except Exception as e: res['raise'] = str(e)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter('always'); read_dialogs('talks', workers=0, on_error='skip'); res['skip'] = [str(x.message) for x in w]
+res['stats'] = folder_stats('talks', workers=0).splitlines()[-1]
+res['jsonl'] = errs(paths2jsonl('talks', 'o.jsonl', workers=0, on_error='collect'))
+res['export'] = export_folder('talks', 'e.jsonl', workers=0, on_error='skip').splitlines()[-1]
+cli = [sys.executable, '-m', 'dialog.cli']
+res['cli_stats'] = subprocess.run(cli + ['stats', 'talks'], capture_output=True, text=True).stdout.splitlines()[-1]
+r = subprocess.run(cli + ['export', 'talks', '-o', 'c.jsonl'], capture_output=True, text=True)
+res['cli_export'] = [r.returncode, r.stderr]
+try:
+    import pyarrow
+    from dialog.dataset import _ray_files, _file_list, _files2table, _bad_rows
+    import pickle
+    res['table'] = errs(dlgs2table('talks', workers=0, on_error='collect'))
+    res['parquet'] = errs(write_parquet('talks', 'o.parquet', workers=0, on_error='collect'))
+    fss,files = _ray_files('talks')  # `ray_read`'s local listing, and its reading of a batch (without starting Ray)
+    t = _files2table(_file_list(files), 'collect', fss)
+    res['ray'] = [[os.path.relpath(p) for _,p in files], [str(pickle.loads(x)) for x in _bad_rows(t)['nbdialog_error'].to_pylist()]]
+except ImportError: pass
+print(json.dumps(res))
+'''
+
+@pytest.mark.parametrize('kind', ['mode 000', 'named pipe', 'link to nowhere'])
+def test_a_jsonl_that_cannot_be_opened_is_a_bad_entry(tmp_path, kind):
+    "A `.jsonl` the search can't open to tell whether it is an agent's session is listed, and every reader reports it under on_error, naming it, as a folder that can't be opened: it never vanishes without a word (a readable one that is no session stays out)"
+    import json, shutil, subprocess, sys
+    pre = []
+    if kind=='mode 000' and os.geteuid()==0:  # root opens any file: drop the capabilities that let it
+        if not shutil.which('setpriv'): pytest.skip('root, and no setpriv to drop its capabilities')
+        pre = ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--']
+        (tmp_path/'t').write_text('x'); (tmp_path/'t').chmod(0)
+        if subprocess.run(pre + ['cat', 't'], cwd=tmp_path, capture_output=True).returncode==0: pytest.skip('the file can be read anyway')
+    r = subprocess.run(pre + [sys.executable, '-c', _unopened_child, kind], cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=str(Path(__file__).parent.parent)))
+    assert r.returncode==0, r.stderr
+    res = json.loads(r.stdout)
+    why = "a .jsonl file that can't be opened to tell whether it is an agent's session"
+    def said(s): return 'talks/m.jsonl' in s and why in s
+    assert res['paths']==['talks/a.ipynb', 'talks/m.jsonl', 'talks/z.ipynb'] and res['glob']==['talks/m.jsonl']  # in its place in path order
+    n,es = res['read']
+    assert n==2 and len(es)==1 and said(es[0][1]), es
+    assert es[0][0]==dict(zip(['mode 000', 'named pipe', 'link to nowhere'], ['PermissionError', 'DialogFormatError', 'FileNotFoundError']))[kind]
+    assert said(res['raise']) and len(res['skip'])==1 and said(res['skip'][0])
+    assert res['stats'].startswith('  talks/m.jsonl: ') and said(res['stats'])  # `folder_stats`'s list of files not read
+    assert len(res['jsonl'])==1 and said(res['jsonl'][0][1]) and said(res['export'])
+    assert said(res['cli_stats']) and res['cli_export'][0]!=0 and said(res['cli_export'][1]), res['cli_export']
+    for k in ('table', 'parquet'):
+        if k in res: assert len(res[k])==1 and said(res[k][0][1]), res[k]
+    if 'ray' in res: assert res['ray'][0]==res['paths'] and len(res['ray'][1])==1 and why in res['ray'][1][0], res['ray']
