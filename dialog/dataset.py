@@ -359,9 +359,9 @@ def _read1(p, cls=Dialog, parts=False):
     if str(p).endswith(os.sep):  # a folder the search couldn't open (`_listing`); if it opens now, unread all the same
         f = str(p).rstrip(os.sep) or os.sep
         return _unlisted(str(p)) or PermissionError(errno.EACCES, "a folder that couldn't be opened when it was searched", f)
-    # A path named without `.ipynb` is looked at first (`_unsearched`): the suffix `read_ipynb` appends is for a name
-    # known to be no folder
-    if not str(p).endswith('.ipynb') and (e := _unsearched(str(p))): return e
+    # A path named without `.ipynb` (a listing names no other) is no dialog file (`_no_dlg`), but where it can't be
+    # looked at (`_unsearched`): `read_ipynb`'s suffix is for a name no file has, and the listing named this file
+    if not str(p).endswith('.ipynb'): return _unsearched(str(p)) or _no_dlg(p)
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
             res = DialogParts(*read_ipynb_parts(p))
@@ -404,6 +404,11 @@ def _table_chunk(paths):
     return _table(good),[e for e in res if isinstance(e, Exception)]
 
 # %% ../nbs/15_dataset.ipynb #788b0888
+def _no_dlg(p):
+    "The error of file `p`, named without `.ipynb` or `.jsonl`: not a file the readers read, and not opened to guess"
+    # (`notes` is never read as `notes.ipynb`, which no one named, nor parsed as a notebook its name doesn't say it is)
+    return DialogFormatError("not a .ipynb file or an agent's session (.jsonl): a collection is read from those alone", p)
+
 def _read_session(p, cls=Dialog):
     "The `cls` dialog of agent session `p`, or the error that says why it can't be read"
     # `sess2dlg`'s dialog, without a `path`, as `Dialog.save` would write a notebook over the session
@@ -1408,6 +1413,7 @@ def _read_uri(fs, p):
         except OSError as e: return OSError(e.errno, e.strerror or str(e), p)
         d.meta['dialog']['session']['source'] = None  # no file of this machine's: the copy is gone
         return d
+    if not p.endswith('.ipynb'): return _no_dlg(p)  # a file named without `.ipynb`, as `_read1` refuses one
     try:
         with fs.open_input_stream(p) as f: x = f.readall()
     except OSError as e: return OSError(e.errno, e.strerror or str(e), p)

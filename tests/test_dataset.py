@@ -628,6 +628,34 @@ def test_a_file_that_is_not_regular_is_a_bad_file(tmp_path):
     r = subprocess.run([sys.executable, '-m', 'dialog.cli', 'export', str(src), '-o', str(tmp_path/'o.parquet'), '--skip-bad'], capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(root)))
     assert r.returncode == 0 and (tmp_path/'o.parquet').exists() and 'fifo.ipynb' in r.stdout+r.stderr, r.stderr
 
+def test_a_file_named_without_ipynb_is_a_bad_file_saying_why(tmp_path, monkeypatch):
+    "An existing file named without `.ipynb` (or `.jsonl`) is a bad file saying what the readers read, in every reader: never read as `notes.ipynb` (missing, or a second name for a file named too), nor parsed as a notebook"
+    from pyarrow import fs as pafs
+    from dialog.dataset import _ray_files, _file_list, _files2table, _bad_rows
+    import pickle
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('a.ipynb')
+    shutil.copy('a.ipynb', 'notes')  # a notebook, even: its name doesn't say so
+    why = "notes: not a .ipynb file or an agent's session (.jsonl): a collection is read from those alone"
+    src = ['notes', 'a.ipynb']
+    ds,errs = read_dialogs(src, workers=0, on_error='collect')
+    assert [x.name for x in ds]==['a'] and [str(e) for e in errs]==[why] and isinstance(errs[0], DialogFormatError)
+    with pytest.raises(DialogFormatError, match='notes: not a .ipynb file'): read_dialogs('notes', workers=0)
+    for r in (dlgs2table(src, workers=0, on_error='collect'), write_parquet(src, 'o.parquet', workers=0, on_error='collect'),
+              paths2jsonl(src, 'o.jsonl', workers=0, on_error='collect')):
+        assert [str(e) for e in r[1]]==[why]
+    assert folder_stats(src, workers=0).splitlines()[-1]=='  '+why
+    shutil.copy('a.ipynb', 'notes.ipynb')  # `notes.ipynb` beside it is read where named, once, not as `notes`
+    ds,errs = read_dialogs(['notes', 'notes.ipynb'], workers=0, on_error='collect')
+    assert [x.name for x in ds]==['notes'] and [str(e) for e in errs]==[why]
+    r = subprocess.run([sys.executable, '-m', 'dialog.cli', 'export', 'notes', '-o', 'c.parquet'], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(root)))
+    assert r.returncode!=0 and why in r.stderr, r.stderr
+    fss,files = _ray_files(['notes', 'a.ipynb'])  # `ray_read`'s reading of a batch (without starting Ray), local and through pyarrow
+    sub = pafs.SubTreeFileSystem(str(tmp_path), pafs.LocalFileSystem())
+    t = _files2table(_file_list(files + [(0, 'notes')]), 'collect', (sub,))
+    assert [str(pickle.loads(x)) for x in _bad_rows(t)['nbdialog_error'].to_pylist()]==[why.replace('notes', str(tmp_path/'notes'), 1), why]
+
 @pytest.mark.parametrize('workers', [0, 2])
 def test_raise_names_the_first_bad_file_in_path_order(tmp_path, workers):
     "With 'raise', the error is the first in path order whichever process met it: this one takes chunks from the back"
