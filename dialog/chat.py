@@ -338,33 +338,34 @@ def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
 # %% ../nbs/05_chat.ipynb #e74b0a26
 class _Said(str): "Model text as the model said it, escaped as the reply joins it (`_said_items`)"
 
-def _said_noise(it):
-    "Reply item `it` with the noise lines of its model text escaped (`_noise_esc`): lines of their own in the reply"
-    if isinstance(it, list): return [_said_noise(c) for c in it]
-    return _Said(_noise_esc(it)) if isinstance(it, _Said) else it
+def _said_each(it):
+    "Reply item `it` with each text of the model's as a reply holds it, alone (`_said_txt`)"
+    if isinstance(it, list): return [_said_each(c) for c in it]
+    return _Said(_said_txt(it)) if isinstance(it, _Said) else it
 
 def _said_items(items):
-    "Reply items with their model text (`_Said`) escaped: noise lines each, think markers in each run as one text"
+    "Reply items with their model text (`_Said`) as `_said_txt` writes each, and a think marker split across texts escaped"
     # (as `_reply_md` joins them: with line breaks, so a line of a text is a line of the reply)
-    items = [_said_noise(it) for it in items]
+    res = [_said_each(it) for it in items]
     at = [(n, k) for n,it in enumerate(items) for k in range(len(it) if isinstance(it, list) else 1)]
-    get = lambda n, k: items[n][k] if isinstance(items[n], list) else items[n]
-    if not any(isinstance(c := get(*x), _Said) and 'think_' in c for x in at): return items
-    res,i = [list(it) if isinstance(it, list) else it for it in items],0
+    get = lambda its, n, k: its[n][k] if isinstance(its[n], list) else its[n]
+    if not any(isinstance(c := get(items, *x), _Said) and 'think_' in c for x in at): return res
+    i = 0
     while i<len(at):
         j = i
-        while j<len(at) and isinstance(get(*at[j]), _Said): j += 1
-        # a marker split between two parts is a marker of the joined text: a joiner goes in the part with its `<!`
+        while j<len(at) and isinstance(get(items, *at[j]), _Said): j += 1
+        # a marker split between two texts is a marker of the joined text: a joiner goes in the text with its `<!`
         run,pos,txt = at[i:j],[],''
         for a,(n,k) in enumerate(run):
-            txt += ('\n' if run[a-1][0]==n else '\n\n') if a else ''; pos.append(len(txt)); txt += get(n, k)
-        cuts = [m.end() for m in _re_said_mark.finditer(txt)] if 'think_' in txt else []
-        for a,(n,k) in enumerate(run):
-            s,e = pos[a],pos[a]+len(get(n, k))
-            qs = [s, *(x for x in cuts if s<x<=e), e]
-            c = '\u2060'.join(txt[q:r] for q,r in zip(qs, qs[1:]))
-            if isinstance(res[n], list): res[n][k] = c
-            else: res[n] = c
+            txt += ('\n' if run[a-1][0]==n else '\n\n') if a else ''; pos.append(len(txt)); txt += get(items, n, k)
+        for m in _re_said_mark.finditer(txt) if 'think_' in txt else ():
+            a = bisect.bisect_right(pos, m.start()) - 1; n,k = run[a]; c = get(items, n, k)
+            if _re_said_mark.match(c, m.start()-pos[a]): continue  # a marker of the text alone: `_said_txt` escaped it
+            # the text ends with the marker's start, which `_said_txt` leaves as it is: the joiner goes as far from its end
+            s = get(res, n, k); x = len(s) - (len(c) - (m.end()-pos[a]))
+            s = _Said(s[:x] + '\u2060' + s[x:])
+            if isinstance(res[n], list): res[n][k] = s
+            else: res[n] = s
         i = max(j, i+1)
     return res
 
