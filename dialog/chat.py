@@ -1430,7 +1430,7 @@ def _sent_imgs(units, fmt):
     return imgs,put_back
 
 def _fit_images(units, fmt):
-    "Every data image part of `units` checked and within `fmt`'s limits"
+    "Every data image part of `units` checked and within `fmt`'s limits; returns them, `(message, part)` as sent"
     imgs,put_back = _sent_imgs(units, fmt)
     lim = img_limits[fmt]
     mb,px = lim['bytes'],lim['px_many'] if len(imgs)>lim.get('many', len(imgs)) else lim['px']
@@ -1450,6 +1450,7 @@ def _fit_images(units, fmt):
         except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
     put_back()
+    return imgs
 
 # %% ../nbs/05_chat.ipynb #06b8fb68
 # Per request: the body's bytes, and how many images it may hold
@@ -1546,21 +1547,12 @@ def _stamp_pending(dlg, fmt):
         keep = False
         msg = (f"dlg2chat: dialog {dlg.name!r}: the {by!r} stamper ({getattr(f, '__qualname__', f)!r}) failed with "
                f"{type(e).__name__}: {e}; its records are sent as the dialog shows them, without their reasoning state")
-        warnings.warn(msg, stacklevel=3)
+        warnings.warn(msg, stacklevel=4)  # at the send: `dlg2chat`'s caller
     if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
-def dlg2chat(dlg, # The `Dialog` to send
-             fmt:str='openai', # 'openai', 'anthropic', 'responses' or 'gemini'
-             msgs=None, # Send only these messages of `dlg` (default: all)
-             budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
-             counter=None, # Tokens of one provider message; default `count_tokens`
-             upto=None, # A message (or its id): send only up to it
-             weights:bool=False, # Give each OpenAI assistant message its prompt's fine-tuning `weight` (see JSON Lines)
-             reasoning=True, # Send the provider's own assistant messages: True while valid, 'keep', or False
-             system_role:str='system', # The role of OpenAI's system message: 'system' or 'developer'
-             limits:bool=True): # Hold the list to the provider's request limits (`req_limits`)?
-    "The dialog as the provider's own message list"
+def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits):
+    "`(messages, imgs)`: `dlg2chat`'s list, and each image it sends `(message, part)` as sent (`_fit_images`)"
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0):
         msg = f'budget must be a non-negative int (tokens), not {budget!r:.40}'
@@ -1578,12 +1570,25 @@ def dlg2chat(dlg, # The `Dialog` to send
     try:
         units = _units(dlg.messages if msgs is None else msgs, upto)
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
-        _fit_images(units, fmt)
+        imgs = _fit_images(units, fmt)
         render = lambda: _render(units, fmt, dlg.system, weights, reasoning)
         res = _fit_request(units, fmt, render, dlg.system) if limits else render()
         if system_role!='system' and res and res[0]['role']=='system' and fmt=='openai': res[0]['role'] = system_role
-        return res
+        return res,imgs
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
+
+def dlg2chat(dlg, # The `Dialog` to send
+             fmt:str='openai', # 'openai', 'anthropic', 'responses' or 'gemini'
+             msgs=None, # Send only these messages of `dlg` (default: all)
+             budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
+             counter=None, # Tokens of one provider message; default `count_tokens`
+             upto=None, # A message (or its id): send only up to it
+             weights:bool=False, # Give each OpenAI assistant message its prompt's fine-tuning `weight` (see JSON Lines)
+             reasoning=True, # Send the provider's own assistant messages: True while valid, 'keep', or False
+             system_role:str='system', # The role of OpenAI's system message: 'system' or 'developer'
+             limits:bool=True): # Hold the list to the provider's request limits (`req_limits`)?
+    "The dialog as the provider's own message list"
+    return _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits)[0]
 
 # %% ../nbs/05_chat.ipynb #778b873f
 def _err(i, s): raise ValueError(f'message {i}: {s}')
@@ -2459,8 +2464,8 @@ def _alternating(ms):
 # may take (10 MB, read as 10,000,000), and the most images one example may hold
 ft_img_limits = dict(mimes=('image/jpeg', 'image/png', 'image/webp'), bytes=10_000_000, images=10)
 
-def _ft_images(d, oa):
-    "A `ValueError` for the first image of dialog `d` (sent as OpenAI messages `oa`) that OpenAI's fine-tuning refuses"
+def _ft_images(d, oa, imgs):
+    "A `ValueError` for the first image of `d`'s `openai_ft` line (messages `oa`, images `imgs` as sent) OpenAI refuses"
     lim = ft_img_limits
     n = sum(p.get('type')=='image_url' for m in oa if isinstance(m.get('content'), list) for p in m['content'])
     if not n: return
@@ -2469,7 +2474,7 @@ def _ft_images(d, oa):
         msg = (f"dialog {d.name!r}: it sends {n} images, and OpenAI's fine-tuning takes at most {lim['images']} "
                f"per example: {how}")
         raise ValueError(msg)
-    for m,p in _sent_imgs(_units(d.messages), 'openai')[0]:
+    for m,p in imgs:  # as `dlg2chat` sent them (`_fit_images`): the images the line holds
         if 'data' not in p: continue  # an image by URL: OpenAI fetches it
         try: raw = base64.b64decode(p['data'], validate=True)
         except ValueError:
@@ -2488,7 +2493,6 @@ _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI ta
 def _openai_ft(d, oa):
     "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
-    _ft_images(d, oa)
     oa = [m | {'tool_calls': list(map(_as_function, m['tool_calls']))} if m.get('tool_calls') else m for m in oa]
     tools = _tool_defs(oa)
     names = (t['function']['name'] for t in tools)
@@ -2610,7 +2614,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             raise ValueError(msg)
         try:
             # a request's limits are a 'chat' line's only: a training file is no request
-            try: oa = dlg2chat(d, fmt, weights=fmt=='openai', limits=shape=='chat')
+            try: oa,imgs = _dlg2chat(d, fmt, None, None, None, None, fmt=='openai', True, 'system', shape=='chat')
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
                 if _left_out_unsent(d, rules): return b''
@@ -2620,6 +2624,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
+            if shape=='openai_ft' and r is not None: _ft_images(d, oa, imgs)  # the images it holds, within the rules
             return b'' if r is None else (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e:
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '

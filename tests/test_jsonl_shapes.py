@@ -581,6 +581,18 @@ def test_openai_ft_images_within_the_vision_rules(tmp_path):
     l['messages'][0]['content'][1]['image_url']['url'] = 'data:image/png;base64,' + base64.b64encode(GIF).decode()
     with pytest.raises(AssertionError, match='JPEG, PNG or WEBP only'): openai_ft_rules(l)  # the checker refuses what the writer refuses
 
+def test_openai_ft_checks_the_images_dlg2chat_sent(tmp_path, monkeypatch):
+    "`openai_ft` checks the images its line holds as `dlg2chat` built them for it: a dialog's send units are built once a line, not again for the check"
+    import dialog.chat as c
+    built, units = [], c._units
+    monkeypatch.setattr(c, '_units', lambda *a, **k: (built.append(1), units(*a, **k))[1])
+    d = _pic('pic', (tiny_png, 'image/png'), (GIF, 'image/gif'))
+    with pytest.raises(ValueError, match="message 'p1' sends an image/gif image"): dlgs2jsonl([d], tmp_path/'g.jsonl', shape='openai_ft')
+    assert len(built) == 1
+    built.clear()
+    l = lines(dlgs2jsonl([_pic('ok', (tiny_png, 'image/png'))], tmp_path/'o.jsonl', shape='openai_ft'))[0]
+    assert len(built) == 1 and l['messages'][0]['content'][1]['image_url']['url'].startswith('data:image/png;base64,')
+
 def test_a_shape_refusal_names_the_options_of_both_surfaces(tmp_path):
     "A dialog a shape refuses (a GIF for openai_ft, an image for a text-only shape): the advice names what each caller passes, `drop='has_image'` and `on_error='skip'` in Python, `--drop has_image` and `--skip-bad` on the command line, in one text (the error may come from a process reading files); fmt with a training shape names the values both pass"
     src = tmp_path/'talks'; _pic('gif', (GIF, 'image/gif')).save(src/'gif.ipynb'); plain_dlg().save(src/'a.ipynb')
