@@ -1457,7 +1457,7 @@ def _fit_images(units, fmt):
 req_limits = dict(anthropic=dict(bytes=32*2**20, images=100), openai=dict(bytes=50*2**20, images=500),
                   responses=dict(bytes=50*2**20, images=500), gemini=dict(bytes=100*2**20, images=None))
 
-# what `dlg2chat`'s caller can do about a request too big by its text (`dlgs2jsonl` says what its own caller can)
+# what `dlg2chat`'s caller can do about a request too big by its text (`dlgs2jsonl` passes what its own caller can)
 _fewer = 'send fewer messages (budget=) or smaller files'
 
 def _bound(units, system):
@@ -1469,8 +1469,8 @@ def _bound(units, system):
     recs = sum(len(json.dumps(d['wire'])) for d in metas if isinstance(d, dict) and d.get('wire'))
     return n*6 + sum(len(p.get('data') or '') for p in ps) + recs + 300*len(units)
 
-def _fit_request(units, fmt, render, system=None):
-    "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`)"
+def _fit_request(units, fmt, render, system=None, fewer=_fewer):
+    "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`); `fewer`: the advice when over"
     lim = req_limits.get(fmt, {})
     imgs,put_back = _sent_imgs(units, fmt)
     imgs = [p for _,p in imgs]
@@ -1487,7 +1487,7 @@ def _fit_request(units, fmt, render, system=None):
     # what each image may take of what the rest leaves
     share = (lim['bytes'] - (n - sum(len(p['data']) for p in big)))*0.95/max(len(big), 1)
     if share<1000:
-        msg = f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: {_fewer}"
+        msg = f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: {fewer}"
         raise ValueError(msg)
     _pillow(f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes: "
             f"shrinking its {len(big)} images needs Pillow")
@@ -1551,8 +1551,9 @@ def _stamp_pending(dlg, fmt):
     if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
-def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits):
+def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits, fewer=_fewer):
     "`(messages, imgs)`: `dlg2chat`'s list, and each image it sends `(message, part)` as sent (`_fit_images`)"
+    # `fewer`: what the caller can do about a request over the limit by its text (`_fit_request`)
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0):
         msg = f'budget must be a non-negative int (tokens), not {budget!r:.40}'
@@ -1572,7 +1573,7 @@ def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
         imgs = _fit_images(units, fmt)
         render = lambda: _render(units, fmt, dlg.system, weights, reasoning)
-        res = _fit_request(units, fmt, render, dlg.system) if limits else render()
+        res = _fit_request(units, fmt, render, dlg.system, fewer) if limits else render()
         if system_role!='system' and res and res[0]['role']=='system' and fmt=='openai': res[0]['role'] = system_role
         return res,imgs
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
@@ -2596,7 +2597,7 @@ def _left_out_unsent(d, rules):
     return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
             or _has_image in rules and any(p['type']=='image' for p in ps))
 
-# what a 'chat' line's writer can do about a dialog over the request limit (`_fewer`)
+# what a 'chat' line's writer can do about a dialog over the request limit (in place of `dlg2chat`'s `_fewer`)
 _jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
                 "'trl' or 'sharegpt'), which no request limit applies to")
 
@@ -2614,7 +2615,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             raise ValueError(msg)
         try:
             # a request's limits are a 'chat' line's only: a training file is no request
-            try: oa,imgs = _dlg2chat(d, fmt, None, None, None, None, fmt=='openai', True, 'system', shape=='chat')
+            try: oa,imgs = _dlg2chat(d, fmt, msgs=None, budget=None, counter=None, upto=None, weights=fmt=='openai',
+                                     reasoning=True, system_role='system', limits=shape=='chat', fewer=_jsonl_fewer)
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
                 if _left_out_unsent(d, rules): return b''
@@ -2630,7 +2632,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
                    f'{e.object[e.start:e.end]!r}')
             raise ValueError(msg) from None
-        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {str(e).replace(_fewer, _jsonl_fewer)}') from None
+        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
     _chk_fmt(fmt); chk_shape(shape, fmt)  # also when there is no dialog to write
     if isinstance(dlgs, Dialog):
         msg = f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})'

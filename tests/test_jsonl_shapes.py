@@ -593,6 +593,21 @@ def test_openai_ft_checks_the_images_dlg2chat_sent(tmp_path, monkeypatch):
     l = lines(dlgs2jsonl([_pic('ok', (tiny_png, 'image/png'))], tmp_path/'o.jsonl', shape='openai_ft'))[0]
     assert len(built) == 1 and l['messages'][0]['content'][1]['image_url']['url'].startswith('data:image/png;base64,')
 
+def test_a_chat_line_over_the_request_limit_gets_the_writers_advice(tmp_path, monkeypatch):
+    "A 'chat' line over the request limit by its text: the error gives the JSON Lines writer's advice (leave the dialog out, or write a training shape) where `dlg2chat` gives a sender's; the error is built with it, so a dialog whose name spells the sender's advice keeps its name"
+    import dialog.chat as c
+    monkeypatch.setitem(c.req_limits, 'openai', dict(bytes=2000, images=500))
+    f = tmp_path/'l.jsonl'
+    for name in ('long', c._fewer):
+        d = _dlg(name, ('x'*3000, sprompt, 'ok'))
+        with pytest.raises(ValueError) as e: dlgs2jsonl([d], f)
+        head, _, tail = str(e.value).partition(' bytes, over ')
+        assert head.startswith(f"{f}: dialog 0: dialog {name!r}: the request is ") and tail == f"openai's limit of 2000 bytes, and not by its images: {c._jsonl_fewer}"
+        assert "leave the dialog out (reading files: on_error='skip'; on the command line: --skip-bad), or write a training shape" in tail
+        with pytest.raises(ValueError) as e: dlg2chat(d)
+        assert str(e.value).startswith(f"dialog {name!r}: the request is ") and str(e.value).endswith(f"not by its images: {c._fewer}")
+        assert len(lines(dlgs2jsonl([d], f, shape='openai_ft'))) == 1  # a training line is no request
+
 def test_a_shape_refusal_names_the_options_of_both_surfaces(tmp_path):
     "A dialog a shape refuses (a GIF for openai_ft, an image for a text-only shape): the advice names what each caller passes, `drop='has_image'` and `on_error='skip'` in Python, `--drop has_image` and `--skip-bad` on the command line, in one text (the error may come from a process reading files); fmt with a training shape names the values both pass"
     src = tmp_path/'talks'; _pic('gif', (GIF, 'image/gif')).save(src/'gif.ipynb'); plain_dlg().save(src/'a.ipynb')
