@@ -2460,23 +2460,49 @@ def _alternating(ms):
     if i is not None and res[i]['role']=='assistant': res.insert(i, dict(role='user', content=_no_request))
     return res
 
+# %% ../nbs/05_chat.ipynb #3204fb3f
+# An image's mode, as OpenAI's vision fine-tuning reads it (RGB or RGBA) from the image's own header
+_png_modes = {0: 'L', 2: 'RGB', 3: 'P', 4: 'LA', 6: 'RGBA'}  # a PNG's colour type, as Pillow names the mode it opens
+_mode_names = dict(L='grayscale', LA='grayscale with alpha', P='palette', CMYK='CMYK')
+
+def _img_mode(raw):
+    "The mode JPEG, PNG or WEBP bytes `raw` state in their header, as Pillow names it ('RGB', 'L', 'P'...), or None"
+    if raw[:8]==b'\x89PNG\r\n\x1a\n': return _png_modes.get(raw[25]) if raw[12:16]==b'IHDR' and len(raw)>25 else None
+    if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP':  # colour, with alpha or without: a WEBP holds no other mode
+        c = raw[12:16]
+        if c not in (b'VP8 ', b'VP8L', b'VP8X'): return None
+        alpha = c==b'VP8X' and len(raw)>20 and raw[20]&0x10 or c==b'VP8L' and len(raw)>24 and raw[24]&0x10
+        return 'RGBA' if alpha else 'RGB'
+    if raw[:2]!=b'\xff\xd8': return None
+    i = 2  # a JPEG: its segments up to the frame header (SOF), whose component count is the mode
+    while i+9<len(raw) and raw[i]==0xff:
+        m = raw[i+1]
+        if m==0xff: i += 1; continue  # fill
+        if m in (0x01, 0xd8) or 0xd0<=m<=0xd7: i += 2; continue  # no length
+        if 0xc0<=m<=0xcf and m not in (0xc4, 0xc8, 0xcc): return {1: 'L', 3: 'RGB', 4: 'CMYK'}.get(raw[i+9])
+        if m==0xda: return None  # the image data, and no frame header before it
+        i += 2 + int.from_bytes(raw[i+2:i+4], 'big')
+    return None
+
 # %% ../nbs/05_chat.ipynb #f34g0003
 # What OpenAI's vision fine-tuning takes (its guide's image data requirements): the image types, the most bytes an image
-# may take (10 MB, read as 10,000,000), and the most images one example may hold
-ft_img_limits = dict(mimes=('image/jpeg', 'image/png', 'image/webp'), bytes=10_000_000, images=10)
+# may take (10 MB, read as 10,000,000), the most images one example may hold, the image modes, and the most examples
+# with images one training file may hold
+ft_img_limits = dict(mimes=('image/jpeg', 'image/png', 'image/webp'), bytes=10_000_000, images=10,
+                     modes=('RGB', 'RGBA'), examples=50_000)
 
 def _ft_images(d, oa, imgs):
-    "A `ValueError` for the first image of `d`'s `openai_ft` line (messages `oa`, images `imgs` as sent) OpenAI refuses"
+    "How many images `d`'s `openai_ft` line holds (messages `oa`, images `imgs` as sent), each one OpenAI takes"
     lim = ft_img_limits
     n = sum(p.get('type')=='image_url' for m in oa if isinstance(m.get('content'), list) for p in m['content'])
-    if not n: return
+    if not n: return 0
     how = f"{_leave_out('has_image')}, or convert the image before writing"
     if n>lim['images']:
         msg = (f"dialog {d.name!r}: it sends {n} images, and OpenAI's fine-tuning takes at most {lim['images']} "
                f"per example: {how}")
         raise ValueError(msg)
     for m,p in imgs:  # as `dlg2chat` sent them (`_fit_images`): the images the line holds
-        if 'data' not in p: continue  # an image by URL: OpenAI fetches it
+        if 'data' not in p: continue  # an image by URL: what it is, OpenAI reads when it fetches it
         try: raw = base64.b64decode(p['data'], validate=True)
         except ValueError:
             msg = f"dialog {d.name!r}: message {m.id!r}: an image ({p['mime']}) whose data is not base64"
@@ -2485,8 +2511,21 @@ def _ft_images(d, oa, imgs):
         if kind not in lim['mimes']: why = f"an {kind} image, and OpenAI's fine-tuning takes JPEG, PNG or WEBP only"
         elif len(raw)>lim['bytes']:
             why = f"an {kind} image of {len(raw):,} bytes, over the {lim['bytes']:,} bytes OpenAI's fine-tuning takes"
+        elif (mode := _img_mode(raw)) not in (None, *lim['modes']):
+            why = (f"an {kind} image in mode {mode} ({_mode_names.get(mode, mode)}), and OpenAI's fine-tuning takes "
+                   f"{' or '.join(lim['modes'])} images only")
         else: continue
         raise ValueError(f"dialog {d.name!r}: message {m.id!r} sends {why}: {how}")
+    return n
+
+def _ft_line(d, oa, imgs, seen):
+    "Check the images of `d`'s `openai_ft` line, the next after `seen` (its file's `[lines, lines with images]`)"
+    if not _ft_images(d, oa, imgs): return
+    if seen[1]>=(n := ft_img_limits['examples']):
+        msg = (f"dialog {d.name!r}: line {seen[0]+1:,} holds images, and the lines before it hold {n:,} examples with "
+               "images, the most OpenAI's fine-tuning takes in one training file: write the dialogs to several files")
+        raise ValueError(msg)
+    seen[1] += 1
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7
 _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI takes
@@ -2579,6 +2618,14 @@ def chk_shape(shape:str, # A name in `jsonl_shapes`
         raise ValueError(msg)
     return shape
 
+# %% ../nbs/05_chat.ipynb #4ff753e6
+def _left_out_unsent(d, rules):
+    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
+    if not (_has_file in rules or _has_image in rules): return False
+    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
+    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
+            or _has_image in rules and any(p['type']=='image' for p in ps))
+
 # %% ../nbs/05_chat.ipynb #b319f8cf
 # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
 _line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'),
@@ -2589,13 +2636,6 @@ def _chat_line(ms, d, fmt):
     k,sk = _line_keys[fmt]
     s = dlg2system(d, fmt) if sk else None
     return {k: ms} | ({sk: _unsur(s) if isinstance(s, str) else _unsur_all(s)} if s else {})
-
-def _left_out_unsent(d, rules):
-    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
-    if not (_has_file in rules or _has_image in rules): return False
-    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
-    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
-            or _has_image in rules and any(p['type']=='image' for p in ps))
 
 # what a 'chat' line's writer can do about a dialog over the request limit (in place of `dlg2chat`'s `_fewer`)
 _jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
@@ -2608,6 +2648,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                shape:str='chat'): # What a line holds: one of `jsonl_shapes`
     "Write `dlgs` as JSON Lines, one line in `shape` per dialog with anything to send; returns the file's `Path`"
     rules = chk_drop(drop)
+    seen = [0, 0]  # the lines written, and those of them with images (`openai_ft`: OpenAI takes so many in a file)
     def line(i, d):
         if isinstance(d, (str, os.PathLike)):
             msg = (f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; "
@@ -2626,8 +2667,10 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
-            if shape=='openai_ft' and r is not None: _ft_images(d, oa, imgs)  # the images it holds, within the rules
-            return b'' if r is None else (json.dumps(r, ensure_ascii=False)+'\n').encode()
+            if r is None: return b''
+            if shape=='openai_ft': _ft_line(d, oa, imgs, seen)  # its images, within the rules for an example and a file
+            seen[0] += 1
+            return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e:
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
                    f'{e.object[e.start:e.end]!r}')
