@@ -338,33 +338,34 @@ def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
 # %% ../nbs/05_chat.ipynb #e74b0a26
 class _Said(str): "Model text as the model said it, escaped as the reply joins it (`_said_items`)"
 
-def _said_noise(it):
-    "Reply item `it` with the noise lines of its model text escaped (`_noise_esc`): lines of their own in the reply"
-    if isinstance(it, list): return [_said_noise(c) for c in it]
-    return _Said(_noise_esc(it)) if isinstance(it, _Said) else it
+def _said_each(it):
+    "Reply item `it` with each text of the model's as a reply holds it, alone (`_said_txt`)"
+    if isinstance(it, list): return [_said_each(c) for c in it]
+    return _Said(_said_txt(it)) if isinstance(it, _Said) else it
 
 def _said_items(items):
-    "Reply items with their model text (`_Said`) escaped: noise lines each, think markers in each run as one text"
+    "Reply items with their model text (`_Said`) as `_said_txt` writes each, and a think marker split across texts escaped"
     # (as `_reply_md` joins them: with line breaks, so a line of a text is a line of the reply)
-    items = [_said_noise(it) for it in items]
+    res = [_said_each(it) for it in items]
     at = [(n, k) for n,it in enumerate(items) for k in range(len(it) if isinstance(it, list) else 1)]
-    get = lambda n, k: items[n][k] if isinstance(items[n], list) else items[n]
-    if not any(isinstance(c := get(*x), _Said) and 'think_' in c for x in at): return items
-    res,i = [list(it) if isinstance(it, list) else it for it in items],0
+    get = lambda its, n, k: its[n][k] if isinstance(its[n], list) else its[n]
+    if not any(isinstance(c := get(items, *x), _Said) and 'think_' in c for x in at): return res
+    i = 0
     while i<len(at):
         j = i
-        while j<len(at) and isinstance(get(*at[j]), _Said): j += 1
-        # a marker split between two parts is a marker of the joined text: a joiner goes in the part with its `<!`
+        while j<len(at) and isinstance(get(items, *at[j]), _Said): j += 1
+        # a marker split between two texts is a marker of the joined text: a joiner goes in the text with its `<!`
         run,pos,txt = at[i:j],[],''
         for a,(n,k) in enumerate(run):
-            txt += ('\n' if run[a-1][0]==n else '\n\n') if a else ''; pos.append(len(txt)); txt += get(n, k)
-        cuts = [m.end() for m in _re_said_mark.finditer(txt)] if 'think_' in txt else []
-        for a,(n,k) in enumerate(run):
-            s,e = pos[a],pos[a]+len(get(n, k))
-            qs = [s, *(x for x in cuts if s<x<=e), e]
-            c = '\u2060'.join(txt[q:r] for q,r in zip(qs, qs[1:]))
-            if isinstance(res[n], list): res[n][k] = c
-            else: res[n] = c
+            txt += ('\n' if run[a-1][0]==n else '\n\n') if a else ''; pos.append(len(txt)); txt += get(items, n, k)
+        for m in _re_said_mark.finditer(txt) if 'think_' in txt else ():
+            a = bisect.bisect_right(pos, m.start()) - 1; n,k = run[a]; c = get(items, n, k)
+            if _re_said_mark.match(c, m.start()-pos[a]): continue  # a marker of the text alone: `_said_txt` escaped it
+            # the text ends with the marker's start, which `_said_txt` leaves as it is: the joiner goes as far from its end
+            s = get(res, n, k); x = len(s) - (len(c) - (m.end()-pos[a]))
+            s = _Said(s[:x] + '\u2060' + s[x:])
+            if isinstance(res[n], list): res[n][k] = s
+            else: res[n] = s
         i = max(j, i+1)
     return res
 
@@ -1429,7 +1430,7 @@ def _sent_imgs(units, fmt):
     return imgs,put_back
 
 def _fit_images(units, fmt):
-    "Every data image part of `units` checked and within `fmt`'s limits"
+    "Every data image part of `units` checked and within `fmt`'s limits; returns them, `(message, part)` as sent"
     imgs,put_back = _sent_imgs(units, fmt)
     lim = img_limits[fmt]
     mb,px = lim['bytes'],lim['px_many'] if len(imgs)>lim.get('many', len(imgs)) else lim['px']
@@ -1449,13 +1450,14 @@ def _fit_images(units, fmt):
         except ValueError as e: raise ValueError(f'message {m.id!r}: {e}') from None
         p.update(mime=mime, data=base64.b64encode(data).decode())
     put_back()
+    return imgs
 
 # %% ../nbs/05_chat.ipynb #06b8fb68
 # Per request: the body's bytes, and how many images it may hold
 req_limits = dict(anthropic=dict(bytes=32*2**20, images=100), openai=dict(bytes=50*2**20, images=500),
                   responses=dict(bytes=50*2**20, images=500), gemini=dict(bytes=100*2**20, images=None))
 
-# what `dlg2chat`'s caller can do about a request too big by its text (`dlgs2jsonl` says what its own caller can)
+# what `dlg2chat`'s caller can do about a request too big by its text (`dlgs2jsonl` passes what its own caller can)
 _fewer = 'send fewer messages (budget=) or smaller files'
 
 def _bound(units, system):
@@ -1467,8 +1469,8 @@ def _bound(units, system):
     recs = sum(len(json.dumps(d['wire'])) for d in metas if isinstance(d, dict) and d.get('wire'))
     return n*6 + sum(len(p.get('data') or '') for p in ps) + recs + 300*len(units)
 
-def _fit_request(units, fmt, render, system=None):
-    "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`)"
+def _fit_request(units, fmt, render, system=None, fewer=_fewer):
+    "The messages `render()` gives for `units`, within `fmt`'s request limits (`req_limits`); `fewer`: the advice when over"
     lim = req_limits.get(fmt, {})
     imgs,put_back = _sent_imgs(units, fmt)
     imgs = [p for _,p in imgs]
@@ -1485,7 +1487,7 @@ def _fit_request(units, fmt, render, system=None):
     # what each image may take of what the rest leaves
     share = (lim['bytes'] - (n - sum(len(p['data']) for p in big)))*0.95/max(len(big), 1)
     if share<1000:
-        msg = f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: {_fewer}"
+        msg = f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes, and not by its images: {fewer}"
         raise ValueError(msg)
     _pillow(f"the request is {n} bytes, over {fmt}'s limit of {lim['bytes']} bytes: "
             f"shrinking its {len(big)} images needs Pillow")
@@ -1545,21 +1547,13 @@ def _stamp_pending(dlg, fmt):
         keep = False
         msg = (f"dlg2chat: dialog {dlg.name!r}: the {by!r} stamper ({getattr(f, '__qualname__', f)!r}) failed with "
                f"{type(e).__name__}: {e}; its records are sent as the dialog shows them, without their reasoning state")
-        warnings.warn(msg, stacklevel=3)
+        warnings.warn(msg, stacklevel=4)  # at the send: `dlg2chat`'s caller
     if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
-def dlg2chat(dlg, # The `Dialog` to send
-             fmt:str='openai', # 'openai', 'anthropic', 'responses' or 'gemini'
-             msgs=None, # Send only these messages of `dlg` (default: all)
-             budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
-             counter=None, # Tokens of one provider message; default `count_tokens`
-             upto=None, # A message (or its id): send only up to it
-             weights:bool=False, # Give each OpenAI assistant message its prompt's fine-tuning `weight` (see JSON Lines)
-             reasoning=True, # Send the provider's own assistant messages: True while valid, 'keep', or False
-             system_role:str='system', # The role of OpenAI's system message: 'system' or 'developer'
-             limits:bool=True): # Hold the list to the provider's request limits (`req_limits`)?
-    "The dialog as the provider's own message list"
+def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits, fewer=_fewer):
+    "`(messages, imgs)`: `dlg2chat`'s list, and each image it sends `(message, part)` as sent (`_fit_images`)"
+    # `fewer`: what the caller can do about a request over the limit by its text (`_fit_request`)
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0):
         msg = f'budget must be a non-negative int (tokens), not {budget!r:.40}'
@@ -1577,12 +1571,25 @@ def dlg2chat(dlg, # The `Dialog` to send
     try:
         units = _units(dlg.messages if msgs is None else msgs, upto)
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
-        _fit_images(units, fmt)
+        imgs = _fit_images(units, fmt)
         render = lambda: _render(units, fmt, dlg.system, weights, reasoning)
-        res = _fit_request(units, fmt, render, dlg.system) if limits else render()
+        res = _fit_request(units, fmt, render, dlg.system, fewer) if limits else render()
         if system_role!='system' and res and res[0]['role']=='system' and fmt=='openai': res[0]['role'] = system_role
-        return res
+        return res,imgs
     except ValueError as e: raise ValueError(f'dialog {dlg.name!r}: {e}') from None
+
+def dlg2chat(dlg, # The `Dialog` to send
+             fmt:str='openai', # 'openai', 'anthropic', 'responses' or 'gemini'
+             msgs=None, # Send only these messages of `dlg` (default: all)
+             budget:int=None, # Trim the oldest context and turns until the estimate fits this many tokens
+             counter=None, # Tokens of one provider message; default `count_tokens`
+             upto=None, # A message (or its id): send only up to it
+             weights:bool=False, # Give each OpenAI assistant message its prompt's fine-tuning `weight` (see JSON Lines)
+             reasoning=True, # Send the provider's own assistant messages: True while valid, 'keep', or False
+             system_role:str='system', # The role of OpenAI's system message: 'system' or 'developer'
+             limits:bool=True): # Hold the list to the provider's request limits (`req_limits`)?
+    "The dialog as the provider's own message list"
+    return _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits)[0]
 
 # %% ../nbs/05_chat.ipynb #778b873f
 def _err(i, s): raise ValueError(f'message {i}: {s}')
@@ -2453,23 +2460,49 @@ def _alternating(ms):
     if i is not None and res[i]['role']=='assistant': res.insert(i, dict(role='user', content=_no_request))
     return res
 
+# %% ../nbs/05_chat.ipynb #3204fb3f
+# An image's mode, as OpenAI's vision fine-tuning reads it (RGB or RGBA) from the image's own header
+_png_modes = {0: 'L', 2: 'RGB', 3: 'P', 4: 'LA', 6: 'RGBA'}  # a PNG's colour type, as Pillow names the mode it opens
+_mode_names = dict(L='grayscale', LA='grayscale with alpha', P='palette', CMYK='CMYK')
+
+def _img_mode(raw):
+    "The mode JPEG, PNG or WEBP bytes `raw` state in their header, as Pillow names it ('RGB', 'L', 'P'...), or None"
+    if raw[:8]==b'\x89PNG\r\n\x1a\n': return _png_modes.get(raw[25]) if raw[12:16]==b'IHDR' and len(raw)>25 else None
+    if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP':  # colour, with alpha or without: a WEBP holds no other mode
+        c = raw[12:16]
+        if c not in (b'VP8 ', b'VP8L', b'VP8X'): return None
+        alpha = c==b'VP8X' and len(raw)>20 and raw[20]&0x10 or c==b'VP8L' and len(raw)>24 and raw[24]&0x10
+        return 'RGBA' if alpha else 'RGB'
+    if raw[:2]!=b'\xff\xd8': return None
+    i = 2  # a JPEG: its segments up to the frame header (SOF), whose component count is the mode
+    while i+9<len(raw) and raw[i]==0xff:
+        m = raw[i+1]
+        if m==0xff: i += 1; continue  # fill
+        if m in (0x01, 0xd8) or 0xd0<=m<=0xd7: i += 2; continue  # no length
+        if 0xc0<=m<=0xcf and m not in (0xc4, 0xc8, 0xcc): return {1: 'L', 3: 'RGB', 4: 'CMYK'}.get(raw[i+9])
+        if m==0xda: return None  # the image data, and no frame header before it
+        i += 2 + int.from_bytes(raw[i+2:i+4], 'big')
+    return None
+
 # %% ../nbs/05_chat.ipynb #f34g0003
 # What OpenAI's vision fine-tuning takes (its guide's image data requirements): the image types, the most bytes an image
-# may take (10 MB, read as 10,000,000), and the most images one example may hold
-ft_img_limits = dict(mimes=('image/jpeg', 'image/png', 'image/webp'), bytes=10_000_000, images=10)
+# may take (10 MB, read as 10,000,000), the most images one example may hold, the image modes, and the most examples
+# with images one training file may hold
+ft_img_limits = dict(mimes=('image/jpeg', 'image/png', 'image/webp'), bytes=10_000_000, images=10,
+                     modes=('RGB', 'RGBA'), examples=50_000)
 
-def _ft_images(d, oa):
-    "A `ValueError` for the first image of dialog `d` (sent as OpenAI messages `oa`) that OpenAI's fine-tuning refuses"
+def _ft_images(d, oa, imgs):
+    "How many images `d`'s `openai_ft` line holds (messages `oa`, images `imgs` as sent), each one OpenAI takes"
     lim = ft_img_limits
     n = sum(p.get('type')=='image_url' for m in oa if isinstance(m.get('content'), list) for p in m['content'])
-    if not n: return
+    if not n: return 0
     how = f"{_leave_out('has_image')}, or convert the image before writing"
     if n>lim['images']:
         msg = (f"dialog {d.name!r}: it sends {n} images, and OpenAI's fine-tuning takes at most {lim['images']} "
                f"per example: {how}")
         raise ValueError(msg)
-    for m,p in _sent_imgs(_units(d.messages), 'openai')[0]:
-        if 'data' not in p: continue  # an image by URL: OpenAI fetches it
+    for m,p in imgs:  # as `dlg2chat` sent them (`_fit_images`): the images the line holds
+        if 'data' not in p: continue  # an image by URL: what it is, OpenAI reads when it fetches it
         try: raw = base64.b64decode(p['data'], validate=True)
         except ValueError:
             msg = f"dialog {d.name!r}: message {m.id!r}: an image ({p['mime']}) whose data is not base64"
@@ -2478,8 +2511,21 @@ def _ft_images(d, oa):
         if kind not in lim['mimes']: why = f"an {kind} image, and OpenAI's fine-tuning takes JPEG, PNG or WEBP only"
         elif len(raw)>lim['bytes']:
             why = f"an {kind} image of {len(raw):,} bytes, over the {lim['bytes']:,} bytes OpenAI's fine-tuning takes"
+        elif (mode := _img_mode(raw)) not in (None, *lim['modes']):
+            why = (f"an {kind} image in mode {mode} ({_mode_names.get(mode, mode)}), and OpenAI's fine-tuning takes "
+                   f"{' or '.join(lim['modes'])} images only")
         else: continue
         raise ValueError(f"dialog {d.name!r}: message {m.id!r} sends {why}: {how}")
+    return n
+
+def _ft_line(d, oa, imgs, seen):
+    "Check the images of `d`'s `openai_ft` line, the next after `seen` (its file's `[lines, lines with images]`)"
+    if not _ft_images(d, oa, imgs): return
+    if seen[1]>=(n := ft_img_limits['examples']):
+        msg = (f"dialog {d.name!r}: line {seen[0]+1:,} holds images, and the lines before it hold {n:,} examples with "
+               "images, the most OpenAI's fine-tuning takes in one training file: write the dialogs to several files")
+        raise ValueError(msg)
+    seen[1] += 1
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7
 _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI takes
@@ -2487,7 +2533,6 @@ _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI ta
 def _openai_ft(d, oa):
     "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
-    _ft_images(d, oa)
     oa = [m | {'tool_calls': list(map(_as_function, m['tool_calls']))} if m.get('tool_calls') else m for m in oa]
     tools = _tool_defs(oa)
     names = (t['function']['name'] for t in tools)
@@ -2573,6 +2618,14 @@ def chk_shape(shape:str, # A name in `jsonl_shapes`
         raise ValueError(msg)
     return shape
 
+# %% ../nbs/05_chat.ipynb #4ff753e6
+def _left_out_unsent(d, rules):
+    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
+    if not (_has_file in rules or _has_image in rules): return False
+    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
+    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
+            or _has_image in rules and any(p['type']=='image' for p in ps))
+
 # %% ../nbs/05_chat.ipynb #b319f8cf
 # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
 _line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'),
@@ -2584,14 +2637,7 @@ def _chat_line(ms, d, fmt):
     s = dlg2system(d, fmt) if sk else None
     return {k: ms} | ({sk: _unsur(s) if isinstance(s, str) else _unsur_all(s)} if s else {})
 
-def _left_out_unsent(d, rules):
-    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
-    if not (_has_file in rules or _has_image in rules): return False
-    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
-    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
-            or _has_image in rules and any(p['type']=='image' for p in ps))
-
-# what a 'chat' line's writer can do about a dialog over the request limit (`_fewer`)
+# what a 'chat' line's writer can do about a dialog over the request limit (in place of `dlg2chat`'s `_fewer`)
 _jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
                 "'trl' or 'sharegpt'), which no request limit applies to")
 
@@ -2602,6 +2648,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                shape:str='chat'): # What a line holds: one of `jsonl_shapes`
     "Write `dlgs` as JSON Lines, one line in `shape` per dialog with anything to send; returns the file's `Path`"
     rules = chk_drop(drop)
+    seen = [0, 0]  # the lines written, and those of them with images (`openai_ft`: OpenAI takes so many in a file)
     def line(i, d):
         if isinstance(d, (str, os.PathLike)):
             msg = (f"dlgs2jsonl: item {i} is a path ({str(d)!r:.60}): this one writes dialogs; "
@@ -2609,7 +2656,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             raise ValueError(msg)
         try:
             # a request's limits are a 'chat' line's only: a training file is no request
-            try: oa = dlg2chat(d, fmt, weights=fmt=='openai', limits=shape=='chat')
+            try: oa,imgs = _dlg2chat(d, fmt, msgs=None, budget=None, counter=None, upto=None, weights=fmt=='openai',
+                                     reasoning=True, system_role='system', limits=shape=='chat', fewer=_jsonl_fewer)
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
                 if _left_out_unsent(d, rules): return b''
@@ -2619,12 +2667,15 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
-            return b'' if r is None else (json.dumps(r, ensure_ascii=False)+'\n').encode()
+            if r is None: return b''
+            if shape=='openai_ft': _ft_line(d, oa, imgs, seen)  # its images, within the rules for an example and a file
+            seen[0] += 1
+            return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e:
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
                    f'{e.object[e.start:e.end]!r}')
             raise ValueError(msg) from None
-        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {str(e).replace(_fewer, _jsonl_fewer)}') from None
+        except ValueError as e: raise ValueError(f'{fname}: dialog {i}: {e}') from None
     _chk_fmt(fmt); chk_shape(shape, fmt)  # also when there is no dialog to write
     if isinstance(dlgs, Dialog):
         msg = f'dlgs2jsonl: dlgs must be a list of dialogs, not one Dialog ({dlgs.name!r})'

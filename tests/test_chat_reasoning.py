@@ -394,6 +394,23 @@ def test_said_noise_lines_are_undone_exactly_and_not_taken_for_noise(s):
     assert c._unsaid(e) == s
     assert c._denoise(e) == c._unthink(e)  # thinking aside (none opens: the marks are escaped), nothing goes as noise
 
+@given(st.lists(st.lists(st.sampled_from(['<!', '--', '\u2060', 'think_start', 'think_end', '-->', '🧠', '⏳', ' ', '\n', 'x']), max_size=10).map(''.join), max_size=4))
+def test_said_items_hold_each_text_as_said_txt_writes_it(ps):
+    "A reply's texts, a call after each (no marker split across texts): each is held as `_said_txt` writes it, the rule the two properties above pin"
+    import dialog.chat as c
+    call = dict(id='a', name='f', args={}, result=None, extra={})
+    assert c._said_items([[c._Said(p), call] for p in ps]) == [[c._said_txt(p), call] for p in ps]
+    assert c._said_items([c._Said(p) for p in ps[:1]]) == [c._said_txt(p) for p in ps[:1]]
+
+def test_a_reply_holds_the_model_text_through_said_txt(monkeypatch):
+    "`chat2dlg` holds the model's text through `_said_txt` itself (no second statement of its escapes), so the properties above pin what a dialog holds"
+    import dialog.chat as c
+    seen,said = [],c._said_txt
+    monkeypatch.setattr(c, '_said_txt', lambda s: (seen.append(s), said(s))[1])
+    t = 'Markers look like <!--think_start--> and\n🧠'
+    d = chat2dlg([{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': t}])
+    assert t in seen and parse_reply(d.messages[0].ai_res) == [{'type': 'text', 'text': t}]
+
 @pytest.mark.parametrize('text', ['🧠', '🧠🧠 ', '- ⏳ x ⏳', 'Done.\n🧠', '\u2060🧠'])
 def test_a_reply_of_noise_like_text_keeps_its_text_and_thinking(text):
     "A reply whose text is only what a host writes as noise (a 🧠 line, a ⏳ … ⏳ line): its text and its signed thinking go back as they came (the text was dropped as noise, and the reply, left with its thinking alone, with it), before and after a save"

@@ -581,6 +581,85 @@ def test_openai_ft_images_within_the_vision_rules(tmp_path):
     l['messages'][0]['content'][1]['image_url']['url'] = 'data:image/png;base64,' + base64.b64encode(GIF).decode()
     with pytest.raises(AssertionError, match='JPEG, PNG or WEBP only'): openai_ft_rules(l)  # the checker refuses what the writer refuses
 
+def test_openai_ft_checks_the_images_dlg2chat_sent(tmp_path, monkeypatch):
+    "`openai_ft` checks the images its line holds as `dlg2chat` built them for it: a dialog's send units are built once a line, not again for the check"
+    import dialog.chat as c
+    built, units = [], c._units
+    monkeypatch.setattr(c, '_units', lambda *a, **k: (built.append(1), units(*a, **k))[1])
+    d = _pic('pic', (tiny_png, 'image/png'), (GIF, 'image/gif'))
+    with pytest.raises(ValueError, match="message 'p1' sends an image/gif image"): dlgs2jsonl([d], tmp_path/'g.jsonl', shape='openai_ft')
+    assert len(built) == 1
+    built.clear()
+    l = lines(dlgs2jsonl([_pic('ok', (tiny_png, 'image/png'))], tmp_path/'o.jsonl', shape='openai_ft'))[0]
+    assert len(built) == 1 and l['messages'][0]['content'][1]['image_url']['url'].startswith('data:image/png;base64,')
+
+def _png(ct, depth=8):
+    "A 1x1 PNG of colour type `ct` (0 grayscale, 2 RGB, 3 palette, 4 grayscale and alpha, 6 RGBA)"
+    import struct, zlib
+    chunk = lambda t, b: struct.pack('>I', len(b)) + t + b + struct.pack('>I', zlib.crc32(t + b))
+    n = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[ct]
+    plte = chunk(b'PLTE', bytes(3)) if ct == 3 else b''
+    return b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 1, 1, depth, ct, 0, 0, 0)) + plte + chunk(b'IDAT', zlib.compress(bytes(1 + n*depth//8))) + chunk(b'IEND', b'')
+
+def _jpeg(ncomp):
+    "The header of a JPEG of `ncomp` components (1 grayscale, 3 colour, 4 CMYK), after an APP0 segment: its mode is all it tells"
+    return b'\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00' + b'\xff\xc0' + (8 + 3*ncomp).to_bytes(2, 'big') + b'\x08\x00\x01\x00\x01' + bytes([ncomp]) + b''.join(bytes([i+1, 0x11, 0]) for i in range(ncomp)) + b'\xff\xd9'
+
+def test_openai_ft_takes_rgb_or_rgba_images_only(tmp_path):
+    "OpenAI's vision fine-tuning takes images in RGB or RGBA mode: a grayscale or palette PNG, a grayscale or CMYK JPEG is a bad dialog, its error naming the message, the mode and the rule; the mode comes from the header, as Pillow opens it; drop='has_image' leaves such a dialog out"
+    bad = dict(gray=(_png(0), 'L (grayscale)'), gray16=(_png(0, 16), 'L (grayscale)'), graya=(_png(4), 'LA (grayscale with alpha)'),
+               palette=(_png(3), 'P (palette)'), jgray=(_jpeg(1), 'L (grayscale)'), cmyk=(_jpeg(4), 'CMYK (CMYK)'))
+    for k, (raw, mode) in bad.items():
+        kind = 'image/png' if raw[:4] == b'\x89PNG' else 'image/jpeg'
+        err = f"dialog 1: dialog {k!r}: message 'p1' sends an {kind} image in mode {mode}, and OpenAI's fine-tuning takes RGB or RGBA images only: leave such dialogs out with drop='has_image'"
+        with pytest.raises(ValueError, match=re.escape(err)): dlgs2jsonl([plain_dlg(), _pic(k, (raw, kind))], tmp_path/f'{k}.jsonl', shape='openai_ft')
+        assert len(lines(dlgs2jsonl([plain_dlg(), _pic(k, (raw, kind))], tmp_path/f'{k}.jsonl', shape='openai_ft', drop='has_image'))) == 1
+    webp = b'RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f' + bytes(13)
+    ok_ = _pic('ok', (_png(2), 'image/png'), (_png(6), 'image/png'), (_png(2, 16), 'image/png'), (_jpeg(3), 'image/jpeg'), (webp, 'image/webp'), (tiny_png, 'image/png'))
+    for l in lines(dlgs2jsonl([ok_], tmp_path/'ok.jsonl', shape='openai_ft')): openai_ft_rules(l)
+
+def test_img_mode_is_the_mode_pillow_opens():
+    "The mode `openai_ft` reads from an image's header is the one Pillow opens it in (RGB or RGBA, or not), for every mode each format saves, with and without EXIF, ICC profiles, progressive JPEG, lossless WEBP"
+    Image = pytest.importorskip('PIL.Image')
+    import io
+    from dialog.chat import _img_mode
+    saves = dict(PNG=['1', 'L', 'LA', 'P', 'RGB', 'RGBA', 'I;16'], JPEG=['L', 'RGB', 'CMYK'], WEBP=['L', 'LA', 'P', 'RGB', 'RGBA'])
+    for fmt, modes in saves.items():
+        for m in modes:
+            for kw in ({}, {'progressive': True, 'icc_profile': bytes(2000), 'exif': b'Exif\x00\x00' + bytes(40)}, {'lossless': True}):
+                b = io.BytesIO(); Image.new(m, (5, 3)).save(b, fmt, **kw); raw = b.getvalue()
+                got = Image.open(io.BytesIO(raw)).mode
+                assert (_img_mode(raw) in ('RGB', 'RGBA')) == (got in ('RGB', 'RGBA')) and _img_mode(raw) is not None, (fmt, m, kw, got, _img_mode(raw))
+
+def test_openai_ft_file_holds_so_many_examples_with_images(tmp_path, monkeypatch):
+    "OpenAI's fine-tuning takes so many examples with images in one training file (50,000): the line after them is an error naming its dialog and its line; text-only lines don't count, an image by URL does, and drop='has_image' leaves them all out"
+    import dialog.chat as c
+    assert ft_img_limits['examples'] == 50_000
+    monkeypatch.setitem(c.ft_img_limits, 'examples', 2)
+    url = chat2dlg([{'role': 'user', 'content': [{'type': 'image_url', 'image_url': {'url': 'https://example.com/a.png'}}]}, {'role': 'assistant', 'content': 'A.'}], name='url')
+    dl = [plain_dlg(), _pic('p1', (tiny_png, 'image/png')), plain_dlg(), url, _pic('p3', (tiny_png, 'image/png'))]
+    err = "dialog 4: dialog 'p3': line 5 holds images, and the lines before it hold 2 examples with images, the most OpenAI's fine-tuning takes in one training file: write the dialogs to several files"
+    with pytest.raises(ValueError, match=re.escape(err)): dlgs2jsonl(dl, tmp_path/'f.jsonl', shape='openai_ft')
+    assert not (tmp_path/'f.jsonl').exists()
+    assert len(lines(dlgs2jsonl(dl[:4] + [plain_dlg()], tmp_path/'f.jsonl', shape='openai_ft'))) == 5
+    assert len(lines(dlgs2jsonl(dl, tmp_path/'f.jsonl', shape='openai_ft', drop='has_image'))) == 2
+    assert len(lines(dlgs2jsonl(dl, tmp_path/'c.jsonl'))) == 5  # a 'chat' line is a request: no training file's limit
+
+def test_a_chat_line_over_the_request_limit_gets_the_writers_advice(tmp_path, monkeypatch):
+    "A 'chat' line over the request limit by its text: the error gives the JSON Lines writer's advice (leave the dialog out, or write a training shape) where `dlg2chat` gives a sender's; the error is built with it, so a dialog whose name spells the sender's advice keeps its name"
+    import dialog.chat as c
+    monkeypatch.setitem(c.req_limits, 'openai', dict(bytes=2000, images=500))
+    f = tmp_path/'l.jsonl'
+    for name in ('long', c._fewer):
+        d = _dlg(name, ('x'*3000, sprompt, 'ok'))
+        with pytest.raises(ValueError) as e: dlgs2jsonl([d], f)
+        head, _, tail = str(e.value).partition(' bytes, over ')
+        assert head.startswith(f"{f}: dialog 0: dialog {name!r}: the request is ") and tail == f"openai's limit of 2000 bytes, and not by its images: {c._jsonl_fewer}"
+        assert "leave the dialog out (reading files: on_error='skip'; on the command line: --skip-bad), or write a training shape" in tail
+        with pytest.raises(ValueError) as e: dlg2chat(d)
+        assert str(e.value).startswith(f"dialog {name!r}: the request is ") and str(e.value).endswith(f"not by its images: {c._fewer}")
+        assert len(lines(dlgs2jsonl([d], f, shape='openai_ft'))) == 1  # a training line is no request
+
 def test_a_shape_refusal_names_the_options_of_both_surfaces(tmp_path):
     "A dialog a shape refuses (a GIF for openai_ft, an image for a text-only shape): the advice names what each caller passes, `drop='has_image'` and `on_error='skip'` in Python, `--drop has_image` and `--skip-bad` on the command line, in one text (the error may come from a process reading files); fmt with a training shape names the values both pass"
     src = tmp_path/'talks'; _pic('gif', (GIF, 'image/gif')).save(src/'gif.ipynb'); plain_dlg().save(src/'a.ipynb')
