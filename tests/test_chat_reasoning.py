@@ -630,7 +630,12 @@ def _spelled(ev, fmt):
             if e[0] == 'call': h.append({'role': 'user', 'parts': [{'functionResponse': {'name': 'f', 'response': {'result': f'r{k}'}}}]})
     return h
 
-def _marks(o): return re.findall(r'<\d+>', json.dumps(o))
+def _marks(o):
+    "The reasoning states `_spelled` marks `<k>` in `o`, in order: its encrypted contents and thought signatures so spelled (a model's text may say `<0>` too)"
+    if isinstance(o, list): return [x for v in o for x in _marks(v)]
+    if not isinstance(o, dict): return []
+    mark = lambda k, v: k in ('encrypted_content', 'thoughtSignature') and re.fullmatch(r'<\d+>', v)
+    return [x for k,v in o.items() for x in ([v] if mark(k, v) else [] if k in ('encrypted_content', 'thoughtSignature') else _marks(v))]
 
 @pytest.mark.parametrize('fmt', ['responses', 'gemini'])
 @given(ev=turn_runs(), data=st.data())
