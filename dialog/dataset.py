@@ -73,20 +73,13 @@ def _is_dir(e):
         if x.errno in _gone: return False
         raise
 
-def _sess_open(p, maxbytes=None):
-    "`sess_agent(p, maxbytes=maxbytes)`: raising where `.jsonl` file `p` can't be opened to tell whether it is a session"
-    # an `OSError` (another user's file, a link that leads nowhere), or a `ValueError` for what isn't a regular file
-    # (a named pipe, a device: `sess_agent` refuses it unopened, never waiting on it); one look for `_is_session` and
-    # for the error of what it couldn't tell (`_unlisted`, with `maxbytes` 0: opened as the look opens it, nothing read)
-    return sess_agent(p, maxbytes=maxbytes)
-
 def _is_session(p):
     "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one; None where it can't be opened to tell"
     # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
     # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole), so `nbdialog sessions` and a folder's
     # listing agree: other JSON Lines (an event log, a saved `claude -p --output-format stream-json` run, a
     # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`)
-    try: return _sess_open(p) is not None
+    try: return sess_agent(p) is not None
     except (OSError, ValueError): return None
 
 def _listed_file(path, name, is_session=_is_session):
@@ -160,7 +153,7 @@ def _unlisted(p):
     f = p.rstrip(os.sep) or os.sep if d else p
     why = ("a folder: the dialogs in it can't be listed" if d else
            "a .jsonl file that can't be opened to tell whether it is an agent's session")
-    try: os.scandir(f).close() if d else _sess_open(f, 0)
+    try: os.scandir(f).close() if d else sess_agent(f, maxbytes=0)
     except OSError as e: return type(e)(e.errno, f"{e.strerror} ({why})", f)
     except ValueError: return DialogFormatError(f"not a regular file (a named pipe, a device?): {why}", f)
     return None
