@@ -408,9 +408,9 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
         head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
         ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
         room = cap = _room(mc)  # (the page, once the note a healed read puts first is counted)
-        if room>0:  # and the `<dialog>` element
-            room -= _wlen(head)+_wlen(tail)+2
-            if room<1 and (ms or room<0): raise _TooSmall(1-room)
+        if room>0:  # and the `<dialog>` element, a line end each side of the page (one, around none)
+            room -= _wlen(head)+_wlen(tail)+(2 if ms else 1)
+            if room<(least := 1 if ms else 0): raise _TooSmall(least-room)
         again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
         cut = lambda m,t,r: _xml_cut(m, t, r, cap, incl_out, trunc_out)
         _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, room, again=again, cut=cut)

@@ -441,7 +441,9 @@ def test_a_healed_reads_note_counts_against_maxchars(tmp_path):
     note = txt.split('\n')[0]
     assert len(note) <= 80 and note.endswith('… (cut: a larger maxchars shows the whole note)') and len(txt) <= 160, note
     txt,err = ct('summary_dlg', maxchars=100)  # too small for half of it to hold the note's start, a row and the hint
-    assert err and _least(txt) and not ct('summary_dlg', maxchars=_least(txt))[1], txt
+    n = _least(txt)
+    assert err and n and not ct('summary_dlg', maxchars=n)[1] and _least(ct('summary_dlg', maxchars=n-1)[0])==n, txt
+    assert len(ct('summary_dlg', maxchars=n)[0])<=n  # the least counts the note as a call with it cuts it
     rows,off = [],0
     while True:  # the hints lead through every message
         txt,_ = ct('summary_dlg', maxchars=400, offset=off)
@@ -536,3 +538,12 @@ def test_every_answer_fits_its_budget_and_the_hints_visit_everything_once(tmp_pa
         rows = [r for _,t in pages for r in t.split('\n') if not re.match(r'… [\d,]+ more ', r)]
         whole,_ = sk.call_tool(tool, dict(dlg='a.ipynb', maxchars=0), root=root)
         assert all(_row_of(r, w) for r,w in zip(rows, whole.split('\n'))), (rows, whole)
+
+def test_an_empty_answer_fits_too(tmp_path):
+    "r33j: no match (`(no messages)`), an empty dialog's `<dialog>` element: within the budget, or refused naming the least"
+    Dialog('a').save(tmp_path/'e.ipynb')
+    d = Dialog('b'); d.mk_message('x = 1', id='m1'); d.save(tmp_path/'b.ipynb')
+    for tool,a,txt in [('find_msgs', dict(dlg='b.ipynb', pattern='zzz'), '(no messages)'), ('view_dlg', dict(dlg='e.ipynb'), '<dialog name="e">\n</dialog>')]:
+        assert sk.call_tool(tool, a | dict(maxchars=len(txt)), root=tmp_path)==(txt, False)
+        got,err = sk.call_tool(tool, a | dict(maxchars=len(txt)-1), root=tmp_path)
+        assert err and _least(got)==len(txt), got
