@@ -364,7 +364,7 @@ def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180, # Maximum characters per row
                 offset:int=0, # The first message shown, counted from 0
                 limit:int=None, # Most messages shown; None for as many as `maxchars` allows
-                maxchars:int=30_000): # Most characters of the answer, its last line counted (too few for one step and it: refused, naming the least); 0 for no limit
+                maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "One row per message of the dialog file (id, type, start of its content, size of its output), a page at a time"
     if maxlen<20:
         msg = f'maxlen must be at least 20 (a row starts with the 8-character id and the type), not {maxlen}'
@@ -400,7 +400,7 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
              trunc_out:bool=True, # Cut long outputs?
              offset:int=0, # The first message shown, counted from 0
              limit:int=None, # Most messages shown; None for as many as `maxchars` allows
-             maxchars:int=30_000): # Most characters of the answer, its last line counted (too few for one step and it: refused, naming the least); 0 for no limit
+             maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
     kw = locals()
     def page(mc): # the page within `maxchars=mc`
@@ -579,7 +579,7 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              lnhashs:bool=False, # Show `lineno|hash|` addresses (for `msg_exhash`) instead of numbers?
              incl_out:bool=False, # Add the outputs (a prompt's: its reply), escaped as XML text as in `view_dlg`?
              trunc_out:bool=True, # Show at most 2,000 characters of the outputs?
-             maxchars:int=30_000, # Most characters of the answer, its last line counted (too few for one step and it: refused, naming the least); 0 for no limit
+             maxchars:int=30_000, # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
              start_char:int=0, # Characters of line `start_line` left out: where a line cut at the page goes on
              out_offset:int=None): # Show only the outputs, from this character of their `<out>` section on
     "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars`"
@@ -627,7 +627,7 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               incl_out:bool=False, # Add the outputs (a prompt's: its reply), escaped as XML text as in `view_dlg`?
               trunc_out:bool=True, # Show at most 2,000 characters of each message's outputs?
               offset:int=0, # The first of `ids` shown, counted from 0
-              maxchars:int=30_000): # Most characters of the answer, its last line counted (too few for one step and it: refused, naming the least); 0 for no limit
+              maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "Several messages, each under a `# msg ID` header no text of theirs can forge, up to `maxchars`"
     kw = locals()
     def page(mc): # the page within `maxchars=mc`
@@ -659,7 +659,7 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    start_line:int=1, # First line shown, counted from 1
                    end_line:int=None, # Last line shown (included); None for the last
                    out:bool=False, # Show a prompt's reply instead of its request?
-                   maxchars:int=30_000, # Most characters of the answer, its last line counted (too few for one step and it: refused, naming the least); 0 for no limit
+                   maxchars:int=30_000, # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
                    start_char:int=0): # Characters of line `start_line` left out: where a line cut at the page goes on
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars`"
     kw = locals()
@@ -808,7 +808,7 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               pred:callable=None, # Only messages for which `pred(message)` is true, e.g. `ast_finder('print($X)')`
               offset:int=0, # The first match shown, counted from 0
               limit:int=None, # Most matches shown; None for as many as `maxchars` allows
-              maxchars:int=30_000): # Most characters of the answer, its last line counted (too few for one step and it: refused, naming the least); 0 for no limit
+              maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
     kw = locals()
     def page(mc): # the page within `maxchars=mc`
