@@ -8,7 +8,8 @@ makes one edit and saves it at once, so there is nothing to save yourself.
 `id:type: content start, output size`), then `find_msgs(pattern)` or `view_dlg()` (XML,
 `incl_out=True` adds outputs and replies), then `view_msg(id)` for one message's numbered lines.
 The listings show a page (`offset`, `limit`, and a `maxchars` budget of 30,000 characters by default),
-and a last line `… N more messages: call again with offset=K` says what was left out.
+and a last line `… N more messages: call again with offset=K` says what was left out;
+the budget holds the whole answer, that line counted (one too small for a step of it is refused, naming the least that holds one).
 One message's lines (`view_msg`, `view_msgs`, `lnhashview_msg`) keep the same budget,
 ending `… N more lines: call again with start_line=K`.
 Each hint names the arguments that shaped its page, and goes on within a line longer than the page (`start_char`)
@@ -233,36 +234,91 @@ def _wfit(t, n): # A text, and a budget of characters as sent
         w,k = w+len(_spell(m[0])),k+1
     return min(len(t), k+n-w)
 
+# %% ../nbs/13_skill.ipynb #91657d1f
+def _atleast(k, v, lo): # An argument's name, its value, and the least it may be
+    "A `ValueError` if `v` (not None) is under `lo`"
+    if v is not None and v<lo: raise ValueError(f'{k} must be {lo} or more, not {v}')
+
+class _TooSmall(Exception):
+    "A page's budget can't hold one step of it and the hint to the rest: `over` is by how many characters, at least 1"
+    def __init__(self, over): self.over = max(over, 1)
+
 # %% ../nbs/13_skill.ipynb #613a2d68
 def _plural(w, n): return w if n==1 else w+'es' if w.endswith(('ch', 'sh', 's', 'x')) else w+'s'
 
 def _page(items, # What is listed, in order
-          show, # `show(item)`: the item's text
+          show, # `show(item)`: the item's text (`_TooSmall`: it doesn't fit, and the page ends before it)
           offset:int=0, # The first item shown, counted from 0
           limit:int=None, # Most items shown; None for as many as `maxchars` allows
-          maxchars:int=30_000, # Most characters shown, as sent (`_wlen`; at least one item, cut to it); 0 for no limit
+          maxchars:int=30_000, # Most characters of the page, its last line counted, as sent (`_wlen`); 0 for no limit
           what:str='message', # What an item is, for the last line
           again=None, # `again(k)`: how to get the items from `k` on; None: `call again with offset=k`
-          cut=None): # `cut(item, text)`: an item's text longer than `maxchars` cut to them, saying how to read on
+          cut=None, # `cut(item, text, room)`: the first item's text cut to `room`, saying how to read on; or `(text, last line)`
+          sep:str='\n'): # What the texts, and the last line, are joined by
     "`(shown, texts, more)`: the items shown, each one's text, and a last line saying what was left out"
-    # `more` also says how to get what was left out, and is '' when nothing was
-    for k,v,lo in (('offset', offset, 0), ('limit', limit, 1), ('maxchars', maxchars, 0)):
-        if v is not None and v<lo: raise ValueError(f'{k} must be {lo} or more, not {v}')
+    # `more` also says how to get what was left out, and is '' when nothing was. The page, `sep.join(texts + [more])`
+    # (`more` only if there is one), is at most `maxchars`; at least one item shows, cut if it must be (`_TooSmall` when
+    # even that can't fit). `cut` may give the item's own last line instead of `more`
+    for k,v,lo in (('offset', offset, 0), ('limit', limit, 1), ('maxchars', maxchars, 0)): _atleast(k, v, lo)
     if offset and offset>=len(items):
         n = len(items)
         raise ValueError(f'offset {offset} is past the end: there are {n} {_plural(what, n)}, counted from 0')
+    def hint(end): # the last line of a page that ends before item `end`
+        if not (left := len(items)-end): return ''
+        return f'… {left:,} more {_plural(what, left)}: {again(end) if again else f"call again with offset={end}"}'
+    def size(n, h): return n + (len(sep)+_wlen(h) if h else 0)  # texts `n` characters long, then the last line `h`
+    def cut0(it, t, room): return t[:_wfit(t, room-len(tail))]+tail  # as many characters as fit, and the page's size
+    tail = f'… (cut at {maxchars:,} characters)'
+    def first(it, t): # the first item cut to the room its last line leaves: `(text, its own last line or None)`
+        more = hint(offset+1)
+        if (room := maxchars-size(0, more))<1: raise _TooSmall(1-room)
+        t = (cut or cut0)(it, t, room)
+        t,more = t if isinstance(t, tuple) else (t, None)
+        if (over := size(_wlen(t), hint(offset+1) if more is None else more)-maxchars)>0: raise _TooSmall(over)
+        return t,more
     got,texts,n = [],[],0
     for it in items[offset:None if limit is None else offset+limit]:
-        t = show(it)
-        if texts and maxchars and n+_wlen(t)>maxchars: break
-        if maxchars and _wlen(t)>maxchars: t = cut(it, t) if cut else f'{t[:_wfit(t, maxchars)]}… (cut at {maxchars:,} characters)'
-        got.append(it); texts.append(t); n += _wlen(t)+1
-    end = offset+len(got)
-    left = len(items)-end
-    if not left: return got,texts,''
-    how = again(end) if again else f'call again with offset={end}'
-    more = f'… {left:,} more {_plural(what, left)}: {how}'
+        try: t = show(it)
+        except _TooSmall:  # (an item shown within a budget of its own, which can't hold it)
+            if texts: break
+            raise
+        if maxchars and not texts and _wlen(t)>maxchars:  # too long alone
+            t,more = first(it, t)
+            if more is not None: return [it],[t],more  # the cut's own last line ends the page
+        w = _wlen(t) + (len(sep) if texts else 0)
+        if maxchars and texts and n+w>maxchars: break
+        got.append(it); texts.append(t); n += w
+    more = hint(offset+len(got))
+    if not maxchars or size(n, more)<=maxchars: return got,texts,more
+    while len(got)>1 and size(n, more)>maxchars:  # the last line counts too: fewer items
+        n -= _wlen(texts.pop())+len(sep); got.pop(); more = hint(offset+len(got))
+    if size(n, more)>maxchars:  # the first item fits alone, but not with its last line
+        t,own = first(got[0], texts[0])
+        texts,more = [t],hint(offset+1) if own is None else own
     return got,texts,more
+
+# %% ../nbs/13_skill.ipynb #95017a87
+def _fit(page, # `page(maxchars)`: a tool's answer within `maxchars`, or `_TooSmall`
+         maxchars:int): # The budget the tool was given
+    "`page(maxchars)`; if it can't hold one step and its hint, a `ValueError` naming the least `maxchars` that can"
+    _atleast('maxchars', maxchars, 0)
+    try: return page(maxchars)
+    except _TooSmall as e: lo,hi = maxchars,maxchars+e.over  # `lo` can't hold it; `hi` may
+    def fits(n): # (with the notes a call with budget `n` gets: a healed read's takes up to half of it)
+        def probe():
+            if _notes.get() is not None: _notes.set([]); _budget.set(n)
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                page(n)
+        try: contextvars.copy_context().run(probe); return True
+        except _TooSmall as e: return e.over
+    while (r := fits(hi)) is not True: lo,hi = hi,hi+r  # each step by what the page was over
+    while hi-lo>1:  # a cut page may need more than a whole one: the least between them
+        mid = (lo+hi)//2
+        if fits(mid) is True: hi = mid
+        else: lo = mid
+    raise ValueError(f'maxchars={maxchars} is too small for this page: one step of it and the hint to the rest '
+                     f'need maxchars={hi}, the least that holds them')
 
 def _sjson(v): # An argument's value
     "`v` in JSON, each lone surrogate left as it is (not escaped as `\\udcff`), so it is sent spelt as in any other text (`_wire`)"
@@ -298,38 +354,45 @@ def preview_row(m, # The `Message`
 
 # %% ../nbs/13_skill.ipynb #4737fad4
 def _row_cut(maxchars):
-    "How a listing cuts a message's row longer than `maxchars`, naming the call that reads the message"
-    return lambda m,t: f'{t[:_wfit(t, maxchars)]}… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
+    "How a listing cuts a message's row to the room its page leaves, naming the call that reads the message"
+    def cut(m, t, room): # (its id and type kept, as `preview_row` keeps them)
+        tail = f'… (cut at {maxchars:,} characters; call view_msg with id={m.id!r} to read it)'
+        return t[:max(_wfit(t, room-_wlen(tail)), len(f'{m.id}:{m.msg_type}: '))] + tail
+    return cut
 
 def summary_dlg(dlg:str=None, # The dialog file; the current one if None
                 maxlen:int=180, # Maximum characters per row
                 offset:int=0, # The first message shown, counted from 0
                 limit:int=None, # Most messages shown; None for as many as `maxchars` allows
-                maxchars:int=30_000): # Most characters shown; 0 for no limit
+                maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "One row per message of the dialog file (id, type, start of its content, size of its output), a page at a time"
     if maxlen<20:
         msg = f'maxlen must be at least 20 (a row starts with the 8-character id and the type), not {maxlen}'
         raise ValueError(msg)
-    keep = _shaping(summary_dlg, locals(), 'offset')
-    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    ms,room = _view(dlg).messages,_room(maxchars)  # (the page, once the note a healed read puts first is counted)
-    _,rows,more = _page(ms, lambda m: preview_row(m, maxlen), offset, limit, room, again=again, cut=_row_cut(room))
-    return PrettyString('\n'.join(rows + [more] if more else rows))
+    kw = locals()
+    def page(mc): # the page within `maxchars=mc`
+        keep = _shaping(summary_dlg, kw | dict(maxchars=mc), 'offset')
+        again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
+        ms,room = _view(dlg).messages,_room(mc)  # (the page, once the note a healed read puts first is counted)
+        _,rows,more = _page(ms, lambda m: preview_row(m, maxlen), offset, limit, room, again=again, cut=_row_cut(room))
+        return '\n'.join(rows + [more] if more else rows)
+    return PrettyString(_fit(page, maxchars))
 
 # %% ../nbs/13_skill.ipynb #d89a3357
-def _xml_cut(m, t, maxchars, incl_out, trunc_out):
-    "`t`, message `m`'s XML longer than `maxchars`, cut at a line's end within them, naming the `view_msg` call for the rest"
+def _xml_cut(m, t, room, maxchars, incl_out, trunc_out):
+    "`t`, message `m`'s XML, cut at a line's end to `room`, naming the `view_msg` call for the rest (`maxchars`: the page's budget)"
     # a call of another tool: with the options that give the rest of the same view, so nothing is skipped or repeated
     x = msg2xml(m, False) if incl_out else t  # without the outputs
     body,end = t.index('>')+1,len(x)-len(f'</{m.msg_type}>')  # where its content starts and ends
     keep = dict(id=m.id) | (dict(incl_out=True) if incl_out else {}) | ({} if trunc_out else dict(trunc_out=False))
-    if _wlen(t[:end])<=maxchars:  # every line shows: the outputs are what is left
-        if x==t: return t
-        return f'{t[:end]}… (cut at {maxchars:,} characters; its outputs: call view_msg with {_say(keep | dict(out_offset=0))})'
-    i = max(t.rfind('\n', body, _wfit(t, maxchars)), body)  # the end of the last line that fits whole
+    outs = f'… (cut at {maxchars:,} characters; its outputs: call view_msg with {_say(keep | dict(out_offset=0))})'
+    if x!=t and _wlen(t[:end])+_wlen(outs)<=room: return t[:end]+outs  # every line shows: the outputs are what is left
     lead = m.content.count('\n') - x[body:end].count('\n')  # directive lines the XML made attributes
+    def rest(k): return f'… (cut at {maxchars:,} characters; the rest: call view_msg with {_say(keep | dict(start_line=k))})'
+    w = _wlen(rest(lead+t.count('\n')+2))  # the hint at its longest
+    i = max(t.rfind('\n', body, _wfit(t, room-w)), body)  # the end of the last line that fits whole
     k = lead + t[body:i].count('\n') + (2 if i>body else 1)
-    return f'{t[:i]}… (cut at {maxchars:,} characters; the rest: call view_msg with {_say(keep | dict(start_line=k))})'
+    return t[:i]+rest(k)
 
 def view_dlg(dlg:str=None, # The dialog file; the current one if None
              incl_out:bool=False, # Add each message's outputs (a prompt's: its reply)?
@@ -337,16 +400,22 @@ def view_dlg(dlg:str=None, # The dialog file; the current one if None
              trunc_out:bool=True, # Cut long outputs?
              offset:int=0, # The first message shown, counted from 0
              limit:int=None, # Most messages shown; None for as many as `maxchars` allows
-             maxchars:int=30_000): # Most characters shown; 0 for no limit
+             maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "The dialog file as the concise XML agents read, a page at a time"
-    keep,d = _shaping(view_dlg, locals(), 'offset'),_view(dlg)
-    room = _room(maxchars)  # (the page, once the note a healed read puts first is counted)
-    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
-    cut = lambda m,t: _xml_cut(m, t, room, incl_out, trunc_out)
-    _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, room, again=again, cut=cut)
-    head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
-    return PrettyString('\n'.join([head, *items, tail] + ([more] if more else [])))
+    kw = locals()
+    def page(mc): # the page within `maxchars=mc`
+        keep,d = _shaping(view_dlg, kw | dict(maxchars=mc), 'offset'),_view(dlg)
+        head,tail = d.view(msgs=[]).split('\n')  # the view's own `<dialog>` element, around this page
+        ms = [m for m in d.messages if m.has_error] if only_errors else d.messages
+        room = cap = _room(mc)  # (the page, once the note a healed read puts first is counted)
+        if room>0:  # and the `<dialog>` element, a line end each side of the page (one, around none)
+            room -= _wlen(head)+_wlen(tail)+(2 if ms else 1)
+            if room<(least := 1 if ms else 0): raise _TooSmall(least-room)
+        again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
+        cut = lambda m,t,r: _xml_cut(m, t, r, cap, incl_out, trunc_out)
+        _,items,more = _page(ms, lambda m: msg2xml(m, incl_out, trunc_out), offset, limit, room, again=again, cut=cut)
+        return '\n'.join([head, *items, tail] + ([more] if more else []))
+    return PrettyString(_fit(page, maxchars))
 
 # %% ../nbs/13_skill.ipynb #92026e0f
 # The names an error's advice gives the tools and arguments it names, as the surface calling the tools says them:
@@ -451,43 +520,55 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
         if not 0<start_char<len(line):
             raise ValueError(f'message {m.id!r}: line {start_line} has {len(line):,} characters: no start_char {start_char}')
         rows[0] = rows[0][:len(rows[0])-len(line)] + line[start_char:]  # its address or number, then the rest
-    to,cutat = ({} if end_line is None else dict(end_line=end_line)),None
-    def cut(row, t): # the first row alone is longer than the page: as much of its line as fits
-        nonlocal cutat
+    to = {} if end_line is None else dict(end_line=end_line)
+    def chars(k, left=None): # the last line of a page that cut the first line after its `k`th character
+        left,after = len(line)-k if left is None else left,len(rows)-1
+        also = f' and {after:,} more {_plural("line", after)}' if after else ''
+        return (f'… {left:,} more {_plural("character", left)} of line {start_line}{also}: '
+                + hint(start_line=start_line, start_char=k, **to))
+    def cut(row, t, room=None): # the first row doesn't fit with the page's last line: as much of its line as fits
         pre = len(row)-len(line)+start_char  # its address or number
-        k = start_char + max(_wfit(line[start_char:], maxchars-_wlen(row[:pre])), 1)
-        if k>=len(line): return t  # the rest of the line shows (the page is smaller than its number): the hint goes on to the next line
-        cutat = k
-        return t[:pre+cutat-start_char] + '…'
+        fit = maxchars - _wlen(row[:pre]) - 2 - _wlen(chars(len(line), len(line)))  # after it `…` and the hint, at its longest
+        k = min(start_char + _wfit(line[start_char:], fit), len(line)-1)  # never the whole line: a hint past its end
+        if k<=start_char:  # no character fits: one, unless the line has no more (then the row is its least: `_page` says so)
+            if start_char+1>=len(line): return t
+            k = start_char+1
+        return t[:pre+k-start_char] + '…',chars(k)
     def again_at(k):
         outs = ' (the outputs come after the last line)' if incl_out else ''
         return hint(start_line=start_line+k, **to) + outs
     _,got,more = _page(rows, str, 0, None, maxchars, 'line', again_at, cut)
-    if cutat is not None:  # the rest of that line first, then the lines after it
-        left,after = len(line)-cutat,len(rows)-1
-        also = f' and {after:,} more {_plural("line", after)}' if after else ''
-        more = (f'… {left:,} more {_plural("character", left)} of line {start_line}{also}: '
-                + hint(start_line=start_line, start_char=cutat, **to))
     res = '\n'.join(got)
-    if incl_out and not more: return _out_page(m, res, trunc_out, maxchars, None, hint)
-    return res + (f'\n{more}' if more else '')
+    if not (incl_out and not more): return res + (f'\n{more}' if more else '')
+    if (r := _out_page(m, res, trunc_out, maxchars, None, hint)) is not None: return r
+    # the lines shown and the hint to the outputs don't fit: the last line goes to the next page
+    if len(got)>1: _,got,more = _page(rows, str, 0, len(got)-1, maxchars, 'line', again_at, cut)
+    else:  # (the only one: cut, where it can be)
+        if not isinstance(r := cut(rows[0], rows[0]), tuple): raise _TooSmall(1)
+        got,more = [r[0]],r[1]
+        if (over := _wlen(r[0])+1+_wlen(more)-maxchars)>0: raise _TooSmall(over)
+    return '\n'.join(got) + f'\n{more}'
 
 # %% ../nbs/13_skill.ipynb #f9e4bdf4
 def _out_page(m, res, trunc_out, maxchars, offset, hint):
     "`res` (a view of `m`'s lines), then `m`'s `<out>` section from character `offset` on, within `maxchars`"
-    # `trunc_out`: at most `out_maxlen` characters of it. The last line says how to read on, with `hint(**kw)`
+    # `trunc_out`: at most `out_maxlen` characters of it. The last line says how to read on, with `hint(**kw)`. After
+    # lines (`offset` None) with no room for a character of it, the hint alone; None if not even that fits
     o = with_out('', m, False)
     if offset is not None and not 0<=offset<max(len(o), 1):
         raise ValueError(f'message {m.id!r}: its outputs are {len(o):,} characters (with their <out> tags): no out_offset {offset}')
-    pre = res+'\n' if res else ''
-    offset = offset or 0
-    n = max(maxchars-_wlen(pre), 0) if maxchars else _wlen(o)
-    if trunc_out: n = min(n, out_maxlen)
-    n = max(_wfit(o[offset:], n), min(n, 1))  # as sent; a character at least, where there is room
-    if offset+n>=len(o): return pre+o[offset:] if o else res
-    left = len(o)-offset-n
-    how = hint(incl_out=True, trunc_out=False, out_offset=offset+n)
-    return f'{pre}{o[offset:offset+n]}\n… {left:,} more {_plural("character", left)} of the outputs: {how}'
+    pre,at = (res+'\n' if res else ''),offset or 0
+    rest,cap = o[at:],out_maxlen if trunc_out else None
+    if (not maxchars or _wlen(pre+rest)<=maxchars) and (cap is None or _wlen(rest)<=cap): return pre+rest if o else res
+    def more(k, left=None): # the last line of a page that ends before character `k` of them
+        left = len(o)-k if left is None else left
+        return f'… {left:,} more {_plural("character", left)} of the outputs: {hint(incl_out=True, trunc_out=False, out_offset=k)}'
+    n = maxchars-_wlen(pre)-1-_wlen(more(len(o), len(o))) if maxchars else cap  # the room its hint, at its longest, leaves
+    k = _wfit(rest, n if cap is None else min(n, cap))  # as sent
+    if k: return f'{pre}{rest[:k]}\n{more(at+k)}'
+    if offset is not None: raise _TooSmall(_wlen(pre+rest[:1])+1+_wlen(more(at+1))-maxchars)  # no character fits
+    t = pre+more(at)
+    return t if _wlen(t)<=maxchars else None
 
 # %% ../nbs/13_skill.ipynb #eda93ee8
 def view_msg(id:str, # The message's id, or a unique prefix of it
@@ -498,14 +579,17 @@ def view_msg(id:str, # The message's id, or a unique prefix of it
              lnhashs:bool=False, # Show `lineno|hash|` addresses (for `msg_exhash`) instead of numbers?
              incl_out:bool=False, # Add the outputs (a prompt's: its reply), escaped as XML text as in `view_dlg`?
              trunc_out:bool=True, # Show at most 2,000 characters of the outputs?
-             maxchars:int=30_000, # Most characters shown; 0 for no limit
+             maxchars:int=30_000, # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
              start_char:int=0, # Characters of line `start_line` left out: where a line cut at the page goes on
              out_offset:int=None): # Show only the outputs, from this character of their `<out>` section on
     "One message's content, or a range of its lines, numbered or hash-addressed, up to `maxchars`"
-    keep = _shaping(view_msg, locals(), 'id', 'start_line', 'end_line', 'start_char', 'out_offset')
-    m = _view(dlg).msg(id)
-    return PrettyString(_msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, _room(maxchars),
-                                  keep=keep, start_char=start_char, out_offset=out_offset))
+    kw = locals()
+    def page(mc): # the page within `maxchars=mc`
+        keep = _shaping(view_msg, kw | dict(maxchars=mc), 'id', 'start_line', 'end_line', 'start_char', 'out_offset')
+        m = _view(dlg).msg(id)
+        return _msg_view(m, nums, start_line, end_line, lnhashs, incl_out, trunc_out, _room(mc),
+                         keep=keep, start_char=start_char, out_offset=out_offset)
+    return PrettyString(_fit(page, maxchars))
 
 # %% ../nbs/13_skill.ipynb #d8ea292c
 # format characters (Unicode's Cf: zero-width space, BOM, word joiner, bidi controls, ...), which show as nothing
@@ -543,22 +627,31 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
               incl_out:bool=False, # Add the outputs (a prompt's: its reply), escaped as XML text as in `view_dlg`?
               trunc_out:bool=True, # Show at most 2,000 characters of each message's outputs?
               offset:int=0, # The first of `ids` shown, counted from 0
-              maxchars:int=30_000): # Most characters shown; 0 for no limit
+              maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "Several messages, each under a `# msg ID` header no text of theirs can forge, up to `maxchars`"
-    ms,room = _msgs(_view(dlg), ids),_room(maxchars)  # (the page, once the note a healed read puts first is counted)
-    # a message longer than the page is cut to a little less, so that its own last line shows
-    inner = max(room-300, room//2)
-    # the hint names view_msg's options that give this view: those not at their defaults
-    shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=maxchars)
-    opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, locals(), 'ids', 'offset')
-    def show(m):
-        view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, inner, again='call view_msg with', keep=dict(id=m.id, **opts))
-        return f'# msg {m.id}\n' + guard_heads(view, _msg_head, _msg_esc)
-    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    # a view longer than the page (a page smaller than its own hint) is sent whole: it is cut to `inner` already,
-    # and ends in the hint to its rest, which a cut would leave unreadable
-    _,items,more = _page(ms, show, offset, None, room, again=again, cut=lambda m,t: t)
-    return PrettyString('\n\n'.join(items) + (f'\n\n{more}' if more else ''))
+    kw = locals()
+    def page(mc): # the page within `maxchars=mc`
+        ms,room = _msgs(_view(dlg), ids),_room(mc)  # (the page, once the note a healed read puts first is counted)
+        # the hint names view_msg's options that give this view: those not at their defaults
+        shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=mc)
+        opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, kw | dict(maxchars=mc), 'ids', 'offset')
+        def show(m, b=None): # message `m` under its header, within `b` characters
+            if b is None:  # a message longer than the page is cut to a little less, so that more may show
+                try: return show(m, max(room-300, room//2))
+                except _TooSmall: return show(m, room)
+            head = f'# msg {m.id}\n'
+            n = b and b-_wlen(head)  # the characters its view may take (0: no limit)
+            while True:
+                if b and n<1: raise _TooSmall(1-n)
+                view = _msg_view(m, nums, 1, None, lnhashs, incl_out, trunc_out, n, again='call view_msg with', keep=dict(id=m.id, **opts))
+                t = head + guard_heads(view, _msg_head, _msg_esc)
+                if not b or (over := _wlen(t)-b)<=0: return t
+                n -= over  # the escapes made it longer: a shorter view
+        again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
+        # the first message, when it doesn't fit with the page's last line, is shown cut to the room that leaves
+        _,items,more = _page(ms, show, offset, None, room, again=again, cut=lambda m,t,r: show(m, r), sep='\n\n')
+        return '\n\n'.join(items + ([more] if more else []))
+    return PrettyString(_fit(page, maxchars))
 
 # %% ../nbs/13_skill.ipynb #b2d36ac1
 def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
@@ -566,14 +659,16 @@ def lnhashview_msg(id:str, # The message's id, or a unique prefix of it
                    start_line:int=1, # First line shown, counted from 1
                    end_line:int=None, # Last line shown (included); None for the last
                    out:bool=False, # Show a prompt's reply instead of its request?
-                   maxchars:int=30_000, # Most characters shown; 0 for no limit
+                   maxchars:int=30_000, # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
                    start_char:int=0): # Characters of line `start_line` left out: where a line cut at the page goes on
     "A message's lines as `lineno|hash|text` rows, the addresses `msg_exhash` takes, up to `maxchars`"
-    keep = _shaping(lnhashview_msg, locals(), 'id', 'start_line', 'end_line', 'start_char')
-    m = _view(dlg).msg(id)
-    res = _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=_room(maxchars), out=out,
-                    keep=keep, start_char=start_char)
-    return PrettyString(res)
+    kw = locals()
+    def page(mc): # the page within `maxchars=mc`
+        keep = _shaping(lnhashview_msg, kw | dict(maxchars=mc), 'id', 'start_line', 'end_line', 'start_char')
+        m = _view(dlg).msg(id)
+        return _msg_view(m, start_line=start_line, end_line=end_line, lnhashs=True, maxchars=_room(mc), out=out,
+                         keep=keep, start_char=start_char)
+    return PrettyString(_fit(page, maxchars))
 
 # %% ../nbs/13_skill.ipynb #d0118225
 _py_cell_magics = {'time', 'timeit', 'capture', 'prun'} # The cell magics that run their cell's body as Python
@@ -693,7 +788,9 @@ def ast_finder(pattern:str): # An ast-grep pattern, e.g. 'print($X)'
 # %% ../nbs/13_skill.ipynb #80eee970
 class Found(Msgs):
     "A page of `find_msgs`' matches; `more` says what was left out and how to get it ('' when nothing was)"
-    more = ''
+    more,rows = '',None  # `rows`: each match's summary row, as the page shows it (a row longer than the page cut)
+
+_no_msgs = '(no messages)' # What a client reads for an empty list of messages
 
 # %% ../nbs/13_skill.ipynb #ea5188f4
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
@@ -711,25 +808,30 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               pred:callable=None, # Only messages for which `pred(message)` is true, e.g. `ast_finder('print($X)')`
               offset:int=0, # The first match shown, counted from 0
               limit:int=None, # Most matches shown; None for as many as `maxchars` allows
-              maxchars:int=30_000): # Most characters their summary rows take; 0 for no limit
+              maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
-    keep = _shaping(find_msgs, locals(), 'offset')
-    again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-    ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-    found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
-    n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
-    hits = [m for m in found if all(p(m) for p in ps)]
-    room = _room(maxchars)  # (the page, once the note a healed read puts first is counted)
-    got,_,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, room, 'match', again, _row_cut(room))
-    res = Found(got)
-    skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
-    n = len(skipped)
-    if n:
-        deep = (f"… {n} code {_plural('message', n)} too deeply nested for Python's parser, "
-                f"so not searched by symdef, symref or pred: {', '.join(skipped)}")
-        more = '\n'.join(filter(None, [more, deep]))
-    res.more = more
-    return res
+    kw = locals()
+    def page(mc): # the page within `maxchars=mc`
+        keep = _shaping(find_msgs, kw | dict(maxchars=mc), 'offset')
+        again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
+        ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
+        found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
+        n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
+        hits = [m for m in found if all(p(m) for p in ps)]
+        skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
+        n = len(skipped)
+        deep = n and (f"… {n} code {_plural('message', n)} too deeply nested for Python's parser, "
+                      f"so not searched by symdef, symref or pred: {', '.join(skipped)}")
+        room = cap = _room(mc)  # (the page, once the note a healed read puts first is counted)
+        if room>0 and deep:  # and the line naming them, which ends it
+            room -= _wlen(deep)+1
+            if room<1: raise _TooSmall(1-room)
+        got,rows,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, room, 'match', again, _row_cut(cap))
+        if room>0 and not (hits or deep) and (over := _wlen(_no_msgs)-room)>0: raise _TooSmall(over)
+        res = Found(got)
+        res.rows,res.more = rows,'\n'.join(filter(None, [more, deep]))
+        return res
+    return _fit(page, maxchars)
 
 # %% ../nbs/13_skill.ipynb #a8f00e25
 _edit_errs = (ValueError, TypeError, re.error, ImportError, KeyError, IndexError)
@@ -1459,7 +1561,8 @@ def tool_text(res, # What a tool returned
     "A tool's result as the text a client reads, within `maxchars`"
     if isinstance(res, Msgs):
         more = [res.more] if getattr(res, 'more', '') else []
-        txt = '\n'.join([preview_row(m) for m in res] + more) or '(no messages)'
+        rows = [preview_row(m) for m in res] if getattr(res, 'rows', None) is None else res.rows  # (`Found`'s, cut to its page)
+        txt = '\n'.join(rows + more) or _no_msgs
     elif isinstance(res, Message): txt = preview_row(res)
     elif isinstance(res, Dialog): txt = '\n'.join(map(preview_row, res.messages)) if len(res) else f'dialog {res.name!r}: no messages'
     else: txt = str(res)

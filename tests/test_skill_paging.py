@@ -27,7 +27,7 @@ def test_default_pages_fit_the_budget_and_say_what_is_left(big):
     d = read_ipynb(big)
     assert len(d.summary(180))>400_000  # what the tool used to return
     for txt in (sk.summary_dlg(big), sk.view_dlg(big), sk.view_dlg(big, incl_out=True, trunc_out=False), sk.tool_text(sk.find_msgs('x', dlg=big))):
-        assert len(txt)<=30_000+200, len(txt)
+        assert sk._wlen(txt)<=30_000, len(txt)  # the last line counted
         left,nxt = _more(txt)
         assert left>1000 and nxt>0
     rows = sk.summary_dlg(big).split('\n')
@@ -71,7 +71,7 @@ def test_one_message_bigger_than_the_budget_is_cut_and_says_so(tmp_path):
     p = tmp_path/'one.ipynb'
     d = Dialog('one'); d.mk_message('print(1)', id='m1', output=code_output('z'*100_000)); d.mk_message('2', id='m2'); d.save(p)
     txt = sk.view_dlg(p, incl_out=True, trunc_out=False, maxchars=5000)
-    assert "… (cut at 5,000 characters; its outputs: call view_msg with id='m1', incl_out=true, trunc_out=false and out_offset=0)" in txt and len(txt)<5300
+    assert "… (cut at 5,000 characters; its outputs: call view_msg with id='m1', incl_out=true, trunc_out=false and out_offset=0)" in txt and len(txt)<=5000
     assert _more(txt) is None and 'id="m2"' in txt  # cut at the end of its lines, so the next message fits the page
     assert 'z'*1000 not in sk.view_dlg(p, incl_out=True, trunc_out=False, offset=1)
 
@@ -109,7 +109,7 @@ def test_one_message_is_shown_a_page_of_lines_at_a_time(long, lnhashs):
     got,start,calls = [],1,0
     while True:
         txt = f(start); calls += 1
-        assert len(txt)<=30_000+200, len(txt)
+        assert len(txt)<=30_000, len(txt)
         nxt = _next_line(txt)
         got.append(txt.rsplit('\n', 1)[0] if nxt else txt)
         if not nxt: break
@@ -126,17 +126,19 @@ def test_lnhashview_msg_pages_as_view_msg_does(long):
 
 def test_view_msgs_pages_messages_and_cuts_a_long_one_saying_where_to_go_on(long):
     txt = sk.view_msgs(['big', 'small', 'other'], dlg=long)
-    assert len(txt)<=30_000+200
+    assert len(txt)<=30_000
     assert re.search(r"… [\d,]+ more lines: call view_msg with id='big' and start_line=\d+", txt)
     assert txt.endswith('# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2')  # the rest of the budget
-    txt = sk.view_msgs(['small', 'other', 'big'], dlg=long, maxchars=60)
-    assert txt=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2\n\n… 1 more message: call again with maxchars=60 and offset=2'
+    txt = sk.view_msgs(['small', 'other', 'big'], dlg=long, maxchars=120)
+    assert txt=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2\n\n… 1 more message: call again with maxchars=120 and offset=2'
+    txt = sk.view_msgs(['small', 'other', 'big'], dlg=long, maxchars=100)  # the last line counts: one message fewer
+    assert txt=='# msg small\n     1 │ x = 1\n\n… 2 more messages: call again with maxchars=100 and offset=1'
     assert sk.view_msgs(['big', 'small', 'other'], dlg=long, offset=1)=='# msg small\n     1 │ x = 1\n\n# msg other\n     1 │ y = 2'
 
 def test_an_edits_long_diff_is_cut_for_a_client_and_the_edit_is_whole(long, tmp_path):
     p = tmp_path/'l.ipynb'; p.write_bytes(long.read_bytes())
     txt,err = sk.call_tool('msg_str_replace', dict(id='big', old_str='value', new_str='VALUE', dlg=str(p)))
-    assert not err and len(txt)<=30_000+200, len(txt)
+    assert not err and len(txt)<=30_000, len(txt)
     assert re.search(r'… [\d,]+ more lines: the edit was made in full: view_msg shows the message as it is now$', txt)
     assert 'value' not in read_ipynb(p)['big'].content
     assert len(sk.msg_str_replace('big', 'VALUE', 'value', dlg=p))>1_000_000  # in Python, the whole diff
@@ -144,11 +146,12 @@ def test_an_edits_long_diff_is_cut_for_a_client_and_the_edit_is_whole(long, tmp_
 @pytest.mark.parametrize('tool', ['view_msg', 'lnhashview_msg'])
 def test_the_next_page_hint_keeps_the_end_line_asked_for(tmp_path, tool):
     "`start_line=3, end_line=5` cut after line 4: the hint asks for line 5 alone, and following it shows just that"
-    d = Dialog('d'); d.mk_message('\n'.join(f'line{i}' for i in range(1, 11)), id='m'); d.save(tmp_path/'d.ipynb')
-    def f(**kw): return getattr(sk, tool)('m', dlg=tmp_path/'d.ipynb', maxchars=30, **kw)
+    d = Dialog('d'); d.mk_message('\n'.join(f'line{i}'+'x'*100 for i in range(1, 11)), id='m'); d.save(tmp_path/'d.ipynb')
+    def f(**kw): return getattr(sk, tool)('m', dlg=tmp_path/'d.ipynb', maxchars=310, **kw)
     txt = f(start_line=3, end_line=5)
-    assert txt.endswith('… 1 more line: call again with maxchars=30, start_line=5 and end_line=5'), txt
-    assert re.findall(r'line(\d+)$', f(start_line=5, end_line=5), re.M)==['5']
+    assert txt.endswith('… 1 more line: call again with maxchars=310, start_line=5 and end_line=5') and len(txt)<=310, txt
+    assert re.findall(r'line(\d+)x+$', txt, re.M)==['3', '4']
+    assert re.findall(r'line(\d+)x+$', f(start_line=5, end_line=5), re.M)==['5']
     assert not f(start_line=3).endswith('end_line=None')  # no end_line asked for: none named
 
 @pytest.mark.parametrize('opts', [dict(lnhashs=True), dict(nums=False), dict(incl_out=True), dict(incl_out=True, trunc_out=False), dict(maxchars=700), {}])
@@ -171,12 +174,22 @@ def _args(hint):
     got = re.findall(r"""(\w+)=("(?:[^"\\]|\\.)*"|'[^']*'|[\w.-]+)""", hint.split(' with ', 1)[1])
     return {k: v[1:-1] if v.startswith("'") else json.loads(v) for k,v in got}
 
+def _least(txt):
+    "The least `maxchars` a refusal names, or None"
+    m = re.fullmatch(r'ValueError: maxchars=\d+ is too small for this page: one step of it and the hint to the rest need maxchars=(\d+), the least that holds them', txt)
+    return m and int(m[1])
+
 def _follow(tool, args, root, budget=30_000):
     "Each page `tool` answers (as an MCP client reads it) from `args`, following its last line's hint, and the calls made"
+    # a call whose `maxchars` is too small for a step is refused naming the least that holds one: then called with that
     pages,calls = [],[]
     while True:
         txt,err = sk.call_tool(tool, args, root=root)
-        assert not err and len(txt)<=budget+300, (args, len(txt), txt[-300:])
+        if err and (n := _least(txt)):
+            assert n>args.get('maxchars', 30_000)
+            args,budget = args | dict(maxchars=n),n
+            txt,err = sk.call_tool(tool, args, root=root)
+        assert not err and len(txt)<=args.get('maxchars', budget), (args, len(txt), txt[-300:])
         assert '--full-out' not in txt and 'False' not in txt and 'maxchars=0' not in txt  # the tool's JSON terms, never an unbounded call
         calls.append(args)
         last = txt.rsplit('\n', 1)[-1]
@@ -195,7 +208,7 @@ def test_a_message_cut_in_view_dlg_names_the_view_msg_call_that_shows_just_the_r
     txt,err = sk.call_tool('view_dlg', dict(dlg='big.ipynb', incl_out=True), root=tmp_path)
     item = txt.split('\n</dialog>')[0]
     m = re.search(r'… \(cut at 30,000 characters; the rest: (call view_msg with .*)\)$', item)
-    assert m and not err and len(txt)<=30_200, txt[-300:]
+    assert m and not err and len(txt)<=30_000, txt[-300:]
     args = _args(m[1])
     assert args==dict(id='long0001', incl_out=True, start_line=args['start_line'])
     shown = item[:m.start()].split('export="true" hide="true">', 1)[1]
@@ -296,17 +309,23 @@ def test_a_page_of_spelt_characters_fits_the_budget_as_sent(tmp_path):
     for tool,a in [('view_msg', dict(id='s1')), ('lnhashview_msg', dict(id='s1')), ('view_msgs', dict(ids='s1')),
                    ('view_dlg', {}), ('view_msg', dict(id='s1', incl_out=True, start_line=30)), ('summary_dlg', dict(maxlen=100_000))]:
         txt,err = sk.call_tool(tool, dict(dlg='a.ipynb', **a), root=tmp_path)
-        assert not err and len(txt)<=30_300, (tool, len(txt))
+        assert not err and len(txt)<=30_000, (tool, len(txt))
     pages,_ = _follow('view_msg', dict(id='s1', dlg='a.ipynb', nums=False), tmp_path)
     assert sk._unwire(''.join(p[:-1] if p.endswith('…') else p+'\n' for p in pages)[:-1])==src[:-1]  # (its last newline ends the last line)
 
 # --- a hint never points past a line's end, and is never cut by the page it ends
 
 @pytest.mark.parametrize('tool', ['view_msg', 'lnhashview_msg'])
-@pytest.mark.parametrize('maxchars', [1, 5, 9, 12, 30])
+@pytest.mark.parametrize('maxchars', [1, 5, 9, 12, 30, 80, 90, 100, 110])
 def test_hints_on_a_page_smaller_than_a_row_reach_every_line(tmp_path, tool, maxchars):
-    "A page smaller than a row's number or address: following the hints reaches every line, each call taken, none past a line's end"
+    "A page too small for a row and its hint is refused, naming the least that holds one; from there the hints reach every line, none past a line's end"
     d = Dialog('a'); d.mk_message('line one\nsecond\n\nlast line here', msg_type=snote, id='n1'); d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool(tool, dict(id='n1', dlg='a.ipynb', maxchars=maxchars), root=tmp_path)
+    if err:  # the least it names holds a page, one less doesn't
+        n = _least(txt)
+        assert n and not sk.call_tool(tool, dict(id='n1', dlg='a.ipynb', maxchars=n), root=tmp_path)[1], txt
+        assert _least(sk.call_tool(tool, dict(id='n1', dlg='a.ipynb', maxchars=n-1), root=tmp_path)[0])==n
+    else: assert len(txt)<=maxchars
     pages,calls = _follow(tool, dict(id='n1', dlg='a.ipynb', maxchars=maxchars), tmp_path, budget=maxchars)
     rows = [re.sub(r'(?m)^( *\d+ │ |\d+\|[\w-]+\|)', '', p) for p in pages]  # each page's rows, without their numbers or addresses
     assert ''.join(r[:-1] if r.endswith('…') else r+'\n' for r in rows)[:-1]=='line one\nsecond\n\nlast line here'
@@ -318,6 +337,8 @@ def test_view_msgs_hint_to_the_rest_of_a_message_is_whole(tmp_path, maxchars):
     d = Dialog('a'); d.mk_message('\n'.join(f'line {i} '+'z'*30 for i in range(50)), id='abcdef12'); d.mk_message('short', id='second')
     d.save(tmp_path/'a.ipynb')
     txt,err = sk.call_tool('view_msgs', dict(dlg='a.ipynb', ids=['abcdef12', 'second'], maxchars=maxchars, lnhashs=True), root=tmp_path)
+    if err: maxchars = _least(txt); txt,err = sk.call_tool('view_msgs', dict(dlg='a.ipynb', ids=['abcdef12', 'second'], maxchars=maxchars, lnhashs=True), root=tmp_path)
+    assert not err and len(txt)<=maxchars, txt
     item,rest = txt.split('\n\n', 1)
     hint = item.rsplit('\n', 1)[-1]
     assert not err and 'cut at' not in txt and re.fullmatch(r"… .*: call view_msg with id='abcdef12', lnhashs=true, maxchars=\d+(, start_line=\d+)? and start_(line|char)=\d+", hint), hint
@@ -414,17 +435,115 @@ def test_a_healed_reads_note_counts_against_maxchars(tmp_path):
                     ('find_msgs', dict(pattern='x'))]:
         txt,err = ct(name, maxchars=400, **kw)
         assert not err and txt.startswith('note: ') and 'read healed in memory' in txt, txt
-        ls = txt.split('\n')
-        # what the page's own last line (the hint), the `<dialog>` element and the blank lines between messages leave
-        body = [l for l in ls[:-1] if not l.startswith(('<dialog', '</dialog'))] if name!='view_msgs' else [l for l in ls[:-1] if l]
-        assert len('\n'.join(body)) <= 400 and ls[-1].startswith('…'), (name, len('\n'.join(body)), txt)
-    txt,_ = ct('summary_dlg', maxchars=150)
+        # everything counted: the note, the page, its last line (the hint), the `<dialog>` element, the blank lines between messages
+        assert len(txt) <= 400 and txt.split('\n')[-1].startswith('…'), (name, len(txt), txt)
+    txt,_ = ct('summary_dlg', maxchars=160)
     note = txt.split('\n')[0]
-    assert len(note) <= 75 and note.endswith('… (cut: a larger maxchars shows the whole note)'), note
+    assert len(note) <= 80 and note.endswith('… (cut: a larger maxchars shows the whole note)') and len(txt) <= 160, note
+    txt,err = ct('summary_dlg', maxchars=100)  # too small for half of it to hold the note's start, a row and the hint
+    n = _least(txt)
+    assert err and n and not ct('summary_dlg', maxchars=n)[1] and _least(ct('summary_dlg', maxchars=n-1)[0])==n, txt
+    assert len(ct('summary_dlg', maxchars=n)[0])<=n  # the least counts the note as a call with it cuts it
     rows,off = [],0
     while True:  # the hints lead through every message
         txt,_ = ct('summary_dlg', maxchars=400, offset=off)
         *got,last = txt.split('\n')[1:]
         if not last.startswith('…'): rows += got + [last]; break
         rows += got; off = int(last.rsplit('=', 1)[1])
-    assert rows == ct('summary_dlg', maxchars=0)[0].split('\n')[1:]
+    whole = ct('summary_dlg', maxchars=0)[0].split('\n')[1:]
+    assert len(rows)==len(whole) and all(_row_of(r, w) for r,w in zip(rows, whole)), (rows, whole)
+
+def _row_of(r, w):
+    "Row `r` is summary row `w`, or its start cut to a page, naming the call that reads its message"
+    m = re.fullmatch(r"(.*)… \(cut at [\d,]+ characters; call view_msg with id='([^']+)' to read it\)", r)
+    return r==w or bool(m) and w.startswith(m[1]) and w.startswith(m[2]+':')
+
+# --- the budget holds the whole answer (r33j): the page, its last line, the `<dialog>` element, the notes
+
+def _pages(tool, args, root):
+    "Each `(args, text)` `tool` answers from `args` and the calls its last lines name, each within its `maxchars`"
+    # a call refused as too small names the least `maxchars` that holds a step: one less is refused too, and that one works
+    got = []
+    while True:
+        txt,err = sk.call_tool(tool, args, root=root)
+        if err and (n := _least(txt)):
+            assert n>args.get('maxchars', 30_000) and _least(sk.call_tool(tool, args | dict(maxchars=n-1), root=root)[0])==n, txt
+            args = args | dict(maxchars=n)
+            txt,err = sk.call_tool(tool, args, root=root)
+        assert not err and len(txt)<=args.get('maxchars', 30_000), (tool, args, len(txt), txt[-300:])
+        got.append((args, txt))
+        last = txt.rsplit('\n', 1)[-1]
+        if not re.match(r'… [\d,]+ more .*: call again with ', last): return got  # (a view_msgs page's last message's own hint is view_msg's)
+        args = {k:args[k] for k in ('id', 'ids', 'dlg') if k in args} | _args(last)
+        assert len(got)<3000
+
+def _rebuild(pages):
+    "The text a message's view pages (`nums=False`) show together: lines, a line cut within, then the outputs in pieces"
+    acc,glue = '',''
+    for args,txt in pages:
+        body,last = txt.rsplit('\n', 1) if txt.rsplit('\n', 1)[-1].startswith('… ') else (txt, '')
+        acc += glue + body
+        nxt = _args(last) if last else {}
+        if nxt.get('start_char') is not None: acc,glue = acc[:-1],''  # the `…` a cut line ends with; the line goes on
+        elif nxt.get('out_offset'): glue = ''  # the outputs go on
+        else: glue = '\n'  # the next line, or the outputs from their start
+    return acc
+
+_line = st.one_of(st.text('ab⟨ \udcff', max_size=8), st.text('ab⟨ \udcff', min_size=50, max_size=700))
+_msgs = st.lists(st.tuples(st.lists(_line, min_size=1, max_size=8), st.sampled_from([snote, scode]),
+                           st.one_of(st.none(), st.text('xy⟨\n', min_size=1, max_size=4000))), min_size=1, max_size=6)
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(msgs=_msgs, maxchars=st.one_of(st.integers(1, 400), st.integers(400, 6000)),
+       incl_out=st.booleans(), trunc_out=st.booleans(), tool=st.sampled_from(['view_msg', 'lnhashview_msg', 'summary_dlg', 'view_dlg', 'find_msgs', 'view_msgs']))
+def test_every_answer_fits_its_budget_and_the_hints_visit_everything_once(tmp_path_factory, msgs, maxchars, incl_out, trunc_out, tool):
+    "r33j: on random dialogs and budgets, every answer as sent is at most `maxchars`, or refused naming the least that holds a step; the hints visit everything once"
+    root = tmp_path_factory.mktemp('p')
+    d = Dialog('a')
+    for i,(ls,t,o) in enumerate(msgs): d.mk_message('\n'.join(ls), msg_type=t, id=f'm{i}', output=code_output(o) if o and t==scode else None)
+    d.save(root/'a.ipynb'); d = read_ipynb(root/'a.ipynb')
+    base = dict(dlg='a.ipynb', maxchars=maxchars)
+    if tool in ('view_msg', 'lnhashview_msg'):
+        for m in d.messages:
+            opts = dict(nums=False, incl_out=incl_out, trunc_out=trunc_out) if tool=='view_msg' else {}
+            pages = _pages(tool, base | dict(id=m.id) | opts, root)
+            # the lines once, then the outputs once, in pieces: the whole view, as no budget shows it
+            whole,_ = sk.call_tool(tool, base | dict(id=m.id, maxchars=0) | opts | (dict(trunc_out=False) if opts else {}), root=root)
+            if tool=='view_msg': assert _rebuild(pages)==whole, pages
+            else:
+                addr = lambda t: re.sub(r'(?m)^\d+\|[\w-]+\|', '', t)
+                assert _rebuild([(a, addr(t)) for a,t in pages])==addr(whole), pages
+        return
+    args = base | (dict(incl_out=incl_out, trunc_out=trunc_out) if tool=='view_dlg' else dict(ids=[m.id for m in d.messages]) if tool=='view_msgs' else {})
+    pages = _pages(tool, args, root)
+    ids = []
+    for a,txt in pages:
+        if tool in ('summary_dlg', 'find_msgs'): ids += [r.split(':')[0] for r in txt.split('\n') if not re.match(r'… [\d,]+ more ', r)]
+        elif tool=='view_dlg': ids += re.findall(r'^<(?:code|note) id="(\w+)"', txt, re.M)
+        else: ids += re.findall(r'^# msg (\w+)$', txt, re.M)
+        if tool!='view_dlg': continue
+        for x in re.finditer(r'<\w+ id="(\w+)">(.*?)… \(cut at [\d,]+ characters; (the rest|its outputs): (call view_msg with [^)]*)\)', txt, re.S):
+            m = d[x[1]]  # a message cut: the call its hint names, and those after it, show the rest of it once
+            rest = _rebuild(_pages('view_msg', dict(dlg='a.ipynb', nums=False) | _args(x[4]), root))
+            o = sk._wire(with_out('', m, False)) if incl_out else ''
+            if x[3]=='its outputs':  # every line shown, then the outputs
+                lines,_ = sk.call_tool('view_msg', dict(dlg='a.ipynb', id=m.id, nums=False, maxchars=0), root=root)
+                assert x[2].count('\n')==lines.count('\n') and rest==o, (x[0], rest)
+            else:  # the lines before the one it names shown, the rest from there (the XML spells a lone surrogate its own way)
+                k = _args(x[4])['start_line']
+                whole,_ = sk.call_tool('view_msg', dict(dlg='a.ipynb', id=m.id, nums=False, incl_out=incl_out, trunc_out=False, maxchars=0), root=root)
+                assert (x[2].count('\n')+1 if x[2] else 0)==k-1 and rest=='\n'.join(whole.split('\n')[k-1:]), (x[0], rest)
+    assert ids==[m.id for m in d.messages], (ids, pages)
+    if tool=='summary_dlg':
+        rows = [r for _,t in pages for r in t.split('\n') if not re.match(r'… [\d,]+ more ', r)]
+        whole,_ = sk.call_tool(tool, dict(dlg='a.ipynb', maxchars=0), root=root)
+        assert all(_row_of(r, w) for r,w in zip(rows, whole.split('\n'))), (rows, whole)
+
+def test_an_empty_answer_fits_too(tmp_path):
+    "r33j: no match (`(no messages)`), an empty dialog's `<dialog>` element: within the budget, or refused naming the least"
+    Dialog('a').save(tmp_path/'e.ipynb')
+    d = Dialog('b'); d.mk_message('x = 1', id='m1'); d.save(tmp_path/'b.ipynb')
+    for tool,a,txt in [('find_msgs', dict(dlg='b.ipynb', pattern='zzz'), '(no messages)'), ('view_dlg', dict(dlg='e.ipynb'), '<dialog name="e">\n</dialog>')]:
+        assert sk.call_tool(tool, a | dict(maxchars=len(txt)), root=tmp_path)==(txt, False)
+        got,err = sk.call_tool(tool, a | dict(maxchars=len(txt)-1), root=tmp_path)
+        assert err and _least(got)==len(txt), got
