@@ -1002,22 +1002,21 @@ def _eols(txt):
 
 def _join(res, old, lines=None):
     "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`"
-    # A line that replaced others takes the first one's ending, an inserted line the one before it;
-    # the text ends with one only if `old` did, or its last line is empty
+    # A kept line keeps its ending; the lines that replaced others end as `replace_lines`' do, the last with the last
+    # replaced one's ending; every line added ends as `line_end` says, as every editor's; the text ends with one only
+    # if `old` did, or its last line is empty
     lines = res.lines if lines is None else lines
     es,os_ = _eols(old),res.origins
-    n,got,dflt = len(os_),[],next((e for e in es if e), '\n')
+    n,got,dflt = len(os_),[],line_end(old)
     nxt,q = [0]*n,len(es)+1
     for j in range(n-1, -1, -1): nxt[j],q = q,os_[j] or q # the origin of the next kept line
     p = 0 # the origin of the last kept line
     for j,o in enumerate(os_):
         if o: e,p = es[o-1],o
-        elif p+1<nxt[j]: e = es[p] # lines p+1 to nxt-1 were replaced: the first one's ending
-        else: # inserted: the ending before it (at the top: after it)
-            if got: e = got[-1]
-            elif nxt[j]<=len(es): e = es[nxt[j]-1]
-            else: e = dflt
-        got.append(e or (got[-1] if got else dflt)) # a last line without one, now followed by others, gets one
+        # the last of the lines that replaced lines p+1 to nxt-1: the last one's ending
+        elif p+1<nxt[j] and (j+1==n or os_[j+1]): e = es[nxt[j]-2]
+        else: e = dflt # an added line
+        got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
     return ''.join(l+e for l,e in zip(lines, got))

@@ -704,6 +704,8 @@ def test_every_editor_ends_its_new_lines_as_line_end_says_in_mixed_text(ls, eols
                  replace_lines=lambda m: m.replace_lines(i, j, 'Q\nR'),
                  str_replace=lambda m: m.str_replace('=', 'Q\nR'),
                  str_replace_regex=lambda m: m.str_replace('(=)', r'Q\nR\1', use_regex=True),
+                 exhash_a=lambda m: m.exhash([(addr(i), 'a', 'Q\nR')]), exhash_i=lambda m: m.exhash([(addr(i), 'i', 'Q')]),
+                 exhash_c=lambda m: m.exhash([(addr(i), 'c', 'Q\nR')]), exhash_d=lambda m: m.exhash([(addr(i), 'd'), (addr(j), 'a', 'Q')]),
                  export=lambda m: setattr(m, 'exported', True))
     def addr(k): return lnhash(k, text_lines(txt)[k-1])
     def ends(t): return collections.Counter(re.findall(r'\r?\n', t))
@@ -738,3 +740,13 @@ def test_the_editors_and_merges_take_their_line_end_from_line_end(monkeypatch):
     d = Dialog('m')
     ms = [d.mk_message(t, msg_type=sprompt, output=t) for t in ('q', 'r')]
     assert d.merge_msgs(*[m.id for m in ms]).ai_res == 'q\r\n\r\nr'
+
+def test_exhash_ends_an_added_line_as_line_end_says_in_mixed_text():
+    "In a text of mixed line ends, a line exhash adds ends as every editor's added lines do (`line_end`, the text's first), not as its neighbour"
+    m = Message('a\nb\r\nc')
+    m.exhash([(lnhash(2, 'b'), 'a', 'new')])
+    assert m.content == 'a\nb\r\nnew\nc'  # (the line before it ends CR LF)
+    m = Message('a\nb\r\nc')
+    m.exhash([(lnhash(2, 'b'), 'c', 'X\nY')])
+    assert m.content == 'a\nX\nY\r\nc'  # the lines replacing b: the last one with b's ending, as replace_lines does
+    m = Message('a\nb\r\nc'); m.replace_lines(2, 2, 'X\nY'); assert m.content == 'a\nX\nY\r\nc'
