@@ -1689,4 +1689,5 @@ d = { 'settings': { 'branch': 'main',
                              'dialog.view.rel_path': ('view.html#rel_path', 'dialog/view.py'),
                              'dialog.view.term_safe': ('view.html#term_safe', 'dialog/view.py'),
                              'dialog.view.text_lines': ('view.html#text_lines', 'dialog/view.py'),
+                             'dialog.view.view_finditer': ('view.html#view_finditer', 'dialog/view.py'),
                              'dialog.view.with_out': ('view.html#with_out', 'dialog/view.py')}}}

@@ -899,10 +899,10 @@ def add_output(self:Message,
     return o
 
 # %% ../nbs/01_core.ipynb #831b88fa
-def line_end(s:str): # A message's text
-    "The line end `s` uses, its first line's: '\\r\\n' or '\\n' ('\\n' when it has none); the line end new lines take"
-    m = re.search(r'\r?\n', s)
-    return m[0] if m else '\n'
+def line_end(*texts:str): # Texts, in order: the first that has a line end decides
+    "The line end new lines take: the first in `texts` ('\\r\\n' or '\\n'; '\\n' when none has one)"
+    # the one rule for every line the library adds to a text: the editors', the export directive's, a merge's
+    return next((m[0] for s in texts if (m := re.search(r'\r?\n', s))), '\n')
 
 # %% ../nbs/01_core.ipynb #8dfe9266
 # a line ends at a LF or CR LF: a directive line's CR is its line end's
@@ -1003,7 +1003,7 @@ def merge_content(self:Message,
                   mtype:str): # The merge target's msg_type
     "This message's content contribution when merged into a `mtype` message; hosts override for their own conventions"
     # the lines it adds end as the message's own do (`line_end`): CR LF ones around a CR LF text
-    e = line_end(self.content if '\n' in self.content or self.msg_type!=sprompt else self.ai_res or '')
+    e = line_end(self.content, (self.ai_res or '') if self.msg_type==sprompt else '')  # (a one-line prompt: its reply's)
     if mtype==snote and self.msg_type==sprompt: return f'## AI Prompt{e}{self.content}{e}## AI Response{e}{self.ai_res}'
     if mtype==snote and self.msg_type==scode: return f'```python{e}{self.content}{e}```'
     return self.content
@@ -1039,7 +1039,7 @@ def merge_parts(msgs, # The messages to merge, in order
     cs,dirs,parts = [m.merge_content(mtype) for m in msgs],{},[]
     # the lines it adds (its directives, the blank line between parts, and the lines `merge_content` put around a text
     # with no line end of its own) end as its parts' own lines do: the first's that has one
-    e = next((line_end(c) for m,c in zip(msgs, cs) if '\n' in m.content), None) or next((line_end(c) for c in cs if '\n' in c), '\n')
+    e = line_end(*[c for m,c in zip(msgs, cs) if '\n' in m.content], *cs)  # (a part's own line ends before merge_content's)
     cs = [c if '\n' in m.content or '\r' in c else c.replace('\n', e) for m,c in zip(msgs, cs)]
     for c in cs:
         d,body = _split_dirs(c)

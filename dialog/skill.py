@@ -80,7 +80,7 @@ from .nbjson import short_repr
 import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, warnings
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
-from .view import line_range, msg2xml, out_maxlen, term_safe, text_lines, with_out # importing dialog.view adds `Dialog.find_msgs`
+from .view import line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
 
 # %% ../nbs/13_skill.ipynb #8ae67381
 class Session:
@@ -924,9 +924,8 @@ def insert_line(
     n = len(text_lines(text))
     if not 0<=insert_line<=n: raise ValueError(f'Invalid line {insert_line}. Valid range: 0-{n}')
     if not text: return new_str
-    new_str = _ended(new_str, text)
+    new_str,eol = _ended(new_str, text),line_end(text)  # the new line ends as its lines do (`_ended`'s rule)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
-    eol = ends[0][0] if ends else '\n'  # the text's own line end, for the new line
     if insert_line>len(ends):
         # after a last line with no end (a CR it ends with stays its own)
         return text + ('\r\n' if text[-1]=='\r' else eol) + new_str
@@ -981,19 +980,13 @@ def del_lines(
 
 # %% ../nbs/13_skill.ipynb #51e5b4f3
 def _view_sub(pat, repl, s, n=None, label=''):
-    "`re.sub(pat, repl, s, n)` matching `s` as the views show it, each CR LF a LF; the text between the matches kept as it is"
-    # so `.` and a group never take a line end's CR, and `$` matches at a line's visible end (`find_msgs` reads a text so)
-    v = s.replace('\r\n', '\n')
-    crs = [mt.start()-j for j,mt in enumerate(re.finditer('\r\n', s))]  # the LFs of `v` that follow a CR in `s`
-    res,prev,j = [],0,0
-    def at(i): # A place in `v` (asked in order), in `s`: a match taking a LF takes its CR too
-        nonlocal j
-        while j<len(crs) and crs[j]<i: j += 1
-        return i+j
-    for k,mt in enumerate(re.finditer(pat, v)):
+    "`re.sub(pat, repl, s, n)` matching `s` as the views show it (`view_finditer`); the text between the matches kept as it is"
+    # so `.` and a group never take a line end's CR, and `$` matches at a line's visible end, as `find_msgs` reads a text
+    res,prev = [],0
+    for k,(mt,a,b) in enumerate(view_finditer(pat, s)):
         if n and k>=n: break
-        res += [s[prev:at(mt.start())], repl(mt)]
-        prev = at(mt.end())
+        res += [s[prev:a], repl(mt)]
+        prev = b
     if not res: raise ValueError(f"Failed to find {pat!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
     return ''.join(res) + s[prev:]
 
@@ -1111,22 +1104,21 @@ def _eols(txt):
 
 def _join(res, old, lines=None):
     "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`"
-    # A line that replaced others takes the first one's ending, an inserted line the one before it;
-    # the text ends with one only if `old` did, or its last line is empty
+    # A kept line keeps its ending; the lines that replaced others end as `replace_lines`' do, the last with the last
+    # replaced one's ending; every line added ends as `line_end` says, as every editor's; the text ends with one only
+    # if `old` did, or its last line is empty
     lines = res.lines if lines is None else lines
     es,os_ = _eols(old),res.origins
-    n,got,dflt = len(os_),[],next((e for e in es if e), '\n')
+    n,got,dflt = len(os_),[],line_end(old)
     nxt,q = [0]*n,len(es)+1
     for j in range(n-1, -1, -1): nxt[j],q = q,os_[j] or q # the origin of the next kept line
     p = 0 # the origin of the last kept line
     for j,o in enumerate(os_):
         if o: e,p = es[o-1],o
-        elif p+1<nxt[j]: e = es[p] # lines p+1 to nxt-1 were replaced: the first one's ending
-        else: # inserted: the ending before it (at the top: after it)
-            if got: e = got[-1]
-            elif nxt[j]<=len(es): e = es[nxt[j]-1]
-            else: e = dflt
-        got.append(e or (got[-1] if got else dflt)) # a last line without one, now followed by others, gets one
+        # the last of the lines that replaced lines p+1 to nxt-1: the last one's ending
+        elif p+1<nxt[j] and (j+1==n or os_[j+1]): e = es[nxt[j]-2]
+        else: e = dflt # an added line
+        got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
     return ''.join(l+e for l,e in zip(lines, got))
@@ -1358,7 +1350,7 @@ def merge_msgs(self:Dialog,
     content,meta = merge_parts(ms, t)
     atts = [a for m in ms for a in (m.attachments or [])]
     rs = [r for x in ms if (r := x.ai_res)] if t==sprompt else []
-    e = next((line_end(r) for r in rs if '\n' in r), '\n')  # (as `merge_parts` joins the requests: their own line end)
+    e = line_end(*rs)  # (the rule `merge_parts` joins the requests by: the first one's with a line end)
     replies = (e*2).join(rs)
     self.remove_msgs(ms[1:])
     m = ms[0]

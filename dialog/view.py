@@ -13,7 +13,7 @@ Docs: https://nbdialog.github.io/nbdialog/view.html.md"""
 
 # %% auto #0
 __all__ = ['out_maxlen', 'rel_path', 'dlg_where', 'pick_msg', 'pick_msgs', 'term_safe', 'msg2xml', 'text_lines', 'line_range',
-           'with_out', 'msg2md', 'dlg2md', 'find_pattern', 'match_line']
+           'with_out', 'msg2md', 'dlg2md', 'find_pattern', 'view_finditer', 'match_line']
 
 # %% ../nbs/04_view.ipynb #a4cb53d1
 from fastcore.utils import *
@@ -499,6 +499,16 @@ def find_pattern(pattern:str, # Regex (or plain text) searched for
     try: return re.compile(re.escape(pattern) if plain else pattern, re.M | (0 if case else re.I))
     except re.error as e: raise ValueError(f'bad pattern {_q(pattern)}: {e}') from None
 
+# %% ../nbs/04_view.ipynb #780a41cb
+def view_finditer(pat, # A regex, or a compiled pattern
+                  txt:str): # The text searched
+    "`re.finditer(pat, txt)` reading `txt` as the views show it, each CR LF a LF: `(match, start, end)`, `start:end` its place in `txt`"
+    # the match (its groups, `mt.string`) is of the text as viewed; a match that takes a LF takes the CR before it too
+    v = txt.replace('\r\n', '\n')
+    crs = [mt.start()-j for j,mt in enumerate(re.finditer('\r\n', txt))] if len(v)<len(txt) else []  # the LFs of `v` a CR went before
+    def at(i): return i + bisect.bisect_left(crs, i)  # a place in `v`, in `txt`
+    for mt in re.finditer(pat, v): yield mt, at(mt.start()), at(mt.end())
+
 # %% ../nbs/04_view.ipynb #64df6153
 def match_line(m, # The `Message` searched
                pat, # A compiled pattern, as `find_pattern` makes it
@@ -506,8 +516,9 @@ def match_line(m, # The `Message` searched
     "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
-        t = t.replace('\r\n', '\n')  # a line's text is without its line end: `$` matches before a CR LF too
-        if (mt := pat.search(t)) is None: continue
+        # a line's text is without its line end (`view_finditer`): `$` matches before a CR LF too
+        if (hit := first(view_finditer(pat, t))) is None: continue
+        mt = hit[0]; t = mt.string
         lo,hi = t.rfind('\n', 0, mt.start())+1,t.find('\n', mt.start())
         return (where or t.count('\n', 0, lo)+1), t[lo:None if hi<0 else hi]
     return None

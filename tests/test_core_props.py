@@ -1,5 +1,5 @@
 "Property tests of dialog.core: identity, insertion positions, kernel stream handling, export directives."
-import pytest
+import pytest, re
 from hypothesis import given, strategies as st
 from dialog.core import *
 
@@ -222,3 +222,11 @@ def test_state_of_forgets_a_form_as_setting_ipynb_form_does():
 def test_state_of_takes_no_dialog():
     "A state is of a message in no dialog"
     with pytest.raises(TypeError, match='no dialog'): Message.state_of('x', dlg=None)
+
+_ended_txt = st.lists(st.sampled_from(['a', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=6).map(''.join)
+
+@given(st.lists(_ended_txt, max_size=4))
+def test_line_end_of_several_texts_is_the_first_ones_that_has_one(ts):
+    "One rule for the line end new lines take (an editor's, the export directive's, a merge's): `line_end(*texts)` is the first text's that has a line end (its first line's, LF or CR LF); LF when none has, a lone CR or U+2028 ending none"
+    first = next((t for t in ts if '\n' in t), '')
+    assert line_end(*ts) == line_end(first) == (re.search(r'\r?\n', first) or ['\n'])[0]

@@ -1,5 +1,5 @@
 "dialog.skill's editors: line endings kept by exhash, one range rule for the two line views, edits that say whether they changed the text, core's type check, tool schemas from annotations"
-import ast, inspect, json, re
+import ast, collections, inspect, json, re
 from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
@@ -8,7 +8,7 @@ from fastcore.tools import lnhash
 from dialog.core import *
 from dialog.ipynb import *
 import dialog.skill as sk
-from dialog.view import text_lines
+from dialog.view import find_pattern, match_line, text_lines
 
 # --- exhash keeps the line endings it didn't edit
 
@@ -669,3 +669,84 @@ def test_ast_replace_edits_only_the_lines_the_finders_take_as_python(tmp_path):
     before = p.read_bytes()
     r = sk.msg_ast_replace('c4', [['if x: $$$B', 'pass']], dlg=p)  # a rule that would swallow a magic line: refused, nothing written
     assert r.error and 'not Python' in r and p.read_bytes()==before, r
+
+# --- one rule for the line ends a regex sees and the line ends an edit adds (issue 33)
+
+_mixed = st.lists(st.sampled_from(['a', 'b', '1', ' ', '=', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=14).map(''.join)
+_finds = [r'\d$', '^a', r'b\s', '.$', r'\s', r'a[\s\S]b', r'\n', '$', '^$', r'b\n1', '=', r'\s+\d', '^[^a]*$']
+
+@settings(max_examples=400, deadline=None)
+@given(_mixed, st.sampled_from(_finds))
+def test_find_msgs_and_a_regex_edit_match_the_same_line(txt, pat):
+    "A regex (not naming a CR) sees each line as the views show it, in find_msgs and in msg_str_replace(use_regex=True) alike (`view_finditer`): the line find_msgs reports is the line the edit changes first, whatever the line ends (LF, CR LF, mixed) or a line holds (a lone CR, U+2028)"
+    hit = match_line(Message(txt), find_pattern(pat, case=True))
+    assert (hit is not None) == bool(Dialog('d', [Message(txt, id='m')]).find_msgs(pat, case=True))
+    m = Message(txt)
+    r = m.str_replace(f'(?m)(?={pat})', '¤', use_regex=True, n_matches=1)  # a mark where the first match starts (`^`, `$` at each line, as find_pattern reads them)
+    assert r.error == (hit is None), (r, hit)
+    if hit is None: return
+    ls = text_lines(m.content)
+    k = next(i for i,l in enumerate(ls) if '¤' in l)
+    assert (k+1, ls[k].replace('¤', '')) == hit
+
+_eq_lines = st.lists(st.sampled_from(['a = 1', 'b\r= 2', 'c\u2028= 3', '', 'x\x0cy']), min_size=1, max_size=5)
+
+@settings(max_examples=300, deadline=None)
+@given(_eq_lines, st.lists(st.sampled_from(['\n', '\r\n']), min_size=5, max_size=5), st.booleans(), st.data())
+def test_every_editor_ends_its_new_lines_as_line_end_says_in_mixed_text(ls, eols, final, data):
+    "In a text of mixed line ends (with a lone CR or U+2028 inside a line), every line end an editor adds is `line_end`'s: the text's first"
+    txt = ''.join(l+e for l,e in zip(ls, eols))
+    if not final: txt = txt[:-len(eols[len(ls)-1])]
+    assume(txt)
+    n,e = len(text_lines(txt)),line_end(txt)
+    i = data.draw(st.integers(1, n)); j = data.draw(st.integers(i, n))
+    edits = dict(insert_line=lambda m: m.insert_line(data.draw(st.integers(0, n)), 'Q\nR'),
+                 replace_lines=lambda m: m.replace_lines(i, j, 'Q\nR'),
+                 str_replace=lambda m: m.str_replace('=', 'Q\nR'),
+                 str_replace_regex=lambda m: m.str_replace('(=)', r'Q\nR\1', use_regex=True),
+                 exhash_a=lambda m: m.exhash([(addr(i), 'a', 'Q\nR')]), exhash_i=lambda m: m.exhash([(addr(i), 'i', 'Q')]),
+                 exhash_c=lambda m: m.exhash([(addr(i), 'c', 'Q\nR')]), exhash_d=lambda m: m.exhash([(addr(i), 'd'), (addr(j), 'a', 'Q')]),
+                 export=lambda m: setattr(m, 'exported', True))
+    def addr(k): return lnhash(k, text_lines(txt)[k-1])
+    def ends(t): return collections.Counter(re.findall(r'\r?\n', t))
+    for k,f in edits.items():
+        m = Message(txt)
+        if getattr(f(m), 'error', False):  # (no `=` to replace; a line both deleted and added after)
+            assert k in ('str_replace', 'str_replace_regex', 'exhash_d'), (k, m.content)
+            continue
+        assert set(ends(m.content) - ends(txt)) <= {e}, (k, m.content)
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.sampled_from(['a = 1', '#| export', 'b\rc', '']), min_size=1, max_size=3),
+                          st.sampled_from(['\n', '\r\n'])), min_size=2, max_size=4), st.sampled_from([scode, sprompt]))
+def test_a_merge_of_mixed_parts_ends_what_it_adds_as_line_end_says(parts, typ):
+    "merge_msgs (merge_parts, the replies): the line ends a merge adds are `line_end`'s of its parts, the first one's that has one, the requests' and the replies' alike"
+    d = Dialog('m')
+    texts = [eol.join(p) for p,eol in parts]
+    ms = [d.mk_message(t, msg_type=typ, **(dict(output=t.upper()) if typ==sprompt else {})) for t in texts]
+    def ends(t): return collections.Counter(re.findall(r'\r?\n', t))
+    m = d.merge_msgs(*[m.id for m in ms])
+    assert set(ends(m.content) - sum(map(ends, texts), collections.Counter())) <= {line_end(*texts)}, m.content
+    if typ==sprompt:
+        rs = [t.upper() for t in texts]
+        assert set(ends(m.ai_res) - sum(map(ends, rs), collections.Counter())) <= {line_end(*rs)}, m.ai_res
+
+def test_the_editors_and_merges_take_their_line_end_from_line_end(monkeypatch):
+    "One place for the rule: every line an editor or a merge adds ends as `line_end` says, so a change to it changes them all (insert_line had a copy of its own)"
+    monkeypatch.setattr(sk, 'line_end', lambda *texts: '\r\n')
+    assert sk.insert_line('a\nb', 1, 'x') == 'a\nx\r\nb'
+    assert sk.insert_line('a\nb', 2, 'x\ny') == 'a\nb\r\nx\r\ny'  # (the last line gains the line end)
+    assert sk.replace_lines('a\nb', 1, 1, 'x\ny') == 'x\r\ny\nb'
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=sprompt, output=t) for t in ('q', 'r')]
+    assert d.merge_msgs(*[m.id for m in ms]).ai_res == 'q\r\n\r\nr'
+
+def test_exhash_ends_an_added_line_as_line_end_says_in_mixed_text():
+    "In a text of mixed line ends, a line exhash adds ends as every editor's added lines do (`line_end`, the text's first), not as its neighbour"
+    m = Message('a\nb\r\nc')
+    m.exhash([(lnhash(2, 'b'), 'a', 'new')])
+    assert m.content == 'a\nb\r\nnew\nc'  # (the line before it ends CR LF)
+    m = Message('a\nb\r\nc')
+    m.exhash([(lnhash(2, 'b'), 'c', 'X\nY')])
+    assert m.content == 'a\nX\nY\r\nc'  # the lines replacing b: the last one with b's ending, as replace_lines does
+    m = Message('a\nb\r\nc'); m.replace_lines(2, 2, 'X\nY'); assert m.content == 'a\nX\nY\r\nc'

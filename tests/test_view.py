@@ -111,3 +111,16 @@ def test_an_output_cannot_end_the_out_section_or_forge_what_follows(texts):
     if len(x)==0: assert unescape(sec)==x.text  # a lone output: its text as the XML view has it
     else:  # several: each in its tag, its text as the XML view has it (but the line end before its end tag)
         assert [(e.tag, e.text.rstrip('\n')) for e in x]==[(t, unescape(v)) for t,v in re.findall(r'<(\w+)>\n(.*?)\n</\1>', sec, re.S)]
+
+_vtxt = st.lists(st.sampled_from(['a', 'b', '1', ' ', '\n', '\r\n', '\r', '\u2028']), max_size=12).map(''.join)
+_vpats = [r'\d$', '^a', r'b\s', '.$', r'\s', r'a[\s\S]b', r'\n', '$', '^$', r'b\n1', '.', r'\s+', '']
+
+@given(_vtxt, st.sampled_from(_vpats), st.booleans())
+def test_view_finditer_matches_the_view_and_places_each_match_in_the_text(txt, pat, multi):
+    "`view_finditer` (the rule find_msgs and a regex edit share) matches the text as the views show it, each CR LF a LF; each match's place in the text holds what it matched, never cutting a CR LF"
+    pat = re.compile(pat, re.M if multi else 0)
+    got = list(view_finditer(pat, txt))
+    assert [mt.span() for mt,*_ in got] == [mt.span() for mt in pat.finditer(txt.replace('\r\n', '\n'))]
+    cuts = [0] + [x for _,a,b in got for x in (a, b)] + [len(txt)]
+    assert cuts == sorted(cuts) and not any(0<x<len(txt) and txt[x-1:x+1]=='\r\n' for x in cuts)
+    assert [txt[a:b].replace('\r\n', '\n') for _,a,b in got] == [mt[0] for mt,*_ in got]
