@@ -500,11 +500,13 @@ def find_pattern(pattern:str, # Regex (or plain text) searched for
     except re.error as e: raise ValueError(f'bad pattern {_q(pattern)}: {e}') from None
 
 # %% ../nbs/04_view.ipynb #780a41cb
+def _viewed(txt): return txt.replace('\r\n', '\n')  # a text as the views show it: each CR LF a LF (a line's text is without its line end)
+
 def view_finditer(pat, # A regex, or a compiled pattern
                   txt:str): # The text searched
     "`re.finditer(pat, txt)` reading `txt` as the views show it, each CR LF a LF: `(match, start, end)`, `start:end` its place in `txt`"
-    # the match (its groups, `mt.string`) is of the text as viewed; a match that takes a LF takes the CR before it too
-    v = txt.replace('\r\n', '\n')
+    # the match (its groups, `mt.string`) is of the text as viewed (`_viewed`); a match that takes a LF takes the CR before it too
+    v = _viewed(txt)
     crs = [mt.start()-j for j,mt in enumerate(re.finditer('\r\n', txt))] if len(v)<len(txt) else []  # the LFs of `v` a CR went before
     def at(i): return i + bisect.bisect_left(crs, i)  # a place in `v`, in `txt`
     for mt in re.finditer(pat, v): yield mt, at(mt.start()), at(mt.end())
@@ -516,9 +518,9 @@ def match_line(m, # The `Message` searched
     "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
-        # a line's text is without its line end (`view_finditer`): `$` matches before a CR LF too
-        if (hit := first(view_finditer(pat, t))) is None: continue
-        mt = hit[0]; t = mt.string
+        # the text as `view_finditer` reads it (`_viewed`): `$` matches before a CR LF too. Only the first match,
+        # and where it is in the text as viewed: no place in `t` to work out
+        if (mt := pat.search(t := _viewed(t))) is None: continue
         lo,hi = t.rfind('\n', 0, mt.start())+1,t.find('\n', mt.start())
         return (where or t.count('\n', 0, lo)+1), t[lo:None if hi<0 else hi]
     return None
