@@ -2462,12 +2462,17 @@ def _alternating(ms):
 
 # %% ../nbs/05_chat.ipynb #3204fb3f
 # An image's mode, as OpenAI's vision fine-tuning reads it (RGB or RGBA) from the image's own header
-_png_modes = {0: 'L', 2: 'RGB', 3: 'P', 4: 'LA', 6: 'RGBA'}  # a PNG's colour type, as Pillow names the mode it opens
-_mode_names = dict(L='grayscale', LA='grayscale with alpha', P='palette', CMYK='CMYK')
+# a PNG's (bit depth, colour type), as Pillow names the mode it opens (its own table: a test tries every one)
+_png_modes = {(1, 0): '1', (2, 0): 'L', (4, 0): 'L', (8, 0): 'L', (16, 0): 'I;16', (8, 2): 'RGB', (16, 2): 'RGB',
+              (1, 3): 'P', (2, 3): 'P', (4, 3): 'P', (8, 3): 'P', (8, 4): 'LA', (16, 4): 'RGBA', (8, 6): 'RGBA',
+              (16, 6): 'RGBA'}
+_mode_names = {'1': 'bilevel', 'L': 'grayscale', 'I;16': '16-bit grayscale', 'LA': 'grayscale with alpha',
+               'P': 'palette', 'CMYK': 'CMYK'}
 
 def _img_mode(raw):
     "The mode JPEG, PNG or WEBP bytes `raw` state in their header, as Pillow names it ('RGB', 'L', 'P'...), or None"
-    if raw[:8]==b'\x89PNG\r\n\x1a\n': return _png_modes.get(raw[25]) if raw[12:16]==b'IHDR' and len(raw)>25 else None
+    if raw[:8]==b'\x89PNG\r\n\x1a\n':
+        return _png_modes.get((raw[24], raw[25])) if raw[12:16]==b'IHDR' and len(raw)>25 else None
     if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP':  # colour, with alpha or without: a WEBP holds no other mode
         c = raw[12:16]
         if c not in (b'VP8 ', b'VP8L', b'VP8X'): return None
@@ -2475,10 +2480,11 @@ def _img_mode(raw):
         return 'RGBA' if alpha else 'RGB'
     if raw[:2]!=b'\xff\xd8': return None
     i = 2  # a JPEG: its segments up to the frame header (SOF), whose component count is the mode
-    while i+9<len(raw) and raw[i]==0xff:
+    while i+9<len(raw):
+        if raw[i]!=0xff: i += 1; continue  # a stray byte between segments, which Pillow skips too
         m = raw[i+1]
         if m==0xff: i += 1; continue  # fill
-        if m in (0x01, 0xd8) or 0xd0<=m<=0xd7: i += 2; continue  # no length
+        if m in (0x00, 0x01, 0xd8) or 0xd0<=m<=0xd7: i += 2; continue  # no length (0xff00: an escaped 0xff, skipped)
         if 0xc0<=m<=0xcf and m not in (0xc4, 0xc8, 0xcc): return {1: 'L', 3: 'RGB', 4: 'CMYK'}.get(raw[i+9])
         if m==0xda: return None  # the image data, and no frame header before it
         i += 2 + int.from_bytes(raw[i+2:i+4], 'big')
