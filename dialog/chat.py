@@ -30,7 +30,7 @@ __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'im
            'has_tool_block', 'think_spans', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file',
            'result_image', 'Codec', 'tool_id', 'tool_ids', 'img_type', 'img_size', 'fit_image', 'dlg2chat',
            'refusal_text', 'call_args', 'think_block', 'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens',
-           'chk_drop', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'chk_drop', 'chk_ft_examples', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/05_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -2524,14 +2524,21 @@ def _ft_images(d, oa, imgs):
         raise ValueError(f"dialog {d.name!r}: message {m.id!r} sends {why}: {how}")
     return n
 
-def _ft_line(d, oa, imgs, seen):
-    "Check the images of `d`'s `openai_ft` line, the next after `seen` (its file's `[lines, lines with images]`)"
-    if not _ft_images(d, oa, imgs): return
-    if seen[1]>=(n := ft_img_limits['examples']):
-        msg = (f"dialog {d.name!r}: line {seen[0]+1:,} holds images, and the lines before it hold {n:,} examples with "
+def chk_ft_examples(name:str, # The dialog whose `openai_ft` line holds images
+                    line:int, # That line's number in its file (from 1)
+                    before:int): # How many lines before it in that file hold images
+    "Raise a `ValueError` naming dialog `name` and its `line` when OpenAI's fine-tuning takes no more examples with images in one file"
+    if before>=(n := ft_img_limits['examples']):
+        msg = (f"dialog {name!r}: line {line:,} holds images, and the lines before it hold {n:,} examples with "
                "images, the most OpenAI's fine-tuning takes in one training file: write the dialogs to several files")
         raise ValueError(msg)
-    seen[1] += 1
+
+def _ft_line(d, oa, imgs, seen, count=True):
+    "Check the images of `d`'s `openai_ft` line, the next after `seen` (its file's `[lines, lines with images]`): any?"
+    # `count` False: the lines are a part of a file, whose writer counts those with images (`chk_ft_examples`)
+    if not _ft_images(d, oa, imgs): return False
+    if count: chk_ft_examples(d.name, seen[0]+1, seen[1]); seen[1] += 1
+    return True
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7
 _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI takes
@@ -2651,7 +2658,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                fname, # The file to write
                fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
                drop=None, # Conversations to leave out besides those with nothing to send (see `chk_drop`)
-               shape:str='chat'): # What a line holds: one of `jsonl_shapes`
+               shape:str='chat', # What a line holds: one of `jsonl_shapes`
+               img_lines:list=None): # `openai_ft`, writing a part of a file: gets `(line, dialog)` (from 0) of each line with images, for the file's writer to check (`chk_ft_examples`)
     "Write `dlgs` as JSON Lines, one line in `shape` per dialog with anything to send; returns the file's `Path`"
     rules = chk_drop(drop)
     seen = [0, 0]  # the lines written, and those of them with images (`openai_ft`: OpenAI takes so many in a file)
@@ -2674,7 +2682,9 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
             if r is None: return b''
-            if shape=='openai_ft': _ft_line(d, oa, imgs, seen)  # its images, within the rules for an example and a file
+            # its images, within the rules for an example and a file (a part of a file: its writer counts them)
+            if shape=='openai_ft' and _ft_line(d, oa, imgs, seen, img_lines is None) and img_lines is not None:
+                img_lines.append((seen[0], i))
             seen[0] += 1
             return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e:

@@ -670,6 +670,24 @@ def test_openai_ft_file_holds_so_many_examples_with_images(tmp_path, monkeypatch
     assert len(lines(dlgs2jsonl(dl, tmp_path/'f.jsonl', shape='openai_ft', drop='has_image'))) == 2
     assert len(lines(dlgs2jsonl(dl, tmp_path/'c.jsonl'))) == 5  # a 'chat' line is a request: no training file's limit
 
+def test_paths2jsonl_holds_the_examples_limit_across_chunks(tmp_path, monkeypatch):
+    "`paths2jsonl` converts a chunk at a time, and OpenAI's examples-with-images limit is the whole file's: the line over it is refused with `dlgs2jsonl`'s error (its dialog, its line in the file), naming its file, and no file is written; at the limit, every line is"
+    import dialog.chat as c
+    monkeypatch.setitem(c.ft_img_limits, 'examples', 2)
+    dl = [plain_dlg(), _pic('p1', (tiny_png, 'image/png')), plain_dlg(), _pic('p3', (tiny_png, 'image/png')), _pic('p4', (tiny_png, 'image/png'))]
+    src = tmp_path/'src'
+    for i, d in enumerate(dl): d.save(src/f'a{i}.ipynb')
+    from dialog.dataset import read_dialogs
+    with pytest.raises(ValueError) as want: dlgs2jsonl(list(read_dialogs(src)), tmp_path/'d.jsonl', shape='openai_ft')
+    rule = str(want.value).split('dialog 4: ', 1)[1]
+    assert rule.startswith("dialog 'a4': line 5 holds images")
+    f = tmp_path/'o.jsonl'
+    with pytest.raises(ValueError) as e: paths2jsonl(src, f, shape='openai_ft', workers=0)
+    assert str(e.value) == f"{f}: {src/'a4.ipynb'}: {rule}"
+    assert not f.exists() and not list(tmp_path.glob('.o.jsonl*'))
+    (src/'a4.ipynb').unlink()
+    assert sum('image_url' in json.dumps(l) for l in lines(paths2jsonl(src, f, shape='openai_ft', workers=0))) == 2
+
 def test_a_chat_line_over_the_request_limit_gets_the_writers_advice(tmp_path, monkeypatch):
     "A 'chat' line over the request limit by its text: the error gives the JSON Lines writer's advice (leave the dialog out, or write a training shape) where `dlg2chat` gives a sender's; the error is built with it, so a dialog whose name spells the sender's advice keeps its name"
     import dialog.chat as c
