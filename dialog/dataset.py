@@ -78,7 +78,8 @@ def _is_session(p):
     # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
     # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole), so `nbdialog sessions` and a folder's
     # listing agree: other JSON Lines (an event log, a saved `claude -p --output-format stream-json` run, a
-    # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`)
+    # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`),
+    # and `find_sessions` warns of it
     try: return sess_agent(p) is not None
     except (OSError, ValueError): return None
 
