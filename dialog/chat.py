@@ -30,7 +30,7 @@ __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'im
            'has_tool_block', 'think_spans', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file',
            'result_image', 'Codec', 'tool_id', 'tool_ids', 'img_type', 'img_size', 'fit_image', 'dlg2chat',
            'refusal_text', 'call_args', 'think_block', 'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens',
-           'chk_drop', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'chk_drop', 'chk_ft_examples', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
 
 # %% ../nbs/05_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -2462,12 +2462,17 @@ def _alternating(ms):
 
 # %% ../nbs/05_chat.ipynb #3204fb3f
 # An image's mode, as OpenAI's vision fine-tuning reads it (RGB or RGBA) from the image's own header
-_png_modes = {0: 'L', 2: 'RGB', 3: 'P', 4: 'LA', 6: 'RGBA'}  # a PNG's colour type, as Pillow names the mode it opens
-_mode_names = dict(L='grayscale', LA='grayscale with alpha', P='palette', CMYK='CMYK')
+# a PNG's (bit depth, colour type), as Pillow names the mode it opens (its own table: a test tries every one)
+_png_modes = {(1, 0): '1', (2, 0): 'L', (4, 0): 'L', (8, 0): 'L', (16, 0): 'I;16', (8, 2): 'RGB', (16, 2): 'RGB',
+              (1, 3): 'P', (2, 3): 'P', (4, 3): 'P', (8, 3): 'P', (8, 4): 'LA', (16, 4): 'RGBA', (8, 6): 'RGBA',
+              (16, 6): 'RGBA'}
+_mode_names = {'1': 'bilevel', 'L': 'grayscale', 'I;16': '16-bit grayscale', 'LA': 'grayscale with alpha',
+               'P': 'palette', 'CMYK': 'CMYK'}
 
 def _img_mode(raw):
     "The mode JPEG, PNG or WEBP bytes `raw` state in their header, as Pillow names it ('RGB', 'L', 'P'...), or None"
-    if raw[:8]==b'\x89PNG\r\n\x1a\n': return _png_modes.get(raw[25]) if raw[12:16]==b'IHDR' and len(raw)>25 else None
+    if raw[:8]==b'\x89PNG\r\n\x1a\n':
+        return _png_modes.get((raw[24], raw[25])) if raw[12:16]==b'IHDR' and len(raw)>25 else None
     if raw[:4]==b'RIFF' and raw[8:12]==b'WEBP':  # colour, with alpha or without: a WEBP holds no other mode
         c = raw[12:16]
         if c not in (b'VP8 ', b'VP8L', b'VP8X'): return None
@@ -2475,10 +2480,11 @@ def _img_mode(raw):
         return 'RGBA' if alpha else 'RGB'
     if raw[:2]!=b'\xff\xd8': return None
     i = 2  # a JPEG: its segments up to the frame header (SOF), whose component count is the mode
-    while i+9<len(raw) and raw[i]==0xff:
+    while i+9<len(raw):
+        if raw[i]!=0xff: i += 1; continue  # a stray byte between segments, which Pillow skips too
         m = raw[i+1]
         if m==0xff: i += 1; continue  # fill
-        if m in (0x01, 0xd8) or 0xd0<=m<=0xd7: i += 2; continue  # no length
+        if m in (0x00, 0x01, 0xd8) or 0xd0<=m<=0xd7: i += 2; continue  # no length (0xff00: an escaped 0xff, skipped)
         if 0xc0<=m<=0xcf and m not in (0xc4, 0xc8, 0xcc): return {1: 'L', 3: 'RGB', 4: 'CMYK'}.get(raw[i+9])
         if m==0xda: return None  # the image data, and no frame header before it
         i += 2 + int.from_bytes(raw[i+2:i+4], 'big')
@@ -2518,14 +2524,21 @@ def _ft_images(d, oa, imgs):
         raise ValueError(f"dialog {d.name!r}: message {m.id!r} sends {why}: {how}")
     return n
 
-def _ft_line(d, oa, imgs, seen):
-    "Check the images of `d`'s `openai_ft` line, the next after `seen` (its file's `[lines, lines with images]`)"
-    if not _ft_images(d, oa, imgs): return
-    if seen[1]>=(n := ft_img_limits['examples']):
-        msg = (f"dialog {d.name!r}: line {seen[0]+1:,} holds images, and the lines before it hold {n:,} examples with "
+def chk_ft_examples(name:str, # The dialog whose `openai_ft` line holds images
+                    line:int, # That line's number in its file (from 1)
+                    before:int): # How many lines before it in that file hold images
+    "Raise a `ValueError` naming dialog `name` and its `line` when OpenAI's fine-tuning takes no more examples with images in one file"
+    if before>=(n := ft_img_limits['examples']):
+        msg = (f"dialog {name!r}: line {line:,} holds images, and the lines before it hold {n:,} examples with "
                "images, the most OpenAI's fine-tuning takes in one training file: write the dialogs to several files")
         raise ValueError(msg)
-    seen[1] += 1
+
+def _ft_line(d, oa, imgs, seen, count=True):
+    "Check the images of `d`'s `openai_ft` line, the next after `seen` (its file's `[lines, lines with images]`): any?"
+    # `count` False: the lines are a part of a file, whose writer counts those with images (`chk_ft_examples`)
+    if not _ft_images(d, oa, imgs): return False
+    if count: chk_ft_examples(d.name, seen[0]+1, seen[1]); seen[1] += 1
+    return True
 
 # %% ../nbs/05_chat.ipynb #eda3ccc7
 _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI takes
@@ -2645,7 +2658,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                fname, # The file to write
                fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
                drop=None, # Conversations to leave out besides those with nothing to send (see `chk_drop`)
-               shape:str='chat'): # What a line holds: one of `jsonl_shapes`
+               shape:str='chat', # What a line holds: one of `jsonl_shapes`
+               img_lines:list=None): # `openai_ft`, writing a part of a file: gets `(line, dialog)` (from 0) of each line with images, for the file's writer to check (`chk_ft_examples`)
     "Write `dlgs` as JSON Lines, one line in `shape` per dialog with anything to send; returns the file's `Path`"
     rules = chk_drop(drop)
     seen = [0, 0]  # the lines written, and those of them with images (`openai_ft`: OpenAI takes so many in a file)
@@ -2668,7 +2682,9 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
             if r is None: return b''
-            if shape=='openai_ft': _ft_line(d, oa, imgs, seen)  # its images, within the rules for an example and a file
+            # its images, within the rules for an example and a file (a part of a file: its writer counts them)
+            if shape=='openai_ft' and _ft_line(d, oa, imgs, seen, img_lines is None) and img_lines is not None:
+                img_lines.append((seen[0], i))
             seen[0] += 1
             return (json.dumps(r, ensure_ascii=False)+'\n').encode()
         except UnicodeEncodeError as e:

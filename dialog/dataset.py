@@ -78,7 +78,8 @@ def _is_session(p):
     # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
     # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole), so `nbdialog sessions` and a folder's
     # listing agree: other JSON Lines (an event log, a saved `claude -p --output-format stream-json` run, a
-    # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`)
+    # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`),
+    # and `find_sessions` warns of it
     try: return sess_agent(p) is not None
     except (OSError, ValueError): return None
 
@@ -1247,25 +1248,28 @@ def _write_parts(tables, cols, compression, dest):
 def _jsonl_job(td, fmt, drop, shape, i, paths): return paths, os.path.join(td, f'{i}.jsonl'), fmt, drop, shape
 
 def _jsonl_chunk(job):
-    "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: `(file, errors)`"
+    "Write a chunk of files' dialogs with `dialog.chat`'s `dlgs2jsonl` to a temporary file: `(file, errors, images)`"
     # (the file is None if none could be read or converted); the errors in path order, a file whose dialog can't be
-    # converted (a shape can't hold it) among them
+    # converted (a shape can't hold it) among them; `images` (`openai_ft`): `(line, path, dialog name)` of each line
+    # with images, which the file's writer counts (`chat.chk_ft_examples`: a limit for the whole file)
     paths,tmp,fmt,drop,shape = job
     dlgs,bad = [],[]
     for k,r in enumerate(map(_read1, paths)): (bad if isinstance(r, Exception) else dlgs).append((k, r))
     while dlgs:
+        ims = []
         try:
             with _say_full(os.path.dirname(tmp), 'the temporary folder (set TMPDIR to a folder with room)'):
-                return chat.dlgs2jsonl([d for _,d in dlgs], tmp, fmt, drop, shape),[e for _,e in sorted(bad)]
+                res = chat.dlgs2jsonl([d for _,d in dlgs], tmp, fmt, drop, shape, ims)
+            return res,[e for _,e in sorted(bad)],[(l, paths[dlgs[i][0]], dlgs[i][1].name) for l,i in ims]
         except ValueError: pass
         for j,(k,d) in enumerate(dlgs):  # find the dialog that can't be converted: a bad file, named
-            try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape)
+            try: chat.dlgs2jsonl([d], tmp, fmt, drop, shape, [])
             except ValueError as e:
                 why = str(e).removeprefix(f"{tmp}: ").removeprefix("dialog 0: ")
                 bad.append((k, DialogFormatError(why, paths[k]))); del dlgs[j]
                 break
         else: raise ValueError(f'{tmp}: the chunk of {paths[0]} fails to convert, and each of its dialogs alone converts')
-    return None,[e for _,e in sorted(bad)]
+    return None,[e for _,e in sorted(bad)],[]
 
 # %% ../nbs/15_dataset.ipynb #c5c7d186
 def _sendable(f):
@@ -1297,12 +1301,19 @@ def paths2jsonl(src, # A folder (searched recursively), a glob pattern, or a lis
     with _jsonl_dir() as td:  # its chunk files
         n,workers,chunks = _plan(src, workers)
         jobs = _Lazy(chunks, partial(_jsonl_job, td, fmt, drop, shape))
+        seen = [0, 0]  # the lines written, and those of them with images (`openai_ft`: so many in a file)
         def parts():
-            for tmp,bad in pmap(_jsonl_chunk, jobs, workers, progress, 'converting', n, lambda j: len(j[0])):
+            for tmp,bad,ims in pmap(_jsonl_chunk, jobs, workers, progress, 'converting', n, lambda j: len(j[0])):
                 _triage(bad, on_error, errs)
                 if tmp is None: continue
+                for l,p,name in ims:  # counted for the whole file, before any of the chunk is written
+                    try: chat.chk_ft_examples(name, seen[0]+l+1, seen[1])
+                    except ValueError as e: raise ValueError(f'{fname}: {p}: {e}') from None
+                    seen[1] += 1
                 with open(tmp, 'rb') as f:
-                    while b := f.read(1<<20): yield b
+                    while b := f.read(1<<20):
+                        yield b
+                        seen[0] += b.count(b'\n')
                 os.unlink(tmp)
         def write(f):
             for b in parts(): f.write(b)

@@ -1549,13 +1549,13 @@ def session_roots(agent:str=None, # 'claude', 'codex', or None for both
     return [(a,p) for a,p in res if agent in (None, a)]
 
 def _sess_files(agent, root):
-    "Session files under `root`"
+    "Session files under `root`, and the `.jsonl` entries there that aren't regular files (`find_sessions` warns)"
     if not root.is_dir(): return
     for p in sorted(root.rglob('*.jsonl')):
         a = 'codex' if p.name.startswith('rollout-') else 'claude'
         # a subagent's file: in a session's `subagents` folder, or (older Claude Code) `agent-<id>.jsonl` beside them
         sub = 'subagents' in p.relative_to(root).parts or a=='claude' and p.name.startswith('agent-')
-        if agent in (None, a) and not sub and p.is_file(): yield a,p
+        if agent in (None, a) and not sub and not p.is_dir(): yield a,p
 
 # %% ../nbs/08_session.ipynb #eaabe65f
 sess_probe = 1<<20 # The most bytes of a file `sess_agent` reads to tell whether it is a session, and `sess_info` to list it
@@ -1660,8 +1660,15 @@ def find_sessions(prefix:str=None, # Only sessions whose id starts with it
             # a cheap filter on the file name: a Claude Code file is named by its session id, a Codex one holds it
             if prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
                 continue
-            try: s = sess_info(p, a)
-            # not a session, or one whose fields are of odd types: the rest are still listed
-            except (OSError, ValueError, TypeError, AttributeError, RecursionError): continue
+            # one that can't be opened to tell whether it is a session (a named pipe, a link to nowhere, no permission)
+            # is said, as every reader reports it (`dialog.dataset`'s listing); the rest are still listed
+            why = None if p.is_file() else 'not a regular file (a named pipe, a device?)' if p.exists() else 'a link to nowhere'
+            try: s = sess_info(p, a) if why is None else None
+            except OSError as e: why = e.strerror or type(e).__name__
+            # not a session, or one whose fields are of odd types
+            except (ValueError, TypeError, AttributeError, RecursionError): continue
+            if why:
+                warnings.warn(f"{p}: {why}: a .jsonl file that can't be opened to tell whether it is an agent's session")
+                continue
             if s.id is not None and (not prefix or s.id.startswith(prefix)): res.append(s)
     return sorted(res, key=lambda s: s.start or '', reverse=True)

@@ -607,7 +607,7 @@ def _jpeg(ncomp):
 
 def test_openai_ft_takes_rgb_or_rgba_images_only(tmp_path):
     "OpenAI's vision fine-tuning takes images in RGB or RGBA mode: a grayscale or palette PNG, a grayscale or CMYK JPEG is a bad dialog, its error naming the message, the mode and the rule; the mode comes from the header, as Pillow opens it; drop='has_image' leaves such a dialog out"
-    bad = dict(gray=(_png(0), 'L (grayscale)'), gray16=(_png(0, 16), 'L (grayscale)'), graya=(_png(4), 'LA (grayscale with alpha)'),
+    bad = dict(gray=(_png(0), 'L (grayscale)'), gray16=(_png(0, 16), 'I;16 (16-bit grayscale)'), bilevel=(_png(0, 1), '1 (bilevel)'), graya=(_png(4), 'LA (grayscale with alpha)'),
                palette=(_png(3), 'P (palette)'), jgray=(_jpeg(1), 'L (grayscale)'), cmyk=(_jpeg(4), 'CMYK (CMYK)'))
     for k, (raw, mode) in bad.items():
         kind = 'image/png' if raw[:4] == b'\x89PNG' else 'image/jpeg'
@@ -615,7 +615,7 @@ def test_openai_ft_takes_rgb_or_rgba_images_only(tmp_path):
         with pytest.raises(ValueError, match=re.escape(err)): dlgs2jsonl([plain_dlg(), _pic(k, (raw, kind))], tmp_path/f'{k}.jsonl', shape='openai_ft')
         assert len(lines(dlgs2jsonl([plain_dlg(), _pic(k, (raw, kind))], tmp_path/f'{k}.jsonl', shape='openai_ft', drop='has_image'))) == 1
     webp = b'RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f' + bytes(13)
-    ok_ = _pic('ok', (_png(2), 'image/png'), (_png(6), 'image/png'), (_png(2, 16), 'image/png'), (_jpeg(3), 'image/jpeg'), (webp, 'image/webp'), (tiny_png, 'image/png'))
+    ok_ = _pic('ok', (_png(2), 'image/png'), (_png(6), 'image/png'), (_png(2, 16), 'image/png'), (_png(4, 16), 'image/png'), (_png(6, 16), 'image/png'), (_jpeg(3), 'image/jpeg'), (webp, 'image/webp'), (tiny_png, 'image/png'))
     for l in lines(dlgs2jsonl([ok_], tmp_path/'ok.jsonl', shape='openai_ft')): openai_ft_rules(l)
 
 def test_img_mode_is_the_mode_pillow_opens():
@@ -631,6 +631,31 @@ def test_img_mode_is_the_mode_pillow_opens():
                 got = Image.open(io.BytesIO(raw)).mode
                 assert (_img_mode(raw) in ('RGB', 'RGBA')) == (got in ('RGB', 'RGBA')) and _img_mode(raw) is not None, (fmt, m, kw, got, _img_mode(raw))
 
+def test_png_mode_is_pillows_for_every_bit_depth_and_colour_type():
+    "A PNG's mode is the one Pillow opens it in for every (bit depth, colour type) pair, the bit depth counted: a 16-bit grayscale-with-alpha PNG opens as RGBA, a 16-bit grayscale one as I;16, a 1-bit one as 1"
+    Image = pytest.importorskip('PIL.Image')
+    import io
+    from dialog.chat import _img_mode
+    for ct in (0, 2, 3, 4, 6):
+        for depth in (1, 2, 4, 8, 16):
+            raw = _png(ct, depth)
+            try: got = Image.open(io.BytesIO(raw)).mode
+            except Exception: got = None  # a pair PNG doesn't allow: Pillow refuses it, and so no mode is read
+            assert _img_mode(raw) == got, (ct, depth, got, _img_mode(raw))
+
+def test_jpeg_mode_skips_stray_bytes_between_segments_as_pillow_does():
+    "A JPEG with stray bytes (not 0xFF) or an escaped 0xFF between its segments: its mode is read past them, as Pillow opens it, so a grayscale or CMYK one is refused as the same JPEG without them is"
+    Image = pytest.importorskip('PIL.Image')
+    import io
+    from dialog.chat import _img_mode
+    for m in ('L', 'RGB', 'CMYK'):
+        b = io.BytesIO(); Image.new(m, (8, 8)).save(b, 'JPEG'); raw = b.getvalue()
+        n = 4 + int.from_bytes(raw[4:6], 'big')  # the end of APP0
+        for junk in (b'\x00', b'\x12\x34\x56', b'\xff\x00'):
+            j = raw[:n] + junk + raw[n:]
+            im = Image.open(io.BytesIO(j)); im.load()
+            assert _img_mode(j) == im.mode == m, (m, junk, im.mode, _img_mode(j))
+
 def test_openai_ft_file_holds_so_many_examples_with_images(tmp_path, monkeypatch):
     "OpenAI's fine-tuning takes so many examples with images in one training file (50,000): the line after them is an error naming its dialog and its line; text-only lines don't count, an image by URL does, and drop='has_image' leaves them all out"
     import dialog.chat as c
@@ -644,6 +669,24 @@ def test_openai_ft_file_holds_so_many_examples_with_images(tmp_path, monkeypatch
     assert len(lines(dlgs2jsonl(dl[:4] + [plain_dlg()], tmp_path/'f.jsonl', shape='openai_ft'))) == 5
     assert len(lines(dlgs2jsonl(dl, tmp_path/'f.jsonl', shape='openai_ft', drop='has_image'))) == 2
     assert len(lines(dlgs2jsonl(dl, tmp_path/'c.jsonl'))) == 5  # a 'chat' line is a request: no training file's limit
+
+def test_paths2jsonl_holds_the_examples_limit_across_chunks(tmp_path, monkeypatch):
+    "`paths2jsonl` converts a chunk at a time, and OpenAI's examples-with-images limit is the whole file's: the line over it is refused with `dlgs2jsonl`'s error (its dialog, its line in the file), naming its file, and no file is written; at the limit, every line is"
+    import dialog.chat as c
+    monkeypatch.setitem(c.ft_img_limits, 'examples', 2)
+    dl = [plain_dlg(), _pic('p1', (tiny_png, 'image/png')), plain_dlg(), _pic('p3', (tiny_png, 'image/png')), _pic('p4', (tiny_png, 'image/png'))]
+    src = tmp_path/'src'
+    for i, d in enumerate(dl): d.save(src/f'a{i}.ipynb')
+    from dialog.dataset import read_dialogs
+    with pytest.raises(ValueError) as want: dlgs2jsonl(list(read_dialogs(src)), tmp_path/'d.jsonl', shape='openai_ft')
+    rule = str(want.value).split('dialog 4: ', 1)[1]
+    assert rule.startswith("dialog 'a4': line 5 holds images")
+    f = tmp_path/'o.jsonl'
+    with pytest.raises(ValueError) as e: paths2jsonl(src, f, shape='openai_ft', workers=0)
+    assert str(e.value) == f"{f}: {src/'a4.ipynb'}: {rule}"
+    assert not f.exists() and not list(tmp_path.glob('.o.jsonl*'))
+    (src/'a4.ipynb').unlink()
+    assert sum('image_url' in json.dumps(l) for l in lines(paths2jsonl(src, f, shape='openai_ft', workers=0))) == 2
 
 def test_a_chat_line_over_the_request_limit_gets_the_writers_advice(tmp_path, monkeypatch):
     "A 'chat' line over the request limit by its text: the error gives the JSON Lines writer's advice (leave the dialog out, or write a training shape) where `dlg2chat` gives a sender's; the error is built with it, so a dialog whose name spells the sender's advice keeps its name"

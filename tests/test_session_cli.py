@@ -29,6 +29,15 @@ def test_sessions_lists_newest_first(homes, capsys):
     assert main(['sessions', '--agent', 'codex'])==0 and 'codex' in capsys.readouterr().out
     assert main(['sessions', 'ffff'])==1
 
+def test_sessions_warns_of_a_jsonl_it_cannot_open(homes, capsys):
+    "`nbdialog sessions` names a `.jsonl` it can't open to tell whether it is a session (a link to nowhere), one warning line on stderr, as the readers report it; the sessions are still listed"
+    a,_ = homes
+    (a/f'{"1"*8}-2222-3333-4444-555555555555.jsonl').write_text(json.dumps(dict(parentUuid=None, sessionId='s1', type='user', message=dict(role='user', content='hello'), uuid='u1', cwd='/x', timestamp='2026-01-01T00:00:00Z')) + '\n')
+    os.symlink(a/'nowhere.jsonl', a/'gone.jsonl')
+    assert main(['sessions'])==0
+    out,err = capsys.readouterr()
+    assert 'hello' in out and err == f"nbdialog sessions: warning: {a/'gone.jsonl'}: a link to nowhere: a .jsonl file that can't be opened to tell whether it is an agent's session\n"
+
 @need
 def test_convert_both_ways(tmp_path, capsys):
     nb = tmp_path/'s.ipynb'

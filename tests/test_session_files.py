@@ -108,3 +108,19 @@ def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match='never written over'): dlg2sess(dlg, out, force=True)
     assert src.read_bytes()==before
     out.unlink(); assert '"EDITED prompt"' in dlg2sess(dlg, out).read_text()
+
+@pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes here')
+def test_find_sessions_warns_of_what_it_cannot_open_as_readers_report_it(tmp_path):
+    "A named pipe or a link to nowhere named `.jsonl`, which every reader lists as a bad entry (`dlg_paths`, `read_dialogs`): `find_sessions` says which and why in a warning, unopened (no wait on the pipe), and still lists the sessions"
+    from dialog.dataset import dlg_paths
+    import warnings
+    proj = tmp_path/'-w'; proj.mkdir()
+    write(proj/f'{SID}.jsonl', good); os.mkfifo(proj/'pipe.jsonl'); os.symlink(tmp_path/'nowhere.jsonl', proj/'gone.jsonl')
+    (proj/'notes.jsonl').write_text('{"a": 1}\n')  # JSON Lines of another kind: left out without a word, as the readers do
+    assert sorted(p.name for p in dlg_paths(tmp_path)) == [f'{SID}.jsonl', 'gone.jsonl', 'pipe.jsonl']
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert [s.id for s in find_sessions(root=tmp_path)] == [SID]
+    said = sorted(str(w.message) for w in ws)
+    tail = ": a .jsonl file that can't be opened to tell whether it is an agent's session"
+    assert said == [f'{proj/"gone.jsonl"}: a link to nowhere{tail}', f'{proj/"pipe.jsonl"}: not a regular file (a named pipe, a device?){tail}']
