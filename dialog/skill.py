@@ -793,6 +793,18 @@ class Found(Msgs):
 _no_msgs = '(no messages)' # What a client reads for an empty list of messages
 
 # %% ../nbs/13_skill.ipynb #ea5188f4
+def _deep_line(ids, room): # The code messages skipped; the characters of the page (0: no limit)
+    "The line naming the code messages too deep to search: as many of `ids` as fit in half of `room`, then how many more"
+    # (never all of a long list: the matches get the rest of the page)
+    if not (n := len(ids)): return ''
+    head = f"… {n:,} code {_plural('message', n)} too deeply nested for Python's parser, so not searched by symdef, symref or pred"
+    t = f"{head}: {', '.join(ids)}"
+    if not room or _wlen(t)<=room//2: return t
+    def tail(left): return f' and {left:,} more (maxchars=0 names them all)'
+    lim,k,w = room//2-_wlen(head)-2-_wlen(tail(n)),0,0  # the room for ids, the hint to the rest at its longest
+    while k<n and w+_wlen(ids[k])+2*bool(k)<=lim: w += _wlen(ids[k])+2*bool(k); k += 1
+    return f"{head}: {', '.join(ids[:k])}{tail(n-k)}" if k else f'{head} (maxchars=0 names them)'
+
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
               dlg:str=None, # The dialog file; the current one if None
               msg_type:str=None, # Only messages of this type: code, note, prompt or raw
@@ -810,20 +822,23 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               limit:int=None, # Most matches shown; None for as many as `maxchars` allows
               maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
-    kw = locals()
+    kw,memo = locals(),{}
+    def search(): # the matches and the messages skipped, searched once a call (`_fit`'s probes page the same ones)
+        d = _view(dlg)  # (each probe: a healed read's note goes to the probe's notes)
+        if not memo:
+            ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
+            found = d.find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
+            n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
+            memo['hits'] = [m for m in found if all(p(m) for p in ps)]
+            memo['skipped'] = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
+        return memo['hits'],memo['skipped']
     def page(mc): # the page within `maxchars=mc`
         keep = _shaping(find_msgs, kw | dict(maxchars=mc), 'offset')
         again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-        ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-        found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
-        n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
-        hits = [m for m in found if all(p(m) for p in ps)]
-        skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
-        n = len(skipped)
-        deep = n and (f"… {n} code {_plural('message', n)} too deeply nested for Python's parser, "
-                      f"so not searched by symdef, symref or pred: {', '.join(skipped)}")
+        hits,skipped = search()
         room = cap = _room(mc)  # (the page, once the note a healed read puts first is counted)
-        if room>0 and deep:  # and the line naming them, which ends it
+        deep = _deep_line(skipped, room)  # the line naming them, which ends the page: at most half of it
+        if room>0 and deep:
             room -= _wlen(deep)+1
             if room<1: raise _TooSmall(1-room)
         got,rows,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, room, 'match', again, _row_cut(cap))
