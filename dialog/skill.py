@@ -26,6 +26,7 @@ A list names each message once: two ids naming the same message (an id and its p
 `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules).
 Lines are counted from 1, as the views number them (only a LF or CR LF ends a line).
 A regex (`use_regex`, `re_filter`) sees each line as the views show it, without its line end;
+`^` and `$` are a line's start and end, as in `find_msgs` (what it finds, a regex edit edits);
 the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
 Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
@@ -80,7 +81,7 @@ from .nbjson import short_repr
 import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, warnings
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
-from .view import line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
+from .view import find_pattern, line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
 
 # %% ../nbs/13_skill.ipynb #8ae67381
 class Session:
@@ -1023,7 +1024,7 @@ def _view_sub(pat, repl, s, n=None, label=''):
         if n and k>=n: break
         res += [s[prev:a], repl(mt)]
         prev = b
-    if not res: raise ValueError(f"Failed to find {pat!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
+    if not res: raise ValueError(f"Failed to find {getattr(pat, 'pattern', pat)!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
     return ''.join(res) + s[prev:]
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
@@ -1072,8 +1073,10 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
     # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
     tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
     new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
-    # a regex reads each line without its line end (`_view_sub`), unless it names a CR: then it edits the CRs themselves
-    view = use_regex and not named and '\r\n' in text and callable(new_str)
+    # a regex is compiled as `find_msgs` compiles it (`find_pattern`, case kept): `^` and `$` at each line's start and end
+    if use_regex and isinstance(old_str, str): old_str = find_pattern(old_str, case=True)
+    # it reads each line without its line end (`_view_sub`), unless it names a CR: then it edits the CRs themselves
+    view = use_regex and not named and callable(new_str)
     def sub(s, label=''):
         if view: return _view_sub(old_str, new_str, s, n_matches, label)
         return _ft.str_replace(s, old_str, new_str, n_matches=n_matches, use_regex=use_regex)
