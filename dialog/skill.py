@@ -1073,14 +1073,14 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
     # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
     tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
     new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
-    # a regex is compiled as `find_msgs` compiles it (`find_pattern`, case kept): `^` and `$` at each line's start and end
-    if use_regex and isinstance(old_str, str): old_str = find_pattern(old_str, case=True)
-    # it reads each line without its line end (`_view_sub`), unless it names a CR: then it edits the CRs themselves
+    # a regex: compiled as `find_msgs` does (`find_pattern`: `^`, `$` at each line), each line read without its end (`_view_sub`) unless it names a CR
+    rx = find_pattern(old_str, case=True) if use_regex and isinstance(old_str, str) else old_str
     view = use_regex and not named and callable(new_str)
-    def sub(s, label=''):
-        if view: return _view_sub(old_str, new_str, s, n_matches, label)
-        return _ft.str_replace(s, old_str, new_str, n_matches=n_matches, use_regex=use_regex)
-    if not (re_filter or view): return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
+    def ft(s, *a, **kw): # fastcore's, its error naming the pattern as it was given
+        try: return _ft.str_replace(s, rx, new_str, *a, use_regex=use_regex, **kw)
+        except ValueError as e: raise ValueError(str(e).replace(repr(rx), repr(old_str), 1)) from None
+    def sub(s, label=''): return _view_sub(rx, new_str, s, n_matches, label) if view else ft(s, n_matches=n_matches)
+    if not (re_filter or view): return ft(text, start_line, end_line, n_matches)
     if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)

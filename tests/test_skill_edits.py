@@ -760,3 +760,10 @@ def test_a_regex_edit_reads_anchors_as_find_msgs_does(tmp_path, txt, pat, want):
     assert sk.find_msgs(pat, dlg=p, case=True)
     r = sk.msg_str_replace('m1', pat, 'Q', use_regex=True, dlg=p)
     assert not r.error and text_lines(read_ipynb(p).msg('m1').content)==want, r
+
+@pytest.mark.parametrize('kw', [{}, dict(re_filter='a'), dict(start_line=1, end_line=1)])
+@pytest.mark.parametrize('pat', ['zz', r'zz\r'])
+def test_a_regex_edit_that_finds_nothing_names_the_pattern_as_given(kw, pat):
+    "r14: the regex is compiled (multi-line) before the edit; its error still quotes the pattern as the caller wrote it"
+    r = Message('a\r\nb\r\n').str_replace(pat, 'Q', use_regex=True, **kw)
+    assert r.error and f'Failed to find {pat!r}' in r and 're.compile' not in r, r
