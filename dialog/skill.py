@@ -26,6 +26,7 @@ A list names each message once: two ids naming the same message (an id and its p
 `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules).
 Lines are counted from 1, as the views number them (only a LF or CR LF ends a line).
 A regex (`use_regex`, `re_filter`) sees each line as the views show it, without its line end;
+`^` and `$` are a line's start and end, as in `find_msgs` (what it finds, a regex edit edits);
 the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
 Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
@@ -80,7 +81,7 @@ from .nbjson import short_repr
 import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, warnings
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
-from .view import line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
+from .view import find_pattern, line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
 
 # %% ../nbs/13_skill.ipynb #8ae67381
 class Session:
@@ -312,11 +313,14 @@ def _fit(page, # `page(maxchars)`: a tool's answer within `maxchars`, or `_TooSm
                 page(n)
         try: contextvars.copy_context().run(probe); return True
         except _TooSmall as e: return e.over
-    while (r := fits(hi)) is not True: lo,hi = hi,hi+r  # each step by what the page was over
+    # each step by what the page was over, and at least 2**k at the `k`th (an `over` too low costs a few probes, not one a character)
+    k = 0
+    while (r := fits(hi)) is not True: lo,hi,k = hi,hi+max(r, 2**k),k+1
+    mid = hi-1  # (first the budget just under: `over` is mostly exact, and then this one probe settles it)
     while hi-lo>1:  # a cut page may need more than a whole one: the least between them
-        mid = (lo+hi)//2
         if fits(mid) is True: hi = mid
         else: lo = mid
+        mid = (lo+hi)//2
     raise ValueError(f'maxchars={maxchars} is too small for this page: one step of it and the hint to the rest '
                      f'need maxchars={hi}, the least that holds them')
 
@@ -506,6 +510,9 @@ def _msgs(d, ids):
         seen[m.id] = i
     return ms
 
+# %% ../nbs/13_skill.ipynb #61f7bb74
+def _widest(t): return max((len(_spell(c)) for c in set(_out_re.findall(t))), default=1) # `t`'s widest character as sent
+
 def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out=False, trunc_out=True,
               maxchars=30_000, out=False, again='call again with', keep=None, start_char=0, out_offset=None):
     "Message `m`'s lines from `start_line` (numbered, or hash-addressed) within `maxchars`, then its outputs"
@@ -515,36 +522,48 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
     def hint(**kw): return f'{again} {_say((keep or {}) | kw)}'
     if out_offset is not None: return _out_page(m, '', trunc_out, maxchars, out_offset, hint)
     txt = m.lnhashview(start_line, end_line, out) if lnhashs else m.view(nums, start_line, end_line)
-    rows,line = txt.split('\n'),(text_lines(_txt(m, out)) or [''])[start_line-1]  # one row a line; the first line
+    ls = text_lines(_txt(m, out)) or ['']
+    rows,line = txt.split('\n'),ls[start_line-1]  # one row a line; the first line
     if start_char:
         if not 0<start_char<len(line):
             raise ValueError(f'message {m.id!r}: line {start_line} has {len(line):,} characters: no start_char {start_char}')
         rows[0] = rows[0][:len(rows[0])-len(line)] + line[start_char:]  # its address or number, then the rest
     to = {} if end_line is None else dict(end_line=end_line)
+    if incl_out and maxchars and maxchars<2*_wlen(hint(incl_out=True, trunc_out=False, out_offset=10**18)):
+        _out_page(m, '', False, maxchars, 0, hint)  # the outputs' pages this view goes on to must hold a step too (`_TooSmall`)
     def chars(k, left=None): # the last line of a page that cut the first line after its `k`th character
         left,after = len(line)-k if left is None else left,len(rows)-1
         also = f' and {after:,} more {_plural("line", after)}' if after else ''
         return (f'… {left:,} more {_plural("character", left)} of line {start_line}{also}: '
                 + hint(start_line=start_line, start_char=k, **to))
-    def cut(row, t, room=None): # the first row doesn't fit with the page's last line: as much of its line as fits
+    rest = ls[start_line-1:end_line]
+    n,w,wide = len(ls),max(map(len, rest)),_widest('\n'.join(rest))
+    def room(row): # the room for a cut line's characters after `row`'s number or address, `…` and the hint, each at its longest
+        # in this view (the longest line, the last line's number): a budget with room for its widest character holds
+        # every page of the view's lines, so the least a refusal names can be kept for the rest of the view
+        return (maxchars - _wlen(row[:len(row)-len(line)+start_char]) - len(str(n)) + len(str(start_line)) - 2
+                - _wlen(f'… {w:,} more characters of line {n} and {n:,} more lines: ' + hint(start_line=n, start_char=w, **to)))
+    def cut(row, t, room_=None): # the first row doesn't fit with the page's last line: as much of its line as fits
         pre = len(row)-len(line)+start_char  # its address or number
-        fit = maxchars - _wlen(row[:pre]) - 2 - _wlen(chars(len(line), len(line)))  # after it `…` and the hint, at its longest
+        if (fit := room(row))<wide:
+            if start_char+1>=len(line): return t  # (the line has no more: the row is its least, `_page` says so)
+            raise _TooSmall(wide-fit)
         k = min(start_char + _wfit(line[start_char:], fit), len(line)-1)  # never the whole line: a hint past its end
-        if k<=start_char:  # no character fits: one, unless the line has no more (then the row is its least: `_page` says so)
-            if start_char+1>=len(line): return t
-            k = start_char+1
         return t[:pre+k-start_char] + '…',chars(k)
     def again_at(k):
         outs = ' (the outputs come after the last line)' if incl_out else ''
         return hint(start_line=start_line+k, **to) + outs
     _,got,more = _page(rows, str, 0, None, maxchars, 'line', again_at, cut)
+    # (a later page would need it: when some row, with the hint to the next line at its longest, can't fit whole)
+    longest = _wlen(f'… {n:,} more lines: ' + again_at(n-start_line))
+    if more and maxchars and max(map(_wlen, rows))+1+longest>maxchars and (r := room(rows[0]))<wide: raise _TooSmall(wide-r)
     res = '\n'.join(got)
     if not (incl_out and not more): return res + (f'\n{more}' if more else '')
-    if (r := _out_page(m, res, trunc_out, maxchars, None, hint)) is not None: return r
-    # the lines shown and the hint to the outputs don't fit: the last line goes to the next page
+    try: return _out_page(m, res, trunc_out, maxchars, None, hint)
+    except _TooSmall as e: gap = e.over  # the lines shown and the hint to the outputs don't fit: the last line goes to the next page
     if len(got)>1: _,got,more = _page(rows, str, 0, len(got)-1, maxchars, 'line', again_at, cut)
     else:  # (the only one: cut, where it can be)
-        if not isinstance(r := cut(rows[0], rows[0]), tuple): raise _TooSmall(1)
+        if not isinstance(r := cut(rows[0], rows[0]), tuple): raise _TooSmall(gap)  # (it can't be: that page is the least)
         got,more = [r[0]],r[1]
         if (over := _wlen(r[0])+1+_wlen(more)-maxchars)>0: raise _TooSmall(over)
     return '\n'.join(got) + f'\n{more}'
@@ -553,7 +572,7 @@ def _msg_view(m, nums=True, start_line=1, end_line=None, lnhashs=False, incl_out
 def _out_page(m, res, trunc_out, maxchars, offset, hint):
     "`res` (a view of `m`'s lines), then `m`'s `<out>` section from character `offset` on, within `maxchars`"
     # `trunc_out`: at most `out_maxlen` characters of it. The last line says how to read on, with `hint(**kw)`. After
-    # lines (`offset` None) with no room for a character of it, the hint alone; None if not even that fits
+    # lines (`offset` None) with no room for a character of it, the hint alone; `_TooSmall` by the real shortfall if not even that fits
     o = with_out('', m, False)
     if offset is not None and not 0<=offset<max(len(o), 1):
         raise ValueError(f'message {m.id!r}: its outputs are {len(o):,} characters (with their <out> tags): no out_offset {offset}')
@@ -564,11 +583,14 @@ def _out_page(m, res, trunc_out, maxchars, offset, hint):
         left = len(o)-k if left is None else left
         return f'… {left:,} more {_plural("character", left)} of the outputs: {hint(incl_out=True, trunc_out=False, out_offset=k)}'
     n = maxchars-_wlen(pre)-1-_wlen(more(len(o), len(o))) if maxchars else cap  # the room its hint, at its longest, leaves
+    if maxchars and n<(wide := _widest(rest)) and (offset is not None or not res): raise _TooSmall(wide-n)  # (room for its widest character: every page of it holds a step)
     k = _wfit(rest, n if cap is None else min(n, cap))  # as sent
     if k: return f'{pre}{rest[:k]}\n{more(at+k)}'
-    if offset is not None: raise _TooSmall(_wlen(pre+rest[:1])+1+_wlen(more(at+1))-maxchars)  # no character fits
+    # no character fits: a page of the outputs alone, or after no line, must show one (a hint alone is no step)
+    if offset is not None or not res: raise _TooSmall(_wlen(rest[:1])-n)
     t = pre+more(at)
-    return t if _wlen(t)<=maxchars else None
+    if (over := _wlen(t)-maxchars)>0: raise _TooSmall(over)
+    return t
 
 # %% ../nbs/13_skill.ipynb #eda93ee8
 def view_msg(id:str, # The message's id, or a unique prefix of it
@@ -793,6 +815,18 @@ class Found(Msgs):
 _no_msgs = '(no messages)' # What a client reads for an empty list of messages
 
 # %% ../nbs/13_skill.ipynb #ea5188f4
+def _deep_line(ids, room): # The code messages skipped; the characters of the page (0: no limit)
+    "The line naming the code messages too deep to search: as many of `ids` as fit in half of `room`, then how many more"
+    # (never all of a long list: the matches get the rest of the page)
+    if not (n := len(ids)): return ''
+    head = f"… {n:,} code {_plural('message', n)} too deeply nested for Python's parser, so not searched by symdef, symref or pred"
+    t = f"{head}: {', '.join(ids)}"
+    if not room or _wlen(t)<=room//2: return t
+    def tail(left): return f' and {left:,} more (maxchars=0 names them all)'
+    lim,k,w = room//2-_wlen(head)-2-_wlen(tail(n)),0,0  # the room for ids, the hint to the rest at its longest
+    while k<n and w+_wlen(ids[k])+2*bool(k)<=lim: w += _wlen(ids[k])+2*bool(k); k += 1
+    return f"{head}: {', '.join(ids[:k])}{tail(n-k)}" if k else f'{head} (maxchars=0 names them)'
+
 def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches every message
               dlg:str=None, # The dialog file; the current one if None
               msg_type:str=None, # Only messages of this type: code, note, prompt or raw
@@ -810,20 +844,23 @@ def find_msgs(pattern:str='', # Regex (or plain text) searched for; '' matches e
               limit:int=None, # Most matches shown; None for as many as `maxchars` allows
               maxchars:int=30_000): # Most characters of the answer, its last line counted (a budget too small for one step and that line is refused, naming the least); 0 for no limit
     "The messages of the dialog file matching `pattern` and every filter, in dialog order, a page at a time"
-    kw = locals()
+    kw,memo = locals(),{}
+    def search(): # the matches and the messages skipped, searched once a call (`_fit`'s probes page the same ones)
+        d = _view(dlg)  # (each probe: a healed read's note goes to the probe's notes)
+        if not memo:
+            ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
+            found = d.find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
+            n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
+            memo['hits'] = [m for m in found if all(p(m) for p in ps)]
+            memo['skipped'] = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
+        return memo['hits'],memo['skipped']
     def page(mc): # the page within `maxchars=mc`
         keep = _shaping(find_msgs, kw | dict(maxchars=mc), 'offset')
         again = lambda k: f'call again with {_say(keep | dict(offset=k))}'
-        ps = [p for p in (pred, symdef and symdef_finder(symdef), symref and symref_finder(symref)) if p]
-        found = _view(dlg).find_msgs(pattern, msg_type, errors, exported, headers, section, out, case, plain)
-        n0 = [len(getattr(p, 'skipped', [])) for p in ps]  # (a predicate may have searched before)
-        hits = [m for m in found if all(p(m) for p in ps)]
-        skipped = list(dict.fromkeys(i for p,k in zip(ps, n0) for i in getattr(p, 'skipped', [])[k:]))
-        n = len(skipped)
-        deep = n and (f"… {n} code {_plural('message', n)} too deeply nested for Python's parser, "
-                      f"so not searched by symdef, symref or pred: {', '.join(skipped)}")
+        hits,skipped = search()
         room = cap = _room(mc)  # (the page, once the note a healed read puts first is counted)
-        if room>0 and deep:  # and the line naming them, which ends it
+        deep = _deep_line(skipped, room)  # the line naming them, which ends the page: at most half of it
+        if room>0 and deep:
             room -= _wlen(deep)+1
             if room<1: raise _TooSmall(1-room)
         got,rows,more = _page(hits, lambda m: preview_row(m, 180), offset, limit, room, 'match', again, _row_cut(cap))
@@ -987,7 +1024,7 @@ def _view_sub(pat, repl, s, n=None, label=''):
         if n and k>=n: break
         res += [s[prev:a], repl(mt)]
         prev = b
-    if not res: raise ValueError(f"Failed to find {pat!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
+    if not res: raise ValueError(f"Failed to find {getattr(pat, 'pattern', pat)!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
     return ''.join(res) + s[prev:]
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
@@ -1036,12 +1073,14 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
     # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
     tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
     new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
-    # a regex reads each line without its line end (`_view_sub`), unless it names a CR: then it edits the CRs themselves
-    view = use_regex and not named and '\r\n' in text and callable(new_str)
-    def sub(s, label=''):
-        if view: return _view_sub(old_str, new_str, s, n_matches, label)
-        return _ft.str_replace(s, old_str, new_str, n_matches=n_matches, use_regex=use_regex)
-    if not (re_filter or view): return _ft.str_replace(text, old_str, new_str, start_line, end_line, n_matches, use_regex=use_regex)
+    # a regex: compiled as `find_msgs` does (`find_pattern`: `^`, `$` at each line), each line read without its end (`_view_sub`) unless it names a CR
+    rx = find_pattern(old_str, case=True) if use_regex and isinstance(old_str, str) else old_str
+    view = use_regex and not named and callable(new_str)
+    def ft(s, *a, **kw): # fastcore's, its error naming the pattern as it was given
+        try: return _ft.str_replace(s, rx, new_str, *a, use_regex=use_regex, **kw)
+        except ValueError as e: raise ValueError(str(e).replace(repr(rx), repr(old_str), 1)) from None
+    def sub(s, label=''): return _view_sub(rx, new_str, s, n_matches, label) if view else ft(s, n_matches=n_matches)
+    if not (re_filter or view): return ft(text, start_line, end_line, n_matches)
     if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)

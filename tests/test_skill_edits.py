@@ -682,7 +682,7 @@ def test_find_msgs_and_a_regex_edit_match_the_same_line(txt, pat):
     hit = match_line(Message(txt), find_pattern(pat, case=True))
     assert (hit is not None) == bool(Dialog('d', [Message(txt, id='m')]).find_msgs(pat, case=True))
     m = Message(txt)
-    r = m.str_replace(f'(?m)(?={pat})', '¤', use_regex=True, n_matches=1)  # a mark where the first match starts (`^`, `$` at each line, as find_pattern reads them)
+    r = m.str_replace(f'(?={pat})', '¤', use_regex=True, n_matches=1)  # a mark where the first match starts (`^`, `$` at each line: the edit compiles as find_pattern does)
     assert r.error == (hit is None), (r, hit)
     if hit is None: return
     ls = text_lines(m.content)
@@ -750,3 +750,20 @@ def test_exhash_ends_an_added_line_as_line_end_says_in_mixed_text():
     m.exhash([(lnhash(2, 'b'), 'c', 'X\nY')])
     assert m.content == 'a\nX\nY\r\nc'  # the lines replacing b: the last one with b's ending, as replace_lines does
     m = Message('a\nb\r\nc'); m.replace_lines(2, 2, 'X\nY'); assert m.content == 'a\nX\nY\r\nc'
+
+
+@pytest.mark.parametrize('txt', ['a\nb\n', 'a\r\nb\r\n'])
+@pytest.mark.parametrize('pat,want', [('^b', ['a', 'Q']), ('a$', ['Q', 'b']), ('^b$', ['a', 'Q']), ('(?i)^B', ['a', 'Q'])])
+def test_a_regex_edit_reads_anchors_as_find_msgs_does(tmp_path, txt, pat, want):
+    "r14: `^` and `$` are a line's start and end in a regex edit, as in find_msgs (both compile with `find_pattern`): what find_msgs finds, the edit edits"
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1')]).save(p)
+    assert sk.find_msgs(pat, dlg=p, case=True)
+    r = sk.msg_str_replace('m1', pat, 'Q', use_regex=True, dlg=p)
+    assert not r.error and text_lines(read_ipynb(p).msg('m1').content)==want, r
+
+@pytest.mark.parametrize('kw', [{}, dict(re_filter='a'), dict(start_line=1, end_line=1)])
+@pytest.mark.parametrize('pat', ['zz', r'zz\r'])
+def test_a_regex_edit_that_finds_nothing_names_the_pattern_as_given(kw, pat):
+    "r14: the regex is compiled (multi-line) before the edit; its error still quotes the pattern as the caller wrote it"
+    r = Message('a\r\nb\r\n').str_replace(pat, 'Q', use_regex=True, **kw)
+    assert r.error and f'Failed to find {pat!r}' in r and 're.compile' not in r, r

@@ -1,5 +1,5 @@
 "The structural finders: symdef finds names bound at top level, also inside top-level if/try/with/for blocks, and not attributes set on a name; symref finds every place a name is named, a def as well as an assignment"
-import textwrap
+import re, textwrap
 import pytest
 from hypothesis import given, settings, strategies as st
 from dialog.core import *
@@ -110,3 +110,19 @@ def test_a_predicate_used_again_names_only_what_this_search_skipped(tmp_path):
     p = sk.symref_finder('x')
     assert 'long0001' in sk.find_msgs(dlg=tmp_path/'a.ipynb', pred=p).more
     assert sk.find_msgs(dlg=tmp_path/'b.ipynb', pred=p).more==''
+
+def test_a_long_list_of_skipped_cells_is_cut_to_the_page_and_the_search_runs_once(tmp_path):
+    "Thousands of cells too deep to parse: the line naming them takes at most half the page, saying how many more; a refusal searches once"
+    d = Dialog('a'); deep = 'x = ' + '['*300 + ']'*300
+    for i in range(600): d.mk_message(deep, id=f'k{i:05d}')
+    d.mk_message('x = 1', id='ok000001'); d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('find_msgs', dict(dlg='a.ipynb', symdef='x', maxchars=2000), root=tmp_path)
+    assert not err and txt.startswith('ok000001:') and len(txt)<=2000, txt
+    last = txt.splitlines()[-1]
+    assert last.startswith('… 600 code messages too deeply nested') and 'k00000, k00001' in last, last
+    assert re.search(r' and ([\d,]+) more \(maxchars=0 names them all\)$', last) and len(last)<=1000, last
+    assert sk.find_msgs(dlg=tmp_path/'a.ipynb', symdef='x', maxchars=0).more.split(': ')[-1].split(', ')==[f'k{i:05d}' for i in range(600)]
+    calls = []
+    def pred(m): calls.append(m.id); return True
+    with pytest.raises(ValueError, match='too small'): sk.find_msgs(dlg=tmp_path/'a.ipynb', pred=pred, maxchars=3)
+    assert len(calls)==601, len(calls)  # each message once, whatever the probes

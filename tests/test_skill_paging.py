@@ -463,10 +463,13 @@ def _row_of(r, w):
 def _pages(tool, args, root):
     "Each `(args, text)` `tool` answers from `args` and the calls its last lines name, each within its `maxchars`"
     # a call refused as too small names the least `maxchars` that holds a step: one less is refused too, and that one works
-    got = []
+    # for the rest of one message's view (r14: following its hints at that budget is never refused)
+    got,named = [],None
     while True:
         txt,err = sk.call_tool(tool, args, root=root)
         if err and (n := _least(txt)):
+            assert named is None or tool not in ('view_msg', 'lnhashview_msg'), ('refused again at the named least', named, args, txt)
+            named = n
             assert n>args.get('maxchars', 30_000) and _least(sk.call_tool(tool, args | dict(maxchars=n-1), root=root)[0])==n, txt
             args = args | dict(maxchars=n)
             txt,err = sk.call_tool(tool, args, root=root)
@@ -547,3 +550,30 @@ def test_an_empty_answer_fits_too(tmp_path):
         assert sk.call_tool(tool, a | dict(maxchars=len(txt)), root=tmp_path)==(txt, False)
         got,err = sk.call_tool(tool, a | dict(maxchars=len(txt)-1), root=tmp_path)
         assert err and _least(got)==len(txt), got
+
+def test_a_refusal_costs_a_few_pages_whatever_the_output(tmp_path, monkeypatch):
+    "r14: a budget too small for a view with a large output is refused after a few probes, each page saying its real shortfall"
+    d = Dialog('a'); d.mk_message('x', id='m1', output=code_output('y'*20_000)); d.save(tmp_path/'a.ipynb')
+    n,real = [],sk.with_out
+    monkeypatch.setattr(sk, 'with_out', lambda *a, **k: n.append(1) or real(*a, **k))  # each page builds the `<out>` text
+    txt,err = sk.call_tool('view_msg', dict(dlg='a.ipynb', id='m1', incl_out=True, maxchars=1), root=tmp_path)
+    assert err and _least(txt) and len(n)<=12, (len(n), txt)  # (a page builds it at most twice; it took ~125)
+
+def test_fit_finds_the_least_in_few_probes_even_when_over_says_too_little():
+    "r14: `_fit` grows its steps geometrically, then bisects: a page that always says `over=1` costs a few dozen probes, not one a character"
+    calls = []
+    def page(mc):
+        calls.append(mc)
+        if mc<5000: raise sk._TooSmall(1)
+        return 'ok'
+    with pytest.raises(ValueError, match=r'need maxchars=5000,'): sk._fit(page, 3)
+    assert len(calls)<=30, len(calls)
+
+@pytest.mark.parametrize('content,output', [('', 'r'*500), ('l'*400, None), ('a\n' + 'b'*40 + '\udcff'*3, 'x⟨'*200), ('\n'.join(['c'*30]*12), 'y'*300)])
+def test_the_least_a_refusal_names_shows_a_step_and_holds_the_rest_of_the_view(tmp_path, content, output):
+    "r14: at the least a refusal names, the page shows some of the message (not a hint alone), and following its hints at that budget reaches the end"
+    d = Dialog('a'); d.mk_message(content, id='m1', output=code_output(output) if output else None); d.save(tmp_path/'a.ipynb')
+    txt,err = sk.call_tool('view_msg', dict(dlg='a.ipynb', id='m1', incl_out=True, maxchars=5), root=tmp_path)
+    assert err and (n := _least(txt)), txt
+    pages = _pages('view_msg', dict(dlg='a.ipynb', id='m1', incl_out=True, maxchars=n), tmp_path)  # (refused again: fails)
+    assert not pages[0][1].startswith('… '), pages[0]
