@@ -287,26 +287,30 @@ def _denoise(s):
 # %% ../nbs/05_chat.ipynb #2be0fc53
 def _call(p): return p['type']=='tool' and not p['server'] # a call the model made (not one the provider ran)
 
-def _escaper(tail):
-    "`(mark, esc, unesc)`: one more word joiner after each `<!` that `tail` follows (after joiners), and one less"
-    mark,esc = re.compile(f'<!(?=\u2060*{tail})'),re.compile(f'<!\u2060(?=\u2060*{tail})')
-    return mark,(lambda s: mark.sub('<!\u2060', s)),(lambda s: esc.sub('<!', s) if '\u2060' in s else s)
+def _escaper(*marks):
+    "`(mark, esc, unesc)`: one more word joiner after each head of `marks` (`(head, tail)`) its tail follows (after joiners), and one less"
+    at = lambda j: re.compile('|'.join(f'{h}{j}(?=\u2060*{t})' for h,t in marks))
+    mark,esc = at(''),at('\u2060')
+    return mark,(lambda s: mark.sub('\\g<0>\u2060', s)),(lambda s: esc.sub(lambda m: m[0][:-1], s) if '\u2060' in s else s)
 
-# a think marker in the model's own text, as a reply holds it: a word joiner after `<!` (one more than the text had), so
-# it is text, never thinking that would swallow what follows; `_parse` takes the one joiner out
-_re_said_mark,_said_esc,_unsaid_mark = _escaper(r'--\s*think_(?:start|end)\s*-->')
+# a think marker or a token-usage block's opening in the model's own text, as a reply holds it: a word joiner after `<!`
+# or `<details` (one more than the text had), so it is text, never thinking that would swallow what follows nor host
+# noise `_denoise` takes out; `_parse` takes the one joiner out
+_re_said_mark,_said_esc,_unsaid_mark = _escaper(('<!', r'--\s*think_(?:start|end)\s*-->'),
+                                                ('<details', r"""\s+class=(?P<q>['"])token-usage-details(?P=q)"""))
+def _marked(s): return 'think_' in s or 'token-usage-details' in s # `s` may hold a mark `_said_esc` escapes
 # a line of the model's own text that reads as host noise (`_re_noise_lines`: only 🧠s, a ⏳ … ⏳ line): a word joiner
 # before its first 🧠 or ⏳ (one more than the line had), so `_denoise` leaves it; `_unsaid` takes the one joiner out
 _noise_ahead = r'(?=\u2060*(?:🧠+[ \t]*$|⏳[^\n]*⏳[ \t]*$))'
 _re_noise_esc,_re_noise_unesc = (re.compile(rf'^([ \t]*(?:-[ \t]*)?){j}{_noise_ahead}', re.M) for j in ('', '\u2060'))
 def _noise_esc(s): return _re_noise_esc.sub('\\1\u2060', s) if '🧠' in s or '⏳' in s else s
-def _said_txt(s): return _noise_esc(_said_esc(s) if 'think_' in s else s) # model text `s` as a reply holds it
+def _said_txt(s): return _noise_esc(_said_esc(s) if _marked(s) else s) # model text `s` as a reply holds it
 def _unsaid(s):
-    "Model text `s` as the model said it, from the reply's text part (think markers and noise lines unescaped)"
+    "Model text `s` as the model said it, from the reply's text part (think markers, token blocks and noise lines unescaped)"
     s = _unsaid_mark(s)
     return _re_noise_unesc.sub('\\1', s) if '\u2060' in s and ('🧠' in s or '⏳' in s) else s
 # thinking as `think_block` holds it: no `<!--` at all, so no comment or marker inside ends the block
-_,_think_esc,_think_unesc = _escaper('--')
+_,_think_esc,_think_unesc = _escaper(('<!', '--'))
 
 def _uninterrupted(s):
     "`s` without `INTERRUPTED` at its end and the white space around it (stripped: no pattern tried from every space)"
@@ -349,7 +353,7 @@ def _said_items(items):
     res = [_said_each(it) for it in items]
     at = [(n, k) for n,it in enumerate(items) for k in range(len(it) if isinstance(it, list) else 1)]
     get = lambda its, n, k: its[n][k] if isinstance(its[n], list) else its[n]
-    if not any(isinstance(c := get(items, *x), _Said) and 'think_' in c for x in at): return res
+    if not any(isinstance(c := get(items, *x), _Said) and _marked(c) for x in at): return res
     i = 0
     while i<len(at):
         j = i
@@ -358,7 +362,7 @@ def _said_items(items):
         run,pos,txt = at[i:j],[],''
         for a,(n,k) in enumerate(run):
             txt += ('\n' if run[a-1][0]==n else '\n\n') if a else ''; pos.append(len(txt)); txt += get(items, n, k)
-        for m in _re_said_mark.finditer(txt) if 'think_' in txt else ():
+        for m in _re_said_mark.finditer(txt) if _marked(txt) else ():
             a = bisect.bisect_right(pos, m.start()) - 1; n,k = run[a]; c = get(items, n, k)
             if _re_said_mark.match(c, m.start()-pos[a]): continue  # a marker of the text alone: `_said_txt` escaped it
             # the text ends with the marker's start, which `_said_txt` leaves as it is: the joiner goes as far from its end

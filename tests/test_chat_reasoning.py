@@ -361,8 +361,11 @@ def test_think_markers_the_model_wrote_are_its_text(text):
 marked = st.lists(st.sampled_from(['<!--think_start-->', '<!--think_end-->', '<!-- think_start -->', '::: details\n\n## Thinking\n\n',
                                    '\n:::\n', '```', '\n', 'x', ' ', '"', '\\', '*(redacted thinking)*']), max_size=8).map(''.join)
 
+# the model's own text: think markers, and the host noise `_denoise` takes out of a reply (a token-usage block, a 🧠 line, a ⏳ … ⏳ line)
 said = st.lists(st.sampled_from(['<!--think_start-->', '<!--think_end-->', '<!-- think_end -->', '<!\u2060--think_start-->', '::: details\n\n## Thinking\n\n',
-                                 '\n:::\n', '```', 'x', ' ', '"']), min_size=1, max_size=8).map(''.join).filter(lambda s: s.strip() == s and s)
+                                 '\n:::\n', '```', 'x', ' ', '"', '\n', '<details class="token-usage-details">', "<details class='token-usage-details'><summary>Usage</summary>", '<details class="token-usage-details">x</details>',
+                                 '<details\u2060 class="token-usage-details">', '<details', ' class="token-usage-details">', '</details>', '🧠', '- ⏳ x ⏳']),
+                min_size=1, max_size=8).map(''.join).filter(lambda s: s.strip() == s and s)
 
 @given(marked, marked, said, st.sampled_from(['anthropic', 'openai']))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -379,12 +382,14 @@ def test_property_any_tool_result_and_arguments_round_trip_with_the_reasoning(re
     if fmt == 'anthropic' and not res.strip(): h[2]['content'][0]['content'] = res = 'r'  # Anthropic's empty result is a documented normalisation
     assert dlg2chat(_reread(chat2dlg(h, fmt)), fmt) == h
 
-@given(st.lists(st.sampled_from(['<!', '--', '\u2060', 'think_start', 'think_end', '-->', ' ', '\n', 'x']), max_size=12).map(''.join))
+@given(st.lists(st.sampled_from(['<!', '--', '\u2060', 'think_start', 'think_end', '-->', ' ', '\n', 'x', '<details', ' class=', '"', "'",
+                                  'token-usage-details', '>', '</details>', '<details class="token-usage-details">']), max_size=12).map(''.join))
 def test_said_text_escape_is_undone_exactly_and_opens_no_thinking(s):
-    "`_unsaid` is the inverse of `_said_txt` on any text, and what `_said_txt` writes holds no think marker a reader would take for thinking"
+    "`_unsaid` is the inverse of `_said_txt` on any text, and what `_said_txt` writes holds no think marker a reader would take for thinking, nor a token-usage block `_denoise` would take for host noise"
     import dialog.chat as c
-    assert c._unsaid(c._said_txt(s)) == s
-    assert not c._re_think[0].search(c._said_txt(s)) and not c._re_think[1].search(c._said_txt(s))
+    e = c._said_txt(s)
+    assert c._unsaid(e) == s
+    assert not c._re_think[0].search(e) and not c._re_think[1].search(e) and not c._re_token[0].search(e)
 
 @given(st.lists(st.sampled_from(['🧠', '⏳', '\u2060', ' ', '\t', '-', '\n', 'x', '<!--think_end-->']), max_size=12).map(''.join))
 def test_said_noise_lines_are_undone_exactly_and_not_taken_for_noise(s):
@@ -410,6 +415,27 @@ def test_a_reply_holds_the_model_text_through_said_txt(monkeypatch):
     t = 'Markers look like <!--think_start--> and\n🧠'
     d = chat2dlg([{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': t}])
     assert t in seen and parse_reply(d.messages[0].ai_res) == [{'type': 'text', 'text': t}]
+
+TOKEN = "<details class='token-usage-details'><summary>Usage</summary>\n\n12 tokens\n</details>\n"  # as Solveit writes one in a reply
+
+@pytest.mark.parametrize('text', ['<details class="token-usage-details">x</details>ok', 'see:\n\n<details class="token-usage-details"></details>\n\nthat block', TOKEN + 'ok'])
+def test_a_token_usage_block_the_model_wrote_is_its_text(text):
+    "The model's own text quoting a token-usage block (a model explaining the host's reply format, echoing a transcript): chat2dlg → dlg2chat gives it back as said (it was taken out as host noise), before and after a save; the views show the text as held, a word joiner after `<details`, and `ai_fmt` as said"
+    h = [{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': text}]
+    d = chat2dlg(h)
+    for d in (d, _reread(d)): assert dlg2chat(d, 'openai') == h
+    r = d.messages[0].ai_res
+    assert ai_fmt(r) == text and parse_reply(r) == [{'type': 'text', 'text': text}]
+    assert '<details\u2060' in r and r.replace('\u2060', '') == text
+
+def test_a_host_token_usage_block_is_still_left_out():
+    "A token-usage block the host wrote in the reply (the Solveit spelling) is noise: not sent, while the model's text quoting one beside it is"
+    said = 'Replies carry <details class="token-usage-details">…</details> blocks.'
+    d = chat2dlg([{'role': 'user', 'content': 'hi'}, {'role': 'assistant', 'content': said}])
+    m = d.messages[0]; m.output = TOKEN + m.ai_res
+    assert dlg2chat(d, 'openai')[1]['content'] == said
+    m.output = TOKEN + 'Answer.'
+    assert dlg2chat(d, 'openai')[1]['content'] == 'Answer.'
 
 @pytest.mark.parametrize('text', ['🧠', '🧠🧠 ', '- ⏳ x ⏳', 'Done.\n🧠', '\u2060🧠'])
 def test_a_reply_of_noise_like_text_keeps_its_text_and_thinking(text):

@@ -23,6 +23,13 @@ def test_think_marker_split_across_anthropic_text_blocks_is_text():
     assert parse_reply(d.messages[0].ai_res)[0]['text'] == 'A dialog marks thinking with <!--\n\nthink_start--> markers.'
     assert dlg2chat(d, 'anthropic') == h
 
+def test_token_usage_block_split_across_anthropic_text_blocks_is_text():
+    "`<details` ending one text block and `class=\"token-usage-details\">…</details>` starting the next join into a token-usage block: it is the model's text, sent back as said (it was taken out as host noise)"
+    h = _an_split(['Usage goes in <details', 'class="token-usage-details">12 tokens</details> blocks.'])
+    d = _reread(chat2dlg(h, 'anthropic'))
+    assert parse_reply(d.messages[0].ai_res)[0]['text'] == 'Usage goes in <details\n\nclass="token-usage-details">12 tokens</details> blocks.'
+    assert dlg2chat(d, 'anthropic') == h
+
 def test_think_marker_split_across_gemini_parts_is_text():
     "The same marker split across two Gemini text parts: the function call and its response still go back"
     g = [{'role': 'user', 'parts': [{'text': 'go'}]},
@@ -33,7 +40,8 @@ def test_think_marker_split_across_gemini_parts_is_text():
     assert [p['functionCall']['id'] for c in out for p in c['parts'] if 'functionCall' in p] == ['c1']
     assert [p['functionResponse']['id'] for c in out for p in c['parts'] if 'functionResponse' in p] == ['c1']
 
-frag = st.sampled_from(['<!--', '<!', '--', '\u2060', 'think_start', 'think_end', '-->', ' ', '\n', 'x', 'think_start-->', '<!-- '])
+frag = st.sampled_from(['<!--', '<!', '--', '\u2060', 'think_start', 'think_end', '-->', ' ', '\n', 'x', 'think_start-->', '<!-- ',
+                        '<details', ' class="token-usage-details">', 'class="token-usage-details">', '</details>'])  # and a token-usage block, split too
 parts = st.lists(st.lists(frag, min_size=1, max_size=5).map(''.join).filter(lambda s: s.strip('\n') == s and s.strip()),
                  min_size=1, max_size=4)
 
