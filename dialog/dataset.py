@@ -55,7 +55,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts
-from .session import sess2dlg, sess_agent
+from .session import sess2dlg, sess_kind
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 from array import array
@@ -75,13 +75,13 @@ def _is_dir(e):
 
 def _is_session(p):
     "Whether `.jsonl` file `p` is an agent session, as `find_sessions` tells one; None where it can't be opened to tell"
-    # `sess_agent`'s verdict, which `sess_info` gives too (a record of Claude Code's or Codex's format among its first
-    # lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole), so `nbdialog sessions` and a folder's
-    # listing agree: other JSON Lines (an event log, a saved `claude -p --output-format stream-json` run, a
-    # fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry (`_unlisted`),
-    # and `find_sessions` warns of it
-    try: return sess_agent(p) is not None
-    except (OSError, ValueError): return None
+    # `sess_kind`'s verdict (`sess_agent`'s), which `sess_info` gives too (a record of Claude Code's or Codex's format
+    # among its first lines, from at most `sess_probe` bytes: a 150 MB line isn't read whole), so `nbdialog sessions`
+    # and a folder's listing agree: other JSON Lines (an event log, a saved `claude -p --output-format stream-json` run,
+    # a fine-tuning set) are left out, as any other file. One that can't be opened is listed, a bad entry
+    # (`_unlisted`), and `find_sessions` warns of it, both in `sess_kind`'s words
+    a,e = sess_kind(p)
+    return None if e is not None else a is not None
 
 def _listed_file(path, name, is_session=_is_session):
     "Whether a folder's search (or a glob) lists file `name` at `path`: a notebook, or an agent session"
@@ -148,15 +148,13 @@ def _unlisted(p):
     "The error of entry `p` that a folder's search listed but couldn't open to tell what it holds; None if it opens now"
     # One rule for both such bad entries (`_listing`): a folder, its path ending in a separator (the dialogs in it
     # can't be listed), and a `.jsonl` file (whether it is an agent's session can't be told: `_is_session`). The error
-    # names it and says which: an `OSError` of the kind opening it raises; what isn't a regular file (a named pipe,
-    # refused unopened), a `DialogFormatError`, as a named pipe called `.ipynb` is
-    d = p.endswith(os.sep)
-    f = p.rstrip(os.sep) or os.sep if d else p
-    why = ("a folder: the dialogs in it can't be listed" if d else
-           "a .jsonl file that can't be opened to tell whether it is an agent's session")
-    try: os.scandir(f).close() if d else sess_agent(f, maxbytes=0)
-    except OSError as e: return type(e)(e.errno, f"{e.strerror} ({why})", f)
-    except ValueError: return DialogFormatError(f"not a regular file (a named pipe, a device?): {why}", f)
+    # names it and says which: an `OSError` of the kind opening it raises; for a `.jsonl` file, `sess_kind`'s error,
+    # worded as `find_sessions` warns of it (what isn't a regular file, a named pipe refused unopened, a
+    # `DialogFormatError`, as a named pipe called `.ipynb` is)
+    if not p.endswith(os.sep): return sess_kind(p, maxbytes=0)[1]
+    f = p.rstrip(os.sep) or os.sep
+    try: os.scandir(f).close()
+    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", f)
     return None
 
 # %% ../nbs/15_dataset.ipynb #0389df3b

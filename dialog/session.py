@@ -16,18 +16,18 @@ Docs: https://nbdialog.github.io/nbdialog/session.html.md"""
 
 # %% auto #0
 __all__ = ['agents', 'sess_probe', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeSide', 'sidechains', 'sess_restore',
-           'dlg2sess', 'session_roots', 'sess_agent', 'sess_info', 'find_sessions']
+           'dlg2sess', 'session_roots', 'sess_agent', 'sess_kind', 'sess_info', 'find_sessions']
 
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
 from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
                          think_spans, stampers, img_mimes)
-from .ipynb import atomic_write, derive_ids
+from .ipynb import atomic_write, derive_ids, DialogFormatError
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
 from collections import Counter
 from datetime import datetime, timezone
-import hashlib, json, os, re, stat, time, uuid, warnings
+import errno, hashlib, json, os, re, stat, time, uuid, warnings
 
 # %% ../nbs/08_session.ipynb #ddc0686c
 _raw = json.JSONDecoder().raw_decode
@@ -1609,6 +1609,26 @@ def sess_agent(path, # A file
         if (A := _fmt_of(r, agent)): return A.agent
     return None
 
+# %% ../nbs/08_session.ipynb #f692cfe0
+_unopened = "a .jsonl file that can't be opened to tell whether it is an agent's session"
+
+def sess_kind(path, # A file, e.g. a `.jsonl` a folder's search met
+              agent:str=None, # Only this agent's sessions ('claude' or 'codex'); None: either
+              maxbytes:int=None): # How many bytes to read, at most (0: only open it); None: `sess_probe`
+    "`(agent, err)`: the agent whose session `path` is (`sess_agent`, None if neither's), or None and the error saying why it can't be opened to tell"
+    # the one rule and wording of such a file, for every reader (`find_sessions`, `dialog.dataset`'s listing): an
+    # `OSError` of the kind opening it raised (a link to nowhere a `FileNotFoundError`, a folder `IsADirectoryError`),
+    # or what isn't a regular file (a named pipe, refused unopened) a `DialogFormatError`; the path is its file name,
+    # its text (`strerror`, `problem`) says why, then `_unopened`
+    try: return sess_agent(path, agent, maxbytes=maxbytes),None
+    except (OSError, ValueError) as e: x = e
+    p = Path(path)
+    if p.is_dir(): return None,IsADirectoryError(errno.EISDIR, f'a folder: {_unopened}', str(path))
+    if isinstance(x, OSError):
+        why = 'a link to nowhere' if p.is_symlink() and not p.exists() else x.strerror or type(x).__name__
+        return None,type(x)(x.errno, f'{why}: {_unopened}', str(path))
+    return None,DialogFormatError(f'not a regular file (a named pipe, a device?): {_unopened}', str(path))
+
 # %% ../nbs/08_session.ipynb #e682ba05
 def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)
 # a field a list shows: a string, or nothing (a file's odd value is not shown)
@@ -1660,15 +1680,14 @@ def find_sessions(prefix:str=None, # Only sessions whose id starts with it
             # a cheap filter on the file name: a Claude Code file is named by its session id, a Codex one holds it
             if prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
                 continue
-            # one that can't be opened to tell whether it is a session (a named pipe, a link to nowhere, no permission)
-            # is said, as every reader reports it (`dialog.dataset`'s listing); the rest are still listed
-            why = None if p.is_file() else 'not a regular file (a named pipe, a device?)' if p.exists() else 'a link to nowhere'
-            try: s = sess_info(p, a) if why is None else None
-            except OSError as e: why = e.strerror or type(e).__name__
-            # not a session, or one whose fields are of odd types
-            except (ValueError, TypeError, AttributeError, RecursionError): continue
-            if why:
-                warnings.warn(f"{p}: {why}: a .jsonl file that can't be opened to tell whether it is an agent's session")
+            try: s = sess_info(p, a)
+            except (OSError, ValueError):
+                # one that can't be opened to tell whether it is a session (a named pipe, a link to nowhere, no
+                # permission) is said as `sess_kind` words it, as every reader reports it (`dialog.dataset`'s listing);
+                # one that opens is no session. The rest are still listed
+                if (e := sess_kind(p, a, maxbytes=0)[1]) is not None:
+                    warnings.warn(f'{p}: {e.strerror if isinstance(e, OSError) else e.problem}')
                 continue
+            except (TypeError, AttributeError, RecursionError): continue  # a session whose fields are of odd types
             if s.id is not None and (not prefix or s.id.startswith(prefix)): res.append(s)
     return sorted(res, key=lambda s: s.start or '', reverse=True)

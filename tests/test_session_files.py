@@ -109,6 +109,32 @@ def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
     assert src.read_bytes()==before
     out.unlink(); assert '"EDITED prompt"' in dlg2sess(dlg, out).read_text()
 
+@pytest.mark.parametrize('kind', ['link to nowhere', 'named pipe', 'mode 000', 'folder'])
+def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
+    "A `.jsonl` that can't be opened to tell whether it is a session: `find_sessions` and `dialog.dataset`'s readers give the same reason, `sess_kind`'s (a link to nowhere was 'a link to nowhere' in one and 'No such file or directory' in the other); a folder named `x.jsonl` is a folder to both, no bad entry, and `sess_kind` says so"
+    from dialog.dataset import read_dialogs
+    import warnings
+    if kind=='named pipe' and not hasattr(os, 'mkfifo'): pytest.skip('no named pipes here')
+    if kind=='mode 000' and os.geteuid()==0: pytest.skip('root opens any file')
+    proj = tmp_path/'-w'; proj.mkdir(); write(proj/f'{SID}.jsonl', good); x = proj/'x.jsonl'
+    if kind=='link to nowhere': os.symlink(tmp_path/'nowhere.jsonl', x)
+    elif kind=='named pipe': os.mkfifo(x)
+    elif kind=='folder': x.mkdir()
+    else: x.write_text('{}\n'); x.chmod(0)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        assert [s.id for s in find_sessions(root=tmp_path)] == [SID]
+    found = [str(w.message) for w in ws]
+    _,es = read_dialogs(tmp_path, workers=0, on_error='collect')
+    read = [f'{e.filename}: {e.strerror}' if isinstance(e, OSError) else str(e) for e in es]
+    assert found == read
+    a,e = S.sess_kind(x)
+    assert a is None and (e.filename if isinstance(e, OSError) else e.fname) == str(x)
+    why = e.strerror if isinstance(e, OSError) else e.problem
+    want = {'link to nowhere': 'a link to nowhere', 'named pipe': 'not a regular file (a named pipe, a device?)', 'mode 000': 'Permission denied', 'folder': 'a folder'}[kind]
+    assert why == f"{want}: a .jsonl file that can't be opened to tell whether it is an agent's session"
+    assert found == ([] if kind=='folder' else [f'{x}: {why}'])
+
 @pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes here')
 def test_find_sessions_warns_of_what_it_cannot_open_as_readers_report_it(tmp_path):
     "A named pipe or a link to nowhere named `.jsonl`, which every reader lists as a bad entry (`dlg_paths`, `read_dialogs`): `find_sessions` says which and why in a warning, unopened (no wait on the pipe), and still lists the sessions"
