@@ -964,8 +964,8 @@ def insert_line(
     new_str,eol = _ended(new_str, text),line_end(text)  # the new line ends as its lines do (`_ended`'s rule)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
     if insert_line>len(ends):
-        # after a last line with no end (a CR it ends with stays its own)
-        return text + ('\r\n' if text[-1]=='\r' else eol) + new_str
+        # after a last line with no end (a CR it ends with stays its own: `join_lines`)
+        return join_lines([text, new_str], eol)
     at = ends[insert_line-1].end() if insert_line else 0
     return text[:at] + new_str + eol + text[at:]
 
@@ -1160,7 +1160,8 @@ def _join(res, old, lines=None):
         got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
-    return ''.join(l+e for l,e in zip(lines, got))
+    # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`)
+    return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
 
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
@@ -1390,7 +1391,7 @@ def merge_msgs(self:Dialog,
     atts = [a for m in ms for a in (m.attachments or [])]
     rs = [r for x in ms if (r := x.ai_res)] if t==sprompt else []
     e = line_end(*rs)  # (the rule `merge_parts` joins the requests by: the first one's with a line end)
-    replies = (e*2).join(rs)
+    replies = join_lines(rs, e*2)
     self.remove_msgs(ms[1:])
     m = ms[0]
     m.retype(t)  # what a type change keeps

@@ -767,3 +767,55 @@ def test_a_regex_edit_that_finds_nothing_names_the_pattern_as_given(kw, pat):
     "r14: the regex is compiled (multi-line) before the edit; its error still quotes the pattern as the caller wrote it"
     r = Message('a\r\nb\r\n').str_replace(pat, 'Q', use_regex=True, **kw)
     assert r.error and f'Failed to find {pat!r}' in r and 're.compile' not in r, r
+
+# --- a line end joined after a text keeps a lone CR it ends with its last line's own (`join_lines`, issue 33, r14)
+
+_cr_mixed = st.lists(st.sampled_from(['a', 'b', ' ', '\n', '\r\n', '\r', '\u2028']), max_size=12).map(''.join)
+
+@settings(max_examples=400, deadline=None)
+@given(_cr_mixed, st.data())
+def test_an_append_keeps_every_line_before_it_as_insert_line_does(txt, data):
+    "exhash's `a` and `insert_line` after any line (a last one ending in a lone CR too) add one line and change none other, as `text_lines` (the views) reads them: the same text"
+    ls = text_lines(txt)
+    assume(ls)
+    k = data.draw(st.integers(1, len(ls)), label='line')
+    x = Message(txt); r = x.exhash([(lnhash(k, ls[k-1]), 'a', 'Q')])
+    i = Message(txt); i.insert_line(k, 'Q')
+    assert not r.error and text_lines(x.content) == ls[:k] + ['Q'] + ls[k:], (txt, x.content)
+    assert x.content == i.content
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_cr_mixed.filter(bool), min_size=2, max_size=3), st.sampled_from([scode, sprompt]))
+def test_a_merge_keeps_each_parts_lines(texts, typ):
+    "merge_msgs (merge_parts and the replies): the merged text reads as its parts' lines, in order, a blank line between, whatever their line ends (a lone CR ending one stays its last line's)"
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=typ, **(dict(output=t.upper()) if typ==sprompt else {})) for t in texts]
+    m = d.merge_msgs(*[m.id for m in ms])
+    def merged(ts): # each part's lines (an empty last one after a final line end), then a blank line
+        ts = list(ts)
+        return [l for t in ts[:-1] for l in text_lines(t)+['']*(1+t.endswith('\n'))] + text_lines(ts[-1])
+    assert text_lines(m.content) == merged(texts), (texts, m.content)
+    if typ==sprompt: assert text_lines(m.ai_res) == merged(t.upper() for t in texts), m.ai_res
+
+def test_every_join_after_a_text_is_join_lines(monkeypatch):
+    "One place for the rule: insert_line, exhash, merge_parts (merge_content) and merge_msgs' replies join a line end after a text with `join_lines`"
+    import dialog.core as core
+    def mark(texts, sep='\n'): return '<J>'.join(texts)
+    monkeypatch.setattr(sk, 'join_lines', mark); monkeypatch.setattr(core, 'join_lines', mark)
+    assert sk.insert_line('c\r', 1, 'Q') == 'c\r<J>Q'
+    x = Message('x\nc\r'); x.exhash([(lnhash(2, 'c\r'), 'a', 'Q')])
+    assert '<J>' in x.content
+    assert merge_parts([Message('a'), Message('b')])[0] == 'a<J>b'
+    assert Message('a').merge_content(snote) == '```python<J>a<J>```'
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=sprompt, output=t) for t in ('q', 'r')]
+    assert d.merge_msgs(*[m.id for m in ms]).ai_res == 'q<J>r'
+
+@pytest.mark.parametrize('a,b,typ', [('a\r', 'b\nc', scode), ('a\r', 'b', scode), ('q\r', 'r', sprompt), ('x\r\ny\r', 'z', snote)])
+def test_a_merge_after_a_lone_cr_keeps_it(a, b, typ):
+    "r14: a merge's blank line after a part ending in a lone CR doesn't make that CR half of a CR LF"
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=typ, **(dict(output=t) if typ==sprompt else {})) for t in (a, b)]
+    m = d.merge_msgs(*[m.id for m in ms])
+    assert text_lines(m.content) == text_lines(a) + [''] + text_lines(b), m.content
+    if typ==sprompt: assert text_lines(m.ai_res) == text_lines(a) + [''] + text_lines(b), m.ai_res
