@@ -29,7 +29,8 @@ A regex (`use_regex`, `re_filter`) sees each line as the views show it, without 
 `^` and `$` are a line's start and end, as in `find_msgs` (what it finds, a regex edit edits);
 the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
-Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
+Each returns a unified diff (its lines numbered as the views number them), `none: No changes.`, or `error: ...`,
+in which case nothing changed:
 read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
 **Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`.
@@ -890,17 +891,22 @@ class EditReport(PrettyString):
         return res
 
 # %% ../nbs/13_skill.ipynb #6207d241
-# the kinds of line break `str_diff` splits at
-def _ends(t): return set(re.findall(r'\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]', t))
+class _ViewLines(str):
+    "A text whose `splitlines` ends a line where `text_lines` does: at a LF or CR LF only"
+    def splitlines(self, keepends=False): return re.findall(r'[^\n]*\n|[^\n]+\Z', self) if keepends else text_lines(self)
+
+# the line ends `text_lines` (the views) counts
+def _ends(t): return set(re.findall(r'\r?\n', t))
 
 def _diff(old, new):
-    "`str_diff` of `old` and `new`, with the lines' endings spelled out when they may matter"
-    # `str_diff` doesn't see line endings; they may matter when the final line end came or went,
-    # or the texts hold more than one kind
+    "`str_diff` of `old` and `new`, its lines numbered as the views number them, with their endings spelled out when they may matter"
+    # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
+    # numbers `view_msg` showed; `str_diff` doesn't see line endings: they may matter when the final line end came or
+    # went, or the texts hold more than one kind (LF and CR LF)
     if old==new: return ''
-    res = str_diff(old, new)
+    res = str_diff(_ViewLines(old), _ViewLines(new))
     if res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
-    def spelled(t): return '\n'.join(repr(l)[1:-1] for l in t.splitlines(True))
+    def spelled(t): return '\n'.join(repr(l)[1:-1] for l in _ViewLines(t).splitlines(True))
     return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
 
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
@@ -928,12 +934,6 @@ def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the e
 # %% ../nbs/13_skill.ipynb #468ceed0
 # what `str.splitlines` ends a line at, but `text_lines` doesn't
 _breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')
-
-class _ViewLines(str):
-    "A text whose `splitlines` ends a line where `text_lines` does: at a LF or CR LF only"
-    def splitlines(self, keepends=False):
-        ls = re.findall(r'[^\n]*\n|[^\n]+\Z', self)
-        return ls if keepends else [re.sub(r'\r?\n\Z', '', l) for l in ls]
 
 def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `text.splitlines`
     "`f` counting lines as `text_lines` (so `view`, `lnhashview` and exhash) do"
@@ -1951,7 +1951,7 @@ mcp_instructions = '\n'.join([
      'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs), '
      "each editing a prompt's reply instead of its request with out=true. "
      'Lines count from 1, as view_msg numbers them. '
-     'Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: '
+     'Each returns a unified diff (its lines numbered as view_msg numbers them), `none: No changes.`, or an error, and then nothing changed: '
      'read the diff as your check.'),
     '',
     ("Verified edits: lnhashview_msg shows each line as `lineno|hash|text` (a prompt's reply with out=true); "

@@ -819,3 +819,44 @@ def test_a_merge_after_a_lone_cr_keeps_it(a, b, typ):
     m = d.merge_msgs(*[m.id for m in ms])
     assert text_lines(m.content) == text_lines(a) + [''] + text_lines(b), m.content
     if typ==sprompt: assert text_lines(m.ai_res) == text_lines(a) + [''] + text_lines(b), m.ai_res
+
+# --- the diff an edit returns numbers lines as view_msg does (`text_lines`, issue 33, r14)
+
+@pytest.mark.parametrize('br', ['\u2028', '\x0c', '\r'])
+def test_the_edit_diff_numbers_lines_as_the_view(tmp_path, br):
+    "r14: a U+2028, a form feed or a lone CR ends no line in view_msg, nor in the diff msg_str_replace returns; one kind of line end (LF): nothing spelled out"
+    txt = f'a{br}b\nc\nd\n'
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1')]).save(p)
+    view = sk.view_msg('m1', dlg=p)
+    assert ' 1 │ ' in view and f'a{br}b' in view and ' 2 │ c' in view
+    r = sk.msg_str_replace('m1', 'c', 'X', dlg=p)
+    assert r == f'@@ -1,3 +1,3 @@\n a{br}b\n-c\n+X\n d', r
+
+_diff_txt = st.lists(st.sampled_from(['a', 'b', 'c', ' ', '\n', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=16).map(''.join)
+
+@settings(max_examples=400, deadline=None)
+@given(_diff_txt, st.data())
+def test_every_hunk_points_at_the_lines_the_view_shows(txt, data):
+    "Each hunk of an edit's diff numbers its lines as `view` shows them, before (` ` and `-` rows) and after (` ` and `+`): an agent edits by those numbers; spelled out, each row is the line with its end, escaped"
+    n = len(text_lines(txt))
+    i = data.draw(st.integers(1, max(n, 1))); j = data.draw(st.integers(i, max(n, 1)))
+    op = data.draw(st.sampled_from(['replace', 'del', 'insert', 'str']), label='op')
+    m = Message(txt)
+    r = {'replace': lambda: m.replace_lines(i, j, 'X\nY'), 'del': lambda: m.del_lines(i, j),
+         'insert': lambda: m.insert_line(min(i, n), 'Q'), 'str': lambda: m.str_replace('b', 'B\nZ', n_matches=1)}[op]()
+    if r.error or not r.changed: return
+    rows = r.split('\n')
+    spelled = rows[0]=='# line endings spelled out'
+    def shown(t):
+        if not spelled: return Message(t).view(nums=False).split('\n') if t else []
+        ends = re.findall(r'\r?\n', t)
+        return [repr(l + (ends[k] if k<len(ends) else ''))[1:-1] for k,l in enumerate(text_lines(t))]
+    before,after,hunks = shown(txt),shown(m.content),0
+    for h in re.finditer(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n((?:[ +-].*(?:\n|$))*)', '\n'.join(rows[spelled:]), re.M):
+        a,c = int(h[1]),int(h[3])
+        a,c = a-(h[2]!='0'),c-(h[4]!='0')  # (a hunk of no lines names the line before it)
+        for row in h[5].rstrip('\n').split('\n'):
+            if row[0] in ' -': assert before[a]==row[1:], (txt, m.content, r); a += 1
+            if row[0] in ' +': assert after[c]==row[1:], (txt, m.content, r); c += 1
+        hunks += 1
+    assert hunks, r
