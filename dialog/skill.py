@@ -912,6 +912,11 @@ def _diff(old, new):
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
 def _failed(e): return EditReport(f'error: {e}', error=True)
 
+class _NotFound(ValueError):
+    "A replacer's text to replace, found nowhere it looked: in our own words (fastcore's today, as aidialog's), the pattern as the caller gave it"
+    def __init__(self, pat, s, where=''): # The pattern as given; the text searched; where that is, e.g. ' in lines 2-4'
+        super().__init__(f'Failed to find {pat!r}{where} in: {s[:200]!r}' + ('...' if len(s)>200 else ''))
+
 # %% ../nbs/13_skill.ipynb #5097115e
 def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
                ok=None): # `ok(message, out)` raises a `ValueError` when `f` doesn't apply to the message
@@ -1016,7 +1021,7 @@ def del_lines(
     return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
 
 # %% ../nbs/13_skill.ipynb #51e5b4f3
-def _view_sub(pat, repl, s, n=None, label=''):
+def _view_sub(pat, repl, s, n=None, where='', given=None): # (`given`: the pattern as the caller wrote it, for the error)
     "`re.sub(pat, repl, s, n)` matching `s` as the views show it (`view_finditer`); the text between the matches kept as it is"
     # so `.` and a group never take a line end's CR, and `$` matches at a line's visible end, as `find_msgs` reads a text
     res,prev = [],0
@@ -1024,7 +1029,7 @@ def _view_sub(pat, repl, s, n=None, label=''):
         if n and k>=n: break
         res += [s[prev:a], repl(mt)]
         prev = b
-    if not res: raise ValueError(f"Failed to find {getattr(pat, 'pattern', pat)!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
+    if not res: raise _NotFound(getattr(pat, 'pattern', pat) if given is None else given, s, where)
     return ''.join(res) + s[prev:]
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
@@ -1076,18 +1081,17 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
     # a regex: compiled as `find_msgs` does (`find_pattern`: `^`, `$` at each line), each line read without its end (`_view_sub`) unless it names a CR
     rx = find_pattern(old_str, case=True) if use_regex and isinstance(old_str, str) else old_str
     view = use_regex and not named and callable(new_str)
-    def ft(s, *a, **kw): # fastcore's, its error naming the pattern as it was given
-        try: return _ft.str_replace(s, rx, new_str, *a, use_regex=use_regex, **kw)
-        except ValueError as e: raise ValueError(str(e).replace(repr(rx), repr(old_str), 1)) from None
-    def sub(s, label=''): return _view_sub(rx, new_str, s, n_matches, label) if view else ft(s, n_matches=n_matches)
-    if not (re_filter or view): return ft(text, start_line, end_line, n_matches)
+    def sub(s, where=''): # `s` (all of it, or the lines searched) edited; finding nothing, our error (`_NotFound`), not fastcore's words
+        if view: return _view_sub(rx, new_str, s, n_matches, where, old_str)
+        try: return _ft.str_replace(s, rx, new_str, n_matches=n_matches, use_regex=use_regex)
+        except ValueError:
+            if not isinstance(old_str, str) or (rx.search(s) if use_regex else old_str in s): raise
+            raise _NotFound(old_str, s, where) from None
     if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
-    s,e = _ft._norm_lines(len(ls), start_line, end_line)
+    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # (fastcore's range rules and errors)
     if not re_filter: return ''.join(ls[:s-1]) + sub(''.join(ls[s-1:e]), f' in lines {s}-{e}') + ''.join(ls[e:])
-    for i in _filtered(ls, s, e, re_filter, invert_filter):
-        try: ls[i] = sub(ls[i])
-        except ValueError: raise ValueError(f'Failed to find {old_str!r} on line {i+1} in: {short_repr(ls[i], 200)}') from None
+    for i in _filtered(ls, s, e, re_filter, invert_filter): ls[i] = sub(ls[i], f' on line {i+1}')
     return ''.join(ls)
 
 @functools.wraps(_ft.strs_replace)

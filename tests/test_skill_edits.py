@@ -860,3 +860,22 @@ def test_every_hunk_points_at_the_lines_the_view_shows(txt, data):
             if row[0] in ' +': assert after[c]==row[1:], (txt, m.content, r); c += 1
         hunks += 1
     assert hunks, r
+
+# --- a replacer that finds nothing says so in our own words, whatever fastcore's are (r14)
+
+@pytest.mark.parametrize('kw,where', [({}, ''), (dict(start_line=2, end_line=2), ' in lines 2-2'), (dict(re_filter='b'), ' on line 2'),
+                                      (dict(use_regex=True), ''), (dict(use_regex=True, start_line=1, end_line=2), ' in lines 1-2')])
+@pytest.mark.parametrize('pat', ['zz', r'zz\r'])
+def test_a_replacer_that_finds_nothing_says_so_in_our_words(tmp_path, monkeypatch, kw, where, pat):
+    "The error names what (nothing found), the pattern as the caller gave it and where it looked; built by us, not by rewriting fastcore's message, so a change of its words changes nothing"
+    ft = sk._ft.str_replace
+    def reworded(*a, **k):
+        try: return ft(*a, **k)
+        except ValueError: raise ValueError('no match (fastcore reworded)') from None
+    monkeypatch.setattr(sk._ft, 'str_replace', reworded)
+    txt = 'a = 1\nb = 2\n'
+    scope = {'': txt, ' in lines 2-2': 'b = 2\n', ' on line 2': 'b = 2\n', ' in lines 1-2': txt}[where]
+    r = Message(txt).str_replace(pat, 'Q', **kw)
+    assert r.error and r == f'error: Failed to find {pat!r}{where} in: {scope!r}', r
+    f = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1'), Message('c', id='m2')]).save(f)
+    assert sk.msg_str_replace(['m1', 'm2'], pat, 'Q', dlg=f, **kw) == f"error: message 'm1': {r[len('error: '):]}"  # the tool names the message
