@@ -150,6 +150,8 @@ _cache = DialogCache()
 _notes = contextvars.ContextVar('dialog_skill_notes', default=None)
 # The `maxchars` that call was given, which its notes count against, or None
 _budget = contextvars.ContextVar('dialog_skill_budget', default=None)
+# Set while `_fit` probes budgets: the pages it makes are measured, not shown, so a note they read warns nobody
+_probing = contextvars.ContextVar('dialog_skill_probing', default=False)
 # How a file `repair` heals is healed: the command line's option, as it is spelled
 _heal_how = ('`--repair` on an nbdialog command that saves writes the healed file with its change '
              '(e.g. `nbdialog edit FILE ID --repair`); on summary, view or find it reads it healed, leaving the file as it is')
@@ -174,7 +176,8 @@ def _view(dlg=None):
     # one line: the error and the fixes quote the names of the file they hold (`short_repr`), and any other character
     # that isn't printable (a line break, a format character) is spelled as Python does: no text of the file starts a line
     note = ''.join(c if c.isprintable() else repr(c)[1:-1] for c in note)
-    if (ns := _notes.get()) is None: warnings.warn(note, stacklevel=3)
+    if (ns := _notes.get()) is None:
+        if not _probing.get(): warnings.warn(note, stacklevel=3)  # (a probe's page warns nobody: the call warned once)
     elif note not in ns:
         # a note takes at most half the characters the call may show, cut to them (`_room`: the page gets the rest)
         if (b := _budget.get()) and _wlen(note)>b//2:
@@ -307,11 +310,10 @@ def _fit(page, # `page(maxchars)`: a tool's answer within `maxchars`, or `_TooSm
     try: return page(maxchars)
     except _TooSmall as e: lo,hi = maxchars,maxchars+e.over  # `lo` can't hold it; `hi` may
     def fits(n): # (with the notes a call with budget `n` gets: a healed read's takes up to half of it)
-        def probe():
+        def probe(): # (in a context of its own: the flag and the notes it sets are gone after it)
             if _notes.get() is not None: _notes.set([]); _budget.set(n)
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                page(n)
+            _probing.set(True)  # its page's note warns nobody (the call's own did), and no warning filter changes:
+            page(n)             # those are the process's, and another thread's warnings would be lost meanwhile
         try: contextvars.copy_context().run(probe); return True
         except _TooSmall as e: return e.over
     # each step by what the page was over, and at least 2**k at the `k`th (an `over` too low costs a few probes, not one a character)
