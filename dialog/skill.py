@@ -1888,6 +1888,7 @@ def call(self:ToolPool, name:str, # The tool's name
     end = time.monotonic()+self.timeout
     if not self._slots.acquire(timeout=self.timeout): return self._busy(name)
     try:
+        if time.monotonic()>=end: return self._busy(name)  # (a slot freed at its deadline: no worker started for it, nor an idle one killed)
         w = self._take()
         try: return self._run(w, name, args, end)
         finally: self._give(w)
@@ -1910,6 +1911,7 @@ async def acall(self:ToolPool, name:str, # The tool's name
             if time.monotonic()>=end: return self._busy(name)
             await anyio.sleep(0.01)
         try:
+            if time.monotonic()>=end: return self._busy(name)  # (as `call`: no worker for a call already late)
             # (a worker started for a call cancelled meanwhile is kept, not lost)
             with anyio.CancelScope(shield=True): w = await anyio.to_thread.run_sync(self._take)
             try: return await anyio.to_thread.run_sync(self._run, w, name, args, end, abandon_on_cancel=True)
