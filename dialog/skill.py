@@ -1166,8 +1166,10 @@ def _join(res, old, lines=None):
         got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
-    # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`)
-    return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
+    # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`; lines holding no CR
+    # are joined as they are, faster)
+    if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
+    return ''.join(l+e for l,e in zip(lines, got))
 
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
