@@ -20,8 +20,9 @@ Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png', 'add_id_hash', 'Msgs', 'Dialog', 'mk_output',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
-           'mk_dispdata', 'mk_execresult', 'line_end', 'strip_export', 'msgs2py', 'dlg2py', 'export_filter',
-           'copy_export', 'merge_metas', 'merge_parts', 'explain_malformed', 'ruuid4', 'Attachment', 'needs_extra']
+           'mk_dispdata', 'mk_execresult', 'line_end', 'join_lines', 'strip_export', 'msgs2py', 'dlg2py',
+           'export_filter', 'copy_export', 'merge_metas', 'merge_parts', 'explain_malformed', 'ruuid4', 'Attachment',
+           'needs_extra']
 
 # %% ../nbs/01_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -904,6 +905,16 @@ def line_end(*texts:str): # Texts, in order: the first that has a line end decid
     # the one rule for every line the library adds to a text: the editors', the export directive's, a merge's
     return next((m[0] for s in texts if (m := re.search(r'\r?\n', s))), '\n')
 
+# %% ../nbs/01_core.ipynb #715306c6
+def join_lines(texts, # The texts to join, in order
+               sep:str='\n'): # The line end between them (`line_end`'s), or two for a blank line
+    "`texts` joined by `sep`, a lone CR one ends with kept its last line's own (that line ended CR LF)"
+    # the one rule for a line end joined after a text (the editors', exhash's, a merge's): only LF and CR LF end a
+    # line (`text_lines`), so a LF right after a CR would make that CR half of a CR LF, lost to its line
+    ts = list(texts)
+    if sep[:1]!='\n': return sep.join(ts)
+    return sep.join([t+'\r' if t[-1:]=='\r' else t for t in ts[:-1]] + ts[-1:])
+
 # %% ../nbs/01_core.ipynb #8dfe9266
 # a line ends at a LF or CR LF: a directive line's CR is its line end's
 _re_export = re.compile(r'[ \t]*#[ \t]*(?:\|[ \t]*export[is]?(?:[ \t]+[\w.]+)?|export[is]?)[ \t]*\r?')
@@ -1002,10 +1013,10 @@ def has_directive(self:Message,
 def merge_content(self:Message,
                   mtype:str): # The merge target's msg_type
     "This message's content contribution when merged into a `mtype` message; hosts override for their own conventions"
-    # the lines it adds end as the message's own do (`line_end`): CR LF ones around a CR LF text
+    # the lines it adds end as the message's own do (`line_end`): CR LF ones around a CR LF text (`join_lines`)
     e = line_end(self.content, (self.ai_res or '') if self.msg_type==sprompt else '')  # (a one-line prompt: its reply's)
-    if mtype==snote and self.msg_type==sprompt: return f'## AI Prompt{e}{self.content}{e}## AI Response{e}{self.ai_res}'
-    if mtype==snote and self.msg_type==scode: return f'```python{e}{self.content}{e}```'
+    if mtype==snote and self.msg_type==sprompt: return join_lines(['## AI Prompt', self.content, '## AI Response', self.ai_res], e)
+    if mtype==snote and self.msg_type==scode: return join_lines(['```python', self.content, '```'], e)
     return self.content
 
 # %% ../nbs/01_core.ipynb #1f601a07
@@ -1045,7 +1056,7 @@ def merge_parts(msgs, # The messages to merge, in order
         d,body = _split_dirs(c)
         dirs |= {k:v for k,v in d.items() if k not in dirs}
         parts.append(body)
-    return e.join(list(dirs.values()) + [(e*2).join(parts)]), merge_metas(m.meta for m in msgs)
+    return e.join(list(dirs.values()) + [join_lines(parts, e*2)]), merge_metas(m.meta for m in msgs)
 
 # %% ../nbs/01_core.ipynb #0a0b1a65
 @patch

@@ -29,7 +29,8 @@ A regex (`use_regex`, `re_filter`) sees each line as the views show it, without 
 `^` and `$` are a line's start and end, as in `find_msgs` (what it finds, a regex edit edits);
 the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
-Each returns a unified diff, `none: No changes.`, or `error: ...`, in which case nothing changed:
+Each returns a unified diff (its lines numbered as the views number them), `none: No changes.`, or `error: ...`,
+in which case nothing changed:
 read the diff as your check (in Python the result, an `EditReport`, also says it: `.changed`, `.error`).
 
 **Verified addresses**: `lnhashview_msg(id)` (or `view_msg(id, lnhashs=True)`) shows each line as `lineno|hash|text`.
@@ -149,6 +150,8 @@ _cache = DialogCache()
 _notes = contextvars.ContextVar('dialog_skill_notes', default=None)
 # The `maxchars` that call was given, which its notes count against, or None
 _budget = contextvars.ContextVar('dialog_skill_budget', default=None)
+# Set while `_fit` probes budgets: the pages it makes are measured, not shown, so a note they read warns nobody
+_probing = contextvars.ContextVar('dialog_skill_probing', default=False)
 # How a file `repair` heals is healed: the command line's option, as it is spelled
 _heal_how = ('`--repair` on an nbdialog command that saves writes the healed file with its change '
              '(e.g. `nbdialog edit FILE ID --repair`); on summary, view or find it reads it healed, leaving the file as it is')
@@ -173,7 +176,8 @@ def _view(dlg=None):
     # one line: the error and the fixes quote the names of the file they hold (`short_repr`), and any other character
     # that isn't printable (a line break, a format character) is spelled as Python does: no text of the file starts a line
     note = ''.join(c if c.isprintable() else repr(c)[1:-1] for c in note)
-    if (ns := _notes.get()) is None: warnings.warn(note, stacklevel=3)
+    if (ns := _notes.get()) is None:
+        if not _probing.get(): warnings.warn(note, stacklevel=3)  # (a probe's page warns nobody: the call warned once)
     elif note not in ns:
         # a note takes at most half the characters the call may show, cut to them (`_room`: the page gets the rest)
         if (b := _budget.get()) and _wlen(note)>b//2:
@@ -306,11 +310,10 @@ def _fit(page, # `page(maxchars)`: a tool's answer within `maxchars`, or `_TooSm
     try: return page(maxchars)
     except _TooSmall as e: lo,hi = maxchars,maxchars+e.over  # `lo` can't hold it; `hi` may
     def fits(n): # (with the notes a call with budget `n` gets: a healed read's takes up to half of it)
-        def probe():
+        def probe(): # (in a context of its own: the flag and the notes it sets are gone after it)
             if _notes.get() is not None: _notes.set([]); _budget.set(n)
-            with warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                page(n)
+            _probing.set(True)  # its page's note warns nobody (the call's own did), and no warning filter changes:
+            page(n)             # those are the process's, and another thread's warnings would be lost meanwhile
         try: contextvars.copy_context().run(probe); return True
         except _TooSmall as e: return e.over
     # each step by what the page was over, and at least 2**k at the `k`th (an `over` too low costs a few probes, not one a character)
@@ -890,21 +893,31 @@ class EditReport(PrettyString):
         return res
 
 # %% ../nbs/13_skill.ipynb #6207d241
-# the kinds of line break `str_diff` splits at
-def _ends(t): return set(re.findall(r'\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]', t))
+class _ViewLines(str):
+    "A text whose `splitlines` ends a line where `text_lines` does: at a LF or CR LF only"
+    def splitlines(self, keepends=False): return re.findall(r'[^\n]*\n|[^\n]+\Z', self) if keepends else text_lines(self)
+
+# the line ends `text_lines` (the views) counts
+def _ends(t): return set(re.findall(r'\r?\n', t))
 
 def _diff(old, new):
-    "`str_diff` of `old` and `new`, with the lines' endings spelled out when they may matter"
-    # `str_diff` doesn't see line endings; they may matter when the final line end came or went,
-    # or the texts hold more than one kind
+    "`str_diff` of `old` and `new`, its lines numbered as the views number them, with their endings spelled out when they may matter"
+    # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
+    # numbers `view_msg` showed; `str_diff` doesn't see line endings: they may matter when the final line end came or
+    # went, or the texts hold more than one kind (LF and CR LF)
     if old==new: return ''
-    res = str_diff(old, new)
+    res = str_diff(_ViewLines(old), _ViewLines(new))
     if res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
-    def spelled(t): return '\n'.join(repr(l)[1:-1] for l in t.splitlines(True))
+    def spelled(t): return '\n'.join(repr(l)[1:-1] for l in _ViewLines(t).splitlines(True))
     return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
 
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
 def _failed(e): return EditReport(f'error: {e}', error=True)
+
+class _NotFound(ValueError):
+    "A replacer's text to replace, found nowhere it looked: in our own words (fastcore's today, as aidialog's), the pattern as the caller gave it"
+    def __init__(self, pat, s, where=''): # The pattern as given; the text searched; where that is, e.g. ' in lines 2-4'
+        super().__init__(f'Failed to find {pat!r}{where} in: {s[:200]!r}' + ('...' if len(s)>200 else ''))
 
 # %% ../nbs/13_skill.ipynb #5097115e
 def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
@@ -928,12 +941,6 @@ def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the e
 # %% ../nbs/13_skill.ipynb #468ceed0
 # what `str.splitlines` ends a line at, but `text_lines` doesn't
 _breaks = re.compile('\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')
-
-class _ViewLines(str):
-    "A text whose `splitlines` ends a line where `text_lines` does: at a LF or CR LF only"
-    def splitlines(self, keepends=False):
-        ls = re.findall(r'[^\n]*\n|[^\n]+\Z', self)
-        return ls if keepends else [re.sub(r'\r?\n\Z', '', l) for l in ls]
 
 def _by_lines(f): # A `fastcore.tools` line editor: it counts lines with `text.splitlines`
     "`f` counting lines as `text_lines` (so `view`, `lnhashview` and exhash) do"
@@ -964,8 +971,8 @@ def insert_line(
     new_str,eol = _ended(new_str, text),line_end(text)  # the new line ends as its lines do (`_ended`'s rule)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
     if insert_line>len(ends):
-        # after a last line with no end (a CR it ends with stays its own)
-        return text + ('\r\n' if text[-1]=='\r' else eol) + new_str
+        # after a last line with no end (a CR it ends with stays its own: `join_lines`)
+        return join_lines([text, new_str], eol)
     at = ends[insert_line-1].end() if insert_line else 0
     return text[:at] + new_str + eol + text[at:]
 
@@ -1016,7 +1023,7 @@ def del_lines(
     return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
 
 # %% ../nbs/13_skill.ipynb #51e5b4f3
-def _view_sub(pat, repl, s, n=None, label=''):
+def _view_sub(pat, repl, s, n=None, where='', given=None): # (`given`: the pattern as the caller wrote it, for the error)
     "`re.sub(pat, repl, s, n)` matching `s` as the views show it (`view_finditer`); the text between the matches kept as it is"
     # so `.` and a group never take a line end's CR, and `$` matches at a line's visible end, as `find_msgs` reads a text
     res,prev = [],0
@@ -1024,7 +1031,7 @@ def _view_sub(pat, repl, s, n=None, label=''):
         if n and k>=n: break
         res += [s[prev:a], repl(mt)]
         prev = b
-    if not res: raise ValueError(f"Failed to find {getattr(pat, 'pattern', pat)!r}{label} in: {s[:200]!r}" + ('...' if len(s)>200 else ''))
+    if not res: raise _NotFound(getattr(pat, 'pattern', pat) if given is None else given, s, where)
     return ''.join(res) + s[prev:]
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
@@ -1076,18 +1083,17 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
     # a regex: compiled as `find_msgs` does (`find_pattern`: `^`, `$` at each line), each line read without its end (`_view_sub`) unless it names a CR
     rx = find_pattern(old_str, case=True) if use_regex and isinstance(old_str, str) else old_str
     view = use_regex and not named and callable(new_str)
-    def ft(s, *a, **kw): # fastcore's, its error naming the pattern as it was given
-        try: return _ft.str_replace(s, rx, new_str, *a, use_regex=use_regex, **kw)
-        except ValueError as e: raise ValueError(str(e).replace(repr(rx), repr(old_str), 1)) from None
-    def sub(s, label=''): return _view_sub(rx, new_str, s, n_matches, label) if view else ft(s, n_matches=n_matches)
-    if not (re_filter or view): return ft(text, start_line, end_line, n_matches)
+    def sub(s, where=''): # `s` (all of it, or the lines searched) edited; finding nothing, our error (`_NotFound`), not fastcore's words
+        if view: return _view_sub(rx, new_str, s, n_matches, where, old_str)
+        try: return _ft.str_replace(s, rx, new_str, n_matches=n_matches, use_regex=use_regex)
+        except ValueError:
+            if not isinstance(old_str, str) or (rx.search(s) if use_regex else old_str in s): raise
+            raise _NotFound(old_str, s, where) from None
     if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
-    s,e = _ft._norm_lines(len(ls), start_line, end_line)
+    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # (fastcore's range rules and errors)
     if not re_filter: return ''.join(ls[:s-1]) + sub(''.join(ls[s-1:e]), f' in lines {s}-{e}') + ''.join(ls[e:])
-    for i in _filtered(ls, s, e, re_filter, invert_filter):
-        try: ls[i] = sub(ls[i])
-        except ValueError: raise ValueError(f'Failed to find {old_str!r} on line {i+1} in: {short_repr(ls[i], 200)}') from None
+    for i in _filtered(ls, s, e, re_filter, invert_filter): ls[i] = sub(ls[i], f' on line {i+1}')
     return ''.join(ls)
 
 @functools.wraps(_ft.strs_replace)
@@ -1160,6 +1166,9 @@ def _join(res, old, lines=None):
         got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
+    # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`; lines holding no CR
+    # are joined as they are, faster)
+    if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
     return ''.join(l+e for l,e in zip(lines, got))
 
 # %% ../nbs/13_skill.ipynb #ea3a88ea
@@ -1390,7 +1399,7 @@ def merge_msgs(self:Dialog,
     atts = [a for m in ms for a in (m.attachments or [])]
     rs = [r for x in ms if (r := x.ai_res)] if t==sprompt else []
     e = line_end(*rs)  # (the rule `merge_parts` joins the requests by: the first one's with a line end)
-    replies = (e*2).join(rs)
+    replies = join_lines(rs, e*2)
     self.remove_msgs(ms[1:])
     m = ms[0]
     m.retype(t)  # what a type change keeps
@@ -1881,6 +1890,7 @@ def call(self:ToolPool, name:str, # The tool's name
     end = time.monotonic()+self.timeout
     if not self._slots.acquire(timeout=self.timeout): return self._busy(name)
     try:
+        if time.monotonic()>=end: return self._busy(name)  # (a slot freed at its deadline: no worker started for it, nor an idle one killed)
         w = self._take()
         try: return self._run(w, name, args, end)
         finally: self._give(w)
@@ -1903,6 +1913,7 @@ async def acall(self:ToolPool, name:str, # The tool's name
             if time.monotonic()>=end: return self._busy(name)
             await anyio.sleep(0.01)
         try:
+            if time.monotonic()>=end: return self._busy(name)  # (as `call`: no worker for a call already late)
             # (a worker started for a call cancelled meanwhile is kept, not lost)
             with anyio.CancelScope(shield=True): w = await anyio.to_thread.run_sync(self._take)
             try: return await anyio.to_thread.run_sync(self._run, w, name, args, end, abandon_on_cancel=True)
@@ -1950,7 +1961,7 @@ mcp_instructions = '\n'.join([
      'msg_ast_replace (ast-grep rules, as [pattern, replacement] pairs), '
      "each editing a prompt's reply instead of its request with out=true. "
      'Lines count from 1, as view_msg numbers them. '
-     'Each returns a unified diff, `none: No changes.`, or an error, and then nothing changed: '
+     'Each returns a unified diff (its lines numbered as view_msg numbers them), `none: No changes.`, or an error, and then nothing changed: '
      'read the diff as your check.'),
     '',
     ("Verified edits: lnhashview_msg shows each line as `lineno|hash|text` (a prompt's reply with out=true); "

@@ -181,7 +181,8 @@ def view(self:Dialog,
 # %% ../nbs/04_view.ipynb #511d048b
 def text_lines(txt:str): # A message's text
     "`txt`'s lines as the views and the line editors count them"
-    ls = re.split(r'\r?\n', txt)
+    # a LF or CR LF ends a line: `re.split(r'\r?\n', txt)`, done in C (each CR LF a LF first: a lone CR stays)
+    ls = str.replace(txt, '\r\n', '\n').split('\n')
     return ls[:-1] if ls[-1]=='' else ls
 
 # %% ../nbs/04_view.ipynb #f37511f0

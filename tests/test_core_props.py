@@ -2,6 +2,7 @@
 import pytest, re
 from hypothesis import given, strategies as st
 from dialog.core import *
+from dialog.view import text_lines
 
 ids = st.one_of(st.text(min_size=1, max_size=12), st.integers())
 
@@ -230,3 +231,10 @@ def test_line_end_of_several_texts_is_the_first_ones_that_has_one(ts):
     "One rule for the line end new lines take (an editor's, the export directive's, a merge's): `line_end(*texts)` is the first text's that has a line end (its first line's, LF or CR LF); LF when none has, a lone CR or U+2028 ending none"
     first = next((t for t in ts if '\n' in t), '')
     assert line_end(*ts) == line_end(first) == (re.search(r'\r?\n', first) or ['\n'])[0]
+
+@pytest.mark.parametrize('typ', [scode, sprompt])
+def test_a_fenced_or_headed_part_ending_in_a_lone_cr_keeps_it(typ):
+    "r14: `merge_content`'s fence or heading after a text ending in a lone CR doesn't make that CR half of a CR LF (`join_lines`)"
+    m = Message('a\r', msg_type=typ, **(dict(output='r\r') if typ==sprompt else {}))
+    want = ['```python', 'a\r', '```'] if typ==scode else ['## AI Prompt', 'a\r', '## AI Response', 'r\r']
+    assert text_lines(merge_parts([m, Message('b', msg_type=snote)], snote)[0]) == want + ['', 'b']

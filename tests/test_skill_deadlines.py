@@ -355,3 +355,22 @@ def test_a_deep_request_full_of_escaped_quotes_is_answered_and_the_server_goes_o
     req = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + b'['*3000 + b'"' + b'\\"'*150000
     rs = _answers(tmp_path, [req])
     assert [(r['id'], r['error']['code']) for r in rs]==[(7, -32600)], rs
+
+def test_a_call_whose_deadline_passed_waiting_starts_no_worker(tmp_path, monkeypatch):
+    "r14: a call that gets a free slot only as its deadline passes gets the deadline's tool error at once: no worker is started for it (nor an idle one killed unanswered), in `call` and in `acall`"
+    import anyio
+    _mk(tmp_path)
+    started = []
+    class Counted(sk._Worker):
+        def __init__(self, *a, **kw): started.append(1); super().__init__(*a, **kw)
+    monkeypatch.setattr(sk, '_Worker', Counted)
+    T = 0.2
+    class Late: # the one slot, free just as the deadline passes
+        def acquire(self, blocking=True, timeout=None): time.sleep(T); return True
+        def release(self): pass
+    with sk.ToolPool(tmp_path, timeout=T, workers=1) as pool:
+        pool._slots = Late()
+        for res in (pool.call('summary_dlg', dict(dlg='d.ipynb')), anyio.run(pool.acall, 'summary_dlg', dict(dlg='d.ipynb'))):
+            txt,err = res
+            assert err and txt.startswith(f'TimeoutError: summary_dlg waited its whole {T:g} s deadline for a free worker'), txt
+    assert started == []

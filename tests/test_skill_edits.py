@@ -767,3 +767,115 @@ def test_a_regex_edit_that_finds_nothing_names_the_pattern_as_given(kw, pat):
     "r14: the regex is compiled (multi-line) before the edit; its error still quotes the pattern as the caller wrote it"
     r = Message('a\r\nb\r\n').str_replace(pat, 'Q', use_regex=True, **kw)
     assert r.error and f'Failed to find {pat!r}' in r and 're.compile' not in r, r
+
+# --- a line end joined after a text keeps a lone CR it ends with its last line's own (`join_lines`, issue 33, r14)
+
+_cr_mixed = st.lists(st.sampled_from(['a', 'b', ' ', '\n', '\r\n', '\r', '\u2028']), max_size=12).map(''.join)
+
+@settings(max_examples=400, deadline=None)
+@given(_cr_mixed, st.data())
+def test_an_append_keeps_every_line_before_it_as_insert_line_does(txt, data):
+    "exhash's `a` and `insert_line` after any line (a last one ending in a lone CR too) add one line and change none other, as `text_lines` (the views) reads them: the same text"
+    ls = text_lines(txt)
+    assume(ls)
+    k = data.draw(st.integers(1, len(ls)), label='line')
+    x = Message(txt); r = x.exhash([(lnhash(k, ls[k-1]), 'a', 'Q')])
+    i = Message(txt); i.insert_line(k, 'Q')
+    assert not r.error and text_lines(x.content) == ls[:k] + ['Q'] + ls[k:], (txt, x.content)
+    assert x.content == i.content
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_cr_mixed.filter(bool), min_size=2, max_size=3), st.sampled_from([scode, sprompt]))
+def test_a_merge_keeps_each_parts_lines(texts, typ):
+    "merge_msgs (merge_parts and the replies): the merged text reads as its parts' lines, in order, a blank line between, whatever their line ends (a lone CR ending one stays its last line's)"
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=typ, **(dict(output=t.upper()) if typ==sprompt else {})) for t in texts]
+    m = d.merge_msgs(*[m.id for m in ms])
+    def merged(ts): # each part's lines (an empty last one after a final line end), then a blank line
+        ts = list(ts)
+        return [l for t in ts[:-1] for l in text_lines(t)+['']*(1+t.endswith('\n'))] + text_lines(ts[-1])
+    assert text_lines(m.content) == merged(texts), (texts, m.content)
+    if typ==sprompt: assert text_lines(m.ai_res) == merged(t.upper() for t in texts), m.ai_res
+
+def test_every_join_after_a_text_is_join_lines(monkeypatch):
+    "One place for the rule: insert_line, exhash, merge_parts (merge_content) and merge_msgs' replies join a line end after a text with `join_lines`"
+    import dialog.core as core
+    def mark(texts, sep='\n'): return '<J>'.join(texts)
+    monkeypatch.setattr(sk, 'join_lines', mark); monkeypatch.setattr(core, 'join_lines', mark)
+    assert sk.insert_line('c\r', 1, 'Q') == 'c\r<J>Q'
+    x = Message('x\nc\r'); x.exhash([(lnhash(2, 'c\r'), 'a', 'Q')])
+    assert '<J>' in x.content
+    assert merge_parts([Message('a'), Message('b')])[0] == 'a<J>b'
+    assert Message('a').merge_content(snote) == '```python<J>a<J>```'
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=sprompt, output=t) for t in ('q', 'r')]
+    assert d.merge_msgs(*[m.id for m in ms]).ai_res == 'q<J>r'
+
+@pytest.mark.parametrize('a,b,typ', [('a\r', 'b\nc', scode), ('a\r', 'b', scode), ('q\r', 'r', sprompt), ('x\r\ny\r', 'z', snote)])
+def test_a_merge_after_a_lone_cr_keeps_it(a, b, typ):
+    "r14: a merge's blank line after a part ending in a lone CR doesn't make that CR half of a CR LF"
+    d = Dialog('m')
+    ms = [d.mk_message(t, msg_type=typ, **(dict(output=t) if typ==sprompt else {})) for t in (a, b)]
+    m = d.merge_msgs(*[m.id for m in ms])
+    assert text_lines(m.content) == text_lines(a) + [''] + text_lines(b), m.content
+    if typ==sprompt: assert text_lines(m.ai_res) == text_lines(a) + [''] + text_lines(b), m.ai_res
+
+# --- the diff an edit returns numbers lines as view_msg does (`text_lines`, issue 33, r14)
+
+@pytest.mark.parametrize('br', ['\u2028', '\x0c', '\r'])
+def test_the_edit_diff_numbers_lines_as_the_view(tmp_path, br):
+    "r14: a U+2028, a form feed or a lone CR ends no line in view_msg, nor in the diff msg_str_replace returns; one kind of line end (LF): nothing spelled out"
+    txt = f'a{br}b\nc\nd\n'
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1')]).save(p)
+    view = sk.view_msg('m1', dlg=p)
+    assert ' 1 │ ' in view and f'a{br}b' in view and ' 2 │ c' in view
+    r = sk.msg_str_replace('m1', 'c', 'X', dlg=p)
+    assert r == f'@@ -1,3 +1,3 @@\n a{br}b\n-c\n+X\n d', r
+
+_diff_txt = st.lists(st.sampled_from(['a', 'b', 'c', ' ', '\n', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=16).map(''.join)
+
+@settings(max_examples=400, deadline=None)
+@given(_diff_txt, st.data())
+def test_every_hunk_points_at_the_lines_the_view_shows(txt, data):
+    "Each hunk of an edit's diff numbers its lines as `view` shows them, before (` ` and `-` rows) and after (` ` and `+`): an agent edits by those numbers; spelled out, each row is the line with its end, escaped"
+    n = len(text_lines(txt))
+    i = data.draw(st.integers(1, max(n, 1))); j = data.draw(st.integers(i, max(n, 1)))
+    op = data.draw(st.sampled_from(['replace', 'del', 'insert', 'str']), label='op')
+    m = Message(txt)
+    r = {'replace': lambda: m.replace_lines(i, j, 'X\nY'), 'del': lambda: m.del_lines(i, j),
+         'insert': lambda: m.insert_line(min(i, n), 'Q'), 'str': lambda: m.str_replace('b', 'B\nZ', n_matches=1)}[op]()
+    if r.error or not r.changed: return
+    rows = r.split('\n')
+    spelled = rows[0]=='# line endings spelled out'
+    def shown(t):
+        if not spelled: return Message(t).view(nums=False).split('\n') if t else []
+        ends = re.findall(r'\r?\n', t)
+        return [repr(l + (ends[k] if k<len(ends) else ''))[1:-1] for k,l in enumerate(text_lines(t))]
+    before,after,hunks = shown(txt),shown(m.content),0
+    for h in re.finditer(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n((?:[ +-].*(?:\n|$))*)', '\n'.join(rows[spelled:]), re.M):
+        a,c = int(h[1]),int(h[3])
+        a,c = a-(h[2]!='0'),c-(h[4]!='0')  # (a hunk of no lines names the line before it)
+        for row in h[5].rstrip('\n').split('\n'):
+            if row[0] in ' -': assert before[a]==row[1:], (txt, m.content, r); a += 1
+            if row[0] in ' +': assert after[c]==row[1:], (txt, m.content, r); c += 1
+        hunks += 1
+    assert hunks, r
+
+# --- a replacer that finds nothing says so in our own words, whatever fastcore's are (r14)
+
+@pytest.mark.parametrize('kw,where', [({}, ''), (dict(start_line=2, end_line=2), ' in lines 2-2'), (dict(re_filter='b'), ' on line 2'),
+                                      (dict(use_regex=True), ''), (dict(use_regex=True, start_line=1, end_line=2), ' in lines 1-2')])
+@pytest.mark.parametrize('pat', ['zz', r'zz\r'])
+def test_a_replacer_that_finds_nothing_says_so_in_our_words(tmp_path, monkeypatch, kw, where, pat):
+    "The error names what (nothing found), the pattern as the caller gave it and where it looked; built by us, not by rewriting fastcore's message, so a change of its words changes nothing"
+    ft = sk._ft.str_replace
+    def reworded(*a, **k):
+        try: return ft(*a, **k)
+        except ValueError: raise ValueError('no match (fastcore reworded)') from None
+    monkeypatch.setattr(sk._ft, 'str_replace', reworded)
+    txt = 'a = 1\nb = 2\n'
+    scope = {'': txt, ' in lines 2-2': 'b = 2\n', ' on line 2': 'b = 2\n', ' in lines 1-2': txt}[where]
+    r = Message(txt).str_replace(pat, 'Q', **kw)
+    assert r.error and r == f'error: Failed to find {pat!r}{where} in: {scope!r}', r
+    f = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1'), Message('c', id='m2')]).save(f)
+    assert sk.msg_str_replace(['m1', 'm2'], pat, 'Q', dlg=f, **kw) == f"error: message 'm1': {r[len('error: '):]}"  # the tool names the message

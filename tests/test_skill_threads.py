@@ -75,3 +75,22 @@ def test_the_root_is_the_calls_alone_even_when_the_call_fails(tmp_path):
     a = _mk(tmp_path/'a')
     txt,err = sk.call_tool('view_msg', dict(id='nope', dlg='d.ipynb'), root=a)
     assert err and sk._root.get() is None and sk._session.get() is None
+
+def test_probing_a_budget_loses_no_other_threads_warning(tmp_path, monkeypatch):
+    "r14: `_fit`'s probes (a budget too small, on a file read healed) warn nobody, and change no process-wide warning filter: a warning another thread gives meanwhile is seen; the call's own note warns once"
+    import json, warnings
+    cells = [dict(cell_type='code', id='same', metadata={}, source=s, outputs=[], execution_count=None) for s in ('a = 1', 'b = 2')]
+    p = tmp_path/'dup.ipynb'; p.write_text(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata={}, cells=cells)))
+    real,reads = sk._view,[]
+    def view(*a, **kw): # each read after the call's first is a probe's: another thread warns while it runs
+        reads.append(1)
+        if len(reads)>1:
+            t = threading.Thread(target=lambda: warnings.warn(f'other thread {len(reads)}', UserWarning)); t.start(); t.join()
+        return real(*a, **kw)
+    monkeypatch.setattr(sk, '_view', view)
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        with pytest.raises(ValueError, match='too small for this page'): sk.summary_dlg(dlg=str(p), maxchars=5)
+    said = [str(w.message) for w in ws]
+    assert len(reads)>2 and [s for s in said if s.startswith('other thread')] == [f'other thread {k}' for k in range(2, len(reads)+1)], said
+    assert sum(s.startswith('note: ') for s in said) == 1, said  # the call's own read, not the probes'

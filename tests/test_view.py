@@ -124,3 +124,9 @@ def test_view_finditer_matches_the_view_and_places_each_match_in_the_text(txt, p
     cuts = [0] + [x for _,a,b in got for x in (a, b)] + [len(txt)]
     assert cuts == sorted(cuts) and not any(0<x<len(txt) and txt[x-1:x+1]=='\r\n' for x in cuts)
     assert [txt[a:b].replace('\r\n', '\n') for _,a,b in got] == [mt[0] for mt,*_ in got]
+
+@given(st.text(st.sampled_from('ab\r\n\u2028\x0c\x85'), max_size=16))
+def test_text_lines_ends_a_line_at_lf_and_cr_lf_only(txt):
+    "The one line rule (`text_lines`: the views, the editors, the diff an edit returns): a LF or a CR LF ends a line; a lone CR, U+2028, a form feed, NEL are characters of their line; a final line end starts no line"
+    ls = re.split(r'\r?\n', txt)
+    assert text_lines(txt) == (ls[:-1] if ls[-1]=='' else ls)
