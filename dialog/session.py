@@ -1550,12 +1550,16 @@ def session_roots(agent:str=None, # 'claude', 'codex', or None for both
 
 def _sess_files(agent, root):
     "Session files under `root`, and the `.jsonl` entries there that aren't regular files (`find_sessions` warns)"
-    if not root.is_dir(): return
-    for p in sorted(root.rglob('*.jsonl')):
+    # a folder is told from a file by its entry in the folder listed (`os.walk`), never by a `stat` of the file, which
+    # fails in a folder that can be listed but not searched; a link to a folder isn't followed, nor listed
+    fs = []
+    for top,dirs,files in os.walk(root):
+        dirs[:] = [d for d in dirs if d!='subagents']  # a session's subagents' files: not sessions of their own
+        fs += (Path(top)/f for f in files if f.endswith('.jsonl'))
+    for p in sorted(fs):
         a = 'codex' if p.name.startswith('rollout-') else 'claude'
-        # a subagent's file: in a session's `subagents` folder, or (older Claude Code) `agent-<id>.jsonl` beside them
-        sub = 'subagents' in p.relative_to(root).parts or a=='claude' and p.name.startswith('agent-')
-        if agent in (None, a) and not sub and not p.is_dir(): yield a,p
+        # a subagent's file (older Claude Code): `agent-<id>.jsonl` beside the sessions
+        if agent in (None, a) and not (a=='claude' and p.name.startswith('agent-')): yield a,p
 
 # %% ../nbs/08_session.ipynb #eaabe65f
 sess_probe = 1<<20 # The most bytes of a file `sess_agent` reads to tell whether it is a session, and `sess_info` to list it
@@ -1619,13 +1623,16 @@ def sess_kind(path, # A file, e.g. a `.jsonl` a folder's search met
     # the one rule and wording of such a file, for every reader (`find_sessions`, `dialog.dataset`'s listing): an
     # `OSError` of the kind opening it raised (a link to nowhere a `FileNotFoundError`, a folder `IsADirectoryError`),
     # or what isn't a regular file (a named pipe, refused unopened) a `DialogFormatError`; the path is its file name,
-    # its text (`strerror`, `problem`) says why, then `_unopened`
+    # its text (`strerror`, `problem`) says why, then `_unopened`. It never raises: what it looks at to tell why (the
+    # file's `stat`, whether it is a link) may fail too, in a folder that can be listed but not searched, say
     try: return sess_agent(path, agent, maxbytes=maxbytes),None
     except (OSError, ValueError) as e: x = e
-    p = Path(path)
-    if p.is_dir(): return None,IsADirectoryError(errno.EISDIR, f'a folder: {_unopened}', str(path))
+    try: st = os.stat(path)
+    except (OSError, ValueError): st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return None,IsADirectoryError(errno.EISDIR, f'a folder: {_unopened}', str(path))
     if isinstance(x, OSError):
-        why = 'a link to nowhere' if p.is_symlink() and not p.exists() else x.strerror or type(x).__name__
+        why = 'a link to nowhere' if st is None and os.path.islink(path) else x.strerror or type(x).__name__
         return None,type(x)(x.errno, f'{why}: {_unopened}', str(path))
     return None,DialogFormatError(f'not a regular file (a named pipe, a device?): {_unopened}', str(path))
 

@@ -150,3 +150,60 @@ def test_find_sessions_warns_of_what_it_cannot_open_as_readers_report_it(tmp_pat
     said = sorted(str(w.message) for w in ws)
     tail = ": a .jsonl file that can't be opened to tell whether it is an agent's session"
     assert said == [f'{proj/"gone.jsonl"}: a link to nowhere{tail}', f'{proj/"pipe.jsonl"}: not a regular file (a named pipe, a device?){tail}']
+
+def _as_a_user(code):
+    "Run Python `code` as a user the system's permissions bind (uid 65534 through `setpriv` when we are root): its stdout, as JSON"
+    root = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, '-c', code]
+    if os.geteuid()==0:
+        if not shutil.which('setpriv'): pytest.skip('root, and no setpriv to drop to another user')
+        cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tempfile.gettempdir(),
+                       env=dict(os.environ, PYTHONPATH=str(root)))
+    assert r.returncode==0, r.stderr[-3000:]
+    return json.loads(r.stdout)
+
+_in_a_tree = '''
+import json, os, shutil, tempfile, warnings
+from pathlib import Path
+from dialog.session import find_sessions, sess_kind
+from dialog.dataset import dlg_paths, read_dialogs
+good = json.dumps(dict(type='user', sessionId='abc', cwd='/x', timestamp='2024-01-01T00:00:00Z', uuid='u1', parentUuid=None,
+                       message=dict(role='user', content='hi'))) + '\\n'
+d = Path(tempfile.mkdtemp())
+try:
+    (d/'good.jsonl').write_text(good)
+    SETUP
+    def words(e): return [type(e).__name__, str(e.filename), e.strerror] if isinstance(e, OSError) else [type(e).__name__, str(e)]
+    res = dict(listed=sorted(str(p.relative_to(d)) for p in dlg_paths(d)))
+    ds,es = read_dialogs(d, workers=0, on_error='collect')
+    res['read'] = [words(e) for e in es]
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        res['found'] = [s.path.name for s in find_sessions(root=d)]
+    res['warned'] = [str(w.message) for w in ws]
+    CHECK
+    print(json.dumps(res))
+finally:
+    for p in d.rglob('*'):
+        if p.is_dir() and not p.is_symlink(): os.chmod(p, 0o755)
+    shutil.rmtree(d, ignore_errors=True)
+'''
+def _tree(setup, check=''):
+    "What the readers say of a tree with `good.jsonl` and what `setup` makes, read as a user the permissions bind"
+    return _as_a_user(_in_a_tree.replace('SETUP', setup).replace('CHECK', check))
+
+def test_a_jsonl_in_a_folder_that_can_be_listed_but_not_searched(tmp_path):
+    "A `.jsonl` in a folder with read but no search permission (its `stat` fails too): `sess_kind` says why and never raises; `dlg_paths` lists it, `read_dialogs` collects it, `find_sessions` warns of it, each in its words, and the rest is read (they stopped on a bare `PermissionError`)"
+    res = _tree("nox = d/'nox'; nox.mkdir(); (nox/'in.jsonl').write_text(good); os.chmod(nox, 0o644)",
+                "a,e = sess_kind(nox/'in.jsonl'); res['kind'] = [a, words(e)]")
+    why = "Permission denied: a .jsonl file that can't be opened to tell whether it is an agent's session"
+    assert res['listed'] == ['good.jsonl', 'nox/in.jsonl'] and res['found'] == ['good.jsonl']
+    f = res['kind'][1][1]
+    assert f.endswith('/nox/in.jsonl') and res['kind'] == [None, ['PermissionError', f, why]]
+    assert res['read'] == [['PermissionError', f, why]] and res['warned'] == [f'{f}: {why}']
+
+def test_sess_kind_of_a_name_too_long_says_why(tmp_path):
+    "A name longer than the system takes: `sess_kind` gives the system's reason (it raised, looking again at the file)"
+    a,e = S.sess_kind(tmp_path/('x'*300 + '.jsonl'))
+    assert a is None and isinstance(e, OSError) and e.strerror.endswith(": a .jsonl file that can't be opened to tell whether it is an agent's session")
