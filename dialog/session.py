@@ -16,7 +16,7 @@ Docs: https://nbdialog.github.io/nbdialog/session.html.md"""
 
 # %% auto #0
 __all__ = ['agents', 'sess_probe', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeSide', 'sidechains', 'sess_restore',
-           'dlg2sess', 'session_roots', 'sess_agent', 'sess_kind', 'sess_info', 'find_sessions']
+           'dlg2sess', 'session_roots', 'sess_agent', 'sess_kind', 'folder_err', 'sess_info', 'find_sessions']
 
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
@@ -1548,12 +1548,20 @@ def session_roots(agent:str=None, # 'claude', 'codex', or None for both
            ('codex', Path(env('CODEX_HOME') or '~/.codex').expanduser()/'sessions')]
     return [(a,p) for a,p in res if agent in (None, a)]
 
+def _unsearched(e):
+    "Warn of the folder `os.walk` couldn't list (error `e`), as every reader of a folder reports it: `folder_err`'s words"
+    # (a folder without permission, as `dialog.dataset`'s listing takes one for a bad entry; one gone, an agent's own
+    # folder that was never made, is no news)
+    if isinstance(e, PermissionError) and (x := folder_err(e.filename)) is not None:
+        warnings.warn(f'{x.filename}: {x.strerror}')
+
 def _sess_files(agent, root):
     "Session files under `root`, and the `.jsonl` entries there that aren't regular files (`find_sessions` warns)"
     # a folder is told from a file by its entry in the folder listed (`os.walk`), never by a `stat` of the file, which
-    # fails in a folder that can be listed but not searched; a link to a folder isn't followed, nor listed
+    # fails in a folder that can be listed but not searched; a link to a folder isn't followed, nor listed; a folder
+    # that can't be listed is warned of (`Path.rglob` would skip it without a word)
     fs = []
-    for top,dirs,files in os.walk(root):
+    for top,dirs,files in os.walk(root, onerror=_unsearched):
         dirs[:] = [d for d in dirs if d!='subagents']  # a session's subagents' files: not sessions of their own
         fs += (Path(top)/f for f in files if f.endswith('.jsonl'))
     for p in sorted(fs):
@@ -1635,6 +1643,15 @@ def sess_kind(path, # A file, e.g. a `.jsonl` a folder's search met
         why = 'a link to nowhere' if st is None and os.path.islink(path) else x.strerror or type(x).__name__
         return None,type(x)(x.errno, f'{why}: {_unopened}', str(path))
     return None,DialogFormatError(f'not a regular file (a named pipe, a device?): {_unopened}', str(path))
+
+# %% ../nbs/08_session.ipynb #6ff2593f
+def folder_err(path): # A folder, e.g. one a folder's search met
+    "The error saying why folder `path` can't be listed (the sessions and dialogs in it unseen), in every reader's words; None if it can"
+    # (`find_sessions` warns of it, `dialog.dataset`'s readers report it as a bad entry): an `OSError` of the kind
+    # listing it raised, its `filename` the path, its `strerror` the system's reason and what it means
+    try: os.scandir(path).close()
+    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", str(path))
+    return None
 
 # %% ../nbs/08_session.ipynb #e682ba05
 def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)

@@ -207,3 +207,13 @@ def test_sess_kind_of_a_name_too_long_says_why(tmp_path):
     "A name longer than the system takes: `sess_kind` gives the system's reason (it raised, looking again at the file)"
     a,e = S.sess_kind(tmp_path/('x'*300 + '.jsonl'))
     assert a is None and isinstance(e, OSError) and e.strerror.endswith(": a .jsonl file that can't be opened to tell whether it is an agent's session")
+
+def test_find_sessions_warns_of_a_folder_it_cannot_search(tmp_path):
+    "A folder without read permission (one named `x.jsonl` too): `find_sessions` warns of each, in the words `read_dialogs` reports it with (`folder_err`'s), and lists the rest (`rglob` skipped it without a word); a folder that isn't there, as an agent's own may not be, is no news"
+    res = _tree("""for n in ('shut', 'old.jsonl'): (d/n).mkdir(); (d/n/'s.jsonl').write_text(good); os.chmod(d/n, 0)""")
+    why = "Permission denied (a folder: the dialogs in it can't be listed)"
+    assert res['found'] == ['good.jsonl'] and [r[0] for r in res['read']] == ['PermissionError']*2
+    assert res['warned'] == [f'{f}: {w}' for _,f,w in res['read']] and all(w==why for _,_,w in res['read'])
+    assert sorted(Path(f).name for _,f,_ in res['read']) == ['old.jsonl', 'shut']
+    import warnings
+    with warnings.catch_warnings(): warnings.simplefilter('error'); assert find_sessions(root=tmp_path/'none') == []
