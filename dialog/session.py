@@ -1555,8 +1555,8 @@ def _unsearched(e):
     if isinstance(e, PermissionError) and (x := folder_err(e.filename)) is not None:
         warnings.warn(f'{x.filename}: {x.strerror}')
 
-def _sess_files(agent, root):
-    "Session files under `root`, and the `.jsonl` entries there that aren't regular files (`find_sessions` warns)"
+def _sess_files(root):
+    "The `.jsonl` entries under `root` (sessions, or no regular file, which `find_sessions` warns of), but subagents' folders"
     # a folder is told from a file by its entry in the folder listed (`os.walk`), never by a `stat` of the file, which
     # fails in a folder that can be listed but not searched; a link to a folder isn't followed, nor listed; a folder
     # that can't be listed is warned of (`Path.rglob` would skip it without a word)
@@ -1564,10 +1564,7 @@ def _sess_files(agent, root):
     for top,dirs,files in os.walk(root, onerror=_unsearched):
         dirs[:] = [d for d in dirs if d!='subagents']  # a session's subagents' files: not sessions of their own
         fs += (Path(top)/f for f in files if f.endswith('.jsonl'))
-    for p in sorted(fs):
-        a = 'codex' if p.name.startswith('rollout-') else 'claude'
-        # a subagent's file (older Claude Code): `agent-<id>.jsonl` beside the sessions
-        if agent in (None, a) and not (a=='claude' and p.name.startswith('agent-')): yield a,p
+    return sorted(fs)
 
 # %% ../nbs/08_session.ipynb #eaabe65f
 sess_probe = 1<<20 # The most bytes of a file `sess_agent` reads to tell whether it is a session, and `sess_info` to list it
@@ -1698,12 +1695,15 @@ def find_sessions(prefix:str=None, # Only sessions whose id starts with it
                   agent:str=None, # 'claude', 'codex', or None for both
                   root=None): # A folder searched instead of the agents' own (see `session_roots`)
     "The agents' sessions, newest first: each an `AttrDict` of agent, id, project, start, title, size and path"
-    res = []
+    res,own = [],root is None  # `own`: the agents' own folders
     for a,r in session_roots(agent, root):
-        for a,p in _sess_files(a, r):
-            # a cheap filter on the file name: a Claude Code file is named by its session id, a Codex one holds it
-            if prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
+        for p in _sess_files(r):
+            # a session is told by its records (`sess_info`, as `sess_kind` tells one for a folder's listing), whatever
+            # its name; only in an agent's own folder, whose files it names, is the name a cheap filter: a Claude Code
+            # file is named by its session id, a Codex one holds it, and a subagent's (older Claude Code) is `agent-<id>`
+            if own and prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
                 continue
+            if p.name.startswith('agent-') and (a if own else sess_kind(p)[0])=='claude': continue
             try: s = sess_info(p, a)
             except (OSError, ValueError):
                 # one that can't be opened to tell whether it is a session (a named pipe, a link to nowhere, no

@@ -217,3 +217,20 @@ def test_find_sessions_warns_of_a_folder_it_cannot_search(tmp_path):
     assert sorted(Path(f).name for _,f,_ in res['read']) == ['old.jsonl', 'shut']
     import warnings
     with warnings.catch_warnings(): warnings.simplefilter('error'); assert find_sessions(root=tmp_path/'none') == []
+
+def test_find_sessions_tells_a_session_by_its_records_not_its_name(tmp_path):
+    "A Codex rollout saved under a name of its own, a Claude Code transcript named `rollout-…`: `find_sessions(root=…)` lists both, by what their records say, as `dlg_paths` does (it guessed the agent from the name and left both out without a word); a prefix finds them by id; a Claude Code subagent's `agent-<id>.jsonl` is still left out, a Codex rollout so named is not"
+    from dialog.dataset import dlg_paths
+    import warnings
+    ts,cid = '2026-07-19T05:30:38.285Z','019f78da-e13e-72a2-9c10-aff27ecc7dfd'
+    rs = [dict(timestamp=ts, type='session_meta', payload=dict(id=cid, timestamp=ts, cwd='/p', originator='codex_cli_rs', cli_version='0.50.0')),
+          dict(timestamp=ts, type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text='Hi.')]))]
+    write(tmp_path/'codex-renamed.jsonl', rs); write(tmp_path/'rollout-claude.jsonl', good)
+    write(tmp_path/'agent-1.jsonl', good); write(tmp_path/'agent-codex.jsonl', rs)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        found = {s.path.name: s.agent for s in find_sessions(root=tmp_path)}
+        assert found == {'codex-renamed.jsonl': 'codex', 'rollout-claude.jsonl': 'claude', 'agent-codex.jsonl': 'codex'}
+        assert set(found) <= {p.name for p in dlg_paths(tmp_path)}
+        assert [s.path.name for s in find_sessions(SID[:8], root=tmp_path)] == ['rollout-claude.jsonl']
+        assert sorted(s.path.name for s in find_sessions(cid[:8], 'codex', root=tmp_path)) == ['agent-codex.jsonl', 'codex-renamed.jsonl']
