@@ -1627,13 +1627,16 @@ def sess_kind(path, # A file, e.g. a `.jsonl` a folder's search met
     "`(agent, err)`: the agent whose session `path` is (`sess_agent`, None if neither's), or None and the error saying why it can't be opened to tell"
     # the one rule and wording of such a file, for every reader (`find_sessions`, `dialog.dataset`'s listing): an
     # `OSError` of the kind opening it raised (a link to nowhere a `FileNotFoundError`, a folder `IsADirectoryError`),
-    # or what isn't a regular file (a named pipe, refused unopened) a `DialogFormatError`; the path is its file name,
-    # its text (`strerror`, `problem`) says why, then `_unopened`. It never raises: what it looks at to tell why (the
-    # file's `stat`, whether it is a link) may fail too, in a folder that can be listed but not searched, say
-    try: return sess_agent(path, agent, maxbytes=maxbytes),None
+    # or what isn't a regular file (a named pipe, a socket, a device: told by its `stat`, never opened) a
+    # `DialogFormatError`; the path is its file name, its text (`strerror`, `problem`) says why, then `_unopened`. It
+    # never raises: what it looks at to tell why (the file's `stat`, whether it is a link) may fail too, in a folder
+    # that can be listed but not searched, say
+    st = None
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode): return sess_agent(path, agent, maxbytes=maxbytes),None
     except (OSError, ValueError) as e: x = e
-    try: st = os.stat(path)
-    except (OSError, ValueError): st = None
+    else: x = None
     if st is not None and stat.S_ISDIR(st.st_mode):
         return None,IsADirectoryError(errno.EISDIR, f'a folder: {_unopened}', str(path))
     if isinstance(x, OSError):

@@ -109,9 +109,9 @@ def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
     assert src.read_bytes()==before
     out.unlink(); assert '"EDITED prompt"' in dlg2sess(dlg, out).read_text()
 
-@pytest.mark.parametrize('kind', ['link to nowhere', 'named pipe', 'mode 000', 'folder'])
+@pytest.mark.parametrize('kind', ['link to nowhere', 'named pipe', 'socket', 'mode 000', 'folder'])
 def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
-    "A `.jsonl` that can't be opened to tell whether it is a session: `find_sessions` and `dialog.dataset`'s readers give the same reason, `sess_kind`'s (a link to nowhere was 'a link to nowhere' in one and 'No such file or directory' in the other); a folder named `x.jsonl` is a folder to both, no bad entry, and `sess_kind` says so"
+    "A `.jsonl` that can't be opened to tell whether it is a session: `find_sessions` and `dialog.dataset`'s readers give the same reason, `sess_kind`'s (a link to nowhere was 'a link to nowhere' in one and 'No such file or directory' in the other; a socket 'No such device or address' in both, not what isn't a regular file); a folder named `x.jsonl` is a folder to both, no bad entry, and `sess_kind` says so"
     from dialog.dataset import read_dialogs
     import warnings
     if kind=='named pipe' and not hasattr(os, 'mkfifo'): pytest.skip('no named pipes here')
@@ -119,6 +119,10 @@ def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
     proj = tmp_path/'-w'; proj.mkdir(); write(proj/f'{SID}.jsonl', good); x = proj/'x.jsonl'
     if kind=='link to nowhere': os.symlink(tmp_path/'nowhere.jsonl', x)
     elif kind=='named pipe': os.mkfifo(x)
+    elif kind=='socket':  # a Unix socket (an agent's IPC endpoint, say): told by its `stat`, as what isn't a regular file
+        import socket
+        if not hasattr(socket, 'AF_UNIX'): pytest.skip('no Unix sockets here')
+        with socket.socket(socket.AF_UNIX) as so: so.bind(str(x))
     elif kind=='folder': x.mkdir()
     else: x.write_text('{}\n'); x.chmod(0)
     with warnings.catch_warnings(record=True) as ws:
@@ -131,7 +135,7 @@ def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
     a,e = S.sess_kind(x)
     assert a is None and (e.filename if isinstance(e, OSError) else e.fname) == str(x)
     why = e.strerror if isinstance(e, OSError) else e.problem
-    want = {'link to nowhere': 'a link to nowhere', 'named pipe': 'not a regular file (a named pipe, a device?)', 'mode 000': 'Permission denied', 'folder': 'a folder'}[kind]
+    want = {'link to nowhere': 'a link to nowhere', 'named pipe': 'not a regular file (a named pipe, a device?)', 'socket': 'not a regular file (a named pipe, a device?)', 'mode 000': 'Permission denied', 'folder': 'a folder'}[kind]
     assert why == f"{want}: a .jsonl file that can't be opened to tell whether it is an agent's session"
     assert found == ([] if kind=='folder' else [f'{x}: {why}'])
 
