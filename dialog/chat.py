@@ -296,8 +296,8 @@ def _escaper(*marks):
 # a think marker or a token-usage block's opening in the model's own text, as a reply holds it: a word joiner after `<!`
 # or `<details` (one more than the text had), so it is text, never thinking that would swallow what follows nor host
 # noise `_denoise` takes out; `_parse` takes the one joiner out
-_re_said_mark,_said_esc,_unsaid_mark = _escaper(('<!', r'--\s*think_(?:start|end)\s*-->'),
-                                                ('<details', r"""\s+class=(?P<q>['"])token-usage-details(?P=q)"""))
+_tok_open = ('<details', r"""\s+class=(?P<q>['"])token-usage-details(?P=q)""") # a token-usage block's opening
+_re_said_mark,_said_esc,_unsaid_mark = _escaper(('<!', r'--\s*think_(?:start|end)\s*-->'), _tok_open)
 def _marked(s): return 'think_' in s or 'token-usage-details' in s # `s` may hold a mark `_said_esc` escapes
 # a line of the model's own text that reads as host noise (`_re_noise_lines`: only 🧠s, a ⏳ … ⏳ line): a word joiner
 # before its first 🧠 or ⏳ (one more than the line had), so `_denoise` leaves it; `_unsaid` takes the one joiner out
@@ -309,8 +309,9 @@ def _unsaid(s):
     "Model text `s` as the model said it, from the reply's text part (think markers, token blocks and noise lines unescaped)"
     s = _unsaid_mark(s)
     return _re_noise_unesc.sub('\\1', s) if '\u2060' in s and ('🧠' in s or '⏳' in s) else s
-# thinking as `think_block` holds it: no `<!--` at all, so no comment or marker inside ends the block
-_,_think_esc,_think_unesc = _escaper(('<!', '--'))
+# thinking as `think_block` holds it: no `<!--` at all, so no comment or marker inside ends the block, and a token-usage
+# block's opening escaped as in the model's text, so `_denoise` takes no thinking and text after it for host noise
+_,_think_esc,_think_unesc = _escaper(('<!', '--'), _tok_open)
 
 def _uninterrupted(s):
     "`s` without `INTERRUPTED` at its end and the white space around it (stripped: no pattern tried from every space)"

@@ -190,12 +190,15 @@ def _heal_hint(a, e):
 _edit_whole = 'nbdialog edit FILE ID (the new text on stdin)'
 _cli_words = {'msg_replace_lines': _edit_whole, 'msg_str_replace': _edit_whole, 'out=True': '--out', 'sw': '--sw'}
 
+def _one_line(x): return str(x).replace('\r', '\\r').replace('\n', '\\n') # text from a file as one line: its line breaks escaped
+
 def _warned(cmd): # The subcommand running
     "A `warnings.showwarning` for subcommand `cmd`: each warning one line on stderr, through `_say` as an error is"
-    # (Python's own printer writes the text raw, file names and all, with a line of our source under it)
+    # (Python's own printer writes the text raw, file names and all, with a line of our source under it); a line break
+    # in it (a file's name holds one) is escaped as `_one_line` escapes a field of a listed row: no line is forged
     def show(message, category, filename, lineno, file=None, line=None):
         what = 'warning' if category is UserWarning else category.__name__
-        _say(f'nbdialog {cmd}: {what}: {message}', err=True)
+        _say(f'nbdialog {cmd}: {what}: {_one_line(message)}', err=True)
     return show
 
 def main(argv=None): # Arguments without the program name; None for `sys.argv[1:]`
@@ -697,11 +700,11 @@ def _cmd_sessions(a):
     ss = find_sessions(a.prefix, a.agent, a.root)
     if not ss:
         return _say('no sessions found' + (f' with an id starting {a.prefix!r}' if a.prefix else ''), err=True) or 1
-    # a field from a file is one row's: its line breaks escaped (`_say` escapes the rest on a terminal)
-    one = lambda x: str(x).replace('\r', '\\r').replace('\n', '\\n')
+    # a field from a file is one row's: its line breaks escaped (`_say` escapes the rest on a terminal), as in a warning
     def row(s):
-        start = one(s.start or '?')[:19].replace('T', ' ')
-        return f"{start}  {s.agent:<6}  {one(s.id)}  {_human_size(s.size):>5}  {one(s.project or '?')}  {one(s.title)}"
+        start = _one_line(s.start or '?')[:19].replace('T', ' ')
+        where,title = _one_line(s.project or '?'),_one_line(s.title)
+        return f"{start}  {s.agent:<6}  {_one_line(s.id)}  {_human_size(s.size):>5}  {where}  {title}"
     _say(*map(row, ss))
 
 # %% ../nbs/16_cli.ipynb #863e09f1

@@ -55,7 +55,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts
-from .session import sess2dlg, sess_kind
+from .session import sess2dlg, sess_kind, folder_err
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 from array import array
@@ -148,14 +148,11 @@ def _unlisted(p):
     "The error of entry `p` that a folder's search listed but couldn't open to tell what it holds; None if it opens now"
     # One rule for both such bad entries (`_listing`): a folder, its path ending in a separator (the dialogs in it
     # can't be listed), and a `.jsonl` file (whether it is an agent's session can't be told: `_is_session`). The error
-    # names it and says which: an `OSError` of the kind opening it raises; for a `.jsonl` file, `sess_kind`'s error,
-    # worded as `find_sessions` warns of it (what isn't a regular file, a named pipe refused unopened, a
-    # `DialogFormatError`, as a named pipe called `.ipynb` is)
+    # names it and says which, in the words `find_sessions` warns of it with (`dialog.session`'s one rule of each): for a
+    # folder, `folder_err`'s, an `OSError` of the kind listing it raises; for a `.jsonl` file, `sess_kind`'s (what isn't
+    # a regular file, a named pipe refused unopened, a `DialogFormatError`, as a named pipe called `.ipynb` is)
     if not p.endswith(os.sep): return sess_kind(p, maxbytes=0)[1]
-    f = p.rstrip(os.sep) or os.sep
-    try: os.scandir(f).close()
-    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", f)
-    return None
+    return folder_err(p.rstrip(os.sep) or os.sep)
 
 # %% ../nbs/15_dataset.ipynb #0389df3b
 def _entries(base, bad=None):

@@ -16,7 +16,7 @@ Docs: https://nbdialog.github.io/nbdialog/session.html.md"""
 
 # %% auto #0
 __all__ = ['agents', 'sess_probe', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeSide', 'sidechains', 'sess_restore',
-           'dlg2sess', 'session_roots', 'sess_agent', 'sess_kind', 'sess_info', 'find_sessions']
+           'dlg2sess', 'session_roots', 'sess_agent', 'sess_kind', 'folder_err', 'sess_info', 'find_sessions']
 
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
@@ -1548,14 +1548,23 @@ def session_roots(agent:str=None, # 'claude', 'codex', or None for both
            ('codex', Path(env('CODEX_HOME') or '~/.codex').expanduser()/'sessions')]
     return [(a,p) for a,p in res if agent in (None, a)]
 
-def _sess_files(agent, root):
-    "Session files under `root`, and the `.jsonl` entries there that aren't regular files (`find_sessions` warns)"
-    if not root.is_dir(): return
-    for p in sorted(root.rglob('*.jsonl')):
-        a = 'codex' if p.name.startswith('rollout-') else 'claude'
-        # a subagent's file: in a session's `subagents` folder, or (older Claude Code) `agent-<id>.jsonl` beside them
-        sub = 'subagents' in p.relative_to(root).parts or a=='claude' and p.name.startswith('agent-')
-        if agent in (None, a) and not sub and not p.is_dir(): yield a,p
+def _unsearched(e):
+    "Warn of the folder `os.walk` couldn't list (error `e`), as every reader of a folder reports it: `folder_err`'s words"
+    # (a folder without permission, as `dialog.dataset`'s listing takes one for a bad entry; one gone, an agent's own
+    # folder that was never made, is no news)
+    if isinstance(e, PermissionError) and (x := folder_err(e.filename)) is not None:
+        warnings.warn(f'{x.filename}: {x.strerror}')
+
+def _sess_files(root):
+    "The `.jsonl` entries under `root` (sessions, or no regular file, which `find_sessions` warns of), but subagents' folders"
+    # a folder is told from a file by its entry in the folder listed (`os.walk`), never by a `stat` of the file, which
+    # fails in a folder that can be listed but not searched; a link to a folder isn't followed, nor listed; a folder
+    # that can't be listed is warned of (`Path.rglob` would skip it without a word)
+    fs = []
+    for top,dirs,files in os.walk(root, onerror=_unsearched):
+        dirs[:] = [d for d in dirs if d!='subagents']  # a session's subagents' files: not sessions of their own
+        fs += (Path(top)/f for f in files if f.endswith('.jsonl'))
+    return sorted(fs)
 
 # %% ../nbs/08_session.ipynb #eaabe65f
 sess_probe = 1<<20 # The most bytes of a file `sess_agent` reads to tell whether it is a session, and `sess_info` to list it
@@ -1618,16 +1627,31 @@ def sess_kind(path, # A file, e.g. a `.jsonl` a folder's search met
     "`(agent, err)`: the agent whose session `path` is (`sess_agent`, None if neither's), or None and the error saying why it can't be opened to tell"
     # the one rule and wording of such a file, for every reader (`find_sessions`, `dialog.dataset`'s listing): an
     # `OSError` of the kind opening it raised (a link to nowhere a `FileNotFoundError`, a folder `IsADirectoryError`),
-    # or what isn't a regular file (a named pipe, refused unopened) a `DialogFormatError`; the path is its file name,
-    # its text (`strerror`, `problem`) says why, then `_unopened`
-    try: return sess_agent(path, agent, maxbytes=maxbytes),None
+    # or what isn't a regular file (a named pipe, a socket, a device: told by its `stat`, never opened) a
+    # `DialogFormatError`; the path is its file name, its text (`strerror`, `problem`) says why, then `_unopened`. It
+    # never raises: what it looks at to tell why (the file's `stat`, whether it is a link) may fail too, in a folder
+    # that can be listed but not searched, say
+    st = None
+    try:
+        st = os.stat(path)
+        if stat.S_ISREG(st.st_mode): return sess_agent(path, agent, maxbytes=maxbytes),None
     except (OSError, ValueError) as e: x = e
-    p = Path(path)
-    if p.is_dir(): return None,IsADirectoryError(errno.EISDIR, f'a folder: {_unopened}', str(path))
+    else: x = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        return None,IsADirectoryError(errno.EISDIR, f'a folder: {_unopened}', str(path))
     if isinstance(x, OSError):
-        why = 'a link to nowhere' if p.is_symlink() and not p.exists() else x.strerror or type(x).__name__
+        why = 'a link to nowhere' if st is None and os.path.islink(path) else x.strerror or type(x).__name__
         return None,type(x)(x.errno, f'{why}: {_unopened}', str(path))
     return None,DialogFormatError(f'not a regular file (a named pipe, a device?): {_unopened}', str(path))
+
+# %% ../nbs/08_session.ipynb #6ff2593f
+def folder_err(path): # A folder, e.g. one a folder's search met
+    "The error saying why folder `path` can't be listed (the sessions and dialogs in it unseen), in every reader's words; None if it can"
+    # (`find_sessions` warns of it, `dialog.dataset`'s readers report it as a bad entry): an `OSError` of the kind
+    # listing it raised, its `filename` the path, its `strerror` the system's reason and what it means
+    try: os.scandir(path).close()
+    except OSError as e: return type(e)(e.errno, f"{e.strerror} (a folder: the dialogs in it can't be listed)", str(path))
+    return None
 
 # %% ../nbs/08_session.ipynb #e682ba05
 def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)
@@ -1674,12 +1698,15 @@ def find_sessions(prefix:str=None, # Only sessions whose id starts with it
                   agent:str=None, # 'claude', 'codex', or None for both
                   root=None): # A folder searched instead of the agents' own (see `session_roots`)
     "The agents' sessions, newest first: each an `AttrDict` of agent, id, project, start, title, size and path"
-    res = []
+    res,own = [],root is None  # `own`: the agents' own folders
     for a,r in session_roots(agent, root):
-        for a,p in _sess_files(a, r):
-            # a cheap filter on the file name: a Claude Code file is named by its session id, a Codex one holds it
-            if prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
+        for p in _sess_files(r):
+            # a session is told by its records (`sess_info`, as `sess_kind` tells one for a folder's listing), whatever
+            # its name; only in an agent's own folder, whose files it names, is the name a cheap filter: a Claude Code
+            # file is named by its session id, a Codex one holds it, and a subagent's (older Claude Code) is `agent-<id>`
+            if own and prefix and (a=='claude' and not p.stem.startswith(prefix) or a=='codex' and prefix not in p.stem):
                 continue
+            if p.name.startswith('agent-') and (a if own else sess_kind(p)[0])=='claude': continue
             try: s = sess_info(p, a)
             except (OSError, ValueError):
                 # one that can't be opened to tell whether it is a session (a named pipe, a link to nowhere, no

@@ -367,17 +367,17 @@ said = st.lists(st.sampled_from(['<!--think_start-->', '<!--think_end-->', '<!--
                                  '<details\u2060 class="token-usage-details">', '<details', ' class="token-usage-details">', '</details>', '🧠', '- ⏳ x ⏳']),
                 min_size=1, max_size=8).map(''.join).filter(lambda s: s.strip() == s and s)
 
-@given(marked, marked, said, st.sampled_from(['anthropic', 'openai']))
+@given(marked, marked, said, said, st.sampled_from(['anthropic', 'openai']))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_property_any_tool_result_and_arguments_round_trip_with_the_reasoning(res, arg, text, fmt):
-    "Whatever a tool result, a call's argument and the model's own text hold (think markers among them), history → dialog → save → read → the same format is the history, the reasoning with it"
+def test_property_any_tool_result_and_arguments_round_trip_with_the_reasoning(res, arg, text, thought, fmt):
+    "Whatever a tool result, a call's argument, the model's own text and its thinking hold (think markers, token-usage blocks and their openings among them), history → dialog → save → read → the same format is the history, the reasoning with it"
     if fmt == 'anthropic':
-        h = _two_block_loop(res); h[1]['content'][1]['input'] = {'q': arg}
+        h = _two_block_loop(res); h[1]['content'][1]['input'] = {'q': arg}; h[1]['content'][0]['thinking'] = thought
         h[1]['content'].insert(1, {'type': 'text', 'text': text})
     else:
         call = lambda i, a: {'id': f'call_{i}', 'type': 'function', 'function': {'name': 'f', 'arguments': json.dumps(a)}}
         h = [{'role': 'user', 'content': 'go'},
-             {'role': 'assistant', 'content': text, 'reasoning_content': 'T', 'tool_calls': [call(1, {'q': arg})]}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': res},
+             {'role': 'assistant', 'content': text, 'reasoning_content': thought, 'tool_calls': [call(1, {'q': arg})]}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': res},
              {'role': 'assistant', 'content': None, 'reasoning_content': 'U', 'tool_calls': [call(2, {})]}, {'role': 'tool', 'tool_call_id': 'call_2', 'content': 'ok'}]
     if fmt == 'anthropic' and not res.strip(): h[2]['content'][0]['content'] = res = 'r'  # Anthropic's empty result is a documented normalisation
     assert dlg2chat(_reread(chat2dlg(h, fmt)), fmt) == h
@@ -427,6 +427,24 @@ def test_a_token_usage_block_the_model_wrote_is_its_text(text):
     r = d.messages[0].ai_res
     assert ai_fmt(r) == text and parse_reply(r) == [{'type': 'text', 'text': text}]
     assert '<details\u2060' in r and r.replace('\u2060', '') == text
+
+@pytest.mark.parametrize('fmt', ['anthropic', 'openai', 'gemini', 'responses'])
+def test_thinking_quoting_a_token_usage_opening_keeps_the_text_after_it(fmt):
+    "Thinking that quotes a token-usage block's opening, then text with a `</details>`: sent back as said, for every provider, before and after a save (the thinking's opening was left live, so `_denoise` took thinking and text to the `</details>` for host noise: the thinking sent as text, the text lost)"
+    th,tx = 'I see <details class="token-usage-details"> in the doc', 'Done </details> here'
+    h = {'anthropic': [{'role': 'user', 'content': 'go'},
+                       {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': th, 'signature': 'S'}, {'type': 'text', 'text': tx}]}],
+         'openai': [{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'content': tx, 'reasoning_content': th}],
+         'gemini': [{'role': 'user', 'parts': [{'text': 'go'}]}, {'role': 'model', 'parts': [{'text': th, 'thought': True}, {'text': tx, 'thoughtSignature': 'SIG'}]}],
+         'responses': [{'role': 'user', 'content': 'go'}, {'type': 'reasoning', 'id': 'rs_1', 'summary': [{'type': 'summary_text', 'text': th}], 'encrypted_content': 'ENC'},
+                       {'type': 'message', 'role': 'assistant', 'id': 'msg_1', 'status': 'completed', 'content': [{'type': 'output_text', 'text': tx, 'annotations': []}]}]}[fmt]
+    d = chat2dlg(h, fmt)
+    for d in (d, _reread(d)): assert dlg2chat(d, fmt) == h
+    assert parse_reply(d.messages[0].ai_res) == [{'type': 'text', 'text': tx}]
+    # a host's token block after the reply (the `</details>` that closes it) still goes, and the thinking with it isn't sent as text
+    d = chat2dlg([{'role': 'user', 'content': 'go'}, {'role': 'assistant', 'content': 'Answer.', 'reasoning_content': th}], 'openai')
+    m = d.messages[0]; m.output = m.ai_res + '\n\n' + TOKEN
+    assert dlg2chat(d, 'openai')[1]['content'] == 'Answer.'
 
 def test_a_host_token_usage_block_is_still_left_out():
     "A token-usage block the host wrote in the reply (the Solveit spelling) is noise: not sent, while the model's text quoting one beside it is"

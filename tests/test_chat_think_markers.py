@@ -1,5 +1,5 @@
 "Think markers in what the model said or thought: escaped in a reply so they never open or end thinking, and read back exactly"
-import json, pytest
+import json, re, pytest
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import *
 from dialog.ipynb import reads_ipynb, write_ipynb
@@ -65,9 +65,10 @@ def test_thinking_holding_a_word_joiner_goes_back_unchanged():
          {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'r'}]}]
     assert dlg2chat(_reread(chat2dlg(h, 'anthropic')), 'anthropic') == h
 
-@given(st.lists(st.sampled_from(['<!', '--', '\u2060', '-->', '<!--', 'think_start', 'think_end', ' ', '\n', 'x', ':::']), max_size=12).map(''.join))
+@given(st.lists(st.sampled_from(['<!', '--', '\u2060', '-->', '<!--', 'think_start', 'think_end', ' ', '\n', 'x', ':::',
+                                  '<details', ' class=', '"', "'", 'token-usage-details', '</details>', '<details class="token-usage-details">']), max_size=12).map(''.join))
 def test_property_thinking_escape_is_exactly_reversible(s):
-    "`think_block`'s escape is undone exactly on reading for every text, and what it writes holds no `<!--` (so nothing inside ends the block)"
+    "`think_block`'s escape is undone exactly on reading for every text, and what it writes holds no `<!--` (so nothing inside ends the block) nor a token-usage block's opening (which `_denoise` would take, with what follows, for host noise)"
     assert chat._think_unesc(chat._think_esc(s)) == s
-    assert '<!--' not in chat._think_esc(s)
+    assert '<!--' not in chat._think_esc(s) and not re.search(r"""<details\s+class=(['"])token-usage-details\1""", chat._think_esc(s))
     if s.strip() and s == s.strip(): assert chat._thoughts(think_block(s)) == s

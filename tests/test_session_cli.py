@@ -38,6 +38,16 @@ def test_sessions_warns_of_a_jsonl_it_cannot_open(homes, capsys):
     out,err = capsys.readouterr()
     assert 'hello' in out and err == f"nbdialog sessions: warning: {a/'gone.jsonl'}: a link to nowhere: a .jsonl file that can't be opened to tell whether it is an agent's session\n"
 
+@pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes here')
+def test_sessions_warning_of_a_name_with_a_line_break_is_one_line(tmp_path, capsys):
+    "A file name holding a line break (anyone who can write in the folder names it): `nbdialog sessions`' warning of it is one line, the break printed as `\\n` as a row's field is, so the name forges no line that reads as the command's own"
+    forged = 'nbdialog sessions: warning: all sessions verified'
+    os.mkfifo(tmp_path/f'x\n{forged}.jsonl')
+    assert main(['sessions', '--root', str(tmp_path)])==1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"nbdialog sessions: warning: {tmp_path}/x\\n{forged}.jsonl: not a regular file (a named pipe, a device?): a .jsonl file that can't be opened to tell whether it is an agent's session",
+                   'no sessions found']
+
 @need
 def test_convert_both_ways(tmp_path, capsys):
     nb = tmp_path/'s.ipynb'

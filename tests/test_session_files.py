@@ -109,9 +109,9 @@ def test_symlink_to_source_swapped_in_before_the_write(tmp_path, monkeypatch):
     assert src.read_bytes()==before
     out.unlink(); assert '"EDITED prompt"' in dlg2sess(dlg, out).read_text()
 
-@pytest.mark.parametrize('kind', ['link to nowhere', 'named pipe', 'mode 000', 'folder'])
+@pytest.mark.parametrize('kind', ['link to nowhere', 'named pipe', 'socket', 'mode 000', 'folder'])
 def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
-    "A `.jsonl` that can't be opened to tell whether it is a session: `find_sessions` and `dialog.dataset`'s readers give the same reason, `sess_kind`'s (a link to nowhere was 'a link to nowhere' in one and 'No such file or directory' in the other); a folder named `x.jsonl` is a folder to both, no bad entry, and `sess_kind` says so"
+    "A `.jsonl` that can't be opened to tell whether it is a session: `find_sessions` and `dialog.dataset`'s readers give the same reason, `sess_kind`'s (a link to nowhere was 'a link to nowhere' in one and 'No such file or directory' in the other; a socket 'No such device or address' in both, not what isn't a regular file); a folder named `x.jsonl` is a folder to both, no bad entry, and `sess_kind` says so"
     from dialog.dataset import read_dialogs
     import warnings
     if kind=='named pipe' and not hasattr(os, 'mkfifo'): pytest.skip('no named pipes here')
@@ -119,6 +119,10 @@ def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
     proj = tmp_path/'-w'; proj.mkdir(); write(proj/f'{SID}.jsonl', good); x = proj/'x.jsonl'
     if kind=='link to nowhere': os.symlink(tmp_path/'nowhere.jsonl', x)
     elif kind=='named pipe': os.mkfifo(x)
+    elif kind=='socket':  # a Unix socket (an agent's IPC endpoint, say): told by its `stat`, as what isn't a regular file
+        import socket
+        if not hasattr(socket, 'AF_UNIX'): pytest.skip('no Unix sockets here')
+        with socket.socket(socket.AF_UNIX) as so: so.bind(str(x))
     elif kind=='folder': x.mkdir()
     else: x.write_text('{}\n'); x.chmod(0)
     with warnings.catch_warnings(record=True) as ws:
@@ -131,7 +135,7 @@ def test_find_sessions_and_the_dataset_readers_give_one_reason(tmp_path, kind):
     a,e = S.sess_kind(x)
     assert a is None and (e.filename if isinstance(e, OSError) else e.fname) == str(x)
     why = e.strerror if isinstance(e, OSError) else e.problem
-    want = {'link to nowhere': 'a link to nowhere', 'named pipe': 'not a regular file (a named pipe, a device?)', 'mode 000': 'Permission denied', 'folder': 'a folder'}[kind]
+    want = {'link to nowhere': 'a link to nowhere', 'named pipe': 'not a regular file (a named pipe, a device?)', 'socket': 'not a regular file (a named pipe, a device?)', 'mode 000': 'Permission denied', 'folder': 'a folder'}[kind]
     assert why == f"{want}: a .jsonl file that can't be opened to tell whether it is an agent's session"
     assert found == ([] if kind=='folder' else [f'{x}: {why}'])
 
@@ -150,3 +154,87 @@ def test_find_sessions_warns_of_what_it_cannot_open_as_readers_report_it(tmp_pat
     said = sorted(str(w.message) for w in ws)
     tail = ": a .jsonl file that can't be opened to tell whether it is an agent's session"
     assert said == [f'{proj/"gone.jsonl"}: a link to nowhere{tail}', f'{proj/"pipe.jsonl"}: not a regular file (a named pipe, a device?){tail}']
+
+def _as_a_user(code):
+    "Run Python `code` as a user the system's permissions bind (uid 65534 through `setpriv` when we are root): its stdout, as JSON"
+    root = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, '-c', code]
+    if os.geteuid()==0:
+        if not shutil.which('setpriv'): pytest.skip('root, and no setpriv to drop to another user')
+        cmd = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', *cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tempfile.gettempdir(),
+                       env=dict(os.environ, PYTHONPATH=str(root)))
+    assert r.returncode==0, r.stderr[-3000:]
+    return json.loads(r.stdout)
+
+_in_a_tree = '''
+import json, os, shutil, tempfile, warnings
+from pathlib import Path
+from dialog.session import find_sessions, sess_kind
+from dialog.dataset import dlg_paths, read_dialogs
+good = json.dumps(dict(type='user', sessionId='abc', cwd='/x', timestamp='2024-01-01T00:00:00Z', uuid='u1', parentUuid=None,
+                       message=dict(role='user', content='hi'))) + '\\n'
+d = Path(tempfile.mkdtemp())
+try:
+    (d/'good.jsonl').write_text(good)
+    SETUP
+    def words(e): return [type(e).__name__, str(e.filename), e.strerror] if isinstance(e, OSError) else [type(e).__name__, str(e)]
+    res = dict(listed=sorted(str(p.relative_to(d)) for p in dlg_paths(d)))
+    ds,es = read_dialogs(d, workers=0, on_error='collect')
+    res['read'] = [words(e) for e in es]
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter('always')
+        res['found'] = [s.path.name for s in find_sessions(root=d)]
+    res['warned'] = [str(w.message) for w in ws]
+    CHECK
+    print(json.dumps(res))
+finally:
+    for p in d.rglob('*'):
+        if p.is_dir() and not p.is_symlink(): os.chmod(p, 0o755)
+    shutil.rmtree(d, ignore_errors=True)
+'''
+def _tree(setup, check=''):
+    "What the readers say of a tree with `good.jsonl` and what `setup` makes, read as a user the permissions bind"
+    return _as_a_user(_in_a_tree.replace('SETUP', setup).replace('CHECK', check))
+
+def test_a_jsonl_in_a_folder_that_can_be_listed_but_not_searched(tmp_path):
+    "A `.jsonl` in a folder with read but no search permission (its `stat` fails too): `sess_kind` says why and never raises; `dlg_paths` lists it, `read_dialogs` collects it, `find_sessions` warns of it, each in its words, and the rest is read (they stopped on a bare `PermissionError`)"
+    res = _tree("nox = d/'nox'; nox.mkdir(); (nox/'in.jsonl').write_text(good); os.chmod(nox, 0o644)",
+                "a,e = sess_kind(nox/'in.jsonl'); res['kind'] = [a, words(e)]")
+    why = "Permission denied: a .jsonl file that can't be opened to tell whether it is an agent's session"
+    assert res['listed'] == ['good.jsonl', 'nox/in.jsonl'] and res['found'] == ['good.jsonl']
+    f = res['kind'][1][1]
+    assert f.endswith('/nox/in.jsonl') and res['kind'] == [None, ['PermissionError', f, why]]
+    assert res['read'] == [['PermissionError', f, why]] and res['warned'] == [f'{f}: {why}']
+
+def test_sess_kind_of_a_name_too_long_says_why(tmp_path):
+    "A name longer than the system takes: `sess_kind` gives the system's reason (it raised, looking again at the file)"
+    a,e = S.sess_kind(tmp_path/('x'*300 + '.jsonl'))
+    assert a is None and isinstance(e, OSError) and e.strerror.endswith(": a .jsonl file that can't be opened to tell whether it is an agent's session")
+
+def test_find_sessions_warns_of_a_folder_it_cannot_search(tmp_path):
+    "A folder without read permission (one named `x.jsonl` too): `find_sessions` warns of each, in the words `read_dialogs` reports it with (`folder_err`'s), and lists the rest (`rglob` skipped it without a word); a folder that isn't there, as an agent's own may not be, is no news"
+    res = _tree("""for n in ('shut', 'old.jsonl'): (d/n).mkdir(); (d/n/'s.jsonl').write_text(good); os.chmod(d/n, 0)""")
+    why = "Permission denied (a folder: the dialogs in it can't be listed)"
+    assert res['found'] == ['good.jsonl'] and [r[0] for r in res['read']] == ['PermissionError']*2
+    assert res['warned'] == [f'{f}: {w}' for _,f,w in res['read']] and all(w==why for _,_,w in res['read'])
+    assert sorted(Path(f).name for _,f,_ in res['read']) == ['old.jsonl', 'shut']
+    import warnings
+    with warnings.catch_warnings(): warnings.simplefilter('error'); assert find_sessions(root=tmp_path/'none') == []
+
+def test_find_sessions_tells_a_session_by_its_records_not_its_name(tmp_path):
+    "A Codex rollout saved under a name of its own, a Claude Code transcript named `rollout-…`: `find_sessions(root=…)` lists both, by what their records say, as `dlg_paths` does (it guessed the agent from the name and left both out without a word); a prefix finds them by id; a Claude Code subagent's `agent-<id>.jsonl` is still left out, a Codex rollout so named is not"
+    from dialog.dataset import dlg_paths
+    import warnings
+    ts,cid = '2026-07-19T05:30:38.285Z','019f78da-e13e-72a2-9c10-aff27ecc7dfd'
+    rs = [dict(timestamp=ts, type='session_meta', payload=dict(id=cid, timestamp=ts, cwd='/p', originator='codex_cli_rs', cli_version='0.50.0')),
+          dict(timestamp=ts, type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text='Hi.')]))]
+    write(tmp_path/'codex-renamed.jsonl', rs); write(tmp_path/'rollout-claude.jsonl', good)
+    write(tmp_path/'agent-1.jsonl', good); write(tmp_path/'agent-codex.jsonl', rs)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        found = {s.path.name: s.agent for s in find_sessions(root=tmp_path)}
+        assert found == {'codex-renamed.jsonl': 'codex', 'rollout-claude.jsonl': 'claude', 'agent-codex.jsonl': 'codex'}
+        assert set(found) <= {p.name for p in dlg_paths(tmp_path)}
+        assert [s.path.name for s in find_sessions(SID[:8], root=tmp_path)] == ['rollout-claude.jsonl']
+        assert sorted(s.path.name for s in find_sessions(cid[:8], 'codex', root=tmp_path)) == ['agent-codex.jsonl', 'codex-renamed.jsonl']
