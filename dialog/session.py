@@ -56,9 +56,13 @@ def _partial(path, i, warn):
 
 def _open_reg(path, mode='rb', **kw):
     "`open(path, mode, **kw)` of a regular file: anything else (a named pipe, a device) is refused at once, unawaited"
-    fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))  # opening a named pipe waits for no writer
-    if stat.S_ISREG(os.fstat(fd).st_mode): return open(fd, mode, **kw)
-    os.close(fd)
+    try: fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))  # opening a named pipe waits for no writer
+    except OSError as e:  # a socket can't be opened at all (ENXIO): refused in the same words, as what it is
+        if e.errno!=errno.ENXIO or stat.S_ISREG(os.stat(path).st_mode): raise
+        fd = None
+    if fd is not None:
+        if stat.S_ISREG(os.fstat(fd).st_mode): return open(fd, mode, **kw)
+        os.close(fd)
     raise ValueError(f'{path}: not a regular file (a named pipe, a device?): a session is a .jsonl file')
 
 

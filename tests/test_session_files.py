@@ -1,5 +1,5 @@
 "What a session reader and writer do with files that are no sessions or change under them: named pipes, JSON nested too deep, a symlink to the source swapped in"
-import json, os, subprocess, sys, shutil, tempfile, pytest
+import json, os, socket, subprocess, sys, shutil, tempfile, pytest
 from hypothesis import given, settings, strategies as st
 from pathlib import Path
 import dialog.session as S
@@ -27,6 +27,16 @@ def test_named_pipe_is_refused_at_once(tmp_path):
                        env=dict(os.environ, PYTHONPATH=str(root)))
     out = r.stdout.splitlines()
     assert len(out)==2 and all('not a regular file' in l and str(f) in l for l in out), (r.stdout, r.stderr)
+
+@pytest.mark.skipif(not hasattr(socket, 'AF_UNIX'), reason='no Unix sockets here')
+def test_socket_is_refused_as_no_regular_file(tmp_path):
+    "A Unix socket named `.jsonl` (which can't be opened at all) is refused by `sess2dlg` and `sess_info` as a named pipe is, not as a missing device"
+    f = tmp_path/f'{SID}.jsonl'
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(f))
+        for fn in (sess2dlg, sess_info):
+            with pytest.raises(ValueError, match='not a regular file') as e: fn(f)
+            assert str(f) in str(e.value)
 
 def test_deep_json_line_is_no_session_and_stops_no_listing(tmp_path):
     "One deeply nested (valid) JSON line: `sess2dlg` says which file and line as a ValueError; `find_sessions` lists the other sessions"
