@@ -59,13 +59,13 @@ Docs: https://nbdialog.github.io/nbdialog/skill.html.md"""
 
 # %% auto #0
 __all__ = ['tool_words', 'msg_insert_line', 'msg_str_replace', 'msg_strs_replace', 'msg_replace_lines', 'msg_del_lines',
-           'msg_ast_replace', 'skill_tools', 'min_mem', 'max_timeout', 'mcp_instructions', 'Session', 'Root', 'set_dlg',
-           'cur_dlg', 'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg', 'guard_heads',
-           'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found', 'find_msgs',
-           'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace', 'msg_exhash',
-           'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs', 'cut_msgs',
-           'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text', 'call_tool',
-           'check_limits', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic',
+           'msg_ast_replace', 'skill_tools', 'min_mem', 'max_timeout', 'start_limit', 'mcp_instructions', 'Session',
+           'Root', 'set_dlg', 'cur_dlg', 'set_cur_msg', 'cur_msg', 'preview_row', 'summary_dlg', 'view_dlg', 'view_msg',
+           'guard_heads', 'view_msgs', 'lnhashview_msg', 'symdef_finder', 'symref_finder', 'ast_finder', 'Found',
+           'find_msgs', 'EditReport', 'msg_editor', 'insert_line', 'replace_lines', 'del_lines', 'ast_replace',
+           'msg_exhash', 'add_msg', 'del_msgs', 'update_msg', 'move_msgs', 'split_msg', 'merge_msgs', 'copy_msgs',
+           'cut_msgs', 'paste_msgs', 'create_dlg', 'tool_schema', 'tool_schemas', 'check_args', 'tool_text',
+           'call_tool', 'check_limits', 'ToolPool', 'tool_hints', 'serve_mcp', 'add_msg_magic', 'nbrun_magic',
            'load_ipython_extension']
 
 # %% ../nbs/13_skill.ipynb #e48e719a
@@ -1712,7 +1712,7 @@ def _worker_main(root, # The folder calls are confined to
                  ppid=None, # The server's process id: the worker ends when it does
                  ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`)
     "A worker process: answers tool calls read from stdin on stdout, until stdin closes"
-    # A call is `(name, args, buffer or None)`, its answer `(text, is_error, buffer)`;
+    # Once ready it says so (`None`); then a call is `(name, args, buffer or None)`, its answer `(text, is_error, buffer)`;
     # a call that finds the root moved since the server started is refused
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
@@ -1733,6 +1733,7 @@ def _worker_main(root, # The folder calls are confined to
     try:
         inp,out,root = Connection(rd, writable=False),Connection(wr, readable=False),Root(root, ident)
         if ppid: _orphan_guard(ppid, timeout)
+        out.send(None)  # ready: a call's time is counted from here, not from this process's start
         while True:
             try: name,args,buf = inp.recv()
             except (EOFError, OSError): return
@@ -1755,8 +1756,9 @@ class _Worker:
         self.send = Connection(os.dup(self.proc.stdin.fileno()), readable=False).send
         self.conn = Connection(os.dup(self.proc.stdout.fileno()), writable=False)
         self.proc.stdin.close(); self.proc.stdout.close()
-        # Busy from a call sent until its answer is read; `sp`: the pool's thread that started it
-        self.busy,self.sp = False,None
+        # Busy from a call sent until its answer is read; `sp`: the pool's thread that started it;
+        # `ready`: it said it is ready for calls (its start-up over)
+        self.busy,self.sp,self.ready = False,None,False
     def alive(self): return self.proc.poll() is None
     def kill(self):
         "Stop it at once (its pipe is left open for a thread still waiting on it: it reads EOF)"
@@ -1767,6 +1769,7 @@ class _Worker:
 # The least memory cap a worker works under (one takes about 40 MiB just to start, and about 90 with ast-grep loaded),
 # and the longest deadline (a week: a wait for an answer can't be longer than about 24 days)
 min_mem,max_timeout = 128<<20,7*86400
+start_limit = 60 # Seconds a worker may take to start (not counted against the call waiting for it)
 
 # %% ../nbs/13_skill.ipynb #1c23c895
 def check_limits(timeout:float, # A call's deadline in seconds
@@ -1786,7 +1789,7 @@ def _died(code): return f'killed by signal {-code}' if code and code<0 else f'ex
 class ToolPool:
     "Tool calls in at most `workers` worker processes at once, each call with a deadline"
     def __init__(self, root='.', # The folder every dialog path is confined to, fixed now (`Root`)
-                 timeout:float=30, # Seconds a call may take from when it comes in, before it is stopped
+                 timeout:float=30, # Seconds a call may take from when it comes in (a worker's start not counted), before it is stopped
                  maxmem:int=4<<30, # Most bytes of memory a worker may take, at least `min_mem` (None or 0: no limit)
                  workers:int=None): # Most calls run at once (each in a worker process); None: 2 per CPU, at least 2
         check_limits(timeout, maxmem)
@@ -1843,11 +1846,19 @@ class ToolPool:
 # %% ../nbs/13_skill.ipynb #d69f9abe
 @patch
 def _run(self:ToolPool, w, name, args, end):
-    "Call `name` in worker `w` until `end` (a `time.monotonic()`): its answer, or a tool error"
-    # a tool error when it ran past `end` (then `w` is killed), out of memory, or `w` died
-    # busy until it answers: after an error meanwhile `_give` stops it rather than hand it to another call
+    "Call `name` in worker `w` until `end` (a `time.monotonic()`), moved on by `w`'s start-up: its answer, or a tool error"
+    # a tool error when it ran past `end` (then `w` is killed), `w` didn't start within `start_limit`, ran out of memory,
+    # or died; busy until it answers: after an error meanwhile `_give` stops it rather than hand it to another call
     w.busy = True
     try:
+        if not w.ready:  # a fresh worker: the call is sent once it is ready, its time spent starting given back
+            t = time.monotonic()
+            if not w.conn.poll(start_limit):
+                w.kill()
+                return (f'TimeoutError: no worker process could start for {_tname(name)} within {start_limit:g} s '
+                        '(the machine too busy?), so it was not run: nothing changed; call again'),True
+            w.conn.recv(); w.ready = True
+            end += time.monotonic()-t
         w.send((name, args, self.buf if name in _buf_tools else None))
         if not w.conn.poll(max(0, end-time.monotonic())):
             w.kill()
@@ -2074,7 +2085,7 @@ async def _requests(lines, # The client's lines, as bytes (an async iterable)
 
 # %% ../nbs/13_skill.ipynb #c66d6b41
 def serve_mcp(root='.', # The folder whose dialogs the server may read and edit
-              timeout:float=30, # Seconds a tool call may take from when it comes in, before it is stopped
+              timeout:float=30, # Seconds a tool call may take from when it comes in (a worker's start not counted), before it is stopped
               maxmem:int=4<<30, # Most bytes of memory a call's process may take, at least 128 MiB (None: no limit)
               workers:int=None): # Most calls run at once (the rest wait); None: twice the CPU count, at least 2
     "Serve the dialog tools to an MCP client over stdio until it disconnects"
