@@ -1828,7 +1828,8 @@ class ToolPool:
         self._done(w.sp)
     def _busy(self, name):
         msg = (f'TimeoutError: {_tname(name)} waited its whole {self.timeout:g} s deadline for a free worker '
-               f'({self.workers} calls were running, the most this server runs at once: '
+               f'({self.workers} {_plural("call", self.workers)} {"was" if self.workers==1 else "were"} running, '
+               'the most this server runs at once: '
                'many slow calls sent together?) and was not run: nothing changed; '
                'call again once fewer calls are running')
         return msg,True

@@ -137,7 +137,7 @@ def test_calls_from_threads_keep_the_cap_too(tmp_path):
         t = time.monotonic(); txt,err = pool.call('summary_dlg', dict(dlg='d.ipynb'))
         assert time.monotonic()-t < T+3*s  # (its deadline, a worker's start-up, and a margin for a loaded machine)
         assert max(seen)==1, seen
-        assert not err or f'waited its whole {T:g} s deadline for a free worker (1 calls were running' in txt, txt
+        assert not err or f'waited its whole {T:g} s deadline for a free worker (1 call was running' in txt, txt
         for th in ths: th.join()
 
 # --- the server, over its stdio
@@ -374,8 +374,9 @@ def test_a_call_whose_deadline_passed_waiting_starts_no_worker(tmp_path, monkeyp
         pool._slots = Late()
         for res in (pool.call('summary_dlg', dict(dlg='d.ipynb')), anyio.run(pool.acall, 'summary_dlg', dict(dlg='d.ipynb'))):
             txt,err = res
-            assert err and txt.startswith(f'TimeoutError: summary_dlg waited its whole {T:g} s deadline for a free worker'), txt
+            assert err and txt.startswith(f'TimeoutError: summary_dlg waited its whole {T:g} s deadline for a free worker (1 call was running, '), txt
     assert started == []
+    assert '(2 calls were running, ' in sk.ToolPool(tmp_path, timeout=T, workers=2)._busy('summary_dlg')[0]
 
 def _slow_starts(monkeypatch, tmp_path, secs):
     "Workers that take more than `secs` to start (a shell that sleeps, then runs Python), and the list of those started"
