@@ -904,10 +904,14 @@ def _diff(old, new):
     "`str_diff` of `old` and `new`, its lines numbered as the views number them, with their endings spelled out when they may matter"
     # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
     # numbers `view_msg` showed; `str_diff` doesn't see line endings: they may matter when the final line end came or
-    # went, or the texts hold more than one kind (LF and CR LF)
+    # went, or the texts hold more than one kind (LF and CR LF); and a changed row holding a character that prints as
+    # nothing or moves the cursor (what `term_safe` escapes for a terminal: a lone CR, a form feed, U+2028, a zero
+    # width space) could print as its counterpart does: then too the rows are spelled out, numbered as before
     if old==new: return ''
     res = str_diff(_ViewLines(old), _ViewLines(new))
-    if res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
+    chg = '\n'.join(r for r in res.split('\n') if r[:1] in '-+')  # the changed rows
+    if (res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2
+        and term_safe(chg)==term_safe(chg, tty=False)): return res
     def spelled(t): return '\n'.join(repr(l)[1:-1] for l in _ViewLines(t).splitlines(True))
     return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
 

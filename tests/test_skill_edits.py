@@ -832,6 +832,17 @@ def test_the_edit_diff_numbers_lines_as_the_view(tmp_path, br):
     r = sk.msg_str_replace('m1', 'c', 'X', dlg=p)
     assert r == f'@@ -1,3 +1,3 @@\n a{br}b\n-c\n+X\n d', r
 
+@pytest.mark.parametrize('txt,edit,args', [('a\r\nb\r\r\nc\r\n', 'replace_lines', (2, 2, 'b')), ('a\r\nb\r\r\nc\r\n', 'str_replace', ('b\r', 'b')),
+                                           ('a\nb\nc\n', 'str_replace', ('b', 'b\r')), ('a\nb\nc\n', 'str_replace', ('b', 'b\u2028')),
+                                           ('a\nb\x0c\nc\n', 'replace_lines', (2, 2, 'b')), ('a\nb\nc\n', 'str_replace', ('b', 'b\u200b'))])
+def test_a_change_that_prints_as_none_is_spelled_out(txt, edit, args):
+    "r15b: a changed row differing only by a character that prints as nothing (a lone CR, U+2028, a form feed, a zero width space) is spelled out: printed, its - and + rows differ"
+    m = Message(txt); r = getattr(m, edit)(*args)
+    assert r.changed and r.startswith('# line endings spelled out\n'), r
+    printed = [row.replace('\r', '') for row in str(r).split('\n')]  # as a terminal shows it
+    assert [x[1:] for x in printed if x[:1]=='-'] != [x[1:] for x in printed if x[:1]=='+'], r
+    assert '\r' not in r and '\u2028' not in r and '\x0c' not in r and '\u200b' not in r
+
 _diff_txt = st.lists(st.sampled_from(['a', 'b', 'c', ' ', '\n', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=16).map(''.join)
 
 @settings(max_examples=400, deadline=None)
