@@ -974,11 +974,11 @@ def insert_line(
     if not text: return new_str
     new_str,eol = _ended(new_str, text),line_end(text)  # the new line ends as its lines do (`_ended`'s rule)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
-    if insert_line>len(ends):
-        # after a last line with no end (a CR it ends with stays its own: `join_lines`)
-        return join_lines([text, new_str], eol)
+    # a line end joined after a line (the new one, or a last one with no end) keeps a lone CR it ends with that
+    # line's own (`join_lines`), wherever it goes
+    if insert_line>len(ends): return join_lines([text, new_str], eol)  # after a last line with no end
     at = ends[insert_line-1].end() if insert_line else 0
-    return text[:at] + new_str + eol + text[at:]
+    return text[:at] + join_lines([new_str, text[at:]], eol)
 
 # %% ../nbs/13_skill.ipynb #618f5dcf
 def replace_lines(
@@ -993,9 +993,10 @@ def replace_lines(
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
     if new_content and not new_content.endswith('\n'):
-        # the end of the last line replaced, if it had one
+        # the end of the last line replaced, if it had one (a lone CR the new content ends with stays its last line's
+        # own: `join_lines`)
         m = re.search(r'\r?\n\Z', ls[e-1])
-        new_content += m[0] if m else ''
+        if m: new_content = join_lines([new_content, ''], m[0])
     ls[s-1:e] = [new_content] if new_content else []
     return ''.join(ls) if new_content else _kept_end(text, ''.join(ls))
 
