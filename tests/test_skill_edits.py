@@ -775,14 +775,28 @@ _cr_mixed = st.lists(st.sampled_from(['a', 'b', ' ', '\n', '\r\n', '\r', '\u2028
 @settings(max_examples=400, deadline=None)
 @given(_cr_mixed, st.data())
 def test_an_append_keeps_every_line_before_it_as_insert_line_does(txt, data):
-    "exhash's `a` and `insert_line` after any line (a last one ending in a lone CR too) add one line and change none other, as `text_lines` (the views) reads them: the same text"
+    "exhash's `a` and `insert_line` after any line (a last one ending in a lone CR too) add one line, as sent (a lone CR in it, ending it too), and change none other, as `text_lines` (the views) reads them: the same text"
     ls = text_lines(txt)
     assume(ls)
     k = data.draw(st.integers(1, len(ls)), label='line')
-    x = Message(txt); r = x.exhash([(lnhash(k, ls[k-1]), 'a', 'Q')])
-    i = Message(txt); i.insert_line(k, 'Q')
-    assert not r.error and text_lines(x.content) == ls[:k] + ['Q'] + ls[k:], (txt, x.content)
+    q = data.draw(st.sampled_from(['Q', 'Q\r', '\r', 'Q\rR', 'Q\r\r', '\u2028\r']), label='new line')
+    x = Message(txt); r = x.exhash([(lnhash(k, ls[k-1]), 'a', q)])
+    i = Message(txt); i.insert_line(k, q)
+    assert not r.error and text_lines(x.content) == ls[:k] + [q] + ls[k:], (txt, x.content)
     assert x.content == i.content
+
+@pytest.mark.parametrize('txt', ['x\ny', 'x\r\ny', 'x\ny\r', 'x\r\ny\r\n'])
+@pytest.mark.parametrize('op', ['a', 'i', 'c'])
+@pytest.mark.parametrize('q', ['Q\r', '\r', 'Q\r\nR\r'])
+def test_exhash_writes_a_new_lines_lone_cr_as_sent(txt, op, q):
+    "r15b: exhash's `a`, `i`, `c` keep a lone CR ending a new line (the engine, splitting the text itself, dropped it), as insert_line/replace_lines do; the diff's rows hash the lines as lnhashview does"
+    ls = text_lines(txt); k = len(ls)
+    m = Message(txt); r = m.exhash([(lnhash(k, ls[k-1]), op, q)])
+    want = {'a': sk.insert_line(txt, k, q), 'i': sk.insert_line(txt, k-1, q), 'c': sk.replace_lines(txt, k, k, q)}[op]
+    assert not r.error and text_lines(m.content) == text_lines(want), (m.content, want)
+    if '\n' not in q: assert m.content == want  # (the ends between new lines are exhash's own: `_join`)
+    rows = set(re.findall(r'^\+(\d+\|..\|.*)$', r, re.M))
+    assert rows and rows <= set(m.lnhashview().split('\n')), (r, m.lnhashview())
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_cr_mixed.filter(bool), min_size=2, max_size=3), st.sampled_from([scode, sprompt]))
