@@ -1349,9 +1349,14 @@ def retype(self:Message,
     return out
 
 # %% ../nbs/13_skill.ipynb #7764bd7a
-def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
-# what `update_msg` may change, as the file stores it: a change is a change of this, whatever the view shows
-def _stored(m): return f'{m.msg_type}: {m.content}\nmeta: {_srepr(m.cell_meta())}'
+from xml.sax.saxutils import quoteattr
+
+def _stored(m):
+    "What `update_msg` may change, as the file stores it, its content's lines numbered as `view_msg` numbers them"
+    # the content starts on the tag's row, as it is (directives, CR LF line ends: diffed as every edit is), so the diff's
+    # line n is the line the views and the editors call n; a change is a change of this, whatever the XML view shows
+    e = line_end(m.content)  # (the meta row ends as the content's lines do: no line ends mixed by it)
+    return f'<{m.msg_type} id={quoteattr(m.id)}>{m.content}</{m.msg_type}>{e}meta: {_srepr(m.cell_meta())}'
 
 def _retype(m, t):
     "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
@@ -1371,16 +1376,14 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
     "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
     def ed(d):
-        m = d.msg(id); old,was = _shown(m),_stored(m)
+        m = d.msg(id); was = _stored(m)
         _export_ok(msg_type or m.msg_type, export)
         dropped = '' if msg_type is None else _retype(m, msg_type)
         if meta is not None: m.meta = copy.deepcopy(meta)
         if mergemeta: m.meta = m.meta | copy.deepcopy(mergemeta)
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
-        now,shown = _stored(m),_shown(m)
-        # changed as stored, or not at all; a change the XML view doesn't show is diffed as stored
-        r = _report(old, shown) if now!=was and shown!=old else _report(was, now)
+        r = _report(was, _stored(m))  # changed as stored, or not at all
         if dropped: r = EditReport(f'{r}\n{dropped}', True)
         return r,r.changed
     return _edit(dlg, ed)

@@ -392,12 +392,23 @@ def test_update_msg_judges_a_change_on_the_message_not_the_view(tmp_path, monkey
     Dialog('t', [Message('#| EXPORT\nx = 1', id='e1'), Message('#| export\ny = 2', id='e2')]).save(p)
     monkeypatch.setattr(Message, 'to_xml', lambda self, *a, **kw: f'<code id="{self.id}"/>')  # a view that shows no directive
     r = sk.update_msg('e1', export=True, dlg=p)
-    assert r.changed and '+code: #| export' in r and read_ipynb(p)['e1'].content=='#| export\n#| EXPORT\nx = 1'
+    assert r.changed and '+<code id="e1">#| export' in r and read_ipynb(p)['e1'].content=='#| export\n#| EXPORT\nx = 1'
     before = p.read_bytes()
     r = sk.update_msg('e2', export=True, dlg=p)
     assert not r.changed and r=='none: No changes.' and p.read_bytes()==before
     r = sk.update_msg('e2', export=False, dlg=p)
     assert r.changed and read_ipynb(p)['e2'].content=='y = 2'
+
+@pytest.mark.parametrize('start', ['a\nb\nc\n', 'a\r\nb\r\n', 'a'])
+def test_update_msgs_diff_numbers_lines_as_view_msg(tmp_path, start):
+    "r15b: update_msg(export=True)'s diff puts the directive on line 1 and the first line on line 2, as view_msg and the line editors count them; CR LF lines are diffed as every edit's are (no `&#13;`, nothing spelled out)"
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(start, id='m1')]).save(p)
+    r = sk.update_msg('m1', dlg=p, export=True)
+    view = dict(re.findall(r'^ *(\d+) │ (.*)$', str(sk.view_msg('m1', dlg=p)), re.M))
+    assert view['1']=='#| export' and view['2']=='a'
+    h = re.search(r'^@@ -1(?:,\d+)? \+1(?:,\d+)? @@\n', r, re.M)
+    assert h and r[h.end():].startswith('-<code id="m1">a') and '+<code id="m1">#| export\n+a' in r, r
+    assert '&#13;' not in r and 'spelled out' not in r, r
 
 _flines = st.lists(st.sampled_from(['import os', 'x = 1', 'import os.path', '', 'y = 2 ', 'os']), min_size=1, max_size=6)
 
