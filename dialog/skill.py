@@ -920,8 +920,10 @@ def _failed(e): return EditReport(f'error: {e}', error=True)
 
 class _NotFound(ValueError):
     "A replacer's text to replace, found nowhere it looked: in our own words (fastcore's today, as aidialog's), the pattern as the caller gave it"
-    def __init__(self, pat, s, where=''): # The pattern as given; the text searched; where that is, e.g. ' in lines 2-4'
-        super().__init__(f'Failed to find {pat!r}{where} in: {s[:200]!r}' + ('...' if len(s)>200 else ''))
+    def __init__(self, pat, s, where='', # The pattern as given; the text searched; where that is, e.g. ' in lines 2-4'
+                 note=''): # What else to say, after the text, e.g. which of several pairs it was
+        self.pat,self.s,self.where = pat,s,where
+        super().__init__(f'Failed to find {pat!r}{where} in: {s[:200]!r}' + ('...' if len(s)>200 else '') + note)
 
 # %% ../nbs/13_skill.ipynb #5097115e
 def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
@@ -1107,9 +1109,16 @@ def _strs_replace(text, old_strs, new_strs, *args, **kw):
     # (fastcore's hands each pair after the first the plain text the one before returned, split at U+2028 or a CR again)
     if not (isinstance(old_strs, list) and isinstance(new_strs, list) and len(old_strs)==len(new_strs)):
         return _ft.strs_replace(text, old_strs, new_strs, *args, **kw)  # its error says what is wrong
-    for o,n in zip(old_strs, new_strs): text = _by_lines(_str_replace)(text, o, n, *args, **kw)
+    # a pair that finds nothing is named, and what it searched said: the text as the pairs before it left it
+    for k,(o,n) in enumerate(zip(old_strs, new_strs), 1):
+        try: text = _by_lines(_str_replace)(text, o, n, *args, **kw)
+        except _NotFound as e:
+            if len(old_strs)==1: raise
+            before = '' if k==1 else f', in the text as pair{"s 1-" if k>2 else " "}{k-1} left it, not as stored'
+            raise _NotFound(e.pat, e.s, e.where, f' (pair {k} of {len(old_strs)}{before}; nothing changed)') from None
     return text
 
+# %% ../nbs/13_skill.ipynb #f33n0b02
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 # those that count lines count as `text_lines` does
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,

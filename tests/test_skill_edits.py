@@ -915,3 +915,15 @@ def test_a_replacer_that_finds_nothing_says_so_in_our_words(tmp_path, monkeypatc
     assert r.error and r == f'error: Failed to find {pat!r}{where} in: {scope!r}', r
     f = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1'), Message('c', id='m2')]).save(f)
     assert sk.msg_str_replace(['m1', 'm2'], pat, 'Q', dlg=f, **kw) == f"error: message 'm1': {r[len('error: '):]}"  # the tool names the message
+
+@pytest.mark.parametrize('olds,k', [(['alpha', 'zeta'], 2), (['alpha', 'alpha'], 2), (['alpha', 'beta', 'zeta'], 3), (['zeta', 'beta'], 1)])
+def test_strs_replace_names_the_pair_that_finds_nothing(tmp_path, olds, k):
+    "r15b: a pair of msg_strs_replace that finds nothing is named (its number, its pattern as given), and the text it searched said to be what the pairs before it left, not the message as stored; nothing written"
+    txt = 'alpha = 1\nbeta = 2\n'
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1')]).save(p); before = p.read_bytes()
+    r = sk.msg_strs_replace('m1', olds, ['ALPHA', 'BETA', 'Z'][:len(olds)], dlg=p)
+    n = len(olds)
+    assert r.error and r.startswith(f'error: Failed to find {olds[k-1]!r} in: ') and f'(pair {k} of {n}' in r, r
+    left = {1: '', 2: ', in the text as pair 1 left it, not as stored', 3: ', in the text as pairs 1-2 left it, not as stored'}[k]
+    assert r.endswith(f'{left}; nothing changed)') and p.read_bytes()==before, r
+    if k==1: assert repr(txt) in r  # the first pair searched the message as stored
