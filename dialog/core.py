@@ -1051,7 +1051,10 @@ def merge_parts(msgs, # The messages to merge, in order
     # the lines it adds (its directives, the blank line between parts, and the lines `merge_content` put around a text
     # with no line end of its own) end as its parts' own lines do: the first's that has one
     e = line_end(*[c for m,c in zip(msgs, cs) if '\n' in m.content], *cs)  # (a part's own line ends before merge_content's)
-    cs = [c if '\n' in m.content or '\r' in c else c.replace('\n', e) for m,c in zip(msgs, cs)]
+    # a one-line part's LF lines (`line_end`'s test: a CR LF part is kept) are re-ended `e`, a lone CR ending one kept
+    # its line's own (`join_lines`: split where `text_lines` splits, not at the CR LF that CR made)
+    cs = [c if '\n' in m.content or e=='\n' or line_end(c)!='\n' else join_lines(c.replace('\r\n', '\n').split('\n'), e)
+          for m,c in zip(msgs, cs)]
     for c in cs:
         d,body = _split_dirs(c)
         dirs |= {k:v for k,v in d.items() if k not in dirs}

@@ -904,10 +904,14 @@ def _diff(old, new):
     "`str_diff` of `old` and `new`, its lines numbered as the views number them, with their endings spelled out when they may matter"
     # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
     # numbers `view_msg` showed; `str_diff` doesn't see line endings: they may matter when the final line end came or
-    # went, or the texts hold more than one kind (LF and CR LF)
+    # went, or the texts hold more than one kind (LF and CR LF); and a changed row holding a character that prints as
+    # nothing or moves the cursor (what `term_safe` escapes for a terminal: a lone CR, a form feed, U+2028, a zero
+    # width space) could print as its counterpart does: then too the rows are spelled out, numbered as before
     if old==new: return ''
     res = str_diff(_ViewLines(old), _ViewLines(new))
-    if res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2: return res
+    chg = '\n'.join(r for r in res.split('\n') if r[:1] in '-+')  # the changed rows
+    if (res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2
+        and term_safe(chg)==term_safe(chg, tty=False)): return res
     def spelled(t): return '\n'.join(repr(l)[1:-1] for l in _ViewLines(t).splitlines(True))
     return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
 
@@ -916,8 +920,10 @@ def _failed(e): return EditReport(f'error: {e}', error=True)
 
 class _NotFound(ValueError):
     "A replacer's text to replace, found nowhere it looked: in our own words (fastcore's today, as aidialog's), the pattern as the caller gave it"
-    def __init__(self, pat, s, where=''): # The pattern as given; the text searched; where that is, e.g. ' in lines 2-4'
-        super().__init__(f'Failed to find {pat!r}{where} in: {s[:200]!r}' + ('...' if len(s)>200 else ''))
+    def __init__(self, pat, s, where='', # The pattern as given; the text searched; where that is, e.g. ' in lines 2-4'
+                 note=''): # What else to say, after the text, e.g. which of several pairs it was
+        self.pat,self.s,self.where = pat,s,where
+        super().__init__(f'Failed to find {pat!r}{where} in: {s[:200]!r}' + ('...' if len(s)>200 else '') + note)
 
 # %% ../nbs/13_skill.ipynb #5097115e
 def msg_editor(f, # A `fastcore.tools` text editor: `f(text, ...)` returns the edited text
@@ -970,11 +976,11 @@ def insert_line(
     if not text: return new_str
     new_str,eol = _ended(new_str, text),line_end(text)  # the new line ends as its lines do (`_ended`'s rule)
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
-    if insert_line>len(ends):
-        # after a last line with no end (a CR it ends with stays its own: `join_lines`)
-        return join_lines([text, new_str], eol)
+    # a line end joined after a line (the new one, or a last one with no end) keeps a lone CR it ends with that
+    # line's own (`join_lines`), wherever it goes
+    if insert_line>len(ends): return join_lines([text, new_str], eol)  # after a last line with no end
     at = ends[insert_line-1].end() if insert_line else 0
-    return text[:at] + new_str + eol + text[at:]
+    return text[:at] + join_lines([new_str, text[at:]], eol)
 
 # %% ../nbs/13_skill.ipynb #618f5dcf
 def replace_lines(
@@ -989,9 +995,10 @@ def replace_lines(
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
     if new_content and not new_content.endswith('\n'):
-        # the end of the last line replaced, if it had one
+        # the end of the last line replaced, if it had one (a lone CR the new content ends with stays its last line's
+        # own: `join_lines`)
         m = re.search(r'\r?\n\Z', ls[e-1])
-        new_content += m[0] if m else ''
+        if m: new_content = join_lines([new_content, ''], m[0])
     ls[s-1:e] = [new_content] if new_content else []
     return ''.join(ls) if new_content else _kept_end(text, ''.join(ls))
 
@@ -1102,9 +1109,16 @@ def _strs_replace(text, old_strs, new_strs, *args, **kw):
     # (fastcore's hands each pair after the first the plain text the one before returned, split at U+2028 or a CR again)
     if not (isinstance(old_strs, list) and isinstance(new_strs, list) and len(old_strs)==len(new_strs)):
         return _ft.strs_replace(text, old_strs, new_strs, *args, **kw)  # its error says what is wrong
-    for o,n in zip(old_strs, new_strs): text = _by_lines(_str_replace)(text, o, n, *args, **kw)
+    # a pair that finds nothing is named, and what it searched said: the text as the pairs before it left it
+    for k,(o,n) in enumerate(zip(old_strs, new_strs), 1):
+        try: text = _by_lines(_str_replace)(text, o, n, *args, **kw)
+        except _NotFound as e:
+            if len(old_strs)==1: raise
+            before = '' if k==1 else f', in the text as pair{"s 1-" if k>2 else " "}{k-1} left it, not as stored'
+            raise _NotFound(e.pat, e.s, e.where, f' (pair {k} of {len(old_strs)}{before}; nothing changed)') from None
     return text
 
+# %% ../nbs/13_skill.ipynb #f33n0b02
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
 # those that count lines count as `text_lines` does
 _own = dict(insert_line=insert_line, ast_replace=ast_replace,
@@ -1171,6 +1185,28 @@ def _join(res, old, lines=None):
     if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
     return ''.join(l+e for l,e in zip(lines, got))
 
+# a lone CR is a character of its line (`text_lines`); the engine, splitting a command's text into lines, drops one ending a line
+_lone_cr = re.compile('\r(?!\n)')
+
+def _nocr(cs, txt): # exhash command tuples (`_cmds`'); the text they edit
+    "`(cs, ph)`: `cs` with each lone CR in an `a`, `i` or `c` command's text made `ph`, a character neither holds (None if none)"
+    # carried through the engine as `_nosurr` carries lone surrogates: exhash writes a new line as sent, as `insert_line` does
+    if not _has(cs, _lone_cr): return cs,None
+    ph = next(c for c in map(chr, range(0xF0800, 0xF1000)) if not _has((txt, cs), re.compile(c)))
+    def fix(c): # a command without its address
+        op,*ps = c
+        if op in ('a','i','c') and ps and isinstance(ps[0], str): return (op, _lone_cr.sub(ph, ps[0]), *ps[1:])
+        if op in ('g','g!','v') and len(ps)==2 and isinstance(ps[1], tuple) and ps[1]: return (op, ps[0], fix(ps[1]))
+        return c
+    return tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs),ph
+
+def _crback(t, ph, rows=False): # A text the engine made; `_nocr`'s character; is `t` its diff or printed rows?
+    "`t` with `_nocr`'s character `ph` a CR again; as `rows` (`lineno|hash|text`), each row holding one hashed anew, as `lnhashview` hashes it"
+    if not ph or ph not in t: return t
+    if not rows: return t.replace(ph, '\r')
+    def row(m): return m[1]+lnhash(int(m[2]), l := m[3].replace(ph, '\r'))+l if ph in m[3] else m[0]
+    return re.sub(r'^([ +-]?)(\d+)\|[^|\n]*\|(.*)$', row, t, flags=re.M)
+
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
 def exhash(self:Message,
@@ -1186,13 +1222,14 @@ def exhash(self:Message,
             raise ValueError(f'{_tools("sw")}, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')
         # lone surrogates as the characters that stand for them in line hashes
         (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))
+        cs,ph = _nocr(cs, txt)  # and a lone CR in a new line's text as a character the engine keeps
         res = ex(txt, list(cs), sw=sw)
     except _edit_errs as e: return _failed(e)
     back = _resurr if hid else noop
-    new = _join(res, old, [back(l) for l in res.lines])
+    new = _join(res, old, [back(_crback(l, ph)) for l in res.lines])
     _set_txt(self, new, out)
-    diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
-    shown = back(res.format_printed()) if res.printed else ''
+    diff = (back(_crback(res.format_diff(), ph, True)) or _diff(old, new)) if new!=old else ''
+    shown = back(_crback(res.format_printed(), ph, True)) if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/13_skill.ipynb #d3109d17
@@ -1321,9 +1358,14 @@ def retype(self:Message,
     return out
 
 # %% ../nbs/13_skill.ipynb #7764bd7a
-def _shown(m): return f'{m.to_xml()}\nmeta: {_srepr(m.meta)}'
-# what `update_msg` may change, as the file stores it: a change is a change of this, whatever the view shows
-def _stored(m): return f'{m.msg_type}: {m.content}\nmeta: {_srepr(m.cell_meta())}'
+from xml.sax.saxutils import quoteattr
+
+def _stored(m):
+    "What `update_msg` may change, as the file stores it, its content's lines numbered as `view_msg` numbers them"
+    # the content starts on the tag's row, as it is (directives, CR LF line ends: diffed as every edit is), so the diff's
+    # line n is the line the views and the editors call n; a change is a change of this, whatever the XML view shows
+    e = line_end(m.content)  # (the meta row ends as the content's lines do: no line ends mixed by it)
+    return f'<{m.msg_type} id={quoteattr(m.id)}>{m.content}</{m.msg_type}>{e}meta: {_srepr(m.cell_meta())}'
 
 def _retype(m, t):
     "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
@@ -1343,16 +1385,14 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
     "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
     def ed(d):
-        m = d.msg(id); old,was = _shown(m),_stored(m)
+        m = d.msg(id); was = _stored(m)
         _export_ok(msg_type or m.msg_type, export)
         dropped = '' if msg_type is None else _retype(m, msg_type)
         if meta is not None: m.meta = copy.deepcopy(meta)
         if mergemeta: m.meta = m.meta | copy.deepcopy(mergemeta)
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
-        now,shown = _stored(m),_shown(m)
-        # changed as stored, or not at all; a change the XML view doesn't show is diffed as stored
-        r = _report(old, shown) if now!=was and shown!=old else _report(was, now)
+        r = _report(was, _stored(m))  # changed as stored, or not at all
         if dropped: r = EditReport(f'{r}\n{dropped}', True)
         return r,r.changed
     return _edit(dlg, ed)

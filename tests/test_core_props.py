@@ -238,3 +238,24 @@ def test_a_fenced_or_headed_part_ending_in_a_lone_cr_keeps_it(typ):
     m = Message('a\r', msg_type=typ, **(dict(output='r\r') if typ==sprompt else {}))
     want = ['```python', 'a\r', '```'] if typ==scode else ['## AI Prompt', 'a\r', '## AI Response', 'r\r']
     assert text_lines(merge_parts([m, Message('b', msg_type=snote)], snote)[0]) == want + ['', 'b']
+
+# --- a merge of CR LF parts adds CR LF lines only, whatever a one-line part holds (r15b)
+
+_one_line = st.lists(st.sampled_from(['x', ' ', '\r', '\u2028']), max_size=4).map(''.join)
+_crlf_txt = st.lists(_one_line, min_size=2, max_size=3).map('\r\n'.join)
+
+@pytest.mark.parametrize('part,typ,lines', [('x\r', scode, ['```python', 'x\r', '```']), ('x\ry', scode, ['```python', 'x\ry', '```']),
+                                            ('q\r', sprompt, ['## AI Prompt', 'q\r', '## AI Response', 'r'])])
+def test_a_merge_into_a_crlf_note_ends_its_lines_crlf(part, typ, lines):
+    "r15b: a CR LF note merged with a one-line part holding a lone CR: the fence or heading lines end CR LF too (a lone CR isn't a CR LF part), the CR kept its line's own"
+    m = Message(part, msg_type=typ, **(dict(output='r') if typ==sprompt else {}))
+    c = merge_parts([Message('n1\r\nn2', msg_type=snote), m], snote)[0]
+    assert text_lines(c) == ['n1', 'n2', ''] + lines and not re.search(r'(?<!\r)\n', c), c
+
+@given(_crlf_txt, st.lists(st.tuples(st.one_of(_crlf_txt, _one_line), st.sampled_from([scode, snote, sprompt]),
+                                     st.one_of(_crlf_txt, _one_line)), min_size=1, max_size=3))
+def test_a_merge_of_crlf_parts_has_no_lf_line_end(first, rest):
+    "Parts whose line ends are CR LF (the first has one; a one-line part, lone CRs and U+2028 in it, has none of its own): every line end of the merge, the ones it adds included, is CR LF"
+    ms = [Message(first, msg_type=snote)] + [Message(t, msg_type=typ, **(dict(output=r) if typ==sprompt else {})) for t,typ,r in rest]
+    c = merge_parts(ms, snote)[0]
+    assert not re.search(r'(?<!\r)\n', c), (ms, c)

@@ -36,3 +36,37 @@ def test_insert_line_keeps_a_last_empty_line():
     assert m.view(nums=False) == 'a\n'
     m.insert_line(1, 'X')
     assert text_lines(m.content) == ['a', 'X', '']
+
+# --- a new line's text is written as sent, wherever it goes: a lone CR ending it stays its own (`join_lines`, r15b)
+
+_new = st.lists(st.sampled_from(['Q', '\r', '\r', '\n', '\r\n', '\u2028']), max_size=5).map(''.join)
+
+def _sent(new):
+    "The lines `new` is, as sent: a LF or CR LF ends one, a lone CR is a character of its line (an empty text: one empty line)"
+    return new.replace('\r\n', '\n').split('\n')
+
+@settings(max_examples=400, deadline=None)
+@given(_odd, _new, st.data())
+def test_a_new_line_reads_as_sent_wherever_it_goes(txt, new, data):
+    "For any text and any new text (lone CRs, CR LF, U+2028), `insert_line` and `replace_lines` leave the lines `text_lines` reads exactly the expected ones: a lone CR ending the new text is never made half of a CR LF by the line end written after it"
+    ls = text_lines(txt)
+    k = data.draw(st.integers(0, len(ls)), label='after')
+    m = Message(txt, id='m'); assert not m.insert_line(k, new).error
+    # (after a last line with no end, or in an empty text, `new` ends the text: an empty last line of it is no line)
+    last = k==len(ls) and not txt.endswith('\n')
+    assert text_lines(m.content) == ls[:k] + (text_lines(new) if last else _sent(new)) + ls[k:], (txt, new, m.content)
+    if not ls: return
+    n = data.draw(st.integers(1, len(ls)), label='line')
+    m = Message(txt, id='m'); assert not m.replace_lines(n, n, new).error
+    assert text_lines(m.content) == ls[:n-1] + text_lines(new) + ls[n:], (txt, new, m.content)
+
+def test_a_new_line_ending_in_a_lone_cr_keeps_it_mid_text():
+    "r15b: 'Q\\r' inserted (or written over a line) in LF text anywhere, not only after a last unended line, reads 'Q\\r'"
+    for txt in ['x\ny', 'x\ny\n', 'x\r\ny\r\n']:
+        ls = text_lines(txt)
+        for k in range(len(ls)+1):
+            m = Message(txt); assert not m.insert_line(k, 'Q\r').error
+            assert text_lines(m.content) == ls[:k] + ['Q\r'] + ls[k:], (txt, k, m.content)
+        for k in range(1, len(ls)+1):
+            m = Message(txt); assert not m.replace_lines(k, k, 'Q\r').error
+            assert text_lines(m.content) == ls[:k-1] + ['Q\r'] + ls[k:], (txt, k, m.content)

@@ -392,12 +392,23 @@ def test_update_msg_judges_a_change_on_the_message_not_the_view(tmp_path, monkey
     Dialog('t', [Message('#| EXPORT\nx = 1', id='e1'), Message('#| export\ny = 2', id='e2')]).save(p)
     monkeypatch.setattr(Message, 'to_xml', lambda self, *a, **kw: f'<code id="{self.id}"/>')  # a view that shows no directive
     r = sk.update_msg('e1', export=True, dlg=p)
-    assert r.changed and '+code: #| export' in r and read_ipynb(p)['e1'].content=='#| export\n#| EXPORT\nx = 1'
+    assert r.changed and '+<code id="e1">#| export' in r and read_ipynb(p)['e1'].content=='#| export\n#| EXPORT\nx = 1'
     before = p.read_bytes()
     r = sk.update_msg('e2', export=True, dlg=p)
     assert not r.changed and r=='none: No changes.' and p.read_bytes()==before
     r = sk.update_msg('e2', export=False, dlg=p)
     assert r.changed and read_ipynb(p)['e2'].content=='y = 2'
+
+@pytest.mark.parametrize('start', ['a\nb\nc\n', 'a\r\nb\r\n', 'a'])
+def test_update_msgs_diff_numbers_lines_as_view_msg(tmp_path, start):
+    "r15b: update_msg(export=True)'s diff puts the directive on line 1 and the first line on line 2, as view_msg and the line editors count them; CR LF lines are diffed as every edit's are (no `&#13;`, nothing spelled out)"
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(start, id='m1')]).save(p)
+    r = sk.update_msg('m1', dlg=p, export=True)
+    view = dict(re.findall(r'^ *(\d+) │ (.*)$', str(sk.view_msg('m1', dlg=p)), re.M))
+    assert view['1']=='#| export' and view['2']=='a'
+    h = re.search(r'^@@ -1(?:,\d+)? \+1(?:,\d+)? @@\n', r, re.M)
+    assert h and r[h.end():].startswith('-<code id="m1">a') and '+<code id="m1">#| export\n+a' in r, r
+    assert '&#13;' not in r and 'spelled out' not in r, r
 
 _flines = st.lists(st.sampled_from(['import os', 'x = 1', 'import os.path', '', 'y = 2 ', 'os']), min_size=1, max_size=6)
 
@@ -775,14 +786,28 @@ _cr_mixed = st.lists(st.sampled_from(['a', 'b', ' ', '\n', '\r\n', '\r', '\u2028
 @settings(max_examples=400, deadline=None)
 @given(_cr_mixed, st.data())
 def test_an_append_keeps_every_line_before_it_as_insert_line_does(txt, data):
-    "exhash's `a` and `insert_line` after any line (a last one ending in a lone CR too) add one line and change none other, as `text_lines` (the views) reads them: the same text"
+    "exhash's `a` and `insert_line` after any line (a last one ending in a lone CR too) add one line, as sent (a lone CR in it, ending it too), and change none other, as `text_lines` (the views) reads them: the same text"
     ls = text_lines(txt)
     assume(ls)
     k = data.draw(st.integers(1, len(ls)), label='line')
-    x = Message(txt); r = x.exhash([(lnhash(k, ls[k-1]), 'a', 'Q')])
-    i = Message(txt); i.insert_line(k, 'Q')
-    assert not r.error and text_lines(x.content) == ls[:k] + ['Q'] + ls[k:], (txt, x.content)
+    q = data.draw(st.sampled_from(['Q', 'Q\r', '\r', 'Q\rR', 'Q\r\r', '\u2028\r']), label='new line')
+    x = Message(txt); r = x.exhash([(lnhash(k, ls[k-1]), 'a', q)])
+    i = Message(txt); i.insert_line(k, q)
+    assert not r.error and text_lines(x.content) == ls[:k] + [q] + ls[k:], (txt, x.content)
     assert x.content == i.content
+
+@pytest.mark.parametrize('txt', ['x\ny', 'x\r\ny', 'x\ny\r', 'x\r\ny\r\n'])
+@pytest.mark.parametrize('op', ['a', 'i', 'c'])
+@pytest.mark.parametrize('q', ['Q\r', '\r', 'Q\r\nR\r'])
+def test_exhash_writes_a_new_lines_lone_cr_as_sent(txt, op, q):
+    "r15b: exhash's `a`, `i`, `c` keep a lone CR ending a new line (the engine, splitting the text itself, dropped it), as insert_line/replace_lines do; the diff's rows hash the lines as lnhashview does"
+    ls = text_lines(txt); k = len(ls)
+    m = Message(txt); r = m.exhash([(lnhash(k, ls[k-1]), op, q)])
+    want = {'a': sk.insert_line(txt, k, q), 'i': sk.insert_line(txt, k-1, q), 'c': sk.replace_lines(txt, k, k, q)}[op]
+    assert not r.error and text_lines(m.content) == text_lines(want), (m.content, want)
+    if '\n' not in q: assert m.content == want  # (the ends between new lines are exhash's own: `_join`)
+    rows = set(re.findall(r'^\+(\d+\|..\|.*)$', r, re.M))
+    assert rows and rows <= set(m.lnhashview().split('\n')), (r, m.lnhashview())
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_cr_mixed.filter(bool), min_size=2, max_size=3), st.sampled_from([scode, sprompt]))
@@ -832,6 +857,17 @@ def test_the_edit_diff_numbers_lines_as_the_view(tmp_path, br):
     r = sk.msg_str_replace('m1', 'c', 'X', dlg=p)
     assert r == f'@@ -1,3 +1,3 @@\n a{br}b\n-c\n+X\n d', r
 
+@pytest.mark.parametrize('txt,edit,args', [('a\r\nb\r\r\nc\r\n', 'replace_lines', (2, 2, 'b')), ('a\r\nb\r\r\nc\r\n', 'str_replace', ('b\r', 'b')),
+                                           ('a\nb\nc\n', 'str_replace', ('b', 'b\r')), ('a\nb\nc\n', 'str_replace', ('b', 'b\u2028')),
+                                           ('a\nb\x0c\nc\n', 'replace_lines', (2, 2, 'b')), ('a\nb\nc\n', 'str_replace', ('b', 'b\u200b'))])
+def test_a_change_that_prints_as_none_is_spelled_out(txt, edit, args):
+    "r15b: a changed row differing only by a character that prints as nothing (a lone CR, U+2028, a form feed, a zero width space) is spelled out: printed, its - and + rows differ"
+    m = Message(txt); r = getattr(m, edit)(*args)
+    assert r.changed and r.startswith('# line endings spelled out\n'), r
+    printed = [row.replace('\r', '') for row in str(r).split('\n')]  # as a terminal shows it
+    assert [x[1:] for x in printed if x[:1]=='-'] != [x[1:] for x in printed if x[:1]=='+'], r
+    assert '\r' not in r and '\u2028' not in r and '\x0c' not in r and '\u200b' not in r
+
 _diff_txt = st.lists(st.sampled_from(['a', 'b', 'c', ' ', '\n', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=16).map(''.join)
 
 @settings(max_examples=400, deadline=None)
@@ -879,3 +915,15 @@ def test_a_replacer_that_finds_nothing_says_so_in_our_words(tmp_path, monkeypatc
     assert r.error and r == f'error: Failed to find {pat!r}{where} in: {scope!r}', r
     f = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1'), Message('c', id='m2')]).save(f)
     assert sk.msg_str_replace(['m1', 'm2'], pat, 'Q', dlg=f, **kw) == f"error: message 'm1': {r[len('error: '):]}"  # the tool names the message
+
+@pytest.mark.parametrize('olds,k', [(['alpha', 'zeta'], 2), (['alpha', 'alpha'], 2), (['alpha', 'beta', 'zeta'], 3), (['zeta', 'beta'], 1)])
+def test_strs_replace_names_the_pair_that_finds_nothing(tmp_path, olds, k):
+    "r15b: a pair of msg_strs_replace that finds nothing is named (its number, its pattern as given), and the text it searched said to be what the pairs before it left, not the message as stored; nothing written"
+    txt = 'alpha = 1\nbeta = 2\n'
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(txt, id='m1')]).save(p); before = p.read_bytes()
+    r = sk.msg_strs_replace('m1', olds, ['ALPHA', 'BETA', 'Z'][:len(olds)], dlg=p)
+    n = len(olds)
+    assert r.error and r.startswith(f'error: Failed to find {olds[k-1]!r} in: ') and f'(pair {k} of {n}' in r, r
+    left = {1: '', 2: ', in the text as pair 1 left it, not as stored', 3: ', in the text as pairs 1-2 left it, not as stored'}[k]
+    assert r.endswith(f'{left}; nothing changed)') and p.read_bytes()==before, r
+    if k==1: assert repr(txt) in r  # the first pair searched the message as stored
