@@ -1185,27 +1185,24 @@ def _join(res, old, lines=None):
     if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
     return ''.join(l+e for l,e in zip(lines, got))
 
-# a lone CR is a character of its line (`text_lines`); the engine, splitting a command's text into lines, drops one ending a line
-_lone_cr = re.compile('\r(?!\n)')
+# a CR ending an `a`, `i` or `c` command's text: a lone CR, a character of its line (`text_lines`)
+_end_cr = re.compile(r'\r\Z')
 
-def _nocr(cs, txt): # exhash command tuples (`_cmds`'); the text they edit
-    "`(cs, ph)`: `cs` with each lone CR in an `a`, `i` or `c` command's text made `ph`, a character neither holds (None if none)"
-    # carried through the engine as `_nosurr` carries lone surrogates: exhash writes a new line as sent, as `insert_line` does
-    if not _has(cs, _lone_cr): return cs,None
-    ph = next(c for c in map(chr, range(0xF0800, 0xF1000)) if not _has((txt, cs), re.compile(c)))
+@functools.cache
+def _drops_cr(ex): # The exhash engine
+    "Does `ex` drop a CR ending an `a`, `i` or `c` command's text (`Q\\r` written `Q`), as it splits the text into lines?"
+    return ex('x', [(lnhash(1, 'x'), 'c', 'x\r')]).lines == ['x']
+
+def _keepcr(cs, ex): # exhash command tuples (`_cmds`'); the engine
+    "`cs` with each `a`, `i` or `c` text that ends in a CR sent with one more, where `ex` drops one: the text written as sent"
+    # as `insert_line` writes it; the engine keeps every other lone CR, so it hashes and matches the new line as it is stored
+    if not _has(cs, _end_cr) or not _drops_cr(ex): return cs
     def fix(c): # a command without its address
         op,*ps = c
-        if op in ('a','i','c') and ps and isinstance(ps[0], str): return (op, _lone_cr.sub(ph, ps[0]), *ps[1:])
+        if op in ('a','i','c') and ps and isinstance(ps[0], str) and ps[0].endswith('\r'): return (op, ps[0]+'\r', *ps[1:])
         if op in ('g','g!','v') and len(ps)==2 and isinstance(ps[1], tuple) and ps[1]: return (op, ps[0], fix(ps[1]))
         return c
-    return tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs),ph
-
-def _crback(t, ph, rows=False): # A text the engine made; `_nocr`'s character; is `t` its diff or printed rows?
-    "`t` with `_nocr`'s character `ph` a CR again; as `rows` (`lineno|hash|text`), each row holding one hashed anew, as `lnhashview` hashes it"
-    if not ph or ph not in t: return t
-    if not rows: return t.replace(ph, '\r')
-    def row(m): return m[1]+lnhash(int(m[2]), l := m[3].replace(ph, '\r'))+l if ph in m[3] else m[0]
-    return re.sub(r'^([ +-]?)(\d+)\|[^|\n]*\|(.*)$', row, t, flags=re.M)
+    return tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
 
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
@@ -1222,14 +1219,13 @@ def exhash(self:Message,
             raise ValueError(f'{_tools("sw")}, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')
         # lone surrogates as the characters that stand for them in line hashes
         (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))
-        cs,ph = _nocr(cs, txt)  # and a lone CR in a new line's text as a character the engine keeps
-        res = ex(txt, list(cs), sw=sw)
+        res = ex(txt, list(_keepcr(cs, ex)), sw=sw)  # a new line's text as sent, a lone CR ending it too
     except _edit_errs as e: return _failed(e)
     back = _resurr if hid else noop
-    new = _join(res, old, [back(_crback(l, ph)) for l in res.lines])
+    new = _join(res, old, [back(l) for l in res.lines])
     _set_txt(self, new, out)
-    diff = (back(_crback(res.format_diff(), ph, True)) or _diff(old, new)) if new!=old else ''
-    shown = back(_crback(res.format_printed(), ph, True)) if res.printed else ''
+    diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
+    shown = back(res.format_printed()) if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/13_skill.ipynb #d3109d17

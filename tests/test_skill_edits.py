@@ -809,6 +809,24 @@ def test_exhash_writes_a_new_lines_lone_cr_as_sent(txt, op, q):
     rows = set(re.findall(r'^\+(\d+\|..\|.*)$', r, re.M))
     assert rows and rows <= set(m.lnhashview().split('\n')), (r, m.lnhashview())
 
+def test_exhash_keeps_a_new_lines_cr_whatever_the_text_holds():
+    "r16: a text holding every private use character U+F0800 to U+F0FFF (a CR ending a new line once went through the engine as one of them, and none was free: a bare StopIteration) takes a new line ending in a lone CR as any other"
+    fill = ''.join(map(chr, range(0xF0800, 0xF1000)))
+    m = Message('a\n' + fill + '\nb\n'); r = m.exhash([(lnhash(1, 'a'), 'a', 'Q\r')])
+    assert not r.error and text_lines(m.content) == ['a', 'Q\r', fill, 'b'], str(r)[:200]
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(['Q\r', '\r', 'Q\rR\r', 'Q\r\r', '\u2028\r', 'Q']), st.sampled_from(['a', 'i', 'c']))
+def test_a_new_lines_hash_in_its_batch_is_lnhashviews(q, op):
+    "r16: in one exhash call, a line just added (a lone CR ending it too) is addressed by the hash lnhashview gives it, and a `\\r` pattern sees its CR: the engine holds it as it is stored"
+    txt = 'alpha = 1\nbeta = 2\n'
+    k = {'a': 2, 'i': 1, 'c': 1}[op]
+    m = Message(txt); r = m.exhash([(lnhash(1, 'alpha = 1'), op, q), (lnhash(k, q), 's', '$', 'Z')])
+    assert not r.error and text_lines(m.content)[k-1] == q+'Z', (str(r), m.content)
+    if '\r' in q:
+        m = Message(txt); r = m.exhash([(lnhash(1, 'alpha = 1'), op, q), (lnhash(k, q), 's', '\r', '<CR>', 'g')])
+        assert not r.error and text_lines(m.content)[k-1] == q.replace('\r', '<CR>'), (str(r), m.content)
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_cr_mixed.filter(bool), min_size=2, max_size=3), st.sampled_from([scode, sprompt]))
 def test_a_merge_keeps_each_parts_lines(texts, typ):
