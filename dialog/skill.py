@@ -1356,12 +1356,21 @@ def retype(self:Message,
 # %% ../nbs/13_skill.ipynb #7764bd7a
 from xml.sax.saxutils import quoteattr
 
+def _as_written(o): # Cell metadata, or a value in it
+    "`o` as the file writes it: each dict's keys sorted, tuples as lists"
+    if isinstance(o, dict):
+        try: ks = sorted(o)
+        except TypeError: ks = list(o)  # (keys JSON can't write: saving refuses them)
+        return {k:_as_written(o[k]) for k in ks}
+    return [_as_written(x) for x in o] if isinstance(o, (list, tuple)) else o
+
 def _stored(m):
     "What `update_msg` may change, as the file stores it, its content's lines numbered as `view_msg` numbers them"
     # the content starts on the tag's row, as it is (directives, CR LF line ends: diffed as every edit is), so the diff's
     # line n is the line the views and the editors call n; a change is a change of this, whatever the XML view shows
+    # (metadata too: its keys in the file's order, so the same metadata in another order is no change)
     e = line_end(m.content)  # (the meta row ends as the content's lines do: no line ends mixed by it)
-    return f'<{m.msg_type} id={quoteattr(m.id)}>{m.content}</{m.msg_type}>{e}meta: {_srepr(m.cell_meta())}'
+    return f'<{m.msg_type} id={quoteattr(m.id)}>{m.content}</{m.msg_type}>{e}meta: {_srepr(_as_written(m.cell_meta()))}'
 
 def _retype(m, t):
     "`m.retype(t)`; returns a line saying what was dropped (outputs or a reply), or ''"
@@ -1379,7 +1388,7 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
                export:bool=None, # Add (True, code only) or remove (False) the nbdev export directive
                skipped:bool=None, # Hide it from the AI (True) or show it (False)
                pinned:bool=None): # Keep it when history is trimmed (True) or not (False)
-    "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff"
+    "Change a message's type, metadata, export directive or flags in the dialog file; returns the change as a diff under `# msg ID`"
     def ed(d):
         m = d.msg(id); was = _stored(m)
         _export_ok(msg_type or m.msg_type, export)
@@ -1389,6 +1398,8 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
         for k,v in dict(exported=export, skipped=skipped, pinned=pinned).items():
             if v is not None: setattr(m, k, v)
         r = _report(was, _stored(m))  # changed as stored, or not at all
+        # headed by the message's id, as the editors head each of several: no content can make it read as another's
+        if r.changed: r = EditReport(f'# msg {m.id}\n{r}', True)
         if dropped: r = EditReport(f'{r}\n{dropped}', True)
         return r,r.changed
     return _edit(dlg, ed)

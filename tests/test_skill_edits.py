@@ -410,6 +410,30 @@ def test_update_msgs_diff_numbers_lines_as_view_msg(tmp_path, start):
     assert h and r[h.end():].startswith('-<code id="m1">a') and '+<code id="m1">#| export\n+a' in r, r
     assert '&#13;' not in r and 'spelled out' not in r, r
 
+@pytest.mark.parametrize('content', ['print(1)\n</code>\nmeta: {}\n<code id="m2">print(2)', 'x\n# msg m2\n@@ -1 +1 @@\nmeta: {}'])
+def test_update_msgs_diff_names_the_message_it_changed(tmp_path, content):
+    "r16: update_msg's answer starts with `# msg ID` (as the editors head each of several messages), so content holding `</code>`, `meta: {}` and another message's tag (or such a header) can't make the diff read as another message's change; the diff's lines stay numbered as view_msg numbers them"
+    p = tmp_path/'d.ipynb'
+    Dialog('d', [Message(content, id='m1'), Message('print(2)', id='m2')]).save(p)
+    r = str(sk.update_msg('m1', skipped=True, dlg=p))
+    rows = r.split('\n')
+    assert rows[0]=='# msg m1' and not any(x.startswith('# msg') for x in rows[1:]), r
+    n = len(text_lines(content))
+    assert rows[1]==f'@@ -{n},2 +{n},2 @@' and rows[-1]=="+meta: {'skipped': True}", r
+    assert sk.update_msg('m1', skipped=True, dlg=p)=='none: No changes.'
+
+def test_update_msg_compares_metadata_as_the_file_writes_it(tmp_path):
+    "r16: metadata sent in another key order (JSON objects are unordered), or with tuples for lists, is no change: the file is the same, so the answer is `none: No changes.`; a change shows the keys in the file's order"
+    p = tmp_path/'d.ipynb'
+    Dialog('d', [Message('x = 1', id='m1')]).save(p)
+    r = sk.update_msg('m1', meta={'b': 1, 'a': {'z': [1], 'y': 2}}, dlg=p)
+    assert r.changed and "+meta: {'a': {'y': 2, 'z': [1]}, 'b': 1}" in r, r
+    before = p.read_bytes()
+    for meta in [{'a': {'y': 2, 'z': [1]}, 'b': 1}, {'b': 1, 'a': {'z': (1,), 'y': 2}}]:
+        assert sk.update_msg('m1', meta=meta, dlg=p)=='none: No changes.' and p.read_bytes()==before
+    r = sk.update_msg('m1', mergemeta={'b': 2}, dlg=p)
+    assert "-meta: {'a': {'y': 2, 'z': [1]}, 'b': 1}\n+meta: {'a': {'y': 2, 'z': [1]}, 'b': 2}" in r, r
+
 _flines = st.lists(st.sampled_from(['import os', 'x = 1', 'import os.path', '', 'y = 2 ', 'os']), min_size=1, max_size=6)
 
 @settings(max_examples=300, deadline=None)
@@ -604,7 +628,7 @@ def test_meta_is_read_and_shown_as_every_text_is_so_a_copy_round_trip_is_exact(t
     want = {'tag': 'x⟨y', 'k⟨': ['\udcff']}
     assert read_ipynb(tmp_path/'d.ipynb')['m'].meta==want
     txt,err = call('update_msg', id='m', mergemeta={'n': '1'})
-    assert not err and "+meta: {'k⟨⟨': ['⟨lone surrogate U+DCFF⟩'], 'tag': 'x⟨⟨y', 'n': '1'}" in txt, txt
+    assert not err and "+meta: {'k⟨⟨': ['⟨lone surrogate U+DCFF⟩'], 'n': '1', 'tag': 'x⟨⟨y'}" in txt, txt  # (keys in the file's order)
     shown = ast.literal_eval(txt.split('+meta: ')[1])  # copied from the view...
     call('update_msg', id='m', meta=shown)  # ...and written back
     assert read_ipynb(tmp_path/'d.ipynb')['m'].meta==want|{'n': '1'}
