@@ -1911,7 +1911,7 @@ def _run(self:ToolPool, w, name, args, end):
         if not w.conn.poll(max(0, end-time.monotonic())):
             w.kill()
             msg = (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call '
-                   '(counted from when it came in) and was stopped (a regex that backtracks for ages? '
+                   '(counted from when it came in, not counting the start-up of a fresh worker) and was stopped (a regex that backtracks for ages? '
                    'a huge exhash script? a save waiting on another program’s lock?). '
                    'A read changed nothing; an edit saved nothing unless it had just finished: '
                    'look before calling again')

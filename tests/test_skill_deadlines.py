@@ -57,13 +57,14 @@ def test_exhash_inputs_are_bounded(tmp_path):
     assert read_ipynb(tmp_path/'d.ipynb')['m0'].content=='x = 1'
 
 def test_a_runaway_regex_is_stopped_at_the_deadline_and_the_next_call_is_answered(tmp_path):
-    "A regex that would backtrack for hours is stopped at its deadline (at least 1.5 s, and 3 steps of this machine's, so the next call, on a fresh worker, fits in its own)"
+    "A regex that would backtrack for hours is stopped at its deadline (at least 1.5 s, and 3 steps of this machine's, so the next call, on a fresh worker, fits in its own), the error saying how the deadline is counted (a fresh worker's start-up not)"
     T = _deadline(tmp_path, 1.5)
     with sk.ToolPool(tmp_path, timeout=T) as pool:
         for name,args in (('find_msgs', dict(pattern='(a+)+$')), ('msg_str_replace', dict(id='bomb', old_str='a', new_str='b', re_filter='(a+)+$'))):
             t = time.time()
             txt,err = pool.call(name, args|dict(dlg='d.ipynb'))
             assert err and txt.startswith(f'TimeoutError: {name} ran past the {T:g} s limit') and time.time()-t < T+3.5, txt
+            assert '(counted from when it came in, not counting the start-up of a fresh worker)' in txt, txt  # r16: as the deadline is counted
             assert pool.call('view_msg', dict(id='m0', dlg='d.ipynb'))==(sk.call_tool('view_msg', dict(id='m0', dlg='d.ipynb'), root=tmp_path)[0], False)
     assert read_ipynb(tmp_path/'d.ipynb')['bomb'].content=='a'*40 + '!'
 
