@@ -79,7 +79,7 @@ from fastcore.tools import lnhash
 from .core import *
 from .ipynb import *
 from .nbjson import short_repr
-import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, warnings
+import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, unicodedata, warnings
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
 from .view import find_pattern, line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
@@ -900,19 +900,44 @@ class _ViewLines(str):
 # the line ends `text_lines` (the views) counts
 def _ends(t): return set(re.findall(r'\r?\n', t))
 
+# characters a terminal prints as nothing: format characters (zero widths, joiners, bidi controls), combining marks
+# (variation selectors, the grapheme joiner), controls but the tab, line and paragraph separators, unassigned code
+# points; and the fillers, letters drawn blank (a lone surrogate is spelled out wherever a text is shown: `_wire`)
+_blank_cats,_fillers = {'Mn', 'Me', 'Cf', 'Cc', 'Zl', 'Zp', 'Cn'},set('\u115f\u1160\u3164\uffa0')
+def _blank(c): return c in _fillers or (c!='\t' and unicodedata.category(c) in _blank_cats)
+
+def _look(r): # A row of a diff
+    "`r` as it prints, near enough to tell rows apart: its blank characters left out, each space character a space, tabs expanded"
+    return ''.join(' ' if unicodedata.category(c)=='Zs' else c for c in r if not _blank(c)).expandtabs()
+
+def _alike(rows): # A diff's changed rows, `-` and `+`
+    "Is a `+` row another text than a `-` row that prints as it does?"
+    was = {}  # (each row as printed after its one-character mark, which tabs are expanded from)
+    for r in rows:
+        if r[0]=='-': was.setdefault(_look(' '+r[1:]), set()).add(r[1:])
+    return any(was.get(_look(' '+r[1:]), {r[1:]})-{r[1:]} for r in rows if r[0]=='+')
+
+def _spelt(l): # A line, its end with it
+    "`l` spelled out: as `repr` spells it, and the blank characters `repr` leaves as they are (combining marks, fillers) escaped too"
+    r = repr(l)[1:-1]
+    if r.isascii(): return r
+    return ''.join((f'\\u{ord(c):04x}' if ord(c)<0x10000 else f'\\U{ord(c):08x}') if _blank(c) else c for c in r)
+
 def _diff(old, new):
-    "`str_diff` of `old` and `new`, its lines numbered as the views number them, with their endings spelled out when they may matter"
+    "`str_diff` of `old` and `new`, its lines numbered as the views number them, spelled out when they may print alike"
     # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
     # numbers `view_msg` showed; `str_diff` doesn't see line endings: they may matter when the final line end came or
     # went, or the texts hold more than one kind (LF and CR LF); and a changed row holding a character that prints as
-    # nothing or moves the cursor (what `term_safe` escapes for a terminal: a lone CR, a form feed, U+2028, a zero
-    # width space) could print as its counterpart does: then too the rows are spelled out, numbered as before
+    # nothing (`_blank`: a lone CR, a form feed, U+2028, a zero width space or joiner, a variation selector, a Hangul
+    # filler), or a `+` row printing as a `-` row that is another text (a tab for spaces, a no-break space for a space),
+    # hides the change: then too the rows are spelled out, numbered as before, every such character escaped
     if old==new: return ''
     res = str_diff(_ViewLines(old), _ViewLines(new))
-    chg = '\n'.join(r for r in res.split('\n') if r[:1] in '-+')  # the changed rows
+    chg = [r for r in res.split('\n') if r[:1] in ('-', '+')]  # the changed rows
+    odd = {c for c in set(''.join(chg)) if not ' '<=c<='~'}  # (rows of printable ASCII alone print as they are)
     if (res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2
-        and term_safe(chg)==term_safe(chg, tty=False)): return res
-    def spelled(t): return '\n'.join(repr(l)[1:-1] for l in _ViewLines(t).splitlines(True))
+        and not any(map(_blank, odd)) and not (odd and _alike(chg))): return res
+    def spelled(t): return '\n'.join(map(_spelt, _ViewLines(t).splitlines(True)))
     return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
 
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)

@@ -1,5 +1,5 @@
 "dialog.skill's editors: line endings kept by exhash, one range rule for the two line views, edits that say whether they changed the text, core's type check, tool schemas from annotations"
-import ast, collections, inspect, json, re
+import ast, collections, inspect, json, re, unicodedata
 from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
@@ -909,6 +909,37 @@ def test_a_change_that_prints_as_none_is_spelled_out(txt, edit, args):
     printed = [row.replace('\r', '') for row in str(r).split('\n')]  # as a terminal shows it
     assert [x[1:] for x in printed if x[:1]=='-'] != [x[1:] for x in printed if x[:1]=='+'], r
     assert '\r' not in r and '\u2028' not in r and '\x0c' not in r and '\u200b' not in r
+
+# how a terminal prints a row, near enough: what prints as nothing left out (format characters, combining marks,
+# controls but the tab, separators, fillers), each space character a space, tabs expanded
+def _printed(row):
+    gone = lambda c: c in '\u115f\u1160\u3164\uffa0' or (c!='\t' and unicodedata.category(c) in ('Mn', 'Me', 'Cf', 'Cc', 'Zl', 'Zp', 'Cn'))
+    return ''.join(' ' if unicodedata.category(c)=='Zs' else c for c in row if not gone(c)).expandtabs()
+
+@pytest.mark.parametrize('ch', ['\u034f', '\ufe0f', '\u3164', '\u200d', '\u0301', '\u00ad', '\U000e0100'])
+def test_removing_a_character_that_prints_as_nothing_is_spelled_out(tmp_path, ch):
+    "r16: msg_str_replace taking out a grapheme joiner, a variation selector, a Hangul filler, a zero width joiner, a combining accent, a soft hyphen: the diff is spelled out, the character escaped, so its - and + rows don't print alike"
+    p = tmp_path/'d.ipynb'; Dialog('d', [Message(f'a\nb{ch}\nc\n', id='m1')]).save(p)
+    r = str(sk.msg_str_replace('m1', 'b'+ch, 'b', dlg=p))
+    assert r.startswith('# line endings spelled out\n') and ch not in r, r
+    assert '\n-b\\' in r and '\n+b\\n\n' in r, r  # (escaped: \\u034f, \\xad, ...)
+
+_look_txt = st.lists(st.sampled_from(['a', 'b', ' ', '\t', '    ', '\xa0', '\u2003', '\u034f', '\ufe0f', '\u3164', '\u200d', '\u200b',
+                                      'e\u0301', 'é', '\r', '\x0c', '\u2028', '\n', '\n', '\r\n']), max_size=12).map(''.join)
+
+@settings(max_examples=500, deadline=None)
+@given(_look_txt, _look_txt)
+def test_a_diffs_changed_rows_never_print_alike(old, new):
+    "r16: for any two texts that differ, an edit's diff has no `-` row and `+` row that are other texts but print alike (a character printing as nothing, a no-break space for a space, a tab for spaces): such rows are spelled out; and a changed row left as it is holds no character that prints as nothing"
+    assume(old!=new)
+    r = sk._diff(old, new)
+    rows = r.split('\n')
+    chg = [x for x in rows if x[:1] in ('-', '+')]
+    for a in (x for x in chg if x[0]=='-'):
+        for b in (x for x in chg if x[0]=='+'):
+            assert a[1:]==b[1:] or _printed(' '+a[1:])!=_printed(' '+b[1:]), (old, new, r)
+    if rows[0]!='# line endings spelled out':
+        assert all(_printed(x)==x.expandtabs() for x in chg if not set(x) & set('\xa0\u2003')), (old, new, r)
 
 _diff_txt = st.lists(st.sampled_from(['a', 'b', 'c', ' ', '\n', '\n', '\r\n', '\r', '\u2028', '\x0c']), max_size=16).map(''.join)
 
