@@ -900,14 +900,18 @@ class _ViewLines(str):
 # the line ends `text_lines` (the views) counts
 def _ends(t): return set(re.findall(r'\r?\n', t))
 
-# characters a terminal prints as nothing: format characters (zero widths, joiners, bidi controls), combining marks
-# (variation selectors, the grapheme joiner), controls but the tab, line and paragraph separators, unassigned code
-# points; and the fillers, letters drawn blank (a lone surrogate is spelled out wherever a text is shown: `_wire`)
-_blank_cats,_fillers = {'Mn', 'Me', 'Cf', 'Cc', 'Zl', 'Zp', 'Cn'},set('\u115f\u1160\u3164\uffa0')
-def _blank(c): return c in _fillers or (c!='\t' and unicodedata.category(c) in _blank_cats)
+# characters a terminal prints as nothing: format characters (zero widths, joiners, bidi controls), controls but the
+# tab, line and paragraph separators, unassigned code points; and the marks and letters Unicode makes ignorable, drawn
+# blank: the grapheme joiner, variation selectors, Mongolian and Khmer ones, the Hangul fillers. (Not every combining
+# mark: most are drawn on their letter, as a Devanagari vowel sign is, and a diff of Hindi must read as Hindi.) A lone
+# surrogate is spelled out wherever a text is shown (`_wire`)
+_blank_cats = {'Cf', 'Cc', 'Zl', 'Zp', 'Cn'}
+_ignorable = re.compile('[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]')
+def _blank(c): return c!='\t' and (unicodedata.category(c) in _blank_cats or _ignorable.match(c) is not None)
 
 def _look(r): # A row of a diff
-    "`r` as it prints, near enough to tell rows apart: its blank characters left out, each space character a space, tabs expanded"
+    "`r` as it prints, near enough to tell rows apart: composed (NFC: `e` and a combining acute print as `é`), its blank characters left out, each space character a space, tabs expanded"
+    r = unicodedata.normalize('NFC', r)
     return ''.join(' ' if unicodedata.category(c)=='Zs' else c for c in r if not _blank(c)).expandtabs()
 
 def _alike(rows): # A diff's changed rows, `-` and `+`
@@ -918,11 +922,13 @@ def _alike(rows): # A diff's changed rows, `-` and `+`
     return any(was.get(_look(' '+r[1:]), {r[1:]})-{r[1:]} for r in rows if r[0]=='+')
 
 def _spelt(l): # A line, its end with it
-    "`l` spelled out: as `repr` spells it, and the blank characters `repr` leaves as they are (combining marks, fillers) escaped too"
+    "`l` spelled out: as `repr` spells it, and what `repr` leaves as it is but may print as nothing or merge with its letter (blank characters, combining marks) escaped too"
     r = repr(l)[1:-1]
     if r.isascii(): return r
-    return ''.join((f'\\u{ord(c):04x}' if ord(c)<0x10000 else f'\\U{ord(c):08x}') if _blank(c) else c for c in r)
+    def esc(c): return f'\\u{ord(c):04x}' if ord(c)<0x10000 else f'\\U{ord(c):08x}'
+    return ''.join(esc(c) if _blank(c) or unicodedata.category(c) in ('Mn', 'Me') else c for c in r)
 
+# %% ../nbs/13_skill.ipynb #b7d1ff5e
 def _diff(old, new):
     "`str_diff` of `old` and `new`, its lines numbered as the views number them, spelled out when they may print alike"
     # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
