@@ -909,42 +909,72 @@ _blank_cats = {'Cf', 'Cc', 'Zl', 'Zp', 'Cn'}
 _ignorable = re.compile('[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0\U000e0100-\U000e01ef]')
 def _blank(c): return c!='\t' and (unicodedata.category(c) in _blank_cats or _ignorable.match(c) is not None)
 
-def _look(r): # A row of a diff
-    "`r` as it prints, near enough to tell rows apart: composed (NFC: `e` and a combining acute print as `é`), its blank characters left out, each space character a space, tabs expanded"
-    r = unicodedata.normalize('NFC', r)
-    return ''.join(' ' if unicodedata.category(c)=='Zs' else c for c in r if not _blank(c)).expandtabs()
+_plain = re.compile(r'[\t -~]*\Z') # a text of printable ASCII and tabs: printed as it is
 
-def _alike(rows): # A diff's changed rows, `-` and `+`
-    "Is a `+` row another text than a `-` row that prints as it does?"
-    was = {}  # (each row as printed after its one-character mark, which tabs are expanded from)
+def _look(r): # A row of a diff, its one-character mark first
+    "`r` as it prints, near enough to tell rows apart: composed (NFC), blank characters left out, each space as wide as it is drawn, tabs expanded, no trailing space"
+    # (`e` and a combining acute print as `é`; U+3000 as two spaces, the braille blank as one)
+    if not _plain.match(r):
+        r = ''.join((' ' if unicodedata.east_asian_width(c) not in 'WF' else '  ')
+                    if unicodedata.category(c)=='Zs' or c=='\u2800' else c
+                    for c in unicodedata.normalize('NFC', r) if not _blank(c))
+    return r.expandtabs().rstrip(' ')
+
+def _hidden(rows, # A diff's changed rows, `-` and `+`
+            empty=True): # Is a row that isn't empty but prints as one hidden too?
+    "Could the change print as none: a `+` row another text than a `-` row that prints as it does, or (`empty`) a row printing as an empty one?"
+    was = {}
     for r in rows:
         if r[0]=='-': was.setdefault(_look(' '+r[1:]), set()).add(r[1:])
-    return any(was.get(_look(' '+r[1:]), {r[1:]})-{r[1:]} for r in rows if r[0]=='+')
+    looks = [(r, _look(' '+r[1:])) for r in rows]
+    return (empty and any(r[1:] and k==_look(' ') for r,k in looks)
+            or any(was.get(k, {r[1:]})-{r[1:]} for r,k in looks if r[0]=='+'))
 
-def _spelt(l): # A line, its end with it
-    "`l` spelled out: as `repr` spells it, and what `repr` leaves as it is but may print as nothing or merge with its letter (blank characters, combining marks) escaped too"
-    r = repr(l)[1:-1]
-    if r.isascii(): return r
-    def esc(c): return f'\\u{ord(c):04x}' if ord(c)<0x10000 else f'\\U{ord(c):08x}'
-    return ''.join(esc(c) if _blank(c) or unicodedata.category(c) in ('Mn', 'Me') else c for c in r)
+def _spelt(l, every=False): # A line, its end with it; `every`: each character but printable ASCII escaped
+    "`l` spelled out: as `repr` spells it, and what `repr` leaves as it is but may print as nothing or merge with its letter (blank characters, combining marks) escaped too, a trailing space as `\\x20`"
+    r = ascii(l)[1:-1] if every else repr(l)[1:-1]
+    if not r.isascii():
+        def esc(c): return f'\\u{ord(c):04x}' if ord(c)<0x10000 else f'\\U{ord(c):08x}'
+        r = ''.join(esc(c) if _blank(c) or unicodedata.category(c) in ('Mn', 'Me') else c for c in r)
+    return re.sub(' +$', lambda m: '\\x20'*len(m[0]), r)
 
 # %% ../nbs/13_skill.ipynb #b7d1ff5e
+def _spell_rows(res, old, new, every=False):
+    "Diff `res` of `old` and `new` (`str_diff` of their `text_lines`) with each row's line spelled out (`_spelt`), its end with it, numbered as it is; None if a line kept ends otherwise"
+    # each row is a line of a hunk: ` ` and `-` ones the old text's, counted from the hunk's first line, ` ` and `+` the new's;
+    # a line kept whose end changed (one before a last line taken out) is a change the rows can't show: None
+    ol,nl,out,i,j = _ViewLines(old).splitlines(True),_ViewLines(new).splitlines(True),[],0,0
+    for r in res.split('\n'):
+        if r[:1] not in (' ', '-', '+'):
+            m = re.match(r'@@ -(\d+)(?:,\d+)? \+(\d+)', r); i,j = int(m[1])-1,int(m[2])-1
+            out.append(r); continue
+        if r[0]!='+': l = ol[i]; i += 1
+        if r[0]!='-':
+            if r[0]==' ' and nl[j]!=l: return None
+            l = nl[j]; j += 1
+        out.append(r[0]+_spelt(l, every))
+    return '\n'.join(out)
+
+def _changed(d): return [r for r in d.split('\n') if r[:1] in ('-', '+')] # a diff's changed rows
+
 def _diff(old, new):
-    "`str_diff` of `old` and `new`, its lines numbered as the views number them, spelled out when they may print alike"
+    "`str_diff` of `old` and `new`, its lines numbered as the views number them, spelled out when the change could print as none"
     # its lines are `text_lines`' (`_ViewLines`: a lone CR, a form feed or U+2028 ends none), so an agent edits by the
-    # numbers `view_msg` showed; `str_diff` doesn't see line endings: they may matter when the final line end came or
-    # went, or the texts hold more than one kind (LF and CR LF); and a changed row holding a character that prints as
-    # nothing (`_blank`: a lone CR, a form feed, U+2028, a zero width space or joiner, a variation selector, a Hangul
-    # filler), or a `+` row printing as a `-` row that is another text (a tab for spaces, a no-break space for a space),
-    # hides the change: then too the rows are spelled out, numbered as before, every such character escaped
+    # numbers `view_msg` showed. `str_diff` doesn't see line endings: when they may matter (the final line end came or
+    # went, or the texts hold more than one kind, LF and CR LF) the texts are diffed spelled out, each line with its
+    # end. And a `+` row that prints as a `-` row but is another text (a character printing as nothing, a no-break space
+    # for a space, a trailing space, `e` and a combining acute for `é`: `_hidden`) has its hunks' rows spelled out,
+    # numbered as they are; every character but printable ASCII escaped where that still prints alike
     if old==new: return ''
     res = str_diff(_ViewLines(old), _ViewLines(new))
-    chg = [r for r in res.split('\n') if r[:1] in ('-', '+')]  # the changed rows
-    odd = {c for c in set(''.join(chg)) if not ' '<=c<='~'}  # (rows of printable ASCII alone print as they are)
-    if (res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2
-        and not any(map(_blank, odd)) and not (odd and _alike(chg))): return res
-    def spelled(t): return '\n'.join(map(_spelt, _ViewLines(t).splitlines(True)))
-    return '# line endings spelled out\n' + str_diff(spelled(old), spelled(new))
+    if res and old.endswith('\n')==new.endswith('\n') and len(_ends(old)|_ends(new))<2:
+        if not _hidden(_changed(res)): return res
+        if (d := _spell_rows(res, old, new)) is not None:
+            return '# characters spelled out\n' + (_spell_rows(res, old, new, True) if _hidden(_changed(d)) else d)
+    def spelled(t, every=False): return '\n'.join(_spelt(l, every) for l in _ViewLines(t).splitlines(True))
+    d = str_diff(spelled(old), spelled(new))
+    if _hidden(_changed(d)): d = str_diff(spelled(old, True), spelled(new, True))
+    return '# line endings spelled out\n' + d
 
 def _report(old, new): return EditReport(_diff(old, new) or 'none: No changes.', old!=new)
 def _failed(e): return EditReport(f'error: {e}', error=True)
@@ -1009,7 +1039,8 @@ def insert_line(
     ends = list(re.finditer(r'\r?\n', text))  # each line's end
     # a line end joined after a line (the new one, or a last one with no end) keeps a lone CR it ends with that
     # line's own (`join_lines`), wherever it goes
-    if insert_line>len(ends): return join_lines([text, new_str], eol)  # after a last line with no end
+    # after a last line with no end; an empty new line ended too: an empty last line without an end is no line
+    if insert_line>len(ends): return join_lines([text, new_str], eol) + ('' if new_str else eol)
     at = ends[insert_line-1].end() if insert_line else 0
     return text[:at] + join_lines([new_str, text[at:]], eol)
 
@@ -1256,6 +1287,11 @@ def exhash(self:Message,
     new = _join(res, old, [back(l) for l in res.lines])
     _set_txt(self, new, out)
     diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
+    # rows the engine shows alike but for their hashes (`_hidden`: a no-break space for a space, a character
+    # printing as nothing; a row's hash is the view's, so a row alone is as `lnhashview` shows it): the change as
+    # every other edit shows it, spelled out
+    rows = [re.sub(r'^([-+])\d+\|[^|\n]*\|', r'\1', r) for r in diff.split('\n') if r[:1] in ('-', '+') and r[:3] not in ('---', '+++')]
+    if rows and _hidden(rows, empty=False): diff = _diff(old, new)
     shown = back(res.format_printed()) if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 

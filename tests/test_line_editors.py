@@ -52,8 +52,9 @@ def test_a_new_line_reads_as_sent_wherever_it_goes(txt, new, data):
     ls = text_lines(txt)
     k = data.draw(st.integers(0, len(ls)), label='after')
     m = Message(txt, id='m'); assert not m.insert_line(k, new).error
-    # (after a last line with no end, or in an empty text, `new` ends the text: an empty last line of it is no line)
-    last = k==len(ls) and not txt.endswith('\n')
+    # (after a last line with no end, or in an empty text, `new` ends the text: an empty last line of it is no line;
+    # but an empty `new` after a last line with no end is a line, ended: r17)
+    last = k==len(ls) and not txt.endswith('\n') and (new!='' or not ls)
     assert text_lines(m.content) == ls[:k] + (text_lines(new) if last else _sent(new)) + ls[k:], (txt, new, m.content)
     if not ls: return
     n = data.draw(st.integers(1, len(ls)), label='line')
