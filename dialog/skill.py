@@ -923,11 +923,10 @@ def _look(r): # A row of a diff, its one-character mark first
 def _hidden(rows, # A diff's changed rows, `-` and `+`
             empty=True): # Is a row that isn't empty but prints as one hidden too?
     "Could the change print as none: a `+` row another text than a `-` row that prints as it does, or (`empty`) a row printing as an empty one?"
-    was = {}
-    for r in rows:
-        if r[0]=='-': was.setdefault(_look(' '+r[1:]), set()).add(r[1:])
-    looks = [(r, _look(' '+r[1:])) for r in rows]
-    return (empty and any(r[1:] and k==_look(' ') for r,k in looks)
+    looks,was = [(r, _look(' '+r[1:])) for r in rows],{}  # (each row looked at once; an empty row looks '')
+    for r,k in looks:
+        if r[0]=='-': was.setdefault(k, set()).add(r[1:])
+    return (empty and any(r[1:] and not k for r,k in looks)
             or any(was.get(k, {r[1:]})-{r[1:]} for r,k in looks if r[0]=='+'))
 
 def _spelt(l, every=False): # A line, its end with it; `every`: each character but printable ASCII escaped
