@@ -390,7 +390,7 @@ def _table_chunk(paths):
     # a session's dialog has no path: its file's
     def where(d, p): return str(d.path) if d.path is not None else os.path.abspath(p)
     good = [(d, where(d, p)) for d,p in zip(res, paths) if not isinstance(d, Exception)]
-    return _table(good),[e for e in res if isinstance(e, Exception)]
+    return _table(good, fresh=True),[e for e in res if isinstance(e, Exception)]
 
 # %% ../nbs/15_dataset.ipynb #788b0888
 def _no_dlg(p):
@@ -478,14 +478,15 @@ _js_py = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(',', '
 _c_js = json.encoder.c_make_encoder and json.encoder.c_make_encoder(
     None, _js_py.__self__.default, json.encoder.encode_basestring, None, ':', ',', True, False, True)
 
-def _js(o, raw=False):
+def _js(o, raw=False, plain=False):
     "`o` as compact JSON text, keys sorted, as `json.dumps` writes it (see above); `raw`: maybe as UTF-8 bytes"
     # The `fast` extra writes it where it writes the same text (msgspec, keys in order), in about 0.6 of json's time
     # with `plain_json`'s walk; not floats, lone surrogates or keys that aren't `str`, which json writes.
     # `raw`: msgspec's bytes as they are, which Arrow takes. (No encoder kept between calls: a function pickled with
-    # its globals, as Ray pickles one defined in a notebook, couldn't carry it)
+    # its globals, as Ray pickles one defined in a notebook, couldn't carry it). `plain`: `o` is known to hold JSON's
+    # own types alone, no float (a file's values, as `read_plain` says), so no walk looks
     if nbjson.use_fast and (libs := fast_libs()) is not None:
-        try: b = plain_json(o) and libs[1].encode(o, order='sorted')
+        try: b = (plain or plain_json(o)) and libs[1].encode(o, order='sorted')
         except (TypeError, ValueError, OverflowError, RecursionError): b = None
         if b: return b if raw else b.decode()
     if _c_js is None: return _js_py(o)
@@ -530,13 +531,14 @@ def _counts(m, t=None, c=None):
     err,exp,skip,pin,n = _flags(m, c)
     return res,out,(err, exp, skip, pin, n, -(-(len(m.content)+len(out or ''))//4) + n*img_tokens)
 
-def _row(m, i, name=None, path=None, dm=None):
+def _row(m, i, name=None, path=None, dm=None, plain=False):
     "The values of message `m` at position `i` of dialog `name` at `path`, in `msg_cols` order (`dm`: `dlg_meta`)"
+    # `plain`: its values are known to be JSON's own, no float (see `_js`)
     c,t = m.to_cell(),m.msg_type
     res,out,(err,exp,skip,pin,n,tok) = _counts(m, t, c)
     meta = c['metadata']  # most cells' is empty: its text is known
-    mj = '{}' if type(meta) is dict and not meta else _js(meta, True)
-    return (name, path, i, m.id, t, m.content, res, out, err, exp, skip, pin, n, tok, mj, _js(c, True), dm)
+    mj = '{}' if type(meta) is dict and not meta else _js(meta, True, plain)
+    return (name, path, i, m.id, t, m.content, res, out, err, exp, skip, pin, n, tok, mj, _js(c, True, plain), dm)
 
 # %% ../nbs/15_dataset.ipynb #e1591395
 def _row_error(d):
@@ -547,15 +549,17 @@ def _row_error(d):
             with explain_malformed(m, 'put in a table'): m.validate(); _row(m, i)
         except ValueError as e: return ValueError(f'dialog {d.name!r}: {e}')
 
-def _cols(pairs):
+def _cols(pairs, fresh=False):
     "Column lists of the rows of `(dialog, path)` pairs"
+    # `fresh`: dialogs just read here, which no one has changed: the values of a plain `Dialog` that `read_plain`
+    # says held no float, in plain `Message`s (whose cells hold the values read), are written without a walk (`_js`)
     rows = []
     for d,p in pairs:
-        n = len(rows)
+        n,plain = len(rows),fresh and type(d) is Dialog and d.read_plain is True and not Message.meta_attrs
         # its first row carries its metadata; a dialog with no messages has that row alone, without a message's values
         try:
-            dm = _js(d.nb_meta, True)
-            rows += [_row(m, i, d.name, p, None if i else dm) for i,m in enumerate(d.messages)]
+            dm = _js(d.nb_meta, True, plain)
+            rows += [_row(m, i, d.name, p, None if i else dm, plain and type(m) is Message) for i,m in enumerate(d.messages)]
         except (ValueError, TypeError, AttributeError, KeyError):  # a malformed message: say which, and what is wrong
             if (x := _row_error(d)) is None: raise
             raise x
@@ -563,11 +567,11 @@ def _cols(pairs):
     return dict(zip(msg_cols, zip(*rows))) if rows else {k:[] for k in msg_cols}
 
 # %% ../nbs/15_dataset.ipynb #2b1e1885
-def _table(pairs):
-    "A message table of `(dialog, path)` pairs"
+def _table(pairs, fresh=False):
+    "A message table of `(dialog, path)` pairs (`fresh`: just read here, see `_cols`)"
     # the collector paused while the rows are built: a pass over a worker's whole heap for each few hundred of them
     # costs a Ray worker a seventh of its time
-    with gc_paused(): pa,cols = _pa(),_cols(pairs)
+    with gc_paused(): pa,cols = _pa(),_cols(pairs, fresh)
     try: return pa.table(cols, schema=msg_schema())
     except (pa.ArrowInvalid, UnicodeEncodeError):
         esc = {k: [esc_surrogates(v) if isinstance(v, str) else v for v in vs] for k,vs in cols.items()}
@@ -1432,7 +1436,7 @@ def _files2table(batch, on_error='raise', fss=()):
     try: _triage(res, on_error, errs)
     except Exception as e: raise _esc_err(e) from None
     _warn_skipped([_esc_err(e) for e in errs], on_error)
-    t = _table([(d, f) for d,f in zip(res, ps) if not isinstance(d, Exception)])
+    t = _table([(d, f) for d,f in zip(res, ps) if not isinstance(d, Exception)], fresh=True)
     if on_error!='collect': return t
     pa = _pa()
     bad = pa.table({k: [esc_surrogates(_bad_path(e)) if k=='path' else None for e in errs] for k in msg_cols},

@@ -62,16 +62,18 @@ class DialogFormatError(ValueError):
 _nb_keys = {'cells', 'metadata', 'nbformat', 'nbformat_minor'}
 
 def _loads(txt):
-    "Parse JSON text or UTF-8 bytes `txt`, raising `DialogFormatError` for anything that isn't JSON"
+    "`(value, plain)` of JSON text or UTF-8 bytes `txt`, `DialogFormatError` for anything that isn't JSON"
+    # `plain`: the `fast` extra parsed it and met no float, so it holds JSON's own types alone
     if isinstance(txt, (bytes, bytearray, memoryview)):
         try: txt = bytes(txt).decode('utf-8')
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt or txt.isspace(): raise DialogFormatError('empty file')  # not `strip()`: that copies the whole text
-    if (nb := fast_loads(txt)) is not None: return nb  # the `fast` extra's parse, when it gives json.loads' value
+    # the `fast` extra's parse, when it gives json.loads' value
+    if (nb := fast_loads(txt, floats := [])) is not None: return nb,not floats
     # too deep for the caller's stack: read on a fresh one, as the writer's check does
     for parse in (json.loads, json_fresh):
-        try: return parse(txt)
+        try: return parse(txt),False
         except RecursionError: continue
         except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
         except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
@@ -272,10 +274,13 @@ def reads_ipynb(txt, # The file's text, or its UTF-8 bytes
     "A `cls` dialog from the text of an ipynb file"
     return _reads(txt, cls, name, fname, repair, verbose)
 
+# Whether the file read held JSON's own values alone, no float (the `fast` extra parsed it): a fact of the read
+Dialog.read_plain = False
+
 def _reads(txt, cls, name, fname, repair, verbose, parts=False):
     "`reads_ipynb`; with `parts`, `(dialog, message states)` as `read_ipynb_parts` gives them"
     try:
-        nb = _loads(txt)
+        nb,plain = _loads(txt)
         fixes = repair_ipynb(nb) if repair else None
         nb = _chk_nb(nb)
         res = _cells2dlg(cls, nb['cells'], nb['metadata'], name, fname, parts)
@@ -284,8 +289,9 @@ def _reads(txt, cls, name, fname, repair, verbose, parts=False):
         # refused: would `repair=True` read it? (parsed again, so only a refused file pays)
         if not repair: e.repairable = _heals(txt)
         raise e from None
+    dlg = res[0] if parts else res
+    dlg.read_plain = plain and not fixes  # as the file holds its values (a repair adds its own)
     if repair:
-        dlg = res[0] if parts else res
         dlg.repairs = fixes
         if verbose:
             for f in fixes: print(f'{fname or name}: {f}')

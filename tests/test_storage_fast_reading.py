@@ -81,8 +81,42 @@ def test_the_reader_parses_through_the_extra(monkeypatch):
     class Dec:
         @staticmethod
         def decode(txt): calls.append(txt); return json.loads(txt.replace('"fast?"', '"yes"'))
+        class Decoder:  # the reader counts floats through a decoder of its own
+            def __init__(self, float_hook): pass
+            def decode(self, txt): return Dec.decode(txt)
     monkeypatch.setattr(nbjson, '_fast', (None, Dec))
     d = reads_ipynb(nb % '"fast?"')
     assert calls and d.meta['x']=='yes'
     monkeypatch.setattr(nbjson, 'use_fast', False)
     assert reads_ipynb(nb % '"fast?"').meta['x']=='fast?'
+
+def _has_float(v):
+    if type(v) is float: return True
+    if type(v) is list: return any(_has_float(x) for x in v)
+    if type(v) is dict: return any(_has_float(x) for x in v.values())
+    return False
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(values, st.booleans())
+def test_counting_floats_gives_the_same_value_and_each_float(v, ascii):
+    "With `floats`, the extra gives the value it gives without, or None as it would; the list gets a text per float in it"
+    txt = json.dumps(v, ensure_ascii=ascii)
+    fs = []
+    got,without = fast_loads(txt, fs),fast_loads(txt)
+    assert (got is None) == (without is None)
+    if got is None: return
+    assert same(got, without) and same(got, json.loads(txt))
+    assert bool(fs) == _has_float(got)
+    assert all(same(float(s), x) for s,x in zip(fs, _floats_in(got)))
+
+def _floats_in(v):
+    if type(v) is float: yield v
+    elif type(v) is list:
+        for x in v: yield from _floats_in(x)
+    elif type(v) is dict:
+        for x in v.values(): yield from _floats_in(x)
+
+def test_counting_floats_refuses_what_the_extra_refuses():
+    for txt in ['[NaN]', '[1e400]', '[-1e400]', '["\\ud800"]', '{"a": 1} x']:
+        fs = []
+        assert fast_loads(txt, fs) is None and fast_loads(txt) is None

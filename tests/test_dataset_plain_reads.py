@@ -1,0 +1,94 @@
+"A table of files it reads itself writes their values' JSON without a walk when the read met no float: the same text as a walk gives"
+import json
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+import dialog.dataset as ds
+from dialog import nbjson
+from dialog.core import Dialog, Message
+from dialog.ipynb import read_ipynb, reads_ipynb, write_ipynb
+from dialog.dataset import dlgs2table
+
+pa = pytest.importorskip('pyarrow')
+if nbjson.fast_libs() is None: pytest.skip('the fast extra is not installed', allow_module_level=True)
+
+def _dumps(v): return json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(',', ':'))
+
+def nb_text(meta, data, nbmeta):
+    "A notebook of a code cell with metadata `meta` and a JSON output `data`, a note, and notebook metadata `nbmeta`"
+    out = dict(output_type='display_data', metadata={}, data={'application/json': data, 'text/plain': ['x\n', 'y']})
+    cells = [dict(cell_type='code', id='c1', metadata=meta, source=['print(1)\n', 'x'], outputs=[out], execution_count=2),
+             dict(cell_type='markdown', id='n1', metadata={}, source='a *note*')]
+    return json.dumps(dict(cells=cells, metadata=nbmeta, nbformat=4, nbformat_minor=5), indent=1, ensure_ascii=False)
+
+def _deep(n, leaf):
+    for _ in range(n): leaf = [leaf]
+    return leaf
+
+floats = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from([1e16, 1e-05, -0.0, 1e22, 5e-324])
+leaves = st.none() | st.booleans() | st.integers(-2**63, 2**63-1) | floats | st.text(st.characters(exclude_categories=('Cs',)))
+values = st.recursive(leaves, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3), max_leaves=10)
+values = values | st.builds(_deep, st.integers(60, 90), leaves)  # past `plain_json`'s 64 levels
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values, values, values)
+def test_a_fresh_read_writes_what_the_walk_writes(tmp_path, meta, data, nbmeta):
+    "Read from its file or given as a dialog, a notebook's rows are the same: each JSON text as json writes it"
+    f = tmp_path/'d.ipynb'
+    f.write_text(nb_text(dict(x=meta), data, dict(y=nbmeta)), encoding='utf-8')
+    fresh = dlgs2table([f], workers=0)
+    d = read_ipynb(f)
+    given_ = dlgs2table([d], workers=0)  # a dialog given: walked, whatever its read said
+    assert fresh.equals(given_)
+    rows = fresh.to_pylist()
+    assert [r['cell'] for r in rows] == [_dumps(m.to_cell()) for m in d.messages]
+    assert [r['meta'] for r in rows] == [_dumps(m.to_cell()['metadata']) for m in d.messages]
+    assert rows[0]['dlg_meta'] == _dumps(d.nb_meta)
+
+def test_a_dialog_changed_after_its_read_is_walked(tmp_path):
+    "A dialog whose file held no float but which now holds one is written by json (`1e+16`), not on its read's word"
+    d = reads_ipynb(nb_text({}, [1], {}))
+    assert d.read_plain
+    d.messages[0].meta['score'] = 1e16
+    d.messages[0].output[0]['data']['application/json'] = [2e-05]
+    d.meta['z'] = 1e17
+    r = dlgs2table([d], workers=0).to_pylist()[0]
+    assert '"score":1e+16' in r['meta'] and '[2e-05]' in r['cell'] and '"z":1e+17' in r['dlg_meta']
+
+def test_the_walk_is_left_out_only_for_a_fresh_plain_read(tmp_path, monkeypatch):
+    "`plain_json` looks at nothing of a file whose read met no float, and at a file with a float, and at a dialog given"
+    walked = []
+    monkeypatch.setattr(ds, 'plain_json', lambda o, depth=64: walked.append(o) or nbjson.plain_json(o, depth))
+    (tmp_path/'plain.ipynb').write_text(nb_text({'a': 1}, {'b': [1, 'x']}, {'c': True}), encoding='utf-8')
+    dlgs2table([tmp_path/'plain.ipynb'], workers=0)
+    assert walked == []
+    (tmp_path/'float.ipynb').write_text(nb_text({'a': 0.5}, {}, {}), encoding='utf-8')
+    dlgs2table([tmp_path/'float.ipynb'], workers=0)
+    assert walked
+    walked.clear()
+    dlgs2table([read_ipynb(tmp_path/'plain.ipynb')], workers=0)
+    assert walked
+
+def test_read_plain_is_a_fact_of_the_read():
+    "True when the extra parsed the file and met no float; False for a float, without the extra, after a repair, and for a new dialog"
+    assert reads_ipynb(nb_text({'a': [1, None, 'é']}, {}, {})).read_plain is True
+    assert reads_ipynb(nb_text({'a': 0.5}, {}, {})).read_plain is False
+    assert reads_ipynb(nb_text({}, [1e400], {})).read_plain is False  # json reads it (as inf): no plain value
+    nbjson.use_fast = False
+    try: assert reads_ipynb(nb_text({}, {}, {})).read_plain is False
+    finally: nbjson.use_fast = True
+    healed = json.loads(nb_text({}, {}, {}))
+    del healed['cells'][1]['id']; healed['nbformat_minor'] = 5
+    healed['cells'][0]['outputs'][0].pop('metadata')
+    d = reads_ipynb(json.dumps(healed), repair=True)
+    assert d.repairs and d.read_plain is False
+    assert Dialog('new').read_plain is False
+
+def test_a_subclass_message_is_walked(tmp_path, monkeypatch):
+    "A `Message` subclass writes its own cell (its `cell_meta` may add any value): its rows are walked"
+    class Scored(Message):
+        def cell_meta(self): return super().cell_meta() | {'score': 1e16}
+    f = tmp_path/'d.ipynb'
+    f.write_text(nb_text({}, {}, {}), encoding='utf-8')
+    monkeypatch.setattr(Dialog, 'msg_cls', Scored)
+    t = dlgs2table([f], workers=0).to_pylist()
+    assert '"score":1e+16' in t[0]['meta'] and '"score":1e+16' in t[0]['cell']
