@@ -23,7 +23,7 @@ from fastcore.utils import *
 from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
                          think_spans, stampers, img_mimes)
-from .ipynb import atomic_write, derive_ids, DialogFormatError
+from .ipynb import atomic_write, derive_ids, open_nowait, DialogFormatError
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
 from collections import Counter
 from datetime import datetime, timezone
@@ -56,11 +56,8 @@ def _partial(path, i, warn):
 
 def _open_reg(path, mode='rb', **kw):
     "`open(path, mode, **kw)` of a regular file: anything else (a named pipe, a device) is refused at once, unawaited"
-    try: fd = os.open(path, os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0))  # opening a named pipe waits for no writer
-    except OSError as e:  # a socket can't be opened at all (ENXIO): refused in the same words, as what it is
-        if e.errno!=errno.ENXIO or stat.S_ISREG(os.stat(path).st_mode): raise
-        fd = None
-    if fd is not None:
+    # a named pipe waits for no writer; a socket, which can't be opened (None), is refused in the same words
+    if (fd := open_nowait(path)) is not None:
         if stat.S_ISREG(os.fstat(fd).st_mode): return open(fd, mode, **kw)
         os.close(fd)
     raise ValueError(f'{path}: not a regular file (a named pipe, a device?): a session is a .jsonl file')

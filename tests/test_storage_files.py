@@ -182,3 +182,17 @@ def test_a_save_keeps_a_change_made_in_place_meanwhile(tmp_path, monkeypatch):
     d.mk_message('mine')
     with pytest.raises(DialogConflictError, match='changed on disk'): d.save()
     assert Path(p).read_bytes()==theirs
+
+@pytest.mark.skipif(not hasattr(__import__('socket'), 'AF_UNIX'), reason='no Unix sockets here')
+@pytest.mark.parametrize('root', [False, True])
+def test_a_socket_is_refused_as_no_regular_file(tmp_path, root):
+    "A Unix socket named `.ipynb` (which can't be opened at all) is refused as a named pipe is, not as a missing device"
+    import socket, stat
+    p = tmp_path/'s.ipynb'
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(p))
+        assert stat.S_ISSOCK(os.lstat(p).st_mode)
+        with pytest.raises(DialogFormatError, match='not a regular file: a dialog is a .ipynb file'):
+            read_ipynb(p, root=tmp_path if root else None)
+    assert open_nowait(p) is None
+    with pytest.raises(FileNotFoundError): open_nowait(tmp_path/'nothing.ipynb')  # what isn't there is no socket
