@@ -55,7 +55,7 @@ from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
 from . import chat
 from .pool import pmap, DialogParts
-from .session import sess2dlg, sess_kind, folder_err
+from .session import sess2dlg, sess_kind, folder_err, is_hidden
 from multiprocessing.connection import wait
 from contextlib import contextmanager
 from array import array
@@ -90,9 +90,6 @@ def _listed_file(path, name, is_session=_is_session):
     # `is_session`: `_is_session`, or what tells one on another filesystem (`ray_read`'s URIs)
     return name.endswith('.ipynb') or (name.endswith('.jsonl') and is_session(path) is not False)
 
-# A file or folder no reader lists below a folder it searches (`.ipynb_checkpoints`, `.git`):
-# one rule for the local listing and Ray's
-def _hidden(name): return name.startswith('.')
 
 # %% ../nbs/15_dataset.ipynb #c435a5cd
 class _Seen:
@@ -114,7 +111,7 @@ def _listing(f, seen=None):
     except PermissionError: return iter([(os.path.join(f, ''), False)])
     with es:  # an entry at a time: a folder of 50,000 files is not held as 50,000 entries
         for e in es:
-            if _hidden(e.name): continue
+            if is_hidden(e.name): continue
             if _is_dir(e):
                 if not e.is_symlink(): dirs.append(e.name) # a link to a folder isn't followed
             elif _listed_file(e.path, e.name):
@@ -171,7 +168,7 @@ def _below(base, dirs=True, bad=None):
     while todo:
         b = todo.pop()
         for e in _entries(b, bad):
-            if _hidden(e.name): continue
+            if is_hidden(e.name): continue
             q,d = os.path.join(b, e.name),not e.is_symlink() and _is_dir(e)
             if d if dirs else dirs is not None or not _is_dir(e): yield q
             if d: todo.append(q)
@@ -1347,7 +1344,7 @@ def _uri_session(fs, p):
 
 def _uri_files(fs, root):
     "The dialog files at `root` of pyarrow filesystem `fs` (a folder or a file), listed by `dlg_paths`'s rule"
-    # (`_listed_file`: notebooks and agent sessions; `_hidden` names skipped below a folder) and in its order
+    # (`_listed_file`: notebooks and agent sessions; `is_hidden` names skipped below a folder) and in its order
     from pyarrow import fs as pafs
     kind = fs.get_file_info(root).type
     if kind==pafs.FileType.NotFound: raise FileNotFoundError(f'{root}: no such file or folder')
@@ -1355,7 +1352,7 @@ def _uri_files(fs, root):
     base = root.rstrip('/')
     fs_ = fs.get_file_info(pafs.FileSelector(base, recursive=True))
     ps = (f.path for f in fs_ if f.type==pafs.FileType.File)
-    ps = (p for p in ps if not any(map(_hidden, p[len(base)+1:].split('/'))))
+    ps = (p for p in ps if not any(map(is_hidden, p[len(base)+1:].split('/'))))
     return sorted((p for p in ps if _listed_file(p, p, partial(_uri_session, fs))), key=_path_key)
 
 def _ray_files(src):

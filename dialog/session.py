@@ -16,7 +16,8 @@ Docs: https://nbdialog.github.io/nbdialog/session.html.md"""
 
 # %% auto #0
 __all__ = ['agents', 'sess_probe', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeSide', 'sidechains', 'sess_restore',
-           'dlg2sess', 'session_roots', 'sess_agent', 'sess_kind', 'folder_err', 'sess_info', 'find_sessions']
+           'dlg2sess', 'session_roots', 'is_hidden', 'sess_agent', 'sess_kind', 'folder_err', 'sess_info',
+           'find_sessions']
 
 # %% ../nbs/08_session.ipynb #bc10c430
 from fastcore.utils import *
@@ -1556,6 +1557,11 @@ def _unsearched(e):
     if isinstance(e, PermissionError) and (x := folder_err(e.filename)) is not None:
         warnings.warn(f'{x.filename}: {x.strerror}')
 
+def is_hidden(name:str): # A file's or folder's name
+    "Is `name` hidden (`.git`, `.ipynb_checkpoints`), so that no search of a folder lists it below that folder?"
+    # one rule for every listing of a folder: `find_sessions`', and `dialog.dataset`'s, local and Ray's
+    return name.startswith('.')
+
 def _sess_files(root):
     "The `.jsonl` entries under `root` (sessions, or no regular file, which `find_sessions` warns of), but subagents' folders"
     # a folder is told from a file by its entry in the folder listed (`os.walk`), never by a `stat` of the file, which
@@ -1563,8 +1569,9 @@ def _sess_files(root):
     # that can't be listed is warned of (`Path.rglob` would skip it without a word)
     fs = []
     for top,dirs,files in os.walk(root, onerror=_unsearched):
-        dirs[:] = [d for d in dirs if d!='subagents']  # a session's subagents' files: not sessions of their own
-        fs += (Path(top)/f for f in files if f.endswith('.jsonl'))
+        # a session's subagents' files are no sessions of their own; hidden entries are left out, as every listing does
+        dirs[:] = [d for d in dirs if d!='subagents' and not is_hidden(d)]
+        fs += (Path(top)/f for f in files if f.endswith('.jsonl') and not is_hidden(f))
     return sorted(fs)
 
 # %% ../nbs/08_session.ipynb #eaabe65f

@@ -248,3 +248,14 @@ def test_find_sessions_tells_a_session_by_its_records_not_its_name(tmp_path):
         assert set(found) <= {p.name for p in dlg_paths(tmp_path)}
         assert [s.path.name for s in find_sessions(SID[:8], root=tmp_path)] == ['rollout-claude.jsonl']
         assert sorted(s.path.name for s in find_sessions(cid[:8], 'codex', root=tmp_path)) == ['agent-codex.jsonl', 'codex-renamed.jsonl']
+
+def test_hidden_files_and_folders_are_listed_by_neither(tmp_path):
+    "A session in a hidden folder (`.git`, `.ipynb_checkpoints`) or named with a dot: `find_sessions` leaves it out, as `dlg_paths` does (`is_hidden`, one rule)"
+    from dialog.dataset import dlg_paths
+    from dialog.session import is_hidden
+    proj = tmp_path/'-w'; proj.mkdir()
+    write(proj/f'{SID}.jsonl', good)
+    for d in ('.git', '.ipynb_checkpoints'): (proj/d).mkdir(); write(proj/d/f'{SID}.jsonl', good)
+    write(proj/f'.{SID}.jsonl', good)
+    assert [s.path for s in find_sessions(root=tmp_path)] == dlg_paths(tmp_path) == [proj/f'{SID}.jsonl']
+    assert is_hidden('.git') and not is_hidden('x.jsonl')
