@@ -546,13 +546,19 @@ def _row_error(d):
             with explain_malformed(m, 'put in a table'): m.validate(); _row(m, i)
         except ValueError as e: return ValueError(f'dialog {d.name!r}: {e}')
 
+def _own_cells():
+    "Are the methods that make a plain message's cell and a dialog's metadata the library's own (none patched in)?"
+    # another's (fastcore's `@patch` of `cell_meta`, say) may add any value, a float too
+    return all(f.__module__=='dialog.core' for f in (Message.to_cell, Message.cell_meta, Dialog.nb_meta.fget))
+
 def _cols(pairs, fresh=False):
     "Column lists of the rows of `(dialog, path)` pairs"
     # `fresh`: dialogs just read here, which no one has changed: the values of a plain `Dialog` that `read_plain`
-    # says held no float, in plain `Message`s (whose cells hold the values read), are written without a walk (`_js`)
-    rows = []
+    # says held no float, in plain `Message`s whose cells hold the values read (`_own_cells`), are written without a
+    # walk (`_js`)
+    rows,fresh = [],fresh and not Message.meta_attrs and _own_cells()
     for d,p in pairs:
-        n,plain = len(rows),fresh and type(d) is Dialog and d.read_plain is True and not Message.meta_attrs
+        n,plain = len(rows),fresh and type(d) is Dialog and d.read_plain is True
         # its first row carries its metadata; a dialog with no messages has that row alone, without a message's values
         try:
             dm = _js(d.nb_meta, True, plain)

@@ -20,7 +20,7 @@ from fastcore.xtras import rtoken_hex
 from fastcore.nbio import read_nb, repair_cell
 from .core import *
 from .nbjson import (CellError, cell_keys, cell_kind, chk_cell, chk_meta, chk_output, is_cell_id, join_text,
-                           fast_loads, json_copy, json_fresh, out_keys, prompt_mark, short_repr)
+                           fast_loads, fast_loads_plain, json_copy, json_fresh, out_keys, prompt_mark, short_repr)
 from contextlib import contextmanager
 import base64, binascii, copy, errno, hashlib, json, os, pickle, re, socket, stat, threading, time
 _q = short_repr # quote user data cut short (core's error policy)
@@ -63,14 +63,13 @@ _nb_keys = {'cells', 'metadata', 'nbformat', 'nbformat_minor'}
 
 def _loads(txt):
     "`(value, plain)` of JSON text or UTF-8 bytes `txt`, `DialogFormatError` for anything that isn't JSON"
-    # `plain`: the `fast` extra parsed it and met no float, so it holds JSON's own types alone
+    # `plain`: the value holds JSON's own types alone, no float, as the `fast` extra's parse says (`fast_loads_plain`)
     if isinstance(txt, (bytes, bytearray, memoryview)):
         try: txt = bytes(txt).decode('utf-8')
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt or txt.isspace(): raise DialogFormatError('empty file')  # not `strip()`: that copies the whole text
-    # the `fast` extra's parse, when it gives json.loads' value
-    if (nb := fast_loads(txt, floats := [])) is not None: return nb,not floats
+    if (res := fast_loads_plain(txt)) is not None: return res  # the `fast` extra's parse, when it gives json.loads' value
     # too deep for the caller's stack: read on a fresh one, as the writer's check does
     for parse in (json.loads, json_fresh):
         try: return parse(txt),False
@@ -287,8 +286,8 @@ def reads_ipynb(txt, # The file's text, or its UTF-8 bytes
     "A `cls` dialog from the text of an ipynb file"
     return _reads(txt, cls, name, fname, repair, verbose)
 
-# Whether the file read held JSON's own values alone, no float (the `fast` extra parsed it): a fact of the read
-Dialog.read_plain = False
+# Whether the file read held JSON's own values alone, no float: a fact of the read (None: never read)
+Dialog.read_plain = None
 
 def _reads(txt, cls, name, fname, repair, verbose, parts=False):
     "`reads_ipynb`; with `parts`, `(dialog, message states)` as `read_ipynb_parts` gives them"

@@ -16,7 +16,7 @@ Docs: https://nbdialog.github.io/nbdialog/session.html.md"""
 
 # %% auto #0
 __all__ = ['agents', 'sess_probe', 'read_records', 'ClaudeCode', 'Codex', 'sess2dlg', 'ClaudeSide', 'sidechains', 'sess_restore',
-           'dlg2sess', 'session_roots', 'is_hidden', 'sess_agent', 'sess_kind', 'folder_err', 'sess_info',
+           'dlg2sess', 'is_hidden', 'session_roots', 'sess_agent', 'sess_kind', 'folder_err', 'sess_info',
            'find_sessions']
 
 # %% ../nbs/08_session.ipynb #bc10c430
@@ -1537,6 +1537,12 @@ def _target(A, path, fork, sid, src):
         raise ValueError(msg)
     return p
 
+# %% ../nbs/08_session.ipynb #30baf226
+def is_hidden(name:str): # A file's or folder's name
+    "Is `name` hidden (`.git`, `.ipynb_checkpoints`), so that no search of a folder lists it below that folder?"
+    # one rule for every listing of a folder: `find_sessions`', and `dialog.dataset`'s, local and Ray's
+    return name.startswith('.')
+
 # %% ../nbs/08_session.ipynb #68d33383
 def session_roots(agent:str=None, # 'claude', 'codex', or None for both
                   root=None): # A folder searched instead of the agents' own
@@ -1556,11 +1562,6 @@ def _unsearched(e):
     # folder that was never made, is no news)
     if isinstance(e, PermissionError) and (x := folder_err(e.filename)) is not None:
         warnings.warn(f'{x.filename}: {x.strerror}')
-
-def is_hidden(name:str): # A file's or folder's name
-    "Is `name` hidden (`.git`, `.ipynb_checkpoints`), so that no search of a folder lists it below that folder?"
-    # one rule for every listing of a folder: `find_sessions`', and `dialog.dataset`'s, local and Ray's
-    return name.startswith('.')
 
 def _sess_files(root):
     "The `.jsonl` entries under `root` (sessions, or no regular file, which `find_sessions` warns of), but subagents' folders"

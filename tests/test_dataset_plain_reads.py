@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 import dialog.dataset as ds
 from dialog import nbjson
 from dialog.core import Dialog, Message
-from dialog.ipynb import read_ipynb, reads_ipynb, write_ipynb
+from dialog.ipynb import read_ipynb, reads_ipynb, read_ipynb_parts
 from dialog.dataset import dlgs2table
 
 pa = pytest.importorskip('pyarrow')
@@ -46,7 +46,9 @@ def test_a_fresh_read_writes_what_the_walk_writes(tmp_path, meta, data, nbmeta):
 
 def test_a_dialog_changed_after_its_read_is_walked(tmp_path):
     "A dialog whose file held no float but which now holds one is written by json (`1e+16`), not on its read's word"
-    d = reads_ipynb(nb_text({}, [1], {}))
+    f = tmp_path/'d.ipynb'
+    f.write_text(nb_text({}, [1], {}), encoding='utf-8')
+    d = read_ipynb(f)
     assert d.read_plain
     d.messages[0].meta['score'] = 1e16
     d.messages[0].output[0]['data']['application/json'] = [2e-05]
@@ -68,20 +70,34 @@ def test_the_walk_is_left_out_only_for_a_fresh_plain_read(tmp_path, monkeypatch)
     dlgs2table([read_ipynb(tmp_path/'plain.ipynb')], workers=0)
     assert walked
 
-def test_read_plain_is_a_fact_of_the_read():
-    "True when the extra parsed the file and met no float; False for a float, without the extra, after a repair, and for a new dialog"
+def test_read_plain_is_a_fact_of_the_read(tmp_path):
+    "True when the extra parsed the file and met no float; False for a float, without the extra, after a repair; None for a dialog never read"
     assert reads_ipynb(nb_text({'a': [1, None, 'é']}, {}, {})).read_plain is True
     assert reads_ipynb(nb_text({'a': 0.5}, {}, {})).read_plain is False
     assert reads_ipynb(nb_text({}, [1e400], {})).read_plain is False  # json reads it (as inf): no plain value
+    (tmp_path/'d.ipynb').write_text(nb_text({}, {}, {'late': 0.5}), encoding='utf-8')  # the float the last thing read
+    assert read_ipynb(tmp_path/'d.ipynb').read_plain is False and read_ipynb_parts(tmp_path/'d.ipynb')[0].read_plain is False
     nbjson.use_fast = False
     try: assert reads_ipynb(nb_text({}, {}, {})).read_plain is False
     finally: nbjson.use_fast = True
     healed = json.loads(nb_text({}, {}, {}))
-    del healed['cells'][1]['id']; healed['nbformat_minor'] = 5
     healed['cells'][0]['outputs'][0].pop('metadata')
     d = reads_ipynb(json.dumps(healed), repair=True)
     assert d.repairs and d.read_plain is False
-    assert Dialog('new').read_plain is False
+    assert Dialog('new').read_plain is None
+
+def test_a_patched_writer_is_walked(tmp_path, monkeypatch):
+    "`cell_meta` or `nb_meta` patched in (as fastcore's `@patch` does) may add a float: the rows are walked, as json writes them"
+    f = tmp_path/'d.ipynb'
+    f.write_text(nb_text({}, {}, {}), encoding='utf-8')
+    own_meta,own_nb = Message.cell_meta,Dialog.nb_meta
+    def cell_meta(self): return own_meta(self) | {'score': 1e16}
+    monkeypatch.setattr(Message, 'cell_meta', cell_meta)
+    r = dlgs2table([f], workers=0).to_pylist()[0]
+    assert '"score":1e+16' in r['meta'] and '"score":1e+16' in r['cell']
+    monkeypatch.setattr(Message, 'cell_meta', own_meta)
+    monkeypatch.setattr(Dialog, 'nb_meta', property(lambda self: own_nb.fget(self) | {'t': 2e-05}))
+    assert '"t":2e-05' in dlgs2table([f], workers=0).to_pylist()[0]['dlg_meta']
 
 def test_a_subclass_message_is_walked(tmp_path, monkeypatch):
     "A `Message` subclass writes its own cell (its `cell_meta` may add any value): its rows are walked"

@@ -97,26 +97,31 @@ def _has_float(v):
     return False
 
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
-@given(values, st.booleans())
-def test_counting_floats_gives_the_same_value_and_each_float(v, ascii):
-    "With `floats`, the extra gives the value it gives without, or None as it would; the list gets a text per float in it"
+@given(values, st.booleans(), st.sampled_from([0, 1, 3, 1000]))
+def test_the_plain_parse_gives_the_value_and_whether_it_holds_a_float(v, ascii, cap):
+    "`fast_loads_plain` gives `fast_loads`' value (or None as it does) and whether the value holds no float, however many floats it counts"
     txt = json.dumps(v, ensure_ascii=ascii)
-    fs = []
-    got,without = fast_loads(txt, fs),fast_loads(txt)
-    assert (got is None) == (without is None)
-    if got is None: return
-    assert same(got, without) and same(got, json.loads(txt))
-    assert bool(fs) == _has_float(got)
-    assert all(same(float(s), x) for s,x in zip(fs, _floats_in(got)))
+    old,nbjson.floats_hooked = nbjson.floats_hooked,cap
+    try: got,res = fast_loads(txt),nbjson.fast_loads_plain(txt)
+    finally: nbjson.floats_hooked = old
+    if txt=='null': assert res == (None, True); return  # (`fast_loads`' None is JSON's null here)
+    if got is None: assert res is None; return
+    assert same(res[0], got) and same(res[0], json.loads(txt)) and res[1] == (not _has_float(got))
 
-def _floats_in(v):
-    if type(v) is float: yield v
-    elif type(v) is list:
-        for x in v: yield from _floats_in(x)
-    elif type(v) is dict:
-        for x in v.values(): yield from _floats_in(x)
+def test_the_plain_parse_refuses_what_the_extra_refuses():
+    for txt in ['[NaN]', '[1e400]', '[-1e400]', '["\\ud800"]', '{"a": 1} x', '[0.5, "\\ud800"]', '[' + '0.5,'*1500 + '"\\ud800"]']:
+        assert nbjson.fast_loads_plain(txt) is None and fast_loads(txt) is None
+    assert nbjson.fast_loads_plain('[1, -0, 1000000000000000000, 1E5]') == ([1, 0, 10**18, 1e5], False)
 
-def test_counting_floats_refuses_what_the_extra_refuses():
-    for txt in ['[NaN]', '[1e400]', '[-1e400]', '["\\ud800"]', '{"a": 1} x']:
-        fs = []
-        assert fast_loads(txt, fs) is None and fast_loads(txt) is None
+def test_a_msgspec_without_float_hooks_reads_as_ever(monkeypatch):
+    "A msgspec before 0.18 has no float hook: the plain parse gives the value, not known to be plain, and every file reads as before"
+    import msgspec.json as mj
+    class Old:
+        decode = staticmethod(mj.decode)
+        def Decoder(*a, **kw):
+            if 'float_hook' in kw: raise TypeError("'float_hook' is an invalid keyword argument for Decoder()")
+            return mj.Decoder(*a, **kw)
+    monkeypatch.setattr(nbjson, '_fast', (nbjson.fast_libs()[0], Old))
+    assert nbjson.fast_loads_plain('[1]') == ([1], False) and fast_loads('[1]') == [1]
+    d = reads_ipynb(nb % '1')
+    assert d.meta['x'] == 1 and d.read_plain is False
