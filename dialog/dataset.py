@@ -337,7 +337,7 @@ def _unsearched(p):
     return PermissionError(err.errno, f'{err.strerror} ({why})', p)
 
 # %% ../nbs/15_dataset.ipynb #14b044d7
-def _read1(p, cls=Dialog, parts=False):
+def _read1(p, cls=Dialog, parts=False, plain=False):
     "The `cls` dialog at `p`, or the error that says why it can't be read"
     # `parts`: for a plain `Dialog` of `Message`s, as `DialogParts` (which `pmap` brings back as the dialog).
     # Without, such a dialog is made from its parts too, as `pmap` makes it: a twentieth less than `read_ipynb`.
@@ -350,7 +350,7 @@ def _read1(p, cls=Dialog, parts=False):
     if not str(p).endswith('.ipynb'): return _unsearched(str(p)) or _no_dlg(p)
     try:
         if cls is Dialog and Dialog.msg_cls is Message:
-            res = DialogParts(*read_ipynb_parts(p))
+            res = DialogParts(*read_ipynb_parts(p, plain))  # `plain`: for a table (`_cols`)
             return res if parts else res.dialog()
         return read_ipynb(p, cls=cls)
     except (DialogFormatError, OSError) as e: return e
@@ -378,12 +378,12 @@ def _outcome(res, errs, on_error):
     _warn_skipped(errs, on_error, 4)  # pointing at the line that called the reader
     return (res, errs) if on_error=='collect' else res
 
-def _read_chunk(paths, cls=Dialog, parts=False):
-    "The `cls` dialogs at `paths`, or the errors saying why they can't be read; `parts`: see `_read1`"
-    with gc_paused(): return [_read1(p, cls, parts) for p in paths]
+def _read_chunk(paths, cls=Dialog, parts=False, plain=False):
+    "The `cls` dialogs at `paths`, or the errors saying why they can't be read; `parts`, `plain`: see `_read1`"
+    with gc_paused(): return [_read1(p, cls, parts, plain) for p in paths]
 def _table_chunk(paths):
     "The message table of the good files among `paths`, and the errors of the bad ones"
-    res = _read_chunk(paths)
+    res = _read_chunk(paths, plain=True)
     # a session's dialog has no path: its file's
     def where(d, p): return str(d.path) if d.path is not None else os.path.abspath(p)
     good = [(d, where(d, p)) for d,p in zip(res, paths) if not isinstance(d, Exception)]
@@ -548,8 +548,10 @@ def _row_error(d):
 
 def _own_cells():
     "Are the methods that make a plain message's cell and a dialog's metadata the library's own (none patched in)?"
-    # another's (fastcore's `@patch` of `cell_meta`, say) may add any value, a float too
-    return all(f.__module__=='dialog.core' for f in (Message.to_cell, Message.cell_meta, Dialog.nb_meta.fget))
+    # another's (fastcore's `@patch` of `cell_meta`, say) may add any value, a float too; anything not a function
+    # of `dialog.core`'s (a `cached_property`) is another's
+    fs = (Message.to_cell, Message.cell_meta, getattr(Dialog.__dict__.get('nb_meta'), 'fget', None))
+    return all(getattr(f, '__module__', None)=='dialog.core' for f in fs)
 
 def _cols(pairs, fresh=False):
     "Column lists of the rows of `(dialog, path)` pairs"
@@ -1433,7 +1435,7 @@ def _files2table(batch, on_error='raise', fss=()):
     # `fs`: the index of the file's filesystem in `fss`, or -1 for this machine's;
     # with 'collect', a bad file has a row, its error in `_err_col`
     fis,ps = _list_paths(batch)
-    with gc_paused(): res = [_read1(p) if i<0 else _read_uri(fss[i], p) for i,p in zip(fis, ps)]
+    with gc_paused(): res = [_read1(p, plain=True) if i<0 else _read_uri(fss[i], p) for i,p in zip(fis, ps)]
     errs = []
     # 'raise': the first bad file's error fails the task, naming the file (`_esc_err`: as a Ray worker can log it)
     try: _triage(res, on_error, errs)

@@ -61,18 +61,21 @@ class DialogFormatError(ValueError):
 # %% ../nbs/02_ipynb.ipynb #05cb7a54
 _nb_keys = {'cells', 'metadata', 'nbformat', 'nbformat_minor'}
 
-def _loads(txt):
+def _loads(txt, plain=False):
     "`(value, plain)` of JSON text or UTF-8 bytes `txt`, `DialogFormatError` for anything that isn't JSON"
-    # `plain`: the value holds JSON's own types alone, no float, as the `fast` extra's parse says (`fast_loads_plain`)
+    # `plain`: ask whether the value holds JSON's own types alone, no float, as the `fast` extra's parse can say
+    # (`fast_loads_plain`, which costs a read of a few floats a tenth more): the answer, else None (not asked) or False
     if isinstance(txt, (bytes, bytearray, memoryview)):
         try: txt = bytes(txt).decode('utf-8')
         except UnicodeDecodeError as e: raise DialogFormatError(f'not valid UTF-8 (byte {e.start})') from None
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt or txt.isspace(): raise DialogFormatError('empty file')  # not `strip()`: that copies the whole text
-    if (res := fast_loads_plain(txt)) is not None: return res  # the `fast` extra's parse, when it gives json.loads' value
+    # the `fast` extra's parse, when it gives json.loads' value
+    if plain and (res := fast_loads_plain(txt)) is not None: return res
+    if not plain and (nb := fast_loads(txt)) is not None: return nb,None
     # too deep for the caller's stack: read on a fresh one, as the writer's check does
     for parse in (json.loads, json_fresh):
-        try: return parse(txt),False
+        try: return parse(txt),(False if plain else None)
         except RecursionError: continue
         except json.JSONDecodeError as e: raise DialogFormatError(f'not JSON, or cut short: {e}') from None
         except ValueError as e: raise DialogFormatError(f'not readable JSON: {e}') from None
@@ -213,13 +216,14 @@ def read_ipynb(fname, # The file; `.ipynb` is appended when missing
     return _read(fname, cls, name, repair, verbose, root=root, data=data)
 
 # %% ../nbs/02_ipynb.ipynb #557bd60c
-def read_ipynb_parts(fname): # The file; `.ipynb` is appended when missing
+def read_ipynb_parts(fname, # The file; `.ipynb` is appended when missing
+                     plain:bool=False): # Also learn whether the file holds no float (the dialog's `read_plain`)
     "`read_ipynb(fname)` as plain data, made without building the messages: `(dialog, states)`"
     if Dialog.msg_cls is not Message:
         cname = Dialog.msg_cls.__name__
         msg = f'read_ipynb_parts reads messages of class Message, and Dialog.msg_cls is {cname}: use read_ipynb'
         raise TypeError(msg)
-    return _read(fname, Dialog, None, False, False, parts=True)
+    return _read(fname, Dialog, None, False, False, parts=True, plain=plain)
 
 # %% ../nbs/02_ipynb.ipynb #6440338a
 _nofollow,_nonblock = getattr(os, 'O_NOFOLLOW', 0),getattr(os, 'O_NONBLOCK', 0)
@@ -256,22 +260,22 @@ def _read_fd(fd, path):
         with open(os.dup(fd), 'rb') as f: return f.read(),st
     finally: os.close(fd)
 
-def _read(fname, cls, name, repair, verbose, parts=False, root=None, data=None):
-    "`read_ipynb`, or with `parts` `read_ipynb_parts`"
+def _read(fname, cls, name, repair, verbose, parts=False, root=None, data=None, plain=False):
+    "`read_ipynb`, or with `parts` `read_ipynb_parts` (`plain`: its argument)"
     path = ipynb_path(fname)
     # the bytes read are held by `_read_bytes` alone, which lets them go before parsing (no copy of the file at the peak)
-    if data is None: return _read_bytes(path, _read_file(path, root)[0], cls, name, repair, verbose, parts)
+    if data is None: return _read_bytes(path, _read_file(path, root)[0], cls, name, repair, verbose, parts, plain)
     if root is not None: raise ValueError('read_ipynb: give the bytes (data) or a root to read them under, not both')
     if not isinstance(data, bytes): raise ValueError(f'read_ipynb: data must be the bytes of the file, not {type(data).__name__}')
-    return _read_bytes(path, data, cls, name, repair, verbose, parts)
+    return _read_bytes(path, data, cls, name, repair, verbose, parts, plain)
 
-def _read_bytes(path, data, cls, name, repair, verbose, parts=False):
+def _read_bytes(path, data, cls, name, repair, verbose, parts=False, plain=False):
     "`_read` of file `path`, whose bytes are `data`"
     seen = _digest(data)
     # the bytes go before parsing: holding them too would cost a copy of the file at the peak
     try: data = data.decode('utf-8')
     except UnicodeDecodeError: pass # reads_ipynb says where (or, repairing, what it did)
-    res = _reads(data, cls, name or path.stem, path, repair, verbose, parts)
+    res = _reads(data, cls, name or path.stem, path, repair, verbose, parts, plain)
     dlg = res[0] if parts else res
     dlg.path,dlg._seen = path,seen
     return res
@@ -286,13 +290,14 @@ def reads_ipynb(txt, # The file's text, or its UTF-8 bytes
     "A `cls` dialog from the text of an ipynb file"
     return _reads(txt, cls, name, fname, repair, verbose)
 
-# Whether the file read held JSON's own values alone, no float: a fact of the read (None: never read)
+# Whether the file read held JSON's own values alone, no float: a fact of the read, when it was asked (see
+# `read_ipynb_parts`); None when it wasn't
 Dialog.read_plain = None
 
-def _reads(txt, cls, name, fname, repair, verbose, parts=False):
-    "`reads_ipynb`; with `parts`, `(dialog, message states)` as `read_ipynb_parts` gives them"
+def _reads(txt, cls, name, fname, repair, verbose, parts=False, plain=False):
+    "`reads_ipynb`; with `parts`, `(dialog, message states)` as `read_ipynb_parts` gives them (`plain`: its argument)"
     try:
-        nb,plain = _loads(txt)
+        nb,plain = _loads(txt, plain)
         fixes = repair_ipynb(nb) if repair else None
         nb = _chk_nb(nb)
         res = _cells2dlg(cls, nb['cells'], nb['metadata'], name, fname, parts)
@@ -302,7 +307,7 @@ def _reads(txt, cls, name, fname, repair, verbose, parts=False):
         if not repair: e.repairable = _heals(txt)
         raise e from None
     dlg = res[0] if parts else res
-    dlg.read_plain = plain and not fixes  # as the file holds its values (a repair adds its own)
+    if plain is not None: dlg.read_plain = plain and not fixes  # (a repair adds values of its own)
     if repair:
         dlg.repairs = fixes
         if verbose:

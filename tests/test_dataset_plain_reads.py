@@ -7,6 +7,7 @@ from dialog import nbjson
 from dialog.core import Dialog, Message
 from dialog.ipynb import read_ipynb, reads_ipynb, read_ipynb_parts
 from dialog.dataset import dlgs2table
+from dialog.pool import DialogParts
 
 pa = pytest.importorskip('pyarrow')
 if nbjson.fast_libs() is None: pytest.skip('the fast extra is not installed', allow_module_level=True)
@@ -48,7 +49,7 @@ def test_a_dialog_changed_after_its_read_is_walked(tmp_path):
     "A dialog whose file held no float but which now holds one is written by json (`1e+16`), not on its read's word"
     f = tmp_path/'d.ipynb'
     f.write_text(nb_text({}, [1], {}), encoding='utf-8')
-    d = read_ipynb(f)
+    d = DialogParts(*read_ipynb_parts(f, plain=True)).dialog()  # as a table's read reads it
     assert d.read_plain
     d.messages[0].meta['score'] = 1e16
     d.messages[0].output[0]['data']['application/json'] = [2e-05]
@@ -57,7 +58,7 @@ def test_a_dialog_changed_after_its_read_is_walked(tmp_path):
     assert '"score":1e+16' in r['meta'] and '[2e-05]' in r['cell'] and '"z":1e+17' in r['dlg_meta']
 
 def test_the_walk_is_left_out_only_for_a_fresh_plain_read(tmp_path, monkeypatch):
-    "`plain_json` looks at nothing of a file whose read met no float, and at a file with a float, and at a dialog given"
+    "`plain_json` looks at nothing of a file whose read met no float, and at a file with a float, and at a dialog given (even one read asking)"
     walked = []
     monkeypatch.setattr(ds, 'plain_json', lambda o, depth=64: walked.append(o) or nbjson.plain_json(o, depth))
     (tmp_path/'plain.ipynb').write_text(nb_text({'a': 1}, {'b': [1, 'x']}, {'c': True}), encoding='utf-8')
@@ -67,24 +68,26 @@ def test_the_walk_is_left_out_only_for_a_fresh_plain_read(tmp_path, monkeypatch)
     dlgs2table([tmp_path/'float.ipynb'], workers=0)
     assert walked
     walked.clear()
-    dlgs2table([read_ipynb(tmp_path/'plain.ipynb')], workers=0)
+    dlgs2table([DialogParts(*read_ipynb_parts(tmp_path/'plain.ipynb', plain=True)).dialog()], workers=0)
     assert walked
 
-def test_read_plain_is_a_fact_of_the_read(tmp_path):
-    "True when the extra parsed the file and met no float; False for a float, without the extra, after a repair; None for a dialog never read"
-    assert reads_ipynb(nb_text({'a': [1, None, 'é']}, {}, {})).read_plain is True
-    assert reads_ipynb(nb_text({'a': 0.5}, {}, {})).read_plain is False
-    assert reads_ipynb(nb_text({}, [1e400], {})).read_plain is False  # json reads it (as inf): no plain value
-    (tmp_path/'d.ipynb').write_text(nb_text({}, {}, {'late': 0.5}), encoding='utf-8')  # the float the last thing read
-    assert read_ipynb(tmp_path/'d.ipynb').read_plain is False and read_ipynb_parts(tmp_path/'d.ipynb')[0].read_plain is False
+def test_read_plain_is_a_fact_of_the_read_when_asked(tmp_path):
+    "`read_ipynb_parts(plain=True)`: True when the extra parsed the file and met no float; False for a float (early, late, past the count), without the extra, for a text the extra refuses; None when not asked"
+    f = tmp_path/'d.ipynb'
+    def asked(txt):
+        f.write_text(txt, encoding='utf-8')
+        return read_ipynb_parts(f, plain=True)[0].read_plain
+    assert asked(nb_text({'a': [1, None, 'é']}, {}, {})) is True
+    assert asked(nb_text({'a': 0.5}, {}, {})) is False
+    assert asked(nb_text({}, {}, {'late': 0.5})) is False  # the float the last thing read
+    assert asked(nb_text({}, [0.5]*(nbjson.floats_hooked+1), {})) is False
+    assert asked(nb_text({}, [1e400], {})) is False  # json reads it (as inf): no plain value
+    assert asked(nb_text({'s': 'X'}, {}, {}).replace('"X"', '"\\ud800"')) is False  # the extra refuses a lone surrogate
     nbjson.use_fast = False
-    try: assert reads_ipynb(nb_text({}, {}, {})).read_plain is False
+    try: assert asked(nb_text({}, {}, {})) is False
     finally: nbjson.use_fast = True
-    healed = json.loads(nb_text({}, {}, {}))
-    healed['cells'][0]['outputs'][0].pop('metadata')
-    d = reads_ipynb(json.dumps(healed), repair=True)
-    assert d.repairs and d.read_plain is False
-    assert Dialog('new').read_plain is None
+    assert read_ipynb_parts(f)[0].read_plain is None and read_ipynb(f).read_plain is None
+    assert reads_ipynb(nb_text({}, {}, {})).read_plain is None and Dialog('new').read_plain is None
 
 def test_a_patched_writer_is_walked(tmp_path, monkeypatch):
     "`cell_meta` or `nb_meta` patched in (as fastcore's `@patch` does) may add a float: the rows are walked, as json writes them"
@@ -98,6 +101,10 @@ def test_a_patched_writer_is_walked(tmp_path, monkeypatch):
     monkeypatch.setattr(Message, 'cell_meta', own_meta)
     monkeypatch.setattr(Dialog, 'nb_meta', property(lambda self: own_nb.fget(self) | {'t': 2e-05}))
     assert '"t":2e-05' in dlgs2table([f], workers=0).to_pylist()[0]['dlg_meta']
+    from functools import cached_property
+    cp = cached_property(lambda self: own_nb.fget(self) | {'t': 3e-05}); cp.__set_name__(Dialog, 'nb_meta')
+    monkeypatch.setattr(Dialog, 'nb_meta', cp)
+    assert '"t":3e-05' in dlgs2table([f], workers=0).to_pylist()[0]['dlg_meta']  # any descriptor: walked, not a crash
 
 def test_a_subclass_message_is_walked(tmp_path, monkeypatch):
     "A `Message` subclass writes its own cell (its `cell_meta` may add any value): its rows are walked"
