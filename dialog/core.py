@@ -21,8 +21,8 @@ __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png',
            'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
            'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
            'mk_dispdata', 'mk_execresult', 'line_end', 'join_lines', 'strip_export', 'msgs2py', 'dlg2py',
-           'export_filter', 'copy_export', 'merge_metas', 'merge_parts', 'explain_malformed', 'ruuid4', 'Attachment',
-           'needs_extra']
+           'export_filter', 'copy_export', 'merge_metas', 'merge_parts', 'explain_malformed', 'own_cell_makers',
+           'ruuid4', 'Attachment', 'needs_extra']
 
 # %% ../nbs/01_core.ipynb #f2d457f0
 from fastcore.utils import *
@@ -1300,6 +1300,20 @@ def nb_meta(self:Dialog):
     "The notebook metadata this dialog writes: `meta`, with its code messages' attachments"
     homes = {m.id: _att_bundles(m) for m in self.messages if m.attachments and m.to_cell()['cell_type']=='code'}
     return _nb_meta(self, homes)
+
+# %% ../nbs/01_core.ipynb #390f50f3
+# The class attributes a plain message's cell (`to_cell`) and a dialog's notebook metadata (`nb_meta`) are made from,
+# as this module leaves them (absent ones too: a property added later reads over the instance's own value)
+_cell_makers = {(c, k): c.__dict__.get(k) for c,ks in (
+    (Message, ('to_cell', 'cell_meta', 'meta_attrs', 'execution_count', 'ipynb_form', 'attachments', 'meta', 'ai_res',
+               'id', 'content', 'output', 'msg_type')),
+    (Dialog, ('nb_meta', 'meta', 'messages'))) for k in ks}
+
+def own_cell_makers():
+    "Are the attributes a plain `Message`'s cell and a `Dialog`'s notebook metadata are made from still this module's own?"
+    # (none patched in, wrapped or added since: a writer that trusts a message's values to be those a file held
+    # asks, `dialog.dataset`'s tables)
+    return all(c.__dict__.get(k) is v for (c,k),v in _cell_makers.items()) and not Message.meta_attrs
 
 # %% ../nbs/01_core.ipynb #c2638fd8
 def ruuid4():

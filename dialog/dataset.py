@@ -546,19 +546,12 @@ def _row_error(d):
             with explain_malformed(m, 'put in a table'): m.validate(); _row(m, i)
         except ValueError as e: return ValueError(f'dialog {d.name!r}: {e}')
 
-def _own_cells():
-    "Are the methods that make a plain message's cell and a dialog's metadata the library's own (none patched in)?"
-    # another's (fastcore's `@patch` of `cell_meta`, say) may add any value, a float too; anything not a function
-    # of `dialog.core`'s (a `cached_property`) is another's
-    fs = (Message.to_cell, Message.cell_meta, getattr(Dialog.__dict__.get('nb_meta'), 'fget', None))
-    return all(getattr(f, '__module__', None)=='dialog.core' for f in fs)
-
 def _cols(pairs, fresh=False):
     "Column lists of the rows of `(dialog, path)` pairs"
     # `fresh`: dialogs just read here, which no one has changed: the values of a plain `Dialog` that `read_plain`
-    # says held no float, in plain `Message`s whose cells hold the values read (`_own_cells`), are written without a
-    # walk (`_js`)
-    rows,fresh = [],fresh and not Message.meta_attrs and _own_cells()
+    # says held no float, in plain `Message`s whose cells hold the values read (`own_cell_makers`: a method patched in
+    # may add any value, a float too), are written without a walk (`_js`)
+    rows,fresh = [],fresh and own_cell_makers()
     for d,p in pairs:
         n,plain = len(rows),fresh and type(d) is Dialog and d.read_plain is True
         # its first row carries its metadata; a dialog with no messages has that row alone, without a message's values

@@ -115,3 +115,24 @@ def test_a_subclass_message_is_walked(tmp_path, monkeypatch):
     monkeypatch.setattr(Dialog, 'msg_cls', Scored)
     t = dlgs2table([f], workers=0).to_pylist()
     assert '"score":1e+16' in t[0]['meta'] and '"score":1e+16' in t[0]['cell']
+
+def _wrapped(f, extra):
+    import functools
+    @functools.wraps(f)
+    def g(self): return f(self) | extra
+    return g
+
+@pytest.mark.parametrize('how', ['wraps cell_meta', 'wraps to_cell', 'meta property', 'dialog meta property'])
+def test_any_cell_maker_patched_in_is_walked(tmp_path, monkeypatch, how):
+    "A maker of cells or notebook metadata wrapped (`functools.wraps` keeps its module and name) or a property patched over an attribute: walked, json's spelling"
+    f = tmp_path/'d.ipynb'
+    f.write_text(nb_text({'k': 1}, {}, {'n': 1}), encoding='utf-8')
+    if how=='wraps cell_meta': monkeypatch.setattr(Message, 'cell_meta', _wrapped(Message.cell_meta, {'s': 1e16}))
+    elif how=='wraps to_cell': monkeypatch.setattr(Message, 'to_cell', _wrapped(Message.to_cell, {'metadata': {'s': 1e16}}))
+    elif how=='meta property': monkeypatch.setattr(Message, 'meta', property(lambda self: {'s': 1e16}), raising=False)
+    else:
+        meta = property(lambda self: self.__dict__.get('_m', {}) | {'s': 1e16}, lambda self, v: self.__dict__.__setitem__('_m', v))
+        monkeypatch.setattr(Dialog, 'meta', meta, raising=False)
+    rows = dlgs2table([f], workers=0).to_pylist()
+    texts = [r[k] for r in rows for k in ('meta', 'cell', 'dlg_meta') if r[k]]
+    assert any('1e+16' in t for t in texts) and not any('1e16' in t for t in texts)
