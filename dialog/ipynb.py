@@ -71,8 +71,9 @@ def _loads(txt, plain=False):
     if not isinstance(txt, str): raise DialogFormatError(f'expected the text of a notebook, not {type(txt).__name__}')
     if not txt or txt.isspace(): raise DialogFormatError('empty file')  # not `strip()`: that copies the whole text
     # the `fast` extra's parse, when it gives json.loads' value
-    if plain and (res := fast_loads_plain(txt)) is not None: return res
-    if not plain and (nb := fast_loads(txt)) is not None: return nb,None
+    if plain:
+        if (res := fast_loads_plain(txt)) is not None: return res
+    elif (nb := fast_loads(txt)) is not None: return nb,None
     # too deep for the caller's stack: read on a fresh one, as the writer's check does
     for parse in (json.loads, json_fresh):
         try: return parse(txt),(False if plain else None)
@@ -251,12 +252,12 @@ def _read_file(path, root=None):
 
 def _read_fd(fd, path):
     "`_read_file` of descriptor `fd` (closed after; None: `open_nowait` found no file to open), opened on `path`"
-    # a bad file, as a collection's readers count it
-    irregular = DialogFormatError('not a regular file: a dialog is a .ipynb file', path)
-    if fd is None: raise irregular
+    # a bad file, as a collection's readers count it (the error made only then: a read makes none)
+    def irregular(): return DialogFormatError('not a regular file: a dialog is a .ipynb file', path)
+    if fd is None: raise irregular()
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode): raise irregular
+        if not stat.S_ISREG(st.st_mode): raise irregular()
         with open(os.dup(fd), 'rb') as f: return f.read(),st
     finally: os.close(fd)
 
@@ -297,7 +298,7 @@ Dialog.read_plain = None
 def _reads(txt, cls, name, fname, repair, verbose, parts=False, plain=False):
     "`reads_ipynb`; with `parts`, `(dialog, message states)` as `read_ipynb_parts` gives them (`plain`: its argument)"
     try:
-        nb,plain = _loads(txt, plain)
+        nb,known = _loads(txt, plain)  # `known`: its answer, None when not asked
         fixes = repair_ipynb(nb) if repair else None
         nb = _chk_nb(nb)
         res = _cells2dlg(cls, nb['cells'], nb['metadata'], name, fname, parts)
@@ -307,7 +308,7 @@ def _reads(txt, cls, name, fname, repair, verbose, parts=False, plain=False):
         if not repair: e.repairable = _heals(txt)
         raise e from None
     dlg = res[0] if parts else res
-    if plain is not None: dlg.read_plain = plain and not fixes  # (a repair adds values of its own)
+    if known is not None: dlg.read_plain = known and not fixes  # (a repair adds values of its own)
     if repair:
         dlg.repairs = fixes
         if verbose:
