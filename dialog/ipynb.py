@@ -247,7 +247,10 @@ def _read_file(path, root=None):
     if root is None: fd = open_nowait(path)
     else:
         rp = os.path.realpath(path)  # symlinks resolved once, up front (and the result confined); none followed after
-        with _Dir(os.path.dirname(rp), root) as d: fd = d.open(os.path.basename(rp))
+        # a file that isn't there is named as asked, as without a root (not as the target of the link it is)
+        try:
+            with _Dir(os.path.dirname(rp), root) as d: fd = d.open(os.path.basename(rp))
+        except FileNotFoundError as e: raise FileNotFoundError(e.errno, e.strerror, str(path)) from None
     return _read_fd(fd, path)
 
 def _read_fd(fd, path):
@@ -483,8 +486,8 @@ class _Dir:
         "A descriptor of file `name` here, for reading: never blocking, and under a `root` not through a symlink"
         # (None for a socket: see `open_nowait`)
         try: return open_nowait(self.p(name), self.fd, self.root is not None)
-        except OSError as e:
-            if e.errno!=errno.ELOOP: raise
+        except OSError as e:  # named by its whole path (opened by its name in the folder, the OS names that alone)
+            if e.errno!=errno.ELOOP: raise OSError(e.errno, e.strerror, os.path.join(self.folder, name)) from None
             msg = 'a symlink: under the root folder a file is read without following one'
             raise PermissionError(errno.EACCES, msg, os.path.join(self.folder, name)) from None
     def stat(self, name): return os.stat(self.p(name), dir_fd=self.fd, follow_symlinks=self.root is None)

@@ -196,3 +196,12 @@ def test_a_socket_is_refused_as_no_regular_file(tmp_path, root):
             read_ipynb(p, root=tmp_path if root else None)
     assert open_nowait(p) is None
     with pytest.raises(FileNotFoundError): open_nowait(tmp_path/'nothing.ipynb')  # what isn't there is no socket
+
+@pytest.mark.parametrize('root', [False, True])
+def test_a_missing_file_is_named_as_asked(tmp_path, root):
+    "A dangling link, a missing file or folder: the error names the path asked for, with a root as without one"
+    (tmp_path/'f').mkdir()
+    (tmp_path/'f'/'d.ipynb').symlink_to(tmp_path/'nowhere.ipynb')
+    for p in (tmp_path/'f'/'d.ipynb', tmp_path/'f'/'none.ipynb', tmp_path/'g'/'none.ipynb'):
+        with pytest.raises(FileNotFoundError) as e: read_ipynb(p, root=tmp_path if root else None)
+        assert e.value.filename==str(p)
