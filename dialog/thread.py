@@ -713,7 +713,9 @@ def update_attributes_with_url(self:ChatAttachment):
     "Set `attributes['url']` from `storage_path`: `attachment:ID` for a file kept in the dialog, else a path under narrator's default file folder"
     if not self.storage_path: return
     if self.storage_backend==DialogFileStore.storage_backend: url = f'attachment:{self.storage_path}'
-    else: url = f"{Path(os.environ.get('NARRATOR_FILE_STORAGE_PATH') or Path.home()/'.narrator'/'files')}/{self.storage_path.lstrip('/')}" # the path as given (`ab/` stays `ab/`), as narrator's
+    else:  # narrator's folder joined to the path by one slash, each as given otherwise: a base may be a URL (`https://…`, `s3://…`)
+        base = os.environ.get('NARRATOR_FILE_STORAGE_PATH') or str(Path.home()/'.narrator'/'files')
+        url = f"{base.removesuffix('/')}/{self.storage_path.removeprefix('/')}"
     self.attributes = (self.attributes or {}) | {'url': url}
 
 # %% ../nbs/09_thread.ipynb #a5bf9e95

@@ -71,8 +71,8 @@ def test_process_and_store_takes_the_stores_answer(res):
     "narrator's test_filename_update_after_storage and more answers: the same id, path, backend and new file name as narrator"
     assert store_answer(ours, res)==store_answer(narrator, res)
 
-@pytest.mark.parametrize('sp', ['ab/', '/abs/x', 'a//b', './x', 'x'])
-@pytest.mark.parametrize('base', [None, '/tmp/files/', '/tmp/files'])
+@pytest.mark.parametrize('sp', ['ab/', '/abs/x', '//abs/x', 'a//b', './x', 'x'])
+@pytest.mark.parametrize('base', [None, '', '/tmp/files/', '/tmp/files', 'https://cdn.example.com/files', 's3://bucket/files/', './files', '/data//files//', '~/x'])
 def test_url_of_a_stored_file(monkeypatch, sp, base):
     if base: monkeypatch.setenv('NARRATOR_FILE_STORAGE_PATH', base)
     else: monkeypatch.delenv('NARRATOR_FILE_STORAGE_PATH', raising=False)
