@@ -2065,15 +2065,21 @@ def _unprefixed(out, system, wire, msgs, given):
         same = same and min(t, len(out))==min(t, len(h)) and k>=min(t, len(out))
         if not same: r['prefix'] = 'unsendable'  # no digest is this: the record never goes back as valid
 _no_sdk = {dict, list, str, int, float, bool, type(None)} # JSON's own types: none is an SDK object
+
+def _sdk_dump(o):
+    "SDK object `o` as the JSON its SDK sends: google-genai's, each field that isn't None; OpenAI's and Anthropic's, the fields given"
+    # google-genai's `UserContent` and `ModelContent` have their `role` as a default, never given, which its requests carry
+    g = type(o).__module__.startswith('google.genai.')
+    return o.model_dump(mode='json', **({'exclude_none': True} if g else {'exclude_unset': True}))
 def _sdk_json(o):
-    "An SDK object as its JSON, the fields it was given; anything else as it is"
+    "An SDK object as the JSON its SDK sends for it (`_sdk_dump`); anything else as it is"
     # a dict whose lists hold only JSON's own types (a history read from JSON): nothing to convert
     if type(o) is dict:
         for v in o.values():  # a loop, not `all` of a generator: called once a message and once an item
             if type(v) is list and not {*map(type, v)}<=_no_sdk: break
         else: return o
     if callable(getattr(o, 'model_dump', None)) and not isinstance(o, type):
-        return o.model_dump(mode='json', exclude_unset=True)
+        return _sdk_dump(o)
     def sdk(x): return type(x) is not dict and callable(getattr(x, 'model_dump', None))
     if isinstance(o, dict) and any(isinstance(v, list) and any(sdk(x) for x in v) for v in o.values()):
         return {k:[_sdk_json(x) for x in v] if isinstance(v, list) else v for k,v in o.items()}

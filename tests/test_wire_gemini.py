@@ -178,3 +178,18 @@ def test_a_file_only_gemini_can_fetch_is_refused_elsewhere_by_name():
                 dlg2chat(d, fmt)
     d = chat2dlg([{'role': 'user', 'parts': [{'fileData': {'mimeType': 'application/pdf', 'fileUri': 'https://example.com/files/a.pdf'}}]}], 'gemini')
     assert dlg2chat(d, 'anthropic')[0]['content'][0]['source'] == {'type': 'url', 'url': 'https://example.com/files/a.pdf'}  # any other URL is fetched by whoever gets it
+
+def test_the_sdks_own_chat_history_reads():
+    "`chat.get_history()` is made of `UserContent`s, whose role is a default the SDK sends: read as the SDK sent it, and sent again the same"
+    g = Gemini([{'text': 'Paris.'}], [{'text': 'Madrid.'}])
+    chat = g.client.chats.create(model='gemini-2.5-flash')
+    chat.send_message('Capital of France?'); chat.send_message('And of Spain?')
+    hist = chat.get_history()
+    assert type(hist[0]).__name__=='UserContent' and 'role' not in hist[0].model_fields_set
+    for fmt in ('gemini', None):
+        d = chat2dlg(hist, fmt)
+        assert [(m.msg_type, m.content) for m in d.messages]==[('prompt', 'Capital of France?'), ('prompt', 'And of Spain?')]
+        g.client.models.generate_content(model='gemini-2.5-flash', contents=dlg2chat(d, 'gemini'))
+        assert g.bodies[-1]['contents']==g.bodies[1]['contents'] + [{'role': 'model', 'parts': [{'text': 'Madrid.'}]}]
+    m = types.ModelContent(parts=[types.Part(text='hi')])  # the SDK's other shorthand, role a default too
+    assert chat2dlg([types.UserContent(parts=[types.Part(text='hey')]), m], 'gemini').messages[0].ai_res=='hi'
