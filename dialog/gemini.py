@@ -57,7 +57,12 @@ def _gm_group(contents):
                 ids.append(fr['id'] if isinstance(fr.get('id'), str) else q[0] if q else None)
                 if ids[-1] in q: q.remove(ids[-1])
             else: ids.append(None)
-        res.append((i, dict(c, parts=ps, _ids=ids)))
+        c = dict(c, parts=ps, _ids=ids)
+        # model contents in a row are one turn to Gemini (a streamed answer, which the SDK keeps as one content a chunk):
+        # one content here, its index the first's
+        if res and c.get('role')=='model' and isinstance(p := res[-1][1], dict) and p.get('role')=='model' and '_ids' in p:
+            res[-1] = (res[-1][0], dict(p, parts=p['parts']+ps, _ids=p['_ids']+ids))
+        else: res.append((i, c))
     return res
 
 # %% ../nbs/07_gemini.ipynb #f1e53a42
@@ -106,9 +111,15 @@ def _gm_events(c, i, after=0):
     role,parts = c.get('role') if isinstance(c, dict) else None,c.get('parts') if isinstance(c, dict) else None
     if role not in ('user', 'model'): kit.err(i, f'unknown role {role!r} (expected user or model)')
     if not isinstance(parts, list): kit.err(i, 'a content needs a list of parts')
-    res,out = [],[]
+    res,out,said = [],[],None  # `said`: the model's text parts so far in a row, one text (as the SDK's `.text` joins them)
     for j,p in enumerate(parts):
         if not isinstance(p, dict): kit.err(i, f'part {j} must be an object')
+        if role=='model' and isinstance(p.get('text'), str) and not p.get('thought'):
+            said = p['text'] if said is None else said+p['text']
+            continue
+        if said is not None:
+            if said.strip(): out.append(kit.txt(said))
+            said = None
         if isinstance(p.get('text'), str):
             if p.get('thought') and role=='model':
                 if p['text'].strip(): out.append(dict(type='think', text=p['text']))
@@ -130,6 +141,7 @@ def _gm_events(c, i, after=0):
         elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, i, j))
         elif 'thoughtSignature' in p and role=='model' and len(p)==1: pass  # a signature alone: kept with the turn
         else: kit.err(i, f"unsupported or malformed part {j} ({', '.join(p)}) in a {role} content")
+    if said is not None and said.strip(): out.append(kit.txt(said))
     return res + ([('assistant' if role=='model' else 'user', out)] if out or role=='model' else [])
 
 # %% ../nbs/07_gemini.ipynb #6f1b145a

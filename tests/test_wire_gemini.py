@@ -193,3 +193,39 @@ def test_the_sdks_own_chat_history_reads():
         assert g.bodies[-1]['contents']==g.bodies[1]['contents'] + [{'role': 'model', 'parts': [{'text': 'Madrid.'}]}]
     m = types.ModelContent(parts=[types.Part(text='hi')])  # the SDK's other shorthand, role a default too
     assert chat2dlg([types.UserContent(parts=[types.Part(text='hey')]), m], 'gemini').messages[0].ai_res=='hi'
+
+def _streamed(chunks):
+    "google-genai's real chat, its answer streamed as `chunks` (lists of parts): the client, and the bodies it sent"
+    sent = []
+    def stream(req):
+        sent.append(json.loads(req.content))
+        evs = [{'candidates': [{'content': {'role': 'model', 'parts': ps}, 'index': 0} | ({'finishReason': 'STOP'} if k==len(chunks)-1 else {})]}
+               for k,ps in enumerate(chunks)]
+        return httpx.Response(200, content=''.join('data: '+json.dumps(e)+'\r\n\r\n' for e in evs).encode(), headers={'content-type': 'text/event-stream'})
+    client = genai.Client(api_key='test', http_options=types.HttpOptions(httpx_client=httpx.Client(transport=httpx.MockTransport(stream))))
+    return client.chats.create(model='gemini-2.5-flash'), sent
+
+def test_a_streamed_answer_reads_as_one_reply():
+    "The SDK keeps a streamed answer as one model content a chunk: one reply, its text as the chunks join (no break added)"
+    chunks = [[{'text': 'The capital'}], [{'text': ' of France is'}], [{'text': ' **Paris**.\n'}], [{'text': '\nIt is on the Seine.'}], [{'text': '', 'thoughtSignature': 'CpwBAQ=='}]]
+    chat, sent = _streamed(chunks)
+    assert ''.join(c.text or '' for c in chat.send_message_stream('Capital of France?'))=='The capital of France is **Paris**.\n\nIt is on the Seine.'
+    hist = chat.get_history()
+    assert [c.role for c in hist]==['user'] + ['model']*5  # one content a chunk
+    d = reads_ipynb(write_ipynb(chat2dlg(hist, 'gemini')))
+    assert [(m.content, m.ai_res) for m in d.messages]==[('Capital of France?', 'The capital of France is **Paris**.\n\nIt is on the Seine.')]
+    out = dlg2chat(d, 'gemini')  # its parts as they came, signature on its own part, in one model content
+    assert out[1]['role']=='model' and out[1]['parts']==[p for ps in chunks for p in ps] and len(out)==2
+    d.messages[0].content = 'Capital of France, please?'  # edited before the reply: its state goes, its words stay
+    assert dlg2chat(d, 'gemini')[1]=={'role': 'model', 'parts': [{'text': 'The capital of France is **Paris**.\n\nIt is on the Seine.'}]}
+
+def test_text_parts_in_a_row_are_one_text():
+    "A model content's text parts in a row join as they are, as the SDK's `response.text` joins them"
+    model = {'role': 'model', 'parts': [{'text': 'a'}, {'text': 'b'}, {'text': '\n'}, {'text': 'c'}]}
+    r = types.GenerateContentResponse.model_validate({'candidates': [{'content': model}]})
+    d = chat2dlg([{'role': 'user', 'parts': [{'text': 'q'}]}, model], 'gemini')
+    assert d.messages[0].ai_res==r.text=='ab\nc' and dlg2chat(d, 'gemini')[1]['parts']==[{'text': 'ab\nc'}]
+    # a thought between them parts them: the thinking shows between two texts of the reply
+    model['parts'].insert(2, {'text': 'hmm', 'thought': True})
+    d = chat2dlg([{'role': 'user', 'parts': [{'text': 'q'}]}, model], 'gemini')
+    assert d.messages[0].ai_res.startswith('ab\n') and d.messages[0].ai_res.endswith('\nc') and 'hmm' in d.messages[0].ai_res
