@@ -436,7 +436,7 @@ def render_out(self:Message):
 # alt text holds no brackets, so a stray `![` can't reach into a later reference; an id or URL holds no `(` (nor `)`),
 # so none scans past the next reference's `](`: a text of many unclosed references is read in one pass, not one per `[`
 _re_att = re.compile(r'!\[([^\[\]]*)\]\('
-                     r'(?:attachment:([^()\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^()\s]+) "sent as image")\)')
+                     r'(?:attachment:([^()\s]+)|(?!attachment:)([a-zA-Z][\w+.-]*:[^()\s]+) "sent as image(?:/([\w.+-]+))?")\)')
 # a file's name as a link's text holds it: a name holding `[` or `]` with each `\`, `[` and `]` after a backslash,
 # any other name as it is (as files written before brackets were escaped hold it: `notes\`, `\\server\share`)
 _re_link_esc,_re_link_unesc = re.compile(r'[\\\[\]]'),re.compile(r'\\([\\\[\]])')
@@ -490,10 +490,11 @@ def _mime(t):
     t = t.strip().lower() if isinstance(t, str) else t
     return 'image/jpeg' if t in ('image/jpg', 'image/pjpeg') else t
 
-def _url_img(url):
-    "An image part for `url`"
+def _url_img(url, mime=None):
+    "An image part for `url`; `mime`: its type, when the reference says it (`\"sent as image/png\"`)"
     m = _re_data_url.fullmatch(url) if url[:5]=='data:' else None
-    return _img(_mime(m[1]), m[2]) if m and _mime(m[1]) in img_mimes else dict(type='image', url=url)
+    if m and _mime(m[1]) in img_mimes: return _img(_mime(m[1]), m[2])
+    return dict(type='image', url=url) | ({'mime': _mime(mime)} if mime else {})
 
 def _chk_fmt(fmt):
     "`fmt`, when it is a format with a codec (`_codec`)"
@@ -538,7 +539,7 @@ def _text_parts(txt, atts):
                 continue
             # an untitled document stays untitled: a title is part of the prefix a provider checks
             p = _file(t, base64.b64encode(a.data).decode(), _link_unesc(m[1]) or None) | {'ref': a.id}
-        elif m[3]: p = _url_img(m[3])
+        elif m[3]: p = _url_img(m[3], m[4] and 'image/'+m[4])
         elif (a := byid.get(m[2])) is None or ((t := _mime(a.content_type)) not in img_mimes and t!='image/svg+xml'):
             continue
         elif t in img_mimes: p = _img(t, base64.b64encode(a.data).decode())
@@ -1655,9 +1656,9 @@ def _image(mime, data, i, j):
 # a URL that can stand in a Markdown link
 def _url_esc(url): return re.sub(r'[()\s]', lambda m: f'%{ord(m[0]):02X}', url)
 
-def _url_text(url):
-    "A URL image part as the Markdown `_text_parts` sends back as one: `![image](URL \"sent as image\")`"
-    return _txt(f'![image]({_url_esc(url)} "sent as image")')
+def _url_text(url, mime=None):
+    "A URL image part as the Markdown `_text_parts` sends back as one: `![image](URL \"sent as image\")`, its type said when known (`\"sent as image/png\"`)"
+    return _txt(f'![image]({_url_esc(url)} "sent as {_mime(mime) if mime else "image"}")')
 
 def _url_part(url, i, j):
     "The part an image URL of part `j` of message `i` comes back as"

@@ -103,7 +103,8 @@ def _gm_media(p, i, j):
     if not (isinstance(d.get('fileUri'), str) and isinstance(mime, str) and '/' in mime):
         kit.err(i, f'part {j}: a fileData needs a fileUri and a mimeType')
     # a PDF, audio, video… by URI: a link saying its type
-    return kit.url_text(d['fileUri']) if mime in img_mimes else kit.url_file(d['fileUri'], d.get('displayName'), mime)
+    # (an image's type said too: a Files API or `gs://` URI has no extension to tell it by)
+    return kit.url_text(d['fileUri'], mime) if mime in img_mimes else kit.url_file(d['fileUri'], d.get('displayName'), mime)
 
 # %% ../nbs/07_gemini.ipynb #9936b470
 def _gm_events(c, i, after=0):
@@ -153,8 +154,8 @@ def _gm_part(p):
     if p['type']=='text': return {'text': p['text']}
     if p['type']=='file' and 'url' in p: return {'fileData': {'mimeType': p['mime'], 'fileUri': p['url']}}
     if p['type']=='file': return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
-    if 'url' in p:
-        mime = kit.mime(mimetypes.guess_type(p['url'].split('?')[0])[0] or 'image/jpeg')
+    if 'url' in p:  # its type as read (`"sent as image/png"`), else as its URL's extension says
+        mime = p.get('mime') or kit.mime(mimetypes.guess_type(p['url'].split('?')[0])[0] or 'image/jpeg')
         return {'fileData': {'mimeType': mime, 'fileUri': p['url']}}
     return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
 

@@ -229,3 +229,16 @@ def test_text_parts_in_a_row_are_one_text():
     model['parts'].insert(2, {'text': 'hmm', 'thought': True})
     d = chat2dlg([{'role': 'user', 'parts': [{'text': 'q'}]}, model], 'gemini')
     assert d.messages[0].ai_res.startswith('ab\n') and d.messages[0].ai_res.endswith('\nc') and 'hmm' in d.messages[0].ai_res
+
+@pytest.mark.parametrize('mime,uri', [('image/png', 'https://generativelanguage.googleapis.com/v1beta/files/abc123'), ('image/webp', 'gs://my-bucket/screens/home'), ('image/png', 'https://example.com/a.jpg')])
+def test_an_image_by_uri_keeps_its_type(mime, uri):
+    "A `fileData` image goes back with the type it came with (a Files API or `gs://` URI has no extension to tell it by), through a file and the real client"
+    h = [{'role': 'user', 'parts': [{'text': 'What is this?'}, {'fileData': {'mimeType': mime, 'fileUri': uri}}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'gemini')))
+    assert f'"sent as {mime}")' in d.messages[0].content
+    assert dlg2chat(d, 'gemini')==h
+    _, body, _ = Gemini().send(d)
+    f = body['contents'][0]['parts'][1]['fileData']  # the client spells its keys as it likes
+    assert (f.get('mimeType') or f.get('mime_type'), f.get('fileUri') or f.get('file_uri'))==(mime, uri)
+    if uri.startswith('https://example.com/'):  # the others fetch it by URL as before (a Gemini-only URI they refuse)
+        assert dlg2chat(d, 'openai')[0]['content'][1]=={'type': 'image_url', 'image_url': {'url': uri}}
