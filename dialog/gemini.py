@@ -49,11 +49,12 @@ def _gm_group(contents):
         ps,ids = [_cc(p) if isinstance(p, dict) else p for p in c['parts']],[]
         for p in ps:
             fc,fr = (p.get('functionCall'),p.get('functionResponse')) if isinstance(p, dict) else (None,None)
-            if isinstance(fc, dict):
-                n += 1; ids.append(fc['id'] if isinstance(fc.get('id'), str) else f"{fc.get('name')}_{n}")
-                open_.setdefault(fc.get('name'), []).append(ids[-1])
-            elif isinstance(fr, dict):
-                q = open_.get(fr.get('name')) or []
+            # (a name that isn't a string is refused by `_gm_events`, with the content and part)
+            if isinstance(fc, dict) and isinstance(fc.get('name'), str):
+                n += 1; ids.append(fc['id'] if isinstance(fc.get('id'), str) else f"{fc['name']}_{n}")
+                open_.setdefault(fc['name'], []).append(ids[-1])
+            elif isinstance(fr, dict) and isinstance(fr.get('name'), str):
+                q = open_.get(fr['name']) or []
                 ids.append(fr['id'] if isinstance(fr.get('id'), str) else q[0] if q else None)
                 if ids[-1] in q: q.remove(ids[-1])
             else: ids.append(None)
@@ -100,7 +101,7 @@ def _gm_media(p, i, j):
         kit.err(i, f"part {j}: a {mime!r} part: only images and {', '.join(file_mimes)} are read inline "
                    "(any type by fileData)")
     if 'inlineData' in p: return kit.image(mime, d.get('data'), i, j)
-    if not (isinstance(d.get('fileUri'), str) and isinstance(mime, str) and '/' in mime):
+    if not (isinstance(d.get('fileUri'), str) and d['fileUri'] and isinstance(mime, str) and '/' in mime):
         kit.err(i, f'part {j}: a fileData needs a fileUri and a mimeType')
     # a PDF, audio, video… by URI: a link saying its type
     # (an image's type said too: a Files API or `gs://` URI has no extension to tell it by)
@@ -135,6 +136,7 @@ def _gm_events(c, i, after=0):
             if not isinstance(p['functionResponse'], dict):
                 kit.err(i, f'part {j}: a functionResponse must be an object, '
                            f'not {type(p["functionResponse"]).__name__}')
+            if not isinstance(p['functionResponse'].get('name'), str): kit.err(i, f'part {j}: a functionResponse needs a name')
             if c['_ids'][j] is None:
                 kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
             # text that spells an image is that text, image parts beside it or not

@@ -87,7 +87,9 @@ def _rs_user_parts(c, j):
         if t in ('input_text', 'text') and isinstance(p.get('text'), str): res.append(kit.txt(p['text']))
         elif t=='input_image' and isinstance(p.get('image_url'), str): res.append(kit.url_part(p['image_url'], j, k))
         # a PDF by URL: the type Responses takes so
-        elif t=='input_file' and isinstance(p.get('file_url'), str):
+        elif t=='input_file' and 'file_url' in p:
+            if not (isinstance(p['file_url'], str) and p['file_url']):
+                kit.err(j, f'user content part {k}: an input_file\'s file_url must be a URL, not {p["file_url"]!r:.40}')
             res.append(kit.url_file(p['file_url'], p.get('filename'), 'application/pdf'))
         elif t=='input_file': res.append(kit.data_file(p.get('file_data'), p.get('filename'), j, k))
         else: kit.err(j, f'unsupported or malformed user content part {k} (type {t!r}) for the Responses format')

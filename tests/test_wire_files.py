@@ -154,3 +154,9 @@ def test_a_name_written_before_brackets_were_escaped_reads_as_it_was(name):
         d = Dialog('d', [Message(txt, msg_type='prompt', attachments=[Attachment(b'%PDF-1.4 x', 'application/pdf', 'a1')])])
         files = [p for p in dlg2chat(d, 'anthropic')[0]['content'] if p['type']=='document']
         assert len(files)==1 and files[0]['title']==name
+
+@pytest.mark.parametrize('url', ['', None, 3])
+def test_an_input_file_without_a_url_is_a_value_error(url):
+    "A Responses `input_file` whose `file_url` is empty or no string: a ValueError naming the message and part (a TypeError from base64 before)"
+    h = [{'role': 'user', 'content': [{'type': 'input_text', 'text': 'Read'}, {'type': 'input_file', 'file_url': url}]}]
+    with pytest.raises(ValueError, match="message 0: user content part 1: an input_file's file_url must be a URL"): chat2dlg(h, 'responses')

@@ -242,3 +242,12 @@ def test_an_image_by_uri_keeps_its_type(mime, uri):
     assert (f.get('mimeType') or f.get('mime_type'), f.get('fileUri') or f.get('file_uri'))==(mime, uri)
     if uri.startswith('https://example.com/'):  # the others fetch it by URL as before (a Gemini-only URI they refuse)
         assert dlg2chat(d, 'openai')[0]['content'][1]=={'type': 'image_url', 'image_url': {'url': uri}}
+
+@pytest.mark.parametrize('bad,msg', [
+    ([{'role': 'model', 'parts': [{'functionCall': {'name': ['f'], 'args': {}}}]}], 'message 1: part 0: a functionCall needs a name'),
+    ([{'role': 'model', 'parts': [{'functionCall': {'name': 'f', 'args': {}}}]}, {'role': 'user', 'parts': [{'functionResponse': {'name': {'n': 1}, 'response': {}}}]}],
+     'message 2: part 0: a functionResponse needs a name'),
+    ([{'role': 'model', 'parts': [{'text': 'ok'}]}, {'role': 'user', 'parts': [{'fileData': {'mimeType': 'image/png', 'fileUri': ''}}]}], 'message 2: part 0: a fileData needs a fileUri')])
+def test_bad_names_and_uris_are_value_errors(bad, msg):
+    "A name that isn't a string, an empty URI: a ValueError naming the content and part, never a TypeError"
+    with pytest.raises(ValueError, match=msg): chat2dlg([{'role': 'user', 'parts': [{'text': 'hi'}]}] + bad, 'gemini')
