@@ -134,11 +134,16 @@ def _rs_model(items, i, after=0):
             args,extra = call_args(x['arguments']) if t=='function_call' else ({'input': x['input']}, {'custom': True})
             parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra))
         elif t in _client_calls:  # run by the host: its output comes as an item of its own
-            if not (isinstance(x.get('call_id'), str) and isinstance(x.get('action', {}), dict)):
-                kit.err(j, f'a {t} needs a call_id and an action object')
-            extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {})
-            name = t.removesuffix('_call')
-            parts.append(dict(type='tool', id=x['call_id'], name=name, args=x.get('action', {}), extra=extra))
+            # its step (`action`), or its steps (`actions`: the GA computer tool's batch) when it has no `action`
+            acts = 'actions' in x and 'action' not in x
+            if not (isinstance(x.get('call_id'), str) and (isinstance(x['actions'], list) if acts else isinstance(x.get('action', {}), dict))):
+                kit.err(j, f'a {t} needs a call_id and an action object (or a list of actions)')
+            extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {}) | ({'actions': True} if acts else {})
+            # the rest of the item (a computer call's `pending_safety_checks`), to go back as it came
+            if rest := {k:v for k,v in x.items() if k not in ('type', 'id', 'call_id', 'status', 'actions' if acts else 'action')}:
+                extra['item_rest'] = rest
+            args = {'actions': x['actions']} if acts else x.get('action', {})
+            parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=args, extra=extra))
         elif t=='mcp_call':  # a remote MCP server OpenAI called: its tool, arguments and output kept
             if not all(isinstance(x.get(k), str) for k in ('id', 'name')):
                 kit.err(j, 'an mcp_call needs an id and a name')
@@ -202,20 +207,22 @@ def _rs_events(m, i, after=0):
         return [('result', m['approval_request_id'], a, {'output_type': t})]
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
-        o,e = m.get('output', ''),{}
+        # the rest of a host-run call's output (a computer call's `acknowledged_safety_checks`), to go back as it came
+        rest = {k:v for k,v in m.items() if k not in ('type', 'id', 'call_id', 'status', 'output')} if t not in _outputs[:2] else {}
+        o,e = m.get('output', ''),({'output_rest': rest} if rest else {})
         # a screenshot, an image read (text spelling an image beside it is that text)
         if (imgs := isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o)):
             o,e = _rs_result_text(o, i, t)
         # a computer-use screenshot as a data URL: the image a tool returned, as each provider's image in a result
         if isinstance(p := _rs_screenshot(o, i), dict):
             shot = result_image(p['mime'], p['data'])
-            return [('result', m['call_id'], shot, {'output_type': t, 'screenshot': True})]
+            return [('result', m['call_id'], shot, e | {'output_type': t, 'screenshot': True})]
         if t in _outputs[:2] or isinstance(o, str):
             s = _rs_texts(o, i, t)
-            e = e if imgs else kit.joined_result([s])[1]  # text spelling an image, not one the tool returned: that text
+            e = e if imgs else e | kit.joined_result([s])[1]  # text spelling an image, not one the tool returned: that text
             return [('result', m['call_id'], s, e if t in _outputs[:2] else e | {'output_type': t})]
         # a host-run tool's output object (a screenshot, shell runs): kept as its JSON
-        return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), {'output_type': t, 'output_json': True})]
+        return [('result', m['call_id'], json.dumps(o, ensure_ascii=False), e | {'output_type': t, 'output_json': True})]
     if t!='message': kit.err(i, f'unsupported item type {t!r}')
     role = m.get('role')
     if role in ('system', 'developer'): return [('system', _rs_texts(m.get('content'), i, role))]
@@ -353,7 +360,10 @@ def _rs_call(i, p):
     e = p['extra']
     if (t := e.get('item')) in _client_calls:
         item_id = {'id': e['item_id']} if 'item_id' in e else {}
-        return dict(type=t, call_id=i, action=p['args'], status='completed') | item_id
+        a = p['args']
+        acts = {'actions': a['actions']} if e.get('actions') and list(a)==['actions'] else {'action': a}
+        res = dict(type=t, call_id=i) | acts | dict(status='completed') | item_id | (e['item_rest'] if isinstance(e.get('item_rest'), dict) else {})
+        return res
     if t=='mcp_approval_request':
         label = {'server_label': e['server_label']} if 'server_label' in e else {}
         return dict(type=t, id=i, name=p['name'], arguments=kit.args_json(p)) | label
@@ -381,7 +391,8 @@ def _rs_output(c, p):
         o = dict(type='computer_screenshot', image_url=ps[0]['image_url']) if one else ps
     # a host-run call's own output type is kept when it came so
     own = 'function_call_output' if c['type'] in _client_calls else c['type']+'_output'
-    return dict(type=e.get('output_type') or own, call_id=c['call_id'], output=o)
+    rest = e['output_rest'] if isinstance(e.get('output_rest'), dict) and e.get('output_type') else {}
+    return dict(type=e.get('output_type') or own, call_id=c['call_id'], output=o) | rest
 
 # %% ../nbs/06_responses.ipynb #8e1573e6
 def _rs_text(t): return dict(type='input_text', text=t)

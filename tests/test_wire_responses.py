@@ -18,7 +18,7 @@ def responses_rules(items):
     calls, seen = [], []
     for i, x in enumerate(items):
         t = x.get('type', 'message')
-        if t in ('function_call', 'custom_tool_call'): calls.append(x['call_id']); seen.append(x['call_id'])
+        if t in ('function_call', 'custom_tool_call', 'computer_call', 'local_shell_call', 'shell_call'): calls.append(x['call_id']); seen.append(x['call_id'])
         elif t.endswith('_call_output'):
             assert calls and calls[0] == x['call_id'], f'output at {i} for {x["call_id"]} answers no pending call ({calls})'
             calls.pop(0)
@@ -212,3 +212,17 @@ def test_computer_screenshot_is_the_image_a_tool_returned():
     an = dlg2chat(d, 'anthropic')[2]['content'][0]['content']
     assert an == [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png}}]
     assert png[:20] not in json.dumps(dlg2chat(d, 'openai')) and png[:20] not in json.dumps(dlg2chat(d, 'gemini'), ensure_ascii=False).replace('"data": "' + png, '')
+
+@pytest.mark.parametrize('how', ['actions', 'action'])
+def test_computer_calls_keep_their_steps_and_safety_checks(how):
+    "The GA computer tool's batch (`actions`) or the preview's `action`, its `pending_safety_checks` and the output's `acknowledged_safety_checks` go back as they came, through a file and the real client (the call went back as `action: {}`, the checks lost)"
+    png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    checks = [{'id': 'cu_sc_1', 'code': 'sensitive_domain', 'message': 'Typing a password'}]
+    steps = {'actions': [{'type': 'click', 'button': 'left', 'x': 10, 'y': 20}, {'type': 'type', 'text': 'hunter2'}]} if how=='actions' else {'action': {'type': 'type', 'text': 'hunter2'}}
+    call = {'type': 'computer_call', 'call_id': 'call_1'} | steps | {'status': 'completed', 'id': 'cu_1', 'pending_safety_checks': checks}
+    out = {'type': 'computer_call_output', 'call_id': 'call_1', 'output': {'type': 'computer_screenshot', 'image_url': 'data:image/png;base64,' + png}, 'acknowledged_safety_checks': checks}
+    h = [{'role': 'user', 'content': 'Log in.'}, call, out, {'role': 'assistant', 'content': 'Logged in.'}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    assert 'hunter2' in d.messages[0].output[0]['data']['text/markdown']  # the steps are in the reply, saved
+    items, body, _ = RProvider().send(d)
+    assert items[1:3]==[call, out]
