@@ -18,9 +18,9 @@ Docs: https://nbdialog.github.io/nbdialog/core.html.md"""
 
 # %% auto #0
 __all__ = ['smsg_types', 'scode', 'snote', 'sprompt', 'sraw', 'SEP', 'tiny_png', 'add_id_hash', 'Msgs', 'Dialog', 'mk_output',
-           'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'get_msg',
-           'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream', 'mk_error',
-           'mk_dispdata', 'mk_execresult', 'line_end', 'join_lines', 'strip_export', 'msgs2py', 'dlg2py',
+           'mk_displayobj', 'displayobj', 'mk_code_output', 'code_output', 'prompt_output', 'Message', 'meta_attr',
+           'get_msg', 'header_info', 'section_msgs', 'get_output_mds', 'output_from_msg', 'mk_jmsg', 'mk_stream',
+           'mk_error', 'mk_dispdata', 'mk_execresult', 'line_end', 'join_lines', 'strip_export', 'msgs2py', 'dlg2py',
            'export_filter', 'copy_export', 'merge_metas', 'merge_parts', 'explain_malformed', 'own_cell_makers',
            'ruuid4', 'Attachment', 'needs_extra']
 
@@ -453,6 +453,12 @@ def _set_rend(self, v):
 _rend_doc = "This message as text for the AI, cached by `dialog.chat`; None when not rendered yet"
 Message.ai_rend = property(_get_rend, _set_rend, doc=_rend_doc)
 
+# %% ../nbs/01_core.ipynb #c0b2cbdc
+def meta_attr(m, # A `Message`, or a `Message` class
+              key:str): # A cell metadata key
+    "The attribute `m`'s `meta_attrs` promotes cell metadata `key` to, or None when `key` stays in `meta`"
+    return first(a for a,k in m.meta_attrs.items() if k==key)
+
 # %% ../nbs/01_core.ipynb #44fbe0cb
 def _get_dlg(self):
     "The `Dialog` this message belongs to, or None"
@@ -541,7 +547,7 @@ def preview(self:Message,
 # %% ../nbs/01_core.ipynb #d92ffd28
 def _meta_flag(key):
     "Getter and setter of a bool flag kept in `meta[key]`, or in the attribute a host's `meta_attrs` promotes `key` to"
-    def _attr(o): return first(a for a,k in o.meta_attrs.items() if k==key)
+    def _attr(o): return meta_attr(o, key)
     def _get(o):
         a = _attr(o)
         if a is None: return bool(o.meta.get(key))

@@ -218,6 +218,13 @@ def __getattr__(name): # The name looked up in this module
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
 # %% ../nbs/12_run.ipynb #7c631fcd
+def _set_meta(m, key, v):
+    "Set `m`'s cell metadata `key` to `v` (None: remove it), in the attribute a host's `meta_attrs` promotes it to"
+    if (a := meta_attr(m, key)) is not None: setattr(m, a, v)
+    elif isinstance(m.meta, dict):
+        m.meta.pop(key, None)
+        if v is not None: m.meta[key] = v
+
 @patch
 def run(self:Kernel,
         m:Message, # The code message to run; its outputs and execution count are replaced
@@ -234,6 +241,7 @@ def run(self:Kernel,
         msg = (f'the code holds {e.object[e.start:e.end]!r}, which UTF-8 cannot encode, '
                f'so it was not sent to the kernel (line {line})')
         m.output,m.execution_count = [_err_out('UnicodeEncodeError', msg)],None
+        _set_meta(m, 'execution', None)  # not run: no timings (an earlier run's don't describe this output)
         return None,[]
     cell = v4.new_code_cell(m.content)
     c.nb.cells.append(cell)
@@ -261,9 +269,7 @@ def run(self:Kernel,
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     m.output,m.execution_count = outs,cell.get('execution_count')
     # the timings of this run, or none: those of an earlier run don't describe these outputs
-    if isinstance(m.meta, dict):
-        m.meta.pop('execution', None)
-        if self.timing: m.meta['execution'] = _plain(cell.metadata.get('execution', {}))
+    _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if self.timing else None)
     changed = []
     for i in sorted(c.updated-{len(c.nb.cells)-1}):
         om = self.msgs[i]
@@ -316,15 +322,17 @@ def _yes(v):
     "A front matter value as YAML and nbdev take it: true or false"
     # `true`, `yes`, `on`, `1` (in any case, quoted or not) are true; `false`, `no`, `off`, `0` and nothing are false;
     # any other text is true
-    v = v.strip().strip('\'"')
+    v = re.sub(r'\s#.*', '', v).strip().strip('\'"')  # a YAML comment after it left out
+    if v.lower() in ('null', '~'): return False  # YAML's null
     try: return str2bool(v)
-    except ValueError: return True
+    except (ValueError, TypeError): return True  # (fastcore's word for a text it doesn't know is a TypeError)
 
 # %% ../nbs/12_run.ipynb #c45f631f
 def _tags(m):
-    "The tags of message `m`: the strings in its metadata's `tags` list"
-    if not (isinstance(m.meta, dict) and isinstance(m.meta.get('tags'), list)): return []
-    return [t for t in m.meta.get('tags') or () if isinstance(t, str)]
+    "The tags of message `m`: the strings in its cell metadata's `tags` list (kept where a host's `meta_attrs` puts it)"
+    try: ts = m.cell_meta().get('tags')
+    except ValueError: return []  # a `meta` that isn't a dict: no tags (saving says what is wrong)
+    return [t for t in ts if isinstance(t, str)] if isinstance(ts, list) else []
 
 def skip_reason(m, # A code message
                 dlg=None): # Its dialog, for the notebook-wide settings of its `front_matter`
@@ -486,8 +494,7 @@ def save(self:_Disk):
             cm = self.ids[m.id]
             cm.output,cm.execution_count = m.output,m.execution_count
             if isinstance(cm.meta, dict) and isinstance(m.meta, dict):
-                cm.meta.pop('execution', None)
-                if 'execution' in m.meta: cm.meta['execution'] = m.meta['execution']
+                _set_meta(cm, 'execution', m.cell_meta().get('execution'))
         cur.meta.update(self.meta)
         try: cur.save()
         except DialogConflictError: self.cur = None; continue
@@ -498,12 +505,17 @@ def save(self:_Disk):
     raise DialogConflictError(f'{self.path} kept changing while the outputs were saved; outputs not saved')
 
 # %% ../nbs/12_run.ipynb #a06ec6d8
+def _chk_file(dlg):
+    "Refuse to save outputs of dialog `dlg`, which has no file"
+    if dlg.path is None: raise ValueError(f'{dlg_where(dlg)} has no file to save outputs into: save it first')
+
 def save_outputs(dlg, # The `Dialog` whose file gets the outputs
                  msgs, # Its messages whose outputs, execution counts and timings are written
                  ran=None, # `{id: content}` each message had when it ran (default: its content now)
                  extra=(), # Messages written too when unchanged on disk, and otherwise left as they are there
                  meta=None): # Notebook metadata to set too, such as `language_info`
     "Write the outputs of `msgs` into `dlg`'s file, merged with whatever other programs changed there"
+    _chk_file(dlg)
     disk,ran = _Disk(dlg),ran or {}
     for m in msgs: disk.add(m, ran.get(m.id, m.content))
     for m in extra: disk.add(m, m.content, must=False)
@@ -567,8 +579,7 @@ def execute(self:Dialog,
     chk_timeout(timeout)
     if not (isinstance(save_every, (int, float)) and save_every>=0):
         raise ValueError(f'save_every must be a number of seconds, 0 or more, not {save_every!r}')
-    if save and self.path is None:
-        raise ValueError(f'{dlg_where(self)} has no file to save outputs into: save it first')
+    if save: _chk_file(self)
     ms,skipped = self.run_plan(ids, above, below, force_eval)
     res,disk = RunReport(skipped=skipped),None
     if not ms: return res

@@ -56,6 +56,9 @@ def _front_matter_cases():
         'h2 title': [md('## T\n\n- skip_exec: true'), C], 'title without space': [md('#T\n\n- skip_exec: true'), C], 'blank before title': [md('\n# T\n\n- skip_exec: true'), C],
         'note then raw false': [md('# T\n\n- skip_exec: true'), raw('---\nskip_exec: false\n---'), C], 'raw title then note': [raw('---\ntitle: x\n---'), md('# T\n\n- skip_exec: true'), C],
         'eval false': [md('# T\n\n- eval: false'), ('code', '#| eval: true\nx()'), C],
+        # values that aren't a bare true or false (they crashed every run with fastcore's TypeError)
+        'eval as prose': [md('# Model comparison\n\n- eval: accuracy on the held-out set'), C], 'skip_exec with a comment': [raw('---\nskip_exec: false  # later\n---'), C],
+        'skip_exec null': [raw('---\nskip_exec: null\n---'), C], 'skip_exec tilde': [raw('---\nskip_exec: ~\n---'), C],
     }
 
 @pytest.mark.parametrize('name', list(_front_matter_cases()))
@@ -69,3 +72,11 @@ def test_front_matter_as_nbdev_test_reads_it(tmp_path, name):
     p = tmp_path/'fm.ipynb'
     nbformat.write(nb, str(p))
     assert [m.content for m in read_ipynb(p).run_plan()[0]]==[c.source for c in nb_test_cells(p)]
+
+def test_a_hosts_promoted_tags_are_obeyed():
+    "A `Message` subclass whose `meta_attrs` promotes `tags`: its skip-execution and raises-exception tags count as in `meta` (the runner read `meta` alone)"
+    class Tagged(Message): meta_attrs = dict(tags='tags')
+    skip = Tagged('print(1)', meta=dict(tags=['skip-execution']))
+    assert skip.tags==['skip-execution'] and 'tags' not in skip.meta
+    assert skip_reason(skip)=='skip-execution tag' and expects_error(Tagged('1/0', meta=dict(tags=['raises-exception'])))
+    assert skip_reason(Tagged('print(1)'))==None and not expects_error(Tagged('1/0'))

@@ -145,10 +145,11 @@ def test_an_error_the_kernel_cannot_send_is_still_an_error(tmp_path):
 def test_code_the_kernel_cannot_receive_is_an_error_on_it(tmp_path):
     "Code holding a lone surrogate can't be sent to the kernel: an error on that message, naming the line; the run goes on or stops as for any error"
     d = Dialog('s')
-    a = d.mk_message("x = 1\ny = '\ud83d'")
+    a = d.mk_message("x = 1\ny = '\ud83d'", meta={'execution': {'iopub.status.busy': '2020-01-01T00:00:00Z'}})  # an earlier run's timings
     b = d.mk_message("print('after')")
     p = d.save(tmp_path/'s.ipynb')
     rep = d.execute(continue_on_error=True)
     assert a.output[0]['ename']=='UnicodeEncodeError' and 'line 2' in a.output[0]['evalue'] and b.output[0]['text']=='after\n' and not rep.ok
+    assert 'execution' not in a.meta  # not run: no timings describe this output
     r = nbd('run', p)
     assert r.returncode==1 and f'{a.id}: error UnicodeEncodeError' in r.stdout and 'stopped at the error' in r.stdout, (r.stdout, r.stderr)

@@ -248,3 +248,9 @@ def test_a_fifo_swapped_in_mid_run_stops_it(tmp_path):
     os.unlink(p); os.mkfifo(p)
     out,err = proc.communicate(timeout=60)
     assert proc.returncode==1 and 'not a regular file' in out.splitlines()[-1] and 'Traceback' not in err, (out, err)
+
+def test_save_outputs_of_a_dialog_without_a_file_says_so():
+    "As `execute(save=True)` says it (it was a TypeError from `os.stat(None)`)"
+    from dialog.run import save_outputs
+    d = Dialog('nofile'); m = d.mk_message('1')
+    with pytest.raises(ValueError, match="has no file to save outputs into: save it first"): save_outputs(d, [m])
