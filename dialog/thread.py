@@ -120,6 +120,18 @@ def _chk_dict(what, v, vtyp=None, etyp=None):
         if etyp and not _plain(o, etyp): v = {**v, k:_lax_txt(w, o, etyp)}
     return v
 
+def _fresh(v, inner=None):
+    "A container of its own holding `v`'s items, as pydantic's validation makes for a list or dict field (`inner`: `dict` or `list`, each value's too); None as it is"
+    # so a dict given to many messages (or kept by the caller) is each one's own: changing one changes no other
+    if v is None: return v
+    if isinstance(v, list): return list(v)
+    return {k:inner(o) for k,o in v.items()} if inner else dict(v)
+
+def _fresh_parts(c):
+    "Content `c` with a list of parts as parts of its own, as pydantic makes narrator's typed parts (an image part's `image_url` too)"
+    if not isinstance(c, list): return c
+    return [{k:dict(o) if isinstance(o, dict) else o for k,o in p.items()} for p in c]
+
 def _chk_metrics(met):
     "`met` if it is a metrics dict whose `usage` and `timing`, when there, are dicts too (narrator takes others, then its analytics fail), else a `ValueError`"
     for k in ('usage', 'timing'): _chk_type(f'metrics[{k!r}]', _chk_dict('metrics', met).get(k), dict)
@@ -195,18 +207,18 @@ msg_table = ( # narrator's message fields, in its order
     FieldSpec('role', 'Literal[roles]', lambda v: v if v in roles else _chk_role(v), ...),
     FieldSpec('sequence', 'Optional[int]', lambda v: _chk_int(v, 'sequence'), None),
     FieldSpec('turn', 'Optional[int]', lambda v: _chk_int(v, 'turn'), None),
-    FieldSpec('content', 'Union[str, List[Union[TextContent, ImageContent]], None]', _chk_content, None),
+    FieldSpec('content', 'Union[str, List[Union[TextContent, ImageContent]], None]', lambda v: _fresh_parts(_chk_content(v)), None),
     FieldSpec('reasoning_content', 'Optional[str]', lambda v: _chk_type('reasoning_content', v, str), None, opt=True),
     FieldSpec('name', 'Optional[str]', lambda v: _chk_type('name', v, str), None, opt=True),
     FieldSpec('tool_call_id', 'Optional[str]', lambda v: _chk_type('tool_call_id', v, str), None, opt=True),
-    FieldSpec('tool_calls', 'Optional[list]', _chk_tool_calls, None, opt=True),
-    FieldSpec('attributes', 'Dict', lambda v: _chk_dict('attributes', v), factory=dict, opt=True),
+    FieldSpec('tool_calls', 'Optional[list]', lambda v: _fresh(_chk_tool_calls(v)), None, opt=True),
+    FieldSpec('attributes', 'Dict', lambda v: _fresh(_chk_dict('attributes', v)), factory=dict, opt=True),
     FieldSpec('timestamp', 'datetime', as_utc, factory=_now, fresh=True),
     FieldSpec('source', 'Optional[EntitySource]', _chk_source, None),
-    FieldSpec('platforms', 'Dict[str, Dict[str, str]]', lambda v: _chk_dict('platforms', v, dict, str), factory=dict),
+    FieldSpec('platforms', 'Dict[str, Dict[str, str]]', lambda v: _fresh(_chk_dict('platforms', v, dict, str), dict), factory=dict),
     FieldSpec('attachments', 'List[_mirror(ChatAttachment)]', lambda v: _atts(v), factory=list, opt=True),
-    FieldSpec('reactions', 'Dict[str, List[str]]', lambda v: _chk_dict('reactions', v, list, str), factory=dict),
-    FieldSpec('metrics', 'Dict[str, Any]', _chk_metrics, factory=default_metrics))
+    FieldSpec('reactions', 'Dict[str, List[str]]', lambda v: _fresh(_chk_dict('reactions', v, list, str), list), factory=dict),
+    FieldSpec('metrics', 'Dict[str, Any]', lambda v: _fresh(_chk_metrics(v)), factory=default_metrics))
 
 # %% ../nbs/09_thread.ipynb #9ee3bfe2
 def _threads(m):
@@ -448,7 +460,7 @@ def _chk_att_content(v): return v if v is None or isinstance(v, (bytes, str)) el
 def _raise(msg): raise ValueError(msg)
 _opt_str = lambda k: FieldSpec(k, 'Optional[str]', lambda v: _chk_type(k, v, str), None)
 att_table = (FieldSpec('filename', 'str', lambda v: _chk_type('filename', v, str, none=False), ...), FieldSpec('content', 'Union[bytes, str, None]', _chk_att_content, None),
-    _opt_str('mime_type'), FieldSpec('attributes', 'Optional[Dict[str, Any]]', lambda v: _chk_type('attributes', v, dict), None), _opt_str('file_id'), _opt_str('storage_path'),
+    _opt_str('mime_type'), FieldSpec('attributes', 'Optional[Dict[str, Any]]', lambda v: _fresh(_chk_type('attributes', v, dict)), None), _opt_str('file_id'), _opt_str('storage_path'),
     _opt_str('storage_backend'), FieldSpec('status', 'Literal[att_statuses]', _chk_status, 'pending'))
 att_fields = tuple(f.name for f in att_table)
 
@@ -935,8 +947,8 @@ thread_table = ( # narrator's thread fields, in its order
     FieldSpec('messages', 'List[_mirror(msg_cls)]', _chk_msgs, factory=list),
     FieldSpec('created_at', 'datetime', lambda v: as_utc(v, 'created_at'), factory=_now, fresh=True),
     FieldSpec('updated_at', 'datetime', lambda v: as_utc(v, 'updated_at'), factory=_now, fresh=True),
-    FieldSpec('attributes', 'Dict', lambda v: _chk_dict('attributes', v), factory=dict),
-    FieldSpec('platforms', 'Dict[str, Dict[str, str]]', lambda v: _chk_dict('platforms', v, dict, str), factory=dict))
+    FieldSpec('attributes', 'Dict', lambda v: _fresh(_chk_dict('attributes', v)), factory=dict),
+    FieldSpec('platforms', 'Dict[str, Dict[str, str]]', lambda v: _fresh(_chk_dict('platforms', v, dict, str), dict), factory=dict))
 thread_fields = tuple(f.name for f in thread_table)
 _thread_attrs = set(thread_fields) | {'file_store'} # the public attributes a thread has
 

@@ -268,3 +268,23 @@ def test_narrators_message_added_to_our_thread_names_the_way_out():
     with pytest.raises(ValueError) as e: t.add_message(narrator.Message(role='user', content='And winds?'))
     assert 'narrator' in str(e.value) and 'thread_cls=narrator.Thread' in str(e.value) and "thread 'notes'" in str(e.value)
     with pytest.raises(ValueError, match="expected a Message, got 'hi'$"): t.messages.append('hi')
+
+def test_a_dict_given_to_many_is_each_ones_own():
+    "Oracle: one dict (or list) given to several messages, or to a thread and its messages, then changed through one of them, changes that one alone, as pydantic's copies in narrator do (all of them changed, and the caller's dict)"
+    N = pytest.importorskip('narrator')
+    import dialog.thread as D
+    def run(mod):
+        meta, no_reactions, plat = {'source': 'import'}, {}, {'slack': {'channel': 'C1'}}
+        tc = [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]
+        parts, met = [{'type': 'text', 'text': 'hi'}], {'model': 'x', 'timing': {'latency': 1}, 'usage': {}}
+        t = mod.Thread(id='t', attributes=meta, platforms=plat)
+        for i in range(3):
+            t.add_message(mod.Message(id=f'm{i}', role='user', content=parts if i==2 else f'row {i}', attributes=meta, reactions=no_reactions, platforms=plat, metrics=met))
+        a = mod.Message(role='assistant', content=None, tool_calls=tc); tc.append('junk'); parts[0]['text'] = 'changed'; met['model'] = 'y'
+        t.messages[0].attributes['flagged'] = True
+        t.add_reaction('m0', 'thumbsup', 'u1')
+        t.messages[0].platforms['slack']['ts'] = '1.2'
+        at = mod.Attachment(filename='a.txt', content=b'x', attributes=meta); meta['late'] = 1
+        return ([('flagged' in m.attributes) for m in t.messages], [t.get_reactions(m.id) for m in t.messages], [m.platforms for m in t.messages],
+                t.attributes, t.platforms, meta, no_reactions, len(a.tool_calls), t.messages[2].content, [m.metrics['model'] for m in t.messages], at.attributes)
+    assert run(D)==run(N)
