@@ -118,7 +118,8 @@ class Kernel:
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
                               record_timing=self.timing, coalesce_streams=False,
                               resources=dict(metadata=dict(path=self.cwd)))
-        self.client.updated,self.msgs = set(),[]
+        # each cell's message, and (`shown`) the outputs that cell last gave it, which a display update may change
+        self.client.updated,self.msgs,self.shown = set(),[],{}
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -178,6 +179,15 @@ def interrupt(self:Kernel):
         if pg!=os.getpgrp(): os.killpg(pg, signal.SIGINT) # never our own group
         else: os.kill(pid, signal.SIGINT)
     except (AttributeError, OSError): pass
+
+# %% ../nbs/12_run.ipynb #d488b646
+@patch
+def widgets(self:Kernel):
+    "The state of the widgets the kernel's code showed, as `jupyter execute` saves it in `metadata.widgets`; None for none"
+    c = self.client
+    if c is None or not c.widget_state: return None
+    c.set_widgets_metadata()  # nbclient's own gathering of the state its widget messages gave
+    return _plain(c.nb.metadata.get('widgets'))
 
 # %% ../nbs/12_run.ipynb #891e3ae2
 def _overwrite(text,
@@ -268,12 +278,16 @@ def run(self:Kernel,
         code = f' (exit code {rc})' if rc is not None else ''
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     m.output,m.execution_count = outs,cell.get('execution_count')
+    self.shown[len(c.nb.cells)-1] = list(m.output)
     # the timings of this run, or none: those of an earlier run don't describe these outputs
     _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if self.timing else None)
     changed = []
     for i in sorted(c.updated-{len(c.nb.cells)-1}):
-        om = self.msgs[i]
+        # an update reaches the outputs its cell gave while its message still holds them: not once the message ran
+        # again (its new cell has them) or its outputs were cleared or changed (there is nothing of that cell to update)
+        if (om := self.msgs[i]).output!=self.shown.get(i): continue
         om.output = jupyter_streams(_plain(c.nb.cells[i].outputs))
+        self.shown[i] = list(om.output)
         changed.append(om)
     return why,changed
 
@@ -438,6 +452,8 @@ class _Disk:
         self.path,self.cls,self.cur,self.at,self.todo,self.meta = dlg.path,type(dlg),None,None,{},{}
         # `first`: the digest of the file as first read; `foreign`: read again since, as another program changed it
         self.cost,self.time,self.saves,self.first,self.foreign = 0.,0.,0,None,False
+        # `outs`: each message's outputs in the file as first read, or as last saved here: what a display update may replace
+        self.outs = {}
     def dialog(self):
         "The dialog in the file now"
         # a file that can't be read (another program writing it in place) is read again after a short wait
@@ -453,7 +469,7 @@ class _Disk:
             except ValueError as e: raise DialogConflictError(f'{e}; outputs not saved') from None
             else:
                 self.ids = {m.id:m for m in self.cur.messages}
-                if self.first is None: self.first = self.cur._seen
+                if self.first is None: self.first,self.outs = self.cur._seen,{m.id:m.output for m in self.cur.messages}
                 else: self.foreign = True
                 # until a save is timed, reading the file tells what one costs
                 if not self.saves: self.cost = max(self.cost, time.monotonic()-t)
@@ -492,7 +508,10 @@ def save(self:_Disk):
                 if must: lost.append(m)
                 continue
             cm = self.ids[m.id]
+            # a display update (not `must`) replaces outputs only as they were: not those another program cleared or changed
+            if not must and cm.output!=self.outs.get(m.id): continue
             cm.output,cm.execution_count = m.output,m.execution_count
+            self.outs[m.id] = list(m.output) if isinstance(m.output, list) else m.output
             if isinstance(cm.meta, dict) and isinstance(m.meta, dict):
                 _set_meta(cm, 'execution', m.cell_meta().get('execution'))
         cur.meta.update(self.meta)
@@ -505,6 +524,11 @@ def save(self:_Disk):
     raise DialogConflictError(f'{self.path} kept changing while the outputs were saved; outputs not saved')
 
 # %% ../nbs/12_run.ipynb #a06ec6d8
+def _put_nb_meta(dlg, disk, key, v):
+    "Set `dlg`'s notebook metadata `key` to `v`, and, with a `_Disk` `disk`, in its file with the next save"
+    dlg.meta[key] = v
+    if disk is not None: disk.meta[key] = v
+
 def _chk_file(dlg):
     "Refuse to save outputs of dialog `dlg`, which has no file"
     if dlg.path is None: raise ValueError(f'{dlg_where(dlg)} has no file to save outputs into: save it first')
@@ -601,13 +625,14 @@ def execute(self:Dialog,
         try:
             # as Jupyter records it, with the first save
             if k.language_info and self.meta.get('language_info')!=k.language_info:
-                self.meta['language_info'] = k.language_info
-                if disk is not None: disk.meta['language_info'] = k.language_info
+                _put_nb_meta(self, disk, 'language_info', k.language_info)
             auto = None if disk is None else _Autosave(disk, res, save_every)
             try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress)
             # the file was deleted, or can't be read
             except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e)
             finally:
+                # as `jupyter execute` saves it: with the last save
+                if (w := k.widgets()) is not None: _put_nb_meta(self, disk, 'widgets', w)
                 if auto is not None:
                     with sig.saving(): auto.close()
         finally:

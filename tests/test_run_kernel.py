@@ -39,6 +39,20 @@ def test_outputs_as_jupyter_records_them(kernel):
     assert [o['data']['text/plain'] for o in a.output]==["'v2'"] # one version: the last
     assert b.output==[dict(output_type='stream', name='stdout', text='updated\n')]
 
+def test_a_display_update_reaches_only_outputs_its_cell_gave(kernel, tmp_path):
+    "Run again, a message has its new run's outputs (an update of its display id reached the old cell, whose outputs came back); cleared, it stays cleared"
+    code = "n = globals().get('n', 0) + 1\nprint('run', n)\nfrom IPython.display import display\ndisplay(f'status {n}', display_id='status')\nn"
+    d = Dialog('rerun'); m = d.mk_message(code)
+    d.save(tmp_path/'rerun.ipynb')
+    d.execute(kernel=kernel, save=True); d.execute(kernel=kernel, save=True)
+    for x in (m, read_ipynb(tmp_path/'rerun.ipynb')[m.id]):
+        assert [o.get('text') for o in x.output if o['output_type']=='stream']==['run 2\n']
+        assert [o['data']['text/plain'] for o in x.output if o['output_type']=='execute_result']==['2'] and x.execution_count==x.output[-1]['execution_count']
+    m1 = Message("print('noisy log line')\nfrom IPython.display import display\nh = display('status: 0', display_id='s')")
+    kernel.run(m1)
+    m1.output = []
+    assert kernel.run(Message("h.update('status: 1')"))==(None, []) and m1.output==[]
+
 @pytest.mark.slow
 def test_timeout_interrupts_and_next_runs(kernel):
     d = Dialog('t'); a = d.mk_message('x = 41'); b = d.mk_message("import time\nprint('start', flush=True)\ntime.sleep(60)"); c = d.mk_message('x+1')

@@ -153,3 +153,19 @@ def test_code_the_kernel_cannot_receive_is_an_error_on_it(tmp_path):
     assert 'execution' not in a.meta  # not run: no timings describe this output
     r = nbd('run', p)
     assert r.returncode==1 and f'{a.id}: error UnicodeEncodeError' in r.stdout and 'stopped at the error' in r.stdout, (r.stdout, r.stderr)
+
+@pytest.mark.slow
+def test_widget_state_is_saved_as_jupyter_execute_saves_it(tmp_path):
+    "A widget's output names its model by id: the model's state goes into `metadata.widgets` (it was left out: 'model not found' in JupyterLab)"
+    code = '''from comm import create_comm
+from IPython.display import display
+c = create_comm(target_name='jupyter.widget', metadata={'version': '2.1.0'}, data={'buffer_paths': [], 'state': {
+    '_model_name': 'IntProgressModel', '_model_module': '@jupyter-widgets/controls', '_model_module_version': '2.0.0', 'value': 7, 'max': 10}})
+display({'application/vnd.jupyter.widget-view+json': {'version_major': 2, 'version_minor': 0, 'model_id': c.comm_id}, 'text/plain': 'IntProgress'}, raw=True)'''
+    d = Dialog('w'); m = d.mk_message(code)
+    p = d.save(tmp_path/'w.ipynb')
+    assert d.execute(save=True).ok
+    back = read_ipynb(p)
+    mid = back[m.id].output[0]['data']['application/vnd.jupyter.widget-view+json']['model_id']
+    ws = back.meta['widgets']['application/vnd.jupyter.widget-state+json']
+    assert (ws['version_major'], ws['state'][mid]['state']['value'])==(2, 7) and back.meta['widgets']==d.meta['widgets']

@@ -254,3 +254,27 @@ def test_save_outputs_of_a_dialog_without_a_file_says_so():
     from dialog.run import save_outputs
     d = Dialog('nofile'); m = d.mk_message('1')
     with pytest.raises(ValueError, match="has no file to save outputs into: save it first"): save_outputs(d, [m])
+
+def test_a_display_update_keeps_what_a_person_cleared_on_disk(tmp_path):
+    "A display shown by A is updated while B runs, after a person cleared the outputs in Jupyter (which saved): the clear is kept (the run wrote A's old outputs, a print included, back); with no one touching the file, the update is saved"
+    d = Dialog('clear')
+    a = d.mk_message("print('secret token: abc123')\nfrom IPython.display import display\nh = display('status: 0', display_id='s')")
+    b = d.mk_message("import time; time.sleep(3)\nh.update('status: done')")
+    p = d.save(tmp_path/'c.ipynb')
+    seen = {}
+    def person():
+        for _ in range(100):  # A's outputs saved (save_every=0), B asleep
+            if read_ipynb(p)[a.id].output: break
+            time.sleep(0.05)
+        nb = json.loads(p.read_text())
+        for c in nb['cells']:
+            if c['cell_type']=='code': c['outputs'],c['execution_count'] = [],None  # Clear Outputs of All Cells
+        p.write_text(json.dumps(nb, indent=1))  # saved in place, as Jupyter saves
+        seen['cleared'] = read_ipynb(p)[a.id].output==[]
+    t = threading.Thread(target=person); t.start()
+    d.execute(save=True, save_every=0); t.join()
+    assert seen['cleared'] and read_ipynb(p)[a.id].output==[]
+    d2 = Dialog('kept'); a2 = d2.mk_message(a.content); d2.mk_message("h.update('status: done')")
+    p2 = d2.save(tmp_path/'k.ipynb')
+    d2.execute(save=True, save_every=0)
+    assert [o['data']['text/plain'] for o in read_ipynb(p2)[a2.id].output if 'data' in o]==["'status: done'"]
