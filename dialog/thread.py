@@ -711,14 +711,29 @@ def _take_files(store, m):
             store.files[k[0]] = k[1]; _homed(store)
 
 # %% ../nbs/09_thread.ipynb #a120a04d
+def _pdf_text(data):
+    "The text of PDF `data`, its pages' joined by line breaks, as narrator extracts it (with pypdf); None without pypdf"
+    try: import pypdf  # narrator's own dependency, not ours
+    except ImportError: return None
+    import io
+    return '\n'.join(p.extract_text() or '' for p in pypdf.PdfReader(io.BytesIO(data)).pages)
+
 def _kind(mime, data, fname):
-    "What processing finds in a stored file: its `type`, and its text or parsed JSON when it has them"
+    "What processing finds in a stored file, as narrator records it: its `type`, and its text, parsed JSON or a description"
     if mime.startswith('image/'): return dict(type='image', description=f'Image file {fname}')
     if mime=='application/json':
-        try: return dict(type='json', overview='JSON data structure', parsed_content=json.loads(data))
-        except ValueError: pass
-    if mime.startswith('text/') or mime=='application/json': return dict(type='text', text=data.decode('utf-8', 'replace'))
-    return dict(type='document' if mime=='application/pdf' else 'binary')
+        try: return dict(type='json', overview='JSON data structure', parsed_content=json.loads(data.decode('utf-8')))
+        except ValueError as e: return dict(type='json', error=f'Failed to parse JSON: {e}')
+    if mime.startswith('text/'):
+        try: return dict(type='text', text=data.decode('utf-8'))
+        except UnicodeDecodeError: return dict(type='text', text=data.decode('latin-1'), encoding='latin-1')
+    if mime.startswith('audio/'): return dict(type='audio', description=f'Audio file {fname}')
+    if mime=='application/pdf':
+        # one pypdf can't read is still stored, saying why it has no text (narrator's processing fails, the file unstored)
+        try: t = _pdf_text(data)
+        except Exception as e: return dict(type='document', error=f'Failed to extract text: {e}')
+        return dict(type='document') if t is None else dict(type='document', text=t, overview=f'Extracted text from {fname}')
+    return dict(type='binary', description=f'Binary file {fname}')
 
 @patch
 def update_attributes_with_url(self:ChatAttachment):
@@ -744,8 +759,8 @@ async def process_and_store(self:ChatAttachment,
         data = self.data()
         self.detect_mime_type()
         mime = self.mime_type or sniff_mime(data, self.filename)
+        kind = _kind(mime, data, self.filename)
         res = await file_store.save(data, self.filename, mime)
-        name = self.filename
         # all three required, as narrator's
         self.file_id,self.storage_path,self.storage_backend = res['id'],res['storage_path'],res['storage_backend']
         # the bytes stay with the attachment, should its store go
@@ -753,7 +768,7 @@ async def process_and_store(self:ChatAttachment,
         self.mime_type = mime
         # the name the store gave it (narrator's rule); a dialog keeps the file's own name
         if not isinstance(file_store, DialogFileStore): self.filename = Path(res['storage_path'] or '').name
-        self.attributes = (self.attributes or {}) | _kind(self.mime_type, data, name) | dict(mime_type=self.mime_type, storage_path=self.storage_path)
+        self.attributes = (self.attributes or {}) | kind | dict(mime_type=self.mime_type, storage_path=self.storage_path)
         self.update_attributes_with_url()
         self.content,self.status = None,'stored'
     except Exception as e:

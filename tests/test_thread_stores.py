@@ -236,3 +236,47 @@ def test_a_cell_naming_a_stored_file_with_other_bytes_never_replaces_it(tmp_path
         assert run(pasted.get_content_bytes(file_store=t.file_store))==evil and pasted.file_id!=fid
     b = Thread.read(p); check(b)
     b.save(); check(Thread.read(p))
+
+def _pdf(*texts):
+    "A PDF of one page a text, made by hand (and joined by pypdf)"
+    import io
+    pypdf = pytest.importorskip('pypdf')
+    def page(text):
+        objs = [b'<< /Type /Catalog /Pages 2 0 R >>', b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+                b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>', None,
+                b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>']
+        s = f'BT /F1 18 Tf 20 100 Td ({text}) Tj ET'.encode()
+        objs[3] = b'<< /Length %d >>\nstream\n' % len(s) + s + b'\nendstream'
+        out, offs = b'%PDF-1.4\n', []
+        for i,o in enumerate(objs): offs.append(len(out)); out += b'%d 0 obj\n' % (i+1) + o + b'\nendobj\n'
+        x = len(out)
+        out += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objs)+1) + b''.join(b'%010d 00000 n \n' % o for o in offs)
+        return out + b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objs)+1, x)
+    w = pypdf.PdfWriter()
+    for t in texts: w.append(pypdf.PdfReader(io.BytesIO(page(t))))
+    b = io.BytesIO(); w.write(b); return b.getvalue()
+
+@pytest.mark.parametrize('fn,data', [('invoice.pdf', 'one'), ('two.pdf', 'two'), ('notes.txt', 'été'.encode('latin-1')), ('u.txt', 'été'.encode()),
+    ('clip.mp3', b'ID3\x03\x00\x00\x00\x00\x00\x00'), ('broken.json', b'{not json'), ('bad.json', b'\xff{'), ('ok.json', b'{"a": 1}'),
+    ('archive.zip', b'PK\x03\x04' + b'\x00'*26), ('v.mp4', b'\x00\x00\x00\x18ftypmp42'), ('i.png', bytes.fromhex('89504e470d0a1a0a0000000d49484452')), ('c.csv', b'a,b\n')])
+def test_processing_records_what_narrator_records(fn, data, tmp_path, monkeypatch):
+    "Oracle: the same attributes as narrator's `process_and_store` for each kind of file (a PDF's text, a Latin-1 text, audio, JSON that doesn't parse, a description of any other file)"
+    if data=='one': data = _pdf('Invoice total 42 EUR')
+    elif data=='two': data = _pdf('Page one', 'Page two')
+    monkeypatch.setenv('NARRATOR_FILE_STORAGE_PATH', str(tmp_path))
+    from narrator.storage.file_store import FileStore
+    class AnyStore(FileStore):  # narrator's store, taking any type
+        async def validate_file(self, content, filename, mime_type=None): return mime_type
+    def got(mod):
+        a = mod.Attachment(filename=fn, content=data)
+        run(a.process_and_store(AnyStore()))
+        return a.mime_type, {k:v for k,v in a.attributes.items() if k not in ('url', 'storage_path')}
+    assert got(ours)==got(narrator)
+
+def test_a_pdf_pypdf_cannot_read_is_stored_saying_why(tmp_path):
+    "narrator's processing fails on it, the file not stored: ours stores it, recorded as a document without text, saying why"
+    pytest.importorskip('pypdf')
+    t = Thread(id='t'); a = Attachment(filename='bad.pdf', content=b'%PDF-1.4 garbage')
+    run(a.process_and_store(t.file_store))
+    assert a.status=='stored' and a.attributes['type']=='document' and a.attributes['error'].startswith('Failed to extract text: ')
+    assert run(t.file_store.get(a.file_id))==b'%PDF-1.4 garbage'
