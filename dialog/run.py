@@ -332,14 +332,30 @@ def front_matter(dlg): # A `Dialog`
     if b: res |= dict(_re_yaml_fm.findall(b[1]))
     return res
 
-def _yes(v):
-    "A front matter value as YAML and nbdev take it: true or false"
-    # `true`, `yes`, `on`, `1` (in any case, quoted or not) are true; `false`, `no`, `off`, `0` and nothing are false;
-    # any other text is true
-    v = re.sub(r'\s#.*', '', v).strip().strip('\'"')  # a YAML comment after it left out
-    if v.lower() in ('null', '~'): return False  # YAML's null
-    try: return str2bool(v)
-    except (ValueError, TypeError): return True  # (fastcore's word for a text it doesn't know is a TypeError)
+_yaml_bools = {**dict.fromkeys('yes Yes YES true True TRUE on On ON'.split(), True),
+               **dict.fromkeys('no No NO false False FALSE off Off OFF'.split(), False)}
+
+def _fm_value(v):
+    "Front matter value text `v` as YAML reads it: a quoted string, None, a bool, a number, an empty list or dict, or the text"
+    v = re.sub(r'\s#.*', '', v).strip()  # a comment after it left out
+    if len(v)>1 and v[0]==v[-1] and v[0] in '\'"': return v[1:-1]
+    if v in ('', '~', 'null', 'Null', 'NULL'): return None
+    if v in _yaml_bools: return _yaml_bools[v]
+    for f in (int, lambda s: int(s, 0), float):  # `0x0` too
+        try: return f(v)
+        except ValueError: pass
+    return {'[]': [], '{}': {}}.get(v, v)
+
+def _skips_all(v):
+    "Does front matter `skip_exec: v` skip every message, as nbdev reads it? A text is a true or false word, any other true"
+    x = _fm_value(v)
+    if not isinstance(x, str): return bool(x)
+    try: return str2bool(x)
+    except (ValueError, TypeError): return True  # (fastcore's word for a text it doesn't know is a TypeError; nbdev fails)
+
+def _evals_none(v):
+    "Does front matter `eval: v` turn off every message without its own `#| eval: true`, as nbdev reads it? false alone"
+    return _fm_value(v) in (False, 'false', 'False')  # (a 0 is false too: it equals False)
 
 # %% ../nbs/12_run.ipynb #c45f631f
 def _tags(m):
@@ -363,9 +379,9 @@ def _skip_why(m, fm):
     # run, it would rewrite the library over hand edits (or fail outside an nbdev project)
     if _re_nbdev_export.search(m.content): return 'nbdev_export call'
     if fm:
-        if _yes(fm.get('skip_exec', '')): return 'skip_exec: true'
+        if _skips_all(fm.get('skip_exec', '')): return 'skip_exec: true'
         # the default of cells without `#| eval: true`
-        if ev not in ('true', '') and 'eval' in fm and not _yes(fm['eval']): return 'eval: false in the front matter'
+        if ev not in ('true', '') and 'eval' in fm and _evals_none(fm['eval']): return 'eval: false in the front matter'
     return None
 
 # %% ../nbs/12_run.ipynb #3b5f4dca

@@ -59,6 +59,11 @@ def _front_matter_cases():
         # values that aren't a bare true or false (they crashed every run with fastcore's TypeError)
         'eval as prose': [md('# Model comparison\n\n- eval: accuracy on the held-out set'), C], 'skip_exec with a comment': [raw('---\nskip_exec: false  # later\n---'), C],
         'skip_exec null': [raw('---\nskip_exec: null\n---'), C], 'skip_exec tilde': [raw('---\nskip_exec: ~\n---'), C],
+        # each value as YAML reads it, for both keys, in both forms (`eval` is false only when it is false; nbdev fails on a `skip_exec` of other text)
+        **{f'{form} {k}: {v}': [raw(f'---\n{k}: {v}\n---') if form=='raw' else md(f'# T\n\n- {k}: {v}'), C]
+           for k in ('eval', 'skip_exec') for form in ('raw', 'md')
+           for v in ('true', 'TRUE', 'yes', 'On', '1', 'y', 'n', 'false', 'FALSE', 'No', 'off', '0', '', 'null', '~', "'true'", "'false'", '"no"', "'0'",
+                     '0.0', '-0', '0x0', '[]', '{}', 'false  # c', 'true  # c') + (('accuracy',) if k=='eval' else ())},
     }
 
 @pytest.mark.parametrize('name', list(_front_matter_cases()))
