@@ -118,8 +118,9 @@ class Kernel:
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
                               record_timing=self.timing, coalesce_streams=False,
                               resources=dict(metadata=dict(path=self.cwd)))
-        # each cell's message, and (`shown`) the outputs that cell last gave it, which a display update may change
-        self.client.updated,self.msgs,self.shown = set(),[],{}
+        # each cell's message, and (`shown`) the outputs that cell last gave it (the list, and a copy), which a display
+        # update may change; `was`: in the last run, the outputs each message a display update changed had before
+        self.client.updated,self.msgs,self.shown,self.was = set(),[],{},{}
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -278,16 +279,19 @@ def run(self:Kernel,
         code = f' (exit code {rc})' if rc is not None else ''
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     m.output,m.execution_count = outs,cell.get('execution_count')
-    self.shown[len(c.nb.cells)-1] = list(m.output)
+    self.shown[len(c.nb.cells)-1] = m.output,list(m.output)
     # the timings of this run, or none: those of an earlier run don't describe these outputs
     _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if self.timing else None)
-    changed = []
+    changed,self.was = [],{}
     for i in sorted(c.updated-{len(c.nb.cells)-1}):
         # an update reaches the outputs its cell gave while its message still holds them: not once the message ran
-        # again (its new cell has them) or its outputs were cleared or changed (there is nothing of that cell to update)
-        if (om := self.msgs[i]).output!=self.shown.get(i): continue
+        # again (its new cell has them, the same or not) or its outputs were cleared or changed (nothing of that cell
+        # is left to update)
+        o,(held,cp) = (om := self.msgs[i]).output,self.shown.get(i, (None, None))
+        if o is not held or o!=cp: continue
+        self.was.setdefault(id(om), o)
         om.output = jupyter_streams(_plain(c.nb.cells[i].outputs))
-        self.shown[i] = list(om.output)
+        self.shown[i] = om.output,list(om.output)
         changed.append(om)
     return why,changed
 
@@ -468,8 +472,7 @@ class _Disk:
         self.path,self.cls,self.cur,self.at,self.todo,self.meta = dlg.path,type(dlg),None,None,{},{}
         # `first`: the digest of the file as first read; `foreign`: read again since, as another program changed it
         self.cost,self.time,self.saves,self.first,self.foreign = 0.,0.,0,None,False
-        # `outs`: each message's outputs in the file as first read, or as last saved here: what a display update may replace
-        self.outs = {}
+
     def dialog(self):
         "The dialog in the file now"
         # a file that can't be read (another program writing it in place) is read again after a short wait
@@ -485,7 +488,7 @@ class _Disk:
             except ValueError as e: raise DialogConflictError(f'{e}; outputs not saved') from None
             else:
                 self.ids = {m.id:m for m in self.cur.messages}
-                if self.first is None: self.first,self.outs = self.cur._seen,{m.id:m.output for m in self.cur.messages}
+                if self.first is None: self.first = self.cur._seen
                 else: self.foreign = True
                 # until a save is timed, reading the file tells what one costs
                 if not self.saves: self.cost = max(self.cost, time.monotonic()-t)
@@ -506,9 +509,9 @@ class _Disk:
 
 # %% ../nbs/12_run.ipynb #57f07e3d
 @patch
-def add(self:_Disk, m, src, must=True):
-    "Queue `m`'s outputs for the next `save`; unless `must`, they are dropped silently if `m` changed on disk"
-    if must or m.id not in self.todo: self.todo[m.id] = (m,src,must)
+def add(self:_Disk, m, src, must=True, was=None):
+    "Queue `m`'s outputs for the next `save`; unless `must`, they are dropped silently if `m` changed on disk (or its outputs are no longer `was`)"
+    if must or m.id not in self.todo: self.todo[m.id] = (m,src,must,was)
 
 # %% ../nbs/12_run.ipynb #3f2fd657
 @patch
@@ -519,15 +522,14 @@ def save(self:_Disk):
     t = time.monotonic()
     for _ in range(20): # another writer between our read and our write: read again
         cur,lost = self.dialog(),[]
-        for m,src,must in self.todo.values():
+        for m,src,must,was in self.todo.values():
             if self.changed(m, src):
                 if must: lost.append(m)
                 continue
             cm = self.ids[m.id]
-            # a display update (not `must`) replaces outputs only as they were: not those another program cleared or changed
-            if not must and cm.output!=self.outs.get(m.id): continue
+            # a display update replaces the outputs it updated (`was`): not those another program cleared or changed
+            if was is not None and cm.output!=was: continue
             cm.output,cm.execution_count = m.output,m.execution_count
-            self.outs[m.id] = list(m.output) if isinstance(m.output, list) else m.output
             if isinstance(cm.meta, dict) and isinstance(m.meta, dict):
                 _set_meta(cm, 'execution', m.cell_meta().get('execution'))
         cur.meta.update(self.meta)
@@ -544,6 +546,13 @@ def _put_nb_meta(dlg, disk, key, v):
     "Set `dlg`'s notebook metadata `key` to `v`, and, with a `_Disk` `disk`, in its file with the next save"
     dlg.meta[key] = v
     if disk is not None: disk.meta[key] = v
+
+def _widgets_kept(old, new):
+    "Widget metadata `new` with the models of `old` it doesn't replace kept"
+    key = 'application/vnd.jupyter.widget-state+json'
+    st = old.get(key) if isinstance(old, dict) else None
+    if not (isinstance(st, dict) and isinstance(st.get('state'), dict)): return new
+    return new | {key: new[key] | {'state': st['state'] | new[key]['state']}}
 
 def _chk_file(dlg):
     "Refuse to save outputs of dialog `dlg`, which has no file"
@@ -648,7 +657,8 @@ def execute(self:Dialog,
             except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e)
             finally:
                 # as `jupyter execute` saves it: with the last save
-                if (w := k.widgets()) is not None: _put_nb_meta(self, disk, 'widgets', w)
+                if (w := k.widgets()) is not None:  # a part run: the rest's outputs still name their models
+                    _put_nb_meta(self, disk, 'widgets', w if ids is None and above is None and below is None else _widgets_kept(self.meta.get('widgets'), w))
                 if auto is not None:
                     with sig.saving(): auto.close()
         finally:
@@ -712,5 +722,5 @@ def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
             if auto is not None:
                 with lock:
                     auto.disk.add(m, src)
-                    for o in changed: auto.disk.add(o, o.content, must=False)
+                    for o in changed: auto.disk.add(o, o.content, must=False, was=k.was.get(id(o)))
         if res.stopped: break

@@ -52,6 +52,10 @@ def test_a_display_update_reaches_only_outputs_its_cell_gave(kernel, tmp_path):
     kernel.run(m1)
     m1.output = []
     assert kernel.run(Message("h.update('status: 1')"))==(None, []) and m1.output==[]
+    job = "from IPython.display import display\nhandles = globals().setdefault('handles', [])\nhandles.append(display('waiting', display_id=True))"
+    m2 = Message(job)
+    kernel.run(m2); kernel.run(m2)  # run again with the same outputs: a second display
+    assert kernel.run(Message("handles[0].update('first job: done')"))==(None, []) and [o['data']['text/plain'] for o in m2.output]==["'waiting'"]
 
 @pytest.mark.slow
 def test_timeout_interrupts_and_next_runs(kernel):

@@ -169,3 +169,20 @@ display({'application/vnd.jupyter.widget-view+json': {'version_major': 2, 'versi
     mid = back[m.id].output[0]['data']['application/vnd.jupyter.widget-view+json']['model_id']
     ws = back.meta['widgets']['application/vnd.jupyter.widget-state+json']
     assert (ws['version_major'], ws['state'][mid]['state']['value'])==(2, 7) and back.meta['widgets']==d.meta['widgets']
+
+@pytest.mark.slow
+def test_a_part_run_keeps_the_other_widgets_state(tmp_path):
+    "Run whole, then one message again: the other message's widget model keeps its state (the part run replaced the whole `metadata.widgets`)"
+    W = lambda v: ("from comm import create_comm\nfrom IPython.display import display\n"
+                   "c = create_comm(target_name='jupyter.widget', metadata={'version': '2.1.0'}, data={'buffer_paths': [], 'state': {"
+                   f"'_model_name': 'IntProgressModel', '_model_module': '@jupyter-widgets/controls', '_model_module_version': '2.0.0', 'value': {v}, 'max': 10}}}})\n"
+                   "display({'application/vnd.jupyter.widget-view+json': {'version_major': 2, 'version_minor': 0, 'model_id': c.comm_id}, 'text/plain': 'w'}, raw=True)")
+    d = Dialog('w'); w1 = d.mk_message(W(1)); w2 = d.mk_message(W(2))
+    p = d.save(tmp_path/'w.ipynb')
+    def states():
+        b = read_ipynb(p)
+        st = b.meta['widgets']['application/vnd.jupyter.widget-state+json']['state']
+        return [st[b[m.id].output[0]['data']['application/vnd.jupyter.widget-view+json']['model_id']]['state']['value'] for m in (w1, w2)], len(st)
+    assert d.execute(save=True).ok and states()==([1, 2], 2)
+    assert d.execute(ids=[w2.id], save=True).ok and states()==([1, 2], 3)  # the first run's model of w2 kept too: no output names it, but a part run doesn't know
+    assert d.execute(save=True).ok and states()==([1, 2], 2)  # a whole run saves the kernel's, as `jupyter execute` does

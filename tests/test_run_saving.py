@@ -278,3 +278,44 @@ def test_a_display_update_keeps_what_a_person_cleared_on_disk(tmp_path):
     p2 = d2.save(tmp_path/'k.ipynb')
     d2.execute(save=True, save_every=0)
     assert [o['data']['text/plain'] for o in read_ipynb(p2)[a2.id].output if 'data' in o]==["'status: done'"]
+
+def test_a_display_update_keeps_a_clear_made_between_runs(tmp_path):
+    "A runs and is saved; a person clears the outputs; a later run on the same kernel updates A's display: the clear is kept (the update went over the file's outputs as that run found them)"
+    d = Dialog('x')
+    a = d.mk_message("print('secret token: abc123')\nfrom IPython.display import display\nh = display('status: 0', display_id='s')")
+    b = d.mk_message("h.update('status: done')")
+    p = d.save(tmp_path/'c.ipynb')
+    with run.Kernel(p) as k:
+        d.execute(ids=[a.id], kernel=k, save=True)
+        assert read_ipynb(p)[a.id].output
+        nb = json.loads(p.read_text())
+        for c in nb['cells']:
+            if c['cell_type']=='code': c['outputs'],c['execution_count'] = [],None
+        p.write_text(json.dumps(nb, indent=1))
+        d.execute(ids=[b.id], kernel=k, save=True)
+    assert read_ipynb(p)[a.id].output==[]
+
+def test_a_display_update_survives_a_save_tried_again(tmp_path):
+    "Another program writes the file between the run's read and its write: the save reads it again, and the update still goes in (it was taken for another program's change)"
+    armed = []
+    class D(Dialog):
+        def save(self, *a, **k):
+            if armed:  # a person's save in Jupyter, once, between our read and our write
+                armed.clear()
+                nb = json.loads(Path(self.path).read_text())
+                for c in nb['cells']:
+                    if c['cell_type']=='markdown': c['source'] = 'edited by a person'
+                Path(self.path).write_text(json.dumps(nb, indent=1))
+            return super().save(*a, **k)
+    d = D('x')
+    a = d.mk_message("from IPython.display import display\nh = display('status: 0', display_id=True)")
+    n = d.mk_message('a note', msg_type='note')
+    with run.Kernel(tmp_path) as k:
+        p = d.save(tmp_path/'c.ipynb')
+        d.execute(kernel=k, save=True)
+        d.mk_message("h.update('status: done')"); d.save()
+        armed.append(1)  # the run's save of the update meets another program's write, once
+        d.execute(ids=[d.messages[-1].id], kernel=k, save=True)
+    back = read_ipynb(p)
+    assert not armed and back[n.id].content=='edited by a person'
+    assert [o['data']['text/plain'] for o in back[a.id].output]==["'status: done'"]
