@@ -58,11 +58,11 @@ def _gm_group(contents):
                 ids.append(fr['id'] if isinstance(fr.get('id'), str) else q[0] if q else None)
                 if ids[-1] in q: q.remove(ids[-1])
             else: ids.append(None)
-        c = dict(c, parts=ps, _ids=ids)
+        c = dict(c, parts=ps, _ids=ids, _at=[(i, j) for j in range(len(ps))])  # `_at`: where each part is, for errors
         # model contents in a row are one turn to Gemini (a streamed answer, which the SDK keeps as one content a chunk):
         # one content here, its index the first's
         if res and c.get('role')=='model' and isinstance(p := res[-1][1], dict) and p.get('role')=='model' and '_ids' in p:
-            res[-1] = (res[-1][0], dict(p, parts=p['parts']+ps, _ids=p['_ids']+ids))
+            res[-1] = (res[-1][0], dict(p, parts=p['parts']+ps, _ids=p['_ids']+ids, _at=p['_at']+c['_at']))
         else: res.append((i, c))
     return res
 
@@ -113,38 +113,38 @@ def _gm_events(c, i, after=0):
     role,parts = c.get('role') if isinstance(c, dict) else None,c.get('parts') if isinstance(c, dict) else None
     if role not in ('user', 'model'): kit.err(i, f'unknown role {role!r} (expected user or model)')
     if not isinstance(parts, list): kit.err(i, 'a content needs a list of parts')
-    res,out,said = [],[],None  # `said`: the model's text parts so far in a row, one text (as the SDK's `.text` joins them)
+    at = c.get('_at') or [(i, j) for j in range(len(parts))]  # each part's content and place (a run's are in several)
+    def err(j, what): kit.err(at[j][0], f'part {at[j][1]}{what}')
+    # `run`: the model's text (or thought) parts so far in a row, `(kind, text)`: one text, joined as the SDK's `.text` joins
+    res,out,run = [],[],None
+    def flush():
+        if run is not None and run[1].strip(): out.append(kit.txt(run[1]) if run[0]=='text' else dict(type='think', text=run[1]))
     for j,p in enumerate(parts):
-        if not isinstance(p, dict): kit.err(i, f'part {j} must be an object')
-        if role=='model' and isinstance(p.get('text'), str) and not p.get('thought'):
-            said = p['text'] if said is None else said+p['text']
+        if not isinstance(p, dict): err(j, ' must be an object')
+        if role=='model' and isinstance(p.get('text'), str):
+            k = 'think' if p.get('thought') else 'text'
+            if run is not None and run[0]==k: run = (k, run[1]+p['text'])
+            else: flush(); run = (k, p['text'])
             continue
-        if said is not None:
-            if said.strip(): out.append(kit.txt(said))
-            said = None
-        if isinstance(p.get('text'), str):
-            if p.get('thought') and role=='model':
-                if p['text'].strip(): out.append(dict(type='think', text=p['text']))
-            elif p['text'].strip() or role=='user': out.append(kit.txt(p['text']))
+        flush(); run = None
+        if isinstance(p.get('text'), str): out.append(kit.txt(p['text']))  # a user's
         elif 'functionCall' in p and role=='model':
             fc = p['functionCall']
             if not (isinstance(fc, dict) and isinstance(fc.get('name'), str) and isinstance(fc.get('args', {}), dict)):
-                kit.err(i, f'part {j}: a functionCall needs a name and an args object')
+                err(j, ': a functionCall needs a name and an args object')
             extra = {} if isinstance(fc.get('id'), str) else {'no_id': True}
             out.append(dict(type='tool', id=c['_ids'][j], name=fc['name'], args=fc.get('args', {}), extra=extra))
         elif 'functionResponse' in p and role=='user':
-            if not isinstance(p['functionResponse'], dict):
-                kit.err(i, f'part {j}: a functionResponse must be an object, '
-                           f'not {type(p["functionResponse"]).__name__}')
-            if not isinstance(p['functionResponse'].get('name'), str): kit.err(i, f'part {j}: a functionResponse needs a name')
-            if c['_ids'][j] is None:
-                kit.err(i, f"part {j}: a functionResponse for {p['functionResponse'].get('name')!r} answers no call")
+            fr = p['functionResponse']
+            if not isinstance(fr, dict): err(j, f': a functionResponse must be an object, not {type(fr).__name__}')
+            if not isinstance(fr.get('name'), str): err(j, ': a functionResponse needs a name')
+            if c['_ids'][j] is None: err(j, f": a functionResponse for {fr.get('name')!r} answers no call")
             # text that spells an image is that text, image parts beside it or not
-            res.append(('result', c['_ids'][j], *_gm_result(p['functionResponse'], i, j)))
-        elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, i, j))
+            res.append(('result', c['_ids'][j], *_gm_result(fr, *at[j])))
+        elif ('inlineData' in p or 'fileData' in p) and role=='user': out.append(_gm_media(p, *at[j]))
         elif 'thoughtSignature' in p and role=='model' and len(p)==1: pass  # a signature alone: kept with the turn
-        else: kit.err(i, f"unsupported or malformed part {j} ({', '.join(p)}) in a {role} content")
-    if said is not None and said.strip(): out.append(kit.txt(said))
+        else: kit.err(at[j][0], f"unsupported or malformed part {at[j][1]} ({', '.join(p)}) in a {role} content")
+    flush()
     return res + ([('assistant' if role=='model' else 'user', out)] if out or role=='model' else [])
 
 # %% ../nbs/07_gemini.ipynb #6f1b145a

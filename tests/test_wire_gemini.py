@@ -251,3 +251,23 @@ def test_an_image_by_uri_keeps_its_type(mime, uri):
 def test_bad_names_and_uris_are_value_errors(bad, msg):
     "A name that isn't a string, an empty URI: a ValueError naming the content and part, never a TypeError"
     with pytest.raises(ValueError, match=msg): chat2dlg([{'role': 'user', 'parts': [{'text': 'hi'}]}] + bad, 'gemini')
+
+def test_errors_in_a_run_of_model_contents_name_their_own_place():
+    "Model contents in a row read as one, but a bad part is named where it is: its own content and part (it was the run's first content, and the part's place in the run)"
+    h = [{'role': 'user', 'parts': [{'text': 'q'}]}, {'role': 'model', 'parts': [{'text': 'a'}]}, {'role': 'model', 'parts': [{'text': 'b'}, {'executableCode': {'code': 'x'}}]}]
+    with pytest.raises(ValueError, match=r'message 2: unsupported or malformed part 1 \(executableCode\)'): chat2dlg(h, 'gemini')
+    h[2]['parts'][1] = {'functionCall': {'name': ['f']}}
+    with pytest.raises(ValueError, match='message 2: part 1: a functionCall needs a name'): chat2dlg(h, 'gemini')
+    h[2]['parts'][1] = 'x'
+    with pytest.raises(ValueError, match='message 2: part 1 must be an object'): chat2dlg(h, 'gemini')
+
+def test_streamed_thinking_reads_as_one_thinking():
+    "Thought parts in a row (a thought streamed in chunks) are one thinking, joined as they are, as the answer's texts are"
+    chunks = [[{'text': 'Let me ', 'thought': True}], [{'text': 'think about what', 'thought': True}], [{'text': ' the user wants.', 'thought': True}],
+              [{'text': 'Paris.', 'thoughtSignature': 'CpwBAQ=='}]]
+    chat, _ = _streamed(chunks)
+    for _ in chat.send_message_stream('Capital of France?'): pass
+    d = reads_ipynb(write_ipynb(chat2dlg(chat.get_history(), 'gemini')))
+    r = d.messages[0].ai_res
+    assert r.count('## Thinking')==1 and 'Let me think about what the user wants.' in r and r.endswith('Paris.')
+    assert dlg2chat(d, 'gemini')[1]['parts']==[p for ps in chunks for p in ps]

@@ -226,3 +226,13 @@ def test_computer_calls_keep_their_steps_and_safety_checks(how):
     assert 'hunter2' in d.messages[0].output[0]['data']['text/markdown']  # the steps are in the reply, saved
     items, body, _ = RProvider().send(d)
     assert items[1:3]==[call, out]
+
+def test_a_computer_call_dumped_by_the_sdk_reads():
+    "An SDK item's `model_dump()` holds `action` and `actions` both, the one it hasn't None: the GA call reads as its actions (it was refused), and no None field goes back"
+    from openai.types.responses import ResponseComputerToolCall
+    ga = ResponseComputerToolCall.model_validate({'type': 'computer_call', 'id': 'cu_1', 'call_id': 'call_1', 'status': 'completed', 'pending_safety_checks': [],
+                                                  'actions': [{'type': 'type', 'text': 'hi'}]}).model_dump()
+    assert ga['action'] is None and ga['actions']
+    out = {'type': 'computer_call_output', 'call_id': 'call_1', 'output': {'type': 'computer_screenshot', 'image_url': 'https://example.com/s.png'}}
+    sent = dlg2chat(chat2dlg([{'role': 'user', 'content': 'go'}, ga, out], 'responses'), 'responses')[1]
+    assert sent=={'type': 'computer_call', 'call_id': 'call_1', 'actions': [{'type': 'type', 'text': 'hi'}], 'status': 'completed', 'id': 'cu_1', 'pending_safety_checks': []}
