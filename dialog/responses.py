@@ -112,6 +112,20 @@ def _rs_cited(c, j, after=0):
         return dict(p, text=t)
     return [cited(p) for p in c]
 
+# %% ../nbs/06_responses.ipynb #a6d08181
+def _rs_host_call(x, t, j):
+    "`(args, extra)` of item `x` (index `j`), a call of type `t` the host runs"
+    # its step (`action`), or its steps (`actions`: the GA computer tool's batch) when it has no `action` (an SDK
+    # item's `model_dump()` holds both, the other None)
+    acts = x.get('actions') is not None and x.get('action') is None
+    if not (isinstance(x.get('call_id'), str) and (isinstance(x['actions'], list) if acts else isinstance(x.get('action', {}), dict))):
+        kit.err(j, f'a {t} needs a call_id and an action object (or a list of actions)')
+    extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {}) | ({'actions': True} if acts else {})
+    # the rest of the item (a computer call's `pending_safety_checks`), to go back as it came (None: a field it didn't give)
+    own = ('type', 'id', 'call_id', 'status', 'action', 'actions')
+    if rest := {k:v for k,v in x.items() if k not in own and v is not None}: extra['item_rest'] = rest
+    return ({'actions': x['actions']} if acts else x.get('action', {})),extra
+
 # %% ../nbs/06_responses.ipynb #45c014a1
 def _rs_model(items, i, after=0):
     "The parts of a run of items the model wrote (item `i` first), in order; footnotes numbered after `after`"
@@ -134,17 +148,7 @@ def _rs_model(items, i, after=0):
             args,extra = call_args(x['arguments']) if t=='function_call' else ({'input': x['input']}, {'custom': True})
             parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra))
         elif t in _client_calls:  # run by the host: its output comes as an item of its own
-            # its step (`action`), or its steps (`actions`: the GA computer tool's batch) when it has no `action` (an SDK
-            # item's `model_dump()` holds both, the other None)
-            acts = x.get('actions') is not None and x.get('action') is None
-            if not (isinstance(x.get('call_id'), str) and (isinstance(x['actions'], list) if acts else isinstance(x.get('action', {}), dict))):
-                kit.err(j, f'a {t} needs a call_id and an action object (or a list of actions)')
-            extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {}) | ({'actions': True} if acts else {})
-            # the rest of the item (a computer call's `pending_safety_checks`), to go back as it came
-            own = ('type', 'id', 'call_id', 'status', 'action', 'actions')
-            if rest := {k:v for k,v in x.items() if k not in own and v is not None}:  # (None: a field the item didn't give)
-                extra['item_rest'] = rest
-            args = {'actions': x['actions']} if acts else x.get('action', {})
+            args,extra = _rs_host_call(x, t, j)
             parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=args, extra=extra))
         elif t=='mcp_call':  # a remote MCP server OpenAI called: its tool, arguments and output kept
             if not all(isinstance(x.get(k), str) for k in ('id', 'name')):

@@ -118,8 +118,7 @@ class Kernel:
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
                               record_timing=self.timing, coalesce_streams=False,
                               resources=dict(metadata=dict(path=self.cwd)))
-        # each cell's message, and (`shown`) the outputs that cell last gave it (the list, and a copy), which a display
-        # update may change; `was`: in the last run, the outputs each message a display update changed had before
+        # each cell's message; the outputs each cell last gave it (the list, a copy); those a display update replaced
         self.client.updated,self.msgs,self.shown,self.was = set(),[],{},{}
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -228,7 +227,7 @@ def __getattr__(name): # The name looked up in this module
                              '(dialog.render.merge_streams joins streams for display)')
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
 
-# %% ../nbs/12_run.ipynb #7c631fcd
+# %% ../nbs/12_run.ipynb #6ca51e95
 def _set_meta(m, key, v):
     "Set `m`'s cell metadata `key` to `v` (None: remove it), in the attribute a host's `meta_attrs` promotes it to"
     if (a := meta_attr(m, key)) is not None: setattr(m, a, v)
@@ -236,6 +235,7 @@ def _set_meta(m, key, v):
         m.meta.pop(key, None)
         if v is not None: m.meta[key] = v
 
+# %% ../nbs/12_run.ipynb #7c631fcd
 @patch
 def run(self:Kernel,
         m:Message, # The code message to run; its outputs and execution count are replaced
