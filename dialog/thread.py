@@ -968,6 +968,11 @@ thread_fields = tuple(f.name for f in thread_table)
 _thread_attrs = set(thread_fields) | {'file_store'} # the public attributes a thread has
 
 # %% ../nbs/09_thread.ipynb #174ac322
+# the largest turn or sequence number so far: None while no message has one (narrator's are any ints, negative ones too)
+def _hi(a, b): return b if a is None else a if b is None else max(a, b)
+def _or0(v): return 0 if v is None else v
+def _at_top(v, top): return v is not None and (top is None or v>=top) # does `v` reach the largest so far?
+
 class Thread:
     "Role messages numbered into turns (narrator's `Thread` API), kept as a dialog file; other keywords (`kw`) are ignored"
     msg_cls = ChatMessage # a host subclass sets its own: the class of the messages it builds
@@ -1000,7 +1005,7 @@ class Thread:
         for k,v in vs.items():
             if k!='messages': object.__setattr__(self, k, v)
         self.file_store = DialogFileStore() if file_store is None else file_store
-        self._ref,self._msgs,self._by_id,self._maxes,self._dups = weakref.ref(self),_MsgList(self),{},[0,0],False
+        self._ref,self._msgs,self._by_id,self._maxes,self._dups = weakref.ref(self),_MsgList(self),{},[None,None],False
         self._refs = (self._ref,)
         for m in ms: self._adopt(m)
         if own := type(self)._own_: # a subclass's own fields
@@ -1062,7 +1067,7 @@ def _linked(self:Thread, m, first=False):
     if (ix := self._by_id) is not None:
         if (i := m.id) in ix: self._dups = True
         if first or i not in ix: ix[i] = m
-    if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = max(mx[0], m.turn or 0),max(mx[1], m.sequence or 0)
+    if (mx := self._maxes) is not None and m.role!='system': mx[0],mx[1] = _hi(mx[0], m.turn),_hi(mx[1], m.sequence)
     if m._attachments: _take_files(self.file_store, m) # its files join the thread's store
 
 # %% ../nbs/09_thread.ipynb #be730a3e
@@ -1116,7 +1121,7 @@ def _unlinked(self:Thread, m):
     else:
         if ix is not None and ix.get(m.id) is m: del ix[m.id]
         _unlink(m, self)
-    if (mx := self._maxes) is not None and m.role!='system' and ((m.turn or 0)>=mx[0] or (m.sequence or 0)>=mx[1]): self._maxes = None
+    if (mx := self._maxes) is not None and m.role!='system' and (_at_top(m.turn, mx[0]) or _at_top(m.sequence, mx[1])): self._maxes = None
 
 @patch
 def _reindex(self:Thread):
@@ -1158,10 +1163,10 @@ def __setstate__(self:Thread, state):
 # %% ../nbs/09_thread.ipynb #6dd301e3
 @patch
 def _cur(self:Thread):
-    "The largest turn and sequence number of the thread's non-system messages (as narrator counts), recomputed only after a renumbering"
+    "The largest turn and sequence number of the thread's non-system messages (as narrator counts: None while none has one), recomputed only after a renumbering"
     if self._maxes is None:
         ms = [m for m in self.messages if m.role!='system']
-        self._maxes = [max((m.turn or 0 for m in ms), default=0), max((m.sequence or 0 for m in ms), default=0)]
+        self._maxes = [max((m.turn for m in ms if m.turn is not None), default=None), max((m.sequence for m in ms if m.sequence is not None), default=None)]
     return self._maxes
 
 @patch
@@ -1170,7 +1175,7 @@ def _place(self:Thread, m, turn):
     if self._chk(m).role=='system':
         m.turn = m.sequence = 0
         return self._adopt(m, first=True)
-    seq = self._cur()[1]+1
+    seq = _or0(self._cur()[1])+1
     was = m.turn,m.sequence
     # ints the thread made: no check needed (set, as narrator sets them)
     _set_turn(m, turn); _set_seq(m, seq); _set_numbered(m)
@@ -1181,7 +1186,7 @@ def _place(self:Thread, m, turn):
 @patch
 def get_current_turn(self:Thread):
     "The current turn number: the largest so far (0 when there is none)"
-    return self._cur()[0]
+    return _or0(self._cur()[0])
 
 # %% ../nbs/09_thread.ipynb #70c55a6a
 @patch
@@ -1192,7 +1197,7 @@ def add_message(self:Thread,
     last = self.messages[-1] if self.messages else None
     keep = same_turn and last is not None and last.role!='system'
     # a new turn follows the largest turn so far, the message's own (when it has one already) included, as in narrator
-    self._place(message, last.turn if keep else max(self._cur()[0], message.turn or 0 if isinstance(message, ChatMessage) else 0)+1)
+    self._place(message, last.turn if keep else _or0(_hi(self._cur()[0], message.turn if isinstance(message, ChatMessage) else None))+1)
     self._touch()
 
 # %% ../nbs/09_thread.ipynb #9054811e
@@ -1202,7 +1207,7 @@ def add_messages_batch(self:Thread,
     "Add `messages` together, all in one new turn"
     ms = [self._chk(m) for m in messages or []] # all checked before any is added
     if not ms: return
-    turn = self._cur()[0]+1
+    turn = _or0(self._cur()[0])+1
     for m in ms: self._place(m, turn)
     self._touch()
 
@@ -1714,11 +1719,11 @@ def held_fields(m): # A message, or a thread
 
 # %% ../nbs/09_thread.ipynb #9da882c1
 def numbers_past(t:Thread, # The thread
-                 turn:int=0, # Number the next message past this turn, too
-                 seq:int=0): # And past this sequence number
-    "The largest turn and sequence number of `t`'s non-system messages, raised to `turn` and `seq` when they are larger: `add_message` numbers the next message past them"
-    mx = t._cur(); mx[:] = max(mx[0], turn),max(mx[1], seq)
-    return tuple(mx)
+                 turn:int=None, # Number the next message past this turn, too
+                 seq:int=None): # And past this sequence number
+    "The largest turn and sequence number of `t`'s non-system messages (0 while none has one), raised to `turn` and `seq` when they are larger: `add_message` numbers the next message past them"
+    mx = t._cur(); mx[:] = _hi(mx[0], turn),_hi(mx[1], seq)
+    return _or0(mx[0]),_or0(mx[1])
 
 # %% ../nbs/09_thread.ipynb #a6fad2fd
 _elsewhere = dict(ThreadStore=('dialog.threadstore', 'DialogThreadStore'), FileStore=('dialog.thread', 'DialogFileStore')) # narrator's name: (our module, our name)

@@ -288,3 +288,23 @@ def test_a_dict_given_to_many_is_each_ones_own():
         return ([('flagged' in m.attributes) for m in t.messages], [t.get_reactions(m.id) for m in t.messages], [m.platforms for m in t.messages],
                 t.attributes, t.platforms, meta, no_reactions, len(a.tool_calls), t.messages[2].content, [m.metrics['model'] for m in t.messages], at.attributes)
     assert run(D)==run(N)
+
+def test_negative_turns_number_as_narrator_numbers_them():
+    "Oracle: turns and sequences are any ints in narrator, negative ones too: the next turn follows the largest there is (the message's own included), and the current turn is the largest (they were counted from 0 up)"
+    N = pytest.importorskip('narrator')
+    import dialog.thread as D
+    def cases(mod):
+        M = mod.Message
+        def loaded(*ms): return mod.Thread(id='t', messages=list(ms))
+        def added(tns, batch=False, same=False, pre=()):
+            t = loaded(*pre)
+            if batch: t.add_messages_batch([M(id=f'a{i}', role='user', content='a', turn=tn) for i,tn in enumerate(tns)])
+            else:
+                for i,tn in enumerate(tns): t.add_message(M(id=f'a{i}', role='user', content='a', turn=tn), same_turn=same)
+            return [(m.turn, m.sequence) for m in t.messages], t.get_current_turn(), [m.id for m in t.get_messages_by_turn(0)]
+        neg = lambda: M(id='x', role='user', content='x', turn=-3, sequence=-2)
+        return [mod.Thread(id='t').get_current_turn(), loaded(M(id='x', role='user', content='x', turn=-3, sequence=1)).get_current_turn(),
+                loaded(M(id='s', role='system', content='s', turn=5, sequence=0)).get_current_turn(),
+                *[added([tn]) for tn in (None, -1, -5, 0, 3)], added([None, -5]), added([-2, -7]), added([None], pre=[neg()]),
+                added([None], batch=True, pre=[neg()]), added([None], same=True, pre=[neg()]), added([-4], batch=True), added([-4, None], batch=True)]
+    assert cases(D)==cases(N)
