@@ -255,10 +255,19 @@ def test_save_outputs_of_a_dialog_without_a_file_says_so():
     d = Dialog('nofile'); m = d.mk_message('1')
     with pytest.raises(ValueError, match="has no file to save outputs into: save it first"): save_outputs(d, [m])
 
+shows_a_secret = "print('secret token: abc123')\nfrom IPython.display import display\nh = display('status: 0', display_id='s')" # prints a secret, then shows a display a later message updates
+
+def clear_outputs_as_jupyter(p):
+    "A person's Clear Outputs of All Cells, then Save: Jupyter writes the file in place"
+    nb = json.loads(p.read_text())
+    for c in nb['cells']:
+        if c['cell_type']=='code': c['outputs'],c['execution_count'] = [],None
+    p.write_text(json.dumps(nb, indent=1))
+
 def test_a_display_update_keeps_what_a_person_cleared_on_disk(tmp_path):
     "A display shown by A is updated while B runs, after a person cleared the outputs in Jupyter (which saved): the clear is kept (the run wrote A's old outputs, a print included, back); with no one touching the file, the update is saved"
     d = Dialog('clear')
-    a = d.mk_message("print('secret token: abc123')\nfrom IPython.display import display\nh = display('status: 0', display_id='s')")
+    a = d.mk_message(shows_a_secret)
     b = d.mk_message("import time; time.sleep(3)\nh.update('status: done')")
     p = d.save(tmp_path/'c.ipynb')
     seen = {}
@@ -266,10 +275,7 @@ def test_a_display_update_keeps_what_a_person_cleared_on_disk(tmp_path):
         for _ in range(100):  # A's outputs saved (save_every=0), B asleep
             if read_ipynb(p)[a.id].output: break
             time.sleep(0.05)
-        nb = json.loads(p.read_text())
-        for c in nb['cells']:
-            if c['cell_type']=='code': c['outputs'],c['execution_count'] = [],None  # Clear Outputs of All Cells
-        p.write_text(json.dumps(nb, indent=1))  # saved in place, as Jupyter saves
+        clear_outputs_as_jupyter(p)
         seen['cleared'] = read_ipynb(p)[a.id].output==[]
     t = threading.Thread(target=person); t.start()
     d.execute(save=True, save_every=0); t.join()
@@ -280,18 +286,15 @@ def test_a_display_update_keeps_what_a_person_cleared_on_disk(tmp_path):
     assert [o['data']['text/plain'] for o in read_ipynb(p2)[a2.id].output if 'data' in o]==["'status: done'"]
 
 def test_a_display_update_keeps_a_clear_made_between_runs(tmp_path):
-    "A runs and is saved; a person clears the outputs; a later run on the same kernel updates A's display: the clear is kept (the update went over the file's outputs as that run found them)"
+    "A runs and is saved; a person clears the outputs; a later run on the same kernel updates A's display: the clear is kept (the update goes only over the outputs it replaced, which the file no longer holds)"
     d = Dialog('x')
-    a = d.mk_message("print('secret token: abc123')\nfrom IPython.display import display\nh = display('status: 0', display_id='s')")
+    a = d.mk_message(shows_a_secret)
     b = d.mk_message("h.update('status: done')")
     p = d.save(tmp_path/'c.ipynb')
     with run.Kernel(p) as k:
         d.execute(ids=[a.id], kernel=k, save=True)
         assert read_ipynb(p)[a.id].output
-        nb = json.loads(p.read_text())
-        for c in nb['cells']:
-            if c['cell_type']=='code': c['outputs'],c['execution_count'] = [],None
-        p.write_text(json.dumps(nb, indent=1))
+        clear_outputs_as_jupyter(p)
         d.execute(ids=[b.id], kernel=k, save=True)
     assert read_ipynb(p)[a.id].output==[]
 
