@@ -35,7 +35,7 @@ from .view import *
 from .ipynb import *
 from .render import merge_streams as _joined  # Jupyter's rule is `jupyter_streams` here
 from .nbjson import short_repr as _q, esc_surrogates
-import contextlib, datetime, os, re, signal, subprocess, threading, time
+import contextlib, copy, datetime, json, os, re, signal, subprocess, threading, time
 
 # %% ../nbs/12_run.ipynb #1e061776
 # Seconds beyond which a timeout means no limit (zmq can't wait longer than about 24 days at once)
@@ -118,7 +118,7 @@ class Kernel:
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
                               record_timing=self.timing, coalesce_streams=False,
                               resources=dict(metadata=dict(path=self.cwd)))
-        # each cell's message; the outputs each cell last gave it (the list, a copy); those a display update replaced
+        # each cell's message; the outputs each cell last gave it (the list, a deep copy); those a display update replaced
         self.client.updated,self.msgs,self.shown,self.was = set(),[],{},{}
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -279,7 +279,7 @@ def run(self:Kernel,
         code = f' (exit code {rc})' if rc is not None else ''
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     m.output,m.execution_count = outs,cell.get('execution_count')
-    self.shown[len(c.nb.cells)-1] = m.output,list(m.output)
+    self.shown[len(c.nb.cells)-1] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
     # the timings of this run, or none: those of an earlier run don't describe these outputs
     _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if self.timing else None)
     changed,self.was = [],{}
@@ -291,7 +291,7 @@ def run(self:Kernel,
         if o is not held or o!=cp: continue
         self.was.setdefault(id(om), o)
         om.output = jupyter_streams(_plain(c.nb.cells[i].outputs))
-        self.shown[i] = om.output,list(om.output)
+        self.shown[i] = om.output,copy.deepcopy(om.output)
         changed.append(om)
     return why,changed
 
@@ -471,7 +471,7 @@ class _Disk:
     def __init__(self, dlg):
         self.path,self.cls,self.cur,self.at,self.todo,self.meta = dlg.path,type(dlg),None,None,{},{}
         # `first`: the digest of the file as first read; `foreign`: read again since, as another program changed it
-        self.cost,self.time,self.saves,self.first,self.foreign = 0.,0.,0,None,False
+        self.cost,self.time,self.saves,self.first,self.foreign,self.keep_widgets = 0.,0.,0,None,False,False
 
     def dialog(self):
         "The dialog in the file now"
@@ -532,7 +532,9 @@ def save(self:_Disk):
             cm.output,cm.execution_count = m.output,m.execution_count
             if isinstance(cm.meta, dict) and isinstance(m.meta, dict):
                 _set_meta(cm, 'execution', m.cell_meta().get('execution'))
-        cur.meta.update(self.meta)
+        meta = self.meta
+        if self.keep_widgets and 'widgets' in meta: meta = meta | {'widgets': _widgets_kept(cur.meta.get('widgets'), meta['widgets'], cur)}
+        cur.meta.update(meta)
         try: cur.save()
         except DialogConflictError: self.cur = None; continue
         self.at,self.todo,self.meta = _sig(self.path),{},{}
@@ -547,12 +549,34 @@ def _put_nb_meta(dlg, disk, key, v):
     dlg.meta[key] = v
     if disk is not None: disk.meta[key] = v
 
-def _widgets_kept(old, new):
-    "Widget metadata `new` with the models of `old` it doesn't replace kept"
-    key = 'application/vnd.jupyter.widget-state+json'
-    st = old.get(key) if isinstance(old, dict) else None
+_wkey,_re_model = 'application/vnd.jupyter.widget-state+json',re.compile(r'IPY_MODEL_([\w-]+)')
+
+def _named_models(dlg):
+    "The widget models the outputs of `dlg`'s messages name"
+    res = set()
+    for m in dlg.messages:
+        for o in m.output if isinstance(m.output, list) else ():
+            v = (o.get('data') or {}).get('application/vnd.jupyter.widget-view+json') if isinstance(o, dict) else None
+            if isinstance(v, dict) and isinstance(v.get('model_id'), str): res.add(v['model_id'])
+    return res
+
+def _widgets_kept(old, new, dlg):
+    "Widget metadata `new`, with the models of `old` it doesn't replace that `dlg`'s outputs still name, and those they refer to"
+    st = old.get(_wkey) if isinstance(old, dict) else None
     if not (isinstance(st, dict) and isinstance(st.get('state'), dict)): return new
-    return new | {key: new[key] | {'state': st['state'] | new[key]['state']}}
+    olds,news = st['state'],new[_wkey]['state']
+    # a model refers to another by `IPY_MODEL_<id>` (a box to its children, a widget to its layout)
+    todo,keep = [*_named_models(dlg), *_re_model.findall(json.dumps(news, default=str))],set()
+    while todo:
+        if (k := todo.pop()) in keep or k in news or k not in olds: continue
+        keep.add(k)
+        todo += _re_model.findall(json.dumps(olds[k], default=str))
+    return new | {_wkey: new[_wkey] | {'state': {k:v for k,v in olds.items() if k in keep} | news}}
+
+def _put_widgets(dlg, disk, w, part):
+    "Widget metadata `w` of a run into `dlg` and, with a `_Disk` `disk`, its file; a `part` run keeps the models the rest name"
+    dlg.meta['widgets'] = _widgets_kept(dlg.meta.get('widgets'), w, dlg) if part else w
+    if disk is not None: disk.meta['widgets'],disk.keep_widgets = w,part  # kept with the file's as it saves
 
 def _chk_file(dlg):
     "Refuse to save outputs of dialog `dlg`, which has no file"
@@ -657,8 +681,7 @@ def execute(self:Dialog,
             except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e)
             finally:
                 # as `jupyter execute` saves it: with the last save
-                if (w := k.widgets()) is not None:  # a part run: the rest's outputs still name their models
-                    _put_nb_meta(self, disk, 'widgets', w if ids is None and above is None and below is None else _widgets_kept(self.meta.get('widgets'), w))
+                if (w := k.widgets()) is not None: _put_widgets(self, disk, w, not (ids is None and above is None and below is None))
                 if auto is not None:
                     with sig.saving(): auto.close()
         finally:
@@ -704,6 +727,16 @@ class _Autosave:
         _save(self.res, self.disk)
 
 # %% ../nbs/12_run.ipynb #86632d64
+def _updated_here(dlg, o, was):
+    "The message of `dlg` display update of message `o` (replacing `was`) changed: `o`, or the one it is in `dlg`; else None"
+    # a kernel kept across runs of other reads of the dialog holds the messages it ran then: the update goes to this
+    # read's message of that id where it holds the outputs the update replaced, and else nowhere (not into the file either)
+    if o.dlg is dlg: return o
+    m = first(x for x in dlg.messages if x.id==o.id)
+    if m is None or m.msg_type!=scode or m.content!=o.content or m.output!=was: return None
+    m.output = o.output
+    return m
+
 def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
     "The loop of `Dialog.execute`: run `ms` in `k`, filling in `res`, and, with `auto`, queueing outputs for it to save"
     lock = auto.lock if auto is not None else contextlib.nullcontext()
@@ -715,6 +748,7 @@ def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
             if progress: progress(i, len(ms), m)
             src = m.content
             why,changed = k.run(m, timeout)
+            ups = [(o, w) for c in changed if (o := _updated_here(dlg, c, w := k.was.get(id(c)))) is not None]
             res.append(m)
             if sig.hit: res.stopped = 'interrupt'
             elif why in ('dead', 'stuck'): res.stopped = why
@@ -722,5 +756,5 @@ def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
             if auto is not None:
                 with lock:
                     auto.disk.add(m, src)
-                    for o in changed: auto.disk.add(o, o.content, must=False, was=k.was.get(id(o)))
+                    for o,was in ups: auto.disk.add(o, o.content, must=False, was=was)
         if res.stopped: break

@@ -106,3 +106,25 @@ def test_code_runs_in_the_dialogs_folder(tmp_path):
     d.save(f/'w.ipynb')
     d.execute()
     assert m.output==[dict(output_type='stream', name='stdout', text=f'5 {f.name}\n')]
+
+def test_a_display_update_leaves_an_edited_output_and_reaches_a_dialog_read_again(tmp_path):
+    "An output edited in place (a key redacted) is a change: a later update doesn't bring the original back. A kernel kept across two reads of the file updates the message of the read that ran (the file got it, and that dialog's save then wrote the old one back)"
+    key = 'sk-live-0123456789abcdef'
+    d = Dialog('x'); a = d.mk_message("from IPython.display import display\nprint('key', 'sk-live-' + '0123456789abcdef')\nh = display('status: 0', display_id=True)")
+    p = d.save(tmp_path/'x.ipynb')
+    with Kernel(p) as k:
+        assert d.execute(kernel=k, save=True).ok and key in a.output[0]['text']
+        a.output[0]['text'] = a.output[0]['text'].replace(key, '***'); d.save()
+        d.mk_message("h.update('status: done')"); d.save()
+        assert d.execute(ids=[d.messages[-1].id], kernel=k, save=True).ok
+        assert key not in str(a.output) and key not in p.read_text()
+    T = lambda outs: [o['data']['text/plain'] for o in outs or [] if 'data' in o]
+    d1 = Dialog('y'); a1 = d1.mk_message("from IPython.display import display\nh = display('status: 0', display_id=True)")
+    p = d1.save(tmp_path/'y.ipynb')
+    with Kernel(p) as k:
+        assert d1.execute(kernel=k, save=True).ok
+        d2 = read_ipynb(p); b = d2.mk_message("h.update('status: done')"); d2.save()
+        assert d2.execute(ids=[b.id], kernel=k, save=True).ok
+    assert T(d2[a1.id].output)==T(read_ipynb(p)[a1.id].output)==["'status: done'"]
+    d2.mk_message('a note', msg_type='note'); d2.save()
+    assert T(read_ipynb(p)[a1.id].output)==["'status: done'"]
