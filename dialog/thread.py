@@ -71,7 +71,7 @@ def _chk_source(src):
         # UTF-8: text
         if k in ('id', 'name') and isinstance(v, (bytes, bytearray)): v = _chk_type(f'source {k}', v, str, none=False)
         if not isinstance(v, _src_keys[k]): raise ValueError(f'source {k} must be a {"dict" if k=="attributes" else "str"}, not {short_repr(v)}')
-        out[k] = v
+        out[k] = _fresh(v) if k=='attributes' else v  # its own, as pydantic makes narrator's
     if 'type' in out and out['type'] not in source_types:
         raise ValueError(f"source type must be one of {source_types}, not {short_repr(out['type'])}")
     if 'id' not in out: raise ValueError(f'source.id is required when source is present, not {short_repr(src)}')
@@ -712,18 +712,18 @@ def _take_files(store, m):
 
 # %% ../nbs/09_thread.ipynb #a120a04d
 def _pdf_text(data):
-    "The text of PDF `data`, its pages' joined by line breaks, as narrator extracts it (with pypdf); None without pypdf"
+    "The text of PDF `data`, as narrator extracts it (with pypdf): its pages' that have text, each ending a line, stripped; None without pypdf"
     try: import pypdf  # narrator's own dependency, not ours
     except ImportError: return None
     import io
-    return '\n'.join(p.extract_text() or '' for p in pypdf.PdfReader(io.BytesIO(data)).pages)
+    return ''.join(t+'\n' for p in pypdf.PdfReader(io.BytesIO(data)).pages if (t := p.extract_text())).strip()  # pages with text
 
 def _kind(mime, data, fname):
     "What processing finds in a stored file, as narrator records it: its `type`, and its text, parsed JSON or a description"
     if mime.startswith('image/'): return dict(type='image', description=f'Image file {fname}')
     if mime=='application/json':
         try: return dict(type='json', overview='JSON data structure', parsed_content=json.loads(data.decode('utf-8')))
-        except ValueError as e: return dict(type='json', error=f'Failed to parse JSON: {e}')
+        except (ValueError, RecursionError) as e: return dict(type='json', error=f'Failed to parse JSON: {e}')
     if mime.startswith('text/'):
         try: return dict(type='text', text=data.decode('utf-8'))
         except UnicodeDecodeError: return dict(type='text', text=data.decode('latin-1'), encoding='latin-1')

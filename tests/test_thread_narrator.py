@@ -277,16 +277,18 @@ def test_a_dict_given_to_many_is_each_ones_own():
         meta, no_reactions, plat = {'source': 'import'}, {}, {'slack': {'channel': 'C1'}}
         tc = [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}]
         parts, met = [{'type': 'text', 'text': 'hi'}], {'model': 'x', 'timing': {'latency': 1}, 'usage': {}}
+        src = {'id': 'bot', 'type': 'agent', 'attributes': {'v': 1}}
         t = mod.Thread(id='t', attributes=meta, platforms=plat)
         for i in range(3):
-            t.add_message(mod.Message(id=f'm{i}', role='user', content=parts if i==2 else f'row {i}', attributes=meta, reactions=no_reactions, platforms=plat, metrics=met))
+            t.add_message(mod.Message(id=f'm{i}', role='user', content=parts if i==2 else f'row {i}', attributes=meta, reactions=no_reactions, platforms=plat, metrics=met, source=src))
+        t.messages[1].source['attributes']['x'] = 2
         a = mod.Message(role='assistant', content=None, tool_calls=tc); tc.append('junk'); parts[0]['text'] = 'changed'; met['model'] = 'y'
         t.messages[0].attributes['flagged'] = True
         t.add_reaction('m0', 'thumbsup', 'u1')
         t.messages[0].platforms['slack']['ts'] = '1.2'
         at = mod.Attachment(filename='a.txt', content=b'x', attributes=meta); meta['late'] = 1
         return ([('flagged' in m.attributes) for m in t.messages], [t.get_reactions(m.id) for m in t.messages], [m.platforms for m in t.messages],
-                t.attributes, t.platforms, meta, no_reactions, len(a.tool_calls), t.messages[2].content, [m.metrics['model'] for m in t.messages], at.attributes)
+                t.attributes, t.platforms, meta, no_reactions, len(a.tool_calls), t.messages[2].content, [m.metrics['model'] for m in t.messages], at.attributes, [m.source for m in t.messages], src)
     assert run(D)==run(N)
 
 def test_negative_turns_number_as_narrator_numbers_them():

@@ -256,13 +256,16 @@ def _pdf(*texts):
     for t in texts: w.append(pypdf.PdfReader(io.BytesIO(page(t))))
     b = io.BytesIO(); w.write(b); return b.getvalue()
 
-@pytest.mark.parametrize('fn,data', [('invoice.pdf', 'one'), ('two.pdf', 'two'), ('notes.txt', 'été'.encode('latin-1')), ('u.txt', 'été'.encode()),
+@pytest.mark.parametrize('fn,data', [('invoice.pdf', 'one'), ('two.pdf', 'two'), ('blank_first.pdf', 'blank first'), ('scanned.pdf', 'no text'),
+    ('deep.json', b'['*5000 + b']'*5000), ('notes.txt', 'été'.encode('latin-1')), ('u.txt', 'été'.encode()),
     ('clip.mp3', b'ID3\x03\x00\x00\x00\x00\x00\x00'), ('broken.json', b'{not json'), ('bad.json', b'\xff{'), ('ok.json', b'{"a": 1}'),
     ('archive.zip', b'PK\x03\x04' + b'\x00'*26), ('v.mp4', b'\x00\x00\x00\x18ftypmp42'), ('i.png', bytes.fromhex('89504e470d0a1a0a0000000d49484452')), ('c.csv', b'a,b\n')])
 def test_processing_records_what_narrator_records(fn, data, tmp_path, monkeypatch):
     "Oracle: the same attributes as narrator's `process_and_store` for each kind of file (a PDF's text, a Latin-1 text, audio, JSON that doesn't parse, a description of any other file)"
     if data=='one': data = _pdf('Invoice total 42 EUR')
     elif data=='two': data = _pdf('Page one', 'Page two')
+    elif data=='blank first': data = _pdf('', 'Results', '', 'End')  # pages without text leave no blank line
+    elif data=='no text': data = _pdf('', '')
     monkeypatch.setenv('NARRATOR_FILE_STORAGE_PATH', str(tmp_path))
     from narrator.storage.file_store import FileStore
     class AnyStore(FileStore):  # narrator's store, taking any type
