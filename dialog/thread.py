@@ -436,6 +436,22 @@ _magic = ((b'%PDF', 'application/pdf'),  # the image types providers take are `i
           (b'\xff\xf1', 'audio/aac'), (b'\xff\xf9', 'audio/aac')) # ADTS AAC frames
 _mp3_sync = (b'\xff\xf2', b'\xff\xf3', b'\xff\xfb') # MPEG audio frames, taken as MP3 when a third byte follows
 
+# the formats built on zip whose parts tell them (besides those naming their type in a `mimetype` entry: EPUB, OpenDocument)
+_office = (('word/', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'),
+           ('xl/', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'),
+           ('ppt/', 'application/vnd.openxmlformats-officedocument.presentationml.presentation'))
+
+def _zip_kind(data):
+    "The type of a zip that is an Office, OpenDocument or EPUB file, told by what it holds (as narrator's sniffer tells it), else None"
+    import io, zipfile
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            names = z.namelist()
+            if 'mimetype' in names and z.getinfo('mimetype').file_size<200:
+                return t if '/' in (t := z.read('mimetype').decode('ascii', 'replace').strip()) else None
+            return first(t for pre,t in _office if any(n.startswith(pre) for n in names))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, RuntimeError, NotImplementedError): return None
+
 def sniff_mime(data:bytes, # The file's bytes
                fname:str): # Its name
     "The mime type of `data` from its first bytes (the common formats' signatures), else from file name `fname`, else `application/octet-stream`"
@@ -444,7 +460,7 @@ def sniff_mime(data:bytes, # The file's bytes
     if data[:4]==b'RIFF' and data[8:12]==b'WAVE': return 'audio/x-wav'
     if len(data)>2 and data[:2] in _mp3_sync: return 'audio/mpeg'
     for sig,mime in _magic:
-        if data.startswith(sig): return mime
+        if data.startswith(sig): return (_zip_kind(data) or mime) if mime=='application/zip' else mime
     return mimetypes.guess_type(fname)[0] or 'application/octet-stream'
 
 _sniff = sniff_mime # the name `tests/test_chat_rules.py` checks against `dialog.chat`'s sniffer

@@ -283,3 +283,25 @@ def test_a_pdf_pypdf_cannot_read_is_stored_saying_why(tmp_path):
     run(a.process_and_store(t.file_store))
     assert a.status=='stored' and a.attributes['type']=='document' and a.attributes['error'].startswith('Failed to extract text: ')
     assert run(t.file_store.get(a.file_id))==b'%PDF-1.4 garbage'
+
+def _zipped(files, mimetype=None):
+    import io, zipfile
+    b = io.BytesIO()
+    with zipfile.ZipFile(b, 'w') as zf:
+        if mimetype: zf.writestr(zipfile.ZipInfo('mimetype'), mimetype)
+        for n in files: zf.writestr(n, '<x/>', compress_type=zipfile.ZIP_DEFLATED)
+    return b.getvalue()
+
+@pytest.mark.parametrize('fn,files,mt', [('d.docx', ['[Content_Types].xml', 'word/document.xml'], None), ('x.xlsx', ['[Content_Types].xml', 'xl/workbook.xml'], None),
+    ('p.pptx', ['[Content_Types].xml', 'ppt/presentation.xml'], None), ('b.epub', ['META-INF/container.xml'], 'application/epub+zip'),
+    ('o.odt', ['content.xml'], 'application/vnd.oasis.opendocument.text'), ('plain.zip', ['a.txt'], None), ('docx_named.zip', ['word/document.xml'], None), ('zip_named.docx', ['a.txt'], None)])
+def test_a_zip_is_typed_by_what_it_holds(fn, files, mt, tmp_path, monkeypatch):
+    "Oracle: Office, OpenDocument and EPUB files are zips, typed as narrator types them, by what they hold (they were all application/zip)"
+    monkeypatch.setenv('NARRATOR_FILE_STORAGE_PATH', str(tmp_path))
+    from narrator.storage.file_store import FileStore
+    class AnyStore(FileStore):
+        async def validate_file(self, content, filename, mime_type=None): return mime_type
+    data = _zipped(files, mt)
+    def got(mod):
+        a = mod.Attachment(filename=fn, content=data); run(a.process_and_store(AnyStore())); return a.mime_type
+    assert got(ours)==got(narrator)
