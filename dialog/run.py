@@ -728,7 +728,7 @@ class _Autosave:
 
 # %% ../nbs/12_run.ipynb #86632d64
 def _updated_here(dlg, o, was):
-    "The message of `dlg` display update of message `o` (replacing `was`) changed: `o`, or the one it is in `dlg`; else None"
+    "The message of `dlg` that the display update of message `o` (which replaced `was`) changed: `o`, or its namesake in `dlg`; else None"
     # a kernel kept across runs of other reads of the dialog holds the messages it ran then: the update goes to this
     # read's message of that id where it holds the outputs the update replaced, and else nowhere (not into the file either)
     if o.dlg is dlg: return o
