@@ -732,8 +732,9 @@ def _updated_here(dlg, o, was):
     # a kernel kept across runs of other reads of the dialog holds the messages it ran then: the update goes to this
     # read's message of that id where it holds the outputs the update replaced, and else nowhere (not into the file either)
     if o.dlg is dlg: return o
-    m = first(x for x in dlg.messages if x.id==o.id)
-    if m is None or m.msg_type!=scode or m.content!=o.content or m.output!=was: return None
+    try: m = dlg[o.id]  # (its id index: an id not there may match another's prefix, which the id check below refuses)
+    except KeyError: return None
+    if m.id!=o.id or m.msg_type!=scode or m.content!=o.content or m.output!=was: return None
     m.output = o.output
     return m
 
