@@ -499,22 +499,30 @@ def _gmax(ms):
     # what a reader sees before numbering the runs, when they go past every recorded number
     return [max((m.turn for m in ms if isinstance(m.turn, int)), default=0), max((m.sequence for m in ms if isinstance(m.sequence, int)), default=0)]
 
-def _in_order(t:Thread, live, kept):
-    "Whether a save can number the file in the notebook's order"
-    # the sequence numbers of the messages it writes records of,
-    # less what the `live` runs before each add (`kept`: the places of the runs' messages), strictly increase.
-    # Else (a person moved cells, a program numbered out of order, unnumbered messages) the file says `numbering:
-    # appended`, and a reader numbers its runs past every recorded number
-    S,nrun,last = 0,0,-math.inf
+def _filed_first(t:Thread, live, kept):
+    "The turn and sequence the file holds for the first record a save writes, if it can number the file in the notebook's order; else None"
+    # in order: the sequence numbers of the messages it writes records of, less what the `live` runs before each add
+    # (`kept`: the places of the runs' messages), strictly increase. Else (a person moved cells, a program numbered out
+    # of order, unnumbered messages) the file says `numbering: appended`, and a reader numbers its runs past every
+    # recorded number. `(None, None)` when it writes no record
+    T,S,nrun,last,res = 0,0,0,-math.inf,(None, None)
     for j,m in enumerate(t.messages):
         if m.role=='system': continue
         if j in kept:
             while nrun<=m.origin.run:
-                if nrun in live: S += _run_size(t._runs[nrun].rels)[1]
+                if nrun in live: dt,ds = _run_size(t._runs[nrun].rels); T,S = T+dt,S+ds
                 nrun += 1
-        elif type(m.sequence) is not int or m.sequence-S<=last: return False
-        else: last = m.sequence-S
-    return True
+        elif type(m.sequence) is not int or m.sequence-S<=last: return None
+        else:
+            if last==-math.inf: res = (m.turn-T if type(m.turn) is int else None),m.sequence-S
+            last = m.sequence-S
+    return res
+
+def _run_floor(turn, seq):
+    "Where a run of cells before every record starts numbering, the file's first record holding `turn` and `seq`"
+    # from 0, as always (its first message is 1); below a first record numbered below 0 (a sequence number at or below 0),
+    # which narrator allows, so the run sorts before it. The writer numbers a file as the reader will, by this same rule
+    return (turn-1 if type(turn) is int and turn<0 else 0),(seq-1 if type(seq) is int and seq<=0 else 0)
 
 def _run_size(rels):
     "How many turns and sequence numbers a run of cells without records takes (`rels`: its numbers past its start)"
@@ -633,12 +641,12 @@ def dialog(self:Thread):
         return _remark(c if o is None else o, self.id, key) # its mark names this thread as it is now
     live,kept,pos = _live_runs(self)
     # numbered in the notebook's order (else runs go past every recorded number, as they did)
-    ordered = _in_order(self, live, kept)
+    ordered = (first := _filed_first(self, live, kept)) is not None
     # as a reader will number the file: the largest turn and sequence it has seen so far, where each run's numbering
     # starts, and what the runs so far add to the numbers after them
-    mx,offs,shift = [0,0] if ordered else _gmax([m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]),{},[0,0]
+    mx,offs,shift = list(_run_floor(*first)) if ordered else _gmax([m for j,m in enumerate(self.messages) if m.role!='system' and j not in kept]),{},[0,0]
     def flush():
-        for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else 0),max(mx[1], m.sequence if type(m.sequence) is int else 0)
+        for m in native if ordered else (): mx[:] = max(mx[0], m.turn if type(m.turn) is int else mx[0]),max(mx[1], m.sequence if type(m.sequence) is int else mx[1])
         for g in _groups(native):
             h = _home(g[0])
             c = _mk_cell(dlg, g, seen, self.file_store, shift, self.id, self.msg_cls, key, first=not made)
@@ -820,9 +828,14 @@ def _rec_max(recs):
     ns = [r for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)]
     return [max([r['turn'] for r in ns if type(r.get('turn')) is int] or [0]), max([r['sequence'] for r in ns if type(r.get('sequence')) is int] or [0])]
 
+def _rec_first(recs):
+    "The turn and sequence of the first record in cells `recs` (None for those it lacks)"
+    r = first(r for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)) or {}
+    return r.get('turn'),r.get('sequence')
+
 def _in_order_recs(recs):
     "Whether the sequence numbers of the records of cells `recs` strictly increase in the file's order"
-    # each cell's list, or None; what `_in_order` writes
+    # each cell's list, or None; what a save writes in order (`_filed_first`)
     ss = [r.get('sequence') for rs in recs if isinstance(rs, list) for r in rs if isinstance(r, dict)]
     return all(type(s) is int for s in ss) and all(a<b for a,b in zip(ss, ss[1:]))
 
@@ -1327,7 +1340,7 @@ def from_dialog(cls:Thread,
     if rec: _chk_reply_marks(t, cells, recs, _kept_outs(rec, where), f'{where} ({dlg.path})' if dlg.path else where, parts|set(joined))
     unkept = _ids_back(t, dlg, cells, recs, parts, rec, where) # cells whose kind changed: kept outputs aren't theirs
     run,appended = [],rec.get('numbering')=='appended' or not _in_order_recs(recs)
-    start = _rec_max(recs) if appended else (0, 0) # runs past every recorded number, or after the message before them
+    start = _rec_max(recs) if appended else _run_floor(*_rec_first(recs)) # runs past every recorded number, or after the message before them
     if not isinstance(dups := rec.get('dups', []), list) or not all(isinstance(i, str) for i in dups):
         raise ValueError(f"{where}: the thread's dups must be a list of ids, not {short_repr(dups)}")
     dups,kept = set(dups),_run_outs(t, cells, recs, parts, rec, where, unkept)

@@ -167,3 +167,27 @@ def test_numbers_a_program_gave_twice_are_kept(tmp_path):
     t.add_message(Message(role='user', content='three')); t.messages[2].sequence = t.messages[0].sequence
     p = t.save(tmp_path/'s.ipynb')
     assert [m.sequence for m in Thread.read(p).messages]==[m.sequence for m in t.messages]
+
+@pytest.mark.parametrize('nums', [[(-5, -10), (-5, -9), (-3, -8), (-3, -7)], [(0, 0), (0, 1), (1, 2), (1, 3)], [(-1, -1), (0, 0), (1, 1), (1, 2)], [(5, 10), (5, 11), (6, 12), (6, 13)]])
+@pytest.mark.parametrize('at', [0, 1, 2])
+def test_prompt_typed_into_a_thread_numbered_at_or_below_zero(tmp_path, nums, at):
+    "narrator numbers turns from any int: a prompt a person types sorts where the file shows it, below zero too, and repeats no number"
+    t = Thread(id='t')
+    for i,(tn,sq) in enumerate(nums):
+        t.messages.append(Message(role='assistant' if i%2 else 'user', content=f'm{i}', turn=tn, sequence=sq, id=f'm{i}'))
+    p = t.save(tmp_path/'t.ipynb')
+    assert len(read_ipynb(p).messages)==2 # a prompt cell a turn
+    insert_prompts(p, [at])
+    back = Thread.read(p)
+    assert in_order(back)
+    assert [m.content for m in back.messages].index('A question a person typed 0')==2*at
+    ours_ = [(m.turn, m.sequence) for m in back.messages if m.id.startswith('m')] # the thread's own messages
+    # the records before the typed prompt keep their numbers; those after it move up, all by the same, past its two messages
+    assert ours_[:2*at]==nums[:2*at]
+    shifts = {(a-tn, b-sq) for (a,b),(tn,sq) in zip(ours_[2*at:], nums[2*at:])}
+    assert len(shifts)<=1 and all(dt>=1 and ds==2 for dt,ds in shifts)
+    assert Thread.read(p).model_dump()==back.model_dump()
+    # saved again, the file is numbered as a reader numbers it (the writer agrees with the reader): no number is pinned
+    back.save(p)
+    assert 'changed' not in read_ipynb(p).meta['dialog']['thread']
+    assert Thread.read(p).model_dump()==back.model_dump()
