@@ -121,10 +121,14 @@ def _rs_host_call(x, t, j):
     if not (isinstance(x.get('call_id'), str) and (isinstance(x['actions'], list) if acts else isinstance(x.get('action', {}), dict))):
         kit.err(j, f'a {t} needs a call_id and an action object (or a list of actions)')
     extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {}) | ({'actions': True} if acts else {})
-    # the rest of the item (a computer call's `pending_safety_checks`), to go back as it came (None: a field it didn't give)
-    own = ('type', 'id', 'call_id', 'status', 'action', 'actions')
-    if rest := {k:v for k,v in x.items() if k not in own and v is not None}: extra['item_rest'] = rest
+    # the rest of the item (a computer call's `pending_safety_checks`), to go back as it came
+    if rest := _rs_rest(x, ('type', 'id', 'call_id', 'status', 'action', 'actions')): extra['item_rest'] = rest
     return ({'actions': x['actions']} if acts else x.get('action', {})),extra
+
+def _rs_rest(x, own):
+    "The fields of a host-run call's item (or its output's) `x` but those read as their own (`own`), as they came"
+    # None: a field it didn't give (an SDK item's `model_dump()` holds every field), which the API takes for none
+    return {k:v for k,v in x.items() if k not in own and v is not None}
 
 # %% ../nbs/06_responses.ipynb #45c014a1
 def _rs_model(items, i, after=0):
@@ -214,7 +218,7 @@ def _rs_events(m, i, after=0):
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
         # the rest of a host-run call's output (a computer call's `acknowledged_safety_checks`), to go back as it came
-        rest = {k:v for k,v in m.items() if k not in ('type', 'id', 'call_id', 'status', 'output')} if t not in _outputs[:2] else {}
+        rest = _rs_rest(m, ('type', 'id', 'call_id', 'status', 'output')) if t not in _outputs[:2] else {}
         o,e = m.get('output', ''),({'output_rest': rest} if rest else {})
         # a screenshot, an image read (text spelling an image beside it is that text)
         if (imgs := isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o)):

@@ -236,3 +236,17 @@ def test_a_computer_call_dumped_by_the_sdk_reads():
     out = {'type': 'computer_call_output', 'call_id': 'call_1', 'output': {'type': 'computer_screenshot', 'image_url': 'https://example.com/s.png'}}
     sent = dlg2chat(chat2dlg([{'role': 'user', 'content': 'go'}, ga, out], 'responses'), 'responses')[1]
     assert sent=={'type': 'computer_call', 'call_id': 'call_1', 'actions': [{'type': 'type', 'text': 'hi'}], 'status': 'completed', 'id': 'cu_1', 'pending_safety_checks': []}
+
+def test_a_computer_call_output_dumped_by_the_sdk_sends_no_none_field():
+    "The rest of a host-run call's output is read by the call's own rule: an SDK item's `model_dump()` holds None for each field it didn't give, which goes back as no field (it went back as `null`)"
+    from openai.types.responses import ResponseComputerToolCall, ResponseComputerToolCallOutputItem
+    call = ResponseComputerToolCall.model_validate({'type': 'computer_call', 'id': 'cu_1', 'call_id': 'call_1', 'status': 'completed', 'pending_safety_checks': [],
+                                                    'actions': [{'type': 'type', 'text': 'hi'}]}).model_dump()
+    shot = {'type': 'computer_screenshot', 'image_url': 'https://example.com/s.png'}
+    out = ResponseComputerToolCallOutputItem.model_validate({'type': 'computer_call_output', 'id': 'cuo_1', 'status': 'completed', 'call_id': 'call_1', 'output': shot}).model_dump()
+    assert out['acknowledged_safety_checks'] is None  # what the SDK dumps
+    sent = dlg2chat(reads_ipynb(write_ipynb(chat2dlg([{'role': 'user', 'content': 'go'}, call, out], 'responses'))), 'responses')[2]
+    assert sent.keys()=={'type', 'call_id', 'output'} and sent['call_id']=='call_1' and sent['output']['image_url']==shot['image_url']
+    checks = [{'id': 'cu_sc_1', 'code': 'sensitive_domain', 'message': 'Typing a password'}]  # a field given still goes back
+    out = out | {'acknowledged_safety_checks': checks}
+    assert dlg2chat(chat2dlg([{'role': 'user', 'content': 'go'}, call, out], 'responses'), 'responses')[2]['acknowledged_safety_checks']==checks
