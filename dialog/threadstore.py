@@ -64,7 +64,7 @@ class DialogThreadStore(_NarratorStore):
         self._real = os.path.realpath(self.path) # the folder as every store object on it names it: see `_given`
         self.thread_cls,self.recheck = thread_cls or Thread,recheck
         self._cls = self.thread_cls if issubclass(self.thread_cls, Thread) else Thread # the class files are read as
-        self._e,self._ready = {},False # file name -> index entry
+        self._e = {} # file name -> index entry
         # the index file's identity, how much of it was read, its lines; the largest order number
         self._jid,self._jpos,self._jlines,self._nmax = None,0,0,0
         # the folder's signature when every file was last checked, and when (`time.monotonic`)
@@ -96,7 +96,8 @@ async def initialize(self:DialogThreadStore):
 
 @patch
 def _init(self:DialogThreadStore):
-    if not self._ready: self.path.mkdir(parents=True, exist_ok=True); self._ready = True
+    # each call: a folder a person removed while the store was in use is made again, as a new store would make it
+    self.path.mkdir(parents=True, exist_ok=True)
 
 @patch
 async def _ensure_initialized(self:DialogThreadStore): self._init()
@@ -239,17 +240,19 @@ def _log(self:DialogThreadStore, es):
     for e in es:
         if e.get('n') is None and not e.get('del'): self._nmax += 1; e['n'] = self._nmax
     p = self.path/self.index_name
-    if self._jlines+len(es) > 2*len(self._e)+64:
+    fd = None if self._jlines+len(es) > 2*len(self._e)+64 else _own_fd(p, os.O_RDWR|os.O_APPEND|os.O_CREAT)
+    # a named pipe (or a device) in the index's place is no index: replaced whole, as one too long is, never written to
+    if fd is not None and not stat.S_ISREG((st := os.fstat(fd)).st_mode): os.close(fd); fd = None
+    if fd is None:
         for e in es: self._take(e)
         data = b''.join(_line(e) for e in self._e.values())
-        if os.path.islink(p): os.unlink(p) # a symlink is no index of the store's: replaced, never written through
+        # a symlink, a named pipe (all but a file or a folder) is no index of the store's: replaced, never written through
+        if (m := _lmode(p)) is not None and not (stat.S_ISREG(m) or stat.S_ISDIR(m)): os.unlink(p)
         atomic_write(p, data, root=self.path)
         st = os.stat(p)
         self._jid,self._jpos,self._jlines = (st.st_dev, st.st_ino),len(data),len(self._e)
         return
-    fd = _own_fd(p, os.O_RDWR|os.O_APPEND|os.O_CREAT)
     try:
-        st = os.fstat(fd)
         torn = st.st_size>0 and os.pread(fd, 1, st.st_size-1)!=b'\n'
         data = (b'\n' if torn else b'')+b''.join(_line(e) for e in es)
         end = st.st_size+len(data)
@@ -273,6 +276,11 @@ def _note(self:DialogThreadStore, es, locked=False):
 # %% ../nbs/11_threadstore.ipynb #9bc75302
 # `file_sig`'s, from a `stat` already made
 def _sig(st): return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+def _lmode(p):
+    "The mode of `p` itself (a symlink's own), or None when it is gone"
+    try: return os.lstat(p).st_mode
+    except FileNotFoundError: return None
 
 def _lsig(p):
     "`file_sig` of `p` itself (a symlink's own, never its target's), or None when it is gone"

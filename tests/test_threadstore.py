@@ -646,6 +646,31 @@ def test_narrators_thread_keeps_the_bytes_of_a_file_given_by_them(tmp_path):
     g = run(DialogThreadStore(tmp_path).get('n2'))
     assert _bytes_of(g, 0)==b'hello bytes' and _bytes_of(g, -1)==b'hello bytes' and g.messages[2].content=='I read it.'
 
+@fifo
+@pytest.mark.parametrize('n', [3, 40])
+def test_a_named_pipe_in_the_index_files_place_is_replaced(tmp_path, n):
+    "A named pipe named as the index is no index: a store's first listing replaces it by the index, never writing into it (40 threads' lines filled its buffer: BlockingIOError; a few were thrown away)"
+    s = DialogThreadStore(tmp_path)
+    for i in range(n): run(s.save(mk(f't{i}', f'q{i} ' + 'x'*2000)))
+    (idx := tmp_path/DialogThreadStore.index_name).unlink(); os.mkfifo(idx)
+    out = _in_a_fresh_process(tmp_path, "print(len(await s.list_recent(limit=100)))")
+    assert out==[str(n)] and stat.S_ISREG(os.lstat(idx).st_mode)
+    assert len(idx.read_bytes().splitlines())>=n  # the entries are in the index now
+    assert sorted(ids(run(DialogThreadStore(tmp_path).list()))) == sorted(f't{i}' for i in range(n))
+
+def test_a_store_whose_folder_a_person_removed_goes_on(tmp_path):
+    "A person removes the folder while a store is in use (`rm -r`): its next call sees no thread, a save makes the folder again, as a new store would (each call failed with FileNotFoundError)"
+    d = tmp_path/'threads'
+    s = run(DialogThreadStore.create(d))
+    run(s.save(mk('old', 'hi')))
+    shutil.rmtree(d)
+    run(s.initialize()); assert d.is_dir()  # narrator's explicit call makes it
+    shutil.rmtree(d)
+    assert run(s.get('old')) is None and run(s.list_recent())==[] and run(s.find_by_attributes({'x': 1}))==[]
+    run(s.save(mk('new', 'again')))
+    assert run(s.get('new')).messages[0].content=='again' and ids(run(DialogThreadStore(d).list()))==['new']
+    assert run(s.delete('new')) and ids(run(s.list()))==[]
+
 def test_a_folder_in_the_index_files_place_is_no_index(tmp_path):
     "A folder named as the index (a person's, a sync tool's): never removed nor written into; saves succeed and every store answers from the files"
     (idx := tmp_path/DialogThreadStore.index_name).mkdir(); (idx/'mine.txt').write_text('keep')
