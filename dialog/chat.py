@@ -1232,7 +1232,8 @@ def _cache_mark(m):
     "Prompt `m`'s Anthropic cache breakpoint (`meta['dialog']['cache_control']`, a dict), or None"
     d = m.meta.get('dialog') if m is not None else None
     cc = d.get('cache_control') if isinstance(d, dict) else None
-    if cc is None or isinstance(cc, dict): return cc
+    if cc is None: return None
+    if isinstance(cc, dict): return _copy(cc)  # the request's own: a caller adjusting it changes no dialog
     msg = (f"message {m.id!r}: meta['dialog']['cache_control'] must be a dict (Anthropic's, "
            f"e.g. {{'type': 'ephemeral'}}), not {cc!r:.40}")
     raise ValueError(msg)
@@ -1245,7 +1246,7 @@ def _doc_marks(m):
     o = d.get('doc_opts') if isinstance(d, dict) else None
     if o is None: return {}
     if isinstance(o, dict) and all(isinstance(v, dict) for v in o.values()):
-        return {k:{x:v[x] for x in _doc_opts if x in v} for k,v in o.items()}
+        return _copy({k:{x:v[x] for x in _doc_opts if x in v} for k,v in o.items()})  # the request's own, as above
     msg = (f"message {m.id!r}: meta['dialog']['doc_opts'] must map an attachment id or URL to a dict of "
            f"Anthropic document options ({', '.join(_doc_opts)}), not {o!r:.40}")
     raise ValueError(msg)
@@ -2046,7 +2047,9 @@ def _unprefixed(out, system, wire, msgs, given):
     "Anthropic checks the exact prefix before a thinking block (`system` and every message)"
     out = list(map(_an_norm, out))
     # system blocks (cache breakpoints) don't come back as they were given
-    same = given is None and system is None or isinstance(given, str) and given==system
+    # no system prompt: None, '' or [] given (or white space), as the dialog keeps none, and sends none (`dlg2system`)
+    blank = lambda s: s is None or s==[] or isinstance(s, str) and not s.strip()
+    same = blank(given) and blank(system) or isinstance(given, str) and given==system
     # the history's turns as the API reads them, a run of messages of one role as their blocks (`_an_blocks`, as `out`
     # sends a user turn; a run of replies goes joined, so differs); `at`: each message's turn, and whether it starts it.
     # A message's keys besides `role` and `content` stay in its turn: `out` has none, so they differ
@@ -2054,8 +2057,10 @@ def _unprefixed(out, system, wire, msgs, given):
     for role,ms in _an_turns([_an_norm(_sdk_json(x)) for x in msgs]):
         at += [(len(h), j==0) for j in range(len(ms))]
         h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_blocks(ms)}))
-    # a history ending in a reply: sent now, its trailing white space goes (a prefill), after every block it holds
-    h = _an_unpadded(h)
+    # a history ending in a reply: sent now, its trailing white space goes (a prefill), after every block it holds; and a
+    # reply cut while the model thought again went on without that thinking (the API refuses a turn ending in it), so
+    # what followed was made under that prefix: the history read by the rules `out` was made by
+    h = _an_unpadded(_an_unended(h))
     # where they part: one pass, not one per record
     k = next((j for j,(a,b) in enumerate(zip(out, h)) if a!=b), min(len(out), len(h)))
     for _,r,_,i in wire:
@@ -2218,7 +2223,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 txt,atts,opts = _prompt_content(ev[1], True)  # its blocks, in any format: a history may go to Anthropic
                 cur = _reply_of(dlg.mk_message(txt, msg_type=sprompt, attachments=atts))
                 # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
-                if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = dm
+                if (dm := opts | ({'cache_control': ev[2]} if len(ev)>2 else {})): cur[0].meta['dialog'] = _copy(dm) if copy else dm
             elif ev[0]=='assistant':
                 cur,more = _reply_for(dlg, cur, ev, prev=='assistant', cd.runs, flush)
                 _add_reply(cur, ev, m, i, fmt, pending, more)

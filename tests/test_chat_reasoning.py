@@ -1,5 +1,5 @@
 "Reasoning state (issue 30): a provider's own assistant turns, thinking and signatures and all, kept in the dialog and sent back to that provider while the dialog before them is unedited"
-import copy, json, re, pytest
+import base64, copy, json, re, pytest
 import openai, anthropic
 from hypothesis import given, settings, HealthCheck, strategies as st
 from dialog.core import *
@@ -1000,3 +1000,46 @@ def test_reply_cut_while_thinking_after_text_ends_without_thinking(tmp_path):
     ms = dlg2chat(sess2dlg(p), 'anthropic')
     check_history(ms, 'anthropic')
     assert 'sig'+'A'*20 in sent(ms) and 'sig'+'B'*20 not in sent(ms)
+
+def _signed(t): return {'type': 'thinking', 'thinking': t, 'signature': 'EqQBCkYIBxgCKkB' + t*40}
+def _thinking_sent(out): return [b['thinking'] for m in out if isinstance(m['content'], list) for b in m['content'] if b.get('type')=='thinking']
+
+@pytest.mark.parametrize('system', ['', [], '  \n'])
+def test_no_system_prompt_given_as_blank_keeps_reasoning(system):
+    "`system=''` or `[]` (a caller's default) is no system prompt, as the dialog keeps none and sends none: every kept thinking block goes back (they were all marked unsendable)"
+    h = [{'role': 'user', 'content': "What's the weather in Paris?"},
+         {'role': 'assistant', 'content': [_signed('A'), {'type': 'tool_use', 'id': 'toolu_01A', 'name': 'weather', 'input': {'city': 'Paris'}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_01A', 'content': '18C'}]},
+         {'role': 'assistant', 'content': [_signed('B'), {'type': 'text', 'text': '18C in Paris.'}]},
+         {'role': 'user', 'content': 'And tomorrow?'}]
+    d = chat2dlg(copy.deepcopy(h), 'anthropic', system=system)
+    assert dlg2system(d, 'anthropic') is None and dlg2chat(d, 'anthropic')==h
+    d.system = 'Be brief.'  # a prompt set since: no thinking was made under it
+    assert _thinking_sent(dlg2chat(d, 'anthropic'))==[]
+
+def test_a_request_and_the_dialog_share_no_dict():
+    "The request `dlg2chat` gives is the caller's to adjust (a cache breakpoint's ttl, a document's citations), and the history `chat2dlg` read stays the caller's: changing either changes no dialog (they shared the metadata's dicts, so the next send lost its reasoning)"
+    pdf = base64.b64encode(b'%PDF-1.4\n%EOF\n').decode()
+    h = [{'role': 'user', 'content': [{'type': 'document', 'source': {'type': 'base64', 'media_type': 'application/pdf', 'data': pdf}, 'title': 'Report', 'citations': {'enabled': True}},
+                                      {'type': 'text', 'text': 'Summarise it.', 'cache_control': {'type': 'ephemeral'}}]},
+         {'role': 'assistant', 'content': [_signed('A'), {'type': 'text', 'text': 'It says X.'}]},
+         {'role': 'user', 'content': 'And the conclusion?'}]
+    given = copy.deepcopy(h)
+    d = chat2dlg(given, 'anthropic')
+    given[0]['content'][1]['cache_control']['ttl'] = '5m'; given[0]['content'][0]['citations']['enabled'] = False  # the caller's loop goes on
+    meta = copy.deepcopy(d.messages[0].meta)
+    req = dlg2chat(d, 'anthropic')
+    assert req==h
+    req[0]['content'][-1]['cache_control']['ttl'] = '1h'; req[0]['content'][0]['citations']['enabled'] = False
+    assert d.messages[0].meta==meta and dlg2chat(d, 'anthropic')==h and _thinking_sent(h)==['A']
+
+def test_a_reply_cut_while_thinking_again_leaves_later_reasoning_sendable():
+    "A reply cut while Claude thought again goes back without that thinking (the API refuses a turn ending in it), so the turns after it were made under that prefix: their thinking goes back (it was dropped)"
+    h = [{'role': 'user', 'content': 'q1'},
+         {'role': 'assistant', 'content': [_signed('A'), {'type': 'text', 'text': 'Partial answer.'}, _signed('B')]},
+         {'role': 'user', 'content': 'q2'},
+         {'role': 'assistant', 'content': [_signed('C'), {'type': 'text', 'text': 'Full answer.'}]},
+         {'role': 'user', 'content': 'q3'}]
+    out = dlg2chat(reads_ipynb(write_ipynb(chat2dlg(copy.deepcopy(h), 'anthropic'))), 'anthropic')
+    assert _thinking_sent(out)==['A', 'C'] and out[1]['content'][-1]=={'type': 'text', 'text': 'Partial answer.'}
+    assert out[2:]==h[2:]
