@@ -41,7 +41,7 @@ from .render import *
 from .ipynb import atomic_write
 from .nbjson import join_pairs, fast_loads, fast_libs, plain_json
 import dialog.nbjson as nbjson
-import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct, warnings
+import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct, uuid, warnings
 
 # %% ../nbs/05_chat.ipynb #81ecc0c5
 @patch(as_prop=True)
@@ -1961,6 +1961,13 @@ def _system_arg(s):
         return '\n\n'.join(p['text'] for p in s)
     raise ValueError(f'chat2dlg: system must be a string or a list of text blocks, not {s!r:.80}')
 
+def _att_id(data, mime, before):
+    "The id of a file a history holds (`data`, of type `mime`), after attachments `before` of its prompt: derived from them, never drawn"
+    # so the same history (a session file read again) gives the same dialog; a copy of a file in one prompt is counted
+    n = sum(a.data==data and a.content_type==mime for a in before)
+    h = hashlib.blake2b(f'{mime}\0{n}\0'.encode() + data, digest_size=16).digest()
+    return str(uuid.UUID(bytes=h, version=4))
+
 def _prompt_content(parts, # The user turn's neutral parts
                     blocks=False): # Keep the lengths of each run of several texts (`text_blocks`, for `_unjoined`)?
     "Prompt text, attachments, and its `meta['dialog']` keys (`doc_opts`, `text_blocks`) from user parts"
@@ -1975,7 +1982,7 @@ def _prompt_content(parts, # The user turn's neutral parts
             k = _ref_key(seen, _url_esc(p['url']))
             if 'opts' in p: opts[k] = p['opts']
             continue
-        atts.append(a := Attachment(base64.b64decode(p['data']), p['mime']))
+        atts.append(a := Attachment(data := base64.b64decode(p['data']), p['mime'], _att_id(data, p['mime'], atts)))
         if 'opts' in p: opts[_ref_key(seen, a.id)] = p['opts']  # an attachment's id is its own: no other shares it
         name = _link_esc(p['name'] or '') if p['type']!='image' else None
         txt.append(f'![image](attachment:{a.id})' if p['type']=='image' else f"[{name}](attachment:{a.id})")

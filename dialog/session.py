@@ -1154,7 +1154,7 @@ def _rebuild_msg(A, m, ms, out, sid, edits=None):
 # %% ../nbs/08_session.ipynb #0a5b4837
 def _chain(es):
     "Relink the `parentUuid` chains (and `leafUuid`s) of Claude Code entries after edits"
-    seen,last,redir = set(),{False: None, True: None},{}
+    seen,last,redir,par = set(),{False: None, True: None},{},{}  # `par`: the parent each record's first copy got
     us = {u for e in es if isinstance(u := e[0].get('uuid'), str)}
     def res(q, sc):
         if q is None and None not in redir or not isinstance(q, (str, type(None))): return q  # an odd value: as it is
@@ -1166,7 +1166,9 @@ def _chain(es):
         r = e[0]
         if isinstance(u := r.get('uuid'), str):
             sc = bool(r.get('isSidechain'))
-            if e[2:]==['new']:
+            if u in par:  # a record Claude Code wrote twice (one uuid): the copy follows what its first follows, never itself
+                if (q := par[u])!=r.get('parentUuid'): r['parentUuid'],e[1] = q,None
+            elif e[2:]==['new']:
                 r['parentUuid'] = last[sc]
                 # the record that followed `last` (or the old root, after a new first record) now follows this one
                 redir[last[sc]] = u
@@ -1175,7 +1177,7 @@ def _chain(es):
                 # a message's first record follows the message before it, as the dialog now orders them
                 if e[2:]==['link'] and last[sc] is not None: q = last[sc]
                 if q!=p: r['parentUuid'],e[1] = q,None
-            seen.add(u); last[sc] = u
+            seen.add(u); last[sc] = u; par.setdefault(u, r.get('parentUuid'))
         # a leaf later in the file, or a summary's leaf in another session's file, is kept
         elif isinstance(p := r.get('leafUuid'), str) and (p in seen or p not in us and r.get('type')!='summary'):
             if (q := res(p, False))!=p: r['leafUuid'],e[1] = q,None
@@ -1237,6 +1239,19 @@ def new_head(cls:Codex, sid, dlg):
     system = dict(base_instructions=dict(text=dlg.system)) if dlg.system else {}
     return [dict(timestamp=_now(), type='session_meta', payload=p | system)]
 
+def _own_uuids(es):
+    "Give each later copy of a record Claude Code wrote twice (one `uuid`) a new uuid of its own, in a fork's entries `es`"
+    # the records after a copy that name its uuid name that copy (Claude Code keeps the later of two records of one
+    # uuid), so the chain runs through it: a fork's records are each their own
+    cur,seen = {},set()
+    for e in es:
+        r = e[0]
+        for k in ('parentUuid', 'leafUuid'):
+            if isinstance(v := r.get(k), str) and v in cur: r[k] = cur[v]
+        if isinstance(u := r.get('uuid'), str):
+            if u in seen: cur[u] = r['uuid'] = str(uuid.uuid4())
+            seen.add(u)
+
 def _fork(A, es, sid):
     "Entries of a new session: a new session id, and for Claude Code new record uuids, everywhere they occur"
     new = A.new_id()
@@ -1245,6 +1260,7 @@ def _fork(A, es, sid):
     if A is not Codex: m |= {i: new for r in map(_parsed, es) if isinstance(i := r.get('sessionId'), str)}
     if A is not Codex: m |= {r['uuid']: str(uuid.uuid4()) for r in map(_parsed, es) if isinstance(r.get('uuid'), str)}
     for e in es: e[:2] = _remap(_parsed(e), m),None
+    if A is not Codex: _own_uuids(es)
     if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es):
         msg = 'a Codex session needs its session_meta record: this dialog has none to fork'
         raise ValueError(msg)

@@ -1,5 +1,5 @@
 "Edits rebuild only what they touched, and the written session reads back as the edited dialog, its Claude Code chain whole"
-import json, re, tempfile, pytest
+import json, re, tempfile, uuid, pytest
 from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.core import *
@@ -1068,3 +1068,48 @@ def test_reasoning_only_reply_before_an_emptied_prompt_stays_unsent(tmp_path):
     out = dlg2sess(dlg, tmp_path/'o.jsonl')
     assert sigs(sess2dlg(out)) == [] and 'c2ln' not in out.read_text()
     assert norm(sess2dlg(out), False) == norm(dlg, False)  # the thinking no send holds goes, as after any edit
+
+
+# a transcript in which Claude Code wrote a record twice (one uuid): anthropics/claude-code#66454, #5034
+DUP_SID = '5d1f0c3e-8a7b-4c2d-9e1f-0a1b2c3d4e5f'
+def dup_session(d, whole):
+    "A Claude Code transcript of 3 turns in which Claude Code wrote prompt 1's record (`whole`: its whole turn) twice"
+    env = dict(isSidechain=False, userType='external', cwd='/w', sessionId=DUP_SID, version='2.0.1')
+    rs,par = [],None
+    def add(**r):
+        nonlocal par
+        u = str(uuid.UUID(int=len(rs)+1))
+        rs.append(dict(parentUuid=par) | env | r | dict(uuid=u, timestamp=f'2026-07-17T02:51:{len(rs):02d}.000Z')); par = u
+    for i in range(3):
+        add(type='user', message=dict(role='user', content=f'prompt {i}'))
+        add(type='assistant', requestId=f'req_{i}', message=dict(id=f'msg_{i}', type='message', role='assistant', model='claude', content=[dict(type='text', text=f'answer {i}')]))
+    ls = [json.dumps(r, separators=(',', ':')) for r in rs]
+    if whole: ls[4:4] = ls[2:4]
+    else: ls[3:3] = ls[2:3]  # consecutively, as Claude Code writes one twice
+    (p := Path(d)/f'{DUP_SID}.jsonl').write_text('\n'.join(ls)+'\n')
+    return p
+
+def cc_walk(recs):
+    "The records Claude Code resumes from a transcript's `recs`: one record a uuid (the later wins), from the last back through each parentUuid; AssertionError on a cycle"
+    by = {r['uuid']: r for r in recs if 'uuid' in r}
+    walk,u = [],[r for r in recs if 'uuid' in r][-1]['uuid']
+    while u is not None:
+        assert u not in walk, f'parentUuid cycle at {u}'
+        walk.append(u); u = by[u].get('parentUuid')
+    return [by[u] for u in walk[::-1]]
+
+def said(rs):
+    "What records `rs` say, in order: each message's text"
+    return [r['message']['content'] if isinstance(r['message']['content'], str) else r['message']['content'][0]['text'] for r in rs]
+
+@pytest.mark.parametrize('whole', [False, True])
+def test_a_record_claude_code_wrote_twice_never_follows_itself(tmp_path, whole):
+    "After an edit, a record written twice (a prompt's, or a whole turn's) follows what its first follows: Claude Code resumes the conversation as edited, no parentUuid cycle (the copy was made to follow itself)"
+    src = dup_session(tmp_path, whole)
+    assert said(cc_walk(recs := [json.loads(l) for l in src.read_text().splitlines()]))==[f'{k} {i}' for i in range(3) for k in ('prompt', 'answer')]
+    d = sess2dlg(src)
+    d.messages[0].ai_res = d.messages[0].ai_res.replace('answer 0', 'answer zero')
+    out = [json.loads(l) for l in dlg2sess(d, tmp_path/'edited.jsonl').read_text().splitlines()]
+    assert all(r.get('parentUuid')!=r['uuid'] for r in out)
+    assert said(cc_walk(out))==['prompt 0', 'answer zero', 'prompt 1', 'answer 1', 'prompt 2', 'answer 2']
+    assert [r['uuid'] for r in out]==[r['uuid'] for r in recs]  # the copies kept as Claude Code wrote them

@@ -4,7 +4,7 @@ from pathlib import Path
 from hypothesis import given, settings, strategies as st, HealthCheck
 from dialog.session import *
 from test_session_gen import claude_session, codex_session, session_text
-from test_session_edit import check_chain, norm, cc, cx, need
+from test_session_edit import check_chain, norm, cc, cx, need, dup_session, cc_walk, said
 
 def recs_of(p): return [json.loads(l) for l in Path(p).read_text(encoding='utf-8').rstrip('\n').split('\n')]
 
@@ -120,3 +120,16 @@ def test_fork_default_folder_only_beside_a_source_that_is_here(tmp_path):
     assert not (tmp_path/'victim').exists()
     (here := tmp_path/'here').mkdir()
     assert dlg2sess(shared, here, fork=True).parent==here
+
+
+@pytest.mark.parametrize('whole', [False, True])
+def test_fork_of_a_session_with_a_record_written_twice(tmp_path, whole):
+    "A record Claude Code wrote twice (one uuid) gets a new uuid for each copy, the records after it following the later (as Claude Code reads the source): uuids unique and new, and the fork resumes as the source resumes (the copies shared one, and the later followed itself)"
+    src = dup_session(tmp_path, whole)
+    out = dlg2sess(sess2dlg(src), tmp_path, fork=True)
+    new,old = recs_of(out),recs_of(src)
+    us = [r['uuid'] for r in new]
+    assert len(us)==len(set(us))==len(old) and not set(us) & {r['uuid'] for r in old}
+    seen = set()
+    for r in new: assert r.get('parentUuid') is None or r['parentUuid'] in seen; seen.add(r['uuid'])
+    assert said(cc_walk(new))==said(cc_walk(old))==[f'{k} {i}' for i in range(3) for k in ('prompt', 'answer')]

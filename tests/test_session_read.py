@@ -386,3 +386,32 @@ def test_a_child_forked_while_the_pause_lock_is_held_can_pause():
         os.kill(pid, 9); os.waitpid(pid, 0)
         raise AssertionError('the child waited on the pauses lock')
     assert os.waitstatus_to_exitcode(st)==0
+
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_a_prompts_image_reads_the_same_every_time(tmp_path, agent):
+    "A prompt's image gets an attachment id derived from the file, as message ids are: two reads of the same bytes give the same dialog, byte for byte (the id was drawn at each read)"
+    import base64
+    from dialog.ipynb import write_ipynb
+    png = base64.b64encode(bytes.fromhex('89504e470d0a1a0a0000000d4948445200000001000000010806000000'
+                                         '1f15c4890000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082')).decode()
+    sid = '5d1f0c3e-8a7b-4c2d-9e1f-0a1b2c3d4e5f'
+    if agent=='claude':
+        env = dict(isSidechain=False, userType='external', cwd='/w', sessionId=sid, version='2.0.1')
+        recs = [dict(parentUuid=None, **env, type='user', uuid='0b9c7d52-3f1e-4a8b-9c2d-1e2f3a4b5c6d', timestamp='2026-07-17T02:51:00.000Z',
+                     message=dict(role='user', content=[dict(type='text', text='What is this?'), dict(type='image', source=dict(type='base64', media_type='image/png', data=png)),
+                                                        dict(type='image', source=dict(type='base64', media_type='image/png', data=png))])),
+                dict(parentUuid='0b9c7d52-3f1e-4a8b-9c2d-1e2f3a4b5c6d', **env, type='assistant', uuid='1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f', timestamp='2026-07-17T02:51:01.000Z',
+                     requestId='req_1', message=dict(id='msg_1', type='message', role='assistant', model='claude', content=[dict(type='text', text='Two pixels.')]))]
+        p = tmp_path/f'{sid}.jsonl'
+    else:
+        meta = dict(timestamp='2026-07-17T02:51:00.000Z', type='session_meta', payload=dict(id=sid, timestamp='2026-07-17T02:51:00.000Z', cwd='/w', originator='codex_cli_rs', cli_version='0.40.0'))
+        img = dict(type='input_image', image_url=f'data:image/png;base64,{png}')
+        recs = [meta, dict(timestamp='2026-07-17T02:51:01.000Z', type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text='What is this?'), img, img])),
+                dict(timestamp='2026-07-17T02:51:02.000Z', type='response_item', payload=dict(type='message', role='assistant', content=[dict(type='output_text', text='Two pixels.')]))]
+        p = tmp_path/f'rollout-2026-07-17T02-51-00-{sid}.jsonl'
+    p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    a,b = sess2dlg(p),sess2dlg(p)
+    ats = a.messages[0].attachments
+    assert len(ats)==2 and ats[0].id!=ats[1].id and all(x.id in a.messages[0].content for x in ats)  # a copy in one prompt: its own id
+    assert write_ipynb(a)==write_ipynb(b)
