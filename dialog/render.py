@@ -53,7 +53,22 @@ _all_ = ['esc_surrogates']
 def _plain(s): return strip_ansi(s) if '\x1b' in s else s # fastcore's, skipped when there is no escape at all
 # fastcore's screen rendering, skipped when there is nothing it acts on (a carriage return, backspace or escape)
 _re_ctl = re.compile('[\r\b\x1b]')
-def _cli(s): return clean_cli_output(s) if _re_ctl.search(s) else s
+def _bs_line(l):
+    "Line `l` as fastcore's `clean_cli_output` shows it (the last `\\r` overwrite kept, each `\\b` deleting the character before it, a last one nothing), in one pass"
+    l = l.rstrip('\r').rsplit('\r', 1)[-1]
+    if '\b' not in l: return l
+    out,n = [],len(l)-1
+    for i,ch in enumerate(l):
+        if ch!='\b': out.append(ch)
+        elif i<n and out: out.pop()
+    return ''.join(out)
+
+def _cli(s):
+    if not _re_ctl.search(s): return s
+    # backspaces without escapes: fastcore's rendering in one pass (its loop rebuilds the line at each backspace, so
+    # a spinner's line of a million took minutes); a property test pins that both agree
+    if '\b' in s and '\x1b' not in s: return '\n'.join(_bs_line(l) for l in s.replace('\r\n', '\n').split('\n'))
+    return clean_cli_output(s)
 
 def tb_text(o:dict): # An error output dict
     "Error output `o` as text: its traceback one line per line, ANSI stripped, ending with `ename: evalue` once"
@@ -115,20 +130,35 @@ def out_text(o:dict, # One nbformat output dict
     return mime,esc_surrogates(_renderer(mime, rs)(d[mime]))
 
 # %% ../nbs/03_render.ipynb #35b6d0d5
-_display_math = r'(?<!\\)\$\$(.+?)(?<!\\)\$\$|\\\[(.+?)\\\]' # $$…$$ or \[…\]: groups 1 and 2
-_inline_math = r'(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$|\\\((.+?)\\\)' # $…$ or \(…\): groups 3 and 4
-_re_math = re.compile(f'{_display_math}|{_inline_math}', re.S)
+# each opener of math, and the closer its kind looks for: `$$…$$`, `\[…\]` display math, `$…$`, `\(…\)` inline
+_math_open = re.compile(r'(?<!\\)\$\$|\\\[|(?<![\\$])\$(?!\$)|\\\(')
+_math_close = {'$$': re.compile(r'(?<!\\)\$\$'), '\\[': re.compile(r'\\\]'), '$': re.compile(r'(?<![\\$])\$'),
+               '\\(': re.compile(r'\\\)')}
+
+def _math_pieces(s):
+    "`(start, end, display?, inner)` of each piece of math in `s`, from left to right, each holding a character at least"
+    # one scan, linear in `s`: a kind whose closer is found nowhere after a place is looked for no more after it (an
+    # unclosed `$` made a lazy regex read to the end from each opener: quadratic)
+    res,i,gone = [],0,{}
+    while (m := _math_open.search(s, i)) is not None:
+        k,a = m[0],m.end()
+        c = None if a+1>=gone.get(k, len(s)+2) else _math_close[k].search(s, a+1)
+        if c is None: gone[k] = min(gone.get(k, a+1), a+1); i = m.start()+1; continue
+        res.append((m.start(), c.end(), k in ('$$', '\\['), s[a:c.start()]))
+        i = c.end()
+    return res
 
 def normalize_text_latex(s:str, # A `text/latex` payload (a str, or a list of lines)
                          dollars=False): # Spell math `$…$`/`$$…$$` rather than `\(…\)`/`\[…\]`?
     "`s` with every piece of math in one spelling of delimiters; a payload with none is one formula, wrapped"
     s = join_out(s)
     il,dl = (('$','$'),('$$','$$')) if dollars else (('\\(','\\)'),('\\[','\\]'))
-    def sub(m):
-        disp,inner = m[1] is not None or m[2] is not None,first(g for g in m.groups() if g is not None)
-        o,c = dl if disp else il
-        return o+inner+c
-    if _re_math.search(s): return _re_math.sub(sub, s)
+    if ps := _math_pieces(s):
+        out,i = [],0
+        for a,b,disp,inner in ps:
+            o,c = dl if disp else il
+            out += [s[i:a], o, inner, c]; i = b
+        return ''.join(out) + s[i:]
     if not s.strip(): return s
     o,c = dl if s.lstrip().startswith('\\begin{') else il
     return o+s+c

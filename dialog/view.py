@@ -150,7 +150,7 @@ def msg2xml(m, # The `Message` to show
 def _msg2xml(m, incl_out, trunc_out, ids):
     attrs,src = _directive_attrs(m) if m.msg_type==scode else ({},m.content)
     ps = _out_parts(m, trunc_out) if incl_out else []
-    out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **a) for t,a,x in ps)
+    out = (_xml_text(ps[0][2]),) if len(ps)==1 else tuple(ft(t, _xml_text(x), attrmap=str, **{k:_xml_text(v) for k,v in a.items()}) for t,a,x in ps)
     x = item2xml(m.msg_type, _xml_text(src), out if ps else '', id=_xml_text(m.id) if ids else None)
     # the directives' names as written (`ft` would lower-case them): nbdev's names are case-sensitive, as XML's are
     x.attrs.update({k:_xml_text(v) for k,v in attrs.items() if v})
@@ -231,7 +231,9 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     "A link to an image: a data URI, or the path of a file in `assets` holding it"
     b64 = ''.join(b64.split())
     if assets is None: return f'data:{mime};base64,{b64}'
-    data = base64.b64decode(b64)
+    # unpadded base64 is written as its padded self (a data URI takes it as it is); anything else isn't an image
+    try: data = base64.b64decode(b64 + '='*(-len(b64)%4), validate=True)
+    except ValueError as e: raise ValueError(f'an {mime} image is not valid base64 ({e}): it can\'t be written as a file') from None
     p = Path(assets)/(hashlib.sha1(data).hexdigest()[:16] + (mimetypes.guess_extension(mime) or '.bin'))
     if not p.exists(): atomic_write(p, data)
     return Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix()
@@ -453,7 +455,10 @@ def msg2md(m, # The `Message` to render
     with explain_malformed(m, 'rendered as Markdown'): return _msg2md(m, fenced, weave, assets, rel)
 
 def _msg2md(m, fenced, weave, assets, rel):
-    img,atts,used = partial(_img_src, assets=assets, rel=rel),{a.id:a for a in m.attachments},set()
+    atts,used = {a.id:a for a in m.attachments},set()
+    def img(b64, mime):
+        try: return _img_src(b64, mime, assets, rel)
+        except ValueError as e: raise ValueError(f'message {_q(m.id)}: {e}') from None
     def att_src(a): return img(base64.b64encode(a.data).decode(), a.content_type)
     def sub(mt):
         if (a := atts.get(mt[1])) is None: return mt[0]
@@ -542,7 +547,7 @@ def find_msgs(self:Dialog,
     "The messages of this dialog matching `pattern` and every filter, in dialog order"
     if msg_type is not None and msg_type not in smsg_types:
         raise ValueError(f'unknown message type {_q(msg_type)}: expected one of {", ".join(smsg_types)}')
-    if limit is not None and not (isinstance(limit, int) and limit>=1):
+    if limit is not None and not (isinstance(limit, int) and not isinstance(limit, bool) and limit>=1):
         raise ValueError(f'limit must be a whole number of at least 1, not {_q(limit)}')
     pat = find_pattern(pattern, case, plain)
     ms = section_msgs(self.messages, _heading(self, section)) if section is not None else self.messages

@@ -39,7 +39,7 @@ def test_view_line_range(tour):
 
 def test_find_msgs_bad_arguments(tour):
     d = read_ipynb(tour)
-    for kw in (dict(limit=0), dict(limit=-1), dict(msg_type='cell'), dict(pattern=None), dict(pattern=b'x')):
+    for kw in (dict(limit=0), dict(limit=-1), dict(limit=True), dict(msg_type='cell'), dict(pattern=None), dict(pattern=b'x')):  # True is no number (was taken as 1)
         with pytest.raises(ValueError): d.find_msgs(**({'pattern': ''} | kw))
     assert len(d.find_msgs('', limit=1))==1
 

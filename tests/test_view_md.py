@@ -209,3 +209,14 @@ def test_long_lines_linear(text):
 def test_unclosable_raw_html_linear(text):
     "Raw HTML that can't close is found so at once: end tags are counted by kind (a `</script>` doesn't close a `<pre>`), so no opening is re-read from every line after it"
     with _within(10): msg2md(Message('q', msg_type=sprompt, output=text))
+
+
+def test_an_images_base64_unpadded_or_broken_with_assets(tmp_path):
+    "With images written as files, unpadded base64 is written as its padded self (as a data URI takes it), and base64 that isn't any is a ValueError naming the message (it was a bare 'Incorrect padding')"
+    png = base64.b64encode(b'\x89PNG\r\n\x1a\n').decode()
+    m = Message('show()', id='shown', output=[mk_displayobj({'image/png': png.rstrip('=')})])
+    md = msg2md(m, assets=tmp_path)
+    [f] = list(tmp_path.iterdir())
+    assert f.read_bytes()==b'\x89PNG\r\n\x1a\n' and f.name in md
+    m = Message('show()', id='broken', output=[mk_displayobj({'image/png': 'iVBO%%Kgo'})])
+    with pytest.raises(ValueError, match="message 'broken': an image/png image is not valid base64"): msg2md(m, assets=tmp_path)

@@ -68,3 +68,11 @@ def test_the_view_shows_an_export_only_where_exported_says_so(dirs, meta):
     a = ET.fromstring(m.to_xml()).attrib
     assert any(a.get(k, 'false')!='false' for k in ('export', 'exports', 'exporti'))==m.exported
     assert {k for k in a if k!='id'}=={d.split('|')[1].strip() for d in dirs} | set(meta.get('nbdev', {}))
+
+
+def test_an_output_attribute_holding_a_control_character_still_parses():
+    "A mime type (a data key) holding a control character is escaped in the `mime` attribute as in any text: the view stays well-formed XML (it was written raw)"
+    m = Message('show()', output=[mk_displayobj({'image/png\x01': 'iVBORw0KGgo=', 'text/plain': 'img'}), mk_displayobj({'text/plain': 'two'})])
+    x = m.to_xml(incl_out=True)
+    ET.fromstring(x)
+    assert '\x01' not in x
