@@ -233,6 +233,11 @@ def _line(e):
     except (TypeError, ValueError) as x:
         return _line(dict(f=e['f'], sig=e['sig'], h='', ok=False, n=e.get('n', 0), err=f'{type(x).__name__}: {x}'))
 
+def _lmode(p):
+    "The mode of `p` itself (a symlink's own), or None when it is gone"
+    try: return os.lstat(p).st_mode
+    except FileNotFoundError: return None
+
 @patch
 def _log(self:DialogThreadStore, es):
     "Append entries `es` to the index file; the caller holds the lock"
@@ -276,11 +281,6 @@ def _note(self:DialogThreadStore, es, locked=False):
 # %% ../nbs/11_threadstore.ipynb #9bc75302
 # `file_sig`'s, from a `stat` already made
 def _sig(st): return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-def _lmode(p):
-    "The mode of `p` itself (a symlink's own), or None when it is gone"
-    try: return os.lstat(p).st_mode
-    except FileNotFoundError: return None
 
 def _lsig(p):
     "`file_sig` of `p` itself (a symlink's own, never its target's), or None when it is gone"

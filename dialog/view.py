@@ -446,6 +446,22 @@ def _div(cls, body, fenced=True):
     return f"{':'*n} {cls}\n{body}\n{':'*n}"
 
 # %% ../nbs/04_view.ipynb #7477f623
+# an `attachment:` link target: an image's or a link's (`](attachment:…)`), or an HTML `src`
+_re_att_ref = re.compile(r'(?:(?<=\]\()|(?<=src=")|(?<=src=\'))attachment:([^\s)"\'>]+)')
+
+def _att_linked(txt, sub):
+    "Markdown `txt` with `sub` of each `attachment:` link target outside its code blocks and spans (`_re_att_ref`)"
+    # as Jupyter resolves them: a code block or span shows a reference as written, and so does prose naming one
+    parts = re.split(r'(\r\n?|\n)', txt)  # lines and their ends, which stay as they are
+    lines = parts[0::2]
+    code = {j for a,b in _scan(list(lines), in_div=False)[0] for j in range(a, len(lines) if b is None else b+1)}
+    def outside(l):
+        spans = _code_spans(l) if '`' in l else []
+        return _re_att_ref.sub(lambda mt: mt[0] if any(a<=mt.start()<b for a,b in spans) else sub(mt), l)
+    parts[0::2] = [l if i in code or 'attachment:' not in l else outside(l) for i,l in enumerate(lines)]
+    return ''.join(parts)
+
+# %% ../nbs/04_view.ipynb #e2873077
 def msg2md(m, # The `Message` to render
            fenced=True, # Quarto fenced divs (`::: reply`)? Else HTML `<div class="reply">` blocks
            weave=False, # A report: leave out code and raw sources, keep prose and outputs
@@ -464,7 +480,7 @@ def _msg2md(m, fenced, weave, assets, rel):
         if (a := atts.get(mt[1])) is None: return mt[0]
         used.add(a.id)
         return att_src(a)
-    c = m.content if m.msg_type in (scode, sraw) else re.sub(r'attachment:([^\s)"\'>]+)', sub, m.content)
+    c = m.content if m.msg_type in (scode, sraw) or 'attachment:' not in m.content else _att_linked(m.content, sub)
     div = partial(_div, fenced=fenced)
     # a fence the note leaves open can't swallow what follows
     if m.msg_type==snote: parts = [_fence_safe(c, in_div=False)]
