@@ -125,9 +125,9 @@ _epilog = '''examples:
   nbdialog find talk 'def \\w+' --type code     messages matching a regex
   echo 'print(1)' | nbdialog add talk --after 3f9a
   nbdialog run talk                            run all the code, saving outputs as it goes
-exit codes: 0 success, 1 nothing found (find) or a message failed (run: it raised, timed out, the
-  kernel died, or another program changed it meanwhile), 2 bad usage, a bad file, no kernel
-  or a reading process killed, 130 interrupted (Ctrl-C)'''
+exit codes: 0 success, 1 nothing found (find), exhash's commands refused (nothing changed) or a message
+  failed (run: it raised, timed out, the kernel died, or another program changed it meanwhile), 2 bad
+  usage, a bad file, no kernel or a reading process killed, 130 interrupted (Ctrl-C), 143 terminated'''
 
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
@@ -180,6 +180,14 @@ def _say(*parts, # Texts, printed one a line
     if f is None: return
     print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
 
+def _emit(txt):
+    "Write `txt`, a file's text (JSON, Markdown, a notebook), to stdout: as UTF-8 whatever the locale, as `-o FILE` writes it"
+    # (a terminal is shown it in its own encoding, its control characters spelled out, as `_say` shows text)
+    if (f := sys.stdout) is None: return
+    txt = term_safe(txt, f.isatty())  # lone surrogates escaped, as ever
+    if f.isatty() or (b := getattr(f, 'buffer', None)) is None: return f.write(txt) and None
+    f.flush(); b.write(txt.encode('utf-8'))
+
 def _heal_hint(a, e):
     "What the error of a file only `--repair` reads adds, when command `a` takes `--repair` and wasn't given it"
     if not getattr(e, 'repairable', False) or getattr(a, 'repair', True) is not False: return ''
@@ -218,6 +226,9 @@ def main(argv=None): # Arguments without the program name; None for `sys.argv[1:
         except KeyboardInterrupt: # Ctrl-C outside a run's messages (a run handles its own)
             _say(f'nbdialog {a.cmd}: interrupted', err=True)
             return 130
+        except RecursionError: # JSON nested past Python's stack, where a reader didn't say it itself
+            _say(f'nbdialog {a.cmd}: the input is nested too deeply to read (JSON arrays or objects past {sys.getrecursionlimit()} levels)', err=True)
+            return 2
         # KeyError: a message id not found; WorkerDied: a process reading files killed (the OOM killer, kill -9)
         except (KeyError, ValueError, OSError, ImportError, DialogConflictError, KernelError, WorkerDied) as e:
             _say(f'nbdialog {a.cmd}: {e.args[0] if isinstance(e, KeyError) and e.args else e}{_heal_hint(a, e)}', err=True)
@@ -342,6 +353,12 @@ def _cmd_find(a):
     _say(*_ctx_rows(dlg, hits, b, f, a.maxlen, lambda m: _match_row(m, pat, a.out, a.maxlen)))
 
 # %% ../nbs/16_cli.ipynb #8e6843d1
+def _stdin_text():
+    "All of stdin, read as UTF-8 (whatever the locale says), byte for byte, CRs included; `ValueError` if it isn't UTF-8"
+    inp = getattr(sys.stdin, 'buffer', None)
+    try: return sys.stdin.read() if inp is None else io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8', newline='').read()
+    except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
+
 def _content(a):
     "The content given with `--content`, or piped on stdin; an error if neither gives some, or it isn't UTF-8 text"
     # stdin is read as UTF-8, kept byte for byte, CRs included, but for one trailing newline
@@ -350,11 +367,7 @@ def _content(a):
         except UnicodeEncodeError as e: raise ValueError(f'--content is not UTF-8 text (character {e.start})') from None
         return a.content
     if sys.stdin is None or sys.stdin.isatty(): raise ValueError('give --content TEXT, or pipe the content on stdin')
-    inp = getattr(sys.stdin, 'buffer', None)
-    try:
-        if inp is None: txt = sys.stdin.read()
-        else: txt = io.TextIOWrapper(io.BytesIO(inp.read()), encoding='utf-8', newline='').read()
-    except UnicodeDecodeError as e: raise ValueError(f'stdin is not UTF-8 text (byte {e.start})') from None
+    txt = _stdin_text()
     txt = txt[:-1] if txt.endswith('\n') else txt
     if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
     return txt
@@ -461,6 +474,8 @@ def _write_new(fname, txt:str, force=False):
 
 def _chk_new(fname, force=False):
     "`fname` as a `Path`, or an error if it exists and `force` isn't set"
+    # a name ending in a slash names a folder (POSIX's rule), never the file this writes
+    if str(fname).endswith(('/', os.sep)): raise ValueError(f'{fname}: names a folder (it ends in /), not the file to write; nothing written')
     p = Path(fname).expanduser()
     if p.exists() and not force:
         raise ValueError(f'{rel_path(p)}: already exists; nothing written (use --force to replace it)')
@@ -642,7 +657,7 @@ def _cmd_convert(a):
     if a.o:
         _write_new(a.o, txt, a.force)
         _say(f'wrote {a.o}')
-    else: sys.stdout.write(term_safe(txt, sys.stdout.isatty()))
+    else: _emit(txt)
 
 # %% ../nbs/16_cli.ipynb #37c936ce
 from .session import sess2dlg, dlg2sess, find_sessions
@@ -659,7 +674,7 @@ def _convert_sess(a):
     if a.to=='ipynb':
         if a.fork: raise ValueError('--fork goes with --to claude or codex only')
         if a.repair: raise ValueError('--repair reads dialog files, not sessions')
-        if a.o=='-': return sys.stdout.write(term_safe(write_ipynb(sess2dlg(f)), sys.stdout.isatty())) and None
+        if a.o=='-': return _emit(write_ipynb(sess2dlg(f)))
         given = _chk_new(ipynb_path(o or Path(f).stem), a.force)
         out = Path(os.path.realpath(given))  # resolved once: saved there, following no symlink in its folder
         if out.exists() and os.path.samefile(out, f):
@@ -672,7 +687,10 @@ def _convert_sess(a):
         msg = f'--to {a.to} needs -o FILE.jsonl, or --fork to write a new session beside the one it came from'
         raise ValueError(msg)
     # the file named is checked here, so that the message names --force (a folder: the new session's file named later)
-    if o is not None and not a.fork and not Path(o).expanduser().is_dir(): _chk_new(o, a.force)
+    if o is not None and not a.fork and not Path(o).expanduser().is_dir():
+        if (out := _chk_new(o, a.force)).exists() and os.path.samefile(out, f):
+            raise ValueError(f'{rel_path(out)} is the dialog being converted (or links to it): '
+                             'it is never written over; nothing written')
     try: p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
     except (ValueError, FileExistsError) as e: raise type(e)(_opt_words(str(e))) from None
     _say(f'wrote {rel_path(p)}')
@@ -697,6 +715,9 @@ def _human_size(n):
                 '(which $CLAUDE_CONFIG_DIR and $CODEX_HOME move)'),
       help='list Claude Code and Codex sessions, newest first: start time, agent, id, size, project and title')
 def _cmd_sessions(a):
+    # a folder given that isn't one is named, as stats and mcp name theirs (not 'no sessions found')
+    if a.root is not None and not (r := Path(a.root).expanduser()).is_dir():
+        raise ValueError(f'--root {rel_path(r)}: ' + ('not a folder' if r.exists() else 'no such folder'))
     ss = find_sessions(a.prefix, a.agent, a.root)
     if not ss:
         return _say('no sessions found' + (f' with an id starting {a.prefix!r}' if a.prefix else ''), err=True) or 1
@@ -719,7 +740,7 @@ def _folders2jsonl(a):
         with tempfile.TemporaryDirectory() as d:
             rep,p = write(Path(d)/'out.jsonl', False),Path(d)/'out.jsonl'
             with open(p, encoding='utf-8') as f:
-                while s := f.read(1<<20): sys.stdout.write(term_safe(s, sys.stdout.isatty()))
+                while s := f.read(1<<20): _emit(s)
         if a.skip_bad and (bad := str(rep).partition('\n')[2]): _say(bad, err=True)
         return
     _chk_new(a.o, a.force)
@@ -849,7 +870,7 @@ def _cmd_exhash(a):
     dlg = _load(a.file, repair=a.repair)
     if sys.stdin is None or sys.stdin.isatty(): raise ValueError(f'pipe the commands in as JSON, e.g. {_exhash_eg}')
     m = pick_msg(dlg, a.id)
-    res = m.exhash(_exhash_cmds(sys.stdin.read()), a.sw, a.out)
+    res = m.exhash(_exhash_cmds(_stdin_text()), a.sw, a.out)
     if res.error:
         _say(f'nbdialog exhash: {res[7:]}', err=True)
         return 1

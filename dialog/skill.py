@@ -1203,7 +1203,7 @@ def _tuples(o): return tuple(_tuples(x) for x in o) if isinstance(o, (list, tupl
 
 # Most exhash commands in one call (the engine's time grows with their number times the text's lines),
 # and the widest shift
-_max_cmds,_max_sw = 1_000,64
+_max_cmds,_max_sw,_max_shift = 1_000,64,1_000 # commands in one call, the shift width, levels one `>` or `<` shifts by
 
 def _cmds(cmds):
     "`cmds` as a list of command tuples, lists (from JSON) made tuples"
@@ -1215,6 +1215,9 @@ def _cmds(cmds):
     if len(cmds)>_max_cmds:
         raise ValueError(f'{len(cmds):,} exhash commands: at most {_max_cmds:,} in one call; '
                          f'split the edit into several calls, or rewrite the lines with {_tools("msg_replace_lines")}')
+    # the engine makes the line as wide as the levels ask (a billion: gigabytes) before it could refuse
+    if c := first(c for c in cmds if len(c)>2 and c[1] in ('>', '<') and type(c[2]) is int and c[2]>_max_shift):
+        raise ValueError(f'{short_repr(list(c), 60)}: a shift of {c[2]:,} levels; at most {_max_shift:,} in one command')
     return list(cmds)
 
 # %% ../nbs/13_skill.ipynb #d3890096

@@ -91,3 +91,24 @@ def test_convert_to_jsonl_skips_bad_files_as_export_does(tmp_path):
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 1 and 'broken.ipynb' in r.stderr
     fails('convert', 'talks', '--to', 'jsonl', '-o', 'x.jsonl', cwd=tmp_path, has='broken.ipynb: not JSON')
     fails('convert', 'talks/a.ipynb', '--to', 'md', '--skip-bad', cwd=tmp_path, has='--skip-bad goes with --to jsonl only')
+
+
+def test_an_output_name_ending_in_a_slash_names_a_folder(tmp_path):
+    "`-o out/` is a folder to POSIX: refused, no file named `out` made (one was, and the command said `wrote out/`)"
+    d = Dialog('a'); d.mk_message('Hi', msg_type='prompt', output='Hello'); d.save(tmp_path/'a.ipynb')
+    fails('convert', tmp_path/'a.ipynb', '--to', 'md', '-o', f'{tmp_path}/out/', has='names a folder')
+    assert not (tmp_path/'out').exists()
+
+def test_stdout_gets_utf8_whatever_the_locale(tmp_path):
+    "A conversion to stdout writes UTF-8, as `-o FILE` does, under a locale that isn't (a Latin-1 pipe: the JSON wasn't UTF-8, and an emoji stopped it halfway)"
+    import subprocess, json as J
+    from cli_helpers import cmd, env
+    d = Dialog('a'); d.mk_message('Café? 🙂', msg_type='prompt', output='Oui.'); d.save(tmp_path/'a.ipynb')
+    r = subprocess.run(cmd + ['convert', str(tmp_path/'a.ipynb'), '--to', 'openai'], capture_output=True, env=env | {'PYTHONIOENCODING': 'latin-1'}, timeout=120)
+    assert r.returncode==0, r.stderr
+    assert J.loads(r.stdout.decode('utf-8'))[0]['content']=='Café? 🙂'
+
+def test_json_nested_past_the_stack_is_one_line(tmp_path):
+    "A history nested past Python's recursion limit is one line and exit 2, as the same bytes read as a dialog are (a RecursionError's traceback, exit 1)"
+    (p := tmp_path/'deep.json').write_text('['*100_000 + ']'*100_000)
+    fails('convert', p, '--from', 'openai', '-o', tmp_path/'x.ipynb', has='nested too deeply')

@@ -129,3 +129,29 @@ def test_the_errors_exhash_and_view_pass_on_name_the_shells_commands_and_options
     finally: sk.tool_words.reset(tok)
     assert err and 'edit it with msg_str_replace or msg_replace_lines' in txt, txt
     assert Message('a', id='m').exhash(('%', '>'), sw=100)=='error: sw, the shift width of `>` and `<`, must be 1 to 64, not 100'  # and in Python
+
+
+def test_exhash_reads_its_commands_as_utf8_whatever_the_locale(dlg):
+    "The JSON commands on stdin are UTF-8, as add's and edit's content is, not the locale's encoding (a cp1252 pipe saved `CafÃ©`); bytes that aren't UTF-8 are refused, nothing written"
+    import subprocess
+    from cli_helpers import cmd, env
+    go = lambda data: subprocess.run(cmd + ['exhash', str(dlg), 'c2'], input=data, capture_output=True, env=env | {'PYTHONIOENCODING': 'cp1252'}, timeout=120)
+    raw = lambda line, text, *rest: json.dumps([[lnhash(line, text), *rest]], ensure_ascii=False).encode('utf-8')  # é as its bytes, not \\u00e9
+    r = go(raw(1, 'x = 2', 'c', "x = 'Café'"))
+    assert r.returncode==0, r.stderr
+    assert read_ipynb(dlg)['c2'].content=="x = 'Café'"
+    before = dlg.read_bytes()
+    r = go(raw(1, "x = 'Café'", 'c', 'x = 3').replace(b'x = 3', b'x = \xe9'))
+    assert r.returncode==2 and b'stdin is not UTF-8' in r.stderr and dlg.read_bytes()==before
+
+def test_exhash_refuses_a_shift_no_line_could_need(dlg):
+    "A `>` of a billion levels is refused before the engine builds a line that wide (gigabytes: the OOM killer, or the engine aborting the process); run under a memory cap, so that a regression fails here and spares the machine"
+    import resource, subprocess
+    from cli_helpers import cmd, env
+    def cap(): resource.setrlimit(resource.RLIMIT_AS, (1536 << 20, 1536 << 20))
+    go = lambda n: subprocess.run(cmd + ['exhash', str(dlg), 'c2'], input=_cmd(1, 'x = 2', '>', n), capture_output=True, text=True, env=env, timeout=120, preexec_fn=cap)
+    before = dlg.read_bytes()
+    r = go(1_000_000_000)
+    assert r.returncode in (1, 2) and 'a shift of 1,000,000,000 levels' in r.stderr and dlg.read_bytes()==before
+    r = go(2)
+    assert r.returncode==0 and read_ipynb(dlg)['c2'].content=='        x = 2'

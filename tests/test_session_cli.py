@@ -169,3 +169,23 @@ def test_convert_session_errors_name_options_not_arguments(tmp_path, capsys):
     assert main(['convert', str(tmp_path/'sub.ipynb'), '--to', 'claude', '--fork'])==2
     err = capsys.readouterr().err
     assert "subagent's conversation" in err and '-o FILE.jsonl' in err and 'path=' not in err and 'dlg2sess' not in err
+
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+@pytest.mark.parametrize('via', ['itself', 'a link'])
+def test_a_dialog_is_never_written_over_by_its_own_session(tmp_path, agent, via):
+    "`convert talk.ipynb --to codex -o talk.ipynb --force` (or -o a link to it) is refused, the dialog as it was, as every other conversion refuses its source (it was replaced by JSON Lines)"
+    from dialog.core import Dialog
+    d = Dialog('talk'); d.mk_message('Hi', msg_type='prompt', output='Hello')
+    p = d.save(tmp_path/'talk.ipynb'); before = p.read_bytes()
+    o = p if via=='itself' else tmp_path/'out.jsonl'
+    if via=='a link': o.symlink_to(p)
+    assert main(['convert', str(p), '--to', agent, '-o', str(o), '--force'])==2
+    assert p.read_bytes()==before
+
+def test_sessions_of_a_root_that_is_no_folder(tmp_path, capsys):
+    "`sessions --root` naming no folder says so and exits 2, as stats and mcp do (it said 'no sessions found', exit 1)"
+    (f := tmp_path/'file').write_text('x')
+    for r,says in ((tmp_path/'typo', 'no such folder'), (f, 'not a folder')):
+        assert main(['sessions', '--root', str(r)])==2
+        assert says in capsys.readouterr().err
