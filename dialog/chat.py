@@ -665,6 +665,14 @@ def _steps(parts):
     def said(r): return [p['text'] if p['type']=='text' else _server_text(p) for p in r if not _call(p)]
     return [(said(r), [p for p in r if _call(p)]) for r in _rounds(parts)]
 
+def _round_thoughts(txt):
+    "The thinking reply `txt` shows in each of its rounds (`_step_idx`), one text a round (None where it wrote none)"
+    thinks = {}
+    ks = _step_idx(_parse(txt, thinks))
+    res = [[] for _ in range(ks[-1]+1 if ks else 0)]
+    for i,th in thinks.items(): res[ks[i]] += th
+    return ['\n\n'.join(t) or None for t in res]
+
 def _server_text(p):
     "A call the provider ran (server part `p`) as the short text another provider gets in its place"
     try: r = json.loads(p['result'])
@@ -1137,6 +1145,7 @@ class _Wire:
         self.cd,self.mode,self.stamp,self.broken,self.fixed,self.n,self.h = cd,mode,stamp,False,set(),0,None
         # ids of the records sent that hold nothing but reasoning (no rounds); to go as the dialog has them (`plain`)
         self.alone,self.cut,self.plain = set(),set(),{}
+        self.spans = {}  # id of a record's first message sent -> `(step, steps)`: the rounds of the reply it holds
         self.sys = system or None
     def prefix(self, res):
         "The digest of the format, the system prompt and `res`, the messages sent so far (each hashed once)"
@@ -1180,6 +1189,7 @@ class _Wire:
             self.fixed.update(map(id, out[:len(g)])); self.plain |= {id(x):[] for x in out[1:len(g)]}
             self.plain[id(out[0])] = [x for x in seg if cd.model(x)]
             if not n: self.alone.add(id(out[0]))
+            self.spans[id(out[0])] = (a, n)
         res += out
         return a+n
 
@@ -1276,10 +1286,19 @@ def _live(ts):
     while k and ts[k-1][0]=='assistant': k -= 1
     return k
 
-def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
+def _sent_thoughts(sent, steps, spans, txt):
+    "`(message, thinking)` for each assistant message `sent` of reply `txt`: the thinking of the rounds it holds"
+    # a round rendered is one message (`steps`); a record put back holds the rounds its `spans` says (none: alone)
+    th,at = _round_thoughts(txt),{id(s[0]):(k, 1) for k,s in enumerate(steps) if s}
+    def one(x):
+        a,n = at.get(id(x)) or spans.get(id(x), (0, 0))
+        return '\n\n'.join(t for t in th[a:a+n] if t) or None
+    return [(x, one(x)) for x in sent]
+
+def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thinking=False):
     "The provider message list for `units`, each provider message a record keeps put back where valid"
     cd = _codec(fmt)
-    res,wts,ids,w = cd.head(system),[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
+    res,wts,ths,ids,w = cd.head(system),[],[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
     live = (0 if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else len(ts)
     for j,(role,parts,m) in enumerate(ts):
@@ -1296,10 +1315,14 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
         if j==len(ts)-1 and parts and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
             steps[-1] = [x for x in steps[-1] if cd.model(x)]
         n = len(res); w.reply(m, steps, res, j>=live)
+        sent = [x for x in res[n:] if x.get('role')=='assistant']
         if weights and (wt := _weight(m)) is not None:  # set after the digests are taken
-            sent = [x for x in res[n:] if x.get('role')=='assistant']
             wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(sent)]
+        if thinking: ths += _sent_thoughts(sent, steps, w.spans, m.ai_res)
     for x,v in wts: x['weight'] = v
+    for x,t in ths:  # the dialog's thinking in place of any a record carries (the same, or the record goes unsent)
+        x.pop('reasoning_content', None)
+        if t: x['reasoning_content'] = t
     # a message of nothing but reasoning goes only before the model's next message of its turn: alone, it would end an
     # assistant turn in thinking (Anthropic refuses it) or send a reasoning item without its following item (Responses)
     if w.alone or w.cut: res = w.unalone(res)
@@ -1558,9 +1581,10 @@ def _stamp_pending(dlg, fmt):
     if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
-def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits, fewer=_fewer):
+def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits, fewer=_fewer,
+              thinking=False):
     "`(messages, imgs)`: `dlg2chat`'s list, and each image it sends `(message, part)` as sent (`_fit_images`)"
-    # `fewer`: what the caller can do about a request over the limit by its text (`_fit_request`)
+    # `fewer`: what the caller can do about a request over the limit by its text (`_fit_request`); `thinking`: see `_render`
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0):
         msg = f'budget must be a non-negative int (tokens), not {budget!r:.40}'
@@ -1579,7 +1603,7 @@ def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_
         units = _units(dlg.messages if msgs is None else msgs, upto)
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
         imgs = _fit_images(units, fmt)
-        render = lambda: _render(units, fmt, dlg.system, weights, reasoning)
+        render = lambda: _render(units, fmt, dlg.system, weights, reasoning, thinking=thinking)
         res = _fit_request(units, fmt, render, dlg.system, fewer) if limits else render()
         if system_role!='system' and res and res[0]['role']=='system' and fmt=='openai': res[0]['role'] = system_role
         return res,imgs
@@ -2367,20 +2391,6 @@ def chk_drop(drop): # None, a rule's name (`jsonl_drops`), a function of a conve
         raise ValueError(msg)
     return [jsonl_drops[r] if isinstance(r, str) else r for r in rs]
 
-# %% ../nbs/05_chat.ipynb #cee1d477
-def _reasonings(dlg):
-    "The thinking of each assistant message `dlg2chat(dlg, 'openai')` sends, in order (None where its round wrote none)"
-    ps = [m for m in dlg.messages if m.msg_type==sprompt and not m.skipped]
-    if not any('think_start' in (m.ai_res or '') for m in ps): return None
-    res = []
-    for m in ps:
-        thinks = {}
-        ks = _step_idx(_parse(m.ai_res, thinks))  # one assistant message per round, as `_oa_reply` sends them
-        steps = [[] for _ in range(ks[-1]+1 if ks else 0)]
-        for i,th in thinks.items(): steps[ks[i]] += th
-        res += ['\n\n'.join(t) or None for t in steps]
-    return res
-
 # %% ../nbs/05_chat.ipynb #f8377ca0
 _json_types = ((bool, 'boolean'), (int, 'integer'), (float, 'number'), (str, 'string'), (list, 'array'),
                (dict, 'object'), (type(None), 'null'))
@@ -2439,9 +2449,9 @@ def _args_dict(d, f, shape):
         raise ValueError(msg)
     return v
 
-def _hf_msgs(d, oa, reasons=None, shape='hf'):
+def _hf_msgs(d, oa, shape='hf'):
     "OpenAI messages `oa` of dialog `d` as chat templates take them"
-    res,names,k = [],{},0
+    res,names = [],{}
     for m in oa:
         c = m.get('content')
         # text parts only (a text document beside the prompt's text): one text
@@ -2458,9 +2468,9 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
                 tcs = list(map(_as_function, tcs))
                 r['tool_calls'] = [dict(id=tc['id'], type='function', function=fn(tc['function'])) for tc in tcs]
                 names |= {tc['id']:tc['function']['name'] for tc in tcs}
-            if reasons and reasons[k]: r['reasoning_content'] = _unsur(reasons[k])
+            # its thinking: `_render`'s, for the shapes that write it
+            if shape!='sharegpt' and m.get('reasoning_content'): r['reasoning_content'] = m['reasoning_content']
             if 'weight' in m: r['weight'] = m['weight']
-            k += 1
         elif m['role']=='tool': r |= dict(tool_call_id=m['tool_call_id'], name=names[m['tool_call_id']])
         res.append(r)
     return _alternating(res)
@@ -2583,7 +2593,7 @@ def _openai_ft(d, oa):
 
 def _hf(d, oa, shape='hf'):
     "Hugging Face `messages` (see `_hf_msgs`), with `tools` as JSON schemas"
-    ms = _hf_msgs(d, oa, _reasonings(d), shape)
+    ms = _hf_msgs(d, oa, shape)
     tools = _tool_defs(ms)
     return dict(messages=ms) | ({'tools': tools} if tools else {})
 
@@ -2695,7 +2705,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
         try:
             # a request's limits are a 'chat' line's only: a training file is no request
             try: oa,imgs = _dlg2chat(d, fmt, msgs=None, budget=None, counter=None, upto=None, weights=fmt=='openai',
-                                     reasoning=True, system_role='system', limits=shape=='chat', fewer=_jsonl_fewer)
+                                     reasoning=True, system_role='system', limits=shape=='chat', fewer=_jsonl_fewer,
+                                     thinking=shape in ('hf', 'trl'))
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
                 if _left_out_unsent(d, rules): return b''

@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import given, note, settings, HealthCheck, strategies as st
 from dialog.core import *
 from dialog.chat import *
-from dialog.chat import _listed, _reasonings
+from dialog.chat import _listed, _round_thoughts
 from dialog.dataset import paths2jsonl, export_folder
 from chat_checks import sdk_valid
 from cli_helpers import nbd, ok
@@ -431,14 +431,13 @@ def n_images(d): return sum(p['type'] == 'image_url' for m in dlg2chat(d) if isi
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(d=thinking_dialogs())
 def test_any_dialog_every_shape(d, tmp_path_factory):
-    "For any generated dialog: the default line is each message's content as a list of parts; every other shape's line passes its consumer's check, or (text-only shapes) the dialog sends an image and the error says so; reasoning lines up with the assistant messages"
+    "For any generated dialog: the default line is each message's content as a list of parts; every other shape's line passes its consumer's check, or (text-only shapes) the dialog sends an image and the error says so; the `hf` line holds all the thinking the replies show, in order"
     tmp = tmp_path_factory.mktemp('s')
     note(repr([(m.msg_type, m.content, m.ai_res if m.msg_type == sprompt else m.output, m.meta) for m in d.messages]))
     oa = dlg2chat(d, weights=True)
     chat = lines(dlgs2jsonl([d], tmp/'c.jsonl'))
     assert chat == ([] if all(m['role'] == 'system' for m in oa) else [{'messages': [dict(m, content=[{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']) if 'content' in m and m['content'] is not None else m for m in oa]}])
-    rs = _reasonings(d)
-    if rs is not None: assert len(rs) == sum(m['role'] == 'assistant' for m in oa)
+    shown = [t for m in d.messages if m.msg_type == sprompt and not m.skipped for t in _round_thoughts(m.ai_res) if t]
     for s, check in checks.items():
         try: ls = lines(dlgs2jsonl([d], tmp/f'{s}.jsonl', shape=s))
         except ValueError as e:
@@ -446,6 +445,8 @@ def test_any_dialog_every_shape(d, tmp_path_factory):
             else: assert has_image(d) and 'sends an image' in str(e), str(e)
             continue
         for l in ls: check(l)
+        if s == 'hf' and ls:  # all the thinking the replies show, in order, on the messages of their rounds
+            assert '\n\n'.join(m['reasoning_content'] for m in ls[0]['messages'] if m.get('reasoning_content')) == '\n\n'.join(shown)
         if ls: assert dlgs2jsonl(jsonl2dlgs(tmp/f'{s}.jsonl'), tmp/'again.jsonl', shape=s).read_text() == (tmp/f'{s}.jsonl').read_text()
 
 def llamafactory_ok(row):
@@ -715,3 +716,16 @@ def test_a_shape_refusal_names_the_options_of_both_surfaces(tmp_path):
         assert 'gif.ipynb' in ok('export', src, '-o', tmp_path/f'{shape}2.jsonl', '--shape', shape, '--skip-bad')  # the skipped file listed
     r = nbd('export', src, '-o', tmp_path/'f.jsonl', '--fmt', 'anthropic', '--shape', 'hf')
     assert r.returncode==2 and "a history in format 'anthropic' goes with shape 'chat' only" in r.stderr and 'fmt=' not in r.stderr, r.stderr
+
+def test_thinking_on_the_message_of_its_round_when_a_provider_sent_more_messages_than_rounds(tmp_path):
+    "r22f item 1: an OpenAI history holding a blank assistant message between rounds is put back record by record (4 assistant messages for 3 rounds): `hf` and `trl` put the thinking on the message of the round that wrote it, by the render's own count, rather than index a per-round list by messages sent (an IndexError)"
+    def tc(i): return {'id': i, 'type': 'function', 'function': {'name': 'lookup', 'arguments': '{"q": "x"}'}}
+    h = [{'role': 'user', 'content': 'What is x?'}, {'role': 'assistant', 'content': 'Let me check.'},
+         {'role': 'assistant', 'content': None, 'tool_calls': [tc('call_1')]}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'x is 4'},
+         {'role': 'assistant', 'content': '\n\n'}, {'role': 'assistant', 'content': 'x is 4.', 'reasoning_content': 'The tool said 4.'}]
+    d = chat2dlg(h, 'openai', name='talk')
+    assert sum(m['role'] == 'assistant' for m in dlg2chat(d)) == 4  # the records put back, one message each
+    hf = lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]['messages']
+    assert [(m['content'].strip(), m.get('reasoning_content')) for m in hf if m['role'] == 'assistant'] == [('Let me check.', None), ('x is 4.', 'The tool said 4.')]
+    row = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='trl'))[0]
+    assert [m.get('reasoning_content') for m in row['completion'] if m['role'] == 'assistant'] == [None, 'The tool said 4.']
