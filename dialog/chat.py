@@ -2476,18 +2476,24 @@ def _hf_msgs(d, oa, shape='hf'):
     return _alternating(res)
 
 # %% ../nbs/05_chat.ipynb #93dc5e77
+def _merged(run):
+    "A run of chat-template messages of one role as one message: texts, calls and thinking joined, in order"
+    if len(run)==1: return run[0]
+    p = dict(run[0])  # each text joined once: a run of n messages costs its length, not n times it
+    p['content'] = '\n\n'.join(c for m in run if (c := m['content']))
+    if tcs := [tc for m in run for tc in m.get('tool_calls') or ()]: p['tool_calls'] = tcs
+    if rs := [r for m in run if (r := m.get('reasoning_content'))]: p['reasoning_content'] = '\n\n'.join(rs)
+    # a merged turn is trained on when any part of it was
+    if any('weight' in m for m in run): p['weight'] = max(m.get('weight', 1) for m in run)
+    return p
+
 def _alternating(ms):
     "Chat-template messages `ms` with each run of user (or of assistant) messages in a row made one message, a user's first"
-    res = []
+    runs = []
     for m in ms:
-        p = res[-1] if res else {}
-        if m['role'] not in ('user', 'assistant') or m['role']!=p.get('role'): res.append(m); continue
-        p['content'] = '\n\n'.join(c for c in (p['content'], m['content']) if c)
-        if tcs := m.get('tool_calls'): p['tool_calls'] = p.get('tool_calls', []) + tcs
-        if rs := [r for r in (p.get('reasoning_content'), m.get('reasoning_content')) if r]:
-            p['reasoning_content'] = '\n\n'.join(rs)
-        # a merged turn is trained on when any part of it was
-        if 'weight' in p or 'weight' in m: p['weight'] = max(p.get('weight', 1), m.get('weight', 1))
+        if runs and m['role'] in ('user', 'assistant') and m['role']==runs[-1][0]['role']: runs[-1].append(m)
+        else: runs.append([m])
+    res = list(map(_merged, runs))
     # a reply first (a blank first prompt, a session the model opened) gets a user turn before it, `(no request)`, as
     # Anthropic's list does (`_an_alternate`): the templates that want turns to alternate want the user's first
     i = first(i for i,m in enumerate(res) if m['role']!='system')
