@@ -2679,6 +2679,21 @@ def _left_out_unsent(d, rules):
     return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
             or _has_image in rules and any(p['type']=='image' for p in ps))
 
+# %% ../nbs/05_chat.ipynb #0afe6ec5
+def _nonfinite(o, at=''):
+    "Where JSON-like `o` holds a NaN or an infinity, as a path of keys and indexes (`['a'][0]`), or None"
+    if isinstance(o, float): return (at or '(the value)') if o!=o or o in (float('inf'), float('-inf')) else None
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else ()
+    return first(p for k,v in items if (p := _nonfinite(v, f'{at}[{k!r}]')) is not None)
+
+def _not_json(d, r):
+    "The error for dialog `d`'s line `r`, which holds a value JSON has no spelling for (NaN, an infinity)"
+    at = _nonfinite(r)
+    def holds(m): return _nonfinite([m.meta, _parse(m.ai_res) if m.msg_type==sprompt else None]) is not None
+    mid = first(m.id for m in d.messages if holds(m))
+    return (f"dialog {d.name!r}: message {mid!r}: its line would hold a NaN or an infinity at {at}, which JSON has "
+            f"no spelling for (RFC 8259; Polars, orjson and JavaScript refuse such a line): {_leave_out()}")
+
 # %% ../nbs/05_chat.ipynb #b319f8cf
 # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
 _line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'),
@@ -2727,7 +2742,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if shape=='openai_ft' and _ft_line(d, oa, imgs, seen, img_lines is None) and img_lines is not None:
                 img_lines.append((seen[0], i))
             seen[0] += 1
-            return (json.dumps(r, ensure_ascii=False)+'\n').encode()
+            try: return (json.dumps(r, ensure_ascii=False, allow_nan=False)+'\n').encode()
+            except ValueError: raise ValueError(_not_json(d, r)) from None  # NaN or Infinity: a line must be JSON
         except UnicodeEncodeError as e:
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
                    f'{e.object[e.start:e.end]!r}')

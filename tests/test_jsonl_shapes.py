@@ -738,3 +738,20 @@ def test_a_run_of_user_messages_merges_in_linear_time():
     t = time.perf_counter(); res = _alternating(ms); took = time.perf_counter() - t
     assert res == [{'role': 'user', 'content': '\n\n'.join(m['content'] for m in ms[:-1])}, {'role': 'assistant', 'content': 'A.', 'weight': 0}]
     assert took < 1, took
+
+def test_a_nan_or_infinity_is_refused_not_written_as_a_bare_token(tmp_path):
+    "r22f item 4: a call whose arguments hold NaN or Infinity (Python's `json` reads them) would be written as bare `NaN` in a line that gives arguments as a dict: no line is JSON with it (RFC 8259), so the writer refuses the dialog, naming it and its message, and `on_error='skip'` leaves it out"
+    def strict(s): return json.loads(s, parse_constant=lambda c: pytest.fail(f'{c} in a line'))
+    h = [{'role': 'user', 'content': 'Flag outliers.'},
+         {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'flag', 'arguments': '{"threshold": NaN, "max": Infinity}'}}]},
+         {'role': 'tool', 'tool_call_id': 'call_1', 'content': '3 rows'}, {'role': 'assistant', 'content': 'Three rows.'}]
+    d = chat2dlg(h, 'openai', name='outliers')
+    for shape, fmt in (('hf', 'openai'), ('trl', 'openai'), ('chat', 'anthropic')):
+        with pytest.raises(ValueError, match=rf"dialog 0: dialog 'outliers': message '{d.messages[0].id}': its line would hold a NaN or an infinity at \S+\['threshold'\]"):
+            dlgs2jsonl([d], tmp_path/f'{shape}.jsonl', fmt, shape=shape)
+    for shape in ('chat', 'openai_ft', 'sharegpt'):  # arguments as JSON text: a string, which a line holds
+        for l in (tmp_path/'ok.jsonl').write_text('') or dlgs2jsonl([d], tmp_path/'ok.jsonl', shape=shape).read_text().splitlines(): strict(l)
+    src = tmp_path/'src'
+    plain_dlg().save(src/'a.ipynb'); d.save(src/'b.ipynb')
+    with pytest.warns(UserWarning, match='b.ipynb'): paths2jsonl(src, tmp_path/'p.jsonl', shape='hf', on_error='skip', workers=0)
+    assert [strict(l) for l in (tmp_path/'p.jsonl').read_text().splitlines()] == lines(dlgs2jsonl([plain_dlg()], tmp_path/'a.jsonl', shape='hf'))
