@@ -2824,11 +2824,19 @@ def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's or trainer's toolin
                cls=Dialog): # The `Dialog` class to build
     "The dialogs of JSON Lines file `fname`, named after it and their line"
     res,p = [],Path(fname)
-    # only \n ends a line: json.dumps leaves U+2028 and kin raw
-    for i,l in enumerate(p.read_text(encoding='utf-8-sig').split('\n'), 1):
+    raw = p.read_bytes().removeprefix(b'\xef\xbb\xbf')  # a byte order mark is no text
+    try: txt = raw.decode('utf-8')
+    except UnicodeDecodeError as e:  # (Latin-1 or cp1252, or UTF-16 as PowerShell saves it)
+        n = raw[:e.start].count(b'\n') + 1
+        msg = (f"{fname}: line {n}: not UTF-8 (byte {raw[e.start]:#04x}: {e.reason}); "
+               "JSON Lines is UTF-8 text: save the file as UTF-8")
+        raise ValueError(msg) from None
+    # line breaks read as a text file reads them; only they end a line: json.dumps leaves U+2028 and kin raw
+    for i,l in enumerate(txt.replace('\r\n', '\n').replace('\r', '\n').split('\n'), 1):
         if not l.strip(): continue
         try:
             ms,system,f = _line_msgs(json.loads(l))
             res.append(chat2dlg(ms, fmt or f, system=system, name=f'{p.stem}-{i}', cls=cls))
         except ValueError as e: raise ValueError(f'{fname}: line {i}: {e}') from None
+        except RecursionError: raise ValueError(f'{fname}: line {i}: nested too deeply to read') from None
     return res
