@@ -2419,7 +2419,8 @@ def _tool_defs(ms):
         props = {k:(dict(type=first(t)) if len(t)==1 else {}) for k,t in ts.items()}
         req = [k for k in ts if all(k in a for a in cs)]
         params = dict(type='object', properties=props, required=req)
-        res.append(dict(type='function', function=dict(name=name, parameters=params)))
+        # no description the dialog knows: an empty one, which templates that render each tool's read (gpt-oss's)
+        res.append(dict(type='function', function=dict(name=name, description='', parameters=params)))
     return res
 
 # %% ../nbs/05_chat.ipynb #af92c8dc

@@ -755,3 +755,18 @@ def test_a_nan_or_infinity_is_refused_not_written_as_a_bare_token(tmp_path):
     plain_dlg().save(src/'a.ipynb'); d.save(src/'b.ipynb')
     with pytest.warns(UserWarning, match='b.ipynb'): paths2jsonl(src, tmp_path/'p.jsonl', shape='hf', on_error='skip', workers=0)
     assert [strict(l) for l in (tmp_path/'p.jsonl').read_text().splitlines()] == lines(dlgs2jsonl([plain_dlg()], tmp_path/'a.jsonl', shape='hf'))
+
+def test_tool_definitions_carry_a_description_for_templates_that_render_it(tmp_path):
+    "r22f item 5: gpt-oss's chat template (as trl ships it) writes each tool's `description` unconditionally, and refused every line with a call: every shape's `tools` define each function with a description, empty since a dialog doesn't know what a function is for"
+    import os, trl
+    from transformers import PreTrainedTokenizerFast
+    tk = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(WordLevel({'[UNK]': 0}, unk_token='[UNK]')), eos_token='<|return|>')
+    tk.chat_template = Path(os.path.dirname(trl.__file__), 'chat_templates', 'gptoss.jinja').read_text()
+    d = Dialog('weather')
+    d.mk_message('Weather in Rome?', msg_type=sprompt, output=tool_block('call_1', 'get_weather', {'city': 'Rome'}, '21 C, sunny') + '\n\nIt is 21 C and sunny.')
+    line = lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]
+    assert line['tools'] == [{'type': 'function', 'function': {'name': 'get_weather', 'description': '', 'parameters': {'type': 'object', 'properties': {'city': {'type': 'string'}}, 'required': ['city']}}}]
+    text = tk.apply_chat_template(line['messages'], tools=line['tools'], tokenize=False)
+    assert 'get_weather' in text and 'It is 21 C and sunny.' in text
+    assert lines(dlgs2jsonl([d], tmp_path/'o.jsonl', shape='openai_ft'))[0]['tools'] == line['tools']
+    assert json.loads(lines(dlgs2jsonl([d], tmp_path/'s.jsonl', shape='sharegpt'))[0]['tools']) == [line['tools'][0]['function']]
