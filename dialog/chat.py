@@ -2424,13 +2424,28 @@ def _tool_defs(ms):
     return res
 
 # %% ../nbs/05_chat.ipynb #af92c8dc
-def _media_msg(dlg):
-    "`(id, what)` of the first message of `dlg` that sends an image, a PDF or audio: what a text-only shape can't hold"
+def _media(dlg):
+    "`(id, what, tool)` of each message of `dlg` sending an image, a PDF or audio: in its prompt or context, or a tool's result"
     def what(p):
         if p['type']=='image': return 'an image'
         if p['type']=='file' and p['mime']!='text/plain': return 'audio' if p['mime'][:6]=='audio/' else 'a PDF'
-    return first((u['m'].id, w) for u in _units(dlg.messages) for p in u.get('ctx', u.get('req', [])) if (w := what(p)))
+    # an image a tool returned (a screenshot): sent as an image where the format takes one in a result, else as a note
+    def shot(p): return p['type']=='tool' and bool(_res_imgs(p['result'] or '', p['extra'].get('text_result')))
+    for u in _units(dlg.messages):
+        yield from ((u['m'].id, w, False) for p in u.get('ctx', u.get('req', [])) if (w := what(p)))
+        if any(map(shot, u.get('reply') or ())): yield u['m'].id, 'an image', True
 
+def _not_text(oa): return any(isinstance(c := m.get('content'), list) and any(p.get('type')!='text' for p in c) for m in oa)
+
+def _may_send_media(dlg, oa, tool=False):
+    "Whether `_media` may find any in `dlg` (sent as `oa`, if given): a message sent as parts not all text, a reply's image"
+    # most dialogs send none: their messages are read again only then (`tool`: a tool's image, which a reply spells)
+    return (not tool and (oa is None or _not_text(oa))
+            or any('![image](data:' in (m.ai_res or '') for m in dlg.messages if m.msg_type==sprompt))
+
+def _media_msg(dlg, oa, tool=False):
+    "`_media`'s first `(id, what, tool)` for `dlg` (sent as OpenAI messages `oa`), of a tool's result only if `tool`; or None"
+    return first(x for x in _media(dlg) if x[2] or not tool) if _may_send_media(dlg, oa, tool) else None
 
 def _leave_out(rule=None): # The `drop` rule that holds for such dialogs, if one does
     "The advice to leave out a dialog a JSON Lines line can't hold, in Python's words and the command line's"
@@ -2452,16 +2467,18 @@ def _args_dict(d, f, shape):
 
 def _hf_msgs(d, oa, shape='hf'):
     "OpenAI messages `oa` of dialog `d` as chat templates take them"
+    # an image, a PDF or audio, in a prompt or a tool's result (which OpenAI's messages hold as a note): not text
+    if mm := _media_msg(d, oa) or (_not_text(oa) and (None, 'a file', False)):
+        i,what,tool = mm
+        msg = (f"dialog {d.name!r}: message {i!r} sends {what}{' in a tool result' if tool else ''}, and shape {shape!r} "
+               "takes text only: "
+               f"{_leave_out('has_image' if what=='an image' else 'has_file')}, or write shape 'openai_ft' or 'chat'")
+        raise ValueError(msg)
     res,names = [],{}
     for m in oa:
         c = m.get('content')
         # text parts only (a text document beside the prompt's text): one text
-        if isinstance(c, list) and all(p.get('type')=='text' for p in c): c = '\n\n'.join(p['text'] for p in c)
-        if isinstance(c, list):
-            i,what = _media_msg(d) or (None, 'a file')
-            msg = (f"dialog {d.name!r}: message {i!r} sends {what}, and shape {shape!r} takes text only: "
-                   f"{_leave_out('has_image' if what=='an image' else 'has_file')}, or write shape 'openai_ft' or 'chat'")
-            raise ValueError(msg)
+        if isinstance(c, list): c = '\n\n'.join(p['text'] for p in c)
         r = dict(role=m['role'], content=c or '')
         if m['role']=='assistant':
             if tcs := m.get('tool_calls'):
@@ -2587,6 +2604,10 @@ _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI ta
 def _openai_ft(d, oa):
     "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
+    if mm := _media_msg(d, oa, tool=True):  # a tool message is text: its image would be a note
+        msg = (f"dialog {d.name!r}: message {mm[0]!r} sends an image in a tool result, and OpenAI's fine-tuning takes "
+               f"images in user messages only: {_leave_out('has_image')}")
+        raise ValueError(msg)
     oa = [m | {'tool_calls': list(map(_as_function, m['tool_calls']))} if m.get('tool_calls') else m for m in oa]
     tools = _tool_defs(oa)
     names = (t['function']['name'] for t in tools)
@@ -2673,12 +2694,12 @@ def chk_shape(shape:str, # A name in `jsonl_shapes`
     return shape
 
 # %% ../nbs/05_chat.ipynb #4ff753e6
-def _left_out_unsent(d, rules):
-    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
-    if not (_has_file in rules or _has_image in rules): return False
-    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
-    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
-            or _has_image in rules and any(p['type']=='image' for p in ps))
+def _left_out_held(d, rules, oa=None):
+    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as `_media` reads it (`oa`: its messages sent, if any)"
+    # what the rule misses in the messages: an image a format sends as a note (a tool's, in OpenAI's), a file none took
+    if not (_has_file in rules or _has_image in rules) or not _may_send_media(d, oa): return False
+    ws = {w for _,w,_ in _media(d)}
+    return _has_image in rules and 'an image' in ws or _has_file in rules and bool(ws - {'an image'})
 
 # %% ../nbs/05_chat.ipynb #0afe6ec5
 def _nonfinite(o, at=''):
@@ -2731,11 +2752,11 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
                                      thinking=shape in ('hf', 'trl'))
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
-                if _left_out_unsent(d, rules): return b''
+                if _left_out_held(d, rules): return b''
                 raise
             ms = [_listed(m) for m in oa] if fmt in ('openai', 'anthropic') else oa
             # an empty conversation every consumer refuses, or one left out
-            if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''
+            if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules) or _left_out_held(d, rules, oa): return b''
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
             if r is None: return b''

@@ -770,3 +770,20 @@ def test_tool_definitions_carry_a_description_for_templates_that_render_it(tmp_p
     assert 'get_weather' in text and 'It is 21 C and sunny.' in text
     assert lines(dlgs2jsonl([d], tmp_path/'o.jsonl', shape='openai_ft'))[0]['tools'] == line['tools']
     assert json.loads(lines(dlgs2jsonl([d], tmp_path/'s.jsonl', shape='sharegpt'))[0]['tools']) == [line['tools'][0]['function']]
+
+def test_an_image_a_tool_returned_is_refused_by_text_only_shapes_and_dropped_by_has_image(tmp_path):
+    "r22f item 2: a screenshot a tool returned became the note '(image/png image, 68 bytes)' in every training shape, and drop='has_image' kept the dialog: the text-only shapes (and openai_ft, whose tool messages are text) refuse it naming the dialog and message, and has_image leaves it out in every shape, by one rule"
+    png = base64.b64encode(tiny_png).decode()
+    h = [{'role': 'user', 'content': 'Take a screenshot.'},
+         {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'screenshot', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png}}]}]},
+         {'role': 'assistant', 'content': 'The screen is blank.'}]
+    d = chat2dlg(h, 'anthropic', name='computer-use')
+    d2 = plain_dlg(); d2.mk_message('Shot?', msg_type=sprompt, output=tool_block('k', 'shot', {}, result_image('image/png', png)) + '\n\nBlank.')
+    for shape in ('hf', 'trl', 'sharegpt', 'openai_ft'):
+        for x in (d, d2):
+            with pytest.raises(ValueError, match=rf"dialog '{x.name}': message '{x.messages[-1].id if x is d2 else x.messages[0].id}' sends an image in a tool result"):
+                dlgs2jsonl([x], tmp_path/f'{shape}.jsonl', shape=shape)
+    for shape, fmt in (('hf', 'openai'), ('trl', 'openai'), ('sharegpt', 'openai'), ('openai_ft', 'openai'), ('chat', 'openai'), ('chat', 'anthropic')):
+        assert lines(dlgs2jsonl([d, plain_dlg(), d2], tmp_path/'k.jsonl', fmt, shape=shape, drop='has_image')) == lines(dlgs2jsonl([plain_dlg()], tmp_path/'p.jsonl', fmt, shape=shape))
+    assert len(lines(dlgs2jsonl([d], tmp_path/'c.jsonl'))) == 1  # a request as sent: OpenAI's tool message gets its note, as `dlg2chat` sends it
