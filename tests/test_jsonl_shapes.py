@@ -787,3 +787,18 @@ def test_an_image_a_tool_returned_is_refused_by_text_only_shapes_and_dropped_by_
     for shape, fmt in (('hf', 'openai'), ('trl', 'openai'), ('sharegpt', 'openai'), ('openai_ft', 'openai'), ('chat', 'openai'), ('chat', 'anthropic')):
         assert lines(dlgs2jsonl([d, plain_dlg(), d2], tmp_path/'k.jsonl', fmt, shape=shape, drop='has_image')) == lines(dlgs2jsonl([plain_dlg()], tmp_path/'p.jsonl', fmt, shape=shape))
     assert len(lines(dlgs2jsonl([d], tmp_path/'c.jsonl'))) == 1  # a request as sent: OpenAI's tool message gets its note, as `dlg2chat` sends it
+
+def test_the_docs_send_trl_users_to_hf_not_sharegpt(tmp_path):
+    "r22f item 3: the shapes table offered `sharegpt` to TRL's `maybe_convert_to_chatml`, which keeps ShareGPT's roles (human, gpt) that chat templates don't render: TRL trained on the system prompt alone. The table no longer does, and what the docs say instead holds, by TRL's own functions"
+    nb = json.loads((Path(__file__).resolve().parent.parent/'nbs'/'05_chat.ipynb').read_text())
+    doc = next(''.join(c['source']) for c in nb['cells'] if ''.join(c['source']).startswith('### Training shapes'))
+    row = next(l for l in doc.splitlines() if l.startswith('| `sharegpt`'))
+    assert 'maybe_convert_to_chatml' not in row.split(' | ')[-1]  # its "for" column
+    assert "**TRL and ShareGPT.** TRL reads `hf`" in doc
+    d = Dialog('rows'); d.system = 'Be brief.'
+    d.mk_message('How many rows?', msg_type=sprompt, output='There are 1,200 rows.')
+    ex = lines(dlgs2jsonl([d], tmp_path/'s.jsonl', shape='sharegpt'))[0]
+    assert trl_data.is_conversational_from_value(ex)  # SFTTrainer's from/value branch
+    assert [m['role'] for m in trl_data.maybe_convert_to_chatml(ex)['messages']] == ['system', 'human', 'gpt']  # roles kept, as the docs say
+    text = rendered(lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]['messages'], None)
+    assert 'How many rows?' in text and 'There are 1,200 rows.' in text  # `hf`: the conversation TRL renders
