@@ -2423,7 +2423,7 @@ def _tool_defs(ms):
         res.append(dict(type='function', function=dict(name=name, description='', parameters=params)))
     return res
 
-# %% ../nbs/05_chat.ipynb #af92c8dc
+# %% ../nbs/05_chat.ipynb #975a09f2
 def _media(dlg):
     "`(id, what, tool)` of each message of `dlg` sending an image, a PDF or audio: in its prompt or context, or a tool's result"
     def what(p):
@@ -2447,6 +2447,7 @@ def _media_msg(dlg, oa, tool=False):
     "`_media`'s first `(id, what, tool)` for `dlg` (sent as OpenAI messages `oa`), of a tool's result only if `tool`; or None"
     return first(x for x in _media(dlg) if x[2] or not tool) if _may_send_media(dlg, oa, tool) else None
 
+# %% ../nbs/05_chat.ipynb #af92c8dc
 def _leave_out(rule=None): # The `drop` rule that holds for such dialogs, if one does
     "The advice to leave out a dialog a JSON Lines line can't hold, in Python's words and the command line's"
     # one text names both: the error may come from a process reading files, which no setting of its caller reaches
@@ -2716,7 +2717,7 @@ def _not_json(d, r):
     return (f"dialog {d.name!r}: message {mid!r}: its line would hold a NaN or an infinity at {at}, which JSON has "
             f"no spelling for (RFC 8259; Polars, orjson and JavaScript refuse such a line): {_leave_out()}")
 
-# %% ../nbs/05_chat.ipynb #b319f8cf
+# %% ../nbs/05_chat.ipynb #6060fb7d
 # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
 _line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'),
                   gemini=('contents', 'system_instruction'))
@@ -2731,6 +2732,7 @@ def _chat_line(ms, d, fmt):
 _jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
                 "'trl' or 'sharegpt'), which no request limit applies to")
 
+# %% ../nbs/05_chat.ipynb #b319f8cf
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
                fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
