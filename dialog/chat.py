@@ -665,6 +665,14 @@ def _steps(parts):
     def said(r): return [p['text'] if p['type']=='text' else _server_text(p) for p in r if not _call(p)]
     return [(said(r), [p for p in r if _call(p)]) for r in _rounds(parts)]
 
+def _round_thoughts(txt):
+    "The thinking reply `txt` shows in each of its rounds (`_step_idx`), one text a round (None where it wrote none)"
+    thinks = {}
+    ks = _step_idx(_parse(txt, thinks))
+    res = [[] for _ in range(ks[-1]+1 if ks else 0)]
+    for i,th in thinks.items(): res[ks[i]] += th
+    return ['\n\n'.join(t) or None for t in res]
+
 def _server_text(p):
     "A call the provider ran (server part `p`) as the short text another provider gets in its place"
     try: r = json.loads(p['result'])
@@ -1137,6 +1145,7 @@ class _Wire:
         self.cd,self.mode,self.stamp,self.broken,self.fixed,self.n,self.h = cd,mode,stamp,False,set(),0,None
         # ids of the records sent that hold nothing but reasoning (no rounds); to go as the dialog has them (`plain`)
         self.alone,self.cut,self.plain = set(),set(),{}
+        self.spans = {}  # id of a record's first message sent -> `(step, steps)`: the rounds of the reply it holds
         self.sys = system or None
     def prefix(self, res):
         "The digest of the format, the system prompt and `res`, the messages sent so far (each hashed once)"
@@ -1180,6 +1189,7 @@ class _Wire:
             self.fixed.update(map(id, out[:len(g)])); self.plain |= {id(x):[] for x in out[1:len(g)]}
             self.plain[id(out[0])] = [x for x in seg if cd.model(x)]
             if not n: self.alone.add(id(out[0]))
+            self.spans[id(out[0])] = (a, n)
         res += out
         return a+n
 
@@ -1276,10 +1286,19 @@ def _live(ts):
     while k and ts[k-1][0]=='assistant': k -= 1
     return k
 
-def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
+def _sent_thoughts(sent, steps, spans, txt):
+    "`(message, thinking)` for each assistant message `sent` of reply `txt`: the thinking of the rounds it holds"
+    # a round rendered is one message (`steps`); a record put back holds the rounds its `spans` says (none: alone)
+    th,at = _round_thoughts(txt),{id(s[0]):(k, 1) for k,s in enumerate(steps) if s}
+    def one(x):
+        a,n = at.get(id(x)) or spans.get(id(x), (0, 0))
+        return '\n\n'.join(t for t in th[a:a+n] if t) or None
+    return [(x, one(x)) for x in sent]
+
+def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thinking=False):
     "The provider message list for `units`, each provider message a record keeps put back where valid"
     cd = _codec(fmt)
-    res,wts,ids,w = cd.head(system),[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
+    res,wts,ths,ids,w = cd.head(system),[],[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
     live = (0 if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else len(ts)
     for j,(role,parts,m) in enumerate(ts):
@@ -1296,10 +1315,14 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False):
         if j==len(ts)-1 and parts and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
             steps[-1] = [x for x in steps[-1] if cd.model(x)]
         n = len(res); w.reply(m, steps, res, j>=live)
+        sent = [x for x in res[n:] if x.get('role')=='assistant']
         if weights and (wt := _weight(m)) is not None:  # set after the digests are taken
-            sent = [x for x in res[n:] if x.get('role')=='assistant']
             wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(sent)]
+        if thinking: ths += _sent_thoughts(sent, steps, w.spans, m.ai_res)
     for x,v in wts: x['weight'] = v
+    for x,t in ths:  # the dialog's thinking in place of any a record carries (the same, or the record goes unsent)
+        x.pop('reasoning_content', None)
+        if t: x['reasoning_content'] = t
     # a message of nothing but reasoning goes only before the model's next message of its turn: alone, it would end an
     # assistant turn in thinking (Anthropic refuses it) or send a reasoning item without its following item (Responses)
     if w.alone or w.cut: res = w.unalone(res)
@@ -1558,9 +1581,10 @@ def _stamp_pending(dlg, fmt):
     if not keep: d.pop('unstamped', None)
 
 # %% ../nbs/05_chat.ipynb #08bcd5c5
-def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits, fewer=_fewer):
+def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_role, limits, fewer=_fewer,
+              thinking=False):
     "`(messages, imgs)`: `dlg2chat`'s list, and each image it sends `(message, part)` as sent (`_fit_images`)"
-    # `fewer`: what the caller can do about a request over the limit by its text (`_fit_request`)
+    # `fewer`: what the caller can do about a request over the limit by its text (`_fit_request`); `thinking`: see `_render`
     if not isinstance(dlg, Dialog): raise ValueError(f'dlg2chat: dlg must be a Dialog, not {type(dlg).__name__}')
     if budget is not None and (type(budget) is not int or budget<0):
         msg = f'budget must be a non-negative int (tokens), not {budget!r:.40}'
@@ -1579,7 +1603,7 @@ def _dlg2chat(dlg, fmt, msgs, budget, counter, upto, weights, reasoning, system_
         units = _units(dlg.messages if msgs is None else msgs, upto)
         if budget is not None: units = _trim(units, fmt, budget, counter or count_tokens, dlg.system)
         imgs = _fit_images(units, fmt)
-        render = lambda: _render(units, fmt, dlg.system, weights, reasoning)
+        render = lambda: _render(units, fmt, dlg.system, weights, reasoning, thinking=thinking)
         res = _fit_request(units, fmt, render, dlg.system, fewer) if limits else render()
         if system_role!='system' and res and res[0]['role']=='system' and fmt=='openai': res[0]['role'] = system_role
         return res,imgs
@@ -2367,20 +2391,6 @@ def chk_drop(drop): # None, a rule's name (`jsonl_drops`), a function of a conve
         raise ValueError(msg)
     return [jsonl_drops[r] if isinstance(r, str) else r for r in rs]
 
-# %% ../nbs/05_chat.ipynb #cee1d477
-def _reasonings(dlg):
-    "The thinking of each assistant message `dlg2chat(dlg, 'openai')` sends, in order (None where its round wrote none)"
-    ps = [m for m in dlg.messages if m.msg_type==sprompt and not m.skipped]
-    if not any('think_start' in (m.ai_res or '') for m in ps): return None
-    res = []
-    for m in ps:
-        thinks = {}
-        ks = _step_idx(_parse(m.ai_res, thinks))  # one assistant message per round, as `_oa_reply` sends them
-        steps = [[] for _ in range(ks[-1]+1 if ks else 0)]
-        for i,th in thinks.items(): steps[ks[i]] += th
-        res += ['\n\n'.join(t) or None for t in steps]
-    return res
-
 # %% ../nbs/05_chat.ipynb #f8377ca0
 _json_types = ((bool, 'boolean'), (int, 'integer'), (float, 'number'), (str, 'string'), (list, 'array'),
                (dict, 'object'), (type(None), 'null'))
@@ -2409,18 +2419,35 @@ def _tool_defs(ms):
         props = {k:(dict(type=first(t)) if len(t)==1 else {}) for k,t in ts.items()}
         req = [k for k in ts if all(k in a for a in cs)]
         params = dict(type='object', properties=props, required=req)
-        res.append(dict(type='function', function=dict(name=name, parameters=params)))
+        # no description the dialog knows: an empty one, which templates that render each tool's read (gpt-oss's)
+        res.append(dict(type='function', function=dict(name=name, description='', parameters=params)))
     return res
 
-# %% ../nbs/05_chat.ipynb #af92c8dc
-def _media_msg(dlg):
-    "`(id, what)` of the first message of `dlg` that sends an image, a PDF or audio: what a text-only shape can't hold"
+# %% ../nbs/05_chat.ipynb #975a09f2
+def _media(dlg):
+    "`(id, what, tool)` of each message of `dlg` sending an image, a PDF or audio: in its prompt or context, or a tool's result"
     def what(p):
         if p['type']=='image': return 'an image'
         if p['type']=='file' and p['mime']!='text/plain': return 'audio' if p['mime'][:6]=='audio/' else 'a PDF'
-    return first((u['m'].id, w) for u in _units(dlg.messages) for p in u.get('ctx', u.get('req', [])) if (w := what(p)))
+    # an image a tool returned (a screenshot): sent as an image where the format takes one in a result, else as a note
+    def shot(p): return p['type']=='tool' and bool(_res_imgs(p['result'] or '', p['extra'].get('text_result')))
+    for u in _units(dlg.messages):
+        yield from ((u['m'].id, w, False) for p in u.get('ctx', u.get('req', [])) if (w := what(p)))
+        if any(map(shot, u.get('reply') or ())): yield u['m'].id, 'an image', True
 
+def _not_text(oa): return any(isinstance(c := m.get('content'), list) and any(p.get('type')!='text' for p in c) for m in oa)
 
+def _may_send_media(dlg, oa, tool=False):
+    "Whether `_media` may find any in `dlg` (sent as `oa`, if given): a message sent as parts not all text, a reply's image"
+    # most dialogs send none: their messages are read again only then (`tool`: a tool's image, which a reply spells)
+    return (not tool and (oa is None or _not_text(oa))
+            or any('![image](data:' in (m.ai_res or '') for m in dlg.messages if m.msg_type==sprompt))
+
+def _media_msg(dlg, oa, tool=False):
+    "`_media`'s first `(id, what, tool)` for `dlg` (sent as OpenAI messages `oa`), of a tool's result only if `tool`; or None"
+    return first(x for x in _media(dlg) if x[2] or not tool) if _may_send_media(dlg, oa, tool) else None
+
+# %% ../nbs/05_chat.ipynb #af92c8dc
 def _leave_out(rule=None): # The `drop` rule that holds for such dialogs, if one does
     "The advice to leave out a dialog a JSON Lines line can't hold, in Python's words and the command line's"
     # one text names both: the error may come from a process reading files, which no setting of its caller reaches
@@ -2439,18 +2466,20 @@ def _args_dict(d, f, shape):
         raise ValueError(msg)
     return v
 
-def _hf_msgs(d, oa, reasons=None, shape='hf'):
+def _hf_msgs(d, oa, shape='hf'):
     "OpenAI messages `oa` of dialog `d` as chat templates take them"
-    res,names,k = [],{},0
+    # an image, a PDF or audio, in a prompt or a tool's result (which OpenAI's messages hold as a note): not text
+    if mm := _media_msg(d, oa) or (_not_text(oa) and (None, 'a file', False)):
+        i,what,tool = mm
+        msg = (f"dialog {d.name!r}: message {i!r} sends {what}{' in a tool result' if tool else ''}, and shape {shape!r} "
+               "takes text only: "
+               f"{_leave_out('has_image' if what=='an image' else 'has_file')}, or write shape 'openai_ft' or 'chat'")
+        raise ValueError(msg)
+    res,names = [],{}
     for m in oa:
         c = m.get('content')
         # text parts only (a text document beside the prompt's text): one text
-        if isinstance(c, list) and all(p.get('type')=='text' for p in c): c = '\n\n'.join(p['text'] for p in c)
-        if isinstance(c, list):
-            i,what = _media_msg(d) or (None, 'a file')
-            msg = (f"dialog {d.name!r}: message {i!r} sends {what}, and shape {shape!r} takes text only: "
-                   f"{_leave_out('has_image' if what=='an image' else 'has_file')}, or write shape 'openai_ft' or 'chat'")
-            raise ValueError(msg)
+        if isinstance(c, list): c = '\n\n'.join(p['text'] for p in c)
         r = dict(role=m['role'], content=c or '')
         if m['role']=='assistant':
             if tcs := m.get('tool_calls'):
@@ -2458,26 +2487,32 @@ def _hf_msgs(d, oa, reasons=None, shape='hf'):
                 tcs = list(map(_as_function, tcs))
                 r['tool_calls'] = [dict(id=tc['id'], type='function', function=fn(tc['function'])) for tc in tcs]
                 names |= {tc['id']:tc['function']['name'] for tc in tcs}
-            if reasons and reasons[k]: r['reasoning_content'] = _unsur(reasons[k])
+            # its thinking: `_render`'s, for the shapes that write it
+            if shape!='sharegpt' and m.get('reasoning_content'): r['reasoning_content'] = m['reasoning_content']
             if 'weight' in m: r['weight'] = m['weight']
-            k += 1
         elif m['role']=='tool': r |= dict(tool_call_id=m['tool_call_id'], name=names[m['tool_call_id']])
         res.append(r)
     return _alternating(res)
 
 # %% ../nbs/05_chat.ipynb #93dc5e77
+def _merged(run):
+    "A run of chat-template messages of one role as one message: texts, calls and thinking joined, in order"
+    if len(run)==1: return run[0]
+    p = dict(run[0])  # each text joined once: a run of n messages costs its length, not n times it
+    p['content'] = '\n\n'.join(c for m in run if (c := m['content']))
+    if tcs := [tc for m in run for tc in m.get('tool_calls') or ()]: p['tool_calls'] = tcs
+    if rs := [r for m in run if (r := m.get('reasoning_content'))]: p['reasoning_content'] = '\n\n'.join(rs)
+    # a merged turn is trained on when any part of it was
+    if any('weight' in m for m in run): p['weight'] = max(m.get('weight', 1) for m in run)
+    return p
+
 def _alternating(ms):
     "Chat-template messages `ms` with each run of user (or of assistant) messages in a row made one message, a user's first"
-    res = []
+    runs = []
     for m in ms:
-        p = res[-1] if res else {}
-        if m['role'] not in ('user', 'assistant') or m['role']!=p.get('role'): res.append(m); continue
-        p['content'] = '\n\n'.join(c for c in (p['content'], m['content']) if c)
-        if tcs := m.get('tool_calls'): p['tool_calls'] = p.get('tool_calls', []) + tcs
-        if rs := [r for r in (p.get('reasoning_content'), m.get('reasoning_content')) if r]:
-            p['reasoning_content'] = '\n\n'.join(rs)
-        # a merged turn is trained on when any part of it was
-        if 'weight' in p or 'weight' in m: p['weight'] = max(p.get('weight', 1), m.get('weight', 1))
+        if runs and m['role'] in ('user', 'assistant') and m['role']==runs[-1][0]['role']: runs[-1].append(m)
+        else: runs.append([m])
+    res = list(map(_merged, runs))
     # a reply first (a blank first prompt, a session the model opened) gets a user turn before it, `(no request)`, as
     # Anthropic's list does (`_an_alternate`): the templates that want turns to alternate want the user's first
     i = first(i for i,m in enumerate(res) if m['role']!='system')
@@ -2570,6 +2605,10 @@ _re_fn_name = re.compile(r'[a-zA-Z0-9_-]{1,64}')  # the function names OpenAI ta
 def _openai_ft(d, oa):
     "OpenAI chat fine-tuning"
     if _no_assistant(oa): return None
+    if mm := _media_msg(d, oa, tool=True):  # a tool message is text: its image would be a note
+        msg = (f"dialog {d.name!r}: message {mm[0]!r} sends an image in a tool result, and OpenAI's fine-tuning takes "
+               f"images in user messages only: {_leave_out('has_image')}")
+        raise ValueError(msg)
     oa = [m | {'tool_calls': list(map(_as_function, m['tool_calls']))} if m.get('tool_calls') else m for m in oa]
     tools = _tool_defs(oa)
     names = (t['function']['name'] for t in tools)
@@ -2583,7 +2622,7 @@ def _openai_ft(d, oa):
 
 def _hf(d, oa, shape='hf'):
     "Hugging Face `messages` (see `_hf_msgs`), with `tools` as JSON schemas"
-    ms = _hf_msgs(d, oa, _reasonings(d), shape)
+    ms = _hf_msgs(d, oa, shape)
     tools = _tool_defs(ms)
     return dict(messages=ms) | ({'tools': tools} if tools else {})
 
@@ -2656,14 +2695,29 @@ def chk_shape(shape:str, # A name in `jsonl_shapes`
     return shape
 
 # %% ../nbs/05_chat.ipynb #4ff753e6
-def _left_out_unsent(d, rules):
-    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as the hub reads it (one no format took)"
-    if not (_has_file in rules or _has_image in rules): return False
-    ps = [p for m in d.messages if m.msg_type==sprompt for p in _text_parts(m.content or '', m.attachments or [])]
-    return (_has_file in rules and any(p['type']=='file' and p['mime']!='text/plain' for p in ps)
-            or _has_image in rules and any(p['type']=='image' for p in ps))
+def _left_out_held(d, rules, oa=None):
+    "Whether a file or image `drop` rule of `rules` holds for dialog `d` as `_media` reads it (`oa`: its messages sent, if any)"
+    # what the rule misses in the messages: an image a format sends as a note (a tool's, in OpenAI's), a file none took
+    if not (_has_file in rules or _has_image in rules) or not _may_send_media(d, oa): return False
+    ws = {w for _,w,_ in _media(d)}
+    return _has_image in rules and 'an image' in ws or _has_file in rules and bool(ws - {'an image'})
 
-# %% ../nbs/05_chat.ipynb #b319f8cf
+# %% ../nbs/05_chat.ipynb #0afe6ec5
+def _nonfinite(o, at=''):
+    "Where JSON-like `o` holds a NaN or an infinity, as a path of keys and indexes (`['a'][0]`), or None"
+    if isinstance(o, float): return (at or '(the value)') if o!=o or o in (float('inf'), float('-inf')) else None
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else ()
+    return first(p for k,v in items if (p := _nonfinite(v, f'{at}[{k!r}]')) is not None)
+
+def _not_json(d, r):
+    "The error for dialog `d`'s line `r`, which holds a value JSON has no spelling for (NaN, an infinity)"
+    at = _nonfinite(r)
+    def holds(m): return _nonfinite([m.meta, _parse(m.ai_res) if m.msg_type==sprompt else None]) is not None
+    mid = first(m.id for m in d.messages if holds(m))
+    return (f"dialog {d.name!r}: message {mid!r}: its line would hold a NaN or an infinity at {at}, which JSON has "
+            f"no spelling for (RFC 8259; Polars, orjson and JavaScript refuse such a line): {_leave_out()}")
+
+# %% ../nbs/05_chat.ipynb #6060fb7d
 # The keys a 'chat' line holds its history and system prompt under, per format, as each API takes them
 _line_keys = dict(openai=('messages', None), anthropic=('messages', 'system'), responses=('input', 'instructions'),
                   gemini=('contents', 'system_instruction'))
@@ -2678,6 +2732,7 @@ def _chat_line(ms, d, fmt):
 _jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
                 "'trl' or 'sharegpt'), which no request limit applies to")
 
+# %% ../nbs/05_chat.ipynb #b319f8cf
 def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iterable of them)
                fname, # The file to write
                fmt:str='openai', # Each line's history: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -2695,14 +2750,15 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
         try:
             # a request's limits are a 'chat' line's only: a training file is no request
             try: oa,imgs = _dlg2chat(d, fmt, msgs=None, budget=None, counter=None, upto=None, weights=fmt=='openai',
-                                     reasoning=True, system_role='system', limits=shape=='chat', fewer=_jsonl_fewer)
+                                     reasoning=True, system_role='system', limits=shape=='chat', fewer=_jsonl_fewer,
+                                     thinking=shape in ('hf', 'trl'))
             except ValueError:
                 # a file `fmt` can't take: a rule that leaves out dialogs with files still does
-                if _left_out_unsent(d, rules): return b''
+                if _left_out_held(d, rules): return b''
                 raise
             ms = [_listed(m) for m in oa] if fmt in ('openai', 'anthropic') else oa
             # an empty conversation every consumer refuses, or one left out
-            if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules): return b''
+            if all(m.get('role')=='system' for m in ms) or any(r(ms) for r in rules) or _left_out_held(d, rules, oa): return b''
             if shape!='chat': r = (r := jsonl_shapes[shape](d, oa)) and _unsur_all(r)
             else: r = _chat_line(ms, d, fmt)
             if r is None: return b''
@@ -2710,7 +2766,8 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if shape=='openai_ft' and _ft_line(d, oa, imgs, seen, img_lines is None) and img_lines is not None:
                 img_lines.append((seen[0], i))
             seen[0] += 1
-            return (json.dumps(r, ensure_ascii=False)+'\n').encode()
+            try: return (json.dumps(r, ensure_ascii=False, allow_nan=False)+'\n').encode()
+            except ValueError: raise ValueError(_not_json(d, r)) from None  # NaN or Infinity: a line must be JSON
         except UnicodeEncodeError as e:
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
                    f'{e.object[e.start:e.end]!r}')
@@ -2791,11 +2848,19 @@ def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's or trainer's toolin
                cls=Dialog): # The `Dialog` class to build
     "The dialogs of JSON Lines file `fname`, named after it and their line"
     res,p = [],Path(fname)
-    # only \n ends a line: json.dumps leaves U+2028 and kin raw
-    for i,l in enumerate(p.read_text(encoding='utf-8-sig').split('\n'), 1):
+    raw = p.read_bytes().removeprefix(b'\xef\xbb\xbf')  # a byte order mark is no text
+    try: txt = raw.decode('utf-8')
+    except UnicodeDecodeError as e:  # (Latin-1 or cp1252, or UTF-16 as PowerShell saves it)
+        n = raw[:e.start].count(b'\n') + 1
+        msg = (f"{fname}: line {n}: not UTF-8 (byte {raw[e.start]:#04x}: {e.reason}); "
+               "JSON Lines is UTF-8 text: save the file as UTF-8")
+        raise ValueError(msg) from None
+    # line breaks read as a text file reads them; only they end a line: json.dumps leaves U+2028 and kin raw
+    for i,l in enumerate(txt.replace('\r\n', '\n').replace('\r', '\n').split('\n'), 1):
         if not l.strip(): continue
         try:
             ms,system,f = _line_msgs(json.loads(l))
             res.append(chat2dlg(ms, fmt or f, system=system, name=f'{p.stem}-{i}', cls=cls))
         except ValueError as e: raise ValueError(f'{fname}: line {i}: {e}') from None
+        except RecursionError: raise ValueError(f'{fname}: line {i}: nested too deeply to read') from None
     return res

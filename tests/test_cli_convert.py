@@ -57,6 +57,18 @@ def test_convert_jsonl_with_from_openai_points_at_jsonl(tmp_path):
     fails('convert', src, '--from', 'openai', '-o', tmp_path/'x.ipynb', has='--from jsonl')
     assert not (tmp_path/'x.ipynb').exists()
 
+def test_a_jsonl_file_not_utf8_or_nested_too_deeply_is_named_with_its_line(tmp_path):
+    "r22f item 7: a JSON Lines file saved in Latin-1 gave a bare UnicodeDecodeError, and a line nested too deeply a RecursionError (a traceback on the command line): both are ValueErrors naming the file and the line, as a bad line's are"
+    lat, deep = tmp_path/'latin1.jsonl', tmp_path/'deep.jsonl'
+    lat.write_bytes('{"messages": [{"role": "user", "content": "ok"}]}\n{"messages": [{"role": "user", "content": "caf\u00e9"}]}\n'.encode('latin-1'))
+    deep.write_text('{"messages": [{"role": "user", "content": "q"}, {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": ' + '{"a":'*2000 + '1' + '}'*2000 + '}}]}]}\n')
+    for f, line, why in ((lat, 2, 'not UTF-8 (byte 0xe9'), (deep, 1, 'nested too deeply to read')):
+        with pytest.raises(ValueError, match=rf'{f.name}: line {line}: ' + why.replace('(', r'\(')): jsonl2dlgs(f)
+        fails('convert', f, '--from', 'jsonl', '-o', tmp_path/'out', has=f'{f.name}: line {line}: {why}')
+    bom = tmp_path/'bom.jsonl'  # a byte order mark, and CR LF line breaks, read as before
+    bom.write_bytes(b'\xef\xbb\xbf{"messages": [{"role": "user", "content": "hi"}]}\r\n{"messages": [{"role": "user", "content": "caf\xc3\xa9"}]}\r\n')
+    assert [d.messages[0].content for d in jsonl2dlgs(bom)] == ['hi', 'caf\u00e9']
+
 # --- 5. wording
 @pytest.mark.slow
 @pytest.mark.parametrize('to', ['openai', 'anthropic', 'jsonl', 'md', 'py', 'xml'])

@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import given, note, settings, HealthCheck, strategies as st
 from dialog.core import *
 from dialog.chat import *
-from dialog.chat import _listed, _reasonings
+from dialog.chat import _listed, _round_thoughts
 from dialog.dataset import paths2jsonl, export_folder
 from chat_checks import sdk_valid
 from cli_helpers import nbd, ok
@@ -431,14 +431,13 @@ def n_images(d): return sum(p['type'] == 'image_url' for m in dlg2chat(d) if isi
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(d=thinking_dialogs())
 def test_any_dialog_every_shape(d, tmp_path_factory):
-    "For any generated dialog: the default line is each message's content as a list of parts; every other shape's line passes its consumer's check, or (text-only shapes) the dialog sends an image and the error says so; reasoning lines up with the assistant messages"
+    "For any generated dialog: the default line is each message's content as a list of parts; every other shape's line passes its consumer's check, or (text-only shapes) the dialog sends an image and the error says so; the `hf` line holds all the thinking the replies show, in order"
     tmp = tmp_path_factory.mktemp('s')
     note(repr([(m.msg_type, m.content, m.ai_res if m.msg_type == sprompt else m.output, m.meta) for m in d.messages]))
     oa = dlg2chat(d, weights=True)
     chat = lines(dlgs2jsonl([d], tmp/'c.jsonl'))
     assert chat == ([] if all(m['role'] == 'system' for m in oa) else [{'messages': [dict(m, content=[{'type': 'text', 'text': m['content']}] if isinstance(m['content'], str) else m['content']) if 'content' in m and m['content'] is not None else m for m in oa]}])
-    rs = _reasonings(d)
-    if rs is not None: assert len(rs) == sum(m['role'] == 'assistant' for m in oa)
+    shown = [t for m in d.messages if m.msg_type == sprompt and not m.skipped for t in _round_thoughts(m.ai_res) if t]
     for s, check in checks.items():
         try: ls = lines(dlgs2jsonl([d], tmp/f'{s}.jsonl', shape=s))
         except ValueError as e:
@@ -446,6 +445,8 @@ def test_any_dialog_every_shape(d, tmp_path_factory):
             else: assert has_image(d) and 'sends an image' in str(e), str(e)
             continue
         for l in ls: check(l)
+        if s == 'hf' and ls:  # all the thinking the replies show, in order, on the messages of their rounds
+            assert '\n\n'.join(m['reasoning_content'] for m in ls[0]['messages'] if m.get('reasoning_content')) == '\n\n'.join(shown)
         if ls: assert dlgs2jsonl(jsonl2dlgs(tmp/f'{s}.jsonl'), tmp/'again.jsonl', shape=s).read_text() == (tmp/f'{s}.jsonl').read_text()
 
 def llamafactory_ok(row):
@@ -715,3 +716,89 @@ def test_a_shape_refusal_names_the_options_of_both_surfaces(tmp_path):
         assert 'gif.ipynb' in ok('export', src, '-o', tmp_path/f'{shape}2.jsonl', '--shape', shape, '--skip-bad')  # the skipped file listed
     r = nbd('export', src, '-o', tmp_path/'f.jsonl', '--fmt', 'anthropic', '--shape', 'hf')
     assert r.returncode==2 and "a history in format 'anthropic' goes with shape 'chat' only" in r.stderr and 'fmt=' not in r.stderr, r.stderr
+
+def test_thinking_on_the_message_of_its_round_when_a_provider_sent_more_messages_than_rounds(tmp_path):
+    "r22f item 1: an OpenAI history holding a blank assistant message between rounds is put back record by record (4 assistant messages for 3 rounds): `hf` and `trl` put the thinking on the message of the round that wrote it, by the render's own count, rather than index a per-round list by messages sent (an IndexError)"
+    def tc(i): return {'id': i, 'type': 'function', 'function': {'name': 'lookup', 'arguments': '{"q": "x"}'}}
+    h = [{'role': 'user', 'content': 'What is x?'}, {'role': 'assistant', 'content': 'Let me check.'},
+         {'role': 'assistant', 'content': None, 'tool_calls': [tc('call_1')]}, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'x is 4'},
+         {'role': 'assistant', 'content': '\n\n'}, {'role': 'assistant', 'content': 'x is 4.', 'reasoning_content': 'The tool said 4.'}]
+    d = chat2dlg(h, 'openai', name='talk')
+    assert sum(m['role'] == 'assistant' for m in dlg2chat(d)) == 4  # the records put back, one message each
+    hf = lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]['messages']
+    assert [(m['content'].strip(), m.get('reasoning_content')) for m in hf if m['role'] == 'assistant'] == [('Let me check.', None), ('x is 4.', 'The tool said 4.')]
+    row = lines(dlgs2jsonl([d], tmp_path/'t.jsonl', shape='trl'))[0]
+    assert [m.get('reasoning_content') for m in row['completion'] if m['role'] == 'assistant'] == [None, 'The tool said 4.']
+
+def test_a_run_of_user_messages_merges_in_linear_time():
+    "r22f item 6: a run of n user messages is merged by joining its texts once, not by copying the growing text at each one (quadratic: 5,000 prompts of 4 KB copied ~50 GB, seconds; joined once, milliseconds)"
+    import time
+    from dialog.chat import _alternating
+    ms = [{'role': 'user', 'content': f'{i}:' + 'x'*4000} for i in range(5000)] + [{'role': 'assistant', 'content': 'A.', 'weight': 0}]
+    t = time.perf_counter(); res = _alternating(ms); took = time.perf_counter() - t
+    assert res == [{'role': 'user', 'content': '\n\n'.join(m['content'] for m in ms[:-1])}, {'role': 'assistant', 'content': 'A.', 'weight': 0}]
+    assert took < 1, took
+
+def test_a_nan_or_infinity_is_refused_not_written_as_a_bare_token(tmp_path):
+    "r22f item 4: a call whose arguments hold NaN or Infinity (Python's `json` reads them) would be written as bare `NaN` in a line that gives arguments as a dict: no line is JSON with it (RFC 8259), so the writer refuses the dialog, naming it and its message, and `on_error='skip'` leaves it out"
+    def strict(s): return json.loads(s, parse_constant=lambda c: pytest.fail(f'{c} in a line'))
+    h = [{'role': 'user', 'content': 'Flag outliers.'},
+         {'role': 'assistant', 'content': None, 'tool_calls': [{'id': 'call_1', 'type': 'function', 'function': {'name': 'flag', 'arguments': '{"threshold": NaN, "max": Infinity}'}}]},
+         {'role': 'tool', 'tool_call_id': 'call_1', 'content': '3 rows'}, {'role': 'assistant', 'content': 'Three rows.'}]
+    d = chat2dlg(h, 'openai', name='outliers')
+    for shape, fmt in (('hf', 'openai'), ('trl', 'openai'), ('chat', 'anthropic')):
+        with pytest.raises(ValueError, match=rf"dialog 0: dialog 'outliers': message '{d.messages[0].id}': its line would hold a NaN or an infinity at \S+\['threshold'\]"):
+            dlgs2jsonl([d], tmp_path/f'{shape}.jsonl', fmt, shape=shape)
+    for shape in ('chat', 'openai_ft', 'sharegpt'):  # arguments as JSON text: a string, which a line holds
+        for l in (tmp_path/'ok.jsonl').write_text('') or dlgs2jsonl([d], tmp_path/'ok.jsonl', shape=shape).read_text().splitlines(): strict(l)
+    src = tmp_path/'src'
+    plain_dlg().save(src/'a.ipynb'); d.save(src/'b.ipynb')
+    with pytest.warns(UserWarning, match='b.ipynb'): paths2jsonl(src, tmp_path/'p.jsonl', shape='hf', on_error='skip', workers=0)
+    assert [strict(l) for l in (tmp_path/'p.jsonl').read_text().splitlines()] == lines(dlgs2jsonl([plain_dlg()], tmp_path/'a.jsonl', shape='hf'))
+
+def test_tool_definitions_carry_a_description_for_templates_that_render_it(tmp_path):
+    "r22f item 5: gpt-oss's chat template (as trl ships it) writes each tool's `description` unconditionally, and refused every line with a call: every shape's `tools` define each function with a description, empty since a dialog doesn't know what a function is for"
+    import os, trl
+    from transformers import PreTrainedTokenizerFast
+    tk = PreTrainedTokenizerFast(tokenizer_object=Tokenizer(WordLevel({'[UNK]': 0}, unk_token='[UNK]')), eos_token='<|return|>')
+    tk.chat_template = Path(os.path.dirname(trl.__file__), 'chat_templates', 'gptoss.jinja').read_text()
+    d = Dialog('weather')
+    d.mk_message('Weather in Rome?', msg_type=sprompt, output=tool_block('call_1', 'get_weather', {'city': 'Rome'}, '21 C, sunny') + '\n\nIt is 21 C and sunny.')
+    line = lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]
+    assert line['tools'] == [{'type': 'function', 'function': {'name': 'get_weather', 'description': '', 'parameters': {'type': 'object', 'properties': {'city': {'type': 'string'}}, 'required': ['city']}}}]
+    text = tk.apply_chat_template(line['messages'], tools=line['tools'], tokenize=False)
+    assert 'get_weather' in text and 'It is 21 C and sunny.' in text
+    assert lines(dlgs2jsonl([d], tmp_path/'o.jsonl', shape='openai_ft'))[0]['tools'] == line['tools']
+    assert json.loads(lines(dlgs2jsonl([d], tmp_path/'s.jsonl', shape='sharegpt'))[0]['tools']) == [line['tools'][0]['function']]
+
+def test_an_image_a_tool_returned_is_refused_by_text_only_shapes_and_dropped_by_has_image(tmp_path):
+    "r22f item 2: a screenshot a tool returned became the note '(image/png image, 68 bytes)' in every training shape, and drop='has_image' kept the dialog: the text-only shapes (and openai_ft, whose tool messages are text) refuse it naming the dialog and message, and has_image leaves it out in every shape, by one rule"
+    png = base64.b64encode(tiny_png).decode()
+    h = [{'role': 'user', 'content': 'Take a screenshot.'},
+         {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'screenshot', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': [{'type': 'image', 'source': {'type': 'base64', 'media_type': 'image/png', 'data': png}}]}]},
+         {'role': 'assistant', 'content': 'The screen is blank.'}]
+    d = chat2dlg(h, 'anthropic', name='computer-use')
+    d2 = plain_dlg(); d2.mk_message('Shot?', msg_type=sprompt, output=tool_block('k', 'shot', {}, result_image('image/png', png)) + '\n\nBlank.')
+    for shape in ('hf', 'trl', 'sharegpt', 'openai_ft'):
+        for x in (d, d2):
+            with pytest.raises(ValueError, match=rf"dialog '{x.name}': message '{x.messages[-1].id if x is d2 else x.messages[0].id}' sends an image in a tool result"):
+                dlgs2jsonl([x], tmp_path/f'{shape}.jsonl', shape=shape)
+    for shape, fmt in (('hf', 'openai'), ('trl', 'openai'), ('sharegpt', 'openai'), ('openai_ft', 'openai'), ('chat', 'openai'), ('chat', 'anthropic')):
+        assert lines(dlgs2jsonl([d, plain_dlg(), d2], tmp_path/'k.jsonl', fmt, shape=shape, drop='has_image')) == lines(dlgs2jsonl([plain_dlg()], tmp_path/'p.jsonl', fmt, shape=shape))
+    assert len(lines(dlgs2jsonl([d], tmp_path/'c.jsonl'))) == 1  # a request as sent: OpenAI's tool message gets its note, as `dlg2chat` sends it
+
+def test_the_docs_send_trl_users_to_hf_not_sharegpt(tmp_path):
+    "r22f item 3: the shapes table offered `sharegpt` to TRL's `maybe_convert_to_chatml`, which keeps ShareGPT's roles (human, gpt) that chat templates don't render: TRL trained on the system prompt alone. The table no longer does, and what the docs say instead holds, by TRL's own functions"
+    nb = json.loads((Path(__file__).resolve().parent.parent/'nbs'/'05_chat.ipynb').read_text())
+    doc = next(''.join(c['source']) for c in nb['cells'] if ''.join(c['source']).startswith('### Training shapes'))
+    row = next(l for l in doc.splitlines() if l.startswith('| `sharegpt`'))
+    assert 'maybe_convert_to_chatml' not in row.split(' | ')[-1]  # its "for" column
+    assert "**TRL and ShareGPT.** TRL reads `hf`" in doc
+    d = Dialog('rows'); d.system = 'Be brief.'
+    d.mk_message('How many rows?', msg_type=sprompt, output='There are 1,200 rows.')
+    ex = lines(dlgs2jsonl([d], tmp_path/'s.jsonl', shape='sharegpt'))[0]
+    assert trl_data.is_conversational_from_value(ex)  # SFTTrainer's from/value branch
+    assert [m['role'] for m in trl_data.maybe_convert_to_chatml(ex)['messages']] == ['system', 'human', 'gpt']  # roles kept, as the docs say
+    text = rendered(lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]['messages'], None)
+    assert 'How many rows?' in text and 'There are 1,200 rows.' in text  # `hf`: the conversation TRL renders
