@@ -187,7 +187,12 @@ def _say(*parts, # Texts, printed one a line
     f = sys.stderr if err else sys.stdout
     # no stdout or stderr at all (closed with >&-): nowhere to print, and the exit code still says how it went
     if f is None: return
-    print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
+    try: print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
+    except BrokenPipeError:
+        if not err: raise  # stdout's reader stopped (`head`): `main` says how it went
+        # stderr's reader is gone: as with no stderr, nowhere to print, and the exit code still says how it went
+        try: os.dup2(os.open(os.devnull, os.O_WRONLY), f.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation): pass
 
 def _heal_hint(a, e):
     "What the error of a file only `--repair` reads adds, when command `a` takes `--repair` and wasn't given it"

@@ -266,6 +266,13 @@ def test_reader_stops_early(tmp_path):
     err = p.stderr.read().decode()
     assert p.wait(timeout=60)==0 and err=='', err
 
+def test_an_error_whose_stderr_reader_is_gone_still_exits_2(tmp_path):
+    "A missing file exits 2 when stderr is a pipe nobody reads any more, as with stderr closed (it exited 1: the error's printing raised)"
+    r,w = os.pipe(); os.close(r)  # the reader gone before the command writes
+    try: rc = subprocess.run(cmd + ['summary', str(tmp_path/'missing.ipynb')], stdout=subprocess.DEVNULL, stderr=w, env=env, timeout=60).returncode
+    finally: os.close(w)
+    assert rc==2
+
 def test_view_errors_none(tmp_path):
     d = Dialog('clean'); d.mk_message('1'); d.save(tmp_path/'clean.ipynb')
     assert ok('view', tmp_path/'clean', '--errors')==''
