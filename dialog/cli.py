@@ -171,15 +171,6 @@ def _parse(argv):
 from .skill import tool_words # the names the tools' errors give, which `main` sets to this command line's
 
 # %% ../nbs/16_cli.ipynb #5f3787af
-def _emit(txt):
-    "Write `txt`, a file's text (JSON, Markdown, a notebook), to stdout: as UTF-8 whatever the locale, as `-o FILE` writes it"
-    # (a terminal is shown it in its own encoding, its control characters spelled out, as `_say` shows text)
-    if (f := sys.stdout) is None: return
-    txt = term_safe(txt, f.isatty())  # lone surrogates escaped, as ever
-    if f.isatty() or (b := getattr(f, 'buffer', None)) is None: return f.write(txt) and None
-    f.flush(); b.write(txt.encode('utf-8'))
-
-# %% ../nbs/16_cli.ipynb #988c402a
 def _say(*parts, # Texts, printed one a line
          err=False): # Print on stderr (where every character is escaped, terminal or not)?
     "Print text that may come from a file, a user or executed code, its control characters spelled out"
@@ -194,6 +185,15 @@ def _say(*parts, # Texts, printed one a line
         try: os.dup2(os.open(os.devnull, os.O_WRONLY), f.fileno())
         except (OSError, ValueError, io.UnsupportedOperation): pass
 
+def _emit(txt):
+    "Write `txt`, a file's text (JSON, Markdown, a notebook), to stdout: as UTF-8 whatever the locale, as `-o FILE` writes it"
+    # (a terminal is shown it in its own encoding, its control characters spelled out, as `_say` shows text)
+    if (f := sys.stdout) is None: return
+    txt = term_safe(txt, f.isatty())  # lone surrogates escaped, as ever
+    if f.isatty() or (b := getattr(f, 'buffer', None)) is None: return f.write(txt) and None
+    f.flush(); b.write(txt.encode('utf-8'))
+
+# %% ../nbs/16_cli.ipynb #988c402a
 def _heal_hint(a, e):
     "What the error of a file only `--repair` reads adds, when command `a` takes `--repair` and wasn't given it"
     if not getattr(e, 'repairable', False) or getattr(a, 'repair', True) is not False: return ''
