@@ -1239,19 +1239,6 @@ def new_head(cls:Codex, sid, dlg):
     system = dict(base_instructions=dict(text=dlg.system)) if dlg.system else {}
     return [dict(timestamp=_now(), type='session_meta', payload=p | system)]
 
-def _own_uuids(es):
-    "Give each later copy of a record Claude Code wrote twice (one `uuid`) a new uuid of its own, in a fork's entries `es`"
-    # the records after a copy that name its uuid name that copy (Claude Code keeps the later of two records of one
-    # uuid), so the chain runs through it: a fork's records are each their own
-    cur,seen = {},set()
-    for e in es:
-        r = e[0]
-        for k in ('parentUuid', 'leafUuid'):
-            if isinstance(v := r.get(k), str) and v in cur: r[k] = cur[v]
-        if isinstance(u := r.get('uuid'), str):
-            if u in seen: cur[u] = r['uuid'] = str(uuid.uuid4())
-            seen.add(u)
-
 def _fork(A, es, sid):
     "Entries of a new session: a new session id, and for Claude Code new record uuids, everywhere they occur"
     new = A.new_id()
@@ -1260,7 +1247,6 @@ def _fork(A, es, sid):
     if A is not Codex: m |= {i: new for r in map(_parsed, es) if isinstance(i := r.get('sessionId'), str)}
     if A is not Codex: m |= {r['uuid']: str(uuid.uuid4()) for r in map(_parsed, es) if isinstance(r.get('uuid'), str)}
     for e in es: e[:2] = _remap(_parsed(e), m),None
-    if A is not Codex: _own_uuids(es)
     if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es):
         msg = 'a Codex session needs its session_meta record: this dialog has none to fork'
         raise ValueError(msg)

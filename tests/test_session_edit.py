@@ -1084,7 +1084,8 @@ def dup_session(d, whole):
         add(type='user', message=dict(role='user', content=f'prompt {i}'))
         add(type='assistant', requestId=f'req_{i}', message=dict(id=f'msg_{i}', type='message', role='assistant', model='claude', content=[dict(type='text', text=f'answer {i}')]))
     ls = [json.dumps(r, separators=(',', ':')) for r in rs]
-    if whole: ls[4:4] = ls[2:4]
+    if whole=='reply': ls[4:4] = ls[3:4]  # the answer written twice
+    elif whole: ls[4:4] = ls[2:4]
     else: ls[3:3] = ls[2:3]  # consecutively, as Claude Code writes one twice
     (p := Path(d)/f'{DUP_SID}.jsonl').write_text('\n'.join(ls)+'\n')
     return p
@@ -1102,7 +1103,7 @@ def said(rs):
     "What records `rs` say, in order: each message's text"
     return [r['message']['content'] if isinstance(r['message']['content'], str) else r['message']['content'][0]['text'] for r in rs]
 
-@pytest.mark.parametrize('whole', [False, True])
+@pytest.mark.parametrize('whole', [False, True, 'reply'])
 def test_a_record_claude_code_wrote_twice_never_follows_itself(tmp_path, whole):
     "After an edit, a record written twice (a prompt's, or a whole turn's) follows what its first follows: Claude Code resumes the conversation as edited, no parentUuid cycle (the copy was made to follow itself)"
     src = dup_session(tmp_path, whole)

@@ -122,14 +122,15 @@ def test_fork_default_folder_only_beside_a_source_that_is_here(tmp_path):
     assert dlg2sess(shared, here, fork=True).parent==here
 
 
-@pytest.mark.parametrize('whole', [False, True])
+@pytest.mark.parametrize('whole', [False, True, 'reply'])
 def test_fork_of_a_session_with_a_record_written_twice(tmp_path, whole):
-    "A record Claude Code wrote twice (one uuid) gets a new uuid for each copy, the records after it following the later (as Claude Code reads the source): uuids unique and new, and the fork resumes as the source resumes (the copies shared one, and the later followed itself)"
+    "A record Claude Code wrote twice (one uuid) is written twice under one new uuid, as its source holds it: the fork's ids are new, its chain has no cycle (the later copy followed itself), Claude Code resumes it as its source, and it reads as its source (a copy given an id of its own read twice)"
     src = dup_session(tmp_path, whole)
     out = dlg2sess(sess2dlg(src), tmp_path, fork=True)
     new,old = recs_of(out),recs_of(src)
     us = [r['uuid'] for r in new]
-    assert len(us)==len(set(us))==len(old) and not set(us) & {r['uuid'] for r in old}
-    seen = set()
-    for r in new: assert r.get('parentUuid') is None or r['parentUuid'] in seen; seen.add(r['uuid'])
+    assert len(us)==len(old) and len(set(us))==len({r['uuid'] for r in old}) and not set(us) & {r['uuid'] for r in old}
+    assert all(r.get('parentUuid')!=r['uuid'] for r in new)
     assert said(cc_walk(new))==said(cc_walk(old))==[f'{k} {i}' for i in range(3) for k in ('prompt', 'answer')]
+    a,b = sess2dlg(out),sess2dlg(src)
+    assert [(m.content, m.ai_res) for m in a.messages]==[(m.content, m.ai_res) for m in b.messages]
