@@ -1216,8 +1216,12 @@ def _cmds(cmds):
         raise ValueError(f'{len(cmds):,} exhash commands: at most {_max_cmds:,} in one call; '
                          f'split the edit into several calls, or rewrite the lines with {_tools("msg_replace_lines")}')
     # the engine makes the line as wide as the levels ask (a billion: gigabytes) before it could refuse
-    if c := first(c for c in cmds if len(c)>2 and c[1] in ('>', '<') and type(c[2]) is int and c[2]>_max_shift):
-        raise ValueError(f'{short_repr(list(c), 60)}: a shift of {c[2]:,} levels; at most {_max_shift:,} in one command')
+    # (a count the engine takes as a string too: `"3"`)
+    for c in cmds:
+        if len(c)<3 or c[1] not in ('>', '<'): continue
+        n = c[2] if type(c[2]) is int else int(c[2]) if isinstance(c[2], str) and c[2].isascii() and c[2].isdigit() else None
+        if n is None: raise ValueError(f'{short_repr(list(c), 60)}: a shift\'s count must be a whole number of levels')
+        if n>_max_shift: raise ValueError(f'{short_repr(list(c), 60)}: a shift of {n:,} levels; at most {_max_shift:,} in one command')
     return list(cmds)
 
 # %% ../nbs/13_skill.ipynb #d3890096
