@@ -446,20 +446,29 @@ def _div(cls, body, fenced=True):
     return f"{':'*n} {cls}\n{body}\n{':'*n}"
 
 # %% ../nbs/04_view.ipynb #7477f623
-# an `attachment:` link target: an image's or a link's (`](attachment:…)`), or an HTML `src`
-_re_att_ref = re.compile(r'(?:(?<=\]\()|(?<=src=")|(?<=src=\'))attachment:([^\s)"\'>]+)')
+# an `attachment:` reference, in any of the forms Markdown and HTML give an image's source (`](…)`, `<…>`, a reference
+# definition, `src=…`): each is resolved, as the text names it
+_re_att_ref = re.compile(r'attachment:([^\s)"\'>]+)')
 
 def _att_linked(txt, sub):
-    "Markdown `txt` with `sub` of each `attachment:` link target outside its code blocks and spans (`_re_att_ref`)"
-    # as Jupyter resolves them: a code block or span shows a reference as written, and so does prose naming one
+    "Markdown `txt` with `sub` of each `attachment:` reference (`_re_att_ref`) outside its fenced code blocks and code spans"
+    # a code block or span shows a reference as written, as Jupyter does: a paragraph at a time, so a span may wrap
+    # onto the next line (a blank line ends one). An indented code block isn't told from a list item's text: resolved
     parts = re.split(r'(\r\n?|\n)', txt)  # lines and their ends, which stay as they are
     lines = parts[0::2]
     code = {j for a,b in _scan(list(lines), in_div=False)[0] for j in range(a, len(lines) if b is None else b+1)}
-    def outside(l):
-        spans = _code_spans(l) if '`' in l else []
-        return _re_att_ref.sub(lambda mt: mt[0] if any(a<=mt.start()<b for a,b in spans) else sub(mt), l)
-    parts[0::2] = [l if i in code or 'attachment:' not in l else outside(l) for i,l in enumerate(lines)]
-    return ''.join(parts)
+    def para(s):
+        spans = _code_spans(s) if '`' in s else []
+        return _re_att_ref.sub(lambda mt: mt[0] if any(a<=mt.start()<b for a,b in spans) else sub(mt), s)
+    out,run = [],[]
+    def flush():
+        if run: out.append(para(''.join(run))); run.clear()
+    for i,l in enumerate(lines):
+        piece = l + (parts[2*i+1] if 2*i+1<len(parts) else '')
+        if i in code or not l.strip(): flush(); out.append(piece)
+        else: run.append(piece)
+    flush()
+    return ''.join(out)
 
 # %% ../nbs/04_view.ipynb #e2873077
 def msg2md(m, # The `Message` to render

@@ -222,11 +222,13 @@ def test_an_images_base64_unpadded_or_broken_with_assets(tmp_path):
     with pytest.raises(ValueError, match="message 'broken': an image/png image is not valid base64"): msg2md(m, assets=tmp_path)
 
 
-def test_attachment_references_resolved_only_where_jupyter_resolves_them():
-    "A link's or an image's target and an HTML src become the attachment's data; a code block, a code span and prose naming it keep `attachment:NAME` as written (each was rewritten into base64)"
+def test_attachment_references_resolved_outside_code():
+    "A reference in any form Markdown and HTML give an image's source becomes the attachment's data; a fenced code block and a code span, one that wraps onto a second line too, keep `attachment:NAME` as written (each was rewritten into base64)"
     png = b'\x89PNG\r\n\x1a\n'
-    txt = 'An image ![p](attachment:a.png), a span `![q](attachment:a.png)`, see attachment:a.png\n<img src="attachment:a.png">\n\n```\n![r](attachment:a.png)\n```'
+    txt = ('An image ![p](attachment:a.png), a span `![q](attachment:a.png)`, one that `wraps\n![w](attachment:a.png)` a line\n'
+           '<img src="attachment:a.png"> <img src=attachment:a.png> ![x](<attachment:a.png>) ![y][r]\n\n[r]: attachment:a.png\n\n'
+           '```\n![r](attachment:a.png)\n```')
     md = msg2md(Message(txt, msg_type='note', attachments=[Attachment(png, 'image/png', 'a.png')]))
     uri = 'data:image/png;base64,' + base64.b64encode(png).decode()
-    assert md.count(uri)==2 and f'![p]({uri})' in md and f'src="{uri}"' in md
-    assert '`![q](attachment:a.png)`' in md and 'see attachment:a.png' in md and '```\n![r](attachment:a.png)\n```' in md
+    assert md.count(uri)==5 and f'![p]({uri})' in md and f'src="{uri}"' in md and f'[r]: {uri}' in md
+    assert '`![q](attachment:a.png)`' in md and '`wraps\n![w](attachment:a.png)`' in md and '```\n![r](attachment:a.png)\n```' in md
