@@ -97,7 +97,8 @@ async def initialize(self:DialogThreadStore):
 @patch
 def _init(self:DialogThreadStore):
     # each call: a folder a person removed while the store was in use is made again, as a new store would make it
-    self.path.mkdir(parents=True, exist_ok=True)
+    try: self.path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError: raise NotADirectoryError(errno.ENOTDIR, "the store's folder is a file, not a folder", str(self.path)) from None
 
 @patch
 async def _ensure_initialized(self:DialogThreadStore): self._init()

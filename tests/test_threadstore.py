@@ -670,6 +670,10 @@ def test_a_store_whose_folder_a_person_removed_goes_on(tmp_path):
     run(s.save(mk('new', 'again')))
     assert run(s.get('new')).messages[0].content=='again' and ids(run(DialogThreadStore(d).list()))==['new']
     assert run(s.delete('new')) and ids(run(s.list()))==[]
+    shutil.rmtree(d); d.write_text('a note of mine')  # a file in the folder's place: named as what it is, left alone
+    for call in (s.list(), s.get('new'), s.save(mk('x', 'y'))):
+        with pytest.raises(NotADirectoryError, match="the store's folder is a file"): run(call)
+    assert d.read_text()=='a note of mine'
 
 def test_a_folder_in_the_index_files_place_is_no_index(tmp_path):
     "A folder named as the index (a person's, a sync tool's): never removed nor written into; saves succeed and every store answers from the files"
