@@ -65,10 +65,11 @@ def _bs_line(l):
 
 def _cli(s):
     if not _re_ctl.search(s): return s
-    # backspaces without escapes: fastcore's rendering in one pass (its loop rebuilds the line at each backspace, so
-    # a spinner's line of a million took minutes); a property test pins that both agree
-    if '\b' in s and '\x1b' not in s: return '\n'.join(_bs_line(l) for l in s.replace('\r\n', '\n').split('\n'))
-    return clean_cli_output(s)
+    # backspaces: fastcore's rendering with its loop over them in one pass (it rebuilds the line at each backspace, so a
+    # spinner's line of a million took minutes), but for the alternate screen; a property test pins that both agree
+    if '\b' not in s or '\x1b[?1049h' in s: return clean_cli_output(s)
+    res = '\n'.join(_bs_line(l) for l in s.replace('\r\n', '\n').split('\n'))
+    return strip_ansi(res, term_queries=True) if '\x1b' in res else res
 
 def tb_text(o:dict): # An error output dict
     "Error output `o` as text: its traceback one line per line, ANSI stripped, ending with `ename: evalue` once"
