@@ -487,6 +487,13 @@ def _chk_new(fname, force=False):
         raise ValueError(f'{rel_path(p)}: already exists; nothing written (use --force to replace it)')
     return p
 
+def _chk_not_src(fname, src, force, what):
+    "`_chk_new(fname, force)`, refusing too the file being converted, `src` (a `what`), or a link to it: it is never written over"
+    p = _chk_new(fname, force)
+    if p.exists() and os.path.samefile(p, src):
+        raise ValueError(f'{rel_path(p)} is the {what} being converted (or links to it): it is never written over; nothing written')
+    return p
+
 def _progress(what):
     "A `progress(i, n, item)` callback showing `what` on stderr when it is a terminal, else None"
     if not sys.stderr.isatty(): return None
@@ -681,11 +688,8 @@ def _convert_sess(a):
         if a.fork: raise ValueError('--fork goes with --to claude or codex only')
         if a.repair: raise ValueError('--repair reads dialog files, not sessions')
         if a.o=='-': return _emit(write_ipynb(sess2dlg(f)))
-        given = _chk_new(ipynb_path(o or Path(f).stem), a.force)
+        given = _chk_not_src(ipynb_path(o or Path(f).stem), f, a.force, 'session')
         out = Path(os.path.realpath(given))  # resolved once: saved there, following no symlink in its folder
-        if out.exists() and os.path.samefile(out, f):
-            raise ValueError(f'{rel_path(given)} is the session being converted (or links to it): '
-                             'it is never written over; nothing written')
         dlg = sess2dlg(f, name=out.stem)
         return _say(f'wrote {rel_path(dlg.save(out, force=a.force, root=out.parent))}')
     if a.o=='-': raise ValueError(f'--to {a.to} writes a session file, not stdout: give -o FILE.jsonl (or --fork)')
@@ -693,10 +697,7 @@ def _convert_sess(a):
         msg = f'--to {a.to} needs -o FILE.jsonl, or --fork to write a new session beside the one it came from'
         raise ValueError(msg)
     # the file named is checked here, so that the message names --force (a folder: the new session's file named later)
-    if o is not None and not a.fork and not Path(o).expanduser().is_dir():
-        if (out := _chk_new(o, a.force)).exists() and os.path.samefile(out, f):
-            raise ValueError(f'{rel_path(out)} is the dialog being converted (or links to it): '
-                             'it is never written over; nothing written')
+    if o is not None and not a.fork and not Path(o).expanduser().is_dir(): _chk_not_src(o, f, a.force, 'dialog')
     try: p = dlg2sess(_load(f, repair=a.repair), o, fork=a.fork, force=a.force, agent=a.to)
     except (ValueError, FileExistsError) as e: raise type(e)(_opt_words(str(e))) from None
     _say(f'wrote {rel_path(p)}')

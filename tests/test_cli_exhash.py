@@ -156,3 +156,11 @@ def test_exhash_refuses_a_shift_no_line_could_need(dlg):
         assert r.returncode in (1, 2) and 'a shift of 1,000,000,000 levels' in r.stderr and dlg.read_bytes()==before
     r = go(2)
     assert r.returncode==0 and read_ipynb(dlg)['c2'].content=='        x = 2'
+
+
+@pytest.mark.parametrize('n', ['x', '1e9', 1.5, True])
+def test_exhash_refuses_a_shift_count_that_isnt_a_whole_number(dlg, capsys, monkeypatch, n):
+    "A shift's count is a whole number (an int, or a string of digits, as the engine takes it): anything else is refused, nothing written"
+    before = dlg.read_bytes()
+    rc,out,err = run(capsys, monkeypatch, 'exhash', dlg, 'c2', stdin=_cmd(1, 'x = 2', '>', n))
+    assert rc!=0 and "a shift's count must be a whole number of levels" in err and dlg.read_bytes()==before
