@@ -357,10 +357,20 @@ def _marks(lines):
     return last,closes
 
 # %% ../nbs/04_view.ipynb #cb7dc706
-def _stuck(html, i, last, closes):
+# Text nobody controls may leave raw HTML open again and again (a run of `<pre>` lines each nesting in the last):
+# each such block is read to where it can't close, then read again from the line after its opening. The lines read
+# again are counted: once they pass the text's lines (and `_reread_min`), a block still open after `_short` lines
+# is taken as one that never closes, so the scan stays linear in the text, whatever it holds
+_reread_min,_short = 4096,4
+
+def _stuck(html, i, last, closes, spent=False):
     "Can raw HTML block `html`, open at line `i`, no longer close? (`_marks` gives `last` and `closes`)"
+    # `spent`: the lines read again passed their budget: a block open longer than `_short` lines is taken as stuck
+    if spent and i-html.at[0]>_short: return True
     return last[html.end]<i if html.end else any(n>closes[k][i] for k,n in html.counts.items())
 
+
+# %% ../nbs/04_view.ipynb #46acaddb
 def _scan(lines, in_div=True):
     "What in `lines` must be closed, escaped or made text: `(blocks, stray, fences, raw, slash)`"
     # blocks: the code blocks `[(open, close)]` (a block left open has close None)
@@ -375,9 +385,11 @@ def _scan(lines, in_div=True):
     # `opens`: one stack for divs of both kinds and block tags: Pandoc nests them together
     blocks,opens,stray,code,fences,html,raw,slash = [],[],[],None,[],None,[],[]
     i,snap = 0,0 # the line read; how many of `raw` came before the raw HTML block open
+    left = len(lines) + _reread_min # the lines that may yet be read again
     while i<len(lines) or html:
         # it can't close: its end marker is on no line left, or fewer of some end tag are left than it needs
-        if html and (i==len(lines) or _stuck(html, i, last, closes)):
+        if html and (i==len(lines) or _stuck(html, i, last, closes, left<0)):
+            left -= i-html.at[0]
             (i,col),html = html.at,None
             lines[i] = _esc(lines[i], col); del raw[snap:] # nothing else changed since it opened: read on from there
             continue

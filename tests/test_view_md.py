@@ -232,3 +232,27 @@ def test_attachment_references_resolved_outside_code():
     uri = 'data:image/png;base64,' + base64.b64encode(png).decode()
     assert md.count(uri)==5 and f'![p]({uri})' in md and f'src="{uri}"' in md and f'[r]: {uri}' in md
     assert '`![q](attachment:a.png)`' in md and '`wraps\n![w](attachment:a.png)`' in md and '```\n![r](attachment:a.png)\n```' in md
+
+class _TooMuch(Exception): pass
+
+@pytest.mark.parametrize('pattern', ['<pre>\nx\n</pre>\n<pre>\n', '<pre>\n<pre>\nx\n</pre>\n'])
+def test_raw_html_left_open_again_and_again_linear(monkeypatch, pattern):
+    "A reply where `<pre>` blocks keep opening inside each other and never all close: each was read to where it couldn't close, then the next from the line after its opening, O(n²) (42 KB: 24 s). The lines read are counted, and stay within a few times the text's"
+    import dialog.view as V
+    real,calls = V._html_in,[0]
+    n = 4000
+    lines = pattern.count('\n')*n
+    def counted(l, st):
+        calls[0] += 1
+        if calls[0]>6*lines: raise _TooMuch(f'over {6*lines} lines of raw HTML read for {lines} lines')
+        return real(l, st)
+    monkeypatch.setattr(V, '_html_in', counted)
+    msg2md(Message('q', msg_type=sprompt, output=pattern*n))
+    assert calls[0]<=6*lines
+
+@pytest.mark.parametrize('fenced', [True, False])
+def test_raw_html_left_open_again_and_again_keeps_divs(fenced):
+    "Once the lines read again pass their budget, a block still open after a few lines is escaped as one that never closes: Pandoc and markdown-it still read each message's divs, and the text after"
+    md = dlg2md(_two('<pre>\nx\n</pre>\n<pre>\n'*1500 + 'tail\n'), fenced=fenced)
+    assert _pandoc_top(md) == _want
+    assert _mdit_divs(md, fenced) == ['prompt', 'reply']*2
