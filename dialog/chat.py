@@ -1806,11 +1806,15 @@ def _oa_call(tc, i, j):
 # %% ../nbs/05_chat.ipynb #fb7fa1cb
 _oa_keys = ('role', 'content', 'tool_calls', 'tool_call_id', 'name', 'refusal', 'annotations', 'weight', *_oa_state)
 _oa_empty = ('audio', 'function_call') # keys a response's `model_dump` carries, accepted while empty
+# what the SDK's `parse` and `stream` helpers add to a reply: `parsed`, its content read as the response format asked
+# (None when it asked none), which the content holds: not kept, and not sent (the API takes no such key)
+_oa_derived = ('parsed',)
 
 def _oa_events(m, i, after=0):
     "OpenAI message `m` as events (its citations' footnotes numbered after `after`, the reply's before it)"
     role = m.get('role')
-    if (bad := [k for k in m if k not in _oa_keys and (k not in _oa_empty or m[k] not in (None, [], ''))]):
+    if (bad := [k for k in m if k not in _oa_keys and (k not in _oa_empty or m[k] not in (None, [], ''))
+                and not (k in _oa_derived and role=='assistant')]):
         _err(i, f'unsupported key(s) {bad}')
     if role not in ('system', 'developer', 'user', 'assistant', 'tool'): _err(i, f'unknown role {role!r}')
     own = (k for k in ('refusal', 'annotations', 'weight', *_oa_state) if m.get(k) not in (None, [], ''))
@@ -2197,6 +2201,20 @@ def _add_reply(cur, ev, m, i, fmt, pending, more=False):
     # the next message of the reply numbers its citations' footnotes after these (each label defined once)
     cur[4][0] = max([cur[4][0], *(_fn_max(p['text']) for p in ev[1] if p['type']=='text')])
 
+def _add_result(pending, ev, i):
+    "Give result event `ev` (message `i`) to the first call still waiting for it in `pending` (id -> calls)"
+    if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
+    c = pending[ev[1]].pop(0); c['result'] = ev[2]
+    # a tool message's name is kept when it isn't the call's
+    c['extra'] |= {k:v for k,v in ev[3].items() if not (k=='result_name' and v==c['name'])}
+
+def _chk_answered(pending, i):
+    "Refuse a call in `pending` still waiting when message `i` starts the next turn: no result can follow it there"
+    # (every provider refuses a call left unanswered mid-conversation)
+    if (c := first(c for cs in pending.values() for c in cs)) is not None:
+        _err(c['idx'], f"tool call {c['id']!r} has no result before message {i} (the next turn): "
+                       "a call's result comes before the conversation goes on")
+
 # %% ../nbs/05_chat.ipynb #a332e226
 def _chk_chat_args(msgs, cls):
     "Refuse `chat2dlg`'s `msgs` when they are no list, and `cls` when it is no `Dialog` class"
@@ -2231,8 +2249,9 @@ def chat2dlg(msgs:list, # The provider's message list
     got = cd.fast(msgs, cls, name, not copy, stamp) if cd.fast else None
     dlg,wire,known = got or (cls(name), [], {})
     sys_txt,cur,pending,prev,last = [system] if system else [],None,{},None,None
-    def flush():
+    def flush(end=False):
         if cur is None: return
+        if not end: _chk_answered(pending, i)
         md,blocks = _reply_md(items := _said_items(cur[1]))  # the model's text as the reply holds it
         cur[0].output,known[id(cur[0])] = md,(md, blocks)  # the blocks' places, for stamping to read the reply by
         # a fine-tuning weight: one for the whole reply, else one per assistant message
@@ -2258,18 +2277,14 @@ def chat2dlg(msgs:list, # The provider's message list
             elif ev[0]=='assistant':
                 cur,more = _reply_for(dlg, cur, ev, prev=='assistant', cd.runs, flush)
                 _add_reply(cur, ev, m, i, fmt, pending, more)
-            else:
-                if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
-                c = pending[ev[1]].pop(0); c['result'] = ev[2]
-                # a tool message's name is kept when it isn't the call's
-                c['extra'] |= {k:v for k,v in ev[3].items() if not (k=='result_name' and v==c['name'])}
+            else: _add_result(pending, ev, i)
             prev = ev[0]
             # calls of the last message, with nothing but results after them, stay open: not answered yet
             if ev[0] in ('user', 'assistant'): last = i
     for c in (c for cs in pending.values() for c in cs):
         if c['idx']!=last: _err(c['idx'], f"tool call {c['id']!r} has no result")
         c['result'] = None
-    flush()
+    flush(True)
     _set_chat_system(dlg, sys_txt, raw_sys, system)
     # system blocks come back as they came (`dlg2system`): the prefix checked is their text's
     _keep_wire(dlg, wire, fmt, msgs, system if isinstance(raw_sys, list) else raw_sys, known, stamp, copy)

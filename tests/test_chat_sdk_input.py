@@ -164,3 +164,43 @@ def test_cache_control_on_a_document_is_sent_back():
         _, body, _ = Provider('anthropic').send(d)
         assert body['messages'][0]['content'][1]['cache_control'] == cc
         assert 'cache_control' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'responses', 'gemini')])
+
+_late_call = {'id': 'call_a', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}
+
+@pytest.mark.parametrize('between', [{'role': 'user', 'content': 'wait'}, {'role': 'assistant', 'content': 'hm'}])
+@pytest.mark.parametrize('fmt', ['openai', 'anthropic'])
+def test_a_result_after_the_next_turn_is_refused_not_dropped(between, fmt):
+    "A tool's result that comes after the next user or assistant message: it was dropped without a word and the call sent back with an empty result (the model told the tool printed nothing); now a ValueError naming the call's message"
+    h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': None, 'tool_calls': [_late_call]},
+         between, {'role': 'tool', 'tool_call_id': 'call_a', 'content': 'RESULT-1'}, {'role': 'assistant', 'content': 'done'}]
+    if fmt=='anthropic':
+        h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'call_a', 'name': 'f', 'input': {}}]},
+             between, {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_a', 'content': 'RESULT-1'}]},
+             {'role': 'assistant', 'content': 'done'}]
+    with pytest.raises(ValueError, match="message 1: tool call 'call_a' has no result before message 2"): chat2dlg(h, fmt)
+
+def test_results_before_the_next_turn_still_read():
+    "Results first, then the person's text, in one Anthropic user turn (or in OpenAI's order): read as before"
+    an = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'c', 'name': 'f', 'input': {}}]},
+          {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'c', 'content': 'R'}, {'type': 'text', 'text': 'and now?'}]}]
+    d = chat2dlg(an)
+    assert [m.content for m in d.messages] == ['q', 'and now?'] and '"R"' in json.dumps(parse_reply(d.messages[0].ai_res))
+
+def test_openai_sdk_parse_and_stream_helpers_message():
+    "The SDK's `parse()` and `stream()` helpers return a message with `parsed` (its content read as the asked format, or None): it was refused as an unsupported key; it is what the content holds, so it is read as the content, and never sent"
+    import httpx, openai, pydantic
+    class M(pydantic.BaseModel): x: int
+    def client(msg):
+        body = {'id': 'c', 'object': 'chat.completion', 'created': 0, 'model': 'gpt-4o',
+                'choices': [{'index': 0, 'message': msg, 'finish_reason': 'stop', 'logprobs': None}]}
+        return openai.OpenAI(api_key='k', http_client=httpx.Client(transport=httpx.MockTransport(lambda req: httpx.Response(200, json=body))))
+    q = [{'role': 'user', 'content': 'q'}]
+    m = client({'role': 'assistant', 'content': '{"x":1}', 'refusal': None}).chat.completions.parse(model='gpt-4o', messages=q, response_format=M).choices[0].message
+    assert m.model_dump(exclude_unset=True)['parsed'] == {'x': 1}
+    assert dlg2chat(chat2dlg(q + [m])) == q + [{'role': 'assistant', 'content': '{"x":1}'}]
+    call = {'id': 'call_1', 'type': 'function', 'function': {'name': 'M', 'arguments': '{"x":2}'}}
+    m = client({'role': 'assistant', 'content': None, 'refusal': None, 'tool_calls': [call]}).chat.completions.parse(
+        model='gpt-4o', messages=q, tools=[openai.pydantic_function_tool(M)]).choices[0].message
+    h = q + [m, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'ok'}]
+    assert dlg2chat(chat2dlg(h)) == q + [{'role': 'assistant', 'content': None, 'tool_calls': [call]}, h[2]]
+    with pytest.raises(ValueError, match=r"unsupported key\(s\) \['parsed'\]"): chat2dlg([{'role': 'user', 'content': 'q', 'parsed': 1}])
