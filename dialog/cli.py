@@ -374,7 +374,7 @@ def _content(a):
         return a.content
     if sys.stdin is None or sys.stdin.isatty(): raise ValueError('give --content TEXT, or pipe the content on stdin')
     txt = _stdin_text()
-    txt = txt[:-1] if txt.endswith('\n') else txt
+    txt = txt[:-2] if txt.endswith('\r\n') else txt[:-1] if txt.endswith('\n') else txt  # a CR LF's CR too
     if not txt: raise ValueError("stdin held no content: pass --content '' to make the message empty on purpose")
     return txt
 

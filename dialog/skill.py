@@ -26,7 +26,7 @@ A list names each message once: two ids naming the same message (an id and its p
 `msg_replace_lines`, `msg_del_lines`, `msg_ast_replace` (ast-grep rules).
 Lines are counted from 1, as the views number them (only a LF or CR LF ends a line).
 A regex (`use_regex`, `re_filter`) sees each line as the views show it, without its line end;
-`^` and `$` are a line's start and end, as in `find_msgs` (what it finds, a regex edit edits);
+`^` and `$` are a line's start and end (after a final line end there is no line), as in `find_msgs` (what it finds, a regex edit edits);
 the lines an edit adds (or a merge) end as the message's own lines do.
 `out=True` edits a prompt's reply instead of its request.
 Each returns a unified diff (its lines numbered as the views number them), `none: No changes.`, or `error: ...`,
@@ -1103,6 +1103,15 @@ def _view_sub(pat, repl, s, n=None, where='', given=None): # (`given`: the patte
     return ''.join(res) + s[prev:]
 
 # %% ../nbs/13_skill.ipynb #9cf0ab19
+def _ast_grep(text, repls):
+    "fastcore's `ast_replace`; a rule ast-grep can't use (an empty pattern, a bare `$$$`) a `ValueError` saying why"
+    # (the engine's reason, without the stack it prints under RUST_BACKTRACE)
+    try: return _ft.ast_replace(text, repls)
+    except RuntimeError as e:
+        why = [re.sub(r'^\d+:\s*', '', l.strip()) for l in str(e).split('Stack backtrace:')[0].splitlines() if l.strip()]
+        pats = [r[0] if isinstance(r, tuple) and r else r for r in repls]
+        raise ValueError(f"ast-grep can't use the rules {short_repr(pats, 120)}: {why[-1] if why else e}") from None
+
 def ast_replace(
     text:str, # The text to edit
     repls:list[tuple[str,str]], # [pattern, replacement] pairs, ast-grep rules
@@ -1116,10 +1125,10 @@ def ast_replace(
     repls = [(r[0], _end(r[1]), *r[2:]) if isinstance(r, tuple) and len(r)>1 else r for r in repls]
     ls = _py_lines(text)
     if ls is None: raise ValueError('the text is a cell magic that is not Python: ast-grep rules edit Python only')
-    if all(py for _,py in ls): return _ft.ast_replace(text, repls)
+    if all(py for _,py in ls): return _ast_grep(text, repls)
     tok = next(t for t in (f'dialog-magic-{i}:' for i in range(len(text)+1)) if t not in text)  # a word the text doesn't hold
     stand = {i: l[:len(l)-len(l.lstrip())] + f'# {tok}{i};' + ('\r' if l.endswith('\r') else '') for i,(l,py) in enumerate(ls) if not py}
-    res = _ft.ast_replace('\n'.join(stand.get(i, l) for i,(l,_) in enumerate(ls)), repls)
+    res = _ast_grep('\n'.join(stand.get(i, l) for i,(l,_) in enumerate(ls)), repls)
     for i,s in stand.items():
         if res.count(s)!=1:
             raise ValueError(f'the rules would rewrite line {i+1}, {short_repr(ls[i][0], 60)}, which is not Python: '
@@ -1145,6 +1154,9 @@ def _some(f): # A `fastcore.tools` replacer: `f(text, old_str or old_strs, ...)`
 def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_matches=None, re_filter=None,
                  invert_filter=False, use_regex=False):
     "fastcore's `str_replace`, a regex and `re_filter` reading each line without its line end (`_view_sub`, `_filtered`)"
+    # a count below 1 meant nothing to plain text at 0 and everything at -1, and the reverse to a regex (`re.sub`'s count)
+    if n_matches is not None and (type(n_matches) is not int or n_matches<1):
+        raise ValueError(f'n_matches must be a whole number of at least 1 (None: every match), not {n_matches!r:.20}')
     # the lines `new_str` adds end as the text's do (`_ended`; a regex template's once expanded), unless old_str names a CR
     tpl,named = new_str,isinstance(old_str, str) and ('\r' in old_str or use_regex and '\\r' in old_str)
     new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
@@ -1178,6 +1190,8 @@ def _strs_replace(text, old_strs, new_strs, *args, **kw):
             before = '' if k==1 else f', in the text as pair{"s 1-" if k>2 else " "}{k-1} left it, not as stored'
             raise _NotFound(e.pat, e.s, e.where, f' (pair {k} of {len(old_strs)}{before}; nothing changed)') from None
     return text
+# what it does, where fastcore's says "simultaneously": swapping two names takes a third, unused one
+_strs_replace.__doc__ = 'Replace several strings pair after pair, each in the text the pairs before it left'
 
 # %% ../nbs/13_skill.ipynb #f33n0b02
 _editors = 'insert_line str_replace strs_replace replace_lines del_lines ast_replace'.split()
@@ -1860,7 +1874,9 @@ def _worker_main(root, # The folder calls are confined to
             if timeout: _cpu_cap(timeout)
             s = Session(buf=buf)
             txt,err = call_tool(name, args, root, s)
-            out.send((txt, err, s.buf if name in _buf_tools else None))
+            # the buffer only when the call set it (a copy or a cut that got so far): a paste, or a call refused before,
+            # hands back nothing, so it can't put back a buffer another call set meanwhile
+            out.send((txt, err, s.buf if s.buf is not buf else None))
     # (a call's own MemoryError is its tool error: this is one reading, answering or starting)
     except MemoryError: os._exit(_nomem)
 
@@ -1992,7 +2008,7 @@ def _run(self:ToolPool, w, name, args, end):
         txt,err,buf = w.conn.recv()
     except (EOFError, OSError): return self._dead(w, name),True
     w.busy = False
-    if name in _buf_tools: self.buf = buf
+    if buf is not None: self.buf = buf  # a buffer this call set
     if err and txt.startswith('MemoryError') and self.maxmem:
         txt = (f'{txt.rstrip(": ")}: {_tname(name)} needed more memory than a worker may take '
                f'(maxmem={self.maxmem:,} bytes): nothing changed')

@@ -552,7 +552,10 @@ def view_finditer(pat, # A regex, or a compiled pattern
     v = _viewed(txt)
     crs = [mt.start()-j for j,mt in enumerate(re.finditer('\r\n', txt))] if len(v)<len(txt) else []  # the LFs of `v` a CR went before
     def at(i): return i + bisect.bisect_left(crs, i)  # a place in `v`, in `txt`
-    for mt in re.finditer(pat, v): yield mt, at(mt.start()), at(mt.end())
+    # the place after a final line end is no line's start: nothing is matched there (`^` would add a line to the text)
+    end = len(v) if v.endswith('\n') else None
+    for mt in re.finditer(pat, v):
+        if mt.start()!=end: yield mt, at(mt.start()), at(mt.end())
 
 # %% ../nbs/04_view.ipynb #64df6153
 def match_line(m, # The `Message` searched
@@ -561,9 +564,10 @@ def match_line(m, # The `Message` searched
     "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
-        # the text as `view_finditer` reads it (`_viewed`): `$` matches before a CR LF too. Only the first match,
-        # and where it is in the text as viewed: no place in `t` to work out
-        if (mt := pat.search(t := _viewed(t))) is None: continue
+        # the first match `view_finditer` gives (`$` matches before a CR LF too, nothing after a final line end),
+        # placed in the text as viewed
+        if (got := first(view_finditer(pat, t))) is None: continue
+        mt = got[0]; t = mt.string
         lo,hi = t.rfind('\n', 0, mt.start())+1,t.find('\n', mt.start())
         return (where or t.count('\n', 0, lo)+1), t[lo:None if hi<0 else hi]
     return None

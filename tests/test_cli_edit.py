@@ -129,3 +129,13 @@ def test_edit_type_of_a_run_cell_that_printed_nothing(tmp_path):
     assert ok('edit', p, 'ran2', '--type', 'note', '--content', 'x = 1').strip()=='edited ran2'
     m = read_ipynb(p)['ran2']
     assert (m.msg_type, m.content, m.execution_count)==(snote, 'x = 1', None)
+
+@pytest.mark.parametrize('piped,want', [(b'p\r\nq\r\n', 'p\r\nq'), (b'p\nq\n', 'p\nq'), (b'p\r\nq', 'p\r\nq'), (b'p\r\n\r\n', 'p\r\n')])
+def test_stdin_drops_one_trailing_line_end_whole(tour, piped, want):
+    "Content piped with CR LF ends: only the LF of the last one was dropped, leaving a lone CR at the message's end (a character of its last line, to the views, find's `$` and the kernel)"
+    r = subprocess.run(cmd + ['edit', str(tour), ids(tour)[0]], input=piped, capture_output=True, env=env)
+    assert r.returncode==0, r.stderr
+    assert read_ipynb(tour).messages[0].content==want
+    r = subprocess.run(cmd + ['add', str(tour)], input=piped, capture_output=True, env=env)
+    assert r.returncode==0, r.stderr
+    assert read_ipynb(tour).messages[-1].content==want

@@ -1047,3 +1047,35 @@ def test_an_empty_line_inserted_after_an_unended_last_line_is_a_line():
     assert text_lines(m.content)==['ab', ''], m.content
     e = Message('ab'); e.exhash([(lnhash(1, 'ab'), 'a', '')])
     assert text_lines(e.content)==text_lines(m.content)
+
+@pytest.mark.parametrize('n', [0, -1, True, 1.5])
+@pytest.mark.parametrize('regex', [False, True])
+def test_a_count_below_one_is_refused_whatever_the_pattern(tmp_path, n, regex):
+    "`n_matches=0` replaced nothing as plain text and everything as a regex (`re.sub`'s count), -1 the reverse (and said the text wasn't there): each is refused, the file unchanged"
+    p = tmp_path/'d.ipynb'
+    d = Dialog('d'); d.mk_message('aaa\naaa', id='m0'); d.save(p)
+    for f,args in ((sk.msg_str_replace, ('a', 'b')), (sk.msg_strs_replace, (['a'], ['b']))):
+        r = f('m0', *args, n_matches=n, use_regex=regex, dlg=str(p))
+        assert r.error and 'n_matches must be a whole number of at least 1' in str(r)
+        assert read_ipynb(p).messages[0].content=='aaa\naaa'
+    assert sk.msg_str_replace('m0', 'a', 'b', n_matches=2, use_regex=regex, dlg=str(p)).changed
+    assert read_ipynb(p).messages[0].content=='bba\naaa'
+
+def test_strs_replace_says_it_replaces_pair_after_pair():
+    "Its description said \"simultaneously\", so an agent swapped two names with it and lost one: the pairs go in turn, as it now says"
+    m = Message('f(x, y)')
+    m.strs_replace(['x', 'y'], ['y', 'x'])
+    assert m.content=='f(x, x)'  # in turn: the second pair sees what the first wrote
+    for f in (sk.msg_strs_replace, Message.strs_replace):
+        assert 'simultaneous' not in f.__doc__ and 'pair after pair' in f.__doc__
+
+@pytest.mark.parametrize('pat', ['$$$', ''])
+def test_a_rule_ast_grep_cant_use_is_an_edit_error(tmp_path, pat, monkeypatch):
+    "An empty pattern or a bare `$$$` raised the engine's RuntimeError (with RUST_BACKTRACE=1, kilobytes of Rust frames): now the edit's `error: ...`, naming the rule, nothing changed"
+    monkeypatch.setenv('RUST_BACKTRACE', '1')
+    p = tmp_path/'d.ipynb'
+    d = Dialog('d'); d.mk_message('x = 1\nprint(x)\n', id='m0'); d.save(p)
+    r = sk.msg_ast_replace('m0', [(pat, 'pass')], dlg=str(p))
+    assert r.error and not r.changed and f"ast-grep can't use the rules [{pat!r}]" in str(r)
+    assert 'backtrace' not in str(r).lower() and len(str(r))<400
+    assert read_ipynb(p).messages[0].content=='x = 1\nprint(x)\n'

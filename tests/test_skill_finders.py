@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from dialog.core import *
 import dialog.skill as sk
+from dialog.view import find_pattern, match_line, text_lines
 
 def _def(src, name): return sk.symdef_finder(name)(Message(src))
 def _ref(src, name): return sk.symref_finder(name)(Message(src))
@@ -126,3 +127,15 @@ def test_a_long_list_of_skipped_cells_is_cut_to_the_page_and_the_search_runs_onc
     def pred(m): calls.append(m.id); return True
     with pytest.raises(ValueError, match='too small'): sk.find_msgs(dlg=tmp_path/'a.ipynb', pred=pred, maxchars=3)
     assert len(calls)==601, len(calls)  # each message once, whatever the probes
+
+@pytest.mark.parametrize('txt', ['import os\nprint(os.sep)\n', 'a\r\nb\r\n'])
+def test_no_line_after_a_final_line_end(tmp_path, txt):
+    "The place after a message's final line end is no line's start (the views count no line there): `^` -> `# ` added a stray `# ` line, `$` a stray comment, and `find_msgs('^$')` matched every message ending in a newline"
+    m = Message(txt)
+    m.str_replace('^', '# ', use_regex=True)
+    assert m.content==''.join('# '+l for l in txt.splitlines(True))
+    m = Message(txt); m.str_replace('$', '  # x', use_regex=True)
+    assert text_lines(m.content)==[l+'  # x' for l in text_lines(txt)]
+    d = Dialog('d'); d.mk_message(txt, id='m0'); d.mk_message('a\n\nb', id='m1')
+    assert [m.id for m in d.find_msgs('^$')]==['m1']
+    assert match_line(d.messages[1], find_pattern('^$'))==(2, '')

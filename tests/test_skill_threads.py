@@ -94,3 +94,17 @@ def test_probing_a_budget_loses_no_other_threads_warning(tmp_path, monkeypatch):
     said = [str(w.message) for w in ws]
     assert len(reads)>2 and [s for s in said if s.startswith('other thread')] == [f'other thread {k}' for k in range(2, len(reads)+1)], said
     assert sum(s.startswith('note: ') for s in said) == 1, said  # the call's own read, not the probes'
+
+def test_only_a_copy_or_cut_sets_the_servers_paste_buffer(tmp_path):
+    "The server's workers handed back the buffer after every buffer tool: a paste (or a copy refused) that ended after a cut put its stale copy back over the cut's, and the cut messages were in no file and no buffer. A call hands the buffer back only when it set it"
+    d = Dialog('d'); d.mk_message('old', id='old'); d.mk_message('cut me', id='cutme'); d.save(tmp_path/'d.ipynb')
+    with sk.ToolPool(tmp_path, timeout=60, workers=1) as pool:
+        assert pool.call('copy_msgs', dict(ids='old', dlg='d.ipynb'))[1] is False
+        held = pool.buf
+        assert [m.id for m in held]==['old']
+        for name,args in (('paste_msgs', dict(dlg='d.ipynb')), ('copy_msgs', dict(ids='nowhere', dlg='d.ipynb')),
+                          ('cut_msgs', dict(ids='nowhere', dlg='d.ipynb'))):
+            pool.call(name, args)
+            assert pool.buf is held, name  # the very list the copy set: nothing handed back to put over another's
+        assert pool.call('cut_msgs', dict(ids='cutme', dlg='d.ipynb'))[1] is False
+        assert [m.content for m in pool.buf]==['cut me']
