@@ -1,7 +1,7 @@
 """The editing toolkit agents use on dialogs: conflict-safe file edits, line editors, finders and an MCP server
 
 Read, search and surgically edit dialog files (`.ipynb`) with `dialog.skill`.
-Every tool takes `dlg=PATH` (or uses the file given to `set_dlg(PATH)`), reads the file fresh,
+Every tool takes `dlg=PATH` (or uses the file given to `set_dlg(PATH)`; `create_dlg` takes the file to make), reads the file fresh,
 makes one edit and saves it at once, so there is nothing to save yourself.
 
 **Start** with `summary_dlg()` (one row per message:
@@ -134,6 +134,8 @@ def _confine(fname, # A dialog file name
     p = Path(fname).expanduser()
     if not p.is_absolute(): p = Path(root)/p
     rp,rr = os.path.realpath(ipynb_path(p)),os.path.realpath(root)
+    if os.path.realpath(p)==rr:  # `''`, `'.'`: the folder itself (`ipynb_path` would make it a file beside it)
+        raise ValueError(f'{str(fname)[:200]!r} names the root folder itself: give a dialog file\'s path')
     if os.path.commonpath([rp, rr])!=rr:
         raise PermissionError(f'{str(fname)[:200]!r} is outside the root folder: only dialogs under it can be used')
     return Path(rp)
@@ -657,6 +659,7 @@ def view_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     kw = locals()
     def page(mc): # the page within `maxchars=mc`
         ms,room = _msgs(_view(dlg), ids),_room(mc)  # (the page, once the note a healed read puts first is counted)
+        if not ms: return '(no messages)'  # (`ids=[]`), as the other listings say it
         # the hint names view_msg's options that give this view: those not at their defaults
         shown = dict(nums=nums, lnhashs=lnhashs, incl_out=incl_out, trunc_out=trunc_out, maxchars=mc)
         opts,keep = _shaping(view_msg, shown),_shaping(view_msgs, kw | dict(maxchars=mc), 'ids', 'offset')
@@ -2087,7 +2090,7 @@ def tool_hints(f): # A tool function
 mcp_instructions = '\n'.join([
     ('Read, search and edit dialog files (notebooks, `.ipynb`, holding a conversation among a person, '
      "an AI and Python) under this server's folder. "
-     "Every tool takes `dlg`, the file's path; "
+     "Every tool takes `dlg`, the file's path (create_dlg takes `fname`, the file to make); "
      'it reads the file fresh, makes one change and saves it at once, so there is nothing to save.'),
     '',
     ('Start with summary_dlg (one row per message: `id:type: content start, output size`), '

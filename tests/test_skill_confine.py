@@ -143,3 +143,10 @@ def test_the_same_folder_reached_another_way_is_still_the_root(tmp_path):
     r = sk.Root(root)
     os.rename(root, tmp_path/'moved'); os.symlink(tmp_path/'moved', root)
     assert sk.call_tool('summary_dlg', dict(dlg='d.ipynb'), root=r)==('m:code: inside', False)
+
+@pytest.mark.parametrize('name', ['.', '', './', 'ROOT'])
+def test_the_root_folder_itself_is_no_dialog(tmp_path, name):
+    "A dialog named as the root folder itself was refused as \"outside the root\" (`ipynb_path` made it the file beside it): the reason now says what it is"
+    d = Dialog('d'); d.mk_message('x', id='m0'); d.save(tmp_path/'d.ipynb')
+    txt,err = sk.call_tool('summary_dlg', dict(dlg=str(tmp_path) if name=='ROOT' else name), root=sk.Root(tmp_path))
+    assert err and 'names the root folder itself' in txt and 'outside' not in txt

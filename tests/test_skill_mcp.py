@@ -120,3 +120,10 @@ def test_tool_descriptions_name_no_python_only_api():
         texts = [s['description']] + [p.get('description', '') for p in s['inputSchema']['properties'].values()]
         bad = [t for t in texts if re.search(r'`(Message|Dialog|Msgs)\b|\b(Message|Dialog)\.\w|current message|set_dlg|set_cur_msg', t)]
         assert not bad, (s['name'], bad)
+
+def test_instructions_name_the_tool_that_takes_no_dlg():
+    "The instructions said every tool takes `dlg`, but create_dlg takes `fname`: an agent calling it with `dlg` got an argument error"
+    import inspect
+    import dialog.skill as sk
+    odd = [f for f in sk.skill_tools if 'dlg' not in inspect.signature(f).parameters]
+    assert odd and all(f'{f.__name__} takes `{next(iter(inspect.signature(f).parameters))}`' in sk.mcp_instructions for f in odd)

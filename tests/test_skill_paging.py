@@ -577,3 +577,10 @@ def test_the_least_a_refusal_names_shows_a_step_and_holds_the_rest_of_the_view(t
     assert err and (n := _least(txt)), txt
     pages = _pages('view_msg', dict(dlg='a.ipynb', id='m1', incl_out=True, maxchars=n), tmp_path)  # (refused again: fails)
     assert not pages[0][1].startswith('… '), pages[0]
+
+def test_view_msgs_of_no_ids_says_so(tmp_path):
+    "`view_msgs(ids=[])` answered with nothing at all; it says '(no messages)', as every listing does"
+    from dialog.core import Dialog
+    import dialog.skill as sk
+    d = Dialog('d'); d.mk_message('x', id='m0'); d.save(tmp_path/'d.ipynb')
+    assert sk.call_tool('view_msgs', dict(dlg='d.ipynb', ids=[]), root=sk.Root(tmp_path))==('(no messages)', False)
