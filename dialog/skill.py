@@ -158,6 +158,8 @@ _probing = contextvars.ContextVar('dialog_skill_probing', default=False)
 _heal_how = ('`--repair` on an nbdialog command that saves writes the healed file with its change '
              '(e.g. `nbdialog edit FILE ID --repair`); on summary, view or find it reads it healed, leaving the file as it is')
 
+
+# %% ../nbs/13_skill.ipynb #a4333024
 def _load(dlg=None):
     "A dialog file for an edit: one that only `repair` reads is refused, the error naming the way to heal it"
     try: return read_ipynb(_file(dlg), root=_root.get())
