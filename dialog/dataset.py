@@ -1106,21 +1106,23 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
     "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (or one partition of it)"
-    # one partition's folder or file (`by/msg_type=prompt`) has its column back from its path, as DuckDB gives it
-    pa,keys = _pa(),_path_keys(fname)
+    # one partition's folder or file (`by/msg_type=prompt`) has its column back from its path, as DuckDB gives it;
+    # `~` expanded first, as every reader here takes a path (errors name `fname` as given)
+    p = os.path.expanduser(fname)
+    pa,keys = _pa(),_path_keys(p)
     cols = columns if columns is None or not keys else [c for c in columns if c not in keys]
-    if not os.path.isdir(fname):
+    if not os.path.isdir(p):
         # `pos` tells an empty dialog's row
         cs = cols if cols is None or not keys or 'pos' in cols else [*cols, 'pos']
-        t = pa.parquet.read_table(fname, columns=cs, filters=filters)
-    elif (part := _hive(Path(fname).absolute(), str(fname))) is None:
+        t = pa.parquet.read_table(p, columns=cs, filters=filters)
+    elif (part := _hive(Path(p).absolute(), str(fname))) is None:
         t = msg_schema().empty_table().select(cols or list(msg_cols))
     else:
         ks = [k for k in part.schema.names if k in _few_vals and (cols is None or k in cols)]
         cs = cols if cols is None or not (ks or keys) or 'pos' in cols else [*cols, 'pos']
-        t = _fill_parts(pa.parquet.read_table(fname, columns=cs, filters=filters, partitioning=part), ks, back=True)
+        t = _fill_parts(pa.parquet.read_table(p, columns=cs, filters=filters, partitioning=part), ks, back=True)
     if keys: t = _with_keys(t, keys)
-    if keys or os.path.isdir(fname):
+    if keys or os.path.isdir(p):
         ours = [k for k in msg_cols if k in t.column_names]
         t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     return chk_msg_table(t, str(fname), columns)

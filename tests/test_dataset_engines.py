@@ -149,3 +149,12 @@ def test_a_plain_folder_inside_a_partition_is_part_of_it(tmp_path):
     r = read_parquet(p)
     assert r.num_rows == dlgs2table(dialogs()).num_rows + code.num_rows
     assert r.filter(pa.compute.equal(r['msg_type'], 'code')).num_rows == 2*code.num_rows
+
+def test_a_folder_named_with_tilde_reads_as_named_in_full(folder, monkeypatch):
+    "`~` is expanded before `read_parquet` tells a folder or a partition from a file, as every reader here takes a path (r24b)"
+    cols,p = folder
+    monkeypatch.setenv('HOME', str(p.parent))
+    assert read_parquet('~/parts').sort_by(order).equals(read_parquet(p).sort_by(order))
+    leaf = sorted({f.parent for f in p.rglob('*.parquet')})[0]
+    named = '~/' + str(leaf.relative_to(p.parent))
+    assert read_parquet(named).sort_by(order).equals(read_parquet(leaf).sort_by(order))
