@@ -1484,7 +1484,7 @@ def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads
     errs = L(pickle.loads(r[_err_col]) for r in ds.map_batches(_bad_rows, batch_format='pyarrow').take_all())
     return ds.map_batches(_good_rows, batch_format='pyarrow'),errs.sorted(_bad_path)
 
-# %% ../nbs/15_dataset.ipynb #e2eb17c8
+# %% ../nbs/15_dataset.ipynb #75cf0dd5
 def _rel(p):
     "`p` relative to the current folder when it is inside it"
     try: return str(Path(p).absolute().relative_to(Path.cwd()))
@@ -1507,6 +1507,7 @@ def _nlines(p):
     "How many lines file `p` holds, read a MB at a time"
     with open(p, 'rb') as f: return sum(b.count(b'\n') for b in iter(lambda: f.read(1<<20), b''))
 
+# %% ../nbs/15_dataset.ipynb #e2eb17c8
 def export_folder(src, # A folder (searched recursively), a glob pattern, or a list of files
                   fname, # The file to write: `.parquet` (the message table) or `.jsonl` (chat histories)
                   fmt:str='openai', # JSON Lines' wire format: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -1515,21 +1516,26 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
                   partition_by:list=None, # Columns to partition Parquet by (`write_parquet`): `fname` is then a folder
-                  drop=None, # For JSON Lines: conversations to leave out besides empty ones
-                  shape:str='chat'): # For JSON Lines: what a line holds, one of `dialog.chat.jsonl_shapes`
+                  drop=None, # For JSON Lines only: conversations to leave out besides empty ones
+                  shape:str=None): # For JSON Lines only: what a line holds, one of `dialog.chat.jsonl_shapes`; None: 'chat'
     "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
+    if partition_by is not None and suf=='.jsonl':
+        raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
+    if partition_by is None and suf not in ('.parquet', '.jsonl'):
+        raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
+    # the rules of JSON Lines' conversations are refused for Parquet, which keeps every message (as the command line
+    # refuses `--drop`, `--shape`: it is this function's refusal), never ignored
+    jl = partition_by is None and suf=='.jsonl'
+    if not jl and (k := first(k for k,v in (('drop', drop), ('shape', shape)) if v is not None)):
+        raise ValueError(f'{fname}: {k} goes with a .jsonl output only (Parquet keeps every message of every dialog)')
+    shape = shape or 'chat'
     # any other iterable (a generator) made a list once: counted here, read by the writer
     if not isinstance(src, (str, os.PathLike, list, tuple, L)) and hasattr(src, '__iter__'): src = list(src)
     n = len(_dlg_texts(src)) # counted first: the list is gone before the files are read
-    if partition_by is not None and suf=='.jsonl':
-        raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
-    if partition_by is not None or suf=='.parquet':
-        res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
-    elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop, shape)
-    else:
-        raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
+    if jl: res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop, shape)
+    else: res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
     p,errs = res if oe=='collect' else (res, [])
     n -= len(errs)
     if suf=='.jsonl':
