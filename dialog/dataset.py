@@ -622,6 +622,9 @@ def _kind(pa, ty):
     "What a column of Arrow type `ty` holds, as far as casting to `msg_cols`'s types goes"
     # 'str', 'int', 'float', 'bool', 'null', or its own name
     if pa.types.is_dictionary(ty): return _kind(pa, ty.value_type)
+    # DuckDB's JSON (`cell::JSON`), read as the `arrow.json` extension: its storage is the JSON text itself, which
+    # casts to `string` unchanged. Any other extension type means more than its storage holds: refused by its name
+    if getattr(ty, 'extension_name', None)=='arrow.json': return _kind(pa, ty.storage_type)
     tests = (('str', 'is_string'), ('str', 'is_large_string'), ('str', 'is_string_view'),
              ('int', 'is_integer'), ('float', 'is_floating'), ('bool', 'is_boolean'), ('null', 'is_null'))
     for k,f in tests:
