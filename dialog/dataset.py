@@ -921,6 +921,29 @@ def _term_cleanly():
     try: yield
     finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
+# %% ../nbs/15_dataset.ipynb #fcab5809
+# What link(2) answers where a filesystem has no hard links: vfat and exFAT (EPERM), FUSE mounts of buckets (s3fs,
+# gcsfuse, blobfuse: EPERM, ENOTSUP, ENOSYS), some SMB shares
+_no_links = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS}
+
+def _put_new(tmp, path):
+    "Put complete file `tmp` in place at `path`, beside it, as a new file: one there (even one just made) is refused"
+    # A hard link refuses a name that is taken in the same step that takes it, and a reader sees the whole file or
+    # none. Where the filesystem refuses the link itself, the name is taken with an exclusive create (`O_EXCL`, which
+    # refuses a file that appeared while we wrote: none is ever replaced) and the complete file renamed over that
+    # empty one of ours. A reader may see it empty for the moment between the two, never part of the output; a rename
+    # after a check that the name is free would instead let a file appearing between the two be replaced silently
+    try: os.link(tmp, path); return
+    except FileExistsError: raise _exists(path) from None
+    except OSError as e:
+        if e.errno not in _no_links: raise  # (naming both files, as `os.link` does)
+    try: os.close(os.open(path, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666))
+    except FileExistsError: raise _exists(path) from None
+    try: os.replace(tmp, path)
+    except BaseException:  # (Ctrl-C too) the empty file is ours: nothing of anyone else's is removed
+        os.unlink(path)
+        raise
+
 # %% ../nbs/15_dataset.ipynb #6a1b5b76
 def _old_modes(path):
     "`(folder bits, file bits, (owner, group))` of the export at `path`, a folder or a file: for what replaces it"
@@ -961,9 +984,7 @@ def _stream_write(path, write, force):
             if force and path.is_file(): _keep(f.fileno(), *_old_modes(path)[1:])
             f.flush(); os.fsync(f.fileno())
         if force: os.replace(tmp, path)
-        else:
-            try: os.link(tmp, path)  # refuses an existing file, even one that appeared while we wrote
-            except FileExistsError: raise _exists(path) from None
+        else: _put_new(tmp, path)  # refuses an existing file, even one that appeared while we wrote
     finally:
         try: os.unlink(tmp)
         except FileNotFoundError: pass
