@@ -58,6 +58,7 @@ from .pool import pmap, DialogParts
 from .session import sess2dlg, sess_kind, folder_err, is_hidden
 from multiprocessing.connection import wait
 from contextlib import contextmanager
+from pathlib import PurePosixPath
 from array import array
 import errno, fnmatch, glob, os, re, shutil, stat, tempfile, threading, urllib.parse
 import gc, heapq, itertools, json, marshal, multiprocessing, pickle, secrets, signal, struct, sys, traceback, warnings
@@ -1070,9 +1071,18 @@ def _hive_keys(rel):
     # `default/train/`) is no column, and its files are read as any other
     return tuple(k for p in rel[:-1] if (k := p.partition('=')[0]) and '=' in p)
 
-def _hive(path, where=None):
+def _key_field(k, inner):
+    "The field of partition column `k`, of files of schema `inner`: the files' type where they hold it too, else ours"
+    # (Polars writes the column in each file too, as large_string: `chk_msg_table` casts); a column not of
+    # `msg_cols` is text
+    pa = _pa()
+    if k in inner.names: return inner.field(k)
+    return msg_schema().field(k) if k in msg_cols else pa.field(k, pa.string())
+
+def _hive(path, where=None, outer=()):
     "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
-    # (its partition columns with their `msg_schema` types). Every file's footer is read (a few KB, whatever its size):
+    # (its partition columns with their `msg_schema` types, `_key_field`'s; first `outer`, the partition columns the
+    # path itself ends in, `_part_root`'s). Every file's footer is read (a few KB, whatever its size):
     # each must be of a schema version we read (`_chk_version`), and every file under `key=value` folders naming the
     # same columns, in the same order, or the folder is refused naming the files out of line: pyarrow would take the
     # columns from the first file alone, and give a stray file's rows null for them, or a whole folder none, as the
@@ -1080,7 +1090,7 @@ def _hive(path, where=None):
     # the partitioning, and a file outside them (a table copied to the top) is the stray; two layouts of `key=value`
     # folders are both named, for the user to choose
     import pyarrow.dataset as ds
-    pa,s,where = _pa(),msg_schema(),where or str(path)
+    pa,where = _pa(),where or str(path)
     fs = ds.dataset(path, format='parquet').files
     if not fs: return None
     rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
@@ -1099,56 +1109,53 @@ def _hive(path, where=None):
     if ks and (stray := by.get(())):
         raise ValueError(f"{where}: {files(stray)} is outside the partition folders its other files are in "
                          f"({cols(ks)}); move it into one of them, or out of the folder")
-    # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
-    inner = schemas[0]
-    def field(k):
-        if k in inner.names: return inner.field(k)
-        return s.field(k) if k in msg_cols else pa.field(k, pa.string())
-    fields = list(map(field, ks))
+    fields = [_key_field(k, schemas[0]) for k in dict.fromkeys([*outer, *ks])]
     return ds.partitioning(pa.schema(fields), flavor='hive')
 
 # %% ../nbs/15_dataset.ipynb #3478442b
-def _path_keys(fname):
-    "The partition columns, and their values as text, that path `fname` ends in (`by/msg_type=prompt`): a partition"
-    res,ps = {},Path(fname).absolute().parts
-    for p in reversed(ps if os.path.isdir(fname) else ps[:-1]):
-        k,eq,v = p.partition('=')
-        if not eq or k not in _few_vals: break
-        res[k] = urllib.parse.unquote(v)
-    return res
+def _is_uri(o): return isinstance(o, str) and '://' in o
 
-def _with_keys(t, keys):
-    "Table `t` with the columns `keys` (`_path_keys`) it lacks, each row holding its value, typed as in `msg_cols`"
-    pa,s,ks = _pa(),msg_schema(),[]
-    for k,v in keys.items():
-        if k in t.column_names: continue
-        f,ks = s.field(k),ks+[k]
-        t = t.append_column(f, pa.array([v]*t.num_rows, pa.string()).cast(f.type))
-    return _fill_parts(t, ks, back=True)  # an empty dialog's value in a folder name is null in the table
+def _part_root(fname):
+    "The folder that the partition folders path `fname` ends in are in (`by` for `by/msg_type=prompt`), and their columns"
+    # (None and none where it ends in none): only our partition columns' `key=value` folders, as `write_parquet` names
+    # them. A URI's path is its filesystem's
+    fs,q,mk = None,str(Path(fname).absolute()),Path
+    if _is_uri(fname):
+        from pyarrow import fs as pafs  # (`read_parquet` has checked pyarrow is there)
+        (fs,q),mk = pafs.FileSystem.from_uri(fname),PurePosixPath
+    ps,ks = mk(q).parts,[]
+    n = len(ps) if fs is None and os.path.isdir(q) else len(ps)-1
+    while n>1 and (k := ps[n-1].partition('='))[1] and k[0] in _few_vals: ks.insert(0, k[0]); n -= 1
+    return fs,q,(str(mk(*ps[:n])) if ks else None),ks
 
 def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a folder of them (hive, or plain)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
     "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (or one partition of it)"
-    # one partition's folder or file (`by/msg_type=prompt`) has its column back from its path, as DuckDB gives it;
+    # One partition's folder or file (`by/msg_type=prompt`) is read as part of the folder its partition folders are in:
+    # its partition columns come from the path, as DuckDB gives them, and `filters` take them as any column.
     # `~` expanded first, as every reader here takes a path (errors name `fname` as given)
     p = os.path.expanduser(fname)
-    pa,keys = _pa(),_path_keys(p)
-    cols = columns if columns is None or not keys else [c for c in columns if c not in keys]
-    if not os.path.isdir(p):
-        # `pos` tells an empty dialog's row
-        cs = cols if cols is None or not keys or 'pos' in cols else [*cols, 'pos']
-        t = pa.parquet.read_table(p, columns=cs, filters=filters)
-    elif (part := _hive(Path(p).absolute(), str(fname))) is None:
-        t = msg_schema().empty_table().select(cols or list(msg_cols))
-    else:
-        ks = [k for k in part.schema.names if k in _few_vals and (cols is None or k in cols)]
-        cs = cols if cols is None or not (ks or keys) or 'pos' in cols else [*cols, 'pos']
-        t = _fill_parts(pa.parquet.read_table(p, columns=cs, filters=filters, partitioning=part), ks, back=True)
-    if keys: t = _with_keys(t, keys)
-    if keys or os.path.isdir(p):
-        ours = [k for k in msg_cols if k in t.column_names]
-        t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
+    pa = _pa()
+    import pyarrow.dataset as ds
+    fs,q,root,outer = _part_root(p)
+    isdir = fs is None and os.path.isdir(q)
+    if not isdir and not outer:  # a file, as it is
+        return chk_msg_table(pa.parquet.read_table(p, columns=columns, filters=filters), str(fname), columns)
+    if isdir and (part := _hive(Path(q), str(fname), outer)) is None:
+        return chk_msg_table(msg_schema().empty_table().select(columns or list(msg_cols)), str(fname), columns)
+    if not isdir:  # one file of a partition
+        inner = pa.parquet.read_schema(q, filesystem=fs)
+        _chk_version(inner.metadata, str(fname))
+        part = ds.partitioning(pa.schema([_key_field(k, inner) for k in outer]), flavor='hive')
+    ks = [k for k in part.schema.names if k in _few_vals and (columns is None or k in columns)]
+    # `pos` tells an empty dialog's row
+    cs = columns if columns is None or not ks or 'pos' in columns else [*columns, 'pos']
+    flt = None if filters is None else pa.parquet.filters_to_expression(filters)
+    dset = ds.dataset(q if isdir else [q], format='parquet', filesystem=fs, partitioning=part, partition_base_dir=root)
+    t = _fill_parts(dset.to_table(columns=cs, filter=flt), ks, back=True)
+    ours = [k for k in msg_cols if k in t.column_names]
+    t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/15_dataset.ipynb #ff9aa559
@@ -1350,8 +1357,6 @@ def _ray():
     return ray
 
 _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file's pickled error, on the one row it has
-
-def _is_uri(o): return isinstance(o, str) and '://' in o
 
 @contextmanager
 def _local_copy(fs, p):
