@@ -781,11 +781,10 @@ _workers = _arg('--workers', type=_int_from(0), metavar='N',
       extra=('data', 'Parquet', 'JSON Lines needs none'))
 def _cmd_export(a):
     _chk_new(a.o, a.force)
-    if a.drop and Path(a.o).suffix!='.jsonl': raise ValueError('--drop goes with a .jsonl OUT only')
-    if a.shape and Path(a.o).suffix!='.jsonl': raise ValueError('--shape goes with a .jsonl OUT only')
     on_error = 'skip' if a.skip_bad else 'raise'
+    # (`--drop` and `--shape` with a Parquet OUT: `export_folder`'s refusal, the one rule)
     rep = export_folder(a.src, a.o, a.fmt, a.workers, on_error, a.force, partition_by=a.partition_by, drop=a.drop,
-                        shape=a.shape or 'chat')
+                        shape=a.shape)
     _say(rep) # its report names files: escaped on a terminal
 @_sub(_srcs,
       _arg('--top', type=_int_from(0), default=5, metavar='N', help=_doc(folder_stats, 'top', post=' (default 5)')),

@@ -58,6 +58,7 @@ from .pool import pmap, DialogParts
 from .session import sess2dlg, sess_kind, folder_err, is_hidden
 from multiprocessing.connection import wait
 from contextlib import contextmanager
+from pathlib import PurePosixPath
 from array import array
 import errno, fnmatch, glob, os, re, shutil, stat, tempfile, threading, urllib.parse
 import gc, heapq, itertools, json, marshal, multiprocessing, pickle, secrets, signal, struct, sys, traceback, warnings
@@ -622,6 +623,9 @@ def _kind(pa, ty):
     "What a column of Arrow type `ty` holds, as far as casting to `msg_cols`'s types goes"
     # 'str', 'int', 'float', 'bool', 'null', or its own name
     if pa.types.is_dictionary(ty): return _kind(pa, ty.value_type)
+    # DuckDB's JSON (`cell::JSON`), read as the `arrow.json` extension: its storage is the JSON text itself, which
+    # casts to `string` unchanged. Any other extension type means more than its storage holds: refused by its name
+    if getattr(ty, 'extension_name', None)=='arrow.json': return _kind(pa, ty.storage_type)
     tests = (('str', 'is_string'), ('str', 'is_large_string'), ('str', 'is_string_view'),
              ('int', 'is_integer'), ('float', 'is_floating'), ('bool', 'is_boolean'), ('null', 'is_null'))
     for k,f in tests:
@@ -918,6 +922,29 @@ def _term_cleanly():
     try: yield
     finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
+# %% ../nbs/15_dataset.ipynb #fcab5809
+# What link(2) answers where a filesystem has no hard links: vfat and exFAT (EPERM), FUSE mounts of buckets (s3fs,
+# gcsfuse, blobfuse: EPERM, ENOTSUP, ENOSYS), some SMB shares
+_no_links = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS}
+
+def _put_new(tmp, path):
+    "Put complete file `tmp` in place at `path`, beside it, as a new file: one there (even one just made) is refused"
+    # A hard link refuses a name that is taken in the same step that takes it, and a reader sees the whole file or
+    # none. Where the filesystem refuses the link itself, the name is taken with an exclusive create (`O_EXCL`, which
+    # refuses a file that appeared while we wrote: none is ever replaced) and the complete file renamed over that
+    # empty one of ours. A reader may see it empty for the moment between the two, never part of the output; a rename
+    # after a check that the name is free would instead let a file appearing between the two be replaced silently
+    try: os.link(tmp, path); return
+    except FileExistsError: raise _exists(path) from None
+    except OSError as e:
+        if e.errno not in _no_links: raise  # (naming both files, as `os.link` does)
+    try: os.close(os.open(path, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666))
+    except FileExistsError: raise _exists(path) from None
+    try: os.replace(tmp, path)
+    except BaseException:  # (Ctrl-C too) the empty file is ours: nothing of anyone else's is removed
+        os.unlink(path)
+        raise
+
 # %% ../nbs/15_dataset.ipynb #6a1b5b76
 def _old_modes(path):
     "`(folder bits, file bits, (owner, group))` of the export at `path`, a folder or a file: for what replaces it"
@@ -958,9 +985,7 @@ def _stream_write(path, write, force):
             if force and path.is_file(): _keep(f.fileno(), *_old_modes(path)[1:])
             f.flush(); os.fsync(f.fileno())
         if force: os.replace(tmp, path)
-        else:
-            try: os.link(tmp, path)  # refuses an existing file, even one that appeared while we wrote
-            except FileExistsError: raise _exists(path) from None
+        else: _put_new(tmp, path)  # refuses an existing file, even one that appeared while we wrote
     finally:
         try: os.unlink(tmp)
         except FileNotFoundError: pass
@@ -1046,9 +1071,18 @@ def _hive_keys(rel):
     # `default/train/`) is no column, and its files are read as any other
     return tuple(k for p in rel[:-1] if (k := p.partition('=')[0]) and '=' in p)
 
-def _hive(path, where=None):
+def _key_field(k, inner):
+    "The field of partition column `k`, of files of schema `inner`: the files' type where they hold it too, else ours"
+    # (Polars writes the column in each file too, as large_string: `chk_msg_table` casts); a column not of
+    # `msg_cols` is text
+    pa = _pa()
+    if k in inner.names: return inner.field(k)
+    return msg_schema().field(k) if k in msg_cols else pa.field(k, pa.string())
+
+def _hive(path, where=None, outer=()):
     "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
-    # (its partition columns with their `msg_schema` types). Every file's footer is read (a few KB, whatever its size):
+    # (its partition columns with their `msg_schema` types, `_key_field`'s; first `outer`, the partition columns the
+    # path itself ends in, `_part_root`'s). Every file's footer is read (a few KB, whatever its size):
     # each must be of a schema version we read (`_chk_version`), and every file under `key=value` folders naming the
     # same columns, in the same order, or the folder is refused naming the files out of line: pyarrow would take the
     # columns from the first file alone, and give a stray file's rows null for them, or a whole folder none, as the
@@ -1056,7 +1090,7 @@ def _hive(path, where=None):
     # the partitioning, and a file outside them (a table copied to the top) is the stray; two layouts of `key=value`
     # folders are both named, for the user to choose
     import pyarrow.dataset as ds
-    pa,s,where = _pa(),msg_schema(),where or str(path)
+    pa,where = _pa(),where or str(path)
     fs = ds.dataset(path, format='parquet').files
     if not fs: return None
     rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
@@ -1075,54 +1109,53 @@ def _hive(path, where=None):
     if ks and (stray := by.get(())):
         raise ValueError(f"{where}: {files(stray)} is outside the partition folders its other files are in "
                          f"({cols(ks)}); move it into one of them, or out of the folder")
-    # a column the files hold too (Polars writes it in each, as large_string) takes their type: `chk_msg_table` casts
-    inner = schemas[0]
-    def field(k):
-        if k in inner.names: return inner.field(k)
-        return s.field(k) if k in msg_cols else pa.field(k, pa.string())
-    fields = list(map(field, ks))
+    fields = [_key_field(k, schemas[0]) for k in dict.fromkeys([*outer, *ks])]
     return ds.partitioning(pa.schema(fields), flavor='hive')
 
 # %% ../nbs/15_dataset.ipynb #3478442b
-def _path_keys(fname):
-    "The partition columns, and their values as text, that path `fname` ends in (`by/msg_type=prompt`): a partition"
-    res,ps = {},Path(fname).absolute().parts
-    for p in reversed(ps if os.path.isdir(fname) else ps[:-1]):
-        k,eq,v = p.partition('=')
-        if not eq or k not in _few_vals: break
-        res[k] = urllib.parse.unquote(v)
-    return res
+def _is_uri(o): return isinstance(o, str) and '://' in o
 
-def _with_keys(t, keys):
-    "Table `t` with the columns `keys` (`_path_keys`) it lacks, each row holding its value, typed as in `msg_cols`"
-    pa,s,ks = _pa(),msg_schema(),[]
-    for k,v in keys.items():
-        if k in t.column_names: continue
-        f,ks = s.field(k),ks+[k]
-        t = t.append_column(f, pa.array([v]*t.num_rows, pa.string()).cast(f.type))
-    return _fill_parts(t, ks, back=True)  # an empty dialog's value in a folder name is null in the table
+def _part_root(fname):
+    "The folder that the partition folders path `fname` ends in are in (`by` for `by/msg_type=prompt`), and their columns"
+    # (None and none where it ends in none): only our partition columns' `key=value` folders, as `write_parquet` names
+    # them. A URI's path is its filesystem's
+    fs,q,mk = None,str(Path(fname).absolute()),Path
+    if _is_uri(fname):
+        from pyarrow import fs as pafs  # (`read_parquet` has checked pyarrow is there)
+        (fs,q),mk = pafs.FileSystem.from_uri(fname),PurePosixPath
+    ps,ks = mk(q).parts,[]
+    n = len(ps) if fs is None and os.path.isdir(q) else len(ps)-1
+    while n>1 and (k := ps[n-1].partition('='))[1] and k[0] in _few_vals: ks.insert(0, k[0]); n -= 1
+    return fs,q,(str(mk(*ps[:n])) if ks else None),ks
 
 def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a folder of them (hive, or plain)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
                  filters=None): # pyarrow row filters, e.g. `[('msg_type', '=', 'prompt')]`
     "The message table in Parquet file `fname`, or in the hive-partitioned folder `fname` (or one partition of it)"
-    # one partition's folder or file (`by/msg_type=prompt`) has its column back from its path, as DuckDB gives it
-    pa,keys = _pa(),_path_keys(fname)
-    cols = columns if columns is None or not keys else [c for c in columns if c not in keys]
-    if not os.path.isdir(fname):
-        # `pos` tells an empty dialog's row
-        cs = cols if cols is None or not keys or 'pos' in cols else [*cols, 'pos']
-        t = pa.parquet.read_table(fname, columns=cs, filters=filters)
-    elif (part := _hive(Path(fname).absolute(), str(fname))) is None:
-        t = msg_schema().empty_table().select(cols or list(msg_cols))
-    else:
-        ks = [k for k in part.schema.names if k in _few_vals and (cols is None or k in cols)]
-        cs = cols if cols is None or not (ks or keys) or 'pos' in cols else [*cols, 'pos']
-        t = _fill_parts(pa.parquet.read_table(fname, columns=cs, filters=filters, partitioning=part), ks, back=True)
-    if keys: t = _with_keys(t, keys)
-    if keys or os.path.isdir(fname):
-        ours = [k for k in msg_cols if k in t.column_names]
-        t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
+    # One partition's folder or file (`by/msg_type=prompt`) is read as part of the folder its partition folders are in:
+    # its partition columns come from the path, as DuckDB gives them, and `filters` take them as any column.
+    # `~` expanded first, as every reader here takes a path (errors name `fname` as given)
+    p = os.path.expanduser(fname)
+    pa = _pa()
+    import pyarrow.dataset as ds
+    fs,q,root,outer = _part_root(p)
+    isdir = fs is None and os.path.isdir(q)
+    if not isdir and not outer:  # a file, as it is
+        return chk_msg_table(pa.parquet.read_table(p, columns=columns, filters=filters), str(fname), columns)
+    if isdir and (part := _hive(Path(q), str(fname), outer)) is None:
+        return chk_msg_table(msg_schema().empty_table().select(columns or list(msg_cols)), str(fname), columns)
+    if not isdir:  # one file of a partition
+        inner = pa.parquet.read_schema(q, filesystem=fs)
+        _chk_version(inner.metadata, str(fname))
+        part = ds.partitioning(pa.schema([_key_field(k, inner) for k in outer]), flavor='hive')
+    ks = [k for k in part.schema.names if k in _few_vals and (columns is None or k in columns)]
+    # `pos` tells an empty dialog's row
+    cs = columns if columns is None or not ks or 'pos' in columns else [*columns, 'pos']
+    flt = None if filters is None else pa.parquet.filters_to_expression(filters)
+    dset = ds.dataset(q if isdir else [q], format='parquet', filesystem=fs, partitioning=part, partition_base_dir=root)
+    t = _fill_parts(dset.to_table(columns=cs, filter=flt), ks, back=True)
+    ours = [k for k in msg_cols if k in t.column_names]
+    t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/15_dataset.ipynb #ff9aa559
@@ -1325,8 +1358,6 @@ def _ray():
 
 _err_col = 'nbdialog_error' # With on_error='collect', the column of a bad file's pickled error, on the one row it has
 
-def _is_uri(o): return isinstance(o, str) and '://' in o
-
 @contextmanager
 def _local_copy(fs, p):
     "A temporary local copy of file `p` of pyarrow filesystem `fs`, named as it is: for what reads local files only"
@@ -1482,7 +1513,7 @@ def ray_read(src, # A local folder, glob or list of files; or URIs pyarrow reads
     errs = L(pickle.loads(r[_err_col]) for r in ds.map_batches(_bad_rows, batch_format='pyarrow').take_all())
     return ds.map_batches(_good_rows, batch_format='pyarrow'),errs.sorted(_bad_path)
 
-# %% ../nbs/15_dataset.ipynb #e2eb17c8
+# %% ../nbs/15_dataset.ipynb #75cf0dd5
 def _rel(p):
     "`p` relative to the current folder when it is inside it"
     try: return str(Path(p).absolute().relative_to(Path.cwd()))
@@ -1505,6 +1536,7 @@ def _nlines(p):
     "How many lines file `p` holds, read a MB at a time"
     with open(p, 'rb') as f: return sum(b.count(b'\n') for b in iter(lambda: f.read(1<<20), b''))
 
+# %% ../nbs/15_dataset.ipynb #e2eb17c8
 def export_folder(src, # A folder (searched recursively), a glob pattern, or a list of files
                   fname, # The file to write: `.parquet` (the message table) or `.jsonl` (chat histories)
                   fmt:str='openai', # JSON Lines' wire format: 'openai', 'anthropic', 'responses' or 'gemini'
@@ -1513,21 +1545,26 @@ def export_folder(src, # A folder (searched recursively), a glob pattern, or a l
                   force:bool=False, # Replace `fname` if it exists
                   progress:bool=None, # Show a progress bar; None: when stderr is a terminal
                   partition_by:list=None, # Columns to partition Parquet by (`write_parquet`): `fname` is then a folder
-                  drop=None, # For JSON Lines: conversations to leave out besides empty ones
-                  shape:str='chat'): # For JSON Lines: what a line holds, one of `dialog.chat.jsonl_shapes`
+                  drop=None, # For JSON Lines only: conversations to leave out besides empty ones
+                  shape:str=None): # For JSON Lines only: what a line holds, one of `dialog.chat.jsonl_shapes`; None: 'chat'
     "Write the dialogs at `src` to `fname`, as Parquet or JSON Lines by its suffix"
     if on_error not in ('raise', 'skip'): raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
     oe,suf = 'raise' if on_error=='raise' else 'collect',Path(fname).suffix
+    if partition_by is not None and suf=='.jsonl':
+        raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
+    if partition_by is None and suf not in ('.parquet', '.jsonl'):
+        raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
+    # the rules of JSON Lines' conversations are refused for Parquet, which keeps every message (as the command line
+    # refuses `--drop`, `--shape`: it is this function's refusal), never ignored
+    jl = partition_by is None and suf=='.jsonl'
+    if not jl and (k := first(k for k,v in (('drop', drop), ('shape', shape)) if v is not None)):
+        raise ValueError(f'{fname}: {k} goes with a .jsonl output only (Parquet keeps every message of every dialog)')
+    shape = shape or 'chat'
     # any other iterable (a generator) made a list once: counted here, read by the writer
     if not isinstance(src, (str, os.PathLike, list, tuple, L)) and hasattr(src, '__iter__'): src = list(src)
     n = len(_dlg_texts(src)) # counted first: the list is gone before the files are read
-    if partition_by is not None and suf=='.jsonl':
-        raise ValueError(f'{fname}: partition_by writes a folder of Parquet files, not JSON Lines')
-    if partition_by is not None or suf=='.parquet':
-        res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
-    elif suf=='.jsonl': res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop, shape)
-    else:
-        raise ValueError(f"{fname}: export writes a .parquet or a .jsonl file, not {suf or 'a file without a suffix'}")
+    if jl: res = paths2jsonl(src, fname, fmt, workers, oe, force, progress, drop, shape)
+    else: res = write_parquet(src, fname, workers, oe, force, progress, partition_by=partition_by)
     p,errs = res if oe=='collect' else (res, [])
     n -= len(errs)
     if suf=='.jsonl':

@@ -581,6 +581,19 @@ def test_export_counts_read_as_english(tmp_path, monkeypatch):
     assert export_folder('one', 'x.jsonl') == 'wrote x.jsonl: 1 dialog, 1 line'
     assert export_folder('one', 'x.parquet') == 'wrote x.parquet: 1 dialog, 1 row'
 
+@pytest.mark.parametrize('out,part', [('x.parquet', None), ('by', 'msg_type')])
+@pytest.mark.parametrize('kw', [dict(drop='no_assistant'), dict(shape='trl'), dict(shape='chat')], ids=str)
+def test_jsonl_rules_with_a_parquet_output_are_refused_not_ignored(tmp_path, monkeypatch, out, part, kw):
+    "`drop` and `shape` are JSON Lines' rules: with a Parquet output `export_folder` refuses them, naming them, and writes nothing (the command line's refusal too) (r24b)"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'one').mkdir()
+    Dialog('d', [Message('hi', msg_type='prompt', output='hello')]).save(tmp_path/'one'/'d.ipynb')
+    Dialog('n', [Message('a note', msg_type='note')]).save(tmp_path/'one'/'n.ipynb')
+    with pytest.raises(ValueError, match=f'{out}: {list(kw)[0]} goes with a .jsonl output only'):
+        export_folder('one', out, workers=0, partition_by=part, **kw)
+    assert not (tmp_path/out).exists()
+    assert export_folder('one', 'x.jsonl', workers=0, **kw).startswith('wrote x.jsonl: 2 dialogs')
+
 def test_a_file_named_twice_is_read_once(tmp_path, monkeypatch):
     "A folder and its subfolder, a folder twice, or one file spelled relative and absolute: each file is read and counted once"
     monkeypatch.chdir(tmp_path)

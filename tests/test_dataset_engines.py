@@ -149,3 +149,32 @@ def test_a_plain_folder_inside_a_partition_is_part_of_it(tmp_path):
     r = read_parquet(p)
     assert r.num_rows == dlgs2table(dialogs()).num_rows + code.num_rows
     assert r.filter(pa.compute.equal(r['msg_type'], 'code')).num_rows == 2*code.num_rows
+
+def test_a_folder_named_with_tilde_reads_as_named_in_full(folder, monkeypatch):
+    "`~` is expanded before `read_parquet` tells a folder or a partition from a file, as every reader here takes a path (r24b)"
+    cols,p = folder
+    monkeypatch.setenv('HOME', str(p.parent))
+    assert read_parquet('~/parts').sort_by(order).equals(read_parquet(p).sort_by(order))
+    leaf = sorted({f.parent for f in p.rglob('*.parquet')})[0]
+    named = '~/' + str(leaf.relative_to(p.parent))
+    assert read_parquet(named).sort_by(order).equals(read_parquet(leaf).sort_by(order))
+
+def test_filters_on_a_partition_read_alone_take_its_columns_from_the_path(folder):
+    "One partition's folder or file takes `filters` on the columns its path names, and gives its rows of what the whole folder gives (was pyarrow's raw 'No match for FieldRef') (r24b)"
+    from collections import Counter
+    cols,p = folder
+    def rows(t, c): return Counter(zip(t['name'].to_pylist(), t['pos'].to_pylist(), t[c].to_pylist()))
+    done = 0
+    for leaf in sorted({f.parent for f in p.rglob('*.parquet')}):
+        for src in (leaf, *sorted(leaf.glob('*.parquet')), leaf.parent):
+            if src==p: continue
+            t = read_parquet(src)
+            for c in cols:
+                if f'{c}=' not in str(src.relative_to(p)): continue  # a column its path names
+                for v in {x for x in t[c].to_pylist() if x is not None}:
+                    alone = read_parquet(src, filters=[(c, '=', v)])
+                    assert rows(alone, c) == rows(read_parquet(p, filters=[(c, '=', v)]), c) & rows(t, c) != Counter()
+                    got = read_parquet(src, columns=['name', c], filters=[(c, '!=', v), ('pos', '>=', 0)])
+                    assert got.num_rows == 0 and got.column_names == ['name', c]
+                    done += 1
+    assert done

@@ -104,3 +104,23 @@ def test_a_file_replacing_a_folder_keeps_its_bits(src, tmp_path, dm, fm):
             if p.is_file(): p.unlink()
         assert write_parquet(src, out, workers=0, force=True)==out and mode(out)==dm & 0o666  # an empty folder: its own bits
     finally: os.umask(old)
+
+@pytest.mark.parametrize('no', ['EPERM', 'ENOTSUP', 'ENOSYS'])
+def test_a_new_export_is_made_where_the_filesystem_has_no_hard_links(src, tmp_path, monkeypatch, no):
+    "vfat, exFAT and FUSE mounts refuse link(2): a new export is put in place all the same, as a new file, and a file that appeared meanwhile is refused, kept as it was (r24b)"
+    import errno
+    from dialog.dataset import read_parquet
+    def refused(*a, **k): raise OSError(getattr(errno, no), os.strerror(getattr(errno, no)))
+    monkeypatch.setattr(os, 'link', refused)
+    p = write_parquet(src, tmp_path/'t.parquet', workers=0)
+    u = os.umask(0); os.umask(u)
+    assert read_parquet(p).num_rows==2 and mode(p)==0o666 & ~u  # made as any new file
+    assert Path(paths2jsonl(src, tmp_path/'t.jsonl', workers=0)).read_text().count('\n')==1
+    (tmp_path/'parts').mkdir()  # a single file replacing an empty folder goes the same way
+    assert read_parquet(write_parquet(src, tmp_path/'parts', workers=0, force=True)).num_rows==2
+    def appears(tmp, path): Path(path).write_text('theirs'); refused()  # another program made the file meanwhile
+    monkeypatch.setattr(os, 'link', appears)
+    with pytest.raises(FileExistsError, match=f'{tmp_path/"n.jsonl"} already exists; nothing was written'):
+        paths2jsonl(src, tmp_path/'n.jsonl', workers=0)
+    assert (tmp_path/'n.jsonl').read_text()=='theirs'
+    assert not [n for n in os.listdir(tmp_path) if n.endswith('.tmp')]

@@ -22,6 +22,22 @@ def test_written_back_by_duckdb_and_pandas(ours, tmp_path):
     both = pa.concat_tables([t.select(msg_schema().names) for t in ts])
     assert both.num_rows==39 and counts(ts[1])==counts(ts[2])==[12, 0]
 
+def test_columns_duckdb_typed_as_json_are_taken_as_their_text(ours, tmp_path):
+    "DuckDB's `::JSON` columns (pyarrow's `arrow.json` extension over the same text) cast back to string unchanged; the dialogs come back byte for byte (r24b)"
+    import duckdb
+    from dialog.ipynb import write_ipynb
+    out = tmp_path/'json.parquet'
+    duckdb.sql(f"COPY (SELECT * REPLACE (cell::JSON AS cell, meta::JSON AS meta, dlg_meta::JSON AS dlg_meta) "
+               f"FROM '{ours}' ORDER BY path, pos) TO '{out}' (FORMAT parquet)")
+    t = read_parquet(out)
+    assert t.schema.equals(msg_schema()) and t.equals(read_parquet(ours))
+    assert [write_ipynb(d) for d in table2dlgs(t)]==[write_ipynb(d) for d in table2dlgs(read_parquet(ours))]
+    j = pa.ExtensionArray.from_storage(pa.json_(), pa.array(['{"a": 1}']*t.num_rows))  # made directly too
+    assert chk_msg_table(t.set_column(t.column_names.index('cell'), 'cell', j))['cell'].to_pylist()==['{"a": 1}']*t.num_rows
+    # JSON text is no number: a JSON `pos` is refused, naming the column and its type
+    with pytest.raises(ValueError, match=r"column 'pos' holds extension<arrow.json>, where a message table has int32"):
+        chk_msg_table(t.set_column(t.column_names.index('pos'), 'pos', j))
+
 def test_a_text_pos_is_refused_not_split(ours):
     t = read_parquet(ours)
     bad = t.set_column(t.column_names.index('pos'), 'pos', pc.cast(t['pos'], pa.string())) # '10' < '9': 12 messages would split into 10 + 2

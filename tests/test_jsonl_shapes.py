@@ -407,7 +407,7 @@ def test_dataset_and_cli(tmp_path):
     r = nbd('convert', src/'a.ipynb', '--to', 'md', '--shape', 'hf')
     assert r.returncode == 2 and '--shape goes with --to jsonl only' in r.stderr
     r = nbd('export', src, '-o', tmp_path/'y.parquet', '--shape', 'hf')
-    assert r.returncode == 2 and '--shape goes with a .jsonl OUT only' in r.stderr
+    assert r.returncode == 2 and 'y.parquet: shape goes with a .jsonl output only' in r.stderr  # export_folder's refusal
     r = nbd('convert', src/'a.ipynb', '--to', 'jsonl', '--shape', 'alpaca')
     assert r.returncode == 2 and 'alpaca' in r.stderr
 
