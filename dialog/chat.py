@@ -2034,8 +2034,23 @@ def _round_spans(items, spans, sends=None):
 
 # Keys of an OpenAI response message a record doesn't keep (the weight is kept apart); empty keys are left out too.
 # Its citations (`annotations`) are kept, for the record to read as the reply's footnotes, and never sent (`_oa_own`)
-_unsent_keys = ('weight',)
+_unsent_keys = ('weight', *_oa_derived)  # (and `parsed`, the content's as the SDK's helpers read it)
 
+def _underived(m):
+    "Message (or Responses item) `m` without what the SDKs' `parse` and `stream` helpers derive, which no API takes back"
+    # a call's `parsed_arguments` (a Responses call's own, a Chat Completions call's function's), an output text's
+    # `parsed` (Responses); a message's own `parsed` is an unsent key
+    def drop(d, k): return {a:b for a,b in d.items() if a!=k} if isinstance(d, dict) and k in d else d
+    m = drop(m, 'parsed_arguments')
+    if isinstance(tcs := m.get('tool_calls'), list):
+        m = m | {'tool_calls': [t | {'function': drop(t['function'], 'parsed_arguments')} if isinstance(t, dict) and 'function' in t else t for t in tcs]}
+    if isinstance(cs := m.get('content'), list): m = m | {'content': [drop(p, 'parsed') for p in cs]}
+    # a Responses record: the run of items the model wrote
+    if isinstance(its := m.get('items'), list): m = m | {'items': [_underived(x) if isinstance(x, dict) else x for x in its]}
+    return m
+
+
+# %% ../nbs/05_chat.ipynb #64a5d686
 def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None, stamp=True, copy=True):
     "Keep `wire` in the prompts' `meta['dialog']['wire']`, up to the last record with reasoning state; stamp them"
     last = next((j for j in range(len(wire)-1, -1, -1) if wire[j][2]), None)  # the last record with reasoning state
@@ -2048,7 +2063,7 @@ def _keep_wire(dlg, wire, fmt, msgs=None, system=None, known=None, stamp=True, c
         # a copy of each, as a request takes it (without a codec's own `_` keys, unsent keys and empty ones), and whether
         # one holds a surrogate, which finishing the list as sent (`_unsur_all`) changes in place; not copied when the
         # caller gives them away
-        msgs_ = [{k:v for k,v in r['msg'].items()
+        msgs_ = [{k:v for k,v in _underived(r['msg']).items()
                   if k not in _unsent_keys and k[:1]!='_' and not (v in (None, []) and k!='content')} for _,r,_,_ in kept]
         copies,sur = _json_copies(msgs_) if copy else (msgs_, stamp and not _sur_free(msgs_))
         for (m,r,_,_),msg in zip(kept, copies):
@@ -2201,6 +2216,8 @@ def _add_reply(cur, ev, m, i, fmt, pending, more=False):
     # the next message of the reply numbers its citations' footnotes after these (each label defined once)
     cur[4][0] = max([cur[4][0], *(_fn_max(p['text']) for p in ev[1] if p['type']=='text')])
 
+
+# %% ../nbs/05_chat.ipynb #c5acd341
 def _add_result(pending, ev, i):
     "Give result event `ev` (message `i`) to the first call still waiting for it in `pending` (id -> calls)"
     if not pending.get(ev[1]): _err(i, f'tool result for {ev[1]!r} has no preceding call')
@@ -2208,8 +2225,19 @@ def _add_result(pending, ev, i):
     # a tool message's name is kept when it isn't the call's
     c['extra'] |= {k:v for k,v in ev[3].items() if not (k=='result_name' and v==c['name'])}
 
+def _write_reply(cur, fmt, cd, known, wire):
+    "Write the reply `cur` gathered into its prompt's output; its records (`cd`'s state) go on `wire`, in order"
+    md,blocks = _reply_md(items := _said_items(cur[1]))  # the model's text as the reply holds it
+    cur[0].output,known[id(cur[0])] = md,(md, blocks)  # the blocks' places, for stamping to read the reply by
+    # a fine-tuning weight: one for the whole reply, else one per assistant message
+    if any(w is not None for w in cur[2]):
+        ws = [1 if w is None else w for w in cur[2]]
+        cur[0].meta.setdefault('dialog', {})['weight'] = ws[0] if len(set(ws))==1 else ws
+    recs = zip(cur[3], _round_spans(items, [x[:2] for x in cur[3]]))
+    wire.extend((cur[0], dict(fmt=fmt, step=a, steps=n, msg=r), cd.state(r), k) for (_,_,r,k),(a,n) in recs)
+
 def _chk_answered(pending, i):
-    "Refuse a call in `pending` still waiting when message `i` starts the next turn: no result can follow it there"
+    "Refuse a call in `pending` still waiting when message `i` starts the person's next turn: no result can follow it there"
     # (every provider refuses a call left unanswered mid-conversation)
     if (c := first(c for cs in pending.values() for c in cs)) is not None:
         _err(c['idx'], f"tool call {c['id']!r} has no result before message {i} (the next turn): "
@@ -2249,17 +2277,9 @@ def chat2dlg(msgs:list, # The provider's message list
     got = cd.fast(msgs, cls, name, not copy, stamp) if cd.fast else None
     dlg,wire,known = got or (cls(name), [], {})
     sys_txt,cur,pending,prev,last = [system] if system else [],None,{},None,None
-    def flush(end=False):
-        if cur is None: return
-        if not end: _chk_answered(pending, i)
-        md,blocks = _reply_md(items := _said_items(cur[1]))  # the model's text as the reply holds it
-        cur[0].output,known[id(cur[0])] = md,(md, blocks)  # the blocks' places, for stamping to read the reply by
-        # a fine-tuning weight: one for the whole reply, else one per assistant message
-        if any(w is not None for w in cur[2]):
-            ws = [1 if w is None else w for w in cur[2]]
-            cur[0].meta.setdefault('dialog', {})['weight'] = ws[0] if len(set(ws))==1 else ws
-        recs = zip(cur[3], _round_spans(items, [x[:2] for x in cur[3]]))
-        wire.extend((cur[0], dict(fmt=fmt, step=a, steps=n, msg=r), cd.state(r), k) for (_,_,r,k),(a,n) in recs)
+    done = []  # the replies, written once every message is read: a result may follow the next assistant message
+    def flush():
+        if cur is not None: done.append(cur)
     for i,m in (() if got else cd.group(msgs) if cd.group else enumerate(msgs)):
         if not isinstance(m := _sdk_json(m), dict): _err(i, f'must be a dict, not {type(m).__name__}')
         try: evs = cd.events(m, i, cur[4][0] if cur is not None and prev!='assistant' else 0)  # notes after the reply's
@@ -2269,7 +2289,7 @@ def chat2dlg(msgs:list, # The provider's message list
                 if dlg.messages: _err(i, 'a system message after the conversation started is not supported')
                 sys_txt.append(ev[1])
             elif ev[0]=='user':
-                flush()
+                _chk_answered(pending, i); flush()
                 txt,atts,opts = _prompt_content(ev[1], True)  # its blocks, in any format: a history may go to Anthropic
                 cur = _reply_of(dlg.mk_message(txt, msg_type=sprompt, attachments=atts))
                 # Anthropic's cache breakpoint (at the end of this prompt's turn), and its documents' options
@@ -2284,7 +2304,8 @@ def chat2dlg(msgs:list, # The provider's message list
     for c in (c for cs in pending.values() for c in cs):
         if c['idx']!=last: _err(c['idx'], f"tool call {c['id']!r} has no result")
         c['result'] = None
-    flush(True)
+    flush()
+    for r in done: _write_reply(r, fmt, cd, known, wire)
     _set_chat_system(dlg, sys_txt, raw_sys, system)
     # system blocks come back as they came (`dlg2system`): the prefix checked is their text's
     _keep_wire(dlg, wire, fmt, msgs, system if isinstance(raw_sys, list) else raw_sys, known, stamp, copy)
@@ -2399,8 +2420,9 @@ jsonl_drops = dict(no_assistant=_no_assistant, has_image=_has_image, has_file=_h
 
 def chk_drop(drop): # None, a rule's name (`jsonl_drops`), a function of a conversation's messages, or a list of those
     "`drop` as a list of functions, each saying of a conversation's provider messages whether to leave it out"
-    rs = [] if drop is None else [drop] if isinstance(drop, str) or callable(drop) else list(drop)
-    if bad := [r for r in rs if not callable(r) and r not in jsonl_drops]:
+    rs = [] if drop is None else [drop] if isinstance(drop, str) or callable(drop) else list(drop) if isinstance(drop, (list, tuple)) else None
+    if rs is None: raise ValueError(f"drop: a rule's name, a function of a conversation's messages, or a list of those, not {type(drop).__name__}")
+    if bad := [r for r in rs if not callable(r) and not (isinstance(r, str) and r in jsonl_drops)]:
         msg = (f"drop: no rule named {bad[0]!r}; the rules are {', '.join(jsonl_drops)}, "
                "or a function of a conversation's messages")
         raise ValueError(msg)

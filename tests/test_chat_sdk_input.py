@@ -167,10 +167,10 @@ def test_cache_control_on_a_document_is_sent_back():
 
 _late_call = {'id': 'call_a', 'type': 'function', 'function': {'name': 'f', 'arguments': '{}'}}
 
-@pytest.mark.parametrize('between', [{'role': 'user', 'content': 'wait'}, {'role': 'assistant', 'content': 'hm'}])
 @pytest.mark.parametrize('fmt', ['openai', 'anthropic'])
-def test_a_result_after_the_next_turn_is_refused_not_dropped(between, fmt):
-    "A tool's result that comes after the next user or assistant message: it was dropped without a word and the call sent back with an empty result (the model told the tool printed nothing); now a ValueError naming the call's message"
+def test_a_result_after_the_persons_next_message_is_refused_not_dropped(fmt):
+    "A tool's result that comes after the person's next message: it was dropped without a word and the call sent back with an empty result (the model told the tool printed nothing); now a ValueError naming the call's message"
+    between = {'role': 'user', 'content': 'wait'}
     h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': None, 'tool_calls': [_late_call]},
          between, {'role': 'tool', 'tool_call_id': 'call_a', 'content': 'RESULT-1'}, {'role': 'assistant', 'content': 'done'}]
     if fmt=='anthropic':
@@ -178,6 +178,24 @@ def test_a_result_after_the_next_turn_is_refused_not_dropped(between, fmt):
              between, {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_a', 'content': 'RESULT-1'}]},
              {'role': 'assistant', 'content': 'done'}]
     with pytest.raises(ValueError, match="message 1: tool call 'call_a' has no result before message 2"): chat2dlg(h, fmt)
+
+@pytest.mark.parametrize('fmt', ['openai', 'anthropic'])
+def test_a_result_after_another_assistant_message_is_kept(fmt):
+    "Anthropic reads consecutive assistant messages as one turn, so a call, then the model's text in a message of its own, then the result is a valid history: its result was dropped (sent back as '(no output)'), then refused; it is kept with its call"
+    if fmt=='openai':
+        h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': None, 'tool_calls': [_late_call]},
+             {'role': 'assistant', 'content': 'hm'}, {'role': 'tool', 'tool_call_id': 'call_a', 'content': 'RESULT-1'},
+             {'role': 'assistant', 'content': 'done'}]
+    else:
+        h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'call_a', 'name': 'f', 'input': {}}]},
+             {'role': 'assistant', 'content': [{'type': 'text', 'text': 'hm'}]},
+             {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_a', 'content': 'RESULT-1'}]},
+             {'role': 'assistant', 'content': 'done'}]
+    d = chat2dlg(h, fmt)
+    assert [b['result'] for b in parse_reply(d.messages[0].ai_res) if isinstance(b, dict)]==['RESULT-1']
+    out = dlg2chat(d, fmt)
+    check_history(out, fmt)
+    assert 'RESULT-1' in json.dumps(out) and 'hm' in json.dumps(out) and 'done' in json.dumps(out)
 
 def test_results_before_the_next_turn_still_read():
     "Results first, then the person's text, in one Anthropic user turn (or in OpenAI's order): read as before"
@@ -204,3 +222,24 @@ def test_openai_sdk_parse_and_stream_helpers_message():
     h = q + [m, {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'ok'}]
     assert dlg2chat(chat2dlg(h)) == q + [{'role': 'assistant', 'content': None, 'tool_calls': [call]}, h[2]]
     with pytest.raises(ValueError, match=r"unsupported key\(s\) \['parsed'\]"): chat2dlg([{'role': 'user', 'content': 'q', 'parsed': 1}])
+
+@pytest.mark.parametrize('state', [{'reasoning_content': 'hmm'}, {'reasoning': 'hmm'}, {'reasoning_details': [{'type': 'reasoning.text', 'text': 'hmm'}]}])
+def test_parsed_never_goes_back_with_reasoning_state(state):
+    "A reply with reasoning state goes back as it came, and so it took `parsed` (and a call's `parsed_arguments`) back to the API, which takes neither"
+    call = {'id': 'call_1', 'type': 'function', 'function': {'name': 'M', 'arguments': '{"x":2}', 'parsed_arguments': {'x': 2}}}
+    h = [{'role': 'user', 'content': 'q'}, {'role': 'assistant', 'content': '{"x": 1}', 'parsed': {'x': 1}, **state},
+         {'role': 'user', 'content': 'again'}, {'role': 'assistant', 'content': None, 'tool_calls': [call], 'parsed': None, **state},
+         {'role': 'tool', 'tool_call_id': 'call_1', 'content': 'ok'}]
+    sent = dlg2chat(chat2dlg(h))
+    assert 'parsed' not in json.dumps(sent) and 'hmm' in json.dumps(sent)
+    assert sent[1]['content']=='{"x": 1}' and sent[3]['tool_calls']==[{**call, 'function': {'name': 'M', 'arguments': '{"x":2}'}}]
+
+def test_responses_parsed_items_never_go_back():
+    "The Responses SDK's `parse()` output: an output text's `parsed` and a call's `parsed_arguments`, kept with the reasoning items, went back in the next request"
+    items = [{'role': 'user', 'content': 'q'}, {'type': 'reasoning', 'id': 'rs_1', 'summary': [], 'encrypted_content': 'enc'},
+             {'type': 'function_call', 'id': 'fc_1', 'call_id': 'call_1', 'name': 'M', 'arguments': '{"x":2}', 'status': 'completed', 'parsed_arguments': {'x': 2}},
+             {'type': 'function_call_output', 'call_id': 'call_1', 'output': 'ok'},
+             {'type': 'message', 'id': 'msg_1', 'role': 'assistant', 'status': 'completed',
+              'content': [{'type': 'output_text', 'text': '{"x":1}', 'annotations': [], 'parsed': {'x': 1}}]}]
+    out = dlg2chat(chat2dlg(items, 'responses'), 'responses')
+    assert 'parsed' not in json.dumps(out) and out[1]['encrypted_content']=='enc' and out[2]['arguments']=='{"x":2}'

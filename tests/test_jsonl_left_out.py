@@ -74,3 +74,9 @@ def test_chat_dlgs2jsonl_bad_fmt_with_no_dialogs(tmp_path):
     from dialog.chat import dlgs2jsonl
     with pytest.raises(ValueError, match="unknown chat format 'bad'"): dlgs2jsonl([], tmp_path/'o.jsonl', fmt='bad')
     assert not (tmp_path/'o.jsonl').exists()
+
+@pytest.mark.parametrize('drop', [5, {'no_assistant': 1}, [{'x': 1}], [5], 3.5])
+def test_a_drop_that_is_no_rule_is_a_value_error(drop):
+    "`drop=5` (or a dict, or a list holding one) raised TypeError ('int' object is not iterable, unhashable type): a ValueError naming `drop` and what it takes"
+    from dialog.chat import chk_drop
+    with pytest.raises(ValueError, match=r'^drop: '): chk_drop(drop)
