@@ -334,6 +334,11 @@ def write_ipynb(dlg, # The `Dialog` to write
 # %% ../nbs/02_ipynb.ipynb #73bf9cbb
 class DialogConflictError(Exception):
     "The file changed on disk (or vanished) since the dialog read or last saved it: nothing was written"
+    def __init__(self,
+                 problem, # What happened to the file (the whole message, when `fname` isn't given)
+                 fname=None): # The file, named first as `DialogFormatError` names one (`shown_name`)
+        self.problem,self.fname = problem,fname
+        super().__init__(problem if fname is None else f'{shown_name(fname)} {problem}')
 
 # %% ../nbs/02_ipynb.ipynb #11fd53cc
 def ipynb_path(fname): # A file name, with or without `.ipynb`
@@ -514,14 +519,14 @@ def save(self:Dialog,
         who = f'dialog {_q(self.name)}'
         if cur is None:
             if ours and self._seen is not None:
-                raise DialogConflictError(f'{path} was deleted or renamed since {who} read or saved it; '
-                                          'nothing was written (save with force=True to write it again)')
+                raise DialogConflictError(f'was deleted or renamed since {who} read or saved it; '
+                                          'nothing was written (save with force=True to write it again)', path)
         elif not ours:
-            raise DialogConflictError(f'{path} already exists and is not the file {who} was read from; '
-                                      'nothing was written (save with force=True to replace it)')
+            raise DialogConflictError(f'already exists and is not the file {who} was read from; '
+                                      'nothing was written (save with force=True to replace it)', path)
         elif _digest(cur)!=self._seen:
-            raise DialogConflictError(f'{path} changed on disk since {who} read or saved it; '
-                                      'nothing was written (read it again, or save with force=True to overwrite)')
+            raise DialogConflictError(f'changed on disk since {who} read or saved it; '
+                                      'nothing was written (read it again, or save with force=True to overwrite)', path)
     atomic_write(path, data, chk, root)
     self.path,self._seen = path,_digest(data)
     return path

@@ -205,3 +205,17 @@ def test_a_missing_file_is_named_as_asked(tmp_path, root):
     for p in (tmp_path/'f'/'d.ipynb', tmp_path/'f'/'none.ipynb', tmp_path/'g'/'none.ipynb'):
         with pytest.raises(FileNotFoundError) as e: read_ipynb(p, root=tmp_path if root else None)
         assert e.value.filename==str(p)
+
+@pytest.mark.parametrize('nm', ['a\nb', 'x\x1b[2J\x1b[31mEVIL', 'r\u202eevil'])
+@pytest.mark.parametrize('how', ['changed', 'deleted', 'foreign'])
+def test_conflict_names_the_file_as_format_errors_do(tmp_path, nm, how):
+    "A file's name with a line break, a terminal escape or a bidi control is quoted (`shown_name`), as `DialogFormatError` quotes it"
+    f = tmp_path/f'{nm}.ipynb'
+    d = Dialog('d', [Message('x', msg_type=snote)]); d.save(f)
+    if how=='changed': f.write_text(f.read_text().replace('"x"', '"y"'))
+    elif how=='deleted': f.unlink()
+    else: d = Dialog('other')
+    with pytest.raises(DialogConflictError) as ei: d.save(f)
+    msg = str(ei.value)
+    assert msg.isprintable() and msg.startswith(repr(str(f))+' ')
+    assert str(DialogFormatError('bad', f)).startswith(repr(str(f)))  # the same rule
