@@ -832,7 +832,8 @@ def _out_problem(o, j):
 # %% ../nbs/02_ipynb.ipynb #c1a288f6
 def _fix_cell(c, i, home):
     "Heal cell `c` (number `i`) where no content is guessed: a healed copy and what was fixed, one line each"
-    # or raise `DialogFormatError`
+    # or raise `DialogFormatError`. A code cell's attachments go into `home` under `i`: `repair_ipynb` homes them
+    # under the id the cell ends with (a duplicate's is replaced after)
     cid = c['id'] if type(c.get('id')) is str else None
     def refuse(problem): raise DialogFormatError(f'{problem}; repair refuses to guess', None, i, cid)
     # (an id that isn't valid quoted, as every name of the file a fix names: no text of the file starts a line)
@@ -858,7 +859,7 @@ def _fix_cell(c, i, home):
         if 'attachments' in c:
             atts = c.pop('attachments')
             if type(atts) is dict and atts and cid and is_cell_id(cid):
-                home[cid] = atts
+                home[i] = atts
                 res.append(f'{where}: attachments moved to notebook metadata, where a code cell keeps them')
             elif atts:
                 refuse(f"a code cell's attachments {_q(atts)} can't be kept "
@@ -892,6 +893,22 @@ def _fix_meta(meta, kind):
     for k in list(meta):
         try: chk_meta({k: meta[k]}, kind)
         except CellError as e: del meta[k]; res.append(f'removed a bad value: {e}')
+    return res
+
+# %% ../nbs/02_ipynb.ipynb #a7c24e19
+def _home_fixed(meta, home, cells):
+    "Home in notebook metadata `meta` the code cells' attachments `home` (by cell index) under the ids `cells` have now"
+    # beside those it keeps for that id: what was joined, one line each. A name both hold with other content is refused
+    res,kept = [],meta.setdefault('attachments', {})
+    for i,atts in home.items():
+        cid = cells[i]['id']
+        old = kept.get(cid) or {}
+        if clash := [k for k in atts if k in old and old[k]!=atts[k]]:
+            raise DialogFormatError(f'attachment {_q(clash[0])} is both on the cell and, with other content, in '
+                                    'notebook metadata for its id; repair refuses to guess', None, i, cid)
+        if more := sorted(old.keys()-atts.keys()):
+            res.append(f'cell {i} (id {cid}): its attachments joined those notebook metadata keeps for it: {_q(more, 70)}')
+        kept[cid] = old | atts
     return res
 
 # %% ../nbs/02_ipynb.ipynb #cb0cfe06
@@ -933,7 +950,7 @@ def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
         cs = [dict(source=c.get('source'), id=None if i in redo else c.get('id') or _kept) for i,c in enumerate(fixed)]
         derive_ids(cs)
         for i,r in redo.items(): fixed[i]['id'] = cs[i]['id']; res.append(f"cell {i}: {r}; gave it {cs[i]['id']}")
-    if home: meta['attachments'] = meta.get('attachments', {}) | home
+    if home: res += _home_fixed(meta, home, fixed)
     res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]
     for k in extra: del nb[k]
     if type(m) is int and m>5: nb['nbformat_minor'] = 5

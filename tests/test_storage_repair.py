@@ -133,3 +133,27 @@ def test_each_fix_and_refusal_is_one_printable_line(key, cid, name):
     for fix in repair_ipynb(json_copy(nb)): assert fix.isprintable(), fix
     e = DialogFormatError('bad', name, 0, cid)
     assert str(e).isprintable() and str(DialogFormatError('bad', 'ok.ipynb', 0, 'c1'))=='ok.ipynb: cell 0 (id c1): bad'
+
+_png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+def _code(src, cid, atts=None):
+    c = dict(cell_type='code', id=cid, metadata={}, source=src, outputs=[], execution_count=None)
+    if atts: c['attachments'] = {k: {'image/png': _png} for k in atts}
+    return c
+
+@pytest.mark.parametrize('first', [None, ['x.png']])
+def test_repair_homes_attachments_under_the_id_a_duplicate_ends_with(first):
+    "A code cell's attachments go with it when its duplicate id is replaced: none to the cell that keeps the id, none lost"
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[_code('one', 'dup', first), _code('two', 'dup', ['y.png'])])
+    d = reads_ipynb(json.dumps(nb), repair=True)
+    assert {m.content: sorted(a.id for a in m.attachments) for m in d.messages} == {'one': first or [], 'two': ['y.png']}
+    assert d.messages[1].id!='dup' and reads_ipynb(write_ipynb(d)).messages[1].attachments[0].id=='y.png'
+
+def test_repair_joins_a_cells_attachments_to_those_metadata_keeps_for_it():
+    "Attachments notebook metadata keeps for a code cell stay beside the cell's own, reported; a name in both with other content is refused"
+    def nb(other): return dict(nbformat=4, nbformat_minor=5, cells=[_code('x', 'a', ['x.png'])],
+                               metadata={'attachments': {'a': {'y.png': {'image/png': _png}, 'x.png': {'image/png': other}}}})
+    d = reads_ipynb(json.dumps(nb(_png)), repair=True)  # the same x.png in both: nothing to choose
+    assert sorted(a.id for a in d.messages[0].attachments) == ['x.png', 'y.png']
+    assert any("'y.png'" in r and 'cell 0 (id a)' in r for r in d.repairs), d.repairs
+    with pytest.raises(DialogFormatError, match=r"^cell 0 \(id a\): attachment 'x.png' .*other content.*repair refuses to guess"):
+        reads_ipynb(json.dumps(nb('AAAA')), repair=True)
