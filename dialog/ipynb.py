@@ -867,6 +867,10 @@ def _fix_cell(c, i, home):
             else: res.append(f'{where}: removed empty attachments {_q(atts)}')
     elif c.get('outputs'): refuse(f"a {ct} cell holds outputs {_q(c['outputs'])}")
     pre,outs = f"cell {c.get('id', i)}",list(c.get('outputs') or []) if ct=='code' else []
+    # fastcore nulls an output's count that isn't an int ("7", 7.0, [7]): refused, as the cell's own count is
+    for j,o in enumerate(outs):
+        if o.get('output_type')=='execute_result' and type(n := o.get('execution_count', None)) not in (int, bool, type(None)):
+            refuse(f'output {j}: execute_result execution_count must be a non-negative integer or null, not {_q(n)}')
     # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count
     # (fixed in place)
     fixes = repair_cell(c, i)

@@ -134,6 +134,17 @@ def test_each_fix_and_refusal_is_one_printable_line(key, cid, name):
     e = DialogFormatError('bad', name, 0, cid)
     assert str(e).isprintable() and str(DialogFormatError('bad', 'ok.ipynb', 0, 'c1'))=='ok.ipynb: cell 0 (id c1): bad'
 
+@pytest.mark.parametrize('n', ['7', 7.0, [7], {'n': 7}])
+def test_repair_refuses_an_output_count_of_another_type(n):
+    "An execute_result's execution_count of another type is refused, as the cell's own is: nulling it would drop '7' unsaid"
+    o = dict(output_type='execute_result', data={'text/plain': 'hi'}, metadata={}, execution_count=n)
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[dict(cell_type='code', id='a', metadata={}, source='x', outputs=[o], execution_count=None)])
+    with pytest.raises(DialogFormatError, match=r"^cell 0 \(id a\): output 0: .*execution_count.* not " + re.escape(repr(n)) + '; repair refuses to guess'):
+        reads_ipynb(json.dumps(nb), repair=True)
+    before = json_copy(nb)
+    with pytest.raises(DialogFormatError): repair_ipynb(nb)
+    assert nb==before
+
 _png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 def _code(src, cid, atts=None):
     c = dict(cell_type='code', id=cid, metadata={}, source=src, outputs=[], execution_count=None)
