@@ -246,7 +246,7 @@ def _read_file(path, root=None):
     # (a FIFO, a device: reading it could block for good) is a `ValueError`, raised without waiting
     if root is None: fd = open_nowait(path)
     else:
-        rp = os.path.realpath(path)  # symlinks resolved once, up front (and the result confined); none followed after
+        rp = _confined(path, root)  # symlinks resolved once, up front (and the result confined); none followed after
         # a file that isn't there is named as asked, as without a root (not as the target of the link it is)
         try:
             with _Dir(os.path.dirname(rp), root) as d: fd = d.open(os.path.basename(rp))
@@ -444,6 +444,12 @@ def _below(folder, root):
     if os.path.isabs(rel) or rel==os.pardir or rel.startswith(os.pardir+os.sep):
         raise PermissionError(errno.EACCES, f'outside the root folder {root}: nothing was read or written', str(folder))
     return rel.split(os.sep)
+
+def _confined(path, root):
+    "The real path of `path` (symlinks resolved once), a `PermissionError` when it isn't inside `root`"
+    # the rule every read under a root reads by, `DialogCache`'s too
+    _below(os.path.dirname(rp := os.path.realpath(path)), os.path.realpath(root))
+    return rp
 
 def _open_dir(folder, root, mkdir):
     "A descriptor of `folder`: opened as it is, or from `root` down one folder at a time"
@@ -724,9 +730,10 @@ def read(self:DialogCache,
          root=None): # Read it only from inside this folder, following no symlink below it (as `read_ipynb` does)
     "`read_ipynb(fname, cls, name, root=root)`: a new dialog, from the one kept while the file is unchanged"
     path = ipynb_path(fname)
-    key = (path, cls, cls.msg_cls, name)
+    # under a root: kept apart from reads under no root (or another), and inside it now, as `read_ipynb` reads
+    key = (path, cls, cls.msg_cls, name, None if root is None else os.path.realpath(root))
     e = _entry_get(self, key)
-    if e is not None and e[3] and file_sig(path)==e[0]: return self._hit(e)
+    if e is not None and e[3] and (root is None or _confined(path, root)) and file_sig(path)==e[0]: return self._hit(e)
     at = time.time_ns()
     data,st = _read_file(path, root)
     sig = _st_sig(st)

@@ -240,3 +240,25 @@ def run_ops(p, c, ops):
         elif op=='utime': st0 = os.stat(p); os.utime(p, ns=(st0.st_atime_ns, st0.st_mtime_ns-5_000_000_000))
         elif op=='touch': os.utime(p)
         same(c.read(p), read_ipynb(p))
+
+def test_confined_read_refuses_what_read_ipynb_refuses_from_the_cache(tmp_path, monkeypatch):
+    "A read under a root never gets from the cache a dialog `read_ipynb(root=...)` refuses: one read under no root, or a file moved out since"
+    monkeypatch.setattr(di, 'racy_ns', 0)  # every entry settled at once: the fast path is the one tried
+    root,out = tmp_path/'root',tmp_path/'outside'
+    root.mkdir(); out.mkdir()
+    mk(out/'s.ipynb', ['SECRET'])
+    os.symlink(out/'s.ipynb', root/'link.ipynb')
+    c = DialogCache()
+    c.read(root/'link.ipynb'); c.read(root/'link.ipynb')  # under no root: read, then from the cache
+    assert c.hits==1
+    for _ in range(2):
+        with pytest.raises(PermissionError, match='outside the root'): read_ipynb(root/'link.ipynb', root=root)
+        with pytest.raises(PermissionError, match='outside the root'): c.read(root/'link.ipynb', root=root)
+    # kept under the root, then its folder moved out and a symlink left in its place: the same file, unchanged
+    (root/'sub').mkdir(); mk(root/'sub'/'a.ipynb', ['was inside'])
+    same(c.read(root/'sub'/'a.ipynb', root=root), read_ipynb(root/'sub'/'a.ipynb', root=root))
+    h = c.hits
+    assert c.read(root/'sub'/'a.ipynb', root=root).messages[0].content=='was inside' and c.hits==h+1
+    os.rename(root/'sub', out/'sub'); os.symlink(out/'sub', root/'sub')
+    with pytest.raises(PermissionError, match='outside the root'): read_ipynb(root/'sub'/'a.ipynb', root=root)
+    with pytest.raises(PermissionError, match='outside the root'): c.read(root/'sub'/'a.ipynb', root=root)
