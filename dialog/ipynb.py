@@ -123,6 +123,7 @@ def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
     # entries for cells this file doesn't have (or an empty home): carried along
     if home or home=={} and not had: meta['attachments'] = home
     res = cls(name, [] if parts else msgs, meta)  # with no messages, its list counts the same one change (`ver`)
+    if parts: res.parts_only = True
     res.ids_derived = len(made)
     return (res, msgs) if parts else res
 
@@ -217,6 +218,9 @@ def read_ipynb(fname, # The file; `.ipynb` is appended when missing
     return _read(fname, cls, name, repair, verbose, root=root, data=data)
 
 # %% ../nbs/02_ipynb.ipynb #557bd60c
+# True on the `Dialog` `read_ipynb_parts` gives, which holds none of its file's messages: `save` refuses it
+Dialog.parts_only = False
+
 def read_ipynb_parts(fname, # The file; `.ipynb` is appended when missing
                      plain:bool=False): # Also learn whether the file holds no float (the dialog's `read_plain`)
     "`read_ipynb(fname)` as plain data, made without building the messages: `(dialog, states)`"
@@ -515,6 +519,9 @@ def save(self:Dialog,
          check=None): # Called with the file's bytes (None: no file) as `atomic_write`'s is, to refuse by raising (with `force` too)
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = ipynb_path(fname) if fname is not None else self.path
+    if self.parts_only:
+        raise ValueError(f'dialog {_q(self.name)} is the part of {shown_name(self.path or path)} read_ipynb_parts gives, '
+                         'without its messages: nothing was written (read it with read_ipynb to save it)')
     if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
     data = write_ipynb(self).encode('utf-8')
     ours = self.path is not None and os.path.realpath(path)==os.path.realpath(self.path)

@@ -77,6 +77,7 @@ def _dialog(d, states, conv, path=None, atts=True):
     # `path`: a `Path` that is its path's text, used as it (no new one to parse), else None;
     # `atts`: the attachments are their attributes, to build (else the `Attachment`s themselves, as read here)
     if conv: d['path'] = path if type(path) is _Path and str(path)==d['path'] else Path(d['path'])
+    d.pop('parts_only', None)  # the whole dialog, which saves as `read_ipynb`'s does
     for s in states if atts else ():
         if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
     ms = object.__new__(Msgs)  # as unpickling builds it: no `L.__init__`

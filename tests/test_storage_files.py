@@ -219,3 +219,23 @@ def test_conflict_names_the_file_as_format_errors_do(tmp_path, nm, how):
     msg = str(ei.value)
     assert msg.isprintable() and msg.startswith(repr(str(f))+' ')
     assert str(DialogFormatError('bad', f)).startswith(repr(str(f)))  # the same rule
+
+def test_parts_dialog_is_not_saved_over_its_file(tmp_path):
+    "The dialog `read_ipynb_parts` gives holds no messages: `save` refuses it (it wrote a notebook of none over the file); the dialog its parts make saves as `read_ipynb`'s"
+    import pickle
+    from dialog.pool import DialogParts, _pack, _unpack
+    f = tmp_path/'a.ipynb'
+    Dialog('a', [Message('keep me', msg_type=snote), Message('1+1')]).save(f)
+    raw = f.read_bytes()
+    dlg,states = read_ipynb_parts(f)
+    assert (dlg.path, dlg.disk_digest) == (f, file_digest(f))  # it still says which file it is
+    dlg.meta['tag'] = 'x'
+    for d in (dlg, pickle.loads(pickle.dumps(dlg))):
+        for kw in ({}, dict(force=True), dict(fname=tmp_path/'b.ipynb')):
+            with pytest.raises(ValueError, match='without its messages'): d.save(**kw)
+    assert f.read_bytes()==raw and not (tmp_path/'b.ipynb').exists()
+    for made in (lambda: DialogParts(*read_ipynb_parts(f)).dialog(), lambda: _unpack(_pack(DialogParts(*read_ipynb_parts(f))))):
+        whole,want = made(),read_ipynb(f)
+        assert (whole.parts_only, whole.path, whole.disk_digest, vars(whole).keys()) == (False, f, want.disk_digest, vars(want).keys())
+        whole.mk_message('more', msg_type=snote); whole.save()
+        assert [m.content for m in read_ipynb(f).messages][-1] == 'more'
