@@ -134,7 +134,7 @@ def _confine(fname, # A dialog file name
     p = Path(fname).expanduser()
     if not p.is_absolute(): p = Path(root)/p
     rp,rr = os.path.realpath(ipynb_path(p)),os.path.realpath(root)
-    if os.path.realpath(p)==rr:  # `''`, `'.'`: the folder itself (`ipynb_path` would make it a file beside it)
+    if os.path.abspath(p) in (os.path.abspath(root), rr):  # `''`, `'.'`: the folder itself, as named (`ipynb_path` would make it a file beside it; a link to it names `LINK.ipynb`)
         raise ValueError(f'{str(fname)[:200]!r} names the root folder itself: give a dialog file\'s path')
     if os.path.commonpath([rp, rr])!=rr:
         raise PermissionError(f'{str(fname)[:200]!r} is outside the root folder: only dialogs under it can be used')
@@ -1096,11 +1096,12 @@ def del_lines(
     return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
 
 # %% ../nbs/13_skill.ipynb #51e5b4f3
-def _view_sub(pat, repl, s, n=None, where='', given=None): # (`given`: the pattern as the caller wrote it, for the error)
+def _view_sub(pat, repl, s, n=None, where='', given=None, viewed=True): # (`given`: the pattern as the caller wrote it, for the error)
     "`re.sub(pat, repl, s, n)` matching `s` as the views show it (`view_finditer`); the text between the matches kept as it is"
     # so `.` and a group never take a line end's CR, and `$` matches at a line's visible end, as `find_msgs` reads a text
+    # (`viewed=False`: the text as it is, for a pattern that names a CR); never after a final line end, where no line is
     res,prev = [],0
-    for k,(mt,a,b) in enumerate(view_finditer(pat, s)):
+    for k,(mt,a,b) in enumerate(view_finditer(pat, s, viewed)):
         if n and k>=n: break
         res += [s[prev:a], repl(mt)]
         prev = b
@@ -1167,9 +1168,9 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
     new_str = (lambda mt: _ended(mt.expand(tpl), text, named)) if use_regex and isinstance(tpl, str) else _ended(tpl, text, named)
     # a regex: compiled as `find_msgs` does (`find_pattern`: `^`, `$` at each line), each line read without its end (`_view_sub`) unless it names a CR
     rx = find_pattern(old_str, case=True) if use_regex and isinstance(old_str, str) else old_str
-    view = use_regex and not named and callable(new_str)
+    view = use_regex and callable(new_str)
     def sub(s, where=''): # `s` (all of it, or the lines searched) edited; finding nothing, our error (`_NotFound`), not fastcore's words
-        if view: return _view_sub(rx, new_str, s, n_matches, where, old_str)
+        if view: return _view_sub(rx, new_str, s, n_matches, where, old_str, viewed=not named)
         try: return _ft.str_replace(s, rx, new_str, n_matches=n_matches, use_regex=use_regex)
         except ValueError:
             if not isinstance(old_str, str) or (rx.search(s) if use_regex else old_str in s): raise

@@ -357,6 +357,20 @@ def _marks(lines):
     return last,closes
 
 # %% ../nbs/04_view.ipynb #cb7dc706
+def _open_inline(l, i):
+    "The places `(i, col)` of line `l`'s inline comment, `<?`, `<![CDATA[` or `<!X` (outside code spans) left open at its end"
+    # Pandoc reads such raw HTML on to its end marker, over blank lines, fences and div ends; CommonMark stops at a
+    # blank line: its `<` is made text, so both read what follows alike
+    spans,res,pos = _code_spans(l) if '`' in l else [],[],0
+    while t := _re_html_tok.search(l, pos):
+        c,pos = t.start(),t.end()
+        j = c
+        while j and l[j-1]=='\\': j -= 1
+        if not t[3] or (c-j)%2 or any(a<=c<b for a,b in spans): continue  # a tag (`<pre>`), escaped, or code
+        if (k := l.find(end := _inner_ends.get(t[3].lower(), '>'), pos))<0: res.append((i, c)); break
+        pos = k+len(end)
+    return res
+
 # Text nobody controls may leave raw HTML open again and again (a run of `<pre>` lines each nesting in the last):
 # each such block is read to where it can't close, then read again from the line after its opening. The lines read
 # again are counted: once they pass the text's lines (and `_reread_min`), a block still open after `_short` lines
@@ -414,6 +428,7 @@ def _scan(lines, in_div=True):
             raw += [(i-1, t.start()) for t in _re_raw_div.finditer(l) if t[1]] + ([(i-1, m.start(1))] if m else [])
             continue
         if m and m[2].strip(): fences.append(i-1)
+        if '<' in l: raw += [p for p in _open_inline(l, i-1) if p not in raw[-1:]]  # (a `<?` line's, made text already)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
         for col,n,closer,gt in _html_tags(l, in_div):
             if n not in _void: toks.append((n, col, closer))
@@ -546,10 +561,11 @@ def find_pattern(pattern:str, # Regex (or plain text) searched for
 def _viewed(txt): return txt.replace('\r\n', '\n')  # a text as the views show it: each CR LF a LF (a line's text is without its line end)
 
 def view_finditer(pat, # A regex, or a compiled pattern
-                  txt:str): # The text searched
+                  txt:str, # The text searched
+                  viewed:bool=True): # Read each CR LF as a LF? False: the text as it is (a pattern that names a CR)
     "`re.finditer(pat, txt)` reading `txt` as the views show it, each CR LF a LF: `(match, start, end)`, `start:end` its place in `txt`"
     # the match (its groups, `mt.string`) is of the text as viewed (`_viewed`); a match that takes a LF takes the CR before it too
-    v = _viewed(txt)
+    v = _viewed(txt) if viewed else txt
     crs = [mt.start()-j for j,mt in enumerate(re.finditer('\r\n', txt))] if len(v)<len(txt) else []  # the LFs of `v` a CR went before
     def at(i): return i + bisect.bisect_left(crs, i)  # a place in `v`, in `txt`
     # the place after a final line end is no line's start: nothing is matched there (`^` would add a line to the text)

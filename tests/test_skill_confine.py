@@ -150,3 +150,9 @@ def test_the_root_folder_itself_is_no_dialog(tmp_path, name):
     d = Dialog('d'); d.mk_message('x', id='m0'); d.save(tmp_path/'d.ipynb')
     txt,err = sk.call_tool('summary_dlg', dict(dlg=str(tmp_path) if name=='ROOT' else name), root=sk.Root(tmp_path))
     assert err and 'names the root folder itself' in txt and 'outside' not in txt
+
+def test_a_link_to_the_root_names_a_dialog_beside_it(tmp_path):
+    "A link to the root inside it (`here -> .`) names the dialog `here.ipynb`, as any other name does: the check for the root itself is of the name as given"
+    (tmp_path/'here').symlink_to('.')
+    txt,err = sk.call_tool('create_dlg', dict(fname='here'), root=sk.Root(tmp_path))
+    assert not err and (tmp_path/'here.ipynb').is_file()

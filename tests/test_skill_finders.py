@@ -139,3 +139,18 @@ def test_no_line_after_a_final_line_end(tmp_path, txt):
     d = Dialog('d'); d.mk_message(txt, id='m0'); d.mk_message('a\n\nb', id='m1')
     assert [m.id for m in d.find_msgs('^$')]==['m1']
     assert match_line(d.messages[1], find_pattern('^$'))==(2, '')
+
+@pytest.mark.parametrize('txt,pat,new,want', [('a\nb\n', '^\\r?', '> ', '> a\n> b\n'), ('a\r\nb\r\n', '^\\r?', '> ', '> a\r\n> b\r\n'),
+                                          ('a\nb\n', '^(.*?)\\r?$', '> \\1', '> a\n> b\n'),
+                                          ('a\r\nb\r\n', '^(.*?)\\r?$', '> \\1', '> a\n> b\n')])  # (it took the CR, and gave none back)
+def test_a_regex_naming_a_cr_adds_no_line_after_the_final_line_end(txt, pat, new, want):
+    "A pattern that names `\\r` reads the text as it is, and went to `re.sub`, which matched after the final line end (`'a\\nb\\n'` gave a third line `'> '`): the one rule, no match where no line is"
+    m = Message(txt)
+    m.str_replace(pat, new, use_regex=True)
+    assert m.content==want
+
+def test_a_regex_on_a_range_of_lines_stays_in_it():
+    "`^` on lines 1-2 of three matched after line 2's end too, the start of line 3, outside the range"
+    m = Message('a\nb\nc\n')
+    m.str_replace('^', '# ', start_line=1, end_line=2, use_regex=True)
+    assert m.content=='# a\n# b\nc\n'

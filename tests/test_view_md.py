@@ -150,7 +150,8 @@ def test_many_raw_html_openings_left_open(opener):
     "Thousands of raw HTML blocks that never close (each would swallow the rest) are each escaped, in one pass: reading on from each one's opening, not from the top, which took minutes here"
     n = 20_000
     out = msg2md(Message('q', msg_type=sprompt, output=f'{opener}\n'*n))
-    want = '&lt;?x' if opener=='<?x' else '\\'+opener # a `<?` in a div is made text anyway
+    # a `<?` in a div is made text anyway; the comment after an escaped `<pre>` is left open at the line's end: text too
+    want = '&lt;?x' if opener=='<?x' else '\\<pre>&lt;!--' if opener=='<pre><!--' else '\\'+opener
     assert out.split('::: reply\n')[1].split('\n')[:n+1] == [want]*n + ['']
 
 def _pandoc_top(md):
@@ -256,3 +257,19 @@ def test_raw_html_left_open_again_and_again_keeps_divs(fenced):
     md = dlg2md(_two('<pre>\nx\n</pre>\n<pre>\n'*1500 + 'tail\n'), fenced=fenced)
     assert _pandoc_top(md) == _want
     assert _mdit_divs(md, fenced) == ['prompt', 'reply']*2
+
+@pytest.mark.parametrize('fenced', [True, False])
+def test_a_block_that_closes_after_the_budget_is_spent_keeps_the_divs(fenced):
+    "Past the budget of lines read again, a `<pre><!--` block that does close was escaped as one that never does, and its comment, now inline, hid a fence from Pandoc and the next message's divs went into the reply (R25a)"
+    prefix = '<pre>\n'*3 + '<script>\n' + 'x\n'*5000 + '</pre>\n'*3 + '</script>\n\n'  # read again some 15,000 lines
+    for suffix in ('<pre><!--\n```\n<script>\n?>\n<style>\n--></pre>\n<pre>\n', '<pre><!--\n~~~\n--></pre>\n<style>'):
+        md = dlg2md(_two(prefix+suffix), fenced=fenced)
+        assert _pandoc_top(md) == _want and _mdit_divs(md, fenced) == ['prompt', 'reply']*2
+
+@pytest.mark.parametrize('reply', ['x <!--\n~~~\n--></pre>\n<style>', 'see <?x\n```\n?></pre>\n<style>', 'a <!-- b\n\n:::\n-->\n'])
+@pytest.mark.parametrize('fenced', [True, False])
+def test_an_inline_comment_left_open_hides_nothing(reply, fenced):
+    "An inline comment (or `<?`) left open at its line's end: Pandoc reads on to its `-->`, over blank lines and fences, where CommonMark stops at a blank line; its `<` is made text, so both read what follows alike"
+    md = dlg2md(_two(reply), fenced=fenced)
+    assert _pandoc_top(md) == _want and _mdit_divs(md, fenced) == ['prompt', 'reply']*2
+    assert '&lt;' in md
