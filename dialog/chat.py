@@ -2040,14 +2040,18 @@ def _underived(m):
     "Message (or Responses item) `m` without what the SDKs' `parse` and `stream` helpers derive, which no API takes back"
     # a call's `parsed_arguments` (a Responses call's own, a Chat Completions call's function's), an output text's
     # `parsed` (Responses); a message's own `parsed` is an unsent key
+    # (what holds none is the very object given: `copy=False` keeps the caller's parts)
     def drop(d, k): return {a:b for a,b in d.items() if a!=k} if isinstance(d, dict) and k in d else d
+    def fn(t): return t | {'function': f} if isinstance(t, dict) and (f := drop(g := t.get('function'), 'parsed_arguments')) is not g else t
+    def each(k, f): # `m` with each of its list `k` through `f`, when that changes one
+        if not isinstance(xs := m.get(k), list): return m
+        ys = [f(x) for x in xs]
+        if all(y is x for x,y in zip(xs, ys)): return m
+        return m | {k: ys}
     m = drop(m, 'parsed_arguments')
-    if isinstance(tcs := m.get('tool_calls'), list):
-        m = m | {'tool_calls': [t | {'function': drop(t['function'], 'parsed_arguments')} if isinstance(t, dict) and 'function' in t else t for t in tcs]}
-    if isinstance(cs := m.get('content'), list): m = m | {'content': [drop(p, 'parsed') for p in cs]}
-    # a Responses record: the run of items the model wrote
-    if isinstance(its := m.get('items'), list): m = m | {'items': [_underived(x) if isinstance(x, dict) else x for x in its]}
-    return m
+    m = each('tool_calls', fn)
+    m = each('content', lambda p: drop(p, 'parsed'))
+    return each('items', lambda x: _underived(x) if isinstance(x, dict) else x)  # a Responses record: the run of items the model wrote
 
 
 # %% ../nbs/05_chat.ipynb #64a5d686
