@@ -495,10 +495,8 @@ class _Disk:
                 return self.cur
             if w: time.sleep(w)
         if isinstance(err, FileNotFoundError):
-            msg = f'{self.path} was deleted or renamed while the dialog ran; outputs not saved'
-            raise DialogConflictError(msg) from None
-        msg = f'{self.path} could not be read while the dialog ran ({err}); outputs not saved'
-        raise DialogConflictError(msg) from None
+            raise DialogConflictError('was deleted or renamed while the dialog ran; outputs not saved', self.path) from None
+        raise DialogConflictError(f'could not be read while the dialog ran ({err}); outputs not saved', self.path) from None
     def changed(self, m, src):
         "Why code message `m`, whose code was `src` when the run began, is not in the file as it was, or None"
         # 'deleted on disk' or 'changed on disk'
@@ -541,7 +539,7 @@ def save(self:_Disk):
         self.cost = time.monotonic()-t
         self.time,self.saves = self.time+self.cost,self.saves+1
         return lost
-    raise DialogConflictError(f'{self.path} kept changing while the outputs were saved; outputs not saved')
+    raise DialogConflictError('kept changing while the outputs were saved; outputs not saved', self.path)
 
 # %% ../nbs/12_run.ipynb #a06ec6d8
 def _put_nb_meta(dlg, disk, key, v):

@@ -1842,8 +1842,8 @@ def save(self:Thread,
     p = dlg.path if fname is None else fname  # the file `dlg.save` names
     if not force and p is not None and self.changed_on_disk(p):
         who,p = f'thread {short_repr(self.id)}',ipynb_path(p)
-        if file_digest(p) is None: raise DialogConflictError(f'{p} was deleted or renamed since {who} read or saved it; nothing was written (save with force=True to write it again)')
-        raise DialogConflictError(f'{p} changed on disk since {who} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)')
+        if file_digest(p) is None: raise DialogConflictError(f'was deleted or renamed since {who} read or saved it; nothing was written (save with force=True to write it again)', p)
+        raise DialogConflictError(f'changed on disk since {who} read or saved it (another thread or program saved it); nothing was written (read it again, or save with force=True to overwrite)', p)
     res = dlg.save(fname, force=force, root=root, check=check)
     self._disk = dlg.disk_digest  # the bytes written, as a read keeps the bytes read
     self._digests = {**self._digests, Path(res): self._disk}

@@ -17,7 +17,7 @@ __all__ = ['thread_fname', 'DialogThreadStore']
 # %% ../nbs/11_threadstore.ipynb #99802151
 from fastcore.utils import *
 from .thread import Thread, DialogFileStore, kept_file, carry_file, message_fields, set_fields, field_table
-from .ipynb import atomic_write, file_sig, sig_settled, file_digest, bytes_digest, read_ipynb, DialogConflictError
+from .ipynb import atomic_write, file_sig, sig_settled, file_digest, bytes_digest, read_ipynb, DialogConflictError, shown_name
 from .thread_sync import free_json, free_value
 from .nbjson import gc_paused
 from contextlib import contextmanager
@@ -574,7 +574,7 @@ def _same(a, b):
 def _conflict(self:DialogThreadStore, tid, p):
     "The error of a save of thread `tid` refused: its file `p` changed since the thread was got or saved"
     return DialogConflictError(
-        f'thread {tid!r}: its file {p} changed since this thread was got or saved (a person edited it, or a '
+        f'thread {tid!r}: its file {shown_name(p)} changed since this thread was got or saved (a person edited it, or a '
         f'program wrote it without the store); nothing was written: get the thread again (`await store.get({tid!r})`, '
         'which takes their change in), make your change on it and save that')
 
@@ -623,7 +623,7 @@ def _still(tid, p, now):
     # held by `Dialog.save` up to the rename: a file put back, or saved, since is refused, never replaced
     def check(cur):
         if (None if cur is None else _hash(cur))!=now:
-            raise DialogConflictError(f'thread {tid!r}: its file {p} changed as the store wrote it')
+            raise DialogConflictError(f'thread {tid!r}: its file {shown_name(p)} changed as the store wrote it')
     return check
 
 # %% ../nbs/11_threadstore.ipynb #01198614

@@ -1,5 +1,5 @@
 "No lost edits: the lock from check to rename, absolute paths, read-only files, vanished files, temp files, safe names."
-import fcntl, os, pwd, subprocess, sys, threading, time
+import fcntl, os, pwd, re, subprocess, sys, threading, time
 from pathlib import Path
 import pytest
 from dialog.core import *
@@ -239,3 +239,19 @@ def test_parts_dialog_is_not_saved_over_its_file(tmp_path):
         assert (whole.parts_only, whole.path, whole.disk_digest, vars(whole).keys()) == (False, f, want.disk_digest, vars(want).keys())
         whole.mk_message('more', msg_type=snote); whole.save()
         assert [m.content for m in read_ipynb(f).messages][-1] == 'more'
+
+@pytest.mark.parametrize('nm', ['a\nb', 'x\x1b[2J\x1b[31mEVIL', 'r\u202eevil'])
+def test_every_conflict_names_the_file_quoted(tmp_path, nm):
+    "A thread's save, the run's saving and the thread store built their own conflict messages with the name raw (a line break, a terminal escape, a bidi control): each names it as `Dialog.save` does"
+    from dialog.thread import Thread
+    f = tmp_path/f'{nm}.ipynb'
+    import dialog.thread_sync  # Thread.save
+    t = Thread(title='x'); t.save(f)
+    f.write_text(f.read_text().replace('"nbformat_minor": 5', '"nbformat_minor": 4'))  # another program saved it
+    with pytest.raises(DialogConflictError) as ei: t.save()
+    assert str(ei.value).isprintable() and repr(str(f)) in str(ei.value)
+    from dialog import run, threadstore
+    import inspect
+    for mod in (run, threadstore):  # (their messages name the file through `DialogConflictError`'s own rule, or `shown_name`)
+        src = inspect.getsource(mod)
+        assert not re.search(r"DialogConflictError\(f'\{(self\.path|p)\}", src) and 'its file {p}' not in src
