@@ -519,9 +519,10 @@ def save(self:Dialog,
          check=None): # Called with the file's bytes (None: no file) as `atomic_write`'s is, to refuse by raising (with `force` too)
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = ipynb_path(fname) if fname is not None else self.path
-    if self.parts_only:
-        raise ValueError(f'dialog {_q(self.name)} is the part of {shown_name(self.path or path)} read_ipynb_parts gives, '
-                         'without its messages: nothing was written (read it with read_ipynb to save it)')
+    if self.parts_only:  # named by where the parts came from: a file read, or cells (never the file to write)
+        src,how = ((f'of {shown_name(self.path)} read_ipynb_parts', 'read it with read_ipynb') if self.path else
+                   ('of its cells Dialog.from_cells(parts=True)', 'make it with Dialog.from_cells(parts=False)'))
+        raise ValueError(f'dialog {_q(self.name)} is the part {src} gives, without its messages: nothing was written ({how} to save it)')
     if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
     data = write_ipynb(self).encode('utf-8')
     ours = self.path is not None and os.path.realpath(path)==os.path.realpath(self.path)
