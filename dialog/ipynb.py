@@ -519,9 +519,10 @@ def save(self:Dialog,
          check=None): # Called with the file's bytes (None: no file) as `atomic_write`'s is, to refuse by raising (with `force` too)
     "Write this dialog to its file (or `fname`) atomically, refusing to overwrite changes made by others"
     path = ipynb_path(fname) if fname is not None else self.path
-    if self.parts_only:
-        raise ValueError(f'dialog {_q(self.name)} is the part of {shown_name(self.path or path)} read_ipynb_parts gives, '
-                         'without its messages: nothing was written (read it with read_ipynb to save it)')
+    if self.parts_only:  # named by where the parts came from: a file read, or cells (never the file to write)
+        src,how = ((f'of {shown_name(self.path)} read_ipynb_parts', 'read it with read_ipynb') if self.path else
+                   ('of its cells Dialog.from_cells(parts=True)', 'make it with Dialog.from_cells(parts=False)'))
+        raise ValueError(f'dialog {_q(self.name)} is the part {src} gives, without its messages: nothing was written ({how} to save it)')
     if path is None: raise ValueError(f'dialog {_q(self.name)} has no file yet: pass `fname`')
     data = write_ipynb(self).encode('utf-8')
     ours = self.path is not None and os.path.realpath(path)==os.path.realpath(self.path)
@@ -914,10 +915,22 @@ def _fix_meta(meta, kind):
     return res
 
 # %% ../nbs/02_ipynb.ipynb #a7c24e19
-def _home_fixed(meta, home, cells):
+def _home_fixed(meta, home, cells, was):
     "Home in notebook metadata `meta` the code cells' attachments `home` (by cell index) under the ids `cells` have now"
-    # beside those it keeps for that id: what was joined, one line each. A name both hold with other content is refused
-    res,kept = [],meta.setdefault('attachments', {})
+    # beside those it keeps for that id. Those it keeps for the id a code cell had before repair gave it a new one
+    # (`was`: the old, by index) move with it, unless the cell keeping that id has them or another cell had it too:
+    # what was moved or joined, one line each. A name in both with other content, or an owner to guess, is refused
+    res,kept = [],meta.get('attachments') or {}
+    stay = {c.get('id') for i,c in enumerate(cells) if c.get('cell_type')=='code' and i not in was}
+    for i,o in was.items():
+        if o not in kept or o in stay: continue
+        cid = cells[i]['id']
+        def refuse(why):
+            raise DialogFormatError(f'notebook metadata keeps attachments for its id, {why}; repair refuses to guess', None, i, o)
+        if more := [j for j,p in was.items() if p==o and j!=i]: refuse(f'which code cell {more[0]} has too')
+        if cid in kept: refuse(f'and others for {cid}, the id repair gives it')
+        kept[cid] = kept.pop(o)
+        res.append(f'cell {i} (id {cid}): the attachments notebook metadata kept for its old id {_q(o, 70)} moved to its new one')
     for i,atts in home.items():
         cid = cells[i]['id']
         old = kept.get(cid) or {}
@@ -927,6 +940,7 @@ def _home_fixed(meta, home, cells):
         if more := sorted(old.keys()-atts.keys()):
             res.append(f'cell {i} (id {cid}): its attachments joined those notebook metadata keeps for it: {_q(more, 70)}')
         kept[cid] = old | atts
+    if home: meta['attachments'] = kept
     return res
 
 # %% ../nbs/02_ipynb.ipynb #cb0cfe06
@@ -964,11 +978,12 @@ def repair_ipynb(nb:dict): # A parsed notebook (changed in place)
         elif type(cid) is str: seen[cid] = i
     # a new id derived as for a cell without one (`derive_ids`), so every repairing read gives the same
     # (the others without one, in a file older than 4.5, get theirs when it's read: left out here)
+    was = {i: fixed[i]['id'] for i in redo if fixed[i].get('cell_type')=='code' and type(fixed[i]['id']) is str}
     if redo:
         cs = [dict(source=c.get('source'), id=None if i in redo else c.get('id') or _kept) for i,c in enumerate(fixed)]
         derive_ids(cs)
         for i,r in redo.items(): fixed[i]['id'] = cs[i]['id']; res.append(f"cell {i}: {r}; gave it {cs[i]['id']}")
-    if home: res += _home_fixed(meta, home, fixed)
+    res += _home_fixed(meta, home, fixed, was)
     res += [f'notebook: {o}' for o in _fix_meta(meta, 'notebook')]
     for k in extra: del nb[k]
     if type(m) is int and m>5: nb['nbformat_minor'] = 5

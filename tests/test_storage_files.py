@@ -255,3 +255,16 @@ def test_every_conflict_names_the_file_quoted(tmp_path, nm):
     for mod in (run, threadstore):  # (their messages name the file through `DialogConflictError`'s own rule, or `shown_name`)
         src = inspect.getsource(mod)
         assert not re.search(r"DialogConflictError\(f'\{(self\.path|p)\}", src) and 'its file {p}' not in src
+
+def test_parts_dialog_save_refusal_names_where_its_parts_came_from(tmp_path):
+    "save's refusal of a parts-only dialog names the file its parts were read from, or says they came from cells: never None, nor the file asked to write"
+    dlg,_ = Dialog.from_cells([dict(cell_type='markdown', id='a', metadata={}, source='x')], parts=True)
+    for kw in ({}, dict(fname=tmp_path/'new.ipynb')):
+        with pytest.raises(ValueError) as ei: dlg.save(**kw)
+        msg = str(ei.value)
+        assert 'Dialog.from_cells(parts=True)' in msg and 'None' not in msg and 'new.ipynb' not in msg and 'read_ipynb_parts' not in msg, msg
+    f = tmp_path/'src.ipynb'
+    Dialog('src', [Message('x', msg_type=snote)]).save(f)
+    with pytest.raises(ValueError) as ei: read_ipynb_parts(f)[0].save(tmp_path/'new.ipynb')
+    assert f'the part of {f} read_ipynb_parts gives' in str(ei.value) and 'new.ipynb' not in str(ei.value)
+    assert not (tmp_path/'new.ipynb').exists()

@@ -168,3 +168,24 @@ def test_repair_joins_a_cells_attachments_to_those_metadata_keeps_for_it():
     assert any("'y.png'" in r and 'cell 0 (id a)' in r for r in d.repairs), d.repairs
     with pytest.raises(DialogFormatError, match=r"^cell 0 \(id a\): attachment 'x.png' .*other content.*repair refuses to guess"):
         reads_ipynb(json.dumps(nb('AAAA')), repair=True)
+
+def _md(cid): return dict(cell_type='markdown', id=cid, metadata={}, source='hi')
+
+@pytest.mark.parametrize('cells,old', [([_code('x', 'bad id')], 'bad id'), ([_md('x'), _code('x', 'x')], 'x')])
+def test_repair_moves_the_attachments_metadata_keeps_for_a_code_cell_with_its_new_id(cells, old):
+    "A code cell repair gives a new id (its own invalid, or an earlier markdown cell's) keeps the attachments notebook metadata homed under the old: moved, reported"
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={'attachments': {old: {'a.png': {'image/png': _png}}}}, cells=cells)
+    d = reads_ipynb(json.dumps(nb), repair=True)
+    m = d.messages[-1]
+    assert m.id!=old and [a.id for a in m.attachments]==['a.png'] and 'attachments' not in d.meta
+    assert any(f"(id {m.id})" in r and repr(old) in r and 'moved' in r for r in d.repairs), d.repairs
+    assert [a.id for a in reads_ipynb(write_ipynb(d)).messages[-1].attachments]==['a.png']
+
+def test_repair_leaves_homed_attachments_to_the_code_cell_keeping_the_id_and_refuses_an_owner_to_guess():
+    "Under a duplicate id another code cell keeps, the entry stays with it; under one two renamed code cells had, it is refused"
+    meta = {'attachments': {'x': {'a.png': {'image/png': _png}}}}
+    d = reads_ipynb(json.dumps(dict(nbformat=4, nbformat_minor=5, metadata=meta, cells=[_code('one', 'x'), _code('two', 'x')])), repair=True)
+    assert [[a.id for a in m.attachments or []] for m in d.messages]==[['a.png'], []]
+    two = dict(nbformat=4, nbformat_minor=5, metadata=meta, cells=[_md('x'), _code('one', 'x'), _code('two', 'x')])
+    with pytest.raises(DialogFormatError, match=r"^cell 1 \(id x\): notebook metadata keeps attachments for its id, which code cell 2 has too"):
+        reads_ipynb(json.dumps(two), repair=True)
