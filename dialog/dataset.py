@@ -1093,8 +1093,8 @@ def _key_field(k, inner):
     if k in inner.names: return inner.field(k)
     return msg_schema().field(k) if k in msg_cols else pa.field(k, pa.string())
 
-def _hive(path, where=None, outer=()):
-    "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
+def _hive(path, where=None, outer=(), filesystem=None):
+    "The hive partitioning of the folder `path` (`where`, in errors; on pyarrow's `filesystem`: a URI's), or None if it holds no file"
     # (its partition columns with their `msg_schema` types, `_key_field`'s; first `outer`, the partition columns the
     # path itself ends in, `_part_root`'s). Every file's footer is read (a few KB, whatever its size):
     # each must be of a schema version we read (`_chk_version`), and every file under `key=value` folders naming the
@@ -1105,10 +1105,11 @@ def _hive(path, where=None, outer=()):
     # folders are both named, for the user to choose
     import pyarrow.dataset as ds
     pa,where = _pa(),where or str(path)
-    fs = ds.dataset(path, format='parquet').files
+    fs = ds.dataset(path, format='parquet', filesystem=filesystem).files
     if not fs: return None
-    rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
-    schemas = [pa.parquet.read_schema(f) for f in fs]
+    top = PurePosixPath(path) if filesystem else Path(path).absolute()
+    rels = [type(top)(f).relative_to(top).parts for f in fs]
+    schemas = [pa.parquet.read_schema(f, filesystem=filesystem) for f in fs]
     for sc,r in zip(schemas, rels): _chk_version(sc.metadata, os.path.join(where, *r))
     lays = [_hive_keys(r) for r in rels]
     by = {}  # each layout's files, layouts in the order of their first file
@@ -1130,17 +1131,20 @@ def _hive(path, where=None, outer=()):
 def _is_uri(o): return isinstance(o, str) and '://' in o
 
 def _part_root(fname):
-    "The folder that the partition folders path `fname` ends in are in (`by` for `by/msg_type=prompt`), and their columns"
+    "`(filesystem, path, is it a folder, root, columns)`: the folder that the partition folders path `fname` ends in are in (`by` for `by/msg_type=prompt`), and their columns"
     # (None and none where it ends in none): only our partition columns' `key=value` folders, as `write_parquet` names
-    # them. A URI's path is its filesystem's
+    # them. A URI's path is its filesystem's, and is told a folder or a file by it: one rule for a URI and a local
+    # path (`file:///data/by/msg_type=code` reads as `/data/by/msg_type=code`)
     fs,q,mk = None,str(Path(fname).absolute()),Path
     if _is_uri(fname):
         from pyarrow import fs as pafs  # (`read_parquet` has checked pyarrow is there)
         (fs,q),mk = pafs.FileSystem.from_uri(fname),PurePosixPath
+        isdir = fs.get_file_info(q).type==pafs.FileType.Directory
+    else: isdir = os.path.isdir(q)
     ps,ks = mk(q).parts,[]
-    n = len(ps) if fs is None and os.path.isdir(q) else len(ps)-1
+    n = len(ps) if isdir else len(ps)-1
     while n>1 and (k := ps[n-1].partition('='))[1] and k[0] in _few_vals: ks.insert(0, k[0]); n -= 1
-    return fs,q,(str(mk(*ps[:n])) if ks else None),ks
+    return fs,q,isdir,(str(mk(*ps[:n])) if ks else None),ks
 
 def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a folder of them (hive, or plain)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
@@ -1152,11 +1156,10 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     p = os.path.expanduser(fname)
     pa = _pa()
     import pyarrow.dataset as ds
-    fs,q,root,outer = _part_root(p)
-    isdir = fs is None and os.path.isdir(q)
+    fs,q,isdir,root,outer = _part_root(p)
     if not isdir and not outer:  # a file, as it is
         return chk_msg_table(pa.parquet.read_table(p, columns=columns, filters=filters), str(fname), columns)
-    if isdir and (part := _hive(Path(q), str(fname), outer)) is None:
+    if isdir and (part := _hive(q, str(fname), outer, fs)) is None:
         return chk_msg_table(msg_schema().empty_table().select(columns or list(msg_cols)), str(fname), columns)
     if not isdir:  # one file of a partition
         inner = pa.parquet.read_schema(q, filesystem=fs)
