@@ -57,7 +57,7 @@ from . import chat
 from .pool import pmap, DialogParts
 from .session import sess2dlg, sess_kind, folder_err, is_hidden
 from multiprocessing.connection import wait
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import PurePosixPath
 from array import array
 import errno, fnmatch, glob, os, re, shutil, stat, tempfile, threading, urllib.parse
@@ -938,12 +938,24 @@ def _put_new(tmp, path):
     except FileExistsError: raise _exists(path) from None
     except OSError as e:
         if e.errno not in _no_links: raise  # (naming both files, as `os.link` does)
-    try: os.close(os.open(path, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666))
-    except FileExistsError: raise _exists(path) from None
-    try: os.replace(tmp, path)
-    except BaseException:  # (Ctrl-C too) the empty file is ours: nothing of anyone else's is removed
-        os.unlink(path)
-        raise
+    # Anything that stops it after the create, a Ctrl-C or SIGTERM landing as the create returns included, removes
+    # the placeholder: never is an empty file left as the export. What is removed is an empty regular file alone: the
+    # complete output once renamed in, or a forced writer's export that replaced the placeholder meanwhile, is kept.
+    # What the fallback doesn't guarantee: a forced writer (`force=True`) may replace the placeholder while we copy,
+    # and our rename then replaces its file, as the last of two forced writers wins; and a signal landing inside the
+    # create, before it made the file, would find there another program's empty file made that instant, and remove it
+    made = True  # (until the create says it made nothing: a signal as it returns leaves the file made)
+    try:
+        try: os.close(os.open(path, os.O_WRONLY|os.O_CREAT|os.O_EXCL, 0o666))
+        except OSError: made = False; raise
+        os.replace(tmp, path)
+    except BaseException as e:
+        if made:
+            with suppress(OSError):
+                if stat.S_ISREG((st := os.lstat(path)).st_mode) and not st.st_size: os.unlink(path)
+        if made or not isinstance(e, FileExistsError): raise
+        raise _exists(path) from None
+
 
 # %% ../nbs/15_dataset.ipynb #6a1b5b76
 def _old_modes(path):
@@ -978,17 +990,18 @@ def _stream_write(path, write, force):
     path = Path(os.path.realpath(Path(path).expanduser()))
     if force and os.path.lexists(path): chk(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd,tmp = _tmp_file(path)
-    try:
-        with _term_cleanly(), _say_full(path.parent, "the output's folder"), open(fd, 'wb') as f:
-            write(f)
-            if force and path.is_file(): _keep(f.fileno(), *_old_modes(path)[1:])
-            f.flush(); os.fsync(f.fileno())
-        if force: os.replace(tmp, path)
-        else: _put_new(tmp, path)  # refuses an existing file, even one that appeared while we wrote
-    finally:
-        try: os.unlink(tmp)
-        except FileNotFoundError: pass
+    with _term_cleanly():  # over putting it in place too: SIGTERM there removes what `_put_new` made, as Ctrl-C does
+        fd,tmp = _tmp_file(path)
+        try:
+            with _say_full(path.parent, "the output's folder"), open(fd, 'wb') as f:
+                write(f)
+                if force and path.is_file(): _keep(f.fileno(), *_old_modes(path)[1:])
+                f.flush(); os.fsync(f.fileno())
+            if force: os.replace(tmp, path)
+            else: _put_new(tmp, path)  # refuses an existing file, even one that appeared while we wrote
+        finally:
+            try: os.unlink(tmp)
+            except FileNotFoundError: pass
     return path
 
 # %% ../nbs/15_dataset.ipynb #f0f1a2b3
@@ -996,14 +1009,15 @@ def _file_over_folder(fname, write):
     "Replace the folder `fname` (e.g. a partitioned table) by the file `write(f)` writes, once that file is complete"
     # the folder is back if the swap fails
     path = Path(os.path.realpath(Path(fname).expanduser()))
-    side,modes = _tmp_dir(path),_old_modes(path)
-    try:
-        _stream_write(side/'new', write, False)
-        _keep(side/'new', *modes[1:])  # the bits, owner and group the folder's files had
-        os.rename(path, side/'old')
-        try: os.rename(side/'new', path)
-        except BaseException: os.rename(side/'old', path); raise
-    finally: _rmtree(side, ignore_errors=True)
+    with _term_cleanly():  # (SIGTERM between the two renames too)
+        side,modes = _tmp_dir(path),_old_modes(path)
+        try:
+            _stream_write(side/'new', write, False)
+            _keep(side/'new', *modes[1:])  # the bits, owner and group the folder's files had
+            os.rename(path, side/'old')
+            try: os.rename(side/'new', path)
+            except BaseException: os.rename(side/'old', path); raise
+        finally: _rmtree(side, ignore_errors=True)
     return path
 
 # %% ../nbs/15_dataset.ipynb #22bb28aa
@@ -1079,8 +1093,8 @@ def _key_field(k, inner):
     if k in inner.names: return inner.field(k)
     return msg_schema().field(k) if k in msg_cols else pa.field(k, pa.string())
 
-def _hive(path, where=None, outer=()):
-    "The hive partitioning of the folder `path` (`where`, in errors), or None if it holds no file"
+def _hive(path, where=None, outer=(), filesystem=None):
+    "The hive partitioning of the folder `path` (`where`, in errors; on pyarrow's `filesystem`: a URI's), or None if it holds no file"
     # (its partition columns with their `msg_schema` types, `_key_field`'s; first `outer`, the partition columns the
     # path itself ends in, `_part_root`'s). Every file's footer is read (a few KB, whatever its size):
     # each must be of a schema version we read (`_chk_version`), and every file under `key=value` folders naming the
@@ -1091,10 +1105,11 @@ def _hive(path, where=None, outer=()):
     # folders are both named, for the user to choose
     import pyarrow.dataset as ds
     pa,where = _pa(),where or str(path)
-    fs = ds.dataset(path, format='parquet').files
+    fs = ds.dataset(path, format='parquet', filesystem=filesystem).files
     if not fs: return None
-    rels = [Path(f).relative_to(Path(path).absolute()).parts for f in fs]
-    schemas = [pa.parquet.read_schema(f) for f in fs]
+    top = PurePosixPath(path) if filesystem else Path(path).absolute()
+    rels = [type(top)(f).relative_to(top).parts for f in fs]
+    schemas = [pa.parquet.read_schema(f, filesystem=filesystem) for f in fs]
     for sc,r in zip(schemas, rels): _chk_version(sc.metadata, os.path.join(where, *r))
     lays = [_hive_keys(r) for r in rels]
     by = {}  # each layout's files, layouts in the order of their first file
@@ -1116,17 +1131,20 @@ def _hive(path, where=None, outer=()):
 def _is_uri(o): return isinstance(o, str) and '://' in o
 
 def _part_root(fname):
-    "The folder that the partition folders path `fname` ends in are in (`by` for `by/msg_type=prompt`), and their columns"
+    "`(filesystem, path, is it a folder, root, columns)`: the folder that the partition folders path `fname` ends in are in (`by` for `by/msg_type=prompt`), and their columns"
     # (None and none where it ends in none): only our partition columns' `key=value` folders, as `write_parquet` names
-    # them. A URI's path is its filesystem's
+    # them. A URI's path is its filesystem's, and is told a folder or a file by it: one rule for a URI and a local
+    # path (`file:///data/by/msg_type=code` reads as `/data/by/msg_type=code`)
     fs,q,mk = None,str(Path(fname).absolute()),Path
     if _is_uri(fname):
         from pyarrow import fs as pafs  # (`read_parquet` has checked pyarrow is there)
         (fs,q),mk = pafs.FileSystem.from_uri(fname),PurePosixPath
+        isdir = fs.get_file_info(q).type==pafs.FileType.Directory
+    else: isdir = os.path.isdir(q)
     ps,ks = mk(q).parts,[]
-    n = len(ps) if fs is None and os.path.isdir(q) else len(ps)-1
+    n = len(ps) if isdir else len(ps)-1
     while n>1 and (k := ps[n-1].partition('='))[1] and k[0] in _few_vals: ks.insert(0, k[0]); n -= 1
-    return fs,q,(str(mk(*ps[:n])) if ks else None),ks
+    return fs,q,isdir,(str(mk(*ps[:n])) if ks else None),ks
 
 def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), or a folder of them (hive, or plain)
                  columns=None, # Read only these columns; None: all (and check they are a message table's)
@@ -1138,11 +1156,10 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     p = os.path.expanduser(fname)
     pa = _pa()
     import pyarrow.dataset as ds
-    fs,q,root,outer = _part_root(p)
-    isdir = fs is None and os.path.isdir(q)
+    fs,q,isdir,root,outer = _part_root(p)
     if not isdir and not outer:  # a file, as it is
         return chk_msg_table(pa.parquet.read_table(p, columns=columns, filters=filters), str(fname), columns)
-    if isdir and (part := _hive(Path(q), str(fname), outer)) is None:
+    if isdir and (part := _hive(q, str(fname), outer, fs)) is None:
         return chk_msg_table(msg_schema().empty_table().select(columns or list(msg_cols)), str(fname), columns)
     if not isdir:  # one file of a partition
         inner = pa.parquet.read_schema(q, filesystem=fs)
@@ -1209,26 +1226,27 @@ def _write_folder(path, write, force):
     path = Path(os.path.realpath(Path(path).expanduser()))
     chk(path if os.path.lexists(path) else None)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp,old = _tmp_dir(path),None
-    try:
-        with _term_cleanly(), _say_full(path.parent, "the output's folder"): write(tmp)
-        # a replaced export keeps its bits, owner and group (a private folder stays private), as a replaced file does
-        if os.path.lexists(path): _set_modes(tmp, _old_modes(path))
-        for f in [*tmp.rglob('*'), tmp]: _fsync(f)
-        if os.path.lexists(path): chk(path)  # it appeared while we wrote
+    with _term_cleanly():  # over the renames too: SIGTERM between them puts the old one back, as Ctrl-C does
+        tmp,old = _tmp_dir(path),None
         try:
-            if os.path.lexists(path): old = Path(f'{tmp}.old'); os.rename(path, old)
-            os.rename(tmp, path)  # without force, refuses a folder that appeared since (unless empty: nothing lost)
-        except BaseException as e:  # Ctrl-C or SIGTERM between the two renames too: the old one is put back
-            if old is not None and os.path.lexists(old) and not os.path.lexists(path): os.rename(old, path); old = None
-            if force or not isinstance(e, OSError): raise
-            raise _exists(path) from e
-        _fsync(path.parent)
-    finally:
-        _rmtree(tmp, ignore_errors=True)
-        if old is not None and os.path.lexists(old):
-            if old.is_dir() and not old.is_symlink(): _rmtree(old)
-            else: os.unlink(old)
+            with _say_full(path.parent, "the output's folder"): write(tmp)
+            # a replaced export keeps its bits, owner and group (a private folder stays private), as a replaced file does
+            if os.path.lexists(path): _set_modes(tmp, _old_modes(path))
+            for f in [*tmp.rglob('*'), tmp]: _fsync(f)
+            if os.path.lexists(path): chk(path)  # it appeared while we wrote
+            try:
+                if os.path.lexists(path): old = Path(f'{tmp}.old'); os.rename(path, old)
+                os.rename(tmp, path)  # without force, refuses a folder that appeared since (unless empty: nothing lost)
+            except BaseException as e:  # Ctrl-C or SIGTERM between the two renames too: the old one is put back
+                if old is not None and os.path.lexists(old) and not os.path.lexists(path): os.rename(old, path); old = None
+                if force or not isinstance(e, OSError): raise
+                raise _exists(path) from e
+            _fsync(path.parent)
+        finally:
+            _rmtree(tmp, ignore_errors=True)
+            if old is not None and os.path.lexists(old):
+                if old.is_dir() and not old.is_symlink(): _rmtree(old)
+                else: os.unlink(old)
     return path
 
 # %% ../nbs/15_dataset.ipynb #433f20c7

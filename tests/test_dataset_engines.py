@@ -97,6 +97,16 @@ def test_one_partition_reads_alone_its_column_from_its_path(folder):
     sub = read_parquet(leaves[0], columns=['name', cols[-1]])
     assert sub.column_names == ['name', cols[-1]] and sub.num_rows == read_parquet(leaves[0]).num_rows
 
+def test_a_folder_or_partition_named_by_a_file_uri_reads_as_its_path(folder, tmp_path):
+    "A `file://` URI of the whole folder, of a partition's folder at any depth, or of one of its files, reads as the same path given locally (r25b: a folder by URI was read as a file)"
+    cols,p = folder
+    (tmp_path/'empty').mkdir()
+    names = [p, tmp_path/'empty', *sorted({q.parent for q in p.rglob('*.parquet')} | {q for q in p.glob('*') if q.is_dir()}), *sorted(p.rglob('*.parquet'))]
+    for q in names:
+        assert read_parquet('file://' + str(q)).equals(read_parquet(q)), q
+    flt = [(cols[0], '=', read_parquet(p)[cols[0]][0].as_py())]
+    assert read_parquet('file://' + str(p), filters=flt).equals(read_parquet(p, filters=flt))
+
 @pytest.mark.parametrize('stray', ['a_fix.parquet', 'zz.parquet', 'extra/x.parquet', 'extra/msg/x.parquet'])
 def test_a_file_outside_the_partition_folders_is_refused_by_name(tmp_path, stray):
     "One of our tables copied beside the partitions (or deeper): refused naming it, whatever its name sorts as; never its rows with a null partition column"

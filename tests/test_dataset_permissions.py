@@ -124,3 +124,34 @@ def test_a_new_export_is_made_where_the_filesystem_has_no_hard_links(src, tmp_pa
         paths2jsonl(src, tmp_path/'n.jsonl', workers=0)
     assert (tmp_path/'n.jsonl').read_text()=='theirs'
     assert not [n for n in os.listdir(tmp_path) if n.endswith('.tmp')]
+
+@pytest.mark.parametrize('when', ['sigterm-in-rename', 'ctrl-c-as-created', 'forced-writer-meanwhile'])
+def test_a_stopped_export_without_hard_links_leaves_no_empty_file(src, tmp_path, when):
+    "Without hard links, SIGTERM while the complete file is renamed over the placeholder, or Ctrl-C as its create returns, leaves no empty file as the export (it read as a valid empty one, and blocked the next); a forced writer's export that replaced the placeholder is kept (r25b)"
+    code = '''
+import errno, os, signal, sys
+from dialog.dataset import paths2jsonl
+src, out, when = sys.argv[1:]
+def refused(*a, **k): raise OSError(errno.EPERM, 'Operation not permitted')
+os.link = refused
+real_open, real_replace = os.open, os.replace
+def opened(p, fl, *a, **k):  # a Ctrl-C pending as the placeholder's create returns
+    fd = real_open(p, fl, *a, **k)
+    if str(p)==out and fl & os.O_EXCL and when=='ctrl-c-as-created': raise KeyboardInterrupt
+    return fd
+def replaced(a, b, **k):  # on a FUSE mount the rename copies: the signal lands meanwhile
+    if str(b)==out and when=='sigterm-in-rename': os.kill(os.getpid(), signal.SIGTERM)
+    if str(b)==out and when=='forced-writer-meanwhile':
+        with open(out, 'w') as f: f.write('theirs')
+        raise KeyboardInterrupt
+    return real_replace(a, b, **k)
+os.open, os.replace = opened, replaced
+paths2jsonl(src, out, workers=0)
+'''
+    out = str(tmp_path/'out.jsonl')
+    r = subprocess.run([sys.executable, '-c', code, str(src), out, when], capture_output=True, text=True, env=env, timeout=120)
+    # (SIGTERM's status as the shell shows it; an uncaught Ctrl-C's is the signal's own)
+    assert r.returncode==(143 if when=='sigterm-in-rename' else -2), r.stderr[-2000:]
+    if when=='forced-writer-meanwhile': assert Path(out).read_text()=='theirs'
+    else: assert not os.path.exists(out)
+    assert sorted(os.listdir(tmp_path))==sorted(['src'] + (['out.jsonl'] if when=='forced-writer-meanwhile' else []))
