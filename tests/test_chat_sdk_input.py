@@ -204,6 +204,7 @@ def test_results_before_the_next_turn_still_read():
     d = chat2dlg(an)
     assert [m.content for m in d.messages] == ['q', 'and now?'] and '"R"' in json.dumps(parse_reply(d.messages[0].ai_res))
 
+@pytest.mark.filterwarnings('ignore::UserWarning')  # pydantic's, as the SDK dumps its own parsed object
 def test_openai_sdk_parse_and_stream_helpers_message():
     "The SDK's `parse()` and `stream()` helpers return a message with `parsed` (its content read as the asked format, or None): it was refused as an unsupported key; it is what the content holds, so it is read as the content, and never sent"
     import httpx, openai, pydantic
