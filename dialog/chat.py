@@ -2244,7 +2244,7 @@ def _chk_answered(pending, i):
     "Refuse a call in `pending` still waiting when message `i` starts the person's next turn: no result can follow it there"
     # (every provider refuses a call left unanswered mid-conversation)
     if (c := first(c for cs in pending.values() for c in cs)) is not None:
-        _err(c['idx'], f"tool call {c['id']!r} has no result before message {i} (the next turn): "
+        _err(c['idx'], f"tool call {c['id']!r} has no result before message {i} (the person's next turn): "
                        "a call's result comes before the conversation goes on")
 
 # %% ../nbs/05_chat.ipynb #a332e226
