@@ -322,6 +322,12 @@ def _code_spans(l):
         else: res.append((runs[k][0], runs[j][1])); k = j+1
     return res
 
+def _as_text(l, c, spans, starts):
+    "Is the `<` at column `c` of line `l` text: in one of its code `spans` (which start at `starts`), or escaped (`\\<p>`)?"
+    j = c
+    while j and l[j-1]=='\\': j -= 1
+    return bool((k := bisect.bisect_right(starts, c)) and c<spans[k-1][1] or (c-j)%2)
+
 def _html_tags(l, in_div=True):
     "The tags of line `l`, outside its code spans, that matter to Pandoc's divs, as `(col, name, closer, col of its >)`"
     # `<div>` and `</div>`, and in a div (`in_div`) Pandoc's block-level tags; self-closing ones (`<hr/>`) left out
@@ -332,10 +338,7 @@ def _html_tags(l, in_div=True):
         if not t[4] or t[3].endswith('/'): continue # no `>` left on the line (no tag), or self-closing
         n,c = t[2].lower(),t.start()
         if n!='div' and not (in_div and n in (_pd_line if c==ind<4 else _pd_mid)): continue
-        j = c
-        while j and l[j-1]=='\\': j -= 1
-        # in a code span, or escaped (`\\<p>` is text)
-        if (k := bisect.bisect_right(starts, c)) and c<spans[k-1][1] or (c-j)%2: continue
+        if _as_text(l, c, spans, starts): continue
         res.append((c, n, bool(t[1]), t.end()-1))
     return res
 
@@ -362,11 +365,10 @@ def _open_inline(l, i):
     # Pandoc reads such raw HTML on to its end marker, over blank lines, fences and div ends; CommonMark stops at a
     # blank line: its `<` is made text, so both read what follows alike
     spans,res,pos = _code_spans(l) if '`' in l else [],[],0
+    starts = [a for a,_ in spans]
     while t := _re_html_tok.search(l, pos):
         c,pos = t.start(),t.end()
-        j = c
-        while j and l[j-1]=='\\': j -= 1
-        if not t[3] or (c-j)%2 or any(a<=c<b for a,b in spans): continue  # a tag (`<pre>`), escaped, or code
+        if not t[3] or _as_text(l, c, spans, starts): continue  # a tag (`<pre>`), escaped, or code
         if (k := l.find(end := _inner_ends.get(t[3].lower(), '>'), pos))<0: res.append((i, c)); break
         pos = k+len(end)
     return res
@@ -428,7 +430,7 @@ def _scan(lines, in_div=True):
             raw += [(i-1, t.start()) for t in _re_raw_div.finditer(l) if t[1]] + ([(i-1, m.start(1))] if m else [])
             continue
         if m and m[2].strip(): fences.append(i-1)
-        if '<' in l: raw += [p for p in _open_inline(l, i-1) if p not in raw[-1:]]  # (a `<?` line's, made text already)
+        if '<' in l: raw += _open_inline(l, i-1)
         toks = [(':', m.start(1), not m[2].strip())] if m else []
         for col,n,closer,gt in _html_tags(l, in_div):
             if n not in _void: toks.append((n, col, closer))
@@ -455,7 +457,8 @@ def _fence_safe(body, in_div=True):
     blocks,bad,fences,raw,slash = _scan(lines, in_div)
     # a code block left open is closed, so it can't swallow what follows
     if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1])
-    fixes = [(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in raw] + [(i, c, _slash) for i,c in slash]
+    # each place changed once (a `<?` line's opening is made text by two rules: the line's, and one left open inline)
+    fixes = [(i, c, _esc) for i,c in set(bad)] + [(i, c, _ent) for i,c in set(raw)] + [(i, c, _slash) for i,c in slash]
     # last first: each change leaves the places before it
     for i,col,f in sorted(fixes, reverse=True): lines[i] = f(lines[i], col)
     esc = {i for i,_ in bad}

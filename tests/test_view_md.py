@@ -273,3 +273,9 @@ def test_an_inline_comment_left_open_hides_nothing(reply, fenced):
     md = dlg2md(_two(reply), fenced=fenced)
     assert _pandoc_top(md) == _want and _mdit_divs(md, fenced) == ['prompt', 'reply']*2
     assert '&lt;' in md
+
+@pytest.mark.parametrize('reply', ['x `<!--` y\n```\nz\n```\n', 'x \\<!-- y\n```\nz\n```\n'])
+def test_an_inline_comment_in_code_or_escaped_is_left_as_written(reply):
+    "`<!--` in a code span, or after a backslash, is text already: not made text again (it would show `&lt;`)"
+    md = msg2md(Message('q', msg_type=sprompt, output=reply))
+    assert '&lt;' not in md and reply.split('\n')[0] in md
