@@ -266,6 +266,7 @@ _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the 
 _kind1 = ('pre', 'script', 'style', 'textarea')
 _re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<(!--|\?|!\[CDATA\[|![A-Za-z])', re.I)
 _inner_ends = {'!--': '-->', '?': '?>', '![cdata[': ']]>'} # else `>` (`<!X`)
+_re_tagged = re.compile(r' {0,3}<') # a line that may open an HTML block
 _re_end_tag = re.compile(r'</(pre|script|style|textarea)\b', re.I)
 _re_raw_div = re.compile(r'</?div\b[^>]*(>|$)', re.I) # in raw HTML no code span hides a tag
 
@@ -386,6 +387,18 @@ def _stuck(html, i, last, closes, spent=False):
     return last[html.end]<i if html.end else any(n>closes[k][i] for k,n in html.counts.items())
 
 
+# %% ../nbs/04_view.ipynb #5d1c2e07
+def _div_toks(l, m, in_div=True):
+    "The div fence (`m`: line `l`'s `_re_colons` match) and tags of line `l`, outside raw HTML: `(toks, voids)`"
+    # toks: `(name, col, closer)` of the fence (':') and each tag that opens or closes a block
+    # voids: the `>` of each void tag (`<hr>`) that opens, to write self-closing
+    toks,voids = [(':', m.start(1), not m[2].strip())] if m else [],[]
+    for col,n,closer,gt in _html_tags(l, in_div):
+        if n not in _void: toks.append((n, col, closer))
+        # `<hr>` as `<hr/>`: the same to a browser, and no block left open to Pandoc
+        elif not closer: voids.append(gt)
+    return toks,voids
+
 # %% ../nbs/04_view.ipynb #46acaddb
 def _scan(lines, in_div=True):
     "What in `lines` must be closed, escaped or made text: `(blocks, stray, fences, raw, slash)`"
@@ -395,12 +408,15 @@ def _scan(lines, in_div=True):
     # raw: what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`),
     #   the `<` opening a `<?`, `<![CDATA[` or `<!X` block
     # slash: the `>` of each void tag to write self-closing (`<hr>`, in a div)
+    # opened: the lines opening a raw HTML block that may follow a paragraph (a blank line goes before each)
     # The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows),
     # and what follows it read again.
     last,closes = _marks(lines)
     # `opens`: one stack for divs of both kinds and block tags: Pandoc nests them together
-    blocks,opens,stray,code,fences,html,raw,slash = [],[],[],None,[],None,[],[]
-    i,snap = 0,0 # the line read; how many of `raw` came before the raw HTML block open
+    blocks,opens,stray,code,fences,html,raw,slash,opened = [],[],[],None,[],None,[],[],[]
+    # the line read; how many of `raw` came before the raw HTML block open, and `tagged` then: a line since the last
+    # blank one starts with a tag, which may open an HTML block that only a blank line ends (CommonMark's kinds 6 and 7)
+    i,snap,tagged,was = 0,0,False,False
     left = len(lines) + _reread_min # the lines that may yet be read again
     while i<len(lines) or html:
         # it can't close: its end marker is on no line left, or fewer of some end tag are left than it needs
@@ -408,6 +424,8 @@ def _scan(lines, in_div=True):
             left -= i-html.at[0]
             (i,col),html = html.at,None
             lines[i] = _esc(lines[i], col); del raw[snap:] # nothing else changed since it opened: read on from there
+            if opened and opened[-1]==i: opened.pop() # (the last: no block opens in one)
+            tagged = was
             continue
         l,i = lines[i],i+1
         if code:
@@ -417,12 +435,15 @@ def _scan(lines, in_div=True):
             continue
         if html: inraw,html = True,_html_in(l, html) # raw HTML: no code fence opens in it
         elif (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
-            code = m[1]; blocks.append([i-1, None]); continue
+            code,tagged = m[1],False; blocks.append([i-1, None]); continue
         # `<?`, `<![CDATA[`, `<!X`: after a `<?` block Pandoc ends no div, and the others aren't raw HTML to it,
         # so it may see a `<pre>` in them: the `<` is made text
         elif (m := _re_html_open.match(l)) and in_div and not (m[1] or m[2]):
             inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
-        else: inraw,html,snap = bool(m),_html_open(l, i-1),len(raw)
+        else:
+            inraw,html,snap,was = bool(m),_html_open(l, i-1),len(raw),tagged
+            if m and not tagged: opened.append(i-1)
+        tagged = bool(l.strip()) and (tagged or bool(_re_tagged.match(l)))
         m = _re_colons.fullmatch(l)
         # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there):
         # made text for both
@@ -431,16 +452,13 @@ def _scan(lines, in_div=True):
             continue
         if m and m[2].strip(): fences.append(i-1)
         if '<' in l: raw += _open_inline(l, i-1)
-        toks = [(':', m.start(1), not m[2].strip())] if m else []
-        for col,n,closer,gt in _html_tags(l, in_div):
-            if n not in _void: toks.append((n, col, closer))
-            # `<hr>` as `<hr/>`: the same to a browser, and no block left open to Pandoc
-            elif not closer: slash.append((i-1, gt))
+        toks,voids = _div_toks(l, m, in_div)
+        slash += [(i-1, gt) for gt in voids]
         for k,col,closer in toks:
             if not closer: opens.append((k, i-1, col))
             elif opens and opens[-1][0]==k: opens.pop()
             elif k in (':', 'div'): stray.append((i-1, col)) # another end tag with no partner is harmless to both
-    return blocks,stray+[(i, col) for _,i,col in opens],fences,raw,slash
+    return blocks,stray+[(i, col) for _,i,col in opens],fences,raw,slash,opened
 
 # %% ../nbs/04_view.ipynb #89b71238
 def _fence_safe(body, in_div=True):
@@ -451,10 +469,10 @@ def _fence_safe(body, in_div=True):
     # - a div tag or fence in raw HTML written `&lt;div>` or `&#58;::`;
     # - in a div: the `<` opening a `<?`, `<![CDATA[` or `<!X` block written `&lt;`, each of Pandoc's block-level tags
     #   that has no end tag escaped, and each void one written self-closing (`<hr/>`);
-    # - a blank line before each code block and div fence (Pandoc wants one).
+    # - a blank line before each code block, div fence and raw HTML block (Pandoc wants one).
     # a CR, alone or before a LF, ends a line to CommonMark (Pandoc drops a lone one): read and written as a LF
     lines = re.sub(r'\r\n?', '\n', body).split('\n')
-    blocks,bad,fences,raw,slash = _scan(lines, in_div)
+    blocks,bad,fences,raw,slash,opened = _scan(lines, in_div)
     # a code block left open is closed, so it can't swallow what follows
     if blocks and blocks[-1][1] is None: lines.append(_re_code_fence.match(lines[blocks[-1][0]])[1])
     # each place changed once (a `<?` line's opening is made text by two rules: the line's, and one left open inline)
@@ -462,8 +480,10 @@ def _fence_safe(body, in_div=True):
     # last first: each change leaves the places before it
     for i,col,f in sorted(fixes, reverse=True): lines[i] = f(lines[i], col)
     esc = {i for i,_ in bad}
-    for i in sorted({i for i,_ in blocks} | (set(fences)-esc), reverse=True):
-        if i and lines[i-1].strip(): lines.insert(i, '') # CommonMark lets a fence interrupt a paragraph; Pandoc doesn't
+    for i in sorted({i for i,_ in blocks} | (set(fences)-esc) | set(opened), reverse=True):
+        # CommonMark lets a fence or a raw HTML block interrupt a paragraph; Pandoc doesn't (it reads `<style>` on in
+        # the paragraph, where a `<hr>` line then opens a block its div's end can't close)
+        if i and lines[i-1].strip(): lines.insert(i, '')
     return '\n'.join(lines)
 
 def _div(cls, body, fenced=True):

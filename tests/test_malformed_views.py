@@ -4,6 +4,7 @@ from dialog.core import *
 from dialog.view import msg2md, msg2xml, dlg2md
 from dialog.chat import dlg2chat
 import dialog.view # Dialog.find_msgs
+import dialog.skill # Message.lnhashview
 from malformed_cases import malformed, kinds
 
 _bad = [([dict(output_type='stream', name='stdout', text=['a', 1])], 'item 1 is not a string'),

@@ -178,6 +178,26 @@ _want = [['prompt'], ['reply']]*2
 def test_pandoc_block_tags_left_open(reply, fenced):
     assert _pandoc_top(dlg2md(_two(reply), fenced=fenced)) == _want
 
+# A raw HTML block (`<style>`, `<pre>`, `<!--`) may interrupt a paragraph in CommonMark, not in Pandoc: there `<style>` is
+# read on in the paragraph, and a `<hr>` line in it opens a block the reply's end can't close. A blank line goes before it,
+# but not where a tag line since the last blank one may have opened an HTML block only a blank line ends (CommonMark's
+# kinds 6 and 7): the blank line would end that block early, and the lines after it read otherwise
+@pytest.mark.parametrize('reply', ['::: details\n<style>\n<hr>\n</style>\n', 'x\n<style>\n<hr>\n</style>\n', 'x\n<pre>\n<hr>\n</pre>\n',
+                                   '</style>\n</script>\n<pre>\n<style>\n</pre>\n```python\n</style>\n<hr>\n-->\n</div>\n</pre>\n\n```\n',
+                                   '<div>\nx\n<pre>\n:::\n</pre>\n'])
+@pytest.mark.parametrize('fenced', [True, False])
+def test_raw_html_after_a_paragraph(reply, fenced):
+    md = dlg2md(_two(reply), fenced=fenced)
+    assert _pandoc_top(md) == _want
+    assert _mdit_divs(md, fenced) == ['prompt', 'reply']*2
+
+def test_raw_html_blank_line_only_after_a_paragraph():
+    "The blank line goes before a raw HTML block after a paragraph line, not after a tag line (nor at the reply's start)"
+    body = lambda r: msg2md(Message('q', msg_type=sprompt, output=r)).split('::: reply\n')[1]
+    assert body('x\n<style>\ny\n</style>\n').startswith('x\n\n<style>\n')
+    assert body('<b>x</b>\n<style>\ny\n</style>\n').startswith('<b>x</b>\n<style>\n')
+    assert body('<style>\ny\n</style>\n').startswith('<style>\n')
+
 @pytest.mark.parametrize('fenced', [True, False])
 @pytest.mark.parametrize('reply', ['```\r\ncode\r\n', '```python\r\nx\r\n', 'a\r\n```\r\n'])
 def test_crlf_code_fence_left_open(reply, fenced):
