@@ -23,7 +23,7 @@ from .nbjson import gc_paused
 from contextlib import contextmanager
 from datetime import datetime, timezone, timedelta
 from urllib.parse import quote
-import copy, errno, hashlib, json, math, os, stat, threading, time, weakref
+import copy, errno, hashlib, json, math, os, shutil, stat, tempfile, threading, time, weakref
 try: import fcntl
 except ImportError: fcntl = None # no `flock` (Windows): one writing process at a time
 # so that code that checks for narrator's class (Tyler's `Agent(thread_store=...)`) takes ours
@@ -53,14 +53,24 @@ def _summary(t):
 _hash = bytes_digest # one rule with `file_digest`, from `dialog.ipynb`
 
 # %% ../nbs/11_threadstore.ipynb #343ae3ac
+def _store_path(store, path):
+    "The absolute folder of `store` given `path`; None: a new temporary folder, removed with the store"
+    # narrator's `ThreadStore()` keeps its threads in memory, gone with the process: so are these, on disk meanwhile
+    if path is None:
+        path = tempfile.mkdtemp(prefix='dialog-threads-')
+        weakref.finalize(store, shutil.rmtree, path, ignore_errors=True)
+    elif '://' in str(path):
+        raise ValueError(f'{shown_name(path)} is a database URL: this store keeps its threads in a folder of dialog files; give the folder')
+    return Path(os.path.abspath(Path(path).expanduser()))
+
 class DialogThreadStore(_NarratorStore):
     "narrator's `ThreadStore` over a folder of dialog files: one thread per file, found through an index beside them"
     index_name,lock_name = '.dialog-threads.jsonl','.dialog-threads.lock'
     def __init__(self,
-                 path, # The folder that holds the threads' files; made when missing
+                 path=None, # The folder that holds the threads' files; made when missing. None: a new temporary one
                  thread_cls=None, # The class of the threads returned; default `dialog.thread.Thread`
                  recheck:float=1.0): # Seconds a listing may trust the index without checking files (0: always check)
-        self.path = Path(os.path.abspath(Path(path).expanduser()))
+        self.path = _store_path(self, path)
         self._real = os.path.realpath(self.path) # the folder as every store object on it names it: see `_given`
         self.thread_cls,self.recheck = thread_cls or Thread,recheck
         self._cls = self.thread_cls if issubclass(self.thread_cls, Thread) else Thread # the class files are read as
@@ -106,7 +116,7 @@ async def _ensure_initialized(self:DialogThreadStore): self._init()
 # %% ../nbs/11_threadstore.ipynb #3d41a160
 @patch(cls_method=True)
 async def create(cls:DialogThreadStore,
-                 path, # The folder that holds the threads' files
+                 path=None, # The folder that holds the threads' files; None: a new temporary one
                  thread_cls=None): # The class of the threads returned; default `dialog.thread.Thread`
     "A store over folder `path`, initialized (narrator's factory)"
     s = cls(path, thread_cls)

@@ -305,3 +305,13 @@ def test_a_zip_is_typed_by_what_it_holds(fn, files, mt, tmp_path, monkeypatch):
     def got(mod):
         a = mod.Attachment(filename=fn, content=data); run(a.process_and_store(AnyStore())); return a.mime_type
     assert got(ours)==got(narrator)
+
+def test_filestore_create_is_narrators_factory():
+    "`await FileStore.create()`, narrator's documented way in (its README's file examples start with it), gives a store"
+    from dialog.thread import FileStore
+    fs = run(FileStore.create())
+    assert isinstance(fs, DialogFileStore)
+    a = Attachment(filename='notes.txt', content=b'hello')
+    m = Message(role='user', content="Here's a document"); m.add_attachment(a)
+    run(a.process_and_store(fs))
+    assert run(fs.get(a.file_id))==b'hello'

@@ -740,3 +740,23 @@ def test_each_file_is_read_once_for_its_entry_and_thread(tmp_path, monkeypatch):
     assert sorted(opened)==['t0.ipynb', 't1.ipynb', 't2.ipynb'], opened
     e = s2._idmap()['t1']
     assert e['h']==file_digest(tmp_path/e['f'])
+
+def test_a_store_without_a_path_is_kept_in_a_temporary_folder_gone_with_it():
+    "narrator's `ThreadStore()` and `await ThreadStore.create()` (its memory store, Tyler's default): ours keeps the threads in a new temporary folder, removed with the store"
+    from dialog.thread import ThreadStore
+    async def use():
+        s = await ThreadStore.create()
+        t = Thread(title='My Conversation'); t.add_message(Message(role='user', content='Hello!'))
+        await s.save(t)
+        assert (await s.get(t.id)).title=='My Conversation'
+        return s.path,(s.path/thread_fname(t.id)).exists()
+    path,saved = asyncio.run(use())
+    gc.collect()
+    assert saved and not path.exists()
+    a,b = ThreadStore(),ThreadStore()
+    assert a.path!=b.path and a.path.is_dir() # each its own
+    p = a.path; del a; gc.collect()
+    assert not p.exists() and b.path.is_dir()
+
+def test_a_database_url_is_refused():
+    with pytest.raises(ValueError, match='database URL'): DialogThreadStore('sqlite+aiosqlite:///threads.db')

@@ -71,3 +71,19 @@ def test_tyler_with_a_tool_on_our_store(tmp_path, mocked_model):
         ours = asyncio.run(conversation(DialogThreadStore(tmp_path, thread_cls=narrator.Thread), [lookup_order]))
     assert ours==theirs
     assert [(m['role'], m['content']) for m in ours[2]['messages']][:4]==[('user', 'Where is my order?'), ('assistant', 'checking'), ('tool', 'order 42: shipped'), ('assistant', 'answer to 4 messages')]
+
+def test_tyler_agent_without_a_store(monkeypatch, mocked_model):
+    "Tyler's `Agent()` given no store makes narrator's `ThreadStore()`: with narrator's names ours (the one-line switch), it is ours, kept in a temporary folder"
+    import dialog.thread as dt
+    for mod in [m for k,m in sys.modules.items() if k.split('.')[0]=='tyler']: # where Tyler took its own names at import
+        for n in ('Thread', 'Message', 'Attachment', 'ThreadStore', 'FileStore'):
+            if getattr(mod, n, None) is getattr(narrator, n): monkeypatch.setattr(mod, n, getattr(dt, n))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        agent = tyler.Agent(model_name='gpt-4.1', purpose='test')
+        store = agent.thread_store
+        assert isinstance(store, DialogThreadStore) and store.path.is_dir()
+        t = dt.Thread(id='conv-2'); t.add_message(dt.Message(role='user', content='Hi'))
+        asyncio.run(store.save(t))
+        r = asyncio.run(agent.run('conv-2'))
+    assert [m.content for m in r.thread.messages]==['Hi', 'answer to 2 messages']
