@@ -62,6 +62,10 @@ def _by_model(x):
 
 def _said(x): return _typ(x)=='message' and x.get('role')=='assistant' # an assistant message item
 
+def _rs_kept(x):
+    "Whether item `x` holds state only Responses reads, kept with its turn: reasoning, or an assistant message's `phase`"
+    return _typ(x)=='reasoning' or _said(x) and bool(x.get('phase'))
+
 def _rs_group(items):
     "Items as `(index, message)`"
     res,run = [],None
@@ -285,9 +289,9 @@ def _rs_plain_run(run, items, sends, made):
     "Add a run's pieces to a reply's `items` as the hub places them (each's sending to `sends`, its calls to `made`)"
     calls,tail,state = [],[],False
     for x in run:
-        t = x['type']
+        t,state = x['type'],state or _rs_kept(x)
         if t=='reasoning':
-            s,state = x.get('summary') or [],True
+            s = x.get('summary') or []
             if type(s) is not list: return None
             txt = '\n\n'.join([p['text'] for p in s if type(p) is dict and type(p.get('text')) is str])
             if not txt.strip(): continue
@@ -463,7 +467,7 @@ def _rs_calls(ms):
 
 def _rs_user(parts, m): return [dict(role='user', content=kit.content(parts, _rs_part))]
 def _rs_with_state(msg, seg): return [x for x in msg['items'] if _typ(x)=='reasoning'] + seg
-def _rs_state(m): return any(_typ(x)=='reasoning' for x in m.get('items') or ())
+def _rs_state(m): return any(map(_rs_kept, m.get('items') or ()))
 
 # call ids, images and requests as OpenAI's Chat Completions take them
 register_codec(Codec('responses', _rs_user, _rs_reply, _rs_calls, lambda msg, res: msg['items'] + res, _rs_with_state,

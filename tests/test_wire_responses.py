@@ -179,6 +179,22 @@ def test_a_tool_search_openai_ran_goes_back_verbatim():
     _ta.validate_python(sent)
     assert sent == h
 
+def said(i, text, phase):
+    return {'type': 'message', 'id': f'msg_{i}', 'role': 'assistant', 'status': 'completed', 'phase': phase,
+            'content': [{'type': 'output_text', 'text': text, 'annotations': []}]}
+
+def test_an_assistant_messages_phase_goes_back():
+    "An assistant message's `phase` (commentary, final_answer), which OpenAI asks be resent on every assistant message, is kept with its turn and goes back on it, through a file and the real client, without reasoning items beside it (it was dropped); never to another provider"
+    h = [{'role': 'user', 'content': 'Fix the failing test'}, said(1, 'Let me look at the test file first.', 'commentary'),
+         {'type': 'function_call', 'id': 'fc_1', 'call_id': 'call_1', 'name': 'read', 'arguments': '{"p":"t.py"}', 'status': 'completed'},
+         {'type': 'function_call_output', 'call_id': 'call_1', 'output': 'assert 1 == 2'},
+         said(2, 'Fixed: the assertion was wrong.', 'final_answer'), {'role': 'user', 'content': 'Thanks, now run it'}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    items, body, _ = RProvider().send(d)
+    assert [x.get('phase') for x in items if x.get('role')=='assistant'] == ['commentary', 'final_answer']
+    assert items == h
+    assert 'phase' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'anthropic', 'gemini')])
+
 def test_mcp_call_keeps_its_tool_arguments_and_output():
     h = [{'role': 'user', 'content': 'x'}, {'type': 'mcp_call', 'id': 'mcp_1', 'server_label': 'docs', 'name': 'search_docs', 'arguments': '{"q":"dialog"}', 'output': '3 hits'},
          {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'ok'}]}]
