@@ -143,6 +143,10 @@ def _rs_host_call(x, t, j):
     if rest := _rs_rest(x, ('type', 'id', 'call_id', 'status', f, 'actions')): extra['item_rest'] = rest
     return ({'actions': x['actions']} if acts else x.get(f, {})),extra
 
+def _rs_ns(x):
+    "The `namespace` of function or custom tool call item `x` (a namespaced tool's), as its block keeps it: `{}` without"
+    return {'namespace': x['namespace']} if isinstance(x.get('namespace'), str) else {}
+
 def _rs_rest(x, own):
     "The fields of a host-run call's item (or its output's) `x` but those read as their own (`own`), as they came"
     # None: a field it didn't give (an SDK item's `model_dump()` holds every field), which the API takes for none
@@ -168,7 +172,7 @@ def _rs_model(items, i, after=0):
             if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)):
                 kit.err(j, f"a {t} needs a call_id, a name and its {a} as a string")
             args,extra = call_args(x['arguments']) if t=='function_call' else ({'input': x['input']}, {'custom': True})
-            parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra))
+            parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra | _rs_ns(x)))
         elif _host_run(x, t):  # run by the host: its output comes as an item of its own
             args,extra = _rs_host_call(x, t, j)
             parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=args, extra=extra))
@@ -281,7 +285,7 @@ def _rs_plain_call(x):
         args,extra = call_args(a)
     elif all(type(x.get(k)) is str for k in ('call_id', 'name', 'input')): args,extra = {'input': x['input']},{'custom': True}
     else: return None
-    return dict(id=x['call_id'], name=x['name'], args=args, result=None, extra=extra)
+    return dict(id=x['call_id'], name=x['name'], args=args, result=None, extra=extra | _rs_ns(x))
 
 _said_kinds,_user_kinds = ('input_text', 'output_text', 'text'),('input_text', 'text')
 
@@ -397,9 +401,10 @@ def _rs_call(i, p):
     if t=='mcp_approval_request':
         label = {'server_label': e['server_label']} if 'server_label' in e else {}
         return dict(type=t, id=i, name=p['name'], arguments=kit.args_json(p)) | label
+    ns = _rs_ns(e)  # a namespaced tool's, as its block keeps it
     if p['extra'].get('custom') and isinstance(p['args'].get('input'), str) and len(p['args'])==1:
-        return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input'])
-    return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p))
+        return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input']) | ns
+    return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p)) | ns
 
 def _rs_output(c, p):
     "The item answering call item `c` (of part `p`)"

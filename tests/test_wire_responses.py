@@ -195,6 +195,24 @@ def test_an_assistant_messages_phase_goes_back():
     assert items == h
     assert 'phase' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'anthropic', 'gemini')])
 
+@pytest.mark.parametrize('fast', [True, False])
+def test_a_namespaced_calls_namespace_goes_back(fast):
+    "A function or custom tool call's `namespace` (a namespaced tool's, as tool search hands them out) is kept in its block and goes back on the call, through a file, by either reading (it went back as a bare name); never to another provider"
+    fc = {'type': 'function_call', 'call_id': 'call_1', 'name': 'search_issues', 'namespace': 'github', 'arguments': '{"q":"crash on start"}'}
+    cc = {'type': 'custom_tool_call', 'call_id': 'call_2', 'name': 'grep', 'namespace': 'repo', 'input': 'crash'}
+    h = [{'role': 'user', 'content': 'Any open crash reports?'}, fc, cc,
+         {'type': 'function_call_output', 'call_id': 'call_1', 'output': '#12 Crash on start'}, {'type': 'custom_tool_call_output', 'call_id': 'call_2', 'output': 'a.py'},
+         {'role': 'assistant', 'content': 'One: #12.'}, {'role': 'user', 'content': 'Close it'}]
+    import dialog.responses  # registers its codec, whose fast reading this switches off
+    cd = codecs['responses']; keep = cd.fast
+    if not fast: cd.fast = None
+    try: d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    finally: cd.fast = keep
+    assert [p['extra'].get('namespace') for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool'] == ['github', 'repo']
+    items, body, _ = RProvider().send(d)
+    assert items == h
+    assert 'github' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'anthropic', 'gemini')])
+
 def test_mcp_call_keeps_its_tool_arguments_and_output():
     h = [{'role': 'user', 'content': 'x'}, {'type': 'mcp_call', 'id': 'mcp_1', 'server_label': 'docs', 'name': 'search_docs', 'arguments': '{"q":"dialog"}', 'output': '3 hits'},
          {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'ok'}]}]
