@@ -30,15 +30,26 @@ from .chat import img_mimes, file_mimes, result_image
 import json
 
 # %% ../nbs/06_responses.ipynb #4fa1c4ff
-# calls of tools the host runs (computer use, Codex's local shell, the shell tool): paired with outputs by `call_id`, as
-# a function's are
-_client_calls = ('computer_call', 'local_shell_call', 'shell_call')
+# calls of tools the host runs (computer use, Codex's local shell, the shell tool, apply_patch, a tool search the client
+# runs): paired with outputs by `call_id`, as a function's are; each item's field holding its arguments, and its
+# output's type and the field holding the output
+_host_calls = {'computer_call': ('action', 'computer_call_output', 'output'),
+               'local_shell_call': ('action', 'local_shell_call_output', 'output'),
+               'shell_call': ('action', 'shell_call_output', 'output'),
+               'apply_patch_call': ('operation', 'apply_patch_call_output', 'output'),
+               'tool_search_call': ('arguments', 'tool_search_output', 'tools')}
+_client_calls = tuple(t for t in _host_calls if t!='tool_search_call')  # always the host's (a tool search: `_host_run`)
 # the items that answer the model's calls
-_outputs = ('function_call_output', 'custom_tool_call_output', *(t+'_output' for t in _client_calls))
+_outputs = ('function_call_output', 'custom_tool_call_output', *(o for _,o,_ in _host_calls.values()))
+_out_field = {o:f for _,o,f in _host_calls.values()}
 
-# items OpenAI's side writes that are no `*_call`: an MCP server's tool list, and an MCP call waiting for the host's
-# approval
-_server_items = ('mcp_list_tools', 'mcp_approval_request')
+# items OpenAI's side writes that are no `*_call`: an MCP server's tool list, an MCP call waiting for the host's
+# approval, and the tools a tool search OpenAI ran found
+_server_items = ('mcp_list_tools', 'mcp_approval_request', 'tool_search_output')
+
+def _host_run(x, t):
+    "Whether item `x` of type `t` is a call the host runs: a tool search only when the client runs it"
+    return t in _client_calls or t=='tool_search_call' and x.get('execution')=='client'
 
 def _typ(x): return x.get('type', 'message') if isinstance(x, dict) else None # an input message may leave out its type
 
@@ -46,9 +57,14 @@ def _by_model(x):
     "Whether item `x` is one the model wrote"
     t = _typ(x)
     if t=='message' and x.get('role')=='assistant' or t=='reasoning': return True
+    if t=='tool_search_output': return x.get('execution')!='client'  # the client's answers its call
     return isinstance(t, str) and (t.endswith('_call') or t in _server_items)
 
 def _said(x): return _typ(x)=='message' and x.get('role')=='assistant' # an assistant message item
+
+def _rs_kept(x):
+    "Whether item `x` holds state only Responses reads, kept with its turn: reasoning, or an assistant message's `phase`"
+    return _typ(x)=='reasoning' or _said(x) and bool(x.get('phase'))
 
 def _rs_group(items):
     "Items as `(index, message)`"
@@ -117,13 +133,19 @@ def _rs_host_call(x, t, j):
     "`(args, extra)` of item `x` (index `j`), a call of type `t` the host runs"
     # its step (`action`), or its steps (`actions`: the GA computer tool's batch) when it has no `action` (an SDK
     # item's `model_dump()` holds both, the other None)
-    acts = x.get('actions') is not None and x.get('action') is None
-    if not (isinstance(x.get('call_id'), str) and (isinstance(x['actions'], list) if acts else isinstance(x.get('action', {}), dict))):
-        kit.err(j, f'a {t} needs a call_id and an action object (or a list of actions)')
+    f = _host_calls[t][0]  # `action`; an apply_patch's `operation`, a tool search's `arguments`
+    acts = f=='action' and x.get('actions') is not None and x.get('action') is None
+    if not (isinstance(x.get('call_id'), str) and (isinstance(x['actions'], list) if acts else isinstance(x.get(f, {}), dict))):
+        what = 'an action object (or a list of actions)' if f=='action' else f'an {f} object'
+        kit.err(j, f'a {t} needs a call_id and {what}')
     extra = {'item': t} | ({'item_id': x['id']} if isinstance(x.get('id'), str) else {}) | ({'actions': True} if acts else {})
     # the rest of the item (a computer call's `pending_safety_checks`), to go back as it came
-    if rest := _rs_rest(x, ('type', 'id', 'call_id', 'status', 'action', 'actions')): extra['item_rest'] = rest
-    return ({'actions': x['actions']} if acts else x.get('action', {})),extra
+    if rest := _rs_rest(x, ('type', 'id', 'call_id', 'status', f, 'actions')): extra['item_rest'] = rest
+    return ({'actions': x['actions']} if acts else x.get(f, {})),extra
+
+def _rs_ns(x):
+    "The `namespace` of function or custom tool call item `x` (a namespaced tool's), as its block keeps it: `{}` without"
+    return {'namespace': x['namespace']} if isinstance(x.get('namespace'), str) else {}
 
 def _rs_rest(x, own):
     "The fields of a host-run call's item (or its output's) `x` but those read as their own (`own`), as they came"
@@ -150,8 +172,8 @@ def _rs_model(items, i, after=0):
             if not all(isinstance(x.get(k), str) for k in ('call_id', 'name', a)):
                 kit.err(j, f"a {t} needs a call_id, a name and its {a} as a string")
             args,extra = call_args(x['arguments']) if t=='function_call' else ({'input': x['input']}, {'custom': True})
-            parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra))
-        elif t in _client_calls:  # run by the host: its output comes as an item of its own
+            parts.append(dict(type='tool', id=x['call_id'], name=x['name'], args=args, extra=extra | _rs_ns(x)))
+        elif _host_run(x, t):  # run by the host: its output comes as an item of its own
             args,extra = _rs_host_call(x, t, j)
             parts.append(dict(type='tool', id=x['call_id'], name=t.removesuffix('_call'), args=args, extra=extra))
         elif t=='mcp_call':  # a remote MCP server OpenAI called: its tool, arguments and output kept
@@ -218,8 +240,10 @@ def _rs_events(m, i, after=0):
     if t in _outputs:
         if not isinstance(m.get('call_id'), str): kit.err(i, f'a {t} without a call_id')
         # the rest of a host-run call's output (a computer call's `acknowledged_safety_checks`), to go back as it came
-        rest = _rs_rest(m, ('type', 'id', 'call_id', 'status', 'output')) if t not in _outputs[:2] else {}
-        o,e = m.get('output', ''),({'output_rest': rest} if rest else {})
+        # (an applied patch's `status` says whether it applied: kept)
+        own = ('type', 'id', 'call_id', f := _out_field.get(t, 'output')) + (() if t=='apply_patch_call_output' else ('status',))
+        rest = _rs_rest(m, own) if t not in _outputs[:2] else {}
+        o,e = m.get(f, ''),({'output_rest': rest} if rest else {})
         # a screenshot, an image read (text spelling an image beside it is that text)
         if (imgs := isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o)):
             o,e = _rs_result_text(o, i, t)
@@ -261,7 +285,7 @@ def _rs_plain_call(x):
         args,extra = call_args(a)
     elif all(type(x.get(k)) is str for k in ('call_id', 'name', 'input')): args,extra = {'input': x['input']},{'custom': True}
     else: return None
-    return dict(id=x['call_id'], name=x['name'], args=args, result=None, extra=extra)
+    return dict(id=x['call_id'], name=x['name'], args=args, result=None, extra=extra | _rs_ns(x))
 
 _said_kinds,_user_kinds = ('input_text', 'output_text', 'text'),('input_text', 'text')
 
@@ -269,9 +293,9 @@ def _rs_plain_run(run, items, sends, made):
     "Add a run's pieces to a reply's `items` as the hub places them (each's sending to `sends`, its calls to `made`)"
     calls,tail,state = [],[],False
     for x in run:
-        t = x['type']
+        t,state = x['type'],state or _rs_kept(x)
         if t=='reasoning':
-            s,state = x.get('summary') or [],True
+            s = x.get('summary') or []
             if type(s) is not list: return None
             txt = '\n\n'.join([p['text'] for p in s if type(p) is dict and type(p.get('text')) is str])
             if not txt.strip(): continue
@@ -368,18 +392,19 @@ def _rs_part(p):
 def _rs_call(i, p):
     "Call part `p` as a `function_call` item with id `i`"
     e = p['extra']
-    if (t := e.get('item')) in _client_calls:
+    if (t := e.get('item')) in _host_calls:
         item_id = {'id': e['item_id']} if 'item_id' in e else {}
         a = p['args']
-        acts = {'actions': a['actions']} if e.get('actions') and list(a)==['actions'] else {'action': a}
+        acts = {'actions': a['actions']} if e.get('actions') and list(a)==['actions'] else {_host_calls[t][0]: a}
         res = dict(type=t, call_id=i) | acts | dict(status='completed') | item_id | (e['item_rest'] if isinstance(e.get('item_rest'), dict) else {})
         return res
     if t=='mcp_approval_request':
         label = {'server_label': e['server_label']} if 'server_label' in e else {}
         return dict(type=t, id=i, name=p['name'], arguments=kit.args_json(p)) | label
+    ns = _rs_ns(e)  # a namespaced tool's, as its block keeps it
     if p['extra'].get('custom') and isinstance(p['args'].get('input'), str) and len(p['args'])==1:
-        return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input'])
-    return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p))
+        return dict(type='custom_tool_call', call_id=i, name=p['name'], input=p['args']['input']) | ns
+    return dict(type='function_call', call_id=i, name=p['name'], arguments=kit.args_json(p)) | ns
 
 def _rs_output(c, p):
     "The item answering call item `c` (of part `p`)"
@@ -400,9 +425,10 @@ def _rs_output(c, p):
         one = e.get('screenshot') and len(ps)==1 and ps[0]['type']=='input_image'
         o = dict(type='computer_screenshot', image_url=ps[0]['image_url']) if one else ps
     # a host-run call's own output type is kept when it came so
-    own = 'function_call_output' if c['type'] in _client_calls else c['type']+'_output'
+    own = 'function_call_output' if c['type'] in _host_calls else c['type']+'_output'
     rest = e['output_rest'] if isinstance(e.get('output_rest'), dict) and e.get('output_type') else {}
-    return dict(type=e.get('output_type') or own, call_id=c['call_id'], output=o) | rest
+    t = e.get('output_type') or own
+    return {'type': t, 'call_id': c['call_id'], _out_field.get(t, 'output'): o} | rest
 
 # %% ../nbs/06_responses.ipynb #8e1573e6
 def _rs_text(t): return dict(type='input_text', text=t)
@@ -446,7 +472,7 @@ def _rs_calls(ms):
 
 def _rs_user(parts, m): return [dict(role='user', content=kit.content(parts, _rs_part))]
 def _rs_with_state(msg, seg): return [x for x in msg['items'] if _typ(x)=='reasoning'] + seg
-def _rs_state(m): return any(_typ(x)=='reasoning' for x in m.get('items') or ())
+def _rs_state(m): return any(map(_rs_kept, m.get('items') or ()))
 
 # call ids, images and requests as OpenAI's Chat Completions take them
 register_codec(Codec('responses', _rs_user, _rs_reply, _rs_calls, lambda msg, res: msg['items'] + res, _rs_with_state,

@@ -140,6 +140,79 @@ def test_host_run_calls_pair_with_their_outputs(k):
     oa = dlg2chat(d, 'openai')
     assert oa[1]['tool_calls'][0]['id'] == 'call_1' and oa[2]['tool_call_id'] == 'call_1'
 
+patch_call = {'type': 'apply_patch_call', 'id': 'apc_1', 'call_id': 'call_p', 'status': 'completed',
+              'operation': {'type': 'update_file', 'path': 'a.py', 'diff': '@@\n-x = 1\n+x = 2\n'}}
+host_loops = {
+ 'apply_patch': [{'role': 'user', 'content': 'Set x to 2 in a.py'}, {'type': 'reasoning', 'id': 'rs_1', 'summary': [], 'encrypted_content': 'ENC1'}, patch_call,
+                 {'type': 'apply_patch_call_output', 'call_id': 'call_p', 'status': 'failed', 'output': 'hunk 1 did not apply'},
+                 {'type': 'reasoning', 'id': 'rs_2', 'summary': [], 'encrypted_content': 'ENC2'},
+                 {'type': 'message', 'id': 'msg_1', 'role': 'assistant', 'status': 'completed', 'content': [{'type': 'output_text', 'text': 'It failed.', 'annotations': []}]}],
+ 'client tool search': [{'role': 'user', 'content': 'Find my issues'},
+                 {'type': 'tool_search_call', 'id': 'tsc_1', 'call_id': 'call_s', 'execution': 'client', 'status': 'completed', 'arguments': {'query': 'github issues'}},
+                 {'type': 'tool_search_output', 'call_id': 'call_s', 'execution': 'client',
+                  'tools': [{'type': 'function', 'name': 'search_issues', 'parameters': {'type': 'object', 'properties': {}}, 'strict': False}]},
+                 {'role': 'assistant', 'content': 'Found the tool.'}]}
+
+@pytest.mark.parametrize('k', list(host_loops))
+def test_apply_patch_and_client_tool_search_are_host_run_calls(k):
+    "An apply_patch_call and a tool_search_call the client runs are the host's calls: read with their outputs by call_id (the output was refused, the call read as a tool OpenAI ran), back to Responses as the same items (an applied patch's status too), a call and its result to other providers"
+    h = host_loops[k]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    p = parse_reply(d.messages[0].ai_res)[0]
+    assert not p['server'] and p['id'] in ('call_p', 'call_s') and p['result'] == ('hunk 1 did not apply' if k=='apply_patch' else json.dumps(h[2]['tools']))
+    assert p['args'] == (patch_call['operation'] if k=='apply_patch' else {'query': 'github issues'})
+    sent = dlg2chat(d, 'responses')
+    _ta.validate_python(sent)
+    assert sent[1:] == h[1:]
+    oa = dlg2chat(d, 'openai')
+    assert [m['role'] for m in oa] == ['user', 'assistant', 'tool', 'assistant'] and oa[2]['tool_call_id'] == p['id']
+
+def test_a_tool_search_openai_ran_goes_back_verbatim():
+    "A tool search OpenAI ran (`execution: \"server\"`): its call and the tools it found are OpenAI's own items, kept and sent back as they came (the output was refused)"
+    h = [{'role': 'user', 'content': 'Find my issues'},
+         {'type': 'tool_search_call', 'id': 'tsc_1', 'execution': 'server', 'status': 'completed', 'arguments': {'query': 'issues'}},
+         {'type': 'tool_search_output', 'id': 'tso_1', 'execution': 'server', 'status': 'completed', 'tools': [{'type': 'function', 'name': 'search_issues', 'parameters': {}, 'strict': False}]},
+         {'role': 'assistant', 'content': 'Found it.'}]
+    d = chat2dlg(h, 'responses')
+    assert all(p['server'] for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool')
+    sent = dlg2chat(d, 'responses')
+    _ta.validate_python(sent)
+    assert sent == h
+
+def said(i, text, phase):
+    return {'type': 'message', 'id': f'msg_{i}', 'role': 'assistant', 'status': 'completed', 'phase': phase,
+            'content': [{'type': 'output_text', 'text': text, 'annotations': []}]}
+
+def test_an_assistant_messages_phase_goes_back():
+    "An assistant message's `phase` (commentary, final_answer), which OpenAI asks be resent on every assistant message, is kept with its turn and goes back on it, through a file and the real client, without reasoning items beside it (it was dropped); never to another provider"
+    h = [{'role': 'user', 'content': 'Fix the failing test'}, said(1, 'Let me look at the test file first.', 'commentary'),
+         {'type': 'function_call', 'id': 'fc_1', 'call_id': 'call_1', 'name': 'read', 'arguments': '{"p":"t.py"}', 'status': 'completed'},
+         {'type': 'function_call_output', 'call_id': 'call_1', 'output': 'assert 1 == 2'},
+         said(2, 'Fixed: the assertion was wrong.', 'final_answer'), {'role': 'user', 'content': 'Thanks, now run it'}]
+    d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    items, body, _ = RProvider().send(d)
+    assert [x.get('phase') for x in items if x.get('role')=='assistant'] == ['commentary', 'final_answer']
+    assert items == h
+    assert 'phase' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'anthropic', 'gemini')])
+
+@pytest.mark.parametrize('fast', [True, False])
+def test_a_namespaced_calls_namespace_goes_back(fast):
+    "A function or custom tool call's `namespace` (a namespaced tool's, as tool search hands them out) is kept in its block and goes back on the call, through a file, by either reading (it went back as a bare name); never to another provider"
+    fc = {'type': 'function_call', 'call_id': 'call_1', 'name': 'search_issues', 'namespace': 'github', 'arguments': '{"q":"crash on start"}'}
+    cc = {'type': 'custom_tool_call', 'call_id': 'call_2', 'name': 'grep', 'namespace': 'repo', 'input': 'crash'}
+    h = [{'role': 'user', 'content': 'Any open crash reports?'}, fc, cc,
+         {'type': 'function_call_output', 'call_id': 'call_1', 'output': '#12 Crash on start'}, {'type': 'custom_tool_call_output', 'call_id': 'call_2', 'output': 'a.py'},
+         {'role': 'assistant', 'content': 'One: #12.'}, {'role': 'user', 'content': 'Close it'}]
+    import dialog.responses  # registers its codec, whose fast reading this switches off
+    cd = codecs['responses']; keep = cd.fast
+    if not fast: cd.fast = None
+    try: d = reads_ipynb(write_ipynb(chat2dlg(h, 'responses')))
+    finally: cd.fast = keep
+    assert [p['extra'].get('namespace') for p in parse_reply(d.messages[0].ai_res) if p['type']=='tool'] == ['github', 'repo']
+    items, body, _ = RProvider().send(d)
+    assert items == h
+    assert 'github' not in json.dumps([dlg2chat(d, f) for f in ('openai', 'anthropic', 'gemini')])
+
 def test_mcp_call_keeps_its_tool_arguments_and_output():
     h = [{'role': 'user', 'content': 'x'}, {'type': 'mcp_call', 'id': 'mcp_1', 'server_label': 'docs', 'name': 'search_docs', 'arguments': '{"q":"dialog"}', 'output': '3 hits'},
          {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'ok'}]}]
