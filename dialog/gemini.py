@@ -94,6 +94,11 @@ def _gm_media(p, i, j):
     "An `inlineData` or `fileData` part as a neutral image part, or an inline PDF or audio as a file part"
     d = p.get('inlineData') or p.get('fileData')
     if not isinstance(d, dict): kit.err(i, f'part {j}: malformed media part')
+    # a part's own settings (`videoMetadata` clipping a video, `mediaResolution`) have no place in a dialog: refused, as the
+    # part would go back without them (the whole video, the default resolution)
+    if more := [k for k,v in p.items() if k not in ('inlineData', 'fileData') and v not in (None, {}, [], '')]:
+        kit.err(i, f"part {j}: a media part's {', '.join(more)} can't be kept in a dialog (it would go back without it): "
+                   'send this part yourself, or leave that out')
     mime = kit.mime(d.get('mimeType'))
     d = dict(d, data=_b64(d.get('data')))
     if 'inlineData' in p and mime in file_mimes: return kit.b64_file(mime, d.get('data'), d.get('displayName'), i, j)

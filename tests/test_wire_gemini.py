@@ -271,3 +271,17 @@ def test_streamed_thinking_reads_as_one_thinking():
     r = d.messages[0].ai_res
     assert r.count('## Thinking')==1 and 'Let me think about what the user wants.' in r and r.endswith('Paris.')
     assert dlg2chat(d, 'gemini')[1]['parts']==[p for ps in chunks for p in ps]
+
+_clip = {'fileData': {'mimeType': 'video/mp4', 'fileUri': 'https://generativelanguage.googleapis.com/v1beta/files/abc123'},
+         'videoMetadata': {'startOffset': '1250s', 'endOffset': '1570s', 'fps': 5}}
+_sharp = {'inlineData': {'mimeType': 'image/png', 'data': base64.b64encode(b'\x89PNG\r\n\x1a\n').decode()}, 'mediaResolution': {'level': 'MEDIA_RESOLUTION_HIGH'}}
+
+@pytest.mark.parametrize('part,key', [(_clip, 'videoMetadata'), (_sharp, 'mediaResolution'),
+                                      (types.Part(file_data=types.FileData(mime_type='video/mp4', file_uri='https://x/f'),
+                                                  video_metadata=types.VideoMetadata(fps=5)), 'video_metadata')])
+def test_a_media_parts_own_settings_are_refused_not_dropped(part, key):
+    "A media part's settings (a video clip, a resolution) have no place in a dialog: refused by name, where they went back without a word (the whole video, the default resolution)"
+    contents = [{'role': 'user', 'parts': [part, {'text': 'What happens here?'}]}]
+    with pytest.raises(ValueError, match=f"message 0: part 0: a media part's {key} can't be kept"): chat2dlg(contents, 'gemini')
+    plain = {k:v for k,v in (part.items() if isinstance(part, dict) else [('fileData', {'mimeType': 'video/mp4', 'fileUri': 'https://x/f'})]) if k in ('inlineData', 'fileData')}
+    assert dlg2chat(chat2dlg([{'role': 'user', 'parts': [plain, {'text': 'q'}]}], 'gemini'), 'gemini')[0]['parts'][0]==plain # without them, as before
