@@ -65,6 +65,12 @@ for _n in 'append extend insert pop remove clear sort reverse __setitem__ __deli
 # %% ../nbs/01_core.ipynb #f1cf8750
 _q = short_repr # quote user data cut short: the error policy above
 
+# %% ../nbs/01_core.ipynb #bf556270
+def _esc(s):
+    "`s` on one inert line: backslashes, newlines, carriage returns and tabs escaped, and every other control or invisible character (`esc_controls`)"
+    return esc_controls(s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t'))
+
+
 # %% ../nbs/01_core.ipynb #aa6293a6
 class Msgs(L):
     "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
@@ -189,7 +195,7 @@ class Dialog:
                  meta=None): # Notebook-level metadata dict, carried verbatim through save/load
         self.name,self.meta,self._messages = name,{} if meta is None else meta,Msgs()
         if messages is not None: self._add(list(messages), 0)
-    def __repr__(self): return '\n'.join([str(self.name)] + ([self.messages.show()] if self.messages else []))
+    def __repr__(self): return '\n'.join([_esc(str(self.name))] + ([self.messages.show()] if self.messages else []))
     def __setstate__(self, d):
         self.__dict__.update(d)
         ref = weakref.ref(self)  # one backlink for all of them, as `_add` makes it
@@ -487,10 +493,6 @@ _ai_res_doc = "The AI's reply held by a prompt message ('' when there is none)"
 Message.ai_res = property(_get_ai_res, _set_ai_res, doc=_ai_res_doc)
 
 # %% ../nbs/01_core.ipynb #b5f62ddd
-def _esc(s):
-    "`s` with backslashes, newlines, carriage returns and tabs escaped, to keep it on one line"
-    return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
-
 def _out_size(outs):
     "Characters of text held by output list `outs`"
     n,seen = 0,set()
@@ -505,9 +507,9 @@ def _out_size(outs):
 
 @patch(as_prop=True)
 def summ(self:Message):
-    "Bounded summary of content and output, for the markdown repr"
+    "Bounded summary of content and output, for the markdown repr, its controls spelled out (`esc_controls`)"
     out = self.ai_res if self.msg_type==sprompt else self.output
-    return truncstr(self.content, 70) + (f' ⇒ {truncstr(str(out), 120)}' if out else '')
+    return esc_controls(truncstr(self.content, 70) + (f' ⇒ {truncstr(str(out), 120)}' if out else ''))
 
 # %% ../nbs/01_core.ipynb #0ec3e270
 @patch
@@ -518,21 +520,24 @@ def _xtras(self:Message):
 
 @patch
 def _repr_markdown_(self:Message):
-    "The summary, then the message's fields as a markdown list"
+    "The summary, then the message's fields as a markdown list, every control and invisible character spelled out"
     d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | self._xtras()
     if self.attachments: d['attachments'] = [a.id for a in self.attachments]
-    return self.summ + '\n\n' + '\n'.join(f'- {k}: {v}' for k,v in sorted(d.items()))
+    return self.summ + '\n\n' + esc_controls('\n'.join(f'- {k}: {v}' for k,v in sorted(d.items())))
 
 Message.__repr__ = Message._repr_markdown_
 
 # %% ../nbs/01_core.ipynb #73cc7f23
+_re_esc_tail = re.compile(r'(\\+)(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?\Z')
+
 def _trunc_esc(s, n):
     "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape"
-    # never between a backslash and the character it escapes
+    # never between a backslash and what it escapes: a character, or the hex digits of `\x1b`, `\u2028`, `\U000e0001`
     res = truncstr(s, n)
     if len(res)==len(s) and res==s: return res
     body = res[:-1]
-    if (len(body)-len(body.rstrip('\\')))%2: body = body[:-1] # an odd run of backslashes at the cut: half an escape
+    # an odd run of backslashes at the cut, perhaps with part of a hex escape after it: half an escape
+    if (m := _re_esc_tail.search(body)) and len(m[1])%2: body = body[:m.end(1)-1]
     return body+'…'
 
 @patch
@@ -541,7 +546,7 @@ def preview(self:Message,
     "Escaped one-line summary of this message, the row format for `Msgs` displays"
     hint = (f' reply({len(self.ai_res)})' if self.msg_type==sprompt and self.output
             else f' out({_out_size(self.output)})' if self.output and isinstance(self.output, list) else '')
-    head = f'{self.id}:{self.msg_type}: '
+    head = _esc(f'{self.id}:{self.msg_type}: ')
     return truncstr(head + _trunc_esc(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
 # %% ../nbs/01_core.ipynb #d92ffd28
