@@ -75,6 +75,9 @@ def _esc(s):
 class Msgs(L):
     "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
     _syncd,_idx,_ids,_dups = -1,None,None,False
+    # renames of any message so far (`Message.id`): an index built before one may file a message under its old id, and
+    # a message a direct edit put in a list has no backlink to say which list holds it
+    _renames = 0
     @property
     def items(self):
         "The messages, as a `_VList` (a list that counts its changes); assigning a list wraps it"
@@ -98,13 +101,13 @@ def show(self:Msgs,
 # %% ../nbs/01_core.ipynb #841a8b2a
 @patch
 def _sync(self:Msgs):
-    "The id → message index, first rebuilt if the list changed since it was built"
+    "The id → message index, first rebuilt if the list changed, or any message was renamed, since it was built"
     its = self._items
-    if self._syncd!=its.ver:
+    if self._syncd!=(now := its.ver+Msgs._renames):  # (both only grow: their sum changes with either)
         self._ids = ids = [getattr(m, 'id', None) for m in its]
         self._idx = dict(zip(reversed(ids), reversed(its)))  # reversed: the first of a duplicate id wins
         self._at = dict(zip(reversed(ids), range(len(ids)-1, -1, -1)))
-        self._dups,self._syncd = len(self._idx)!=len(its),its.ver
+        self._dups,self._syncd = len(self._idx)!=len(its),now
     return self._idx
 
 @patch
@@ -138,7 +141,7 @@ def _pos(self:Msgs, ref, win=256):
 def _put(self:Msgs, pos, ms):
     "Insert messages `ms`, whose ids are new to this list, at `pos`, updating the index in step"
     its = self._items
-    fresh,n = self._syncd==its.ver,len(its)
+    fresh,n = self._syncd==its.ver+Msgs._renames,len(its)  # (`_sync`'s stamp)
     pos = min(pos, n) if pos>=0 else max(0, n+pos)
     its[pos:pos] = ms
     if fresh:
@@ -146,7 +149,7 @@ def _put(self:Msgs, pos, ms):
         self._ids[pos:pos] = ids
         self._idx.update(zip(ids, ms))
         self._at.update(zip(ids, range(pos, pos+len(ids))))
-        self._syncd = its.ver
+        self._syncd = its.ver+Msgs._renames
 
 @patch
 def _cut(self:Msgs, ms):
@@ -159,7 +162,7 @@ def _cut(self:Msgs, ms):
     for m in ms:
         i = self._pos(m)
         del its[i], self._ids[i], idx[m.id], self._at[m.id]
-        self._syncd = its.ver # the index followed this deletion: the next `_pos` must not rebuild it under our feet
+        self._syncd = its.ver+Msgs._renames # the index followed this deletion: the next `_pos` must not rebuild it under our feet
 
 # %% ../nbs/01_core.ipynb #827a95d0
 @patch
@@ -411,7 +414,7 @@ class Message:
 
     @property
     def id(self):
-        "The message id, unique within its dialog; assigning one marks it chosen and re-indexes the dialog"
+        "The message id, unique within its dialog; assigning one marks it chosen, and every `Msgs` index follows it"
         return self._id
     @id.setter
     def id(self, v):
@@ -419,7 +422,7 @@ class Message:
         if (d := self.dlg) is not None and (o := d.messages._by_id(v)) is not None and o is not self:
             raise ValueError(f'dialog {_q(d.name)} already has a message with id {_q(v)}')
         self._id,self._auto_id = v,False
-        if d is not None: d.messages._touch()
+        Msgs._renames += 1  # every list holding it re-indexes at its next lookup (a direct edit's has no backlink)
 
     def __getstate__(self):
         "What a copy or pickle keeps: every attribute but the backlink (a copy is in no dialog yet)"
