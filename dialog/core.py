@@ -468,6 +468,27 @@ def meta_attr(m, # A `Message`, or a `Message` class
     "The attribute `m`'s `meta_attrs` promotes cell metadata `key` to, or None when `key` stays in `meta`"
     return first(a for a,k in m.meta_attrs.items() if k==key)
 
+# %% ../nbs/01_core.ipynb #0a0b1a65
+@patch
+def cell_meta(self:Message):
+    "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out)"
+    meta = self.meta
+    if type(meta) is not dict and not isinstance(meta, dict):
+        raise CellError(f'meta must be a dict, not {type(meta).__name__}')
+    if not self.meta_attrs: return meta
+    promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
+    return meta | promoted if promoted else meta
+
+# %% ../nbs/01_core.ipynb #2384435f
+@patch
+def set_cell_meta(self:Message,
+                  meta:dict): # Cell metadata, promoted keys included
+    "Give this message cell metadata `meta` as reading it would: `meta_attrs` keys promoted to attributes (`cell_meta`'s inverse)"
+    xt = {}
+    self.meta = _promote(self.meta_attrs, meta, xt)
+    for a,v in xt.items(): setattr(self, a, v)
+    return self
+
 # %% ../nbs/01_core.ipynb #44fbe0cb
 def _get_dlg(self):
     "The `Dialog` this message belongs to, or None"
@@ -648,7 +669,7 @@ def msg(self:Dialog,
 def _dup(m, cls):
     "A deep copy of message `m` built as a `cls`, with a fresh id, in no dialog"
     c = copy.deepcopy(m)
-    meta = c.meta | {k:v for a,k in c.meta_attrs.items() if (v := getattr(c, a, None)) is not None}
+    meta = c.cell_meta()  # its promoted attributes as metadata, which `cls` promotes as it declares
     xt = {k:v for k,v in c._xtras().items() if k not in c.meta_attrs}
     return cls(c.content, output=c.output, msg_type=c.msg_type, attachments=c.attachments, meta=meta, **xt)
 
@@ -1073,18 +1094,7 @@ def merge_parts(msgs, # The messages to merge, in order
         d,body = _split_dirs(c)
         dirs |= {k:v for k,v in d.items() if k not in dirs}
         parts.append(body)
-    return e.join(list(dirs.values()) + [join_lines(parts, e*2)]), merge_metas(m.meta for m in msgs)
-
-# %% ../nbs/01_core.ipynb #0a0b1a65
-@patch
-def cell_meta(self:Message):
-    "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out)"
-    meta = self.meta
-    if type(meta) is not dict and not isinstance(meta, dict):
-        raise CellError(f'meta must be a dict, not {type(meta).__name__}')
-    if not self.meta_attrs: return meta
-    promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
-    return meta | promoted if promoted else meta
+    return e.join(list(dirs.values()) + [join_lines(parts, e*2)]), merge_metas(m.cell_meta() for m in msgs)
 
 # %% ../nbs/01_core.ipynb #57bc2419
 def _get_form(self):
