@@ -85,6 +85,10 @@ class Msgs(L):
     @items.setter
     def items(self, v): self._items,self._syncd = v if isinstance(v, _VList) else _VList(v), -1
     def __getstate__(self): return dict(_items=self._items)  # the index is rebuilt after unpickling
+    def _new(self, items, *args, **kw):
+        "What L's methods return: a `Msgs` of messages (a slice, a `filter`), a plain `L` of anything else (`map`, `attrgot`)"
+        res = L(items, *args, use_list=None, **kw)
+        return type(self)(res.items) if all(isinstance(o, Message) for o in res.items) else res
     def __repr__(self): return str(self.show())
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
 

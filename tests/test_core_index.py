@@ -2,6 +2,7 @@
 import copy, pickle, random
 import pytest
 from hypothesis import given, settings, strategies as st
+from fastcore.foundation import L
 from dialog.core import *
 
 def _scan_ok(dlg):
@@ -275,3 +276,16 @@ def test_assigning_messages_refuses_an_id_a_direct_edit_duplicated():
     ids = [m.id for m in keep]
     with pytest.raises(ValueError, match='already has a message with id'): dlg.messages = keep
     assert [m.id for m in keep]==ids
+
+def test_l_methods_give_msgs_only_of_messages():
+    "L's methods on a `Msgs` give a `Msgs` of messages (slices, filters), and a plain `L` of anything else, whose repr and `in` work"
+    d = Dialog('x')
+    for c in 'ab': d.mk_message(c, id=f'{c}1')
+    ms = d.messages
+    for r in (ms[:1], ms.filter(lambda m: m.content=='b'), ms[[1, 0]], ms.sorted('content')):
+        assert type(r) is Msgs and all(isinstance(m, Message) for m in r)
+    assert 'b1' in ms.filter(lambda m: m.content=='b')  # the id index still answers for messages
+    for r in (ms.attrgot('content'), ms.map(lambda m: m.content)):
+        assert type(r) is L and list(r)==['a', 'b'] and 'a' in r and 'c' not in r
+        assert repr(r)=="['a', 'b']" and r[0]=='a'
+    assert type(ms.map(lambda m: m)) is Msgs and type(ms.attrgot('id')) is L
