@@ -365,6 +365,13 @@ def _own_descs(cls):
 
 _msg_types = frozenset(smsg_types)
 
+def _set_own(m, content, output, msg_type):
+    "Set a new message `m`'s type, content and output through the descriptors its class has of its own for some"
+    # `Message`'s hook for a type reads the output, and its output's reads the type: a subclass's own `output` is set
+    # first (`Message`'s type hook then reads it set), else the type (which the output's normalization reads)
+    if type(m).output is Message.output: m.msg_type,m.content,m.output = msg_type,content,output
+    else: m.output,m.msg_type,m.content = output,msg_type,content
+
 def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own=True):
     "The attributes `Message.__init__` gives a new `cls` message, as one dict"
     # its id (4 random hex bytes when None, marked redrawable), type (checked), content,
@@ -412,7 +419,7 @@ class Message:
         else:
             for k,v in st.items(): setattr(self, k, v)  # through any slot or descriptor of a subclass's
             if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
-            else: self.msg_type,self.content,self.output = msg_type,content,output  # through its own descriptors
+            else: _set_own(self, content, output, msg_type)  # through its own descriptors
         if dlg is not None: self.dlg = dlg
         for k,v in xtras.items(): setattr(self, k, v)
 
@@ -918,11 +925,16 @@ def add_output(self:Message,
     if typ=='update_display_data': return self._update_display(c, trunc)
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
     if self._clear_wait: self.clear_output()
-    if not isinstance(self._output, list): self.output = []
-    outs,o = self._output,output_from_msg(jmsg)
+    # `Message`'s own `output` keeps its list in `_output`, which grows in place, stream chunks held for a read to join;
+    # a subclass's own `output` property is read and assigned through, each chunk joined at once
+    if own := type(self).output is Message.output:
+        if not isinstance(self._output, list): self.output = []
+        outs = self._output
+    else: outs = list(self.output) if isinstance(self.output, list) else []
+    o = output_from_msg(jmsg)
     last = outs[-1] if outs else None
     if typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']:
-        if trunc is None:  # hold the chunk; `output` joins them when read
+        if trunc is None and own:  # hold the chunk; `output` joins them when read
             if self._chunks and self._chunks[0] is not last: self._flush()
             if not self._chunks: self._chunks = (last, [join_out(last['text'])])
             self._chunks[1].append(o['text'])
@@ -935,6 +947,7 @@ def add_output(self:Message,
     if typ=='display_data' and (did := (c.get('transient') or {}).get('display_id')):
         if self._displays is None: self._displays = {}
         self._displays.setdefault(did, []).append(o)
+    if not own: self.output = outs
     self.clear_out_cache()
     return o
 
