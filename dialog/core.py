@@ -553,12 +553,17 @@ def _xtras(self:Message):
     # `meta_attrs`, `execution_count`, and any extra keywords
     return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
 
+def _field(v, n=200):
+    "Value `v` as a field of a message's repr: its `str`, cut to `n` characters saying how many it had"
+    s = str(v)
+    return s if len(s)<=n else f'{truncstr(s, n)} ({len(s):,} characters, cut)'
+
 @patch
 def _repr_markdown_(self:Message):
-    "The summary, then the message's fields as a markdown list, every control and invisible character spelled out"
+    "The summary, then the message's fields as a markdown list, each cut short, every control and invisible character spelled out"
     d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | self._xtras()
     if self.attachments: d['attachments'] = [a.id for a in self.attachments]
-    return self.summ + '\n\n' + esc_controls('\n'.join(f'- {k}: {v}' for k,v in sorted(d.items())))
+    return self.summ + '\n\n' + esc_controls('\n'.join(f'- {k}: {_field(v)}' for k,v in sorted(d.items())))
 
 Message.__repr__ = Message._repr_markdown_
 

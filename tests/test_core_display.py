@@ -43,3 +43,12 @@ def test_preview_is_one_inert_line_never_cut_inside_an_escape(txt, n):
             assert len(body[i+2:i+2+w]) == w, body
             i += 2+w
         else: i += 1
+
+def test_message_repr_is_bounded_whatever_its_metadata_and_attributes_hold():
+    "A message's repr shows each field cut short, saying how long it was: a huge metadata value or attribute can't flood a display"
+    m = Message('x', meta={'k': 'z'*1_000_000, 'small': 1}, note='n'*50_000, attachments=[Attachment(b'', 'image/png', f'a{i}') for i in range(2000)])
+    for out in (repr(m), m._repr_markdown_()):
+        assert len(out) < 2000
+        assert '1,000,021 characters, cut' in out and '50,000 characters, cut' in out
+    small = repr(Message('x', meta={'a': 1}, note='short'))
+    assert "- meta: {'a': 1}" in small and '- note: short' in small and 'cut' not in small
