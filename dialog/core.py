@@ -65,10 +65,19 @@ for _n in 'append extend insert pop remove clear sort reverse __setitem__ __deli
 # %% ../nbs/01_core.ipynb #f1cf8750
 _q = short_repr # quote user data cut short: the error policy above
 
+# %% ../nbs/01_core.ipynb #bf556270
+def _esc(s):
+    "`s` on one inert line: backslashes, newlines, carriage returns and tabs escaped, and every other control or invisible character (`esc_controls`)"
+    return esc_controls(s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t'))
+
+
 # %% ../nbs/01_core.ipynb #aa6293a6
 class Msgs(L):
     "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
     _syncd,_idx,_ids,_dups = -1,None,None,False
+    # renames of any message so far (`Message.id`): an index built before one may file a message under its old id, and
+    # a message a direct edit put in a list has no backlink to say which list holds it
+    _renames = 0
     @property
     def items(self):
         "The messages, as a `_VList` (a list that counts its changes); assigning a list wraps it"
@@ -76,6 +85,10 @@ class Msgs(L):
     @items.setter
     def items(self, v): self._items,self._syncd = v if isinstance(v, _VList) else _VList(v), -1
     def __getstate__(self): return dict(_items=self._items)  # the index is rebuilt after unpickling
+    def _new(self, items, *args, **kw):
+        "What L's methods return: a `Msgs` of messages (a slice, a `filter`), a plain `L` of anything else (`map`, `attrgot`)"
+        res = L(items, *args, use_list=None, **kw)
+        return type(self)(res.items) if all(isinstance(o, Message) for o in res.items) else res
     def __repr__(self): return str(self.show())
     def _repr_pretty_(self, p, cycle): p.text(repr(self))
 
@@ -92,13 +105,13 @@ def show(self:Msgs,
 # %% ../nbs/01_core.ipynb #841a8b2a
 @patch
 def _sync(self:Msgs):
-    "The id → message index, first rebuilt if the list changed since it was built"
+    "The id → message index, first rebuilt if the list changed, or any message was renamed, since it was built"
     its = self._items
-    if self._syncd!=its.ver:
+    if self._syncd!=(now := its.ver+Msgs._renames):  # (both only grow: their sum changes with either)
         self._ids = ids = [getattr(m, 'id', None) for m in its]
         self._idx = dict(zip(reversed(ids), reversed(its)))  # reversed: the first of a duplicate id wins
         self._at = dict(zip(reversed(ids), range(len(ids)-1, -1, -1)))
-        self._dups,self._syncd = len(self._idx)!=len(its),its.ver
+        self._dups,self._syncd = len(self._idx)!=len(its),now
     return self._idx
 
 @patch
@@ -132,7 +145,7 @@ def _pos(self:Msgs, ref, win=256):
 def _put(self:Msgs, pos, ms):
     "Insert messages `ms`, whose ids are new to this list, at `pos`, updating the index in step"
     its = self._items
-    fresh,n = self._syncd==its.ver,len(its)
+    fresh,n = self._syncd==its.ver+Msgs._renames,len(its)  # (`_sync`'s stamp)
     pos = min(pos, n) if pos>=0 else max(0, n+pos)
     its[pos:pos] = ms
     if fresh:
@@ -140,7 +153,7 @@ def _put(self:Msgs, pos, ms):
         self._ids[pos:pos] = ids
         self._idx.update(zip(ids, ms))
         self._at.update(zip(ids, range(pos, pos+len(ids))))
-        self._syncd = its.ver
+        self._syncd = its.ver+Msgs._renames
 
 @patch
 def _cut(self:Msgs, ms):
@@ -153,7 +166,7 @@ def _cut(self:Msgs, ms):
     for m in ms:
         i = self._pos(m)
         del its[i], self._ids[i], idx[m.id], self._at[m.id]
-        self._syncd = its.ver # the index followed this deletion: the next `_pos` must not rebuild it under our feet
+        self._syncd = its.ver+Msgs._renames # the index followed this deletion: the next `_pos` must not rebuild it under our feet
 
 # %% ../nbs/01_core.ipynb #827a95d0
 @patch
@@ -189,7 +202,7 @@ class Dialog:
                  meta=None): # Notebook-level metadata dict, carried verbatim through save/load
         self.name,self.meta,self._messages = name,{} if meta is None else meta,Msgs()
         if messages is not None: self._add(list(messages), 0)
-    def __repr__(self): return '\n'.join([str(self.name)] + ([self.messages.show()] if self.messages else []))
+    def __repr__(self): return '\n'.join([_esc(str(self.name))] + ([self.messages.show()] if self.messages else []))
     def __setstate__(self, d):
         self.__dict__.update(d)
         ref = weakref.ref(self)  # one backlink for all of them, as `_add` makes it
@@ -352,6 +365,13 @@ def _own_descs(cls):
 
 _msg_types = frozenset(smsg_types)
 
+def _set_own(m, content, output, msg_type):
+    "Set a new message `m`'s type, content and output through the descriptors its class has of its own for some"
+    # `Message`'s hook for a type reads the output, and its output's reads the type: a subclass's own `output` is set
+    # first (`Message`'s type hook then reads it set), else the type (which the output's normalization reads)
+    if type(m).output is Message.output: m.msg_type,m.content,m.output = msg_type,content,output
+    else: m.output,m.msg_type,m.content = output,msg_type,content
+
 def _msg_state(cls, content, output, id, msg_type, attachments, meta, xtras, own=True):
     "The attributes `Message.__init__` gives a new `cls` message, as one dict"
     # its id (4 random hex bytes when None, marked redrawable), type (checked), content,
@@ -399,13 +419,13 @@ class Message:
         else:
             for k,v in st.items(): setattr(self, k, v)  # through any slot or descriptor of a subclass's
             if own: self.clear_inp_cache(); self.clear_out_cache()  # all three set at once: each hook runs once
-            else: self.msg_type,self.content,self.output = msg_type,content,output  # through its own descriptors
+            else: _set_own(self, content, output, msg_type)  # through its own descriptors
         if dlg is not None: self.dlg = dlg
         for k,v in xtras.items(): setattr(self, k, v)
 
     @property
     def id(self):
-        "The message id, unique within its dialog; assigning one marks it chosen and re-indexes the dialog"
+        "The message id, unique within its dialog; assigning one marks it chosen, and every `Msgs` index follows it"
         return self._id
     @id.setter
     def id(self, v):
@@ -413,7 +433,7 @@ class Message:
         if (d := self.dlg) is not None and (o := d.messages._by_id(v)) is not None and o is not self:
             raise ValueError(f'dialog {_q(d.name)} already has a message with id {_q(v)}')
         self._id,self._auto_id = v,False
-        if d is not None: d.messages._touch()
+        Msgs._renames += 1  # every list holding it re-indexes at its next lookup (a direct edit's has no backlink)
 
     def __getstate__(self):
         "What a copy or pickle keeps: every attribute but the backlink (a copy is in no dialog yet)"
@@ -459,6 +479,27 @@ def meta_attr(m, # A `Message`, or a `Message` class
     "The attribute `m`'s `meta_attrs` promotes cell metadata `key` to, or None when `key` stays in `meta`"
     return first(a for a,k in m.meta_attrs.items() if k==key)
 
+# %% ../nbs/01_core.ipynb #0a0b1a65
+@patch
+def cell_meta(self:Message):
+    "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out)"
+    meta = self.meta
+    if type(meta) is not dict and not isinstance(meta, dict):
+        raise CellError(f'meta must be a dict, not {type(meta).__name__}')
+    if not self.meta_attrs: return meta
+    promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
+    return meta | promoted if promoted else meta
+
+# %% ../nbs/01_core.ipynb #2384435f
+@patch
+def set_cell_meta(self:Message,
+                  meta:dict): # Cell metadata, promoted keys included
+    "Give this message cell metadata `meta` as reading it would: `meta_attrs` keys promoted to attributes (`cell_meta`'s inverse)"
+    xt = {}
+    self.meta = _promote(self.meta_attrs, meta, xt)
+    for a,v in xt.items(): setattr(self, a, v)
+    return self
+
 # %% ../nbs/01_core.ipynb #44fbe0cb
 def _get_dlg(self):
     "The `Dialog` this message belongs to, or None"
@@ -487,10 +528,6 @@ _ai_res_doc = "The AI's reply held by a prompt message ('' when there is none)"
 Message.ai_res = property(_get_ai_res, _set_ai_res, doc=_ai_res_doc)
 
 # %% ../nbs/01_core.ipynb #b5f62ddd
-def _esc(s):
-    "`s` with backslashes, newlines, carriage returns and tabs escaped, to keep it on one line"
-    return s.replace('\\', '\\\\').replace('\n', '\\n').replace('\r', '\\r').replace('\t', '\\t')
-
 def _out_size(outs):
     "Characters of text held by output list `outs`"
     n,seen = 0,set()
@@ -505,9 +542,9 @@ def _out_size(outs):
 
 @patch(as_prop=True)
 def summ(self:Message):
-    "Bounded summary of content and output, for the markdown repr"
+    "Bounded summary of content and output, for the markdown repr, its controls spelled out (`esc_controls`)"
     out = self.ai_res if self.msg_type==sprompt else self.output
-    return truncstr(self.content, 70) + (f' ⇒ {truncstr(str(out), 120)}' if out else '')
+    return esc_controls(truncstr(self.content, 70) + (f' ⇒ {truncstr(str(out), 120)}' if out else ''))
 
 # %% ../nbs/01_core.ipynb #0ec3e270
 @patch
@@ -516,23 +553,31 @@ def _xtras(self:Message):
     # `meta_attrs`, `execution_count`, and any extra keywords
     return {k:v for k,v in vars(self).items() if k[0]!='_' and k not in ('meta','attachments') and v is not None}
 
+def _field(v, n=200):
+    "Value `v` as a field of a message's repr: its `str`, cut to `n` characters saying how many it had"
+    s = str(v)
+    return s if len(s)<=n else f'{truncstr(s, n)} ({len(s):,} characters, cut)'
+
 @patch
 def _repr_markdown_(self:Message):
-    "The summary, then the message's fields as a markdown list"
+    "The summary, then the message's fields as a markdown list, each cut short, every control and invisible character spelled out"
     d = dict(id=self.id, meta=self.meta, msg_type=self.msg_type) | self._xtras()
     if self.attachments: d['attachments'] = [a.id for a in self.attachments]
-    return self.summ + '\n\n' + '\n'.join(f'- {k}: {v}' for k,v in sorted(d.items()))
+    return self.summ + '\n\n' + esc_controls('\n'.join(f'- {k}: {_field(v)}' for k,v in sorted(d.items())))
 
 Message.__repr__ = Message._repr_markdown_
 
 # %% ../nbs/01_core.ipynb #73cc7f23
+_re_esc_tail = re.compile(r'(\\+)(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?\Z')
+
 def _trunc_esc(s, n):
     "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape"
-    # never between a backslash and the character it escapes
+    # never between a backslash and what it escapes: a character, or the hex digits of `\x1b`, `\u2028`, `\U000e0001`
     res = truncstr(s, n)
     if len(res)==len(s) and res==s: return res
     body = res[:-1]
-    if (len(body)-len(body.rstrip('\\')))%2: body = body[:-1] # an odd run of backslashes at the cut: half an escape
+    # an odd run of backslashes at the cut, perhaps with part of a hex escape after it: half an escape
+    if (m := _re_esc_tail.search(body)) and len(m[1])%2: body = body[:m.end(1)-1]
     return body+'…'
 
 @patch
@@ -541,7 +586,7 @@ def preview(self:Message,
     "Escaped one-line summary of this message, the row format for `Msgs` displays"
     hint = (f' reply({len(self.ai_res)})' if self.msg_type==sprompt and self.output
             else f' out({_out_size(self.output)})' if self.output and isinstance(self.output, list) else '')
-    head = f'{self.id}:{self.msg_type}: '
+    head = _esc(f'{self.id}:{self.msg_type}: ')
     return truncstr(head + _trunc_esc(_esc(self.content), max(maxlen-len(head)-len(hint), 1)) + hint, maxlen)
 
 # %% ../nbs/01_core.ipynb #d92ffd28
@@ -640,7 +685,7 @@ def msg(self:Dialog,
 def _dup(m, cls):
     "A deep copy of message `m` built as a `cls`, with a fresh id, in no dialog"
     c = copy.deepcopy(m)
-    meta = c.meta | {k:v for a,k in c.meta_attrs.items() if (v := getattr(c, a, None)) is not None}
+    meta = c.cell_meta()  # its promoted attributes as metadata, which `cls` promotes as it declares
     xt = {k:v for k,v in c._xtras().items() if k not in c.meta_attrs}
     return cls(c.content, output=c.output, msg_type=c.msg_type, attachments=c.attachments, meta=meta, **xt)
 
@@ -885,11 +930,16 @@ def add_output(self:Message,
     if typ=='update_display_data': return self._update_display(c, trunc)
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
     if self._clear_wait: self.clear_output()
-    if not isinstance(self._output, list): self.output = []
-    outs,o = self._output,output_from_msg(jmsg)
+    # `Message`'s own `output` keeps its list in `_output`, which grows in place, stream chunks held for a read to join;
+    # a subclass's own `output` property is read and assigned through, each chunk joined at once
+    if own := type(self).output is Message.output:
+        if not isinstance(self._output, list): self.output = []
+        outs = self._output
+    else: outs = list(self.output) if isinstance(self.output, list) else []
+    o = output_from_msg(jmsg)
     last = outs[-1] if outs else None
     if typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']:
-        if trunc is None:  # hold the chunk; `output` joins them when read
+        if trunc is None and own:  # hold the chunk; `output` joins them when read
             if self._chunks and self._chunks[0] is not last: self._flush()
             if not self._chunks: self._chunks = (last, [join_out(last['text'])])
             self._chunks[1].append(o['text'])
@@ -902,6 +952,7 @@ def add_output(self:Message,
     if typ=='display_data' and (did := (c.get('transient') or {}).get('display_id')):
         if self._displays is None: self._displays = {}
         self._displays.setdefault(did, []).append(o)
+    if not own: self.output = outs
     self.clear_out_cache()
     return o
 
@@ -1065,18 +1116,7 @@ def merge_parts(msgs, # The messages to merge, in order
         d,body = _split_dirs(c)
         dirs |= {k:v for k,v in d.items() if k not in dirs}
         parts.append(body)
-    return e.join(list(dirs.values()) + [join_lines(parts, e*2)]), merge_metas(m.meta for m in msgs)
-
-# %% ../nbs/01_core.ipynb #0a0b1a65
-@patch
-def cell_meta(self:Message):
-    "The cell metadata this message writes: `meta` with its `meta_attrs` attributes demoted (None ones left out)"
-    meta = self.meta
-    if type(meta) is not dict and not isinstance(meta, dict):
-        raise CellError(f'meta must be a dict, not {type(meta).__name__}')
-    if not self.meta_attrs: return meta
-    promoted = {k:v for a,k in self.meta_attrs.items() if (v := getattr(self, a, None)) is not None}
-    return meta | promoted if promoted else meta
+    return e.join(list(dirs.values()) + [join_lines(parts, e*2)]), merge_metas(m.cell_meta() for m in msgs)
 
 # %% ../nbs/01_core.ipynb #57bc2419
 def _get_form(self):

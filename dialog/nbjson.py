@@ -15,8 +15,8 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'floats_hooked', 'CellError', 'short_repr', 'join_text',
            'is_cell_id', 'is_str_list', 'chk_meta', 'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy',
-           'esc_surrogates', 'join_pairs', 'cell_json', 'nb_json', 'fast_libs', 'plain_json', 'nb_fast', 'fast_loads',
-           'fast_loads_plain', 'fast_loads_all', 'gc_paused']
+           'esc_surrogates', 'esc_controls', 'join_pairs', 'cell_json', 'nb_json', 'fast_libs', 'plain_json', 'nb_fast',
+           'fast_loads', 'fast_loads_plain', 'fast_loads_all', 'gc_paused']
 
 # %% ../nbs/00_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -373,6 +373,27 @@ def _esc_sur(t):
         raise CellError('holds a surrogate pair as two characters, which a file can only keep as one: '
                         'join them first (join_pairs)')
     return esc_surrogates(t)
+
+# %% ../nbs/00_nbjson.ipynb #b4dcc656
+def _esc_char(m):
+    "The character regex match `m` holds, spelled as Python spells it in a string: `\\x1b`, `\\u2028`, `\\U000e0001`"
+    n = ord(m[0])
+    return f'\\x{n:02x}' if n<256 else f'\\u{n:04x}' if n<0x10000 else f'\\U{n:08x}'
+
+# C0 (but tab and newline), DEL, C1, line and paragraph separators
+_ctl = '\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029'
+# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but the emoji joiner U+200D
+_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e\u200f\u202a-\u202e'
+        '\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb'
+        '\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a'
+        '\U000e0001\U000e0020-\U000e007f')
+_re_ctl = re.compile(f'[{_ctl}{_fmt}]')
+
+def esc_controls(s:str, # Text to show
+                 pat=None): # A compiled regex of the characters to spell out; every control and invisible one if None
+    "`s` with each control character (but tab and newline), line or paragraph separator and invisible format character spelled as a visible escape"
+    return (pat or _re_ctl).sub(_esc_char, s)
+
 
 # %% ../nbs/00_nbjson.ipynb #a6e924fa
 def join_pairs(s:str): # Text that may hold surrogates

@@ -606,6 +606,13 @@ def _msg_ids(firsts): # Each message's first record and its line, in the order r
     return [c['id'] for c in cells]
 
 # %% ../nbs/08_session.ipynb #345fcb98
+def _reads_plain(path, A):
+    "Does session file `path` (of agent `A`) read as a plain `Dialog`, no field of an odd type in its records?"
+    rs,ls,eol = _read_lines(path)  # read again: the failed read may have kept and changed its records
+    try: _recs2dlg(rs, ls, eol, A, path, path.stem, Dialog)
+    except _odd: return False
+    return True
+
 def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
              name:str=None, # The dialog's name; the file's stem when None
              cls=Dialog): # The `Dialog` class to build
@@ -621,6 +628,8 @@ def sess2dlg(path, # A Claude Code transcript or Codex rollout (`.jsonl`)
             if A is ClaudeCode and not any(map(A.is_prompt, rs)) and any(map(ClaudeSide.is_prompt, rs)): A = ClaudeSide
             return _recs2dlg(rs, ls, eol, A, path, name or path.stem, cls)
         except _odd as e:  # a field of a JSON type neither agent writes there: no session this module reads
+            # unless the records read as a plain `Dialog`: then the host's class raised it, and it comes through as it is
+            if cls is not Dialog and _reads_plain(path, A): raise
             odd = f'a field of an unexpected type ({type(e).__name__}: {e})'
             msg = f'{path}, {_odd_at(A, rs)}: {odd}, so not a session file'
             raise ValueError(msg) from None

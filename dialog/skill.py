@@ -1519,7 +1519,7 @@ def split(self:Message,
     for p in parts[1:]:
         mine = [a for a in atts if a.id in _att_refs(p)]
         atts = [a for a in atts if a not in mine]
-        m = type(self)(p, msg_type=self.msg_type, meta=copy.deepcopy(self.meta), attachments=mine)
+        m = type(self)(p, msg_type=self.msg_type, meta=copy.deepcopy(self.cell_meta()), attachments=mine)
         if exp: m.exported = True
         res.append(m)
     self.content,self.attachments = parts[0],atts
@@ -1543,7 +1543,8 @@ def merge_msgs(self:Dialog,
     self.remove_msgs(ms[1:])
     m = ms[0]
     m.retype(t)  # what a type change keeps
-    m.content,m.meta,m.attachments = content,meta,atts
+    m.content,m.attachments = content,atts
+    m.set_cell_meta(meta)  # the combined metadata, a host's promoted keys put back on their attributes
     # the merged text never ran as one: no outputs, nor the count of the run that made them
     m.output,m.execution_count = ([] if t==scode else ''),None
     if t==sprompt: m.ai_res = replies  # every reply kept, joined as the requests are

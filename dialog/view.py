@@ -20,7 +20,7 @@ from fastcore.utils import *
 from fastcore.nbio import item2xml, _directive, _dir_attrs
 from fastcore.xml import ft, to_xml
 from .core import *
-from .nbjson import short_repr as _q # user data quoted cut short, as every error of the library quotes it
+from .nbjson import esc_controls, short_repr as _q # user data quoted cut short, as every error of the library quotes it
 from .render import *
 from .ipynb import *
 from xml.sax.saxutils import escape, quoteattr
@@ -56,27 +56,15 @@ def pick_msgs(dlg, # The `Dialog` to look in
 _re_bad_xml = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 _re_xml_name = re.compile(r'[A-Za-z_][\w.-]*')
 
-def _esc_char(m):
-    n = ord(m[0])
-    return f'\\x{n:02x}' if n<256 else f'\\u{n:04x}' if n<0x10000 else f'\\U{n:08x}'
-
 def _xml_text(s):
-    "`s` with the characters XML 1.0 can't carry, even escaped, spelled as visible escapes"
-    return _re_bad_xml.sub(_esc_char, str(s))
+    "`s` with the characters XML 1.0 can't carry, even escaped, spelled as visible escapes (`esc_controls`)"
+    return esc_controls(str(s), _re_bad_xml)
 
-# C0 (but tab and newline), DEL, C1, line and paragraph separators
-_ctl = '\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029'
-# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but the emoji joiner U+200D
-_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e\u200f\u202a-\u202e'
-        '\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb'
-        '\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a'
-        '\U000e0001\U000e0020-\U000e007f')
-_re_ctl = re.compile(f'[{_ctl}{_fmt}]')
 def term_safe(s:str, # Text to print
               tty=True): # Is it going to a terminal?
     "`s` made safe to print: lone surrogates escaped, and for a terminal control and invisible characters too"
     s = esc_surrogates(s)
-    return _re_ctl.sub(_esc_char, s) if tty else s
+    return esc_controls(s) if tty else s  # (`dialog.nbjson`'s one rule, which core's previews follow too)
 
 def _safe_attr(k):
     "Can directive name `k` be an XML attribute?"

@@ -2,6 +2,7 @@
 import copy, pickle, random
 import pytest
 from hypothesis import given, settings, strategies as st
+from fastcore.foundation import L
 from dialog.core import *
 
 def _scan_ok(dlg):
@@ -69,7 +70,8 @@ def test_ids_unique_and_index_equals_scan(seq, seed):
                 else:
                     model = model[::-2]; dlg.messages = keep
                     assert all(x.dlg is dlg for x in keep)
-            elif a=='rename' and m.dlg is dlg and (new := f'r{b}') not in dlg.messages: m.id = new
+            # any message: one a direct edit put there has no backlink, yet the index follows its rename
+            elif a=='rename' and (new := f'r{b}') not in dlg.messages: m.id = new
             elif a=='clash' and n>1 and m.dlg is dlg:
                 o = dlg[(b+1)%n]
                 if o.id!=m.id:
@@ -239,6 +241,22 @@ def test_an_id_is_never_redrawn_once_in_a_dialog():
     with pytest.raises(ValueError, match='already has a message with id'): e.messages = [x, b]  # b, once in a dialog, keeps its id
     assert b.id==x.id and b.dlg is None
 
+def test_renaming_a_directly_appended_message_is_followed():
+    "A message a direct edit put in the list (no backlink, or one to another dialog) is found by its new id once renamed, and the id is taken"
+    d,other = Dialog('x'),Dialog('o')
+    d.mk_message('a', id='a1')
+    m,o = Message('b', id='b1'),other.mk_message('c', id='c1')
+    d.messages.append(m); d.messages.append(o)  # direct edits: m has no backlink, o's points at `other`
+    assert 'b1' in d.messages and 'c1' in d.messages  # the index is built
+    m.id,o.id = 'b2','c2'
+    assert d['b2'] is m and d['c2'] is o and other['c2'] is o
+    for k in ('b1', 'c1'):
+        assert k not in d.messages
+        with pytest.raises(KeyError, match='not found'): d[k]
+    for k in ('b2', 'c2'):
+        with pytest.raises(ValueError, match='already has a message with id'): d.mk_message('dup', id=k)
+    assert [x.id for x in d] == ['a1', 'b2', 'c2']
+
 def test_a_message_sharing_an_id_after_a_direct_edit_is_still_held():
     "Even when a direct edit left two messages with one id, the second is known to be in its dialog: it can't be inserted elsewhere"
     d = Dialog('d'); first = d.mk_message('a', id='same')
@@ -258,3 +276,16 @@ def test_assigning_messages_refuses_an_id_a_direct_edit_duplicated():
     ids = [m.id for m in keep]
     with pytest.raises(ValueError, match='already has a message with id'): dlg.messages = keep
     assert [m.id for m in keep]==ids
+
+def test_l_methods_give_msgs_only_of_messages():
+    "L's methods on a `Msgs` give a `Msgs` of messages (slices, filters), and a plain `L` of anything else, whose repr and `in` work"
+    d = Dialog('x')
+    for c in 'ab': d.mk_message(c, id=f'{c}1')
+    ms = d.messages
+    for r in (ms[:1], ms.filter(lambda m: m.content=='b'), ms[[1, 0]], ms.sorted('content')):
+        assert type(r) is Msgs and all(isinstance(m, Message) for m in r)
+    assert 'b1' in ms.filter(lambda m: m.content=='b')  # the id index still answers for messages
+    for r in (ms.attrgot('content'), ms.map(lambda m: m.content)):
+        assert type(r) is L and list(r)==['a', 'b'] and 'a' in r and 'c' not in r
+        assert repr(r)=="['a', 'b']" and r[0]=='a'
+    assert type(ms.map(lambda m: m)) is Msgs and type(ms.attrgot('id')) is L

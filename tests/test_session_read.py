@@ -310,6 +310,27 @@ def test_odd_json_types_are_a_value_error_naming_file_and_line(tmp_path):
     (good/'s.jsonl').write_text('\n'.join(small_claude(1)) + '\n')
     with pytest.warns(UserWarning): assert len(read_dialogs(tmp_path, workers=0, on_error='skip'))==1
 
+def test_a_host_class_error_is_not_blamed_on_the_session_file(tmp_path):
+    "A host class that raises TypeError or AttributeError of its own: its error comes through as it is, never 'not a session file'; a file whose own field is odd still is one, host class or not"
+    from dialog.core import Dialog, Message
+    from dialog.dataset import read_dialogs
+    from test_session_gen import small_claude, small_codex
+    class ReqMsg(Message):
+        def __init__(self, content, owner, **kw): super().__init__(content, **kw); self.owner = owner
+    class ReqDialog(Dialog): msg_cls = ReqMsg
+    class BuggyMsg(Message):
+        def __init__(self, *a, **kw): super().__init__(*a, **kw); self.nothing.here
+    class BuggyDialog(Dialog): msg_cls = BuggyMsg
+    for k,lines in (('cc', small_claude(2)), ('cx', small_codex(2))):
+        d = tmp_path/k; d.mkdir(); p = d/'s.jsonl'; p.write_text('\n'.join(lines) + '\n')
+        assert len(sess2dlg(p))  # the file reads
+        with pytest.raises(TypeError, match='owner'): sess2dlg(p, cls=ReqDialog)
+        with pytest.raises(AttributeError, match='nothing'): sess2dlg(p, cls=BuggyDialog)
+        with pytest.raises(TypeError, match='owner'): read_dialogs(d, workers=0, cls=ReqDialog, on_error='collect')
+    for k in _odd_files(tmp_path):
+        p = next((tmp_path/k).iterdir())
+        with pytest.raises(ValueError, match=rf'{p.name}, lines? \d+'): sess2dlg(p, cls=ReqDialog)  # the file's own fault: its error, as without a host class
+
 def test_codex_web_search_shown_as_chat_shows_it(tmp_path):
     "A rollout's web search (a web_search_call item) shows in the reply as chat2dlg shows the same items, rides along in the records, and an edit elsewhere writes it back as read; one without its id rides along unshown"
     from dialog.chat import chat2dlg, dlg2chat

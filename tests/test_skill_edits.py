@@ -269,6 +269,23 @@ def test_split_of_a_crlf_exported_message_exports_every_piece():
     ps = Message('#| export\r\nx = 1\r\n\r\ny = 2\r\n').split(4)
     assert [p.content for p in ps]==['#| export\r\nx = 1', '#| export\r\ny = 2\r\n'] and all(p.exported for p in ps)
 
+class _HostMsg(Message): meta_attrs = dict(tag='host_tag', pinned='pinned')
+class _HostDialog(Dialog): msg_cls = _HostMsg
+
+def test_split_and_merge_keep_a_hosts_promoted_metadata(tmp_path):
+    "A host's `meta_attrs` attributes are metadata to split and merge: every piece keeps them, a merge combines them, the file holds them"
+    d = _HostDialog('h'); m = d.mk_message('l1\nl2\nl3', meta=dict(host_tag='x', pinned=True, other=1))
+    ps = m.split(2, 3)
+    assert [(p.tag, p.pinned, p.meta) for p in ps] == [('x', True, dict(other=1))]*3
+    d = _HostDialog('m'); a = d.mk_message('a', meta=dict(other=1)); b = d.mk_message('b', meta=dict(host_tag='T', pinned=True, other=2))
+    r = d.merge_msgs(a.id, b.id)
+    assert (r.tag, r.pinned, r.meta) == ('T', True, dict(other=1))  # the first to have a key wins it, promoted or not
+    d.save(p := tmp_path/'m.ipynb')
+    assert read_ipynb(p)[0].meta == dict(other=1, host_tag='T', pinned=True)
+    d = _HostDialog('k'); a = d.mk_message('a', meta=dict(host_tag='A')); b = d.mk_message('b', meta=dict(host_tag='B', pinned=True))
+    r = d.merge_msgs(a.id, b.id)
+    assert (r.tag, r.pinned) == ('A', True)
+
 def _dlg(path):
     d = Dialog('t')
     d.mk_message('1+1', id='c1', output=code_output('2'))

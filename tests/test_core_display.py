@@ -1,0 +1,54 @@
+"What dialog.core shows of a dialog (its name line, preview rows, summary, a message's repr) stays inert and bounded."
+import unicodedata
+import pytest
+from hypothesis import given, strategies as st
+from dialog.core import *
+
+evil = ['erase\x1b[1A\x1b[2Kabove', 'clip\x1b]52;c;cm0gLXJmIH4=\x07', 'rtl\u202etxt.exe', 'v\x0bw', 'n\x85m', 'ls\u2028x',
+        'ff\x0cx', 'c1\x9bx', 'zw\u200bx']
+
+def _raw(s):
+    "The control, format and separator characters `s` holds, but the newline"
+    return {c for c in s if c!='\n' and unicodedata.category(c) in ('Cc', 'Cf', 'Zl', 'Zp')}
+
+def test_outline_escapes_terminal_controls():
+    "The dialog's name line, its preview rows and `summary()` print no escape, bidi control or line breaker raw: one row a message"
+    d = Dialog('title\x1b]0;owned\x07')
+    for c in evil: d.mk_message(c, msg_type=snote)
+    for out in (repr(d), str(d.messages.show()), str(d.summary())):
+        assert not _raw(out), out
+        assert len(out.splitlines()) == len(out.split('\n'))
+    assert len(repr(d).split('\n')) == len(evil)+1
+    assert repr(d).split('\n')[0] == r'title\x1b]0;owned\x07'
+    assert d[0].preview().endswith(r'erase\x1b[1A\x1b[2Kabove')
+
+def test_message_repr_escapes_terminal_controls():
+    "A message's repr and markdown display spell out the controls its content, metadata and attributes hold"
+    m = Message('a\x1b[2Jb', meta={'k': 'x\x1b]52;c;y\x07'}, note='rtl\u202e')
+    for out in (repr(m), m._repr_markdown_(), m.summ): assert not _raw(out), out
+
+@given(st.text(alphabet=st.sampled_from(['a', '\\', '\x1b', '\u2028', '\U000e0041', '\n', 'é', '\x85']), max_size=30),
+       st.integers(12, 60))
+def test_preview_is_one_inert_line_never_cut_inside_an_escape(txt, n):
+    "Whatever the content, a preview is one line of at most `maxlen` characters, inert, cut only between escapes"
+    pv = Message(txt, id='x1').preview(n)
+    assert len(pv) <= n and not _raw(pv) and len(pv.splitlines()) <= 1
+    body = pv[len('x1:code: '):].removesuffix('…')
+    i = 0
+    while i < len(body):  # every backslash starts a whole escape
+        if body[i] == '\\':
+            k = body[i+1:i+2]
+            assert k in ('\\', 'n', 'x', 'u', 'U'), body
+            w = {'x': 2, 'u': 4, 'U': 8}.get(k, 0)
+            assert len(body[i+2:i+2+w]) == w, body
+            i += 2+w
+        else: i += 1
+
+def test_message_repr_is_bounded_whatever_its_metadata_and_attributes_hold():
+    "A message's repr shows each field cut short, saying how long it was: a huge metadata value or attribute can't flood a display"
+    m = Message('x', meta={'k': 'z'*1_000_000, 'small': 1}, note='n'*50_000, attachments=[Attachment(b'', 'image/png', f'a{i}') for i in range(2000)])
+    for out in (repr(m), m._repr_markdown_()):
+        assert len(out) < 2000
+        assert '1,000,021 characters, cut' in out and '50,000 characters, cut' in out
+    small = repr(Message('x', meta={'a': 1}, note='short'))
+    assert "- meta: {'a': 1}" in small and '- note: short' in small and 'cut' not in small
