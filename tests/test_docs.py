@@ -133,3 +133,19 @@ def test_docs_follow_the_definition_order(mod):
     lines = [(n, l) for n in names if (l := _def_line(m, n)) is not None]
     late = [f'{a} (line {la}) is shown before {b} (line {lb})' for (a,la),(b,lb) in zip(lines, lines[1:]) if lb<la]
     assert not late, '\n'.join(late)
+
+def _md(nb, has):
+    "The markdown cell of `nbs/nb` holding `has`"
+    import json
+    from cli_helpers import root
+    cells = json.loads((root/'nbs'/nb).read_text(encoding='utf-8'))['cells']
+    return next(s for c in cells if c['cell_type']=='markdown' and has in (s := ''.join(c['source'])))
+
+def test_the_cli_page_states_the_exit_codes_help_lists():
+    "dialog.cli's page opens with every exit code `nbdialog --help` lists, exhash's refusal (1) and SIGTERM's 143 among them: a script reads them there"
+    import re
+    from cli_helpers import ok
+    s = _md('16_cli.ipynb', 'Exit codes say how it went')
+    sent,h = s[s.index('Exit codes say how it went'):].split('. ')[0],ok('--help')
+    assert set(re.findall(r'\b\d+\b', sent))==set(re.findall(r'\b\d+\b', h[h.index('exit codes:'):])), sent
+    assert 'exhash' in sent and 'SIGTERM' in sent, sent
