@@ -149,3 +149,14 @@ def test_the_cli_page_states_the_exit_codes_help_lists():
     sent,h = s[s.index('Exit codes say how it went'):].split('. ')[0],ok('--help')
     assert set(re.findall(r'\b\d+\b', sent))==set(re.findall(r'\b\d+\b', h[h.index('exit codes:'):])), sent
     assert 'exhash' in sent and 'SIGTERM' in sent, sent
+
+def test_readme_names_every_module_and_command():
+    "README (the docs' home page) has a row for each module `help(dialog)` lists, and its `dialog.cli` row names each command `nbdialog --help` lists"
+    import re
+    from cli_helpers import ok, root
+    readme = (root/'README.md').read_text(encoding='utf-8')
+    rows = {m[1]: m[0] for m in re.finditer(r'^\| `(dialog\.\w+)` \|.*$', readme, re.M)}
+    assert sorted(rows)==sorted(re.findall(r'- `(dialog\.\w+)`: ', dialog.__doc__))
+    h = ok('--help')
+    cmds = re.findall(r'^    (\w+)\s', h.split('options:')[0], re.M)
+    assert len(cmds)>10 and [c for c in cmds if not re.search(rf'\b{c}\b', rows['dialog.cli'])]==[]
