@@ -10,7 +10,7 @@ import dialog.chat as chat
 from chat_checks import check_history, sdk_valid, anthropic_rules, assert_same
 
 fmts = ('openai', 'anthropic')
-from shared_paths import corpus
+from shared_paths import need_corpus
 
 # ---------- generated histories (built independently of the code under test) ----------
 texts = st.text(st.sampled_from('ab c\n*#`é'), min_size=1, max_size=30).filter(lambda s: s.strip() and s == _trim_blank(s))
@@ -271,7 +271,7 @@ def test_bad_input_messages(msgs, err):
 
 # ---------- real files ----------
 def _corpus_dialogs():
-    for f in sorted((corpus/'fastcore-nbs').glob('*.ipynb')):
+    for f in sorted(need_corpus('fastcore-nbs').glob('*.ipynb')):
         yield f.name, read_ipynb(f)
 
 def test_corpus_notebooks_send():
@@ -300,7 +300,7 @@ def _solveit_reply(rng, k):
 def test_corpus_prompts_with_solveit_replies():
     "Prompts taken from real notebooks' prose, answered by replies with tool calls in each of the four spellings"
     rng = random.Random(0)
-    nb = read_ipynb(corpus/'fastcore-nbs'/'01_basics.ipynb')
+    nb = read_ipynb(need_corpus('fastcore-nbs', '01_basics.ipynb'))
     notes = [m.content for m in nb.messages if m.msg_type == snote and len(m.content) > 40][:8]
     d = Dialog('solveit')
     for k, txt in enumerate(notes): d.mk_message(txt, msg_type=sprompt, output=_solveit_reply(rng, k))

@@ -10,7 +10,7 @@ import dialog.session as S
 from dialog.session import sess2dlg, dlg2sess
 from test_session_gen import codex_session, session_text, small_codex
 
-corpus = Path(__file__).parent.parent.parent/'shared'/'corpus'/'sessions'/'codex-rollout.jsonl'
+from shared_paths import need_corpus
 
 def shape(d):
     "A dialog as what it holds, ids aside (each read draws its own)"
@@ -115,7 +115,7 @@ def test_direct_reading_reads_small_and_corpus_rollouts(tmp_path):
     p = tmp_path/'s.jsonl'; p.write_text('\n'.join(small_codex(3)) + '\n')
     d = same_as_chat(*items_of(p))
     assert d is not None and len(d)==3 and 'Thinking 2.' in d.messages[1].ai_res
-    assert same_as_chat(*items_of(corpus)) is not None
+    assert same_as_chat(*items_of(need_corpus('sessions', 'codex-rollout.jsonl'))) is not None
 
 def test_direct_reading_leaves_to_the_events_what_only_they_read():
     p = dict(type='message', role='user', content='hi')
@@ -143,7 +143,7 @@ def _read_shape(d):
 @pytest.mark.parametrize('src', ['small', 'corpus'])
 def test_a_rollout_reads_and_sends_as_through_chat(src, tmp_path):
     "`sess2dlg` with the direct reading gives the dialog chat's reading gave: the same messages, metadata and records, written back record for record, the same lists sent"
-    p = corpus if src=='corpus' else tmp_path/'s.jsonl'
+    p = need_corpus('sessions', 'codex-rollout.jsonl') if src=='corpus' else tmp_path/'s.jsonl'
     if src=='small': p.write_text('\n'.join(small_codex(3)) + '\n')
     d,ref = sess2dlg(p),_without_reader(p)
     assert _read_shape(d)==_read_shape(ref)

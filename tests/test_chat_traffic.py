@@ -10,7 +10,7 @@ import dialog.chat as chat
 from chat_checks import check_history, anthropic_rules, openai_rules, AN_IMG_BYTES
 
 fmts = ('openai', 'anthropic')
-from shared_paths import corpus
+from shared_paths import need_corpus
 
 # ---------- the real SDK clients, on a mock transport ----------
 class Provider:
@@ -293,7 +293,7 @@ def test_url_images_through_both_sdks():
 
 # ---------- 5. token estimates ----------
 def _corpus_messages():
-    for f in sorted(corpus.rglob('*.ipynb')):
+    for f in sorted(need_corpus().rglob('*.ipynb')):
         try: d = read_ipynb(f)
         except ValueError: continue
         for m in d.messages:
@@ -388,7 +388,7 @@ def test_corpus_dialogs_go_through_both_sdks():
     "Every notebook of the corpus that reads as a dialog (all of it but the ones nbformat's own tests keep as invalid or too old) goes through both SDKs"
     from dialog.ipynb import DialogFormatError
     sent, unreadable = [], []
-    for f in sorted(corpus.rglob('*.ipynb')):
+    for f in sorted(need_corpus().rglob('*.ipynb')):
         try: d = read_ipynb(f)
         except DialogFormatError: unreadable.append(f.name); continue
         d.mk_message('Summarise this notebook.', msg_type=sprompt)

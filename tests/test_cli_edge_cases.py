@@ -87,9 +87,8 @@ def test_convert_folder_never_writes_over_a_dialog_it_reads(tmp_path):
 
 def test_warnings_reach_stderr_escaped_as_one_line(tmp_path):
     "A warning naming a file (a session still being written, whose name holds escapes) is one line on stderr, through term_safe, never Python's raw printer"
-    from shared_paths import corpus
-    src = corpus/'sessions'/'claude-code-session.jsonl'
-    if not src.exists(): pytest.skip('no corpus session')
+    from shared_paths import need_corpus
+    src = need_corpus('sessions', 'claude-code-session.jsonl')
     d = tmp_path/'s'; d.mkdir()
     p = d/'\x1b]0;PWNED\x07\x1b[2J.jsonl'
     p.write_bytes(src.read_bytes() + b'{"type":"assistant')  # a partial last line: the session is being written
@@ -103,9 +102,8 @@ def test_warnings_reach_stderr_escaped_as_one_line(tmp_path):
 
 def test_warnings_of_processes_started_fresh_reach_stderr_escaped(tmp_path):
     "With processes started fresh (spawn: macOS's default, forkserver: Linux's from Python 3.14), a warning raised in one still goes through the command's escaping printer"
-    from shared_paths import corpus
-    src = corpus/'sessions'/'claude-code-session.jsonl'
-    if not src.exists(): pytest.skip('no corpus session')
+    from shared_paths import need_corpus
+    src = need_corpus('sessions', 'claude-code-session.jsonl')
     d = tmp_path/'s'; d.mkdir()
     for k in range(12): (d/f'{k:02}\x1b[2J.jsonl').write_bytes(src.read_bytes() + b'{"type":"assistant')
     prog = textwrap.dedent('''

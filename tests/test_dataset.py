@@ -10,7 +10,7 @@ from dialog.dataset import *
 from dataset import mk_nb, mk_folder  # bench/dataset.py's generator (bench is on pytest's pythonpath)
 
 pa = pytest.importorskip('pyarrow')
-from shared_paths import corpus
+from shared_paths import corpus, needs_corpus
 root = Path(__file__).parent.parent
 
 @pytest.fixture(scope='module')
@@ -51,7 +51,7 @@ def test_rows_say_what_the_messages_say(folder):
         assert (json.loads(r['dlg_meta']) if i==0 else r['dlg_meta']) == (d.nb_meta if i==0 else None) # once per dialog, on its first row
     assert any(r['has_error'] for r in rows) and any(r['n_images'] for r in rows) and any(r['skipped'] for r in rows)
 
-@pytest.mark.skipif(not corpus.exists(), reason='no corpus beside the repository')
+@needs_corpus()
 def test_corpus_round_trips():
     "Every corpus notebook the reader reads comes back from a table writing what the original dialog writes (the canonical ones: the file's bytes)"
     n = canon = 0

@@ -9,7 +9,7 @@ from dialog.nbjson import CellError
 from dialog.ipynb import read_ipynb, DialogFormatError
 from dialog.dataset import dlgs2table
 from dialog.dataset import _flags, _js, _cells_of, _cell_json
-from shared_paths import corpus
+from shared_paths import corpus, needs_corpus
 
 pa = pytest.importorskip('pyarrow')
 
@@ -24,7 +24,7 @@ def _rows_agree(d):
         assert r['output'] == (m.ai_output if m.msg_type in ('code', 'prompt') else None), m.id
         assert json.loads(r['cell']) == m.to_cell() and r['cell'] == _dumps(m.to_cell()), m.id
 
-@pytest.mark.skipif(not corpus.exists(), reason='no corpus beside the repository')
+@needs_corpus()
 def test_corpus_rows_say_what_the_messages_say():
     "Over the corpus, the flags read once per message (and the cells' JSON) are what the properties (and json) say"
     n = 0

@@ -7,15 +7,13 @@ from dialog.session import sess2dlg
 from dialog.ipynb import DialogFormatError
 from dialog.dataset import dlg_paths, read_dialogs, dlgs2table, folder_stats, paths2jsonl
 from dialog.chat import dlgs2jsonl
-from shared_paths import corpus
+from shared_paths import need_corpus
 pytest.importorskip('pyarrow')
-
-sessions = Path(corpus).parent/'corpus'/'sessions' if not (Path(corpus)/'sessions').exists() else Path(corpus)/'sessions'
 
 @pytest.fixture
 def agents(tmp_path):
     "The corpus sessions in nested folders as the agents keep them, a notebook beside them, and JSON Lines that are no session"
-    f = tmp_path/'agents'
+    f,sessions = tmp_path/'agents',need_corpus('sessions')
     (f/'claude'/'proj').mkdir(parents=True); (f/'codex'/'2026'/'07').mkdir(parents=True)
     shutil.copy(sessions/'claude-code-session.jsonl', f/'claude'/'proj'/'s.jsonl')
     shutil.copy(sessions/'codex-rollout.jsonl', f/'codex'/'2026'/'07'/'rollout.jsonl')
@@ -75,7 +73,7 @@ def test_a_named_file_that_is_no_session_is_a_bad_file(agents):
 def test_a_bad_session_is_named_once_however_its_path_is_spelled(tmp_path, monkeypatch, how):
     "A session with a bad line is a bad file naming it once (`s.jsonl: line 19: ...`), listed from `.`, from its folder's relative name or its absolute one"
     d = tmp_path/'talks'; d.mkdir()
-    b = (sessions/'claude-code-session.jsonl').read_bytes().replace(b'fixture complete"}', b'fixture compl\xc3"}', 1)
+    b = need_corpus('sessions', 'claude-code-session.jsonl').read_bytes().replace(b'fixture complete"}', b'fixture compl\xc3"}', 1)
     (d/'s.jsonl').write_bytes(b)
     monkeypatch.chdir(d if how=='dot' else tmp_path)
     src = dict(dot='.', relative='talks', absolute=str(d))[how]
@@ -93,7 +91,7 @@ def test_the_listing_reads_a_bounded_prefix_of_each_json_lines_file(tmp_path):
     big = 24<<20
     (tmp_path/'train.jsonl').write_text('{"messages": [{"role": "user", "content": "' + 'x'*big + '"}]}\n')
     rec = '{"parentUuid":null,"sessionId":"s1","type":"user","message":{"role":"user","content":"' + 'x'*(2*sess_probe) + '"},"uuid":"u1"}\n'
-    (tmp_path/'s.jsonl').write_text(rec + (sessions/'claude-code-session.jsonl').read_text())
+    (tmp_path/'s.jsonl').write_text(rec + need_corpus('sessions', 'claude-code-session.jsonl').read_text())
     tracemalloc.start()
     try: names = [p.name for p in dlg_paths(tmp_path)]; peak = tracemalloc.get_traced_memory()[1]
     finally: tracemalloc.stop()

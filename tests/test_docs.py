@@ -133,3 +133,30 @@ def test_docs_follow_the_definition_order(mod):
     lines = [(n, l) for n in names if (l := _def_line(m, n)) is not None]
     late = [f'{a} (line {la}) is shown before {b} (line {lb})' for (a,la),(b,lb) in zip(lines, lines[1:]) if lb<la]
     assert not late, '\n'.join(late)
+
+def _md(nb, has):
+    "The markdown cell of `nbs/nb` holding `has`"
+    import json
+    from cli_helpers import root
+    cells = json.loads((root/'nbs'/nb).read_text(encoding='utf-8'))['cells']
+    return next(s for c in cells if c['cell_type']=='markdown' and has in (s := ''.join(c['source'])))
+
+def test_the_cli_page_states_the_exit_codes_help_lists():
+    "dialog.cli's page opens with every exit code `nbdialog --help` lists, exhash's refusal (1) and SIGTERM's 143 among them: a script reads them there"
+    import re
+    from cli_helpers import ok
+    s = _md('16_cli.ipynb', 'Exit codes say how it went')
+    sent,h = s[s.index('Exit codes say how it went'):].split('. ')[0],ok('--help')
+    assert set(re.findall(r'\b\d+\b', sent))==set(re.findall(r'\b\d+\b', h[h.index('exit codes:'):])), sent
+    assert 'exhash' in sent and 'SIGTERM' in sent, sent
+
+def test_readme_names_every_module_and_command():
+    "README (the docs' home page) has a row for each module `help(dialog)` lists, and its `dialog.cli` row names each command `nbdialog --help` lists"
+    import re
+    from cli_helpers import ok, root
+    readme = (root/'README.md').read_text(encoding='utf-8')
+    rows = {m[1]: m[0] for m in re.finditer(r'^\| `(dialog\.\w+)` \|.*$', readme, re.M)}
+    assert sorted(rows)==sorted(re.findall(r'- `(dialog\.\w+)`: ', dialog.__doc__))
+    h = ok('--help')
+    cmds = re.findall(r'^    (\w+)\s', h.split('options:')[0], re.M)
+    assert len(cmds)>10 and [c for c in cmds if not re.search(rf'\b{c}\b', rows['dialog.cli'])]==[]

@@ -10,7 +10,7 @@ from dialog.ipynb import home_atts, unhome_atts, ipynb_cells, repair_ipynb
 
 ai = pytest.importorskip('aidialog.dialog')
 aiio = pytest.importorskip('aidialog.ipynb')
-from shared_paths import corpus
+from shared_paths import corpus, needs_corpus
 
 contents = st.sampled_from(['x = 1', '#| export\ndef f(): pass', '#| exports\ny = 2', '#| eval: false\nslow()', '#| eval: true\nz = 3',
                             '#| hide\nimport os', '# a comment\n#| export\nw = 4', '#|export\nv = 5', 'print(1)'])
@@ -116,7 +116,7 @@ def test_ipynb_cells_match(tmp_path):
     assert ipynb_cells(tmp_path, 'missing', prefix='P') == aiio.ipynb_cells(tmp_path, 'missing', prefix='P') == []
 
 refused = sorted(glob.glob(str(corpus/'**'/'*.ipynb'), recursive=True))
-@pytest.mark.skipif(not refused, reason='no corpus')
+@needs_corpus()
 def test_repair_reads_what_aidialog_reads_without_inventing():
     """Each corpus file strict reading refuses: with `repair=True` we read it when that needs no guess and loses no content, with the
     same messages as aidialog; we refuse nbformat 2 and 3 (aidialog reads them as empty dialogs), an output type nobody knows

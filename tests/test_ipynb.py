@@ -7,7 +7,7 @@ from dialog.core import *
 from dialog.ipynb import *
 from dialog.ipynb import SEP
 
-from shared_paths import root, corpus
+from shared_paths import root, corpus, needs_corpus, corpus_params
 fixtures = Path(__file__).parent/'fixtures'
 
 def validate(txt): nbformat.validate(nbformat.reads(txt, as_version=nbformat.NO_CONVERT))
@@ -40,9 +40,9 @@ def content(nb, ids=True):
 
 # ---- the corpus ----
 
-corpus_files = sorted(corpus.glob('*/*.ipynb')) if corpus.exists() else []
+corpus_files = sorted(corpus.glob('*/*.ipynb'))
 
-@pytest.mark.skipif(not corpus.exists(), reason=f'no corpus at {corpus} (../shared is absent)')
+@needs_corpus()
 def test_corpus_present():
     assert len(corpus_files) > 20
 
@@ -60,8 +60,7 @@ def _kind(txt):
     except Exception: return 'other'
     return 'valid'
 
-no_corpus = pytest.mark.skip(reason=f'no corpus at {corpus} (../shared is absent): the corpus sweep needs it')
-@pytest.mark.parametrize('f', [pytest.param(f, id=f'{f.parent.name}/{f.name}') for f in corpus_files] or [pytest.param(None, id='no-corpus', marks=no_corpus)])
+@pytest.mark.parametrize('f', corpus_params('*/*.ipynb'), ids=lambda f: f'{f.parent.name}/{f.name}')
 def test_corpus_file(f):
     txt = f.read_text(encoding='utf-8')
     if _kind(txt)=='valid':
@@ -81,7 +80,7 @@ def test_corpus_file(f):
         except DialogFormatError as e: assert f.name in str(e)
         else: validate(write_ipynb(d))
 
-@pytest.mark.skipif(not corpus.exists(), reason=f'no corpus at {corpus} (../shared is absent)')
+@needs_corpus()
 def test_corpus_has_both_kinds():
     kinds = [_kind(f.read_text(encoding='utf-8')) for f in corpus_files]
     assert kinds.count('valid') > 20 and kinds.count('other') > 5

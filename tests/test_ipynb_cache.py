@@ -6,7 +6,7 @@ from hypothesis import given, settings, HealthCheck, strategies as st
 import dialog.ipynb as di
 from dialog.core import *
 from dialog.ipynb import *
-from shared_paths import corpus
+from shared_paths import corpus_params
 
 def mk(path, txts, **kw):
     "A dialog file at `path` with one note per text in `txts`"
@@ -40,7 +40,7 @@ def count_calls(monkeypatch, name):
     monkeypatch.setattr(di, name, g)
     return n
 
-corpus_files = sorted(corpus.rglob('*.ipynb'))
+corpus_files = corpus_params('**/*.ipynb')
 
 @pytest.mark.parametrize('f', corpus_files, ids=lambda f: f.name)
 def test_cache_reads_what_read_ipynb_reads(f):

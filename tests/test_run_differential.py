@@ -19,7 +19,7 @@ import json, os, re, shutil, subprocess, tempfile
 from pathlib import Path
 import pytest
 from cli_helpers import cmd, env, root
-from shared_paths import corpus
+from shared_paths import corpus, need_corpus
 from run_helpers import as_shown # rule 9
 
 fc,nbt = corpus/'fastcore-nbs',corpus/'jupyter-nbformat-tests'
@@ -208,6 +208,7 @@ def run_both(src, tmp):
 @pytest.mark.parametrize('name', list(cases))
 def test_runs_as_jupyter_execute(tmp_path, name):
     "Our runner's outputs, execution counts and metadata are nbclient's, but for legitimate variance"
+    if corpus in cases[name].parents: need_corpus(cases[name].relative_to(corpus))
     ours,theirs,of,tf,added = run_both(cases[name], tmp_path)
     diffs = compare(name, ours, theirs, of, tf, added)
     assert not diffs, f'{len(diffs)} difference(s) from nbclient:\n' + '\n'.join(diffs[:40]) + ('\n…' if len(diffs)>40 else '')

@@ -7,10 +7,10 @@ from dialog.chat import parse_reply, tool_block, think_spans, dlg2chat
 import dialog.chat as chat_mod
 from dialog.session import *
 from test_session_gen import claude_session, codex_session, session_text, word
-from shared_paths import corpus
+from shared_paths import corpus, needs_corpus
 
 cc,cx = corpus/'sessions'/'claude-code-session.jsonl',corpus/'sessions'/'codex-rollout.jsonl'
-need = pytest.mark.skipif(not cc.exists(), reason='the shared corpus (../shared/corpus/sessions) is not beside the clone')
+need = needs_corpus('sessions', 'claude-code-session.jsonl')
 
 def check_chain(path):
     "Claude Code's rules for a transcript the agent can resume: unique uuids, each parentUuid and leafUuid naming a record before it, one session id, and the main chain from the last record back to the first prompt holding every main-chain message"

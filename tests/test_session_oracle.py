@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from pathlib import Path
 from dialog.session import sess2dlg, Codex
 from dialog.chat import parse_reply
-from test_session_edit import cc, cx
+from test_session_edit import cc, cx, need
 from test_session_gen import claude_session, codex_session, session_text
 
 py = os.environ.get('LLMSURGERY_PYTHON')
@@ -79,6 +79,7 @@ def merged(xs):
         else: res.append(x)
     return res
 
+@need
 def test_corpus_files_read_alike():
     got = oracle([('ant', cc), ('oai', cx)])
     for p,g in zip((cc, cx), got): assert norm(ours(p))==merged(norm(theirs(p, g)))

@@ -369,6 +369,7 @@ def test_read_pauses_the_collector(tmp_path, monkeypatch):
     try: sess2dlg(cc); assert not gc.isenabled()
     finally: gc.enable()
 
+@need
 def test_overlapping_pauses_in_threads_end_with_the_last(tmp_path, monkeypatch):
     "The collector is the process's: a pause ending in one thread (begun before a read in another) doesn't turn it on under that read; it comes back on when the last pause ends, as it was before the first"
     import gc, threading, dialog.session as S

@@ -5,7 +5,7 @@ from hypothesis import given, strategies as st, settings, HealthCheck
 import dialog.nbjson as nbjson
 from dialog.core import *
 from dialog.ipynb import *
-from shared_paths import corpus
+from shared_paths import corpus, needs_corpus
 
 def both(dlg):
     "`write_ipynb(dlg)` through the fast extra and through the writer alone: each its text, or its error as `(type, message)`"
@@ -130,9 +130,9 @@ def test_plain_dialogs_go_through_the_extra_and_agree(ms, meta):
     fast,slow = both(d)
     assert fast_text(d) is not None and fast == slow
 
-corpus_files = sorted(corpus.rglob('*.ipynb')) if corpus.exists() else []
+corpus_files = sorted(corpus.rglob('*.ipynb'))
 
-@pytest.mark.skipif(not corpus_files, reason=f'no corpus at {corpus} (../shared is absent)')
+@needs_corpus()
 def test_the_corpus_writes_the_same_through_both():
     "Every corpus notebook we read writes the same text through both writers, and most go through the extra"
     went = n = 0

@@ -52,9 +52,9 @@ def test_a_refusal_says_whether_repair_heals():
 
 def test_repair_gives_a_duplicate_and_a_bad_id_the_same_new_id_every_read():
     "r33d: nbformat's own test files: each refused, `repairable`, and healed to the same ids by every read (an id one command prints is found by the next)"
-    from shared_paths import corpus
+    from shared_paths import need_corpus
     for f,problem in (('invalid_unique_cell_id.ipynb', "duplicate cell id 'dup'"), ('invalid_cell_id.ipynb', "invalid cell id '$illegal_chars'")):
-        data = (corpus/'jupyter-nbformat-tests'/f).read_bytes()
+        data = need_corpus('jupyter-nbformat-tests', f).read_bytes()
         with pytest.raises(DialogFormatError, match=re.escape(problem)) as e: reads_ipynb(data)
         assert e.value.repairable
         a,b = reads_ipynb(data, repair=True),reads_ipynb(data, repair=True)

@@ -10,14 +10,14 @@ from dialog.thread import Thread, Message
 from thread_cases import building, answers
 import dialog.thread as ours
 
-from shared_paths import corpus as _corpus
+from shared_paths import corpus_params
 from thread_cases import _norm
 from thread_cases import _ts
 from datetime import date
 narrator = pytest.importorskip('narrator', reason='slide-narrator, the oracle these tests compare with, needs Python 3.11 or newer')
 from thread_cases import ok_or_error
 from thread_cases import ticket_classes
-corpus = sorted(p for p in _corpus.rglob('*.ipynb') if p.name!='invalid.ipynb')
+corpus = [p for p in corpus_params('**/*.ipynb') if getattr(p, 'name', '')!='invalid.ipynb']
 
 def roundtrip(t, tmp_path, name='t.ipynb'):
     p = t.save(tmp_path/name)
@@ -146,7 +146,7 @@ def test_foreign_dialog_roles_and_cells_kept(tmp_path):
     assert back.messages[5].content=='thanks'
     assert Thread.read(p).model_dump(mode='json')==t.model_dump(mode='json')
 
-@pytest.mark.parametrize('path', corpus, ids=[p.name for p in corpus])
+@pytest.mark.parametrize('path', corpus, ids=lambda p: p.name)
 def test_corpus_opens_as_thread(path, tmp_path):
     "Every real notebook opens as a thread, and writing the thread back keeps every cell"
     try: dlg = read_ipynb(path)

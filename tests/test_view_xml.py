@@ -9,8 +9,8 @@ from dialog.cli import *
 from dialog.view import _xml_text, text_lines
 from cli_helpers import ids
 
-from shared_paths import corpus as _corpus
-corpus = sorted(_corpus.rglob('*.ipynb'))
+from shared_paths import corpus_params
+corpus = corpus_params('**/*.ipynb')
 
 hostile = st.lists(st.one_of(st.sampled_from(list('<>&"\'] \n\r\t#|:=x') + [']]>', '<![CDATA[', '&amp;', '\x00', '\x1b[31m', '\ud800', '\ufffe', '\x7f']),
                              st.characters()), max_size=40).map(''.join)
