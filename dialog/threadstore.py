@@ -53,15 +53,24 @@ def _summary(t):
 _hash = bytes_digest # one rule with `file_digest`, from `dialog.ipynb`
 
 # %% ../nbs/11_threadstore.ipynb #343ae3ac
-def _store_path(store, path):
-    "The absolute folder of `store` given `path`; None: a new temporary folder, removed with the store"
-    # narrator's `ThreadStore()` keeps its threads in memory, gone with the process: so are these, on disk meanwhile
-    if path is None:
-        path = tempfile.mkdtemp(prefix='dialog-threads-')
-        weakref.finalize(store, shutil.rmtree, path, ignore_errors=True)
-    elif '://' in str(path):
-        raise ValueError(f'{shown_name(path)} is a database URL: this store keeps its threads in a folder of dialog files; give the folder')
-    return Path(os.path.abspath(Path(path).expanduser()))
+class _TempFolder:
+    "A new temporary folder for threads, removed once no store holds this object"
+    live = weakref.WeakValueDictionary() # its real path: the holder, while a store holds it
+    def __init__(self):
+        self.path = tempfile.mkdtemp(prefix='dialog-threads-')
+        weakref.finalize(self, shutil.rmtree, self.path, ignore_errors=True)
+        _TempFolder.live[os.path.realpath(self.path)] = self
+
+def _store_path(store, path, url=None):
+    "The absolute folder of `store` given `path` (or narrator's `database_url`, `url`); None: a new temporary folder"
+    # narrator's `ThreadStore()` keeps its threads in memory, gone with the process: so are these, on disk meanwhile, in a
+    # folder removed once no store uses it: each store on it (made on its path, or a copy) holds its `_TempFolder`
+    if path is not None and url is not None: raise ValueError('give the store a folder (path), not a database_url too')
+    if (p := path if url is None else url) is None: store._tmp = _TempFolder(); p = store._tmp.path
+    elif '://' in str(p):
+        raise ValueError(f'{shown_name(p)} is a database URL: this store keeps its threads in a folder of dialog files; give the folder')
+    else: store._tmp = _TempFolder.live.get(os.path.realpath(Path(p).expanduser()))
+    return Path(os.path.abspath(Path(p).expanduser()))
 
 class DialogThreadStore(_NarratorStore):
     "narrator's `ThreadStore` over a folder of dialog files: one thread per file, found through an index beside them"
@@ -69,8 +78,9 @@ class DialogThreadStore(_NarratorStore):
     def __init__(self,
                  path=None, # The folder that holds the threads' files; made when missing. None: a new temporary one
                  thread_cls=None, # The class of the threads returned; default `dialog.thread.Thread`
-                 recheck:float=1.0): # Seconds a listing may trust the index without checking files (0: always check)
-        self.path = _store_path(self, path)
+                 recheck:float=1.0, # Seconds a listing may trust the index without checking files (0: always check)
+                 database_url=None): # narrator's: None is a new temporary folder, as no path; a URL is refused
+        self.path = _store_path(self, path, database_url)
         self._real = os.path.realpath(self.path) # the folder as every store object on it names it: see `_given`
         self.thread_cls,self.recheck = thread_cls or Thread,recheck
         self._cls = self.thread_cls if issubclass(self.thread_cls, Thread) else Thread # the class files are read as
@@ -117,9 +127,10 @@ async def _ensure_initialized(self:DialogThreadStore): self._init()
 @patch(cls_method=True)
 async def create(cls:DialogThreadStore,
                  path=None, # The folder that holds the threads' files; None: a new temporary one
-                 thread_cls=None): # The class of the threads returned; default `dialog.thread.Thread`
+                 thread_cls=None, # The class of the threads returned; default `dialog.thread.Thread`
+                 database_url=None): # narrator's: None is a new temporary folder, as no path; a URL is refused
     "A store over folder `path`, initialized (narrator's factory)"
-    s = cls(path, thread_cls)
+    s = cls(path, thread_cls, database_url=database_url)
     await s.initialize()
     return s
 

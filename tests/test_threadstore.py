@@ -760,3 +760,24 @@ def test_a_store_without_a_path_is_kept_in_a_temporary_folder_gone_with_it():
 
 def test_a_database_url_is_refused():
     with pytest.raises(ValueError, match='database URL'): DialogThreadStore('sqlite+aiosqlite:///threads.db')
+
+@pytest.mark.parametrize('how', ['opened on its path', 'copied'])
+def test_a_temporary_folder_stays_while_a_store_uses_it(how):
+    "The temporary folder of a store made without a path stays while another store uses it (one opened on its path, or a copy): saved threads were lost when the first went"
+    import copy
+    s = DialogThreadStore()
+    s2 = DialogThreadStore(s.path) if how=='opened on its path' else copy.copy(s)
+    t = Thread(title='kept'); t.add_message(Message(role='user', content='hi'))
+    asyncio.run(s2.save(t))
+    p = s.path; del s; gc.collect()
+    assert p.is_dir() and asyncio.run(s2.get(t.id)).title=='kept'
+    del s2; gc.collect()
+    assert not p.exists()
+
+def test_narrators_database_url_keyword():
+    "narrator's `ThreadStore(database_url=None)` (and `create`'s): a temporary folder; a URL is refused by name, as given positionally"
+    s = DialogThreadStore(database_url=None)
+    assert s.path.is_dir()
+    assert asyncio.run(DialogThreadStore.create(database_url=None)).path.is_dir()
+    with pytest.raises(ValueError, match='database URL'): DialogThreadStore(database_url='sqlite+aiosqlite:///t.db')
+    with pytest.raises(ValueError, match='not a database_url too'): DialogThreadStore(s.path, database_url='sqlite:///t.db')
