@@ -254,7 +254,6 @@ _html_ends = (None, '-->', '?>', ']]>', '>') # what ends each kind (kind 1: the 
 _kind1 = ('pre', 'script', 'style', 'textarea')
 _re_html_tok = re.compile(r'<(/?)(pre|script|style|textarea)\b|<(!--|\?|!\[CDATA\[|![A-Za-z])', re.I)
 _inner_ends = {'!--': '-->', '?': '?>', '![cdata[': ']]>'} # else `>` (`<!X`)
-_re_tagged = re.compile(r' {0,3}<') # a line that may open an HTML block
 _re_end_tag = re.compile(r'</(pre|script|style|textarea)\b', re.I)
 _re_raw_div = re.compile(r'</?div\b[^>]*(>|$)', re.I) # in raw HTML no code span hides a tag
 
@@ -375,6 +374,30 @@ def _stuck(html, i, last, closes, spent=False):
     return last[html.end]<i if html.end else any(n>closes[k][i] for k,n in html.counts.items())
 
 
+# %% ../nbs/04_view.ipynb #6e2a9c41
+# CommonMark's HTML blocks that only a blank line ends: kind 6, a block-level tag (which may interrupt a paragraph), and
+# kind 7, any other tag alone on its line (which may not)
+_re_html6 = re.compile(r' {0,3}</?(?:address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|'
+                       r'details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|'
+                       r'header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|'
+                       r'search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul)(?:[ \t]|/?>|$)', re.I)
+_attr = r'''[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?'''
+# (markdown-it takes `</style>` alone for one too; an opening `<pre>` and kin is raw HTML of its own kind, read before)
+_re_html7 = re.compile(rf' {{0,3}}(?:<[A-Za-z][A-Za-z0-9-]*(?:{_attr})*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$', re.I)
+# a line opening a list item, a block quote or a heading
+_re_not_para = re.compile(r' {0,3}(?:[-+*][ \t]|\d{1,9}[.)][ \t]|>|#{1,6}(?:[ \t]|$))')
+
+def _run(l, run):
+    "What the lines since the last blank one are, after line `l` (outside code and raw HTML), given what they were, `run`"
+    # None (no line yet), 'para' (a paragraph), 'html' (an HTML block only a blank line ends), 'other' (a list item, a
+    # block quote, a heading). Only after a paragraph's line does a raw HTML block get a blank line before it: Pandoc
+    # reads a `<style>` on in the paragraph (where a `<hr>` line then opens a block the div's end can't close); in an
+    # HTML block the blank line would end it early, and in a list item it would make a tight list loose
+    if not l.strip(): return None
+    if run=='html' or _re_html6.match(l) or run is None and _re_html7.match(l): return 'html'
+    if run is None: return 'other' if _re_not_para.match(l) else 'para'
+    return run
+
 # %% ../nbs/04_view.ipynb #5d1c2e07
 def _div_toks(l, m, in_div=True):
     "The div fence (`m`: line `l`'s `_re_colons` match) and tags of line `l`, outside raw HTML: `(toks, voids)`"
@@ -396,15 +419,15 @@ def _scan(lines, in_div=True):
     # raw: what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`),
     #   the `<` opening a `<?`, `<![CDATA[` or `<!X` block
     # slash: the `>` of each void tag to write self-closing (`<hr>`, in a div)
-    # opened: the lines opening a raw HTML block that may follow a paragraph (a blank line goes before each)
+    # opened: the lines opening a raw HTML block right after a paragraph's line (a blank line goes before each)
     # The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows),
     # and what follows it read again.
     last,closes = _marks(lines)
     # `opens`: one stack for divs of both kinds and block tags: Pandoc nests them together
     blocks,opens,stray,code,fences,html,raw,slash,opened = [],[],[],None,[],None,[],[],[]
-    # the line read; how many of `raw` came before the raw HTML block open, and `tagged` then: a line since the last
-    # blank one starts with a tag, which may open an HTML block that only a blank line ends (CommonMark's kinds 6 and 7)
-    i,snap,tagged,was = 0,0,False,False
+    # the line read; how many of `raw` came before the raw HTML block open, and `run` then: what the lines since the
+    # last blank one are (`_run`)
+    i,snap,run,was = 0,0,None,None
     left = len(lines) + _reread_min # the lines that may yet be read again
     while i<len(lines) or html:
         # it can't close: its end marker is on no line left, or fewer of some end tag are left than it needs
@@ -413,7 +436,7 @@ def _scan(lines, in_div=True):
             (i,col),html = html.at,None
             lines[i] = _esc(lines[i], col); del raw[snap:] # nothing else changed since it opened: read on from there
             if opened and opened[-1]==i: opened.pop() # (the last: no block opens in one)
-            tagged = was
+            run = was
             continue
         l,i = lines[i],i+1
         if code:
@@ -423,15 +446,15 @@ def _scan(lines, in_div=True):
             continue
         if html: inraw,html = True,_html_in(l, html) # raw HTML: no code fence opens in it
         elif (m := _re_code_fence.match(l)) and _re_info.fullmatch(l[m.end():]):
-            code,tagged = m[1],False; blocks.append([i-1, None]); continue
+            code,run = m[1],None; blocks.append([i-1, None]); continue
         # `<?`, `<![CDATA[`, `<!X`: after a `<?` block Pandoc ends no div, and the others aren't raw HTML to it,
         # so it may see a `<pre>` in them: the `<` is made text
         elif (m := _re_html_open.match(l)) and in_div and not (m[1] or m[2]):
             inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
         else:
-            inraw,html,snap,was = bool(m),_html_open(l, i-1),len(raw),tagged
-            if m and not tagged: opened.append(i-1)
-        tagged = bool(l.strip()) and (tagged or bool(_re_tagged.match(l)))
+            inraw,html,snap,was = bool(m),_html_open(l, i-1),len(raw),run
+            if m and run=='para': opened.append(i-1)
+        run = run if html else None if inraw else _run(l, run)  # (raw HTML that ended: a new block comes next)
         m = _re_colons.fullmatch(l)
         # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there):
         # made text for both

@@ -184,18 +184,22 @@ def test_pandoc_block_tags_left_open(reply, fenced):
 # kinds 6 and 7): the blank line would end that block early, and the lines after it read otherwise
 @pytest.mark.parametrize('reply', ['::: details\n<style>\n<hr>\n</style>\n', 'x\n<style>\n<hr>\n</style>\n', 'x\n<pre>\n<hr>\n</pre>\n',
                                    '</style>\n</script>\n<pre>\n<style>\n</pre>\n```python\n</style>\n<hr>\n-->\n</div>\n</pre>\n\n```\n',
-                                   '<div>\nx\n<pre>\n:::\n</pre>\n'])
+                                   '<div>\nx\n<pre>\n:::\n</pre>\n', '<kbd>Ctrl</kbd>+C copies\n<style>\n<hr>\n</style>\n',
+                                   '<b>x</b>\n<style>\n<hr>\n</style>\n', '- a\n  <style>\n  <hr>\n  </style>\n- b\n'])
 @pytest.mark.parametrize('fenced', [True, False])
 def test_raw_html_after_a_paragraph(reply, fenced):
     md = dlg2md(_two(reply), fenced=fenced)
+    if reply.startswith('- a'): assert '<p>' not in mdit.MarkdownIt('commonmark').render(msg2md(Message('q', msg_type=sprompt, output=reply), fenced=False)).split('<ul>')[1] # still tight
     assert _pandoc_top(md) == _want
     assert _mdit_divs(md, fenced) == ['prompt', 'reply']*2
 
 def test_raw_html_blank_line_only_after_a_paragraph():
-    "The blank line goes before a raw HTML block after a paragraph line, not after a tag line (nor at the reply's start)"
+    "The blank line goes before a raw HTML block after a paragraph's line (one starting with an inline tag too), not in an HTML block only a blank line ends (a block-level tag, or a tag alone on its line), a list item, a quote, a heading, nor at the reply's start"
     body = lambda r: msg2md(Message('q', msg_type=sprompt, output=r)).split('::: reply\n')[1]
-    assert body('x\n<style>\ny\n</style>\n').startswith('x\n\n<style>\n')
-    assert body('<b>x</b>\n<style>\ny\n</style>\n').startswith('<b>x</b>\n<style>\n')
+    for para in ['x', '<b>x</b>', '<kbd>Ctrl</kbd>+C copies', '<img src=a> caption']:
+        assert body(f'{para}\n<style>\ny\n</style>\n').startswith(f'{para}\n\n<style>\n'), para
+    for other in ['<b>', '<span class="x">', '</em>', '</style>', '- a', '  - a\n  b', '1. a', '> a', '# h']:
+        assert body(f'{other}\n<style>\ny\n</style>\n').startswith(f'{other}\n<style>\n'), other
     assert body('<style>\ny\n</style>\n').startswith('<style>\n')
 
 @pytest.mark.parametrize('fenced', [True, False])
