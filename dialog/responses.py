@@ -244,6 +244,9 @@ def _rs_events(m, i, after=0):
         own = ('type', 'id', 'call_id', f := _out_field.get(t, 'output')) + (() if t=='apply_patch_call_output' else ('status',))
         rest = _rs_rest(m, own) if t not in _outputs[:2] else {}
         o,e = m.get(f, ''),({'output_rest': rest} if rest else {})
+        # no output (a patch that failed, or applied without a word): no text, and a failure is an error to any provider
+        if o is None: o,e = '',e | {'output_none': True}
+        if m.get('status')=='failed' and t not in _outputs[:2]: e |= {'is_error': True}
         # a screenshot, an image read (text spelling an image beside it is that text)
         if (imgs := isinstance(o, list) and any(isinstance(x, dict) and x.get('type')=='input_image' for x in o)):
             o,e = _rs_result_text(o, i, t)
@@ -417,7 +420,8 @@ def _rs_output(c, p):
                    f"e.g. {{\"approve\": true}}, not {o!r:.60}")
             raise ValueError(msg)
         return dict(type='mcp_approval_response', approval_request_id=c['id']) | a
-    if e.get('output_json'):
+    if e.get('output_none') and o=='': o = None  # as it came (once edited, the text goes)
+    elif e.get('output_json'):
         try: o = json.loads(o)
         except (TypeError, ValueError): pass  # edited into text: sent as text
     # images the tool returned; a screenshot that is still one image goes back as one

@@ -323,3 +323,17 @@ def test_a_computer_call_output_dumped_by_the_sdk_sends_no_none_field():
     checks = [{'id': 'cu_sc_1', 'code': 'sensitive_domain', 'message': 'Typing a password'}]  # a field given still goes back
     out = out | {'acknowledged_safety_checks': checks}
     assert dlg2chat(chat2dlg([{'role': 'user', 'content': 'go'}, call, out], 'responses'), 'responses')[2]['acknowledged_safety_checks']==checks
+
+def test_an_output_with_no_output_and_a_failed_status():
+    "An apply_patch_call_output with `output: null` and status failed reads as no text and an error (Anthropic's is_error), not the text 'null'; Responses gets it back as it came, through a saved file too"
+    from dialog.ipynb import reads_ipynb, write_ipynb
+    items = [{'role': 'user', 'content': 'rename a to b in a.py'},
+             {'type': 'apply_patch_call', 'id': 'ap_1', 'call_id': 'call_2', 'status': 'completed',
+              'operation': {'type': 'update_file', 'path': 'a.py', 'diff': '@@\n-a\n+b\n'}},
+             {'type': 'apply_patch_call_output', 'call_id': 'call_2', 'status': 'failed', 'output': None},
+             {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Done', 'annotations': []}]}]
+    d = reads_ipynb(write_ipynb(chat2dlg(items, 'responses')))
+    assert dlg2chat(d, 'responses')[2]=={'type': 'apply_patch_call_output', 'call_id': 'call_2', 'output': None, 'status': 'failed'}
+    assert [m['content'] for m in dlg2chat(d, 'openai') if m['role']=='tool']==['']
+    res = [b for m in dlg2chat(d, 'anthropic') if m['role']=='user' for b in m['content'] if isinstance(b, dict) and b.get('type')=='tool_result']
+    assert len(res)==1 and res[0]['is_error'] is True and 'null' not in str(res[0]['content'])
