@@ -1,4 +1,4 @@
-"The tour example: its nbdialog commands run from the repo root, as README runs them, and the file is what mk_tour.py writes."
+"The examples: the tour's nbdialog commands run from the repo root, as README runs them, and the tour is what mk_tour.py writes; the sessions dialog.session's page reads are what mk_sessions.py writes, and no page reads a file the repository doesn't ship."
 import pytest
 import json, os, shutil, subprocess, sys
 from dialog.core import *
@@ -35,3 +35,23 @@ def test_tour_is_what_mk_tour_writes(tmp_path):
     assert not any(e in b for b in (new, old) for e in (b'\\u001b', b'\x1b')), 'a traceback kept its colour codes'
     assert _sans_tracebacks(new)==_sans_tracebacks(old), ('examples/tour.ipynb differs from what examples/mk_tour.py writes (tracebacks aside): '
         'if you changed the library or mk_tour.py, run python examples/mk_tour.py and commit the tour')
+
+# --- the sessions dialog.session's page reads ship with the repository, and are what mk_sessions.py writes
+def test_sessions_are_what_mk_sessions_writes(tmp_path):
+    "examples/claude-session.jsonl and codex-rollout.jsonl are what mk_sessions.py writes, the same bytes at every run, each a session of its agent"
+    from dialog.session import sess_agent
+    ex = tour_src.parent
+    shutil.copy(ex/'mk_sessions.py', tmp_path/'mk_sessions.py')
+    for _ in range(2):
+        r = subprocess.run([sys.executable, tmp_path/'mk_sessions.py'], capture_output=True, text=True, timeout=60)
+        assert r.returncode==0, r.stderr
+        for f,agent in (('claude-session.jsonl', 'claude'), ('codex-rollout.jsonl', 'codex')):
+            assert (tmp_path/f).read_bytes()==(ex/f).read_bytes(), (f'examples/{f} differs from what examples/mk_sessions.py writes: '
+                'if you changed mk_sessions.py, run python examples/mk_sessions.py and commit the sessions')
+            assert sess_agent(ex/f)==agent, f
+
+def test_no_page_reads_the_shared_corpus():
+    "The notebooks' examples read files the repository ships: nbdev-test passes in a clone with no ../shared beside it"
+    for nb in sorted((tour_src.parent.parent/'nbs').glob('*.ipynb')):
+        for i,c in enumerate(json.loads(nb.read_text(encoding='utf-8'))['cells']):
+            if c['cell_type']=='code': assert 'shared/corpus' not in ''.join(c['source']), f'{nb.name} cell {i} reads ../shared/corpus'
