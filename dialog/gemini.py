@@ -5,7 +5,7 @@ each part one of `text` (with `thought: true` for the model's thinking), `inline
 `fileData` (`mimeType`, `fileUri`), `functionCall` (`name`, `args`, optionally `id`) or `functionResponse` (`name`,
 `response` object, optionally `id`); any part may carry the model's `thoughtSignature`. The system prompt goes apart, as
 `system_instruction`. The REST API spells keys in camelCase and the Python SDK (`google-genai`) in snake_case; this
-codec reads both and writes camelCase, which both take.
+codec reads both and writes camelCase, which both take. The SDK's objects and their `model_dump()`, in either mode, read alike: a field that is None is an absent one (bytes as the SDK's JSON spells them), but in a call's `args` and a response's `response`, which are the caller's own values.
 
 Like `dialog.responses`, this is a codec in a room of its own, registered with `dialog.chat` when imported (which
 `dlg2chat` and `chat2dlg` do by themselves the first time `'gemini'` is asked for).
@@ -28,7 +28,7 @@ from fastcore.utils import *
 from .core import *
 import dialog.chat as chat
 from .chat import Codec, codec_kit as kit, register_codec, tool_block, img_mimes, file_mimes
-import json, mimetypes
+import base64, json, mimetypes
 
 # %% ../nbs/07_gemini.ipynb #30d80bdc
 _camel = dict(function_call='functionCall', function_response='functionResponse', inline_data='inlineData',
@@ -40,11 +40,22 @@ def _cc(d):
     "Dict `d` (a part, or one of its values) with the SDK's snake_case keys in the REST API's camelCase"
     return {_camel.get(k, k):(_cc(v) if isinstance(v, dict) and k in _media_keys else v) for k,v in d.items()}
 
+def _as_sdk_json(o):
+    "Value `o` of a content as the SDK's JSON of it gives it: None fields left out, bytes as URL-safe base64"
+    # a content's `model_dump()` holds every field, unset ones None, and bytes (data, thought signatures); its
+    # `model_dump(mode='json')` the None ones: both read as the SDK object itself reads (`sdk_json`)
+    # a call's `args` and a response's `response` are the caller's own values: kept as they are
+    if isinstance(o, dict): return {k:(v if k in ('args', 'response') else _as_sdk_json(v)) for k,v in o.items() if v is not None}
+    if isinstance(o, list): return [_as_sdk_json(v) for v in o]
+    if isinstance(o, (bytes, bytearray)): return base64.urlsafe_b64encode(o).decode()
+    return o
+
 def _gm_group(contents):
     "Contents as `(index, content)`, keys in camelCase, with `_ids`"
     res,open_,n = [],{},0
     for i,c in enumerate(contents):
         c = kit.sdk_json(c)
+        if isinstance(c, dict): c = _as_sdk_json(c)
         if not isinstance(c, dict) or not isinstance(c.get('parts'), list): res.append((i, c)); continue
         ps,ids = [_cc(p) if isinstance(p, dict) else p for p in c['parts']],[]
         for p in ps:
@@ -96,7 +107,7 @@ def _gm_media(p, i, j):
     if not isinstance(d, dict): kit.err(i, f'part {j}: malformed media part')
     # a part's own settings (`videoMetadata` clipping a video, `mediaResolution`) have no place in a dialog: refused, as the
     # part would go back without them (the whole video, the default resolution)
-    if more := [k for k,v in p.items() if k not in ('inlineData', 'fileData') and v not in (None, {}, [], '')]:
+    if more := [k for k,v in p.items() if k not in ('inlineData', 'fileData') and v not in (None, {}, [], '') and v is not False]:
         kit.err(i, f"part {j}: a media part's {', '.join(more)} can't be kept in a dialog (it would go back without it): "
                    'send this part yourself, or leave that out')
     mime = kit.mime(d.get('mimeType'))

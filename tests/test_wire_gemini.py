@@ -121,9 +121,16 @@ def test_sdk_content_with_url_safe_base64_image_read():
     d = chat2dlg([c, types.Content(role='model', parts=[types.Part(text='ok')])], 'gemini')
     assert base64.b64decode(dlg2chat(d, 'gemini')[0]['parts'][1]['inlineData']['data']) == data
 
-@pytest.mark.parametrize('bad', [{'functionCall': 'f'}, {'functionCall': ['f']}, {'functionCall': None}, {'functionCall': {'name': 'f', 'args': [1]}}])
+@pytest.mark.parametrize('bad', [{'functionCall': 'f'}, {'functionCall': ['f']}, {'functionCall': {'name': 'f', 'args': [1]}}])
 def test_malformed_function_call_is_a_value_error(bad):
     with pytest.raises(ValueError, match='message 1: part 0: a functionCall needs'): chat2dlg([{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [bad]}], 'gemini')
+
+def test_a_none_field_is_an_absent_one():
+    "A field that is None is absent (as in an SDK object's `model_dump()`): a part of None fields alone is no part; None in a call's args is the caller's value"
+    with pytest.raises(ValueError, match=r'message 1: unsupported or malformed part 0 \(\) in a model content'):
+        chat2dlg([{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'functionCall': None}]}], 'gemini')
+    d = chat2dlg([{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'functionCall': {'name': 'f', 'args': {'a': None}, 'id': None}}]}], 'gemini')
+    assert dlg2chat(d, 'gemini')[1]['parts'][0]['functionCall']['args']=={'a': None}
 
 def test_malformed_function_response_is_a_value_error():
     h = [{'role': 'user', 'parts': [{'text': 'hi'}]}, {'role': 'model', 'parts': [{'functionCall': {'name': 'f', 'args': {}}}]}, {'role': 'user', 'parts': [{'functionResponse': 'x'}]}]
@@ -285,3 +292,22 @@ def test_a_media_parts_own_settings_are_refused_not_dropped(part, key):
     with pytest.raises(ValueError, match=f"message 0: part 0: a media part's {key} can't be kept"): chat2dlg(contents, 'gemini')
     plain = {k:v for k,v in (part.items() if isinstance(part, dict) else [('fileData', {'mimeType': 'video/mp4', 'fileUri': 'https://x/f'})]) if k in ('inlineData', 'fileData')}
     assert dlg2chat(chat2dlg([{'role': 'user', 'parts': [plain, {'text': 'q'}]}], 'gemini'), 'gemini')[0]['parts'][0]==plain # without them, as before
+
+def _sdk_contents():
+    png = base64.b64decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==')
+    return [types.Content(role='user', parts=[types.Part.from_bytes(data=png, mime_type='image/png'), types.Part(text='what is this?')]),
+            types.Content(role='model', parts=[types.Part(function_call=types.FunctionCall(name='look', args={'x': 1}, id='c1'), thought_signature=b'sig')]),
+            types.Content(role='user', parts=[types.Part(function_response=types.FunctionResponse(name='look', id='c1', response={'result': 'seen'},
+                          parts=[types.FunctionResponsePart(inline_data=types.FunctionResponseBlob(mime_type='image/png', data=png))]))]),
+            types.Content(role='model', parts=[types.Part(text='A pixel.')])]
+
+@pytest.mark.parametrize('how', [{}, {'mode': 'json'}])
+def test_an_sdk_contents_model_dump_reads_as_the_sdk_object(how):
+    "A content's `model_dump()` (every unset field None, bytes as bytes) or `model_dump(mode='json')` reads as the SDK object does: it was refused ('a functionResponse must be an object, not NoneType'), or a TypeError on bytes"
+    cs = _sdk_contents()
+    assert dlg2chat(chat2dlg([c.model_dump(**how) for c in cs], 'gemini'), 'gemini')==dlg2chat(chat2dlg(cs, 'gemini'), 'gemini')
+
+def test_a_media_parts_false_thought_is_no_setting():
+    "`thought: False` on a user's image part (a field at its default) reads as before the media-part settings were refused"
+    d = chat2dlg([{'role': 'user', 'parts': [dict(_sharp, mediaResolution=None, thought=False), {'text': 'q'}]}], 'gemini')
+    assert dlg2chat(d, 'gemini')[0]['parts'][0]=={k:_sharp[k] for k in ('inlineData',)}
