@@ -390,9 +390,10 @@ _re_not_para = re.compile(r' {0,3}(?:[-+*][ \t]|\d{1,9}[.)][ \t]|>|#{1,6}(?:[ \t
 def _run(l, run):
     "What the lines since the last blank one are, after line `l` (outside code and raw HTML), given what they were, `run`"
     # None (no line yet), 'para' (a paragraph), 'html' (an HTML block only a blank line ends), 'other' (a list item, a
-    # block quote, a heading). Only after a paragraph's line does a raw HTML block get a blank line before it: Pandoc
-    # reads a `<style>` on in the paragraph (where a `<hr>` line then opens a block the div's end can't close); in an
-    # HTML block the blank line would end it early, and in a list item it would make a tight list loose
+    # block quote, a heading). A raw HTML block gets a blank line before it after a paragraph's line (Pandoc reads a
+    # `<style>` on in the paragraph, where a `<hr>` line then opens a block the div's end can't close), and after a list
+    # item or a quote when it isn't indented (Pandoc reads it into the item); in an HTML block the blank line would end
+    # that early, and in a list item (indented) it would make a tight list loose
     if not l.strip(): return None
     if run=='html' or _re_html6.match(l) or run is None and _re_html7.match(l): return 'html'
     if run is None: return 'other' if _re_not_para.match(l) else 'para'
@@ -453,7 +454,8 @@ def _scan(lines, in_div=True):
             inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
         else:
             inraw,html,snap,was = bool(m),_html_open(l, i-1),len(raw),run
-            if m and run=='para': opened.append(i-1)
+            # (after a list item or a quote, one not indented into it: Pandoc would read it into the item)
+            if m and (run=='para' or run=='other' and l[0]=='<'): opened.append(i-1)
         run = run if html else None if inraw else _run(l, run)  # (raw HTML that ended: a new block comes next)
         m = _re_colons.fullmatch(l)
         # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there):

@@ -194,12 +194,13 @@ def test_raw_html_after_a_paragraph(reply, fenced):
     assert _mdit_divs(md, fenced) == ['prompt', 'reply']*2
 
 def test_raw_html_blank_line_only_after_a_paragraph():
-    "The blank line goes before a raw HTML block after a paragraph's line (one starting with an inline tag too), not in an HTML block only a blank line ends (a block-level tag, or a tag alone on its line), a list item, a quote, a heading, nor at the reply's start"
+    "The blank line goes before a raw HTML block after a paragraph's line (one starting with an inline tag too), or after a list item or quote it isn't indented into; not in an HTML block only a blank line ends (a block-level tag, or a tag alone on its line), indented in a list item, nor at the reply's start"
     body = lambda r: msg2md(Message('q', msg_type=sprompt, output=r)).split('::: reply\n')[1]
-    for para in ['x', '<b>x</b>', '<kbd>Ctrl</kbd>+C copies', '<img src=a> caption']:
+    for para in ['x', '<b>x</b>', '<kbd>Ctrl</kbd>+C copies', '<img src=a> caption', '- a', '1. a', '> a']:
         assert body(f'{para}\n<style>\ny\n</style>\n').startswith(f'{para}\n\n<style>\n'), para
-    for other in ['<b>', '<span class="x">', '</em>', '</style>', '- a', '  - a\n  b', '1. a', '> a', '# h']:
+    for other in ['<b>', '<span class="x">', '</em>', '</style>']:
         assert body(f'{other}\n<style>\ny\n</style>\n').startswith(f'{other}\n<style>\n'), other
+    assert body('- a\n  <style>\n  y\n  </style>\n').startswith('- a\n  <style>\n')
     assert body('<style>\ny\n</style>\n').startswith('<style>\n')
 
 @pytest.mark.parametrize('fenced', [True, False])
@@ -303,3 +304,12 @@ def test_an_inline_comment_in_code_or_escaped_is_left_as_written(reply):
     "`<!--` in a code span, or after a backslash, is text already: not made text again (it would show `&lt;`)"
     md = msg2md(Message('q', msg_type=sprompt, output=reply))
     assert '&lt;' not in md and reply.split('\n')[0] in md
+
+@pytest.mark.parametrize('lead', ['- see the config:', '1. see the config:', '> the docs say:'])
+def test_raw_html_after_a_list_item_or_quote_is_not_read_into_it(lead):
+    "Raw HTML not indented after a list item or a quote is outside it to CommonMark; Pandoc reads it (and the paragraph after) into the item, its `<pre>` text losing indentation, unless a blank line goes before it"
+    pypandoc = pytest.importorskip('pypandoc')
+    md = msg2md(Message('q', msg_type=sprompt, output=f'{lead}\n<pre>\nserver:\n    port: 80\n</pre>\nThen restart.\n'))
+    html = pypandoc.convert_text(md, 'html', format='markdown')
+    assert '\n    port: 80\n' in html.split('<pre>')[1].split('</pre>')[0]
+    assert html.index('<p>Then restart.</p>') > max(html.find('</ul>'), html.find('</ol>'), html.find('</blockquote>'))
