@@ -420,7 +420,7 @@ def _scan(lines, in_div=True):
     # raw: what must be made text `[(line, col)]`: div tags and colon fences in raw HTML and, in a div (`in_div`),
     #   the `<` opening a `<?`, `<![CDATA[` or `<!X` block
     # slash: the `>` of each void tag to write self-closing (`<hr>`, in a div)
-    # opened: the lines opening a raw HTML block right after a paragraph's line (a blank line goes before each)
+    # opened: the lines opening raw HTML that gets a blank line before it (see `_run`)
     # The opening of raw HTML that never closes is escaped in `lines` (so it can't swallow what follows),
     # and what follows it read again.
     last,closes = _marks(lines)
@@ -454,7 +454,6 @@ def _scan(lines, in_div=True):
             inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
         else:
             inraw,html,snap,was = bool(m),_html_open(l, i-1),len(raw),run
-            # (after a list item or a quote, one not indented into it: Pandoc would read it into the item)
             if m and (run=='para' or run=='other' and l[0]=='<'): opened.append(i-1)
         run = run if html else None if inraw else _run(l, run)  # (raw HTML that ended: a new block comes next)
         m = _re_colons.fullmatch(l)
