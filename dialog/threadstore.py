@@ -69,7 +69,9 @@ def _store_path(store, path, url=None):
     if (p := path if url is None else url) is None: store._tmp = _TempFolder(); p = store._tmp.path
     elif '://' in str(p):
         raise ValueError(f'{shown_name(p)} is a database URL: this store keeps its threads in a folder of dialog files; give the folder')
-    else: store._tmp = _TempFolder.live.get(os.path.realpath(Path(p).expanduser()))
+    else:  # a store on a temporary folder, or in one, holds it too
+        rp = Path(os.path.realpath(Path(p).expanduser()))
+        store._tmp = first(t for q in (rp, *rp.parents) if (t := _TempFolder.live.get(str(q))) is not None)
     return Path(os.path.abspath(Path(p).expanduser()))
 
 class DialogThreadStore(_NarratorStore):

@@ -761,12 +761,12 @@ def test_a_store_without_a_path_is_kept_in_a_temporary_folder_gone_with_it():
 def test_a_database_url_is_refused():
     with pytest.raises(ValueError, match='database URL'): DialogThreadStore('sqlite+aiosqlite:///threads.db')
 
-@pytest.mark.parametrize('how', ['opened on its path', 'copied'])
+@pytest.mark.parametrize('how', ['opened on its path', 'copied', 'opened in it'])
 def test_a_temporary_folder_stays_while_a_store_uses_it(how):
     "The temporary folder of a store made without a path stays while another store uses it (one opened on its path, or a copy): saved threads were lost when the first went"
     import copy
     s = DialogThreadStore()
-    s2 = DialogThreadStore(s.path) if how=='opened on its path' else copy.copy(s)
+    s2 = DialogThreadStore(s.path) if how=='opened on its path' else DialogThreadStore(s.path/'archive') if how=='opened in it' else copy.copy(s)
     t = Thread(title='kept'); t.add_message(Message(role='user', content='hi'))
     asyncio.run(s2.save(t))
     p = s.path; del s; gc.collect()
