@@ -742,6 +742,8 @@ def _oa_tool_call(i, c):
 
 def _oa_result(c):
     "Call part `c`'s result as a tool message's content: text, or the text parts it came as"
+    # Chat Completions has no error flag: a failure that said nothing says so (else it reads as a call that succeeded silently)
+    if c['extra'].get('is_error') and not c['result'].strip(): return '(error: no output)'
     res = _plain_result(c['result'], c['extra'].get('text_result'))
     return _unblock(res, c['extra'].get('result_blocks')) or res
 

@@ -96,8 +96,9 @@ def _gm_result(fr, i, j):
         p = kit.image(d.get('mimeType', d.get('mime_type')), _b64(d.get('data')), i, j)
         imgs.append((p['mime'], p['data']))
     if r is None and imgs: return kit.joined_result(imgs)
-    if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output')), str):
-        return kit.joined_result([v, *imgs] if v or not imgs else imgs)
+    if isinstance(r, dict) and len(r)==1 and isinstance(v := r.get('result', r.get('output', r.get('error'))), str):
+        t,e = kit.joined_result([v, *imgs] if v or not imgs else imgs)
+        return t,e | ({'is_error': True} if 'error' in r else {})  # (the SDK's docs: an `error` key for a failure)
     if not isinstance(r, dict): kit.err(i, f'part {j}: a functionResponse needs a response object')
     return kit.joined_result([json.dumps(r, ensure_ascii=False), *imgs])
 
@@ -177,13 +178,13 @@ def _gm_part(p):
         return {'fileData': {'mimeType': mime, 'fileUri': p['url']}}
     return {'inlineData': {'mimeType': p['mime'], 'data': p['data']}}
 
-def _gm_response(res, plain=False):
-    "Result text `res` as a functionResponse's `response` and, for images the tool returned, its `parts`"
+def _gm_response(res, plain=False, err=False):
+    "Result text `res` as a functionResponse's `response` (a failure's, `err`, under `error`) and, for images the tool returned, its `parts`"
     def img(mime, data): return {'inlineData': {'mimeType': mime, 'data': data}}
-    ps = kit.result_pieces(res, lambda t: t, img, plain)
-    if not ps: return {'response': {'result': res}}
+    ps,k = kit.result_pieces(res, lambda t: t, img, plain),'error' if err else 'result'
+    if not ps: return {'response': {k: res}}
     txt = '\n\n'.join(x for x in ps if isinstance(x, str))
-    return {'response': {'result': txt}, 'parts': [x for x in ps if isinstance(x, dict)]}
+    return {'response': {k: txt}, 'parts': [x for x in ps if isinstance(x, dict)]}
 
 def _gm_reply(parts, ids):
     "Reply `parts` as contents, one list per round"
@@ -196,7 +197,7 @@ def _gm_reply(parts, ids):
             i = ids(p['id']); idk = {} if p['extra'].get('no_id') else {'id': i}
             sig = {} if calls else {'thoughtSignature': skip_signature}
             out.append({'functionCall': idk | {'name': p['name'], 'args': p['args']}} | sig)
-            got = _gm_response(p['result'], p['extra'].get('text_result'))
+            got = _gm_response(p['result'], p['extra'].get('text_result'), p['extra'].get('is_error'))
             calls.append({'functionResponse': idk | {'name': p['name']} | got})
         if txt: out.append({'text': '\n\n'.join(txt)})
         res.append([{'role': 'model', 'parts': out}] + ([{'role': 'user', 'parts': calls}] if calls else []))

@@ -311,3 +311,16 @@ def test_a_media_parts_false_thought_is_no_setting():
     "`thought: False` on a user's image part (a field at its default) reads as before the media-part settings were refused"
     d = chat2dlg([{'role': 'user', 'parts': [dict(_sharp, mediaResolution=None, thought=False), {'text': 'q'}]}], 'gemini')
     assert dlg2chat(d, 'gemini')[0]['parts'][0]=={k:_sharp[k] for k in ('inlineData',)}
+
+def test_a_failed_result_goes_under_error_and_reads_back_as_one():
+    "A result that failed (Anthropic's is_error) goes to Gemini under `error` (its SDK documents the key), not as a `result` like a success; read back, it is a failure again"
+    h = [{'role': 'user', 'content': 'run it'},
+         {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': 'toolu_1', 'name': 'run', 'input': {}}]},
+         {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_1', 'content': 'boom', 'is_error': True}]},
+         {'role': 'assistant', 'content': 'It failed.'}]
+    cs = dlg2chat(chat2dlg(h, 'anthropic'), 'gemini')
+    fr = [p['functionResponse'] for c in cs for p in c['parts'] if 'functionResponse' in p]
+    assert [f['response'] for f in fr]==[{'error': 'boom'}]
+    back = dlg2chat(chat2dlg(cs, 'gemini'), 'anthropic')
+    res = [b for m in back if m['role']=='user' and isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result']
+    assert res[0]['is_error'] is True and res[0]['content']=='boom'

@@ -334,6 +334,8 @@ def test_an_output_with_no_output_and_a_failed_status():
              {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Done', 'annotations': []}]}]
     d = reads_ipynb(write_ipynb(chat2dlg(items, 'responses')))
     assert dlg2chat(d, 'responses')[2]=={'type': 'apply_patch_call_output', 'call_id': 'call_2', 'output': None, 'status': 'failed'}
-    assert [m['content'] for m in dlg2chat(d, 'openai') if m['role']=='tool']==['']
+    assert [m['content'] for m in dlg2chat(d, 'openai') if m['role']=='tool']==['(error: no output)'] # no error flag there: said
+    gm = [p['functionResponse'] for c in dlg2chat(d, 'gemini') for p in c['parts'] if 'functionResponse' in p]
+    assert [g['response'] for g in gm]==[{'error': ''}] # the SDK's docs: an `error` key for a failure
     res = [b for m in dlg2chat(d, 'anthropic') if m['role']=='user' for b in m['content'] if isinstance(b, dict) and b.get('type')=='tool_result']
     assert len(res)==1 and res[0]['is_error'] is True and 'null' not in str(res[0]['content'])
