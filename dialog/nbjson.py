@@ -382,8 +382,9 @@ def _esc_char(m):
 
 # C0 (but tab and newline), DEL, C1, line and paragraph separators
 _ctl = '\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029'
-# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but the emoji joiner U+200D
-_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e\u200f\u202a-\u202e'
+# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but those a word's spelling needs:
+# the joiners ZWNJ U+200C and ZWJ U+200D (Persian, Indic scripts, emoji) and Mongolian's vowel separator U+180E
+_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u200b\u200e\u200f\u202a-\u202e'
         '\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb'
         '\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a'
         '\U000e0001\U000e0020-\U000e007f')

@@ -52,3 +52,14 @@ def test_message_repr_is_bounded_whatever_its_metadata_and_attributes_hold():
         assert '1,000,021 characters, cut' in out and '50,000 characters, cut' in out
     small = repr(Message('x', meta={'a': 1}, note='short'))
     assert "- meta: {'a': 1}" in small and '- note: short' in small and 'cut' not in small
+
+def test_previews_keep_the_joiners_a_words_spelling_needs():
+    "ZWNJ (Persian, Hindi), ZWJ (emoji, conjuncts) and Mongolian's vowel separator show as written in previews, summaries and reprs; zero-width spaces and bidi controls are still spelled out"
+    words = ['می\u200cخواهم بروم', 'क्\u200cष', '👩\u200d💻', 'ᠨᠠ\u180eᠠ', 'a\u034fb']
+    d = Dialog('t')
+    for w in words: d.mk_message(w, msg_type=snote)
+    for m,w in zip(d.messages, words):
+        for out in (m.preview(), m.summ, repr(m)): assert w in out, out
+    assert all(w in repr(d) for w in words)
+    m = d.mk_message('zw\u200bx \u202eevil', msg_type=snote)
+    assert r'zw\u200bx \u202eevil' in m.preview() and r'zw\u200bx' in m.summ
