@@ -589,15 +589,18 @@ Message.__repr__ = Message._repr_markdown_
 
 # %% ../nbs/01_core.ipynb #73cc7f23
 _re_esc_tail = re.compile(r'(\\+)(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?\Z')
+# a flag `esc_controls` kept (U+1F3F4 and tag characters), cut before its CANCEL TAG: half an emoji, its tags shown as nothing
+_re_flag_tail = re.compile('\U0001f3f4[\U000e0020-\U000e007e]+\\Z')
 
 def _trunc_esc(s, n):
-    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape"
+    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape or an emoji flag"
     # never between a backslash and what it escapes: a character, or the hex digits of `\x1b`, `\u2028`, `\U000e0001`
     res = truncstr(s, n)
     if len(res)==len(s) and res==s: return res
     body = res[:-1]
     # an odd run of backslashes at the cut, perhaps with part of a hex escape after it: half an escape
     if (m := _re_esc_tail.search(body)) and len(m[1])%2: body = body[:m.end(1)-1]
+    body = _re_flag_tail.sub('', body)  # nor inside a flag: it goes whole
     return body+'…'
 
 @patch
