@@ -954,22 +954,23 @@ def add_output(self:Message,
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
     if self._clear_wait: self.clear_output()
     # `Message`'s own `output` keeps its list in `_output`, which grows in place, stream chunks held for a read to join;
-    # a subclass's own `output` property is read and assigned through, each chunk joined at once
+    # a subclass's own `output` property is read and assigned through, its stream's text the list of chunks meanwhile
     if own := type(self).output is Message.output:
         if not isinstance(self._output, list): self.output = []
         outs = self._output
     else: outs = list(self.output) if isinstance(self.output, list) else []
     o = output_from_msg(jmsg)
     last = outs[-1] if outs else None
-    if typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']:
-        if trunc is None and own:  # hold the chunk; `output` joins them when read
-            if self._chunks and self._chunks[0] is not last: self._flush()
-            if not self._chunks: self._chunks = (last, [join_out(last['text'])])
-            self._chunks[1].append(o['text'])
-            self.clear_out_cache()
-            return last
-        if self._chunks: self._flush()
-        o['text'] = join_out(outs.pop()['text']) + o['text']
+    joins = typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']
+    if joins and trunc is None:  # hold the chunk; `output` joins them when read (a subclass's: the next other output)
+        if self._chunks and self._chunks[0] is not last: self._flush()
+        if not self._chunks: self._chunks = (last, [join_out(last['text'])])
+        self._chunks[1].append(o['text'])
+        if not own: last['text'] = self._chunks[1]; self.output = outs  # nbformat's text as a list of strings
+        self.clear_out_cache()
+        return last
+    if self._chunks and (joins or not own): self._flush()
+    if joins: o['text'] = join_out(outs.pop()['text']) + o['text']
     if trunc: o = trunc(o)
     outs.append(o)
     if typ=='display_data' and (did := (c.get('transient') or {}).get('display_id')):
@@ -1236,7 +1237,9 @@ def to_cell(self:Message):
     if type(self) is Message and not self._chunks:  # `Message`'s own descriptors: each reads its attribute
         d = self.__dict__
         mt,src,cid,out = d.get('_msg_type'),d.get('_content'),d.get('_id'),d.get('_output')
-    else: mt,src,cid,out = self.msg_type,self.content,self.id,self.output
+    else:
+        if self._chunks: self._flush()  # a subclass's own `output` holds a streaming text as its chunks: one string here
+        mt,src,cid,out = self.msg_type,self.content,self.id,self.output
     if not isinstance(mt, str) or mt not in _cell_types:
         raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
     if type(src) is not str:
