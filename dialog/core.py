@@ -75,9 +75,7 @@ def _esc(s):
 class Msgs(L):
     "A list of `Message`s with a bounded one-line-per-message repr, and O(1) lookup by id or by a unique id prefix"
     _syncd,_idx,_ids,_dups = -1,None,None,False
-    # renames of any message so far (`Message.id`): an index built before one may file a message under its old id, and
-    # a message a direct edit put in a list has no backlink to say which list holds it
-    _renames = 0
+    _owner = None  # a dialog's list: the weakref to it its messages hold as their backlink (`Dialog._backlink`)
     @property
     def items(self):
         "The messages, as a `_VList` (a list that counts its changes); assigning a list wraps it"
@@ -103,16 +101,30 @@ def show(self:Msgs,
     return PrettyString('\n'.join(res))
 
 # %% ../nbs/01_core.ipynb #841a8b2a
+# id → each indexed list that may hold a message whose backlink is not its dialog's (a direct edit put it there, or
+# it is no dialog's list): `_renamed` tells them of every rename. Usually empty
+_strays = weakref.WeakValueDictionary()
+
 @patch
 def _sync(self:Msgs):
-    "The id → message index, first rebuilt if the list changed, or any message was renamed, since it was built"
+    "The id → message index, first rebuilt if the list changed since it was built"
     its = self._items
-    if self._syncd!=(now := its.ver+Msgs._renames):  # (both only grow: their sum changes with either)
+    if self._syncd!=its.ver:
         self._ids = ids = [getattr(m, 'id', None) for m in its]
         self._idx = dict(zip(reversed(ids), reversed(its)))  # reversed: the first of a duplicate id wins
         self._at = dict(zip(reversed(ids), range(len(ids)-1, -1, -1)))
-        self._dups,self._syncd = len(self._idx)!=len(its),now
+        self._dups,self._syncd = len(self._idx)!=len(its),its.ver
+        own = self._owner  # (one identity test a message: the backlink `_add` gives is this very weakref)
+        try: stray = bool(its) if own is None else any(m._dlg is not own for m in its)
+        except AttributeError: stray = True  # an item that is no message
+        if stray: _strays[id(self)] = self
+        else: _strays.pop(id(self), None)
     return self._idx
+
+def _renamed(m, k, d):
+    "Message `m`, whose backlink names dialog `d` (or None), was renamed from `k`: each index filing it under `k` goes stale"
+    for ms in [d.messages, *_strays.values()] if d is not None else list(_strays.values()):
+        if ms._idx is not None and (ms._dups or ms._idx.get(k) is m): ms._touch()
 
 @patch
 def _by_id(self:Msgs, k):
@@ -145,7 +157,7 @@ def _pos(self:Msgs, ref, win=256):
 def _put(self:Msgs, pos, ms):
     "Insert messages `ms`, whose ids are new to this list, at `pos`, updating the index in step"
     its = self._items
-    fresh,n = self._syncd==its.ver+Msgs._renames,len(its)  # (`_sync`'s stamp)
+    fresh,n = self._syncd==its.ver,len(its)
     pos = min(pos, n) if pos>=0 else max(0, n+pos)
     its[pos:pos] = ms
     if fresh:
@@ -153,7 +165,7 @@ def _put(self:Msgs, pos, ms):
         self._ids[pos:pos] = ids
         self._idx.update(zip(ids, ms))
         self._at.update(zip(ids, range(pos, pos+len(ids))))
-        self._syncd = its.ver+Msgs._renames
+        self._syncd = its.ver
 
 @patch
 def _cut(self:Msgs, ms):
@@ -166,7 +178,7 @@ def _cut(self:Msgs, ms):
     for m in ms:
         i = self._pos(m)
         del its[i], self._ids[i], idx[m.id], self._at[m.id]
-        self._syncd = its.ver+Msgs._renames # the index followed this deletion: the next `_pos` must not rebuild it under our feet
+        self._syncd = its.ver # the index followed this deletion: the next `_pos` must not rebuild it under our feet
 
 # %% ../nbs/01_core.ipynb #827a95d0
 @patch
@@ -205,14 +217,20 @@ class Dialog:
     def __repr__(self): return '\n'.join([_esc(str(self.name))] + ([self.messages.show()] if self.messages else []))
     def __setstate__(self, d):
         self.__dict__.update(d)
-        ref = weakref.ref(self)  # one backlink for all of them, as `_add` makes it
+        ref = self._backlink()  # one backlink for all of them, as `_add` gives it
         for m in self.messages: m._dlg = ref
     def __copy__(self):
         "A shallow copy holding shallow copies of the messages (same ids): a message stays in one dialog"
         res = object.__new__(type(self))
         res.__dict__.update(self.__dict__, _messages=Msgs([copy.copy(m) for m in self.messages]))
-        for m in res.messages: m.dlg = res
+        ref = res._backlink()
+        for m in res.messages: m._dlg = ref
         return res
+    def _backlink(self):
+        "The weakref to this dialog its messages hold, kept by its list as the list's owner (`Msgs._owner`)"
+        ms = self._messages
+        if ms._owner is None or ms._owner() is not self: ms._owner = weakref.ref(self)
+        return ms._owner
 
     @property
     def messages(self):
@@ -256,7 +274,7 @@ def _add(self:Dialog, ms, pos):
             m._id = k = _rid()
         new[k] = m
     self.messages._put(pos, ms)
-    ref = weakref.ref(self)  # the `dlg` backlink, made once for all of them
+    ref = self._backlink()  # the `dlg` backlink, one for all of them
     for m in ms:
         m._dlg = ref
         if m._auto_id: m._auto_id = False  # once in a dialog, an id is the message's for good: never redrawn later
@@ -425,15 +443,15 @@ class Message:
 
     @property
     def id(self):
-        "The message id, unique within its dialog; assigning one marks it chosen, and every `Msgs` index follows it"
+        "The message id, unique within its dialog; assigning one marks it chosen, and every `Msgs` index holding it follows it"
         return self._id
     @id.setter
     def id(self, v):
         if not isinstance(v, str): raise ValueError(f'message id must be a str, not {type(v).__name__}')
         if (d := self.dlg) is not None and (o := d.messages._by_id(v)) is not None and o is not self:
             raise ValueError(f'dialog {_q(d.name)} already has a message with id {_q(v)}')
-        self._id,self._auto_id = v,False
-        Msgs._renames += 1  # every list holding it re-indexes at its next lookup (a direct edit's has no backlink)
+        k,self._id,self._auto_id = self._id,v,False
+        _renamed(self, k, d)  # its dialog's list, and any a direct edit put it in, re-index at their next lookup
 
     def __getstate__(self):
         "What a copy or pickle keeps: every attribute but the backlink (a copy is in no dialog yet)"
@@ -507,6 +525,8 @@ def _get_dlg(self):
 
 def _set_dlg(self, d):
     "Point this message at dialog `d` (or None), weakly"
+    # a dialog whose list still holds it then holds a message whose backlink names another: it hears of its renames
+    if (o := self.dlg) is not None and o is not d and o._holds(self): _strays[id(o.messages)] = o.messages
     self._dlg = None if d is None else weakref.ref(d)
 
 Message.dlg = property(_get_dlg, _set_dlg, doc="The `Dialog` this message belongs to, or None")
@@ -569,15 +589,18 @@ Message.__repr__ = Message._repr_markdown_
 
 # %% ../nbs/01_core.ipynb #73cc7f23
 _re_esc_tail = re.compile(r'(\\+)(?:x[0-9a-f]?|u[0-9a-f]{0,3}|U[0-9a-f]{0,7})?\Z')
+# a flag `esc_controls` kept (U+1F3F4 and tag characters), cut before its CANCEL TAG: half an emoji, its tags shown as nothing
+_re_flag_tail = re.compile('\U0001f3f4[\U000e0020-\U000e007e]+\\Z')
 
 def _trunc_esc(s, n):
-    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape"
+    "Escaped text `s` cut to `n` characters as `truncstr` cuts, but never inside an escape or an emoji flag"
     # never between a backslash and what it escapes: a character, or the hex digits of `\x1b`, `\u2028`, `\U000e0001`
     res = truncstr(s, n)
     if len(res)==len(s) and res==s: return res
     body = res[:-1]
     # an odd run of backslashes at the cut, perhaps with part of a hex escape after it: half an escape
     if (m := _re_esc_tail.search(body)) and len(m[1])%2: body = body[:m.end(1)-1]
+    body = _re_flag_tail.sub('', body)  # nor inside a flag: it goes whole
     return body+'…'
 
 @patch
@@ -931,22 +954,23 @@ def add_output(self:Message,
     if typ not in _out_types or (typ=='execute_result' and _suppressed(self.content)): return None
     if self._clear_wait: self.clear_output()
     # `Message`'s own `output` keeps its list in `_output`, which grows in place, stream chunks held for a read to join;
-    # a subclass's own `output` property is read and assigned through, each chunk joined at once
+    # a subclass's own `output` property is read and assigned through, its stream's text the list of chunks meanwhile
     if own := type(self).output is Message.output:
         if not isinstance(self._output, list): self.output = []
         outs = self._output
     else: outs = list(self.output) if isinstance(self.output, list) else []
     o = output_from_msg(jmsg)
     last = outs[-1] if outs else None
-    if typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']:
-        if trunc is None and own:  # hold the chunk; `output` joins them when read
-            if self._chunks and self._chunks[0] is not last: self._flush()
-            if not self._chunks: self._chunks = (last, [join_out(last['text'])])
-            self._chunks[1].append(o['text'])
-            self.clear_out_cache()
-            return last
-        if self._chunks: self._flush()
-        o['text'] = join_out(outs.pop()['text']) + o['text']
+    joins = typ=='stream' and last is not None and last.get('output_type')=='stream' and last.get('name')==o['name']
+    if joins and trunc is None:  # hold the chunk; `output` joins them when read (a subclass's: the next other output)
+        if self._chunks and self._chunks[0] is not last: self._flush()
+        if not self._chunks: self._chunks = (last, [join_out(last['text'])])
+        self._chunks[1].append(o['text'])
+        if not own: last['text'] = self._chunks[1]; self.output = outs  # nbformat's text as a list of strings
+        self.clear_out_cache()
+        return last
+    if self._chunks and (joins or not own): self._flush()
+    if joins: o['text'] = join_out(outs.pop()['text']) + o['text']
     if trunc: o = trunc(o)
     outs.append(o)
     if typ=='display_data' and (did := (c.get('transient') or {}).get('display_id')):
@@ -1213,7 +1237,9 @@ def to_cell(self:Message):
     if type(self) is Message and not self._chunks:  # `Message`'s own descriptors: each reads its attribute
         d = self.__dict__
         mt,src,cid,out = d.get('_msg_type'),d.get('_content'),d.get('_id'),d.get('_output')
-    else: mt,src,cid,out = self.msg_type,self.content,self.id,self.output
+    else:
+        if self._chunks: self._flush()  # a subclass's own `output` holds a streaming text as its chunks: one string here
+        mt,src,cid,out = self.msg_type,self.content,self.id,self.output
     if not isinstance(mt, str) or mt not in _cell_types:
         raise CellError(f'unknown msg_type {_q(mt)}, expected one of {", ".join(smsg_types)}')
     if type(src) is not str:

@@ -377,21 +377,26 @@ def _esc_sur(t):
 # %% ../nbs/00_nbjson.ipynb #b4dcc656
 def _esc_char(m):
     "The character regex match `m` holds, spelled as Python spells it in a string: `\\x1b`, `\\u2028`, `\\U000e0001`"
+    if m.lastgroup=='keep': return m[0]  # (`_re_ctl`'s emoji tag sequence, as it is)
     n = ord(m[0])
     return f'\\x{n:02x}' if n<256 else f'\\u{n:04x}' if n<0x10000 else f'\\U{n:08x}'
 
 # C0 (but tab and newline), DEL, C1, line and paragraph separators
 _ctl = '\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029'
-# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but the emoji joiner U+200D
-_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200c\u200e\u200f\u202a-\u202e'
+# invisible format characters (Unicode Cf: bidi controls, zero widths, tags), but those a word's spelling needs:
+# the joiners ZWNJ U+200C and ZWJ U+200D (Persian, Indic scripts, emoji) and Mongolian's vowel separator U+180E
+_fmt = ('\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u200b\u200e\u200f\u202a-\u202e'
         '\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb'
         '\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a'
         '\U000e0001\U000e0020-\U000e007f')
-_re_ctl = re.compile(f'[{_ctl}{_fmt}]')
+# a subdivision flag (England, Scotland, Wales: UTS #51's emoji tag sequence): U+1F3F4 BLACK FLAG, the tag letters of
+# a region and subdivision code ('gbeng'), CANCEL TAG. Its tags are kept; any other tag is spelled out
+_flag = '\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,4}\U000e007f'
+_re_ctl = re.compile(f'[{_ctl}{_fmt}]|(?P<keep>{_flag})')
 
 def esc_controls(s:str, # Text to show
                  pat=None): # A compiled regex of the characters to spell out; every control and invisible one if None
-    "`s` with each control character (but tab and newline), line or paragraph separator and invisible format character spelled as a visible escape"
+    "`s` with each control character (but tab and newline), line or paragraph separator and invisible format character spelled as a visible escape, but the joiners words need and emoji flags' tags"
     return (pat or _re_ctl).sub(_esc_char, s)
 
 

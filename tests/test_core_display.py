@@ -52,3 +52,33 @@ def test_message_repr_is_bounded_whatever_its_metadata_and_attributes_hold():
         assert '1,000,021 characters, cut' in out and '50,000 characters, cut' in out
     small = repr(Message('x', meta={'a': 1}, note='short'))
     assert "- meta: {'a': 1}" in small and '- note: short' in small and 'cut' not in small
+
+def test_previews_keep_the_joiners_a_words_spelling_needs():
+    "ZWNJ (Persian, Hindi), ZWJ (emoji, conjuncts) and Mongolian's vowel separator show as written in previews, summaries and reprs; zero-width spaces and bidi controls are still spelled out"
+    words = ['می\u200cخواهم بروم', 'क्\u200cष', '👩\u200d💻', 'ᠨᠠ\u180eᠠ', 'a\u034fb']
+    d = Dialog('t')
+    for w in words: d.mk_message(w, msg_type=snote)
+    for m,w in zip(d.messages, words):
+        for out in (m.preview(), m.summ, repr(m)): assert w in out, out
+    assert all(w in repr(d) for w in words)
+    m = d.mk_message('zw\u200bx \u202eevil', msg_type=snote)
+    assert r'zw\u200bx \u202eevil' in m.preview() and r'zw\u200bx' in m.summ
+
+eng = '\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f'  # England's flag: an emoji tag sequence
+
+def test_previews_keep_emoji_flags_and_spell_out_stray_tags():
+    "A subdivision flag (black flag, tag letters, CANCEL TAG) shows as the flag; tags in any other place, which show as nothing, are spelled out"
+    m = Message(f'Go {eng} team', id='x1')
+    for out in (m.preview(), m.summ, repr(m), repr(Dialog('t', [m]))): assert eng in out, out
+    for bad in ('hi\U000e0068\U000e0069', '\U0001f3f4\U000e0067\U000e0062x', f'{eng}\U000e007f', '\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f'):
+        for out in (Message(bad).preview(), Message(bad).summ):
+            assert not [c for c in out.replace(eng, '') if '\U000e0000'<=c<='\U000e007f'], out
+
+@given(st.lists(st.sampled_from(['a', eng, '\U0001f3f4', '\U000e0067', '\U000e007f', '\\']), max_size=20), st.integers(12, 40))
+def test_a_cut_preview_never_leaves_a_tag_raw(parts, n):
+    "Wherever a preview is cut, the tags it shows raw are whole flags': a cut flag goes whole, a stray tag is escaped"
+    txt = ''.join(parts)
+    pv = Message(txt, id='x1').preview(n)
+    assert len(pv) <= n
+    assert not [c for c in pv.replace(eng, '') if '\U000e0000'<=c<='\U000e007f'], pv
+    if not pv.endswith('…'): assert pv.count(eng) == txt.count(eng)  # not cut: every flag shown

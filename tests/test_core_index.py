@@ -289,3 +289,23 @@ def test_l_methods_give_msgs_only_of_messages():
         assert type(r) is L and list(r)==['a', 'b'] and 'a' in r and 'c' not in r
         assert repr(r)=="['a', 'b']" and r[0]=='a'
     assert type(ms.map(lambda m: m)) is Msgs and type(ms.attrgot('id')) is L
+
+def test_a_rename_elsewhere_rebuilds_no_other_index():
+    "Renaming a message of another dialog, or of none, leaves a dialog's index as built (its lookups stay O(1)); the lists that hold the renamed message, by backlink or by a direct edit, follow it"
+    big,small = Dialog('big', [Message(f'x{i}', id=f'id{i}') for i in range(50)]),Dialog('small', [Message('y', id='s0')])
+    loose = Message('z', id='l0')
+    big['id0']; small['s0']
+    built,rebuilds = big.messages._idx,0
+    for i in range(20):
+        small.messages[0].id,loose.id = f's{i+1}',f'l{i+1}'
+        assert big[f'id{i}'].content == f'x{i}'
+        rebuilds += big.messages._idx is not built; built = big.messages._idx
+    assert rebuilds == 0
+    assert small['s20'] is small.messages[0] and 's0' not in small.messages
+    # a message a direct edit put in `big` (backlink to `small`), and one pointed at another dialog while `big` holds it
+    o = small.mk_message('o', id='o0'); big.messages.append(o)
+    p = big['id1']; p.dlg = small
+    assert 'o0' in big.messages and 'id1' in big.messages
+    o.id,p.id = 'o1','p1'
+    assert big['o1'] is o and big['p1'] is p and small['o1'] is o
+    assert 'o0' not in big.messages and 'id1' not in big.messages
