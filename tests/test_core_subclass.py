@@ -44,17 +44,13 @@ def test_a_subclass_with_its_own_type_or_content_still_builds():
     assert (c.content, c.ai_res) == ('Q', 'r')
 
 def test_streaming_into_a_subclass_with_its_own_output_is_linear():
-    "A long run printed into a subclass's own `output` costs about what it costs `Message` (it was quadratic: each chunk joined into the whole text); the text reads whole, and is one string once another output comes or the message is written"
-    import time
-    n,took = 40_000,{}
-    for cls in (Message, OM):
-        m = cls('for i in range(40_000): print(i)', output=[])
-        t = time.perf_counter()
-        for i in range(n): m.add_output(mk_stream('x'*49+'\n'))
-        took[cls] = time.perf_counter()-t
-        txt = m.output[0]['text']
-        assert (txt if isinstance(txt, str) else ''.join(txt)) == ('x'*49+'\n')*n
-    assert took[OM] <= 5*took[Message] + 0.5, took
+    "A long run printed into a subclass's own `output` holds its chunks, as `Message` does, never joining the whole text at each one (that was quadratic: 40,000 lines took 15 s); the text reads whole, and is one string once another output comes or the message is written"
+    n = 40_000
+    m = OM('for i in range(40_000): print(i)', output=[])
+    for i in range(n): m.add_output(mk_stream('x'*49+'\n'))
+    txt = m.output[0]['text']
+    assert isinstance(txt, list) and len(txt)==n  # each chunk held once: no text joined while the run lasts
+    assert ''.join(txt) == ('x'*49+'\n')*n
     m = OM('print(1)', output=[])
     for t in ('a', 'b'): m.add_output(mk_stream(t))
     assert m.to_cell()['outputs'][0]['text'] == 'ab'
