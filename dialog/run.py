@@ -45,6 +45,7 @@ def chk_timeout(timeout): # Seconds a message may run: a number above 0, `inf`, 
     "`timeout` as the seconds a kernel waits, None for no limit"
     if timeout is None: return None
     def bad(): return ValueError(f'timeout must be a number of seconds above 0, or inf, not {timeout!r}')
+    if isinstance(timeout, bool): raise bad() # a flag is no number of seconds (`float(True)` is 1)
     try: t = float(timeout)
     except (TypeError, ValueError): raise bad() from None
     if not t>0: raise bad()
@@ -648,7 +649,7 @@ def execute(self:Dialog,
             timing=True): # Record each message's timings in its `meta['execution']`, as Jupyter does?
     "Run code messages in dialog order in one Jupyter kernel, recording their outputs; returns a `RunReport`"
     chk_timeout(timeout)
-    if not (isinstance(save_every, (int, float)) and save_every>=0):
+    if isinstance(save_every, bool) or not (isinstance(save_every, (int, float)) and save_every>=0):
         raise ValueError(f'save_every must be a number of seconds, 0 or more, not {save_every!r}')
     if save: _chk_file(self)
     ms,skipped = self.run_plan(ids, above, below, force_eval)

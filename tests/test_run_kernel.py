@@ -11,6 +11,13 @@ def test_timeout_values():
     for bad in (0, -1, 'nan', float('nan'), 'soon', '', [1]):
         with pytest.raises(ValueError, match='timeout must be a number of seconds above 0, or inf'): chk_timeout(bad)
 
+def test_a_flag_is_no_number_of_seconds():
+    "`True` and `False` are refused as a timeout or `save_every`, before anything runs (`float(True)` is 1)"
+    for v in (True, False):
+        with pytest.raises(ValueError, match='timeout must be a number of seconds'): chk_timeout(v)
+        with pytest.raises(ValueError, match='timeout must be a number of seconds'): Dialog('x').execute(timeout=v)
+        with pytest.raises(ValueError, match='save_every must be a number of seconds'): Dialog('x').execute(save_every=v)
+
 def test_skip_reasons():
     d = Dialog('s'); a = d.mk_message('1'); b = d.mk_message('#| eval: false\n2'); c = d.mk_message('#|eval:FALSE\n3')
     assert d.run_plan()==([a], [(b, '#| eval: false'), (c, '#| eval: false')])
