@@ -333,8 +333,11 @@ def front_matter(dlg): # A `Dialog`
     md = first(dlg.messages, lambda m: m.msg_type==snote)
     if md is not None and md.content.strip().startswith('# '): res |= dict(_re_md_fm.findall(md.content))
     raw = first(dlg.messages, lambda m: m.msg_type==sraw)
-    b = re.match(r'---[ \t]*\n(.*?)\n---[ \t]*(?:\n|$)', raw.content.strip()+'\n', re.S) if raw is not None else None
-    if b: res |= dict(_re_yaml_fm.findall(b[1]))
+    # closed by `---` or by YAML's document end `...`, as nbdev (fastcore's `cell_frontmatter`) reads it,
+    # and the whole message: text after the block makes it no front matter
+    s = raw.content.strip()+'\n' if raw is not None else ''
+    b = re.match(r'---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)', s, re.S)
+    if b and not s[b.end():].strip(): res |= dict(_re_yaml_fm.findall(b[1]))
     return res
 
 _yaml_bools = {**dict.fromkeys('yes Yes YES true True TRUE on On ON'.split(), True),
