@@ -181,6 +181,23 @@ def interrupt(self:Kernel):
         else: os.kill(pid, signal.SIGINT)
     except (AttributeError, OSError): pass
 
+# %% ../nbs/12_run.ipynb #a152a325
+@patch
+def _exit_code(self:Kernel):
+    "The kernel process's exit code (a signal's as its negative), or None while it runs or when it can't be known"
+    return getattr(getattr(self.client.km.provisioner, 'process', None), 'poll', lambda: None)()
+
+@patch
+def chk_alive(self:Kernel):
+    "Refuse, with a `KernelError`, to send code to this kernel unless it runs: not before `with`, after it, or once it died"
+    # a kernel that died (in an earlier message, or killed meanwhile) is said to be dead before anything is sent:
+    # the message after the one that killed it is not blamed for it
+    if self.client is None:
+        raise KernelError(f'the Jupyter kernel {self.kernel_name!r} is not running: use the Kernel in a with block')
+    if (rc := self._exit_code()) is not None:
+        raise KernelError(f'the Jupyter kernel {self.kernel_name!r} has died (exit code {rc}); '
+                          'nothing was sent to it: start a new Kernel')
+
 # %% ../nbs/12_run.ipynb #d488b646
 @patch
 def widgets(self:Kernel):
@@ -247,6 +264,7 @@ def run(self:Kernel,
     # a blank cell: Jupyter never sends it to the kernel, and leaves it as it is
     if not m.content.strip(): return None,[]
     t,c = chk_timeout(timeout),self.client
+    self.chk_alive()
     try: m.content.encode('utf-8')
     except UnicodeEncodeError as e: # a lone surrogate: the kernel's channel can't carry it
         line = m.content.count(chr(10), 0, e.start)+1
@@ -276,7 +294,7 @@ def run(self:Kernel,
     if why is None and info.get('status')=='error' and not any(o.get('output_type')=='error' for o in outs):
         outs.append(_err_out(str(info.get('ename') or 'Error'), esc_surrogates(str(info.get('evalue') or ''))))
     if why=='dead':
-        rc = getattr(getattr(c.km.provisioner, 'process', None), 'poll', lambda: None)()
+        rc = self._exit_code()
         code = f' (exit code {rc})' if rc is not None else ''
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     m.output,m.execution_count = outs,cell.get('execution_count')
@@ -299,8 +317,10 @@ def run(self:Kernel,
 # %% ../nbs/12_run.ipynb #a29d1633
 @contextlib.contextmanager
 def _kernel_for(kernel, path=None, name='python3', timing=True):
-    "`kernel`, or else a new `Kernel` for the block, shut down after it"
-    if kernel is not None: yield kernel; return
+    "`kernel` (refused if it isn't running: `Kernel.chk_alive`), or else a new `Kernel` for the block, shut down after it"
+    if kernel is not None:
+        kernel.chk_alive()
+        yield kernel; return
     with Kernel(path, name, timing) as k: yield k
 
 def _status(m):
@@ -750,7 +770,9 @@ def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
             if why: res.skipped.append((m, why)); continue
             if progress: progress(i, len(ms), m)
             src = m.content
-            why,changed = k.run(m, timeout)
+            # the kernel died between two messages: the next is not run, nor blamed
+            try: why,changed = k.run(m, timeout)
+            except KernelError: res.stopped = 'dead'; break
             ups = [(o, w) for c in changed if (o := _updated_here(dlg, c, w := k.was.get(id(c)))) is not None]
             res.append(m)
             if sig.hit: res.stopped = 'interrupt'

@@ -90,6 +90,22 @@ def test_dead_kernel_reported_on_its_message(tmp_path, how):
     assert back[a.id].output==a.output and back[b.id].output==b.output and back[c.id].output==[]
 
 @pytest.mark.slow
+def test_a_dead_kept_kernel_is_refused_not_blamed_on_the_next_message(tmp_path):
+    "A kept kernel that died runs nothing more: the next message isn't given its DeadKernelError, nor its file written"
+    d = Dialog('kept'); good = d.mk_message('print(5)'); good.output = [dict(output_type='stream', name='stdout', text='5\n')]
+    p = d.save(tmp_path/'kept.ipynb'); before = p.read_bytes()
+    with Kernel(tmp_path) as k:
+        assert 'DeadKernelError' in Message('import os; os._exit(3)').execute(k)
+        d = read_ipynb(p)
+        with pytest.raises(KernelError, match=r'has died \(exit code 3\); nothing was sent to it'): d.execute(kernel=k, save=True)
+        assert p.read_bytes()==before and d[good.id].output[0]['text']=='5\n'
+        m = Message('print(6)')
+        with pytest.raises(KernelError, match='has died'): m.execute(k)
+        with pytest.raises(KernelError, match='has died'): k.run(m)
+        assert m.output in ('', [], None)
+    with pytest.raises(KernelError, match='is not running'): k.run(m)
+
+@pytest.mark.slow
 def test_saves_as_it_goes_merging_other_edits(tmp_path):
     d = Dialog('m'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(3); print('b')"); n = d.mk_message('a note', msg_type='note')
     p = d.save(tmp_path/'m.ipynb')
