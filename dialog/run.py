@@ -253,6 +253,27 @@ def _set_meta(m, key, v):
         m.meta.pop(key, None)
         if v is not None: m.meta[key] = v
 
+# %% ../nbs/12_run.ipynb #711023d3
+@patch
+def _outs(self:Kernel, cell, why, info, t):
+    "The outputs `cell` got, as Jupyter records them, ending with the error that says why it stopped early; `(outputs, why)`"
+    # `why`: 'dead' or None as the run left it; `info`: the kernel's reply; `t`: the timeout in seconds
+    outs = jupyter_streams(_plain(cell.outputs))
+    if why is None and info.get('ename')=='TimeoutError' and info.get('evalue')==_timed_out:
+        why = 'timeout' if self.settled() else 'stuck'
+        # the interrupt the timeout sent
+        while outs and outs[-1].get('output_type')=='error' and outs[-1].get('ename')=='KeyboardInterrupt': outs.pop()
+        stuck = '' if why=='timeout' else '; the kernel did not stop when interrupted'
+        outs.append(_err_out('TimeoutError', f'timed out after {t:g}s' + stuck))
+    # the kernel could not send its error (its text held a lone surrogate), but said so
+    if why is None and info.get('status')=='error' and not any(o.get('output_type')=='error' for o in outs):
+        outs.append(_err_out(str(info.get('ename') or 'Error'), esc_surrogates(str(info.get('evalue') or ''))))
+    if why=='dead':
+        rc = self._exit_code()
+        code = f' (exit code {rc})' if rc is not None else ''
+        outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
+    return outs,why
+
 # %% ../nbs/12_run.ipynb #7c631fcd
 @patch
 def run(self:Kernel,
@@ -282,21 +303,12 @@ def run(self:Kernel,
     self.cur = cell
     try: c.execute_cell(cell, len(c.nb.cells)-1)
     except DeadKernelError: why = 'dead'
-    finally: self.cur = None
-    outs = jupyter_streams(_plain(cell.outputs))
-    if why is None and info.get('ename')=='TimeoutError' and info.get('evalue')==_timed_out:
-        why = 'timeout' if self.settled() else 'stuck'
-        # the interrupt the timeout sent
-        while outs and outs[-1].get('output_type')=='error' and outs[-1].get('ename')=='KeyboardInterrupt': outs.pop()
-        stuck = '' if why=='timeout' else '; the kernel did not stop when interrupted'
-        outs.append(_err_out('TimeoutError', f'timed out after {t:g}s' + stuck))
-    # the kernel could not send its error (its text held a lone surrogate), but said so
-    if why is None and info.get('status')=='error' and not any(o.get('output_type')=='error' for o in outs):
-        outs.append(_err_out(str(info.get('ename') or 'Error'), esc_surrogates(str(info.get('evalue') or ''))))
-    if why=='dead':
-        rc = self._exit_code()
-        code = f' (exit code {rc})' if rc is not None else ''
-        outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
+    finally:
+        self.cur,done = None,datetime.datetime.now(datetime.timezone.utc)
+        # an interrupt sent by now was this message's (or sent again to it, if it came as the kernel was idle):
+        # it stops what ran then, never a later message (`_started` sends one again only to a message after it)
+        if self.hit is not None and self.hit<=done: self.hit = None
+    outs,why = self._outs(cell, why, info, t)
     m.output,m.execution_count = outs,cell.get('execution_count')
     self.shown[len(c.nb.cells)-1] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
     # the timings of this run, or none: those of an earlier run don't describe these outputs

@@ -106,6 +106,18 @@ def test_a_dead_kept_kernel_is_refused_not_blamed_on_the_next_message(tmp_path):
     with pytest.raises(KernelError, match='is not running'): k.run(m)
 
 @pytest.mark.slow
+def test_an_interrupt_stops_what_runs_then_not_later_messages():
+    "`Kernel.interrupt` stops the message running; the next ones, in the same kept kernel, run to their end"
+    with Kernel() as k:
+        m1 = Message('import time\ntime.sleep(30)')
+        t = threading.Thread(target=lambda: m1.execute(k)); t.start()
+        while k.cur is None and t.is_alive(): time.sleep(0.05)
+        k.interrupt(); t.join(60)
+        assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
+        m2 = Message('time.sleep(1); print("done")')
+        for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
+
+@pytest.mark.slow
 def test_saves_as_it_goes_merging_other_edits(tmp_path):
     d = Dialog('m'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(3); print('b')"); n = d.mk_message('a note', msg_type='note')
     p = d.save(tmp_path/'m.ipynb')
