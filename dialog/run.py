@@ -151,9 +151,17 @@ def settled(self:Kernel,
     "After a timeout's interrupt: did the message stop, so that the kernel is free (its own reply came)?"
     from queue import Empty
     from jupyter_core.utils import run_sync
-    try: run_sync(self.client.kc.shell_channel.get_msg)(timeout=wait)
-    except Empty: return False
-    return True
+    # the timeout's interrupt is lost if it reaches the kernel before it begins the message (idle, it ignores it):
+    # sent again every half second until the kernel answers, so that only code that ignores interrupts is called stuck.
+    # Asked after the message, the kernel answers once it is done with it (it takes its requests in turn),
+    # whether or not the message's own reply came (an interrupt in the kernel's handling of a request can lose it)
+    kc = self.client.kc
+    ask,end = kc.kernel_info(),time.monotonic()+wait
+    while (left := end-time.monotonic())>0:
+        try: r = run_sync(kc.shell_channel.get_msg)(timeout=min(left, _again_after))
+        except Empty: self._sigint(); continue
+        if r.get('parent_header', {}).get('msg_id')==ask: return True
+    return False
 
 # %% ../nbs/12_run.ipynb #5978e89a
 @patch
@@ -171,15 +179,20 @@ def _started(self:Kernel, msg, cell):
 
 # %% ../nbs/12_run.ipynb #a79c613c
 @patch
-def interrupt(self:Kernel):
-    "Interrupt the kernel and every process it started, as Jupyter's stop button does"
-    self.hit = datetime.datetime.now(datetime.timezone.utc)
+def _sigint(self:Kernel):
+    "Send SIGINT to the kernel and every process it started (its process group)"
     try:
         pid = self.client.km.provisioner.process.pid
         pg = os.getpgid(pid)
         if pg!=os.getpgrp(): os.killpg(pg, signal.SIGINT) # never our own group
         else: os.kill(pid, signal.SIGINT)
     except (AttributeError, OSError): pass
+
+@patch
+def interrupt(self:Kernel):
+    "Interrupt the kernel and every process it started, as Jupyter's stop button does"
+    self.hit = datetime.datetime.now(datetime.timezone.utc)
+    self._sigint()
 
 # %% ../nbs/12_run.ipynb #a152a325
 @patch

@@ -118,6 +118,15 @@ def test_an_interrupt_stops_what_runs_then_not_later_messages():
         for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
 
 @pytest.mark.slow
+def test_a_lost_timeout_interrupt_is_sent_again():
+    "A timeout whose interrupt is lost (it reached the kernel before it began the message, idle) is sent again: a timeout, not 'stuck'"
+    with Kernel() as k:
+        k.client.km.interrupt_kernel = lambda: None  # the timeout's own interrupt, lost
+        m = Message('while True: pass')
+        assert k.run(m, timeout=0.5)[0]=='timeout' and m.output[-1]['evalue']=='timed out after 0.5s'
+        assert Message('print(1)').execute(k).endswith(': ok')
+
+@pytest.mark.slow
 def test_saves_as_it_goes_merging_other_edits(tmp_path):
     d = Dialog('m'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(3); print('b')"); n = d.mk_message('a note', msg_type='note')
     p = d.save(tmp_path/'m.ipynb')
