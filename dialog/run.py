@@ -64,6 +64,11 @@ def _plain(o):
     if isinstance(o, list): return [_plain(v) for v in o]
     return o
 
+def _folder(path):
+    "The folder a kernel for `path` (a dialog file or a folder; None for the current one) works in"
+    p = Path(path) if path is not None else Path.cwd()
+    return str(p if p.is_dir() else p.parent)
+
 def _err_out(ename, evalue):
     "An error output of `ename` and `evalue`, its traceback the one line saying them"
     return dict(output_type='error', ename=ename, evalue=evalue, traceback=[f'{ename}: {evalue}'])
@@ -93,8 +98,7 @@ class Kernel:
                  path=None, # A dialog file or a folder: the kernel works in its folder
                  kernel_name='python3', # The Jupyter kernel to start (see `chk_kernel`)
                  timing=True): # Record each run's timings in its message's `meta['execution']`, as Jupyter does?
-        p = Path(path) if path is not None else Path.cwd()
-        self.cwd = str(p if p.is_dir() else p.parent)
+        self.cwd = _folder(path)
         self.kernel_name,self.timing,self.client,self.language_info = kernel_name,timing,None,None
         # `hit`: when an interrupt was last sent (UTC), to send it again if the kernel had not yet begun the message
         # `cur`: the cell running
@@ -291,7 +295,8 @@ def _outs(self:Kernel, cell, why, info, t):
 @patch
 def run(self:Kernel,
         m:Message, # The code message to run; its outputs and execution count are replaced
-        timeout=None): # Seconds it may run (see `chk_timeout`)
+        timeout=None, # Seconds it may run (see `chk_timeout`)
+        timing=None): # Record its timings in its `meta['execution']`? None: as the kernel was made to (`Kernel.timing`)
     "Run `m` in this kernel, recording outputs as Jupyter does; `(why it stopped early, messages updated)`"
     from nbformat import v4
     from nbclient.exceptions import DeadKernelError
@@ -312,6 +317,7 @@ def run(self:Kernel,
     self.msgs.append(m)
     # nbclient's own `timeout` takes whole seconds only
     c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{}
+    c.record_timing = tm = self.timing if timing is None else timing
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
     self.cur = cell
     try: c.execute_cell(cell, len(c.nb.cells)-1)
@@ -325,7 +331,7 @@ def run(self:Kernel,
     m.output,m.execution_count = outs,cell.get('execution_count')
     self.shown[len(c.nb.cells)-1] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
     # the timings of this run, or none: those of an earlier run don't describe these outputs
-    _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if self.timing else None)
+    _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if tm else None)
     changed,self.was = [],{}
     for i in sorted(c.updated-{len(c.nb.cells)-1}):
         # an update reaches the outputs its cell gave while its message still holds them: not once the message ran
@@ -340,6 +346,16 @@ def run(self:Kernel,
     return why,changed
 
 # %% ../nbs/12_run.ipynb #a29d1633
+def _chk_kernel_args(kernel, cwd, kernel_name):
+    "Refuse a `cwd` or `kernel_name` that the `kernel` given doesn't have: a kept kernel keeps its own folder and name"
+    if kernel is None: return
+    if kernel_name is not None and kernel_name!=kernel.kernel_name:
+        raise ValueError(f'kernel_name is {kernel_name!r}, but the kernel given is {kernel.kernel_name!r}: '
+                         'a kernel runs as it was started (leave kernel_name out, or start a Kernel of that name)')
+    if cwd is not None and os.path.realpath(_folder(cwd))!=os.path.realpath(kernel.cwd):
+        raise ValueError(f'cwd is {str(cwd)!r}, but the kernel given works in {kernel.cwd!r}: '
+                         'a kernel keeps the folder it was started in (leave cwd out, or start a Kernel there)')
+
 @contextlib.contextmanager
 def _kernel_for(kernel, path=None, name='python3', timing=True):
     "`kernel` (refused if it isn't running: `Kernel.chk_alive`), or else a new `Kernel` for the block, shut down after it"
@@ -697,6 +713,7 @@ def execute(self:Dialog,
             timing=True): # Record each message's timings in its `meta['execution']`, as Jupyter does?
     "Run code messages in dialog order in one Jupyter kernel, recording their outputs; returns a `RunReport`"
     chk_timeout(timeout)
+    _chk_kernel_args(kernel, cwd, kernel_name)
     if isinstance(save_every, bool) or not (isinstance(save_every, (int, float)) and save_every>=0):
         raise ValueError(f'save_every must be a number of seconds, 0 or more, not {save_every!r}')
     if save: _chk_file(self)
@@ -723,7 +740,7 @@ def execute(self:Dialog,
             if k.language_info and self.meta.get('language_info')!=k.language_info:
                 _put_nb_meta(self, disk, 'language_info', k.language_info)
             auto = None if disk is None else _Autosave(disk, res, save_every)
-            try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress)
+            try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress, timing)
             # the file was deleted, or can't be read
             except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e)
             finally:
@@ -785,7 +802,7 @@ def _updated_here(dlg, o, was):
     m.output = o.output
     return m
 
-def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
+def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress, timing=None):
     "The loop of `Dialog.execute`: run `ms` in `k`, filling in `res`, and, with `auto`, queueing outputs for it to save"
     lock = auto.lock if auto is not None else contextlib.nullcontext()
     for i,m in enumerate(ms):
@@ -796,7 +813,7 @@ def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
             if progress: progress(i, len(ms), m)
             src = m.content
             # the kernel died between two messages: the next is not run, nor blamed
-            try: why,changed = k.run(m, timeout)
+            try: why,changed = k.run(m, timeout, timing)
             except KernelError: res.stopped = 'dead'; break
             ups = [(o, w) for c in changed if (o := _updated_here(dlg, c, w := k.was.get(id(c)))) is not None]
             res.append(m)

@@ -126,6 +126,19 @@ def test_a_lost_timeout_interrupt_is_sent_again():
         assert k.run(m, timeout=0.5)[0]=='timeout' and m.output[-1]['evalue']=='timed out after 0.5s'
         assert Message('print(1)').execute(k).endswith(': ok')
 
+def test_a_given_kernel_honours_timing_and_refuses_another_folder_or_name(kernel, tmp_path):
+    "`timing=False` records no timings in a kernel given too; a `cwd` or `kernel_name` that kernel doesn't have is refused"
+    d = Dialog('t'); m = d.mk_message('1+1')
+    d.execute(kernel=kernel, timing=False)
+    assert m.output and 'execution' not in m.cell_meta()
+    d.execute(kernel=kernel)
+    assert set(m.cell_meta()['execution'])>={'shell.execute_reply'}
+    m.output = ''
+    with pytest.raises(ValueError, match='but the kernel given works in'): d.execute(kernel=kernel, cwd=tmp_path)
+    with pytest.raises(ValueError, match="kernel_name is 'other', but the kernel given is 'python3'"): d.execute(kernel=kernel, kernel_name='other')
+    assert m.output==''
+    assert d.execute(kernel=kernel, cwd=kernel.cwd, kernel_name='python3').ok
+
 @pytest.mark.slow
 def test_saves_as_it_goes_merging_other_edits(tmp_path):
     d = Dialog('m'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(3); print('b')"); n = d.mk_message('a note', msg_type='note')
