@@ -110,7 +110,7 @@ class Kernel:
         k = self
         class _Client(nbc.NotebookClient):
             def _update_display_id(self, display_id, msg):
-                self.updated.update(self._display_id_map.get(display_id, {}))
+                self.updated.update(i for i,o in self._display_id_map.get(display_id, {}).items() if o)
                 return super()._update_display_id(display_id, msg)
             def process_message(self, msg, cell, cell_index):
                 busy = msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy'
@@ -123,8 +123,9 @@ class Kernel:
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
                               record_timing=self.timing, coalesce_streams=False,
                               resources=dict(metadata=dict(path=self.cwd)))
-        # each cell's message; the outputs each cell last gave it (the list, a deep copy); those a display update replaced
-        self.client.updated,self.msgs,self.shown,self.was = set(),[],{},{}
+        # each cell's message; the outputs each cell last gave it (the list, a deep copy); those a display update replaced;
+        # each message id's cell (it runs again in it)
+        self.client.updated,self.msgs,self.shown,self.was,self.slots = set(),[],{},{},{}
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -291,6 +292,38 @@ def _outs(self:Kernel, cell, why, info, t):
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
     return outs,why
 
+# %% ../nbs/12_run.ipynb #5cc3659c
+@patch
+def _slot(self:Kernel, m):
+    "The index of the cell message `m` runs in: the one its id ran in last (its displays there no longer its to update), or a new one"
+    # a kernel kept for long (an agent's tool calls, a loop) holds a cell a message, not a cell a run
+    c = self.client
+    if (i := self.slots.get(m.id)) is not None: c.clear_display_id_mapping(i)
+    else:
+        i = self.slots[m.id] = len(c.nb.cells)
+        c.nb.cells.append(None); self.msgs.append(None)
+    return i
+
+@patch
+def _updates(self:Kernel, n):
+    "The messages whose outputs the display updates of the run of cell `n` changed, updated; `n`'s outputs let go if nothing can update them"
+    c,changed,self.was = self.client,[],{}
+    for i in sorted(c.updated-{n}):
+        # an update reaches the outputs its cell gave while its message still holds them: not once the message ran
+        # again (its new cell has them, the same or not) or its outputs were cleared or changed (nothing of that cell
+        # is left to update)
+        o,(held,cp) = (om := self.msgs[i]).output,self.shown.get(i, (None, None))
+        if o is not held or o!=cp: continue
+        self.was.setdefault(id(om), o)
+        om.output = jupyter_streams(_plain(c.nb.cells[i].outputs))
+        self.shown[i] = om.output,copy.deepcopy(om.output)
+        changed.append(om)
+    # outputs with no display id can't be updated: the kernel keeps no copy of them, nor the message
+    if not any(cm.get(n) for cm in c._display_id_map.values()):
+        c.nb.cells[n].outputs,self.msgs[n] = [],None
+        self.shown.pop(n, None)
+    return changed
+
 # %% ../nbs/12_run.ipynb #7c631fcd
 @patch
 def run(self:Kernel,
@@ -312,15 +345,15 @@ def run(self:Kernel,
         m.output,m.execution_count = [_err_out('UnicodeEncodeError', msg)],None
         _set_meta(m, 'execution', None)  # not run: no timings (an earlier run's don't describe this output)
         return None,[]
-    cell = v4.new_code_cell(m.content)
-    c.nb.cells.append(cell)
-    self.msgs.append(m)
+    n = self._slot(m)
+    cell = c.nb.cells[n] = v4.new_code_cell(m.content)
+    self.msgs[n] = m
     # nbclient's own `timeout` takes whole seconds only
     c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{}
     c.record_timing = tm = self.timing if timing is None else timing
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
     self.cur = cell
-    try: c.execute_cell(cell, len(c.nb.cells)-1)
+    try: c.execute_cell(cell, n)
     except DeadKernelError: why = 'dead'
     finally:
         self.cur,done = None,datetime.datetime.now(datetime.timezone.utc)
@@ -329,21 +362,10 @@ def run(self:Kernel,
         if self.hit is not None and self.hit<=done: self.hit = None
     outs,why = self._outs(cell, why, info, t)
     m.output,m.execution_count = outs,cell.get('execution_count')
-    self.shown[len(c.nb.cells)-1] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
+    self.shown[n] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
     # the timings of this run, or none: those of an earlier run don't describe these outputs
     _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if tm else None)
-    changed,self.was = [],{}
-    for i in sorted(c.updated-{len(c.nb.cells)-1}):
-        # an update reaches the outputs its cell gave while its message still holds them: not once the message ran
-        # again (its new cell has them, the same or not) or its outputs were cleared or changed (nothing of that cell
-        # is left to update)
-        o,(held,cp) = (om := self.msgs[i]).output,self.shown.get(i, (None, None))
-        if o is not held or o!=cp: continue
-        self.was.setdefault(id(om), o)
-        om.output = jupyter_streams(_plain(c.nb.cells[i].outputs))
-        self.shown[i] = om.output,copy.deepcopy(om.output)
-        changed.append(om)
-    return why,changed
+    return why,self._updates(n)
 
 # %% ../nbs/12_run.ipynb #a29d1633
 def _chk_kernel_args(kernel, cwd, kernel_name):

@@ -139,6 +139,17 @@ def test_a_given_kernel_honours_timing_and_refuses_another_folder_or_name(kernel
     assert m.output==''
     assert d.execute(kernel=kernel, cwd=kernel.cwd, kernel_name='python3').ok
 
+def test_a_kept_kernel_holds_no_output_it_cant_update(kernel):
+    "Run again and again, a message takes one cell of the kept kernel, and outputs no display id can update are not kept"
+    c = kernel.client; n = len(c.nb.cells)
+    m = Message("print('x'*100_000)")
+    for _ in range(3): assert m.execute(kernel)==f'{m.id}: ok' and len(m.output[0]['text'])==100_001
+    assert len(c.nb.cells)==n+1 and c.nb.cells[-1].outputs==[] and kernel.msgs[-1] is None and n not in kernel.shown
+    a = Message("h = display('v1', display_id=True)")
+    for _ in range(2): kernel.run(a)
+    assert len(c.nb.cells)==n+2 and kernel.msgs[-1] is a  # kept while its display can be updated
+    assert kernel.run(Message("h.update('v2')"))==(None, [a]) and a.output[0]['data']['text/plain']=="'v2'"
+
 @pytest.mark.slow
 def test_saves_as_it_goes_merging_other_edits(tmp_path):
     d = Dialog('m'); a = d.mk_message("print('a')"); b = d.mk_message("import time; time.sleep(3); print('b')"); n = d.mk_message('a note', msg_type='note')
