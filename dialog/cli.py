@@ -494,15 +494,21 @@ def _chk_not_src(fname, src, force, what):
         raise ValueError(f'{rel_path(p)} is the {what} being converted (or links to it): it is never written over; nothing written')
     return p
 
+@contextlib.contextmanager
 def _progress(what):
-    "A `progress(i, n, item)` callback showing `what` on stderr when it is a terminal, else None"
-    if not sys.stderr.isatty(): return None
+    "For the block, a `progress(i, n, item)` callback showing `what` on stderr when it is a terminal, else None"
+    # the line is ended when the block ends, however it ends (an error, Ctrl-C, a run stopped early):
+    # what is printed next starts on a line of its own
+    if not sys.stderr.isatty(): yield None; return
+    shown = []
     def f(i, n, item):
         # a file's name may hold escapes
         sys.stderr.write(f'\r\x1b[K{what} {i+1}/{n} ' + term_safe(str(getattr(item, "id", item))))
-        if i+1==n: sys.stderr.write('\n')
         sys.stderr.flush()
-    return f
+        shown[:] = [True]
+    try: yield f
+    finally:
+        if shown: sys.stderr.write('\n'); sys.stderr.flush()
 
 # %% ../nbs/16_cli.ipynb #755edf19
 # Formats whose system prompt goes beside the history:
@@ -655,11 +661,11 @@ def _cmd_convert(a):
         if a.repair and a.skip_bad: raise ValueError('--skip-bad goes with dialogs read as they are, not --repair')
         if a.repair: raise ValueError('--repair reads dialog files, not folders')
         return _folders2jsonl(a)
-    prog = _progress('reading') if len(a.files)>1 else None
     dlgs = []
-    for i,f in enumerate(a.files):
-        if prog: prog(i, len(a.files), f)
-        dlgs.append(_load(f, repair=a.repair))
+    with _progress('reading') as prog:
+        for i,f in enumerate(a.files):
+            if prog and len(a.files)>1: prog(i, len(a.files), f)
+            dlgs.append(_load(f, repair=a.repair))
     if a.o=='-': a.o = None
     if a.o:
         _chk_new(a.o, a.force)
@@ -793,7 +799,7 @@ def _cmd_export(a):
            'and list the biggest and the unreadable')
 def _cmd_stats(a): _say(folder_stats(a.src, a.top, a.workers)) # names of files, and their errors: escaped on a terminal
 
-# %% ../nbs/16_cli.ipynb #ae994e35
+# %% ../nbs/16_cli.ipynb #622aca98
 def _seconds(s):
     "An argparse `type` reading a timeout: any number of seconds above 0, or `inf` (`chk_timeout`)"
     try: chk_timeout(s)
@@ -807,6 +813,7 @@ def _seconds0(s):
     if not f>=0: raise argparse.ArgumentTypeError(f'expected a number of seconds, 0 or more, not {s!r}')
     return f
 
+# %% ../nbs/16_cli.ipynb #ae994e35
 @_sub(_file, _repair_save, _arg('ids', nargs='*', metavar='ID', help='the code messages to run (default: all of them)'),
       _arg('--all', action='store_true',
            help='run every code message (the default when no ids, --above or --below are given)'),
@@ -839,8 +846,10 @@ def _cmd_run(a):
         _say(f'dry run: nothing run, {dlg_where(dlg)} not written', err=True)
         return 0
     if dlg.repairs: dlg.save() # the healed file, before the run saves into it
-    try: rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True,
-                           progress=_progress('running'), kernel_name=a.kernel, save_every=a.save_every)
+    try:
+        with _progress('running') as prog:
+            rep = dlg.execute(a.ids or None, a.above, a.below, a.timeout, a.continue_on_error, a.force_eval, save=True,
+                              progress=prog, kernel_name=a.kernel, save_every=a.save_every)
     except KeyboardInterrupt: # a second Ctrl-C, for a kernel that ignored the first
         _say('nbdialog run: interrupted; the outputs of the messages that finished are saved', err=True)
         return 130

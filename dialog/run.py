@@ -45,6 +45,7 @@ def chk_timeout(timeout): # Seconds a message may run: a number above 0, `inf`, 
     "`timeout` as the seconds a kernel waits, None for no limit"
     if timeout is None: return None
     def bad(): return ValueError(f'timeout must be a number of seconds above 0, or inf, not {timeout!r}')
+    if isinstance(timeout, bool): raise bad() # a flag is no number of seconds (`float(True)` is 1)
     try: t = float(timeout)
     except (TypeError, ValueError): raise bad() from None
     if not t>0: raise bad()
@@ -62,6 +63,11 @@ def _plain(o):
     if isinstance(o, dict): return {k:_plain(v) for k,v in o.items()}
     if isinstance(o, list): return [_plain(v) for v in o]
     return o
+
+def _folder(path):
+    "The folder a kernel for `path` (a dialog file or a folder; None for the current one) works in"
+    p = Path(path) if path is not None else Path.cwd()
+    return str(p if p.is_dir() else p.parent)
 
 def _err_out(ename, evalue):
     "An error output of `ename` and `evalue`, its traceback the one line saying them"
@@ -92,8 +98,7 @@ class Kernel:
                  path=None, # A dialog file or a folder: the kernel works in its folder
                  kernel_name='python3', # The Jupyter kernel to start (see `chk_kernel`)
                  timing=True): # Record each run's timings in its message's `meta['execution']`, as Jupyter does?
-        p = Path(path) if path is not None else Path.cwd()
-        self.cwd = str(p if p.is_dir() else p.parent)
+        self.cwd = _folder(path)
         self.kernel_name,self.timing,self.client,self.language_info = kernel_name,timing,None,None
         # `hit`: when an interrupt was last sent (UTC), to send it again if the kernel had not yet begun the message
         # `cur`: the cell running
@@ -105,7 +110,7 @@ class Kernel:
         k = self
         class _Client(nbc.NotebookClient):
             def _update_display_id(self, display_id, msg):
-                self.updated.update(self._display_id_map.get(display_id, {}))
+                self.updated.update(i for i,o in self._display_id_map.get(display_id, {}).items() if o)
                 return super()._update_display_id(display_id, msg)
             def process_message(self, msg, cell, cell_index):
                 busy = msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy'
@@ -118,8 +123,9 @@ class Kernel:
                               error_on_timeout=dict(ename='TimeoutError', evalue=_timed_out, traceback=[]),
                               record_timing=self.timing, coalesce_streams=False,
                               resources=dict(metadata=dict(path=self.cwd)))
-        # each cell's message; the outputs each cell last gave it (the list, a deep copy); those a display update replaced
-        self.client.updated,self.msgs,self.shown,self.was = set(),[],{},{}
+        # each cell's message; the outputs each cell last gave it (the list, a deep copy); those a display update replaced;
+        # each message id's cell (it runs again in it)
+        self.client.updated,self.msgs,self.shown,self.was,self.slots = set(),[],{},{},{}
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -150,9 +156,17 @@ def settled(self:Kernel,
     "After a timeout's interrupt: did the message stop, so that the kernel is free (its own reply came)?"
     from queue import Empty
     from jupyter_core.utils import run_sync
-    try: run_sync(self.client.kc.shell_channel.get_msg)(timeout=wait)
-    except Empty: return False
-    return True
+    # the timeout's interrupt is lost if it reaches the kernel before it begins the message (idle, it ignores it):
+    # sent again every half second until the kernel answers, so that only code that ignores interrupts is called stuck.
+    # Asked after the message, the kernel answers once it is done with it (it takes its requests in turn),
+    # whether or not the message's own reply came (an interrupt in the kernel's handling of a request can lose it)
+    kc = self.client.kc
+    ask,end = kc.kernel_info(),time.monotonic()+wait
+    while (left := end-time.monotonic())>0:
+        try: r = run_sync(kc.shell_channel.get_msg)(timeout=min(left, _again_after))
+        except Empty: self._sigint(); continue
+        if r.get('parent_header', {}).get('msg_id')==ask: return True
+    return False
 
 # %% ../nbs/12_run.ipynb #5978e89a
 @patch
@@ -170,15 +184,37 @@ def _started(self:Kernel, msg, cell):
 
 # %% ../nbs/12_run.ipynb #a79c613c
 @patch
-def interrupt(self:Kernel):
-    "Interrupt the kernel and every process it started, as Jupyter's stop button does"
-    self.hit = datetime.datetime.now(datetime.timezone.utc)
+def _sigint(self:Kernel):
+    "Send SIGINT to the kernel and every process it started (its process group)"
     try:
         pid = self.client.km.provisioner.process.pid
         pg = os.getpgid(pid)
         if pg!=os.getpgrp(): os.killpg(pg, signal.SIGINT) # never our own group
         else: os.kill(pid, signal.SIGINT)
     except (AttributeError, OSError): pass
+
+@patch
+def interrupt(self:Kernel):
+    "Interrupt the kernel and every process it started, as Jupyter's stop button does"
+    self.hit = datetime.datetime.now(datetime.timezone.utc)
+    self._sigint()
+
+# %% ../nbs/12_run.ipynb #a152a325
+@patch
+def _exit_code(self:Kernel):
+    "The kernel process's exit code (a signal's as its negative), or None while it runs or when it can't be known"
+    return getattr(getattr(self.client.km.provisioner, 'process', None), 'poll', lambda: None)()
+
+@patch
+def chk_alive(self:Kernel):
+    "Refuse, with a `KernelError`, to send code to this kernel unless it runs: not before `with`, after it, or once it died"
+    # a kernel that died (in an earlier message, or killed meanwhile) is said to be dead before anything is sent:
+    # the message after the one that killed it is not blamed for it
+    if self.client is None:
+        raise KernelError(f'the Jupyter kernel {self.kernel_name!r} is not running: use the Kernel in a with block')
+    if (rc := self._exit_code()) is not None:
+        raise KernelError(f'the Jupyter kernel {self.kernel_name!r} has died (exit code {rc}); '
+                          'nothing was sent to it: start a new Kernel')
 
 # %% ../nbs/12_run.ipynb #d488b646
 @patch
@@ -235,35 +271,11 @@ def _set_meta(m, key, v):
         m.meta.pop(key, None)
         if v is not None: m.meta[key] = v
 
-# %% ../nbs/12_run.ipynb #7c631fcd
+# %% ../nbs/12_run.ipynb #711023d3
 @patch
-def run(self:Kernel,
-        m:Message, # The code message to run; its outputs and execution count are replaced
-        timeout=None): # Seconds it may run (see `chk_timeout`)
-    "Run `m` in this kernel, recording outputs as Jupyter does; `(why it stopped early, messages updated)`"
-    from nbformat import v4
-    from nbclient.exceptions import DeadKernelError
-    # a blank cell: Jupyter never sends it to the kernel, and leaves it as it is
-    if not m.content.strip(): return None,[]
-    t,c = chk_timeout(timeout),self.client
-    try: m.content.encode('utf-8')
-    except UnicodeEncodeError as e: # a lone surrogate: the kernel's channel can't carry it
-        line = m.content.count(chr(10), 0, e.start)+1
-        msg = (f'the code holds {e.object[e.start:e.end]!r}, which UTF-8 cannot encode, '
-               f'so it was not sent to the kernel (line {line})')
-        m.output,m.execution_count = [_err_out('UnicodeEncodeError', msg)],None
-        _set_meta(m, 'execution', None)  # not run: no timings (an earlier run's don't describe this output)
-        return None,[]
-    cell = v4.new_code_cell(m.content)
-    c.nb.cells.append(cell)
-    self.msgs.append(m)
-    # nbclient's own `timeout` takes whole seconds only
-    c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{}
-    c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
-    self.cur = cell
-    try: c.execute_cell(cell, len(c.nb.cells)-1)
-    except DeadKernelError: why = 'dead'
-    finally: self.cur = None
+def _outs(self:Kernel, cell, why, info, t):
+    "The outputs `cell` got, as Jupyter records them, ending with the error that says why it stopped early; `(outputs, why)`"
+    # `why`: 'dead' or None as the run left it; `info`: the kernel's reply; `t`: the timeout in seconds
     outs = jupyter_streams(_plain(cell.outputs))
     if why is None and info.get('ename')=='TimeoutError' and info.get('evalue')==_timed_out:
         why = 'timeout' if self.settled() else 'stuck'
@@ -275,15 +287,28 @@ def run(self:Kernel,
     if why is None and info.get('status')=='error' and not any(o.get('output_type')=='error' for o in outs):
         outs.append(_err_out(str(info.get('ename') or 'Error'), esc_surrogates(str(info.get('evalue') or ''))))
     if why=='dead':
-        rc = getattr(getattr(c.km.provisioner, 'process', None), 'poll', lambda: None)()
+        rc = self._exit_code()
         code = f' (exit code {rc})' if rc is not None else ''
         outs.append(_err_out('DeadKernelError', 'the kernel died while this message ran' + code))
-    m.output,m.execution_count = outs,cell.get('execution_count')
-    self.shown[len(c.nb.cells)-1] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
-    # the timings of this run, or none: those of an earlier run don't describe these outputs
-    _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if self.timing else None)
-    changed,self.was = [],{}
-    for i in sorted(c.updated-{len(c.nb.cells)-1}):
+    return outs,why
+
+# %% ../nbs/12_run.ipynb #5cc3659c
+@patch
+def _slot(self:Kernel, m):
+    "The index of the cell message `m` runs in: the one its id ran in last (its displays there no longer its to update), or a new one"
+    # a kernel kept for long (an agent's tool calls, a loop) holds a cell a message, not a cell a run
+    c = self.client
+    if (i := self.slots.get(m.id)) is not None: c.clear_display_id_mapping(i)
+    else:
+        i = self.slots[m.id] = len(c.nb.cells)
+        c.nb.cells.append(None); self.msgs.append(None)
+    return i
+
+@patch
+def _updates(self:Kernel, n):
+    "The messages whose outputs the display updates of the run of cell `n` changed, updated; `n`'s outputs let go if nothing can update them"
+    c,changed,self.was = self.client,[],{}
+    for i in sorted(c.updated-{n}):
         # an update reaches the outputs its cell gave while its message still holds them: not once the message ran
         # again (its new cell has them, the same or not) or its outputs were cleared or changed (nothing of that cell
         # is left to update)
@@ -293,13 +318,72 @@ def run(self:Kernel,
         om.output = jupyter_streams(_plain(c.nb.cells[i].outputs))
         self.shown[i] = om.output,copy.deepcopy(om.output)
         changed.append(om)
-    return why,changed
+    # outputs with no display id can't be updated: the kernel keeps no copy of them, nor the message
+    if not any(cm.get(n) for cm in c._display_id_map.values()):
+        c.nb.cells[n].outputs,self.msgs[n] = [],None
+        self.shown.pop(n, None)
+    return changed
+
+# %% ../nbs/12_run.ipynb #7c631fcd
+@patch
+def run(self:Kernel,
+        m:Message, # The code message to run; its outputs and execution count are replaced
+        timeout=None, # Seconds it may run (see `chk_timeout`)
+        timing=None): # Record its timings in its `meta['execution']`? None: as the kernel was made to (`Kernel.timing`)
+    "Run `m` in this kernel, recording outputs as Jupyter does; `(why it stopped early, messages updated)`"
+    from nbformat import v4
+    from nbclient.exceptions import DeadKernelError
+    # a blank cell: Jupyter never sends it to the kernel, and leaves it as it is
+    if not m.content.strip(): return None,[]
+    t,c = chk_timeout(timeout),self.client
+    self.chk_alive()
+    try: m.content.encode('utf-8')
+    except UnicodeEncodeError as e: # a lone surrogate: the kernel's channel can't carry it
+        line = m.content.count(chr(10), 0, e.start)+1
+        msg = (f'the code holds {e.object[e.start:e.end]!r}, which UTF-8 cannot encode, '
+               f'so it was not sent to the kernel (line {line})')
+        m.output,m.execution_count = [_err_out('UnicodeEncodeError', msg)],None
+        _set_meta(m, 'execution', None)  # not run: no timings (an earlier run's don't describe this output)
+        return None,[]
+    n = self._slot(m)
+    cell = c.nb.cells[n] = v4.new_code_cell(m.content)
+    self.msgs[n] = m
+    # nbclient's own `timeout` takes whole seconds only
+    c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{}
+    c.record_timing = tm = self.timing if timing is None else timing
+    c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
+    self.cur = cell
+    try: c.execute_cell(cell, n)
+    except DeadKernelError: why = 'dead'
+    finally:
+        self.cur,done = None,datetime.datetime.now(datetime.timezone.utc)
+        # an interrupt sent by now was this message's (or sent again to it, if it came as the kernel was idle):
+        # it stops what ran then, never a later message (`_started` sends one again only to a message after it)
+        if self.hit is not None and self.hit<=done: self.hit = None
+    outs,why = self._outs(cell, why, info, t)
+    m.output,m.execution_count = outs,cell.get('execution_count')
+    self.shown[n] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
+    # the timings of this run, or none: those of an earlier run don't describe these outputs
+    _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if tm else None)
+    return why,self._updates(n)
 
 # %% ../nbs/12_run.ipynb #a29d1633
+def _chk_kernel_args(kernel, cwd, kernel_name):
+    "Refuse a `cwd` or `kernel_name` that the `kernel` given doesn't have: a kept kernel keeps its own folder and name"
+    if kernel is None: return
+    if kernel_name is not None and kernel_name!=kernel.kernel_name:
+        raise ValueError(f'kernel_name is {kernel_name!r}, but the kernel given is {kernel.kernel_name!r}: '
+                         'a kernel runs as it was started (leave kernel_name out, or start a Kernel of that name)')
+    if cwd is not None and os.path.realpath(_folder(cwd))!=os.path.realpath(kernel.cwd):
+        raise ValueError(f'cwd is {str(cwd)!r}, but the kernel given works in {kernel.cwd!r}: '
+                         'a kernel keeps the folder it was started in (leave cwd out, or start a Kernel there)')
+
 @contextlib.contextmanager
 def _kernel_for(kernel, path=None, name='python3', timing=True):
-    "`kernel`, or else a new `Kernel` for the block, shut down after it"
-    if kernel is not None: yield kernel; return
+    "`kernel` (refused if it isn't running: `Kernel.chk_alive`), or else a new `Kernel` for the block, shut down after it"
+    if kernel is not None:
+        kernel.chk_alive()
+        yield kernel; return
     with Kernel(path, name, timing) as k: yield k
 
 def _status(m):
@@ -332,8 +416,11 @@ def front_matter(dlg): # A `Dialog`
     md = first(dlg.messages, lambda m: m.msg_type==snote)
     if md is not None and md.content.strip().startswith('# '): res |= dict(_re_md_fm.findall(md.content))
     raw = first(dlg.messages, lambda m: m.msg_type==sraw)
-    b = re.match(r'---[ \t]*\n(.*?)\n---[ \t]*(?:\n|$)', raw.content.strip()+'\n', re.S) if raw is not None else None
-    if b: res |= dict(_re_yaml_fm.findall(b[1]))
+    # closed by `---` or by YAML's document end `...`, as nbdev (fastcore's `cell_frontmatter`) reads it,
+    # and the whole message: text after the block makes it no front matter
+    s = raw.content.strip()+'\n' if raw is not None else ''
+    b = re.match(r'---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|$)', s, re.S)
+    if b and not s[b.end():].strip(): res |= dict(_re_yaml_fm.findall(b[1]))
     return res
 
 _yaml_bools = {**dict.fromkeys('yes Yes YES true True TRUE on On ON'.split(), True),
@@ -648,7 +735,8 @@ def execute(self:Dialog,
             timing=True): # Record each message's timings in its `meta['execution']`, as Jupyter does?
     "Run code messages in dialog order in one Jupyter kernel, recording their outputs; returns a `RunReport`"
     chk_timeout(timeout)
-    if not (isinstance(save_every, (int, float)) and save_every>=0):
+    _chk_kernel_args(kernel, cwd, kernel_name)
+    if isinstance(save_every, bool) or not (isinstance(save_every, (int, float)) and save_every>=0):
         raise ValueError(f'save_every must be a number of seconds, 0 or more, not {save_every!r}')
     if save: _chk_file(self)
     ms,skipped = self.run_plan(ids, above, below, force_eval)
@@ -674,7 +762,7 @@ def execute(self:Dialog,
             if k.language_info and self.meta.get('language_info')!=k.language_info:
                 _put_nb_meta(self, disk, 'language_info', k.language_info)
             auto = None if disk is None else _Autosave(disk, res, save_every)
-            try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress)
+            try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress, timing)
             # the file was deleted, or can't be read
             except DialogConflictError as e: res.stopped,res.problem = 'conflict',str(e)
             finally:
@@ -736,7 +824,7 @@ def _updated_here(dlg, o, was):
     m.output = o.output
     return m
 
-def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
+def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress, timing=None):
     "The loop of `Dialog.execute`: run `ms` in `k`, filling in `res`, and, with `auto`, queueing outputs for it to save"
     lock = auto.lock if auto is not None else contextlib.nullcontext()
     for i,m in enumerate(ms):
@@ -746,7 +834,9 @@ def _run_all(dlg, ms, res, k, sig, auto, timeout, continue_on_error, progress):
             if why: res.skipped.append((m, why)); continue
             if progress: progress(i, len(ms), m)
             src = m.content
-            why,changed = k.run(m, timeout)
+            # the kernel died between two messages: the next is not run, nor blamed
+            try: why,changed = k.run(m, timeout, timing)
+            except KernelError: res.stopped = 'dead'; break
             ups = [(o, w) for c in changed if (o := _updated_here(dlg, c, w := k.was.get(id(c)))) is not None]
             res.append(m)
             if sig.hit: res.stopped = 'interrupt'

@@ -129,6 +129,18 @@ def test_progress_only_on_a_terminal(tmp_path):
     assert b'\rrunning 1/2' in err.replace(b'\x1b[K', b'') and b'running 2/2' in err
 
 @pytest.mark.slow
+def test_the_progress_line_ends_when_a_run_stops_early(tmp_path):
+    "A run stopped by its first message's error prints its report on a line of its own, not after the progress line"
+    p,(a,_,_) = mk(tmp_path, '1/0', '2', '3')
+    mfd,sfd = pty.openpty()
+    proc = subprocess.Popen(cmd + ['run', str(p)], stdout=sfd, stderr=sfd, env=env)
+    os.close(sfd)
+    proc.communicate(timeout=120)
+    lines = read_pty(mfd).decode(errors='replace').replace('\r\n', '\n').split('\n')
+    assert any(l.endswith(f'running 1/3 {a.id}') for l in lines), lines
+    assert any(l.startswith(f'{a.id}: error ZeroDivisionError') for l in lines), lines
+
+@pytest.mark.slow
 def test_surrogates_in_outputs_are_saved(tmp_path):
     p,(a,b) = mk(tmp_path, "print('x\\ud800y\\ud83d\\ude00')", "raise ValueError('\\udcff')")
     r = nbd('run', p, '--continue-on-error')

@@ -11,6 +11,13 @@ def test_timeout_values():
     for bad in (0, -1, 'nan', float('nan'), 'soon', '', [1]):
         with pytest.raises(ValueError, match='timeout must be a number of seconds above 0, or inf'): chk_timeout(bad)
 
+def test_a_flag_is_no_number_of_seconds():
+    "`True` and `False` are refused as a timeout or `save_every`, before anything runs (`float(True)` is 1)"
+    for v in (True, False):
+        with pytest.raises(ValueError, match='timeout must be a number of seconds'): chk_timeout(v)
+        with pytest.raises(ValueError, match='timeout must be a number of seconds'): Dialog('x').execute(timeout=v)
+        with pytest.raises(ValueError, match='save_every must be a number of seconds'): Dialog('x').execute(save_every=v)
+
 def test_skip_reasons():
     d = Dialog('s'); a = d.mk_message('1'); b = d.mk_message('#| eval: false\n2'); c = d.mk_message('#|eval:FALSE\n3')
     assert d.run_plan()==([a], [(b, '#| eval: false'), (c, '#| eval: false')])
@@ -81,6 +88,67 @@ def test_dead_kernel_reported_on_its_message(tmp_path, how):
     assert dict(output_type='stream', name='stdout', text='before\n') in b.output
     back = read_ipynb(tmp_path/'dead.ipynb')
     assert back[a.id].output==a.output and back[b.id].output==b.output and back[c.id].output==[]
+
+@pytest.mark.slow
+def test_a_dead_kept_kernel_is_refused_not_blamed_on_the_next_message(tmp_path):
+    "A kept kernel that died runs nothing more: the next message isn't given its DeadKernelError, nor its file written"
+    d = Dialog('kept'); good = d.mk_message('print(5)'); good.output = [dict(output_type='stream', name='stdout', text='5\n')]
+    p = d.save(tmp_path/'kept.ipynb'); before = p.read_bytes()
+    with Kernel(tmp_path) as k:
+        assert 'DeadKernelError' in Message('import os; os._exit(3)').execute(k)
+        d = read_ipynb(p)
+        with pytest.raises(KernelError, match=r'has died \(exit code 3\); nothing was sent to it'): d.execute(kernel=k, save=True)
+        assert p.read_bytes()==before and d[good.id].output[0]['text']=='5\n'
+        m = Message('print(6)')
+        with pytest.raises(KernelError, match='has died'): m.execute(k)
+        with pytest.raises(KernelError, match='has died'): k.run(m)
+        assert m.output in ('', [], None)
+    with pytest.raises(KernelError, match='is not running'): k.run(m)
+
+@pytest.mark.slow
+def test_an_interrupt_stops_what_runs_then_not_later_messages():
+    "`Kernel.interrupt` stops the message running; the next ones, in the same kept kernel, run to their end"
+    with Kernel() as k:
+        m1 = Message('import time\ntime.sleep(30)')
+        t = threading.Thread(target=lambda: m1.execute(k)); t.start()
+        while k.cur is None and t.is_alive(): time.sleep(0.05)
+        k.interrupt(); t.join(60)
+        assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
+        m2 = Message('time.sleep(1); print("done")')
+        for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
+
+@pytest.mark.slow
+def test_a_lost_timeout_interrupt_is_sent_again():
+    "A timeout whose interrupt is lost (it reached the kernel before it began the message, idle) is sent again: a timeout, not 'stuck'"
+    with Kernel() as k:
+        k.client.km.interrupt_kernel = lambda: None  # the timeout's own interrupt, lost
+        m = Message('while True: pass')
+        assert k.run(m, timeout=0.5)[0]=='timeout' and m.output[-1]['evalue']=='timed out after 0.5s'
+        assert Message('print(1)').execute(k).endswith(': ok')
+
+def test_a_given_kernel_honours_timing_and_refuses_another_folder_or_name(kernel, tmp_path):
+    "`timing=False` records no timings in a kernel given too; a `cwd` or `kernel_name` that kernel doesn't have is refused"
+    d = Dialog('t'); m = d.mk_message('1+1')
+    d.execute(kernel=kernel, timing=False)
+    assert m.output and 'execution' not in m.cell_meta()
+    d.execute(kernel=kernel)
+    assert set(m.cell_meta()['execution'])>={'shell.execute_reply'}
+    m.output = ''
+    with pytest.raises(ValueError, match='but the kernel given works in'): d.execute(kernel=kernel, cwd=tmp_path)
+    with pytest.raises(ValueError, match="kernel_name is 'other', but the kernel given is 'python3'"): d.execute(kernel=kernel, kernel_name='other')
+    assert m.output==''
+    assert d.execute(kernel=kernel, cwd=kernel.cwd, kernel_name='python3').ok
+
+def test_a_kept_kernel_holds_no_output_it_cant_update(kernel):
+    "Run again and again, a message takes one cell of the kept kernel, and outputs no display id can update are not kept"
+    c = kernel.client; n = len(c.nb.cells)
+    m = Message("print('x'*100_000)")
+    for _ in range(3): assert m.execute(kernel)==f'{m.id}: ok' and len(m.output[0]['text'])==100_001
+    assert len(c.nb.cells)==n+1 and c.nb.cells[-1].outputs==[] and kernel.msgs[-1] is None and n not in kernel.shown
+    a = Message("h = display('v1', display_id=True)")
+    for _ in range(2): kernel.run(a)
+    assert len(c.nb.cells)==n+2 and kernel.msgs[-1] is a  # kept while its display can be updated
+    assert kernel.run(Message("h.update('v2')"))==(None, [a]) and a.output[0]['data']['text/plain']=="'v2'"
 
 @pytest.mark.slow
 def test_saves_as_it_goes_merging_other_edits(tmp_path):

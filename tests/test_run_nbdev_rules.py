@@ -51,6 +51,9 @@ def _front_matter_cases():
         **{f'raw {v}': [raw(f'---\nskip_exec: {v}\n---'), C] for v in ('yes', 'True', 'on', '1', "'true'", 'no', 'false', '0', "'false'", 'off')},
         'raw unclosed': [raw('---\nskip_exec: true'), C], 'raw after text': [raw('x\n---\nskip_exec: true\n---'), C], 'raw indented': [raw('---\n  skip_exec: true\n---'), C],
         'raw key case': [raw('---\nSkip_Exec: true\n---'), C],
+        # closed by YAML's document end `...` (nbdev reads it; it was ignored, and the code ran)
+        'raw closed by dots': [raw('---\ntitle: Billing\nskip_exec: true\n...'), C], 'raw false closed by dots': [raw('---\nskip_exec: false\n...'), C],
+        'raw dots then text': [raw('---\nskip_exec: true\n...\nmore'), C], 'raw then text': [raw('---\nskip_exec: true\n---\nmore'), C],
         'note without title': [md('Options:\n\n- skip_exec: true'), C], 'note with title': [md('# T\n\n- skip_exec: true'), C],
         'title and summary': [md('# T\n> s\n\n- skip_exec: yes'), C], 'title in a later note': [md('hello'), md('# T\n\n- skip_exec: true'), C],
         'h2 title': [md('## T\n\n- skip_exec: true'), C], 'title without space': [md('#T\n\n- skip_exec: true'), C], 'blank before title': [md('\n# T\n\n- skip_exec: true'), C],
