@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from dialog.core import *
 from dialog.ipynb import *
+import dialog.run # Dialog.execute
 from cli_helpers import nbd, cmd, env
 
 def mk(path, *srcs):
