@@ -101,8 +101,8 @@ class Kernel:
         self.cwd = _folder(path)
         self.kernel_name,self.timing,self.client,self.language_info = kernel_name,timing,None,None
         # `hit`: when an interrupt was last sent (UTC), to send it again if the kernel had not yet begun the message
-        # `cur`: the cell running
-        self.hit,self.cur = None,None
+        # `cur`: the cell running; `began`: when the kernel began it; `due`: when its timeout's interrupt is due
+        self.hit,self.cur,self.began,self.due = None,None,None,None
     def __enter__(self):
         nbc = _nbclient()
         chk_kernel(self.kernel_name)
@@ -160,11 +160,15 @@ def settled(self:Kernel,
     # sent again every half second until the kernel answers, so that only code that ignores interrupts is called stuck.
     # Asked after the message, the kernel answers once it is done with it (it takes its requests in turn),
     # whether or not the message's own reply came (an interrupt in the kernel's handling of a request can lose it)
-    kc = self.client.kc
+    # Only then: an interrupt that reached the code (the kernel began the message before it was due) is not sent again,
+    # which would break the code's own handling of it (a checkpoint saved in `except KeyboardInterrupt`)
+    kc,lost = self.client.kc,self.began is None or self.due is None or self.began>=self.due
     ask,end = kc.kernel_info(),time.monotonic()+wait
     while (left := end-time.monotonic())>0:
         try: r = run_sync(kc.shell_channel.get_msg)(timeout=min(left, _again_after))
-        except Empty: self._sigint(); continue
+        except Empty:
+            if lost: self._sigint()
+            continue
         if r.get('parent_header', {}).get('msg_id')==ask: return True
     return False
 
@@ -175,6 +179,8 @@ def _started(self:Kernel, msg, cell):
     # an interrupt sent before that, while it was idle, was lost;
     # if the cell still runs half a second on, interrupt it again, as a person would press stop again
     d = msg.get('header', {}).get('date')
+    # when the kernel began the message running (`settled` tells by it whether a timeout's interrupt reached the code)
+    if cell is self.cur: self.began = d if isinstance(d, datetime.datetime) and d.tzinfo is not None else datetime.datetime.now(datetime.timezone.utc)
     if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
         # not at once: an interrupt must land in the code,
         # not in the kernel's own handling of the request, which it could break
@@ -295,12 +301,13 @@ def _outs(self:Kernel, cell, why, info, t):
 # %% ../nbs/12_run.ipynb #5cc3659c
 @patch
 def _slot(self:Kernel, m):
-    "The index of the cell message `m` runs in: the one its id ran in last (its displays there no longer its to update), or a new one"
-    # a kernel kept for long (an agent's tool calls, a loop) holds a cell a message, not a cell a run
-    c = self.client
-    if (i := self.slots.get(m.id)) is not None: c.clear_display_id_mapping(i)
+    "The index of the cell message `m` runs in: the one it ran in last (its displays there no longer its to update), or a new one"
+    # a kernel kept for long (an agent's tool calls, a loop) holds a cell a message, not a cell a run: a message by its
+    # dialog and id (another dialog's message of that id, a fork's, has displays of its own to update)
+    c,key = self.client,(id(m.dlg) if m.dlg is not None else id(m), m.id)
+    if (i := self.slots.get(key)) is not None: c.clear_display_id_mapping(i)
     else:
-        i = self.slots[m.id] = len(c.nb.cells)
+        i = self.slots[key] = len(c.nb.cells)
         c.nb.cells.append(None); self.msgs.append(None)
     return i
 
@@ -352,15 +359,19 @@ def run(self:Kernel,
     c.timeout_func,c.updated,why,info = (lambda cell: t),set(),None,{}
     c.record_timing = tm = self.timing if timing is None else timing
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
-    self.cur = cell
-    try: c.execute_cell(cell, n)
-    except DeadKernelError: why = 'dead'
+    now = datetime.datetime.now(datetime.timezone.utc)
+    # when its timeout's interrupt is due (see `settled`)
+    self.cur,self.began,self.due = cell,None,None if t is None else now+datetime.timedelta(seconds=t)
+    try:
+        try: c.execute_cell(cell, n)
+        except DeadKernelError: why = 'dead'
+        finally: self.cur = None
+        outs,why = self._outs(cell, why, info, t)
     finally:
-        self.cur,done = None,datetime.datetime.now(datetime.timezone.utc)
-        # an interrupt sent by now was this message's (or sent again to it, if it came as the kernel was idle):
-        # it stops what ran then, never a later message (`_started` sends one again only to a message after it)
-        if self.hit is not None and self.hit<=done: self.hit = None
-    outs,why = self._outs(cell, why, info, t)
+        # an interrupt sent by now (after a timeout, as it settled too) was this message's, or sent again to it if it
+        # came as the kernel was idle: it stops what ran then, never a later message (`_started` sends one again only to
+        # a message after it)
+        if self.hit is not None and self.hit<=datetime.datetime.now(datetime.timezone.utc): self.hit = None
     m.output,m.execution_count = outs,cell.get('execution_count')
     self.shown[n] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
     # the timings of this run, or none: those of an earlier run don't describe these outputs

@@ -196,3 +196,41 @@ def test_a_display_update_leaves_an_edited_output_and_reaches_a_dialog_read_agai
     assert T(d2[a1.id].output)==T(read_ipynb(p)[a1.id].output)==["'status: done'"]
     d2.mk_message('a note', msg_type='note'); d2.save()
     assert T(read_ipynb(p)[a1.id].output)==["'status: done'"]
+
+def test_a_timeout_interrupt_that_reached_the_code_is_not_sent_again(tmp_path):
+    "After a timeout, an interrupt that reached the code (the kernel had begun the message) is not sent again while the kernel settles: it broke the code's own handling of it (a checkpoint saved in `except KeyboardInterrupt` was never written)"
+    ck = tmp_path/'ckpt.txt'
+    m = Message(f"import time\ntry: time.sleep(30)\nexcept KeyboardInterrupt:\n    time.sleep(6)\n    open({str(ck)!r}, 'w').write('saved')\n")
+    with Kernel(tmp_path) as k: why,_ = k.run(m, timeout=1)
+    assert why=='timeout' and ck.read_text()=='saved'
+
+def test_an_interrupt_while_the_kernel_settles_is_spent_with_its_message(tmp_path):
+    "An interrupt sent during the wait after a timeout (the person pressing stop again) is that message's: the next message runs to its end"
+    import threading
+    m1 = Message('import signal, time\nold = signal.signal(signal.SIGINT, signal.SIG_IGN)\ntry: time.sleep(7)\nfinally: signal.signal(signal.SIGINT, old)\n')
+    m2 = Message("import time\ntime.sleep(1.5)\nprint('done')")
+    with Kernel(tmp_path) as k:
+        orig,pressed = k.settled,[]
+        def settled(*a, **kw):
+            t = threading.Timer(1, lambda: (pressed.append(1), k.interrupt())); t.daemon = True; t.start()
+            return orig(*a, **kw)
+        k.settled = settled
+        why1,_ = k.run(m1, timeout=1)
+        k.settled = orig
+        why2,_ = k.run(m2)
+    assert pressed and why1 in ('timeout', 'stuck') and why2 is None
+    assert [o.get('text') for o in m2.output]==['done\n']
+
+def test_a_forks_message_of_the_same_id_leaves_the_originals_displays(tmp_path):
+    "Two dialogs' messages of one id (a fork) in one kept kernel each keep their own cell: the original's display is still updated after the fork's ran"
+    import copy
+    a = Dialog('a')
+    x = a.mk_message("from IPython.display import display\nh = display('status: 0', display_id='s')")
+    y = a.mk_message("h.update('status: 1')")
+    fork = copy.deepcopy(a)
+    fork[x.id].content = "print('fork')"
+    with Kernel(tmp_path) as k:
+        a.execute(ids=[x.id], kernel=k)
+        fork.execute(ids=[x.id], kernel=k)
+        a.execute(ids=[y.id], kernel=k)
+    assert [o.get('data', {}).get('text/plain') for o in a[x.id].output]==["'status: 1'"]
