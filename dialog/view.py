@@ -24,7 +24,7 @@ from .nbjson import esc_controls, short_repr as _q # user data quoted cut short,
 from .render import *
 from .ipynb import *
 from xml.sax.saxutils import escape, quoteattr
-import base64, bisect, hashlib, mimetypes, os, re
+import base64, bisect, hashlib, math, mimetypes, os, re
 
 # %% ../nbs/04_view.ipynb #b8294860
 def rel_path(p): # A file's path
@@ -384,19 +384,20 @@ _re_html6 = re.compile(r' {0,3}</?(?:address|article|aside|base|basefont|blockqu
 _attr = r'''[ \t]+[A-Za-z_:][\w.:-]*(?:[ \t]*=[ \t]*(?:[^"'=<>`\x00-\x20]+|'[^']*'|"[^"]*"))?'''
 # (markdown-it takes `</style>` alone for one too; an opening `<pre>` and kin is raw HTML of its own kind, read before)
 _re_html7 = re.compile(rf' {{0,3}}(?:<[A-Za-z][A-Za-z0-9-]*(?:{_attr})*[ \t]*/?>|</[A-Za-z][A-Za-z0-9-]*[ \t]*>)[ \t]*$', re.I)
-# a line opening a list item, a block quote or a heading
-_re_not_para = re.compile(r' {0,3}(?:[-+*][ \t]|\d{1,9}[.)][ \t]|>|#{1,6}(?:[ \t]|$))')
+# a line opening a list item (its marker, group 1), a block quote or a heading
+_re_not_para = re.compile(r' {0,3}(?:([-+*]|\d{1,9}[.)])[ \t]+|>|#{1,6}(?:[ \t]|$))')
 
 def _run(l, run):
     "What the lines since the last blank one are, after line `l` (outside code and raw HTML), given what they were, `run`"
-    # None (no line yet), 'para' (a paragraph), 'html' (an HTML block only a blank line ends), 'other' (a list item, a
-    # block quote, a heading). A raw HTML block gets a blank line before it after a paragraph's line (Pandoc reads a
-    # `<style>` on in the paragraph, where a `<hr>` line then opens a block the div's end can't close), and after a list
-    # item or a quote when it isn't indented (Pandoc reads it into the item); in an HTML block the blank line would end
-    # that early, and in a list item (indented) it would make a tight list loose
+    # None (no line yet), 'para' (a paragraph), 'html' (an HTML block only a blank line ends), or, after a list item, a
+    # block quote or a heading, the indentation a line needs to be in it (a list item's content column; none is enough
+    # for a quote or a heading, a `<` line being no `>` one). A raw HTML block gets a blank line before it after a
+    # paragraph's line (Pandoc reads a `<style>` on in the paragraph, where a `<hr>` line then opens a block the div's end
+    # can't close), and after a list item or a quote when it is outside it (Pandoc reads it into the item); in an HTML
+    # block the blank line would end that early, and in a list item it would make a tight list loose
     if not l.strip(): return None
     if run=='html' or _re_html6.match(l) or run is None and _re_html7.match(l): return 'html'
-    if run is None: return 'other' if _re_not_para.match(l) else 'para'
+    if run is None: return 'para' if not (m := _re_not_para.match(l)) else m.end() if m[1] else math.inf
     return run
 
 # %% ../nbs/04_view.ipynb #5d1c2e07
@@ -454,7 +455,7 @@ def _scan(lines, in_div=True):
             inraw = False; raw.append((i-1, len(l)-len(l.lstrip(' '))))
         else:
             inraw,html,snap,was = bool(m),_html_open(l, i-1),len(raw),run
-            if m and (run=='para' or run=='other' and l[0]=='<'): opened.append(i-1)
+            if m and (run=='para' or isinstance(run, (int, float)) and len(l)-len(l.lstrip(' '))<run): opened.append(i-1)
         run = run if html else None if inraw else _run(l, run)  # (raw HTML that ended: a new block comes next)
         m = _re_colons.fullmatch(l)
         # text to Pandoc; a tag to a browser, and a fence to markdown-it (its divs end at a `:::` line even there):

@@ -313,3 +313,11 @@ def test_raw_html_after_a_list_item_or_quote_is_not_read_into_it(lead):
     html = pypandoc.convert_text(md, 'html', format='markdown')
     assert '\n    port: 80\n' in html.split('<pre>')[1].split('</pre>')[0]
     assert html.index('<p>Then restart.</p>') > max(html.find('</ul>'), html.find('</ol>'), html.find('</blockquote>'))
+
+@pytest.mark.parametrize('reply', ['1. Edit the config:\n  <pre>\nport: 80\n  </pre>\nThen restart.\n', '- see:\n <pre>\nport: 80\n </pre>\nThen restart.\n',
+                                   '10. see:\n   <pre>\nport: 80\n   </pre>\nThen restart.\n', '> q\n <pre>\nport: 80\n </pre>\nThen restart.\n'])
+def test_raw_html_indented_less_than_the_item_is_outside_it(reply):
+    "Raw HTML indented less than a list item's content (or any, after a quote) is outside it to CommonMark: it gets its blank line, so Pandoc doesn't read it (and the paragraph after) into the item"
+    pypandoc = pytest.importorskip('pypandoc')
+    html = pypandoc.convert_text(msg2md(Message('q', msg_type=sprompt, output=reply)), 'html', format='markdown')
+    assert html.index('<p>Then restart.</p>') > max(html.find('</ul>'), html.find('</ol>'), html.find('</blockquote>'))
