@@ -88,10 +88,16 @@ def chk_kernel(name:str): # A Jupyter kernel's name, as in a notebook's `metadat
                           'choose one with kernel_name (nbdialog run --kernel NAME)')
     return name
 
-# %% ../nbs/12_run.ipynb #0bb4c860
+# %% ../nbs/12_run.ipynb #3f9e1b27
 # Seconds after a message began that an interrupt lost before it is sent again, if the message still runs
 _again_after = 0.5
 
+def _sent(msg):
+    "When the kernel sent message `msg` (UTC): its header's date, or now when it has none"
+    d = msg.get('header', {}).get('date')
+    return d if isinstance(d, datetime.datetime) and d.tzinfo is not None else datetime.datetime.now(datetime.timezone.utc)
+
+# %% ../nbs/12_run.ipynb #0bb4c860
 class Kernel:
     "A Jupyter kernel process, started by nbclient, that code messages run in: use it as a context manager"
     def __init__(self,
@@ -115,6 +121,8 @@ class Kernel:
             def process_message(self, msg, cell, cell_index):
                 busy = msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy'
                 if busy: k._started(msg, cell)
+                # when the code began, its SIGINT handler set (after the busy status): did a timeout's reach it? (`settled`)
+                if msg.get('msg_type')=='execute_input' and cell is k.cur: k.began = _sent(msg)
                 return super().process_message(msg, cell, cell_index)
         # streams are merged by `jupyter_streams`, in linear time:
         # nbclient's `coalesce_streams` is quadratic in a long line, and merges across displays
@@ -179,8 +187,6 @@ def _started(self:Kernel, msg, cell):
     # an interrupt sent before that, while it was idle, was lost;
     # if the cell still runs half a second on, interrupt it again, as a person would press stop again
     d = msg.get('header', {}).get('date')
-    # when the kernel began the message running (`settled` tells by it whether a timeout's interrupt reached the code)
-    if cell is self.cur: self.began = d if isinstance(d, datetime.datetime) and d.tzinfo is not None else datetime.datetime.now(datetime.timezone.utc)
     if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
         # not at once: an interrupt must land in the code,
         # not in the kernel's own handling of the request, which it could break

@@ -118,12 +118,25 @@ def test_an_interrupt_stops_what_runs_then_not_later_messages():
         for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
 
 @pytest.mark.slow
-def test_a_lost_timeout_interrupt_is_sent_again():
+def _slow_start(tmp_path, monkeypatch):
+    "Kernels that wait 0.6 s before taking each request: a timeout under that is due before the code begins, as on a loaded machine"
+    st = tmp_path/'ipy'/'profile_default'/'startup'; st.mkdir(parents=True)
+    (st/'00_slow.py').write_text(
+        "import time\nk = get_ipython().kernel\n_orig = k.should_handle\n"
+        "def _slow(stream, msg, idents):\n"
+        "    if msg['header']['msg_type']=='execute_request': time.sleep(0.6)\n"
+        "    return _orig(stream, msg, idents)\n"
+        "k.should_handle = _slow\n")
+    monkeypatch.setenv('IPYTHONDIR', str(tmp_path/'ipy'))
+
+def test_a_lost_timeout_interrupt_is_sent_again(tmp_path, monkeypatch):
     "A timeout whose interrupt is lost (it reached the kernel before it began the message, idle) is sent again: a timeout, not 'stuck'"
-    with Kernel() as k:
+    _slow_start(tmp_path, monkeypatch)
+    with Kernel(tmp_path) as k:
+        k.run(Message('x = 1'))
         k.client.km.interrupt_kernel = lambda: None  # the timeout's own interrupt, lost
         m = Message('while True: pass')
-        assert k.run(m, timeout=0.5)[0]=='timeout' and m.output[-1]['evalue']=='timed out after 0.5s'
+        assert k.run(m, timeout=0.2)[0]=='timeout' and m.output[-1]['evalue']=='timed out after 0.2s'
         assert Message('print(1)').execute(k).endswith(': ok')
 
 def test_a_given_kernel_honours_timing_and_refuses_another_folder_or_name(kernel, tmp_path):
@@ -234,3 +247,12 @@ def test_a_forks_message_of_the_same_id_leaves_the_originals_displays(tmp_path):
         fork.execute(ids=[x.id], kernel=k)
         a.execute(ids=[y.id], kernel=k)
     assert [o.get('data', {}).get('text/plain') for o in a[x.id].output]==["'status: 1'"]
+
+def test_a_timeout_interrupt_lost_after_the_busy_status_is_sent_again(tmp_path, monkeypatch):
+    "A kernel sends its busy status before it sets its SIGINT handler: an interrupt in between is lost, so whether it reached the code is told by when the code began (execute_input), and it is sent again; it was reported as a kernel that didn't stop"
+    _slow_start(tmp_path, monkeypatch)  # widens the gap between the busy status and the handler, as a loaded machine does
+    with Kernel(tmp_path) as k:
+        k.run(Message('x = 1'))
+        m = Message('import time\ntime.sleep(30)')
+        why,_ = k.run(m, timeout=0.2)
+    assert why=='timeout'
