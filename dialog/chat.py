@@ -740,11 +740,15 @@ def _oa_tool_call(i, c):
         return dict(id=i, type='custom', custom=dict(name=c['name'], input=c['args']['input']))
     return dict(id=i, type='function', function=dict(name=c['name'], arguments=_args_json(c)))
 
+def _said_failed(res):
+    "Result text `res` of a call that failed, for a format with no error flag: the failure said in the text"
+    # (else it reads as a call that succeeded, silently when it said nothing)
+    return f'(error) {res}' if res.strip() else '(error: no output)'
+
 def _oa_result(c):
     "Call part `c`'s result as a tool message's content: text, or the text parts it came as"
-    # Chat Completions has no error flag: a failure that said nothing says so (else it reads as a call that succeeded silently)
-    if c['extra'].get('is_error') and not c['result'].strip(): return '(error: no output)'
-    res = _plain_result(c['result'], c['extra'].get('text_result'))
+    r = _said_failed(c['result']) if c['extra'].get('is_error') else c['result']  # Chat Completions has no error flag
+    res = _plain_result(r, c['extra'].get('text_result'))
     return _unblock(res, c['extra'].get('result_blocks')) or res
 
 def _oa_reply(parts, ids):
@@ -2155,7 +2159,7 @@ codec_kit = SimpleNamespace(err=_err, txt=_txt, mime=_mime, image=_image, url_pa
     args_json=_args_json, sdk_json=_sdk_json, no_file=_no_file, result_pieces=_result_pieces,
     plain_result=_plain_result, url_file=_url_file, doc_text=_doc_text, fetched=_fetched,
     annotated=_oa_annotated, joined_result=_joined_result, fn_max=_fn_max, file_name=_file_name, as_said=_as_said,
-    reply_md=_reply_md, round_spans=_round_spans, block_text=_an_block_text)
+    reply_md=_reply_md, round_spans=_round_spans, block_text=_an_block_text, said_failed=_said_failed)
 
 def register_codec(cd:Codec, # The format's codec; `cd.fmt` is its name
                    id_rule:tuple=None, # `(pattern, longest)` of the tool-call ids it takes (default: OpenAI's)

@@ -420,6 +420,8 @@ def _rs_output(c, p):
                    f"e.g. {{\"approve\": true}}, not {o!r:.60}")
             raise ValueError(msg)
         return dict(type='mcp_approval_response', approval_request_id=c['id']) | a
+    # a failure for a function's output, which has no error flag (a host-run output says it by its status)
+    if e.get('is_error') and not e.get('output_type') and isinstance(o, str): o = kit.said_failed(o)
     if e.get('output_none') and o=='': o = None  # as it came (once edited, the text goes)
     elif e.get('output_json'):
         try: o = json.loads(o)

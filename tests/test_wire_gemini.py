@@ -324,3 +324,15 @@ def test_a_failed_result_goes_under_error_and_reads_back_as_one():
     back = dlg2chat(chat2dlg(cs, 'gemini'), 'anthropic')
     res = [b for m in back if m['role']=='user' and isinstance(m['content'], list) for b in m['content'] if b.get('type')=='tool_result']
     assert res[0]['is_error'] is True and res[0]['content']=='boom'
+
+def test_a_failure_is_said_to_formats_without_an_error_flag():
+    "A Gemini `{'error': ...}` result, or an Anthropic is_error one, goes to Chat Completions and to a Responses function output (no error flag) with the failure said in its text: it went as the bare text, or '' (a call that succeeded silently)"
+    def gm(err): return [{'role': 'user', 'parts': [{'text': 'find x'}]},
+                         {'role': 'model', 'parts': [{'functionCall': {'name': 'find', 'args': {}, 'id': 'c1'}}]},
+                         {'role': 'user', 'parts': [{'functionResponse': {'name': 'find', 'id': 'c1', 'response': {'error': err}}}]},
+                         {'role': 'model', 'parts': [{'text': 'Not there.'}]}]
+    for err,said in (('not found', '(error) not found'), ('', '(error: no output)')):
+        d = chat2dlg(gm(err), 'gemini')
+        assert [m['content'] for m in dlg2chat(d, 'openai') if m['role']=='tool']==[said]
+        assert [x['output'] for x in dlg2chat(d, 'responses') if x.get('type')=='function_call_output']==[said]
+        assert dlg2chat(d, 'gemini')[2]==gm(err)[2]  # Gemini's own error key, as it came
