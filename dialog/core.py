@@ -1172,11 +1172,11 @@ def state_of(cls:Message,
              **xtras): # Other attributes, as the constructor takes them
     "The attributes (`__dict__`) of `Message(content, ...)` with `ipynb_form` set, in no dialog"
     if cls is not Message: raise TypeError(f'state_of builds the state of a Message itself, not of {cls.__name__}')
-    if 'dlg' in xtras: raise TypeError('state_of gives the state of a message in no dialog: it takes no dlg')
+    if xtras and 'dlg' in xtras: raise TypeError('state_of gives the state of a message in no dialog: it takes no dlg')
     # a reader's case (no promoted metadata, at most an execution count) needs no look at the attributes
-    known = (not cls.meta_attrs and (not xtras or xtras.keys()=={'execution_count'})
-             or _plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs))
-    if not known and not _all_plain([*xtras, *cls.meta_attrs]):
+    known = not cls.meta_attrs and (not xtras or len(xtras)==1 and 'execution_count' in xtras)
+    if not known and not (_plain_attrs.issuperset(xtras) and _plain_attrs.issuperset(cls.meta_attrs)
+                          or _all_plain([*xtras, *cls.meta_attrs])):
         # one set through a descriptor (e.g. a promoted `pinned`): the message itself
         m = cls(content, output=output, id=id, msg_type=msg_type, attachments=attachments, meta=meta, **xtras)
         m.ipynb_form = ipynb_form

@@ -104,18 +104,19 @@ def _cells2dlg(cls, cells, meta, name, fname=None, parts=False):
     try: chk_meta(meta, 'notebook', 'notebook metadata')
     except CellError as e: raise DialogFormatError(str(e), fname) from None
     mcls,msgs,seen = cls.msg_cls,[],set()
+    mk = mcls.state_of if parts else None  # bound once: a file's cells are read by the thousand
     made = set(derive_ids(cells))
     home = meta.pop('attachments', None)
     had = bool(home)
     if home is not None and (type(home) is not dict or not all(type(o) is dict for o in home.values())):
         raise DialogFormatError('notebook metadata attachments must map cell ids to attachments', fname)
+    # the id a cell holds in the file (errors name only those)
+    def fid(i, c): return c.get('id') if type(c) is dict and type(c.get('id')) is str and i not in made else None
     for i,c in enumerate(cells):
-        # errors name only ids the file holds
-        cid = c.get('id') if type(c) is dict and type(c.get('id')) is str and i not in made else None
-        atts = home.pop(cid, None) if home and cid and c.get('cell_type')=='code' else None
-        try: m = _cell2msg(mcls, c, atts, parts)
+        atts = home.pop(cid, None) if home and (cid := fid(i, c)) and c.get('cell_type')=='code' else None
+        try: m = _cell2msg(mcls, c, atts, mk)
         except (CellError, DialogFormatError) as e:
-            raise DialogFormatError(getattr(e, 'problem', str(e)), fname, i, cid) from None
+            raise DialogFormatError(getattr(e, 'problem', str(e)), fname, i, fid(i, c)) from None
         if (mid := m['_id'] if parts else m.id) in seen:
             raise DialogFormatError(f'duplicate cell id {_q(mid)}', fname, i, mid)
         seen.add(mid)
@@ -172,10 +173,10 @@ def _atts(d, what='attachments'):
 def _without(d, k): return {a:b for a,b in d.items() if a!=k}
 def _ai_out(txt): return mk_displayobj({'text/markdown': txt}, {'is_ai_res': True})
 
-def _cell2msg(mcls, c, atts=None, state=False):
+def _cell2msg(mcls, c, atts=None, state=None):
     "A `mcls` message from cell dict `c` (checked, and its texts joined in place)"
     # `atts` are its homed attachments;
-    # `state`: the attributes that message would have (`Message.state_of`; `mcls` is `Message`), not the message
+    # `state`: `mcls.state_of` (`mcls` is `Message`), to give the attributes that message would have, not the message
     ct,meta = chk_cell(c, join=True)['cell_type'],c['metadata']
     src,kind,form = c['source'],cell_kind(c),{}
     if kind==sprompt:
@@ -195,7 +196,7 @@ def _cell2msg(mcls, c, atts=None, state=False):
         if kind==sprompt:
             src,sep,reply = src.partition(SEP)
             out,form['legacy'] = [_ai_out(reply)] if sep else [],True
-    if state: return mcls.state_of(src, out, cid, kind, a, meta, form, **xt)
+    if state: return state(src, out, cid, kind, a, meta, form, **xt)
     res = mcls(src, output=out, id=cid, msg_type=kind, attachments=a, meta=meta, **xt)
     if form: res.ipynb_form = form
     return res

@@ -161,7 +161,7 @@ def chk_cell(c, # A cell dict
     ct = c.get('cell_type')
     keys = cell_keys.get(ct) if isinstance(ct, str) else None
     if keys is None: raise CellError(f'unknown cell_type {short_repr(ct)}')
-    if join and ct!='code':  # left by an editor that changed a code cell's type
+    if join and ct!='code' and ('outputs' in c or 'execution_count' in c):  # left by an editor that changed a code cell's type
         if c.get('outputs')==[]: del c['outputs']
         if 'execution_count' in c and c['execution_count'] is None: del c['execution_count']
     if not c.keys()<=keys: raise CellError(f'unknown keys {short_repr(sorted(c.keys()-keys), 80)} in a {ct} cell')
@@ -184,11 +184,12 @@ def chk_cell(c, # A cell dict
 
 # %% ../nbs/00_nbjson.ipynb #39defa2d
 prompt_mark = '%%prompt' # The first line of a prompt's cell source
+_kinds = {'code':'code', 'markdown':'note'} # The message type of a cell that isn't a prompt's, by its cell type
 
 def cell_kind(c): # A checked cell dict, texts joined
     "The message type cell `c` reads as: 'code', 'note', 'prompt' or 'raw'"
     ct,src = c['cell_type'],c['source']
-    if ct=='raw' or not c['metadata'].get('solveit_ai'): return {'code':'code', 'markdown':'note'}.get(ct, 'raw')
+    if ct=='raw' or not c['metadata'].get('solveit_ai'): return _kinds.get(ct, 'raw')
     return 'prompt' if ct=='markdown' or src==prompt_mark or src.startswith(prompt_mark+'\n') else 'code'
 
 # %% ../nbs/00_nbjson.ipynb #851501a7

@@ -81,7 +81,8 @@ def _dialog(d, states, conv, path=None, atts=True):
     for s in states if atts else ():
         if a := s.get('attachments'): s['attachments'] = [_built(Attachment, x) for x in a]
     ms = object.__new__(Msgs)  # as unpickling builds it: no `L.__init__`
-    ms.items = [_built(Message, s) for s in states]
+    ms.items = ns = [object.__new__(Message) for _ in states]  # built as `_built` builds one, without a call each
+    for m,s in zip(ns, states): m.__dict__ = s
     ms.items.ver,d['_messages'] = d['_messages'],ms  # the list's change count, as pickle keeps it
     res = object.__new__(Dialog)
     res.__setstate__(d)  # as unpickling does: the messages point back at their dialog
