@@ -145,6 +145,25 @@ def test_repair_refuses_an_output_count_of_another_type(n):
     with pytest.raises(DialogFormatError): repair_ipynb(nb)
     assert nb==before
 
+@pytest.mark.parametrize('kind', ['display_data', 'execute_result'])
+@pytest.mark.parametrize('meta', ['keep me', ['a', 'b'], 42, True])
+def test_repair_refuses_an_output_metadata_of_another_type(kind, meta):
+    "r32c: an output's metadata that isn't an object is refused, as a cell's is: fastcore makes it {}, dropping it unsaid"
+    o = dict(output_type=kind, data={'text/plain': 'hi'}, metadata=meta, **({'execution_count': 1} if kind=='execute_result' else {}))
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[dict(cell_type='code', id='a', metadata={}, source='x', outputs=[o], execution_count=None)])
+    with pytest.raises(DialogFormatError, match=r"^cell 0 \(id a\): output 0: metadata must be an object, not .*; repair refuses to guess"):
+        reads_ipynb(json.dumps(nb), repair=True)
+    o['metadata'] = None  # null holds nothing to lose: healed
+    d = reads_ipynb(json.dumps(nb), repair=True)
+    assert d.messages[0].output[0]['metadata']=={} and d.repairs==['cell 0 (id a): output 0: set metadata']
+
+@pytest.mark.parametrize('n,said', [(5, 'removed execution_count=5'), ('5', "removed execution_count='5'"), (None, 'removed execution_count')])
+def test_repair_quotes_the_count_it_removes_from_a_note(n, said):
+    "r32c: a markdown cell's execution_count is removed, and the report quotes a count that wasn't null, as it quotes other keys it removes"
+    nb = dict(nbformat=4, nbformat_minor=5, metadata={}, cells=[dict(cell_type='markdown', id='m', metadata={}, source='x', execution_count=n)])
+    d = reads_ipynb(json.dumps(nb), repair=True)
+    assert d.repairs==[f'cell 0 (id m): {said}'] and 'execution_count' not in d.messages[0].to_cell()
+
 _png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 def _code(src, cid, atts=None):
     c = dict(cell_type='code', id=cid, metadata={}, source=src, outputs=[], execution_count=None)
