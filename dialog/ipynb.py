@@ -845,6 +845,16 @@ def _out_problem(o, j):
     except CellError as e: return str(e).removeprefix(f'bad output entry {j}: ')
     return 'not an output this library reads'
 
+def _chk_outs(outs, refuse):
+    "Call `refuse(problem)` for the first of outputs `outs` that fastcore's `repair_cell` would change unsaid"
+    for j,o in enumerate(outs):
+        # it nulls an output's count that isn't an int ("7", 7.0, [7]): refused, as the cell's own count is
+        if o.get('output_type')=='execute_result' and type(n := o.get('execution_count', None)) not in (int, bool, type(None)):
+            refuse(f'output {j}: execute_result execution_count must be a non-negative integer or null, not {_q(n)}')
+        # and makes an output's metadata that isn't an object (nor null: nothing to lose) `{}`: refused, as a cell's is
+        if o.get('output_type') in ('display_data', 'execute_result') and type(o.get('metadata')) not in (dict, type(None)):
+            refuse(f"output {j}: metadata must be an object, not {_q(o['metadata'])}")
+
 # %% ../nbs/02_ipynb.ipynb #c1a288f6
 def _fix_cell(c, i, home):
     "Heal cell `c` (number `i`) where no content is guessed: a healed copy and what was fixed, one line each"
@@ -885,13 +895,7 @@ def _fix_cell(c, i, home):
     elif c.get('execution_count') is not None:  # a count, no content: removed, and quoted
         res.append(f"{where}: removed execution_count={_q(c.pop('execution_count'), 30)}")
     pre,outs = f"cell {c.get('id', i)}",list(c.get('outputs') or []) if ct=='code' else []
-    # fastcore nulls an output's count that isn't an int ("7", 7.0, [7]): refused, as the cell's own count is
-    for j,o in enumerate(outs):
-        if o.get('output_type')=='execute_result' and type(n := o.get('execution_count', None)) not in (int, bool, type(None)):
-            refuse(f'output {j}: execute_result execution_count must be a non-negative integer or null, not {_q(n)}')
-        # and makes an output's metadata that isn't an object (nor null: nothing to lose) `{}`: refused, as a cell's is
-        if o.get('output_type') in ('display_data', 'execute_result') and type(o.get('metadata')) not in (dict, type(None)):
-            refuse(f"output {j}: metadata must be an object, not {_q(o['metadata'])}")
+    _chk_outs(outs, refuse)
     # fastcore's: metadata, a code cell's outputs list and execution_count, outputs' metadata and execution_count
     # (fixed in place)
     fixes = repair_cell(c, i)
