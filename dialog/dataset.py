@@ -49,7 +49,7 @@ __all__ = ['msg_cols', 'schema_version', 'dlg_cols', 'row_group_bytes', 'row_gro
 from fastcore.utils import *
 from .core import *
 from .ipynb import DialogFormatError, read_ipynb, read_ipynb_parts, reads_ipynb, own_tag, left_behind
-from .nbjson import fast_loads, fast_loads_all, fast_libs, plain_json, gc_paused
+from .nbjson import fast_loads, fast_loads_all, fast_libs, plain_json, gc_paused, fresh_stack, json_fresh
 from . import nbjson
 from .render import img_mimes, esc_surrogates
 from .chat import img_tokens
@@ -489,7 +489,8 @@ def _js(o, raw=False, plain=False):
         if b: return b if raw else b.decode()
     if _c_js is None: return _js_py(o)
     try: return ''.join(_c_js(o, 0))
-    except RecursionError: return _js_py(o)
+    # a value holding itself (`_js_py` says so), or one nested almost as deep as the stack allows: written on a fresh one
+    except RecursionError: return fresh_stack(_js_py, o)
 
 # %% ../nbs/15_dataset.ipynb #9f715217
 def _flags(m, c=None):
@@ -685,6 +686,7 @@ def _dlg_starts(t):
     return [0, *(k+1 for k in pc.indices_nonzero(new).to_pylist()), n]
 
 _scan = json.JSONDecoder().scan_once
+_too_deep = 'JSON nested too deeply to read' # What `_cell_json` says of a text no stack reads
 def _cell_json(c):
     "The JSON value of text `c`, as `json.loads` gives it (and its error for bad text)"
     # the `fast` extra's parse where it can say (`fast_loads`: twice json's speed on a cell);
@@ -692,6 +694,9 @@ def _cell_json(c):
     if (o := fast_loads(c)) is not None: return o
     try: o,end = _scan(c, 0)
     except StopIteration: end = -1
+    except RecursionError: # deeper than this stack reads: read on a fresh one, as the file reader reads
+        try: return json_fresh(c)
+        except RecursionError: raise ValueError(_too_deep) from None
     return o if end==len(c) else json.loads(c)
 
 def _cells_of(txts):
@@ -711,7 +716,8 @@ def _not_json(col, txts, where, row):
     for i,c in enumerate(txts):
         try: c is None or _cell_json(c)
         except ValueError as e:
-            return _row_err(f'column {col!r} is not JSON, or cut short: {e}', where, row+i, i if col=='cell' else None)
+            what = f'holds {e}' if str(e)==_too_deep else f'is not JSON, or cut short: {e}'
+            return _row_err(f'column {col!r} {what}', where, row+i, i if col=='cell' else None)
 
 def _range_dlgs(starts, table, cls=Dialog, parts=False):
     "The dialogs of `table` whose rows start at `starts` (the end last)"

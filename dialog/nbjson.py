@@ -14,9 +14,9 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'floats_hooked', 'CellError', 'short_repr', 'join_text',
-           'is_cell_id', 'is_str_list', 'chk_meta', 'chk_output', 'chk_cell', 'cell_kind', 'json_fresh', 'json_copy',
-           'esc_surrogates', 'esc_controls', 'join_pairs', 'cell_json', 'nb_json', 'fast_libs', 'plain_json', 'nb_fast',
-           'fast_loads', 'fast_loads_plain', 'fast_loads_all', 'gc_paused']
+           'is_cell_id', 'is_str_list', 'chk_meta', 'chk_output', 'chk_cell', 'cell_kind', 'fresh_stack', 'json_fresh',
+           'json_copy', 'esc_surrogates', 'esc_controls', 'join_pairs', 'cell_json', 'nb_json', 'fast_libs',
+           'plain_json', 'nb_fast', 'fast_loads', 'fast_loads_plain', 'fast_loads_all', 'gc_paused']
 
 # %% ../nbs/00_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -259,19 +259,24 @@ def _plain(o):
     if isinstance(o, tuple): return list(o)
     raise TypeError(f'{type(o).__name__} {short_repr(o)}')
 
-# %% ../nbs/00_nbjson.ipynb #48c24dfa
-def json_fresh(txt:str): # JSON text
-    "`json.loads(txt)` on a fresh thread's stack, so how deep it reads doesn't depend on the caller's"
+# %% ../nbs/00_nbjson.ipynb #083e2f39
+def fresh_stack(f, # The function to call
+                *args, **kwargs):
+    "`f(*args, **kwargs)` on a fresh thread's stack, so how deep it recurses doesn't depend on the caller's; its error is raised here"
     res = {}
     def run():
-        try: res['v'] = json.loads(txt)
-        except RecursionError: pass
-        except ValueError as e: res['e'] = e
+        try: res['v'] = f(*args, **kwargs)
+        except BaseException as e: res['e'] = e
     th = threading.Thread(target=run)
     th.start(); th.join()
     if 'e' in res: raise res['e']
-    if 'v' not in res: raise RecursionError('JSON nested too deeply to read')
     return res['v']
+
+# %% ../nbs/00_nbjson.ipynb #48c24dfa
+def json_fresh(txt:str): # JSON text
+    "`json.loads(txt)` on a fresh thread's stack, so how deep it reads doesn't depend on the caller's"
+    try: return fresh_stack(json.loads, txt)
+    except RecursionError: raise RecursionError('JSON nested too deeply to read') from None
 
 # %% ../nbs/00_nbjson.ipynb #ae83f70c
 def json_copy(o): # A JSON value: dicts, lists and scalars, nested as deep as the reader reads

@@ -45,7 +45,7 @@ def pick_mime(d:dict, # A mime bundle: {mime type: value}
         elif (k := first(k for k in d if fnmatch.fnmatchcase(k, pat) and d[k] not in (None, '', []))): return k
 
 # %% ../nbs/03_render.ipynb #ccc42679
-from .nbjson import esc_surrogates
+from .nbjson import esc_surrogates, fresh_stack
 # storage's rule (`dialog.nbjson`), the one spelling of a lone surrogate: re-exported for every reader's text
 _all_ = ['esc_surrogates']
 
@@ -102,7 +102,11 @@ def merge_streams(outs, # An nbformat output list (anything else gives [])
     return res
 
 # %% ../nbs/03_render.ipynb #5812b5b5
-def _json_text(v): return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+def _json_text(v):
+    if isinstance(v, str): return v
+    # a value read nested almost as deep as the stack allows: written on a fresh one
+    try: return json.dumps(v, ensure_ascii=False)
+    except RecursionError: return fresh_stack(json.dumps, v, ensure_ascii=False)
 def _img_text(v): return ''.join(join_out(v).split())
 
 # {mime type or glob: f(value) -> text}; 'stream' takes a stream's text, 'error' the error output
