@@ -1312,10 +1312,11 @@ def _entries(dlg, A, s, fork):
                 msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'
                 raise ValueError(msg) from None
             # its new call ids unique in the session, as `dlg2chat` makes them (chat's `tool_ids`): the ids written
-            # before it and those of the messages read after it taken (the APIs refuse a history holding one id twice)
+            # before it and those read of the messages from it on (its own, which it keeps, too) taken (the APIs
+            # refuse a history holding one id twice)
             if idm is None:
                 _calls_seen(out, idm := tool_ids(A.fmt))
-                _calls_seen([[None, l] for n in ps[k+1:] for l in own.get(id(n), ())], idm)
+                _calls_seen([[None, l] for n in ps[k:] for l in own.get(id(n), ())], idm)
             out += _unique_calls(es, idm, _calls_seen([[None, l] for l in own.get(id(m), ())]))
     if edits and A is Codex: _sync_compacted(out, edits)
     return out,sid,dirty,k0

@@ -1114,3 +1114,53 @@ def test_a_record_claude_code_wrote_twice_never_follows_itself(tmp_path, whole):
     assert all(r.get('parentUuid')!=r['uuid'] for r in out)
     assert said(cc_walk(out))==['prompt 0', 'answer zero', 'prompt 1', 'answer 1', 'prompt 2', 'answer 2']
     assert [r['uuid'] for r in out]==[r['uuid'] for r in recs]  # the copies kept as Claude Code wrote them
+
+def _rounds_session(path, agent):
+    "A two-prompt session of `agent` whose replies each make one tool call (`toolu_t` / `call_t`) and answer after its result"
+    out,parent = [],None
+    if agent=='claude':
+        env = dict(userType='external', cwd='/w', sessionId='11111111-2222-4333-8444-555555555555', version='2.1.0')
+        def add(r):
+            nonlocal parent
+            out.append(dict(parentUuid=parent, isSidechain=False, **r, uuid=(u := str(uuid.uuid4())), timestamp='2026-07-17T02:51:28.115Z', **env)); parent = u
+        for t in (1, 2):
+            m = dict(model='claude-x', id=f'msg_{t}', type='message', role='assistant')
+            add(dict(type='user', message=dict(role='user', content=f'Prompt {t}')))
+            add(dict(type='assistant', requestId=f'req_{t}', message=m | dict(content=[dict(type='tool_use', id=f'toolu_{t}', name='Bash', input=dict(command='ls'))])))
+            add(dict(type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id=f'toolu_{t}', content=f'ok {t}')])))
+            add(dict(type='assistant', requestId=f'req_{t}b', message=m | dict(id=f'msg_{t}b', content=[dict(type='text', text=f'Done {t}.')])))
+    else:
+        ts = '2026-07-19T05:30:38.285Z'
+        out.append(dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1')))
+        for t in (1, 2):
+            for p in (dict(type='message', role='user', content=[dict(type='input_text', text=f'Prompt {t}')]),
+                      dict(type='function_call', name='shell', arguments='{"cmd":["ls"]}', call_id=f'call_{t}'),
+                      dict(type='function_call_output', call_id=f'call_{t}', output=f'ok {t}'),
+                      dict(type='message', role='assistant', content=[dict(type='output_text', text=f'Done {t}.')])):
+                out.append(dict(timestamp=ts, type='response_item', payload=p))
+    path.write_text(''.join(json.dumps(r) + '\n' for r in out))
+    return path
+
+def _written_call_ids(p):
+    "The tool call ids the records of session file `p` make, in order"
+    ids = []
+    for l in Path(p).read_text().splitlines():
+        r = json.loads(l)
+        c = (r.get('message') or {}).get('content')
+        ids += [b['id'] for b in c if b.get('type')=='tool_use'] if isinstance(c, list) else []
+        if (r.get('payload') or {}).get('type')=='function_call': ids.append(r['payload']['call_id'])
+    return ids
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+@pytest.mark.parametrize('what', ['reply', 'prompt'])
+def test_copy_of_an_edited_message_gets_new_tool_ids(tmp_path, agent, what):
+    "A message edited (its reply or its prompt), then copied to the end: the copy's calls get new ids, as an unedited one's do"
+    dlg = sess2dlg(_rounds_session(tmp_path/'s.jsonl', agent))
+    if what=='reply': dlg[0].ai_res += '\n\nOne more note.'
+    else: dlg[0].content += ' Please.'
+    dlg.mk_messages([dlg[0]], after=dlg[-1])
+    out = dlg2sess(dlg, tmp_path/'o.jsonl')
+    ids = _written_call_ids(out)
+    assert len(ids)==3 and len(set(ids))==3, ids
+    assert ids[:2]==(['toolu_1', 'toolu_2'] if agent=='claude' else ['call_1', 'call_2'])  # the original keeps its ids
+    if agent=='claude': check_chain(out)
