@@ -26,9 +26,9 @@ from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply
                          think_spans, stampers, img_mimes)
 from .ipynb import atomic_write, derive_ids, open_nowait, DialogFormatError
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
-from collections import Counter
+from collections import Counter, deque
 from datetime import datetime, timezone
-import errno, hashlib, json, os, re, stat, time, uuid, warnings
+import bisect, errno, hashlib, json, os, re, stat, time, uuid, warnings
 
 # %% ../nbs/08_session.ipynb #ddc0686c
 _raw = json.JSONDecoder().raw_decode
@@ -969,19 +969,26 @@ def _match(new, flat, said=None):
     # format's records hold (arguments that are no JSON object, an output holding images)
     said = said or {}
     keep,anchor,used,at = {},{},set(),{}
-    def take(pred):
-        k = first(k for k,n in enumerate(new) if k not in used and pred(n))
-        if k is not None: used.add(k)
+    # where each text and thinking stands among the new items: each taken once, the first not yet used (one look-up,
+    # not a scan of the items for each old text run and thinking block: a long reply is written in linear time)
+    free = {}
+    for k,n in enumerate(new):
+        if n[0] in ('text', 'think'): free.setdefault(n, deque()).append(k)
+    def take(n):
+        q = free.get(n)
+        while q and q[0] in used: q.popleft()
+        if not q: return None
+        used.add(k := q.popleft())
         return k
     runs = _runs(flat)
     for run in runs:
-        k = take(lambda n, t='\n\n'.join(t for *_,t in run): n==('text', t))
+        k = take(('text', '\n\n'.join(t for *_,t in run)))
         for i,j,_ in run: keep[i,j],at[i,j] = _KEEP if k is not None else None,k
         if k is not None: anchor[k] = run[-1][0]
     calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
     for i,j,(kind,key,v) in flat:
         if kind=='think':
-            k = take(lambda n: n==('think', key))
+            k = take(('think', key))
             keep[i,j] = _KEEP if k is not None else None
         elif kind in ('call', 'result', 'server'):
             k = calls.get(key)
@@ -997,15 +1004,29 @@ def _match(new, flat, said=None):
     _edited_texts(new, flat, runs, keep, anchor, used, at)
     return keep,anchor,used
 
+
+# %% ../nbs/08_session.ipynb #5b086127
 def _edited_texts(new, flat, runs, keep, anchor, used, at):
     "An old text run not found, where exactly one new text stands between the same kept items"
+    # one pass: the kept items before a run (`lo`, the latest new item they are) counted as the runs are met, those
+    # after it (`hi`) from a suffix minimum taken first (no run after it is matched yet); the new texts between them
+    # looked up by position (`texts`, sorted), two at most: a long reply is written in linear time
     pos = {(i,j):p for p,(i,j,_) in enumerate(flat)}
+    after,m = [len(new)]*(len(flat)+1),len(new)
+    for p in range(len(flat)-1, -1, -1):
+        if (k := at.get(flat[p][:2])) is not None: m = min(m, k)
+        after[p] = m
+    texts,lo,p = [k for k,n in enumerate(new) if n[0]=='text' and n[1]],-1,0
     for run in runs:
-        if at[run[0][:2]] is not None: continue
         a,b = pos[run[0][:2]],pos[run[-1][:2]]
-        lo = max((k for i,j,_ in flat[:a] if (k := at.get((i,j))) is not None), default=-1)
-        hi = min((k for i,j,_ in flat[b+1:] if (k := at.get((i,j))) is not None), default=len(new))
-        ks = [k for k in range(lo+1, hi) if k not in used and new[k][0]=='text' and new[k][1]]
+        for i,j,_ in flat[p:a]:
+            if (k := at.get((i,j))) is not None: lo = max(lo, k)
+        p = max(p, a)
+        if at[run[0][:2]] is not None: continue
+        hi,ks = after[b+1],[]
+        for k in texts[bisect.bisect_right(texts, lo):]:
+            if k>=hi or len(ks)>1: break
+            if k not in used: ks.append(k)
         if len(ks)!=1: continue
         (k,),(i,j,_) = ks,run[0]
         keep[i,j],at[i,j],anchor[k] = ('text', new[k][1]),k,i

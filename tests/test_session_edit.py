@@ -1164,3 +1164,48 @@ def test_copy_of_an_edited_message_gets_new_tool_ids(tmp_path, agent, what):
     assert len(ids)==3 and len(set(ids))==3, ids
     assert ids[:2]==(['toolu_1', 'toolu_2'] if agent=='claude' else ['call_1', 'call_2'])  # the original keeps its ids
     if agent=='claude': check_chain(out)
+
+def _long_run(path, n):
+    "A Claude Code transcript of one prompt and a reply of `n` rounds: thinking, a text, a call and its result each, then an answer"
+    out,parent = [],None
+    env = dict(userType='external', cwd='/w', sessionId='22222222-2222-4333-8444-555555555555', version='2.1.0')
+    def add(r):
+        nonlocal parent
+        out.append(dict(parentUuid=parent, isSidechain=False, **r, uuid=(u := str(uuid.uuid4())), timestamp='2026-07-17T02:51:28.115Z', **env)); parent = u
+    add(dict(type='user', message=dict(role='user', content='Do the long job')))
+    for t in range(n):
+        m = dict(id=f'm{t}', type='message', role='assistant')
+        for c in (dict(type='thinking', thinking=f'think {t}', signature=f'sig{t}'), dict(type='text', text=f'Step {t}.'),
+                  dict(type='tool_use', id=f'toolu_{t}', name='Bash', input=dict(command='ls'))):
+            add(dict(type='assistant', requestId=f'r{t}', message=m | dict(content=[c])))
+        add(dict(type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id=f'toolu_{t}', content='ok')])))
+    add(dict(type='assistant', requestId='rz', message=dict(id='mz', type='message', role='assistant', content=[dict(type='text', text='All done.')])))
+    path.write_text(''.join(json.dumps(r) + '\n' for r in out))
+    return path
+
+def test_matching_an_edited_long_reply_is_linear_in_its_items(tmp_path, monkeypatch):
+    "Writing back an edit of a long agentic reply: the work matching its records to the edited reply (lines run in `_match`, its helpers and their comprehensions) grows linearly with the reply's items"
+    import sys, dialog.session as S
+    match,lines = S._match,[0]
+    def local(f, ev, arg):
+        if ev=='line': lines[0] += 1
+        return local
+    def tracer(f, ev, arg): return local if f.f_code.co_filename==S.__file__ else None
+    def counted(*a, **kw):
+        sys.settrace(tracer)
+        try: return match(*a, **kw)
+        finally: sys.settrace(None)
+    monkeypatch.setattr(S, '_match', counted)
+    def work(n, every):
+        "Lines run matching a reply of `n` rounds whose final answer (and, with `every`, each round's text) was edited"
+        lines[0] = 0
+        dlg = sess2dlg(_long_run(tmp_path/f'{n}{every}.jsonl', n))
+        r = dlg[0].ai_res.replace('All done.', 'All finished.')
+        if every: r = re.sub(r'Step (\d+)\.', r'Step \1 is done.', r)
+        dlg[0].ai_res = r
+        out = dlg2sess(dlg, tmp_path/f'{n}{every}-out.jsonl')
+        assert 'All finished.' in out.read_text() and (not every or 'Step 7 is done.' in out.read_text())
+        return lines[0]
+    for every in (False, True):
+        small,big = work(150, every),work(600, every)
+        assert big < 5*small, (every, small, big)  # 4x the items: about 4x the work (quadratic: 16x)
