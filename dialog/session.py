@@ -1500,9 +1500,9 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
                "the claude command's --system-prompt and --append-system-prompt are never written to the session): "
                "nothing written; set dlg.system to None, and give it to claude when you resume")
         raise ValueError(msg)
-    # a fork goes into a folder; a new session (a dialog from no session) too when `path` is one, else to the file
-    # `path` names
-    folder = fork or not s and path is not None and Path(path).expanduser().is_dir()
+    # a fork goes into a folder; any other write too when `path` is one (named as the agent names the session's file:
+    # the source's own name in its own folder is refused as the source is), else to the file `path` names
+    folder = fork or path is not None and Path(path).expanduser().is_dir()
     es,sid,dirty,k0 = _entries(dlg, A, s, fork)
     sys_ed = A is Codex and s and _set_system(es, dlg.system)
     # after an edit (a message's, the system prompt's), only the reasoning chat sends goes back

@@ -259,3 +259,25 @@ def test_hidden_files_and_folders_are_listed_by_neither(tmp_path):
     write(proj/f'.{SID}.jsonl', good)
     assert [s.path for s in find_sessions(root=tmp_path)] == dlg_paths(tmp_path) == [proj/f'{SID}.jsonl']
     assert is_hidden('.git') and not is_hidden('x.jsonl')
+
+
+from test_session_edit import _rounds_session
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_dlg2sess_writes_an_edited_session_into_a_folder_given_as_path(tmp_path, agent):
+    "`path` a folder (no fork): the edited session is written into it under its agent's file name; never over the source, nor an existing file without force"
+    src = _rounds_session(tmp_path/'s.jsonl', agent)
+    dlg = sess2dlg(src)
+    dlg[0].content = 'Prompt 1, again'
+    out = tmp_path/'edited'; out.mkdir()
+    p = dlg2sess(dlg, out)
+    assert p.parent==out and p.is_file() and p.name.endswith('.jsonl')
+    assert [m.content for m in sess2dlg(p)]==['Prompt 1, again', 'Prompt 2']
+    if agent=='claude':
+        assert p.name==f"{dlg.meta['dialog']['session']['id']}.jsonl"
+        with pytest.raises(FileExistsError): dlg2sess(dlg, out)  # the file is there now: replaced only with force
+        assert dlg2sess(dlg, out, force=True)==p
+        # the source's own folder under the source's own name: the source, never written over
+        src2 = src.with_name(p.name); src.rename(src2)
+        d2 = sess2dlg(src2); d2[0].content = 'changed'
+        with pytest.raises(ValueError, match='never written over'): dlg2sess(d2, tmp_path, force=True)
