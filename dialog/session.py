@@ -383,7 +383,9 @@ def _args(raw):
     except ValueError: a = None
     return a if isinstance(a, dict) else {'arguments': raw}
 
-def _summary(p): return '\n\n'.join(s.get('text', '') for s in p.get('summary') or () if isinstance(s, dict))
+# a reasoning item's summary texts joined as chat's Responses codec reads them: a part whose text is no string (an
+# object, a number) is no text, as there (else a write of a rollout that read would stop on it)
+def _summary(p): return '\n\n'.join(s['text'] for s in p.get('summary') or () if isinstance(s, dict) and isinstance(s.get('text'), str))
 
 class Codex:
     "Codex rollouts: what a prompt is, what a reply holds, and how records are made"
@@ -667,7 +669,7 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
     dlg.messages = msgs
     # reasoning made after what the model read and `dlg2chat` doesn't send (a skill's body, a compaction): unsendable
     if stamp and A.fmt=='anthropic': _unseen(A, rs, n, list(zip(starts, ends)), msgs)
-    sid = first((A.sid(r) for r in rs), noop)
+    sid = first((_sid_at(A, r) for r in rs), noop)
     side = {'sidechain': True} if A.side else {}
     src = None if path is None else str(Path(path).resolve())  # the stamper reads no file: it gives none
     s = dict(agent=A.agent, **side, id=sid, source=src, head=ls[:n], eol=eol, msgs=[m.id for m in msgs],
@@ -761,10 +763,16 @@ def _forks(A, rs):
 
 # %% ../nbs/08_session.ipynb #7d2f4c18
 _odd = (TypeError, AttributeError, KeyError, IndexError)
+def _sid_at(A, r):
+    "The session id record `r` (of agent `A`) names, or None; a `TypeError` when it is no string (a list, a number)"
+    # the session's id is a key a write maps (a fork's new id): one of an odd type stops the read, saying where
+    if (s := A.sid(r)) is None or isinstance(s, str): return s
+    raise TypeError(f'its session id is a {type(s).__name__}, not a string')
+
 def _odd_at(A, rs):
     "Where in records `rs` (of agent `A`) a field of an odd type stops the read: a line, else a prompt's lines"
     for i,r in enumerate(rs):
-        try: A.is_prompt(r); A.items(r)
+        try: A.is_prompt(r); A.items(r); _sid_at(A, r)
         except _odd: return f'line {i+1}'
     starts = [i for i,r in enumerate(rs) if A.is_prompt(r)]
     for i,j in zip(starts, starts[1:] + [len(rs)]):
