@@ -1708,6 +1708,21 @@ def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)
 # a field a list shows: a string, or nothing (a file's odd value is not shown)
 def _str(v): return v if isinstance(v, str) else None
 
+def _renamed(path, size):
+    "The last name a person gave Claude Code session `path` (of `size` bytes) with `/rename`, found in its last `sess_probe` bytes; or None"
+    # `/rename` appends a `custom-title` record, so the newest is near the end: the file's tail is read (never a big file
+    # whole), and only its whole lines that may hold one are parsed
+    with _open_reg(path) as f:
+        f.seek(max(0, size-sess_probe)); data = f.read(sess_probe)
+    if b'"custom-title"' not in data: return None
+    lines = data.split(b'\n')[0 if size<=sess_probe else 1:]  # a line cut at the start of the tail is no record
+    for l in reversed(lines):
+        if b'"custom-title"' not in l: continue
+        try: r = json.loads(l)
+        except (ValueError, RecursionError): continue
+        if isinstance(r, dict) and r.get('type')=='custom-title' and (t := _str(r.get('customTitle'))): return t
+    return None
+
 def sess_info(path, # A session file
               agent:str=None, # Its agent, found from the records when None
               maxlines:int=400): # How many lines to read, at most (and `sess_probe` bytes), for its facts
@@ -1717,7 +1732,7 @@ def sess_info(path, # A session file
     # one pass over what `sess_agent` reads (`_head_recs`: at most `sess_probe` bytes, no line read whole past them): its
     # first record of either format says whether it is a session and whose; the facts come from that agent's records
     # there, a line cut short giving the fields it opens with (its last one read: no later prompt shows as the first)
-    prompt = None
+    prompt = named = None  # `named`: the last name given with `/rename` among the records read
     for r in _head_recs(path, maxlines):
         if (A := _fmt_of(r, agent)) is None: continue
         res.agent,agent = A.agent,A.agent
@@ -1730,17 +1745,20 @@ def sess_info(path, # A session file
             res.id = res.id or _str(r.get('sessionId'))
             res.project,res.start = res.project or _str(r.get('cwd')),res.start or _str(r.get('timestamp'))
             summary = _str(r.get('summary')) if r.get('type')=='summary' else None
-            res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or summary
+            if r.get('type')=='custom-title': named = _str(r.get('customTitle')) or named
+            res.title = res.title or _str(r.get('aiTitle')) or summary
         try:
             if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
         except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
-        if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title):
+        if res.id and res.project and res.start and (res.title or named or prompt is not None) and (A is Codex or res.title or named):
             break
     if res.agent is None:
         msg = (f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines '
                f'or {sess_probe>>20} MB)')
         raise ValueError(msg)
-    res.title = _first_line(res.title or prompt or '')
+    # a Claude Code session's name given with `/rename` over the AI's title, as Claude Code's own list shows it
+    if res.agent=='claude': named = _renamed(path, res.size) or named
+    res.title = _first_line(named or res.title or prompt or '')
     return res
 
 # %% ../nbs/08_session.ipynb #8d0950fd
