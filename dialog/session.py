@@ -26,9 +26,9 @@ from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply
                          think_spans, stampers, img_mimes)
 from .ipynb import atomic_write, derive_ids, open_nowait, DialogFormatError
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
-from collections import Counter
+from collections import Counter, deque
 from datetime import datetime, timezone
-import errno, hashlib, json, os, re, stat, time, uuid, warnings
+import bisect, errno, hashlib, json, os, re, stat, time, uuid, warnings
 
 # %% ../nbs/08_session.ipynb #ddc0686c
 _raw = json.JSONDecoder().raw_decode
@@ -383,7 +383,9 @@ def _args(raw):
     except ValueError: a = None
     return a if isinstance(a, dict) else {'arguments': raw}
 
-def _summary(p): return '\n\n'.join(s.get('text', '') for s in p.get('summary') or () if isinstance(s, dict))
+# a reasoning item's summary texts joined as chat's Responses codec reads them: a part whose text is no string (an
+# object, a number) is no text, as there (else a write of a rollout that read would stop on it)
+def _summary(p): return '\n\n'.join(s['text'] for s in p.get('summary') or () if isinstance(s, dict) and isinstance(s.get('text'), str))
 
 class Codex:
     "Codex rollouts: what a prompt is, what a reply holds, and how records are made"
@@ -667,7 +669,7 @@ def _recs2dlg(rs, ls, eol, A, path, name, cls, stamp=False, whole=None):
     dlg.messages = msgs
     # reasoning made after what the model read and `dlg2chat` doesn't send (a skill's body, a compaction): unsendable
     if stamp and A.fmt=='anthropic': _unseen(A, rs, n, list(zip(starts, ends)), msgs)
-    sid = first((A.sid(r) for r in rs), noop)
+    sid = first((_sid_at(A, r) for r in rs), noop)
     side = {'sidechain': True} if A.side else {}
     src = None if path is None else str(Path(path).resolve())  # the stamper reads no file: it gives none
     s = dict(agent=A.agent, **side, id=sid, source=src, head=ls[:n], eol=eol, msgs=[m.id for m in msgs],
@@ -761,10 +763,16 @@ def _forks(A, rs):
 
 # %% ../nbs/08_session.ipynb #7d2f4c18
 _odd = (TypeError, AttributeError, KeyError, IndexError)
+def _sid_at(A, r):
+    "The session id record `r` (of agent `A`) names, or None; a `TypeError` when it is no string (a list, a number)"
+    # the session's id is a key a write maps (a fork's new id): one of an odd type stops the read, saying where
+    if (s := A.sid(r)) is None or isinstance(s, str): return s
+    raise TypeError(f'its session id is a {type(s).__name__}, not a string')
+
 def _odd_at(A, rs):
     "Where in records `rs` (of agent `A`) a field of an odd type stops the read: a line, else a prompt's lines"
     for i,r in enumerate(rs):
-        try: A.is_prompt(r); A.items(r)
+        try: A.is_prompt(r); A.items(r); _sid_at(A, r)
         except _odd: return f'line {i+1}'
     starts = [i for i,r in enumerate(rs) if A.is_prompt(r)]
     for i,j in zip(starts, starts[1:] + [len(rs)]):
@@ -969,19 +977,26 @@ def _match(new, flat, said=None):
     # format's records hold (arguments that are no JSON object, an output holding images)
     said = said or {}
     keep,anchor,used,at = {},{},set(),{}
-    def take(pred):
-        k = first(k for k,n in enumerate(new) if k not in used and pred(n))
-        if k is not None: used.add(k)
+    # where each text and thinking stands among the new items: each taken once, the first not yet used (one look-up,
+    # not a scan of the items for each old text run and thinking block: a long reply is written in linear time)
+    free = {}
+    for k,n in enumerate(new):
+        if n[0] in ('text', 'think'): free.setdefault(n, deque()).append(k)
+    def take(n):
+        q = free.get(n)
+        while q and q[0] in used: q.popleft()
+        if not q: return None
+        used.add(k := q.popleft())
         return k
     runs = _runs(flat)
     for run in runs:
-        k = take(lambda n, t='\n\n'.join(t for *_,t in run): n==('text', t))
+        k = take(('text', '\n\n'.join(t for *_,t in run)))
         for i,j,_ in run: keep[i,j],at[i,j] = _KEEP if k is not None else None,k
         if k is not None: anchor[k] = run[-1][0]
     calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
     for i,j,(kind,key,v) in flat:
         if kind=='think':
-            k = take(lambda n: n==('think', key))
+            k = take(('think', key))
             keep[i,j] = _KEEP if k is not None else None
         elif kind in ('call', 'result', 'server'):
             k = calls.get(key)
@@ -997,15 +1012,29 @@ def _match(new, flat, said=None):
     _edited_texts(new, flat, runs, keep, anchor, used, at)
     return keep,anchor,used
 
+
+# %% ../nbs/08_session.ipynb #5b086127
 def _edited_texts(new, flat, runs, keep, anchor, used, at):
     "An old text run not found, where exactly one new text stands between the same kept items"
+    # one pass: the kept items before a run (`lo`, the latest new item they are) counted as the runs are met, those
+    # after it (`hi`) from a suffix minimum taken first (no run after it is matched yet); the new texts between them
+    # looked up by position (`texts`, sorted), two at most: a long reply is written in linear time
     pos = {(i,j):p for p,(i,j,_) in enumerate(flat)}
+    after,m = [len(new)]*(len(flat)+1),len(new)
+    for p in range(len(flat)-1, -1, -1):
+        if (k := at.get(flat[p][:2])) is not None: m = min(m, k)
+        after[p] = m
+    texts,lo,p = [k for k,n in enumerate(new) if n[0]=='text' and n[1]],-1,0
     for run in runs:
-        if at[run[0][:2]] is not None: continue
         a,b = pos[run[0][:2]],pos[run[-1][:2]]
-        lo = max((k for i,j,_ in flat[:a] if (k := at.get((i,j))) is not None), default=-1)
-        hi = min((k for i,j,_ in flat[b+1:] if (k := at.get((i,j))) is not None), default=len(new))
-        ks = [k for k in range(lo+1, hi) if k not in used and new[k][0]=='text' and new[k][1]]
+        for i,j,_ in flat[p:a]:
+            if (k := at.get((i,j))) is not None: lo = max(lo, k)
+        p = max(p, a)
+        if at[run[0][:2]] is not None: continue
+        hi,ks = after[b+1],[]
+        for k in texts[bisect.bisect_right(texts, lo):]:
+            if k>=hi or len(ks)>1: break
+            if k not in used: ks.append(k)
         if len(ks)!=1: continue
         (k,),(i,j,_) = ks,run[0]
         keep[i,j],at[i,j],anchor[k] = ('text', new[k][1]),k,i
@@ -1312,10 +1341,11 @@ def _entries(dlg, A, s, fork):
                 msg = f'{dlg.name}, message {dlg.messages.index(m)} (id {m.id}): {e}; nothing written'
                 raise ValueError(msg) from None
             # its new call ids unique in the session, as `dlg2chat` makes them (chat's `tool_ids`): the ids written
-            # before it and those of the messages read after it taken (the APIs refuse a history holding one id twice)
+            # before it and those read of the messages from it on (its own, which it keeps, too) taken (the APIs
+            # refuse a history holding one id twice)
             if idm is None:
                 _calls_seen(out, idm := tool_ids(A.fmt))
-                _calls_seen([[None, l] for n in ps[k+1:] for l in own.get(id(n), ())], idm)
+                _calls_seen([[None, l] for n in ps[k:] for l in own.get(id(n), ())], idm)
             out += _unique_calls(es, idm, _calls_seen([[None, l] for l in own.get(id(m), ())]))
     if edits and A is Codex: _sync_compacted(out, edits)
     return out,sid,dirty,k0
@@ -1478,9 +1508,9 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
                "the claude command's --system-prompt and --append-system-prompt are never written to the session): "
                "nothing written; set dlg.system to None, and give it to claude when you resume")
         raise ValueError(msg)
-    # a fork goes into a folder; a new session (a dialog from no session) too when `path` is one, else to the file
-    # `path` names
-    folder = fork or not s and path is not None and Path(path).expanduser().is_dir()
+    # a fork goes into a folder; any other write too when `path` is one (named as the agent names the session's file:
+    # the source's own name in its own folder is refused as the source is), else to the file `path` names
+    folder = fork or path is not None and Path(path).expanduser().is_dir()
     es,sid,dirty,k0 = _entries(dlg, A, s, fork)
     sys_ed = A is Codex and s and _set_system(es, dlg.system)
     # after an edit (a message's, the system prompt's), only the reasoning chat sends goes back
@@ -1678,6 +1708,21 @@ def _first_line(s, n=80): return truncstr(' '.join(s.split()), n)
 # a field a list shows: a string, or nothing (a file's odd value is not shown)
 def _str(v): return v if isinstance(v, str) else None
 
+def _renamed(path, size):
+    "The last name a person gave Claude Code session `path` (of `size` bytes) with `/rename`, found in its last `sess_probe` bytes; or None"
+    # `/rename` appends a `custom-title` record, so the newest is near the end: the file's tail is read (never a big file
+    # whole), and only its whole lines that may hold one are parsed
+    with _open_reg(path) as f:
+        f.seek(max(0, size-sess_probe)); data = f.read(sess_probe)
+    if b'"custom-title"' not in data: return None
+    lines = data.split(b'\n')[0 if size<=sess_probe else 1:]  # a line cut at the start of the tail is no record
+    for l in reversed(lines):
+        if b'"custom-title"' not in l: continue
+        try: r = json.loads(l)
+        except (ValueError, RecursionError): continue
+        if isinstance(r, dict) and r.get('type')=='custom-title' and (t := _str(r.get('customTitle'))): return t
+    return None
+
 def sess_info(path, # A session file
               agent:str=None, # Its agent, found from the records when None
               maxlines:int=400): # How many lines to read, at most (and `sess_probe` bytes), for its facts
@@ -1687,7 +1732,7 @@ def sess_info(path, # A session file
     # one pass over what `sess_agent` reads (`_head_recs`: at most `sess_probe` bytes, no line read whole past them): its
     # first record of either format says whether it is a session and whose; the facts come from that agent's records
     # there, a line cut short giving the fields it opens with (its last one read: no later prompt shows as the first)
-    prompt = None
+    prompt = named = None  # `named`: the last name given with `/rename` among the records read
     for r in _head_recs(path, maxlines):
         if (A := _fmt_of(r, agent)) is None: continue
         res.agent,agent = A.agent,A.agent
@@ -1700,17 +1745,20 @@ def sess_info(path, # A session file
             res.id = res.id or _str(r.get('sessionId'))
             res.project,res.start = res.project or _str(r.get('cwd')),res.start or _str(r.get('timestamp'))
             summary = _str(r.get('summary')) if r.get('type')=='summary' else None
-            res.title = res.title or _str(r.get('customTitle')) or _str(r.get('aiTitle')) or summary
+            if r.get('type')=='custom-title': named = _str(r.get('customTitle')) or named
+            res.title = res.title or _str(r.get('aiTitle')) or summary
         try:
             if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
         except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
-        if res.id and res.project and res.start and (res.title or prompt is not None) and (A is Codex or res.title):
+        if res.id and res.project and res.start and (res.title or named or prompt is not None) and (A is Codex or res.title or named):
             break
     if res.agent is None:
         msg = (f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines '
                f'or {sess_probe>>20} MB)')
         raise ValueError(msg)
-    res.title = _first_line(res.title or prompt or '')
+    # a Claude Code session's name given with `/rename` over the AI's title, as Claude Code's own list shows it
+    if res.agent=='claude': named = _renamed(path, res.size) or named
+    res.title = _first_line(named or res.title or prompt or '')
     return res
 
 # %% ../nbs/08_session.ipynb #8d0950fd

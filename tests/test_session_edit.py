@@ -1114,3 +1114,98 @@ def test_a_record_claude_code_wrote_twice_never_follows_itself(tmp_path, whole):
     assert all(r.get('parentUuid')!=r['uuid'] for r in out)
     assert said(cc_walk(out))==['prompt 0', 'answer zero', 'prompt 1', 'answer 1', 'prompt 2', 'answer 2']
     assert [r['uuid'] for r in out]==[r['uuid'] for r in recs]  # the copies kept as Claude Code wrote them
+
+def _rounds_session(path, agent):
+    "A two-prompt session of `agent` whose replies each make one tool call (`toolu_t` / `call_t`) and answer after its result"
+    out,parent = [],None
+    if agent=='claude':
+        env = dict(userType='external', cwd='/w', sessionId='11111111-2222-4333-8444-555555555555', version='2.1.0')
+        def add(r):
+            nonlocal parent
+            out.append(dict(parentUuid=parent, isSidechain=False, **r, uuid=(u := str(uuid.uuid4())), timestamp='2026-07-17T02:51:28.115Z', **env)); parent = u
+        for t in (1, 2):
+            m = dict(model='claude-x', id=f'msg_{t}', type='message', role='assistant')
+            add(dict(type='user', message=dict(role='user', content=f'Prompt {t}')))
+            add(dict(type='assistant', requestId=f'req_{t}', message=m | dict(content=[dict(type='tool_use', id=f'toolu_{t}', name='Bash', input=dict(command='ls'))])))
+            add(dict(type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id=f'toolu_{t}', content=f'ok {t}')])))
+            add(dict(type='assistant', requestId=f'req_{t}b', message=m | dict(id=f'msg_{t}b', content=[dict(type='text', text=f'Done {t}.')])))
+    else:
+        ts = '2026-07-19T05:30:38.285Z'
+        out.append(dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1')))
+        for t in (1, 2):
+            for p in (dict(type='message', role='user', content=[dict(type='input_text', text=f'Prompt {t}')]),
+                      dict(type='function_call', name='shell', arguments='{"cmd":["ls"]}', call_id=f'call_{t}'),
+                      dict(type='function_call_output', call_id=f'call_{t}', output=f'ok {t}'),
+                      dict(type='message', role='assistant', content=[dict(type='output_text', text=f'Done {t}.')])):
+                out.append(dict(timestamp=ts, type='response_item', payload=p))
+    path.write_text(''.join(json.dumps(r) + '\n' for r in out))
+    return path
+
+def _written_call_ids(p):
+    "The tool call ids the records of session file `p` make, in order"
+    ids = []
+    for l in Path(p).read_text().splitlines():
+        r = json.loads(l)
+        c = (r.get('message') or {}).get('content')
+        ids += [b['id'] for b in c if b.get('type')=='tool_use'] if isinstance(c, list) else []
+        if (r.get('payload') or {}).get('type')=='function_call': ids.append(r['payload']['call_id'])
+    return ids
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+@pytest.mark.parametrize('what', ['reply', 'prompt'])
+def test_copy_of_an_edited_message_gets_new_tool_ids(tmp_path, agent, what):
+    "A message edited (its reply or its prompt), then copied to the end: the copy's calls get new ids, as an unedited one's do"
+    dlg = sess2dlg(_rounds_session(tmp_path/'s.jsonl', agent))
+    if what=='reply': dlg[0].ai_res += '\n\nOne more note.'
+    else: dlg[0].content += ' Please.'
+    dlg.mk_messages([dlg[0]], after=dlg[-1])
+    out = dlg2sess(dlg, tmp_path/'o.jsonl')
+    ids = _written_call_ids(out)
+    assert len(ids)==3 and len(set(ids))==3, ids
+    assert ids[:2]==(['toolu_1', 'toolu_2'] if agent=='claude' else ['call_1', 'call_2'])  # the original keeps its ids
+    if agent=='claude': check_chain(out)
+
+def _long_run(path, n):
+    "A Claude Code transcript of one prompt and a reply of `n` rounds: thinking, a text, a call and its result each, then an answer"
+    out,parent = [],None
+    env = dict(userType='external', cwd='/w', sessionId='22222222-2222-4333-8444-555555555555', version='2.1.0')
+    def add(r):
+        nonlocal parent
+        out.append(dict(parentUuid=parent, isSidechain=False, **r, uuid=(u := str(uuid.uuid4())), timestamp='2026-07-17T02:51:28.115Z', **env)); parent = u
+    add(dict(type='user', message=dict(role='user', content='Do the long job')))
+    for t in range(n):
+        m = dict(id=f'm{t}', type='message', role='assistant')
+        for c in (dict(type='thinking', thinking=f'think {t}', signature=f'sig{t}'), dict(type='text', text=f'Step {t}.'),
+                  dict(type='tool_use', id=f'toolu_{t}', name='Bash', input=dict(command='ls'))):
+            add(dict(type='assistant', requestId=f'r{t}', message=m | dict(content=[c])))
+        add(dict(type='user', message=dict(role='user', content=[dict(type='tool_result', tool_use_id=f'toolu_{t}', content='ok')])))
+    add(dict(type='assistant', requestId='rz', message=dict(id='mz', type='message', role='assistant', content=[dict(type='text', text='All done.')])))
+    path.write_text(''.join(json.dumps(r) + '\n' for r in out))
+    return path
+
+def test_matching_an_edited_long_reply_is_linear_in_its_items(tmp_path, monkeypatch):
+    "Writing back an edit of a long agentic reply: the work matching its records to the edited reply (lines run in `_match`, its helpers and their comprehensions) grows linearly with the reply's items"
+    import sys, dialog.session as S
+    match,lines = S._match,[0]
+    def local(f, ev, arg):
+        if ev=='line': lines[0] += 1
+        return local
+    def tracer(f, ev, arg): return local if f.f_code.co_filename==S.__file__ else None
+    def counted(*a, **kw):
+        sys.settrace(tracer)
+        try: return match(*a, **kw)
+        finally: sys.settrace(None)
+    monkeypatch.setattr(S, '_match', counted)
+    def work(n, every):
+        "Lines run matching a reply of `n` rounds whose final answer (and, with `every`, each round's text) was edited"
+        lines[0] = 0
+        dlg = sess2dlg(_long_run(tmp_path/f'{n}{every}.jsonl', n))
+        r = dlg[0].ai_res.replace('All done.', 'All finished.')
+        if every: r = re.sub(r'Step (\d+)\.', r'Step \1 is done.', r)
+        dlg[0].ai_res = r
+        out = dlg2sess(dlg, tmp_path/f'{n}{every}-out.jsonl')
+        assert 'All finished.' in out.read_text() and (not every or 'Step 7 is done.' in out.read_text())
+        return lines[0]
+    for every in (False, True):
+        small,big = work(150, every),work(600, every)
+        assert big < 5*small, (every, small, big)  # 4x the items: about 4x the work (quadratic: 16x)

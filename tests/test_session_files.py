@@ -259,3 +259,44 @@ def test_hidden_files_and_folders_are_listed_by_neither(tmp_path):
     write(proj/f'.{SID}.jsonl', good)
     assert [s.path for s in find_sessions(root=tmp_path)] == dlg_paths(tmp_path) == [proj/f'{SID}.jsonl']
     assert is_hidden('.git') and not is_hidden('x.jsonl')
+
+
+from test_session_edit import _rounds_session
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_dlg2sess_writes_an_edited_session_into_a_folder_given_as_path(tmp_path, agent):
+    "`path` a folder (no fork): the edited session is written into it under its agent's file name; never over the source, nor an existing file without force"
+    src = _rounds_session(tmp_path/'s.jsonl', agent)
+    dlg = sess2dlg(src)
+    dlg[0].content = 'Prompt 1, again'
+    out = tmp_path/'edited'; out.mkdir()
+    p = dlg2sess(dlg, out)
+    assert p.parent==out and p.is_file() and p.name.endswith('.jsonl')
+    assert [m.content for m in sess2dlg(p)]==['Prompt 1, again', 'Prompt 2']
+    if agent=='claude':
+        assert p.name==f"{dlg.meta['dialog']['session']['id']}.jsonl"
+        with pytest.raises(FileExistsError): dlg2sess(dlg, out)  # the file is there now: replaced only with force
+        assert dlg2sess(dlg, out, force=True)==p
+        # the source's own folder under the source's own name: the source, never written over
+        src2 = src.with_name(p.name); src.rename(src2)
+        d2 = sess2dlg(src2); d2[0].content = 'changed'
+        with pytest.raises(ValueError, match='never written over'): dlg2sess(d2, tmp_path, force=True)
+
+
+def test_sess_info_lists_a_renamed_session_by_its_last_name(tmp_path):
+    "A Claude Code session renamed with /rename (a custom-title record appended) is listed by the last name given, over the AI's title, in a small file and after a big tool result"
+    sid = '5b0c7d2e-1f3a-4c5d-8e9f-0a1b2c3d4e5f'
+    env = dict(isSidechain=False, userType='external', cwd='/w/proj', sessionId=sid, version='2.1.0', timestamp='2026-07-17T02:51:28.111Z')
+    def session(big):
+        res = [dict(parentUuid=None, type='user', message=dict(role='user', content='Refactor the login code'), uuid='u1', **env),
+               dict(type='ai-title', aiTitle='Refactoring login code', sessionId=sid),
+               dict(type='custom-title', customTitle='first-name', sessionId=sid),
+               dict(parentUuid='u1', type='assistant', message=dict(id='m1', type='message', role='assistant', content=[dict(type='text', text='x'*big or 'Done.')]), uuid='a1', **env),
+               dict(type='custom-title', customTitle='auth-refactor', sessionId=sid),
+               dict(type='last-prompt', lastPrompt='Refactor the login code', leafUuid='a1', sessionId=sid)]
+        return ''.join(json.dumps(r) + '\n' for r in res)
+    for big in (0, 3*S.sess_probe):
+        root = tmp_path/str(big); p = root/'projects'/'-w-proj'/f'{sid}.jsonl'
+        p.parent.mkdir(parents=True); p.write_text(session(big))
+        assert sess_info(p).title=='auth-refactor'
+        assert [s.title for s in find_sessions(root=root)]==['auth-refactor']

@@ -437,3 +437,22 @@ def test_a_prompts_image_reads_the_same_every_time(tmp_path, agent):
     ats = a.messages[0].attachments
     assert len(ats)==2 and ats[0].id!=ats[1].id and all(x.id in a.messages[0].content for x in ats)  # a copy in one prompt: its own id
     assert write_ipynb(a)==write_ipynb(b)
+
+
+def test_a_field_of_an_odd_type_stops_the_read_saying_where_or_is_written_as_read(tmp_path):
+    "A session that reads is written (edited, forked) without a bare TypeError: an odd session id stops the read naming its line; a reasoning summary text that is no string rides along"
+    ts,sid = '2026-07-19T05:30:38.285Z','11111111-2222-4333-8444-555555555555'
+    cx_recs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1')),
+               dict(timestamp=ts, type='response_item', payload=dict(type='message', role='user', content=[dict(type='input_text', text='Fix the test')])),
+               dict(timestamp=ts, type='response_item', payload=dict(type='reasoning', summary=[dict(type='summary_text', text={})], encrypted_content='gAAA')),
+               dict(timestamp=ts, type='response_item', payload=dict(type='message', role='assistant', content=[dict(type='output_text', text='Done.')]))]
+    src = tmp_path/'cx.jsonl'; src.write_text(''.join(json.dumps(r) + '\n' for r in cx_recs))
+    dlg = sess2dlg(src)
+    dlg[0].ai_res += '\n\nOne more note.'
+    out = dlg2sess(dlg, tmp_path/'cx-out.jsonl')
+    assert sess2dlg(out)[0].ai_res.endswith('One more note.')
+    env = dict(isSidechain=False, userType='external', cwd='/w', version='2.1.0', timestamp=ts)
+    cc_recs = [dict(parentUuid=None, type='user', message=dict(role='user', content='Fix the test'), uuid='7b1c2d3e-0000-4000-8000-000000000001', sessionId=[sid], **env),
+               dict(parentUuid='7b1c2d3e-0000-4000-8000-000000000001', type='assistant', message=dict(id='m1', type='message', role='assistant', content=[dict(type='text', text='Done.')]), uuid='7b1c2d3e-0000-4000-8000-000000000002', sessionId=sid, **env)]
+    src = tmp_path/'cc.jsonl'; src.write_text(''.join(json.dumps(r) + '\n' for r in cc_recs))
+    with pytest.raises(ValueError, match=r'cc\.jsonl, line 1: .*session id is a list'): sess2dlg(src)
