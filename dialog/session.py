@@ -28,7 +28,7 @@ from .ipynb import atomic_write, derive_ids, open_nowait, DialogFormatError
 from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
 from collections import Counter, deque
 from datetime import datetime, timezone
-import bisect, errno, hashlib, json, os, re, stat, time, uuid, warnings
+import bisect, errno, hashlib, itertools, json, os, re, stat, time, uuid, warnings
 
 # %% ../nbs/08_session.ipynb #ddc0686c
 _raw = json.JSONDecoder().raw_decode
@@ -1294,6 +1294,38 @@ def _fork(A, es, sid):
         e[0] = e[0] | dict(timestamp=_now()) | ({'payload': p | dict(timestamp=_now())} if isinstance(p, dict) else {})
     return new
 
+# %% ../nbs/08_session.ipynb #c0a1f32d
+def _is_compaction(A, r):
+    "Is record `r` a compaction's, after which the agent resumes from a summary: Claude Code's `compact_boundary` (a root), Codex's `compacted`?"
+    if A is Codex: return r.get('type')=='compacted'
+    return r.get('type')=='system' and r.get('subtype')=='compact_boundary' and bool(r.get('isSidechain'))==A.side
+
+def _compact_mark(A): return '"compacted"' if A is Codex else '"compact_boundary"' # what a compaction's line holds
+
+def _compact_split(A, ls):
+    "A message's record lines `ls` split: those without its compactions, and each compaction's (its record and the records after it holding no item the dialog shows)"
+    w,body,part,k = _compact_mark(A),[ls[0]],[],1  # its prompt record first
+    while k<len(ls):
+        if w not in ls[k] or not _is_compaction(A, _rec(ls[k])): body.append(ls[k]); k += 1; continue
+        part.append(ls[k]); k += 1
+        while k<len(ls) and A.items(_rec(ls[k])) is None: part.append(ls[k]); k += 1
+    return body,part
+
+def _compactions_at(A, ps, found, own):
+    "Compactions moved ahead of their message: `{k: lines}` written before `ps[k]`, and `{id(m): lines}` each carrier's others"
+    # a compaction stays right after the message read with it; when a message read after that one now stands before
+    # it (a move), it is written before the first such message: every message read after it stays on the chain the
+    # agent resumes from (Claude Code's boundary is a root), and a message put after its carrier still comes after it
+    ri = {id(m):i for i,m in enumerate(found) if m is not None}
+    pm = list(itertools.accumulate((ri.get(id(m), -1) for m in ps), max))  # the latest read of `ps[:k+1]`
+    w,at,body = _compact_mark(A),{},{}
+    for pc,m in enumerate(ps):
+        if id(m) not in ri or not any(w in l for l in own[id(m)][1:]): continue
+        if (k := bisect.bisect_right(pm, ri[id(m)]))>=pc: continue  # none read after it stands before it
+        rest,part = _compact_split(A, own[id(m)])
+        if part: at.setdefault(k, []).append((ri[id(m)], part)); body[id(m)] = rest
+    return {k:[l for _,p in sorted(v, key=lambda x: x[0]) for l in p] for k,v in at.items()},body
+
 # %% ../nbs/08_session.ipynb #9c531785
 def _entries(dlg, A, s, fork):
     "The entries `[record or None, line or None, ...]` of `dlg`'s session, whether to re-check them, and the first edit"
@@ -1313,13 +1345,15 @@ def _entries(dlg, A, s, fork):
     own = {id(m): _recs_of(m) for m in found if m is not None}
     firsts,k0,idm,edits,starts = {},None,None,[],[]  # `starts`: where each message's entries start
     for r in own.values(): firsts[r[0]] = firsts.get(r[0], []) + r
+    cat,cbody = ({},{}) if same else _compactions_at(A, ps, found, own)  # compactions a move put elsewhere
     for k,m in enumerate(ps):
+        out += ([None, l] for l in cat.get(k, ()))
         starts.append(len(out))
         if k==moved and k0 is None: k0 = len(out)
         ms = (m.meta.get('dialog') or {}).get('session')
         recs = ms.get('records') if isinstance(ms, dict) else None
         if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
-        elif id(m) in own: pass
+        elif id(m) in own: ms = ms | dict(records=cbody[id(m)]) if id(m) in cbody else ms
         # another agent's records, or another session's (a message pasted from its dialog): rebuilt as this session's,
         # as a new message is
         elif not A.is_fmt(r0 := _rec(recs[0])) or A.sid(r0) not in (None, sid): ms,dirty = None,True

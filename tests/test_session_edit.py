@@ -1209,3 +1209,77 @@ def test_matching_an_edited_long_reply_is_linear_in_its_items(tmp_path, monkeypa
     for every in (False, True):
         small,big = work(150, every),work(600, every)
         assert big < 5*small, (every, small, big)  # 4x the items: about 4x the work (quadratic: 16x)
+
+def _compacted_cc(tmp_path):
+    "A Claude Code transcript compacted once after its first turn (`/compact`: a root `compact_boundary`, then the summary), three prompts"
+    recs = [_user('Prompt 1'), _asst('1', dict(type='text', text='Reply 1.')),
+            dict(type='system', subtype='compact_boundary', content='Conversation compacted', isMeta=False, level='info',
+                 logicalParentUuid=str(uuid.UUID(int=2)), compactMetadata=dict(trigger='manual', preTokens=1000)),
+            _user('This session is being continued from a previous conversation. Summary: Prompt 1 was answered.',
+                  isVisibleInTranscriptOnly=True, isCompactSummary=True),
+            _user('Prompt 2'), _asst('2', dict(type='text', text='Reply 2.')),
+            _user('Prompt 3'), _asst('3', dict(type='text', text='Reply 3.'))]
+    p = _cc(tmp_path, recs, 'compacted.jsonl')
+    rs = [json.loads(l) for l in p.read_text().splitlines()]
+    rs[2]['parentUuid'] = None  # the boundary is a root: Claude Code resumes from the summary on
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    return p
+
+def _cc_resumed(p):
+    "What `claude --resume` loads: the chain from the last record back to a root, oldest first, each record's text (a compaction's its kind)"
+    rs = [json.loads(l) for l in Path(p).read_text().splitlines()]
+    by,q,out = {r['uuid']:r for r in rs if 'uuid' in r},[r for r in rs if 'uuid' in r][-1]['uuid'],[]
+    lp = [r for r in rs if r.get('type')=='last-prompt']
+    if lp: q = lp[-1]['leafUuid']
+    while q: out.append(by[q]); q = by[q].get('parentUuid')
+    def show(r):
+        if r['type']=='system': return '<boundary>'
+        if r.get('isCompactSummary'): return '<summary>'
+        c = r['message']['content']
+        return c if isinstance(c, str) else c[0]['text']
+    return [show(r) for r in reversed(out)]
+
+def test_moved_message_leaves_its_compaction_where_the_agent_needs_it(tmp_path):
+    "A compaction (Claude Code's root `compact_boundary` and summary) rides in the message before it: a move of that message, or of one read after it to before it, writes it before the first message read after it standing there, so `--resume` holds every prompt in the dialog's order; a message put after it, and an unmoved dialog, keep it where it was"
+    p = _compacted_cc(tmp_path)
+    dlg = sess2dlg(p); m = dlg[0]
+    dlg.remove_msgs([m]); dlg.insert_msgs([m])  # Prompt 1 moved to the end
+    got = _cc_resumed(dlg2sess(dlg, tmp_path/'a.jsonl')); check_chain(tmp_path/'a.jsonl')
+    assert got==['<boundary>', '<summary>', 'Prompt 2', 'Reply 2.', 'Prompt 3', 'Reply 3.', 'Prompt 1', 'Reply 1.']
+    dlg = sess2dlg(p); m = dlg[2]
+    dlg.remove_msgs([m]); dlg.insert_msgs([m], idx=0)  # Prompt 3 moved to the start: the compaction goes before it
+    assert _cc_resumed(dlg2sess(dlg, tmp_path/'b.jsonl'))==['<boundary>', '<summary>', 'Prompt 3', 'Reply 3.', 'Prompt 1', 'Reply 1.', 'Prompt 2', 'Reply 2.']
+    dlg = sess2dlg(p); m = dlg[0]
+    m.ai_res = 'Reply 1, edited.'; dlg.remove_msgs([m]); dlg.insert_msgs([m])  # moved and edited: rebuilt without it
+    assert _cc_resumed(dlg2sess(dlg, tmp_path/'c.jsonl'))[-4:]==['Prompt 3', 'Reply 3.', 'Prompt 1', 'Reply 1, edited.']
+    assert _cc_resumed(tmp_path/'c.jsonl')[:3]==['<boundary>', '<summary>', 'Prompt 2']
+    dlg = sess2dlg(p); dlg.mk_message('New', msg_type='prompt', idx=1).ai_res = 'New reply.'  # put after its carrier
+    assert _cc_resumed(dlg2sess(dlg, tmp_path/'d.jsonl'))[:4]==['<boundary>', '<summary>', 'New', 'New reply.']
+    assert dlg2sess(sess2dlg(p), tmp_path/'e.jsonl').read_bytes()==p.read_bytes()
+
+def test_deleted_message_takes_its_compaction_with_it(tmp_path):
+    "A compaction riding in a deleted message goes with it (its summary is of the turns cut): the messages after it are written whole, on one chain"
+    dlg = sess2dlg(p := _compacted_cc(tmp_path)); dlg.remove_msgs([dlg[0]])
+    assert _cc_resumed(dlg2sess(dlg, tmp_path/'o.jsonl'))==['Prompt 2', 'Reply 2.', 'Prompt 3', 'Reply 3.']
+    assert 'compact_boundary' not in (tmp_path/'o.jsonl').read_text()
+
+def test_codex_moved_message_leaves_its_compaction_where_the_agent_needs_it(tmp_path):
+    "Codex rebuilds the history it resumes from the last `compacted` record's replacement_history and the items after it: a move of the message the compaction rides in writes the compaction before the first message read after it, so every prompt after it is still sent, in the dialog's order"
+    from test_session_gen import small_codex
+    rs = [json.loads(l) for l in small_codex(3)]
+    user = lambda t: dict(type='message', role='user', content=[dict(type='input_text', text=t)])
+    k = next(i for i,r in enumerate(rs) if r['type']=='turn_context' and r['payload']['turn_id']=='2')
+    rs.insert(k, dict(rs[0], type='compacted', payload=dict(message='summary', replacement_history=[user('Prompt 1: fix test 1'), user('summary')])))
+    p = tmp_path/'rollout-2026-01-01T00-00-00-019f78da-e13e-72a2-9c10-aff27ecc7dfd.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    def resumed(path):
+        "The user texts of the history `codex resume` rebuilds"
+        h = []
+        for r in map(json.loads, Path(path).read_text().splitlines()):
+            if r['type']=='compacted': h = list(r['payload']['replacement_history'])
+            elif r['type']=='response_item': h.append(r['payload'])
+        return [x['content'][0]['text'] for x in h if x.get('type')=='message' and x.get('role')=='user']
+    assert resumed(p)==['Prompt 1: fix test 1', 'summary', 'Prompt 2: fix test 2', 'Prompt 3: fix test 3']
+    dlg = sess2dlg(p); m = dlg[0]
+    dlg.remove_msgs([m]); dlg.insert_msgs([m])
+    assert resumed(dlg2sess(dlg, tmp_path/'o.jsonl'))[2:]==['Prompt 2: fix test 2', 'Prompt 3: fix test 3', 'Prompt 1: fix test 1']
+    assert dlg2sess(sess2dlg(p), tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
