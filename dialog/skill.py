@@ -1049,6 +1049,21 @@ def insert_line(
     return text[:at] + join_lines([new_str, text[at:]], eol)
 
 # %% ../nbs/13_skill.ipynb #618f5dcf
+def _line_span(n:int, # How many lines the text has
+               start:int=None, # First line, from 1; None for line 1
+               end:int=None): # Last line (included), from 1, or counted from the end when negative; None for the last
+    "`(start, end)` of lines counted from 1, by fastcore's range rules; an error names the number as sent and the range both ways"
+    # (fastcore's `_norm_lines` named a negative end as it counted it, `end_line=-9` of 3 lines as -5, and a range of
+    # positive numbers only)
+    s,e = 1 if start is None else start,n if end is None else end
+    if not n: raise ValueError(f'Invalid start line {s}: the text has no lines')
+    if not 1<=s<=n: raise ValueError(f'Invalid start line {s}. Valid range: 1 to {n}')
+    at = n+e+1 if e<0 else e
+    if not s<=at<=n:
+        why = f' (line {at}, before start line {s})' if e<0 and 1<=at<s else ''
+        raise ValueError(f'Invalid end line {e}{why}. Valid range: {s} to {n}, or {s-n-1} to -1 counting from the end')
+    return s,at
+
 def replace_lines(
     text:str, # The text to edit
     start_line:int=None, # Starting line number to replace (1-based); None means line 1
@@ -1059,7 +1074,7 @@ def replace_lines(
     if not text: return new_content
     new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
-    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
+    s,e = _line_span(len(ls), start_line, end_line)
     if new_content and not new_content.endswith('\n'):
         # the end of the last line replaced, if it had one (a lone CR the new content ends with stays its last line's
         # own: `join_lines`)
@@ -1089,11 +1104,14 @@ def del_lines(
     invert_filter:bool=False, # Invert the filter (like g!// in ex)
 ):
     "Delete line range; deletion is destructive, so both line numbers must be given explicitly (`1, -1` for all lines)"
-    if not re_filter or start_line is None or end_line is None:  # (fastcore's errors for the missing line numbers)
-        return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+    if start_line is None or end_line is None: return _ft.del_lines(text, start_line, end_line)  # (fastcore's error)
     ls = text.splitlines(True)
-    hit = set(_filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter))
-    return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
+    s,e = _line_span(len(ls), start_line, end_line)
+    if not re_filter: del ls[s-1:e]
+    else:
+        hit = set(_filtered(ls, s, e, re_filter, invert_filter))
+        ls = [l for i,l in enumerate(ls) if i not in hit]
+    return _kept_end(text, ''.join(ls))
 
 # %% ../nbs/13_skill.ipynb #51e5b4f3
 def _view_sub(pat, repl, s, n=None, where='', given=None, viewed=True): # (`given`: the pattern as the caller wrote it, for the error)
@@ -1177,7 +1195,7 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
             raise _NotFound(old_str, s, where) from None
     if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
-    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # (fastcore's range rules and errors)
+    s,e = _line_span(len(ls), start_line, end_line)
     if not re_filter: return ''.join(ls[:s-1]) + sub(''.join(ls[s-1:e]), f' in lines {s}-{e}') + ''.join(ls[e:])
     for i in _filtered(ls, s, e, re_filter, invert_filter): ls[i] = sub(ls[i], f' on line {i+1}')
     return ''.join(ls)
