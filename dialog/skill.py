@@ -1267,7 +1267,7 @@ def _eols(txt):
     "The line ending (`\\n` or `\\r\\n`) of each of `txt`'s lines as exhash counts them, '' for a last line without one"
     return re.findall(r'\r?\n', txt) + ([''] if txt and not txt.endswith('\n') else [])
 
-def _join(res, old, lines=None):
+def _join(res, old, lines=None, mk=None): # (`mk`: `_crlf_subs`' mark of a line an `s` ended CR LF)
     "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`"
     # A kept line keeps its ending; the lines that replaced others end as `replace_lines`' do, the last with the last
     # replaced one's ending; every line added ends as `line_end` says, as every editor's; the text ends with one only
@@ -1286,6 +1286,9 @@ def _join(res, old, lines=None):
         got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
+    if mk: # a line an `s` replacement's CR LF ended ends so, written as sent (`_crlf_subs`)
+        got = ['\r\n' if l.endswith(mk) else e for l,e in zip(lines, got)]
+        lines = [l.removesuffix(mk).replace(mk, '\r') for l in lines]
     # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`; lines holding no CR
     # are joined as they are, faster)
     if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
@@ -1310,6 +1313,27 @@ def _keepcr(cs, ex): # exhash command tuples (`_cmds`'); the engine
         return c
     return tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
 
+# %% ../nbs/13_skill.ipynb #f32b3c01
+_crlf = re.compile('\r\n')
+
+def _crlf_subs(cs, txt): # exhash command tuples (`_cmds`'); the text they edit
+    "`(cs, mk)`: `cs` with each CR LF in an `s` replacement sent as `mk` and a LF, `mk` a character in neither (None: none)"
+    # the engine splits an `s`'s result at its LFs only, so `P\r\nQ` left the CR ending the line before (`P\r`, written
+    # `P\r\r\n`): the CR LF ends that line, as in an `a`, `i` or `c` text (only a LF or CR LF ends a line), as sent
+    if not _has(cs, _crlf): return cs,None
+    used = set(txt).union(*(t for t in _texts(cs)))
+    mk = next(c for c in map(chr, range(0xF0800, 0x10FFFE)) if c not in used)  # (past `_nosurr`'s characters)
+    def fix(c): # a command without its address
+        op,*ps = c
+        if op=='s' and len(ps)>1 and isinstance(ps[1], str): return (op, ps[0], ps[1].replace('\r\n', mk+'\n'), *ps[2:])
+        if op in ('g','g!','v') and len(ps)==2 and isinstance(ps[1], tuple) and ps[1]: return (op, ps[0], fix(ps[1]))
+        return c
+    res = tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
+    return (res,mk) if res!=cs else (cs,None)
+
+def _texts(o): # A text, or tuples of texts
+    return [o] if isinstance(o, str) else [t for x in o for t in _texts(x)] if isinstance(o, tuple) else []
+
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
 def exhash(self:Message,
@@ -1325,18 +1349,20 @@ def exhash(self:Message,
             raise ValueError(f'{_tools("sw")}, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')
         # lone surrogates as the characters that stand for them in line hashes
         (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))
+        cs,mk = _crlf_subs(cs, txt)  # an `s` replacement's CR LF ends a line
         res = ex(txt, list(_keepcr(cs, ex)), sw=sw)  # a new line's text as sent, a lone CR ending it too
     except _edit_errs as e: return _failed(e)
     back = _resurr if hid else noop
-    new = _join(res, old, [back(l) for l in res.lines])
+    new = _join(res, old, [back(l) for l in res.lines], mk)
     _set_txt(self, new, out)
-    diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
+    # (a line marked `mk` is shown by the engine with the mark: the change as every other edit shows it)
+    diff = ((back(res.format_diff()) if not mk else '') or _diff(old, new)) if new!=old else ''
     # rows the engine shows alike but for their hashes (`_hidden`: a no-break space for a space, a character
     # printing as nothing; a row's hash is the view's, so a row alone is as `lnhashview` shows it): the change as
     # every other edit shows it, spelled out
     rows = [re.sub(r'^([-+])\d+\|[^|\n]*\|', r'\1', r) for r in diff.split('\n') if r[:1] in ('-', '+') and r[:3] not in ('---', '+++')]
     if rows and _hidden(rows, empty=False): diff = _diff(old, new)
-    shown = back(res.format_printed()) if res.printed else ''
+    shown = back(res.format_printed()).replace(mk or '\r', '\r') if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/13_skill.ipynb #d3109d17

@@ -1110,3 +1110,15 @@ def test_an_end_line_out_of_range_is_named_as_sent(tmp_path, tool, kw, end):
     assert r.startswith('error: ') and re.search(rf'end line {end}\b', r), r
     assert f'{s} to 3' in r and f'{s-4} to -1' in r, r  # the range both ways: from the start, and from the end
     assert read_ipynb(p).messages[0].content=='a\nb\nc'
+
+@given(st.sampled_from(['a\r\nb\r\n', 'a\nb', 'x\r\na\r\n', 'a']), st.lists(st.sampled_from(['P', 'Q', '\r\n', ' ']), min_size=1, max_size=6))
+@settings(max_examples=100, deadline=None)
+def test_exhash_s_replacement_crlf_ends_a_line_as_str_replace_writes_it(txt, parts):
+    "r32b: `s/a/P\\r\\nQ/` wrote 'P\\r\\r\\nQ' (the engine splits an `s` at its LFs only): its CR LF ends a line, as msg_str_replace writes it, no CR left in a line"
+    new = ''.join(parts)
+    assume('\r\n' in new and not new.endswith(('\r', '\n')))  # (a line end ending the replacement: exhash's rule for a last empty line, another matter)
+    k = text_lines(txt).index('a')+1
+    m = Message(txt); r = m.exhash([(lnhash(k, 'a'), 's', 'a', new)])
+    s = Message(txt); s.str_replace('a', new)
+    assert not r.error and m.content==s.content, (m.content, s.content)
+    assert not any(l.endswith('\r') for l in text_lines(m.content))
