@@ -332,9 +332,10 @@ def _fit(page, # `page(maxchars)`: a tool's answer within `maxchars`, or `_TooSm
                      f'need maxchars={hi}, the least that holds them')
 
 def _sjson(v): # An argument's value
-    "`v` in JSON, each lone surrogate left as it is (not escaped as `\\udcff`), so it is sent spelt as in any other text (`_wire`)"
-    # (a JSON client can't send `\udcff`: the surrogate must come back as the tools spell it)
-    return re.sub('[^\x00-\x7f\ud800-\udfff]', lambda m: json.dumps(m[0])[1:-1], json.dumps(v, ensure_ascii=False))
+    "`v` in JSON, each character `_wire` spells (a lone surrogate, a `⟨`) left as it is, so it is sent spelt as in any other text"
+    # (a JSON client can't send `\udcff`: the surrogate must come back as the tools spell it; and a `⟨` escaped `\u27e8`
+    # was never doubled, so the server read the call as written as another argument, `_unwire`: one rule, `_out_re`)
+    return re.sub('[^\x00-\x7f]', lambda m: m[0] if _out_re.match(m[0]) else json.dumps(m[0])[1:-1], json.dumps(v, ensure_ascii=False))
 
 def _say(kw): # The arguments of a call, by name
     "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it), spelt as the tools spell text"
