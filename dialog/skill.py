@@ -2210,8 +2210,21 @@ def _rpc_error(id, code, why):
 
 _unread = object() # A line that is no JSON
 
+class _Long:
+    "A JSON whole number with more digits than Python's `int` converts (`sys.get_int_max_str_digits`), as a bad line is read"
+    def __init__(self, s): self.digits = len(s.lstrip('-'))
 
-# %% ../nbs/13_skill.ipynb #5cdbfd91
+def _whole(s): # A JSON whole number's text
+    try: return int(s)
+    except ValueError: return _Long(s)  # (valid JSON, which sets no bound on a number's digits: read on, for the id)
+
+def _longest(o): # A JSON value read with `parse_int=_whole`
+    "The most digits of a whole number in `o` too long to convert; 0 if none"
+    if isinstance(o, _Long): return o.digits
+    return max(map(_longest, o.values() if isinstance(o, dict) else o if isinstance(o, list) else ()), default=0)
+
+
+# %% ../nbs/13_skill.ipynb #f32b2c01
 @contextmanager
 def _claim_stdin():
     "The client's requests as a binary file of our own, with fd 0 on the null device meanwhile; restored after"
@@ -2224,12 +2237,13 @@ def _claim_stdin():
         f.close()
         os.dup2(fd, 0); os.close(fd)
 
+# %% ../nbs/13_skill.ipynb #5cdbfd91
 def _bad_request(line, e):
     "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification"
     # (a notification gets no answer; `line` is str, `e` a UnicodeDecodeError if its bytes weren't UTF-8)
     import mcp_types as mt
     deep = False
-    try: msg = json.loads(line)
+    try: msg = json.loads(line, parse_int=_whole)  # (a number too long to convert read too: the line is JSON, its id found)
     except RecursionError: msg,deep = _top_level(line),True
     except ValueError: msg = _unread
     obj = isinstance(msg, dict)  # a batch (an array), a string, a number: no message, and no id to answer
@@ -2243,6 +2257,9 @@ def _bad_request(line, e):
     elif deep: why = 'it is nested too deep to read'
     elif msg is _unread: why = 'it is not JSON'
     elif not obj: why = f'it is {_desc(msg)}, where a JSON-RPC message is an object (MCP takes no batches)'
+    elif n := _longest(msg):
+        most = getattr(sys, 'get_int_max_str_digits', lambda: 0)()
+        why = f'it holds a whole number of {n:,} digits, too long to read{f" (at most {most:,})" if most else ""}: send a shorter one'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')

@@ -209,6 +209,15 @@ def test_a_request_nested_too_deep_to_parse_is_answered_and_the_server_goes_on(t
     assert all('nested too deep' in r['error']['message'] for r in rs), rs
 
 @pytest.mark.slow
+def test_a_request_holding_a_number_too_long_to_convert_is_answered_under_its_id(tmp_path):
+    "r32b: a valid request whose argument is a 5,000-digit integer (JSON sets no bound on digits; Python's int converts at most 4,300) was answered 'it is not JSON' with id null, so its client waited forever: answered under its id, saying a number is too long"
+    big = b'1' + b'0'*5000
+    req = b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"summary_dlg","arguments":{"dlg":"a","offset":%s}}}' % big
+    rs = _answers(tmp_path, [req, b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % big])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(6, -32600), (None, -32600)], rs
+    assert all('5,001 digits' in r['error']['message'] and 'not JSON' not in r['error']['message'] for r in rs), rs
+
+@pytest.mark.slow
 def test_a_request_whose_id_is_null_or_a_fraction_gets_an_invalid_request_error(tmp_path):
     "MCP: an id is a string or an integer, never null; the SDK would read such a request as a notification and never answer"
     rs = _answers(tmp_path, [b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}'])
