@@ -89,7 +89,8 @@ class Session:
     "What one caller's tool calls share: the current dialog file and message, and the paste buffer"
     def __init__(self, dlg=None, # The current dialog file (`set_dlg`), or None
                  cur=None, # The current message's id (`set_cur_msg`), or None
-                 buf=None): # The paste buffer: copies of messages (`copy_msgs`, `cut_msgs`), or None
+                 buf=None, # The paste buffer: copies of messages (`copy_msgs`, `cut_msgs`), or None
+                 keep=None): # `keep(buf)`: hands a cut's buffer to where it outlives the call, before its delete is saved
         store_attr()
     __repr__ = basic_repr('dlg,cur')
 
@@ -1636,9 +1637,15 @@ def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
 def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
-    ms = del_msgs(ids, dlg)
-    _sess().buf = [copy.deepcopy(m) for m in ms]
-    return ms
+    # the buffer is set (and in a worker handed to the server: `Session.keep`) before the delete is saved, so a cut
+    # stopped after its save (cancelled, timed out) leaves the messages in the buffer, and one stopped before in the file
+    s = _sess()
+    def ed(d):
+        ms = _msgs(d, ids)
+        s.buf = [copy.deepcopy(m) for m in ms]
+        if s.keep: s.keep(s.buf)
+        return d.remove_msgs(ms), True
+    return _edit(dlg, ed)
 
 # %% ../nbs/13_skill.ipynb #7bba977f
 def paste_msgs(before:str=None, # Put the copies before this message
@@ -1899,6 +1906,7 @@ def _worker_main(root, # The folder calls are confined to
                  ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`)
     "A worker process: answers tool calls read from stdin on stdout, until stdin closes"
     # Once ready it says so (`None`); then a call is `(name, args, buffer or None)`, its answer `(text, is_error, buffer)`;
+    # a cut first sends its buffer, `(buffer,)`, and saves only once the server says it has it (`True`);
     # a call that finds the root moved since the server started is refused
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
@@ -1924,11 +1932,13 @@ def _worker_main(root, # The folder calls are confined to
             try: name,args,buf = inp.recv()
             except (EOFError, OSError): return
             if timeout: _cpu_cap(timeout)
-            s = Session(buf=buf)
+            kept = [buf]
+            def keep(b): out.send((b,)); inp.recv(); kept.append(b)  # a cut's buffer, before its delete is saved: `_run` acks it
+            s = Session(buf=buf, keep=keep)
             txt,err = call_tool(name, args, root, s)
-            # the buffer only when the call set it (a copy or a cut that got so far): a paste, or a call refused before,
-            # hands back nothing, so it can't put back a buffer another call set meanwhile
-            out.send((txt, err, s.buf if s.buf is not buf else None))
+            # the buffer only when the call set it (a copy or a cut that got so far) and the server hasn't it yet: a
+            # paste, or a call refused before, hands back nothing, so it can't put back a buffer another call set meanwhile
+            out.send((txt, err, s.buf if s.buf is not kept[-1] else None))
     # (a call's own MemoryError is its tool error: this is one reading, answering or starting)
     except MemoryError: os._exit(_nomem)
 
@@ -2049,15 +2059,19 @@ def _run(self:ToolPool, w, name, args, end):
             w.conn.recv(); w.ready = True
             end += time.monotonic()-t
         w.send((name, args, self.buf if name in _buf_tools else None))
-        if not w.conn.poll(max(0, end-time.monotonic())):
-            w.kill()
-            msg = (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call '
-                   '(counted from when it came in, not counting the start-up of a fresh worker) and was stopped (a regex that backtracks for ages? '
-                   'a huge exhash script? a save waiting on another program’s lock?). '
-                   'A read changed nothing; an edit saved nothing unless it had just finished: '
-                   'look before calling again')
-            return msg,True
-        txt,err,buf = w.conn.recv()
+        while True:  # (until the answer: a cut's buffer comes first)
+            if not w.conn.poll(max(0, end-time.monotonic())):
+                w.kill()
+                msg = (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call '
+                       '(counted from when it came in, not counting the start-up of a fresh worker) and was stopped (a regex that backtracks for ages? '
+                       'a huge exhash script? a save waiting on another program’s lock?). '
+                       'A read changed nothing; an edit saved nothing unless it had just finished: '
+                       'look before calling again')
+                return msg,True
+            if len(got := w.conn.recv())==3: break
+            # a cut's buffer, sent before its delete is saved: kept here first, then the worker may save
+            self.buf = got[0]; w.send(True)
+        txt,err,buf = got
     except (EOFError, OSError): return self._dead(w, name),True
     w.busy = False
     if buf is not None: self.buf = buf  # a buffer this call set
