@@ -89,7 +89,8 @@ class Session:
     "What one caller's tool calls share: the current dialog file and message, and the paste buffer"
     def __init__(self, dlg=None, # The current dialog file (`set_dlg`), or None
                  cur=None, # The current message's id (`set_cur_msg`), or None
-                 buf=None): # The paste buffer: copies of messages (`copy_msgs`, `cut_msgs`), or None
+                 buf=None, # The paste buffer: copies of messages (`copy_msgs`, `cut_msgs`), or None
+                 keep=None): # `keep(buf)`: hands a cut's buffer to where it outlives the call, before its delete is saved
         store_attr()
     __repr__ = basic_repr('dlg,cur')
 
@@ -332,9 +333,10 @@ def _fit(page, # `page(maxchars)`: a tool's answer within `maxchars`, or `_TooSm
                      f'need maxchars={hi}, the least that holds them')
 
 def _sjson(v): # An argument's value
-    "`v` in JSON, each lone surrogate left as it is (not escaped as `\\udcff`), so it is sent spelt as in any other text (`_wire`)"
-    # (a JSON client can't send `\udcff`: the surrogate must come back as the tools spell it)
-    return re.sub('[^\x00-\x7f\ud800-\udfff]', lambda m: json.dumps(m[0])[1:-1], json.dumps(v, ensure_ascii=False))
+    "`v` in JSON, each character `_wire` spells (a lone surrogate, a `⟨`) left as it is, so it is sent spelt as in any other text"
+    # (a JSON client can't send `\udcff`: the surrogate must come back as the tools spell it; and a `⟨` escaped `\u27e8`
+    # was never doubled, so the server read the call as written as another argument, `_unwire`: one rule, `_out_re`)
+    return re.sub('[^\x00-\x7f]', lambda m: m[0] if _out_re.match(m[0]) else json.dumps(m[0])[1:-1], json.dumps(v, ensure_ascii=False))
 
 def _say(kw): # The arguments of a call, by name
     "`kw` as a hint names them: `a=1, b=true and c=\"x\"`, each value in JSON (an id as Python writes it), spelt as the tools spell text"
@@ -1049,6 +1051,21 @@ def insert_line(
     return text[:at] + join_lines([new_str, text[at:]], eol)
 
 # %% ../nbs/13_skill.ipynb #618f5dcf
+def _line_span(n:int, # How many lines the text has
+               start:int=None, # First line, from 1; None for line 1
+               end:int=None): # Last line (included), from 1, or counted from the end when negative; None for the last
+    "`(start, end)` of lines counted from 1, by fastcore's range rules; an error names the number as sent and the range both ways"
+    # (fastcore's `_norm_lines` named a negative end as it counted it, `end_line=-9` of 3 lines as -5, and a range of
+    # positive numbers only)
+    s,e = 1 if start is None else start,n if end is None else end
+    if not n: raise ValueError(f'Invalid start line {s}: the text has no lines')
+    if not 1<=s<=n: raise ValueError(f'Invalid start line {s}. Valid range: 1 to {n}')
+    at = n+e+1 if e<0 else e
+    if not s<=at<=n:
+        why = f' (line {at}, before start line {s})' if e<0 and 1<=at<s else ''
+        raise ValueError(f'Invalid end line {e}{why}. Valid range: {s} to {n}, or {s-n-1} to -1 counting from the end')
+    return s,at
+
 def replace_lines(
     text:str, # The text to edit
     start_line:int=None, # Starting line number to replace (1-based); None means line 1
@@ -1059,7 +1076,7 @@ def replace_lines(
     if not text: return new_content
     new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
-    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # fastcore's range rules and errors
+    s,e = _line_span(len(ls), start_line, end_line)
     if new_content and not new_content.endswith('\n'):
         # the end of the last line replaced, if it had one (a lone CR the new content ends with stays its last line's
         # own: `join_lines`)
@@ -1089,11 +1106,14 @@ def del_lines(
     invert_filter:bool=False, # Invert the filter (like g!// in ex)
 ):
     "Delete line range; deletion is destructive, so both line numbers must be given explicitly (`1, -1` for all lines)"
-    if not re_filter or start_line is None or end_line is None:  # (fastcore's errors for the missing line numbers)
-        return _kept_end(text, _ft.del_lines(text, start_line, end_line, re_filter, invert_filter))
+    if start_line is None or end_line is None: return _ft.del_lines(text, start_line, end_line)  # (fastcore's error)
     ls = text.splitlines(True)
-    hit = set(_filtered(ls, *_ft._norm_lines(len(ls), start_line, end_line), re_filter, invert_filter))
-    return _kept_end(text, ''.join(l for i,l in enumerate(ls) if i not in hit))
+    s,e = _line_span(len(ls), start_line, end_line)
+    if not re_filter: del ls[s-1:e]
+    else:
+        hit = set(_filtered(ls, s, e, re_filter, invert_filter))
+        ls = [l for i,l in enumerate(ls) if i not in hit]
+    return _kept_end(text, ''.join(ls))
 
 # %% ../nbs/13_skill.ipynb #51e5b4f3
 def _view_sub(pat, repl, s, n=None, where='', given=None, viewed=True): # (`given`: the pattern as the caller wrote it, for the error)
@@ -1177,7 +1197,7 @@ def _str_replace(text, old_str, new_str, start_line=None, end_line=None, n_match
             raise _NotFound(old_str, s, where) from None
     if not re_filter and start_line is None and end_line is None: return sub(text)
     ls = text.splitlines(True)
-    s,e = _ft._norm_lines(len(ls), start_line, end_line)  # (fastcore's range rules and errors)
+    s,e = _line_span(len(ls), start_line, end_line)
     if not re_filter: return ''.join(ls[:s-1]) + sub(''.join(ls[s-1:e]), f' in lines {s}-{e}') + ''.join(ls[e:])
     for i in _filtered(ls, s, e, re_filter, invert_filter): ls[i] = sub(ls[i], f' on line {i+1}')
     return ''.join(ls)
@@ -1249,7 +1269,7 @@ def _eols(txt):
     "The line ending (`\\n` or `\\r\\n`) of each of `txt`'s lines as exhash counts them, '' for a last line without one"
     return re.findall(r'\r?\n', txt) + ([''] if txt and not txt.endswith('\n') else [])
 
-def _join(res, old, lines=None):
+def _join(res, old, lines=None, mk=None): # (`mk`: `_crlf_subs`' mark of a line an `s` ended CR LF)
     "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`"
     # A kept line keeps its ending; the lines that replaced others end as `replace_lines`' do, the last with the last
     # replaced one's ending; every line added ends as `line_end` says, as every editor's; the text ends with one only
@@ -1268,6 +1288,9 @@ def _join(res, old, lines=None):
         got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
+    if mk: # a line an `s` replacement's CR LF ended ends so, written as sent (`_crlf_subs`)
+        got = ['\r\n' if l.endswith(mk) else e for l,e in zip(lines, got)]
+        lines = [l.removesuffix(mk).replace(mk, '\r') for l in lines]
     # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`; lines holding no CR
     # are joined as they are, faster)
     if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
@@ -1292,6 +1315,27 @@ def _keepcr(cs, ex): # exhash command tuples (`_cmds`'); the engine
         return c
     return tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
 
+# %% ../nbs/13_skill.ipynb #f32b3c01
+_crlf = re.compile('\r\n')
+
+def _crlf_subs(cs, txt): # exhash command tuples (`_cmds`'); the text they edit
+    "`(cs, mk)`: `cs` with each CR LF in an `s` replacement sent as `mk` and a LF, `mk` a character in neither (None: none)"
+    # the engine splits an `s`'s result at its LFs only, so `P\r\nQ` left the CR ending the line before (`P\r`, written
+    # `P\r\r\n`): the CR LF ends that line, as in an `a`, `i` or `c` text (only a LF or CR LF ends a line), as sent
+    if not _has(cs, _crlf): return cs,None
+    used = set(txt).union(*(t for t in _texts(cs)))
+    mk = next(c for c in map(chr, range(0xF0800, 0x10FFFE)) if c not in used)  # (past `_nosurr`'s characters)
+    def fix(c): # a command without its address
+        op,*ps = c
+        if op=='s' and len(ps)>1 and isinstance(ps[1], str): return (op, ps[0], ps[1].replace('\r\n', mk+'\n'), *ps[2:])
+        if op in ('g','g!','v') and len(ps)==2 and isinstance(ps[1], tuple) and ps[1]: return (op, ps[0], fix(ps[1]))
+        return c
+    res = tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
+    return (res,mk) if res!=cs else (cs,None)
+
+def _texts(o): # A text, or tuples of texts
+    return [o] if isinstance(o, str) else [t for x in o for t in _texts(x)] if isinstance(o, tuple) else []
+
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
 def exhash(self:Message,
@@ -1307,18 +1351,20 @@ def exhash(self:Message,
             raise ValueError(f'{_tools("sw")}, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')
         # lone surrogates as the characters that stand for them in line hashes
         (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))
+        cs,mk = _crlf_subs(cs, txt)  # an `s` replacement's CR LF ends a line
         res = ex(txt, list(_keepcr(cs, ex)), sw=sw)  # a new line's text as sent, a lone CR ending it too
     except _edit_errs as e: return _failed(e)
     back = _resurr if hid else noop
-    new = _join(res, old, [back(l) for l in res.lines])
+    new = _join(res, old, [back(l) for l in res.lines], mk)
     _set_txt(self, new, out)
-    diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
+    # (a line marked `mk` is shown by the engine with the mark: the change as every other edit shows it)
+    diff = ((back(res.format_diff()) if not mk else '') or _diff(old, new)) if new!=old else ''
     # rows the engine shows alike but for their hashes (`_hidden`: a no-break space for a space, a character
     # printing as nothing; a row's hash is the view's, so a row alone is as `lnhashview` shows it): the change as
     # every other edit shows it, spelled out
     rows = [re.sub(r'^([-+])\d+\|[^|\n]*\|', r'\1', r) for r in diff.split('\n') if r[:1] in ('-', '+') and r[:3] not in ('---', '+++')]
     if rows and _hidden(rows, empty=False): diff = _diff(old, new)
-    shown = back(res.format_printed()) if res.printed else ''
+    shown = back(res.format_printed()).replace(mk or '\r', '\r') if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/13_skill.ipynb #d3109d17
@@ -1591,9 +1637,15 @@ def copy_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
 def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
              dlg:str=None): # The dialog file; the current one if None
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
-    ms = del_msgs(ids, dlg)
-    _sess().buf = [copy.deepcopy(m) for m in ms]
-    return ms
+    # the buffer is set (and in a worker handed to the server: `Session.keep`) before the delete is saved, so a cut
+    # stopped after its save (cancelled, timed out) leaves the messages in the buffer, and one stopped before in the file
+    s = _sess()
+    def ed(d):
+        ms = _msgs(d, ids)
+        s.buf = [copy.deepcopy(m) for m in ms]
+        if s.keep: s.keep(s.buf)
+        return d.remove_msgs(ms), True
+    return _edit(dlg, ed)
 
 # %% ../nbs/13_skill.ipynb #7bba977f
 def paste_msgs(before:str=None, # Put the copies before this message
@@ -1854,6 +1906,7 @@ def _worker_main(root, # The folder calls are confined to
                  ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`)
     "A worker process: answers tool calls read from stdin on stdout, until stdin closes"
     # Once ready it says so (`None`); then a call is `(name, args, buffer or None)`, its answer `(text, is_error, buffer)`;
+    # a cut first sends its buffer, `(buffer,)`, and saves only once the server says it has it (`True`);
     # a call that finds the root moved since the server started is refused
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
@@ -1879,11 +1932,13 @@ def _worker_main(root, # The folder calls are confined to
             try: name,args,buf = inp.recv()
             except (EOFError, OSError): return
             if timeout: _cpu_cap(timeout)
-            s = Session(buf=buf)
+            kept = [buf]
+            def keep(b): out.send((b,)); inp.recv(); kept.append(b)  # a cut's buffer, before its delete is saved: `_run` acks it
+            s = Session(buf=buf, keep=keep)
             txt,err = call_tool(name, args, root, s)
-            # the buffer only when the call set it (a copy or a cut that got so far): a paste, or a call refused before,
-            # hands back nothing, so it can't put back a buffer another call set meanwhile
-            out.send((txt, err, s.buf if s.buf is not buf else None))
+            # the buffer only when the call set it (a copy or a cut that got so far) and the server hasn't it yet: a
+            # paste, or a call refused before, hands back nothing, so it can't put back a buffer another call set meanwhile
+            out.send((txt, err, s.buf if s.buf is not kept[-1] else None))
     # (a call's own MemoryError is its tool error: this is one reading, answering or starting)
     except MemoryError: os._exit(_nomem)
 
@@ -2004,15 +2059,19 @@ def _run(self:ToolPool, w, name, args, end):
             w.conn.recv(); w.ready = True
             end += time.monotonic()-t
         w.send((name, args, self.buf if name in _buf_tools else None))
-        if not w.conn.poll(max(0, end-time.monotonic())):
-            w.kill()
-            msg = (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call '
-                   '(counted from when it came in, not counting the start-up of a fresh worker) and was stopped (a regex that backtracks for ages? '
-                   'a huge exhash script? a save waiting on another program’s lock?). '
-                   'A read changed nothing; an edit saved nothing unless it had just finished: '
-                   'look before calling again')
-            return msg,True
-        txt,err,buf = w.conn.recv()
+        while True:  # (until the answer: a cut's buffer comes first)
+            if not w.conn.poll(max(0, end-time.monotonic())):
+                w.kill()
+                msg = (f'TimeoutError: {_tname(name)} ran past the {self.timeout:g} s limit on a tool call '
+                       '(counted from when it came in, not counting the start-up of a fresh worker) and was stopped (a regex that backtracks for ages? '
+                       'a huge exhash script? a save waiting on another program’s lock?). '
+                       'A read changed nothing; an edit saved nothing unless it had just finished: '
+                       'look before calling again')
+                return msg,True
+            if len(got := w.conn.recv())==3: break
+            # a cut's buffer, sent before its delete is saved: kept here first, then the worker may save
+            self.buf = got[0]; w.send(True)
+        txt,err,buf = got
     except (EOFError, OSError): return self._dead(w, name),True
     w.busy = False
     if buf is not None: self.buf = buf  # a buffer this call set
@@ -2165,8 +2224,21 @@ def _rpc_error(id, code, why):
 
 _unread = object() # A line that is no JSON
 
+class _Long:
+    "A JSON whole number with more digits than Python's `int` converts (`sys.get_int_max_str_digits`), as a bad line is read"
+    def __init__(self, s): self.digits = len(s.lstrip('-'))
 
-# %% ../nbs/13_skill.ipynb #5cdbfd91
+def _whole(s): # A JSON whole number's text
+    try: return int(s)
+    except ValueError: return _Long(s)  # (valid JSON, which sets no bound on a number's digits: read on, for the id)
+
+def _longest(o): # A JSON value read with `parse_int=_whole`
+    "The most digits of a whole number in `o` too long to convert; 0 if none"
+    if isinstance(o, _Long): return o.digits
+    return max(map(_longest, o.values() if isinstance(o, dict) else o if isinstance(o, list) else ()), default=0)
+
+
+# %% ../nbs/13_skill.ipynb #f32b2c01
 @contextmanager
 def _claim_stdin():
     "The client's requests as a binary file of our own, with fd 0 on the null device meanwhile; restored after"
@@ -2179,12 +2251,13 @@ def _claim_stdin():
         f.close()
         os.dup2(fd, 0); os.close(fd)
 
+# %% ../nbs/13_skill.ipynb #5cdbfd91
 def _bad_request(line, e):
     "The JSON-RPC error answering `line`, which the SDK can't read (`e` its reason), or None for a notification"
     # (a notification gets no answer; `line` is str, `e` a UnicodeDecodeError if its bytes weren't UTF-8)
     import mcp_types as mt
     deep = False
-    try: msg = json.loads(line)
+    try: msg = json.loads(line, parse_int=_whole)  # (a number too long to convert read too: the line is JSON, its id found)
     except RecursionError: msg,deep = _top_level(line),True
     except ValueError: msg = _unread
     obj = isinstance(msg, dict)  # a batch (an array), a string, a number: no message, and no id to answer
@@ -2198,6 +2271,9 @@ def _bad_request(line, e):
     elif deep: why = 'it is nested too deep to read'
     elif msg is _unread: why = 'it is not JSON'
     elif not obj: why = f'it is {_desc(msg)}, where a JSON-RPC message is an object (MCP takes no batches)'
+    elif n := _longest(msg):
+        most = getattr(sys, 'get_int_max_str_digits', lambda: 0)()
+        why = f'it holds a whole number of {n:,} digits, too long to read{f" (at most {most:,})" if most else ""}: send a shorter one'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')

@@ -42,12 +42,19 @@ edits = [
     ('msg_insert_line', ('c2', 0, 'w = 0'), {}),
     ('msg_insert_line', ('c2', 9, 'bad'), {}),
     ('msg_del_lines', ('c1', 1, 1), {}),
-    ('msg_del_lines', ('c2', 3, 9), {}),
 ]
 
 @pytest.mark.parametrize('name,args,kw', edits, ids=[f'{n}-{i}' for i,(n,_,_) in enumerate(edits)])
 def test_line_editors_match(pair, name, args, kw):
     _same(pair, lambda p: getattr(ad, name)(*args, dlg=p, **kw), lambda p: getattr(sk, name)(*args, dlg=p, **kw))
+
+def test_a_line_out_of_range_is_refused_alike_but_named_both_ways(pair):
+    "Both refuse `del_lines(3, 9)` of a 3-line message, nothing changed; ours gives the range both ways (fastcore's, aidialog's, named a negative end as it counted it: -9 as -5), on purpose"
+    a,b = pair
+    r1,r2 = ad.msg_del_lines('c2', 3, 9, dlg=a),sk.msg_del_lines('c2', 3, 9, dlg=b)
+    assert str(r1).startswith('error: Invalid end line 9.') and str(r2).startswith('error: Invalid end line 9.')
+    assert '3 to 3, or -1 to -1 counting from the end' in str(r2)
+    assert open(a, 'rb').read()==open(b, 'rb').read()
 
 def test_insert_line_matches_but_keeps_the_final_line_end(pair):
     "Our insert_line makes aidialog's edit (fastcore's), but keeps the text's final line end, which fastcore's drops (joining its lines with LF): on purpose, nothing is lost"

@@ -209,6 +209,15 @@ def test_a_request_nested_too_deep_to_parse_is_answered_and_the_server_goes_on(t
     assert all('nested too deep' in r['error']['message'] for r in rs), rs
 
 @pytest.mark.slow
+def test_a_request_holding_a_number_too_long_to_convert_is_answered_under_its_id(tmp_path):
+    "r32b: a valid request whose argument is a 5,000-digit integer (JSON sets no bound on digits; Python's int converts at most 4,300) was answered 'it is not JSON' with id null, so its client waited forever: answered under its id, saying a number is too long"
+    big = b'1' + b'0'*5000
+    req = b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"summary_dlg","arguments":{"dlg":"a","offset":%s}}}' % big
+    rs = _answers(tmp_path, [req, b'{"jsonrpc":"2.0","id":%s,"method":"ping"}' % big])
+    assert [(r['id'], r['error']['code']) for r in rs]==[(6, -32600), (None, -32600)], rs
+    assert all('5,001 digits' in r['error']['message'] and 'not JSON' not in r['error']['message'] for r in rs), rs
+
+@pytest.mark.slow
 def test_a_request_whose_id_is_null_or_a_fraction_gets_an_invalid_request_error(tmp_path):
     "MCP: an id is a string or an integer, never null; the SDK would read such a request as a notification and never answer"
     rs = _answers(tmp_path, [b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}'])
@@ -440,3 +449,29 @@ def test_a_worker_that_cannot_start_in_start_limit_is_a_tool_error_naming_it(tmp
     assert err and txt.startswith('TimeoutError: no worker process could start for add_msg within 0.5 s'), txt
     assert 'not run: nothing changed' in txt and len(started)==1 and not started[0].alive()
     assert len(read_ipynb(tmp_path/'d.ipynb'))==2
+
+@pytest.mark.slow
+def test_a_cut_cancelled_after_its_delete_was_saved_leaves_the_messages_in_the_buffer(tmp_path):
+    "r32b: a cut cancelled once its delete was saved lost the messages (gone from the file, the buffer empty): the worker set the buffer after the save, and the server got it only with the answer; now the server holds it before the worker may save"
+    import anyio
+    from dialog.ipynb import read_ipynb
+    d = Dialog('c'); big = d.mk_message('print(1)', id='big')
+    big.output = [dict(output_type='stream', name='stdout', text='x'*60 + '\n')] * 300000  # (the copy and the answer take a while)
+    d.mk_message('keep', id='keep'); p = tmp_path/'c.ipynb'; d.save(p)
+    m0,state = p.stat().st_mtime_ns,{}
+    async def main(pool):
+        async def watch(scope):
+            while p.stat().st_mtime_ns==m0: await anyio.sleep(0.002)
+            state['saved'] = True; scope.cancel()  # the delete is on disk: cancel the call now
+        with anyio.CancelScope() as scope:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(watch, scope)
+                state['res'] = await pool.acall('cut_msgs', dict(dlg='c', ids='big'))
+                tg.cancel_scope.cancel()
+    with sk.ToolPool(tmp_path, timeout=60) as pool:
+        anyio.run(main, pool)
+        if 'res' in state or not state.get('saved'): pytest.skip('the cut answered before it could be cancelled after its save')
+        in_file = 'big' in [m.id for m in read_ipynb(p).messages]
+        assert in_file or (pool.buf and [m.id for m in pool.buf]==['big'] and len(pool.buf[0].output)==300000), (in_file, pool.buf)
+        txt,err = pool.call('paste_msgs', dict(dlg='c'))
+        assert not err and len(read_ipynb(p).messages)==2+in_file, txt

@@ -1096,3 +1096,29 @@ def test_a_rule_ast_grep_cant_use_is_an_edit_error(tmp_path, pat, monkeypatch):
     assert r.error and not r.changed and f"ast-grep can't use the rules [{pat!r}]" in str(r)
     assert 'backtrace' not in str(r).lower() and len(str(r))<400
     assert read_ipynb(p).messages[0].content=='x = 1\nprint(x)\n'
+
+@pytest.mark.parametrize('tool,kw', [('msg_del_lines', dict(start_line=1)), ('msg_replace_lines', dict(new_content='x')),
+                                     ('msg_str_replace', dict(old_str='a', new_str='b')), ('msg_del_lines', dict(start_line=3))])
+@pytest.mark.parametrize('end', [-9, -4, 0, 4, -2])
+def test_an_end_line_out_of_range_is_named_as_sent(tmp_path, tool, kw, end):
+    "r32b: end_line=-9 of a 3-line text was refused as 'Invalid end line -5. Valid range: 1-3': a number never sent, a range leaving out the negative ones the editors take"
+    s = kw.get('start_line', 1)
+    if s<=(3+end+1 if end<0 else end)<=3: pytest.skip('in range')
+    p = tmp_path/'d.ipynb'
+    d = Dialog('d'); d.mk_message('a\nb\nc', id='m0'); d.save(p)
+    r = str(getattr(sk, tool)('m0', end_line=end, dlg=str(p), **kw))
+    assert r.startswith('error: ') and re.search(rf'end line {end}\b', r), r
+    assert f'{s} to 3' in r and f'{s-4} to -1' in r, r  # the range both ways: from the start, and from the end
+    assert read_ipynb(p).messages[0].content=='a\nb\nc'
+
+@given(st.sampled_from(['a\r\nb\r\n', 'a\nb', 'x\r\na\r\n', 'a']), st.lists(st.sampled_from(['P', 'Q', '\r\n', ' ']), min_size=1, max_size=6))
+@settings(max_examples=100, deadline=None)
+def test_exhash_s_replacement_crlf_ends_a_line_as_str_replace_writes_it(txt, parts):
+    "r32b: `s/a/P\\r\\nQ/` wrote 'P\\r\\r\\nQ' (the engine splits an `s` at its LFs only): its CR LF ends a line, as msg_str_replace writes it, no CR left in a line"
+    new = ''.join(parts)
+    assume('\r\n' in new and not new.endswith(('\r', '\n')))  # (a line end ending the replacement: exhash's rule for a last empty line, another matter)
+    k = text_lines(txt).index('a')+1
+    m = Message(txt); r = m.exhash([(lnhash(k, 'a'), 's', 'a', new)])
+    s = Message(txt); s.str_replace('a', new)
+    assert not r.error and m.content==s.content, (m.content, s.content)
+    assert not any(l.endswith('\r') for l in text_lines(m.content))

@@ -584,3 +584,22 @@ def test_view_msgs_of_no_ids_says_so(tmp_path):
     import dialog.skill as sk
     d = Dialog('d'); d.mk_message('x', id='m0'); d.save(tmp_path/'d.ipynb')
     assert sk.call_tool('view_msgs', dict(dlg='d.ipynb', ids=[]), root=sk.Root(tmp_path))==('(no messages)', False)
+
+@given(st.lists(st.sampled_from(['⟨', '⟩', '⟨⟨', 'a', ' ', 'é', '\ud800', '\udcff', '"', '\\', '\n', '😀', '\U000F0001', 'lone surrogate U+D800⟩'])).map(''.join))
+@settings(max_examples=300, deadline=None)
+def test_a_hint_gives_back_the_very_argument_the_server_reads(v):
+    "r32b: a hint spelt a `⟨` as `\\u27e8`, never doubled, so the server read the call as written (`⟨lone surrogate U+D800⟩`) as the surrogate itself: the hint's value, sent as a JSON client reads it and read back as the server reads arguments, is the argument"
+    hint = sk._wire(sk._say(dict(pattern=v, offset=10)))  # as the client reads it
+    m = re.fullmatch(r'pattern=(.*) and offset=10', hint, re.S)
+    assert m and sk._unwire(json.loads(m[1]))==v, hint
+
+def test_following_a_hint_of_a_pattern_holding_a_doubled_angle_bracket_goes_on_with_the_same_search(tmp_path):
+    "r32b: find_msgs(pattern='⟨⟨lone surrogate U+D800⟩', plain=True) pages on to match 10, not 'past the end: there are 0 matches'"
+    d = Dialog('a')
+    for i in range(40): d.mk_message(f'it is spelt ⟨lone surrogate U+D800⟩ here {i}\n' + 'filler '*30)
+    d.save(tmp_path/'a.ipynb'); R = sk.Root(str(tmp_path))
+    t,e = sk.call_tool('find_msgs', dict(dlg='a', pattern='⟨⟨lone surrogate U+D800⟩', plain=True, maxchars=2000), R)
+    m = re.search(r'call again with pattern=(".*"), plain=true, maxchars=2000 and offset=(\d+)$', t)
+    assert not e and m, t
+    t2,e2 = sk.call_tool('find_msgs', dict(dlg='a', pattern=json.loads(m[1]), plain=True, maxchars=2000, offset=int(m[2])), R)
+    assert not e2 and f'here {m[2]}\\n' in t2, t2  # (a summary row's LF is shown `\\n`)
