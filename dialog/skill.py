@@ -1825,11 +1825,16 @@ def _unwire(o): # A JSON argument
     if '⟨' not in json.dumps(o, ensure_ascii=False): return o  # (most arguments: no text to look at one by one)
     return _map(o, lambda t: _in_re.sub(lambda m: chr(int(m[1], 16)) if m[1] else '⟨', t))
 
-def _err_text(e):
-    "An exception as a tool error's text: an `OSError`'s file names by `_srepr`"
-    # (so that a lone surrogate in one is spelt as in any other text)
+def _err_text(e, root=None):
+    "An exception as a tool error's text: an `OSError`'s file names by `_srepr`, those in folder `root` relative to it"
+    # (so that a lone surrogate in one is spelt as in any other text; and a client reads the names it gives, not the
+    # server's folders)
+    def shown(n):
+        try: inside = bool(root) and os.path.isabs(n) and os.path.commonpath([n, root])==root
+        except ValueError: inside = False
+        return os.path.relpath(n, root) if inside else n
     if isinstance(e, OSError) and e.strerror and isinstance(e.filename, str):
-        names = ' -> '.join(_srepr(n) for n in (e.filename, e.filename2) if n is not None)
+        names = ' -> '.join(_srepr(shown(n)) for n in (e.filename, e.filename2) if n is not None)
         return f'{type(e).__name__}: [Errno {e.errno}] {e.strerror}: {names}'
     return f'{type(e).__name__}: {e}'
 
@@ -1860,7 +1865,7 @@ def _call_tool(name, args, root, session):
         if r is not None: r.check(after=True)  # and still after: a read through a root swapped meanwhile shows nothing
         # an edit that failed (`EditReport.error`) is an error to the client too
         return _wire(txt),bool(getattr(res, 'error', False))
-    except Exception as e: return _wire(_err_text(e)),True
+    except Exception as e: return _wire(_err_text(e, _root.get())),True
 
 # %% ../nbs/13_skill.ipynb #bb0e04d6
 _buf_tools = {'copy_msgs', 'cut_msgs', 'paste_msgs'} # The tools that use the paste buffer

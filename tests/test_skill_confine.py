@@ -156,3 +156,14 @@ def test_a_link_to_the_root_names_a_dialog_beside_it(tmp_path):
     (tmp_path/'here').symlink_to('.')
     txt,err = sk.call_tool('create_dlg', dict(fname='here'), root=sk.Root(tmp_path))
     assert not err and (tmp_path/'here.ipynb').is_file()
+
+@pytest.mark.parametrize('dlg', ['nope.ipynb', 'sub/nope.ipynb', 'sub/../nope.ipynb'])
+def test_a_missing_file_is_named_as_the_client_knows_it_not_by_the_servers_folders(tmp_path, monkeypatch, dlg):
+    "A file under the root that isn't there is named relative to the root, as the client named it: the server's own folders stay its own"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path/'sub').mkdir()
+    txt,err = sk.call_tool('summary_dlg', dict(dlg=dlg), root='.')
+    assert err and txt.startswith('FileNotFoundError: ') and str(tmp_path) not in txt
+    assert txt.endswith(repr(os.path.normpath(dlg)))
+    txt,err = sk.call_tool('summary_dlg', dict(dlg=str(tmp_path/dlg)))  # no root: the name as given
+    assert err and txt.endswith(repr(os.path.normpath(str(tmp_path/dlg))))
