@@ -2663,8 +2663,11 @@ def _openai_ft(d, oa):
         msg = (f"dialog {d.name!r}: it calls function {bad!r:.80}, a name OpenAI refuses (1 to 64 of a-z, A-Z, 0-9, "
                "_ and -)")
         raise ValueError(msg)
-    # reasoning state has no provider to go back to in a training file, and OpenAI's format takes no such key
-    oa = [{k:v for k,v in m.items() if k not in _oa_state} for m in oa]
+    # reasoning state has no provider to go back to in a training file, and OpenAI's format takes no such key; a turn
+    # that thought, then called tools saying nothing, was sent `""` (providers take its thinking so): without its
+    # thinking it is the turn a reply that didn't think gives, `null`, as read back and written again (one spelling)
+    def bare(m): return m.get('tool_calls') and m.get('content')==''
+    oa = [{k:v for k,v in m.items() if k not in _oa_state} | ({'content': None} if bare(m) else {}) for m in oa]
     return dict(messages=oa) | ({'tools': tools} if tools else {})
 
 def _hf(d, oa, shape='hf'):
