@@ -30,7 +30,7 @@ __all__ = ['INTERRUPTED', 'file_mimes', 'codecs', 'codec_mods', 'no_output', 'im
            'has_tool_block', 'think_spans', 'ai_fmt', 'render_output_ai', 'render_outputs_ai', 'url_file',
            'result_image', 'Codec', 'tool_id', 'tool_ids', 'img_type', 'img_size', 'fit_image', 'dlg2chat',
            'refusal_text', 'call_args', 'think_block', 'register_codec', 'chat2dlg', 'dlg2system', 'count_tokens',
-           'chk_drop', 'chk_ft_examples', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'img_mimes']
+           'chk_drop', 'chk_ft_examples', 'chk_shape', 'dlgs2jsonl', 'jsonl2dlgs', 'jsonl_line_ours', 'img_mimes']
 
 # %% ../nbs/05_chat.ipynb #fd237d52
 from fastcore.utils import *
@@ -2663,8 +2663,11 @@ def _openai_ft(d, oa):
         msg = (f"dialog {d.name!r}: it calls function {bad!r:.80}, a name OpenAI refuses (1 to 64 of a-z, A-Z, 0-9, "
                "_ and -)")
         raise ValueError(msg)
-    # reasoning state has no provider to go back to in a training file, and OpenAI's format takes no such key
-    oa = [{k:v for k,v in m.items() if k not in _oa_state} for m in oa]
+    # reasoning state has no provider to go back to in a training file, and OpenAI's format takes no such key; a turn
+    # that thought, then called tools saying nothing, was sent `""` (providers take its thinking so): without its
+    # thinking it is the turn a reply that didn't think gives, `null`, as read back and written again (one spelling)
+    def bare(m): return m.get('tool_calls') and m.get('content')==''
+    oa = [{k:v for k,v in m.items() if k not in _oa_state} | ({'content': None} if bare(m) else {}) for m in oa]
     return dict(messages=oa) | ({'tools': tools} if tools else {})
 
 def _hf(d, oa, shape='hf'):
@@ -2775,6 +2778,10 @@ def _chat_line(ms, d, fmt):
     s = dlg2system(d, fmt) if sk else None
     return {k: ms} | ({sk: _unsur(s) if isinstance(s, str) else _unsur_all(s)} if s else {})
 
+def _jsonl_text(r):
+    "Record `r` as `dlgs2jsonl` spells a line (its line break left off): the one spelling, which `jsonl_line_ours` checks"
+    return json.dumps(r, ensure_ascii=False, allow_nan=False)
+
 # what a 'chat' line's writer can do about a dialog over the request limit (in place of `dlg2chat`'s `_fewer`)
 _jsonl_fewer = (f"a 'chat' line is a request as sent; {_leave_out()}, or write a training shape ('openai_ft', 'hf', "
                 "'trl' or 'sharegpt'), which no request limit applies to")
@@ -2813,7 +2820,7 @@ def dlgs2jsonl(dlgs, # The `Dialog`s, one conversation each (a list, or any iter
             if shape=='openai_ft' and _ft_line(d, oa, imgs, seen, img_lines is None) and img_lines is not None:
                 img_lines.append((seen[0], i))
             seen[0] += 1
-            try: return (json.dumps(r, ensure_ascii=False, allow_nan=False)+'\n').encode()
+            try: return (_jsonl_text(r)+'\n').encode()
             except ValueError: raise ValueError(_not_json(d, r)) from None  # NaN or Infinity: a line must be JSON
         except UnicodeEncodeError as e:
             msg = (f'{fname}: dialog {i} ({d.name!r}) holds text UTF-8 cannot encode: {e.reason}, '
@@ -2911,3 +2918,14 @@ def jsonl2dlgs(fname, # A file `dlgs2jsonl` (or a provider's or trainer's toolin
         except ValueError as e: raise ValueError(f'{fname}: line {i}: {e}') from None
         except RecursionError: raise ValueError(f'{fname}: line {i}: nested too deeply to read') from None
     return res
+
+# %% ../nbs/05_chat.ipynb #a7c3f0e1
+def jsonl_line_ours(line:str): # One line of a JSON Lines file, its line break left off
+    "Whether `line` is one `dlgs2jsonl` writes: a record `jsonl2dlgs` reads, spelled as `dlgs2jsonl` spells it"
+    # (the mark of a previous export, which `dialog.dataset`'s writers replace with `force`: one rule with the reader,
+    # `_line_msgs`, and with the writer, `_jsonl_text`)
+    try: r = json.loads(line)
+    except (ValueError, RecursionError): return False
+    try: _line_msgs(r)
+    except ValueError: return False
+    return _jsonl_text(r)==line

@@ -171,6 +171,15 @@ def _parse(argv):
 from .skill import tool_words # the names the tools' errors give, which `main` sets to this command line's
 
 # %% ../nbs/16_cli.ipynb #5f3787af
+def _write(f, txt):
+    "Write `txt` to stream `f`: off a terminal as UTF-8 whatever the locale, as `-o FILE` writes it; on one in its encoding"
+    # the one rule of every byte the command line prints (`_say`'s, `_emit`'s): a Latin-1 pipe stopped `view`'s first
+    # `──` header; a terminal shows what its encoding can't as `\\u2500`-style escapes, never an encoding error
+    if f.isatty() or (b := getattr(f, 'buffer', None)) is None:
+        enc = getattr(f, 'encoding', None) or 'utf-8'
+        return f.write(txt.encode(enc, 'backslashreplace').decode(enc)) and None
+    f.flush(); b.write(txt.encode('utf-8'))
+
 def _say(*parts, # Texts, printed one a line
          err=False): # Print on stderr (where every character is escaped, terminal or not)?
     "Print text that may come from a file, a user or executed code, its control characters spelled out"
@@ -178,7 +187,7 @@ def _say(*parts, # Texts, printed one a line
     f = sys.stderr if err else sys.stdout
     # no stdout or stderr at all (closed with >&-): nowhere to print, and the exit code still says how it went
     if f is None: return
-    try: print(term_safe('\n'.join(map(str, parts)), err or f.isatty()), file=f)
+    try: _write(f, term_safe('\n'.join(map(str, parts)), err or f.isatty()) + '\n')
     except BrokenPipeError:
         if not err: raise  # stdout's reader stopped (`head`): `main` says how it went
         # stderr's reader is gone: as with no stderr, nowhere to print, and the exit code still says how it went
@@ -189,9 +198,7 @@ def _emit(txt):
     "Write `txt`, a file's text (JSON, Markdown, a notebook), to stdout: as UTF-8 whatever the locale, as `-o FILE` writes it"
     # (a terminal is shown it in its own encoding, its control characters spelled out, as `_say` shows text)
     if (f := sys.stdout) is None: return
-    txt = term_safe(txt, f.isatty())  # lone surrogates escaped, as ever
-    if f.isatty() or (b := getattr(f, 'buffer', None)) is None: return f.write(txt) and None
-    f.flush(); b.write(txt.encode('utf-8'))
+    _write(f, term_safe(txt, f.isatty()))  # lone surrogates escaped, as ever
 
 # %% ../nbs/16_cli.ipynb #988c402a
 def _heal_hint(a, e):

@@ -801,6 +801,13 @@ def _ours(p):
     try: return b'nbdialog.schema' in (_pa().parquet.read_schema(p).metadata or {})
     except (OSError, ValueError, ImportError): return False
 
+def _our_lines(p):
+    "Whether file `p`, no Parquet, is a JSON Lines export's: its first line one `dlgs2jsonl` writes (`chat.jsonl_line_ours`)"
+    # (a `{"text": ...}` dataset, an OpenAI batch file, notes.txt: none); a line that isn't UTF-8 is no line of ours
+    try:
+        with open(p, 'rb') as f: return chat.jsonl_line_ours(f.readline().removesuffix(b'\n').decode('utf-8'))
+    except (OSError, UnicodeDecodeError): return False
+
 # %% ../nbs/15_dataset.ipynb #51c3ef80
 def _par1(p):
     "Whether regular file `p` starts with Parquet's magic bytes"
@@ -815,13 +822,13 @@ def _is_parquet(p):
 def _foreign_file(p, inside=False):
     "Whether the file at `p` is one no export writes: it is never opened unless it is a regular file (`lstat`)"
     # a named pipe would wait for a writer forever. One rule for a Parquet file, alone or in a folder: ours only
-    # with our marker (`_ours`); outside a folder a dialog is foreign, and any other file (a JSON Lines export) isn't
+    # with our marker (`_ours`); outside a folder a dialog is foreign, any other file ours if it reads as our JSON Lines
     try: st = os.lstat(p)
     except FileNotFoundError: return False
     if not stat.S_ISREG(st.st_mode): return True
     if not st.st_size: return False  # an empty file (a placeholder, `touch out.parquet`) holds nothing to lose
     if inside: return not (str(p).endswith('.parquet') and _ours(p))
-    return _listed_file(p, os.path.basename(p)) or (_is_parquet(p) and not _ours(p))
+    return _listed_file(p, os.path.basename(p)) or not (_ours(p) if _is_parquet(p) else _our_lines(p))
 
 def _foreign(path):
     "What at `path` no export writes, or None: a file `_foreign_file` refuses, or a folder of our Parquet files alone"
@@ -845,7 +852,7 @@ def _what(p):
         if not _par1(p): return 'named as a Parquet file but none (pyarrow reads no Parquet in it)'
         return 'a Parquet file that is no message table (no nbdialog.schema in its metadata)'
     if _listed_file(p, os.path.basename(p)): return 'a dialog file'
-    return 'a file no export writes'
+    return 'a file no export writes (its first line is none a JSON Lines export writes)'
 
 def _refuse_existing(path, force):
     "A check, called with what is at `path` (None for nothing), that refuses to replace it unless `force`"

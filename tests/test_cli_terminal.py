@@ -42,3 +42,19 @@ def test_summary_never_cuts_an_escape(tmp_path, k):
     assert ('a'*k + '\\n\\t\\\\' + 'b'*40).startswith(body), row
     row,pre = ok('find', tmp_path/'e', 'bbb', '--maxlen', 40).strip(),f'{m.id}:code:2: ' # find shows the matching line itself
     assert len(row)<=40 and row.endswith('…') and row.startswith(pre) and ('\\' + 'b'*40).startswith(row[len(pre):-1]), row
+
+def test_read_commands_print_utf8_whatever_the_locale(tmp_path):
+    "Under a Latin-1 locale, `view`, `summary` and `find` piped write the bytes a UTF-8 locale gets, as `convert` does (they stopped at `──` or `…`, exit 2, nothing written); a Latin-1 terminal gets escapes, never an error"
+    d = Dialog('a'); d.mk_message('print(1)'); m = d.mk_message('Café 🙂 ' + 'x'*200, msg_type=sprompt, output='Hello.'); d.save(tmp_path/'a.ipynb')
+    for args in (['view', 'a.ipynb', '--out'], ['summary', 'a.ipynb'], ['find', 'a.ipynb', 'x']):
+        run = lambda e: subprocess.run(cmd + args, cwd=tmp_path, env=e, capture_output=True, timeout=120)
+        want,got = run(env | {'PYTHONIOENCODING': 'utf-8'}),run(env | {'PYTHONIOENCODING': 'latin-1'})
+        assert want.returncode==0 and b'Caf\xc3\xa9' in want.stdout, want
+        assert (got.returncode,got.stdout)==(0,want.stdout), (args, got.returncode, got.stderr)
+    mfd,sfd = pty.openpty()
+    p = subprocess.Popen(cmd + ['view', 'a.ipynb', m.id], cwd=tmp_path, stdout=sfd, stderr=subprocess.PIPE, env=env | {'PYTHONIOENCODING': 'latin-1'})
+    os.close(sfd)
+    out = read_pty(mfd)
+    assert p.wait(timeout=60)==0, p.stderr.read()
+    txt = out.decode('latin-1')
+    assert txt.startswith('\\u2500\\u2500 ') and 'Caf\xe9 \\U0001f642 xxx' in txt, repr(txt)

@@ -998,6 +998,35 @@ def test_force_never_replaces_a_parquet_file_of_other_data(tmp_path, monkeypatch
     write_parquet('src', 'empty.parquet', workers=0, force=True)
     assert read_parquet('empty.parquet')['name'].to_pylist() == ['a']
 
+def test_force_never_replaces_a_jsonl_file_of_other_data(tmp_path, monkeypatch):
+    "`force` replaces a JSON Lines file only if its first line is one an export writes: a hand-made `{\"text\": ...}` dataset, an OpenAI batch file or a shape spelled by another tool is refused, naming it, and kept (it was replaced); a previous export of any shape, and an empty file, are replaced"
+    from cli_helpers import nbd
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    others = {'data.jsonl': ''.join(f'{{"text": "curated example {i}", "label": {i%2}}}\n' for i in range(50)),
+              'batch.jsonl': '{"custom_id": "r1", "method": "POST", "url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "Hi"}]}}\n',
+              'train.jsonl': '{"messages":[{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello"}]}\n',
+              'notes.txt': 'my notes\n'}
+    for name, txt in others.items():
+        Path(name).write_text(txt)
+        fs = [lambda: paths2jsonl('src', name, workers=0, force=True)]
+        if name.endswith('.jsonl'): fs.append(lambda: export_folder('src', name, workers=0, force=True))  # (which takes that suffix only)
+        for f in fs:
+            with pytest.raises(FileExistsError, match=rf'^{name} is a file no export writes'): f()
+            assert Path(name).read_text() == txt
+    r = nbd('export', 'src', '-o', 'data.jsonl', '--force', cwd=tmp_path)
+    assert r.returncode == 2 and 'data.jsonl is a file no export writes' in r.stderr and Path('data.jsonl').read_text() == others['data.jsonl']
+    for shape in ('chat', 'openai_ft', 'hf', 'trl', 'sharegpt'):  # a previous export, whatever its shape: replaced
+        paths2jsonl('src', 'ours.jsonl', workers=0, shape=shape, force=True)
+        paths2jsonl('src', 'ours.jsonl', workers=0, force=True)
+        assert len(Path('ours.jsonl').read_text().splitlines()) == 1
+    for fmt in ('anthropic', 'responses', 'gemini'):
+        paths2jsonl('src', 'ours.jsonl', fmt, workers=0, force=True)
+        paths2jsonl('src', 'ours.jsonl', workers=0, force=True)
+    Path('empty.jsonl').touch()  # a placeholder holds nothing to lose: replaced
+    paths2jsonl('src', 'empty.jsonl', workers=0, force=True)
+    assert len(Path('empty.jsonl').read_text().splitlines()) == 1
+
 @pytest.mark.skipif(not hasattr(os, 'mkfifo'), reason='no named pipes')
 @pytest.mark.parametrize('out,part', [('out', 'msg_type'), ('x.parquet', None)])
 def test_force_refuses_a_named_pipe_without_opening_it(tmp_path, out, part):

@@ -802,3 +802,26 @@ def test_the_docs_send_trl_users_to_hf_not_sharegpt(tmp_path):
     assert [m['role'] for m in trl_data.maybe_convert_to_chatml(ex)['messages']] == ['system', 'human', 'gpt']  # roles kept, as the docs say
     text = rendered(lines(dlgs2jsonl([d], tmp_path/'h.jsonl', shape='hf'))[0]['messages'], None)
     assert 'How many rows?' in text and 'There are 1,200 rows.' in text  # `hf`: the conversation TRL renders
+
+@st.composite
+def thinking_tool_histories(draw):
+    "OpenAI histories whose assistant turns call tools, each with or without thinking (`reasoning_content`, `reasoning`) and text ('', None or some)"
+    hist, k = [{'role': 'user', 'content': 'Compute 6*7.'}], 0
+    for _ in range(draw(st.integers(1, 3))):
+        calls = [{'id': f'c{(k := k+1)}', 'type': 'function', 'function': {'name': 'calc', 'arguments': json.dumps({'expr': draw(st.sampled_from(['6*7', '1+1']))})}}
+                 for _ in range(draw(st.integers(1, 2)))]
+        m = {'role': 'assistant', 'content': draw(st.sampled_from(['', None, 'Let me compute.'])), 'tool_calls': calls}
+        if key := draw(st.sampled_from([None, 'reasoning_content', 'reasoning'])): m[key] = draw(st.text('ab ', min_size=1, max_size=8))
+        hist += [m] + [{'role': 'tool', 'tool_call_id': c['id'], 'content': '42'} for c in calls]
+    return hist + [{'role': 'assistant', 'content': 'It is 42.'}]
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hist=thinking_tool_histories())
+def test_openai_ft_turn_that_thought_then_called_reads_back_to_the_same_line(hist, tmp_path_factory):
+    "A tool-call turn without text is written `null` by `openai_ft` whether it thought or not (it was `\"\"` after thinking, `null` once read back and written again): the line survives `jsonl2dlgs` -> `dlgs2jsonl`"
+    tmp = tmp_path_factory.mktemp('ft')
+    a = dlgs2jsonl([chat2dlg(hist, 'openai', name='r')], tmp/'a.jsonl', shape='openai_ft').read_text()
+    assert dlgs2jsonl(jsonl2dlgs(tmp/'a.jsonl'), tmp/'b.jsonl', shape='openai_ft').read_text() == a
+    for m in json.loads(a)['messages']:
+        if m.get('tool_calls'): assert m['content'] is None or m['content'].strip(), m  # one spelling of no text
+    openai_ft_rules(json.loads(a))
