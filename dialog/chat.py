@@ -2545,8 +2545,9 @@ def _hf_msgs(d, oa, shape='hf'):
 def _merged(run):
     "A run of chat-template messages of one role as one message: texts, calls and thinking joined, in order"
     if len(run)==1: return run[0]
-    p = dict(run[0])  # each text joined once: a run of n messages costs its length, not n times it
-    p['content'] = '\n\n'.join(c for m in run if (c := m['content']))
+    # its keys in the order one message has them (`_chat_tmpl`'s): a line read back and written again is the same line.
+    # Each text joined once: a run of n messages costs its length, not n times it
+    p = dict(role=run[0]['role'], content='\n\n'.join(c for m in run if (c := m['content'])))
     if tcs := [tc for m in run for tc in m.get('tool_calls') or ()]: p['tool_calls'] = tcs
     if rs := [r for m in run if (r := m.get('reasoning_content'))]: p['reasoning_content'] = '\n\n'.join(rs)
     # a merged turn is trained on when any part of it was

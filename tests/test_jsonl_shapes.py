@@ -825,3 +825,13 @@ def test_openai_ft_turn_that_thought_then_called_reads_back_to_the_same_line(his
     for m in json.loads(a)['messages']:
         if m.get('tool_calls'): assert m['content'] is None or m['content'].strip(), m  # one spelling of no text
     openai_ft_rules(json.loads(a))
+
+@pytest.mark.parametrize('shape', ['hf', 'trl'])
+def test_a_merged_reply_reads_back_to_the_same_line(tmp_path, shape):
+    "Two replies in a row (a thinking-only one, then a call), merged into one assistant message, keep one message's key order: the line read back and written again is the same (hypothesis found them written content, reasoning_content, tool_calls, then content, tool_calls, reasoning_content)"
+    call = ('<details class=\'tool-usage-details\' markdown=\'1\'>\n<summary><code>f()</code></summary>\n\n```json\n'
+            '{\n  "id": "id00",\n  "call": {\n    "function": "f",\n    "arguments": {}\n  },\n  "result": ""\n}\n```\n\n</details>')
+    d = Dialog('gen', [Message('', msg_type='note'), Message('', msg_type='prompt', output='<!--think_start-->\n::: details\n\n## Thinking\n\n:\n\n:::\n<!--think_end-->\n\n:'), Message('', msg_type='prompt', output=call)])
+    a = dlgs2jsonl([d], tmp_path/'a.jsonl', shape=shape).read_text()
+    b = dlgs2jsonl(jsonl2dlgs(tmp_path/'a.jsonl'), tmp_path/'b.jsonl', shape=shape).read_text()
+    assert '"reasoning_content"' in a and a == b
