@@ -1634,9 +1634,13 @@ def _err(i, s): raise ValueError(f'message {i}: {s}')
 _rs_parts = ('input_text', 'input_image', 'input_file', 'output_text') # content part types only OpenAI Responses uses
 _an_types = ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use')
 
+def _an_response(m):
+    "Whether history message `m` (JSON) is an Anthropic response (`Message`): typed 'message', with `stop_reason` and `model`"
+    return isinstance(m, dict) and m.get('type')=='message' and 'stop_reason' in m and 'model' in m
+
 def _rs_like(m):
     "Whether history message `m` is a Responses item: typed, or holding Responses' own content parts"
-    if not isinstance(m, dict): return False
+    if not isinstance(m, dict) or _an_response(m): return False
     if 'type' in m and 'role' not in m or m.get('type')=='message': return True
     c = m['content'] if isinstance(m.get('content'), list) else ()
     return any(isinstance(p, dict) and p.get('type') in _rs_parts for p in c)
@@ -1646,6 +1650,7 @@ def _detect(msgs):
     msgs = [_sdk_json(m) for m in msgs]
     # Gemini contents hold parts
     if any(isinstance(m, dict) and 'parts' in m and 'content' not in m for m in msgs): return 'gemini'
+    if any(map(_an_response, msgs)): return 'anthropic'  # a response kept whole (`Message`, or its `model_dump()`)
     if any(_rs_like(m) for m in msgs): return 'responses'  # typed items, or Responses' own content parts
     for m in msgs:
         if not isinstance(m, dict): continue
@@ -2114,7 +2119,7 @@ def _unprefixed(out, system, wire, msgs, given):
     # sends a user turn; a run of replies goes joined, so differs); `at`: each message's turn, and whether it starts it.
     # A message's keys besides `role` and `content` stay in its turn: `out` has none, so they differ
     h,at = [],[]
-    for role,ms in _an_turns([_an_norm(_sdk_json(x)) for x in msgs]):
+    for role,ms in _an_turns([_an_norm(_an_json(x)) for x in msgs]):
         at += [(len(h), j==0) for j in range(len(ms))]
         h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_blocks(ms)}))
     # a history ending in a reply: sent now, its trailing white space goes (a prefill), after every block it holds; and a
@@ -2150,6 +2155,25 @@ def _sdk_json(o):
     if isinstance(o, dict) and any(isinstance(v, list) and any(sdk(x) for x in v) for v in o.values()):
         return {k:[_sdk_json(x) for x in v] if isinstance(v, list) else v for k,v in o.items()}
     return o
+
+# %% ../nbs/05_chat.ipynb #a32e0b1c
+def _an_json(m):
+    "Anthropic history message `m` as the API takes it: its JSON (`_sdk_json`), a response's `role` and `content`, no null keys"
+    # an SDK object's `model_dump()` holds every field, those the API never sent as None (a tool_use's `caller` and
+    # `toolset_name`, which the API refuses as null): each block reads, is kept and goes back as the SDK object itself
+    # sends it (the fields given), whatever form it came in; but a text's `citations`, which the API itself returns null
+    # (and takes back). A response kept whole (`_an_response`) is the assistant message of its `role` and `content`, the
+    # rest its metadata (`id`, `model`, `usage`...), which no request takes
+    m = _sdk_json(m)
+    if _an_response(m): m = {k:m[k] for k in ('role', 'content') if k in m}
+    c = m.get('content') if isinstance(m, dict) else None
+    def null(b): return [k for k,v in b.items() if v is None and k!='citations'] if isinstance(b, dict) else ()
+    if isinstance(c, list) and any(map(null, c)):
+        m = dict(m, content=[{k:v for k,v in b.items() if k not in ks} if (ks := null(b)) else b for b in c])
+    return m
+
+# how the Anthropic codec reads each message of a history (and `_unprefixed` each one it compares)
+codecs['anthropic'].group = lambda msgs: list(enumerate(map(_an_json, msgs)))
 
 # %% ../nbs/05_chat.ipynb #b23bd032
 # The hub's pieces a codec kept in a module of its own spells its format with (`dialog.responses`, `dialog.gemini`):

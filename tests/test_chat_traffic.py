@@ -91,7 +91,10 @@ def test_anthropic_thinking_and_parallel_calls_roundtrip():
     assert 'thinking' not in json.dumps(body['messages'])
     p.responses.insert(0, an_resp([{'type': 'thinking', 'thinking': 'Compare.', 'signature': 's'}, {'type': 'text', 'text': 'Paris.'}]))
     sent2, body, r2 = p.send(d2)  # by default the assistant turn goes back as the host got it, thinking and all (test_chat_reasoning)
-    assert body['messages'][1] == hist[1] and body['messages'][2] == hist[2] | {'content': [hist[2]['content'][0], {'type': 'tool_result', 'tool_use_id': 'toolu_01B', 'content': no_output}]}
+    # the record as the SDK objects would send it: `model_dump()`'s None fields (a tool_use's `caller`, which the API refuses
+    # as null) go, but a text's `citations`, which the API returns null (r32e item 1)
+    sent1 = {**hist[1], 'content': [{k: v for k, v in b.items() if v is not None or k == 'citations'} for b in hist[1]['content']]}
+    assert body['messages'][1] == sent1 and body['messages'][2] == hist[2] | {'content': [hist[2]['content'][0], {'type': 'tool_result', 'tool_use_id': 'toolu_01B', 'content': no_output}]}
     d3 = chat2dlg(sent2 + [p.reply(r2)], system=d.system)
     assert d3.messages[0].ai_res.endswith(think_block('Compare.') + '\n\nParis.') and tools_of(d3) == tools_of(d2)
     assert reads_ipynb(write_ipynb(d3)).messages[0].ai_res == d3.messages[0].ai_res
