@@ -679,7 +679,9 @@ def _server_text(p):
     except ValueError: r = p['result']
     found = [x for x in r if isinstance(x, dict) and isinstance(x.get('url'), str)] if isinstance(r, list) else []
     pages = [f"- {x.get('title') or x['url']}: {x['url']}" for x in found]
-    head = f"({p['name']}({', '.join(f'{k}={v!r}' for k,v in p['args'].items())}) was run by the provider)"
+    # one with no result (`open`: a turn paused before it ran) is said to be so, never to have run
+    how = 'was called, and paused by the provider before it ran' if p.get('open') else 'was run by the provider'
+    head = f"({p['name']}({', '.join(f'{k}={v!r}' for k,v in p['args'].items())}) {how})"
     return '\n'.join([head] + pages) if pages else head
 
 def _args_json(c):
@@ -790,7 +792,9 @@ def _an_result(i, c):
     return dict(type='tool_result', tool_use_id=i, content=res) | flags
 
 def _an_srv_blocks(p):
-    "A server block read from Anthropic's `server_tool_use` and its result block, as those blocks again"
+    "A server block read from Anthropic's `server_tool_use` and its result block (none, paused before it ran), as those blocks again"
+    if p['type']=='tool' and p['server'] and p.get('open') and p['extra'].get('call_type')=='server_tool_use':
+        return [dict(type='server_tool_use', id=p['id'], name=p['name'], input=p['args'])]  # to run now, as it came
     rt = p['extra'].get('result_type') if p['type']=='tool' and p['server'] else None
     if not (isinstance(rt, str) and rt.endswith('_tool_result') and rt!='tool_result'): return None
     try: res = json.loads(p['result'])
@@ -1928,7 +1932,7 @@ def _an_events(m, i, after=0):
         elif t=='server_tool_use' and role=='assistant':
             if not _an_call_ok(p):
                 _err(i, f'content part {j}: a server_tool_use needs an id, a name and an input object')
-            call = dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}, server=True, result='')
+            call = dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}, server=True, result=None)
             parts.append(srv.setdefault(p['id'], call))
         elif isinstance(t, str) and t.endswith('_tool_result') and t!='tool_result' and role=='assistant':
             _an_server(p, srv, i, j)
@@ -1949,6 +1953,8 @@ def _an_events(m, i, after=0):
             extra = {'call_cache_control': p['cache_control']} if isinstance(p.get('cache_control'), dict) else {}
             parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra=extra))
         else: _err(i, f'unknown or malformed content part {j} (type {t!r}) in a {role} turn')
+    # a server call with no result yet (a turn paused, `pause_turn`, before it ran): open, to go back as its own block
+    for c in srv.values(): c['extra'] |= {} if isinstance(c['result'], str) else {'call_type': 'server_tool_use'}
     for p in parts:  # one numbering of footnotes through the turn's cited texts, after the reply's (`after`)
         if 'spans' in p: p['text'] = t = _cite(p.pop('spans'), i, after); after = max(after, _fn_max(t))
     def marked(p):

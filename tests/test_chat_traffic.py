@@ -399,3 +399,18 @@ def test_corpus_dialogs_go_through_both_sdks():
         sent.append(f.parent.name)
     assert sent.count('fastcore-nbs') == 22 and sent.count('jupyter-nbformat-tests') == 9
     assert all(n.startswith(('invalid', 'test2', 'test3', 'test4plus', 'v4_5_invalid')) for n in unreadable), unreadable
+
+def test_anthropic_turn_paused_on_a_server_call_goes_back_as_it_came(tmp_path):
+    "stop_reason pause_turn on a server_tool_use with no result yet: the call goes back as its block, to run now, never as text saying it ran (r32e item 3)"
+    for think in ([], [{'type': 'thinking', 'thinking': 'Search first.', 'signature': 'EqQB'}]):
+        content = think + [{'type': 'text', 'text': 'Let me search.'},
+                           {'type': 'server_tool_use', 'id': 'srvtoolu_01', 'name': 'web_search', 'input': {'query': 'latest X news'}}]
+        p = Provider('anthropic', an_resp(content, 'pause_turn'))
+        d = Dialog('s'); d.mk_message("What's the latest news about X?", msg_type=sprompt)
+        sent, _, r = p.send(d)
+        write_ipynb(chat2dlg(sent + [{'role': 'assistant', 'content': r.content}]), tmp_path/'paused.ipynb')
+        d2 = reads_ipynb((tmp_path/'paused.ipynb').read_text())
+        _, body, _ = p.send(d2)
+        assert body['messages'][-1] == {'role': 'assistant', 'content': content}  # the paused response, as Anthropic says to continue it
+        oa = json.dumps(dlg2chat(d2, 'openai'))
+        assert 'was run by the provider' not in oa and 'paused by the provider before it ran' in oa
