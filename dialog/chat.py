@@ -679,7 +679,9 @@ def _server_text(p):
     except ValueError: r = p['result']
     found = [x for x in r if isinstance(x, dict) and isinstance(x.get('url'), str)] if isinstance(r, list) else []
     pages = [f"- {x.get('title') or x['url']}: {x['url']}" for x in found]
-    head = f"({p['name']}({', '.join(f'{k}={v!r}' for k,v in p['args'].items())}) was run by the provider)"
+    # one with no result (`open`: a turn paused before it ran) is said to be so, never to have run
+    how = 'was called, and paused by the provider before it ran' if p.get('open') else 'was run by the provider'
+    head = f"({p['name']}({', '.join(f'{k}={v!r}' for k,v in p['args'].items())}) {how})"
     return '\n'.join([head] + pages) if pages else head
 
 def _args_json(c):
@@ -790,7 +792,9 @@ def _an_result(i, c):
     return dict(type='tool_result', tool_use_id=i, content=res) | flags
 
 def _an_srv_blocks(p):
-    "A server block read from Anthropic's `server_tool_use` and its result block, as those blocks again"
+    "A server block read from Anthropic's `server_tool_use` and its result block (none, paused before it ran), as those blocks again"
+    if p['type']=='tool' and p['server'] and p.get('open') and p['extra'].get('call_type')=='server_tool_use':
+        return [dict(type='server_tool_use', id=p['id'], name=p['name'], input=p['args'])]  # to run now, as it came
     rt = p['extra'].get('result_type') if p['type']=='tool' and p['server'] else None
     if not (isinstance(rt, str) and rt.endswith('_tool_result') and rt!='tool_result'): return None
     try: res = json.loads(p['result'])
@@ -1634,9 +1638,13 @@ def _err(i, s): raise ValueError(f'message {i}: {s}')
 _rs_parts = ('input_text', 'input_image', 'input_file', 'output_text') # content part types only OpenAI Responses uses
 _an_types = ('image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use')
 
+def _an_response(m):
+    "Whether history message `m` (JSON) is an Anthropic response (`Message`): typed 'message', with `stop_reason` and `model`"
+    return isinstance(m, dict) and m.get('type')=='message' and 'stop_reason' in m and 'model' in m
+
 def _rs_like(m):
     "Whether history message `m` is a Responses item: typed, or holding Responses' own content parts"
-    if not isinstance(m, dict): return False
+    if not isinstance(m, dict) or _an_response(m): return False
     if 'type' in m and 'role' not in m or m.get('type')=='message': return True
     c = m['content'] if isinstance(m.get('content'), list) else ()
     return any(isinstance(p, dict) and p.get('type') in _rs_parts for p in c)
@@ -1646,6 +1654,7 @@ def _detect(msgs):
     msgs = [_sdk_json(m) for m in msgs]
     # Gemini contents hold parts
     if any(isinstance(m, dict) and 'parts' in m and 'content' not in m for m in msgs): return 'gemini'
+    if any(map(_an_response, msgs)): return 'anthropic'  # a response kept whole (`Message`, or its `model_dump()`)
     if any(_rs_like(m) for m in msgs): return 'responses'  # typed items, or Responses' own content parts
     for m in msgs:
         if not isinstance(m, dict): continue
@@ -1923,7 +1932,7 @@ def _an_events(m, i, after=0):
         elif t=='server_tool_use' and role=='assistant':
             if not _an_call_ok(p):
                 _err(i, f'content part {j}: a server_tool_use needs an id, a name and an input object')
-            call = dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}, server=True, result='')
+            call = dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra={}, server=True, result=None)
             parts.append(srv.setdefault(p['id'], call))
         elif isinstance(t, str) and t.endswith('_tool_result') and t!='tool_result' and role=='assistant':
             _an_server(p, srv, i, j)
@@ -1944,6 +1953,8 @@ def _an_events(m, i, after=0):
             extra = {'call_cache_control': p['cache_control']} if isinstance(p.get('cache_control'), dict) else {}
             parts.append(dict(type='tool', id=p['id'], name=p['name'], args=p['input'], extra=extra))
         else: _err(i, f'unknown or malformed content part {j} (type {t!r}) in a {role} turn')
+    # a server call with no result yet (a turn paused, `pause_turn`, before it ran): open, to go back as its own block
+    for c in srv.values(): c['extra'] |= {} if isinstance(c['result'], str) else {'call_type': 'server_tool_use'}
     for p in parts:  # one numbering of footnotes through the turn's cited texts, after the reply's (`after`)
         if 'spans' in p: p['text'] = t = _cite(p.pop('spans'), i, after); after = max(after, _fn_max(t))
     def marked(p):
@@ -2114,7 +2125,7 @@ def _unprefixed(out, system, wire, msgs, given):
     # sends a user turn; a run of replies goes joined, so differs); `at`: each message's turn, and whether it starts it.
     # A message's keys besides `role` and `content` stay in its turn: `out` has none, so they differ
     h,at = [],[]
-    for role,ms in _an_turns([_an_norm(_sdk_json(x)) for x in msgs]):
+    for role,ms in _an_turns([_an_norm(_an_json(x)) for x in msgs]):
         at += [(len(h), j==0) for j in range(len(ms))]
         h.append(ms[0] if len(ms)==1 else _an_norm({k:v for m in ms for k,v in m.items()} | {'content': _an_blocks(ms)}))
     # a history ending in a reply: sent now, its trailing white space goes (a prefill), after every block it holds; and a
@@ -2150,6 +2161,25 @@ def _sdk_json(o):
     if isinstance(o, dict) and any(isinstance(v, list) and any(sdk(x) for x in v) for v in o.values()):
         return {k:[_sdk_json(x) for x in v] if isinstance(v, list) else v for k,v in o.items()}
     return o
+
+# %% ../nbs/05_chat.ipynb #a32e0b1c
+def _an_json(m):
+    "Anthropic history message `m` as the API takes it: its JSON (`_sdk_json`), a response's `role` and `content`, no null keys"
+    # an SDK object's `model_dump()` holds every field, those the API never sent as None (a tool_use's `caller` and
+    # `toolset_name`, which the API refuses as null): each block reads, is kept and goes back as the SDK object itself
+    # sends it (the fields given), whatever form it came in; but a text's `citations`, which the API itself returns null
+    # (and takes back). A response kept whole (`_an_response`) is the assistant message of its `role` and `content`, the
+    # rest its metadata (`id`, `model`, `usage`...), which no request takes
+    m = _sdk_json(m)
+    if _an_response(m): m = {k:m[k] for k in ('role', 'content') if k in m}
+    c = m.get('content') if isinstance(m, dict) else None
+    def null(b): return [k for k,v in b.items() if v is None and k!='citations'] if isinstance(b, dict) else ()
+    if isinstance(c, list) and any(map(null, c)):
+        m = dict(m, content=[{k:v for k,v in b.items() if k not in ks} if (ks := null(b)) else b for b in c])
+    return m
+
+# how the Anthropic codec reads each message of a history (and `_unprefixed` each one it compares)
+codecs['anthropic'].group = lambda msgs: list(enumerate(map(_an_json, msgs)))
 
 # %% ../nbs/05_chat.ipynb #b23bd032
 # The hub's pieces a codec kept in a module of its own spells its format with (`dialog.responses`, `dialog.gemini`):

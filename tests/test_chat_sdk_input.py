@@ -244,3 +244,59 @@ def test_responses_parsed_items_never_go_back():
               'content': [{'type': 'output_text', 'text': '{"x":1}', 'annotations': [], 'parsed': {'x': 1}}]}]
     out = dlg2chat(chat2dlg(items, 'responses'), 'responses')
     assert 'parsed' not in json.dumps(out) and out[1]['encrypted_content']=='enc' and out[2]['arguments']=='{"x":2}'
+
+def _weather_turn():
+    "A Claude tool loop's first response, with thinking, through the real SDK: `(provider, user turn, response)`"
+    content = [{'type': 'thinking', 'thinking': 'I need the weather.', 'signature': 'EqQBCkgIARABGAIiQ'},
+               {'type': 'text', 'text': 'Checking.'},
+               {'type': 'tool_use', 'id': 'toolu_01', 'name': 'get_weather', 'input': {'city': 'Paris'}}]
+    p = Provider('anthropic', an_resp(content, 'tool_use'))
+    user = {'role': 'user', 'content': 'Weather in Paris?'}
+    r = p.client.messages.create(model='claude-test', max_tokens=2048, messages=[user], thinking={'type': 'enabled', 'budget_tokens': 1024})
+    return p, user, r
+
+_result = {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'toolu_01', 'content': '15C'}]}
+
+@pytest.mark.parametrize('mode', [None, 'json'])
+def test_anthropic_model_dump_blocks_are_kept_and_sent_as_the_sdk_objects(tmp_path, mode):
+    "A loop logged with `response.model_dump()` (every unset field None): its record goes back with no null `caller`/`toolset_name` (r32e item 1)"
+    p, user, r = _weather_turn()
+    dumped = r.model_dump(**({'mode': mode} if mode else {}))
+    hist = [user, {'role': 'assistant', 'content': dumped['content']}, _result]
+    write_ipynb(chat2dlg(hist, 'anthropic'), tmp_path/'loop.ipynb')
+    msgs = dlg2chat(reads_ipynb((tmp_path/'loop.ipynb').read_text()), 'anthropic')
+    ref = dlg2chat(chat2dlg([user, {'role': 'assistant', 'content': r.content}, _result], 'anthropic'), 'anthropic')
+    def sans_citations(ms):  # a text's `citations: null`, which the dump holds and the API itself returns, is no difference
+        return [{**m, 'content': [{k: v for k, v in b.items() if not (k == 'citations' and v is None)} for b in m['content']]}
+                if isinstance(m['content'], list) else m for m in ms]
+    assert sans_citations(msgs) == ref  # the same request as from the SDK's own objects
+    assert msgs[1]['content'][0]['type'] == 'thinking'  # the record went back, thinking and all
+    nulls = [(b['type'], k) for m in msgs if isinstance(m['content'], list) for b in m['content'] for k, v in b.items() if v is None and k != 'citations']
+    assert nulls == []
+    p.client.messages.create(model='claude-test', max_tokens=2048, messages=msgs, thinking={'type': 'enabled', 'budget_tokens': 1024})
+    check_history(p.bodies[-1]['messages'], 'anthropic')
+
+@pytest.mark.parametrize('form', ['object', 'model_dump', 'json'])
+def test_anthropic_response_kept_whole_reads_as_its_message(form):
+    "An Anthropic `Message` (or its dump) appended to a history is detected as Anthropic's and read as its role and content (r32e item 4)"
+    p, user, r = _weather_turn()
+    m = r if form == 'object' else r.model_dump(**({'mode': 'json'} if form == 'json' else {}))
+    d = chat2dlg([user, m, _result])  # detected
+    ref = chat2dlg([user, {'role': 'assistant', 'content': r.content}, _result], 'anthropic')
+    assert d.messages[0].ai_res == ref.messages[0].ai_res
+    sent, ref_sent = dlg2chat(d, 'anthropic'), dlg2chat(ref, 'anthropic')
+    assert [b['type'] for b in sent[1]['content']] == ['thinking', 'text', 'tool_use'] and sent[1]['content'][2] == ref_sent[1]['content'][2]
+    assert sent[0] == ref_sent[0] and sent[2:] == ref_sent[2:]
+    assert chat2dlg([user, m, _result], 'anthropic').messages[0].ai_res == ref.messages[0].ai_res  # given its format too
+
+def test_anthropic_text_only_response_is_not_taken_for_responses():
+    "A text-only Anthropic response dump (typed 'message', as a Responses message is) is read as Anthropic's: its citations are footnotes"
+    cit = [{'type': 'char_location', 'cited_text': 'The grass is green.', 'document_index': 0, 'document_title': 'Notes',
+            'start_char_index': 0, 'end_char_index': 19}]
+    dumped = an_resp([{'type': 'text', 'text': 'Grass is green', 'citations': cit}, {'type': 'text', 'text': '.', 'citations': None}])
+    hi = {'role': 'user', 'content': 'Hi'}
+    ref = chat2dlg([hi, {'role': 'assistant', 'content': dumped['content']}], 'anthropic').messages[0].ai_res
+    assert '[^1]: Notes "The grass is green."' in ref
+    assert chat2dlg([hi, dumped]).messages[0].ai_res == ref
+    rs = {'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'Hello.'}]}
+    assert chat2dlg([hi, rs]).messages[0].ai_res.strip() == 'Hello.'  # a Responses message is still Responses'

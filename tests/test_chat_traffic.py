@@ -91,7 +91,10 @@ def test_anthropic_thinking_and_parallel_calls_roundtrip():
     assert 'thinking' not in json.dumps(body['messages'])
     p.responses.insert(0, an_resp([{'type': 'thinking', 'thinking': 'Compare.', 'signature': 's'}, {'type': 'text', 'text': 'Paris.'}]))
     sent2, body, r2 = p.send(d2)  # by default the assistant turn goes back as the host got it, thinking and all (test_chat_reasoning)
-    assert body['messages'][1] == hist[1] and body['messages'][2] == hist[2] | {'content': [hist[2]['content'][0], {'type': 'tool_result', 'tool_use_id': 'toolu_01B', 'content': no_output}]}
+    # the record as the SDK objects would send it: `model_dump()`'s None fields (a tool_use's `caller`, which the API refuses
+    # as null) go, but a text's `citations`, which the API returns null (r32e item 1)
+    sent1 = {**hist[1], 'content': [{k: v for k, v in b.items() if v is not None or k == 'citations'} for b in hist[1]['content']]}
+    assert body['messages'][1] == sent1 and body['messages'][2] == hist[2] | {'content': [hist[2]['content'][0], {'type': 'tool_result', 'tool_use_id': 'toolu_01B', 'content': no_output}]}
     d3 = chat2dlg(sent2 + [p.reply(r2)], system=d.system)
     assert d3.messages[0].ai_res.endswith(think_block('Compare.') + '\n\nParis.') and tools_of(d3) == tools_of(d2)
     assert reads_ipynb(write_ipynb(d3)).messages[0].ai_res == d3.messages[0].ai_res
@@ -396,3 +399,18 @@ def test_corpus_dialogs_go_through_both_sdks():
         sent.append(f.parent.name)
     assert sent.count('fastcore-nbs') == 22 and sent.count('jupyter-nbformat-tests') == 9
     assert all(n.startswith(('invalid', 'test2', 'test3', 'test4plus', 'v4_5_invalid')) for n in unreadable), unreadable
+
+def test_anthropic_turn_paused_on_a_server_call_goes_back_as_it_came(tmp_path):
+    "stop_reason pause_turn on a server_tool_use with no result yet: the call goes back as its block, to run now, never as text saying it ran (r32e item 3)"
+    for think in ([], [{'type': 'thinking', 'thinking': 'Search first.', 'signature': 'EqQB'}]):
+        content = think + [{'type': 'text', 'text': 'Let me search.'},
+                           {'type': 'server_tool_use', 'id': 'srvtoolu_01', 'name': 'web_search', 'input': {'query': 'latest X news'}}]
+        p = Provider('anthropic', an_resp(content, 'pause_turn'))
+        d = Dialog('s'); d.mk_message("What's the latest news about X?", msg_type=sprompt)
+        sent, _, r = p.send(d)
+        write_ipynb(chat2dlg(sent + [{'role': 'assistant', 'content': r.content}]), tmp_path/'paused.ipynb')
+        d2 = reads_ipynb((tmp_path/'paused.ipynb').read_text())
+        _, body, _ = p.send(d2)
+        assert body['messages'][-1] == {'role': 'assistant', 'content': content}  # the paused response, as Anthropic says to continue it
+        oa = json.dumps(dlg2chat(d2, 'openai'))
+        assert 'was run by the provider' not in oa and 'paused by the provider before it ran' in oa
