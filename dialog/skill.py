@@ -2226,7 +2226,7 @@ _tok_re,_colon_re = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|[][{}]', re.S),re.c
 def _top_level(line):
     "The members of JSON object `line` at its top level, a nested value as None: what can be read of one too deep to parse"
     if not line.lstrip().startswith('{'): return None
-    res,depth,dec = {},0,json.JSONDecoder()
+    res,depth,dec = {},0,json.JSONDecoder(parse_int=_whole)  # (an id too long to convert read too)
     for m in _tok_re.finditer(line):
         if m[0] in ('[', '{'): depth += 1
         elif m[0] in (']', '}'): depth -= 1
@@ -2252,8 +2252,12 @@ def _whole(s): # A JSON whole number's text
 
 def _longest(o): # A JSON value read with `parse_int=_whole`
     "The most digits of a whole number in `o` too long to convert; 0 if none"
-    if isinstance(o, _Long): return o.digits
-    return max(map(_longest, o.values() if isinstance(o, dict) else o if isinstance(o, list) else ()), default=0)
+    # (a walk with a list of its own, not Python's stack: the line parsed may be nested deeper than a recursion can go)
+    most,todo = 0,[o]
+    while todo:
+        if isinstance(o := todo.pop(), _Long): most = max(most, o.digits)
+        elif isinstance(o, (dict, list)): todo.extend(o.values() if isinstance(o, dict) else o)
+    return most
 
 
 # %% ../nbs/13_skill.ipynb #f32b2c01
@@ -2286,12 +2290,15 @@ def _bad_request(line, e):
     if isinstance(e, UnicodeDecodeError):
         why = (f'it is not UTF-8 (byte {e.object[e.start]:#04x} at offset {e.start}), '
                'which MCP and JSON text are: send it encoded as UTF-8')
+    # (an id too long to convert is no id an answer can carry back: this one's id is null, and says why)
+    elif obj and ((n := _longest(msg['id'])) or (n := _longest(msg))):
+        most = getattr(sys, 'get_int_max_str_digits', lambda: 0)()
+        num = f'a whole number of {n:,} digits, too long to read{f" (at most {most:,})" if most else ""}'
+        why = (f'its id is {num}, which no answer can name (so this one has id null): send a shorter id'
+               if isinstance(msg['id'], _Long) else f'it holds {num}: send a shorter one')
     elif deep: why = 'it is nested too deep to read'
     elif msg is _unread: why = 'it is not JSON'
     elif not obj: why = f'it is {_desc(msg)}, where a JSON-RPC message is an object (MCP takes no batches)'
-    elif n := _longest(msg):
-        most = getattr(sys, 'get_int_max_str_digits', lambda: 0)()
-        why = f'it holds a whole number of {n:,} digits, too long to read{f" (at most {most:,})" if most else ""}: send a shorter one'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')
