@@ -1073,7 +1073,9 @@ def replace_lines(
     new_content:str='', # New content to replace the specified lines
 ):
     "Replace line range with new content; the defaults replace the entire contents"
-    if not text: return new_content
+    # an empty text has no lines: the defaults write its content, and a line number is refused as `del_lines` and
+    # `str_replace` refuse it (`_line_span`)
+    if not text: return new_content if start_line is None and end_line is None else _line_span(0, start_line, end_line)
     new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _line_span(len(ls), start_line, end_line)
