@@ -90,7 +90,7 @@ class Session:
     def __init__(self, dlg=None, # The current dialog file (`set_dlg`), or None
                  cur=None, # The current message's id (`set_cur_msg`), or None
                  buf=None, # The paste buffer: copies of messages (`copy_msgs`, `cut_msgs`), or None
-                 keep=None): # `keep(buf)`: hands a cut's buffer to where it outlives the call, before its delete is saved
+                 keep=None): # `keep(buf)`: hands a cut's buffer to where it outlives the call, before its delete is saved; `keep(None)`: that save failed, put back the buffer it replaced
         store_attr()
     __repr__ = basic_repr('dlg,cur')
 
@@ -1073,7 +1073,9 @@ def replace_lines(
     new_content:str='', # New content to replace the specified lines
 ):
     "Replace line range with new content; the defaults replace the entire contents"
-    if not text: return new_content
+    # an empty text has no lines: the defaults write its content, and a line number is refused as `del_lines` and
+    # `str_replace` refuse it (`_line_span`)
+    if not text: return new_content if start_line is None and end_line is None else _line_span(0, start_line, end_line)
     new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _line_span(len(ls), start_line, end_line)
@@ -1639,13 +1641,20 @@ def cut_msgs(ids:str|list[str], # Message ids (or unique prefixes), or one id
     "Copy messages into the paste buffer, then delete them from the dialog file; returns them"
     # the buffer is set (and in a worker handed to the server: `Session.keep`) before the delete is saved, so a cut
     # stopped after its save (cancelled, timed out) leaves the messages in the buffer, and one stopped before in the file
-    s = _sess()
+    s = _sess(); old,mine = s.buf,[]
     def ed(d):
         ms = _msgs(d, ids)
-        s.buf = [copy.deepcopy(m) for m in ms]
+        s.buf = [copy.deepcopy(m) for m in ms]; mine.append(s.buf)
         if s.keep: s.keep(s.buf)
         return d.remove_msgs(ms), True
-    return _edit(dlg, ed)
+    try: return _edit(dlg, ed)
+    except Exception:
+        # its delete wasn't saved (the messages are still in the file): the buffer it replaced goes back, unless a call
+        # set another since, so what an earlier cut left only there isn't lost by one that didn't happen
+        if mine and s.buf is mine[-1]:
+            s.buf = old
+            if s.keep: s.keep(None)
+        raise
 
 # %% ../nbs/13_skill.ipynb #7bba977f
 def paste_msgs(before:str=None, # Put the copies before this message
@@ -1911,7 +1920,8 @@ def _worker_main(root, # The folder calls are confined to
                  ident=None): # The root's `(st_dev, st_ino)` when the server started (`Root`)
     "A worker process: answers tool calls read from stdin on stdout, until stdin closes"
     # Once ready it says so (`None`); then a call is `(name, args, buffer or None)`, its answer `(text, is_error, buffer)`;
-    # a cut first sends its buffer, `(buffer,)`, and saves only once the server says it has it (`True`);
+    # a cut first sends its buffer, `(buffer,)`, and saves only once the server says it has it (`True`); a cut whose save
+    # failed then sends `(None,)`: the server puts back the buffer it replaced (`True` again);
     # a call that finds the root moved since the server started is refused
     from multiprocessing.connection import Connection
     rd,wr = os.dup(0),os.dup(1)
@@ -1938,7 +1948,8 @@ def _worker_main(root, # The folder calls are confined to
             except (EOFError, OSError): return
             if timeout: _cpu_cap(timeout)
             kept = [buf]
-            def keep(b): out.send((b,)); inp.recv(); kept.append(b)  # a cut's buffer, before its delete is saved: `_run` acks it
+            def keep(b): # a cut's buffer, before its delete is saved, or None, its save failed (`Session.keep`): `_run` acks it
+                out.send((b,)); inp.recv(); kept.append(s.buf if b is None else b)
             s = Session(buf=buf, keep=keep)
             txt,err = call_tool(name, args, root, s)
             # the buffer only when the call set it (a copy or a cut that got so far) and the server hasn't it yet: a
@@ -2064,6 +2075,7 @@ def _run(self:ToolPool, w, name, args, end):
             w.conn.recv(); w.ready = True
             end += time.monotonic()-t
         w.send((name, args, self.buf if name in _buf_tools else None))
+        mine = prev = None  # a cut's buffer kept here, and the one it replaced
         while True:  # (until the answer: a cut's buffer comes first)
             if not w.conn.poll(max(0, end-time.monotonic())):
                 w.kill()
@@ -2074,8 +2086,11 @@ def _run(self:ToolPool, w, name, args, end):
                        'look before calling again')
                 return msg,True
             if len(got := w.conn.recv())==3: break
-            # a cut's buffer, sent before its delete is saved: kept here first, then the worker may save
-            self.buf = got[0]; w.send(True)
+            # a cut's buffer, sent before its delete is saved: kept here first, then the worker may save; or None, that
+            # save failed: the buffer it replaced back, unless a call set another since
+            if got[0] is not None: prev,mine = (self.buf if mine is None else prev),got[0]; self.buf = mine
+            elif self.buf is mine: self.buf = prev
+            w.send(True)
         txt,err,buf = got
     except (EOFError, OSError): return self._dead(w, name),True
     w.busy = False
@@ -2213,7 +2228,7 @@ _tok_re,_colon_re = re.compile(r'"(?:[^"\\]|\\.)*(?:"|\\?\Z)|[][{}]', re.S),re.c
 def _top_level(line):
     "The members of JSON object `line` at its top level, a nested value as None: what can be read of one too deep to parse"
     if not line.lstrip().startswith('{'): return None
-    res,depth,dec = {},0,json.JSONDecoder()
+    res,depth,dec = {},0,json.JSONDecoder(parse_int=_whole)  # (an id too long to convert read too)
     for m in _tok_re.finditer(line):
         if m[0] in ('[', '{'): depth += 1
         elif m[0] in (']', '}'): depth -= 1
@@ -2239,8 +2254,12 @@ def _whole(s): # A JSON whole number's text
 
 def _longest(o): # A JSON value read with `parse_int=_whole`
     "The most digits of a whole number in `o` too long to convert; 0 if none"
-    if isinstance(o, _Long): return o.digits
-    return max(map(_longest, o.values() if isinstance(o, dict) else o if isinstance(o, list) else ()), default=0)
+    # (a walk with a list of its own, not Python's stack: the line parsed may be nested deeper than a recursion can go)
+    most,todo = 0,[o]
+    while todo:
+        if isinstance(o := todo.pop(), _Long): most = max(most, o.digits)
+        elif isinstance(o, (dict, list)): todo.extend(o.values() if isinstance(o, dict) else o)
+    return most
 
 
 # %% ../nbs/13_skill.ipynb #f32b2c01
@@ -2273,12 +2292,15 @@ def _bad_request(line, e):
     if isinstance(e, UnicodeDecodeError):
         why = (f'it is not UTF-8 (byte {e.object[e.start]:#04x} at offset {e.start}), '
                'which MCP and JSON text are: send it encoded as UTF-8')
+    # (an id too long to convert is no id an answer can carry back: this one's id is null, and says why)
+    elif obj and ((n := _longest(msg['id'])) or (n := _longest(msg))):
+        most = getattr(sys, 'get_int_max_str_digits', lambda: 0)()
+        num = f'a whole number of {n:,} digits, too long to read{f" (at most {most:,})" if most else ""}'
+        why = (f'its id is {num}, which no answer can name (so this one has id null): send a shorter id'
+               if isinstance(msg['id'], _Long) else f'it holds {num}: send a shorter one')
     elif deep: why = 'it is nested too deep to read'
     elif msg is _unread: why = 'it is not JSON'
     elif not obj: why = f'it is {_desc(msg)}, where a JSON-RPC message is an object (MCP takes no batches)'
-    elif n := _longest(msg):
-        most = getattr(sys, 'get_int_max_str_digits', lambda: 0)()
-        why = f'it holds a whole number of {n:,} digits, too long to read{f" (at most {most:,})" if most else ""}: send a shorter one'
     elif _surr_re.search(json.dumps(msg, ensure_ascii=False)):
         why = ('it holds a lone surrogate (such as "\\udcff"), which no Unicode text can carry: '
                'send the text it stands for, or write it as the tools show it, `⟨lone surrogate U+DCFF⟩`')

@@ -218,6 +218,18 @@ def test_a_request_holding_a_number_too_long_to_convert_is_answered_under_its_id
     assert all('5,001 digits' in r['error']['message'] and 'not JSON' not in r['error']['message'] for r in rs), rs
 
 @pytest.mark.slow
+def test_a_number_too_long_nested_hundreds_deep_is_answered_under_its_id(tmp_path):
+    "r33a: a 5,001-digit integer nested 600 to 900 deep was answered with id null ('RecursionError'): the walk finding the longest number recursed where the parser had not; and an id itself too long (at any depth) is answered saying so, since no answer can name it"
+    big = b'1' + b'0'*5000
+    deep = [b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"summary_dlg","arguments":{"dlg":"a","x":%s%s%s}}}'
+            % (k, b'['*k, big, b']'*k) for k in (600, 900)]
+    ids = [b'{"jsonrpc":"2.0","id":%s,"method":"ping","params":{"x":%s1%s}}' % (big, b'['*k, b']'*k) for k in (5, 700, 3000)]
+    rs = _answers(tmp_path, deep + ids)
+    assert [r['id'] for r in rs]==[600, 900, None, None, None], rs
+    assert all('5,001 digits' in r['error']['message'] for r in rs), rs
+    assert all('its id is a whole number' in r['error']['message'] and 'send a shorter id' in r['error']['message'] for r in rs[2:]), rs
+
+@pytest.mark.slow
 def test_a_request_whose_id_is_null_or_a_fraction_gets_an_invalid_request_error(tmp_path):
     "MCP: an id is a string or an integer, never null; the SDK would read such a request as a notification and never answer"
     rs = _answers(tmp_path, [b'{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}', b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}'])

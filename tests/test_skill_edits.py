@@ -1113,6 +1113,18 @@ def test_an_end_line_out_of_range_is_named_as_sent(tmp_path, tool, kw, end):
     assert f'{s} to 3' in r and f'{s-4} to -1' in r, r  # the range both ways: from the start, and from the end
     assert read_ipynb(p).messages[0].content=='a\nb\nc'
 
+@pytest.mark.parametrize('tool,kw', [('msg_replace_lines', dict(new_content='N')), ('msg_del_lines', {})])
+@pytest.mark.parametrize('start,end', [(0, None), (-1, None), (5, 9), (10**30, None), (7, 3), (1, -9), (1, -1), (1, 1)])
+def test_a_line_number_of_an_empty_message_is_refused_by_every_line_editor(tmp_path, tool, kw, start, end):
+    "r33a: msg_replace_lines on an empty message took any line numbers (0, 5 to 9, 7 to 3) and wrote, where msg_del_lines refused them: an empty text has no lines, one rule (`_line_span`); without line numbers replace_lines still writes its content"
+    p = tmp_path/'d.ipynb'
+    d = Dialog('d'); d.mk_message('', id='m0'); d.save(p)
+    r = str(getattr(sk, tool)('m0', start_line=start, end_line=-1 if end is None and tool=='msg_del_lines' else end, dlg=str(p), **kw))
+    assert r.startswith(f'error: Invalid start line {start}: the text has no lines'), r
+    assert read_ipynb(p).messages[0].content==''
+    assert not str(sk.msg_replace_lines('m0', new_content='N', dlg=str(p))).startswith('error')
+    assert read_ipynb(p).messages[0].content=='N'
+
 @given(st.sampled_from(['a\r\nb\r\n', 'a\nb', 'x\r\na\r\n', 'a']), st.lists(st.sampled_from(['P', 'Q', '\r\n', ' ']), min_size=1, max_size=6))
 @settings(max_examples=100, deadline=None)
 def test_exhash_s_replacement_crlf_ends_a_line_as_str_replace_writes_it(txt, parts):

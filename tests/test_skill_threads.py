@@ -108,3 +108,34 @@ def test_only_a_copy_or_cut_sets_the_servers_paste_buffer(tmp_path):
             assert pool.buf is held, name  # the very list the copy set: nothing handed back to put over another's
         assert pool.call('cut_msgs', dict(ids='cutme', dlg='d.ipynb'))[1] is False
         assert [m.content for m in pool.buf]==['cut me']
+
+_failed_cut = r'''
+import os, sys, signal, resource
+from dialog.core import Dialog
+from dialog.ipynb import read_ipynb
+import dialog.skill as sk
+root,how = sys.argv[1:]
+p = os.path.join(root, 'a.ipynb')
+d = Dialog('a'); d.mk_message('precious X ' * 50, id='xxx'); d.mk_message('Y text', id='yyy'); d.save(p)
+pool = sk.ToolPool(root, timeout=60, workers=1) if how=='pool' else None
+s = sk.Session()
+call = pool.call if pool else lambda n,a: sk.call_tool(n, a, root, s)
+assert call('cut_msgs', dict(dlg='a', ids='xxx'))[1] is False
+if pool: pool.close()  # (the next call's worker starts under the limit below)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (64, resource.RLIM_INFINITY))  # every save fails: EFBIG
+txt,err = call('cut_msgs', dict(dlg='a', ids='yyy'))
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+assert err and 'File too large' in txt, txt
+if pool: pool.close()
+assert call('paste_msgs', dict(dlg='a'))[1] is False
+print([m.content[:10] for m in read_ipynb(p).messages])
+'''
+
+@pytest.mark.parametrize('how', ['session', 'pool'])
+def test_a_cut_whose_save_fails_leaves_the_buffer_as_it_was(tmp_path, how):
+    "r33a: a cut whose save failed (here every write past 64 bytes fails, as on a full disk) still replaced the buffer, so an earlier cut's messages, gone from the file, were lost: the paste pasted the failed cut's. The buffer it replaced goes back, in the server's worker too"
+    import subprocess, sys
+    r = subprocess.run([sys.executable, '-c', _failed_cut, str(tmp_path), how], capture_output=True, text=True, timeout=120)
+    assert r.returncode==0, r.stderr
+    assert r.stdout.strip()=="['Y text', 'precious X']", r.stdout
