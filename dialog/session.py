@@ -1757,6 +1757,7 @@ def _renamed(path, size):
         if isinstance(r, dict) and r.get('type')=='custom-title' and (t := _str(r.get('customTitle'))): return t
     return None
 
+# %% ../nbs/08_session.ipynb #0101786d
 def sess_info(path, # A session file
               agent:str=None, # Its agent, found from the records when None
               maxlines:int=400): # How many lines to read, at most (and `sess_probe` bytes), for its facts
@@ -1766,10 +1767,13 @@ def sess_info(path, # A session file
     # one pass over what `sess_agent` reads (`_head_recs`: at most `sess_probe` bytes, no line read whole past them): its
     # first record of either format says whether it is a session and whose; the facts come from that agent's records
     # there, a line cut short giving the fields it opens with (its last one read: no later prompt shows as the first)
-    prompt = named = None  # `named`: the last name given with `/rename` among the records read
+    # `named`: the last name given with `/rename` among the records read; `tail`: the last in the file's tail (`_renamed`),
+    # read once a record says the file is Claude Code's
+    prompt = named = None; tail = UNSET
     for r in _head_recs(path, maxlines):
         if (A := _fmt_of(r, agent)) is None: continue
         res.agent,agent = A.agent,A.agent
+        if A is not Codex and tail is UNSET: tail = _renamed(path, res.size)
         if A is Codex:
             p = r.get('payload') if isinstance(r.get('payload'), dict) else {}
             if r.get('type')=='session_meta':
@@ -1784,15 +1788,17 @@ def sess_info(path, # A session file
         try:
             if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
         except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
-        if res.id and res.project and res.start and (res.title or named or prompt is not None) and (A is Codex or res.title or named):
+        # a Claude Code file's name is settled by its tail, which a small file is whole; else the head is read to its end
+        # for the last name there (a later `/rename` names the session, not the first met)
+        if res.id and res.project and res.start and (A is Codex and (res.title or prompt is not None)
+                                                     or A is not Codex and (tail or res.size<=sess_probe and res.title)):
             break
     if res.agent is None:
         msg = (f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines '
                f'or {sess_probe>>20} MB)')
         raise ValueError(msg)
     # a Claude Code session's name given with `/rename` over the AI's title, as Claude Code's own list shows it
-    if res.agent=='claude': named = _renamed(path, res.size) or named
-    res.title = _first_line(named or res.title or prompt or '')
+    res.title = _first_line(tail or named or res.title or prompt or '')
     return res
 
 # %% ../nbs/08_session.ipynb #8d0950fd
