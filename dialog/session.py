@@ -1559,7 +1559,7 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
         raise ValueError(msg)
     txt = '\n'.join(e[1] if e[1] is not None else _dump(e[0]) for e in es)
     if es and (s.get('eol', True) or dirty or fork): txt += '\n'
-    p = _target(A, path, folder, sid, s.get('source'))
+    p = _target(A, path, folder, sid, s.get('source'), not fork)
     # `p` resolved once: written in its folder, following no symlink there, and checked again under the write's lock
     chk = partial(_refuse, p, s.get('source'), force)
     root = first(q for q in (p.parent, *p.parent.parents) if q.is_dir())  # the folders missing are made
@@ -1585,8 +1585,8 @@ def _day_dir(p, now):
     if not all(re.fullmatch(r'\d{%d}' % n, s) for s,n in zip(day, (4, 2, 2))): return p
     return p.parent.parent.parent/now.strftime('%Y')/now.strftime('%m')/now.strftime('%d')
 
-def _target(A, path, fork, sid, src):
-    "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source"
+def _target(A, path, fork, sid, src, same=False):
+    "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source (nor, when `same` id, its folder)"
     if path is None and not (fork and src):
         msg = 'dlg2sess: give the path to write (a fork goes next to its source by default)'
         raise ValueError(msg)
@@ -1609,6 +1609,12 @@ def _target(A, path, fork, sid, src):
     p = Path(os.path.realpath(p))  # resolved once: the write goes there, following no symlink
     if _is_src(p, src):
         msg = f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork'
+        raise ValueError(msg)
+    # the session itself (`same`: its id kept) into the source's own folder would be a second file of one session beside
+    # it, as the source's own name is the source (a Codex file is named for the time it is written, so never meets it)
+    if same and fork and src and os.path.isfile(src) and os.path.samefile(p.parent, Path(src).parent):
+        msg = (f'{p.parent} is the folder of {src}, the session this dialog was read from: session {sid} is never written '
+               'there beside it (its agent would list it twice); write elsewhere, or fork')
         raise ValueError(msg)
     return p
 
