@@ -968,6 +968,19 @@ def _runs(flat):
         elif kind!='result' and cur: runs.append(cur); cur = []
     return runs + ([cur] if cur else [])
 
+# %% ../nbs/08_session.ipynb #bad59174
+def _between(new, flat):
+    "New calls by id, and for each item of `flat` the new items it may be matched among: after `lo`, before `hi`"
+    # an equal text or thinking is told apart by its place among equals: matched only between the calls (told apart by
+    # id) that stand around its original, so editing the first of two equal texts never takes the second's record
+    calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
+    ks = [calls.get(key) if kind in ('call', 'server') else None for _,_,(kind,key,_) in flat]
+    lo,hi,m = [],[len(new)]*len(ks),-1
+    for k in ks: lo.append(m); m = m if k is None else max(m, k)
+    m = len(new)
+    for p in range(len(ks)-1, -1, -1): hi[p] = m; m = m if ks[p] is None else min(m, ks[p])
+    return calls,lo,hi
+
 # %% ../nbs/08_session.ipynb #a3442c34
 def _call_of(n): return n[2],n[3],n[5].get('raw_arguments') # a call item's name, arguments, and their text as given
 
@@ -977,26 +990,26 @@ def _match(new, flat, said=None):
     # format's records hold (arguments that are no JSON object, an output holding images)
     said = said or {}
     keep,anchor,used,at = {},{},set(),{}
-    # where each text and thinking stands among the new items: each taken once, the first not yet used (one look-up,
-    # not a scan of the items for each old text run and thinking block: a long reply is written in linear time)
-    free = {}
+    # where each text and thinking stands among the new items: each taken once, the first not yet used between the
+    # calls around its original (`_between`; one look-up, not a scan of the items for each old text run and thinking
+    # block: a long reply is written in linear time; `lo` only grows as they are met in order, so what is below it goes)
+    free,(calls,lo,hi),pos = {},_between(new, flat),{(i,j):p for p,(i,j,_) in enumerate(flat)}
     for k,n in enumerate(new):
         if n[0] in ('text', 'think'): free.setdefault(n, deque()).append(k)
-    def take(n):
-        q = free.get(n)
-        while q and q[0] in used: q.popleft()
-        if not q: return None
-        used.add(k := q.popleft())
+    def take(n, p, q):
+        d = free.get(n)
+        while d and (d[0] in used or d[0]<=lo[p]): d.popleft()
+        if not d or d[0]>=hi[q]: return None
+        used.add(k := d.popleft())
         return k
     runs = _runs(flat)
     for run in runs:
-        k = take(('text', '\n\n'.join(t for *_,t in run)))
+        k = take(('text', '\n\n'.join(t for *_,t in run)), pos[run[0][:2]], pos[run[-1][:2]])
         for i,j,_ in run: keep[i,j],at[i,j] = _KEEP if k is not None else None,k
         if k is not None: anchor[k] = run[-1][0]
-    calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
-    for i,j,(kind,key,v) in flat:
+    for p,(i,j,(kind,key,v)) in enumerate(flat):
         if kind=='think':
-            k = take(('think', key))
+            k = take(('think', key), p, p)
             keep[i,j] = _KEEP if k is not None else None
         elif kind in ('call', 'result', 'server'):
             k = calls.get(key)
