@@ -1317,11 +1317,21 @@ def _compact_mark(A): return '"compacted"' if A is Codex else '"compact_boundary
 
 def _compact_split(A, ls):
     "A message's record lines `ls` split: those without its compactions, and each compaction's (its record and the records after it holding no item the dialog shows)"
-    w,body,part,k = _compact_mark(A),[ls[0]],[],1  # its prompt record first
+    # `to` (Claude Code): each moved record's uuid, and the message's record before the compaction, which the message's
+    # record that followed it (its reply's next one, made mid-turn) now follows: the chain the agent resumes from still
+    # reaches the message's prompt, as `_chain` keeps a parent that is written before its record
+    w,body,part,k,to = _compact_mark(A),[ls[0]],[],1,{}  # its prompt record first
     while k<len(ls):
-        if w not in ls[k] or not _is_compaction(A, _rec(ls[k])): body.append(ls[k]); k += 1; continue
+        if w not in ls[k] or not _is_compaction(A, _rec(ls[k])):
+            l = ls[k]
+            if to and any(u in l for u in to) and (r := _rec(l)).get('parentUuid') in to:
+                l = _dump(r | dict(parentUuid=to[r['parentUuid']]))
+            body.append(l); k += 1; continue
+        b4,k0 = _rec(body[-1]).get('uuid'),len(part)
         part.append(ls[k]); k += 1
         while k<len(ls) and A.items(_rec(ls[k])) is None: part.append(ls[k]); k += 1
+        if A is not Codex and isinstance(b4, str):
+            to |= {u:b4 for l in part[k0:] if isinstance(u := _rec(l).get('uuid'), str)}
     return body,part
 
 def _compactions_at(A, ps, found, own):

@@ -1236,7 +1236,7 @@ def _cc_resumed(p):
         if r['type']=='system': return '<boundary>'
         if r.get('isCompactSummary'): return '<summary>'
         c = r['message']['content']
-        return c if isinstance(c, str) else c[0]['text']
+        return c if isinstance(c, str) else c[0].get('text') or c[0]['type']
     return [show(r) for r in reversed(out)]
 
 def test_moved_message_leaves_its_compaction_where_the_agent_needs_it(tmp_path):
@@ -1319,3 +1319,29 @@ def test_edit_of_the_first_of_two_equal_texts_keeps_each_in_its_place(tmp_path, 
             if name=='edit':
                 ch = [r for r in recs if r.get('type')=='assistant' and r['message']['content'][0].get('text')=='Changed.']
                 assert [(r['requestId'], r['uuid']) for r in ch]==[('1', str(uuid.UUID(int=2)))]
+
+
+def test_move_of_a_message_compacted_mid_turn_keeps_every_prompt_on_the_resumed_chain(tmp_path):
+    "A compaction made mid-turn (between a tool result and the rest of the reply, which names the summary its parent): moving its message, or one read after it to before it, keeps that reply after its own calls, so `--resume` reaches every prompt in the dialog's order"
+    call = dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command='ls'))
+    recs = [_user('Prompt 1'), _asst('1a', call), _user([dict(type='tool_result', tool_use_id='toolu_1', content='ok')], toolUseResult='ok'),
+            dict(type='system', subtype='compact_boundary', content='Conversation compacted', isMeta=False, level='info',
+                 logicalParentUuid=str(uuid.UUID(int=3)), compactMetadata=dict(trigger='auto', preTokens=150000)),
+            _user('This session is being continued from a previous conversation. Summary.', isVisibleInTranscriptOnly=True, isCompactSummary=True),
+            _asst('1', dict(type='text', text='Reply 1.')),
+            _user('Prompt 2'), _asst('2', dict(type='text', text='Reply 2.')),
+            _user('Prompt 3'), _asst('3', dict(type='text', text='Reply 3.'))]
+    p = _cc(tmp_path, recs, 'midturn.jsonl')
+    rs = [json.loads(l) for l in p.read_text().splitlines()]
+    rs[3]['parentUuid'] = None  # the boundary is a root
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    assert [x for x in _cc_resumed(p) if x.startswith('Prompt')]==['Prompt 2', 'Prompt 3']  # as read: Prompt 1 is compacted
+    for name,k,to in [('last', 0, None), ('first', 2, 0)]:
+        dlg = sess2dlg(p); m = dlg[k]
+        dlg.remove_msgs([m]); dlg.insert_msgs([m]) if to is None else dlg.insert_msgs([m], idx=to)
+        out = check_chain(dlg2sess(dlg, tmp_path/f'{name}.jsonl'))
+        got = _cc_resumed(tmp_path/f'{name}.jsonl')
+        assert got[:2]==['<boundary>', '<summary>']
+        assert [x for x in got if x.startswith('Prompt')]==[x.content for x in dlg.messages]
+        # the reply after the compaction follows its message's tool result, not the summary
+        i = got.index('Prompt 1'); assert got[i:i+4]==['Prompt 1', 'tool_use', 'tool_result', 'Reply 1.']
