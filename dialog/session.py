@@ -968,6 +968,19 @@ def _runs(flat):
         elif kind!='result' and cur: runs.append(cur); cur = []
     return runs + ([cur] if cur else [])
 
+# %% ../nbs/08_session.ipynb #bad59174
+def _between(new, flat):
+    "New calls by id, and for each item of `flat` the new items it may be matched among: after `lo`, before `hi`"
+    # an equal text or thinking is told apart by its place among equals: matched only between the calls (told apart by
+    # id) that stand around its original, so editing the first of two equal texts never takes the second's record
+    calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
+    ks = [calls.get(key) if kind in ('call', 'server') else None for _,_,(kind,key,_) in flat]
+    lo,hi,m = [],[len(new)]*len(ks),-1
+    for k in ks: lo.append(m); m = m if k is None else max(m, k)
+    m = len(new)
+    for p in range(len(ks)-1, -1, -1): hi[p] = m; m = m if ks[p] is None else min(m, ks[p])
+    return calls,lo,hi
+
 # %% ../nbs/08_session.ipynb #a3442c34
 def _call_of(n): return n[2],n[3],n[5].get('raw_arguments') # a call item's name, arguments, and their text as given
 
@@ -977,26 +990,26 @@ def _match(new, flat, said=None):
     # format's records hold (arguments that are no JSON object, an output holding images)
     said = said or {}
     keep,anchor,used,at = {},{},set(),{}
-    # where each text and thinking stands among the new items: each taken once, the first not yet used (one look-up,
-    # not a scan of the items for each old text run and thinking block: a long reply is written in linear time)
-    free = {}
+    # where each text and thinking stands among the new items: each taken once, the first not yet used between the
+    # calls around its original (`_between`; one look-up, not a scan of the items for each old text run and thinking
+    # block: a long reply is written in linear time; `lo` only grows as they are met in order, so what is below it goes)
+    free,(calls,lo,hi),pos = {},_between(new, flat),{(i,j):p for p,(i,j,_) in enumerate(flat)}
     for k,n in enumerate(new):
         if n[0] in ('text', 'think'): free.setdefault(n, deque()).append(k)
-    def take(n):
-        q = free.get(n)
-        while q and q[0] in used: q.popleft()
-        if not q: return None
-        used.add(k := q.popleft())
+    def take(n, p, q):
+        d = free.get(n)
+        while d and (d[0] in used or d[0]<=lo[p]): d.popleft()
+        if not d or d[0]>=hi[q]: return None
+        used.add(k := d.popleft())
         return k
     runs = _runs(flat)
     for run in runs:
-        k = take(('text', '\n\n'.join(t for *_,t in run)))
+        k = take(('text', '\n\n'.join(t for *_,t in run)), pos[run[0][:2]], pos[run[-1][:2]])
         for i,j,_ in run: keep[i,j],at[i,j] = _KEEP if k is not None else None,k
         if k is not None: anchor[k] = run[-1][0]
-    calls = {n[1]:k for k,n in enumerate(new) if n[0] in ('call', 'server')}
-    for i,j,(kind,key,v) in flat:
+    for p,(i,j,(kind,key,v)) in enumerate(flat):
         if kind=='think':
-            k = take(('think', key))
+            k = take(('think', key), p, p)
             keep[i,j] = _KEEP if k is not None else None
         elif kind in ('call', 'result', 'server'):
             k = calls.get(key)
@@ -1304,11 +1317,21 @@ def _compact_mark(A): return '"compacted"' if A is Codex else '"compact_boundary
 
 def _compact_split(A, ls):
     "A message's record lines `ls` split: those without its compactions, and each compaction's (its record and the records after it holding no item the dialog shows)"
-    w,body,part,k = _compact_mark(A),[ls[0]],[],1  # its prompt record first
+    # `to` (Claude Code): each moved record's uuid, and the message's record before the compaction, which the message's
+    # record that followed it (its reply's next one, made mid-turn) now follows: the chain the agent resumes from still
+    # reaches the message's prompt, as `_chain` keeps a parent that is written before its record
+    w,body,part,k,to = _compact_mark(A),[ls[0]],[],1,{}  # its prompt record first
     while k<len(ls):
-        if w not in ls[k] or not _is_compaction(A, _rec(ls[k])): body.append(ls[k]); k += 1; continue
+        if w not in ls[k] or not _is_compaction(A, _rec(ls[k])):
+            l = ls[k]
+            if to and any(u in l for u in to) and (r := _rec(l)).get('parentUuid') in to:
+                l = _dump(r | dict(parentUuid=to[r['parentUuid']]))
+            body.append(l); k += 1; continue
+        b4,k0 = _rec(body[-1]).get('uuid'),len(part)
         part.append(ls[k]); k += 1
         while k<len(ls) and A.items(_rec(ls[k])) is None: part.append(ls[k]); k += 1
+        if A is not Codex and isinstance(b4, str):
+            to |= {u:b4 for l in part[k0:] if isinstance(u := _rec(l).get('uuid'), str)}
     return body,part
 
 def _compactions_at(A, ps, found, own):
@@ -1559,7 +1582,7 @@ def dlg2sess(dlg, # The `Dialog`, read by `sess2dlg` or made otherwise
         raise ValueError(msg)
     txt = '\n'.join(e[1] if e[1] is not None else _dump(e[0]) for e in es)
     if es and (s.get('eol', True) or dirty or fork): txt += '\n'
-    p = _target(A, path, folder, sid, s.get('source'))
+    p = _target(A, path, folder, sid, s.get('source'), not fork)
     # `p` resolved once: written in its folder, following no symlink there, and checked again under the write's lock
     chk = partial(_refuse, p, s.get('source'), force)
     root = first(q for q in (p.parent, *p.parent.parents) if q.is_dir())  # the folders missing are made
@@ -1585,8 +1608,8 @@ def _day_dir(p, now):
     if not all(re.fullmatch(r'\d{%d}' % n, s) for s,n in zip(day, (4, 2, 2))): return p
     return p.parent.parent.parent/now.strftime('%Y')/now.strftime('%m')/now.strftime('%d')
 
-def _target(A, path, fork, sid, src):
-    "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source"
+def _target(A, path, fork, sid, src, same=False):
+    "The file to write: `path`, or with `fork` the agent's file name for `sid` in folder `path`; never the source (nor, when `same` id, its folder)"
     if path is None and not (fork and src):
         msg = 'dlg2sess: give the path to write (a fork goes next to its source by default)'
         raise ValueError(msg)
@@ -1609,6 +1632,12 @@ def _target(A, path, fork, sid, src):
     p = Path(os.path.realpath(p))  # resolved once: the write goes there, following no symlink
     if _is_src(p, src):
         msg = f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork'
+        raise ValueError(msg)
+    # the session itself (`same`: its id kept) into the source's own folder would be a second file of one session beside
+    # it, as the source's own name is the source (a Codex file is named for the time it is written, so never meets it)
+    if same and fork and src and os.path.isfile(src) and os.path.samefile(p.parent, Path(src).parent):
+        msg = (f'{p.parent} is the folder of {src}, the session this dialog was read from: session {sid} is never written '
+               'there beside it (its agent would list it twice); write elsewhere, or fork')
         raise ValueError(msg)
     return p
 
@@ -1757,6 +1786,7 @@ def _renamed(path, size):
         if isinstance(r, dict) and r.get('type')=='custom-title' and (t := _str(r.get('customTitle'))): return t
     return None
 
+# %% ../nbs/08_session.ipynb #0101786d
 def sess_info(path, # A session file
               agent:str=None, # Its agent, found from the records when None
               maxlines:int=400): # How many lines to read, at most (and `sess_probe` bytes), for its facts
@@ -1766,10 +1796,13 @@ def sess_info(path, # A session file
     # one pass over what `sess_agent` reads (`_head_recs`: at most `sess_probe` bytes, no line read whole past them): its
     # first record of either format says whether it is a session and whose; the facts come from that agent's records
     # there, a line cut short giving the fields it opens with (its last one read: no later prompt shows as the first)
-    prompt = named = None  # `named`: the last name given with `/rename` among the records read
+    # `named`: the last name given with `/rename` among the records read; `tail`: the last in the file's tail (`_renamed`),
+    # read once a record says the file is Claude Code's
+    prompt = named = None; tail = UNSET
     for r in _head_recs(path, maxlines):
         if (A := _fmt_of(r, agent)) is None: continue
         res.agent,agent = A.agent,A.agent
+        if A is not Codex and tail is UNSET: tail = _renamed(path, res.size)
         if A is Codex:
             p = r.get('payload') if isinstance(r.get('payload'), dict) else {}
             if r.get('type')=='session_meta':
@@ -1784,15 +1817,17 @@ def sess_info(path, # A session file
         try:
             if prompt is None and A.is_prompt(r): prompt = A.prompt(r)
         except _odd: pass  # a field of an odd type: no prompt a list shows (reading the file says where)
-        if res.id and res.project and res.start and (res.title or named or prompt is not None) and (A is Codex or res.title or named):
+        # a Claude Code file's name is settled by its tail, which a small file is whole; else the head is read to its end
+        # for the last name there (a later `/rename` names the session, not the first met)
+        if res.id and res.project and res.start and (A is Codex and (res.title or prompt is not None)
+                                                     or A is not Codex and (tail or res.size<=sess_probe and res.title)):
             break
     if res.agent is None:
         msg = (f'{path}: not a Claude Code or Codex session (no record of either format in its first {maxlines} lines '
                f'or {sess_probe>>20} MB)')
         raise ValueError(msg)
     # a Claude Code session's name given with `/rename` over the AI's title, as Claude Code's own list shows it
-    if res.agent=='claude': named = _renamed(path, res.size) or named
-    res.title = _first_line(named or res.title or prompt or '')
+    res.title = _first_line(tail or named or res.title or prompt or '')
     return res
 
 # %% ../nbs/08_session.ipynb #8d0950fd

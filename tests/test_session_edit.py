@@ -1236,7 +1236,7 @@ def _cc_resumed(p):
         if r['type']=='system': return '<boundary>'
         if r.get('isCompactSummary'): return '<summary>'
         c = r['message']['content']
-        return c if isinstance(c, str) else c[0]['text']
+        return c if isinstance(c, str) else c[0].get('text') or c[0]['type']
     return [show(r) for r in reversed(out)]
 
 def test_moved_message_leaves_its_compaction_where_the_agent_needs_it(tmp_path):
@@ -1283,3 +1283,65 @@ def test_codex_moved_message_leaves_its_compaction_where_the_agent_needs_it(tmp_
     dlg.remove_msgs([m]); dlg.insert_msgs([m])
     assert resumed(dlg2sess(dlg, tmp_path/'o.jsonl'))[2:]==['Prompt 2: fix test 2', 'Prompt 3: fix test 3', 'Prompt 1: fix test 1']
     assert dlg2sess(sess2dlg(p), tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
+
+
+def _same_twice(tmp_path, agent):
+    "A session of `agent` whose one reply says 'Same.' before each of two tool calls, then 'End.'"
+    if agent=='claude':
+        def call(t): return [_asst(f'{t}', dict(type='tool_use', id=f'toolu_{t}', name='Bash', input=dict(command=f'ls {t}'))),
+                             _user([dict(type='tool_result', tool_use_id=f'toolu_{t}', content=f'ok {t}')], toolUseResult='ok')]
+        return _cc(tmp_path, [_user('Prompt 1'), _asst('1', dict(type='text', text='Same.')), *call(1),
+                              _asst('2', dict(type='text', text='Same.')), *call(2), _asst('3', dict(type='text', text='End.'))])
+    ts = '2026-07-19T05:30:38.285Z'
+    def msg(role, t): return dict(type='message', role=role, content=[dict(type='input_text' if role=='user' else 'output_text', text=t)])
+    def call(t): return [dict(type='function_call', name='shell', arguments=f'{{"cmd":["ls","{t}"]}}', call_id=f'call_{t}'),
+                         dict(type='function_call_output', call_id=f'call_{t}', output=f'ok {t}')]
+    ps = [msg('user', 'Prompt 1'), msg('assistant', 'Same.'), *call(1), msg('assistant', 'Same.'), *call(2), msg('assistant', 'End.')]
+    recs = [dict(timestamp=ts, type='session_meta', payload=dict(id='019f78da-e13e-72a2-9c10-aff27ecc7dfd', cwd='/w', cli_version='0.1'))]
+    p = tmp_path/'s.jsonl'; p.write_text(''.join(json.dumps(r) + '\n' for r in recs + [dict(timestamp=ts, type='response_item', payload=x) for x in ps]))
+    return p
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_edit_of_the_first_of_two_equal_texts_keeps_each_in_its_place(tmp_path, agent):
+    "Editing or deleting the first of two equal texts in a reply: the other is kept in its own place (its response, after the first call), matched by its place among equals; the session read back is the dialog as edited"
+    src = _same_twice(tmp_path, agent)
+    for name,f in [('edit', lambda t: t.replace('Same.', 'Changed.', 1)), ('delete', lambda t: t.replace('Same.\n\n', '', 1))]:
+        dlg = sess2dlg(src); old = dlg[0].ai_res; dlg[0].ai_res = f(old)
+        assert dlg[0].ai_res!=old
+        out = dlg2sess(dlg, tmp_path/f'{name}.jsonl')
+        back = sess2dlg(out)[0].ai_res
+        def order(t): return re.findall(r'Same\.|Changed\.|End\.|"id": "(?:toolu|call)_\d"', t)  # texts and calls in order
+        assert order(back)==order(dlg[0].ai_res)
+        if agent=='claude':  # the second 'Same.' is still the record of the second response, as read
+            recs = [json.loads(l) for l in out.read_text().splitlines()]
+            same = [r for r in recs if r.get('type')=='assistant' and r['message']['content'][0].get('text')=='Same.']
+            assert [r['requestId'] for r in same]==['2']
+            if name=='edit':
+                ch = [r for r in recs if r.get('type')=='assistant' and r['message']['content'][0].get('text')=='Changed.']
+                assert [(r['requestId'], r['uuid']) for r in ch]==[('1', str(uuid.UUID(int=2)))]
+
+
+def test_move_of_a_message_compacted_mid_turn_keeps_every_prompt_on_the_resumed_chain(tmp_path):
+    "A compaction made mid-turn (between a tool result and the rest of the reply, which names the summary its parent): moving its message, or one read after it to before it, keeps that reply after its own calls, so `--resume` reaches every prompt in the dialog's order"
+    call = dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command='ls'))
+    recs = [_user('Prompt 1'), _asst('1a', call), _user([dict(type='tool_result', tool_use_id='toolu_1', content='ok')], toolUseResult='ok'),
+            dict(type='system', subtype='compact_boundary', content='Conversation compacted', isMeta=False, level='info',
+                 logicalParentUuid=str(uuid.UUID(int=3)), compactMetadata=dict(trigger='auto', preTokens=150000)),
+            _user('This session is being continued from a previous conversation. Summary.', isVisibleInTranscriptOnly=True, isCompactSummary=True),
+            _asst('1', dict(type='text', text='Reply 1.')),
+            _user('Prompt 2'), _asst('2', dict(type='text', text='Reply 2.')),
+            _user('Prompt 3'), _asst('3', dict(type='text', text='Reply 3.'))]
+    p = _cc(tmp_path, recs, 'midturn.jsonl')
+    rs = [json.loads(l) for l in p.read_text().splitlines()]
+    rs[3]['parentUuid'] = None  # the boundary is a root
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    assert [x for x in _cc_resumed(p) if x.startswith('Prompt')]==['Prompt 2', 'Prompt 3']  # as read: Prompt 1 is compacted
+    for name,k,to in [('last', 0, None), ('first', 2, 0)]:
+        dlg = sess2dlg(p); m = dlg[k]
+        dlg.remove_msgs([m]); dlg.insert_msgs([m]) if to is None else dlg.insert_msgs([m], idx=to)
+        out = check_chain(dlg2sess(dlg, tmp_path/f'{name}.jsonl'))
+        got = _cc_resumed(tmp_path/f'{name}.jsonl')
+        assert got[:2]==['<boundary>', '<summary>']
+        assert [x for x in got if x.startswith('Prompt')]==[x.content for x in dlg.messages]
+        # the reply after the compaction follows its message's tool result, not the summary
+        i = got.index('Prompt 1'); assert got[i:i+4]==['Prompt 1', 'tool_use', 'tool_result', 'Reply 1.']

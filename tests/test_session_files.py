@@ -1,5 +1,6 @@
 "What a session reader and writer do with files that are no sessions or change under them: named pipes, JSON nested too deep, a symlink to the source swapped in"
 import json, os, socket, subprocess, sys, shutil, tempfile, pytest
+from datetime import datetime
 from hypothesis import given, settings, strategies as st
 from pathlib import Path
 import dialog.session as S
@@ -300,3 +301,38 @@ def test_sess_info_lists_a_renamed_session_by_its_last_name(tmp_path):
         p.parent.mkdir(parents=True); p.write_text(session(big))
         assert sess_info(p).title=='auth-refactor'
         assert [s.title for s in find_sessions(root=root)]==['auth-refactor']
+
+
+def test_sess_info_renamed_twice_then_past_the_tail_takes_the_last_name_in_the_head(tmp_path):
+    "A session renamed twice near its start and then grown past `sess_probe` (no name in its tail) is listed under the second name, the last the head holds, not the first met"
+    sid = '6c1d8e3f-2a4b-4d6e-9f0a-1b2c3d4e5f60'
+    env = dict(isSidechain=False, userType='external', cwd='/w/proj', sessionId=sid, version='2.1.0', timestamp='2026-07-17T02:51:28.111Z')
+    recs = [dict(parentUuid=None, type='user', message=dict(role='user', content='Prompt 1'), uuid='u1', **env),
+            dict(type='ai-title', aiTitle='AI title', sessionId=sid),
+            dict(type='custom-title', customTitle='first name', sessionId=sid),
+            dict(type='custom-title', customTitle='final name', sessionId=sid)]
+    par = 'u1'
+    for i in range(12):  # small records after the names, past the head's bytes in all: the tail holds no name
+        recs.append(dict(parentUuid=par, type='assistant', uuid=f'a{i}', requestId=f'r{i}', **env,
+                         message=dict(id=f'm{i}', type='message', role='assistant', content=[dict(type='text', text='x'*(S.sess_probe//8))])))
+        par = f'a{i}'
+    p = tmp_path/'projects'/'-w-proj'/f'{sid}.jsonl'; p.parent.mkdir(parents=True)
+    p.write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    assert p.stat().st_size > S.sess_probe
+    assert sess_info(p).title=='final name'
+    assert [s.title for s in find_sessions(root=tmp_path)]==['final name']
+
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_dlg2sess_refuses_an_edited_session_into_its_source_folder(tmp_path, agent):
+    "`path` the source's own folder (no fork): refused for either agent, so no second file of the session is written beside it (a Codex rollout is named for the time it is written, so it never meets the source's name)"
+    day = tmp_path/'sessions'/'2026'/'01'/'01'; day.mkdir(parents=True)
+    src = _rounds_session(day/'s.jsonl', agent)
+    src = src.rename(day/S.agents[agent].fname(sess2dlg(src).meta['dialog']['session']['id'], datetime(2026, 1, 1)))
+    dlg = sess2dlg(src); dlg[0].content = 'Prompt 1, again'
+    for force in (False, True):
+        with pytest.raises(ValueError, match='never written'): dlg2sess(dlg, day, force=force)
+    assert os.listdir(day)==[src.name]
+    # elsewhere it is written; and a fork, a new id, still goes beside its source
+    assert dlg2sess(dlg, tmp_path).parent==tmp_path
+    assert dlg2sess(dlg, day, fork=True).parent==day and len(os.listdir(day))==2
