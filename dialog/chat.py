@@ -1162,8 +1162,9 @@ class _Wire:
         if self.h is None: self.h = hashlib.sha256(_jdump([self.cd.fmt, self.sys]))
         _digest(res[self.n:], self.h); self.n = len(res)
         return self.h.copy().hexdigest()[:32]
-    def rec(self, g, steps, res, k, live=False):
+    def rec(self, g, steps, res, k, live=False, tail=None):
         "Records `g` of one round appended to `res` (after the rounds from `k` before it); `live`: of the turn in progress"
+        # `tail`: the first round whose records are of the request's last assistant message, if any (`_live`)
         cd,r = self.cd,g[0]
         a,n = r['step'],r['steps']
         if a<k or a+n>len(steps): self.broken = True; return k  # the reply was edited: it has no such rounds now
@@ -1185,7 +1186,8 @@ class _Wire:
             # else the ids were mapped, or the record says what the dialog doesn't show
             model = [x for x in seg if cd.model(x)]
             same = cd.calls(ms)==cd.calls(seg) and _shown(cd, ms, ths)==_shown(cd, model)
-            if (mine := same and self.thought(ths, live)):
+            # the request's last assistant message: its thinking as it came, the shown one edited or not (refused without)
+            if (mine := same and (self.thought(ths, live) or tail is not None and a>=tail)):
                 out = ms[:-1] + cd.own(ms[-1], [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
@@ -1205,8 +1207,8 @@ class _Wire:
 
 # %% ../nbs/05_chat.ipynb #13f3e529
 @patch
-def reply(self:_Wire, m, steps, res, live=False):
-    "Rounds `steps` of prompt `m`'s reply appended to `res`; `live`: it is of the turn in progress"
+def reply(self:_Wire, m, steps, res, live=False, tail=None):
+    "Rounds `steps` of prompt `m`'s reply appended to `res`; `live`: it is of the turn in progress; `tail`: see `rec`"
     k,self.m,self.th = 0,m,None  # the thinking the reply shows, read when a record is first compared with it
     gs = []  # records of one round (calls made together, a message each: `chat2dlg`) go as one, after its first's index
     for j,r in enumerate(_wire_recs(m, self.cd.fmt) if self.mode or self.stamp else ()):
@@ -1214,7 +1216,7 @@ def reply(self:_Wire, m, steps, res, live=False):
             gs[-1][1].append(r)
         else: gs.append((j, [r]))
     for j,g in gs:
-        try: k = self.rec(g, steps, res, k, live)
+        try: k = self.rec(g, steps, res, k, live, tail)
         except (TypeError, KeyError, AttributeError, IndexError) as e:
             msg = (f"message {m.id!r}: its {self.cd.fmt} record {j} "
                    f"(meta['dialog']['wire']) holds a malformed message ({type(e).__name__}: {e})")
@@ -1287,14 +1289,20 @@ def _unjoined(parts, tb):
 
 # %% ../nbs/05_chat.ipynb #cbd1b23b
 def _live(ts):
-    "Where in neutral turns `ts` the turn in progress starts: the last replies, if the last ends in calls answered"
+    "`(start, tail)` of the turn in progress in neutral turns `ts`: the last replies, if the last ends in calls answered"
+    # `tail`: reply index -> its first round the request's last assistant message holds (its records after it too)
     k = len(ts)
     # a prompt, context or reasoning alone after the results: the API reads them in the results' user turn (or unsent)
     while k and (ts[k-1][0]=='user' or not ts[k-1][1]): k -= 1
     cs = _steps(ts[k-1][1])[-1][1] if k else None
-    if not cs or all(c.get('open') for c in cs): return len(ts)  # no tool results in the last user turn
+    if not cs or all(c.get('open') for c in cs): return len(ts),{}  # no tool results in the last user turn
+    tail,i,t = {},k-1,0
+    while not t and i>=0 and ts[i][0]=='assistant':  # back to the results before (Anthropic joins the replies)
+        ss = _steps(ts[i][1]) if ts[i][1] else []
+        tail[i] = t = len(ss) - (i==k-1 or bool(ss) and not ss[-1][1])  # its last round, unless its results end it
+        i -= 1
     while k and ts[k-1][0]=='assistant': k -= 1
-    return k
+    return k,tail
 
 def _sent_thoughts(sent, steps, spans, txt):
     "`(message, thinking)` for each assistant message `sent` of reply `txt`: the thinking of the rounds it holds"
@@ -1310,7 +1318,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thin
     cd = _codec(fmt)
     res,wts,ths,ids,w = cd.head(system),[],[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
-    live = (0 if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else len(ts)
+    live,tail = ((0, {}) if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else (len(ts), {})
     for j,(role,parts,m) in enumerate(ts):
         if role=='user':
             try: res += cd.user(parts, m); continue
@@ -1324,7 +1332,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thin
         # calls not answered yet end the list: no results
         if j==len(ts)-1 and parts and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
             steps[-1] = [x for x in steps[-1] if cd.model(x)]
-        n = len(res); w.reply(m, steps, res, j>=live)
+        n = len(res); w.reply(m, steps, res, j>=live, tail.get(j))
         sent = [x for x in res[n:] if x.get('role')=='assistant']
         if weights and (wt := _weight(m)) is not None:  # set after the digests are taken
             wts += [(x, (wt[k] if k<len(wt) else 1) if isinstance(wt, list) else wt) for k,x in enumerate(sent)]

@@ -307,7 +307,10 @@ def test_an_edited_thinking_text_stops_the_record(fmt):
                        {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'First  thought.', 'signature': 'S1'}, {'type': 'tool_use', 'id': 'call_1', 'name': 'f', 'input': {}}]},
                        {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_1', 'content': 'r'}]},
                        {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'Second thought.', 'signature': 'S2'}, {'type': 'tool_use', 'id': 'call_2', 'name': 'f', 'input': {}}]},
-                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_2', 'content': 'r'}]}],
+                       {'role': 'user', 'content': [{'type': 'tool_result', 'tool_use_id': 'call_2', 'content': 'r'}]},
+                       # the loop over: mid loop, the request's last message goes as signed whatever its thinking shows
+                       # (test_the_last_message_of_the_turn_in_progress_goes_with_its_signed_thinking_edited_or_not)
+                       {'role': 'assistant', 'content': 'Done.'}],
          'responses': [{'role': 'user', 'content': 'go'},
                        {'type': 'reasoning', 'id': 'rs_1', 'summary': [{'type': 'summary_text', 'text': 'First  thought.'}], 'encrypted_content': 'E1'},
                        {'type': 'function_call', 'call_id': 'call_1', 'name': 'f', 'arguments': '{}'}, {'type': 'function_call_output', 'call_id': 'call_1', 'output': 'r'},
@@ -864,7 +867,8 @@ def test_jsonl_shapes_of_a_reasoning_only_reply(shape, tmp_path):
 @pytest.mark.parametrize('edit,sent', [
     (lambda m: setattr(m, 'ai_res', m.ai_res[:think_spans(m.ai_res)[0][0]] + m.ai_res[think_spans(m.ai_res)[0][1]:]), ['S2']),  # stripped
     (lambda m: setattr(m, 'ai_res', think_block('A note of mine.') + '\n\n' + m.ai_res), ['S1', 'S2']),  # a note of the person's
-    (lambda m: setattr(m, 'ai_res', m.ai_res.replace('Thought 2.', 'Thought two.')), ['S1']),  # the live round's own, edited
+    # the live round's own, edited: the request's last assistant message, which goes as signed (refused without)
+    (lambda m: setattr(m, 'ai_res', m.ai_res.replace('Thought 2.', 'Thought two.')), ['S1', 'S2']),
 ])
 def test_an_earlier_rounds_think_block_deleted_or_added_keeps_the_turn_in_progress(edit, sent):
     "A think block deleted from (or added before) an earlier round of the turn in progress shifts no later round's thinking: each unedited round still goes as it came"
@@ -876,6 +880,36 @@ def test_an_earlier_rounds_think_block_deleted_or_added_keeps_the_turn_in_progre
     assert re.findall(r'"(S1|S2)"', json.dumps(out)) == sent
     if 'S2' in sent: assert out[-2] == h[3]
     check_history(out, 'anthropic')
+
+def _unthink(m, t):
+    "Reply `m` without the think block showing thinking `t`"
+    a,b = next(sp[:2] for sp in think_spans(m.ai_res) if t in m.ai_res[sp[0]:sp[1]])
+    m.ai_res = m.ai_res[:a] + m.ai_res[b:]
+
+@pytest.mark.parametrize('split', [False, True])
+@pytest.mark.parametrize('edit', [lambda m: setattr(m, 'ai_res', m.ai_res.replace('Thought 2.', 'Thought two.')),
+                                  lambda m: _unthink(m, 'Thought 2.')], ids=['edited', 'deleted'])
+def test_the_last_message_of_the_turn_in_progress_goes_with_its_signed_thinking_edited_or_not(edit, split):
+    "The thinking a dialog shows for the request's last assistant message (the turn in progress's last round, streamed a block a message or not) edited or deleted: that message still goes with its `thinking` and `redacted_thinking` blocks as they came, since Anthropic refuses it without them (the edit isn't sent); an earlier round's edited thinking doesn't go, and once the loop is over neither does the edited one"
+    red = {'type': 'redacted_thinking', 'data': 'R2'}
+    last = [[_th(2), red], [_use(2)]] if split else [[_th(2), red, _use(2)]]
+    h = ([{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
+         + [{'role': 'assistant', 'content': c} for c in last] + [_res(2)])
+    for saved in (False, True):
+        d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You read code.')
+        if saved: d = _reread(d)
+        m = next(m for m in d.messages if 'Thought 2.' in m.ai_res)
+        edit(m)
+        assert 'Thought 2.' not in m.ai_res
+        d.messages[0].ai_res = d.messages[0].ai_res.replace('Thought 1.', 'Thought one.')  # an earlier round's: not sent
+        out = dlg2chat(d, 'anthropic')
+        assert out[-2] == {'role': 'assistant', 'content': [_th(2), red, _use(2)]}, (saved, out[-2])
+        assert 'S1' not in json.dumps(out)
+        check_history(out, 'anthropic')
+        _done(d)
+        out = dlg2chat(d, 'anthropic')
+        assert not any(s in json.dumps(out) for s in ('S1', 'S2', 'R2')), saved
+        check_history(out, 'anthropic')
 
 @given(split_replies(), st.data())
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
