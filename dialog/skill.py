@@ -1058,7 +1058,9 @@ def _line_span(n:int, # How many lines the text has
     # (fastcore's `_norm_lines` named a negative end as it counted it, `end_line=-9` of 3 lines as -5, and a range of
     # positive numbers only)
     s,e = 1 if start is None else start,n if end is None else end
-    if not n: raise ValueError(f'Invalid start line {s}: the text has no lines')
+    if not n: # no line to name: the numbers as sent, only those
+        sent = ' and '.join(f'{w} line {v}' for w,v in (('start', start), ('end', end)) if v is not None) or 'line 1'
+        raise ValueError(f'Invalid {sent}: the text has no lines')
     if not 1<=s<=n: raise ValueError(f'Invalid start line {s}. Valid range: 1 to {n}')
     at = n+e+1 if e<0 else e
     if not s<=at<=n:
@@ -1271,7 +1273,7 @@ def _eols(txt):
     "The line ending (`\\n` or `\\r\\n`) of each of `txt`'s lines as exhash counts them, '' for a last line without one"
     return re.findall(r'\r?\n', txt) + ([''] if txt and not txt.endswith('\n') else [])
 
-def _join(res, old, lines=None, mk=None): # (`mk`: `_crlf_subs`' mark of a line an `s` ended CR LF)
+def _join(res, old, lines=None):
     "exhash's result lines (or `lines`, the same made otherwise) joined with the endings they had in `old`"
     # A kept line keeps its ending; the lines that replaced others end as `replace_lines`' do, the last with the last
     # replaced one's ending; every line added ends as `line_end` says, as every editor's; the text ends with one only
@@ -1290,9 +1292,6 @@ def _join(res, old, lines=None, mk=None): # (`mk`: `_crlf_subs`' mark of a line 
         got.append(e or dflt) # a last line without one, now followed by others, gets one
     # (an empty last line keeps one: without it, it is no line)
     if n and not old.endswith('\n') and lines[-1]: got[-1] = ''
-    if mk: # a line an `s` replacement's CR LF ended ends so, written as sent (`_crlf_subs`)
-        got = ['\r\n' if l.endswith(mk) else e for l,e in zip(lines, got)]
-        lines = [l.removesuffix(mk).replace(mk, '\r') for l in lines]
     # (a line end after a line that ends in a lone CR keeps that CR the line's own: `join_lines`; lines holding no CR
     # are joined as they are, faster)
     if '\r' in ''.join(lines): return ''.join(join_lines((l, ''), e) for l,e in zip(lines, got))
@@ -1320,23 +1319,18 @@ def _keepcr(cs, ex): # exhash command tuples (`_cmds`'); the engine
 # %% ../nbs/13_skill.ipynb #f32b3c01
 _crlf = re.compile('\r\n')
 
-def _crlf_subs(cs, txt): # exhash command tuples (`_cmds`'); the text they edit
-    "`(cs, mk)`: `cs` with each CR LF in an `s` replacement sent as `mk` and a LF, `mk` a character in neither (None: none)"
+def _crlf_subs(cs): # exhash command tuples (`_cmds`')
+    "`cs` with each CR LF in an `s` replacement sent as a LF: a line break, the new line ending as the text's lines end"
     # the engine splits an `s`'s result at its LFs only, so `P\r\nQ` left the CR ending the line before (`P\r`, written
-    # `P\r\r\n`): the CR LF ends that line, as in an `a`, `i` or `c` text (only a LF or CR LF ends a line), as sent
-    if not _has(cs, _crlf): return cs,None
-    used = set(txt).union(*(t for t in _texts(cs)))
-    mk = next(c for c in map(chr, range(0xF0800, 0x10FFFE)) if c not in used)  # (past `_nosurr`'s characters)
+    # `P\r\r\n`). A CR LF there ends a line, as in an `a`, `i` or `c` text, which the engine splits at it: the lines it
+    # makes end as that text's do (`_join`), no mark left for a later command of the call to see
+    if not _has(cs, _crlf): return cs
     def fix(c): # a command without its address
         op,*ps = c
-        if op=='s' and len(ps)>1 and isinstance(ps[1], str): return (op, ps[0], ps[1].replace('\r\n', mk+'\n'), *ps[2:])
+        if op=='s' and len(ps)>1 and isinstance(ps[1], str): return (op, ps[0], ps[1].replace('\r\n', '\n'), *ps[2:])
         if op in ('g','g!','v') and len(ps)==2 and isinstance(ps[1], tuple) and ps[1]: return (op, ps[0], fix(ps[1]))
         return c
-    res = tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
-    return (res,mk) if res!=cs else (cs,None)
-
-def _texts(o): # A text, or tuples of texts
-    return [o] if isinstance(o, str) else [t for x in o for t in _texts(x)] if isinstance(o, tuple) else []
+    return tuple((c[0], *fix(c[1:])) if len(c)>1 else c for c in cs)
 
 # %% ../nbs/13_skill.ipynb #ea3a88ea
 @patch
@@ -1353,20 +1347,19 @@ def exhash(self:Message,
             raise ValueError(f'{_tools("sw")}, the shift width of `>` and `<`, must be 1 to {_max_sw}, not {short_repr(sw, 40)}')
         # lone surrogates as the characters that stand for them in line hashes
         (txt,cs),hid = _nosurr((old, tuple(_cmds(cmds))))
-        cs,mk = _crlf_subs(cs, txt)  # an `s` replacement's CR LF ends a line
+        cs = _crlf_subs(cs)  # an `s` replacement's CR LF ends a line
         res = ex(txt, list(_keepcr(cs, ex)), sw=sw)  # a new line's text as sent, a lone CR ending it too
     except _edit_errs as e: return _failed(e)
     back = _resurr if hid else noop
-    new = _join(res, old, [back(l) for l in res.lines], mk)
+    new = _join(res, old, [back(l) for l in res.lines])
     _set_txt(self, new, out)
-    # (a line marked `mk` is shown by the engine with the mark: the change as every other edit shows it)
-    diff = ((back(res.format_diff()) if not mk else '') or _diff(old, new)) if new!=old else ''
+    diff = (back(res.format_diff()) or _diff(old, new)) if new!=old else ''
     # rows the engine shows alike but for their hashes (`_hidden`: a no-break space for a space, a character
     # printing as nothing; a row's hash is the view's, so a row alone is as `lnhashview` shows it): the change as
     # every other edit shows it, spelled out
     rows = [re.sub(r'^([-+])\d+\|[^|\n]*\|', r'\1', r) for r in diff.split('\n') if r[:1] in ('-', '+') and r[:3] not in ('---', '+++')]
     if rows and _hidden(rows, empty=False): diff = _diff(old, new)
-    shown = back(res.format_printed()).replace(mk or '\r', '\r') if res.printed else ''
+    shown = back(res.format_printed()) if res.printed else ''
     return EditReport(diff + (f'# printed\n{shown}' if shown else '') or 'none: No changes.', new!=old)
 
 # %% ../nbs/13_skill.ipynb #d3109d17

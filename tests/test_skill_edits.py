@@ -1119,20 +1119,38 @@ def test_a_line_number_of_an_empty_message_is_refused_by_every_line_editor(tmp_p
     "r33a: msg_replace_lines on an empty message took any line numbers (0, 5 to 9, 7 to 3) and wrote, where msg_del_lines refused them: an empty text has no lines, one rule (`_line_span`); without line numbers replace_lines still writes its content"
     p = tmp_path/'d.ipynb'
     d = Dialog('d'); d.mk_message('', id='m0'); d.save(p)
-    r = str(getattr(sk, tool)('m0', start_line=start, end_line=-1 if end is None and tool=='msg_del_lines' else end, dlg=str(p), **kw))
-    assert r.startswith(f'error: Invalid start line {start}: the text has no lines'), r
+    end = -1 if end is None and tool=='msg_del_lines' else end
+    r = str(getattr(sk, tool)('m0', start_line=start, end_line=end, dlg=str(p), **kw))
+    sent = f'start line {start}' + ('' if end is None else f' and end line {end}')  # the numbers as sent (r34a)
+    assert r.startswith(f'error: Invalid {sent}: the text has no lines'), r
     assert read_ipynb(p).messages[0].content==''
     assert not str(sk.msg_replace_lines('m0', new_content='N', dlg=str(p))).startswith('error')
     assert read_ipynb(p).messages[0].content=='N'
 
+@pytest.mark.parametrize('end', [3, -1])
+def test_an_empty_messages_error_names_only_the_numbers_sent(tmp_path, end):
+    "r34a: replace_lines('', end_line=3) was refused as 'Invalid start line 1', a number never sent"
+    p = tmp_path/'d.ipynb'
+    d = Dialog('d'); d.mk_message('', id='m0'); d.save(p)
+    r = str(sk.msg_replace_lines('m0', new_content='N', end_line=end, dlg=str(p)))
+    assert r.startswith(f'error: Invalid end line {end}: the text has no lines') and 'start' not in r, r
+    assert read_ipynb(p).messages[0].content==''
+
 @given(st.sampled_from(['a\r\nb\r\n', 'a\nb', 'x\r\na\r\n', 'a']), st.lists(st.sampled_from(['P', 'Q', '\r\n', ' ']), min_size=1, max_size=6))
 @settings(max_examples=100, deadline=None)
-def test_exhash_s_replacement_crlf_ends_a_line_as_str_replace_writes_it(txt, parts):
-    "r32b: `s/a/P\\r\\nQ/` wrote 'P\\r\\r\\nQ' (the engine splits an `s` at its LFs only): its CR LF ends a line, as msg_str_replace writes it, no CR left in a line"
+def test_exhash_s_replacement_crlf_ends_a_line_as_a_c_text_does(txt, parts):
+    "r32b: `s/a/P\\r\\nQ/` wrote 'P\\r\\r\\nQ' (the engine splits an `s` at its LFs only): its CR LF ends a line, the lines ending as a `c` text's do, no CR left in a line"
     new = ''.join(parts)
     assume('\r\n' in new and not new.endswith(('\r', '\n')))  # (a line end ending the replacement: exhash's rule for a last empty line, another matter)
     k = text_lines(txt).index('a')+1
     m = Message(txt); r = m.exhash([(lnhash(k, 'a'), 's', 'a', new)])
-    s = Message(txt); s.str_replace('a', new)
-    assert not r.error and m.content==s.content, (m.content, s.content)
+    c = Message(txt); c.exhash([(lnhash(k, 'a'), 'c', new)])  # the line 'a' is all `s` replaces
+    assert not r.error and m.content==c.content, (m.content, c.content)
     assert not any(l.endswith('\r') for l in text_lines(m.content))
+
+@pytest.mark.parametrize('txt', ['a\r\nb\r\n', 'a\nb\n'])
+def test_exhash_s_crlf_leaves_no_mark_for_a_later_command(txt):
+    "r33a: a later command of the same call saw the mark an earlier form sent for an `s` replacement's CR LF (`%s/$/;/` wrote 'P\\r;')"
+    e = '\r\n' if txt.startswith('a\r') else '\n'
+    m = Message(txt); r = m.exhash([(lnhash(1, 'a'), 's', 'a', 'P\r\nQ'), ('%', 's', '$', ';')])
+    assert not r.error and m.content == f'P;{e}Q;{e}b;{e}' and '\r;' not in r
