@@ -801,11 +801,16 @@ def _ours(p):
     try: return b'nbdialog.schema' in (_pa().parquet.read_schema(p).metadata or {})
     except (OSError, ValueError, ImportError): return False
 
+_first_max = 64<<20 # The longest first line `_our_lines` reads to tell an export's file (64 MB: a dialog of many images)
+
 def _our_lines(p):
     "Whether file `p`, no Parquet, is a JSON Lines export's: its first line one `dlgs2jsonl` writes (`chat.jsonl_line_ours`)"
     # (a `{"text": ...}` dataset, an OpenAI batch file, notes.txt: none); a line that isn't UTF-8 is no line of ours
+    # At most `_first_max` bytes of it are read: a longer first line (a file without line breaks) is none we can tell ours
     try:
-        with open(p, 'rb') as f: return chat.jsonl_line_ours(f.readline().removesuffix(b'\n').decode('utf-8'))
+        with open(p, 'rb') as f: line = f.readline(_first_max+1)
+        if len(line)>_first_max: return False
+        return chat.jsonl_line_ours(line.removesuffix(b'\n').decode('utf-8'))
     except (OSError, UnicodeDecodeError): return False
 
 # %% ../nbs/15_dataset.ipynb #51c3ef80

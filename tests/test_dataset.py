@@ -1063,3 +1063,14 @@ def test_an_interrupted_folder_swap_puts_the_old_export_back(tmp_path, monkeypat
     monkeypatch.setattr(os, 'rename', real)
     assert {str(p): p.read_bytes() for p in Path('p').rglob('*') if p.is_file()} == before
     assert sorted(os.listdir()) == ['p', 'src']
+
+def test_force_reads_a_bounded_first_line(tmp_path, monkeypatch):
+    "r34a: force read a file's whole first line to tell whether an export wrote it: a 3 GB file without line breaks took 3 GB and a MemoryError. At most `_first_max` bytes are read; a longer first line is none we can tell ours: refused, the file kept"
+    import dialog.dataset as dd
+    monkeypatch.chdir(tmp_path)
+    d = Dialog('a'); d.mk_message('hi', msg_type='prompt', output='hello'); d.save('src/a.ipynb')
+    ours = paths2jsonl('src', 'ours.jsonl', workers=0).read_text()
+    paths2jsonl('src', 'ours.jsonl', workers=0, force=True)  # a previous export whose first line fits: replaced
+    monkeypatch.setattr(dd, '_first_max', len(ours)//2)  # the same export, its first line now past what is read
+    with pytest.raises(FileExistsError, match=r'^ours.jsonl is a file no export writes'): paths2jsonl('src', 'ours.jsonl', workers=0, force=True)
+    assert Path('ours.jsonl').read_text() == ours
