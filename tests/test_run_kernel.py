@@ -110,11 +110,10 @@ def test_an_interrupt_stops_what_runs_then_not_later_messages():
     "`Kernel.interrupt` stops the message running; the next ones, in the same kept kernel, run to their end"
     with Kernel() as k:
         m1 = Message('import time\ntime.sleep(30)')
-        t = threading.Thread(target=lambda: m1.execute(k), daemon=True); t.start()
+        t = threading.Thread(target=lambda: m1.execute(k)); t.start()
         while k.cur is None and t.is_alive(): time.sleep(0.05)
         k.interrupt(); t.join(60)
-        if t.is_alive(): k.interrupt(); t.join(60)  # (failing, never leave the kernel shut under a running message)
-        assert not t.is_alive() and [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
+        assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
         m2 = Message('time.sleep(1); print("done")')
         for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
 
@@ -136,11 +135,10 @@ def test_an_interrupt_lost_while_the_kernel_takes_the_request_is_sent_again(tmp_
     with Kernel(tmp_path) as k:
         k.run(Message('x = 1'))
         m1 = Message('import time\ntime.sleep(30)')
-        t = threading.Thread(target=lambda: m1.execute(k), daemon=True); t.start()
+        t = threading.Thread(target=lambda: m1.execute(k)); t.start()
         while k.cur is None and t.is_alive(): time.sleep(0.02)
         time.sleep(0.2); k.interrupt()  # while the kernel holds the request, 0.6 s, before the code's handler is set
         t.join(20)
-        if t.is_alive(): k.interrupt(); t.join(60)  # (failing, never leave the kernel shut under a running message)
         assert not t.is_alive() and [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
 
 def test_a_lost_timeout_interrupt_is_sent_again(tmp_path, monkeypatch):
