@@ -119,9 +119,10 @@ class Kernel:
                 self.updated.update(i for i,o in self._display_id_map.get(display_id, {}).items() if o)
                 return super()._update_display_id(display_id, msg)
             def process_message(self, msg, cell, cell_index):
+                busy = msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy'
+                if busy: k._started(msg, cell)
                 # when the code began, its SIGINT handler set (after the busy status): did a timeout's reach it? (`settled`)
-                # did an interrupt sent before reach it? (`_started`)
-                if msg.get('msg_type')=='execute_input' and cell is k.cur: k.began = _sent(msg); k._started(msg, cell)
+                if msg.get('msg_type')=='execute_input' and cell is k.cur: k.began = _sent(msg)
                 return super().process_message(msg, cell, cell_index)
         # streams are merged by `jupyter_streams`, in linear time:
         # nbclient's `coalesce_streams` is quadratic in a long line, and merges across displays
@@ -182,9 +183,8 @@ def settled(self:Kernel,
 # %% ../nbs/12_run.ipynb #5978e89a
 @patch
 def _started(self:Kernel, msg, cell):
-    "The kernel began `cell` (its `execute_input` `msg` came): interrupt it again if an earlier interrupt was lost"
-    # an interrupt sent before that, while it was idle or handling the request (its busy status comes first, before the
-    # code's SIGINT handler is set), was lost;
+    "The kernel began `cell` (its busy status `msg` came): interrupt it again if an earlier interrupt was lost"
+    # an interrupt sent before that, while it was idle, was lost;
     # if the cell still runs half a second on, interrupt it again, as a person would press stop again
     d = msg.get('header', {}).get('date')
     if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
