@@ -519,14 +519,16 @@ def _bundle_of(d):
 
 # %% ../nbs/00_nbjson.ipynb #66422601
 def _held(d, twins):
-    "Dict `d` as a file holds it, the keys in `twins` by their writer's twin; None if a value needs `cell_json`"
+    "Checked dict `d` as a file holds it, the keys in `twins` by their writer's twin; None if a value needs `cell_json`"
+    # `d` is a cell or an output that passed `chk_cell`, which typed each of its other keys but `metadata` (any JSON):
+    # only there can a value be one orjson spells otherwise (a float). Nothing else is walked: a string, a count or a
+    # traceback that is a subclass is refused by orjson itself, and the writer takes the file
     res = d.copy()  # then the keys in `twins` replaced: cheaper than building it key by key
-    for k,v in d.items():
-        if (f := twins.get(k)) is not None:
-            if (v := f(v)) is None: return None
+    for k,f in twins.items():
+        if k in d:
+            if (v := f(d[k])) is None: return None
             res[k] = v
-        elif type(v) not in _scalars and not _spelled_alike(v): return None
-    return res
+    return res if not (m := d.get('metadata')) or _spelled_alike(m) else None
 
 def _outs_of(xs):
     "A cell's outputs as a file holds them; None if one needs `cell_json`"

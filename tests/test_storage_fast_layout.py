@@ -159,3 +159,22 @@ def test_a_value_holding_itself_goes_to_the_writer_without_hanging():
     d = Dialog('d', [Message('x', meta=meta, msg_type='note', id='n')])
     fast,slow = both(d)
     assert fast == slow and fast[0] is ValueError
+
+S = type('S', (str,), {})
+L = type('L', (list,), {})
+typed_hazards = {  # values `chk_cell` takes in keys it types, which the extra's walk (metadata alone) never sees
+    'a str subclass as a stream name': dict(output_type='stream', name=S('stdout'), text='1\n'),
+    'a str subclass in a traceback': dict(output_type='error', ename='E', evalue='v', traceback=[S('line')]),
+    'a list subclass as a traceback': dict(output_type='error', ename='E', evalue='v', traceback=L(['line'])),
+    'a str subclass as an error name': dict(output_type='error', ename=S('E'), evalue=S('v'), traceback=[]),
+    'a tiny float in an output\'s metadata': dict(output_type='display_data', metadata={'w': 1e-9}, data={'text/plain': 'x'}),
+    'a tiny float in JSON data': dict(output_type='display_data', metadata={}, data={'application/json': {'v': [2e-7]}}),
+}
+
+@pytest.mark.parametrize('name', list(typed_hazards))
+def test_what_the_checks_type_but_orjson_spells_otherwise_goes_to_the_writer(name):
+    "An output whose typed keys hold subclasses, or whose metadata or JSON data holds a float orjson spells otherwise, leaves the file to the writer: the writer's text"
+    d = Dialog('d', [Message('x', output=[typed_hazards[name]], id='c', execution_count=1)])
+    fast,slow = both(d)
+    assert fast == slow and isinstance(slow, str)
+    assert fast_text(d) is None
