@@ -109,9 +109,11 @@ class Kernel:
         # `hit`: when an interrupt was last sent (UTC), to send it again if the kernel had not yet begun the message
         # `cur`: the cell running; `began`: when the kernel began it; `due`: when its timeout's interrupt is due
         self.hit,self.cur,self.began,self.due = None,None,None,None
+        self.home = None # The thread that entered the `with` block: its client speaks to the kernel from there alone
     def __enter__(self):
         nbc = _nbclient()
         chk_kernel(self.kernel_name)
+        self.home = threading.get_ident()
         from nbformat import v4
         k = self
         class _Client(nbc.NotebookClient):
@@ -119,10 +121,9 @@ class Kernel:
                 self.updated.update(i for i,o in self._display_id_map.get(display_id, {}).items() if o)
                 return super()._update_display_id(display_id, msg)
             def process_message(self, msg, cell, cell_index):
-                busy = msg.get('msg_type')=='status' and msg.get('content', {}).get('execution_state')=='busy'
-                if busy: k._started(msg, cell)
                 # when the code began, its SIGINT handler set (after the busy status): did a timeout's reach it? (`settled`)
-                if msg.get('msg_type')=='execute_input' and cell is k.cur: k.began = _sent(msg)
+                # did an interrupt sent before reach it? (`_started`)
+                if msg.get('msg_type')=='execute_input' and cell is k.cur: k.began = _sent(msg); k._started(msg, cell)
                 return super().process_message(msg, cell, cell_index)
         # streams are merged by `jupyter_streams`, in linear time:
         # nbclient's `coalesce_streams` is quadratic in a long line, and merges across displays
@@ -183,8 +184,9 @@ def settled(self:Kernel,
 # %% ../nbs/12_run.ipynb #5978e89a
 @patch
 def _started(self:Kernel, msg, cell):
-    "The kernel began `cell` (its busy status `msg` came): interrupt it again if an earlier interrupt was lost"
-    # an interrupt sent before that, while it was idle, was lost;
+    "The kernel began `cell` (its `execute_input` `msg` came): interrupt it again if an earlier interrupt was lost"
+    # an interrupt sent before that, while it was idle or handling the request (its busy status comes first, before the
+    # code's SIGINT handler is set), was lost;
     # if the cell still runs half a second on, interrupt it again, as a person would press stop again
     d = msg.get('header', {}).get('date')
     if self.hit is not None and isinstance(d, datetime.datetime) and d.tzinfo is not None and d>self.hit:
@@ -219,7 +221,12 @@ def _exit_code(self:Kernel):
 
 @patch
 def chk_alive(self:Kernel):
-    "Refuse, with a `KernelError`, to send code to this kernel unless it runs: not before `with`, after it, or once it died"
+    "Refuse, with a `KernelError`, to send code to this kernel unless it runs (not before `with`, after it, or once it died), or from another thread than the one that entered `with`"
+    # the client's sockets belong to the event loop of the thread that started it: once used from another thread's loop,
+    # a later client in the first thread could wait for ever for its reply (a new Kernel's first message hung)
+    if self.client is not None and self.home!=threading.get_ident():
+        raise KernelError(f'the Jupyter kernel {self.kernel_name!r} was started in another thread: run its messages in '
+                          'the thread that entered its with block (Kernel.interrupt alone may be called from any thread)')
     # a kernel that died (in an earlier message, or killed meanwhile) is said to be dead before anything is sent:
     # the message after the one that killed it is not blamed for it
     if self.client is None:

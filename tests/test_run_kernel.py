@@ -105,14 +105,21 @@ def test_a_dead_kept_kernel_is_refused_not_blamed_on_the_next_message(tmp_path):
         assert m.output in ('', [], None)
     with pytest.raises(KernelError, match='is not running'): k.run(m)
 
+def _interrupt_when_sent(k, after=0):
+    "A thread that calls `k.interrupt()` `after` seconds once a message is sent to `k`, as a person pressing stop does"
+    def go():
+        while k.cur is None: time.sleep(0.01)
+        time.sleep(after); k.interrupt()
+    t = threading.Thread(target=go, daemon=True); t.start()
+    return t
+
 @pytest.mark.slow
 def test_an_interrupt_stops_what_runs_then_not_later_messages():
     "`Kernel.interrupt` stops the message running; the next ones, in the same kept kernel, run to their end"
     with Kernel() as k:
         m1 = Message('import time\ntime.sleep(30)')
-        t = threading.Thread(target=lambda: m1.execute(k)); t.start()
-        while k.cur is None and t.is_alive(): time.sleep(0.05)
-        k.interrupt(); t.join(60)
+        stop = _interrupt_when_sent(k)
+        m1.execute(k); stop.join()
         assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
         m2 = Message('time.sleep(1); print("done")')
         for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
@@ -128,6 +135,16 @@ def _slow_start(tmp_path, monkeypatch):
         "    return _orig(stream, msg, idents)\n"
         "k.should_handle = _slow\n")
     monkeypatch.setenv('IPYTHONDIR', str(tmp_path/'ipy'))
+
+def test_an_interrupt_lost_while_the_kernel_takes_the_request_is_sent_again(tmp_path, monkeypatch):
+    "`Kernel.interrupt` sent after the kernel said busy but before the code began (a loaded machine; here a kernel slow to take each request) is lost: sent again once the code began, as a person presses stop again"
+    _slow_start(tmp_path, monkeypatch)
+    with Kernel(tmp_path) as k:
+        k.run(Message('x = 1'))
+        m1 = Message('import time\ntime.sleep(30)')
+        stop = _interrupt_when_sent(k, 0.2)  # while the kernel holds the request, 0.6 s, before the code's handler is set
+        m1.execute(k); stop.join()
+        assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
 
 def test_a_lost_timeout_interrupt_is_sent_again(tmp_path, monkeypatch):
     "A timeout whose interrupt is lost (it reached the kernel before it began the message, idle) is sent again: a timeout, not 'stuck'"
@@ -256,3 +273,22 @@ def test_a_timeout_interrupt_lost_after_the_busy_status_is_sent_again(tmp_path, 
         m = Message('import time\ntime.sleep(30)')
         why,_ = k.run(m, timeout=0.2)
     assert why=='timeout'
+
+def test_a_kernel_is_used_from_the_thread_that_entered_it():
+    "Messages sent to a kept kernel from another thread are refused, saying so: its client's loop is its own thread's; it and later kernels run on"
+    err = []
+    with Kernel() as k:
+        k.run(Message('x = 1'))
+        def other():
+            try: Message('x = 2').execute(k)
+            except KernelError as e: err.append(str(e))
+        t = threading.Thread(target=other); t.start(); t.join(60)
+        assert len(err)==1 and 'another thread' in err[0]
+        assert Message('print(x)').execute(k).endswith(': ok')
+    # a kernel started and used in one thread, after that one: it answers (a client used from two loops once hung the next)
+    res = []
+    def fresh():
+        with Kernel() as k2: res.append(Message('print(3)').execute(k2))
+    t = threading.Thread(target=fresh, daemon=True); t.start(); t.join(60)
+    assert not t.is_alive() and res[0].endswith(': ok')
+    with Kernel() as k3: assert Message('print(4)').execute(k3).endswith(': ok')
