@@ -1633,8 +1633,9 @@ def _target(A, path, fork, sid, src, same=False):
     if _is_src(p, src):
         msg = f'{p} is the session this dialog was read from: it is never written over; write elsewhere, or fork'
         raise ValueError(msg)
-    # the session itself (`same`: its id kept) into the source's own folder would be a second file of one session beside
-    # it, as the source's own name is the source (a Codex file is named for the time it is written, so never meets it)
+    # the session itself (`same`: its id kept) into the source's own folder, named by us, would be a second file of one
+    # session beside it, which its agent would list twice (a Codex file is named for the time it is written, so never
+    # meets the source's name); a file the caller names there is the caller's choice (a copy to compare, say)
     if same and fork and src and os.path.isfile(src) and os.path.samefile(p.parent, Path(src).parent):
         msg = (f'{p.parent} is the folder of {src}, the session this dialog was read from: session {sid} is never written '
                'there beside it (its agent would list it twice); write elsewhere, or fork')
@@ -1775,10 +1776,11 @@ def _renamed(path, size):
     "The last name a person gave Claude Code session `path` (of `size` bytes) with `/rename`, found in its last `sess_probe` bytes; or None"
     # `/rename` appends a `custom-title` record, so the newest is near the end: the file's tail is read (never a big file
     # whole), and only its whole lines that may hold one are parsed
-    with _open_reg(path) as f:
-        f.seek(max(0, size-sess_probe)); data = f.read(sess_probe)
+    start = max(0, size-sess_probe)
+    with _open_reg(path) as f:  # from the byte before the tail: is its first line whole (after a newline) or cut?
+        f.seek(max(0, start-1)); data = f.read(sess_probe+(start>0))
     if b'"custom-title"' not in data: return None
-    lines = data.split(b'\n')[0 if size<=sess_probe else 1:]  # a line cut at the start of the tail is no record
+    lines = data.split(b'\n')[1 if start else 0:]  # a line cut at the start of the tail is no record; a whole one is
     for l in reversed(lines):
         if b'"custom-title"' not in l: continue
         try: r = json.loads(l)

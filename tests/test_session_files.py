@@ -336,3 +336,35 @@ def test_dlg2sess_refuses_an_edited_session_into_its_source_folder(tmp_path, age
     # elsewhere it is written; and a fork, a new id, still goes beside its source
     assert dlg2sess(dlg, tmp_path).parent==tmp_path
     assert dlg2sess(dlg, day, fork=True).parent==day and len(os.listdir(day))==2
+
+
+def test_sess_info_takes_a_name_whose_record_begins_the_tail(tmp_path):
+    "A `/rename` record that begins exactly where the file's last `sess_probe` bytes begin is whole, not a cut line: the session is listed under it"
+    sid = '11111111-2222-4333-8444-555555555555'
+    def user(k, t): return dict(parentUuid=None, isSidechain=False, uuid=f'00000000-0000-4000-8000-{k:012d}', type='user',
+                                timestamp='2026-01-01T00:00:00.000Z', userType='external', cwd='/w', sessionId=sid, version='2.1.0',
+                                message=dict(role='user', content=t))
+    def title(t): return dict(type='custom-title', customTitle=t, sessionId=sid)
+    recs = [user(1, 'Prompt 1'), title('First')] + [user(i, f'Prompt {i} ' + 'x'*3000) for i in range(2, 500)] + [title('Last')]
+    last = json.dumps(title('Last')) + '\n'
+    recs.append(user(999, 'y'*(S.sess_probe - len(last) - len(json.dumps(user(999, ''))) - 1)))
+    txt = ''.join(json.dumps(r) + '\n' for r in recs)
+    p = tmp_path/'projects'/'-w'/f'{sid}.jsonl'; p.parent.mkdir(parents=True); p.write_text(txt)
+    assert txt[len(txt)-S.sess_probe:].startswith(last)  # the tail begins with the last name's whole record
+    assert sess_info(p).title=='Last' and [s.title for s in find_sessions(root=tmp_path)]==['Last']
+    # a byte more in its last record: the name's record is cut at the tail's start, and the head's name is listed
+    p.write_text(txt[:-2] + 'y' + txt[-2:])
+    assert sess_info(p).title=='First'
+
+
+@pytest.mark.parametrize('agent', ['claude', 'codex'])
+def test_dlg2sess_writes_a_file_the_caller_names_beside_the_source(tmp_path, agent):
+    "The source's folder given is refused; a file named there explicitly is the caller's choice, written as documented (never over the source, nor over another file without `force`)"
+    day = tmp_path/'sessions'/'2026'/'01'/'01'; day.mkdir(parents=True)
+    src = _rounds_session(day/'s.jsonl', agent)
+    sid = sess2dlg(src).meta['dialog']['session']['id']
+    src = src.rename(day/S.agents[agent].fname(sid, datetime(2026, 1, 1)))
+    dlg = sess2dlg(src); dlg[0].content = 'Prompt 1, again'
+    with pytest.raises(ValueError, match='never written'): dlg2sess(dlg, day)
+    assert dlg2sess(dlg, day/'copy.jsonl')==day/'copy.jsonl' and sorted(os.listdir(day))==sorted([src.name, 'copy.jsonl'])
+    with pytest.raises(FileExistsError): dlg2sess(dlg, day/'copy.jsonl')
