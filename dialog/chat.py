@@ -333,7 +333,7 @@ def _parse(txt, thinks=None, segs=None):
         if t.strip(): res.append(dict(type='text', text=_unsaid(t), par=mid))
         if p is not None:
             res.append(p | dict(par=bool(res) and (_call(res[-1]) and gap=='\n' or mid and bool(t.strip())), raw=raw))
-        if thinks is not None and res and (th := _thoughts(gap)): thinks.setdefault(min(n, len(res)-1), []).append(th)
+        if thinks is not None and res and (th := _bodies(gap)): thinks.setdefault(min(n, len(res)-1), []).extend(th)
     return res
 
 def parse_reply(txt:str): # A reply's markdown, e.g. `Message.ai_res`
@@ -1130,6 +1130,17 @@ def _thoughts(s): return '\n\n'.join(_bodies(s)) or None
 # sent
 def _thought_list(s): return [' '.join(t.split()) for t in _bodies(s)]
 
+def _thought_rounds(s):
+    "The round (`_step_idx`) of each of `_thought_list(s)`, in order; None where the reply's parts don't place them all"
+    # a response's thinking comes before its calls: it is of the round of the next call (a text between may be counted
+    # with the round before), or of the last part when no call follows
+    thinks = {}
+    ps = _parse(s, thinks); ks = _step_idx(ps)
+    calls = [j for j,p in enumerate(ps) if _call(p)]
+    def rnd(i): return ks[next((j for j in calls if j>=i), i)]
+    res = [(rnd(i), ' '.join(t.split())) for i in sorted(thinks) for t in thinks[i]]
+    return [k for k,_ in res] if [t for _,t in res]==_thought_list(s) else None
+
 def _shown(cd, msgs, thoughts=None):
     "What a person sees of the model's messages `msgs` of format `cd`, read as `chat2dlg` reads them"
     txt,calls = [],[]
@@ -1187,7 +1198,7 @@ class _Wire:
             model = [x for x in seg if cd.model(x)]
             same = cd.calls(ms)==cd.calls(seg) and _shown(cd, ms, ths)==_shown(cd, model)
             # the request's last assistant message: its thinking as it came, the shown one edited or not (refused without)
-            if (mine := same and (self.thought(ths, live) or tail is not None and a>=tail)):
+            if (mine := same and (self.thought(ths, live, range(a, a+n) if n else None) or tail is not None and a>=tail)):
                 out = ms[:-1] + cd.own(ms[-1], [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
@@ -1225,12 +1236,15 @@ def reply(self:_Wire, m, steps, res, live=False, tail=None):
 
 # %% ../nbs/05_chat.ipynb #a24778d0
 @patch
-def thought(self:_Wire, ths, live=False):
+def thought(self:_Wire, ths, live=False,
+            rounds=None): # The reply's rounds the record holds (`live`: its thinking is looked for in them alone); None: any
     "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`); `live`: any shown after the last"
-    if self.th is None: self.th,self.tk = _thought_list(self.m.ai_res),0
-    if live:  # the turn in progress: found after the last found, whatever earlier rounds' thinking was deleted or added
-        n = len(ths)
-        i = next((i for i in range(self.tk, len(self.th)-n+1) if self.th[i:i+n]==ths), None)
+    if self.th is None: self.th,self.tk,self.rd = _thought_list(self.m.ai_res),0,_thought_rounds(self.m.ai_res)
+    if live:  # the turn in progress: found after the last found, whatever earlier rounds' thinking was deleted or added,
+        # in the record's own rounds (two rounds may think the same words: one's edit is not the other's)
+        n,rd = len(ths),self.rd
+        def its(i): return rd is None or rounds is None or all(k in rounds for k in rd[i:i+n])
+        i = next((i for i in range(self.tk, len(self.th)-n+1) if self.th[i:i+n]==ths and its(i)), None)
         if i is not None: self.tk = i+n
         return i is not None
     ok = self.th[self.tk:self.tk+len(ths)]==ths
