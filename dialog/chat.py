@@ -1239,11 +1239,13 @@ def reply(self:_Wire, m, steps, res, live=False, tail=None):
 def thought(self:_Wire, ths, live=False,
             rounds=None): # The reply's rounds the record holds (`live`: its thinking is looked for in them alone); None: any
     "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`); `live`: any shown after the last"
-    if self.th is None: self.th,self.tk,self.rd = _thought_list(self.m.ai_res),0,_thought_rounds(self.m.ai_res)
+    if self.th is None: self.th,self.tk,self.rd = _thought_list(self.m.ai_res),0,None
     if live:  # the turn in progress: found after the last found, whatever earlier rounds' thinking was deleted or added,
         # in the record's own rounds (two rounds may think the same words: one's edit is not the other's)
-        n,rd = len(ths),self.rd
-        def its(i): return rd is None or rounds is None or all(k in rounds for k in rd[i:i+n])
+        n = len(ths)
+        # the reply's rounds read once, and only here ([] when they can't be lined up with its thinking: looked for anywhere)
+        if rounds is not None and self.rd is None: self.rd = _thought_rounds(self.m.ai_res) or []
+        def its(i): return rounds is None or all(k in rounds for k in self.rd[i:i+n])
         i = next((i for i in range(self.tk, len(self.th)-n+1) if self.th[i:i+n]==ths and its(i)), None)
         if i is not None: self.tk = i+n
         return i is not None
