@@ -373,8 +373,9 @@ def run(self:Kernel,
     c.record_timing = tm = self.timing if timing is None else timing
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
     now = datetime.datetime.now(datetime.timezone.utc)
-    # when its timeout's interrupt is due (see `settled`)
-    self.cur,self.began,self.due = cell,None,None if t is None else now+datetime.timedelta(seconds=t)
+    # when its timeout's interrupt is due (see `settled`); an interrupt sent before now, while the kernel was idle,
+    # is no one's: as Jupyter's stop button on an idle kernel, it stops nothing later (`_started` sends none again)
+    self.hit,self.cur,self.began,self.due = None,cell,None,None if t is None else now+datetime.timedelta(seconds=t)
     try:
         try: c.execute_cell(cell, n)
         except DeadKernelError: why = 'dead'
@@ -780,7 +781,6 @@ def execute(self:Dialog,
     with _on_signals() as sig:
         kcm = _kernel_for(kernel, cwd or self.path, name, timing)
         k = sig.k = kcm.__enter__()
-        k.hit = None # an interrupt of an earlier run is not this one's
         try:
             # as Jupyter records it, with the first save
             if k.language_info and self.meta.get('language_info')!=k.language_info:

@@ -124,6 +124,16 @@ def test_an_interrupt_stops_what_runs_then_not_later_messages():
         m2 = Message('import time; time.sleep(1); print("done")')  # the interrupt may have landed before m1's import
         for _ in range(2): assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='done\n'
 
+def test_an_interrupt_while_no_message_runs_stops_nothing_later():
+    "`Kernel.interrupt` on an idle kernel (stop pressed just after a message ended, or before any) stops no later message, as Jupyter's stop button"
+    with Kernel() as k:
+        k.interrupt()
+        m1 = Message('import time\ntime.sleep(1); print("first")')
+        assert m1.execute(k)==f'{m1.id}: ok' and m1.output[0]['text']=='first\n'
+        k.interrupt(); time.sleep(0.3)
+        m2 = Message('import time\ntime.sleep(1.5); print("ran")')  # past the half second after which a lost interrupt is sent again
+        assert m2.execute(k)==f'{m2.id}: ok' and m2.output[0]['text']=='ran\n'
+
 def _slow_start(tmp_path, monkeypatch):
     "Kernels that wait 0.6 s before taking each request: a timeout under that is due before the code begins, as on a loaded machine"
     st = tmp_path/'ipy'/'profile_default'/'startup'; st.mkdir(parents=True)
