@@ -1226,6 +1226,7 @@ def reply(self:_Wire, m, steps, res, live=False, tail=None):
         if gs and r['steps'] and (r['step'], r['steps'])==(gs[-1][1][0]['step'], gs[-1][1][0]['steps']):
             gs[-1][1].append(r)
         else: gs.append((j, [r]))
+    self.many = len(gs)>1  # records of several rounds, which may have thought alike (`thought`)
     for j,g in gs:
         try: k = self.rec(g, steps, res, k, live, tail)
         except (TypeError, KeyError, AttributeError, IndexError) as e:
@@ -1240,17 +1241,19 @@ def thought(self:_Wire, ths, live=False,
             rounds=None): # The reply's rounds the record holds (`live`: its thinking is looked for in them alone); None: any
     "Whether record thinking `ths` is the reply's next shown thinking (`_thought_list`); `live`: any shown after the last"
     if self.th is None: self.th,self.tk,self.rd = _thought_list(self.m.ai_res),0,None
-    if live:  # the turn in progress: found after the last found, whatever earlier rounds' thinking was deleted or added,
-        # in the record's own rounds (two rounds may think the same words: one's edit is not the other's)
-        n = len(ths)
-        # the reply's rounds read once, and only here ([] when they can't be lined up with its thinking: looked for anywhere)
-        if rounds is not None and self.rd is None: self.rd = _thought_rounds(self.m.ai_res) or []
-        def its(i): return rounds is None or all(k in rounds for k in self.rd[i:i+n])
+    n = len(ths)
+    # two rounds may think the same words: one's edit is not the other's, so a record holding rounds finds its thinking
+    # in them (a deleted thinking is not blamed on a later round that thought alike). The reply's rounds are read once,
+    # for its first record holding thinking, in the turn in progress or where records of several rounds can be told
+    # apart ([] when they can't be lined up with its thinking: found anywhere)
+    if n and rounds is not None and self.rd is None and (live or self.many): self.rd = _thought_rounds(self.m.ai_res) or []
+    def its(i): return rounds is None or not self.rd or all(k in rounds for k in self.rd[i:i+n])
+    if live:  # the turn in progress: found after the last found, whatever earlier rounds' thinking was deleted or added
         i = next((i for i in range(self.tk, len(self.th)-n+1) if self.th[i:i+n]==ths and its(i)), None)
         if i is not None: self.tk = i+n
         return i is not None
-    ok = self.th[self.tk:self.tk+len(ths)]==ths
-    self.tk += len(ths)
+    ok = self.th[self.tk:self.tk+n]==ths and its(self.tk)
+    self.tk += n
     return ok
 
 # %% ../nbs/05_chat.ipynb #1756ac23
