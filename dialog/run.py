@@ -110,6 +110,7 @@ class Kernel:
         # `cur`: the cell running; `began`: when the kernel began it; `due`: when its timeout's interrupt is due
         self.hit,self.cur,self.began,self.due = None,None,None,None
         self.home = None # The thread that entered the `with` block: its client speaks to the kernel from there alone
+        self.batch = False # `Dialog.execute` runs messages in it: an interrupt between two of them is the next one's (`run`)
     def __enter__(self):
         nbc = _nbclient()
         chk_kernel(self.kernel_name)
@@ -374,8 +375,10 @@ def run(self:Kernel,
     c.on_cell_executed = lambda cell, cell_index, execute_reply: info.update(execute_reply['content'])
     now = datetime.datetime.now(datetime.timezone.utc)
     # when its timeout's interrupt is due (see `settled`); an interrupt sent before now, while the kernel was idle,
-    # is no one's: as Jupyter's stop button on an idle kernel, it stops nothing later (`_started` sends none again)
-    self.hit,self.cur,self.began,self.due = None,cell,None,None if t is None else now+datetime.timedelta(seconds=t)
+    # is no one's: as Jupyter's stop button on an idle kernel, it stops nothing later (`_started` sends none again).
+    # But in a `Dialog.execute` (`batch`), one sent as a message begins (its Ctrl-C handler's) is that message's
+    hit = self.hit if self.batch else None
+    self.hit,self.cur,self.began,self.due = hit,cell,None,None if t is None else now+datetime.timedelta(seconds=t)
     try:
         try: c.execute_cell(cell, n)
         except DeadKernelError: why = 'dead'
@@ -781,6 +784,7 @@ def execute(self:Dialog,
     with _on_signals() as sig:
         kcm = _kernel_for(kernel, cwd or self.path, name, timing)
         k = sig.k = kcm.__enter__()
+        k.hit,k.batch = None,True # an interrupt of an earlier run is not this one's; one during it is (`run`)
         try:
             # as Jupyter records it, with the first save
             if k.language_info and self.meta.get('language_info')!=k.language_info:
@@ -795,6 +799,7 @@ def execute(self:Dialog,
                 if auto is not None:
                     with sig.saving(): auto.close()
         finally:
+            k.batch = False
             with sig.saving(): kcm.__exit__(None, None, None)
     if res.stopped: res.unrun = len(ms)-len(res)-sum(w.endswith('on disk') for o,w in res.skipped)
     # only the run wrote the file: this dialog can save there again
