@@ -1078,34 +1078,13 @@ def test_a_reply_cut_while_thinking_again_leaves_later_reasoning_sendable():
     assert _thinking_sent(out)==['A', 'C'] and out[1]['content'][-1]=={'type': 'text', 'text': 'Partial answer.'}
     assert out[2:]==h[2:]
 
-@pytest.mark.parametrize('edit', ['edited', 'deleted'])
-@pytest.mark.parametrize('which', [0, 1])
-def test_an_edit_of_one_of_two_rounds_that_thought_alike_is_that_rounds_own(edit, which):
-    "Two rounds of the turn in progress that thought the same words: an edit (or deletion) of one round's shown thinking leaves that round without its thinking and the other as it came (the thinking is looked for in the record's own rounds, not as the first shown text equal to it), through the SDK"
+def _alike_rounds_sent(edit, which, finished):
+    "The signatures a Claude tool loop whose first two rounds thought the same words sends, after round `which`'s shown thinking was `edit`ed; `finished`: a person spoke after it; and the request body"
     said = ['Let me read the file.', 'Let me read the file.', 'Now run the tests.']
     h = [{'role': 'user', 'content': 'Fix the bug.'}]
     for i,t in enumerate(said, 1):
         h += [{'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': t, 'signature': f'SIG{i}'}, _use(i)]}, _res(i)]
-    d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You fix bugs.')
-    m = d.messages[0]
-    a,b = think_spans(m.ai_res)[which][:2]
-    m.ai_res = m.ai_res[:a] + (m.ai_res[a:b].replace('read the file', 'read a.py') if edit=='edited' else '') + m.ai_res[b:]
-    p = Provider('anthropic')
-    _, body, _ = p.send(d)
-    sent = [[x['signature'] for x in msg['content'] if x.get('type')=='thinking'] for msg in body['messages'] if msg['role']=='assistant']
-    want = [['SIG1'], ['SIG2'], ['SIG3']]; want[which] = []
-    assert sent == want and 'read a.py' not in json.dumps(body)
-
-
-@pytest.mark.parametrize('edit', ['edited', 'deleted'])
-@pytest.mark.parametrize('which', [0, 1])
-def test_an_edit_of_one_of_two_rounds_that_thought_alike_in_a_finished_loop_is_that_rounds_own(edit, which):
-    "A finished tool loop (a person spoke after it) whose rounds thought the same words: an edit (or deletion) of one round's shown thinking sends that round and all later ones without their thinking, the rounds before it as they came; never the edited round's signed original (it is not taken for a later round's), through the SDK"
-    said = ['Let me read the file.', 'Let me read the file.', 'Now run the tests.']
-    h = [{'role': 'user', 'content': 'Fix the bug.'}]
-    for i,t in enumerate(said, 1):
-        h += [{'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': t, 'signature': f'SIG{i}'}, _use(i)]}, _res(i)]
-    h += [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'Fixed.'}]}, {'role': 'user', 'content': 'Now add a test.'}]
+    if finished: h += [{'role': 'assistant', 'content': [{'type': 'text', 'text': 'Fixed.'}]}, {'role': 'user', 'content': 'Now add a test.'}]
     d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You fix bugs.')
     m = d.messages[0]
     a,b = think_spans(m.ai_res)[which][:2]
@@ -1113,4 +1092,19 @@ def test_an_edit_of_one_of_two_rounds_that_thought_alike_in_a_finished_loop_is_t
     _, body, _ = Provider('anthropic').send(d)
     sent = [[x['signature'] for x in msg['content'] if x.get('type')=='thinking'] for msg in body['messages']
             if msg['role']=='assistant' and isinstance(msg['content'], list)]
-    assert sent == [['SIG1'] if which else []] + [[]]*(len(sent)-1) and len(sent)>=3 and 'read a.py' not in json.dumps(body)
+    return sent,json.dumps(body)
+
+@pytest.mark.parametrize('edit', ['edited', 'deleted'])
+@pytest.mark.parametrize('which', [0, 1])
+def test_an_edit_of_one_of_two_rounds_that_thought_alike_is_that_rounds_own(edit, which):
+    "Two rounds of the turn in progress that thought the same words: an edit (or deletion) of one round's shown thinking leaves that round without its thinking and the other as it came (the thinking is looked for in the record's own rounds, not as the first shown text equal to it), through the SDK"
+    sent,body = _alike_rounds_sent(edit, which, False)
+    want = [['SIG1'], ['SIG2'], ['SIG3']]; want[which] = []
+    assert sent == want and 'read a.py' not in body
+
+@pytest.mark.parametrize('edit', ['edited', 'deleted'])
+@pytest.mark.parametrize('which', [0, 1])
+def test_an_edit_of_one_of_two_rounds_that_thought_alike_in_a_finished_loop_is_that_rounds_own(edit, which):
+    "A finished tool loop (a person spoke after it) whose rounds thought the same words: an edit (or deletion) of one round's shown thinking sends that round and all later ones without their thinking, the rounds before it as they came; never the edited round's signed original (it is not taken for a later round's), through the SDK"
+    sent,body = _alike_rounds_sent(edit, which, True)
+    assert sent == [['SIG1'] if which else []] + [[]]*(len(sent)-1) and len(sent)>=3 and 'read a.py' not in body
