@@ -110,7 +110,6 @@ class Kernel:
         # `cur`: the cell running; `began`: when the kernel began it; `due`: when its timeout's interrupt is due
         self.hit,self.cur,self.began,self.due = None,None,None,None
         self.home = None # The thread that entered the `with` block: its client speaks to the kernel from there alone
-        self.batch = False # `Dialog.execute` runs messages in it: an interrupt between two of them is the next one's (`run`)
     def __enter__(self):
         nbc = _nbclient()
         chk_kernel(self.kernel_name)
@@ -346,6 +345,8 @@ def _updates(self:Kernel, n):
     return changed
 
 # %% ../nbs/12_run.ipynb #7c631fcd
+Kernel.batch = False # Is `Dialog.execute` running messages in it? An interrupt between two of them is then the next one's
+
 @patch
 def run(self:Kernel,
         m:Message, # The code message to run; its outputs and execution count are replaced
@@ -786,8 +787,7 @@ def execute(self:Dialog,
         k = sig.k = kcm.__enter__()
         k.hit,k.batch = None,True # an interrupt of an earlier run is not this one's; one during it is (`run`)
         try:
-            # as Jupyter records it, with the first save
-            if k.language_info and self.meta.get('language_info')!=k.language_info:
+            if k.language_info and self.meta.get('language_info')!=k.language_info:  # as Jupyter records it, with the first save
                 _put_nb_meta(self, disk, 'language_info', k.language_info)
             auto = None if disk is None else _Autosave(disk, res, save_every)
             try: _run_all(self, ms, res, k, sig, auto, timeout, continue_on_error, progress, timing)
