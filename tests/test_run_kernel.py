@@ -118,7 +118,8 @@ def test_an_interrupt_stops_what_runs_then_not_later_messages():
     "`Kernel.interrupt` stops the message running; the next ones, in the same kept kernel, run to their end"
     with Kernel() as k:
         m1 = Message('import time\ntime.sleep(30)')
-        stop = _interrupt_when_sent(k)
+        # into the code: an interrupt that lands in ipykernel's own handling of the request loses its reply (a known limit)
+        stop = _interrupt_when_sent(k, 0.5)
         m1.execute(k); stop.join()
         assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
         m2 = Message('import time; time.sleep(1); print("done")')  # the interrupt may have landed before m1's import
