@@ -138,7 +138,7 @@ class Kernel:
         # the kernel's own prints would reach the terminal raw
         self._cm = self.client.setup_kernel(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            self._cm.__enter__()
+            self._cm.__enter__(); self._watch_replies()
             reply = self.client.wait_for_reply(self.client.kc.kernel_info())
             self.language_info = _plain((reply or {}).get('content', {}).get('language_info'))
         # Ctrl-C, SIGTERM, or a failure, while the kernel starts:
@@ -212,6 +212,41 @@ def interrupt(self:Kernel):
     "Interrupt the kernel and every process it started, as Jupyter's stop button does"
     self.hit = datetime.datetime.now(datetime.timezone.utc)
     self._sigint()
+
+# %% ../nbs/12_run.ipynb #3217e5d6
+Kernel.sent = Kernel.ask = None # The request of the message running, and the kernel's info asked for after an interrupt
+
+# The error a message gets whose reply an interrupt lost
+_lost = 'interrupted as the kernel took or answered this message, and it sent no reply'
+
+@patch
+def _watch_replies(self:Kernel):
+    "Make the client's wait for a message's reply end once the kernel is free, when an interrupt lost that reply"
+    from queue import Empty
+    # an interrupt landing in ipykernel's own handling of a request (its busy status sent, the code's own Ctrl-C
+    # handler not set or no longer set) is caught there, and the reply is never sent: a wait with no timeout never ends.
+    # So once interrupted, the kernel is asked for its info, which it gives once done with the message (it takes its
+    # requests in turn): that answer coming before the message's reply says the reply is lost
+    kc = self.client.kc
+    send,get = kc.execute,kc.shell_channel.get_msg
+    def execute(*args, **kw):
+        self.sent,self.ask = send(*args, **kw),None
+        return self.sent
+    async def get_msg(timeout=None):
+        if self.cur is None: return await get(timeout=timeout)
+        end = None if timeout is None else time.monotonic()+timeout
+        while True:
+            if self.hit is not None and self.ask is None: self.ask = kc.kernel_info()
+            left = _again_after if end is None else min(_again_after, max(0, end-time.monotonic()))
+            try: r = await get(timeout=left)
+            except Empty:
+                if end is not None and time.monotonic()>=end: raise
+                continue
+            if self.ask is None or r.get('parent_header', {}).get('msg_id')!=self.ask: return r
+            content = dict(status='error', ename='KeyboardInterrupt', evalue=_lost, traceback=[], execution_count=None)
+            return dict(r, header=dict(r.get('header', {}), msg_type='execute_reply'), msg_type='execute_reply',
+                        parent_header=dict(msg_id=self.sent), content=content)
+    kc.execute,kc.shell_channel.get_msg = execute,get_msg
 
 # %% ../nbs/12_run.ipynb #a152a325
 @patch

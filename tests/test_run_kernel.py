@@ -118,8 +118,7 @@ def test_an_interrupt_stops_what_runs_then_not_later_messages():
     "`Kernel.interrupt` stops the message running; the next ones, in the same kept kernel, run to their end"
     with Kernel() as k:
         m1 = Message('import time\ntime.sleep(30)')
-        # into the code: an interrupt that lands in ipykernel's own handling of the request loses its reply (a known limit)
-        stop = _interrupt_when_sent(k, 0.5)
+        stop = _interrupt_when_sent(k)  # as the message is sent: in the code, or in the kernel's taking of the request
         m1.execute(k); stop.join()
         assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
         m2 = Message('import time; time.sleep(1); print("done")')  # the interrupt may have landed before m1's import
@@ -155,6 +154,36 @@ def test_an_interrupt_lost_while_the_kernel_takes_the_request_is_sent_again(tmp_
         stop = _interrupt_when_sent(k, 0.2)  # while the kernel holds the request, 0.6 s, before the code's handler is set
         m1.execute(k); stop.join()
         assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
+
+def _lossy_start(tmp_path, monkeypatch):
+    "Kernels that sleep 0.6 s in their handling of each execute request: an interrupt then lands in ipykernel's own handling, which catches it and never sends the request's reply"
+    st = tmp_path/'ipy'/'profile_default'/'startup'; st.mkdir(parents=True)
+    (st/'00_lossy.py').write_text(
+        "import time\nk = get_ipython().kernel\n_orig = k.shell_handlers['execute_request']\n"
+        "async def _slow(*args):\n"
+        "    time.sleep(0.6)\n"
+        "    return await _orig(*args)\n"
+        "k.shell_handlers['execute_request'] = _slow\n")
+    monkeypatch.setenv('IPYTHONDIR', str(tmp_path/'ipy'))
+
+@pytest.mark.parametrize('timeout', [None, 60])
+def test_an_interrupt_whose_reply_the_kernel_lost_ends_the_message(tmp_path, monkeypatch, timeout):
+    "`Kernel.interrupt` landing in the kernel's own handling of the request: the kernel sends no reply, yet the message ends, interrupted, and the kernel runs the next one (with no timeout the run waited for ever; with one, it was called a timeout)"
+    _lossy_start(tmp_path, monkeypatch)
+    res = {}
+    def go():
+        with Kernel(tmp_path) as k:
+            k.run(Message('x = 1'))
+            m = Message('print("ran")')
+            stop = _interrupt_when_sent(k, 0.2)  # in the 0.6 s sleep, the handler's Ctrl-C set, the code not begun
+            res['why'] = k.run(m, timeout=timeout)[0]; stop.join()
+            res['outs'] = m.output
+            n = Message('print(x+1)'); k.run(n); res['next'] = n.output
+    t = threading.Thread(target=go, daemon=True); t.start(); t.join(120)
+    assert not t.is_alive(), 'the run waited for a reply the kernel never sent'
+    assert res['why'] is None and [(o['ename'], o['evalue']) for o in res['outs']]==[
+        ('KeyboardInterrupt', 'interrupted as the kernel took or answered this message, and it sent no reply')]
+    assert res['next']==[dict(output_type='stream', name='stdout', text='2\n')]
 
 def test_a_lost_timeout_interrupt_is_sent_again(tmp_path, monkeypatch):
     "A timeout whose interrupt is lost (it reached the kernel before it began the message, idle) is sent again: a timeout, not 'stuck'"
