@@ -616,6 +616,7 @@ def match_line(m, # The `Message` searched
     "Where `pat` first matches in `m`, as `(line number, line)`; None if nowhere"
     txts = [(None, m.content)] + ([('out', '\n'.join(x for *_,x in _out_parts(m)))] if out else [])
     for where,t in txts:
+        if '\r' not in t and pat.search(t) is None: continue  # (as viewed, a text without a CR is as it is: no match there)
         # the first match `view_finditer` gives (`$` matches before a CR LF too, nothing after a final line end),
         # placed in the text as viewed
         if (got := first(view_finditer(pat, t))) is None: continue
