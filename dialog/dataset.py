@@ -1003,10 +1003,12 @@ def _keep(p, mode, own):
 
 def _stream_write(path, write, force):
     "Call `write(f)` on a temporary file beside `path`, fsync it, then put it in place"
-    # an existing `path` only if `force` (and it keeps its permission bits, owner and group: `_keep`)
+    # an existing `path` only if `force` (and it keeps its permission bits, owner and group: `_keep`);
+    # a folder there (a partitioned export's) is replaced once the file is whole
     chk = _refuse_existing(path, force)  # naming `path` as given
     path = Path(os.path.realpath(Path(path).expanduser()))
     if force and os.path.lexists(path): chk(path)
+    if force and path.is_dir(): return _file_over_folder(path, write)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _term_cleanly():  # over putting it in place too: SIGTERM there removes what `_put_new` made, as Ctrl-C does
         fd,tmp = _tmp_file(path)
@@ -1093,7 +1095,7 @@ def write_parquet(src, # `Dialog`s, or a folder, glob or list of files to read
             with pa.parquet.ParquetWriter(f, msg_schema(), compression=compression, write_statistics=_stat_cols) as w:
                 for t in _row_groups(_tables(src, workers, on_error, progress, errs)):
                     w.write_table(t, row_group_size=t.num_rows)
-        res = _file_over_folder(fname, write) if os.path.isdir(fname) else _stream_write(fname, write, force)
+        res = _stream_write(fname, write, force)
     return _outcome(res, errs, on_error)
 
 # %% ../nbs/15_dataset.ipynb #61ffebd8

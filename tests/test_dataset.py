@@ -399,6 +399,19 @@ def test_single_file_force_replaces_a_folder(folder, tmp_path):
     assert read_parquet(p).equals(dlgs2table(folder/'a', workers=0))
     assert [f.name for f in tmp_path.iterdir()] == ['t']
 
+def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
+    "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
+    export_folder(folder/'a', ref := tmp_path/'ref.jsonl', workers=0)
+    for made in ('empty', 'export'):
+        p = tmp_path/f'{made}.jsonl'
+        if made=='empty': p.mkdir()
+        else: write_parquet(folder/'a', p, partition_by=['msg_type'])
+        with pytest.raises(FileExistsError, match='already exists'): export_folder(folder/'a', p, workers=0)
+        assert p.is_dir()
+        export_folder(folder/'a', p, workers=0, force=True)
+        assert p.is_file() and p.read_bytes()==ref.read_bytes()
+    assert sorted(f.name for f in tmp_path.iterdir())==['empty.jsonl', 'export.jsonl', 'ref.jsonl']
+
 def test_workers_none_counts_the_cores_this_process_may_use(monkeypatch):
     "`workers=None` uses the cores the process may run on (a container's CPU set), not the machine's count"
     from dialog import dataset
