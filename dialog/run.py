@@ -214,35 +214,40 @@ def interrupt(self:Kernel):
     self._sigint()
 
 # %% ../nbs/12_run.ipynb #3217e5d6
-Kernel.sent = Kernel.ask = None # The request of the message running, and the kernel's info asked for after an interrupt
+# The request of the message running, the kernel's info asked for after each interrupt sent as it ran, and whether its
+# reply was lost
+Kernel.sent,Kernel.asks,Kernel.lost = None,None,False
 
 # The error a message gets whose reply an interrupt lost
-_lost = 'interrupted as the kernel took or answered this message, and it sent no reply'
+_lost = ("interrupted in the kernel's own handling of this message, which then sent no reply: "
+         'the code may not have run, or run in part or in full (its outputs are kept)')
 
 @patch
 def _watch_replies(self:Kernel):
     "Make the client's wait for a message's reply end once the kernel is free, when an interrupt lost that reply"
     from queue import Empty
-    # an interrupt landing in ipykernel's own handling of a request (its busy status sent, the code's own Ctrl-C
-    # handler not set or no longer set) is caught there, and the reply is never sent: a wait with no timeout never ends.
-    # So once interrupted, the kernel is asked for its info, which it gives once done with the message (it takes its
-    # requests in turn): that answer coming before the message's reply says the reply is lost
+    # an interrupt landing in ipykernel's own handling of a request (its Ctrl-C handler set, the code's not yet or no
+    # longer) is caught there, and the reply is never sent: a wait with no timeout never ends.
+    # So each interrupt is followed by a request for the kernel's info, which it answers once done with the message (it
+    # takes its requests in turn): an answer coming before the message's reply says the reply is lost.
+    # One ask an interrupt: an interrupt landing in the kernel's handling of an earlier ask loses that answer too
     kc = self.client.kc
     send,get = kc.execute,kc.shell_channel.get_msg
     def execute(*args, **kw):
-        self.sent,self.ask = send(*args, **kw),None
+        self.sent,self.asks,self.lost = send(*args, **kw),{},False
         return self.sent
     async def get_msg(timeout=None):
-        if self.cur is None: return await get(timeout=timeout)
+        if self.cur is None or self.asks is None: return await get(timeout=timeout)
         end = None if timeout is None else time.monotonic()+timeout
         while True:
-            if self.hit is not None and self.ask is None: self.ask = kc.kernel_info()
+            if (hit := self.hit) is not None and hit not in self.asks.values(): self.asks[kc.kernel_info()] = hit
             left = _again_after if end is None else min(_again_after, max(0, end-time.monotonic()))
             try: r = await get(timeout=left)
             except Empty:
                 if end is not None and time.monotonic()>=end: raise
                 continue
-            if self.ask is None or r.get('parent_header', {}).get('msg_id')!=self.ask: return r
+            if r.get('parent_header', {}).get('msg_id') not in self.asks: return r
+            self.lost = True
             content = dict(status='error', ename='KeyboardInterrupt', evalue=_lost, traceback=[], execution_count=None)
             return dict(r, header=dict(r.get('header', {}), msg_type='execute_reply'), msg_type='execute_reply',
                         parent_header=dict(msg_id=self.sent), content=content)
@@ -425,7 +430,8 @@ def run(self:Kernel,
         # came as the kernel was idle: it stops what ran then, never a later message (`_started` sends one again only to
         # a message after it)
         if self.hit is not None and self.hit<=datetime.datetime.now(datetime.timezone.utc): self.hit = None
-    m.output,m.execution_count = outs,cell.get('execution_count')
+    # (a message whose reply was lost has no count: the kernel may not have counted it, and the next one then has it)
+    m.output,m.execution_count = outs,None if self.lost else cell.get('execution_count')
     self.shown[n] = m.output,copy.deepcopy(m.output)  # (a copy to its strings: an output edited in place is a change)
     # the timings of this run, or none: those of an earlier run don't describe these outputs
     _set_meta(m, 'execution', _plain(cell.metadata.get('execution', {})) if tm else None)

@@ -155,35 +155,62 @@ def test_an_interrupt_lost_while_the_kernel_takes_the_request_is_sent_again(tmp_
         m1.execute(k); stop.join()
         assert [o.get('ename') for o in m1.output]==['KeyboardInterrupt']
 
-def _lossy_start(tmp_path, monkeypatch):
-    "Kernels that sleep 0.6 s in their handling of each execute request: an interrupt then lands in ipykernel's own handling, which catches it and never sends the request's reply"
+def _lossy_start(tmp_path, monkeypatch, kinds=('execute_request',)):
+    "Kernels that, in their handling of each request of `kinds`, touch `tmp_path/kind` and sleep a second: an interrupt then lands in ipykernel's own handling, which catches it and never sends the reply"
     st = tmp_path/'ipy'/'profile_default'/'startup'; st.mkdir(parents=True)
     (st/'00_lossy.py').write_text(
-        "import time\nk = get_ipython().kernel\n_orig = k.shell_handlers['execute_request']\n"
-        "async def _slow(*args):\n"
-        "    time.sleep(0.6)\n"
-        "    return await _orig(*args)\n"
-        "k.shell_handlers['execute_request'] = _slow\n")
+        "import time\nk = get_ipython().kernel\n"
+        f"def _slow(kind, orig):\n"
+        "    async def f(*args):\n"
+        f"        open({str(tmp_path)!r}+'/'+kind, 'w').close(); time.sleep(1)\n"
+        "        res = orig(*args)\n"
+        "        return (await res) if hasattr(res, '__await__') else res\n"
+        "    return f\n"
+        f"for kind in {list(kinds)!r}: k.shell_handlers[kind] = _slow(kind, k.shell_handlers[kind])\n")
     monkeypatch.setenv('IPYTHONDIR', str(tmp_path/'ipy'))
 
-@pytest.mark.parametrize('timeout', [None, 60])
-def test_an_interrupt_whose_reply_the_kernel_lost_ends_the_message(tmp_path, monkeypatch, timeout):
-    "`Kernel.interrupt` landing in the kernel's own handling of the request: the kernel sends no reply, yet the message ends, interrupted, and the kernel runs the next one (with no timeout the run waited for ever; with one, it was called a timeout)"
-    _lossy_start(tmp_path, monkeypatch)
+def _interrupt_in(k, *marks):
+    "A thread that calls `k.interrupt()` once each file of `marks` appears (the kernel is in its handling of that request), in turn"
+    def go():
+        for p in marks:
+            while not p.exists(): time.sleep(0.01)
+            time.sleep(0.1); k.interrupt()
+    t = threading.Thread(target=go, daemon=True); t.start()
+    return t
+
+def _lossy_run(tmp_path, timeout=None, kinds=('execute_request',)):
+    "In a kernel of `_lossy_start`: `print('ran')` interrupted in the handling of each request of `kinds` in turn, then `print(x+1)`; `(why, its outputs, its count, the next one's outputs, the next one's count)`"
     res = {}
     def go():
         with Kernel(tmp_path) as k:
             k.run(Message('x = 1'))
+            for p in kinds: (tmp_path/p).unlink(missing_ok=True)
             m = Message('print("ran")')
-            stop = _interrupt_when_sent(k, 0.2)  # in the 0.6 s sleep, the handler's Ctrl-C set, the code not begun
+            stop = _interrupt_in(k, *[tmp_path/p for p in kinds])
             res['why'] = k.run(m, timeout=timeout)[0]; stop.join()
-            res['outs'] = m.output
-            n = Message('print(x+1)'); k.run(n); res['next'] = n.output
+            n = Message('print(x+1)'); k.run(n)
+            res['got'] = res['why'],m.output,m.execution_count,n.output,n.execution_count
     t = threading.Thread(target=go, daemon=True); t.start(); t.join(120)
     assert not t.is_alive(), 'the run waited for a reply the kernel never sent'
-    assert res['why'] is None and [(o['ename'], o['evalue']) for o in res['outs']]==[
-        ('KeyboardInterrupt', 'interrupted as the kernel took or answered this message, and it sent no reply')]
-    assert res['next']==[dict(output_type='stream', name='stdout', text='2\n')]
+    return res['got']
+
+_lost_reply = [('KeyboardInterrupt', "interrupted in the kernel's own handling of this message, which then sent no reply: "
+                'the code may not have run, or run in part or in full (its outputs are kept)')]
+
+@pytest.mark.parametrize('timeout', [None, 60])
+def test_an_interrupt_whose_reply_the_kernel_lost_ends_the_message(tmp_path, monkeypatch, timeout):
+    "`Kernel.interrupt` landing in the kernel's own handling of the request: the kernel sends no reply, yet the message ends, interrupted, without a count (the kernel may not have counted it), and the kernel runs the next one (with no timeout the run waited for ever; with one, it was called a timeout)"
+    _lossy_start(tmp_path, monkeypatch)
+    why,outs,n,nxt,k = _lossy_run(tmp_path, timeout)
+    assert why is None and [(o['ename'], o['evalue']) for o in outs]==_lost_reply and n is None
+    assert nxt==[dict(output_type='stream', name='stdout', text='2\n')] and k==2  # (`x = 1` was 1: no count twice)
+
+def test_a_second_interrupt_that_loses_the_kernels_answer_too_ends_the_message(tmp_path, monkeypatch):
+    "A second interrupt landing in the kernel's handling of the request that asks whether it is done (stop pressed again): that answer is lost too, and the run asks again (it waited for ever)"
+    _lossy_start(tmp_path, monkeypatch, ('execute_request', 'kernel_info_request'))
+    why,outs,n,nxt,_ = _lossy_run(tmp_path, None, ('execute_request', 'kernel_info_request'))
+    assert why is None and [(o['ename'], o['evalue']) for o in outs]==_lost_reply and n is None
+    assert nxt==[dict(output_type='stream', name='stdout', text='2\n')]
 
 def test_a_lost_timeout_interrupt_is_sent_again(tmp_path, monkeypatch):
     "A timeout whose interrupt is lost (it reached the kernel before it began the message, idle) is sent again: a timeout, not 'stuck'"
