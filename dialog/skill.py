@@ -79,10 +79,10 @@ from fastcore.tools import lnhash
 from .core import *
 from .ipynb import *
 from .nbjson import short_repr
-import ast, contextvars, copy, functools, inspect, json, math, os, random, re, shlex, subprocess, sys, threading, time, unicodedata, warnings
+import ast, contextvars, copy, functools, inspect, itertools, json, math, os, random, re, shlex, subprocess, sys, threading, time, unicodedata, warnings
 
 # %% ../nbs/13_skill.ipynb #1bd914f3
-from .view import find_pattern, line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
+from .view import cut_hint, find_pattern, line_range, msg2xml, out_maxlen, term_safe, text_lines, view_finditer, with_out # importing dialog.view adds `Dialog.find_msgs`
 
 # %% ../nbs/13_skill.ipynb #8ae67381
 class Session:
@@ -1078,6 +1078,9 @@ def replace_lines(
     # an empty text has no lines: the defaults write its content, and a line number is refused as `del_lines` and
     # `str_replace` refuse it (`_line_span`)
     if not text: return new_content if start_line is None and end_line is None else _line_span(0, start_line, end_line)
+    if start_line is None and end_line is None and not new_content:  # (a call that left out what it meant)
+        raise ValueError('no new_content and no line range: that would empty the whole text. Give new_content, or '
+                         f'delete lines with {_tools("msg_del_lines")}, which takes start_line=1 and end_line=-1 for all')
     new_content = _ended(new_content, text)
     ls = text.splitlines(True)  # (run through `_by_lines`: only LF and CR LF end a line here)
     s,e = _line_span(len(ls), start_line, end_line)
@@ -1539,7 +1542,8 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
     return _edit(dlg, ed)
 
 # %% ../nbs/13_skill.ipynb #c29b8219
-def _att_refs(txt): return set(re.findall(r'attachment:([^\s)"\'>]+)', txt))
+_re_att = re.compile(r'attachment:([^\s)"\'>]+)') # A reference to an attachment in a message's text, and its name
+def _att_refs(txt): return set(_re_att.findall(txt))
 
 @patch
 def split(self:Message,
@@ -1568,6 +1572,22 @@ def split(self:Message,
     return Msgs(res)
 
 # %% ../nbs/13_skill.ipynb #bbb17656
+def _att_renames(ms):
+    "`({i: {old name: new name}}, attachments)`: the renames of message `ms[i]`'s attachments, and those of `ms`, merged, each name once"
+    # a clash of the same type and bytes is the one kept; any other is renamed `stem-1.ext` (or -2, ...: a name none has)
+    kept,ren,names = {},{},{a.id for m in ms for a in m.attachments or []}
+    for i,m in enumerate(ms):
+        for a in m.attachments or []:
+            if (b := kept.get(a.id)) is None: kept[a.id] = a; continue
+            if (b.content_type, b.data)==(a.content_type, a.data): continue
+            stem,dot,ext = a.id.rpartition('.') if '.' in a.id else (a.id, '', '')
+            new = next(n for k in itertools.count(1) if (n := f'{stem}-{k}{dot}{ext}') not in names)
+            names.add(new)
+            ren.setdefault(i, {})[a.id] = new
+            kept[new] = a2 = copy.copy(a)
+            a2.id = new
+    return ren,list(kept.values())
+
 @patch
 def merge_msgs(self:Dialog,
                *ids): # The messages (ids or unique prefixes) to merge, in order
@@ -1576,8 +1596,15 @@ def merge_msgs(self:Dialog,
     if len(ms)<2: raise ValueError(f'merging needs two messages or more, not {len(ms)}')
     if len({m.id for m in ms})<len(ms): raise ValueError('merging a message with itself: each id once')
     t = ms[0].msg_type if len({m.msg_type for m in ms})==1 else snote
-    content,meta = merge_parts(ms, t)
-    atts = [a for m in ms for a in (m.attachments or [])]
+    # a later message's attachment named as an earlier one's (Jupyter names every pasted image `image.png`) is renamed,
+    # with its references; one of the same bytes is that one
+    ren,atts = _att_renames(ms)
+    was = [(ms[i], ms[i].content) for i in ren]
+    try:
+        for i,rn in ren.items(): ms[i].content = _re_att.sub(lambda mt: f'attachment:{rn.get(mt[1], mt[1])}', ms[i].content)
+        content,meta = merge_parts(ms, t)
+    finally:
+        for m,c in was: m.content = c
     rs = [r for x in ms if (r := x.ai_res)] if t==sprompt else []
     e = line_end(*rs)  # (the rule `merge_parts` joins the requests by: the first one's with a line end)
     replies = join_lines(rs, e*2)
@@ -1666,7 +1693,7 @@ def create_dlg(fname:str, # The new dialog file; `.ipynb` is appended when missi
     "Create a new dialog file (never replacing one), holding one message when `content` is given"
     p = ipynb_path(_file(fname))
     if p.exists():
-        raise FileExistsError(f'{p.name} already exists: give it as `dlg` to the other tools, or pick another name')
+        raise FileExistsError(f'{_srepr(p.name)} already exists: give it as `dlg` to the other tools, or pick another name')
     d = Dialog(p.stem)
     if content is not None: d.mk_message(content, msg_type=msg_type)
     d.save(p, root=_root.get())
@@ -1853,6 +1880,7 @@ def _call_tool(name, args, root, session):
     if session is not None: _session.set(session)
     _notes.set(ns := [])
     tool_words.set({})  # its errors name the tools as a client calls them, whoever hosts the server
+    cut_hint.set(lambda m: f'call view_msg with {_say(dict(id=m.id, incl_out=True, trunc_out=False))}')  # (a cut output's)
     try:
         r = None if root is None else root if isinstance(root, Root) else Root(root)
         _root.set(None if r is None else r.check())  # the root, still the folder it was

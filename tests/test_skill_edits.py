@@ -1154,3 +1154,31 @@ def test_exhash_s_crlf_leaves_no_mark_for_a_later_command(txt):
     e = '\r\n' if txt.startswith('a\r') else '\n'
     m = Message(txt); r = m.exhash([(lnhash(1, 'a'), 's', 'a', 'P\r\nQ'), ('%', 's', '$', ';')])
     assert not r.error and m.content == f'P;{e}Q;{e}b;{e}' and '\r;' not in r
+
+def test_replace_lines_without_new_content_or_a_range_is_refused(tmp_path):
+    "R38b: `msg_replace_lines(id='all')` with nothing else emptied every message and saved it (fastcore's defaults, as aidialog's); it is refused, the file unchanged. A range, or new content, says what is meant"
+    d = Dialog('d')
+    for i in range(3): d.mk_message(f'important code {i}\nline two', id=f'c{i}')
+    d.save(p := tmp_path/'d.ipynb'); before = p.read_bytes()
+    for args in (dict(id='all'), dict(id='c1'), dict(id='c1', new_content='')):
+        txt,err = sk.call_tool('msg_replace_lines', dict(args, dlg='d.ipynb'), root=tmp_path)
+        assert err and 'no new_content and no line range' in txt and 'msg_del_lines' in txt and p.read_bytes()==before, txt
+    m = Message('a\nb')
+    assert m.replace_lines().error and m.content=='a\nb'
+    assert not m.replace_lines(1, -1).error and m.content==''  # said: every line, with nothing
+    assert not Message('a\nb').replace_lines(new_content='X').error
+
+def test_merging_notes_whose_attachments_share_a_name_renames_the_later_ones(tmp_path):
+    "R38b: two notes each with a pasted image (Jupyter names every one `image.png`) could never be merged (refused: 'two attachments named'); the later one is renamed, with its references, past every name the messages hold, and one of the same bytes is shared"
+    d = Dialog('d')
+    a = d.mk_message('pic ![x](attachment:image.png) <img src="attachment:image.png">', id='n0', msg_type=snote); a.mk_attachment(b'ONE', 'image/png', 'image.png')
+    b = d.mk_message('two ![x](attachment:image.png), attachment:image-1.png', id='n1', msg_type=snote)
+    b.mk_attachment(b'TWO', 'image/png', 'image.png'); b.mk_attachment(b'X', 'image/png', 'image-1.png')
+    c = d.mk_message('same ![y](attachment:image.png)', id='n2', msg_type=snote); c.mk_attachment(b'ONE', 'image/png', 'image.png')
+    d.save(p := tmp_path/'d.ipynb')
+    txt,err = sk.call_tool('merge_msgs', dict(ids=['n0', 'n1', 'n2'], dlg='d.ipynb'), root=tmp_path)
+    assert not err, txt
+    m = read_ipynb(p)['n0']
+    assert m.content=='pic ![x](attachment:image.png) <img src="attachment:image.png">\n\ntwo ![x](attachment:image-2.png), attachment:image-1.png\n\nsame ![y](attachment:image.png)'
+    assert {x.id: x.data for x in m.attachments}=={'image.png': b'ONE', 'image-1.png': b'X', 'image-2.png': b'TWO'}
+    assert len(read_ipynb(p).messages)==1

@@ -603,3 +603,20 @@ def test_following_a_hint_of_a_pattern_holding_a_doubled_angle_bracket_goes_on_w
     assert not e and m, t
     t2,e2 = sk.call_tool('find_msgs', dict(dlg='a', pattern=json.loads(m[1]), plain=True, maxchars=2000, offset=int(m[2])), R)
     assert not e2 and f'here {m[2]}\\n' in t2, t2  # (a summary row's LF is shown `\\n`)
+
+def test_a_cut_outputs_hint_names_the_tool_call_that_shows_it_whole(tmp_path):
+    "R38b: a cut output seen through the tools ended naming a command-line flag (`--full-out`) and Python's `False`; it names the call, in JSON's words, and that call shows the output whole"
+    d = Dialog('d'); d.mk_message('print(1)', id='c1', output=[dict(output_type='stream', name='stdout', text='A'*10000)]); d.save(tmp_path/'d.ipynb')
+    txt,err = sk.call_tool('view_dlg', dict(incl_out=True, dlg='d.ipynb'), root=tmp_path)
+    hint = "call view_msg with id='c1', incl_out=true and trunc_out=false"
+    assert not err and f'more characters cut: {hint}]' in txt and '--full-out' not in txt, txt
+    txt,err = sk.call_tool('view_msg', dict(id='c1', incl_out=True, trunc_out=False, dlg='d.ipynb'), root=tmp_path)
+    assert not err and 'A'*10000 in txt and 'cut' not in txt
+    assert '--full-out, or trunc_out=False]' in d['c1'].view(incl_out=True)  # Python's and the command line's words, outside a tool call
+
+@pytest.mark.parametrize('name', ['new\nerror: fake line', '\x1b[2Jx', '\u202eevil'])
+def test_create_dlg_names_an_existing_file_escaped(tmp_path, name):
+    "R38b: `create_dlg` on a name that exists said it raw: a line break in it forged a line of the answer, an escape sequence reached a terminal"
+    assert not sk.call_tool('create_dlg', dict(fname=name), root=tmp_path)[1]
+    txt,err = sk.call_tool('create_dlg', dict(fname=name), root=tmp_path)
+    assert err and 'already exists' in txt and not any(c in txt for c in '\n\x1b\u202e'), txt
