@@ -763,6 +763,18 @@ def _chk_cells(t, starts):
     raise _row_err("column 'cell' is null: a message's row holds its cell, and only an empty dialog's one row "
                    "(without a pos) has none", where, i, i-s)
 
+def _chk_runs(t, starts):
+    "Refuse message table `t` (its dialogs starting at `starts`) where one path begins two runs of rows"
+    # (a partitioned folder read by another tool, partition by partition, or rows out of order): two dialogs made of
+    # one would split it without a word, its metadata with the first alone. Rows without a path can't be told apart
+    seen = {}
+    for i,p in zip(starts, t['path'].take(starts[:-1]).to_pylist()):
+        if p is not None and (j := seen.setdefault(p, i))!=i:
+            raise ValueError(f"the rows of the dialog at {nbjson.short_repr(p, 80)} are not together, nor in order: rows "
+                             f"{j} and {i} each begin a run of them (a partitioned folder read partition by partition?). "
+                             "Sort the table by path and pos first: table.sort_by([('path', 'ascending'), "
+                             "('pos', 'ascending')]) (read_parquet does)")
+
 def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
                cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
                workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 dialogs on
@@ -774,6 +786,7 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
         raise ValueError(f"the table's row {i} has no name (null): a dialog has one, which its rows share")
     starts = _dlg_starts(table)
     _chk_cells(table, starts)
+    _chk_runs(table, starts)
     n = len(starts)-1
     workers = _nworkers(workers, n)
     jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
@@ -1193,6 +1206,10 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     t = _fill_parts(dset.to_table(columns=cs, filter=flt), ks, back=True)
     ours = [k for k in msg_cols if k in t.column_names]
     t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
+    # a folder's rows come partition by partition, each dialog's apart: each dialog's are put together again, in order,
+    # when every row has its dialog's path (a dialog made in memory has none: two of one name couldn't be told apart)
+    if {'path', 'pos'}<=set(t.column_names) and t.num_rows and not t['path'].null_count:
+        t = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/15_dataset.ipynb #ff9aa559

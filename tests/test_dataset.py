@@ -323,9 +323,8 @@ def test_partitioned_folder_round_trips_and_duckdb_reads_it(folder, tmp_path):
     assert all(pa.parquet.read_schema(f).metadata == {b'nbdialog.schema': b'2'} for f in p.rglob('*.parquet'))
     t,serial = read_parquet(p),dlgs2table(folder, workers=0)
     assert t.schema.equals(msg_schema(), check_metadata=True) and t.column_names == list(msg_cols)
-    assert not t.equals(serial)  # grouped by folder...
-    assert t.sort_by(order).equals(serial.sort_by(order))  # ...and the same rows
-    assert [write_ipynb(d) for d in table2dlgs(t.sort_by(order))] == _texts(dlg_paths(folder))
+    assert t.equals(serial)  # stored grouped by folder, read back each dialog's rows together, in order (R38c)
+    assert [write_ipynb(d) for d in table2dlgs(t)] == _texts(dlg_paths(folder))
     q = f"from read_parquet('{p}/**/*.parquet', hive_partitioning=true)"
     assert duckdb.sql(f'select count(*) {q}').fetchall()[0][0] == serial.num_rows == 60*50
     by = dict(duckdb.sql(f'select msg_type, count(*) {q} group by msg_type').fetchall())
@@ -398,6 +397,17 @@ def test_single_file_force_replaces_a_folder(folder, tmp_path):
     assert write_parquet(folder/'a', p, force=True) == p and p.is_file()
     assert read_parquet(p).equals(dlgs2table(folder/'a', workers=0))
     assert [f.name for f in tmp_path.iterdir()] == ['t']
+
+def test_a_dialog_whose_rows_are_apart_is_refused_not_split(folder, tmp_path):
+    "R38c: a partitioned folder read partition by partition (pyarrow, DuckDB, Polars), or rows out of order, made two dialogs of one without a word (46 for 24 over the corpus), the second without its metadata; `table2dlgs` refuses it, and `read_parquet` gives each dialog's rows together"
+    p = write_parquet(folder/'a', tmp_path/'parts', partition_by=['msg_type'])
+    raw = pa.dataset.dataset(p, format='parquet', partitioning='hive').to_table().select(list(msg_cols))
+    with pytest.raises(ValueError, match=r"the rows of the dialog at '.*' are not together, nor in order: rows 0 and \d+ each begin a run of them"): table2dlgs(raw)
+    with pytest.raises(ValueError, match='are not together'): table2dlgs(dlgs2table(folder/'a', workers=0).sort_by([('pos', 'descending')]))
+    assert [write_ipynb(d) for d in table2dlgs(read_parquet(p))] == _texts(dlg_paths(folder/'a'))
+    mem = [Dialog('x', [Message('a'), Message('b', msg_type=snote)]), Dialog('x', [Message('c'), Message('d', msg_type=snote)])]
+    q = write_parquet(mem, tmp_path/'mem', partition_by=['msg_type'])
+    assert read_parquet(q)['content'].to_pylist()==['a', 'c', 'b', 'd']  # no paths: nothing tells two dialogs of one name apart, so rows come as stored
 
 def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
     "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
