@@ -25,7 +25,7 @@ from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
                          think_spans, stampers, img_mimes)
 from .ipynb import atomic_write, derive_ids, open_nowait, DialogFormatError
-from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id
+from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id, esc_surrogates, join_pairs
 from collections import Counter, deque
 from datetime import datetime, timezone
 import bisect, errno, hashlib, itertools, json, os, re, stat, time, uuid, warnings
@@ -821,11 +821,15 @@ def _dmeta(o):
     d = o.meta.get('dialog') if isinstance(o.meta, dict) else None
     return d if isinstance(d, dict) else {}
 
+def _is_lines(v):
+    "Is `v` a list of a session file's lines: strings, each without a line break (a record's line, which holds one record)?"
+    return is_str_list(v) and not any('\n' in l for l in v)
+
 def _recs_of(m):
     "Prompt message `m`'s session records (its lines), or None when it holds none"
     ms = _dmeta(m).get('session')
     rs = ms.get('records') if isinstance(ms, dict) else None
-    return rs if rs and is_str_list(rs) else None
+    return rs if rs and _is_lines(rs) else None
 
 def _wire_of(m):
     "Message `m`'s kept records (chat's `meta['dialog']['wire']`) that are dicts"
@@ -1125,8 +1129,16 @@ def _sent_of(A, m,
             elif t=='tool_result': res[b.get('tool_use_id')] = {k:b[k] for k in ('content', 'is_error') if k in b}
             elif t in ('web_search_call', 'server_tool_use'): srv.setdefault(b.get('id'), []).append(b)
             elif str(t).endswith('_tool_result') and b.get('tool_use_id') in srv: srv[b['tool_use_id']].append(b)
+    prompt = _raw_sur(prompt, m.content)
     if A is Codex and isinstance(prompt, str): prompt = [dict(type='input_text', text=prompt)]
     return AttrDict(prompt=prompt, res=res, srv=srv)
+
+def _raw_sur(sent, raw):
+    "Text `sent`, as `dlg2chat` sends it, as the dialog holds it (`raw`) when the two differ only by surrogates spelt out"
+    # a provider's JSON is UTF-8, which can't hold a lone surrogate (`dlg2chat` spells it `\udXXX`); a session file's
+    # JSON escapes it, as the agents write one (`_dump`): the text goes as the dialog holds it
+    ok = isinstance(sent, str) and isinstance(raw, str) and sent!=raw
+    return raw if ok and sent==esc_surrogates(join_pairs(raw)) else sent
 
 def _edited_prompt(A, r, txt, m):
     "Prompt record `r` holding text `txt`, sending what prompt message `m` does: its blocks kept while so, else as `m` sends"
@@ -1142,7 +1154,8 @@ def _srv_sent(sent, key):
 
 def _res_fields(A, sent, key, txt):
     "The fields a result record of call `key` holds: as `dlg2chat` sends it (`sent`), else its text `txt`"
-    if (r := sent.res.get(tool_id(key, A.fmt)) if isinstance(key, str) else None) is not None: return r
+    if (r := sent.res.get(tool_id(key, A.fmt)) if isinstance(key, str) else None) is not None:
+        return {k:_raw_sur(v, txt) if k in ('content', 'output') else v for k,v in r.items()}
     return dict(output=txt) if A is Codex else dict(content=txt)
 
 # %% ../nbs/08_session.ipynb #7855227f
@@ -1233,11 +1246,16 @@ def _chain(es):
         elif isinstance(p := r.get('leafUuid'), str) and (p in seen or p not in us and r.get('type')!='summary'):
             if (q := res(p, False))!=p: r['leafUuid'],e[1] = q,None
 
-def _remap(o, m):
-    "`o` with every string that is a key of `m` replaced by its value, at any depth"
+# The keys whose values are what was said or done, never ids: a fork leaves them as the model and the person read them
+# (a prompt that is a session id pasted to ask about it, a tool's output that printed a record's uuid)
+_said_keys = {'message', 'content', 'text', 'thinking', 'input', 'output', 'arguments', 'toolUseResult', 'lastPrompt',
+              'summary'}
+
+def _remap(o, m, skip=()):
+    "`o` with every string that is a key of `m` replaced by its value, at any depth but under the keys `skip`"
     if isinstance(o, str): return m.get(o, o)
-    if isinstance(o, dict): return {k:_remap(v, m) for k,v in o.items()}
-    if isinstance(o, list): return [_remap(v, m) for v in o]
+    if isinstance(o, dict): return {k:v if k in skip else _remap(v, m, skip) for k,v in o.items()}
+    if isinstance(o, list): return [_remap(v, m, skip) for v in o]
     return o
 
 def _uuid7():
@@ -1297,7 +1315,7 @@ def _fork(A, es, sid):
     # every session id a Claude Code file's records name (a resumed session's file holds two)
     if A is not Codex: m |= {i: new for r in map(_parsed, es) if isinstance(i := r.get('sessionId'), str)}
     if A is not Codex: m |= {r['uuid']: str(uuid.uuid4()) for r in map(_parsed, es) if isinstance(r.get('uuid'), str)}
-    for e in es: e[:2] = _remap(_parsed(e), m),None
+    for e in es: e[:2] = _remap(_parsed(e), m, _said_keys),None
     if A is Codex and not any(r.get('type')=='session_meta' for r,*_ in es):
         msg = 'a Codex session needs its session_meta record: this dialog has none to fork'
         raise ValueError(msg)
@@ -1375,7 +1393,7 @@ def _entries(dlg, A, s, fork):
         if k==moved and k0 is None: k0 = len(out)
         ms = (m.meta.get('dialog') or {}).get('session')
         recs = ms.get('records') if isinstance(ms, dict) else None
-        if not (isinstance(recs, list) and recs and all(isinstance(l, str) for l in recs)): ms = None
+        if not (recs and _is_lines(recs)): ms = None  # (made anew from the message, as a new one is)
         elif id(m) in own: ms = ms | dict(records=cbody[id(m)]) if id(m) in cbody else ms
         # another agent's records, or another session's (a message pasted from its dialog): rebuilt as this session's,
         # as a new message is
@@ -1529,10 +1547,9 @@ def _set_system(es, system):
 def _sess_meta(dlg):
     s = ((dlg.meta.get('dialog') or {}).get('session')) or {}
     h = s.get('head', []) if isinstance(s, dict) else None
-    if not isinstance(s, dict) or s and (s.get('agent') not in agents or not isinstance(h, list)
-                                         or not all(isinstance(l, str) for l in h)):
+    if not isinstance(s, dict) or s and (s.get('agent') not in agents or not _is_lines(h)):
         msg = (f'{dlg.name}: notebook metadata dialog.session is not a session record this library wrote (an agent, '
-               'and head a list of lines)')
+               'and head a list of lines, each one record without a line break)')
         raise ValueError(msg)
     return s
 

@@ -185,6 +185,25 @@ def test_lone_surrogate_written_as_escape(tmp_path):
     b.decode('utf-8')
     assert sess2dlg(tmp_path/'o.jsonl')[0].ai_res=='yo \ud83d'
 
+def test_a_lone_surrogate_in_a_new_prompt_or_an_edited_result_is_written_escaped_not_spelt(tmp_path):
+    "R38d: a new prompt, or an edited tool result, holding a lone surrogate was written as the six characters `\\ud83d` (as a provider's UTF-8 JSON spells it), so it read back as other text; it is written escaped, as the agents write one, and reads back as it was. Text holding the six characters itself keeps them"
+    p = tmp_path/'s.jsonl'
+    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content='hi')),
+          dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command='ls'))])),
+          dict(type='user', uuid='u3', parentUuid='u2', sessionId='s', message=dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content='a.txt')])),
+          dict(type='assistant', uuid='u4', parentUuid='u3', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='ok')]))]
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    for txt in ('broken \ud83d emoji', 'spelt \\ud83d'):
+        dlg = sess2dlg(p)
+        m = dlg.msg_cls(txt, msg_type=sprompt); m.ai_res = 'fine'; dlg.messages.append(m)
+        o = dlg2sess(dlg, tmp_path/'o1.jsonl', force=True)
+        o.read_bytes().decode('utf-8')
+        assert sess2dlg(o)[-1].content==txt
+    dlg = sess2dlg(p)
+    dlg[0].ai_res = dlg[0].ai_res.replace('"result": "a.txt"', '"result": "a\\ud83d.txt"')
+    o = dlg2sess(dlg, tmp_path/'o2.jsonl')
+    assert [json.loads(l) for l in o.read_text().splitlines()][2]['message']['content'][0]['content']=='a\ud83d.txt'
+
 def test_moved_and_pasted_messages_keep_one_chain(tmp_path):
     "Messages moved, and a message pasted twice (a copied cell): one chain in the dialog's order, no uuid twice"
     src,recs,par = tmp_path/'s.jsonl',[],None
@@ -1345,3 +1364,18 @@ def test_move_of_a_message_compacted_mid_turn_keeps_every_prompt_on_the_resumed_
         assert [x for x in got if x.startswith('Prompt')]==[x.content for x in dlg.messages]
         # the reply after the compaction follows its message's tool result, not the summary
         i = got.index('Prompt 1'); assert got[i:i+4]==['Prompt 1', 'tool_use', 'tool_result', 'Reply 1.']
+
+def test_a_kept_record_line_holding_a_line_break_is_never_written_as_two(tmp_path):
+    "R38d: a record line kept in a message's metadata (or the session's head) holding a line break was written as it was: two lines, one of them a record no message said (or no JSON). A message's lines that aren't one record each are made anew from the message; a head's is refused"
+    p = tmp_path/'s.jsonl'
+    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content='hi')),
+          dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='yo')]))]
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    dlg = sess2dlg(p)
+    dlg[0].meta['dialog']['session']['records'][1] += '\n{"evil":1}'
+    ls = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
+    assert len(ls)==2 and all('evil' not in l for l in ls)
+    assert [(m.content, m.ai_res) for m in sess2dlg(tmp_path/'o.jsonl')]==[('hi', 'yo')]
+    dlg = sess2dlg(p); dlg.meta['dialog']['session']['head'] = ['{"type":"x"}\n{"evil":1}']
+    with pytest.raises(ValueError, match='each one record without a line break'): dlg2sess(dlg, tmp_path/'h.jsonl')
+    assert not (tmp_path/'h.jsonl').exists()

@@ -134,3 +134,18 @@ def test_fork_of_a_session_with_a_record_written_twice(tmp_path, whole):
     assert said(cc_walk(new))==said(cc_walk(old))==[f'{k} {i}' for i in range(3) for k in ('prompt', 'answer')]
     a,b = sess2dlg(out),sess2dlg(src)
     assert [(m.content, m.ai_res) for m in a.messages]==[(m.content, m.ai_res) for m in b.messages]
+
+def test_a_fork_leaves_what_was_said_that_equals_an_id(tmp_path):
+    "R38d: a fork replaced every string equal to an old id anywhere, so a prompt that is the session id (pasted to ask about it), or a tool's output that printed a record's uuid, changed to the new random ids; ids change where they are ids alone"
+    sid = '11111111-2222-4333-8444-555555555555'
+    u = [f'aaaaaaaa-0000-4000-8000-00000000000{i}' for i in range(1, 5)]
+    rs = [dict(parentUuid=None, type='user', uuid=u[0], sessionId=sid, message=dict(role='user', content=sid)),
+          dict(parentUuid=u[0], type='assistant', uuid=u[1], sessionId=sid, message=dict(role='assistant', content=[dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command=f'echo {u[0]}'))])),
+          dict(parentUuid=u[1], type='user', uuid=u[2], sessionId=sid, message=dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content=u[0])]), toolUseResult=dict(stdout=u[0])),
+          dict(parentUuid=u[2], type='assistant', uuid=u[3], sessionId=sid, message=dict(role='assistant', content=[dict(type='text', text=sid)]))]
+    (p := tmp_path/'src'/f'{sid}.jsonl').parent.mkdir()
+    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    o = [json.loads(l) for l in dlg2sess(sess2dlg(p), fork=True, path=tmp_path).read_text().splitlines()]
+    assert [r['message'] for r in o]==[r['message'] for r in rs] and o[2]['toolUseResult']==dict(stdout=u[0])
+    assert {r['sessionId'] for r in o}.isdisjoint({sid}) and not {r['uuid'] for r in o} & set(u)
+    assert [r['parentUuid'] for r in o]==[None, *(r['uuid'] for r in o[:-1])]
