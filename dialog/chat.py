@@ -1202,12 +1202,16 @@ class _Wire:
                 out = ms[:-1] + cd.own(ms[-1], [x for x in seg if not cd.model(x)])
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
+            # but the request's last assistant message, its own blocks edited (a call's arguments, its text), goes with its
+            # reasoning as it came, before them: Anthropic refuses a tool loop's last assistant message without its
+            # thinking, whose signature covers the thinking alone (as for its shown thinking edited, above)
+            last = live and tail is not None and a>=tail and all(x.get('own') is not None for x in g)  # (stamped: read so)
             # its own blocks edited: the model's messages right before it are of its turn (a reply streamed a block a
             # message), and their reasoning goes no more, as the unsplit reply's
-            for x in reversed(res) if not mine and self.mode is True and cd.runs else ():
+            for x in reversed(res) if not mine and self.mode is True and cd.runs and not last else ():
                 if not cd.model(x): break
                 if id(x) in self.plain: self.cut.add(id(x))
-            out = cd.with_state(_copy(r['msg']), seg) if self.mode=='keep' else seg
+            out = cd.with_state(_copy(r['msg']), seg) if self.mode=='keep' or last else seg
         else:
             self.fixed.update(map(id, out[:len(g)])); self.plain |= {id(x):[] for x in out[1:len(g)]}
             self.plain[id(out[0])] = [x for x in seg if cd.model(x)]

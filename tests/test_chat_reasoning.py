@@ -911,10 +911,47 @@ def test_the_last_message_of_the_turn_in_progress_goes_with_its_signed_thinking_
         assert not any(s in json.dumps(out) for s in ('S1', 'S2', 'R2')), saved
         check_history(out, 'anthropic')
 
+@pytest.mark.parametrize('split', [False, True])
+@pytest.mark.parametrize('edit', [('"i": 2', '"i": 22'), ('Text 2.', 'Text two.')])
+def test_the_last_message_of_the_turn_in_progress_edited_still_goes_with_its_signed_thinking(edit, split):
+    "R38e: a person corrects the last call of a tool loop in progress (its arguments, or the text beside it), then the host sends to go on: that last assistant message went without its thinking, which Anthropic refuses with thinking on; it goes with its thinking blocks as they came, signed, before the edited blocks. Once the loop is over they go no more"
+    red = {'type': 'redacted_thinking', 'data': 'R2'}
+    txt = {'type': 'text', 'text': 'Text 2.'}
+    last = [[_th(2), red], [txt, _use(2)]] if split else [[_th(2), red, txt, _use(2)]]
+    h = ([{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
+         + [{'role': 'assistant', 'content': c} for c in last] + [_res(2)])
+    for saved in (False, True):
+        d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You read code.')
+        if saved: d = _reread(d)
+        m = next(m for m in d.messages if 'Text 2.' in m.ai_res)
+        assert edit[0] in m.ai_res
+        m.ai_res = m.ai_res.replace(*edit)
+        out = dlg2chat(d, 'anthropic')
+        new = json.loads(json.dumps([txt, _use(2)]).replace(*edit))
+        assert out[-2] == {'role': 'assistant', 'content': [_th(2), red, *new]}, (saved, out[-2])
+        check_history(out, 'anthropic')
+        _done(d)
+        out = dlg2chat(d, 'anthropic')
+        assert not any(s in json.dumps(out) for s in ('S2', 'R2')), saved
+        check_history(out, 'anthropic')
+
+@pytest.mark.parametrize('meta', [False, True])
+def test_a_copy_of_the_turn_in_progress_pasted_above_it_leaves_it_its_thinking(meta):
+    "R38e: the cell of a tool loop in progress copied and pasted above it (its metadata with it or not): the later use of each call id, the turn in progress's, is renamed, and it went without its thinking, which Anthropic refuses; it goes with it, before its calls as renamed"
+    h = [{'role': 'user', 'content': 'Weather?'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
+    d = chat2dlg(copy.deepcopy(h), 'anthropic', system='Be brief.')
+    last = d.messages[-1]
+    dup = Message(last.content, msg_type=sprompt, meta=copy.deepcopy(last.meta) if meta else None); dup.ai_res = last.ai_res
+    d.messages = [dup, last]
+    out = dlg2chat(d, 'anthropic')
+    assert out[-2]['role']=='assistant' and out[-2]['content'][0]==_th(1), out[-2]
+    assert out[-2]['content'][1]['type']=='tool_use' and out[-1]['content'][0]['tool_use_id']==out[-2]['content'][1]['id']
+    check_history(out, 'anthropic')
+
 @given(split_replies(), st.data())
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_property_a_split_reply_with_an_edited_call_sends_as_the_unsplit_reply(hs, data):
-    "A call's arguments edited in a reply streamed a block a message: the thinking-only message before it goes as the unsplit reply's thinking does (not at all, after the edit), mid loop or not"
+    "A call's arguments edited in a reply streamed a block a message: the thinking-only message before it goes as the unsplit reply's thinking does (not at all after the edit, but with the request's last assistant message, which goes with its own), mid loop or not"
     h, s = hs
     calls = [b['input']['i'] for m in h if m['role'] == 'assistant' for b in m['content'] if b['type'] == 'tool_use']
     if not calls: return
