@@ -15,7 +15,7 @@ Docs: https://nbdialog.github.io/nbdialog/cli.html.md"""
 __all__ = ['main', 'out_maxlen', 'msg2xml', 'dlg2md', 'RunReport']
 
 # %% ../nbs/16_cli.ipynb #5e6cb04a
-import os, signal, sys
+import os, signal, sys, threading
 
 # %% ../nbs/16_cli.ipynb #0386d52c
 def _quiet_exit(sig, frame): os._exit(130) # nothing has been done yet: nothing to save or clean up
@@ -165,7 +165,14 @@ def _parse(argv):
         p.print_help(sys.stderr)
         return None
     if i := argv.index(a.cmd): p.error(f"unrecognized arguments: {' '.join(argv[:i])}")
-    return subs[a.cmd].parse_intermixed_args(argv[1:]) # `view FILE --out ID`: an id may follow the options
+    # `--` ends the options (`summary -- -notes.ipynb`), but `parse_intermixed_args` drops it before Python 3.12: each
+    # argument after it goes marked as no option (argv can't hold a NUL), the mark taken off once parsed
+    args = argv[1:]
+    if '--' in args: k = args.index('--'); args = args[:k] + ['\0'+x for x in args[k+1:]]
+    res = subs[a.cmd].parse_intermixed_args(args) # `view FILE --out ID`: an id may follow the options
+    def unmark(v): return v[1:] if isinstance(v, str) and v.startswith('\0') else v
+    for k,v in vars(res).items(): setattr(res, k, [unmark(x) for x in v] if isinstance(v, list) else unmark(v))
+    return res
 
 # %% ../nbs/16_cli.ipynb #3910e7c3
 from .skill import tool_words # the names the tools' errors give, which `main` sets to this command line's
@@ -677,12 +684,12 @@ def _cmd_convert(a):
     if a.o:
         _chk_new(a.o, a.force)
         if same := first(d.path for d in dlgs if os.path.realpath(Path(a.o).expanduser())==os.path.realpath(d.path)):
-            raise ValueError(f'{a.o} is the dialog being converted ({same.name}): '
+            raise ValueError(f'{shown_name(a.o)} is the dialog being converted ({same.name}): '
                              'writing there would replace it; nothing written')
     txt = _to_text(dlgs, a.to, a)
     if a.o:
         _write_new(a.o, txt, a.force)
-        _say(f'wrote {a.o}')
+        _say(f'wrote {shown_name(a.o)}')
     else: _emit(txt)
 
 # %% ../nbs/16_cli.ipynb #37c936ce
@@ -768,10 +775,10 @@ def _folders2jsonl(a):
     for s in a.files: # a dialog read is never the file written, even with --force
         r = os.path.realpath(Path(s).expanduser())
         if out==r or out.endswith('.ipynb') and os.path.isdir(r) and out.startswith(r.rstrip(os.sep)+os.sep):
-            raise ValueError(f'{a.o} is one of the dialogs being converted (from {s}): '
+            raise ValueError(f'{shown_name(a.o)} is one of the dialogs being converted (from {shown_name(s)}): '
                              'writing there would replace it; nothing written')
     rep = write(a.o, a.force)
-    _say(rep if a.skip_bad else f'wrote {a.o}')
+    _say(rep if a.skip_bad else f'wrote {shown_name(a.o)}')
 
 _srcs = _arg('src', nargs='+', metavar='FOLDER',
              help='folders of dialogs (searched recursively), globs or dialog files')
@@ -935,7 +942,14 @@ def _size(s):
       _arg('--workers', type=_int_from(1), metavar='N',
            help=_doc(serve_mcp, 'workers', post=' (default: twice the CPU count, at least 2)')),
       help='serve the dialog tools to an MCP client over stdio', extra='mcp')
-def _cmd_mcp(a): serve_mcp(a.root, a.timeout, a.maxmem or None, a.workers)
+def _cmd_mcp(a):
+    # Ctrl-C ends the server at once (130), as it ends every command: the client's requests are read in a thread, which a
+    # KeyboardInterrupt would wait for until the client closed stdin. A call under way goes with its worker process
+    # (each save is atomic: the file is as it was, or as the call left it)
+    was = signal.signal(signal.SIGINT, _quiet_exit) if threading.current_thread() is threading.main_thread() else None
+    try: serve_mcp(a.root, a.timeout, a.maxmem or None, a.workers)
+    finally:
+        if was is not None: signal.signal(signal.SIGINT, was)
 
 # %% ../nbs/16_cli.ipynb #02bd6dac
 if __name__=='__main__': sys.exit(main())

@@ -28,9 +28,10 @@ import base64, bisect, contextvars, hashlib, math, mimetypes, os, re
 
 # %% ../nbs/04_view.ipynb #b8294860
 def rel_path(p): # A file's path
-    "`p` as a person names it: relative to the working folder when it is inside it, else absolute"
+    "`p` as a person names it: relative to the working folder when it is inside it, else absolute; quoted as `shown_name` quotes it"
+    # (for messages alone: a name holding a line break can't forge a line of one)
     r = os.path.relpath(p)
-    return Path(r if not r.startswith('..') else os.path.abspath(p)).as_posix()
+    return shown_name(Path(r if not r.startswith('..') else os.path.abspath(p)).as_posix())
 
 # %% ../nbs/04_view.ipynb #0e44908c
 def dlg_where(dlg): # The `Dialog` an error is about
@@ -227,7 +228,13 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     except ValueError as e: raise ValueError(f'an {mime} image is not valid base64 ({e}): it can\'t be written as a file') from None
     p = Path(assets)/(hashlib.sha1(data).hexdigest()[:16] + (mimetypes.guess_extension(mime) or '.bin'))
     if not p.exists(): atomic_write(p, data)
-    return Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix()
+    return _url_path(Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix())
+
+def _url_path(p):
+    "Path `p` as a link's destination: what would end or break one (a space, a parenthesis, an angle bracket, `%`) percent-encoded"
+    # CommonMark takes no space in a bare destination (`![](my assets/x.png)` shows as text, in GitHub's, markdown-it's
+    # and Pandoc's GFM alike); an HTML attribute takes the same text, and readers decode it to the file's path
+    return re.sub(r'[\s()<>%\\\x00-\x1f\x7f]', lambda mt: ''.join(f'%{b:02X}' for b in mt[0].encode()), p)
 
 # %% ../nbs/04_view.ipynb #d14f7405
 # a fence; it opens a block when at most one word follows (both CommonMark and Pandoc agree then)

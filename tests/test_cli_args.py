@@ -4,7 +4,7 @@ from pathlib import Path
 from hypothesis import given
 from dialog.core import *
 from dialog.ipynb import *
-from cli_helpers import fails, ids, ok
+from cli_helpers import fails, ids, ok, nbd
 
 @pytest.mark.parametrize('args', [['summary', '--maxlen', '0'], ['summary', '--maxlen', '-5'], ['find', 'a', '--maxlen', '0'],
                                   ['find', '.', '--limit', '0'], ['find', '.', '--limit', '-1'], ['find', '.', '--before', '-2'],
@@ -83,3 +83,21 @@ def test_help_metavars_are_ours():
         words = re.sub(r'\{[^}]*\}|(?<![\w-])--?[\w-]+', ' ', usage)  # without the choices and the options' own names
         assert not re.findall(r'[a-z_]{2,}', words), (cmd, usage)
         assert not [m[0] for m in re.finditer(r'--([\w-]+) ([A-Z_]+)', usage) if m[2]==m[1].replace('-', '_').upper()], (cmd, usage)
+
+@pytest.mark.parametrize('before,after', [(['summary'], []), (['find'], ['import']), (['view', '--no-nums'], []), (['run', '--dry-run'], [])])
+def test_a_double_dash_ends_the_options(tour, before, after):
+    "R38f: `--` ends the options, so a file whose name starts with a dash can be named (`summary -- -notes.ipynb` was 'the following arguments are required: FILE')"
+    p = tour.with_name('-notes.ipynb'); tour.rename(p)
+    assert ok(*before, '--', p.name, *after, cwd=p.parent)
+    r = fails(*before, p.name, *after, cwd=p.parent)  # without it, an option: refused
+    assert 'unrecognized arguments' in r.stderr or 'required' in r.stderr
+
+def test_a_file_name_holding_a_line_break_never_forges_a_line(tour):
+    "R38f: a file named with a line break was said raw ('no such file', 'already exists', 'wrote ...'), its second line reading as another message; it is quoted, as `shown_name` quotes a name"
+    bad = 'a\nnbdialog summary: all good'
+    for args,code in [(['summary', f'{bad}.ipynb'], 2), (['convert', tour.name, '--to', 'md', '-o', f'{bad}.md'], 0),
+                      (['convert', tour.name, '--to', 'md', '-o', f'{bad}.md'], 2)]:
+        r = nbd(*args, cwd=tour.parent)
+        assert r.returncode==code, (r.returncode, r.stderr)
+        lines = (r.stderr if code else r.stdout).strip().splitlines()
+        assert len(lines)==1 and repr(bad)[1:-1] in lines[0], lines

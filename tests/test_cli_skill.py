@@ -99,3 +99,15 @@ def test_mcp_subcommand_serves_over_stdio(tmp_path):
     r,out = t._setup(tmp_path)
     params = t._server(r, [sys.executable, '-m', 'dialog.cli', 'mcp', '--root', str(r)])
     assert anyio.run(t._session_run, params, lambda s: t._scenario(s, r, out))
+
+def test_ctrl_c_ends_the_mcp_server_at_once(tmp_path):
+    "R38f: Ctrl-C (SIGINT) left `nbdialog mcp` running while its client kept stdin open (the requests are read in a thread the interrupt waited for); it exits at once, 130 as every command, its workers with it"
+    pytest.importorskip('mcp')
+    import signal, time
+    p = subprocess.Popen(cmd + ['mcp', '--root', str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        time.sleep(3)  # serving by now, on most machines: its stdin read in a thread (earlier, Ctrl-C gives 130 too)
+        p.send_signal(signal.SIGINT)
+        assert p.wait(20)==130, p.stderr.read()
+    finally:
+        if p.poll() is None: p.kill(); p.wait()

@@ -58,6 +58,16 @@ def test_images_inline_or_in_assets(tmp_path):
     img = re.search(r'!\[\]\((img/[^)]+)\)', src)[1]
     assert (tmp_path/img).read_bytes() == tiny_png
 
+@pytest.mark.parametrize('folder', ['my assets', 'img (1)', '100%', 'a<b>'])
+def test_an_assets_folder_whose_name_breaks_a_link_still_shows_its_images(tmp_path, folder):
+    "R38f: `--assets 'my assets'` wrote `![](my assets/x.png)`, which CommonMark (GitHub's, markdown-it's, Pandoc's GFM) shows as text: the path is percent-encoded where it would break the link, and decodes to the file"
+    from urllib.parse import unquote
+    d = _dlg(); d.mk_message('see ![x](attachment:a.png)', msg_type=snote).mk_attachment(tiny_png, 'image/png', 'a.png')
+    src = dlg2md(d, assets=tmp_path/folder, rel=tmp_path)
+    html = mdit.MarkdownIt('commonmark').render(src)
+    srcs = re.findall(r'<img src="([^"]+)"', html)
+    assert len(srcs)==2 and all((tmp_path/unquote(H.unescape(s))).read_bytes()==tiny_png for s in srcs), (src, html)
+
 def test_html_output_is_raw_block():
     "HTML (a table with a blank line inside) goes in a `{=html}` raw block: Pandoc passes it through, CommonMark shows it as code, never half-parsed"
     src = dlg2md(_dlg())
