@@ -125,9 +125,10 @@ _epilog = '''examples:
   nbdialog find talk 'def \\w+' --type code     messages matching a regex
   echo 'print(1)' | nbdialog add talk --after 3f9a
   nbdialog run talk                            run all the code, saving outputs as it goes
-exit codes: 0 success, 1 nothing found (find), exhash's commands refused (nothing changed) or a message
-  failed (run: it raised, timed out, the kernel died, or another program changed it meanwhile), 2 bad
-  usage, a bad file, no kernel or a reading process killed, 130 interrupted (Ctrl-C), 143 terminated'''
+exit codes: 0 success, 1 nothing found (find, sessions), exhash's commands refused (nothing changed) or a
+  message failed (run: it raised, timed out, the kernel died, or another program changed it meanwhile), 2 bad
+  usage, a bad file, a file another program changed since it was read (nothing written: run the command
+  again), no kernel or a reading process killed, 130 interrupted (Ctrl-C), 143 terminated'''
 
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, printing its usage errors and help through `term_safe` (an error quotes what the user typed)"
