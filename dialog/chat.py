@@ -1206,6 +1206,12 @@ class _Wire:
             # reasoning as it came, before them: Anthropic refuses a tool loop's last assistant message without its
             # thinking, whose signature covers the thinking alone (as for its shown thinking edited, above)
             last = live and tail is not None and a>=tail and all(x.get('own') is not None for x in g)  # (stamped: read so)
+            if last:  # and still this round's: its calls the round's by name, its thinking the one the round shows
+                # (a deleted round's record, or another reply's in its place, would send thinking about other calls)
+                ths = []
+                got,now = _shown(cd, [x['msg'] for x in g], ths),_shown(cd, [x for x in seg if cd.model(x)])
+                last = (got is not None and now is not None and [c[0] for c in got[1]]==[c[0] for c in now[1]]
+                        and self.thought(ths, live, range(a, a+n) if n else None))
             # its own blocks edited: the model's messages right before it are of its turn (a reply streamed a block a
             # message), and their reasoning goes no more, as the unsplit reply's
             for x in reversed(res) if not mine and self.mode is True and cd.runs and not last else ():

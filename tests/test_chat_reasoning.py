@@ -935,6 +935,26 @@ def test_the_last_message_of_the_turn_in_progress_edited_still_goes_with_its_sig
         assert not any(s in json.dumps(out) for s in ('S2', 'R2')), saved
         check_history(out, 'anthropic')
 
+def test_the_last_message_of_the_turn_in_progress_takes_no_other_rounds_thinking():
+    "R39a: the request's last assistant message goes with its record's thinking only while the record is still its round's (its calls by name, its thinking the one the dialog shows): a deleted round's record, or another reply pasted in its place, sent thinking about other calls"
+    h = [{'role': 'user', 'content': 'Go'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1),
+         {'role': 'assistant', 'content': [_th(2), _use(2)]}, _res(2), {'role': 'assistant', 'content': [_th(3), _use(3)]}, _res(3)]
+    d = chat2dlg(copy.deepcopy(h), 'anthropic', system='S')
+    m = d.messages[-1]; s = m.ai_res
+    i = s.index('<!--think_start-->', 10); j = s.index('<!--think_start-->', i+10)
+    m.ai_res = s[:i] + s[j:]  # the middle round deleted: its thinking, call and result
+    assert 'Thought 2.' not in m.ai_res and 'toolu_2' not in m.ai_res
+    out = dlg2chat(d, 'anthropic')
+    assert 'S2' not in json.dumps(out) and out[-2]['content'][-1]['id']=='toolu_3'
+    check_history(out, 'anthropic')
+    d = chat2dlg(copy.deepcopy(h[:5]), 'anthropic', system='S')
+    other = {'role': 'assistant', 'content': [{'type': 'thinking', 'thinking': 'Delete it.', 'signature': 'SX'}, dict(_use(9), name='rm')]}
+    src = chat2dlg([{'role': 'user', 'content': 'x'}, other, _res(9)], 'anthropic')
+    m = d.messages[-1]; s = m.ai_res
+    m.ai_res = s[:s.index('<!--think_start-->', 10)] + src.messages[-1].ai_res  # the last round replaced by another reply's
+    out = dlg2chat(d, 'anthropic')
+    assert 'S2' not in json.dumps(out) and 'SX' not in json.dumps(out) and out[-2]['content'][-1]['name']=='rm'
+
 @pytest.mark.parametrize('meta', [False, True])
 def test_a_copy_of_the_turn_in_progress_pasted_above_it_leaves_it_its_thinking(meta):
     "R38e: the cell of a tool loop in progress copied and pasted above it (its metadata with it or not): the later use of each call id, the turn in progress's, is renamed, and it went without its thinking, which Anthropic refuses; it goes with it, before its calls as renamed"
