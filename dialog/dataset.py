@@ -764,16 +764,22 @@ def _chk_cells(t, starts):
                    "(without a pos) has none", where, i, i-s)
 
 def _chk_runs(t, starts):
-    "Refuse message table `t` (its dialogs starting at `starts`) where one path begins two runs of rows"
-    # (a partitioned folder read by another tool, partition by partition, or rows out of order): two dialogs made of
-    # one would split it without a word, its metadata with the first alone. Rows without a path can't be told apart
-    seen = {}
-    for i,p in zip(starts, t['path'].take(starts[:-1]).to_pylist()):
-        if p is not None and (j := seen.setdefault(p, i))!=i:
-            raise ValueError(f"the rows of the dialog at {nbjson.short_repr(p, 80)} are not together, nor in order: rows "
-                             f"{j} and {i} each begin a run of them (a partitioned folder read partition by partition?). "
-                             "Sort the table by path and pos first: table.sort_by([('path', 'ascending'), "
-                             "('pos', 'ascending')]) (read_parquet does)")
+    "Refuse message table `t` (its dialogs starting at `starts`) where one path's runs of rows are pieces of one dialog"
+    # (a partitioned folder read by another tool, partition by partition; rows out of order): a dialog each would split
+    # one without a word, its metadata with the first alone. Pieces hold each position once between them; runs that
+    # repeat positions are dialogs of their own (two exports of one folder, concatenated). Rows without a path can't be
+    # told apart
+    runs = {}
+    for k,p in enumerate(t['path'].take(starts[:-1]).to_pylist() if len(starts)>2 else []):
+        if p is not None: runs.setdefault(p, []).append(k)
+    for p,ks in runs.items():
+        if len(ks)<2: continue
+        pos = [t['pos'].slice(starts[k], starts[k+1]-starts[k]).to_pylist() for k in ks]
+        if len(set().union(*pos))<sum(map(len, pos)): continue
+        raise ValueError(f"the rows of the dialog at {nbjson.short_repr(p, 80)} are not together, nor in order: rows "
+                         f"{starts[ks[0]]} and {starts[ks[1]]} each begin a piece of it (a partitioned folder read "
+                         "partition by partition?). Sort the table by path and pos first: table.sort_by([('path', "
+                         "'ascending'), ('pos', 'ascending')]) (read_parquet does, for a partitioned folder)")
 
 def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
                cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
@@ -1206,9 +1212,10 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     t = _fill_parts(dset.to_table(columns=cs, filter=flt), ks, back=True)
     ours = [k for k in msg_cols if k in t.column_names]
     t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
-    # a folder's rows come partition by partition, each dialog's apart: each dialog's are put together again, in order,
-    # when every row has its dialog's path (a dialog made in memory has none: two of one name couldn't be told apart)
-    if {'path', 'pos'}<=set(t.column_names) and t.num_rows and not t['path'].null_count:
+    # a partitioned folder's rows come partition by partition, each dialog's apart: each dialog's are put together again,
+    # in order, when every row has its dialog's path (a dialog made in memory has none: two of one name couldn't be told
+    # apart). A plain folder's files (exports of other days, say) each hold their dialogs' rows together: left as stored
+    if part.schema.names and {'path', 'pos'}<=set(t.column_names) and t.num_rows and not t['path'].null_count:
         t = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
     return chk_msg_table(t, str(fname), columns)
 

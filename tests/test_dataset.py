@@ -401,13 +401,23 @@ def test_single_file_force_replaces_a_folder(folder, tmp_path):
 def test_a_dialog_whose_rows_are_apart_is_refused_not_split(folder, tmp_path):
     "R38c: a partitioned folder read partition by partition (pyarrow, DuckDB, Polars), or rows out of order, made two dialogs of one without a word (46 for 24 over the corpus), the second without its metadata; `table2dlgs` refuses it, and `read_parquet` gives each dialog's rows together"
     p = write_parquet(folder/'a', tmp_path/'parts', partition_by=['msg_type'])
+    import pyarrow.dataset
     raw = pa.dataset.dataset(p, format='parquet', partitioning='hive').to_table().select(list(msg_cols))
-    with pytest.raises(ValueError, match=r"the rows of the dialog at '.*' are not together, nor in order: rows 0 and \d+ each begin a run of them"): table2dlgs(raw)
+    with pytest.raises(ValueError, match=r"the rows of the dialog at '.*' are not together, nor in order: rows 0 and \d+ each begin a piece of it"): table2dlgs(raw)
     with pytest.raises(ValueError, match='are not together'): table2dlgs(dlgs2table(folder/'a', workers=0).sort_by([('pos', 'descending')]))
     assert [write_ipynb(d) for d in table2dlgs(read_parquet(p))] == _texts(dlg_paths(folder/'a'))
     mem = [Dialog('x', [Message('a'), Message('b', msg_type=snote)]), Dialog('x', [Message('c'), Message('d', msg_type=snote)])]
     q = write_parquet(mem, tmp_path/'mem', partition_by=['msg_type'])
     assert read_parquet(q)['content'].to_pylist()==['a', 'c', 'b', 'd']  # no paths: nothing tells two dialogs of one name apart, so rows come as stored
+
+def test_exports_of_one_folder_side_by_side_read_as_dialogs_of_their_own(folder, tmp_path):
+    "R39b: a folder of repeated exports of one folder (each month's) was sorted by path and pos as a partitioned folder is, interleaving the months' rows, which table2dlgs then refused; a plain folder's files keep their rows as stored, and runs of one path that repeat positions are dialogs of their own (tables concatenated too)"
+    (tmp_path/'exports').mkdir()
+    for m in ('2024-01', '2024-02'): write_parquet(folder/'a', tmp_path/'exports'/f'{m}.parquet', workers=0)
+    one = [write_ipynb(d) for d in table2dlgs(read_parquet(tmp_path/'exports'/'2024-01.parquet'))]
+    assert [write_ipynb(d) for d in table2dlgs(read_parquet(tmp_path/'exports'))]==one*2
+    t = dlgs2table(folder/'a', workers=0)
+    assert [write_ipynb(d) for d in table2dlgs(pa.concat_tables([t, t]))]==one*2
 
 def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
     "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
