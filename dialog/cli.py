@@ -138,6 +138,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kw)
     def _print_message(self, message, file=None):
         if not message: return
+        message = message.replace('\0', '')  # the mark of an argument after `--` (`_parse`), which the user never typed
         super()._print_message(term_safe(message, file is None or file is sys.stderr or file.isatty()), file)
 
 def _parser(helping=False): # Will help be shown? Only then are the docments behind `_doc` helps read

@@ -1249,7 +1249,7 @@ def _chain(es):
 # The keys whose values are what was said or done, never ids: a fork leaves them as the model and the person read them
 # (a prompt that is a session id pasted to ask about it, a tool's output that printed a record's uuid)
 _said_keys = {'message', 'content', 'text', 'thinking', 'input', 'output', 'arguments', 'toolUseResult', 'lastPrompt',
-              'summary'}
+              'summary', 'prompt', 'customTitle', 'aiTitle', 'title', 'addedBlocks', 'last_agent_message'}
 
 def _remap(o, m, skip=()):
     "`o` with every string that is a key of `m` replaced by its value, at any depth but under the keys `skip`"

@@ -1074,7 +1074,7 @@ def replace_lines(
     end_line:int=None, # Last line to replace (1-based, inclusive, negative counts from end); None means the last line
     new_content:str='', # New content to replace the specified lines
 ):
-    "Replace line range with new content; the defaults replace the entire contents"
+    "Replace line range with new content; the defaults replace the entire contents, given new content (`del_lines` deletes)"
     # an empty text has no lines: the defaults write its content, and a line number is refused as `del_lines` and
     # `str_replace` refuse it (`_line_span`)
     if not text: return new_content if start_line is None and end_line is None else _line_span(0, start_line, end_line)
@@ -1542,8 +1542,14 @@ def update_msg(id:str, # The message's id, or a unique prefix of it
     return _edit(dlg, ed)
 
 # %% ../nbs/13_skill.ipynb #c29b8219
-_re_att = re.compile(r'attachment:([^\s)"\'>]+)') # A reference to an attachment in a message's text, and its name
-def _att_refs(txt): return set(_re_att.findall(txt))
+def _re_refs(names):
+    "The regex of a reference in a message's text to any of attachment `names` (`attachment:NAME`), and its name"
+    # by the names themselves, longest first, each ending where a reference ends: a name may hold what would end a
+    # reference found by its shape (JupyterLab names a dropped `shot (1).png` `shot%20(1).png`)
+    alt = '|'.join(map(re.escape, sorted(names, key=len, reverse=True)))
+    return re.compile(f'attachment:({alt})(?=[\\s)"\'>]|$)')
+
+def _att_refs(txt, names): return set(_re_refs(names).findall(txt)) if names else set() # Those of `names` `txt` refers to
 
 @patch
 def split(self:Message,
@@ -1562,7 +1568,8 @@ def split(self:Message,
     exp = self.msg_type==scode and self.exported and not self.meta_exported
     atts,res = list(self.attachments or []),[self]
     for p in parts[1:]:
-        mine = [a for a in atts if a.id in _att_refs(p)]
+        refs = _att_refs(p, [a.id for a in atts])
+        mine = [a for a in atts if a.id in refs]
         atts = [a for a in atts if a not in mine]
         m = type(self)(p, msg_type=self.msg_type, meta=copy.deepcopy(self.cell_meta()), attachments=mine)
         if exp: m.exported = True
@@ -1572,6 +1579,10 @@ def split(self:Message,
     return Msgs(res)
 
 # %% ../nbs/13_skill.ipynb #bbb17656
+def _att_renamed(txt, rn):
+    "Text `txt` with its references to attachments renamed by `rn` (old name -> new)"
+    return _re_refs(rn).sub(lambda mt: f'attachment:{rn[mt[1]]}', txt)
+
 def _att_renames(ms):
     "`({i: {old name: new name}}, attachments)`: the renames of message `ms[i]`'s attachments, and those of `ms`, merged, each name once"
     # a clash of the same type and bytes is the one kept; any other is renamed `stem-1.ext` (or -2, ...: a name none has)
@@ -1601,7 +1612,7 @@ def merge_msgs(self:Dialog,
     ren,atts = _att_renames(ms)
     was = [(ms[i], ms[i].content) for i in ren]
     try:
-        for i,rn in ren.items(): ms[i].content = _re_att.sub(lambda mt: f'attachment:{rn.get(mt[1], mt[1])}', ms[i].content)
+        for i,rn in ren.items(): ms[i].content = _att_renamed(ms[i].content, rn)
         content,meta = merge_parts(ms, t)
     finally:
         for m,c in was: m.content = c

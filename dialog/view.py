@@ -231,10 +231,10 @@ def _img_src(b64, # Base64 image data (whitespace is ignored)
     return _url_path(Path(os.path.relpath(p, rel)).as_posix() if rel is not None else p.as_posix())
 
 def _url_path(p):
-    "Path `p` as a link's destination: what would end or break one (a space, a parenthesis, an angle bracket, `%`) percent-encoded"
+    "Path `p` as a link's destination: what would end or break one (a space, a parenthesis, an angle bracket, `%`, `#`, `?`) percent-encoded"
     # CommonMark takes no space in a bare destination (`![](my assets/x.png)` shows as text, in GitHub's, markdown-it's
     # and Pandoc's GFM alike); an HTML attribute takes the same text, and readers decode it to the file's path
-    return re.sub(r'[\s()<>%\\\x00-\x1f\x7f]', lambda mt: ''.join(f'%{b:02X}' for b in mt[0].encode()), p)
+    return re.sub(r'[\s()<>%#?\\\x00-\x1f\x7f]', lambda mt: ''.join(f'%{b:02X}' for b in mt[0].encode()), p)
 
 # %% ../nbs/04_view.ipynb #d14f7405
 # a fence; it opens a block when at most one word follows (both CommonMark and Pandoc agree then)

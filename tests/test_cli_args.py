@@ -101,3 +101,8 @@ def test_a_file_name_holding_a_line_break_never_forges_a_line(tour):
         assert r.returncode==code, (r.returncode, r.stderr)
         lines = (r.stderr if code else r.stdout).strip().splitlines()
         assert len(lines)==1 and repr(bad)[1:-1] in lines[0], lines
+
+def test_the_double_dash_mark_never_shows_in_an_error(tour):
+    "R39b: an argument after `--` went marked with a NUL (`_parse`), which an argparse error then said (`unrecognized arguments: \\x00extra`)"
+    r = fails('find', tour.name, '--', 'hello', 'extra', cwd=tour.parent)
+    assert r.stderr.strip().splitlines()[-1].endswith('unrecognized arguments: extra'), r.stderr

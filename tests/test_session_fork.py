@@ -143,9 +143,12 @@ def test_a_fork_leaves_what_was_said_that_equals_an_id(tmp_path):
           dict(parentUuid=u[0], type='assistant', uuid=u[1], sessionId=sid, message=dict(role='assistant', content=[dict(type='tool_use', id='toolu_1', name='Bash', input=dict(command=f'echo {u[0]}'))])),
           dict(parentUuid=u[1], type='user', uuid=u[2], sessionId=sid, message=dict(role='user', content=[dict(type='tool_result', tool_use_id='toolu_1', content=u[0])]), toolUseResult=dict(stdout=u[0])),
           dict(parentUuid=u[2], type='assistant', uuid=u[3], sessionId=sid, message=dict(role='assistant', content=[dict(type='text', text=sid)]))]
+    rs += [dict(type='custom-title', customTitle=sid, sessionId=sid), dict(type='ai-title', aiTitle=u[1], sessionId=sid)]  # (R39b: titles are said too)
     (p := tmp_path/'src'/f'{sid}.jsonl').parent.mkdir()
     p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
     o = [json.loads(l) for l in dlg2sess(sess2dlg(p), fork=True, path=tmp_path).read_text().splitlines()]
-    assert [r['message'] for r in o]==[r['message'] for r in rs] and o[2]['toolUseResult']==dict(stdout=u[0])
-    assert {r['sessionId'] for r in o}.isdisjoint({sid}) and not {r['uuid'] for r in o} & set(u)
-    assert [r['parentUuid'] for r in o]==[None, *(r['uuid'] for r in o[:-1])]
+    conv = [r for r in o if 'message' in r]
+    assert [r['message'] for r in conv]==[r['message'] for r in rs[:4]] and conv[2]['toolUseResult']==dict(stdout=u[0])
+    assert {r['sessionId'] for r in o}.isdisjoint({sid}) and not {r['uuid'] for r in conv} & set(u)
+    assert [r['parentUuid'] for r in conv]==[None, *(r['uuid'] for r in conv[:-1])]
+    assert [r.get('customTitle') or r.get('aiTitle') for r in o if r['type'] in ('custom-title', 'ai-title')]==[sid, u[1]]

@@ -1182,3 +1182,17 @@ def test_merging_notes_whose_attachments_share_a_name_renames_the_later_ones(tmp
     assert m.content=='pic ![x](attachment:image.png) <img src="attachment:image.png">\n\ntwo ![x](attachment:image-2.png), attachment:image-1.png\n\nsame ![y](attachment:image.png)'
     assert {x.id: x.data for x in m.attachments}=={'image.png': b'ONE', 'image-1.png': b'X', 'image-2.png': b'TWO'}
     assert len(read_ipynb(p).messages)==1
+
+def test_merging_renames_references_whose_names_hold_a_parenthesis(tmp_path):
+    "R39b: JupyterLab names a dropped `shot (1).png` `shot%20(1).png`; a reference found by its shape stopped at the `)`, so a merge renamed the attachment but not its reference, and the note showed the first image twice. References are found by the names themselves; a split follows them too"
+    d = Dialog('d')
+    for i,b in enumerate([b'ONE', b'TWO']):
+        d.mk_message(f'n{i} ![shot (1).png](attachment:shot%20(1).png)', id=f'n{i}', msg_type=snote).mk_attachment(b, 'image/png', 'shot%20(1).png')
+    d.save(p := tmp_path/'d.ipynb')
+    txt,err = sk.call_tool('merge_msgs', dict(ids=['n0', 'n1'], dlg='d.ipynb'), root=tmp_path)
+    assert not err, txt
+    m = read_ipynb(p)['n0']
+    assert m.content=='n0 ![shot (1).png](attachment:shot%20(1).png)\n\nn1 ![shot (1).png](attachment:shot%20(1)-1.png)'
+    assert {a.id: a.data for a in m.attachments}=={'shot%20(1).png': b'ONE', 'shot%20(1)-1.png': b'TWO'}
+    a,b = m.split(3)
+    assert [x.id for x in a.attachments]==['shot%20(1).png'] and [x.id for x in b.attachments]==['shot%20(1)-1.png']

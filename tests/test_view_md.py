@@ -331,3 +331,13 @@ def test_raw_html_indented_less_than_the_item_is_outside_it(reply):
     pypandoc = pytest.importorskip('pypandoc')
     html = pypandoc.convert_text(msg2md(Message('q', msg_type=sprompt, output=reply)), 'html', format='markdown')
     assert html.index('<p>Then restart.</p>') > max(html.find('</ul>'), html.find('</ol>'), html.find('</blockquote>'))
+
+@pytest.mark.parametrize('folder', ['take#2', 'what?'])
+def test_an_assets_folder_named_with_a_fragment_or_query_sign_still_shows_its_images(tmp_path, folder):
+    "R39b: `#` and `?` in the folder were left raw, read as a fragment or a query: the image didn't load"
+    from urllib.parse import unquote, urlsplit
+    d = _dlg()
+    src = dlg2md(d, assets=tmp_path/folder, rel=tmp_path)
+    s = re.search(r'<img src="([^"]+)"', mdit.MarkdownIt('commonmark').render(src))[1]
+    u = urlsplit(H.unescape(s))
+    assert not u.fragment and not u.query and (tmp_path/unquote(u.path)).read_bytes()==tiny_png
