@@ -886,6 +886,12 @@ def _unthink(m, t):
     a,b = next(sp[:2] for sp in think_spans(m.ai_res) if t in m.ai_res[sp[0]:sp[1]])
     m.ai_res = m.ai_res[:a] + m.ai_res[b:]
 
+def _two_rounds(last):
+    "A tool loop in progress of two rounds, thought 'Thought 1.' and 'Thought 2.', the second's assistant messages' contents `last`"
+    return ([{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
+            + [{'role': 'assistant', 'content': c} for c in last] + [_res(2)])
+
+
 @pytest.mark.parametrize('split', [False, True])
 @pytest.mark.parametrize('edit', [lambda m: setattr(m, 'ai_res', m.ai_res.replace('Thought 2.', 'Thought two.')),
                                   lambda m: _unthink(m, 'Thought 2.')], ids=['edited', 'deleted'])
@@ -893,8 +899,7 @@ def test_the_last_message_of_the_turn_in_progress_goes_with_its_signed_thinking_
     "The thinking a dialog shows for the request's last assistant message (the turn in progress's last round, streamed a block a message or not) edited or deleted: that message still goes with its `thinking` and `redacted_thinking` blocks as they came, since Anthropic refuses it without them (the edit isn't sent); an earlier round's edited thinking doesn't go, and once the loop is over neither does the edited one"
     red = {'type': 'redacted_thinking', 'data': 'R2'}
     last = [[_th(2), red], [_use(2)]] if split else [[_th(2), red, _use(2)]]
-    h = ([{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
-         + [{'role': 'assistant', 'content': c} for c in last] + [_res(2)])
+    h = _two_rounds(last)
     for saved in (False, True):
         d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You read code.')
         if saved: d = _reread(d)
@@ -918,8 +923,7 @@ def test_the_last_message_of_the_turn_in_progress_edited_still_goes_with_its_sig
     red = {'type': 'redacted_thinking', 'data': 'R2'}
     txt = {'type': 'text', 'text': 'Text 2.'}
     last = [[_th(2), red], [txt, _use(2)]] if split else [[_th(2), red, txt, _use(2)]]
-    h = ([{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
-         + [{'role': 'assistant', 'content': c} for c in last] + [_res(2)])
+    h = _two_rounds(last)
     for saved in (False, True):
         d = chat2dlg(copy.deepcopy(h), 'anthropic', system='You read code.')
         if saved: d = _reread(d)

@@ -172,12 +172,17 @@ def test_codex_prompt_event_follows_the_prompt(tmp_path):
     out = [json.loads(l) for l in dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()]
     assert out[1]['payload']['content'][0]['text']=='new ask' and out[2]['payload']==dict(type='user_message', message='new ask', images=[])
 
-def test_lone_surrogate_written_as_escape(tmp_path):
-    "A lone surrogate (a broken emoji a tool printed) can't be UTF-8: a rebuilt record writes it as JSON.stringify does, escaped"
+def _ask_and_answer(tmp_path, ask='hi'):
+    "A Claude Code session of one prompt `ask` and the reply 'yo', written to `tmp_path/'s.jsonl'`"
     p = tmp_path/'s.jsonl'
-    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content='hi \ud83d')),
+    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content=ask)),
           dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='yo')]))]
     p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    return p
+
+def test_lone_surrogate_written_as_escape(tmp_path):
+    "A lone surrogate (a broken emoji a tool printed) can't be UTF-8: a rebuilt record writes it as JSON.stringify does, escaped"
+    p = _ask_and_answer(tmp_path, 'hi \ud83d')
     dlg = sess2dlg(p)
     assert dlg2sess(dlg, tmp_path/'same.jsonl').read_bytes()==p.read_bytes()
     dlg[0].ai_res = 'yo \ud83d'
@@ -1367,10 +1372,7 @@ def test_move_of_a_message_compacted_mid_turn_keeps_every_prompt_on_the_resumed_
 
 def test_a_kept_record_line_holding_a_line_break_is_never_written_as_two(tmp_path):
     "R38d: a record line kept in a message's metadata (or the session's head) holding a line break was written as it was: two lines, one of them a record no message said (or no JSON). A message's lines that aren't one record each are made anew from the message; a head's is refused"
-    p = tmp_path/'s.jsonl'
-    rs = [dict(type='user', uuid='u1', parentUuid=None, sessionId='s', message=dict(role='user', content='hi')),
-          dict(type='assistant', uuid='u2', parentUuid='u1', sessionId='s', message=dict(role='assistant', content=[dict(type='text', text='yo')]))]
-    p.write_text(''.join(json.dumps(r) + '\n' for r in rs))
+    p = _ask_and_answer(tmp_path)
     dlg = sess2dlg(p)
     dlg[0].meta['dialog']['session']['records'][1] += '\n{"evil":1}'
     ls = dlg2sess(dlg, tmp_path/'o.jsonl').read_text().splitlines()
