@@ -891,7 +891,6 @@ def _two_rounds(last):
     return ([{'role': 'user', 'content': 'Read both.'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1)]
             + [{'role': 'assistant', 'content': c} for c in last] + [_res(2)])
 
-
 @pytest.mark.parametrize('split', [False, True])
 @pytest.mark.parametrize('edit', [lambda m: setattr(m, 'ai_res', m.ai_res.replace('Thought 2.', 'Thought two.')),
                                   lambda m: _unthink(m, 'Thought 2.')], ids=['edited', 'deleted'])
