@@ -1206,12 +1206,14 @@ class _Wire:
             # reasoning as it came, before them: Anthropic refuses a tool loop's last assistant message without its
             # thinking, whose signature covers the thinking alone (as for its shown thinking edited, above)
             last = live and tail is not None and a>=tail and all(x.get('own') is not None for x in g)  # (stamped: read so)
-            if last:  # and still this round's: its calls the round's by name, its thinking the one the round shows
-                # (a deleted round's record, or another reply's in its place, would send thinking about other calls)
-                ths = []
-                got,now = _shown(cd, [x['msg'] for x in g], ths),_shown(cd, [x for x in seg if cd.model(x)])
-                last = (got is not None and now is not None and [c[0] for c in got[1]]==[c[0] for c in now[1]]
-                        and self.thought(ths, live, range(a, a+n) if n else None))
+            if last:  # and still this round's: the calls it made are the round's, by the ids the dialog shows for them
+                # (before `_IdMap` made them unique: a pasted copy above took them first); a deleted round's record, or
+                # another reply's in its place, would send thinking about other calls. A record of thinking alone (a
+                # reply streamed a block a message): by the thinking the round shows
+                ms,ths = [x['msg'] for x in g],[]
+                if made := sorted(tool_id(i, cd.fmt) for i in cd.calls(ms)):
+                    last = made==sorted(self.ids.orig.get(i, i) for i in cd.calls(seg))
+                else: last = _shown(cd, ms, ths) is not None and self.thought(ths, live, range(a, a+n) if n else None)
             # its own blocks edited: the model's messages right before it are of its turn (a reply streamed a block a
             # message), and their reasoning goes no more, as the unsplit reply's
             for x in reversed(res) if not mine and self.mode is True and cd.runs and not last else ():
@@ -1346,6 +1348,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thin
     "The provider message list for `units`, each provider message a record keeps put back where valid"
     cd = _codec(fmt)
     res,wts,ths,ids,w = cd.head(system),[],[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
+    w.ids = ids  # (which ids the dialog shows a call by: `rec`)
     ts = _turns(units)
     live,tail = ((0, {}) if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else (len(ts), {})
     for j,(role,parts,m) in enumerate(ts):
@@ -1392,13 +1395,14 @@ def tool_id(id:str, # A tool-call id as the dialog holds it
 
 class _IdMap:
     "Tool-call ids of one request"
-    def __init__(self, fmt): self.fmt,self.seen,self.next = fmt,set(),{}
+    def __init__(self, fmt): self.fmt,self.seen,self.next,self.orig = fmt,set(),{},{}
     def __call__(self, id):
         i = base = tool_id(id, self.fmt)
         k = self.next.get(base, 2)  # the suffixes below it are taken: n uses of one id cost n tries, not n²/2
         while i in self.seen: i = f'{base[:_id_rules[self.fmt][1]-len(str(k))-1]}-{k}'; k += 1
         self.next[base] = k
         self.seen.add(i)
+        self.orig[i] = base  # the id it was made from, as the dialog shows it (`_Wire.rec`)
         return i
 
 # %% ../nbs/05_chat.ipynb #e039aae9

@@ -958,6 +958,33 @@ def test_the_last_message_of_the_turn_in_progress_takes_no_other_rounds_thinking
     out = dlg2chat(d, 'anthropic')
     assert 'S2' not in json.dumps(out) and 'SX' not in json.dumps(out) and out[-2]['content'][-1]['name']=='rm'
 
+def _live_sigs(h, edit):
+    "The signatures of the thinking `dlg2chat` sends for history `h` (Anthropic's) read into a dialog and its last reply changed by `edit`"
+    d = chat2dlg(copy.deepcopy(h), 'anthropic', system='S')
+    m = d.messages[-1]; m.ai_res = edit(m.ai_res)
+    out = dlg2chat(d, 'anthropic')
+    check_history(out, 'anthropic')
+    return [b.get('signature', b.get('data')) for x in out if isinstance(x['content'], list) for b in x['content'] if b.get('type') in ('thinking', 'redacted_thinking')]
+
+def test_the_last_message_of_the_turn_in_progress_is_tied_to_its_record_by_its_calls_ids():
+    "R40a: the record of the request's last assistant message is its round's while the calls it made are the round's, by the ids the dialog shows: its thinking goes with its shown thinking and its call both edited, or its parallel calls reordered; a deleted round's record never goes before the next round's call, even when the rounds thought alike (the same words, empty signed thinking, redacted thinking alone)"
+    both = lambda r: r.replace('Thought 2.', 'Thought two.').replace('"i": 2', '"i": 22')
+    assert 'S2' in _live_sigs(_two_rounds([[_th(2), _use(2)]]), both)
+    two = [{'role': 'user', 'content': 'Go'}, {'role': 'assistant', 'content': [_th(1), _use(1)]}, _res(1),
+           {'role': 'assistant', 'content': [_th(2), _use(2), dict(_use(3), name='g')]},
+           {'role': 'user', 'content': _res(2)['content'] + _res(3)['content']}]
+    def swap(r):  # the last round's two calls' blocks swapped
+        a = r.index("<details class='tool-usage-details'", r.index('toolu_1')); b = r.index("<details class='tool-usage-details'", a+10)
+        return r[:a] + r[b:].rstrip('\n') + '\n' + r[a:b].rstrip('\n')
+    assert 'S2' in _live_sigs(two, swap)
+    for th in (_th, lambda k: dict(_th(k), thinking='Same.'), lambda k: dict(_th(k), thinking=''),
+               lambda k: {'type': 'redacted_thinking', 'data': f'S{k}'}):
+        h = [{'role': 'user', 'content': 'Go'}] + [x for k in (1, 2, 3) for x in ({'role': 'assistant', 'content': [th(k), _use(k)]}, _res(k))]
+        def drop2(r):  # the middle round deleted: its thinking, call and result
+            a = r.index('</details>', r.index('toolu_1'))+len('</details>')+1; b = r.index('</details>', r.index('toolu_2'))+len('</details>')+1
+            return r[:a] + r[b:]
+        assert 'S2' not in _live_sigs(h, drop2), th(2)
+
 @pytest.mark.parametrize('meta', [False, True])
 def test_a_copy_of_the_turn_in_progress_pasted_above_it_leaves_it_its_thinking(meta):
     "R38e: the cell of a tool loop in progress copied and pasted above it (its metadata with it or not): the later use of each call id, the turn in progress's, is renamed, and it went without its thinking, which Anthropic refuses; it goes with it, before its calls as renamed"
