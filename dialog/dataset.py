@@ -764,22 +764,25 @@ def _chk_cells(t, starts):
                    "(without a pos) has none", where, i, i-s)
 
 def _chk_runs(t, starts):
-    "Refuse message table `t` (its dialogs starting at `starts`) where one path's runs of rows are pieces of one dialog"
-    # (a partitioned folder read by another tool, partition by partition; rows out of order): a dialog each would split
-    # one without a word, its metadata with the first alone. Pieces hold each position once between them; runs that
-    # repeat positions are dialogs of their own (two exports of one folder, concatenated). Rows without a path can't be
-    # told apart
+    "Refuse message table `t` (its dialogs starting at `starts`) where one path's rows come in pieces of a dialog"
+    # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one. Two runs of one path that don't each begin
+    # with a dialog's first row (the one holding its metadata, `dlg_meta`; an empty dialog's one row too) are pieces of
+    # one (a partitioned folder read partition by partition by another tool, rows out of order, two such reads
+    # concatenated), and a dialog each would split it without a word. Runs of one path that each begin with a first row
+    # are dialogs of their own (two exports of one folder, concatenated). Rows without a path can't be told apart
+    if len(starts)<3: return
+    ks = _pa().array(starts[:-1], _pa().int64())
+    firsts = zip(t['path'].take(ks).to_pylist(), t['dlg_meta'].take(ks).is_valid().to_pylist())
     runs = {}
-    for k,p in enumerate(t['path'].take(starts[:-1]).to_pylist() if len(starts)>2 else []):
-        if p is not None: runs.setdefault(p, []).append(k)
-    for p,ks in runs.items():
-        if len(ks)<2: continue
-        pos = [t['pos'].slice(starts[k], starts[k+1]-starts[k]).to_pylist() for k in ks]
-        if len(set().union(*pos))<sum(map(len, pos)): continue
+    for k,(p,head) in enumerate(firsts):
+        if p is not None: runs.setdefault(p, []).append((k, head))
+    for p,rs in runs.items():
+        if len(rs)<2 or all(h for _,h in rs): continue
+        (i,_),(j,_) = rs[:2]
         raise ValueError(f"the rows of the dialog at {nbjson.short_repr(p, 80)} are not together, nor in order: rows "
-                         f"{starts[ks[0]]} and {starts[ks[1]]} each begin a piece of it (a partitioned folder read "
-                         "partition by partition?). Sort the table by path and pos first: table.sort_by([('path', "
-                         "'ascending'), ('pos', 'ascending')]) (read_parquet does, for a partitioned folder)")
+                         f"{starts[i]} and {starts[j]} each begin a piece of it (a partitioned folder read partition by "
+                         "partition?). Sort the table by path and pos first: table.sort_by([('path', 'ascending'), "
+                         "('pos', 'ascending')]) (read_parquet does, for a partitioned folder of one export)")
 
 def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
                cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
@@ -1213,10 +1216,12 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     ours = [k for k in msg_cols if k in t.column_names]
     t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     # a partitioned folder's rows come partition by partition, each dialog's apart: each dialog's are put together again,
-    # in order, when every row has its dialog's path (a dialog made in memory has none: two of one name couldn't be told
-    # apart). A plain folder's files (exports of other days, say) each hold their dialogs' rows together: left as stored
+    # in order, when every row has its dialog's path and no two rows the same path and position (a dialog made in memory
+    # has no path, and two exports written into one folder hold each path twice: neither could be told apart). A plain
+    # folder's files (exports of other days, say) each hold their dialogs' rows together: left as stored
     if part.schema.names and {'path', 'pos'}<=set(t.column_names) and t.num_rows and not t['path'].null_count:
-        t = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
+        if t.select(['path', 'pos']).group_by(['path', 'pos']).aggregate([]).num_rows==t.num_rows:
+            t = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/15_dataset.ipynb #ff9aa559

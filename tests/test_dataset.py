@@ -419,6 +419,22 @@ def test_exports_of_one_folder_side_by_side_read_as_dialogs_of_their_own(folder,
     t = dlgs2table(folder/'a', workers=0)
     assert [write_ipynb(d) for d in table2dlgs(pa.concat_tables([t, t]))]==one*2
 
+def test_pieces_of_a_dialog_are_refused_even_where_they_repeat_positions(tmp_path):
+    "R40a: two partitioned exports read partition by partition and concatenated, or two exports written into one partitioned folder, repeat positions, which passed for two exports side by side and cut each dialog into wrong pieces without a word; runs are dialogs of their own only when each begins with a dialog's first row (an empty dialog's one row too)"
+    import shutil, pyarrow.dataset
+    (tmp_path/'f').mkdir()
+    d = Dialog('nb', [Message('p0'), Message('n1', msg_type=snote), Message('p2'), Message('n3', msg_type=snote)])
+    (tmp_path/'f'/'nb.ipynb').write_text(write_ipynb(d))
+    for k in 'ab': write_parquet(tmp_path/'f', tmp_path/k, partition_by=['msg_type'], workers=0)
+    raw = pa.concat_tables([pa.dataset.dataset(tmp_path/k, format='parquet', partitioning='hive').to_table().select(list(msg_cols)) for k in 'ab'])
+    with pytest.raises(ValueError, match='each begin a piece of it'): table2dlgs(raw)
+    for f in (tmp_path/'b').rglob('*.parquet'):
+        to = tmp_path/'a'/f.relative_to(tmp_path/'b'); shutil.copy(f, to.with_name('feb-'+to.name))
+    with pytest.raises(ValueError, match='each begin a piece of it'): table2dlgs(read_parquet(tmp_path/'a'))
+    empty = dlgs2table([Dialog('nb')]); full = dlgs2table([d])
+    e,f = (x.set_column(1, msg_schema().field('path'), pa.array(['nb.ipynb']*x.num_rows, pa.string())) for x in (empty, full))
+    assert [len(x.messages) for x in table2dlgs(pa.concat_tables([e, f]))]==[0, 4]  # an empty dialog's export, then one with messages
+
 def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
     "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
     export_folder(folder/'a', ref := tmp_path/'ref.jsonl', workers=0)
