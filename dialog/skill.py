@@ -1549,8 +1549,6 @@ def _re_refs(names):
     alt = '|'.join(map(re.escape, sorted(names, key=len, reverse=True)))
     return re.compile(f'attachment:({alt})(?=[\\s)"\'>]|$)')
 
-def _att_refs(txt, names): return set(_re_refs(names).findall(txt)) if names else set() # Those of `names` `txt` refers to
-
 @patch
 def split(self:Message,
           *linenos:int): # Line numbers (from 1) that each start a new piece
@@ -1567,8 +1565,9 @@ def split(self:Message,
     parts = [*map(cut, parts[:-1]), parts[-1]]
     exp = self.msg_type==scode and self.exported and not self.meta_exported
     atts,res = list(self.attachments or []),[self]
+    rx = _re_refs([a.id for a in atts]) if atts else None  # (one regex: a piece's references are of names still left)
     for p in parts[1:]:
-        refs = _att_refs(p, [a.id for a in atts])
+        refs = set(rx.findall(p)) if rx else set()
         mine = [a for a in atts if a.id in refs]
         atts = [a for a in atts if a not in mine]
         m = type(self)(p, msg_type=self.msg_type, meta=copy.deepcopy(self.cell_meta()), attachments=mine)
