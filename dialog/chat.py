@@ -1167,7 +1167,7 @@ class _Wire:
         # ids of the records sent that hold nothing but reasoning (no rounds); to go as the dialog has them (`plain`)
         self.alone,self.cut,self.plain = set(),set(),{}
         self.spans = {}  # id of a record's first message sent -> `(step, steps)`: the rounds of the reply it holds
-        self.sys = system or None
+        self.sys,self.ids = system or None,_IdMap(cd.fmt)  # `ids`: the request's tool-call ids, made unique
     def prefix(self, res):
         "The digest of the format, the system prompt and `res`, the messages sent so far (each hashed once)"
         if self.h is None: self.h = hashlib.sha256(_jdump([self.cd.fmt, self.sys]))
@@ -1203,17 +1203,8 @@ class _Wire:
         if out is None:
             self.broken = True  # this message and every later one go as the dialog has them: no reasoning after an edit
             # but the request's last assistant message, its own blocks edited (a call's arguments, its text), goes with its
-            # reasoning as it came, before them: Anthropic refuses a tool loop's last assistant message without its
-            # thinking, whose signature covers the thinking alone (as for its shown thinking edited, above)
-            last = live and tail is not None and a>=tail and all(x.get('own') is not None for x in g)  # (stamped: read so)
-            if last:  # and still this round's: the calls it made are the round's, by the ids the dialog shows for them
-                # (before `_IdMap` made them unique: a pasted copy above took them first); a deleted round's record, or
-                # another reply's in its place, would send thinking about other calls. A record of thinking alone (a
-                # reply streamed a block a message): by the thinking the round shows
-                ms,ths = [x['msg'] for x in g],[]
-                if made := sorted(tool_id(i, cd.fmt) for i in cd.calls(ms)):
-                    last = made==sorted(self.ids.orig.get(i, i) for i in cd.calls(seg))
-                else: last = _shown(cd, ms, ths) is not None and self.thought(ths, live, range(a, a+n) if n else None)
+            # reasoning as it came, before them, while its record is its round's (`tied`)
+            last = live and tail is not None and a>=tail and self.tied(g, seg, range(a, a+n) if n else None)
             # its own blocks edited: the model's messages right before it are of its turn (a reply streamed a block a
             # message), and their reasoning goes no more, as the unsplit reply's
             for x in reversed(res) if not mine and self.mode is True and cd.runs and not last else ():
@@ -1227,6 +1218,21 @@ class _Wire:
             self.spans[id(out[0])] = (a, n)
         res += out
         return a+n
+
+# %% ../nbs/05_chat.ipynb #2e2ed986
+@patch
+def tied(self:_Wire, g, seg, rounds=None): # The reply's rounds records `g` hold (None: thinking alone)
+    "Are stamped records `g` still the round `seg` they were read as, though its own blocks were edited?"
+    # Anthropic refuses a tool loop's last assistant message without its thinking, whose signature covers the thinking
+    # alone (as for its shown thinking edited, `rec`): it goes while the calls it made are the round's, by the ids the
+    # dialog shows for them (before `_IdMap` made them unique: a copy pasted above took them first); a deleted round's
+    # record, or another reply's in its place, would send thinking about other calls. A record of thinking alone (a
+    # reply streamed a block a message): by the thinking the round shows
+    cd,ms,ths = self.cd,[x['msg'] for x in g],[]
+    if not all(x.get('own') is not None for x in g): return False  # never stamped: nothing says it was read so
+    if made := sorted(tool_id(i, cd.fmt) for i in cd.calls(ms)):
+        return made==sorted(self.ids.orig.get(i, i) for i in cd.calls(seg))
+    return _shown(cd, ms, ths) is not None and self.thought(ths, True, rounds)
 
 # %% ../nbs/05_chat.ipynb #13f3e529
 @patch
@@ -1347,8 +1353,7 @@ def _sent_thoughts(sent, steps, spans, txt):
 def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thinking=False):
     "The provider message list for `units`, each provider message a record keeps put back where valid"
     cd = _codec(fmt)
-    res,wts,ths,ids,w = cd.head(system),[],[],_IdMap(fmt),_Wire(cd, system, reasoning, stamp)
-    w.ids = ids  # (which ids the dialog shows a call by: `rec`)
+    res,wts,ths,w = cd.head(system),[],[],_Wire(cd, system, reasoning, stamp)
     ts = _turns(units)
     live,tail = ((0, {}) if cd.live=='all' else _live(ts)) if reasoning is True and cd.live else (len(ts), {})
     for j,(role,parts,m) in enumerate(ts):
@@ -1360,7 +1365,7 @@ def _render(units, fmt, system, weights=False, reasoning=True, stamp=False, thin
         # a reply of nothing but reasoning: its records alone, when one carries state (a blank text shows nothing too),
         # for an API that reads it with the model's next message as one turn (`runs`)
         if not parts and not (cd.runs and any(cd.state(r['msg']) for r in _wire_recs(m, fmt))): continue
-        steps = cd.reply(parts, ids) if parts else []
+        steps = cd.reply(parts, w.ids) if parts else []
         # calls not answered yet end the list: no results
         if j==len(ts)-1 and parts and (cs := _steps(parts)[-1][1]) and all(c.get('open') for c in cs):
             steps[-1] = [x for x in steps[-1] if cd.model(x)]
