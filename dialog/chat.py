@@ -39,7 +39,7 @@ from fastcore.ansi import strip_ansi
 from .core import *
 from .render import *
 from .ipynb import atomic_write
-from .nbjson import join_pairs, fast_loads, fast_libs, plain_json
+from .nbjson import join_pairs, fast_loads, fast_libs, plain_json, utf8_text
 import dialog.nbjson as nbjson
 import base64, bisect, functools, hashlib, html, importlib, io, json, os, re, struct, uuid, warnings
 
@@ -1590,10 +1590,7 @@ def _fit_request(units, fmt, render, system=None, fewer=_fewer):
 # %% ../nbs/05_chat.ipynb #a7d1e032
 _re_sur = re.compile('[\ud800-\udfff]')
 
-def _unsur(s):
-    "`s` with a surrogate pair written as two characters joined, and each lone one as its `\\udXXX` escape"
-    if s.isascii() or not _re_sur.search(s): return s
-    return esc_surrogates(join_pairs(s))  # nbjson's rule: the character a pair stands for
+_unsur = utf8_text # `s` as sent: a surrogate pair the character it stands for, a lone one its `\\udXXX` escape
 
 def _sur_free(o):
     "Whether no string in `o` (keys too) holds a surrogate: the `fast` extra writes it as UTF-8, which can't hold one"

@@ -15,8 +15,8 @@ Docs: https://nbdialog.github.io/nbdialog/nbjson.html.md"""
 # %% auto #0
 __all__ = ['cell_keys', 'out_keys', 'prompt_mark', 'use_fast', 'floats_hooked', 'CellError', 'short_repr', 'join_text',
            'is_cell_id', 'is_str_list', 'chk_meta', 'chk_output', 'chk_cell', 'cell_kind', 'fresh_stack', 'json_fresh',
-           'json_copy', 'esc_surrogates', 'esc_controls', 'join_pairs', 'cell_json', 'nb_json', 'fast_libs',
-           'plain_json', 'nb_fast', 'fast_loads', 'fast_loads_plain', 'fast_loads_all', 'gc_paused']
+           'json_copy', 'esc_surrogates', 'esc_controls', 'join_pairs', 'utf8_text', 'cell_json', 'nb_json',
+           'fast_libs', 'plain_json', 'nb_fast', 'fast_loads', 'fast_loads_plain', 'fast_loads_all', 'gc_paused']
 
 # %% ../nbs/00_nbjson.ipynb #2257b902
 from fastcore.utils import *
@@ -412,6 +412,12 @@ def join_pairs(s:str): # Text that may hold surrogates
     # a file reads such a pair back as that character, and so does every JSON reader a provider runs
     if s.isascii() or not _re_pair.search(s): return s
     return s.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
+
+def utf8_text(s:str): # Text that may hold surrogates
+    "`s` as UTF-8 carries it: each surrogate pair the one character it stands for (`join_pairs`), each lone one its escape (`esc_surrogates`)"
+    # what a provider's JSON, which is UTF-8, is sent (`dialog.chat`); a file of JSON escapes keeps the text as it is
+    if s.isascii() or not _re_sur.search(s): return s
+    return esc_surrogates(join_pairs(s))
 
 # %% ../nbs/00_nbjson.ipynb #323a3de6
 def _put_outs(xs, pad, out): _put_arr(xs, pad, out, _put_out)

@@ -25,7 +25,7 @@ from .core import *
 from .chat import (chat2dlg, dlg2chat, codec_kit, tool_id, tool_ids, parse_reply, has_tool_block, think_block,
                          think_spans, stampers, img_mimes)
 from .ipynb import atomic_write, derive_ids, open_nowait, DialogFormatError
-from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id, esc_surrogates, join_pairs
+from .nbjson import fast_loads, fast_loads_all, is_str_list, gc_paused, is_cell_id, utf8_text
 from collections import Counter, deque
 from datetime import datetime, timezone
 import bisect, errno, hashlib, itertools, json, os, re, stat, time, uuid, warnings
@@ -1135,10 +1135,10 @@ def _sent_of(A, m,
 
 def _raw_sur(sent, raw):
     "Text `sent`, as `dlg2chat` sends it, as the dialog holds it (`raw`) when the two differ only by surrogates spelt out"
-    # a provider's JSON is UTF-8, which can't hold a lone surrogate (`dlg2chat` spells it `\udXXX`); a session file's
+    # a provider's JSON is UTF-8, which can't hold a lone surrogate (`dlg2chat` sends `utf8_text`); a session file's
     # JSON escapes it, as the agents write one (`_dump`): the text goes as the dialog holds it
     ok = isinstance(sent, str) and isinstance(raw, str) and sent!=raw
-    return raw if ok and sent==esc_surrogates(join_pairs(raw)) else sent
+    return raw if ok and sent==utf8_text(raw) else sent
 
 def _edited_prompt(A, r, txt, m):
     "Prompt record `r` holding text `txt`, sending what prompt message `m` does: its blocks kept while so, else as `m` sends"
