@@ -765,19 +765,25 @@ def _chk_cells(t, starts):
 
 def _chk_runs(t, starts):
     "Refuse message table `t` (its dialogs starting at `starts`) where one path's rows come in pieces of a dialog"
-    # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one. Two runs of one path that don't each begin
-    # with a dialog's first row (the one holding its metadata, `dlg_meta`; an empty dialog's one row too) are pieces of
-    # one (a partitioned folder read partition by partition by another tool, rows out of order, two such reads
-    # concatenated), and a dialog each would split it without a word. Runs of one path that each begin with a first row
-    # are dialogs of their own (two exports of one folder, concatenated). Rows without a path can't be told apart
+    # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one; two runs of one path may be two dialogs (two
+    # exports of one folder, concatenated) or pieces of one (a partitioned folder read partition by partition by another
+    # tool, rows out of order), which a dialog each would split without a word. Where the metadata marks each dialog's
+    # first row alone (`dlg_meta`, as a table of this schema holds it), runs of one path of which some begin with one
+    # and some don't are pieces; else (no run with its first row: subsets, or the metadata on every row or none) runs
+    # holding each position once between them are. Rows without a path can't be told apart
     if len(starts)<3: return
-    ks = _pa().array(starts[:-1], _pa().int64())
-    firsts = zip(t['path'].take(ks).to_pylist(), t['dlg_meta'].take(ks).is_valid().to_pylist())
-    runs = {}
-    for k,(p,head) in enumerate(firsts):
-        if p is not None: runs.setdefault(p, []).append((k, head))
+    pa,pc,ks = _pa(),_pa().compute,_pa().array(starts[:-1], _pa().int64())
+    heads = t['dlg_meta'].take(ks).is_valid()
+    marks = pc.sum(heads).as_py()==t.num_rows-t['dlg_meta'].null_count
+    runs,pos = {},None
+    for k,(p,h) in enumerate(zip(t['path'].take(ks).to_pylist(), heads.to_pylist())):
+        if p is not None: runs.setdefault(p, []).append((k, h))
     for p,rs in runs.items():
-        if len(rs)<2 or all(h for _,h in rs): continue
+        if len(rs)<2 or marks and all(h for _,h in rs): continue
+        if not (marks and any(h for _,h in rs)):  # the metadata tells nothing: by positions
+            pos = t['pos'].combine_chunks() if pos is None else pos
+            ps = [pos.slice(starts[k], starts[k+1]-starts[k]).to_pylist() for k,_ in rs]
+            if len(set().union(*ps))<sum(map(len, ps)): continue
         (i,_),(j,_) = rs[:2]
         raise ValueError(f"the rows of the dialog at {nbjson.short_repr(p, 80)} are not together, nor in order: rows "
                          f"{starts[i]} and {starts[j]} each begin a piece of it (a partitioned folder read partition by "
@@ -1220,8 +1226,8 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     # has no path, and two exports written into one folder hold each path twice: neither could be told apart). A plain
     # folder's files (exports of other days, say) each hold their dialogs' rows together: left as stored
     if part.schema.names and {'path', 'pos'}<=set(t.column_names) and t.num_rows and not t['path'].null_count:
-        if t.select(['path', 'pos']).group_by(['path', 'pos']).aggregate([]).num_rows==t.num_rows:
-            t = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
+        s = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
+        if not _repeats(s): t = s
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/15_dataset.ipynb #ff9aa559
@@ -1230,6 +1236,14 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
 _few_vals = dict(msg_type='', has_error=False, exported=False, skipped=False, pinned=False, n_images=0)
 
 # %% ../nbs/15_dataset.ipynb #df5b7c0f
+def _repeats(t):
+    "Does message table `t`, sorted by path and pos, hold one path and position twice (or a null one beside its path's)?"
+    # (two exports written into one folder: their rows couldn't be told apart once sorted together)
+    pc,n = _pa().compute,t.num_rows
+    if n<2: return False
+    same = lambda c: pc.equal(t[c].slice(1), t[c].slice(0, n-1))
+    return pc.any(pc.and_(same('path'), pc.fill_null(same('pos'), True))).as_py() or False
+
 def _fill_parts(t, cols, back=False):
     "Message table `t` with its empty dialogs' rows holding `_few_vals`'s values in partition columns `cols`"
     # or (`back`) null again: one rule for writing and reading

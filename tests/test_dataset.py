@@ -435,6 +435,22 @@ def test_pieces_of_a_dialog_are_refused_even_where_they_repeat_positions(tmp_pat
     e,f = (x.set_column(1, msg_schema().field('path'), pa.array(['nb.ipynb']*x.num_rows, pa.string())) for x in (empty, full))
     assert [len(x.messages) for x in table2dlgs(pa.concat_tables([e, f]))]==[0, 4]  # an empty dialog's export, then one with messages
 
+def test_where_the_metadata_tells_nothing_positions_tell_pieces_from_dialogs(tmp_path):
+    "R41a: runs none of which begins with a dialog's first row (subsets without it, the metadata nulled), or a table holding the metadata on every row (schema 1), are told apart by positions: two subsets of two exports concatenated were refused, and a schema-1 table's pieces taken for dialogs"
+    import pyarrow.dataset, pyarrow.parquet, pyarrow.compute as pc
+    d = Dialog('nb', [Message('n0', msg_type=snote), Message('p1'), Message('n2', msg_type=snote), Message('p3')], meta={'x': 1})
+    t = dlgs2table([d])
+    t = t.set_column(1, t.schema.field('path'), pa.array(['nb.ipynb']*t.num_rows, pa.string()))
+    i = t.schema.get_field_index('dlg_meta')
+    sub,nulled = t.filter(pc.not_equal(t['msg_type'], 'note')),t.set_column(i, t.schema.field(i), pa.nulls(t.num_rows, pa.string()))
+    assert [[m.content for m in x.messages] for x in table2dlgs(pa.concat_tables([sub, sub]))]==[['p1', 'p3']]*2
+    assert [[m.content for m in x.messages] for x in table2dlgs(pa.concat_tables([nulled, nulled]))]==[['n0', 'p1', 'n2', 'p3']]*2
+    v1 = t.set_column(i, t.schema.field(i), pa.array([t['dlg_meta'][0].as_py()]*t.num_rows, pa.string()))  # schema 1: on every row
+    pa.parquet.write_to_dataset(v1, tmp_path/'v1', partition_cols=['msg_type'])
+    raw = pa.dataset.dataset(tmp_path/'v1', format='parquet', partitioning='hive').to_table().select(list(msg_cols))
+    with pytest.raises(ValueError, match='each begin a piece of it'): table2dlgs(raw)
+    assert len(table2dlgs(pa.concat_tables([v1, v1])))==2
+
 def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
     "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
     export_folder(folder/'a', ref := tmp_path/'ref.jsonl', workers=0)
