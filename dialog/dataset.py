@@ -763,6 +763,29 @@ def _chk_cells(t, starts):
     raise _row_err("column 'cell' is null: a message's row holds its cell, and only an empty dialog's one row "
                    "(without a pos) has none", where, i, i-s)
 
+def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
+               cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
+               workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 dialogs on
+               progress:bool=None): # Show a progress bar; None: when stderr is a terminal
+    "The dialogs of a message table; from a whole table they write the same bytes as the dialogs it was made from"
+    table = chk_msg_table(table, columns=dlg_cols).select(dlg_cols)  # what a fresh interpreter is sent
+    if table['name'].null_count:  # (counted as the column was made: no look at each row)
+        i = _pa().compute.index(table['name'].is_null(), True).as_py()
+        raise ValueError(f"the table's row {i} has no name (null): a dialog has one, which its rows share")
+    starts = _dlg_starts(table)
+    _chk_cells(table, starts)
+    _chk_runs(table, starts)
+    n = len(starts)-1
+    workers = _nworkers(workers, n)
+    jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
+    # the others send plain data: this process builds the messages
+    plain = cls is Dialog and Dialog.msg_cls is Message
+    kf = partial(_range_dlgs, table=table, parts=True) if plain else None
+    res,f = [],partial(_range_dlgs, table=table, cls=cls)
+    for r in pmap(f, jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
+    return res
+
+# %% ../nbs/15_dataset.ipynb #ecd23c74
 def _chk_runs(t, starts):
     "Refuse message table `t` (its dialogs starting at `starts`) where one path's rows come in pieces of a dialog"
     # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one; two runs of one path may be two dialogs (two
@@ -789,28 +812,6 @@ def _chk_runs(t, starts):
                          f"{starts[i]} and {starts[j]} each begin a piece of it (a partitioned folder read partition by "
                          "partition?). Sort the table by path and pos first: table.sort_by([('path', 'ascending'), "
                          "('pos', 'ascending')]) (read_parquet does, for a partitioned folder of one export)")
-
-def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows together and in order
-               cls=Dialog, # The `Dialog` class to build (importable by name, when other processes convert)
-               workers:int=None, # Processes converting (0 or 1: this one alone); None: every core from 64 dialogs on
-               progress:bool=None): # Show a progress bar; None: when stderr is a terminal
-    "The dialogs of a message table; from a whole table they write the same bytes as the dialogs it was made from"
-    table = chk_msg_table(table, columns=dlg_cols).select(dlg_cols)  # what a fresh interpreter is sent
-    if table['name'].null_count:  # (counted as the column was made: no look at each row)
-        i = _pa().compute.index(table['name'].is_null(), True).as_py()
-        raise ValueError(f"the table's row {i} has no name (null): a dialog has one, which its rows share")
-    starts = _dlg_starts(table)
-    _chk_cells(table, starts)
-    _chk_runs(table, starts)
-    n = len(starts)-1
-    workers = _nworkers(workers, n)
-    jobs = [starts[i:i+17] for i in range(0, n, 16)] # 16 dialogs each, sharing their bounds
-    # the others send plain data: this process builds the messages
-    plain = cls is Dialog and Dialog.msg_cls is Message
-    kf = partial(_range_dlgs, table=table, parts=True) if plain else None
-    res,f = [],partial(_range_dlgs, table=table, cls=cls)
-    for r in pmap(f, jobs, workers, progress, 'converting', n, lambda j: len(j)-1, kf=kf): res += r
-    return res
 
 # %% ../nbs/15_dataset.ipynb #eb40a9b8
 def _exists(path): return FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
