@@ -787,31 +787,44 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
 
 # %% ../nbs/15_dataset.ipynb #ecd23c74
 def _chk_runs(t, starts):
-    "Refuse message table `t` (its dialogs starting at `starts`) where one path's rows come in pieces of a dialog"
-    # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one; two runs of one path may be two dialogs (two
-    # exports of one folder, concatenated) or pieces of one (a partitioned folder read partition by partition by another
-    # tool, rows out of order), which a dialog each would split without a word. Where the metadata marks each dialog's
-    # first row alone (`dlg_meta`, as a table of this schema holds it), runs of one path of which some begin with one
-    # and some don't are pieces; else (no run with its first row: subsets, or the metadata on every row or none) runs
-    # holding each position once between them are. Rows without a path can't be told apart
+    "Refuse message table `t` (its dialogs starting at `starts`) where a dialog's rows come in pieces"
+    # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one, or a piece of one (a partitioned folder read
+    # partition by partition by another tool, rows out of order), which a dialog each would split without a word. Two
+    # runs of one dialog (its path; its name when it has none) that hold no position in common, one of them not beginning
+    # with its dialog's first row (the row holding its metadata, where the metadata marks first rows alone: in schema 1
+    # every row holds it), are pieces. Two whole exports share their positions; a subset of one shares its positions
+    # with the whole; an empty dialog's one row (no position) is no piece
+    import numpy as np
     if len(starts)<3: return
-    pa,pc,ks = _pa(),_pa().compute,_pa().array(starts[:-1], _pa().int64())
-    heads = t['dlg_meta'].take(ks).is_valid()
-    marks = pc.sum(heads).as_py()==t.num_rows-t['dlg_meta'].null_count
-    runs,pos = {},None
-    for k,(p,h) in enumerate(zip(t['path'].take(ks).to_pylist(), heads.to_pylist())):
-        if p is not None: runs.setdefault(p, []).append((k, h))
-    for p,rs in runs.items():
-        if len(rs)<2 or marks and all(h for _,h in rs): continue
-        if not (marks and any(h for _,h in rs)):  # the metadata tells nothing: by positions
-            pos = t['pos'].combine_chunks() if pos is None else pos
-            ps = [pos.slice(starts[k], starts[k+1]-starts[k]).to_pylist() for k,_ in rs]
-            if len(set().union(*ps))<sum(map(len, ps)): continue
-        (i,_),(j,_) = rs[:2]
-        raise ValueError(f"the rows of the dialog at {nbjson.short_repr(p, 80)} are not together, nor in order: rows "
-                         f"{starts[i]} and {starts[j]} each begin a piece of it (a partitioned folder read partition by "
-                         "partition?). Sort the table by path and pos first: table.sort_by([('path', 'ascending'), "
-                         "('pos', 'ascending')]) (read_parquet does, for a partitioned folder of one export)")
+    st = np.asarray(starts)
+    ks,run = _pa().array(st[:-1]),np.repeat(np.arange(len(st)-1), np.diff(st))
+    meta = t['dlg_meta'].is_valid().to_numpy(zero_copy_only=False)
+    heads,body = meta[st[:-1]],meta.copy()
+    body[st[:-1]] = False
+    plain = set(run[body].tolist())  # runs holding metadata past their first row: it marks no first row there
+    keys = [p if p is not None else (n,) for p,n in zip(t['path'].take(ks).to_pylist(), t['name'].take(ks).to_pylist())]
+    groups,pos = {},t['pos'].combine_chunks()
+    for k,key in enumerate(keys): groups.setdefault(key, []).append(k)
+    for key,rs in groups.items():
+        if len(rs)<2: continue
+        head = {k: bool(heads[k]) for k in rs} if not plain & set(rs) else dict.fromkeys(rs, False)
+        ps = {k: set(v) for k in rs if None not in (v := pos.slice(st[k], st[k+1]-st[k]).to_pylist())}
+        at = {}  # position -> the runs holding it
+        for k,v in ps.items():
+            for x in v: at.setdefault(x, set()).add(k)
+        for k in ps:
+            if head[k]: continue
+            met = set().union(*(at[x] for x in ps[k]))
+            if len(met)<len(ps): _pieces(key, st[k], st[min(set(ps)-met)])
+
+def _pieces(key, i, j):
+    "The error of a table holding pieces of the dialog at `key` (its path, or `(name,)`), beginning at rows `i` and `j`"
+    what = f'at {nbjson.short_repr(key, 80)}' if isinstance(key, str) else f'named {nbjson.short_repr(key[0], 80)}'
+    raise ValueError(f"the rows of the dialog {what} come in pieces: rows {min(i, j)} and {max(i, j)} begin runs of it "
+                     "holding no position in common, not each from its first row (a partitioned folder read partition "
+                     "by partition?). Put each dialog's rows together, in order: for one export, table.sort_by([('path', "
+                     "'ascending'), ('name', 'ascending'), ('pos', 'ascending')]), as read_parquet does for a partitioned "
+                     "folder")
 
 # %% ../nbs/15_dataset.ipynb #eb40a9b8
 def _exists(path): return FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
@@ -1223,12 +1236,11 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
     ours = [k for k in msg_cols if k in t.column_names]
     t = t.select(ours + [k for k in t.column_names if k not in msg_cols]) if columns is None else t.select(columns)
     # a partitioned folder's rows come partition by partition, each dialog's apart: each dialog's are put together again,
-    # in order, when every row has its dialog's path and no two rows the same path and position (a dialog made in memory
-    # has no path, and two exports written into one folder hold each path twice: neither could be told apart). A plain
+    # in order (by path, name and position), when no two rows hold one dialog's position (two exports written into one
+    # folder hold each path twice, two dialogs made in memory may share a name: neither could be told apart). A plain
     # folder's files (exports of other days, say) each hold their dialogs' rows together: left as stored
-    if part.schema.names and {'path', 'pos'}<=set(t.column_names) and t.num_rows and not t['path'].null_count:
-        s = t.sort_by([('path', 'ascending'), ('pos', 'ascending')])
-        if not _repeats(s): t = s
+    if part.schema.names and {'path', 'name', 'pos'}<=set(t.column_names) and t.num_rows:
+        if not _repeats(s := t.sort_by(_part_order)): t = s
     return chk_msg_table(t, str(fname), columns)
 
 # %% ../nbs/15_dataset.ipynb #ff9aa559
@@ -1237,13 +1249,18 @@ def read_parquet(fname, # A Parquet file of a message table (`write_parquet`), o
 _few_vals = dict(msg_type='', has_error=False, exported=False, skipped=False, pinned=False, n_images=0)
 
 # %% ../nbs/15_dataset.ipynb #df5b7c0f
+_part_order = [('path', 'ascending'), ('name', 'ascending'), ('pos', 'ascending')] # A dialog's rows together, in order
+
 def _repeats(t):
-    "Does message table `t`, sorted by path and pos, hold one path and position twice (or a null one beside its path's)?"
-    # (two exports written into one folder: their rows couldn't be told apart once sorted together)
+    "Does message table `t`, sorted by `_part_order`, hold one dialog's position twice (or a null one beside its dialog's)?"
+    # (two exports written into one folder, two dialogs of one name made in memory: their rows couldn't be told apart
+    # once sorted together). Null is null's equal: dialogs made in memory have no path
     pc,n = _pa().compute,t.num_rows
     if n<2: return False
-    same = lambda c: pc.equal(t[c].slice(1), t[c].slice(0, n-1))
-    return pc.any(pc.and_(same('path'), pc.fill_null(same('pos'), True))).as_py() or False
+    def same(c):
+        a,b = t[c].slice(1),t[c].slice(0, n-1)
+        return pc.fill_null(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
+    return pc.any(pc.and_(pc.and_(same('path'), same('name')), pc.fill_null(pc.equal(t['pos'].slice(1), t['pos'].slice(0, n-1)), True))).as_py() or False
 
 def _fill_parts(t, cols, back=False):
     "Message table `t` with its empty dialogs' rows holding `_few_vals`'s values in partition columns `cols`"

@@ -413,6 +413,7 @@ def join_pairs(s:str): # Text that may hold surrogates
     if s.isascii() or not _re_pair.search(s): return s
     return s.encode('utf-16-le', 'surrogatepass').decode('utf-16-le', 'surrogatepass')
 
+# %% ../nbs/00_nbjson.ipynb #b9f599d8
 def utf8_text(s:str): # Text that may hold surrogates
     "`s` as UTF-8 carries it: each surrogate pair the one character it stands for (`join_pairs`), each lone one its escape (`esc_surrogates`)"
     # what a provider's JSON, which is UTF-8, is sent (`dialog.chat`); a file of JSON escapes keeps the text as it is

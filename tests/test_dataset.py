@@ -403,8 +403,8 @@ def test_a_dialog_whose_rows_are_apart_is_refused_not_split(folder, tmp_path):
     p = write_parquet(folder/'a', tmp_path/'parts', partition_by=['msg_type'])
     import pyarrow.dataset
     raw = pa.dataset.dataset(p, format='parquet', partitioning='hive').to_table().select(list(msg_cols))
-    with pytest.raises(ValueError, match=r"the rows of the dialog at '.*' are not together, nor in order: rows 0 and \d+ each begin a piece of it"): table2dlgs(raw)
-    with pytest.raises(ValueError, match='are not together'): table2dlgs(dlgs2table(folder/'a', workers=0).sort_by([('pos', 'descending')]))
+    with pytest.raises(ValueError, match=r"the rows of the dialog at '.*' come in pieces: rows 0 and \d+ begin runs of it holding no position in common"): table2dlgs(raw)
+    with pytest.raises(ValueError, match='come in pieces'): table2dlgs(dlgs2table(folder/'a', workers=0).sort_by([('pos', 'descending')]))
     assert [write_ipynb(d) for d in table2dlgs(read_parquet(p))] == _texts(dlg_paths(folder/'a'))
     mem = [Dialog('x', [Message('a'), Message('b', msg_type=snote)]), Dialog('x', [Message('c'), Message('d', msg_type=snote)])]
     q = write_parquet(mem, tmp_path/'mem', partition_by=['msg_type'])
@@ -427,10 +427,10 @@ def test_pieces_of_a_dialog_are_refused_even_where_they_repeat_positions(tmp_pat
     (tmp_path/'f'/'nb.ipynb').write_text(write_ipynb(d))
     for k in 'ab': write_parquet(tmp_path/'f', tmp_path/k, partition_by=['msg_type'], workers=0)
     raw = pa.concat_tables([pa.dataset.dataset(tmp_path/k, format='parquet', partitioning='hive').to_table().select(list(msg_cols)) for k in 'ab'])
-    with pytest.raises(ValueError, match='each begin a piece of it'): table2dlgs(raw)
+    with pytest.raises(ValueError, match='come in pieces'): table2dlgs(raw)
     for f in (tmp_path/'b').rglob('*.parquet'):
         to = tmp_path/'a'/f.relative_to(tmp_path/'b'); shutil.copy(f, to.with_name('feb-'+to.name))
-    with pytest.raises(ValueError, match='each begin a piece of it'): table2dlgs(read_parquet(tmp_path/'a'))
+    with pytest.raises(ValueError, match='come in pieces'): table2dlgs(read_parquet(tmp_path/'a'))
     empty = dlgs2table([Dialog('nb')]); full = dlgs2table([d])
     e,f = (x.set_column(1, msg_schema().field('path'), pa.array(['nb.ipynb']*x.num_rows, pa.string())) for x in (empty, full))
     assert [len(x.messages) for x in table2dlgs(pa.concat_tables([e, f]))]==[0, 4]  # an empty dialog's export, then one with messages
@@ -448,8 +448,28 @@ def test_where_the_metadata_tells_nothing_positions_tell_pieces_from_dialogs(tmp
     v1 = t.set_column(i, t.schema.field(i), pa.array([t['dlg_meta'][0].as_py()]*t.num_rows, pa.string()))  # schema 1: on every row
     pa.parquet.write_to_dataset(v1, tmp_path/'v1', partition_cols=['msg_type'])
     raw = pa.dataset.dataset(tmp_path/'v1', format='parquet', partitioning='hive').to_table().select(list(msg_cols))
-    with pytest.raises(ValueError, match='each begin a piece of it'): table2dlgs(raw)
+    with pytest.raises(ValueError, match='come in pieces'): table2dlgs(raw)
     assert len(table2dlgs(pa.concat_tables([v1, v1])))==2
+
+def test_pieces_are_runs_sharing_no_position_one_not_from_its_first_row(tmp_path):
+    "R42a: a dialog's pieces are two runs of it (its path, or its name when it has none) holding no position in common, one not beginning with its first row (by the metadata, where it marks first rows alone): dialogs made in memory, partitioned and read back, were cut in pieces without a word; a schema-1 whole copy hid pieces beside it; a whole export and a subset of a later one were refused"
+    import pyarrow.dataset, pyarrow.parquet, pyarrow.compute as pc
+    mem = [Dialog('x', [Message('a'), Message('b', msg_type=snote)]), Dialog('y', [Message('c'), Message('d', msg_type=snote)])]
+    q = write_parquet(mem, tmp_path/'mem', partition_by=['msg_type'])
+    assert [[m.content for m in x.messages] for x in table2dlgs(read_parquet(q))]==[['a', 'b'], ['c', 'd']]
+    raw = pa.dataset.dataset(q, format='parquet', partitioning='hive').to_table().select(list(msg_cols))
+    with pytest.raises(ValueError, match="the rows of the dialog named 'x' come in pieces"): table2dlgs(raw)
+    d = Dialog('nb', [Message('n0', msg_type=snote), Message('p1'), Message('n2', msg_type=snote), Message('p3')], meta={'x': 1})
+    t = dlgs2table([d]); t = t.set_column(1, t.schema.field('path'), pa.array(['nb.ipynb']*t.num_rows, pa.string()))
+    sub = t.filter(pc.not_equal(t['msg_type'], 'note'))
+    assert [[m.content for m in x.messages] for x in table2dlgs(pa.concat_tables([t, sub]))]==[['n0', 'p1', 'n2', 'p3'], ['p1', 'p3']]
+    i = t.schema.get_field_index('dlg_meta')
+    v1 = t.set_column(i, t.schema.field(i), pa.array([t['dlg_meta'][0].as_py()]*t.num_rows, pa.string()))  # schema 1: on every row
+    pa.parquet.write_to_dataset(v1, tmp_path/'v1', partition_cols=['msg_type'])
+    pieces = pa.dataset.dataset(tmp_path/'v1', format='parquet', partitioning='hive').to_table().select(list(msg_cols))
+    with pytest.raises(ValueError, match='come in pieces'): table2dlgs(pa.concat_tables([v1, pieces]))
+    e = dlgs2table([Dialog('nb')]); e = e.set_column(1, e.schema.field('path'), pa.array(['nb.ipynb'], pa.string()))
+    assert [len(x.messages) for x in table2dlgs(pa.concat_tables([e, v1]))]==[0, 4]
 
 def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
     "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
