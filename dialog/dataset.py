@@ -582,6 +582,9 @@ def _tables(src, workers, on_error, progress, errs):
     "Message tables of `src`, one per chunk: dialogs as they are, or files read in `workers` processes"
     # (bad files go to `errs`)
     if isinstance(src, Dialog): src = [src]
+    if isinstance(src, _pa().Table):  # (its columns would be taken for files)
+        raise TypeError('src must be dialogs, or a folder, glob or list of files, not a table: write a message table '
+                        'with pyarrow.parquet.write_table, or give table2dlgs(table)')
     if not isinstance(src, (str, os.PathLike)):
         src = list(src)
         if src and all(isinstance(d, Dialog) for d in src):
@@ -789,40 +792,32 @@ def table2dlgs(table, # A message table (or its `dlg_cols`), each dialog's rows 
 def _chk_runs(t, starts):
     "Refuse message table `t` (its dialogs starting at `starts`) where a dialog's rows come in pieces"
     # Each run of rows `_dlg_starts` finds is a dialog, or a subset of one, or a piece of one (a partitioned folder read
-    # partition by partition by another tool, rows out of order), which a dialog each would split without a word. Two
-    # runs of one dialog (its path; its name when it has none) that hold no position in common, one of them not beginning
-    # with its dialog's first row (the row holding its metadata, where the metadata marks first rows alone: in schema 1
-    # every row holds it), are pieces. Two whole exports share their positions; a subset of one shares its positions
-    # with the whole; an empty dialog's one row (no position) is no piece
-    import numpy as np
+    # partition by partition by another tool, rows out of order), which a dialog each would split without a word. A
+    # dialog's pieces hold no position in common; two exports of it share theirs, as a subset of one shares its with the
+    # whole: two runs of one dialog (its path; its name when it has none) sharing no position are pieces. An empty
+    # dialog's one row (no position) is no piece. (Two subsets of one dialog with no row in common can't be told from
+    # pieces, and are refused too)
     if len(starts)<3: return
-    st = np.asarray(starts)
-    ks,run = _pa().array(st[:-1]),np.repeat(np.arange(len(st)-1), np.diff(st))
-    meta = t['dlg_meta'].is_valid().to_numpy(zero_copy_only=False)
-    heads,body = meta[st[:-1]],meta.copy()
-    body[st[:-1]] = False
-    plain = set(run[body].tolist())  # runs holding metadata past their first row: it marks no first row there
+    ks = _pa().array(starts[:-1], _pa().int64())
     keys = [p if p is not None else (n,) for p,n in zip(t['path'].take(ks).to_pylist(), t['name'].take(ks).to_pylist())]
     groups,pos = {},t['pos'].combine_chunks()
     for k,key in enumerate(keys): groups.setdefault(key, []).append(k)
     for key,rs in groups.items():
         if len(rs)<2: continue
-        head = {k: bool(heads[k]) for k in rs} if not plain & set(rs) else dict.fromkeys(rs, False)
-        ps = {k: set(v) for k in rs if None not in (v := pos.slice(st[k], st[k+1]-st[k]).to_pylist())}
+        ps = {k: set(v) for k in rs if None not in (v := pos.slice(starts[k], starts[k+1]-starts[k]).to_pylist())}
         at = {}  # position -> the runs holding it
         for k,v in ps.items():
             for x in v: at.setdefault(x, set()).add(k)
-        for k in ps:
-            if head[k]: continue
-            met = set().union(*(at[x] for x in ps[k]))
-            if len(met)<len(ps): _pieces(key, st[k], st[min(set(ps)-met)])
+        for k,v in ps.items():
+            # (a position every run holds meets them all: no union, so many runs of one dialog cost no more than rows)
+            if any(len(at[x])==len(ps) for x in v): continue
+            if len(met := set().union(*(at[x] for x in v)))<len(ps): _pieces(key, starts[k], starts[min(set(ps)-met)])
 
 def _pieces(key, i, j):
     "The error of a table holding pieces of the dialog at `key` (its path, or `(name,)`), beginning at rows `i` and `j`"
     what = f'at {nbjson.short_repr(key, 80)}' if isinstance(key, str) else f'named {nbjson.short_repr(key[0], 80)}'
     raise ValueError(f"the rows of the dialog {what} come in pieces: rows {min(i, j)} and {max(i, j)} begin runs of it "
-                     "holding no position in common, not each from its first row (a partitioned folder read partition "
-                     "by partition?). Put each dialog's rows together, in order: for one export, table.sort_by([('path', "
+                     "holding no position in common (a partitioned folder read partition by partition?). Put each dialog's rows together, in order: for one export, table.sort_by([('path', "
                      "'ascending'), ('name', 'ascending'), ('pos', 'ascending')]), as read_parquet does for a partitioned "
                      "folder")
 
@@ -1252,15 +1247,17 @@ _few_vals = dict(msg_type='', has_error=False, exported=False, skipped=False, pi
 _part_order = [('path', 'ascending'), ('name', 'ascending'), ('pos', 'ascending')] # A dialog's rows together, in order
 
 def _repeats(t):
-    "Does message table `t`, sorted by `_part_order`, hold one dialog's position twice (or a null one beside its dialog's)?"
+    "Does message table `t`, sorted by `_part_order`, hold one dialog's position twice?"
     # (two exports written into one folder, two dialogs of one name made in memory: their rows couldn't be told apart
-    # once sorted together). Null is null's equal: dialogs made in memory have no path
+    # once sorted together). A null path or name is a null's equal (dialogs made in memory have no path); a row without a
+    # position (an empty dialog's) begins a dialog of its own wherever it sorts
     pc,n = _pa().compute,t.num_rows
     if n<2: return False
     def same(c):
         a,b = t[c].slice(1),t[c].slice(0, n-1)
         return pc.fill_null(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
-    return pc.any(pc.and_(pc.and_(same('path'), same('name')), pc.fill_null(pc.equal(t['pos'].slice(1), t['pos'].slice(0, n-1)), True))).as_py() or False
+    at = pc.fill_null(pc.equal(t['pos'].slice(1), t['pos'].slice(0, n-1)), False)
+    return pc.any(pc.and_(pc.and_(same('path'), same('name')), at)).as_py() or False
 
 def _fill_parts(t, cols, back=False):
     "Message table `t` with its empty dialogs' rows holding `_few_vals`'s values in partition columns `cols`"

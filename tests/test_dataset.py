@@ -471,6 +471,17 @@ def test_pieces_are_runs_sharing_no_position_one_not_from_its_first_row(tmp_path
     e = dlgs2table([Dialog('nb')]); e = e.set_column(1, e.schema.field('path'), pa.array(['nb.ipynb'], pa.string()))
     assert [len(x.messages) for x in table2dlgs(pa.concat_tables([e, v1]))]==[0, 4]
 
+def test_any_two_runs_of_a_dialog_sharing_no_position_are_pieces(tmp_path):
+    "R43a: pieces of one row each in a table holding the metadata on every row (schema 1), rows reversed or read partition by partition, were each taken for a dialog: any two runs of one dialog sharing no position are pieces. An empty dialog's row beside its name's rows is no repeat: read_parquet sorts them (they were refused). A table given as the source of write_parquet is refused by name (a raw TypeError from pathlib)"
+    d = Dialog('nb', [Message('n0', msg_type=snote), Message('p1'), Message('n2', msg_type=snote), Message('p3')], meta={'x': 1})
+    t = dlgs2table([d]); t = t.set_column(1, t.schema.field('path'), pa.array(['nb.ipynb']*t.num_rows, pa.string()))
+    i = t.schema.get_field_index('dlg_meta')
+    v1 = t.set_column(i, t.schema.field(i), pa.array([t['dlg_meta'][0].as_py()]*t.num_rows, pa.string()))
+    with pytest.raises(ValueError, match='come in pieces'): table2dlgs(v1.take(list(range(t.num_rows))[::-1]))
+    q = write_parquet([Dialog('x'), Dialog('x', [Message('a', msg_type=snote), Message('b')])], tmp_path/'m', partition_by=['msg_type'])
+    assert sorted([m.content for m in x.messages] for x in table2dlgs(read_parquet(q)))==[[], ['a', 'b']]
+    with pytest.raises(TypeError, match='not a table'): write_parquet(t, tmp_path/'t.parquet')
+
 def test_a_jsonl_export_with_force_replaces_a_folder_too(folder, tmp_path):
     "`export_folder(..., 'x.jsonl', force=True)` over a folder (a partitioned export, or left empty) replaces it, as a Parquet file does; it was a raw `IsADirectoryError` naming a temporary file"
     export_folder(folder/'a', ref := tmp_path/'ref.jsonl', workers=0)
