@@ -817,9 +817,9 @@ def _pieces(key, i, j):
     "The error of a table holding pieces of the dialog at `key` (its path, or `(name,)`), beginning at rows `i` and `j`"
     what = f'at {nbjson.short_repr(key, 80)}' if isinstance(key, str) else f'named {nbjson.short_repr(key[0], 80)}'
     raise ValueError(f"the rows of the dialog {what} come in pieces: rows {min(i, j)} and {max(i, j)} begin runs of it "
-                     "holding no position in common (a partitioned folder read partition by partition?). Put each dialog's rows together, in order: for one export, table.sort_by([('path', "
-                     "'ascending'), ('name', 'ascending'), ('pos', 'ascending')]), as read_parquet does for a partitioned "
-                     "folder")
+                     "holding no position in common (a partitioned folder read partition by partition?). Put each "
+                     "dialog's rows together, in order: for one export, table.sort_by([('path', 'ascending'), ('name', "
+                     "'ascending'), ('pos', 'ascending')]), as read_parquet does for a partitioned folder")
 
 # %% ../nbs/15_dataset.ipynb #eb40a9b8
 def _exists(path): return FileExistsError(f'{path} already exists; nothing was written (pass force=True to replace it)')
