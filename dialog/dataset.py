@@ -675,6 +675,11 @@ def chk_msg_table(t, # A pyarrow table (ours, or one DuckDB, Polars, pandas or S
     return t.cast(pa.schema(fs, metadata=(t.schema.metadata or {}) | {b'nbdialog.schema': schema_version.encode()}))
 
 # %% ../nbs/15_dataset.ipynb #04ef1966
+def _alike(u, v):
+    "Arrays `u` and `v` equal, element by element, a null equal to a null (dialogs made in memory have no path)"
+    pc = _pa().compute
+    return pc.fill_null(pc.equal(u, v), pc.and_(pc.is_null(u), pc.is_null(v)))
+
 def _dlg_starts(t):
     "The rows of message table `t` where a dialog starts, and its length last"
     # A new dialog at a new name or path, a row without `pos`, after one, or at a `pos` not above the one before
@@ -683,9 +688,7 @@ def _dlg_starts(t):
     if n==0: return [0]
     def prev(c): return t[c].slice(0, n-1), t[c].slice(1)
     (a,b),(x,y),(i,j) = prev('name'),prev('path'),prev('pos')
-    # null equals null: dialogs in memory have no path
-    def same(u, v): return pc.fill_null(pc.equal(u, v), pc.and_(pc.is_null(u), pc.is_null(v)))
-    new = pc.invert(pc.fill_null(pc.and_(pc.and_(same(a, b), same(x, y)), pc.greater(j, i)), False))
+    new = pc.invert(pc.fill_null(pc.and_(pc.and_(_alike(a, b), _alike(x, y)), pc.greater(j, i)), False))
     return [0, *(k+1 for k in pc.indices_nonzero(new).to_pylist()), n]
 
 _scan = json.JSONDecoder().scan_once
@@ -1253,9 +1256,7 @@ def _repeats(t):
     # position (an empty dialog's) begins a dialog of its own wherever it sorts
     pc,n = _pa().compute,t.num_rows
     if n<2: return False
-    def same(c):
-        a,b = t[c].slice(1),t[c].slice(0, n-1)
-        return pc.fill_null(pc.equal(a, b), pc.and_(pc.is_null(a), pc.is_null(b)))
+    def same(c): return _alike(t[c].slice(1), t[c].slice(0, n-1))
     at = pc.fill_null(pc.equal(t['pos'].slice(1), t['pos'].slice(0, n-1)), False)
     return pc.any(pc.and_(pc.and_(same('path'), same('name')), at)).as_py() or False
 
